@@ -1,0 +1,1 @@
+"""Luck of the Irish table controller."""

@@ -1,0 +1,131 @@
+"""Table rules: the variant and every house-rule setting, with its default.
+
+Field names are part of the project's contract (hand scripts, configuration
+files and the API use them as written here).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields
+from enum import StrEnum
+from typing import Any
+
+
+class Variant(StrEnum):
+    LUCK_OF_THE_IRISH = "luck-of-the-irish"
+    SEVEN_CARD_STUD = "seven-card-stud"
+
+
+class HeadsUpUncapped(StrEnum):
+    ANY_TIME = "any_time"  # uncapped as soon as only two players remain
+    ROUND_START = "round_start"  # uncapped only if the round began heads-up
+    NEVER = "never"  # the cap is kept heads-up
+
+
+class BonusTiming(StrEnum):
+    IMMEDIATE = "immediate"
+    END_OF_STREET = "end_of_street"
+
+
+class WildBringIn(StrEnum):
+    ACE = "ace"  # a wild up card counts as an ace for the bring-in
+    NATURAL = "natural"  # a wild up card counts at its natural rank
+
+
+class ShowdownMode(StrEnum):
+    AUTO = "auto"
+    MANUAL = "manual"
+
+
+class OddChip(StrEnum):
+    SEAT_ORDER = "seat_order"  # to the winner closest to the dealer's left
+    HIGH_CARD_SUIT = "high_card_suit"  # to the winner with the highest card by suit
+
+
+class RulesError(ValueError):
+    """A rules setting that does not exist or has a value it cannot take."""
+
+
+_POSITIVE_CHIPS = ("ante", "bring_in", "small_bet", "big_bet")
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    variant: Variant = Variant.LUCK_OF_THE_IRISH
+    ante: int = 1
+    bring_in: int = 2
+    small_bet: int = 5
+    big_bet: int = 10
+    max_raises: int = 3
+    heads_up_uncapped: HeadsUpUncapped = HeadsUpUncapped.ANY_TIME
+    open_pair_big_bet: bool = True
+    burn: bool = True
+    bonus_timing: BonusTiming = BonusTiming.IMMEDIATE
+    bonus_price: int = 0
+    wild_bring_in: WildBringIn = WildBringIn.ACE
+    double_ace_flush: bool = False
+    showdown: ShowdownMode = ShowdownMode.AUTO
+    odd_chip: OddChip = OddChip.SEAT_ORDER
+
+    def __post_init__(self) -> None:
+        for spec in fields(self):
+            value = getattr(self, spec.name)
+            kind = _FIELD_TYPES.get(spec.name, int)
+            if issubclass(kind, StrEnum):
+                try:
+                    object.__setattr__(self, spec.name, kind(value))
+                except ValueError:
+                    choices = ", ".join(member.value for member in kind)
+                    raise RulesError(
+                        f"rules.{spec.name}: {value!r} is not one of {choices}"
+                    ) from None
+            elif kind is bool:
+                if not isinstance(value, bool):
+                    raise RulesError(f"rules.{spec.name}: {value!r} is not true or false")
+            elif not isinstance(value, int) or isinstance(value, bool):
+                raise RulesError(f"rules.{spec.name}: {value!r} is not a whole number of chips")
+        for name in _POSITIVE_CHIPS:
+            if getattr(self, name) <= 0:
+                raise RulesError(f"rules.{name}: must be a positive number of chips")
+        if self.bonus_price < 0:
+            raise RulesError("rules.bonus_price: must be 0 (free) or a positive number of chips")
+        if self.max_raises < 0:
+            raise RulesError("rules.max_raises: must be 0 or more")
+        if self.bring_in > self.small_bet:
+            raise RulesError("rules.bring_in: must not exceed the small bet")
+        if self.small_bet > self.big_bet:
+            raise RulesError("rules.small_bet: must not exceed the big bet")
+
+    @property
+    def wild(self) -> bool:
+        """Whether fours are wild (and a face-up four of clubs earns a bonus card)."""
+        return self.variant is Variant.LUCK_OF_THE_IRISH
+
+    @classmethod
+    def from_mapping(cls, overrides: Mapping[str, Any]) -> Rules:
+        """Build rules from a JSON-like mapping of overrides; unknown names are errors."""
+        known = {spec.name for spec in fields(cls)}
+        unknown = sorted(set(overrides) - known)
+        if unknown:
+            raise RulesError(f"rules: unknown setting {unknown[0]!r}")
+        return cls(**overrides)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            name: value.value if isinstance(value, StrEnum) else value
+            for name, value in asdict(self).items()
+        }
+
+
+_FIELD_TYPES: dict[str, type] = {
+    "variant": Variant,
+    "heads_up_uncapped": HeadsUpUncapped,
+    "bonus_timing": BonusTiming,
+    "wild_bring_in": WildBringIn,
+    "showdown": ShowdownMode,
+    "odd_chip": OddChip,
+    "open_pair_big_bet": bool,
+    "burn": bool,
+    "double_ace_flush": bool,
+}
