@@ -1,0 +1,1 @@
+"""Table hardware: the wire protocol codec, transports, sessions and device drivers."""

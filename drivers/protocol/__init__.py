@@ -1,0 +1,126 @@
+"""The table-hardware wire protocol (version 1): the executable form of docs/protocol.md.
+
+Imports nothing else of the project; the firmware simulator and the host
+drivers both build on it.
+
+Messages are frozen dataclasses (``drivers.protocol.messages``), validated on
+construction (``MessageError``, a ``ValueError``, names the message and field):
+
+- device to host, sequenced events (``SEQUENCED = True``): ``CardRead`` (CARD),
+  ``Unreadable``, ``Deck``, ``Fault``, ``FaultCleared``, ``SeatOccupied``, ``SeatCard``;
+- device to host, not sequenced: ``Hello`` (on every connection; carries
+  ``protocol_version``, ``device_kind``, ``boot_id``, ``next_seq``/``pending``),
+  ``Status`` (heartbeat and answer);
+- host to device, not sequenced: ``Ack``, ``Resend``, ``Reset``,
+  ``StatusRequest`` (also the host heartbeat), ``Indicator``.
+
+Encoding and decoding (``drivers.protocol.codec``)::
+
+    data = encode_frame(seq, message)      # bytes incl. the 0x00 delimiter;
+                                           # seq must be 0 for unsequenced messages
+    decoder = FrameDecoder()
+    for item in decoder.feed(chunk):       # any chunking of the byte stream
+        if isinstance(item, DecodeError):  # .code (ErrorCode), .detail, .raw,
+            ...                            # .version/.msg_type once the CRC matched
+        else:                              # Frame(seq, message)
+            ...
+    decode_frame(one_frame_bytes)          # -> Frame, or raises FrameError(.error)
+
+Sequence numbers are 16-bit and wrap: use ``seq_add`` and ``seq_distance``.
+``to_dict``/``from_dict`` turn messages into JSON-ready data and back (vectors,
+logs, the simulator's control channel).
+"""
+
+from drivers.protocol.codec import (
+    DELIMITER,
+    MAX_FRAME,
+    MAX_PAYLOAD,
+    DecodeError,
+    ErrorCode,
+    Frame,
+    FrameDecoder,
+    FrameError,
+    cobs_decode,
+    cobs_encode,
+    crc16,
+    decode_frame,
+    encode_frame,
+)
+from drivers.protocol.messages import (
+    BY_NAME,
+    BY_TYPE,
+    CARD_CODES,
+    MESSAGE_CLASSES,
+    PROTOCOL_VERSION,
+    SEATS,
+    SEQ_MODULUS,
+    Ack,
+    CardRead,
+    Deck,
+    DeviceKind,
+    Disposition,
+    Fault,
+    FaultCleared,
+    FaultCode,
+    Hello,
+    Indicator,
+    Message,
+    MessageError,
+    Resend,
+    Reset,
+    SeatCard,
+    SeatOccupied,
+    Status,
+    StatusRequest,
+    Unreadable,
+    from_dict,
+    seq_add,
+    seq_distance,
+    to_dict,
+)
+
+__all__ = [
+    "BY_NAME",
+    "BY_TYPE",
+    "CARD_CODES",
+    "DELIMITER",
+    "MAX_FRAME",
+    "MAX_PAYLOAD",
+    "MESSAGE_CLASSES",
+    "PROTOCOL_VERSION",
+    "SEATS",
+    "SEQ_MODULUS",
+    "Ack",
+    "CardRead",
+    "Deck",
+    "DecodeError",
+    "DeviceKind",
+    "Disposition",
+    "ErrorCode",
+    "Fault",
+    "FaultCleared",
+    "FaultCode",
+    "Frame",
+    "FrameDecoder",
+    "FrameError",
+    "Hello",
+    "Indicator",
+    "Message",
+    "MessageError",
+    "Resend",
+    "Reset",
+    "SeatCard",
+    "SeatOccupied",
+    "Status",
+    "StatusRequest",
+    "Unreadable",
+    "cobs_decode",
+    "cobs_encode",
+    "crc16",
+    "decode_frame",
+    "encode_frame",
+    "from_dict",
+    "seq_add",
+    "seq_distance",
+    "to_dict",
+]

@@ -1,0 +1,604 @@
+"""The messages of the table-hardware protocol as typed immutable values.
+
+Every message is a frozen dataclass with its wire type code (``TYPE``), its
+direction (``FROM_DEVICE``), whether it is a sequenced device event
+(``SEQUENCED``) and its fixed payload layout (``LAYOUT``, big-endian). The
+constructors validate every field, so a message that exists can be encoded;
+they accept a few convenient spellings (an enum by name or number, seats as any
+iterable, a tag UID as bytes or hex) and store the canonical form.
+``docs/protocol.md`` is the byte-level description of the same layouts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import struct
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Any, ClassVar, Self
+
+PROTOCOL_VERSION = 1
+SEQ_MODULUS = 1 << 16
+SEATS = range(1, 9)
+CARD_CODES = range(52)
+SERIAL_LENGTH = 16
+UID_MAX = 10
+NO_CARD = 0xFF  # SEAT_CARD: the seat reader did not identify the card
+
+_U8 = (0, 0xFF)
+_U16 = (0, 0xFFFF)
+_U32 = (0, 0xFFFF_FFFF)
+
+
+class MessageError(ValueError):
+    """A message field with a value the protocol cannot carry."""
+
+    def __init__(self, message: str, field: str, reason: str) -> None:
+        super().__init__(f"{message}.{field}: {reason}")
+        self.message = message
+        self.field = field
+        self.reason = reason
+
+
+class DeviceKind(IntEnum):
+    SHOE = 1
+    SEAT_BOARD = 2
+
+
+class FaultCode(IntEnum):
+    """Device faults. Each is raised by FAULT and cleared by FAULT_CLEARED."""
+
+    JAM = 1  # shoe: a card is stuck in the exit
+    LID_OPEN = 2  # shoe: lid or door open
+    READER = 3  # shoe reader or seat-board card reader failed
+    TAMPER = 4  # enclosure opened or seal broken
+    SENSOR = 5  # seat board: a seat sensor failed
+
+
+class Disposition(IntEnum):
+    """Where an unreadable card went."""
+
+    REJECT_TRAY = 1  # diverted to the reject tray: it is not in play
+    DEALT_UNREAD = 2  # it left the shoe unread: it is on the table
+
+
+def seq_add(seq: int, n: int = 1) -> int:
+    """The sequence number ``n`` after ``seq`` (16-bit, wrapping)."""
+    return (seq + n) % SEQ_MODULUS
+
+
+def seq_distance(start: int, end: int) -> int:
+    """How far ``end`` is ahead of ``start``, in -32768..32767 (negative: behind)."""
+    d = (end - start) % SEQ_MODULUS
+    return d - SEQ_MODULUS if d >= SEQ_MODULUS // 2 else d
+
+
+def seat_mask(seats: Iterable[int]) -> int:
+    """Seats 1..8 as a bit mask: bit ``s - 1`` is seat ``s``."""
+    return sum(1 << (s - 1) for s in seats)
+
+
+def mask_seats(mask: int) -> frozenset[int]:
+    return frozenset(s for s in SEATS if mask & (1 << (s - 1)))
+
+
+class _Fields:
+    """Field validation for one message class, naming the message in errors."""
+
+    def __init__(self, message: Message) -> None:
+        self.message = message
+        self.name = type(message).NAME
+
+    def error(self, field: str, reason: str) -> MessageError:
+        return MessageError(self.name, field, reason)
+
+    def set(self, field: str, value: object) -> None:
+        object.__setattr__(self.message, field, value)
+
+    def integer(self, field: str, bounds: tuple[int, int]) -> None:
+        value = getattr(self.message, field)
+        low, high = bounds
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.error(field, f"must be an integer, not {value!r}")
+        if not low <= value <= high:
+            raise self.error(field, f"{value} is outside {low}..{high}")
+        self.set(field, int(value))
+
+    def enum(self, field: str, kind: type[IntEnum]) -> None:
+        value = getattr(self.message, field)
+        try:
+            if isinstance(value, str):
+                member = kind[value.upper()]
+            elif isinstance(value, bool):
+                raise ValueError(value)
+            else:
+                member = kind(value)
+        except (KeyError, ValueError):
+            names = ", ".join(f"{m.name.lower()} ({m.value})" for m in kind)
+            raise self.error(field, f"unknown value {value!r}; known: {names}") from None
+        self.set(field, member)
+
+    def flag(self, field: str) -> None:
+        value = getattr(self.message, field)
+        if value not in (0, 1):  # True and False compare equal to 1 and 0
+            raise self.error(field, f"must be true or false (1 or 0), not {value!r}")
+        self.set(field, bool(value))
+
+    def seats(self, field: str) -> None:
+        value = getattr(self.message, field)
+        try:
+            seats = frozenset(value)
+        except TypeError:
+            raise self.error(field, f"must be a collection of seats, not {value!r}") from None
+        bad = [s for s in seats if isinstance(s, bool) or s not in SEATS]
+        if bad:
+            raise self.error(field, f"seats must be 1..8, got {bad!r}")
+        self.set(field, seats)
+
+
+@dataclass(frozen=True)
+class Message:
+    """Base of all messages; see the module docstring."""
+
+    TYPE: ClassVar[int]
+    NAME: ClassVar[str]
+    FROM_DEVICE: ClassVar[bool]
+    SEQUENCED: ClassVar[bool]
+    LAYOUT: ClassVar[struct.Struct]
+
+    def __post_init__(self) -> None:
+        self._validate(_Fields(self))
+
+    def _validate(self, fields: _Fields) -> None:
+        """Check and normalise every field (overridden where there are fields)."""
+
+    def _wire_values(self) -> tuple[Any, ...]:
+        """The values packed into ``LAYOUT`` (default: the fields in order)."""
+        return tuple(getattr(self, f.name) for f in dataclasses.fields(self))
+
+    @classmethod
+    def _from_wire(cls, values: tuple[Any, ...]) -> Self:
+        return cls(*values)
+
+    def pack_payload(self) -> bytes:
+        return self.LAYOUT.pack(*self._wire_values())
+
+    @classmethod
+    def unpack_payload(cls, payload: bytes) -> Self:
+        """Payload bytes (exactly ``LAYOUT.size``) to a message; MessageError if a field is bad."""
+        return cls._from_wire(cls.LAYOUT.unpack(payload))
+
+
+# --- device to host, not sequenced -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Hello(Message):
+    """Sent by a device on every (re)connection and in answer to RESET.
+
+    ``next_seq`` is the number the device's next new event will carry and
+    ``pending`` how many events before it are still unacknowledged: right after
+    HELLO the device retransmits those, from ``first_unacked``. ``boot_id``
+    changes whenever the device restarts (its sequence numbers then start
+    afresh). This layout is frozen for every protocol version, so that a host
+    can always read it and refuse a version it does not speak.
+    """
+
+    TYPE = 0x01
+    NAME = "HELLO"
+    FROM_DEVICE = True
+    SEQUENCED = False
+    LAYOUT = struct.Struct(">BBBBBIHHH16s")
+
+    protocol_version: int
+    device_kind: DeviceKind
+    firmware: tuple[int, int, int]
+    serial: str
+    boot_id: int
+    next_seq: int
+    pending: int
+    heartbeat_ms: int
+
+    @property
+    def first_unacked(self) -> int:
+        return seq_add(self.next_seq, -self.pending)
+
+    def _validate(self, fields: _Fields) -> None:
+        fields.integer("protocol_version", _U8)
+        fields.enum("device_kind", DeviceKind)
+        firmware = tuple(self.firmware)
+        if len(firmware) != 3 or any(
+            isinstance(p, bool) or not isinstance(p, int) or not 0 <= p <= 0xFF for p in firmware
+        ):
+            reason = f"must be (major, minor, patch) of 0..255, not {firmware}"
+            raise fields.error("firmware", reason)
+        fields.set("firmware", firmware)
+        serial = self.serial
+        if not isinstance(serial, str) or not 1 <= len(serial) <= SERIAL_LENGTH:
+            raise fields.error("serial", f"must be 1..{SERIAL_LENGTH} characters, not {serial!r}")
+        if not all(" " <= ch <= "~" for ch in serial):
+            raise fields.error("serial", f"must be printable ASCII, not {serial!r}")
+        fields.integer("boot_id", _U32)
+        fields.integer("next_seq", _U16)
+        fields.integer("pending", (0, SEQ_MODULUS // 2 - 1))
+        fields.integer("heartbeat_ms", (1, 0xFFFF))
+
+    def _wire_values(self) -> tuple[Any, ...]:
+        return (
+            self.protocol_version,
+            self.device_kind,
+            *self.firmware,
+            self.boot_id,
+            self.next_seq,
+            self.pending,
+            self.heartbeat_ms,
+            self.serial.encode("ascii"),
+        )
+
+    @classmethod
+    def _from_wire(cls, values: tuple[Any, ...]) -> Self:
+        version, kind, major, minor, patch, boot_id, next_seq, pending, heartbeat, raw = values
+        text = raw.rstrip(b"\0")
+        if b"\0" in text:
+            raise MessageError(cls.NAME, "serial", "NUL inside the serial number")
+        try:
+            serial = text.decode("ascii")
+        except UnicodeDecodeError:
+            raise MessageError(cls.NAME, "serial", f"not ASCII: {raw!r}") from None
+        return cls(
+            version, kind, (major, minor, patch), serial, boot_id, next_seq, pending, heartbeat
+        )
+
+
+@dataclass(frozen=True)
+class Status(Message):
+    """Heartbeat and answer to STATUS_REQUEST and INDICATOR: the device's state.
+
+    ``next_seq``/``pending`` as in HELLO: a host that has not received
+    everything before ``next_seq`` asks for a RESEND. ``occupied`` is the seat
+    board's occupied seats and ``cards_remaining`` the shoe's; the other kind
+    of device sends an empty set / 0.
+    """
+
+    TYPE = 0x02
+    NAME = "STATUS"
+    FROM_DEVICE = True
+    SEQUENCED = False
+    LAYOUT = struct.Struct(">HHBBBBH")
+
+    next_seq: int
+    pending: int
+    faults: frozenset[FaultCode]
+    bonus_lamp: bool
+    seat_lamps: frozenset[int]
+    occupied: frozenset[int]
+    cards_remaining: int
+
+    @property
+    def first_unacked(self) -> int:
+        return seq_add(self.next_seq, -self.pending)
+
+    def _validate(self, fields: _Fields) -> None:
+        fields.integer("next_seq", _U16)
+        fields.integer("pending", (0, SEQ_MODULUS // 2 - 1))
+        faults = []
+        for code in self.faults:
+            try:
+                faults.append(FaultCode[code.upper()] if isinstance(code, str) else FaultCode(code))
+            except (KeyError, ValueError):
+                raise fields.error("faults", f"unknown fault {code!r}") from None
+        fields.set("faults", frozenset(faults))
+        fields.flag("bonus_lamp")
+        fields.seats("seat_lamps")
+        fields.seats("occupied")
+        fields.integer("cards_remaining", _U16)
+
+    def _wire_values(self) -> tuple[Any, ...]:
+        return (
+            self.next_seq,
+            self.pending,
+            sum(1 << (f - 1) for f in self.faults),
+            self.bonus_lamp,
+            seat_mask(self.seat_lamps),
+            seat_mask(self.occupied),
+            self.cards_remaining,
+        )
+
+    @classmethod
+    def _from_wire(cls, values: tuple[Any, ...]) -> Self:
+        next_seq, pending, fault_bits, bonus, lamps, occupied, remaining = values
+        faults = {bit + 1 for bit in range(8) if fault_bits & (1 << bit)}
+        return cls(
+            next_seq, pending, faults, bonus, mask_seats(lamps), mask_seats(occupied), remaining
+        )
+
+
+# --- device to host, sequenced events ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CardRead(Message):
+    """The shoe identified a card as it left. ``uid``: the RFID tag UID, or b''."""
+
+    TYPE = 0x10
+    NAME = "CARD"
+    FROM_DEVICE = True
+    SEQUENCED = True
+    LAYOUT = struct.Struct(">BIB10s")
+
+    card: int
+    read_counter: int
+    uid: bytes = b""
+
+    def _validate(self, fields: _Fields) -> None:
+        fields.integer("card", (0, 51))
+        fields.integer("read_counter", _U32)
+        uid = self.uid
+        if isinstance(uid, str):
+            try:
+                uid = bytes.fromhex(uid)
+            except ValueError:
+                raise fields.error("uid", f"not hexadecimal: {uid!r}") from None
+        if not isinstance(uid, bytes | bytearray) or len(uid) > UID_MAX:
+            raise fields.error("uid", f"must be 0..{UID_MAX} bytes, not {uid!r}")
+        fields.set("uid", bytes(uid))
+
+    def _wire_values(self) -> tuple[Any, ...]:
+        return (self.card, self.read_counter, len(self.uid), self.uid)
+
+    @classmethod
+    def _from_wire(cls, values: tuple[Any, ...]) -> Self:
+        card, counter, uid_length, raw = values
+        if uid_length > UID_MAX:
+            raise MessageError(cls.NAME, "uid", f"length {uid_length} is over {UID_MAX}")
+        if any(raw[uid_length:]):
+            raise MessageError(cls.NAME, "uid", "padding after the UID is not zero")
+        return cls(card, counter, raw[:uid_length])
+
+
+@dataclass(frozen=True)
+class Unreadable(Message):
+    """A card left the shoe that the reader could not identify."""
+
+    TYPE = 0x11
+    NAME = "UNREADABLE"
+    FROM_DEVICE = True
+    SEQUENCED = True
+    LAYOUT = struct.Struct(">IB")
+
+    read_counter: int
+    disposition: Disposition
+
+    def _validate(self, fields: _Fields) -> None:
+        fields.integer("read_counter", _U32)
+        fields.enum("disposition", Disposition)
+
+
+@dataclass(frozen=True)
+class Deck(Message):
+    """A deck (or several decks in a row) was loaded into the shoe."""
+
+    TYPE = 0x12
+    NAME = "DECK"
+    FROM_DEVICE = True
+    SEQUENCED = True
+    LAYOUT = struct.Struct(">IHH")
+
+    deck_id: int
+    cards_loaded: int
+    cards_remaining: int
+
+    def _validate(self, fields: _Fields) -> None:
+        fields.integer("deck_id", _U32)
+        fields.integer("cards_loaded", _U16)
+        fields.integer("cards_remaining", (0, self.cards_loaded))
+
+
+@dataclass(frozen=True)
+class _FaultEvent(Message):
+    FROM_DEVICE = True
+    SEQUENCED = True
+    LAYOUT = struct.Struct(">B")
+
+    code: FaultCode
+
+    def _validate(self, fields: _Fields) -> None:
+        fields.enum("code", FaultCode)
+
+
+@dataclass(frozen=True)
+class Fault(_FaultEvent):
+    """A fault began."""
+
+    TYPE = 0x13
+    NAME = "FAULT"
+
+
+@dataclass(frozen=True)
+class FaultCleared(_FaultEvent):
+    """A fault ended."""
+
+    TYPE = 0x14
+    NAME = "FAULT_CLEARED"
+
+
+@dataclass(frozen=True)
+class SeatOccupied(Message):
+    """A player sat down at (``occupied``) or left (not ``occupied``) a seat."""
+
+    TYPE = 0x20
+    NAME = "SEAT_OCCUPIED"
+    FROM_DEVICE = True
+    SEQUENCED = True
+    LAYOUT = struct.Struct(">BB")
+
+    seat: int
+    occupied: bool
+
+    def _validate(self, fields: _Fields) -> None:
+        fields.integer("seat", (1, 8))
+        fields.flag("occupied")
+
+
+@dataclass(frozen=True)
+class SeatCard(Message):
+    """A card arrived in a seat's card area; ``card`` None: the seat reader did not identify it."""
+
+    TYPE = 0x21
+    NAME = "SEAT_CARD"
+    FROM_DEVICE = True
+    SEQUENCED = True
+    LAYOUT = struct.Struct(">BB")
+
+    seat: int
+    card: int | None
+
+    def _validate(self, fields: _Fields) -> None:
+        fields.integer("seat", (1, 8))
+        if self.card is not None:
+            fields.integer("card", (0, 51))
+
+    def _wire_values(self) -> tuple[Any, ...]:
+        return (self.seat, NO_CARD if self.card is None else self.card)
+
+    @classmethod
+    def _from_wire(cls, values: tuple[Any, ...]) -> Self:
+        seat, card = values
+        return cls(seat, None if card == NO_CARD else card)
+
+
+# --- host to device (none sequenced) -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _SeqCommand(Message):
+    FROM_DEVICE = False
+    SEQUENCED = False
+    LAYOUT = struct.Struct(">H")
+
+    seq: int
+
+    def _validate(self, fields: _Fields) -> None:
+        fields.integer("seq", _U16)
+
+
+@dataclass(frozen=True)
+class Ack(_SeqCommand):
+    """Every event up to and including ``seq`` has been received."""
+
+    TYPE = 0x80
+    NAME = "ACK"
+
+
+@dataclass(frozen=True)
+class Resend(_SeqCommand):
+    """Retransmit every unacknowledged event from ``seq`` on."""
+
+    TYPE = 0x81
+    NAME = "RESEND"
+
+
+@dataclass(frozen=True)
+class Reset(Message):
+    """Restart the link session: lamps off, HELLO, then every unacknowledged event again."""
+
+    TYPE = 0x82
+    NAME = "RESET"
+    FROM_DEVICE = False
+    SEQUENCED = False
+    LAYOUT = struct.Struct(">")
+
+
+@dataclass(frozen=True)
+class StatusRequest(Message):
+    """Ask for a STATUS; also the host's heartbeat."""
+
+    TYPE = 0x83
+    NAME = "STATUS_REQUEST"
+    FROM_DEVICE = False
+    SEQUENCED = False
+    LAYOUT = struct.Struct(">")
+
+
+@dataclass(frozen=True)
+class Indicator(Message):
+    """Set the lamps: the bonus-card lamp and the per-seat lamps (the set of lit seats)."""
+
+    TYPE = 0x84
+    NAME = "INDICATOR"
+    FROM_DEVICE = False
+    SEQUENCED = False
+    LAYOUT = struct.Struct(">BB")
+
+    bonus_lamp: bool
+    seat_lamps: frozenset[int] = frozenset()
+
+    def _validate(self, fields: _Fields) -> None:
+        fields.flag("bonus_lamp")
+        fields.seats("seat_lamps")
+
+    def _wire_values(self) -> tuple[Any, ...]:
+        return (self.bonus_lamp, seat_mask(self.seat_lamps))
+
+    @classmethod
+    def _from_wire(cls, values: tuple[Any, ...]) -> Self:
+        bonus, lamps = values
+        return cls(bonus, mask_seats(lamps))
+
+
+MESSAGE_CLASSES: tuple[type[Message], ...] = (
+    Hello,
+    Status,
+    CardRead,
+    Unreadable,
+    Deck,
+    Fault,
+    FaultCleared,
+    SeatOccupied,
+    SeatCard,
+    Ack,
+    Resend,
+    Reset,
+    StatusRequest,
+    Indicator,
+)
+BY_TYPE: Mapping[int, type[Message]] = {cls.TYPE: cls for cls in MESSAGE_CLASSES}
+BY_NAME: Mapping[str, type[Message]] = {cls.NAME: cls for cls in MESSAGE_CLASSES}
+
+
+def to_dict(message: Message) -> dict[str, Any]:
+    """A message as plain JSON-ready data: ``{"type": "CARD", "card": 51, ...}``.
+
+    Enums are lower-case names, seat and fault sets sorted lists, a UID hex.
+    """
+    data: dict[str, Any] = {"type": message.NAME}
+    for f in dataclasses.fields(message):
+        value = getattr(message, f.name)
+        if isinstance(value, IntEnum):
+            value = value.name.lower()
+        elif isinstance(value, frozenset):
+            value = sorted(v.name.lower() if isinstance(v, IntEnum) else v for v in value)
+        elif isinstance(value, bytes):
+            value = value.hex()
+        elif isinstance(value, tuple):
+            value = list(value)
+        data[f.name] = value
+    return data
+
+
+def from_dict(data: Mapping[str, Any]) -> Message:
+    """The inverse of :func:`to_dict`; MessageError names what is wrong."""
+    name = data.get("type")
+    cls = BY_NAME.get(name) if isinstance(name, str) else None
+    if cls is None:
+        raise MessageError("message", "type", f"unknown message type {name!r}")
+    fields = {k: v for k, v in data.items() if k != "type"}
+    known = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(fields) - known)
+    if unknown:
+        raise MessageError(cls.NAME, unknown[0], "no such field")
+    try:
+        return cls(**fields)
+    except TypeError as exc:
+        raise MessageError(cls.NAME, "fields", str(exc)) from None
