@@ -1,0 +1,250 @@
+"""The asyncio shell around a :class:`~drivers.session.HostSession` and a transport.
+
+:class:`DeviceDriver` opens the transport, runs the session's timers on the event loop,
+hands bytes between the transport threads (:class:`~drivers.link.LinkIO`) and the session,
+reconnects with exponential backoff when the transport is lost, and delivers the session's
+events to one consumer in order through an async iterator.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Iterable
+from types import TracebackType
+from typing import Any, ClassVar, Self
+
+from drivers.errors import ConnectionLost, DriverError, HandshakeTimeout, TransportError
+from drivers.events import DeviceInfo, Event, LinkUp
+from drivers.link import LinkIO
+from drivers.protocol import DeviceKind, Status
+from drivers.session import HostSession, LinkConfig, LinkStats
+from drivers.transport import Transport, transport_for_url
+
+
+class _Closed:
+    """Queue marker: the driver closed or failed; the iterator ends after it."""
+
+
+_CLOSED = _Closed()
+
+
+class DeviceDriver:
+    """One device on one transport. Use as ``async with``, iterate for events."""
+
+    KIND: ClassVar[DeviceKind]
+
+    def __init__(self, transport: Transport, config: LinkConfig | None = None) -> None:
+        self.transport = transport
+        self.config = config or LinkConfig()
+        self._session = HostSession(transport.name, self.KIND, self.config)
+        self._queue: asyncio.Queue[Event | _Closed] = asyncio.Queue()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._io: LinkIO | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._reconnect_task: asyncio.Task[None] | None = None
+        self._handshake: asyncio.Future[None] | None = None
+        self._failure: DriverError | None = None
+        self._closed = False
+        #: The last error of a failed reconnect attempt, for logs and the console.
+        self.last_error: TransportError | None = None
+
+    @classmethod
+    def from_url(cls, url: str, config: LinkConfig | None = None, **options: Any) -> Self:
+        """A driver for a configured port: a device path, a pyserial URL or ``usb://VID:PID``.
+
+        ``options`` go to the transport (``baudrate`` for serial, ``backend`` for USB).
+        """
+        return cls(transport_for_url(url, **options), config)
+
+    # --- public ---------------------------------------------------------------------------
+
+    @property
+    def link_up(self) -> bool:
+        return self._session.up
+
+    @property
+    def device(self) -> DeviceInfo | None:
+        """The device from its last HELLO."""
+        return self._session.device
+
+    @property
+    def status(self) -> Status | None:
+        """The device's last STATUS (heartbeat): faults, lamps, seats, cards remaining."""
+        return self._session.status
+
+    @property
+    def stats(self) -> LinkStats:
+        return self._session.stats
+
+    async def open(self) -> None:
+        """Open the port and wait for the device's HELLO.
+
+        Raises PortNotFoundError (the port or device does not exist), TransportError,
+        ProtocolVersionError, WrongDeviceError or HandshakeTimeout; nothing stays open then.
+        The LinkUp event is the first event the iterator yields.
+        """
+        if self._loop is not None:
+            raise DriverError(f"{self.transport.name} is already open")
+        self._loop = asyncio.get_running_loop()
+        await asyncio.to_thread(self.transport.open)
+        self._handshake = self._loop.create_future()
+        self._start_io()
+        try:
+            await asyncio.wait_for(
+                asyncio.shield(self._handshake), timeout=self.config.handshake_timeout
+            )
+        except TimeoutError:
+            await self.close()
+            raise HandshakeTimeout(
+                f"{self.transport.name}: no HELLO from a {self.KIND.name.lower()} within "
+                f"{self.config.handshake_timeout} s (is the device connected and powered?)"
+            ) from None
+        except DriverError:
+            await self.close()
+            raise
+
+    async def close(self) -> None:
+        """Stop reconnecting, close the transport; the iterator ends after a LinkDown."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._reconnect_task is not None:
+            self._reconnect_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reconnect_task
+        if self._timer is not None:
+            self._timer.cancel()
+        await self._stop_io()
+        await asyncio.to_thread(self.transport.close)
+        self._session.close()
+        self._flush()
+        self._queue.put_nowait(_CLOSED)
+
+    def set_indicator(self, bonus_lamp: bool = False, seat_lamps: Iterable[int] = ()) -> None:
+        """Light the bonus-card lamp and the given seats' lamps (all others off).
+
+        Kept by the driver and re-sent until the device reports it, and after every HELLO.
+        """
+        self._session.set_indicator(bonus_lamp, seat_lamps, self._now())
+        self._flush()
+
+    async def next_event(self) -> Event:
+        """The next event; raises the fatal error that stopped the driver, or
+        ``StopAsyncIteration`` once the driver is closed and every event was taken."""
+        item = await self._queue.get()
+        if isinstance(item, _Closed):
+            self._queue.put_nowait(item)  # later calls end too
+            if self._failure is not None:
+                raise self._failure
+            raise StopAsyncIteration
+        return item
+
+    def __aiter__(self) -> Self:
+        return self
+
+    async def __anext__(self) -> Event:
+        return await self.next_event()
+
+    async def __aenter__(self) -> Self:
+        await self.open()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    # --- inside ---------------------------------------------------------------------------
+
+    def _now(self) -> float:
+        return self._loop.time() if self._loop is not None else 0.0
+
+    def _start_io(self) -> None:
+        assert self._loop is not None
+        self._io = LinkIO(self.transport, self._loop, self._on_data, self._on_lost)
+        self._io.start()
+        self._session.connection_made(self._now())
+        self._flush()
+
+    async def _stop_io(self) -> None:
+        io, self._io = self._io, None
+        if io is not None:
+            await io.stop()
+
+    def _on_data(self, data: bytes) -> None:
+        try:
+            self._session.receive(data, self._now())
+        except DriverError as error:
+            self._fail(error)
+            return
+        self._flush()
+
+    def _on_lost(self, error: ConnectionLost) -> None:
+        if self._closed:
+            return
+        self._session.connection_lost(str(error), self._now())
+        self._flush()
+        self._reconnect_task = asyncio.ensure_future(self._reconnect())
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        self._session.poll(self._now())
+        self._flush()
+
+    def _flush(self) -> None:
+        """Write what the session wants sent, deliver its events, re-arm its timer."""
+        output = self._session.take_output()
+        if output and self._io is not None:
+            self._io.write(output)
+        for event in self._session.take_events():
+            self._queue.put_nowait(event)
+            if isinstance(event, LinkUp) and self._handshake and not self._handshake.done():
+                self._handshake.set_result(None)
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        deadline = self._session.next_deadline()
+        if deadline is not None and self._loop is not None and not self._closed:
+            self._timer = self._loop.call_at(deadline, self._on_timer)
+
+    def _fail(self, error: DriverError) -> None:
+        """A fatal error (wrong protocol version or device): stop and report it."""
+        if self._failure is not None:
+            return
+        self._failure = error
+        if self._handshake is not None and not self._handshake.done():
+            self._handshake.set_exception(error)
+        else:
+            asyncio.ensure_future(self.close())
+
+    async def _reconnect(self) -> None:
+        """Reopen the transport with exponential backoff until it works or we close."""
+        await self._stop_io()
+        await asyncio.to_thread(self.transport.close)
+        delay = self.config.backoff_initial
+        while not self._closed:
+            await asyncio.sleep(delay)
+            try:
+                await asyncio.to_thread(self.transport.open)
+            except TransportError as error:
+                self.last_error = error
+                delay = min(delay * 2, self.config.backoff_max)
+                continue
+            self._start_io()
+            return
+
+
+class ShoeDriver(DeviceDriver):
+    """The card shoe: CardRead, CardUnreadable, DeckLoaded, DeviceFault(Cleared), link events."""
+
+    KIND = DeviceKind.SHOE
+
+
+class SeatBoardDriver(DeviceDriver):
+    """The seat-sensor board: SeatOccupied, SeatVacated, CardAtSeat, faults, link events."""
+
+    KIND = DeviceKind.SEAT_BOARD

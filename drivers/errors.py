@@ -1,0 +1,40 @@
+"""Errors raised by the drivers. Every message names the port or device it is about."""
+
+from __future__ import annotations
+
+
+class DriverError(Exception):
+    """Base of every error the drivers raise."""
+
+
+class TransportError(DriverError):
+    """A byte transport could not be opened or used."""
+
+
+class PortNotFoundError(TransportError):
+    """The configured port or device does not exist (wrong path, nothing plugged in)."""
+
+
+class ConnectionLost(TransportError):
+    """An open transport stopped working: cable pulled, device unplugged, socket closed."""
+
+
+class ProtocolVersionError(DriverError):
+    """The device answered with a protocol version this host does not speak."""
+
+    def __init__(self, port: str, device_version: int, host_version: int) -> None:
+        super().__init__(
+            f"device on {port} speaks protocol version {device_version}; "
+            f"this host speaks version {host_version}"
+        )
+        self.port = port
+        self.device_version = device_version
+        self.host_version = host_version
+
+
+class HandshakeTimeout(DriverError):
+    """The port opened but no device said HELLO within the allowed time."""
+
+
+class WrongDeviceError(DriverError):
+    """Another kind of device answered (a seat board on the shoe's port, say)."""

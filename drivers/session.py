@@ -1,0 +1,368 @@
+"""The host side of the link protocol, sans-IO: bytes and a clock in, events and bytes out.
+
+:class:`HostSession` implements docs/protocol.md for one device, with no threads, sockets
+or clock of its own (the asyncio driver in :mod:`drivers.device` feeds it):
+
+- framing and decoding through :mod:`drivers.protocol`; a corrupted frame is dropped whole;
+- in-order, exactly-once delivery of sequenced events: a duplicate is dropped (and
+  acknowledged again), a gap is answered with ``RESEND`` from the first missing number
+  (at most once per ``resend_holdoff`` for the same number), every delivery is ``ACK``-ed;
+- link state: up on ``HELLO`` (the first contact, a reconnection, or a restarted device:
+  ``boot_id`` changed), down after ``silence_timeout`` without a valid frame, on the loss of
+  the transport, or when a restarted device says ``HELLO`` while up (a ``HELLO`` of the
+  same boot while up only resynchronises: nothing is lost, the link stays up);
+- heartbeats: ``STATUS_REQUEST`` whenever the host has sent nothing for
+  ``heartbeat_interval``; ``RESET`` (which makes the device say ``HELLO``) on every new
+  connection and every ``reset_interval`` while the link is down;
+- the indicator lamps: the host's wish is re-sent after every ``HELLO`` and whenever a
+  ``STATUS`` shows the device's lamps differ from it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from drivers import events as ev
+from drivers.errors import DriverError, ProtocolVersionError, WrongDeviceError
+from drivers.protocol import (
+    PROTOCOL_VERSION,
+    Ack,
+    CardRead,
+    Deck,
+    DecodeError,
+    DeviceKind,
+    ErrorCode,
+    Fault,
+    FaultCleared,
+    FrameDecoder,
+    Hello,
+    Indicator,
+    Message,
+    Resend,
+    Reset,
+    SeatCard,
+    SeatOccupied,
+    Status,
+    StatusRequest,
+    Unreadable,
+    encode_frame,
+    seq_add,
+    seq_distance,
+)
+
+
+@dataclass(frozen=True)
+class LinkConfig:
+    """Link timing (seconds). ``LinkConfig.from_mapping`` reads it from configuration."""
+
+    heartbeat_interval: float = 0.5
+    silence_timeout: float = 2.0
+    resend_holdoff: float = 0.05
+    reset_interval: float = 0.5
+    handshake_timeout: float = 3.0
+    backoff_initial: float = 0.1
+    backoff_max: float = 5.0
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+                raise DriverError(f"link setting {f.name} must be a positive number, not {value!r}")
+        if self.silence_timeout <= self.heartbeat_interval:
+            raise DriverError(
+                f"link setting silence_timeout ({self.silence_timeout}) must be longer than "
+                f"heartbeat_interval ({self.heartbeat_interval})"
+            )
+        if self.backoff_max < self.backoff_initial:
+            raise DriverError("link setting backoff_max must be at least backoff_initial")
+
+    @classmethod
+    def from_mapping(cls, settings: Mapping[str, Any]) -> LinkConfig:
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(settings) - known)
+        if unknown:
+            raise DriverError(
+                f"unknown link setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+            )
+        return cls(**settings)
+
+
+@dataclass
+class LinkStats:
+    """Counters of what the session saw, for tests, logs and the benchmark."""
+
+    frames: int = 0
+    delivered: int = 0
+    duplicates: int = 0
+    gaps: int = 0
+    resends_sent: int = 0
+    decode_errors: Counter[str] = field(default_factory=Counter)
+
+
+def _device_event(seq: int, message: Message) -> ev.DeviceEvent:
+    match message:
+        case CardRead(card=card, read_counter=counter, uid=uid):
+            return ev.CardRead(seq, card, counter, uid)
+        case Unreadable(read_counter=counter, disposition=disposition):
+            return ev.CardUnreadable(seq, counter, disposition)
+        case Deck(deck_id=deck_id, cards_loaded=loaded, cards_remaining=remaining):
+            return ev.DeckLoaded(seq, deck_id, loaded, remaining)
+        case Fault(code=code):
+            return ev.DeviceFault(seq, code)
+        case FaultCleared(code=code):
+            return ev.DeviceFaultCleared(seq, code)
+        case SeatOccupied(seat=seat, occupied=True):
+            return ev.SeatOccupied(seq, seat)
+        case SeatOccupied(seat=seat):
+            return ev.SeatVacated(seq, seat)
+        case SeatCard(seat=seat, card=card):
+            return ev.CardAtSeat(seq, seat, card)
+    raise AssertionError(f"{message.NAME} is not a sequenced device event")
+
+
+class HostSession:
+    """One device's link, sans-IO. Drain :meth:`take_events` and :meth:`take_output` after
+    every call; call :meth:`poll` at :meth:`next_deadline`."""
+
+    def __init__(
+        self,
+        port: str,
+        kind: DeviceKind,
+        config: LinkConfig | None = None,
+        clock_start: float = 0.0,
+    ) -> None:
+        self.port = port
+        self.kind = kind
+        self.config = config or LinkConfig()
+        self.stats = LinkStats()
+        self.device: ev.DeviceInfo | None = None
+        self.status: Status | None = None
+        self.up = False
+        self.connected = False
+        self._decoder = FrameDecoder()
+        self._expected: int | None = None
+        self._boot_id: int | None = None
+        self._indicator: Indicator | None = None
+        self._events: list[ev.Event] = []
+        self._output: list[bytes] = []
+        self._last_rx = clock_start
+        self._last_tx = clock_start
+        self._last_reset = -float("inf")
+        self._last_resend: tuple[int, float] | None = None
+        self._last_indicator = -float("inf")
+        self._ack_due = False
+
+    # --- what the I/O shell calls ---------------------------------------------------------
+
+    def connection_made(self, now: float) -> None:
+        """A transport (re)opened: forget partial frames and ask the device for HELLO."""
+        self.connected = True
+        self._decoder.reset()
+        self._last_rx = now
+        self._send_reset(now)
+
+    def connection_lost(self, detail: str, now: float) -> None:
+        """The transport failed (or was closed for a reconnect)."""
+        self.connected = False
+        self._decoder.reset()
+        self._output.clear()
+        self._link_down(ev.LinkDownReason.CONNECTION_LOST, detail)
+
+    def close(self) -> None:
+        """The host is closing the driver."""
+        self.connected = False
+        self._output.clear()
+        self._link_down(ev.LinkDownReason.CLOSED, f"{self.port} closed by the host")
+
+    def receive(self, data: bytes, now: float) -> None:
+        """Bytes from the device. Raises ProtocolVersionError / WrongDeviceError (fatal)."""
+        for item in self._decoder.feed(data):
+            if isinstance(item, DecodeError):
+                self._decode_error(item)
+            else:
+                self.stats.frames += 1
+                self._last_rx = now
+                self._frame(item.seq, item.message, now)
+        if self._ack_due and self._expected is not None:
+            self._ack_due = False
+            self._send(Ack(seq_add(self._expected, -1)), now)
+
+    def poll(self, now: float) -> None:
+        """Run the timers that are due."""
+        if not self.connected:
+            return
+        if self.up and now - self._last_rx >= self.config.silence_timeout:
+            self._link_down(
+                ev.LinkDownReason.SILENCE,
+                f"nothing received from {self.port} for {now - self._last_rx:.2f} s",
+            )
+        if not self.up and now - self._last_reset >= self.config.reset_interval:
+            self._send_reset(now)
+        if now - self._last_tx >= self.config.heartbeat_interval:
+            self._send(StatusRequest(), now)
+
+    def next_deadline(self) -> float | None:
+        if not self.connected:
+            return None
+        deadline = self._last_tx + self.config.heartbeat_interval
+        if self.up:
+            deadline = min(deadline, self._last_rx + self.config.silence_timeout)
+        else:
+            deadline = min(deadline, self._last_reset + self.config.reset_interval)
+        return deadline
+
+    def set_indicator(self, bonus_lamp: bool, seat_lamps: Iterable[int], now: float) -> None:
+        """Light the lamps; kept and re-sent until the device's STATUS shows them."""
+        self._indicator = Indicator(bonus_lamp, frozenset(seat_lamps))
+        if self.up:
+            self._send_indicator(now)
+
+    def take_events(self) -> list[ev.Event]:
+        events, self._events = self._events, []
+        return events
+
+    def take_output(self) -> bytes:
+        output = b"".join(self._output)
+        self._output.clear()
+        return output
+
+    # --- inside ---------------------------------------------------------------------------
+
+    def _send(self, message: Message, now: float) -> None:
+        if self.connected:
+            self._output.append(encode_frame(0, message))
+            self._last_tx = now
+
+    def _send_reset(self, now: float) -> None:
+        self._last_reset = now
+        self._send(Reset(), now)
+
+    def _send_indicator(self, now: float) -> None:
+        if self._indicator is not None:
+            self._last_indicator = now
+            self._send(self._indicator, now)
+
+    def _request_resend(self, now: float) -> None:
+        assert self._expected is not None
+        if self._last_resend is not None:
+            seq, sent = self._last_resend
+            if seq == self._expected and now - sent < self.config.resend_holdoff:
+                return
+        self._last_resend = (self._expected, now)
+        self.stats.resends_sent += 1
+        self._send(Resend(self._expected), now)
+
+    def _link_down(self, reason: ev.LinkDownReason, detail: str) -> None:
+        if self.up:
+            self.up = False
+            self._events.append(ev.LinkDown(reason, detail))
+
+    def _decode_error(self, error: DecodeError) -> None:
+        self.stats.decode_errors[error.code.value] += 1
+        if error.code is ErrorCode.VERSION and error.version is not None:
+            raise ProtocolVersionError(self.port, error.version, PROTOCOL_VERSION)
+
+    def _frame(self, seq: int, message: Message, now: float) -> None:
+        handler = self._HANDLERS.get(type(message))
+        if handler is not None:
+            handler(self, message, now)
+        elif message.SEQUENCED and message.FROM_DEVICE:
+            self._event(seq, message, now)
+        # a host-to-device message echoed back (loop:// or a miswired port) is ignored
+
+    def _hello(self, hello: Hello, now: float) -> None:
+        if hello.protocol_version != PROTOCOL_VERSION:
+            raise ProtocolVersionError(self.port, hello.protocol_version, PROTOCOL_VERSION)
+        if hello.device_kind != self.kind:
+            raise WrongDeviceError(
+                f"{self.port}: expected a {self.kind.name.lower()}, but a "
+                f"{hello.device_kind.name.lower()} (serial {hello.serial}) answered"
+            )
+        device = ev.DeviceInfo(
+            self.port,
+            hello.device_kind,
+            hello.serial,
+            hello.firmware,
+            hello.protocol_version,
+            hello.boot_id,
+        )
+        first = hello.first_unacked
+        restarted = self._boot_id is not None and hello.boot_id != self._boot_id
+        behind = 0
+        if self._expected is not None and not restarted:
+            behind = seq_distance(self._expected, first)
+        if self._boot_id is None:
+            reason = f"HELLO from {device}: {hello.pending} event(s) pending"
+        elif restarted:
+            reason = (
+                f"HELLO from {device}: the device restarted (boot id {self._boot_id} -> "
+                f"{hello.boot_id}); events it held before restarting are lost"
+            )
+        elif behind > 0:
+            reason = (
+                f"HELLO from {device}: {behind} event(s) from {self._expected} on are missing: "
+                "the device no longer holds them"
+            )
+        else:
+            self._ack_due = behind < 0  # it still holds events we have: let it drop them
+            if self.up:
+                self._send_indicator(now)  # our RESET answered, or a glitch: nothing lost
+                return
+            reason = f"HELLO from {device}: resuming at event {self._expected}"
+        if self._expected is None or restarted or behind > 0:
+            self._expected = first
+        self._link_down(ev.LinkDownReason.DEVICE_RESTARTED, reason)
+        self._boot_id = hello.boot_id
+        self.device = device
+        self.up = True
+        self._last_resend = None
+        self._events.append(ev.LinkUp(device, reason))
+        self._send_indicator(now)
+
+    def _status(self, status: Status, now: float) -> None:
+        self.status = status
+        if not self.up:
+            self._send_reset_soon(now)
+            return
+        assert self._expected is not None
+        if seq_distance(self._expected, status.next_seq) > 0:
+            self.stats.gaps += 1
+            self._request_resend(now)
+        wish = self._indicator
+        if (
+            wish is not None
+            and (status.bonus_lamp, status.seat_lamps) != (wish.bonus_lamp, wish.seat_lamps)
+            and now - self._last_indicator >= self.config.resend_holdoff
+        ):
+            self._send_indicator(now)
+
+    def _send_reset_soon(self, now: float) -> None:
+        """A device talks while the link is down (its HELLO was lost): ask for another."""
+        if now - self._last_reset >= self.config.resend_holdoff:
+            self._send_reset(now)
+
+    def _event(self, seq: int, message: Message, now: float) -> None:
+        if not self.up:
+            self._send_reset_soon(now)
+            return
+        assert self._expected is not None
+        distance = seq_distance(self._expected, seq)
+        if distance < 0:
+            self.stats.duplicates += 1
+            self._ack_due = True
+        elif distance > 0:
+            self.stats.gaps += 1
+            self._request_resend(now)
+        else:
+            self._expected = seq_add(seq, 1)
+            self.stats.delivered += 1
+            self._ack_due = True
+            self._events.append(_device_event(seq, message))
+
+    _HANDLERS: Mapping[type[Message], Callable[[HostSession, Any, float], None]] = {
+        Hello: _hello,
+        Status: _status,
+    }

@@ -1,0 +1,90 @@
+"""Serial transport through pyserial: device paths, pty paths and pyserial URLs.
+
+Anything :func:`serial.serial_for_url` accepts works: ``/dev/ttyUSB0``, a pseudo-terminal
+path, ``socket://host:port``, ``loop://``, ``rfc2217://host:port``.
+"""
+
+from __future__ import annotations
+
+import errno
+import threading
+
+import serial
+
+from drivers.errors import ConnectionLost, PortNotFoundError, TransportError
+from drivers.transport.base import Transport
+
+_MISSING = (errno.ENOENT, errno.ENODEV, errno.ENXIO)
+
+
+class SerialTransport(Transport):
+    """A pyserial port. ``url`` is a device path or a pyserial URL."""
+
+    def __init__(self, url: str, baudrate: int = 115200, write_timeout: float = 5.0) -> None:
+        self.name = url
+        self.url = url
+        self.baudrate = baudrate
+        self.write_timeout = write_timeout
+        self._port: serial.SerialBase | None = None
+        self._write_lock = threading.Lock()
+
+    @property
+    def is_open(self) -> bool:
+        return self._port is not None
+
+    def open(self) -> None:
+        if self._port is not None:
+            return
+        try:
+            port = serial.serial_for_url(
+                self.url,
+                baudrate=self.baudrate,
+                timeout=self.poll_interval,
+                write_timeout=self.write_timeout,
+                do_not_open=True,
+            )
+        except ValueError as exc:
+            raise TransportError(f"cannot use serial port {self.url!r}: {exc}") from exc
+        except serial.SerialException as exc:
+            raise TransportError(f"cannot use serial port {self.url!r}: {exc}") from exc
+        try:
+            port.open()
+        except serial.SerialException as exc:
+            if exc.errno in _MISSING:
+                raise PortNotFoundError(f"serial port {self.url} does not exist") from exc
+            if "refused" in str(exc).lower():
+                raise PortNotFoundError(f"nothing listens at {self.url}: {exc}") from exc
+            raise TransportError(f"cannot open serial port {self.url}: {exc}") from exc
+        self._port = port
+
+    def _open_port(self) -> serial.SerialBase:
+        if self._port is None:
+            raise ConnectionLost(f"serial port {self.url} is not open")
+        return self._port
+
+    def read(self) -> bytes:
+        port = self._open_port()
+        try:
+            first = port.read(1)
+            if not first:
+                return b""
+            waiting = port.in_waiting
+            return first + port.read(waiting) if waiting else first
+        except (serial.SerialException, OSError) as exc:
+            raise ConnectionLost(f"serial port {self.url}: {exc}") from exc
+
+    def write(self, data: bytes) -> None:
+        port = self._open_port()
+        with self._write_lock:
+            try:
+                port.write(data)
+            except (serial.SerialException, OSError) as exc:
+                raise ConnectionLost(f"serial port {self.url}: {exc}") from exc
+
+    def close(self) -> None:
+        port, self._port = self._port, None
+        if port is not None:
+            try:
+                port.close()
+            except (serial.SerialException, OSError):
+                pass  # closing a port whose device vanished: nothing left to release

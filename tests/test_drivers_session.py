@@ -1,0 +1,226 @@
+"""The host session (sans-IO): ordering, duplicates, gaps, link state, heartbeats, lamps."""
+
+import pytest
+
+from drivers import events as ev
+from drivers.errors import DriverError, ProtocolVersionError, WrongDeviceError
+from drivers.protocol import (
+    Ack,
+    CardRead,
+    DeviceKind,
+    FrameDecoder,
+    Hello,
+    Indicator,
+    Resend,
+    Reset,
+    SeatOccupied,
+    Status,
+    StatusRequest,
+    encode_frame,
+)
+from drivers.protocol.codec import CRC, HEADER, cobs_encode, crc16
+from drivers.session import HostSession, LinkConfig
+
+CONFIG = LinkConfig(heartbeat_interval=0.5, silence_timeout=2.0, resend_holdoff=0.05)
+
+
+def hello(next_seq=1, pending=0, boot_id=7, kind=DeviceKind.SHOE, version=1):
+    return encode_frame(0, Hello(version, kind, (1, 2, 3), "SHOE-0001", boot_id, next_seq, pending, 250))
+
+
+def card(seq, code=None):
+    return encode_frame(seq, CardRead(seq % 52 if code is None else code, seq))
+
+
+def sent(session):
+    return [f.message for f in FrameDecoder().feed(session.take_output())]
+
+
+def open_session(now=0.0, **hello_args):
+    session = HostSession("/dev/pts/9", DeviceKind.SHOE, CONFIG)
+    session.connection_made(now)
+    assert sent(session) == [Reset()]
+    session.receive(hello(**hello_args), now)
+    [up] = session.take_events()
+    assert isinstance(up, ev.LinkUp)
+    session.take_output()
+    return session
+
+
+def cards_of(events):
+    return [e.seq for e in events if isinstance(e, ev.CardRead)]
+
+
+def test_hello_brings_the_link_up_with_the_device_named():
+    session = HostSession("/dev/pts/9", DeviceKind.SHOE, CONFIG)
+    session.connection_made(0.0)
+    session.take_output()
+    session.receive(hello(pending=0), 0.0)
+    [up] = session.take_events()
+    assert up.device.serial == "SHOE-0001"
+    assert up.device.firmware == (1, 2, 3)
+    assert "SHOE-0001" in up.reason and "/dev/pts/9" in up.reason
+    assert session.up
+
+
+def test_in_order_events_are_delivered_and_acknowledged_once_per_chunk():
+    session = open_session()
+    session.receive(card(1) + card(2) + card(3), 0.1)
+    assert cards_of(session.take_events()) == [1, 2, 3]
+    assert sent(session) == [Ack(3)]
+
+
+def test_events_split_across_chunks_byte_by_byte():
+    session = open_session()
+    data = card(1) + card(2)
+    for i in range(len(data)):
+        session.receive(data[i : i + 1], 0.1)
+    assert cards_of(session.take_events()) == [1, 2]
+
+
+def test_duplicate_is_dropped_and_acknowledged_again():
+    session = open_session()
+    session.receive(card(1), 0.1)
+    session.take_events(), session.take_output()
+    session.receive(card(1), 0.2)
+    assert session.take_events() == []
+    assert sent(session) == [Ack(1)]
+    assert session.stats.duplicates == 1
+
+
+def test_gap_asks_for_a_resend_once_then_fills_in_order():
+    session = open_session()
+    session.receive(card(1), 0.1)
+    session.take_events(), session.take_output()
+    session.receive(card(3) + card(4), 0.2)
+    assert session.take_events() == []
+    assert sent(session) == [Resend(2)]
+    session.receive(card(5), 0.21)  # within the holdoff: no second RESEND
+    assert sent(session) == []
+    session.receive(card(6), 0.3)  # holdoff over, still missing
+    assert sent(session) == [Resend(2)]
+    session.receive(card(2) + card(3) + card(4) + card(5) + card(6), 0.4)
+    assert cards_of(session.take_events()) == [2, 3, 4, 5, 6]
+    assert sent(session) == [Ack(6)]
+
+
+def test_corrupted_frame_is_dropped_whole_and_counted():
+    session = open_session()
+    frame = bytearray(card(1))
+    frame[3] ^= 0x40
+    session.receive(bytes(frame) + card(2), 0.1)
+    assert session.take_events() == []
+    assert sent(session) == [Resend(1)]
+    assert sum(session.stats.decode_errors.values()) == 1
+
+
+def test_status_reveals_a_lost_last_event():
+    session = open_session()
+    session.receive(encode_frame(0, Status(2, 1, (), False, (), (), 40)), 0.1)
+    assert sent(session) == [Resend(1)]
+
+
+def test_silence_takes_the_link_down_and_resets_are_sent_until_hello():
+    session = open_session()
+    assert session.next_deadline() == pytest.approx(0.5)
+    session.poll(0.5)
+    assert sent(session) == [StatusRequest()]
+    session.poll(2.0)
+    [down] = session.take_events()
+    assert down.reason is ev.LinkDownReason.SILENCE
+    assert "2.00 s" in down.detail
+    assert Reset() in sent(session)
+    session.receive(card(1), 2.1)  # events while down are not delivered: ask for HELLO
+    assert session.take_events() == []
+    assert sent(session) == [Reset()]
+    session.receive(hello(next_seq=2, pending=1) + card(1), 2.2)
+    up, read = session.take_events()
+    assert isinstance(up, ev.LinkUp) and "resuming at event 1" in up.reason
+    assert read.seq == 1
+
+
+def test_hello_of_the_same_boot_while_up_resynchronises_silently():
+    session = open_session()
+    session.receive(card(1) + card(2), 0.1)
+    session.take_events(), session.take_output()
+    session.receive(hello(next_seq=3, pending=2) + card(1) + card(2) + card(3), 0.2)
+    assert cards_of(session.take_events()) == [3]
+    assert sent(session) == [Ack(3)]
+    assert session.take_events() == []
+
+
+def test_restarted_device_is_reported_with_link_down_and_up():
+    session = open_session()
+    session.receive(card(1), 0.1)
+    session.take_events()
+    session.receive(hello(next_seq=1, pending=0, boot_id=8), 0.2)
+    down, up = session.take_events()
+    assert down.reason is ev.LinkDownReason.DEVICE_RESTARTED
+    assert "boot id 7 -> 8" in up.reason
+    session.receive(card(1, code=5), 0.3)
+    [read] = session.take_events()
+    assert (read.seq, read.card) == (1, 5)
+
+
+def test_connection_lost_reports_the_reason():
+    session = open_session()
+    session.connection_lost("serial port /dev/pts/9: device reports readiness", 1.0)
+    [down] = session.take_events()
+    assert down.reason is ev.LinkDownReason.CONNECTION_LOST
+    assert "/dev/pts/9" in down.detail
+    assert session.next_deadline() is None
+    session.connection_made(1.5)
+    assert sent(session) == [Reset()]
+
+
+def test_other_protocol_version_in_the_header_is_a_clear_error():
+    session = HostSession("socket://shoe:7000", DeviceKind.SHOE, CONFIG)
+    session.connection_made(0.0)
+    head = HEADER.pack(2, Hello.TYPE, 0) + b"\x02" * 20
+    frame = cobs_encode(head + CRC.pack(crc16(head))) + b"\0"
+    with pytest.raises(ProtocolVersionError) as caught:
+        session.receive(frame, 0.0)
+    assert str(caught.value) == (
+        "device on socket://shoe:7000 speaks protocol version 2; this host speaks version 1"
+    )
+
+
+def test_wrong_device_kind_is_a_clear_error():
+    session = HostSession("/dev/ttyUSB1", DeviceKind.SHOE, CONFIG)
+    session.connection_made(0.0)
+    with pytest.raises(WrongDeviceError, match="expected a shoe, but a seat_board"):
+        session.receive(hello(kind=DeviceKind.SEAT_BOARD), 0.0)
+
+
+def test_indicator_is_resent_after_hello_and_until_status_shows_it():
+    session = open_session()
+    session.set_indicator(True, {3}, 0.1)
+    assert sent(session) == [Indicator(True, frozenset({3}))]
+    session.receive(encode_frame(0, Status(1, 0, (), False, (), (), 40)), 0.2)
+    assert sent(session) == [Indicator(True, frozenset({3}))]
+    session.receive(encode_frame(0, Status(1, 0, (), True, {3}, (), 40)), 0.3)
+    assert sent(session) == []
+    session.poll(5.0)
+    session.take_events(), session.take_output()
+    session.receive(hello(), 5.1)
+    assert Indicator(True, frozenset({3})) in sent(session)
+
+
+def test_seat_events_are_split_into_occupied_and_vacated():
+    session = HostSession("/dev/pts/3", DeviceKind.SEAT_BOARD, CONFIG)
+    session.connection_made(0.0)
+    session.receive(hello(kind=DeviceKind.SEAT_BOARD), 0.0)
+    session.receive(
+        encode_frame(1, SeatOccupied(4, True)) + encode_frame(2, SeatOccupied(4, False)), 0.1
+    )
+    _, sat, left = session.take_events()
+    assert sat == ev.SeatOccupied(1, 4)
+    assert left == ev.SeatVacated(2, 4)
+
+
+def test_link_config_rejects_nonsense_with_the_setting_named():
+    with pytest.raises(DriverError, match="silence_timeout"):
+        LinkConfig(heartbeat_interval=1.0, silence_timeout=0.5)
+    with pytest.raises(DriverError, match="unknown link setting"):
+        LinkConfig.from_mapping({"silence": 3})
+    assert LinkConfig.from_mapping({"silence_timeout": 3}).silence_timeout == 3
