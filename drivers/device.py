@@ -45,6 +45,7 @@ class DeviceDriver:
         self._reconnect_task: asyncio.Task[None] | None = None
         self._handshake: asyncio.Future[None] | None = None
         self._failure: DriverError | None = None
+        self._closing: asyncio.Future[None] | None = None
         self._closed = False
         #: The last error of a failed reconnect attempt, for logs and the console.
         self.last_error: TransportError | None = None
@@ -86,8 +87,9 @@ class DeviceDriver:
         """
         if self._loop is not None:
             raise DriverError(f"{self.transport.name} is already open")
-        self._loop = asyncio.get_running_loop()
-        await asyncio.to_thread(self.transport.open)
+        loop = asyncio.get_running_loop()
+        await asyncio.to_thread(self.transport.open)  # raises before anything is started
+        self._loop = loop
         self._handshake = self._loop.create_future()
         self._start_io()
         try:
@@ -147,7 +149,8 @@ class DeviceDriver:
         return await self.next_event()
 
     async def __aenter__(self) -> Self:
-        await self.open()
+        if self._loop is None:
+            await self.open()
         return self
 
     async def __aexit__(
@@ -219,7 +222,7 @@ class DeviceDriver:
         if self._handshake is not None and not self._handshake.done():
             self._handshake.set_exception(error)
         else:
-            asyncio.ensure_future(self.close())
+            self._closing = asyncio.ensure_future(self.close())
 
     async def _reconnect(self) -> None:
         """Reopen the transport with exponential backoff until it works or we close."""

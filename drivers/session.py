@@ -53,13 +53,20 @@ from drivers.protocol import (
     seq_distance,
 )
 
+DEFAULT_DEVICE_HEARTBEAT = 1.0  # seconds, until a HELLO announces the device's own
+
 
 @dataclass(frozen=True)
 class LinkConfig:
-    """Link timing (seconds). ``LinkConfig.from_mapping`` reads it from configuration."""
+    """Link timing (seconds). ``LinkConfig.from_mapping`` reads it from configuration.
 
-    heartbeat_interval: float = 0.5
-    silence_timeout: float = 2.0
+    ``heartbeat_interval`` (how often the host sends at least a STATUS_REQUEST) defaults to
+    half the device's heartbeat, ``silence_timeout`` (link down) to three device heartbeats,
+    both as announced in its HELLO (docs/protocol.md section 6).
+    """
+
+    heartbeat_interval: float | None = None
+    silence_timeout: float | None = None
     resend_holdoff: float = 0.05
     reset_interval: float = 0.5
     handshake_timeout: float = 3.0
@@ -69,9 +76,15 @@ class LinkConfig:
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
+            if value is None and f.name in ("heartbeat_interval", "silence_timeout"):
+                continue
             if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
                 raise DriverError(f"link setting {f.name} must be a positive number, not {value!r}")
-        if self.silence_timeout <= self.heartbeat_interval:
+        if (
+            self.silence_timeout is not None
+            and self.heartbeat_interval is not None
+            and self.silence_timeout <= self.heartbeat_interval
+        ):
             raise DriverError(
                 f"link setting silence_timeout ({self.silence_timeout}) must be longer than "
                 f"heartbeat_interval ({self.heartbeat_interval})"
@@ -154,6 +167,7 @@ class HostSession:
         self._last_resend: tuple[int, float] | None = None
         self._last_indicator = -float("inf")
         self._ack_due = False
+        self._device_heartbeat = DEFAULT_DEVICE_HEARTBEAT
 
     # --- what the I/O shell calls ---------------------------------------------------------
 
@@ -194,25 +208,37 @@ class HostSession:
         """Run the timers that are due."""
         if not self.connected:
             return
-        if self.up and now - self._last_rx >= self.config.silence_timeout:
+        if self.up and now - self._last_rx >= self.silence_timeout:
             self._link_down(
                 ev.LinkDownReason.SILENCE,
                 f"nothing received from {self.port} for {now - self._last_rx:.2f} s",
             )
         if not self.up and now - self._last_reset >= self.config.reset_interval:
             self._send_reset(now)
-        if now - self._last_tx >= self.config.heartbeat_interval:
+        if now - self._last_tx >= self.heartbeat_interval:
             self._send(StatusRequest(), now)
 
     def next_deadline(self) -> float | None:
         if not self.connected:
             return None
-        deadline = self._last_tx + self.config.heartbeat_interval
+        deadline = self._last_tx + self.heartbeat_interval
         if self.up:
-            deadline = min(deadline, self._last_rx + self.config.silence_timeout)
+            deadline = min(deadline, self._last_rx + self.silence_timeout)
         else:
             deadline = min(deadline, self._last_reset + self.config.reset_interval)
         return deadline
+
+    @property
+    def heartbeat_interval(self) -> float:
+        if self.config.heartbeat_interval is not None:
+            return self.config.heartbeat_interval
+        return self._device_heartbeat / 2
+
+    @property
+    def silence_timeout(self) -> float:
+        if self.config.silence_timeout is not None:
+            return self.config.silence_timeout
+        return self._device_heartbeat * 3
 
     def set_indicator(self, bonus_lamp: bool, seat_lamps: Iterable[int], now: float) -> None:
         """Light the lamps; kept and re-sent until the device's STATUS shows them."""
@@ -274,8 +300,6 @@ class HostSession:
         # a host-to-device message echoed back (loop:// or a miswired port) is ignored
 
     def _hello(self, hello: Hello, now: float) -> None:
-        if hello.protocol_version != PROTOCOL_VERSION:
-            raise ProtocolVersionError(self.port, hello.protocol_version, PROTOCOL_VERSION)
         if hello.device_kind != self.kind:
             raise WrongDeviceError(
                 f"{self.port}: expected a {self.kind.name.lower()}, but a "
@@ -316,6 +340,7 @@ class HostSession:
             self._expected = first
         self._link_down(ev.LinkDownReason.DEVICE_RESTARTED, reason)
         self._boot_id = hello.boot_id
+        self._device_heartbeat = hello.heartbeat_ms / 1000
         self.device = device
         self.up = True
         self._last_resend = None

@@ -25,7 +25,9 @@ CONFIG = LinkConfig(heartbeat_interval=0.5, silence_timeout=2.0, resend_holdoff=
 
 
 def hello(next_seq=1, pending=0, boot_id=7, kind=DeviceKind.SHOE, version=1):
-    return encode_frame(0, Hello(version, kind, (1, 2, 3), "SHOE-0001", boot_id, next_seq, pending, 250))
+    return encode_frame(
+        0, Hello(version, kind, (1, 2, 3), "SHOE-0001", boot_id, next_seq, pending, 250)
+    )
 
 
 def card(seq, code=None):

@@ -6,6 +6,7 @@ path, ``socket://host:port``, ``loop://``, ``rfc2217://host:port``.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import threading
 
@@ -84,7 +85,6 @@ class SerialTransport(Transport):
     def close(self) -> None:
         port, self._port = self._port, None
         if port is not None:
-            try:
+            # closing a port whose device vanished: nothing left to release
+            with contextlib.suppress(serial.SerialException, OSError):
                 port.close()
-            except (serial.SerialException, OSError):
-                pass  # closing a port whose device vanished: nothing left to release

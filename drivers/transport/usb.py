@@ -8,6 +8,7 @@ the device again once it is plugged back in (the link's reconnect loop calls it)
 
 from __future__ import annotations
 
+import contextlib
 import errno
 from typing import Any
 
@@ -28,6 +29,7 @@ class UsbTransport(Transport):
         self,
         vendor_id: int,
         product_id: int,
+        *,
         serial_number: str | None = None,
         interface: int = 0,
         backend: Any = None,
@@ -123,10 +125,8 @@ class UsbTransport(Transport):
     def close(self) -> None:
         device, self._device = self._device, None
         if device is not None:
-            try:
+            with contextlib.suppress(usb.core.USBError):  # the device may already be gone
                 usb.util.release_interface(device, self.interface)
-            except usb.core.USBError:
-                pass  # the device is already gone: nothing left to release
             usb.util.dispose_resources(device)
 
 

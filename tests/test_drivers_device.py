@@ -1,0 +1,185 @@
+"""The asyncio driver over real ports: clear errors at open, handshake, events, lamps."""
+
+import asyncio
+import os
+import socket
+
+import pytest
+
+from drivers import events as ev
+from drivers.device import SeatBoardDriver, ShoeDriver
+from drivers.errors import (
+    HandshakeTimeout,
+    PortNotFoundError,
+    ProtocolVersionError,
+    TransportError,
+    WrongDeviceError,
+)
+from drivers.protocol import (
+    CardRead,
+    DeviceKind,
+    FrameDecoder,
+    Hello,
+    Indicator,
+    Reset,
+    encode_frame,
+)
+from drivers.protocol.codec import CRC, HEADER, cobs_encode, crc16
+from drivers.session import LinkConfig
+
+FAST = LinkConfig(handshake_timeout=0.5, heartbeat_interval=0.1, silence_timeout=0.5)
+
+
+def hello(kind=DeviceKind.SHOE, next_seq=0, pending=0):
+    return encode_frame(0, Hello(1, kind, (0, 9, 1), "DEV-7", 1, next_seq, pending, 200))
+
+
+class ScriptedPty:
+    """The device end of a real pseudo-terminal, written by the test."""
+
+    def __init__(self):
+        self.master, self.slave = os.openpty()
+        self.path = os.ttyname(self.slave)
+        os.set_blocking(self.master, False)
+        self.decoder = FrameDecoder()
+
+    def write(self, data):
+        os.write(self.master, data)
+
+    async def messages(self, want, timeout=2.0):
+        """Read host messages until one of type ``want`` arrives; return all read."""
+        seen = []
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while loop.time() < deadline:
+            try:
+                chunk = os.read(self.master, 4096)
+            except BlockingIOError:
+                await asyncio.sleep(0.005)
+                continue
+            seen += [f.message for f in self.decoder.feed(chunk)]
+            if any(isinstance(m, want) for m in seen):
+                return seen
+        raise AssertionError(f"no {want.__name__} from the host, got {seen}")
+
+    def close(self):
+        os.close(self.master)
+        os.close(self.slave)
+
+
+@pytest.fixture
+def pty():
+    device = ScriptedPty()
+    yield device
+    device.close()
+
+
+def run(coroutine):
+    return asyncio.run(asyncio.wait_for(coroutine, 10))
+
+
+def test_a_port_that_does_not_exist_is_named():
+    async def scenario():
+        with pytest.raises(PortNotFoundError, match="serial port /dev/no-such-shoe does not exist"):
+            await ShoeDriver.from_url("/dev/no-such-shoe", FAST).open()
+
+    run(scenario())
+
+
+def test_nothing_listening_on_a_socket_url_is_named():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+
+    async def scenario():
+        with pytest.raises(PortNotFoundError, match=f"socket://127.0.0.1:{port}"):
+            await ShoeDriver.from_url(f"socket://127.0.0.1:{port}", FAST).open()
+
+    run(scenario())
+
+
+def test_a_bad_url_is_a_transport_error():
+    async def scenario():
+        with pytest.raises(TransportError, match="socket://nowhere"):
+            await ShoeDriver.from_url("socket://nowhere", FAST).open()
+
+    run(scenario())
+
+
+def test_silent_port_times_out_the_handshake_and_closes():
+    async def scenario():
+        driver = ShoeDriver.from_url("loop://", FAST)
+        with pytest.raises(HandshakeTimeout, match=r"loop://: no HELLO from a shoe within 0.5 s"):
+            await driver.open()
+        assert not driver.transport.is_open
+
+    run(scenario())
+
+
+def test_other_protocol_version_is_refused_at_open(pty):
+    async def scenario():
+        driver = ShoeDriver.from_url(pty.path, FAST)
+        opening = asyncio.ensure_future(driver.open())
+        await pty.messages(Reset)
+        head = HEADER.pack(3, Hello.TYPE, 0) + bytes(25)
+        pty.write(cobs_encode(head + CRC.pack(crc16(head))) + b"\0")
+        with pytest.raises(ProtocolVersionError, match="speaks protocol version 3"):
+            await opening
+        assert not driver.transport.is_open
+
+    run(scenario())
+
+
+def test_a_seat_board_on_the_shoe_port_is_refused(pty):
+    async def scenario():
+        driver = ShoeDriver.from_url(pty.path, FAST)
+        opening = asyncio.ensure_future(driver.open())
+        await pty.messages(Reset)
+        pty.write(hello(DeviceKind.SEAT_BOARD))
+        with pytest.raises(WrongDeviceError, match="expected a shoe, but a seat_board"):
+            await opening
+
+    run(scenario())
+
+
+def test_events_in_order_then_lamps_then_close(pty):
+    async def scenario():
+        driver = ShoeDriver.from_url(pty.path, FAST)
+        opening = asyncio.ensure_future(driver.open())
+        await pty.messages(Reset)
+        pty.write(hello(next_seq=2, pending=2))
+        await opening
+        pty.write(encode_frame(0, CardRead(51, 1)) + encode_frame(1, CardRead(2, 2)))
+        up = await driver.next_event()
+        assert isinstance(up, ev.LinkUp) and up.device.serial == "DEV-7"
+        assert await driver.next_event() == ev.CardRead(0, 51, 1, b"")
+        assert await driver.next_event() == ev.CardRead(1, 2, 2, b"")
+        driver.set_indicator(bonus_lamp=True, seat_lamps=[2, 5])
+        seen = await pty.messages(Indicator)
+        assert Indicator(True, frozenset({2, 5})) in seen
+        await driver.close()
+        down = await driver.next_event()
+        assert down.reason is ev.LinkDownReason.CLOSED
+        with pytest.raises(StopAsyncIteration):
+            await driver.next_event()
+
+    run(scenario())
+
+
+def test_silence_then_hello_gives_link_down_and_up_with_reasons(pty):
+    async def scenario():
+        driver = SeatBoardDriver.from_url(pty.path, FAST)
+        opening = asyncio.ensure_future(driver.open())
+        await pty.messages(Reset)
+        pty.write(hello(DeviceKind.SEAT_BOARD))
+        await opening
+        async with driver:
+            assert isinstance(await driver.next_event(), ev.LinkUp)
+            down = await driver.next_event()  # nothing more from the device: silence
+            assert down.reason is ev.LinkDownReason.SILENCE
+            await pty.messages(Reset)  # the host asks for HELLO while down
+            pty.write(hello(DeviceKind.SEAT_BOARD))
+            up = await driver.next_event()
+            assert "resuming at event 0" in up.reason
+
+    run(scenario())
