@@ -74,6 +74,14 @@ def pty():
     device.close()
 
 
+async def open_answering(driver, pty, answer):
+    """Open ``driver`` on the pty; answer its RESET with ``answer`` (bytes); return the open."""
+    opening = asyncio.ensure_future(driver.open())
+    await pty.messages(Reset)
+    pty.write(answer)
+    return opening
+
+
 def run(coroutine):
     return asyncio.run(asyncio.wait_for(coroutine, 10))
 
@@ -119,10 +127,10 @@ def test_silent_port_times_out_the_handshake_and_closes():
 def test_other_protocol_version_is_refused_at_open(pty):
     async def scenario():
         driver = ShoeDriver.from_url(pty.path, FAST)
-        opening = asyncio.ensure_future(driver.open())
-        await pty.messages(Reset)
         head = HEADER.pack(3, Hello.TYPE, 0) + bytes(25)
-        pty.write(cobs_encode(head + CRC.pack(crc16(head))) + b"\0")
+        opening = await open_answering(
+            driver, pty, cobs_encode(head + CRC.pack(crc16(head))) + b"\0"
+        )
         with pytest.raises(ProtocolVersionError, match="speaks protocol version 3"):
             await opening
         assert not driver.transport.is_open
@@ -133,9 +141,7 @@ def test_other_protocol_version_is_refused_at_open(pty):
 def test_a_seat_board_on_the_shoe_port_is_refused(pty):
     async def scenario():
         driver = ShoeDriver.from_url(pty.path, FAST)
-        opening = asyncio.ensure_future(driver.open())
-        await pty.messages(Reset)
-        pty.write(hello(DeviceKind.SEAT_BOARD))
+        opening = await open_answering(driver, pty, hello(DeviceKind.SEAT_BOARD))
         with pytest.raises(WrongDeviceError, match="expected a shoe, but a seat_board"):
             await opening
 
@@ -145,10 +151,7 @@ def test_a_seat_board_on_the_shoe_port_is_refused(pty):
 def test_events_in_order_then_lamps_then_close(pty):
     async def scenario():
         driver = ShoeDriver.from_url(pty.path, FAST)
-        opening = asyncio.ensure_future(driver.open())
-        await pty.messages(Reset)
-        pty.write(hello(next_seq=2, pending=2))
-        await opening
+        await (await open_answering(driver, pty, hello(next_seq=2, pending=2)))
         pty.write(encode_frame(0, CardRead(51, 1)) + encode_frame(1, CardRead(2, 2)))
         up = await driver.next_event()
         assert isinstance(up, ev.LinkUp) and up.device.serial == "DEV-7"
@@ -169,10 +172,7 @@ def test_events_in_order_then_lamps_then_close(pty):
 def test_silence_then_hello_gives_link_down_and_up_with_reasons(pty):
     async def scenario():
         driver = SeatBoardDriver.from_url(pty.path, FAST)
-        opening = asyncio.ensure_future(driver.open())
-        await pty.messages(Reset)
-        pty.write(hello(DeviceKind.SEAT_BOARD))
-        await opening
+        await (await open_answering(driver, pty, hello(DeviceKind.SEAT_BOARD)))
         async with driver:
             assert isinstance(await driver.next_event(), ev.LinkUp)
             down = await driver.next_event()  # nothing more from the device: silence
