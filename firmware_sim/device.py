@@ -1,0 +1,362 @@
+"""The sans-IO core shared by the simulated shoe and seat board.
+
+No sockets, no clock: a transport hands over the bytes from the host with
+``receive(data, now)``, asks for the bytes due to the host with
+``transmit(now)`` and calls ``transmit`` again at ``next_deadline()`` (or
+sooner, after any control action). ``now`` is in seconds on any monotonic
+clock. The device follows docs/protocol.md: events are buffered until
+acknowledged, retransmitted (go-back-N) on RESEND and on timeout, heartbeats
+are sent when idle, and HELLO plus every pending event follow each connection.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import ClassVar, TypeVar
+
+from drivers.protocol import (
+    PROTOCOL_VERSION,
+    Ack,
+    DecodeError,
+    DeviceKind,
+    Fault,
+    FaultCleared,
+    FaultCode,
+    FrameDecoder,
+    Hello,
+    Indicator,
+    Message,
+    Resend,
+    Reset,
+    Status,
+    StatusRequest,
+    encode_frame,
+    seq_add,
+    seq_distance,
+)
+from firmware_sim.faults import FaultInjector
+
+E = TypeVar("E", bound=IntEnum)
+HOST_SILENCE_HEARTBEATS = 3  # lamps go off after this many silent heartbeat intervals
+
+
+class DeviceError(ValueError):
+    """A control action the device cannot perform now; nothing was changed."""
+
+
+@dataclass
+class DeviceStats:
+    """Counters for tests and the control channel."""
+
+    connections: int = 0  # times the link was (re)established
+    frames_sent: int = 0  # frames handed to the wire, before wire faults
+    retransmissions: int = 0  # event frames sent again
+    heartbeats: int = 0  # STATUS frames sent because the device was idle
+    frames_received: int = 0  # valid frames from the host
+    receive_errors: int = 0  # frames from the host dropped by the decoder
+    ignored: int = 0  # valid frames that a device does not act on
+
+
+@dataclass
+class _Pending:
+    seq: int
+    message: Message
+    sent_at: float | None = None
+    acked: bool = False
+
+
+_Outgoing = _Pending | type[Hello] | type[Status]
+
+
+class SimulatedDevice:
+    """Base of :class:`SimulatedShoe` and :class:`SimulatedSeatBoard`."""
+
+    KIND: ClassVar[DeviceKind]
+    FAULT_CODES: ClassVar[frozenset[FaultCode]]
+
+    def __init__(
+        self,
+        *,
+        serial: str,
+        seed: int = 0,
+        firmware: tuple[int, int, int] = (1, 0, 0),
+        heartbeat_ms: int = 1000,
+        retransmit_timeout: float = 0.5,
+        buffer_size: int = 1024,
+        first_seq: int = 0,
+        boot_id: int | None = None,
+        protocol_version: int = PROTOCOL_VERSION,
+    ) -> None:
+        if not 1 <= buffer_size <= 0x7FFF:
+            raise DeviceError(f"buffer_size must be 1..32767, not {buffer_size}")
+        if retransmit_timeout <= 0:
+            raise DeviceError(f"retransmit_timeout must be > 0, not {retransmit_timeout}")
+        self.rng = random.Random(seed)
+        self.faults = FaultInjector(seed=self.rng.getrandbits(32))
+        boot = self.rng.getrandbits(32) if boot_id is None else boot_id
+        # Validates serial, firmware, heartbeat, seq and version once, up front.
+        Hello(protocol_version, self.KIND, firmware, serial, boot, first_seq, 0, heartbeat_ms)
+        self.serial = serial
+        self.firmware = firmware
+        self.heartbeat = heartbeat_ms / 1000
+        self.retransmit_timeout = retransmit_timeout
+        self.buffer_size = buffer_size
+        self.boot_id = boot
+        self.protocol_version = protocol_version
+        self.next_seq = first_seq
+        self.stats = DeviceStats()
+        self.connected = False
+        self.bonus_lamp = False
+        self.seat_lamps: frozenset[int] = frozenset()
+        self.active_faults: set[FaultCode] = set()
+        self._pending: deque[_Pending] = deque()
+        self._outbox: list[_Outgoing] = []
+        self._wire: deque[tuple[float, bytes]] = deque()
+        self._decoder = FrameDecoder()
+        self._now = 0.0
+        self._last_sent = 0.0
+        self._last_heard = 0.0
+        self._reconnect_at: float | None = None
+
+    # --- state ----------------------------------------------------------------------------
+
+    @property
+    def pending(self) -> int:
+        """Events not yet acknowledged."""
+        return len(self._pending)
+
+    @property
+    def first_unacked(self) -> int:
+        return seq_add(self.next_seq, -len(self._pending))
+
+    def pending_events(self) -> list[tuple[int, Message]]:
+        return [(p.seq, p.message) for p in self._pending]
+
+    def hello(self) -> Hello:
+        return Hello(
+            self.protocol_version,
+            self.KIND,
+            self.firmware,
+            self.serial,
+            self.boot_id,
+            self.next_seq,
+            len(self._pending),
+            round(self.heartbeat * 1000),
+        )
+
+    def status(self) -> Status:
+        return Status(
+            self.next_seq,
+            len(self._pending),
+            frozenset(self.active_faults),
+            self.bonus_lamp,
+            self.seat_lamps,
+            self._occupied(),
+            self._cards_remaining(),
+        )
+
+    def _occupied(self) -> frozenset[int]:
+        return frozenset()
+
+    def _cards_remaining(self) -> int:
+        return 0
+
+    # --- link -----------------------------------------------------------------------------
+
+    def connect(self, now: float) -> None:
+        """The link is (re)established: HELLO, then every unacknowledged event."""
+        self._now = now
+        self.connected = True
+        self.stats.connections += 1
+        self._reconnect_at = None
+        self._decoder.reset()
+        self._wire.clear()
+        self._last_heard = now
+        self._last_sent = now
+        self._outbox = [Hello, *self._pending]
+
+    def disconnect(self) -> None:
+        """The cable is pulled: output stops, bytes in flight are lost, events are kept."""
+        self.connected = False
+        self._reconnect_at = None
+        self._outbox.clear()
+        self._wire.clear()
+        self._decoder.reset()
+
+    def unplug(self, now: float, duration: float) -> None:
+        """Disconnect now and reconnect by itself ``duration`` seconds later."""
+        if duration < 0:
+            raise DeviceError(f"an unplug lasts >= 0 seconds, not {duration}")
+        self.disconnect()
+        self._now = now
+        self._reconnect_at = now + duration
+
+    def receive(self, data: bytes, now: float) -> None:
+        """Bytes from the host (ignored while disconnected)."""
+        self._now = now
+        if not self.connected:
+            return
+        for item in self._decoder.feed(data):
+            if isinstance(item, DecodeError):
+                self.stats.receive_errors += 1
+                continue
+            self.stats.frames_received += 1
+            self._last_heard = now
+            self._handle(item.message)
+
+    def _handle(self, message: Message) -> None:
+        match message:
+            case Ack(seq=seq):
+                self._acknowledge(seq)
+            case Resend(seq=seq):
+                self._resend_from(seq)
+            case Reset():
+                self._set_lamps(False, frozenset())
+                self._outbox = [Hello, *self._pending]
+            case StatusRequest():
+                self._outbox.append(Status)
+            case Indicator(bonus_lamp=bonus, seat_lamps=seats):
+                self._set_lamps(bonus, seats)
+                self._outbox.append(Status)
+            case _:
+                self.stats.ignored += 1
+
+    def _acknowledge(self, seq: int) -> None:
+        covered = seq_distance(self.first_unacked, seq) + 1
+        if not 0 < covered <= len(self._pending):
+            return  # stale, repeated, or for an event not sent: changes nothing
+        for _ in range(covered):
+            self._pending.popleft().acked = True
+
+    def _resend_from(self, seq: int) -> None:
+        start = seq_distance(self.first_unacked, seq)
+        if start >= len(self._pending):
+            return  # nothing sent from there on
+        self._requeue(list(self._pending)[max(start, 0) :])
+
+    def _requeue(self, entries: Iterable[_Pending]) -> None:
+        self._outbox = [item for item in self._outbox if not isinstance(item, _Pending)]
+        self._outbox.extend(entries)
+
+    def _set_lamps(self, bonus: bool, seats: frozenset[int]) -> None:
+        self.bonus_lamp = bonus
+        self.seat_lamps = seats
+
+    def transmit(self, now: float) -> bytes:
+        """The bytes due to the host at ``now``, after wire faults."""
+        self._now = now
+        if self._reconnect_at is not None and now >= self._reconnect_at:
+            self.connect(now)
+        if not self.connected:
+            return b""
+        if (self.bonus_lamp or self.seat_lamps) and now >= self._lamps_deadline():
+            self._set_lamps(False, frozenset())
+        retransmit_at = self._retransmit_deadline()
+        if retransmit_at is not None and now >= retransmit_at:
+            self._requeue(self._pending)
+        if not self._outbox and now >= self._last_sent + self.heartbeat:
+            self._outbox.append(Status)
+            self.stats.heartbeats += 1
+        self._send_outbox(now)
+        due = bytearray()
+        while self._wire and self._wire[0][0] <= now:
+            due += self._wire.popleft()[1]
+        return bytes(due)
+
+    def _send_outbox(self, now: float) -> None:
+        outbox, self._outbox = self._outbox, []
+        release = max(now + self.faults.delay, self._wire[-1][0] if self._wire else now)
+        for item in outbox:
+            if item is Hello:
+                frame = b"\x00" + encode_frame(0, self.hello(), self.protocol_version)
+            elif item is Status:
+                frame = encode_frame(0, self.status(), self.protocol_version)
+            else:
+                if item.acked:
+                    continue
+                if item.sent_at is not None:
+                    self.stats.retransmissions += 1
+                item.sent_at = now
+                frame = encode_frame(item.seq, item.message, self.protocol_version)
+            self.stats.frames_sent += 1
+            self._last_sent = now
+            self._wire.extend((release, copy) for copy in self.faults.on_wire(frame))
+
+    def _retransmit_deadline(self) -> float | None:
+        """When the oldest pending event, if sent, is due again."""
+        if not self._pending or self._pending[0].sent_at is None:
+            return None
+        return self._pending[0].sent_at + self.retransmit_timeout
+
+    def _lamps_deadline(self) -> float:
+        return self._last_heard + HOST_SILENCE_HEARTBEATS * self.heartbeat
+
+    def next_deadline(self) -> float | None:
+        """When ``transmit`` must be called again (None: only after new input)."""
+        times: list[float] = []
+        if self._reconnect_at is not None:
+            times.append(self._reconnect_at)
+        if self.connected:
+            if self._outbox:
+                return self._now
+            times.append(self._last_sent + self.heartbeat)
+            retransmit_at = self._retransmit_deadline()
+            if retransmit_at is not None:
+                times.append(retransmit_at)
+            if self.bonus_lamp or self.seat_lamps:
+                times.append(self._lamps_deadline())
+        if self._wire:
+            times.append(self._wire[0][0])
+        return min(times, default=None)
+
+    # --- events ---------------------------------------------------------------------------
+
+    def _require_room(self) -> None:
+        if len(self._pending) >= self.buffer_size:
+            raise DeviceError(
+                f"event buffer full ({len(self._pending)} unacknowledged events): "
+                "the device holds the action until the host acknowledges"
+            )
+
+    def _emit(self, message: Message) -> int:
+        """Buffer a new event (after ``_require_room``) and queue it; returns its seq."""
+        entry = _Pending(self.next_seq, message)
+        self._pending.append(entry)
+        self.next_seq = seq_add(self.next_seq)
+        if self.connected:
+            self._outbox.append(entry)
+        return entry.seq
+
+    def set_fault(self, code: FaultCode | str, active: bool) -> Message:
+        """Raise (``active``) or clear a fault; returns the FAULT or FAULT_CLEARED sent."""
+        fault = parse_enum(FaultCode, code, "fault")
+        if fault not in self.FAULT_CODES:
+            allowed = ", ".join(sorted(c.name.lower() for c in self.FAULT_CODES))
+            kind = self.KIND.name.lower()
+            raise DeviceError(f"a {kind} has no {fault.name.lower()} fault (it has: {allowed})")
+        if (fault in self.active_faults) == active:
+            state = "already active" if active else "not active"
+            raise DeviceError(f"fault {fault.name.lower()} is {state}")
+        self._require_room()
+        message: Message
+        if active:
+            self.active_faults.add(fault)
+            message = Fault(fault)
+        else:
+            self.active_faults.discard(fault)
+            message = FaultCleared(fault)
+        self._emit(message)
+        return message
+
+
+def parse_enum(kind: type[E], value: E | int | str, what: str) -> E:
+    """An enum member from itself, its number or its (case-insensitive) name."""
+    try:
+        return kind[value.upper()] if isinstance(value, str) else kind(value)
+    except (KeyError, ValueError):
+        known = ", ".join(member.name.lower() for member in kind)
+        raise DeviceError(f"unknown {what} {value!r}; known: {known}") from None

@@ -1,0 +1,444 @@
+"""The sans-IO simulated shoe and seat board, driven by a small host through the codec."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from simhost import SimHost, pump
+
+from drivers.protocol import (
+    Ack,
+    CardRead,
+    Deck,
+    DeviceKind,
+    Disposition,
+    Fault,
+    FaultCleared,
+    FaultCode,
+    FrameDecoder,
+    Hello,
+    Indicator,
+    Resend,
+    Reset,
+    SeatCard,
+    SeatOccupied,
+    Status,
+    StatusRequest,
+    Unreadable,
+    encode_frame,
+    from_dict,
+)
+from firmware_sim import (
+    DeviceError,
+    FaultSettingError,
+    SimulatedSeatBoard,
+    SimulatedShoe,
+)
+
+VECTORS = json.loads((Path(__file__).parent / "vectors" / "protocol_v1.json").read_text())
+VECTOR = {v["name"]: v for v in VECTORS["frames"]}
+
+
+def frames_of(data: bytes) -> list:
+    return FrameDecoder().feed(data)
+
+
+def connected_shoe(**kw) -> tuple[SimulatedShoe, SimHost]:
+    shoe = SimulatedShoe(seed=kw.pop("seed", 1), **kw)
+    host = SimHost()
+    shoe.connect(0.0)
+    host.feed(shoe.transmit(0.0))
+    return shoe, host
+
+
+# --- the vectors --------------------------------------------------------------------------
+
+
+def test_hello_is_the_golden_vector():
+    hello = from_dict(VECTOR["hello-shoe"]["message"])
+    shoe = SimulatedShoe(
+        serial=hello.serial, firmware=hello.firmware, boot_id=hello.boot_id, heartbeat_ms=1000
+    )
+    shoe.connect(0.0)
+    assert shoe.transmit(0.0).hex() == "00" + VECTOR["hello-shoe"]["wire"]
+
+
+def test_host_vectors_are_understood():
+    shoe, host = connected_shoe()
+    shoe.load(range(52), deck_id=1)
+    for _ in range(3):
+        shoe.draw()
+    host.deaf = True
+    pump(shoe, host, 0.0, lambda: len(host.events) == 4)
+    assert shoe.pending == 4
+    ack = bytes.fromhex(VECTOR["ack"]["wire"])  # ACK 0x0102: not sent yet, changes nothing
+    shoe.receive(ack, 0.1)
+    assert shoe.pending == 4
+    shoe.receive(bytes.fromhex(VECTOR["indicator-bonus-seat-3"]["wire"]), 0.1)
+    assert (shoe.bonus_lamp, shoe.seat_lamps) == (True, {3})
+    status = frames_of(shoe.transmit(0.1))[-1].message
+    assert isinstance(status, Status) and status.bonus_lamp and status.seat_lamps == {3}
+    shoe.receive(bytes.fromhex(VECTOR["status-request"]["wire"]), 0.2)
+    assert isinstance(frames_of(shoe.transmit(0.2))[0].message, Status)
+    shoe.receive(bytes.fromhex(VECTOR["reset"]["wire"]), 0.3)
+    assert not shoe.bonus_lamp
+    assert [type(f.message) for f in frames_of(shoe.transmit(0.3))] == [
+        Hello,
+        Deck,
+        CardRead,
+        CardRead,
+        CardRead,
+    ]
+    errors = shoe.stats.receive_errors
+    expected = sum("error" in e for bad in VECTORS["malformed"] for e in bad["expect"])
+    for bad in VECTORS["malformed"]:
+        shoe.receive(bytes.fromhex(bad["wire"]), 0.4)
+    assert shoe.stats.receive_errors == errors + expected
+    assert shoe.pending == 4
+
+
+# --- ARQ ----------------------------------------------------------------------------------
+
+
+def test_connect_sends_hello_then_events_are_delivered_in_order():
+    shoe, host = connected_shoe()
+    assert [h.device_kind for h in host.hellos] == [DeviceKind.SHOE]
+    shoe.load(decks=1, shuffle_seed=99)
+    order = shoe.upcoming()
+    for _ in range(52):
+        shoe.draw()
+    pump(shoe, host, 0.0, lambda: shoe.pending == 0)
+    assert [m.card for m in host.messages()[1:]] == order
+    assert [m.read_counter for m in host.messages()[1:]] == list(range(52))
+    assert sorted(order) == list(range(52))
+    assert shoe.stats.retransmissions == 0
+
+
+def test_unacknowledged_events_are_retransmitted_on_timeout():
+    shoe, _ = connected_shoe(retransmit_timeout=0.25)
+    shoe.load(range(52))
+    assert [f.seq for f in frames_of(shoe.transmit(0.1))] == [0]  # lost: nobody answers
+    assert shoe.transmit(0.3) == b""
+    assert shoe.next_deadline() == pytest.approx(0.35)
+    assert [f.seq for f in frames_of(shoe.transmit(0.35))] == [0]
+    assert shoe.stats.retransmissions == 1
+    shoe.receive(encode_frame(0, Ack(0)), 0.4)
+    assert shoe.pending == 0
+    assert shoe.transmit(0.9) == b""  # acknowledged: no retransmission
+    assert shoe.stats.retransmissions == 1
+
+
+def test_resend_retransmits_from_the_asked_number_in_order():
+    shoe, _ = connected_shoe()
+    shoe.load(range(52))
+    for _ in range(5):
+        shoe.draw()
+    assert len(frames_of(shoe.transmit(0.1))) == 6
+    shoe.receive(encode_frame(0, Ack(1)), 0.2)
+    assert shoe.first_unacked == 2
+    shoe.receive(encode_frame(0, Resend(4)), 0.2)
+    assert [f.seq for f in frames_of(shoe.transmit(0.2))] == [4, 5]
+    shoe.receive(encode_frame(0, Resend(0)), 0.2)  # already acknowledged: from the oldest
+    assert [f.seq for f in frames_of(shoe.transmit(0.2))] == [2, 3, 4, 5]
+    shoe.receive(encode_frame(0, Resend(6)), 0.2)  # not sent yet: nothing
+    assert shoe.transmit(0.2) == b""
+
+
+def test_stale_and_future_acks_change_nothing():
+    shoe, _ = connected_shoe(first_seq=100)
+    shoe.load(range(52))
+    shoe.draw()
+    shoe.transmit(0.0)
+    for seq in (99, 102, 40000):
+        shoe.receive(encode_frame(0, Ack(seq)), 0.1)
+        assert shoe.pending == 2
+    shoe.receive(encode_frame(0, Ack(101)), 0.1)
+    assert shoe.pending == 0
+
+
+def test_sequence_numbers_wrap_and_the_host_follows():
+    shoe, host = connected_shoe(first_seq=65533)
+    shoe.load(range(52))
+    for _ in range(6):
+        shoe.draw()
+    pump(shoe, host, 0.0, lambda: shoe.pending == 0)
+    assert [seq for seq, _ in host.events] == [65533, 65534, 65535, 0, 1, 2, 3]
+    assert [m.card for m in host.messages()[1:]] == list(range(6))
+
+
+def test_heartbeat_when_idle_only():
+    shoe, _ = connected_shoe(heartbeat_ms=200)
+    assert shoe.next_deadline() == pytest.approx(0.2)
+    assert isinstance(frames_of(shoe.transmit(0.2))[0].message, Status)
+    shoe.load(range(52))
+    assert [type(f.message) for f in frames_of(shoe.transmit(0.3))] == [Deck]
+    assert shoe.stats.heartbeats == 1
+    shoe.receive(encode_frame(0, Ack(0)), 0.35)
+    status = frames_of(shoe.transmit(0.5))[0].message
+    assert status == Status(1, 0, frozenset(), False, frozenset(), frozenset(), 52)
+
+
+def test_events_while_disconnected_are_kept_and_follow_hello():
+    shoe, host = connected_shoe()
+    shoe.load(range(52))
+    pump(shoe, host, 0.0, lambda: shoe.pending == 0)
+    shoe.disconnect()
+    for _ in range(3):
+        shoe.draw()
+    assert shoe.transmit(5.0) == b""
+    assert shoe.next_deadline() is None
+    shoe.receive(encode_frame(0, Ack(3)), 5.0)  # nothing heard while unplugged
+    assert shoe.pending == 3
+    shoe.connect(6.0)
+    out = shoe.transmit(6.0)
+    assert out.startswith(b"\x00")
+    assert [type(f.message) for f in frames_of(out)] == [Hello, CardRead, CardRead, CardRead]
+    host.feed(out)
+    pump(shoe, host, 6.0, lambda: shoe.pending == 0)
+    assert [m.card for m in host.messages()[1:]] == [0, 1, 2]
+    assert len(host.hellos) == 2
+
+
+def test_unplug_reconnects_by_itself():
+    shoe, host = connected_shoe()
+    shoe.unplug(1.0, 2.5)
+    shoe.load(range(52))
+    assert not shoe.connected and shoe.next_deadline() == 3.5
+    assert shoe.transmit(3.0) == b""
+    pump(shoe, host, 3.5, lambda: shoe.pending == 0)
+    assert shoe.connected and len(host.hellos) == 2
+    assert host.messages() == [Deck(shoe.deck_id, 52, 52)]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_nothing_lost_across_wire_faults_and_disconnects(seed):
+    shoe, host = connected_shoe(seed=seed, retransmit_timeout=0.2)
+    shoe.faults.update(corrupt_rate=0.01, drop_rate=0.02, duplicate_rate=0.02, delay=0.003)
+    shoe.load(decks=8)
+    order = shoe.upcoming()
+    t = 0.0
+    for i in range(len(order)):
+        draw = shoe.draw()
+        if i % 80 == 79:
+            shoe.unplug(t, 1.0)
+        t = pump(shoe, host, t + 0.001, lambda d=draw: host.messages()[-1:] == [d.message])
+    pump(shoe, host, t, lambda: shoe.pending == 0)
+    assert [m.card for m in host.messages()[1:]] == order
+    assert host.errors and host.duplicates and shoe.stats.retransmissions
+    assert shoe.stats.connections == 1 + len(order) // 80 and len(host.hellos) >= 2
+
+
+def test_runs_are_reproducible_from_the_seed():
+    def run() -> bytes:
+        shoe = SimulatedShoe(seed=11)
+        shoe.faults.update(corrupt_rate=0.05, drop_rate=0.1, duplicate_rate=0.1)
+        shoe.connect(0.0)
+        shoe.load(decks=2)
+        out = bytearray(shoe.transmit(0.0))
+        for i in range(104):
+            shoe.draw(unreadable=i % 17 == 0)
+            out += shoe.transmit(i * 0.01)
+        return bytes(out)
+
+    assert run() == run()
+
+
+def test_delay_holds_frames_in_order():
+    shoe, _ = connected_shoe()
+    shoe.faults.delay = 0.05
+    shoe.load(range(52))
+    shoe.draw()
+    assert shoe.transmit(1.0) == b""
+    assert shoe.next_deadline() == pytest.approx(1.05)
+    assert [f.seq for f in frames_of(shoe.transmit(1.05))] == [0, 1]
+
+
+# --- lamps ---------------------------------------------------------------------------------
+
+
+def test_indicator_lamps_answered_and_turned_off_when_the_host_falls_silent():
+    shoe, _ = connected_shoe(heartbeat_ms=100)
+    shoe.receive(encode_frame(0, Indicator(True, {2, 5})), 1.0)
+    status = frames_of(shoe.transmit(1.0))[0].message
+    assert (status.bonus_lamp, status.seat_lamps) == (True, {2, 5})
+    shoe.receive(encode_frame(0, StatusRequest()), 1.25)
+    shoe.transmit(1.3)
+    assert shoe.bonus_lamp
+    assert shoe.next_deadline() == pytest.approx(1.4)  # heartbeat; lamps off at 1.55
+    shoe.transmit(1.5)
+    assert shoe.bonus_lamp
+    shoe.transmit(1.55)
+    assert (shoe.bonus_lamp, shoe.seat_lamps) == (False, frozenset())
+
+
+def test_reset_turns_lamps_off_and_resends_everything():
+    shoe, _ = connected_shoe()
+    shoe.load(range(52))
+    shoe.receive(encode_frame(0, Indicator(True, {1})), 0.0)
+    shoe.transmit(0.0)
+    shoe.receive(encode_frame(0, Reset()), 0.1)
+    frames = frames_of(shoe.transmit(0.1))
+    assert [type(f.message) for f in frames] == [Hello, Deck]
+    assert frames[0].message.pending == 1 and not shoe.bonus_lamp
+
+
+# --- the shoe ------------------------------------------------------------------------------
+
+
+def test_shoe_loading():
+    shoe, _ = connected_shoe()
+    assert shoe.load([51, 8, 8], deck_id=7) == Deck(7, 3, 3)
+    assert shoe.upcoming() == [51, 8, 8]
+    first = shoe.load(decks=6, shuffle_seed=5)
+    assert first.cards_loaded == 312 and first.deck_id == 5
+    assert sorted(shoe.upcoming()) == sorted(list(range(52)) * 6)
+    again = SimulatedShoe(seed=1)
+    again.load(decks=6, shuffle_seed=5)
+    assert again.upcoming() == shoe.upcoming()
+    for bad, reason in [
+        ([52], r"0\.\.51"),
+        ([], r"1\.\.65535"),
+        (["As"], r"0\.\.51"),
+    ]:
+        with pytest.raises(DeviceError, match=reason):
+            shoe.load(bad)
+    with pytest.raises(DeviceError, match="decks"):
+        shoe.load(decks=0)
+    assert shoe.cards_remaining == 312 and shoe.pending == 2
+
+
+def test_draw_reports_card_with_uid_or_unreadable():
+    shoe, _ = connected_shoe()
+    shoe.load([10, 11, 12, 13])
+    first = shoe.draw()
+    assert first.card == 10 and first.message.card == 10 and len(first.message.uid) == 7
+    unread = shoe.draw(unreadable=True, disposition="dealt_unread")
+    assert unread == type(unread)(11, Unreadable(1, Disposition.DEALT_UNREAD))
+    shoe.unreadable_next()
+    assert shoe.draw().message == Unreadable(2, Disposition.REJECT_TRAY)
+    assert isinstance(shoe.draw().message, CardRead)
+    with pytest.raises(DeviceError, match="empty"):
+        shoe.draw()
+    optical = SimulatedShoe(reader="optical")
+    optical.load([3])
+    assert optical.draw().message == CardRead(3, 0, b"")
+
+
+def test_unreadable_rate():
+    shoe, _ = connected_shoe(seed=4)
+    shoe.faults.unreadable_rate = 0.25
+    shoe.load(decks=4)
+    unread = sum(isinstance(shoe.draw().message, Unreadable) for _ in range(208))
+    assert 30 < unread < 80
+
+
+def test_jam_lid_and_reader_faults():
+    shoe, host = connected_shoe()
+    shoe.load(range(52))
+    shoe.jam()
+    with pytest.raises(DeviceError, match="jammed"):
+        shoe.draw()
+    with pytest.raises(DeviceError, match="already active"):
+        shoe.jam()
+    shoe.clear_jam()
+    shoe.open_lid()
+    with pytest.raises(DeviceError, match="lid"):
+        shoe.draw()
+    shoe.close_lid()
+    shoe.set_fault("reader", True)
+    assert isinstance(shoe.draw().message, Unreadable)
+    with pytest.raises(DeviceError, match="no sensor fault"):
+        shoe.set_fault("sensor", True)
+    with pytest.raises(DeviceError, match="unknown fault"):
+        shoe.set_fault("smoke", True)
+    assert shoe.cards_remaining == 51
+    pump(shoe, host, 0.0, lambda: shoe.pending == 0)
+    assert host.messages()[1:] == [
+        Fault(FaultCode.JAM),
+        FaultCleared(FaultCode.JAM),
+        Fault(FaultCode.LID_OPEN),
+        FaultCleared(FaultCode.LID_OPEN),
+        Fault(FaultCode.READER),
+        Unreadable(0, Disposition.REJECT_TRAY),
+    ]
+    assert host.statuses == [] or FaultCode.READER in host.statuses[-1].faults
+
+
+def test_full_buffer_refuses_the_action_and_changes_nothing():
+    shoe, _ = connected_shoe(buffer_size=3)
+    shoe.load(range(52))
+    shoe.draw()
+    shoe.draw()
+    with pytest.raises(DeviceError, match="buffer full"):
+        shoe.draw()
+    with pytest.raises(DeviceError, match="buffer full"):
+        shoe.jam()
+    assert shoe.cards_remaining == 50 and shoe.read_counter == 2
+    assert FaultCode.JAM not in shoe.active_faults
+    shoe.receive(encode_frame(0, Ack(0)), 0.0)
+    assert shoe.draw().card == 2
+
+
+def test_fault_settings_are_checked():
+    shoe = SimulatedShoe()
+    with pytest.raises(FaultSettingError, match=r"0\.\.1"):
+        shoe.faults.drop_rate = 1.5
+    with pytest.raises(FaultSettingError, match="unknown fault setting"):
+        shoe.faults.update(drop_rate=0.5, smoke=1)
+    with pytest.raises(FaultSettingError, match="delay"):
+        shoe.faults.update(drop_rate=0.5, delay=-1)
+    assert shoe.faults.drop_rate == 0.0
+    shoe.faults.update(drop_rate=1, delay=0.1)
+    assert shoe.faults.settings()["drop_rate"] == 1.0
+
+
+def test_other_protocol_version_for_testing_hosts():
+    shoe = SimulatedShoe(protocol_version=2)
+    shoe.connect(0.0)
+    (error,) = FrameDecoder().feed(shoe.transmit(0.0))
+    assert (error.code, error.version) == ("version", 2)
+
+
+# --- the seat board ------------------------------------------------------------------------
+
+
+def test_seat_board_occupancy_and_cards():
+    board = SimulatedSeatBoard(seed=3)
+    host = SimHost()
+    board.connect(0.0)
+    assert board.sit(3) == SeatOccupied(3, True)
+    with pytest.raises(DeviceError, match="already occupied"):
+        board.sit(3)
+    with pytest.raises(DeviceError, match=r"1\.\.8"):
+        board.sit(9)
+    assert board.place(3, 51) == SeatCard(3, 51)
+    assert board.place(3, 8, lands_at=4) == SeatCard(4, 8)
+    board.set_fault("reader", True)
+    assert board.place(5, 9) == SeatCard(5, None)
+    board.set_fault("reader", False)
+    board.set_fault("sensor", True)
+    assert board.place(5, 9) is None
+    board.set_fault("sensor", False)
+    assert board.leave(3) == SeatOccupied(3, False)
+    with pytest.raises(DeviceError, match="already vacant"):
+        board.leave(3)
+    with pytest.raises(DeviceError, match="jam"):
+        board.set_fault("jam", True)
+    board.sit(1)
+    pump(board, host, 0.0, lambda: board.pending == 0)
+    assert host.hellos[0].device_kind == DeviceKind.SEAT_BOARD
+    assert [type(m) for m in host.messages()].count(SeatCard) == 3
+    assert host.statuses == [] or host.statuses[-1].occupied == {1}
+    assert board.status().occupied == {1}
+
+
+def test_misplace_rate_lands_cards_at_a_neighbour():
+    board = SimulatedSeatBoard(seed=5)
+    board.faults.misplace_rate = 1.0
+    landed = [board.place(1, 0).seat for _ in range(5)]
+    assert landed == [2] * 5
+    middle = {board.place(4, 0).seat for _ in range(40)}
+    assert middle == {3, 5}
+    assert SimulatedSeatBoard(seats=1).place(1, 0) == SeatCard(1, 0)
