@@ -11,7 +11,9 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-SUBCOMMANDS: tuple[ModuleType, ...] = ()
+from controller.cli import eval_command
+
+SUBCOMMANDS: tuple[ModuleType, ...] = (eval_command,)
 
 
 def build_parser() -> argparse.ArgumentParser:

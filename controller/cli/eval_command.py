@@ -1,0 +1,91 @@
+"""``luck-table eval``: evaluate hands from the command line.
+
+Single mode prints the hand (or its JSON with ``--json``); exit status 2 on bad
+input. Batch mode (``--batch FILE``, ``-`` for stdin) prints one JSON object per
+input line, in order; a bad line prints ``{"line": N, "error": "..."}`` in its
+place, and the exit status is then 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, TextIO
+
+from controller.rules import CardError, HandValue, Rules, Variant, evaluate
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "eval",
+        help="evaluate a hand of 5 to 8 cards",
+        description="Evaluate the best five-card hand of 5 to 8 cards (fours wild by default).",
+    )
+    parser.add_argument(
+        "--variant",
+        choices=[variant.value for variant in Variant],
+        default=Variant.LUCK_OF_THE_IRISH.value,
+        help="luck-of-the-irish (fours wild, the default) or seven-card-stud (no wild cards)",
+    )
+    parser.add_argument(
+        "--double-ace-flush",
+        action="store_true",
+        help="every wild card in a flush plays as an ace",
+    )
+    parser.add_argument("--json", action="store_true", help="print the hand as JSON")
+    parser.add_argument(
+        "--batch",
+        metavar="FILE",
+        help="evaluate one hand per line of FILE ('-' for stdin), printing JSON lines",
+    )
+    parser.add_argument("cards", nargs="*", metavar="CARD", help="cards such as Ks 4d 10h")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    rules = Rules(variant=Variant(args.variant), double_ace_flush=args.double_ace_flush)
+    if args.batch is not None:
+        if args.cards:
+            return _usage("give cards or --batch FILE, not both")
+        if args.batch == "-":
+            return _run_batch(sys.stdin, rules)
+        try:
+            with open(args.batch, encoding="utf-8") as lines:
+                return _run_batch(lines, rules)
+        except OSError as error:
+            return _usage(f"cannot read {args.batch}: {error.strerror}")
+    if not args.cards:
+        return _usage("no cards given")
+    try:
+        hand = evaluate(" ".join(args.cards), rules)
+    except CardError as error:
+        return _usage(str(error))
+    print(json.dumps(hand.to_json()) if args.json else _spoken(hand))
+    return 0
+
+
+def _run_batch(lines: TextIO, rules: Rules) -> int:
+    status = 0
+    for number, line in enumerate(lines, start=1):
+        try:
+            result: dict[str, Any] = evaluate(line, rules).to_json()
+        except CardError as error:
+            result = {"line": number, "error": str(error)}
+            status = 1
+        print(json.dumps(result), flush=False)
+    sys.stdout.flush()
+    return status
+
+
+def _spoken(hand: HandValue) -> str:
+    played = ", ".join(
+        str(card.card) if card.card == card.as_ else f"{card.card} as {card.as_}"
+        for card in hand.played
+    )
+    return f"{hand.description}: {played}"
+
+
+def _usage(message: str) -> int:
+    print(f"luck-table eval: {message}", file=sys.stderr)
+    return 2
