@@ -218,8 +218,7 @@ def evaluate(cards: str | Iterable[Card | int | str], rules: Rules = _DEFAULT_RU
         lane = (natural >> suit) & _SUIT_LANE
         if lane.bit_count() >= need:
             flush = flush_keys[lane | wilds]
-            if flush > key:
-                key = flush
+            key = flush if flush > key else key
     return HandValue(key, mask, held, rules)
 
 
@@ -433,6 +432,5 @@ def _assign(plan: list[tuple[Card | None, Card]], wilds: list[Card]) -> tuple[Pl
         raise AssertionError(f"{plan} needs more wild cards than {wilds}")
     played = [holder if holder is not None else spare.pop(0) for holder in holders]
     return tuple(
-        PlayedCard(holder, stands_for)
-        for holder, (_, stands_for) in zip(played, plan, strict=True)
+        PlayedCard(holder, stands_for) for holder, (_, stands_for) in zip(played, plan, strict=True)
     )

@@ -43,9 +43,10 @@ RANK_INDEXES = 13
 
 # A straight's five rank indexes from its high card's index down; the wheel (5-4-3-2-A)
 # is five-high, its ace playing low.
-STRAIGHT_WINDOWS: tuple[tuple[int, tuple[int, ...]], ...] = tuple(
-    (high, tuple(range(high, high - 5, -1))) for high in range(12, 3, -1)
-) + ((3, (3, 2, 1, 0, 12)),)
+STRAIGHT_WINDOWS: tuple[tuple[int, tuple[int, ...]], ...] = (
+    *((high, tuple(range(high, high - 5, -1))) for high in range(12, 3, -1)),
+    (3, (3, 2, 1, 0, 12)),
+)
 
 # Dense-index layout for evaluate_many: a card adds COUNT_WEIGHT[code] to a running
 # sum whose low bits are two base-5 numbers (rank counts of 2..8 and of 9..A), then
@@ -139,9 +140,15 @@ def hand_tables(wild: bool, double_ace_flush: bool) -> HandTables:
 
     return HandTables(
         wild=wild,
-        count_keys=dict(zip(nibble_keys[playable].tolist(), strengths[playable].tolist())),
+        count_keys=dict(
+            zip(nibble_keys[playable].tolist(), strengths[playable].tolist(), strict=True)
+        ),
         flush_keys=dict(
-            zip((spaced[in_dict] | wilds[in_dict] << 8).tolist(), flush[in_dict].tolist())
+            zip(
+                (spaced[in_dict] | wilds[in_dict] << 8).tolist(),
+                flush[in_dict].tolist(),
+                strict=True,
+            )
         ),
         count_weights=np.append(count_weights, 0).astype(np.int64),
         lane_weights=np.append(lane_weights, 0).astype(np.int64),
@@ -181,13 +188,17 @@ def _top(held: BoolArray, count: int, *excluded: Int64Array) -> list[Int64Array]
     """Per row, the ``count`` highest ranks held, skipping the excluded ranks (0 pads)."""
     held = held.copy()
     rows = np.arange(len(held))
-    found: list[Int64Array] = []
-    for rank in (*excluded, *([None] * count)):
-        if rank is None:
-            rank = _highest(held)
-            found.append(rank)
+
+    def drop(rank: Int64Array) -> None:
         some = rank > 0
         held[rows[some], rank[some] - 2] = False
+
+    for rank in excluded:
+        drop(rank)
+    found: list[Int64Array] = []
+    for _ in range(count):
+        found.append(_highest(held))
+        drop(found[-1])
     return found
 
 
@@ -223,9 +234,7 @@ def _count_table_keys(counts: npt.NDArray[np.int8], wild: bool) -> Int64Array:
                 fits = short_of_three[:, trips] + short_of_two[:, pair] <= wilds
                 found = fits & (full_house == 0)
                 full_house[found] = (trips + 2) << 4 | (pair + 2)
-    best = np.maximum(
-        best, _keys(FULL_HOUSE, full_house > 0, full_house >> 4, full_house & 15)
-    )
+    best = np.maximum(best, _keys(FULL_HOUSE, full_house > 0, full_house >> 4, full_house & 15))
 
     straight = np.zeros(len(counts), np.int64)
     for high, window in STRAIGHT_WINDOWS:
@@ -248,9 +257,7 @@ def _count_table_keys(counts: npt.NDArray[np.int8], wild: bool) -> Int64Array:
     return np.maximum(best, _keys(HIGH_CARD, np.ones(len(counts), bool), *_top(held, 5)))
 
 
-def _flush_table(
-    wild: bool, double_ace_flush: bool
-) -> tuple[Int64Array, Int64Array, Int64Array]:
+def _flush_table(wild: bool, double_ace_flush: bool) -> tuple[Int64Array, Int64Array, Int64Array]:
     """Best flush or straight-flush key for every (13-bit suit rank set, wild count 0..4).
 
     Returns the rank sets, the wild counts and the keys, indexed by
