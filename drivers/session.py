@@ -6,7 +6,8 @@ or clock of its own (the asyncio driver in :mod:`drivers.device` feeds it):
 - framing and decoding through :mod:`drivers.protocol`; a corrupted frame is dropped whole;
 - in-order, exactly-once delivery of sequenced events: a duplicate is dropped (and
   acknowledged again), a gap is answered with ``RESEND`` from the first missing number
-  (at most once per ``resend_holdoff`` for the same number), every delivery is ``ACK``-ed;
+  (at most once per ``resend_holdoff`` for the same number, and again when the holdoff
+  ends with the gap still open), every delivery is ``ACK``-ed;
 - link state: up on ``HELLO`` (the first contact, a reconnection, or a restarted device:
   ``boot_id`` changed), down after ``silence_timeout`` without a valid frame, on the loss of
   the transport, or when a restarted device says ``HELLO`` while up (a ``HELLO`` of the
@@ -165,6 +166,7 @@ class HostSession:
         self._last_tx = clock_start
         self._last_reset = -float("inf")
         self._last_resend: tuple[int, float] | None = None
+        self._resend_recheck: float | None = None
         self._last_indicator = -float("inf")
         self._ack_due = False
         self._device_heartbeat = DEFAULT_DEVICE_HEARTBEAT
@@ -215,6 +217,8 @@ class HostSession:
             )
         if not self.up and now - self._last_reset >= self.config.reset_interval:
             self._send_reset(now)
+        if self._resend_recheck is not None and now >= self._resend_recheck:
+            self._request_resend(now, recheck=True)  # the gap is still open after the holdoff
         if now - self._last_tx >= self.heartbeat_interval:
             self._send(StatusRequest(), now)
 
@@ -224,6 +228,8 @@ class HostSession:
         deadline = self._last_tx + self.heartbeat_interval
         if self.up:
             deadline = min(deadline, self._last_rx + self.silence_timeout)
+            if self._resend_recheck is not None:
+                deadline = min(deadline, self._resend_recheck)
         else:
             deadline = min(deadline, self._last_reset + self.config.reset_interval)
         return deadline
@@ -271,12 +277,14 @@ class HostSession:
             self._last_indicator = now
             self._send(self._indicator, now)
 
-    def _request_resend(self, now: float) -> None:
+    def _request_resend(self, now: float, *, recheck: bool = False) -> None:
         assert self._expected is not None
-        if self._last_resend is not None:
+        if self._last_resend is not None and not recheck:
             seq, sent = self._last_resend
             if seq == self._expected and now - sent < self.config.resend_holdoff:
+                self._resend_recheck = sent + self.config.resend_holdoff
                 return
+        self._resend_recheck = None
         self._last_resend = (self._expected, now)
         self.stats.resends_sent += 1
         self._send(Resend(self._expected), now)
@@ -344,6 +352,7 @@ class HostSession:
         self.device = device
         self.up = True
         self._last_resend = None
+        self._resend_recheck = None
         self._events.append(ev.LinkUp(device, reason))
         self._send_indicator(now)
 
@@ -383,6 +392,7 @@ class HostSession:
             self._request_resend(now)
         else:
             self._expected = seq_add(seq, 1)
+            self._resend_recheck = None  # events flow again; a new gap asks anew
             self.stats.delivered += 1
             self._ack_due = True
             self._events.append(_device_event(seq, message))

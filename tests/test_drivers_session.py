@@ -99,7 +99,10 @@ def test_gap_asks_for_a_resend_once_then_fills_in_order():
     assert sent(session) == [Resend(2)]
     session.receive(card(5), 0.21)  # within the holdoff: no second RESEND
     assert sent(session) == []
-    session.receive(card(6), 0.3)  # holdoff over, still missing
+    assert session.next_deadline() == pytest.approx(0.25)  # ... but a re-check after it
+    session.poll(0.25)
+    assert sent(session) == [Resend(2)]
+    session.receive(card(6), 0.35)  # holdoff over again, still missing
     assert sent(session) == [Resend(2)]
     session.receive(card(2) + card(3) + card(4) + card(5) + card(6), 0.4)
     assert cards_of(session.take_events()) == [2, 3, 4, 5, 6]

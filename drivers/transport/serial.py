@@ -16,6 +16,7 @@ from drivers.errors import ConnectionLost, PortNotFoundError, TransportError
 from drivers.transport.base import Transport
 
 _MISSING = (errno.ENOENT, errno.ENODEV, errno.ENXIO)
+READ_LIMIT = 4096  # bytes handed over per read at most
 
 
 class SerialTransport(Transport):
@@ -66,13 +67,14 @@ class SerialTransport(Transport):
     def read(self) -> bytes:
         port = self._open_port()
         try:
-            first = port.read(1)
-            if not first:
-                return b""
-            waiting = port.in_waiting
-            return first + port.read(waiting) if waiting else first
+            data = port.read(1)
+            # Then everything already there, without waiting: exact for a serial port or pty;
+            # pyserial's socket:// handler only says "some", hence the loop.
+            while data and len(data) < READ_LIMIT and (waiting := port.in_waiting):
+                data += port.read(min(waiting, READ_LIMIT - len(data)))
         except (serial.SerialException, OSError) as exc:
             raise ConnectionLost(f"serial port {self.url}: {exc}") from exc
+        return data
 
     def write(self, data: bytes) -> None:
         port = self._open_port()

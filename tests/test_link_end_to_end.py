@@ -1,0 +1,186 @@
+"""End to end: the real drivers against the simulated firmware, with faults on the wire.
+
+10,000 cards through a real pseudo-terminal and through ``socket://``, with 1% of the bytes
+corrupted, 1% of the frames dropped, 1% duplicated and 5 disconnects; the shoe driver's
+consumer must see every card exactly once and in the order the shoe dealt them. The USB path
+runs through the virtual pyusb backend with an unplug and replug in the middle of a deck.
+Every fault comes from a seeded generator, so the faults each frame meets are reproducible
+(thread timing still varies from run to run, which the link must not care about).
+"""
+
+import asyncio
+import time
+
+import pytest
+
+from drivers import events as ev
+from drivers.device import SeatBoardDriver, ShoeDriver
+from drivers.session import LinkConfig
+from drivers.transport import UsbTransport
+from firmware_sim.seats import SimulatedSeatBoard
+from firmware_sim.shoe import SimulatedShoe
+from firmware_sim.usb_backend import VirtualUsbBackend
+from tests.simwire import PtyDeviceWire, TcpDeviceWire
+
+CARDS = 10_000
+DISCONNECTS = 5
+WINDOW = 8  # the dealer draws while fewer than this many events are unacknowledged
+
+# Short timers so that faults are recovered from quickly; the device heartbeat is 100 ms,
+# so the host declares the link down after 300 ms of silence.
+LINK = LinkConfig(
+    resend_holdoff=0.01,
+    reset_interval=0.1,
+    handshake_timeout=5.0,
+    backoff_initial=0.05,
+    backoff_max=0.2,
+)
+
+
+def faulty_shoe(seed):
+    shoe = SimulatedShoe(seed=seed, heartbeat_ms=100, retransmit_timeout=0.1)
+    shoe.load(decks=CARDS // 52 + 1, shuffle_seed=seed)
+    return shoe
+
+
+class Consumer:
+    """Collects the driver's events until ``cards`` CardRead events have arrived."""
+
+    def __init__(self, driver, cards):
+        self.driver = driver
+        self.cards = cards
+        self.events = []
+        self.reads = []
+
+    async def run(self):
+        while len(self.reads) < self.cards:
+            event = await self.driver.next_event()
+            self.events.append(event)
+            if isinstance(event, ev.CardRead):
+                self.reads.append(event)
+
+    def of(self, kind):
+        return [e for e in self.events if isinstance(e, kind)]
+
+
+async def deal(act, cards, disconnect_at, disconnect):
+    """The dealer: draw ``cards`` cards, pacing on the device's unacknowledged events."""
+    for i in range(cards):
+        while act(lambda shoe: shoe.pending) >= WINDOW:
+            await asyncio.sleep(0.0005)
+        act(lambda shoe: shoe.draw())
+        if i in disconnect_at:
+            disconnect()
+
+
+async def deal_and_consume(driver, act, disconnect_at, disconnect, cards=CARDS):
+    consumer = Consumer(driver, cards)
+    async with driver:
+        await asyncio.gather(deal(act, cards, disconnect_at, disconnect), consumer.run())
+    return consumer
+
+
+def check_every_card_once_in_order(consumer, dealt):
+    reads = consumer.reads
+    assert [r.card for r in reads] == dealt
+    assert [r.read_counter for r in reads] == list(range(len(dealt)))
+    seqs = [r.seq for r in reads]
+    assert seqs == list(range(seqs[0], seqs[0] + len(dealt)))
+    assert len(consumer.of(ev.DeckLoaded)) == 1
+
+
+def spread(n, total):
+    return {total * (k + 1) // (n + 1) for k in range(n)}
+
+
+@pytest.mark.slow
+def test_ten_thousand_cards_through_a_pty_with_faults_and_disconnects():
+    shoe = faulty_shoe(seed=11)
+    dealt = shoe.upcoming()[:CARDS]
+    shoe.faults.update(corrupt_rate=0.01, drop_rate=0.01, duplicate_rate=0.01)
+    wire = PtyDeviceWire(shoe).start()
+    driver = ShoeDriver.from_url(wire.path, LINK, baudrate=115200)
+    try:
+        consumer = asyncio.run(
+            deal_and_consume(
+                driver,
+                wire.act,
+                spread(DISCONNECTS, CARDS),
+                lambda: wire.act(lambda s: s.unplug(time.monotonic(), 0.5)),
+            )
+        )
+    finally:
+        wire.stop()
+    check_every_card_once_in_order(consumer, dealt)
+    downs = consumer.of(ev.LinkDown)
+    assert sum(d.reason is ev.LinkDownReason.SILENCE for d in downs) >= DISCONNECTS
+    assert len(consumer.of(ev.LinkUp)) == len(downs) + 1  # ups and downs alternate
+    stats = driver.stats
+    assert stats.duplicates > 0 and stats.gaps > 0 and sum(stats.decode_errors.values()) > 0
+
+
+@pytest.mark.slow
+def test_ten_thousand_cards_through_a_socket_url_with_faults_and_disconnects():
+    shoe = faulty_shoe(seed=23)
+    dealt = shoe.upcoming()[:CARDS]
+    shoe.faults.update(corrupt_rate=0.01, drop_rate=0.01, duplicate_rate=0.01)
+    wire = TcpDeviceWire(shoe).start()
+    driver = ShoeDriver.from_url(wire.url, LINK)
+    try:
+        consumer = asyncio.run(
+            deal_and_consume(driver, wire.act, spread(DISCONNECTS, CARDS), wire.drop_connection)
+        )
+    finally:
+        wire.stop()
+    check_every_card_once_in_order(consumer, dealt)
+    lost = [
+        d for d in consumer.of(ev.LinkDown) if d.reason is ev.LinkDownReason.CONNECTION_LOST
+    ]
+    assert len(lost) == DISCONNECTS
+    assert all(wire.url in d.detail for d in lost)
+    assert wire.connections == DISCONNECTS + 1
+
+
+def test_usb_unplug_and_replug_mid_deck_loses_nothing():
+    shoe = SimulatedShoe(seed=5, heartbeat_ms=100, retransmit_timeout=0.1)
+    shoe.load(decks=2, shuffle_seed=5)
+    dealt = shoe.upcoming()
+    backend = VirtualUsbBackend()
+    port = backend.plug(shoe, vendor_id=0x1209, product_id=0xC0DE, serial="SIM-SHOE-0001")
+    transport = UsbTransport(0x1209, 0xC0DE, serial_number="SIM-SHOE-0001", backend=backend)
+    driver = ShoeDriver(transport, LINK)
+
+    def unplug_for_a_while():
+        port.unplug()
+        asyncio.get_running_loop().call_later(0.3, port.replug)
+
+    consumer = asyncio.run(
+        deal_and_consume(driver, port.act, {40, 41, 70}, unplug_for_a_while, cards=len(dealt))
+    )
+    check_every_card_once_in_order(consumer, dealt)
+    lost = [d for d in consumer.of(ev.LinkDown) if d.reason is ev.LinkDownReason.CONNECTION_LOST]
+    assert len(lost) >= 2
+    assert all("usb 1209:c0de serial SIM-SHOE-0001" in d.detail for d in lost)
+    assert driver.last_error is not None  # it did retry while the shoe was unplugged
+
+
+def test_seat_board_events_and_a_misplaced_card_over_a_pty():
+    board = SimulatedSeatBoard(seed=3, heartbeat_ms=100, retransmit_timeout=0.1)
+    wire = PtyDeviceWire(board).start()
+    driver = SeatBoardDriver.from_url(wire.path, LINK)
+
+    async def scenario():
+        async with driver:
+            assert isinstance(await driver.next_event(), ev.LinkUp)
+            wire.act(lambda b: b.sit(3))
+            wire.act(lambda b: b.place(3, card=51, lands_at=4))
+            wire.act(lambda b: b.leave(3))
+            return [await driver.next_event() for _ in range(3)]
+
+    try:
+        sat, card, left = asyncio.run(scenario())
+    finally:
+        wire.stop()
+    assert isinstance(sat, ev.SeatOccupied) and sat.seat == 3
+    assert isinstance(card, ev.CardAtSeat) and (card.seat, card.card) == (4, 51)
+    assert isinstance(left, ev.SeatVacated) and left.seat == 3
