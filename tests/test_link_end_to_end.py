@@ -38,9 +38,11 @@ LINK = LinkConfig(
 
 
 def faulty_shoe(seed):
+    """A shoe loaded with enough decks, its first CARDS cards, and 1% faults of each kind."""
     shoe = SimulatedShoe(seed=seed, heartbeat_ms=100, retransmit_timeout=0.1)
     shoe.load(decks=CARDS // 52 + 1, shuffle_seed=seed)
-    return shoe
+    shoe.faults.update(corrupt_rate=0.01, drop_rate=0.01, duplicate_rate=0.01)
+    return shoe, shoe.upcoming()[:CARDS]
 
 
 class Consumer:
@@ -95,9 +97,7 @@ def spread(n, total):
 
 @pytest.mark.slow
 def test_ten_thousand_cards_through_a_pty_with_faults_and_disconnects():
-    shoe = faulty_shoe(seed=11)
-    dealt = shoe.upcoming()[:CARDS]
-    shoe.faults.update(corrupt_rate=0.01, drop_rate=0.01, duplicate_rate=0.01)
+    shoe, dealt = faulty_shoe(seed=11)
     wire = PtyDeviceWire(shoe).start()
     driver = ShoeDriver.from_url(wire.path, LINK, baudrate=115200)
     try:
@@ -121,9 +121,7 @@ def test_ten_thousand_cards_through_a_pty_with_faults_and_disconnects():
 
 @pytest.mark.slow
 def test_ten_thousand_cards_through_a_socket_url_with_faults_and_disconnects():
-    shoe = faulty_shoe(seed=23)
-    dealt = shoe.upcoming()[:CARDS]
-    shoe.faults.update(corrupt_rate=0.01, drop_rate=0.01, duplicate_rate=0.01)
+    shoe, dealt = faulty_shoe(seed=23)
     wire = TcpDeviceWire(shoe).start()
     driver = ShoeDriver.from_url(wire.url, LINK)
     try:
@@ -133,9 +131,7 @@ def test_ten_thousand_cards_through_a_socket_url_with_faults_and_disconnects():
     finally:
         wire.stop()
     check_every_card_once_in_order(consumer, dealt)
-    lost = [
-        d for d in consumer.of(ev.LinkDown) if d.reason is ev.LinkDownReason.CONNECTION_LOST
-    ]
+    lost = [d for d in consumer.of(ev.LinkDown) if d.reason is ev.LinkDownReason.CONNECTION_LOST]
     assert len(lost) == DISCONNECTS
     assert all(wire.url in d.detail for d in lost)
     assert wire.connections == DISCONNECTS + 1
