@@ -1,0 +1,269 @@
+"""``luck-table replay FILE|- [--json]``: play a hand script through the engine.
+
+A hand script is a JSON object::
+
+    {"rules": {...overrides...}, "seats": {"1": 200, "4": 150},
+     "cards": ["Kd", "7c", ...], "actions": [{"seat": 4, "do": "bring_in"}, ...]}
+
+Cards are fed when the engine waits for a card, decisions when it waits for a
+decision. Corrections (``expose``, ``void``) are applied as soon as they are the next
+action and can apply: ``void`` at once, ``expose`` once its card has been dealt.
+
+Exit status: 0 when the hand completes or waits for more input, 1 when the engine
+refuses a card or an action (``error`` names its index), 2 when the script itself is
+not valid (bad JSON, unknown field or value, seat outside 1-8, fewer than 2 seats, a
+card given twice).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.rules.cards import Card, CardError, parse_cards
+from controller.rules.hand import Hand, start_hand
+from controller.rules.inputs import Action, Deal, Do, Effect, IllegalInput, action_from_json
+from controller.rules.pots import build_pots
+from controller.rules.settings import Rules, RulesError
+from controller.rules.showdown import hand_value
+from controller.rules.state import Phase, Reveal
+
+SCRIPT_FIELDS = frozenset({"rules", "seats", "cards", "actions"})
+
+
+class ScriptError(ValueError):
+    """A hand script that cannot be played at all."""
+
+
+@dataclass(frozen=True, slots=True)
+class Script:
+    rules: Rules
+    seats: dict[int, int]
+    cards: tuple[Card, ...]
+    actions: tuple[Action, ...]
+
+
+@dataclass(slots=True)
+class Replay:
+    """The outcome of playing a script: the last state, the effects, and any refusal."""
+
+    hand: Hand
+    events: list[Effect] = field(default_factory=list)
+    error: dict[str, Any] | None = None
+
+    @property
+    def status(self) -> str:
+        if self.error is not None:
+            return "error"
+        return "complete" if self.hand.over else "waiting"
+
+
+def read_script(text: str) -> Script:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ScriptError(f"invalid JSON: {error}") from None
+    if not isinstance(data, dict):
+        raise ScriptError("a hand script is a JSON object")
+    unknown = sorted(set(data) - SCRIPT_FIELDS)
+    if unknown:
+        raise ScriptError(f"unknown field {unknown[0]!r}")
+    overrides = data.get("rules", {})
+    if not isinstance(overrides, dict):
+        raise ScriptError("'rules' must be an object")
+    try:
+        rules = Rules.from_mapping(overrides)
+    except (RulesError, TypeError) as error:
+        raise ScriptError(str(error)) from None
+    seats = _read_seats(data.get("seats"))
+    cards_data = data.get("cards", [])
+    if not isinstance(cards_data, list):
+        raise ScriptError("'cards' must be a list")
+    try:
+        cards = parse_cards(cards_data)
+    except CardError as error:
+        reason = "card given twice" if error.reason == "duplicate card" else error.reason
+        raise ScriptError(f"cards: {error.token!r}: {reason}") from None
+    actions_data = data.get("actions", [])
+    if not isinstance(actions_data, list):
+        raise ScriptError("'actions' must be a list")
+    actions = []
+    for number, item in enumerate(actions_data):
+        try:
+            actions.append(action_from_json(item))
+        except IllegalInput as error:
+            raise ScriptError(f"actions[{number}]: {error}") from None
+    return Script(rules, seats, cards, tuple(actions))
+
+
+def _read_seats(data: object) -> dict[int, int]:
+    if not isinstance(data, dict):
+        raise ScriptError("'seats' must be an object of seat number to stack")
+    seats: dict[int, int] = {}
+    for key, stack in data.items():
+        if not (isinstance(key, str) and key.isdigit() and 1 <= int(key) <= 8):
+            raise ScriptError(f"seats: {key!r} is not a seat (seats are 1 to 8)")
+        if not isinstance(stack, int) or isinstance(stack, bool) or stack <= 0:
+            raise ScriptError(f"seats: seat {key}: stack {stack!r} is not a positive whole number")
+        seats[int(key)] = stack
+    if len(seats) < 2:
+        raise ScriptError("seats: a hand needs at least 2 seats")
+    return seats
+
+
+def play(script: Script) -> Replay:
+    """Feed the script's cards and actions to the engine as it asks for them."""
+    step = start_hand(script.rules, script.seats)
+    replay = Replay(step.hand, list(step.effects))
+    cards, actions = script.cards, script.actions
+    next_card = next_action = 0
+    while True:
+        hand = replay.hand
+        waiting = hand.waiting_for
+        action = actions[next_action] if next_action < len(actions) else None
+        if waiting is None:
+            if action is not None:
+                replay.error = {"action": next_action, "message": "the hand is over"}
+            elif next_card < len(cards):
+                replay.error = {"card": next_card, "message": "the hand is over: card not used"}
+            return replay
+        if action is not None and _correction_due(hand, action):
+            wanted: Deal | Action | None = action
+        elif waiting.kind == "card":
+            wanted = Deal(cards[next_card]) if next_card < len(cards) else action
+        else:
+            wanted = action
+        if wanted is None:
+            return replay
+        try:
+            step = hand.apply(wanted)
+        except IllegalInput as error:
+            if isinstance(wanted, Deal):
+                replay.error = {"card": next_card, "message": str(error)}
+            else:
+                replay.error = {"action": next_action, "message": str(error)}
+            return replay
+        if isinstance(wanted, Deal):
+            next_card += 1
+        else:
+            next_action += 1
+        replay.hand = step.hand
+        replay.events.extend(step.effects)
+
+
+def _correction_due(hand: Hand, action: Action) -> bool:
+    if action.do is Do.VOID:
+        return True
+    if action.do is not Do.EXPOSE:
+        return False
+    assert action.card is not None
+    waiting = hand.waiting_for
+    return bool(hand.out >> action.card & 1) or waiting is None or waiting.kind != "card"
+
+
+def to_json(replay: Replay) -> dict[str, Any]:
+    hand = replay.hand
+    out: dict[str, Any] = {"status": replay.status}
+    if replay.error is not None:
+        out["error"] = replay.error
+    waiting = hand.waiting_for
+    if replay.error is None and waiting is not None:
+        out["waiting_for"] = waiting.to_json()
+    showdown = hand.phase is Phase.COMPLETE and any(p.reveal is not None for p in hand.players)
+    seats: dict[str, Any] = {}
+    for player in hand.players:
+        entry: dict[str, Any] = {
+            "cards": [dealt.to_json() for dealt in player.cards],
+            "folded": player.folded,
+            "stack": player.stack,
+        }
+        if showdown and not player.folded:
+            value = hand_value(hand, player)
+            entry["best"] = {"category": value.category.value, "ranks": list(value.ranks)}
+            if player.reveal is Reveal.MUCK:
+                entry["mucked"] = True
+        seats[str(player.seat)] = entry
+    out["seats"] = seats
+    out["community"] = [] if hand.community is None else [str(hand.community)]
+    out["burns"] = [str(card) for card in hand.burns]
+    if hand.phase is Phase.VOID:
+        pots: list[dict[str, Any]] = []
+    elif hand.pots:
+        pots = [pot.to_json() for pot in hand.pots]
+    else:
+        pots = [pot.to_json() for pot in build_pots(hand.players)]
+    out["pots"] = pots
+    out["events"] = [effect.to_json() for effect in replay.events]
+    return out
+
+
+def history(replay: Replay) -> str:
+    """A hand history a supervisor can read, street by street (hole cards shown)."""
+    hand = replay.hand
+    rules = hand.rules
+    seats = ", ".join(f"seat {p.seat} ({p.start})" for p in hand.players)
+    lines = [
+        f"{rules.variant.value}: ante {rules.ante}, bring-in {rules.bring_in}, "
+        f"bets {rules.small_bet}/{rules.big_bet}; {seats}"
+    ]
+    for effect in replay.events:
+        if effect.kind == "street":
+            lines.append(f"*** {effect.message.upper()} ***")
+        elif effect.kind == "card" and "seat" in effect.data:
+            data = effect.data
+            bonus = " (bonus card)" if data["bonus"] else ""
+            lines.append(f"  seat {data['seat']}: {data['card']} {data['face']}{bonus}")
+        elif effect.kind == "burn":
+            lines.append(f"  burn {effect.data['card']}")
+        else:
+            lines.append(f"  {effect.message}")
+    lines.append(f"status: {replay.status}")
+    if replay.error is not None:
+        where = "card" if "card" in replay.error else "action"
+        lines.append(f"error at {where} {replay.error[where]}: {replay.error['message']}")
+    waiting = hand.waiting_for
+    if replay.error is None and waiting is not None:
+        lines.append(waiting.describe())
+    lines.append("stacks: " + ", ".join(f"seat {p.seat} {p.stack}" for p in hand.players))
+    return "\n".join(lines)
+
+
+def handler(args: argparse.Namespace) -> int:
+    try:
+        text = sys.stdin.read() if args.file == "-" else _read_file(args.file)
+        script = read_script(text)
+    except ScriptError as error:
+        if args.json:
+            print(json.dumps({"status": "error", "error": {"message": str(error)}}, indent=2))
+        else:
+            print(f"error: {error}", file=sys.stderr)
+        return 2
+    replay = play(script)
+    if args.json:
+        print(json.dumps(to_json(replay), indent=2))
+    else:
+        print(history(replay))
+    return 1 if replay.error is not None else 0
+
+
+def _read_file(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as stream:
+            return stream.read()
+    except OSError as error:
+        raise ScriptError(f"cannot read {path}: {error.strerror}") from None
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "replay",
+        help="play a hand script through the engine",
+        description="Play a hand script (JSON) through the rules engine and print the hand "
+        "history, or the outcome as JSON with --json.",
+    )
+    parser.add_argument("file", metavar="FILE", help="hand script, or - for standard input")
+    parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
+    parser.set_defaults(handler=handler)

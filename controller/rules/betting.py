@@ -1,0 +1,291 @@
+"""Fixed-limit betting: who brings in, who acts first, the legal choices and their amounts.
+
+Rules as implemented (see docs/rules.md):
+
+- Bring-in: the lowest up card by rank, then suit (clubs < diamonds < hearts < spades);
+  a wild up card counts as an ace (``wild_bring_in="ace"``) or at its rank
+  (``"natural"``). The bring-in player posts the bring-in or completes to the small bet,
+  and cannot fold. Others call the full bring-in even when it was posted short (all-in).
+- First to act from fourth street: the highest hand showing (high card, pair, two pair,
+  trips, full house, quads, five of a kind; never straights or flushes), wild up cards
+  playing as whatever makes the best showing; ties go to the seat closest to the
+  dealer's left (the lowest seat number).
+- A bet, completion or raise goes to the last full wager level plus the round's bet
+  size. It is full when it goes at least half a bet size above the last full level (a
+  short all-in of half a bet or more counts as full); only full wagers count toward the
+  cap and reopen the betting for players who already acted.
+- Cap: the bet (or completion) plus ``max_raises`` raises, lifted heads-up by
+  ``heads_up_uncapped``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from controller.rules.cards import RANK_NAMES, RANK_PLURALS, Card
+from controller.rules.inputs import Do, IllegalInput
+from controller.rules.settings import HeadsUpUncapped, Rules, WildBringIn
+from controller.rules.state import Player
+
+if TYPE_CHECKING:
+    from controller.rules.hand import Hand
+
+_SHOWING_NAMES = (
+    "high card",
+    "pair",
+    "two pair",
+    "three of a kind",
+    "full house",
+    "four of a kind",
+    "five of a kind",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """One legal decision: ``do`` and, for chips going in, the street total ``to``."""
+
+    do: Do
+    to: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"do": self.do.value} if self.to is None else {"do": self.do.value, "to": self.to}
+
+
+def showing_key(cards: Iterable[Card], wild: bool) -> tuple[int, ...]:
+    """Rank a hand showing: ``(category, ranks...)``, higher is better.
+
+    Wilds join the largest group of natural cards (the highest rank among equals),
+    or play as aces when every up card is wild.
+    """
+    counts: dict[int, int] = {}
+    wilds = 0
+    for card in cards:
+        rank = card.rank
+        if wild and rank == 4:
+            wilds += 1
+        else:
+            counts[rank] = counts.get(rank, 0) + 1
+    groups = sorted(((count, rank) for rank, count in counts.items()), reverse=True)
+    if wilds:
+        if groups:
+            groups[0] = (groups[0][0] + wilds, groups[0][1])
+        else:
+            groups = [(wilds, 14)]
+    top = groups[0][0] if groups else 0
+    second = groups[1][0] if len(groups) > 1 else 0
+    if top >= 5:
+        category = 6
+    elif top == 4:
+        category = 5
+    elif top == 3:
+        category = 4 if second >= 2 else 3
+    elif top == 2:
+        category = 2 if second == 2 else 1
+    else:
+        category = 0
+    return (category, *(rank for _, rank in groups))
+
+
+def describe_showing(key: tuple[int, ...]) -> str:
+    category, ranks = key[0], key[1:]
+    if not ranks:
+        return "nothing showing"
+    if category == 0:
+        return f"{RANK_NAMES[ranks[0]]} high"
+    if category == 2:
+        return f"two pair, {RANK_PLURALS[ranks[0]]} and {RANK_PLURALS[ranks[1]]}"
+    if category == 4:
+        return f"full house, {RANK_PLURALS[ranks[0]]} full of {RANK_PLURALS[ranks[1]]}"
+    if category == 1:
+        return f"pair of {RANK_PLURALS[ranks[0]]}"
+    return f"{_SHOWING_NAMES[category]}, {RANK_PLURALS[ranks[0]]}"
+
+
+def bring_in_key(card: Card, rules: Rules) -> tuple[int, int]:
+    """Order of up cards for the bring-in: the lowest brings in."""
+    rank = card.rank
+    if rules.wild and rank == 4 and rules.wild_bring_in is WildBringIn.ACE:
+        rank = 14
+    return (rank, card.suit)
+
+
+def shows_pair(player: Player, wild: bool) -> bool:
+    return showing_key(player.up_cards, wild)[0] >= 1
+
+
+def next_seat_from(players: tuple[Player, ...], start: int, can: Any) -> int | None:
+    """The first index from ``start`` clockwise (``start`` included) whose player ``can``."""
+    count = len(players)
+    for step in range(count):
+        index = (start + step) % count
+        if can(players[index]):
+            return index
+    return None
+
+
+def can_bet(player: Player) -> bool:
+    return not player.folded and player.stack > 0
+
+
+def is_capped(hand: Hand) -> bool:
+    rules = hand.rules
+    if hand.wagers < 1 + rules.max_raises:
+        return False
+    mode = rules.heads_up_uncapped
+    if mode is HeadsUpUncapped.ANY_TIME:
+        return sum(not p.folded for p in hand.players) != 2
+    if mode is HeadsUpUncapped.ROUND_START:
+        return not hand.heads_up_start
+    return True
+
+
+def raise_block(hand: Hand, index: int) -> str | None:
+    """Why the player to act may not bet, complete or raise now, or None if they may."""
+    player = hand.players[index]
+    if player.acted:
+        return "the betting was not reopened (an all-in for less than half a bet)"
+    if is_capped(hand):
+        return "betting is capped"
+    if player.stack + player.bet <= hand.level:
+        return "not enough chips to raise (call all-in)"
+    if not any(
+        other.seat != player.seat and not other.folded and other.stack + other.bet > hand.level
+        for other in hand.players
+    ):
+        return "no opponent has chips left to call a raise"
+    return None
+
+
+def wager_word(hand: Hand) -> Do:
+    if hand.street == 3 and hand.wagers == 0:
+        return Do.COMPLETE
+    return Do.BET if hand.level == 0 else Do.RAISE
+
+
+def bet_sizes(hand: Hand) -> tuple[int, ...]:
+    if hand.size:
+        return (hand.size,)
+    return (hand.rules.small_bet, hand.rules.big_bet)
+
+
+def legal_choices(hand: Hand) -> tuple[Choice, ...]:
+    """The exact legal decisions of the player to act, with their amounts."""
+    index = hand.actor
+    assert index is not None
+    player = hand.players[index]
+    reach = player.stack + player.bet
+    rules = hand.rules
+    if hand.bring_in_due:
+        choices = [Choice(Do.BRING_IN, min(reach, rules.bring_in))]
+        if reach > rules.bring_in:
+            choices.append(Choice(Do.COMPLETE, min(reach, rules.small_bet)))
+        return tuple(choices)
+    facing = hand.level > player.bet
+    choices = [Choice(Do.CALL, min(hand.level, reach)) if facing else Choice(Do.CHECK)]
+    if raise_block(hand, index) is None:
+        word = wager_word(hand)
+        amounts = sorted({min(reach, hand.full_level + size) for size in bet_sizes(hand)})
+        choices.extend(Choice(word, amount) for amount in amounts)
+    if facing:
+        choices.append(Choice(Do.FOLD))
+    return tuple(choices)
+
+
+def refuse(hand: Hand, do: Do, to: int | None) -> Choice:
+    """The legal choice matching the decision, or IllegalInput naming why it is not legal."""
+    index = hand.actor
+    assert index is not None
+    player = hand.players[index]
+    choices = legal_choices(hand)
+    matching = [choice for choice in choices if choice.do is do]
+    who = f"seat {player.seat} cannot {do.value.replace('_', ' ')}"
+    if not matching:
+        raise IllegalInput(f"{who}: {_why_not(hand, index, do, choices)}")
+    if to is None:
+        if len(matching) > 1:
+            sizes = " or ".join(str(choice.to) for choice in matching)
+            raise IllegalInput(f"{who} without an amount: say 'to' {sizes}")
+        return matching[0]
+    for choice in matching:
+        if choice.to == to:
+            return choice
+    allowed = " or ".join(str(choice.to) for choice in matching)
+    limit = "over the limit" if to > max(choice.to or 0 for choice in matching) else "not the limit"
+    raise IllegalInput(f"{who} to {to}: {limit} (to {allowed})")
+
+
+def _why_not(hand: Hand, index: int, do: Do, choices: tuple[Choice, ...]) -> str:
+    legal = ", ".join(choice.do.value for choice in choices)
+    player = hand.players[index]
+    if hand.bring_in_due:
+        return f"the bring-in player must bring in or complete (legal: {legal})"
+    if do is Do.CHECK:
+        return f"facing a bet of {hand.level - player.bet} (legal: {legal})"
+    if do is Do.FOLD:
+        return f"there is no bet to fold to (legal: {legal})"
+    if do is Do.CALL:
+        return f"there is no bet to call (legal: {legal})"
+    if do in (Do.BET, Do.RAISE, Do.COMPLETE):
+        block = raise_block(hand, index)
+        if block is not None:
+            return block
+        return f"this round calls for {wager_word(hand).value} (legal: {legal})"
+    return f"not legal now (legal: {legal})"
+
+
+def take_decision(hand: Hand, choice: Choice) -> Hand:
+    """Apply a legal betting decision of the player to act; the next actor is not chosen here."""
+    index = hand.actor
+    assert index is not None
+    player = hand.players[index]
+    do = choice.do
+    if do is Do.FOLD:
+        return with_player(hand, index, replace(player, folded=True, acted=True))
+    if do is Do.CHECK:
+        return with_player(hand, index, replace(player, acted=True))
+    to = choice.to
+    assert to is not None
+    chips = to - player.bet
+    moved = replace(player, stack=player.stack - chips, total=player.total + chips, bet=to)
+    moved = replace(moved, acted=True)
+    if do is Do.CALL:
+        return with_player(hand, index, moved)
+    if do is Do.BRING_IN:
+        hand = with_player(hand, index, moved)
+        return replace(hand, level=hand.rules.bring_in, bring_in_due=False)
+    size = hand.size or (hand.rules.small_bet if to <= hand.rules.small_bet else hand.rules.big_bet)
+    full = (to - hand.full_level) * 2 >= size
+    players = list(hand.players)
+    players[index] = moved
+    if full:
+        players = [
+            replace(p, acted=False) if i != index and p.acted else p for i, p in enumerate(players)
+        ]
+    return replace(
+        hand,
+        players=tuple(players),
+        level=max(hand.level, to),
+        full_level=to if full else hand.full_level,
+        wagers=hand.wagers + (1 if full else 0),
+        size=size,
+        bring_in_due=False,
+        aggressor=index,
+    )
+
+
+def next_actor(hand: Hand, after: int) -> int | None:
+    """The next player clockwise after ``after`` who still has to act this round."""
+    level = hand.level
+    return next_seat_from(
+        hand.players,
+        after + 1,
+        lambda p: not p.folded and p.stack > 0 and (not p.acted or p.bet < level),
+    )
+
+
+def with_player(hand: Hand, index: int, player: Player) -> Hand:
+    players = hand.players
+    return replace(hand, players=(*players[:index], player, *players[index + 1 :]))

@@ -1,0 +1,678 @@
+"""The hand engine: a pure state machine from the antes to the pot award.
+
+Public API::
+
+    step = start_hand(rules, {1: 200, 4: 150, 6: 300})   # antes are posted
+    hand, effects = step.hand, step.effects
+    hand.waiting_for          # Waiting: a card (and where it goes), a decision, or None
+    step = hand.apply(Deal(parse_card("Kd")))            # or apply(hand, input)
+    step = hand.apply(Action(Do.CALL, seat=4))
+    hand.can(input) / hand.verify(input)                 # check without applying
+
+``apply`` returns a ``Step(hand, effects)``: the new state and the effects people must
+be told of, in order. An input that is not legal now raises ``IllegalInput`` naming the
+reason, and nothing changes (every state is immutable). ``Hand.to_json`` and
+``Hand.from_json`` round-trip the state; inputs serialize with their own ``to_json``.
+
+The deal: third street is two cards down and one up to each player, in rounds, in seat
+order from the lowest seat; fourth to sixth street one card up, seventh one card down,
+each after a burn (``burn`` setting). When the stub cannot give a burn and a card to
+every player on seventh street, one community card is dealt face up instead (after a
+burn when the stub has two cards or more; otherwise the burn cards are scrambled and it
+comes from them). The same scramble serves any card due when the stub is empty.
+
+The bonus card (luck-of-the-irish only): a four of clubs dealt face up earns its player
+one extra card face down: the very next card out of the shoe (``immediate``) or after
+the street's last card, before its betting (``end_of_street``). With a price, the
+player first accepts (paying into the pot) or declines and stays in; a player who
+cannot pay the full price is not offered it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any, NamedTuple
+
+from controller.rules import betting
+from controller.rules.betting import (
+    Choice,
+    bring_in_key,
+    can_bet,
+    describe_showing,
+    legal_choices,
+    next_seat_from,
+    showing_key,
+    shows_pair,
+    with_player,
+)
+from controller.rules.cards import Card, parse_card
+from controller.rules.inputs import Action, Deal, Do, Effect, IllegalInput, Input
+from controller.rules.settings import BonusTiming, Rules
+from controller.rules.showdown import begin_showdown, reveal
+from controller.rules.state import (
+    FOUR_OF_CLUBS,
+    STREET_NAMES,
+    Dealt,
+    Dest,
+    Phase,
+    Player,
+    Pot,
+    Reveal,
+    Slot,
+)
+
+MAX_SEAT = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Waiting:
+    """What the engine waits for.
+
+    ``kind`` is ``card`` (with ``destination``: seat, burn, bonus or community, and
+    ``up`` for the face), ``action`` (a betting decision; ``legal`` lists the exact
+    choices), ``bonus`` (accept or decline a priced bonus card at ``price``) or ``show``.
+    """
+
+    kind: str
+    seat: int | None = None
+    destination: Dest | None = None
+    up: bool = False
+    street: int = 0
+    legal: tuple[Choice, ...] = ()
+    price: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind}
+        if self.kind == "card":
+            assert self.destination is not None
+            out["destination"] = self.destination.value
+            if self.seat is not None:
+                out["seat"] = self.seat
+            if self.destination is not Dest.BURN:
+                out["face"] = "up" if self.up else "down"
+            out["street"] = self.street
+            return out
+        out["seat"] = self.seat
+        if self.kind == "bonus":
+            out["price"] = self.price
+            out["legal"] = [{"do": "bonus", "accept": True}, {"do": "bonus", "accept": False}]
+        else:
+            out["legal"] = [choice.to_json() for choice in self.legal]
+        return out
+
+    def describe(self) -> str:
+        if self.kind == "card":
+            if self.destination is Dest.BURN:
+                return "waiting for the burn card"
+            if self.destination is Dest.COMMUNITY:
+                return "waiting for the community card"
+            face = "up" if self.up else "down"
+            what = "the bonus card" if self.destination is Dest.BONUS else "a card"
+            return f"waiting for {what} face {face} to seat {self.seat}"
+        if self.kind == "bonus":
+            return f"waiting for seat {self.seat} to accept or decline the bonus card"
+        if self.kind == "show":
+            return f"waiting for seat {self.seat} to show or muck"
+        return f"waiting for seat {self.seat} to act"
+
+
+class Step(NamedTuple):
+    hand: Hand
+    effects: tuple[Effect, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Hand:
+    """The whole state of one hand. Build it with ``start_hand``; never mutate it.
+
+    ``players`` are in seat order. ``queue`` holds the rest of the current street's deal
+    (and bonus-card offers). ``out`` is a bit set of the cards that cannot come out of
+    the shoe (in play, or burned and not scrambled back). Betting round: ``actor`` (index
+    of the player to act, or to show in a manual showdown), ``level`` (the street total
+    to call), ``full_level`` (that of the last full wager), ``size`` (the round's bet size,
+    0 while the open-pair choice is still open), ``wagers`` (full bets and raises so
+    far), ``first`` (first to act), ``aggressor`` (last to bet or raise).
+    """
+
+    rules: Rules
+    players: tuple[Player, ...]
+    phase: Phase = Phase.DEAL
+    street: int = 3
+    queue: tuple[Slot, ...] = ()
+    out: int = 0
+    burns: tuple[Card, ...] = ()
+    scrambled: bool = False
+    community: Card | None = None
+    actor: int | None = None
+    level: int = 0
+    full_level: int = 0
+    size: int = 0
+    wagers: int = 0
+    bring_in_due: bool = False
+    heads_up_start: bool = False
+    first: int | None = None
+    aggressor: int | None = None
+    pots: tuple[Pot, ...] = ()
+
+    @property
+    def stub(self) -> int:
+        """Cards left in the shoe (burns that were scrambled back count again)."""
+        return 52 - self.out.bit_count()
+
+    @property
+    def pot(self) -> int:
+        """Every chip put in this hand, antes and bought bonus cards included."""
+        return sum(p.total for p in self.players)
+
+    @property
+    def over(self) -> bool:
+        return self.phase in (Phase.COMPLETE, Phase.VOID)
+
+    @property
+    def waiting_for(self) -> Waiting | None:
+        phase = self.phase
+        if phase is Phase.DEAL:
+            slot = self.queue[0]
+            if slot.dest is Dest.OFFER:
+                return Waiting("bonus", slot.seat, price=self.rules.bonus_price)
+            seat = slot.seat if slot.dest in (Dest.SEAT, Dest.BONUS) else None
+            up = slot.up or slot.dest is Dest.COMMUNITY
+            return Waiting("card", seat, slot.dest, up, self.street)
+        if phase is Phase.BETTING:
+            assert self.actor is not None
+            return Waiting("action", self.players[self.actor].seat, legal=legal_choices(self))
+        if phase is Phase.SHOWDOWN:
+            assert self.actor is not None
+            choices = (Choice(Do.SHOW), Choice(Do.MUCK))
+            return Waiting("show", self.players[self.actor].seat, legal=choices)
+        return None
+
+    def player(self, seat: int) -> Player:
+        for player in self.players:
+            if player.seat == seat:
+                return player
+        raise IllegalInput(f"seat {seat}: unknown seat (in this hand: {self._seats()})")
+
+    def apply(self, item: Input) -> Step:
+        return apply(self, item)
+
+    def verify(self, item: Input) -> None:
+        """Raise ``IllegalInput`` if ``item`` is not legal now."""
+        apply(self, item)
+
+    def can(self, item: Input) -> bool:
+        try:
+            apply(self, item)
+        except IllegalInput:
+            return False
+        return True
+
+    def _seats(self) -> str:
+        return ", ".join(str(p.seat) for p in self.players)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rules": self.rules.to_json(),
+            "players": [p.to_json() for p in self.players],
+            "phase": self.phase.value,
+            "street": self.street,
+            "queue": [slot.to_json() for slot in self.queue],
+            "out": [str(card) for card in _cards_of(self.out)],
+            "burns": [str(card) for card in self.burns],
+            "scrambled": self.scrambled,
+            "community": None if self.community is None else str(self.community),
+            "actor": self.actor,
+            "level": self.level,
+            "full_level": self.full_level,
+            "size": self.size,
+            "wagers": self.wagers,
+            "bring_in_due": self.bring_in_due,
+            "heads_up_start": self.heads_up_start,
+            "first": self.first,
+            "aggressor": self.aggressor,
+            "pots": [pot.to_json() for pot in self.pots],
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Hand:
+        community = data["community"]
+        out = 0
+        for text in data["out"]:
+            out |= 1 << parse_card(text)
+        return cls(
+            rules=Rules.from_mapping(data["rules"]),
+            players=tuple(Player.from_json(item) for item in data["players"]),
+            phase=Phase(data["phase"]),
+            street=data["street"],
+            queue=tuple(Slot.from_json(item) for item in data["queue"]),
+            out=out,
+            burns=tuple(parse_card(text) for text in data["burns"]),
+            scrambled=data["scrambled"],
+            community=None if community is None else parse_card(community),
+            actor=data["actor"],
+            level=data["level"],
+            full_level=data["full_level"],
+            size=data["size"],
+            wagers=data["wagers"],
+            bring_in_due=data["bring_in_due"],
+            heads_up_start=data["heads_up_start"],
+            first=data["first"],
+            aggressor=data["aggressor"],
+            pots=tuple(Pot.from_json(item) for item in data["pots"]),
+        )
+
+
+def _cards_of(bits: int) -> tuple[Card, ...]:
+    return tuple(Card(code) for code in range(52) if bits >> code & 1)
+
+
+def start_hand(rules: Rules, stacks: Mapping[int, int]) -> Step:
+    """Seat the players (seat number -> stack), post the antes, and wait for the first card."""
+    if not isinstance(stacks, Mapping):
+        raise IllegalInput("seats: expected a mapping of seat number to stack")
+    for seat, stack in stacks.items():
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 1 <= seat <= MAX_SEAT:
+            raise IllegalInput(f"seat {seat!r}: unknown seat (seats are 1 to {MAX_SEAT})")
+        if not isinstance(stack, int) or isinstance(stack, bool) or stack <= 0:
+            raise IllegalInput(f"seat {seat}: stack {stack!r} is not a positive number of chips")
+    if len(stacks) < 2:
+        raise IllegalInput("a hand needs at least 2 seated players")
+    fx: list[Effect] = []
+    players = []
+    for seat in sorted(stacks):
+        stack = stacks[seat]
+        ante = min(stack, rules.ante)
+        players.append(Player(seat, stack, stack - ante, total=ante))
+        note = " (all-in)" if ante == stack else ""
+        fx.append(Effect("ante", f"seat {seat} antes {ante}{note}", {"seat": seat, "chips": ante}))
+    hand = Hand(rules, tuple(players))
+    return Step(_begin_street(hand, 3, fx), tuple(fx))
+
+
+def apply(hand: Hand, item: Input) -> Step:
+    """Apply one input; returns the new state and its effects, or raises ``IllegalInput``."""
+    if hand.over:
+        raise IllegalInput(f"the hand is {'void' if hand.phase is Phase.VOID else 'over'}")
+    fx: list[Effect] = []
+    if isinstance(item, Deal):
+        new = _deal(hand, item.card, fx)
+    elif not isinstance(item, Action):
+        raise IllegalInput(f"not an input: {item!r}")
+    elif item.do is Do.VOID:
+        new = _void(hand, "the supervisor voids the hand", fx)
+    else:
+        if item.seat is None:
+            raise IllegalInput(f"'{item.do}' needs a seat")
+        index = hand.players.index(hand.player(item.seat))
+        if item.do is Do.EXPOSE:
+            assert item.card is not None
+            new = _expose(hand, index, item.card, fx)
+        elif item.do is Do.BONUS:
+            new = _bonus_decision(hand, index, bool(item.accept), fx)
+        elif item.do in (Do.SHOW, Do.MUCK):
+            new = _reveal(hand, index, item.do, fx)
+        else:
+            new = _decide(hand, index, item, fx)
+    return Step(new, tuple(fx))
+
+
+# The deal ------------------------------------------------------------------------------
+
+
+def _begin_street(hand: Hand, street: int, fx: list[Effect]) -> Hand:
+    live = [p.seat for p in hand.players if not p.folded]
+    burn = (Slot(Dest.BURN),) if hand.rules.burn and street > 3 else ()
+    if street == 3:
+        queue = tuple(Slot(Dest.SEAT, seat, up) for up in (False, False, True) for seat in live)
+    elif street < 7:
+        queue = (*burn, *(Slot(Dest.SEAT, seat, True) for seat in live))
+    elif hand.stub >= len(burn) + len(live):
+        queue = (*burn, *(Slot(Dest.SEAT, seat, False) for seat in live))
+    else:
+        fx.append(
+            Effect(
+                "community",
+                f"not enough cards: community card on seventh street "
+                f"(stub {hand.stub}, {len(live)} players)",
+                {"stub": hand.stub, "players": len(live)},
+            )
+        )
+        if hand.stub >= len(burn) + 1:
+            queue = (*burn, Slot(Dest.COMMUNITY))
+        else:
+            queue = (Slot(Dest.COMMUNITY),)
+            hand = _scramble(hand, fx)
+    fx.append(Effect("street", f"{STREET_NAMES[street]} street", {"street": street}))
+    hand = replace(
+        hand,
+        phase=Phase.DEAL,
+        street=street,
+        queue=queue,
+        actor=None,
+        level=0,
+        full_level=0,
+        size=0,
+        wagers=0,
+        aggressor=None,
+    )
+    return _await_card(hand, fx)
+
+
+def _scramble(hand: Hand, fx: list[Effect]) -> Hand:
+    burns = hand.burns
+    fx.append(
+        Effect(
+            "scramble",
+            f"the stub is short: scramble the {len(burns)} burn cards with the stub "
+            "and deal from them",
+            {"burns": [str(card) for card in burns]},
+        )
+    )
+    out = hand.out
+    for card in burns:
+        out &= ~(1 << card)
+    return replace(hand, out=out, scrambled=True)
+
+
+def _await_card(hand: Hand, fx: list[Effect]) -> Hand:
+    """Settle the deal queue: start the betting when the street is dealt."""
+    if not hand.queue:
+        return _begin_betting(hand, fx)
+    if hand.queue[0].dest is not Dest.OFFER and hand.stub == 0 and not hand.scrambled:
+        return _scramble(hand, fx)
+    return hand
+
+
+def _deal(hand: Hand, card: Card, fx: list[Effect]) -> Hand:
+    waiting = hand.waiting_for
+    assert waiting is not None
+    if waiting.kind != "card":
+        raise IllegalInput(f"{card}: not waiting for a card ({waiting.describe()})")
+    if hand.out >> card & 1:
+        raise IllegalInput(f"{card}: card already in play")
+    slot, queue = hand.queue[0], hand.queue[1:]
+    hand = replace(hand, out=hand.out | 1 << card, queue=queue)
+    street = hand.street
+    if slot.dest is Dest.BURN:
+        fx.append(Effect("burn", "burn card", {"card": str(card)}))
+        return _await_card(replace(hand, burns=(*hand.burns, card)), fx)
+    if slot.dest is Dest.COMMUNITY:
+        fx.append(Effect("card", f"community card {card}", {"card": str(card), "to": "community"}))
+        return _await_card(replace(hand, community=card), fx)
+    index = hand.players.index(hand.player(slot.seat))
+    player = hand.players[index]
+    bonus = slot.dest is Dest.BONUS
+    dealt = Dealt(card, slot.up, street, bonus=bonus)
+    hand = with_player(hand, index, replace(player, cards=(*player.cards, dealt)))
+    face = "up" if slot.up else "down"
+    shown = str(card) if slot.up else "a card"
+    what = "the bonus card" if bonus else shown
+    fx.append(
+        Effect(
+            "card",
+            f"seat {slot.seat} gets {what} face {face}",
+            {"card": str(card), "to": "seat", "seat": slot.seat, "face": face, "bonus": bonus},
+        )
+    )
+    if slot.up and card == FOUR_OF_CLUBS and hand.rules.wild:
+        hand = _earn_bonus(hand, index, fx)
+    return _await_card(hand, fx)
+
+
+def _earn_bonus(hand: Hand, index: int, fx: list[Effect]) -> Hand:
+    rules = hand.rules
+    player = hand.players[index]
+    seat = player.seat
+    price = rules.bonus_price
+    if price == 0:
+        slots: tuple[Slot, ...] = (Slot(Dest.BONUS, seat),)
+        text = f"bonus card due: one card face down to seat {seat}"
+    elif player.stack >= price:
+        slots = (Slot(Dest.OFFER, seat),)
+        text = f"seat {seat} may buy the bonus card for {price}"
+    else:
+        slots = ()
+        text = (
+            f"seat {seat} cannot pay the bonus card price of {price} "
+            f"(has {player.stack}): no bonus card"
+        )
+    fx.append(Effect("bonus", text, {"seat": seat, "price": price, "offered": bool(slots)}))
+    if rules.bonus_timing is BonusTiming.IMMEDIATE:
+        queue = (*slots, *hand.queue)
+    else:
+        queue = (*hand.queue, *slots)
+    return replace(hand, queue=queue)
+
+
+def _bonus_decision(hand: Hand, index: int, accept: bool, fx: list[Effect]) -> Hand:
+    player = hand.players[index]
+    waiting = hand.waiting_for
+    assert waiting is not None
+    if waiting.kind != "bonus":
+        raise IllegalInput(f"seat {player.seat}: no bonus card on offer ({waiting.describe()})")
+    if waiting.seat != player.seat:
+        raise IllegalInput(f"seat {player.seat}: out of turn ({waiting.describe()})")
+    queue = hand.queue[1:]
+    price = hand.rules.bonus_price
+    if accept:
+        player = replace(player, stack=player.stack - price, total=player.total + price)
+        hand = with_player(hand, index, player)
+        queue = (Slot(Dest.BONUS, player.seat), *queue)
+        text = f"seat {player.seat} buys the bonus card for {price}"
+    else:
+        text = f"seat {player.seat} declines the bonus card and stays in"
+    fx.append(Effect("bonus", text, {"seat": player.seat, "accept": accept, "price": price}))
+    return _await_card(replace(hand, queue=queue), fx)
+
+
+# Corrections ---------------------------------------------------------------------------
+
+
+def _void(hand: Hand, reason: str, fx: list[Effect]) -> Hand:
+    players = tuple(
+        replace(p, stack=p.start, total=0, bet=0, acted=False, reveal=None) for p in hand.players
+    )
+    fx.append(Effect("void", f"{reason}: misdeal, every chip goes back", {"reason": reason}))
+    return replace(hand, players=players, phase=Phase.VOID, queue=(), actor=None, pots=())
+
+
+def _expose(hand: Hand, index: int, card: Card, fx: list[Effect]) -> Hand:
+    player = hand.players[index]
+    seat = player.seat
+    if hand.street != 3 or not (hand.phase is Phase.DEAL or hand.bring_in_due):
+        raise IllegalInput(
+            f"seat {seat}: an exposed hole card is corrected only on third street, "
+            "before the bring-in"
+        )
+    position = next(
+        (i for i, dealt in enumerate(player.cards) if dealt.card == card and not dealt.up), None
+    )
+    if position is None:
+        raise IllegalInput(f"{card}: not a face-down card of seat {seat}")
+    cards = list(player.cards)
+    cards[position] = replace(cards[position], up=True, exposed=True)
+    hand = with_player(hand, index, replace(player, cards=tuple(cards)))
+    queue = list(hand.queue)
+    turned = next(
+        (i for i, s in enumerate(queue) if s.dest is Dest.SEAT and s.seat == seat and s.up), None
+    )
+    note = ""
+    if turned is not None:
+        queue[turned] = Slot(Dest.SEAT, seat, False)
+        note = f": the next card to seat {seat} is dealt down instead"
+    fx.append(Effect("expose", f"seat {seat}'s hole card {card} is exposed{note}", {"seat": seat}))
+    hand = replace(hand, queue=tuple(queue))
+    regular = [dealt for dealt in cards if dealt.street == 3 and not dealt.bonus]
+    if len(regular) == 3 and all(dealt.up for dealt in regular):
+        return _void(hand, f"all three of seat {seat}'s third-street cards are exposed", fx)
+    if hand.phase is Phase.BETTING:
+        return _begin_betting(hand, fx)
+    return hand
+
+
+# Betting -------------------------------------------------------------------------------
+
+
+def _begin_betting(hand: Hand, fx: list[Effect]) -> Hand:
+    rules = hand.rules
+    players = hand.players
+    live = [i for i, p in enumerate(players) if not p.folded]
+    street = hand.street
+    heads_up = len(live) == 2
+    size = rules.small_bet if street <= 4 else rules.big_bet
+    if street == 3:
+        low = min(
+            live, key=lambda i: max(bring_in_key(card, rules) for card in players[i].up_cards)
+        )
+        opener = low
+    else:
+        opener = max(live, key=lambda i: (showing_key(players[i].up_cards, rules.wild), -i))
+    if sum(can_bet(players[i]) for i in live) <= 1:
+        fx.append(
+            Effect(
+                "no_betting",
+                f"no betting on {STREET_NAMES[street]} street: at most one player can bet",
+                {"street": street},
+            )
+        )
+        return _end_round(replace(hand, first=opener, phase=Phase.BETTING), fx)
+    actor = next_seat_from(players, opener, can_bet)
+    assert actor is not None
+    bring_in_due = street == 3
+    if bring_in_due:
+        low_seat = players[opener].seat
+        if actor != opener:
+            fx.append(
+                Effect(
+                    "bring_in",
+                    f"seat {low_seat} is all-in: the bring-in passes to seat {players[actor].seat}",
+                    {"seat": players[actor].seat, "low": low_seat},
+                )
+            )
+        fx.append(
+            Effect(
+                "to_act",
+                f"seat {players[actor].seat} has the low card and brings in",
+                {"seat": players[actor].seat, "street": 3},
+            )
+        )
+    else:
+        shown = describe_showing(showing_key(players[opener].up_cards, rules.wild))
+        fx.append(
+            Effect(
+                "to_act",
+                f"{STREET_NAMES[street]} street: seat {players[opener].seat} "
+                f"({shown} showing) is high",
+                {"seat": players[actor].seat, "high": players[opener].seat, "street": street},
+            )
+        )
+        if (
+            street == 4
+            and rules.open_pair_big_bet
+            and any(shows_pair(players[i], rules.wild) for i in live)
+        ):
+            size = 0
+            fx.append(
+                Effect(
+                    "open_pair",
+                    f"open pair: the bet may be {rules.small_bet} or {rules.big_bet}",
+                    {"small": rules.small_bet, "big": rules.big_bet},
+                )
+            )
+    return replace(
+        hand,
+        phase=Phase.BETTING,
+        actor=actor,
+        level=0,
+        full_level=0,
+        size=size,
+        wagers=0,
+        bring_in_due=bring_in_due,
+        heads_up_start=heads_up,
+        first=actor,
+        aggressor=None,
+    )
+
+
+def _decide(hand: Hand, index: int, action: Action, fx: list[Effect]) -> Hand:
+    player = hand.players[index]
+    do = action.do
+    who = f"seat {player.seat} cannot {do.value.replace('_', ' ')}"
+    if player.folded:
+        raise IllegalInput(f"{who}: seat {player.seat} has folded")
+    waiting = hand.waiting_for
+    assert waiting is not None
+    if waiting.kind != "action":
+        raise IllegalInput(f"{who}: not a betting decision now ({waiting.describe()})")
+    if hand.actor != index:
+        raise IllegalInput(f"{who}: out of turn (seat {waiting.seat} to act)")
+    choice = betting.refuse(hand, do, action.to)
+    hand = betting.take_decision(hand, choice)
+    moved = hand.players[index]
+    fx.append(_decision_effect(moved, choice, hand))
+    if do is Do.FOLD:
+        remaining = [p for p in hand.players if not p.folded]
+        if len(remaining) == 1:
+            return _win_uncontested(hand, remaining[0], fx)
+    following = betting.next_actor(hand, index)
+    if following is None:
+        return _end_round(hand, fx)
+    return replace(hand, actor=following)
+
+
+def _decision_effect(player: Player, choice: Choice, hand: Hand) -> Effect:
+    seat = player.seat
+    words = {
+        Do.BRING_IN: "brings in for",
+        Do.COMPLETE: "completes to",
+        Do.BET: "bets",
+        Do.RAISE: "raises to",
+        Do.CALL: "calls",
+    }
+    if choice.to is None:
+        text = f"seat {seat} {'folds' if choice.do is Do.FOLD else 'checks'}"
+    else:
+        amount = choice.to
+        text = f"seat {seat} {words[choice.do]} {amount}"
+        if player.stack == 0:
+            text += " (all-in)"
+    data: dict[str, Any] = {"seat": seat, "do": choice.do.value, "pot": hand.pot}
+    if choice.to is not None:
+        data["to"] = choice.to
+    return Effect("decision", text, data)
+
+
+def _end_round(hand: Hand, fx: list[Effect]) -> Hand:
+    players = tuple(replace(p, bet=0, acted=False) for p in hand.players)
+    hand = replace(hand, players=players, actor=None, bring_in_due=False)
+    if hand.street == 7:
+        return begin_showdown(hand, fx)
+    return _begin_street(hand, hand.street + 1, fx)
+
+
+def _win_uncontested(hand: Hand, winner: Player, fx: list[Effect]) -> Hand:
+    total = hand.pot
+    index = hand.players.index(winner)
+    hand = with_player(hand, index, replace(winner, stack=winner.stack + total))
+    pot = Pot(total, (winner.seat,), (winner.seat,), ((winner.seat, total),))
+    fx.append(
+        Effect(
+            "award",
+            f"pot of {total} to seat {winner.seat}: all others folded",
+            {"amount": total, "winners": [winner.seat], "shares": {str(winner.seat): total}},
+        )
+    )
+    return replace(hand, phase=Phase.COMPLETE, actor=None, queue=(), pots=(pot,))
+
+
+def _reveal(hand: Hand, index: int, do: Do, fx: list[Effect]) -> Hand:
+    seat = hand.players[index].seat
+    waiting = hand.waiting_for
+    assert waiting is not None
+    who = f"seat {seat} cannot {do.value}"
+    if waiting.kind != "show":
+        raise IllegalInput(f"{who}: not the showdown ({waiting.describe()})")
+    if hand.actor != index:
+        raise IllegalInput(f"{who}: out of turn ({waiting.describe()})")
+    return reveal(hand, index, Reveal.SHOW if do is Do.SHOW else Reveal.MUCK, fx)

@@ -1,0 +1,163 @@
+"""What goes into the hand engine and what comes out of it, besides the state.
+
+Inputs:
+
+- ``Deal(card)``: the next card out of the shoe. The engine decides where it goes.
+- ``Action(do, seat, to, accept, card)``: a player's decision (``bring_in``, ``complete``,
+  ``check``, ``call``, ``bet``, ``raise``, ``fold``, ``bonus`` with ``accept``, ``show``,
+  ``muck``) or a correction (``expose`` with ``seat`` and ``card``; ``void`` without seat).
+  ``to`` is the player's total for the street after a bet, raise or completion; it is
+  needed only when more than one size is legal.
+
+Outputs besides the new state:
+
+- ``Effect(kind, message, data)``: something people must be told, with a human-readable
+  message and structured data (JSON-ready).
+- ``IllegalInput``: raised for an input that is not legal now; its message names the
+  reason (out of turn, over the limit, betting is capped, card already in play, ...).
+
+Every type here serializes with ``to_json()`` and reads back with ``input_from_json``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from controller.rules.cards import Card, CardError, parse_card
+
+
+class Do(StrEnum):
+    """Every decision and correction the engine accepts, in the game's own words."""
+
+    BRING_IN = "bring_in"
+    COMPLETE = "complete"
+    CHECK = "check"
+    CALL = "call"
+    BET = "bet"
+    RAISE = "raise"
+    FOLD = "fold"
+    BONUS = "bonus"
+    SHOW = "show"
+    MUCK = "muck"
+    EXPOSE = "expose"
+    VOID = "void"
+
+
+WAGERS = frozenset({Do.BRING_IN, Do.COMPLETE, Do.BET, Do.RAISE})
+
+
+class IllegalInput(ValueError):
+    """An input that is not legal in the current state; the state is unchanged."""
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """The next card out of the shoe."""
+
+    card: Card
+
+    def to_json(self) -> dict[str, Any]:
+        return {"deal": str(self.card)}
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """A decision by a player, or a correction by the dealer or supervisor."""
+
+    do: Do
+    seat: int | None = None
+    to: int | None = None
+    accept: bool | None = None
+    card: Card | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"do": self.do.value}
+        if self.seat is not None:
+            out["seat"] = self.seat
+        if self.to is not None:
+            out["to"] = self.to
+        if self.accept is not None:
+            out["accept"] = self.accept
+        if self.card is not None:
+            out["card"] = str(self.card)
+        return out
+
+
+Input = Deal | Action
+
+_ACTION_FIELDS = frozenset({"do", "seat", "to", "accept", "card"})
+
+
+def action_from_json(data: Mapping[str, Any]) -> Action:
+    """Read an action as written in a hand script; names what is wrong if it cannot."""
+    if not isinstance(data, Mapping):
+        raise IllegalInput(f"an action must be an object, not {data!r}")
+    unknown = sorted(set(data) - _ACTION_FIELDS)
+    if unknown:
+        raise IllegalInput(f"unknown field {unknown[0]!r}")
+    if "do" not in data:
+        raise IllegalInput("missing field 'do'")
+    try:
+        do = Do(data["do"])
+    except ValueError:
+        choices = ", ".join(member.value for member in Do)
+        raise IllegalInput(f"'do': {data['do']!r} is not one of {choices}") from None
+    seat = _whole(data, "seat")
+    to = _whole(data, "to")
+    accept = data.get("accept")
+    if accept is not None and not isinstance(accept, bool):
+        raise IllegalInput(f"'accept': {accept!r} is not true or false")
+    card = None
+    if "card" in data:
+        try:
+            card = parse_card(data["card"])
+        except CardError as error:
+            raise IllegalInput(f"'card': {error}") from None
+    if do is Do.VOID:
+        if seat is not None:
+            raise IllegalInput("'void' takes no seat")
+    elif seat is None:
+        raise IllegalInput(f"'{do}' needs a seat")
+    if do is Do.BONUS and accept is None:
+        raise IllegalInput("'bonus' needs 'accept': true or false")
+    if do is not Do.BONUS and accept is not None:
+        raise IllegalInput(f"'accept' goes with 'bonus', not with '{do}'")
+    if do is Do.EXPOSE and card is None:
+        raise IllegalInput("'expose' needs the exposed 'card'")
+    if do is not Do.EXPOSE and card is not None:
+        raise IllegalInput(f"'card' goes with 'expose', not with '{do}'")
+    if to is not None and do not in WAGERS and do is not Do.CALL:
+        raise IllegalInput(f"'to' goes with a bet, raise, completion or call, not with '{do}'")
+    return Action(do, seat, to, accept, card)
+
+
+def input_from_json(data: Mapping[str, Any]) -> Input:
+    """Read an input written by ``to_json`` (a journal line)."""
+    if isinstance(data, Mapping) and set(data) == {"deal"}:
+        try:
+            return Deal(parse_card(data["deal"]))
+        except CardError as error:
+            raise IllegalInput(f"'deal': {error}") from None
+    return action_from_json(data)
+
+
+def _whole(data: Mapping[str, Any], name: str) -> int | None:
+    value = data.get(name)
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+        raise IllegalInput(f"{name!r}: {value!r} is not a whole number")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    """Something people must be told: ``kind`` (a stable tag), ``message`` and ``data``."""
+
+    kind: str
+    message: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "message": self.message, **self.data}

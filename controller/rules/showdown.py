@@ -1,0 +1,157 @@
+"""Showdown and the pot award.
+
+- ``auto`` showdown tables every hand still in; ``manual`` asks each player to show or
+  muck, starting with the last aggressor on seventh street (the last player to bet or
+  raise there) or, with no bet on seventh street, the first to act, then clockwise.
+- A player may muck only while every pot they can win still has another contender who
+  has not mucked; otherwise their hand is tabled without asking (they are the last
+  contender for a pot and win it).
+- Each pot goes to the best hand among its contenders; a split pot's odd chips go one
+  each to the winners closest to the dealer's left (``odd_chip="seat_order"``) or to the
+  winners with the highest card by rank then suit among their own cards
+  (``"high_card_suit"``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from controller.rules.betting import next_seat_from, with_player
+from controller.rules.evaluator import HandValue, evaluate
+from controller.rules.inputs import Effect
+from controller.rules.pots import build_pots, split
+from controller.rules.settings import OddChip, ShowdownMode
+from controller.rules.state import Phase, Player, Pot, Reveal
+
+if TYPE_CHECKING:
+    from controller.rules.hand import Hand
+
+
+def hand_value(hand: Hand, player: Player) -> HandValue:
+    cards = player.own_cards
+    if hand.community is not None:
+        cards = (*cards, hand.community)
+    return evaluate(cards, hand.rules)
+
+
+def begin_showdown(hand: Hand, fx: list[Effect]) -> Hand:
+    if hand.rules.showdown is ShowdownMode.AUTO:
+        players = tuple(p if p.folded else replace(p, reveal=Reveal.SHOW) for p in hand.players)
+        for player in players:
+            if not player.folded:
+                fx.append(_shows(hand, player))
+        return award(replace(hand, players=players), fx)
+    fx.append(Effect("showdown", "showdown: each player shows or mucks in turn"))
+    return next_to_show(replace(hand, phase=Phase.SHOWDOWN), fx)
+
+
+def showdown_start(hand: Hand) -> int:
+    """Index of the player who shows first: the last aggressor, else the first to act."""
+    if hand.aggressor is not None:
+        return hand.aggressor
+    assert hand.first is not None
+    return hand.first
+
+
+def may_muck(hand: Hand, index: int) -> bool:
+    seat = hand.players[index].seat
+    reveals = {p.seat: p.reveal for p in hand.players}
+    return all(
+        any(other != seat and reveals[other] is not Reveal.MUCK for other in pot.eligible)
+        for pot in build_pots(hand.players)
+        if seat in pot.eligible
+    )
+
+
+def next_to_show(hand: Hand, fx: list[Effect]) -> Hand:
+    """Ask the next player in showdown order, tabling hands that cannot be mucked."""
+    start = showdown_start(hand)
+    while True:
+        index = next_seat_from(hand.players, start, lambda p: not p.folded and p.reveal is None)
+        if index is None:
+            return award(replace(hand, actor=None), fx)
+        if may_muck(hand, index):
+            return replace(hand, actor=index)
+        player = replace(hand.players[index], reveal=Reveal.SHOW)
+        hand = with_player(hand, index, player)
+        fx.append(_shows(hand, player, " (last contender: the hand is tabled)"))
+
+
+def reveal(hand: Hand, index: int, choice: Reveal, fx: list[Effect]) -> Hand:
+    player = replace(hand.players[index], reveal=choice)
+    hand = with_player(hand, index, player)
+    if choice is Reveal.SHOW:
+        fx.append(_shows(hand, player))
+    else:
+        fx.append(Effect("muck", f"seat {player.seat} mucks", {"seat": player.seat}))
+    return next_to_show(hand, fx)
+
+
+def award(hand: Hand, fx: list[Effect]) -> Hand:
+    """Award every pot to the best hand among its contenders; the hand is complete."""
+    players = list(hand.players)
+    index_of = {p.seat: i for i, p in enumerate(players)}
+    values = {
+        p.seat: hand_value(hand, p) for p in players if not p.folded and p.reveal is not Reveal.MUCK
+    }
+    awarded: list[Pot] = []
+    pots = build_pots(players)
+    for number, pot in enumerate(pots):
+        contenders = [seat for seat in pot.eligible if seat in values]
+        best = max(values[seat].key for seat in contenders)
+        winners = [seat for seat in contenders if values[seat].key == best]
+        if hand.rules.odd_chip is OddChip.HIGH_CARD_SUIT:
+            winners.sort(key=lambda seat: max(players[index_of[seat]].own_cards), reverse=True)
+        shares = split(pot.amount, winners)
+        for seat, chips in shares:
+            index = index_of[seat]
+            players[index] = replace(players[index], stack=players[index].stack + chips)
+        awarded.append(Pot(pot.amount, pot.eligible, tuple(sorted(winners)), shares))
+        fx.append(
+            _award_effect(
+                pot,
+                number=number,
+                count=len(pots),
+                shares=shares,
+                value=values[winners[0]],
+                contenders=contenders,
+            )
+        )
+    return replace(
+        hand, players=tuple(players), pots=tuple(awarded), phase=Phase.COMPLETE, actor=None
+    )
+
+
+def _award_effect(
+    pot: Pot,
+    *,
+    number: int,
+    count: int,
+    shares: tuple[tuple[int, int], ...],
+    value: HandValue,
+    contenders: list[int],
+) -> Effect:
+    name = "pot" if count == 1 else ("main pot" if number == 0 else f"side pot {number}")
+    reason = value.description if len(contenders) > 1 else "no other contender"
+    if len(shares) == 1:
+        text = f"{name} of {pot.amount} to seat {shares[0][0]}: {reason}"
+    else:
+        parts = ", ".join(f"seat {seat} {chips}" for seat, chips in shares)
+        text = f"{name} of {pot.amount} split: {parts}: {reason}"
+    data = {
+        "amount": pot.amount,
+        "winners": [seat for seat, _ in shares],
+        "shares": {str(seat): chips for seat, chips in shares},
+    }
+    return Effect("award", text, data)
+
+
+def _shows(hand: Hand, player: Player, note: str = "") -> Effect:
+    value = hand_value(hand, player)
+    cards = " ".join(str(card) for card in player.own_cards)
+    return Effect(
+        "show",
+        f"seat {player.seat} shows {cards}: {value.description}{note}",
+        {"seat": player.seat, "cards": [str(card) for card in player.own_cards]},
+    )

@@ -1,0 +1,175 @@
+"""The parts of a hand's state: cards as dealt, players, the deal queue, pots.
+
+All types are frozen; the engine builds new values with ``dataclasses.replace``.
+Every type has ``to_json`` and a matching ``from_json``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from controller.rules.cards import Card, parse_card
+
+STREET_NAMES = {3: "third", 4: "fourth", 5: "fifth", 6: "sixth", 7: "seventh"}
+FOUR_OF_CLUBS = Card(8)
+
+
+class Phase(StrEnum):
+    DEAL = "deal"  # waiting on the deal queue: cards and bonus-card offers
+    BETTING = "betting"
+    SHOWDOWN = "showdown"  # manual showdown: waiting for show or muck
+    COMPLETE = "complete"  # pot awarded
+    VOID = "void"  # misdeal: every chip returned
+
+
+class Dest(StrEnum):
+    """Where the next card out of the shoe goes (``OFFER`` waits for a decision instead)."""
+
+    SEAT = "seat"
+    BURN = "burn"
+    BONUS = "bonus"
+    COMMUNITY = "community"
+    OFFER = "offer"
+
+
+class Reveal(StrEnum):
+    SHOW = "show"
+    MUCK = "muck"
+
+
+@dataclass(frozen=True, slots=True)
+class Dealt:
+    """A card in a player's hand: face up or down, the street it came on, how it came."""
+
+    card: Card
+    up: bool
+    street: int
+    bonus: bool = False
+    exposed: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "card": str(self.card),
+            "face": "up" if self.up else "down",
+            "street": self.street,
+        }
+        if self.bonus:
+            out["bonus"] = True
+        if self.exposed:
+            out["exposed"] = True
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Dealt:
+        return cls(
+            parse_card(data["card"]),
+            data["face"] == "up",
+            data["street"],
+            data.get("bonus", False),
+            data.get("exposed", False),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """One seat in the hand.
+
+    ``stack`` is the chips behind; ``total`` what the player has put in the pot this hand
+    (antes, bets, a bought bonus card); ``bet`` what they have put in on this street;
+    ``acted`` whether they have acted since the last full bet or raise (a player who has
+    acted may not raise a short all-in).
+    """
+
+    seat: int
+    start: int
+    stack: int
+    cards: tuple[Dealt, ...] = ()
+    folded: bool = False
+    total: int = 0
+    bet: int = 0
+    acted: bool = False
+    reveal: Reveal | None = None
+
+    @property
+    def up_cards(self) -> tuple[Card, ...]:
+        return tuple(dealt.card for dealt in self.cards if dealt.up)
+
+    @property
+    def own_cards(self) -> tuple[Card, ...]:
+        return tuple(dealt.card for dealt in self.cards)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "seat": self.seat,
+            "start": self.start,
+            "stack": self.stack,
+            "cards": [dealt.to_json() for dealt in self.cards],
+            "folded": self.folded,
+            "total": self.total,
+            "bet": self.bet,
+            "acted": self.acted,
+        }
+        if self.reveal is not None:
+            out["reveal"] = self.reveal.value
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Player:
+        reveal = data.get("reveal")
+        return cls(
+            seat=data["seat"],
+            start=data["start"],
+            stack=data["stack"],
+            cards=tuple(Dealt.from_json(item) for item in data["cards"]),
+            folded=data["folded"],
+            total=data["total"],
+            bet=data["bet"],
+            acted=data["acted"],
+            reveal=None if reveal is None else Reveal(reveal),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """One step of the deal queue: a card to a destination, or a bonus-card offer."""
+
+    dest: Dest
+    seat: int = 0
+    up: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"dest": self.dest.value, "seat": self.seat, "up": self.up}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Slot:
+        return cls(Dest(data["dest"]), data["seat"], data["up"])
+
+
+@dataclass(frozen=True, slots=True)
+class Pot:
+    """A pot (the main pot first, then side pots) and, once awarded, its winners."""
+
+    amount: int
+    eligible: tuple[int, ...]
+    winners: tuple[int, ...] = ()
+    shares: tuple[tuple[int, int], ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "amount": self.amount,
+            "eligible": list(self.eligible),
+            "winners": list(self.winners),
+            "shares": {str(seat): chips for seat, chips in self.shares},
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Pot:
+        return cls(
+            data["amount"],
+            tuple(data["eligible"]),
+            tuple(data["winners"]),
+            tuple((int(seat), chips) for seat, chips in data["shares"].items()),
+        )
