@@ -10,9 +10,10 @@ decision. Corrections (``expose``, ``void``) are applied as soon as they are the
 action and can apply: ``void`` at once, ``expose`` once its card has been dealt.
 
 Exit status: 0 when the hand completes or waits for more input, 1 when the engine
-refuses a card or an action (``error`` names its index), 2 when the script itself is
-not valid (bad JSON, unknown field or value, seat outside 1-8, fewer than 2 seats, a
-card given twice).
+refuses an action (``error.action`` is its index), 2 when the script itself is not
+valid: bad JSON, unknown field or value, seat outside 1-8, fewer than 2 seats, or a
+card given twice (``error.card`` is the index of the second one). A card may come out
+twice only when the engine scrambled the burn cards back for the short deck.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.rules.cards import Card, CardError, parse_cards
+from controller.rules.cards import Card, CardError, parse_card
 from controller.rules.hand import Hand, start_hand
 from controller.rules.inputs import Action, Deal, Do, Effect, IllegalInput, action_from_json
 from controller.rules.pots import build_pots
@@ -82,11 +83,12 @@ def read_script(text: str) -> Script:
     cards_data = data.get("cards", [])
     if not isinstance(cards_data, list):
         raise ScriptError("'cards' must be a list")
-    try:
-        cards = parse_cards(cards_data)
-    except CardError as error:
-        reason = "card given twice" if error.reason == "duplicate card" else error.reason
-        raise ScriptError(f"cards: {error.token!r}: {reason}") from None
+    cards = []
+    for number, token in enumerate(cards_data):
+        try:
+            cards.append(parse_card(token))
+        except CardError as error:
+            raise ScriptError(f"cards[{number}]: {error}") from None
     actions_data = data.get("actions", [])
     if not isinstance(actions_data, list):
         raise ScriptError("'actions' must be a list")
@@ -96,7 +98,7 @@ def read_script(text: str) -> Script:
             actions.append(action_from_json(item))
         except IllegalInput as error:
             raise ScriptError(f"actions[{number}]: {error}") from None
-    return Script(rules, seats, cards, tuple(actions))
+    return Script(rules, seats, tuple(cards), tuple(actions))
 
 
 def _read_seats(data: object) -> dict[int, int]:
@@ -137,12 +139,13 @@ def play(script: Script) -> Replay:
         else:
             wanted = action
         if wanted is None:
+            _check_unused_cards(replay, cards, next_card)
             return replay
         try:
             step = hand.apply(wanted)
         except IllegalInput as error:
             if isinstance(wanted, Deal):
-                replay.error = {"card": next_card, "message": str(error)}
+                replay.error = {"card": next_card, "message": f"{error} (card given twice)"}
             else:
                 replay.error = {"action": next_action, "message": str(error)}
             return replay
@@ -152,6 +155,17 @@ def play(script: Script) -> Replay:
             next_action += 1
         replay.hand = step.hand
         replay.events.extend(step.effects)
+
+
+def _check_unused_cards(replay: Replay, cards: tuple[Card, ...], first: int) -> None:
+    """Cards the engine has not asked for yet must not repeat a card already in play."""
+    unavailable = replay.hand.out
+    for number in range(first, len(cards)):
+        card = cards[number]
+        if unavailable >> card & 1:
+            replay.error = {"card": number, "message": f"{card}: card given twice"}
+            return
+        unavailable |= 1 << card
 
 
 def _correction_due(hand: Hand, action: Action) -> bool:
@@ -246,7 +260,9 @@ def handler(args: argparse.Namespace) -> int:
         print(json.dumps(to_json(replay), indent=2))
     else:
         print(history(replay))
-    return 1 if replay.error is not None else 0
+    if replay.error is None:
+        return 0
+    return 2 if "card" in replay.error else 1
 
 
 def _read_file(path: str) -> str:

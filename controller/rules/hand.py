@@ -323,6 +323,7 @@ def apply(hand: Hand, item: Input) -> Step:
 def _begin_street(hand: Hand, street: int, fx: list[Effect]) -> Hand:
     live = [p.seat for p in hand.players if not p.folded]
     burn = (Slot(Dest.BURN),) if hand.rules.burn and street > 3 else ()
+    fx.append(Effect("street", f"{STREET_NAMES[street]} street", {"street": street}))
     if street == 3:
         queue = tuple(Slot(Dest.SEAT, seat, up) for up in (False, False, True) for seat in live)
     elif street < 7:
@@ -343,7 +344,6 @@ def _begin_street(hand: Hand, street: int, fx: list[Effect]) -> Hand:
         else:
             queue = (Slot(Dest.COMMUNITY),)
             hand = _scramble(hand, fx)
-    fx.append(Effect("street", f"{STREET_NAMES[street]} street", {"street": street}))
     hand = replace(
         hand,
         phase=Phase.DEAL,

@@ -150,6 +150,8 @@ def _award_effect(
 def _shows(hand: Hand, player: Player, note: str = "") -> Effect:
     value = hand_value(hand, player)
     cards = " ".join(str(card) for card in player.own_cards)
+    if hand.community is not None:
+        cards += f" (community {hand.community})"
     return Effect(
         "show",
         f"seat {player.seat} shows {cards}: {value.description}{note}",
