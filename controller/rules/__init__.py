@@ -1,5 +1,15 @@
-"""The pure game engine: cards, hand evaluation, rules. No I/O, no clock, deterministic."""
+"""The pure game engine: cards, hand evaluation, rules, the hand state machine.
 
+No I/O, no clock, no randomness: deterministic. Driving a hand::
+
+    step = start_hand(Rules(), {1: 200, 4: 150})      # Step(hand, effects)
+    step.hand.waiting_for                              # Waiting, or None when over
+    step = step.hand.apply(Deal(parse_card("Kd")))     # or Action(Do.CALL, seat=4)
+
+See ``controller.rules.hand`` for the full description.
+"""
+
+from controller.rules.betting import Choice
 from controller.rules.cards import DECK, Card, CardError, Suit, parse_card, parse_cards
 from controller.rules.evaluator import (
     Category,
@@ -9,6 +19,18 @@ from controller.rules.evaluator import (
     evaluate,
     evaluate_many,
 )
+from controller.rules.hand import Hand, Step, Waiting, apply, start_hand
+from controller.rules.inputs import (
+    Action,
+    Deal,
+    Do,
+    Effect,
+    IllegalInput,
+    Input,
+    action_from_json,
+    input_from_json,
+)
+from controller.rules.pots import build_pots
 from controller.rules.settings import (
     BonusTiming,
     HeadsUpUncapped,
@@ -19,26 +41,48 @@ from controller.rules.settings import (
     Variant,
     WildBringIn,
 )
+from controller.rules.state import Dealt, Dest, Phase, Player, Pot, Reveal
 
 __all__ = [
     "DECK",
+    "Action",
     "BonusTiming",
     "Card",
     "CardError",
     "Category",
+    "Choice",
+    "Deal",
+    "Dealt",
+    "Dest",
+    "Do",
+    "Effect",
+    "Hand",
     "HandValue",
     "HeadsUpUncapped",
+    "IllegalInput",
+    "Input",
     "OddChip",
+    "Phase",
     "PlayedCard",
+    "Player",
+    "Pot",
+    "Reveal",
     "Rules",
     "RulesError",
     "ShowdownMode",
+    "Step",
     "Suit",
     "Variant",
+    "Waiting",
     "WildBringIn",
+    "action_from_json",
+    "apply",
+    "build_pots",
     "describe",
     "evaluate",
     "evaluate_many",
+    "input_from_json",
     "parse_card",
     "parse_cards",
+    "start_hand",
 ]
