@@ -21,8 +21,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from controller.rules.cards import Card, CardError, parse_card
 from controller.rules.hand import Hand, start_hand
@@ -31,6 +32,8 @@ from controller.rules.pots import build_pots
 from controller.rules.settings import Rules, RulesError
 from controller.rules.showdown import hand_value
 from controller.rules.state import Phase, Reveal
+
+T = TypeVar("T")
 
 SCRIPT_FIELDS = frozenset({"rules", "seats", "cards", "actions"})
 
@@ -80,25 +83,22 @@ def read_script(text: str) -> Script:
     except (RulesError, TypeError) as error:
         raise ScriptError(str(error)) from None
     seats = _read_seats(data.get("seats"))
-    cards_data = data.get("cards", [])
-    if not isinstance(cards_data, list):
-        raise ScriptError("'cards' must be a list")
-    cards = []
-    for number, token in enumerate(cards_data):
+    cards = _read_list(data, "cards", parse_card)
+    actions = _read_list(data, "actions", action_from_json)
+    return Script(rules, seats, cards, actions)
+
+
+def _read_list(data: dict[str, Any], name: str, read: Callable[[Any], T]) -> tuple[T, ...]:
+    items = data.get(name, [])
+    if not isinstance(items, list):
+        raise ScriptError(f"{name!r} must be a list")
+    out = []
+    for number, item in enumerate(items):
         try:
-            cards.append(parse_card(token))
-        except CardError as error:
-            raise ScriptError(f"cards[{number}]: {error}") from None
-    actions_data = data.get("actions", [])
-    if not isinstance(actions_data, list):
-        raise ScriptError("'actions' must be a list")
-    actions = []
-    for number, item in enumerate(actions_data):
-        try:
-            actions.append(action_from_json(item))
-        except IllegalInput as error:
-            raise ScriptError(f"actions[{number}]: {error}") from None
-    return Script(rules, seats, tuple(cards), tuple(actions))
+            out.append(read(item))
+        except (CardError, IllegalInput) as error:
+            raise ScriptError(f"{name}[{number}]: {error}") from None
+    return tuple(out)
 
 
 def _read_seats(data: object) -> dict[int, int]:
