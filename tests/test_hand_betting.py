@@ -369,3 +369,9 @@ def test_a_bought_bonus_card_counts_in_the_buyers_contribution():
     ]
     pots = build_pots(players)
     assert [(p.amount, p.eligible) for p in pots] == [(50, (1, 2, 3))]
+
+
+def test_the_high_hand_all_in_is_named_and_the_next_player_acts_first():
+    hands = {1: "Kd 7c 9s", 4: "Qh 8d Ts", 6: "2s 3c 5d"}
+    table = to_fourth(hands, {1: "Ah", 4: "Jd", 6: "6h"}, {1: 3, 4: DEEP, 6: DEEP})
+    assert "fourth street: seat 1 (ace high showing) is high; seat 4 acts first" in table.messages()

@@ -1,6 +1,7 @@
 """The deal: streets, burns, the bonus card, the short deck, cards already in play."""
 
 import json
+from dataclasses import replace
 
 import pytest
 from engine_driver import Driver, street, third_street
@@ -245,3 +246,20 @@ def test_json_round_trip_of_a_state_mid_hand():
 
 def test_street_helper_orders_by_seat():
     assert street({6: "Ah", 1: "Kd"}, burn="2c") == ["2c", "Kd", "Ah"]
+
+
+def test_a_bonus_card_due_when_the_stub_is_empty_comes_from_the_scrambled_burns():
+    table = Driver({1: 100, 2: 100})
+    table.deal(*third_street({1: "Kd 7c 9s", 2: "Qh 8d Ts"}))
+    table.act(1, "bring_in").act(2, "call")
+    table.deal("2c")  # the burn before fourth street
+    # every other card has left the shoe: only the four of clubs is left
+    everything_but_4c = (1 << 52) - 1 - (1 << parse_card("4c"))
+    table.hand = replace(table.hand, out=everything_but_4c)
+    table.deal("4c")
+    assert any("scramble the 1 burn card with" in m for m in table.messages("scramble"))
+    assert table.waiting["destination"] == "bonus"
+    assert table.hand.stub == 1
+    assert "already in play" in table.refused(Deal(parse_card("As")))
+    table.deal("2c")
+    assert table.player(1).cards[-1].bonus

@@ -364,8 +364,8 @@ def _scramble(hand: Hand, fx: list[Effect]) -> Hand:
     fx.append(
         Effect(
             "scramble",
-            f"the stub is short: scramble the {len(burns)} burn cards with the stub "
-            "and deal from them",
+            f"the stub is short: scramble the {len(burns)} burn card"
+            f"{'' if len(burns) == 1 else 's'} with the stub and deal from them",
             {"burns": [str(card) for card in burns]},
         )
     )
@@ -550,20 +550,20 @@ def _begin_betting(hand: Hand, fx: list[Effect]) -> Hand:
                     {"seat": players[actor].seat, "low": low_seat},
                 )
             )
-        fx.append(
-            Effect(
-                "to_act",
-                f"seat {players[actor].seat} has the low card and brings in",
-                {"seat": players[actor].seat, "street": 3},
-            )
+        text = (
+            f"seat {players[actor].seat} has the low card and brings in"
+            if actor == opener
+            else f"seat {players[actor].seat} brings in"
         )
+        fx.append(Effect("to_act", text, {"seat": players[actor].seat, "street": 3}))
     else:
         shown = describe_showing(showing_key(players[opener].up_cards, rules.wild))
         fx.append(
             Effect(
                 "to_act",
                 f"{STREET_NAMES[street]} street: seat {players[opener].seat} "
-                f"({shown} showing) is high",
+                f"({shown} showing) is high"
+                + ("" if actor == opener else f"; seat {players[actor].seat} acts first"),
                 {"seat": players[actor].seat, "high": players[opener].seat, "street": street},
             )
         )
