@@ -13,7 +13,7 @@ cards. Suits never break ties; a wheel (5-4-3-2-A) is five-high.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -23,10 +23,8 @@ import numpy.typing as npt
 
 from controller.rules.cards import (
     DECK,
-    RANK_CHARS,
     RANK_NAMES,
     RANK_PLURALS,
-    SUIT_CHARS,
     Card,
     CardError,
     parse_cards,
@@ -36,12 +34,15 @@ from controller.rules.hand_tables import (
     CATEGORY_SHIFT,
     FLUSH,
     FLUSH_INDEX_WILD_SHIFT,
+    HAND_MASK,
     HIGH_SHIFT,
     LANE_BITS,
     MAX_CARDS,
     MIN_CARDS,
+    RANK_COUNTS_SHIFT,
     STRAIGHT_FLUSH,
     STRAIGHT_WINDOWS,
+    SUIT_COUNTS_SHIFT,
     WILD_COUNT_SHIFT,
     HandTables,
     hand_tables,
@@ -169,18 +170,6 @@ class HandValue:
 
 _DEFAULT_RULES = Rules()
 
-# A card's bit in the hand mask, by code, Card and common spellings ("Ks", "ks", "10s", "K♠").
-_BITS: dict[object, int] = {}
-for _card in DECK:
-    for _rank in {RANK_CHARS[_card >> 2], RANK_CHARS[_card >> 2].lower()} | (
-        {"10"} if _card.rank == 10 else set()
-    ):
-        for _suit in (SUIT_CHARS[_card & 3], SUIT_CHARS[_card & 3].upper(), "♣♦♥♠"[_card & 3]):
-            _BITS[_rank + _suit] = 1 << _card
-    _BITS[int(_card)] = 1 << _card
-
-_M1 = int("5" * 13, 16)  # SWAR masks over the 52-bit hand mask (4 bits per rank)
-_M2 = int("3" * 13, 16)
 _SUIT_LANE = int("1" * 13, 16)  # bit 4r: the clubs card of rank index r
 _NOT_WILD = ~(0xF << 8)  # clears the four fours
 
@@ -192,34 +181,41 @@ def evaluate(cards: str | Iterable[Card | int | str], rules: Rules = _DEFAULT_RU
     them). Raises :class:`CardError` for an unknown or duplicate card, or a count
     outside 5..8.
     """
-    tables = _tables(rules.variant, rules.double_ace_flush)
+    try:
+        value_of, count_keys, flush_keys, wild = _FAST_TABLES[rules.variant, rules.double_ace_flush]
+    except KeyError:
+        value_of, count_keys, flush_keys, wild = _fast_tables(rules.variant, rules.double_ace_flush)
     held = _read_hand(cards) if isinstance(cards, str) else tuple(cards)
     try:
-        mask = sum(map(_BITS.__getitem__, held))
+        total = sum(map(value_of, held))
     except (KeyError, TypeError):
-        mask = -1
-    if mask < 0 or mask.bit_count() != len(held) or not MIN_CARDS <= len(held) <= MAX_CARDS:
+        total = -1
+    mask = total & HAND_MASK
+    if total < 0 or mask.bit_count() != len(held) or not MIN_CARDS <= len(held) <= MAX_CARDS:
         held = _read_hand(held)
-        mask = sum(1 << card for card in held)
-    counts = mask - ((mask >> 1) & _M1)
-    counts = (counts & _M2) + ((counts >> 2) & _M2)
-    key = tables.count_keys[counts]
-    if tables.wild:
-        natural = mask & _NOT_WILD
-        wilds = (counts >> 8) & 15
-        need = 5 - wilds
-        wilds <<= 8
-    else:
-        natural = mask
-        need = 5
-        wilds = 0
-    flush_keys = tables.flush_keys
+        total = sum(map(value_of, held))
+        mask = total & HAND_MASK
+    counts = total >> RANK_COUNTS_SHIFT & HAND_MASK
+    key = count_keys[counts]
+    wilds = counts >> 8 & 15 if wild else 0
+    if (total >> SUIT_COUNTS_SHIFT) + _FLUSH_REACH[wilds] & _FLUSH_BITS:
+        key = max(key, _best_flush(mask & _NOT_WILD if wild else mask, wilds, flush_keys))
+    return HandValue(key, mask, held, rules)
+
+
+# A suit nibble plus _FLUSH_REACH[wilds] reaches 8 when it holds 5 - wilds natural cards.
+_FLUSH_REACH = tuple((3 + wilds) * 0x1111 for wilds in range(5))
+_FLUSH_BITS = 0x8888
+
+
+def _best_flush(natural: int, wilds: int, flush_keys: dict[int, int]) -> int:
+    """The best flush or straight-flush key over the suits that can make five."""
+    best = 0
     for suit in (0, 1, 2, 3):
         lane = (natural >> suit) & _SUIT_LANE
-        if lane.bit_count() >= need:
-            flush = flush_keys[lane | wilds]
-            key = flush if flush > key else key
-    return HandValue(key, mask, held, rules)
+        if lane.bit_count() + wilds >= 5:
+            best = max(best, flush_keys[lane | wilds << 8])
+    return best
 
 
 def evaluate_many(
@@ -286,6 +282,19 @@ def _refuse_row(array: npt.NDArray[Any], row: int) -> None:
 def _tables(variant: Variant, double_ace_flush: bool) -> HandTables:
     wild = variant is Variant.LUCK_OF_THE_IRISH
     return hand_tables(wild, double_ace_flush and wild)
+
+
+# evaluate's tables by (variant, double-ace flush): a memo of the pure hand_tables
+# builder, looked up without calling it, since a call costs as much as a lookup here.
+_FastTables = tuple[Callable[[object], int], dict[int, int], dict[int, int], bool]
+_FAST_TABLES: dict[tuple[Variant, bool], _FastTables] = {}
+
+
+def _fast_tables(variant: Variant, double_ace_flush: bool) -> _FastTables:
+    tables = _tables(variant, double_ace_flush)
+    fast = tables.card_values.__getitem__, tables.count_keys, tables.flush_keys, tables.wild
+    _FAST_TABLES[variant, double_ace_flush] = fast
+    return fast
 
 
 def _read_hand(cards: str | Iterable[Card | int | str]) -> tuple[Card, ...]:

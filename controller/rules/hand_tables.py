@@ -18,6 +18,12 @@ answer every hand:
 Both are computed with vectorised NumPy over every possible input, then offered
 in two shapes: dicts keyed by the bit patterns :func:`evaluate` computes, and
 dense arrays indexed by the sums :func:`evaluate_many` computes.
+
+:func:`evaluate` sums one *card value* per card: bit ``code`` (the hand mask, bits
+0..51), plus one in the card's rank nibble (rank counts, bits 52..103; the fours'
+nibble counts the wild cards), plus one in its suit nibble for a natural card
+(natural suit counts, bits 104..119). Distinct cards never carry, so a duplicate
+shows as a mask holding fewer bits than cards.
 """
 
 from __future__ import annotations
@@ -27,6 +33,8 @@ from functools import cache
 
 import numpy as np
 import numpy.typing as npt
+
+from controller.rules.cards import DECK, RANK_CHARS, SUIT_CHARS
 
 Int64Array = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -38,6 +46,9 @@ RANKS_PER_CATEGORY = (5, 4, 3, 3, 1, 5, 2, 2, 1, 1)
 CATEGORY_SHIFT = 20
 
 MIN_CARDS, MAX_CARDS = 5, 8
+HAND_MASK = (1 << 52) - 1
+RANK_COUNTS_SHIFT = 52
+SUIT_COUNTS_SHIFT = 104
 WILD_RANK_INDEX = 2  # rank 4 is index 2 (ranks 2..14 are indexes 0..12)
 RANK_INDEXES = 13
 
@@ -78,6 +89,7 @@ class HandTables:
     """Everything :func:`evaluate` and :func:`evaluate_many` look up, for one rule set."""
 
     wild: bool
+    card_values: dict[object, int]  # by code, Card or spelling ("Ks", "ks", "10s", "K♠")
     count_keys: dict[int, int]  # nibble-packed rank counts -> best non-flush key
     flush_keys: dict[int, int]  # nibble-spaced natural suit ranks | wilds << 8 -> key
     count_weights: Int64Array  # (53,) per card code; index 52 (= -1, a pad) is 0
@@ -140,6 +152,7 @@ def hand_tables(wild: bool, double_ace_flush: bool) -> HandTables:
 
     return HandTables(
         wild=wild,
+        card_values=_card_values(wild),
         count_keys=dict(
             zip(nibble_keys[playable].tolist(), strengths[playable].tolist(), strict=True)
         ),
@@ -157,6 +170,23 @@ def hand_tables(wild: bool, double_ace_flush: bool) -> HandTables:
         dense_count_keys=dense_count_keys,
         dense_flush_keys=flush,
     )
+
+
+def _card_values(wild: bool) -> dict[object, int]:
+    values: dict[object, int] = {}
+    for card in DECK:
+        rank_index, suit = card >> 2, card & 3
+        value = 1 << card | 1 << (RANK_COUNTS_SHIFT + 4 * rank_index)
+        if not (wild and rank_index == WILD_RANK_INDEX):
+            value |= 1 << (SUIT_COUNTS_SHIFT + 4 * suit)
+        values[int(card)] = value
+        rank_spellings = {RANK_CHARS[rank_index], RANK_CHARS[rank_index].lower()}
+        if card.rank == 10:
+            rank_spellings.add("10")
+        for rank in rank_spellings:
+            for suit_spelling in (SUIT_CHARS[suit], SUIT_CHARS[suit].upper(), "♣♦♥♠"[suit]):
+                values[rank + suit_spelling] = value
+    return values
 
 
 def _base5(digits: npt.NDArray[np.int8]) -> Int64Array:
