@@ -55,6 +55,17 @@ def wild_heavy_hands(rng: random.Random, count: int, size: int) -> list[tuple]:
     return hands
 
 
+def evaluate_all(hands, rules) -> None:
+    for hand in hands:
+        evaluate(hand, rules)
+
+
+def eval7_all(hands) -> None:
+    evaluate_plain = eval7.evaluate
+    for hand in hands:
+        evaluate_plain(hand)
+
+
 def best_rate(count: int, run, repeats: int) -> float:
     """Hands per second of the fastest of ``repeats`` runs."""
     best = float("inf")
@@ -95,10 +106,7 @@ def main() -> int:
 
     plain = sets["7 cards, natural wilds"]
     eval7_hands = [[eval7.Card(str(card)) for card in hand] for hand in plain]
-    eval7_evaluate = eval7.evaluate
-    eval7_rate = best_rate(
-        len(plain), lambda: [eval7_evaluate(hand) for hand in eval7_hands], args.repeats
-    )
+    eval7_rate = best_rate(len(plain), lambda: eval7_all(eval7_hands), args.repeats)
     print(f"eval7 (plain 7-card hands, no wilds): {eval7_rate:>12,.0f} hands/s  = 1.00x")
     print()
 
@@ -112,7 +120,7 @@ def main() -> int:
     for name, hands in sets.items():
         codes = np.array(hands, dtype=np.int8)
         loop_rate = best_rate(
-            len(hands), lambda hands=hands: [evaluate(hand, rules) for hand in hands], args.repeats
+            len(hands), lambda hands=hands: evaluate_all(hands, rules), args.repeats
         )
         many_rate = best_rate(len(hands), lambda codes=codes: evaluate_many(codes, rules), 3)
         keys = [evaluate(hand, rules).key for hand in hands]
@@ -142,7 +150,7 @@ def main() -> int:
     )
 
     stud_keys = evaluate_many(np.array(plain, dtype=np.int8), stud)
-    eval7_values = np.array([eval7_evaluate(hand) for hand in eval7_hands])
+    eval7_values = np.array([eval7.evaluate(hand) for hand in eval7_hands])
     order = np.argsort(stud_keys, kind="stable")
     ours, theirs = stud_keys[order], eval7_values[order]
     same_order = bool(

@@ -198,24 +198,24 @@ def evaluate(cards: str | Iterable[Card | int | str], rules: Rules = _DEFAULT_RU
     counts = total >> RANK_COUNTS_SHIFT & HAND_MASK
     key = count_keys[counts]
     wilds = counts >> 8 & 15 if wild else 0
-    if (total >> SUIT_COUNTS_SHIFT) + _FLUSH_REACH[wilds] & _FLUSH_BITS:
-        key = max(key, _best_flush(mask & _NOT_WILD if wild else mask, wilds, flush_keys))
+    reaching = (total >> SUIT_COUNTS_SHIFT) + _FLUSH_REACH[wilds] & _FLUSH_BITS
+    if reaching:
+        natural = mask & _NOT_WILD if wild else mask
+        wild_bits = wilds << 8
+        for suit in _SUITS_REACHING[reaching]:
+            flush = flush_keys[(natural >> suit) & _SUIT_LANE | wild_bits]
+            key = flush if flush > key else key
     return HandValue(key, mask, held, rules)
 
 
 # A suit nibble plus _FLUSH_REACH[wilds] reaches 8 when it holds 5 - wilds natural cards.
 _FLUSH_REACH = tuple((3 + wilds) * 0x1111 for wilds in range(5))
 _FLUSH_BITS = 0x8888
-
-
-def _best_flush(natural: int, wilds: int, flush_keys: dict[int, int]) -> int:
-    """The best flush or straight-flush key over the suits that can make five."""
-    best = 0
-    for suit in (0, 1, 2, 3):
-        lane = (natural >> suit) & _SUIT_LANE
-        if lane.bit_count() + wilds >= 5:
-            best = max(best, flush_keys[lane | wilds << 8])
-    return best
+_SUITS_REACHING = {
+    reaching: tuple(suit for suit in range(4) if reaching >> (4 * suit + 3) & 1)
+    for reaching in range(0, 0x10000, 8)
+    if reaching & ~_FLUSH_BITS == 0
+}
 
 
 def evaluate_many(
