@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from types import TracebackType
 from typing import Any, ClassVar, Self
 
@@ -57,6 +57,32 @@ class DeviceDriver:
         ``options`` go to the transport (``baudrate`` for serial, ``backend`` for USB).
         """
         return cls(transport_for_url(url, **options), config)
+
+    @classmethod
+    def from_config(cls, settings: Mapping[str, Any], *, usb_backend: Any = None) -> Self:
+        """A driver from the table's configuration for this device::
+
+            {"port": "/dev/ttyUSB0",            # or socket://host:port, usb://1209:c0de?serial=S
+             "baudrate": 115200,                # serial ports only (default 115200)
+             "link": {"silence_timeout": 3.0}}  # any LinkConfig setting (optional)
+
+        ``usb_backend``: a pyusb backend for ``usb://`` ports (default: libusb).
+        """
+        unknown = sorted(set(settings) - {"port", "baudrate", "link"})
+        if unknown:
+            raise DriverError(
+                f"unknown {cls.KIND.name.lower()} setting(s) {', '.join(unknown)}; "
+                "known: port, baudrate, link"
+            )
+        port = settings.get("port")
+        if not isinstance(port, str) or not port:
+            raise DriverError(f"the {cls.KIND.name.lower()} needs a port, got {port!r}")
+        options: dict[str, Any] = {}
+        if "baudrate" in settings:
+            options["baudrate"] = settings["baudrate"]
+        if usb_backend is not None and port.lower().startswith("usb://"):
+            options["backend"] = usb_backend
+        return cls.from_url(port, LinkConfig.from_mapping(settings.get("link", {})), **options)
 
     # --- public ---------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ import pytest
 from drivers import events as ev
 from drivers.device import SeatBoardDriver, ShoeDriver
 from drivers.errors import (
+    DriverError,
     HandshakeTimeout,
     PortNotFoundError,
     ProtocolVersionError,
@@ -183,3 +184,29 @@ def test_silence_then_hello_gives_link_down_and_up_with_reasons(pty):
             assert "resuming at event 0" in up.reason
 
     run(scenario())
+
+
+def test_drivers_from_configuration():
+    shoe = ShoeDriver.from_config(
+        {"port": "/dev/ttyUSB0", "baudrate": 57600, "link": {"silence_timeout": 4}}
+    )
+    assert (shoe.transport.name, shoe.transport.baudrate) == ("/dev/ttyUSB0", 57600)
+    assert shoe.config.silence_timeout == 4
+    backend = object()
+    seats = SeatBoardDriver.from_config({"port": "usb://1209:c0df?serial=B7"}, usb_backend=backend)
+    assert (seats.transport.product_id, seats.transport.backend) == (0xC0DF, backend)
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({}, "the shoe needs a port, got None"),
+        ({"port": "/dev/ttyS0", "speed": 9600}, "unknown shoe setting"),
+        ({"port": "/dev/ttyS0", "baudrate": "fast"}, "baudrate must be a positive whole number"),
+        ({"port": "usb://1209:c0de", "baudrate": 9600}, "baudrate do not apply to this port"),
+        ({"port": "/dev/ttyS0", "link": {"silence": 1}}, "unknown link setting"),
+    ],
+)
+def test_bad_configuration_is_named(settings, message):
+    with pytest.raises(DriverError, match=message):
+        ShoeDriver.from_config(settings)

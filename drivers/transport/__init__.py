@@ -45,7 +45,11 @@ def transport_for_url(url: str, **options: Any) -> Transport:
         raise TransportError(f"a port must be a device path or URL, got {url!r}")
     scheme = url.split("://", 1)[0].lower() if "://" in url else ""
     factory = _SCHEMES.get(scheme, SerialTransport)
-    return factory(url, **options)
+    try:
+        return factory(url, **options)
+    except TypeError:
+        names = ", ".join(sorted(options)) or "none"
+        raise TransportError(f"{url}: option(s) {names} do not apply to this port") from None
 
 
 def _parse_hex_id(text: str, what: str, url: str) -> int:

@@ -23,6 +23,10 @@ class SerialTransport(Transport):
     """A pyserial port. ``url`` is a device path or a pyserial URL."""
 
     def __init__(self, url: str, baudrate: int = 115200, write_timeout: float = 5.0) -> None:
+        if isinstance(baudrate, bool) or not isinstance(baudrate, int) or baudrate <= 0:
+            raise TransportError(
+                f"{url}: baudrate must be a positive whole number, not {baudrate!r}"
+            )
         self.name = url
         self.url = url
         self.baudrate = baudrate
