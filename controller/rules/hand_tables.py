@@ -241,8 +241,8 @@ def _keys(category: int, valid: BoolArray, *ranks: Int64Array) -> Int64Array:
 
 def _count_table_keys(counts: npt.NDArray[np.int8], wild: bool) -> Int64Array:
     """Best non-flush key per rank-count vector (a vector holding too few cards gets junk)."""
-    natural = counts.astype(np.int64)
-    wilds = np.zeros(len(counts), np.int64)
+    natural = counts.copy()  # int8 throughout: the arithmetic is on counts 0..8
+    wilds = np.zeros(len(counts), np.int8)
     if wild:
         wilds = natural[:, WILD_RANK_INDEX].copy()
         natural[:, WILD_RANK_INDEX] = 0
@@ -255,15 +255,16 @@ def _count_table_keys(counts: npt.NDArray[np.int8], wild: bool) -> Int64Array:
     quad = _highest(reach >= 4)
     best = np.maximum(best, _keys(FOUR_OF_A_KIND, quad > 0, quad, *_top(held, 1, quad)))
 
-    short_of_three = np.maximum(0, 3 - natural)
-    short_of_two = np.maximum(0, 2 - natural)
+    short_of_three = np.maximum(0, 3 - natural).astype(np.int8)
+    short_of_two = np.maximum(0, 2 - natural).astype(np.int8)
     full_house = np.zeros(len(counts), np.int64)
-    for trips in range(12, -1, -1):
-        for pair in range(12, -1, -1):
-            if pair != trips:
-                fits = short_of_three[:, trips] + short_of_two[:, pair] <= wilds
-                found = fits & (full_house == 0)
-                full_house[found] = (trips + 2) << 4 | (pair + 2)
+    for trips in range(12, -1, -1):  # the highest trips first, then the best pair beside them
+        wilds_left = wilds - short_of_three[:, trips]
+        pairs = short_of_two <= wilds_left[:, None]
+        pairs[:, trips] = False
+        pair = _highest(pairs)
+        found = (wilds_left >= 0) & (pair > 0) & (full_house == 0)
+        full_house[found] = (trips + 2) << 4 | pair[found]
     best = np.maximum(best, _keys(FULL_HOUSE, full_house > 0, full_house >> 4, full_house & 15))
 
     straight = np.zeros(len(counts), np.int64)
