@@ -20,14 +20,14 @@ Rules as implemented (see docs/rules.md):
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from controller.rules.cards import RANK_NAMES, RANK_PLURALS, Card
 from controller.rules.inputs import Do, IllegalInput
 from controller.rules.settings import HeadsUpUncapped, Rules, WildBringIn
-from controller.rules.state import Player
+from controller.rules.state import Player, evolve
 
 if TYPE_CHECKING:
     from controller.rules.hand import Hand
@@ -237,55 +237,69 @@ def _why_not(hand: Hand, index: int, do: Do, choices: tuple[Choice, ...]) -> str
 
 
 def take_decision(hand: Hand, choice: Choice) -> Hand:
-    """Apply a legal betting decision of the player to act; the next actor is not chosen here."""
+    """Apply a legal betting decision of the player to act.
+
+    ``actor`` becomes the next player to act this round, or None when the round is over.
+    """
     index = hand.actor
     assert index is not None
     player = hand.players[index]
     do = choice.do
+    level, full_level, wagers, size = hand.level, hand.full_level, hand.wagers, hand.size
+    aggressor = hand.aggressor
+    reopen = False
     if do is Do.FOLD:
-        return with_player(hand, index, replace(player, folded=True, acted=True))
-    if do is Do.CHECK:
-        return with_player(hand, index, replace(player, acted=True))
-    to = choice.to
-    assert to is not None
-    chips = to - player.bet
-    moved = replace(player, stack=player.stack - chips, total=player.total + chips, bet=to)
-    moved = replace(moved, acted=True)
-    if do is Do.CALL:
-        return with_player(hand, index, moved)
-    if do is Do.BRING_IN:
-        hand = with_player(hand, index, moved)
-        return replace(hand, level=hand.rules.bring_in, bring_in_due=False)
-    size = hand.size or (hand.rules.small_bet if to <= hand.rules.small_bet else hand.rules.big_bet)
-    full = (to - hand.full_level) * 2 >= size
+        moved = evolve(player, folded=True, acted=True)
+    elif do is Do.CHECK:
+        moved = evolve(player, acted=True)
+    else:
+        to = choice.to
+        assert to is not None
+        chips = to - player.bet
+        moved = evolve(
+            player, stack=player.stack - chips, total=player.total + chips, bet=to, acted=True
+        )
+        if do is Do.BRING_IN:
+            level = hand.rules.bring_in
+        elif do is not Do.CALL:
+            rules = hand.rules
+            size = size or (rules.small_bet if to <= rules.small_bet else rules.big_bet)
+            reopen = (to - full_level) * 2 >= size
+            if reopen:
+                wagers += 1
+                full_level = to
+            level = max(level, to)
+            aggressor = index
     players = list(hand.players)
     players[index] = moved
-    if full:
-        players = [
-            replace(p, acted=False) if i != index and p.acted else p for i, p in enumerate(players)
-        ]
-    return replace(
+    if reopen:
+        for other, p in enumerate(players):
+            if other != index and p.acted:
+                players[other] = evolve(p, acted=False)
+    return evolve(
         hand,
         players=tuple(players),
-        level=max(hand.level, to),
-        full_level=to if full else hand.full_level,
-        wagers=hand.wagers + (1 if full else 0),
+        level=level,
+        full_level=full_level,
+        wagers=wagers,
         size=size,
         bring_in_due=False,
-        aggressor=index,
+        aggressor=aggressor,
+        actor=next_actor(players, index, level),
     )
 
 
-def next_actor(hand: Hand, after: int) -> int | None:
+def next_actor(players: Sequence[Player], after: int, level: int) -> int | None:
     """The next player clockwise after ``after`` who still has to act this round."""
-    level = hand.level
-    return next_seat_from(
-        hand.players,
-        after + 1,
-        lambda p: not p.folded and p.stack > 0 and (not p.acted or p.bet < level),
-    )
+    count = len(players)
+    for step in range(1, count + 1):
+        index = (after + step) % count
+        p = players[index]
+        if not p.folded and p.stack > 0 and (not p.acted or p.bet < level):
+            return index
+    return None
 
 
 def with_player(hand: Hand, index: int, player: Player) -> Hand:
     players = hand.players
-    return replace(hand, players=(*players[:index], player, *players[index + 1 :]))
+    return evolve(hand, players=(*players[:index], player, *players[index + 1 :]))

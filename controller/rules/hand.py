@@ -31,7 +31,7 @@ cannot pay the full price is not offered it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from controller.rules import betting
@@ -60,6 +60,7 @@ from controller.rules.state import (
     Pot,
     Reveal,
     Slot,
+    evolve,
 )
 
 MAX_SEAT = 8
@@ -189,10 +190,7 @@ class Hand:
         return None
 
     def player(self, seat: int) -> Player:
-        for player in self.players:
-            if player.seat == seat:
-                return player
-        raise IllegalInput(f"seat {seat}: unknown seat (in this hand: {self._seats()})")
+        return self.players[_index_of(self.players, seat)]
 
     def apply(self, item: Input) -> Step:
         return apply(self, item)
@@ -207,9 +205,6 @@ class Hand:
         except IllegalInput:
             return False
         return True
-
-    def _seats(self) -> str:
-        return ", ".join(str(p.seat) for p in self.players)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -304,7 +299,7 @@ def apply(hand: Hand, item: Input) -> Step:
     else:
         if item.seat is None:
             raise IllegalInput(f"'{item.do}' needs a seat")
-        index = hand.players.index(hand.player(item.seat))
+        index = _index_of(hand.players, item.seat)
         if item.do is Do.EXPOSE:
             assert item.card is not None
             new = _expose(hand, index, item.card, fx)
@@ -344,7 +339,7 @@ def _begin_street(hand: Hand, street: int, fx: list[Effect]) -> Hand:
         else:
             queue = (Slot(Dest.COMMUNITY),)
             hand = _scramble(hand, fx)
-    hand = replace(
+    hand = evolve(
         hand,
         phase=Phase.DEAL,
         street=street,
@@ -372,7 +367,7 @@ def _scramble(hand: Hand, fx: list[Effect]) -> Hand:
     out = hand.out
     for card in burns:
         out &= ~(1 << card)
-    return replace(hand, out=out, scrambled=True)
+    return evolve(hand, out=out, scrambled=True)
 
 
 def _await_card(hand: Hand, fx: list[Effect]) -> Hand:
@@ -385,39 +380,55 @@ def _await_card(hand: Hand, fx: list[Effect]) -> Hand:
 
 
 def _deal(hand: Hand, card: Card, fx: list[Effect]) -> Hand:
-    waiting = hand.waiting_for
-    assert waiting is not None
-    if waiting.kind != "card":
+    queue = hand.queue
+    if hand.phase is not Phase.DEAL or queue[0].dest is Dest.OFFER:
+        waiting = hand.waiting_for
+        assert waiting is not None
         raise IllegalInput(f"{card}: not waiting for a card ({waiting.describe()})")
-    if hand.out >> card & 1:
+    bit = 1 << card
+    if hand.out & bit:
         raise IllegalInput(f"{card}: card already in play")
-    slot, queue = hand.queue[0], hand.queue[1:]
-    hand = replace(hand, out=hand.out | 1 << card, queue=queue)
-    street = hand.street
-    if slot.dest is Dest.BURN:
+    slot, rest, out = queue[0], queue[1:], hand.out | bit
+    dest = slot.dest
+    if dest is Dest.BURN:
         fx.append(Effect("burn", "burn card", {"card": str(card)}))
-        return _await_card(replace(hand, burns=(*hand.burns, card)), fx)
-    if slot.dest is Dest.COMMUNITY:
+        return _await_card(evolve(hand, out=out, queue=rest, burns=(*hand.burns, card)), fx)
+    if dest is Dest.COMMUNITY:
         fx.append(Effect("card", f"community card {card}", {"card": str(card), "to": "community"}))
-        return _await_card(replace(hand, community=card), fx)
-    index = hand.players.index(hand.player(slot.seat))
-    player = hand.players[index]
-    bonus = slot.dest is Dest.BONUS
-    dealt = Dealt(card, slot.up, street, bonus=bonus)
-    hand = with_player(hand, index, replace(player, cards=(*player.cards, dealt)))
-    face = "up" if slot.up else "down"
-    shown = str(card) if slot.up else "a card"
-    what = "the bonus card" if bonus else shown
+        return _await_card(evolve(hand, out=out, queue=rest, community=card), fx)
+    seat, up = slot.seat, slot.up
+    players = hand.players
+    index = _index_of(players, seat)
+    player = players[index]
+    bonus = dest is Dest.BONUS
+    dealt = Dealt(card, up, hand.street, bonus)
+    players = (
+        *players[:index],
+        evolve(player, cards=(*player.cards, dealt)),
+        *players[index + 1 :],
+    )
+    hand = evolve(hand, out=out, queue=rest, players=players)
+    face = "up" if up else "down"
+    what = "the bonus card" if bonus else (str(card) if up else "a card")
     fx.append(
         Effect(
             "card",
-            f"seat {slot.seat} gets {what} face {face}",
-            {"card": str(card), "to": "seat", "seat": slot.seat, "face": face, "bonus": bonus},
+            f"seat {seat} gets {what} face {face}",
+            {"card": str(card), "to": "seat", "seat": seat, "face": face, "bonus": bonus},
         )
     )
-    if slot.up and card == FOUR_OF_CLUBS and hand.rules.wild:
+    if up and card == FOUR_OF_CLUBS and hand.rules.wild:
         hand = _earn_bonus(hand, index, fx)
     return _await_card(hand, fx)
+
+
+def _index_of(players: tuple[Player, ...], seat: int) -> int:
+    for index, player in enumerate(players):
+        if player.seat == seat:
+            return index
+    raise IllegalInput(
+        f"seat {seat}: unknown seat (in this hand: {', '.join(str(p.seat) for p in players)})"
+    )
 
 
 def _earn_bonus(hand: Hand, index: int, fx: list[Effect]) -> Hand:
@@ -442,7 +453,7 @@ def _earn_bonus(hand: Hand, index: int, fx: list[Effect]) -> Hand:
         queue = (*slots, *hand.queue)
     else:
         queue = (*hand.queue, *slots)
-    return replace(hand, queue=queue)
+    return evolve(hand, queue=queue)
 
 
 def _bonus_decision(hand: Hand, index: int, accept: bool, fx: list[Effect]) -> Hand:
@@ -456,14 +467,14 @@ def _bonus_decision(hand: Hand, index: int, accept: bool, fx: list[Effect]) -> H
     queue = hand.queue[1:]
     price = hand.rules.bonus_price
     if accept:
-        player = replace(player, stack=player.stack - price, total=player.total + price)
+        player = evolve(player, stack=player.stack - price, total=player.total + price)
         hand = with_player(hand, index, player)
         queue = (Slot(Dest.BONUS, player.seat), *queue)
         text = f"seat {player.seat} buys the bonus card for {price}"
     else:
         text = f"seat {player.seat} declines the bonus card and stays in"
     fx.append(Effect("bonus", text, {"seat": player.seat, "accept": accept, "price": price}))
-    return _await_card(replace(hand, queue=queue), fx)
+    return _await_card(evolve(hand, queue=queue), fx)
 
 
 # Corrections ---------------------------------------------------------------------------
@@ -471,10 +482,10 @@ def _bonus_decision(hand: Hand, index: int, accept: bool, fx: list[Effect]) -> H
 
 def _void(hand: Hand, reason: str, fx: list[Effect]) -> Hand:
     players = tuple(
-        replace(p, stack=p.start, total=0, bet=0, acted=False, reveal=None) for p in hand.players
+        evolve(p, stack=p.start, total=0, bet=0, acted=False, reveal=None) for p in hand.players
     )
     fx.append(Effect("void", f"{reason}: misdeal, every chip goes back", {"reason": reason}))
-    return replace(hand, players=players, phase=Phase.VOID, queue=(), actor=None, pots=())
+    return evolve(hand, players=players, phase=Phase.VOID, queue=(), actor=None, pots=())
 
 
 def _expose(hand: Hand, index: int, card: Card, fx: list[Effect]) -> Hand:
@@ -491,8 +502,8 @@ def _expose(hand: Hand, index: int, card: Card, fx: list[Effect]) -> Hand:
     if position is None:
         raise IllegalInput(f"{card}: not a face-down card of seat {seat}")
     cards = list(player.cards)
-    cards[position] = replace(cards[position], up=True, exposed=True)
-    hand = with_player(hand, index, replace(player, cards=tuple(cards)))
+    cards[position] = evolve(cards[position], up=True, exposed=True)
+    hand = with_player(hand, index, evolve(player, cards=tuple(cards)))
     queue = list(hand.queue)
     turned = next(
         (i for i, s in enumerate(queue) if s.dest is Dest.SEAT and s.seat == seat and s.up), None
@@ -502,7 +513,7 @@ def _expose(hand: Hand, index: int, card: Card, fx: list[Effect]) -> Hand:
         queue[turned] = Slot(Dest.SEAT, seat, False)
         note = f": the next card to seat {seat} is dealt down instead"
     fx.append(Effect("expose", f"seat {seat}'s hole card {card} is exposed{note}", {"seat": seat}))
-    hand = replace(hand, queue=tuple(queue))
+    hand = evolve(hand, queue=tuple(queue))
     regular = [dealt for dealt in cards if dealt.street == 3 and not dealt.bonus]
     if len(regular) == 3 and all(dealt.up for dealt in regular):
         return _void(hand, f"all three of seat {seat}'s third-street cards are exposed", fx)
@@ -536,7 +547,7 @@ def _begin_betting(hand: Hand, fx: list[Effect]) -> Hand:
                 {"street": street},
             )
         )
-        return _end_round(replace(hand, first=opener, phase=Phase.BETTING), fx)
+        return _end_round(evolve(hand, first=opener, phase=Phase.BETTING), fx)
     actor = next_seat_from(players, opener, can_bet)
     assert actor is not None
     bring_in_due = street == 3
@@ -580,7 +591,7 @@ def _begin_betting(hand: Hand, fx: list[Effect]) -> Hand:
                     {"small": rules.small_bet, "big": rules.big_bet},
                 )
             )
-    return replace(
+    return evolve(
         hand,
         phase=Phase.BETTING,
         actor=actor,
@@ -598,27 +609,25 @@ def _begin_betting(hand: Hand, fx: list[Effect]) -> Hand:
 def _decide(hand: Hand, index: int, action: Action, fx: list[Effect]) -> Hand:
     player = hand.players[index]
     do = action.do
-    who = f"seat {player.seat} cannot {do.value.replace('_', ' ')}"
-    if player.folded:
-        raise IllegalInput(f"{who}: seat {player.seat} has folded")
-    waiting = hand.waiting_for
-    assert waiting is not None
-    if waiting.kind != "action":
-        raise IllegalInput(f"{who}: not a betting decision now ({waiting.describe()})")
-    if hand.actor != index:
+    if hand.phase is not Phase.BETTING or hand.actor != index:
+        who = f"seat {player.seat} cannot {do.value.replace('_', ' ')}"
+        if player.folded:
+            raise IllegalInput(f"{who}: seat {player.seat} has folded")
+        waiting = hand.waiting_for
+        assert waiting is not None
+        if waiting.kind != "action":
+            raise IllegalInput(f"{who}: not a betting decision now ({waiting.describe()})")
         raise IllegalInput(f"{who}: out of turn (seat {waiting.seat} to act)")
     choice = betting.refuse(hand, do, action.to)
     hand = betting.take_decision(hand, choice)
-    moved = hand.players[index]
-    fx.append(_decision_effect(moved, choice, hand))
+    fx.append(_decision_effect(hand.players[index], choice, hand))
     if do is Do.FOLD:
         remaining = [p for p in hand.players if not p.folded]
         if len(remaining) == 1:
             return _win_uncontested(hand, remaining[0], fx)
-    following = betting.next_actor(hand, index)
-    if following is None:
+    if hand.actor is None:
         return _end_round(hand, fx)
-    return replace(hand, actor=following)
+    return hand
 
 
 def _decision_effect(player: Player, choice: Choice, hand: Hand) -> Effect:
@@ -644,8 +653,8 @@ def _decision_effect(player: Player, choice: Choice, hand: Hand) -> Effect:
 
 
 def _end_round(hand: Hand, fx: list[Effect]) -> Hand:
-    players = tuple(replace(p, bet=0, acted=False) for p in hand.players)
-    hand = replace(hand, players=players, actor=None, bring_in_due=False)
+    players = tuple(evolve(p, bet=0, acted=False) for p in hand.players)
+    hand = evolve(hand, players=players, actor=None, bring_in_due=False)
     if hand.street == 7:
         return begin_showdown(hand, fx)
     return _begin_street(hand, hand.street + 1, fx)
@@ -654,7 +663,7 @@ def _end_round(hand: Hand, fx: list[Effect]) -> Hand:
 def _win_uncontested(hand: Hand, winner: Player, fx: list[Effect]) -> Hand:
     total = hand.pot
     index = hand.players.index(winner)
-    hand = with_player(hand, index, replace(winner, stack=winner.stack + total))
+    hand = with_player(hand, index, evolve(winner, stack=winner.stack + total))
     pot = Pot(total, (winner.seat,), (winner.seat,), ((winner.seat, total),))
     fx.append(
         Effect(
@@ -663,7 +672,7 @@ def _win_uncontested(hand: Hand, winner: Player, fx: list[Effect]) -> Hand:
             {"amount": total, "winners": [winner.seat], "shares": {str(winner.seat): total}},
         )
     )
-    return replace(hand, phase=Phase.COMPLETE, actor=None, queue=(), pots=(pot,))
+    return evolve(hand, phase=Phase.COMPLETE, actor=None, queue=(), pots=(pot,))
 
 
 def _reveal(hand: Hand, index: int, do: Do, fx: list[Effect]) -> Hand:

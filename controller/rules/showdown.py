@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from controller.rules.betting import next_seat_from, with_player
@@ -22,7 +21,7 @@ from controller.rules.evaluator import HandValue, evaluate
 from controller.rules.inputs import Effect
 from controller.rules.pots import build_pots, split
 from controller.rules.settings import OddChip, ShowdownMode
-from controller.rules.state import Phase, Player, Pot, Reveal
+from controller.rules.state import Phase, Player, Pot, Reveal, evolve
 
 if TYPE_CHECKING:
     from controller.rules.hand import Hand
@@ -37,13 +36,13 @@ def hand_value(hand: Hand, player: Player) -> HandValue:
 
 def begin_showdown(hand: Hand, fx: list[Effect]) -> Hand:
     if hand.rules.showdown is ShowdownMode.AUTO:
-        players = tuple(p if p.folded else replace(p, reveal=Reveal.SHOW) for p in hand.players)
+        players = tuple(p if p.folded else evolve(p, reveal=Reveal.SHOW) for p in hand.players)
         for player in players:
             if not player.folded:
                 fx.append(_shows(hand, player))
-        return award(replace(hand, players=players), fx)
+        return award(evolve(hand, players=players), fx)
     fx.append(Effect("showdown", "showdown: each player shows or mucks in turn"))
-    return next_to_show(replace(hand, phase=Phase.SHOWDOWN), fx)
+    return next_to_show(evolve(hand, phase=Phase.SHOWDOWN), fx)
 
 
 def showdown_start(hand: Hand) -> int:
@@ -70,16 +69,16 @@ def next_to_show(hand: Hand, fx: list[Effect]) -> Hand:
     while True:
         index = next_seat_from(hand.players, start, lambda p: not p.folded and p.reveal is None)
         if index is None:
-            return award(replace(hand, actor=None), fx)
+            return award(evolve(hand, actor=None), fx)
         if may_muck(hand, index):
-            return replace(hand, actor=index)
-        player = replace(hand.players[index], reveal=Reveal.SHOW)
+            return evolve(hand, actor=index)
+        player = evolve(hand.players[index], reveal=Reveal.SHOW)
         hand = with_player(hand, index, player)
         fx.append(_shows(hand, player, " (last contender: the hand is tabled)"))
 
 
 def reveal(hand: Hand, index: int, choice: Reveal, fx: list[Effect]) -> Hand:
-    player = replace(hand.players[index], reveal=choice)
+    player = evolve(hand.players[index], reveal=choice)
     hand = with_player(hand, index, player)
     if choice is Reveal.SHOW:
         fx.append(_shows(hand, player))
@@ -106,7 +105,7 @@ def award(hand: Hand, fx: list[Effect]) -> Hand:
         shares = split(pot.amount, winners)
         for seat, chips in shares:
             index = index_of[seat]
-            players[index] = replace(players[index], stack=players[index].stack + chips)
+            players[index] = evolve(players[index], stack=players[index].stack + chips)
         awarded.append(Pot(pot.amount, pot.eligible, tuple(sorted(winners)), shares))
         fx.append(
             _award_effect(
@@ -118,7 +117,7 @@ def award(hand: Hand, fx: list[Effect]) -> Hand:
                 contenders=contenders,
             )
         )
-    return replace(
+    return evolve(
         hand, players=tuple(players), pots=tuple(awarded), phase=Phase.COMPLETE, actor=None
     )
 

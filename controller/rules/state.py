@@ -1,6 +1,7 @@
 """The parts of a hand's state: cards as dealt, players, the deal queue, pots.
 
-All types are frozen; the engine builds new values with ``dataclasses.replace``.
+All types are frozen; the engine builds new values with ``evolve`` (a fast
+``dataclasses.replace``).
 Every type has ``to_json`` and a matching ``from_json``.
 """
 
@@ -9,9 +10,27 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 from controller.rules.cards import Card, parse_card
+
+T = TypeVar("T")
+_set = object.__setattr__
+
+
+def evolve(obj: T, **changes: Any) -> T:
+    """A copy of a frozen slotted dataclass with some fields changed.
+
+    The same as ``dataclasses.replace`` for these types (no ``__post_init__``), at a
+    fraction of its cost; a field name that does not exist raises ``AttributeError``.
+    """
+    new = object.__new__(type(obj))
+    for name in type(obj).__slots__:  # type: ignore[attr-defined]
+        _set(new, name, getattr(obj, name))
+    for name, value in changes.items():
+        _set(new, name, value)
+    return new
+
 
 STREET_NAMES = {3: "third", 4: "fourth", 5: "fifth", 6: "sixth", 7: "seventh"}
 FOUR_OF_CLUBS = Card(8)
