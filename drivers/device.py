@@ -45,7 +45,8 @@ class DeviceDriver:
         self._reconnect_task: asyncio.Task[None] | None = None
         self._handshake: asyncio.Future[None] | None = None
         self._failure: DriverError | None = None
-        self._closing: asyncio.Future[None] | None = None
+        self._fail_close: asyncio.Future[None] | None = None
+        self._closing = asyncio.Event()
         self._closed = False
         #: The last error of a failed reconnect attempt, for logs and the console.
         self.last_error: TransportError | None = None
@@ -137,15 +138,14 @@ class DeviceDriver:
         if self._closed:
             return
         self._closed = True
+        self._closing.set()
         if self._reconnect_task is not None:
-            self._reconnect_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._reconnect_task
+            await self._reconnect_task  # ends at once, or after an open attempt under way
         if self._timer is not None:
             self._timer.cancel()
         await self._stop_io()
         await asyncio.to_thread(self.transport.close)
-        self._session.close()
+        self._session.close(None if self._failure is None else f"stopped: {self._failure}")
         self._flush()
         self._queue.put_nowait(_CLOSED)
 
@@ -248,7 +248,7 @@ class DeviceDriver:
         if self._handshake is not None and not self._handshake.done():
             self._handshake.set_exception(error)
         else:
-            self._closing = asyncio.ensure_future(self.close())
+            self._fail_close = asyncio.ensure_future(self.close())
 
     async def _reconnect(self) -> None:
         """Reopen the transport with exponential backoff until it works or we close."""
@@ -256,13 +256,19 @@ class DeviceDriver:
         await asyncio.to_thread(self.transport.close)
         delay = self.config.backoff_initial
         while not self._closed:
-            await asyncio.sleep(delay)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._closing.wait(), delay)
+            if self._closed:
+                return
             try:
                 await asyncio.to_thread(self.transport.open)
             except TransportError as error:
                 self.last_error = error
                 delay = min(delay * 2, self.config.backoff_max)
                 continue
+            if self._closed:  # closed while this attempt was opening the port
+                await asyncio.to_thread(self.transport.close)
+                return
             self._start_io()
             return
 

@@ -187,11 +187,11 @@ class HostSession:
         self._output.clear()
         self._link_down(ev.LinkDownReason.CONNECTION_LOST, detail)
 
-    def close(self) -> None:
-        """The host is closing the driver."""
+    def close(self, detail: str | None = None) -> None:
+        """The host is closing the driver (``detail``: why, when not on request)."""
         self.connected = False
         self._output.clear()
-        self._link_down(ev.LinkDownReason.CLOSED, f"{self.port} closed by the host")
+        self._link_down(ev.LinkDownReason.CLOSED, detail or f"{self.port} closed by the host")
 
     def receive(self, data: bytes, now: float) -> None:
         """Bytes from the device. Raises ProtocolVersionError / WrongDeviceError (fatal)."""

@@ -180,3 +180,26 @@ def test_seat_board_events_and_a_misplaced_card_over_a_pty():
     assert isinstance(sat, ev.SeatOccupied) and sat.seat == 3
     assert isinstance(card, ev.CardAtSeat) and (card.seat, card.card) == (4, 51)
     assert isinstance(left, ev.SeatVacated) and left.seat == 3
+
+
+def test_close_while_reconnecting_ends_cleanly():
+    shoe = SimulatedShoe(seed=9, heartbeat_ms=100)
+    wire = TcpDeviceWire(shoe).start()
+    driver = ShoeDriver.from_url(wire.url, LINK)
+
+    async def scenario():
+        await driver.open()
+        wire.stop()  # the device goes away for good: reconnect attempts are refused
+        events = [await driver.next_event(), await driver.next_event()]
+        while driver.last_error is None:
+            await asyncio.sleep(0.01)
+        await driver.close()  # the link is down already: no second LinkDown
+        with pytest.raises(StopAsyncIteration):
+            await driver.next_event()
+        return events
+
+    up, lost = asyncio.run(asyncio.wait_for(scenario(), 10))
+    assert isinstance(up, ev.LinkUp)
+    assert lost.reason is ev.LinkDownReason.CONNECTION_LOST
+    assert "nothing listens at" in str(driver.last_error)
+    assert not driver.transport.is_open
