@@ -1,0 +1,98 @@
+"""Properties of random hands under random house rules.
+
+Every legal choice the engine offers is accepted; chips are conserved at every step and
+every chip is back in a stack at the end; the state round-trips through JSON; a card is
+never dealt twice unless the burns were scrambled back; every hand ends.
+"""
+
+import json
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from controller.rules import DECK, Action, Deal, Do, Hand, IllegalInput, Rules, start_hand
+
+SETTINGS = {
+    "variant": ["luck-of-the-irish", "seven-card-stud"],
+    "max_raises": [0, 1, 3],
+    "heads_up_uncapped": ["any_time", "round_start", "never"],
+    "open_pair_big_bet": [True, False],
+    "burn": [True, False],
+    "bonus_timing": ["immediate", "end_of_street"],
+    "bonus_price": [0, 5, 40],
+    "wild_bring_in": ["ace", "natural"],
+    "double_ace_flush": [False, True],
+    "showdown": ["auto", "manual"],
+    "odd_chip": ["seat_order", "high_card_suit"],
+}
+
+
+def random_rules(rng: random.Random) -> Rules:
+    return Rules.from_mapping({name: rng.choice(values) for name, values in SETTINGS.items()})
+
+
+def next_card(rng: random.Random, hand: Hand, deck: list) -> object:
+    if deck:
+        return deck.pop()
+    free = [card for card in DECK if not hand.out >> card & 1]
+    return rng.choice(free)
+
+
+def play(seed: int) -> Hand:
+    rng = random.Random(seed)
+    rules = random_rules(rng)
+    seats = rng.sample(range(1, 9), rng.randint(2, 8))
+    stacks = {
+        seat: rng.choice([1, 2, 3, rng.randint(4, 60), rng.randint(61, 400)]) for seat in seats
+    }
+    total = sum(stacks.values())
+    hand = start_hand(rules, stacks).hand
+    deck = list(DECK)
+    rng.shuffle(deck)
+    in_play: set[int] = set()
+    steps = 0
+    while (waiting := hand.waiting_for) is not None:
+        steps += 1
+        assert steps < 400
+        if waiting.kind == "card":
+            card = next_card(rng, hand, deck)
+            assert card not in in_play or hand.scrambled
+            step = hand.apply(Deal(card))
+            in_play.add(card)
+        elif waiting.kind == "bonus":
+            step = hand.apply(Action(Do.BONUS, waiting.seat, accept=rng.random() < 0.5))
+        else:
+            choice = rng.choice(waiting.legal)
+            wrong = next(p.seat for p in hand.players if p.seat != waiting.seat)
+            try:
+                hand.apply(Action(choice.do, wrong, choice.to))
+            except IllegalInput as error:
+                assert f"seat {wrong}" in str(error)
+            else:
+                raise AssertionError("a decision out of turn was accepted")
+            step = hand.apply(Action(choice.do, waiting.seat, choice.to))
+        hand = step.hand
+        in_pot = 0 if hand.over else hand.pot  # once awarded, the pot is back in the stacks
+        assert sum(p.stack for p in hand.players) + in_pot == total
+        assert all(p.stack >= 0 for p in hand.players)
+        if rng.random() < 0.1:
+            assert Hand.from_json(json.loads(json.dumps(hand.to_json()))) == hand
+    assert sum(p.stack for p in hand.players) == total
+    if hand.phase == "complete":
+        assert sum(pot.amount for pot in hand.pots) == hand.pot
+        assert all(sum(chips for _, chips in pot.shares) == pot.amount for pot in hand.pots)
+    return hand
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(min_value=0, max_value=2**32))
+def test_random_hands_keep_every_chip_and_end(seed):
+    play(seed)
+
+
+def test_random_hands_reach_the_rare_cases():
+    finals = [play(seed) for seed in range(400)]
+    assert any(h.community is not None for h in finals)
+    assert any(len(h.pots) > 2 for h in finals)
+    assert any(any(d.bonus for p in h.players for d in p.cards) for h in finals)
