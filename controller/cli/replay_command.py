@@ -9,11 +9,11 @@ Cards are fed when the engine waits for a card, decisions when it waits for a
 decision. Corrections (``expose``, ``void``) are applied as soon as they are the next
 action and can apply: ``void`` at once, ``expose`` once its card has been dealt.
 
-Exit status: 0 when the hand completes or waits for more input, 1 when the engine
-refuses an action (``error.action`` is its index), 2 when the script itself is not
-valid: bad JSON, unknown field or value, seat outside 1-8, fewer than 2 seats, or a
-card given twice (``error.card`` is the index of the second one). A card may come out
-twice only when the engine scrambled the burn cards back for the short deck.
+Exit status: 0 when the hand completes or waits for more input; 1 when the engine
+refuses an action or one is left over (``error.action`` is its index); 2 when the
+script itself is not valid: bad JSON, unknown field or value, seat outside 1-8, fewer
+than 2 seats, or a card given twice or left over (``error.card`` is its index). A card
+may come out twice only when the engine scrambled the burn cards back (short deck).
 """
 
 from __future__ import annotations
