@@ -15,6 +15,7 @@ import pytest
 
 from drivers import events as ev
 from drivers.device import SeatBoardDriver, ShoeDriver
+from drivers.protocol import Disposition, FaultCode
 from drivers.session import LinkConfig
 from drivers.transport import UsbTransport
 from firmware_sim.seats import SimulatedSeatBoard
@@ -203,3 +204,37 @@ def test_close_while_reconnecting_ends_cleanly():
     assert lost.reason is ev.LinkDownReason.CONNECTION_LOST
     assert "nothing listens at" in str(driver.last_error)
     assert not driver.transport.is_open
+
+
+def test_shoe_faults_unreadable_cards_and_lamps_over_a_pty():
+    shoe = SimulatedShoe(seed=4, heartbeat_ms=100)
+    shoe.load([51, 0, 12], deck_id=77)
+    wire = PtyDeviceWire(shoe).start()
+    driver = ShoeDriver.from_url(wire.path, LINK)
+
+    async def scenario():
+        async with driver:
+            events = [await driver.next_event() for _ in range(2)]  # LinkUp, DeckLoaded
+            wire.act(lambda s: s.draw())
+            wire.act(lambda s: s.draw(unreadable=True, disposition="dealt_unread"))
+            wire.act(lambda s: s.jam())
+            wire.act(lambda s: s.clear_jam())
+            events += [await driver.next_event() for _ in range(4)]
+            driver.set_indicator(bonus_lamp=True, seat_lamps={2, 7})
+            while driver.status is None or not driver.status.bonus_lamp:
+                await asyncio.sleep(0.01)
+            return events
+
+    try:
+        events = asyncio.run(asyncio.wait_for(scenario(), 10))
+    finally:
+        wire.stop()
+    up, deck, read, unread, fault, cleared = events
+    assert up.device.serial == "SIM-SHOE-0001" and "1 event(s) pending" in up.reason
+    assert deck == ev.DeckLoaded(0, 77, 3, 3)
+    assert (read.card, read.read_counter) == (51, 0)
+    assert unread == ev.CardUnreadable(2, 1, Disposition.DEALT_UNREAD)
+    assert fault == ev.DeviceFault(3, FaultCode.JAM)
+    assert cleared == ev.DeviceFaultCleared(4, FaultCode.JAM)
+    assert (shoe.bonus_lamp, shoe.seat_lamps) == (True, frozenset({2, 7}))
+    assert driver.status.seat_lamps == frozenset({2, 7})
