@@ -90,9 +90,12 @@ class SimulatedDevice:
         first_seq: int = 0,
         boot_id: int | None = None,
         protocol_version: int = PROTOCOL_VERSION,
+        baud: int | None = None,
     ) -> None:
         if not 1 <= buffer_size <= 0x7FFF:
             raise DeviceError(f"buffer_size must be 1..32767, not {buffer_size}")
+        if baud is not None and baud <= 0:
+            raise DeviceError(f"baud must be > 0 (or None for an instant line), not {baud}")
         if retransmit_timeout <= 0:
             raise DeviceError(f"retransmit_timeout must be > 0, not {retransmit_timeout}")
         self.rng = random.Random(seed)
@@ -107,6 +110,7 @@ class SimulatedDevice:
         self.buffer_size = buffer_size
         self.boot_id = boot
         self.protocol_version = protocol_version
+        self.baud = baud  # 8N1: 10 bit times per byte
         self.next_seq = first_seq
         self.stats = DeviceStats()
         self.connected = False
@@ -121,6 +125,7 @@ class SimulatedDevice:
         self._last_sent = 0.0
         self._last_heard = 0.0
         self._reconnect_at: float | None = None
+        self._line_free = 0.0  # when the device's transmit line is idle again
 
     # --- state ----------------------------------------------------------------------------
 
@@ -185,6 +190,7 @@ class SimulatedDevice:
         self._reconnect_at = None
         self._outbox.clear()
         self._wire.clear()
+        self._line_free = 0.0
         self._decoder.reset()
 
     def unplug(self, now: float, duration: float) -> None:
@@ -194,6 +200,11 @@ class SimulatedDevice:
         self.disconnect()
         self._now = now
         self._reconnect_at = now + duration
+
+    @property
+    def unplugged(self) -> bool:
+        """The cable is out until the reconnection ``unplug`` scheduled."""
+        return self._reconnect_at is not None
 
     def receive(self, data: bytes, now: float) -> None:
         """Bytes from the host (ignored while disconnected)."""
@@ -269,7 +280,6 @@ class SimulatedDevice:
 
     def _send_outbox(self, now: float) -> None:
         outbox, self._outbox = self._outbox, []
-        release = max(now + self.faults.delay, self._wire[-1][0] if self._wire else now)
         for item in outbox:
             if item is Hello:
                 frame = b"\x00" + encode_frame(0, self.hello(), self.protocol_version)
@@ -284,7 +294,17 @@ class SimulatedDevice:
                 frame = encode_frame(item.seq, item.message, self.protocol_version)
             self.stats.frames_sent += 1
             self._last_sent = now
-            self._wire.extend((release, copy) for copy in self.faults.on_wire(frame))
+            self._put_on_wire(frame, now)
+
+    def _put_on_wire(self, frame: bytes, now: float) -> None:
+        """Queue what reaches the host: after the frame's time on the line at ``baud``
+        (instant when None) and ``faults.delay``, in order, after the wire faults."""
+        start = max(now, self._line_free)
+        self._line_free = start + (len(frame) * 10 / self.baud if self.baud else 0.0)
+        arrival = self._line_free + self.faults.delay
+        if self._wire:
+            arrival = max(arrival, self._wire[-1][0])
+        self._wire.extend((arrival, copy) for copy in self.faults.on_wire(frame))
 
     def _retransmit_deadline(self) -> float | None:
         """When the oldest pending event, if sent, is due again."""

@@ -442,3 +442,21 @@ def test_misplace_rate_lands_cards_at_a_neighbour():
     middle = {board.place(4, 0).seat for _ in range(40)}
     assert middle == {3, 5}
     assert SimulatedSeatBoard(seats=1).place(1, 0) == SeatCard(1, 0)
+
+
+def test_line_speed_paces_frames_back_to_back():
+    shoe = SimulatedShoe(baud=115200, boot_id=1)
+    shoe.connect(0.0)
+    hello_time = 40 * 10 / 115200  # 0x00 + 39-byte HELLO frame, 10 bit times a byte
+    assert shoe.transmit(0.0) == b""
+    assert shoe.next_deadline() == pytest.approx(hello_time)
+    shoe.load([51])
+    shoe.draw()
+    assert shoe.transmit(0.001) == b""  # the line is still busy with HELLO
+    assert len(frames_of(shoe.transmit(hello_time))) == 1
+    deck, card = (encode_frame(seq, m) for seq, m in shoe.pending_events())
+    assert len(card) == 24  # a CARD frame: 2.08 ms at 115200 baud
+    arrival = hello_time + (len(deck) + len(card)) * 10 / 115200
+    assert shoe.next_deadline() == pytest.approx(hello_time + len(deck) * 10 / 115200)
+    assert shoe.transmit(arrival - 1e-6) != b""
+    assert [f.seq for f in frames_of(shoe.transmit(arrival))] == [1]

@@ -1,0 +1,258 @@
+"""The control channel of a simulator running as its own process.
+
+One command per line; one reply per line: ``ok <json>`` or ``error <reason>``.
+Arguments are words, some of them ``key=value``. Cards are codes (0..51) or
+names such as ``As``, ``4c``, ``Td``. A command that fails changes nothing.
+The commands are listed in ``COMMON``, ``SHOE`` and ``SEATS`` below and in
+docs/simulator.md; ``help`` lists them too.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Callable
+from dataclasses import asdict
+from typing import Any
+
+from drivers.protocol import to_dict
+from firmware_sim.device import DeviceError, SimulatedDevice
+from firmware_sim.faults import FaultSettingError
+from firmware_sim.seats import SimulatedSeatBoard
+from firmware_sim.shoe import SimulatedShoe
+
+RANKS = "23456789TJQKA"
+SUITS = "cdhs"
+
+
+class ControlError(ValueError):
+    """A command line that cannot be understood."""
+
+
+class QuitRequested(Exception):
+    """The ``quit`` command: the runner stops the simulator."""
+
+
+def card_code(text: str) -> int:
+    """``51``, ``As``, ``as``, ``10h`` -> a card code 0..51."""
+    if text.isdigit():
+        code = int(text)
+        if code > 51:
+            raise ControlError(f"card code {code} is outside 0..51")
+        return code
+    rank, suit = text[:-1].upper().replace("10", "T"), text[-1:].lower()
+    if len(rank) != 1 or rank not in RANKS or suit not in SUITS or not suit:
+        raise ControlError(f"unknown card {text!r}: use a code 0..51 or a name such as As, 4c")
+    return RANKS.index(rank) * 4 + SUITS.index(suit)
+
+
+def card_name(code: int) -> str:
+    return RANKS[code >> 2] + SUITS[code & 3]
+
+
+class _Args:
+    """Positional words and ``key=value`` options of one command, read with checks."""
+
+    def __init__(self, command: str, words: list[str]) -> None:
+        self.command = command
+        self.positional = [w for w in words if "=" not in w]
+        self.options = dict(w.split("=", 1) for w in words if "=" in w)
+
+    def done(self, positional: int = 0, options: tuple[str, ...] = ()) -> None:
+        if len(self.positional) > positional:
+            raise ControlError(f"{self.command}: unexpected {self.positional[positional]!r}")
+        unknown = sorted(set(self.options) - set(options))
+        if unknown:
+            known = ", ".join(options) or "none"
+            raise ControlError(f"{self.command}: unknown option {unknown[0]!r} (options: {known})")
+
+    def word(self, index: int, what: str) -> str:
+        if index >= len(self.positional):
+            raise ControlError(f"{self.command}: {what} missing")
+        return self.positional[index]
+
+    def option_number(self, key: str, default: int | None = None) -> int | None:
+        text = self.options.get(key)
+        return default if text is None else self.number(text, key)
+
+    def number(self, text: str, what: str, kind: type[int] | type[float] = int) -> Any:
+        try:
+            return kind(text)
+        except ValueError:
+            raise ControlError(f"{self.command}: {what} must be a number, not {text!r}") from None
+
+
+Handler = Callable[[_Args, float], Any]
+
+
+class Controller:
+    """Executes control lines on one simulated device."""
+
+    def __init__(self, device: SimulatedDevice) -> None:
+        self.device = device
+        self.commands: dict[str, tuple[Handler, str]] = {
+            "help": (self._help, "help: list the commands"),
+            "status": (self._status, "status: the device's state, counters and fault settings"),
+            "set": (self._set, "set KEY=VALUE...: fault settings, e.g. set drop_rate=0.01"),
+            "raise": (self._raise, "raise FAULT: a device fault begins (jam, lid_open, ...)"),
+            "clear": (self._clear, "clear FAULT: a device fault ends"),
+            "unplug": (self._unplug, "unplug SECONDS: pull the cable, plug it back later"),
+            "quit": (self._quit, "quit: stop the simulator"),
+        }
+        if isinstance(device, SimulatedShoe):
+            self.commands |= {
+                "load": (
+                    self._load,
+                    "load [decks=N] [seed=S] [deck_id=ID] | load cards=As,4c,...: load the shoe",
+                ),
+                "draw": (
+                    self._draw,
+                    "draw [unreadable] [disposition=reject_tray|dealt_unread]: pull a card",
+                ),
+                "unreadable_next": (self._shoe(SimulatedShoe.unreadable_next), "next card unread"),
+                "jam": (self._shoe(SimulatedShoe.jam), "jam: a card sticks in the exit"),
+                "clear_jam": (self._shoe(SimulatedShoe.clear_jam), "clear_jam: jam cleared"),
+                "open_lid": (self._shoe(SimulatedShoe.open_lid), "open_lid: the lid opens"),
+                "close_lid": (self._shoe(SimulatedShoe.close_lid), "close_lid: the lid closes"),
+            }
+        if isinstance(device, SimulatedSeatBoard):
+            self.commands |= {
+                "sit": (self._sit, "sit SEAT: a player sits down"),
+                "leave": (self._leave, "leave SEAT: a player leaves"),
+                "place": (
+                    self._place,
+                    "place SEAT [CARD] [lands_at=SEAT]: a card is dealt to a seat",
+                ),
+            }
+
+    def execute(self, line: str, now: float) -> str:
+        """Run one command line at time ``now``; the reply line (without newline).
+
+        Raises :class:`QuitRequested` for ``quit``.
+        """
+        try:
+            words = shlex.split(line)
+        except ValueError as exc:
+            return f"error {exc}"
+        if not words:
+            return "error empty command; try help"
+        entry = self.commands.get(words[0].lower())
+        if entry is None:
+            return f"error unknown command {words[0]!r}; try help"
+        handler, _ = entry
+        try:
+            result = handler(_Args(words[0].lower(), words[1:]), now)
+        except (ControlError, DeviceError, FaultSettingError) as exc:
+            return f"error {exc}"
+        return "ok " + json.dumps(result, sort_keys=True)
+
+    # --- common -----------------------------------------------------------------------
+
+    def _help(self, args: _Args, now: float) -> Any:
+        args.done()
+        return [text for _, text in self.commands.values()]
+
+    def _status(self, args: _Args, now: float) -> Any:
+        args.done()
+        device = self.device
+        state: dict[str, Any] = {
+            "kind": device.KIND.name.lower(),
+            "connected": device.connected,
+            "boot_id": device.boot_id,
+            "stats": asdict(device.stats),
+            "fault_settings": device.faults.settings(),
+            **{k: v for k, v in to_dict(device.status()).items() if k != "type"},
+        }
+        if isinstance(device, SimulatedShoe):
+            state |= {"deck_id": device.deck_id, "read_counter": device.read_counter}
+        return state
+
+    def _set(self, args: _Args, now: float) -> Any:
+        if args.positional or not args.options:
+            raise ControlError("set: give KEY=VALUE pairs, e.g. set drop_rate=0.01 delay=0.002")
+        values = {
+            key: args.number(text, key, int if key == "seed" else float)
+            for key, text in args.options.items()
+        }
+        self.device.faults.update(**values)
+        return self.device.faults.settings()
+
+    def _raise(self, args: _Args, now: float) -> Any:
+        args.done(1)
+        return to_dict(self.device.set_fault(args.word(0, "fault"), True))
+
+    def _clear(self, args: _Args, now: float) -> Any:
+        args.done(1)
+        return to_dict(self.device.set_fault(args.word(0, "fault"), False))
+
+    def _unplug(self, args: _Args, now: float) -> Any:
+        args.done(1)
+        seconds = args.number(args.word(0, "seconds"), "seconds", float)
+        self.device.unplug(now, seconds)
+        return {"reconnect_at": now + seconds}
+
+    def _quit(self, args: _Args, now: float) -> Any:
+        args.done()
+        raise QuitRequested
+
+    # --- shoe -------------------------------------------------------------------------
+
+    def _shoe_device(self) -> SimulatedShoe:
+        assert isinstance(self.device, SimulatedShoe)
+        return self.device
+
+    def _shoe(self, action: Callable[[SimulatedShoe], None]) -> Handler:
+        def run(args: _Args, now: float) -> Any:
+            args.done()
+            action(self._shoe_device())
+            return {}
+
+        return run
+
+    def _load(self, args: _Args, now: float) -> Any:
+        args.done(0, ("decks", "seed", "deck_id", "cards"))
+        options = args.options
+        cards = None
+        if "cards" in options:
+            if "decks" in options:
+                raise ControlError("load: give cards=... or decks=N, not both")
+            cards = [card_code(t) for t in options["cards"].split(",") if t]
+        return to_dict(
+            self._shoe_device().load(
+                cards,
+                decks=args.number(options.get("decks", "1"), "decks"),
+                shuffle_seed=args.number(options["seed"], "seed") if "seed" in options else None,
+                deck_id=args.number(options["deck_id"], "deck_id")
+                if "deck_id" in options
+                else None,
+            )
+        )
+
+    def _draw(self, args: _Args, now: float) -> Any:
+        unreadable = args.positional == ["unreadable"]
+        args.done(1 if unreadable else 0, ("disposition",))
+        draw = self._shoe_device().draw(
+            unreadable=unreadable, disposition=args.options.get("disposition", "reject_tray")
+        )
+        return {"card": draw.card, "name": card_name(draw.card), "event": to_dict(draw.message)}
+
+    # --- seat board -------------------------------------------------------------------
+
+    def _board(self) -> SimulatedSeatBoard:
+        assert isinstance(self.device, SimulatedSeatBoard)
+        return self.device
+
+    def _sit(self, args: _Args, now: float) -> Any:
+        args.done(1)
+        return to_dict(self._board().sit(args.number(args.word(0, "seat"), "seat")))
+
+    def _leave(self, args: _Args, now: float) -> Any:
+        args.done(1)
+        return to_dict(self._board().leave(args.number(args.word(0, "seat"), "seat")))
+
+    def _place(self, args: _Args, now: float) -> Any:
+        args.done(2, ("lands_at",))
+        seat = args.number(args.word(0, "seat"), "seat")
+        card = card_code(args.positional[1]) if len(args.positional) > 1 else None
+        message = self._board().place(seat, card, lands_at=args.option_number("lands_at"))
+        return None if message is None else to_dict(message)

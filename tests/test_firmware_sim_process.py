@@ -1,0 +1,263 @@
+"""The simulator as its own process and in-process runners, over a real pty and TCP.
+
+The host side is pyserial (a pty path, ``socket://``) driven from asyncio; the
+physical actions go through the control channel, as an engineer would send them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Callable
+
+import serial
+from simhost import SimHost
+
+from drivers.protocol import CardRead, Deck, Reset, SeatCard, SeatOccupied, Unreadable, encode_frame
+from firmware_sim import SimulatedSeatBoard, SimulatedShoe
+from firmware_sim.runner import PtyRunner, TcpRunner
+
+WAIT = 10.0  # generous bound for a loaded CI machine; tests finish as soon as ready
+
+
+class SerialHost:
+    """A SimHost on a pyserial port; a thread-backed reader keeps the event loop free."""
+
+    def __init__(self, url: str) -> None:
+        """Open ``url`` and send RESET: opening discards input, so ask for HELLO as hosts do."""
+        self.port = serial.serial_for_url(url, baudrate=115200, timeout=0.02)
+        self.port.write(encode_frame(0, Reset()))
+        self.host = SimHost()
+        self.changed = asyncio.Event()
+        self.closed = False
+        self._reader = asyncio.get_running_loop().create_task(self._read())
+
+    async def _read(self) -> None:
+        while True:
+            try:
+                data = await asyncio.to_thread(self.port.read, 4096)
+            except serial.SerialException:  # the other end closed (TCP)
+                self.closed = True
+                self.changed.set()
+                return
+            if data:
+                self.host.feed(data)
+                self.flush()
+                self.changed.set()
+
+    def flush(self) -> None:
+        out = self.host.take()
+        if out:
+            self.port.write(out)
+
+    def send(self, message: object) -> None:
+        self.host.send(message)
+        self.flush()
+
+    async def until(self, condition: Callable[[], bool], what: str) -> None:
+        deadline = time.monotonic() + WAIT
+        while not condition():
+            self.changed.clear()
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"timed out waiting for {what}")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.changed.wait(), left)
+
+    async def close(self) -> None:
+        self._reader.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._reader
+        self.port.close()
+
+
+class Control:
+    """The control channel of a simulator process."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader, self.writer = reader, writer
+
+    @classmethod
+    async def connect(cls, address: str) -> Control:
+        host, port = address.rsplit(":", 1)
+        return cls(*await asyncio.open_connection(host, int(port)))
+
+    async def raw(self, line: str) -> str:
+        self.writer.write(line.encode() + b"\n")
+        await self.writer.drain()
+        return (await asyncio.wait_for(self.reader.readline(), WAIT)).decode().rstrip("\n")
+
+    async def __call__(self, line: str) -> object:
+        reply = await self.raw(line)
+        status, _, payload = reply.partition(" ")
+        assert status == "ok", reply
+        return json.loads(payload)
+
+
+@contextlib.asynccontextmanager
+async def simulator(*args: str) -> AsyncIterator[tuple[dict[str, str], subprocess.Popen]]:
+    """Start ``python -m firmware_sim ARGS``; yields its announced addresses."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "firmware_sim", *args, stdout=subprocess.PIPE
+    )
+    announced: dict[str, str] = {}
+    try:
+        while "ready" not in announced:
+            line = await asyncio.wait_for(process.stdout.readline(), WAIT)
+            assert line, "the simulator exited before it was ready"
+            key, _, value = line.decode().strip().partition(" ")
+            announced[key] = value
+        yield announced, process
+    finally:
+        if process.returncode is None:
+            process.terminate()
+            await asyncio.wait_for(process.wait(), WAIT)
+
+
+def test_shoe_process_on_a_pty():
+    async def scenario() -> None:
+        args = ("shoe", "--pty", "--seed", "3", "--heartbeat-ms", "200")
+        async with simulator(*args, "--retransmit-timeout", "0.1") as (where, process):
+            assert where["pty"].startswith("/dev/")
+            control = await Control.connect(where["control"])
+            link = SerialHost(where["pty"])
+            await link.until(lambda: link.host.hellos, "HELLO")
+
+            loaded = await control("load cards=As,4c,2c,Kd,10h deck_id=77")
+            assert loaded == {
+                "type": "DECK",
+                "deck_id": 77,
+                "cards_loaded": 5,
+                "cards_remaining": 5,
+            }
+            drawn = await control("draw")
+            assert (drawn["card"], drawn["name"], drawn["event"]["type"]) == (51, "As", "CARD")
+            assert (await control("draw unreadable disposition=dealt_unread"))["card"] == 8
+            await link.until(lambda: len(link.host.events) == 3, "DECK, CARD, UNREADABLE")
+            deck, card, unread = link.host.messages()
+            assert isinstance(deck, Deck) and deck.cards_loaded == 5
+            assert card == CardRead(51, 0, card.uid) and len(card.uid) == 7
+            assert unread == Unreadable(1, "dealt_unread")
+
+            # bad commands say what is wrong and change nothing
+            assert (await control.raw("draw sideways")).startswith("error draw: unexpected")
+            assert "unknown command" in await control.raw("deal")
+            assert "0..1" in await control.raw("set drop_rate=3")
+            assert "not active" in await control.raw("clear jam")
+            state = await control("status")
+            assert (state["cards_remaining"], state["read_counter"]) == (3, 2)
+            assert state["fault_settings"]["drop_rate"] == 0.0
+
+            # the cable is pulled: nothing arrives; plugged back: HELLO and the resend
+            assert "reconnect_at" in await control("unplug 0.3")
+            await control("draw")
+            await link.until(lambda: len(link.host.hellos) == 2, "HELLO after the unplug")
+            await link.until(lambda: len(link.host.events) == 4, "the card drawn while unplugged")
+            assert link.host.messages()[-1].card == 0
+
+            # a noisy line: every card still arrives once, in order
+            await control("set drop_rate=0.3 duplicate_rate=0.3 corrupt_rate=0.02")
+            await control("jam")
+            assert "jammed" in await control.raw("draw")
+            await control("clear_jam")
+            await control("draw")
+            await control("draw")
+            await link.until(lambda: len(link.host.events) == 8, "every event")
+            assert [m.card for m in link.host.messages()[-2:]] == [45, 34]
+
+            assert await control("quit") == {}
+            assert await asyncio.wait_for(process.wait(), WAIT) == 0
+            await link.close()
+
+    asyncio.run(scenario())
+
+
+def test_seat_board_process_over_tcp():
+    async def scenario() -> None:
+        async with simulator("seats", "--tcp", "127.0.0.1:0", "--seed", "5") as (where, _):
+            control = await Control.connect(where["control"])
+            link = SerialHost(f"socket://{where['tcp']}")
+            await link.until(lambda: link.host.hellos, "HELLO on connection")
+            assert await control("sit 3") == {"type": "SEAT_OCCUPIED", "seat": 3, "occupied": True}
+            assert (await control("place 3 As lands_at=4"))["seat"] == 4
+            await link.until(lambda: len(link.host.events) == 2, "seat events")
+            assert link.host.messages() == [SeatOccupied(3, True), SeatCard(4, 51)]
+
+            await control("unplug 0.2")  # the host's connection is closed
+            await link.until(lambda: link.closed, "the connection closing")
+            await link.close()
+            await control("leave 3")
+            deadline = time.monotonic() + WAIT
+            while True:  # the host reconnects with backoff until the cable is back
+                with contextlib.suppress(serial.SerialException):
+                    link = await connected(f"socket://{where['tcp']}")
+                    if link.host.hellos:
+                        break
+                    await link.close()
+                assert time.monotonic() < deadline, "no reconnection"
+                await asyncio.sleep(0.05)
+            await link.until(lambda: link.host.events, "the event from while unplugged")
+            assert link.host.messages() == [SeatOccupied(3, False)]
+            assert (await control("status"))["occupied"] == []
+            await link.close()
+
+    asyncio.run(scenario())
+
+
+async def connected(url: str) -> SerialHost:
+    """Open ``url`` and wait for HELLO, or for the simulator to close the connection."""
+    link = SerialHost(url)
+    await link.until(lambda: link.host.hellos or link.closed, "HELLO or refusal")
+    return link
+
+
+def test_bad_command_line_is_refused():
+    result = subprocess.run(
+        [sys.executable, "-m", "firmware_sim", "shoe", "--tcp", "nowhere"],
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert "HOST:PORT" in result.stderr
+
+
+def test_in_process_pty_runner_with_line_speed():
+    async def scenario() -> None:
+        shoe = SimulatedShoe(seed=9, baud=115200)
+        async with PtyRunner(shoe) as runner:
+            link = SerialHost(runner.path)
+            await link.until(lambda: link.host.hellos, "HELLO")
+            runner.act(lambda device: device.load(decks=2))
+            order = shoe.upcoming()
+            for _ in range(len(order)):
+                runner.act(lambda device: device.draw())
+            await link.until(lambda: len(link.host.events) == 105, "every card")
+            assert [m.card for m in link.host.messages()[1:]] == order
+            await link.until(lambda: shoe.pending == 0, "the last ACK")
+            await link.close()
+
+    asyncio.run(scenario())
+
+
+def test_in_process_tcp_runner_one_host_at_a_time():
+    async def scenario() -> None:
+        board = SimulatedSeatBoard(seed=2)
+        async with TcpRunner(board) as runner:
+            url = "socket://{}:{}".format(*runner.address)
+            first = SerialHost(url)
+            await first.until(lambda: first.host.hellos, "HELLO")
+            second = SerialHost(url)
+            await second.until(lambda: second.closed, "the second host refused")
+            runner.act(lambda device: device.sit(8))
+            await first.until(lambda: first.host.events, "SEAT_OCCUPIED")
+            assert first.host.messages() == [SeatOccupied(8, True)]
+            await first.close()
+            await second.close()
+
+    asyncio.run(scenario())
