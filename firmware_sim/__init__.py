@@ -24,7 +24,9 @@ In-process API::
     seats.sit(3); seats.leave(3); seats.place(3, card=51, lands_at=4)
 
 Control actions that the device cannot perform raise ``DeviceError`` and change
-nothing. Everything random comes from ``seed``.
+nothing. Everything random comes from ``seed``. ``firmware_sim.runner`` runs a
+device on a pty or TCP under the real clock (``PtyRunner``, ``TcpRunner``,
+``ControlServer``); ``firmware_sim.control`` is the text control channel.
 """
 
 from firmware_sim.device import DeviceError, DeviceStats, SimulatedDevice

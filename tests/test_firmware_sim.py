@@ -36,6 +36,7 @@ from firmware_sim import (
     SimulatedSeatBoard,
     SimulatedShoe,
 )
+from firmware_sim.control import Controller, QuitRequested, card_code, card_name
 
 VECTORS = json.loads((Path(__file__).parent / "vectors" / "protocol_v1.json").read_text())
 VECTOR = {v["name"]: v for v in VECTORS["frames"]}
@@ -460,3 +461,74 @@ def test_line_speed_paces_frames_back_to_back():
     assert shoe.next_deadline() == pytest.approx(hello_time + len(deck) * 10 / 115200)
     assert shoe.transmit(arrival - 1e-6) != b""
     assert [f.seq for f in frames_of(shoe.transmit(arrival))] == [1]
+
+
+# --- the control channel (sans-IO) ---------------------------------------------------------
+
+
+def reply(controller: Controller, line: str, now: float = 0.0) -> object:
+    status, _, payload = controller.execute(line, now).partition(" ")
+    assert status == "ok", payload
+    return json.loads(payload)
+
+
+def test_control_commands_for_the_seat_board():
+    board = SimulatedSeatBoard(seed=1)
+    control = Controller(board)
+    assert reply(control, "sit 2") == {"type": "SEAT_OCCUPIED", "seat": 2, "occupied": True}
+    assert reply(control, "place 2 Qh") == {"type": "SEAT_CARD", "seat": 2, "card": 42}
+    assert reply(control, "place 2 10c lands_at=3") == {"type": "SEAT_CARD", "seat": 3, "card": 32}
+    assert reply(control, "place 5") == {"type": "SEAT_CARD", "seat": 5, "card": None}
+    assert reply(control, "raise sensor")["type"] == "FAULT"
+    assert reply(control, "place 5 2c") is None
+    assert reply(control, "status")["occupied"] == [2]
+    before = board.pending
+    for line, error in [
+        ("sit 9", "seat must be 1..8"),
+        ("sit two", "seat must be a number"),
+        ("place 2 Zz", "unknown card"),
+        ("place 2 52", "outside 0..51"),
+        ("place 2 As lands_at=0", "lands_at must be 1..8"),
+        ("leave 3", "already vacant"),
+        ("draw", "unknown command"),
+        ("set misplace_rate=high", "must be a number"),
+        ('sit "2', "quotation"),
+        ("", "empty command"),
+    ]:
+        answer = control.execute(line, 0.0)
+        assert answer.startswith("error ") and error in answer, (line, answer)
+    assert board.pending == before and board.occupied == {2}
+
+
+def test_control_commands_for_the_shoe():
+    shoe = SimulatedShoe(seed=1)
+    control = Controller(shoe)
+    assert "draw" in " ".join(reply(control, "help"))
+    deck = reply(control, "load decks=2 seed=5")
+    assert deck == {"type": "DECK", "deck_id": 5, "cards_loaded": 104, "cards_remaining": 104}
+    twin = SimulatedShoe()
+    twin.load(decks=2, shuffle_seed=5)
+    assert shoe.upcoming() == twin.upcoming()
+    assert "not both" in control.execute("load cards=As decks=2", 0.0)
+    assert "unknown option" in control.execute("load colour=red", 0.0)
+    assert "unknown fault" in control.execute("raise smoke", 0.0)
+    assert reply(control, "set delay=0.01 seed=3")["delay"] == 0.01
+    assert "seed must be a number" in control.execute("set seed=0.5", 0.0)
+    reply(control, "unreadable_next")
+    assert reply(control, "draw")["event"]["type"] == "UNREADABLE"
+    drawn = reply(control, "draw disposition=dealt_unread")
+    assert drawn["event"]["type"] == "CARD" and drawn["name"] == card_name(drawn["card"])
+    assert "unknown disposition" in control.execute("draw unreadable disposition=floor", 0.0)
+    reply(control, "open_lid")
+    assert "lid" in control.execute("draw", 0.0)
+    reply(control, "close_lid")
+    assert reply(control, "unplug 2.5", now=10.0) == {"reconnect_at": 12.5}
+    assert not shoe.connected and shoe.next_deadline() == 12.5
+    assert reply(control, "status")["read_counter"] == 2
+    with pytest.raises(QuitRequested):
+        control.execute("quit", 0.0)
+
+
+def test_card_names():
+    assert [card_code(t) for t in ("2c", "4C", "As", "10h", "Td", "51")] == [0, 8, 51, 34, 33, 51]
+    assert [card_name(c) for c in (0, 8, 51)] == ["2c", "4c", "As"]
