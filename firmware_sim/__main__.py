@@ -13,6 +13,7 @@ import signal
 import sys
 from collections.abc import Sequence
 
+from drivers.protocol import PROTOCOL_VERSION
 from firmware_sim.device import DeviceError, SimulatedDevice
 from firmware_sim.runner import ControlServer, DeviceRunner, PtyRunner, TcpRunner, address_text
 from firmware_sim.seats import SimulatedSeatBoard
@@ -49,6 +50,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--heartbeat-ms", type=int, default=1000)
     parser.add_argument("--retransmit-timeout", type=float, default=0.5, metavar="SECONDS")
     parser.add_argument("--baud", type=int, help="pace output at this line speed (8N1)")
+    parser.add_argument(
+        "--protocol-version",
+        type=int,
+        default=PROTOCOL_VERSION,
+        help="speak as a device of another protocol version (to test how hosts refuse it)",
+    )
     parser.add_argument("--decks", type=int, help="shoe: load this many shuffled decks at start")
     parser.add_argument("--seats", type=int, default=8, help="seats: how many seats (1..8)")
     return parser
@@ -60,6 +67,7 @@ def make_device(args: argparse.Namespace) -> SimulatedDevice:
         "heartbeat_ms": args.heartbeat_ms,
         "retransmit_timeout": args.retransmit_timeout,
         "baud": args.baud,
+        "protocol_version": args.protocol_version,
     }
     if args.serial:
         common["serial"] = args.serial

@@ -30,6 +30,7 @@ from drivers.protocol import (
     Hello,
     Indicator,
     Message,
+    MessageError,
     Resend,
     Reset,
     Status,
@@ -101,8 +102,10 @@ class SimulatedDevice:
         self.rng = random.Random(seed)
         self.faults = FaultInjector(seed=self.rng.getrandbits(32))
         boot = self.rng.getrandbits(32) if boot_id is None else boot_id
-        # Validates serial, firmware, heartbeat, seq and version once, up front.
-        Hello(protocol_version, self.KIND, firmware, serial, boot, first_seq, 0, heartbeat_ms)
+        try:  # checks serial, firmware, heartbeat, seq and version once, up front
+            Hello(protocol_version, self.KIND, firmware, serial, boot, first_seq, 0, heartbeat_ms)
+        except MessageError as exc:
+            raise DeviceError(f"cannot configure the device: {exc}") from None
         self.serial = serial
         self.firmware = firmware
         self.heartbeat = heartbeat_ms / 1000

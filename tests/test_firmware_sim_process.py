@@ -14,6 +14,7 @@ import sys
 import time
 from collections.abc import AsyncIterator, Callable
 
+import pytest
 import serial
 from simhost import SimHost
 
@@ -215,16 +216,39 @@ async def connected(url: str) -> SerialHost:
     return link
 
 
-def test_bad_command_line_is_refused():
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--tcp", "nowhere"], "HOST:PORT"),
+        (["--pty", "--serial", "S" * 17], "HELLO.serial: must be 1..16 characters"),
+        (["--pty", "--heartbeat-ms", "0"], "heartbeat_ms: 0 is outside 1..65535"),
+    ],
+)
+def test_bad_command_line_is_refused(args, message):
     result = subprocess.run(
-        [sys.executable, "-m", "firmware_sim", "shoe", "--tcp", "nowhere"],
+        [sys.executable, "-m", "firmware_sim", "shoe", *args],
         capture_output=True,
         text=True,
         timeout=WAIT,
         check=False,
     )
     assert result.returncode == 2
-    assert "HOST:PORT" in result.stderr
+    assert message in result.stderr
+
+
+def test_device_of_another_protocol_version():
+    async def scenario() -> None:
+        async with simulator("shoe", "--tcp", "127.0.0.1:0", "--protocol-version", "2") as (
+            where,
+            _,
+        ):
+            link = SerialHost(f"socket://{where['tcp']}")
+            await link.until(lambda: link.host.errors, "a frame of version 2")
+            assert (link.host.errors[0].code, link.host.errors[0].version) == ("version", 2)
+            assert not link.host.hellos
+            await link.close()
+
+    asyncio.run(scenario())
 
 
 def test_in_process_pty_runner_with_line_speed():

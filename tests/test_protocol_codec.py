@@ -239,6 +239,9 @@ def test_stream_in_any_chunks_decodes_every_frame_in_order(stream, cuts):
     assert decoder.buffered == 0
 
 
+# A CRC-16 lets a random multi-byte error through once in 65536: the two properties that
+# corrupt frames run on fixed examples, so that they cannot fail by such a chance one day.
+@settings(derandomize=True)
 @given(st.binary(max_size=300), st.lists(frames(), min_size=1, max_size=8))
 def test_resynchronises_after_arbitrary_garbage(garbage, stream):
     """Garbage costs at most the frame it is glued to; with a delimiter, nothing."""
@@ -250,6 +253,7 @@ def test_resynchronises_after_arbitrary_garbage(garbage, stream):
     assert separated[len(separated) - len(stream) :] == stream
 
 
+@settings(derandomize=True)
 @given(frames(), st.integers(0, 200), st.integers(1, 255))
 def test_any_single_corrupted_byte_drops_the_frame_never_misreads_it(frame, position, xor):
     data = bytearray(_wire(frame))
