@@ -202,3 +202,12 @@ def test_bad_inputs_are_named(data, message):
     with pytest.raises(IllegalInput) as info:
         input_from_json(data)
     assert message in str(info.value)
+
+
+def test_an_exposed_bonus_card_turns_up_without_a_misdeal():
+    table = Driver({1: 100, 2: 100})
+    table.deal("Kd", "Qh", "7c", "8d", "4c", "2h")  # 4c up to seat 1: bonus card 2h
+    table.feed(Action(Do.EXPOSE, 1, card=parse_card("2h")))
+    assert table.hand.phase == "deal"
+    bonus = table.player(1).cards[-1]
+    assert bonus.bonus and bonus.up and bonus.exposed
