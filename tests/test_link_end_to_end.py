@@ -9,7 +9,6 @@ Every fault comes from a seeded generator, so the faults each frame meets are re
 """
 
 import asyncio
-import time
 
 import pytest
 
@@ -18,10 +17,10 @@ from drivers.device import SeatBoardDriver, ShoeDriver
 from drivers.protocol import Disposition, FaultCode
 from drivers.session import LinkConfig
 from drivers.transport import UsbTransport
+from firmware_sim.runner import PtyRunner, TcpRunner
 from firmware_sim.seats import SimulatedSeatBoard
 from firmware_sim.shoe import SimulatedShoe
 from firmware_sim.usb_backend import VirtualUsbBackend
-from tests.simwire import PtyDeviceWire, TcpDeviceWire
 
 CARDS = 10_000
 DISCONNECTS = 5
@@ -83,6 +82,16 @@ async def deal_and_consume(driver, act, disconnect_at, disconnect, cards=CARDS):
     return consumer
 
 
+def unplug(runner, seconds):
+    """Pull the simulated cable for ``seconds`` (it plugs itself back in)."""
+    runner.act(lambda device: device.unplug(runner.clock(), seconds))
+
+
+def socket_url(runner):
+    host, port = runner.address
+    return f"socket://{host}:{port}"
+
+
 def check_every_card_once_in_order(consumer, dealt):
     reads = consumer.reads
     assert [r.card for r in reads] == dealt
@@ -99,19 +108,16 @@ def spread(n, total):
 @pytest.mark.slow
 def test_ten_thousand_cards_through_a_pty_with_faults_and_disconnects():
     shoe, dealt = faulty_shoe(seed=11)
-    wire = PtyDeviceWire(shoe).start()
-    driver = ShoeDriver.from_url(wire.path, LINK, baudrate=115200)
-    try:
-        consumer = asyncio.run(
-            deal_and_consume(
-                driver,
-                wire.act,
-                spread(DISCONNECTS, CARDS),
-                lambda: wire.act(lambda s: s.unplug(time.monotonic(), 0.5)),
+    runner = PtyRunner(shoe)
+    driver = ShoeDriver.from_url(runner.path, LINK, baudrate=115200)
+
+    async def scenario():
+        async with runner:
+            return await deal_and_consume(
+                driver, runner.act, spread(DISCONNECTS, CARDS), lambda: unplug(runner, 0.5)
             )
-        )
-    finally:
-        wire.stop()
+
+    consumer = asyncio.run(scenario())
     check_every_card_once_in_order(consumer, dealt)
     downs = consumer.of(ev.LinkDown)
     assert sum(d.reason is ev.LinkDownReason.SILENCE for d in downs) >= DISCONNECTS
@@ -123,19 +129,21 @@ def test_ten_thousand_cards_through_a_pty_with_faults_and_disconnects():
 @pytest.mark.slow
 def test_ten_thousand_cards_through_a_socket_url_with_faults_and_disconnects():
     shoe, dealt = faulty_shoe(seed=23)
-    wire = TcpDeviceWire(shoe).start()
-    driver = ShoeDriver.from_url(wire.url, LINK)
-    try:
-        consumer = asyncio.run(
-            deal_and_consume(driver, wire.act, spread(DISCONNECTS, CARDS), wire.drop_connection)
-        )
-    finally:
-        wire.stop()
+    runner = TcpRunner(shoe)
+
+    async def scenario():
+        async with runner:
+            driver = ShoeDriver.from_url(socket_url(runner), LINK)
+            return await deal_and_consume(
+                driver, runner.act, spread(DISCONNECTS, CARDS), lambda: unplug(runner, 0.2)
+            )
+
+    consumer = asyncio.run(scenario())
     check_every_card_once_in_order(consumer, dealt)
     lost = [d for d in consumer.of(ev.LinkDown) if d.reason is ev.LinkDownReason.CONNECTION_LOST]
-    assert len(lost) == DISCONNECTS
-    assert all(wire.url in d.detail for d in lost)
-    assert wire.connections == DISCONNECTS + 1
+    assert len(lost) == DISCONNECTS  # the TCP connection closed: the cable was pulled
+    assert all(socket_url(runner) in d.detail for d in lost)
+    assert len(consumer.of(ev.LinkUp)) == DISCONNECTS + 1
 
 
 def test_usb_unplug_and_replug_mid_deck_loses_nothing():
@@ -163,43 +171,40 @@ def test_usb_unplug_and_replug_mid_deck_loses_nothing():
 
 def test_seat_board_events_and_a_misplaced_card_over_a_pty():
     board = SimulatedSeatBoard(seed=3, heartbeat_ms=100, retransmit_timeout=0.1)
-    wire = PtyDeviceWire(board).start()
-    driver = SeatBoardDriver.from_url(wire.path, LINK)
+    runner = PtyRunner(board)
+    driver = SeatBoardDriver.from_url(runner.path, LINK)
 
     async def scenario():
-        async with driver:
+        async with runner, driver:
             assert isinstance(await driver.next_event(), ev.LinkUp)
-            wire.act(lambda b: b.sit(3))
-            wire.act(lambda b: b.place(3, card=51, lands_at=4))
-            wire.act(lambda b: b.leave(3))
+            runner.act(lambda b: b.sit(3))
+            runner.act(lambda b: b.place(3, card=51, lands_at=4))
+            runner.act(lambda b: b.leave(3))
             return [await driver.next_event() for _ in range(3)]
 
-    try:
-        sat, card, left = asyncio.run(scenario())
-    finally:
-        wire.stop()
+    sat, card, left = asyncio.run(asyncio.wait_for(scenario(), 10))
     assert isinstance(sat, ev.SeatOccupied) and sat.seat == 3
     assert isinstance(card, ev.CardAtSeat) and (card.seat, card.card) == (4, 51)
     assert isinstance(left, ev.SeatVacated) and left.seat == 3
 
 
 def test_close_while_reconnecting_ends_cleanly():
-    shoe = SimulatedShoe(seed=9, heartbeat_ms=100)
-    wire = TcpDeviceWire(shoe).start()
-    driver = ShoeDriver.from_url(wire.url, LINK)
+    runner = TcpRunner(SimulatedShoe(seed=9, heartbeat_ms=100))
 
     async def scenario():
+        await runner.start()
+        driver = ShoeDriver.from_url(socket_url(runner), LINK)
         await driver.open()
-        wire.stop()  # the device goes away for good: reconnect attempts are refused
+        await runner.stop()  # the device goes away for good: reconnect attempts are refused
         events = [await driver.next_event(), await driver.next_event()]
         while driver.last_error is None:
             await asyncio.sleep(0.01)
         await driver.close()  # the link is down already: no second LinkDown
         with pytest.raises(StopAsyncIteration):
             await driver.next_event()
-        return events
+        return driver, events
 
-    up, lost = asyncio.run(asyncio.wait_for(scenario(), 10))
+    driver, (up, lost) = asyncio.run(asyncio.wait_for(scenario(), 10))
     assert isinstance(up, ev.LinkUp)
     assert lost.reason is ev.LinkDownReason.CONNECTION_LOST
     assert "nothing listens at" in str(driver.last_error)
@@ -209,27 +214,23 @@ def test_close_while_reconnecting_ends_cleanly():
 def test_shoe_faults_unreadable_cards_and_lamps_over_a_pty():
     shoe = SimulatedShoe(seed=4, heartbeat_ms=100)
     shoe.load([51, 0, 12], deck_id=77)
-    wire = PtyDeviceWire(shoe).start()
-    driver = ShoeDriver.from_url(wire.path, LINK)
+    runner = PtyRunner(shoe)
+    driver = ShoeDriver.from_url(runner.path, LINK)
 
     async def scenario():
-        async with driver:
+        async with runner, driver:
             events = [await driver.next_event() for _ in range(2)]  # LinkUp, DeckLoaded
-            wire.act(lambda s: s.draw())
-            wire.act(lambda s: s.draw(unreadable=True, disposition="dealt_unread"))
-            wire.act(lambda s: s.jam())
-            wire.act(lambda s: s.clear_jam())
+            runner.act(lambda s: s.draw())
+            runner.act(lambda s: s.draw(unreadable=True, disposition="dealt_unread"))
+            runner.act(lambda s: s.jam())
+            runner.act(lambda s: s.clear_jam())
             events += [await driver.next_event() for _ in range(4)]
             driver.set_indicator(bonus_lamp=True, seat_lamps={2, 7})
             while driver.status is None or not driver.status.bonus_lamp:
                 await asyncio.sleep(0.01)
             return events
 
-    try:
-        events = asyncio.run(asyncio.wait_for(scenario(), 10))
-    finally:
-        wire.stop()
-    up, deck, read, unread, fault, cleared = events
+    up, deck, read, unread, fault, cleared = asyncio.run(asyncio.wait_for(scenario(), 10))
     assert up.device.serial == "SIM-SHOE-0001" and "1 event(s) pending" in up.reason
     assert deck == ev.DeckLoaded(0, 77, 3, 3)
     assert (read.card, read.read_counter) == (51, 0)

@@ -1,0 +1,105 @@
+"""The drivers against the simulator running as its own process (python -m firmware_sim).
+
+The simulator prints its pty path or TCP address and its control channel; the test deals
+through the control channel and reads the events through the real shoe driver.
+"""
+
+import asyncio
+import json
+import socket
+import subprocess
+import sys
+
+import pytest
+
+from drivers import events as ev
+from drivers.device import SeatBoardDriver, ShoeDriver
+from drivers.session import LinkConfig
+
+LINK = LinkConfig(handshake_timeout=5.0, reset_interval=0.1, backoff_initial=0.05)
+
+
+class Simulator:
+    """``python -m firmware_sim DEVICE LINK...`` with its control channel."""
+
+    def __init__(self, *args):
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "firmware_sim", *args, "--heartbeat-ms", "200"],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        self.ends = {}
+        for line in self.process.stdout:
+            word, _, rest = line.strip().partition(" ")
+            if word == "ready":
+                break
+            self.ends[word] = rest
+        host, port = self.ends["control"].rsplit(":", 1)
+        self.control = socket.create_connection((host, int(port)), timeout=5)
+        self.replies = self.control.makefile("r")
+
+    @property
+    def port(self):
+        return self.ends["pty"] if "pty" in self.ends else f"socket://{self.ends['tcp']}"
+
+    def command(self, line):
+        self.control.sendall(line.encode() + b"\n")
+        reply = self.replies.readline().strip()
+        assert reply.startswith("ok"), f"{line}: {reply}"
+        return json.loads(reply[3:])
+
+    def stop(self):
+        self.control.sendall(b"quit\n")
+        self.control.close()
+        self.process.wait(10)
+        self.process.stdout.close()
+
+
+@pytest.fixture(params=["--pty", "--tcp"])
+def shoe_process(request):
+    link = ["--pty"] if request.param == "--pty" else ["--tcp", "127.0.0.1:0"]
+    simulator = Simulator("shoe", *link, "--seed", "3")
+    yield simulator
+    simulator.stop()
+
+
+def test_shoe_process_deals_through_the_driver(shoe_process):
+    sim = shoe_process
+    sim.command("load cards=As,4c,Kd deck_id=5")
+
+    async def scenario():
+        async with ShoeDriver.from_url(sim.port, LINK) as shoe:
+            events = [await shoe.next_event() for _ in range(2)]
+            for _ in range(3):
+                await asyncio.to_thread(sim.command, "draw")
+            events += [await shoe.next_event() for _ in range(3)]
+            await asyncio.to_thread(sim.command, "unplug 0.8")
+            events += [await shoe.next_event() for _ in range(2)]
+            await asyncio.to_thread(sim.command, "jam")
+            events.append(await shoe.next_event())
+            return events
+
+    up, deck, *cards, down, again, jam = asyncio.run(asyncio.wait_for(scenario(), 20))
+    assert isinstance(up, ev.LinkUp) and up.device.serial.startswith("SIM-SHOE")
+    assert deck == ev.DeckLoaded(0, 5, 3, 3)
+    assert [c.card for c in cards] == [51, 8, 45]  # As, 4c, Kd
+    assert isinstance(down, ev.LinkDown) and isinstance(again, ev.LinkUp)
+    assert isinstance(jam, ev.DeviceFault) and jam.seq == 4
+
+
+def test_seat_board_process_over_a_pty():
+    sim = Simulator("seats", "--pty", "--seed", "4")
+    try:
+        sim.command("sit 5")
+
+        async def scenario():
+            async with SeatBoardDriver.from_url(sim.port, LINK) as seats:
+                await asyncio.to_thread(sim.command, "place 5 Qh")
+                return [await seats.next_event() for _ in range(3)]
+
+        up, sat, card = asyncio.run(asyncio.wait_for(scenario(), 20))
+    finally:
+        sim.stop()
+    assert isinstance(up, ev.LinkUp)
+    assert sat == ev.SeatOccupied(0, 5)
+    assert card == ev.CardAtSeat(1, 5, 42)  # Qh = (12 - 2) * 4 + 2
