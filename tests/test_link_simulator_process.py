@@ -14,6 +14,7 @@ import pytest
 
 from drivers import events as ev
 from drivers.device import SeatBoardDriver, ShoeDriver
+from drivers.errors import ProtocolVersionError
 from drivers.session import LinkConfig
 
 LINK = LinkConfig(handshake_timeout=5.0, reset_interval=0.1, backoff_initial=0.05)
@@ -103,3 +104,17 @@ def test_seat_board_process_over_a_pty():
     assert isinstance(up, ev.LinkUp)
     assert sat == ev.SeatOccupied(0, 5)
     assert card == ev.CardAtSeat(1, 5, 42)  # Qh = (12 - 2) * 4 + 2
+
+
+def test_a_simulator_speaking_another_protocol_version_is_refused():
+    sim = Simulator("shoe", "--pty", "--protocol-version", "2")
+    try:
+        driver = ShoeDriver.from_url(sim.port, LINK)
+        with pytest.raises(ProtocolVersionError) as caught:
+            asyncio.run(asyncio.wait_for(driver.open(), 20))
+    finally:
+        sim.stop()
+    assert str(caught.value) == (
+        f"device on {sim.port} speaks protocol version 2; this host speaks version 1"
+    )
+    assert not driver.transport.is_open
