@@ -27,6 +27,7 @@ from drivers.protocol import (
 )
 from drivers.protocol.codec import CRC, HEADER, cobs_encode, crc16
 from drivers.session import LinkConfig
+from drivers.transport import SerialTransport
 
 FAST = LinkConfig(handshake_timeout=0.5, heartbeat_interval=0.1, silence_timeout=0.5)
 
@@ -210,3 +211,13 @@ def test_drivers_from_configuration():
 def test_bad_configuration_is_named(settings, message):
     with pytest.raises(DriverError, match=message):
         ShoeDriver.from_config(settings)
+
+
+def test_a_port_in_use_by_another_process_is_named(pty):
+    first = SerialTransport(pty.path)
+    first.open()
+    try:
+        with pytest.raises(TransportError, match=f"serial port {pty.path} is in use"):
+            SerialTransport(pty.path).open()
+    finally:
+        first.close()

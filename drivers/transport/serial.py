@@ -47,6 +47,7 @@ class SerialTransport(Transport):
                 baudrate=self.baudrate,
                 timeout=self.poll_interval,
                 write_timeout=self.write_timeout,
+                exclusive=True,  # a second process on the shoe's port would steal its bytes
                 do_not_open=True,
             )
         except ValueError as exc:
@@ -58,6 +59,10 @@ class SerialTransport(Transport):
         except serial.SerialException as exc:
             if exc.errno in _MISSING:
                 raise PortNotFoundError(f"serial port {self.url} does not exist") from exc
+            if "exclusively lock" in str(exc):
+                raise TransportError(
+                    f"serial port {self.url} is in use by another process"
+                ) from exc
             if "refused" in str(exc).lower():
                 raise PortNotFoundError(f"nothing listens at {self.url}: {exc}") from exc
             raise TransportError(f"cannot open serial port {self.url}: {exc}") from exc
