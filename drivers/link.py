@@ -1,8 +1,10 @@
 """An open transport wired into an asyncio event loop.
 
-Transports block (pyserial, pyusb), so each open transport gets a reader thread and a
-writer thread; bytes read and the loss of the transport are handed to the event loop with
-``call_soon_threadsafe``, writes are queued and never block the loop.
+Transports block (pyserial, pyusb), so each open transport gets a writer thread (writes are
+queued and never block the loop) and, unless the loop can watch the port's file descriptor
+itself (a native serial port or pty: :meth:`Transport.readable_fd`), a reader thread; bytes
+read and the loss of the transport reach the loop with ``call_soon_threadsafe``. Watching
+the descriptor saves a thread hand-off per read: lower latency, less jitter.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from drivers.transport.base import Transport
 
 
 class LinkIO:
-    """Reader and writer threads for one opened transport (one connection).
+    """Reader (or fd watch) and writer thread for one opened transport (one connection).
 
     ``on_data(bytes)`` and ``on_lost(ConnectionLost)`` run in the event loop; ``on_lost``
     is called at most once per LinkIO, and nothing is delivered after it or after
@@ -38,14 +40,33 @@ class LinkIO:
         self._stopping = threading.Event()
         self._lost = False
         self._outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self._fd: int | None = None
         self._threads = [
             threading.Thread(target=self._read_loop, name=f"read {transport.name}", daemon=True),
             threading.Thread(target=self._write_loop, name=f"write {transport.name}", daemon=True),
         ]
 
     def start(self) -> None:
+        fd = self.transport.readable_fd()
+        if fd is not None:  # the loop watches the port itself: no reader thread
+            self._fd = fd
+            self._threads = self._threads[1:]
+            self._loop.add_reader(fd, self._read_ready)
         for thread in self._threads:
             thread.start()
+
+    def _read_ready(self) -> None:
+        try:
+            data = self.transport.read_ready()
+        except ConnectionLost as error:
+            self._report_lost(error)
+            return
+        self._deliver(data)
+
+    def _unwatch(self) -> None:
+        if self._fd is not None:
+            self._loop.remove_reader(self._fd)
+            self._fd = None
 
     def write(self, data: bytes) -> None:
         """Queue ``data`` for the writer thread (returns at once)."""
@@ -54,6 +75,7 @@ class LinkIO:
 
     async def stop(self) -> None:
         """Stop both threads and wait for them; the transport stays open for the caller."""
+        self._unwatch()
         self._stopping.set()
         self._outbox.put(None)
         await asyncio.to_thread(self._join)
@@ -67,6 +89,7 @@ class LinkIO:
             self._on_data(data)
 
     def _report_lost(self, error: ConnectionLost) -> None:
+        self._unwatch()
         if not self._stopping.is_set() and not self._lost:
             self._lost = True
             self._on_lost(error)

@@ -221,3 +221,21 @@ def test_a_port_in_use_by_another_process_is_named(pty):
             SerialTransport(pty.path).open()
     finally:
         first.close()
+
+
+def test_pty_hung_up_by_the_device_side_is_a_lost_connection(pty):
+    async def scenario():
+        driver = ShoeDriver.from_url(pty.path, FAST)
+        assert driver.transport.readable_fd() is None  # not open yet
+        await (await open_answering(driver, pty, hello()))
+        assert driver.transport.readable_fd() is not None  # watched by the event loop
+        assert isinstance(await driver.next_event(), ev.LinkUp)
+        os.close(pty.master)
+        pty.master = os.open(os.devnull, os.O_RDONLY)  # so that the fixture can close it
+        lost = await driver.next_event()
+        await driver.close()
+        return lost
+
+    lost = run(scenario())
+    assert lost.reason is ev.LinkDownReason.CONNECTION_LOST
+    assert pty.path in lost.detail

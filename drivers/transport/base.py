@@ -43,6 +43,17 @@ class Transport(ABC):
     def close(self) -> None:
         """Release the port or device. Safe to call when not open."""
 
+    def readable_fd(self) -> int | None:
+        """A file descriptor the event loop can watch instead of a reader thread, or None.
+
+        When given, :meth:`read_ready` is called (in the loop) each time it is readable.
+        """
+        return None
+
+    def read_ready(self) -> bytes:
+        """The bytes available now, without blocking (only when :meth:`readable_fd` is set)."""
+        raise NotImplementedError
+
     @property
     @abstractmethod
     def is_open(self) -> bool:

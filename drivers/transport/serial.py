@@ -85,6 +85,22 @@ class SerialTransport(Transport):
             raise ConnectionLost(f"serial port {self.url}: {exc}") from exc
         return data
 
+    def readable_fd(self) -> int | None:
+        """A native serial port or pty (not a URL handler) is watched by the event loop."""
+        if isinstance(self._port, serial.Serial) and hasattr(self._port, "fd"):
+            return int(self._port.fd)
+        return None
+
+    def read_ready(self) -> bytes:
+        port = self._open_port()
+        try:
+            waiting = port.in_waiting
+            if not waiting:  # readable with nothing to read: the device went away
+                raise ConnectionLost(f"serial port {self.url}: readable but no data (gone?)")
+            return bytes(port.read(min(waiting, READ_LIMIT)))
+        except (serial.SerialException, OSError) as exc:
+            raise ConnectionLost(f"serial port {self.url}: {exc}") from exc
+
     def write(self, data: bytes) -> None:
         port = self._open_port()
         with self._write_lock:
