@@ -41,18 +41,18 @@ class LinkIO:
         self._lost = False
         self._outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self._fd: int | None = None
-        self._threads = [
-            threading.Thread(target=self._read_loop, name=f"read {transport.name}", daemon=True),
-            threading.Thread(target=self._write_loop, name=f"write {transport.name}", daemon=True),
-        ]
+        self._threads: list[threading.Thread] = []
 
     def start(self) -> None:
-        fd = self.transport.readable_fd()
-        if fd is not None:  # the loop watches the port itself: no reader thread
-            self._fd = fd
-            self._threads = self._threads[1:]
-            self._loop.add_reader(fd, self._read_ready)
+        name = self.transport.name
+        self._threads.append(threading.Thread(target=self._write_loop, name=f"write {name}"))
+        self._fd = self.transport.readable_fd()
+        if self._fd is not None:  # the loop watches the port itself: no reader thread
+            self._loop.add_reader(self._fd, self._read_ready)
+        else:
+            self._threads.append(threading.Thread(target=self._read_loop, name=f"read {name}"))
         for thread in self._threads:
+            thread.daemon = True
             thread.start()
 
     def _read_ready(self) -> None:
