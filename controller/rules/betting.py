@@ -15,7 +15,8 @@ Rules as implemented (see docs/rules.md):
   short all-in of half a bet or more counts as full); only full wagers count toward the
   cap and reopen the betting for players who already acted.
 - Cap: the bet (or completion) plus ``max_raises`` raises, lifted heads-up by
-  ``heads_up_uncapped``.
+  ``heads_up_uncapped``. Heads-up means at most two players still in who are not
+  all-in; a cap reached with more stays for the round (a later fold does not lift it).
 """
 
 from __future__ import annotations
@@ -130,13 +131,19 @@ def can_bet(player: Player) -> bool:
     return not player.folded and player.stack > 0
 
 
+def heads_up(players: Iterable[Player]) -> bool:
+    """At most two players still in who are not all-in (an all-in player cannot be
+    squeezed between raisers, so only those who can still bet count)."""
+    return sum(map(can_bet, players)) <= 2
+
+
 def is_capped(hand: Hand) -> bool:
     rules = hand.rules
     if hand.wagers < 1 + rules.max_raises:
         return False
     mode = rules.heads_up_uncapped
     if mode is HeadsUpUncapped.ANY_TIME:
-        return sum(not p.folded for p in hand.players) != 2
+        return not hand.heads_up_at_cap
     if mode is HeadsUpUncapped.ROUND_START:
         return not hand.heads_up_start
     return True
@@ -247,6 +254,7 @@ def take_decision(hand: Hand, choice: Choice) -> Hand:
     do = choice.do
     level, full_level, wagers, size = hand.level, hand.full_level, hand.wagers, hand.size
     aggressor = hand.aggressor
+    heads_up_at_cap = hand.heads_up_at_cap
     reopen = False
     if do is Do.FOLD:
         moved = evolve(player, folded=True, acted=True)
@@ -268,6 +276,8 @@ def take_decision(hand: Hand, choice: Choice) -> Hand:
             if reopen:
                 wagers += 1
                 full_level = to
+                if wagers == 1 + hand.rules.max_raises:
+                    heads_up_at_cap = heads_up(hand.players)
             level = max(level, to)
             aggressor = index
     players = list(hand.players)
@@ -285,6 +295,7 @@ def take_decision(hand: Hand, choice: Choice) -> Hand:
         size=size,
         bring_in_due=False,
         aggressor=aggressor,
+        heads_up_at_cap=heads_up_at_cap,
         actor=next_actor(players, index, level),
     )
 

@@ -40,6 +40,7 @@ from controller.rules.betting import (
     bring_in_key,
     can_bet,
     describe_showing,
+    heads_up,
     legal_choices,
     next_seat_from,
     showing_key,
@@ -133,7 +134,9 @@ class Hand:
     of the player to act, or to show in a manual showdown), ``level`` (the street total
     to call), ``full_level`` (that of the last full wager), ``size`` (the round's bet size,
     0 while the open-pair choice is still open), ``wagers`` (full bets and raises so
-    far), ``first`` (first to act), ``aggressor`` (last to bet or raise).
+    far), ``heads_up_start`` and ``heads_up_at_cap`` (heads-up when the round began and
+    when its cap was reached), ``first`` (first to act), ``aggressor`` (last to bet or
+    raise).
     """
 
     rules: Rules
@@ -152,6 +155,7 @@ class Hand:
     wagers: int = 0
     bring_in_due: bool = False
     heads_up_start: bool = False
+    heads_up_at_cap: bool = False
     first: int | None = None
     aggressor: int | None = None
     pots: tuple[Pot, ...] = ()
@@ -224,6 +228,7 @@ class Hand:
             "wagers": self.wagers,
             "bring_in_due": self.bring_in_due,
             "heads_up_start": self.heads_up_start,
+            "heads_up_at_cap": self.heads_up_at_cap,
             "first": self.first,
             "aggressor": self.aggressor,
             "pots": [pot.to_json() for pot in self.pots],
@@ -252,6 +257,7 @@ class Hand:
             wagers=data["wagers"],
             bring_in_due=data["bring_in_due"],
             heads_up_start=data["heads_up_start"],
+            heads_up_at_cap=data["heads_up_at_cap"],
             first=data["first"],
             aggressor=data["aggressor"],
             pots=tuple(Pot.from_json(item) for item in data["pots"]),
@@ -530,7 +536,6 @@ def _begin_betting(hand: Hand, fx: list[Effect]) -> Hand:
     players = hand.players
     live = [i for i, p in enumerate(players) if not p.folded]
     street = hand.street
-    heads_up = len(live) == 2
     size = rules.small_bet if street <= 4 else rules.big_bet
     if street == 3:
         low = min(
@@ -600,7 +605,8 @@ def _begin_betting(hand: Hand, fx: list[Effect]) -> Hand:
         size=size,
         wagers=0,
         bring_in_due=bring_in_due,
-        heads_up_start=heads_up,
+        heads_up_start=heads_up(players),
+        heads_up_at_cap=False,
         first=actor,
         aggressor=None,
     )

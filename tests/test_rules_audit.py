@@ -1,0 +1,74 @@
+"""Rules audit: floor rulings the engine must make, each outcome worked out by hand.
+
+Robert's Rules of Poker (betting and raising) is the floor's reference where the
+documents and the brief are silent: "for a pot involving three or more players who are
+not all-in, there is a maximum of a bet and three raises"; unlimited raising heads-up
+"applies any time the action becomes heads-up before the raising has been capped. Once
+the raising is capped on a betting round, it cannot be uncapped by a subsequent fold".
+"""
+
+import pytest
+from engine_driver import Driver, street, third_street
+
+DEEP = 1000
+# Seat 2 has the low card (2s) and brings in; seat 3 then seat 1 act after it.
+THREE = {1: "Kd 7c 9s", 2: "Qh 8d 2s", 3: "Jh Jd Ts"}
+
+
+def dealt(hands: dict[int, str], stacks: dict[int, int] | None = None, **rules) -> Driver:
+    table = Driver(stacks or dict.fromkeys(hands, DEEP), **rules)
+    return table.deal(*third_street(hands))
+
+
+# The cap heads-up ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["any_time", "round_start", "never"])
+def test_a_cap_reached_three_handed_stays_after_a_fold(mode):
+    table = dealt(THREE, heads_up_uncapped=mode)
+    # bring-in 2, completion to 5, raises to 10, 15, 20: capped with three players in
+    table.acts((2, "bring_in"), (3, "complete"), (1, "raise"), (2, "raise"), (3, "raise"))
+    assert table.legal == [("call", 20), ("fold", None)]
+    table.act(1, "fold")
+    # heads-up now, but the raising was capped before: seat 2 may only call or fold
+    assert table.to_act == 2
+    assert table.legal == [("call", 20), ("fold", None)]
+    assert "capped" in table.refused_act(2, "raise")
+
+
+def fourth_street_with_seat_3_all_in(**rules) -> Driver:
+    """Seat 3 calls the bring-in all-in on third street; seats 1 and 2 play on."""
+    table = dealt(THREE, {1: DEEP, 2: DEEP, 3: 3}, **rules)
+    table.acts((2, "bring_in"), (3, "call"), (1, "call"))
+    assert table.player(3).stack == 0
+    # up cards: seat 1 9s 3d, seat 2 2s 5h, seat 3 Ts 6c: seat 3 is high but all-in
+    table.deal(*street({1: "3d", 2: "5h", 3: "6c"}, burn="2c"))
+    assert table.to_act == 1
+    # bet 5 and three raises: 10, 15, 20
+    table.acts((1, "bet"), (2, "raise"), (1, "raise"), (2, "raise"))
+    assert table.hand.wagers == 4
+    return table
+
+
+@pytest.mark.parametrize(
+    ("mode", "capped"), [("any_time", False), ("round_start", False), ("never", True)]
+)
+def test_an_all_in_player_does_not_count_against_heads_up(mode, capped):
+    # Two players who are not all-in are heads-up: the third, all-in, cannot be squeezed.
+    table = fourth_street_with_seat_3_all_in(heads_up_uncapped=mode)
+    assert table.to_act == 1
+    expected = [("call", 20), ("fold", None)]
+    if not capped:
+        expected.insert(1, ("raise", 25))
+    assert table.legal == expected
+
+
+def test_heads_up_once_a_third_player_is_all_in_before_the_cap():
+    table = dealt(THREE, {1: DEEP, 2: DEEP, 3: 13})  # seat 3: 12 behind after the ante
+    table.acts((2, "bring_in"), (3, "complete"), (1, "raise"), (2, "raise"))
+    table.act(3, "call")  # all-in for 12, short of 15
+    assert table.player(3).stack == 0
+    table.act(1, "raise")  # to 20: the fourth full wager, made heads-up
+    assert table.hand.wagers == 4
+    assert table.to_act == 2
+    assert table.legal == [("call", 20), ("raise", 25), ("fold", None)]
