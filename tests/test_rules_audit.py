@@ -72,3 +72,21 @@ def test_heads_up_once_a_third_player_is_all_in_before_the_cap():
     assert table.hand.wagers == 4
     assert table.to_act == 2
     assert table.legal == [("call", 20), ("raise", 25), ("fold", None)]
+
+
+# The open-pair option ------------------------------------------------------------------
+
+
+def test_an_all_in_bet_below_half_a_bet_leaves_the_open_pair_choice_open():
+    # Seat 3 brings in with 2 left; on fourth street seat 2 shows a pair of nines.
+    table = dealt({1: "Kd 7c As", 2: "Qh 8d 9s", 3: "2s 3c 5d"}, {1: DEEP, 2: DEEP, 3: 5})
+    table.acts((3, "bring_in"), (1, "call"), (2, "call"))
+    table.deal(*street({1: "Jd", 2: "9h", 3: "Kc"}, burn="2c"))
+    assert table.to_act == 2
+    table.act(2, "check")
+    table.act(3, "bet")  # all-in for 2: not a bet of either size, nothing is chosen
+    # seat 1 has not acted: call, or make it a full bet of either size
+    assert table.legal == [("call", 2), ("raise", 5), ("raise", 10), ("fold", None)]
+    table.act(1, "raise", 10)
+    # the big bet was chosen: raises follow it
+    assert table.legal == [("call", 10), ("raise", 20), ("fold", None)]

@@ -271,9 +271,10 @@ def take_decision(hand: Hand, choice: Choice) -> Hand:
             level = hand.rules.bring_in
         elif do is not Do.CALL:
             rules = hand.rules
-            size = size or (rules.small_bet if to <= rules.small_bet else rules.big_bet)
-            reopen = (to - full_level) * 2 >= size
+            chosen = size or (rules.small_bet if to <= rules.small_bet else rules.big_bet)
+            reopen = (to - full_level) * 2 >= chosen
             if reopen:
+                size = chosen  # open pair: only a full wager chooses the size
                 wagers += 1
                 full_level = to
                 if wagers == 1 + hand.rules.max_raises:
