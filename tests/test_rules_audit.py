@@ -7,8 +7,14 @@ not all-in, there is a maximum of a bet and three raises"; unlimited raising hea
 the raising is capped on a betting round, it cannot be uncapped by a subsequent fold".
 """
 
+import io
+import json
+import sys
+
 import pytest
 from engine_driver import Driver, street, third_street
+
+from controller.cli import main
 
 DEEP = 1000
 # Seat 2 has the low card (2s) and brings in; seat 3 then seat 1 act after it.
@@ -90,3 +96,37 @@ def test_an_all_in_bet_below_half_a_bet_leaves_the_open_pair_choice_open():
     table.act(1, "raise", 10)
     # the big bet was chosen: raises follow it
     assert table.legal == [("call", 10), ("raise", 20), ("fold", None)]
+
+
+# The replay contract -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("script", "message"),
+    [
+        ('{"seats": {"1": 100, "1": 50, "2": 100}}', "duplicate key '1'"),
+        ('{"seats": {"1": 100, "2": 100}, "rules": {"ante": 1, "ante": 2}}', "duplicate key"),
+        ('{"seats": {"1": 100, "2": 100}, "seats": {"3": 100, "4": 100}}', "duplicate key"),
+        ('{"seats": {"1": 100, "01": 50, "2": 100}}', "'01' is not a seat"),
+        ('{"seats": {"1": 100, "+2": 50}}', "'+2' is not a seat"),
+        (
+            '{"seats": {"1": 100, "2": 100}, "actions": [{"seat": 9, "do": "bring_in"}]}',
+            "actions[0]: seat 9 is not a seat (seats are 1 to 8)",
+        ),
+        (
+            '{"seats": {"1": 100, "2": 100}, "actions": [{"seat": 0, "do": "fold"}]}',
+            "actions[0]: seat 0 is not a seat",
+        ),
+    ],
+)
+def test_a_script_that_is_not_valid_is_refused_with_exit_status_2(capsys, script, message):
+    sys_stdin = sys.stdin
+    sys.stdin = io.StringIO(script)
+    try:
+        status = main(["replay", "-", "--json"])
+    finally:
+        sys.stdin = sys_stdin
+    result = json.loads(capsys.readouterr().out)
+    assert status == 2
+    assert result["status"] == "error"
+    assert message in result["error"]["message"]

@@ -11,9 +11,10 @@ action and can apply: ``void`` at once, ``expose`` once its card has been dealt.
 
 Exit status: 0 when the hand completes or waits for more input; 1 when the engine
 refuses an action or one is left over (``error.action`` is its index); 2 when the
-script itself is not valid: bad JSON, unknown field or value, seat outside 1-8, fewer
-than 2 seats, or a card given twice or left over (``error.card`` is its index). A card
-may come out twice only when the engine scrambled the burn cards back (short deck).
+script itself is not valid: bad JSON, a key given twice in an object, unknown field or
+value, a seat outside 1-8 (in ``seats`` or an action), fewer than 2 seats, or a card
+given twice or left over (``error.card`` is its index). A card may come out twice only
+when the engine scrambled the burn cards back (short deck).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from controller.rules.cards import Card, CardError, parse_card
-from controller.rules.hand import Hand, start_hand
+from controller.rules.hand import MAX_SEAT, Hand, start_hand
 from controller.rules.inputs import Action, Deal, Do, Effect, IllegalInput, action_from_json
 from controller.rules.pots import build_pots
 from controller.rules.settings import Rules, RulesError
@@ -36,6 +37,7 @@ from controller.rules.state import Phase, Reveal
 T = TypeVar("T")
 
 SCRIPT_FIELDS = frozenset({"rules", "seats", "cards", "actions"})
+SEAT_NAMES = frozenset(str(seat) for seat in range(1, MAX_SEAT + 1))
 
 
 class ScriptError(ValueError):
@@ -67,7 +69,7 @@ class Replay:
 
 def read_script(text: str) -> Script:
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as error:
         raise ScriptError(f"invalid JSON: {error}") from None
     if not isinstance(data, dict):
@@ -85,7 +87,22 @@ def read_script(text: str) -> Script:
     seats = _read_seats(data.get("seats"))
     cards = _read_list(data, "cards", parse_card)
     actions = _read_list(data, "actions", action_from_json)
+    for number, action in enumerate(actions):
+        if action.seat is not None and not 1 <= action.seat <= MAX_SEAT:
+            raise ScriptError(
+                f"actions[{number}]: seat {action.seat} is not a seat (seats are 1 to {MAX_SEAT})"
+            )
     return Script(rules, seats, cards, actions)
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object; a key given twice is an error (JSON would keep the last silently)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ScriptError(f"duplicate key {key!r}")
+        out[key] = value
+    return out
 
 
 def _read_list(data: dict[str, Any], name: str, read: Callable[[Any], T]) -> tuple[T, ...]:
@@ -106,8 +123,8 @@ def _read_seats(data: object) -> dict[int, int]:
         raise ScriptError("'seats' must be an object of seat number to stack")
     seats: dict[int, int] = {}
     for key, stack in data.items():
-        if not (isinstance(key, str) and key.isdigit() and 1 <= int(key) <= 8):
-            raise ScriptError(f"seats: {key!r} is not a seat (seats are 1 to 8)")
+        if key not in SEAT_NAMES:
+            raise ScriptError(f"seats: {key!r} is not a seat (seats are 1 to {MAX_SEAT})")
         if not isinstance(stack, int) or isinstance(stack, bool) or stack <= 0:
             raise ScriptError(f"seats: seat {key}: stack {stack!r} is not a positive whole number")
         seats[int(key)] = stack
