@@ -113,10 +113,6 @@ def bring_in_key(card: Card, rules: Rules) -> tuple[int, int]:
     return (rank, card.suit)
 
 
-def shows_pair(player: Player, wild: bool) -> bool:
-    return showing_key(player.up_cards, wild)[0] >= 1
-
-
 def next_seat_from(players: tuple[Player, ...], start: int, can: Any) -> int | None:
     """The first index from ``start`` clockwise (``start`` included) whose player ``can``."""
     count = len(players)
@@ -152,18 +148,17 @@ def is_capped(hand: Hand) -> bool:
 def raise_block(hand: Hand, index: int) -> str | None:
     """Why the player to act may not bet, complete or raise now, or None if they may."""
     player = hand.players[index]
+    level = hand.level
     if player.acted:
         return "the betting was not reopened (an all-in for less than half a bet)"
     if is_capped(hand):
         return "betting is capped"
-    if player.stack + player.bet <= hand.level:
+    if player.stack + player.bet <= level:
         return "not enough chips to raise (call all-in)"
-    if not any(
-        other.seat != player.seat and not other.folded and other.stack + other.bet > hand.level
-        for other in hand.players
-    ):
-        return "no opponent has chips left to call a raise"
-    return None
+    for other in hand.players:
+        if other is not player and not other.folded and other.stack + other.bet > level:
+            return None
+    return "no opponent has chips left to call a raise"
 
 
 def wager_word(hand: Hand) -> Do:
@@ -178,6 +173,10 @@ def bet_sizes(hand: Hand) -> tuple[int, ...]:
     return (hand.rules.small_bet, hand.rules.big_bet)
 
 
+CHECK = Choice(Do.CHECK)
+FOLD = Choice(Do.FOLD)
+
+
 def legal_choices(hand: Hand) -> tuple[Choice, ...]:
     """The exact legal decisions of the player to act, with their amounts."""
     index = hand.actor
@@ -186,36 +185,39 @@ def legal_choices(hand: Hand) -> tuple[Choice, ...]:
     reach = player.stack + player.bet
     rules = hand.rules
     if hand.bring_in_due:
-        choices = [Choice(Do.BRING_IN, min(reach, rules.bring_in))]
-        if reach > rules.bring_in:
-            choices.append(Choice(Do.COMPLETE, min(reach, rules.small_bet)))
-        return tuple(choices)
-    facing = hand.level > player.bet
-    choices = [Choice(Do.CALL, min(hand.level, reach)) if facing else Choice(Do.CHECK)]
+        if reach <= rules.bring_in:
+            return (Choice(Do.BRING_IN, reach),)
+        return (
+            Choice(Do.BRING_IN, rules.bring_in),
+            Choice(Do.COMPLETE, min(reach, rules.small_bet)),
+        )
+    level = hand.level
+    facing = level > player.bet
+    stay = Choice(Do.CALL, min(level, reach)) if facing else CHECK
+    wagers: tuple[Choice, ...] = ()
     if raise_block(hand, index) is None:
         word = wager_word(hand)
         amounts = sorted({min(reach, hand.full_level + size) for size in bet_sizes(hand)})
-        choices.extend(Choice(word, amount) for amount in amounts)
-    if facing:
-        choices.append(Choice(Do.FOLD))
-    return tuple(choices)
+        wagers = tuple(Choice(word, amount) for amount in amounts)
+    return (stay, *wagers, FOLD) if facing else (stay, *wagers)
 
 
-def refuse(hand: Hand, do: Do, to: int | None) -> Choice:
+def choose(hand: Hand, do: Do, to: int | None) -> Choice:
     """The legal choice matching the decision, or IllegalInput naming why it is not legal."""
+    waiting = hand.waiting_for
+    assert waiting is not None
+    choices = waiting.legal
+    matching = [choice for choice in choices if choice.do is do]
+    if len(matching) == 1 and (to is None or matching[0].to == to):
+        return matching[0]
     index = hand.actor
     assert index is not None
-    player = hand.players[index]
-    choices = legal_choices(hand)
-    matching = [choice for choice in choices if choice.do is do]
-    who = f"seat {player.seat} cannot {do.value.replace('_', ' ')}"
+    who = f"seat {hand.players[index].seat} cannot {do.value.replace('_', ' ')}"
     if not matching:
         raise IllegalInput(f"{who}: {_why_not(hand, index, do, choices)}")
     if to is None:
-        if len(matching) > 1:
-            sizes = " or ".join(str(choice.to) for choice in matching)
-            raise IllegalInput(f"{who} without an amount: say 'to' {sizes}")
-        return matching[0]
+        sizes = " or ".join(str(choice.to) for choice in matching)
+        raise IllegalInput(f"{who} without an amount: say 'to' {sizes}")
     for choice in matching:
         if choice.to == to:
             return choice

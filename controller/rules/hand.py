@@ -44,7 +44,6 @@ from controller.rules.betting import (
     legal_choices,
     next_seat_from,
     showing_key,
-    shows_pair,
     with_player,
 )
 from controller.rules.cards import Card, parse_card
@@ -124,7 +123,7 @@ class Step(NamedTuple):
     effects: tuple[Effect, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Hand:
     """The whole state of one hand. Build it with ``start_hand``; never mutate it.
 
@@ -137,7 +136,13 @@ class Hand:
     far), ``heads_up_start`` and ``heads_up_at_cap`` (heads-up when the round began and
     when its cap was reached), ``first`` (first to act), ``aggressor`` (last to bet or
     raise).
+
+    The fields live in the instance dictionary (``evolve`` copies them at once); the
+    slot ``_waiting`` keeps ``waiting_for`` once computed, outside the fields, so that
+    copies, equality and JSON never see it.
     """
+
+    __slots__ = ("__dict__", "_waiting")
 
     rules: Rules
     players: tuple[Player, ...]
@@ -176,6 +181,14 @@ class Hand:
 
     @property
     def waiting_for(self) -> Waiting | None:
+        """What the engine waits for; computed once per state (legal choices included)."""
+        waiting: Waiting | None = getattr(self, "_waiting", None)
+        if waiting is None:
+            waiting = self._find_waiting()
+            object.__setattr__(self, "_waiting", waiting)
+        return waiting
+
+    def _find_waiting(self) -> Waiting | None:
         phase = self.phase
         if phase is Phase.DEAL:
             slot = self.queue[0]
@@ -508,7 +521,8 @@ def _expose(hand: Hand, index: int, card: Card, fx: list[Effect]) -> Hand:
     if position is None:
         raise IllegalInput(f"{card}: not a face-down card of seat {seat}")
     cards = list(player.cards)
-    cards[position] = evolve(cards[position], up=True, exposed=True)
+    hole = cards[position]
+    cards[position] = Dealt(hole.card, True, hole.street, hole.bonus, exposed=True)
     hand = with_player(hand, index, evolve(player, cards=tuple(cards)))
     queue = list(hand.queue)
     turned = next(
@@ -543,7 +557,8 @@ def _begin_betting(hand: Hand, fx: list[Effect]) -> Hand:
         )
         opener = low
     else:
-        opener = max(live, key=lambda i: (showing_key(players[i].up_cards, rules.wild), -i))
+        showing = {i: showing_key(players[i].up_cards, rules.wild) for i in live}
+        opener = max(live, key=lambda i: (showing[i], -i))
     if sum(can_bet(players[i]) for i in live) <= 1:
         fx.append(
             Effect(
@@ -573,7 +588,7 @@ def _begin_betting(hand: Hand, fx: list[Effect]) -> Hand:
         )
         fx.append(Effect("to_act", text, {"seat": players[actor].seat, "street": 3}))
     else:
-        shown = describe_showing(showing_key(players[opener].up_cards, rules.wild))
+        shown = describe_showing(showing[opener])
         fx.append(
             Effect(
                 "to_act",
@@ -583,11 +598,7 @@ def _begin_betting(hand: Hand, fx: list[Effect]) -> Hand:
                 {"seat": players[actor].seat, "high": players[opener].seat, "street": street},
             )
         )
-        if (
-            street == 4
-            and rules.open_pair_big_bet
-            and any(shows_pair(players[i], rules.wild) for i in live)
-        ):
+        if street == 4 and rules.open_pair_big_bet and any(showing[i][0] >= 1 for i in live):
             size = 0
             fx.append(
                 Effect(
@@ -624,7 +635,7 @@ def _decide(hand: Hand, index: int, action: Action, fx: list[Effect]) -> Hand:
         if waiting.kind != "action":
             raise IllegalInput(f"{who}: not a betting decision now ({waiting.describe()})")
         raise IllegalInput(f"{who}: out of turn (seat {waiting.seat} to act)")
-    choice = betting.refuse(hand, do, action.to)
+    choice = betting.choose(hand, do, action.to)
     hand = betting.take_decision(hand, choice)
     fx.append(_decision_effect(hand.players[index], choice, hand))
     if do is Do.FOLD:
@@ -636,20 +647,22 @@ def _decide(hand: Hand, index: int, action: Action, fx: list[Effect]) -> Hand:
     return hand
 
 
+_WAGER_WORDS = {
+    Do.BRING_IN: "brings in for",
+    Do.COMPLETE: "completes to",
+    Do.BET: "bets",
+    Do.RAISE: "raises to",
+    Do.CALL: "calls",
+}
+
+
 def _decision_effect(player: Player, choice: Choice, hand: Hand) -> Effect:
     seat = player.seat
-    words = {
-        Do.BRING_IN: "brings in for",
-        Do.COMPLETE: "completes to",
-        Do.BET: "bets",
-        Do.RAISE: "raises to",
-        Do.CALL: "calls",
-    }
     if choice.to is None:
         text = f"seat {seat} {'folds' if choice.do is Do.FOLD else 'checks'}"
     else:
         amount = choice.to
-        text = f"seat {seat} {words[choice.do]} {amount}"
+        text = f"seat {seat} {_WAGER_WORDS[choice.do]} {amount}"
         if player.stack == 0:
             text += " (all-in)"
     data: dict[str, Any] = {"seat": seat, "do": choice.do.value, "pot": hand.pot}
@@ -659,7 +672,7 @@ def _decision_effect(player: Player, choice: Choice, hand: Hand) -> Effect:
 
 
 def _end_round(hand: Hand, fx: list[Effect]) -> Hand:
-    players = tuple(evolve(p, bet=0, acted=False) for p in hand.players)
+    players = tuple(evolve(p, bet=0, acted=False) if p.bet or p.acted else p for p in hand.players)
     hand = evolve(hand, players=players, actor=None, bring_in_due=False)
     if hand.street == 7:
         return begin_showdown(hand, fx)

@@ -1,7 +1,9 @@
 """The parts of a hand's state: cards as dealt, players, the deal queue, pots.
 
 All types are frozen; the engine builds new values with ``evolve`` (a fast
-``dataclasses.replace``).
+``dataclasses.replace``). The types the engine copies on every input (``Player``, and
+the hand itself) keep their fields in the instance dictionary, where ``evolve`` copies
+them at once; the others have slots.
 Every type has ``to_json`` and a matching ``from_json``.
 """
 
@@ -15,35 +17,26 @@ from typing import Any, TypeVar
 from controller.rules.cards import Card, parse_card
 
 T = TypeVar("T")
-_set = object.__setattr__
-_COPIERS: dict[type, Any] = {}
 
 
 def evolve(obj: T, **changes: Any) -> T:
-    """A copy of a frozen slotted dataclass with some fields changed.
+    """A copy of a frozen dataclass with some fields changed.
 
-    The same as ``dataclasses.replace`` for these types (no ``__post_init__``), at a
-    fraction of its cost: a copier that sets every slot in straight-line code is built
-    once per class (as ``dataclasses`` builds ``__init__``). A field name that does not
-    exist raises ``AttributeError``.
+    What ``dataclasses.replace`` does for these types (plain fields, no
+    ``__post_init__``), at a fraction of its cost: the copy's attribute dictionary is the
+    original's, updated, as ``copy.copy`` does it, instead of a call to ``__init__`` with
+    every field. A name that is not a field raises ``AttributeError``. Only the fields
+    are copied: what an object caches outside its dictionary (the hand's
+    ``waiting_for``) stays with it.
     """
-    cls = type(obj)
-    copier = _COPIERS.get(cls)
-    if copier is None:
-        copier = _COPIERS[cls] = _build_copier(cls)
-    new: T = copier(obj)
-    for name, value in changes.items():
-        _set(new, name, value)
+    fields = obj.__dataclass_fields__  # type: ignore[attr-defined]
+    if not changes.keys() <= fields.keys():
+        raise AttributeError(
+            f"not a field of {type(obj).__name__}: {sorted(changes - fields.keys())}"
+        )
+    new = object.__new__(type(obj))
+    new.__dict__.update(obj.__dict__, **changes)
     return new
-
-
-def _build_copier(cls: type) -> Any:
-    slots: tuple[str, ...] = cls.__slots__  # type: ignore[attr-defined]
-    lines = "".join(f"    _set(new, {name!r}, obj.{name})\n" for name in slots)
-    source = f"def copy(obj):\n    new = _new(cls)\n{lines}    return new\n"
-    namespace = {"_set": _set, "_new": object.__new__, "cls": cls}
-    exec(source, namespace)  # generated from the class's own slot names only
-    return namespace["copy"]
 
 
 STREET_NAMES = {3: "third", 4: "fourth", 5: "fifth", 6: "sixth", 7: "seventh"}
@@ -106,7 +99,7 @@ class Dealt:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Player:
     """One seat in the hand.
 
