@@ -15,6 +15,7 @@ import pytest
 from engine_driver import Driver, street, third_street
 
 from controller.cli import main
+from controller.rules.inputs import Action, Do
 
 DEEP = 1000
 # Seat 2 has the low card (2s) and brings in; seat 3 then seat 1 act after it.
@@ -130,3 +131,19 @@ def test_a_script_that_is_not_valid_is_refused_with_exit_status_2(capsys, script
     assert status == 2
     assert result["status"] == "error"
     assert message in result["error"]["message"]
+
+
+# Refusals ------------------------------------------------------------------------------
+
+
+def test_an_exposure_without_its_card_is_refused_by_name():
+    table = Driver({1: 100, 2: 100})
+    table.deal("Kd", "Qd")
+    assert "'expose' needs the exposed 'card'" in table.refused(Action(Do.EXPOSE, 1))
+
+
+def test_a_bonus_decision_without_accept_or_decline_is_refused_not_taken_as_a_decline():
+    table = Driver({1: 100, 2: 100}, bonus_price=5)
+    table.deal(*third_street({1: "Kd 7c 4c", 2: "Qd 8d 9s"})[:5])
+    assert table.waiting["kind"] == "bonus"
+    assert "'bonus' needs 'accept'" in table.refused(Action(Do.BONUS, 1))

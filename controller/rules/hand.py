@@ -320,10 +320,13 @@ def apply(hand: Hand, item: Input) -> Step:
             raise IllegalInput(f"'{item.do}' needs a seat")
         index = _index_of(hand.players, item.seat)
         if item.do is Do.EXPOSE:
-            assert item.card is not None
+            if item.card is None:
+                raise IllegalInput("'expose' needs the exposed 'card'")
             new = _expose(hand, index, item.card, fx)
         elif item.do is Do.BONUS:
-            new = _bonus_decision(hand, index, bool(item.accept), fx)
+            if item.accept is None:
+                raise IllegalInput("'bonus' needs 'accept': true or false")
+            new = _bonus_decision(hand, index, item.accept, fx)
         elif item.do in (Do.SHOW, Do.MUCK):
             new = _reveal(hand, index, item.do, fx)
         else:
