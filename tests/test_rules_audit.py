@@ -15,7 +15,8 @@ import pytest
 from engine_driver import Driver, street, third_street
 
 from controller.cli import main
-from controller.rules.inputs import Action, Do
+from controller.rules.cards import DECK, Card, parse_card
+from controller.rules.inputs import Action, Deal, Do
 
 DEEP = 1000
 # Seat 2 has the low card (2s) and brings in; seat 3 then seat 1 act after it.
@@ -147,3 +148,69 @@ def test_a_bonus_decision_without_accept_or_decline_is_refused_not_taken_as_a_de
     table.deal(*third_street({1: "Kd 7c 4c", 2: "Qd 8d 9s"})[:5])
     assert table.waiting["kind"] == "bonus"
     assert "'bonus' needs 'accept'" in table.refused(Action(Do.BONUS, 1))
+
+
+# Short deck at seventh street ----------------------------------------------------------
+
+
+def play_to_the_end(table: Driver, order: list[Card]) -> list[str]:
+    """Deal the first card of ``order`` not yet out whenever a card is due, check or call
+    (bringing in on third street); returns the seventh street's card destinations."""
+    seventh = []
+    while (waiting := table.hand.waiting_for) is not None:
+        if waiting.kind == "card":
+            card = next(card for card in order if not table.hand.out >> card & 1)
+            if table.hand.street == 7:
+                seventh.append(waiting.destination.value)
+            table.feed(Deal(card))
+        else:
+            legal = [do for do, _ in table.legal]
+            table.act(table.to_act, next(do for do in ("check", "bring_in", "call") if do in legal))
+    return seventh
+
+
+@pytest.mark.parametrize(
+    ("players", "burn", "bonus", "out_before_seventh", "seventh"),
+    [
+        # 7 players: 21 on third street, 3 x (burn + 7) = 45; a burn and 7 cards need 8
+        (7, True, False, 45, ["burn", "community"]),
+        (7, True, True, 46, ["burn", "community"]),
+        # without burns: 21 + 21 = 42, 10 left for 7 players
+        (7, False, False, 42, ["seat"] * 7),
+        (7, False, True, 43, ["seat"] * 7),
+        # 8 players: 24 + 3 x 9 = 51, one card left: the three burns are scrambled back
+        (8, True, False, 51, ["community"]),
+        (8, True, True, 52, ["community"]),
+        # without burns: 24 + 24 = 48, 4 left for 8 players: the community card, no burn
+        (8, False, False, 48, ["community"]),
+        (8, False, True, 49, ["community"]),
+    ],
+)
+def test_the_52_cards_at_seventh_street(players, burn, bonus, out_before_seventh, seventh):
+    four_of_clubs = parse_card("4c")
+    order = [card for card in DECK if card != four_of_clubs]
+    first_up_on_fourth = 3 * players + (1 if burn else 0)
+    # with a bonus: the four of clubs is seat 1's fourth-street card; otherwise last
+    order.insert(first_up_on_fourth if bonus else len(order), four_of_clubs)
+    table = Driver(dict.fromkeys(range(1, players + 1), 100), burn=burn)
+    got = play_to_the_end(table, order)
+    assert got == seventh
+    bonus_cards = [d for p in table.hand.players for d in p.cards if d.bonus]
+    assert len(bonus_cards) == (1 if bonus else 0)
+    held = sum(len(p.cards) for p in table.hand.players)
+    burns = len(table.hand.burns)
+    community = table.hand.community is not None
+    assert held + burns + community == out_before_seventh + len(seventh)
+    assert table.hand.scrambled is (players == 8 and burn)
+    assert table.hand.phase.value == "complete"
+
+
+def test_seven_players_one_folded_on_third_street_all_get_a_seventh_street_card():
+    # 21 on third street, 3 x (burn + 6) = 42: a burn and 6 cards fit in the 10 left
+    order = list(DECK)
+    order.remove(parse_card("4c"))
+    table = Driver(dict.fromkeys(range(1, 8), 100))
+    table.deal(*(str(card) for card in order[:21]))
+    table.act(table.to_act, "bring_in")
+    table.act(table.to_act, "fold")
+    assert play_to_the_end(table, order) == ["burn"] + ["seat"] * 6
