@@ -214,3 +214,50 @@ def test_seven_players_one_folded_on_third_street_all_get_a_seventh_street_card(
     table.act(table.to_act, "bring_in")
     table.act(table.to_act, "fold")
     assert play_to_the_end(table, order) == ["burn"] + ["seat"] * 6
+
+
+# The bonus card and the void -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("timing", ["immediate", "end_of_street"])
+def test_no_one_can_fold_while_a_bonus_card_is_due(timing):
+    # The bonus card is dealt before the street's betting in both timings: a fold (or any
+    # betting decision) before it is refused, and the bonus player gets the card.
+    table = Driver({1: 100, 2: 100, 3: 100}, bonus_timing=timing)
+    table.deal("Kd", "Qd", "Jd", "7c", "8c", "9c", "Ah", "4c")  # seat 2's up card
+    waiting = "bonus" if timing == "immediate" else "seat"
+    assert table.waiting["destination"] == waiting
+    for seat in (1, 2, 3):
+        assert "not a betting decision now" in table.refused_act(seat, "fold")
+    table.deal("Ts")  # immediate: the bonus card; end of street: seat 3's up card
+    assert table.waiting["destination"] == ("seat" if timing == "immediate" else "bonus")
+    assert "not a betting decision now" in table.refused_act(2, "fold")
+    table.deal("Js")
+    assert table.player(2).cards[-1].bonus
+    assert table.waiting["kind"] == "action"
+
+
+def test_void_returns_a_bought_bonus_card_and_every_bet():
+    table = Driver({1: 60, 2: 40, 3: 7}, bonus_price=5)
+    # seat 1: 4c up, buys the bonus card (the Js); seat 3 (2s) brings in
+    table.deal("Kd", "Qh", "3s", "7c", "8d", "3c", "4c")
+    table.bonus(1, True)
+    table.deal("Js", "9s", "2s")
+    table.acts((3, "bring_in"), (1, "complete"), (2, "call"), (3, "call"))
+    assert table.stacks() == {1: 49, 2: 34, 3: 1}
+    table.feed(Action(Do.VOID))
+    assert table.stacks() == {1: 60, 2: 40, 3: 7}
+    assert table.hand.pot == 0
+    assert "every chip goes back" in table.messages("void")[0]
+
+
+def test_void_during_a_manual_showdown_returns_every_chip():
+    table = Driver({1: 50, 2: 50}, showdown="manual", burn=False)
+    table.deal(*third_street({1: "Kd 7c As", 2: "Qh 8d 9s"}))
+    table.acts((2, "bring_in"), (1, "call"))
+    for cards in ("Ah 9h", "Kh Th", "Qs 3d", "2c 2d"):
+        table.deal(*cards.split())
+        table.acts((1, "check"), (2, "check"))
+    assert table.waiting["kind"] == "show"
+    table.feed(Action(Do.VOID))
+    assert table.stacks() == {1: 50, 2: 50}
