@@ -96,3 +96,37 @@ def test_random_hands_reach_the_rare_cases():
     assert any(h.community is not None for h in finals)
     assert any(len(h.pots) > 2 for h in finals)
     assert any(any(d.bonus for p in h.players for d in p.cards) for h in finals)
+
+
+def test_every_input_leaves_the_old_state_valid_and_unchanged():
+    """States are values: applying an input (or refusing one) changes nothing in the old
+    state, what it waits for stays the same, and applying the same input again to it gives
+    an equal state with the same effects."""
+    for seed in range(40):
+        rng = random.Random(seed)
+        rules = random_rules(rng)
+        stacks = {seat: rng.randint(1, 200) for seat in rng.sample(range(1, 9), rng.randint(2, 8))}
+        hand = start_hand(rules, stacks).hand
+        deck = list(DECK)
+        rng.shuffle(deck)
+        history = []
+        while (waiting := hand.waiting_for) is not None:
+            if waiting.kind == "card":
+                item = Deal(next_card(rng, hand, deck))
+            elif waiting.kind == "bonus":
+                item = Action(Do.BONUS, waiting.seat, accept=rng.random() < 0.5)
+            else:
+                choice = rng.choice(waiting.legal)
+                item = Action(choice.do, waiting.seat, choice.to)
+            step = hand.apply(item)
+            history.append((hand, hand.to_json(), waiting.to_json(), item, step))
+            hand = step.hand
+        for old, as_json, waiting_json, item, step in history:
+            assert old.to_json() == as_json
+            assert old.waiting_for is not None and old.waiting_for.to_json() == waiting_json
+            fresh = Hand.from_json(json.loads(json.dumps(as_json)))
+            assert fresh == old
+            assert fresh.waiting_for is not None and fresh.waiting_for.to_json() == waiting_json
+            again = old.apply(item)
+            assert again.hand == step.hand
+            assert [e.to_json() for e in again.effects] == [e.to_json() for e in step.effects]

@@ -27,6 +27,7 @@ from controller.rules.inputs import (
     Effect,
     IllegalInput,
     Input,
+    Notice,
     action_from_json,
     input_from_json,
 )
@@ -61,6 +62,7 @@ __all__ = [
     "HeadsUpUncapped",
     "IllegalInput",
     "Input",
+    "Notice",
     "OddChip",
     "Phase",
     "PlayedCard",

@@ -167,12 +167,6 @@ def wager_word(hand: Hand) -> Do:
     return Do.BET if hand.level == 0 else Do.RAISE
 
 
-def bet_sizes(hand: Hand) -> tuple[int, ...]:
-    if hand.size:
-        return (hand.size,)
-    return (hand.rules.small_bet, hand.rules.big_bet)
-
-
 CHECK = Choice(Do.CHECK)
 FOLD = Choice(Do.FOLD)
 
@@ -197,8 +191,15 @@ def legal_choices(hand: Hand) -> tuple[Choice, ...]:
     wagers: tuple[Choice, ...] = ()
     if raise_block(hand, index) is None:
         word = wager_word(hand)
-        amounts = sorted({min(reach, hand.full_level + size) for size in bet_sizes(hand)})
-        wagers = tuple(Choice(word, amount) for amount in amounts)
+        full_level = hand.full_level
+        if hand.size:
+            wagers = (Choice(word, min(reach, full_level + hand.size)),)
+        else:  # open pair: either size, as far as the stack reaches
+            small = min(reach, full_level + rules.small_bet)
+            big = min(reach, full_level + rules.big_bet)
+            wagers = (
+                (Choice(word, small), Choice(word, big)) if big > small else (Choice(word, small),)
+            )
     return (stay, *wagers, FOLD) if facing else (stay, *wagers)
 
 

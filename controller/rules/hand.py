@@ -47,7 +47,7 @@ from controller.rules.betting import (
     with_player,
 )
 from controller.rules.cards import Card, parse_card
-from controller.rules.inputs import Action, Deal, Do, Effect, IllegalInput, Input
+from controller.rules.inputs import Action, Deal, Do, Effect, IllegalInput, Input, Notice
 from controller.rules.settings import BonusTiming, Rules
 from controller.rules.showdown import begin_showdown, reveal
 from controller.rules.state import (
@@ -59,7 +59,6 @@ from controller.rules.state import (
     Player,
     Pot,
     Reveal,
-    Slot,
     evolve,
 )
 
@@ -82,6 +81,20 @@ class Waiting:
     street: int = 0
     legal: tuple[Choice, ...] = ()
     price: int = 0
+
+    @classmethod
+    def card(
+        cls, destination: Dest, street: int, seat: int | None = None, up: bool = False
+    ) -> Waiting:
+        return cls("card", seat, destination, up or destination is Dest.COMMUNITY, street)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Waiting:
+        """Read back a deal-queue entry (a card or a bonus-card offer) written by ``to_json``."""
+        if data["kind"] == "bonus":
+            return cls("bonus", data["seat"], price=data["price"])
+        destination = Dest(data["destination"])
+        return cls.card(destination, data["street"], data.get("seat"), data.get("face") == "up")
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind}
@@ -118,6 +131,85 @@ class Waiting:
         return f"waiting for seat {self.seat} to act"
 
 
+@dataclass(frozen=True, slots=True)
+class CardOut(Effect):
+    """A card out of the shoe and where it went (``where``: the deal-queue entry it
+    answered): burned, the community card, or to a seat face up or down."""
+
+    card: Card
+    where: Waiting
+
+    @property
+    def kind(self) -> str:  # type: ignore[override]
+        return "burn" if self.where.destination is Dest.BURN else "card"
+
+    @property
+    def message(self) -> str:  # type: ignore[override]
+        where, card = self.where, self.card
+        if where.destination is Dest.BURN:
+            return "burn card"
+        if where.destination is Dest.COMMUNITY:
+            return f"community card {card}"
+        face = "up" if where.up else "down"
+        what = (
+            "the bonus card" if where.destination is Dest.BONUS else card if where.up else "a card"
+        )
+        return f"seat {where.seat} gets {what} face {face}"
+
+    @property
+    def data(self) -> dict[str, Any]:  # type: ignore[override]
+        where, card = self.where, str(self.card)
+        if where.destination is Dest.BURN:
+            return {"card": card}
+        if where.destination is Dest.COMMUNITY:
+            return {"card": card, "to": "community"}
+        face = "up" if where.up else "down"
+        bonus = where.destination is Dest.BONUS
+        return {"card": card, "to": "seat", "seat": where.seat, "face": face, "bonus": bonus}
+
+
+_WAGER_WORDS = {
+    Do.BRING_IN: "brings in for",
+    Do.COMPLETE: "completes to",
+    Do.BET: "bets",
+    Do.RAISE: "raises to",
+    Do.CALL: "calls",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Decision(Effect):
+    """A betting decision taken: ``choice`` by the player at ``index`` of ``players``
+    (the players just after it)."""
+
+    choice: Choice
+    index: int
+    players: tuple[Player, ...]
+
+    kind = "decision"
+
+    @property
+    def message(self) -> str:  # type: ignore[override]
+        choice, player = self.choice, self.players[self.index]
+        if choice.to is None:
+            return f"seat {player.seat} {'folds' if choice.do is Do.FOLD else 'checks'}"
+        all_in = " (all-in)" if player.stack == 0 else ""
+        return f"seat {player.seat} {_WAGER_WORDS[choice.do]} {choice.to}{all_in}"
+
+    @property
+    def data(self) -> dict[str, Any]:  # type: ignore[override]
+        choice = self.choice
+        pot = sum(p.total for p in self.players)
+        data: dict[str, Any] = {
+            "seat": self.players[self.index].seat,
+            "do": choice.do.value,
+            "pot": pot,
+        }
+        if choice.to is not None:
+            data["to"] = choice.to
+        return data
+
+
 class Step(NamedTuple):
     hand: Hand
     effects: tuple[Effect, ...]
@@ -128,8 +220,9 @@ class Hand:
     """The whole state of one hand. Build it with ``start_hand``; never mutate it.
 
     ``players`` are in seat order. ``queue`` holds the rest of the current street's deal
-    (and bonus-card offers). ``out`` is a bit set of the cards that cannot come out of
-    the shoe (in play, or burned and not scrambled back). Betting round: ``actor`` (index
+    and bonus-card offers, in order: what the engine waits for while it deals. ``out`` is
+    a bit set of the cards that cannot come out of the shoe (in play, or burned and not
+    scrambled back). Betting round: ``actor`` (index
     of the player to act, or to show in a manual showdown), ``level`` (the street total
     to call), ``full_level`` (that of the last full wager), ``size`` (the round's bet size,
     0 while the open-pair choice is still open), ``wagers`` (full bets and raises so
@@ -148,7 +241,7 @@ class Hand:
     players: tuple[Player, ...]
     phase: Phase = Phase.DEAL
     street: int = 3
-    queue: tuple[Slot, ...] = ()
+    queue: tuple[Waiting, ...] = ()
     out: int = 0
     burns: tuple[Card, ...] = ()
     scrambled: bool = False
@@ -181,7 +274,10 @@ class Hand:
 
     @property
     def waiting_for(self) -> Waiting | None:
-        """What the engine waits for; computed once per state (legal choices included)."""
+        """What the engine waits for: the head of the deal queue, or a decision (computed
+        once per state, legal choices included)."""
+        if self.phase is Phase.DEAL:
+            return self.queue[0]
         waiting: Waiting | None = getattr(self, "_waiting", None)
         if waiting is None:
             waiting = self._find_waiting()
@@ -190,13 +286,6 @@ class Hand:
 
     def _find_waiting(self) -> Waiting | None:
         phase = self.phase
-        if phase is Phase.DEAL:
-            slot = self.queue[0]
-            if slot.dest is Dest.OFFER:
-                return Waiting("bonus", slot.seat, price=self.rules.bonus_price)
-            seat = slot.seat if slot.dest in (Dest.SEAT, Dest.BONUS) else None
-            up = slot.up or slot.dest is Dest.COMMUNITY
-            return Waiting("card", seat, slot.dest, up, self.street)
         if phase is Phase.BETTING:
             assert self.actor is not None
             return Waiting("action", self.players[self.actor].seat, legal=legal_choices(self))
@@ -229,7 +318,7 @@ class Hand:
             "players": [p.to_json() for p in self.players],
             "phase": self.phase.value,
             "street": self.street,
-            "queue": [slot.to_json() for slot in self.queue],
+            "queue": [waiting.to_json() for waiting in self.queue],
             "out": [str(card) for card in _cards_of(self.out)],
             "burns": [str(card) for card in self.burns],
             "scrambled": self.scrambled,
@@ -258,7 +347,7 @@ class Hand:
             players=tuple(Player.from_json(item) for item in data["players"]),
             phase=Phase(data["phase"]),
             street=data["street"],
-            queue=tuple(Slot.from_json(item) for item in data["queue"]),
+            queue=tuple(Waiting.from_json(item) for item in data["queue"]),
             out=out,
             burns=tuple(parse_card(text) for text in data["burns"]),
             scrambled=data["scrambled"],
@@ -299,7 +388,7 @@ def start_hand(rules: Rules, stacks: Mapping[int, int]) -> Step:
         ante = min(stack, rules.ante)
         players.append(Player(seat, stack, stack - ante, total=ante))
         note = " (all-in)" if ante == stack else ""
-        fx.append(Effect("ante", f"seat {seat} antes {ante}{note}", {"seat": seat, "chips": ante}))
+        fx.append(Notice("ante", f"seat {seat} antes {ante}{note}", {"seat": seat, "chips": ante}))
     hand = Hand(rules, tuple(players))
     return Step(_begin_street(hand, 3, fx), tuple(fx))
 
@@ -339,17 +428,19 @@ def apply(hand: Hand, item: Input) -> Step:
 
 def _begin_street(hand: Hand, street: int, fx: list[Effect]) -> Hand:
     live = [p.seat for p in hand.players if not p.folded]
-    burn = (Slot(Dest.BURN),) if hand.rules.burn and street > 3 else ()
-    fx.append(Effect("street", f"{STREET_NAMES[street]} street", {"street": street}))
+    burn = (Waiting.card(Dest.BURN, street),) if hand.rules.burn and street > 3 else ()
+    fx.append(Notice("street", f"{STREET_NAMES[street]} street", {"street": street}))
     if street == 3:
-        queue = tuple(Slot(Dest.SEAT, seat, up) for up in (False, False, True) for seat in live)
+        queue = tuple(
+            Waiting.card(Dest.SEAT, 3, seat, up) for up in (False, False, True) for seat in live
+        )
     elif street < 7:
-        queue = (*burn, *(Slot(Dest.SEAT, seat, True) for seat in live))
+        queue = (*burn, *(Waiting.card(Dest.SEAT, street, seat, True) for seat in live))
     elif hand.stub >= len(burn) + len(live):
-        queue = (*burn, *(Slot(Dest.SEAT, seat, False) for seat in live))
+        queue = (*burn, *(Waiting.card(Dest.SEAT, street, seat) for seat in live))
     else:
         fx.append(
-            Effect(
+            Notice(
                 "community",
                 f"not enough cards: community card on seventh street "
                 f"(stub {hand.stub}, {len(live)} players)",
@@ -357,9 +448,9 @@ def _begin_street(hand: Hand, street: int, fx: list[Effect]) -> Hand:
             )
         )
         if hand.stub >= len(burn) + 1:
-            queue = (*burn, Slot(Dest.COMMUNITY))
+            queue = (*burn, Waiting.card(Dest.COMMUNITY, street))
         else:
-            queue = (Slot(Dest.COMMUNITY),)
+            queue = (Waiting.card(Dest.COMMUNITY, street),)
             hand = _scramble(hand, fx)
     hand = evolve(
         hand,
@@ -379,7 +470,7 @@ def _begin_street(hand: Hand, street: int, fx: list[Effect]) -> Hand:
 def _scramble(hand: Hand, fx: list[Effect]) -> Hand:
     burns = hand.burns
     fx.append(
-        Effect(
+        Notice(
             "scramble",
             f"the stub is short: scramble the {len(burns)} burn card"
             f"{'' if len(burns) == 1 else 's'} with the stub and deal from them",
@@ -396,29 +487,28 @@ def _await_card(hand: Hand, fx: list[Effect]) -> Hand:
     """Settle the deal queue: start the betting when the street is dealt."""
     if not hand.queue:
         return _begin_betting(hand, fx)
-    if hand.queue[0].dest is not Dest.OFFER and hand.stub == 0 and not hand.scrambled:
+    if hand.queue[0].kind == "card" and hand.stub == 0 and not hand.scrambled:
         return _scramble(hand, fx)
     return hand
 
 
 def _deal(hand: Hand, card: Card, fx: list[Effect]) -> Hand:
-    queue = hand.queue
-    if hand.phase is not Phase.DEAL or queue[0].dest is Dest.OFFER:
-        waiting = hand.waiting_for
-        assert waiting is not None
+    waiting = hand.waiting_for
+    assert waiting is not None
+    if waiting.kind != "card":
         raise IllegalInput(f"{card}: not waiting for a card ({waiting.describe()})")
     bit = 1 << card
     if hand.out & bit:
         raise IllegalInput(f"{card}: card already in play")
-    slot, rest, out = queue[0], queue[1:], hand.out | bit
-    dest = slot.dest
+    rest, out = hand.queue[1:], hand.out | bit
+    dest = waiting.destination
+    fx.append(CardOut(card, waiting))
     if dest is Dest.BURN:
-        fx.append(Effect("burn", "burn card", {"card": str(card)}))
         return _await_card(evolve(hand, out=out, queue=rest, burns=(*hand.burns, card)), fx)
     if dest is Dest.COMMUNITY:
-        fx.append(Effect("card", f"community card {card}", {"card": str(card), "to": "community"}))
         return _await_card(evolve(hand, out=out, queue=rest, community=card), fx)
-    seat, up = slot.seat, slot.up
+    seat, up = waiting.seat, waiting.up
+    assert seat is not None
     players = hand.players
     index = _index_of(players, seat)
     player = players[index]
@@ -430,15 +520,6 @@ def _deal(hand: Hand, card: Card, fx: list[Effect]) -> Hand:
         *players[index + 1 :],
     )
     hand = evolve(hand, out=out, queue=rest, players=players)
-    face = "up" if up else "down"
-    what = "the bonus card" if bonus else (str(card) if up else "a card")
-    fx.append(
-        Effect(
-            "card",
-            f"seat {seat} gets {what} face {face}",
-            {"card": str(card), "to": "seat", "seat": seat, "face": face, "bonus": bonus},
-        )
-    )
     if up and card == FOUR_OF_CLUBS and hand.rules.wild:
         hand = _earn_bonus(hand, index, fx)
     return _await_card(hand, fx)
@@ -459,10 +540,10 @@ def _earn_bonus(hand: Hand, index: int, fx: list[Effect]) -> Hand:
     seat = player.seat
     price = rules.bonus_price
     if price == 0:
-        slots: tuple[Slot, ...] = (Slot(Dest.BONUS, seat),)
+        slots: tuple[Waiting, ...] = (Waiting.card(Dest.BONUS, hand.street, seat),)
         text = f"bonus card due: one card face down to seat {seat}"
     elif player.stack >= price:
-        slots = (Slot(Dest.OFFER, seat),)
+        slots = (Waiting("bonus", seat, price=price),)
         text = f"seat {seat} may buy the bonus card for {price}"
     else:
         slots = ()
@@ -470,7 +551,7 @@ def _earn_bonus(hand: Hand, index: int, fx: list[Effect]) -> Hand:
             f"seat {seat} cannot pay the bonus card price of {price} "
             f"(has {player.stack}): no bonus card"
         )
-    fx.append(Effect("bonus", text, {"seat": seat, "price": price, "offered": bool(slots)}))
+    fx.append(Notice("bonus", text, {"seat": seat, "price": price, "offered": bool(slots)}))
     if rules.bonus_timing is BonusTiming.IMMEDIATE:
         queue = (*slots, *hand.queue)
     else:
@@ -491,11 +572,11 @@ def _bonus_decision(hand: Hand, index: int, accept: bool, fx: list[Effect]) -> H
     if accept:
         player = evolve(player, stack=player.stack - price, total=player.total + price)
         hand = with_player(hand, index, player)
-        queue = (Slot(Dest.BONUS, player.seat), *queue)
+        queue = (Waiting.card(Dest.BONUS, hand.street, player.seat), *queue)
         text = f"seat {player.seat} buys the bonus card for {price}"
     else:
         text = f"seat {player.seat} declines the bonus card and stays in"
-    fx.append(Effect("bonus", text, {"seat": player.seat, "accept": accept, "price": price}))
+    fx.append(Notice("bonus", text, {"seat": player.seat, "accept": accept, "price": price}))
     return _await_card(evolve(hand, queue=queue), fx)
 
 
@@ -506,7 +587,7 @@ def _void(hand: Hand, reason: str, fx: list[Effect]) -> Hand:
     players = tuple(
         evolve(p, stack=p.start, total=0, bet=0, acted=False, reveal=None) for p in hand.players
     )
-    fx.append(Effect("void", f"{reason}: misdeal, every chip goes back", {"reason": reason}))
+    fx.append(Notice("void", f"{reason}: misdeal, every chip goes back", {"reason": reason}))
     return evolve(hand, players=players, phase=Phase.VOID, queue=(), actor=None, pots=())
 
 
@@ -529,13 +610,18 @@ def _expose(hand: Hand, index: int, card: Card, fx: list[Effect]) -> Hand:
     hand = with_player(hand, index, evolve(player, cards=tuple(cards)))
     queue = list(hand.queue)
     turned = next(
-        (i for i, s in enumerate(queue) if s.dest is Dest.SEAT and s.seat == seat and s.up), None
+        (
+            i
+            for i, waiting in enumerate(queue)
+            if waiting.destination is Dest.SEAT and waiting.seat == seat and waiting.up
+        ),
+        None,
     )
     note = ""
     if turned is not None:
-        queue[turned] = Slot(Dest.SEAT, seat, False)
+        queue[turned] = Waiting.card(Dest.SEAT, hand.street, seat)
         note = f": the next card to seat {seat} is dealt down instead"
-    fx.append(Effect("expose", f"seat {seat}'s hole card {card} is exposed{note}", {"seat": seat}))
+    fx.append(Notice("expose", f"seat {seat}'s hole card {card} is exposed{note}", {"seat": seat}))
     hand = evolve(hand, queue=tuple(queue))
     regular = [dealt for dealt in cards if dealt.street == 3 and not dealt.bonus]
     if len(regular) == 3 and all(dealt.up for dealt in regular):
@@ -564,7 +650,7 @@ def _begin_betting(hand: Hand, fx: list[Effect]) -> Hand:
         opener = max(live, key=lambda i: (showing[i], -i))
     if sum(can_bet(players[i]) for i in live) <= 1:
         fx.append(
-            Effect(
+            Notice(
                 "no_betting",
                 f"no betting on {STREET_NAMES[street]} street: at most one player can bet",
                 {"street": street},
@@ -578,7 +664,7 @@ def _begin_betting(hand: Hand, fx: list[Effect]) -> Hand:
         low_seat = players[opener].seat
         if actor != opener:
             fx.append(
-                Effect(
+                Notice(
                     "bring_in",
                     f"seat {low_seat} is all-in: the bring-in passes to seat {players[actor].seat}",
                     {"seat": players[actor].seat, "low": low_seat},
@@ -589,11 +675,11 @@ def _begin_betting(hand: Hand, fx: list[Effect]) -> Hand:
             if actor == opener
             else f"seat {players[actor].seat} brings in"
         )
-        fx.append(Effect("to_act", text, {"seat": players[actor].seat, "street": 3}))
+        fx.append(Notice("to_act", text, {"seat": players[actor].seat, "street": 3}))
     else:
         shown = describe_showing(showing[opener])
         fx.append(
-            Effect(
+            Notice(
                 "to_act",
                 f"{STREET_NAMES[street]} street: seat {players[opener].seat} "
                 f"({shown} showing) is high"
@@ -604,7 +690,7 @@ def _begin_betting(hand: Hand, fx: list[Effect]) -> Hand:
         if street == 4 and rules.open_pair_big_bet and any(showing[i][0] >= 1 for i in live):
             size = 0
             fx.append(
-                Effect(
+                Notice(
                     "open_pair",
                     f"open pair: the bet may be {rules.small_bet} or {rules.big_bet}",
                     {"small": rules.small_bet, "big": rules.big_bet},
@@ -640,7 +726,7 @@ def _decide(hand: Hand, index: int, action: Action, fx: list[Effect]) -> Hand:
         raise IllegalInput(f"{who}: out of turn (seat {waiting.seat} to act)")
     choice = betting.choose(hand, do, action.to)
     hand = betting.take_decision(hand, choice)
-    fx.append(_decision_effect(hand.players[index], choice, hand))
+    fx.append(Decision(choice, index, hand.players))
     if do is Do.FOLD:
         remaining = [p for p in hand.players if not p.folded]
         if len(remaining) == 1:
@@ -648,30 +734,6 @@ def _decide(hand: Hand, index: int, action: Action, fx: list[Effect]) -> Hand:
     if hand.actor is None:
         return _end_round(hand, fx)
     return hand
-
-
-_WAGER_WORDS = {
-    Do.BRING_IN: "brings in for",
-    Do.COMPLETE: "completes to",
-    Do.BET: "bets",
-    Do.RAISE: "raises to",
-    Do.CALL: "calls",
-}
-
-
-def _decision_effect(player: Player, choice: Choice, hand: Hand) -> Effect:
-    seat = player.seat
-    if choice.to is None:
-        text = f"seat {seat} {'folds' if choice.do is Do.FOLD else 'checks'}"
-    else:
-        amount = choice.to
-        text = f"seat {seat} {_WAGER_WORDS[choice.do]} {amount}"
-        if player.stack == 0:
-            text += " (all-in)"
-    data: dict[str, Any] = {"seat": seat, "do": choice.do.value, "pot": hand.pot}
-    if choice.to is not None:
-        data["to"] = choice.to
-    return Effect("decision", text, data)
 
 
 def _end_round(hand: Hand, fx: list[Effect]) -> Hand:
@@ -688,7 +750,7 @@ def _win_uncontested(hand: Hand, winner: Player, fx: list[Effect]) -> Hand:
     hand = with_player(hand, index, evolve(winner, stack=winner.stack + total))
     pot = Pot(total, (winner.seat,), (winner.seat,), ((winner.seat, total),))
     fx.append(
-        Effect(
+        Notice(
             "award",
             f"pot of {total} to seat {winner.seat}: all others folded",
             {"amount": total, "winners": [winner.seat], "shares": {str(winner.seat): total}},

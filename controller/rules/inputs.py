@@ -11,8 +11,8 @@ Inputs:
 
 Outputs besides the new state:
 
-- ``Effect(kind, message, data)``: something people must be told, with a human-readable
-  message and structured data (JSON-ready).
+- ``Effect``: something people must be told: ``kind``, a human-readable ``message`` and
+  structured ``data`` (JSON-ready); ``Notice(kind, message, data)`` states one outright.
 - ``IllegalInput``: raised for an input that is not legal now; its message names the
   reason (out of turn, over the limit, betting is capped, card already in play, ...).
 
@@ -151,13 +151,28 @@ def _whole(data: Mapping[str, Any], name: str) -> int | None:
     return value
 
 
-@dataclass(frozen=True, slots=True)
 class Effect:
-    """Something people must be told: ``kind`` (a stable tag), ``message`` and ``data``."""
+    """Something people must be told: ``kind`` (a stable tag), ``message`` (for people)
+    and ``data`` (JSON-ready facts).
+
+    ``Notice`` states all three outright. The effects that come with every card and every
+    decision (``CardOut`` and ``Decision`` in ``controller.rules.hand``) keep only the
+    facts and word ``message`` and ``data`` when they are read.
+    """
+
+    __slots__ = ()
+    kind: str
+    message: str
+    data: Mapping[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "message": self.message, **self.data}
+
+
+@dataclass(frozen=True, slots=True)
+class Notice(Effect):
+    """An effect stated outright."""
 
     kind: str
     message: str
     data: Mapping[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "message": self.message, **self.data}

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from controller.rules.betting import next_seat_from, with_player
 from controller.rules.evaluator import HandValue, evaluate
-from controller.rules.inputs import Effect
+from controller.rules.inputs import Effect, Notice
 from controller.rules.pots import build_pots, split
 from controller.rules.settings import OddChip, ShowdownMode
 from controller.rules.state import Phase, Player, Pot, Reveal, evolve
@@ -41,7 +41,7 @@ def begin_showdown(hand: Hand, fx: list[Effect]) -> Hand:
             if not player.folded:
                 fx.append(_shows(hand, player))
         return award(evolve(hand, players=players), fx)
-    fx.append(Effect("showdown", "showdown: each player shows or mucks in turn"))
+    fx.append(Notice("showdown", "showdown: each player shows or mucks in turn"))
     return next_to_show(evolve(hand, phase=Phase.SHOWDOWN), fx)
 
 
@@ -83,7 +83,7 @@ def reveal(hand: Hand, index: int, choice: Reveal, fx: list[Effect]) -> Hand:
     if choice is Reveal.SHOW:
         fx.append(_shows(hand, player))
     else:
-        fx.append(Effect("muck", f"seat {player.seat} mucks", {"seat": player.seat}))
+        fx.append(Notice("muck", f"seat {player.seat} mucks", {"seat": player.seat}))
     return next_to_show(hand, fx)
 
 
@@ -143,7 +143,7 @@ def _award_effect(
         "winners": [seat for seat, _ in shares],
         "shares": {str(seat): chips for seat, chips in shares},
     }
-    return Effect("award", text, data)
+    return Notice("award", text, data)
 
 
 def _shows(hand: Hand, player: Player, note: str = "") -> Effect:
@@ -151,7 +151,7 @@ def _shows(hand: Hand, player: Player, note: str = "") -> Effect:
     cards = " ".join(str(card) for card in player.own_cards)
     if hand.community is not None:
         cards += f" (community {hand.community})"
-    return Effect(
+    return Notice(
         "show",
         f"seat {player.seat} shows {cards}: {value.description}{note}",
         {"seat": player.seat, "cards": [str(card) for card in player.own_cards]},

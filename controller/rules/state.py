@@ -1,4 +1,4 @@
-"""The parts of a hand's state: cards as dealt, players, the deal queue, pots.
+"""The parts of a hand's state: cards as dealt, players, pots.
 
 All types are frozen; the engine builds new values with ``evolve`` (a fast
 ``dataclasses.replace``). The types the engine copies on every input (``Player``, and
@@ -52,13 +52,12 @@ class Phase(StrEnum):
 
 
 class Dest(StrEnum):
-    """Where the next card out of the shoe goes (``OFFER`` waits for a decision instead)."""
+    """Where the next card out of the shoe goes."""
 
     SEAT = "seat"
     BURN = "burn"
     BONUS = "bonus"
     COMMUNITY = "community"
-    OFFER = "offer"
 
 
 class Reveal(StrEnum):
@@ -156,22 +155,6 @@ class Player:
             acted=data["acted"],
             reveal=None if reveal is None else Reveal(reveal),
         )
-
-
-@dataclass(frozen=True, slots=True)
-class Slot:
-    """One step of the deal queue: a card to a destination, or a bonus-card offer."""
-
-    dest: Dest
-    seat: int = 0
-    up: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        return {"dest": self.dest.value, "seat": self.seat, "up": self.up}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Slot:
-        return cls(Dest(data["dest"]), data["seat"], data["up"])
 
 
 @dataclass(frozen=True, slots=True)
