@@ -62,14 +62,11 @@ def showing_key(cards: Iterable[Card], wild: bool) -> tuple[int, ...]:
     or play as aces when every up card is wild.
     """
     counts: dict[int, int] = {}
-    wilds = 0
     for card in cards:
         rank = card.rank
-        if wild and rank == 4:
-            wilds += 1
-        else:
-            counts[rank] = counts.get(rank, 0) + 1
-    groups = sorted(((count, rank) for rank, count in counts.items()), reverse=True)
+        counts[rank] = counts.get(rank, 0) + 1
+    wilds = counts.pop(4, 0) if wild else 0
+    groups = sorted(zip(counts.values(), counts, strict=True), reverse=True)
     if wilds:
         if groups:
             groups[0] = (groups[0][0] + wilds, groups[0][1])
@@ -87,7 +84,7 @@ def showing_key(cards: Iterable[Card], wild: bool) -> tuple[int, ...]:
         category = 2 if second == 2 else 1
     else:
         category = 0
-    return (category, *(rank for _, rank in groups))
+    return (category, *[rank for _, rank in groups])
 
 
 def describe_showing(key: tuple[int, ...]) -> str:
@@ -105,12 +102,20 @@ def describe_showing(key: tuple[int, ...]) -> str:
     return f"{_SHOWING_NAMES[category]}, {RANK_PLURALS[ranks[0]]}"
 
 
-def bring_in_key(card: Card, rules: Rules) -> tuple[int, int]:
-    """Order of up cards for the bring-in: the lowest brings in."""
-    rank = card.rank
-    if rules.wild and rank == 4 and rules.wild_bring_in is WildBringIn.ACE:
-        rank = 14
-    return (rank, card.suit)
+def bring_in_card(player: Player, rules: Rules) -> int:
+    """The player's highest up card in bring-in order, as a number (the lowest brings in):
+    by rank, then suit (clubs < diamonds < hearts < spades), a wild four counting as an
+    ace of its suit with ``wild_bring_in="ace"``. A card's code already orders rank then
+    suit, so the number is the code (an ace's for a wild four)."""
+    as_ace = rules.wild and rules.wild_bring_in is WildBringIn.ACE
+    highest = 0
+    for dealt in player.cards:
+        if dealt.up:
+            card = dealt.card
+            if as_ace and card.rank == 4:
+                card = Card.of(14, card & 3)
+            highest = max(highest, card)
+    return highest
 
 
 def next_seat_from(players: tuple[Player, ...], start: int, can: Any) -> int | None:

@@ -37,7 +37,7 @@ from typing import Any, NamedTuple
 from controller.rules import betting
 from controller.rules.betting import (
     Choice,
-    bring_in_key,
+    bring_in_card,
     can_bet,
     describe_showing,
     heads_up,
@@ -432,12 +432,12 @@ def _begin_street(hand: Hand, street: int, fx: list[Effect]) -> Hand:
     fx.append(Notice("street", f"{STREET_NAMES[street]} street", {"street": street}))
     if street == 3:
         queue = tuple(
-            Waiting.card(Dest.SEAT, 3, seat, up) for up in (False, False, True) for seat in live
+            Waiting("card", seat, Dest.SEAT, up, 3) for up in (False, False, True) for seat in live
         )
     elif street < 7:
-        queue = (*burn, *(Waiting.card(Dest.SEAT, street, seat, True) for seat in live))
+        queue = (*burn, *(Waiting("card", seat, Dest.SEAT, True, street) for seat in live))
     elif hand.stub >= len(burn) + len(live):
-        queue = (*burn, *(Waiting.card(Dest.SEAT, street, seat) for seat in live))
+        queue = (*burn, *(Waiting("card", seat, Dest.SEAT, False, street) for seat in live))
     else:
         fx.append(
             Notice(
@@ -641,10 +641,7 @@ def _begin_betting(hand: Hand, fx: list[Effect]) -> Hand:
     street = hand.street
     size = rules.small_bet if street <= 4 else rules.big_bet
     if street == 3:
-        low = min(
-            live, key=lambda i: max(bring_in_key(card, rules) for card in players[i].up_cards)
-        )
-        opener = low
+        opener = min(live, key=lambda i: bring_in_card(players[i], rules))
     else:
         showing = {i: showing_key(players[i].up_cards, rules.wild) for i in live}
         opener = max(live, key=lambda i: (showing[i], -i))

@@ -14,7 +14,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from controller.rules.betting import next_seat_from, with_player
 from controller.rules.evaluator import HandValue, evaluate
@@ -39,7 +40,7 @@ def begin_showdown(hand: Hand, fx: list[Effect]) -> Hand:
         players = tuple(p if p.folded else evolve(p, reveal=Reveal.SHOW) for p in hand.players)
         for player in players:
             if not player.folded:
-                fx.append(_shows(hand, player))
+                fx.append(Shows(hand, player))
         return award(evolve(hand, players=players), fx)
     fx.append(Notice("showdown", "showdown: each player shows or mucks in turn"))
     return next_to_show(evolve(hand, phase=Phase.SHOWDOWN), fx)
@@ -74,14 +75,14 @@ def next_to_show(hand: Hand, fx: list[Effect]) -> Hand:
             return evolve(hand, actor=index)
         player = evolve(hand.players[index], reveal=Reveal.SHOW)
         hand = with_player(hand, index, player)
-        fx.append(_shows(hand, player, " (last contender: the hand is tabled)"))
+        fx.append(Shows(hand, player, " (last contender: the hand is tabled)"))
 
 
 def reveal(hand: Hand, index: int, choice: Reveal, fx: list[Effect]) -> Hand:
     player = evolve(hand.players[index], reveal=choice)
     hand = with_player(hand, index, player)
     if choice is Reveal.SHOW:
-        fx.append(_shows(hand, player))
+        fx.append(Shows(hand, player))
     else:
         fx.append(Notice("muck", f"seat {player.seat} mucks", {"seat": player.seat}))
     return next_to_show(hand, fx)
@@ -146,13 +147,27 @@ def _award_effect(
     return Notice("award", text, data)
 
 
-def _shows(hand: Hand, player: Player, note: str = "") -> Effect:
-    value = hand_value(hand, player)
-    cards = " ".join(str(card) for card in player.own_cards)
-    if hand.community is not None:
-        cards += f" (community {hand.community})"
-    return Notice(
-        "show",
-        f"seat {player.seat} shows {cards}: {value.description}{note}",
-        {"seat": player.seat, "cards": [str(card) for card in player.own_cards]},
-    )
+@dataclass(frozen=True, slots=True)
+class Shows(Effect):
+    """A hand tabled at the showdown (``note`` adds why); worded when read, so that the
+    hand is evaluated only once for the award."""
+
+    hand: Hand
+    player: Player
+    note: str = ""
+
+    kind = "show"
+
+    @property
+    def message(self) -> str:  # type: ignore[override]
+        hand, player = self.hand, self.player
+        value = hand_value(hand, player)
+        cards = " ".join(str(card) for card in player.own_cards)
+        if hand.community is not None:
+            cards += f" (community {hand.community})"
+        return f"seat {player.seat} shows {cards}: {value.description}{self.note}"
+
+    @property
+    def data(self) -> dict[str, Any]:  # type: ignore[override]
+        player = self.player
+        return {"seat": player.seat, "cards": [str(card) for card in player.own_cards]}
