@@ -1,5 +1,9 @@
 """The host session (sans-IO): ordering, duplicates, gaps, link state, heartbeats, lamps."""
 
+import json
+from collections import Counter
+from pathlib import Path
+
 import pytest
 
 from drivers import events as ev
@@ -8,6 +12,8 @@ from drivers.protocol import (
     Ack,
     CardRead,
     DeviceKind,
+    Disposition,
+    FaultCode,
     FrameDecoder,
     Hello,
     Indicator,
@@ -17,9 +23,14 @@ from drivers.protocol import (
     Status,
     StatusRequest,
     encode_frame,
+    from_dict,
 )
 from drivers.protocol.codec import CRC, HEADER, cobs_encode, crc16
 from drivers.session import HostSession, LinkConfig
+
+VECTORS = json.loads((Path(__file__).parent / "vectors" / "protocol_v1.json").read_text())
+VECTOR = {v["name"]: v for v in VECTORS["frames"]}
+SHOE, SEATS = DeviceKind.SHOE, DeviceKind.SEAT_BOARD
 
 CONFIG = LinkConfig(heartbeat_interval=0.5, silence_timeout=2.0, resend_holdoff=0.05)
 
@@ -39,7 +50,7 @@ def sent(session):
 
 
 def open_session(now=0.0, **hello_args):
-    session = HostSession("/dev/pts/9", DeviceKind.SHOE, CONFIG)
+    session = HostSession("/dev/pts/9", hello_args.get("kind", DeviceKind.SHOE), CONFIG)
     session.connection_made(now)
     assert sent(session) == [Reset()]
     session.receive(hello(**hello_args), now)
@@ -229,3 +240,108 @@ def test_link_config_rejects_nonsense_with_the_setting_named():
     with pytest.raises(DriverError, match="unknown link setting"):
         LinkConfig.from_mapping({"silence": 3})
     assert LinkConfig.from_mapping({"silence_timeout": 3}).silence_timeout == 3
+
+
+# --- the golden vectors, as the host session meets them ------------------------------------
+
+#: Every sequenced device-to-host vector, the device that sends it and the event it becomes.
+DEVICE_VECTORS = {
+    "card-ace-of-spades-rfid": (SHOE, ev.CardRead(3, 51, 7, bytes.fromhex("04a1b2c3d4e5f6"))),
+    "card-deuce-of-clubs-optical": (SHOE, ev.CardRead(0, 0, 0, b"")),
+    "card-four-of-clubs-seq-wrap": (
+        SHOE,
+        ev.CardRead(65535, 8, 1 << 24, bytes.fromhex("00112233445566778899")),
+    ),
+    "unreadable-reject-tray": (SHOE, ev.CardUnreadable(4, 8, Disposition.REJECT_TRAY)),
+    "unreadable-dealt": (SHOE, ev.CardUnreadable(5, 9, Disposition.DEALT_UNREAD)),
+    "deck-six-decks": (SHOE, ev.DeckLoaded(1, 0xC0FFEE, 312, 312)),
+    "fault-jam": (SHOE, ev.DeviceFault(6, FaultCode.JAM)),
+    "fault-cleared-lid": (SHOE, ev.DeviceFaultCleared(7, FaultCode.LID_OPEN)),
+    "fault-tamper": (SEATS, ev.DeviceFault(8, FaultCode.TAMPER)),
+    "seat-occupied": (SEATS, ev.SeatOccupied(1, 1)),
+    "seat-vacated": (SEATS, ev.SeatVacated(2, 8)),
+    "seat-card-identified": (SEATS, ev.CardAtSeat(3, 4, 12)),
+    "seat-card-unidentified": (SEATS, ev.CardAtSeat(256, 5, None)),
+}
+
+
+def wire(name):
+    return bytes.fromhex(VECTOR[name]["wire"])
+
+
+def test_every_sequenced_vector_has_its_event():
+    sequenced = {v["name"] for v in VECTORS["frames"] if from_dict(v["message"]).SEQUENCED}
+    assert set(DEVICE_VECTORS) == sequenced
+
+
+@pytest.mark.parametrize("name", DEVICE_VECTORS)
+def test_device_vector_becomes_its_typed_event_once(name):
+    kind, expected = DEVICE_VECTORS[name]
+    seq = VECTOR[name]["seq"]
+    session = open_session(next_seq=seq, kind=kind)
+    session.receive(wire(name), 0.1)
+    assert session.take_events() == [expected]
+    ack = session.take_output()
+    assert FrameDecoder().feed(ack)[0].message == Ack(seq)
+    if seq == 65535:
+        assert ack == wire("ack-wrap")
+    session.receive(wire(name), 0.2)  # the same frame again: a duplicate
+    assert session.take_events() == []
+    assert session.take_output() == ack
+
+
+def test_hello_and_status_vectors_bring_the_link_up_and_report_the_state():
+    session = HostSession("/dev/pts/9", SEATS, CONFIG)
+    session.connection_made(0.0)
+    assert session.take_output() == wire("reset")
+    session.receive(wire("hello-seat-board-pending"), 0.0)
+    [up] = session.take_events()
+    assert (up.device.serial, up.device.boot_id) == ("SEATS-42", 7)
+    assert "3 event(s) pending" in up.reason
+    session.receive(wire("status-seat-board"), 0.1)
+    assert session.status == from_dict(VECTOR["status-seat-board"]["message"])
+    shoe = HostSession("/dev/pts/8", SHOE, CONFIG)
+    shoe.connection_made(0.0)
+    shoe.receive(wire("hello-shoe"), 0.0)
+    [up] = shoe.take_events()
+    assert (up.device.serial, up.device.firmware) == ("SHOE-000123", (1, 2, 3))
+    shoe.take_output()
+    shoe.receive(wire("status-shoe"), 0.1)  # events 0..260 exist that the host never saw
+    assert shoe.status == from_dict(VECTOR["status-shoe"]["message"])
+    assert sent(shoe) == [Resend(0)]
+
+
+def test_what_the_host_sends_is_the_vectors_byte_for_byte():
+    session = open_session(next_seq=258)
+    session.receive(card(258), 0.1)
+    assert session.take_output() == wire("ack")
+    fresh = open_session(next_seq=255)
+    fresh.receive(card(256), 0.1)
+    assert fresh.take_output() == wire("resend")
+    fresh.poll(0.1 + CONFIG.heartbeat_interval)
+    assert fresh.take_output() == wire("status-request")
+    for name, lamps in [
+        ("indicator-bonus-seat-3", (True, {3})),
+        ("indicator-off", (False, ())),
+        ("indicator-all-seats", (False, range(1, 9))),
+    ]:
+        fresh.set_indicator(*lamps, 0.5)
+        assert fresh.take_output() == wire(name)
+
+
+@pytest.mark.parametrize("vector", VECTORS["malformed"], ids=lambda v: v["name"])
+def test_malformed_vectors_are_dropped_whole_and_counted(vector):
+    errors = Counter(e["error"] for e in vector["expect"] if "error" in e)
+    session = open_session(next_seq=3)
+    data = bytes.fromhex(vector["wire"])
+    if "version" in errors:
+        with pytest.raises(ProtocolVersionError, match="speaks protocol version 2"):
+            session.receive(data, 0.1)
+        return
+    session.receive(data, 0.1)
+    assert session.stats.decode_errors == errors
+    named = [e["frame"] for e in vector["expect"] if "frame" in e]
+    expected = [
+        DEVICE_VECTORS[n][1] for n in named if n in DEVICE_VECTORS and VECTOR[n]["seq"] == 3
+    ]
+    assert session.take_events() == expected  # only the valid frame the session expects next
