@@ -40,11 +40,19 @@ def corrupt(data, rate, rng):
     host_corrupt_rate=st.sampled_from([0.0, 0.01, 0.05]),
     window=st.integers(1, 40),
     unplug_after=st.lists(st.integers(0, CARDS - 1), max_size=3, unique=True),
+    first_seq=st.one_of(st.just(0), st.integers(0x10000 - CARDS, 0xFFFF)),  # or across the wrap
 )
 def test_every_card_once_and_in_order_whatever_the_faults(
-    seed, corrupt_rate, drop_rate, duplicate_rate, host_corrupt_rate, window, unplug_after
+    seed,
+    corrupt_rate,
+    drop_rate,
+    duplicate_rate,
+    host_corrupt_rate,
+    window,
+    unplug_after,
+    first_seq,
 ):
-    shoe = SimulatedShoe(seed=seed, heartbeat_ms=100, retransmit_timeout=0.1)
+    shoe = SimulatedShoe(seed=seed, heartbeat_ms=100, retransmit_timeout=0.1, first_seq=first_seq)
     shoe.load(decks=3, shuffle_seed=seed)
     dealt = shoe.upcoming()[:CARDS]
     shoe.faults.update(
@@ -72,7 +80,8 @@ def test_every_card_once_and_in_order_whatever_the_faults(
         events += host.take_events()
     reads = [e for e in events if isinstance(e, ev.CardRead)]
     assert [r.card for r in reads] == dealt
-    assert [r.seq for r in reads] == list(range(1, CARDS + 1))  # the DECK event was 0
+    # the DECK event was first_seq; sequence numbers wrap from 65535 to 0
+    assert [r.seq for r in reads] == [(first_seq + i) % 0x10000 for i in range(1, CARDS + 1)]
     assert isinstance(events[0], ev.LinkUp)
     links = [e for e in events if isinstance(e, ev.LinkUp | ev.LinkDown)]
     assert all(type(a) is not type(b) for a, b in itertools.pairwise(links))
