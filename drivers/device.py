@@ -15,7 +15,7 @@ from types import TracebackType
 from typing import Any, ClassVar, Self
 
 from drivers.errors import ConnectionLost, DriverError, HandshakeTimeout, TransportError
-from drivers.events import DeviceInfo, Event, LinkUp
+from drivers.events import DeviceInfo, Event, LinkDown, LinkUp
 from drivers.link import LinkIO
 from drivers.protocol import DeviceKind, Status
 from drivers.session import HostSession, LinkConfig, LinkStats
@@ -166,6 +166,9 @@ class DeviceDriver:
             if self._failure is not None:
                 raise self._failure
             raise StopAsyncIteration
+        if not isinstance(item, LinkUp | LinkDown):
+            self._session.taken(self._now())  # room again: held-back events may follow
+            self._flush()
         return item
 
     def __aiter__(self) -> Self:

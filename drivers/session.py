@@ -16,7 +16,11 @@ or clock of its own (the asyncio driver in :mod:`drivers.device` feeds it):
   ``heartbeat_interval``; ``RESET`` (which makes the device say ``HELLO``) on every new
   connection and every ``reset_interval`` while the link is down;
 - the indicator lamps: the host's wish is re-sent after every ``HELLO`` and whenever a
-  ``STATUS`` shows the device's lamps differ from it.
+  ``STATUS`` shows the device's lamps differ from it;
+- back-pressure: at most ``queue_limit`` delivered events wait for the consumer
+  (:meth:`HostSession.taken`); beyond that the next event is left unacknowledged in the
+  device's buffer (which, once full, holds the dealer's action) and asked for again with
+  ``RESEND`` when the consumer has taken every waiting event.
 """
 
 from __future__ import annotations
@@ -59,7 +63,8 @@ DEFAULT_DEVICE_HEARTBEAT = 1.0  # seconds, until a HELLO announces the device's 
 
 @dataclass(frozen=True)
 class LinkConfig:
-    """Link timing (seconds). ``LinkConfig.from_mapping`` reads it from configuration.
+    """Link timing (seconds) and the consumer's queue limit (events).
+    ``LinkConfig.from_mapping`` reads it from configuration.
 
     ``heartbeat_interval`` (how often the host sends at least a STATUS_REQUEST) defaults to
     half the device's heartbeat, ``silence_timeout`` (link down) to three device heartbeats,
@@ -73,8 +78,13 @@ class LinkConfig:
     handshake_timeout: float = 3.0
     backoff_initial: float = 0.1
     backoff_max: float = 5.0
+    queue_limit: int = 1024  # events delivered but not yet taken by the consumer, at most
 
     def __post_init__(self) -> None:
+        if isinstance(self.queue_limit, bool) or not isinstance(self.queue_limit, int):
+            raise DriverError(
+                f"link setting queue_limit must be a whole number, not {self.queue_limit!r}"
+            )
         for f in fields(self):
             value = getattr(self, f.name)
             if value is None and f.name in ("heartbeat_interval", "silence_timeout"):
@@ -113,6 +123,7 @@ class LinkStats:
     duplicates: int = 0
     gaps: int = 0
     resends_sent: int = 0
+    held: int = 0  # events left with the device because the consumer's queue was full
     decode_errors: Counter[str] = field(default_factory=Counter)
 
 
@@ -170,6 +181,8 @@ class HostSession:
         self._last_indicator = -float("inf")
         self._ack_due = False
         self._device_heartbeat = DEFAULT_DEVICE_HEARTBEAT
+        self._backlog = 0  # delivered device events the consumer has not taken yet
+        self._holding = False  # an event was left with the device: RESEND once drained
 
     # --- what the I/O shell calls ---------------------------------------------------------
 
@@ -251,6 +264,15 @@ class HostSession:
         self._indicator = Indicator(bonus_lamp, frozenset(seat_lamps))
         if self.up:
             self._send_indicator(now)
+
+    def taken(self, now: float) -> None:
+        """The consumer took one delivered device event. Once it has taken them all, the
+        events held back for want of room are asked for again."""
+        self._backlog -= 1
+        if self._holding and self._backlog == 0:
+            self._holding = False
+            if self.up:
+                self._request_resend(now, recheck=True)
 
     def take_events(self) -> list[ev.Event]:
         events, self._events = self._events, []
@@ -362,7 +384,7 @@ class HostSession:
             self._send_reset_soon(now)
             return
         assert self._expected is not None
-        if seq_distance(self._expected, status.next_seq) > 0:
+        if seq_distance(self._expected, status.next_seq) > 0 and not self._holding:
             self.stats.gaps += 1
             self._request_resend(now)
         wish = self._indicator
@@ -387,6 +409,9 @@ class HostSession:
         if distance < 0:
             self.stats.duplicates += 1
             self._ack_due = True
+        elif self._holding or self._backlog >= self.config.queue_limit:
+            self._holding = True  # no room: the device keeps it and sends it again
+            self.stats.held += 1
         elif distance > 0:
             self.stats.gaps += 1
             self._request_resend(now)
@@ -394,6 +419,7 @@ class HostSession:
             self._expected = seq_add(seq, 1)
             self._resend_recheck = None  # events flow again; a new gap asks anew
             self.stats.delivered += 1
+            self._backlog += 1
             self._ack_due = True
             self._events.append(_device_event(seq, message))
 

@@ -345,3 +345,25 @@ def test_malformed_vectors_are_dropped_whole_and_counted(vector):
         DEVICE_VECTORS[n][1] for n in named if n in DEVICE_VECTORS and VECTOR[n]["seq"] == 3
     ]
     assert session.take_events() == expected  # only the valid frame the session expects next
+
+
+def test_a_full_consumer_queue_leaves_events_with_the_device_until_taken():
+    config = LinkConfig(heartbeat_interval=0.5, silence_timeout=2.0, queue_limit=2)
+    session = HostSession("/dev/pts/9", DeviceKind.SHOE, config)
+    session.connection_made(0.0)
+    session.receive(hello(), 0.0)
+    session.take_events(), session.take_output()
+    session.receive(card(1) + card(2) + card(3) + card(4), 0.1)
+    assert cards_of(session.take_events()) == [1, 2]
+    assert sent(session) == [Ack(2)]  # 3 and 4 stay in the device's buffer
+    assert session.stats.held == 2
+    session.receive(encode_frame(0, Status(5, 2, (), False, (), (), 40)) + card(3), 0.2)
+    assert session.take_events() == []
+    assert sent(session) == []  # no RESEND while there is no room
+    session.taken(0.3)
+    assert sent(session) == []  # one event still waits for the consumer
+    session.taken(0.4)
+    assert sent(session) == [Resend(3)]
+    session.receive(card(3) + card(4), 0.5)
+    assert cards_of(session.take_events()) == [3, 4]
+    assert sent(session) == [Ack(4)]

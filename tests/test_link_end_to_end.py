@@ -9,6 +9,7 @@ Every fault comes from a seeded generator, so the faults each frame meets are re
 """
 
 import asyncio
+from dataclasses import replace
 
 import pytest
 
@@ -239,3 +240,27 @@ def test_shoe_faults_unreadable_cards_and_lamps_over_a_pty():
     assert cleared == ev.DeviceFaultCleared(4, FaultCode.JAM)
     assert (shoe.bonus_lamp, shoe.seat_lamps) == (True, frozenset({2, 7}))
     assert driver.status.seat_lamps == frozenset({2, 7})
+
+
+def test_a_slow_consumer_leaves_events_with_the_shoe_and_loses_none():
+    shoe = SimulatedShoe(seed=6, heartbeat_ms=100, retransmit_timeout=0.1)
+    shoe.load(decks=1, shuffle_seed=6)
+    dealt = shoe.upcoming()[:30]
+    runner = PtyRunner(shoe)
+    driver = ShoeDriver.from_url(runner.path, replace(LINK, queue_limit=4))
+
+    async def scenario():
+        async with runner, driver:
+            for _ in dealt:
+                runner.act(lambda s: s.draw())
+            while driver.stats.held == 0:  # nobody consumes yet
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.3)  # retransmissions come and are held back again
+            held_back = shoe.pending
+            consumer = Consumer(driver, len(dealt))
+            await consumer.run()
+            return held_back, consumer
+
+    held_back, consumer = asyncio.run(asyncio.wait_for(scenario(), 20))
+    assert held_back == 1 + len(dealt) - 4  # acknowledged: the 4 events the queue took
+    check_every_card_once_in_order(consumer, dealt)
