@@ -109,7 +109,10 @@ class Controller:
                     self._draw,
                     "draw [unreadable] [disposition=reject_tray|dealt_unread]: pull a card",
                 ),
-                "unreadable_next": (self._shoe(SimulatedShoe.unreadable_next), "next card unread"),
+                "unreadable_next": (
+                    self._shoe(SimulatedShoe.unreadable_next),
+                    "unreadable_next: the next card drawn is unreadable",
+                ),
                 "jam": (self._shoe(SimulatedShoe.jam), "jam: a card sticks in the exit"),
                 "clear_jam": (self._shoe(SimulatedShoe.clear_jam), "clear_jam: jam cleared"),
                 "open_lid": (self._shoe(SimulatedShoe.open_lid), "open_lid: the lid opens"),

@@ -503,7 +503,8 @@ def test_control_commands_for_the_seat_board():
 def test_control_commands_for_the_shoe():
     shoe = SimulatedShoe(seed=1)
     control = Controller(shoe)
-    assert "draw" in " ".join(reply(control, "help"))
+    help_lines = reply(control, "help")
+    assert [line.split()[0].rstrip(":") for line in help_lines] == list(control.commands)
     deck = reply(control, "load decks=2 seed=5")
     assert deck == {"type": "DECK", "deck_id": 5, "cards_loaded": 104, "cards_remaining": 104}
     twin = SimulatedShoe()
