@@ -18,7 +18,18 @@ import pytest
 import serial
 from simhost import SimHost
 
-from drivers.protocol import CardRead, Deck, Reset, SeatCard, SeatOccupied, Unreadable, encode_frame
+from drivers.protocol import (
+    CardRead,
+    Deck,
+    Fault,
+    FaultCleared,
+    FaultCode,
+    Reset,
+    SeatCard,
+    SeatOccupied,
+    Unreadable,
+    encode_frame,
+)
 from firmware_sim import SimulatedSeatBoard, SimulatedShoe
 from firmware_sim.runner import PtyRunner, TcpRunner
 
@@ -170,6 +181,22 @@ def test_shoe_process_on_a_pty():
             await link.until(lambda: len(link.host.events) == 8, "every event")
             assert [m.card for m in link.host.messages()[-2:]] == [45, 34]
 
+            # the lid, a reader fault, and frames delayed on the wire, all while running
+            await control("set drop_rate=0 duplicate_rate=0 corrupt_rate=0 delay=0.05")
+            await control("load cards=Qs")
+            await control("open_lid")
+            assert "lid" in await control.raw("draw")
+            await control("close_lid")
+            assert (await control("raise reader"))["type"] == "FAULT"
+            assert (await control("draw"))["event"]["type"] == "UNREADABLE"
+            await link.until(lambda: len(link.host.events) == 13, "lid, reader, unreadable")
+            assert link.host.messages()[-4:] == [
+                Fault(FaultCode.LID_OPEN),
+                FaultCleared(FaultCode.LID_OPEN),
+                Fault(FaultCode.READER),
+                Unreadable(5, "reject_tray"),
+            ]
+
             assert await control("quit") == {}
             assert await asyncio.wait_for(process.wait(), WAIT) == 0
             await link.close()
@@ -185,8 +212,11 @@ def test_seat_board_process_over_tcp():
             await link.until(lambda: link.host.hellos, "HELLO on connection")
             assert await control("sit 3") == {"type": "SEAT_OCCUPIED", "seat": 3, "occupied": True}
             assert (await control("place 3 As lands_at=4"))["seat"] == 4
-            await link.until(lambda: len(link.host.events) == 2, "seat events")
-            assert link.host.messages() == [SeatOccupied(3, True), SeatCard(4, 51)]
+            await control("set misplace_rate=1")
+            assert (await control("place 1 2c"))["seat"] == 2  # lands at the neighbour
+            await control("set misplace_rate=0")
+            await link.until(lambda: len(link.host.events) == 3, "seat events")
+            assert link.host.messages() == [SeatOccupied(3, True), SeatCard(4, 51), SeatCard(2, 0)]
 
             await control("unplug 0.2")  # the host's connection is closed
             await link.until(lambda: link.closed, "the connection closing")
