@@ -9,6 +9,8 @@ Every fault comes from a seeded generator, so the faults each frame meets are re
 """
 
 import asyncio
+import itertools
+import time
 from dataclasses import replace
 
 import pytest
@@ -168,6 +170,44 @@ def test_usb_unplug_and_replug_mid_deck_loses_nothing():
     assert len(lost) >= 2
     assert all("usb 1209:c0de serial SIM-SHOE-0001" in d.detail for d in lost)
     assert driver.last_error is not None  # it did retry while the shoe was unplugged
+
+
+class CountingUsbTransport(UsbTransport):
+    """A UsbTransport that notes when each open was tried."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.attempts = []
+
+    def open(self):
+        self.attempts.append(time.monotonic())
+        super().open()
+
+
+def test_reconnect_backs_off_exponentially_up_to_the_limit():
+    backend = VirtualUsbBackend()
+    shoe = SimulatedShoe(seed=8, heartbeat_ms=100)
+    port = backend.plug(shoe, vendor_id=0x1209, product_id=1, serial="S-8")
+    transport = CountingUsbTransport(0x1209, 1, backend=backend)
+    driver = ShoeDriver(transport, replace(LINK, backoff_initial=0.05, backoff_max=0.2))
+
+    async def scenario():
+        async with driver:
+            assert isinstance(await driver.next_event(), ev.LinkUp)
+            port.unplug()
+            down = await driver.next_event()
+            await asyncio.sleep(1.2)
+            port.replug()
+            return down, await driver.next_event()
+
+    down, up = asyncio.run(asyncio.wait_for(scenario(), 10))
+    assert down.reason is ev.LinkDownReason.CONNECTION_LOST and isinstance(up, ev.LinkUp)
+    retries = [b - a for a, b in itertools.pairwise(transport.attempts[1:])]
+    early = 0.01  # the event loop may wake this much before a timer
+    assert retries[0] >= 0.1 - early  # 0.05, then doubled ...
+    assert all(gap >= 0.2 - early for gap in retries[1:])  # ... up to backoff_max
+    assert max(retries) < 0.5  # and no further
+    assert 5 <= len(transport.attempts) <= 9
 
 
 def test_seat_board_events_and_a_misplaced_card_over_a_pty():
