@@ -261,3 +261,37 @@ def test_void_during_a_manual_showdown_returns_every_chip():
     assert table.waiting["kind"] == "show"
     table.feed(Action(Do.VOID))
     assert table.stacks() == {1: 50, 2: 50}
+
+
+# Short all-ins -------------------------------------------------------------------------
+
+
+def fifth_street_four_handed() -> Driver:
+    """Seat 1 (ace-king-queen showing) acts first on fifth street; seat 2 has 13 chips
+    behind, seat 4 has 17, seats 1 and 3 are deep."""
+    hands = {1: "Kd 7c As", 2: "Qh 8d 9s", 3: "Jh 3c 2d", 4: "Th 6d Ts"}
+    table = dealt(hands, {1: DEEP, 2: 16, 3: DEEP, 4: 20})
+    table.acts((3, "bring_in"), (4, "call"), (1, "call"), (2, "call"))
+    table.deal(*street({1: "Kc", 2: "5h", 3: "3d", 4: "6c"}, burn="2c"))
+    table.acts((1, "check"), (2, "check"), (3, "check"), (4, "check"))
+    table.deal(*street({1: "Qc", 2: "7h", 3: "5c", 4: "8c"}, burn="2h"))
+    assert table.to_act == 1
+    return table
+
+
+def test_short_all_ins_reopen_the_betting_only_for_whom_they_add_half_a_bet():
+    # Robert's Rules: multiple short all-ins act as a raise "if the resulting wager size to
+    # a player qualifies as a raise": judged for each player from what they have matched.
+    table = fifth_street_four_handed()
+    table.act(1, "bet")  # 10
+    table.act(2, "raise", 13)  # all-in, 3 more: less than half a bet
+    table.act(3, "call")  # 13
+    table.act(4, "raise", 17)  # all-in, 7 over the bet of 10: half a bet or more
+    # seat 1 bet 10 and faces 7 more: reopened, a full raise goes to 17 + 10
+    assert table.to_act == 1
+    assert table.legal == [("call", 17), ("raise", 27), ("fold", None)]
+    table.act(1, "call")
+    # seat 3 called 13 and faces only 4 more: not reopened for seat 3
+    assert table.to_act == 3
+    assert table.legal == [("call", 17), ("fold", None)]
+    assert "not reopened" in table.refused_act(3, "raise")

@@ -13,7 +13,8 @@ Rules as implemented (see docs/rules.md):
 - A bet, completion or raise goes to the last full wager level plus the round's bet
   size. It is full when it goes at least half a bet size above the last full level (a
   short all-in of half a bet or more counts as full); only full wagers count toward the
-  cap and reopen the betting for players who already acted.
+  cap and reopen the betting for players who already acted (each of whom must face
+  half a bet or more above what they matched).
 - Cap: the bet (or completion) plus ``max_raises`` raises, lifted heads-up by
   ``heads_up_uncapped``. Heads-up means at most two players still in who are not
   all-in; a cap reached with more stays for the round (a later fold does not lift it).
@@ -292,8 +293,10 @@ def take_decision(hand: Hand, choice: Choice) -> Hand:
     players = list(hand.players)
     players[index] = moved
     if reopen:
+        # reopened for each player who has acted and now faces half a bet or more above
+        # what they matched (a caller of a short all-in may face less)
         for other, p in enumerate(players):
-            if other != index and p.acted:
+            if other != index and p.acted and (level - p.bet) * 2 >= size:
                 players[other] = evolve(p, acted=False)
     return evolve(
         hand,
