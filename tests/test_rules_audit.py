@@ -295,3 +295,27 @@ def test_short_all_ins_reopen_the_betting_only_for_whom_they_add_half_a_bet():
     assert table.to_act == 3
     assert table.legal == [("call", 17), ("fold", None)]
     assert "not reopened" in table.refused_act(3, "raise")
+
+
+# Bring-in ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("hands", "seat"), [({1: "Kd 7c As", 2: "Qh 8d 4s"}, 1), ({1: "Kd 7c 4s", 2: "Qh 8d As"}, 1)]
+)
+def test_a_wild_four_counted_as_the_ace_of_its_suit_ties_that_ace_to_the_dealers_left(hands, seat):
+    # 4s as the ace of spades and the As: the same card for the bring-in; suits cannot
+    # break the tie, so the seat closest to the dealer's left brings in.
+    table = dealt(hands)
+    assert table.to_act == seat
+
+
+def test_the_bring_in_passes_to_the_left_past_every_player_all_in_for_the_ante():
+    # seat 2 (2c) is low and seat 3 next to it are both all-in from the ante: seat 4 brings in
+    table = dealt(
+        {1: "Kd 7c As", 2: "Qh 8d 2c", 3: "Jh 9d 3c", 4: "Th 6d Ks"},
+        {1: DEEP, 2: 1, 3: 1, 4: DEEP},
+    )
+    assert table.to_act == 4
+    assert table.legal == [("bring_in", 2), ("complete", 5)]
+    assert "seat 2 is all-in: the bring-in passes to seat 4" in table.messages()
