@@ -310,10 +310,11 @@ class SimulatedDevice:
         self._wire.extend((arrival, copy) for copy in self.faults.on_wire(frame))
 
     def _retransmit_deadline(self) -> float | None:
-        """When the oldest pending event, if sent, is due again."""
+        """When the oldest pending event, if sent, is due again: not before the line has
+        carried what was sent before (a slow line is never queued more than one round)."""
         if not self._pending or self._pending[0].sent_at is None:
             return None
-        return self._pending[0].sent_at + self.retransmit_timeout
+        return max(self._pending[0].sent_at + self.retransmit_timeout, self._line_free)
 
     def _lamps_deadline(self) -> float:
         return self._last_heard + HOST_SILENCE_HEARTBEATS * self.heartbeat

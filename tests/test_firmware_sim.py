@@ -463,6 +463,21 @@ def test_line_speed_paces_frames_back_to_back():
     assert [f.seq for f in frames_of(shoe.transmit(arrival))] == [1]
 
 
+def test_retransmissions_never_queue_more_than_the_line_carries():
+    shoe = SimulatedShoe(seed=1, baud=115200, retransmit_timeout=0.05)
+    shoe.connect(0.0)
+    shoe.load(range(52))
+    for _ in range(50):
+        shoe.draw()  # 51 events that nobody acknowledges: 106 ms on the line, each round
+    card_time = 24 * 10 / 115200
+    now, steps = 0.0, 0
+    while now < 5.0:
+        shoe.transmit(now)
+        now, steps = shoe.next_deadline(), steps + 1
+    assert shoe.stats.frames_sent * card_time < 5.0 + 52 * card_time  # one round ahead at most
+    assert steps < 2 * shoe.stats.frames_sent  # woken for frames, never spinning in between
+
+
 # --- the control channel (sans-IO) ---------------------------------------------------------
 
 
