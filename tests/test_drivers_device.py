@@ -1,6 +1,7 @@
 """The asyncio driver over real ports: clear errors at open, handshake, events, lamps."""
 
 import asyncio
+import contextlib
 import os
 import socket
 
@@ -126,13 +127,15 @@ def test_silent_port_times_out_the_handshake_and_closes():
     run(scenario())
 
 
+def version_3_frame():
+    head = HEADER.pack(3, Hello.TYPE, 0) + bytes(25)
+    return cobs_encode(head + CRC.pack(crc16(head))) + b"\0"
+
+
 def test_other_protocol_version_is_refused_at_open(pty):
     async def scenario():
         driver = ShoeDriver.from_url(pty.path, FAST)
-        head = HEADER.pack(3, Hello.TYPE, 0) + bytes(25)
-        opening = await open_answering(
-            driver, pty, cobs_encode(head + CRC.pack(crc16(head))) + b"\0"
-        )
+        opening = await open_answering(driver, pty, version_3_frame())
         with pytest.raises(ProtocolVersionError, match="speaks protocol version 3"):
             await opening
         assert not driver.transport.is_open
@@ -239,3 +242,51 @@ def test_pty_hung_up_by_the_device_side_is_a_lost_connection(pty):
     lost = run(scenario())
     assert lost.reason is ev.LinkDownReason.CONNECTION_LOST
     assert pty.path in lost.detail
+
+
+def test_other_protocol_version_once_up_stops_the_driver_with_the_error(pty):
+    async def scenario():
+        driver = ShoeDriver.from_url(pty.path, FAST)
+        await (await open_answering(driver, pty, hello()))
+        assert isinstance(await driver.next_event(), ev.LinkUp)
+        pty.write(version_3_frame())  # another firmware, plugged in behind our back
+        down = await driver.next_event()
+        with pytest.raises(ProtocolVersionError, match="speaks protocol version 3"):
+            await driver.next_event()
+        return driver, down
+
+    driver, down = run(scenario())
+    assert down.reason is ev.LinkDownReason.CLOSED
+    assert "stopped: device on" in down.detail
+    assert not driver.transport.is_open
+
+
+def test_cancelled_consumers_lose_no_event_and_close_the_port(pty):
+    async def consume(driver, seen):
+        async with driver:
+            async for event in driver:
+                seen.append(event)
+
+    async def scenario():
+        driver = ShoeDriver.from_url(pty.path, FAST)
+        await (await open_answering(driver, pty, hello()))
+        waiting = asyncio.ensure_future(driver.next_event())
+        assert isinstance(await waiting, ev.LinkUp)
+        waiting = asyncio.ensure_future(driver.next_event())
+        await asyncio.sleep(0.02)
+        waiting.cancel()  # a consumer cancelled while it waits ...
+        with contextlib.suppress(asyncio.CancelledError):
+            await waiting
+        pty.write(encode_frame(0, CardRead(51, 0)))
+        seen = []
+        consumer = asyncio.ensure_future(consume(driver, seen))
+        while not seen:
+            await asyncio.sleep(0.005)
+        consumer.cancel()  # ... and one cancelled inside ``async with``
+        with contextlib.suppress(asyncio.CancelledError):
+            await consumer
+        return driver, seen
+
+    driver, seen = run(scenario())
+    assert seen == [ev.CardRead(0, 51, 0, b"")]  # the event was not lost to the first
+    assert not driver.transport.is_open
