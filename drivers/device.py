@@ -109,13 +109,17 @@ class DeviceDriver:
         """Open the port and wait for the device's HELLO.
 
         Raises PortNotFoundError (the port or device does not exist), TransportError,
-        ProtocolVersionError, WrongDeviceError or HandshakeTimeout; nothing stays open then.
+        ProtocolVersionError, WrongDeviceError or HandshakeTimeout, or DriverError when
+        :meth:`close` is called meanwhile; nothing stays open then.
         The LinkUp event is the first event the iterator yields.
         """
         if self._loop is not None:
             raise DriverError(f"{self.transport.name} is already open")
         loop = asyncio.get_running_loop()
         await asyncio.to_thread(self.transport.open)  # raises before anything is started
+        if self._closed:
+            await asyncio.to_thread(self.transport.close)
+            raise self._closed_while_opening()
         self._loop = loop
         self._handshake = self._loop.create_future()
         self._start_io()
@@ -124,6 +128,7 @@ class DeviceDriver:
                 asyncio.shield(self._handshake), timeout=self.config.handshake_timeout
             )
         except TimeoutError:
+            self._handshake.cancel()  # nobody waits for it any more
             await self.close()
             raise HandshakeTimeout(
                 f"{self.transport.name}: no HELLO from a {self.KIND.name.lower()} within "
@@ -139,6 +144,8 @@ class DeviceDriver:
             return
         self._closed = True
         self._closing.set()
+        if self._handshake is not None and not self._handshake.done():
+            self._handshake.set_exception(self._closed_while_opening())  # open() ends now
         if self._reconnect_task is not None:
             await self._reconnect_task  # ends at once, or after an open attempt under way
         if self._timer is not None:
@@ -191,6 +198,9 @@ class DeviceDriver:
         await self.close()
 
     # --- inside ---------------------------------------------------------------------------
+
+    def _closed_while_opening(self) -> DriverError:
+        return DriverError(f"{self.transport.name} was closed while opening")
 
     def _now(self) -> float:
         return self._loop.time() if self._loop is not None else 0.0

@@ -290,3 +290,17 @@ def test_cancelled_consumers_lose_no_event_and_close_the_port(pty):
     driver, seen = run(scenario())
     assert seen == [ev.CardRead(0, 51, 0, b"")]  # the event was not lost to the first
     assert not driver.transport.is_open
+
+
+@pytest.mark.parametrize("pause", [0.0, 0.05])  # while the port opens; while awaiting HELLO
+def test_close_while_opening_ends_the_open_at_once(pause):
+    async def scenario():
+        driver = ShoeDriver.from_url("loop://", LinkConfig(handshake_timeout=5.0))
+        opening = asyncio.ensure_future(driver.open())
+        await asyncio.sleep(pause)
+        await driver.close()
+        with pytest.raises(DriverError, match="loop:// was closed while opening"):
+            await asyncio.wait_for(opening, 1.0)
+        assert not driver.transport.is_open
+
+    run(scenario())
