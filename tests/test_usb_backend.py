@@ -7,7 +7,7 @@ import pytest
 import usb.core
 import usb.util
 
-from drivers.errors import ConnectionLost, PortNotFoundError
+from drivers.errors import ConnectionLost, PortNotFoundError, TransportError
 from drivers.transport import UsbTransport, transport_for_url
 from firmware_sim.usb_backend import EP_IN, EP_OUT, VirtualUsbBackend
 
@@ -137,6 +137,17 @@ def test_usb_transport_matches_the_serial_number(bus):
     other = UsbTransport(VID, PID, serial_number="SHOE-99", backend=backend)
     with pytest.raises(PortNotFoundError, match="serial SHOE-99"):
         other.open()
+
+
+def test_usb_transport_names_an_interface_the_device_lacks(bus):
+    backend, _, _ = bus
+    transport = transport_for_url("usb://1209:c0de?interface=1", backend=backend)
+    with pytest.raises(TransportError, match="usb 1209:c0de: the device has no interface 1"):
+        transport.open()
+    assert not transport.is_open
+    other = UsbTransport(VID, PID, backend=backend)
+    other.open()  # the device is still usable
+    other.close()
 
 
 def test_usb_url_is_parsed_with_clear_errors():

@@ -80,6 +80,14 @@ class UsbTransport(Transport):
             if exc.errno == errno.ENODEV:
                 raise ConnectionLost(f"{self.name}: unplugged while opening") from exc
             raise TransportError(f"{self.name}: cannot claim the device: {exc}") from exc
+        except LookupError:  # pyusb's answer to an interface number the device lacks
+            usb.util.dispose_resources(device)
+            raise TransportError(
+                f"{self.name}: the device has no interface {self.interface}"
+            ) from None
+        except TransportError:
+            usb.util.dispose_resources(device)
+            raise
         self._device = device
 
     def _claim(self, device: usb.core.Device) -> None:
