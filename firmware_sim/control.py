@@ -173,6 +173,11 @@ class Controller:
     def _set(self, args: _Args, now: float) -> Any:
         if args.positional or not args.options:
             raise ControlError("set: give KEY=VALUE pairs, e.g. set drop_rate=0.01 delay=0.002")
+        shoe = isinstance(self.device, SimulatedShoe)
+        foreign = "misplace_rate" if shoe else "unreadable_rate"
+        if foreign in args.options:
+            kind = self.device.KIND.name.lower()
+            raise ControlError(f"set: {foreign} does not apply to a {kind}")
         values = {
             key: args.number(text, key, int if key == "seed" else float)
             for key, text in args.options.items()

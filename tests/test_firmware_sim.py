@@ -507,6 +507,7 @@ def test_control_commands_for_the_seat_board():
         ("leave 3", "already vacant"),
         ("draw", "unknown command"),
         ("set misplace_rate=high", "must be a number"),
+        ("set unreadable_rate=0.5", "unreadable_rate does not apply to a seat_board"),
         ('sit "2', "quotation"),
         ("", "empty command"),
     ]:
@@ -530,6 +531,7 @@ def test_control_commands_for_the_shoe():
     assert "unknown fault" in control.execute("raise smoke", 0.0)
     assert reply(control, "set delay=0.01 seed=3")["delay"] == 0.01
     assert "seed must be a number" in control.execute("set seed=0.5", 0.0)
+    assert "misplace_rate does not apply to a shoe" in control.execute("set misplace_rate=1", 0.0)
     reply(control, "unreadable_next")
     assert reply(control, "draw")["event"]["type"] == "UNREADABLE"
     drawn = reply(control, "draw disposition=dealt_unread")
