@@ -15,7 +15,8 @@ import pytest
 from engine_driver import Driver, street, third_street
 
 from controller.cli import main
-from controller.rules.cards import DECK, Card, parse_card
+from controller.rules.betting import showing_key
+from controller.rules.cards import DECK, Card, parse_card, parse_cards
 from controller.rules.inputs import Action, Deal, Do
 
 DEEP = 1000
@@ -319,3 +320,37 @@ def test_the_bring_in_passes_to_the_left_past_every_player_all_in_for_the_ante()
     assert table.to_act == 4
     assert table.legal == [("bring_in", 2), ("complete", 5)]
     assert "seat 2 is all-in: the bring-in passes to seat 4" in table.messages()
+
+
+# First to act: the hand showing --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("up", "key"),
+    [
+        ("4h Kd", (1, 13)),  # a wild and a king: a pair of kings
+        ("4h 4d 9c", (3, 9)),  # two wilds and a nine: three nines
+        ("4h Ad Kc", (1, 14, 13)),  # the wild pairs the higher card
+        ("4h 9d 9c Kc", (3, 9, 13)),  # trips beat two pair (kings and nines)
+        ("4h 4s Kd 9c", (3, 13, 9)),  # three kings, not two pair
+        ("4h 9d 9c Kc Ks", (4, 13, 9)),  # five up (an exposed hole card): a full house
+        ("4c 4d", (1, 14)),  # all wild: aces
+        ("9d Td Jd Qd", (0, 12, 11, 10, 9)),  # a straight flush showing is queen high
+    ],
+)
+def test_wild_up_cards_show_as_the_best_pair_trips_or_quads(up, key):
+    assert showing_key(parse_cards(up), wild=True) == key
+
+
+def test_seven_card_stud_fours_show_as_fours():
+    assert showing_key(parse_cards("4h Kd"), wild=False) == (0, 13, 4)
+
+
+def test_a_wild_pair_and_a_natural_pair_of_the_same_rank_tie_to_the_dealers_left():
+    table = Driver({1: DEEP, 2: DEEP, 3: DEEP})
+    table.deal(*third_street({1: "Qd 7c 9s", 2: "Qh 8d Kh", 3: "2s 3c Kc"}))
+    table.acts((1, "bring_in"), (2, "call"), (3, "call"))  # 9s is low
+    # seat 2: Kh and a wild, seat 3: Kc Ks: both a pair of kings; seat 2 is closer
+    table.deal(*street({1: "Jd", 2: "4h", 3: "Ks"}, burn="2c"))
+    assert table.to_act == 2
+    assert any("seat 2 (pair of kings showing) is high" in m for m in table.messages())
