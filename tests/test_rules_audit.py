@@ -354,3 +354,29 @@ def test_a_wild_pair_and_a_natural_pair_of_the_same_rank_tie_to_the_dealers_left
     table.deal(*street({1: "Jd", 2: "4h", 3: "Ks"}, burn="2c"))
     assert table.to_act == 2
     assert any("seat 2 (pair of kings showing) is high" in m for m in table.messages())
+
+
+@pytest.mark.parametrize(
+    ("bring_in", "stack1", "after"),
+    [
+        # bring-in 2: seat 1 all-in to 3 (half the small bet or more) completes it
+        (2, 4, [("call", 3), ("raise", 8), ("fold", None)]),
+        # bring-in 1: seat 1 all-in to 2 does not; seat 2 may still complete to 5
+        (1, 3, [("call", 2), ("complete", 5), ("fold", None)]),
+    ],
+)
+def test_an_all_in_completion_short_of_the_small_bet(bring_in, stack1, after):
+    table = dealt(
+        {1: "Kd 7c As", 2: "Qh 8d 9s", 3: "2s 3c 5d"},
+        {1: stack1, 2: DEEP, 3: DEEP},
+        bring_in=bring_in,
+    )
+    table.act(3, "bring_in")
+    table.act(1, "complete")  # all-in
+    assert table.player(1).stack == 0
+    assert table.to_act == 2
+    assert table.legal == after
+    table.act(2, "call")
+    # the bring-in player faces less than half a bet more: call or fold only
+    assert table.to_act == 3
+    assert table.legal == [("call", after[0][1]), ("fold", None)]
