@@ -8,10 +8,12 @@ never dealt twice unless the burns were scrambled back; every hand ends.
 import json
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.rules import DECK, Action, Deal, Do, Hand, IllegalInput, Rules, start_hand
+from controller.rules import DECK, Action, Deal, Do, Hand, IllegalInput, Player, Rules, start_hand
+from controller.rules.state import evolve
 
 SETTINGS = {
     "variant": ["luck-of-the-irish", "seven-card-stud"],
@@ -130,3 +132,12 @@ def test_every_input_leaves_the_old_state_valid_and_unchanged():
             again = old.apply(item)
             assert again.hand == step.hand
             assert [e.to_json() for e in again.effects] == [e.to_json() for e in step.effects]
+
+
+def test_evolve_copies_with_changes_and_refuses_a_name_that_is_not_a_field():
+    player = Player(3, 100, 99, total=1)
+    moved = evolve(player, stack=90, bet=9)
+    assert moved == Player(3, 100, 90, total=1, bet=9)
+    assert player == Player(3, 100, 99, total=1)
+    with pytest.raises(AttributeError, match="not a field of Player: stak"):
+        evolve(player, stak=1)

@@ -261,10 +261,6 @@ def take_decision(hand: Hand, choice: Choice) -> Hand:
     assert index is not None
     player = hand.players[index]
     do = choice.do
-    level, full_level, wagers, size = hand.level, hand.full_level, hand.wagers, hand.size
-    aggressor = hand.aggressor
-    heads_up_at_cap = hand.heads_up_at_cap
-    reopen = False
     if do is Do.FOLD:
         moved = evolve(player, folded=True, acted=True)
     elif do is Do.CHECK:
@@ -276,31 +272,44 @@ def take_decision(hand: Hand, choice: Choice) -> Hand:
         moved = evolve(
             player, stack=player.stack - chips, total=player.total + chips, bet=to, acted=True
         )
-        if do is Do.BRING_IN:
-            level = hand.rules.bring_in
-        elif do is not Do.CALL:
-            rules = hand.rules
-            chosen = size or (rules.small_bet if to <= rules.small_bet else rules.big_bet)
-            reopen = (to - full_level) * 2 >= chosen
-            if reopen:
-                size = chosen  # open pair: only a full wager chooses the size
-                wagers += 1
-                full_level = to
-                if wagers == 1 + hand.rules.max_raises:
-                    heads_up_at_cap = heads_up(hand.players)
-            level = max(level, to)
-            aggressor = index
-    players = list(hand.players)
-    players[index] = moved
-    if reopen:
-        # reopened for each player who has acted and now faces half a bet or more above
-        # what they matched (a caller of a short all-in may face less)
-        for other, p in enumerate(players):
-            if other != index and p.acted and (level - p.bet) * 2 >= size:
-                players[other] = evolve(p, acted=False)
+    players = (*hand.players[:index], moved, *hand.players[index + 1 :])
+    if do is Do.FOLD or do is Do.CHECK or do is Do.CALL:
+        actor = next_actor(players, index, hand.level)
+        return evolve(hand, players=players, bring_in_due=False, actor=actor)
+    return _wager(hand, index, players, choice)
+
+
+def _wager(hand: Hand, index: int, players: tuple[Player, ...], choice: Choice) -> Hand:
+    """The betting round after a bring-in, completion, bet or raise (already in ``players``)."""
+    to = choice.to
+    assert to is not None
+    level, full_level, wagers, size = hand.level, hand.full_level, hand.wagers, hand.size
+    heads_up_at_cap = hand.heads_up_at_cap
+    rules = hand.rules
+    if choice.do is Do.BRING_IN:
+        level = rules.bring_in
+        aggressor = hand.aggressor
+    else:
+        level = max(level, to)
+        aggressor = index
+        chosen = size or (rules.small_bet if to <= rules.small_bet else rules.big_bet)
+        if (to - full_level) * 2 >= chosen:  # a full wager: it reopens the betting
+            size = chosen  # open pair: only a full wager chooses the size
+            wagers += 1
+            full_level = to
+            if wagers == 1 + rules.max_raises:
+                heads_up_at_cap = heads_up(hand.players)
+            # reopened for each player who has acted and now faces half a bet or more above
+            # what they matched (a caller of a short all-in may face less)
+            players = tuple(
+                evolve(p, acted=False)
+                if other != index and p.acted and (level - p.bet) * 2 >= size
+                else p
+                for other, p in enumerate(players)
+            )
     return evolve(
         hand,
-        players=tuple(players),
+        players=players,
         level=level,
         full_level=full_level,
         wagers=wagers,

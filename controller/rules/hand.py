@@ -47,7 +47,16 @@ from controller.rules.betting import (
     with_player,
 )
 from controller.rules.cards import Card, parse_card
-from controller.rules.inputs import Action, Deal, Do, Effect, IllegalInput, Input, Notice
+from controller.rules.inputs import (
+    BETTING_DECISIONS,
+    Action,
+    Deal,
+    Do,
+    Effect,
+    IllegalInput,
+    Input,
+    Notice,
+)
 from controller.rules.settings import BonusTiming, Rules
 from controller.rules.showdown import begin_showdown, reveal
 from controller.rules.state import (
@@ -408,7 +417,9 @@ def apply(hand: Hand, item: Input) -> Step:
         if item.seat is None:
             raise IllegalInput(f"'{item.do}' needs a seat")
         index = _index_of(hand.players, item.seat)
-        if item.do is Do.EXPOSE:
+        if item.do in BETTING_DECISIONS:
+            new = _decide(hand, index, item, fx)
+        elif item.do is Do.EXPOSE:
             if item.card is None:
                 raise IllegalInput("'expose' needs the exposed 'card'")
             new = _expose(hand, index, item.card, fx)
@@ -416,10 +427,8 @@ def apply(hand: Hand, item: Input) -> Step:
             if item.accept is None:
                 raise IllegalInput("'bonus' needs 'accept': true or false")
             new = _bonus_decision(hand, index, item.accept, fx)
-        elif item.do in (Do.SHOW, Do.MUCK):
-            new = _reveal(hand, index, item.do, fx)
         else:
-            new = _decide(hand, index, item, fx)
+            new = _reveal(hand, index, item.do, fx)
     return Step(new, tuple(fx))
 
 
@@ -431,9 +440,9 @@ def _begin_street(hand: Hand, street: int, fx: list[Effect]) -> Hand:
     burn = (Waiting.card(Dest.BURN, street),) if hand.rules.burn and street > 3 else ()
     fx.append(Notice("street", f"{STREET_NAMES[street]} street", {"street": street}))
     if street == 3:
-        queue = tuple(
-            Waiting("card", seat, Dest.SEAT, up, 3) for up in (False, False, True) for seat in live
-        )
+        down = tuple(Waiting("card", seat, Dest.SEAT, False, 3) for seat in live)
+        up = tuple(Waiting("card", seat, Dest.SEAT, True, 3) for seat in live)
+        queue = (*down, *down, *up)  # two rounds face down, one face up
     elif street < 7:
         queue = (*burn, *(Waiting("card", seat, Dest.SEAT, True, street) for seat in live))
     elif hand.stub >= len(burn) + len(live):

@@ -47,6 +47,7 @@ class Do(StrEnum):
 
 
 WAGERS = frozenset({Do.BRING_IN, Do.COMPLETE, Do.BET, Do.RAISE})
+BETTING_DECISIONS = WAGERS | {Do.CHECK, Do.CALL, Do.FOLD}
 
 
 class IllegalInput(ValueError):

@@ -108,43 +108,43 @@ def award(hand: Hand, fx: list[Effect]) -> Hand:
             index = index_of[seat]
             players[index] = evolve(players[index], stack=players[index].stack + chips)
         awarded.append(Pot(pot.amount, pot.eligible, tuple(sorted(winners)), shares))
-        fx.append(
-            _award_effect(
-                pot,
-                number=number,
-                count=len(pots),
-                shares=shares,
-                value=values[winners[0]],
-                contenders=contenders,
-            )
-        )
+        name = "pot" if len(pots) == 1 else "main pot" if number == 0 else f"side pot {number}"
+        fx.append(Awarded(name, pot.amount, shares, values[winners[0]], len(contenders) > 1))
     return evolve(
         hand, players=tuple(players), pots=tuple(awarded), phase=Phase.COMPLETE, actor=None
     )
 
 
-def _award_effect(
-    pot: Pot,
-    *,
-    number: int,
-    count: int,
-    shares: tuple[tuple[int, int], ...],
-    value: HandValue,
-    contenders: list[int],
-) -> Effect:
-    name = "pot" if count == 1 else ("main pot" if number == 0 else f"side pot {number}")
-    reason = value.description if len(contenders) > 1 else "no other contender"
-    if len(shares) == 1:
-        text = f"{name} of {pot.amount} to seat {shares[0][0]}: {reason}"
-    else:
+@dataclass(frozen=True, slots=True)
+class Awarded(Effect):
+    """A pot awarded at the showdown (``name``: pot, main pot or side pot N) to the winners
+    in ``shares``, with the winning ``value`` (named only when the pot was ``contested``);
+    worded when read."""
+
+    name: str
+    amount: int
+    shares: tuple[tuple[int, int], ...]
+    value: HandValue
+    contested: bool
+
+    kind = "award"
+
+    @property
+    def message(self) -> str:  # type: ignore[override]
+        reason = self.value.description if self.contested else "no other contender"
+        shares = self.shares
+        if len(shares) == 1:
+            return f"{self.name} of {self.amount} to seat {shares[0][0]}: {reason}"
         parts = ", ".join(f"seat {seat} {chips}" for seat, chips in shares)
-        text = f"{name} of {pot.amount} split: {parts}: {reason}"
-    data = {
-        "amount": pot.amount,
-        "winners": [seat for seat, _ in shares],
-        "shares": {str(seat): chips for seat, chips in shares},
-    }
-    return Notice("award", text, data)
+        return f"{self.name} of {self.amount} split: {parts}: {reason}"
+
+    @property
+    def data(self) -> dict[str, Any]:  # type: ignore[override]
+        return {
+            "amount": self.amount,
+            "winners": [seat for seat, _ in self.shares],
+            "shares": {str(seat): chips for seat, chips in self.shares},
+        }
 
 
 @dataclass(frozen=True, slots=True)

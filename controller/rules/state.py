@@ -29,13 +29,12 @@ def evolve(obj: T, **changes: Any) -> T:
     are copied: what an object caches outside its dictionary (the hand's
     ``waiting_for``) stays with it.
     """
-    fields = obj.__dataclass_fields__  # type: ignore[attr-defined]
-    if not changes.keys() <= fields.keys():
-        raise AttributeError(
-            f"not a field of {type(obj).__name__}: {sorted(changes - fields.keys())}"
-        )
     new = object.__new__(type(obj))
-    new.__dict__.update(obj.__dict__, **changes)
+    fields = new.__dict__
+    fields.update(obj.__dict__, **changes)
+    if len(fields) != len(obj.__dict__):
+        unknown = sorted(changes.keys() - obj.__dict__.keys())
+        raise AttributeError(f"not a field of {type(obj).__name__}: {', '.join(unknown)}")
     return new
 
 
