@@ -181,6 +181,7 @@ class HostSession:
         self._last_indicator = -float("inf")
         self._ack_due = False
         self._device_heartbeat = DEFAULT_DEVICE_HEARTBEAT
+        self._other_version: int | None = None  # of the last frame, if it had another version
         self._backlog = 0  # delivered device events the consumer has not taken yet
         self._holding = False  # an event was left with the device: RESEND once drained
 
@@ -214,6 +215,7 @@ class HostSession:
             else:
                 self.stats.frames += 1
                 self._last_rx = now
+                self._other_version = None
                 self._frame(item.seq, item.message, now)
         if self._ack_due and self._expected is not None:
             self._ack_due = False
@@ -319,7 +321,12 @@ class HostSession:
     def _decode_error(self, error: DecodeError) -> None:
         self.stats.decode_errors[error.code.value] += 1
         if error.code is ErrorCode.VERSION and error.version is not None:
-            raise ProtocolVersionError(self.port, error.version, PROTOCOL_VERSION)
+            # A HELLO (its layout is frozen) of another version, or two frames of the same
+            # other version in a row, is a device of that version. A lone other frame is line
+            # noise that slipped past the CRC: dropped like any damaged frame, not fatal.
+            if error.msg_type == Hello.TYPE or error.version == self._other_version:
+                raise ProtocolVersionError(self.port, error.version, PROTOCOL_VERSION)
+            self._other_version = error.version
 
     def _frame(self, seq: int, message: Message, now: float) -> None:
         handler = self._HANDLERS.get(type(message))

@@ -201,6 +201,17 @@ def test_other_protocol_version_in_the_header_is_a_clear_error():
     )
 
 
+def test_a_lone_frame_of_another_version_is_noise_two_in_a_row_a_device():
+    session = open_session()
+    other = encode_frame(1, CardRead(5, 1), version=2)
+    session.receive(other + card(1), 0.1)  # noise that passed the CRC, then a valid frame
+    assert cards_of(session.take_events()) == [1]
+    assert session.stats.decode_errors == Counter(version=1)
+    session.receive(other, 0.2)
+    with pytest.raises(ProtocolVersionError, match="speaks protocol version 2"):
+        session.receive(other, 0.3)
+
+
 def test_wrong_device_kind_is_a_clear_error():
     session = HostSession("/dev/ttyUSB1", DeviceKind.SHOE, CONFIG)
     session.connection_made(0.0)
