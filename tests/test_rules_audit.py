@@ -380,3 +380,15 @@ def test_an_all_in_completion_short_of_the_small_bet(bring_in, stack1, after):
     # the bring-in player faces less than half a bet more: call or fold only
     assert table.to_act == 3
     assert table.legal == [("call", after[0][1]), ("fold", None)]
+
+
+def test_a_bring_in_of_the_whole_small_bet_is_the_bet():
+    # bring_in = small_bet: no completion exists; the next wager is a raise, and the
+    # bring-in counts as the bet for the cap (a bet and three raises: 5, 10, 15, 20)
+    table = dealt({1: "Kd 7c As", 2: "Qh 8d 9s", 3: "2s 3c 5d"}, bring_in=5)
+    assert table.legal == [("bring_in", 5)]
+    table.act(3, "bring_in")
+    assert table.legal == [("call", 5), ("raise", 10), ("fold", None)]
+    table.acts((1, "raise"), (2, "raise"), (3, "raise"))
+    assert table.legal == [("call", 20), ("fold", None)]
+    assert "capped" in table.refused_act(1, "raise")

@@ -185,8 +185,8 @@ def legal_choices(hand: Hand) -> tuple[Choice, ...]:
     reach = player.stack + player.bet
     rules = hand.rules
     if hand.bring_in_due:
-        if reach <= rules.bring_in:
-            return (Choice(Do.BRING_IN, reach),)
+        if reach <= rules.bring_in or rules.bring_in == rules.small_bet:
+            return (Choice(Do.BRING_IN, min(reach, rules.bring_in)),)
         return (
             Choice(Do.BRING_IN, rules.bring_in),
             Choice(Do.COMPLETE, min(reach, rules.small_bet)),
@@ -289,6 +289,8 @@ def _wager(hand: Hand, index: int, players: tuple[Player, ...], choice: Choice) 
     if choice.do is Do.BRING_IN:
         level = rules.bring_in
         aggressor = hand.aggressor
+        if level == rules.small_bet:  # a bring-in of the whole small bet is the bet
+            full_level, wagers = level, 1
     else:
         level = max(level, to)
         aggressor = index
@@ -297,8 +299,6 @@ def _wager(hand: Hand, index: int, players: tuple[Player, ...], choice: Choice) 
             size = chosen  # open pair: only a full wager chooses the size
             wagers += 1
             full_level = to
-            if wagers == 1 + rules.max_raises:
-                heads_up_at_cap = heads_up(hand.players)
             # reopened for each player who has acted and now faces half a bet or more above
             # what they matched (a caller of a short all-in may face less)
             players = tuple(
@@ -307,6 +307,8 @@ def _wager(hand: Hand, index: int, players: tuple[Player, ...], choice: Choice) 
                 else p
                 for other, p in enumerate(players)
             )
+    if wagers > hand.wagers and wagers == 1 + rules.max_raises:
+        heads_up_at_cap = heads_up(hand.players)
     return evolve(
         hand,
         players=players,
