@@ -279,6 +279,9 @@ class DeviceDriver:
                 self.last_error = error
                 delay = min(delay * 2, self.config.backoff_max)
                 continue
+            except Exception as error:  # not a port problem: stop loudly, never stay down silently
+                self._fail(DriverError(f"{self.transport.name}: reopening failed: {error!r}"))
+                return
             if self._closed:  # closed while this attempt was opening the port
                 await asyncio.to_thread(self.transport.close)
                 return

@@ -17,6 +17,7 @@ import pytest
 
 from drivers import events as ev
 from drivers.device import SeatBoardDriver, ShoeDriver
+from drivers.errors import DriverError
 from drivers.protocol import Disposition, FaultCode
 from drivers.session import LinkConfig
 from drivers.transport import UsbTransport
@@ -208,6 +209,39 @@ def test_reconnect_backs_off_exponentially_up_to_the_limit():
     assert all(gap >= 0.2 - early for gap in retries[1:])  # ... up to backoff_max
     assert max(retries) < 0.5  # and no further
     assert 5 <= len(transport.attempts) <= 9
+
+
+class BrokenOnReopen(UsbTransport):
+    """Opens once; reopening fails with an error that is no TransportError (a bug, say)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.opened = 0
+
+    def open(self):
+        self.opened += 1
+        if self.opened > 1:
+            raise RuntimeError("backend crashed")
+        super().open()
+
+
+def test_an_unexpected_error_while_reopening_stops_the_driver_with_it():
+    backend = VirtualUsbBackend()
+    port = backend.plug(SimulatedShoe(seed=2), vendor_id=0x1209, product_id=2, serial="S-2")
+    driver = ShoeDriver(BrokenOnReopen(0x1209, 2, backend=backend), LINK)
+
+    async def scenario():
+        async with driver:
+            assert isinstance(await driver.next_event(), ev.LinkUp)
+            port.unplug()
+            lost = await driver.next_event()
+            with pytest.raises(DriverError, match="reopening failed: RuntimeError"):
+                await driver.next_event()
+            return lost
+
+    lost = asyncio.run(asyncio.wait_for(scenario(), 10))
+    assert lost.reason is ev.LinkDownReason.CONNECTION_LOST
+    assert not driver.transport.is_open
 
 
 def test_seat_board_events_and_a_misplaced_card_over_a_pty():
