@@ -17,7 +17,7 @@ Rules as implemented (see docs/rules.md):
   half a bet or more above what they matched).
 - Cap: the bet (or completion) plus ``max_raises`` raises, lifted heads-up by
   ``heads_up_uncapped``. Heads-up means at most two players still in who are not
-  all-in; a cap reached with more stays for the round (a later fold does not lift it).
+  all-in.
 """
 
 from __future__ import annotations
@@ -145,7 +145,7 @@ def is_capped(hand: Hand) -> bool:
         return False
     mode = rules.heads_up_uncapped
     if mode is HeadsUpUncapped.ANY_TIME:
-        return not hand.heads_up_at_cap
+        return not heads_up(hand.players)
     if mode is HeadsUpUncapped.ROUND_START:
         return not hand.heads_up_start
     return True
@@ -284,7 +284,6 @@ def _wager(hand: Hand, index: int, players: tuple[Player, ...], choice: Choice) 
     to = choice.to
     assert to is not None
     level, full_level, wagers, size = hand.level, hand.full_level, hand.wagers, hand.size
-    heads_up_at_cap = hand.heads_up_at_cap
     rules = hand.rules
     if choice.do is Do.BRING_IN:
         level = rules.bring_in
@@ -307,8 +306,6 @@ def _wager(hand: Hand, index: int, players: tuple[Player, ...], choice: Choice) 
                 else p
                 for other, p in enumerate(players)
             )
-    if wagers > hand.wagers and wagers == 1 + rules.max_raises:
-        heads_up_at_cap = heads_up(hand.players)
     return evolve(
         hand,
         players=players,
@@ -318,7 +315,6 @@ def _wager(hand: Hand, index: int, players: tuple[Player, ...], choice: Choice) 
         size=size,
         bring_in_due=False,
         aggressor=aggressor,
-        heads_up_at_cap=heads_up_at_cap,
         actor=next_actor(players, index, level),
     )
 

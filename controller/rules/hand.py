@@ -235,9 +235,8 @@ class Hand:
     of the player to act, or to show in a manual showdown), ``level`` (the street total
     to call), ``full_level`` (that of the last full wager), ``size`` (the round's bet size,
     0 while the open-pair choice is still open), ``wagers`` (full bets and raises so
-    far), ``heads_up_start`` and ``heads_up_at_cap`` (heads-up when the round began and
-    when its cap was reached), ``first`` (first to act), ``aggressor`` (last to bet or
-    raise).
+    far), ``heads_up_start`` (the round began heads-up), ``first`` (first to act),
+    ``aggressor`` (last to bet or raise).
 
     The fields live in the instance dictionary (``evolve`` copies them at once); the
     slot ``_waiting`` keeps ``waiting_for`` once computed, outside the fields, so that
@@ -262,7 +261,6 @@ class Hand:
     wagers: int = 0
     bring_in_due: bool = False
     heads_up_start: bool = False
-    heads_up_at_cap: bool = False
     first: int | None = None
     aggressor: int | None = None
     pots: tuple[Pot, ...] = ()
@@ -339,7 +337,6 @@ class Hand:
             "wagers": self.wagers,
             "bring_in_due": self.bring_in_due,
             "heads_up_start": self.heads_up_start,
-            "heads_up_at_cap": self.heads_up_at_cap,
             "first": self.first,
             "aggressor": self.aggressor,
             "pots": [pot.to_json() for pot in self.pots],
@@ -368,7 +365,6 @@ class Hand:
             wagers=data["wagers"],
             bring_in_due=data["bring_in_due"],
             heads_up_start=data["heads_up_start"],
-            heads_up_at_cap=data["heads_up_at_cap"],
             first=data["first"],
             aggressor=data["aggressor"],
             pots=tuple(Pot.from_json(item) for item in data["pots"]),
@@ -712,7 +708,6 @@ def _begin_betting(hand: Hand, fx: list[Effect]) -> Hand:
         wagers=0,
         bring_in_due=bring_in_due,
         heads_up_start=heads_up(players),
-        heads_up_at_cap=False,
         first=actor,
         aggressor=None,
     )
