@@ -28,6 +28,7 @@ from firmware_sim.device import SimulatedDevice
 
 T = TypeVar("T")
 Clock = Callable[[], float]
+WRITE_LIMIT = 64 * 1024  # bytes queued for a TCP host that does not read, at most
 
 
 class DeviceRunner:
@@ -194,8 +195,8 @@ class TcpRunner(DeviceRunner):
             self._writer = None
 
     def _write(self, data: bytes) -> None:
-        if self._writer is None:
-            self.bytes_lost += len(data)
+        if self._writer is None or self._writer.transport.get_write_buffer_size() > WRITE_LIMIT:
+            self.bytes_lost += len(data)  # a host that does not read: lost, as on a line
         else:
             self._writer.write(data)
 

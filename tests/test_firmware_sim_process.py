@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import socket
 import subprocess
 import sys
 import time
@@ -31,7 +32,7 @@ from drivers.protocol import (
     encode_frame,
 )
 from firmware_sim import SimulatedSeatBoard, SimulatedShoe
-from firmware_sim.runner import PtyRunner, TcpRunner
+from firmware_sim.runner import WRITE_LIMIT, PtyRunner, TcpRunner
 
 WAIT = 10.0  # generous bound for a loaded CI machine; tests finish as soon as ready
 
@@ -315,3 +316,28 @@ def test_in_process_tcp_runner_one_host_at_a_time():
             await second.close()
 
     asyncio.run(scenario())
+
+
+def test_tcp_runner_never_queues_more_than_its_limit_for_a_host_that_does_not_read():
+    async def scenario() -> tuple[int, int]:
+        shoe = SimulatedShoe(seed=1, retransmit_timeout=0.001, buffer_size=2000)
+        shoe.load(decks=30)
+        for _ in range(1500):
+            shoe.draw()  # 36 kB of events, sent again every millisecond
+        async with TcpRunner(shoe) as runner:
+            host = socket.socket()
+            host.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
+            host.setblocking(False)
+            await asyncio.get_running_loop().sock_connect(host, runner.address)
+            while runner._writer is None:
+                await asyncio.sleep(0.01)
+            device_end = runner._writer.transport.get_extra_info("socket")
+            device_end.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)  # kernel: small
+            await asyncio.sleep(0.5)  # and never reads
+            queued = runner._writer.transport.get_write_buffer_size()
+            host.close()
+            return queued, runner.bytes_lost
+
+    queued, lost = asyncio.run(scenario())
+    assert queued <= WRITE_LIMIT + 36_000  # one round beyond the limit at most
+    assert lost > 0
