@@ -23,8 +23,7 @@ Rules as implemented (see docs/rules.md):
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from controller.rules.cards import RANK_NAMES, RANK_PLURALS, Card
 from controller.rules.inputs import Do, IllegalInput
@@ -45,8 +44,7 @@ _SHOWING_NAMES = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Choice:
+class Choice(NamedTuple):
     """One legal decision: ``do`` and, for chips going in, the street total ``to``."""
 
     do: Do

@@ -74,9 +74,10 @@ from controller.rules.state import (
 MAX_SEAT = 8
 
 
-@dataclass(frozen=True, slots=True)
-class Waiting:
-    """What the engine waits for.
+class Waiting(NamedTuple):
+    """What the engine waits for (a named tuple: one is made for every card of the deal
+    and every decision, and a tuple is several times cheaper to build than a frozen
+    dataclass).
 
     ``kind`` is ``card`` (with ``destination``: seat, burn, bonus or community, and
     ``up`` for the face), ``action`` (a betting decision; ``legal`` lists the exact

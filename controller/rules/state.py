@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from controller.rules.cards import Card, parse_card
 
@@ -64,8 +64,7 @@ class Reveal(StrEnum):
     MUCK = "muck"
 
 
-@dataclass(frozen=True, slots=True)
-class Dealt:
+class Dealt(NamedTuple):
     """A card in a player's hand: face up or down, the street it came on, how it came."""
 
     card: Card
