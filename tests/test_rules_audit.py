@@ -395,3 +395,24 @@ def test_a_bring_in_of_the_whole_small_bet_is_the_bet():
     table.acts((1, "raise"), (2, "raise"), (3, "raise"))
     assert table.legal == [("call", 20), ("fold", None)]
     assert "capped" in table.refused_act(1, "raise")
+
+
+@pytest.mark.parametrize("timing", ["immediate", "end_of_street"])
+def test_the_four_of_clubs_as_the_last_card_before_seventh_street(timing):
+    # 8 players, burns: seat 8's sixth-street card is the 51st card out: the four of
+    # clubs. Its bonus card is the 52nd and last card of the stub; seventh street then
+    # finds the stub empty: the three burns are scrambled and the community card is one
+    # of them.
+    four_of_clubs = parse_card("4c")
+    order = [card for card in DECK if card != four_of_clubs]
+    order.insert(50, four_of_clubs)
+    table = Driver(dict.fromkeys(range(1, 9), 100), bonus_timing=timing)
+    assert play_to_the_end(table, order) == ["community"]
+    seat8 = table.player(8).cards
+    assert [(str(d.card), d.up, d.bonus, d.street) for d in seat8[-2:]] == [
+        ("4c", True, False, 6),
+        (str(order[51]), False, True, 6),
+    ]
+    assert table.hand.scrambled
+    assert table.hand.community in table.hand.burns[:3]
+    assert sum(len(p.cards) for p in table.hand.players) == 52 - 3
