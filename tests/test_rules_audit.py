@@ -416,3 +416,26 @@ def test_the_four_of_clubs_as_the_last_card_before_seventh_street(timing):
     assert table.hand.scrambled
     assert table.hand.community in table.hand.burns[:3]
     assert sum(len(p.cards) for p in table.hand.players) == 52 - 3
+
+
+# Showdown ------------------------------------------------------------------------------
+
+
+def test_no_bet_on_seventh_with_the_high_hand_all_in_the_first_to_act_shows_first():
+    table = dealt(
+        {1: "Kd 7c As", 2: "Qh 8d 9s", 3: "2s 3c 5d"}, {1: 3, 2: DEEP, 3: DEEP}, showdown="manual"
+    )
+    table.acts((3, "bring_in"), (1, "call"), (2, "call"))  # seat 1 all-in
+    for burn, cards in (
+        ("2c", "Ah Jd 6c"),
+        ("2d", "Kh Td 7d"),
+        ("2h", "Qc 9h 8h"),
+        ("3h", "Jc 3d Ts"),
+    ):
+        table.deal(burn, *cards.split())
+        # seat 1 (aces showing) is high but all-in: seat 2 on its left acts first
+        assert table.to_act == 2
+        table.acts((2, "check"), (3, "check"))
+    assert table.waiting == {"kind": "show", "seat": 2, "legal": [{"do": "show"}, {"do": "muck"}]}
+    table.feed(Action(Do.SHOW, 2))
+    assert table.waiting["seat"] == 3
