@@ -37,7 +37,9 @@ class DeviceDriver:
     def __init__(self, transport: Transport, config: LinkConfig | None = None) -> None:
         self.transport = transport
         self.config = config or LinkConfig()
-        self._session = HostSession(transport.name, self.KIND, self.config)
+        self._session = HostSession(
+            transport.name, self.KIND, self.config, queue_limit=self.config.queue_limit
+        )
         self._queue: asyncio.Queue[Event | _Closed] = asyncio.Queue()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._io: LinkIO | None = None

@@ -17,10 +17,10 @@ or clock of its own (the asyncio driver in :mod:`drivers.device` feeds it):
   connection and every ``reset_interval`` while the link is down;
 - the indicator lamps: the host's wish is re-sent after every ``HELLO`` and whenever a
   ``STATUS`` shows the device's lamps differ from it;
-- back-pressure: at most ``queue_limit`` delivered events wait for the consumer
-  (:meth:`HostSession.taken`); beyond that the next event is left unacknowledged in the
-  device's buffer (which, once full, holds the dealer's action) and asked for again with
-  ``RESEND`` when the consumer has taken every waiting event.
+- back-pressure, when the owner gives a ``queue_limit`` and reports every event its consumer
+  takes (:meth:`HostSession.taken`): at most that many delivered events wait; beyond that,
+  the next event is left unacknowledged in the device's buffer (which, once full, holds the
+  dealer's action) and asked for again with ``RESEND`` once the consumer has taken them all.
 """
 
 from __future__ import annotations
@@ -158,8 +158,10 @@ class HostSession:
         kind: DeviceKind,
         config: LinkConfig | None = None,
         clock_start: float = 0.0,
+        queue_limit: int | None = None,
     ) -> None:
         self.port = port
+        self.queue_limit = queue_limit
         self.kind = kind
         self.config = config or LinkConfig()
         self.stats = LinkStats()
@@ -416,7 +418,7 @@ class HostSession:
         if distance < 0:
             self.stats.duplicates += 1
             self._ack_due = True
-        elif self._holding or self._backlog >= self.config.queue_limit:
+        elif self._holding or (self.queue_limit is not None and self._backlog >= self.queue_limit):
             self._holding = True  # no room: the device keeps it and sends it again
             self.stats.held += 1
         elif distance > 0:

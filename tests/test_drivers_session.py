@@ -359,8 +359,7 @@ def test_malformed_vectors_are_dropped_whole_and_counted(vector):
 
 
 def test_a_full_consumer_queue_leaves_events_with_the_device_until_taken():
-    config = LinkConfig(heartbeat_interval=0.5, silence_timeout=2.0, queue_limit=2)
-    session = HostSession("/dev/pts/9", DeviceKind.SHOE, config)
+    session = HostSession("/dev/pts/9", DeviceKind.SHOE, CONFIG, queue_limit=2)
     session.connection_made(0.0)
     session.receive(hello(), 0.0)
     session.take_events(), session.take_output()
@@ -378,3 +377,10 @@ def test_a_full_consumer_queue_leaves_events_with_the_device_until_taken():
     session.receive(card(3) + card(4), 0.5)
     assert cards_of(session.take_events()) == [3, 4]
     assert sent(session) == [Ack(4)]
+
+
+def test_without_a_queue_limit_the_session_never_holds_events_back():
+    session = open_session()  # a sans-IO owner that never calls taken()
+    session.receive(b"".join(card(seq) for seq in range(1, 2001)), 0.1)
+    assert len(cards_of(session.take_events())) == 2000
+    assert session.stats.held == 0
