@@ -360,15 +360,23 @@ def test_a_wild_pair_and_a_natural_pair_of_the_same_rank_tie_to_the_dealers_left
 
 
 @pytest.mark.parametrize(
-    ("bring_in", "stack1", "after"),
+    ("bring_in", "stack1", "after", "bring_in_player"),
     [
-        # bring-in 2: seat 1 all-in to 3 (half the small bet or more) completes it
-        (2, 4, [("call", 3), ("raise", 8), ("fold", None)]),
-        # bring-in 1: seat 1 all-in to 2 does not; seat 2 may still complete to 5
-        (1, 3, [("call", 2), ("complete", 5), ("fold", None)]),
+        # bring-in 2: seat 1 all-in to 3 (half the small bet or more) is treated as the
+        # completion: seat 2 may raise to 8, and so may the bring-in (a forced bet, not a
+        # wager: the completion is the first bet it faces)
+        (
+            2,
+            4,
+            [("call", 3), ("raise", 8), ("fold", None)],
+            [("call", 3), ("raise", 8), ("fold", None)],
+        ),
+        # bring-in 1: seat 1 all-in to 2 is not; seat 2 may still complete to 5, the
+        # bring-in player (who has acted) may only call or fold
+        (1, 3, [("call", 2), ("complete", 5), ("fold", None)], [("call", 2), ("fold", None)]),
     ],
 )
-def test_an_all_in_completion_short_of_the_small_bet(bring_in, stack1, after):
+def test_an_all_in_completion_short_of_the_small_bet(bring_in, stack1, after, bring_in_player):
     table = dealt(
         {1: "Kd 7c As", 2: "Qh 8d 9s", 3: "2s 3c 5d"},
         {1: stack1, 2: DEEP, 3: DEEP},
@@ -380,9 +388,8 @@ def test_an_all_in_completion_short_of_the_small_bet(bring_in, stack1, after):
     assert table.to_act == 2
     assert table.legal == after
     table.act(2, "call")
-    # the bring-in player faces less than half a bet more: call or fold only
     assert table.to_act == 3
-    assert table.legal == [("call", after[0][1]), ("fold", None)]
+    assert table.legal == bring_in_player
 
 
 def test_a_bring_in_of_the_whole_small_bet_is_the_bet():
@@ -439,3 +446,14 @@ def test_no_bet_on_seventh_with_the_high_hand_all_in_the_first_to_act_shows_firs
     assert table.waiting == {"kind": "show", "seat": 2, "legal": [{"do": "show"}, {"do": "muck"}]}
     table.feed(Action(Do.SHOW, 2))
     assert table.waiting["seat"] == 3
+
+
+def test_a_completion_reopens_the_betting_for_the_bring_in_and_its_callers():
+    # bring-in 4, small bet 5: the completion is only 1 more, but it is the first full bet
+    # of the round, not a short raise: everyone who acted may raise again
+    table = dealt({1: "Kd 7c As", 2: "Qh 8d 9s", 3: "2s 3c 5d"}, bring_in=4)
+    table.acts((3, "bring_in"), (1, "call"), (2, "complete"))
+    assert table.to_act == 3
+    assert table.legal == [("call", 5), ("raise", 10), ("fold", None)]
+    table.act(3, "call")
+    assert table.legal == [("call", 5), ("raise", 10), ("fold", None)]

@@ -293,14 +293,15 @@ def _wager(hand: Hand, index: int, players: tuple[Player, ...], choice: Choice) 
         aggressor = index
         chosen = size or (rules.small_bet if to <= rules.small_bet else rules.big_bet)
         if (to - full_level) * 2 >= chosen:  # a full wager: it reopens the betting
+            # for each player who has acted, unless they matched a short all-in above the
+            # last full wager (or the bring-in) and now face less than half a bet more
+            floor = max(full_level, rules.bring_in if hand.street == 3 else 0)
             size = chosen  # open pair: only a full wager chooses the size
             wagers += 1
             full_level = to
-            # reopened for each player who has acted and now faces half a bet or more above
-            # what they matched (a caller of a short all-in may face less)
             players = tuple(
                 evolve(p, acted=False)
-                if other != index and p.acted and (level - p.bet) * 2 >= size
+                if other != index and p.acted and (p.bet <= floor or (level - p.bet) * 2 >= size)
                 else p
                 for other, p in enumerate(players)
             )
