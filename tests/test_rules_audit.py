@@ -7,14 +7,17 @@ not all-in").
 
 import io
 import json
+import random
 import sys
 
 import pytest
 from engine_driver import Driver, street, third_street
+from test_hand_properties import next_card, random_rules
 
 from controller.cli import main
 from controller.rules.betting import showing_key
 from controller.rules.cards import DECK, Card, parse_card, parse_cards
+from controller.rules.hand import Hand, start_hand
 from controller.rules.inputs import Action, Deal, Do
 
 DEEP = 1000
@@ -457,3 +460,50 @@ def test_a_completion_reopens_the_betting_for_the_bring_in_and_its_callers():
     assert table.legal == [("call", 5), ("raise", 10), ("fold", None)]
     table.act(3, "call")
     assert table.legal == [("call", 5), ("raise", 10), ("fold", None)]
+
+
+# Fixed-limit amounts and the cap in random hands --------------------------------------
+
+
+def test_random_hands_offer_only_fixed_limit_amounts_and_respect_the_cap():
+    """At every betting decision of random hands under random house rules: a call is the
+    level or all-in; a bet, completion or raise goes above the level, to the last full
+    wager level plus a bet size (either size while the open-pair choice is open) or
+    all-in for less; past the cap a raise is offered only heads-up (two players or fewer
+    who are not all-in) and never with ``heads_up_uncapped = never``."""
+    for seed in range(200):
+        rng = random.Random(seed)
+        rules = random_rules(rng)
+        seats = rng.sample(range(1, 9), rng.randint(2, 8))
+        stacks = {s: rng.choice([1, 2, 3, rng.randint(4, 60), rng.randint(61, 400)]) for s in seats}
+        hand = start_hand(rules, stacks).hand
+        deck = list(DECK)
+        rng.shuffle(deck)
+        while (waiting := hand.waiting_for) is not None:
+            if waiting.kind == "card":
+                hand = hand.apply(Deal(next_card(rng, hand, deck))).hand
+                continue
+            if waiting.kind == "bonus":
+                hand = hand.apply(Action(Do.BONUS, waiting.seat, accept=rng.random() < 0.5)).hand
+                continue
+            if waiting.kind == "action":
+                check_amounts(hand, waiting)
+            choice = rng.choice(waiting.legal)
+            hand = hand.apply(Action(choice.do, waiting.seat, choice.to)).hand
+
+
+def check_amounts(hand: Hand, waiting) -> None:
+    rules = hand.rules
+    player = hand.player(waiting.seat)
+    assert not player.folded and player.stack > 0
+    reach = player.stack + player.bet
+    sizes = (rules.small_bet, rules.big_bet) if hand.size == 0 else (hand.size,)
+    for choice in waiting.legal:
+        if choice.do is Do.CALL:
+            assert choice.to == min(hand.level, reach)
+        if choice.do in (Do.BET, Do.RAISE, Do.COMPLETE):
+            assert hand.level < choice.to <= reach
+            assert choice.to == reach or choice.to - hand.full_level in sizes
+            if hand.wagers >= 1 + rules.max_raises:
+                assert rules.heads_up_uncapped.value != "never"
+                assert sum(not p.folded and p.stack > 0 for p in hand.players) <= 2
