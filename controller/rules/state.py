@@ -25,17 +25,24 @@ def evolve(obj: T, **changes: Any) -> T:
     What ``dataclasses.replace`` does for these types (plain fields, no
     ``__post_init__``), at a fraction of its cost: the copy's attribute dictionary is the
     original's, updated, as ``copy.copy`` does it, instead of a call to ``__init__`` with
-    every field. A name that is not a field raises ``AttributeError``. Only the fields
+    every field (the dictionary is copied and updated, then given to a new object). A name
+    that is not a field raises ``AttributeError``. Only the fields
     are copied: what an object caches outside its dictionary (the hand's
     ``waiting_for``) stays with it.
     """
-    new = object.__new__(type(obj))
-    fields = new.__dict__
-    fields.update(obj.__dict__, **changes)
-    if len(fields) != len(obj.__dict__):
-        unknown = sorted(changes.keys() - obj.__dict__.keys())
+    old = obj.__dict__
+    fields = old.copy()
+    fields.update(changes)
+    if len(fields) != len(old):
+        unknown = sorted(changes.keys() - old.keys())
         raise AttributeError(f"not a field of {type(obj).__name__}: {', '.join(unknown)}")
+    new = _new_object(type(obj))
+    _set_attribute(new, "__dict__", fields)
     return new
+
+
+_new_object = object.__new__
+_set_attribute = object.__setattr__  # the types are frozen: their own __setattr__ refuses
 
 
 STREET_NAMES = {3: "third", 4: "fourth", 5: "fifth", 6: "sixth", 7: "seventh"}
