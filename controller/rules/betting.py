@@ -62,7 +62,7 @@ def showing_key(cards: Iterable[Card], wild: bool) -> tuple[int, ...]:
     """
     counts: dict[int, int] = {}
     for card in cards:
-        rank = card.rank
+        rank = (card >> 2) + 2  # card.rank, without the property call (a street ranks every hand)
         counts[rank] = counts.get(rank, 0) + 1
     wilds = counts.pop(4, 0) if wild else 0
     groups = sorted(zip(counts.values(), counts, strict=True), reverse=True)

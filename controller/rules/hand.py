@@ -72,6 +72,7 @@ from controller.rules.state import (
 )
 
 MAX_SEAT = 8
+_OVER = frozenset({Phase.COMPLETE, Phase.VOID})  # the phases of a hand that is over
 
 
 class Waiting(NamedTuple):
@@ -278,7 +279,7 @@ class Hand:
 
     @property
     def over(self) -> bool:
-        return self.phase in (Phase.COMPLETE, Phase.VOID)
+        return self.phase in _OVER
 
     @property
     def waiting_for(self) -> Waiting | None:
@@ -401,7 +402,7 @@ def start_hand(rules: Rules, stacks: Mapping[int, int]) -> Step:
 
 def apply(hand: Hand, item: Input) -> Step:
     """Apply one input; returns the new state and its effects, or raises ``IllegalInput``."""
-    if hand.over:
+    if hand.phase in _OVER:
         raise IllegalInput(f"the hand is {'void' if hand.phase is Phase.VOID else 'over'}")
     fx: list[Effect] = []
     if isinstance(item, Deal):
@@ -499,7 +500,7 @@ def _await_card(hand: Hand, fx: list[Effect]) -> Hand:
 
 
 def _deal(hand: Hand, card: Card, fx: list[Effect]) -> Hand:
-    waiting = hand.waiting_for
+    waiting = hand.queue[0] if hand.phase is Phase.DEAL else hand.waiting_for  # as waiting_for
     assert waiting is not None
     if waiting.kind != "card":
         raise IllegalInput(f"{card}: not waiting for a card ({waiting.describe()})")
@@ -649,7 +650,8 @@ def _begin_betting(hand: Hand, fx: list[Effect]) -> Hand:
     if street == 3:
         opener = min(live, key=lambda i: bring_in_card(players[i], rules))
     else:
-        showing = {i: showing_key(players[i].up_cards, rules.wild) for i in live}
+        wild = rules.wild
+        showing = {i: showing_key(players[i].up_cards, wild) for i in live}
         opener = max(live, key=lambda i: (showing[i], -i))
     if sum(can_bet(players[i]) for i in live) <= 1:
         fx.append(
