@@ -72,13 +72,6 @@ LANE_BITS = 16  # suit s's natural ranks sit in bits 16*s .. 16*s+12 of the lane
 FLUSH_INDEX_WILD_SHIFT = 13
 
 
-def pack_key(category: int, ranks: tuple[int, ...] | list[int]) -> int:
-    key = category << CATEGORY_SHIFT
-    for place, rank in enumerate(ranks):
-        key |= rank << (16 - 4 * place)
-    return key
-
-
 def unpack_ranks(key: int) -> tuple[int, ...]:
     count = RANKS_PER_CATEGORY[key >> CATEGORY_SHIFT]
     return tuple((key >> (16 - 4 * place)) & 15 for place in range(count))
