@@ -23,6 +23,8 @@ Rules as implemented (see docs/rules.md):
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from itertools import combinations_with_replacement
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from controller.rules.cards import RANK_NAMES, RANK_PLURALS, Card
@@ -58,11 +60,17 @@ def showing_key(cards: Iterable[Card], wild: bool) -> tuple[int, ...]:
     """Rank a hand showing: ``(category, ranks...)``, higher is better.
 
     Wilds join the largest group of natural cards (the highest rank among equals),
-    or play as aces when every up card is wild.
+    or play as aces when every up card is wild. Up to four up cards (every hand showing
+    without an exposed hole card) the key comes from a table made at import.
     """
+    ranks = tuple(sorted([(card >> 2) + 2 for card in cards]))  # card.rank, without the call
+    key = _SHOWING_KEYS[wild].get(ranks)
+    return _rank_showing(ranks, wild) if key is None else key
+
+
+def _rank_showing(ranks: Iterable[int], wild: bool) -> tuple[int, ...]:
     counts: dict[int, int] = {}
-    for card in cards:
-        rank = (card >> 2) + 2  # card.rank, without the property call (a street ranks every hand)
+    for rank in ranks:
         counts[rank] = counts.get(rank, 0) + 1
     wilds = counts.pop(4, 0) if wild else 0
     groups = sorted(zip(counts.values(), counts, strict=True), reverse=True)
@@ -84,6 +92,19 @@ def showing_key(cards: Iterable[Card], wild: bool) -> tuple[int, ...]:
     else:
         category = 0
     return (category, *[rank for _, rank in groups])
+
+
+# The showing key of every multiset of up to four ranks (sorted), without and with wilds.
+_SHOWING_KEYS = tuple(
+    MappingProxyType(
+        {
+            ranks: _rank_showing(ranks, wild)
+            for count in range(5)
+            for ranks in combinations_with_replacement(range(2, 15), count)
+        }
+    )
+    for wild in (False, True)
+)
 
 
 def describe_showing(key: tuple[int, ...]) -> str:
@@ -258,20 +279,16 @@ def take_decision(hand: Hand, choice: Choice) -> Hand:
     index = hand.actor
     assert index is not None
     player = hand.players[index]
-    do = choice.do
-    if do is Do.FOLD:
-        moved = evolve(player, folded=True, acted=True)
-    elif do is Do.CHECK:
-        moved = evolve(player, acted=True)
+    do, to = choice
+    if to is None:  # a fold or a check: no chips go in
+        moved = evolve(player, folded=do is Do.FOLD, acted=True)
     else:
-        to = choice.to
-        assert to is not None
         chips = to - player.bet
         moved = evolve(
             player, stack=player.stack - chips, total=player.total + chips, bet=to, acted=True
         )
     players = (*hand.players[:index], moved, *hand.players[index + 1 :])
-    if do is Do.FOLD or do is Do.CHECK or do is Do.CALL:
+    if to is None or do is Do.CALL:
         actor = next_actor(players, index, hand.level)
         return evolve(hand, players=players, bring_in_due=False, actor=actor)
     return _wager(hand, index, players, choice)
