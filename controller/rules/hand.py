@@ -40,7 +40,6 @@ from controller.rules.betting import (
     bring_in_card,
     can_bet,
     describe_showing,
-    heads_up,
     legal_choices,
     next_seat_from,
     showing_key,
@@ -437,14 +436,15 @@ def _begin_street(hand: Hand, street: int, fx: list[Effect]) -> Hand:
     live = [p.seat for p in hand.players if not p.folded]
     burn = (Waiting.card(Dest.BURN, street),) if hand.rules.burn and street > 3 else ()
     fx.append(Notice("street", f"{STREET_NAMES[street]} street", {"street": street}))
+    seat_dest = Dest.SEAT
     if street == 3:
-        down = tuple(Waiting("card", seat, Dest.SEAT, False, 3) for seat in live)
-        up = tuple(Waiting("card", seat, Dest.SEAT, True, 3) for seat in live)
+        down = [Waiting("card", seat, seat_dest, False, 3) for seat in live]
+        up = [Waiting("card", seat, seat_dest, True, 3) for seat in live]
         queue = (*down, *down, *up)  # two rounds face down, one face up
     elif street < 7:
-        queue = (*burn, *(Waiting("card", seat, Dest.SEAT, True, street) for seat in live))
+        queue = (*burn, *[Waiting("card", seat, seat_dest, True, street) for seat in live])
     elif hand.stub >= len(burn) + len(live):
-        queue = (*burn, *(Waiting("card", seat, Dest.SEAT, False, street) for seat in live))
+        queue = (*burn, *[Waiting("card", seat, seat_dest, False, street) for seat in live])
     else:
         fx.append(
             Notice(
@@ -653,7 +653,8 @@ def _begin_betting(hand: Hand, fx: list[Effect]) -> Hand:
         wild = rules.wild
         showing = {i: showing_key(players[i].up_cards, wild) for i in live}
         opener = max(live, key=lambda i: (showing[i], -i))
-    if sum(can_bet(players[i]) for i in live) <= 1:
+    bettors = [i for i in live if players[i].stack > 0]  # can bet: still in, chips behind
+    if len(bettors) <= 1:
         fx.append(
             Notice(
                 "no_betting",
@@ -710,7 +711,7 @@ def _begin_betting(hand: Hand, fx: list[Effect]) -> Hand:
         size=size,
         wagers=0,
         bring_in_due=bring_in_due,
-        heads_up_start=heads_up(players),
+        heads_up_start=len(bettors) <= 2,  # heads-up, as betting.heads_up counts it
         first=actor,
         aggressor=None,
     )
