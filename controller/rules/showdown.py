@@ -42,7 +42,7 @@ def begin_showdown(hand: Hand, fx: list[Effect]) -> Hand:
             if not player.folded:
                 fx.append(Shows(hand, player))
         return award(evolve(hand, players=players), fx)
-    fx.append(Notice("showdown", "showdown: each player shows or mucks in turn"))
+    fx.append(Notice("showdown", "showdown: each player shows or mucks in turn", {}))
     return next_to_show(evolve(hand, phase=Phase.SHOWDOWN), fx)
 
 
