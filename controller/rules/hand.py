@@ -500,34 +500,39 @@ def _scramble(hand: Hand, fx: list[Effect]) -> Hand:
 
 def _await_card(hand: Hand, fx: list[Effect]) -> Hand:
     """Settle the deal queue: start the betting when the street is dealt."""
-    if not hand.queue:
+    queue = hand.queue
+    if not queue:
         return _begin_betting(hand, fx)
-    if hand.queue[0].kind == "card" and hand.stub == 0 and not hand.scrambled:
-        return _scramble(hand, fx)
+    if hand.out.bit_count() == 52 and queue[0].kind == "card" and not hand.scrambled:
+        return _scramble(hand, fx)  # the stub is empty
     return hand
 
 
 def _deal(hand: Hand, card: Card, fx: list[Effect]) -> Hand:
-    waiting = hand.queue[0] if hand.phase is Phase.DEAL else hand.waiting_for  # as waiting_for
+    queue, out = hand.queue, hand.out
+    waiting = queue[0] if hand.phase is Phase.DEAL else hand.waiting_for  # as waiting_for
     assert waiting is not None
     if waiting.kind != "card":
         raise IllegalInput(f"{card}: not waiting for a card ({waiting.describe()})")
     bit = 1 << card
-    if hand.out & bit:
+    if out & bit:
         raise IllegalInput(f"{card}: card already in play")
-    rest, out = hand.queue[1:], hand.out | bit
+    rest, out = queue[1:], out | bit
     dest = waiting.destination
     fx.append(CardOut(card, waiting))
-    if dest is Dest.BURN:
+    if dest is Dest.SEAT:  # most cards: the others are burn, bonus and community cards
+        bonus = False
+    elif dest is Dest.BURN:
         return _await_card(evolve(hand, out=out, queue=rest, burns=(*hand.burns, card)), fx)
-    if dest is Dest.COMMUNITY:
+    elif dest is Dest.COMMUNITY:
         return _await_card(evolve(hand, out=out, queue=rest, community=card), fx)
+    else:
+        bonus = True
     seat, up = waiting.seat, waiting.up
     assert seat is not None
     players = hand.players
     index = _index_of(players, seat)
     player = players[index]
-    bonus = dest is Dest.BONUS
     dealt = Dealt(card, up, hand.street, bonus)
     players = (
         *players[:index],
