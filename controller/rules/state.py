@@ -125,11 +125,11 @@ class Player:
 
     @property
     def up_cards(self) -> tuple[Card, ...]:
-        return tuple(dealt.card for dealt in self.cards if dealt.up)
+        return tuple([dealt.card for dealt in self.cards if dealt.up])  # a list is built faster
 
     @property
     def own_cards(self) -> tuple[Card, ...]:
-        return tuple(dealt.card for dealt in self.cards)
+        return tuple([dealt.card for dealt in self.cards])
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
