@@ -440,8 +440,14 @@ def apply(hand: Hand, item: Input) -> Step:
 # The deal ------------------------------------------------------------------------------
 
 
-def _begin_street(hand: Hand, street: int, fx: list[Effect]) -> Hand:
-    live = [p.seat for p in hand.players if not p.folded]
+def _begin_street(
+    hand: Hand, street: int, fx: list[Effect], players: tuple[Player, ...] | None = None
+) -> Hand:
+    """Start dealing ``street``; ``players`` replace the hand's at the same time (the end
+    of the last round copies them: the hand is copied once)."""
+    if players is None:
+        players = hand.players
+    live = [p.seat for p in players if not p.folded]
     burn = (Waiting.card(Dest.BURN, street),) if hand.rules.burn and street > 3 else ()
     fx.append(Notice("street", f"{STREET_NAMES[street]} street", {"street": street}))
     seat_dest = Dest.SEAT
@@ -469,10 +475,12 @@ def _begin_street(hand: Hand, street: int, fx: list[Effect]) -> Hand:
             hand = _scramble(hand, fx)
     hand = evolve(
         hand,
+        players=players,
         phase=Phase.DEAL,
         street=street,
         queue=queue,
         actor=None,
+        bring_in_due=False,
         level=0,
         full_level=0,
         size=0,
@@ -755,11 +763,12 @@ def _decide(hand: Hand, index: int, action: Action, fx: list[Effect]) -> Hand:
 
 
 def _end_round(hand: Hand, fx: list[Effect]) -> Hand:
-    players = tuple(evolve(p, bet=0, acted=False) if p.bet or p.acted else p for p in hand.players)
-    hand = evolve(hand, players=players, actor=None, bring_in_due=False)
+    players = tuple(
+        [evolve(p, bet=0, acted=False) if p.bet or p.acted else p for p in hand.players]
+    )
     if hand.street == 7:
-        return begin_showdown(hand, fx)
-    return _begin_street(hand, hand.street + 1, fx)
+        return begin_showdown(evolve(hand, players=players, actor=None, bring_in_due=False), fx)
+    return _begin_street(hand, hand.street + 1, fx, players)
 
 
 def _win_uncontested(hand: Hand, winner: Player, fx: list[Effect]) -> Hand:
