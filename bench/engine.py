@@ -18,29 +18,20 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
 import time
+from pathlib import Path
 
 import pokerkit
 
 from controller.rules import DECK, Action, Deal, Do, Rules, start_hand
 
-STUD = Rules(
-    variant="seven-card-stud",
-    max_raises=3,
-    heads_up_uncapped="never",
-    open_pair_big_bet=False,
-)
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from pokerkit_table import POKERKIT_RULES, pokerkit_state
+
 LUCK = Rules()
 WAGERS = (Do.COMPLETE, Do.BET, Do.RAISE)
-AUTOMATIONS = (
-    pokerkit.Automation.ANTE_POSTING,
-    pokerkit.Automation.BET_COLLECTION,
-    pokerkit.Automation.BLIND_OR_STRADDLE_POSTING,
-    pokerkit.Automation.HOLE_CARDS_SHOWING_OR_MUCKING,
-    pokerkit.Automation.HAND_KILLING,
-    pokerkit.Automation.CHIPS_PUSHING,
-    pokerkit.Automation.CHIPS_PULLING,
-)
 PK_CARDS = {card: next(iter(pokerkit.Card.parse(str(card)))) for card in DECK}
 
 
@@ -85,7 +76,7 @@ def engine_hand(rules: Rules, stacks: list[int], deck: list, seed: int) -> None:
 
 
 def stud_hand(stacks: list[int], deck: list, seed: int) -> None:
-    engine_hand(STUD, stacks, deck, seed)
+    engine_hand(POKERKIT_RULES, stacks, deck, seed)
 
 
 def luck_hand(stacks: list[int], deck: list, seed: int) -> None:
@@ -94,16 +85,7 @@ def luck_hand(stacks: list[int], deck: list, seed: int) -> None:
 
 def pokerkit_hand(stacks: list[int], deck: list, seed: int) -> None:
     rng = random.Random(seed)
-    state = pokerkit.FixedLimitSevenCardStud.create_state(
-        AUTOMATIONS,
-        False,
-        STUD.ante,
-        STUD.bring_in,
-        STUD.small_bet,
-        STUD.big_bet,
-        stacks,
-        len(stacks),
-    )
+    state = pokerkit_state(stacks)
     cards = iter(deck)
     while state.status:
         if state.can_burn_card():

@@ -1,8 +1,6 @@
 """The host session (sans-IO): ordering, duplicates, gaps, link state, heartbeats, lamps."""
 
-import json
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
@@ -27,9 +25,8 @@ from drivers.protocol import (
 )
 from drivers.protocol.codec import CRC, HEADER, cobs_encode, crc16
 from drivers.session import HostSession, LinkConfig
+from tests.protocol_vectors import VECTOR, VECTORS
 
-VECTORS = json.loads((Path(__file__).parent / "vectors" / "protocol_v1.json").read_text())
-VECTOR = {v["name"]: v for v in VECTORS["frames"]}
 SHOE, SEATS = DeviceKind.SHOE, DeviceKind.SEAT_BOARD
 
 CONFIG = LinkConfig(heartbeat_interval=0.5, silence_timeout=2.0, resend_holdoff=0.05)

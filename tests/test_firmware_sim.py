@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from simhost import SimHost, pump
@@ -37,9 +36,7 @@ from firmware_sim import (
     SimulatedShoe,
 )
 from firmware_sim.control import Controller, QuitRequested, card_code, card_name
-
-VECTORS = json.loads((Path(__file__).parent / "vectors" / "protocol_v1.json").read_text())
-VECTOR = {v["name"]: v for v in VECTORS["frames"]}
+from tests.protocol_vectors import VECTOR, VECTORS
 
 
 def frames_of(data: bytes) -> list:

@@ -17,30 +17,12 @@ import pytest
 
 pokerkit = pytest.importorskip("pokerkit")
 
-from controller.rules import DECK, Action, Deal, Dest, Do, Rules, start_hand  # noqa: E402
+from controller.rules import DECK, Action, Deal, Dest, Do, start_hand  # noqa: E402
 from controller.rules.pots import build_pots  # noqa: E402
+from tests.pokerkit_table import POKERKIT_RULES as RULES  # noqa: E402
+from tests.pokerkit_table import pokerkit_state  # noqa: E402
 
-RULES = Rules(
-    variant="seven-card-stud",
-    ante=1,
-    bring_in=2,
-    small_bet=5,
-    big_bet=10,
-    max_raises=3,
-    heads_up_uncapped="never",
-    open_pair_big_bet=False,
-    burn=True,
-)
 HANDS = 1000
-AUTOMATIONS = (
-    pokerkit.Automation.ANTE_POSTING,
-    pokerkit.Automation.BET_COLLECTION,
-    pokerkit.Automation.BLIND_OR_STRADDLE_POSTING,
-    pokerkit.Automation.HOLE_CARDS_SHOWING_OR_MUCKING,
-    pokerkit.Automation.HAND_KILLING,
-    pokerkit.Automation.CHIPS_PUSHING,
-    pokerkit.Automation.CHIPS_PULLING,
-)
 
 
 def random_stacks(rng: random.Random, count: int) -> list[int]:
@@ -123,16 +105,7 @@ def play_one(rng: random.Random):
     seats = sorted(rng.sample(range(1, 9), count))
     stacks = random_stacks(rng, count)
     hand = start_hand(RULES, dict(zip(seats, stacks, strict=True))).hand
-    state = pokerkit.FixedLimitSevenCardStud.create_state(
-        AUTOMATIONS,
-        False,
-        RULES.ante,
-        RULES.bring_in,
-        RULES.small_bet,
-        RULES.big_bet,
-        stacks,
-        count,
-    )
+    state = pokerkit_state(stacks)
     deck = list(DECK)
     rng.shuffle(deck)
     cards = iter(deck)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -47,9 +46,8 @@ from drivers.protocol import (
     to_dict,
 )
 from drivers.protocol.codec import CRC, HEADER, encode_body
-
-VECTORS = json.loads((Path(__file__).parent / "vectors" / "protocol_v1.json").read_text())
-FRAMES = {v["name"]: v for v in VECTORS["frames"]}
+from tests.protocol_vectors import VECTOR as FRAMES
+from tests.protocol_vectors import VECTORS
 
 
 def _crc16_bitwise(data: bytes) -> int:
