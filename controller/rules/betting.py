@@ -188,12 +188,25 @@ def raise_block(hand: Hand, index: int) -> str | None:
 
 def wager_word(hand: Hand) -> Do:
     if hand.street == 3 and hand.wagers == 0:
-        return Do.COMPLETE
-    return Do.BET if hand.level == 0 else Do.RAISE
+        return _COMPLETE
+    return _BET if hand.level == 0 else _RAISE
 
 
 CHECK = Choice(Do.CHECK)
 FOLD = Choice(Do.FOLD)
+
+# The members read on every decision, as module globals (reading a member off an enum
+# class takes EnumType.__getattr__'s slow path on Python 3.11), and the named tuple
+# constructor without the class's Python-level __new__.
+_BRING_IN, _COMPLETE, _BET, _RAISE, _CALL, _FOLD = (
+    Do.BRING_IN,
+    Do.COMPLETE,
+    Do.BET,
+    Do.RAISE,
+    Do.CALL,
+    Do.FOLD,
+)
+_tuple_new = tuple.__new__
 
 
 def legal_choices(hand: Hand) -> tuple[Choice, ...]:
@@ -212,19 +225,18 @@ def legal_choices(hand: Hand) -> tuple[Choice, ...]:
         )
     level = hand.level
     facing = level > player.bet
-    stay = Choice(Do.CALL, min(level, reach)) if facing else CHECK
-    wagers: tuple[Choice, ...] = ()
-    if raise_block(hand, index) is None:
-        word = wager_word(hand)
-        full_level = hand.full_level
-        if hand.size:
-            wagers = (Choice(word, min(reach, full_level + hand.size)),)
-        else:  # open pair: either size, as far as the stack reaches
-            small = min(reach, full_level + rules.small_bet)
-            big = min(reach, full_level + rules.big_bet)
-            wagers = (
-                (Choice(word, small), Choice(word, big)) if big > small else (Choice(word, small),)
-            )
+    stay = _tuple_new(Choice, (_CALL, min(level, reach))) if facing else CHECK
+    if raise_block(hand, index) is not None:
+        return (stay, FOLD) if facing else (stay,)
+    word = wager_word(hand)
+    full_level = hand.full_level
+    if hand.size:
+        wager = _tuple_new(Choice, (word, min(reach, full_level + hand.size)))
+        return (stay, wager, FOLD) if facing else (stay, wager)
+    # open pair: either size, as far as the stack reaches
+    small = min(reach, full_level + rules.small_bet)
+    big = min(reach, full_level + rules.big_bet)
+    wagers = (Choice(word, small), Choice(word, big)) if big > small else (Choice(word, small),)
     return (stay, *wagers, FOLD) if facing else (stay, *wagers)
 
 
@@ -281,14 +293,14 @@ def take_decision(hand: Hand, choice: Choice) -> Hand:
     player = hand.players[index]
     do, to = choice
     if to is None:  # a fold or a check: no chips go in
-        moved = evolve(player, folded=do is Do.FOLD, acted=True)
+        moved = evolve(player, folded=do is _FOLD, acted=True)
     else:
         chips = to - player.bet
         moved = evolve(
             player, stack=player.stack - chips, total=player.total + chips, bet=to, acted=True
         )
     players = (*hand.players[:index], moved, *hand.players[index + 1 :])
-    if to is None or do is Do.CALL:
+    if to is None or do is _CALL:
         actor = next_actor(players, index, hand.level)
         return evolve(hand, players=players, bring_in_due=False, actor=actor)
     return _wager(hand, index, players, choice)
@@ -300,7 +312,7 @@ def _wager(hand: Hand, index: int, players: tuple[Player, ...], choice: Choice) 
     assert to is not None
     level, full_level, wagers, size = hand.level, hand.full_level, hand.wagers, hand.size
     rules = hand.rules
-    if choice.do is Do.BRING_IN:
+    if choice.do is _BRING_IN:
         level = rules.bring_in
         aggressor = hand.aggressor
         if level == rules.small_bet:  # a bring-in of the whole small bet is the bet
@@ -317,10 +329,14 @@ def _wager(hand: Hand, index: int, players: tuple[Player, ...], choice: Choice) 
             wagers += 1
             full_level = to
             players = tuple(
-                evolve(p, acted=False)
-                if other != index and p.acted and (p.bet <= floor or (level - p.bet) * 2 >= size)
-                else p
-                for other, p in enumerate(players)
+                [
+                    evolve(p, acted=False)
+                    if other != index
+                    and p.acted
+                    and (p.bet <= floor or (level - p.bet) * 2 >= size)
+                    else p
+                    for other, p in enumerate(players)
+                ]
             )
     return evolve(
         hand,

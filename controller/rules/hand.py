@@ -73,6 +73,18 @@ from controller.rules.state import (
 MAX_SEAT = 8
 _OVER = frozenset({Phase.COMPLETE, Phase.VOID})  # the phases of a hand that is over
 
+# The enum members tested on every input, as module globals: on Python 3.11 reading a
+# member off its class (``Phase.DEAL``) takes ``EnumType.__getattr__``'s slow path and
+# costs about as much as building a small tuple.
+_DEAL, _BETTING, _SHOWDOWN = Phase.DEAL, Phase.BETTING, Phase.SHOWDOWN
+_SEAT, _BURN, _COMMUNITY = Dest.SEAT, Dest.BURN, Dest.COMMUNITY
+_FOLD, _VOID = Do.FOLD, Do.VOID
+
+# Builds a named tuple from a tuple of all its fields without the class's Python-level
+# ``__new__`` (a third of the cost): used for the records made on every input.
+_tuple_new = tuple.__new__
+_set_attribute = object.__setattr__  # for the cache slot: the hand's own __setattr__ refuses
+
 
 class Waiting(NamedTuple):
     """What the engine waits for (a named tuple: one is made for every card of the deal
@@ -290,22 +302,29 @@ class Hand:
 
     @property
     def waiting_for(self) -> Waiting | None:
-        """What the engine waits for: the head of the deal queue, or a decision (computed
-        once per state, legal choices included)."""
-        if self.phase is Phase.DEAL:
-            return self.queue[0]
-        waiting: Waiting | None = getattr(self, "_waiting", None)
-        if waiting is None:
-            waiting = self._find_waiting()
-            object.__setattr__(self, "_waiting", waiting)
+        """What the engine waits for: the head of the deal queue (empty outside the deal),
+        or a decision with its legal choices, computed once per state (by ``apply`` as it
+        makes the state)."""
+        queue = self.queue
+        if queue:
+            return queue[0]
+        try:
+            return self._waiting
+        except AttributeError:  # a state made outside apply (from_json, evolve)
+            return self._keep_waiting()
+
+    def _keep_waiting(self) -> Waiting | None:
+        waiting = self._find_waiting()
+        _set_attribute(self, "_waiting", waiting)
         return waiting
 
     def _find_waiting(self) -> Waiting | None:
         phase = self.phase
-        if phase is Phase.BETTING:
+        if phase is _BETTING:
             assert self.actor is not None
-            return Waiting("action", self.players[self.actor].seat, legal=legal_choices(self))
-        if phase is Phase.SHOWDOWN:
+            seat = self.players[self.actor].seat
+            return _tuple_new(Waiting, ("action", seat, None, False, 0, legal_choices(self), 0))
+        if phase is _SHOWDOWN:
             assert self.actor is not None
             choices = (Choice(Do.SHOW), Choice(Do.MUCK))
             return Waiting("show", self.players[self.actor].seat, legal=choices)
@@ -315,7 +334,22 @@ class Hand:
         return self.players[_index_of(self.players, seat)]
 
     def apply(self, item: Input) -> Step:
-        return apply(self, item)
+        """Apply one input; returns the new state and its effects, or raises
+        ``IllegalInput`` (and nothing changes)."""
+        if self.phase in _OVER:
+            raise IllegalInput(f"the hand is {'void' if self.phase is Phase.VOID else 'over'}")
+        fx: list[Effect] = []
+        if isinstance(item, Deal):
+            new = _deal(self, item.card, fx)
+        elif not isinstance(item, Action):
+            raise IllegalInput(f"not an input: {item!r}")
+        elif item.do is _VOID:
+            new = _void(self, "the supervisor voids the hand", fx)
+        else:
+            new = _decision(self, item, fx)
+        if not new.queue:  # a decision or the end: what it waits for is known now
+            new._keep_waiting()
+        return _tuple_new(Step, (new, tuple(fx)))
 
     def verify(self, item: Input) -> None:
         """Raise ``IllegalInput`` if ``item`` is not legal now."""
@@ -408,33 +442,27 @@ def start_hand(rules: Rules, stacks: Mapping[int, int]) -> Step:
 
 
 def apply(hand: Hand, item: Input) -> Step:
-    """Apply one input; returns the new state and its effects, or raises ``IllegalInput``."""
-    if hand.phase in _OVER:
-        raise IllegalInput(f"the hand is {'void' if hand.phase is Phase.VOID else 'over'}")
-    fx: list[Effect] = []
-    if isinstance(item, Deal):
-        new = _deal(hand, item.card, fx)
-    elif not isinstance(item, Action):
-        raise IllegalInput(f"not an input: {item!r}")
-    elif item.do is Do.VOID:
-        new = _void(hand, "the supervisor voids the hand", fx)
-    else:
-        if item.seat is None:
-            raise IllegalInput(f"'{item.do}' needs a seat")
-        index = _index_of(hand.players, item.seat)
-        if item.do in BETTING_DECISIONS:
-            new = _decide(hand, index, item, fx)
-        elif item.do is Do.EXPOSE:
-            if item.card is None:
-                raise IllegalInput("'expose' needs the exposed 'card'")
-            new = _expose(hand, index, item.card, fx)
-        elif item.do is Do.BONUS:
-            if item.accept is None:
-                raise IllegalInput("'bonus' needs 'accept': true or false")
-            new = _bonus_decision(hand, index, item.accept, fx)
-        else:
-            new = _reveal(hand, index, item.do, fx)
-    return Step(new, tuple(fx))
+    """Apply one input to ``hand`` (``hand.apply(item)``)."""
+    return hand.apply(item)
+
+
+def _decision(hand: Hand, item: Action, fx: list[Effect]) -> Hand:
+    seat = item.seat
+    if seat is None:
+        raise IllegalInput(f"'{item.do}' needs a seat")
+    do = item.do
+    if do in BETTING_DECISIONS:
+        return _decide(hand, seat, item, fx)
+    index = _index_of(hand.players, seat)
+    if do is Do.EXPOSE:
+        if item.card is None:
+            raise IllegalInput("'expose' needs the exposed 'card'")
+        return _expose(hand, index, item.card, fx)
+    if do is Do.BONUS:
+        if item.accept is None:
+            raise IllegalInput("'bonus' needs 'accept': true or false")
+        return _bonus_decision(hand, index, item.accept, fx)
+    return _reveal(hand, index, do, fx)
 
 
 # The deal ------------------------------------------------------------------------------
@@ -518,7 +546,7 @@ def _await_card(hand: Hand, fx: list[Effect]) -> Hand:
 
 def _deal(hand: Hand, card: Card, fx: list[Effect]) -> Hand:
     queue, out = hand.queue, hand.out
-    waiting = queue[0] if hand.phase is Phase.DEAL else hand.waiting_for  # as waiting_for
+    waiting = queue[0] if queue else hand.waiting_for  # as waiting_for
     assert waiting is not None
     if waiting.kind != "card":
         raise IllegalInput(f"{card}: not waiting for a card ({waiting.describe()})")
@@ -527,12 +555,12 @@ def _deal(hand: Hand, card: Card, fx: list[Effect]) -> Hand:
         raise IllegalInput(f"{card}: card already in play")
     rest, out = queue[1:], out | bit
     dest = waiting.destination
-    fx.append(CardOut(card, waiting))
-    if dest is Dest.SEAT:  # most cards: the others are burn, bonus and community cards
+    fx.append(_tuple_new(CardOut, (card, waiting)))
+    if dest is _SEAT:  # most cards: the others are burn, bonus and community cards
         bonus = False
-    elif dest is Dest.BURN:
+    elif dest is _BURN:
         return _await_card(evolve(hand, out=out, queue=rest, burns=(*hand.burns, card)), fx)
-    elif dest is Dest.COMMUNITY:
+    elif dest is _COMMUNITY:
         return _await_card(evolve(hand, out=out, queue=rest, community=card), fx)
     else:
         bonus = True
@@ -541,7 +569,7 @@ def _deal(hand: Hand, card: Card, fx: list[Effect]) -> Hand:
     players = hand.players
     index = _index_of(players, seat)
     player = players[index]
-    dealt = Dealt(card, up, hand.street, bonus)
+    dealt = _tuple_new(Dealt, (card, up, hand.street, bonus, False))
     players = (
         *players[:index],
         evolve(player, cards=(*player.cards, dealt)),
@@ -738,10 +766,14 @@ def _begin_betting(hand: Hand, fx: list[Effect]) -> Hand:
     )
 
 
-def _decide(hand: Hand, index: int, action: Action, fx: list[Effect]) -> Hand:
-    player = hand.players[index]
+def _decide(hand: Hand, seat: int, action: Action, fx: list[Effect]) -> Hand:
+    index = hand.actor
+    players = hand.players
+    if index is None or players[index].seat != seat:
+        index = _index_of(players, seat)
+    player = players[index]
     do = action.do
-    if hand.phase is not Phase.BETTING or hand.actor != index:
+    if hand.phase is not _BETTING or hand.actor != index:
         who = f"seat {player.seat} cannot {do.value.replace('_', ' ')}"
         if player.folded:
             raise IllegalInput(f"{who}: seat {player.seat} has folded")
@@ -752,8 +784,8 @@ def _decide(hand: Hand, index: int, action: Action, fx: list[Effect]) -> Hand:
         raise IllegalInput(f"{who}: out of turn (seat {waiting.seat} to act)")
     choice = betting.choose(hand, do, action.to)
     hand = betting.take_decision(hand, choice)
-    fx.append(Decision(choice, index, hand.players))
-    if do is Do.FOLD:
+    fx.append(_tuple_new(Decision, (choice, index, hand.players)))
+    if do is _FOLD:
         remaining = [p for p in hand.players if not p.folded]
         if len(remaining) == 1:
             return _win_uncontested(hand, remaining[0], fx)
