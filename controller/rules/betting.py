@@ -292,13 +292,7 @@ def take_decision(hand: Hand, choice: Choice) -> Hand:
     assert index is not None
     player = hand.players[index]
     do, to = choice
-    if to is None:  # a fold or a check: no chips go in
-        moved = evolve(player, folded=do is _FOLD, acted=True)
-    else:
-        chips = to - player.bet
-        moved = evolve(
-            player, stack=player.stack - chips, total=player.total + chips, bet=to, acted=True
-        )
+    moved = player.passes(do is _FOLD) if to is None else player.puts_in(to)
     players = (*hand.players[:index], moved, *hand.players[index + 1 :])
     if to is None or do is _CALL:
         actor = next_actor(players, index, hand.level)
@@ -330,7 +324,7 @@ def _wager(hand: Hand, index: int, players: tuple[Player, ...], choice: Choice) 
             full_level = to
             players = tuple(
                 [
-                    evolve(p, acted=False)
+                    p.reopened()
                     if other != index
                     and p.acted
                     and (p.bet <= floor or (level - p.bet) * 2 >= size)

@@ -572,7 +572,7 @@ def _deal(hand: Hand, card: Card, fx: list[Effect]) -> Hand:
     dealt = _tuple_new(Dealt, (card, up, hand.street, bonus, False))
     players = (
         *players[:index],
-        evolve(player, cards=(*player.cards, dealt)),
+        player.given(dealt),
         *players[index + 1 :],
     )
     hand = evolve(hand, out=out, queue=rest, players=players)
@@ -795,9 +795,7 @@ def _decide(hand: Hand, seat: int, action: Action, fx: list[Effect]) -> Hand:
 
 
 def _end_round(hand: Hand, fx: list[Effect]) -> Hand:
-    players = tuple(
-        [evolve(p, bet=0, acted=False) if p.bet or p.acted else p for p in hand.players]
-    )
+    players = tuple([p.new_round() for p in hand.players])
     if hand.street == 7:
         return begin_showdown(evolve(hand, players=players, actor=None, bring_in_due=False), fx)
     return _begin_street(hand, hand.street + 1, fx, players)

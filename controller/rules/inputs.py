@@ -22,7 +22,6 @@ Every type here serializes with ``to_json()`` and reads back with ``input_from_j
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, NamedTuple
 
@@ -54,9 +53,9 @@ class IllegalInput(ValueError):
     """An input that is not legal in the current state; the state is unchanged."""
 
 
-@dataclass(frozen=True, slots=True)
-class Deal:
-    """The next card out of the shoe."""
+class Deal(NamedTuple):
+    """The next card out of the shoe. Inputs are named tuples: one is made for every card
+    and decision, and a tuple is built about twice as fast as a frozen dataclass."""
 
     card: Card
 
@@ -64,8 +63,7 @@ class Deal:
         return {"deal": str(self.card)}
 
 
-@dataclass(frozen=True, slots=True)
-class Action:
+class Action(NamedTuple):
     """A decision by a player, or a correction by the dealer or supervisor."""
 
     do: Do
