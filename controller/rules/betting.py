@@ -63,7 +63,17 @@ def showing_key(cards: Iterable[Card], wild: bool) -> tuple[int, ...]:
     or play as aces when every up card is wild. Up to four up cards (every hand showing
     without an exposed hole card) the key comes from a table made at import.
     """
-    ranks = tuple(sorted([(card >> 2) + 2 for card in cards]))  # card.rank, without the call
+    return _showing_of_ranks(tuple(sorted([(card >> 2) + 2 for card in cards])), wild)
+
+
+def showing_of(player: Player, wild: bool) -> tuple[int, ...]:
+    """The key of the player's hand showing: ``showing_key`` of their up cards."""
+    ranks = sorted([(dealt.card >> 2) + 2 for dealt in player.cards if dealt.up])
+    return _showing_of_ranks(tuple(ranks), wild)
+
+
+def _showing_of_ranks(ranks: tuple[int, ...], wild: bool) -> tuple[int, ...]:
+    """The showing key of a sorted tuple of ranks (2 to 14; ``card >> 2`` is rank - 2)."""
     key = _SHOWING_KEYS[wild].get(ranks)
     return _rank_showing(ranks, wild) if key is None else key
 

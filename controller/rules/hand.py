@@ -38,11 +38,9 @@ from controller.rules import betting
 from controller.rules.betting import (
     Choice,
     bring_in_card,
-    can_bet,
     describe_showing,
     legal_choices,
-    next_seat_from,
-    showing_key,
+    showing_of,
     with_player,
 )
 from controller.rules.cards import Card, parse_card
@@ -476,17 +474,15 @@ def _begin_street(
     if players is None:
         players = hand.players
     live = [p.seat for p in players if not p.folded]
-    burn = (Waiting.card(Dest.BURN, street),) if hand.rules.burn and street > 3 else ()
+    burn = (Waiting.card(_BURN, street),) if hand.rules.burn and street > 3 else ()
     fx.append(Notice("street", f"{STREET_NAMES[street]} street", {"street": street}))
-    seat_dest = Dest.SEAT
     if street == 3:
-        down = [Waiting("card", seat, seat_dest, False, 3) for seat in live]
-        up = [Waiting("card", seat, seat_dest, True, 3) for seat in live]
-        queue = (*down, *down, *up)  # two rounds face down, one face up
+        down = _cards_to(live, False, 3)
+        queue = (*down, *down, *_cards_to(live, True, 3))  # two rounds face down, one up
     elif street < 7:
-        queue = (*burn, *[Waiting("card", seat, seat_dest, True, street) for seat in live])
+        queue = (*burn, *_cards_to(live, True, street))
     elif hand.stub >= len(burn) + len(live):
-        queue = (*burn, *[Waiting("card", seat, seat_dest, False, street) for seat in live])
+        queue = (*burn, *_cards_to(live, False, street))
     else:
         fx.append(
             Notice(
@@ -504,7 +500,7 @@ def _begin_street(
     hand = evolve(
         hand,
         players=players,
-        phase=Phase.DEAL,
+        phase=_DEAL,
         street=street,
         queue=queue,
         actor=None,
@@ -516,6 +512,11 @@ def _begin_street(
         aggressor=None,
     )
     return _await_card(hand, fx)
+
+
+def _cards_to(seats: list[int], up: bool, street: int) -> list[Waiting]:
+    """The deal queue's entries for a card to each seat, in order."""
+    return [_tuple_new(Waiting, ("card", seat, _SEAT, up, street, (), 0)) for seat in seats]
 
 
 def _scramble(hand: Hand, fx: list[Effect]) -> Hand:
@@ -700,8 +701,9 @@ def _begin_betting(hand: Hand, fx: list[Effect]) -> Hand:
         opener = min(live, key=lambda i: bring_in_card(players[i], rules))
     else:
         wild = rules.wild
-        showing = {i: showing_key(players[i].up_cards, wild) for i in live}
-        opener = max(live, key=lambda i: (showing[i], -i))
+        keys = [showing_of(players[i], wild) for i in live]
+        high = max(keys)
+        opener = live[keys.index(high)]  # ties: the lowest seat, closest to the dealer's left
     bettors = [i for i in live if players[i].stack > 0]  # can bet: still in, chips behind
     if len(bettors) <= 1:
         fx.append(
@@ -712,8 +714,7 @@ def _begin_betting(hand: Hand, fx: list[Effect]) -> Hand:
             )
         )
         return _end_round(evolve(hand, first=opener, phase=Phase.BETTING), fx)
-    actor = next_seat_from(players, opener, can_bet)
-    assert actor is not None
+    actor = next((i for i in bettors if i >= opener), bettors[0])  # clockwise from the opener
     bring_in_due = street == 3
     if bring_in_due:
         low_seat = players[opener].seat
@@ -732,7 +733,7 @@ def _begin_betting(hand: Hand, fx: list[Effect]) -> Hand:
         )
         fx.append(Notice("to_act", text, {"seat": players[actor].seat, "street": 3}))
     else:
-        shown = describe_showing(showing[opener])
+        shown = describe_showing(high)
         fx.append(
             Notice(
                 "to_act",
@@ -742,7 +743,7 @@ def _begin_betting(hand: Hand, fx: list[Effect]) -> Hand:
                 {"seat": players[actor].seat, "high": players[opener].seat, "street": street},
             )
         )
-        if street == 4 and rules.open_pair_big_bet and any(showing[i][0] >= 1 for i in live):
+        if street == 4 and rules.open_pair_big_bet and high[0] >= 1:  # a pair or better shows
             size = 0
             fx.append(
                 Notice(
@@ -753,7 +754,7 @@ def _begin_betting(hand: Hand, fx: list[Effect]) -> Hand:
             )
     return evolve(
         hand,
-        phase=Phase.BETTING,
+        phase=_BETTING,
         actor=actor,
         level=0,
         full_level=0,
