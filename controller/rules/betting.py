@@ -186,7 +186,7 @@ def raise_block(hand: Hand, index: int) -> str | None:
     level = hand.level
     if player.acted:
         return "the betting was not reopened (an all-in for less than half a bet)"
-    if is_capped(hand):
+    if hand.wagers > hand.rules.max_raises and is_capped(hand):  # the bet and max_raises
         return "betting is capped"
     if player.stack + player.bet <= level:
         return "not enough chips to raise (call all-in)"
@@ -235,13 +235,15 @@ def legal_choices(hand: Hand) -> tuple[Choice, ...]:
         )
     level = hand.level
     facing = level > player.bet
-    stay = _tuple_new(Choice, (_CALL, min(level, reach))) if facing else CHECK
+    # conditional expressions rather than min(): this runs for every decision
+    stay = _tuple_new(Choice, (_CALL, level if level < reach else reach)) if facing else CHECK
     if raise_block(hand, index) is not None:
         return (stay, FOLD) if facing else (stay,)
     word = wager_word(hand)
     full_level = hand.full_level
     if hand.size:
-        wager = _tuple_new(Choice, (word, min(reach, full_level + hand.size)))
+        to = full_level + hand.size
+        wager = _tuple_new(Choice, (word, to if to < reach else reach))
         return (stay, wager, FOLD) if facing else (stay, wager)
     # open pair: either size, as far as the stack reaches
     small = min(reach, full_level + rules.small_bet)

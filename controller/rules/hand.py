@@ -805,7 +805,7 @@ def _end_round(hand: Hand, fx: list[Effect]) -> Hand:
 def _win_uncontested(hand: Hand, winner: Player, fx: list[Effect]) -> Hand:
     total = hand.pot
     index = hand.players.index(winner)
-    hand = with_player(hand, index, evolve(winner, stack=winner.stack + total))
+    hand = with_player(hand, index, winner.wins(total))
     pot = Pot(total, (winner.seat,), (winner.seat,), ((winner.seat, total),))
     fx.append(
         Notice(

@@ -18,13 +18,15 @@ from controller.rules.state import Player, Pot
 
 
 def build_pots(players: Sequence[Player]) -> tuple[Pot, ...]:
+    totals = [p.total for p in players]
     live = [p for p in players if not p.folded]
-    caps = sorted({p.total for p in live if p.stack == 0} | {max(p.total for p in players)})
+    caps = sorted({p.total for p in live if p.stack == 0} | {max(totals)})
     pots: list[Pot] = []
     floor = 0
     for cap in caps:
-        amount = sum(min(p.total, cap) - min(p.total, floor) for p in players)
-        eligible = tuple(p.seat for p in live if p.stack > 0 or p.total >= cap)
+        # what each player put in above the last cap, up to this one
+        amount = sum([(cap if total > cap else total) - floor for total in totals if total > floor])
+        eligible = tuple([p.seat for p in live if p.stack > 0 or p.total >= cap])
         floor = cap
         if amount == 0:
             continue

@@ -37,7 +37,8 @@ def hand_value(hand: Hand, player: Player) -> HandValue:
 
 def begin_showdown(hand: Hand, fx: list[Effect]) -> Hand:
     if hand.rules.showdown is ShowdownMode.AUTO:
-        players = tuple(p if p.folded else evolve(p, reveal=Reveal.SHOW) for p in hand.players)
+        show = Reveal.SHOW
+        players = tuple([p if p.folded else p.revealed(show) for p in hand.players])
         for player in players:
             if not player.folded:
                 fx.append(Shows(hand, player))
@@ -73,13 +74,13 @@ def next_to_show(hand: Hand, fx: list[Effect]) -> Hand:
             return award(evolve(hand, actor=None), fx)
         if may_muck(hand, index):
             return evolve(hand, actor=index)
-        player = evolve(hand.players[index], reveal=Reveal.SHOW)
+        player = hand.players[index].revealed(Reveal.SHOW)
         hand = with_player(hand, index, player)
         fx.append(Shows(hand, player, " (last contender: the hand is tabled)"))
 
 
 def reveal(hand: Hand, index: int, choice: Reveal, fx: list[Effect]) -> Hand:
-    player = evolve(hand.players[index], reveal=choice)
+    player = hand.players[index].revealed(choice)
     hand = with_player(hand, index, player)
     if choice is Reveal.SHOW:
         fx.append(Shows(hand, player))
@@ -106,7 +107,7 @@ def award(hand: Hand, fx: list[Effect]) -> Hand:
         shares = split(pot.amount, winners)
         for seat, chips in shares:
             index = index_of[seat]
-            players[index] = evolve(players[index], stack=players[index].stack + chips)
+            players[index] = players[index].wins(chips)
         awarded.append(Pot(pot.amount, pot.eligible, tuple(sorted(winners)), shares))
         name = "pot" if len(pots) == 1 else "main pot" if number == 0 else f"side pot {number}"
         fx.append(Awarded(name, pot.amount, shares, values[winners[0]], len(contenders) > 1))

@@ -32,7 +32,7 @@ def evolve(obj: T, **changes: Any) -> T:
     are copied: what an object caches outside its dictionary (the hand's
     ``waiting_for``) stays with it.
     """
-    if isinstance(obj, tuple):
+    if isinstance(obj, tuple):  # a named tuple
         unknown = sorted(changes.keys() - obj._fields)  # type: ignore[attr-defined]
         if unknown:
             raise AttributeError(f"not a field of {type(obj).__name__}: {', '.join(unknown)}")
@@ -158,6 +158,16 @@ class Player(NamedTuple):
     def reopened(self) -> Player:
         """The player once a full wager reopens the betting for them."""
         return self._replace(acted=False)
+
+    def revealed(self, reveal: Reveal) -> Player:
+        """The player who shows or mucks at the showdown (``reveal`` is the last field)."""
+        return _tuple_new(Player, (*self[:-1], reveal))
+
+    def wins(self, chips: int) -> Player:
+        """The player with ``chips`` of a pot added to their stack."""
+        seat, start, stack, cards, folded, total, bet, acted, reveal = self
+        fields = (seat, start, stack + chips, cards, folded, total, bet, acted, reveal)
+        return _tuple_new(Player, fields)
 
     @property
     def up_cards(self) -> tuple[Card, ...]:
