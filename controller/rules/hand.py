@@ -312,21 +312,19 @@ class Hand:
             return self._keep_waiting()
 
     def _keep_waiting(self) -> Waiting | None:
-        waiting = self._find_waiting()
-        _set_attribute(self, "_waiting", waiting)
-        return waiting
-
-    def _find_waiting(self) -> Waiting | None:
+        """Find the decision the hand waits for (outside the deal) and keep it."""
         phase = self.phase
+        waiting = None
         if phase is _BETTING:
             assert self.actor is not None
             seat = self.players[self.actor].seat
-            return _tuple_new(Waiting, ("action", seat, None, False, 0, legal_choices(self), 0))
-        if phase is _SHOWDOWN:
+            waiting = _tuple_new(Waiting, ("action", seat, None, False, 0, legal_choices(self), 0))
+        elif phase is _SHOWDOWN:
             assert self.actor is not None
             choices = (Choice(Do.SHOW), Choice(Do.MUCK))
-            return Waiting("show", self.players[self.actor].seat, legal=choices)
-        return None
+            waiting = Waiting("show", self.players[self.actor].seat, legal=choices)
+        _set_attribute(self, "_waiting", waiting)
+        return waiting
 
     def player(self, seat: int) -> Player:
         return self.players[_index_of(self.players, seat)]
@@ -341,6 +339,8 @@ class Hand:
             new = _deal(self, item.card, fx)
         elif not isinstance(item, Action):
             raise IllegalInput(f"not an input: {item!r}")
+        elif item.do in BETTING_DECISIONS:
+            new = _decide(self, item, fx)
         elif item.do is _VOID:
             new = _void(self, "the supervisor voids the hand", fx)
         else:
@@ -445,12 +445,11 @@ def apply(hand: Hand, item: Input) -> Step:
 
 
 def _decision(hand: Hand, item: Action, fx: list[Effect]) -> Hand:
+    """A bonus-card decision, a show or muck, or an exposed card."""
     seat = item.seat
     if seat is None:
         raise IllegalInput(f"'{item.do}' needs a seat")
     do = item.do
-    if do in BETTING_DECISIONS:
-        return _decide(hand, seat, item, fx)
     index = _index_of(hand.players, seat)
     if do is Do.EXPOSE:
         if item.card is None:
@@ -579,6 +578,8 @@ def _deal(hand: Hand, card: Card, fx: list[Effect]) -> Hand:
     hand = evolve(hand, out=out, queue=rest, players=players)
     if up and card == FOUR_OF_CLUBS and hand.rules.wild:
         hand = _earn_bonus(hand, index, fx)
+    elif rest and out.bit_count() < 52:  # more to deal, and the stub is not empty
+        return hand
     return _await_card(hand, fx)
 
 
@@ -767,7 +768,11 @@ def _begin_betting(hand: Hand, fx: list[Effect]) -> Hand:
     )
 
 
-def _decide(hand: Hand, seat: int, action: Action, fx: list[Effect]) -> Hand:
+def _decide(hand: Hand, action: Action, fx: list[Effect]) -> Hand:
+    """A betting decision."""
+    seat = action.seat
+    if seat is None:
+        raise IllegalInput(f"'{action.do}' needs a seat")
     index = hand.actor
     players = hand.players
     if index is None or players[index].seat != seat:
