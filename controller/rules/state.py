@@ -28,9 +28,9 @@ def evolve(obj: T, **changes: Any) -> T:
     ``__post_init__``), at a fraction of its cost: the copy's attribute dictionary is the
     original's, updated, as ``copy.copy`` does it, instead of a call to ``__init__`` with
     every field (the dictionary is copied and updated, then given to a new object). A name
-    that is not a field raises ``AttributeError``. Only the fields
-    are copied: what an object caches outside its dictionary (the hand's
-    ``waiting_for``) stays with it.
+    that is not a field raises ``AttributeError``. What the hand keeps in its dictionary
+    besides the fields (``waiting_for``, once computed) belongs to the old fields and is
+    not copied.
     """
     if isinstance(obj, tuple):  # a named tuple
         unknown = sorted(changes.keys() - obj._fields)  # type: ignore[attr-defined]
@@ -43,6 +43,7 @@ def evolve(obj: T, **changes: Any) -> T:
     if len(fields) != len(old):
         unknown = sorted(changes.keys() - old.keys())
         raise AttributeError(f"not a field of {type(obj).__name__}: {', '.join(unknown)}")
+    fields.pop("_waiting", None)  # what the hand cached about its old fields
     new = _new_object(type(obj))
     _set_attribute(new, "__dict__", fields)
     return new
