@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, NamedTuple
 
 from controller.rules import betting
@@ -81,7 +82,7 @@ _FOLD, _VOID = Do.FOLD, Do.VOID
 # Builds a named tuple from a tuple of all its fields without the class's Python-level
 # ``__new__`` (a third of the cost): used for the records made on every input.
 _tuple_new = tuple.__new__
-_set_attribute = object.__setattr__  # for the cache slot: the hand's own __setattr__ refuses
+_set_attribute = object.__setattr__  # the hand is frozen: its own __setattr__ refuses
 
 
 class Waiting(NamedTuple):
@@ -259,8 +260,7 @@ class Hand:
 
     The fields live in the instance dictionary (``evolve`` copies them at once; a class
     without ``__slots__``, so that Python specializes the reads of its attributes). The
-    dictionary also keeps ``waiting_for`` once computed, as ``_waiting``: not a field, so
-    equality and JSON never see it, and ``evolve`` drops it from a copy with changes.
+    dictionary also keeps ``waiting_for`` once computed (see there).
     """
 
     rules: Rules
@@ -303,33 +303,16 @@ class Hand:
     def over(self) -> bool:
         return self.phase in _OVER
 
-    @property
+    @cached_property
     def waiting_for(self) -> Waiting | None:
         """What the engine waits for: the head of the deal queue (empty outside the deal),
-        or a decision with its legal choices, computed once per state (by ``apply`` as it
-        makes the state)."""
-        queue = self.queue
-        if queue:
-            return queue[0]
-        try:
-            return self._waiting
-        except AttributeError:  # a state made outside apply (from_json, evolve)
-            return self._keep_waiting()
+        or a decision with its exact legal choices, or None when the hand is over.
 
-    def _keep_waiting(self) -> Waiting | None:
-        """Find the decision the hand waits for (outside the deal) and keep it."""
-        phase = self.phase
-        waiting = None
-        if phase is _BETTING:
-            assert self.actor is not None
-            seat = self.players[self.actor].seat
-            waiting = _tuple_new(Waiting, ("action", seat, None, False, 0, legal_choices(self), 0))
-        elif phase is _SHOWDOWN:
-            assert self.actor is not None
-            choices = (Choice(Do.SHOW), Choice(Do.MUCK))
-            waiting = Waiting("show", self.players[self.actor].seat, legal=choices)
-        _set_attribute(self, "_waiting", waiting)
-        return waiting
+        Computed once per state: ``apply`` stores it as it makes the state, in the
+        instance dictionary where a ``cached_property`` keeps it (a plain attribute read
+        from then on); not a field, so equality and JSON never see it, and ``evolve``
+        drops it from a copy with changes."""
+        return _waited_for(self)
 
     def player(self, seat: int) -> Player:
         return self.players[_index_of(self.players, seat)]
@@ -350,8 +333,8 @@ class Hand:
             new = _void(self, "the supervisor voids the hand", fx)
         else:
             new = _decision(self, item, fx)
-        if not new.queue:  # a decision or the end: what it waits for is known now
-            new._keep_waiting()
+        queue = new.queue
+        new.__dict__["waiting_for"] = queue[0] if queue else _waited_for(new)
         return _tuple_new(Step, (new, tuple(fx)))
 
     def verify(self, item: Input) -> None:
@@ -415,6 +398,23 @@ class Hand:
             aggressor=data["aggressor"],
             pots=tuple(Pot.from_json(item) for item in data["pots"]),
         )
+
+
+def _waited_for(hand: Hand) -> Waiting | None:
+    """What ``hand`` waits for (``Hand.waiting_for``, computed)."""
+    if hand.queue:
+        return hand.queue[0]
+    phase = hand.phase
+    actor = hand.actor
+    if phase is _BETTING:
+        assert actor is not None
+        seat = hand.players[actor].seat
+        return _tuple_new(Waiting, ("action", seat, None, False, 0, legal_choices(hand), 0))
+    if phase is _SHOWDOWN:
+        assert actor is not None
+        choices = (Choice(Do.SHOW), Choice(Do.MUCK))
+        return Waiting("show", hand.players[actor].seat, legal=choices)
+    return None
 
 
 def _cards_of(bits: int) -> tuple[Card, ...]:

@@ -43,7 +43,7 @@ def evolve(obj: T, **changes: Any) -> T:
     if len(fields) != len(old):
         unknown = sorted(changes.keys() - old.keys())
         raise AttributeError(f"not a field of {type(obj).__name__}: {', '.join(unknown)}")
-    fields.pop("_waiting", None)  # what the hand cached about its old fields
+    fields.pop("waiting_for", None)  # what the hand cached about its old fields
     new = _new_object(type(obj))
     _set_attribute(new, "__dict__", fields)
     return new
