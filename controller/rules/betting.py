@@ -258,8 +258,11 @@ def choose(hand: Hand, do: Do, to: int | None) -> Choice:
     waiting = hand.waiting_for
     assert waiting is not None
     choices = waiting.legal
+    decision = (do, to)
+    if decision in choices:  # exactly as offered (a Choice equals the plain tuple)
+        return choices[choices.index(decision)]
     matching = [choice for choice in choices if choice.do is do]
-    if len(matching) == 1 and (to is None or matching[0].to == to):
+    if len(matching) == 1 and to is None:  # the one amount, not said
         return matching[0]
     index = hand.actor
     assert index is not None

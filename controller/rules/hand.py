@@ -107,7 +107,8 @@ class Waiting(NamedTuple):
     def card(
         cls, destination: Dest, street: int, seat: int | None = None, up: bool = False
     ) -> Waiting:
-        return cls("card", seat, destination, up or destination is Dest.COMMUNITY, street)
+        up = up or destination is _COMMUNITY
+        return _tuple_new(cls, ("card", seat, destination, up, street, (), 0))
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Waiting:
@@ -520,7 +521,19 @@ def _begin_street(
 
 def _cards_to(seats: list[int], up: bool, street: int) -> list[Waiting]:
     """The deal queue's entries for a card to each seat, in order."""
-    return [_tuple_new(Waiting, ("card", seat, _SEAT, up, street, (), 0)) for seat in seats]
+    entries = _SEAT_CARDS[street][up]
+    return [entries[seat] for seat in seats]
+
+
+# Every deal-queue entry for a card to a seat, by street, face (down, up) and seat, made
+# at import (a few hundred named tuples): a street's queue is looked up, not built.
+_SEAT_CARDS = tuple(
+    tuple(
+        tuple(Waiting.card(Dest.SEAT, street, seat, up) for seat in range(MAX_SEAT + 1))
+        for up in (False, True)
+    )
+    for street in range(8)
+)
 
 
 def _scramble(hand: Hand, fx: list[Effect]) -> Hand:
