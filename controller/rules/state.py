@@ -1,18 +1,18 @@
 """The parts of a hand's state: cards as dealt, players, pots.
 
 All types are immutable; the engine builds new values with ``evolve`` (a fast
-``dataclasses.replace`` that also serves named tuples). The hand itself keeps its fields
-in the instance dictionary, where ``evolve`` copies them at once. ``Player`` and
-``Dealt`` are named tuples, made on every card and decision: the player's changes of
-every input have a method of their own (``given``, ``puts_in``, ``passes``,
-``new_round``, ``reopened``) that builds the new tuple directly, several times faster
-than a general copy. Every type has ``to_json`` and a matching ``from_json``.
+``dataclasses.replace`` that also serves named tuples). The hand itself (a frozen
+dataclass) keeps its fields in the instance dictionary, where ``evolve`` copies them at
+once. ``Dealt``, ``Player`` and ``Pot`` are named tuples: the player's changes on every
+card and decision have a method of their own (``given``, ``puts_in``, ``passes``,
+``new_round``; ``reopened``, ``revealed``, ``wins``) that builds the new tuple directly,
+several times faster than a general copy. Every type has ``to_json`` and a matching
+``from_json``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, NamedTuple, TypeVar
 
@@ -209,8 +209,7 @@ class Player(NamedTuple):
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Pot:
+class Pot(NamedTuple):
     """A pot (the main pot first, then side pots) and, once awarded, its winners."""
 
     amount: int
