@@ -83,8 +83,10 @@ _FOLD, _VOID = Do.FOLD, Do.VOID
 # Builds a named tuple from a tuple of all its fields without the class's Python-level
 # ``__new__`` (a third of the cost): used for the records made on every input.
 _tuple_new = tuple.__new__
+# A hand's dictionary set at once (``_new_hand``, ``Hand.__post_init__``): the hand is
+# frozen, its own __setattr__ refuses.
 _new_object = object.__new__
-_set_attribute = object.__setattr__  # the hand is frozen: its own __setattr__ refuses
+_set_attribute = object.__setattr__
 
 
 class Waiting(NamedTuple):
@@ -336,7 +338,7 @@ class Hand:
             new = _void(self, "the supervisor voids the hand", fx)
         else:
             new = _decision(self, item, fx)
-        queue = new.queue
+        queue = new.queue  # what the new state waits for, kept for its cached_property
         new.__dict__["waiting_for"] = queue[0] if queue else _waited_for(new)
         return _tuple_new(Step, (new, tuple(fx)))
 
