@@ -55,7 +55,7 @@ class IllegalInput(ValueError):
 
 class Deal(NamedTuple):
     """The next card out of the shoe. Inputs are named tuples: one is made for every card
-    and decision, and a tuple is built about twice as fast as a frozen dataclass."""
+    and decision (an ``Action`` is built in half the time of a frozen dataclass)."""
 
     card: Card
 
