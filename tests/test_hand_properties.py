@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.rules import DECK, Action, Deal, Do, Hand, IllegalInput, Player, Rules, start_hand
-from controller.rules.state import evolve
+from controller.rules.state import Dealt, Reveal, evolve
 
 SETTINGS = {
     "variant": ["luck-of-the-irish", "seven-card-stud"],
@@ -141,3 +141,35 @@ def test_evolve_copies_with_changes_and_refuses_a_name_that_is_not_a_field():
     assert player == Player(3, 100, 99, total=1)
     with pytest.raises(AttributeError, match="not a field of Player: stak"):
         evolve(player, stak=1)
+
+
+def test_a_copy_with_changes_does_not_keep_what_the_old_state_waited_for():
+    hand = start_hand(Rules(), {1: 100, 2: 100, 3: 100}).hand
+    for code in (0, 5, 10, 15, 20, 25, 30, 35, 40):  # third street: two down, one up each
+        hand = hand.apply(Deal(DECK[code])).hand
+    waiting = hand.waiting_for
+    assert waiting is not None and waiting.kind == "action"
+    assert hand.actor is not None
+    moved = evolve(hand, actor=(hand.actor + 1) % 3)
+    assert moved.waiting_for is not None
+    assert moved.waiting_for.seat == moved.players[moved.actor].seat != waiting.seat
+    assert hand.waiting_for == waiting
+
+
+def test_each_change_of_a_player_equals_the_general_copy():
+    hole = Dealt(DECK[1], False, 3)
+    player = Player(3, 100, 90, (hole,), total=10, bet=5, acted=True)
+    dealt = Dealt(DECK[7], True, 4)
+    changes = [
+        (player.given(dealt), evolve(player, cards=(hole, dealt))),
+        (player.puts_in(15), evolve(player, stack=80, total=20, bet=15, acted=True)),
+        (player.passes(True), evolve(player, folded=True, acted=True)),
+        (player.passes(False), evolve(player, acted=True)),
+        (player.new_round(), evolve(player, bet=0, acted=False)),
+        (player.reopened(), evolve(player, acted=False)),
+        (player.wins(7), evolve(player, stack=97)),
+        (player.revealed(Reveal.MUCK), evolve(player, reveal=Reveal.MUCK)),
+    ]
+    for fast, general in changes:
+        assert type(fast) is Player and fast == general
+    assert player == Player(3, 100, 90, (hole,), total=10, bet=5, acted=True)
