@@ -63,18 +63,7 @@ def showing_key(cards: Iterable[Card], wild: bool) -> tuple[int, ...]:
     or play as aces when every up card is wild. Up to four up cards (every hand showing
     without an exposed hole card) the key comes from a table made at import.
     """
-    return _showing_of_ranks(tuple(sorted([(card >> 2) + 2 for card in cards])), wild)
-
-
-def showing_of(player: Player, wild: bool) -> tuple[int, ...]:
-    """The key of the player's hand showing: ``showing_key`` of their up cards."""
-    ranks = tuple(sorted([(dealt.card >> 2) + 2 for dealt in player.cards if dealt.up]))
-    key = _SHOWING_KEYS[wild].get(ranks)  # as _showing_of_ranks, a call less per player
-    return _rank_showing(ranks, wild) if key is None else key
-
-
-def _showing_of_ranks(ranks: tuple[int, ...], wild: bool) -> tuple[int, ...]:
-    """The showing key of a sorted tuple of ranks (2 to 14; ``card >> 2`` is rank - 2)."""
+    ranks = tuple(sorted([(card >> 2) + 2 for card in cards]))  # card.rank, without the call
     key = _SHOWING_KEYS[wild].get(ranks)
     return _rank_showing(ranks, wild) if key is None else key
 
@@ -187,7 +176,7 @@ def raise_block(hand: Hand, index: int) -> str | None:
     level = hand.level
     if player.acted:
         return "the betting was not reopened (an all-in for less than half a bet)"
-    if hand.wagers > hand.rules.max_raises and is_capped(hand):  # the bet and max_raises
+    if is_capped(hand):
         return "betting is capped"
     if player.stack + player.bet <= level:
         return "not enough chips to raise (call all-in)"

@@ -31,9 +31,8 @@ cannot pay the full price is not offered it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import MISSING, dataclass, fields
+from dataclasses import dataclass
 from functools import cached_property
-from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from controller.rules import betting
@@ -42,7 +41,7 @@ from controller.rules.betting import (
     bring_in_card,
     describe_showing,
     legal_choices,
-    showing_of,
+    showing_key,
     with_player,
 )
 from controller.rules.cards import Card, parse_card
@@ -83,10 +82,7 @@ _FOLD, _VOID = Do.FOLD, Do.VOID
 # Builds a named tuple from a tuple of all its fields without the class's Python-level
 # ``__new__`` (a third of the cost): used for the records made on every input.
 _tuple_new = tuple.__new__
-# A hand's dictionary set at once (``_new_hand``, ``Hand.__post_init__``): the hand is
-# frozen, its own __setattr__ refuses.
-_new_object = object.__new__
-_set_attribute = object.__setattr__
+_set_attribute = object.__setattr__  # the hand is frozen: its own __setattr__ refuses
 
 
 class Waiting(NamedTuple):
@@ -337,9 +333,8 @@ class Hand:
         elif item.do is _VOID:
             new = _void(self, "the supervisor voids the hand", fx)
         else:
-            new = _decision(self, item, fx)
-        queue = new.queue  # what the new state waits for, kept for its cached_property
-        new.__dict__["waiting_for"] = queue[0] if queue else _waited_for(new)
+            new = _non_betting_action(self, item, fx)
+        new.__dict__["waiting_for"] = _waited_for(new)  # kept for its cached_property
         return _tuple_new(Step, (new, tuple(fx)))
 
     def verify(self, item: Input) -> None:
@@ -445,21 +440,7 @@ def start_hand(rules: Rules, stacks: Mapping[int, int]) -> Step:
         players.append(Player(seat, stack, stack - ante, total=ante))
         note = " (all-in)" if ante == stack else ""
         fx.append(Notice("ante", f"seat {seat} antes {ante}{note}", {"seat": seat, "chips": ante}))
-    return Step(_begin_street(_new_hand(rules, tuple(players)), 3, fx), tuple(fx))
-
-
-def _new_hand(rules: Rules, players: tuple[Player, ...]) -> Hand:
-    """``Hand(rules, players)``, its dictionary built at once from the defaults: the frozen
-    ``__init__`` sets each of the fields through ``object.__setattr__`` (a third of the
-    cost of starting a hand)."""
-    hand = _new_object(Hand)
-    _set_attribute(hand, "__dict__", {"rules": rules, "players": players, **_HAND_DEFAULTS})
-    return hand
-
-
-_HAND_DEFAULTS = MappingProxyType(
-    {spec.name: spec.default for spec in fields(Hand) if spec.default is not MISSING}
-)
+    return Step(_begin_street(Hand(rules, tuple(players)), 3, fx), tuple(fx))
 
 
 def apply(hand: Hand, item: Input) -> Step:
@@ -467,7 +448,7 @@ def apply(hand: Hand, item: Input) -> Step:
     return hand.apply(item)
 
 
-def _decision(hand: Hand, item: Action, fx: list[Effect]) -> Hand:
+def _non_betting_action(hand: Hand, item: Action, fx: list[Effect]) -> Hand:
     """A bonus-card decision, a show or muck, or an exposed card."""
     seat = item.seat
     if seat is None:
@@ -581,7 +562,7 @@ def _await_card(hand: Hand, fx: list[Effect]) -> Hand:
 
 def _deal(hand: Hand, card: Card, fx: list[Effect]) -> Hand:
     queue, out = hand.queue, hand.out
-    waiting = queue[0] if queue else hand.waiting_for  # as waiting_for
+    waiting = hand.waiting_for
     assert waiting is not None
     if waiting.kind != "card":
         raise IllegalInput(f"{card}: not waiting for a card ({waiting.describe()})")
@@ -613,8 +594,6 @@ def _deal(hand: Hand, card: Card, fx: list[Effect]) -> Hand:
     hand = evolve(hand, out=out, queue=rest, players=players)
     if up and card == FOUR_OF_CLUBS and hand.rules.wild:
         hand = _earn_bonus(hand, index, fx)
-    elif rest and out.bit_count() < 52:  # more to deal, and the stub is not empty
-        return hand
     return _await_card(hand, fx)
 
 
@@ -737,7 +716,7 @@ def _begin_betting(hand: Hand, fx: list[Effect]) -> Hand:
         opener = min(live, key=lambda i: bring_in_card(players[i], rules))
     else:
         wild = rules.wild
-        keys = [showing_of(players[i], wild) for i in live]
+        keys = [showing_key(players[i].up_cards, wild) for i in live]
         high = max(keys)
         opener = live[keys.index(high)]  # ties: the lowest seat, closest to the dealer's left
     bettors = [i for i in live if players[i].stack > 0]  # can bet: still in, chips behind
