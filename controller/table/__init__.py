@@ -1,0 +1,127 @@
+"""The table core: pure like the hand engine. ``table + input -> Step(table, effects)``.
+
+No clock, no I/O, deterministic: the time of an input is part of the input, so replaying
+the journal's inputs gives the same table, byte for byte in ``to_json``. Driving a table::
+
+    table = Table(TableSettings(rules=Rules(), min_buy_in=100, max_buy_in=1000))
+    step = apply(table, SitDown(at=t, seat=1, player="Ann", buy_in=200))
+    step.table, step.effects         # the new table and what to tell people, in order
+    step.refused                     # the reason when the input was not taken, else None
+    step = apply(step.table, DeckLoaded(at=t, count=52))
+    step = apply(step.table, NewHand(at=t))
+    step = apply(step.table, CardRead(at=t, code=card))          # the shoe's events
+    step = apply(step.table, Decide(at=t, seat=4, do=Do.CALL))   # a player's decision
+    step.table.signals               # Signals(display="DEAL: seat 3, face up", lamps=Lamps(...))
+    step.table.alerts                # open alerts, each with its message and remedy
+    Table.from_json(table.to_json()) == table; input_from_json(item.to_json()) == item
+
+``apply`` never raises for a well-formed input: what cannot be taken now leaves the table
+unchanged and returns one ``refused`` effect with the reason (the engine's words for a
+refused decision). Effects are ``controller.rules.Effect`` objects (``kind``,
+``message``, ``data``, ``to_json()``): the engine's own (cards out, decisions, pots) and
+the table's (``alert``, ``alert_cleared``, ``display``, ``lamps``, ``hand_started``,
+``hand_over``, ``supervisor``, seat changes, ...). docs/table.md describes every input,
+alert and remedy.
+"""
+
+from controller.table.core import Step, apply
+from controller.table.inputs import (
+    INPUT_TYPES,
+    By,
+    CardAtSeat,
+    CardRead,
+    CardUnreadable,
+    Configure,
+    CorrectCard,
+    CorrectStack,
+    Decide,
+    DeckLoaded,
+    Device,
+    DeviceFault,
+    DeviceFaultCleared,
+    DeviceRestarted,
+    Disposition,
+    EnterCard,
+    Fault,
+    Leave,
+    LinkDown,
+    LinkUp,
+    NewHand,
+    Rebuy,
+    Remedy,
+    ResolveAlert,
+    SeatOccupied,
+    SeatVacated,
+    SitDown,
+    SitIn,
+    SitOut,
+    SupervisorInput,
+    TableInput,
+    TableInputError,
+    VoidHand,
+    input_from_json,
+)
+from controller.table.settings import SettingsError, TableSettings
+from controller.table.state import (
+    ALERT_RULES,
+    Alert,
+    AlertKind,
+    AlertRule,
+    Lamps,
+    Placement,
+    Seat,
+    Severity,
+    Signals,
+    Table,
+)
+
+__all__ = [
+    "ALERT_RULES",
+    "INPUT_TYPES",
+    "Alert",
+    "AlertKind",
+    "AlertRule",
+    "By",
+    "CardAtSeat",
+    "CardRead",
+    "CardUnreadable",
+    "Configure",
+    "CorrectCard",
+    "CorrectStack",
+    "Decide",
+    "DeckLoaded",
+    "Device",
+    "DeviceFault",
+    "DeviceFaultCleared",
+    "DeviceRestarted",
+    "Disposition",
+    "EnterCard",
+    "Fault",
+    "Lamps",
+    "Leave",
+    "LinkDown",
+    "LinkUp",
+    "NewHand",
+    "Placement",
+    "Rebuy",
+    "Remedy",
+    "ResolveAlert",
+    "Seat",
+    "SeatOccupied",
+    "SeatVacated",
+    "SettingsError",
+    "Severity",
+    "Signals",
+    "SitDown",
+    "SitIn",
+    "SitOut",
+    "Step",
+    "SupervisorInput",
+    "Table",
+    "TableInput",
+    "TableInputError",
+    "TableSettings",
+    "VoidHand",
+    "apply",
+    "input_from_json",
+]

@@ -1,0 +1,792 @@
+"""The table core's transitions: ``apply(table, input) -> Step(table, effects)``.
+
+``apply`` never raises for a well-formed input: an input that cannot be taken now (a
+decision the engine refuses, a buy-in over the limit, a new hand while a hand is in
+progress) leaves the table unchanged and returns one ``refused`` effect with the reason
+(the engine's own words for a refused decision). Every other input returns the new table
+and the effects people must be told of, in order; the display and the lamps are reported
+(``display``, ``lamps`` effects) whenever they change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any, NamedTuple
+
+from controller.rules import (
+    Action,
+    Card,
+    Deal,
+    Dest,
+    Do,
+    Effect,
+    IllegalInput,
+    Notice,
+    Phase,
+    Waiting,
+    start_hand,
+)
+from controller.rules.inputs import BETTING_DECISIONS
+from controller.rules.inputs import Input as EngineInput
+from controller.table import inputs as ti
+from controller.table.inputs import Device, Disposition, Fault, Remedy, TableInput
+from controller.table.state import (
+    ALERT_RULES,
+    SEATS,
+    Alert,
+    AlertKind,
+    Lamps,
+    Placement,
+    Seat,
+    Table,
+)
+
+_PLAYER_DECISIONS = BETTING_DECISIONS | {Do.BONUS, Do.SHOW, Do.MUCK}
+
+
+class Step(NamedTuple):
+    table: Table
+    effects: tuple[Effect, ...]
+
+    @property
+    def refused(self) -> str | None:
+        """The reason the input was refused, or None when it was taken."""
+        if len(self.effects) == 1 and self.effects[0].kind == "refused":
+            return self.effects[0].message
+        return None
+
+
+class Refused(Exception):
+    """Raised inside a transition: the input is not taken, and nothing changes."""
+
+
+_Handler = Callable[[Table, Any, list[Effect]], Table]
+
+
+def apply(table: Table, item: TableInput) -> Step:
+    """Apply one input to ``table``: the new table and its effects (see the module)."""
+    handler = _HANDLERS.get(type(item))
+    fx: list[Effect] = []
+    try:
+        if handler is None:
+            raise Refused(f"not a table input: {item!r}")
+        new = _feed_held(handler(table, item, fx), item.at, fx)
+    except Refused as refusal:
+        notice = Notice("refused", str(refusal), {"input": getattr(item, "tag", None)})
+        return Step(table, (notice,))
+    before, after = table.signals, new.signals
+    if after.display != before.display:
+        fx.append(Notice("display", after.display, {}))
+    if after.lamps != before.lamps:
+        fx.append(Notice("lamps", _lamp_words(after.lamps), after.lamps.to_json()))
+    return Step(new, tuple(fx))
+
+
+def _lamp_words(lamps: Lamps) -> str:
+    seats = ", ".join(str(seat) for seat in lamps.seats) or "none"
+    return f"bonus lamp {'on' if lamps.bonus else 'off'}; seat lamps: {seats}"
+
+
+# Alerts ---------------------------------------------------------------------------------
+
+
+def _raise(
+    table: Table,
+    kind: AlertKind,
+    message: str,
+    remedy: str,
+    fx: list[Effect],
+    *,
+    at: int,
+    **facts: Any,
+) -> Table:
+    alert = Alert(table.next_alert, kind, message, remedy, at, **facts)
+    fx.append(Notice("alert", message, alert.to_json()))
+    return replace(table, alerts=(*table.alerts, alert), next_alert=table.next_alert + 1)
+
+
+def _clear(table: Table, gone: list[Alert], how: str, fx: list[Effect]) -> Table:
+    if not gone:
+        return table
+    for alert in gone:
+        fx.append(Notice("alert_cleared", f"alert {alert.id} cleared: {how}", {"id": alert.id}))
+    ids = {alert.id for alert in gone}
+    return replace(table, alerts=tuple(a for a in table.alerts if a.id not in ids))
+
+
+def _open(table: Table, kind: AlertKind, **facts: Any) -> list[Alert]:
+    return [
+        alert
+        for alert in table.alerts
+        if alert.kind is kind and all(getattr(alert, k) == v for k, v in facts.items())
+    ]
+
+
+# The deal -------------------------------------------------------------------------------
+
+
+def _bit(card: Card) -> int:
+    return 1 << card
+
+
+def _known(table: Table, card: Card) -> bool:
+    """The card is already out of the shoe: in the hand, or spent from this deck."""
+    if table.spent & _bit(card):
+        return True
+    return table.in_hand and bool(table.hand.out & _bit(card))  # type: ignore[union-attr]
+
+
+def _not_due(table: Table) -> str | None:
+    """Why a card out of the shoe cannot go to the hand now (None: it can)."""
+    if not table.in_hand:
+        return "with no hand in progress"
+    if table.paused:
+        return "while the table is paused"
+    waiting = table.hand.waiting_for  # type: ignore[union-attr]
+    assert waiting is not None
+    if waiting.kind == "card":
+        return None
+    if waiting.kind == "bonus":
+        return f"while seat {waiting.seat} decides on the bonus card"
+    if waiting.kind == "show":
+        return f"while seat {waiting.seat} is to show or muck"
+    return f"while seat {waiting.seat} is to act"
+
+
+def _where(waiting: Waiting) -> str:
+    if waiting.destination is Dest.BURN:
+        return "the burn card"
+    if waiting.destination is Dest.COMMUNITY:
+        return "the community card"
+    what = "the bonus card" if waiting.destination is Dest.BONUS else "a card"
+    return f"{what} for seat {waiting.seat}, face {'up' if waiting.up else 'down'}"
+
+
+def _engine(table: Table, item: EngineInput, at: int, fx: list[Effect]) -> Table:
+    hand = table.hand
+    assert hand is not None
+    try:
+        step = hand.apply(item)
+    except IllegalInput as error:
+        raise Refused(str(error)) from None
+    fx.extend(step.effects)
+    table = replace(table, hand=step.hand, hand_log=(*table.hand_log, item))
+    return _settle(table, at, fx) if step.hand.over else table
+
+
+def _deal(table: Table, card: Card, at: int, fx: list[Effect], confirmed: bool = False) -> Table:
+    """Give the hand its next card; a card to a seat awaits the seat board's report."""
+    waiting = table.hand.waiting_for  # type: ignore[union-attr]
+    assert waiting is not None and waiting.kind == "card"
+    table = _engine(table, Deal(card), at, fx)
+    if table.settings.seat_board and not confirmed and waiting.seat is not None and table.in_hand:
+        table = replace(table, unconfirmed=(*table.unconfirmed, Placement(waiting.seat, card)))
+    return table
+
+
+def _give(table: Table, card: Card, at: int, fx: list[Effect], confirmed: bool) -> Table:
+    """A card identified late (unread) that was the card due: dealt now, or held first
+    in line while the table is paused."""
+    if _not_due(table) is None:
+        return _deal(table, card, at, fx, confirmed)
+    return replace(table, held=(card, *table.held), spent=table.spent | _bit(card))
+
+
+def _feed_held(table: Table, at: int, fx: list[Effect]) -> Table:
+    """Deal the held cards, in order, while the hand waits for a card."""
+    while table.held and _not_due(table) is None:
+        card = table.held[0]
+        waiting = table.hand.waiting_for  # type: ignore[union-attr]
+        assert waiting is not None
+        fx.append(Notice("held_card", f"the held card is {_where(waiting)}", {"card": str(card)}))
+        table = replace(table, held=table.held[1:], spent=table.spent & ~_bit(card))
+        table = _deal(table, card, at, fx)
+    return table
+
+
+def _settle(table: Table, at: int, fx: list[Effect]) -> Table:
+    """The hand is over: stacks back to the seats, its cards spent, its placements done."""
+    hand = table.hand
+    assert hand is not None
+    stacks = {player.seat: player.stack for player in hand.players}
+    seats = tuple(seat._replace(stack=stacks.get(seat.seat, seat.stack)) for seat in table.seats)
+    fx.append(
+        Notice(
+            "hand_over",
+            f"hand {table.hand_number} is {'void' if hand.phase is Phase.VOID else 'over'}",
+            {"hand": table.hand_number, "at": at, "stacks": {str(s): c for s, c in stacks.items()}},
+        )
+    )
+    table = replace(table, seats=seats, spent=table.spent | hand.out, held=(), unconfirmed=())
+    away = _open(table, AlertKind.PLAYER_AWAY)
+    return _clear(table, away, "the hand is over", fx)
+
+
+def _card_out(table: Table, card: Card, at: int, fx: list[Effect]) -> Table:
+    """A card identified out of the shoe: to the hand if it is due, else an alert."""
+    if _known(table, card):
+        return _raise(
+            table,
+            AlertKind.CARD_IN_PLAY,
+            "the card read is already in play (a second copy, or a misread)",
+            "take the card away and check the deck; the supervisor takes it out of play "
+            "(dead) or voids the hand",
+            fx,
+            at=at,
+            card=card,
+        )
+    why = _not_due(table)
+    if why is None:
+        return _deal(table, card, at, fx)
+    return _out_of_turn(table, card, why, at, fx)
+
+
+def _out_of_turn(table: Table, card: Card, why: str, at: int, fx: list[Effect]) -> Table:
+    table = replace(table, spent=table.spent | _bit(card))
+    return _raise(
+        table,
+        AlertKind.CARD_OUT_OF_TURN,
+        f"a card came out of the shoe {why}",
+        "keep the card face down aside; the supervisor holds it (it is dealt as the next "
+        "card due) or takes it out of play (dead)",
+        fx,
+        at=at,
+        card=card,
+    )
+
+
+# Device events --------------------------------------------------------------------------
+
+
+def _card_read(table: Table, item: ti.CardRead, fx: list[Effect]) -> Table:
+    if not 0 <= item.code < 52:
+        return _raise(
+            table,
+            AlertKind.CARD_NOT_IN_DECK,
+            f"the shoe read card code {item.code}, which is not in a deck of 52",
+            "take the card away; the supervisor takes it out of play (dead) or voids the hand",
+            fx,
+            at=item.at,
+        )
+    return _card_out(table, Card(item.code), item.at, fx)
+
+
+def _card_unreadable(table: Table, item: ti.CardUnreadable, fx: list[Effect]) -> Table:
+    if item.disposition is Disposition.REJECT_TRAY:
+        text = "an unreadable card went to the reject tray: draw the next card"
+        fx.append(Notice("rejected", text, {}))
+        return table
+    why = _not_due(table)
+    if why is not None:
+        return _raise(
+            table,
+            AlertKind.UNREAD_CARD,
+            f"a card left the shoe unread {why}",
+            "keep the card face down aside; the supervisor enters it, or takes it out of "
+            "play (dead)",
+            fx,
+            at=item.at,
+        )
+    waiting = table.hand.waiting_for  # type: ignore[union-attr]
+    assert waiting is not None
+    if table.settings.seat_board and waiting.seat is not None:
+        remedy = (
+            f"deal it to seat {waiting.seat}: the seat's reader identifies it, or the "
+            "supervisor enters it"
+        )
+    else:
+        remedy = "the supervisor enters it (or takes it out of play: dead)"
+    return _raise(
+        table,
+        AlertKind.UNREAD_CARD,
+        f"a card left the shoe unread: it is {_where(waiting)}",
+        remedy,
+        fx,
+        at=item.at,
+        belongs=waiting.seat,
+        due=True,
+    )
+
+
+def _card_at_seat(table: Table, item: ti.CardAtSeat, fx: list[Effect]) -> Table:
+    seat, at = _seat_number(item.seat), item.at
+    if not table.settings.seat_board:
+        fx.append(Notice("ignored", f"card at seat {seat}: the seat board is not in use", {}))
+        return table
+    code = item.code
+    if code is not None and not 0 <= code < 52:
+        code = None  # the seat's reader gave no card of the deck: as good as unread
+    unread = next(
+        (a for a in _open(table, AlertKind.UNREAD_CARD, due=True) if a.belongs == seat), None
+    )
+    if unread is not None:
+        if code is None:
+            text = f"seat {seat}'s reader could not read the card either: the supervisor enters it"
+            fx.append(Notice("unread", text, {"seat": seat}))
+            return table
+        card = Card(code)
+        if _known(table, card):
+            return _card_out(table, card, at, fx)  # already in play: that alert
+        table = _clear(table, [unread], f"seat {seat}'s reader identified the card", fx)
+        return _give(table, card, at, fx, confirmed=True)
+    pending = table.unconfirmed
+    if code is None:
+        mine = next((p for p in pending if p.seat == seat), None)
+        if mine is not None:
+            return _confirm(table, mine, fx)
+        return _stray(table, seat, None, None, fx, at=at)
+    card = Card(code)
+    placement = next((p for p in pending if p.card == card), None)
+    if placement is None:
+        holder = _holder(table, card)
+        if holder == seat:
+            return _clear(table, _strays(table, card), f"the seat board sees it at seat {seat}", fx)
+        if holder is not None:
+            return _stray(table, seat, card, holder, fx, at=at)
+        return _raise(
+            table,
+            AlertKind.CARD_NOT_DEALT,
+            f"a card the shoe did not deal this hand is at seat {seat}",
+            "take the card away from the seat; the supervisor resolves (done) or voids the hand",
+            fx,
+            at=at,
+            seat=seat,
+            card=card,
+        )
+    if placement.seat == seat:
+        return _confirm(table, placement, fx)
+    return _stray(table, seat, card, placement.seat, fx, at=at)
+
+
+def _holder(table: Table, card: Card) -> int | None:
+    """The seat whose hand holds ``card`` (None: no hand in progress holds it)."""
+    if not table.in_hand:
+        return None
+    players = table.hand.players  # type: ignore[union-attr]
+    return next((p.seat for p in players if any(d.card == card for d in p.cards)), None)
+
+
+def _strays(table: Table, card: Card) -> list[Alert]:
+    """The open alerts of ``card`` landing where it does not belong."""
+    return [
+        alert
+        for alert in table.alerts
+        if alert.kind in (AlertKind.MISPLACED_CARD, AlertKind.CARD_AT_EMPTY_SEAT)
+        and alert.card == card
+    ]
+
+
+def _confirm(table: Table, placement: Placement, fx: list[Effect]) -> Table:
+    index = table.unconfirmed.index(placement)
+    table = replace(table, unconfirmed=table.unconfirmed[:index] + table.unconfirmed[index + 1 :])
+    strays = _strays(table, placement.card)
+    return _clear(table, strays, f"the seat board sees the card at seat {placement.seat}", fx)
+
+
+def _stray(
+    table: Table, seat: int, card: Card | None, belongs: int | None, fx: list[Effect], *, at: int
+) -> Table:
+    """A card landed where it does not belong (once per card and seat)."""
+    if card is not None and any(alert.seat == seat for alert in _strays(table, card)):
+        return table
+    where = f"seat {belongs}" if belongs is not None else "where it belongs"
+    if belongs is not None:
+        remedy = f"move it to seat {belongs}: the seat board confirms it there"
+    else:
+        remedy = "move it where it belongs; the supervisor resolves (done) once it is there"
+    if table.in_play(seat):
+        kind = AlertKind.MISPLACED_CARD
+        message = f"a card landed at seat {seat}; it belongs to {where}"
+    else:
+        kind = AlertKind.CARD_AT_EMPTY_SEAT
+        message = f"a card landed at seat {seat}, where no one is in the hand"
+    return _raise(table, kind, message, remedy, fx, at=at, seat=seat, card=card, belongs=belongs)
+
+
+def _seat_occupied(table: Table, item: ti.SeatOccupied, fx: list[Effect]) -> Table:
+    seat = _seat_number(item.seat)
+    table = replace(table, occupied=tuple(sorted({*table.occupied, seat})))
+    if table.seat(seat) is None:
+        text = f"someone sat at seat {seat}: sit the player down with a buy-in"
+        fx.append(Notice("seat", text, {"seat": seat}))
+    away = _open(table, AlertKind.PLAYER_AWAY, seat=seat)
+    return _clear(table, away, f"the player is back at seat {seat}", fx)
+
+
+def _seat_vacated(table: Table, item: ti.SeatVacated, fx: list[Effect]) -> Table:
+    seat = _seat_number(item.seat)
+    table = replace(table, occupied=tuple(s for s in table.occupied if s != seat))
+    if not table.in_play(seat) or table.hand.player(seat).folded:  # type: ignore[union-attr]
+        return table
+    return _raise(
+        table,
+        AlertKind.PLAYER_AWAY,
+        f"the player at seat {seat} left the seat during hand {table.hand_number}",
+        "the hand stays live: the player comes back, or folds (said to the dealer) when it "
+        "is their turn",
+        fx,
+        at=item.at,
+        seat=seat,
+    )
+
+
+def _deck_loaded(table: Table, item: ti.DeckLoaded, fx: list[Effect]) -> Table:
+    if table.in_hand:
+        return _raise(
+            table,
+            AlertKind.DECK_DURING_HAND,
+            f"a deck of {item.count} cards was loaded during hand {table.hand_number}",
+            "take the new deck out of the shoe; the supervisor resolves (done) or voids the hand",
+            fx,
+            at=item.at,
+        )
+    if item.count != 52:
+        table = replace(table, deck_ready=False)
+        return _raise(
+            table,
+            AlertKind.BAD_DECK,
+            f"a deck of {item.count} cards was loaded: a deck has 52",
+            "remove the deck and load a full deck of 52",
+            fx,
+            at=item.at,
+        )
+    fx.append(Notice("deck", "a full deck of 52 is loaded", {"count": 52}))
+    table = replace(table, deck_ready=True, spent=0)
+    return _clear(table, _open(table, AlertKind.BAD_DECK), "a full deck is loaded", fx)
+
+
+_FAULT_WORDS = {
+    Fault.JAM: ("a card is jammed in the shoe's exit", "clear the jam"),
+    Fault.LID_OPEN: ("the shoe's lid is open", "close the lid"),
+    Fault.READER: ("a card reader failed", "call a technician"),
+    Fault.TAMPER: ("the enclosure was opened", "call the supervisor and surveillance"),
+    Fault.SENSOR: ("a seat sensor failed", "call a technician"),
+}
+
+
+def _device_name(device: Device) -> str:
+    return "shoe" if device is Device.SHOE else "seat board"
+
+
+def _device_fault(table: Table, item: ti.DeviceFault, fx: list[Effect]) -> Table:
+    if _open(table, AlertKind.DEVICE_FAULT, device=item.device, fault=item.fault):
+        return table
+    what, todo = _FAULT_WORDS[item.fault]
+    return _raise(
+        table,
+        AlertKind.DEVICE_FAULT,
+        f"{_device_name(item.device)}: {what}",
+        f"{todo}; the table goes on when the device reports the fault cleared",
+        fx,
+        at=item.at,
+        device=item.device,
+        fault=item.fault,
+    )
+
+
+def _device_fault_cleared(table: Table, item: ti.DeviceFaultCleared, fx: list[Effect]) -> Table:
+    gone = _open(table, AlertKind.DEVICE_FAULT, device=item.device, fault=item.fault)
+    return _clear(table, gone, f"the {_device_name(item.device)} reports it cleared", fx)
+
+
+def _link_up(table: Table, item: ti.LinkUp, fx: list[Effect]) -> Table:
+    name = _device_name(item.device)
+    fx.append(Notice("link", f"the {name} is connected", {"device": item.device.value}))
+    table = replace(table, links=tuple(sorted({*table.links, item.device})))
+    gone = _open(table, AlertKind.LINK_DOWN, device=item.device)
+    return _clear(table, gone, f"the {name} is connected again", fx)
+
+
+def _link_down(table: Table, item: ti.LinkDown, fx: list[Effect]) -> Table:
+    table = replace(table, links=tuple(d for d in table.links if d is not item.device))
+    name = _device_name(item.device)
+    if item.device is Device.SEAT_BOARD and not table.settings.seat_board:
+        fx.append(Notice("link", f"the {name} is not connected (not in use)", {}))
+        return table
+    if _open(table, AlertKind.LINK_DOWN, device=item.device):
+        return table
+    because = f" ({item.reason})" if item.reason else ""
+    return _raise(
+        table,
+        AlertKind.LINK_DOWN,
+        f"the {name} is not connected{because}",
+        "check its cable and power; the table goes on when the link is back",
+        fx,
+        at=item.at,
+        device=item.device,
+    )
+
+
+def _device_restarted(table: Table, item: ti.DeviceRestarted, fx: list[Effect]) -> Table:
+    name = _device_name(item.device)
+    if item.lost < 0:
+        raise Refused(f"device_restarted: lost {item.lost} is not 0 or more")
+    if item.lost == 0:
+        fx.append(Notice("restart", f"the {name} restarted; no event was lost", {}))
+        return table
+    events = "event" if item.lost == 1 else "events"
+    return _raise(
+        table,
+        AlertKind.EVENTS_LOST,
+        f"the {name} restarted and lost {item.lost} {events}: cards or seat reports may be missing",
+        "check every card on the table against the console; the supervisor resolves "
+        "(done) or voids the hand",
+        fx,
+        at=item.at,
+        device=item.device,
+    )
+
+
+# Decisions and the hand -----------------------------------------------------------------
+
+
+def _decide(table: Table, item: ti.Decide, fx: list[Effect]) -> Table:
+    if not table.in_hand:
+        raise Refused("no hand in progress")
+    if item.do not in _PLAYER_DECISIONS:
+        raise Refused(f"'{item.do}' is not a player's decision")
+    action = Action(item.do, item.seat, item.to, item.accept)
+    return _engine(table, action, item.at, fx)
+
+
+def _new_hand(table: Table, item: ti.NewHand, fx: list[Effect]) -> Table:
+    if table.in_hand:
+        raise Refused(f"hand {table.hand_number} is in progress")
+    blocking = [alert for alert in table.alerts if alert.rule.blocking]
+    if blocking:
+        raise Refused(f"resolve the open alerts first: {blocking[0].message}")
+    if not table.deck_ready:
+        raise Refused("load a full deck of 52 first")
+    players = table.eligible
+    if len(players) < 2:
+        raise Refused(f"a hand needs 2 players with chips sitting in (there are {len(players)})")
+    number = table.hand_number + 1
+    stacks = {seat.seat: seat.stack for seat in players}
+    step = start_hand(table.settings.rules, stacks)
+    fx.append(
+        Notice(
+            "hand_started",
+            f"hand {number}",
+            {"hand": number, "at": item.at, "seats": sorted(stacks)},
+        )
+    )
+    fx.extend(step.effects)
+    return replace(
+        table,
+        hand_number=number,
+        hand=step.hand,
+        hand_log=(),
+        deck_ready=False,
+        unconfirmed=(),
+    )
+
+
+# Seats ----------------------------------------------------------------------------------
+
+
+def _seat_number(seat: int) -> int:
+    if seat not in SEATS:
+        raise Refused(f"seat {seat}: unknown seat (seats are 1 to 8)")
+    return seat
+
+
+def _seated(table: Table, number: int) -> Seat:
+    seat = table.seat(_seat_number(number))
+    if seat is None:
+        raise Refused(f"seat {number}: no player is seated")
+    return seat
+
+
+def _not_in_hand(table: Table, seat: int, what: str) -> None:
+    if table.in_play(seat):
+        raise Refused(f"seat {seat} is in hand {table.hand_number}: {what} after the hand")
+
+
+def _with_seat(table: Table, seat: Seat) -> Table:
+    others = [s for s in table.seats if s.seat != seat.seat]
+    return replace(table, seats=tuple(sorted([*others, seat])))
+
+
+def _sit_down(table: Table, item: ti.SitDown, fx: list[Effect]) -> Table:
+    seat = _seat_number(item.seat)
+    if table.seat(seat) is not None:
+        raise Refused(f"seat {seat} is taken")
+    if not item.player.strip():
+        raise Refused("sit down: the player needs a name")
+    low, high = table.settings.min_buy_in, table.settings.max_buy_in
+    if not low <= item.buy_in <= high:
+        raise Refused(f"seat {seat}: a buy-in of {item.buy_in} is not within {low} to {high}")
+    text = f"{item.player} sits down at seat {seat} with {item.buy_in}"
+    fx.append(Notice("sit_down", text, {"seat": seat, "chips": item.buy_in}))
+    table = replace(table, bought_in=table.bought_in + item.buy_in)
+    return _with_seat(table, Seat(seat, item.player, item.buy_in))
+
+
+def _sit_out(table: Table, item: ti.SitOut, fx: list[Effect]) -> Table:
+    seat = _seated(table, item.seat)
+    fx.append(Notice("sit_out", f"seat {seat.seat} sits out from the next hand", {}))
+    return _with_seat(table, seat._replace(sitting_out=True))
+
+
+def _sit_in(table: Table, item: ti.SitIn, fx: list[Effect]) -> Table:
+    seat = _seated(table, item.seat)
+    fx.append(Notice("sit_in", f"seat {seat.seat} is dealt in from the next hand", {}))
+    return _with_seat(table, seat._replace(sitting_out=False))
+
+
+def _leave(table: Table, item: ti.Leave, fx: list[Effect]) -> Table:
+    seat = _seated(table, item.seat)
+    _not_in_hand(table, seat.seat, "cash out")
+    text = f"{seat.player} leaves seat {seat.seat} and cashes out {seat.stack}"
+    fx.append(Notice("cash_out", text, {"seat": seat.seat, "chips": seat.stack}))
+    return replace(
+        table,
+        seats=tuple(s for s in table.seats if s.seat != seat.seat),
+        cashed_out=table.cashed_out + seat.stack,
+    )
+
+
+def _rebuy(table: Table, item: ti.Rebuy, fx: list[Effect]) -> Table:
+    seat = _seated(table, item.seat)
+    _not_in_hand(table, seat.seat, "rebuy")
+    high = table.settings.max_buy_in
+    if item.chips <= 0:
+        raise Refused(f"seat {seat.seat}: a rebuy of {item.chips} is not a positive number")
+    if seat.stack + item.chips > high:
+        raise Refused(
+            f"seat {seat.seat}: a rebuy of {item.chips} would make the stack "
+            f"{seat.stack + item.chips}, over the maximum buy-in of {high}"
+        )
+    text = f"seat {seat.seat} rebuys {item.chips}"
+    fx.append(Notice("rebuy", text, {"seat": seat.seat, "chips": item.chips}))
+    table = replace(table, bought_in=table.bought_in + item.chips)
+    return _with_seat(table, seat._replace(stack=seat.stack + item.chips))
+
+
+def _configure(table: Table, item: ti.Configure, fx: list[Effect]) -> Table:
+    if table.in_hand:
+        raise Refused(f"hand {table.hand_number} is in progress: configure between hands")
+    fx.append(Notice("configured", "new table settings", item.settings.to_json()))
+    return replace(table, settings=item.settings)
+
+
+# Supervisor actions ---------------------------------------------------------------------
+
+
+def _signed(item: ti.SupervisorInput, fx: list[Effect], text: str) -> None:
+    if not item.who.strip() or not item.why.strip():
+        raise Refused(f"{item.tag}: a supervisor action needs who and why")
+    fx.append(Notice("supervisor", f"{text} (supervisor {item.who}: {item.why})", item.to_json()))
+
+
+def _void_hand(table: Table, item: ti.VoidHand, fx: list[Effect]) -> Table:
+    if not table.in_hand:
+        raise Refused("no hand in progress to void")
+    _signed(item, fx, f"hand {table.hand_number} is void")
+    table = _engine(table, Action(Do.VOID), item.at, fx)
+    of_hand = [alert for alert in table.alerts if alert.rule.of_hand]
+    return _clear(table, of_hand, "the hand is void", fx)
+
+
+def _enter_card(table: Table, item: ti.EnterCard, fx: list[Effect]) -> Table:
+    unread = _open(table, AlertKind.UNREAD_CARD)
+    if not unread:
+        raise Refused("no unread card to enter")
+    if _known(table, item.card):
+        raise Refused(f"{item.card} is already in play")
+    alert = unread[0]
+    _signed(item, fx, f"the unread card of alert {alert.id} is entered")
+    table = _clear(table, [alert], "the supervisor entered the card", fx)
+    if alert.due:
+        return _give(table, item.card, item.at, fx, confirmed=False)
+    return _out_of_turn(table, item.card, "unread", item.at, fx)
+
+
+def _correct_card(table: Table, item: ti.CorrectCard, fx: list[Effect]) -> Table:
+    if not table.in_hand:
+        raise Refused("no hand in progress")
+    hand = table.hand
+    assert hand is not None
+    log = table.hand_log
+    dealt = [i for i, entry in enumerate(log) if entry == Deal(item.wrong)]
+    if not dealt:
+        raise Refused(f"{item.wrong} was not dealt in this hand")
+    if any(isinstance(entry, Action) for entry in log[dealt[0] + 1 :]):
+        raise Refused(f"{item.wrong} has been acted on: void the hand instead")
+    if item.right == item.wrong or _known(table, item.right):
+        raise Refused(f"{item.right} is already in play")
+    _signed(item, fx, f"the card read as {item.wrong} is {item.right}")
+    new_log = tuple(Deal(item.right) if entry == Deal(item.wrong) else entry for entry in log)
+    try:
+        step = start_hand(hand.rules, {player.seat: player.start for player in hand.players})
+        replayed = step.hand
+        for entry in new_log:
+            replayed = replayed.apply(entry).hand
+    except IllegalInput as error:
+        raise Refused(f"the corrected hand is not legal: {error}") from None
+    unconfirmed = tuple(
+        Placement(p.seat, item.right) if p.card == item.wrong else p for p in table.unconfirmed
+    )
+    table = replace(table, hand=replayed, hand_log=new_log, unconfirmed=unconfirmed)
+    return _settle(table, item.at, fx) if replayed.over else table
+
+
+def _resolve_alert(table: Table, item: ti.ResolveAlert, fx: list[Effect]) -> Table:
+    alert = table.alert(item.alert)
+    if alert is None:
+        raise Refused(f"no open alert {item.alert}")
+    remedies = ALERT_RULES[alert.kind].remedies
+    if item.remedy not in remedies:
+        if not remedies:
+            raise Refused(f"alert {alert.id} clears only when the device reports it")
+        allowed = ", ".join(remedy.value for remedy in remedies)
+        raise Refused(f"alert {alert.id} ({alert.kind.value}) takes: {allowed}")
+    if item.remedy is Remedy.HOLD:
+        if not table.in_hand:
+            raise Refused("no hand in progress to hold the card for: take it out of play (dead)")
+        assert alert.card is not None
+        table = replace(table, held=(*table.held, alert.card))
+    elif item.remedy is Remedy.DONE and alert.card is not None:
+        gone = tuple(p for p in table.unconfirmed if p.card != alert.card)
+        table = replace(table, unconfirmed=gone)
+    _signed(item, fx, f"alert {alert.id} resolved: {item.remedy.value}")
+    return _clear(table, [alert], f"resolved by supervisor {item.who}", fx)
+
+
+def _correct_stack(table: Table, item: ti.CorrectStack, fx: list[Effect]) -> Table:
+    seat = _seated(table, item.seat)
+    _not_in_hand(table, seat.seat, "correct the stack")
+    if item.stack < 0:
+        raise Refused(f"seat {seat.seat}: a stack of {item.stack} is not 0 or more")
+    _signed(item, fx, f"seat {seat.seat}'s stack corrected from {seat.stack} to {item.stack}")
+    table = replace(table, corrected=table.corrected + item.stack - seat.stack)
+    return _with_seat(table, seat._replace(stack=item.stack))
+
+
+_HANDLERS: dict[type[TableInput], _Handler] = {
+    ti.CardRead: _card_read,
+    ti.CardUnreadable: _card_unreadable,
+    ti.CardAtSeat: _card_at_seat,
+    ti.SeatOccupied: _seat_occupied,
+    ti.SeatVacated: _seat_vacated,
+    ti.DeckLoaded: _deck_loaded,
+    ti.DeviceFault: _device_fault,
+    ti.DeviceFaultCleared: _device_fault_cleared,
+    ti.LinkUp: _link_up,
+    ti.LinkDown: _link_down,
+    ti.DeviceRestarted: _device_restarted,
+    ti.Decide: _decide,
+    ti.NewHand: _new_hand,
+    ti.SitDown: _sit_down,
+    ti.SitOut: _sit_out,
+    ti.SitIn: _sit_in,
+    ti.Leave: _leave,
+    ti.Rebuy: _rebuy,
+    ti.Configure: _configure,
+    ti.VoidHand: _void_hand,
+    ti.EnterCard: _enter_card,
+    ti.CorrectCard: _correct_card,
+    ti.ResolveAlert: _resolve_alert,
+    ti.CorrectStack: _correct_stack,
+}

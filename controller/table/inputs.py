@@ -1,0 +1,384 @@
+"""What goes into the table core: every input is an immutable record with its time.
+
+Every input carries ``at``, the time it happened (milliseconds since the Unix epoch, from
+the shell's clock): the core never reads a clock. Every input writes itself with
+``to_json()`` (a ``"type"`` tag and its fields) and reads back with ``input_from_json``:
+the journal stores inputs this way and recovery replays them.
+
+Device events (from the shoe and the seat board, as the drivers report them):
+``CardRead``, ``CardUnreadable``, ``CardAtSeat``, ``SeatOccupied``, ``SeatVacated``,
+``DeckLoaded``, ``DeviceFault``, ``DeviceFaultCleared``, ``LinkUp``, ``LinkDown``,
+``DeviceRestarted``.
+
+People: ``Decide`` (a player's decision, said by the dealer or made by the player),
+``NewHand``, ``SitDown``, ``SitOut``, ``SitIn``, ``Leave``, ``Rebuy``, ``Configure``; the
+supervisor's ``VoidHand``, ``EnterCard``, ``CorrectCard``, ``ResolveAlert`` and
+``CorrectStack``, each with ``who`` and ``why``.
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from enum import StrEnum
+from typing import Any, ClassVar, Union, get_args, get_origin, get_type_hints
+
+from controller.rules import Card, CardError, Do, parse_card
+from controller.table.settings import SettingsError, TableSettings
+
+
+class TableInputError(ValueError):
+    """An input record that cannot be read (a bad journal line or API request)."""
+
+
+class Device(StrEnum):
+    SHOE = "shoe"
+    SEAT_BOARD = "seat_board"
+
+
+class Fault(StrEnum):
+    """Device faults, as the wire protocol names them."""
+
+    JAM = "jam"  # shoe: a card is stuck in the exit
+    LID_OPEN = "lid_open"  # shoe: lid or door open
+    READER = "reader"  # the shoe's reader or a seat-board card reader failed
+    TAMPER = "tamper"  # enclosure opened or seal broken
+    SENSOR = "sensor"  # seat board: a seat sensor failed
+
+
+class Disposition(StrEnum):
+    """Where an unreadable card went."""
+
+    REJECT_TRAY = "reject_tray"  # diverted to the reject tray: not in play
+    DEALT_UNREAD = "dealt_unread"  # it left the shoe unread: it is on the table
+
+
+class By(StrEnum):
+    """Who entered a player's decision."""
+
+    DEALER = "dealer"  # the dealer, as the player said it
+    PLAYER = "player"  # the player, on their own screen
+
+
+class Remedy(StrEnum):
+    """How the supervisor resolves an alert (each alert kind lists the remedies it takes)."""
+
+    HOLD = "hold"  # keep the card out of turn and deal it when the next card is due
+    DEAD = "dead"  # take the card out of play
+    DONE = "done"  # the condition was put right by hand (card moved, deck removed, ...)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableInput:
+    """The base of every input: ``at`` is when it happened (ms since the Unix epoch)."""
+
+    tag: ClassVar[str]
+    at: int
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.tag}
+        for spec in fields(self):
+            out[spec.name] = _encode(getattr(self, spec.name))
+        return out
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SeatInput(TableInput):
+    """The base of the inputs about one seat."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FaultInput(TableInput):
+    """The base of a fault's start and end."""
+
+    device: Device
+    fault: Fault
+
+
+# Device events ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CardRead(TableInput):
+    """The shoe identified a card as it left: ``code`` 0..51, ``(rank - 2) * 4 + suit``.
+    Any other code is a card that is not in the deck."""
+
+    tag = "card_read"
+    code: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CardUnreadable(TableInput):
+    tag = "card_unreadable"
+    disposition: Disposition
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CardAtSeat(TableInput):
+    """The seat board saw a card land at ``seat``; ``code`` None: its reader did not know it."""
+
+    tag = "card_at_seat"
+    seat: int
+    code: int | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SeatOccupied(SeatInput):
+    tag = "seat_occupied"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SeatVacated(SeatInput):
+    tag = "seat_vacated"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeckLoaded(TableInput):
+    tag = "deck_loaded"
+    count: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeviceFault(FaultInput):
+    tag = "device_fault"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeviceFaultCleared(FaultInput):
+    tag = "device_fault_cleared"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LinkUp(TableInput):
+    tag = "link_up"
+    device: Device
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LinkDown(TableInput):
+    tag = "link_down"
+    device: Device
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeviceRestarted(TableInput):
+    """The device came back with a new boot id; ``lost``: events it could not resend."""
+
+    tag = "device_restarted"
+    device: Device
+    lost: int
+
+
+# Decisions and the table's own inputs --------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Decide(TableInput):
+    """A player's decision, mapped to the engine's ``Action`` (``do``: bring_in, complete,
+    check, call, bet, raise, fold, bonus with ``accept``, show, muck; ``to``: the street
+    total after a wager, needed only when more than one size is legal)."""
+
+    tag = "decide"
+    seat: int
+    do: Do
+    to: int | None = None
+    accept: bool | None = None
+    by: By = By.DEALER
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NewHand(TableInput):
+    tag = "new_hand"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SitDown(TableInput):
+    tag = "sit_down"
+    seat: int
+    player: str
+    buy_in: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SitOut(SeatInput):
+    tag = "sit_out"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SitIn(SeatInput):
+    tag = "sit_in"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Leave(SeatInput):
+    """The player leaves and cashes out the whole stack."""
+
+    tag = "leave"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rebuy(TableInput):
+    tag = "rebuy"
+    seat: int
+    chips: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Configure(TableInput):
+    """New table settings, between hands."""
+
+    tag = "configure"
+    settings: TableSettings
+
+
+# Supervisor actions: each says who and why --------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SupervisorInput(TableInput):
+    who: str
+    why: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class VoidHand(SupervisorInput):
+    tag = "void_hand"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EnterCard(SupervisorInput):
+    """The supervisor names the card of the open unread-card alert."""
+
+    tag = "enter_card"
+    card: Card
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CorrectCard(SupervisorInput):
+    """A misread: ``wrong`` was read, the card is ``right``; before it is acted on."""
+
+    tag = "correct_card"
+    wrong: Card
+    right: Card
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ResolveAlert(SupervisorInput):
+    tag = "resolve_alert"
+    alert: int
+    remedy: Remedy
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CorrectStack(SupervisorInput):
+    tag = "correct_stack"
+    seat: int
+    stack: int
+
+
+INPUT_TYPES: dict[str, type[TableInput]] = {
+    kind.tag: kind
+    for kind in (
+        CardRead,
+        CardUnreadable,
+        CardAtSeat,
+        SeatOccupied,
+        SeatVacated,
+        DeckLoaded,
+        DeviceFault,
+        DeviceFaultCleared,
+        LinkUp,
+        LinkDown,
+        DeviceRestarted,
+        Decide,
+        NewHand,
+        SitDown,
+        SitOut,
+        SitIn,
+        Leave,
+        Rebuy,
+        Configure,
+        VoidHand,
+        EnterCard,
+        CorrectCard,
+        ResolveAlert,
+        CorrectStack,
+    )
+}
+
+_HINTS = {tag: get_type_hints(kind) for tag, kind in INPUT_TYPES.items()}
+
+
+def input_from_json(data: Mapping[str, Any]) -> TableInput:
+    """Read an input written by ``to_json``; ``TableInputError`` names what is wrong."""
+    if not isinstance(data, Mapping):
+        raise TableInputError(f"an input must be an object, not {data!r}")
+    tag = data.get("type")
+    kind = INPUT_TYPES.get(tag) if isinstance(tag, str) else None
+    if kind is None:
+        raise TableInputError(f"'type': {tag!r} is not one of {', '.join(INPUT_TYPES)}")
+    hints = _HINTS[tag]
+    names = {spec.name: spec for spec in fields(kind)}
+    unknown = sorted(set(data) - set(names) - {"type"})
+    if unknown:
+        raise TableInputError(f"{tag}: unknown field {unknown[0]!r}")
+    values: dict[str, Any] = {}
+    for name, spec in names.items():
+        if name not in data:
+            if spec.default is spec.default_factory:  # both MISSING: the field is required
+                raise TableInputError(f"{tag}: missing field {name!r}")
+            continue
+        values[name] = _decode(hints[name], data[name], f"{tag}.{name}")
+    return kind(**values)
+
+
+def _encode(value: object) -> object:
+    if isinstance(value, Card):
+        return str(value)
+    if isinstance(value, StrEnum):
+        return value.value
+    if isinstance(value, TableSettings):
+        return value.to_json()
+    return value
+
+
+def _decode(hint: Any, value: object, where: str) -> object:
+    origin = get_origin(hint)
+    if origin in (Union, types.UnionType):
+        options = [option for option in get_args(hint) if option is not type(None)]
+        return None if value is None else _decode(options[0], value, where)
+    if hint is Card:
+        if not isinstance(value, str):
+            raise TableInputError(f"{where}: {value!r} is not a card")
+        try:
+            return parse_card(value)
+        except CardError as error:
+            raise TableInputError(f"{where}: {error}") from None
+    if isinstance(hint, type) and issubclass(hint, StrEnum):
+        try:
+            return hint(value)
+        except ValueError:
+            choices = ", ".join(member.value for member in hint)
+            raise TableInputError(f"{where}: {value!r} is not one of {choices}") from None
+    if hint is TableSettings:
+        if not isinstance(value, Mapping):
+            raise TableInputError(f"{where}: {value!r} is not an object")
+        try:
+            return TableSettings.from_json(value)
+        except SettingsError as error:
+            raise TableInputError(f"{where}: {error}") from None
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise TableInputError(f"{where}: {value!r} is not true or false")
+        return value
+    if hint is int:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise TableInputError(f"{where}: {value!r} is not a whole number")
+        return value
+    if not isinstance(value, str):
+        raise TableInputError(f"{where}: {value!r} is not text")
+    return value

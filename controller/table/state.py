@@ -1,0 +1,356 @@
+"""The table's state: seats, the hand in progress, alerts, and what lamps and displays show.
+
+Every type here is immutable and round-trips through ``to_json``/``from_json``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, NamedTuple
+
+from controller.rules import Card, Dest, Hand, input_from_json, parse_card
+from controller.rules.inputs import Input as EngineInput
+from controller.table.inputs import Device, Fault, Remedy
+from controller.table.settings import TableSettings
+
+SEATS = range(1, 9)
+
+
+class Severity(StrEnum):
+    """How the console colours an alert."""
+
+    FAULT = "fault"  # red: a device or link failed
+    ABNORMAL = "abnormal"  # yellow: something happened that should not have
+    ACTION = "action"  # blue: someone must act for the table to go on
+
+
+class AlertKind(StrEnum):
+    CARD_OUT_OF_TURN = "card_out_of_turn"
+    CARD_IN_PLAY = "card_in_play"
+    CARD_NOT_IN_DECK = "card_not_in_deck"
+    BAD_DECK = "bad_deck"
+    DECK_DURING_HAND = "deck_during_hand"
+    UNREAD_CARD = "unread_card"
+    MISPLACED_CARD = "misplaced_card"
+    CARD_AT_EMPTY_SEAT = "card_at_empty_seat"
+    CARD_NOT_DEALT = "card_not_dealt"
+    DEVICE_FAULT = "device_fault"
+    LINK_DOWN = "link_down"
+    EVENTS_LOST = "events_lost"
+    PLAYER_AWAY = "player_away"
+
+
+class AlertRule(NamedTuple):
+    """What an alert kind is: its colour, whether it pauses the dealing, the supervisor's
+    remedies for ``ResolveAlert`` (none: only the device or the table clears it), and
+    whether it belongs to the hand (a void clears it; a device's alerts stay)."""
+
+    severity: Severity
+    blocking: bool
+    remedies: tuple[Remedy, ...]
+    of_hand: bool
+
+
+_HOLD, _DEAD, _DONE = Remedy.HOLD, Remedy.DEAD, Remedy.DONE
+ALERT_RULES: dict[AlertKind, AlertRule] = {
+    AlertKind.CARD_OUT_OF_TURN: AlertRule(Severity.ABNORMAL, True, (_HOLD, _DEAD), True),
+    AlertKind.CARD_IN_PLAY: AlertRule(Severity.ABNORMAL, True, (_DEAD,), True),
+    AlertKind.CARD_NOT_IN_DECK: AlertRule(Severity.ABNORMAL, True, (_DEAD,), True),
+    AlertKind.BAD_DECK: AlertRule(Severity.ACTION, True, (_DONE,), False),
+    AlertKind.DECK_DURING_HAND: AlertRule(Severity.ABNORMAL, True, (_DONE,), True),
+    AlertKind.UNREAD_CARD: AlertRule(Severity.ACTION, True, (_DEAD,), True),
+    AlertKind.MISPLACED_CARD: AlertRule(Severity.ACTION, True, (_DONE,), True),
+    AlertKind.CARD_AT_EMPTY_SEAT: AlertRule(Severity.ACTION, True, (_DONE,), True),
+    AlertKind.CARD_NOT_DEALT: AlertRule(Severity.ABNORMAL, True, (_DONE,), True),
+    AlertKind.DEVICE_FAULT: AlertRule(Severity.FAULT, True, (), False),
+    AlertKind.LINK_DOWN: AlertRule(Severity.FAULT, True, (), False),
+    AlertKind.EVENTS_LOST: AlertRule(Severity.FAULT, True, (_DONE,), True),
+    AlertKind.PLAYER_AWAY: AlertRule(Severity.ABNORMAL, False, (_DONE,), True),
+}
+
+
+class Alert(NamedTuple):
+    """An open alert: what happened (``message``) and what to do (``remedy``).
+
+    ``seat``: the seat it concerns (where a card landed); ``belongs``: the seat a card
+    belongs to; ``card``: the card, when known; ``due``: an unread card was the card the
+    engine waited for (it goes to ``belongs``, or is the burn or community card).
+    """
+
+    id: int
+    kind: AlertKind
+    message: str
+    remedy: str
+    raised_at: int
+    seat: int | None = None
+    belongs: int | None = None
+    card: Card | None = None
+    device: Device | None = None
+    fault: Fault | None = None
+    due: bool = False
+
+    @property
+    def rule(self) -> AlertRule:
+        return ALERT_RULES[self.kind]
+
+    def to_json(self) -> dict[str, Any]:
+        rule = self.rule
+        return {
+            "id": self.id,
+            "kind": self.kind.value,
+            "severity": rule.severity.value,
+            "blocking": rule.blocking,
+            "message": self.message,
+            "remedy": self.remedy,
+            "remedies": [remedy.value for remedy in rule.remedies],
+            "raised_at": self.raised_at,
+            "seat": self.seat,
+            "belongs": self.belongs,
+            "card": None if self.card is None else str(self.card),
+            "device": None if self.device is None else self.device.value,
+            "fault": None if self.fault is None else self.fault.value,
+            "due": self.due,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Alert:
+        card, device, fault = data["card"], data["device"], data["fault"]
+        return cls(
+            data["id"],
+            AlertKind(data["kind"]),
+            data["message"],
+            data["remedy"],
+            data["raised_at"],
+            data["seat"],
+            data["belongs"],
+            None if card is None else parse_card(card),
+            None if device is None else Device(device),
+            None if fault is None else Fault(fault),
+            data["due"],
+        )
+
+
+class Seat(NamedTuple):
+    """A seated player. ``stack`` is the chips behind between hands; during a hand it is
+    the stack the player began the hand with (the hand holds the live stack)."""
+
+    seat: int
+    player: str
+    stack: int
+    sitting_out: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seat": self.seat,
+            "player": self.player,
+            "stack": self.stack,
+            "sitting_out": self.sitting_out,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Seat:
+        return cls(data["seat"], data["player"], data["stack"], data["sitting_out"])
+
+
+class Placement(NamedTuple):
+    """A card dealt to a seat that the seat board has not yet confirmed."""
+
+    seat: int
+    card: Card
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seat": self.seat, "card": str(self.card)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Placement:
+        return cls(data["seat"], parse_card(data["card"]))
+
+
+class Lamps(NamedTuple):
+    """The shoe's bonus lamp, and the seats whose lamps are lit (the next card's seat
+    and a seat with a bonus card due)."""
+
+    bonus: bool = False
+    seats: tuple[int, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"bonus": self.bonus, "seats": list(self.seats)}
+
+
+class Signals(NamedTuple):
+    """What the lamps and the dealer's display show."""
+
+    display: str
+    lamps: Lamps
+
+    def to_json(self) -> dict[str, Any]:
+        return {"display": self.display, "lamps": self.lamps.to_json()}
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """The whole state of one table. Start from ``Table(settings)``; change it only
+    through ``controller.table.apply``.
+
+    ``hand`` is the hand in progress, or the last one (over), or None; ``hand_log`` the
+    engine inputs of that hand (a corrected card replays them). ``deck_ready``: a full
+    deck was loaded since the last hand began. ``spent``: a bit set of the cards out of
+    this deck that the hand does not hold (cards of a finished hand, cards taken out of
+    play, held cards). ``held``: cards out of turn the supervisor held, dealt in order
+    when the next card is due. ``unconfirmed``: cards dealt to seats that the seat board
+    has not yet seen. ``links``: devices whose link is up. ``occupied``: seats whose
+    sensor reports someone. ``bought_in``, ``cashed_out``, ``corrected``: the chips that
+    came onto the table, left it, and were added (or taken, negative) by corrections.
+    """
+
+    settings: TableSettings
+    seats: tuple[Seat, ...] = ()
+    occupied: tuple[int, ...] = ()
+    links: tuple[Device, ...] = ()
+    hand_number: int = 0
+    hand: Hand | None = None
+    hand_log: tuple[EngineInput, ...] = ()
+    deck_ready: bool = False
+    spent: int = 0
+    held: tuple[Card, ...] = ()
+    unconfirmed: tuple[Placement, ...] = ()
+    alerts: tuple[Alert, ...] = ()
+    next_alert: int = 1
+    bought_in: int = 0
+    cashed_out: int = 0
+    corrected: int = 0
+
+    @property
+    def in_hand(self) -> bool:
+        """A hand is in progress."""
+        return self.hand is not None and not self.hand.over
+
+    @property
+    def paused(self) -> bool:
+        """A blocking alert is open: no card goes to the hand until it is cleared."""
+        return any(alert.rule.blocking for alert in self.alerts)
+
+    def seat(self, number: int) -> Seat | None:
+        return next((seat for seat in self.seats if seat.seat == number), None)
+
+    def alert(self, number: int) -> Alert | None:
+        return next((alert for alert in self.alerts if alert.id == number), None)
+
+    def in_play(self, seat: int) -> bool:
+        """The player at ``seat`` is in the hand in progress (folded or not)."""
+        return self.in_hand and any(p.seat == seat for p in self.hand.players)  # type: ignore[union-attr]
+
+    @property
+    def chips(self) -> int:
+        """Chips on the table by the ledger: what came in, less what left, plus corrections.
+        Always equal to the seats' stacks (a hand's chips count at its start)."""
+        return self.bought_in - self.cashed_out + self.corrected
+
+    @property
+    def eligible(self) -> tuple[Seat, ...]:
+        """The seats dealt into the next hand: sitting in, with chips."""
+        return tuple(seat for seat in self.seats if not seat.sitting_out and seat.stack > 0)
+
+    @property
+    def signals(self) -> Signals:
+        return signals(self)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "settings": self.settings.to_json(),
+            "seats": [seat.to_json() for seat in self.seats],
+            "occupied": list(self.occupied),
+            "links": [device.value for device in self.links],
+            "hand_number": self.hand_number,
+            "hand": None if self.hand is None else self.hand.to_json(),
+            "hand_log": [item.to_json() for item in self.hand_log],
+            "deck_ready": self.deck_ready,
+            "spent": [str(Card(code)) for code in range(52) if self.spent >> code & 1],
+            "held": [str(card) for card in self.held],
+            "unconfirmed": [placement.to_json() for placement in self.unconfirmed],
+            "alerts": [alert.to_json() for alert in self.alerts],
+            "next_alert": self.next_alert,
+            "bought_in": self.bought_in,
+            "cashed_out": self.cashed_out,
+            "corrected": self.corrected,
+            "signals": self.signals.to_json(),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Table:
+        spent = 0
+        for text in data["spent"]:
+            spent |= 1 << parse_card(text)
+        hand = data["hand"]
+        return cls(
+            settings=TableSettings.from_json(data["settings"]),
+            seats=tuple(Seat.from_json(item) for item in data["seats"]),
+            occupied=tuple(data["occupied"]),
+            links=tuple(Device(item) for item in data["links"]),
+            hand_number=data["hand_number"],
+            hand=None if hand is None else Hand.from_json(hand),
+            hand_log=tuple(input_from_json(item) for item in data["hand_log"]),
+            deck_ready=data["deck_ready"],
+            spent=spent,
+            held=tuple(parse_card(text) for text in data["held"]),
+            unconfirmed=tuple(Placement.from_json(item) for item in data["unconfirmed"]),
+            alerts=tuple(Alert.from_json(item) for item in data["alerts"]),
+            next_alert=data["next_alert"],
+            bought_in=data["bought_in"],
+            cashed_out=data["cashed_out"],
+            corrected=data["corrected"],
+        )
+
+
+def signals(table: Table) -> Signals:
+    """The display line and the lamps for ``table``."""
+    hand = table.hand
+    bonus_seats: tuple[int, ...] = ()
+    if table.in_hand:
+        assert hand is not None
+        bonus_seats = tuple(
+            sorted(
+                {
+                    waiting.seat
+                    for waiting in hand.queue
+                    if waiting.seat is not None
+                    and (waiting.kind == "bonus" or waiting.destination is Dest.BONUS)
+                }
+            )
+        )
+    blocking = next((alert for alert in table.alerts if alert.rule.blocking), None)
+    if blocking is not None:
+        return Signals(f"PAUSED: {blocking.message}", Lamps(bool(bonus_seats), bonus_seats))
+    if not table.in_hand:
+        if not table.deck_ready:
+            display = "LOAD A DECK"
+        elif len(table.eligible) < 2:
+            display = "WAITING FOR PLAYERS"
+        else:
+            display = "READY: NEW HAND"
+        return Signals(display, Lamps())
+    assert hand is not None
+    waiting = hand.waiting_for
+    assert waiting is not None
+    lit = set(bonus_seats)
+    if waiting.kind == "card":
+        face = "face up" if waiting.up else "face down"
+        if waiting.destination is Dest.BURN:
+            display = "BURN"
+        elif waiting.destination is Dest.COMMUNITY:
+            display = "COMMUNITY CARD"
+        elif waiting.destination is Dest.BONUS:
+            display = f"BONUS CARD: seat {waiting.seat}, {face}"
+        else:
+            display = f"DEAL: seat {waiting.seat}, {face}"
+        if waiting.seat is not None:
+            lit.add(waiting.seat)
+    elif waiting.kind == "bonus":
+        display = f"BONUS CARD: seat {waiting.seat}, accept or decline for {waiting.price}"
+    elif waiting.kind == "show":
+        display = f"SHOWDOWN: seat {waiting.seat} to show or muck"
+    else:
+        display = f"BETTING: seat {waiting.seat} to act"
+    return Signals(display, Lamps(bool(bonus_seats), tuple(sorted(lit))))
