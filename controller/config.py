@@ -1,0 +1,347 @@
+"""The table's configuration: one TOML file, read with the standard library's ``tomllib``.
+
+``load_config(path)`` returns a ``Config`` or raises ``ConfigError`` naming the key, the
+value and what is allowed (the CLI turns it into exit status 2). Sections (see
+``deploy/table.example.toml`` and docs/table.md):
+
+- ``[table]``: ``id``, ``name``.
+- ``[game]``: every ``Rules`` field (``variant``, ``ante``, ``bring_in``, ``small_bet``,
+  ``big_bet``, ...); a field left out takes its default.
+- ``[stakes]``: ``min_buy_in``, ``max_buy_in``.
+- ``[devices.shoe]`` and, if the table has one, ``[devices.seat_board]``: ``transport``
+  (``serial`` with ``port`` and ``baud``, or ``usb`` with ``vendor_id``, ``product_id``
+  and optionally ``serial_number``), ``enabled`` (seat board only), and a ``link`` table
+  of link timings (``drivers.session.LinkConfig``).
+- ``[journal]``: ``path``.
+- ``[api]``: ``bind``, ``port``, ``tls_cert`` and ``tls_key`` (both or neither).
+- ``[[credentials.supervisors]]`` and ``[[credentials.dealers]]``: ``id`` and ``pin_hash``,
+  an Argon2 hash made by ``hash_pin`` (``python -m controller.config hash-pin``); plain
+  PINs are refused.
+
+Relative paths are relative to the folder of the configuration file.
+"""
+
+from __future__ import annotations
+
+import getpass
+import ipaddress
+import re
+import sys
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from argon2 import PasswordHasher, extract_parameters
+from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+
+from controller.rules import Rules, RulesError
+from controller.table import TableSettings
+from drivers.errors import DriverError
+from drivers.session import LinkConfig
+
+_HASHER = PasswordHasher()
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+_HOSTNAME = re.compile(r"[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}))*")
+_MIN_PIN = 4
+
+_SECTIONS = {"table", "game", "stakes", "devices", "journal", "api", "credentials"}
+
+
+class ConfigError(ValueError):
+    """A configuration value that is missing, unknown or not allowed."""
+
+    def __init__(self, key: str, value: object, allowed: str) -> None:
+        shown = "(missing)" if value is _MISSING else repr(value)
+        super().__init__(f"{key} = {shown}: {allowed}")
+        self.key, self.value, self.allowed = key, value, allowed
+
+
+_MISSING = object()
+
+
+@dataclass(frozen=True)
+class DevicePort:
+    """Where a device is and how to talk to it."""
+
+    transport: str  # "serial" or "usb"
+    port: str | None = None
+    baud: int = 115200
+    vendor_id: int | None = None
+    product_id: int | None = None
+    serial_number: str | None = None
+    link: LinkConfig = field(default_factory=LinkConfig)
+
+
+@dataclass(frozen=True)
+class Api:
+    bind: str = "127.0.0.1"
+    port: int = 8080
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+
+
+@dataclass(frozen=True)
+class Credential:
+    """A person allowed to sign in: ``id`` and the Argon2 hash of their PIN."""
+
+    id: str
+    pin_hash: str
+
+    def verify(self, pin: str) -> bool:
+        return verify_pin(self.pin_hash, pin)
+
+
+@dataclass(frozen=True)
+class Config:
+    table_id: str
+    table_name: str
+    settings: TableSettings
+    shoe: DevicePort
+    seat_board: DevicePort | None
+    journal: Path
+    api: Api
+    supervisors: tuple[Credential, ...]
+    dealers: tuple[Credential, ...]
+
+
+def hash_pin(pin: str) -> str:
+    """The Argon2id hash of a PIN, to store in the configuration."""
+    if len(pin) < _MIN_PIN:
+        raise ValueError(f"a PIN needs at least {_MIN_PIN} characters")
+    return _HASHER.hash(pin)
+
+
+def verify_pin(pin_hash: str, pin: str) -> bool:
+    try:
+        return _HASHER.verify(pin_hash, pin)
+    except (VerifyMismatchError, VerificationError, InvalidHashError):
+        return False
+
+
+def load_config(path: str | Path) -> Config:
+    """Read and check the configuration file at ``path``."""
+    path = Path(path)
+    try:
+        with path.open("rb") as file:
+            data = tomllib.load(file)
+    except OSError as error:
+        raise ConfigError("file", str(path), f"cannot be read ({error.strerror})") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError("file", str(path), f"is not valid TOML ({error})") from None
+    return parse_config(data, path.parent)
+
+
+def parse_config(data: Mapping[str, Any], base: Path) -> Config:
+    """Check a configuration already read as a mapping; ``base`` resolves relative paths."""
+    _no_unknown(data, _SECTIONS, "")
+    table = _section(data, "table")
+    _no_unknown(table, {"id", "name"}, "table.")
+    table_id = _text(table, "table.id", pattern=_ID, allowed="letters, digits, '_.-'")
+    name = _text(table, "table.name")
+    shoe, seat_board = _devices(_section(data, "devices"))
+    stakes = _section(data, "stakes")
+    _no_unknown(stakes, {"min_buy_in", "max_buy_in"}, "stakes.")
+    low = _whole(stakes, "stakes.min_buy_in", 1)
+    high = _whole(stakes, "stakes.max_buy_in", low, f"a whole number, at least min_buy_in ({low})")
+    settings = TableSettings(
+        _rules(_section(data, "game", optional=True)), low, high, seat_board is not None
+    )
+    journal = _section(data, "journal")
+    _no_unknown(journal, {"path"}, "journal.")
+    credentials = _section(data, "credentials")
+    _no_unknown(credentials, {"supervisors", "dealers"}, "credentials.")
+    return Config(
+        table_id=table_id,
+        table_name=name,
+        settings=settings,
+        shoe=shoe,
+        seat_board=seat_board,
+        journal=base / _text(journal, "journal.path"),
+        api=_api(_section(data, "api", optional=True), base),
+        supervisors=_credentials(credentials, "supervisors"),
+        dealers=_credentials(credentials, "dealers"),
+    )
+
+
+def _last(key: str) -> str:
+    return key.rsplit(".", 1)[-1]
+
+
+def _section(data: Mapping[str, Any], key: str, *, optional: bool = False) -> Mapping[str, Any]:
+    value = data.get(_last(key), {} if optional else _MISSING)
+    if not isinstance(value, Mapping):
+        raise ConfigError(key, value, "a table of settings ([" + key + "])")
+    return value
+
+
+def _no_unknown(data: Mapping[str, Any], known: set[str], prefix: str) -> None:
+    unknown = sorted(set(data) - known)
+    if unknown:
+        key = prefix + unknown[0]
+        raise ConfigError(
+            key, data[unknown[0]], f"unknown setting; known: {', '.join(sorted(known))}"
+        )
+
+
+def _text(
+    data: Mapping[str, Any],
+    key: str,
+    *,
+    pattern: re.Pattern[str] | None = None,
+    allowed: str = "",
+) -> str:
+    value = data.get(_last(key), _MISSING)
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(key, value, "a non-empty string")
+    if pattern is not None and not pattern.fullmatch(value):
+        raise ConfigError(key, value, allowed)
+    return value
+
+
+def _whole(
+    data: Mapping[str, Any],
+    key: str,
+    low: int,
+    allowed: str = "",
+    *,
+    high: int | None = None,
+    default: object = _MISSING,
+) -> int:
+    value = data.get(_last(key), default)
+    too_high = high is not None and isinstance(value, int) and value > high
+    if not isinstance(value, int) or isinstance(value, bool) or value < low or too_high:
+        span = f"{low} to {high}" if high is not None else f"{low} or more"
+        raise ConfigError(key, value, allowed or f"a whole number, {span}")
+    return value
+
+
+def _rules(game: Mapping[str, Any]) -> Rules:
+    _no_unknown(game, {spec.name for spec in fields(Rules)}, "game.")
+    try:
+        return Rules(**game)
+    except RulesError as error:
+        match = re.fullmatch(r"rules\.(\w+): (.*)", str(error))
+        assert match is not None, error
+        name, reason = match.groups()
+        value = game.get(name, _MISSING)
+        reason = reason.removeprefix(f"{value!r} ")  # the value is shown once, by the key
+        raise ConfigError(f"game.{name}", value, reason) from None
+
+
+def _devices(devices: Mapping[str, Any]) -> tuple[DevicePort, DevicePort | None]:
+    _no_unknown(devices, {"shoe", "seat_board"}, "devices.")
+    shoe = _port(_section(devices, "devices.shoe"), "devices.shoe")
+    if "seat_board" not in devices:
+        return shoe, None
+    board = _section(devices, "devices.seat_board")
+    enabled = board.get("enabled", True)
+    if not isinstance(enabled, bool):
+        raise ConfigError("devices.seat_board.enabled", enabled, "true or false")
+    if not enabled:
+        return shoe, None
+    settings = {key: value for key, value in board.items() if key != "enabled"}
+    return shoe, _port(settings, "devices.seat_board")
+
+
+def _port(data: Mapping[str, Any], key: str) -> DevicePort:
+    transport = data.get("transport", _MISSING)
+    link = _link(data.get("link", {}), f"{key}.link")
+    if transport == "serial":
+        _no_unknown(data, {"transport", "port", "baud", "link"}, f"{key}.")
+        port = _text(data, f"{key}.port")
+        baud = _whole(data, f"{key}.baud", 1, default=115200)
+        return DevicePort("serial", port=port, baud=baud, link=link)
+    if transport == "usb":
+        known = {"transport", "vendor_id", "product_id", "serial_number", "link"}
+        _no_unknown(data, known, f"{key}.")
+        vendor = _whole(data, f"{key}.vendor_id", 0, high=0xFFFF)
+        product = _whole(data, f"{key}.product_id", 0, high=0xFFFF)
+        serial = _text(data, f"{key}.serial_number") if "serial_number" in data else None
+        return DevicePort(
+            "usb", vendor_id=vendor, product_id=product, serial_number=serial, link=link
+        )
+    raise ConfigError(f"{key}.transport", transport, "one of serial, usb")
+
+
+def _link(data: object, key: str) -> LinkConfig:
+    if not isinstance(data, Mapping):
+        raise ConfigError(key, data, "a table of link settings")
+    try:
+        return LinkConfig.from_mapping(data)
+    except (DriverError, TypeError) as error:
+        raise ConfigError(key, dict(data), str(error)) from None
+
+
+def _api(api: Mapping[str, Any], base: Path) -> Api:
+    _no_unknown(api, {"bind", "port", "tls_cert", "tls_key"}, "api.")
+    bind = _text({"bind": "127.0.0.1", **api}, "api.bind")
+    try:
+        ipaddress.ip_address(bind)
+    except ValueError:
+        if not _HOSTNAME.fullmatch(bind):
+            raise ConfigError("api.bind", bind, "an IP address or a host name") from None
+    port = _whole(api, "api.port", 1, high=65535, default=8080)
+    files = {}
+    for name in ("tls_cert", "tls_key"):
+        if name in api:
+            path = base / _text(api, f"api.{name}")
+            if not path.is_file():
+                raise ConfigError(f"api.{name}", api[name], f"no such file ({path})")
+            files[name] = path
+    if len(files) == 1:
+        missing = "tls_key" if "tls_cert" in files else "tls_cert"
+        raise ConfigError(f"api.{missing}", _MISSING, "tls_cert and tls_key go together")
+    return Api(bind, port, files.get("tls_cert"), files.get("tls_key"))
+
+
+def _credentials(credentials: Mapping[str, Any], role: str) -> tuple[Credential, ...]:
+    key = f"credentials.{role}"
+    entries = credentials.get(role, _MISSING)
+    if not isinstance(entries, list) or not entries:
+        raise ConfigError(key, entries, f"at least one [[{key}]] with id and pin_hash")
+    out: list[Credential] = []
+    for number, entry in enumerate(entries):
+        where = f"{key}[{number}]"
+        if not isinstance(entry, Mapping):
+            raise ConfigError(where, entry, "a table with id and pin_hash")
+        if "pin" in entry:
+            raise ConfigError(
+                f"{where}.pin", "(hidden)", "plain PINs are refused: store pin_hash instead"
+            )
+        _no_unknown(entry, {"id", "pin_hash"}, f"{where}.")
+        person = _text(entry, f"{where}.id", pattern=_ID, allowed="letters, digits, '_.-'")
+        if any(c.id == person for c in out):
+            raise ConfigError(f"{where}.id", person, "each id once")
+        pin_hash = _text(entry, f"{where}.pin_hash")
+        if not pin_hash.startswith("$argon2"):
+            raise ConfigError(f"{where}.pin_hash", pin_hash, "an Argon2 hash ($argon2id$...)")
+        try:
+            extract_parameters(pin_hash)
+        except InvalidHashError:
+            raise ConfigError(f"{where}.pin_hash", pin_hash, "a well-formed Argon2 hash") from None
+        out.append(Credential(person, pin_hash))
+    return tuple(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m controller.config hash-pin``: print the hash of a PIN typed twice."""
+    args = sys.argv[1:] if argv is None else argv
+    if args != ["hash-pin"]:
+        print("usage: python -m controller.config hash-pin", file=sys.stderr)
+        return 2
+    pin = getpass.getpass("PIN: ") if sys.stdin.isatty() else sys.stdin.readline().rstrip("\n")
+    if sys.stdin.isatty() and getpass.getpass("PIN again: ") != pin:
+        print("error: the PINs differ", file=sys.stderr)
+        return 2
+    try:
+        print(hash_pin(pin))
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

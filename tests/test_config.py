@@ -1,0 +1,206 @@
+"""The table's TOML configuration: the example loads, and every bad value is refused with
+its key, its value and what is allowed."""
+
+from __future__ import annotations
+
+import copy
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from controller.config import ConfigError, hash_pin, load_config, parse_config, verify_pin
+from controller.rules import BonusTiming, Rules, Variant
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "deploy" / "table.example.toml"
+
+
+def example() -> dict:
+    with EXAMPLE.open("rb") as file:
+        return tomllib.load(file)
+
+
+def test_example_loads_cleanly():
+    config = load_config(EXAMPLE)
+    assert config.table_id == "T-01"
+    assert config.settings.rules == Rules()
+    assert (config.settings.min_buy_in, config.settings.max_buy_in) == (100, 1000)
+    assert config.settings.seat_board
+    assert config.shoe.transport == "serial" and config.shoe.port == "/dev/luck-shoe"
+    assert config.shoe.link.handshake_timeout == 3.0
+    assert config.seat_board is not None and config.seat_board.port == "/dev/luck-seats"
+    assert config.journal == Path("/var/lib/luck-table/T-01.sqlite")
+    assert (config.api.bind, config.api.port, config.api.tls_cert) == ("127.0.0.1", 8080, None)
+    assert config.supervisors[0].verify("1234") and not config.supervisors[0].verify("1235")
+    assert config.dealers[0].verify("5678")
+
+
+def test_game_settings_reach_the_rules(tmp_path):
+    data = example()
+    data["game"] = {"variant": "seven-card-stud", "bonus_timing": "end_of_street", "ante": 2}
+    rules = parse_config(data, tmp_path).settings.rules
+    assert rules.variant is Variant.SEVEN_CARD_STUD
+    assert rules.bonus_timing is BonusTiming.END_OF_STREET and rules.ante == 2
+
+
+def test_optional_parts(tmp_path):
+    data = example()
+    del data["game"], data["api"], data["devices"]["shoe"]["link"]
+    data["devices"]["seat_board"] = {"enabled": False}
+    config = parse_config(data, tmp_path)
+    assert config.seat_board is None and not config.settings.seat_board
+    assert config.settings.rules == Rules() and config.api.port == 8080
+
+
+def test_usb_device_and_relative_journal(tmp_path):
+    data = example()
+    data["devices"]["shoe"] = {
+        "transport": "usb",
+        "vendor_id": 0x1D50,
+        "product_id": 0x6018,
+        "serial_number": "SHOE-1",
+    }
+    data["journal"]["path"] = "data/table.sqlite"
+    config = parse_config(data, tmp_path)
+    assert (config.shoe.vendor_id, config.shoe.product_id) == (0x1D50, 0x6018)
+    assert config.journal == tmp_path / "data" / "table.sqlite"
+
+
+def test_tls_files_are_checked(tmp_path):
+    (tmp_path / "cert.pem").write_text("cert")
+    (tmp_path / "key.pem").write_text("key")
+    data = example()
+    data["api"].update(tls_cert="cert.pem", tls_key="key.pem")
+    assert parse_config(data, tmp_path).api.tls_key == tmp_path / "key.pem"
+
+
+def _set(path: str, value: object):
+    def change(data: dict) -> None:
+        *parents, last = path.split(".")
+        node = data
+        for name in parents:
+            node = node[int(name)] if isinstance(node, list) else node.setdefault(name, {})
+        if value is _DELETE:
+            del node[last]
+        else:
+            node[last] = value
+
+    return change
+
+
+_DELETE = object()
+
+BAD = [
+    ("table.id", "", "table.id = ''", "non-empty"),
+    ("table.id", "T 1", "table.id = 'T 1'", "letters, digits"),
+    ("table.name", 7, "table.name = 7", "non-empty string"),
+    ("table.seats", 9, "table.seats = 9", "unknown setting"),
+    ("game.ante", 0, "game.ante = 0", "positive"),
+    ("game.ante", 1.5, "game.ante = 1.5", "not a whole number"),
+    ("game.variant", "holdem", "game.variant = 'holdem'", "luck-of-the-irish"),
+    ("game.burn", "yes", "game.burn = 'yes'", "true or false"),
+    ("game.bring_in", 9, "game.bring_in = 9", "must not exceed the small bet"),
+    ("game.bonus_price", -1, "game.bonus_price = -1", "0 (free)"),
+    ("game.max_raises", -1, "game.max_raises = -1", "0 or more"),
+    ("game.showdown", "fast", "game.showdown = 'fast'", "auto, manual"),
+    ("game.wilds", 2, "game.wilds = 2", "unknown setting"),
+    ("stakes.min_buy_in", 0, "stakes.min_buy_in = 0", "1 or more"),
+    ("stakes.max_buy_in", 50, "stakes.max_buy_in = 50", "at least min_buy_in (100)"),
+    ("stakes.max_buy_in", _DELETE, "stakes.max_buy_in = (missing)", "whole number"),
+    ("devices.shoe.transport", "tcp", "devices.shoe.transport = 'tcp'", "serial, usb"),
+    ("devices.shoe.port", "", "devices.shoe.port = ''", "non-empty"),
+    ("devices.shoe.baud", 0, "devices.shoe.baud = 0", "1 or more"),
+    ("devices.shoe.parity", "N", "devices.shoe.parity = 'N'", "unknown setting"),
+    ("devices.shoe.link.backoff_max", -1, "devices.shoe.link = {", "positive number"),
+    ("devices.shoe.link.silence", 1, "devices.shoe.link = {", "unknown link setting"),
+    ("devices.seat_board.enabled", "on", "devices.seat_board.enabled = 'on'", "true or false"),
+    ("devices.lamp", {}, "devices.lamp = {}", "unknown setting"),
+    ("journal.path", _DELETE, "journal.path = (missing)", "non-empty string"),
+    ("api.bind", "not a host!", "api.bind = 'not a host!'", "an IP address or a host name"),
+    ("api.port", 70000, "api.port = 70000", "1 to 65535"),
+    ("api.port", "8080", "api.port = '8080'", "1 to 65535"),
+    ("api.tls_cert", "missing.pem", "api.tls_cert = 'missing.pem'", "no such file"),
+    ("credentials.supervisors", [], "credentials.supervisors = []", "at least one"),
+    ("credentials.dealers.0.pin", "1234", "credentials.dealers[0].pin", "plain PINs are refused"),
+    (
+        "credentials.dealers.0.pin_hash",
+        "1234",
+        "credentials.dealers[0].pin_hash = '1234'",
+        "an Argon2 hash",
+    ),
+    (
+        "credentials.dealers.0.pin_hash",
+        "$argon2id$broken",
+        "credentials.dealers[0].pin_hash = '$argon2id$broken'",
+        "well-formed",
+    ),
+    ("credentials.dealers.0.id", "", "credentials.dealers[0].id = ''", "non-empty"),
+    ("credentials.auditors", [], "credentials.auditors = []", "unknown setting"),
+    ("journal", "x.sqlite", "journal = 'x.sqlite'", "a table of settings"),
+    ("ledger", {}, "ledger = {}", "unknown setting"),
+]
+
+
+@pytest.mark.parametrize(("path", "value", "shown", "allowed"), BAD)
+def test_bad_value_is_refused_with_key_value_and_allowed(tmp_path, path, value, shown, allowed):
+    data = example()
+    _set(path, value)(data)
+    with pytest.raises(ConfigError) as caught:
+        parse_config(data, tmp_path)
+    message = str(caught.value)
+    assert message.startswith(shown), message
+    assert allowed in message, message
+    assert caught.value.key == shown.split(" = ")[0]
+
+
+def test_duplicate_ids_and_lone_tls_key(tmp_path):
+    data = example()
+    data["credentials"]["dealers"].append(copy.deepcopy(data["credentials"]["dealers"][0]))
+    with pytest.raises(ConfigError, match=r"credentials\.dealers\[1\]\.id = 'D200': each id once"):
+        parse_config(data, tmp_path)
+    (tmp_path / "key.pem").write_text("key")
+    data = example()
+    data["api"]["tls_key"] = "key.pem"
+    with pytest.raises(ConfigError, match=r"api\.tls_cert = \(missing\): tls_cert and tls_key go"):
+        parse_config(data, tmp_path)
+
+
+def test_unreadable_and_malformed_files(tmp_path):
+    with pytest.raises(ConfigError, match="cannot be read"):
+        load_config(tmp_path / "absent.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[table\nid = 1\n")
+    with pytest.raises(ConfigError, match="is not valid TOML"):
+        load_config(bad)
+
+
+def test_hash_pin_round_trip_and_refusals():
+    stored = hash_pin("2468")
+    assert stored.startswith("$argon2id$") and "2468" not in stored
+    assert verify_pin(stored, "2468") and not verify_pin(stored, "2469")
+    assert not verify_pin("not a hash", "2468")
+    with pytest.raises(ValueError, match="at least 4"):
+        hash_pin("12")
+
+
+def test_hash_pin_command_prints_a_hash_that_verifies():
+    done = subprocess.run(
+        [sys.executable, "-m", "controller.config", "hash-pin"],
+        input="97531\n",
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    assert verify_pin(done.stdout.strip(), "97531")
+    wrong = subprocess.run(
+        [sys.executable, "-m", "controller.config"],
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert wrong.returncode == 2 and "usage" in wrong.stderr
