@@ -1,0 +1,676 @@
+"""The table core, input by input: seats, hands, decisions, device events, every alert
+with its remedy, the supervisor's actions, lamps and display, JSON and replay."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from controller.rules import Do, Phase, Rules, parse_card
+from controller.table import (
+    INPUT_TYPES,
+    AlertKind,
+    CardAtSeat,
+    CardRead,
+    CardUnreadable,
+    Configure,
+    CorrectCard,
+    CorrectStack,
+    Decide,
+    DeckLoaded,
+    Device,
+    DeviceFault,
+    DeviceFaultCleared,
+    DeviceRestarted,
+    Disposition,
+    EnterCard,
+    Fault,
+    Leave,
+    LinkDown,
+    LinkUp,
+    NewHand,
+    Rebuy,
+    Remedy,
+    ResolveAlert,
+    SeatOccupied,
+    SeatVacated,
+    SitDown,
+    SitIn,
+    SitOut,
+    Table,
+    TableInputError,
+    TableSettings,
+    VoidHand,
+    apply,
+    input_from_json,
+)
+from tests.table_driver import TableDriver, code
+
+# Third street for seats 2 and 5: seat 2 gets As Ad down and 2c up (it brings in),
+# seat 5 gets Ks Kd down and 9h up.
+THIRD = "As Ks Ad Kd 2c 9h"
+SUPERVISOR = {"who": "S100", "why": "checked at the table"}
+
+
+def two_seats(**rules) -> TableDriver:
+    return TableDriver.make(**rules).start({2: 200, 5: 200})
+
+
+def betting(**rules) -> TableDriver:
+    """Third street dealt and confirmed: seat 2 to bring in."""
+    driver = two_seats(**rules)
+    driver.read(THIRD, confirm=True)
+    assert driver.table.signals.display == "BETTING: seat 2 to act"
+    return driver
+
+
+def fourth(**rules) -> TableDriver:
+    """Third street bet (bring-in, call): the burn before fourth street is due."""
+    driver = betting(**rules)
+    driver.act(2, "bring_in")
+    driver.act(5, "call")
+    assert driver.table.signals.display == "BURN"
+    return driver
+
+
+def hand_chips(table: Table) -> int:
+    assert table.hand is not None
+    return sum(p.stack + p.total for p in table.hand.players)
+
+
+# Seats ---------------------------------------------------------------------------------
+
+
+def test_sit_down_within_the_buy_in_limits():
+    driver = TableDriver.make()
+    driver.ok(SitDown, seat=3, player="Ann", buy_in=100)
+    assert "not within 100 to 1000" in driver.refused(SitDown, seat=4, player="Bob", buy_in=99)
+    assert "not within" in driver.refused(SitDown, seat=4, player="Bob", buy_in=1001)
+    assert "seat 3 is taken" in driver.refused(SitDown, seat=3, player="Bob", buy_in=200)
+    assert "unknown seat" in driver.refused(SitDown, seat=9, player="Bob", buy_in=200)
+    assert "needs a name" in driver.refused(SitDown, seat=4, player=" ", buy_in=200)
+    assert driver.table.seat(3).stack == 100 and driver.table.chips == 100
+
+
+def test_sit_out_and_in_decide_who_is_dealt_in():
+    driver = TableDriver.make().seat({1: 200, 2: 200, 3: 200})
+    driver.ok(SitOut, seat=2)
+    driver.ok(DeckLoaded, count=52)
+    driver.ok(NewHand)
+    assert [p.seat for p in driver.table.hand.players] == [1, 3]
+    driver.ok(SitIn, seat=2)
+    assert not driver.table.seat(2).sitting_out
+    assert "no player is seated" in driver.refused(SitOut, seat=6)
+
+
+def test_leave_cashes_out_but_not_during_the_hand():
+    driver = two_seats()
+    assert "in hand 1: cash out after the hand" in driver.refused(Leave, seat=2)
+    driver.ok(SitDown, seat=7, player="Cy", buy_in=300)
+    driver.ok(Leave, seat=7)  # not in the hand: leaves at once
+    assert driver.table.cashed_out == 300 and driver.table.seat(7) is None
+    assert driver.effects[-1].kind == "cash_out" and driver.effects[-1].data["chips"] == 300
+
+
+def test_rebuy_up_to_the_maximum_between_hands():
+    driver = TableDriver.make().seat({1: 900})
+    assert "over the maximum buy-in of 1000" in driver.refused(Rebuy, seat=1, chips=101)
+    assert "not a positive number" in driver.refused(Rebuy, seat=1, chips=0)
+    driver.ok(Rebuy, seat=1, chips=100)
+    assert driver.table.seat(1).stack == 1000 and driver.table.bought_in == 1000
+    driver = two_seats()
+    assert "rebuy after the hand" in driver.refused(Rebuy, seat=2, chips=10)
+
+
+def test_correct_stack_is_signed_and_kept_in_the_ledger():
+    driver = TableDriver.make().seat({1: 200})
+    assert "needs who and why" in driver.refused(
+        CorrectStack, seat=1, stack=150, who="S100", why=""
+    )
+    assert "not 0 or more" in driver.refused(CorrectStack, seat=1, stack=-1, **SUPERVISOR)
+    driver.ok(CorrectStack, seat=1, stack=150, **SUPERVISOR)
+    assert driver.table.seat(1).stack == 150 and driver.table.corrected == -50
+    assert driver.table.chips == 150
+    assert "S100" in driver.effects[-1].message
+
+
+# Hands ---------------------------------------------------------------------------------
+
+
+def test_new_hand_needs_a_deck_two_players_and_no_blocking_alert():
+    driver = TableDriver.make().seat({1: 200})
+    assert driver.table.signals.display == "LOAD A DECK"
+    assert "load a full deck" in driver.refused(NewHand)
+    driver.ok(DeckLoaded, count=52)
+    assert driver.table.signals.display == "WAITING FOR PLAYERS"
+    assert "needs 2 players" in driver.refused(NewHand)
+    driver.seat({4: 200})
+    assert driver.table.signals.display == "READY: NEW HAND"
+    driver.ok(DeviceFault, device=Device.SHOE, fault=Fault.LID_OPEN)
+    assert "resolve the open alerts first" in driver.refused(NewHand)
+    driver.ok(DeviceFaultCleared, device=Device.SHOE, fault=Fault.LID_OPEN)
+    step = driver.ok(NewHand)
+    kinds = [effect.kind for effect in step.effects]
+    assert kinds[:3] == ["hand_started", "ante", "ante"]
+    assert driver.table.hand_number == 1 and not driver.table.deck_ready
+    assert driver.table.signals.display == "DEAL: seat 1, face down"
+    assert driver.table.signals.lamps.seats == (1,)
+    assert "is in progress" in driver.refused(NewHand)
+
+
+def test_stacks_carry_from_hand_to_hand():
+    driver = betting()
+    driver.act(2, "bring_in")
+    driver.act(5, "fold")
+    assert not driver.table.in_hand
+    assert driver.table.seat(2).stack == 201 and driver.table.seat(5).stack == 199
+    assert "hand_over" in driver.kinds()
+    driver.ok(DeckLoaded, count=52)
+    driver.ok(NewHand)
+    assert {p.seat: p.start for p in driver.table.hand.players} == {2: 201, 5: 199}
+    assert driver.table.hand_number == 2
+
+
+def test_a_refused_decision_changes_nothing_and_says_why_in_the_engines_words():
+    driver = betting()
+    reason = driver.refused(Decide, seat=5, do=Do.CALL)
+    assert reason == "seat 5 cannot call: out of turn (seat 2 to act)"
+    assert driver.effects[-1].kind == "refused"
+    assert "no hand in progress" in TableDriver.make().refused(Decide, seat=1, do=Do.CALL)
+    assert "not a player's decision" in driver.refused(Decide, seat=2, do=Do.VOID)
+
+
+def test_configure_only_between_hands():
+    driver = two_seats()
+    stud = TableSettings(Rules(variant="seven-card-stud"), 50, 500, seat_board=False)
+    assert "configure between hands" in driver.refused(Configure, settings=stud)
+    driver.ok(VoidHand, **SUPERVISOR)
+    driver.ok(Configure, settings=stud)
+    assert driver.table.settings == stud
+
+
+# Cards out of turn, in play, not in the deck --------------------------------------------
+
+
+def test_card_drawn_during_betting_pauses_and_the_supervisor_holds_it():
+    driver = betting()
+    driver.ok(CardRead, code=code("Qc"))
+    alert = driver.table.alerts[0]
+    assert alert.kind is AlertKind.CARD_OUT_OF_TURN and alert.card == parse_card("Qc")
+    assert alert.message == "a card came out of the shoe while seat 2 is to act"
+    assert driver.table.paused
+    assert driver.table.signals.display.startswith("PAUSED: a card came out")
+    driver.act(2, "bring_in")  # the betting goes on
+    driver.resolve(AlertKind.CARD_OUT_OF_TURN, Remedy.HOLD)
+    assert driver.table.held == (parse_card("Qc"),)
+    driver.act(5, "call")  # the round ends: the held card is the burn card
+    assert driver.table.held == () and driver.table.hand.burns == (parse_card("Qc"),)
+    assert "held_card" in driver.kinds()
+    assert driver.table.signals.display == "DEAL: seat 2, face up"
+
+
+def test_card_out_of_turn_taken_out_of_play_is_never_dealt():
+    driver = betting()
+    driver.ok(CardRead, code=code("Qc"))
+    driver.resolve(AlertKind.CARD_OUT_OF_TURN, Remedy.DEAD)
+    assert not driver.table.paused
+    driver.ok(CardRead, code=code("Qc"))  # the same card again: it cannot be
+    assert driver.table.alerts[0].kind is AlertKind.CARD_IN_PLAY
+
+
+def test_card_read_with_no_hand_in_progress():
+    driver = TableDriver.make().seat({1: 200, 2: 200})
+    driver.ok(DeckLoaded, count=52)
+    driver.ok(CardRead, code=code("Qc"))
+    assert driver.table.alerts[0].message == "a card came out of the shoe with no hand in progress"
+    reason = driver.refused(
+        ResolveAlert, alert=driver.table.alerts[0].id, remedy=Remedy.HOLD, **SUPERVISOR
+    )
+    assert "take it out of play (dead)" in reason
+    driver.resolve(AlertKind.CARD_OUT_OF_TURN, Remedy.DEAD)
+    driver.ok(NewHand)
+    driver.ok(CardRead, code=code("Qc"))  # that card left this deck before the hand
+    assert driver.table.alerts[-1].kind is AlertKind.CARD_IN_PLAY
+
+
+def test_card_already_in_play():
+    driver = two_seats()
+    driver.read("As")
+    step = driver.ok(CardRead, code=code("As"))
+    assert step.effects[0].kind == "alert"
+    assert driver.table.alerts[0].kind is AlertKind.CARD_IN_PLAY
+    assert driver.table.hand.waiting_for.seat == 5  # nothing was dealt
+    assert "takes: dead" in driver.refused(
+        ResolveAlert, alert=driver.table.alerts[0].id, remedy=Remedy.HOLD, **SUPERVISOR
+    )
+    driver.resolve(AlertKind.CARD_IN_PLAY, Remedy.DEAD)
+    driver.read("Ks")
+    assert driver.table.hand.player(5).cards[0].card == parse_card("Ks")
+
+
+def test_card_not_in_the_deck():
+    driver = two_seats()
+    driver.ok(CardRead, code=60)
+    alert = driver.table.alerts[0]
+    assert alert.kind is AlertKind.CARD_NOT_IN_DECK and "code 60" in alert.message
+    driver.resolve(AlertKind.CARD_NOT_IN_DECK, Remedy.DEAD)
+    assert not driver.table.paused and driver.table.hand.waiting_for.seat == 2
+
+
+# Decks ---------------------------------------------------------------------------------
+
+
+def test_deck_whose_count_is_not_52():
+    driver = TableDriver.make().seat({1: 200, 2: 200})
+    driver.ok(DeckLoaded, count=51)
+    alert = driver.table.alerts[0]
+    assert alert.kind is AlertKind.BAD_DECK and alert.remedy == (
+        "remove the deck and load a full deck of 52"
+    )
+    assert "resolve the open alerts first" in driver.refused(NewHand)
+    driver.ok(DeckLoaded, count=52)  # the remedy: a full deck clears it
+    assert driver.table.alerts == () and driver.table.deck_ready
+    driver.ok(DeckLoaded, count=104)
+    driver.resolve(AlertKind.BAD_DECK, Remedy.DONE)  # removed, by the supervisor's word
+    assert not driver.table.deck_ready
+
+
+def test_deck_loaded_during_a_hand():
+    driver = two_seats()
+    driver.ok(DeckLoaded, count=52)
+    assert driver.table.alerts[0].kind is AlertKind.DECK_DURING_HAND
+    driver.resolve(AlertKind.DECK_DURING_HAND, Remedy.DONE)
+    driver.read("As")
+    assert driver.table.hand.player(2).cards
+
+
+# Unreadable cards ----------------------------------------------------------------------
+
+
+def test_unreadable_card_rejected_to_the_tray_changes_nothing():
+    driver = two_seats()
+    before = driver.dump()
+    step = driver.ok(CardUnreadable, disposition=Disposition.REJECT_TRAY)
+    assert [effect.kind for effect in step.effects] == ["rejected"]
+    assert driver.dump() == before
+
+
+def test_unread_card_identified_by_the_seat_board():
+    driver = two_seats()
+    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)
+    alert = driver.table.alerts[0]
+    assert alert.kind is AlertKind.UNREAD_CARD and alert.belongs == 2 and alert.due
+    assert alert.message == "a card left the shoe unread: it is a card for seat 2, face down"
+    assert "the seat's reader identifies it" in alert.remedy
+    driver.ok(CardAtSeat, seat=2, code=None)  # its reader could not read it either
+    assert driver.table.alerts == (alert,)
+    driver.ok(CardAtSeat, seat=2, code=code("As"))
+    assert driver.table.alerts == () and driver.table.unconfirmed == ()
+    assert driver.table.hand.player(2).cards[0].card == parse_card("As")
+    assert driver.table.signals.display == "DEAL: seat 5, face down"
+
+
+def test_unread_card_entered_by_the_supervisor_without_a_seat_board():
+    driver = TableDriver.make(seat_board=False).start({2: 200, 5: 200})
+    driver.read("As Ks Ad Kd")
+    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)
+    assert driver.table.alerts[0].remedy.startswith("the supervisor enters it")
+    assert "already in play" in driver.refused(EnterCard, card=parse_card("As"), **SUPERVISOR)
+    driver.ok(EnterCard, card=parse_card("2c"), **SUPERVISOR)
+    assert driver.table.hand.player(2).cards[2].card == parse_card("2c")
+    assert driver.table.unconfirmed == ()
+    assert "no unread card" in driver.refused(EnterCard, card=parse_card("3c"), **SUPERVISOR)
+
+
+def test_unread_burn_card_and_unread_card_out_of_turn():
+    driver = fourth()
+    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)
+    assert driver.table.alerts[0].message.endswith("it is the burn card")
+    driver.ok(EnterCard, card=parse_card("Qc"), **SUPERVISOR)
+    assert driver.table.hand.burns == (parse_card("Qc"),)
+    driver = betting()
+    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)
+    assert not driver.table.alerts[0].due
+    driver.ok(EnterCard, card=parse_card("Qd"), **SUPERVISOR)  # known now, still early
+    assert driver.table.alerts[0].kind is AlertKind.CARD_OUT_OF_TURN
+    driver.resolve(AlertKind.CARD_OUT_OF_TURN, Remedy.DEAD)
+    driver = two_seats()
+    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)
+    driver.resolve(AlertKind.UNREAD_CARD, Remedy.DEAD)  # taken away: seat 2 gets another
+    assert driver.table.signals.display == "DEAL: seat 2, face down"
+
+
+def test_unread_card_named_by_the_seat_board_as_a_card_in_play():
+    driver = two_seats()
+    driver.read("As", confirm=True)
+    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)
+    driver.ok(CardAtSeat, seat=5, code=code("As"))
+    assert {a.kind for a in driver.table.alerts} == {AlertKind.UNREAD_CARD, AlertKind.CARD_IN_PLAY}
+
+
+# The seat board ------------------------------------------------------------------------
+
+
+def test_cards_await_the_seat_boards_confirmation():
+    driver = two_seats()
+    driver.read("As Ks")
+    assert [(p.seat, str(p.card)) for p in driver.table.unconfirmed] == [(2, "As"), (5, "Ks")]
+    driver.ok(CardAtSeat, seat=5, code=None)  # its reader missed it: the seat's oldest card
+    driver.ok(CardAtSeat, seat=2, code=code("As"))
+    assert driver.table.unconfirmed == ()
+    driver.ok(CardAtSeat, seat=2, code=code("As"))  # seen again where it is: nothing
+    assert driver.table.alerts == ()
+
+
+def test_card_at_another_seat_is_moved_and_confirmed():
+    driver = two_seats()
+    driver.read("As")
+    driver.ok(CardAtSeat, seat=5, code=code("As"))
+    alert = driver.table.alerts[0]
+    assert alert.kind is AlertKind.MISPLACED_CARD and (alert.seat, alert.belongs) == (5, 2)
+    assert alert.remedy == "move it to seat 2: the seat board confirms it there"
+    driver.ok(CardAtSeat, seat=5, code=code("As"))  # reported again: one alert
+    assert len(driver.table.alerts) == 1
+    driver.ok(CardRead, code=code("Ks"))  # dealing is paused
+    assert driver.table.alerts[-1].kind is AlertKind.CARD_OUT_OF_TURN
+    driver.ok(CardAtSeat, seat=2, code=code("As"))  # moved: confirmed where it belongs
+    assert [a.kind for a in driver.table.alerts] == [AlertKind.CARD_OUT_OF_TURN]
+    driver.resolve(AlertKind.CARD_OUT_OF_TURN, Remedy.HOLD)  # it goes to seat 5 now
+    assert driver.table.hand.player(5).cards[0].card == parse_card("Ks")
+
+
+def test_card_at_a_seat_with_no_player():
+    driver = two_seats()
+    driver.read("As")
+    driver.ok(CardAtSeat, seat=7, code=code("As"))
+    alert = driver.table.alerts[0]
+    assert alert.kind is AlertKind.CARD_AT_EMPTY_SEAT and alert.belongs == 2
+    driver.ok(CardAtSeat, seat=2, code=code("As"))
+    assert driver.table.alerts == ()
+    driver.ok(CardAtSeat, seat=7, code=None)  # an unknown card at an empty seat
+    assert driver.table.alerts[0].kind is AlertKind.CARD_AT_EMPTY_SEAT
+    driver.resolve(AlertKind.CARD_AT_EMPTY_SEAT, Remedy.DONE)
+
+
+def test_unknown_and_undealt_cards_at_seats():
+    driver = two_seats()
+    driver.ok(CardAtSeat, seat=2, code=None)  # no card is due at seat 2 yet
+    assert driver.table.alerts[0].kind is AlertKind.MISPLACED_CARD
+    driver.resolve(AlertKind.MISPLACED_CARD, Remedy.DONE)
+    driver.ok(CardAtSeat, seat=2, code=code("7h"))
+    alert = driver.table.alerts[0]
+    assert alert.kind is AlertKind.CARD_NOT_DEALT and alert.card == parse_card("7h")
+    driver.resolve(AlertKind.CARD_NOT_DEALT, Remedy.DONE)
+
+
+def test_misplaced_card_resolved_by_the_supervisor_is_no_longer_awaited():
+    driver = two_seats()
+    driver.read("As")
+    driver.ok(CardAtSeat, seat=5, code=code("As"))
+    driver.resolve(AlertKind.MISPLACED_CARD, Remedy.DONE)
+    assert driver.table.unconfirmed == ()
+
+
+def test_without_a_seat_board_card_reports_are_ignored():
+    driver = TableDriver.make(seat_board=False).start({2: 200, 5: 200})
+    driver.read("As")
+    assert driver.table.unconfirmed == ()
+    step = driver.ok(CardAtSeat, seat=5, code=code("As"))
+    assert [effect.kind for effect in step.effects] == ["ignored"]
+
+
+# Devices -------------------------------------------------------------------------------
+
+
+def test_device_fault_pauses_until_the_device_clears_it():
+    driver = two_seats()
+    driver.ok(DeviceFault, device=Device.SHOE, fault=Fault.JAM)
+    driver.ok(DeviceFault, device=Device.SHOE, fault=Fault.JAM)  # reported twice: one alert
+    alert = driver.table.alerts[0]
+    assert len(driver.table.alerts) == 1
+    assert alert.message == "shoe: a card is jammed in the shoe's exit"
+    assert alert.to_json()["severity"] == "fault"
+    reason = driver.refused(ResolveAlert, alert=alert.id, remedy=Remedy.DONE, **SUPERVISOR)
+    assert "clears only when the device reports it" in reason
+    driver.ok(DeviceFaultCleared, device=Device.SHOE, fault=Fault.JAM)
+    assert driver.table.alerts == () and driver.table.signals.display.startswith("DEAL")
+
+
+@pytest.mark.parametrize("fault", list(Fault))
+def test_every_fault_has_words_and_a_remedy(fault):
+    driver = TableDriver.make()
+    driver.ok(DeviceFault, device=Device.SEAT_BOARD, fault=fault)
+    alert = driver.table.alerts[0]
+    assert alert.message.startswith("seat board: ") and alert.remedy
+
+
+def test_link_down_and_up():
+    driver = two_seats()
+    driver.ok(LinkUp, device=Device.SHOE)
+    driver.ok(LinkDown, device=Device.SHOE, reason="silence")
+    alert = driver.table.alerts[0]
+    assert (
+        alert.kind is AlertKind.LINK_DOWN and alert.message == "the shoe is not connected (silence)"
+    )
+    assert driver.table.links == ()
+    driver.ok(LinkUp, device=Device.SHOE)
+    assert driver.table.alerts == () and driver.table.links == (Device.SHOE,)
+    quiet = TableDriver.make(seat_board=False)
+    quiet.ok(LinkDown, device=Device.SEAT_BOARD)
+    assert quiet.table.alerts == ()
+
+
+def test_device_restart_that_lost_events():
+    driver = two_seats()
+    step = driver.ok(DeviceRestarted, device=Device.SEAT_BOARD, lost=0)
+    assert [effect.kind for effect in step.effects] == ["restart"]
+    driver.ok(DeviceRestarted, device=Device.SHOE, lost=3)
+    assert "lost 3 events" in driver.table.alerts[0].message
+    driver.resolve(AlertKind.EVENTS_LOST, Remedy.DONE)
+    assert "not 0 or more" in driver.refused(DeviceRestarted, device=Device.SHOE, lost=-1)
+
+
+def test_player_leaving_the_seat_during_the_hand():
+    driver = two_seats()
+    driver.ok(SeatOccupied, seat=2)
+    driver.ok(SeatVacated, seat=2)
+    alert = driver.table.alerts[0]
+    assert alert.kind is AlertKind.PLAYER_AWAY and not driver.table.paused
+    driver.ok(SeatOccupied, seat=2)
+    assert driver.table.alerts == ()
+    driver.ok(SeatVacated, seat=6)  # nobody plays there
+    assert driver.table.alerts == () and driver.table.occupied == (2,)
+    step = driver.ok(SeatOccupied, seat=6)
+    assert "sit the player down" in step.effects[0].message
+
+
+# The bonus card ------------------------------------------------------------------------
+
+
+def test_bonus_card_lamps_and_display():
+    driver = fourth()
+    driver.read("Qc 3d")
+    assert driver.table.signals.lamps.seats == (5,) and not driver.table.signals.lamps.bonus
+    driver.read("4c", confirm=True)  # seat 5's four of clubs, face up
+    signals = driver.table.signals
+    assert signals.display == "BONUS CARD: seat 5, face down"
+    assert signals.lamps.bonus and signals.lamps.seats == (5,)
+    assert driver.effects[-1].kind == "lamps"
+    driver.read("8d")
+    assert not driver.table.signals.lamps.bonus
+    assert driver.table.signals.display.startswith("BETTING")
+
+
+def test_priced_bonus_card_waits_for_accept_or_decline():
+    driver = fourth(bonus_price=5)
+    driver.read("Qc 3d 4c")
+    assert driver.table.signals.display == "BONUS CARD: seat 5, accept or decline for 5"
+    assert driver.table.signals.lamps.bonus
+    driver.ok(CardRead, code=code("8d"))  # drawn before the player decided
+    assert driver.table.alerts[0].message.endswith("while seat 5 decides on the bonus card")
+    driver.resolve(AlertKind.CARD_OUT_OF_TURN, Remedy.HOLD)
+    driver.ok(Decide, seat=5, do=Do.BONUS, accept=True)
+    assert driver.table.hand.player(5).cards[-1].bonus  # the held card was the bonus card
+    assert driver.table.hand.player(5).total == 3 + 5
+
+
+def test_bonus_card_declined():
+    driver = fourth(bonus_price=5)
+    driver.read("Qc 3d 4c")
+    driver.ok(Decide, seat=5, do=Do.BONUS, accept=False)
+    assert not driver.table.signals.lamps.bonus
+    assert driver.table.signals.display.startswith("BETTING")
+
+
+# The supervisor ------------------------------------------------------------------------
+
+
+def test_void_puts_every_chip_back_and_clears_the_hands_alerts():
+    driver = betting()
+    driver.act(2, "complete")
+    driver.ok(CardRead, code=code("Qc"))
+    driver.ok(DeviceFault, device=Device.SHOE, fault=Fault.LID_OPEN)
+    assert "needs who and why" in driver.refused(VoidHand, who="", why="misdeal")
+    step = driver.ok(VoidHand, **SUPERVISOR)
+    assert driver.table.hand.phase is Phase.VOID and not driver.table.in_hand
+    assert {s.seat: s.stack for s in driver.table.seats} == {2: 200, 5: 200}
+    assert [a.kind for a in driver.table.alerts] == [AlertKind.DEVICE_FAULT]
+    assert "hand 1 is void" in step.effects[0].message
+    assert "no hand in progress to void" in driver.refused(VoidHand, **SUPERVISOR)
+
+
+def test_correct_a_misread_card_before_it_is_acted_on():
+    driver = two_seats()
+    driver.read("As Ks Ad Kd 2c")
+    driver.ok(CorrectCard, wrong=parse_card("2c"), right=parse_card("3c"), **SUPERVISOR)
+    assert driver.table.hand.player(2).cards[2].card == parse_card("3c")
+    assert driver.table.unconfirmed[-1].card == parse_card("3c")
+    driver.read("2c")  # the card read wrongly is still in the shoe
+    assert driver.table.hand.player(5).cards[2].card == parse_card("2c")
+    assert driver.table.signals.display == "BETTING: seat 5 to act"  # 2c brings in now
+    assert "already in play" in driver.refused(
+        CorrectCard, wrong=parse_card("As"), right=parse_card("Ks"), **SUPERVISOR
+    )
+    driver.act(5, "bring_in")
+    reason = driver.refused(
+        CorrectCard, wrong=parse_card("2c"), right=parse_card("2d"), **SUPERVISOR
+    )
+    assert "has been acted on" in reason
+    assert "was not dealt" in driver.refused(
+        CorrectCard, wrong=parse_card("7h"), right=parse_card("7d"), **SUPERVISOR
+    )
+
+
+def test_resolve_an_unknown_alert():
+    driver = TableDriver.make()
+    assert "no open alert 4" in driver.refused(
+        ResolveAlert, alert=4, remedy=Remedy.DONE, **SUPERVISOR
+    )
+
+
+# JSON and replay -----------------------------------------------------------------------
+
+EXAMPLES = [
+    CardRead(at=1, code=12),
+    CardUnreadable(at=2, disposition=Disposition.DEALT_UNREAD),
+    CardAtSeat(at=3, seat=4, code=None),
+    CardAtSeat(at=3, seat=4, code=51),
+    SeatOccupied(at=4, seat=1),
+    SeatVacated(at=5, seat=1),
+    DeckLoaded(at=6, count=52),
+    DeviceFault(at=7, device=Device.SHOE, fault=Fault.TAMPER),
+    DeviceFaultCleared(at=8, device=Device.SEAT_BOARD, fault=Fault.SENSOR),
+    LinkUp(at=9, device=Device.SHOE),
+    LinkDown(at=10, device=Device.SHOE, reason="unplugged"),
+    DeviceRestarted(at=11, device=Device.SHOE, lost=2),
+    Decide(at=12, seat=3, do=Do.RAISE, to=15),
+    Decide(at=12, seat=3, do=Do.BONUS, accept=False),
+    NewHand(at=13),
+    SitDown(at=14, seat=2, player="Ann", buy_in=300),
+    SitOut(at=15, seat=2),
+    SitIn(at=16, seat=2),
+    Leave(at=17, seat=2),
+    Rebuy(at=18, seat=2, chips=50),
+    Configure(at=19, settings=TableSettings(Rules(bonus_price=5), 50, 500, False)),
+    VoidHand(at=20, who="S1", why="misdeal"),
+    EnterCard(at=21, card=parse_card("4c"), who="S1", why="unread"),
+    CorrectCard(at=22, wrong=parse_card("Kd"), right=parse_card("Kh"), who="S1", why="misread"),
+    ResolveAlert(at=23, alert=3, remedy=Remedy.HOLD, who="S1", why="early card"),
+    CorrectStack(at=24, seat=2, stack=120, who="S1", why="count"),
+]
+
+
+def test_every_input_type_has_an_example():
+    assert {type(item) for item in EXAMPLES} == set(INPUT_TYPES.values())
+
+
+@pytest.mark.parametrize("item", EXAMPLES, ids=lambda item: item.tag)
+def test_inputs_round_trip_through_json(item):
+    text = json.dumps(item.to_json())
+    assert input_from_json(json.loads(text)) == item
+    assert json.dumps(input_from_json(json.loads(text)).to_json()) == text
+
+
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [
+        ([], "must be an object"),
+        ({"type": "shuffle", "at": 1}, "'type': 'shuffle' is not one of"),
+        ({"type": "card_read", "at": 1}, "card_read: missing field 'code'"),
+        ({"type": "card_read", "at": 1, "code": 3, "uid": "x"}, "unknown field 'uid'"),
+        ({"type": "card_read", "at": "now", "code": 3}, "card_read.at: 'now' is not a whole"),
+        ({"type": "card_read", "at": 1, "code": True}, "card_read.code: True is not a whole"),
+        ({"type": "link_up", "at": 1, "device": "lamp"}, "link_up.device: 'lamp' is not one of"),
+        ({"type": "enter_card", "at": 1, "card": "Zz", "who": "a", "why": "b"}, "enter_card.card"),
+        ({"type": "enter_card", "at": 1, "card": 5, "who": "a", "why": "b"}, "5 is not a card"),
+        ({"type": "decide", "at": 1, "seat": 1, "do": "call", "accept": 1}, "not true or false"),
+        ({"type": "sit_down", "at": 1, "seat": 1, "player": 7, "buy_in": 5}, "7 is not text"),
+        ({"type": "configure", "at": 1, "settings": {"min_buy_in": 0}}, "configure.settings"),
+        ({"type": "configure", "at": 1, "settings": 3}, "3 is not an object"),
+    ],
+)
+def test_bad_input_records_are_refused_with_the_reason(data, words):
+    with pytest.raises(TableInputError) as caught:
+        input_from_json(data)
+    assert words in str(caught.value)
+
+
+def test_state_round_trips_and_replays_byte_for_byte():
+    driver = fourth(bonus_price=5)
+    driver.read("Qc 3d 4c")
+    driver.ok(CardRead, code=code("8d"))
+    driver.ok(DeviceFault, device=Device.SHOE, fault=Fault.JAM)
+    driver.ok(SeatVacated, seat=2)
+    text = driver.dump()
+    assert json.dumps(Table.from_json(json.loads(text)).to_json()) == text
+    assert Table.from_json(json.loads(text)) == driver.table
+    assert driver.replayed() == text
+    journal = [json.dumps(item.to_json()) for item in driver.inputs]
+    table = Table(driver.first.settings)
+    for line in journal:
+        table = apply(table, input_from_json(json.loads(line))).table
+    assert json.dumps(table.to_json()) == text
+
+
+def test_a_whole_hand_to_the_showdown_conserves_chips():
+    driver = fourth()
+    driver.read("Qc 3d 8d", confirm=True)
+    driver.act(5, "check")
+    driver.act(2, "check")
+    for cards in ("Jc 5h 9s", "Jd 6h Tc", "Jh 7h Td"):  # a burn and a card to each seat
+        driver.read(cards, confirm=True)
+        while driver.table.in_hand and driver.table.hand.waiting_for.kind == "action":
+            seat = driver.table.hand.waiting_for.seat
+            legal = driver.table.hand.waiting_for.legal
+            do = "check" if any(c.do is Do.CHECK for c in legal) else "call"
+            assert driver.act(seat, do).refused is None
+            assert not driver.table.in_hand or hand_chips(driver.table) == 400
+    assert not driver.table.in_hand and driver.table.hand.phase is Phase.COMPLETE
+    assert sum(seat.stack for seat in driver.table.seats) == 400 == driver.table.chips
+    assert driver.table.unconfirmed == () and driver.table.signals.display == "LOAD A DECK"
+
+
+def test_apply_refuses_what_is_not_a_table_input():
+    step = apply(Table(TableSettings()), "deal Kd")  # type: ignore[arg-type]
+    assert step.refused is not None and "not a table input" in step.refused
