@@ -10,39 +10,8 @@ from typing import Any
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+import controller.table as tc
 from controller.rules import Card, Do, parse_card
-from controller.table import (
-    ALERT_RULES,
-    CardAtSeat,
-    CardRead,
-    CardUnreadable,
-    CorrectCard,
-    CorrectStack,
-    Decide,
-    DeckLoaded,
-    Device,
-    DeviceFault,
-    DeviceFaultCleared,
-    DeviceRestarted,
-    Disposition,
-    EnterCard,
-    Fault,
-    Leave,
-    LinkDown,
-    LinkUp,
-    NewHand,
-    Rebuy,
-    Remedy,
-    ResolveAlert,
-    SeatOccupied,
-    SeatVacated,
-    SitDown,
-    SitOut,
-    Table,
-    TableInput,
-    VoidHand,
-    input_from_json,
-)
 from tests.table_driver import TableDriver
 
 SIGN = {"who": "S1", "why": "property test"}
@@ -61,82 +30,88 @@ class Shoe:
         return self.order[self.next - 1]
 
 
-def _legal(data: st.DataObject, table: Table, shoe: Shoe) -> tuple[type[TableInput], dict]:
+def _legal(data: st.DataObject, table: tc.Table, shoe: Shoe) -> tuple[type[tc.TableInput], dict]:
     """An input that moves the table on, as a careful dealer and supervisor would."""
     blocking = [alert for alert in table.alerts if alert.rule.blocking]
     if blocking:
         alert = blocking[0]
         if alert.device is not None and not alert.rule.remedies:
             if alert.fault is not None:
-                return DeviceFaultCleared, {"device": alert.device, "fault": alert.fault}
-            return LinkUp, {"device": alert.device}
+                return tc.DeviceFaultCleared, {"device": alert.device, "fault": alert.fault}
+            return tc.LinkUp, {"device": alert.device}
         if alert.belongs is not None and alert.card is not None:
-            return CardAtSeat, {"seat": alert.belongs, "code": int(alert.card)}
-        remedy = data.draw(st.sampled_from(ALERT_RULES[alert.kind].remedies))
-        if remedy is Remedy.HOLD and not table.in_hand:
-            remedy = Remedy.DEAD
-        return ResolveAlert, {"alert": alert.id, "remedy": remedy, **SIGN}
+            return tc.CardAtSeat, {"seat": alert.belongs, "code": int(alert.card)}
+        remedy = data.draw(st.sampled_from(tc.ALERT_RULES[alert.kind].remedies))
+        if remedy is tc.Remedy.HOLD and not table.in_hand:
+            remedy = tc.Remedy.DEAD
+        return tc.ResolveAlert, {"alert": alert.id, "remedy": remedy, **SIGN}
     if not table.in_hand:
         if len(table.eligible) < 2:
             seat = data.draw(st.integers(1, 8))
-            return SitDown, {"seat": seat, "player": f"P{seat}", "buy_in": 100}
+            return tc.SitDown, {"seat": seat, "player": f"P{seat}", "buy_in": 100}
         if not table.deck_ready:
-            return DeckLoaded, {"count": 52}
-        return NewHand, {}
+            return tc.DeckLoaded, {"count": 52}
+        return tc.NewHand, {}
     waiting = table.hand.waiting_for
     if waiting.kind == "card":
         if table.unconfirmed and data.draw(st.booleans()):
             placement = table.unconfirmed[0]
             lands = data.draw(st.sampled_from([placement.seat] * 5 + [1, 2, 4, 6]))
-            return CardAtSeat, {"seat": lands, "code": int(placement.card)}
+            return tc.CardAtSeat, {"seat": lands, "code": int(placement.card)}
         card = shoe.draw()
         if card is None:
-            return VoidHand, SIGN
-        return CardRead, {"code": card}
+            return tc.VoidHand, SIGN
+        return tc.CardRead, {"code": card}
     if waiting.kind == "action":
         choice = data.draw(st.sampled_from(waiting.legal))
-        return Decide, {"seat": waiting.seat, "do": choice.do, "to": choice.to}
+        return tc.Decide, {"seat": waiting.seat, "do": choice.do, "to": choice.to}
     if waiting.kind == "bonus":
-        return Decide, {"seat": waiting.seat, "do": Do.BONUS, "accept": data.draw(st.booleans())}
-    return Decide, {"seat": waiting.seat, "do": data.draw(st.sampled_from([Do.SHOW, Do.MUCK]))}
+        return tc.Decide, {"seat": waiting.seat, "do": Do.BONUS, "accept": data.draw(st.booleans())}
+    return tc.Decide, {"seat": waiting.seat, "do": data.draw(st.sampled_from([Do.SHOW, Do.MUCK]))}
 
 
-def _hostile(data: st.DataObject, table: Table, shoe: Shoe) -> tuple[type[TableInput], dict]:
+def _hostile(data: st.DataObject, table: tc.Table, shoe: Shoe) -> tuple[type[tc.TableInput], dict]:
     """Anything the world or a careless person may send."""
     seat = st.integers(0, 9)
     code = st.integers(0, 63)
     card = st.builds(Card, st.integers(0, 51))
-    device = st.sampled_from(list(Device))
+    device = st.sampled_from(list(tc.Device))
     kind = data.draw(st.integers(0, 19))
     if kind == 0:
         drawn = shoe.draw()
-        return CardRead, {"code": drawn if drawn is not None else data.draw(code)}
-    options: list[tuple[type[TableInput], dict[str, Any]]] = [
-        (CardRead, {"code": data.draw(code)}),
-        (CardUnreadable, {"disposition": data.draw(st.sampled_from(list(Disposition)))}),
-        (CardAtSeat, {"seat": data.draw(seat), "code": data.draw(st.none() | code)}),
-        (SeatOccupied, {"seat": data.draw(seat)}),
-        (SeatVacated, {"seat": data.draw(seat)}),
-        (DeckLoaded, {"count": data.draw(st.sampled_from([52, 51, 53, 0]))}),
-        (DeviceFault, {"device": data.draw(device), "fault": data.draw(st.sampled_from(Fault))}),
-        (DeviceFaultCleared, {"device": data.draw(device), "fault": Fault.JAM}),
-        (LinkDown, {"device": data.draw(device), "reason": "unplugged"}),
-        (DeviceRestarted, {"device": data.draw(device), "lost": data.draw(st.integers(-1, 3))}),
-        (Decide, {"seat": data.draw(seat), "do": data.draw(st.sampled_from(list(Do)))}),
-        (Decide, {"seat": data.draw(seat), "do": Do.RAISE, "to": data.draw(st.integers(0, 99))}),
-        (SitDown, {"seat": data.draw(seat), "player": "X", "buy_in": data.draw(code) * 20}),
-        (Leave, {"seat": data.draw(seat)}),
-        (SitOut, {"seat": data.draw(seat)}),
-        (Rebuy, {"seat": data.draw(seat), "chips": data.draw(st.integers(-5, 900))}),
-        (CorrectStack, {"seat": data.draw(seat), "stack": data.draw(st.integers(-1, 500)), **SIGN}),
-        (VoidHand, SIGN),
-        (EnterCard, {"card": data.draw(card), **SIGN}),
-        (CorrectCard, {"wrong": data.draw(card), "right": data.draw(card), **SIGN}),
+        return tc.CardRead, {"code": drawn if drawn is not None else data.draw(code)}
+    options: list[tuple[type[tc.TableInput], dict[str, Any]]] = [
+        (tc.CardRead, {"code": data.draw(code)}),
+        (tc.CardUnreadable, {"disposition": data.draw(st.sampled_from(list(tc.Disposition)))}),
+        (tc.CardAtSeat, {"seat": data.draw(seat), "code": data.draw(st.none() | code)}),
+        (tc.SeatOccupied, {"seat": data.draw(seat)}),
+        (tc.SeatVacated, {"seat": data.draw(seat)}),
+        (tc.DeckLoaded, {"count": data.draw(st.sampled_from([52, 51, 53, 0]))}),
         (
-            ResolveAlert,
+            tc.DeviceFault,
+            {"device": data.draw(device), "fault": data.draw(st.sampled_from(tc.Fault))},
+        ),
+        (tc.DeviceFaultCleared, {"device": data.draw(device), "fault": tc.Fault.JAM}),
+        (tc.LinkDown, {"device": data.draw(device), "reason": "unplugged"}),
+        (tc.DeviceRestarted, {"device": data.draw(device), "lost": data.draw(st.integers(-1, 3))}),
+        (tc.Decide, {"seat": data.draw(seat), "do": data.draw(st.sampled_from(list(Do)))}),
+        (tc.Decide, {"seat": data.draw(seat), "do": Do.RAISE, "to": data.draw(st.integers(0, 99))}),
+        (tc.SitDown, {"seat": data.draw(seat), "player": "X", "buy_in": data.draw(code) * 20}),
+        (tc.Leave, {"seat": data.draw(seat)}),
+        (tc.SitOut, {"seat": data.draw(seat)}),
+        (tc.Rebuy, {"seat": data.draw(seat), "chips": data.draw(st.integers(-5, 900))}),
+        (
+            tc.CorrectStack,
+            {"seat": data.draw(seat), "stack": data.draw(st.integers(-1, 500)), **SIGN},
+        ),
+        (tc.VoidHand, SIGN),
+        (tc.EnterCard, {"card": data.draw(card), **SIGN}),
+        (tc.CorrectCard, {"wrong": data.draw(card), "right": data.draw(card), **SIGN}),
+        (
+            tc.ResolveAlert,
             {
                 "alert": data.draw(st.integers(0, table.next_alert)),
-                "remedy": data.draw(st.sampled_from(list(Remedy))),
+                "remedy": data.draw(st.sampled_from(list(tc.Remedy))),
                 **SIGN,
             },
         ),
@@ -144,7 +119,7 @@ def _hostile(data: st.DataObject, table: Table, shoe: Shoe) -> tuple[type[TableI
     return options[kind]
 
 
-def _check(table: Table) -> None:
+def _check(table: tc.Table) -> None:
     assert sum(seat.stack for seat in table.seats) == table.chips
     if table.in_hand:
         hand = table.hand
@@ -191,7 +166,7 @@ def test_any_sequence_conserves_chips_and_never_deals_a_card_twice(
                 assert card not in dealt or card in scrambled, f"{card} dealt twice"
                 scrambled.discard(card)
                 dealt.add(card)
-        if make is CorrectCard:  # the hand was replayed with the right card
+        if make is tc.CorrectCard:  # the hand was replayed with the right card
             dealt.discard(fields["wrong"])
             dealt.add(fields["right"])
         _check(driver.table)
@@ -199,7 +174,7 @@ def test_any_sequence_conserves_chips_and_never_deals_a_card_twice(
     for kind in {effect.data["kind"] for effect in driver.effects if effect.kind == "alert"}:
         event(f"alert {kind}")
     text = driver.dump()
-    assert json.dumps(Table.from_json(json.loads(text)).to_json()) == text
+    assert json.dumps(tc.Table.from_json(json.loads(text)).to_json()) == text
     assert driver.replayed() == text
     lines = [json.dumps(item.to_json()) for item in driver.inputs]
-    assert [input_from_json(json.loads(line)) for line in lines] == driver.inputs
+    assert [tc.input_from_json(json.loads(line)) for line in lines] == driver.inputs
