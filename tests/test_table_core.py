@@ -210,6 +210,16 @@ def test_card_drawn_during_betting_pauses_and_the_supervisor_holds_it():
     assert driver.table.signals.display == "DEAL: seat 2, face up"
 
 
+def test_held_card_is_set_aside_when_the_hand_ends_first():
+    driver = betting()
+    driver.ok(CardRead, code=code("Qc"))
+    driver.resolve(AlertKind.CARD_OUT_OF_TURN, Remedy.HOLD)
+    driver.act(2, "bring_in")
+    step = driver.act(5, "fold")
+    assert "1 held card set aside: out of play" in [effect.message for effect in step.effects]
+    assert driver.table.held == () and driver.table.spent >> code("Qc") & 1
+
+
 def test_card_out_of_turn_taken_out_of_play_is_never_dealt():
     driver = betting()
     driver.ok(CardRead, code=code("Qc"))

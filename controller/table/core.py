@@ -218,6 +218,10 @@ def _settle(table: Table, at: int, fx: list[Effect]) -> Table:
             {"hand": table.hand_number, "at": at, "stacks": {str(s): c for s, c in stacks.items()}},
         )
     )
+    if table.held:
+        count = len(table.held)
+        text = f"{count} held card{'' if count == 1 else 's'} set aside: out of play"
+        fx.append(Notice("held_card", text, {"cards": [str(card) for card in table.held]}))
     table = replace(table, seats=seats, spent=table.spent | hand.out, held=(), unconfirmed=())
     away = _open(table, AlertKind.PLAYER_AWAY)
     return _clear(table, away, "the hand is over", fx)
