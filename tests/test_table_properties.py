@@ -76,10 +76,14 @@ def _hostile(data: st.DataObject, table: tc.Table, shoe: Shoe) -> tuple[type[tc.
     code = st.integers(0, 63)
     card = st.builds(Card, st.integers(0, 51))
     device = st.sampled_from(list(tc.Device))
-    kind = data.draw(st.integers(0, 19))
+    kind = data.draw(st.integers(-2, 19))
     if kind == 0:
         drawn = shoe.draw()
         return tc.CardRead, {"code": drawn if drawn is not None else data.draw(code)}
+    # A second copy of a card already out of the shoe: out of play, or in the hand.
+    out = table.spent if kind == -2 else table.hand.out if table.in_hand else 0
+    if out:
+        return tc.CardRead, {"code": data.draw(st.sampled_from(_codes(out)))}
     options: list[tuple[type[tc.TableInput], dict[str, Any]]] = [
         (tc.CardRead, {"code": data.draw(code)}),
         (tc.CardUnreadable, {"disposition": data.draw(st.sampled_from(list(tc.Disposition)))}),
@@ -116,7 +120,11 @@ def _hostile(data: st.DataObject, table: tc.Table, shoe: Shoe) -> tuple[type[tc.
             },
         ),
     ]
-    return options[kind]
+    return options[max(kind, 0)]
+
+
+def _codes(bits: int) -> list[int]:
+    return [code for code in range(52) if bits >> code & 1]
 
 
 def _check(table: tc.Table) -> None:
@@ -161,6 +169,11 @@ def test_any_sequence_conserves_chips_and_never_deals_a_card_twice(
                 shoe = Shoe(list(order))
             elif effect.kind == "scramble":
                 scrambled |= {parse_card(text) for text in effect.data["burns"]}
+            elif effect.kind == "hand_over":  # the hand's stacks go back to the seats
+                hand = driver.table.hand
+                assert sum(p.stack for p in hand.players) == sum(p.start for p in hand.players)
+                for player in hand.players:
+                    assert driver.table.seat(player.seat).stack == player.stack
             elif effect.kind in ("card", "burn"):
                 card = effect.card  # type: ignore[attr-defined]
                 assert card not in dealt or card in scrambled, f"{card} dealt twice"
