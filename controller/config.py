@@ -4,7 +4,8 @@
 value and what is allowed (the CLI turns it into exit status 2). Sections (see
 ``deploy/table.example.toml`` and docs/table.md):
 
-- ``[table]``: ``id``, ``name``.
+- ``[table]``: ``id``, ``name``, ``player_decisions`` (players may decide on their own
+  screens; default false: the dealer enters every decision).
 - ``[game]``: every ``Rules`` field (``variant``, ``ante``, ``bring_in``, ``small_bet``,
   ``big_bet``, ...); a field left out takes its default.
 - ``[stakes]``: ``min_buy_in``, ``max_buy_in``.
@@ -137,7 +138,7 @@ def parse_config(data: Mapping[str, Any], base: Path) -> Config:
     """Check a configuration already read as a mapping; ``base`` resolves relative paths."""
     _no_unknown(data, _SECTIONS, "")
     table = _section(data, "table")
-    _no_unknown(table, {"id", "name"}, "table.")
+    _no_unknown(table, {"id", "name", "player_decisions"}, "table.")
     table_id = _text(table, "table.id", pattern=_ID, allowed="letters, digits, '_.-'")
     name = _text(table, "table.name")
     shoe, seat_board = _devices(_section(data, "devices"))
@@ -145,9 +146,11 @@ def parse_config(data: Mapping[str, Any], base: Path) -> Config:
     _no_unknown(stakes, {"min_buy_in", "max_buy_in"}, "stakes.")
     low = _whole(stakes, "stakes.min_buy_in", 1)
     high = _whole(stakes, "stakes.max_buy_in", low, f"a whole number, at least min_buy_in ({low})")
-    settings = TableSettings(
-        _rules(_section(data, "game", optional=True)), low, high, seat_board is not None
-    )
+    own = table.get("player_decisions", False)
+    if not isinstance(own, bool):
+        raise ConfigError("table.player_decisions", own, "true or false")
+    rules = _rules(_section(data, "game", optional=True))
+    settings = TableSettings(rules, low, high, seat_board is not None, own)
     journal = _section(data, "journal")
     _no_unknown(journal, {"path"}, "journal.")
     credentials = _section(data, "credentials")

@@ -98,6 +98,7 @@ BAD = [
     ("table.id", "T 1", "table.id = 'T 1'", "letters, digits"),
     ("table.name", 7, "table.name = 7", "non-empty string"),
     ("table.seats", 9, "table.seats = 9", "unknown setting"),
+    ("table.player_decisions", 1, "table.player_decisions = 1", "true or false"),
     ("game.ante", 0, "game.ante = 0", "positive"),
     ("game.ante", 1.5, "game.ante = 1.5", "not a whole number"),
     ("game.variant", "holdem", "game.variant = 'holdem'", "luck-of-the-irish"),

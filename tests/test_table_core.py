@@ -11,6 +11,7 @@ from controller.rules import Do, Phase, Rules, parse_card
 from controller.table import (
     INPUT_TYPES,
     AlertKind,
+    By,
     CardAtSeat,
     CardRead,
     CardUnreadable,
@@ -179,6 +180,13 @@ def test_a_refused_decision_changes_nothing_and_says_why_in_the_engines_words():
     assert driver.effects[-1].kind == "refused"
     assert "no hand in progress" in TableDriver.make().refused(Decide, seat=1, do=Do.CALL)
     assert "not a player's decision" in driver.refused(Decide, seat=2, do=Do.VOID)
+    assert "the dealer does" in driver.refused(Decide, seat=2, do=Do.BRING_IN, by=By.PLAYER)
+
+
+def test_players_decide_on_their_own_where_the_table_allows_it():
+    driver = TableDriver(Table(TableSettings(player_decisions=True))).start({2: 200, 5: 200})
+    driver.read(THIRD)
+    driver.ok(Decide, seat=2, do=Do.BRING_IN, by=By.PLAYER)
 
 
 def test_configure_only_between_hands():

@@ -550,6 +550,8 @@ def _decide(table: Table, item: ti.Decide, fx: list[Effect]) -> Table:
         raise Refused("no hand in progress")
     if item.do not in _PLAYER_DECISIONS:
         raise Refused(f"'{item.do}' is not a player's decision")
+    if item.by is ti.By.PLAYER and not table.settings.player_decisions:
+        raise Refused("players do not enter their own decisions at this table: the dealer does")
     action = Action(item.do, item.seat, item.to, item.accept)
     return _engine(table, action, item.at, fx)
 

@@ -18,12 +18,15 @@ class SettingsError(ValueError):
 class TableSettings:
     """``rules``: the game (every ``Rules`` field); ``min_buy_in`` and ``max_buy_in``: what
     a player may sit down with, and the most a rebuy may bring a stack to; ``seat_board``:
-    a seat board reports every card that lands at a seat (see docs/table.md)."""
+    a seat board reports every card that lands at a seat (see docs/table.md);
+    ``player_decisions``: players may make their own decisions (on their own screens, at a
+    live-dealer table); otherwise the dealer enters every decision."""
 
     rules: Rules = field(default_factory=Rules)
     min_buy_in: int = 100
     max_buy_in: int = 1000
     seat_board: bool = True
+    player_decisions: bool = False
 
     def __post_init__(self) -> None:
         for name in ("min_buy_in", "max_buy_in"):
@@ -34,8 +37,10 @@ class TableSettings:
             raise SettingsError(
                 f"max_buy_in: {self.max_buy_in} is less than min_buy_in ({self.min_buy_in})"
             )
-        if not isinstance(self.seat_board, bool):
-            raise SettingsError(f"seat_board: {self.seat_board!r} is not true or false")
+        for name in ("seat_board", "player_decisions"):
+            value = getattr(self, name)
+            if not isinstance(value, bool):
+                raise SettingsError(f"{name}: {value!r} is not true or false")
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -43,11 +48,12 @@ class TableSettings:
             "min_buy_in": self.min_buy_in,
             "max_buy_in": self.max_buy_in,
             "seat_board": self.seat_board,
+            "player_decisions": self.player_decisions,
         }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> TableSettings:
-        known = {"rules", "min_buy_in", "max_buy_in", "seat_board"}
+        known = {"rules", "min_buy_in", "max_buy_in", "seat_board", "player_decisions"}
         unknown = sorted(set(data) - known)
         if unknown:
             raise SettingsError(f"unknown setting {unknown[0]!r}")
