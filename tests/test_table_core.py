@@ -486,6 +486,9 @@ def test_device_restart_that_lost_events():
     driver.ok(DeviceRestarted, device=Device.SHOE, lost=3)
     assert "lost 3 events" in driver.table.alerts[0].message
     driver.resolve(AlertKind.EVENTS_LOST, Remedy.DONE)
+    driver.ok(DeviceRestarted, device=Device.SHOE)  # how many is not known
+    assert "restarted and may have lost events" in driver.table.alerts[0].message
+    driver.resolve(AlertKind.EVENTS_LOST, Remedy.DONE)
     assert "not 0 or more" in driver.refused(DeviceRestarted, device=Device.SHOE, lost=-1)
 
 
@@ -602,6 +605,7 @@ EXAMPLES = [
     LinkUp(at=9, device=Device.SHOE),
     LinkDown(at=10, device=Device.SHOE, reason="unplugged"),
     DeviceRestarted(at=11, device=Device.SHOE, lost=2),
+    DeviceRestarted(at=11, device=Device.SHOE),
     Decide(at=12, seat=3, do=Do.RAISE, to=15),
     Decide(at=12, seat=3, do=Do.BONUS, accept=False),
     NewHand(at=13),

@@ -97,7 +97,10 @@ def _hostile(data: st.DataObject, table: tc.Table, shoe: Shoe) -> tuple[type[tc.
         ),
         (tc.DeviceFaultCleared, {"device": data.draw(device), "fault": tc.Fault.JAM}),
         (tc.LinkDown, {"device": data.draw(device), "reason": "unplugged"}),
-        (tc.DeviceRestarted, {"device": data.draw(device), "lost": data.draw(st.integers(-1, 3))}),
+        (
+            tc.DeviceRestarted,
+            {"device": data.draw(device), "lost": data.draw(st.none() | st.integers(-1, 3))},
+        ),
         (tc.Decide, {"seat": data.draw(seat), "do": data.draw(st.sampled_from(list(Do)))}),
         (tc.Decide, {"seat": data.draw(seat), "do": Do.RAISE, "to": data.draw(st.integers(0, 99))}),
         (tc.SitDown, {"seat": data.draw(seat), "player": "X", "buy_in": data.draw(code) * 20}),

@@ -524,16 +524,20 @@ def _link_down(table: Table, item: ti.LinkDown, fx: list[Effect]) -> Table:
 
 def _device_restarted(table: Table, item: ti.DeviceRestarted, fx: list[Effect]) -> Table:
     name = _device_name(item.device)
-    if item.lost < 0:
-        raise Refused(f"device_restarted: lost {item.lost} is not 0 or more")
-    if item.lost == 0:
+    lost = item.lost
+    if lost is not None and lost < 0:
+        raise Refused(f"device_restarted: lost {lost} is not 0 or more")
+    if lost == 0:
         fx.append(Notice("restart", f"the {name} restarted; no event was lost", {}))
         return table
-    events = "event" if item.lost == 1 else "events"
+    if lost is None:
+        what = "may have lost events"
+    else:
+        what = f"lost {lost} {'event' if lost == 1 else 'events'}"
     return _raise(
         table,
         AlertKind.EVENTS_LOST,
-        f"the {name} restarted and lost {item.lost} {events}: cards or seat reports may be missing",
+        f"the {name} restarted and {what}: cards or seat reports may be missing",
         "check every card on the table against the console; the supervisor resolves "
         "(done) or voids the hand",
         fx,

@@ -166,11 +166,12 @@ class LinkDown(TableInput):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DeviceRestarted(TableInput):
-    """The device came back with a new boot id; ``lost``: events it could not resend."""
+    """The device came back (a new boot id, or behind the events it owed); ``lost``: how
+    many events it could not resend, None when that is not known (a restart)."""
 
     tag = "device_restarted"
     device: Device
-    lost: int
+    lost: int | None = None
 
 
 # Decisions and the table's own inputs --------------------------------------------------
