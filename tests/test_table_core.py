@@ -359,6 +359,20 @@ def test_unread_burn_card_and_unread_card_out_of_turn():
     assert driver.table.signals.display == "DEAL: seat 2, face down"
 
 
+def test_earlier_cards_at_the_seat_are_confirmed_before_the_unread_one():
+    driver = two_seats()
+    driver.read("As Ks")
+    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)  # seat 2's second card
+    driver.ok(CardAtSeat, seat=2, code=code("As"))  # the first card's report, late
+    driver.ok(CardAtSeat, seat=5, code=None)
+    assert driver.table.unconfirmed == ()
+    assert [a.kind for a in driver.table.alerts] == [AlertKind.UNREAD_CARD]
+    driver.ok(CardAtSeat, seat=2, code=code("Ad"))
+    assert driver.table.alerts == () and driver.table.hand.player(2).cards[1].card == parse_card(
+        "Ad"
+    )
+
+
 def test_unread_card_named_by_the_seat_board_as_a_card_in_play():
     driver = two_seats()
     driver.read("As", confirm=True)

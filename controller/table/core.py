@@ -319,48 +319,45 @@ def _card_at_seat(table: Table, item: ti.CardAtSeat, fx: list[Effect]) -> Table:
         fx.append(Notice("ignored", f"card at seat {seat}: the seat board is not in use", {}))
         return table
     code = item.code
-    if code is not None and not 0 <= code < 52:
-        code = None  # the seat's reader gave no card of the deck: as good as unread
+    card = Card(code) if code is not None and 0 <= code < 52 else None  # else: as if unread
+    pending = table.unconfirmed
+    if card is None:  # cards at one seat land in deal order: the seat's oldest card
+        mine = next((p for p in pending if p.seat == seat), None)
+    else:
+        mine = next((p for p in pending if p.card == card), None)
+    if mine is not None:
+        if mine.seat == seat:
+            return _confirm(table, mine, fx)
+        return _stray(table, seat, card, mine.seat, fx, at=at)
     unread = next(
         (a for a in _open(table, AlertKind.UNREAD_CARD, due=True) if a.belongs == seat), None
     )
     if unread is not None:
-        if code is None:
+        if card is None:
             text = f"seat {seat}'s reader could not read the card either: the supervisor enters it"
             fx.append(Notice("unread", text, {"seat": seat}))
             return table
-        card = Card(code)
         if _known(table, card):
             return _card_out(table, card, at, fx)  # already in play: that alert
         table = _clear(table, [unread], f"seat {seat}'s reader identified the card", fx)
         return _give(table, card, at, fx, confirmed=True)
-    pending = table.unconfirmed
-    if code is None:
-        mine = next((p for p in pending if p.seat == seat), None)
-        if mine is not None:
-            return _confirm(table, mine, fx)
+    if card is None:
         return _stray(table, seat, None, None, fx, at=at)
-    card = Card(code)
-    placement = next((p for p in pending if p.card == card), None)
-    if placement is None:
-        holder = _holder(table, card)
-        if holder == seat:
-            return _clear(table, _strays(table, card), f"the seat board sees it at seat {seat}", fx)
-        if holder is not None:
-            return _stray(table, seat, card, holder, fx, at=at)
-        return _raise(
-            table,
-            AlertKind.CARD_NOT_DEALT,
-            f"a card the shoe did not deal this hand is at seat {seat}",
-            "take the card away from the seat; the supervisor resolves (done) or voids the hand",
-            fx,
-            at=at,
-            seat=seat,
-            card=card,
-        )
-    if placement.seat == seat:
-        return _confirm(table, placement, fx)
-    return _stray(table, seat, card, placement.seat, fx, at=at)
+    holder = _holder(table, card)
+    if holder == seat:
+        return _clear(table, _strays(table, card), f"the seat board sees it at seat {seat}", fx)
+    if holder is not None:
+        return _stray(table, seat, card, holder, fx, at=at)
+    return _raise(
+        table,
+        AlertKind.CARD_NOT_DEALT,
+        f"a card the shoe did not deal this hand is at seat {seat}",
+        "take the card away from the seat; the supervisor resolves (done) or voids the hand",
+        fx,
+        at=at,
+        seat=seat,
+        card=card,
+    )
 
 
 def _holder(table: Table, card: Card) -> int | None:
