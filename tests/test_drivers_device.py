@@ -128,7 +128,8 @@ def test_silent_port_times_out_the_handshake_and_closes():
 
 
 def version_3_frame():
-    head = HEADER.pack(3, Hello.TYPE, 0) + bytes(25)
+    """A HELLO of protocol version 3: the frozen layout, this version's payload after it."""
+    head = HEADER.pack(3, Hello.TYPE, 0) + b"\x03" + bytes(Hello.LAYOUT.size - 1)
     return cobs_encode(head + CRC.pack(crc16(head))) + b"\0"
 
 
