@@ -217,6 +217,21 @@ class SimulatedDevice:
         self._now = now
         self._reconnect_at = now + duration
 
+    def restart(self, now: float, duration: float = 0.5) -> int:
+        """A power cycle: off for ``duration`` seconds, then a new boot id and numbering
+        from 0; the events not yet acknowledged (kept in RAM) are lost, their number is
+        returned. Lamps and faults start afresh; a shoe keeps its cards."""
+        self.unplug(now, duration)
+        lost = len(self._pending)
+        self._pending.clear()
+        self.next_seq = 0
+        old = self.boot_id
+        while self.boot_id == old:
+            self.boot_id = self.rng.getrandbits(32)
+        self.active_faults.clear()
+        self._set_lamps(False, frozenset())
+        return lost
+
     @property
     def unplugged(self) -> bool:
         """The cable is out until the reconnection ``unplug`` scheduled."""

@@ -507,6 +507,26 @@ def test_a_resend_during_a_round_restarts_it_and_never_queues_a_second_one():
     assert after <= 64 + 2 * 24  # the frame on the line and the transmit buffer, no rounds
 
 
+def test_a_restart_loses_what_was_not_acknowledged_and_numbers_afresh():
+    shoe, host = connected_shoe(baud=None)
+    shoe.load(range(52))
+    shoe.draw()
+    pump(shoe, host, 0.0, until=lambda: shoe.pending == 0)
+    host.deaf = True
+    shoe.draw()
+    shoe.draw()
+    old = shoe.boot_id
+    assert shoe.restart(1.0, 0.5) == 2
+    assert shoe.transmit(1.2) == b""  # off
+    shoe.draw()
+    host.deaf = False
+    pump(shoe, host, 1.2, until=lambda: len(host.hellos) == 2 and shoe.pending == 0)
+    hello = host.hellos[-1]
+    assert hello.boot_id not in (old, None)
+    assert (hello.next_seq, hello.pending) == (1, 1)
+    assert host.events[-1][0] == 0  # the new boot's first event
+
+
 # --- the control channel (sans-IO) ---------------------------------------------------------
 
 
