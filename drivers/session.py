@@ -28,7 +28,9 @@ or clock of its own (the asyncio driver in :mod:`drivers.device` feeds it):
   asked for again with ``RESEND`` once none waits;
 - pacing, when the line's ``baudrate`` is known: the same ``RESEND`` is not repeated before
   the device can have sent the go-back-N round it asked for (the events from the missing
-  one to the device's last known ``next_seq``, at the longest event frame's wire time).
+  one to the device's last known ``next_seq``, at the longest event frame's wire time),
+  unless the device is seen to start a new round (an event number lower than the one
+  before it) without the missing event: then it is asked for again at once.
 """
 
 from __future__ import annotations
@@ -211,6 +213,7 @@ class HostSession:
         self._last_reset = -float("inf")
         self._last_resend: tuple[int, float] | None = None
         self._resend_recheck: float | None = None
+        self._last_seq: int | None = None  # of the last event frame received
         self._last_indicator = -float("inf")
         self._ack_due: float | None = None  # when an ACK became due
         self._device_heartbeat = DEFAULT_DEVICE_HEARTBEAT
@@ -513,6 +516,7 @@ class HostSession:
         self.up = True
         self._last_resend = None
         self._resend_recheck = None
+        self._last_seq = None
         self._events.append(up)
         self._send_indicator(now)
 
@@ -550,12 +554,14 @@ class HostSession:
             self._ack_soon(now)  # up to what is acknowledged already
             return
         self._saw_next_seq(seq_add(seq, 1))
+        new_round = self._last_seq is not None and seq_distance(seq, self._last_seq) > 0
+        self._last_seq = seq
         if self._holding or (self.queue_limit is not None and self.waiting >= self.queue_limit):
             self._holding = True  # no room: the device keeps it and sends it again
             self.stats.held += 1
         elif distance > 0:
             self.stats.gaps += 1
-            self._request_resend(now)
+            self._request_resend(now, recheck=new_round)  # a new round that lacks it: at once
         else:
             self._expected = seq_add(seq, 1)
             self._resend_recheck = None  # events flow again; a new gap asks anew
