@@ -253,13 +253,13 @@ class HostSession:
                 self._last_rx = now
                 self._other_version = None
                 self._frame(item.seq, item.message, now)
-        self._send_due_ack(now)
+        self.send_due_ack(now)
 
     def poll(self, now: float) -> None:
         """Run the timers that are due."""
         if not self.connected:
             return
-        self._send_due_ack(now)
+        self.send_due_ack(now)
         if self.up and now - self._last_rx >= self.silence_timeout:
             self._link_down(
                 ev.LinkDownReason.SILENCE,
@@ -355,7 +355,8 @@ class HostSession:
             self._output.append(encode_frame(0, message))
             self._last_tx = now
 
-    def _send_due_ack(self, now: float) -> None:
+    def send_due_ack(self, now: float) -> None:
+        """Send the ACK that is due, if any (before closing, say)."""
         if self._ack_due is not None and self._acked is not None:
             self._ack_due = None
             self._send(Ack(self._acked), now)
