@@ -361,14 +361,42 @@ def test_side_pots_layer_at_each_all_in_total():
     ]
 
 
-def test_a_bought_bonus_card_counts_in_the_buyers_contribution():
+def test_a_bought_bonus_card_is_dead_money_in_the_main_pot():
     players = [
-        Player(1, 20, 0, total=20),  # all-in, 5 of it for the bonus card
+        Player(1, 20, 0, total=20, bonus_paid=5),  # all-in: 15 in antes and bets, 5 the price
         Player(2, 100, 85, total=15),
         Player(3, 100, 85, total=15),
     ]
     pots = build_pots(players)
     assert [(p.amount, p.eligible) for p in pots] == [(50, (1, 2, 3))]
+
+
+def test_the_bonus_price_is_never_a_layer_only_the_buyer_can_win():
+    players = [
+        Player(1, 11, 0, total=11),  # all-in
+        Player(2, 100, 84, total=16, bonus_paid=5),
+    ]
+    assert [(p.amount, p.eligible) for p in build_pots(players)] == [(27, (1, 2))]
+
+
+def test_a_folded_buyers_price_stays_in_the_main_pot():
+    players = [
+        Player(1, 11, 0, total=11),  # all-in
+        Player(2, 100, 79, total=21, bonus_paid=5),
+        Player(3, 100, 84, total=16, folded=True),
+    ]
+    # stakes 11, 16, 16 (folded): main pot 33 plus the dead 5; 5 + 5 above seat 1's total
+    assert [(p.amount, p.eligible) for p in build_pots(players)] == [(38, (1, 2)), (10, (2,))]
+
+
+def test_the_floor_audits_bonus_price_hand_pays_one_pot_to_the_all_in_winner():
+    table = dealt({1: "Kd Ks Kh", 2: "2c 3d 7c"}, {1: 11, 2: 100}, bonus_price=5)
+    table.acts((2, "bring_in"), (1, "complete"), (2, "raise"), (1, "call"))
+    table.deal("5h Kc 4c").bonus(2, True).deal("9h", "5d Tc Jd", "5c 8d Qs", "6h 9c 2s")
+    assert table.hand.player(2).bonus_paid == 5
+    assert [(p.amount, p.eligible, p.winners) for p in table.hand.pots] == [(27, (1, 2), (1,))]
+    assert table.stacks() == {1: 27, 2: 84}
+    assert "pot of 27 to seat 1: Four kings, ten kicker" in table.messages("award")
 
 
 def test_the_high_hand_all_in_is_named_and_the_next_player_acts_first():

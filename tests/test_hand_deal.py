@@ -242,6 +242,9 @@ def test_json_round_trip_of_a_state_mid_hand():
     table.deal("Kd", "Qd", "Jd", "7c", "8c", "9c", "4c")
     data = json.loads(json.dumps(table.hand.to_json()))
     assert Hand.from_json(data) == table.hand
+    bought = table.bonus(1, True).hand  # the price paid round-trips too
+    assert Hand.from_json(json.loads(json.dumps(bought.to_json()))) == bought
+    assert bought.player(1).bonus_paid == 5
 
 
 def test_street_helper_orders_by_seat():

@@ -1,8 +1,9 @@
 """Properties of random hands under random house rules.
 
 Every legal choice the engine offers is accepted; chips are conserved at every step and
-every chip is back in a stack at the end; the state round-trips through JSON; a card is
-never dealt twice unless the burns were scrambled back; every hand ends.
+every chip is back in a stack at the end (a bought bonus card's price included: dead money
+in the main pot, which every player still in contests); the state round-trips through
+JSON; a card is never dealt twice unless the burns were scrambled back; every hand ends.
 """
 
 import json
@@ -84,6 +85,10 @@ def play(seed: int) -> Hand:
     if hand.phase == "complete":
         assert sum(pot.amount for pot in hand.pots) == hand.pot
         assert all(sum(chips for _, chips in pot.shares) == pot.amount for pot in hand.pots)
+        still_in = tuple(p.seat for p in hand.players if not p.folded)
+        paid = sum(p.bonus_paid for p in hand.players)
+        if paid and len(still_in) > 1:
+            assert hand.pots[0].eligible == still_in and hand.pots[0].amount > paid
     return hand
 
 
@@ -98,6 +103,7 @@ def test_random_hands_reach_the_rare_cases():
     assert any(h.community is not None for h in finals)
     assert any(len(h.pots) > 2 for h in finals)
     assert any(any(d.bonus for p in h.players for d in p.cards) for h in finals)
+    assert any(any(p.bonus_paid for p in h.players) and len(h.pots) > 1 for h in finals)
 
 
 def test_every_input_leaves_the_old_state_valid_and_unchanged():
@@ -158,7 +164,7 @@ def test_a_copy_with_changes_does_not_keep_what_the_old_state_waited_for():
 
 def test_each_change_of_a_player_equals_the_general_copy():
     hole = Dealt(DECK[1], False, 3)
-    player = Player(3, 100, 90, (hole,), total=10, bet=5, acted=True)
+    player = Player(3, 100, 90, (hole,), total=10, bet=5, acted=True, bonus_paid=5)
     dealt = Dealt(DECK[7], True, 4)
     changes = [
         (player.given(dealt), evolve(player, cards=(hole, dealt))),
@@ -172,4 +178,4 @@ def test_each_change_of_a_player_equals_the_general_copy():
     ]
     for fast, general in changes:
         assert type(fast) is Player and fast == general
-    assert player == Player(3, 100, 90, (hole,), total=10, bet=5, acted=True)
+    assert player == Player(3, 100, 90, (hole,), total=10, bet=5, acted=True, bonus_paid=5)

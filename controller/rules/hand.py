@@ -25,7 +25,8 @@ The bonus card (luck-of-the-irish only): a four of clubs dealt face up earns its
 one extra card face down: the very next card out of the shoe (``immediate``) or after
 the street's last card, before its betting (``end_of_street``). With a price, the
 player first accepts (paying into the pot) or declines and stays in; a player who
-cannot pay the full price is not offered it.
+cannot pay the full price is not offered it. The price is dead money in the main pot
+(``Player.bonus_paid``; see ``pots.build_pots``).
 """
 
 from __future__ import annotations
@@ -642,7 +643,12 @@ def _bonus_decision(hand: Hand, index: int, accept: bool, fx: list[Effect]) -> H
     queue = hand.queue[1:]
     price = hand.rules.bonus_price
     if accept:
-        player = evolve(player, stack=player.stack - price, total=player.total + price)
+        player = evolve(
+            player,
+            stack=player.stack - price,
+            total=player.total + price,
+            bonus_paid=player.bonus_paid + price,
+        )
         hand = with_player(hand, index, player)
         queue = (Waiting.card(Dest.BONUS, hand.street, player.seat), *queue)
         text = f"seat {player.seat} buys the bonus card for {price}"

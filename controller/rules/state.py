@@ -118,7 +118,8 @@ class Player(NamedTuple):
     ``stack`` is the chips behind; ``total`` what the player has put in the pot this hand
     (antes, bets, a bought bonus card); ``bet`` what they have put in on this street;
     ``acted`` whether they have acted since the last full bet or raise (a player who has
-    acted may not raise a short all-in).
+    acted may not raise a short all-in); ``bonus_paid`` the price of a bought bonus card,
+    part of ``total`` but dead money in the main pot (not layered into side pots).
     """
 
     seat: int
@@ -130,44 +131,47 @@ class Player(NamedTuple):
     bet: int = 0
     acted: bool = False
     reveal: Reveal | None = None
+    bonus_paid: int = 0
 
     def given(self, dealt: Dealt) -> Player:
         """The player with one more card."""
-        seat, start, stack, cards, folded, total, bet, acted, reveal = self
-        fields = (seat, start, stack, (*cards, dealt), folded, total, bet, acted, reveal)
+        seat, start, stack, cards, folded, total, bet, acted, reveal, paid = self
+        fields = (seat, start, stack, (*cards, dealt), folded, total, bet, acted, reveal, paid)
         return _tuple_new(Player, fields)
 
     def puts_in(self, to: int) -> Player:
         """The player after a bet, raise, call or bring-in to ``to`` on this street."""
-        seat, start, stack, cards, folded, total, bet, _, reveal = self
+        seat, start, stack, cards, folded, total, bet, _, reveal, paid = self
         chips = to - bet
-        fields = (seat, start, stack - chips, cards, folded, total + chips, to, True, reveal)
+        fields = (seat, start, stack - chips, cards, folded, total + chips, to, True, reveal, paid)
         return _tuple_new(Player, fields)
 
     def passes(self, fold: bool) -> Player:
         """The player after a check, or a fold."""
-        seat, start, stack, cards, _, total, bet, _, reveal = self
-        return _tuple_new(Player, (seat, start, stack, cards, fold, total, bet, True, reveal))
+        seat, start, stack, cards, _, total, bet, _, reveal, paid = self
+        fields = (seat, start, stack, cards, fold, total, bet, True, reveal, paid)
+        return _tuple_new(Player, fields)
 
     def new_round(self) -> Player:
         """The player at the start of a betting round: no bet, not acted."""
         if not (self.bet or self.acted):
             return self
-        seat, start, stack, cards, folded, total, _, _, reveal = self
-        return _tuple_new(Player, (seat, start, stack, cards, folded, total, 0, False, reveal))
+        seat, start, stack, cards, folded, total, _, _, reveal, paid = self
+        fields = (seat, start, stack, cards, folded, total, 0, False, reveal, paid)
+        return _tuple_new(Player, fields)
 
     def reopened(self) -> Player:
         """The player once a full wager reopens the betting for them."""
         return self._replace(acted=False)
 
     def revealed(self, reveal: Reveal) -> Player:
-        """The player who shows or mucks at the showdown (``reveal`` is the last field)."""
-        return _tuple_new(Player, (*self[:-1], reveal))
+        """The player who shows or mucks at the showdown."""
+        return self._replace(reveal=reveal)
 
     def wins(self, chips: int) -> Player:
         """The player with ``chips`` of a pot added to their stack."""
-        seat, start, stack, cards, folded, total, bet, acted, reveal = self
-        fields = (seat, start, stack + chips, cards, folded, total, bet, acted, reveal)
+        seat, start, stack, cards, folded, total, bet, acted, reveal, paid = self
+        fields = (seat, start, stack + chips, cards, folded, total, bet, acted, reveal, paid)
         return _tuple_new(Player, fields)
 
     @property
@@ -191,6 +195,8 @@ class Player(NamedTuple):
         }
         if self.reveal is not None:
             out["reveal"] = self.reveal.value
+        if self.bonus_paid:
+            out["bonus_paid"] = self.bonus_paid
         return out
 
     @classmethod
@@ -206,6 +212,7 @@ class Player(NamedTuple):
             bet=data["bet"],
             acted=data["acted"],
             reveal=None if reveal is None else Reveal(reveal),
+            bonus_paid=data.get("bonus_paid", 0),
         )
 
 
