@@ -3,7 +3,9 @@
 Every legal choice the engine offers is accepted; chips are conserved at every step and
 every chip is back in a stack at the end (a bought bonus card's price included: dead money
 in the main pot, which every player still in contests); the state round-trips through
-JSON; a card is never dealt twice unless the burns were scrambled back; every hand ends.
+JSON; a card is never dealt twice unless the burns were scrambled back; a round that
+reached the cap stays capped to its end and never offers a bet, completion or raise; every
+hand ends.
 """
 
 import json
@@ -14,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.rules import DECK, Action, Deal, Do, Hand, IllegalInput, Player, Rules, start_hand
+from controller.rules.inputs import WAGERS
 from controller.rules.state import Dealt, Reveal, evolve
 
 SETTINGS = {
@@ -42,7 +45,9 @@ def next_card(rng: random.Random, hand: Hand, deck: list) -> object:
     return rng.choice(free)
 
 
-def play(seed: int) -> Hand:
+def play(seed: int, seen: set[str] | None = None) -> Hand:
+    """Play one random hand; ``seen`` collects the rare cases it went through."""
+    seen = set() if seen is None else seen
     rng = random.Random(seed)
     rules = random_rules(rng)
     seats = rng.sample(range(1, 9), rng.randint(2, 8))
@@ -66,6 +71,9 @@ def play(seed: int) -> Hand:
         elif waiting.kind == "bonus":
             step = hand.apply(Action(Do.BONUS, waiting.seat, accept=rng.random() < 0.5))
         else:
+            if hand.capped:
+                seen.add("capped")
+                assert not any(choice.do in WAGERS for choice in waiting.legal)
             choice = rng.choice(waiting.legal)
             wrong = next(p.seat for p in hand.players if p.seat != waiting.seat)
             try:
@@ -75,6 +83,8 @@ def play(seed: int) -> Hand:
             else:
                 raise AssertionError("a decision out of turn was accepted")
             step = hand.apply(Action(choice.do, waiting.seat, choice.to))
+        if hand.capped and step.hand.street == hand.street:
+            assert step.hand.capped or step.hand.phase != "betting"
         hand = step.hand
         in_pot = 0 if hand.over else hand.pot  # once awarded, the pot is back in the stacks
         assert sum(p.stack for p in hand.players) + in_pot == total
@@ -99,7 +109,9 @@ def test_random_hands_keep_every_chip_and_end(seed):
 
 
 def test_random_hands_reach_the_rare_cases():
-    finals = [play(seed) for seed in range(400)]
+    seen: set[str] = set()
+    finals = [play(seed, seen) for seed in range(400)]
+    assert "capped" in seen
     assert any(h.community is not None for h in finals)
     assert any(len(h.pots) > 2 for h in finals)
     assert any(any(d.bonus for p in h.players for d in p.cards) for h in finals)

@@ -33,22 +33,31 @@ def dealt(hands: dict[int, str], stacks: dict[int, int] | None = None, **rules) 
 # The cap heads-up ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("mode", "capped"), [("any_time", False), ("round_start", True), ("never", True)]
-)
-def test_a_cap_reached_three_handed_then_a_fold(mode, capped):
+@pytest.mark.parametrize("mode", ["any_time", "round_start", "never"])
+def test_a_cap_reached_three_handed_stays_capped_after_a_fold(mode):
     table = dealt(THREE, heads_up_uncapped=mode)
     # bring-in 2, completion to 5, raises to 10, 15, 20: capped with three players in
     table.acts((2, "bring_in"), (3, "complete"), (1, "raise"), (2, "raise"), (3, "raise"))
     assert table.legal == [("call", 20), ("fold", None)]
     table.act(1, "fold")
-    # the brief: "uncapped once only two players remain in the hand" (any_time), even
-    # after the cap (Robert's Rules keep it capped: a house may choose round_start)
+    # Robert's Rules: "once the raising is capped on a betting round, it cannot be
+    # uncapped by a subsequent fold"
     assert table.to_act == 2
-    expected = (
-        [("call", 20), ("fold", None)] if capped else [("call", 20), ("raise", 25), ("fold", None)]
-    )
-    assert table.legal == expected
+    assert table.legal == [("call", 20), ("fold", None)]
+    assert "betting is capped" in table.refused_act(2, "raise")
+
+
+@pytest.mark.parametrize("mode", ["any_time", "round_start", "never"])
+def test_a_cap_reached_three_handed_stays_capped_after_an_all_in_call(mode):
+    # the floor audit's hand: raises to 20 three-handed, seat 2 calls 20 all-in, leaving
+    # two players with chips; seat 3 is not offered a raise to 25
+    table = dealt(THREE, {1: DEEP, 2: 21, 3: DEEP}, heads_up_uncapped=mode)
+    table.acts((2, "bring_in"), (3, "complete"), (1, "raise"), (2, "raise"), (3, "call"))
+    table.act(1, "raise")  # to 20: the fourth full wager, three players with chips
+    table.act(2, "call")  # 20, all-in
+    assert table.player(2).stack == 0
+    assert table.to_act == 3
+    assert table.legal == [("call", 20), ("fold", None)]
 
 
 def fourth_street_with_seat_3_all_in(**rules) -> Driver:

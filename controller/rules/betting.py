@@ -17,7 +17,10 @@ Rules as implemented (see docs/rules.md):
   half a bet or more above what they matched).
 - Cap: the bet (or completion) plus ``max_raises`` raises, lifted heads-up by
   ``heads_up_uncapped``. Heads-up means at most two players still in who are not
-  all-in.
+  all-in. Whether the round is capped is settled once, by the wager that reaches the
+  cap (``Hand.capped``): ``any_time`` lifts it if the round became heads-up before that
+  wager, and a round that reached the cap stays capped to its end (Robert's Rules: "once
+  the raising is capped on a betting round, it cannot be uncapped by a subsequent fold").
 """
 
 from __future__ import annotations
@@ -158,13 +161,15 @@ def heads_up(players: Iterable[Player]) -> bool:
     return sum(map(can_bet, players)) <= 2
 
 
-def is_capped(hand: Hand) -> bool:
+def reaches_cap(hand: Hand) -> bool:
+    """Whether the full wager about to be made in ``hand`` (the state before it) leaves
+    the round capped, once it is the bet (or completion) plus ``max_raises`` raises."""
     rules = hand.rules
-    if hand.wagers < 1 + rules.max_raises:
+    if hand.wagers + 1 < 1 + rules.max_raises:
         return False
     mode = rules.heads_up_uncapped
     if mode is HeadsUpUncapped.ANY_TIME:
-        return not heads_up(hand.players)
+        return not heads_up(hand.players)  # heads-up before the cap is reached: uncapped
     if mode is HeadsUpUncapped.ROUND_START:
         return not hand.heads_up_start
     return True
@@ -176,7 +181,7 @@ def raise_block(hand: Hand, index: int) -> str | None:
     level = hand.level
     if player.acted:
         return "the betting was not reopened (an all-in for less than half a bet)"
-    if is_capped(hand):
+    if hand.capped:
         return "betting is capped"
     if player.stack + player.bet <= level:
         return "not enough chips to raise (call all-in)"
@@ -310,12 +315,13 @@ def _wager(hand: Hand, index: int, players: tuple[Player, ...], choice: Choice) 
     to = choice.to
     assert to is not None
     level, full_level, wagers, size = hand.level, hand.full_level, hand.wagers, hand.size
+    capped = hand.capped
     rules = hand.rules
     if choice.do is _BRING_IN:
         level = rules.bring_in
         aggressor = hand.aggressor
         if level == rules.small_bet:  # a bring-in of the whole small bet is the bet
-            full_level, wagers = level, 1
+            full_level, wagers, capped = level, 1, reaches_cap(hand)
     else:
         level = max(level, to)
         aggressor = index
@@ -325,6 +331,7 @@ def _wager(hand: Hand, index: int, players: tuple[Player, ...], choice: Choice) 
             # last full wager (or the bring-in) and now face less than half a bet more
             floor = max(full_level, rules.bring_in if hand.street == 3 else 0)
             size = chosen  # open pair: only a full wager chooses the size
+            capped = capped or reaches_cap(hand)
             wagers += 1
             full_level = to
             players = tuple(
@@ -343,6 +350,7 @@ def _wager(hand: Hand, index: int, players: tuple[Player, ...], choice: Choice) 
         level=level,
         full_level=full_level,
         wagers=wagers,
+        capped=capped,
         size=size,
         bring_in_due=False,
         aggressor=aggressor,

@@ -253,12 +253,12 @@ class Hand:
     ``players`` are in seat order. ``queue`` holds the rest of the current street's deal
     and bonus-card offers, in order: what the engine waits for while it deals. ``out`` is
     a bit set of the cards that cannot come out of the shoe (in play, or burned and not
-    scrambled back). Betting round: ``actor`` (index
-    of the player to act, or to show in a manual showdown), ``level`` (the street total
-    to call), ``full_level`` (that of the last full wager), ``size`` (the round's bet size,
-    0 while the open-pair choice is still open), ``wagers`` (full bets and raises so
-    far), ``heads_up_start`` (the round began heads-up), ``first`` (first to act),
-    ``aggressor`` (last to bet or raise).
+    scrambled back). Betting round: ``actor`` (index of the player to act, or to show in
+    a manual showdown), ``level`` (the street total to call), ``full_level`` (that of the
+    last full wager), ``size`` (the round's bet size, 0 while the open-pair choice is
+    still open), ``wagers`` (full bets and raises so far), ``capped`` (the round reached
+    the cap and stays capped), ``heads_up_start`` (the round began heads-up), ``first``
+    (first to act), ``aggressor`` (last to bet or raise).
 
     The fields live in the instance dictionary (``evolve`` copies them at once; a class
     without ``__slots__``, so that Python specializes the reads of its attributes). The
@@ -279,6 +279,7 @@ class Hand:
     full_level: int = 0
     size: int = 0
     wagers: int = 0
+    capped: bool = False
     bring_in_due: bool = False
     heads_up_start: bool = False
     first: int | None = None
@@ -365,6 +366,7 @@ class Hand:
             "full_level": self.full_level,
             "size": self.size,
             "wagers": self.wagers,
+            "capped": self.capped,
             "bring_in_due": self.bring_in_due,
             "heads_up_start": self.heads_up_start,
             "first": self.first,
@@ -393,6 +395,7 @@ class Hand:
             full_level=data["full_level"],
             size=data["size"],
             wagers=data["wagers"],
+            capped=data.get("capped", False),
             bring_in_due=data["bring_in_due"],
             heads_up_start=data["heads_up_start"],
             first=data["first"],
@@ -513,6 +516,7 @@ def _begin_street(
         full_level=0,
         size=0,
         wagers=0,
+        capped=False,
         aggressor=None,
     )
     return _await_card(hand, fx)
@@ -781,6 +785,7 @@ def _begin_betting(hand: Hand, fx: list[Effect]) -> Hand:
         full_level=0,
         size=size,
         wagers=0,
+        capped=False,
         bring_in_due=bring_in_due,
         heads_up_start=len(bettors) <= 2,  # heads-up, as betting.heads_up counts it
         first=actor,
