@@ -170,10 +170,10 @@ def test_straights_and_flushes_showing_do_not_count_and_seventh_acts_as_sixth():
 
 def test_small_bet_on_third_and_fourth_big_bet_from_fifth():
     table = to_fourth(THREE3, {1: "Ah", 4: "Jd", 6: "6h"})
-    assert table.legal == [("check", None), ("bet", 5)]
+    assert table.legal == [("check", None), ("bet", 5), ("fold", None)]
     check_round(table)
     table.deal("2d", "Jh", "Qd", "6d")
-    assert table.legal == [("check", None), ("bet", 10)]
+    assert table.legal == [("check", None), ("bet", 10), ("fold", None)]
 
 
 def test_custom_amounts():
@@ -189,7 +189,7 @@ def test_open_pair_lets_a_player_bet_either_size_and_raises_follow(up):
     table = to_fourth(THREE3, {1: "Ah", 4: up, 6: "6h"})
     assert any("open pair" in m for m in table.messages())
     seat = table.to_act
-    assert table.legal == [("check", None), ("bet", 5), ("bet", 10)]
+    assert table.legal == [("check", None), ("bet", 5), ("bet", 10), ("fold", None)]
     assert "say 'to' 5 or 10" in table.refused_act(seat, "bet")
     assert "over the limit" in table.refused_act(seat, "bet", 15)
     table.act(seat, "bet", 10)
@@ -204,7 +204,7 @@ def test_open_pair_small_bet_keeps_small_raises():
 
 def test_open_pair_option_off():
     table = to_fourth(THREE3, {1: "Ah", 4: "Tc", 6: "6h"}, open_pair_big_bet=False)
-    assert table.legal == [("check", None), ("bet", 5)]
+    assert table.legal == [("check", None), ("bet", 5), ("fold", None)]
     assert not any("open pair" in m for m in table.messages())
 
 
@@ -320,6 +320,54 @@ def test_streets_are_dealt_without_betting_when_at_most_one_player_can_bet():
     table.deal("2d", "Kh", "Kc", "2h", "Jh", "Jc", "3c", "5s", "6s")
     assert table.hand.over
     assert sum(table.stacks().values()) == DEEP + 4
+
+
+# Binding folds -------------------------------------------------------------------------
+
+
+def test_a_fold_in_turn_with_nothing_to_call_is_legal_and_binding():
+    table = to_fourth(THREE3, {1: "Ah", 4: "Jd", 6: "6h"})
+    seat = table.to_act
+    assert ("fold", None) in table.legal
+    table.act(seat, "fold")
+    assert table.player(seat).folded
+    assert f"seat {seat} folds" in table.messages("decision")
+
+
+def test_a_fold_out_of_turn_stands_and_the_action_does_not_move():
+    table = dealt({1: "Kd 7c As", 4: "Qh 8d 9s", 6: "2s 3c 5d"})
+    table.act(6, "bring_in")
+    assert table.to_act == 1
+    legal = table.legal
+    table.act(4, "fold")  # seat 4 throws its cards in before seat 1 acts
+    assert table.player(4).folded
+    assert table.to_act == 1 and table.legal == legal
+    folds = [e for e in table.effects if e.kind == "decision" and e.data.get("out_of_turn")]
+    assert [e.message for e in folds] == ["seat 4 folds out of turn"]
+    assert folds[0].data == {"seat": 4, "do": "fold", "pot": 5, "out_of_turn": True}
+    table.act(1, "call")  # seat 4's turn is skipped: the round is over
+    assert table.hand.street == 4
+    assert table.waiting["destination"] == "burn"
+
+
+def test_a_fold_out_of_turn_that_leaves_one_player_ends_the_hand():
+    table = dealt({1: "Kd 7c As", 4: "Qh 8d 9s"})
+    table.act(4, "bring_in")
+    table.act(4, "fold")  # out of turn: seat 1 is to act
+    assert table.hand.over
+    assert "pot of 4 to seat 1: all others folded" in table.messages()
+
+
+def test_only_a_fold_is_taken_out_of_turn_and_only_in_a_betting_round():
+    table = dealt({1: "Kd 7c As", 4: "Qh 8d 9s", 6: "2s 3c 5d"})
+    table.act(6, "bring_in")
+    assert table.refused_act(4, "call") == "seat 4 cannot call: out of turn (seat 1 to act)"
+    assert "out of turn" in table.refused_act(4, "raise")
+    table.act(4, "fold")
+    assert table.refused_act(4, "fold") == "seat 4 cannot fold: seat 4 has folded"
+    table.acts((1, "call"))
+    assert table.waiting["kind"] == "card"  # dealing fourth street: no fold now
+    assert "not a betting decision now" in table.refused_act(1, "fold")
 
 
 # Refusals ------------------------------------------------------------------------------

@@ -4,8 +4,8 @@ Every legal choice the engine offers is accepted; chips are conserved at every s
 every chip is back in a stack at the end (a bought bonus card's price included: dead money
 in the main pot, which every player still in contests); the state round-trips through
 JSON; a card is never dealt twice unless the burns were scrambled back; a round that
-reached the cap stays capped to its end and never offers a bet, completion or raise; every
-hand ends.
+reached the cap stays capped to its end and never offers a bet, completion or raise; a
+fold out of turn is taken without moving the action; every hand ends.
 """
 
 import json
@@ -76,13 +76,21 @@ def play(seed: int, seen: set[str] | None = None) -> Hand:
                 assert not any(choice.do in WAGERS for choice in waiting.legal)
             choice = rng.choice(waiting.legal)
             wrong = next(p.seat for p in hand.players if p.seat != waiting.seat)
-            try:
-                hand.apply(Action(choice.do, wrong, choice.to))
-            except IllegalInput as error:
-                assert f"seat {wrong}" in str(error)
+            others = [p.seat for p in hand.players if p.seat != waiting.seat and not p.folded]
+            if choice.do is not Do.FOLD:  # a fold out of turn is binding: taken, below
+                try:
+                    hand.apply(Action(choice.do, wrong, choice.to))
+                except IllegalInput as error:
+                    assert f"seat {wrong}" in str(error)
+                else:
+                    raise AssertionError("a decision out of turn was accepted")
+            if waiting.kind == "action" and rng.random() < 0.03:  # binding: the action stays
+                seen.add("fold out of turn")
+                step = hand.apply(Action(Do.FOLD, rng.choice(others)))
+                assert step.effects[0].message.endswith("folds out of turn")
+                assert step.hand.over or step.hand.actor == hand.actor
             else:
-                raise AssertionError("a decision out of turn was accepted")
-            step = hand.apply(Action(choice.do, waiting.seat, choice.to))
+                step = hand.apply(Action(choice.do, waiting.seat, choice.to))
         if hand.capped and step.hand.street == hand.street:
             assert step.hand.capped or step.hand.phase != "betting"
         hand = step.hand
@@ -111,7 +119,7 @@ def test_random_hands_keep_every_chip_and_end(seed):
 def test_random_hands_reach_the_rare_cases():
     seen: set[str] = set()
     finals = [play(seed, seen) for seed in range(400)]
-    assert "capped" in seen
+    assert {"capped", "fold out of turn"} <= seen
     assert any(h.community is not None for h in finals)
     assert any(len(h.pots) > 2 for h in finals)
     assert any(any(d.bonus for p in h.players for d in p.cards) for h in finals)

@@ -7,8 +7,9 @@ on the legal choices and amounts, and at the end on the pots and the final stack
 
 Hands are kept out of the cases where pokerkit departs from the rules of the brief
 (docs/rules.md): no stack can post a short bring-in, no player makes an all-in wager
-short of the full amount (short all-in calls are fine), and a hand whose seventh street
-would need the community card stops being compared there (it is not counted).
+short of the full amount (short all-in calls are fine), nobody folds with nothing to call
+(a binding fold here, refused by pokerkit), and a hand whose seventh street would need the
+community card stops being compared there (it is not counted).
 """
 
 import random
@@ -17,7 +18,7 @@ import pytest
 
 pokerkit = pytest.importorskip("pokerkit")
 
-from controller.rules import DECK, Action, Deal, Dest, Do, start_hand  # noqa: E402
+from controller.rules import DECK, Action, Choice, Deal, Dest, Do, start_hand  # noqa: E402
 from controller.rules.pots import build_pots  # noqa: E402
 from tests.pokerkit_table import POKERKIT_RULES as RULES  # noqa: E402
 from tests.pokerkit_table import pokerkit_state  # noqa: E402
@@ -59,9 +60,18 @@ def pokerkit_legal(state) -> list[tuple[str, int | None]]:
     return sorted(legal, key=str)
 
 
+def comparable(hand):
+    """The engine's legal choices but a fold with nothing to call (a binding fold here;
+    pokerkit refuses it)."""
+    legal = hand.waiting_for.legal
+    if Choice(Do.CHECK) in legal:
+        return [choice for choice in legal if choice.do is not Do.FOLD]
+    return list(legal)
+
+
 def ours_legal(hand) -> list[tuple[str, int | None]]:
     legal = []
-    for choice in hand.waiting_for.legal:
+    for choice in comparable(hand):
         word = "wager" if choice.do in (Do.COMPLETE, Do.BET, Do.RAISE) else choice.do.value
         legal.append((word, choice.to))
     return sorted(legal, key=str)
@@ -75,7 +85,7 @@ def is_short_all_in_wager(hand, choice) -> bool:
 
 
 def pick(rng: random.Random, hand):
-    choices = [c for c in hand.waiting_for.legal if not is_short_all_in_wager(hand, c)]
+    choices = [c for c in comparable(hand) if not is_short_all_in_wager(hand, c)]
     weights = []
     for choice in choices:
         if choice.do is Do.FOLD:

@@ -215,7 +215,9 @@ _tuple_new = tuple.__new__
 
 
 def legal_choices(hand: Hand) -> tuple[Choice, ...]:
-    """The exact legal decisions of the player to act, with their amounts."""
+    """The exact legal decisions of the player to act, with their amounts. A fold is
+    always among them (with nothing to call too: a binding fold), except for the
+    bring-in player, who must bring in or complete."""
     index = hand.actor
     assert index is not None
     player = hand.players[index]
@@ -233,18 +235,17 @@ def legal_choices(hand: Hand) -> tuple[Choice, ...]:
     # conditional expressions rather than min(): this runs for every decision
     stay = _tuple_new(Choice, (_CALL, level if level < reach else reach)) if facing else CHECK
     if raise_block(hand, index) is not None:
-        return (stay, FOLD) if facing else (stay,)
+        return (stay, FOLD)
     word = wager_word(hand)
     full_level = hand.full_level
     if hand.size:
         to = full_level + hand.size
-        wager = _tuple_new(Choice, (word, to if to < reach else reach))
-        return (stay, wager, FOLD) if facing else (stay, wager)
+        return (stay, _tuple_new(Choice, (word, to if to < reach else reach)), FOLD)
     # open pair: either size, as far as the stack reaches
     small = min(reach, full_level + rules.small_bet)
     big = min(reach, full_level + rules.big_bet)
     wagers = (Choice(word, small), Choice(word, big)) if big > small else (Choice(word, small),)
-    return (stay, *wagers, FOLD) if facing else (stay, *wagers)
+    return (stay, *wagers, FOLD)
 
 
 def choose(hand: Hand, do: Do, to: int | None) -> Choice:
@@ -281,8 +282,6 @@ def _why_not(hand: Hand, index: int, do: Do, choices: tuple[Choice, ...]) -> str
         return f"the bring-in player must bring in or complete (legal: {legal})"
     if do is Do.CHECK:
         return f"facing a bet of {hand.level - player.bet} (legal: {legal})"
-    if do is Do.FOLD:
-        return f"there is no bet to fold to (legal: {legal})"
     if do is Do.CALL:
         return f"there is no bet to call (legal: {legal})"
     if do in (Do.BET, Do.RAISE, Do.COMPLETE):

@@ -210,11 +210,13 @@ class _DecisionFacts(NamedTuple):
     choice: Choice
     index: int
     players: tuple[Player, ...]
+    out_of_turn: bool = False
 
 
 class Decision(_DecisionFacts, Effect):
     """A betting decision taken: ``choice`` by the player at ``index`` of ``players``
-    (the players just after it). Its facts are a named tuple, as ``CardOut``'s."""
+    (the players just after it); ``out_of_turn`` for a binding fold out of turn. Its
+    facts are a named tuple, as ``CardOut``'s."""
 
     __slots__ = ()
     kind = "decision"
@@ -222,6 +224,8 @@ class Decision(_DecisionFacts, Effect):
     @property
     def message(self) -> str:  # type: ignore[override]
         choice, player = self.choice, self.players[self.index]
+        if self.out_of_turn:
+            return f"seat {player.seat} folds out of turn"
         if choice.to is None:
             return f"seat {player.seat} {'folds' if choice.do is Do.FOLD else 'checks'}"
         all_in = " (all-in)" if player.stack == 0 else ""
@@ -238,6 +242,8 @@ class Decision(_DecisionFacts, Effect):
         }
         if choice.to is not None:
             data["to"] = choice.to
+        if self.out_of_turn:
+            data["out_of_turn"] = True
         return data
 
 
@@ -808,6 +814,8 @@ def _decide(hand: Hand, action: Action, fx: list[Effect]) -> Hand:
         who = f"seat {player.seat} cannot {do.value.replace('_', ' ')}"
         if player.folded:
             raise IllegalInput(f"{who}: seat {player.seat} has folded")
+        if do is _FOLD and hand.phase is _BETTING:
+            return _fold_out_of_turn(hand, index, fx)
         waiting = hand.waiting_for
         assert waiting is not None
         if waiting.kind != "action":
@@ -815,11 +823,27 @@ def _decide(hand: Hand, action: Action, fx: list[Effect]) -> Hand:
         raise IllegalInput(f"{who}: out of turn (seat {waiting.seat} to act)")
     choice = betting.choose(hand, do, action.to)
     hand = betting.take_decision(hand, choice)
-    fx.append(_tuple_new(Decision, (choice, index, hand.players)))
+    fx.append(_tuple_new(Decision, (choice, index, hand.players, False)))
     if do is _FOLD:
-        remaining = [p for p in hand.players if not p.folded]
-        if len(remaining) == 1:
-            return _win_uncontested(hand, remaining[0], fx)
+        return _after_fold(hand, fx)
+    if hand.actor is None:
+        return _end_round(hand, fx)
+    return hand
+
+
+def _fold_out_of_turn(hand: Hand, index: int, fx: list[Effect]) -> Hand:
+    """A binding fold out of turn (TDA): the player is out at once; the action does not
+    move, and their turn is skipped when it comes."""
+    hand = with_player(hand, index, hand.players[index].passes(True))
+    fx.append(Decision(betting.FOLD, index, hand.players, out_of_turn=True))
+    return _after_fold(hand, fx)
+
+
+def _after_fold(hand: Hand, fx: list[Effect]) -> Hand:
+    """The hand ends when a fold leaves one player; else the round goes on, or ends."""
+    remaining = [p for p in hand.players if not p.folded]
+    if len(remaining) == 1:
+        return _win_uncontested(hand, remaining[0], fx)
     if hand.actor is None:
         return _end_round(hand, fx)
     return hand
