@@ -19,6 +19,7 @@ from controller.rules import DECK, Action, Deal, Do, Hand, IllegalInput, Player,
 from controller.rules.inputs import WAGERS
 from controller.rules.state import Dealt, Reveal, evolve
 
+SHORT_DECK = {"short_deck", "scramble", "community"}  # effects of seventh street's short deck
 SETTINGS = {
     "variant": ["luck-of-the-irish", "seven-card-stud"],
     "max_raises": [0, 1, 3],
@@ -45,12 +46,14 @@ def next_card(rng: random.Random, hand: Hand, deck: list) -> object:
     return rng.choice(free)
 
 
-def play(seed: int, seen: set[str] | None = None) -> Hand:
-    """Play one random hand; ``seen`` collects the rare cases it went through."""
+def play(seed: int, seen: set[str] | None = None, folds: bool = True) -> Hand:
+    """Play one random hand; ``seen`` collects the rare cases it went through. Without
+    ``folds``, nobody folds and eight players are seated half the time (the short deck)."""
     seen = set() if seen is None else seen
     rng = random.Random(seed)
     rules = random_rules(rng)
-    seats = rng.sample(range(1, 9), rng.randint(2, 8))
+    count = rng.randint(2, 8) if folds or rng.random() < 0.5 else 8
+    seats = rng.sample(range(1, 9), count)
     stacks = {
         seat: rng.choice([1, 2, 3, rng.randint(4, 60), rng.randint(61, 400)]) for seat in seats
     }
@@ -74,7 +77,8 @@ def play(seed: int, seen: set[str] | None = None) -> Hand:
             if hand.capped:
                 seen.add("capped")
                 assert not any(choice.do in WAGERS for choice in waiting.legal)
-            choice = rng.choice(waiting.legal)
+            legal = waiting.legal if folds else [c for c in waiting.legal if c.do is not Do.FOLD]
+            choice = rng.choice(legal)
             wrong = next(p.seat for p in hand.players if p.seat != waiting.seat)
             others = [p.seat for p in hand.players if p.seat != waiting.seat and not p.folded]
             if choice.do is not Do.FOLD:  # a fold out of turn is binding: taken, below
@@ -84,7 +88,9 @@ def play(seed: int, seen: set[str] | None = None) -> Hand:
                     assert f"seat {wrong}" in str(error)
                 else:
                     raise AssertionError("a decision out of turn was accepted")
-            if waiting.kind == "action" and rng.random() < 0.03:  # binding: the action stays
+            if (
+                folds and waiting.kind == "action" and rng.random() < 0.03
+            ):  # binding: the action stays
                 seen.add("fold out of turn")
                 step = hand.apply(Action(Do.FOLD, rng.choice(others)))
                 assert step.effects[0].message.endswith("folds out of turn")
@@ -93,6 +99,7 @@ def play(seed: int, seen: set[str] | None = None) -> Hand:
                 step = hand.apply(Action(choice.do, waiting.seat, choice.to))
         if hand.capped and step.hand.street == hand.street:
             assert step.hand.capped or step.hand.phase != "betting"
+        seen.update(e.kind for e in step.effects if e.kind in SHORT_DECK)
         hand = step.hand
         in_pot = 0 if hand.over else hand.pot  # once awarded, the pot is back in the stacks
         assert sum(p.stack for p in hand.players) + in_pot == total
@@ -100,6 +107,8 @@ def play(seed: int, seen: set[str] | None = None) -> Hand:
         if rng.random() < 0.1:
             assert Hand.from_json(json.loads(json.dumps(hand.to_json()))) == hand
     assert sum(p.stack for p in hand.players) == total
+    if hand.community is not None:  # seven players never see a community card
+        assert len(hand.players) == 8
     if hand.phase == "complete":
         assert sum(pot.amount for pot in hand.pots) == hand.pot
         assert all(sum(chips for _, chips in pot.shares) == pot.amount for pot in hand.pots)
@@ -120,10 +129,16 @@ def test_random_hands_reach_the_rare_cases():
     seen: set[str] = set()
     finals = [play(seed, seen) for seed in range(400)]
     assert {"capped", "fold out of turn"} <= seen
-    assert any(h.community is not None for h in finals)
     assert any(len(h.pots) > 2 for h in finals)
     assert any(any(d.bonus for p in h.players for d in p.cards) for h in finals)
     assert any(any(p.bonus_paid for p in h.players) and len(h.pots) > 1 for h in finals)
+
+
+def test_random_hands_without_folds_reach_every_short_deck_procedure():
+    seen: set[str] = set()
+    finals = [play(seed, seen, folds=False) for seed in range(150)]
+    assert seen >= SHORT_DECK
+    assert any(h.community is not None for h in finals)
 
 
 def test_every_input_leaves_the_old_state_valid_and_unchanged():

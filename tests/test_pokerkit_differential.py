@@ -8,8 +8,9 @@ on the legal choices and amounts, and at the end on the pots and the final stack
 Hands are kept out of the cases where pokerkit departs from the rules of the brief
 (docs/rules.md): no stack can post a short bring-in, no player makes an all-in wager
 short of the full amount (short all-in calls are fine), nobody folds with nothing to call
-(a binding fold here, refused by pokerkit), and a hand whose seventh street would need the
-community card stops being compared there (it is not counted).
+(a binding fold here, refused by pokerkit), and a hand whose seventh street begins on a
+short deck (no burn, the burns scrambled back, or the community card) stops being compared
+there (it is not counted).
 """
 
 import random
@@ -108,9 +109,15 @@ def apply_pokerkit(state, choice) -> None:
         state.complete_bet_or_raise_to(choice.to)
 
 
+def short_deck(step) -> bool:
+    """Whether seventh street begins on a short deck: no burn, the burns scrambled back,
+    or the community card (pokerkit has no short-deck procedure)."""
+    return any(effect.kind in ("short_deck", "scramble", "community") for effect in step.effects)
+
+
 def play_one(rng: random.Random):
     """Play one random hand through both engines: the final state, or None if it reached
-    the community card (pokerkit has no short-deck procedure)."""
+    a short deck at seventh street."""
     count = rng.randint(2, 8)
     seats = sorted(rng.sample(range(1, 9), count))
     stacks = random_stacks(rng, count)
@@ -123,15 +130,16 @@ def play_one(rng: random.Random):
     history: list = []
     while (waiting := hand.waiting_for) is not None:
         if waiting.kind == "card":
-            if waiting.destination is Dest.COMMUNITY:
-                return None
             card = next(cards)
             if waiting.destination is Dest.BURN:
                 state.burn_card(str(card))
             else:
                 assert state.hole_dealee_index == index_of[waiting.seat], history
                 state.deal_hole(str(card))
-            hand = hand.apply(Deal(card)).hand
+            step = hand.apply(Deal(card))
+            if short_deck(step):
+                return None
+            hand = step.hand
             history.append(str(card))
             continue
         assert state.actor_index == index_of[waiting.seat], history
@@ -141,7 +149,10 @@ def play_one(rng: random.Random):
         choice = pick(rng, hand)
         history.append((waiting.seat, choice.do.value, choice.to))
         apply_pokerkit(state, choice)
-        hand = hand.apply(Action(choice.do, waiting.seat, choice.to)).hand
+        step = hand.apply(Action(choice.do, waiting.seat, choice.to))
+        if short_deck(step):
+            return None
+        hand = step.hand
     assert not state.status, history
     assert [p.stack for p in hand.players] == list(state.stacks), history
     return hand

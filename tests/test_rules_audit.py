@@ -186,23 +186,28 @@ def play_to_the_end(table: Driver, order: list[Card]) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    ("players", "burn", "bonus", "out_before_seventh", "seventh"),
+    ("players", "burn", "bonus", "out_before_seventh", "seventh", "scrambled"),
     [
         # 7 players: 21 on third street, 3 x (burn + 7) = 45; a burn and 7 cards need 8
-        (7, True, False, 45, ["burn", "community"]),
-        (7, True, True, 46, ["burn", "community"]),
+        # of the 7 left: no burn, a card to each
+        (7, True, False, 45, ["seat"] * 7, False),
+        # with the bonus card 6 are left: the 3 burns are scrambled back, 9 for 7 players
+        (7, True, True, 46, ["seat"] * 7, True),
         # without burns: 21 + 21 = 42, 10 left for 7 players
-        (7, False, False, 42, ["seat"] * 7),
-        (7, False, True, 43, ["seat"] * 7),
-        # 8 players: 24 + 3 x 9 = 51, one card left: the three burns are scrambled back
-        (8, True, False, 51, ["community"]),
-        (8, True, True, 52, ["community"]),
+        (7, False, False, 42, ["seat"] * 7, False),
+        (7, False, True, 43, ["seat"] * 7, False),
+        # 8 players: 24 + 3 x 9 = 51, one card left, 4 with the burns: the community card
+        # from the scrambled burns
+        (8, True, False, 51, ["community"], True),
+        (8, True, True, 52, ["community"], True),
         # without burns: 24 + 24 = 48, 4 left for 8 players: the community card, no burn
-        (8, False, False, 48, ["community"]),
-        (8, False, True, 49, ["community"]),
+        (8, False, False, 48, ["community"], False),
+        (8, False, True, 49, ["community"], False),
     ],
 )
-def test_the_52_cards_at_seventh_street(players, burn, bonus, out_before_seventh, seventh):
+def test_the_52_cards_at_seventh_street(
+    players, burn, bonus, out_before_seventh, seventh, scrambled
+):
     four_of_clubs = parse_card("4c")
     order = [card for card in DECK if card != four_of_clubs]
     first_up_on_fourth = 3 * players + (1 if burn else 0)
@@ -217,8 +222,26 @@ def test_the_52_cards_at_seventh_street(players, burn, bonus, out_before_seventh
     burns = len(table.hand.burns)
     community = table.hand.community is not None
     assert held + burns + community == out_before_seventh + len(seventh)
-    assert table.hand.scrambled is (players == 8 and burn)
+    assert table.hand.scrambled is scrambled
     assert table.hand.phase.value == "complete"
+
+
+@pytest.mark.parametrize(("folds", "seventh"), [(1, ["seat"] * 7), (2, ["burn"] + ["seat"] * 6)])
+def test_eight_players_with_folds_use_the_burns_before_a_community_card(folds, seventh):
+    # one fold on third street: 24 + 3 x (burn + 7) = 48, 4 left and 3 burns for 7 players:
+    # scrambled, every player gets a card; two folds: 24 + 3 x 7 = 45, a burn and 6 fit
+    order = [card for card in DECK if card != parse_card("4c")] + [parse_card("4c")]  # down
+    table = Driver(dict.fromkeys(range(1, 9), 100))
+    table.deal(*(str(card) for card in order[:24]))
+    table.act(table.to_act, "bring_in")
+    for _ in range(folds):
+        table.act(table.to_act, "fold")
+    assert play_to_the_end(table, order) == seventh
+    assert table.hand.community is None
+    assert table.hand.scrambled is (folds == 1)
+    assert sum(m.startswith("short deck on seventh street") for m in table.messages()) == (
+        folds == 1
+    )
 
 
 def test_seven_players_one_folded_on_third_street_all_get_a_seventh_street_card():

@@ -16,10 +16,10 @@ reason, and nothing changes (every state is immutable). ``Hand.to_json`` and
 
 The deal: third street is two cards down and one up to each player, in rounds, in seat
 order from the lowest seat; fourth to sixth street one card up, seventh one card down,
-each after a burn (``burn`` setting). When the stub cannot give a burn and a card to
-every player on seventh street, one community card is dealt face up instead (after a
-burn when the stub has two cards or more; otherwise the burn cards are scrambled and it
-comes from them). The same scramble serves any card due when the stub is empty.
+each after a burn (``burn`` setting). On seventh street a short deck drops the burn,
+then scrambles the burn cards back into the stub, and only if every player still cannot
+get a card deals one community card face up (``_seventh_street``). The same scramble
+serves any card due when the stub is empty.
 
 The bonus card (luck-of-the-irish only): a four of clubs dealt face up earns its player
 one extra card face down: the very next card out of the shoe (``immediate``) or after
@@ -494,22 +494,8 @@ def _begin_street(
         queue = (*down, *down, *_cards_to(live, True, 3))  # two rounds face down, one up
     elif street < 7:
         queue = (*burn, *_cards_to(live, True, street))
-    elif hand.stub >= len(burn) + len(live):
-        queue = (*burn, *_cards_to(live, False, street))
     else:
-        fx.append(
-            Notice(
-                "community",
-                f"not enough cards: community card on seventh street "
-                f"(stub {hand.stub}, {len(live)} players)",
-                {"stub": hand.stub, "players": len(live)},
-            )
-        )
-        if hand.stub >= len(burn) + 1:
-            queue = (*burn, Waiting.card(Dest.COMMUNITY, street))
-        else:
-            queue = (Waiting.card(Dest.COMMUNITY, street),)
-            hand = _scramble(hand, fx)
+        hand, queue = _seventh_street(hand, burn, _cards_to(live, False, street), fx)
     hand = evolve(
         hand,
         players=players,
@@ -526,6 +512,38 @@ def _begin_street(
         aggressor=None,
     )
     return _await_card(hand, fx)
+
+
+def _seventh_street(
+    hand: Hand, burn: tuple[Waiting, ...], cards: list[Waiting], fx: list[Effect]
+) -> tuple[Hand, tuple[Waiting, ...]]:
+    """Seventh street's deal (``burn``: the burn entry, if burning; ``cards``: a card down
+    to each player still in), on a short deck the first of these that works:
+
+    1. the stub gives the burn and every player a card: deal as usual;
+    2. the stub gives every player a card: no burn;
+    3. the burn cards scrambled with the stub give every player a card: scramble them,
+       no burn (a burned card may come out again);
+    4. one community card face up, after a burn when the stub has two cards or more,
+       otherwise from the scrambled burns.
+    """
+    stub, players = hand.stub, len(cards)
+    if stub >= len(burn) + players:
+        return hand, (*burn, *cards)
+    facts = {"stub": stub, "players": players}
+    short = f"short deck on seventh street (stub {stub}, {players} players)"
+    if stub >= players:
+        fx.append(Notice("short_deck", f"{short}: no burn", facts))
+        return hand, tuple(cards)
+    if not hand.scrambled and hand.burns and stub + len(hand.burns) >= players:
+        fx.append(Notice("short_deck", f"{short}: no burn, the burn cards are scrambled", facts))
+        return _scramble(hand, fx), tuple(cards)
+    text = f"not enough cards: community card on seventh street (stub {stub}, {players} players)"
+    fx.append(Notice("community", text, facts))
+    community = Waiting.card(Dest.COMMUNITY, 7)
+    if stub >= len(burn) + 1:
+        return hand, (*burn, community)
+    return _scramble(hand, fx), (community,)
 
 
 def _cards_to(seats: list[int], up: bool, street: int) -> list[Waiting]:
