@@ -196,10 +196,19 @@ def test_open_pair_lets_a_player_bet_either_size_and_raises_follow(up):
     assert table.legal == [("call", 10), ("raise", 20), ("fold", None)]
 
 
-def test_open_pair_small_bet_keeps_small_raises():
+def test_open_pair_after_a_small_bet_a_raise_may_be_either_size_until_a_big_one():
+    # Robert's Rules: "if the lower amount is bet, any player may raise by the lower or
+    # the higher amount; once the higher amount is bet or raised, all later bets and
+    # raises are at the higher amount"
     table = to_fourth(THREE3, {1: "Ah", 4: "Tc", 6: "6h"})
     table.act(4, "bet", 5)
-    assert table.legal == [("call", 5), ("raise", 10), ("fold", None)]
+    assert table.legal == [("call", 5), ("raise", 10), ("raise", 15), ("fold", None)]
+    assert "say 'to' 10 or 15" in table.refused_act(6, "raise")
+    table.act(6, "raise", 10)  # by the small bet: both sizes stay open
+    assert table.legal == [("call", 10), ("raise", 15), ("raise", 20), ("fold", None)]
+    table.act(1, "raise", 20)  # by the big bet: every later wager is big
+    assert table.hand.size == 10
+    assert table.legal == [("call", 20), ("raise", 30), ("fold", None)]
 
 
 def test_open_pair_option_off():

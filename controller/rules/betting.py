@@ -324,12 +324,15 @@ def _wager(hand: Hand, index: int, players: tuple[Player, ...], choice: Choice) 
     else:
         level = max(level, to)
         aggressor = index
-        chosen = size or (rules.small_bet if to <= rules.small_bet else rules.big_bet)
+        # this wager's size: the round's, or while the open-pair choice is open the small
+        # bet if it adds no more than that, else the big bet
+        chosen = size or (rules.small_bet if to - full_level <= rules.small_bet else rules.big_bet)
         if (to - full_level) * 2 >= chosen:  # a full wager: it reopens the betting
             # for each player who has acted, unless they matched a short all-in above the
             # last full wager (or the bring-in) and now face less than half a bet more
             floor = max(full_level, rules.bring_in if hand.street == 3 else 0)
-            size = chosen  # open pair: only a full wager chooses the size
+            if chosen == rules.big_bet:  # open pair: once the big size is bet or raised,
+                size = chosen  # every later wager is big; after small ones both stay open
             capped = capped or reaches_cap(hand)
             wagers += 1
             full_level = to
@@ -338,7 +341,7 @@ def _wager(hand: Hand, index: int, players: tuple[Player, ...], choice: Choice) 
                     p.reopened()
                     if other != index
                     and p.acted
-                    and (p.bet <= floor or (level - p.bet) * 2 >= size)
+                    and (p.bet <= floor or (level - p.bet) * 2 >= chosen)
                     else p
                     for other, p in enumerate(players)
                 ]
