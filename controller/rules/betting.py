@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from controller.rules.cards import RANK_NAMES, RANK_PLURALS, Card
 from controller.rules.inputs import Do, IllegalInput
 from controller.rules.settings import HeadsUpUncapped, Rules, WildBringIn
-from controller.rules.state import Player, evolve
+from controller.rules.state import Player
 
 if TYPE_CHECKING:
     from controller.rules.hand import Hand
@@ -66,7 +66,7 @@ def showing_key(cards: Iterable[Card], wild: bool) -> tuple[int, ...]:
     or play as aces when every up card is wild. Up to four up cards (every hand showing
     without an exposed hole card) the key comes from a table made at import.
     """
-    ranks = tuple(sorted([(card >> 2) + 2 for card in cards]))  # card.rank, without the call
+    ranks = tuple(sorted(card.rank for card in cards))
     key = _SHOWING_KEYS[wild].get(ranks)
     return _rank_showing(ranks, wild) if key is None else key
 
@@ -193,25 +193,12 @@ def raise_block(hand: Hand, index: int) -> str | None:
 
 def wager_word(hand: Hand) -> Do:
     if hand.street == 3 and hand.wagers == 0:
-        return _COMPLETE
-    return _BET if hand.level == 0 else _RAISE
+        return Do.COMPLETE
+    return Do.BET if hand.level == 0 else Do.RAISE
 
 
 CHECK = Choice(Do.CHECK)
 FOLD = Choice(Do.FOLD)
-
-# The members read on every decision, as module globals (reading a member off an enum
-# class takes EnumType.__getattr__'s slow path on Python 3.11), and the named tuple
-# constructor without the class's Python-level __new__.
-_BRING_IN, _COMPLETE, _BET, _RAISE, _CALL, _FOLD = (
-    Do.BRING_IN,
-    Do.COMPLETE,
-    Do.BET,
-    Do.RAISE,
-    Do.CALL,
-    Do.FOLD,
-)
-_tuple_new = tuple.__new__
 
 
 def legal_choices(hand: Hand) -> tuple[Choice, ...]:
@@ -232,15 +219,14 @@ def legal_choices(hand: Hand) -> tuple[Choice, ...]:
         )
     level = hand.level
     facing = level > player.bet
-    # conditional expressions rather than min(): this runs for every decision
-    stay = _tuple_new(Choice, (_CALL, level if level < reach else reach)) if facing else CHECK
+    stay = Choice(Do.CALL, min(level, reach)) if facing else CHECK
     if raise_block(hand, index) is not None:
         return (stay, FOLD)
     word = wager_word(hand)
     full_level = hand.full_level
     if hand.size:
         to = full_level + hand.size
-        return (stay, _tuple_new(Choice, (word, to if to < reach else reach)), FOLD)
+        return (stay, Choice(word, min(to, reach)), FOLD)
     # open pair: either size, as far as the stack reaches
     small = min(reach, full_level + rules.small_bet)
     big = min(reach, full_level + rules.big_bet)
@@ -301,11 +287,11 @@ def take_decision(hand: Hand, choice: Choice) -> Hand:
     assert index is not None
     player = hand.players[index]
     do, to = choice
-    moved = player.passes(do is _FOLD) if to is None else player.puts_in(to)
+    moved = player.passes(do is Do.FOLD) if to is None else player.puts_in(to)
     players = (*hand.players[:index], moved, *hand.players[index + 1 :])
-    if to is None or do is _CALL:
+    if to is None or do is Do.CALL:
         actor = next_actor(players, index, hand.level)
-        return evolve(hand, players=players, bring_in_due=False, actor=actor)
+        return hand._replace(players=players, bring_in_due=False, actor=actor)
     return _wager(hand, index, players, choice)
 
 
@@ -316,7 +302,7 @@ def _wager(hand: Hand, index: int, players: tuple[Player, ...], choice: Choice) 
     level, full_level, wagers, size = hand.level, hand.full_level, hand.wagers, hand.size
     capped = hand.capped
     rules = hand.rules
-    if choice.do is _BRING_IN:
+    if choice.do is Do.BRING_IN:
         level = rules.bring_in
         aggressor = hand.aggressor
         if level == rules.small_bet:  # a bring-in of the whole small bet is the bet
@@ -346,8 +332,7 @@ def _wager(hand: Hand, index: int, players: tuple[Player, ...], choice: Choice) 
                     for other, p in enumerate(players)
                 ]
             )
-    return evolve(
-        hand,
+    return hand._replace(
         players=players,
         level=level,
         full_level=full_level,
@@ -373,4 +358,4 @@ def next_actor(players: Sequence[Player], after: int, level: int) -> int | None:
 
 def with_player(hand: Hand, index: int, player: Player) -> Hand:
     players = hand.players
-    return evolve(hand, players=(*players[:index], player, *players[index + 1 :]))
+    return hand._replace(players=(*players[:index], player, *players[index + 1 :]))
