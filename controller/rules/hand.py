@@ -440,14 +440,9 @@ def _non_betting_action(hand: Hand, item: Action, fx: list[Effect]) -> Hand:
 # The deal ------------------------------------------------------------------------------
 
 
-def _begin_street(
-    hand: Hand, street: int, fx: list[Effect], players: tuple[Player, ...] | None = None
-) -> Hand:
-    """Start dealing ``street``; ``players`` replace the hand's at the same time (the end
-    of the last round copies them: the hand is copied once)."""
-    if players is None:
-        players = hand.players
-    live = [p.seat for p in players if not p.folded]
+def _begin_street(hand: Hand, street: int, fx: list[Effect]) -> Hand:
+    """Start dealing ``street``: its deal queue, in order."""
+    live = [p.seat for p in hand.players if not p.folded]
     burn = (Waiting.card(Dest.BURN, street),) if hand.rules.burn and street > 3 else ()
     fx.append(Notice("street", f"{STREET_NAMES[street]} street", {"street": street}))
     if street == 3:
@@ -458,7 +453,6 @@ def _begin_street(
     else:
         hand, queue = _seventh_street(hand, burn, _cards_to(live, False, street), fx)
     hand = hand._replace(
-        players=players,
         phase=Phase.DEAL,
         street=street,
         queue=queue,
@@ -512,6 +506,7 @@ def _cards_to(seats: list[int], up: bool, street: int) -> list[Waiting]:
 
 
 def _scramble(hand: Hand, fx: list[Effect]) -> Hand:
+    """The burn cards go back into the stub: they may come out of the shoe again."""
     burns = hand.burns
     fx.append(
         Notice(
@@ -532,7 +527,7 @@ def _await_card(hand: Hand, fx: list[Effect]) -> Hand:
     queue = hand.queue
     if not queue:
         return _begin_betting(hand, fx)
-    if hand.out.bit_count() == 52 and queue[0].kind == "card" and not hand.scrambled:
+    if hand.stub == 0 and queue[0].kind == "card" and not hand.scrambled:
         return _scramble(hand, fx)  # the stub is empty
     return hand
 
@@ -804,10 +799,11 @@ def _after_fold(hand: Hand, fx: list[Effect]) -> Hand:
 
 
 def _end_round(hand: Hand, fx: list[Effect]) -> Hand:
-    players = tuple([p.new_round() for p in hand.players])
+    """The betting round is over: the next street, or after seventh street the showdown."""
+    hand = hand._replace(players=tuple(p.new_round() for p in hand.players))
     if hand.street == 7:
-        return begin_showdown(hand._replace(players=players, actor=None, bring_in_due=False), fx)
-    return _begin_street(hand, hand.street + 1, fx, players)
+        return begin_showdown(hand._replace(actor=None, bring_in_due=False), fx)
+    return _begin_street(hand, hand.street + 1, fx)
 
 
 def _win_uncontested(hand: Hand, winner: Player, fx: list[Effect]) -> Hand:
