@@ -26,8 +26,6 @@ Rules as implemented (see docs/rules.md):
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from itertools import combinations_with_replacement
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from controller.rules.cards import RANK_NAMES, RANK_PLURALS, Card
@@ -63,18 +61,11 @@ def showing_key(cards: Iterable[Card], wild: bool) -> tuple[int, ...]:
     """Rank a hand showing: ``(category, ranks...)``, higher is better.
 
     Wilds join the largest group of natural cards (the highest rank among equals),
-    or play as aces when every up card is wild. Up to four up cards (every hand showing
-    without an exposed hole card) the key comes from a table made at import.
+    or play as aces when every up card is wild.
     """
-    ranks = tuple(sorted(card.rank for card in cards))
-    key = _SHOWING_KEYS[wild].get(ranks)
-    return _rank_showing(ranks, wild) if key is None else key
-
-
-def _rank_showing(ranks: Iterable[int], wild: bool) -> tuple[int, ...]:
     counts: dict[int, int] = {}
-    for rank in ranks:
-        counts[rank] = counts.get(rank, 0) + 1
+    for card in cards:
+        counts[card.rank] = counts.get(card.rank, 0) + 1
     wilds = counts.pop(4, 0) if wild else 0
     groups = sorted(zip(counts.values(), counts, strict=True), reverse=True)
     if wilds:
@@ -95,19 +86,6 @@ def _rank_showing(ranks: Iterable[int], wild: bool) -> tuple[int, ...]:
     else:
         category = 0
     return (category, *[rank for _, rank in groups])
-
-
-# The showing key of every multiset of up to four ranks (sorted), without and with wilds.
-_SHOWING_KEYS = tuple(
-    MappingProxyType(
-        {
-            ranks: _rank_showing(ranks, wild)
-            for count in range(5)
-            for ranks in combinations_with_replacement(range(2, 15), count)
-        }
-    )
-    for wild in (False, True)
-)
 
 
 def describe_showing(key: tuple[int, ...]) -> str:
