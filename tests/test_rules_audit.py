@@ -284,9 +284,11 @@ def test_void_returns_a_bought_bonus_card_and_every_bet():
     table.deal("Js", "9s", "2s")
     table.acts((3, "bring_in"), (1, "complete"), (2, "call"), (3, "call"))
     assert table.stacks() == {1: 49, 2: 34, 3: 1}
+    assert table.player(1).bonus_paid == 5
     table.feed(Action(Do.VOID))
     assert table.stacks() == {1: 60, 2: 40, 3: 7}
     assert table.hand.pot == 0
+    assert table.player(1).bonus_paid == 0  # the price went back with every other chip
     assert "every chip goes back" in table.messages("void")[0]
 
 

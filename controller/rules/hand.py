@@ -623,7 +623,8 @@ def _bonus_decision(hand: Hand, index: int, accept: bool, fx: list[Effect]) -> H
 
 def _void(hand: Hand, reason: str, fx: list[Effect]) -> Hand:
     players = tuple(
-        p._replace(stack=p.start, total=0, bet=0, acted=False, reveal=None) for p in hand.players
+        p._replace(stack=p.start, total=0, bet=0, acted=False, reveal=None, bonus_paid=0)
+        for p in hand.players
     )
     fx.append(Notice("void", f"{reason}: misdeal, every chip goes back", {"reason": reason}))
     return hand._replace(players=players, phase=Phase.VOID, queue=(), actor=None, pots=())
