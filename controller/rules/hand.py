@@ -754,11 +754,8 @@ def _decide(hand: Hand, action: Action, fx: list[Effect]) -> Hand:
     seat = action.seat
     if seat is None:
         raise IllegalInput(f"'{action.do}' needs a seat")
-    index = hand.actor
-    players = hand.players
-    if index is None or players[index].seat != seat:
-        index = _index_of(players, seat)
-    player = players[index]
+    index = _index_of(hand.players, seat)
+    player = hand.players[index]
     do = action.do
     if hand.phase is not Phase.BETTING or hand.actor != index:
         who = f"seat {player.seat} cannot {do.value.replace('_', ' ')}"
