@@ -10,6 +10,7 @@ import pytest
 from drivers import events as ev
 from drivers.device import SeatBoardDriver, ShoeDriver
 from drivers.errors import (
+    ConnectionLost,
     DriverError,
     HandshakeTimeout,
     PortNotFoundError,
@@ -28,7 +29,7 @@ from drivers.protocol import (
 )
 from drivers.protocol.codec import CRC, HEADER, cobs_encode, crc16
 from drivers.session import LinkConfig
-from drivers.transport import SerialTransport
+from drivers.transport import SerialTransport, TcpTransport, transport_for_url
 
 FAST = LinkConfig(handshake_timeout=0.5, heartbeat_interval=0.1, silence_timeout=0.5)
 
@@ -128,7 +129,8 @@ def test_silent_port_times_out_the_handshake_and_closes():
 
 
 def version_3_frame():
-    head = HEADER.pack(3, Hello.TYPE, 0) + bytes(25)
+    """A HELLO of protocol version 3: the frozen layout, this version's payload after it."""
+    head = HEADER.pack(3, Hello.TYPE, 0) + b"\x03" + bytes(Hello.LAYOUT.size - 1)
     return cobs_encode(head + CRC.pack(crc16(head))) + b"\0"
 
 
@@ -304,3 +306,50 @@ def test_close_while_opening_ends_the_open_at_once(pause):
         assert not driver.transport.is_open
 
     run(scenario())
+
+
+def test_a_socket_url_reads_what_has_arrived_in_one_call():
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        url = f"socket://127.0.0.1:{server.getsockname()[1]}"
+        transport = transport_for_url(url)
+        transport.open()
+        try:
+            device, _ = server.accept()
+            with device:
+                burst = bytes(range(256)) * 40
+                device.sendall(burst)
+                received, reads = b"", 0
+                while len(received) < len(burst):
+                    received += transport.read()
+                    reads += 1
+            assert received == burst
+            assert reads <= 3  # whole chunks, not a system call per byte
+            with pytest.raises(ConnectionLost, match=f"{url}: connection closed by the device"):
+                while True:
+                    transport.read()
+        finally:
+            transport.close()
+    assert isinstance(transport, TcpTransport)
+
+
+def test_noise_frames_of_another_version_never_stop_the_driver(pty):
+    """Frames that pass the CRC with a stray version byte, one at a time between valid ones
+    or among damaged ones, are counted and dropped; the events go on."""
+    other = encode_frame(9, CardRead(5, 9), version=2)
+    damaged = bytearray(encode_frame(9, CardRead(5, 9)))
+    damaged[4] ^= 0x10
+
+    async def scenario():
+        driver = ShoeDriver.from_url(pty.path, FAST)
+        await (await open_answering(driver, pty, hello(next_seq=1)))
+        events = [await driver.next_event()]
+        for seq in range(1, 41):
+            pty.write(other + bytes(damaged) * 3 + other + encode_frame(seq, CardRead(seq, seq)))
+            events.append(await driver.next_event())
+        await driver.close()
+        return driver, events
+
+    driver, (up, *cards) = run(scenario())
+    assert isinstance(up, ev.LinkUp)
+    assert [c.seq for c in cards] == list(range(1, 41))
+    assert driver.stats.decode_errors["version"] == 80

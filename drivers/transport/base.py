@@ -14,6 +14,15 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
+from drivers.errors import TransportError
+
+
+def checked_baudrate(url: str, baudrate: object) -> int:
+    """``baudrate`` if it is a positive whole number, else a TransportError naming ``url``."""
+    if isinstance(baudrate, bool) or not isinstance(baudrate, int) or baudrate <= 0:
+        raise TransportError(f"{url}: baudrate must be a positive whole number, not {baudrate!r}")
+    return baudrate
+
 
 class Transport(ABC):
     """A byte pipe to one device. Reopenable: ``open`` after ``close`` starts afresh."""
@@ -22,6 +31,8 @@ class Transport(ABC):
     name: str
     #: The longest a :meth:`read` blocks when nothing arrives (so a reader thread can stop).
     poll_interval: float = 0.05
+    #: The line speed in bits per second when the link is a serial line (8N1), else None.
+    baudrate: int | None = None
 
     @abstractmethod
     def open(self) -> None:
