@@ -95,6 +95,15 @@ class _Watcher:
             with contextlib.suppress(BaseException):
                 await task
 
+    def acknowledge(self, observed: Observed) -> None:
+        """Acknowledge a device event (and every earlier one of its boot) once journaled,
+        unless the device restarted since: it no longer holds the events of that boot."""
+        info = None if self.driver is None else self.driver.device
+        if info is not None and device_of(info) == observed.device:
+            assert self.driver is not None
+            assert not isinstance(observed.event, ev.LinkUp | ev.LinkDown)
+            self.driver.acknowledge(observed.event)
+
     async def _watch(self) -> None:
         try:
             driver = await self._open()
@@ -193,13 +202,13 @@ class Monitor:
             return
         inputs = [to_input(item.event, item.device, item.received_at) for item in events]
         positions = await asyncio.to_thread(self._journal.append, inputs)
-        last: dict[str, ev.DeviceEvent] = {}
+        last: dict[str, Observed] = {}
         for item in events:
             if not isinstance(item.event, ev.LinkUp | ev.LinkDown):
-                last[item.kind] = item.event
+                last[item.kind] = item
         for watcher in self._watchers:
-            if watcher.kind in last and watcher.driver is not None:
-                watcher.driver.acknowledge(last[watcher.kind])
+            if watcher.kind in last:
+                watcher.acknowledge(last[watcher.kind])
         for item, position in zip(events, positions, strict=True):
             is_device_event = not isinstance(item.event, ev.LinkUp | ev.LinkDown)
             duplicate = position is None and is_device_event

@@ -46,7 +46,7 @@ def test_every_kind_of_event_reads_back_in_order_and_equal(journal):
         ev.LinkDown(ev.LinkDownReason.SILENCE, "nothing received for 3.00 s"),
     ]
     seat_events = [
-        ev.LinkUp(SEATS, "HELLO from the seat board"),
+        ev.LinkUp(SEATS, "restarted", previous_boot_id=8, lost=(ev.LostEvents(8, 65535, 3),)),
         ev.SeatOccupied(0, 3),
         ev.CardAtSeat(1, 3, 51),
         ev.CardAtSeat(2, 3, None),
