@@ -330,10 +330,11 @@ KILLS = 10
 def test_killed_at_random_moments_the_journal_holds_every_card_once_in_order(tmp_path):
     """SIGKILL at 10 random moments while 2,000 cards are drawn; restarted on the same file.
 
-    The dealer draws without pause while the monitor is killed, so kills land while events
-    are on the line, in the driver, or being committed.
+    The dealer draws without pause; each kill comes once the monitor is journaling, so
+    kills land while events are on the line, in the driver, or being committed.
     """
     path = tmp_path / "kill.journal"
+    Journal.open(path).close()  # an empty journal the monitor takes on
     rng = random.Random(20261201)
     kill_after = sorted(rng.sample(range(1, CARDS), KILLS))
 
@@ -357,7 +358,9 @@ def test_killed_at_random_moments_the_journal_holds_every_card_once_in_order(tmp
             dealing = asyncio.create_task(deal(dealer, drawn))
             try:
                 for kill in kill_after:
-                    while len(drawn) < kill:
+                    held = len(journal_cards(path).get(key, []))
+                    # at work: past this kill's card and journaling since it started
+                    while len(drawn) < kill or len(journal_cards(path).get(key, [])) == held:
                         await asyncio.sleep(rng.uniform(0, 0.005))
                     await running.kill()
                     running = await Monitor.start(*monitor_args, output=subprocess.DEVNULL)
