@@ -92,17 +92,17 @@ class _Watcher:
             await self.driver.close()
         if task is not None:
             task.cancel()
-            with contextlib.suppress(BaseException):
+            with contextlib.suppress(asyncio.CancelledError):
                 await task
 
     def acknowledge(self, observed: Observed) -> None:
         """Acknowledge a device event (and every earlier one of its boot) once journaled,
         unless the device restarted since: it no longer holds the events of that boot."""
         info = None if self.driver is None else self.driver.device
+        event = observed.event
         if info is not None and device_of(info) == observed.device:
-            assert self.driver is not None
-            assert not isinstance(observed.event, ev.LinkUp | ev.LinkDown)
-            self.driver.acknowledge(observed.event)
+            assert self.driver is not None and isinstance(event, ev.SequencedEvent)
+            self.driver.acknowledge(event)
 
     async def _watch(self) -> None:
         try:
@@ -202,18 +202,15 @@ class Monitor:
             return
         inputs = [to_input(item.event, item.device, item.received_at) for item in events]
         positions = await asyncio.to_thread(self._journal.append, inputs)
-        last: dict[str, Observed] = {}
-        for item in events:
-            if not isinstance(item.event, ev.LinkUp | ev.LinkDown):
-                last[item.kind] = item
+        last = {item.kind: item for item in events if isinstance(item.event, ev.SequencedEvent)}
         for watcher in self._watchers:
             if watcher.kind in last:
                 watcher.acknowledge(last[watcher.kind])
         for item, position in zip(events, positions, strict=True):
-            is_device_event = not isinstance(item.event, ev.LinkUp | ev.LinkDown)
-            duplicate = position is None and is_device_event
             self._report(
-                Observed(item.event, item.kind, item.device, item.received_at, position, duplicate)
+                Observed(
+                    item.event, item.kind, item.device, item.received_at, position, position is None
+                )
             )
 
 

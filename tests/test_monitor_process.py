@@ -219,7 +219,7 @@ def test_a_wrong_device_stops_it_with_status_2():
             status, out, err = await run_monitor("--shoe", seats["pty"])
         assert (status, out) == (2, "")
         assert err == (
-            f"luck-table monitor: {seats['pty']}: expected a shoe, but a seat_board "
+            f"luck-table monitor: error: {seats['pty']}: expected a shoe, but a seat_board "
             "(serial SEATS-W) answered\n"
         )
 
@@ -246,7 +246,7 @@ def test_bad_arguments_exit_2_with_a_message(tmp_path, args, message):
     args = [arg.format(**names) for arg in args]
     status, out, err = asyncio.run(run_monitor(*args))
     assert (status, out) == (2, "")
-    assert err.startswith("luck-table monitor: ") and message.format(**names) in err
+    assert err.startswith("luck-table monitor: error: ") and message.format(**names) in err
     assert err.count("\n") == 1  # one line, no traceback
 
 

@@ -172,5 +172,5 @@ def _notice(message: str) -> None:
 
 
 def _error(message: str) -> int:
-    _notice(message)
+    _notice(f"error: {message}")
     return 2
