@@ -322,6 +322,42 @@ def test_with_a_journal_each_event_is_written_once_across_restarts(tmp_path):
     asyncio.run(scenario())
 
 
+def test_events_the_journal_already_holds_are_reported_as_such_and_acknowledged(tmp_path):
+    """A journal that committed events the device was never told of (a crash between the
+    commit and the acknowledgement): the device sends them again; they are dropped."""
+    path = tmp_path / "table.journal"
+
+    async def scenario() -> None:
+        async with simulator("shoe", "--pty", "--seed", "8", "--serial", "SHOE-C") as (shoe, _):
+            dealer = await Control.connect(shoe["control"])
+            status = await dealer("status")
+            deck = await dealer("load cards=As,Kd deck_id=5")
+            card = (await dealer("draw"))["event"]
+            await dealer("draw")
+            info = ev.DeviceInfo(
+                shoe["pty"], DeviceKind.SHOE, "SHOE-C", (1, 0, 0), 1, status["boot_id"]
+            )
+            held = [
+                ev.LinkUp(info, "HELLO"),
+                ev.DeckLoaded(0, deck["deck_id"], deck["cards_loaded"], deck["cards_remaining"]),
+                ev.CardRead(1, card["card"], card["read_counter"], bytes.fromhex(card["uid"])),
+            ]
+            with Journal.open(path) as journal:
+                journal.append([to_input(e, device_of(info), 1_800_000_000.0) for e in held])
+            async with monitor("--shoe", shoe["pty"], "--journal", str(path)) as running:
+                await running.until(lambda line: " seq 2 " in line, "the second card")
+                assert [line.split(": ")[0].split(" boot ")[1] for line in running.lines[1:]] == [
+                    f"{status['boot_id']} seq 0 (already in the journal)",
+                    f"{status['boot_id']} seq 1 (already in the journal)",
+                    f"{status['boot_id']} seq 2 #5",
+                ]
+                assert (await running.stop())[0] == 0
+            assert (await dealer("status"))["pending"] == 0  # all acknowledged
+            assert journal_cards(path) == {("SHOE-C", status["boot_id"]): [(1, 51), (2, 45)]}
+
+    asyncio.run(scenario())
+
+
 CARDS = 2000
 KILLS = 10
 
