@@ -69,14 +69,17 @@ from drivers.protocol import (
     seq_add,
     seq_distance,
 )
-from drivers.protocol.codec import HEADER
+from drivers.protocol.codec import CRC, HEADER
 
 DEFAULT_DEVICE_HEARTBEAT = 1.0  # seconds, until a HELLO announces the device's own
 ACK_ON = ("delivery", "commit")
 BITS_PER_BYTE = 10  # 8N1: start bit, 8 data bits, stop bit
-HELLO_BODY = HEADER.size + Hello.LAYOUT.size + 2  # header, frozen payload, CRC
-#: The longest event frame on the wire: body, one COBS code byte, the delimiter.
-MAX_EVENT_FRAME = max(m.LAYOUT.size for m in MESSAGE_CLASSES if m.SEQUENCED) + HEADER.size + 4
+HELLO_BODY = HEADER.size + Hello.LAYOUT.size + CRC.size  # its payload layout is frozen
+#: The longest event frame on the wire (24 bytes, a CARD): header, payload and CRC, one COBS
+#: code byte (a body is shorter than 254 bytes) and the delimiter.
+MAX_EVENT_FRAME = (
+    HEADER.size + max(m.LAYOUT.size for m in MESSAGE_CLASSES if m.SEQUENCED) + CRC.size + 2
+)
 
 
 @dataclass(frozen=True)
