@@ -525,7 +525,7 @@ def _device_restarted(table: Table, item: ti.DeviceRestarted, fx: list[Effect]) 
     if lost is not None and lost < 0:
         raise Refused(f"device_restarted: lost {lost} is not 0 or more")
     if lost == 0:
-        fx.append(Notice("restart", f"the {name} restarted; no event was lost", {}))
+        fx.append(Notice("restart", f"the {name} restarted; no lost event is known", {}))
         return table
     if lost is None:
         what = "may have lost events"
