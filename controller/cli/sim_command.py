@@ -1,0 +1,166 @@
+"""``luck-table sim``: the simulated table, dealt by an automatic dealer, in the terminal.
+
+Exit status: 0 when the hands were dealt and every chip is accounted for; 1 when the
+simulation went wrong (the table refused the dealer, chips not conserved, a device
+failed); 2 for a bad option.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from controller.rules import Effect, Rules, RulesError, Variant
+from controller.sim.dealer import Dealer, DealerError, FaultRates, Pace, Tally
+from controller.sim.floor import CoreFloor, FloorError
+from controller.sim.view import View, summary
+from controller.table import Table, TableSettings
+
+HIDE_CURSOR, SHOW_CURSOR = "\x1b[?25l", "\x1b[?25h"
+VARIANT_NAMES = {
+    Variant.LUCK_OF_THE_IRISH: "Luck of the Irish",
+    Variant.SEVEN_CARD_STUD: "Seven-card stud",
+}
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "sim",
+        help="run a simulated table: an automatic dealer and players, hand after hand",
+        description=(
+            "Deal hand after hand at a simulated table: an automatic dealer loads shuffled "
+            "decks, draws each card and places it at its seat, seeded players decide, and a "
+            "supervisor resolves every alert. A live view in the terminal, a summary at the "
+            "end. The same seed and options deal the same hands."
+        ),
+    )
+    parser.add_argument("--seats", type=int, default=6, help="players, 2..8 (default 6)")
+    parser.add_argument(
+        "--hands", type=int, default=10, help="hands to deal; 0: until Ctrl-C (default 10)"
+    )
+    parser.add_argument("--seed", type=int, default=1, help="every random choice (default 1)")
+    parser.add_argument(
+        "--variant",
+        choices=[variant.value for variant in Variant],
+        default=Variant.LUCK_OF_THE_IRISH.value,
+    )
+    parser.add_argument(
+        "--bonus-price", type=int, default=0, help="the bonus card's price (default 0: free)"
+    )
+    parser.add_argument(
+        "--speed",
+        default="1",
+        help="'max' (as fast as possible) or how many times a live dealer's pace (default 1)",
+    )
+    for name, what in (
+        ("unreadable", "cards the shoe cannot read (dealt unread), per card"),
+        ("misplaced", "cards landing at a neighbouring seat, per card"),
+        ("line-faults", "corrupted or dropped frames on the device lines, per frame"),
+        ("unplugs", "a device's cable pulled for a moment, per card"),
+    ):
+        parser.add_argument(f"--{name}", type=float, default=0.0, metavar="RATE", help=what)
+    parser.add_argument(
+        "--journal",
+        type=Path,
+        default=Path("data/table.sqlite3"),
+        help="the run's journal, started afresh (default data/table.sqlite3)",
+    )
+    parser.set_defaults(handler=run)
+
+
+@dataclass(frozen=True)
+class Options:
+    seats: int
+    hands: int
+    seed: int
+    settings: TableSettings
+    faults: FaultRates
+    pace: Pace
+    journal: Path
+
+
+def options(args: argparse.Namespace) -> Options:
+    """The options checked; ValueError says which one is wrong and why."""
+    if not 2 <= args.seats <= 8:
+        raise ValueError(f"--seats {args.seats}: a table seats 2..8 players")
+    if args.hands < 0:
+        raise ValueError(f"--hands {args.hands}: a number of hands, or 0 for no end")
+    if args.speed == "max":
+        pace = Pace()
+    else:
+        try:
+            speed = float(args.speed)
+        except ValueError:
+            speed = 0.0
+        if not speed > 0:
+            raise ValueError(f"--speed {args.speed}: 'max' or a number above 0, such as 1 or 4")
+        pace = Pace.real(speed)
+    try:
+        faults = FaultRates(args.unreadable, args.misplaced, args.line_faults, args.unplugs)
+        rules = Rules(variant=Variant(args.variant), bonus_price=args.bonus_price)
+    except (ValueError, RulesError) as error:
+        raise ValueError(str(error).replace("_", "-")) from None
+    settings = TableSettings(rules=rules)
+    return Options(args.seats, args.hands, args.seed, settings, faults, pace, args.journal)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        chosen = options(args)
+    except ValueError as error:
+        print(f"luck-table sim: {error}", file=sys.stderr)
+        return 2
+    tally = Tally()
+    live = sys.stdout.isatty()
+    variant = VARIANT_NAMES[chosen.settings.rules.variant]
+    title = f"Simulated table: {variant}, {chosen.seats} seats, seed {chosen.seed}"
+    view = View(sys.stdout, live=live, title=title, hands=chosen.hands)
+    view.tally = tally
+    started = time.monotonic()
+    final: list[Table] = []
+
+    def observe(table: Table, effects: list[Effect]) -> None:
+        tally.observe(table, effects)
+        view.observe(table, effects)
+        final[:] = [table]
+
+    status = 0
+    if live:
+        sys.stdout.write(HIDE_CURSOR)
+    try:
+        asyncio.run(_deal(chosen, tally, observe))
+    except KeyboardInterrupt:
+        print("\nstopped (Ctrl-C)")
+    except (DealerError, FloorError) as error:
+        print(f"luck-table sim: {error}", file=sys.stderr)
+        status = 1
+    finally:
+        if live:
+            view.draw(final[0]) if final else None
+            sys.stdout.write(SHOW_CURSOR)
+    if not final:
+        return status or 1
+    table = final[0]
+    print()
+    print("\n".join(summary(tally, table, time.monotonic() - started)))
+    if sum(seat.stack for seat in table.seats) != table.chips or table.chips != tally.bought_in:
+        status = 1
+    return status
+
+
+async def _deal(chosen: Options, tally: Tally, observe: object) -> None:
+    floor = CoreFloor(chosen.settings, observe, start=int(time.time() * 1000))  # type: ignore[arg-type]
+    dealer = Dealer(
+        floor,
+        tally,
+        seats=chosen.seats,
+        hands=chosen.hands,
+        seed=chosen.seed,
+        faults=chosen.faults,
+        pace=chosen.pace,
+    )
+    await dealer.run()

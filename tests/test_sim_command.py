@@ -1,0 +1,70 @@
+"""``luck-table sim`` as a real subprocess."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+SIM = [str(Path(sys.executable).with_name("luck-table")), "sim"]
+
+
+def sim(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*SIM, *args], cwd=cwd, capture_output=True, text=True, timeout=300, check=False
+    )
+
+
+def field(output: str, name: str) -> str:
+    match = re.search(rf"^{name}: (.*)$", output, re.MULTILINE)
+    assert match, f"no {name!r} line in:\n{output}"
+    return match.group(1)
+
+
+def test_three_hands_at_full_speed_are_dealt_the_same_twice(tmp_path: Path) -> None:
+    first = sim("--hands", "3", "--speed", "max", "--seed", "1", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert field(first.stdout, "hands").startswith("3 (0 void)")
+    assert field(first.stdout, "chips").endswith("conserved")
+    assert "NOT" not in field(first.stdout, "chips")
+    assert field(first.stdout, "alerts") == "none"
+    assert first.stdout.count("is over") == 3  # one line per hand when not a terminal
+    assert "\x1b[" not in first.stdout  # no terminal codes into a pipe
+    second = sim("--hands", "3", "--speed", "max", "--seed", "1", cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    for name in ("cards", "decisions", "stacks", "hands fingerprint"):
+        assert field(first.stdout, name) == field(second.stdout, name)
+    other = sim("--hands", "3", "--speed", "max", "--seed", "2", cwd=tmp_path)
+    assert field(other.stdout, "hands fingerprint") != field(first.stdout, "hands fingerprint")
+
+
+def test_faults_are_counted_and_resolved(tmp_path: Path) -> None:
+    clean = sim("--hands", "4", "--speed", "max", "--seed", "3", cwd=tmp_path)
+    faulty = sim(
+        *("--hands", "4", "--speed", "max", "--seed", "3"),
+        *("--unreadable", "0.1", "--misplaced", "0.1"),
+        cwd=tmp_path,
+    )
+    assert faulty.returncode == 0, faulty.stderr
+    injected = field(faulty.stdout, "faults injected")
+    assert "unreadable card" in injected and "misplaced card" in injected
+    unread = re.search(r"^  unread_card: (\d+) raised; resolved: (.*)$", faulty.stdout, re.M)
+    assert unread, faulty.stdout
+    counts = [int(n) for n in re.findall(r": (\d+)", unread.group(2))]
+    assert sum(counts) == int(unread.group(1)) > 0
+    assert "alerts still open" not in faulty.stdout
+    fingerprint = "hands fingerprint"
+    assert field(faulty.stdout, fingerprint) == field(clean.stdout, fingerprint)
+
+
+def test_bad_options_are_refused_with_status_2(tmp_path: Path) -> None:
+    for args, words in (
+        (("--seats", "9"), "--seats 9"),
+        (("--speed", "fast"), "--speed fast"),
+        (("--unreadable", "2"), "unreadable"),
+        (("--bonus-price", "-1"), "bonus-price"),
+    ):
+        result = sim(*args, cwd=tmp_path)
+        assert result.returncode == 2
+        assert words in result.stderr and "Traceback" not in result.stderr
