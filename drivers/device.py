@@ -15,7 +15,7 @@ from types import TracebackType
 from typing import Any, ClassVar, Self
 
 from drivers.errors import ConnectionLost, DriverError, HandshakeTimeout, TransportError
-from drivers.events import DeviceInfo, Event, LinkDown, LinkUp
+from drivers.events import DeviceEvent, DeviceInfo, Event, LinkDown, LinkUp
 from drivers.link import LinkIO
 from drivers.protocol import DeviceKind, Status
 from drivers.session import HostSession, LinkConfig, LinkStats
@@ -38,7 +38,11 @@ class DeviceDriver:
         self.transport = transport
         self.config = config or LinkConfig()
         self._session = HostSession(
-            transport.name, self.KIND, self.config, queue_limit=self.config.queue_limit
+            transport.name,
+            self.KIND,
+            self.config,
+            queue_limit=self.config.queue_limit,
+            baudrate=transport.baudrate,
         )
         self._queue: asyncio.Queue[Event | _Closed] = asyncio.Queue()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -67,7 +71,8 @@ class DeviceDriver:
 
             {"port": "/dev/ttyUSB0",            # or socket://host:port, usb://1209:c0de?serial=S
              "baudrate": 115200,                # serial ports only (default 115200)
-             "link": {"silence_timeout": 3.0}}  # any LinkConfig setting (optional)
+             "link": {"silence_timeout": 3.0,   # any LinkConfig setting (optional)
+                      "ack_on": "commit"}}
 
         ``usb_backend``: a pyusb backend for ``usb://`` ports (default: libusb).
         """
@@ -106,6 +111,12 @@ class DeviceDriver:
     @property
     def stats(self) -> LinkStats:
         return self._session.stats
+
+    @property
+    def waiting(self) -> int:
+        """Device events delivered and not yet taken or, with ``ack_on="commit"``, not yet
+        acknowledged (back-pressure holds the next ones with the device at ``queue_limit``)."""
+        return self._session.waiting
 
     async def open(self) -> None:
         """Open the port and wait for the device's HELLO.
@@ -164,6 +175,15 @@ class DeviceDriver:
         Kept by the driver and re-sent until the device reports it, and after every HELLO.
         """
         self._session.set_indicator(bonus_lamp, seat_lamps, self._now())
+        self._flush()
+
+    def acknowledge(self, event: DeviceEvent) -> None:
+        """With link setting ``ack_on="commit"``: ``event`` (a device event this driver
+        delivered) and every earlier one of the same device boot are durable; the device
+        may forget them. The ACK goes out in the event loop's next turn (acknowledgements
+        made in one turn share it). Raises DriverError for an event of a previous boot of
+        the device or one this driver did not deliver, or with ``ack_on="delivery"``."""
+        self._session.acknowledge(event, self._now())
         self._flush()
 
     async def next_event(self) -> Event:

@@ -8,10 +8,10 @@ suits c d h s = 0..3); the drivers know nothing of what a card means to the game
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
-from drivers.protocol import DeviceKind, Disposition, FaultCode
+from drivers.protocol import DeviceKind, Disposition, FaultCode, seq_add
 
 
 @dataclass(frozen=True)
@@ -40,11 +40,41 @@ class LinkDownReason(StrEnum):
 
 
 @dataclass(frozen=True)
+class LostEvents:
+    """Events a device numbered that the host will never receive: ``count`` events of boot
+    ``boot_id`` from ``first_seq`` on (16-bit sequence numbers, wrapping)."""
+
+    boot_id: int
+    first_seq: int
+    count: int
+
+    @property
+    def seqs(self) -> list[int]:
+        return [seq_add(self.first_seq, k) for k in range(self.count)]
+
+    def __str__(self) -> str:
+        last = seq_add(self.first_seq, self.count - 1)
+        span = f"seq {self.first_seq}" if self.count == 1 else f"seq {self.first_seq}..{last}"
+        return f"{self.count} event(s) of boot {self.boot_id} lost ({span})"
+
+
+@dataclass(frozen=True)
 class LinkUp:
-    """The device said HELLO; ``reason`` says what brought the link up."""
+    """The device said HELLO; ``reason`` says what brought the link up.
+
+    ``previous_boot_id`` is set when the device restarted since the last LinkUp (whatever
+    took the link down: over TCP a restarting device first closes the connection), and
+    ``lost`` lists the events the host will never get (empty when none).
+    """
 
     device: DeviceInfo
     reason: str
+    previous_boot_id: int | None = None
+    lost: tuple[LostEvents, ...] = ()
+
+    @property
+    def restarted(self) -> bool:
+        return self.previous_boot_id is not None
 
 
 @dataclass(frozen=True)
@@ -55,72 +85,91 @@ class LinkDown:
     detail: str
 
 
+class Origin:
+    """Which driver and which device boot delivered an event. Set by the driver on every
+    device event it delivers and compared by identity, so that ``acknowledge`` can tell an
+    event of the current boot from one of a previous boot or of another driver."""
+
+    __slots__ = ("boot_id", "owner", "serial")
+
+    def __init__(self, owner: object, serial: str, boot_id: int) -> None:
+        self.owner = owner
+        self.serial = serial
+        self.boot_id = boot_id
+
+    def __repr__(self) -> str:
+        return f"<Origin {self.serial} boot {self.boot_id}>"
+
+
 @dataclass(frozen=True)
-class CardRead:
-    """The shoe identified a card as it left."""
+class SequencedEvent:
+    """Base of the device events: ``seq`` is the device's sequence number of the event.
+
+    ``origin`` (keyword only, not compared) is set by the driver that delivered it.
+    """
 
     seq: int
+    origin: Origin | None = field(default=None, compare=False, repr=False, kw_only=True)
+
+
+@dataclass(frozen=True)
+class CardRead(SequencedEvent):
+    """The shoe identified a card as it left."""
+
     card: int
     read_counter: int
     uid: bytes
 
 
 @dataclass(frozen=True)
-class CardUnreadable:
+class CardUnreadable(SequencedEvent):
     """A card left the shoe unidentified; ``disposition`` says whether it is on the table."""
 
-    seq: int
     read_counter: int
     disposition: Disposition
 
 
 @dataclass(frozen=True)
-class DeckLoaded:
+class DeckLoaded(SequencedEvent):
     """A deck (or several decks in a row) was loaded into the shoe."""
 
-    seq: int
     deck_id: int
     cards_loaded: int
     cards_remaining: int
 
 
 @dataclass(frozen=True)
-class DeviceFault:
+class DeviceFault(SequencedEvent):
     """A fault began: jam, lid open, reader fault, tamper, seat sensor."""
 
-    seq: int
     code: FaultCode
 
 
 @dataclass(frozen=True)
-class DeviceFaultCleared:
+class DeviceFaultCleared(SequencedEvent):
     """A fault ended."""
 
-    seq: int
     code: FaultCode
 
 
 @dataclass(frozen=True)
-class SeatOccupied:
+class SeatOccupied(SequencedEvent):
     """A player sat down at ``seat`` (1..8)."""
 
-    seq: int
     seat: int
 
 
 @dataclass(frozen=True)
-class SeatVacated:
+class SeatVacated(SequencedEvent):
     """The player at ``seat`` (1..8) left."""
 
-    seq: int
     seat: int
 
 
 @dataclass(frozen=True)
-class CardAtSeat:
+class CardAtSeat(SequencedEvent):
     """A card arrived in the card area of ``seat``; ``card`` None: its reader did not know it."""
 
-    seq: int
     seat: int
     card: int | None
 

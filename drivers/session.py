@@ -17,10 +17,18 @@ or clock of its own (the asyncio driver in :mod:`drivers.device` feeds it):
   connection and every ``reset_interval`` while the link is down;
 - the indicator lamps: the host's wish is re-sent after every ``HELLO`` and whenever a
   ``STATUS`` shows the device's lamps differ from it;
+- acknowledgement: with ``ack_on="delivery"`` every event is ``ACK``-ed as it is delivered;
+  with ``ack_on="commit"`` none is until the owner calls :meth:`HostSession.acknowledge`
+  (after making it durable): the device keeps the others, and a restarted host gets them
+  again;
 - back-pressure, when the owner gives a ``queue_limit`` and reports every event its consumer
-  takes (:meth:`HostSession.taken`): at most that many delivered events wait; beyond that,
-  the next event is left unacknowledged in the device's buffer (which, once full, holds the
-  dealer's action) and asked for again with ``RESEND`` once the consumer has taken them all.
+  takes (:meth:`HostSession.taken`): at most that many delivered events wait (not yet taken,
+  or with ``ack_on="commit"`` not yet acknowledged); beyond that, the next event is left
+  unacknowledged in the device's buffer (which, once full, holds the dealer's action) and
+  asked for again with ``RESEND`` once none waits;
+- pacing, when the line's ``baudrate`` is known: the same ``RESEND`` is not repeated before
+  the device can have sent the go-back-N round it asked for (the events from the missing
+  one to the device's last known ``next_seq``, at the longest event frame's wire time).
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ from typing import Any
 from drivers import events as ev
 from drivers.errors import DriverError, ProtocolVersionError, WrongDeviceError
 from drivers.protocol import (
+    MESSAGE_CLASSES,
     PROTOCOL_VERSION,
     Ack,
     CardRead,
@@ -53,12 +62,19 @@ from drivers.protocol import (
     Status,
     StatusRequest,
     Unreadable,
+    cobs_decode,
     encode_frame,
     seq_add,
     seq_distance,
 )
+from drivers.protocol.codec import HEADER
 
 DEFAULT_DEVICE_HEARTBEAT = 1.0  # seconds, until a HELLO announces the device's own
+ACK_ON = ("delivery", "commit")
+BITS_PER_BYTE = 10  # 8N1: start bit, 8 data bits, stop bit
+HELLO_BODY = HEADER.size + Hello.LAYOUT.size + 2  # header, frozen payload, CRC
+#: The longest event frame on the wire: body, one COBS code byte, the delimiter.
+MAX_EVENT_FRAME = max(m.LAYOUT.size for m in MESSAGE_CLASSES if m.SEQUENCED) + HEADER.size + 4
 
 
 @dataclass(frozen=True)
@@ -78,16 +94,22 @@ class LinkConfig:
     handshake_timeout: float = 3.0
     backoff_initial: float = 0.1
     backoff_max: float = 5.0
-    queue_limit: int = 1024  # events delivered but not yet taken by the consumer, at most
+    queue_limit: int = 1024  # events delivered but not yet taken (or acknowledged), at most
+    ack_on: str = "delivery"  # or "commit": the application acknowledges each event
 
     def __post_init__(self) -> None:
+        if self.ack_on not in ACK_ON:
+            allowed = ", ".join(repr(value) for value in ACK_ON)
+            raise DriverError(f"link setting ack_on must be one of {allowed}, not {self.ack_on!r}")
         if isinstance(self.queue_limit, bool) or not isinstance(self.queue_limit, int):
             raise DriverError(
                 f"link setting queue_limit must be a whole number, not {self.queue_limit!r}"
             )
         for f in fields(self):
             value = getattr(self, f.name)
-            if value is None and f.name in ("heartbeat_interval", "silence_timeout"):
+            if f.name == "ack_on" or (
+                value is None and f.name in ("heartbeat_interval", "silence_timeout")
+            ):
                 continue
             if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
                 raise DriverError(f"link setting {f.name} must be a positive number, not {value!r}")
@@ -127,30 +149,33 @@ class LinkStats:
     decode_errors: Counter[str] = field(default_factory=Counter)
 
 
-def _device_event(seq: int, message: Message) -> ev.DeviceEvent:
+def _device_event(seq: int, message: Message, origin: ev.Origin) -> ev.DeviceEvent:
     match message:
         case CardRead(card=card, read_counter=counter, uid=uid):
-            return ev.CardRead(seq, card, counter, uid)
+            return ev.CardRead(seq, card, counter, uid, origin=origin)
         case Unreadable(read_counter=counter, disposition=disposition):
-            return ev.CardUnreadable(seq, counter, disposition)
+            return ev.CardUnreadable(seq, counter, disposition, origin=origin)
         case Deck(deck_id=deck_id, cards_loaded=loaded, cards_remaining=remaining):
-            return ev.DeckLoaded(seq, deck_id, loaded, remaining)
+            return ev.DeckLoaded(seq, deck_id, loaded, remaining, origin=origin)
         case Fault(code=code):
-            return ev.DeviceFault(seq, code)
+            return ev.DeviceFault(seq, code, origin=origin)
         case FaultCleared(code=code):
-            return ev.DeviceFaultCleared(seq, code)
+            return ev.DeviceFaultCleared(seq, code, origin=origin)
         case SeatOccupied(seat=seat, occupied=True):
-            return ev.SeatOccupied(seq, seat)
+            return ev.SeatOccupied(seq, seat, origin=origin)
         case SeatOccupied(seat=seat):
-            return ev.SeatVacated(seq, seat)
+            return ev.SeatVacated(seq, seat, origin=origin)
         case SeatCard(seat=seat, card=card):
-            return ev.CardAtSeat(seq, seat, card)
+            return ev.CardAtSeat(seq, seat, card, origin=origin)
     raise AssertionError(f"{message.NAME} is not a sequenced device event")
 
 
 class HostSession:
     """One device's link, sans-IO. Drain :meth:`take_events` and :meth:`take_output` after
-    every call; call :meth:`poll` at :meth:`next_deadline`."""
+    every call; call :meth:`poll` at :meth:`next_deadline`.
+
+    ``baudrate``: the line's speed, when known (serial ports), to pace RESENDs.
+    """
 
     def __init__(
         self,
@@ -159,9 +184,12 @@ class HostSession:
         config: LinkConfig | None = None,
         clock_start: float = 0.0,
         queue_limit: int | None = None,
+        *,
+        baudrate: int | None = None,
     ) -> None:
         self.port = port
         self.queue_limit = queue_limit
+        self.baudrate = baudrate
         self.kind = kind
         self.config = config or LinkConfig()
         self.stats = LinkStats()
@@ -170,8 +198,11 @@ class HostSession:
         self.up = False
         self.connected = False
         self._decoder = FrameDecoder()
-        self._expected: int | None = None
+        self._expected: int | None = None  # the next event to deliver
+        self._acked: int | None = None  # the last event acknowledged to the device (cumulative)
+        self._device_next: int | None = None  # the device's next_seq, as far as we know
         self._boot_id: int | None = None
+        self._origin: ev.Origin | None = None  # tag of the events of the current boot
         self._indicator: Indicator | None = None
         self._events: list[ev.Event] = []
         self._output: list[bytes] = []
@@ -181,7 +212,7 @@ class HostSession:
         self._last_resend: tuple[int, float] | None = None
         self._resend_recheck: float | None = None
         self._last_indicator = -float("inf")
-        self._ack_due = False
+        self._ack_due: float | None = None  # when an ACK became due
         self._device_heartbeat = DEFAULT_DEVICE_HEARTBEAT
         self._other_version: int | None = None  # of the last frame, if it had another version
         self._backlog = 0  # delivered device events the consumer has not taken yet
@@ -219,14 +250,13 @@ class HostSession:
                 self._last_rx = now
                 self._other_version = None
                 self._frame(item.seq, item.message, now)
-        if self._ack_due and self._expected is not None:
-            self._ack_due = False
-            self._send(Ack(seq_add(self._expected, -1)), now)
+        self._send_due_ack(now)
 
     def poll(self, now: float) -> None:
         """Run the timers that are due."""
         if not self.connected:
             return
+        self._send_due_ack(now)
         if self.up and now - self._last_rx >= self.silence_timeout:
             self._link_down(
                 ev.LinkDownReason.SILENCE,
@@ -243,6 +273,8 @@ class HostSession:
         if not self.connected:
             return None
         deadline = self._last_tx + self.heartbeat_interval
+        if self._ack_due is not None:
+            deadline = min(deadline, self._ack_due)
         if self.up:
             deadline = min(deadline, self._last_rx + self.silence_timeout)
             if self._resend_recheck is not None:
@@ -270,13 +302,39 @@ class HostSession:
             self._send_indicator(now)
 
     def taken(self, now: float) -> None:
-        """The consumer took one delivered device event. Once it has taken them all, the
-        events held back for want of room are asked for again."""
+        """The consumer took one delivered device event. Once none waits, the events held
+        back for want of room are asked for again."""
         self._backlog -= 1
-        if self._holding and self._backlog == 0:
-            self._holding = False
-            if self.up:
-                self._request_resend(now, recheck=True)
+        self._make_room(now)
+
+    def acknowledge(self, event: ev.DeviceEvent, now: float) -> None:
+        """With ``ack_on="commit"``: the application has made ``event`` durable, and every
+        earlier event of the same boot. The ACK goes at the next :meth:`poll` (due now), so
+        that several acknowledgements in a row make one ACK. Acknowledging an event already
+        covered changes nothing; raises DriverError for an event this session did not
+        deliver or one of a previous boot of the device."""
+        if self.config.ack_on != "commit":
+            raise DriverError(
+                f"{self.port}: acknowledge() needs link setting ack_on='commit'; "
+                "with ack_on='delivery' every event is acknowledged as it is delivered"
+            )
+        origin = getattr(event, "origin", None)
+        if not isinstance(origin, ev.Origin) or origin.owner is not self:
+            raise DriverError(
+                f"{self.port}: cannot acknowledge {event!r}: this driver did not deliver it"
+            )
+        if origin is not self._origin:
+            raise DriverError(
+                f"{self.port}: cannot acknowledge event {event.seq} of boot {origin.boot_id} of "
+                f"{origin.serial}: the device restarted since (now boot {self._boot_id}) and "
+                "no longer holds it"
+            )
+        assert self._acked is not None
+        if seq_distance(self._acked, event.seq) <= 0:
+            return  # covered already
+        self._acked = event.seq
+        self._ack_soon(now)
+        self._make_room(now)
 
     def take_events(self) -> list[ev.Event]:
         events, self._events = self._events, []
@@ -294,6 +352,44 @@ class HostSession:
             self._output.append(encode_frame(0, message))
             self._last_tx = now
 
+    def _send_due_ack(self, now: float) -> None:
+        if self._ack_due is not None and self._acked is not None:
+            self._ack_due = None
+            self._send(Ack(self._acked), now)
+
+    def _ack_soon(self, now: float) -> None:
+        if self._ack_due is None:
+            self._ack_due = now
+
+    @property
+    def waiting(self) -> int:
+        """Delivered events the consumer has not taken or, with ``ack_on="commit"``, the
+        application has not acknowledged."""
+        if self.config.ack_on == "commit" and self._expected is not None:
+            assert self._acked is not None
+            return seq_distance(self._acked, self._expected) - 1
+        return self._backlog
+
+    def _make_room(self, now: float) -> None:
+        if self._holding and self.waiting == 0:
+            self._holding = False
+            if self.up:
+                self._request_resend(now, recheck=True)
+
+    def _resend_pacing(self) -> float:
+        """How long to wait before asking for the same RESEND again: the holdoff, plus on a
+        line of known speed the wire time of the round the device was asked for."""
+        holdoff = self.config.resend_holdoff
+        if self.baudrate is None or self._expected is None or self._device_next is None:
+            return holdoff
+        frames = max(1, seq_distance(self._expected, self._device_next))
+        return holdoff + frames * MAX_EVENT_FRAME * BITS_PER_BYTE / self.baudrate
+
+    def _saw_next_seq(self, next_seq: int) -> None:
+        """The device has numbered every event before ``next_seq``."""
+        if self._device_next is None or seq_distance(self._device_next, next_seq) > 0:
+            self._device_next = next_seq
+
     def _send_reset(self, now: float) -> None:
         self._last_reset = now
         self._send(Reset(), now)
@@ -307,8 +403,9 @@ class HostSession:
         assert self._expected is not None
         if self._last_resend is not None and not recheck:
             seq, sent = self._last_resend
-            if seq == self._expected and now - sent < self.config.resend_holdoff:
-                self._resend_recheck = sent + self.config.resend_holdoff
+            pacing = self._resend_pacing()
+            if seq == self._expected and now - sent < pacing:
+                self._resend_recheck = sent + pacing
                 return
         self._resend_recheck = None
         self._last_resend = (self._expected, now)
@@ -322,13 +419,15 @@ class HostSession:
 
     def _decode_error(self, error: DecodeError) -> None:
         self.stats.decode_errors[error.code.value] += 1
-        if error.code is ErrorCode.VERSION and error.version is not None:
-            # A HELLO (its layout is frozen) of another version, or two frames of the same
-            # other version in a row, is a device of that version. A lone other frame is line
-            # noise that slipped past the CRC: dropped like any damaged frame, not fatal.
-            if error.msg_type == Hello.TYPE or error.version == self._other_version:
-                raise ProtocolVersionError(self.port, error.version, PROTOCOL_VERSION)
-            self._other_version = error.version
+        if error.code is not ErrorCode.VERSION or error.version is None:
+            self._other_version = None  # frames "in a row" are consecutive frames
+            return
+        # A HELLO (its layout is frozen) of another version, or two consecutive frames of
+        # the same other version, is a device of that version. Any other frame of another
+        # version is line noise that slipped past the CRC: dropped, not fatal.
+        if _is_hello(error) or error.version == self._other_version:
+            raise ProtocolVersionError(self.port, error.version, PROTOCOL_VERSION)
+        self._other_version = error.version
 
     def _frame(self, seq: int, message: Message, now: float) -> None:
         handler = self._HANDLERS.get(type(message))
@@ -352,39 +451,69 @@ class HostSession:
             hello.protocol_version,
             hello.boot_id,
         )
-        first = hello.first_unacked
-        restarted = self._boot_id is not None and hello.boot_id != self._boot_id
-        behind = 0
-        if self._expected is not None and not restarted:
-            behind = seq_distance(self._expected, first)
-        if self._boot_id is None:
-            reason = f"HELLO from {device}: {hello.pending} event(s) pending"
-        elif restarted:
-            reason = (
-                f"HELLO from {device}: the device restarted (boot id {self._boot_id} -> "
-                f"{hello.boot_id}); events it held before restarting are lost"
-            )
-        elif behind > 0:
-            reason = (
-                f"HELLO from {device}: {behind} event(s) from {self._expected} on are missing: "
-                "the device no longer holds them"
-            )
+        if hello.boot_id == self._boot_id:
+            self._resume(hello, device, now)
         else:
-            self._ack_due = behind < 0  # it still holds events we have: let it drop them
-            if self.up:
-                self._send_indicator(now)  # our RESET answered, or a glitch: nothing lost
-                return
-            reason = f"HELLO from {device}: resuming at event {self._expected}"
-        if self._expected is None or restarted or behind > 0:
-            self._expected = first
+            self._new_boot(hello, device, now)
+
+    def _new_boot(self, hello: Hello, device: ev.DeviceInfo, now: float) -> None:
+        """The first HELLO, or one with a new boot id: the device restarted."""
+        first = hello.first_unacked
+        previous = self._boot_id
+        lost: list[ev.LostEvents] = []
+        if previous is None:
+            reason = f"HELLO from {device}: {hello.pending} event(s) pending"
+        else:
+            assert self._expected is not None and self._device_next is not None
+            missed = seq_distance(self._expected, self._device_next)
+            if missed > 0:  # numbered by the old boot (its last STATUS said so), never received
+                lost.append(ev.LostEvents(previous, self._expected, missed))
+            earlier = seq_distance(0, first)
+            if earlier > 0:  # a device numbers from 0 at power-up: these it no longer holds
+                lost.append(ev.LostEvents(hello.boot_id, 0, earlier))
+            what = "; ".join(map(str, lost)) if lost else "no event was lost"
+            reason = (
+                f"HELLO from {device}: the device restarted (boot id {previous} -> "
+                f"{hello.boot_id}): {what}; resuming at event {first}"
+            )
         self._link_down(ev.LinkDownReason.DEVICE_RESTARTED, reason)
         self._boot_id = hello.boot_id
+        self._origin = ev.Origin(self, hello.serial, hello.boot_id)
+        self._device_next = hello.next_seq
+        self._start_at(first)
+        self._link_up(ev.LinkUp(device, reason, previous, tuple(lost)), hello, now)
+
+    def _resume(self, hello: Hello, device: ev.DeviceInfo, now: float) -> None:
+        """A HELLO of the same boot: a reconnection, an answer to RESET, or a glitch."""
+        assert self._expected is not None
+        self._saw_next_seq(hello.next_seq)
+        behind = seq_distance(self._expected, hello.first_unacked)
+        if behind > 0:  # acknowledged by someone else: the device no longer holds them
+            lost = ev.LostEvents(hello.boot_id, self._expected, behind)
+            reason = f"HELLO from {device}: {lost}: the device no longer holds them"
+            self._link_down(ev.LinkDownReason.DEVICE_RESTARTED, reason)
+            self._start_at(hello.first_unacked)
+            self._link_up(ev.LinkUp(device, reason, lost=(lost,)), hello, now)
+            return
+        if behind < 0:
+            self._ack_soon(now)  # it still holds events we have acknowledged: let it drop them
+        if self.up:
+            self._send_indicator(now)  # our RESET answered, or a glitch: nothing lost
+            return
+        reason = f"HELLO from {device}: resuming at event {self._expected}"
+        self._link_up(ev.LinkUp(device, reason), hello, now)
+
+    def _start_at(self, first: int) -> None:
+        self._expected = first
+        self._acked = seq_add(first, -1)  # the device's own view: everything before is done
+
+    def _link_up(self, up: ev.LinkUp, hello: Hello, now: float) -> None:
         self._device_heartbeat = hello.heartbeat_ms / 1000
-        self.device = device
+        self.device = up.device
         self.up = True
         self._last_resend = None
         self._resend_recheck = None
-        self._events.append(ev.LinkUp(device, reason))
+        self._events.append(up)
         self._send_indicator(now)
 
     def _status(self, status: Status, now: float) -> None:
@@ -393,6 +522,7 @@ class HostSession:
             self._send_reset_soon(now)
             return
         assert self._expected is not None
+        self._saw_next_seq(status.next_seq)
         if seq_distance(self._expected, status.next_seq) > 0 and not self._holding:
             self.stats.gaps += 1
             self._request_resend(now)
@@ -413,12 +543,14 @@ class HostSession:
         if not self.up:
             self._send_reset_soon(now)
             return
-        assert self._expected is not None
+        assert self._expected is not None and self._origin is not None
         distance = seq_distance(self._expected, seq)
         if distance < 0:
             self.stats.duplicates += 1
-            self._ack_due = True
-        elif self._holding or (self.queue_limit is not None and self._backlog >= self.queue_limit):
+            self._ack_soon(now)  # up to what is acknowledged already
+            return
+        self._saw_next_seq(seq_add(seq, 1))
+        if self._holding or (self.queue_limit is not None and self.waiting >= self.queue_limit):
             self._holding = True  # no room: the device keeps it and sends it again
             self.stats.held += 1
         elif distance > 0:
@@ -429,10 +561,21 @@ class HostSession:
             self._resend_recheck = None  # events flow again; a new gap asks anew
             self.stats.delivered += 1
             self._backlog += 1
-            self._ack_due = True
-            self._events.append(_device_event(seq, message))
+            if self.config.ack_on == "delivery":
+                self._acked = seq
+                self._ack_soon(now)
+            self._events.append(_device_event(seq, message, self._origin))
 
     _HANDLERS: Mapping[type[Message], Callable[[HostSession, Any, float], None]] = {
         Hello: _hello,
         Status: _status,
     }
+
+
+def _is_hello(error: DecodeError) -> bool:
+    """Whether a frame of another version is that version's HELLO: its type, and the length
+    and version field of the frozen HELLO layout (not any frame with a stray type byte)."""
+    if error.msg_type != Hello.TYPE:
+        return False
+    body = cobs_decode(error.raw)  # well formed: its CRC matched
+    return len(body) == HELLO_BODY and body[HEADER.size] == error.version

@@ -97,6 +97,11 @@ class Controller:
             "raise": (self._raise, "raise FAULT: a device fault begins (jam, lid_open, ...)"),
             "clear": (self._clear, "clear FAULT: a device fault ends"),
             "unplug": (self._unplug, "unplug SECONDS: pull the cable, plug it back later"),
+            "restart": (
+                self._restart,
+                "restart [SECONDS]: power cycle (default 0.5 s off): a new boot, "
+                "unacknowledged events lost",
+            ),
             "quit": (self._quit, "quit: stop the simulator"),
         }
         if isinstance(device, SimulatedShoe):
@@ -198,6 +203,13 @@ class Controller:
         seconds = args.number(args.word(0, "seconds"), "seconds", float)
         self.device.unplug(now, seconds)
         return {"reconnect_at": now + seconds}
+
+    def _restart(self, args: _Args, now: float) -> Any:
+        args.done(1)
+        text = args.positional[0] if args.positional else "0.5"
+        seconds = args.number(text, "seconds", float)
+        lost = self.device.restart(now, seconds)
+        return {"boot_id": self.device.boot_id, "lost": lost, "reconnect_at": now + seconds}
 
     def _quit(self, args: _Args, now: float) -> Any:
         args.done()

@@ -7,15 +7,20 @@ sooner, after any control action). ``now`` is in seconds on any monotonic
 clock. The device follows docs/protocol.md: events are buffered until
 acknowledged, retransmitted (go-back-N) on RESEND and on timeout, heartbeats
 are sent when idle, and HELLO plus every pending event follow each connection.
+
+With a ``baud`` rate the device puts a frame on the line only when its transmit
+buffer (``TX_BUFFER`` bytes, as a UART's FIFO) has room, so what it has not yet
+started to send can still be changed: a RESEND or RESET restarts the one
+go-back-N round instead of queueing another behind it.
 """
 
 from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import IntEnum
+from itertools import islice
 from typing import ClassVar, TypeVar
 
 from drivers.protocol import (
@@ -43,6 +48,7 @@ from firmware_sim.faults import FaultInjector
 
 E = TypeVar("E", bound=IntEnum)
 HOST_SILENCE_HEARTBEATS = 3  # lamps go off after this many silent heartbeat intervals
+TX_BUFFER = 64  # bytes the transmitter holds ahead of the line (with a baud rate)
 
 
 class DeviceError(ValueError):
@@ -70,7 +76,7 @@ class _Pending:
     acked: bool = False
 
 
-_Outgoing = _Pending | type[Hello] | type[Status]
+_Control = type[Hello] | type[Status]
 
 
 class SimulatedDevice:
@@ -121,7 +127,8 @@ class SimulatedDevice:
         self.seat_lamps: frozenset[int] = frozenset()
         self.active_faults: set[FaultCode] = set()
         self._pending: deque[_Pending] = deque()
-        self._outbox: list[_Outgoing] = []
+        self._control: deque[_Control] = deque()  # HELLO and STATUS to send, before events
+        self._round: deque[_Pending] = deque()  # events to send, in order: new or go-back-N
         self._wire: deque[tuple[float, bytes]] = deque()
         self._decoder = FrameDecoder()
         self._now = 0.0
@@ -185,13 +192,19 @@ class SimulatedDevice:
         self._wire.clear()
         self._last_heard = now
         self._last_sent = now
-        self._outbox = [Hello, *self._pending]
+        self._say_hello()
+
+    def _say_hello(self) -> None:
+        """HELLO, then every pending event from the oldest: one round, replacing any other."""
+        self._control = deque([Hello])
+        self._round = deque(self._pending)
 
     def disconnect(self) -> None:
         """The cable is pulled: output stops, bytes in flight are lost, events are kept."""
         self.connected = False
         self._reconnect_at = None
-        self._outbox.clear()
+        self._control.clear()
+        self._round.clear()
         self._wire.clear()
         self._line_free = 0.0
         self._decoder.reset()
@@ -203,6 +216,21 @@ class SimulatedDevice:
         self.disconnect()
         self._now = now
         self._reconnect_at = now + duration
+
+    def restart(self, now: float, duration: float = 0.5) -> int:
+        """A power cycle: off for ``duration`` seconds, then a new boot id and numbering
+        from 0; the events not yet acknowledged (kept in RAM) are lost, their number is
+        returned. Lamps and faults start afresh; a shoe keeps its cards."""
+        self.unplug(now, duration)
+        lost = len(self._pending)
+        self._pending.clear()
+        self.next_seq = 0
+        old = self.boot_id
+        while self.boot_id == old:
+            self.boot_id = self.rng.getrandbits(32)
+        self.active_faults.clear()
+        self._set_lamps(False, frozenset())
+        return lost
 
     @property
     def unplugged(self) -> bool:
@@ -230,12 +258,12 @@ class SimulatedDevice:
                 self._resend_from(seq)
             case Reset():
                 self._set_lamps(False, frozenset())
-                self._outbox = [Hello, *self._pending]
+                self._say_hello()
             case StatusRequest():
-                self._outbox.append(Status)
+                self._control.append(Status)
             case Indicator(bonus_lamp=bonus, seat_lamps=seats):
                 self._set_lamps(bonus, seats)
-                self._outbox.append(Status)
+                self._control.append(Status)
             case _:
                 self.stats.ignored += 1
 
@@ -247,14 +275,12 @@ class SimulatedDevice:
             self._pending.popleft().acked = True
 
     def _resend_from(self, seq: int) -> None:
+        """Go back to ``seq`` (or the oldest pending event): the round restarts there, in
+        place of whatever was still to be sent, so at most one round is ever queued."""
         start = seq_distance(self.first_unacked, seq)
         if start >= len(self._pending):
             return  # nothing sent from there on
-        self._requeue(list(self._pending)[max(start, 0) :])
-
-    def _requeue(self, entries: Iterable[_Pending]) -> None:
-        self._outbox = [item for item in self._outbox if not isinstance(item, _Pending)]
-        self._outbox.extend(entries)
+        self._round = deque(islice(self._pending, max(start, 0), None))
 
     def _set_lamps(self, bonus: bool, seats: frozenset[int]) -> None:
         self.bonus_lamp = bonus
@@ -271,24 +297,31 @@ class SimulatedDevice:
             self._set_lamps(False, frozenset())
         retransmit_at = self._retransmit_deadline()
         if retransmit_at is not None and now >= retransmit_at:
-            self._requeue(self._pending)
-        if not self._outbox and now >= self._last_sent + self.heartbeat:
-            self._outbox.append(Status)
+            self._round = deque(self._pending)
+        if not self._control and not self._round and now >= self._last_sent + self.heartbeat:
+            self._control.append(Status)
             self.stats.heartbeats += 1
-        self._send_outbox(now)
+        self._send_queued(now)
         due = bytearray()
         while self._wire and self._wire[0][0] <= now:
             due += self._wire.popleft()[1]
         return bytes(due)
 
-    def _send_outbox(self, now: float) -> None:
-        outbox, self._outbox = self._outbox, []
-        for item in outbox:
-            if item is Hello:
-                frame = b"\x00" + encode_frame(0, self.hello(), self.protocol_version)
-            elif item is Status:
-                frame = encode_frame(0, self.status(), self.protocol_version)
+    def _line_has_room(self, now: float) -> bool:
+        """Whether the transmitter takes another frame: always on an instant line, else
+        while at most TX_BUFFER bytes wait for the line."""
+        return self.baud is None or now >= self._line_free - TX_BUFFER * 10 / self.baud
+
+    def _send_queued(self, now: float) -> None:
+        """Control frames first, then the round's events, as far as the line takes them."""
+        while (self._control or self._round) and self._line_has_room(now):
+            if self._control:
+                if self._control.popleft() is Hello:
+                    frame = b"\x00" + encode_frame(0, self.hello(), self.protocol_version)
+                else:
+                    frame = encode_frame(0, self.status(), self.protocol_version)
             else:
+                item = self._round.popleft()
                 if item.acked:
                     continue
                 if item.sent_at is not None:
@@ -310,9 +343,9 @@ class SimulatedDevice:
         self._wire.extend((arrival, copy) for copy in self.faults.on_wire(frame))
 
     def _retransmit_deadline(self) -> float | None:
-        """When the oldest pending event, if sent, is due again: not before the line has
-        carried what was sent before (a slow line is never queued more than one round)."""
-        if not self._pending or self._pending[0].sent_at is None:
+        """When the oldest pending event, if sent, is due again: not while a round is still
+        being sent, nor before the line has carried what was sent before."""
+        if not self._pending or self._pending[0].sent_at is None or self._round:
             return None
         return max(self._pending[0].sent_at + self.retransmit_timeout, self._line_free)
 
@@ -325,8 +358,10 @@ class SimulatedDevice:
         if self._reconnect_at is not None:
             times.append(self._reconnect_at)
         if self.connected:
-            if self._outbox:
-                return self._now
+            if self._control or self._round:
+                if self.baud is None:
+                    return self._now
+                times.append(max(self._now, self._line_free - TX_BUFFER * 10 / self.baud))
             times.append(self._last_sent + self.heartbeat)
             retransmit_at = self._retransmit_deadline()
             if retransmit_at is not None:
@@ -352,7 +387,7 @@ class SimulatedDevice:
         self._pending.append(entry)
         self.next_seq = seq_add(self.next_seq)
         if self.connected:
-            self._outbox.append(entry)
+            self._round.append(entry)
         return entry.seq
 
     def set_fault(self, code: FaultCode | str, active: bool) -> Message:

@@ -9,7 +9,14 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field, fields
 
-RATES = ("corrupt_rate", "drop_rate", "duplicate_rate", "unreadable_rate", "misplace_rate")
+RATES = (
+    "corrupt_rate",
+    "corrupt_frame_rate",
+    "drop_rate",
+    "duplicate_rate",
+    "unreadable_rate",
+    "misplace_rate",
+)
 
 
 class FaultSettingError(ValueError):
@@ -22,6 +29,7 @@ class FaultInjector:
 
     - ``corrupt_rate``: probability that each byte the device sends is corrupted
       (XOR with a random non-zero value; the delimiter too);
+    - ``corrupt_frame_rate``: probability that a frame gets one such corrupted byte;
     - ``drop_rate``: probability that a frame is lost on the wire;
     - ``duplicate_rate``: probability that a frame arrives twice;
     - ``delay``: seconds every frame spends on the wire (order is kept);
@@ -31,6 +39,7 @@ class FaultInjector:
     """
 
     corrupt_rate: float = 0.0
+    corrupt_frame_rate: float = 0.0
     drop_rate: float = 0.0
     duplicate_rate: float = 0.0
     delay: float = 0.0
@@ -85,10 +94,13 @@ class FaultInjector:
         return [self._corrupt(frame) for _ in range(copies)]
 
     def _corrupt(self, frame: bytes) -> bytes:
-        if self.corrupt_rate <= 0.0:
+        if self.corrupt_rate <= 0.0 and self.corrupt_frame_rate <= 0.0:
             return frame
         data = bytearray(frame)
-        for i in range(len(data)):
-            if self.rng.random() < self.corrupt_rate:
-                data[i] ^= self.rng.randrange(1, 256)
+        if self.corrupt_rate > 0.0:
+            for i in range(len(data)):
+                if self.rng.random() < self.corrupt_rate:
+                    data[i] ^= self.rng.randrange(1, 256)
+        if self.chance(self.corrupt_frame_rate):
+            data[self.rng.randrange(len(data))] ^= self.rng.randrange(1, 256)
         return bytes(data)

@@ -10,6 +10,7 @@ import pytest
 from drivers import events as ev
 from drivers.device import SeatBoardDriver, ShoeDriver
 from drivers.errors import (
+    ConnectionLost,
     DriverError,
     HandshakeTimeout,
     PortNotFoundError,
@@ -28,7 +29,7 @@ from drivers.protocol import (
 )
 from drivers.protocol.codec import CRC, HEADER, cobs_encode, crc16
 from drivers.session import LinkConfig
-from drivers.transport import SerialTransport
+from drivers.transport import SerialTransport, TcpTransport, transport_for_url
 
 FAST = LinkConfig(handshake_timeout=0.5, heartbeat_interval=0.1, silence_timeout=0.5)
 
@@ -128,7 +129,8 @@ def test_silent_port_times_out_the_handshake_and_closes():
 
 
 def version_3_frame():
-    head = HEADER.pack(3, Hello.TYPE, 0) + bytes(25)
+    """A HELLO of protocol version 3: the frozen layout, this version's payload after it."""
+    head = HEADER.pack(3, Hello.TYPE, 0) + b"\x03" + bytes(Hello.LAYOUT.size - 1)
     return cobs_encode(head + CRC.pack(crc16(head))) + b"\0"
 
 
@@ -304,3 +306,27 @@ def test_close_while_opening_ends_the_open_at_once(pause):
         assert not driver.transport.is_open
 
     run(scenario())
+
+
+def test_a_socket_url_reads_what_has_arrived_in_one_call():
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        url = f"socket://127.0.0.1:{server.getsockname()[1]}"
+        transport = transport_for_url(url)
+        transport.open()
+        try:
+            device, _ = server.accept()
+            with device:
+                burst = bytes(range(256)) * 40
+                device.sendall(burst)
+                received, reads = b"", 0
+                while len(received) < len(burst):
+                    received += transport.read()
+                    reads += 1
+            assert received == burst
+            assert reads <= 3  # whole chunks, not a system call per byte
+            with pytest.raises(ConnectionLost, match=f"{url}: connection closed by the device"):
+                while True:
+                    transport.read()
+        finally:
+            transport.close()
+    assert isinstance(transport, TcpTransport)

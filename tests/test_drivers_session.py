@@ -1,6 +1,7 @@
 """The host session (sans-IO): ordering, duplicates, gaps, link state, heartbeats, lamps."""
 
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 
@@ -34,7 +35,9 @@ CONFIG = LinkConfig(heartbeat_interval=0.5, silence_timeout=2.0, resend_holdoff=
 
 def hello(next_seq=1, pending=0, boot_id=7, kind=DeviceKind.SHOE, version=1):
     return encode_frame(
-        0, Hello(version, kind, (1, 2, 3), "SHOE-0001", boot_id, next_seq, pending, 250)
+        0,
+        Hello(version, kind, (1, 2, 3), "SHOE-0001", boot_id, next_seq, pending, 250),
+        version,
     )
 
 
@@ -46,8 +49,9 @@ def sent(session):
     return [f.message for f in FrameDecoder().feed(session.take_output())]
 
 
-def open_session(now=0.0, **hello_args):
-    session = HostSession("/dev/pts/9", hello_args.get("kind", DeviceKind.SHOE), CONFIG)
+def open_session(now=0.0, config=CONFIG, queue_limit=None, **hello_args):
+    kind = hello_args.get("kind", DeviceKind.SHOE)
+    session = HostSession("/dev/pts/9", kind, config, queue_limit=queue_limit)
     session.connection_made(now)
     assert sent(session) == [Reset()]
     session.receive(hello(**hello_args), now)
@@ -189,13 +193,37 @@ def test_connection_lost_reports_the_reason():
 def test_other_protocol_version_in_the_header_is_a_clear_error():
     session = HostSession("socket://shoe:7000", DeviceKind.SHOE, CONFIG)
     session.connection_made(0.0)
-    head = HEADER.pack(2, Hello.TYPE, 0) + b"\x02" * 20
-    frame = cobs_encode(head + CRC.pack(crc16(head))) + b"\0"
     with pytest.raises(ProtocolVersionError) as caught:
-        session.receive(frame, 0.0)
+        session.receive(hello(version=2), 0.0)
     assert str(caught.value) == (
         "device on socket://shoe:7000 speaks protocol version 2; this host speaks version 1"
     )
+
+
+def other_version_frame(msg_type, payload, version=2):
+    """A frame that passes the CRC but carries another protocol version."""
+    head = HEADER.pack(version, msg_type, 0) + payload
+    return cobs_encode(head + CRC.pack(crc16(head))) + b"\0"
+
+
+def test_noise_with_the_hello_type_byte_is_no_hello_unless_it_has_the_hello_layout():
+    session = open_session()
+    short = other_version_frame(Hello.TYPE, b"")  # 6 bytes: a HELLO is 37
+    wrong_field = other_version_frame(Hello.TYPE, b"\x07" + bytes(30))  # says version 7
+    session.receive(short + card(1) + wrong_field + card(2), 0.1)
+    assert cards_of(session.take_events()) == [1, 2]
+    assert session.stats.decode_errors == Counter(version=2)
+
+
+def test_frames_of_another_version_count_as_in_a_row_only_when_consecutive():
+    session = open_session()
+    other = encode_frame(1, CardRead(5, 1), version=2)
+    damaged = bytearray(card(1))
+    damaged[3] ^= 0x40
+    stream = b"".join(other + bytes(damaged) * 1000 for _ in range(50))
+    session.receive(stream + card(1), 0.1)  # 50 of them, never two in a row: noise
+    assert cards_of(session.take_events()) == [1]
+    assert session.stats.decode_errors["version"] == 50
 
 
 def test_a_lone_frame_of_another_version_is_noise_two_in_a_row_a_device():
@@ -381,3 +409,148 @@ def test_without_a_queue_limit_the_session_never_holds_events_back():
     session.receive(b"".join(card(seq) for seq in range(1, 2001)), 0.1)
     assert len(cards_of(session.take_events())) == 2000
     assert session.stats.held == 0
+
+
+# --- acknowledge after commit ---------------------------------------------------------------
+
+COMMIT = replace(CONFIG, ack_on="commit")
+
+
+def test_restarted_device_says_how_many_events_and_which_were_lost():
+    session = open_session()
+    session.receive(card(1) + encode_frame(0, Status(5, 4, (), False, (), (), 40)), 0.1)
+    session.take_events()
+    session.receive(hello(next_seq=3, pending=3, boot_id=8), 0.2)
+    _, up = session.take_events()
+    assert up.restarted and up.previous_boot_id == 7
+    assert up.lost == (ev.LostEvents(7, 2, 3),)  # 2, 3, 4 of boot 7 never arrived
+    assert up.lost[0].seqs == [2, 3, 4]
+    assert "3 event(s) of boot 7 lost (seq 2..4)" in up.reason
+    assert "resuming at event 0" in up.reason
+
+
+def test_a_restart_found_after_the_connection_was_lost_is_still_reported():
+    session = open_session()
+    session.receive(card(1), 0.1)
+    session.connection_lost("socket://sim:7: connection closed", 0.2)
+    session.connection_made(0.3)
+    session.receive(hello(next_seq=2, pending=2, boot_id=9), 0.4)
+    _, down, up = session.take_events()
+    assert down.reason is ev.LinkDownReason.CONNECTION_LOST
+    assert up.previous_boot_id == 7 and up.lost == ()
+    assert "the device restarted (boot id 7 -> 9): no event was lost" in up.reason
+
+
+def test_commit_mode_acknowledges_only_what_the_application_acknowledges():
+    session = open_session(config=COMMIT)
+    session.receive(card(1) + card(2) + card(3), 0.1)
+    one, two, three = session.take_events()
+    assert sent(session) == []  # delivered, not acknowledged
+    session.acknowledge(one, 0.2)
+    session.acknowledge(two, 0.2)
+    assert session.next_deadline() == 0.2  # due at once; the two make one ACK
+    session.poll(0.2)
+    assert sent(session) == [Ack(2)]
+    session.acknowledge(one, 0.3)  # covered already: nothing to send
+    session.poll(0.3)
+    assert sent(session) == []
+    session.receive(card(3), 0.4)  # a duplicate of an unacknowledged event
+    assert sent(session) == [Ack(2)]  # acknowledged again only as far as the application did
+    session.acknowledge(three, 0.5)
+    session.poll(0.5)
+    assert sent(session) == [Ack(3)]
+
+
+def test_commit_mode_hello_after_a_reconnect_acknowledges_only_what_was_acknowledged():
+    session = open_session(config=COMMIT)
+    session.receive(card(1) + card(2), 0.1)
+    one, _ = session.take_events()
+    session.acknowledge(one, 0.1)
+    session.poll(0.1)
+    session.take_output()
+    session.receive(hello(next_seq=3, pending=2) + card(1) + card(2), 0.2)  # ACK(1) was lost
+    assert session.take_events() == []
+    assert sent(session) == [Ack(1)]
+
+
+def test_acknowledging_a_foreign_or_stale_event_is_refused_clearly():
+    session = open_session(config=COMMIT)
+    session.receive(card(1), 0.1)
+    [old] = session.take_events()
+    with pytest.raises(DriverError, match="this driver did not deliver it"):
+        session.acknowledge(ev.CardRead(1, 1, 1, b""), 0.2)
+    other = open_session(config=COMMIT)
+    other.receive(card(1), 0.1)
+    with pytest.raises(DriverError, match="this driver did not deliver it"):
+        session.acknowledge(other.take_events()[0], 0.2)
+    session.receive(hello(next_seq=1, pending=0, boot_id=8), 0.3)
+    with pytest.raises(DriverError) as caught:
+        session.acknowledge(old, 0.4)
+    assert str(caught.value) == (
+        "/dev/pts/9: cannot acknowledge event 1 of boot 7 of SHOE-0001: the device restarted "
+        "since (now boot 8) and no longer holds it"
+    )
+    delivery = open_session()
+    delivery.receive(card(1), 0.1)
+    with pytest.raises(DriverError, match="needs link setting ack_on='commit'"):
+        delivery.acknowledge(delivery.take_events()[0], 0.2)
+
+
+def test_ack_on_takes_only_delivery_or_commit():
+    with pytest.raises(DriverError) as caught:
+        LinkConfig.from_mapping({"ack_on": "sometimes"})
+    assert str(caught.value) == (
+        "link setting ack_on must be one of 'delivery', 'commit', not 'sometimes'"
+    )
+    assert LinkConfig.from_mapping({"ack_on": "commit"}).ack_on == "commit"
+
+
+def test_commit_mode_back_pressure_counts_unacknowledged_events_as_waiting():
+    session = open_session(config=COMMIT, queue_limit=2)
+    session.receive(card(1) + card(2) + card(3), 0.1)
+    one, two = session.take_events()
+    assert session.stats.held == 1
+    session.taken(0.2)
+    session.taken(0.2)  # taken, but not acknowledged: still waiting
+    session.receive(card(3), 0.3)
+    assert session.take_events() == [] and session.stats.held == 2
+    session.acknowledge(one, 0.4)
+    session.poll(0.4)
+    assert sent(session) == [Ack(1)]  # one still waits: no RESEND yet
+    session.acknowledge(two, 0.5)
+    session.poll(0.5)
+    assert sent(session) == [Resend(3), Ack(2)]
+    session.receive(card(3), 0.6)
+    assert cards_of(session.take_events()) == [3]
+
+
+def test_a_restarted_host_gets_every_unacknowledged_event_again():
+    session = open_session(config=COMMIT)
+    session.receive(card(1) + card(2) + card(3), 0.1)
+    one, _, _ = session.take_events()
+    session.acknowledge(one, 0.1)
+    session.poll(0.1)
+    assert sent(session) == [Ack(1)]
+    # the host crashes; the device holds 2 and 3; the new host's RESET brings them again
+    again = open_session(config=COMMIT, next_seq=4, pending=2)
+    again.receive(card(2) + card(3), 1.0)
+    assert cards_of(again.take_events()) == [2, 3]
+    assert sent(again) == []
+
+
+def test_resends_are_paced_by_the_wire_time_of_the_round_on_a_line_of_known_speed():
+    session = HostSession("/dev/ttyUSB0", SHOE, CONFIG, baudrate=115200)
+    session.connection_made(0.0)
+    session.receive(hello(next_seq=1001, pending=1000), 0.0)  # a backlog of 1000 events
+    session.take_events(), session.take_output()
+    session.receive(card(2), 0.01)  # 1 was lost
+    assert sent(session) == [Resend(1)]
+    session.receive(card(3), 0.5)  # more of the round the device is sending: no new RESEND
+    assert sent(session) == []
+    round_time = 0.05 + 1000 * 24 * 10 / 115200  # holdoff + 1000 CARD frames: 2.13 s
+    session.poll(0.01 + round_time - 0.01)
+    assert Resend(1) not in sent(session)
+    session.poll(0.01 + round_time)
+    assert Resend(1) in sent(session)  # the round is over and 1 is still missing: ask again
+    session.receive(card(1) + card(2), 0.6)
+    assert cards_of(session.take_events()) == [1, 2]

@@ -475,6 +475,58 @@ def test_retransmissions_never_queue_more_than_the_line_carries():
     assert steps < 2 * shoe.stats.frames_sent  # woken for frames, never spinning in between
 
 
+def test_a_reset_right_after_connecting_restarts_the_hello_round_instead_of_repeating_it():
+    shoe = SimulatedShoe(seed=1, baud=115200, boot_id=1)
+    shoe.load(range(52))
+    for _ in range(40):
+        shoe.draw()  # 41 events wait while the cable is out
+    shoe.connect(0.0)  # HELLO and the 41 events start at once ...
+    host = SimHost()
+    host.feed(shoe.transmit(0.0))
+    shoe.receive(encode_frame(0, Reset()), 0.003)  # ... and the host's RESET on opening follows
+    pump(shoe, host, 0.003, until=lambda: shoe.pending == 0)
+    assert len(host.hellos) == 2 and len(host.events) == 41
+    assert shoe.stats.retransmissions <= 3  # only what the transmitter already held
+
+
+def test_a_resend_during_a_round_restarts_it_and_never_queues_a_second_one():
+    shoe = SimulatedShoe(seed=2, baud=115200, boot_id=1)
+    shoe.load(range(52))
+    for _ in range(51):
+        shoe.draw()  # 52 events: 108 ms a round on the line
+    shoe.connect(0.0)
+    now, delivered = 0.0, 0
+    for k in range(40):  # a host asking for RESEND 0 every 50 ms for 2 s, acknowledging nothing
+        shoe.receive(encode_frame(0, Resend(0)), k * 0.05)
+        while (deadline := shoe.next_deadline()) is not None and deadline < (k + 1) * 0.05:
+            now = max(now, deadline)
+            delivered += len(shoe.transmit(now))
+    assert delivered <= 2.0 * 115200 / 10  # never more than the line carries
+    shoe.receive(encode_frame(0, Ack(51)), 2.0)  # everything arrived: what is still to come?
+    after = sum(len(shoe.transmit(2.0 + step * 0.002)) for step in range(1, 200))
+    assert after <= 64 + 2 * 24  # the frame on the line and the transmit buffer, no rounds
+
+
+def test_a_restart_loses_what_was_not_acknowledged_and_numbers_afresh():
+    shoe, host = connected_shoe(baud=None)
+    shoe.load(range(52))
+    shoe.draw()
+    pump(shoe, host, 0.0, until=lambda: shoe.pending == 0)
+    host.deaf = True
+    shoe.draw()
+    shoe.draw()
+    old = shoe.boot_id
+    assert shoe.restart(1.0, 0.5) == 2
+    assert shoe.transmit(1.2) == b""  # off
+    shoe.draw()
+    host.deaf = False
+    pump(shoe, host, 1.2, until=lambda: len(host.hellos) == 2 and shoe.pending == 0)
+    hello = host.hellos[-1]
+    assert hello.boot_id not in (old, None)
+    assert (hello.next_seq, hello.pending) == (1, 1)
+    assert host.events[-1][0] == 0  # the new boot's first event
+
+
 # --- the control channel (sans-IO) ---------------------------------------------------------
 
 

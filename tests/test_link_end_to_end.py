@@ -338,3 +338,37 @@ def test_a_slow_consumer_leaves_events_with_the_shoe_and_loses_none():
     held_back, consumer = asyncio.run(asyncio.wait_for(scenario(), 20))
     assert held_back == 1 + len(dealt) - 4  # acknowledged: the 4 events the queue took
     check_every_card_once_in_order(consumer, dealt)
+
+
+def test_a_device_restart_over_tcp_says_which_events_were_lost():
+    old = SimulatedShoe(seed=30, heartbeat_ms=100, retransmit_timeout=0.1)
+    old.load(decks=1, shuffle_seed=30)
+    first = TcpRunner(old)
+    # back-pressure keeps events 2..5 with the device (numbered, seen, not delivered)
+    driver_config = replace(LINK, queue_limit=2)
+
+    async def scenario():
+        await first.start()
+        url = socket_url(first)
+        driver = ShoeDriver.from_url(url, driver_config)
+        async with driver:
+            for _ in range(5):
+                first.act(lambda s: s.draw())
+            while driver.stats.held < 4:
+                await asyncio.sleep(0.01)
+            await first.stop()  # the shoe loses power ...
+            new = SimulatedShoe(seed=31, heartbeat_ms=100)  # ... and comes back, a new boot
+            second = TcpRunner(new, *first.address)
+            await second.start()
+            try:
+                return old.boot_id, new.boot_id, [await driver.next_event() for _ in range(5)]
+            finally:
+                await second.stop()
+
+    old_boot, new_boot, events = asyncio.run(asyncio.wait_for(scenario(), 20))
+    _, deck, card, down, up = events
+    assert isinstance(deck, ev.DeckLoaded) and isinstance(card, ev.CardRead)
+    assert down.reason is ev.LinkDownReason.CONNECTION_LOST
+    assert up.restarted and up.previous_boot_id == old_boot and up.device.boot_id == new_boot
+    assert up.lost == (ev.LostEvents(old_boot, 2, 4),)
+    assert f"4 event(s) of boot {old_boot} lost (seq 2..5)" in up.reason

@@ -5,10 +5,6 @@ through the control channel and reads the events through the real shoe driver.
 """
 
 import asyncio
-import json
-import socket
-import subprocess
-import sys
 
 import pytest
 
@@ -16,50 +12,18 @@ from drivers import events as ev
 from drivers.device import SeatBoardDriver, ShoeDriver
 from drivers.errors import ProtocolVersionError
 from drivers.session import LinkConfig
+from firmware_sim.process import SimulatorProcess
 
 LINK = LinkConfig(handshake_timeout=5.0, reset_interval=0.1, backoff_initial=0.05)
 
 
-class Simulator:
-    """``python -m firmware_sim DEVICE LINK...`` with its control channel."""
-
-    def __init__(self, *args):
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "firmware_sim", *args, "--heartbeat-ms", "200"],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        self.ends = {}
-        for line in self.process.stdout:
-            word, _, rest = line.strip().partition(" ")
-            if word == "ready":
-                break
-            self.ends[word] = rest
-        host, port = self.ends["control"].rsplit(":", 1)
-        self.control = socket.create_connection((host, int(port)), timeout=5)
-        self.replies = self.control.makefile("r")
-
-    @property
-    def port(self):
-        return self.ends["pty"] if "pty" in self.ends else f"socket://{self.ends['tcp']}"
-
-    def command(self, line):
-        self.control.sendall(line.encode() + b"\n")
-        reply = self.replies.readline().strip()
-        assert reply.startswith("ok"), f"{line}: {reply}"
-        return json.loads(reply[3:])
-
-    def stop(self):
-        self.control.sendall(b"quit\n")
-        self.control.close()
-        self.process.wait(10)
-        self.process.stdout.close()
+HEARTBEAT = ("--heartbeat-ms", "200")
 
 
 @pytest.fixture(params=["--pty", "--tcp"])
 def shoe_process(request):
     link = ["--pty"] if request.param == "--pty" else ["--tcp", "127.0.0.1:0"]
-    simulator = Simulator("shoe", *link, "--seed", "3")
+    simulator = SimulatorProcess("shoe", *link, "--seed", "3", *HEARTBEAT)
     yield simulator
     simulator.stop()
 
@@ -89,7 +53,7 @@ def test_shoe_process_deals_through_the_driver(shoe_process):
 
 
 def test_seat_board_process_over_a_pty():
-    sim = Simulator("seats", "--pty", "--seed", "4")
+    sim = SimulatorProcess("seats", "--pty", "--seed", "4", *HEARTBEAT)
     try:
         sim.command("sit 5")
 
@@ -107,7 +71,7 @@ def test_seat_board_process_over_a_pty():
 
 
 def test_a_simulator_speaking_another_protocol_version_is_refused():
-    sim = Simulator("shoe", "--pty", "--protocol-version", "2")
+    sim = SimulatorProcess("shoe", "--pty", "--protocol-version", "2", *HEARTBEAT)
     try:
         driver = ShoeDriver.from_url(sim.port, LINK)
         with pytest.raises(ProtocolVersionError) as caught:

@@ -4,8 +4,9 @@
 
 - ``usb://VID:PID`` (hex ids), optionally ``?serial=SN&interface=N``: native USB through
   pyusb (:class:`UsbTransport`);
+- ``socket://HOST:PORT``: TCP (:class:`TcpTransport`), read in whole chunks;
 - anything else goes to pyserial (:class:`SerialTransport`): a device path such as
-  ``/dev/ttyUSB0``, a pseudo-terminal path, ``socket://host:port``, ``loop://``.
+  ``/dev/ttyUSB0``, a pseudo-terminal path, ``rfc2217://host:port``, ``loop://``.
 
 More schemes can be added with :func:`register_scheme`.
 """
@@ -19,10 +20,12 @@ from urllib.parse import parse_qs, urlsplit
 from drivers.errors import TransportError
 from drivers.transport.base import Transport
 from drivers.transport.serial import SerialTransport
+from drivers.transport.tcp import TcpTransport
 from drivers.transport.usb import UsbTransport
 
 __all__ = [
     "SerialTransport",
+    "TcpTransport",
     "Transport",
     "UsbTransport",
     "register_scheme",
@@ -86,3 +89,4 @@ def usb_transport_for_url(url: str, **options: Any) -> UsbTransport:
 
 
 register_scheme("usb", usb_transport_for_url)
+register_scheme("socket", TcpTransport)

@@ -22,6 +22,8 @@ class Transport(ABC):
     name: str
     #: The longest a :meth:`read` blocks when nothing arrives (so a reader thread can stop).
     poll_interval: float = 0.05
+    #: The line speed in bits per second when the link is a serial line (8N1), else None.
+    baudrate: int | None = None
 
     @abstractmethod
     def open(self) -> None:

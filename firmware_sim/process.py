@@ -1,0 +1,83 @@
+"""The simulator as its own process, driven through its control channel (blocking, for
+tests, benchmarks and scripts): ``SimulatorProcess("shoe", "--pty", "--baud", "115200")``.
+
+It starts ``python -m firmware_sim ARGS``, reads what the simulator announces (its pty path
+or TCP address and its control address) and keeps one control connection; ``command`` is
+safe to call from several threads.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import subprocess
+import sys
+import threading
+from typing import Any
+
+
+class ControlReplyError(RuntimeError):
+    """The simulator answered ``error ...`` to a control command."""
+
+
+class SimulatorProcess:
+    """``python -m firmware_sim DEVICE ARGS...`` with its control channel."""
+
+    def __init__(self, device: str, *args: str, timeout: float = 10.0) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "firmware_sim", device, *args],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.process.stdout is not None
+        self.announced: dict[str, str] = {}
+        for line in self.process.stdout:
+            word, _, rest = line.strip().partition(" ")
+            if word == "ready":
+                break
+            self.announced[word] = rest
+        else:
+            self.process.wait(timeout)
+            raise RuntimeError(f"the simulator exited with status {self.process.returncode}")
+        host, port = self.announced["control"].rsplit(":", 1)
+        self._control = socket.create_connection((host, int(port)), timeout=timeout)
+        self._replies = self._control.makefile("r")
+        self._lock = threading.Lock()
+
+    @property
+    def port(self) -> str:
+        """The device's end as a driver opens it: the pty path or ``socket://HOST:PORT``."""
+        if "pty" in self.announced:
+            return self.announced["pty"]
+        return f"socket://{self.announced['tcp']}"
+
+    def command(self, line: str) -> Any:
+        """Run one control command; its reply's JSON, or ControlReplyError."""
+        with self._lock:
+            self._control.sendall(line.encode() + b"\n")
+            reply = self._replies.readline().strip()
+        status, _, payload = reply.partition(" ")
+        if status != "ok":
+            raise ControlReplyError(f"{line}: {reply or 'no reply'}")
+        return json.loads(payload)
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """``quit`` and wait for the process to end."""
+        with contextlib.suppress(OSError):  # already gone
+            self.command("quit")
+        self._control.close()
+        self._replies.close()
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout)
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+
+    def __enter__(self) -> SimulatorProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
