@@ -17,6 +17,9 @@ from controller.journal.store import Device, Entry, Input, JournalError
 from drivers import events as ev
 
 DEVICE = "device"
+#: Event fields the journal does not keep in ``fields``: the seq has its own column; the
+#: origin (which driver delivered it) means nothing once the event is durable.
+NOT_STORED = ("seq", "origin")
 LINK = "link"
 
 EVENT_TYPES: dict[str, type[ev.Event]] = {
@@ -65,7 +68,9 @@ def event_of(entry: Entry) -> ev.Event:
 
 
 def _fields(event: ev.Event) -> dict[str, Any]:
-    return {f.name: _encode(getattr(event, f.name)) for f in fields(event) if f.name != "seq"}
+    return {
+        f.name: _encode(getattr(event, f.name)) for f in fields(event) if f.name not in NOT_STORED
+    }
 
 
 def _encode(value: Any) -> Any:
@@ -84,7 +89,13 @@ def _encode(value: Any) -> Any:
 
 def _build(cls: type[Any], values: dict[str, Any]) -> Any:
     hints = get_type_hints(cls)
-    return cls(**{f.name: _decode(hints[f.name], values[f.name]) for f in fields(cls)})
+    return cls(
+        **{
+            f.name: _decode(hints[f.name], values[f.name])
+            for f in fields(cls)
+            if f.name != "origin"
+        }
+    )
 
 
 def _decode(hint: Any, value: Any) -> Any:
