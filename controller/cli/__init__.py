@@ -11,9 +11,14 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from controller.cli import eval_command, replay_command
+from controller.cli import eval_command, history_command, replay_command, serve_command
 
-SUBCOMMANDS: tuple[ModuleType, ...] = (eval_command, replay_command)
+SUBCOMMANDS: tuple[ModuleType, ...] = (
+    eval_command,
+    replay_command,
+    serve_command,
+    history_command,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
