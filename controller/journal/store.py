@@ -1,0 +1,296 @@
+"""The journal: one SQLite file (WAL, ``synchronous=FULL``) holding every input, in order.
+
+Schema version 1 (docs/monitor.md describes it):
+
+- ``schema_version``: one row, the format's name and version; a file of another version, or
+  an SQLite file that is not a journal, is refused with :class:`JournalError`;
+- ``inputs``: append-only (triggers refuse UPDATE and DELETE). ``position`` is the global
+  journal position (1, 2, 3, ... in the order written); each row has the host's time, its
+  ``source`` (``device``: a sequenced device event; ``link``: the link to a device went up or
+  down), its ``type`` and its fields as JSON, and for device and link inputs the device
+  (kind, serial, boot id). A device event also has the device's ``seq`` (16-bit, wrapping)
+  and its ``event_number``, the same number unwrapped within the device's boot; the unique
+  index on (serial, boot_id, event_number) keeps each device event once.
+
+The table service adds its own sources (decisions, supervisor actions, configuration) as
+further rows of ``inputs``, and snapshots at hand boundaries in a table of their own.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+from drivers.protocol import SEQ_MODULUS, seq_distance
+
+FORMAT = "luck-table journal"
+VERSION = 1
+APPLICATION_ID = 0x4C55434B  # "LUCK": marks the SQLite file as a journal (PRAGMA application_id)
+
+_SCHEMA = f"""
+BEGIN IMMEDIATE;
+PRAGMA application_id = {APPLICATION_ID};
+CREATE TABLE schema_version (
+    format TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE TABLE inputs (
+    position INTEGER PRIMARY KEY,
+    recorded_at REAL NOT NULL,
+    source TEXT NOT NULL,
+    type TEXT NOT NULL,
+    fields TEXT NOT NULL CHECK (json_valid(fields)),
+    device_kind TEXT,
+    serial TEXT,
+    boot_id INTEGER,
+    seq INTEGER CHECK (seq BETWEEN 0 AND {SEQ_MODULUS - 1}),
+    event_number INTEGER,
+    CHECK ((seq IS NULL) = (event_number IS NULL)),
+    CHECK (seq IS NULL OR (serial IS NOT NULL AND boot_id IS NOT NULL)),
+    CHECK (event_number IS NULL OR event_number % {SEQ_MODULUS} = seq)
+);
+CREATE UNIQUE INDEX device_event ON inputs (serial, boot_id, event_number)
+    WHERE event_number IS NOT NULL;
+CREATE TRIGGER inputs_no_update BEFORE UPDATE ON inputs
+    BEGIN SELECT RAISE(ABORT, 'the journal is append-only: inputs cannot be changed'); END;
+CREATE TRIGGER inputs_no_delete BEFORE DELETE ON inputs
+    BEGIN SELECT RAISE(ABORT, 'the journal is append-only: inputs cannot be deleted'); END;
+"""
+
+_COLUMNS = (
+    "position, recorded_at, source, type, fields, device_kind, serial, boot_id, seq, event_number"
+)
+
+
+class JournalError(Exception):
+    """The journal cannot be opened, read or written; the message names the file."""
+
+
+@dataclass(frozen=True, slots=True)
+class Device:
+    """Which device an input came from: its kind, serial number and boot id (from HELLO)."""
+
+    kind: str
+    serial: str
+    boot_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class Input:
+    """An input to write: when it was received, where from, what, and its fields (JSON).
+
+    ``seq`` (with ``device``) makes it a sequenced device event, kept once per device boot.
+    """
+
+    recorded_at: float
+    source: str
+    type: str
+    fields: dict[str, Any]
+    device: Device | None = None
+    seq: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """An input as the journal holds it, at its ``position``."""
+
+    position: int
+    recorded_at: float
+    source: str
+    type: str
+    fields: dict[str, Any]
+    device: Device | None
+    seq: int | None
+    event_number: int | None
+
+
+class Journal:
+    """An open journal file. Not thread-safe: use it from one thread at a time."""
+
+    def __init__(self, connection: sqlite3.Connection, path: str) -> None:
+        self._db = connection
+        self.path = path
+
+    @classmethod
+    def open(cls, path: str | Path, *, create: bool = True) -> Self:
+        """Open the journal at ``path``, creating it when absent and ``create`` is set.
+
+        Raises :class:`JournalError` when the file cannot be opened, is not a journal, or
+        is a journal of another version.
+        """
+        name = str(path)
+        if not create and not Path(name).is_file():
+            raise JournalError(f"no journal at {name}")
+        try:
+            connection = sqlite3.connect(name, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as error:
+            raise JournalError(f"cannot open journal {name}: {error}") from None
+        try:
+            connection.execute("PRAGMA busy_timeout = 10000")
+            _check_or_create(connection, name)
+            mode = connection.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if mode != "wal":
+                raise JournalError(f"journal {name}: SQLite refused WAL mode (got {mode})")
+            connection.execute("PRAGMA synchronous = FULL")
+        except sqlite3.Error as error:
+            connection.close()
+            raise JournalError(f"cannot use journal {name}: {error}") from None
+        except JournalError:
+            connection.close()
+            raise
+        return cls(connection, name)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def append(self, inputs: Sequence[Input]) -> list[int | None]:
+        """Write ``inputs`` in one transaction, durable when this returns.
+
+        Returns each input's position, or None for a device event the journal already
+        holds (same device serial, boot id and sequence number: a re-delivery, dropped).
+        Raises :class:`JournalError`, writing nothing, when a device event conflicts with
+        the journal (same key, other content) or when SQLite fails.
+        """
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                positions = [self._append_one(item) for item in inputs]
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+        except sqlite3.Error as error:
+            raise JournalError(f"cannot write journal {self.path}: {error}") from None
+        return positions
+
+    def entries(self, after: int = 0) -> Iterator[Entry]:
+        """Every entry after position ``after``, in journal order."""
+        try:
+            cursor = self._db.execute(
+                f"SELECT {_COLUMNS} FROM inputs WHERE position > ? ORDER BY position", (after,)
+            )
+            for row in cursor:
+                yield _entry(row)
+        except sqlite3.Error as error:
+            raise JournalError(f"cannot read journal {self.path}: {error}") from None
+
+    def _append_one(self, item: Input) -> int | None:
+        device = item.device
+        number = None
+        if item.seq is not None:
+            if device is None:
+                raise JournalError(f"{item.type} seq {item.seq}: a device event needs its device")
+            number = self._event_number(device, item)
+            if number is None:
+                return None
+        fields = json.dumps(item.fields, separators=(",", ":"), sort_keys=True)
+        cursor = self._db.execute(
+            "INSERT INTO inputs (recorded_at, source, type, fields, device_kind, serial, "
+            "boot_id, seq, event_number) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                item.recorded_at,
+                item.source,
+                item.type,
+                fields,
+                None if device is None else device.kind,
+                None if device is None else device.serial,
+                None if device is None else device.boot_id,
+                item.seq,
+                number,
+            ),
+        )
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    def _event_number(self, device: Device, item: Input) -> int | None:
+        """The event's number in its device boot, or None when the journal holds it already.
+
+        A device delivers its events in order, so an event at or behind the last one
+        journaled for its boot is a re-delivery; it must match the entry already held.
+        """
+        assert item.seq is not None
+        last = self._db.execute(
+            "SELECT seq, event_number FROM inputs WHERE serial = ? AND boot_id = ? "
+            "AND event_number IS NOT NULL ORDER BY event_number DESC LIMIT 1",
+            (device.serial, device.boot_id),
+        ).fetchone()
+        if last is None:
+            return item.seq
+        distance = seq_distance(last[0], item.seq)
+        number: int = last[1] + distance
+        if distance > 0:
+            return number
+        held = self._db.execute(
+            f"SELECT {_COLUMNS} FROM inputs WHERE serial = ? AND boot_id = ? AND event_number = ?",
+            (device.serial, device.boot_id, number),
+        ).fetchone()
+        where = f"{device.kind} {device.serial} boot {device.boot_id} seq {item.seq}"
+        if held is None:
+            raise JournalError(
+                f"journal {self.path}: {where} comes before the first event journaled for that boot"
+            )
+        entry = _entry(held)
+        if (entry.type, entry.fields) != (item.type, _as_stored(item.fields)):
+            raise JournalError(
+                f"journal {self.path}: {where} is {item.type} {item.fields}, but the journal "
+                f"holds {entry.type} {entry.fields} at position {entry.position}"
+            )
+        return None
+
+
+def _as_stored(fields: dict[str, Any]) -> Any:
+    """The fields as they read back from the journal (JSON: tuples become lists)."""
+    return json.loads(json.dumps(fields))
+
+
+def _entry(row: tuple[Any, ...]) -> Entry:
+    position, recorded_at, source, kind, fields, device_kind, serial, boot_id, seq, number = row
+    device = None if serial is None else Device(device_kind, serial, boot_id)
+    return Entry(position, recorded_at, source, kind, json.loads(fields), device, seq, number)
+
+
+def _check_or_create(connection: sqlite3.Connection, path: str) -> None:
+    """Check that ``connection`` holds a journal of this version; make one in an empty file."""
+    try:
+        application_id = connection.execute("PRAGMA application_id").fetchone()[0]
+    except sqlite3.DatabaseError as error:
+        raise JournalError(f"{path} is not a luck-table journal ({error})") from None
+    if application_id == 0:
+        if connection.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0]:
+            raise JournalError(f"{path} is an SQLite database but not a luck-table journal")
+        connection.executescript(_SCHEMA)  # leaves its transaction open: created all at once
+        connection.execute(
+            "INSERT INTO schema_version VALUES (?, ?, ?)", (FORMAT, VERSION, time.time())
+        )
+        connection.execute("COMMIT")
+        return
+    if application_id != APPLICATION_ID:
+        raise JournalError(f"{path} is an SQLite database but not a luck-table journal")
+    try:
+        row = connection.execute("SELECT format, version FROM schema_version").fetchone()
+    except sqlite3.Error:
+        row = None
+    if row is None or row[0] != FORMAT:
+        raise JournalError(f"{path} is not a luck-table journal (no schema version)")
+    if row[1] != VERSION:
+        raise JournalError(
+            f"{path} is a journal of version {row[1]}; this luck-table reads version {VERSION}"
+        )
