@@ -7,7 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-SIM = [str(Path(sys.executable).with_name("luck-table")), "sim"]
+LUCK_TABLE = Path(sys.executable).with_name("luck-table")
+SIM = [str(LUCK_TABLE), "sim"]
 
 
 def sim(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -23,6 +24,7 @@ def field(output: str, name: str) -> str:
 
 
 def test_three_hands_at_full_speed_are_dealt_the_same_twice(tmp_path: Path) -> None:
+    """Simulator processes, the table service and its journal in ./data: run twice."""
     first = sim("--hands", "3", "--speed", "max", "--seed", "1", cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     assert field(first.stdout, "hands").startswith("3 (0 void)")
@@ -31,19 +33,32 @@ def test_three_hands_at_full_speed_are_dealt_the_same_twice(tmp_path: Path) -> N
     assert field(first.stdout, "alerts") == "none"
     assert first.stdout.count("is over") == 3  # one line per hand when not a terminal
     assert "\x1b[" not in first.stdout  # no terminal codes into a pipe
+    journal = tmp_path / "data" / "table.sqlite3"
+    assert journal.exists() and (tmp_path / "data" / "table.log").exists()
+    history = subprocess.run(
+        [str(LUCK_TABLE), "history", "--journal", str(journal)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert history.stdout.count("=== hand ") == 3
     second = sim("--hands", "3", "--speed", "max", "--seed", "1", cwd=tmp_path)
     assert second.returncode == 0, second.stderr
     for name in ("cards", "decisions", "stacks", "hands fingerprint"):
         assert field(first.stdout, name) == field(second.stdout, name)
-    other = sim("--hands", "3", "--speed", "max", "--seed", "2", cwd=tmp_path)
+    core = sim("--hands", "3", "--speed", "max", "--seed", "1", "--core-only", cwd=tmp_path)
+    assert field(core.stdout, "hands fingerprint") == field(first.stdout, "hands fingerprint")
+    other = sim("--hands", "3", "--speed", "max", "--seed", "2", "--core-only", cwd=tmp_path)
     assert field(other.stdout, "hands fingerprint") != field(first.stdout, "hands fingerprint")
 
 
 def test_faults_are_counted_and_resolved(tmp_path: Path) -> None:
-    clean = sim("--hands", "4", "--speed", "max", "--seed", "3", cwd=tmp_path)
+    clean = sim("--hands", "4", "--speed", "max", "--seed", "3", "--core-only", cwd=tmp_path)
     faulty = sim(
         *("--hands", "4", "--speed", "max", "--seed", "3"),
-        *("--unreadable", "0.1", "--misplaced", "0.1"),
+        *("--unreadable", "0.1", "--misplaced", "0.1", "--unplugs", "0.02"),
+        *("--line-faults", "0.01"),
         cwd=tmp_path,
     )
     assert faulty.returncode == 0, faulty.stderr
@@ -54,6 +69,10 @@ def test_faults_are_counted_and_resolved(tmp_path: Path) -> None:
     counts = [int(n) for n in re.findall(r": (\d+)", unread.group(2))]
     assert sum(counts) == int(unread.group(1)) > 0
     assert "alerts still open" not in faulty.stdout
+    assert "frames dropped or corrupted" in injected
+    unplugs = sum(int(n) for n in re.findall(r"unplug \w+ (\d+)", injected))
+    if unplugs:
+        assert re.search(rf"^  link_down: {unplugs} raised", faulty.stdout, re.M), faulty.stdout
     fingerprint = "hands fingerprint"
     assert field(faulty.stdout, fingerprint) == field(clean.stdout, fingerprint)
 

@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from controller.rules import Effect, Rules, RulesError, Variant
 from controller.sim.dealer import Dealer, DealerError, FaultRates, Pace, Tally
-from controller.sim.floor import CoreFloor, FloorError
+from controller.sim.floor import CoreFloor, Floor, FloorError, Observer
+from controller.sim.service_floor import service_floor
 from controller.sim.view import View, summary
 from controller.table import Table, TableSettings
 
@@ -69,6 +72,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         default=Path("data/table.sqlite3"),
         help="the run's journal, started afresh (default data/table.sqlite3)",
     )
+    parser.add_argument(
+        "--core-only",
+        action="store_true",
+        help="the table core in this process: no simulator processes, service or journal",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -81,6 +89,7 @@ class Options:
     faults: FaultRates
     pace: Pace
     journal: Path
+    core_only: bool
 
 
 def options(args: argparse.Namespace) -> Options:
@@ -104,8 +113,12 @@ def options(args: argparse.Namespace) -> Options:
         rules = Rules(variant=Variant(args.variant), bonus_price=args.bonus_price)
     except (ValueError, RulesError) as error:
         raise ValueError(str(error).replace("_", "-")) from None
+    if args.core_only and faults.line:
+        raise ValueError("--line-faults: there are no lines with --core-only")
     settings = TableSettings(rules=rules)
-    return Options(args.seats, args.hands, args.seed, settings, faults, pace, args.journal)
+    return Options(
+        args.seats, args.hands, args.seed, settings, faults, pace, args.journal, args.core_only
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -115,6 +128,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"luck-table sim: {error}", file=sys.stderr)
         return 2
     tally = Tally()
+    if not chosen.core_only:
+        _log_to(chosen.journal.with_suffix(".log"))
     live = sys.stdout.isatty()
     variant = VARIANT_NAMES[chosen.settings.rules.variant]
     title = f"Simulated table: {variant}, {chosen.seats} seats, seed {chosen.seed}"
@@ -123,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
     started = time.monotonic()
     final: list[Table] = []
 
-    def observe(table: Table, effects: list[Effect]) -> None:
+    def observe(table: Table, effects: Sequence[Effect]) -> None:
         tally.observe(table, effects)
         view.observe(table, effects)
         final[:] = [table]
@@ -147,14 +162,41 @@ def run(args: argparse.Namespace) -> int:
     table = final[0]
     print()
     print("\n".join(summary(tally, table, time.monotonic() - started)))
+    if not chosen.core_only:
+        log = chosen.journal.with_suffix(".log")
+        print(
+            f"journal: {chosen.journal} (luck-table history --journal {chosen.journal}); log: {log}"
+        )
     if sum(seat.stack for seat in table.seats) != table.chips or table.chips != tally.bought_in:
         status = 1
     return status
 
 
-async def _deal(chosen: Options, tally: Tally, observe: object) -> None:
-    floor = CoreFloor(chosen.settings, observe, start=int(time.time() * 1000))  # type: ignore[arg-type]
-    dealer = Dealer(
+def _log_to(path: Path) -> None:
+    """The service's log goes to ``path`` (not over the live view)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    logging.basicConfig(
+        filename=path,
+        filemode="w",
+        level=logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+
+
+async def _deal(chosen: Options, tally: Tally, observe: Observer) -> None:
+    if chosen.core_only:
+        floor = CoreFloor(chosen.settings, observe, start=int(time.time() * 1000))
+        await _dealer(chosen, tally, floor).run()
+        return
+    async with service_floor(chosen.settings, chosen.journal, observe, seed=chosen.seed) as devices:
+        if chosen.faults.line:
+            await devices.set_line_faults(chosen.faults.line)
+            tally.line_faults = chosen.faults.line
+        await _dealer(chosen, tally, devices).run()
+
+
+def _dealer(chosen: Options, tally: Tally, floor: Floor) -> Dealer:
+    return Dealer(
         floor,
         tally,
         seats=chosen.seats,
@@ -163,4 +205,3 @@ async def _deal(chosen: Options, tally: Tally, observe: object) -> None:
         faults=chosen.faults,
         pace=chosen.pace,
     )
-    await dealer.run()

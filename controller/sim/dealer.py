@@ -94,6 +94,7 @@ class Tally:
     bought_in: int = 0
     decks: int = 0
     decisions: int = 0
+    line_faults: float = 0.0
     injected: Counter[str] = field(default_factory=Counter)
     raised: Counter[str] = field(default_factory=Counter)
     resolved: defaultdict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))

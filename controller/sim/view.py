@@ -13,7 +13,7 @@ from controller.rules.state import STREET_NAMES
 from controller.sim.dealer import Tally
 from controller.table import Table
 
-HOME_AND_CLEAR = "\x1b[H\x1b[J"
+HOME, CLEAR_LINE, CLEAR_BELOW = "\x1b[H", "\x1b[K", "\x1b[J"
 BOLD, DIM, GREEN, RED, YELLOW, RESET = (
     "\x1b[1m",
     "\x1b[2m",
@@ -54,7 +54,8 @@ class View:
             self.draw(table)
 
     def draw(self, table: Table) -> None:
-        self.out.write(HOME_AND_CLEAR + "\n".join(self.render(table)) + "\n")
+        lines = (line + CLEAR_LINE for line in self.render(table))
+        self.out.write(HOME + "\n".join(lines) + "\n" + CLEAR_BELOW)  # over the last view
         self.out.flush()
 
     def render(self, table: Table) -> list[str]:
@@ -132,8 +133,10 @@ def summary(tally: Tally, table: Table, seconds: float) -> list[str]:
         + ("conserved" if conserved else "NOT CONSERVED"),
         "stacks: " + ", ".join(f"{seat.player} {seat.stack}" for seat in table.seats),
     ]
-    injected = ", ".join(f"{what} {count}" for what, count in sorted(tally.injected.items()))
-    lines.append(f"faults injected: {injected or 'none'}")
+    injected = [f"{what} {count}" for what, count in sorted(tally.injected.items())]
+    if tally.line_faults:
+        injected.append(f"frames dropped or corrupted on the lines at {tally.line_faults:g}")
+    lines.append(f"faults injected: {', '.join(injected) or 'none'}")
     if tally.raised:
         lines.append("alerts:")
         for kind, count in sorted(tally.raised.items()):
