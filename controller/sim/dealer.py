@@ -163,6 +163,7 @@ class Dealer:
         self.started = 0
         self.unread: deque[int] = deque()  # cards dealt unread, as they physically are
         self.scrambled = 0  # the last hand whose burn cards went back into the shoe
+        self.shoe: deque[int] = deque()  # the cards in the shoe, next first
 
     async def run(self) -> None:
         """Deal until ``hands`` hands are over (for ever with 0)."""
@@ -216,7 +217,10 @@ class Dealer:
             chips = self.players[broke.seat].buy_in(settings.min_buy_in, settings.max_buy_in)
             await self._submit(Rebuy(at=self.floor.now(), seat=broke.seat, chips=chips))
         elif not table.deck_ready:
-            await self.floor.load_deck(self.decks.getrandbits(32))
+            deck = list(range(52))
+            self.decks.shuffle(deck)
+            self.shoe = deque(deck)
+            await self.floor.load(deck)
             self.tally.decks += 1
         else:
             await self._pause(self.pace.hand)
@@ -232,6 +236,9 @@ class Dealer:
             return  # the table will say whether to go on
         unread = self.chance.random() < self.faults.unreadable
         card = await self.floor.draw(Disposition.DEALT_UNREAD if unread else None)
+        expected = self.shoe.popleft()
+        if card != expected:
+            raise DealerError(f"the shoe gave card {card}; the dealer loaded {expected} next")
         self.tally.drawn += 1
         seat = waiting.seat
         placed = seat is not None and self.floor.table.settings.seat_board
@@ -248,11 +255,13 @@ class Dealer:
         await self.floor.place(seat, card, lands_at)
 
     async def _scramble(self, table: Table) -> None:
-        """The stub ran short: the burn cards, shuffled, go back into the shoe."""
-        burns = [int(card) for card in table.hand.burns]  # type: ignore[union-attr]
-        self.decks.shuffle(burns)
+        """The stub ran short: the burn cards are scrambled with it into the shoe (which
+        reports a deck loaded during the hand: the supervisor resolves it)."""
+        cards = [*self.shoe, *(int(card) for card in table.hand.burns)]  # type: ignore[union-attr]
+        self.decks.shuffle(cards)
+        self.shoe = deque(cards)
         self.scrambled = table.hand_number
-        await self.floor.scramble(burns)
+        await self.floor.load(cards)
 
     async def _decide(self, waiting: Waiting) -> None:
         await self._pause(self.pace.decision)

@@ -11,7 +11,6 @@ the same acts on simulator processes and the table service.
 
 from __future__ import annotations
 
-import random
 from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Protocol
@@ -42,13 +41,6 @@ class FloorError(RuntimeError):
     event never reached the table)."""
 
 
-def shuffled_deck(seed: int) -> list[int]:
-    """The order of a deck shuffled from ``seed``: as the simulated shoe's ``load seed=S``."""
-    order = list(range(52))
-    random.Random(seed).shuffle(order)
-    return order
-
-
 class Floor(Protocol):
     @property
     def table(self) -> Table: ...
@@ -62,18 +54,14 @@ class Floor(Protocol):
         table refused it, or None."""
         ...
 
-    async def load_deck(self, seed: int) -> None:
-        """A deck shuffled from ``seed`` into the shoe, once the table knows of it."""
+    async def load(self, cards: list[int]) -> None:
+        """The shoe is loaded with ``cards`` in this order (it reports a deck of that many),
+        once the table knows of it."""
         ...
 
     async def draw(self, unread: Disposition | None) -> int:
         """The dealer draws the next card (``unread``: it is unreadable and goes there); the
         card it physically is, once the table has the shoe's report."""
-        ...
-
-    async def scramble(self, cards: list[int]) -> None:
-        """The burn cards ``cards`` go back into the shoe behind what is left of the stub
-        (the engine's scramble when the stub runs short)."""
         ...
 
     async def place(self, seat: int, card: int, lands_at: int) -> None:
@@ -127,9 +115,9 @@ class CoreFloor:
     async def submit(self, item: TableInput) -> str | None:
         return self._apply(item)
 
-    async def load_deck(self, seed: int) -> None:
-        self._shoe = deque(shuffled_deck(seed))
-        self._apply(DeckLoaded(at=self.now(), count=len(self._shoe)))
+    async def load(self, cards: list[int]) -> None:
+        self._shoe = deque(cards)
+        self._apply(DeckLoaded(at=self.now(), count=len(cards)))
 
     async def draw(self, unread: Disposition | None) -> int:
         if not self._shoe:
@@ -140,9 +128,6 @@ class CoreFloor:
         else:
             self._apply(CardUnreadable(at=self.now(), disposition=unread))
         return card
-
-    async def scramble(self, cards: list[int]) -> None:
-        self._shoe.extend(cards)
 
     async def place(self, seat: int, card: int, lands_at: int) -> None:
         self._apply(CardAtSeat(at=self.now(), seat=lands_at, code=card))

@@ -126,20 +126,14 @@ class ServiceFloor:
                 raise FloorError(f"the devices did not connect in {SETTLE_TIMEOUT:.0f} s")
             await asyncio.sleep(0.01)
 
-    async def load_deck(self, seed: int) -> None:
-        await self._act(Device.SHOE, f"load seed={seed}")
+    async def load(self, cards: list[int]) -> None:
+        await self._act(Device.SHOE, "load cards=" + ",".join(str(card) for card in cards))
 
     async def draw(self, unread: Disposition | None) -> int:
         line = "draw" if unread is None else f"draw unreadable disposition={unread.value}"
         reply = await self._act(Device.SHOE, line)
         card: int = reply["card"]
         return card
-
-    async def scramble(self, cards: list[int]) -> None:
-        rest = (await self._command(Device.SHOE, "status"))["cards_remaining"]
-        if rest:
-            raise FloorError("the burn cards are scrambled only into an empty shoe")
-        await self._act(Device.SHOE, "load cards=" + ",".join(str(card) for card in cards))
 
     async def place(self, seat: int, card: int, lands_at: int) -> None:
         await self._act(Device.SEAT_BOARD, f"place {seat} {card} lands_at={lands_at}")
