@@ -70,7 +70,7 @@ def test_faults_are_counted_and_resolved(tmp_path: Path) -> None:
     assert sum(counts) == int(unread.group(1)) > 0
     assert "alerts still open" not in faulty.stdout
     assert "frames dropped or corrupted" in injected
-    unplugs = sum(int(n) for n in re.findall(r"unplug \w+ (\d+)", injected))
+    unplugs = sum(int(n) for n in re.findall(r"unplugged (\d+)", injected))
     if unplugs:
         assert re.search(rf"^  link_down: {unplugs} raised", faulty.stdout, re.M), faulty.stdout
     fingerprint = "hands fingerprint"

@@ -62,7 +62,7 @@ def test_faults_are_raised_resolved_and_change_no_hand(seed: int) -> None:
     assert tally.injected["unreadable card"] > 0 and tally.injected["misplaced card"] > 0
     assert tally.raised["unread_card"] == tally.injected["unreadable card"]
     assert tally.raised["link_down"] == sum(
-        count for what, count in tally.injected.items() if what.startswith("unplug")
+        count for what, count in tally.injected.items() if what.endswith("unplugged")
     )
     resolved = sum(sum(hows.values()) for hows in tally.resolved.values())
     assert resolved == sum(tally.raised.values())

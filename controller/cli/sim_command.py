@@ -147,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
     if live:
         sys.stdout.write(HIDE_CURSOR)
     try:
-        asyncio.run(_deal(chosen, tally, observe))
+        asyncio.run(_deal(chosen, tally, observe, view))
     except KeyboardInterrupt:
         print("\nstopped (Ctrl-C)")
     except (DealerError, FloorError) as error:
@@ -183,12 +183,14 @@ def _log_to(path: Path) -> None:
     )
 
 
-async def _deal(chosen: Options, tally: Tally, observe: Observer) -> None:
+async def _deal(chosen: Options, tally: Tally, observe: Observer, view: View) -> None:
     if chosen.core_only:
+        view.subtitle = "the table core in this process (--core-only)"
         floor = CoreFloor(chosen.settings, observe, start=int(time.time() * 1000))
         await _dealer(chosen, tally, floor).run()
         return
     async with service_floor(chosen.settings, chosen.journal, observe, seed=chosen.seed) as devices:
+        view.subtitle = devices.describe()
         if chosen.faults.line:
             await devices.set_line_faults(chosen.faults.line)
             tally.line_faults = chosen.faults.line

@@ -231,7 +231,7 @@ class Dealer:
         await self._pause(self.pace.card)
         if self.chance.random() < self.faults.unplug:
             device = self.chance.choice((Device.SHOE, Device.SEAT_BOARD))
-            self.tally.injected[f"unplug {device.value}"] += 1
+            self.tally.injected[f"{device.value.replace('_', ' ')} unplugged"] += 1
             await self.floor.unplug(device, 1.0 + self.chance.random())
             return  # the table will say whether to go on
         unread = self.chance.random() < self.faults.unreadable
@@ -278,11 +278,12 @@ class Dealer:
     async def _resolve(self, alert: Alert) -> None:
         """What a dealer and a supervisor do for ``alert``; a device's own alert (a fault,
         a lost link) is waited out."""
+        await self._pause(self.pace.hand)  # a supervisor takes a moment to come over
         kind = alert.kind
         if kind is AlertKind.UNREAD_CARD:
             card = Card(self.unread.popleft())
             self.tally.remedied[alert.id] = "the supervisor entered the card"
-            await self._supervise(EnterCard(card=card, **self._signed()))
+            await self._submit(EnterCard(card=card, **self._signed()))
         elif kind in (AlertKind.MISPLACED_CARD, AlertKind.CARD_AT_EMPTY_SEAT) and alert.belongs:
             assert alert.card is not None
             self.tally.remedied[alert.id] = "the dealer moved the card"
@@ -290,13 +291,9 @@ class Dealer:
         elif alert.rule.remedies:
             remedy = alert.rule.remedies[-1]
             self.tally.remedied[alert.id] = f"the supervisor resolved it ({remedy.value})"
-            await self._supervise(ResolveAlert(alert=alert.id, remedy=remedy, **self._signed()))
+            await self._submit(ResolveAlert(alert=alert.id, remedy=remedy, **self._signed()))
         else:
             await self.floor.settle()
-
-    async def _supervise(self, item: EnterCard | ResolveAlert) -> None:
-        await self._pause(self.pace.decision)
-        await self._submit(item)
 
     def _signed(self) -> dict[str, Any]:
         """The fields of a supervisor's action: when, who and why."""

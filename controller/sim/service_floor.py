@@ -83,6 +83,13 @@ class ServiceFloor:
         self._updates.put(None)
         await self._watcher
 
+    def describe(self) -> str:
+        """Where the table runs: the simulators' ports and the journal."""
+        ports = ", ".join(
+            f"{device.value.replace('_', ' ')} {sim.port}" for device, sim in self.devices.items()
+        )
+        return f"simulated {ports}; journal {self.service.config.journal}"
+
     @property
     def table(self) -> Table:
         return self.service.table
@@ -187,4 +194,14 @@ async def service_floor(
                 await floor.close()
     finally:
         for process in processes:
-            await asyncio.to_thread(process.stop)
+            await asyncio.to_thread(_stop, process)
+
+
+def _stop(process: SimulatorProcess) -> None:
+    """Stop a simulator, also when it already stopped (Ctrl-C in a terminal reaches the
+    simulators too: they are in the terminal's process group)."""
+    try:
+        process.stop()
+    except ControlReplyError:  # it stopped before it could reply to quit
+        process.process.wait(10)
+        process.process.stdout.close()  # type: ignore[union-attr]

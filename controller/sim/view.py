@@ -4,6 +4,7 @@ the summary at the end."""
 
 from __future__ import annotations
 
+import shutil
 import time
 from collections.abc import Sequence
 from typing import TextIO
@@ -40,6 +41,7 @@ class View:
         self.started = time.monotonic()
         self.drawn = 0.0
         self.tally: Tally | None = None
+        self.subtitle = ""  # where the table runs: its devices and journal
 
     def observe(self, table: Table, effects: Sequence[Effect]) -> None:
         if not self.live:
@@ -62,7 +64,8 @@ class View:
         """The lines of the live view."""
         hand = table.hand
         signals = table.signals
-        lines = [f"{BOLD}{self.title}{RESET}   {self._progress(table)}", ""]
+        lines = [f"{BOLD}{self.title}{RESET}   {self._progress(table)}"]
+        lines += [f"{DIM}{self.subtitle}{RESET}", ""] if self.subtitle else [""]
         if hand is not None:
             street = STREET_NAMES.get(hand.street, str(hand.street))
             state = "over" if hand.over else f"{street} street"
@@ -77,6 +80,8 @@ class View:
         lines += [f"Dealer display: {colour}{signals.display}{RESET}   {lamp}", ""]
         lines.append(f"{'':2}{'seat':<5}{'player':<10}{'stack':>7}{'bet':>6}  cards")
         players = {} if hand is None else {p.seat: p for p in hand.players}
+        waiting = hand.waiting_for if hand is not None else None
+        acting = waiting.seat if waiting is not None and waiting.kind != "card" else None
         for seat in table.seats:
             player = players.get(seat.seat)
             lit = ">" if seat.seat in signals.lamps.seats else " "
@@ -86,17 +91,20 @@ class View:
                 cards = " ".join(_card(dealt) for dealt in player.cards)
                 folded = f"  {DIM}folded{RESET}" if player.folded else ""
                 row = f"{player.stack:>7}{player.bet or '':>6}  {cards}{folded}"
+            if seat.seat == acting:
+                row += f"  {BOLD}<- to act{RESET}"
             lines.append(f"{lit} {seat.seat:<5}{seat.player:<10}{row}")
         if hand is not None and hand.community is not None:
             lines.append(f"  community card: {hand.community}")
         lines.append("")
         lines.append("Alerts:" if table.alerts else f"Alerts: {DIM}none{RESET}")
+        width = shutil.get_terminal_size().columns - 4
         for alert in table.alerts:
-            lines.append(f"  {YELLOW}! {alert.message}{RESET}")
-            lines.append(f"    what to do: {alert.remedy}")
+            lines.append(f"  {YELLOW}! {alert.message[:width]}{RESET}")
+            lines.append(f"    what to do: {alert.remedy[: width - 14]}")
         if self.tally is not None:
             lines += ["", "Recent:"]
-            lines += [f"  {DIM}{message}{RESET}" for message in self.tally.recent]
+            lines += [f"  {DIM}{message[:width]}{RESET}" for message in self.tally.recent]
         return lines
 
     def _progress(self, table: Table) -> str:
@@ -125,7 +133,7 @@ def summary(tally: Tally, table: Table, seconds: float) -> list[str]:
     conserved = stacks == table.chips == tally.bought_in
     lines = [
         f"hands: {tally.hands} ({tally.void_hands} void) in {seconds:.1f} s"
-        + (f", {tally.hands / seconds:.1f} hands/s" if seconds > 0 else ""),
+        + (f", {seconds / tally.hands:.2f} s a hand" if tally.hands else ""),
         f"cards: {tally.cards} dealt from {tally.decks} decks; bonus cards: {tally.bonus_cards}"
         + (f" ({tally.bonus_declined} declined)" if tally.bonus_declined else ""),
         f"decisions: {tally.decisions}",
