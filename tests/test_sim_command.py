@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -75,6 +77,32 @@ def test_faults_are_counted_and_resolved(tmp_path: Path) -> None:
         assert re.search(rf"^  link_down: {unplugs} raised", faulty.stdout, re.M), faulty.stdout
     fingerprint = "hands fingerprint"
     assert field(faulty.stdout, fingerprint) == field(clean.stdout, fingerprint)
+
+
+def test_ctrl_c_stops_the_table_and_the_simulators_and_prints_the_summary(
+    tmp_path: Path,
+) -> None:
+    """SIGINT to the whole process group, as a terminal's Ctrl-C sends it."""
+    process = subprocess.Popen(
+        [*SIM, "--hands", "0", "--speed", "max"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    assert process.stdout is not None
+    for line in process.stdout:
+        if line == "hand 2 is over\n":
+            break
+    os.killpg(process.pid, signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    assert "stopped (Ctrl-C)" in out and "conserved" in field(out, "chips")
+    assert "Traceback" not in err
+    group = ["pgrep", "-g", str(process.pid)]
+    left = subprocess.run(group, capture_output=True, text=True, check=False)
+    assert left.stdout == ""  # no simulator process left behind
 
 
 def test_bad_options_are_refused_with_status_2(tmp_path: Path) -> None:
