@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 import re
+from collections.abc import Callable, Sequence
 
 from controller.rules import Effect
 from controller.sim.dealer import Dealer, FaultRates, Tally
@@ -19,13 +20,13 @@ def plain(text: str) -> str:
     return ANSI.sub("", text)
 
 
-def until(dealer: Dealer, check: object) -> Table:
+def until(dealer: Dealer, check: Callable[[Table], object]) -> Table:
     """Moves of the dealer until ``check(table)``; the table then."""
 
     async def play() -> Table:
         for _ in range(5000):
             table = dealer.floor.table
-            if check(table):  # type: ignore[operator]
+            if check(table):
                 return table
             await dealer.move()
         raise AssertionError("never reached")
@@ -49,7 +50,8 @@ def test_the_live_view_shows_the_bonus_card_the_lamps_and_the_seat_to_act() -> N
     assert re.search(r"\[#*\.*\] \d/5 hands", screen)
     table = until(dealer, lambda table: table.in_hand and table.hand.waiting_for.kind == "action")
     screen = plain("\n".join(view.render(table)))
-    acting = table.hand.waiting_for.seat  # type: ignore[union-attr]
+    assert table.hand is not None and table.hand.waiting_for is not None
+    acting = table.hand.waiting_for.seat
     assert f"BETTING: seat {acting} to act" in screen
     assert re.search(rf"^  {acting} .*<- to act$", screen, re.M)
     view.draw(table)
@@ -74,11 +76,11 @@ def test_off_a_terminal_each_hand_and_alert_is_one_plain_line() -> None:
     out = io.StringIO()
     view = View(out, live=False, title="Simulated table", hands=3)
 
-    def observe(table: Table, effects: tuple[Effect, ...]) -> None:
+    def observe(table: Table, effects: Sequence[Effect]) -> None:
         tally.observe(table, effects)
         view.observe(table, effects)
 
-    floor = CoreFloor(TableSettings(), observe)  # type: ignore[arg-type]
+    floor = CoreFloor(TableSettings(), observe)
     faults = FaultRates(unreadable=0.05)
     asyncio.run(Dealer(floor, tally, seats=3, hands=3, seed=4, faults=faults).run())
     lines = out.getvalue().splitlines()

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from controller.journal import JournalError
 from controller.rules import Effect, Rules, RulesError, Variant
 from controller.sim.dealer import Dealer, DealerError, FaultRates, Pace, Tally
 from controller.sim.floor import CoreFloor, Floor, FloorError, Observer
@@ -127,9 +128,13 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"luck-table sim: {error}", file=sys.stderr)
         return 2
-    tally = Tally()
     if not chosen.core_only:
-        _log_to(chosen.journal.with_suffix(".log"))
+        try:
+            _log_to(chosen.journal.with_suffix(".log"))
+        except OSError as error:
+            print(f"luck-table sim: --journal {chosen.journal}: {error}", file=sys.stderr)
+            return 2
+    tally = Tally()
     live = sys.stdout.isatty()
     variant = VARIANT_NAMES[chosen.settings.rules.variant]
     title = f"Simulated table: {variant}, {chosen.seats} seats, seed {chosen.seed}"
@@ -150,12 +155,13 @@ def run(args: argparse.Namespace) -> int:
         asyncio.run(_deal(chosen, tally, observe, view))
     except KeyboardInterrupt:
         print("\nstopped (Ctrl-C)")
-    except (DealerError, FloorError) as error:
-        print(f"luck-table sim: {error}", file=sys.stderr)
+    except (DealerError, FloorError, JournalError, OSError, RuntimeError) as error:
+        print(f"luck-table sim: {error}", file=sys.stderr)  # the simulators, the service
         status = 1
     finally:
         if live:
-            view.draw(final[0]) if final else None
+            if final:
+                view.draw(final[0])
             sys.stdout.write(SHOW_CURSOR)
     if not final:
         return status or 1
@@ -167,9 +173,7 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"journal: {chosen.journal} (luck-table history --journal {chosen.journal}); log: {log}"
         )
-    if sum(seat.stack for seat in table.seats) != table.chips or table.chips != tally.bought_in:
-        status = 1
-    return status
+    return status if tally.conserved(table) else 1
 
 
 def _log_to(path: Path) -> None:

@@ -129,6 +129,10 @@ class Tally:
                 stacks = json.dumps(data["stacks"], sort_keys=True)
                 self.digest.update(f"{data['hand']}:{stacks};".encode())
 
+    def conserved(self, table: Table) -> bool:
+        """Every chip bought in is in a stack, and the table's ledger agrees."""
+        return sum(seat.stack for seat in table.seats) == table.chips == self.bought_in
+
     @property
     def hand_digest(self) -> str:
         """A fingerprint of every hand's outcome: the same for the same hands."""
@@ -183,11 +187,11 @@ class Dealer:
                 return False
             await self._between_hands(table)
         else:
-            waiting = table.hand.waiting_for  # type: ignore[union-attr]
-            assert waiting is not None
             hand = table.hand
-            if hand.scrambled and self.scrambled != table.hand_number:  # type: ignore[union-attr]
-                await self._scramble(table)
+            assert hand is not None and hand.waiting_for is not None
+            waiting = hand.waiting_for
+            if hand.scrambled and self.scrambled != table.hand_number:
+                await self._scramble(list(hand.burns), table.hand_number)
             elif waiting.kind == "card":
                 await self._deal(waiting)
             else:
@@ -254,13 +258,13 @@ class Dealer:
             self.tally.injected["misplaced card"] += 1
         await self.floor.place(seat, card, lands_at)
 
-    async def _scramble(self, table: Table) -> None:
+    async def _scramble(self, burns: list[Card], hand_number: int) -> None:
         """The stub ran short: the burn cards are scrambled with it into the shoe (which
         reports a deck loaded during the hand: the supervisor resolves it)."""
-        cards = [*self.shoe, *(int(card) for card in table.hand.burns)]  # type: ignore[union-attr]
+        cards = [*self.shoe, *(int(card) for card in burns)]
         self.decks.shuffle(cards)
         self.shoe = deque(cards)
-        self.scrambled = table.hand_number
+        self.scrambled = hand_number
         await self.floor.load(cards)
 
     async def _decide(self, waiting: Waiting) -> None:

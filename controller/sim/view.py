@@ -130,7 +130,6 @@ def _card(dealt: Dealt) -> str:
 def summary(tally: Tally, table: Table, seconds: float) -> list[str]:
     """The lines of the summary printed at the end of a run."""
     stacks = sum(seat.stack for seat in table.seats)
-    conserved = stacks == table.chips == tally.bought_in
     lines = [
         f"hands: {tally.hands} ({tally.void_hands} void) in {seconds:.1f} s"
         + (f", {seconds / tally.hands:.2f} s a hand" if tally.hands else ""),
@@ -138,7 +137,7 @@ def summary(tally: Tally, table: Table, seconds: float) -> list[str]:
         + (f" ({tally.bonus_declined} declined)" if tally.bonus_declined else ""),
         f"decisions: {tally.decisions}",
         f"chips: {tally.bought_in} bought in, {stacks} in the stacks, ledger {table.chips}: "
-        + ("conserved" if conserved else "NOT CONSERVED"),
+        + ("conserved" if tally.conserved(table) else "NOT CONSERVED"),
         "stacks: " + ", ".join(f"{seat.player} {seat.stack}" for seat in table.seats),
     ]
     injected = [f"{what} {count}" for what, count in sorted(tally.injected.items())]
