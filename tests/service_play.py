@@ -185,7 +185,8 @@ async def main(argv: list[str] | None = None) -> None:
     async with TableService(load_config(args.config)) as service:
         recovered = service.recovered
         assert recovered is not None
-        print(json.dumps({"recovered": service.position}), flush=True)
+        state = json.dumps(recovered.table.to_json())
+        print(json.dumps({"recovered": recovered.position, "state": state}), flush=True)
         await AutoTable(service, shoe, seats, seed=args.seed + recovered.position).play(args.hands)
     print(json.dumps({"done": service.position}), flush=True)
 

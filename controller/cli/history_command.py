@@ -17,8 +17,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from controller.cli import replay_command
+from controller.cli.hands import RecordedHand, recorded_hands
 from controller.journal import Journal, JournalError
-from controller.service.hands import RecordedHand, recorded_hands
 
 
 def _time(ms: int | None) -> str:
