@@ -78,22 +78,7 @@ class View:
         lamp = f"{GREEN}{BOLD}BONUS LAMP ON{RESET}" if signals.lamps.bonus else "bonus lamp off"
         colour = RED if signals.display.startswith("PAUSED") else BOLD
         lines += [f"Dealer display: {colour}{signals.display}{RESET}   {lamp}", ""]
-        lines.append(f"{'':2}{'seat':<5}{'player':<10}{'stack':>7}{'bet':>6}  cards")
-        players = {} if hand is None else {p.seat: p for p in hand.players}
-        waiting = hand.waiting_for if hand is not None else None
-        acting = waiting.seat if waiting is not None and waiting.kind != "card" else None
-        for seat in table.seats:
-            player = players.get(seat.seat)
-            lit = ">" if seat.seat in signals.lamps.seats else " "
-            if player is None:
-                row = f"{seat.stack:>7}{'':>6}  {DIM}not in this hand{RESET}"
-            else:
-                cards = " ".join(_card(dealt) for dealt in player.cards)
-                folded = f"  {DIM}folded{RESET}" if player.folded else ""
-                row = f"{player.stack:>7}{player.bet or '':>6}  {cards}{folded}"
-            if seat.seat == acting:
-                row += f"  {BOLD}<- to act{RESET}"
-            lines.append(f"{lit} {seat.seat:<5}{seat.player:<10}{row}")
+        lines += _seat_rows(table)
         if hand is not None and hand.community is not None:
             lines.append(f"  community card: {hand.community}")
         lines.append("")
@@ -118,11 +103,35 @@ class View:
         return f"[{bar}] {done}/{self.hands} hands   {seconds:.0f} s"
 
 
-def _card(dealt: Dealt) -> str:
-    """A card as the view shows it: face-down cards dim in brackets, fours green (wild in
-    Luck of the Irish), a bonus card marked with ``+``."""
+def _seat_rows(table: Table) -> list[str]:
+    """The seats: lamp, number, player, stack, bet and cards; the player to act marked."""
+    hand = table.hand
+    lit = table.signals.lamps.seats
+    players = {} if hand is None else {p.seat: p for p in hand.players}
+    waiting = hand.waiting_for if hand is not None else None
+    acting = waiting.seat if waiting is not None and waiting.kind != "card" else None
+    wild = hand is not None and hand.rules.wild
+    rows = [f"{'':2}{'seat':<5}{'player':<10}{'stack':>7}{'bet':>6}  cards"]
+    for seat in table.seats:
+        player = players.get(seat.seat)
+        if player is None:
+            row = f"{seat.stack:>7}{'':>6}  {DIM}not in this hand{RESET}"
+        else:
+            cards = " ".join(_card(dealt, wild) for dealt in player.cards)
+            folded = f"  {DIM}folded{RESET}" if player.folded else ""
+            row = f"{player.stack:>7}{player.bet or '':>6}  {cards}{folded}"
+        if seat.seat == acting:
+            row += f"  {BOLD}<- to act{RESET}"
+        lamp = ">" if seat.seat in lit else " "
+        rows.append(f"{lamp} {seat.seat:<5}{seat.player:<10}{row}")
+    return rows
+
+
+def _card(dealt: Dealt, wild: bool) -> str:
+    """A card as the view shows it: face-down cards dim in brackets, fours green when they
+    are wild (Luck of the Irish), a bonus card marked with ``+``."""
     text = str(dealt.card) + ("+" if dealt.bonus else "")
-    if dealt.card.rank == 4:
+    if wild and dealt.card.rank == 4:
         text = f"{GREEN}{text}{RESET}"
     return text if dealt.up else f"{DIM}[{RESET}{text}{DIM}]{RESET}"
 
