@@ -108,12 +108,13 @@ class AutoTable:
         resolvable = [alert for alert in table.alerts if alert.rule.remedies]
         if resolvable:
             alert = resolvable[0]
-            await self.service.submit(
-                ResolveAlert(
-                    at=0, who="S1", why="auto", alert=alert.id, remedy=alert.rule.remedies[0]
+            for remedy in alert.rule.remedies:  # the first the table takes
+                step = await self.service.submit(
+                    ResolveAlert(at=0, who="S1", why="auto", alert=alert.id, remedy=remedy)
                 )
-            )
-            return
+                if step.refused is None:
+                    return
+            raise RuntimeError(f"{alert.message}: {step.refused}")
         if table.paused:  # a device's own alert: it clears when the device says so
             await asyncio.sleep(0.05)
             return
