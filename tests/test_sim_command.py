@@ -106,12 +106,16 @@ def test_ctrl_c_stops_the_table_and_the_simulators_and_prints_the_summary(
 
 
 def test_bad_options_are_refused_with_status_2(tmp_path: Path) -> None:
+    existing = tmp_path / "live.sqlite3"  # perhaps a live table's journal: never replaced
+    existing.write_bytes(b"not ours")
     for args, words in (
         (("--seats", "9"), "--seats 9"),
         (("--speed", "fast"), "--speed fast"),
         (("--unreadable", "2"), "unreadable"),
         (("--bonus-price", "-1"), "bonus-price"),
+        (("--journal", str(existing)), "the file exists"),
     ):
         result = sim(*args, cwd=tmp_path)
         assert result.returncode == 2
         assert words in result.stderr and "Traceback" not in result.stderr
+    assert existing.read_bytes() == b"not ours"

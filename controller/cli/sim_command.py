@@ -24,6 +24,7 @@ from controller.sim.service_floor import service_floor
 from controller.sim.view import View, summary
 from controller.table import Table, TableSettings
 
+DEFAULT_JOURNAL = Path("data/table.sqlite3")
 HIDE_CURSOR, SHOW_CURSOR = "\x1b[?25l", "\x1b[?25h"
 VARIANT_NAMES = {
     Variant.LUCK_OF_THE_IRISH: "Luck of the Irish",
@@ -70,8 +71,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument(
         "--journal",
         type=Path,
-        default=Path("data/table.sqlite3"),
-        help="the run's journal, started afresh (default data/table.sqlite3)",
+        help=f"a new journal for the run (default {DEFAULT_JOURNAL}, replaced at each run)",
     )
     parser.add_argument(
         "--core-only",
@@ -114,11 +114,17 @@ def options(args: argparse.Namespace) -> Options:
         rules = Rules(variant=Variant(args.variant), bonus_price=args.bonus_price)
     except (ValueError, RulesError) as error:
         raise ValueError(str(error).replace("_", "-")) from None
+    journal = DEFAULT_JOURNAL if args.journal is None else args.journal
+    if args.journal is not None and journal.exists() and not args.core_only:
+        raise ValueError(
+            f"--journal {journal}: the file exists; the simulation starts a journal of its "
+            "own: remove it or name another file"
+        )
     if args.core_only and faults.line:
         raise ValueError("--line-faults: there are no lines with --core-only")
     settings = TableSettings(rules=rules)
     return Options(
-        args.seats, args.hands, args.seed, settings, faults, pace, args.journal, args.core_only
+        args.seats, args.hands, args.seed, settings, faults, pace, journal, args.core_only
     )
 
 
