@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/luck-table eval 4d Ks 4c 9h 9s Kh Js 2c
+	$(BIN)/luck-table sim --hands 5 --speed 4
 
 test: $(STAMP)
 	$(BIN)/ruff check .

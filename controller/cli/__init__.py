@@ -11,9 +11,23 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from controller.cli import eval_command, monitor_command, replay_command
+from controller.cli import (
+    eval_command,
+    history_command,
+    monitor_command,
+    replay_command,
+    serve_command,
+    sim_command,
+)
 
-SUBCOMMANDS: tuple[ModuleType, ...] = (eval_command, replay_command, monitor_command)
+SUBCOMMANDS: tuple[ModuleType, ...] = (
+    eval_command,
+    replay_command,
+    sim_command,
+    serve_command,
+    history_command,
+    monitor_command,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -361,8 +361,9 @@ def _card_at_seat(table: Table, item: ti.CardAtSeat, fx: list[Effect]) -> Table:
 
 
 def _holder(table: Table, card: Card) -> int | None:
-    """The seat whose hand holds ``card`` (None: no hand in progress holds it)."""
-    if not table.in_hand:
+    """The seat whose hand holds ``card``: the hand in progress, or the last one, over (the
+    seat board may report a hand's last cards after it ended); None: no player holds it."""
+    if table.hand is None:
         return None
     players = table.hand.players  # type: ignore[union-attr]
     return next((p.seat for p in players if any(d.card == card for d in p.cards)), None)

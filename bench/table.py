@@ -1,0 +1,295 @@
+"""Table service benchmark (issue 10).
+
+(a) Card latency through the whole service: the simulated shoe (a simulator process on a
+    pseudo-terminal paced at 115200 baud) -> driver -> journal commit (WAL,
+    synchronous=FULL) -> table core -> the update with its effects published (lamps sent),
+    p50/p99 over CARDS cards dealt in real hands, from the moment the dealer's draw is sent
+    to the simulator (so the figure includes the control channel's hop into it). Beside
+    it, in the same run: the driver alone on the same simulator (no journal, no table), and
+    the CARD frame's wire time. Goal: p99 <= wire time + 10 ms.
+(b) Recovery time for a journal of HANDS hands (written the way the service writes it:
+    device events, people's inputs, a snapshot at each hand's end): opening the journal
+    and rebuilding the table from the latest snapshot, beside replaying the whole journal
+    from its start (what recovery would cost without snapshots). Goal: < 2 s for 10,000.
+(c) Journal size per hand (bytes of the SQLite file after a checkpoint, per hand).
+(d) ``--kills N``: the recovery test killing the service N times (50 by default; 0 skips).
+
+Usage: .venv/bin/python bench/table.py [--cards N] [--hands N] [--kills N] (0 skips a part)
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import platform
+import random
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from controller.journal import Device as JournalDevice  # noqa: E402
+from controller.journal import Input, Journal  # noqa: E402
+from controller.journal.device_events import to_input  # noqa: E402
+from controller.journal.snapshots import Snapshots  # noqa: E402
+from controller.rules import Do  # noqa: E402
+from controller.service import Recovered, TableService, recover, steps  # noqa: E402
+from controller.service.records import record_of, table_inputs  # noqa: E402
+from controller.table import (  # noqa: E402
+    Configure,
+    Decide,
+    NewHand,
+    Rebuy,
+    SitDown,
+    Table,
+    TableSettings,
+    apply,
+)
+from drivers.device import ShoeDriver  # noqa: E402
+from drivers.events import CardRead, DeviceInfo, LinkUp  # noqa: E402
+from drivers.protocol import CardRead as CardMessage  # noqa: E402
+from drivers.protocol import DeviceKind, encode_frame  # noqa: E402
+from drivers.session import LinkConfig  # noqa: E402
+from tests.service_kit import BAUD, config, simulator  # noqa: E402
+from tests.service_play import AutoTable, Control  # noqa: E402
+
+BITS_PER_BYTE = 10
+BATCH = 50  # hands per transaction when writing a journal for (b)
+REPLAY_SAMPLE = 20_000  # inputs replayed from the start to time a replay without snapshots
+
+
+def percentiles(samples: list[float]) -> tuple[float, float]:
+    ordered = sorted(samples)
+    p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
+    return statistics.median(ordered), p99
+
+
+class TimedControl(Control):
+    """The shoe's control channel, noting when each draw is sent."""
+
+    draws: list[float]
+
+    async def command(self, line: str) -> object:
+        if line == "draw":
+            self.draws.append(time.perf_counter())
+        return await super().command(line)
+
+
+async def driver_alone(port: str, control_address: str, cards: int) -> list[float]:
+    control = await Control.connect(control_address)
+    await control.command("load decks=8")
+    samples = []
+    async with ShoeDriver.from_url(port, LinkConfig(), baudrate=BAUD) as shoe:
+        for _ in range(cards):
+            start = time.perf_counter()
+            await control.command("draw")
+            while not isinstance(await shoe.next_event(), CardRead):
+                pass
+            samples.append((time.perf_counter() - start) * 1000)
+    await control.close()
+    return samples
+
+
+async def whole_service(folder: Path, port: str, control_address: str, cards: int) -> list[float]:
+    settings = config(folder, port)
+    samples: list[float] = []
+    async with TableService(settings) as service:
+        updates = service.updates()
+        shoe = await TimedControl.connect(control_address)
+        shoe.draws = []
+        auto = AutoTable(service, shoe, None, players=6, seed=1)
+        await auto.settle()
+
+        async def collect() -> None:
+            async for update in updates:  # a card read gives one update with the card (or burn)
+                if any(effect.kind in ("card", "burn") for effect in update.effects):
+                    samples.append((time.perf_counter() - shoe.draws[len(samples)]) * 1000)
+                    if len(samples) >= cards:
+                        return
+
+        play = asyncio.create_task(auto.play(10_000))
+        done, _ = await asyncio.wait(
+            {play, asyncio.create_task(collect())}, return_when=asyncio.FIRST_COMPLETED
+        )
+        play.cancel()
+        for task in done:
+            task.result()  # the player's failure, if it failed
+        hands = service.table.hand_number
+    size = journal_size(settings.journal)
+    print(
+        f"    journal of the live run: {size / max(hands, 1):,.0f} bytes per hand ({hands} hands)"
+    )
+    return samples
+
+
+def journal_size(path: Path) -> int:
+    """The journal file's size once its write-ahead log is checkpointed into it."""
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+    return path.stat().st_size
+
+
+def latency(cards: int) -> None:
+    print(f"(a) card latency at {BAUD} baud over a pty, {cards} cards")
+    frame = len(encode_frame(0, CardMessage(51, 1, bytes(7))))
+    wire = frame * BITS_PER_BYTE / BAUD * 1000
+    with tempfile.TemporaryDirectory() as folder, simulator("shoe", seed=3) as shoe:
+        alone = asyncio.run(driver_alone(shoe.port, shoe.announced["control"], cards))
+        served = asyncio.run(
+            whole_service(Path(folder), shoe.port, shoe.announced["control"], cards)
+        )
+    for name, samples in (("driver alone", alone), ("whole service", served)):
+        p50, p99 = percentiles(samples)
+        print(f"    {name:14s} p50 {p50:7.3f} ms   p99 {p99:7.3f} ms")
+    print(f"    wire time of a {frame}-byte CARD frame: {wire:.3f} ms")
+    p99 = percentiles(served)[1]
+    verdict = "met" if p99 <= wire + 10 else "NOT met"
+    print(f"    goal: whole-service p99 <= wire + 10 ms = {wire + 10:.3f} ms: {verdict}")
+
+
+def write_journal(path: Path, hands: int, seed: int) -> None:
+    """A journal of ``hands`` hands, written as the service writes one (device events with
+    their serial, boot and seq; people's inputs as table records; snapshots)."""
+    rng = random.Random(seed)
+    journal = Journal.open(path)
+    snapshots = Snapshots(path)
+    shoe = JournalDevice("shoe", "BENCH-SHOE", 1)
+    settings = TableSettings()
+    table = Table(settings)
+    clock = 1_700_000_000_000
+    seq = 0
+    batch: list[Input] = []  # written BATCH hands at a time (the service writes each input)
+    written = 0
+
+    def feed(records: list[Input]) -> None:
+        nonlocal table, written
+        batch.extend(records)
+        for record in records:
+            for item in table_inputs(record):
+                table = apply(table, item).table
+        if table.hand is not None and table.hand.over and table.hand_number % BATCH == 0:
+            written += len(batch)
+            assert journal.append(batch)[-1] == written
+            batch.clear()
+            state = Recovered(table, written, {"shoe": shoe}).state()
+            snapshots.save(written, table.hand_number, state)
+
+    def device(kind: str, **fields: object) -> Input:
+        nonlocal seq, clock
+        clock += 300
+        record = Input(clock / 1000, "device", kind, dict(fields), shoe, seq % 65536)
+        seq += 1
+        return record
+
+    info = DeviceInfo("bench", DeviceKind.SHOE, shoe.serial, (1, 0, 0), 1, shoe.boot_id)
+    link = to_input(LinkUp(info, "bench"), None, clock / 1000)
+    feed([link, record_of(Configure(at=clock, settings=settings))])
+    feed([record_of(SitDown(at=clock, seat=s, player=f"P{s}", buy_in=500)) for s in range(1, 7)])
+    for number in range(hands + 1):  # the last hand is in progress: recovery replays it
+        records = [
+            record_of(Rebuy(at=clock, seat=s.seat, chips=500 - s.stack))
+            for s in table.seats
+            if s.stack < 100
+        ]
+        deck = list(range(52))
+        rng.shuffle(deck)
+        records.append(device("DeckLoaded", deck_id=1, cards_loaded=52, cards_remaining=52))
+        clock += 300
+        records.append(record_of(NewHand(at=clock)))
+        feed(records)
+        while table.in_hand:
+            waiting = table.hand.waiting_for  # type: ignore[union-attr]
+            assert waiting is not None
+            if number == hands and len(table.hand_log) >= 30:
+                break
+            if waiting.kind == "card":
+                feed([device("CardRead", card=deck.pop(), read_counter=seq, uid="")])
+                continue
+            clock += 300
+            if waiting.kind == "action":
+                legal = [c for c in waiting.legal if c.do is not Do.FOLD] or list(waiting.legal)
+                choice = rng.choice(legal)
+                item = Decide(at=clock, seat=waiting.seat, do=choice.do, to=choice.to)  # type: ignore[arg-type]
+            elif waiting.kind == "bonus":
+                item = Decide(at=clock, seat=waiting.seat, do=Do.BONUS, accept=True)  # type: ignore[arg-type]
+            else:
+                item = Decide(at=clock, seat=waiting.seat, do=Do.SHOW)  # type: ignore[arg-type]
+            feed([record_of(item)])
+    journal.append(batch)
+    snapshots.close()
+    journal.close()
+
+
+def recovery(hands: int) -> None:
+    print(f"(b) recovery of a journal of {hands:,} hands")
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "table.sqlite"
+        started = time.perf_counter()
+        write_journal(path, hands, seed=5)
+        print(f"    written in {time.perf_counter() - started:.1f} s")
+        size = journal_size(path)
+        started = time.perf_counter()
+        with Journal.open(path, create=False) as journal:
+            recovered = recover(journal, Snapshots(path))
+        fast = time.perf_counter() - started
+        started = time.perf_counter()
+        with Journal.open(path, create=False) as journal:
+            count = sum(1 for _ in journal.entries())
+            for n, _ in enumerate(steps(journal)):
+                if n >= REPLAY_SAMPLE:
+                    break
+        rate = REPLAY_SAMPLE / (time.perf_counter() - started)
+        print(
+            f"    from the latest snapshot: {fast:.3f} s ({recovered.replayed} inputs after it; "
+            f"{count:,} inputs in all); without snapshots: {rate:,.0f} inputs/s replayed, "
+            f"{count / rate:.0f} s for the whole journal"
+        )
+        verdict = "met" if fast < 2 else "NOT met"
+        print(f"    goal: recovery < 2 s: {verdict}")
+        print(f"(c) journal size: {size / hands:,.0f} bytes per hand ({size / 1e6:.1f} MB)")
+
+
+def kills(count: int) -> None:
+    print(f"(d) the recovery test with {count} kills")
+    started = time.perf_counter()
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "tests/test_service_recovery.py"],
+        check=False,
+        cwd=ROOT,
+        env={**os.environ, "LUCK_KILLS": str(count)},
+        capture_output=True,
+        text=True,
+    )
+    last = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else result.stderr
+    print(f"    {last} ({time.perf_counter() - started:.0f} s)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--cards", type=int, default=500)
+    parser.add_argument("--hands", type=int, default=10_000)
+    parser.add_argument("--kills", type=int, default=50)
+    args = parser.parse_args()
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
+    print(
+        f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
+        f"Python {platform.python_version()}"
+    )
+    if args.cards:
+        latency(args.cards)
+    if args.hands:
+        recovery(args.hands)
+    if args.kills:
+        kills(args.kills)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,84 @@
+"""The hands of a journal as hand scripts in the replay contract (docs/replay.md).
+
+A hand's script is its rules, the seats' stacks at its start, every card in shoe order
+(burns included, a corrected card as corrected) and its decisions; ``luck-table replay``
+plays it to the outcome the table recorded. A voided hand's script ends with ``void`` and
+holds the cards dealt before its last decision (the replay tool voids the hand as soon as
+``void`` is the next action): the void gives every chip back, so the stacks are the ones
+recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from controller.cli.replay_command import Replay, Script, play
+from controller.journal import Journal
+from controller.rules import Action, Deal, Hand, Phase
+from controller.service.recovery import steps
+from controller.table import Table
+
+
+@dataclass(frozen=True)
+class RecordedHand:
+    """One hand as the journal recorded it: its number, when it started and ended (ms
+    since the epoch; ``ended`` None while in progress), its script and the recorded hand."""
+
+    number: int
+    started: int
+    ended: int | None
+    script: Script
+    hand: Hand
+
+    def script_json(self) -> dict[str, Any]:
+        script = self.script
+        return {
+            "rules": script.rules.to_json(),
+            "seats": {str(seat): stack for seat, stack in sorted(script.seats.items())},
+            "cards": [str(card) for card in script.cards],
+            "actions": [action.to_json() for action in script.actions],
+        }
+
+    def replay(self) -> Replay:
+        """The script played through the engine (what ``luck-table replay`` does)."""
+        return play(self.script)
+
+    def matches(self, replay: Replay) -> bool:
+        """The replay's outcome is the one the table recorded."""
+        if self.hand.phase is Phase.VOID:
+            stacks = [(p.seat, p.stack) for p in replay.hand.players]
+            return replay.hand.phase is Phase.VOID and stacks == [
+                (p.seat, p.stack) for p in self.hand.players
+            ]
+        return replay.error is None and replay.hand.to_json() == self.hand.to_json()
+
+
+def _recorded(table: Table, started: int, ended: int | None) -> RecordedHand:
+    hand = table.hand
+    assert hand is not None
+    log = table.hand_log
+    if hand.phase is Phase.VOID:  # the cards after the last decision stay out of the script
+        decisions = [n for n, item in enumerate(log) if isinstance(item, Action)]
+        log = log[: decisions[-2] + 1 if len(decisions) > 1 else 0] + log[-1:]
+    cards = tuple(item.card for item in log if isinstance(item, Deal))
+    actions = tuple(item for item in log if isinstance(item, Action))
+    seats = {player.seat: player.start for player in hand.players}
+    script = Script(hand.rules, seats, cards, actions)
+    return RecordedHand(table.hand_number, started, ended, script, hand)
+
+
+def recorded_hands(journal: Journal) -> Iterator[RecordedHand]:
+    """Every hand of the journal in order, the one in progress (if any) last."""
+    table: Table | None = None
+    started = 0
+    for _, step in steps(journal):
+        table = step.table
+        for effect in step.effects:
+            if effect.kind == "hand_started":
+                started = effect.data["at"]
+            elif effect.kind == "hand_over":
+                yield _recorded(table, started, effect.data["at"])
+    if table is not None and table.in_hand:
+        yield _recorded(table, started, None)

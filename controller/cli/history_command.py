@@ -1,0 +1,92 @@
+"""``luck-table history --journal FILE [--hand N] [--json]``: the hands of a table's journal.
+
+Without ``--json``: each hand's history as ``luck-table replay`` prints it. With
+``--json``: each hand as ``{"hand", "started", "ended", "script", "outcome", "recorded"}``
+where ``script`` is a hand script in the replay contract (docs/replay.md) and ``outcome``
+what ``luck-table replay --json`` prints for it; ``recorded`` is true when that outcome is
+the one the table recorded. Exit status: 0; 1 when a hand does not replay to its recorded
+outcome; 2 when the journal cannot be read or hand N is not in it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import UTC, datetime
+from typing import Any
+
+from controller.cli import replay_command
+from controller.cli.hands import RecordedHand, recorded_hands
+from controller.journal import Journal, JournalError
+
+
+def _time(ms: int | None) -> str:
+    if ms is None:
+        return "in progress"
+    return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="milliseconds")
+
+
+def _as_json(hand: RecordedHand) -> tuple[dict[str, Any], bool]:
+    replay = hand.replay()
+    ok = hand.matches(replay)
+    out = {
+        "hand": hand.number,
+        "started": _time(hand.started),
+        "ended": _time(hand.ended),
+        "script": hand.script_json(),
+        "outcome": replay_command.to_json(replay),
+        "recorded": ok,
+    }
+    return out, ok
+
+
+def _as_text(hand: RecordedHand) -> tuple[str, bool]:
+    replay = hand.replay()
+    ok = hand.matches(replay)
+    head = f"=== hand {hand.number}: {_time(hand.started)} to {_time(hand.ended)} ==="
+    text = f"{head}\n{replay_command.history(replay)}"
+    if not ok:
+        text += "\nNOT THE RECORDED OUTCOME: the journal and the engine disagree"
+    return text, ok
+
+
+def handler(args: argparse.Namespace) -> int:
+    try:
+        with Journal.open(args.journal, create=False) as journal:
+            hands = [h for h in recorded_hands(journal) if args.hand in (None, h.number)]
+    except JournalError as error:
+        print(f"luck-table history: {error}", file=sys.stderr)
+        return 2
+    if args.hand is not None and not hands:
+        print(f"luck-table history: hand {args.hand} is not in {args.journal}", file=sys.stderr)
+        return 2
+    all_ok = True
+    if args.json:
+        items = []
+        for hand in hands:
+            item, ok = _as_json(hand)
+            items.append(item)
+            all_ok &= ok
+        print(json.dumps(items[0] if args.hand is not None else items, indent=2))
+    else:
+        texts = []
+        for hand in hands:
+            text, ok = _as_text(hand)
+            texts.append(text)
+            all_ok &= ok
+        print("\n\n".join(texts))
+    return 0 if all_ok else 1
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "history",
+        help="print the hands of a table's journal",
+        description="Print every hand of a table's journal as a hand history, or with --json "
+        "as hand scripts that luck-table replay plays to the recorded outcome.",
+    )
+    parser.add_argument("--journal", required=True, metavar="FILE", help="the table's journal")
+    parser.add_argument("--hand", type=int, metavar="N", help="only hand N")
+    parser.add_argument("--json", action="store_true", help="hand scripts and outcomes as JSON")
+    parser.set_defaults(handler=handler)

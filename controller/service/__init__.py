@@ -1,0 +1,11 @@
+"""The table service: one live table from the shoe to the pot (see docs/table.md).
+
+``TableService(config)`` runs the drivers, journals every input before applying it to the
+table core, drives the shoe's lamps and publishes an :class:`Update` per applied input;
+:func:`recover` rebuilds the table from a journal.
+"""
+
+from controller.service.recovery import Recovered, recover, steps
+from controller.service.service import Subscription, TableService, Update
+
+__all__ = ["Recovered", "Subscription", "TableService", "Update", "recover", "steps"]

@@ -1,0 +1,99 @@
+"""Journal records and the table core's inputs.
+
+The journal keeps each device event as the driver reported it (source ``device`` or
+``link``, see :mod:`controller.journal.device_events`) and every other input as the table
+core's own record (source ``table``: ``item.to_json()``). :func:`table_inputs` turns any
+record into the table inputs it stands for, the same way live and in recovery, so replaying
+the journal gives the same table. The time of a record is the input's ``at``: the service
+journals ``at / 1000`` as ``recorded_at`` and reads it back with :func:`at_of`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+from controller.journal import Device as JournalDevice
+from controller.journal import Input, JournalError
+from controller.journal.device_events import DEVICE, LINK
+from controller.table import inputs as ti
+from controller.table.inputs import TableInput, input_from_json
+
+TABLE = "table"
+
+
+class Record(Protocol):
+    """What a journal ``Input`` (to write) and ``Entry`` (read back) have in common."""
+
+    @property
+    def recorded_at(self) -> float: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def type(self) -> str: ...
+    @property
+    def fields(self) -> dict[str, Any]: ...
+    @property
+    def device(self) -> JournalDevice | None: ...
+
+
+def at_of(recorded_at: float) -> int:
+    """The input time (ms since the epoch) of a record journaled at ``recorded_at`` (s)."""
+    return round(recorded_at * 1000)
+
+
+def record_of(item: TableInput) -> Input:
+    """The journal record of a table input (people's inputs and the service's own)."""
+    return Input(item.at / 1000, TABLE, item.tag, item.to_json())
+
+
+def _lost(fields: Mapping[str, Any]) -> int:
+    return sum(int(lost["count"]) for lost in fields["lost"])
+
+
+def _link_up(at: int, device: ti.Device, fields: Mapping[str, Any]) -> tuple[TableInput, ...]:
+    up = ti.LinkUp(at=at, device=device)
+    if fields["previous_boot_id"] is None and not fields["lost"]:
+        return (up,)
+    return up, ti.DeviceRestarted(at=at, device=device, lost=_lost(fields))
+
+
+_Mapper = Callable[[int, ti.Device, Mapping[str, Any]], tuple[TableInput, ...]]
+
+_EVENTS: dict[str, _Mapper] = {
+    "LinkUp": _link_up,
+    "LinkDown": lambda at, device, f: (ti.LinkDown(at=at, device=device, reason=f["detail"]),),
+    "CardRead": lambda at, device, f: (ti.CardRead(at=at, code=f["card"]),),
+    "CardUnreadable": lambda at, device, f: (
+        ti.CardUnreadable(at=at, disposition=ti.Disposition(f["disposition"])),
+    ),
+    "DeckLoaded": lambda at, device, f: (ti.DeckLoaded(at=at, count=f["cards_loaded"]),),
+    "DeviceFault": lambda at, device, f: (
+        ti.DeviceFault(at=at, device=device, fault=ti.Fault(f["code"])),
+    ),
+    "DeviceFaultCleared": lambda at, device, f: (
+        ti.DeviceFaultCleared(at=at, device=device, fault=ti.Fault(f["code"])),
+    ),
+    "SeatOccupied": lambda at, device, f: (ti.SeatOccupied(at=at, seat=f["seat"]),),
+    "SeatVacated": lambda at, device, f: (ti.SeatVacated(at=at, seat=f["seat"]),),
+    "CardAtSeat": lambda at, device, f: (ti.CardAtSeat(at=at, seat=f["seat"], code=f["card"]),),
+}
+
+
+def table_inputs(record: Record, where: str = "a record") -> tuple[TableInput, ...]:
+    """The table inputs a journal record stands for (a LinkUp after a restart gives two:
+    the link and the restart with the events lost). Raises ``JournalError`` naming
+    ``where`` for a record it cannot read."""
+    if record.source == TABLE:
+        try:
+            return (input_from_json(record.fields),)
+        except ti.TableInputError as error:
+            raise JournalError(f"{where}: {error}") from None
+    mapper = _EVENTS.get(record.type)
+    if record.source not in (DEVICE, LINK) or mapper is None or record.device is None:
+        raise JournalError(f"{where}: {record.source} {record.type} is not a table input")
+    try:
+        device = ti.Device(record.device.kind)
+        return mapper(at_of(record.recorded_at), device, record.fields)
+    except (KeyError, ValueError, TypeError) as error:
+        raise JournalError(f"{where}: {record.type} {record.fields}: {error!r}") from None

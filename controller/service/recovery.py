@@ -1,0 +1,94 @@
+"""Recovery: the table is the journal's inputs replayed through the table core.
+
+A journal starts from ``Table(TableSettings())``; the service journals the configured
+settings as its first input (``Configure``), so replaying never depends on the
+configuration file of the day. :func:`recover` starts from the latest snapshot (taken at a
+hand boundary) and replays the inputs after it; :func:`replay` replays from the start,
+step by step (``luck-table history``).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from controller.journal import Device as JournalDevice
+from controller.journal import Entry, Journal
+from controller.journal.snapshots import Snapshots
+from controller.service.records import TABLE, table_inputs
+from controller.table import Step, Table, TableSettings, apply
+
+log = logging.getLogger(__name__)
+
+
+def initial_table() -> Table:
+    """The table every journal starts from."""
+    return Table(TableSettings())
+
+
+@dataclass
+class Recovered:
+    """The state after the journal's last input (``position``), the last device boot the
+    journal holds for each device kind, and how recovery got there."""
+
+    table: Table
+    position: int = 0
+    devices: dict[str, JournalDevice] = field(default_factory=dict)
+    snapshot: int = 0  # the snapshot's position (0: replayed from the start)
+    replayed: int = 0  # inputs replayed after the snapshot
+    seconds: float = 0.0
+
+    def state(self) -> dict[str, object]:
+        """The snapshot form of this state."""
+        devices = {kind: [d.serial, d.boot_id] for kind, d in sorted(self.devices.items())}
+        return {"table": self.table.to_json(), "devices": devices}
+
+
+def _entry_name(journal: Journal, entry: Entry) -> str:
+    return f"journal {journal.path}, position {entry.position}"
+
+
+def steps(
+    journal: Journal, after: int = 0, table: Table | None = None
+) -> Iterator[tuple[Entry, Step]]:
+    """Each input after position ``after`` applied in turn: (its entry, the step)."""
+    table = initial_table() if table is None else table
+    for entry in journal.entries(after):
+        for item in table_inputs(entry, _entry_name(journal, entry)):
+            step = apply(table, item)
+            table = step.table
+            yield entry, step
+
+
+def recover(journal: Journal, snapshots: Snapshots) -> Recovered:
+    """The state after the journal's last input, from the latest snapshot on."""
+    started = time.perf_counter()
+    recovered = Recovered(initial_table())
+    snapshot = snapshots.latest(snapshots.last_position())
+    if snapshot is not None:
+        position, state = snapshot
+        try:
+            recovered.table = Table.from_json(state["table"])  # type: ignore[arg-type]
+            recovered.devices = {
+                kind: JournalDevice(kind, serial, boot)
+                for kind, (serial, boot) in state["devices"].items()  # type: ignore[attr-defined]
+            }
+            recovered.position = recovered.snapshot = position
+        except (KeyError, TypeError, ValueError) as error:
+            log.warning(
+                "snapshot at position %d is not usable (%r): replaying all", position, error
+            )
+            recovered = Recovered(initial_table())
+    table = recovered.table
+    for entry in journal.entries(recovered.position):
+        for item in table_inputs(entry, _entry_name(journal, entry)):
+            table = apply(table, item).table
+        if entry.source != TABLE and entry.device is not None:
+            recovered.devices[entry.device.kind] = entry.device
+        recovered.position = entry.position
+        recovered.replayed += 1
+    recovered.table = table
+    recovered.seconds = time.perf_counter() - started
+    return recovered

@@ -1,0 +1,352 @@
+"""The table service: drivers -> journal (commit, then acknowledge) -> table core -> effects.
+
+One table per process. Every input is journaled before it is applied: device events as the
+drivers report them (a device event the journal already holds, by serial, boot id and seq,
+is dropped), people's inputs as the table core's records, each with its time from the
+service's clock. The shoe's lamps follow ``table.signals.lamps``; every applied input is
+published as an :class:`Update` to the subscribers of :meth:`TableService.updates`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from types import TracebackType
+from typing import Any, Self
+
+from controller.config import Config, DevicePort
+from controller.journal import Device as JournalDevice
+from controller.journal import Input, Journal
+from controller.journal.device_events import device_of, to_input
+from controller.journal.snapshots import Snapshots
+from controller.rules import Effect
+from controller.service.records import record_of, table_inputs
+from controller.service.recovery import Recovered, recover
+from controller.table import Configure, Device, Lamps, LinkDown, Step, Table, TableInput, apply
+from controller.table import DeviceRestarted as TableDeviceRestarted
+from drivers import events as ev
+from drivers.device import DeviceDriver, SeatBoardDriver, ShoeDriver
+from drivers.errors import DriverError
+
+log = logging.getLogger(__name__)
+
+_DRIVERS: dict[Device, type[DeviceDriver]] = {
+    Device.SHOE: ShoeDriver,
+    Device.SEAT_BOARD: SeatBoardDriver,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Update:
+    """An input was applied: its journal position, the table after it, its effects."""
+
+    position: int
+    table: Table
+    effects: tuple[Effect, ...]
+
+
+class Subscription:
+    """The updates after the moment of subscribing, in order; ends when the service stops."""
+
+    def __init__(self, subscribers: set[Subscription]) -> None:
+        self._queue: asyncio.Queue[Update | None] = asyncio.Queue()
+        self._subscribers = subscribers
+        subscribers.add(self)
+
+    def put(self, update: Update | None) -> None:
+        self._queue.put_nowait(update)
+
+    def close(self) -> None:
+        self._subscribers.discard(self)
+
+    def __aiter__(self) -> Self:
+        return self
+
+    async def __anext__(self) -> Update:
+        update = await self._queue.get()
+        if update is None:
+            self.close()
+            raise StopAsyncIteration
+        return update
+
+
+def driver_url(port: DevicePort) -> str:
+    """The drivers' URL of a configured port."""
+    if port.transport == "usb":
+        assert port.vendor_id is not None and port.product_id is not None
+        url = f"usb://{port.vendor_id:04x}:{port.product_id:04x}"
+        return url if port.serial_number is None else f"{url}?serial={port.serial_number}"
+    assert port.port is not None
+    return port.port
+
+
+class TableService:
+    """The live table. ``async with TableService(config) as service:`` opens the journal,
+    recovers the table, and starts one task per configured device; then
+    ``await service.submit(item)`` for people's inputs, ``service.updates()`` for what
+    happens, ``await service.stop()`` (or leave the ``async with``) to stop."""
+
+    def __init__(
+        self,
+        config: Config,
+        *,
+        usb_backend: Any = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.config = config
+        self._usb_backend = usb_backend
+        self._clock = clock
+        self._journal: Journal | None = None
+        self._snapshots: Snapshots | None = None
+        self._table: Table | None = None
+        self._position = 0
+        self._devices: dict[str, JournalDevice] = {}
+        self._drivers: dict[Device, DeviceDriver] = {}
+        self._down: set[Device] = set()  # devices whose absence is journaled
+        self._lamps: Lamps | None = None  # the lamps last sent to the shoe
+        self._configure_due = False  # the configured settings wait for the hand to end
+        self._lock = asyncio.Lock()
+        self._subscribers: set[Subscription] = set()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._stopping = asyncio.Event()
+        self._stopped = asyncio.Event()
+        self._failure: BaseException | None = None
+        #: How recovery went at the last start.
+        self.recovered: Recovered | None = None
+
+    # --- public ---------------------------------------------------------------------------
+
+    @property
+    def table(self) -> Table:
+        """The table after the last input applied."""
+        if self._table is None:
+            raise RuntimeError("the table service is not started")
+        return self._table
+
+    @property
+    def position(self) -> int:
+        """The journal position of the last input applied."""
+        return self._position
+
+    def driver(self, device: Device) -> DeviceDriver | None:
+        """The open driver of ``device``, if it is connected now."""
+        return self._drivers.get(device)
+
+    async def start(self) -> None:
+        """Open the journal, recover the table, start the devices' tasks."""
+        path = self.config.journal
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._journal = await asyncio.to_thread(Journal.open, path)
+        self._snapshots = Snapshots(path)
+        recovered = await asyncio.to_thread(recover, self._journal, self._snapshots)
+        self.recovered = recovered
+        self._table, self._position = recovered.table, recovered.position
+        self._devices = dict(recovered.devices)
+        log.info(
+            "journal %s: recovered to position %d (hand %d) in %.3f s: snapshot at %d, "
+            "%d inputs replayed",
+            path,
+            recovered.position,
+            recovered.table.hand_number,
+            recovered.seconds,
+            recovered.snapshot,
+            recovered.replayed,
+        )
+        for device in self._table.links:  # the link was up before: it is down until it is back
+            await self._record_own(LinkDown(at=0, device=device, reason="the service restarted"))
+            self._down.add(device)
+        await self._configure()
+        ports = {Device.SHOE: self.config.shoe, Device.SEAT_BOARD: self.config.seat_board}
+        for device, port in ports.items():
+            if port is not None:
+                self._tasks.append(asyncio.create_task(self._run_device(device, port)))
+
+    async def submit(self, item: TableInput) -> Step:
+        """Journal ``item`` with the service's time, then apply it; a refused input comes
+        back with ``step.refused`` (journaled all the same: replaying refuses it again)."""
+        return await self._record_own(item)
+
+    def updates(self) -> Subscription:
+        """An async iterator of every :class:`Update` from now on."""
+        return Subscription(self._subscribers)
+
+    async def run_until_stopped(self) -> None:
+        """Wait until :meth:`stop`; raises what stopped the service if it failed."""
+        await self._stopped.wait()
+        if self._failure is not None:
+            raise self._failure
+
+    async def stop(self) -> None:
+        """Close the devices, end the subscriptions, close the journal."""
+        if self._stopping.is_set():
+            await self._stopped.wait()
+            return
+        self._stopping.set()
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        async with self._lock:
+            for subscription in list(self._subscribers):
+                subscription.put(None)
+            if self._snapshots is not None:
+                self._snapshots.close()
+            if self._journal is not None:
+                self._journal.close()
+        self._stopped.set()
+        log.info("table service stopped at journal position %d", self._position)
+
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.stop()
+
+    # --- inside ---------------------------------------------------------------------------
+
+    def _now(self) -> int:
+        return round(self._clock() * 1000)
+
+    async def _record_own(self, item: TableInput) -> Step:
+        """Journal and apply an input of the service's own or of people."""
+        item = replace(item, at=self._now())  # type: ignore[type-var]
+        steps = await self._commit([record_of(item)])
+        return steps[0]
+
+    async def _configure(self) -> None:
+        """Journal the configured settings when the table does not have them yet."""
+        if self.table.settings == self.config.settings:
+            return
+        step = await self._record_own(Configure(at=0, settings=self.config.settings))
+        if step.refused:
+            log.warning("the configured settings wait for the hand to end: %s", step.refused)
+            self._configure_due = True
+
+    async def _commit(self, records: Sequence[Input]) -> list[Step]:
+        """Write ``records`` (one transaction), then apply and publish each one the journal
+        did not already hold. Inputs are applied in journal order."""
+        async with self._lock:
+            if self._journal is None or self._stopped.is_set():
+                raise RuntimeError("the table service is not running")
+            positions = await asyncio.to_thread(self._journal.append, records)
+            steps: list[Step] = []
+            for record, position in zip(records, positions, strict=True):
+                if position is None:
+                    continue
+                for item in table_inputs(record, f"input {position}"):
+                    step = apply(self.table, item)
+                    steps.append(step)
+                    self._applied(position, step)
+            self._show_lamps()
+            return steps
+
+    def _applied(self, position: int, step: Step) -> None:
+        self._table, self._position = step.table, position
+        update = Update(position, step.table, step.effects)
+        for subscription in list(self._subscribers):
+            subscription.put(update)
+        if any(effect.kind == "hand_over" for effect in step.effects):
+            self._snapshot()
+            if self._configure_due and not self._stopping.is_set():
+                self._configure_due = False
+                self._tasks.append(asyncio.create_task(self._configure()))
+
+    def _snapshot(self) -> None:
+        assert self._snapshots is not None
+        state = Recovered(self.table, self._position, dict(self._devices)).state()
+        self._snapshots.save(self._position, self.table.hand_number, state)
+
+    def _show_lamps(self) -> None:
+        lamps = self.table.signals.lamps
+        shoe = self._drivers.get(Device.SHOE)
+        if shoe is not None and lamps != self._lamps:
+            shoe.set_indicator(lamps.bonus, lamps.seats)
+            self._lamps = lamps
+
+    def _make_driver(self, device: Device, port: DevicePort) -> DeviceDriver:
+        link = replace(port.link, ack_on="commit")  # nothing is acknowledged before it is durable
+        options: dict[str, Any] = {}
+        if port.transport == "serial":
+            options["baudrate"] = port.baud
+        elif self._usb_backend is not None:
+            options["backend"] = self._usb_backend
+        return _DRIVERS[device].from_url(driver_url(port), link, **options)
+
+    async def _run_device(self, device: Device, port: DevicePort) -> None:
+        """Connect to ``device`` and feed its events to the table; retry with backoff."""
+        delay = port.link.backoff_initial
+        while not self._stopping.is_set():
+            driver = self._make_driver(device, port)
+            try:
+                await driver.open()
+            except DriverError as error:
+                await self._absent(device, str(error))
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._stopping.wait(), delay)
+                delay = min(delay * 2, port.link.backoff_max)
+                continue
+            delay = port.link.backoff_initial
+            try:
+                await self._feed(device, driver)
+            except DriverError as error:
+                log.error("the %s stopped: %s", device.value, error)
+                await self._absent(device, str(error))
+            except Exception as error:
+                log.exception("the %s task failed", device.value)
+                self._failure = error
+                self._tasks.append(asyncio.create_task(self.stop()))
+                return
+            finally:
+                self._drivers.pop(device, None)
+                await driver.close()
+
+    async def _absent(self, device: Device, reason: str) -> None:
+        if device not in self._down:
+            log.warning("the %s is not connected: %s", device.value, reason)
+            await self._record_own(LinkDown(at=0, device=device, reason=reason))
+            self._down.add(device)
+
+    async def _feed(self, device: Device, driver: DeviceDriver) -> None:
+        self._drivers[device] = driver
+        if device is Device.SHOE:
+            self._lamps = None
+            self._show_lamps()
+        async for event in driver:
+            await self._device_event(device, driver, event)
+
+    async def _device_event(self, device: Device, driver: DeviceDriver, event: ev.Event) -> None:
+        recorded_at = self._now() / 1000
+        records: list[Input] = []
+        if isinstance(event, ev.LinkUp):
+            info = device_of(event.device)
+            known = self._devices.get(info.kind)
+            records.append(to_input(event, None, recorded_at))
+            if not event.restarted and known is not None and known != info:
+                # a new boot (or another device) since the journal's last: what it held is gone
+                log.warning("the %s restarted while the service was down: %s", device.value, info)
+                restarted = TableDeviceRestarted(at=self._now(), device=device, lost=None)
+                records.append(record_of(restarted))
+            self._devices[info.kind] = info
+            self._down.discard(device)
+            log.info("the %s is connected: %s (%s)", device.value, event.device, event.reason)
+        else:
+            records.append(to_input(event, self._devices.get(device.value), recorded_at))
+            if isinstance(event, ev.LinkDown):
+                log.warning("the %s link is down: %s", device.value, event.detail)
+        await self._commit(records)
+        if not isinstance(event, ev.LinkUp | ev.LinkDown):
+            try:
+                driver.acknowledge(event)
+            except DriverError as error:
+                log.warning("cannot acknowledge %s: %s", event, error)

@@ -1,0 +1,66 @@
+"""Configurations and simulator processes for the table service's tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from controller.config import Config, load_config
+from firmware_sim.process import SimulatorProcess
+
+BAUD = 115200
+#: The example configuration's credentials (hashes of the PINs 1234 and 5678).
+EXAMPLE = (Path(__file__).parent.parent / "deploy" / "table.example.toml").read_text()
+CREDENTIALS = EXAMPLE[EXAMPLE.index("[[credentials.supervisors]]") :]
+
+
+def write_config(
+    folder: Path,
+    shoe_port: str,
+    seats_port: str | None = None,
+    *,
+    journal: str = "table.sqlite",
+    game: str = "",
+    link: str = "backoff_initial = 0.05\nbackoff_max = 0.2",
+) -> Path:
+    """A table configuration file in ``folder`` for these ports; its path."""
+    seats = (
+        f'[devices.seat_board]\ntransport = "serial"\nport = "{seats_port}"\nbaud = {BAUD}\n'
+        f"[devices.seat_board.link]\n{link}\n"
+        if seats_port is not None
+        else "[devices.seat_board]\nenabled = false\n"
+    )
+    text = f"""
+[table]
+id = "T-TEST"
+name = "test table"
+[game]
+{game}
+[stakes]
+min_buy_in = 100
+max_buy_in = 1000
+[devices.shoe]
+transport = "serial"
+port = "{shoe_port}"
+baud = {BAUD}
+[devices.shoe.link]
+{link}
+{seats}
+[journal]
+path = "{journal}"
+"""
+    text += CREDENTIALS
+    path = folder / "table.toml"
+    path.write_text(text)
+    return path
+
+
+def config(folder: Path, shoe_port: str, seats_port: str | None = None, **options: str) -> Config:
+    return load_config(write_config(folder, shoe_port, seats_port, **options))
+
+
+def simulator(device: str, seed: int = 1, serial: str | None = None) -> SimulatorProcess:
+    """A simulator process on a pty at the table's line speed."""
+    args = ["--pty", "--baud", str(BAUD), "--seed", str(seed), "--heartbeat-ms", "200"]
+    if serial is not None:
+        args += ["--serial", serial]
+    return SimulatorProcess(device, *args)

@@ -1,0 +1,191 @@
+"""The table service on simulator processes over pseudo-terminals, with a real journal."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+
+from controller.journal import Journal
+from controller.journal.snapshots import Snapshots
+from controller.rules import DECK, Do
+from controller.service import TableService, Update, recover, steps
+from controller.table import AlertKind, Decide, Device, NewHand, SitDown, Table
+from tests.service_kit import config, simulator
+from tests.service_play import AutoTable, Control
+
+LUCK_TABLE = [str(Path(sys.executable).parent / "luck-table")]
+
+
+async def until(check: Callable[[], bool], what: str, timeout: float = 20.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not check():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.01)
+
+
+def run(scenario: Callable[[], Awaitable[None]], timeout: float = 90) -> None:
+    asyncio.run(asyncio.wait_for(scenario(), timeout))
+
+
+def replayed(journal_path: Path) -> Table:
+    """The table from replaying the whole journal from its start (no snapshot)."""
+    with Journal.open(journal_path, create=False) as journal:
+        table = None
+        for _, step in steps(journal):
+            table = step.table
+    assert table is not None
+    return table
+
+
+def dumps(table: Table) -> str:
+    return json.dumps(table.to_json())
+
+
+def test_hands_from_the_shoe_to_the_pot_journaled_and_recovered(tmp_path: Path) -> None:
+    with simulator("shoe") as shoe, simulator("seats") as seats:
+        settings = config(tmp_path, shoe.port, seats.port)
+
+        async def scenario() -> None:
+            async with TableService(settings) as service:
+                updates = service.updates()
+                auto = AutoTable(
+                    service,
+                    await Control.connect(shoe.announced["control"]),
+                    await Control.connect(seats.announced["control"]),
+                )
+                await auto.play(3)
+                table = service.table
+                assert (table.hand_number, table.in_hand, table.alerts) == (3, False, ())
+                assert sum(seat.stack for seat in table.seats) == table.chips == table.bought_in
+                seen: list[Update] = [await asyncio.wait_for(anext(updates), 5)]
+                while seen[-1].position < service.position:
+                    seen.append(await asyncio.wait_for(anext(updates), 5))
+                positions = sorted({update.position for update in seen})
+                assert positions == list(range(positions[0], service.position + 1))
+                assert [update.position for update in seen] == sorted(positions)
+                assert seen[-1].table is table
+                lamps = await auto.shoe.command("status")
+                assert (lamps["bonus_lamp"], lamps["seat_lamps"]) == (False, [])
+                final = dumps(table)
+            assert dumps(replayed(settings.journal)) == final
+            with Journal.open(settings.journal) as journal:
+                recovered = recover(journal, Snapshots(settings.journal))
+            assert recovered.snapshot > 0 and dumps(recovered.table) == final
+
+        run(scenario)
+    history = subprocess.run(
+        [*LUCK_TABLE, "history", "--journal", str(settings.journal), "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    hands = json.loads(history.stdout)
+    assert [hand["hand"] for hand in hands] == [1, 2, 3]
+    for hand in hands:
+        assert hand["recorded"] and hand["outcome"]["status"] == "complete"
+        replay = subprocess.run(
+            [*LUCK_TABLE, "replay", "-", "--json"],
+            input=json.dumps(hand["script"]),
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert json.loads(replay.stdout) == hand["outcome"]
+
+
+def test_the_bonus_card_lights_the_shoe_lamps_and_a_refused_decision_changes_nothing(
+    tmp_path: Path,
+) -> None:
+    with simulator("shoe") as shoe:
+        settings = config(tmp_path, shoe.port)
+
+        async def scenario() -> None:
+            async with TableService(settings) as service:
+                control = await Control.connect(shoe.announced["control"])
+                await until(lambda: Device.SHOE in service.table.links, "the shoe's link")
+                for seat in (1, 2):
+                    step = await service.submit(
+                        SitDown(at=0, seat=seat, player=f"P{seat}", buy_in=200)
+                    )
+                    assert step.refused is None
+                # third street, two players: down, down, down, down, up (seat 1), up (seat 2)
+                first = ["Kd", "7c", "2s", "9h", "4c", "Qs"]
+                rest = [str(card) for card in DECK if str(card) not in first]
+                await control.command(f"load cards={','.join(first + rest)}")
+                await control.settled()
+                assert (await service.submit(NewHand(at=0))).refused is None
+                for _ in range(5):
+                    await control.command("draw")
+                    await control.settled()
+                signals = service.table.signals
+                assert signals.display == "BONUS CARD: seat 1, face down"
+                assert (signals.lamps.bonus, signals.lamps.seats) == (True, (1,))
+
+                async def lamps() -> tuple[bool, list[int]]:
+                    status = await control.command("status")
+                    return status["bonus_lamp"], status["seat_lamps"]
+
+                loop = asyncio.get_running_loop()
+                deadline = loop.time() + 5
+                while await lamps() != (True, [1]):
+                    assert loop.time() < deadline, await lamps()
+                    await asyncio.sleep(0.02)
+                before, position = service.table, service.position
+                step = await service.submit(Decide(at=0, seat=2, do=Do.CALL))
+                assert step.refused is not None and "seat 2" in step.refused
+                assert service.table is before and service.position == position + 1
+                final = dumps(service.table)
+            assert dumps(replayed(settings.journal)) == final  # the refusal replays as one
+
+        run(scenario)
+
+
+def test_an_absent_shoe_shows_not_connected_until_it_is_plugged(tmp_path: Path) -> None:
+    plug = tmp_path / "shoe"  # the udev name: absent until the shoe is plugged in
+    settings = config(tmp_path, str(plug))
+
+    async def scenario() -> None:
+        async with TableService(settings) as service:
+
+            def link_alerts() -> list[str]:
+                return [a.message for a in service.table.alerts if a.kind is AlertKind.LINK_DOWN]
+
+            await until(lambda: bool(link_alerts()), "the link alert")
+            assert link_alerts()[0].startswith("the shoe is not connected")
+            assert service.table.signals.display.startswith("PAUSED: the shoe is not connected")
+            with simulator("shoe") as shoe:
+                plug.symlink_to(shoe.port)
+                await until(lambda: Device.SHOE in service.table.links, "the shoe's link")
+                assert link_alerts() == []
+                await asyncio.to_thread(shoe.command, "load")
+                await until(lambda: service.table.deck_ready, "the deck")
+
+    run(scenario)
+
+
+@pytest.mark.parametrize("seat_board", [False, True])
+def test_the_service_starts_on_a_journal_of_another_configuration(
+    tmp_path: Path, seat_board: bool
+) -> None:
+    """The settings are journaled: a changed configuration is journaled again between hands,
+    and replaying never reads the configuration file."""
+    plug = str(tmp_path / "absent")
+
+    async def scenario() -> None:
+        first = config(tmp_path, plug, game="ante = 2")
+        async with TableService(first) as service:
+            assert service.table.settings.rules.ante == 2
+        second = config(tmp_path, plug, plug if seat_board else None, game="ante = 3")
+        async with TableService(second) as service:
+            assert service.table.settings == second.settings
+        assert replayed(second.journal).settings == second.settings
+
+    run(scenario)
