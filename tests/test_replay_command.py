@@ -17,7 +17,7 @@ def run(capsys, script, *extra):
     if isinstance(script, (dict, list)):
         script = json.dumps(script)
     sys_stdin = sys.stdin
-    sys.stdin = io.StringIO(script)
+    sys.stdin = io.TextIOWrapper(io.BytesIO(script.encode()))
     try:
         status = main(["replay", "-", *extra])
     finally:
@@ -126,7 +126,7 @@ def test_human_output_reports_script_errors_on_stderr(capsys):
     status, out, err = run(capsys, "{")
     assert status == 2
     assert out == ""
-    assert err.startswith("error: invalid JSON")
+    assert err.startswith("luck-table replay: error: invalid JSON")
 
 
 def test_missing_file_is_a_script_error(capsys, tmp_path):

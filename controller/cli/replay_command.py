@@ -26,7 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from controller.rules.cards import Card, CardError, parse_card
+from controller.cli.common import MESSAGE_LIMIT, InputError, fail, read_text
+from controller.rules.cards import Card, CardError, parse_card, shorten
 from controller.rules.hand import MAX_SEAT, Hand, start_hand
 from controller.rules.inputs import Action, Deal, Do, Effect, IllegalInput, action_from_json
 from controller.rules.pots import build_pots
@@ -36,6 +37,7 @@ from controller.rules.state import Phase, Reveal
 
 T = TypeVar("T")
 
+COMMAND = "replay"
 SCRIPT_FIELDS = frozenset({"rules", "seats", "cards", "actions"})
 SEAT_NAMES = frozenset(str(seat) for seat in range(1, MAX_SEAT + 1))
 
@@ -69,9 +71,21 @@ class Replay:
 
 def read_script(text: str) -> Script:
     try:
+        return _read_script(text)
+    except RecursionError:
+        raise ScriptError("invalid hand script: nested too deeply") from None
+
+
+def _read_script(text: str) -> Script:
+    try:
         data = json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as error:
         raise ScriptError(f"invalid JSON: {error}") from None
+    except ScriptError:
+        raise
+    except ValueError:  # Python's limit on converting long numbers
+        limit = sys.get_int_max_str_digits()
+        raise ScriptError(f"invalid JSON: a number of more than {limit:,} digits") from None
     if not isinstance(data, dict):
         raise ScriptError("a hand script is a JSON object")
     unknown = sorted(set(data) - SCRIPT_FIELDS)
@@ -264,14 +278,12 @@ def history(replay: Replay) -> str:
 
 def handler(args: argparse.Namespace) -> int:
     try:
-        text = sys.stdin.read() if args.file == "-" else _read_file(args.file)
-        script = read_script(text)
-    except ScriptError as error:
+        script = read_script(read_text(args.file))
+    except (InputError, ScriptError) as error:
         if args.json:
-            print(json.dumps({"status": "error", "error": {"message": str(error)}}, indent=2))
-        else:
-            print(f"error: {error}", file=sys.stderr)
-        return 2
+            message = shorten(str(error), MESSAGE_LIMIT)
+            print(json.dumps({"status": "error", "error": {"message": message}}, indent=2))
+        return fail(COMMAND, str(error))
     replay = play(script)
     if args.json:
         print(json.dumps(to_json(replay), indent=2))
@@ -282,17 +294,9 @@ def handler(args: argparse.Namespace) -> int:
     return 2 if "card" in replay.error else 1
 
 
-def _read_file(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8") as stream:
-            return stream.read()
-    except OSError as error:
-        raise ScriptError(f"cannot read {path}: {error.strerror}") from None
-
-
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "replay",
+        COMMAND,
         help="play a hand script through the engine",
         description="Play a hand script (JSON) through the rules engine and print the hand "
         "history, or the outcome as JSON with --json.",
