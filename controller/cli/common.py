@@ -36,7 +36,7 @@ def read_text(path: str) -> str:
     """The whole of file ``path`` (``-``: standard input) as text."""
     try:
         if path == "-":
-            data = sys.stdin.buffer.read()
+            data = b"".join(_standard_input())
         else:
             with open(path, "rb") as stream:
                 data = stream.read()
@@ -53,7 +53,7 @@ def read_lines(path: str) -> Iterator[bytes]:
     """
     try:
         if path == "-":
-            yield from sys.stdin.buffer
+            yield from _standard_input()
             return
         with open(path, "rb") as stream:
             yield from stream
@@ -68,6 +68,17 @@ def decode(data: bytes, where: str | None = None) -> str:
     except UnicodeDecodeError as error:
         bad = f"not UTF-8 text: byte {data[error.start]:#04x} at offset {error.start}"
         raise InputError(bad if where is None else f"{where}: {bad}") from None
+
+
+def _standard_input() -> Iterator[bytes]:
+    """Standard input's lines as bytes; a text stream put in its place (by a program that
+    embeds the command line, or a test) is encoded back, a lone surrogate kept as a bad byte."""
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is not None:
+        yield from buffer
+    else:
+        for line in sys.stdin:
+            yield line.encode("utf-8", "surrogateescape")
 
 
 def _name(path: str) -> str:
