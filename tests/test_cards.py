@@ -4,7 +4,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from controller.rules import DECK, Card, CardError, Suit, parse_card, parse_cards
-from controller.rules.cards import shorten, shown
+from controller.rules.cards import _read_card, shorten, shown
 
 
 @pytest.mark.parametrize(
@@ -117,3 +117,13 @@ def test_messages_cut_a_long_token_and_say_how_much():
     assert "9,942 characters cut" in str(info.value)
     assert shorten("short") == "short"
     assert shown(10**400) == "<a whole number of 1,329 bits>"
+
+
+def test_every_plain_spelling_reads_as_the_careful_reading_does():
+    ranks = [*"23456789TJQKA", *"tjqka", "10"]
+    suits = [*"cdhsCDHS", *"♣♦♥♠"]
+    for rank in ranks:
+        for suit in suits:
+            spelled = rank + suit
+            assert parse_card(spelled) == _read_card(spelled)
+            assert parse_card(f" {spelled} ") == parse_card(spelled)

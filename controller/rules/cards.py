@@ -117,6 +117,14 @@ DECK: tuple[Card, ...] = tuple(Card(code) for code in range(52))
 
 def parse_card(token: str) -> Card:
     """Read one card: ``Ks``, ``td``, ``10h``, ``Q♠``. Case-insensitive."""
+    try:
+        return _BY_SPELLING[token]
+    except (KeyError, TypeError):  # not a plain spelling, or not even hashable
+        return _read_card(token)
+
+
+def _read_card(token: object) -> Card:
+    """Read one card the careful way, naming what is wrong with it."""
     if not isinstance(token, str):
         raise CardError(token, "a card is written as rank and suit, such as 'Ks'")
     text = token.strip()
@@ -131,6 +139,15 @@ def parse_card(token: str) -> Card:
     if suit_char not in SUIT_CHARS:
         raise CardError(token, "unknown card: suit must be one of c, d, h, s (or ♣ ♦ ♥ ♠)")
     return Card(RANK_CHARS.index(rank_text) * 4 + SUIT_CHARS.index(suit_char))
+
+
+# Every plain spelling of every card (no spaces), looked up before reading a token.
+_BY_SPELLING = {
+    rank + suit: card
+    for card in DECK
+    for rank in {str(card)[0], str(card)[0].lower(), *(["10"] if card.rank == 10 else [])}
+    for suit in (str(card)[1], str(card)[1].upper(), "♣♦♥♠"[card.suit])
+}
 
 
 def parse_cards(cards: str | Iterable[object]) -> tuple[Card, ...]:
