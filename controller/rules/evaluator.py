@@ -247,7 +247,7 @@ def evaluate_many(
     """
     if not isinstance(chunk, int) or isinstance(chunk, bool) or chunk < 1:
         raise ValueError(f"chunk: {shown(chunk)} is not a whole number of hands, 1 or more")
-    _check_rules(rules)
+    _checked_rules(rules)
     array = np.asarray(codes)
     if array.ndim != 2 or not np.issubdtype(array.dtype, np.integer):
         raise CardError(None, "hands must be a 2-D array of integer card codes, -1 for padding")
@@ -316,8 +316,7 @@ _FAST_TABLES: dict[tuple[Variant, bool], _FastTables] = {}
 
 
 def _fast_tables(rules: object) -> _FastTables:
-    _check_rules(rules)
-    assert isinstance(rules, Rules)
+    rules = _checked_rules(rules)
     tables = _tables(rules.variant, rules.double_ace_flush)
     values = [tables.card_values[code] for code in range(len(DECK))]
     fast = values.__getitem__, tables.count_keys, tables.flush_keys, tables.wild
@@ -325,13 +324,14 @@ def _fast_tables(rules: object) -> _FastTables:
     return fast
 
 
-def _check_rules(rules: object) -> None:
+def _checked_rules(rules: object) -> Rules:
     if not isinstance(rules, Rules):
         reason = f"rules must be a Rules (the table's settings), not {type(rules).__name__}"
         raise CardError(rules, reason)
+    return rules
 
 
-def _read_hand(cards: str | Iterable[Card | int | str]) -> tuple[Card, ...]:
+def _read_hand(cards: str | Iterable[object]) -> tuple[Card, ...]:
     """Read a hand the careful way, naming what is wrong with it."""
     hand = parse_cards(cards)
     if not hand:
