@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from controller.cli.common import fail
 from controller.journal import JournalError
 from controller.rules import Effect, Rules, RulesError, Variant
 from controller.sim.dealer import Dealer, DealerError, FaultRates, Pace, Tally
@@ -132,14 +133,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         chosen = options(args)
     except ValueError as error:
-        print(f"luck-table sim: {error}", file=sys.stderr)
-        return 2
+        return fail("sim", str(error))
     if not chosen.core_only:
         try:
             _log_to(chosen.journal.with_suffix(".log"))
         except OSError as error:
-            print(f"luck-table sim: --journal {chosen.journal}: {error}", file=sys.stderr)
-            return 2
+            return fail("sim", f"--journal {chosen.journal}: {error}")
     tally = Tally()
     live = sys.stdout.isatty()
     variant = VARIANT_NAMES[chosen.settings.rules.variant]
@@ -162,8 +161,7 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("\nstopped (Ctrl-C)")
     except (DealerError, FloorError, JournalError, OSError, RuntimeError) as error:
-        print(f"luck-table sim: {error}", file=sys.stderr)  # the simulators, the service
-        status = 1
+        status = fail("sim", str(error), status=1)  # the simulators, the service
     finally:
         if live:
             if final:
