@@ -179,3 +179,13 @@ def test_an_empty_file_becomes_a_journal_but_a_missing_one_is_not_made_for_readi
     assert not (tmp_path / "missing").exists()
     with pytest.raises(JournalError, match="cannot open journal"):
         Journal.open(tmp_path / "no-such-folder" / "j")
+
+
+def test_a_link_up_after_a_restart_keeps_its_lost_events(tmp_path) -> None:
+    lost = (ev.LostEvents(6, 2, 3), ev.LostEvents(7, 0, 1))
+    up = ev.LinkUp(SHOE, "restarted", previous_boot_id=6, lost=lost)
+    with Journal.open(tmp_path / "j.sqlite") as journal:
+        journal.append([to_input(up, None, 1.0)])
+        (entry,) = journal.entries()
+    assert entry.fields["lost"][0] == {"boot_id": 6, "first_seq": 2, "count": 3}
+    assert event_of(entry) == up

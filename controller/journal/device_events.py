@@ -81,7 +81,7 @@ def _encode(value: Any) -> Any:
     if isinstance(value, bytes):
         return value.hex()
     if isinstance(value, tuple):
-        return list(value)
+        return [_encode(item) for item in value]
     if is_dataclass(value) and not isinstance(value, type):
         return {f.name: _encode(getattr(value, f.name)) for f in fields(value)}
     return value
@@ -106,7 +106,8 @@ def _decode(hint: Any, value: Any) -> Any:
     if hint is bytes:
         return bytes.fromhex(value)
     if get_origin(hint) is tuple:
-        return tuple(value)
+        item_hint = get_args(hint)[0]
+        return tuple(_decode(item_hint, item) for item in value)
     if isinstance(hint, type) and issubclass(hint, StrEnum):
         return hint(value)
     if isinstance(hint, type) and issubclass(hint, Enum):
