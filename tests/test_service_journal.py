@@ -62,6 +62,14 @@ def test_every_driver_event_becomes_the_table_input_with_the_service_time() -> N
         ti.LinkUp(at=AT, device=Device.SHOE),
         ti.DeviceRestarted(at=AT, device=Device.SHOE, lost=4),
     )
+    assert mapped(ev.LinkUp(SHOE, "restarted", previous_boot_id=6)) == (
+        ti.LinkUp(at=AT, device=Device.SHOE),
+        ti.DeviceRestarted(at=AT, device=Device.SHOE, lost=None),  # what it held is unknown
+    )
+    assert mapped(ev.LinkUp(SHOE, "acknowledged elsewhere", lost=lost[1:])) == (
+        ti.LinkUp(at=AT, device=Device.SHOE),
+        ti.DeviceRestarted(at=AT, device=Device.SHOE, lost=1),
+    )
 
 
 def test_a_table_record_reads_back_and_a_bad_one_names_where() -> None:
