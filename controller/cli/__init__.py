@@ -11,11 +11,18 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from controller.cli import eval_command, history_command, replay_command, serve_command
+from controller.cli import (
+    eval_command,
+    history_command,
+    monitor_command,
+    replay_command,
+    serve_command,
+)
 
 SUBCOMMANDS: tuple[ModuleType, ...] = (
     eval_command,
     replay_command,
+    monitor_command,
     serve_command,
     history_command,
 )
