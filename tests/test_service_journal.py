@@ -14,12 +14,23 @@ from pathlib import Path
 
 import pytest
 
+from controller.cli.hands import recorded_hands
 from controller.journal import Journal, JournalError
 from controller.journal.device_events import to_input
 from controller.journal.snapshots import Snapshots
+from controller.rules import DECK, Do, Phase
 from controller.service import TableService, recover, steps
 from controller.service.records import record_of, table_inputs
-from controller.table import AlertKind, Device, SitDown
+from controller.table import (
+    AlertKind,
+    Configure,
+    Decide,
+    Device,
+    NewHand,
+    SitDown,
+    TableSettings,
+    VoidHand,
+)
 from controller.table import inputs as ti
 from drivers import events as ev
 from drivers.protocol import DeviceKind, Disposition, FaultCode
@@ -186,3 +197,43 @@ def test_history_of_a_missing_journal_or_hand_is_status_2(tmp_path: Path) -> Non
         check=False,
     )
     assert no_hand.returncode == 2 and "hand 1 is not in" in no_hand.stderr
+
+
+def test_a_voided_hand_replays_to_its_recorded_stacks(tmp_path: Path) -> None:
+    """A hand voided after a decision and more cards: its script keeps the cards before the
+    last decision and ends with the void; the replay gives every chip back as recorded."""
+    path = tmp_path / "table.sqlite"
+    shoe = to_input(ev.LinkUp(SHOE, "HELLO"), None, 1.0).device
+    deck = [str(card) for card in DECK]
+    records = [record_of(Configure(at=1, settings=TableSettings()))]
+    records += [record_of(SitDown(at=2, seat=s, player=f"P{s}", buy_in=100)) for s in (1, 2)]
+    records.append(to_input(ev.LinkUp(SHOE, "HELLO"), None, 1.0))
+    records.append(to_input(ev.DeckLoaded(0, 1, 52, 52), shoe, 1.0))
+    records.append(record_of(NewHand(at=3)))
+    records += [to_input(ev.CardRead(1 + n, n, n, b""), shoe, 1.0) for n in range(6)]
+    with Journal.open(path) as journal:
+        journal.append(records)
+        table = None
+        for _, step in steps(journal):
+            table = step.table
+        assert table is not None and table.hand is not None
+        waiting = table.hand.waiting_for
+        assert waiting is not None and waiting.kind == "action"
+        more = [record_of(Decide(at=4, seat=waiting.seat, do=Do.BRING_IN))]
+        more += [to_input(ev.CardRead(7 + n, 6 + n, 6 + n, b""), shoe, 1.0) for n in range(1)]
+        more.append(record_of(VoidHand(at=5, who="S100", why="misdeal")))
+        journal.append(more)
+        (hand,) = recorded_hands(journal)
+    assert hand.hand.phase is Phase.VOID
+    script = hand.script_json()
+    assert script["cards"] == deck[:6] and script["actions"][-1] == {"do": "void"}
+    replay = hand.replay()
+    assert replay.status == "complete" and hand.matches(replay)
+    assert [p.stack for p in replay.hand.players] == [100, 100]
+    result = subprocess.run(
+        [LUCK_TABLE, "history", "--journal", str(path), "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0 and json.loads(result.stdout)[0]["recorded"] is True
