@@ -259,6 +259,7 @@ class TableService:
             steps: list[Step] = []
             for record, position in zip(records, positions, strict=True):
                 if position is None:
+                    log.info("%s %s already in the journal: dropped", record.type, record.device)
                     continue
                 for item in table_inputs(record, f"input {position}"):
                     step = apply(self.table, item)
