@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import subprocess
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -16,7 +18,7 @@ from controller.journal.snapshots import Snapshots
 from controller.rules import DECK, Do
 from controller.service import TableService, Update, recover, steps
 from controller.table import AlertKind, Decide, Device, NewHand, SitDown, Table
-from tests.service_kit import config, simulator
+from tests.service_kit import config, simulator, write_config
 from tests.service_play import AutoTable, Control
 
 LUCK_TABLE = [str(Path(sys.executable).parent / "luck-table")]
@@ -216,3 +218,52 @@ def test_a_shoe_restarted_with_events_unsent_raises_events_lost(tmp_path: Path) 
             assert dumps(replayed(settings.journal)) == final
 
         run(scenario)
+
+
+CRASH_AFTER_DECK = """
+import asyncio, os, sys
+from controller.config import load_config
+from controller.service import TableService
+
+async def main():
+    async with TableService(load_config(sys.argv[1])) as service:
+        updates = service.updates()
+        print("ready", flush=True)
+        async for update in updates:
+            if any(effect.kind == "deck" for effect in update.effects):
+                os._exit(3)  # journaled and applied, not yet acknowledged: a crash
+
+asyncio.run(main())
+"""
+
+
+def test_an_event_journaled_but_not_acknowledged_comes_again_and_is_dropped(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with simulator("shoe") as shoe:
+        path = write_config(tmp_path, shoe.port)
+        crashing = subprocess.Popen(
+            [sys.executable, "-c", CRASH_AFTER_DECK, str(path)], stdout=subprocess.PIPE, text=True
+        )
+        assert crashing.stdout is not None and crashing.stdout.readline() == "ready\n"
+        while not shoe.command("status")["connected"]:
+            time.sleep(0.01)
+        shoe.command("load")
+        assert crashing.wait(timeout=30) == 3
+        crashing.stdout.close()
+        assert shoe.command("status")["pending"] == 1  # the shoe still holds the deck event
+        settings = config(tmp_path, shoe.port)
+
+        async def scenario() -> None:
+            async with TableService(settings) as service:
+                assert service.table.deck_ready  # recovered from the journal
+                control = await Control.connect(shoe.announced["control"])
+                await control.settled()  # sent again, and acknowledged this time
+                assert service.table.deck_ready
+
+        with caplog.at_level(logging.INFO, logger="controller.service"):
+            run(scenario)
+    assert any("DeckLoaded" in r.message and "dropped" in r.message for r in caplog.records)
+    with Journal.open(settings.journal, create=False) as journal:
+        decks = [entry for entry in journal.entries() if entry.type == "DeckLoaded"]
+    assert len(decks) == 1
