@@ -304,10 +304,10 @@ class TableService:
         """Connect to ``device`` and feed its events to the table; retry with backoff."""
         delay = port.link.backoff_initial
         while not self._stopping.is_set():
-            driver = self._make_driver(device, port)
             try:
+                driver = self._make_driver(device, port)
                 await driver.open()
-            except DriverError as error:
+            except DriverError as error:  # absent, not answering, the wrong device, a bad port
                 await self._absent(device, str(error))
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._stopping.wait(), delay)
