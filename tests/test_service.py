@@ -13,12 +13,15 @@ from pathlib import Path
 
 import pytest
 
+from controller.config import load_config
 from controller.journal import Journal
 from controller.journal.snapshots import Snapshots
 from controller.rules import DECK, Do
 from controller.service import TableService, Update, recover, steps
 from controller.table import AlertKind, Decide, Device, NewHand, SitDown, Table
-from tests.service_kit import config, simulator, write_config
+from firmware_sim.shoe import SimulatedShoe
+from firmware_sim.usb_backend import VirtualUsbBackend
+from tests.service_kit import BAUD, config, simulator, write_config
 from tests.service_play import AutoTable, Control
 
 LUCK_TABLE = [str(Path(sys.executable).parent / "luck-table")]
@@ -267,3 +270,30 @@ def test_an_event_journaled_but_not_acknowledged_comes_again_and_is_dropped(
     with Journal.open(settings.journal, create=False) as journal:
         decks = [entry for entry in journal.entries() if entry.type == "DeckLoaded"]
     assert len(decks) == 1
+
+
+def test_a_usb_shoe_through_the_virtual_backend_unplugged_and_plugged_again(
+    tmp_path: Path,
+) -> None:
+    shoe = SimulatedShoe(seed=5, heartbeat_ms=100, retransmit_timeout=0.1)
+    backend = VirtualUsbBackend()
+    port = backend.plug(shoe, vendor_id=0x1209, product_id=0xC0DE, serial="USB-SHOE-7")
+    path = write_config(tmp_path, "USB")
+    serial = f'transport = "serial"\nport = "USB"\nbaud = {BAUD}'
+    usb = 'transport = "usb"\nvendor_id = 0x1209\nproduct_id = 0xC0DE\nserial_number = "USB-SHOE-7"'
+    path.write_text(path.read_text().replace(serial, usb))
+    settings = load_config(path)
+
+    async def scenario() -> None:
+        async with TableService(settings, usb_backend=backend) as service:
+            await until(lambda: Device.SHOE in service.table.links, "the shoe's link")
+            port.act(lambda device: device.load())
+            await until(lambda: service.table.deck_ready, "the deck")
+            port.unplug()
+            await until(lambda: Device.SHOE not in service.table.links, "the unplug")
+            assert service.table.paused
+            port.replug()
+            await until(lambda: Device.SHOE in service.table.links, "the shoe again")
+            assert not service.table.paused
+
+    run(scenario)
