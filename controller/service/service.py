@@ -150,9 +150,19 @@ class TableService:
         """Open the journal, recover the table, start the devices' tasks."""
         path = self.config.journal
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._journal = await asyncio.to_thread(Journal.open, path)
-        self._snapshots = Snapshots(path)
-        recovered = await asyncio.to_thread(recover, self._journal, self._snapshots)
+        journal = await asyncio.to_thread(Journal.open, path)
+        try:
+            snapshots = Snapshots(path)
+        except BaseException:
+            journal.close()
+            raise
+        try:
+            recovered = await asyncio.to_thread(recover, journal, snapshots)
+        except BaseException:  # a journal it cannot read: nothing stays open
+            snapshots.close()
+            journal.close()
+            raise
+        self._journal, self._snapshots = journal, snapshots
         self.recovered = recovered
         self._table, self._position = recovered.table, recovered.position
         self._devices = dict(recovered.devices)
