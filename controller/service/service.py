@@ -26,7 +26,17 @@ from controller.journal.snapshots import Snapshots
 from controller.rules import Effect
 from controller.service.records import record_of, table_inputs
 from controller.service.recovery import Recovered, recover
-from controller.table import Configure, Device, Lamps, LinkDown, Step, Table, TableInput, apply
+from controller.table import (
+    AlertKind,
+    Configure,
+    Device,
+    Lamps,
+    LinkDown,
+    Step,
+    Table,
+    TableInput,
+    apply,
+)
 from controller.table import DeviceRestarted as TableDeviceRestarted
 from drivers import events as ev
 from drivers.device import DeviceDriver, SeatBoardDriver, ShoeDriver
@@ -140,9 +150,19 @@ class TableService:
         """Open the journal, recover the table, start the devices' tasks."""
         path = self.config.journal
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._journal = await asyncio.to_thread(Journal.open, path)
-        self._snapshots = Snapshots(path)
-        recovered = await asyncio.to_thread(recover, self._journal, self._snapshots)
+        journal = await asyncio.to_thread(Journal.open, path)
+        try:
+            snapshots = Snapshots(path)
+        except BaseException:
+            journal.close()
+            raise
+        try:
+            recovered = await asyncio.to_thread(recover, journal, snapshots)
+        except BaseException:  # a journal it cannot read: nothing stays open
+            snapshots.close()
+            journal.close()
+            raise
+        self._journal, self._snapshots = journal, snapshots
         self.recovered = recovered
         self._table, self._position = recovered.table, recovered.position
         self._devices = dict(recovered.devices)
@@ -158,7 +178,11 @@ class TableService:
         )
         for device in self._table.links:  # the link was up before: it is down until it is back
             await self._record_own(LinkDown(at=0, device=device, reason="the service restarted"))
-            self._down.add(device)
+        self._down = {
+            alert.device
+            for alert in self.table.alerts
+            if alert.kind is AlertKind.LINK_DOWN and alert.device is not None
+        }
         await self._configure()
         ports = {Device.SHOE: self.config.shoe, Device.SEAT_BOARD: self.config.seat_board}
         for device, port in ports.items():
@@ -186,12 +210,14 @@ class TableService:
             await self._stopped.wait()
             return
         self._stopping.set()
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-        async with self._lock:
+        async with self._lock:  # no input is half-way: journaled inputs are applied
+            current = asyncio.current_task()
+            tasks = [task for task in self._tasks if task is not current]
+            for task in tasks:
+                task.cancel()
+            for task in tasks:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
             for subscription in list(self._subscribers):
                 subscription.put(None)
             if self._snapshots is not None:
@@ -243,6 +269,7 @@ class TableService:
             steps: list[Step] = []
             for record, position in zip(records, positions, strict=True):
                 if position is None:
+                    log.info("%s %s already in the journal: dropped", record.type, record.device)
                     continue
                 for item in table_inputs(record, f"input {position}"):
                     step = apply(self.table, item)
@@ -287,10 +314,10 @@ class TableService:
         """Connect to ``device`` and feed its events to the table; retry with backoff."""
         delay = port.link.backoff_initial
         while not self._stopping.is_set():
-            driver = self._make_driver(device, port)
             try:
+                driver = self._make_driver(device, port)
                 await driver.open()
-            except DriverError as error:
+            except DriverError as error:  # absent, not answering, the wrong device, a bad port
                 await self._absent(device, str(error))
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._stopping.wait(), delay)
