@@ -1,0 +1,129 @@
+"""The live feed: every update of the table service, numbered, with the recent ones kept so
+that a client that reconnects gets exactly what it missed.
+
+The numbers (``seq``) count the updates since this feed started, in ``epoch`` (a random
+name of this run): a client that comes back with another epoch, or with a number older
+than the updates kept, gets a fresh snapshot instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+from collections import deque
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+from controller.rules import Effect
+from controller.service import TableService
+from controller.table import Table
+from dealer_ui.views import Role, effects_view, view
+
+KEPT = 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Numbered:
+    seq: int
+    table: Table
+    effects: tuple[Effect, ...]
+
+
+class Feed:
+    """Follows ``service``: the current table, its number, and the last ``kept`` updates."""
+
+    def __init__(self, service: TableService, kept: int = KEPT) -> None:
+        self.service = service
+        self.epoch = secrets.token_hex(4)
+        self._updates = service.updates()
+        self.current = Numbered(0, service.table, ())
+        self._kept: deque[Numbered] = deque(maxlen=kept)
+        self._changed = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self.closed = False
+
+    def start(self) -> None:
+        """Start following (idempotent; needs the running loop)."""
+        if self._task is None:
+            self._task = asyncio.create_task(self._follow())
+
+    async def stop(self) -> None:
+        self._updates.close()
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        self._finish()
+
+    async def _follow(self) -> None:
+        async for update in self._updates:
+            numbered = Numbered(self.current.seq + 1, update.table, update.effects)
+            self._kept.append(numbered)
+            self.current = numbered
+            self._wake()
+        self._finish()
+
+    def _finish(self) -> None:
+        self.closed = True
+        self._wake()
+
+    def _wake(self) -> None:
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
+
+    def missed(self, epoch: str | None, last: int | None) -> list[Numbered] | None:
+        """The updates after ``last`` of ``epoch``, or None when a snapshot is due."""
+        if epoch != self.epoch or last is None or last > self.current.seq:
+            return None
+        if last == self.current.seq:
+            return []
+        if not self._kept or self._kept[0].seq > last + 1:
+            return None
+        return [numbered for numbered in self._kept if numbered.seq > last]
+
+    async def messages(
+        self, role: Role, seat: int | None, epoch: str | None, last: int | None
+    ) -> AsyncIterator[dict[str, Any]]:
+        """A snapshot (or what was missed since ``last``), then every update, as ``role``
+        sees them; ends when the service stops."""
+        self.start()
+        missed = self.missed(epoch, last)
+        if missed is None:
+            yield self._snapshot(role, seat)
+            sent = self.current.seq
+        else:
+            sent = last if last is not None else 0
+        while True:
+            changed = self._changed
+            if sent < self.current.seq:
+                if self._kept and self._kept[0].seq <= sent + 1:
+                    for numbered in [n for n in self._kept if n.seq > sent]:
+                        yield self._update(numbered, role, seat)
+                        sent = numbered.seq
+                else:  # fell behind what is kept
+                    yield self._snapshot(role, seat)
+                    sent = self.current.seq
+            if self.closed:
+                return
+            if sent == self.current.seq:
+                await changed.wait()
+
+    def _snapshot(self, role: Role, seat: int | None) -> dict[str, Any]:
+        current = self.current
+        return {
+            "type": "snapshot",
+            "epoch": self.epoch,
+            "seq": current.seq,
+            "view": view(current.table, role, seat),
+        }
+
+    def _update(self, numbered: Numbered, role: Role, seat: int | None) -> dict[str, Any]:
+        return {
+            "type": "update",
+            "epoch": self.epoch,
+            "seq": numbered.seq,
+            "view": view(numbered.table, role, seat),
+            "events": effects_view(numbered.effects, numbered.table, role, seat),
+        }
