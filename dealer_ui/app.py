@@ -345,6 +345,7 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         try:
             session = auth.session(token)
         except AuthError as error:
+            await socket.accept()
             await socket.close(code=4401, reason=error.reason)
             return
         role, seat = role_of(session)

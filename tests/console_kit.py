@@ -24,6 +24,7 @@ from controller.rules import DECK, Card, Do, parse_card
 from controller.service import TableService
 from controller.table import CardRead, Decide, DeckLoaded, NewHand, Table, apply
 from dealer_ui import serve
+from dealer_ui.auth import Auth
 from dealer_ui.server import Served
 from tests.service_kit import config
 from tests.service_play import Control
@@ -163,9 +164,15 @@ class LiveTable:
 
 @contextlib.asynccontextmanager
 async def live_table(
-    folder: Path, shoe: Any, *, game: str = 'showdown = "manual"', before_serve: Any = None
+    folder: Path,
+    shoe: Any,
+    *,
+    game: str = 'showdown = "manual"',
+    before_serve: Callable[[TableService], None] | None = None,
+    auth: Callable[[TableService], Auth] | None = None,
 ) -> AsyncIterator[LiveTable]:
-    """The service on ``shoe`` (a simulator process), settled, with the console served."""
+    """The service on ``shoe`` (a simulator process), settled, with the console served
+    (``auth``: the app's sign-in, made from the service; the configuration's by default)."""
     settings = config(folder, shoe.port, game=game)
     settings = replace(settings, api=replace(settings.api, port=0))
     async with TableService(settings) as service:
@@ -173,7 +180,7 @@ async def live_table(
         await control.settled()
         if before_serve is not None:
             before_serve(service)
-        served = await serve(service)
+        served = await serve(service, auth=None if auth is None else auth(service))
         live = LiveTable(service, served, control)
         try:
             await live.sign_in()
