@@ -35,6 +35,14 @@ class Served:
         await self._task
 
 
+async def _run(server: uvicorn.Server) -> None:
+    try:
+        await server.serve()
+    except SystemExit:  # uvicorn's answer to an address it cannot listen at
+        address = f"{server.config.host}:{server.config.port}"
+        raise OSError(f"the console cannot listen at {address} (see the log)") from None
+
+
 async def serve(
     service: TableService,
     *,
@@ -57,11 +65,11 @@ async def serve(
         lifespan="on",
     )
     server = _Server(config)
-    task = asyncio.create_task(server.serve())
+    task = asyncio.create_task(_run(server))
     while not server.started:
         if task.done():
             task.result()
-            raise RuntimeError("the console server stopped while starting")
+            raise OSError("the console stopped while starting (see the log)")
         await asyncio.sleep(0.01)
     bound = server.servers[0].sockets[0].getsockname()
     scheme = "http" if api.tls_cert is None else "https"
