@@ -31,6 +31,8 @@ class Served:
         self.app, self._server, self._task, self.url = app, server, task, url
 
     async def stop(self) -> None:
+        """End the feeds (their sockets close), then the server."""
+        await self.app.state.feed.stop()
         self._server.should_exit = True
         await self._task
 
