@@ -364,7 +364,14 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
 
     @app.get("/", include_in_schema=False)
     async def console() -> FileResponse:
+        """The dealer's console."""
         return FileResponse(STATIC / "console.html")
+
+    @app.get("/public", include_in_schema=False)
+    @app.get("/surveillance", include_in_schema=False)
+    async def viewer() -> FileResponse:
+        """The read-only pages: the public (broadcast) view, and surveillance's."""
+        return FileResponse(STATIC / "viewer.html")
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app

@@ -4,8 +4,9 @@
 see it: up cards (and hole cards exposed by accident), the community card, and at the
 showdown the hands that were shown; a hole card before then, a burn card, a held card or a
 folded or mucked hand never. A player sees that and their own seat's hole cards; the
-surveillance role sees everything. Any text (alerts, the display, effects' messages) is
-passed through :func:`redact`, which replaces every card name the role may not see.
+surveillance role sees everything. The public gets no alerts (the pause only). Any text
+(alerts, the display, effects' messages) is passed through :func:`redact`, which replaces
+every card name the role may not see.
 """
 
 from __future__ import annotations
@@ -92,7 +93,7 @@ def view(table: Table, role: Role | str, seat: int | None = None) -> dict[str, A
         "pots": [],
         "choices": [],
         "seats": _seats(table, role, seat),
-        "alerts": [_alert(alert, visible) for alert in table.alerts],
+        "alerts": [] if role is Role.PUBLIC else [_alert(a, visible) for a in table.alerts],
     }
     if hand is not None:
         out |= _hand(hand, role, seat)

@@ -39,11 +39,11 @@ def button_for(move: Decide) -> str:
     return selector
 
 
-async def no_hole_card(page: Any, live: LiveTable) -> None:
-    hidden = forbidden(live.service.table, "dealer", None)
+async def no_hole_card(page: Any, live: LiveTable, role: str = "dealer") -> None:
+    hidden = forbidden(live.service.table, role, None)
     html = await page.content()
     leaked = card_names(html) & hidden
-    assert not leaked, f"the dealer's page shows {sorted(leaked)}"
+    assert not leaked, f"the {role}'s page shows {sorted(leaked)}"
 
 
 async def settled_page(page: Any, live: LiveTable) -> None:
@@ -77,6 +77,9 @@ def test_a_hand_dealt_with_the_console_buttons(tmp_path: Path) -> None:
             await page.get_by_label("PIN", exact=True).fill(DEALER["pin"])
             await page.get_by_role("button", name="Sign in").click()
             await page.get_by_text("live", exact=True).wait_for()
+            public = await browser.new_page(viewport={"width": 1280, "height": 800})
+            public.set_default_timeout(TIMEOUT_MS)
+            await public.goto(live.served.url + "/public")
 
             for seat in (1, 2, 3):
                 form = page.locator("#sit-down")
@@ -92,8 +95,9 @@ def test_a_hand_dealt_with_the_console_buttons(tmp_path: Path) -> None:
 
             bonus_seen = False
             while (move := script.move(live.service.table)) is not None:
-                await settled_page(page, live)
-                await no_hole_card(page, live)
+                for shown, role in ((page, "dealer"), (public, "public")):
+                    await settled_page(shown, live)
+                    await no_hole_card(shown, live, role)
                 before = live.service.position
                 if move == "deal":
                     if live.service.table.signals.display.startswith("BONUS CARD"):
@@ -117,6 +121,22 @@ def test_a_hand_dealt_with_the_console_buttons(tmp_path: Path) -> None:
             hand = live.service.table.hand
             assert hand is not None and hand.phase.value == "complete"
             await page.locator(".seat .shown").first.wait_for()
+            await settled_page(public, live)
+            await no_hole_card(public, live, "public")
+            await public.locator(".seat .shown").first.wait_for()
+            assert await public.locator("#choice-buttons").count() == 0
+
+            # surveillance signs in with a supervisor's PIN and sees every hole card
+            watch = await browser.new_page(viewport={"width": 1280, "height": 800})
+            watch.set_default_timeout(TIMEOUT_MS)
+            await watch.goto(live.served.url + "/surveillance")
+            await watch.get_by_label("Supervisor id").fill(SUPERVISOR["supervisor"])
+            await watch.get_by_label("PIN", exact=True).fill(SUPERVISOR["pin"])
+            await watch.get_by_role("button", name="Sign in").click()
+            await settled_page(watch, live)
+            holes = {str(dealt.card) for p in hand.players for dealt in p.cards if not dealt.up}
+            assert holes <= card_names(await watch.content())
+            await watch.screenshot(path=str(shots / "surveillance-1280x800.png"))
 
             # a reconnect: the service goes on while the page is away, the page catches up
             await page.evaluate("window.consoleDrop()")

@@ -1,14 +1,18 @@
 // The dealer console: signs in, follows the dealer's feed (/ws), renders the table and
-// sends the dealer's inputs to the REST API. Plain DOM, no build step. Every text from the
-// server is set with textContent.
+// sends the dealer's inputs to the REST API. The same script shows the read-only pages:
+// /public (no sign-in) and /surveillance (a supervisor signs in; every card shown).
+// Plain DOM, no build step. Every text from the server is set with textContent.
 "use strict";
+
+const ROLE = { "/public": "public", "/surveillance": "surveillance" }[location.pathname] ?? "dealer";
+const TOKEN_KEY = `token:${ROLE}`;
 
 const STREETS = { 3: "third street", 4: "fourth street", 5: "fifth street", 6: "sixth street", 7: "seventh street" };
 const SUITS = { c: "♣", d: "♦", h: "♥", s: "♠" };
 const SEATS = 8;
 
 const state = {
-  token: sessionStorage.getItem("token"),
+  token: ROLE === "public" ? null : sessionStorage.getItem(TOKEN_KEY),
   epoch: null,
   last: null,
   view: null,
@@ -70,7 +74,7 @@ async function send(path, body, done) {
 
 function signedOut(reason) {
   state.token = null;
-  sessionStorage.removeItem("token");
+  sessionStorage.removeItem(TOKEN_KEY);
   if (state.socket) state.socket.close();
   const dialog = $("sign-in");
   dialog.querySelector(".error").textContent = reason || "";
@@ -82,7 +86,7 @@ $("sign-in-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   const form = event.target;
   const result = await api("/api/sessions", {
-    role: "dealer",
+    role: ROLE,
     id: form.elements.dealer.value,
     pin: form.pin.value,
   });
@@ -92,13 +96,9 @@ $("sign-in-form").addEventListener("submit", async (event) => {
     return;
   }
   state.token = result.data.token;
-  sessionStorage.setItem("token", state.token);
+  sessionStorage.setItem(TOKEN_KEY, state.token);
   $("sign-in").close();
-  // For diagnostics and the browser tests: the last update shown; drop the connection.
-window.consoleSeq = () => state.last ?? -1;
-window.consoleDrop = () => state.socket && state.socket.close();
-
-connect();
+  connect();
 });
 
 $("sign-in").addEventListener("cancel", (event) => event.preventDefault());
@@ -112,8 +112,8 @@ $("sign-out").addEventListener("click", async () => {
 
 function connect() {
   clearTimeout(state.retry);
-  if (!state.token) return signedOut();
-  const params = new URLSearchParams({ token: state.token });
+  if (!state.token && ROLE !== "public") return signedOut();
+  const params = new URLSearchParams(state.token ? { token: state.token } : {});
   if (state.epoch !== null) {
     params.set("epoch", state.epoch);
     params.set("last", state.last);
@@ -157,6 +157,7 @@ function cardNode(card) {
   if (suit === "h" || suit === "d") classes.push("red");
   if (card.wild) classes.push("wild");
   if (card.bonus) classes.push("bonus-card");
+  if (card.face === "down") classes.push("hole");
   const label = `${card.card}${card.face === "down" ? " (hole card)" : ""}${card.wild ? ", wild" : ""}`;
   return el("span", { class: classes.join(" "), role: "img", "aria-label": label, "data-card": card.card }, `${rank}${SUITS[suit]}`);
 }
@@ -248,10 +249,10 @@ function renderAlerts(view) {
   const list = $("alerts");
   list.replaceChildren(...view.alerts.map((alert) => {
     const actions = el("div", { class: "buttons" });
-    for (const remedy of alert.remedies) {
+    for (const remedy of ROLE === "dealer" ? alert.remedies : []) {
       actions.append(el("button", { type: "button", class: "small", onclick: () => openSupervisor("resolve", alert.id, remedy) }, `Resolve: ${remedy}`));
     }
-    if (alert.kind === "unread_card") {
+    if (ROLE === "dealer" && alert.kind === "unread_card") {
       actions.append(el("button", { type: "button", class: "small", onclick: () => openSupervisor("enter-card") }, "Enter the card"));
     }
     return el("li", { class: `alert ${alert.severity}`, "data-alert": alert.id },
@@ -260,8 +261,8 @@ function renderAlerts(view) {
       el("p", { class: "remedy", text: alert.remedy }),
       actions.childElementCount ? actions : null);
   }));
-  const select = $("supervisor-form").alert;
-  select.replaceChildren(...view.alerts.map((alert) => el("option", { value: alert.id, text: `#${alert.id} ${alert.message}` })));
+  const select = $("supervisor-form")?.alert;
+  select?.replaceChildren(...view.alerts.map((alert) => el("option", { value: alert.id, text: `#${alert.id} ${alert.message}` })));
 }
 
 function chime() {
@@ -315,9 +316,11 @@ function render(view) {
     pot.winners && pot.winners.length ? ` → seat ${pot.winners.join(", ")}` : ""));
   $("pots").replaceChildren(...pots);
 
-  renderChoices(view);
-  $("between").hidden = view.in_hand;
-  renderAlerts(view);
+  if (ROLE === "dealer") {
+    renderChoices(view);
+    $("between").hidden = view.in_hand;
+  }
+  if ($("alerts")) renderAlerts(view);
 }
 
 // --- the supervisor ------------------------------------------------------------------
@@ -339,42 +342,50 @@ function openSupervisor(action, alert, remedy) {
   form.why.focus();
 }
 
-$("supervisor").addEventListener("click", () => openSupervisor("void"));
-$("supervisor-form").elements.act.addEventListener("change", (event) => showFields(event.target.form));
-$("supervisor-cancel").addEventListener("click", () => $("supervisor-dialog").close());
+// The dealer's controls: the supervisor's dialog and the between-hands inputs.
+function wireDealer() {
+  $("supervisor").addEventListener("click", () => openSupervisor("void"));
+  $("supervisor-form").elements.act.addEventListener("change", (event) => showFields(event.target.form));
+  $("supervisor-cancel").addEventListener("click", () => $("supervisor-dialog").close());
 
-$("supervisor-form").addEventListener("submit", async (event) => {
-  event.preventDefault();
-  const form = event.target;
-  const action = form.elements.act.value;
-  const body = { supervisor: form.supervisor.value, pin: form.pin.value, why: form.why.value };
-  if (action === "enter-card") body.card = form.card.value;
-  if (action === "correct-card") Object.assign(body, { wrong: form.wrong.value, right: form.card.value });
-  if (action === "resolve") Object.assign(body, { alert: Number(form.alert.value), remedy: form.remedy.value });
-  form.pin.value = "";
-  const result = await api(`/api/supervisor/${action}`, body);
-  if (!result.ok) {
-    form.querySelector(".error").textContent = result.reason;
-    return;
-  }
-  $("supervisor-dialog").close();
-  say(`supervisor: ${action} done`, true);
-});
+  $("supervisor-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const form = event.target;
+    const action = form.elements.act.value;
+    const body = { supervisor: form.supervisor.value, pin: form.pin.value, why: form.why.value };
+    if (action === "enter-card") body.card = form.card.value;
+    if (action === "correct-card") Object.assign(body, { wrong: form.wrong.value, right: form.card.value });
+    if (action === "resolve") Object.assign(body, { alert: Number(form.alert.value), remedy: form.remedy.value });
+    form.pin.value = "";
+    const result = await api(`/api/supervisor/${action}`, body);
+    if (!result.ok) {
+      form.querySelector(".error").textContent = result.reason;
+      return;
+    }
+    $("supervisor-dialog").close();
+    say(`supervisor: ${action} done`, true);
+  });
 
-// --- between hands -------------------------------------------------------------------
+  $("new-hand").addEventListener("click", () => send("/api/hands", {}, "new hand"));
 
-$("new-hand").addEventListener("click", () => send("/api/hands", {}, "new hand"));
-
-$("sit-down").addEventListener("submit", async (event) => {
-  event.preventDefault();
-  const form = event.target;
-  const body = { seat: Number(form.seat.value), player: form.player.value, buy_in: Number(form.buy_in.value) };
-  const result = await send("/api/seats", body, `${body.player} sits at seat ${body.seat}`);
-  if (result.ok) form.reset();
-});
+  $("sit-down").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const form = event.target;
+    const body = { seat: Number(form.seat.value), player: form.player.value, buy_in: Number(form.buy_in.value) };
+    const result = await send("/api/seats", body, `${body.player} sits at seat ${body.seat}`);
+    if (result.ok) form.reset();
+  });
+}
 
 // For diagnostics and the browser tests: the last update shown; drop the connection.
 window.consoleSeq = () => state.last ?? -1;
 window.consoleDrop = () => state.socket && state.socket.close();
 
+if (ROLE === "dealer") wireDealer();
+else document.title = ROLE === "public" ? "Table" : "Surveillance";
+if (ROLE === "surveillance") {
+  $("sign-in-title").textContent = "Surveillance sign-in";
+  $("sign-in-id").textContent = "Supervisor id";
+}
+if (ROLE === "public") $("sign-out").hidden = true;
 connect();
