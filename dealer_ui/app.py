@@ -370,8 +370,9 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
     @app.get("/public", include_in_schema=False)
     @app.get("/surveillance", include_in_schema=False)
     async def viewer() -> FileResponse:
-        """The read-only pages: the public (broadcast) view, and surveillance's."""
-        return FileResponse(STATIC / "viewer.html")
+        """The read-only pages: the public (broadcast) view, and surveillance's: the console
+        page without the dealer's controls."""
+        return FileResponse(STATIC / "console.html")
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app

@@ -124,7 +124,8 @@ def test_a_hand_dealt_with_the_console_buttons(tmp_path: Path) -> None:
             await settled_page(public, live)
             await no_hole_card(public, live, "public")
             await public.locator(".seat .shown").first.wait_for()
-            assert await public.locator("#choice-buttons").count() == 0
+            assert await public.locator("#choice-buttons, #alerts").count() == 0
+            await public.screenshot(path=str(shots / "public-showdown-1280x800.png"))
 
             # surveillance signs in with a supervisor's PIN and sees every hole card
             watch = await browser.new_page(viewport={"width": 1280, "height": 800})

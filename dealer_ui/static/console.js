@@ -381,11 +381,22 @@ function wireDealer() {
 window.consoleSeq = () => state.last ?? -1;
 window.consoleDrop = () => state.socket && state.socket.close();
 
-if (ROLE === "dealer") wireDealer();
-else document.title = ROLE === "public" ? "Table" : "Surveillance";
-if (ROLE === "surveillance") {
-  $("sign-in-title").textContent = "Surveillance sign-in";
-  $("sign-in-id").textContent = "Supervisor id";
+// The read-only pages: the dealer's controls taken out of the page.
+function asViewer() {
+  for (const node of document.querySelectorAll("[data-dealer]")) node.remove();
+  document.body.classList.add("viewer");
+  document.title = ROLE === "public" ? "Table" : "Surveillance";
+  $("page-title").textContent = ROLE === "public" ? "The table, live" : "Surveillance";
+  $("side").setAttribute("aria-label", "Alerts");
+  if (ROLE === "public") {
+    $("side").remove();
+    $("sign-out").hidden = true;
+  } else {
+    $("sign-in-title").textContent = "Surveillance sign-in";
+    $("sign-in-id").textContent = "Supervisor id";
+  }
 }
-if (ROLE === "public") $("sign-out").hidden = true;
+
+if (ROLE === "dealer") wireDealer();
+else asViewer();
 connect();
