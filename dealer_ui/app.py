@@ -353,7 +353,7 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
 
         async def send_all() -> None:
             async for message in feed.messages(role, seat, epoch, last):
-                await socket.send_json(message)
+                await socket.send_text(message)
             await socket.close(code=1001, reason="the table service stopped")
 
         sender = asyncio.create_task(send_all())

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import secrets
 from collections import deque
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
 
 from controller.rules import Effect
 from controller.service import TableService
@@ -26,9 +26,13 @@ KEPT = 1024
 
 @dataclass(frozen=True, slots=True)
 class Numbered:
+    """An update with its number; the messages made of it, kept by (kind, role, seat), so
+    that each is made once however many clients follow that role."""
+
     seq: int
     table: Table
     effects: tuple[Effect, ...]
+    messages: dict[tuple[str, Role, int | None], str] = field(default_factory=dict, compare=False)
 
 
 class Feed:
@@ -85,9 +89,9 @@ class Feed:
 
     async def messages(
         self, role: Role, seat: int | None, epoch: str | None, last: int | None
-    ) -> AsyncIterator[dict[str, Any]]:
+    ) -> AsyncIterator[str]:
         """A snapshot (or what was missed since ``last``), then every update, as ``role``
-        sees them; ends when the service stops."""
+        sees them (JSON text, made once per update and role); ends when the service stops."""
         self.start()
         missed = self.missed(epoch, last)
         if missed is None:
@@ -110,20 +114,30 @@ class Feed:
             if sent == self.current.seq:
                 await changed.wait()
 
-    def _snapshot(self, role: Role, seat: int | None) -> dict[str, Any]:
+    def _snapshot(self, role: Role, seat: int | None) -> str:
         current = self.current
-        return {
-            "type": "snapshot",
-            "epoch": self.epoch,
-            "seq": current.seq,
-            "view": view(current.table, role, seat),
-        }
+        key = ("snapshot", role, seat)
+        if key not in current.messages:
+            current.messages[key] = json.dumps(
+                {
+                    "type": "snapshot",
+                    "epoch": self.epoch,
+                    "seq": current.seq,
+                    "view": view(current.table, role, seat),
+                }
+            )
+        return current.messages[key]
 
-    def _update(self, numbered: Numbered, role: Role, seat: int | None) -> dict[str, Any]:
-        return {
-            "type": "update",
-            "epoch": self.epoch,
-            "seq": numbered.seq,
-            "view": view(numbered.table, role, seat),
-            "events": effects_view(numbered.effects, numbered.table, role, seat),
-        }
+    def _update(self, numbered: Numbered, role: Role, seat: int | None) -> str:
+        key = ("update", role, seat)
+        if key not in numbered.messages:
+            numbered.messages[key] = json.dumps(
+                {
+                    "type": "update",
+                    "epoch": self.epoch,
+                    "seq": numbered.seq,
+                    "view": view(numbered.table, role, seat),
+                    "events": effects_view(numbered.effects, numbered.table, role, seat),
+                }
+            )
+        return numbered.messages[key]
