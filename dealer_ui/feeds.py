@@ -115,29 +115,20 @@ class Feed:
                 await changed.wait()
 
     def _snapshot(self, role: Role, seat: int | None) -> str:
-        current = self.current
-        key = ("snapshot", role, seat)
-        if key not in current.messages:
-            current.messages[key] = json.dumps(
-                {
-                    "type": "snapshot",
-                    "epoch": self.epoch,
-                    "seq": current.seq,
-                    "view": view(current.table, role, seat),
-                }
-            )
-        return current.messages[key]
+        return self._message("snapshot", self.current, role, seat)
 
     def _update(self, numbered: Numbered, role: Role, seat: int | None) -> str:
-        key = ("update", role, seat)
-        if key not in numbered.messages:
-            numbered.messages[key] = json.dumps(
-                {
-                    "type": "update",
-                    "epoch": self.epoch,
-                    "seq": numbered.seq,
-                    "view": view(numbered.table, role, seat),
-                    "events": effects_view(numbered.effects, numbered.table, role, seat),
-                }
-            )
-        return numbered.messages[key]
+        return self._message("update", numbered, role, seat)
+
+    def _message(self, kind: str, numbered: Numbered, role: Role, seat: int | None) -> str:
+        """A snapshot (the view) or an update (the view and the events), made once."""
+        key = (kind, role, seat)
+        text = numbered.messages.get(key)
+        if text is None:
+            table = numbered.table
+            message = {"type": kind, "epoch": self.epoch, "seq": numbered.seq}
+            message["view"] = view(table, role, seat)
+            if kind == "update":
+                message["events"] = effects_view(numbered.effects, table, role, seat)
+            text = numbered.messages[key] = json.dumps(message)
+        return text
