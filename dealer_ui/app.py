@@ -238,8 +238,7 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         try:
             await auth.supervisor(body.supervisor, body.pin, client)
         except AuthError as error:
-            code = "rate_limited" if error.status == 429 else "unauthorized"
-            raise ApiError(error.status, code, error.reason) from None
+            raise _refused_pin(error) from None
         return await submit({**record, "who": body.supervisor, "why": body.why}, session)
 
     @app.post("/api/sessions", response_model=SessionOut, tags=["sign-in"])
@@ -249,8 +248,7 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         try:
             session = await auth.sign_in(body.role, body.id, body.pin, client)
         except AuthError as error:
-            code = "rate_limited" if error.status == 429 else "unauthorized"
-            raise ApiError(error.status, code, error.reason) from None
+            raise _refused_pin(error) from None
         return _session_out(session, auth)
 
     @app.delete("/api/sessions", status_code=204, tags=["sign-in"])
@@ -383,6 +381,11 @@ async def _until_closed(socket: WebSocket) -> None:
     with contextlib.suppress(WebSocketDisconnect, RuntimeError):
         while True:
             await socket.receive_text()
+
+
+def _refused_pin(error: AuthError) -> ApiError:
+    code = "rate_limited" if error.status == 429 else "unauthorized"
+    return ApiError(error.status, code, error.reason)
 
 
 def _session_out(session: Session, auth: Auth) -> SessionOut:
