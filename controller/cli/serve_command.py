@@ -1,7 +1,9 @@
-"""``luck-table serve --config FILE``: run one table (the table service) until stopped.
+"""``luck-table serve --config FILE``: run one table (the table service) and its dealer
+console (``dealer_ui``, at the configuration's API address) until stopped.
 
 Exit status: 0 after SIGTERM or SIGINT (Ctrl-C); 2 for a configuration error (the key, the
-value and what is allowed); 1 when the journal cannot be opened or the service fails.
+value and what is allowed); 1 when the journal cannot be opened, the console cannot listen
+at its address, or the service fails.
 """
 
 from __future__ import annotations
@@ -22,13 +24,25 @@ log = logging.getLogger("controller.service")
 
 
 async def serve(config: Config) -> None:
-    """Run the table service until SIGTERM or SIGINT."""
+    """Run the table service and its console until SIGTERM or SIGINT."""
+    # the web framework is loaded by this command only, not by every luck-table command
+    from dealer_ui import serve as serve_console  # noqa: PLC0415
+
     async with TableService(config) as service:
         loop = asyncio.get_running_loop()
         for number in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(number, lambda: asyncio.ensure_future(service.stop()))
-        log.info("table %s (%s) is open", config.table_id, config.table_name)
-        await service.run_until_stopped()
+        console = await serve_console(service)
+        log.info(
+            "table %s (%s) is open; the console is at %s",
+            config.table_id,
+            config.table_name,
+            console.url,
+        )
+        try:
+            await service.run_until_stopped()
+        finally:
+            await console.stop()
 
 
 def handler(args: argparse.Namespace) -> int:
@@ -43,7 +57,7 @@ def handler(args: argparse.Namespace) -> int:
         return fail("serve", f"{args.config}: {error}")
     try:
         asyncio.run(serve(config))
-    except JournalError as error:
+    except (JournalError, OSError) as error:
         return fail("serve", str(error), status=1)
     return 0
 
@@ -52,7 +66,8 @@ def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "serve",
         help="run the table service",
-        description="Run one table: the shoe and seat board, the journal, the table core.",
+        description="Run one table: the shoe and seat board, the journal, the table core, "
+        "and the dealer console at the configuration's API address.",
     )
     parser.add_argument("--config", required=True, metavar="FILE", help="the table's TOML file")
     parser.add_argument(

@@ -1,0 +1,398 @@
+"""The REST API, the WebSocket feed and the console page, for one table service.
+
+Who is asking comes from the bearer token (``Authorization: Bearer TOKEN``; on the
+WebSocket, ``?token=TOKEN``): a dealer's or surveillance session (``POST /api/sessions``),
+a player's token (``POST /api/player-tokens``), or none for the public. Every view is
+``dealer_ui.views.view`` of the table for that role. Every input goes through
+``service.submit``: a refused input answers 409 with the table's reason (the engine's words
+for a decision); a malformed one 422 naming the field. Supervisor actions carry the
+supervisor's id and PIN, checked for each action.
+"""
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from fastapi import Depends, FastAPI, Header, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, Field
+
+from controller.service import TableService
+from controller.table import TableInputError, input_from_json
+from dealer_ui.auth import Auth, AuthError, Session
+from dealer_ui.feeds import Feed
+from dealer_ui.views import Role, effects_view, view
+
+STATIC = Path(__file__).parent / "static"
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, error: str, reason: str) -> None:
+        super().__init__(reason)
+        self.status, self.error, self.reason = status, error, reason
+
+
+class ErrorOut(BaseModel):
+    error: str = Field(description="unauthorized, forbidden, refused, invalid, rate_limited")
+    reason: str = Field(description="what was wrong (the engine's words for a refused input)")
+
+
+class SignIn(BaseModel):
+    role: Literal["dealer", "surveillance"] = "dealer"
+    id: str = Field(min_length=1, max_length=64)
+    pin: str = Field(min_length=1, max_length=64)
+
+
+class SessionOut(BaseModel):
+    token: str
+    role: str
+    who: str
+    expires_in: float = Field(description="seconds until the session expires")
+    seat: int | None = None
+
+
+class PlayerTokenIn(BaseModel):
+    seat: int = Field(ge=1, le=8)
+
+
+class Supervisor(BaseModel):
+    supervisor: str = Field(min_length=1, max_length=64, description="the supervisor's id")
+    pin: str = Field(min_length=1, max_length=64)
+    why: str = Field(min_length=1, max_length=500)
+
+
+class DecisionIn(BaseModel):
+    seat: int
+    do: Literal[
+        "bring_in", "complete", "check", "call", "bet", "raise", "fold", "bonus", "show", "muck"
+    ]
+    to: int | None = None
+    accept: bool | None = None
+
+
+class SitDownIn(BaseModel):
+    seat: int
+    player: str = Field(min_length=1, max_length=64)
+    buy_in: int
+
+
+class ChipsIn(BaseModel):
+    chips: int
+
+
+class VoidIn(Supervisor):
+    """The supervisor's id, PIN and reason: nothing more."""
+
+
+class EnterCardIn(Supervisor):
+    card: str = Field(description="the card, e.g. 'Qh'")
+
+
+class CorrectCardIn(Supervisor):
+    wrong: str
+    right: str
+
+
+class ResolveIn(Supervisor):
+    alert: int
+    remedy: Literal["hold", "dead", "done"]
+
+
+class CorrectStackIn(Supervisor):
+    seat: int
+    stack: int
+
+
+class ViewOut(BaseModel):
+    """The table as the caller's role may see it (see docs/api.md)."""
+
+    model_config = {"extra": "allow"}
+    role: str
+    hand_number: int
+    display: str
+
+
+class StepOut(BaseModel):
+    position: int = Field(description="the journal position of the input")
+    events: list[dict[str, Any]] = Field(description="what happened, as the caller may see it")
+    view: ViewOut
+
+
+SUPERVISOR_ACTIONS: list[tuple[str, type[Supervisor], Callable[[Any], dict[str, Any]], str]] = [
+    (
+        "void",
+        VoidIn,
+        lambda body: {"type": "void_hand"},
+        "Void the hand: every chip back to where it was before the antes.",
+    ),
+    (
+        "enter-card",
+        EnterCardIn,
+        lambda body: {"type": "enter_card", "card": body.card},
+        "Name the card of the oldest open unread-card alert.",
+    ),
+    (
+        "correct-card",
+        CorrectCardIn,
+        lambda body: {"type": "correct_card", "wrong": body.wrong, "right": body.right},
+        "A misread: the hand is replayed with `right` in place of `wrong`.",
+    ),
+    (
+        "resolve",
+        ResolveIn,
+        lambda body: {"type": "resolve_alert", "alert": body.alert, "remedy": body.remedy},
+        "Apply a remedy (hold, dead, done) to an open alert.",
+    ),
+    (
+        "correct-stack",
+        CorrectStackIn,
+        lambda body: {"type": "correct_stack", "seat": body.seat, "stack": body.stack},
+        "Set a seat's stack between its hands (the difference is kept in `corrected`).",
+    ),
+]
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorOut} for code in (401, 403, 409, 422, 429)
+}
+
+
+def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
+    """The app for ``service`` (started); ``auth`` defaults to the configuration's
+    credentials."""
+    config = service.config
+    auth = auth or Auth(config.dealers, config.supervisors)
+    feed = Feed(service)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        feed.start()
+        yield
+        await feed.stop()
+
+    app = FastAPI(
+        title=f"Luck of the Irish table {config.table_id}",
+        description="The dealer console's API and the live feeds (docs/api.md).",
+        version="1",
+        lifespan=lifespan,
+        responses=ERRORS,
+    )
+    app.state.feed = feed
+    app.state.auth = auth
+
+    @app.exception_handler(ApiError)
+    async def api_error(_: Request, error: ApiError) -> JSONResponse:
+        return JSONResponse({"error": error.error, "reason": error.reason}, error.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_: Request, error: RequestValidationError) -> JSONResponse:
+        parts = []
+        for item in error.errors():
+            where = ".".join(str(part) for part in item.get("loc", ()) if part != "body")
+            parts.append(f"{where}: {item.get('msg', 'invalid')}")
+        return JSONResponse({"error": "invalid", "reason": "; ".join(parts)}, 422)
+
+    def caller(authorization: Annotated[str | None, Header()] = None) -> Session | None:
+        token = None
+        if authorization is not None:
+            scheme, _, token = authorization.partition(" ")
+            if scheme.lower() != "bearer" or not token:
+                raise ApiError(401, "unauthorized", "Authorization: expected 'Bearer TOKEN'")
+        try:
+            return auth.session(token)
+        except AuthError as error:
+            raise ApiError(error.status, "unauthorized", error.reason) from None
+
+    def dealer(session: Annotated[Session | None, Depends(caller)]) -> Session:
+        if session is None or session.role != "dealer":
+            raise ApiError(403, "forbidden", "a dealer's session is needed: sign in")
+        return session
+
+    def role_of(session: Session | None) -> tuple[Role, int | None]:
+        if session is None:
+            return Role.PUBLIC, None
+        return Role(session.role), session.seat
+
+    async def submit(record: dict[str, Any], session: Session | None) -> StepOut:
+        try:
+            item = input_from_json({"at": 0, **record})
+        except TableInputError as error:
+            raise ApiError(422, "invalid", str(error)) from None
+        step = await service.submit(item)
+        if step.refused:
+            raise ApiError(409, "refused", step.refused)
+        role, seat = role_of(session)
+        return StepOut(
+            position=service.position,
+            events=effects_view(step.effects, step.table, role, seat),
+            view=ViewOut(**view(step.table, role, seat)),
+        )
+
+    async def supervised(
+        body: Supervisor, record: dict[str, Any], request: Request, session: Session
+    ) -> StepOut:
+        client = request.client.host if request.client else "unknown"
+        try:
+            await auth.supervisor(body.supervisor, body.pin, client)
+        except AuthError as error:
+            raise _refused_pin(error) from None
+        return await submit({**record, "who": body.supervisor, "why": body.why}, session)
+
+    @app.post("/api/sessions", response_model=SessionOut, tags=["sign-in"])
+    async def sign_in(body: SignIn, request: Request) -> SessionOut:
+        """Sign in with an id and PIN: a dealer, or a supervisor for the surveillance view."""
+        client = request.client.host if request.client else "unknown"
+        try:
+            session = await auth.sign_in(body.role, body.id, body.pin, client)
+        except AuthError as error:
+            raise _refused_pin(error) from None
+        return _session_out(session, auth)
+
+    @app.delete("/api/sessions", status_code=204, tags=["sign-in"])
+    async def sign_out(authorization: Annotated[str | None, Header()] = None) -> None:
+        """End the caller's session."""
+        if authorization is not None:
+            auth.sign_out(authorization.partition(" ")[2])
+
+    @app.post("/api/player-tokens", response_model=SessionOut, tags=["sign-in"])
+    async def player_token(
+        body: PlayerTokenIn, _: Annotated[Session, Depends(dealer)]
+    ) -> SessionOut:
+        """A token for the player at a seat: their own hole cards, their own decisions."""
+        return _session_out(auth.player_session(body.seat), auth)
+
+    @app.get("/api/view", response_model=ViewOut, tags=["table"])
+    async def get_view(session: Annotated[Session | None, Depends(caller)]) -> dict[str, Any]:
+        """The table now, as the caller may see it (no token: the public view)."""
+        role, seat = role_of(session)
+        return view(service.table, role, seat)
+
+    @app.post("/api/decisions", response_model=StepOut, tags=["dealer"])
+    async def decide(
+        body: DecisionIn, session: Annotated[Session | None, Depends(caller)]
+    ) -> StepOut:
+        """A player's decision: said by the dealer, or made by the player with their token
+        (at a table that allows it)."""
+        if session is None or session.role not in ("dealer", "player"):
+            raise ApiError(403, "forbidden", "a dealer's session or the player's token is needed")
+        if session.role == "player" and session.seat != body.seat:
+            raise ApiError(403, "forbidden", f"this token is for seat {session.seat}")
+        by = "player" if session.role == "player" else "dealer"
+        record = {"type": "decide", **body.model_dump(exclude_none=True), "by": by}
+        return await submit(record, session)
+
+    @app.post("/api/hands", response_model=StepOut, tags=["dealer"])
+    async def new_hand(session: Annotated[Session, Depends(dealer)]) -> StepOut:
+        """Start the next hand."""
+        return await submit({"type": "new_hand"}, session)
+
+    @app.post("/api/seats", response_model=StepOut, tags=["dealer"])
+    async def sit_down(body: SitDownIn, session: Annotated[Session, Depends(dealer)]) -> StepOut:
+        """A player sits down with a buy-in."""
+        return await submit({"type": "sit_down", **body.model_dump()}, session)
+
+    @app.post("/api/seats/{seat}/rebuy", response_model=StepOut, tags=["dealer"])
+    async def rebuy(
+        seat: int, body: ChipsIn, session: Annotated[Session, Depends(dealer)]
+    ) -> StepOut:
+        """More chips for the player at ``seat``."""
+        return await submit({"type": "rebuy", "seat": seat, "chips": body.chips}, session)
+
+    @app.post("/api/seats/{seat}/{change}", response_model=StepOut, tags=["dealer"])
+    async def seat_change(
+        seat: int,
+        change: Literal["leave", "sit_out", "sit_in"],
+        session: Annotated[Session, Depends(dealer)],
+    ) -> StepOut:
+        """The player at ``seat`` leaves (cashed out), sits out or sits in."""
+        return await submit({"type": change, "seat": seat}, session)
+
+    def supervisor_action(
+        path: str, model: type[Supervisor], record: Callable[[Any], dict[str, Any]], doc: str
+    ) -> None:
+        async def action(
+            body: model,  # type: ignore[valid-type]
+            request: Request,
+            session: Annotated[Session, Depends(dealer)],
+        ) -> StepOut:
+            return await supervised(body, record(body), request, session)
+
+        action.__doc__ = doc
+        app.post(
+            f"/api/supervisor/{path}",
+            response_model=StepOut,
+            tags=["supervisor"],
+            name=path.replace("-", "_"),
+        )(action)
+
+    for path, model, record, doc in SUPERVISOR_ACTIONS:
+        supervisor_action(path, model, record, doc)
+
+    @app.websocket("/ws")
+    async def feed_socket(
+        socket: WebSocket,
+        token: Annotated[str | None, Query()] = None,
+        epoch: Annotated[str | None, Query()] = None,
+        last: Annotated[int | None, Query()] = None,
+    ) -> None:
+        """The live feed: a snapshot (or what was missed after ``last`` of ``epoch``),
+        then every update, numbered."""
+        try:
+            session = auth.session(token)
+        except AuthError as error:
+            await socket.accept()
+            await socket.close(code=4401, reason=error.reason)
+            return
+        role, seat = role_of(session)
+        await socket.accept()
+
+        async def send_all() -> None:
+            async for message in feed.messages(role, seat, epoch, last):
+                await socket.send_text(message)
+            await socket.close(code=1001, reason="the table service stopped")
+
+        sender = asyncio.create_task(send_all())
+        await _until_closed(socket)
+        sender.cancel()
+        with contextlib.suppress(asyncio.CancelledError, WebSocketDisconnect, RuntimeError):
+            await sender
+
+    @app.get("/", include_in_schema=False)
+    async def console() -> FileResponse:
+        """The dealer's console."""
+        return FileResponse(STATIC / "console.html")
+
+    @app.get("/public", include_in_schema=False)
+    @app.get("/surveillance", include_in_schema=False)
+    async def viewer() -> FileResponse:
+        """The read-only pages: the public (broadcast) view, and surveillance's: the console
+        page without the dealer's controls."""
+        return FileResponse(STATIC / "console.html")
+
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    return app
+
+
+async def _until_closed(socket: WebSocket) -> None:
+    """Read (and ignore) what the client sends until it goes."""
+    with contextlib.suppress(WebSocketDisconnect, RuntimeError):
+        while True:
+            await socket.receive_text()
+
+
+def _refused_pin(error: AuthError) -> ApiError:
+    code = "rate_limited" if error.status == 429 else "unauthorized"
+    return ApiError(error.status, code, error.reason)
+
+
+def _session_out(session: Session, auth: Auth) -> SessionOut:
+    return SessionOut(
+        token=session.token,
+        role=session.role,
+        who=session.who,
+        expires_in=session.expires - auth.clock(),
+        seat=session.seat,
+    )

@@ -1,0 +1,120 @@
+"""Sign-in, sessions and the supervisor's PIN: checked against the configuration's Argon2
+hashes, rate-limited, every failed attempt logged (logger ``dealer_ui.auth``, WARNING).
+
+A session is a random token that expires ``session_seconds`` after sign-in. After
+``max_failures`` failed attempts within ``window_seconds`` for one id or from one client,
+further attempts for that id or from that client are refused (HTTP 429), without checking
+the PIN, until the oldest of those failures is ``window_seconds`` old.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from controller.config import Credential
+
+log = logging.getLogger(__name__)
+
+
+class AuthError(Exception):
+    """A credential refused: ``status`` 401 (wrong or expired) or 429 (too many attempts)."""
+
+    def __init__(self, status: int, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    token: str
+    role: str  # dealer, surveillance or player
+    who: str  # the dealer's or supervisor's id, or "seat N"
+    expires: float
+    seat: int | None = None
+
+
+@dataclass(slots=True)
+class Auth:
+    """The sessions and the failed attempts of one app."""
+
+    dealers: Sequence[Credential]
+    supervisors: Sequence[Credential]
+    session_seconds: float = 8 * 3600
+    max_failures: int = 5
+    window_seconds: float = 60.0
+    clock: Callable[[], float] = time.monotonic
+    _sessions: dict[str, Session] = field(default_factory=dict)
+    _failures: dict[str, deque[float]] = field(default_factory=dict)
+
+    async def sign_in(self, role: str, who: str, pin: str, client: str) -> Session:
+        """A new session for ``who`` (a dealer for ``dealer``, a supervisor for
+        ``surveillance``) if ``pin`` is theirs."""
+        credentials = self.dealers if role == "dealer" else self.supervisors
+        await self.check_pin(credentials, role, who, pin, client)
+        return self._new(role, who)
+
+    async def supervisor(self, who: str, pin: str, client: str) -> None:
+        """Check a supervisor's PIN for one action."""
+        await self.check_pin(self.supervisors, "supervisor", who, pin, client)
+
+    def player_session(self, seat: int) -> Session:
+        """A token for the player at ``seat`` (issued by a dealer's session)."""
+        return self._new("player", f"seat {seat}", seat)
+
+    def session(self, token: str | None) -> Session | None:
+        """The live session of ``token``; None for no token; AuthError if expired or unknown."""
+        if token is None:
+            return None
+        session = self._sessions.get(token)
+        if session is None:
+            raise AuthError(401, "unknown or signed-out session: sign in again")
+        if self.clock() >= session.expires:
+            del self._sessions[token]
+            raise AuthError(401, "the session has expired: sign in again")
+        return session
+
+    def sign_out(self, token: str) -> None:
+        self._sessions.pop(token, None)
+
+    async def check_pin(
+        self, credentials: Sequence[Credential], role: str, who: str, pin: str, client: str
+    ) -> None:
+        keys = (f"id:{role}:{who}", f"client:{client}")
+        now = self.clock()
+        if any(self._locked(key, now) for key in keys):
+            log.warning("%s sign-in for %r from %s refused: too many attempts", role, who, client)
+            raise AuthError(429, f"too many failed attempts: wait {self.window_seconds:g} s")
+        match = next((c for c in credentials if c.id == who), None)
+        # an unknown id costs the same hash as a known one: the time tells nothing
+        checked = match or (credentials[0] if credentials else None)
+        verified = checked is not None and await asyncio.to_thread(checked.verify, pin)
+        ok = verified and match is not None
+        if not ok:
+            for key in keys:
+                self._failures.setdefault(key, deque()).append(now)
+            log.warning("failed %s PIN for %r from %s", role, who, client)
+            raise AuthError(401, f"wrong {role} id or PIN")
+
+    def _locked(self, key: str, now: float) -> bool:
+        failures = self._failures.get(key)
+        if not failures:
+            return False
+        while failures and now - failures[0] > self.window_seconds:
+            failures.popleft()
+        if not failures:
+            del self._failures[key]
+            return False
+        return len(failures) >= self.max_failures
+
+    def _new(self, role: str, who: str, seat: int | None = None) -> Session:
+        token = secrets.token_urlsafe(24)
+        session = Session(token, role, who, self.clock() + self.session_seconds, seat)
+        self._sessions[token] = session
+        return session

@@ -1,0 +1,134 @@
+"""The live feed: every update of the table service, numbered, with the recent ones kept so
+that a client that reconnects gets exactly what it missed.
+
+The numbers (``seq``) count the updates since this feed started, in ``epoch`` (a random
+name of this run): a client that comes back with another epoch, or with a number older
+than the updates kept, gets a fresh snapshot instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import secrets
+from collections import deque
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+from controller.rules import Effect
+from controller.service import TableService
+from controller.table import Table
+from dealer_ui.views import Role, effects_view, view
+
+KEPT = 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Numbered:
+    """An update with its number; the messages made of it, kept by (kind, role, seat), so
+    that each is made once however many clients follow that role."""
+
+    seq: int
+    table: Table
+    effects: tuple[Effect, ...]
+    messages: dict[tuple[str, Role, int | None], str] = field(default_factory=dict, compare=False)
+
+
+class Feed:
+    """Follows ``service``: the current table, its number, and the last ``kept`` updates."""
+
+    def __init__(self, service: TableService, kept: int = KEPT) -> None:
+        self.service = service
+        self.epoch = secrets.token_hex(4)
+        self._updates = service.updates()
+        self.current = Numbered(0, service.table, ())
+        self._kept: deque[Numbered] = deque(maxlen=kept)
+        self._changed = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self.closed = False
+
+    def start(self) -> None:
+        """Start following (idempotent; needs the running loop)."""
+        if self._task is None:
+            self._task = asyncio.create_task(self._follow())
+
+    async def stop(self) -> None:
+        self._updates.close()
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        self._finish()
+
+    async def _follow(self) -> None:
+        async for update in self._updates:
+            numbered = Numbered(self.current.seq + 1, update.table, update.effects)
+            self._kept.append(numbered)
+            self.current = numbered
+            self._wake()
+        self._finish()
+
+    def _finish(self) -> None:
+        self.closed = True
+        self._wake()
+
+    def _wake(self) -> None:
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
+
+    def missed(self, epoch: str | None, last: int | None) -> list[Numbered] | None:
+        """The updates after ``last`` of ``epoch``, or None when a snapshot is due."""
+        if epoch != self.epoch or last is None or last > self.current.seq:
+            return None
+        if last == self.current.seq:
+            return []
+        if not self._kept or self._kept[0].seq > last + 1:
+            return None
+        return [numbered for numbered in self._kept if numbered.seq > last]
+
+    async def messages(
+        self, role: Role, seat: int | None, epoch: str | None, last: int | None
+    ) -> AsyncIterator[str]:
+        """A snapshot (or what was missed since ``last``), then every update, as ``role``
+        sees them (JSON text, made once per update and role); ends when the service stops."""
+        self.start()
+        missed = self.missed(epoch, last)
+        if missed is None:
+            yield self._snapshot(role, seat)
+            sent = self.current.seq
+        else:
+            sent = last if last is not None else 0
+        while True:
+            changed = self._changed
+            if sent < self.current.seq:
+                if self._kept and self._kept[0].seq <= sent + 1:
+                    for numbered in [n for n in self._kept if n.seq > sent]:
+                        yield self._update(numbered, role, seat)
+                        sent = numbered.seq
+                else:  # fell behind what is kept
+                    yield self._snapshot(role, seat)
+                    sent = self.current.seq
+            if self.closed:
+                return
+            if sent == self.current.seq:
+                await changed.wait()
+
+    def _snapshot(self, role: Role, seat: int | None) -> str:
+        return self._message("snapshot", self.current, role, seat)
+
+    def _update(self, numbered: Numbered, role: Role, seat: int | None) -> str:
+        return self._message("update", numbered, role, seat)
+
+    def _message(self, kind: str, numbered: Numbered, role: Role, seat: int | None) -> str:
+        """A snapshot (the view) or an update (the view and the events), made once."""
+        key = (kind, role, seat)
+        text = numbered.messages.get(key)
+        if text is None:
+            table = numbered.table
+            message = {"type": kind, "epoch": self.epoch, "seq": numbered.seq}
+            message["view"] = view(table, role, seat)
+            if kind == "update":
+                message["events"] = effects_view(numbered.effects, table, role, seat)
+            text = numbered.messages[key] = json.dumps(message)
+        return text

@@ -1,0 +1,402 @@
+// The dealer console: signs in, follows the dealer's feed (/ws), renders the table and
+// sends the dealer's inputs to the REST API. The same script shows the read-only pages:
+// /public (no sign-in) and /surveillance (a supervisor signs in; every card shown).
+// Plain DOM, no build step. Every text from the server is set with textContent.
+"use strict";
+
+const ROLE = { "/public": "public", "/surveillance": "surveillance" }[location.pathname] ?? "dealer";
+const TOKEN_KEY = `token:${ROLE}`;
+
+const STREETS = { 3: "third street", 4: "fourth street", 5: "fifth street", 6: "sixth street", 7: "seventh street" };
+const SUITS = { c: "♣", d: "♦", h: "♥", s: "♠" };
+const SEATS = 8;
+
+const state = {
+  token: ROLE === "public" ? null : sessionStorage.getItem(TOKEN_KEY),
+  epoch: null,
+  last: null,
+  view: null,
+  socket: null,
+  retry: null,
+  said: null,
+  display: "",
+};
+
+const $ = (id) => document.getElementById(id);
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value);
+  }
+  for (const child of children) if (child) node.append(child);
+  return node;
+}
+
+// --- the API -------------------------------------------------------------------------
+
+async function api(path, body) {
+  const headers = { "Content-Type": "application/json" };
+  if (state.token) headers.Authorization = `Bearer ${state.token}`;
+  let response;
+  try {
+    response = await fetch(path, { method: "POST", headers, body: JSON.stringify(body ?? {}) });
+  } catch (error) {
+    return { ok: false, reason: `the table service cannot be reached (${error.message})` };
+  }
+  const data = response.status === 204 ? {} : await response.json().catch(() => ({}));
+  if (response.ok) return { ok: true, data };
+  if (response.status === 401 && path !== "/api/sessions" && !path.startsWith("/api/supervisor")) {
+    signedOut(data.reason);
+  }
+  return { ok: false, status: response.status, reason: data.reason || `error ${response.status}` };
+}
+
+function say(text, ok = false) {
+  const message = $("message");
+  message.textContent = text;
+  message.classList.toggle("ok", ok);
+  clearTimeout(state.said);
+  if (ok) state.said = setTimeout(() => { message.textContent = ""; }, 5000);
+}
+
+async function send(path, body, done) {
+  const result = await api(path, body);
+  if (result.ok) say(done || "", true);
+  else say(result.reason);
+  return result;
+}
+
+// --- sign-in -------------------------------------------------------------------------
+
+function signedOut(reason) {
+  state.token = null;
+  sessionStorage.removeItem(TOKEN_KEY);
+  if (state.socket) state.socket.close();
+  const dialog = $("sign-in");
+  dialog.querySelector(".error").textContent = reason || "";
+  if (!dialog.open) dialog.showModal();
+  dialog.querySelector("input[name=dealer]").focus();
+}
+
+$("sign-in-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const form = event.target;
+  const result = await api("/api/sessions", {
+    role: ROLE,
+    id: form.elements.dealer.value,
+    pin: form.pin.value,
+  });
+  form.pin.value = "";
+  if (!result.ok) {
+    form.querySelector(".error").textContent = result.reason;
+    return;
+  }
+  state.token = result.data.token;
+  sessionStorage.setItem(TOKEN_KEY, state.token);
+  $("sign-in").close();
+  connect();
+});
+
+$("sign-in").addEventListener("cancel", (event) => event.preventDefault());
+
+$("sign-out").addEventListener("click", async () => {
+  await fetch("/api/sessions", { method: "DELETE", headers: { Authorization: `Bearer ${state.token}` } });
+  signedOut("signed out");
+});
+
+// --- the feed ------------------------------------------------------------------------
+
+function connect() {
+  clearTimeout(state.retry);
+  if (!state.token && ROLE !== "public") return signedOut();
+  const params = new URLSearchParams(state.token ? { token: state.token } : {});
+  if (state.epoch !== null) {
+    params.set("epoch", state.epoch);
+    params.set("last", state.last);
+  }
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  const socket = new WebSocket(`${scheme}://${location.host}/ws?${params}`);
+  state.socket = socket;
+  $("connection").textContent = "connecting…";
+  socket.onopen = () => { $("connection").textContent = "live"; };
+  socket.onmessage = (event) => {
+    const message = JSON.parse(event.data);
+    const next = message.type === "snapshot" ||
+      (message.epoch === state.epoch && message.seq === state.last + 1);
+    if (!next) {  // a gap: ask again from the last update shown
+      socket.close();
+      return;
+    }
+    state.epoch = message.epoch;
+    state.last = message.seq;
+    render(message.view);
+  };
+  socket.onclose = (event) => {
+    if (state.socket !== socket) return;
+    state.socket = null;
+    if (event.code === 4401) return signedOut(event.reason);
+    $("connection").textContent = "reconnecting…";
+    document.body.dataset.live = "false";
+    state.retry = setTimeout(connect, 1000);
+  };
+}
+
+// --- rendering -----------------------------------------------------------------------
+
+function cardNode(card) {
+  if (!card.card) {
+    return el("span", { class: "card back" + (card.bonus ? " bonus-card" : ""), role: "img", "aria-label": card.bonus ? "bonus card, face down" : "card face down" });
+  }
+  const rank = card.card[0] === "T" ? "10" : card.card[0];
+  const suit = card.card[1];
+  const classes = ["card"];
+  if (suit === "h" || suit === "d") classes.push("red");
+  if (card.wild) classes.push("wild");
+  if (card.bonus) classes.push("bonus-card");
+  if (card.face === "down") classes.push("hole");
+  const label = `${card.card}${card.face === "down" ? " (hole card)" : ""}${card.wild ? ", wild" : ""}`;
+  return el("span", { class: classes.join(" "), role: "img", "aria-label": label, "data-card": card.card }, `${rank}${SUITS[suit]}`);
+}
+
+function seatNode(number, seat) {
+  if (!seat) {
+    return el("li", { class: "seat empty", "data-pos": number, "aria-label": `seat ${number}, empty` },
+      el("h3", {}, el("span", { class: "num", text: `Seat ${number}` }), el("span", { text: "empty" })));
+  }
+  const classes = ["seat"];
+  if (seat.to_act) classes.push("acts");
+  if (seat.folded) classes.push("folded");
+  const status = seat.to_act ? "TO ACT" : seat.folded ? "FOLDED" : seat.all_in ? "ALL-IN"
+    : seat.mucked ? "MUCKED" : seat.sitting_out ? "SITTING OUT" : "";
+  const node = el("li", { class: classes.join(" "), "data-pos": number, "data-seat": number, "aria-label": `seat ${number}, ${seat.player}` },
+    el("h3", {}, el("span", { class: "num", text: `Seat ${number}` }), el("span", { text: seat.player })),
+    el("div", { class: "money" }, el("span", { text: `Stack ${seat.stack}` }), seat.bet ? el("span", { class: "bet", text: `Bet ${seat.bet}` }) : null),
+    el("div", { class: "state" + (seat.all_in ? " all-in" : ""), text: status }),
+    el("div", { class: "cards" }, ...seat.cards.map(cardNode)));
+  if (seat.shown) {
+    const best = seat.shown.best.map((played) => played.card).join(" ");
+    node.append(el("p", { class: "shown", text: `${seat.shown.description}: ${best}` }));
+  }
+  return node;
+}
+
+function choiceLabel(choice, seat, next) {
+  const bet = seat ? seat.bet : 0;
+  switch (choice.do) {
+    case "bring_in": return `Bring in ${choice.to}`;
+    case "complete": return `Complete to ${choice.to}`;
+    case "check": return "Check";
+    case "call": return `Call ${choice.to - bet}`;
+    case "bet": return `Bet ${choice.to}`;
+    case "raise": return `Raise to ${choice.to}`;
+    case "fold": return "Fold";
+    case "bonus": return choice.accept ? `Accept bonus card${next.price ? ` for ${next.price}` : ""}` : "Decline bonus card";
+    case "show": return "Show";
+    case "muck": return "Muck";
+    default: return choice.do;
+  }
+}
+
+function confirmThen(text, action) {
+  const dialog = $("confirm");
+  $("confirm-text").textContent = text;
+  dialog.returnValue = "";
+  dialog.onclose = () => { if (dialog.returnValue === "ok") action(); };
+  dialog.showModal();
+  $("confirm-ok").focus();
+}
+
+function renderChoices(view) {
+  const box = $("choice-buttons");
+  const hadFocus = box.contains(document.activeElement);
+  box.replaceChildren();
+  const next = view.next;
+  const seatNumber = next && next.kind !== "card" ? next.seat : null;
+  const seat = view.seats.find((s) => s.seat === seatNumber);
+  const toAct = $("to-act");
+  toAct.textContent = seat ? `Seat ${seat.seat} (${seat.player}) to act`
+    : view.paused ? "Table paused: see the alerts"
+    : view.in_hand ? "No decision due: deal the next card" : "No hand in progress";
+  toAct.classList.toggle("idle", !seat);
+  for (const choice of view.choices) {
+    const label = choiceLabel(choice, seat, next);
+    const allIn = seat && choice.to !== undefined && choice.to === seat.stack + seat.bet;
+    const text = allIn ? `${label} (all-in)` : label;
+    const body = { seat: seatNumber, do: choice.do };
+    if (choice.to !== undefined) body.to = choice.to;
+    if (choice.accept !== undefined) body.accept = choice.accept;
+    const go = () => send("/api/decisions", body, `seat ${seatNumber}: ${text}`);
+    const button = el("button", {
+      type: "button",
+      class: `choice ${choice.do}`,
+      "data-do": choice.do,
+      "data-to": choice.to ?? "",
+      "data-accept": choice.accept ?? "",
+      onclick: () => (choice.do === "fold" || allIn)
+        ? confirmThen(`Seat ${seatNumber}: ${text}?`, go)
+        : go(),
+    }, text);
+    box.append(button);
+  }
+  if (hadFocus && box.firstChild) box.firstChild.focus();
+}
+
+function renderAlerts(view) {
+  const list = $("alerts");
+  list.replaceChildren(...view.alerts.map((alert) => {
+    const actions = el("div", { class: "buttons" });
+    for (const remedy of ROLE === "dealer" ? alert.remedies : []) {
+      actions.append(el("button", { type: "button", class: "small", onclick: () => openSupervisor("resolve", alert.id, remedy) }, `Resolve: ${remedy}`));
+    }
+    if (ROLE === "dealer" && alert.kind === "unread_card") {
+      actions.append(el("button", { type: "button", class: "small", onclick: () => openSupervisor("enter-card") }, "Enter the card"));
+    }
+    return el("li", { class: `alert ${alert.severity}`, "data-alert": alert.id },
+      el("span", { class: "sev", text: `${alert.severity}${alert.blocking ? " · table paused" : ""}` }),
+      el("p", { class: "what", text: alert.message }),
+      el("p", { class: "remedy", text: alert.remedy }),
+      actions.childElementCount ? actions : null);
+  }));
+  const select = $("supervisor-form")?.alert;
+  select?.replaceChildren(...view.alerts.map((alert) => el("option", { value: alert.id, text: `#${alert.id} ${alert.message}` })));
+}
+
+function chime() {
+  try {
+    const audio = new AudioContext();
+    for (const [at, pitch] of [[0, 880], [0.18, 1320]]) {
+      const tone = audio.createOscillator();
+      const gain = audio.createGain();
+      tone.frequency.value = pitch;
+      gain.gain.setValueAtTime(0.2, audio.currentTime + at);
+      gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + at + 0.3);
+      tone.connect(gain).connect(audio.destination);
+      tone.start(audio.currentTime + at);
+      tone.stop(audio.currentTime + at + 0.3);
+    }
+  } catch (error) {
+    // no audio on this screen: the colour says it
+  }
+}
+
+function render(view) {
+  state.view = view;
+  document.body.dataset.live = "true";
+  $("hand-number").textContent = view.hand_number ? `Hand ${view.hand_number}` : "No hand yet";
+  $("street").textContent = view.in_hand ? STREETS[view.street] || "" : view.phase === "void" ? "hand void" : view.phase === "complete" ? "hand over" : "between hands";
+  const blocking = view.alerts.find((alert) => alert.blocking);
+  const pauseColour = blocking ? ` ${blocking.severity}-bg` : "";
+  const paused = $("paused");
+  paused.hidden = !view.paused;
+  paused.className = "pause-banner" + pauseColour;
+
+  const next = $("next");
+  next.textContent = view.display;
+  const bonus = view.display.startsWith("BONUS");
+  const kind = bonus ? " bonus" : view.display.startsWith("BETTING") ? " betting"
+    : view.display.startsWith("PAUSED") ? pauseColour : "";
+  next.className = "next-line" + kind + (view.display.length > 32 ? " long" : "");
+  if (bonus && !state.display.startsWith("BONUS")) chime();
+  state.display = view.display;
+
+  const bySeat = new Map(view.seats.map((seat) => [seat.seat, seat]));
+  const ring = [];
+  for (let number = 1; number <= SEATS; number++) ring.push(seatNode(number, bySeat.get(number)));
+  $("ring").replaceChildren(...ring);
+
+  const community = $("community");
+  community.hidden = !view.community;
+  community.replaceChildren(...(view.community ? ["Community ", cardNode({ card: view.community, face: "up" })] : []));
+  const pots = view.pots.map((pot, index) => el("div", { class: index ? "side-pot" : "main-pot" },
+    index ? `Side pot ${index}: ${pot.amount}` : `${view.pots.length > 1 ? "Main pot" : "Pot"} ${pot.amount}`,
+    pot.winners && pot.winners.length ? ` → seat ${pot.winners.join(", ")}` : ""));
+  $("pots").replaceChildren(...pots);
+
+  if (ROLE === "dealer") {
+    renderChoices(view);
+    $("between").hidden = view.in_hand;
+  }
+  if ($("alerts")) renderAlerts(view);
+}
+
+// --- the supervisor ------------------------------------------------------------------
+
+function showFields(form) {
+  for (const label of form.querySelectorAll("label[data-for]")) {
+    label.hidden = !label.dataset.for.split(" ").includes(form.elements.act.value);
+  }
+}
+
+function openSupervisor(action, alert, remedy) {
+  const form = $("supervisor-form");
+  form.elements.act.value = action;
+  if (alert !== undefined) form.alert.value = alert;
+  if (remedy !== undefined) form.remedy.value = remedy;
+  form.querySelector(".error").textContent = "";
+  showFields(form);
+  $("supervisor-dialog").showModal();
+  form.why.focus();
+}
+
+// The dealer's controls: the supervisor's dialog and the between-hands inputs.
+function wireDealer() {
+  $("supervisor").addEventListener("click", () => openSupervisor("void"));
+  $("supervisor-form").elements.act.addEventListener("change", (event) => showFields(event.target.form));
+  $("supervisor-cancel").addEventListener("click", () => $("supervisor-dialog").close());
+
+  $("supervisor-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const form = event.target;
+    const action = form.elements.act.value;
+    const body = { supervisor: form.supervisor.value, pin: form.pin.value, why: form.why.value };
+    if (action === "enter-card") body.card = form.card.value;
+    if (action === "correct-card") Object.assign(body, { wrong: form.wrong.value, right: form.card.value });
+    if (action === "resolve") Object.assign(body, { alert: Number(form.alert.value), remedy: form.remedy.value });
+    form.pin.value = "";
+    const result = await api(`/api/supervisor/${action}`, body);
+    if (!result.ok) {
+      form.querySelector(".error").textContent = result.reason;
+      return;
+    }
+    $("supervisor-dialog").close();
+    say(`supervisor: ${action} done`, true);
+  });
+
+  $("new-hand").addEventListener("click", () => send("/api/hands", {}, "new hand"));
+
+  $("sit-down").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const form = event.target;
+    const body = { seat: Number(form.seat.value), player: form.player.value, buy_in: Number(form.buy_in.value) };
+    const result = await send("/api/seats", body, `${body.player} sits at seat ${body.seat}`);
+    if (result.ok) form.reset();
+  });
+}
+
+// For diagnostics and the browser tests: the last update shown; drop the connection.
+window.consoleSeq = () => state.last ?? -1;
+window.consoleDrop = () => state.socket && state.socket.close();
+
+// The read-only pages: the dealer's controls taken out of the page.
+function asViewer() {
+  for (const node of document.querySelectorAll("[data-dealer]")) node.remove();
+  document.body.classList.add("viewer");
+  document.title = ROLE === "public" ? "Table" : "Surveillance";
+  $("page-title").textContent = ROLE === "public" ? "The table, live" : "Surveillance";
+  $("side").setAttribute("aria-label", "Alerts");
+  if (ROLE === "public") {
+    $("side").remove();
+    $("sign-out").hidden = true;
+  } else {
+    $("sign-in-title").textContent = "Surveillance sign-in";
+    $("sign-in-id").textContent = "Supervisor id";
+  }
+}
+
+if (ROLE === "dealer") wireDealer();
+else asViewer();
+connect();

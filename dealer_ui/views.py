@@ -1,0 +1,220 @@
+"""What each role may see of the table: the one place that decides.
+
+``view(table, role, seat)`` is pure. The dealer and the public see the table as the players
+see it: up cards (and hole cards exposed by accident), the community card, and at the
+showdown the hands that were shown; a hole card before then, a burn card, a held card or a
+folded or mucked hand never. A player sees that and their own seat's hole cards; the
+surveillance role sees everything. The public gets no alerts (the pause only). Any text
+(alerts, the display, effects' messages) is passed through :func:`redact`, which replaces
+every card name the role may not see.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from enum import StrEnum
+from typing import Any
+
+from controller.rules import Dealt, Effect, Hand, Phase, Player, Reveal, build_pots
+from controller.rules.showdown import hand_value
+from controller.table import Alert, Table
+
+CARD_NAME = re.compile(r"\b[2-9TJQKA][cdhs]\b")
+HIDDEN = "a card"
+
+
+class Role(StrEnum):
+    DEALER = "dealer"
+    PUBLIC = "public"
+    PLAYER = "player"
+    SURVEILLANCE = "surveillance"
+
+
+def shown(player: Player) -> bool:
+    """The player's hand was tabled at the showdown."""
+    return player.reveal is Reveal.SHOW and not player.folded
+
+
+def may_see(role: Role, seat: int | None, player: Player, dealt: Dealt) -> bool:
+    """Whether ``role`` (a player: at ``seat``) may see this card of ``player``'s."""
+    if role is Role.SURVEILLANCE or dealt.up or dealt.exposed or shown(player):
+        return True
+    return role is Role.PLAYER and seat == player.seat
+
+
+def visible_cards(table: Table, role: Role, seat: int | None = None) -> frozenset[str]:
+    """The names of the cards ``role`` may see now."""
+    hand = table.hand
+    if hand is None:
+        return frozenset()
+    names = {
+        str(dealt.card)
+        for player in hand.players
+        for dealt in player.cards
+        if may_see(role, seat, player, dealt)
+    }
+    if hand.community is not None:
+        names.add(str(hand.community))
+    if role is Role.SURVEILLANCE:
+        names.update(str(card) for card in (*hand.burns, *table.held))
+    return frozenset(names)
+
+
+def redact(text: str, visible: Iterable[str] | None) -> str:
+    """``text`` with the name of every card not in ``visible`` replaced (None: all shown)."""
+    if visible is None:
+        return text
+    allowed = set(visible)
+    return CARD_NAME.sub(lambda m: m.group(0) if m.group(0) in allowed else HIDDEN, text)
+
+
+def view(table: Table, role: Role | str, seat: int | None = None) -> dict[str, Any]:
+    """The table as ``role`` may see it (a player: the one at ``seat``), as JSON."""
+    role = Role(role)
+    everything = role is Role.SURVEILLANCE
+    visible = None if everything else visible_cards(table, role, seat)
+    hand = table.hand
+    out: dict[str, Any] = {
+        "role": role.value,
+        "seat": seat,
+        "hand_number": table.hand_number,
+        "in_hand": table.in_hand,
+        "paused": table.paused,
+        "deck_ready": table.deck_ready,
+        "display": redact(table.signals.display, visible),
+        "lamps": table.signals.lamps.to_json(),
+        "links": [device.value for device in table.links],
+        "next": None,
+        "street": None,
+        "phase": None,
+        "community": None,
+        "pot": 0,
+        "pots": [],
+        "choices": [],
+        "seats": _seats(table, role, seat),
+        "alerts": [] if role is Role.PUBLIC else [_alert(a, visible) for a in table.alerts],
+    }
+    if hand is not None:
+        out |= _hand(hand, role, seat)
+    if everything:
+        out["burns"] = [] if hand is None else [str(card) for card in hand.burns]
+        out["held"] = [str(card) for card in table.held]
+        out["unconfirmed"] = [placement.to_json() for placement in table.unconfirmed]
+    return out
+
+
+def effects_view(
+    effects: Iterable[Effect], table: Table, role: Role | str, seat: int | None = None
+) -> list[dict[str, Any]]:
+    """The effects of an update as ``role`` may see them: kind and message (redacted);
+    the surveillance role also gets their data."""
+    role = Role(role)
+    if role is Role.SURVEILLANCE:
+        return [effect.to_json() for effect in effects]
+    visible = visible_cards(table, role, seat)
+    return [{"kind": effect.kind, "message": redact(effect.message, visible)} for effect in effects]
+
+
+def _seats(table: Table, role: Role, seat: int | None) -> list[dict[str, Any]]:
+    hand = table.hand
+    players = {} if hand is None else {player.seat: player for player in hand.players}
+    actor = _actor(hand)
+    out = []
+    for place in table.seats:
+        player = players.get(place.seat)
+        entry: dict[str, Any] = {
+            "seat": place.seat,
+            "player": place.player,
+            "stack": place.stack,
+            "sitting_out": place.sitting_out,
+            "in_hand": player is not None,
+            "bet": 0,
+            "folded": False,
+            "all_in": False,
+            "to_act": actor == place.seat,
+            "cards": [],
+            "shown": None,
+        }
+        if player is not None and hand is not None:
+            entry |= _player(hand, player, role, seat)
+        out.append(entry)
+    return out
+
+
+def _player(hand: Hand, player: Player, role: Role, seat: int | None) -> dict[str, Any]:
+    wild = hand.rules.wild
+    cards = []
+    for dealt in player.cards:
+        seen = may_see(role, seat, player, dealt)
+        cards.append(
+            {
+                "card": str(dealt.card) if seen else None,
+                "face": "up" if dealt.up else "down",
+                "street": dealt.street,
+                "bonus": dealt.bonus,
+                "wild": seen and wild and dealt.card.rank == 4,
+            }
+        )
+    result: dict[str, Any] = {
+        "stack": player.stack,
+        "bet": player.bet,
+        "folded": player.folded,
+        "all_in": player.stack == 0 and not player.folded and hand.phase is not Phase.VOID,
+        "cards": cards,
+        "mucked": player.reveal is Reveal.MUCK,
+    }
+    if shown(player) and hand.phase is Phase.COMPLETE:
+        value = hand_value(hand, player)
+        result["shown"] = {
+            "description": value.description,
+            "best": [played.to_json() for played in value.played],
+        }
+    return result
+
+
+def _actor(hand: Hand | None) -> int | None:
+    if hand is None or hand.over:
+        return None
+    waiting = hand.waiting_for
+    if waiting is None or waiting.kind == "card":
+        return None
+    return waiting.seat
+
+
+def _hand(hand: Hand, role: Role, seat: int | None) -> dict[str, Any]:
+    waiting = None if hand.over else hand.waiting_for
+    pots = hand.pots or build_pots(hand.players)
+    out: dict[str, Any] = {
+        "street": hand.street,
+        "phase": hand.phase.value,
+        "community": None if hand.community is None else str(hand.community),
+        "pot": hand.pot,
+        "pots": [pot.to_json() for pot in pots],
+        "next": None if waiting is None else waiting.to_json(),
+    }
+    may_decide = role in (Role.DEALER, Role.SURVEILLANCE) or (
+        role is Role.PLAYER and waiting is not None and waiting.seat == seat
+    )
+    if waiting is not None and waiting.kind != "card" and may_decide:
+        out["choices"] = waiting.to_json()["legal"]
+    return out
+
+
+def _alert(alert: Alert, visible: frozenset[str] | None) -> dict[str, Any]:
+    rule = alert.rule
+    out: dict[str, Any] = {
+        "id": alert.id,
+        "kind": alert.kind.value,
+        "severity": rule.severity.value,
+        "blocking": rule.blocking,
+        "message": redact(alert.message, visible),
+        "remedy": redact(alert.remedy, visible),
+        "remedies": [remedy.value for remedy in rule.remedies],
+        "seat": alert.seat,
+        "device": None if alert.device is None else alert.device.value,
+        "raised_at": alert.raised_at,
+    }
+    if visible is None or (alert.card is not None and str(alert.card) in visible):
+        out["card"] = None if alert.card is None else str(alert.card)
+    return out

@@ -1,0 +1,180 @@
+"""The console's REST API and feed on a live table: sign-in, sessions, the supervisor's PIN,
+rate limiting, errors as JSON (4xx, never 5xx), and a feed that resumes where it left off."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+import websockets
+
+from controller.service import TableService
+from dealer_ui.auth import Auth
+from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script, live_table
+from tests.service_kit import simulator
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def run(scenario: Any) -> None:
+    with simulator("shoe") as shoe:
+        asyncio.run(asyncio.wait_for(scenario(shoe), 240))
+
+
+def test_sign_in_sessions_expire_and_failed_attempts_are_logged_and_limited(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    clock = Clock()
+
+    def use_clock(service: TableService) -> Auth:
+        config = service.config
+        return Auth(config.dealers, config.supervisors, session_seconds=60, clock=clock)
+
+    async def scenario(shoe: Any) -> None:
+        async with live_table(tmp_path, shoe, auth=use_clock) as live:
+            http = live.http
+            no_session = await http.post("/api/hands")
+            assert no_session.status_code == 403
+            assert no_session.json()["error"] == "forbidden"
+            bad = await http.post("/api/hands", headers={"Authorization": "Bearer nonsense"})
+            assert bad.status_code == 401 and "sign in again" in bad.json()["reason"]
+
+            wrong = {"role": "dealer", "id": DEALER["id"], "pin": "0000"}
+            for _ in range(5):
+                response = await http.post("/api/sessions", json=wrong)
+                assert response.status_code == 401
+                assert response.json() == {
+                    "error": "unauthorized",
+                    "reason": "wrong dealer id or PIN",
+                }
+            limited = await http.post("/api/sessions", json={"role": "dealer", **DEALER})
+            assert limited.status_code == 429 and limited.json()["error"] == "rate_limited"
+            clock.now += 61  # the window has passed
+            fresh = await http.post("/api/sessions", json={"role": "dealer", **DEALER})
+            assert fresh.status_code == 200 and fresh.json()["expires_in"] == 60
+            token = {"Authorization": f"Bearer {fresh.json()['token']}"}
+            sat = await http.post(
+                "/api/seats", json={"seat": 1, "player": "Ann", "buy_in": 100}, headers=token
+            )
+            assert sat.status_code == 200 and sat.json()["view"]["seats"][0]["player"] == "Ann"
+            clock.now += 61
+            expired = await http.post(
+                "/api/seats", json={"seat": 2, "player": "Bo", "buy_in": 100}, headers=token
+            )
+            assert expired.status_code == 401
+            assert expired.json()["reason"] == "the session has expired: sign in again"
+            assert live.service.table.seat(2) is None
+
+            await live.sign_in()  # the kit's clock-free dealer session is gone: a new one
+            position = live.service.position
+            void = await live.post(
+                "/api/supervisor/void", {"supervisor": "S100", "pin": "9999", "why": "test"}
+            )
+            assert void.status_code == 401 and "supervisor" in void.json()["reason"]
+            assert live.service.position == position  # nothing journaled, nothing changed
+            player = await live.post("/api/player-tokens", {"seat": 1})
+            other_seat = await http.post(
+                "/api/decisions",
+                json={"seat": 2, "do": "fold"},
+                headers={"Authorization": f"Bearer {player.json()['token']}"},
+            )
+            assert other_seat.status_code == 403 and "seat 1" in other_seat.json()["reason"]
+
+    with caplog.at_level(logging.WARNING, logger="dealer_ui.auth"):
+        run(scenario)
+    failures = [r.getMessage() for r in caplog.records if r.name == "dealer_ui.auth"]
+    assert sum("failed dealer PIN for 'D200'" in m for m in failures) == 5
+    assert any("too many attempts" in m for m in failures)
+    assert any("failed supervisor PIN for 'S100'" in m for m in failures)
+
+
+BAD_REQUESTS: list[tuple[str, Any]] = [
+    ("/api/decisions", {"seat": 1, "do": "dance"}),
+    ("/api/decisions", {"seat": "one", "do": "fold"}),
+    ("/api/decisions", {"do": "fold"}),
+    ("/api/decisions", [1, 2]),
+    ("/api/decisions", "not json"),
+    ("/api/seats", {"seat": 99, "player": "X", "buy_in": 100}),
+    ("/api/seats", {"seat": 1, "player": "", "buy_in": -5}),
+    ("/api/seats/0/sit_out", None),
+    ("/api/seats/1/dance", None),
+    ("/api/seats/x/rebuy", {"chips": 5}),
+    ("/api/seats/1/rebuy", {"chips": 10**30}),
+    ("/api/player-tokens", {"seat": 0}),
+    ("/api/supervisor/enter-card", {**SUPERVISOR, "why": "w", "card": "Zz"}),
+    ("/api/supervisor/correct-card", {**SUPERVISOR, "why": "w", "wrong": "", "right": "Ks"}),
+    ("/api/supervisor/resolve", {**SUPERVISOR, "why": "w", "alert": 77, "remedy": "hold"}),
+    ("/api/supervisor/resolve", {**SUPERVISOR, "why": "w", "alert": 1, "remedy": "burn"}),
+    ("/api/supervisor/correct-stack", {**SUPERVISOR, "why": "w", "seat": 9, "stack": -1}),
+    ("/api/sessions", {"role": "king", "id": "D200", "pin": "5678"}),
+]
+
+
+async def bad_requests(live: LiveTable) -> None:
+    for path, body in BAD_REQUESTS:
+        content = body if isinstance(body, str) else json.dumps(body)
+        response = await live.http.post(
+            path, content=content, headers={**live.dealer, "Content-Type": "application/json"}
+        )
+        assert 400 <= response.status_code < 500, (path, body, response.text)
+        error = response.json()
+        assert error["error"] in ("invalid", "refused") and error["reason"], (path, error)
+
+
+def test_errors_are_json_with_the_reason_and_the_feed_resumes_after_a_reconnect(
+    tmp_path: Path,
+) -> None:
+    async def scenario(shoe: Any) -> None:
+        async with live_table(tmp_path, shoe) as live:
+            await bad_requests(live)
+            card = await live.post(
+                "/api/supervisor/enter-card", {**SUPERVISOR, "why": "w", "card": "Zz"}
+            )
+            assert "enter_card.card" in card.json()["reason"]
+            await live.seat_players()
+            await live.load(Script().deck(live.service.table))
+            (await live.post("/api/hands")).raise_for_status()
+            out_of_turn = await live.post("/api/decisions", {"seat": 2, "do": "call"})
+            assert out_of_turn.status_code == 409
+            assert out_of_turn.json() == {
+                "error": "refused",
+                "reason": out_of_turn.json()["reason"],
+            }
+            assert out_of_turn.json()["reason"].startswith("seat 2 cannot call")
+            again = await live.post("/api/hands")
+            assert again.status_code == 409 and "in progress" in again.json()["reason"]
+
+            url = live.served.url.replace("http", "ws", 1) + "/ws"
+            async with websockets.connect(url) as socket:
+                snapshot = json.loads(await socket.recv())
+            assert snapshot["type"] == "snapshot"
+            epoch, last = snapshot["epoch"], snapshot["seq"]
+            for _ in range(3):
+                await live.draw()
+            resume = f"{url}?epoch={epoch}&last={last}"
+            async with websockets.connect(resume) as socket:
+                missed = [json.loads(await socket.recv()) for _ in range(3)]
+            assert [m["seq"] for m in missed] == [last + 1, last + 2, last + 3]
+            assert {m["type"] for m in missed} == {"update"}
+            for query in (f"epoch=other&last={last}", f"epoch={epoch}&last=999999"):
+                async with websockets.connect(f"{url}?{query}") as socket:
+                    fresh = json.loads(await socket.recv())
+                assert fresh["type"] == "snapshot" and fresh["seq"] == last + 3
+            async with websockets.connect(f"{url}?token=forged") as socket:
+                with pytest.raises(websockets.ConnectionClosed) as closed:
+                    await socket.recv()
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401
+            openapi = (await live.http.get("/openapi.json")).json()
+            assert "/api/supervisor/void" in openapi["paths"] and "/api/view" in openapi["paths"]
+
+    run(scenario)

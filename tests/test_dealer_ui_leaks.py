@@ -1,0 +1,178 @@
+"""Zero leaks: whole hands on a live table (a bonus card, a fold, a muck at the showdown, a
+void), and for every role every REST view and every WebSocket message is checked against
+the true table at that moment: no card that role may not see appears anywhere in it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import websockets
+
+from controller.rules import DECK, Phase, Reveal
+from controller.service import Subscription, TableService
+from controller.table import Table
+from tests.console_kit import SUPERVISOR, LiveTable, Script, card_names, live_table
+from tests.service_kit import simulator
+
+ROLES: list[tuple[str, int | None]] = [
+    ("public", None),
+    ("dealer", None),
+    ("player", 1),
+    ("player", 2),
+    ("player", 3),
+    ("surveillance", None),
+]
+
+
+def forbidden(table: Table, role: str, seat: int | None) -> set[str]:
+    """The cards ``role`` may not see in ``table``, worked out here from the game's rules."""
+    if role == "surveillance":
+        return set()
+    hand = table.hand
+    out = {str(card) for card in DECK if table.spent >> int(card) & 1}
+    out |= {str(card) for card in table.held}
+    if hand is None:
+        return out
+    out |= {str(card) for card in hand.burns}
+    allowed = set() if hand.community is None else {str(hand.community)}
+    for player in hand.players:
+        tabled = player.reveal is Reveal.SHOW and not player.folded
+        own = role == "player" and player.seat == seat
+        for dealt in player.cards:
+            seen = dealt.up or dealt.exposed or tabled or own
+            (allowed if seen else out).add(str(dealt.card))
+    return out - allowed
+
+
+async def collect(url: str, token: str | None, into: list[dict[str, Any]]) -> None:
+    query = "" if token is None else f"?token={token}"
+    async with websockets.connect(url.replace("http", "ws", 1) + "/ws" + query) as socket:
+        async for text in socket:
+            into.append(json.loads(text))
+
+
+async def tokens(live: LiveTable) -> dict[tuple[str, int | None], str | None]:
+    out: dict[tuple[str, int | None], str | None] = {("public", None): None}
+    out[("dealer", None)] = live.dealer["Authorization"].split()[1]
+    for seat in (1, 2, 3):
+        response = await live.post("/api/player-tokens", {"seat": seat})
+        out[("player", seat)] = response.json()["token"]
+    sign_in = {"role": "surveillance", "id": SUPERVISOR["supervisor"], "pin": SUPERVISOR["pin"]}
+    response = await live.http.post("/api/sessions", json=sign_in)
+    out[("surveillance", None)] = response.json()["token"]
+    return out
+
+
+def test_no_role_sees_a_card_it_may_not_in_any_view_or_message(tmp_path: Path) -> None:
+    truth: list[Table] = []
+    subscription: list[Subscription] = []
+
+    def before_serve(service: TableService) -> None:
+        truth.append(service.table)  # the feed's number 0
+        subscription.append(service.updates())
+
+    checked = {role: 0 for role in ROLES}
+    leaks: list[str] = []
+
+    def check(role: tuple[str, int | None], table: Table, payload: Any, where: str) -> None:
+        hidden = forbidden(table, *role)
+        leaked = card_names(payload) & hidden
+        if leaked:
+            leaks.append(f"{role} {where}: {sorted(leaked)}")
+        checked[role] += bool(hidden) or role[0] == "surveillance"
+
+    async def scenario() -> None:
+        async with live_table(tmp_path, shoe, before_serve=before_serve) as live:
+            await live.seat_players()
+            keys = await tokens(live)
+            feeds: dict[tuple[str, int | None], list[dict[str, Any]]] = {r: [] for r in ROLES}
+            tasks = [
+                asyncio.create_task(collect(live.served.url, keys[role], feeds[role]))
+                for role in ROLES
+            ]
+            await live.until(lambda: all(feeds.values()), "every feed's snapshot")
+
+            async def each() -> None:
+                table = live.service.table
+                for role in ROLES:
+                    token = keys[role]
+                    headers = {} if token is None else {"Authorization": f"Bearer {token}"}
+                    response = await live.http.get("/api/view", headers=headers)
+                    assert response.status_code == 200, response.text
+                    check(role, table, response.json(), "GET /api/view")
+
+            await live.play_hand(Script(), each)
+            await live.play_hand(Script(fold_seat=None, void_hand=2, up_cards=()), each)
+            feed = live.served.app.state.feed
+            await live.until(
+                lambda: all(f[-1]["seq"] == feed.current.seq for f in feeds.values()),
+                "every feed caught up",
+            )
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            for _ in range(feed.current.seq):
+                truth.append((await asyncio.wait_for(anext(subscription[0]), 5)).table)
+
+        for role, messages in feeds.items():
+            first = messages[0]["seq"]
+            assert [m["seq"] for m in messages] == list(range(first, len(truth))), role
+            assert messages[0]["type"] == "snapshot"
+            for message in messages:
+                check(role, truth[message["seq"]], message, f"message {message['seq']}")
+
+    with simulator("shoe") as shoe:
+        asyncio.run(asyncio.wait_for(scenario(), 240))
+
+    assert leaks == []
+    hands = [table.hand for table in truth if table.hand is not None]
+    first = next(hand for hand in reversed(hands) if hand.phase is Phase.COMPLETE)
+    assert any(dealt.bonus for player in first.players for dealt in player.cards)
+    assert any(player.folded for player in first.players)
+    assert {player.reveal for player in first.players} >= {Reveal.SHOW, Reveal.MUCK}
+    assert hands[-1].phase is Phase.VOID
+    assert all(count > 20 for count in checked.values()), checked
+
+
+def test_the_views_hide_what_they_must_and_show_what_they_may(tmp_path: Path) -> None:
+    """The check above can fail: a player's own hole cards are in their view and in no
+    other player's; shown hands are in the dealer's view after the showdown."""
+
+    async def scenario() -> None:
+        async with live_table(tmp_path, shoe) as live:
+            await live.seat_players()
+            keys = await tokens(live)
+            await live.play_hand(Script())
+            table = live.service.table
+            assert table.hand is not None
+            views = {}
+            for role in ROLES:
+                token = keys[role]
+                headers = {} if token is None else {"Authorization": f"Bearer {token}"}
+                views[role] = (await live.http.get("/api/view", headers=headers)).json()
+            players = {player.seat: player for player in table.hand.players}
+            holes = {
+                seat: {str(d.card) for d in player.cards if not d.up}
+                for seat, player in players.items()
+            }
+            shown = [s for s, p in players.items() if p.reveal is Reveal.SHOW]
+            mucked = [s for s, p in players.items() if p.reveal is Reveal.MUCK]
+            folded = [s for s, p in players.items() if p.folded]
+            assert shown and mucked and folded
+            for seat in (1, 2, 3):
+                assert holes[seat] <= card_names(views[("player", seat)])
+                assert holes[seat] <= card_names(views[("surveillance", None)])
+            for seat in mucked + folded:
+                for role in ROLES[:2] + [r for r in ROLES if r[0] == "player" and r[1] != seat]:
+                    assert not holes[seat] & card_names(views[role]), (seat, role)
+            for seat in shown:
+                assert holes[seat] <= card_names(views[("dealer", None)])
+                assert holes[seat] <= card_names(views[("public", None)])
+            bonus = [str(d.card) for p in players.values() for d in p.cards if d.bonus and not d.up]
+            assert bonus and set(bonus) <= card_names(views[("surveillance", None)])
+
+    with simulator("shoe") as shoe:
+        asyncio.run(asyncio.wait_for(scenario(), 240))

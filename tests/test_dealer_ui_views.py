@@ -1,0 +1,113 @@
+"""The role views on the pure table core: what each role may see of a hand, and of the
+words of alerts and effects."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+from controller.rules import Reveal
+from controller.rules.state import evolve
+from controller.table import AlertKind, CardRead
+from dealer_ui.views import Role, effects_view, redact, view, visible_cards
+from tests.table_driver import TableDriver
+
+# seat 1: Kd 2c down, 4c up (its bonus card is due at once); seat 2: Ah Ad down
+THIRD_STREET = "Kd Ah 2c Ad 4c"
+
+
+def third_street() -> TableDriver:
+    driver = TableDriver.make(seat_board=False).start({1: 200, 2: 200})
+    return driver.read(THIRD_STREET)
+
+
+def fourth_street_burned() -> TableDriver:
+    """Third street dealt (the bonus card Qh to seat 1, 9s up to seat 2), bet, and fourth
+    street's burn."""
+    driver = third_street().read("Qh 9s")
+    while (waiting := driver.table.hand.waiting_for).kind == "action":
+        legal = {choice.do.value: choice for choice in waiting.legal}
+        do = next((word for word in ("call", "check") if word in legal), waiting.legal[0].do)
+        step = driver.act(waiting.seat, str(do), legal[str(do)].to)
+        assert step.refused is None, step.refused
+    return driver.read("7h")
+
+
+def names(payload: object) -> str:
+    return json.dumps(payload)
+
+
+def test_only_the_player_and_surveillance_see_hole_cards_and_nobody_else_the_burn() -> None:
+    driver = fourth_street_burned()
+    hand = driver.table.hand
+    assert hand is not None
+    holes = {p.seat: [str(d.card) for d in p.cards if not d.up] for p in hand.players}
+    ups = [str(d.card) for p in hand.players for d in p.cards if d.up]
+    burn = [str(card) for card in hand.burns]
+    assert burn == ["7h"] and len(holes[1]) == 3 and len(holes[2]) == 2
+    for role, seat in ((Role.PUBLIC, None), (Role.DEALER, None), (Role.PLAYER, 1)):
+        shown = names(view(driver.table, role, seat))
+        assert all(card in shown for card in ups)
+        assert not any(card in shown for card in burn)
+        assert not any(card in shown for card in holes[2])
+        assert all(card in shown for card in holes[1]) == (role is Role.PLAYER)
+    everything = view(driver.table, Role.SURVEILLANCE)
+    assert everything["burns"] == burn
+    assert all(card in names(everything) for cards in holes.values() for card in cards)
+
+
+def test_a_wild_up_card_is_marked_and_the_bonus_card_stays_face_down() -> None:
+    driver = third_street()
+    assert driver.table.signals.display.startswith("BONUS CARD")
+    driver.read("Qh 9s")
+    dealer = view(driver.table, Role.DEALER)
+    cards = [card for seat in dealer["seats"] for card in seat["cards"]]
+    assert [card["card"] for card in cards if card["wild"]] == ["4c"]
+    bonus = [card for card in cards if card["bonus"]]
+    assert bonus == [{"card": None, "face": "down", "street": 3, "bonus": True, "wild": False}]
+    assert "Qh" not in names(dealer) and "Qh" in names(view(driver.table, Role.SURVEILLANCE))
+
+
+def test_the_choices_go_to_the_dealer_and_to_the_player_to_act_only() -> None:
+    driver = third_street().read("Qh 9s")
+    hand = driver.table.hand
+    assert hand is not None and hand.waiting_for is not None
+    actor = hand.waiting_for.seat
+    other = 3 - actor
+    legal = [choice.to_json() for choice in hand.waiting_for.legal]
+    assert view(driver.table, Role.DEALER)["choices"] == legal
+    assert view(driver.table, Role.PLAYER, actor)["choices"] == legal
+    assert view(driver.table, Role.PLAYER, other)["choices"] == []
+    assert view(driver.table, Role.PUBLIC)["choices"] == []
+
+
+def test_card_names_in_alerts_and_effects_are_hidden_from_whom_may_not_see_them() -> None:
+    driver = third_street().read("Qh 9s")
+    step = driver.feed(CardRead, code=51)  # drawn while seat 1 is to act
+    alert = driver.table.alerts[-1]
+    assert alert.kind is AlertKind.CARD_OUT_OF_TURN and str(alert.card) == "As"
+    dealer_alert = view(driver.table, Role.DEALER)["alerts"][-1]
+    assert "As" not in names(dealer_alert) and "card" not in dealer_alert
+    assert view(driver.table, Role.SURVEILLANCE)["alerts"][-1]["card"] == "As"
+    assert "As" not in names(effects_view(step.effects, driver.table, Role.PUBLIC))
+    assert "As" in names(effects_view(step.effects, driver.table, Role.SURVEILLANCE))
+
+
+def test_a_shown_hand_is_seen_by_all_and_a_mucked_one_by_nobody_but_its_player() -> None:
+    driver = third_street()
+    table = driver.table
+    hand = table.hand
+    assert hand is not None
+    shown = hand.players[0].revealed(Reveal.SHOW)
+    mucked = hand.players[1].revealed(Reveal.MUCK)
+    table = replace(table, hand=evolve(hand, players=(shown, mucked)))
+    public = visible_cards(table, Role.PUBLIC)
+    assert {str(d.card) for d in shown.cards} <= public
+    assert not {str(d.card) for d in mucked.cards if not d.up} & public
+    assert {str(d.card) for d in mucked.cards} <= visible_cards(table, Role.PLAYER, 2)
+
+
+def test_redact_replaces_every_card_name_not_visible() -> None:
+    assert redact("seat 1 shows Ah Ad 4c", {"Ah"}) == "seat 1 shows Ah a card a card"
+    assert redact("seat 1 shows Ah Ad", None) == "seat 1 shows Ah Ad"
+    assert redact("Ten: no card here, 10s", set()) == "Ten: no card here, 10s"
