@@ -19,7 +19,8 @@ against its bound, the wire time of the backlog at the reconnection plus 1 s.
 Phases: ``pty`` and ``tcp`` (the host is the ShoeDriver in this process), and ``monitor``:
 the host is the real ``luck-table monitor --shoe PORT --journal FILE --json`` process on the
 pty, killed with SIGKILL ``kills`` times at random moments (each once the dealer is past a
-random card and the monitor is journaling) and started again on the same journal. Its
+random card, when the monitor next journals a card, after up to 5 ms more) and started again
+on the same journal. Its
 figures come from the journal itself: each CardRead it holds, in journal order, against the
 simulator's drawn cards; a card's latency runs from the draw to the monitor's line for it,
 which the monitor prints after the commit (for a card whose line a kill cut off, to that
@@ -115,9 +116,12 @@ class Run:
 
     def met_no_outage(self, counter: int, arrived: float) -> bool:
         """Whether the card went from the shoe to the host with the cable in, the host up."""
+        return not self.met(self.cable_out + self.host_out, counter, arrived)
+
+    def met(self, outages: list[tuple[float, float]], counter: int, arrived: float) -> bool:
+        """Whether one of the outages fell between the card's draw and its arrival."""
         drawn = self.drawn[counter][1]
-        outages = self.cable_out + self.host_out
-        return not any(start < arrived and drawn < end for start, end in outages)
+        return any(start < arrived and drawn < end for start, end in outages)
 
 
 # --- the dealer ----------------------------------------------------------------------------
@@ -288,7 +292,7 @@ class MonitorProcess:
     def check(self) -> None:
         """Raise if it has exited (it runs until killed or stopped)."""
         if self.process.poll() is not None:
-            self.check_status(None)
+            raise self._exited()
 
     def kill(self) -> float:
         """SIGKILL; returns when it was sent."""
@@ -298,18 +302,18 @@ class MonitorProcess:
         self.reader.join(10)
         return at
 
-    def stop(self) -> int:
+    def stop(self) -> None:
         """SIGTERM: it journals what it took and exits with status 0."""
         self.process.send_signal(signal.SIGTERM)
         self.process.wait(30)
         self.reader.join(10)
-        self.check_status(0)
+        if self.process.returncode != 0:
+            raise self._exited()
 
-    def check_status(self, expected: int | None) -> None:
-        if self.process.returncode != expected:
-            self.errors.seek(0)
-            status = self.process.returncode
-            raise RuntimeError(f"the monitor exited with status {status}: {self.errors.read()}")
+    def _exited(self) -> RuntimeError:
+        self.errors.seek(0)
+        status = self.process.returncode
+        return RuntimeError(f"the monitor exited with status {status}: {self.errors.read()}")
 
 
 def journaled_counters(path: Path, after: int, into: set[int]) -> int:
@@ -345,9 +349,13 @@ def monitor_host(sim: SimulatorProcess, run: Run) -> None:
             processes = [MonitorProcess(sim.port, path, errors, run, lambda: None)]
             kills: list[float] = []
             try:
-                for card in kill_after:  # past the card and journaling since it started
+                for card in kill_after:  # once past the card, while it journals cards
                     running = processes[-1]
-                    while len(run.drawn) < card or running.cards == 0:
+                    while len(run.drawn) < card:
+                        running.check()
+                        time.sleep(0.002)
+                    journaled = running.cards
+                    while running.cards == journaled:
                         running.check()
                         time.sleep(rng.uniform(0, 0.005))
                     at_kill = retransmissions()
@@ -545,12 +553,17 @@ def report(run: Run) -> Figures:
     )
     for probe, latency in f.probes:
         verdict = "met" if latency <= probe.bound else "NOT met"
+        if run.met(run.host_out, probe.read_counter, run.drawn[probe.read_counter][1] + latency):
+            verdict += " (the monitor was killed on the way)"
         print(
             f"    first card after a reconnect, behind {probe.backlog} events: {latency:.2f} s, "
             f"bound {probe.bound:.2f} s: {verdict}"
         )
     for up in restarts:
         print(f"    restart seen by the host: {up.reason}")
+    if plan.restart and not restarts:
+        boots = len({up.device.boot_id for up in run.link_ups})
+        print(f"    restart seen by the host: not reported; boot ids in its LinkUps: {boots}")
     print(f"    shoe lost in its restart: {run.restart_lost} (it restarted with nothing pending)")
     if run.host_out:  # the monitor
         report_kills(run)
