@@ -20,12 +20,14 @@ Phases: ``pty`` and ``tcp`` (the host is the ShoeDriver in this process), and ``
 the host is the real ``luck-table monitor --shoe PORT --journal FILE --json`` process on the
 pty, killed with SIGKILL ``kills`` times at random moments (each once the dealer is past a
 random card, when the monitor next journals a card, after up to 5 ms more) and started again
-on the same journal. Its
-figures come from the journal itself: each CardRead it holds, in journal order, against the
-simulator's drawn cards; a card's latency runs from the draw to the monitor's line for it,
-which the monitor prints after the commit (for a card whose line a kill cut off, to that
-kill). The time the monitor was down (from each kill to the next monitor's first LinkUp) is
-printed and counted in the wall-time budget beside the cable's.
+on the same journal. Its figures come from the journal itself: each CardRead it holds, in
+journal order, against the simulator's drawn cards; a card's latency runs from the draw to
+the monitor's line for it, which the monitor prints after the commit (for a card whose line
+a kill cut off, to that kill). The time the monitor was down (from the start and from each
+kill to the next monitor's first LinkUp) is printed and counted in the wall-time budget
+beside the cable's (overlaps once); so are the frames the shoe sent while it was down, the
+events dropped by the journal as already held, and whether the journal equals the drawn
+cards.
 
 Usage: .venv/bin/python bench/soak.py [--cards 10000] [--phases pty,tcp,monitor]
        [--unplugs 6] [--kills 20] [--seed 1]
