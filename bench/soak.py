@@ -16,11 +16,21 @@ own time for the same event bytes plus the time the cable was out; card latency 
 consumer) p50/p99/max for the cards that met no outage; and each probe card's latency
 against its bound, the wire time of the backlog at the reconnection plus 1 s.
 
-Phases: ``pty`` and ``tcp``. A ``monitor`` phase (the journal killed with SIGKILL during the
-run) is meant to be added beside them once ``luck-table monitor`` exists: ``run_phase`` takes
-the host as a parameter (``Host``), so a phase whose host is a monitor process fits in.
+Phases: ``pty`` and ``tcp`` (the host is the ShoeDriver in this process), and ``monitor``:
+the host is the real ``luck-table monitor --shoe PORT --journal FILE --json`` process on the
+pty, killed with SIGKILL ``kills`` times at random moments (each once the dealer is past a
+random card, when the monitor next journals a card, after up to 5 ms more) and started again
+on the same journal. Its figures come from the journal itself: each CardRead it holds, in
+journal order, against the simulator's drawn cards; a card's latency runs from the draw to
+the monitor's line for it, which the monitor prints after the commit (for a card whose line
+a kill cut off, to that kill). The time the monitor was down (from the start and from each
+kill to the next monitor's first LinkUp) is printed and counted in the wall-time budget
+beside the cable's (overlaps once); so are the frames the shoe sent while it was down, the
+events dropped by the journal as already held, and whether the journal equals the drawn
+cards.
 
-Usage: .venv/bin/python bench/soak.py [--cards 10000] [--phases pty,tcp] [--unplugs 6]
+Usage: .venv/bin/python bench/soak.py [--cards 10000] [--phases pty,tcp,monitor]
+       [--unplugs 6] [--kills 20] [--seed 1]
 """
 
 from __future__ import annotations
@@ -28,14 +38,23 @@ from __future__ import annotations
 import argparse
 import asyncio
 import itertools
+import json
 import os
 import platform
+import random
+import signal
 import statistics
+import subprocess
+import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
 
+from controller.journal import Journal, event_of
 from drivers import events as ev
 from drivers.device import ShoeDriver
 from drivers.session import MAX_EVENT_FRAME, LinkConfig
@@ -43,13 +62,17 @@ from firmware_sim.process import ControlReplyError, SimulatorProcess
 
 BITS_PER_BYTE = 10  # 8N1
 HEARTBEAT_MS = 200
+STALL_S = 60.0  # no progress for this long: the run has stalled
+LUCK_TABLE = str(Path(sys.executable).with_name("luck-table"))
 
 
 @dataclass(frozen=True)
 class Plan:
     """One run: the link, how many cards, the faults and the interruptions."""
 
+    phase: str = "pty"  # "tcp", "monitor": what report() calls it
     link: str = "pty"  # or "tcp"
+    kills: int = 0  # SIGKILLs of the host (the monitor phase)
     cards: int = 10_000
     unplugs: int = 6
     unplug_s: float = 2.0
@@ -80,6 +103,9 @@ class Run:
     plan: Plan
     drawn: dict[int, tuple[int, float]] = field(default_factory=dict)  # counter: card, time
     cable_out: list[tuple[float, float]] = field(default_factory=list)  # from, to
+    host_out: list[tuple[float, float]] = field(default_factory=list)  # start or kill, up
+    redelivered: int = 0  # events sent again after a kill, dropped by the journal
+    retransmitted_while_down: int = 0  # by the device, from each kill to the next LinkUp
     probes: list[Probe] = field(default_factory=list)
     arrivals: list[tuple[int, int, float]] = field(default_factory=list)  # counter, card, time
     link_ups: list[ev.LinkUp] = field(default_factory=list)
@@ -91,9 +117,13 @@ class Run:
     dealer_error: BaseException | None = None
 
     def met_no_outage(self, counter: int, arrived: float) -> bool:
-        """Whether the card went from the shoe to the host without the cable being out."""
+        """Whether the card went from the shoe to the host with the cable in, the host up."""
+        return not self.met(self.cable_out + self.host_out, counter, arrived)
+
+    def met(self, outages: list[tuple[float, float]], counter: int, arrived: float) -> bool:
+        """Whether one of the outages fell between the card's draw and its arrival."""
         drawn = self.drawn[counter][1]
-        return not any(start < arrived and drawn < end for start, end in self.cable_out)
+        return any(start < arrived and drawn < end for start, end in outages)
 
 
 # --- the dealer ----------------------------------------------------------------------------
@@ -208,8 +238,10 @@ def driver_host(sim: SimulatorProcess, run: Run) -> None:
                 try:
                     event = await asyncio.wait_for(driver.next_event(), 0.2)
                 except TimeoutError:
-                    if time.monotonic() - quiet_since > 60:
-                        raise RuntimeError("no event for 60 s: the link stalled") from None
+                    if time.monotonic() - quiet_since > STALL_S:
+                        raise RuntimeError(
+                            f"no event for {STALL_S:.0f} s: the link stalled"
+                        ) from None
                     continue
                 now = quiet_since = time.monotonic()
                 if isinstance(event, ev.LinkUp):
@@ -220,6 +252,169 @@ def driver_host(sim: SimulatorProcess, run: Run) -> None:
                     driver.acknowledge(event)
 
     asyncio.run(consume())
+
+
+class MonitorProcess:
+    """A running ``luck-table monitor --json`` on the shoe and a journal, its lines read in a
+    thread: ``reported`` maps each journal position it printed to when (monotonic);
+    ``on_up`` is called at its first LinkUp."""
+
+    def __init__(
+        self, port: str, journal: Path, errors: IO[str], run: Run, on_up: Callable[[], None]
+    ) -> None:
+        self.run = run
+        self.on_up = on_up
+        self.errors = errors
+        self.reported: dict[int, float] = {}
+        self.cards = 0  # CardReads it journaled
+        self.up_at: float | None = None  # its first LinkUp
+        self.process = subprocess.Popen(
+            [LUCK_TABLE, "monitor", "--shoe", port, "--journal", str(journal), "--json"],
+            stdout=subprocess.PIPE,
+            stderr=errors,
+            text=True,
+        )
+        self.reader = threading.Thread(target=self._read, name="monitor lines", daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            now = time.monotonic()
+            seen = json.loads(line)
+            if seen["type"] == "LinkUp" and self.up_at is None:
+                self.up_at = now
+                self.on_up()
+            if seen["duplicate"]:
+                self.run.redelivered += 1
+            elif seen["position"] is not None:
+                self.reported[seen["position"]] = now
+                self.cards += seen["type"] == "CardRead"
+
+    def check(self) -> None:
+        """Raise if it has exited (it runs until killed or stopped)."""
+        if self.process.poll() is not None:
+            raise self._exited()
+
+    def kill(self) -> float:
+        """SIGKILL; returns when it was sent."""
+        at = time.monotonic()
+        self.process.kill()
+        self.process.wait()
+        self.reader.join(10)
+        return at
+
+    def stop(self) -> None:
+        """SIGTERM: it journals what it took and exits with status 0."""
+        self.process.send_signal(signal.SIGTERM)
+        self.process.wait(30)
+        self.reader.join(10)
+        if self.process.returncode != 0:
+            raise self._exited()
+
+    def _exited(self) -> RuntimeError:
+        self.errors.seek(0)
+        status = self.process.returncode
+        return RuntimeError(f"the monitor exited with status {status}: {self.errors.read()}")
+
+
+def journaled_counters(path: Path, after: int, into: set[int]) -> int:
+    """Add the read counters of the journal's CardReads past ``after``; the last position."""
+    with Journal.open(path, create=False) as journal:
+        for entry in journal.entries(after=after):
+            after = entry.position
+            if entry.type == "CardRead":
+                into.add(int(entry.fields["read_counter"]))
+    return after
+
+
+def monitor_host(sim: SimulatorProcess, run: Run) -> None:
+    """``luck-table monitor`` on a journal, killed ``kills`` times at random moments and
+    started again on the same file; at the end the journal's cards become the arrivals."""
+    plan = run.plan
+    rng = random.Random(plan.seed)
+
+    def retransmissions() -> int:
+        return int(sim.command("status")["stats"].get("retransmissions", 0))
+
+    def up_after_kill(at_kill: int) -> Callable[[], None]:
+        def up() -> None:
+            run.retransmitted_while_down += retransmissions() - at_kill
+
+        return up
+
+    kill_after = sorted(rng.sample(range(1, plan.cards), plan.kills))
+    with tempfile.TemporaryDirectory(prefix="soak-") as directory:
+        path = Path(directory) / "soak.journal"
+        Journal.open(path).close()
+        with open(Path(directory) / "monitor.stderr", "w+") as errors:
+            processes = [MonitorProcess(sim.port, path, errors, run, lambda: None)]
+            kills: list[float] = []
+            try:
+                for card in kill_after:  # once past the card, while it journals cards
+                    running = processes[-1]
+                    while len(run.drawn) < card:
+                        running.check()
+                        time.sleep(0.002)
+                    journaled = running.cards
+                    while running.cards == journaled:
+                        running.check()
+                        time.sleep(rng.uniform(0, 0.005))
+                    at_kill = retransmissions()
+                    kills.append(running.kill())
+                    up = up_after_kill(at_kill)
+                    processes.append(MonitorProcess(sim.port, path, errors, run, up))
+                wait_for_journal(run, path, processes[-1])
+                processes[-1].stop()
+            finally:
+                for process in processes:
+                    if process.process.returncode is None:
+                        process.kill()
+        run.host_out = [
+            (down, process.up_at or down)
+            for down, process in zip([run.started, *kills], processes, strict=True)
+        ]
+        take_journal(run, path, processes, kills)
+
+
+def wait_for_journal(run: Run, path: Path, running: MonitorProcess) -> None:
+    """Until every card drawn is in the journal (or nothing new came for ``STALL_S``)."""
+    held: set[int] = set()
+    position = 0
+    progress = time.monotonic()
+    while not (run.dealt_all.is_set() and held >= set(run.drawn)):
+        running.check()
+        last = journaled_counters(path, position, held)
+        if last != position:
+            position, progress = last, time.monotonic()
+        elif time.monotonic() - progress > STALL_S:
+            raise RuntimeError(f"nothing journaled for {STALL_S:.0f} s: the run stalled")
+        time.sleep(0.2)
+
+
+def take_journal(run: Run, path: Path, processes: list[MonitorProcess], kills: list[float]) -> None:
+    """The journal's CardReads in journal order become the arrivals, each at the monitor's
+    line for it; a card whose line a kill cut off (committed, not printed) at that kill."""
+    reported = {p: at for process in processes for p, at in process.reported.items()}
+    clock = time.time() - time.monotonic()
+    with Journal.open(path, create=False) as journal:
+        for entry in journal.entries():
+            event = event_of(entry)
+            if isinstance(event, ev.LinkUp):
+                run.link_ups.append(event)
+            elif isinstance(event, ev.CardRead):
+                taken = entry.recorded_at - clock
+                at = reported.get(entry.position)
+                if at is None:
+                    at = min((k for k in kills if k >= taken), default=taken)
+                run.arrivals.append((event.read_counter, event.card, at))
+
+
+PHASES: dict[str, tuple[str, Host]] = {  # name: link, host
+    "pty": ("pty", driver_host),
+    "tcp": ("tcp", driver_host),
+    "monitor": ("pty", monitor_host),
+}
 
 
 # --- a phase -------------------------------------------------------------------------------
@@ -274,7 +469,9 @@ class Figures:
     retransmission_ratio: float
     wall: float
     line_time: float
-    outage: float
+    outage: float  # the cable out
+    host_outage: float  # the host down
+    any_outage: float  # the cable out or the host down (overlaps once)
     latencies_ms: list[float]
     probes: list[tuple[Probe, float]]  # with the latency measured
 
@@ -305,9 +502,20 @@ def figures(run: Run) -> Figures:
         wall=run.ended - run.started,
         line_time=events * plan.card_time(),
         outage=sum(end - start for start, end in run.cable_out),
+        host_outage=sum(end - start for start, end in run.host_out),
+        any_outage=covered(run.cable_out + run.host_out),
         latencies_ms=latencies,
         probes=probes,
     )
+
+
+def covered(intervals: list[tuple[float, float]]) -> float:
+    """The time within any of the intervals, each moment once."""
+    total, reached = 0.0, float("-inf")
+    for start, end in sorted(intervals):
+        total += max(0.0, end - max(start, reached))
+        reached = max(reached, end)
+    return total
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -317,10 +525,11 @@ def percentile(values: list[float], share: float) -> float:
 def report(run: Run) -> Figures:
     plan, f = run.plan, figures(run)
     restarts = [up for up in run.link_ups if up.restarted]
+    kills = f", {plan.kills} monitor kills" if plan.kills else ""
     print(
-        f"  {plan.link}: {plan.cards} cards at {plan.baud} baud, {plan.fault_rate:.0%} of frames "
-        f"corrupted, dropped and duplicated, {plan.unplugs} unplugs of {plan.unplug_s} s, "
-        f"{'a restart' if plan.restart else 'no restart'}"
+        f"  {plan.phase} ({plan.link}): {plan.cards} cards at {plan.baud} baud, "
+        f"{plan.fault_rate:.0%} of frames corrupted, dropped and duplicated, {plan.unplugs} "
+        f"unplugs of {plan.unplug_s} s, {'a restart' if plan.restart else 'no restart'}{kills}"
     )
     print(
         f"    cards lost {len(f.lost)}, duplicated {f.duplicated}, out of order "
@@ -331,10 +540,13 @@ def report(run: Run) -> Figures:
         f"({run.device_stats.get('retransmissions', 0)} again for {len(run.drawn) + 1} events); "
         "goal < 1.2x"
     )
-    budget = f.line_time + f.outage
+    budget = f.line_time + f.any_outage
+    out = f"cable out {f.outage:.1f} s"
+    if run.host_out:
+        out = f"({out} or monitor down {f.host_outage:.1f} s: {f.any_outage:.1f} s)"
     print(
-        f"    wall {f.wall:.1f} s; line time of the event bytes {f.line_time:.1f} s + cable out "
-        f"{f.outage:.1f} s = {budget:.1f} s: {f.wall / budget:.2f}x; goal <= 1.5x"
+        f"    wall {f.wall:.1f} s; line time of the event bytes {f.line_time:.1f} s + {out} "
+        f"= {budget:.1f} s: {f.wall / budget:.2f}x; goal <= 1.5x"
     )
     p50 = statistics.median(f.latencies_ms) if f.latencies_ms else 0.0
     print(
@@ -343,30 +555,76 @@ def report(run: Run) -> Figures:
     )
     for probe, latency in f.probes:
         verdict = "met" if latency <= probe.bound else "NOT met"
+        if run.met(run.host_out, probe.read_counter, run.drawn[probe.read_counter][1] + latency):
+            verdict += " (the monitor was killed on the way)"
         print(
             f"    first card after a reconnect, behind {probe.backlog} events: {latency:.2f} s, "
             f"bound {probe.bound:.2f} s: {verdict}"
         )
     for up in restarts:
         print(f"    restart seen by the host: {up.reason}")
+    if plan.restart and not restarts:
+        boots = len({up.device.boot_id for up in run.link_ups})
+        print(f"    restart seen by the host: not reported; boot ids in its LinkUps: {boots}")
     print(f"    shoe lost in its restart: {run.restart_lost} (it restarted with nothing pending)")
+    if run.host_out:  # the monitor
+        report_kills(run)
     return f
+
+
+def report_kills(run: Run) -> None:
+    first_up = run.host_out[0][1] - run.started
+    downs = sorted(end - start for start, end in run.host_out[1:])
+    if downs:
+        print(
+            f"    monitor SIGKILLed {len(downs)} times: down {statistics.median(downs):.2f} s "
+            f"median, {downs[-1]:.2f} s max, from the kill to the next monitor's LinkUp (the "
+            f"first monitor was up {first_up:.2f} s after the start)"
+        )
+    events = len(run.drawn) + 1
+    again = run.device_stats.get("retransmissions", 0) - run.retransmitted_while_down
+    print(
+        f"    events sent again after a kill and dropped by the journal: {run.redelivered}; "
+        f"retransmissions without the {run.retransmitted_while_down} frames sent while the "
+        f"monitor was down: {(events + again) / events:.3f}x the event frames"
+    )
+    journal = [card for _, card, _ in run.arrivals]
+    drawn = [card for _, (card, _) in sorted(run.drawn.items())]
+    print(
+        f"    journal: {len(journal)} cards; equals the simulator's drawn cards in order: "
+        f"{'yes' if journal == drawn else 'NO'}"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cards", type=int, default=10_000)
-    parser.add_argument("--phases", default="pty,tcp", help="comma-separated: pty, tcp")
+    parser.add_argument(
+        "--phases", default=",".join(PHASES), help=f"comma-separated: {', '.join(PHASES)}"
+    )
     parser.add_argument("--unplugs", type=int, default=6)
+    parser.add_argument("--kills", type=int, default=20, help="monitor kills (monitor phase)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
+    phases = args.phases.split(",")
+    unknown = [phase for phase in phases if phase not in PHASES]
+    if unknown:
+        parser.error(f"unknown phase {unknown[0]!r}; the phases are {', '.join(PHASES)}")
     print(
         f"bench/soak.py on {platform.python_implementation()} {platform.python_version()}, "
         f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the start"
     )
-    for link in args.phases.split(","):
-        plan = Plan(link=link, cards=args.cards, unplugs=args.unplugs, seed=args.seed)
-        report(run_phase(plan))
+    for phase in phases:
+        link, host = PHASES[phase]
+        plan = Plan(
+            phase=phase,
+            link=link,
+            kills=args.kills if host is monitor_host else 0,
+            cards=args.cards,
+            unplugs=args.unplugs,
+            seed=args.seed,
+        )
+        report(run_phase(plan, host))
 
 
 if __name__ == "__main__":
