@@ -7,7 +7,6 @@ import json
 from dataclasses import replace
 
 from controller.rules import Reveal
-from controller.rules.state import evolve
 from controller.table import AlertKind, CardRead
 from dealer_ui.views import Role, effects_view, redact, view, visible_cards
 from tests.table_driver import TableDriver
@@ -100,7 +99,7 @@ def test_a_shown_hand_is_seen_by_all_and_a_mucked_one_by_nobody_but_its_player()
     assert hand is not None
     shown = hand.players[0].revealed(Reveal.SHOW)
     mucked = hand.players[1].revealed(Reveal.MUCK)
-    table = replace(table, hand=evolve(hand, players=(shown, mucked)))
+    table = replace(table, hand=hand._replace(players=(shown, mucked)))
     public = visible_cards(table, Role.PUBLIC)
     assert {str(d.card) for d in shown.cards} <= public
     assert not {str(d.card) for d in mucked.cards if not d.up} & public
