@@ -11,13 +11,20 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from controller.cli import eval_command, history_command, replay_command, serve_command
+from controller.cli import (
+    eval_command,
+    hil_command,
+    history_command,
+    replay_command,
+    serve_command,
+)
 
 SUBCOMMANDS: tuple[ModuleType, ...] = (
     eval_command,
     replay_command,
     serve_command,
     history_command,
+    hil_command,
 )
 
 
