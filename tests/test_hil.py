@@ -76,32 +76,35 @@ def test_a_bad_scenario_file_exits_2_naming_the_file_the_step_and_what_is_wrong(
     assert str(path) in done.stderr and said in done.stderr, done.stderr
 
 
+def run_file(folder: Path, steps: str) -> subprocess.CompletedProcess[str]:
+    """``luck-table hil`` on a scenario of BASE and then ``steps``; exit status 1 expected."""
+    path = folder / "scenario.toml"
+    path.write_text(BASE + steps)
+    done = hil(str(path))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"FAILED at step 2: {path}" in done.stdout
+    return done
+
+
 def test_a_failed_expectation_exits_1_saying_what_differs_and_what_was_not_run(
     tmp_path: Path,
 ) -> None:
-    path = tmp_path / "wrong.toml"
-    path.write_text(
-        BASE
-        + "[[step]]\nsit_down = 2\nbuy_in = 300\nexpect = { stacks = { 2 = 200 } }\n"
-        + "[[step]]\nnew_hand = true\n"
+    done = run_file(
+        tmp_path,
+        "[[step]]\nsit_down = 2\nbuy_in = 300\nexpect = { stacks = { 2 = 200 } }\n"
+        "[[step]]\nnew_hand = true\n",
     )
-    done = hil(str(path))
-    assert done.returncode == 1, done.stdout + done.stderr
     assert "ok   step  1" in done.stdout
     assert "FAIL step  2" in done.stdout
     assert "seat 2's stack is 300, expected 200" in done.stdout
     assert "1 steps not run" in done.stdout
-    assert f"FAILED at step 2: {path}" in done.stdout
 
 
 def test_a_refusal_is_a_failure_unless_expected(tmp_path: Path) -> None:
-    path = tmp_path / "refused.toml"
-    path.write_text(
-        BASE
-        + "[[step]]\nsit_down = 2\nbuy_in = 5000\nexpect = { refused = 'buy-in' }\n"
-        + "[[step]]\nnew_hand = true\n"
+    done = run_file(
+        tmp_path,
+        "[[step]]\nsit_down = 2\nbuy_in = 300\nexpect = { refused = 'buy-in' }\n",
     )
-    done = hil(str(path))
-    assert done.returncode == 1, done.stdout + done.stderr
-    assert "ok   step  2" in done.stdout
-    assert "FAIL step  3" in done.stdout and "refused: " in done.stdout
+    assert "taken, expected it refused ('buy-in')" in done.stdout
+    done = run_file(tmp_path, "[[step]]\nsit_down = 2\nbuy_in = 5000\n")
+    assert "refused: " in done.stdout and "5000" in done.stdout

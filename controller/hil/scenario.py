@@ -52,7 +52,7 @@ OPTIONS: dict[str, frozenset[str]] = {
     "correct_stack": frozenset({"stack"}),
 }
 SUPERVISOR = ("void", "enter_card", "correct_card", "resolve", "correct_stack")
-_COMMON = frozenset({"expect", "timeout", "note", "why"})
+_COMMON = frozenset({"expect", "timeout", "note"})
 _EXPECT = (
     "display",
     "display_has",
@@ -217,7 +217,7 @@ def _step(path: Path, number: int, entry: object) -> Step:
         action = actions[0]
         allowed = OPTIONS.get(action, frozenset()) | _COMMON
         if action in SUPERVISOR:
-            allowed |= {"who"}
+            allowed |= {"who", "why"}
         for key in entry:
             if key != action and key not in allowed:
                 raise _Bad(f"{action}: unknown key {key!r}")
@@ -227,9 +227,11 @@ def _step(path: Path, number: int, entry: object) -> Step:
         timeout = entry.get("timeout", DEFAULT_TIMEOUT)
         if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
             raise _Bad(f"timeout = {timeout!r}: a number of seconds above 0")
-        options |= {key: entry[key] for key in ("why", "who") if key in entry}
         expect = _expect(entry.get("expect", {}))
-        return Step(number, action, value, options, expect, float(timeout), entry.get("note", ""))
+        note = entry.get("note", "")
+        if not isinstance(note, str):
+            raise _Bad(f"note = {note!r}: text")
+        return Step(number, action, value, options, expect, float(timeout), note)
     except _Bad as error:
         raise ScenarioError(path, number, str(error)) from None
 
@@ -272,10 +274,7 @@ def _value(action: str, value: object) -> Any:
     if action == "load":
         if not isinstance(value, list):
             raise _Bad(f"load = {value!r}: a list of card names (the top of the deck first)")
-        cards = [_card(item, "load") for item in value]
-        if len(set(cards)) != len(cards):
-            raise _Bad("load: a card is named twice")
-        return tuple(cards)
+        return tuple(_card(item, "load") for item in value)
     if action == "draw":
         return _whole(value, "draw", 1)
     if action in _SEAT_ACTIONS:
@@ -322,9 +321,9 @@ def _option(key: str, value: object) -> Any:
         return _seat(value, "lands_at")
     if key in ("buy_in", "chips", "stack"):
         return _whole(value, key, 1 if key != "stack" else 0)
-    if key == "player":
+    if key in ("player", "who", "why"):
         if not isinstance(value, str) or not value:
-            raise _Bad(f"player = {value!r}: a name")
+            raise _Bad(f"{key} = {value!r}: text")
         return value
     if key == "seconds":
         return _seconds(value, "seconds")

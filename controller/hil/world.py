@@ -21,8 +21,9 @@ def _name(device: Device) -> str:
 
 
 def deck_of(step: Step) -> list[Card]:
-    """The cards a ``load`` step puts in the shoe, top first: the named cards, then the
-    rest of the deck in order, ``deck`` cards in all (default 52)."""
+    """The cards a ``load`` step puts in the shoe, top first: the named cards (a card named
+    twice is in the shoe twice), then the rest of the deck in order, ``deck`` cards in all
+    (default 52)."""
     named: tuple[Card, ...] = step.value
     rest = [card for card in DECK if card not in named]
     return [*named, *rest][: step.options.get("deck", len(DECK))]
