@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from controller.config import ConfigError, hash_pin, parse_config
+from controller.config import Config, ConfigError, hash_pin, parse_config
 from controller.hil.scenario import Expect, Scenario, ScenarioError, Step
 from controller.hil.world import DeviceWorld, SimulatedWorld, World, instructions
 from controller.service import TableService
@@ -67,6 +67,8 @@ def describe(step: Step) -> str:
         return ", ".join(str(decision) for decision in value)
     if action == "wait":
         return f"wait (up to {value:g} s)"
+    if action in ("stop_service", "start_service"):
+        return f"{action.split('_')[0]} the table service (the controller's power)"
     words = {
         "new_hand": "new hand",
         "void": "supervisor: void the hand",
@@ -84,7 +86,7 @@ def describe(step: Step) -> str:
 
 def table_config(
     scenario: Scenario, shoe: str, seats: str | None, journal: Path, simulated: bool
-) -> Any:
+) -> Config:
     """The table's configuration for this scenario on these ports."""
     settings = scenario.table
 
@@ -203,34 +205,74 @@ def stack(table: Table, seat: int) -> int | None:
 
 
 class Run:
-    """One scenario against one table service and world."""
+    """One scenario against the table service on ``config`` and a world of devices. The
+    service may be stopped and started again by the scenario (a power cut of the
+    controller): ``service`` is None while it is down."""
 
     def __init__(
         self,
         scenario: Scenario,
-        service: TableService,
+        config: Config,
         world: World,
         say: Callable[[str], None],
+        link_timeout: float,
     ) -> None:
-        self.scenario, self.service, self.world, self.say = scenario, service, world, say
+        self.scenario, self.config, self.world, self.say = scenario, config, world, say
+        self.link_timeout = link_timeout
+        self.service: TableService | None = None
+        self.table: Table | None = None  # the table when the service last stopped
+
+    async def start(self, timeout: float) -> None:
+        """Start the service on the journal and wait for the devices' links."""
+        service = TableService(self.config)
+        await service.start()
+        self.service = service
+        devices = (Device.SHOE, Device.SEAT_BOARD) if self.scenario.seat_board else (Device.SHOE,)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not all(device in service.table.links for device in devices):
+            if loop.time() > deadline:
+                missing = [device.value for device in devices if device not in service.table.links]
+                raise TimeoutError(f"not connected after {timeout:g} s: {', '.join(missing)}")
+            await asyncio.sleep(0.02)
+
+    async def stop(self) -> None:
+        if self.service is not None:
+            await self.service.stop()
+            self.table, self.service = self.service.table, None
+
+    def now(self) -> Table:
+        """The table now (while the service is down: as it was when it stopped)."""
+        table = self.service.table if self.service is not None else self.table
+        assert table is not None
+        return table
+
+    async def submit(self, item: TableInput) -> str | None:
+        if self.service is None:
+            raise TimeoutError("the table service is stopped: start_service first")
+        return (await self.service.submit(item)).refused
 
     async def step(self, step: Step) -> list[str]:
         """Carry out ``step``; what went wrong (empty: it passed)."""
         refused: str | None = None
-        if step.physical:
-            await self.world.perform(step)
+        if step.action == "stop_service":
+            await self.stop()
+        elif step.action == "start_service":
+            await self.start(step.timeout)
+        elif step.physical:
+            await self.world.perform(step, self.service)
             if step.action == "sit" and "buy_in" in step.options:
                 player = step.options.get("player", f"P{step.value}")
                 sit = SitDown(at=0, seat=step.value, player=player, buy_in=step.options["buy_in"])
-                refused = (await self.service.submit(sit)).refused
+                refused = await self.submit(sit)
         elif step.action != "wait":
-            inputs = people_input(step, self.service.table)
+            inputs = people_input(step, self.now())
             if isinstance(inputs, str):
                 return [inputs]
             for item in inputs:
                 if refused is not None:
                     return [f"refused before its last decision: {refused}"]
-                refused = (await self.service.submit(item)).refused
+                refused = await self.submit(item)
         problems = _refusal(refused, step.expect.refused)
         if problems:
             return problems
@@ -244,12 +286,19 @@ class Run:
             lamps = None
             if step.expect.shoe_lamps is not None and isinstance(self.world, SimulatedWorld):
                 lamps = await self.world.shoe_lamps()
-            problems = mismatches(self.service.table, step.expect, lamps)
+            problems = mismatches(self.now(), step.expect, lamps)
             if not problems or loop.time() > deadline:
                 return problems
             await asyncio.sleep(0.02)
 
     async def run(self) -> Result:
+        try:
+            await self.start(self.link_timeout)
+            return await self.steps()
+        finally:
+            await self.stop()
+
+    async def steps(self) -> Result:
         steps = self.scenario.steps
         for step in steps:
             label = f"step {step.number:>2} {step.action:<13} {describe(step)}"
@@ -276,16 +325,6 @@ def _refusal(refused: str | None, expected: str | None) -> list[str]:
     if expected not in refused:
         return [f"refused with {refused!r}, expected it to say {expected!r}"]
     return []
-
-
-async def _linked(service: TableService, devices: tuple[Device, ...], timeout: float) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not all(device in service.table.links for device in devices):
-        if loop.time() > deadline:
-            missing = [device.value for device in devices if device not in service.table.links]
-            raise TimeoutError(f"not connected after {timeout:g} s: {', '.join(missing)}")
-        await asyncio.sleep(0.02)
 
 
 @contextlib.asynccontextmanager
@@ -316,18 +355,13 @@ async def run_scenario(
     devices. The journal is a temporary file unless ``journal`` is given."""
     with tempfile.TemporaryDirectory(prefix="luck-hil-") as folder:
         path = journal if journal is not None else Path(folder) / "table.sqlite"
-        devices = (Device.SHOE, Device.SEAT_BOARD) if scenario.seat_board else (Device.SHOE,)
         if shoe is not None:
-            config = table_config(
-                scenario, shoe, seats if scenario.seat_board else None, path, False
-            )
-            async with TableService(config) as service:
-                say(f"waiting for the devices: {', '.join(device.value for device in devices)}")
-                await _linked(service, devices, wait)
-                return await Run(scenario, service, DeviceWorld(service, say, wait), say).run()
-        async with _simulators(scenario) as world:
-            seat_port = None if world.seats is None else world.seats.port
-            config = table_config(scenario, world.shoe.port, seat_port, path, True)
-            async with TableService(config) as service:
-                await _linked(service, devices, 20.0)
-                return await Run(scenario, service, world, say).run()
+            seat_port = seats if scenario.seat_board else None
+            config = table_config(scenario, shoe, seat_port, path, False)
+            world: World = DeviceWorld(say, wait)
+            say("waiting for the devices to connect")
+            return await Run(scenario, config, world, say, wait).run()
+        async with _simulators(scenario) as simulated:
+            seat_port = None if simulated.seats is None else simulated.seats.port
+            config = table_config(scenario, simulated.shoe.port, seat_port, path, True)
+            return await Run(scenario, config, simulated, say, 20.0).run()

@@ -35,7 +35,9 @@ PEOPLE = (
     "resolve",
     "correct_stack",
 )
-ACTIONS = (*PHYSICAL, *PEOPLE, "wait")
+#: The controller itself: its power cut (the service stops) and back (it recovers).
+SERVICE = ("stop_service", "start_service")
+ACTIONS = (*PHYSICAL, *PEOPLE, *SERVICE, "wait")
 #: The keys an action may take beside its own.
 OPTIONS: dict[str, frozenset[str]] = {
     "load": frozenset({"deck"}),
@@ -300,7 +302,7 @@ def _value(action: str, value: object) -> Any:
         return _kind(value, "resolve")
     if action == "wait":
         return _seconds(value, "wait")
-    if action in ("new_hand", "void"):
+    if action in ("new_hand", "void", *SERVICE):
         if value is not True:
             raise _Bad(f"{action} = {value!r}: write {action} = true")
         return True

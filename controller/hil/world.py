@@ -66,8 +66,9 @@ def instructions(step: Step) -> list[str]:
 
 
 class World(Protocol):
-    async def perform(self, step: Step) -> None:
-        """Carry out a physical step; return when the table has taken its events."""
+    async def perform(self, step: Step, service: TableService | None) -> None:
+        """Carry out a physical step; return when ``service`` has taken its events (with
+        no service running, when the devices hold them)."""
 
 
 class SimulatedWorld:
@@ -76,6 +77,7 @@ class SimulatedWorld:
 
     def __init__(self, shoe: SimulatorProcess, seats: SimulatorProcess | None) -> None:
         self.shoe, self.seats = shoe, seats
+        self.live = True
 
     def device(self, device: Device) -> SimulatorProcess:
         if device is Device.SHOE:
@@ -89,7 +91,9 @@ class SimulatedWorld:
 
     async def settle(self, device: Device) -> None:
         """Wait until the device's events are all acknowledged (at once if it is unplugged:
-        they wait on the device for the link)."""
+        they wait on the device for the link; not at all when no service runs)."""
+        if not self.live:
+            return
         loop = asyncio.get_running_loop()
         deadline = loop.time() + SETTLE_TIMEOUT
         while True:
@@ -104,7 +108,8 @@ class SimulatedWorld:
         status = await self.command(Device.SHOE, "status")
         return status["bonus_lamp"], tuple(status["seat_lamps"])
 
-    async def perform(self, step: Step) -> None:
+    async def perform(self, step: Step, service: TableService | None) -> None:
+        self.live = service is not None
         action, value, options = step.action, step.value, step.options
         if action == "load":
             cards = ",".join(str(card) for card in deck_of(step))
@@ -140,12 +145,16 @@ class DeviceWorld:
     """Real devices: each physical step is printed as an instruction for the engineer, and
     the run waits (up to ``wait`` seconds) for the table to take the device's event."""
 
-    def __init__(self, service: TableService, say: Callable[[str], None], wait: float) -> None:
-        self.service, self.say, self.wait = service, say, wait
+    def __init__(self, say: Callable[[str], None], wait: float) -> None:
+        self.say, self.wait = say, wait
 
-    async def perform(self, step: Step) -> None:
+    async def perform(self, step: Step, service: TableService | None) -> None:
         for line in instructions(step):
-            updates = self.service.updates()
+            if service is None:  # no table to hear the device: the engineer says when done
+                self.say(f"  >>> {line}, then press Enter")
+                await asyncio.to_thread(input)
+                continue
+            updates = service.updates()
             self.say(f"  >>> {line}")
             try:
                 await asyncio.wait_for(anext(updates), self.wait)
