@@ -181,6 +181,7 @@ def mismatches(
         differs("the shoe's lamps (bonus, seats)", shoe_lamps, wanted)
     for seat, chips in expect.stacks.items():
         differs(f"seat {seat}'s stack", stack(table, seat), chips)
+    differs("the seated players", tuple(seat.seat for seat in table.seats), expect.seated)
     differs("the pot", None if hand is None else hand.pot, expect.pot)
     pots = None if hand is None else tuple(pot.amount for pot in hand.pots)
     differs("the pots", pots, expect.pots)

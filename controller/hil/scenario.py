@@ -66,6 +66,7 @@ _EXPECT = (
     "lamps",
     "shoe_lamps",
     "stacks",
+    "seated",
     "pot",
     "pots",
     "street",
@@ -124,6 +125,7 @@ class Expect:
     lamps: Lamps | None = None
     shoe_lamps: Lamps | None = None
     stacks: Mapping[int, int] = field(default_factory=dict)
+    seated: tuple[int, ...] | None = None
     pot: int | None = None
     pots: tuple[int, ...] | None = None
     street: int | None = None
@@ -422,6 +424,8 @@ def _expect(data: object) -> Expect:
     for key in ("display", "display_has", "waiting", "refused"):
         if key in data:
             out[key] = _text(data[key], key)
+    if out.get("refused") == "":
+        raise _Bad("expect.refused = '': words the refusal must say")
     for key in ("paused", "in_hand"):
         if key in data:
             out[key] = _flag(data[key], key)
@@ -440,6 +444,10 @@ def _expect(data: object) -> Expect:
         if not isinstance(data["pots"], list):
             raise _Bad(f"expect.pots = {data['pots']!r}: a list of amounts, main pot first")
         out["pots"] = tuple(_whole(item, "expect.pots") for item in data["pots"])
+    if "seated" in data:
+        if not isinstance(data["seated"], list):
+            raise _Bad(f"expect.seated = {data['seated']!r}: a list of seat numbers")
+        out["seated"] = tuple(_seat(seat, "expect.seated") for seat in data["seated"])
     if "stacks" in data:
         stacks = data["stacks"]
         if not isinstance(stacks, dict) or not all(key.isdigit() for key in stacks):
