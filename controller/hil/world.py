@@ -49,8 +49,9 @@ def instructions(step: Step) -> list[str]:
     if action == "place":
         what = str(options["card"]) if "card" in options else "the card"
         lands = options.get("lands_at", value)
-        wrong = "" if lands == value else f" (it lands at seat {lands})"
-        return [f"place {what} at seat {lands}{wrong}"]
+        if lands == value:
+            return [f"place {what} at seat {value}"]
+        return [f"place {what} for seat {value} so that it lands at seat {lands}"]
     if action == "sit":
         return [f"a player sits down at seat {value}"]
     if action == "leave":
