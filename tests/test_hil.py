@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from controller.hil import load_scenario, run_scenario
+from controller.rules import DECK
+from tests.service_kit import simulator
 
 SCENARIOS = sorted((Path(__file__).parent / "scenarios").glob("*.toml"))
 
@@ -108,3 +110,73 @@ def test_a_refusal_is_a_failure_unless_expected(tmp_path: Path) -> None:
     assert "taken, expected it refused ('buy-in')" in done.stdout
     done = run_file(tmp_path, "[[step]]\nsit_down = 2\nbuy_in = 5000\n")
     assert "refused: " in done.stdout and "5000" in done.stdout
+
+
+DEVICE_STEPS = """
+[[step]]
+sit = 1
+buy_in = 200
+
+[[step]]
+sit = 2
+buy_in = 200
+
+[[step]]
+load = ["Kd", "7c", "2s", "9h", "4c", "Qs", "5d"]
+
+[[step]]
+new_hand = true
+
+[[step]]
+draw = 5
+expect = { display = "BONUS CARD: seat 1, face down", lamps = { bonus = true, seats = [1] } }
+
+[[step]]
+fault = "jam"
+expect = { alerts = ["device_fault"] }
+
+[[step]]
+clear = "jam"
+expect = { alerts = [], display = "BONUS CARD: seat 1, face down" }
+"""
+
+
+def engineer(instruction: str) -> str:
+    """The simulator control command that does what an instruction asks."""
+    if instruction.startswith("a player sits down at seat "):
+        return f"sit {instruction.rsplit(maxsplit=1)[-1]}"
+    if instruction.startswith("load a deck of 52 cards: these cards on top, in order: "):
+        top = instruction.split(": ")[2].split(";", maxsplit=1)[0].split()
+        rest = [str(card) for card in DECK if str(card) not in top]
+        return f"load cards={','.join(top + rest)}"
+    if instruction.startswith("draw a card"):
+        return "draw"
+    words = instruction.split()
+    if words[0] == "make" and words[-1] == "shoe":
+        return f"raise {words[2]}"
+    if words[0] == "clear" and words[-1] == "shoe":
+        return f"clear {words[2]}"
+    raise AssertionError(f"no engineer knows how to {instruction!r}")
+
+
+def test_real_devices_each_physical_step_an_instruction_waited_for(tmp_path: Path) -> None:
+    """The simulators stand in for real devices on --shoe and --seats; this test is the
+    engineer: it does what each printed instruction says, through the control channels."""
+    path = tmp_path / "devices.toml"
+    path.write_text(DEVICE_STEPS)
+    with simulator("shoe") as shoe, simulator("seats") as seats:
+        luck_table = str(Path(sys.executable).parent / "luck-table")
+        command = [luck_table, "hil", "--shoe", shoe.port, "--seats", seats.port, str(path)]
+        with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as run:
+            assert run.stdout is not None
+            said: list[str] = []
+            for line in run.stdout:
+                said.append(line)
+                if line.startswith("  >>> "):
+                    instruction = line.removeprefix("  >>> ").strip()
+                    command_line = engineer(instruction)
+                    (seats if command_line.startswith("sit") else shoe).command(command_line)
+            assert run.wait(60) == 0, "".join(said)
+    instructions = [line for line in said if line.startswith("  >>> ")]
+    assert len(instructions) == 2 + 1 + 5 + 2  # sit, sit, load, 5 draws, jam, clear
+    assert f"PASSED: {path} (7 of 7 steps)" in said[-1]

@@ -19,6 +19,11 @@ from controller.hil import ScenarioError, load_scenario, run_scenario
 from controller.hil.runner import DEVICE_WAIT
 
 
+def say(line: str) -> None:
+    """Print a line at once: an engineer (or a program) acts on the instructions."""
+    print(line, flush=True)
+
+
 def handler(args: argparse.Namespace) -> int:
     logging.basicConfig(
         level=getattr(logging, args.log_level.upper()),
@@ -27,6 +32,14 @@ def handler(args: argparse.Namespace) -> int:
     )
     if args.seats is not None and args.shoe is None:
         print("luck-table hil: --seats needs --shoe (real devices)", file=sys.stderr)
+        return 2
+    if args.journal is not None and (args.journal.exists() or len(args.scenario) > 1):
+        why = "already exists" if args.journal.exists() else "is for one scenario only"
+        print(
+            f"luck-table hil: --journal {args.journal} {why}: a scenario starts from an "
+            "empty journal",
+            file=sys.stderr,
+        )
         return 2
     try:
         scenarios = [load_scenario(path) for path in args.scenario]
@@ -48,6 +61,7 @@ def handler(args: argparse.Namespace) -> int:
             result = asyncio.run(
                 run_scenario(
                     scenario,
+                    say,
                     shoe=args.shoe,
                     seats=args.seats,
                     journal=args.journal,
