@@ -8,6 +8,9 @@
     reaching its asyncio consumer, over a real pseudo-terminal paced at 115200 baud 8N1
     (a pty itself has no baud rate, so the simulator, in a process of its own, releases each
     byte at its wire time), p50/p99 over CARDS cards, beside the frame's wire time (the floor).
+(c) Reading a socket:// port (issue 9): the drivers' TcpTransport beside pyserial's own
+    socket:// handler (the transport before), on the same stream of CARD frames from a local
+    TCP server: throughput (pyserial's handler receives one byte per system call).
 
 Usage: .venv/bin/python bench/link.py [--cards N]
 """
@@ -20,7 +23,9 @@ import multiprocessing
 import os
 import platform
 import select
+import socket
 import statistics
+import threading
 import time
 import tty
 from multiprocessing.connection import Connection
@@ -30,6 +35,7 @@ from drivers.events import CardRead
 from drivers.protocol import CardRead as CardMessage
 from drivers.protocol import DeviceKind, FrameDecoder, Hello, encode_frame
 from drivers.session import HostSession, LinkConfig
+from drivers.transport import SerialTransport, TcpTransport, Transport
 from firmware_sim.shoe import SimulatedShoe
 
 BAUD = 115200
@@ -186,6 +192,32 @@ def latency(cards: int) -> None:
     print(f"    goal: end-to-end p99 <= wire + 2 ms = {wire + 2:.3f} ms: {verdict}")
 
 
+def socket_reads(frames: int) -> None:
+    stream = card_stream(frames)
+    print(f"(c) reading socket:// ({len(stream):,} bytes of CARD frames from a local server)")
+    for label, make in (
+        ("TcpTransport (drivers)", TcpTransport),
+        ("pyserial socket:// handler", SerialTransport),
+    ):
+        with socket.create_server(("127.0.0.1", 0)) as server:
+            url = f"socket://127.0.0.1:{server.getsockname()[1]}"
+            transport: Transport = make(url)
+            transport.open()
+            device, _ = server.accept()
+            sender = threading.Thread(target=device.sendall, args=(stream,))
+            start = time.perf_counter()
+            sender.start()
+            got = reads = 0
+            while got < len(stream):
+                got += len(transport.read())
+                reads += 1
+            elapsed = time.perf_counter() - start
+            sender.join()
+            device.close()
+            transport.close()
+        print(f"    {label:28} {got / elapsed / 1e6:9.3f} MB/s ({reads} reads)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cards", type=int, default=2000, help="cards for the latency run")
@@ -197,6 +229,7 @@ def main() -> None:
     )
     decoder_throughput(args.frames)
     latency(args.cards)
+    socket_reads(args.frames // 10)
 
 
 if __name__ == "__main__":

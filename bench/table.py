@@ -84,10 +84,11 @@ class TimedControl(Control):
 
 async def driver_alone(port: str, control_address: str, cards: int) -> list[float]:
     control = await Control.connect(control_address)
-    await control.command("load decks=8")
     samples = []
     async with ShoeDriver.from_url(port, LinkConfig(), baudrate=BAUD) as shoe:
-        for _ in range(cards):
+        for number in range(cards):
+            if number % 416 == 0:
+                await control.command("load decks=8")
             start = time.perf_counter()
             await control.command("draw")
             while not isinstance(await shoe.next_event(), CardRead):
@@ -240,9 +241,9 @@ def recovery(hands: int) -> None:
         with Journal.open(path, create=False) as journal:
             recovered = recover(journal, Snapshots(path))
         fast = time.perf_counter() - started
-        started = time.perf_counter()
         with Journal.open(path, create=False) as journal:
             count = sum(1 for _ in journal.entries())
+            started = time.perf_counter()
             for n, _ in enumerate(steps(journal)):
                 if n >= REPLAY_SAMPLE:
                     break

@@ -163,7 +163,11 @@ class DeviceDriver:
             await self._reconnect_task  # ends at once, or after an open attempt under way
         if self._timer is not None:
             self._timer.cancel()
-        await self._stop_io()
+        self._session.send_due_ack(self._now())  # acknowledged events: tell the device
+        output = self._session.take_output()
+        if output and self._io is not None:
+            self._io.write(output)
+        await self._stop_io()  # writes what was queued first
         await asyncio.to_thread(self.transport.close)
         self._session.close(None if self._failure is None else f"stopped: {self._failure}")
         self._flush()

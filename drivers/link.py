@@ -74,7 +74,8 @@ class LinkIO:
             self._outbox.put(data)
 
     async def stop(self) -> None:
-        """Stop both threads and wait for them; the transport stays open for the caller."""
+        """Stop both threads and wait for them (the writer first writes what was queued);
+        the transport stays open for the caller."""
         self._unwatch()
         self._stopping.set()
         self._outbox.put(None)
@@ -113,7 +114,7 @@ class LinkIO:
     def _write_loop(self) -> None:
         while True:
             data = self._outbox.get()
-            if data is None or self._stopping.is_set():
+            if data is None:
                 return
             try:
                 self.transport.write(data)

@@ -28,7 +28,9 @@ or clock of its own (the asyncio driver in :mod:`drivers.device` feeds it):
   asked for again with ``RESEND`` once none waits;
 - pacing, when the line's ``baudrate`` is known: the same ``RESEND`` is not repeated before
   the device can have sent the go-back-N round it asked for (the events from the missing
-  one to the device's last known ``next_seq``, at the longest event frame's wire time).
+  one to the device's last known ``next_seq``, at the longest event frame's wire time),
+  unless the device is seen to start a new round (an event number lower than the one
+  before it) without the missing event: then it is asked for again at once.
 """
 
 from __future__ import annotations
@@ -67,14 +69,17 @@ from drivers.protocol import (
     seq_add,
     seq_distance,
 )
-from drivers.protocol.codec import HEADER
+from drivers.protocol.codec import CRC, HEADER
 
 DEFAULT_DEVICE_HEARTBEAT = 1.0  # seconds, until a HELLO announces the device's own
 ACK_ON = ("delivery", "commit")
 BITS_PER_BYTE = 10  # 8N1: start bit, 8 data bits, stop bit
-HELLO_BODY = HEADER.size + Hello.LAYOUT.size + 2  # header, frozen payload, CRC
-#: The longest event frame on the wire: body, one COBS code byte, the delimiter.
-MAX_EVENT_FRAME = max(m.LAYOUT.size for m in MESSAGE_CLASSES if m.SEQUENCED) + HEADER.size + 4
+HELLO_BODY = HEADER.size + Hello.LAYOUT.size + CRC.size  # its payload layout is frozen
+#: The longest event frame on the wire (24 bytes, a CARD): header, payload and CRC, one COBS
+#: code byte (a body is shorter than 254 bytes) and the delimiter.
+MAX_EVENT_FRAME = (
+    HEADER.size + max(m.LAYOUT.size for m in MESSAGE_CLASSES if m.SEQUENCED) + CRC.size + 2
+)
 
 
 @dataclass(frozen=True)
@@ -211,6 +216,7 @@ class HostSession:
         self._last_reset = -float("inf")
         self._last_resend: tuple[int, float] | None = None
         self._resend_recheck: float | None = None
+        self._last_seq: int | None = None  # of the last event frame received
         self._last_indicator = -float("inf")
         self._ack_due: float | None = None  # when an ACK became due
         self._device_heartbeat = DEFAULT_DEVICE_HEARTBEAT
@@ -250,13 +256,13 @@ class HostSession:
                 self._last_rx = now
                 self._other_version = None
                 self._frame(item.seq, item.message, now)
-        self._send_due_ack(now)
+        self.send_due_ack(now)
 
     def poll(self, now: float) -> None:
         """Run the timers that are due."""
         if not self.connected:
             return
-        self._send_due_ack(now)
+        self.send_due_ack(now)
         if self.up and now - self._last_rx >= self.silence_timeout:
             self._link_down(
                 ev.LinkDownReason.SILENCE,
@@ -352,7 +358,8 @@ class HostSession:
             self._output.append(encode_frame(0, message))
             self._last_tx = now
 
-    def _send_due_ack(self, now: float) -> None:
+    def send_due_ack(self, now: float) -> None:
+        """Send the ACK that is due, if any (before closing, say)."""
         if self._ack_due is not None and self._acked is not None:
             self._ack_due = None
             self._send(Ack(self._acked), now)
@@ -513,6 +520,7 @@ class HostSession:
         self.up = True
         self._last_resend = None
         self._resend_recheck = None
+        self._last_seq = None
         self._events.append(up)
         self._send_indicator(now)
 
@@ -550,12 +558,14 @@ class HostSession:
             self._ack_soon(now)  # up to what is acknowledged already
             return
         self._saw_next_seq(seq_add(seq, 1))
+        new_round = self._last_seq is not None and seq_distance(seq, self._last_seq) > 0
+        self._last_seq = seq
         if self._holding or (self.queue_limit is not None and self.waiting >= self.queue_limit):
             self._holding = True  # no room: the device keeps it and sends it again
             self.stats.held += 1
         elif distance > 0:
             self.stats.gaps += 1
-            self._request_resend(now)
+            self._request_resend(now, recheck=new_round)  # a new round that lacks it: at once
         else:
             self._expected = seq_add(seq, 1)
             self._resend_recheck = None  # events flow again; a new gap asks anew

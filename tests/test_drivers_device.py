@@ -330,3 +330,26 @@ def test_a_socket_url_reads_what_has_arrived_in_one_call():
         finally:
             transport.close()
     assert isinstance(transport, TcpTransport)
+
+
+def test_noise_frames_of_another_version_never_stop_the_driver(pty):
+    """Frames that pass the CRC with a stray version byte, one at a time between valid ones
+    or among damaged ones, are counted and dropped; the events go on."""
+    other = encode_frame(9, CardRead(5, 9), version=2)
+    damaged = bytearray(encode_frame(9, CardRead(5, 9)))
+    damaged[4] ^= 0x10
+
+    async def scenario():
+        driver = ShoeDriver.from_url(pty.path, FAST)
+        await (await open_answering(driver, pty, hello(next_seq=1)))
+        events = [await driver.next_event()]
+        for seq in range(1, 41):
+            pty.write(other + bytes(damaged) * 3 + other + encode_frame(seq, CardRead(seq, seq)))
+            events.append(await driver.next_event())
+        await driver.close()
+        return driver, events
+
+    driver, (up, *cards) = run(scenario())
+    assert isinstance(up, ev.LinkUp)
+    assert [c.seq for c in cards] == list(range(1, 41))
+    assert driver.stats.decode_errors["version"] == 80

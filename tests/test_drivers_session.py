@@ -554,3 +554,16 @@ def test_resends_are_paced_by_the_wire_time_of_the_round_on_a_line_of_known_spee
     assert Resend(1) in sent(session)  # the round is over and 1 is still missing: ask again
     session.receive(card(1) + card(2), 0.6)
     assert cards_of(session.take_events()) == [1, 2]
+
+
+def test_a_new_round_without_the_missing_event_asks_for_it_again_at_once():
+    session = HostSession("/dev/ttyUSB0", SHOE, CONFIG, baudrate=115200)
+    session.connection_made(0.0)
+    session.receive(hello(next_seq=1001, pending=1000), 0.0)
+    session.take_events(), session.take_output()
+    session.receive(card(2) + card(3) + card(4), 0.01)  # 1 lost
+    assert sent(session) == [Resend(1)]
+    session.receive(card(2), 0.02)  # the device went back, and 1 was lost again
+    assert sent(session) == [Resend(1)]
+    session.receive(card(3), 0.03)  # the same round goes on: wait for it
+    assert sent(session) == []

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -46,7 +48,7 @@ def test_every_kind_of_event_reads_back_in_order_and_equal(journal):
         ev.LinkDown(ev.LinkDownReason.SILENCE, "nothing received for 3.00 s"),
     ]
     seat_events = [
-        ev.LinkUp(SEATS, "HELLO from the seat board"),
+        ev.LinkUp(SEATS, "restarted", previous_boot_id=8, lost=(ev.LostEvents(8, 65535, 3),)),
         ev.SeatOccupied(0, 3),
         ev.CardAtSeat(1, 3, 51),
         ev.CardAtSeat(2, 3, None),
@@ -179,3 +181,13 @@ def test_an_empty_file_becomes_a_journal_but_a_missing_one_is_not_made_for_readi
     assert not (tmp_path / "missing").exists()
     with pytest.raises(JournalError, match="cannot open journal"):
         Journal.open(tmp_path / "no-such-folder" / "j")
+
+
+def test_the_example_in_docs_monitor_md_runs_as_written(tmp_path, monkeypatch, capsys):
+    text = (Path(__file__).resolve().parent.parent / "docs" / "monitor.md").read_text()
+    (example,) = re.findall(r"```python\n(.*?)```", text, re.S)
+    monkeypatch.chdir(tmp_path)
+    exec(compile(example, "docs/monitor.md", "exec"), {})
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[:2] == ["[1, 2]", "[None]"]
+    assert printed[2].startswith("1 LinkUp LinkUp(") and printed[3].startswith("2 CardRead Card")

@@ -189,3 +189,30 @@ def test_the_service_starts_on_a_journal_of_another_configuration(
         assert replayed(second.journal).settings == second.settings
 
     run(scenario)
+
+
+def test_a_shoe_restarted_with_events_unsent_raises_events_lost(tmp_path: Path) -> None:
+    with simulator("shoe") as shoe:
+        settings = config(tmp_path, shoe.port)
+
+        async def scenario() -> None:
+            async with TableService(settings) as service:
+                await until(lambda: Device.SHOE in service.table.links, "the shoe's link")
+                control = await Control.connect(shoe.announced["control"])
+                await control.command("set drop_rate=1")  # the line loses everything now
+                await control.command("load")
+                restart = await control.command("restart 0.2")
+                await control.command("set drop_rate=0")
+                assert restart["lost"]
+
+                def lost() -> list[str]:
+                    kinds = (AlertKind.EVENTS_LOST,)
+                    return [a.message for a in service.table.alerts if a.kind in kinds]
+
+                await until(lambda: bool(lost()), "the events-lost alert")
+                await until(lambda: Device.SHOE in service.table.links, "the link again")
+                assert not service.table.deck_ready  # the deck never reached the table
+                final = dumps(service.table)
+            assert dumps(replayed(settings.journal)) == final
+
+        run(scenario)

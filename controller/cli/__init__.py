@@ -15,6 +15,7 @@ from controller.cli import (
     eval_command,
     hil_command,
     history_command,
+    monitor_command,
     replay_command,
     serve_command,
 )
@@ -22,6 +23,7 @@ from controller.cli import (
 SUBCOMMANDS: tuple[ModuleType, ...] = (
     eval_command,
     replay_command,
+    monitor_command,
     serve_command,
     history_command,
     hil_command,

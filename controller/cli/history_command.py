@@ -54,7 +54,12 @@ def _as_text(hand: RecordedHand) -> tuple[str, bool]:
 def handler(args: argparse.Namespace) -> int:
     try:
         with Journal.open(args.journal, create=False) as journal:
-            hands = [h for h in recorded_hands(journal) if args.hand in (None, h.number)]
+            hands = []
+            for hand in recorded_hands(journal):
+                if args.hand is None or hand.number == args.hand:
+                    hands.append(hand)
+                if args.hand is not None and hand.number >= args.hand:
+                    break  # hands come in order: no need to replay the rest
     except JournalError as error:
         print(f"luck-table history: {error}", file=sys.stderr)
         return 2

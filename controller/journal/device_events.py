@@ -17,9 +17,6 @@ from controller.journal.store import Device, Entry, Input, JournalError
 from drivers import events as ev
 
 DEVICE = "device"
-#: Event fields the journal does not keep in ``fields``: the seq has its own column; the
-#: origin (which driver delivered it) means nothing once the event is durable.
-NOT_STORED = ("seq", "origin")
 LINK = "link"
 
 EVENT_TYPES: dict[str, type[ev.Event]] = {
@@ -68,8 +65,12 @@ def event_of(entry: Entry) -> ev.Event:
 
 
 def _fields(event: ev.Event) -> dict[str, Any]:
+    """The event's fields but its ``seq`` (a column of its own) and ``origin`` (the driver's
+    tag, not part of the event's value)."""
     return {
-        f.name: _encode(getattr(event, f.name)) for f in fields(event) if f.name not in NOT_STORED
+        f.name: _encode(getattr(event, f.name))
+        for f in fields(event)
+        if f.compare and f.name != "seq"
     }
 
 
@@ -81,21 +82,15 @@ def _encode(value: Any) -> Any:
     if isinstance(value, bytes):
         return value.hex()
     if isinstance(value, tuple):
-        return list(value)
+        return [_encode(item) for item in value]
     if is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _encode(getattr(value, f.name)) for f in fields(value)}
+        return {f.name: _encode(getattr(value, f.name)) for f in fields(value) if f.compare}
     return value
 
 
 def _build(cls: type[Any], values: dict[str, Any]) -> Any:
     hints = get_type_hints(cls)
-    return cls(
-        **{
-            f.name: _decode(hints[f.name], values[f.name])
-            for f in fields(cls)
-            if f.name != "origin"
-        }
-    )
+    return cls(**{f.name: _decode(hints[f.name], values[f.name]) for f in fields(cls) if f.compare})
 
 
 def _decode(hint: Any, value: Any) -> Any:
@@ -106,7 +101,10 @@ def _decode(hint: Any, value: Any) -> Any:
     if hint is bytes:
         return bytes.fromhex(value)
     if get_origin(hint) is tuple:
-        return tuple(value)
+        items = get_args(hint)
+        if items[-1] is Ellipsis:
+            return tuple(_decode(items[0], item) for item in value)
+        return tuple(_decode(kind, item) for kind, item in zip(items, value, strict=True))
     if isinstance(hint, type) and issubclass(hint, StrEnum):
         return hint(value)
     if isinstance(hint, type) and issubclass(hint, Enum):

@@ -52,10 +52,16 @@ def _lost(fields: Mapping[str, Any]) -> int:
 
 
 def _link_up(at: int, device: ti.Device, fields: Mapping[str, Any]) -> tuple[TableInput, ...]:
+    """A restarted device lost every event it had not had acknowledged, including any the
+    host never heard of: the link's count is then only what it knows, and none known means
+    not known (None), never zero."""
     up = ti.LinkUp(at=at, device=device)
-    if fields["previous_boot_id"] is None and not fields["lost"]:
-        return (up,)
-    return up, ti.DeviceRestarted(at=at, device=device, lost=_lost(fields))
+    lost = _lost(fields)
+    if fields["previous_boot_id"] is not None:
+        return up, ti.DeviceRestarted(at=at, device=device, lost=lost or None)
+    if lost:
+        return up, ti.DeviceRestarted(at=at, device=device, lost=lost)
+    return (up,)
 
 
 _Mapper = Callable[[int, ti.Device, Mapping[str, Any]], tuple[TableInput, ...]]

@@ -26,7 +26,17 @@ from controller.journal.snapshots import Snapshots
 from controller.rules import Effect
 from controller.service.records import record_of, table_inputs
 from controller.service.recovery import Recovered, recover
-from controller.table import Configure, Device, Lamps, LinkDown, Step, Table, TableInput, apply
+from controller.table import (
+    AlertKind,
+    Configure,
+    Device,
+    Lamps,
+    LinkDown,
+    Step,
+    Table,
+    TableInput,
+    apply,
+)
 from controller.table import DeviceRestarted as TableDeviceRestarted
 from drivers import events as ev
 from drivers.device import DeviceDriver, SeatBoardDriver, ShoeDriver
@@ -158,7 +168,11 @@ class TableService:
         )
         for device in self._table.links:  # the link was up before: it is down until it is back
             await self._record_own(LinkDown(at=0, device=device, reason="the service restarted"))
-            self._down.add(device)
+        self._down = {
+            alert.device
+            for alert in self.table.alerts
+            if alert.kind is AlertKind.LINK_DOWN and alert.device is not None
+        }
         await self._configure()
         ports = {Device.SHOE: self.config.shoe, Device.SEAT_BOARD: self.config.seat_board}
         for device, port in ports.items():
@@ -186,12 +200,14 @@ class TableService:
             await self._stopped.wait()
             return
         self._stopping.set()
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-        async with self._lock:
+        async with self._lock:  # no input is half-way: journaled inputs are applied
+            current = asyncio.current_task()
+            tasks = [task for task in self._tasks if task is not current]
+            for task in tasks:
+                task.cancel()
+            for task in tasks:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
             for subscription in list(self._subscribers):
                 subscription.put(None)
             if self._snapshots is not None:

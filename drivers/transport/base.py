@@ -14,6 +14,15 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
+from drivers.errors import TransportError
+
+
+def checked_baudrate(url: str, baudrate: object) -> int:
+    """``baudrate`` if it is a positive whole number, else a TransportError naming ``url``."""
+    if isinstance(baudrate, bool) or not isinstance(baudrate, int) or baudrate <= 0:
+        raise TransportError(f"{url}: baudrate must be a positive whole number, not {baudrate!r}")
+    return baudrate
+
 
 class Transport(ABC):
     """A byte pipe to one device. Reopenable: ``open`` after ``close`` starts afresh."""

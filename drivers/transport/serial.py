@@ -1,7 +1,8 @@
 """Serial transport through pyserial: device paths, pty paths and pyserial URLs.
 
 Anything :func:`serial.serial_for_url` accepts works: ``/dev/ttyUSB0``, a pseudo-terminal
-path, ``socket://host:port``, ``loop://``, ``rfc2217://host:port``.
+path, ``loop://``, ``rfc2217://host:port`` (``socket://`` URLs go to
+:class:`~drivers.transport.tcp.TcpTransport`, which reads whole chunks).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import threading
 import serial
 
 from drivers.errors import ConnectionLost, PortNotFoundError, TransportError
-from drivers.transport.base import Transport
+from drivers.transport.base import Transport, checked_baudrate
 
 _MISSING = (errno.ENOENT, errno.ENODEV, errno.ENXIO)
 READ_LIMIT = 4096  # bytes handed over per read at most
@@ -23,13 +24,9 @@ class SerialTransport(Transport):
     """A pyserial port. ``url`` is a device path or a pyserial URL."""
 
     def __init__(self, url: str, baudrate: int = 115200, write_timeout: float = 5.0) -> None:
-        if isinstance(baudrate, bool) or not isinstance(baudrate, int) or baudrate <= 0:
-            raise TransportError(
-                f"{url}: baudrate must be a positive whole number, not {baudrate!r}"
-            )
         self.name = url
         self.url = url
-        self.baudrate = baudrate
+        self.baudrate = checked_baudrate(url, baudrate)
         self.write_timeout = write_timeout
         self._port: serial.SerialBase | None = None
         self._write_lock = threading.Lock()
@@ -78,7 +75,7 @@ class SerialTransport(Transport):
         try:
             data = port.read(1)
             # Then everything already there, without waiting: exact for a serial port or pty;
-            # pyserial's socket:// handler only says "some", hence the loop.
+            # some URL handlers only say "some", hence the loop.
             while data and len(data) < READ_LIMIT and (waiting := port.in_waiting):
                 data += port.read(min(waiting, READ_LIMIT - len(data)))
         except (serial.SerialException, OSError) as exc:

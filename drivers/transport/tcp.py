@@ -15,7 +15,7 @@ import threading
 from urllib.parse import urlsplit
 
 from drivers.errors import ConnectionLost, PortNotFoundError, TransportError
-from drivers.transport.base import Transport
+from drivers.transport.base import Transport, checked_baudrate
 
 READ_LIMIT = 65536  # bytes taken per read at most
 
@@ -40,17 +40,11 @@ class TcpTransport(Transport):
             raise TransportError(
                 f"{url}: a TCP port is written socket://HOST:PORT, e.g. socket://10.0.0.7:4001"
             )
-        if baudrate is not None and (
-            isinstance(baudrate, bool) or not isinstance(baudrate, int) or baudrate <= 0
-        ):
-            raise TransportError(
-                f"{url}: baudrate must be a positive whole number, not {baudrate!r}"
-            )
         self.name = url
         self.url = url
         self.host = parts.hostname
         self.port = port
-        self.baudrate = baudrate
+        self.baudrate = None if baudrate is None else checked_baudrate(url, baudrate)
         self.connect_timeout = connect_timeout
         self.write_timeout = write_timeout
         self._socket: socket.socket | None = None

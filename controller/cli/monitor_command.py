@@ -1,0 +1,176 @@
+"""``luck-table monitor``: watch the shoe and the seat board, journal their events.
+
+``luck-table monitor --shoe PORT [--seats PORT] [--journal FILE] [--json]`` prints every
+event as it arrives until SIGINT or SIGTERM (exit status 0); with ``--journal`` each event
+is committed to the journal before the device is told it arrived. ``luck-table monitor
+--journal FILE --dump [--json]`` prints what a journal holds. Exit status 2 on an error
+(a bad port, a wrong device, a journal that cannot be used), with a message on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import sys
+from datetime import UTC, datetime
+from typing import Any
+
+from controller.journal import Device, Input, Journal, JournalError, to_input
+from controller.monitor import Monitor, Observed
+from controller.rules.cards import Card
+from drivers.device import SeatBoardDriver, ShoeDriver
+from drivers.errors import DriverError
+
+UNREADABLE = {
+    "reject_tray": "rejected to the tray",
+    "dealt_unread": "dealt unread (it is on the table)",
+}
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "monitor",
+        help="print (and journal) the events of the shoe and the seat board",
+        description="Open the shoe and the seat board, print every event as it arrives "
+        "and, with --journal, write each one to the journal before acknowledging it to the "
+        "device. Runs until interrupted. With --dump, print what a journal holds.",
+    )
+    parser.add_argument("--shoe", metavar="PORT", help="the shoe's port: a path, socket://, usb://")
+    parser.add_argument("--seats", metavar="PORT", help="the seat board's port")
+    parser.add_argument("--journal", metavar="FILE", help="the journal (SQLite), created if absent")
+    parser.add_argument("--dump", action="store_true", help="print what the journal holds")
+    parser.add_argument("--json", action="store_true", help="one JSON object per line")
+    parser.set_defaults(handler=handler)
+
+
+def handler(args: argparse.Namespace) -> int:
+    try:
+        if args.dump:
+            return _dump(args)
+        return _monitor(args)
+    except (DriverError, JournalError) as error:
+        return _error(str(error))
+
+
+def _dump(args: argparse.Namespace) -> int:
+    if args.journal is None:
+        return _error("--dump needs --journal FILE")
+    if args.shoe or args.seats:
+        return _error("give --dump or devices to watch, not both")
+    with Journal.open(args.journal, create=False) as journal:
+        for entry in journal.entries():
+            item = Input(
+                entry.recorded_at, entry.source, entry.type, entry.fields, entry.device, entry.seq
+            )
+            _print(_line(item, entry.position, False, args.json))
+    return 0
+
+
+def _monitor(args: argparse.Namespace) -> int:
+    devices = [
+        (driver, {"port": port})
+        for driver, port in ((ShoeDriver, args.shoe), (SeatBoardDriver, args.seats))
+        if port is not None
+    ]
+    if not devices:
+        return _error("give --shoe PORT, --seats PORT or both (or --journal FILE --dump)")
+    journal = None if args.journal is None else Journal.open(args.journal)
+    try:
+        asyncio.run(_watch(devices, journal, args.json))
+    finally:
+        if journal is not None:
+            journal.close()
+    return 0
+
+
+async def _watch(devices: list[Any], journal: Journal | None, as_json: bool) -> None:
+    def report(seen: Observed) -> None:
+        item = to_input(seen.event, seen.device, seen.received_at)
+        _print(_line(item, seen.position, seen.duplicate, as_json))
+
+    monitor = Monitor(devices, report, _notice, journal)
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, monitor.stop)
+    await monitor.run()
+
+
+def _line(item: Input, position: int | None, duplicate: bool, as_json: bool) -> str:
+    """One event, as text or JSON; ``position``: where it was journaled (None: not)."""
+    device = item.device or Device("?", "?", 0)
+    if as_json:
+        return json.dumps(
+            {
+                "time": _time(item.recorded_at),
+                "type": item.type,
+                "device": device.kind,
+                "serial": device.serial,
+                "boot_id": device.boot_id,
+                "seq": item.seq,
+                "fields": item.fields,
+                "position": position,
+                "duplicate": duplicate,
+            }
+        )
+    where = f"{device.kind} {device.serial} boot {device.boot_id}"
+    if item.seq is not None:
+        where += f" seq {item.seq}"
+    if duplicate:
+        where += " (already in the journal)"
+    elif position is not None:
+        where += f" #{position}"
+    return f"{_time(item.recorded_at)} {where}: {_describe(item.type, item.fields)}"
+
+
+def _describe(kind: str, fields: dict[str, Any]) -> str:
+    match kind:
+        case "CardRead":
+            uid = f", uid {fields['uid']}" if fields["uid"] else ""
+            return f"card {Card(fields['card'])} (read counter {fields['read_counter']}{uid})"
+        case "CardUnreadable":
+            return (
+                f"unreadable card, {UNREADABLE.get(fields['disposition'], fields['disposition'])}"
+                f" (read counter {fields['read_counter']})"
+            )
+        case "DeckLoaded":
+            return (
+                f"deck {fields['deck_id']} loaded: {fields['cards_loaded']} cards, "
+                f"{fields['cards_remaining']} in the shoe"
+            )
+        case "DeviceFault":
+            return f"fault: {fields['code'].replace('_', ' ')}"
+        case "DeviceFaultCleared":
+            return f"fault cleared: {fields['code'].replace('_', ' ')}"
+        case "SeatOccupied":
+            return f"seat {fields['seat']} occupied"
+        case "SeatVacated":
+            return f"seat {fields['seat']} vacated"
+        case "CardAtSeat" if fields["card"] is None:
+            return f"a card at seat {fields['seat']} (its reader did not know it)"
+        case "CardAtSeat":
+            return f"card {Card(fields['card'])} at seat {fields['seat']}"
+        case "LinkUp":
+            return f"link up: {fields['reason']}"
+        case "LinkDown":
+            return f"link down ({fields['reason']}): {fields['detail']}"
+    return f"{kind} {json.dumps(fields)}"
+
+
+def _time(timestamp: float) -> str:
+    moment = datetime.fromtimestamp(timestamp, UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _print(line: str) -> None:
+    print(line, flush=True)
+
+
+def _notice(message: str) -> None:
+    print(f"luck-table monitor: {message}", file=sys.stderr, flush=True)
+
+
+def _error(message: str) -> int:
+    _notice(f"error: {message}")
+    return 2

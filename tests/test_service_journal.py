@@ -1,0 +1,239 @@
+"""The table's records in the journal, recovery from snapshots, and the service's commands
+(no devices: a shoe port that does not exist)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from controller.cli.hands import recorded_hands
+from controller.journal import Journal, JournalError
+from controller.journal.device_events import to_input
+from controller.journal.snapshots import Snapshots
+from controller.rules import DECK, Do, Phase
+from controller.service import TableService, recover, steps
+from controller.service.records import record_of, table_inputs
+from controller.table import (
+    AlertKind,
+    Configure,
+    Decide,
+    Device,
+    NewHand,
+    SitDown,
+    TableSettings,
+    VoidHand,
+)
+from controller.table import inputs as ti
+from drivers import events as ev
+from drivers.protocol import DeviceKind, Disposition, FaultCode
+from tests.service_kit import config, write_config
+
+LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
+SHOE = ev.DeviceInfo("/dev/pts/9", DeviceKind.SHOE, "SHOE-1", (1, 0, 0), 1, 7)
+BOARD = ev.DeviceInfo("/dev/pts/8", DeviceKind.SEAT_BOARD, "SEATS-1", (1, 0, 0), 1, 3)
+
+
+def mapped(event: ev.Event, info: ev.DeviceInfo = SHOE) -> tuple[ti.TableInput, ...]:
+    device = None if isinstance(event, ev.LinkUp) else to_input(ev.LinkUp(info, ""), None, 0).device
+    return table_inputs(to_input(event, device, 1_700_000_000.25))
+
+
+AT = 1_700_000_000_250
+
+
+def test_every_driver_event_becomes_the_table_input_with_the_service_time() -> None:
+    assert mapped(ev.CardRead(4, 51, 3, b"\x01")) == (ti.CardRead(at=AT, code=51),)
+    assert mapped(ev.CardUnreadable(5, 4, Disposition.DEALT_UNREAD)) == (
+        ti.CardUnreadable(at=AT, disposition=ti.Disposition.DEALT_UNREAD),
+    )
+    assert mapped(ev.DeckLoaded(6, 9, 52, 52)) == (ti.DeckLoaded(at=AT, count=52),)
+    assert mapped(ev.DeviceFault(7, FaultCode.LID_OPEN)) == (
+        ti.DeviceFault(at=AT, device=Device.SHOE, fault=ti.Fault.LID_OPEN),
+    )
+    assert mapped(ev.DeviceFaultCleared(8, FaultCode.SENSOR), BOARD) == (
+        ti.DeviceFaultCleared(at=AT, device=Device.SEAT_BOARD, fault=ti.Fault.SENSOR),
+    )
+    assert mapped(ev.SeatOccupied(1, 3), BOARD) == (ti.SeatOccupied(at=AT, seat=3),)
+    assert mapped(ev.SeatVacated(2, 3), BOARD) == (ti.SeatVacated(at=AT, seat=3),)
+    assert mapped(ev.CardAtSeat(3, 5, None), BOARD) == (ti.CardAtSeat(at=AT, seat=5, code=None),)
+    assert mapped(ev.LinkDown(ev.LinkDownReason.SILENCE, "nothing for 3 s")) == (
+        ti.LinkDown(at=AT, device=Device.SHOE, reason="nothing for 3 s"),
+    )
+    assert mapped(ev.LinkUp(SHOE, "HELLO")) == (ti.LinkUp(at=AT, device=Device.SHOE),)
+    lost = (ev.LostEvents(6, 2, 3), ev.LostEvents(7, 0, 1))
+    assert mapped(ev.LinkUp(SHOE, "restarted", previous_boot_id=6, lost=lost)) == (
+        ti.LinkUp(at=AT, device=Device.SHOE),
+        ti.DeviceRestarted(at=AT, device=Device.SHOE, lost=4),
+    )
+    assert mapped(ev.LinkUp(SHOE, "restarted", previous_boot_id=6)) == (
+        ti.LinkUp(at=AT, device=Device.SHOE),
+        ti.DeviceRestarted(at=AT, device=Device.SHOE, lost=None),  # what it held is unknown
+    )
+    assert mapped(ev.LinkUp(SHOE, "acknowledged elsewhere", lost=lost[1:])) == (
+        ti.LinkUp(at=AT, device=Device.SHOE),
+        ti.DeviceRestarted(at=AT, device=Device.SHOE, lost=1),
+    )
+
+
+def test_a_table_record_reads_back_and_a_bad_one_names_where() -> None:
+    item = SitDown(at=AT, seat=2, player="Ann", buy_in=200)
+    record = record_of(item)
+    assert (record.source, record.type, record.recorded_at) == ("table", "sit_down", AT / 1000)
+    assert table_inputs(record) == (item,)
+    bad = record_of(item)
+    bad.fields["seat"] = "two"
+    with pytest.raises(JournalError, match=r"position 12: sit_down.seat: 'two'"):
+        table_inputs(bad, "position 12")
+
+
+def play_without_devices(tmp_path: Path, seats: int) -> str:
+    settings = config(tmp_path, str(tmp_path / "no-shoe"))
+
+    async def scenario() -> str:
+        async with TableService(settings) as service:
+            for seat in range(1, seats + 1):
+                step = await service.submit(SitDown(at=0, seat=seat, player=f"P{seat}", buy_in=150))
+                assert step.refused is None
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + 10
+            while [alert.kind for alert in service.table.alerts] != [AlertKind.LINK_DOWN]:
+                assert loop.time() < deadline, service.table.alerts
+                await asyncio.sleep(0.01)
+            return json.dumps(service.table.to_json())
+
+    return asyncio.run(asyncio.wait_for(scenario(), 30))
+
+
+def test_a_restart_recovers_the_same_table_and_journals_the_absence_once(tmp_path: Path) -> None:
+    before = play_without_devices(tmp_path, 3)
+    after = play_without_devices(tmp_path, 0)  # the shoe is still away: nothing to journal
+    assert json.loads(after)["seats"] == json.loads(before)["seats"]
+    with Journal.open(tmp_path / "table.sqlite", create=False) as journal:
+        types = [entry.type for entry in journal.entries()]
+    assert types.count("link_down") == 1 and types.count("configure") == 1
+
+
+def test_recovery_without_usable_snapshots_replays_everything_to_the_same_table(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "table.sqlite"
+    play_without_devices(tmp_path, 4)
+    with Journal.open(path, create=False) as journal:
+        snapshots = Snapshots(path)
+        last = snapshots.last_position()
+        full = recover(journal, snapshots)
+        assert full.snapshot == 0 and full.replayed == last
+        snapshots.save(last, 0, full.state())
+        fast = recover(journal, snapshots)
+        assert (fast.snapshot, fast.replayed) == (last, 0)
+        assert json.dumps(fast.table.to_json()) == json.dumps(full.table.to_json())
+        snapshots.save(last, 0, {"table": {"seats": "broken"}, "devices": {}})
+        broken = recover(journal, snapshots)
+        assert broken.snapshot == 0
+        assert json.dumps(broken.table.to_json()) == json.dumps(full.table.to_json())
+        table = None
+        for _, step in steps(journal):
+            table = step.table
+        assert table is not None and table == full.table
+        snapshots.close()
+
+
+def test_serve_refuses_a_bad_configuration_with_status_2(tmp_path: Path) -> None:
+    path = write_config(tmp_path, "/dev/null-shoe")
+    path.write_text(path.read_text().replace("max_buy_in = 1000", "max_buy_in = 50"))
+    result = subprocess.run(
+        [LUCK_TABLE, "serve", "--config", str(path)], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 2
+    assert "stakes.max_buy_in = 50: a whole number, at least min_buy_in (100)" in result.stderr
+
+
+def test_serve_runs_without_its_devices_and_stops_on_sigterm(tmp_path: Path) -> None:
+    path = write_config(tmp_path, str(tmp_path / "no-shoe"))
+    process = subprocess.Popen(
+        [LUCK_TABLE, "serve", "--config", str(path)], stderr=subprocess.PIPE, text=True
+    )
+    journal = tmp_path / "table.sqlite"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if journal.exists():
+            with sqlite3.connect(journal) as db:
+                tables = {row[0] for row in db.execute("SELECT name FROM sqlite_schema")}
+                if (
+                    "inputs" in tables
+                    and db.execute(
+                        "SELECT count(*) FROM inputs WHERE type = 'link_down'"
+                    ).fetchone()[0]
+                ):
+                    break
+        time.sleep(0.1)
+    process.send_signal(signal.SIGTERM)
+    _, errors = process.communicate(timeout=30)
+    assert process.returncode == 0, errors
+    assert "the shoe is not connected" in errors and "table service stopped" in errors
+
+
+def test_history_of_a_missing_journal_or_hand_is_status_2(tmp_path: Path) -> None:
+    missing = subprocess.run(
+        [LUCK_TABLE, "history", "--journal", str(tmp_path / "none.sqlite")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert missing.returncode == 2 and "no journal at" in missing.stderr
+    play_without_devices(tmp_path, 2)
+    no_hand = subprocess.run(
+        [LUCK_TABLE, "history", "--journal", str(tmp_path / "table.sqlite"), "--hand", "1"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert no_hand.returncode == 2 and "hand 1 is not in" in no_hand.stderr
+
+
+def test_a_voided_hand_replays_to_its_recorded_stacks(tmp_path: Path) -> None:
+    """A hand voided after a decision and more cards: its script keeps the cards before the
+    last decision and ends with the void; the replay gives every chip back as recorded."""
+    path = tmp_path / "table.sqlite"
+    shoe = to_input(ev.LinkUp(SHOE, "HELLO"), None, 1.0).device
+    deck = [str(card) for card in DECK]
+    records = [record_of(Configure(at=1, settings=TableSettings()))]
+    records += [record_of(SitDown(at=2, seat=s, player=f"P{s}", buy_in=100)) for s in (1, 2)]
+    records.append(to_input(ev.LinkUp(SHOE, "HELLO"), None, 1.0))
+    records.append(to_input(ev.DeckLoaded(0, 1, 52, 52), shoe, 1.0))
+    records.append(record_of(NewHand(at=3)))
+    records += [to_input(ev.CardRead(1 + n, n, n, b""), shoe, 1.0) for n in range(6)]
+    with Journal.open(path) as journal:
+        journal.append(records)
+        table = None
+        for _, step in steps(journal):
+            table = step.table
+        assert table is not None and table.hand is not None
+        waiting = table.hand.waiting_for
+        assert waiting is not None and waiting.kind == "action"
+        more = [record_of(Decide(at=4, seat=waiting.seat, do=Do.BRING_IN))]
+        more += [to_input(ev.CardRead(7 + n, 6 + n, 6 + n, b""), shoe, 1.0) for n in range(1)]
+        more.append(record_of(VoidHand(at=5, who="S100", why="misdeal")))
+        journal.append(more)
+        (hand,) = recorded_hands(journal)
+    assert hand.hand.phase is Phase.VOID
+    script = hand.script_json()
+    assert script["cards"] == deck[:6] and script["actions"][-1] == {"do": "void"}
+    replay = hand.replay()
+    assert replay.status == "complete" and hand.matches(replay)
+    assert [p.stack for p in replay.hand.players] == [100, 100]
+    result = subprocess.run(
+        [LUCK_TABLE, "history", "--journal", str(path), "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0 and json.loads(result.stdout)[0]["recorded"] is True
