@@ -330,17 +330,23 @@ def _refusal(refused: str | None, expected: str | None) -> list[str]:
 
 @contextlib.asynccontextmanager
 async def _simulators(scenario: Scenario) -> AsyncIterator[SimulatedWorld]:
+    """The shoe's (and the seat board's) simulator processes, started side by side."""
     args = ("--pty", "--baud", str(BAUD), "--seed", "1", "--heartbeat-ms", "200")
-    shoe = await asyncio.to_thread(SimulatorProcess, "shoe", *args)
-    seats = None
+    devices: list[tuple[str, ...]] = [("shoe",)]
+    if scenario.seat_board:
+        devices.append(("seats", "--seats", "8"))
+    started = await asyncio.gather(
+        *(asyncio.to_thread(SimulatorProcess, *device, *args) for device in devices),
+        return_exceptions=True,
+    )
+    processes = [item for item in started if isinstance(item, SimulatorProcess)]
     try:
-        if scenario.seat_board:
-            seats = await asyncio.to_thread(SimulatorProcess, "seats", *args, "--seats", "8")
-        yield SimulatedWorld(shoe, seats)
+        for item in started:
+            if isinstance(item, BaseException):
+                raise item
+        yield SimulatedWorld(processes[0], processes[1] if len(processes) > 1 else None)
     finally:
-        await asyncio.to_thread(shoe.stop)
-        if seats is not None:
-            await asyncio.to_thread(seats.stop)
+        await asyncio.gather(*(asyncio.to_thread(process.stop) for process in processes))
 
 
 async def run_scenario(
