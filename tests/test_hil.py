@@ -65,6 +65,7 @@ expect = { stacks = { 1 = 200 }, display = "LOAD A DECK" }
             "step 2: resolve = 'fire': an alert kind",
         ),
         ("[game]\nante = -1\n", "[table] or [game]: game.ante"),
+        ("[[step]]\nplace = 2\n", "step 2: place: the table has no seat board"),
         ("[[step\n", "is not valid TOML"),
     ],
 )

@@ -63,25 +63,30 @@ def describe(step: Step) -> str:
         if action == "sit" and "buy_in" in options:
             text += f", buys in for {options['buy_in']}"
         return text
-    if action == "decide":
-        return ", ".join(str(decision) for decision in value)
-    if action == "wait":
-        return f"wait (up to {value:g} s)"
-    if action in ("stop_service", "start_service"):
-        return f"{action.split('_')[0]} the table service (the controller's power)"
-    words = {
-        "new_hand": "new hand",
-        "void": "supervisor: void the hand",
-        "enter_card": f"supervisor: the unread card is {value}",
-        "correct_card": "supervisor: correct {} to {}".format(*value)
-        if action == "correct_card"
-        else "",
-        "resolve": f"supervisor: {options.get('remedy', '')} for the {value} alert",
-        "correct_stack": f"supervisor: seat {value}'s stack is {options.get('stack')}",
-        "sit_down": f"seat {value} buys in for {options.get('buy_in')}",
-        "rebuy": f"seat {value} rebuys {options.get('chips')}",
-    }
-    return words.get(action, f"{action.replace('_', ' ')} seat {value}")
+    match action:
+        case "decide":
+            return ", ".join(str(decision) for decision in value)
+        case "wait":
+            return f"wait (up to {value:g} s)"
+        case "stop_service" | "start_service":
+            return f"{action.split('_')[0]} the table service (the controller's power)"
+        case "new_hand":
+            return "new hand"
+        case "void":
+            return "supervisor: void the hand"
+        case "enter_card":
+            return f"supervisor: the unread card is {value}"
+        case "correct_card":
+            return f"supervisor: correct {value[0]} to {value[1]}"
+        case "resolve":
+            return f"supervisor: {options['remedy']} for the {value} alert"
+        case "correct_stack":
+            return f"supervisor: seat {value}'s stack is {options['stack']}"
+        case "sit_down":
+            return f"seat {value} buys in for {options['buy_in']}"
+        case "rebuy":
+            return f"seat {value} rebuys {options['chips']}"
+    return f"{action.replace('_', ' ')} seat {value}"
 
 
 def table_config(

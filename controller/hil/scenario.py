@@ -175,7 +175,7 @@ _SEAT_ACTIONS = (
     "rebuy",
     "correct_stack",
 )
-_TABLE_KEYS = {"seat_board", "player_decisions", "min_buy_in", "max_buy_in", "seats"}
+_TABLE_KEYS = {"seat_board", "player_decisions", "min_buy_in", "max_buy_in"}
 DEFAULT_TIMEOUT = 10.0
 
 
@@ -195,6 +195,10 @@ def load_scenario(path: str | Path) -> Scenario:
     game = data.get("game", {})
     if not isinstance(table, dict) or not isinstance(game, dict):
         raise ScenarioError(path, None, "[table] and [game] must be tables")
+    if not isinstance(table.get("seat_board", True), bool):
+        raise ScenarioError(
+            path, None, f"[table] seat_board = {table['seat_board']!r}: true or false"
+        )
     extra = sorted(set(table) - _TABLE_KEYS)
     if extra:
         allowed = ", ".join(sorted(_TABLE_KEYS))
@@ -203,7 +207,20 @@ def load_scenario(path: str | Path) -> Scenario:
     if not isinstance(entries, list) or not entries:
         raise ScenarioError(path, None, "no [[step]]: a scenario has at least one step")
     steps = tuple(_step(path, number, entry) for number, entry in enumerate(entries, 1))
+    if not table.get("seat_board", True):
+        for step in steps:
+            if _uses_seat_board(step):
+                raise ScenarioError(
+                    path, step.number, f"{step.action}: the table has no seat board"
+                )
     return Scenario(path, str(data.get("title", path.stem)), table, game, steps)
+
+
+def _uses_seat_board(step: Step) -> bool:
+    if step.action in ("place", "sit", "leave"):
+        return True
+    device = step.value if step.action in ("unplug", "restart") else step.options.get("device")
+    return device is Device.SEAT_BOARD
 
 
 class _Bad(ValueError):
