@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from controller.hil import load_scenario, run_scenario
-from controller.rules import DECK
 from tests.service_kit import simulator
 
 SCENARIOS = sorted((Path(__file__).parent / "scenarios").glob("*.toml"))
@@ -146,10 +145,8 @@ def engineer(instruction: str) -> str:
     """The simulator control command that does what an instruction asks."""
     if instruction.startswith("a player sits down at seat "):
         return f"sit {instruction.rsplit(maxsplit=1)[-1]}"
-    if instruction.startswith("load a deck of 52 cards: these cards on top, in order: "):
-        top = instruction.split(": ")[2].split(";", maxsplit=1)[0].split()
-        rest = [str(card) for card in DECK if str(card) not in top]
-        return f"load cards={','.join(top + rest)}"
+    if instruction.startswith("load a deck of 52 cards, top first: "):
+        return f"load cards={','.join(instruction.split(': ')[1].split())}"
     if instruction.startswith("draw a card"):
         return "draw"
     words = instruction.split()

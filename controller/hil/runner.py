@@ -14,7 +14,7 @@ from typing import Any
 
 from controller.config import Config, ConfigError, hash_pin, parse_config
 from controller.hil.scenario import Expect, Scenario, ScenarioError, Step
-from controller.hil.world import DeviceWorld, SimulatedWorld, World, instructions
+from controller.hil.world import DeviceWorld, SimulatedWorld, World, deck_of, instructions
 from controller.service import TableService
 from controller.table import (
     CorrectCard,
@@ -60,6 +60,8 @@ def describe(step: Step) -> str:
     if step.physical:
         lines = instructions(step)
         text = lines[0] if len(lines) == 1 else f"draw {value} cards"
+        if action == "load":
+            text = f"load a deck of {len(deck_of(step))} cards"
         if action == "sit" and "buy_in" in options:
             text += f", buys in for {options['buy_in']}"
         return text
@@ -86,7 +88,7 @@ def describe(step: Step) -> str:
             return f"seat {value} buys in for {options['buy_in']}"
         case "rebuy":
             return f"seat {value} rebuys {options['chips']}"
-    return f"{action.replace('_', ' ')} seat {value}"
+    return f"seat {value}: {action.replace('_', ' ')}"
 
 
 def table_config(

@@ -34,9 +34,8 @@ def instructions(step: Step) -> list[str]:
     action, value, options = step.action, step.value, step.options
     if action == "load":
         cards = deck_of(step)
-        named = " ".join(str(card) for card in value)
-        order = f"these cards on top, in order: {named}; then " if value else ""
-        return [f"load a deck of {len(cards)} cards: {order}the rest in any order"]
+        order = " ".join(str(card) for card in cards)
+        return [f"load a deck of {len(cards)} cards, top first: {order}"]
     if action == "draw":
         how = {
             None: "draw a card",
