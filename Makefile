@@ -1,31 +1,63 @@
-# One command to set up and run, one to set up and test. Both create .venv in the repo.
+# One command to set up and run, one to set up and test. Both create .venv in the repo,
+# installing only what they need, at the versions pinned in constraints.txt.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+CONSTRAINTS := constraints.txt
+NEW_VENV = $(PYTHON) -m venv
+INSTALL = $(BIN)/python -m pip install --quiet --constraint $(CONSTRAINTS)
+# What identifies the Python that makes the venv: its version and its real path.
+PYTHON_ID = import os, sys; print(sys.version.split()[0], os.path.realpath(sys.executable))
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench constraints clean FORCE
 
-$(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test,bench]'
-	touch $(STAMP)
+# The venv itself. It remembers the Python that made it (python-id); a venv made by
+# another Python (`make run PYTHON=python3.10` once), or whose Python no longer runs, is
+# made again from scratch.
+$(VENV)/python-id: FORCE
+	@id="$$($(PYTHON) -c '$(PYTHON_ID)')" || { echo "no Python at '$(PYTHON)'" >&2; exit 1; }; \
+	if [ "$$(cat $@ 2>/dev/null)" != "$$id" ] || ! $(BIN)/python -c '' 2>/dev/null; then \
+		echo "making $(VENV) with Python $$id"; \
+		rm -rf $(VENV) && $(NEW_VENV) $(VENV) && $(INSTALL) pip && echo "$$id" > $@; \
+	fi
 
-run: $(STAMP)
-	$(BIN)/luck-table eval 4d Ks 4c 9h 9s Kh Js 2c
+# Runtime dependencies only (pyproject.toml's dependencies), the project installed editable.
+$(VENV)/runtime-installed: $(VENV)/python-id pyproject.toml $(CONSTRAINTS)
+	$(INSTALL) -e .
+	touch $@
 
-test: $(STAMP)
-	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
+# Plus the test tools (the `test` extra) and the benchmarks' comparisons (`bench`).
+$(VENV)/test-installed: $(VENV)/runtime-installed
+	$(INSTALL) -e '.[test]'
+	touch $@
+
+$(VENV)/bench-installed: $(VENV)/runtime-installed
+	$(INSTALL) -e '.[bench]'
+	touch $@
+
+run: $(VENV)/runtime-installed
+	$(BIN)/luck-table sim --hands 5 --speed 4
+
+test: lint
 	$(BIN)/pytest
 
-lint: $(STAMP)
+lint: $(VENV)/test-installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-bench: $(STAMP)
+bench: $(VENV)/bench-installed
 	for b in bench/*.py; do $(BIN)/python $$b || exit 1; done
+
+# Pin again: the newest versions pyproject.toml allows, resolved in a scratch venv, every
+# package it installed written to constraints.txt. Run `make test` after, then commit.
+constraints:
+	rm -rf $(VENV)-constraints
+	$(PYTHON) -m venv $(VENV)-constraints
+	$(VENV)-constraints/bin/python -m pip install --quiet --upgrade pip
+	$(VENV)-constraints/bin/python -m pip install --quiet -e '.[test,bench]'
+	{ echo "# Versions every install uses (pip --constraint), written by 'make constraints'."; \
+	  $(VENV)-constraints/bin/python -m pip freeze --all --exclude-editable; } > $(CONSTRAINTS)
+	rm -rf $(VENV)-constraints
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -3,7 +3,8 @@
 Each hand: 2 to 6 players (the same sequence for every contender; pokerkit has no
 short-deck procedure, and seven or eight players can run its deck out), stacks 20 to 300, a
 shuffled deck fed card by card as the engine asks (burns included), random legal
-decisions (fold, check/call, bet/raise with fixed weights), to the pot award (showdown
+decisions (fold, check/call, bet/raise with fixed weights; no fold with nothing to call,
+which pokerkit refuses), to the pot award (showdown
 included). The engine plays Luck of the Irish with the default house rules, and plain
 seven-card stud with pokerkit's conventions; pokerkit plays fixed-limit seven-card stud,
 dealt and decided the same way. Prints hands/s for each and the ratio to pokerkit, and
@@ -24,7 +25,7 @@ from pathlib import Path
 
 import pokerkit
 
-from controller.rules import DECK, Action, Deal, Do, Rules, start_hand
+from controller.rules import DECK, Action, Choice, Deal, Do, Rules, start_hand
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
@@ -32,6 +33,7 @@ from pokerkit_table import POKERKIT_RULES, pokerkit_state
 
 LUCK = Rules()
 WAGERS = (Do.COMPLETE, Do.BET, Do.RAISE)
+CHECK = Choice(Do.CHECK)
 PK_CARDS = {card: next(iter(pokerkit.Card.parse(str(card)))) for card in DECK}
 
 
@@ -67,6 +69,8 @@ def engine_hand(rules: Rules, stacks: list[int], deck: list, seed: int) -> None:
             hand = hand.apply(Action(Do.BONUS, waiting.seat, accept=True)).hand
         else:
             legal = waiting.legal
+            if CHECK in legal:  # no fold with nothing to call: pokerkit has none
+                legal = tuple(choice for choice in legal if choice.do is not Do.FOLD)
             weights = [
                 weight("fold" if c.do is Do.FOLD else "wager" if c.do in WAGERS else "call")
                 for c in legal

@@ -478,7 +478,7 @@ class HostSession:
             earlier = seq_distance(0, first)
             if earlier > 0:  # a device numbers from 0 at power-up: these it no longer holds
                 lost.append(ev.LostEvents(hello.boot_id, 0, earlier))
-            what = "; ".join(map(str, lost)) if lost else "no event was lost"
+            what = "; ".join(map(str, lost)) if lost else "no lost event is known"
             reason = (
                 f"HELLO from {device}: the device restarted (boot id {previous} -> "
                 f"{hello.boot_id}): {what}; resuming at event {first}"

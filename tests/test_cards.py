@@ -1,8 +1,10 @@
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from controller.rules import DECK, Card, CardError, Suit, parse_card, parse_cards
+from controller.rules.cards import _read_card, shorten, shown
 
 
 @pytest.mark.parametrize(
@@ -87,3 +89,41 @@ def test_deck_is_52_distinct_cards_round_tripping_through_text():
 def test_parse_cards_round_trip(codes):
     cards = parse_cards(codes[:8])
     assert parse_cards(" ".join(map(str, cards))) == cards
+
+
+@pytest.mark.parametrize("code", [True, False, 1.0, 2.5, None, "5"])
+def test_a_card_code_is_a_whole_number_not_a_bool_or_a_float(code):
+    with pytest.raises(CardError) as info:
+        Card(code)
+    assert info.value.token is code
+
+
+def test_a_card_code_may_be_any_integer_type():
+    assert Card(np.int64(51)) == Card(np.uint8(51)) == Card(51)
+    assert type(Card(np.int16(3))) is Card
+    assert parse_cards([np.int8(9), np.uint64(47)]) == parse_cards("4d Ks")
+
+
+def test_parse_cards_refuses_what_is_not_a_sequence():
+    with pytest.raises(CardError, match="not NoneType"):
+        parse_cards(None)
+
+
+def test_messages_cut_a_long_token_and_say_how_much():
+    token = "x" * 10_000
+    with pytest.raises(CardError) as info:
+        parse_card(token)
+    assert info.value.token == token
+    assert "9,942 characters cut" in str(info.value)
+    assert shorten("short") == "short"
+    assert shown(10**400) == "<a whole number of 1,329 bits>"
+
+
+def test_every_plain_spelling_reads_as_the_careful_reading_does():
+    ranks = [*"23456789TJQKA", *"tjqka", "10"]
+    suits = [*"cdhsCDHS", *"♣♦♥♠"]
+    for rank in ranks:
+        for suit in suits:
+            spelled = rank + suit
+            assert parse_card(spelled) == _read_card(spelled)
+            assert parse_card(f" {spelled} ") == parse_card(spelled)

@@ -118,7 +118,7 @@ def test_batch_from_a_file_keeps_going_past_bad_lines_and_exits_1(capsys, tmp_pa
 
 
 def test_batch_from_stdin(capsys, monkeypatch):
-    monkeypatch.setattr(sys, "stdin", io.StringIO(BATCH))
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(BATCH.encode())))
     status, out, _ = run(capsys, "--batch", "-")
     assert status == 1
     check_batch_output(out)

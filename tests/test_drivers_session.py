@@ -438,7 +438,7 @@ def test_a_restart_found_after_the_connection_was_lost_is_still_reported():
     _, down, up = session.take_events()
     assert down.reason is ev.LinkDownReason.CONNECTION_LOST
     assert up.previous_boot_id == 7 and up.lost == ()
-    assert "the device restarted (boot id 7 -> 9): no event was lost" in up.reason
+    assert "the device restarted (boot id 7 -> 9): no lost event is known" in up.reason
 
 
 def test_commit_mode_acknowledges_only_what_the_application_acknowledges():

@@ -1,5 +1,7 @@
 """The evaluator on the rules documents' own examples, descriptions and bad input."""
 
+from decimal import Decimal
+from fractions import Fraction
 from itertools import pairwise
 
 import numpy as np
@@ -339,6 +341,117 @@ def test_evaluate_many_refuses_what_is_not_a_matrix_of_codes():
         evaluate_many(np.array([[0.5] * 5]), LUCK)
     with pytest.raises(CardError):
         evaluate_many(np.zeros((3, 0), int), LUCK)
+
+
+# Values that equal a card code (True == 1, 1.0 == 1) or index like one (-1) are not cards.
+NOT_CARDS = [
+    (True, "true or false"),
+    (False, "true or false"),
+    (1.0, "not float"),
+    (np.float64(1.0), "not float64"),
+    (Fraction(1), "not Fraction"),
+    (Decimal(1), "not Decimal"),
+    (complex(1), "not complex"),
+    (np.True_, "not bool"),
+    (None, "not NoneType"),
+    (-1, "0..51"),
+    (-52, "0..51"),
+    (-53, "0..51"),
+    (-104, "0..51"),
+    (52, "0..51"),
+    (255, "0..51"),
+    (256, "0..51"),
+    (np.int64(-1), "0..51"),
+]
+
+
+@pytest.mark.parametrize(("token", "fragment"), NOT_CARDS)
+@pytest.mark.parametrize("where", [0, 1, 4, 6])
+def test_what_is_not_a_card_is_refused_wherever_it_stands(token, fragment, where):
+    # Codes 0 and 1 (2c, 2d) are in the hand, so True and False do not collide with them
+    # only when they replace them: both cases are covered by the positions.
+    cards: list[object] = [0, 1, 2, 3, 5, 9, 13]
+    cards[where] = token
+    for given in (cards, tuple(cards), iter(cards)):
+        with pytest.raises(CardError) as info:
+            evaluate(given, LUCK)
+        assert info.value.token is token
+        assert fragment in str(info.value)
+
+
+def test_true_is_not_the_two_of_diamonds():
+    with pytest.raises(CardError, match="true or false"):
+        evaluate([0, True, 2, 3, 5], LUCK)
+    with pytest.raises(CardError, match="true or false"):
+        evaluate([9, 13, 2, 3, False], LUCK)
+    assert evaluate([0, 1, 2, 3, 8], LUCK).description == "Five twos"
+
+
+@pytest.mark.parametrize("hand", [None, 5, 2.5, object()])
+def test_what_is_not_a_hand_is_refused(hand):
+    with pytest.raises(CardError, match="a sequence of cards"):
+        evaluate(hand, LUCK)
+
+
+@pytest.mark.parametrize("rules", [None, "luck-of-the-irish", Variant.SEVEN_CARD_STUD])
+def test_rules_that_are_not_rules_are_refused(rules):
+    with pytest.raises(CardError, match="rules must be a Rules"):
+        evaluate("As Ks Qs Js Ts", rules)
+    with pytest.raises(CardError, match="rules must be a Rules"):
+        evaluate_many(np.array([[51, 47, 43, 39, 35]]), rules)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.int32, np.int64, np.uint64])
+def test_numpy_integer_rows_are_hands_and_their_cards_are_cards(dtype):
+    row = np.array([51, 47, 43, 39, 35, 0], dtype=dtype)
+    hand = evaluate(row, STUD)
+    assert hand.key == evaluate([51, 47, 43, 39, 35, 0], STUD).key
+    assert hand.cards == parse_cards("As Ks Qs Js Ts 2c")
+    assert all(type(card) is Card for card in hand.cards)
+
+
+def test_the_cards_of_any_accepted_hand_are_the_cards_given_in_order():
+    given = ["Ks", 46, np.int16(8), Card(0), "10h"]
+    assert evaluate(given, LUCK).cards == parse_cards("Ks Kh 4c 2c Th")
+    assert evaluate(iter(given), LUCK).cards == evaluate(given, LUCK).cards
+    five = parse_cards("2c 2d 9h Js Ac")
+    assert evaluate(frozenset(five), LUCK).key == evaluate(five, LUCK).key
+
+
+def test_a_hostile_token_is_cut_in_the_message_but_kept_whole_on_the_error():
+    token = "K" * 1_000_000
+    with pytest.raises(CardError) as info:
+        evaluate(f"As Ks Qs Js {token}", LUCK)
+    assert info.value.token == token
+    assert len(str(info.value)) < 300
+    assert "characters cut" in str(info.value)
+    with pytest.raises(CardError) as info:
+        evaluate([51, 47, 43, 39, 10**5000], LUCK)
+    assert "bits" in str(info.value)
+    assert len(str(info.value)) < 300
+
+
+@pytest.mark.parametrize("chunk", [-1, 0, 1.5, True, None])
+def test_evaluate_many_refuses_a_chunk_that_is_not_a_positive_whole_number(chunk):
+    with pytest.raises(ValueError, match="chunk"):
+        evaluate_many(np.array([[51, 47, 43, 39, 35]]), LUCK, chunk=chunk)
+
+
+def test_evaluate_many_gives_the_same_keys_for_any_chunk():
+    rows = np.array([[51, 47, 43, 39, 35], [0, 1, 2, 3, 5], [9, 13, 17, 21, 25]])
+    expected = evaluate_many(rows, LUCK).tolist()
+    for chunk in (1, 2, 3, 4):
+        assert evaluate_many(rows, LUCK, chunk=chunk).tolist() == expected
+
+
+def test_evaluate_many_refuses_a_masked_card_by_row_and_takes_an_unmasked_array():
+    rows = np.array([[51, 47, 43, 39, 35, 7], [0, 1, 2, 3, 5, 7]])
+    masked = np.ma.array(rows, mask=[[0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 1]])
+    with pytest.raises(CardError, match="hand 1: a masked card"):
+        evaluate_many(masked, LUCK)
+    assert evaluate_many(np.ma.array(rows), LUCK).tolist() == evaluate_many(rows, LUCK).tolist()
+    with pytest.raises(CardError):
+        evaluate(masked[1], LUCK)
 
 
 def test_evaluate_many_matches_evaluate_on_the_examples_with_pads_anywhere():

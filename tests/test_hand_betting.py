@@ -170,10 +170,10 @@ def test_straights_and_flushes_showing_do_not_count_and_seventh_acts_as_sixth():
 
 def test_small_bet_on_third_and_fourth_big_bet_from_fifth():
     table = to_fourth(THREE3, {1: "Ah", 4: "Jd", 6: "6h"})
-    assert table.legal == [("check", None), ("bet", 5)]
+    assert table.legal == [("check", None), ("bet", 5), ("fold", None)]
     check_round(table)
     table.deal("2d", "Jh", "Qd", "6d")
-    assert table.legal == [("check", None), ("bet", 10)]
+    assert table.legal == [("check", None), ("bet", 10), ("fold", None)]
 
 
 def test_custom_amounts():
@@ -189,22 +189,31 @@ def test_open_pair_lets_a_player_bet_either_size_and_raises_follow(up):
     table = to_fourth(THREE3, {1: "Ah", 4: up, 6: "6h"})
     assert any("open pair" in m for m in table.messages())
     seat = table.to_act
-    assert table.legal == [("check", None), ("bet", 5), ("bet", 10)]
+    assert table.legal == [("check", None), ("bet", 5), ("bet", 10), ("fold", None)]
     assert "say 'to' 5 or 10" in table.refused_act(seat, "bet")
     assert "over the limit" in table.refused_act(seat, "bet", 15)
     table.act(seat, "bet", 10)
     assert table.legal == [("call", 10), ("raise", 20), ("fold", None)]
 
 
-def test_open_pair_small_bet_keeps_small_raises():
+def test_open_pair_after_a_small_bet_a_raise_may_be_either_size_until_a_big_one():
+    # Robert's Rules: "if the lower amount is bet, any player may raise by the lower or
+    # the higher amount; once the higher amount is bet or raised, all later bets and
+    # raises are at the higher amount"
     table = to_fourth(THREE3, {1: "Ah", 4: "Tc", 6: "6h"})
     table.act(4, "bet", 5)
-    assert table.legal == [("call", 5), ("raise", 10), ("fold", None)]
+    assert table.legal == [("call", 5), ("raise", 10), ("raise", 15), ("fold", None)]
+    assert "say 'to' 10 or 15" in table.refused_act(6, "raise")
+    table.act(6, "raise", 10)  # by the small bet: both sizes stay open
+    assert table.legal == [("call", 10), ("raise", 15), ("raise", 20), ("fold", None)]
+    table.act(1, "raise", 20)  # by the big bet: every later wager is big
+    assert table.hand.size == 10
+    assert table.legal == [("call", 20), ("raise", 30), ("fold", None)]
 
 
 def test_open_pair_option_off():
     table = to_fourth(THREE3, {1: "Ah", 4: "Tc", 6: "6h"}, open_pair_big_bet=False)
-    assert table.legal == [("check", None), ("bet", 5)]
+    assert table.legal == [("check", None), ("bet", 5), ("fold", None)]
     assert not any("open pair" in m for m in table.messages())
 
 
@@ -322,6 +331,54 @@ def test_streets_are_dealt_without_betting_when_at_most_one_player_can_bet():
     assert sum(table.stacks().values()) == DEEP + 4
 
 
+# Binding folds -------------------------------------------------------------------------
+
+
+def test_a_fold_in_turn_with_nothing_to_call_is_legal_and_binding():
+    table = to_fourth(THREE3, {1: "Ah", 4: "Jd", 6: "6h"})
+    seat = table.to_act
+    assert ("fold", None) in table.legal
+    table.act(seat, "fold")
+    assert table.player(seat).folded
+    assert f"seat {seat} folds" in table.messages("decision")
+
+
+def test_a_fold_out_of_turn_stands_and_the_action_does_not_move():
+    table = dealt({1: "Kd 7c As", 4: "Qh 8d 9s", 6: "2s 3c 5d"})
+    table.act(6, "bring_in")
+    assert table.to_act == 1
+    legal = table.legal
+    table.act(4, "fold")  # seat 4 throws its cards in before seat 1 acts
+    assert table.player(4).folded
+    assert table.to_act == 1 and table.legal == legal
+    folds = [e for e in table.effects if e.kind == "decision" and e.data.get("out_of_turn")]
+    assert [e.message for e in folds] == ["seat 4 folds out of turn"]
+    assert folds[0].data == {"seat": 4, "do": "fold", "pot": 5, "out_of_turn": True}
+    table.act(1, "call")  # seat 4's turn is skipped: the round is over
+    assert table.hand.street == 4
+    assert table.waiting["destination"] == "burn"
+
+
+def test_a_fold_out_of_turn_that_leaves_one_player_ends_the_hand():
+    table = dealt({1: "Kd 7c As", 4: "Qh 8d 9s"})
+    table.act(4, "bring_in")
+    table.act(4, "fold")  # out of turn: seat 1 is to act
+    assert table.hand.over
+    assert "pot of 4 to seat 1: all others folded" in table.messages()
+
+
+def test_only_a_fold_is_taken_out_of_turn_and_only_in_a_betting_round():
+    table = dealt({1: "Kd 7c As", 4: "Qh 8d 9s", 6: "2s 3c 5d"})
+    table.act(6, "bring_in")
+    assert table.refused_act(4, "call") == "seat 4 cannot call: out of turn (seat 1 to act)"
+    assert "out of turn" in table.refused_act(4, "raise")
+    table.act(4, "fold")
+    assert table.refused_act(4, "fold") == "seat 4 cannot fold: seat 4 has folded"
+    table.acts((1, "call"))
+    assert table.waiting["kind"] == "card"  # dealing fourth street: no fold now
+    assert "not a betting decision now" in table.refused_act(1, "fold")
+
+
 # Refusals ------------------------------------------------------------------------------
 
 
@@ -361,14 +418,42 @@ def test_side_pots_layer_at_each_all_in_total():
     ]
 
 
-def test_a_bought_bonus_card_counts_in_the_buyers_contribution():
+def test_a_bought_bonus_card_is_dead_money_in_the_main_pot():
     players = [
-        Player(1, 20, 0, total=20),  # all-in, 5 of it for the bonus card
+        Player(1, 20, 0, total=20, bonus_paid=5),  # all-in: 15 in antes and bets, 5 the price
         Player(2, 100, 85, total=15),
         Player(3, 100, 85, total=15),
     ]
     pots = build_pots(players)
     assert [(p.amount, p.eligible) for p in pots] == [(50, (1, 2, 3))]
+
+
+def test_the_bonus_price_is_never_a_layer_only_the_buyer_can_win():
+    players = [
+        Player(1, 11, 0, total=11),  # all-in
+        Player(2, 100, 84, total=16, bonus_paid=5),
+    ]
+    assert [(p.amount, p.eligible) for p in build_pots(players)] == [(27, (1, 2))]
+
+
+def test_a_folded_buyers_price_stays_in_the_main_pot():
+    players = [
+        Player(1, 11, 0, total=11),  # all-in
+        Player(2, 100, 79, total=21, bonus_paid=5),
+        Player(3, 100, 84, total=16, folded=True),
+    ]
+    # stakes 11, 16, 16 (folded): main pot 33 plus the dead 5; 5 + 5 above seat 1's total
+    assert [(p.amount, p.eligible) for p in build_pots(players)] == [(38, (1, 2)), (10, (2,))]
+
+
+def test_the_floor_audits_bonus_price_hand_pays_one_pot_to_the_all_in_winner():
+    table = dealt({1: "Kd Ks Kh", 2: "2c 3d 7c"}, {1: 11, 2: 100}, bonus_price=5)
+    table.acts((2, "bring_in"), (1, "complete"), (2, "raise"), (1, "call"))
+    table.deal("5h Kc 4c").bonus(2, True).deal("9h", "5d Tc Jd", "5c 8d Qs", "6h 9c 2s")
+    assert table.hand.player(2).bonus_paid == 5
+    assert [(p.amount, p.eligible, p.winners) for p in table.hand.pots] == [(27, (1, 2), (1,))]
+    assert table.stacks() == {1: 27, 2: 84}
+    assert "pot of 27 to seat 1: Four kings, ten kicker" in table.messages("award")
 
 
 def test_the_high_hand_all_in_is_named_and_the_next_player_acts_first():

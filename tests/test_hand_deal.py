@@ -1,7 +1,6 @@
 """The deal: streets, burns, the bonus card, the short deck, cards already in play."""
 
 import json
-from dataclasses import replace
 
 import pytest
 from engine_driver import Driver, street, third_street
@@ -242,6 +241,9 @@ def test_json_round_trip_of_a_state_mid_hand():
     table.deal("Kd", "Qd", "Jd", "7c", "8c", "9c", "4c")
     data = json.loads(json.dumps(table.hand.to_json()))
     assert Hand.from_json(data) == table.hand
+    bought = table.bonus(1, True).hand  # the price paid round-trips too
+    assert Hand.from_json(json.loads(json.dumps(bought.to_json()))) == bought
+    assert bought.player(1).bonus_paid == 5
 
 
 def test_street_helper_orders_by_seat():
@@ -255,7 +257,7 @@ def test_a_bonus_card_due_when_the_stub_is_empty_comes_from_the_scrambled_burns(
     table.deal("2c")  # the burn before fourth street
     # every other card has left the shoe: only the four of clubs is left
     everything_but_4c = (1 << 52) - 1 - (1 << parse_card("4c"))
-    table.hand = replace(table.hand, out=everything_but_4c)
+    table.hand = table.hand._replace(out=everything_but_4c)
     table.deal("4c")
     assert any("scramble the 1 burn card with" in m for m in table.messages("scramble"))
     assert table.waiting["destination"] == "bonus"

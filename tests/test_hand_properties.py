@@ -1,20 +1,24 @@
 """Properties of random hands under random house rules.
 
 Every legal choice the engine offers is accepted; chips are conserved at every step and
-every chip is back in a stack at the end; the state round-trips through JSON; a card is
-never dealt twice unless the burns were scrambled back; every hand ends.
+every chip is back in a stack at the end (a bought bonus card's price included: dead money
+in the main pot, which every player still in contests); the state round-trips through
+JSON; a card is never dealt twice unless the burns were scrambled back; a round that
+reached the cap stays capped to its end and never offers a bet, completion or raise; a
+fold out of turn is taken without moving the action; every hand ends.
 """
 
 import json
 import random
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.rules import DECK, Action, Deal, Do, Hand, IllegalInput, Player, Rules, start_hand
-from controller.rules.state import Dealt, Reveal, evolve
+from controller.rules.inputs import WAGERS
+from controller.rules.state import Dealt, Reveal
 
+SHORT_DECK = {"short_deck", "scramble", "community"}  # effects of seventh street's short deck
 SETTINGS = {
     "variant": ["luck-of-the-irish", "seven-card-stud"],
     "max_raises": [0, 1, 3],
@@ -41,10 +45,14 @@ def next_card(rng: random.Random, hand: Hand, deck: list) -> object:
     return rng.choice(free)
 
 
-def play(seed: int) -> Hand:
+def play(seed: int, seen: set[str] | None = None, folds: bool = True) -> Hand:
+    """Play one random hand; ``seen`` collects the rare cases it went through. Without
+    ``folds``, nobody folds and eight players are seated half the time (the short deck)."""
+    seen = set() if seen is None else seen
     rng = random.Random(seed)
     rules = random_rules(rng)
-    seats = rng.sample(range(1, 9), rng.randint(2, 8))
+    count = rng.randint(2, 8) if folds or rng.random() < 0.5 else 8
+    seats = rng.sample(range(1, 9), count)
     stacks = {
         seat: rng.choice([1, 2, 3, rng.randint(4, 60), rng.randint(61, 400)]) for seat in seats
     }
@@ -65,15 +73,32 @@ def play(seed: int) -> Hand:
         elif waiting.kind == "bonus":
             step = hand.apply(Action(Do.BONUS, waiting.seat, accept=rng.random() < 0.5))
         else:
-            choice = rng.choice(waiting.legal)
+            if hand.capped:
+                seen.add("capped")
+                assert not any(choice.do in WAGERS for choice in waiting.legal)
+            legal = waiting.legal if folds else [c for c in waiting.legal if c.do is not Do.FOLD]
+            choice = rng.choice(legal)
             wrong = next(p.seat for p in hand.players if p.seat != waiting.seat)
-            try:
-                hand.apply(Action(choice.do, wrong, choice.to))
-            except IllegalInput as error:
-                assert f"seat {wrong}" in str(error)
+            others = [p.seat for p in hand.players if p.seat != waiting.seat and not p.folded]
+            if choice.do is not Do.FOLD:  # a fold out of turn is binding: taken, below
+                try:
+                    hand.apply(Action(choice.do, wrong, choice.to))
+                except IllegalInput as error:
+                    assert f"seat {wrong}" in str(error)
+                else:
+                    raise AssertionError("a decision out of turn was accepted")
+            if (
+                folds and waiting.kind == "action" and rng.random() < 0.03
+            ):  # binding: the action stays
+                seen.add("fold out of turn")
+                step = hand.apply(Action(Do.FOLD, rng.choice(others)))
+                assert step.effects[0].message.endswith("folds out of turn")
+                assert step.hand.over or step.hand.actor == hand.actor
             else:
-                raise AssertionError("a decision out of turn was accepted")
-            step = hand.apply(Action(choice.do, waiting.seat, choice.to))
+                step = hand.apply(Action(choice.do, waiting.seat, choice.to))
+        if hand.capped and step.hand.street == hand.street:
+            assert step.hand.capped or step.hand.phase != "betting"
+        seen.update(e.kind for e in step.effects if e.kind in SHORT_DECK)
         hand = step.hand
         in_pot = 0 if hand.over else hand.pot  # once awarded, the pot is back in the stacks
         assert sum(p.stack for p in hand.players) + in_pot == total
@@ -81,9 +106,15 @@ def play(seed: int) -> Hand:
         if rng.random() < 0.1:
             assert Hand.from_json(json.loads(json.dumps(hand.to_json()))) == hand
     assert sum(p.stack for p in hand.players) == total
+    if hand.community is not None:  # seven players never see a community card
+        assert len(hand.players) == 8
     if hand.phase == "complete":
         assert sum(pot.amount for pot in hand.pots) == hand.pot
         assert all(sum(chips for _, chips in pot.shares) == pot.amount for pot in hand.pots)
+        still_in = tuple(p.seat for p in hand.players if not p.folded)
+        paid = sum(p.bonus_paid for p in hand.players)
+        if paid and len(still_in) > 1:
+            assert hand.pots[0].eligible == still_in and hand.pots[0].amount > paid
     return hand
 
 
@@ -94,10 +125,19 @@ def test_random_hands_keep_every_chip_and_end(seed):
 
 
 def test_random_hands_reach_the_rare_cases():
-    finals = [play(seed) for seed in range(400)]
-    assert any(h.community is not None for h in finals)
+    seen: set[str] = set()
+    finals = [play(seed, seen) for seed in range(400)]
+    assert {"capped", "fold out of turn"} <= seen
     assert any(len(h.pots) > 2 for h in finals)
     assert any(any(d.bonus for p in h.players for d in p.cards) for h in finals)
+    assert any(any(p.bonus_paid for p in h.players) and len(h.pots) > 1 for h in finals)
+
+
+def test_random_hands_without_folds_reach_every_short_deck_procedure():
+    seen: set[str] = set()
+    finals = [play(seed, seen, folds=False) for seed in range(150)]
+    assert seen >= SHORT_DECK
+    assert any(h.community is not None for h in finals)
 
 
 def test_every_input_leaves_the_old_state_valid_and_unchanged():
@@ -134,15 +174,6 @@ def test_every_input_leaves_the_old_state_valid_and_unchanged():
             assert [e.to_json() for e in again.effects] == [e.to_json() for e in step.effects]
 
 
-def test_evolve_copies_with_changes_and_refuses_a_name_that_is_not_a_field():
-    player = Player(3, 100, 99, total=1)
-    moved = evolve(player, stack=90, bet=9)
-    assert moved == Player(3, 100, 90, total=1, bet=9)
-    assert player == Player(3, 100, 99, total=1)
-    with pytest.raises(AttributeError, match="not a field of Player: stak"):
-        evolve(player, stak=1)
-
-
 def test_a_copy_with_changes_does_not_keep_what_the_old_state_waited_for():
     hand = start_hand(Rules(), {1: 100, 2: 100, 3: 100}).hand
     for code in (0, 5, 10, 15, 20, 25, 30, 35, 40):  # third street: two down, one up each
@@ -150,26 +181,26 @@ def test_a_copy_with_changes_does_not_keep_what_the_old_state_waited_for():
     waiting = hand.waiting_for
     assert waiting is not None and waiting.kind == "action"
     assert hand.actor is not None
-    moved = evolve(hand, actor=(hand.actor + 1) % 3)
+    moved = hand._replace(actor=(hand.actor + 1) % 3)
     assert moved.waiting_for is not None
     assert moved.waiting_for.seat == moved.players[moved.actor].seat != waiting.seat
     assert hand.waiting_for == waiting
 
 
-def test_each_change_of_a_player_equals_the_general_copy():
+def test_each_change_of_a_player_is_the_change_it_names():
     hole = Dealt(DECK[1], False, 3)
-    player = Player(3, 100, 90, (hole,), total=10, bet=5, acted=True)
+    player = Player(3, 100, 90, (hole,), total=10, bet=5, acted=True, bonus_paid=5)
     dealt = Dealt(DECK[7], True, 4)
-    changes = [
-        (player.given(dealt), evolve(player, cards=(hole, dealt))),
-        (player.puts_in(15), evolve(player, stack=80, total=20, bet=15, acted=True)),
-        (player.passes(True), evolve(player, folded=True, acted=True)),
-        (player.passes(False), evolve(player, acted=True)),
-        (player.new_round(), evolve(player, bet=0, acted=False)),
-        (player.reopened(), evolve(player, acted=False)),
-        (player.wins(7), evolve(player, stack=97)),
-        (player.revealed(Reveal.MUCK), evolve(player, reveal=Reveal.MUCK)),
-    ]
-    for fast, general in changes:
-        assert type(fast) is Player and fast == general
-    assert player == Player(3, 100, 90, (hole,), total=10, bet=5, acted=True)
+
+    def changed(**fields):
+        return Player(**{**player._asdict(), **fields})
+
+    assert player.given(dealt) == changed(cards=(hole, dealt))
+    assert player.puts_in(15) == changed(stack=80, total=20, bet=15)
+    assert player.passes(True) == changed(folded=True)
+    assert player.passes(False) == player
+    assert player.new_round() == changed(bet=0, acted=False)
+    assert player.reopened() == changed(acted=False)
+    assert player.wins(7) == changed(stack=97)
+    assert player.revealed(Reveal.MUCK) == changed(reveal=Reveal.MUCK)
+    assert player == Player(3, 100, 90, (hole,), total=10, bet=5, acted=True, bonus_paid=5)

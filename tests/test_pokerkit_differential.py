@@ -7,8 +7,10 @@ on the legal choices and amounts, and at the end on the pots and the final stack
 
 Hands are kept out of the cases where pokerkit departs from the rules of the brief
 (docs/rules.md): no stack can post a short bring-in, no player makes an all-in wager
-short of the full amount (short all-in calls are fine), and a hand whose seventh street
-would need the community card stops being compared there (it is not counted).
+short of the full amount (short all-in calls are fine), nobody folds with nothing to call
+(a binding fold here, refused by pokerkit), and a hand whose seventh street begins on a
+short deck (no burn, the burns scrambled back, or the community card) stops being compared
+there (it is not counted).
 """
 
 import random
@@ -17,7 +19,7 @@ import pytest
 
 pokerkit = pytest.importorskip("pokerkit")
 
-from controller.rules import DECK, Action, Deal, Dest, Do, start_hand  # noqa: E402
+from controller.rules import DECK, Action, Choice, Deal, Dest, Do, start_hand  # noqa: E402
 from controller.rules.pots import build_pots  # noqa: E402
 from tests.pokerkit_table import POKERKIT_RULES as RULES  # noqa: E402
 from tests.pokerkit_table import pokerkit_state  # noqa: E402
@@ -59,9 +61,18 @@ def pokerkit_legal(state) -> list[tuple[str, int | None]]:
     return sorted(legal, key=str)
 
 
+def comparable(hand):
+    """The engine's legal choices but a fold with nothing to call (a binding fold here;
+    pokerkit refuses it)."""
+    legal = hand.waiting_for.legal
+    if Choice(Do.CHECK) in legal:
+        return [choice for choice in legal if choice.do is not Do.FOLD]
+    return list(legal)
+
+
 def ours_legal(hand) -> list[tuple[str, int | None]]:
     legal = []
-    for choice in hand.waiting_for.legal:
+    for choice in comparable(hand):
         word = "wager" if choice.do in (Do.COMPLETE, Do.BET, Do.RAISE) else choice.do.value
         legal.append((word, choice.to))
     return sorted(legal, key=str)
@@ -75,7 +86,7 @@ def is_short_all_in_wager(hand, choice) -> bool:
 
 
 def pick(rng: random.Random, hand):
-    choices = [c for c in hand.waiting_for.legal if not is_short_all_in_wager(hand, c)]
+    choices = [c for c in comparable(hand) if not is_short_all_in_wager(hand, c)]
     weights = []
     for choice in choices:
         if choice.do is Do.FOLD:
@@ -98,9 +109,15 @@ def apply_pokerkit(state, choice) -> None:
         state.complete_bet_or_raise_to(choice.to)
 
 
+def short_deck(step) -> bool:
+    """Whether seventh street begins on a short deck: no burn, the burns scrambled back,
+    or the community card (pokerkit has no short-deck procedure)."""
+    return any(effect.kind in ("short_deck", "scramble", "community") for effect in step.effects)
+
+
 def play_one(rng: random.Random):
     """Play one random hand through both engines: the final state, or None if it reached
-    the community card (pokerkit has no short-deck procedure)."""
+    a short deck at seventh street."""
     count = rng.randint(2, 8)
     seats = sorted(rng.sample(range(1, 9), count))
     stacks = random_stacks(rng, count)
@@ -113,15 +130,16 @@ def play_one(rng: random.Random):
     history: list = []
     while (waiting := hand.waiting_for) is not None:
         if waiting.kind == "card":
-            if waiting.destination is Dest.COMMUNITY:
-                return None
             card = next(cards)
             if waiting.destination is Dest.BURN:
                 state.burn_card(str(card))
             else:
                 assert state.hole_dealee_index == index_of[waiting.seat], history
                 state.deal_hole(str(card))
-            hand = hand.apply(Deal(card)).hand
+            step = hand.apply(Deal(card))
+            if short_deck(step):
+                return None
+            hand = step.hand
             history.append(str(card))
             continue
         assert state.actor_index == index_of[waiting.seat], history
@@ -131,7 +149,10 @@ def play_one(rng: random.Random):
         choice = pick(rng, hand)
         history.append((waiting.seat, choice.do.value, choice.to))
         apply_pokerkit(state, choice)
-        hand = hand.apply(Action(choice.do, waiting.seat, choice.to)).hand
+        step = hand.apply(Action(choice.do, waiting.seat, choice.to))
+        if short_deck(step):
+            return None
+        hand = step.hand
     assert not state.status, history
     assert [p.stack for p in hand.players] == list(state.stacks), history
     return hand

@@ -17,7 +17,7 @@ def run(capsys, script, *extra):
     if isinstance(script, (dict, list)):
         script = json.dumps(script)
     sys_stdin = sys.stdin
-    sys.stdin = io.StringIO(script)
+    sys.stdin = io.TextIOWrapper(io.BytesIO(script.encode()))
     try:
         status = main(["replay", "-", *extra])
     finally:
@@ -66,6 +66,60 @@ def test_a_card_given_twice_beyond_what_the_engine_asked_for_is_still_refused(ca
     status, out, _ = run(capsys, {"seats": TWO, "cards": cards}, "--json")
     assert status == 2
     assert json.loads(out)["error"] == {"card": 7, "message": "Kd: card given twice"}
+
+
+def eight_players_through_a_scramble(actions: int) -> dict:
+    """Eight players reach seventh street with one card in the stub: the three burns
+    (9c before fourth street, 6h before fifth, 3s before sixth) are scrambled back and the
+    community card comes from them: 9c, burned first, comes out a second time."""
+    script = json.loads((HANDS / "stub_too_short.json").read_text())
+    assert script["cards"].count("9c") == 2
+    script["actions"] = script["actions"][:actions]
+    return script
+
+
+def test_a_burned_card_that_comes_again_after_the_scramble_is_legal_before_it_is_reached(
+    capsys,
+):
+    # Only third street's first actions: the engine stops long before the scramble.
+    for actions in (0, 3, 8, 16):
+        status, out, _ = run(capsys, eight_players_through_a_scramble(actions), "--json")
+        assert status == 0, out
+        assert json.loads(out)["status"] == "waiting"
+    status, out, _ = run(capsys, eight_players_through_a_scramble(40), "--json")
+    assert status == 0
+    assert json.loads(out)["community"] == ["9c"]
+
+
+def test_beyond_the_engine_a_card_in_play_is_still_refused_with_eight_players(capsys):
+    script = eight_players_through_a_scramble(3)
+    script["cards"][51] = "As"  # dealt to seat 2 on third street: never comes out again
+    status, out, _ = run(capsys, script, "--json")
+    assert status == 2
+    assert json.loads(out)["error"] == {"card": 51, "message": "As: card given twice"}
+
+
+def test_beyond_the_engine_no_card_comes_out_three_times(capsys):
+    script = eight_players_through_a_scramble(3)
+    script["cards"][50] = "9c"  # burned, scrambled back and dealt: a third time is too many
+    status, out, _ = run(capsys, script, "--json")
+    assert status == 2
+    assert json.loads(out)["error"] == {"card": 51, "message": "9c: card given twice"}
+
+
+def test_beyond_the_engine_a_burn_cannot_come_again_when_no_scramble_can_happen(capsys):
+    # Six players need at most 6 x 7 cards, a bonus card and 4 burns: 47, no scramble.
+    six = {str(seat): 100 for seat in range(1, 7)}
+    cards = json.loads((HANDS / "stub_too_short.json").read_text())["cards"]
+    cards = [*cards[:18], "2c", *cards[19:26], "2c"]  # 2c burned before fourth, then again
+    status, out, _ = run(capsys, {"seats": six, "cards": cards}, "--json")
+    assert status == 2
+    assert json.loads(out)["error"] == {"card": 26, "message": "2c: card given twice"}
+    script = eight_players_through_a_scramble(3)
+    script["rules"] = {"burn": False}
+    status, out, _ = run(capsys, script, "--json")
+    assert status == 2
+    assert json.loads(out)["error"]["message"] == "9c: card given twice"
 
 
 def test_a_decision_before_the_engine_wants_it_is_an_error(capsys):
@@ -126,7 +180,7 @@ def test_human_output_reports_script_errors_on_stderr(capsys):
     status, out, err = run(capsys, "{")
     assert status == 2
     assert out == ""
-    assert err.startswith("error: invalid JSON")
+    assert err.startswith("luck-table replay: error: invalid JSON")
 
 
 def test_missing_file_is_a_script_error(capsys, tmp_path):

@@ -33,22 +33,31 @@ def dealt(hands: dict[int, str], stacks: dict[int, int] | None = None, **rules) 
 # The cap heads-up ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("mode", "capped"), [("any_time", False), ("round_start", True), ("never", True)]
-)
-def test_a_cap_reached_three_handed_then_a_fold(mode, capped):
+@pytest.mark.parametrize("mode", ["any_time", "round_start", "never"])
+def test_a_cap_reached_three_handed_stays_capped_after_a_fold(mode):
     table = dealt(THREE, heads_up_uncapped=mode)
     # bring-in 2, completion to 5, raises to 10, 15, 20: capped with three players in
     table.acts((2, "bring_in"), (3, "complete"), (1, "raise"), (2, "raise"), (3, "raise"))
     assert table.legal == [("call", 20), ("fold", None)]
     table.act(1, "fold")
-    # the brief: "uncapped once only two players remain in the hand" (any_time), even
-    # after the cap (Robert's Rules keep it capped: a house may choose round_start)
+    # Robert's Rules: "once the raising is capped on a betting round, it cannot be
+    # uncapped by a subsequent fold"
     assert table.to_act == 2
-    expected = (
-        [("call", 20), ("fold", None)] if capped else [("call", 20), ("raise", 25), ("fold", None)]
-    )
-    assert table.legal == expected
+    assert table.legal == [("call", 20), ("fold", None)]
+    assert "betting is capped" in table.refused_act(2, "raise")
+
+
+@pytest.mark.parametrize("mode", ["any_time", "round_start", "never"])
+def test_a_cap_reached_three_handed_stays_capped_after_an_all_in_call(mode):
+    # the floor audit's hand: raises to 20 three-handed, seat 2 calls 20 all-in, leaving
+    # two players with chips; seat 3 is not offered a raise to 25
+    table = dealt(THREE, {1: DEEP, 2: 21, 3: DEEP}, heads_up_uncapped=mode)
+    table.acts((2, "bring_in"), (3, "complete"), (1, "raise"), (2, "raise"), (3, "call"))
+    table.act(1, "raise")  # to 20: the fourth full wager, three players with chips
+    table.act(2, "call")  # 20, all-in
+    assert table.player(2).stack == 0
+    assert table.to_act == 3
+    assert table.legal == [("call", 20), ("fold", None)]
 
 
 def fourth_street_with_seat_3_all_in(**rules) -> Driver:
@@ -177,23 +186,28 @@ def play_to_the_end(table: Driver, order: list[Card]) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    ("players", "burn", "bonus", "out_before_seventh", "seventh"),
+    ("players", "burn", "bonus", "out_before_seventh", "seventh", "scrambled"),
     [
         # 7 players: 21 on third street, 3 x (burn + 7) = 45; a burn and 7 cards need 8
-        (7, True, False, 45, ["burn", "community"]),
-        (7, True, True, 46, ["burn", "community"]),
+        # of the 7 left: no burn, a card to each
+        (7, True, False, 45, ["seat"] * 7, False),
+        # with the bonus card 6 are left: the 3 burns are scrambled back, 9 for 7 players
+        (7, True, True, 46, ["seat"] * 7, True),
         # without burns: 21 + 21 = 42, 10 left for 7 players
-        (7, False, False, 42, ["seat"] * 7),
-        (7, False, True, 43, ["seat"] * 7),
-        # 8 players: 24 + 3 x 9 = 51, one card left: the three burns are scrambled back
-        (8, True, False, 51, ["community"]),
-        (8, True, True, 52, ["community"]),
+        (7, False, False, 42, ["seat"] * 7, False),
+        (7, False, True, 43, ["seat"] * 7, False),
+        # 8 players: 24 + 3 x 9 = 51, one card left, 4 with the burns: the community card
+        # from the scrambled burns
+        (8, True, False, 51, ["community"], True),
+        (8, True, True, 52, ["community"], True),
         # without burns: 24 + 24 = 48, 4 left for 8 players: the community card, no burn
-        (8, False, False, 48, ["community"]),
-        (8, False, True, 49, ["community"]),
+        (8, False, False, 48, ["community"], False),
+        (8, False, True, 49, ["community"], False),
     ],
 )
-def test_the_52_cards_at_seventh_street(players, burn, bonus, out_before_seventh, seventh):
+def test_the_52_cards_at_seventh_street(
+    players, burn, bonus, out_before_seventh, seventh, scrambled
+):
     four_of_clubs = parse_card("4c")
     order = [card for card in DECK if card != four_of_clubs]
     first_up_on_fourth = 3 * players + (1 if burn else 0)
@@ -208,8 +222,26 @@ def test_the_52_cards_at_seventh_street(players, burn, bonus, out_before_seventh
     burns = len(table.hand.burns)
     community = table.hand.community is not None
     assert held + burns + community == out_before_seventh + len(seventh)
-    assert table.hand.scrambled is (players == 8 and burn)
+    assert table.hand.scrambled is scrambled
     assert table.hand.phase.value == "complete"
+
+
+@pytest.mark.parametrize(("folds", "seventh"), [(1, ["seat"] * 7), (2, ["burn"] + ["seat"] * 6)])
+def test_eight_players_with_folds_use_the_burns_before_a_community_card(folds, seventh):
+    # one fold on third street: 24 + 3 x (burn + 7) = 48, 4 left and 3 burns for 7 players:
+    # scrambled, every player gets a card; two folds: 24 + 3 x 7 = 45, a burn and 6 fit
+    order = [card for card in DECK if card != parse_card("4c")] + [parse_card("4c")]  # down
+    table = Driver(dict.fromkeys(range(1, 9), 100))
+    table.deal(*(str(card) for card in order[:24]))
+    table.act(table.to_act, "bring_in")
+    for _ in range(folds):
+        table.act(table.to_act, "fold")
+    assert play_to_the_end(table, order) == seventh
+    assert table.hand.community is None
+    assert table.hand.scrambled is (folds == 1)
+    assert sum(m.startswith("short deck on seventh street") for m in table.messages()) == (
+        folds == 1
+    )
 
 
 def test_seven_players_one_folded_on_third_street_all_get_a_seventh_street_card():
@@ -252,9 +284,11 @@ def test_void_returns_a_bought_bonus_card_and_every_bet():
     table.deal("Js", "9s", "2s")
     table.acts((3, "bring_in"), (1, "complete"), (2, "call"), (3, "call"))
     assert table.stacks() == {1: 49, 2: 34, 3: 1}
+    assert table.player(1).bonus_paid == 5
     table.feed(Action(Do.VOID))
     assert table.stacks() == {1: 60, 2: 40, 3: 7}
     assert table.hand.pot == 0
+    assert table.player(1).bonus_paid == 0  # the price went back with every other chip
     assert "every chip goes back" in table.messages("void")[0]
 
 

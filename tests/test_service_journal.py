@@ -237,3 +237,18 @@ def test_a_voided_hand_replays_to_its_recorded_stacks(tmp_path: Path) -> None:
         check=False,
     )
     assert result.returncode == 0 and json.loads(result.stdout)[0]["recorded"] is True
+
+
+def test_serve_refuses_a_journal_with_a_record_it_cannot_read_with_status_1(
+    tmp_path: Path,
+) -> None:
+    path = write_config(tmp_path, str(tmp_path / "no-shoe"))
+    bad = record_of(SitDown(at=AT, seat=2, player="Ann", buy_in=200))
+    bad.fields["buy_in"] = "lots"
+    with Journal.open(tmp_path / "table.sqlite") as journal:
+        journal.append([bad])
+    result = subprocess.run(
+        [LUCK_TABLE, "serve", "--config", str(path)], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 1
+    assert "position 1: sit_down.buy_in: 'lots' is not a whole number" in result.stderr

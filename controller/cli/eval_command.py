@@ -2,8 +2,9 @@
 
 Single mode prints the hand (or its JSON with ``--json``); exit status 2 on bad
 input. Batch mode (``--batch FILE``, ``-`` for stdin) prints one JSON object per
-input line, in order; a bad line prints ``{"line": N, "error": "..."}`` in its
-place, and the exit status is then 1.
+input line, in order; a bad line (not a hand, or not UTF-8 text) prints
+``{"line": N, "error": "..."}`` in its place, and the exit status is then 1; a file
+that cannot be read is exit status 2.
 """
 
 from __future__ import annotations
@@ -11,14 +12,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, TextIO
+from collections.abc import Iterable
+from typing import Any
 
+from controller.cli.common import InputError, decode, fail, read_lines
 from controller.rules import CardError, HandValue, Rules, Variant, evaluate
+
+COMMAND = "eval"
 
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "eval",
+        COMMAND,
         help="evaluate a hand of 5 to 8 cards",
         description="Evaluate the best five-card hand of 5 to 8 cards (fours wild by default).",
     )
@@ -47,30 +52,27 @@ def run(args: argparse.Namespace) -> int:
     rules = Rules(variant=Variant(args.variant), double_ace_flush=args.double_ace_flush)
     if args.batch is not None:
         if args.cards:
-            return _usage("give cards or --batch FILE, not both")
-        if args.batch == "-":
-            return _run_batch(sys.stdin, rules)
+            return fail(COMMAND, "give cards or --batch FILE, not both")
         try:
-            with open(args.batch, encoding="utf-8") as lines:
-                return _run_batch(lines, rules)
-        except OSError as error:
-            return _usage(f"cannot read {args.batch}: {error.strerror}")
+            return _run_batch(read_lines(args.batch), rules)
+        except InputError as error:
+            return fail(COMMAND, str(error))
     if not args.cards:
-        return _usage("no cards given")
+        return fail(COMMAND, "no cards given")
     try:
         hand = evaluate(" ".join(args.cards), rules)
     except CardError as error:
-        return _usage(str(error))
+        return fail(COMMAND, str(error))
     print(json.dumps(hand.to_json()) if args.json else _spoken(hand))
     return 0
 
 
-def _run_batch(lines: TextIO, rules: Rules) -> int:
+def _run_batch(lines: Iterable[bytes], rules: Rules) -> int:
     status = 0
     for number, line in enumerate(lines, start=1):
         try:
-            result: dict[str, Any] = evaluate(line, rules).to_json()
-        except CardError as error:
+            result: dict[str, Any] = evaluate(decode(line), rules).to_json()
+        except (CardError, InputError) as error:
             result = {"line": number, "error": str(error)}
             status = 1
         print(json.dumps(result), flush=False)
@@ -84,8 +86,3 @@ def _spoken(hand: HandValue) -> str:
         for card in hand.played
     )
     return f"{hand.description}: {played}"
-
-
-def _usage(message: str) -> int:
-    print(f"luck-table eval: {message}", file=sys.stderr)
-    return 2

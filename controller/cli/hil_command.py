@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from controller.cli.common import fail
 from controller.hil import ScenarioError, load_scenario, run_scenario
 from controller.hil.runner import DEVICE_WAIT
 
@@ -31,29 +32,20 @@ def handler(args: argparse.Namespace) -> int:
         stream=sys.stderr,
     )
     if args.seats is not None and args.shoe is None:
-        print("luck-table hil: --seats needs --shoe (real devices)", file=sys.stderr)
-        return 2
+        return fail("hil", "--seats needs --shoe (real devices)")
     if args.journal is not None and (args.journal.exists() or len(args.scenario) > 1):
         why = "already exists" if args.journal.exists() else "is for one scenario only"
-        print(
-            f"luck-table hil: --journal {args.journal} {why}: a scenario starts from an "
-            "empty journal",
-            file=sys.stderr,
+        return fail(
+            "hil", f"--journal {args.journal} {why}: a scenario starts from an empty journal"
         )
-        return 2
     try:
         scenarios = [load_scenario(path) for path in args.scenario]
     except ScenarioError as error:
-        print(f"luck-table hil: {error}", file=sys.stderr)
-        return 2
+        return fail("hil", str(error))
     if args.shoe is not None and args.seats is None:
         needs = [str(scenario.path) for scenario in scenarios if scenario.seat_board]
         if needs:
-            print(
-                f"luck-table hil: {needs[0]}: the table has a seat board: give --seats PORT",
-                file=sys.stderr,
-            )
-            return 2
+            return fail("hil", f"{needs[0]}: the table has a seat board: give --seats PORT")
     failed = 0
     for scenario in scenarios:
         print(f"scenario {scenario.path}: {scenario.title}")
@@ -69,8 +61,7 @@ def handler(args: argparse.Namespace) -> int:
                 )
             )
         except ScenarioError as error:
-            print(f"luck-table hil: {error}", file=sys.stderr)
-            return 2
+            return fail("hil", str(error))
         verdict = "PASSED" if result.ok else f"FAILED at step {result.failed}"
         print(f"{verdict}: {scenario.path} ({result.passed} of {len(scenario.steps)} steps)")
         failed += not result.ok

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from datetime import UTC, datetime
 from typing import Any
 
 from controller.cli import replay_command
+from controller.cli.common import fail
 from controller.cli.hands import RecordedHand, recorded_hands
 from controller.journal import Journal, JournalError
 
@@ -61,11 +61,9 @@ def handler(args: argparse.Namespace) -> int:
                 if args.hand is not None and hand.number >= args.hand:
                     break  # hands come in order: no need to replay the rest
     except JournalError as error:
-        print(f"luck-table history: {error}", file=sys.stderr)
-        return 2
+        return fail("history", str(error))
     if args.hand is not None and not hands:
-        print(f"luck-table history: hand {args.hand} is not in {args.journal}", file=sys.stderr)
-        return 2
+        return fail("history", f"hand {args.hand} is not in {args.journal}")
     all_ok = True
     if args.json:
         items = []

@@ -17,6 +17,7 @@ import sys
 from datetime import UTC, datetime
 from typing import Any
 
+from controller.cli.common import fail
 from controller.journal import Device, Input, Journal, JournalError, to_input
 from controller.monitor import Monitor, Observed
 from controller.rules.cards import Card
@@ -172,5 +173,4 @@ def _notice(message: str) -> None:
 
 
 def _error(message: str) -> int:
-    _notice(f"error: {message}")
-    return 2
+    return fail("monitor", message)

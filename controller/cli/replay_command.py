@@ -14,7 +14,8 @@ refuses an action or one is left over (``error.action`` is its index); 2 when th
 script itself is not valid: bad JSON, a key given twice in an object, unknown field or
 value, a seat outside 1-8 (in ``seats`` or an action), fewer than 2 seats, or a card
 given twice or left over (``error.card`` is its index). A card may come out twice only
-when the engine scrambled the burn cards back (short deck).
+when the engine scrambled the burn cards back (short deck); cards after the point where
+the engine stops are checked as far as the rules can know (``_check_unused_cards``).
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from controller.rules.cards import Card, CardError, parse_card
+from controller.cli.common import MESSAGE_LIMIT, InputError, fail, read_text
+from controller.rules.cards import DECK, Card, CardError, parse_card, shorten
 from controller.rules.hand import MAX_SEAT, Hand, start_hand
 from controller.rules.inputs import Action, Deal, Do, Effect, IllegalInput, action_from_json
 from controller.rules.pots import build_pots
@@ -36,6 +38,9 @@ from controller.rules.state import Phase, Reveal
 
 T = TypeVar("T")
 
+COMMAND = "replay"
+CARDS_PER_PLAYER = 7  # seven-card stud, before any bonus card
+BURNS_PER_HAND = 4  # one before each of fourth to seventh street
 SCRIPT_FIELDS = frozenset({"rules", "seats", "cards", "actions"})
 SEAT_NAMES = frozenset(str(seat) for seat in range(1, MAX_SEAT + 1))
 
@@ -69,9 +74,21 @@ class Replay:
 
 def read_script(text: str) -> Script:
     try:
+        return _read_script(text)
+    except RecursionError:
+        raise ScriptError("invalid hand script: nested too deeply") from None
+
+
+def _read_script(text: str) -> Script:
+    try:
         data = json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as error:
         raise ScriptError(f"invalid JSON: {error}") from None
+    except ScriptError:
+        raise
+    except ValueError:  # Python's limit on converting long numbers
+        limit = sys.get_int_max_str_digits()
+        raise ScriptError(f"invalid JSON: a number of more than {limit:,} digits") from None
     if not isinstance(data, dict):
         raise ScriptError("a hand script is a JSON object")
     unknown = sorted(set(data) - SCRIPT_FIELDS)
@@ -175,14 +192,42 @@ def play(script: Script) -> Replay:
 
 
 def _check_unused_cards(replay: Replay, cards: tuple[Card, ...], first: int) -> None:
-    """Cards the engine has not asked for yet must not repeat a card already in play."""
-    unavailable = replay.hand.out
+    """Cards the engine has not asked for yet must be cards that can still come out.
+
+    A card in play (dealt to a player, or the community card) never comes out again. A
+    burned card comes out again only after the burn cards are scrambled back into the
+    stub (short deck, seventh street). Which of the cards still to come will be burns
+    depends on decisions not made yet, so while a scramble can still happen a card may
+    be given twice in all (burned, then dealt after the scramble), never three times.
+    """
+    hand = replay.hand
+    burned = 0 if hand.scrambled else sum(1 << card for card in hand.burns)
+    may_return = _burns_may_return(hand)
+    in_play = hand.out & ~burned
+    once = burned
+    twice = 0
     for number in range(first, len(cards)):
         card = cards[number]
-        if unavailable >> card & 1:
+        bit = 1 << card
+        if in_play & bit or twice & bit or (once & bit and not may_return):
             replay.error = {"card": number, "message": f"{card}: card given twice"}
             return
-        unavailable |= 1 << card
+        if once & bit:
+            twice |= bit
+        else:
+            once |= bit
+
+
+def _burns_may_return(hand: Hand) -> bool:
+    """Whether the burn cards may yet be scrambled back into the stub.
+
+    Only a hand that could need more cards than the deck holds can scramble: seven to
+    every player, a bonus card and a burn before each of the four later streets (seven
+    players or more, with burns on).
+    """
+    if hand.scrambled or not hand.rules.burn:
+        return False
+    return len(hand.players) * CARDS_PER_PLAYER + 1 + BURNS_PER_HAND > len(DECK)
 
 
 def _correction_due(hand: Hand, action: Action) -> bool:
@@ -264,14 +309,12 @@ def history(replay: Replay) -> str:
 
 def handler(args: argparse.Namespace) -> int:
     try:
-        text = sys.stdin.read() if args.file == "-" else _read_file(args.file)
-        script = read_script(text)
-    except ScriptError as error:
+        script = read_script(read_text(args.file))
+    except (InputError, ScriptError) as error:
         if args.json:
-            print(json.dumps({"status": "error", "error": {"message": str(error)}}, indent=2))
-        else:
-            print(f"error: {error}", file=sys.stderr)
-        return 2
+            message = shorten(str(error), MESSAGE_LIMIT)
+            print(json.dumps({"status": "error", "error": {"message": message}}, indent=2))
+        return fail(COMMAND, str(error))
     replay = play(script)
     if args.json:
         print(json.dumps(to_json(replay), indent=2))
@@ -282,17 +325,9 @@ def handler(args: argparse.Namespace) -> int:
     return 2 if "card" in replay.error else 1
 
 
-def _read_file(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8") as stream:
-            return stream.read()
-    except OSError as error:
-        raise ScriptError(f"cannot read {path}: {error.strerror}") from None
-
-
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "replay",
+        COMMAND,
         help="play a hand script through the engine",
         description="Play a hand script (JSON) through the rules engine and print the hand "
         "history, or the outcome as JSON with --json.",

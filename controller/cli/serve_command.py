@@ -13,6 +13,7 @@ import signal
 import sys
 from typing import Any
 
+from controller.cli.common import fail
 from controller.config import Config, ConfigError, load_config
 from controller.journal import JournalError
 from controller.service import TableService
@@ -39,13 +40,11 @@ def handler(args: argparse.Namespace) -> int:
     try:
         config = load_config(args.config)
     except ConfigError as error:
-        print(f"luck-table serve: {args.config}: {error}", file=sys.stderr)
-        return 2
+        return fail("serve", f"{args.config}: {error}")
     try:
         asyncio.run(serve(config))
     except JournalError as error:
-        print(f"luck-table serve: {error}", file=sys.stderr)
-        return 1
+        return fail("serve", str(error), status=1)
     return 0
 
 

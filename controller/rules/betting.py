@@ -17,20 +17,21 @@ Rules as implemented (see docs/rules.md):
   half a bet or more above what they matched).
 - Cap: the bet (or completion) plus ``max_raises`` raises, lifted heads-up by
   ``heads_up_uncapped``. Heads-up means at most two players still in who are not
-  all-in.
+  all-in. Whether the round is capped is settled once, by the wager that reaches the
+  cap (``Hand.capped``): ``any_time`` lifts it if the round became heads-up before that
+  wager, and a round that reached the cap stays capped to its end (Robert's Rules: "once
+  the raising is capped on a betting round, it cannot be uncapped by a subsequent fold").
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from itertools import combinations_with_replacement
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from controller.rules.cards import RANK_NAMES, RANK_PLURALS, Card
 from controller.rules.inputs import Do, IllegalInput
 from controller.rules.settings import HeadsUpUncapped, Rules, WildBringIn
-from controller.rules.state import Player, evolve
+from controller.rules.state import Player
 
 if TYPE_CHECKING:
     from controller.rules.hand import Hand
@@ -60,18 +61,11 @@ def showing_key(cards: Iterable[Card], wild: bool) -> tuple[int, ...]:
     """Rank a hand showing: ``(category, ranks...)``, higher is better.
 
     Wilds join the largest group of natural cards (the highest rank among equals),
-    or play as aces when every up card is wild. Up to four up cards (every hand showing
-    without an exposed hole card) the key comes from a table made at import.
+    or play as aces when every up card is wild.
     """
-    ranks = tuple(sorted([(card >> 2) + 2 for card in cards]))  # card.rank, without the call
-    key = _SHOWING_KEYS[wild].get(ranks)
-    return _rank_showing(ranks, wild) if key is None else key
-
-
-def _rank_showing(ranks: Iterable[int], wild: bool) -> tuple[int, ...]:
     counts: dict[int, int] = {}
-    for rank in ranks:
-        counts[rank] = counts.get(rank, 0) + 1
+    for card in cards:
+        counts[card.rank] = counts.get(card.rank, 0) + 1
     wilds = counts.pop(4, 0) if wild else 0
     groups = sorted(zip(counts.values(), counts, strict=True), reverse=True)
     if wilds:
@@ -92,19 +86,6 @@ def _rank_showing(ranks: Iterable[int], wild: bool) -> tuple[int, ...]:
     else:
         category = 0
     return (category, *[rank for _, rank in groups])
-
-
-# The showing key of every multiset of up to four ranks (sorted), without and with wilds.
-_SHOWING_KEYS = tuple(
-    MappingProxyType(
-        {
-            ranks: _rank_showing(ranks, wild)
-            for count in range(5)
-            for ranks in combinations_with_replacement(range(2, 15), count)
-        }
-    )
-    for wild in (False, True)
-)
 
 
 def describe_showing(key: tuple[int, ...]) -> str:
@@ -158,13 +139,15 @@ def heads_up(players: Iterable[Player]) -> bool:
     return sum(map(can_bet, players)) <= 2
 
 
-def is_capped(hand: Hand) -> bool:
+def reaches_cap(hand: Hand) -> bool:
+    """Whether the full wager about to be made in ``hand`` (the state before it) leaves
+    the round capped, once it is the bet (or completion) plus ``max_raises`` raises."""
     rules = hand.rules
-    if hand.wagers < 1 + rules.max_raises:
+    if hand.wagers + 1 < 1 + rules.max_raises:
         return False
     mode = rules.heads_up_uncapped
     if mode is HeadsUpUncapped.ANY_TIME:
-        return not heads_up(hand.players)
+        return not heads_up(hand.players)  # heads-up before the cap is reached: uncapped
     if mode is HeadsUpUncapped.ROUND_START:
         return not hand.heads_up_start
     return True
@@ -176,7 +159,7 @@ def raise_block(hand: Hand, index: int) -> str | None:
     level = hand.level
     if player.acted:
         return "the betting was not reopened (an all-in for less than half a bet)"
-    if is_capped(hand):
+    if hand.capped:
         return "betting is capped"
     if player.stack + player.bet <= level:
         return "not enough chips to raise (call all-in)"
@@ -188,29 +171,18 @@ def raise_block(hand: Hand, index: int) -> str | None:
 
 def wager_word(hand: Hand) -> Do:
     if hand.street == 3 and hand.wagers == 0:
-        return _COMPLETE
-    return _BET if hand.level == 0 else _RAISE
+        return Do.COMPLETE
+    return Do.BET if hand.level == 0 else Do.RAISE
 
 
 CHECK = Choice(Do.CHECK)
 FOLD = Choice(Do.FOLD)
 
-# The members read on every decision, as module globals (reading a member off an enum
-# class takes EnumType.__getattr__'s slow path on Python 3.11), and the named tuple
-# constructor without the class's Python-level __new__.
-_BRING_IN, _COMPLETE, _BET, _RAISE, _CALL, _FOLD = (
-    Do.BRING_IN,
-    Do.COMPLETE,
-    Do.BET,
-    Do.RAISE,
-    Do.CALL,
-    Do.FOLD,
-)
-_tuple_new = tuple.__new__
-
 
 def legal_choices(hand: Hand) -> tuple[Choice, ...]:
-    """The exact legal decisions of the player to act, with their amounts."""
+    """The exact legal decisions of the player to act, with their amounts. A fold is
+    always among them (with nothing to call too: a binding fold), except for the
+    bring-in player, who must bring in or complete."""
     index = hand.actor
     assert index is not None
     player = hand.players[index]
@@ -225,21 +197,19 @@ def legal_choices(hand: Hand) -> tuple[Choice, ...]:
         )
     level = hand.level
     facing = level > player.bet
-    # conditional expressions rather than min(): this runs for every decision
-    stay = _tuple_new(Choice, (_CALL, level if level < reach else reach)) if facing else CHECK
+    stay = Choice(Do.CALL, min(level, reach)) if facing else CHECK
     if raise_block(hand, index) is not None:
-        return (stay, FOLD) if facing else (stay,)
+        return (stay, FOLD)
     word = wager_word(hand)
     full_level = hand.full_level
     if hand.size:
         to = full_level + hand.size
-        wager = _tuple_new(Choice, (word, to if to < reach else reach))
-        return (stay, wager, FOLD) if facing else (stay, wager)
+        return (stay, Choice(word, min(to, reach)), FOLD)
     # open pair: either size, as far as the stack reaches
     small = min(reach, full_level + rules.small_bet)
     big = min(reach, full_level + rules.big_bet)
     wagers = (Choice(word, small), Choice(word, big)) if big > small else (Choice(word, small),)
-    return (stay, *wagers, FOLD) if facing else (stay, *wagers)
+    return (stay, *wagers, FOLD)
 
 
 def choose(hand: Hand, do: Do, to: int | None) -> Choice:
@@ -276,8 +246,6 @@ def _why_not(hand: Hand, index: int, do: Do, choices: tuple[Choice, ...]) -> str
         return f"the bring-in player must bring in or complete (legal: {legal})"
     if do is Do.CHECK:
         return f"facing a bet of {hand.level - player.bet} (legal: {legal})"
-    if do is Do.FOLD:
-        return f"there is no bet to fold to (legal: {legal})"
     if do is Do.CALL:
         return f"there is no bet to call (legal: {legal})"
     if do in (Do.BET, Do.RAISE, Do.COMPLETE):
@@ -297,11 +265,11 @@ def take_decision(hand: Hand, choice: Choice) -> Hand:
     assert index is not None
     player = hand.players[index]
     do, to = choice
-    moved = player.passes(do is _FOLD) if to is None else player.puts_in(to)
+    moved = player.passes(do is Do.FOLD) if to is None else player.puts_in(to)
     players = (*hand.players[:index], moved, *hand.players[index + 1 :])
-    if to is None or do is _CALL:
+    if to is None or do is Do.CALL:
         actor = next_actor(players, index, hand.level)
-        return evolve(hand, players=players, bring_in_due=False, actor=actor)
+        return hand._replace(players=players, bring_in_due=False, actor=actor)
     return _wager(hand, index, players, choice)
 
 
@@ -310,21 +278,26 @@ def _wager(hand: Hand, index: int, players: tuple[Player, ...], choice: Choice) 
     to = choice.to
     assert to is not None
     level, full_level, wagers, size = hand.level, hand.full_level, hand.wagers, hand.size
+    capped = hand.capped
     rules = hand.rules
-    if choice.do is _BRING_IN:
+    if choice.do is Do.BRING_IN:
         level = rules.bring_in
         aggressor = hand.aggressor
         if level == rules.small_bet:  # a bring-in of the whole small bet is the bet
-            full_level, wagers = level, 1
+            full_level, wagers, capped = level, 1, reaches_cap(hand)
     else:
         level = max(level, to)
         aggressor = index
-        chosen = size or (rules.small_bet if to <= rules.small_bet else rules.big_bet)
+        # this wager's size: the round's, or while the open-pair choice is open the small
+        # bet if it adds no more than that, else the big bet
+        chosen = size or (rules.small_bet if to - full_level <= rules.small_bet else rules.big_bet)
         if (to - full_level) * 2 >= chosen:  # a full wager: it reopens the betting
             # for each player who has acted, unless they matched a short all-in above the
             # last full wager (or the bring-in) and now face less than half a bet more
             floor = max(full_level, rules.bring_in if hand.street == 3 else 0)
-            size = chosen  # open pair: only a full wager chooses the size
+            if chosen == rules.big_bet:  # open pair: once the big size is bet or raised,
+                size = chosen  # every later wager is big; after small ones both stay open
+            capped = capped or reaches_cap(hand)
             wagers += 1
             full_level = to
             players = tuple(
@@ -332,17 +305,17 @@ def _wager(hand: Hand, index: int, players: tuple[Player, ...], choice: Choice) 
                     p.reopened()
                     if other != index
                     and p.acted
-                    and (p.bet <= floor or (level - p.bet) * 2 >= size)
+                    and (p.bet <= floor or (level - p.bet) * 2 >= chosen)
                     else p
                     for other, p in enumerate(players)
                 ]
             )
-    return evolve(
-        hand,
+    return hand._replace(
         players=players,
         level=level,
         full_level=full_level,
         wagers=wagers,
+        capped=capped,
         size=size,
         bring_in_due=False,
         aggressor=aggressor,
@@ -363,4 +336,4 @@ def next_actor(players: Sequence[Player], after: int, level: int) -> int | None:
 
 def with_player(hand: Hand, index: int, player: Player) -> Hand:
     players = hand.players
-    return evolve(hand, players=(*players[:index], player, *players[index + 1 :]))
+    return hand._replace(players=(*players[:index], player, *players[index + 1 :]))

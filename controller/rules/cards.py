@@ -7,8 +7,10 @@ breaks bring-in ties by suit.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 from enum import IntEnum
+from typing import SupportsIndex
 
 RANK_CHARS = "23456789TJQKA"
 SUIT_CHARS = "cdhs"
@@ -46,13 +48,29 @@ class Suit(IntEnum):
 class CardError(ValueError):
     """A card token that cannot be read, or a card set that is not acceptable.
 
-    ``token`` is the offending input as given, so messages can point at it.
+    ``token`` is the offending input as given, so messages can point at it; the
+    message shows it cut to a readable length (a hostile megabyte is not echoed).
     """
 
     def __init__(self, token: object, reason: str) -> None:
-        super().__init__(f"{token!r}: {reason}" if token is not None else reason)
+        super().__init__(f"{shown(token)}: {reason}" if token is not None else reason)
         self.token = token
         self.reason = reason
+
+
+def shorten(text: str, limit: int = 60) -> str:
+    """``text``, or its start and end with how much was cut between them if it is longer."""
+    if len(text) <= limit:
+        return text
+    keep = limit // 2
+    return f"{text[:keep]}...[{len(text) - 2 * keep:,} characters cut]...{text[-keep:]}"
+
+
+def shown(value: object) -> str:
+    """A value as a message shows it: its ``repr``, cut to a readable length."""
+    if isinstance(value, int) and value.bit_length() > 200:  # too long to show, or to convert
+        return f"<a whole number of {value.bit_length():,} bits>"
+    return shorten(repr(value))
 
 
 class Card(int):
@@ -60,10 +78,11 @@ class Card(int):
 
     __slots__ = ()
 
-    def __new__(cls, code: int) -> Card:
-        if not 0 <= code <= 51:
+    def __new__(cls, code: SupportsIndex) -> Card:
+        value = code if code.__class__ is int else _whole_number(code)
+        if not 0 <= value <= 51:
             raise CardError(code, "card code must be 0..51")
-        return super().__new__(cls, code)
+        return super().__new__(cls, value)
 
     @classmethod
     def of(cls, rank: int, suit: int) -> Card:
@@ -98,6 +117,14 @@ DECK: tuple[Card, ...] = tuple(Card(code) for code in range(52))
 
 def parse_card(token: str) -> Card:
     """Read one card: ``Ks``, ``td``, ``10h``, ``Q♠``. Case-insensitive."""
+    try:
+        return _BY_SPELLING[token]
+    except (KeyError, TypeError):  # not a plain spelling, or not even hashable
+        return _read_card(token)
+
+
+def _read_card(token: object) -> Card:
+    """Read one card the careful way, naming what is wrong with it."""
     if not isinstance(token, str):
         raise CardError(token, "a card is written as rank and suit, such as 'Ks'")
     text = token.strip()
@@ -114,14 +141,28 @@ def parse_card(token: str) -> Card:
     return Card(RANK_CHARS.index(rank_text) * 4 + SUIT_CHARS.index(suit_char))
 
 
-def parse_cards(cards: str | Iterable[str | int]) -> tuple[Card, ...]:
+# Every plain spelling of every card (no spaces), looked up before reading a token.
+_BY_SPELLING = {
+    rank + suit: card
+    for card in DECK
+    for rank in {str(card)[0], str(card)[0].lower(), *(["10"] if card.rank == 10 else [])}
+    for suit in (str(card)[1], str(card)[1].upper(), "♣♦♥♠"[card.suit])
+}
+
+
+def parse_cards(cards: str | Iterable[object]) -> tuple[Card, ...]:
     """Read several distinct cards.
 
     Accepts one string (cards separated by spaces or commas, or run together
-    such as ``"AsKd"``), or an iterable of tokens and card codes. A duplicate
-    card is an error naming the second occurrence.
+    such as ``"AsKd"``), or an iterable of tokens and card codes (``int``, or any
+    integer type such as NumPy's; not ``bool`` nor ``float``). A duplicate card is
+    an error naming the second occurrence.
     """
-    tokens = _split(cards) if isinstance(cards, str) else list(cards)
+    try:
+        tokens = _split(cards) if isinstance(cards, str) else list(cards)
+    except TypeError:
+        reason = f"cards are a sequence of cards or one string of them, not {type(cards).__name__}"
+        raise CardError(None, reason) from None
     parsed: list[Card] = []
     seen: set[int] = set()
     for token in tokens:
@@ -133,12 +174,26 @@ def parse_cards(cards: str | Iterable[str | int]) -> tuple[Card, ...]:
     return tuple(parsed)
 
 
-def _to_card(token: str | int) -> Card:
+def _to_card(token: object) -> Card:
     if isinstance(token, Card):
         return token
-    if isinstance(token, int) and not isinstance(token, bool):
-        return Card(token)
-    return parse_card(token)  # type: ignore[arg-type]
+    if isinstance(token, str):
+        return parse_card(token)
+    return Card(token)  # type: ignore[arg-type]
+
+
+def _whole_number(code: object) -> int:
+    """A card code given as another integer type (NumPy's): refuses what is not a whole number."""
+    if isinstance(code, bool):
+        raise CardError(code, "true or false is not a card (a card code is a whole number 0..51)")
+    try:
+        return operator.index(code)  # type: ignore[arg-type]
+    except TypeError:
+        raise CardError(
+            code,
+            "a card is written as rank and suit, such as 'Ks', or as its code 0..51 "
+            f"(a whole number, not {type(code).__name__})",
+        ) from None
 
 
 def _split(text: str) -> list[str]:

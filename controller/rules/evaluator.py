@@ -13,6 +13,7 @@ cards. Suits never break ties; a wheel (5-4-3-2-A) is five-high.
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -28,6 +29,7 @@ from controller.rules.cards import (
     Card,
     CardError,
     parse_cards,
+    shown,
 )
 from controller.rules.hand_tables import (
     CARD_COUNT_SHIFT,
@@ -91,15 +93,15 @@ class HandValue:
     ``played`` and ``description`` are worked out on first access.
     """
 
-    __slots__ = ("_cards", "_mask", "_played", "key", "rules")
+    __slots__ = ("_codes", "_mask", "_played", "key", "rules")
 
     key: int
     rules: Rules
 
-    def __init__(self, key: int, mask: int, cards: tuple[Any, ...], rules: Rules) -> None:
+    def __init__(self, key: int, mask: int, codes: bytes, rules: Rules) -> None:
         self.key = key
         self._mask = mask
-        self._cards = cards
+        self._codes = codes
         self.rules = rules
 
     @property
@@ -113,7 +115,7 @@ class HandValue:
     @property
     def cards(self) -> tuple[Card, ...]:
         """The cards evaluated, in the order given."""
-        return parse_cards(self._cards)
+        return tuple(DECK[code] for code in self._codes)
 
     @property
     def played(self) -> tuple[PlayedCard, ...]:
@@ -174,26 +176,31 @@ _SUIT_LANE = int("1" * 13, 16)  # bit 4r: the clubs card of rank index r
 _NOT_WILD = ~(0xF << 8)  # clears the four fours
 
 
-def evaluate(cards: str | Iterable[Card | int | str], rules: Rules = _DEFAULT_RULES) -> HandValue:
+def evaluate(cards: str | Iterable[object], rules: Rules = _DEFAULT_RULES) -> HandValue:
     """The best five-card hand from 5 to 8 distinct cards.
 
-    Cards are :class:`Card` values, codes 0..51 or card strings (or one string of
-    them). Raises :class:`CardError` for an unknown or duplicate card, or a count
-    outside 5..8.
+    Cards are :class:`Card` values, codes 0..51 (``int`` or another integer type,
+    such as NumPy's) or card strings (or one string of them). Raises
+    :class:`CardError` for anything else (``True``, ``1.0``, ``None``), an unknown or
+    duplicate card, a count outside 5..8, or ``rules`` that are not a :class:`Rules`.
     """
     try:
         value_of, count_keys, flush_keys, wild = _FAST_TABLES[rules.variant, rules.double_ace_flush]
-    except KeyError:
-        value_of, count_keys, flush_keys, wild = _fast_tables(rules.variant, rules.double_ace_flush)
-    held = _read_hand(cards) if isinstance(cards, str) else tuple(cards)
+    except (KeyError, AttributeError):
+        value_of, count_keys, flush_keys, wild = _fast_tables(rules)
     try:
-        total = sum(map(value_of, held))
-    except (KeyError, TypeError):
+        codes = _PACK_CODES[len(cards)](*cards)  # type: ignore[arg-type]
+        total = sum(map(value_of, codes))
+        if total & _BOOL_CODES and (
+            cards[codes.find(1)] is True or cards[codes.find(0)] is False  # type: ignore[index]
+        ):
+            total = -1
+    except (KeyError, IndexError, TypeError, struct.error):
         total = -1
     mask = total & HAND_MASK
-    if total < 0 or mask.bit_count() != len(held) or not MIN_CARDS <= len(held) <= MAX_CARDS:
-        held = _read_hand(held)
-        total = sum(map(value_of, held))
+    if total < 0 or mask.bit_count() != len(codes):
+        codes = bytes(_read_hand(cards))
+        total = sum(map(value_of, codes))
         mask = total & HAND_MASK
     counts = total >> RANK_COUNTS_SHIFT & HAND_MASK
     key = count_keys[counts]
@@ -205,7 +212,16 @@ def evaluate(cards: str | Iterable[Card | int | str], rules: Rules = _DEFAULT_RU
         for suit in _SUITS_REACHING[reaching]:
             flush = flush_keys[(natural >> suit) & _SUIT_LANE | wild_bits]
             key = flush if flush > key else key
-    return HandValue(key, mask, held, rules)
+    return HandValue(key, mask, codes, rules)
+
+
+# The fast path packs a hand's codes as bytes: one call that takes every code's integer value
+# (a NumPy integer's too) and refuses a float, a string, a negative number or one above 255
+# (a code 52..255 then misses the 52-entry value list), and sizes other than 5..8. True and
+# False pack as the codes 1 and 0 (card 2d, card 2c): when either code is packed, the one
+# element that packed to it (two would be a duplicate) must not be that bool.
+_PACK_CODES = {size: struct.Struct(f"{size}B").pack for size in range(MIN_CARDS, MAX_CARDS + 1)}
+_BOOL_CODES = 0b11  # the hand-mask bits of the codes 0 and 1
 
 
 # A suit nibble plus _FLUSH_REACH[wilds] reaches 8 when it holds 5 - wilds natural cards.
@@ -224,11 +240,20 @@ def evaluate_many(
     """Strength keys of a batch of hands: ``codes`` of shape (N, k), -1 padding short rows.
 
     The keys order and tie exactly as ``evaluate(row, rules).key``. Raises
-    :class:`CardError` naming the first bad row.
+    :class:`CardError` naming the first bad row (a masked card is refused: a masked
+    array's mask is not padding), or for codes that are not an integer array or
+    ``rules`` that are not a :class:`Rules`; :class:`ValueError` for a ``chunk`` (hands
+    evaluated at a time) below 1.
     """
+    if not isinstance(chunk, int) or isinstance(chunk, bool) or chunk < 1:
+        raise ValueError(f"chunk: {shown(chunk)} is not a whole number of hands, 1 or more")
+    _checked_rules(rules)
     array = np.asarray(codes)
     if array.ndim != 2 or not np.issubdtype(array.dtype, np.integer):
         raise CardError(None, "hands must be a 2-D array of integer card codes, -1 for padding")
+    if np.ma.is_masked(codes):
+        row = int(np.flatnonzero(np.ma.getmaskarray(codes).any(axis=1))[0])
+        raise CardError(None, f"hand {row}: a masked card (pad short hands with -1 instead)")
     if len(array) and array.shape[1] < MIN_CARDS:
         _refuse_row(array, 0)
     if array.size and (array.min() < -1 or array.max() > 51):
@@ -290,14 +315,23 @@ _FastTables = tuple[Callable[[object], int], dict[int, int], dict[int, int], boo
 _FAST_TABLES: dict[tuple[Variant, bool], _FastTables] = {}
 
 
-def _fast_tables(variant: Variant, double_ace_flush: bool) -> _FastTables:
-    tables = _tables(variant, double_ace_flush)
-    fast = tables.card_values.__getitem__, tables.count_keys, tables.flush_keys, tables.wild
-    _FAST_TABLES[variant, double_ace_flush] = fast
+def _fast_tables(rules: object) -> _FastTables:
+    rules = _checked_rules(rules)
+    tables = _tables(rules.variant, rules.double_ace_flush)
+    values = [tables.card_values[code] for code in range(len(DECK))]
+    fast = values.__getitem__, tables.count_keys, tables.flush_keys, tables.wild
+    _FAST_TABLES[rules.variant, rules.double_ace_flush] = fast
     return fast
 
 
-def _read_hand(cards: str | Iterable[Card | int | str]) -> tuple[Card, ...]:
+def _checked_rules(rules: object) -> Rules:
+    if not isinstance(rules, Rules):
+        reason = f"rules must be a Rules (the table's settings), not {type(rules).__name__}"
+        raise CardError(rules, reason)
+    return rules
+
+
+def _read_hand(cards: str | Iterable[object]) -> tuple[Card, ...]:
     """Read a hand the careful way, naming what is wrong with it."""
     hand = parse_cards(cards)
     if not hand:

@@ -1,8 +1,9 @@
-"""The hand engine: a pure state machine from the antes to the pot award.
+"""The hand engine: one hand of Luck of the Irish (or plain seven-card stud), from the
+antes to the pot award, as a pure state machine.
 
-Public API::
+Using it::
 
-    step = start_hand(rules, {1: 200, 4: 150, 6: 300})   # antes are posted
+    step = start_hand(rules, {1: 200, 4: 150, 6: 300})   # seats the players, posts antes
     hand, effects = step.hand, step.effects
     hand.waiting_for          # Waiting: a card (and where it goes), a decision, or None
     step = hand.apply(Deal(parse_card("Kd")))            # or apply(hand, input)
@@ -14,25 +15,30 @@ be told of, in order. An input that is not legal now raises ``IllegalInput`` nam
 reason, and nothing changes (every state is immutable). ``Hand.to_json`` and
 ``Hand.from_json`` round-trip the state; inputs serialize with their own ``to_json``.
 
-The deal: third street is two cards down and one up to each player, in rounds, in seat
-order from the lowest seat; fourth to sixth street one card up, seventh one card down,
-each after a burn (``burn`` setting). When the stub cannot give a burn and a card to
-every player on seventh street, one community card is dealt face up instead (after a
-burn when the stub has two cards or more; otherwise the burn cards are scrambled and it
-comes from them). The same scramble serves any card due when the stub is empty.
+Where each rule lives (docs/rules.md states them all, with their sources):
 
-The bonus card (luck-of-the-irish only): a four of clubs dealt face up earns its player
-one extra card face down: the very next card out of the shoe (``immediate``) or after
-the street's last card, before its betting (``end_of_street``). With a price, the
-player first accepts (paying into the pot) or declines and stays in; a player who
-cannot pay the full price is not offered it.
+- Seats and antes: ``start_hand``.
+- The deal, street by street: ``_begin_street`` (third street two down and one up, in
+  rounds; fourth to sixth one up; seventh one down; a burn before fourth to seventh
+  street), ``_seventh_street`` (the short deck: no burn, then the burns scrambled back,
+  then a community card), ``_deal`` (where each card goes), ``_scramble``.
+- The bonus card: ``_earn_bonus`` (a four of clubs dealt face up; when the extra card
+  comes; its price offered) and ``_bonus_decision`` (bought or declined). The price is
+  dead money in the main pot: ``pots.build_pots``.
+- Betting: ``_begin_betting`` (who brings in, who acts first, the open-pair option,
+  streets without betting) and ``_decide`` (a decision in turn; a binding fold out of
+  turn: ``_fold_out_of_turn``). The legal choices and their amounts, the cap, the
+  half-bet rule and the open pair's raises are in ``betting.py``.
+- The end of a round and of the hand: ``_end_round``, ``_win_uncontested``; the
+  showdown and the pot award in ``showdown.py``, side pots in ``pots.py``.
+- Corrections: ``_expose`` (an exposed hole card on third street), ``_void``.
+- Table settings and their defaults: ``settings.py``; the state's parts: ``state.py``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any, NamedTuple
 
 from controller.rules import betting
@@ -66,33 +72,18 @@ from controller.rules.state import (
     Player,
     Pot,
     Reveal,
-    evolve,
 )
 
 MAX_SEAT = 8
-_OVER = frozenset({Phase.COMPLETE, Phase.VOID})  # the phases of a hand that is over
-
-# The enum members tested on every input, as module globals: on Python 3.11 reading a
-# member off its class (``Phase.DEAL``) takes ``EnumType.__getattr__``'s slow path and
-# costs about as much as building a small tuple.
-_DEAL, _BETTING, _SHOWDOWN = Phase.DEAL, Phase.BETTING, Phase.SHOWDOWN
-_SEAT, _BURN, _COMMUNITY = Dest.SEAT, Dest.BURN, Dest.COMMUNITY
-_FOLD, _VOID = Do.FOLD, Do.VOID
-
-# Builds a named tuple from a tuple of all its fields without the class's Python-level
-# ``__new__`` (a third of the cost): used for the records made on every input.
-_tuple_new = tuple.__new__
-_set_attribute = object.__setattr__  # the hand is frozen: its own __setattr__ refuses
 
 
 class Waiting(NamedTuple):
-    """What the engine waits for (a named tuple: one is made for every card of the deal
-    and every decision, and a tuple is several times cheaper to build than a frozen
-    dataclass).
+    """What the engine waits for.
 
     ``kind`` is ``card`` (with ``destination``: seat, burn, bonus or community, and
     ``up`` for the face), ``action`` (a betting decision; ``legal`` lists the exact
     choices), ``bonus`` (accept or decline a priced bonus card at ``price``) or ``show``.
+    The deal queue (``Hand.queue``) holds the ``card`` and ``bonus`` entries to come.
     """
 
     kind: str
@@ -107,8 +98,8 @@ class Waiting(NamedTuple):
     def card(
         cls, destination: Dest, street: int, seat: int | None = None, up: bool = False
     ) -> Waiting:
-        up = up or destination is _COMMUNITY
-        return _tuple_new(cls, ("card", seat, destination, up, street, (), 0))
+        up = up or destination is Dest.COMMUNITY
+        return cls("card", seat, destination, up, street)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Waiting:
@@ -153,19 +144,16 @@ class Waiting(NamedTuple):
         return f"waiting for seat {self.seat} to act"
 
 
-class _CardOutFacts(NamedTuple):
+# Effects: what people must be told -------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CardOut(Effect):
+    """A card out of the shoe and where it went (``where``: the deal-queue entry it
+    answered): burned, the community card, or to a seat face up or down."""
+
     card: Card
     where: Waiting
-
-
-class CardOut(_CardOutFacts, Effect):
-    """A card out of the shoe and where it went (``where``: the deal-queue entry it
-    answered): burned, the community card, or to a seat face up or down.
-
-    Its facts are a named tuple (one is made for every card; a tuple is built several
-    times faster than a frozen dataclass)."""
-
-    __slots__ = ()
 
     @property
     def kind(self) -> str:  # type: ignore[override]
@@ -205,63 +193,62 @@ _WAGER_WORDS = {
 }
 
 
-class _DecisionFacts(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Decision(Effect):
+    """A betting decision taken: ``choice`` by ``player`` (as they are just after it),
+    with ``pot`` chips in the pot; ``out_of_turn`` for a binding fold out of turn."""
+
     choice: Choice
-    index: int
-    players: tuple[Player, ...]
+    player: Player
+    pot: int
+    out_of_turn: bool = False
 
-
-class Decision(_DecisionFacts, Effect):
-    """A betting decision taken: ``choice`` by the player at ``index`` of ``players``
-    (the players just after it). Its facts are a named tuple, as ``CardOut``'s."""
-
-    __slots__ = ()
     kind = "decision"
 
     @property
     def message(self) -> str:  # type: ignore[override]
-        choice, player = self.choice, self.players[self.index]
+        choice, seat = self.choice, self.player.seat
+        if self.out_of_turn:
+            return f"seat {seat} folds out of turn"
         if choice.to is None:
-            return f"seat {player.seat} {'folds' if choice.do is Do.FOLD else 'checks'}"
-        all_in = " (all-in)" if player.stack == 0 else ""
-        return f"seat {player.seat} {_WAGER_WORDS[choice.do]} {choice.to}{all_in}"
+            return f"seat {seat} {'folds' if choice.do is Do.FOLD else 'checks'}"
+        all_in = " (all-in)" if self.player.stack == 0 else ""
+        return f"seat {seat} {_WAGER_WORDS[choice.do]} {choice.to}{all_in}"
 
     @property
     def data(self) -> dict[str, Any]:  # type: ignore[override]
         choice = self.choice
-        pot = sum(p.total for p in self.players)
-        data: dict[str, Any] = {
-            "seat": self.players[self.index].seat,
-            "do": choice.do.value,
-            "pot": pot,
-        }
+        data: dict[str, Any] = {"seat": self.player.seat, "do": choice.do.value, "pot": self.pot}
         if choice.to is not None:
             data["to"] = choice.to
+        if self.out_of_turn:
+            data["out_of_turn"] = True
         return data
 
 
+# The state -------------------------------------------------------------------------------
+
+
 class Step(NamedTuple):
+    """What ``apply`` returns: the new state and the effects of the input, in order."""
+
     hand: Hand
     effects: tuple[Effect, ...]
 
 
-@dataclass(frozen=True)
-class Hand:
-    """The whole state of one hand. Build it with ``start_hand``; never mutate it.
+class Hand(NamedTuple):
+    """The whole state of one hand: a named tuple, as every part of the state. Build it
+    with ``start_hand``; the engine makes each new state with ``_replace``.
 
     ``players`` are in seat order. ``queue`` holds the rest of the current street's deal
     and bonus-card offers, in order: what the engine waits for while it deals. ``out`` is
     a bit set of the cards that cannot come out of the shoe (in play, or burned and not
-    scrambled back). Betting round: ``actor`` (index
-    of the player to act, or to show in a manual showdown), ``level`` (the street total
-    to call), ``full_level`` (that of the last full wager), ``size`` (the round's bet size,
-    0 while the open-pair choice is still open), ``wagers`` (full bets and raises so
-    far), ``heads_up_start`` (the round began heads-up), ``first`` (first to act),
-    ``aggressor`` (last to bet or raise).
-
-    The fields live in the instance dictionary (``evolve`` copies them at once; a class
-    without ``__slots__``, so that Python specializes the reads of its attributes). The
-    dictionary also keeps ``waiting_for`` once computed (see there).
+    scrambled back). Betting round: ``actor`` (index of the player to act, or to show in
+    a manual showdown), ``level`` (the street total to call), ``full_level`` (that of the
+    last full wager), ``size`` (the round's bet size, 0 while the open-pair choice is
+    still open), ``wagers`` (full bets and raises so far), ``capped`` (the round reached
+    the cap and stays capped), ``heads_up_start`` (the round began heads-up), ``first``
+    (first to act), ``aggressor`` (last to bet or raise).
     """
 
     rules: Rules
@@ -278,17 +265,12 @@ class Hand:
     full_level: int = 0
     size: int = 0
     wagers: int = 0
+    capped: bool = False
     bring_in_due: bool = False
     heads_up_start: bool = False
     first: int | None = None
     aggressor: int | None = None
     pots: tuple[Pot, ...] = ()
-
-    def __post_init__(self) -> None:
-        # A new dictionary for the fields, built as one: ``__init__`` leaves them in the
-        # class's shared-key layout, which ``evolve``'s copies would keep, and Python 3.11
-        # does not specialize attribute reads from it (about four times slower).
-        _set_attribute(self, "__dict__", dict(self.__dict__))
 
     @property
     def stub(self) -> int:
@@ -302,18 +284,23 @@ class Hand:
 
     @property
     def over(self) -> bool:
-        return self.phase in _OVER
+        return self.phase in (Phase.COMPLETE, Phase.VOID)
 
-    @cached_property
+    @property
     def waiting_for(self) -> Waiting | None:
         """What the engine waits for: the head of the deal queue (empty outside the deal),
-        or a decision with its exact legal choices, or None when the hand is over.
-
-        Computed once per state: ``apply`` stores it as it makes the state, in the
-        instance dictionary where a ``cached_property`` keeps it (a plain attribute read
-        from then on); not a field, so equality and JSON never see it, and ``evolve``
-        drops it from a copy with changes."""
-        return _waited_for(self)
+        or a decision with its exact legal choices, or None when the hand is over."""
+        if self.queue:
+            return self.queue[0]
+        if self.phase is Phase.BETTING:
+            assert self.actor is not None
+            seat = self.players[self.actor].seat
+            return Waiting("action", seat, legal=legal_choices(self))
+        if self.phase is Phase.SHOWDOWN:
+            assert self.actor is not None
+            choices = (Choice(Do.SHOW), Choice(Do.MUCK))
+            return Waiting("show", self.players[self.actor].seat, legal=choices)
+        return None
 
     def player(self, seat: int) -> Player:
         return self.players[_index_of(self.players, seat)]
@@ -321,7 +308,7 @@ class Hand:
     def apply(self, item: Input) -> Step:
         """Apply one input; returns the new state and its effects, or raises
         ``IllegalInput`` (and nothing changes)."""
-        if self.phase in _OVER:
+        if self.over:
             raise IllegalInput(f"the hand is {'void' if self.phase is Phase.VOID else 'over'}")
         fx: list[Effect] = []
         if isinstance(item, Deal):
@@ -330,12 +317,11 @@ class Hand:
             raise IllegalInput(f"not an input: {item!r}")
         elif item.do in BETTING_DECISIONS:
             new = _decide(self, item, fx)
-        elif item.do is _VOID:
+        elif item.do is Do.VOID:
             new = _void(self, "the supervisor voids the hand", fx)
         else:
             new = _non_betting_action(self, item, fx)
-        new.__dict__["waiting_for"] = _waited_for(new)  # kept for its cached_property
-        return _tuple_new(Step, (new, tuple(fx)))
+        return Step(new, tuple(fx))
 
     def verify(self, item: Input) -> None:
         """Raise ``IllegalInput`` if ``item`` is not legal now."""
@@ -364,6 +350,7 @@ class Hand:
             "full_level": self.full_level,
             "size": self.size,
             "wagers": self.wagers,
+            "capped": self.capped,
             "bring_in_due": self.bring_in_due,
             "heads_up_start": self.heads_up_start,
             "first": self.first,
@@ -392,29 +379,13 @@ class Hand:
             full_level=data["full_level"],
             size=data["size"],
             wagers=data["wagers"],
+            capped=data.get("capped", False),
             bring_in_due=data["bring_in_due"],
             heads_up_start=data["heads_up_start"],
             first=data["first"],
             aggressor=data["aggressor"],
             pots=tuple(Pot.from_json(item) for item in data["pots"]),
         )
-
-
-def _waited_for(hand: Hand) -> Waiting | None:
-    """What ``hand`` waits for (``Hand.waiting_for``, computed)."""
-    if hand.queue:
-        return hand.queue[0]
-    phase = hand.phase
-    actor = hand.actor
-    if phase is _BETTING:
-        assert actor is not None
-        seat = hand.players[actor].seat
-        return _tuple_new(Waiting, ("action", seat, None, False, 0, legal_choices(hand), 0))
-    if phase is _SHOWDOWN:
-        assert actor is not None
-        choices = (Choice(Do.SHOW), Choice(Do.MUCK))
-        return Waiting("show", hand.players[actor].seat, legal=choices)
-    return None
 
 
 def _cards_of(bits: int) -> tuple[Card, ...]:
@@ -469,41 +440,20 @@ def _non_betting_action(hand: Hand, item: Action, fx: list[Effect]) -> Hand:
 # The deal ------------------------------------------------------------------------------
 
 
-def _begin_street(
-    hand: Hand, street: int, fx: list[Effect], players: tuple[Player, ...] | None = None
-) -> Hand:
-    """Start dealing ``street``; ``players`` replace the hand's at the same time (the end
-    of the last round copies them: the hand is copied once)."""
-    if players is None:
-        players = hand.players
-    live = [p.seat for p in players if not p.folded]
-    burn = (Waiting.card(_BURN, street),) if hand.rules.burn and street > 3 else ()
+def _begin_street(hand: Hand, street: int, fx: list[Effect]) -> Hand:
+    """Start dealing ``street``: its deal queue, in order."""
+    live = [p.seat for p in hand.players if not p.folded]
+    burn = (Waiting.card(Dest.BURN, street),) if hand.rules.burn and street > 3 else ()
     fx.append(Notice("street", f"{STREET_NAMES[street]} street", {"street": street}))
     if street == 3:
         down = _cards_to(live, False, 3)
         queue = (*down, *down, *_cards_to(live, True, 3))  # two rounds face down, one up
     elif street < 7:
         queue = (*burn, *_cards_to(live, True, street))
-    elif hand.stub >= len(burn) + len(live):
-        queue = (*burn, *_cards_to(live, False, street))
     else:
-        fx.append(
-            Notice(
-                "community",
-                f"not enough cards: community card on seventh street "
-                f"(stub {hand.stub}, {len(live)} players)",
-                {"stub": hand.stub, "players": len(live)},
-            )
-        )
-        if hand.stub >= len(burn) + 1:
-            queue = (*burn, Waiting.card(Dest.COMMUNITY, street))
-        else:
-            queue = (Waiting.card(Dest.COMMUNITY, street),)
-            hand = _scramble(hand, fx)
-    hand = evolve(
-        hand,
-        players=players,
-        phase=_DEAL,
+        hand, queue = _seventh_street(hand, burn, _cards_to(live, False, street), fx)
+    hand = hand._replace(
+        phase=Phase.DEAL,
         street=street,
         queue=queue,
         actor=None,
@@ -512,29 +462,51 @@ def _begin_street(
         full_level=0,
         size=0,
         wagers=0,
+        capped=False,
         aggressor=None,
     )
     return _await_card(hand, fx)
 
 
+def _seventh_street(
+    hand: Hand, burn: tuple[Waiting, ...], cards: list[Waiting], fx: list[Effect]
+) -> tuple[Hand, tuple[Waiting, ...]]:
+    """Seventh street's deal (``burn``: the burn entry, if burning; ``cards``: a card down
+    to each player still in), on a short deck the first of these that works:
+
+    1. the stub gives the burn and every player a card: deal as usual;
+    2. the stub gives every player a card: no burn;
+    3. the burn cards scrambled with the stub give every player a card: scramble them,
+       no burn (a burned card may come out again);
+    4. one community card face up, after a burn when the stub has two cards or more,
+       otherwise from the scrambled burns.
+    """
+    stub, players = hand.stub, len(cards)
+    if stub >= len(burn) + players:
+        return hand, (*burn, *cards)
+    facts = {"stub": stub, "players": players}
+    short = f"short deck on seventh street (stub {stub}, {players} players)"
+    if stub >= players:
+        fx.append(Notice("short_deck", f"{short}: no burn", facts))
+        return hand, tuple(cards)
+    if not hand.scrambled and hand.burns and stub + len(hand.burns) >= players:
+        fx.append(Notice("short_deck", f"{short}: no burn, the burn cards are scrambled", facts))
+        return _scramble(hand, fx), tuple(cards)
+    text = f"not enough cards: community card on seventh street (stub {stub}, {players} players)"
+    fx.append(Notice("community", text, facts))
+    community = Waiting.card(Dest.COMMUNITY, 7)
+    if stub >= len(burn) + 1:
+        return hand, (*burn, community)
+    return _scramble(hand, fx), (community,)
+
+
 def _cards_to(seats: list[int], up: bool, street: int) -> list[Waiting]:
     """The deal queue's entries for a card to each seat, in order."""
-    entries = _SEAT_CARDS[street][up]
-    return [entries[seat] for seat in seats]
-
-
-# Every deal-queue entry for a card to a seat, by street, face (down, up) and seat, made
-# at import (a few hundred named tuples): a street's queue is looked up, not built.
-_SEAT_CARDS = tuple(
-    tuple(
-        tuple(Waiting.card(Dest.SEAT, street, seat, up) for seat in range(MAX_SEAT + 1))
-        for up in (False, True)
-    )
-    for street in range(8)
-)
+    return [Waiting.card(Dest.SEAT, street, seat, up) for seat in seats]
 
 
 def _scramble(hand: Hand, fx: list[Effect]) -> Hand:
+    """The burn cards go back into the stub: they may come out of the shoe again."""
     burns = hand.burns
     fx.append(
         Notice(
@@ -547,7 +519,7 @@ def _scramble(hand: Hand, fx: list[Effect]) -> Hand:
     out = hand.out
     for card in burns:
         out &= ~(1 << card)
-    return evolve(hand, out=out, scrambled=True)
+    return hand._replace(out=out, scrambled=True)
 
 
 def _await_card(hand: Hand, fx: list[Effect]) -> Hand:
@@ -555,45 +527,35 @@ def _await_card(hand: Hand, fx: list[Effect]) -> Hand:
     queue = hand.queue
     if not queue:
         return _begin_betting(hand, fx)
-    if hand.out.bit_count() == 52 and queue[0].kind == "card" and not hand.scrambled:
+    if hand.stub == 0 and queue[0].kind == "card" and not hand.scrambled:
         return _scramble(hand, fx)  # the stub is empty
     return hand
 
 
 def _deal(hand: Hand, card: Card, fx: list[Effect]) -> Hand:
-    queue, out = hand.queue, hand.out
+    """The next card out of the shoe goes where the deal queue says."""
     waiting = hand.waiting_for
     assert waiting is not None
     if waiting.kind != "card":
         raise IllegalInput(f"{card}: not waiting for a card ({waiting.describe()})")
-    bit = 1 << card
-    if out & bit:
+    if hand.out & 1 << card:
         raise IllegalInput(f"{card}: card already in play")
-    rest, out = queue[1:], out | bit
-    dest = waiting.destination
-    fx.append(_tuple_new(CardOut, (card, waiting)))
-    if dest is _SEAT:  # most cards: the others are burn, bonus and community cards
-        bonus = False
-    elif dest is _BURN:
-        return _await_card(evolve(hand, out=out, queue=rest, burns=(*hand.burns, card)), fx)
-    elif dest is _COMMUNITY:
-        return _await_card(evolve(hand, out=out, queue=rest, community=card), fx)
-    else:
-        bonus = True
-    seat, up = waiting.seat, waiting.up
-    assert seat is not None
-    players = hand.players
-    index = _index_of(players, seat)
-    player = players[index]
-    dealt = _tuple_new(Dealt, (card, up, hand.street, bonus, False))
-    players = (
-        *players[:index],
-        player.given(dealt),
-        *players[index + 1 :],
-    )
-    hand = evolve(hand, out=out, queue=rest, players=players)
-    if up and card == FOUR_OF_CLUBS and hand.rules.wild:
-        hand = _earn_bonus(hand, index, fx)
+    fx.append(CardOut(card, waiting))
+    out, queue = hand.out | 1 << card, hand.queue[1:]
+    if waiting.destination is Dest.BURN:
+        hand = hand._replace(out=out, queue=queue, burns=(*hand.burns, card))
+    elif waiting.destination is Dest.COMMUNITY:
+        hand = hand._replace(out=out, queue=queue, community=card)
+    else:  # to a seat, face up or down, or the bonus card
+        assert waiting.seat is not None
+        players = hand.players
+        index = _index_of(players, waiting.seat)
+        bonus = waiting.destination is Dest.BONUS
+        player = players[index].given(Dealt(card, waiting.up, hand.street, bonus))
+        players = (*players[:index], player, *players[index + 1 :])
+        hand = hand._replace(out=out, queue=queue, players=players)
+        if waiting.up and card == FOUR_OF_CLUBS and hand.rules.wild:
+            hand = _earn_bonus(hand, index, fx)
     return _await_card(hand, fx)
 
 
@@ -628,7 +590,7 @@ def _earn_bonus(hand: Hand, index: int, fx: list[Effect]) -> Hand:
         queue = (*slots, *hand.queue)
     else:
         queue = (*hand.queue, *slots)
-    return evolve(hand, queue=queue)
+    return hand._replace(queue=queue)
 
 
 def _bonus_decision(hand: Hand, index: int, accept: bool, fx: list[Effect]) -> Hand:
@@ -642,14 +604,18 @@ def _bonus_decision(hand: Hand, index: int, accept: bool, fx: list[Effect]) -> H
     queue = hand.queue[1:]
     price = hand.rules.bonus_price
     if accept:
-        player = evolve(player, stack=player.stack - price, total=player.total + price)
+        player = player._replace(
+            stack=player.stack - price,
+            total=player.total + price,
+            bonus_paid=player.bonus_paid + price,
+        )
         hand = with_player(hand, index, player)
         queue = (Waiting.card(Dest.BONUS, hand.street, player.seat), *queue)
         text = f"seat {player.seat} buys the bonus card for {price}"
     else:
         text = f"seat {player.seat} declines the bonus card and stays in"
     fx.append(Notice("bonus", text, {"seat": player.seat, "accept": accept, "price": price}))
-    return _await_card(evolve(hand, queue=queue), fx)
+    return _await_card(hand._replace(queue=queue), fx)
 
 
 # Corrections ---------------------------------------------------------------------------
@@ -657,10 +623,11 @@ def _bonus_decision(hand: Hand, index: int, accept: bool, fx: list[Effect]) -> H
 
 def _void(hand: Hand, reason: str, fx: list[Effect]) -> Hand:
     players = tuple(
-        evolve(p, stack=p.start, total=0, bet=0, acted=False, reveal=None) for p in hand.players
+        p._replace(stack=p.start, total=0, bet=0, acted=False, reveal=None, bonus_paid=0)
+        for p in hand.players
     )
     fx.append(Notice("void", f"{reason}: misdeal, every chip goes back", {"reason": reason}))
-    return evolve(hand, players=players, phase=Phase.VOID, queue=(), actor=None, pots=())
+    return hand._replace(players=players, phase=Phase.VOID, queue=(), actor=None, pots=())
 
 
 def _expose(hand: Hand, index: int, card: Card, fx: list[Effect]) -> Hand:
@@ -679,7 +646,7 @@ def _expose(hand: Hand, index: int, card: Card, fx: list[Effect]) -> Hand:
     cards = list(player.cards)
     hole = cards[position]
     cards[position] = Dealt(hole.card, True, hole.street, hole.bonus, exposed=True)
-    hand = with_player(hand, index, evolve(player, cards=tuple(cards)))
+    hand = with_player(hand, index, player._replace(cards=tuple(cards)))
     queue = list(hand.queue)
     turned = next(
         (
@@ -694,7 +661,7 @@ def _expose(hand: Hand, index: int, card: Card, fx: list[Effect]) -> Hand:
         queue[turned] = Waiting.card(Dest.SEAT, hand.street, seat)
         note = f": the next card to seat {seat} is dealt down instead"
     fx.append(Notice("expose", f"seat {seat}'s hole card {card} is exposed{note}", {"seat": seat}))
-    hand = evolve(hand, queue=tuple(queue))
+    hand = hand._replace(queue=tuple(queue))
     regular = [dealt for dealt in cards if dealt.street == 3 and not dealt.bonus]
     if len(regular) == 3 and all(dealt.up for dealt in regular):
         return _void(hand, f"all three of seat {seat}'s third-street cards are exposed", fx)
@@ -728,7 +695,7 @@ def _begin_betting(hand: Hand, fx: list[Effect]) -> Hand:
                 {"street": street},
             )
         )
-        return _end_round(evolve(hand, first=opener, phase=Phase.BETTING), fx)
+        return _end_round(hand._replace(first=opener, phase=Phase.BETTING), fx)
     actor = next((i for i in bettors if i >= opener), bettors[0])  # clockwise from the opener
     bring_in_due = street == 3
     if bring_in_due:
@@ -767,14 +734,14 @@ def _begin_betting(hand: Hand, fx: list[Effect]) -> Hand:
                     {"small": rules.small_bet, "big": rules.big_bet},
                 )
             )
-    return evolve(
-        hand,
-        phase=_BETTING,
+    return hand._replace(
+        phase=Phase.BETTING,
         actor=actor,
         level=0,
         full_level=0,
         size=size,
         wagers=0,
+        capped=False,
         bring_in_due=bring_in_due,
         heads_up_start=len(bettors) <= 2,  # heads-up, as betting.heads_up counts it
         first=actor,
@@ -787,16 +754,15 @@ def _decide(hand: Hand, action: Action, fx: list[Effect]) -> Hand:
     seat = action.seat
     if seat is None:
         raise IllegalInput(f"'{action.do}' needs a seat")
-    index = hand.actor
-    players = hand.players
-    if index is None or players[index].seat != seat:
-        index = _index_of(players, seat)
-    player = players[index]
+    index = _index_of(hand.players, seat)
+    player = hand.players[index]
     do = action.do
-    if hand.phase is not _BETTING or hand.actor != index:
+    if hand.phase is not Phase.BETTING or hand.actor != index:
         who = f"seat {player.seat} cannot {do.value.replace('_', ' ')}"
         if player.folded:
             raise IllegalInput(f"{who}: seat {player.seat} has folded")
+        if do is Do.FOLD and hand.phase is Phase.BETTING:
+            return _fold_out_of_turn(hand, index, fx)
         waiting = hand.waiting_for
         assert waiting is not None
         if waiting.kind != "action":
@@ -804,21 +770,38 @@ def _decide(hand: Hand, action: Action, fx: list[Effect]) -> Hand:
         raise IllegalInput(f"{who}: out of turn (seat {waiting.seat} to act)")
     choice = betting.choose(hand, do, action.to)
     hand = betting.take_decision(hand, choice)
-    fx.append(_tuple_new(Decision, (choice, index, hand.players)))
-    if do is _FOLD:
-        remaining = [p for p in hand.players if not p.folded]
-        if len(remaining) == 1:
-            return _win_uncontested(hand, remaining[0], fx)
+    fx.append(Decision(choice, hand.players[index], hand.pot))
+    if do is Do.FOLD:
+        return _after_fold(hand, fx)
+    if hand.actor is None:
+        return _end_round(hand, fx)
+    return hand
+
+
+def _fold_out_of_turn(hand: Hand, index: int, fx: list[Effect]) -> Hand:
+    """A binding fold out of turn (TDA): the player is out at once; the action does not
+    move, and their turn is skipped when it comes."""
+    hand = with_player(hand, index, hand.players[index].passes(True))
+    fx.append(Decision(betting.FOLD, hand.players[index], hand.pot, out_of_turn=True))
+    return _after_fold(hand, fx)
+
+
+def _after_fold(hand: Hand, fx: list[Effect]) -> Hand:
+    """The hand ends when a fold leaves one player; else the round goes on, or ends."""
+    remaining = [p for p in hand.players if not p.folded]
+    if len(remaining) == 1:
+        return _win_uncontested(hand, remaining[0], fx)
     if hand.actor is None:
         return _end_round(hand, fx)
     return hand
 
 
 def _end_round(hand: Hand, fx: list[Effect]) -> Hand:
-    players = tuple([p.new_round() for p in hand.players])
+    """The betting round is over: the next street, or after seventh street the showdown."""
+    hand = hand._replace(players=tuple(p.new_round() for p in hand.players))
     if hand.street == 7:
-        return begin_showdown(evolve(hand, players=players, actor=None, bring_in_due=False), fx)
-    return _begin_street(hand, hand.street + 1, fx, players)
+        return begin_showdown(hand._replace(actor=None, bring_in_due=False), fx)
+    return _begin_street(hand, hand.street + 1, fx)
 
 
 def _win_uncontested(hand: Hand, winner: Player, fx: list[Effect]) -> Hand:
@@ -833,7 +816,7 @@ def _win_uncontested(hand: Hand, winner: Player, fx: list[Effect]) -> Hand:
             {"amount": total, "winners": [winner.seat], "shares": {str(winner.seat): total}},
         )
     )
-    return evolve(hand, phase=Phase.COMPLETE, actor=None, queue=(), pots=(pot,))
+    return hand._replace(phase=Phase.COMPLETE, actor=None, queue=(), pots=(pot,))
 
 
 def _reveal(hand: Hand, index: int, do: Do, fx: list[Effect]) -> Hand:

@@ -22,6 +22,7 @@ Every type here serializes with ``to_json()`` and reads back with ``input_from_j
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, NamedTuple
 
@@ -54,8 +55,7 @@ class IllegalInput(ValueError):
 
 
 class Deal(NamedTuple):
-    """The next card out of the shoe. Inputs are named tuples: one is made for every card
-    and decision (an ``Action`` is built in half the time of a frozen dataclass)."""
+    """The next card out of the shoe."""
 
     card: Card
 
@@ -154,9 +154,9 @@ class Effect:
     """Something people must be told: ``kind`` (a stable tag), ``message`` (for people)
     and ``data`` (JSON-ready facts).
 
-    ``Notice`` states all three outright. The effects that come with every card and every
-    decision (``CardOut`` and ``Decision`` in ``controller.rules.hand``) keep only the
-    facts and word ``message`` and ``data`` when they are read.
+    ``Notice`` states all three outright. The other effects (``CardOut`` and ``Decision``
+    in ``controller.rules.hand``, ``Shows`` and ``Awarded`` in ``controller.rules.showdown``)
+    are frozen dataclasses of the facts that word ``message`` and ``data`` when read.
     """
 
     __slots__ = ()
@@ -168,15 +168,10 @@ class Effect:
         return {"kind": self.kind, "message": self.message, **self.data}
 
 
-class _NoticeFacts(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Notice(Effect):
+    """An effect stated outright."""
+
     kind: str
     message: str
     data: Mapping[str, Any]
-
-
-class Notice(_NoticeFacts, Effect):
-    """An effect stated outright. A named tuple, as the facts of ``CardOut`` and
-    ``Decision``: notices are made for every hand and street, and a tuple is built
-    several times faster than a frozen dataclass."""
-
-    __slots__ = ()

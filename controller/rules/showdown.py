@@ -22,7 +22,7 @@ from controller.rules.evaluator import HandValue, evaluate
 from controller.rules.inputs import Effect, Notice
 from controller.rules.pots import build_pots, split
 from controller.rules.settings import OddChip, ShowdownMode
-from controller.rules.state import Phase, Player, Pot, Reveal, evolve
+from controller.rules.state import Phase, Player, Pot, Reveal
 
 if TYPE_CHECKING:
     from controller.rules.hand import Hand
@@ -42,9 +42,9 @@ def begin_showdown(hand: Hand, fx: list[Effect]) -> Hand:
         for player in players:
             if not player.folded:
                 fx.append(Shows(hand, player))
-        return award(evolve(hand, players=players), fx)
+        return award(hand._replace(players=players), fx)
     fx.append(Notice("showdown", "showdown: each player shows or mucks in turn", {}))
-    return next_to_show(evolve(hand, phase=Phase.SHOWDOWN), fx)
+    return next_to_show(hand._replace(phase=Phase.SHOWDOWN), fx)
 
 
 def showdown_start(hand: Hand) -> int:
@@ -71,9 +71,9 @@ def next_to_show(hand: Hand, fx: list[Effect]) -> Hand:
     while True:
         index = next_seat_from(hand.players, start, lambda p: not p.folded and p.reveal is None)
         if index is None:
-            return award(evolve(hand, actor=None), fx)
+            return award(hand._replace(actor=None), fx)
         if may_muck(hand, index):
-            return evolve(hand, actor=index)
+            return hand._replace(actor=index)
         player = hand.players[index].revealed(Reveal.SHOW)
         hand = with_player(hand, index, player)
         fx.append(Shows(hand, player, " (last contender: the hand is tabled)"))
@@ -111,8 +111,8 @@ def award(hand: Hand, fx: list[Effect]) -> Hand:
         awarded.append(Pot(pot.amount, pot.eligible, tuple(sorted(winners)), shares))
         name = "pot" if len(pots) == 1 else "main pot" if number == 0 else f"side pot {number}"
         fx.append(Awarded(name, pot.amount, shares, values[winners[0]], len(contenders) > 1))
-    return evolve(
-        hand, players=tuple(players), pots=tuple(awarded), phase=Phase.COMPLETE, actor=None
+    return hand._replace(
+        players=tuple(players), pots=tuple(awarded), phase=Phase.COMPLETE, actor=None
     )
 
 

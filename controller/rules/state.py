@@ -1,58 +1,18 @@
 """The parts of a hand's state: cards as dealt, players, pots.
 
-All types are immutable; the engine builds new values with ``evolve`` (a fast
-``dataclasses.replace`` that also serves named tuples). The hand itself (a frozen
-dataclass) keeps its fields in the instance dictionary, where ``evolve`` copies them at
-once. ``Dealt``, ``Player`` and ``Pot`` are named tuples: the player's changes on every
-card and decision have a method of their own (``given``, ``puts_in``, ``passes``,
-``new_round``; ``reopened``, ``revealed``, ``wins``) that builds the new tuple directly,
-several times faster than a general copy. Every type has ``to_json`` and a matching
-``from_json``.
+All types are immutable named tuples; the engine makes changed copies with ``_replace``
+(a player's changes on every card and decision have a method of their own: ``given``,
+``puts_in``, ``passes``, ``new_round``, ``reopened``, ``revealed``, ``wins``). Every type
+has ``to_json`` and a matching ``from_json``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple
 
 from controller.rules.cards import Card, parse_card
-
-T = TypeVar("T")
-
-
-def evolve(obj: T, **changes: Any) -> T:
-    """A copy of a frozen dataclass or a named tuple with some fields changed.
-
-    What ``dataclasses.replace`` does for these types (plain fields, no
-    ``__post_init__``), at a fraction of its cost: the copy's attribute dictionary is the
-    original's, updated, as ``copy.copy`` does it, instead of a call to ``__init__`` with
-    every field (the dictionary is copied and updated, then given to a new object). A name
-    that is not a field raises ``AttributeError``. What the hand keeps in its dictionary
-    besides the fields (``waiting_for``, once computed) belongs to the old fields and is
-    not copied.
-    """
-    if isinstance(obj, tuple):  # a named tuple
-        unknown = sorted(changes.keys() - obj._fields)  # type: ignore[attr-defined]
-        if unknown:
-            raise AttributeError(f"not a field of {type(obj).__name__}: {', '.join(unknown)}")
-        return obj._replace(**changes)  # type: ignore[attr-defined, no-any-return]
-    old = obj.__dict__
-    fields = old.copy()
-    fields.update(changes)
-    if len(fields) != len(old):
-        unknown = sorted(changes.keys() - old.keys())
-        raise AttributeError(f"not a field of {type(obj).__name__}: {', '.join(unknown)}")
-    fields.pop("waiting_for", None)  # what the hand cached about its old fields
-    new = _new_object(type(obj))
-    _set_attribute(new, "__dict__", fields)
-    return new
-
-
-_new_object = object.__new__
-_set_attribute = object.__setattr__  # the types are frozen: their own __setattr__ refuses
-_tuple_new = tuple.__new__  # a named tuple from all its fields, without its Python __new__
-
 
 STREET_NAMES = {3: "third", 4: "fourth", 5: "fifth", 6: "sixth", 7: "seventh"}
 FOUR_OF_CLUBS = Card(8)
@@ -118,7 +78,8 @@ class Player(NamedTuple):
     ``stack`` is the chips behind; ``total`` what the player has put in the pot this hand
     (antes, bets, a bought bonus card); ``bet`` what they have put in on this street;
     ``acted`` whether they have acted since the last full bet or raise (a player who has
-    acted may not raise a short all-in).
+    acted may not raise a short all-in); ``bonus_paid`` the price of a bought bonus card,
+    part of ``total`` but dead money in the main pot (not layered into side pots).
     """
 
     seat: int
@@ -130,53 +91,44 @@ class Player(NamedTuple):
     bet: int = 0
     acted: bool = False
     reveal: Reveal | None = None
+    bonus_paid: int = 0
 
     def given(self, dealt: Dealt) -> Player:
         """The player with one more card."""
-        seat, start, stack, cards, folded, total, bet, acted, reveal = self
-        fields = (seat, start, stack, (*cards, dealt), folded, total, bet, acted, reveal)
-        return _tuple_new(Player, fields)
+        return self._replace(cards=(*self.cards, dealt))
 
     def puts_in(self, to: int) -> Player:
         """The player after a bet, raise, call or bring-in to ``to`` on this street."""
-        seat, start, stack, cards, folded, total, bet, _, reveal = self
-        chips = to - bet
-        fields = (seat, start, stack - chips, cards, folded, total + chips, to, True, reveal)
-        return _tuple_new(Player, fields)
+        chips = to - self.bet
+        return self._replace(stack=self.stack - chips, total=self.total + chips, bet=to, acted=True)
 
     def passes(self, fold: bool) -> Player:
         """The player after a check, or a fold."""
-        seat, start, stack, cards, _, total, bet, _, reveal = self
-        return _tuple_new(Player, (seat, start, stack, cards, fold, total, bet, True, reveal))
+        return self._replace(folded=fold, acted=True)
 
     def new_round(self) -> Player:
         """The player at the start of a betting round: no bet, not acted."""
-        if not (self.bet or self.acted):
-            return self
-        seat, start, stack, cards, folded, total, _, _, reveal = self
-        return _tuple_new(Player, (seat, start, stack, cards, folded, total, 0, False, reveal))
+        return self._replace(bet=0, acted=False)
 
     def reopened(self) -> Player:
         """The player once a full wager reopens the betting for them."""
         return self._replace(acted=False)
 
     def revealed(self, reveal: Reveal) -> Player:
-        """The player who shows or mucks at the showdown (``reveal`` is the last field)."""
-        return _tuple_new(Player, (*self[:-1], reveal))
+        """The player who shows or mucks at the showdown."""
+        return self._replace(reveal=reveal)
 
     def wins(self, chips: int) -> Player:
         """The player with ``chips`` of a pot added to their stack."""
-        seat, start, stack, cards, folded, total, bet, acted, reveal = self
-        fields = (seat, start, stack + chips, cards, folded, total, bet, acted, reveal)
-        return _tuple_new(Player, fields)
+        return self._replace(stack=self.stack + chips)
 
     @property
     def up_cards(self) -> tuple[Card, ...]:
-        return tuple([dealt.card for dealt in self.cards if dealt.up])  # a list is built faster
+        return tuple(dealt.card for dealt in self.cards if dealt.up)
 
     @property
     def own_cards(self) -> tuple[Card, ...]:
-        return tuple([dealt.card for dealt in self.cards])
+        return tuple(dealt.card for dealt in self.cards)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -191,6 +143,8 @@ class Player(NamedTuple):
         }
         if self.reveal is not None:
             out["reveal"] = self.reveal.value
+        if self.bonus_paid:
+            out["bonus_paid"] = self.bonus_paid
         return out
 
     @classmethod
@@ -206,6 +160,7 @@ class Player(NamedTuple):
             bet=data["bet"],
             acted=data["acted"],
             reveal=None if reveal is None else Reveal(reveal),
+            bonus_paid=data.get("bonus_paid", 0),
         )
 
 

@@ -150,9 +150,19 @@ class TableService:
         """Open the journal, recover the table, start the devices' tasks."""
         path = self.config.journal
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._journal = await asyncio.to_thread(Journal.open, path)
-        self._snapshots = Snapshots(path)
-        recovered = await asyncio.to_thread(recover, self._journal, self._snapshots)
+        journal = await asyncio.to_thread(Journal.open, path)
+        try:
+            snapshots = Snapshots(path)
+        except BaseException:
+            journal.close()
+            raise
+        try:
+            recovered = await asyncio.to_thread(recover, journal, snapshots)
+        except BaseException:  # a journal it cannot read: nothing stays open
+            snapshots.close()
+            journal.close()
+            raise
+        self._journal, self._snapshots = journal, snapshots
         self.recovered = recovered
         self._table, self._position = recovered.table, recovered.position
         self._devices = dict(recovered.devices)
@@ -259,6 +269,7 @@ class TableService:
             steps: list[Step] = []
             for record, position in zip(records, positions, strict=True):
                 if position is None:
+                    log.info("%s %s already in the journal: dropped", record.type, record.device)
                     continue
                 for item in table_inputs(record, f"input {position}"):
                     step = apply(self.table, item)
@@ -303,10 +314,10 @@ class TableService:
         """Connect to ``device`` and feed its events to the table; retry with backoff."""
         delay = port.link.backoff_initial
         while not self._stopping.is_set():
-            driver = self._make_driver(device, port)
             try:
+                driver = self._make_driver(device, port)
                 await driver.open()
-            except DriverError as error:
+            except DriverError as error:  # absent, not answering, the wrong device, a bad port
                 await self._absent(device, str(error))
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._stopping.wait(), delay)

@@ -361,8 +361,9 @@ def _card_at_seat(table: Table, item: ti.CardAtSeat, fx: list[Effect]) -> Table:
 
 
 def _holder(table: Table, card: Card) -> int | None:
-    """The seat whose hand holds ``card`` (None: no hand in progress holds it)."""
-    if not table.in_hand:
+    """The seat whose hand holds ``card``: the hand in progress, or the last one, over (the
+    seat board may report a hand's last cards after it ended); None: no player holds it."""
+    if table.hand is None:
         return None
     players = table.hand.players  # type: ignore[union-attr]
     return next((p.seat for p in players if any(d.card == card for d in p.cards)), None)
@@ -525,7 +526,7 @@ def _device_restarted(table: Table, item: ti.DeviceRestarted, fx: list[Effect]) 
     if lost is not None and lost < 0:
         raise Refused(f"device_restarted: lost {lost} is not 0 or more")
     if lost == 0:
-        fx.append(Notice("restart", f"the {name} restarted; no event was lost", {}))
+        fx.append(Notice("restart", f"the {name} restarted; no lost event is known", {}))
         return table
     if lost is None:
         what = "may have lost events"

@@ -1,0 +1,85 @@
+"""What every ``luck-table`` subcommand shares: the error format and reading input.
+
+Every subcommand reports an error with :func:`fail`, one line on standard error in
+argparse's own format for usage errors (``luck-table eval: error: no cards given``), the
+message cut to :data:`MESSAGE_LIMIT` characters so that a hostile input is never echoed
+whole. Exit status 2 means the input or the command line was not acceptable.
+
+Input files are read as bytes and decoded here, strictly as UTF-8, so that a file and
+standard input behave alike whatever the locale: invalid UTF-8 is an :class:`InputError`
+saying where, never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+
+from controller.rules.cards import shorten
+
+PROG = "luck-table"
+USAGE_ERROR = 2
+MESSAGE_LIMIT = 300
+
+
+class InputError(ValueError):
+    """Input that cannot be read: the message says what and where."""
+
+
+def fail(command: str, message: str, status: int = USAGE_ERROR) -> int:
+    """Print ``luck-table COMMAND: error: MESSAGE`` on standard error; return ``status``."""
+    print(f"{PROG} {command}: error: {shorten(message, MESSAGE_LIMIT)}", file=sys.stderr)
+    return status
+
+
+def read_text(path: str) -> str:
+    """The whole of file ``path`` (``-``: standard input) as text."""
+    try:
+        if path == "-":
+            data = b"".join(_standard_input())
+        else:
+            with open(path, "rb") as stream:
+                data = stream.read()
+    except OSError as error:
+        raise InputError(f"cannot read {path}: {error.strerror}") from None
+    return decode(data, _name(path))
+
+
+def read_lines(path: str) -> Iterator[bytes]:
+    """The lines of file ``path`` (``-``: standard input) as bytes, read as they are used.
+
+    Each line is decoded by the caller (:func:`decode`), so that one bad line can be
+    reported in its place.
+    """
+    try:
+        if path == "-":
+            yield from _standard_input()
+            return
+        with open(path, "rb") as stream:
+            yield from stream
+    except OSError as error:
+        raise InputError(f"cannot read {path}: {error.strerror}") from None
+
+
+def decode(data: bytes, where: str | None = None) -> str:
+    """``data`` as UTF-8 text; :class:`InputError` naming the first bad byte otherwise."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        bad = f"not UTF-8 text: byte {data[error.start]:#04x} at offset {error.start}"
+        raise InputError(bad if where is None else f"{where}: {bad}") from None
+
+
+def _standard_input() -> Iterator[bytes]:
+    """Standard input's lines as bytes; a text stream put in its place (by a program that
+    embeds the command line, or a test) is encoded back, a lone surrogate kept as a bad byte."""
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is not None:
+        yield from buffer
+    else:
+        for line in sys.stdin:
+            yield line.encode("utf-8", "surrogateescape")
+
+
+def _name(path: str) -> str:
+    return "standard input" if path == "-" else path

@@ -1,0 +1,217 @@
+"""``luck-table sim``: the simulated table, dealt by an automatic dealer, in the terminal.
+
+Exit status: 0 when the hands were dealt and every chip is accounted for; 1 when the
+simulation went wrong (the table refused the dealer, chips not conserved, a device
+failed); 2 for a bad option.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from controller.cli.common import fail
+from controller.journal import JournalError
+from controller.rules import Effect, Rules, RulesError, Variant
+from controller.sim.dealer import Dealer, DealerError, FaultRates, Pace, Tally
+from controller.sim.floor import CoreFloor, Floor, FloorError, Observer
+from controller.sim.service_floor import service_floor
+from controller.sim.view import View, summary
+from controller.table import Table, TableSettings
+
+DEFAULT_JOURNAL = Path("data/table.sqlite3")
+HIDE_CURSOR, SHOW_CURSOR = "\x1b[?25l", "\x1b[?25h"
+VARIANT_NAMES = {
+    Variant.LUCK_OF_THE_IRISH: "Luck of the Irish",
+    Variant.SEVEN_CARD_STUD: "Seven-card stud",
+}
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "sim",
+        help="run a simulated table: an automatic dealer and players, hand after hand",
+        description=(
+            "Deal hand after hand at a simulated table: an automatic dealer loads shuffled "
+            "decks, draws each card and places it at its seat, seeded players decide, and a "
+            "supervisor resolves every alert. A live view in the terminal, a summary at the "
+            "end. The same seed and options deal the same hands."
+        ),
+    )
+    parser.add_argument("--seats", type=int, default=6, help="players, 2..8 (default 6)")
+    parser.add_argument(
+        "--hands", type=int, default=10, help="hands to deal; 0: until Ctrl-C (default 10)"
+    )
+    parser.add_argument("--seed", type=int, default=1, help="every random choice (default 1)")
+    parser.add_argument(
+        "--variant",
+        choices=[variant.value for variant in Variant],
+        default=Variant.LUCK_OF_THE_IRISH.value,
+    )
+    parser.add_argument(
+        "--bonus-price", type=int, default=0, help="the bonus card's price (default 0: free)"
+    )
+    parser.add_argument(
+        "--speed",
+        default="1",
+        help="'max' (as fast as possible) or how many times a live dealer's pace (default 1)",
+    )
+    for name, what in (
+        ("unreadable", "cards the shoe cannot read (dealt unread), per card"),
+        ("misplaced", "cards landing at a neighbouring seat, per card"),
+        ("line-faults", "corrupted or dropped frames on the device lines, per frame"),
+        ("unplugs", "a device's cable pulled for a moment, per card"),
+    ):
+        parser.add_argument(f"--{name}", type=float, default=0.0, metavar="RATE", help=what)
+    parser.add_argument(
+        "--journal",
+        type=Path,
+        help=f"a new journal for the run (default {DEFAULT_JOURNAL}, replaced at each run)",
+    )
+    parser.add_argument(
+        "--core-only",
+        action="store_true",
+        help="the table core in this process: no simulator processes, service or journal",
+    )
+    parser.set_defaults(handler=run)
+
+
+@dataclass(frozen=True)
+class Options:
+    seats: int
+    hands: int
+    seed: int
+    settings: TableSettings
+    faults: FaultRates
+    pace: Pace
+    journal: Path
+    core_only: bool
+
+
+def options(args: argparse.Namespace) -> Options:
+    """The options checked; ValueError says which one is wrong and why."""
+    if not 2 <= args.seats <= 8:
+        raise ValueError(f"--seats {args.seats}: a table seats 2..8 players")
+    if args.hands < 0:
+        raise ValueError(f"--hands {args.hands}: a number of hands, or 0 for no end")
+    if args.speed == "max":
+        pace = Pace()
+    else:
+        try:
+            speed = float(args.speed)
+        except ValueError:
+            speed = 0.0
+        if not speed > 0:
+            raise ValueError(f"--speed {args.speed}: 'max' or a number above 0, such as 1 or 4")
+        pace = Pace.real(speed)
+    try:
+        faults = FaultRates(args.unreadable, args.misplaced, args.line_faults, args.unplugs)
+        rules = Rules(variant=Variant(args.variant), bonus_price=args.bonus_price)
+    except (ValueError, RulesError) as error:
+        raise ValueError(str(error).replace("_", "-")) from None
+    journal = DEFAULT_JOURNAL if args.journal is None else args.journal
+    if args.journal is not None and journal.exists() and not args.core_only:
+        raise ValueError(
+            f"--journal {journal}: the file exists; the simulation starts a journal of its "
+            "own: remove it or name another file"
+        )
+    if args.core_only and faults.line:
+        raise ValueError("--line-faults: there are no lines with --core-only")
+    settings = TableSettings(rules=rules)
+    return Options(
+        args.seats, args.hands, args.seed, settings, faults, pace, journal, args.core_only
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        chosen = options(args)
+    except ValueError as error:
+        return fail("sim", str(error))
+    if not chosen.core_only:
+        try:
+            _log_to(chosen.journal.with_suffix(".log"))
+        except OSError as error:
+            return fail("sim", f"--journal {chosen.journal}: {error}")
+    tally = Tally()
+    live = sys.stdout.isatty()
+    variant = VARIANT_NAMES[chosen.settings.rules.variant]
+    title = f"Simulated table: {variant}, {chosen.seats} seats, seed {chosen.seed}"
+    view = View(sys.stdout, live=live, title=title, hands=chosen.hands)
+    view.tally = tally
+    started = time.monotonic()
+    final: list[Table] = []
+
+    def observe(table: Table, effects: Sequence[Effect]) -> None:
+        tally.observe(table, effects)
+        view.observe(table, effects)
+        final[:] = [table]
+
+    status = 0
+    if live:
+        sys.stdout.write(HIDE_CURSOR)
+    try:
+        asyncio.run(_deal(chosen, tally, observe, view))
+    except KeyboardInterrupt:
+        print("\nstopped (Ctrl-C)")
+    except (DealerError, FloorError, JournalError, OSError, RuntimeError) as error:
+        status = fail("sim", str(error), status=1)  # the simulators, the service
+    finally:
+        if live:
+            if final:
+                view.draw(final[0])
+            sys.stdout.write(SHOW_CURSOR)
+    if not final:
+        return status or 1
+    table = final[0]
+    print()
+    print("\n".join(summary(tally, table, time.monotonic() - started)))
+    if not chosen.core_only:
+        log = chosen.journal.with_suffix(".log")
+        print(
+            f"journal: {chosen.journal} (luck-table history --journal {chosen.journal}); log: {log}"
+        )
+    return status if tally.conserved(table) else 1
+
+
+def _log_to(path: Path) -> None:
+    """The service's log goes to ``path`` (not over the live view)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    logging.basicConfig(
+        filename=path,
+        filemode="w",
+        level=logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+
+
+async def _deal(chosen: Options, tally: Tally, observe: Observer, view: View) -> None:
+    if chosen.core_only:
+        view.subtitle = "the table core in this process (--core-only)"
+        floor = CoreFloor(chosen.settings, observe, start=int(time.time() * 1000))
+        await _dealer(chosen, tally, floor).run()
+        return
+    async with service_floor(chosen.settings, chosen.journal, observe, seed=chosen.seed) as devices:
+        view.subtitle = devices.describe()
+        if chosen.faults.line:
+            await devices.set_line_faults(chosen.faults.line)
+            tally.line_faults = chosen.faults.line
+        await _dealer(chosen, tally, devices).run()
+
+
+def _dealer(chosen: Options, tally: Tally, floor: Floor) -> Dealer:
+    return Dealer(
+        floor,
+        tally,
+        seats=chosen.seats,
+        hands=chosen.hands,
+        seed=chosen.seed,
+        faults=chosen.faults,
+        pace=chosen.pace,
+    )

@@ -1,0 +1,313 @@
+"""The automatic dealer: deals hand after hand on a ``Floor``, decides for the players
+and resolves alerts as a supervisor would.
+
+Each move looks at the table as it stands and does the one thing a dealer would do next:
+seat the players (a buy-in; a rebuy when broke), resolve the first open alert, load a
+deck, start a hand, draw the card the table waits for and place it at its seat, or enter
+the decision of the player to act. Faults are injected at the rates asked: an unreadable
+card (dealt unread: the seat board's reader names it at its seat, or the supervisor enters
+it), a card that lands at a neighbouring seat (the dealer moves it where it belongs), a
+cable pulled for a moment (the dealer waits for the device to come back). Every random
+choice comes from the seed: the players' decisions, the decks, the faults, each from its
+own source, so the same seed and options deal the same hands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import random
+from collections import Counter, defaultdict, deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.rules import Card, Choice, Do, Effect, Waiting
+from controller.sim.floor import Floor
+from controller.sim.players import NAMES, Strategy
+from controller.table import (
+    Alert,
+    AlertKind,
+    Decide,
+    Device,
+    Disposition,
+    EnterCard,
+    NewHand,
+    Rebuy,
+    ResolveAlert,
+    SitDown,
+    Table,
+    TableInput,
+)
+
+SUPERVISOR = "SIM"
+WHY = "the simulated table's automatic supervisor"
+
+
+class DealerError(RuntimeError):
+    """The table refused what the dealer did: a fault of the simulation, not of the table."""
+
+
+@dataclass(frozen=True)
+class FaultRates:
+    """How often each fault happens: ``unreadable`` and ``misplaced`` per card drawn,
+    ``unplug`` per card drawn (one device's cable pulled for a moment), ``line`` per
+    frame on the wire (corrupted or dropped frames the link must recover)."""
+
+    unreadable: float = 0.0
+    misplaced: float = 0.0
+    line: float = 0.0
+    unplug: float = 0.0
+
+    def __post_init__(self) -> None:
+        for name in ("unreadable", "misplaced", "line", "unplug"):
+            value = getattr(self, name)
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"the {name} fault rate must be 0..1, not {value}")
+
+
+@dataclass(frozen=True)
+class Pace:
+    """Seconds the dealer takes for each kind of move (all 0: as fast as possible)."""
+
+    card: float = 0.0
+    decision: float = 0.0
+    hand: float = 0.0
+
+    @classmethod
+    def real(cls, speed: float) -> Pace:
+        """A live table's pace, ``speed`` times faster."""
+        return cls(card=0.6 / speed, decision=0.9 / speed, hand=2.0 / speed)
+
+
+@dataclass
+class Tally:
+    """What happened, counted from the table's effects and the dealer's own acts."""
+
+    hands: int = 0
+    void_hands: int = 0
+    cards: int = 0
+    drawn: int = 0
+    bonus_cards: int = 0
+    bonus_declined: int = 0
+    bought_in: int = 0
+    decks: int = 0
+    decisions: int = 0
+    line_faults: float = 0.0
+    injected: Counter[str] = field(default_factory=Counter)
+    raised: Counter[str] = field(default_factory=Counter)
+    resolved: defaultdict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+    open: dict[int, str] = field(default_factory=dict)
+    remedied: dict[int, str] = field(default_factory=dict)
+    recent: deque[str] = field(default_factory=lambda: deque(maxlen=6))
+    digest: hashlib._Hash = field(default_factory=hashlib.sha256)
+
+    def observe(self, table: Table, effects: Sequence[Effect]) -> None:
+        for effect in effects:
+            kind, data = effect.kind, effect.data
+            if kind in ("display", "lamps"):
+                continue
+            self.recent.append(effect.message)
+            if kind in ("card", "burn"):
+                self.cards += 1
+                self.bonus_cards += bool(data.get("bonus"))
+            elif kind == "bonus" and data.get("accept") is False:
+                self.bonus_declined += 1
+            elif kind in ("sit_down", "rebuy"):
+                self.bought_in += data["chips"]
+            elif kind == "alert":
+                self.raised[data["kind"]] += 1
+                self.open[data["id"]] = data["kind"]
+            elif kind == "alert_cleared":
+                alert_kind = self.open.pop(data["id"], "unknown")
+                how = self.remedied.pop(data["id"], _cleared_by(effect.message))
+                self.resolved[alert_kind][how] += 1
+            elif kind == "hand_over":
+                self.hands += 1
+                self.void_hands += table.hand is not None and table.hand.phase == "void"
+                stacks = json.dumps(data["stacks"], sort_keys=True)
+                self.digest.update(f"{data['hand']}:{stacks};".encode())
+
+    def conserved(self, table: Table) -> bool:
+        """Every chip bought in is in a stack, and the table's ledger agrees."""
+        return sum(seat.stack for seat in table.seats) == table.chips == self.bought_in
+
+    @property
+    def hand_digest(self) -> str:
+        """A fingerprint of every hand's outcome: the same for the same hands."""
+        return self.digest.hexdigest()[:16]
+
+
+class Dealer:
+    """Deals ``hands`` hands (0: until stopped) at ``seats`` seats on ``floor``."""
+
+    def __init__(
+        self,
+        floor: Floor,
+        tally: Tally,
+        *,
+        seats: int,
+        hands: int,
+        seed: int,
+        faults: FaultRates = FaultRates(),
+        pace: Pace = Pace(),
+    ) -> None:
+        if not 2 <= seats <= 8:
+            raise ValueError(f"seats must be 2..8, not {seats}")
+        self.floor = floor
+        self.tally = tally
+        self.seats = tuple(range(1, seats + 1))
+        self.hands = hands
+        self.faults = faults
+        self.pace = pace
+        self.players = {seat: Strategy(seed * 100 + seat) for seat in self.seats}
+        self.decks = random.Random(seed * 100 + 11)
+        self.chance = random.Random(seed * 100 + 13)
+        self.started = 0
+        self.unread: deque[int] = deque()  # cards dealt unread, as they physically are
+        self.scrambled = 0  # the last hand whose burn cards went back into the shoe
+        self.shoe: deque[int] = deque()  # the cards in the shoe, next first
+
+    async def run(self) -> None:
+        """Deal until ``hands`` hands are over (for ever with 0)."""
+        while await self.move():
+            pass
+
+    async def move(self) -> bool:
+        """One move; False once the last hand is over."""
+        table = self.floor.table
+        empty = next((seat for seat in self.seats if table.seat(seat) is None), None)
+        if empty is not None:
+            await self._sit_down(empty)
+        elif table.alerts:
+            await self._resolve(table.alerts[0])
+        elif not table.in_hand:
+            if self.hands and self.started >= self.hands:
+                return False
+            await self._between_hands(table)
+        else:
+            hand = table.hand
+            assert hand is not None and hand.waiting_for is not None
+            waiting = hand.waiting_for
+            if hand.scrambled and self.scrambled != table.hand_number:
+                await self._scramble(list(hand.burns), table.hand_number)
+            elif waiting.kind == "card":
+                await self._deal(waiting)
+            else:
+                await self._decide(waiting)
+        return True
+
+    async def _submit(self, item: TableInput) -> None:
+        refused = await self.floor.submit(item)
+        if refused is not None:
+            raise DealerError(f"the table refused {item.tag}: {refused}")
+
+    async def _pause(self, seconds: float) -> None:
+        if seconds:
+            await asyncio.sleep(seconds)
+
+    async def _sit_down(self, seat: int) -> None:
+        settings = self.floor.table.settings
+        buy_in = self.players[seat].buy_in(settings.min_buy_in, settings.max_buy_in)
+        await self.floor.sit(seat)
+        player = NAMES[seat - 1]
+        await self._submit(SitDown(at=self.floor.now(), seat=seat, player=player, buy_in=buy_in))
+
+    async def _between_hands(self, table: Table) -> None:
+        broke = next((seat for seat in table.seats if seat.stack == 0), None)
+        if broke is not None:
+            settings = table.settings
+            chips = self.players[broke.seat].buy_in(settings.min_buy_in, settings.max_buy_in)
+            await self._submit(Rebuy(at=self.floor.now(), seat=broke.seat, chips=chips))
+        elif not table.deck_ready:
+            deck = list(range(52))
+            self.decks.shuffle(deck)
+            self.shoe = deque(deck)
+            await self.floor.load(deck)
+            self.tally.decks += 1
+        else:
+            await self._pause(self.pace.hand)
+            await self._submit(NewHand(at=self.floor.now()))
+            self.started += 1
+
+    async def _deal(self, waiting: Waiting) -> None:
+        await self._pause(self.pace.card)
+        if self.chance.random() < self.faults.unplug:
+            device = self.chance.choice((Device.SHOE, Device.SEAT_BOARD))
+            self.tally.injected[f"{device.value.replace('_', ' ')} unplugged"] += 1
+            await self.floor.unplug(device, 1.0 + self.chance.random())
+            return  # the table will say whether to go on
+        unread = self.chance.random() < self.faults.unreadable
+        card = await self.floor.draw(Disposition.DEALT_UNREAD if unread else None)
+        expected = self.shoe.popleft()
+        if card != expected:
+            raise DealerError(f"the shoe gave card {card}; the dealer loaded {expected} next")
+        self.tally.drawn += 1
+        seat = waiting.seat
+        placed = seat is not None and self.floor.table.settings.seat_board
+        if unread:
+            self.tally.injected["unreadable card"] += 1
+            if not placed:
+                self.unread.append(card)  # the supervisor will enter it
+        if seat is None or not placed:
+            return
+        lands_at = seat
+        if not unread and self.chance.random() < self.faults.misplaced:
+            lands_at = self.chance.choice([s for s in (seat - 1, seat + 1) if 1 <= s <= 8])
+            self.tally.injected["misplaced card"] += 1
+        await self.floor.place(seat, card, lands_at)
+
+    async def _scramble(self, burns: list[Card], hand_number: int) -> None:
+        """The stub ran short: the burn cards are scrambled with it into the shoe (which
+        reports a deck loaded during the hand: the supervisor resolves it)."""
+        cards = [*self.shoe, *(int(card) for card in burns)]
+        self.decks.shuffle(cards)
+        self.shoe = deque(cards)
+        self.scrambled = hand_number
+        await self.floor.load(cards)
+
+    async def _decide(self, waiting: Waiting) -> None:
+        await self._pause(self.pace.decision)
+        assert waiting.seat is not None
+        choice = self.players[waiting.seat].choose(waiting)
+        at = self.floor.now()
+        if isinstance(choice, Choice):
+            item = Decide(at=at, seat=waiting.seat, do=choice.do, to=choice.to)
+        else:
+            item = Decide(at=at, seat=waiting.seat, do=Do.BONUS, accept=choice)
+        self.tally.decisions += 1
+        await self._submit(item)
+
+    async def _resolve(self, alert: Alert) -> None:
+        """What a dealer and a supervisor do for ``alert``; a device's own alert (a fault,
+        a lost link) is waited out."""
+        await self._pause(self.pace.hand)  # a supervisor takes a moment to come over
+        kind = alert.kind
+        if kind is AlertKind.UNREAD_CARD:
+            card = Card(self.unread.popleft())
+            self.tally.remedied[alert.id] = "the supervisor entered the card"
+            await self._submit(EnterCard(card=card, **self._signed()))
+        elif kind in (AlertKind.MISPLACED_CARD, AlertKind.CARD_AT_EMPTY_SEAT) and alert.belongs:
+            assert alert.card is not None
+            self.tally.remedied[alert.id] = "the dealer moved the card"
+            await self.floor.place(alert.belongs, alert.card, alert.belongs)
+        elif alert.rule.remedies:
+            remedy = alert.rule.remedies[-1]
+            self.tally.remedied[alert.id] = f"the supervisor resolved it ({remedy.value})"
+            await self._submit(ResolveAlert(alert=alert.id, remedy=remedy, **self._signed()))
+        else:
+            await self.floor.settle()
+
+    def _signed(self) -> dict[str, Any]:
+        """The fields of a supervisor's action: when, who and why."""
+        return {"at": self.floor.now(), "who": SUPERVISOR, "why": WHY}
+
+
+def _cleared_by(message: str) -> str:
+    """Who cleared an alert the dealer did not act on, from the table's words."""
+    if "reader identified" in message:
+        return "the seat board's reader named the card"
+    if "seat board sees" in message:
+        return "the seat board saw the card where it belongs"
+    return message.partition(": ")[2] or message

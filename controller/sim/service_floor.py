@@ -1,0 +1,207 @@
+"""The simulated table on real parts: the firmware simulators as their own processes over
+pseudo-terminals, and the table service (drivers, journal, table core) on them.
+
+The dealer's physical acts go to the simulators' control channels (``load``, ``draw``,
+``place``, ``sit``, ``unplug``). After each act the floor waits until the device is
+connected and holds no event the service has not acknowledged: the service acknowledges
+an event only once it is journaled and applied, so the table then shows what the act did.
+One act at a time, each waited for: the table sees the events in the same order on every
+run, and the same seed deals the same hands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from controller.config import Api, Config, DevicePort
+from controller.service import TableService
+from controller.sim.floor import FloorError, Observer
+from controller.table import Device, Disposition, Table, TableInput, TableSettings
+from drivers.session import LinkConfig
+from firmware_sim.process import ControlReplyError, SimulatorProcess
+
+BAUD = 115200
+HEARTBEAT_MS = 250  # a pulled cable is noticed after three silent heartbeats
+SETTLE_TIMEOUT = 30.0  # seconds a device may take to deliver an act's events
+LINK = LinkConfig(backoff_initial=0.05, backoff_max=0.5)
+
+
+def sim_config(settings: TableSettings, shoe: str, seats: str, journal: Path) -> Config:
+    """The configuration of the simulated table on these device ports."""
+    return Config(
+        table_id="SIM",
+        table_name="Simulated table",
+        settings=settings,
+        shoe=DevicePort("serial", port=shoe, baud=BAUD, link=LINK),
+        seat_board=DevicePort("serial", port=seats, baud=BAUD, link=LINK)
+        if settings.seat_board
+        else None,
+        journal=journal,
+        api=Api(),
+        supervisors=(),
+        dealers=(),
+    )
+
+
+def fresh_journal(path: Path) -> None:
+    """Remove a previous run's journal at ``path`` (with its WAL files)."""
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            Path(f"{path}{suffix}").unlink()
+
+
+class ServiceFloor:
+    """The dealer's floor on simulator processes and a running ``TableService``."""
+
+    def __init__(
+        self,
+        service: TableService,
+        shoe: SimulatorProcess,
+        seats: SimulatorProcess | None,
+        observe: Observer,
+    ) -> None:
+        self.service = service
+        self.devices = {Device.SHOE: shoe}
+        if seats is not None:
+            self.devices[Device.SEAT_BOARD] = seats
+        self._observe = observe
+        self._changed = asyncio.Event()
+        self._updates = service.updates()
+        self._watcher = asyncio.create_task(self._watch())
+
+    async def _watch(self) -> None:
+        async for update in self._updates:
+            self._observe(update.table, update.effects)
+            self._changed.set()
+
+    async def close(self) -> None:
+        """Stop following the table (every update so far has been observed)."""
+        self._updates.put(None)
+        await self._watcher
+
+    def describe(self) -> str:
+        """Where the table runs: the simulators' ports and the journal."""
+        ports = ", ".join(
+            f"{device.value.replace('_', ' ')} {sim.port}" for device, sim in self.devices.items()
+        )
+        return f"simulated {ports}; journal {self.service.config.journal}"
+
+    @property
+    def table(self) -> Table:
+        return self.service.table
+
+    def now(self) -> int:
+        return 0  # the service stamps people's inputs with its own clock
+
+    async def submit(self, item: TableInput) -> str | None:
+        return (await self.service.submit(item)).refused
+
+    async def _command(self, device: Device, line: str) -> Any:
+        try:
+            return await asyncio.to_thread(self.devices[device].command, line)
+        except (ControlReplyError, OSError) as error:
+            raise FloorError(f"the simulated {device.value}: {error}") from None
+
+    async def _act(self, device: Device, line: str) -> Any:
+        """A physical act, once the table has its events."""
+        reply = await self._command(device, line)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + SETTLE_TIMEOUT
+        while True:
+            status = await self._command(device, "status")
+            if status["connected"] and status["pending"] == 0:
+                return reply
+            if loop.time() > deadline:
+                raise FloorError(
+                    f"the {device.value}'s events for {line!r} did not reach the table in "
+                    f"{SETTLE_TIMEOUT:.0f} s ({status['pending']} not acknowledged)"
+                )
+            await asyncio.sleep(0.002)
+
+    async def ready(self) -> None:
+        """Wait until every device is connected and the table knows it."""
+        for device in self.devices:
+            await self._act(device, "status")
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + SETTLE_TIMEOUT
+        while not set(self.devices) <= set(self.table.links):
+            if loop.time() > deadline:
+                raise FloorError(f"the devices did not connect in {SETTLE_TIMEOUT:.0f} s")
+            await asyncio.sleep(0.01)
+
+    async def load(self, cards: list[int]) -> None:
+        await self._act(Device.SHOE, "load cards=" + ",".join(str(card) for card in cards))
+
+    async def draw(self, unread: Disposition | None) -> int:
+        line = "draw" if unread is None else f"draw unreadable disposition={unread.value}"
+        reply = await self._act(Device.SHOE, line)
+        card: int = reply["card"]
+        return card
+
+    async def place(self, seat: int, card: int, lands_at: int) -> None:
+        await self._act(Device.SEAT_BOARD, f"place {seat} {card} lands_at={lands_at}")
+
+    async def sit(self, seat: int) -> None:
+        if Device.SEAT_BOARD in self.devices:
+            await self._act(Device.SEAT_BOARD, f"sit {seat}")
+
+    async def unplug(self, device: Device, seconds: float) -> None:
+        if device in self.devices:
+            await self._command(device, f"unplug {seconds:.2f}")
+
+    async def settle(self) -> None:
+        self._changed.clear()
+        try:
+            await asyncio.wait_for(self._changed.wait(), SETTLE_TIMEOUT)
+        except TimeoutError:
+            raise FloorError(f"the table did not change in {SETTLE_TIMEOUT:.0f} s") from None
+
+    async def set_line_faults(self, rate: float) -> None:
+        """Frames dropped or corrupted on both lines at ``rate`` (the link recovers them)."""
+        for device in self.devices:
+            await self._command(device, f"set drop_rate={rate} corrupt_frame_rate={rate}")
+
+
+@contextlib.asynccontextmanager
+async def service_floor(
+    settings: TableSettings, journal: Path, observe: Observer, *, seed: int
+) -> AsyncIterator[ServiceFloor]:
+    """Simulator processes for the shoe and the seat board, a fresh journal at ``journal``,
+    and the table service on them: the floor, until the block ends."""
+    common = ("--pty", "--baud", str(BAUD), "--heartbeat-ms", str(HEARTBEAT_MS))
+    processes: list[SimulatorProcess] = []
+    try:
+        shoe = await asyncio.to_thread(SimulatorProcess, "shoe", *common, "--seed", str(seed))
+        processes.append(shoe)
+        seats = None
+        if settings.seat_board:
+            seats = await asyncio.to_thread(
+                SimulatorProcess, "seats", *common, "--seed", str(seed + 1)
+            )
+            processes.append(seats)
+        fresh_journal(journal)
+        config = sim_config(settings, shoe.port, seats.port if seats else "", journal)
+        async with TableService(config) as service:
+            floor = ServiceFloor(service, shoe, seats, observe)
+            try:
+                await floor.ready()
+                yield floor
+            finally:
+                await floor.close()
+    finally:
+        for process in processes:
+            await asyncio.to_thread(_stop, process)
+
+
+def _stop(process: SimulatorProcess) -> None:
+    """Stop a simulator, also when it already stopped (Ctrl-C in a terminal reaches the
+    simulators too: they are in the terminal's process group)."""
+    try:
+        process.stop()
+    except ControlReplyError:  # it stopped before it could reply to quit
+        process.process.wait(10)
+        process.process.stdout.close()  # type: ignore[union-attr]

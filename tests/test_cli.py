@@ -1,0 +1,157 @@
+"""``luck-table`` as a whole: help, version, one error format, hostile input, closed pipes.
+
+Every test runs the installed command in a real subprocess, as a shell would.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+LUCK_TABLE = str(Path(sys.executable).with_name("luck-table"))
+HANDS = Path(__file__).parent / "hands"
+WORKED_EXAMPLE = HANDS / "article4_worked_example.json"
+TWO_SEATS = '{"seats": {"1": 100, "2": 100}'
+ERROR_LINE = re.compile(r"^luck-table (eval|replay): error: \S.*\n$")
+
+
+def luck_table(*argv, stdin: bytes = b"") -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [LUCK_TABLE, *argv], input=stdin, capture_output=True, check=False, timeout=60
+    )
+
+
+def test_no_arguments_prints_the_help_and_exits_2_like_any_usage_error():
+    result = luck_table()
+    assert result.returncode == 2
+    assert result.stdout == b""
+    help_text = result.stderr.decode()
+    assert help_text.startswith("usage: luck-table")
+    assert "eval" in help_text
+    assert "replay" in help_text
+    assert luck_table("--help").returncode == 0
+    assert luck_table("no-such-command").returncode == 2
+
+
+def test_version_is_the_package_version():
+    result = luck_table("--version")
+    assert result.returncode == 0
+    pyproject = (Path(__file__).parent.parent / "pyproject.toml").read_text()
+    version = re.search(r'^version = "(.+)"$', pyproject, re.MULTILINE)
+    assert version is not None
+    assert result.stdout.decode() == f"luck-table {version[1]}\n"
+
+
+@pytest.mark.parametrize(
+    ("argv", "stdin"),
+    [
+        (["eval"], b""),
+        (["eval", "As", "Ks", "Qs", "Js", "Xs"], b""),
+        (["eval", "--batch", "/no/such/file"], b""),
+        (["replay", "/no/such/file"], b""),
+        (["replay", "-"], b"{"),
+    ],
+)
+def test_every_subcommand_reports_an_error_in_one_format(argv, stdin):
+    result = luck_table(*argv, stdin=stdin)
+    assert result.returncode == 2
+    assert ERROR_LINE.match(result.stderr.decode()), result.stderr
+
+
+def hostile_scripts() -> dict[str, bytes]:
+    return {
+        "a 5,000-digit number": f'{{"seats": {{"1": {"7" * 5000}, "2": 100}}}}'.encode(),
+        "JSON nested 1,000 deep": ("[" * 1000 + "]" * 1000).encode(),
+        "an action nested 900 deep": (
+            TWO_SEATS + ', "actions": [' + "[" * 900 + "]" * 900 + "]}"
+        ).encode(),
+        "invalid UTF-8": TWO_SEATS.encode() + b', "cards": ["K\xff"]}',
+        "a 1 MB card": (TWO_SEATS + ', "cards": ["' + "K" * 1_000_000 + '"]}').encode(),
+        "a 1 MB field name": (TWO_SEATS + ', "' + "x" * 1_000_000 + '": 1}').encode(),
+    }
+
+
+@pytest.mark.parametrize("name", list(hostile_scripts()))
+@pytest.mark.parametrize("from_stdin", [False, True])
+def test_replay_refuses_hostile_scripts_with_status_2_and_a_short_message(
+    name, from_stdin, tmp_path
+):
+    script = hostile_scripts()[name]
+    if from_stdin:
+        result = luck_table("replay", "-", stdin=script)
+    else:
+        path = tmp_path / "script.json"
+        path.write_bytes(script)
+        result = luck_table("replay", str(path))
+    assert result.returncode == 2, result.stderr
+    assert b"Traceback" not in result.stderr
+    assert ERROR_LINE.match(result.stderr.decode()), result.stderr[:500]
+    assert len(result.stderr) < 400
+    as_json = luck_table("replay", "-", "--json", stdin=script)
+    assert as_json.returncode == 2
+    assert json.loads(as_json.stdout)["status"] == "error"
+    assert len(as_json.stdout) < 500
+
+
+def test_replay_says_where_the_utf8_is_invalid(tmp_path):
+    path = tmp_path / "script.json"
+    script = hostile_scripts()["invalid UTF-8"]
+    path.write_bytes(script)
+    where = f"not UTF-8 text: byte 0xff at offset {script.index(0xFF)}".encode()
+    assert where in luck_table("replay", str(path)).stderr
+    piped = luck_table("replay", "-", stdin=path.read_bytes())
+    assert b"standard input: not UTF-8 text" in piped.stderr
+
+
+@pytest.mark.parametrize("from_stdin", [False, True])
+def test_eval_batch_reports_bad_lines_in_place_and_keeps_going(from_stdin, tmp_path):
+    lines = b"As Ks Qs Js Ts\nK\xffs Qs Js Ts 9s\n" + b"K" * 1_000_000 + b"\n" + b"7" * 5000
+    lines += b"\n2c 3c 4c 5c 6c\n"
+    if from_stdin:
+        result = luck_table("eval", "--batch", "-", stdin=lines)
+    else:
+        path = tmp_path / "hands.txt"
+        path.write_bytes(lines)
+        result = luck_table("eval", "--batch", str(path))
+    assert result.returncode == 1
+    assert result.stderr == b""
+    out = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [entry.get("line") for entry in out] == [None, 2, 3, 4, None]
+    assert out[1]["error"] == "not UTF-8 text: byte 0xff at offset 1"
+    assert "characters cut" in out[2]["error"]
+    assert all(len(json.dumps(entry)) < 400 for entry in out)
+    assert out[4]["category"] == "straight_flush"
+
+
+def test_a_single_hostile_card_is_cut_in_the_message():
+    result = luck_table("eval", "As", "Ks", "Qs", "Js", "K" * 100_000)
+    assert result.returncode == 2
+    assert ERROR_LINE.match(result.stderr.decode())
+    assert len(result.stderr) < 400
+
+
+@pytest.mark.parametrize(
+    ("argv", "stdin"),
+    [
+        (["replay", str(WORKED_EXAMPLE)], b""),
+        (["replay", str(WORKED_EXAMPLE), "--json"], b""),
+        (["eval", "--batch", "-"], b"4d Ks 4c 9h 9s Kh Js 2c\n" * 1000),
+        (["eval", "4d", "Ks", "4c", "9h", "9s", "Kh", "Js", "2c"], b""),
+    ],
+)
+def test_a_closed_pipe_stops_the_command_quietly(argv, stdin):
+    # The reader has gone (`luck-table ... | head -1` after its line): every write fails.
+    # The command stops with SIGPIPE's status, as a Unix tool does, and prints nothing.
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    with subprocess.Popen(
+        [LUCK_TABLE, *argv], stdin=subprocess.PIPE, stdout=write_end, stderr=subprocess.PIPE
+    ) as process:
+        os.close(write_end)
+        _, err = process.communicate(stdin, timeout=60)
+    assert err == b""
+    assert process.returncode == 141

@@ -1,0 +1,121 @@
+"""``luck-table sim`` as a real subprocess."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+LUCK_TABLE = Path(sys.executable).with_name("luck-table")
+SIM = [str(LUCK_TABLE), "sim"]
+
+
+def sim(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*SIM, *args], cwd=cwd, capture_output=True, text=True, timeout=300, check=False
+    )
+
+
+def field(output: str, name: str) -> str:
+    match = re.search(rf"^{name}: (.*)$", output, re.MULTILINE)
+    assert match, f"no {name!r} line in:\n{output}"
+    return match.group(1)
+
+
+def test_three_hands_at_full_speed_are_dealt_the_same_twice(tmp_path: Path) -> None:
+    """Simulator processes, the table service and its journal in ./data: run twice."""
+    first = sim("--hands", "3", "--speed", "max", "--seed", "1", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert field(first.stdout, "hands").startswith("3 (0 void)")
+    assert field(first.stdout, "chips").endswith("conserved")
+    assert "NOT" not in field(first.stdout, "chips")
+    assert field(first.stdout, "alerts") == "none"
+    assert first.stdout.count("is over") == 3  # one line per hand when not a terminal
+    assert "\x1b[" not in first.stdout  # no terminal codes into a pipe
+    journal = tmp_path / "data" / "table.sqlite3"
+    assert journal.exists() and (tmp_path / "data" / "table.log").exists()
+    history = subprocess.run(
+        [str(LUCK_TABLE), "history", "--journal", str(journal)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert history.stdout.count("=== hand ") == 3
+    second = sim("--hands", "3", "--speed", "max", "--seed", "1", cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    for name in ("cards", "decisions", "stacks", "hands fingerprint"):
+        assert field(first.stdout, name) == field(second.stdout, name)
+    core = sim("--hands", "3", "--speed", "max", "--seed", "1", "--core-only", cwd=tmp_path)
+    assert field(core.stdout, "hands fingerprint") == field(first.stdout, "hands fingerprint")
+    other = sim("--hands", "3", "--speed", "max", "--seed", "2", "--core-only", cwd=tmp_path)
+    assert field(other.stdout, "hands fingerprint") != field(first.stdout, "hands fingerprint")
+
+
+def test_faults_are_counted_and_resolved(tmp_path: Path) -> None:
+    clean = sim("--hands", "4", "--speed", "max", "--seed", "3", "--core-only", cwd=tmp_path)
+    faulty = sim(
+        *("--hands", "4", "--speed", "max", "--seed", "3"),
+        *("--unreadable", "0.1", "--misplaced", "0.1", "--unplugs", "0.02"),
+        *("--line-faults", "0.01"),
+        cwd=tmp_path,
+    )
+    assert faulty.returncode == 0, faulty.stderr
+    injected = field(faulty.stdout, "faults injected")
+    assert "unreadable card" in injected and "misplaced card" in injected
+    unread = re.search(r"^  unread_card: (\d+) raised; resolved: (.*)$", faulty.stdout, re.M)
+    assert unread, faulty.stdout
+    counts = [int(n) for n in re.findall(r": (\d+)", unread.group(2))]
+    assert sum(counts) == int(unread.group(1)) > 0
+    assert "alerts still open" not in faulty.stdout
+    assert "frames dropped or corrupted" in injected
+    unplugs = sum(int(n) for n in re.findall(r"unplugged (\d+)", injected))
+    if unplugs:
+        assert re.search(rf"^  link_down: {unplugs} raised", faulty.stdout, re.M), faulty.stdout
+    fingerprint = "hands fingerprint"
+    assert field(faulty.stdout, fingerprint) == field(clean.stdout, fingerprint)
+
+
+def test_ctrl_c_stops_the_table_and_the_simulators_and_prints_the_summary(
+    tmp_path: Path,
+) -> None:
+    """SIGINT to the whole process group, as a terminal's Ctrl-C sends it."""
+    process = subprocess.Popen(
+        [*SIM, "--hands", "0", "--speed", "max"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    assert process.stdout is not None
+    for line in process.stdout:
+        if line == "hand 2 is over\n":
+            break
+    os.killpg(process.pid, signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    assert "stopped (Ctrl-C)" in out and "conserved" in field(out, "chips")
+    assert "Traceback" not in err
+    group = ["pgrep", "-g", str(process.pid)]
+    left = subprocess.run(group, capture_output=True, text=True, check=False)
+    assert left.stdout == ""  # no simulator process left behind
+
+
+def test_bad_options_are_refused_with_status_2(tmp_path: Path) -> None:
+    existing = tmp_path / "live.sqlite3"  # perhaps a live table's journal: never replaced
+    existing.write_bytes(b"not ours")
+    for args, words in (
+        (("--seats", "9"), "--seats 9"),
+        (("--speed", "fast"), "--speed fast"),
+        (("--unreadable", "2"), "unreadable"),
+        (("--bonus-price", "-1"), "bonus-price"),
+        (("--journal", str(existing)), "the file exists"),
+    ):
+        result = sim(*args, cwd=tmp_path)
+        assert result.returncode == 2
+        assert words in result.stderr and "Traceback" not in result.stderr
+    assert existing.read_bytes() == b"not ours"

@@ -1,0 +1,107 @@
+"""The automatic dealer and players on the pure table core (``CoreFloor``)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from controller.rules import Rules, ShowdownMode, Variant
+from controller.sim.dealer import Dealer, FaultRates, Tally
+from controller.sim.floor import CoreFloor
+from controller.table import Table, TableSettings
+
+FAULTS = FaultRates(unreadable=0.05, misplaced=0.05, unplug=0.02)
+NO_FAULTS = FaultRates()
+
+
+def deal(
+    seed: int,
+    *,
+    hands: int = 12,
+    seats: int = 6,
+    faults: FaultRates = NO_FAULTS,
+    settings: TableSettings | None = None,
+) -> tuple[Table, Tally]:
+    tally = Tally()
+    floor = CoreFloor(settings or TableSettings(), tally.observe)
+    dealer = Dealer(floor, tally, seats=seats, hands=hands, seed=seed, faults=faults)
+    asyncio.run(dealer.run())
+    return floor.table, tally
+
+
+def assert_sound(table: Table, tally: Tally, hands: int) -> None:
+    assert tally.hands == hands and table.hand_number == hands
+    assert not table.in_hand and not table.alerts
+    assert tally.void_hands == 0
+    stacks = sum(seat.stack for seat in table.seats)
+    assert stacks == table.chips == tally.bought_in  # nobody cashed out: every chip is here
+    assert tally.cards >= hands * 6  # third street to two players at least
+    assert tally.drawn == tally.cards  # every card drawn went to the hand
+    assert not tally.open
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_hands_complete_and_chips_are_conserved(seed: int) -> None:
+    table, tally = deal(seed, seats=2 + seed % 7)
+    assert_sound(table, tally, 12)
+    assert set(tally.raised) <= {"deck_during_hand"}  # only a short stub's scramble
+
+
+def test_a_seed_deals_the_same_hands_and_another_seed_others() -> None:
+    first, second, other = deal(5)[1], deal(5)[1], deal(6)[1]
+    assert first.hand_digest == second.hand_digest
+    assert (first.cards, first.decisions) == (second.cards, second.decisions)
+    assert other.hand_digest != first.hand_digest
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_faults_are_raised_resolved_and_change_no_hand(seed: int) -> None:
+    table, tally = deal(seed, hands=20, faults=FAULTS)
+    assert_sound(table, tally, 20)
+    assert tally.injected["unreadable card"] > 0 and tally.injected["misplaced card"] > 0
+    assert tally.raised["unread_card"] == tally.injected["unreadable card"]
+    assert tally.raised["link_down"] == sum(
+        count for what, count in tally.injected.items() if what.endswith("unplugged")
+    )
+    resolved = sum(sum(hows.values()) for hows in tally.resolved.values())
+    assert resolved == sum(tally.raised.values())
+    assert "the dealer moved the card" in tally.resolved["misplaced_card"]
+    assert deal(seed, hands=20)[1].hand_digest == tally.hand_digest
+
+
+def test_without_a_seat_board_the_supervisor_enters_every_unread_card() -> None:
+    settings = TableSettings(seat_board=False)
+    table, tally = deal(3, hands=15, faults=FaultRates(unreadable=0.1), settings=settings)
+    assert_sound(table, tally, 15)
+    assert tally.resolved["unread_card"] == {
+        "the supervisor entered the card": tally.injected["unreadable card"]
+    }
+
+
+def test_a_priced_bonus_card_is_bought_or_declined_and_manual_showdowns_end() -> None:
+    rules = Rules(bonus_price=5, showdown=ShowdownMode.MANUAL)
+    table, tally = deal(2, hands=40, seats=8, settings=TableSettings(rules=rules))
+    assert_sound(table, tally, 40)
+    assert tally.bonus_declined > 0 and tally.bonus_cards > 0
+
+
+def test_seven_card_stud_deals_no_bonus_card() -> None:
+    rules = Rules(variant=Variant.SEVEN_CARD_STUD)
+    table, tally = deal(4, hands=20, settings=TableSettings(rules=rules))
+    assert_sound(table, tally, 20)
+    assert tally.bonus_cards == 0
+
+
+def test_broke_players_rebuy() -> None:
+    settings = TableSettings(min_buy_in=20, max_buy_in=30)
+    table, tally = deal(1, hands=60, seats=3, settings=settings)
+    assert_sound(table, tally, 60)
+    assert tally.bought_in > 3 * 30  # more came in than three buy-ins could
+
+
+def test_a_short_stub_has_the_burn_cards_scrambled_back_into_the_shoe() -> None:
+    table, tally = deal(5, hands=30, seats=8)
+    assert_sound(table, tally, 30)
+    assert tally.raised == {"deck_during_hand": 2}  # the shoe reports what it was loaded with
+    assert tally.resolved["deck_during_hand"] == {"the supervisor resolved it (done)": 2}
