@@ -22,6 +22,7 @@ from types import ModuleType
 
 from controller.cli import (
     eval_command,
+    hil_command,
     history_command,
     monitor_command,
     replay_command,
@@ -37,6 +38,7 @@ SUBCOMMANDS: tuple[ModuleType, ...] = (
     serve_command,
     history_command,
     monitor_command,
+    hil_command,
 )
 INTERRUPTED = 128 + signal.SIGINT
 OUTPUT_CLOSED = 128 + signal.SIGPIPE

@@ -1,0 +1,99 @@
+"""``luck-table hil SCENARIO... [--shoe PORT --seats PORT]``: run hardware-in-the-loop
+scenarios (docs/scenarios.md) against the simulators, or against real devices with each
+physical step printed as an instruction for the engineer.
+
+Exit status: 0 when every step of every scenario passed; 1 when an expectation failed;
+2 for a scenario file that cannot be run (the file, the step and what is wrong).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+from controller.cli.common import fail
+from controller.hil import ScenarioError, load_scenario, run_scenario
+from controller.hil.runner import DEVICE_WAIT
+
+
+def say(line: str) -> None:
+    """Print a line at once: an engineer (or a program) acts on the instructions."""
+    print(line, flush=True)
+
+
+def handler(args: argparse.Namespace) -> int:
+    logging.basicConfig(
+        level=getattr(logging, args.log_level.upper()),
+        format="%(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    if args.seats is not None and args.shoe is None:
+        return fail("hil", "--seats needs --shoe (real devices)")
+    if args.journal is not None and (args.journal.exists() or len(args.scenario) > 1):
+        why = "already exists" if args.journal.exists() else "is for one scenario only"
+        return fail(
+            "hil", f"--journal {args.journal} {why}: a scenario starts from an empty journal"
+        )
+    try:
+        scenarios = [load_scenario(path) for path in args.scenario]
+    except ScenarioError as error:
+        return fail("hil", str(error))
+    if args.shoe is not None and args.seats is None:
+        needs = [str(scenario.path) for scenario in scenarios if scenario.seat_board]
+        if needs:
+            return fail("hil", f"{needs[0]}: the table has a seat board: give --seats PORT")
+    failed = 0
+    for scenario in scenarios:
+        print(f"scenario {scenario.path}: {scenario.title}")
+        try:
+            result = asyncio.run(
+                run_scenario(
+                    scenario,
+                    say,
+                    shoe=args.shoe,
+                    seats=args.seats,
+                    journal=args.journal,
+                    wait=args.wait,
+                )
+            )
+        except ScenarioError as error:
+            return fail("hil", str(error))
+        verdict = "PASSED" if result.ok else f"FAILED at step {result.failed}"
+        print(f"{verdict}: {scenario.path} ({result.passed} of {len(scenario.steps)} steps)")
+        failed += not result.ok
+    if len(scenarios) > 1:
+        print(f"{len(scenarios) - failed} of {len(scenarios)} scenarios passed")
+    return 1 if failed else 0
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "hil",
+        help="run hardware-in-the-loop scenarios",
+        description="Run scenario files (docs/scenarios.md) against the simulators, or "
+        "against real devices with --shoe and --seats.",
+    )
+    parser.add_argument("scenario", nargs="+", type=Path, help="a scenario file (TOML)")
+    parser.add_argument("--shoe", metavar="PORT", help="the real shoe's serial port")
+    parser.add_argument("--seats", metavar="PORT", help="the real seat board's serial port")
+    parser.add_argument(
+        "--journal",
+        type=Path,
+        metavar="FILE",
+        help="keep the run's journal here (default: a temporary file)",
+    )
+    parser.add_argument(
+        "--wait",
+        type=float,
+        default=DEVICE_WAIT,
+        metavar="SECONDS",
+        help="with real devices: how long to wait for each event",
+    )
+    parser.add_argument(
+        "--log-level", default="error", choices=("debug", "info", "warning", "error")
+    )
+    parser.set_defaults(handler=handler)

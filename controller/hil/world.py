@@ -1,0 +1,164 @@
+"""The physical world of a scenario: simulators driven through their control channels, or
+real devices worked by an engineer who follows printed instructions."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from controller.hil.scenario import Step
+from controller.rules import DECK, Card
+from controller.service import TableService
+from controller.table import Device, Disposition
+from firmware_sim.process import SimulatorProcess
+
+SETTLE_TIMEOUT = 20.0
+
+
+def _name(device: Device) -> str:
+    return "seat board" if device is Device.SEAT_BOARD else "shoe"
+
+
+def deck_of(step: Step) -> list[Card]:
+    """The cards a ``load`` step puts in the shoe, top first: the named cards (a card named
+    twice is in the shoe twice), then the rest of the deck in order, ``deck`` cards in all
+    (default 52)."""
+    named: tuple[Card, ...] = step.value
+    rest = [card for card in DECK if card not in named]
+    return [*named, *rest][: step.options.get("deck", len(DECK))]
+
+
+def instructions(step: Step) -> list[str]:
+    """What an engineer does for a physical step, one line per event the run waits for."""
+    action, value, options = step.action, step.value, step.options
+    if action == "load":
+        cards = deck_of(step)
+        order = " ".join(str(card) for card in cards)
+        return [f"load a deck of {len(cards)} cards, top first: {order}"]
+    if action == "draw":
+        how = {
+            None: "draw a card",
+            Disposition.REJECT_TRAY: "draw a card the shoe cannot read (to the reject tray)",
+            Disposition.DEALT_UNREAD: "draw a card the shoe cannot read onto the table",
+        }[options.get("unreadable")]
+        if value == 1:
+            return [how]
+        return [f"{how} ({number} of {value})" for number in range(1, value + 1)]
+    if action == "place":
+        what = str(options["card"]) if "card" in options else "the card"
+        lands = options.get("lands_at", value)
+        if lands == value:
+            return [f"place {what} at seat {value}"]
+        return [f"place {what} for seat {value} so that it lands at seat {lands}"]
+    if action == "sit":
+        return [f"a player sits down at seat {value}"]
+    if action == "leave":
+        return [f"the player at seat {value} gets up"]
+    if action == "unplug":
+        return [f"unplug the {_name(value)}'s cable for {options.get('seconds', 2.0):g} s"]
+    if action == "restart":
+        return [f"switch the {_name(value)} off and on again"]
+    device = _name(options["device"])
+    if action == "fault":
+        return [f"make a {value.value} fault on the {device}"]
+    return [f"clear the {value.value} fault on the {device}"]
+
+
+class World(Protocol):
+    async def perform(self, step: Step, service: TableService | None) -> None:
+        """Carry out a physical step; return when ``service`` has taken its events (with
+        no service running, when the devices hold them)."""
+
+
+class SimulatedWorld:
+    """Simulator processes: each physical step is a control command; the step is done when
+    the device has every event acknowledged (journaled and applied by the service)."""
+
+    def __init__(self, shoe: SimulatorProcess, seats: SimulatorProcess | None) -> None:
+        self.shoe, self.seats = shoe, seats
+        self.live = True
+
+    def device(self, device: Device) -> SimulatorProcess:
+        if device is Device.SHOE:
+            return self.shoe
+        if self.seats is None:
+            raise RuntimeError("this scenario's table has no seat board")
+        return self.seats
+
+    async def command(self, device: Device, line: str) -> Any:
+        return await asyncio.to_thread(self.device(device).command, line)
+
+    async def settle(self, device: Device) -> None:
+        """Wait until the device's events are all acknowledged (at once if it is unplugged:
+        they wait on the device for the link; not at all when no service runs)."""
+        if not self.live:
+            return
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + SETTLE_TIMEOUT
+        while True:
+            status = await self.command(device, "status")
+            if not status["connected"] or status["pending"] == 0:
+                return
+            if loop.time() > deadline:
+                raise TimeoutError(f"the {_name(device)} did not settle: {status}")
+            await asyncio.sleep(0.005)
+
+    async def shoe_lamps(self) -> tuple[bool, tuple[int, ...]]:
+        status = await self.command(Device.SHOE, "status")
+        return status["bonus_lamp"], tuple(status["seat_lamps"])
+
+    async def perform(self, step: Step, service: TableService | None) -> None:
+        self.live = service is not None
+        action, value, options = step.action, step.value, step.options
+        if action == "load":
+            cards = ",".join(str(card) for card in deck_of(step))
+            await self.command(Device.SHOE, f"load cards={cards}")
+        elif action == "draw":
+            disposition = options.get("unreadable")
+            line = "draw" if disposition is None else f"draw unreadable disposition={disposition}"
+            for _ in range(value):
+                await self.command(Device.SHOE, line)
+                await self.settle(Device.SHOE)
+            return
+        elif action == "place":
+            card = f" {options['card']}" if "card" in options else ""
+            lands = f" lands_at={options['lands_at']}" if "lands_at" in options else ""
+            await self.command(Device.SEAT_BOARD, f"place {value}{card}{lands}")
+        elif action in ("sit", "leave"):
+            await self.command(Device.SEAT_BOARD, f"{action} {value}")
+        elif action in ("unplug", "restart"):
+            await self.command(value, f"{action} {options.get('seconds', 2.0)}")
+            return  # the events come when the link is back: the expectations wait for them
+        else:
+            command = "raise" if action == "fault" else "clear"
+            await self.command(options["device"], f"{command} {value.value}")
+        await self.settle(Device.SEAT_BOARD if action in ("place", "sit", "leave") else _of(step))
+
+
+def _of(step: Step) -> Device:
+    device: Device = step.options.get("device", Device.SHOE)
+    return device
+
+
+class DeviceWorld:
+    """Real devices: each physical step is printed as an instruction for the engineer, and
+    the run waits (up to ``wait`` seconds) for the table to take the device's event."""
+
+    def __init__(self, say: Callable[[str], None], wait: float) -> None:
+        self.say, self.wait = say, wait
+
+    async def perform(self, step: Step, service: TableService | None) -> None:
+        for line in instructions(step):
+            if service is None:  # no table to hear the device: the engineer says when done
+                self.say(f"  >>> {line}, then press Enter")
+                await asyncio.to_thread(input)
+                continue
+            updates = service.updates()
+            self.say(f"  >>> {line}")
+            try:
+                await asyncio.wait_for(anext(updates), self.wait)
+            except TimeoutError:
+                raise TimeoutError(f"no event from the devices within {self.wait:g} s") from None
+            finally:
+                updates.close()

@@ -1,0 +1,103 @@
+"""The deploy files are well formed: the systemd unit (``systemd-analyze verify`` when the
+machine has systemd, with the unit's ExecStart pointed at this checkout's luck-table), the
+udev rules (each line parsed as udev reads it) and the sysusers file."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from configparser import ConfigParser
+from pathlib import Path
+
+import pytest
+
+DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
+UNIT = DEPLOY / "luck-table.service"
+RULES = DEPLOY / "99-luck-table.rules"
+INSTALLED = "/opt/luck-table/venv/bin/luck-table"
+
+
+def unit() -> ConfigParser:
+    parser = ConfigParser(strict=False, interpolation=None)
+    parser.optionxform = str  # type: ignore[assignment,method-assign]
+    parser.read_string(UNIT.read_text())
+    return parser
+
+
+def test_the_unit_runs_serve_as_its_own_user_restarting_on_failure() -> None:
+    service = unit()["Service"]
+    assert service["ExecStart"] == f"{INSTALLED} serve --config /etc/luck-table/table.toml"
+    assert service["Restart"] == "on-failure"
+    assert service["RestartPreventExitStatus"] == "2"  # a configuration error: no loop
+    assert service["User"] == "luck-table" and service["Group"] == "luck-table"
+    assert service["StateDirectory"] == "luck-table"  # /var/lib/luck-table
+    assert service["StandardError"] == "journal"
+    example = (DEPLOY / "table.example.toml").read_text()
+    assert 'path = "/var/lib/luck-table/' in example
+    assert 'port = "/dev/luck-shoe"' in example and 'port = "/dev/luck-seats"' in example
+    assert unit()["Install"]["WantedBy"] == "multi-user.target"
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="no systemd-analyze here")
+def test_systemd_analyze_verifies_the_unit(tmp_path: Path) -> None:
+    luck_table = Path(sys.executable).parent / "luck-table"
+    copy = tmp_path / UNIT.name
+    copy.write_text(UNIT.read_text().replace(INSTALLED, str(luck_table)))
+    done = subprocess.run(
+        ["systemd-analyze", "verify", str(copy)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+
+
+_PAIR = re.compile(r'\s*([A-Z_]+)(\{[^}]+\})?\s*(==|!=|\+=|-=|:=|=)\s*"([^"]*)"\s*(,|$)')
+_MATCH = {"ACTION", "SUBSYSTEM", "DRIVER", "ATTR", "ATTRS", "ENV", "TEST", "KERNEL"}
+_ASSIGN = {"SYMLINK", "GROUP", "MODE", "RUN", "ATTR", "ENV"}
+
+
+def rule_lines() -> list[str]:
+    lines = RULES.read_text().splitlines()
+    return [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
+
+
+def parse_rule(line: str) -> list[tuple[str, str, str]]:
+    """A rule's (key, operator, value) pairs, as udev reads them; ValueError if malformed."""
+    pairs: list[tuple[str, str, str]] = []
+    at = 0
+    while at < len(line):
+        found = _PAIR.match(line, at)
+        if found is None:
+            raise ValueError(f"cannot read {line[at:]!r}")
+        key, operator, value = found.group(1), found.group(3), found.group(4)
+        matching = operator in ("==", "!=")
+        if key not in (_MATCH if matching else _ASSIGN):
+            raise ValueError(f"{key}{operator}: not a key udev takes that way")
+        pairs.append((key, operator, value))
+        at = found.end()
+    return pairs
+
+
+def test_the_udev_rules_parse_and_name_the_shoe_and_the_seat_board() -> None:
+    rules = [parse_rule(line) for line in rule_lines()]
+    symlinks = {value for rule in rules for key, op, value in rule if key == "SYMLINK"}
+    assert symlinks == {"luck-shoe", "luck-seats"}
+    for rule in rules:
+        assert any(op == "==" for _, op, _ in rule), rule  # every rule matches something
+    assert any(("ATTR", "=", "1") in rule for rule in rules)  # the FTDI latency timer
+
+
+@pytest.mark.parametrize("line", ['SUBSYSTEM="tty", SYMLINK+="x"', 'SUBSYSTEM=="tty" GROUP="a"'])
+def test_the_rule_parser_refuses_malformed_lines(line: str) -> None:
+    with pytest.raises(ValueError, match=r"cannot read|not a key"):
+        parse_rule(line)
+
+
+def test_the_sysusers_file_makes_the_user_and_lets_it_open_serial_ports() -> None:
+    lines = (DEPLOY / "luck-table.sysusers.conf").read_text().splitlines()
+    entries = [line.split()[:3] for line in lines if line and not line.startswith("#")]
+    assert ["u", "luck-table", "-"] in entries and ["m", "luck-table", "dialout"] in entries
