@@ -36,7 +36,7 @@ $(VENV)/bench-installed: $(VENV)/runtime-installed
 	touch $@
 
 run: $(VENV)/runtime-installed
-	$(BIN)/luck-table sim --hands 5 --speed 4
+	$(BIN)/luck-table sim --hands 5 --speed 4 --console 127.0.0.1:8080
 
 test: lint
 	$(BIN)/pytest

@@ -105,6 +105,16 @@ def test_ctrl_c_stops_the_table_and_the_simulators_and_prints_the_summary(
     assert left.stdout == ""  # no simulator process left behind
 
 
+def test_the_console_is_served_while_the_table_deals(tmp_path: Path) -> None:
+    result = sim("--hands", "1", "--speed", "max", "--console", "127.0.0.1:0", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    console = re.search(
+        r"^console (http://127\.0\.0\.1:\d+) \(dealer dealer/1234", result.stdout, re.M
+    )
+    assert console, result.stdout
+    assert field(result.stdout, "hands").startswith("1 (0 void)")
+
+
 def test_bad_options_are_refused_with_status_2(tmp_path: Path) -> None:
     existing = tmp_path / "live.sqlite3"  # perhaps a live table's journal: never replaced
     existing.write_bytes(b"not ours")
@@ -114,6 +124,8 @@ def test_bad_options_are_refused_with_status_2(tmp_path: Path) -> None:
         (("--unreadable", "2"), "unreadable"),
         (("--bonus-price", "-1"), "bonus-price"),
         (("--journal", str(existing)), "the file exists"),
+        (("--console", "8080"), "--console 8080: give HOST:PORT"),
+        (("--console", "127.0.0.1:1", "--core-only"), "no table service with --core-only"),
     ):
         result = sim(*args, cwd=tmp_path)
         assert result.returncode == 2

@@ -75,6 +75,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help=f"a new journal for the run (default {DEFAULT_JOURNAL}, replaced at each run)",
     )
     parser.add_argument(
+        "--console",
+        metavar="HOST:PORT",
+        help="serve the dealer console there too (port 0: any free port)",
+    )
+    parser.add_argument(
         "--core-only",
         action="store_true",
         help="the table core in this process: no simulator processes, service or journal",
@@ -92,6 +97,7 @@ class Options:
     pace: Pace
     journal: Path
     core_only: bool
+    console: tuple[str, int] | None
 
 
 def options(args: argparse.Namespace) -> Options:
@@ -123,10 +129,21 @@ def options(args: argparse.Namespace) -> Options:
         )
     if args.core_only and faults.line:
         raise ValueError("--line-faults: there are no lines with --core-only")
+    console = None if args.console is None else _address(args.console)
+    if args.core_only and console:
+        raise ValueError("--console: there is no table service with --core-only")
     settings = TableSettings(rules=rules)
     return Options(
-        args.seats, args.hands, args.seed, settings, faults, pace, journal, args.core_only
+        args.seats, args.hands, args.seed, settings, faults, pace, journal, args.core_only, console
     )
+
+
+def _address(text: str) -> tuple[str, int]:
+    """``HOST:PORT`` checked; ValueError says what is wrong."""
+    host, _, port = text.rpartition(":")
+    if not host or not port.isdigit() or int(port) > 65535:
+        raise ValueError(f"--console {text}: give HOST:PORT, such as 127.0.0.1:8080")
+    return host, int(port)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -197,8 +214,12 @@ async def _deal(chosen: Options, tally: Tally, observe: Observer, view: View) ->
         floor = CoreFloor(chosen.settings, observe, start=int(time.time() * 1000))
         await _dealer(chosen, tally, floor).run()
         return
-    async with service_floor(chosen.settings, chosen.journal, observe, seed=chosen.seed) as devices:
+    async with service_floor(
+        chosen.settings, chosen.journal, observe, seed=chosen.seed, console=chosen.console
+    ) as devices:
         view.subtitle = devices.describe()
+        if not view.live:  # the live view shows it at the top
+            print(view.subtitle, flush=True)
         if chosen.faults.line:
             await devices.set_line_faults(chosen.faults.line)
             tally.line_faults = chosen.faults.line

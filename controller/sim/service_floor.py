@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from controller.config import Api, Config, DevicePort
+from controller.config import Api, Config, Credential, DevicePort, hash_pin
 from controller.service import TableService
 from controller.sim.floor import FloorError, Observer
 from controller.table import Device, Disposition, Table, TableInput, TableSettings
@@ -28,6 +28,9 @@ BAUD = 115200
 HEARTBEAT_MS = 250  # a pulled cable is noticed after three silent heartbeats
 SETTLE_TIMEOUT = 30.0  # seconds a device may take to deliver an act's events
 LINK = LinkConfig(backoff_initial=0.05, backoff_max=0.5)
+#: Who may sign in at the simulated table's console: (id, PIN) of its dealer and supervisor.
+DEMO_DEALER = ("dealer", "1234")
+DEMO_SUPERVISOR = ("pit", "9999")
 
 
 def sim_config(settings: TableSettings, shoe: str, seats: str, journal: Path) -> Config:
@@ -42,8 +45,8 @@ def sim_config(settings: TableSettings, shoe: str, seats: str, journal: Path) ->
         else None,
         journal=journal,
         api=Api(),
-        supervisors=(),
-        dealers=(),
+        supervisors=(Credential(DEMO_SUPERVISOR[0], hash_pin(DEMO_SUPERVISOR[1])),),
+        dealers=(Credential(DEMO_DEALER[0], hash_pin(DEMO_DEALER[1])),),
     )
 
 
@@ -69,6 +72,7 @@ class ServiceFloor:
         if seats is not None:
             self.devices[Device.SEAT_BOARD] = seats
         self._observe = observe
+        self.console_url: str | None = None
         self._changed = asyncio.Event()
         self._updates = service.updates()
         self._watcher = asyncio.create_task(self._watch())
@@ -88,7 +92,13 @@ class ServiceFloor:
         ports = ", ".join(
             f"{device.value.replace('_', ' ')} {sim.port}" for device, sim in self.devices.items()
         )
-        return f"simulated {ports}; journal {self.service.config.journal}"
+        where = f"simulated {ports}; journal {self.service.config.journal}"
+        if self.console_url is None:
+            return where
+        return (
+            f"{where}\nconsole {self.console_url} (dealer {'/'.join(DEMO_DEALER)}, "
+            f"supervisor {'/'.join(DEMO_SUPERVISOR)})"
+        )
 
     @property
     def table(self) -> Table:
@@ -168,10 +178,16 @@ class ServiceFloor:
 
 @contextlib.asynccontextmanager
 async def service_floor(
-    settings: TableSettings, journal: Path, observe: Observer, *, seed: int
+    settings: TableSettings,
+    journal: Path,
+    observe: Observer,
+    *,
+    seed: int,
+    console: tuple[str, int] | None = None,
 ) -> AsyncIterator[ServiceFloor]:
     """Simulator processes for the shoe and the seat board, a fresh journal at ``journal``,
-    and the table service on them: the floor, until the block ends."""
+    and the table service on them (with its dealer console at ``console``, host and port,
+    when given): the floor, until the block ends."""
     common = ("--pty", "--baud", str(BAUD), "--heartbeat-ms", str(HEARTBEAT_MS))
     processes: list[SimulatorProcess] = []
     try:
@@ -187,11 +203,19 @@ async def service_floor(
         config = sim_config(settings, shoe.port, seats.port if seats else "", journal)
         async with TableService(config) as service:
             floor = ServiceFloor(service, shoe, seats, observe)
+            served = None
             try:
+                if console is not None:
+                    from dealer_ui import serve  # noqa: PLC0415 (FastAPI only when served)
+
+                    served = await serve(service, host=console[0], port=console[1])
+                    floor.console_url = served.url
                 await floor.ready()
                 yield floor
             finally:
                 await floor.close()
+                if served is not None:
+                    await served.stop()
     finally:
         for process in processes:
             await asyncio.to_thread(_stop, process)
