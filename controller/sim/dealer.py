@@ -94,6 +94,7 @@ class Tally:
     bought_in: int = 0
     decks: int = 0
     decisions: int = 0
+    scrambles: int = 0  # hands whose burn cards went back into the shoe
     line_faults: float = 0.0
     injected: Counter[str] = field(default_factory=Counter)
     raised: Counter[str] = field(default_factory=Counter)
@@ -112,6 +113,8 @@ class Tally:
             if kind in ("card", "burn"):
                 self.cards += 1
                 self.bonus_cards += bool(data.get("bonus"))
+            elif kind == "scramble":
+                self.scrambles += 1
             elif kind == "bonus" and data.get("accept") is False:
                 self.bonus_declined += 1
             elif kind in ("sit_down", "rebuy"):
@@ -260,7 +263,7 @@ class Dealer:
 
     async def _scramble(self, burns: list[Card], hand_number: int) -> None:
         """The stub ran short: the burn cards are scrambled with it into the shoe (which
-        reports a deck loaded during the hand: the supervisor resolves it)."""
+        reports the cards loaded: the stub and the burns, as the table expects)."""
         cards = [*self.shoe, *(int(card) for card in burns)]
         self.decks.shuffle(cards)
         self.shoe = deque(cards)

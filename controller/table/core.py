@@ -21,6 +21,7 @@ from controller.rules import (
     Dest,
     Do,
     Effect,
+    Hand,
     IllegalInput,
     Notice,
     Phase,
@@ -434,6 +435,16 @@ def _seat_vacated(table: Table, item: ti.SeatVacated, fx: list[Effect]) -> Table
 
 
 def _deck_loaded(table: Table, item: ti.DeckLoaded, fx: list[Effect]) -> Table:
+    hand = table.hand
+    if table.in_hand and hand is not None and _burns_reloaded(table, hand, item.count):
+        fx.append(
+            Notice(
+                "deck",
+                f"the stub and the burn cards are back in the shoe: {item.count} cards",
+                {"count": item.count},
+            )
+        )
+        return table
     if table.in_hand:
         return _raise(
             table,
@@ -456,6 +467,12 @@ def _deck_loaded(table: Table, item: ti.DeckLoaded, fx: list[Effect]) -> Table:
     fx.append(Notice("deck", "a full deck of 52 is loaded", {"count": 52}))
     table = replace(table, deck_ready=True, spent=0)
     return _clear(table, _open(table, AlertKind.BAD_DECK), "a full deck is loaded", fx)
+
+
+def _burns_reloaded(table: Table, hand: Hand, count: int) -> bool:
+    """The engine scrambled the burn cards back into the stub and the shoe now reports
+    exactly that many cards: the dealer put the stub and the burns back, as told."""
+    return hand.scrambled and not table.held and count == hand.stub
 
 
 _FAULT_WORDS = {
