@@ -285,7 +285,14 @@ def _api(api: Mapping[str, Any], base: Path) -> Api:
     except ValueError:
         if not _HOSTNAME.fullmatch(bind):
             raise ConfigError("api.bind", bind, "an IP address or a host name") from None
-    port = _whole(api, "api.port", 1, high=65535, default=8080)
+    port = _whole(
+        api,
+        "api.port",
+        0,
+        "a port, 1 to 65535 (0: any free port, logged at start)",
+        high=65535,
+        default=8080,
+    )
     files = {}
     for name in ("tls_cert", "tls_key"):
         if name in api:

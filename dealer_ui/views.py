@@ -86,6 +86,7 @@ def view(table: Table, role: Role | str, seat: int | None = None) -> dict[str, A
         "lamps": table.signals.lamps.to_json(),
         "links": [device.value for device in table.links],
         "next": None,
+        "waiting": None,
         "street": None,
         "phase": None,
         "community": None,
@@ -138,6 +139,8 @@ def _seats(table: Table, role: Role, seat: int | None) -> list[dict[str, Any]]:
         }
         if player is not None and hand is not None:
             entry |= _player(hand, player, role, seat)
+            if not table.in_hand:  # the last hand's cards; the stack as it is now (a rebuy)
+                entry["stack"] = place.stack
         out.append(entry)
     return out
 
@@ -192,6 +195,7 @@ def _hand(hand: Hand, role: Role, seat: int | None) -> dict[str, Any]:
         "pot": hand.pot,
         "pots": [pot.to_json() for pot in pots],
         "next": None if waiting is None else waiting.to_json(),
+        "waiting": None if waiting is None else waiting.describe(),
     }
     may_decide = role in (Role.DEALER, Role.SURVEILLANCE) or (
         role is Role.PLAYER and waiting is not None and waiting.seat == seat

@@ -7,7 +7,7 @@ import json
 from dataclasses import replace
 
 from controller.rules import Reveal
-from controller.table import AlertKind, CardRead
+from controller.table import AlertKind, CardRead, Rebuy
 from dealer_ui.views import Role, effects_view, redact, view, visible_cards
 from tests.table_driver import TableDriver
 
@@ -110,3 +110,17 @@ def test_redact_replaces_every_card_name_not_visible() -> None:
     assert redact("seat 1 shows Ah Ad 4c", {"Ah"}) == "seat 1 shows Ah a card a card"
     assert redact("seat 1 shows Ah Ad", None) == "seat 1 shows Ah Ad"
     assert redact("Ten: no card here, 10s", set()) == "Ten: no card here, 10s"
+
+
+def test_between_hands_a_seat_shows_its_stack_now_beside_the_last_hands_cards() -> None:
+    driver = third_street().read("Qh 9s")  # seat 1's bonus card, seat 2's up card
+    while driver.table.in_hand:
+        waiting = driver.table.hand.waiting_for
+        legal = {choice.do.value: choice for choice in waiting.legal}
+        do = "fold" if "fold" in legal else next(iter(legal))
+        step = driver.act(waiting.seat, do, legal[do].to)
+        assert step.refused is None, step.refused
+    driver.ok(Rebuy, seat=2, chips=50)
+    seats = {entry["seat"]: entry for entry in view(driver.table, Role.DEALER)["seats"]}
+    assert seats[2]["stack"] == driver.table.seat(2).stack
+    assert seats[2]["cards"], "the last hand's cards stay on show"

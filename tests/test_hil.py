@@ -4,13 +4,19 @@ processes, and ``luck-table hil``'s verdicts and exit statuses."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import tomli_w
 
 from controller.hil import load_scenario, run_scenario
+from controller.hil.runner import PIN, table_config
+from controller.hil.service import ServiceProcess
 from tests.service_kit import simulator
 
 SCENARIOS = sorted((Path(__file__).parent / "scenarios").glob("*.toml"))
@@ -157,15 +163,43 @@ def engineer(instruction: str) -> str:
     raise AssertionError(f"no engineer knows how to {instruction!r}")
 
 
-def test_real_devices_each_physical_step_an_instruction_waited_for(tmp_path: Path) -> None:
-    """The simulators stand in for real devices on --shoe and --seats; this test is the
-    engineer: it does what each printed instruction says, through the control channels."""
+@contextlib.contextmanager
+def attached(scenario: Path, shoe: str, seats: str, folder: Path) -> Iterator[list[str]]:
+    """A ``luck-table serve`` of the scenario's table on these ports, already running: the
+    ``luck-table hil`` options that attach to it."""
+    config = folder / "table.toml"
+    data = table_config(load_scenario(scenario), shoe, seats, folder / "t.sqlite", False)
+    config.write_text(tomli_w.dumps(data))
+    process = ServiceProcess(config, folder / "service.log")
+    url = asyncio.run(process.start())
+    try:
+        yield ["--attach", url, "--dealer", "HIL", "--supervisor", "HIL"]
+    finally:
+        assert process.process is not None
+        process.process.terminate()
+        assert process.process.wait(30) == 0
+
+
+@pytest.mark.parametrize("mode", ["started", "attached"])
+def test_real_devices_each_physical_step_an_instruction_waited_for(
+    tmp_path: Path, mode: str
+) -> None:
+    """The simulators stand in for real devices on --shoe and --seats (or for the devices of
+    a service already running, with --attach); this test is the engineer: it does what each
+    printed instruction says, through the control channels."""
     path = tmp_path / "devices.toml"
     path.write_text(DEVICE_STEPS)
-    with simulator("shoe") as shoe, simulator("seats") as seats:
+    with contextlib.ExitStack() as stack:
+        shoe = stack.enter_context(simulator("shoe"))
+        seats = stack.enter_context(simulator("seats"))
+        options = ["--shoe", shoe.port, "--seats", seats.port]
+        if mode == "attached":
+            options = stack.enter_context(attached(path, shoe.port, seats.port, tmp_path))
         luck_table = str(Path(sys.executable).parent / "luck-table")
-        command = [luck_table, "hil", "--shoe", shoe.port, "--seats", seats.port, str(path)]
-        with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as run:
+        command = [luck_table, "hil", *options, str(path)]
+        pins = {"LUCK_TABLE_DEALER_PIN": PIN, "LUCK_TABLE_SUPERVISOR_PIN": PIN}
+        environment = os.environ | pins
+        with subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=environment) as run:
             assert run.stdout is not None
             said: list[str] = []
             for line in run.stdout:

@@ -1,6 +1,7 @@
-"""``luck-table hil SCENARIO... [--shoe PORT --seats PORT]``: run hardware-in-the-loop
-scenarios (docs/scenarios.md) against the simulators, or against real devices with each
-physical step printed as an instruction for the engineer.
+"""``luck-table hil SCENARIO... [--shoe PORT --seats PORT | --attach URL ...]``: run
+hardware-in-the-loop scenarios (docs/scenarios.md) against a ``luck-table serve`` process
+on the simulators, or on real devices with each physical step printed as an instruction
+for the engineer (a service started for the run, or one already running: ``--attach``).
 
 Exit status: 0 when every step of every scenario passed; 1 when an expectation failed;
 2 for a scenario file that cannot be run (the file, the step and what is wrong).
@@ -10,7 +11,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import getpass
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,11 +21,18 @@ from typing import Any
 from controller.cli.common import fail
 from controller.hil import ScenarioError, load_scenario, run_scenario
 from controller.hil.runner import DEVICE_WAIT
+from controller.hil.scenario import SERVICE
+from controller.hil.service import Credentials, ServiceError
 
 
 def say(line: str) -> None:
     """Print a line at once: an engineer (or a program) acts on the instructions."""
     print(line, flush=True)
+
+
+def pin(variable: str, whose: str) -> str:
+    """A PIN from the environment, else asked for (not echoed)."""
+    return os.environ.get(variable) or getpass.getpass(f"PIN of the {whose}: ")
 
 
 def handler(args: argparse.Namespace) -> int:
@@ -33,6 +43,10 @@ def handler(args: argparse.Namespace) -> int:
     )
     if args.seats is not None and args.shoe is None:
         return fail("hil", "--seats needs --shoe (real devices)")
+    if args.attach is not None and (args.shoe is not None or args.journal is not None):
+        return fail("hil", "--attach: the service has its own devices and journal")
+    if (args.dealer is None or args.supervisor is None) != (args.attach is None):
+        return fail("hil", "--attach URL goes with --dealer ID and --supervisor ID")
     if args.journal is not None and (args.journal.exists() or len(args.scenario) > 1):
         why = "already exists" if args.journal.exists() else "is for one scenario only"
         return fail(
@@ -46,6 +60,20 @@ def handler(args: argparse.Namespace) -> int:
         needs = [str(scenario.path) for scenario in scenarios if scenario.seat_board]
         if needs:
             return fail("hil", f"{needs[0]}: the table has a seat board: give --seats PORT")
+    attach = None
+    if args.attach is not None:
+        powered = [s for s in scenarios if any(step.action in SERVICE for step in s.steps)]
+        if powered:
+            return fail(
+                "hil",
+                f"{powered[0].path}: stops and starts the service: not with --attach "
+                "(the service is not hil's to stop)",
+            )
+        credentials = Credentials(
+            (args.dealer, pin("LUCK_TABLE_DEALER_PIN", f"dealer {args.dealer}")),
+            (args.supervisor, pin("LUCK_TABLE_SUPERVISOR_PIN", f"supervisor {args.supervisor}")),
+        )
+        attach = (args.attach, credentials)
     failed = 0
     for scenario in scenarios:
         print(f"scenario {scenario.path}: {scenario.title}")
@@ -58,9 +86,10 @@ def handler(args: argparse.Namespace) -> int:
                     seats=args.seats,
                     journal=args.journal,
                     wait=args.wait,
+                    attach=attach,
                 )
             )
-        except ScenarioError as error:
+        except (ScenarioError, ServiceError) as error:
             return fail("hil", str(error))
         verdict = "PASSED" if result.ok else f"FAILED at step {result.failed}"
         print(f"{verdict}: {scenario.path} ({result.passed} of {len(scenario.steps)} steps)")
@@ -80,6 +109,16 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("scenario", nargs="+", type=Path, help="a scenario file (TOML)")
     parser.add_argument("--shoe", metavar="PORT", help="the real shoe's serial port")
     parser.add_argument("--seats", metavar="PORT", help="the real seat board's serial port")
+    parser.add_argument(
+        "--attach",
+        metavar="URL",
+        help="run against this running service's console (luck-table serve on real devices) "
+        "instead of starting one",
+    )
+    parser.add_argument("--dealer", metavar="ID", help="with --attach: the dealer who signs in")
+    parser.add_argument(
+        "--supervisor", metavar="ID", help="with --attach: the supervisor who signs in"
+    )
     parser.add_argument(
         "--journal",
         type=Path,

@@ -1,44 +1,33 @@
-"""Run a scenario: the table service on the simulators (or on real devices), each step
-carried out, then the table checked against the step's expectations until they hold or
-the step's timeout passes."""
+"""Run a scenario: a table service process (``luck-table serve``) on the simulators (or on
+real devices), each step carried out (the physical world through the simulators' control
+channels or the engineer; people's inputs through the service's REST API), then the table,
+as the service's surveillance view shows it, checked against the step's expectations until
+they hold or the step's timeout passes."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import tempfile
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from controller.config import Config, ConfigError, hash_pin, parse_config
-from controller.hil.scenario import Expect, Scenario, ScenarioError, Step
+import tomli_w
+
+from controller.config import ConfigError, hash_pin, parse_config
+from controller.hil.scenario import SUPERVISOR, Decision, Expect, Scenario, ScenarioError, Step
+from controller.hil.service import Console, Credentials, ServiceError, ServiceProcess
 from controller.hil.world import DeviceWorld, SimulatedWorld, World, deck_of, instructions
-from controller.service import TableService
-from controller.table import (
-    CorrectCard,
-    CorrectStack,
-    Decide,
-    Device,
-    EnterCard,
-    Leave,
-    NewHand,
-    Rebuy,
-    ResolveAlert,
-    SitDown,
-    SitIn,
-    SitOut,
-    Table,
-    TableInput,
-    VoidHand,
-)
 from firmware_sim.process import SimulatorProcess
 
 BAUD = 115200
 #: How long a physical step waits for the device's event with real devices (seconds).
 DEVICE_WAIT = 300.0
 _SIMULATED_LINK = {"backoff_initial": 0.05, "backoff_max": 0.2}
+#: The PIN of the dealer and supervisors of a service started for a scenario.
+PIN = "hil-scenario"
 
 
 @dataclass(frozen=True)
@@ -93,15 +82,20 @@ def describe(step: Step) -> str:
 
 def table_config(
     scenario: Scenario, shoe: str, seats: str | None, journal: Path, simulated: bool
-) -> Config:
-    """The table's configuration for this scenario on these ports."""
+) -> dict[str, Any]:
+    """The table's configuration (as TOML data) for this scenario on these ports: its
+    console at any free port of 127.0.0.1, the dealer ``HIL`` and every supervisor the
+    scenario names (default ``HIL``), all with the PIN ``PIN``."""
     settings = scenario.table
 
     def port(name: str) -> dict[str, Any]:
         out: dict[str, Any] = {"transport": "serial", "port": name, "baud": BAUD}
         return out | ({"link": dict(_SIMULATED_LINK)} if simulated else {})
 
-    credential = [{"id": "HIL", "pin_hash": hash_pin("hil-scenario")}]
+    pin_hash = hash_pin(PIN)
+    whos = {"HIL"} | {
+        step.options.get("who", "HIL") for step in scenario.steps if step.action in SUPERVISOR
+    }
     data = {
         "table": {
             "id": "HIL",
@@ -118,83 +112,117 @@ def table_config(
             "seat_board": port(seats) if seats is not None else {"enabled": False},
         },
         "journal": {"path": str(journal)},
-        "credentials": {"supervisors": credential, "dealers": credential},
+        "api": {"bind": "127.0.0.1", "port": 0},
+        "credentials": {
+            "supervisors": [{"id": who, "pin_hash": pin_hash} for who in sorted(whos)],
+            "dealers": [{"id": "HIL", "pin_hash": pin_hash}],
+        },
     }
     try:
-        return parse_config(data, journal.parent)
+        parse_config(data, journal.parent)
     except ConfigError as error:
         raise ScenarioError(scenario.path, None, f"[table] or [game]: {error}") from None
+    return data
 
 
-def people_input(step: Step, table: Table) -> list[TableInput] | str:
-    """The inputs of a people's step, or what is wrong (an alert to resolve is not open)."""
+#: A request to the service's API: the path and the JSON body.
+Request = tuple[str, dict[str, Any]]
+
+
+def people_requests(
+    step: Step, view: dict[str, Any], supervisor: tuple[str, str] | None = None
+) -> list[Request] | str:
+    """The API requests of a people's step (docs/api.md), or what is wrong (an alert to
+    resolve is not open). A supervisor's action is signed by the step's ``who`` with the
+    PIN ``PIN``, or by ``supervisor`` (id, PIN) when given."""
     action, value, options = step.action, step.value, step.options
-    who, why = options.get("who", "HIL"), options.get("why", f"scenario step {step.number}")
+    who, pin = supervisor or (options.get("who", "HIL"), PIN)
+    signed = {
+        "supervisor": who,
+        "pin": pin,
+        "why": options.get("why", f"scenario step {step.number}"),
+    }
     if action == "decide":
-        return [
-            Decide(at=0, seat=item.seat, do=item.do, to=item.to, accept=item.accept)
-            for item in value
-        ]
+        return [("/api/decisions", decision_body(item)) for item in value]
     if action == "resolve":
-        alert = next((alert for alert in table.alerts if alert.kind is value), None)
+        alert = next((alert for alert in view["alerts"] if alert["kind"] == value.value), None)
         if alert is None:
             return f"no {value} alert is open to resolve"
-        return [ResolveAlert(at=0, who=who, why=why, alert=alert.id, remedy=options["remedy"])]
-    single: dict[str, Callable[[], TableInput]] = {
-        "new_hand": lambda: NewHand(at=0),
-        "sit_down": lambda: SitDown(
-            at=0, seat=value, player=options.get("player", f"P{value}"), buy_in=options["buy_in"]
+        body = {"alert": alert["id"], "remedy": options["remedy"].value}
+        return [("/api/supervisor/resolve", signed | body)]
+    single: dict[str, Callable[[], Request]] = {
+        "new_hand": lambda: ("/api/hands", {}),
+        "sit_down": lambda: sit_down(value, options),
+        "sit_out": lambda: (f"/api/seats/{value}/sit_out", {}),
+        "sit_in": lambda: (f"/api/seats/{value}/sit_in", {}),
+        "cash_out": lambda: (f"/api/seats/{value}/leave", {}),
+        "rebuy": lambda: (f"/api/seats/{value}/rebuy", {"chips": options["chips"]}),
+        "void": lambda: ("/api/supervisor/void", signed),
+        "enter_card": lambda: ("/api/supervisor/enter-card", signed | {"card": str(value)}),
+        "correct_card": lambda: (
+            "/api/supervisor/correct-card",
+            signed | {"wrong": str(value[0]), "right": str(value[1])},
         ),
-        "sit_out": lambda: SitOut(at=0, seat=value),
-        "sit_in": lambda: SitIn(at=0, seat=value),
-        "cash_out": lambda: Leave(at=0, seat=value),
-        "rebuy": lambda: Rebuy(at=0, seat=value, chips=options["chips"]),
-        "void": lambda: VoidHand(at=0, who=who, why=why),
-        "enter_card": lambda: EnterCard(at=0, who=who, why=why, card=value),
-        "correct_card": lambda: CorrectCard(at=0, who=who, why=why, wrong=value[0], right=value[1]),
-        "correct_stack": lambda: CorrectStack(
-            at=0, who=who, why=why, seat=value, stack=options["stack"]
+        "correct_stack": lambda: (
+            "/api/supervisor/correct-stack",
+            signed | {"seat": value, "stack": options["stack"]},
         ),
     }
     return [single[action]()]
 
 
+def sit_down(seat: int, options: Mapping[str, Any]) -> Request:
+    player = options.get("player", f"P{seat}")
+    return ("/api/seats", {"seat": seat, "player": player, "buy_in": options["buy_in"]})
+
+
+def decision_body(decision: Decision) -> dict[str, Any]:
+    body: dict[str, Any] = {"seat": decision.seat, "do": decision.do.value}
+    if decision.to is not None:
+        body["to"] = decision.to
+    if decision.accept is not None:
+        body["accept"] = decision.accept
+    return body
+
+
 def mismatches(
-    table: Table, expect: Expect, shoe_lamps: tuple[bool, tuple[int, ...]] | None
+    view: dict[str, Any], expect: Expect, shoe_lamps: tuple[bool, tuple[int, ...]] | None
 ) -> list[str]:
-    """What the table shows that the expectations do not (empty: they hold)."""
+    """What the table shows (its surveillance view, docs/api.md) that the expectations do
+    not (empty: they hold)."""
     out: list[str] = []
-    signals, hand = table.signals, table.hand
+    in_hand = view["phase"] is not None
 
     def differs(what: str, actual: object, wanted: object) -> None:
         if wanted is not None and actual != wanted:
             out.append(f"{what} is {actual!r}, expected {wanted!r}")
 
-    differs("the display", signals.display, expect.display)
-    if expect.display_has is not None and expect.display_has not in signals.display:
-        out.append(f"the display is {signals.display!r}, expected it to say {expect.display_has!r}")
-    waiting = hand.waiting_for if hand is not None else None
-    differs("waiting", "nothing" if waiting is None else waiting.describe(), expect.waiting)
-    kinds = tuple(alert.kind for alert in table.alerts)
-    differs("the open alerts", [kind.value for kind in kinds], _values(expect.alerts))
-    out += [f"no {kind} alert is open" for kind in expect.raised if kind not in kinds]
-    out += [f"the {kind} alert is still open" for kind in expect.cleared if kind in kinds]
-    differs("paused", table.paused, expect.paused)
+    display = view["display"]
+    differs("the display", display, expect.display)
+    if expect.display_has is not None and expect.display_has not in display:
+        out.append(f"the display is {display!r}, expected it to say {expect.display_has!r}")
+    differs("waiting", view["waiting"] or "nothing", expect.waiting)
+    kinds = [alert["kind"] for alert in view["alerts"]]
+    differs("the open alerts", kinds, _values(expect.alerts))
+    out += [f"no {kind} alert is open" for kind in expect.raised if kind.value not in kinds]
+    out += [f"the {kind} alert is still open" for kind in expect.cleared if kind.value in kinds]
+    differs("paused", view["paused"], expect.paused)
     if expect.lamps is not None:
-        lamps = (signals.lamps.bonus, signals.lamps.seats)
+        lamps = (view["lamps"]["bonus"], tuple(view["lamps"]["seats"]))
         differs("the lamps (bonus, seats)", lamps, (expect.lamps.bonus, expect.lamps.seats))
     if expect.shoe_lamps is not None and shoe_lamps is not None:
         wanted = (expect.shoe_lamps.bonus, expect.shoe_lamps.seats)
         differs("the shoe's lamps (bonus, seats)", shoe_lamps, wanted)
+    stacks = {seat["seat"]: seat["stack"] for seat in view["seats"]}
     for seat, chips in expect.stacks.items():
-        differs(f"seat {seat}'s stack", stack(table, seat), chips)
-    differs("the seated players", tuple(seat.seat for seat in table.seats), expect.seated)
-    differs("the pot", None if hand is None else hand.pot, expect.pot)
-    pots = None if hand is None else tuple(pot.amount for pot in hand.pots)
+        differs(f"seat {seat}'s stack", stacks.get(seat), chips)
+    differs("the seated players", tuple(stacks), expect.seated)
+    differs("the pot", view["pot"] if in_hand else None, expect.pot)
+    pots = tuple(pot["amount"] for pot in view["pots"]) if in_hand else None
     differs("the pots", pots, expect.pots)
-    differs("the street", None if hand is None else hand.street, expect.street)
-    differs("the hand number", table.hand_number, expect.hand)
-    differs("in hand", table.in_hand, expect.in_hand)
+    differs("the street", view["street"], expect.street)
+    differs("the hand number", view["hand_number"], expect.hand)
+    differs("in hand", view["in_hand"], expect.in_hand)
     return out
 
 
@@ -202,63 +230,67 @@ def _values(kinds: tuple[Any, ...] | None) -> list[str] | None:
     return None if kinds is None else [kind.value for kind in kinds]
 
 
-def stack(table: Table, seat: int) -> int | None:
-    """The chips in front of ``seat`` now: the hand's live stack while it plays."""
-    if table.in_hand and table.hand is not None:
-        for player in table.hand.players:
-            if player.seat == seat:
-                return player.stack
-    found = table.seat(seat)
-    return None if found is None else found.stack
-
-
 class Run:
-    """One scenario against the table service on ``config`` and a world of devices. The
-    service may be stopped and started again by the scenario (a power cut of the
-    controller): ``service`` is None while it is down."""
+    """One scenario against a table service process and a world of devices. ``process``
+    None: the service was started by someone else (attached to at ``url``); else the
+    scenario may stop it and start it again (a power cut of the controller), and the
+    console is None while it is down."""
 
     def __init__(
         self,
         scenario: Scenario,
-        config: Config,
         world: World,
         say: Callable[[str], None],
-        link_timeout: float,
+        credentials: Credentials,
+        *,
+        process: ServiceProcess | None = None,
+        url: str | None = None,
+        devices: tuple[str, ...] = ("shoe", "seat_board"),
+        link_timeout: float = 20.0,
     ) -> None:
-        self.scenario, self.config, self.world, self.say = scenario, config, world, say
-        self.link_timeout = link_timeout
-        self.service: TableService | None = None
-        self.table: Table | None = None  # the table when the service last stopped
+        self.scenario, self.world, self.say = scenario, world, say
+        self.credentials, self.process, self.url = credentials, process, url
+        self.devices, self.link_timeout = devices, link_timeout
+        self.console: Console | None = None
+        self.last: dict[str, Any] | None = None  # the table when the service last stopped
 
     async def start(self, timeout: float) -> None:
-        """Start the service on the journal and wait for the devices' links."""
-        service = TableService(self.config)
-        await service.start()
-        self.service = service
-        devices = (Device.SHOE, Device.SEAT_BOARD) if self.scenario.seat_board else (Device.SHOE,)
+        """Start the service (or reach the one attached to), sign in, and wait for the
+        devices' links."""
+        url = self.url if self.process is None else await self.process.start()
+        assert url is not None
+        console = Console(url, self.credentials)
+        await console.sign_in()
+        self.console = console
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
-        while not all(device in service.table.links for device in devices):
+        while True:
+            links = (await console.view())["links"]
+            missing = [device for device in self.devices if device not in links]
+            if not missing:
+                return
             if loop.time() > deadline:
-                missing = [device.value for device in devices if device not in service.table.links]
                 raise TimeoutError(f"not connected after {timeout:g} s: {', '.join(missing)}")
-            await asyncio.sleep(0.02)
+            await asyncio.sleep(0.05)
 
     async def stop(self) -> None:
-        if self.service is not None:
-            await self.service.stop()
-            self.table, self.service = self.service.table, None
+        """The controller loses power: the service process is killed (SIGKILL)."""
+        if self.console is not None and self.process is not None:
+            self.last = await self.console.view()
+            await self.process.kill()
+            self.console = None
 
-    def now(self) -> Table:
+    async def now(self) -> dict[str, Any]:
         """The table now (while the service is down: as it was when it stopped)."""
-        table = self.service.table if self.service is not None else self.table
-        assert table is not None
-        return table
+        if self.console is not None:
+            return await self.console.view()
+        assert self.last is not None
+        return self.last
 
-    async def submit(self, item: TableInput) -> str | None:
-        if self.service is None:
+    async def submit(self, request: Request) -> str | None:
+        if self.console is None:
             raise TimeoutError("the table service is stopped: start_service first")
-        return (await self.service.submit(item)).refused
+        return await self.console.submit(*request)
 
     async def step(self, step: Step) -> list[str]:
         """Carry out ``step``; what went wrong (empty: it passed)."""
@@ -268,19 +300,18 @@ class Run:
         elif step.action == "start_service":
             await self.start(step.timeout)
         elif step.physical:
-            await self.world.perform(step, self.service)
+            await self.world.perform(step, self.console)
             if step.action == "sit" and "buy_in" in step.options:
-                player = step.options.get("player", f"P{step.value}")
-                sit = SitDown(at=0, seat=step.value, player=player, buy_in=step.options["buy_in"])
-                refused = await self.submit(sit)
+                refused = await self.submit(sit_down(step.value, step.options))
         elif step.action != "wait":
-            inputs = people_input(step, self.now())
-            if isinstance(inputs, str):
-                return [inputs]
-            for item in inputs:
+            signer = self.credentials.supervisor if self.process is None else None
+            requests = people_requests(step, await self.now(), signer)
+            if isinstance(requests, str):
+                return [requests]
+            for request in requests:
                 if refused is not None:
                     return [f"refused before its last decision: {refused}"]
-                refused = await self.submit(item)
+                refused = await self.submit(request)
         problems = _refusal(refused, step.expect.refused)
         if problems:
             return problems
@@ -294,7 +325,7 @@ class Run:
             lamps = None
             if step.expect.shoe_lamps is not None and isinstance(self.world, SimulatedWorld):
                 lamps = await self.world.shoe_lamps()
-            problems = mismatches(self.now(), step.expect, lamps)
+            problems = mismatches(await self.now(), step.expect, lamps)
             if not problems or loop.time() > deadline:
                 return problems
             await asyncio.sleep(0.02)
@@ -304,7 +335,8 @@ class Run:
             await self.start(self.link_timeout)
             return await self.steps()
         finally:
-            await self.stop()
+            if self.process is not None:
+                await self.process.kill()
 
     async def steps(self) -> Result:
         steps = self.scenario.steps
@@ -312,7 +344,7 @@ class Run:
             label = f"step {step.number:>2} {step.action:<13} {describe(step)}"
             try:
                 problems = await self.step(step)
-            except TimeoutError as error:
+            except (TimeoutError, ServiceError) as error:
                 problems = [str(error)]
             if problems:
                 self.say(f"FAIL {label}")
@@ -364,18 +396,40 @@ async def run_scenario(
     seats: str | None = None,
     journal: Path | None = None,
     wait: float = DEVICE_WAIT,
+    attach: tuple[str, Credentials] | None = None,
 ) -> Result:
-    """Run ``scenario``: on simulator processes, or with ``shoe`` (and ``seats``) on real
-    devices. The journal is a temporary file unless ``journal`` is given."""
+    """Run ``scenario`` against a ``luck-table serve`` process started for it: on simulator
+    processes, or with ``shoe`` (and ``seats``) on real devices. The journal is a temporary
+    file unless ``journal`` is given. With ``attach`` (the console's URL and who signs in)
+    it runs against that service, already running on real devices, instead."""
+    devices = ("shoe", "seat_board") if scenario.seat_board else ("shoe",)
+    if attach is not None:
+        url, credentials = attach
+        world: World = DeviceWorld(say, wait)
+        say("waiting for the devices to connect")
+        return await Run(
+            scenario, world, say, credentials, url=url, devices=devices, link_timeout=wait
+        ).run()
+    credentials = Credentials(("HIL", PIN), ("HIL", PIN))
     with tempfile.TemporaryDirectory(prefix="luck-hil-") as folder:
-        path = journal if journal is not None else Path(folder) / "table.sqlite"
+        path = (journal if journal is not None else Path(folder) / "table.sqlite").resolve()
+
+        def service(shoe: str, seats: str | None, simulated: bool) -> ServiceProcess:
+            config = Path(folder) / "table.toml"
+            data = table_config(scenario, shoe, seats, path, simulated)
+            config.write_text(tomli_w.dumps(data))
+            return ServiceProcess(config, Path(folder) / "service.log")
+
         if shoe is not None:
-            seat_port = seats if scenario.seat_board else None
-            config = table_config(scenario, shoe, seat_port, path, False)
-            world: World = DeviceWorld(say, wait)
+            process = service(shoe, seats if scenario.seat_board else None, False)
             say("waiting for the devices to connect")
-            return await Run(scenario, config, world, say, wait).run()
+            world = DeviceWorld(say, wait)
+            run = Run(scenario, world, say, credentials, process=process, devices=devices)
+            run.link_timeout = wait
+            return await run.run()
         async with _simulators(scenario) as simulated:
             seat_port = None if simulated.seats is None else simulated.seats.port
-            config = table_config(scenario, simulated.shoe.port, seat_port, path, True)
-            return await Run(scenario, config, simulated, say, 20.0).run()
+            process = service(simulated.shoe.port, seat_port, True)
+            return await Run(
+                scenario, simulated, say, credentials, process=process, devices=devices
+            ).run()

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from controller.hil.scenario import Step
+from controller.hil.service import Console, next_update
 from controller.rules import DECK, Card
-from controller.service import TableService
 from controller.table import Device, Disposition
 from firmware_sim.process import SimulatorProcess
 
@@ -66,9 +66,9 @@ def instructions(step: Step) -> list[str]:
 
 
 class World(Protocol):
-    async def perform(self, step: Step, service: TableService | None) -> None:
-        """Carry out a physical step; return when ``service`` has taken its events (with
-        no service running, when the devices hold them)."""
+    async def perform(self, step: Step, console: Console | None) -> None:
+        """Carry out a physical step; return when the service (at ``console``) has taken
+        its events (with no service running, when the devices hold them)."""
 
 
 class SimulatedWorld:
@@ -108,8 +108,8 @@ class SimulatedWorld:
         status = await self.command(Device.SHOE, "status")
         return status["bonus_lamp"], tuple(status["seat_lamps"])
 
-    async def perform(self, step: Step, service: TableService | None) -> None:
-        self.live = service is not None
+    async def perform(self, step: Step, console: Console | None) -> None:
+        self.live = console is not None
         action, value, options = step.action, step.value, step.options
         if action == "load":
             cards = ",".join(str(card) for card in deck_of(step))
@@ -148,17 +148,16 @@ class DeviceWorld:
     def __init__(self, say: Callable[[str], None], wait: float) -> None:
         self.say, self.wait = say, wait
 
-    async def perform(self, step: Step, service: TableService | None) -> None:
+    async def perform(self, step: Step, console: Console | None) -> None:
         for line in instructions(step):
-            if service is None:  # no table to hear the device: the engineer says when done
+            if console is None:  # no table to hear the device: the engineer says when done
                 self.say(f"  >>> {line}, then press Enter")
                 await asyncio.to_thread(input)
                 continue
-            updates = service.updates()
-            self.say(f"  >>> {line}")
-            try:
-                await asyncio.wait_for(anext(updates), self.wait)
-            except TimeoutError:
-                raise TimeoutError(f"no event from the devices within {self.wait:g} s") from None
-            finally:
-                updates.close()
+            async with console.feed() as feed:
+                self.say(f"  >>> {line}")
+                try:
+                    await next_update(feed, self.wait)
+                except TimeoutError:
+                    why = f"no event from the devices within {self.wait:g} s"
+                    raise TimeoutError(why) from None
