@@ -9,7 +9,7 @@ import pytest
 from controller.rules import Rules, ShowdownMode, Variant
 from controller.sim.dealer import Dealer, FaultRates, Tally
 from controller.sim.floor import CoreFloor
-from controller.table import Table, TableSettings
+from controller.table import AlertKind, Device, DeviceFault, Fault, Table, TableSettings
 
 FAULTS = FaultRates(unreadable=0.05, misplaced=0.05, unplug=0.02)
 NO_FAULTS = FaultRates()
@@ -108,3 +108,35 @@ def test_a_short_stub_has_the_burn_cards_scrambled_back_into_the_shoe() -> None:
     # reloaded, which the table expects: no alert.
     assert tally.scrambles == 5
     assert tally.raised == {}
+
+
+def test_a_card_the_table_did_not_deal_is_kept_aside_not_pitched_to_a_seat() -> None:
+    """The shoe jams as the dealer draws: the card comes out while the table is paused, so
+    the table does not deal it (card_out_of_turn) and the dealer does not pitch it."""
+    tally = Tally()
+    floor = CoreFloor(TableSettings(), tally.observe)
+    dealer = Dealer(floor, tally, seats=2, hands=1, seed=1)
+
+    async def draw_while_paused() -> None:
+        while not floor.table.in_hand:
+            await dealer.move()
+        waiting = floor.table.hand.waiting_for
+        assert waiting.kind == "card" and waiting.seat is not None
+        floor._apply(DeviceFault(at=floor.now(), device=Device.SHOE, fault=Fault.JAM))
+        await dealer._deal(waiting)
+
+    asyncio.run(draw_while_paused())
+    assert [alert.kind for alert in floor.table.alerts] == [
+        AlertKind.DEVICE_FAULT,
+        AlertKind.CARD_OUT_OF_TURN,
+    ]
+    assert not floor.table.unconfirmed
+
+
+def test_the_unplug_rate_is_per_card_drawn() -> None:
+    table, tally = deal(7, hands=30, faults=FaultRates(unplug=0.05))
+    pulls = sum(count for what, count in tally.injected.items() if what.endswith("unplugged"))
+    chances = tally.drawn + pulls  # a card's chance is drawn again after a pull
+    assert 0.035 < pulls / chances < 0.065, (pulls, tally.drawn)
+    assert tally.raised["link_down"] == pulls
+    assert_sound(table, tally, 30)

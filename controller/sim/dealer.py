@@ -7,9 +7,11 @@ deck, start a hand, draw the card the table waits for and place it at its seat, 
 the decision of the player to act. Faults are injected at the rates asked: an unreadable
 card (dealt unread: the seat board's reader names it at its seat, or the supervisor enters
 it), a card that lands at a neighbouring seat (the dealer moves it where it belongs), a
-cable pulled for a moment (the dealer waits for the device to come back). Every random
-choice comes from the seed: the players' decisions, the decks, the faults, each from its
-own source, so the same seed and options deal the same hands.
+cable pulled for a moment (the dealer waits for the table to have the device back before
+its next move, as a dealer waits out the pause). A card is pitched only where the table
+dealt it: one the table did not take (an alert about it) is kept aside for the supervisor.
+Every random choice comes from the seed: the players' decisions, the decks, the faults,
+each from its own source, so the same seed and options deal the same hands.
 """
 
 from __future__ import annotations
@@ -247,6 +249,8 @@ class Dealer:
         if card != expected:
             raise DealerError(f"the shoe gave card {card}; the dealer loaded {expected} next")
         self.tally.drawn += 1
+        if any(alert.card == Card(card) for alert in self.floor.table.alerts):
+            return  # the table did not deal it: kept aside until the supervisor says
         seat = waiting.seat
         placed = seat is not None and self.floor.table.settings.seat_board
         if unread:

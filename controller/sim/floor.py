@@ -73,11 +73,12 @@ class Floor(Protocol):
         ...
 
     async def unplug(self, device: Device, seconds: float) -> None:
-        """The device's cable is pulled for ``seconds``."""
+        """The device's cable is pulled for ``seconds``; returns once the table has seen
+        the device go and has it back (the dealer waits out the pause, doing nothing)."""
         ...
 
     async def settle(self) -> None:
-        """Wait until the table changes by itself (a device comes back)."""
+        """Wait until the table changes by itself (a device's fault or link recovers)."""
         ...
 
 
@@ -86,7 +87,7 @@ class CoreFloor:
 
     Every physical act becomes the device event the real device would report, applied at
     once; time advances 10 ms per input from ``start`` (deterministic). An unplugged
-    device's link goes down at once and comes back at the next ``settle``.
+    device's link goes down and comes back at once.
     """
 
     def __init__(self, settings: TableSettings, observe: Observer, *, start: int = 0) -> None:
@@ -94,7 +95,6 @@ class CoreFloor:
         self._observe = observe
         self._clock = start
         self._shoe: deque[int] = deque()
-        self._returning: list[Device] = []
         for device in (Device.SHOE, Device.SEAT_BOARD):
             self._apply(LinkUp(at=self.now(), device=device))
 
@@ -137,9 +137,7 @@ class CoreFloor:
 
     async def unplug(self, device: Device, seconds: float) -> None:
         self._apply(LinkDown(at=self.now(), device=device, reason="unplugged"))
-        self._returning.append(device)
+        self._apply(LinkUp(at=self.now(), device=device))
 
     async def settle(self) -> None:
-        if not self._returning:
-            raise FloorError("the table waits for nothing that will come by itself")
-        self._apply(LinkUp(at=self.now(), device=self._returning.pop(0)))
+        raise FloorError("the table waits for nothing that will come by itself")

@@ -5,6 +5,7 @@ The dealer's physical acts go to the simulators' control channels (``load``, ``d
 ``place``, ``sit``, ``unplug``). After each act the floor waits until the device is
 connected and holds no event the service has not acknowledged: the service acknowledges
 an event only once it is journaled and applied, so the table then shows what the act did.
+A pulled cable is waited out: the act is done once the table has the device back.
 One act at a time, each waited for: the table sees the events in the same order on every
 run, and the same seed deals the same hands.
 """
@@ -13,14 +14,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 from controller.config import Api, Config, Credential, DevicePort, hash_pin
 from controller.service import TableService
 from controller.sim.floor import FloorError, Observer
-from controller.table import Device, Disposition, Table, TableInput, TableSettings
+from controller.table import AlertKind, Device, Disposition, Table, TableInput, TableSettings
 from drivers.session import LinkConfig
 from firmware_sim.process import ControlReplyError, SimulatorProcess
 
@@ -48,6 +49,10 @@ def sim_config(settings: TableSettings, shoe: str, seats: str, journal: Path) ->
         supervisors=(Credential(DEMO_SUPERVISOR[0], hash_pin(DEMO_SUPERVISOR[1])),),
         dealers=(Credential(DEMO_DEALER[0], hash_pin(DEMO_DEALER[1])),),
     )
+
+
+def _link_down(table: Table, device: Device) -> bool:
+    return any(a.kind is AlertKind.LINK_DOWN and a.device is device for a in table.alerts)
 
 
 def fresh_journal(path: Path) -> None:
@@ -136,12 +141,9 @@ class ServiceFloor:
         """Wait until every device is connected and the table knows it."""
         for device in self.devices:
             await self._act(device, "status")
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + SETTLE_TIMEOUT
-        while not set(self.devices) <= set(self.table.links):
-            if loop.time() > deadline:
-                raise FloorError(f"the devices did not connect in {SETTLE_TIMEOUT:.0f} s")
-            await asyncio.sleep(0.01)
+        await self._until(
+            lambda: set(self.devices) <= set(self.table.links), "the devices did not connect"
+        )
 
     async def load(self, cards: list[int]) -> None:
         await self._act(Device.SHOE, "load cards=" + ",".join(str(card) for card in cards))
@@ -160,8 +162,25 @@ class ServiceFloor:
             await self._act(Device.SEAT_BOARD, f"sit {seat}")
 
     async def unplug(self, device: Device, seconds: float) -> None:
-        if device in self.devices:
-            await self._command(device, f"unplug {seconds:.2f}")
+        """The cable is out for ``seconds``; back once the table has the device again and
+        has cleared its lost link (the dealer waits out the pause, as the table asks)."""
+        if device not in self.devices:
+            return
+        await self._command(device, f"unplug {seconds:.2f}")
+        await asyncio.sleep(seconds)
+        await self._act(device, "status")
+        await self._until(
+            lambda: device in self.table.links and not _link_down(self.table, device),
+            f"the table did not have the {device.value} back",
+        )
+
+    async def _until(self, holds: Callable[[], bool], what: str) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + SETTLE_TIMEOUT
+        while not holds():
+            if loop.time() > deadline:
+                raise FloorError(f"{what} in {SETTLE_TIMEOUT:.0f} s")
+            await asyncio.sleep(0.01)
 
     async def settle(self) -> None:
         self._changed.clear()

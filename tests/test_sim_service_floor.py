@@ -1,0 +1,42 @@
+"""The simulated table's floor on simulator processes and the table service: a pulled
+cable is waited out like a dealer waits out the pause, so the cards drawn next are dealt."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from controller.sim.dealer import Tally
+from controller.sim.service_floor import service_floor
+from controller.table import Device, NewHand, SitDown, TableSettings
+
+
+async def pull_both_cables_then_draw(journal: Path, tally: Tally) -> None:
+    async with service_floor(TableSettings(), journal, tally.observe, seed=1) as floor:
+        for seat in (1, 2):
+            await floor.sit(seat)
+            assert (
+                await floor.submit(SitDown(at=0, seat=seat, player=f"P{seat}", buy_in=200)) is None
+            )
+        await floor.load(list(range(52)))
+        assert await floor.submit(NewHand(at=0)) is None
+        # the shoe's cable, then at once the seat board's (out longer): the table is told of
+        # neither before the dealer's next act
+        await floor.unplug(Device.SHOE, 1.0)
+        await floor.unplug(Device.SEAT_BOARD, 2.0)
+        assert {Device.SHOE, Device.SEAT_BOARD} <= set(floor.table.links)
+        card = await floor.draw(None)
+        table = floor.table
+        assert not table.alerts, [alert.message for alert in table.alerts]
+        assert table.hand is not None
+        assert card in [dealt.card for player in table.hand.players for dealt in player.cards]
+
+
+def test_a_card_drawn_after_two_cables_were_pulled_is_dealt_not_out_of_turn(
+    tmp_path: Path,
+) -> None:
+    tally = Tally()
+    asyncio.run(pull_both_cables_then_draw(tmp_path / "table.sqlite", tally))
+    assert tally.raised["link_down"] == 2  # the table saw each cable go and come back
+    assert set(tally.raised) == {"link_down"}
+    assert sum(tally.resolved["link_down"].values()) == 2
