@@ -199,7 +199,9 @@ def test_history_of_a_missing_journal_or_hand_is_status_2(tmp_path: Path) -> Non
     assert no_hand.returncode == 2 and "hand 1 is not in" in no_hand.stderr
 
 
-def test_a_voided_hand_replays_to_its_recorded_stacks(tmp_path: Path) -> None:
+def test_a_voided_hand_replays_to_its_recorded_stacks_and_its_record_audits(
+    tmp_path: Path,
+) -> None:
     """A hand voided after a decision and more cards: its script keeps the cards before the
     last decision and ends with the void; the replay gives every chip back as recorded."""
     path = tmp_path / "table.sqlite"
@@ -237,6 +239,28 @@ def test_a_voided_hand_replays_to_its_recorded_stacks(tmp_path: Path) -> None:
         check=False,
     )
     assert result.returncode == 0 and json.loads(result.stdout)[0]["recorded"] is True
+    # the audit: one hand of the history, as printed, replayed against its recorded outcome
+    record = json.loads(history_json(path, "--hand", "1"))
+    audited = replay_file(tmp_path / "hand1.json", record)
+    assert audited.returncode == 0, audited.stderr
+    assert "audit: hand 1 (" in audited.stdout and "replays to the outcome" in audited.stdout
+    record["outcome"]["seats"]["1"]["stack"] = 99
+    tampered = replay_file(tmp_path / "tampered.json", record)
+    assert tampered.returncode == 1 and "AUDIT FAILED: hand 1" in tampered.stdout
+    del record["outcome"]
+    broken = replay_file(tmp_path / "broken.json", record)
+    assert broken.returncode == 2 and "missing 'outcome'" in broken.stderr
+
+
+def history_json(journal: Path, *args: str) -> str:
+    command = [LUCK_TABLE, "history", "--journal", str(journal), "--json", *args]
+    return subprocess.run(command, capture_output=True, text=True, check=True).stdout
+
+
+def replay_file(path: Path, record: object) -> subprocess.CompletedProcess[str]:
+    path.write_text(json.dumps(record))
+    command = [LUCK_TABLE, "replay", str(path)]
+    return subprocess.run(command, capture_output=True, text=True, check=False)
 
 
 def test_serve_refuses_a_journal_with_a_record_it_cannot_read_with_status_1(

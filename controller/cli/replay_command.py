@@ -1,5 +1,8 @@
 """``luck-table replay FILE|- [--json]``: play a hand script through the engine.
 
+FILE may also hold one hand of ``luck-table history --hand N --json`` (an audit): its
+script is played and the outcome checked against the one recorded (status 1 if not).
+
 A hand script is a JSON object::
 
     {"rules": {...overrides...}, "seats": {"1": 200, "4": 150},
@@ -42,6 +45,7 @@ COMMAND = "replay"
 CARDS_PER_PLAYER = 7  # seven-card stud, before any bonus card
 BURNS_PER_HAND = 4  # one before each of fourth to seventh street
 SCRIPT_FIELDS = frozenset({"rules", "seats", "cards", "actions"})
+RECORD_FIELDS = frozenset({"hand", "started", "ended", "script", "outcome", "recorded"})
 SEAT_NAMES = frozenset(str(seat) for seat in range(1, MAX_SEAT + 1))
 
 
@@ -307,9 +311,50 @@ def history(replay: Replay) -> str:
     return "\n".join(lines)
 
 
+def read_record(text: str) -> tuple[Script, dict[str, Any]] | None:
+    """A hand of ``luck-table history --hand N --json``, ``{"hand", "started", "ended",
+    "script", "outcome", "recorded"}``: its script and the record; None when ``text`` is
+    not such a record (a hand script)."""
+    try:
+        data = json.loads(text, object_pairs_hook=_unique_keys)
+    except (json.JSONDecodeError, RecursionError):
+        return None  # read_script says what is wrong
+    except ScriptError:
+        raise
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or "script" not in data:
+        return None
+    missing = sorted(RECORD_FIELDS - set(data))
+    unknown = sorted(set(data) - RECORD_FIELDS)
+    if missing or unknown:
+        what = f"missing {missing[0]!r}" if missing else f"unknown field {unknown[0]!r}"
+        raise ScriptError(f"a hand of 'luck-table history --json': {what}")
+    if not isinstance(data["outcome"], dict):
+        raise ScriptError("a hand of 'luck-table history --json': 'outcome' must be an object")
+    try:
+        script = read_script(json.dumps(data["script"]))
+    except ScriptError as error:
+        raise ScriptError(f"script: {error}") from None
+    return script, data
+
+
+def audit(replay: Replay, record: dict[str, Any]) -> tuple[str, bool]:
+    """The audit line of a recorded hand replayed: whether the replay gives the outcome the
+    history printed for it, and whether that is the one the table recorded."""
+    hand = f"hand {record['hand']} ({record['started']} to {record['ended']})"
+    if to_json(replay) != record["outcome"]:
+        return f"AUDIT FAILED: {hand}: the replay's outcome is not the one recorded", False
+    if record["recorded"] is not True:
+        return f"AUDIT FAILED: {hand}: the table recorded another outcome (recorded: false)", False
+    return f"audit: {hand} replays to the outcome the table recorded", True
+
+
 def handler(args: argparse.Namespace) -> int:
     try:
-        script = read_script(read_text(args.file))
+        text = read_text(args.file)
+        found = read_record(text)
+        script, record = (read_script(text), None) if found is None else found
     except (InputError, ScriptError) as error:
         if args.json:
             message = shorten(str(error), MESSAGE_LIMIT)
@@ -320,6 +365,11 @@ def handler(args: argparse.Namespace) -> int:
         print(json.dumps(to_json(replay), indent=2))
     else:
         print(history(replay))
+    if record is not None:
+        line, ok = audit(replay, record)
+        print(line, file=sys.stderr if args.json else sys.stdout)
+        if not ok:
+            return 1
     if replay.error is None:
         return 0
     return 2 if "card" in replay.error else 1
@@ -330,8 +380,14 @@ def add_parser(subparsers: Any) -> None:
         COMMAND,
         help="play a hand script through the engine",
         description="Play a hand script (JSON) through the rules engine and print the hand "
-        "history, or the outcome as JSON with --json.",
+        "history, or the outcome as JSON with --json. FILE may hold one hand of 'luck-table "
+        "history --hand N --json' instead: its script is played and its outcome checked "
+        "against the recorded one (exit status 1 if it differs).",
     )
-    parser.add_argument("file", metavar="FILE", help="hand script, or - for standard input")
+    parser.add_argument(
+        "file",
+        metavar="FILE",
+        help="hand script, or a hand of 'history --json'; - for standard input",
+    )
     parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
     parser.set_defaults(handler=handler)
