@@ -42,6 +42,8 @@ from controller.journal.snapshots import Snapshots  # noqa: E402
 from controller.rules import Do  # noqa: E402
 from controller.service import Recovered, TableService, recover, steps  # noqa: E402
 from controller.service.records import record_of, table_inputs  # noqa: E402
+from controller.sim.dealer import Dealer, Tally  # noqa: E402
+from controller.sim.service_floor import ServiceFloor  # noqa: E402
 from controller.table import (  # noqa: E402
     Configure,
     Decide,
@@ -57,8 +59,9 @@ from drivers.events import CardRead, DeviceInfo, LinkUp  # noqa: E402
 from drivers.protocol import CardRead as CardMessage  # noqa: E402
 from drivers.protocol import DeviceKind, encode_frame  # noqa: E402
 from drivers.session import LinkConfig  # noqa: E402
+from firmware_sim.process import Control as SyncControl  # noqa: E402
 from tests.service_kit import BAUD, config, simulator  # noqa: E402
-from tests.service_play import AutoTable, Control  # noqa: E402
+from tests.service_play import Control  # noqa: E402
 
 BITS_PER_BYTE = 10
 BATCH = 50  # hands per transaction when writing a journal for (b)
@@ -71,15 +74,15 @@ def percentiles(samples: list[float]) -> tuple[float, float]:
     return statistics.median(ordered), p99
 
 
-class TimedControl(Control):
+class TimedControl(SyncControl):
     """The shoe's control channel, noting when each draw is sent."""
 
     draws: list[float]
 
-    async def command(self, line: str) -> object:
+    def command(self, line: str) -> object:
         if line == "draw":
             self.draws.append(time.perf_counter())
-        return await super().command(line)
+        return super().command(line)
 
 
 async def driver_alone(port: str, control_address: str, cards: int) -> list[float]:
@@ -103,10 +106,11 @@ async def whole_service(folder: Path, port: str, control_address: str, cards: in
     samples: list[float] = []
     async with TableService(settings) as service:
         updates = service.updates()
-        shoe = await TimedControl.connect(control_address)
+        shoe = TimedControl(control_address)
         shoe.draws = []
-        auto = AutoTable(service, shoe, None, players=6, seed=1)
-        await auto.settle()
+        tally = Tally()
+        floor = ServiceFloor(service, shoe, None, tally.observe)
+        await floor.ready()
 
         async def collect() -> None:
             async for update in updates:  # a card read gives one update with the card (or burn)
@@ -115,13 +119,15 @@ async def whole_service(folder: Path, port: str, control_address: str, cards: in
                     if len(samples) >= cards:
                         return
 
-        play = asyncio.create_task(auto.play(10_000))
+        play = asyncio.create_task(Dealer(floor, tally, seats=6, hands=0, seed=1).run())
         done, _ = await asyncio.wait(
             {play, asyncio.create_task(collect())}, return_when=asyncio.FIRST_COMPLETED
         )
         play.cancel()
         for task in done:
             task.result()  # the player's failure, if it failed
+        await floor.close()
+        shoe.close()
         hands = service.table.hand_number
     size = journal_size(settings.journal)
     print(

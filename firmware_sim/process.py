@@ -21,6 +21,32 @@ class ControlReplyError(RuntimeError):
     """The simulator answered ``error ...`` to a control command."""
 
 
+class Control:
+    """A simulator's control channel at ``address`` (``HOST:PORT``, as it announces it),
+    one connection; ``command`` is safe to call from several threads. A simulator takes
+    several control connections: one process may start it and another drive it."""
+
+    def __init__(self, address: str, timeout: float = 10.0) -> None:
+        host, port = address.rsplit(":", 1)
+        self._socket = socket.create_connection((host, int(port)), timeout=timeout)
+        self._replies = self._socket.makefile("r")
+        self._lock = threading.Lock()
+
+    def command(self, line: str) -> Any:
+        """Run one control command; its reply's JSON, or ControlReplyError."""
+        with self._lock:
+            self._socket.sendall(line.encode() + b"\n")
+            reply = self._replies.readline().strip()
+        status, _, payload = reply.partition(" ")
+        if status != "ok":
+            raise ControlReplyError(f"{line}: {reply or 'no reply'}")
+        return json.loads(payload)
+
+    def close(self) -> None:
+        self._socket.close()
+        self._replies.close()
+
+
 class SimulatorProcess:
     """``python -m firmware_sim DEVICE ARGS...`` with its control channel."""
 
@@ -40,10 +66,7 @@ class SimulatorProcess:
         else:
             self.process.wait(timeout)
             raise RuntimeError(f"the simulator exited with status {self.process.returncode}")
-        host, port = self.announced["control"].rsplit(":", 1)
-        self._control = socket.create_connection((host, int(port)), timeout=timeout)
-        self._replies = self._control.makefile("r")
-        self._lock = threading.Lock()
+        self.control = Control(self.announced["control"], timeout)
 
     @property
     def port(self) -> str:
@@ -54,20 +77,13 @@ class SimulatorProcess:
 
     def command(self, line: str) -> Any:
         """Run one control command; its reply's JSON, or ControlReplyError."""
-        with self._lock:
-            self._control.sendall(line.encode() + b"\n")
-            reply = self._replies.readline().strip()
-        status, _, payload = reply.partition(" ")
-        if status != "ok":
-            raise ControlReplyError(f"{line}: {reply or 'no reply'}")
-        return json.loads(payload)
+        return self.control.command(line)
 
     def stop(self, timeout: float = 10.0) -> None:
         """``quit`` and wait for the process to end."""
         with contextlib.suppress(OSError):  # already gone
             self.command("quit")
-        self._control.close()
-        self._replies.close()
+        self.control.close()
         try:
             self.process.wait(timeout)
         except subprocess.TimeoutExpired:

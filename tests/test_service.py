@@ -18,11 +18,13 @@ from controller.journal import Journal
 from controller.journal.snapshots import Snapshots
 from controller.rules import DECK, Do
 from controller.service import TableService, Update, recover, steps
+from controller.sim.dealer import Dealer, Tally
+from controller.sim.service_floor import ServiceFloor
 from controller.table import AlertKind, Decide, Device, NewHand, SitDown, Table
 from firmware_sim.shoe import SimulatedShoe
 from firmware_sim.usb_backend import VirtualUsbBackend
 from tests.service_kit import BAUD, config, simulator, write_config
-from tests.service_play import AutoTable, Control
+from tests.service_play import Control
 
 LUCK_TABLE = [str(Path(sys.executable).parent / "luck-table")]
 
@@ -61,12 +63,11 @@ def test_hands_from_the_shoe_to_the_pot_journaled_and_recovered(tmp_path: Path) 
         async def scenario() -> None:
             async with TableService(settings) as service:
                 updates = service.updates()
-                auto = AutoTable(
-                    service,
-                    await Control.connect(shoe.announced["control"]),
-                    await Control.connect(seats.announced["control"]),
-                )
-                await auto.play(3)
+                tally = Tally()
+                floor = ServiceFloor(service, shoe, seats, tally.observe)
+                await floor.ready()
+                await Dealer(floor, tally, seats=4, hands=3, seed=1).run()
+                await floor.close()
                 table = service.table
                 assert (table.hand_number, table.in_hand, table.alerts) == (3, False, ())
                 assert sum(seat.stack for seat in table.seats) == table.chips == table.bought_in
@@ -77,7 +78,7 @@ def test_hands_from_the_shoe_to_the_pot_journaled_and_recovered(tmp_path: Path) 
                 assert positions == list(range(positions[0], service.position + 1))
                 assert [update.position for update in seen] == sorted(positions)
                 assert seen[-1].table is table
-                lamps = await auto.shoe.command("status")
+                lamps = await asyncio.to_thread(shoe.command, "status")
                 assert (lamps["bonus_lamp"], lamps["seat_lamps"]) == (False, [])
                 final = dumps(table)
             assert dumps(replayed(settings.journal)) == final

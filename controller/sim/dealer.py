@@ -10,7 +10,9 @@ it), a card that lands at a neighbouring seat (the dealer moves it where it belo
 cable pulled for a moment (the dealer waits for the table to have the device back before
 its next move, as a dealer waits out the pause). A card is pitched only where the table
 dealt it: one the table did not take (an alert about it) is kept aside for the supervisor.
-Every random choice comes from the seed: the players' decisions, the decks, the faults,
+A dealer may take over a table in play (the service restarted on its journal): it goes on
+from what the table shows, taking the shoe's cards as they come until it loads a deck of
+its own. Every random choice comes from the seed: the players' decisions, the decks, the faults,
 each from its own source, so the same seed and options deal the same hands.
 """
 
@@ -245,9 +247,10 @@ class Dealer:
             return  # the table will say whether to go on
         unread = self.chance.random() < self.faults.unreadable
         card = await self.floor.draw(Disposition.DEALT_UNREAD if unread else None)
-        expected = self.shoe.popleft()
-        if card != expected:
-            raise DealerError(f"the shoe gave card {card}; the dealer loaded {expected} next")
+        if self.shoe:  # else a deck the dealer did not load (it took over the table)
+            expected = self.shoe.popleft()
+            if card != expected:
+                raise DealerError(f"the shoe gave card {card}; the dealer loaded {expected} next")
         self.tally.drawn += 1
         if any(alert.card == Card(card) for alert in self.floor.table.alerts):
             return  # the table did not deal it: kept aside until the supervisor says

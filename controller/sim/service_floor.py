@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from controller.config import Api, Config, Credential, DevicePort, hash_pin
 from controller.service import TableService
@@ -62,14 +62,22 @@ def fresh_journal(path: Path) -> None:
             Path(f"{path}{suffix}").unlink()
 
 
+class Controlled(Protocol):
+    """A simulator's control channel: a ``SimulatorProcess``, or a ``Control`` of one that
+    another process started."""
+
+    def command(self, line: str) -> Any: ...
+
+
 class ServiceFloor:
-    """The dealer's floor on simulator processes and a running ``TableService``."""
+    """The dealer's floor on simulators (their control channels) and a running
+    ``TableService`` on them."""
 
     def __init__(
         self,
         service: TableService,
-        shoe: SimulatorProcess,
-        seats: SimulatorProcess | None,
+        shoe: Controlled,
+        seats: Controlled | None,
         observe: Observer,
     ) -> None:
         self.service = service
@@ -94,8 +102,11 @@ class ServiceFloor:
 
     def describe(self) -> str:
         """Where the table runs: the simulators' ports and the journal."""
+        config = self.service.config
         ports = ", ".join(
-            f"{device.value.replace('_', ' ')} {sim.port}" for device, sim in self.devices.items()
+            f"{device.value.replace('_', ' ')} {port.port}"
+            for device, port in ((Device.SHOE, config.shoe), (Device.SEAT_BOARD, config.seat_board))
+            if port is not None and device in self.devices
         )
         where = f"simulated {ports}; journal {self.service.config.journal}"
         if self.console_url is None:
