@@ -1,5 +1,6 @@
-"""Hardware-in-the-loop scenarios: every file in tests/scenarios/ against simulator
-processes, and ``luck-table hil``'s verdicts and exit statuses."""
+"""Hardware-in-the-loop scenarios: every file in tests/scenarios/ against a ``luck-table
+serve`` process and simulator processes (through the service's API), and ``luck-table
+hil``'s verdicts and exit statuses."""
 
 from __future__ import annotations
 
@@ -82,6 +83,40 @@ def test_a_bad_scenario_file_exits_2_naming_the_file_the_step_and_what_is_wrong(
     done = hil(str(path))
     assert done.returncode == 2, done.stdout + done.stderr
     assert str(path) in done.stderr and said in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        (["--attach", "http://127.0.0.1:9"], "--attach URL goes with --dealer ID and --supervisor"),
+        (["--dealer", "D1"], "--attach URL goes with --dealer ID and --supervisor"),
+        (
+            [
+                "--attach",
+                "http://127.0.0.1:9",
+                "--shoe",
+                "/dev/null",
+                "--dealer",
+                "D",
+                "--supervisor",
+                "S",
+            ],
+            "--attach: the service has its own devices and journal",
+        ),
+        (
+            ["--attach", "http://127.0.0.1:9", "--dealer", "D", "--supervisor", "S"],
+            "stops and starts the service: not with --attach",
+        ),
+    ],
+)
+def test_attach_options_are_checked_before_anything_runs(
+    tmp_path: Path, options: list[str], said: str
+) -> None:
+    path = tmp_path / "power.toml"
+    path.write_text(BASE + "[[step]]\nstop_service = true\n")
+    done = hil(*options, str(path))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert said in done.stderr, done.stderr
 
 
 def run_file(folder: Path, steps: str) -> subprocess.CompletedProcess[str]:

@@ -45,7 +45,8 @@ def handler(args: argparse.Namespace) -> int:
         return fail("hil", "--seats needs --shoe (real devices)")
     if args.attach is not None and (args.shoe is not None or args.journal is not None):
         return fail("hil", "--attach: the service has its own devices and journal")
-    if (args.dealer is None or args.supervisor is None) != (args.attach is None):
+    signers = (args.dealer, args.supervisor)
+    if (None in signers) if args.attach is not None else signers != (None, None):
         return fail("hil", "--attach URL goes with --dealer ID and --supervisor ID")
     if args.journal is not None and (args.journal.exists() or len(args.scenario) > 1):
         why = "already exists" if args.journal.exists() else "is for one scenario only"
