@@ -104,8 +104,9 @@ def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "hil",
         help="run hardware-in-the-loop scenarios",
-        description="Run scenario files (docs/scenarios.md) against the simulators, or "
-        "against real devices with --shoe and --seats.",
+        description="Run scenario files (docs/scenarios.md) against a luck-table serve "
+        "process started for each: on the simulators, or on real devices with --shoe and "
+        "--seats; or against a service already running, with --attach.",
     )
     parser.add_argument("scenario", nargs="+", type=Path, help="a scenario file (TOML)")
     parser.add_argument("--shoe", metavar="PORT", help="the real shoe's serial port")

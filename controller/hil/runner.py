@@ -350,6 +350,9 @@ class Run:
                 self.say(f"FAIL {label}")
                 for problem in problems:
                     self.say(f"       {problem}")
+                if self.process is not None:
+                    for line in self.process.tail():
+                        self.say(f"       service log: {line}")
                 if len(steps) > step.number:
                     self.say(f"     {len(steps) - step.number} steps not run")
                 return Result(self.scenario, step.number - 1, step.number)
@@ -424,9 +427,15 @@ async def run_scenario(
             process = service(shoe, seats if scenario.seat_board else None, False)
             say("waiting for the devices to connect")
             world = DeviceWorld(say, wait)
-            run = Run(scenario, world, say, credentials, process=process, devices=devices)
-            run.link_timeout = wait
-            return await run.run()
+            return await Run(
+                scenario,
+                world,
+                say,
+                credentials,
+                process=process,
+                devices=devices,
+                link_timeout=wait,
+            ).run()
         async with _simulators(scenario) as simulated:
             seat_port = None if simulated.seats is None else simulated.seats.port
             process = service(simulated.shoe.port, seat_port, True)

@@ -77,9 +77,15 @@ class ServiceProcess:
                     else f"did not listen within {START_TIMEOUT:g} s"
                 )
                 await self.kill()
-                tail = "\n".join(said.splitlines()[-5:])
-                raise ServiceError(f"the table service {why}; its log ({self.log}):\n{tail}")
+                tail = "\n".join(self.tail())
+                raise ServiceError(f"the table service {why}; the end of its log:\n{tail}")
             await asyncio.sleep(0.05)
+
+    def tail(self, lines: int = 5) -> list[str]:
+        """The last lines of the service's log."""
+        if not self.log.exists():
+            return []
+        return self.log.read_text(errors="replace").splitlines()[-lines:]
 
     async def kill(self) -> None:
         """SIGKILL: the controller loses power (nothing is flushed, nothing is said)."""
