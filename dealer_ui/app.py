@@ -6,7 +6,8 @@ a player's token (``POST /api/player-tokens``), or none for the public. Every vi
 ``dealer_ui.views.view`` of the table for that role. Every input goes through
 ``service.submit``: a refused input answers 409 with the table's reason (the engine's words
 for a decision); a malformed one 422 naming the field. Supervisor actions carry the
-supervisor's id and PIN, checked for each action.
+supervisor's id and PIN, checked for each action; every failed sign-in and refused PIN is
+journaled (``TableService.record_failed_attempt``).
 """
 
 import asyncio
@@ -231,24 +232,39 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
             view=ViewOut(**view(step.table, role, seat)),
         )
 
+    async def refused_pin(
+        error: AuthError, role: str, who: str, action: str, client: str, *, by: str | None = None
+    ) -> ApiError:
+        """Journal a failed attempt (who tried, as what, for which action, from where; the
+        time is the journal's), then the error to answer."""
+        if error.journal:
+            attempt = {"role": role, "who": who, "action": action, "client": client}
+            attempt |= {"status": error.status, "reason": error.reason}
+            await service.record_failed_attempt(attempt if by is None else {**attempt, "by": by})
+        code = "rate_limited" if error.status == 429 else "unauthorized"
+        return ApiError(error.status, code, error.reason)
+
     async def supervised(
         body: Supervisor, record: dict[str, Any], request: Request, session: Session
     ) -> StepOut:
-        client = request.client.host if request.client else "unknown"
+        client = _client(request)
         try:
             await auth.supervisor(body.supervisor, body.pin, client)
         except AuthError as error:
-            raise _refused_pin(error) from None
+            action = record["type"]
+            raise await refused_pin(
+                error, "supervisor", body.supervisor, action, client, by=session.who
+            ) from None
         return await submit({**record, "who": body.supervisor, "why": body.why}, session)
 
     @app.post("/api/sessions", response_model=SessionOut, tags=["sign-in"])
     async def sign_in(body: SignIn, request: Request) -> SessionOut:
         """Sign in with an id and PIN: a dealer, or a supervisor for the surveillance view."""
-        client = request.client.host if request.client else "unknown"
+        client = _client(request)
         try:
             session = await auth.sign_in(body.role, body.id, body.pin, client)
         except AuthError as error:
-            raise _refused_pin(error) from None
+            raise await refused_pin(error, body.role, body.id, "sign_in", client) from None
         return _session_out(session, auth)
 
     @app.delete("/api/sessions", status_code=204, tags=["sign-in"])
@@ -383,9 +399,8 @@ async def _until_closed(socket: WebSocket) -> None:
             await socket.receive_text()
 
 
-def _refused_pin(error: AuthError) -> ApiError:
-    code = "rate_limited" if error.status == 429 else "unauthorized"
-    return ApiError(error.status, code, error.reason)
+def _client(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
 
 
 def _session_out(session: Session, auth: Auth) -> SessionOut:

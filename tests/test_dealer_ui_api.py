@@ -12,7 +12,13 @@ from typing import Any
 import pytest
 import websockets
 
+from controller.cli.hands import recorded_hands
+from controller.journal import Journal
+from controller.journal.snapshots import Snapshots
 from controller.service import TableService
+from controller.service.records import ACCESS
+from controller.service.recovery import recover
+from controller.table import Table
 from dealer_ui.auth import Auth
 from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script, live_table
 from tests.service_kit import simulator
@@ -31,10 +37,11 @@ def run(scenario: Any) -> None:
         asyncio.run(asyncio.wait_for(scenario(shoe), 240))
 
 
-def test_sign_in_sessions_expire_and_failed_attempts_are_logged_and_limited(
+def test_sign_in_sessions_expire_and_failed_attempts_are_journaled_and_limited(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     clock = Clock()
+    final: list[Table] = []
 
     def use_clock(service: TableService) -> Auth:
         config = service.config
@@ -76,12 +83,13 @@ def test_sign_in_sessions_expire_and_failed_attempts_are_logged_and_limited(
             assert live.service.table.seat(2) is None
 
             await live.sign_in()  # the kit's clock-free dealer session is gone: a new one
-            position = live.service.position
+            position, table = live.service.position, live.service.table
             void = await live.post(
                 "/api/supervisor/void", {"supervisor": "S100", "pin": "9999", "why": "test"}
             )
             assert void.status_code == 401 and "supervisor" in void.json()["reason"]
-            assert live.service.position == position  # nothing journaled, nothing changed
+            assert live.service.position == position  # no table input: nothing changed
+            assert live.service.table is table
             player = await live.post("/api/player-tokens", {"seat": 1})
             other_seat = await http.post(
                 "/api/decisions",
@@ -89,6 +97,7 @@ def test_sign_in_sessions_expire_and_failed_attempts_are_logged_and_limited(
                 headers={"Authorization": f"Bearer {player.json()['token']}"},
             )
             assert other_seat.status_code == 403 and "seat 1" in other_seat.json()["reason"]
+            final.append(live.service.table)
 
     with caplog.at_level(logging.WARNING, logger="dealer_ui.auth"):
         run(scenario)
@@ -96,6 +105,35 @@ def test_sign_in_sessions_expire_and_failed_attempts_are_logged_and_limited(
     assert sum("failed dealer PIN for 'D200'" in m for m in failures) == 5
     assert any("too many attempts" in m for m in failures)
     assert any("failed supervisor PIN for 'S100'" in m for m in failures)
+
+    with Journal.open(tmp_path / "table.sqlite", create=False) as journal:
+        entries = list(journal.entries())
+        attempts = [e for e in entries if e.source == ACCESS]
+        # the five wrong PINs, the first refusal of the lockout, the supervisor's wrong PIN
+        assert [(e.type, e.fields["action"], e.fields["status"]) for e in attempts] == [
+            *[("failed_attempt", "sign_in", 401)] * 5,
+            ("failed_attempt", "sign_in", 429),
+            ("failed_attempt", "void_hand", 401),
+        ]
+        assert attempts[0].fields == {
+            "role": "dealer",
+            "who": "D200",
+            "action": "sign_in",
+            "client": "127.0.0.1",
+            "status": 401,
+            "reason": "wrong dealer id or PIN",
+        }
+        assert attempts[-1].fields["role"] == "supervisor"
+        assert attempts[-1].fields["who"] == "S100" and attempts[-1].fields["by"] == "D200"
+        assert all(e.recorded_at > 0 for e in attempts)
+        # a failed attempt is no table input: replaying the journal gives the same table
+        snapshots = Snapshots(journal.path)
+        try:
+            recovered = recover(journal, snapshots)
+        finally:
+            snapshots.close()
+        assert recovered.table.to_json() == final[0].to_json()
+        assert [hand.number for hand in recorded_hands(journal)] == []
 
 
 BAD_REQUESTS: list[tuple[str, Any]] = [
