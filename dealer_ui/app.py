@@ -326,6 +326,13 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         """The player at ``seat`` leaves (cashed out), sits out or sits in."""
         return await submit({"type": change, "seat": seat}, session)
 
+    @app.post("/api/alerts/{alert}/acknowledge", response_model=StepOut, tags=["dealer"])
+    async def acknowledge(alert: int, session: Annotated[Session, Depends(dealer)]) -> StepOut:
+        """The dealer has seen an open alert: it stays open (and the table paused, for a
+        blocking one) until it is resolved, marked as acknowledged by the dealer."""
+        record = {"type": "acknowledge_alert", "alert": alert, "who": session.who}
+        return await submit(record, session)
+
     def supervisor_action(
         path: str, model: type[Supervisor], record: Callable[[Any], dict[str, Any]], doc: str
     ) -> None:

@@ -214,6 +214,7 @@ def _alert(alert: Alert, visible: frozenset[str] | None) -> dict[str, Any]:
         "seat": alert.seat,
         "device": None if alert.device is None else alert.device.value,
         "raised_at": alert.raised_at,
+        "acknowledged_by": alert.acknowledged_by,
     }
     if visible is None or (alert.card is not None and str(alert.card) in visible):
         out["card"] = None if alert.card is None else str(alert.card)

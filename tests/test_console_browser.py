@@ -155,6 +155,11 @@ def test_a_hand_dealt_with_the_console_buttons(tmp_path: Path) -> None:
             await live.shoe.settled()
             alert = page.locator("li.alert.action")
             await alert.wait_for()
+            # the dealer acknowledges it: it stays, and the table stays paused, until resolved
+            await alert.get_by_role("button", name="Acknowledge").click()
+            await alert.get_by_text(f"acknowledged by {DEALER['id']}").wait_for()
+            assert await page.locator("#paused").is_visible()
+            assert live.service.table.paused
             await page.set_viewport_size({"width": 1920, "height": 1080})
             await page.screenshot(path=str(shots / "console-alert-1920x1080.png"))
             await alert.get_by_role("button", name="Resolve: dead").click()

@@ -216,3 +216,35 @@ def test_errors_are_json_with_the_reason_and_the_feed_resumes_after_a_reconnect(
             assert "/api/supervisor/void" in openapi["paths"] and "/api/view" in openapi["paths"]
 
     run(scenario)
+
+
+def test_the_dealer_acknowledges_an_alert_which_stays_until_resolved(tmp_path: Path) -> None:
+    async def scenario(shoe: Any) -> None:
+        async with live_table(tmp_path, shoe) as live:
+            await live.seat_players()
+            await live.load(Script().deck(live.service.table))
+            (await live.post("/api/hands")).raise_for_status()
+            await live.shoe.command("draw unreadable disposition=dealt_unread")
+            await live.shoe.settled()
+            await live.until(lambda: bool(live.service.table.alerts), "the unread-card alert")
+            alert = live.service.table.alerts[0].id
+            public = await live.http.post(f"/api/alerts/{alert}/acknowledge")
+            assert public.status_code == 403
+            seen = await live.post(f"/api/alerts/{alert}/acknowledge")
+            assert seen.status_code == 200, seen.text
+            body = seen.json()
+            assert body["view"]["alerts"][0]["acknowledged_by"] == DEALER["id"]
+            assert body["view"]["paused"] and body["view"]["display"].startswith("PAUSED")
+            assert [e["kind"] for e in body["events"]] == ["alert_acknowledged"]
+            again = await live.post(f"/api/alerts/{alert}/acknowledge")
+            assert again.status_code == 409 and "already acknowledged" in again.json()["reason"]
+            unknown = await live.post("/api/alerts/999/acknowledge")
+            assert unknown.status_code == 409 and "no open alert 999" in unknown.json()["reason"]
+            resolved = await live.post(
+                "/api/supervisor/resolve",
+                {**SUPERVISOR, "why": "taken away", "alert": alert, "remedy": "dead"},
+            )
+            assert resolved.status_code == 200 and resolved.json()["view"]["alerts"] == []
+            assert not live.service.table.paused
+
+    run(scenario)

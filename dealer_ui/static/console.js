@@ -255,10 +255,16 @@ function renderAlerts(view) {
     if (ROLE === "dealer" && alert.kind === "unread_card") {
       actions.append(el("button", { type: "button", class: "small", onclick: () => openSupervisor("enter-card") }, "Enter the card"));
     }
-    return el("li", { class: `alert ${alert.severity}`, "data-alert": alert.id },
+    if (ROLE === "dealer" && !alert.acknowledged_by) {
+      actions.append(el("button", { type: "button", class: "small", "aria-label": `Acknowledge alert ${alert.id}`,
+        onclick: () => send(`/api/alerts/${alert.id}/acknowledge`, {}, `alert ${alert.id} acknowledged`) }, "Acknowledge"));
+    }
+    const seen = alert.acknowledged_by ? `acknowledged by ${alert.acknowledged_by}${alert.blocking ? ": still paused until resolved" : ""}` : "";
+    return el("li", { class: `alert ${alert.severity}${seen ? " acknowledged" : ""}`, "data-alert": alert.id },
       el("span", { class: "sev", text: `${alert.severity}${alert.blocking ? " · table paused" : ""}` }),
       el("p", { class: "what", text: alert.message }),
       el("p", { class: "remedy", text: alert.remedy }),
+      seen ? el("p", { class: "seen", text: seen }) : null,
       actions.childElementCount ? actions : null);
   }));
   const select = $("supervisor-form")?.alert;
