@@ -22,8 +22,10 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
+from controller.cli import replay_command
 from controller.service import TableService
 from controller.table import TableInputError, input_from_json
+from dealer_ui.archive import Archive
 from dealer_ui.auth import Auth, AuthError, Session
 from dealer_ui.feeds import Feed
 from dealer_ui.views import Role, effects_view, view
@@ -38,7 +40,9 @@ class ApiError(Exception):
 
 
 class ErrorOut(BaseModel):
-    error: str = Field(description="unauthorized, forbidden, refused, invalid, rate_limited")
+    error: str = Field(
+        description="unauthorized, forbidden, not_found, refused, invalid, rate_limited"
+    )
     reason: str = Field(description="what was wrong (the engine's words for a refused input)")
 
 
@@ -117,6 +121,31 @@ class ViewOut(BaseModel):
     display: str
 
 
+class HandSummaryOut(BaseModel):
+    hand: int = Field(description="the hand number")
+    started: str = Field(description="when it started (ISO 8601, UTC)")
+    ended: str = Field(description="when it ended (ISO 8601, UTC), or 'in progress'")
+    phase: str = Field(description="complete, void, or the phase of the hand in progress")
+    seats: list[int] = Field(description="the seats dealt in")
+    pot: int = Field(description="the chips awarded (0 for a void hand or one in progress)")
+    winners: list[int] = Field(description="the seats that won a pot")
+
+
+class HandOut(BaseModel):
+    """A past hand as ``luck-table history --json`` gives it, with its history text."""
+
+    hand: int
+    started: str
+    ended: str
+    script: dict[str, Any] = Field(description="the hand script (docs/replay.md)")
+    outcome: dict[str, Any] = Field(description="the replayed outcome, every card shown")
+    recorded: bool = Field(description="the replay gives the outcome the table recorded")
+    history: str = Field(description="the hand history, street by street, hole cards shown")
+    recorded_hand: dict[str, Any] = Field(
+        description="the hand as the table recorded it: every card dealt (a void hand's too)"
+    )
+
+
 class StepOut(BaseModel):
     position: int = Field(description="the journal position of the input")
     events: list[dict[str, Any]] = Field(description="what happened, as the caller may see it")
@@ -157,7 +186,7 @@ SUPERVISOR_ACTIONS: list[tuple[str, type[Supervisor], Callable[[Any], dict[str, 
 ]
 
 ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorOut} for code in (401, 403, 409, 422, 429)
+    code: {"model": ErrorOut} for code in (401, 403, 404, 409, 422, 429)
 }
 
 
@@ -167,6 +196,7 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
     config = service.config
     auth = auth or Auth(config.dealers, config.supervisors)
     feed = Feed(service)
+    archive = Archive(service)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -210,6 +240,12 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
     def dealer(session: Annotated[Session | None, Depends(caller)]) -> Session:
         if session is None or session.role != "dealer":
             raise ApiError(403, "forbidden", "a dealer's session is needed: sign in")
+        return session
+
+    def surveillance(session: Annotated[Session | None, Depends(caller)]) -> Session:
+        if session is None or session.role != "surveillance":
+            reason = "a surveillance session is needed: sign in with a supervisor's id and PIN"
+            raise ApiError(403, "forbidden", reason)
         return session
 
     def role_of(session: Session | None) -> tuple[Role, int | None]:
@@ -285,6 +321,23 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         """The table now, as the caller may see it (no token: the public view)."""
         role, seat = role_of(session)
         return view(service.table, role, seat)
+
+    @app.get("/api/history", response_model=list[HandSummaryOut], tags=["surveillance"])
+    async def past_hands(_: Annotated[Session, Depends(surveillance)]) -> list[dict[str, Any]]:
+        """Every hand of the table's journal, in order (the one in progress last)."""
+        return [hand.summary() for hand in await archive.hands()]
+
+    @app.get("/api/history/{number}", response_model=HandOut, tags=["surveillance"])
+    async def past_hand(
+        number: int, _: Annotated[Session, Depends(surveillance)]
+    ) -> dict[str, Any]:
+        """One hand of the journal with its whole history, every card shown."""
+        hand = await archive.hand(number)
+        if hand is None:
+            raise ApiError(404, "not_found", f"hand {number} is not in the journal")
+        out, _ok = hand.to_json()
+        history = replay_command.history(hand.replay())
+        return {**out, "history": history, "recorded_hand": hand.hand.to_json()}
 
     @app.post("/api/decisions", response_model=StepOut, tags=["dealer"])
     async def decide(

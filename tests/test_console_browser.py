@@ -138,6 +138,17 @@ def test_a_hand_dealt_with_the_console_buttons(tmp_path: Path) -> None:
             holes = {str(dealt.card) for p in hand.players for dealt in p.cards if not dealt.up}
             assert holes <= card_names(await watch.content())
             await watch.screenshot(path=str(shots / "surveillance-1280x800.png"))
+            # every past hand from the journal: hand 1's history, every hole card in it
+            await watch.locator('button.past-hand[data-hand="1"]').click()
+            history = watch.locator("#hand-history")
+            await history.get_by_text("*** THIRD STREET ***").wait_for()
+            assert holes <= card_names(await history.text_content())
+            await watch.screenshot(path=str(shots / "surveillance-history-1280x800.png"))
+            await watch.keyboard.press("Escape")
+            await watch.locator("#hand-dialog").wait_for(state="hidden")
+            # the public page reads the table, never the dealer's instructions or an alert
+            public_line = await public.locator("#next").text_content()
+            assert public_line == "Hand 1 over", public_line
 
             # a reconnect: the service goes on while the page is away, the page catches up
             await page.evaluate("window.consoleDrop()")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from controller.rules import Reveal
+from controller.rules import Reveal, parse_card
 from controller.table import AlertKind, CardRead
 from dealer_ui.views import Role, effects_view, redact, view, visible_cards
 from tests.table_driver import TableDriver
@@ -110,3 +110,21 @@ def test_redact_replaces_every_card_name_not_visible() -> None:
     assert redact("seat 1 shows Ah Ad 4c", {"Ah"}) == "seat 1 shows Ah a card a card"
     assert redact("seat 1 shows Ah Ad", None) == "seat 1 shows Ah Ad"
     assert redact("Ten: no card here, 10s", set()) == "Ten: no card here, 10s"
+
+
+def test_the_public_and_the_players_read_the_table_not_the_dealers_instructions() -> None:
+    driver = TableDriver.make(seat_board=False).start({1: 200, 2: 200})
+    assert driver.table.signals.display == "DEAL: seat 1, face down"
+    lines = {role: view(driver.table, role, 1)["display"] for role in Role}
+    assert lines[Role.DEALER] == lines[Role.SURVEILLANCE] == "DEAL: seat 1, face down"
+    assert lines[Role.PUBLIC] == lines[Role.PLAYER] == "Third street: dealing"
+    driver = third_street()  # the four of clubs face up to seat 1: its bonus card is due
+    assert driver.table.signals.display == "BONUS CARD: seat 1, face down"
+    assert view(driver.table, Role.PUBLIC)["display"] == "Bonus card to seat 1"
+    driver = fourth_street_burned()
+    assert driver.table.signals.display.startswith("DEAL: seat")  # the burn is out
+    assert view(driver.table, Role.PUBLIC)["display"] == "Fourth street: dealing"
+    driver.ok(CardRead, code=int(parse_card("Kd")))  # a card already in play: the pause
+    assert driver.table.signals.display.startswith("PAUSED: ")
+    public = view(driver.table, Role.PUBLIC)
+    assert public["display"] == "Table paused" and public["alerts"] == []
