@@ -4,8 +4,8 @@
 see it: up cards (and hole cards exposed by accident), the community card, and at the
 showdown the hands that were shown; a hole card before then, a burn card, a held card or a
 folded or mucked hand never. A player sees that and their own seat's hole cards; the
-surveillance role sees everything. The public gets no alerts (the pause only), and the
-public and the players get :func:`broadcast_line` in place of the dealer's display line.
+surveillance role sees everything. The public and the players get no alerts (the pause
+only), and :func:`broadcast_line` in place of the dealer's display line.
 Any text (alerts, the display, effects' messages) is passed through :func:`redact`, which
 replaces every card name the role may not see.
 """
@@ -127,7 +127,11 @@ def view(table: Table, role: Role | str, seat: int | None = None) -> dict[str, A
         "pots": [],
         "choices": [],
         "seats": _seats(table, role, seat),
-        "alerts": [] if role is Role.PUBLIC else [_alert(a, visible) for a in table.alerts],
+        "alerts": (
+            [_alert(a, visible) for a in table.alerts]
+            if role in (Role.DEALER, Role.SURVEILLANCE)
+            else []
+        ),
     }
     if hand is not None:
         out |= _hand(hand, role, seat)

@@ -126,5 +126,7 @@ def test_the_public_and_the_players_read_the_table_not_the_dealers_instructions(
     assert view(driver.table, Role.PUBLIC)["display"] == "Fourth street: dealing"
     driver.ok(CardRead, code=int(parse_card("Kd")))  # a card already in play: the pause
     assert driver.table.signals.display.startswith("PAUSED: ")
-    public = view(driver.table, Role.PUBLIC)
-    assert public["display"] == "Table paused" and public["alerts"] == []
+    for role, seat in ((Role.PUBLIC, None), (Role.PLAYER, 1)):  # the pause, not the alert
+        seen = view(driver.table, role, seat)
+        assert seen["display"] == "Table paused" and seen["paused"] and seen["alerts"] == []
+    assert view(driver.table, Role.DEALER)["alerts"]
