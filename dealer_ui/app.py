@@ -28,6 +28,7 @@ from controller.table import TableInputError, input_from_json
 from dealer_ui.archive import Archive
 from dealer_ui.auth import Auth, AuthError, Session
 from dealer_ui.feeds import Feed
+from dealer_ui.models import StepOut, ViewOut
 from dealer_ui.views import Role, effects_view, view
 
 STATIC = Path(__file__).parent / "static"
@@ -112,15 +113,6 @@ class CorrectStackIn(Supervisor):
     stack: int
 
 
-class ViewOut(BaseModel):
-    """The table as the caller's role may see it (see docs/api.md)."""
-
-    model_config = {"extra": "allow"}
-    role: str
-    hand_number: int
-    display: str
-
-
 class HandSummaryOut(BaseModel):
     hand: int = Field(description="the hand number")
     started: str = Field(description="when it started (ISO 8601, UTC)")
@@ -144,12 +136,6 @@ class HandOut(BaseModel):
     recorded_hand: dict[str, Any] = Field(
         description="the hand as the table recorded it: every card dealt (a void hand's too)"
     )
-
-
-class StepOut(BaseModel):
-    position: int = Field(description="the journal position of the input")
-    events: list[dict[str, Any]] = Field(description="what happened, as the caller may see it")
-    view: ViewOut
 
 
 SUPERVISOR_ACTIONS: list[tuple[str, type[Supervisor], Callable[[Any], dict[str, Any]], str]] = [
@@ -184,6 +170,10 @@ SUPERVISOR_ACTIONS: list[tuple[str, type[Supervisor], Callable[[Any], dict[str, 
         "Set a seat's stack between its hands (the difference is kept in `corrected`).",
     ),
 ]
+
+#: The routes answering a view leave out what the role does not get (docs: dealer_ui.models).
+STEP: dict[str, Any] = {"response_model": StepOut, "response_model_exclude_unset": True}
+VIEW: dict[str, Any] = {"response_model": ViewOut, "response_model_exclude_unset": True}
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorOut} for code in (401, 403, 404, 409, 422, 429)
@@ -316,7 +306,7 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         """A token for the player at a seat: their own hole cards, their own decisions."""
         return _session_out(auth.player_session(body.seat), auth)
 
-    @app.get("/api/view", response_model=ViewOut, tags=["table"])
+    @app.get("/api/view", tags=["table"], **VIEW)
     async def get_view(session: Annotated[Session | None, Depends(caller)]) -> dict[str, Any]:
         """The table now, as the caller may see it (no token: the public view)."""
         role, seat = role_of(session)
@@ -339,7 +329,7 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         history = replay_command.history(hand.replay())
         return {**out, "history": history, "recorded_hand": hand.hand.to_json()}
 
-    @app.post("/api/decisions", response_model=StepOut, tags=["dealer"])
+    @app.post("/api/decisions", **STEP, tags=["dealer"])
     async def decide(
         body: DecisionIn, session: Annotated[Session | None, Depends(caller)]
     ) -> StepOut:
@@ -353,24 +343,32 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         record = {"type": "decide", **body.model_dump(exclude_none=True), "by": by}
         return await submit(record, session)
 
-    @app.post("/api/hands", response_model=StepOut, tags=["dealer"])
+    @app.post("/api/hands", **STEP, tags=["dealer"])
     async def new_hand(session: Annotated[Session, Depends(dealer)]) -> StepOut:
         """Start the next hand."""
         return await submit({"type": "new_hand"}, session)
 
-    @app.post("/api/seats", response_model=StepOut, tags=["dealer"])
+    @app.post("/api/seats", **STEP, tags=["dealer"])
     async def sit_down(body: SitDownIn, session: Annotated[Session, Depends(dealer)]) -> StepOut:
         """A player sits down with a buy-in."""
         return await submit({"type": "sit_down", **body.model_dump()}, session)
 
-    @app.post("/api/seats/{seat}/rebuy", response_model=StepOut, tags=["dealer"])
+    @app.post(
+        "/api/seats/{seat}/rebuy",
+        **STEP,
+        tags=["dealer"],
+    )
     async def rebuy(
         seat: int, body: ChipsIn, session: Annotated[Session, Depends(dealer)]
     ) -> StepOut:
         """More chips for the player at ``seat``."""
         return await submit({"type": "rebuy", "seat": seat, "chips": body.chips}, session)
 
-    @app.post("/api/seats/{seat}/{change}", response_model=StepOut, tags=["dealer"])
+    @app.post(
+        "/api/seats/{seat}/{change}",
+        **STEP,
+        tags=["dealer"],
+    )
     async def seat_change(
         seat: int,
         change: Literal["leave", "sit_out", "sit_in"],
@@ -379,7 +377,11 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         """The player at ``seat`` leaves (cashed out), sits out or sits in."""
         return await submit({"type": change, "seat": seat}, session)
 
-    @app.post("/api/alerts/{alert}/acknowledge", response_model=StepOut, tags=["dealer"])
+    @app.post(
+        "/api/alerts/{alert}/acknowledge",
+        **STEP,
+        tags=["dealer"],
+    )
     async def acknowledge(alert: int, session: Annotated[Session, Depends(dealer)]) -> StepOut:
         """The dealer has seen an open alert: it stays open (and the table paused, for a
         blocking one) until it is resolved, marked as acknowledged by the dealer."""
@@ -399,7 +401,7 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         action.__doc__ = doc
         app.post(
             f"/api/supervisor/{path}",
-            response_model=StepOut,
+            **STEP,
             tags=["supervisor"],
             name=path.replace("-", "_"),
         )(action)

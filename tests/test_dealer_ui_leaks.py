@@ -16,6 +16,7 @@ from controller.journal import Journal
 from controller.rules import DECK, Hand, Phase, Reveal
 from controller.service import Subscription, TableService
 from controller.table import Table
+from dealer_ui import view
 from tests.console_kit import SUPERVISOR, LiveTable, Script, card_names, live_table
 from tests.service_kit import simulator
 
@@ -110,6 +111,7 @@ def test_no_role_sees_a_card_it_may_not_in_any_view_or_message(tmp_path: Path) -
                     headers = {} if token is None else {"Authorization": f"Bearer {token}"}
                     response = await live.http.get("/api/view", headers=headers)
                     assert response.status_code == 200, response.text
+                    assert response.json() == view(table, *role)  # the model drops nothing
                     check(role, table, response.json(), "GET /api/view")
                     if role[0] == "surveillance":
                         continue  # its past hands: below, once the hands are played

@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from controller.rules import Reveal, parse_card
 from controller.table import AlertKind, CardRead
+from dealer_ui.models import ViewOut
 from dealer_ui.views import Role, effects_view, redact, view, visible_cards
 from tests.table_driver import TableDriver
 
@@ -130,3 +131,13 @@ def test_the_public_and_the_players_read_the_table_not_the_dealers_instructions(
         seen = view(driver.table, role, seat)
         assert seen["display"] == "Table paused" and seen["paused"] and seen["alerts"] == []
     assert view(driver.table, Role.DEALER)["alerts"]
+
+
+def test_the_openapi_view_model_holds_every_field_of_every_role_s_view() -> None:
+    driver = fourth_street_burned()
+    driver.ok(CardRead, code=int(parse_card("Kd")))  # an alert with its card
+    for table in (TableDriver.make().table, third_street().table, driver.table):
+        for role in Role:
+            seen = view(table, role, 1 if role is Role.PLAYER else None)
+            modelled = ViewOut.model_validate(seen).model_dump(by_alias=True, exclude_unset=True)
+            assert modelled == seen, role
