@@ -136,6 +136,48 @@ def test_sign_in_sessions_expire_and_failed_attempts_are_journaled_and_limited(
         assert [hand.number for hand in recorded_hands(journal)] == []
 
 
+async def deal_to_a_decision(live: LiveTable) -> None:
+    while live.service.table.hand.waiting_for.kind == "card":
+        await live.draw()
+
+
+async def own_decision(live: LiveTable) -> int:
+    """The player to act checks or calls with their own token (the status), after a token
+    for another seat is refused."""
+    waiting = live.service.table.hand.waiting_for
+    seat = waiting.seat
+    legal = {choice.do.value: choice for choice in waiting.legal}
+    do = next(word for word in ("check", "call", "bring_in") if word in legal)
+    body = {"seat": seat, "do": do} | ({"to": legal[do].to} if legal[do].to else {})
+    tokens = {}
+    for number in (seat, seat % 3 + 1):
+        response = await live.post("/api/player-tokens", {"seat": number})
+        tokens[number] = {"Authorization": f"Bearer {response.json()['token']}"}
+    other = await live.http.post("/api/decisions", json=body, headers=tokens[seat % 3 + 1])
+    assert other.status_code == 403 and f"seat {seat % 3 + 1}" in other.json()["reason"]
+    own = await live.http.post("/api/decisions", json=body, headers=tokens[seat])
+    if own.status_code == 409:
+        assert "the dealer does" in own.json()["reason"], own.text
+    return own.status_code
+
+
+def test_players_decide_with_their_token_at_a_table_that_allows_it(tmp_path: Path) -> None:
+    async def scenario(shoe: Any) -> None:
+        async with live_table(tmp_path, shoe, table="player_decisions = true") as live:
+            await live.seat_players()
+            await live.load(Script().deck(live.service.table))
+            (await live.post("/api/hands")).raise_for_status()
+            await deal_to_a_decision(live)
+            position = live.service.position
+            assert await own_decision(live) == 200
+            assert live.service.position == position + 1
+            with Journal.open(live.service.config.journal, create=False) as journal:
+                decision = [e for e in journal.entries(position) if e.type == "decide"]
+            assert decision[-1].fields["by"] == "player"
+
+    run(scenario)
+
+
 BAD_REQUESTS: list[tuple[str, Any]] = [
     ("/api/decisions", {"seat": 1, "do": "dance"}),
     ("/api/decisions", {"seat": "one", "do": "fold"}),
@@ -191,6 +233,8 @@ def test_errors_are_json_with_the_reason_and_the_feed_resumes_after_a_reconnect(
             assert out_of_turn.json()["reason"].startswith("seat 2 cannot call")
             again = await live.post("/api/hands")
             assert again.status_code == 409 and "in progress" in again.json()["reason"]
+            await deal_to_a_decision(live)
+            assert await own_decision(live) == 409  # this table's players do not decide
 
             url = live.served.url.replace("http", "ws", 1) + "/ws"
             async with websockets.connect(url) as socket:

@@ -1,16 +1,24 @@
 """``luck-table serve`` serves the dealer console at the configuration's API address, in the
-table service's own process, and stops cleanly on SIGTERM."""
+table service's own process (over TLS with the configured certificate), and stops cleanly
+on SIGTERM."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
+import pytest
+import websockets
 
 from tests.service_kit import simulator, write_config
 
@@ -77,3 +85,55 @@ def test_serve_exits_1_when_the_console_address_is_taken(tmp_path: Path) -> None
         )
     assert done.returncode == 1
     assert "the console cannot listen at 127.0.0.1:" in done.stderr
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is not installed")
+def test_serve_serves_the_console_over_tls_with_the_configured_certificate(
+    tmp_path: Path,
+) -> None:
+    cert, key = tmp_path / "console.crt", tmp_path / "console.key"
+    subprocess.run(
+        [
+            *("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"),
+            *("-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1"),
+            *("-addext", "subjectAltName=IP:127.0.0.1"),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    port = free_port()
+    with simulator("shoe") as shoe:
+        config = with_api(tmp_path, shoe.port, port)
+        config.write_text(config.read_text() + f'tls_cert = "{cert}"\ntls_key = "{key}"\n')
+        process = subprocess.Popen(
+            [LUCK_TABLE, "serve", "--config", str(config)], stderr=subprocess.PIPE, text=True
+        )
+        try:
+            url = f"https://127.0.0.1:{port}"
+            trusted = ssl.create_default_context(cafile=str(cert))
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    view = httpx.get(url + "/api/view", timeout=5, verify=trusted)
+                    break
+                except httpx.TransportError:
+                    assert process.poll() is None, process.stderr and process.stderr.read()
+                    assert time.monotonic() < deadline, "the console never answered"
+                    time.sleep(0.1)
+            assert view.status_code == 200 and view.json()["role"] == "public"
+            with pytest.raises(httpx.TransportError):  # plain HTTP is not served
+                httpx.get(f"http://127.0.0.1:{port}/api/view", timeout=5)
+
+            async def feed() -> dict[str, Any]:
+                async with websockets.connect(f"wss://127.0.0.1:{port}/ws", ssl=trusted) as ws:
+                    return json.loads(await ws.recv())
+
+            assert asyncio.run(feed())["type"] == "snapshot"
+            process.send_signal(signal.SIGTERM)
+            _, errors = process.communicate(timeout=60)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.communicate()
+    assert process.returncode == 0, errors
+    assert f"the console is at https://127.0.0.1:{port}" in errors
