@@ -74,9 +74,15 @@ def test_a_hand_dealt_with_the_console_buttons(tmp_path: Path) -> None:
             await page.get_by_label("PIN", exact=True).fill("0000")
             await page.get_by_role("button", name="Sign in").click()
             await page.get_by_text("wrong dealer id or PIN").wait_for()
-            await page.get_by_label("PIN", exact=True).fill(DEALER["pin"])
-            await page.get_by_role("button", name="Sign in").click()
+            # then from the keyboard alone: the PIN field, Enter
+            await page.get_by_label("PIN", exact=True).focus()
+            await page.keyboard.type(DEALER["pin"])
+            await page.keyboard.press("Enter")
             await page.get_by_text("live", exact=True).wait_for()
+            # landmarks and labels for a screen reader
+            for role, name in (("banner", None), ("main", None), ("complementary", "Decisions")):
+                assert await page.get_by_role(role, name=name).count() == 1, role
+            assert await page.get_by_role("status").count() >= 1
             public = await browser.new_page(viewport={"width": 1280, "height": 800})
             public.set_default_timeout(TIMEOUT_MS)
             await public.goto(live.served.url + "/public")
@@ -109,9 +115,13 @@ def test_a_hand_dealt_with_the_console_buttons(tmp_path: Path) -> None:
                     await live.draw()
                     continue
                 assert isinstance(move, Decide)
-                await page.locator(button_for(move)).click()
-                if move.do is Do.FOLD:
-                    await page.locator("#confirm-ok").click()
+                if move.do is Do.FOLD:  # from the keyboard: the button, Enter, then confirm
+                    await page.locator(button_for(move)).focus()
+                    await page.keyboard.press("Enter")
+                    await page.locator("#confirm-ok:focus").wait_for()
+                    await page.keyboard.press("Enter")
+                else:
+                    await page.locator(button_for(move)).click()
                 await live.until(lambda b=before: live.service.position > b, "the decision")
             assert bonus_seen
             await settled_page(page, live)
