@@ -233,7 +233,7 @@ async def bench(public_viewers: int, hands: int) -> None:
             served = await serve(service, port=0)  # its feed starts numbering here
             url = served.url.replace("http", "ws", 1) + "/ws"
             auth = served.app.state.auth
-            players = [auth.player_session(seat).token for seat in range(1, SEATS + 1)]
+            players = [auth.player_session(seat, f"P{seat}").token for seat in range(1, SEATS + 1)]
             one = await measure(service, shoe, url, [None], 1, applied, cards, 1)
             many_tokens: list[str | None] = [None] * public_viewers + players
             many = await measure(service, shoe, url, many_tokens, hands, applied, cards, 100)

@@ -223,9 +223,18 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
             if scheme.lower() != "bearer" or not token:
                 raise ApiError(401, "unauthorized", "Authorization: expected 'Bearer TOKEN'")
         try:
-            return auth.session(token)
+            return live_session(token)
         except AuthError as error:
             raise ApiError(error.status, "unauthorized", error.reason) from None
+
+    def live_session(token: str | None) -> Session | None:
+        """The session of ``token`` if it still holds (not expired; a player's token: its
+        player still in the seat); AuthError if not."""
+        session = auth.session(token)
+        if session is not None and session.seat is not None:
+            place = service.table.seat(session.seat)
+            auth.seat_changed(session, None if place is None else place.player)
+        return session
 
     def dealer(session: Annotated[Session | None, Depends(caller)]) -> Session:
         if session is None or session.role != "dealer":
@@ -303,8 +312,12 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
     async def player_token(
         body: PlayerTokenIn, _: Annotated[Session, Depends(dealer)]
     ) -> SessionOut:
-        """A token for the player at a seat: their own hole cards, their own decisions."""
-        return _session_out(auth.player_session(body.seat), auth)
+        """A token for the player at a seat: their own hole cards, their own decisions;
+        it ends when that player leaves the seat."""
+        place = service.table.seat(body.seat)
+        if place is None:
+            raise ApiError(409, "refused", f"seat {body.seat}: no player is seated")
+        return _session_out(auth.player_session(body.seat, place.player), auth)
 
     @app.get("/api/view", tags=["table"], **VIEW)
     async def get_view(session: Annotated[Session | None, Depends(caller)]) -> dict[str, Any]:
@@ -418,17 +431,21 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
     ) -> None:
         """The live feed: a snapshot (or what was missed after ``last`` of ``epoch``),
         then every update, numbered."""
+        await socket.accept()
         try:
-            session = auth.session(token)
+            session = live_session(token)
         except AuthError as error:
-            await socket.accept()
             await socket.close(code=4401, reason=error.reason)
             return
         role, seat = role_of(session)
-        await socket.accept()
 
         async def send_all() -> None:
             async for message in feed.messages(role, seat, epoch, last):
+                try:  # each message: the session still holds (the seat's player is there)
+                    live_session(token)
+                except AuthError as error:
+                    await socket.close(code=4401, reason=error.reason)
+                    return
                 await socket.send_text(message)
             await socket.close(code=1001, reason="the table service stopped")
 

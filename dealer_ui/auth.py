@@ -44,6 +44,7 @@ class Session:
     who: str  # the dealer's or supervisor's id, or "seat N"
     expires: float
     seat: int | None = None
+    player: str | None = None  # a player's token: the player seated when it was issued
 
 
 @dataclass(slots=True)
@@ -71,9 +72,17 @@ class Auth:
         """Check a supervisor's PIN for one action."""
         await self.check_pin(self.supervisors, "supervisor", who, pin, client)
 
-    def player_session(self, seat: int) -> Session:
-        """A token for the player at ``seat`` (issued by a dealer's session)."""
-        return self._new("player", f"seat {seat}", seat)
+    def player_session(self, seat: int, player: str) -> Session:
+        """A token for ``player``, seated at ``seat`` (issued by a dealer's session); it
+        ends when they leave the seat (see :meth:`seat_changed`)."""
+        return self._new("player", f"seat {seat}", seat, player)
+
+    def seat_changed(self, session: Session, seated: str | None) -> None:
+        """End a player's token once ``seated`` (the player at its seat now, None: nobody)
+        is not the player it was issued to: AuthError 401."""
+        if session.role == "player" and seated != session.player:
+            self.sign_out(session.token)
+            raise AuthError(401, f"the player at seat {session.seat} has left: this token ended")
 
     def session(self, token: str | None) -> Session | None:
         """The live session of ``token``; None for no token; AuthError if expired or unknown."""
@@ -124,8 +133,10 @@ class Auth:
             return False
         return True
 
-    def _new(self, role: str, who: str, seat: int | None = None) -> Session:
+    def _new(
+        self, role: str, who: str, seat: int | None = None, player: str | None = None
+    ) -> Session:
         token = secrets.token_urlsafe(24)
-        session = Session(token, role, who, self.clock() + self.session_seconds, seat)
+        session = Session(token, role, who, self.clock() + self.session_seconds, seat, player)
         self._sessions[token] = session
         return session

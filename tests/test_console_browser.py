@@ -39,6 +39,16 @@ def button_for(move: Decide) -> str:
     return selector
 
 
+async def sit_down(page: Any, seat: int) -> None:
+    """Player P{seat} sits down at ``seat`` with 100, through the console's form."""
+    form = page.locator("#sit-down")
+    await form.get_by_label("Seat").fill(str(seat))
+    await form.get_by_label("Player").fill(f"P{seat}")
+    await form.get_by_label("Buy-in").fill("100")
+    await form.get_by_role("button", name="Sit down").click()
+    await page.locator(f'li[data-seat="{seat}"]').wait_for()
+
+
 async def no_hole_card(page: Any, live: LiveTable, role: str = "dealer") -> None:
     hidden = forbidden(live.service.table, role, None)
     html = await page.content()
@@ -88,12 +98,7 @@ def test_a_hand_dealt_with_the_console_buttons(tmp_path: Path) -> None:
             await public.goto(live.served.url + "/public")
 
             for seat in (1, 2, 3):
-                form = page.locator("#sit-down")
-                await form.get_by_label("Seat").fill(str(seat))
-                await form.get_by_label("Player").fill(f"P{seat}")
-                await form.get_by_label("Buy-in").fill("100")
-                await form.get_by_role("button", name="Sit down").click()
-                await page.locator(f'li[data-seat="{seat}"]').wait_for()
+                await sit_down(page, seat)
             script = Script()
             await live.load(script.deck(live.service.table))
             await page.get_by_role("button", name="New hand").click()

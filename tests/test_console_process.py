@@ -29,6 +29,7 @@ from controller.table import SitDown, Table, apply
 from tests.console_kit import DEALER, SUPERVISOR, Script, card_names
 from tests.service_kit import simulator
 from tests.service_play import Control
+from tests.test_console_browser import sit_down
 from tests.test_serve_console import free_port, with_api
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -149,12 +150,7 @@ def test_the_console_on_the_real_service_process_and_the_simulator(tmp_path: Pat
                 await sign_in(page)
                 table = Table(load_config(config).settings)  # the pure core, played ahead
                 for seat in range(1, PLAYERS + 1):
-                    form = page.locator("#sit-down")
-                    await form.get_by_label("Seat").fill(str(seat))
-                    await form.get_by_label("Player").fill(f"P{seat}")
-                    await form.get_by_label("Buy-in").fill("100")
-                    await form.get_by_role("button", name="Sit down").click()
-                    await page.locator(f'li[data-seat="{seat}"]').wait_for()
+                    await sit_down(page, seat)
                     sat = SitDown(at=0, seat=seat, player=f"P{seat}", buy_in=100)
                     table = apply(table, sat).table
                 order = Script().deck(table)  # the four of clubs face up to seat 1

@@ -292,3 +292,28 @@ def test_the_dealer_acknowledges_an_alert_which_stays_until_resolved(tmp_path: P
             assert not live.service.table.paused
 
     run(scenario)
+
+
+def test_a_player_token_ends_when_its_player_leaves_the_seat(tmp_path: Path) -> None:
+    async def scenario(shoe: Any) -> None:
+        async with live_table(tmp_path, shoe) as live:
+            await live.seat_players()
+            empty = await live.post("/api/player-tokens", {"seat": 4})
+            assert empty.status_code == 409 and "no player" in empty.json()["reason"]
+            token = (await live.post("/api/player-tokens", {"seat": 3})).json()["token"]
+            player = {"Authorization": f"Bearer {token}"}
+            assert (await live.http.get("/api/view", headers=player)).json()["seat"] == 3
+            url = live.served.url.replace("http", "ws", 1) + f"/ws?token={token}"
+            async with websockets.connect(url) as socket:
+                assert json.loads(await socket.recv())["type"] == "snapshot"
+                (await live.post("/api/seats/3/leave")).raise_for_status()
+                with pytest.raises(websockets.ConnectionClosed) as closed:
+                    await asyncio.wait_for(socket.recv(), 30)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401
+            assert "has left" in closed.value.rcvd.reason
+            body = {"seat": 3, "player": "Newcomer", "buy_in": 100}
+            (await live.post("/api/seats", body)).raise_for_status()
+            after = await live.http.get("/api/view", headers=player)
+            assert after.status_code == 401 and "sign in again" in after.json()["reason"]
+
+    run(scenario)
