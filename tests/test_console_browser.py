@@ -39,6 +39,19 @@ def button_for(move: Decide) -> str:
     return selector
 
 
+async def touch_targets(page: Any) -> None:
+    """Every control on the screen is at least 44 px high and wide (a finger's touch
+    target); the skip link waits off the screen until it has the focus."""
+    small = await page.evaluate(
+        """() => [...document.querySelectorAll('button, input, select, a')]
+            .map((node) => [node.id || node.textContent.trim(), node.getBoundingClientRect()])
+            .filter(([, box]) => box.width > 0 && box.height > 0 && box.right > 0 && box.bottom > 0)
+            .filter(([, box]) => box.width < 44 || box.height < 44)
+            .map(([name, box]) => `${name}: ${box.width}x${box.height}`)"""
+    )
+    assert small == [], small
+
+
 async def sit_down(page: Any, seat: int) -> None:
     """Player P{seat} sits down at ``seat`` with 100, through the console's form."""
     form = page.locator("#sit-down")
@@ -120,6 +133,7 @@ def test_a_hand_dealt_with_the_console_buttons(tmp_path: Path) -> None:
                     await live.draw()
                     continue
                 assert isinstance(move, Decide)
+                await touch_targets(page)
                 if move.do is Do.FOLD:  # from the keyboard: the button, Enter, then confirm
                     await page.locator(button_for(move)).focus()
                     await page.keyboard.press("Enter")
