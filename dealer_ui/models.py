@@ -104,6 +104,7 @@ class ViewOut(BaseModel):
     lamps: LampsOut
     links: list[str] = Field(description="the devices whose link is up")
     next: NextOut | None
+    waiting: str | None = Field(default=None, description="what the hand waits for, in words")
     street: int | None
     phase: str | None
     community: str | None
