@@ -10,7 +10,9 @@ process of their own: VIEWERS on the public feed and one per seat on the players
 For each card read, the latency is from the service applying it (its update published) to
 the last viewer having that update (clocks: CLOCK_MONOTONIC, shared by the processes);
 p50/p99 over the cards, beside the same figures with one public viewer (measured in the
-same run). Every viewer's updates are checked: none dropped, none out of order.
+same run). Every viewer's updates are checked: none dropped, none out of order. The CPU
+time each process used while the hands were dealt (as a share of one core) tells whether
+the service or the viewers' own process was the bound.
 
 Usage: .venv/bin/python bench/feeds.py [--viewers 200] [--hands 3]
 """
@@ -70,11 +72,13 @@ async def viewers(url: str, tokens: list[str | None]) -> None:
     tasks = [asyncio.create_task(follow(i, token)) for i, token in enumerate(tokens)]
     await asyncio.gather(*(event.wait() for event in ready))
     print("ready", flush=True)
+    started = time.process_time()
     await asyncio.to_thread(sys.stdin.readline)
+    cpu = time.process_time() - started
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
-    print(json.dumps(got), flush=True)
+    print(json.dumps({"got": got, "cpu": cpu}), flush=True)
 
 
 # --- the table ---------------------------------------------------------------------------
@@ -164,13 +168,16 @@ async def measure(
     line = await asyncio.wait_for(client.stdout.readline(), 300)
     assert line.strip() == b"ready", line
     first_card = len(cards)
+    started, cpu = time.monotonic(), time.process_time()
     for hand in range(hands):
         await play_hand(service, shoe, seed + hand)
     await asyncio.sleep(1.0)  # the last updates on their way
     client.stdin.write(b"stop\n")
     await client.stdin.drain()
-    got = json.loads(await asyncio.wait_for(client.stdout.readline(), 300))
+    report = json.loads(await asyncio.wait_for(client.stdout.readline(), 300))
+    wall, cpu = time.monotonic() - started, time.process_time() - cpu
     await client.wait()
+    got = report["got"]
     measured = cards[first_card:]
     last = max(measured)
     latencies = []
@@ -193,6 +200,8 @@ async def measure(
         "max": max(latencies),
         "dropped": dropped,
         "out_of_order": out_of_order,
+        "service_cpu": 100 * cpu / wall,
+        "viewers_cpu": 100 * report["cpu"] / wall,
     }
 
 
@@ -224,7 +233,7 @@ async def bench(public_viewers: int, hands: int) -> None:
             served = await serve(service, port=0)  # its feed starts numbering here
             url = served.url.replace("http", "ws", 1) + "/ws"
             auth = served.app.state.auth
-            players = [auth.player_session(seat).token for seat in range(1, SEATS + 1)]
+            players = [auth.player_session(seat, f"P{seat}").token for seat in range(1, SEATS + 1)]
             one = await measure(service, shoe, url, [None], 1, applied, cards, 1)
             many_tokens: list[str | None] = [None] * public_viewers + players
             many = await measure(service, shoe, url, many_tokens, hands, applied, cards, 100)
@@ -234,14 +243,20 @@ async def bench(public_viewers: int, hands: int) -> None:
     print(f"feeds: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs,")
     print(f"load average {os.getloadavg()[0]:.1f}; latency from a card applied to every viewer")
     print()
-    print("viewers   cards   p50 ms   p99 ms   max ms   dropped   out of order")
+    print(
+        "viewers   cards   p50 ms   p99 ms   max ms   dropped   out of order"
+        "   service CPU   viewers CPU"
+    )
     for row in (one, many):
         print(
             f"{row['viewers']:>7} {row['complete']:>4}/{row['cards']:<3}"
             f" {row['p50']:>7.1f}  {row['p99']:>7.1f}  {row['max']:>7.1f}"
             f"   {row['dropped']:>7}   {row['out_of_order']:>12}"
+            f"   {row['service_cpu']:>10.0f} %   {row['viewers_cpu']:>9.0f} %"
         )
     print()
+    print("CPU: of one core, over the hands dealt (the service's process: service, console,")
+    print("the deal loop; the viewers' process: every viewer's WebSocket client)")
     print(f"goal: p99 <= 50 ms with {public_viewers} public + {SEATS} player feeds, 0 dropped")
 
 

@@ -6,7 +6,8 @@ a player's token (``POST /api/player-tokens``), or none for the public. Every vi
 ``dealer_ui.views.view`` of the table for that role. Every input goes through
 ``service.submit``: a refused input answers 409 with the table's reason (the engine's words
 for a decision); a malformed one 422 naming the field. Supervisor actions carry the
-supervisor's id and PIN, checked for each action.
+supervisor's id and PIN, checked for each action; every failed sign-in and refused PIN is
+journaled (``TableService.record_failed_attempt``).
 """
 
 import asyncio
@@ -21,10 +22,13 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
+from controller.cli import replay_command
 from controller.service import TableService
 from controller.table import TableInputError, input_from_json
+from dealer_ui.archive import Archive
 from dealer_ui.auth import Auth, AuthError, Session
 from dealer_ui.feeds import Feed
+from dealer_ui.models import StepOut, ViewOut
 from dealer_ui.views import Role, effects_view, view
 
 STATIC = Path(__file__).parent / "static"
@@ -37,7 +41,9 @@ class ApiError(Exception):
 
 
 class ErrorOut(BaseModel):
-    error: str = Field(description="unauthorized, forbidden, refused, invalid, rate_limited")
+    error: str = Field(
+        description="unauthorized, forbidden, not_found, refused, invalid, rate_limited"
+    )
     reason: str = Field(description="what was wrong (the engine's words for a refused input)")
 
 
@@ -107,19 +113,29 @@ class CorrectStackIn(Supervisor):
     stack: int
 
 
-class ViewOut(BaseModel):
-    """The table as the caller's role may see it (see docs/api.md)."""
+class HandSummaryOut(BaseModel):
+    hand: int = Field(description="the hand number")
+    started: str = Field(description="when it started (ISO 8601, UTC)")
+    ended: str = Field(description="when it ended (ISO 8601, UTC), or 'in progress'")
+    phase: str = Field(description="complete, void, or the phase of the hand in progress")
+    seats: list[int] = Field(description="the seats dealt in")
+    pot: int = Field(description="the chips awarded (0 for a void hand or one in progress)")
+    winners: list[int] = Field(description="the seats that won a pot")
 
-    model_config = {"extra": "allow"}
-    role: str
-    hand_number: int
-    display: str
 
+class HandOut(BaseModel):
+    """A past hand as ``luck-table history --json`` gives it, with its history text."""
 
-class StepOut(BaseModel):
-    position: int = Field(description="the journal position of the input")
-    events: list[dict[str, Any]] = Field(description="what happened, as the caller may see it")
-    view: ViewOut
+    hand: int
+    started: str
+    ended: str
+    script: dict[str, Any] = Field(description="the hand script (docs/replay.md)")
+    outcome: dict[str, Any] = Field(description="the replayed outcome, every card shown")
+    recorded: bool = Field(description="the replay gives the outcome the table recorded")
+    history: str = Field(description="the hand history, street by street, hole cards shown")
+    recorded_hand: dict[str, Any] = Field(
+        description="the hand as the table recorded it: every card dealt (a void hand's too)"
+    )
 
 
 SUPERVISOR_ACTIONS: list[tuple[str, type[Supervisor], Callable[[Any], dict[str, Any]], str]] = [
@@ -155,8 +171,12 @@ SUPERVISOR_ACTIONS: list[tuple[str, type[Supervisor], Callable[[Any], dict[str, 
     ),
 ]
 
+#: The routes answering a view leave out what the role does not get (docs: dealer_ui.models).
+STEP: dict[str, Any] = {"response_model": StepOut, "response_model_exclude_unset": True}
+VIEW: dict[str, Any] = {"response_model": ViewOut, "response_model_exclude_unset": True}
+
 ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorOut} for code in (401, 403, 409, 422, 429)
+    code: {"model": ErrorOut} for code in (401, 403, 404, 409, 422, 429)
 }
 
 
@@ -166,6 +186,7 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
     config = service.config
     auth = auth or Auth(config.dealers, config.supervisors)
     feed = Feed(service)
+    archive = Archive(service)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -202,13 +223,28 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
             if scheme.lower() != "bearer" or not token:
                 raise ApiError(401, "unauthorized", "Authorization: expected 'Bearer TOKEN'")
         try:
-            return auth.session(token)
+            return live_session(token)
         except AuthError as error:
             raise ApiError(error.status, "unauthorized", error.reason) from None
+
+    def live_session(token: str | None) -> Session | None:
+        """The session of ``token`` if it still holds (not expired; a player's token: its
+        player still in the seat); AuthError if not."""
+        session = auth.session(token)
+        if session is not None and session.seat is not None:
+            place = service.table.seat(session.seat)
+            auth.seat_changed(session, None if place is None else place.player)
+        return session
 
     def dealer(session: Annotated[Session | None, Depends(caller)]) -> Session:
         if session is None or session.role != "dealer":
             raise ApiError(403, "forbidden", "a dealer's session is needed: sign in")
+        return session
+
+    def surveillance(session: Annotated[Session | None, Depends(caller)]) -> Session:
+        if session is None or session.role != "surveillance":
+            reason = "a surveillance session is needed: sign in with a supervisor's id and PIN"
+            raise ApiError(403, "forbidden", reason)
         return session
 
     def role_of(session: Session | None) -> tuple[Role, int | None]:
@@ -231,24 +267,39 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
             view=ViewOut(**view(step.table, role, seat)),
         )
 
+    async def refused_pin(
+        error: AuthError, role: str, who: str, action: str, client: str, *, by: str | None = None
+    ) -> ApiError:
+        """Journal a failed attempt (who tried, as what, for which action, from where; the
+        time is the journal's), then the error to answer."""
+        if error.journal:
+            attempt = {"role": role, "who": who, "action": action, "client": client}
+            attempt |= {"status": error.status, "reason": error.reason}
+            await service.record_failed_attempt(attempt if by is None else {**attempt, "by": by})
+        code = "rate_limited" if error.status == 429 else "unauthorized"
+        return ApiError(error.status, code, error.reason)
+
     async def supervised(
         body: Supervisor, record: dict[str, Any], request: Request, session: Session
     ) -> StepOut:
-        client = request.client.host if request.client else "unknown"
+        client = _client(request)
         try:
             await auth.supervisor(body.supervisor, body.pin, client)
         except AuthError as error:
-            raise _refused_pin(error) from None
+            action = record["type"]
+            raise await refused_pin(
+                error, "supervisor", body.supervisor, action, client, by=session.who
+            ) from None
         return await submit({**record, "who": body.supervisor, "why": body.why}, session)
 
     @app.post("/api/sessions", response_model=SessionOut, tags=["sign-in"])
     async def sign_in(body: SignIn, request: Request) -> SessionOut:
         """Sign in with an id and PIN: a dealer, or a supervisor for the surveillance view."""
-        client = request.client.host if request.client else "unknown"
+        client = _client(request)
         try:
             session = await auth.sign_in(body.role, body.id, body.pin, client)
         except AuthError as error:
-            raise _refused_pin(error) from None
+            raise await refused_pin(error, body.role, body.id, "sign_in", client) from None
         return _session_out(session, auth)
 
     @app.delete("/api/sessions", status_code=204, tags=["sign-in"])
@@ -261,16 +312,37 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
     async def player_token(
         body: PlayerTokenIn, _: Annotated[Session, Depends(dealer)]
     ) -> SessionOut:
-        """A token for the player at a seat: their own hole cards, their own decisions."""
-        return _session_out(auth.player_session(body.seat), auth)
+        """A token for the player at a seat: their own hole cards, their own decisions;
+        it ends when that player leaves the seat."""
+        place = service.table.seat(body.seat)
+        if place is None:
+            raise ApiError(409, "refused", f"seat {body.seat}: no player is seated")
+        return _session_out(auth.player_session(body.seat, place.player), auth)
 
-    @app.get("/api/view", response_model=ViewOut, tags=["table"])
+    @app.get("/api/view", tags=["table"], **VIEW)
     async def get_view(session: Annotated[Session | None, Depends(caller)]) -> dict[str, Any]:
         """The table now, as the caller may see it (no token: the public view)."""
         role, seat = role_of(session)
         return view(service.table, role, seat)
 
-    @app.post("/api/decisions", response_model=StepOut, tags=["dealer"])
+    @app.get("/api/history", response_model=list[HandSummaryOut], tags=["surveillance"])
+    async def past_hands(_: Annotated[Session, Depends(surveillance)]) -> list[dict[str, Any]]:
+        """Every hand of the table's journal, in order (the one in progress last)."""
+        return [hand.summary() for hand in await archive.hands()]
+
+    @app.get("/api/history/{number}", response_model=HandOut, tags=["surveillance"])
+    async def past_hand(
+        number: int, _: Annotated[Session, Depends(surveillance)]
+    ) -> dict[str, Any]:
+        """One hand of the journal with its whole history, every card shown."""
+        hand = await archive.hand(number)
+        if hand is None:
+            raise ApiError(404, "not_found", f"hand {number} is not in the journal")
+        out, _ok = hand.to_json()
+        history = replay_command.history(hand.replay())
+        return {**out, "history": history, "recorded_hand": hand.hand.to_json()}
+
+    @app.post("/api/decisions", **STEP, tags=["dealer"])
     async def decide(
         body: DecisionIn, session: Annotated[Session | None, Depends(caller)]
     ) -> StepOut:
@@ -284,24 +356,32 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         record = {"type": "decide", **body.model_dump(exclude_none=True), "by": by}
         return await submit(record, session)
 
-    @app.post("/api/hands", response_model=StepOut, tags=["dealer"])
+    @app.post("/api/hands", **STEP, tags=["dealer"])
     async def new_hand(session: Annotated[Session, Depends(dealer)]) -> StepOut:
         """Start the next hand."""
         return await submit({"type": "new_hand"}, session)
 
-    @app.post("/api/seats", response_model=StepOut, tags=["dealer"])
+    @app.post("/api/seats", **STEP, tags=["dealer"])
     async def sit_down(body: SitDownIn, session: Annotated[Session, Depends(dealer)]) -> StepOut:
         """A player sits down with a buy-in."""
         return await submit({"type": "sit_down", **body.model_dump()}, session)
 
-    @app.post("/api/seats/{seat}/rebuy", response_model=StepOut, tags=["dealer"])
+    @app.post(
+        "/api/seats/{seat}/rebuy",
+        **STEP,
+        tags=["dealer"],
+    )
     async def rebuy(
         seat: int, body: ChipsIn, session: Annotated[Session, Depends(dealer)]
     ) -> StepOut:
         """More chips for the player at ``seat``."""
         return await submit({"type": "rebuy", "seat": seat, "chips": body.chips}, session)
 
-    @app.post("/api/seats/{seat}/{change}", response_model=StepOut, tags=["dealer"])
+    @app.post(
+        "/api/seats/{seat}/{change}",
+        **STEP,
+        tags=["dealer"],
+    )
     async def seat_change(
         seat: int,
         change: Literal["leave", "sit_out", "sit_in"],
@@ -309,6 +389,17 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
     ) -> StepOut:
         """The player at ``seat`` leaves (cashed out), sits out or sits in."""
         return await submit({"type": change, "seat": seat}, session)
+
+    @app.post(
+        "/api/alerts/{alert}/acknowledge",
+        **STEP,
+        tags=["dealer"],
+    )
+    async def acknowledge(alert: int, session: Annotated[Session, Depends(dealer)]) -> StepOut:
+        """The dealer has seen an open alert: it stays open (and the table paused, for a
+        blocking one) until it is resolved, marked as acknowledged by the dealer."""
+        record = {"type": "acknowledge_alert", "alert": alert, "who": session.who}
+        return await submit(record, session)
 
     def supervisor_action(
         path: str, model: type[Supervisor], record: Callable[[Any], dict[str, Any]], doc: str
@@ -323,7 +414,7 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         action.__doc__ = doc
         app.post(
             f"/api/supervisor/{path}",
-            response_model=StepOut,
+            **STEP,
             tags=["supervisor"],
             name=path.replace("-", "_"),
         )(action)
@@ -340,17 +431,21 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
     ) -> None:
         """The live feed: a snapshot (or what was missed after ``last`` of ``epoch``),
         then every update, numbered."""
+        await socket.accept()
         try:
-            session = auth.session(token)
+            session = live_session(token)
         except AuthError as error:
-            await socket.accept()
             await socket.close(code=4401, reason=error.reason)
             return
         role, seat = role_of(session)
-        await socket.accept()
 
         async def send_all() -> None:
             async for message in feed.messages(role, seat, epoch, last):
+                try:  # each message: the session still holds (the seat's player is there)
+                    live_session(token)
+                except AuthError as error:
+                    await socket.close(code=4401, reason=error.reason)
+                    return
                 await socket.send_text(message)
             await socket.close(code=1001, reason="the table service stopped")
 
@@ -383,9 +478,8 @@ async def _until_closed(socket: WebSocket) -> None:
             await socket.receive_text()
 
 
-def _refused_pin(error: AuthError) -> ApiError:
-    code = "rate_limited" if error.status == 429 else "unauthorized"
-    return ApiError(error.status, code, error.reason)
+def _client(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
 
 
 def _session_out(session: Session, auth: Auth) -> SessionOut:

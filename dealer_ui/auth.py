@@ -1,10 +1,13 @@
 """Sign-in, sessions and the supervisor's PIN: checked against the configuration's Argon2
-hashes, rate-limited, every failed attempt logged (logger ``dealer_ui.auth``, WARNING).
+hashes, rate-limited, every failed attempt logged (logger ``dealer_ui.auth``, WARNING); the
+app journals each one (``AuthError.journal``).
 
 A session is a random token that expires ``session_seconds`` after sign-in. After
 ``max_failures`` failed attempts within ``window_seconds`` for one id or from one client,
 further attempts for that id or from that client are refused (HTTP 429), without checking
-the PIN, until the oldest of those failures is ``window_seconds`` old.
+the PIN, until the oldest of those failures is ``window_seconds`` old. Of those refusals
+only the first of each lockout is to be journaled (so that nobody can fill the journal by
+trying on): ``AuthError.journal`` says which.
 """
 
 from __future__ import annotations
@@ -23,12 +26,15 @@ log = logging.getLogger(__name__)
 
 
 class AuthError(Exception):
-    """A credential refused: ``status`` 401 (wrong or expired) or 429 (too many attempts)."""
+    """A credential refused: ``status`` 401 (wrong or expired) or 429 (too many attempts);
+    ``journal``: a failed attempt to journal (every wrong PIN, the first refusal of a
+    lockout; never an expired or unknown session)."""
 
-    def __init__(self, status: int, reason: str) -> None:
+    def __init__(self, status: int, reason: str, journal: bool = False) -> None:
         super().__init__(reason)
         self.status = status
         self.reason = reason
+        self.journal = journal
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +44,7 @@ class Session:
     who: str  # the dealer's or supervisor's id, or "seat N"
     expires: float
     seat: int | None = None
+    player: str | None = None  # a player's token: the player seated when it was issued
 
 
 @dataclass(slots=True)
@@ -52,6 +59,7 @@ class Auth:
     clock: Callable[[], float] = time.monotonic
     _sessions: dict[str, Session] = field(default_factory=dict)
     _failures: dict[str, deque[float]] = field(default_factory=dict)
+    _reported: set[str] = field(default_factory=set)  # locked keys whose lockout is journaled
 
     async def sign_in(self, role: str, who: str, pin: str, client: str) -> Session:
         """A new session for ``who`` (a dealer for ``dealer``, a supervisor for
@@ -64,9 +72,17 @@ class Auth:
         """Check a supervisor's PIN for one action."""
         await self.check_pin(self.supervisors, "supervisor", who, pin, client)
 
-    def player_session(self, seat: int) -> Session:
-        """A token for the player at ``seat`` (issued by a dealer's session)."""
-        return self._new("player", f"seat {seat}", seat)
+    def player_session(self, seat: int, player: str) -> Session:
+        """A token for ``player``, seated at ``seat`` (issued by a dealer's session); it
+        ends when they leave the seat (see :meth:`seat_changed`)."""
+        return self._new("player", f"seat {seat}", seat, player)
+
+    def seat_changed(self, session: Session, seated: str | None) -> None:
+        """End a player's token once ``seated`` (the player at its seat now, None: nobody)
+        is not the player it was issued to: AuthError 401."""
+        if session.role == "player" and seated != session.player:
+            self.sign_out(session.token)
+            raise AuthError(401, f"the player at seat {session.seat} has left: this token ended")
 
     def session(self, token: str | None) -> Session | None:
         """The live session of ``token``; None for no token; AuthError if expired or unknown."""
@@ -88,9 +104,13 @@ class Auth:
     ) -> None:
         keys = (f"id:{role}:{who}", f"client:{client}")
         now = self.clock()
-        if any(self._locked(key, now) for key in keys):
+        locked = [key for key in keys if self._locked(key, now)]
+        if locked:
             log.warning("%s sign-in for %r from %s refused: too many attempts", role, who, client)
-            raise AuthError(429, f"too many failed attempts: wait {self.window_seconds:g} s")
+            first = not self._reported.intersection(locked)
+            self._reported.update(locked)
+            reason = f"too many failed attempts: wait {self.window_seconds:g} s"
+            raise AuthError(429, reason, journal=first)
         match = next((c for c in credentials if c.id == who), None)
         # an unknown id costs the same hash as a known one: the time tells nothing
         checked = match or (credentials[0] if credentials else None)
@@ -100,21 +120,23 @@ class Auth:
             for key in keys:
                 self._failures.setdefault(key, deque()).append(now)
             log.warning("failed %s PIN for %r from %s", role, who, client)
-            raise AuthError(401, f"wrong {role} id or PIN")
+            raise AuthError(401, f"wrong {role} id or PIN", journal=True)
 
     def _locked(self, key: str, now: float) -> bool:
-        failures = self._failures.get(key)
-        if not failures:
-            return False
+        failures = self._failures.get(key, deque())
         while failures and now - failures[0] > self.window_seconds:
             failures.popleft()
         if not failures:
-            del self._failures[key]
+            self._failures.pop(key, None)
+        if len(failures) < self.max_failures:
+            self._reported.discard(key)
             return False
-        return len(failures) >= self.max_failures
+        return True
 
-    def _new(self, role: str, who: str, seat: int | None = None) -> Session:
+    def _new(
+        self, role: str, who: str, seat: int | None = None, player: str | None = None
+    ) -> Session:
         token = secrets.token_urlsafe(24)
-        session = Session(token, role, who, self.clock() + self.session_seconds, seat)
+        session = Session(token, role, who, self.clock() + self.session_seconds, seat, player)
         self._sessions[token] = session
         return session

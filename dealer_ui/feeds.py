@@ -77,6 +77,14 @@ class Feed:
         changed, self._changed = self._changed, asyncio.Event()
         changed.set()
 
+    def _after(self, sent: int) -> Numbered | None:
+        """The kept update after number ``sent`` (the kept numbers are consecutive), or
+        None when it is no longer kept."""
+        if not self._kept:
+            return None
+        index = sent + 1 - self._kept[0].seq
+        return self._kept[index] if 0 <= index < len(self._kept) else None
+
     def missed(self, epoch: str | None, last: int | None) -> list[Numbered] | None:
         """The updates after ``last`` of ``epoch``, or None when a snapshot is due."""
         if epoch != self.epoch or last is None or last > self.current.seq:
@@ -101,14 +109,14 @@ class Feed:
             sent = last if last is not None else 0
         while True:
             changed = self._changed
-            if sent < self.current.seq:
-                if self._kept and self._kept[0].seq <= sent + 1:
-                    for numbered in [n for n in self._kept if n.seq > sent]:
-                        yield self._update(numbered, role, seat)
-                        sent = numbered.seq
-                else:  # fell behind what is kept
+            while sent < self.current.seq:
+                after = self._after(sent)
+                if after is None:  # fell behind what is kept
                     yield self._snapshot(role, seat)
                     sent = self.current.seq
+                else:
+                    yield self._update(after, role, seat)
+                    sent = after.seq
             if self.closed:
                 return
             if sent == self.current.seq:

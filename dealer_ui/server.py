@@ -65,6 +65,9 @@ async def serve(
         ssl_keyfile=None if api.tls_key is None else str(api.tls_key),
         log_level=log_level,
         lifespan="on",
+        # each socket would compress the same message again: on the feeds' 200 viewers that
+        # was the largest cost of an update on the service's loop (docs/performance.md)
+        ws_per_message_deflate=False,
     )
     server = _Server(config)
     task = asyncio.create_task(_run(server))

@@ -4,9 +4,10 @@
 see it: up cards (and hole cards exposed by accident), the community card, and at the
 showdown the hands that were shown; a hole card before then, a burn card, a held card or a
 folded or mucked hand never. A player sees that and their own seat's hole cards; the
-surveillance role sees everything. The public gets no alerts (the pause only). Any text
-(alerts, the display, effects' messages) is passed through :func:`redact`, which replaces
-every card name the role may not see.
+surveillance role sees everything. The public and the players get no alerts (the pause
+only), and :func:`broadcast_line` in place of the dealer's display line.
+Any text (alerts, the display, effects' messages) is passed through :func:`redact`, which
+replaces every card name the role may not see.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from collections.abc import Iterable
 from enum import StrEnum
 from typing import Any
 
-from controller.rules import Dealt, Effect, Hand, Phase, Player, Reveal, build_pots
+from controller.rules import Dealt, Dest, Effect, Hand, Phase, Player, Reveal, build_pots
 from controller.rules.showdown import hand_value
+from controller.rules.state import STREET_NAMES
 from controller.table import Alert, Table
 
 CARD_NAME = re.compile(r"\b[2-9TJQKA][cdhs]\b")
@@ -69,6 +71,34 @@ def redact(text: str, visible: Iterable[str] | None) -> str:
     return CARD_NAME.sub(lambda m: m.group(0) if m.group(0) in allowed else HIDDEN, text)
 
 
+def broadcast_line(table: Table) -> str:
+    """What is happening, in a viewer's words: the public's and the players' line in place
+    of the dealer's instruction. It names whose turn it is and a bonus card going to a
+    seat, never the dealer's steps (no burn, no "deal: seat 3, face up") nor an alert's
+    words (the pause only)."""
+    hand = table.hand
+    if table.paused:
+        return "Table paused"
+    if hand is None:
+        return "Waiting for the first hand"
+    if not table.in_hand:
+        return f"Hand {table.hand_number} {'void' if hand.phase is Phase.VOID else 'over'}"
+    waiting = hand.waiting_for
+    assert waiting is not None
+    street = f"{STREET_NAMES[hand.street].capitalize()} street"
+    if waiting.kind == "card":
+        if waiting.destination is Dest.BONUS:
+            return f"Bonus card to seat {waiting.seat}"
+        if waiting.destination is Dest.COMMUNITY:
+            return f"{street}: the community card"
+        return f"{street}: dealing"
+    if waiting.kind == "bonus":
+        return f"Seat {waiting.seat}: bonus card, accept or decline"
+    if waiting.kind == "show":
+        return f"Showdown: seat {waiting.seat} to show or muck"
+    return f"{street}: seat {waiting.seat} to act"
+
+
 def view(table: Table, role: Role | str, seat: int | None = None) -> dict[str, Any]:
     """The table as ``role`` may see it (a player: the one at ``seat``), as JSON."""
     role = Role(role)
@@ -82,7 +112,11 @@ def view(table: Table, role: Role | str, seat: int | None = None) -> dict[str, A
         "in_hand": table.in_hand,
         "paused": table.paused,
         "deck_ready": table.deck_ready,
-        "display": redact(table.signals.display, visible),
+        "display": (
+            broadcast_line(table)
+            if role in (Role.PUBLIC, Role.PLAYER)
+            else redact(table.signals.display, visible)
+        ),
         "lamps": table.signals.lamps.to_json(),
         "links": [device.value for device in table.links],
         "next": None,
@@ -94,7 +128,11 @@ def view(table: Table, role: Role | str, seat: int | None = None) -> dict[str, A
         "pots": [],
         "choices": [],
         "seats": _seats(table, role, seat),
-        "alerts": [] if role is Role.PUBLIC else [_alert(a, visible) for a in table.alerts],
+        "alerts": (
+            [_alert(a, visible) for a in table.alerts]
+            if role in (Role.DEALER, Role.SURVEILLANCE)
+            else []
+        ),
     }
     if hand is not None:
         out |= _hand(hand, role, seat)
@@ -218,6 +256,7 @@ def _alert(alert: Alert, visible: frozenset[str] | None) -> dict[str, Any]:
         "seat": alert.seat,
         "device": None if alert.device is None else alert.device.value,
         "raised_at": alert.raised_at,
+        "acknowledged_by": alert.acknowledged_by,
     }
     if visible is None or (alert.card is not None and str(alert.card) in visible):
         out["card"] = None if alert.card is None else str(alert.card)

@@ -168,12 +168,13 @@ async def live_table(
     shoe: Any,
     *,
     game: str = 'showdown = "manual"',
+    table: str = "",
     before_serve: Callable[[TableService], None] | None = None,
     auth: Callable[[TableService], Auth] | None = None,
 ) -> AsyncIterator[LiveTable]:
     """The service on ``shoe`` (a simulator process), settled, with the console served
     (``auth``: the app's sign-in, made from the service; the configuration's by default)."""
-    settings = config(folder, shoe.port, game=game)
+    settings = config(folder, shoe.port, game=game, table=table)
     settings = replace(settings, api=replace(settings.api, port=0))
     async with TableService(settings) as service:
         control = await Control.connect(shoe.announced["control"])

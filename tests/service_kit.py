@@ -20,6 +20,7 @@ def write_config(
     *,
     journal: str = "table.sqlite",
     game: str = "",
+    table: str = "",
     link: str = "backoff_initial = 0.05\nbackoff_max = 0.2",
 ) -> Path:
     """A table configuration file in ``folder`` for these ports; its path."""
@@ -33,6 +34,7 @@ def write_config(
 [table]
 id = "T-TEST"
 name = "test table"
+{table}
 [game]
 {game}
 [stakes]

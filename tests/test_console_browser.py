@@ -39,6 +39,29 @@ def button_for(move: Decide) -> str:
     return selector
 
 
+async def touch_targets(page: Any) -> None:
+    """Every control on the screen is at least 44 px high and wide (a finger's touch
+    target); the skip link waits off the screen until it has the focus."""
+    small = await page.evaluate(
+        """() => [...document.querySelectorAll('button, input, select, a')]
+            .map((node) => [node.id || node.textContent.trim(), node.getBoundingClientRect()])
+            .filter(([, box]) => box.width > 0 && box.height > 0 && box.right > 0 && box.bottom > 0)
+            .filter(([, box]) => box.width < 44 || box.height < 44)
+            .map(([name, box]) => `${name}: ${box.width}x${box.height}`)"""
+    )
+    assert small == [], small
+
+
+async def sit_down(page: Any, seat: int) -> None:
+    """Player P{seat} sits down at ``seat`` with 100, through the console's form."""
+    form = page.locator("#sit-down")
+    await form.get_by_label("Seat").fill(str(seat))
+    await form.get_by_label("Player").fill(f"P{seat}")
+    await form.get_by_label("Buy-in").fill("100")
+    await form.get_by_role("button", name="Sit down").click()
+    await page.locator(f'li[data-seat="{seat}"]').wait_for()
+
+
 async def no_hole_card(page: Any, live: LiveTable, role: str = "dealer") -> None:
     hidden = forbidden(live.service.table, role, None)
     html = await page.content()
@@ -74,20 +97,21 @@ def test_a_hand_dealt_with_the_console_buttons(tmp_path: Path) -> None:
             await page.get_by_label("PIN", exact=True).fill("0000")
             await page.get_by_role("button", name="Sign in").click()
             await page.get_by_text("wrong dealer id or PIN").wait_for()
-            await page.get_by_label("PIN", exact=True).fill(DEALER["pin"])
-            await page.get_by_role("button", name="Sign in").click()
+            # then from the keyboard alone: the PIN field, Enter
+            await page.get_by_label("PIN", exact=True).focus()
+            await page.keyboard.type(DEALER["pin"])
+            await page.keyboard.press("Enter")
             await page.get_by_text("live", exact=True).wait_for()
+            # landmarks and labels for a screen reader
+            for role, name in (("banner", None), ("main", None), ("complementary", "Decisions")):
+                assert await page.get_by_role(role, name=name).count() == 1, role
+            assert await page.get_by_role("status").count() >= 1
             public = await browser.new_page(viewport={"width": 1280, "height": 800})
             public.set_default_timeout(TIMEOUT_MS)
             await public.goto(live.served.url + "/public")
 
             for seat in (1, 2, 3):
-                form = page.locator("#sit-down")
-                await form.get_by_label("Seat").fill(str(seat))
-                await form.get_by_label("Player").fill(f"P{seat}")
-                await form.get_by_label("Buy-in").fill("100")
-                await form.get_by_role("button", name="Sit down").click()
-                await page.locator(f'li[data-seat="{seat}"]').wait_for()
+                await sit_down(page, seat)
             script = Script()
             await live.load(script.deck(live.service.table))
             await page.get_by_role("button", name="New hand").click()
@@ -109,9 +133,14 @@ def test_a_hand_dealt_with_the_console_buttons(tmp_path: Path) -> None:
                     await live.draw()
                     continue
                 assert isinstance(move, Decide)
-                await page.locator(button_for(move)).click()
-                if move.do is Do.FOLD:
-                    await page.locator("#confirm-ok").click()
+                await touch_targets(page)
+                if move.do is Do.FOLD:  # from the keyboard: the button, Enter, then confirm
+                    await page.locator(button_for(move)).focus()
+                    await page.keyboard.press("Enter")
+                    await page.locator("#confirm-ok:focus").wait_for()
+                    await page.keyboard.press("Enter")
+                else:
+                    await page.locator(button_for(move)).click()
                 await live.until(lambda b=before: live.service.position > b, "the decision")
             assert bonus_seen
             await settled_page(page, live)
@@ -138,6 +167,17 @@ def test_a_hand_dealt_with_the_console_buttons(tmp_path: Path) -> None:
             holes = {str(dealt.card) for p in hand.players for dealt in p.cards if not dealt.up}
             assert holes <= card_names(await watch.content())
             await watch.screenshot(path=str(shots / "surveillance-1280x800.png"))
+            # every past hand from the journal: hand 1's history, every hole card in it
+            await watch.locator('button.past-hand[data-hand="1"]').click()
+            history = watch.locator("#hand-history")
+            await history.get_by_text("*** THIRD STREET ***").wait_for()
+            assert holes <= card_names(await history.text_content())
+            await watch.screenshot(path=str(shots / "surveillance-history-1280x800.png"))
+            await watch.keyboard.press("Escape")
+            await watch.locator("#hand-dialog").wait_for(state="hidden")
+            # the public page reads the table, never the dealer's instructions or an alert
+            public_line = await public.locator("#next").text_content()
+            assert public_line == "Hand 1 over", public_line
 
             # a reconnect: the service goes on while the page is away, the page catches up
             await page.evaluate("window.consoleDrop()")
@@ -155,6 +195,11 @@ def test_a_hand_dealt_with_the_console_buttons(tmp_path: Path) -> None:
             await live.shoe.settled()
             alert = page.locator("li.alert.action")
             await alert.wait_for()
+            # the dealer acknowledges it: it stays, and the table stays paused, until resolved
+            await alert.get_by_role("button", name="Acknowledge").click()
+            await alert.get_by_text(f"acknowledged by {DEALER['id']}").wait_for()
+            assert await page.locator("#paused").is_visible()
+            assert live.service.table.paused
             await page.set_viewport_size({"width": 1920, "height": 1080})
             await page.screenshot(path=str(shots / "console-alert-1920x1080.png"))
             await alert.get_by_role("button", name="Resolve: dead").click()

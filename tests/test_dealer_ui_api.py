@@ -12,7 +12,13 @@ from typing import Any
 import pytest
 import websockets
 
+from controller.cli.hands import recorded_hands
+from controller.journal import Journal
+from controller.journal.snapshots import Snapshots
 from controller.service import TableService
+from controller.service.records import ACCESS
+from controller.service.recovery import recover
+from controller.table import Table
 from dealer_ui.auth import Auth
 from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script, live_table
 from tests.service_kit import simulator
@@ -31,10 +37,11 @@ def run(scenario: Any) -> None:
         asyncio.run(asyncio.wait_for(scenario(shoe), 240))
 
 
-def test_sign_in_sessions_expire_and_failed_attempts_are_logged_and_limited(
+def test_sign_in_sessions_expire_and_failed_attempts_are_journaled_and_limited(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     clock = Clock()
+    final: list[Table] = []
 
     def use_clock(service: TableService) -> Auth:
         config = service.config
@@ -76,12 +83,13 @@ def test_sign_in_sessions_expire_and_failed_attempts_are_logged_and_limited(
             assert live.service.table.seat(2) is None
 
             await live.sign_in()  # the kit's clock-free dealer session is gone: a new one
-            position = live.service.position
+            position, table = live.service.position, live.service.table
             void = await live.post(
                 "/api/supervisor/void", {"supervisor": "S100", "pin": "9999", "why": "test"}
             )
             assert void.status_code == 401 and "supervisor" in void.json()["reason"]
-            assert live.service.position == position  # nothing journaled, nothing changed
+            assert live.service.position == position  # no table input: nothing changed
+            assert live.service.table is table
             player = await live.post("/api/player-tokens", {"seat": 1})
             other_seat = await http.post(
                 "/api/decisions",
@@ -89,6 +97,7 @@ def test_sign_in_sessions_expire_and_failed_attempts_are_logged_and_limited(
                 headers={"Authorization": f"Bearer {player.json()['token']}"},
             )
             assert other_seat.status_code == 403 and "seat 1" in other_seat.json()["reason"]
+            final.append(live.service.table)
 
     with caplog.at_level(logging.WARNING, logger="dealer_ui.auth"):
         run(scenario)
@@ -96,6 +105,77 @@ def test_sign_in_sessions_expire_and_failed_attempts_are_logged_and_limited(
     assert sum("failed dealer PIN for 'D200'" in m for m in failures) == 5
     assert any("too many attempts" in m for m in failures)
     assert any("failed supervisor PIN for 'S100'" in m for m in failures)
+
+    with Journal.open(tmp_path / "table.sqlite", create=False) as journal:
+        entries = list(journal.entries())
+        attempts = [e for e in entries if e.source == ACCESS]
+        # the five wrong PINs, the first refusal of the lockout, the supervisor's wrong PIN
+        assert [(e.type, e.fields["action"], e.fields["status"]) for e in attempts] == [
+            *[("failed_attempt", "sign_in", 401)] * 5,
+            ("failed_attempt", "sign_in", 429),
+            ("failed_attempt", "void_hand", 401),
+        ]
+        assert attempts[0].fields == {
+            "role": "dealer",
+            "who": "D200",
+            "action": "sign_in",
+            "client": "127.0.0.1",
+            "status": 401,
+            "reason": "wrong dealer id or PIN",
+        }
+        assert attempts[-1].fields["role"] == "supervisor"
+        assert attempts[-1].fields["who"] == "S100" and attempts[-1].fields["by"] == "D200"
+        assert all(e.recorded_at > 0 for e in attempts)
+        # a failed attempt is no table input: replaying the journal gives the same table
+        snapshots = Snapshots(journal.path)
+        try:
+            recovered = recover(journal, snapshots)
+        finally:
+            snapshots.close()
+        assert recovered.table.to_json() == final[0].to_json()
+        assert [hand.number for hand in recorded_hands(journal)] == []
+
+
+async def deal_to_a_decision(live: LiveTable) -> None:
+    while live.service.table.hand.waiting_for.kind == "card":
+        await live.draw()
+
+
+async def own_decision(live: LiveTable) -> int:
+    """The player to act checks or calls with their own token (the status), after a token
+    for another seat is refused."""
+    waiting = live.service.table.hand.waiting_for
+    seat = waiting.seat
+    legal = {choice.do.value: choice for choice in waiting.legal}
+    do = next(word for word in ("check", "call", "bring_in") if word in legal)
+    body = {"seat": seat, "do": do} | ({"to": legal[do].to} if legal[do].to else {})
+    tokens = {}
+    for number in (seat, seat % 3 + 1):
+        response = await live.post("/api/player-tokens", {"seat": number})
+        tokens[number] = {"Authorization": f"Bearer {response.json()['token']}"}
+    other = await live.http.post("/api/decisions", json=body, headers=tokens[seat % 3 + 1])
+    assert other.status_code == 403 and f"seat {seat % 3 + 1}" in other.json()["reason"]
+    own = await live.http.post("/api/decisions", json=body, headers=tokens[seat])
+    if own.status_code == 409:
+        assert "the dealer does" in own.json()["reason"], own.text
+    return own.status_code
+
+
+def test_players_decide_with_their_token_at_a_table_that_allows_it(tmp_path: Path) -> None:
+    async def scenario(shoe: Any) -> None:
+        async with live_table(tmp_path, shoe, table="player_decisions = true") as live:
+            await live.seat_players()
+            await live.load(Script().deck(live.service.table))
+            (await live.post("/api/hands")).raise_for_status()
+            await deal_to_a_decision(live)
+            position = live.service.position
+            assert await own_decision(live) == 200
+            assert live.service.position == position + 1
+            with Journal.open(live.service.config.journal, create=False) as journal:
+                decision = [e for e in journal.entries(position) if e.type == "decide"]
+            assert decision[-1].fields["by"] == "player"
+
+    run(scenario)
 
 
 BAD_REQUESTS: list[tuple[str, Any]] = [
@@ -153,6 +233,8 @@ def test_errors_are_json_with_the_reason_and_the_feed_resumes_after_a_reconnect(
             assert out_of_turn.json()["reason"].startswith("seat 2 cannot call")
             again = await live.post("/api/hands")
             assert again.status_code == 409 and "in progress" in again.json()["reason"]
+            await deal_to_a_decision(live)
+            assert await own_decision(live) == 409  # this table's players do not decide
 
             url = live.served.url.replace("http", "ws", 1) + "/ws"
             async with websockets.connect(url) as socket:
@@ -176,5 +258,62 @@ def test_errors_are_json_with_the_reason_and_the_feed_resumes_after_a_reconnect(
             assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401
             openapi = (await live.http.get("/openapi.json")).json()
             assert "/api/supervisor/void" in openapi["paths"] and "/api/view" in openapi["paths"]
+
+    run(scenario)
+
+
+def test_the_dealer_acknowledges_an_alert_which_stays_until_resolved(tmp_path: Path) -> None:
+    async def scenario(shoe: Any) -> None:
+        async with live_table(tmp_path, shoe) as live:
+            await live.seat_players()
+            await live.load(Script().deck(live.service.table))
+            (await live.post("/api/hands")).raise_for_status()
+            await live.shoe.command("draw unreadable disposition=dealt_unread")
+            await live.shoe.settled()
+            await live.until(lambda: bool(live.service.table.alerts), "the unread-card alert")
+            alert = live.service.table.alerts[0].id
+            public = await live.http.post(f"/api/alerts/{alert}/acknowledge")
+            assert public.status_code == 403
+            seen = await live.post(f"/api/alerts/{alert}/acknowledge")
+            assert seen.status_code == 200, seen.text
+            body = seen.json()
+            assert body["view"]["alerts"][0]["acknowledged_by"] == DEALER["id"]
+            assert body["view"]["paused"] and body["view"]["display"].startswith("PAUSED")
+            assert [e["kind"] for e in body["events"]] == ["alert_acknowledged"]
+            again = await live.post(f"/api/alerts/{alert}/acknowledge")
+            assert again.status_code == 409 and "already acknowledged" in again.json()["reason"]
+            unknown = await live.post("/api/alerts/999/acknowledge")
+            assert unknown.status_code == 409 and "no open alert 999" in unknown.json()["reason"]
+            resolved = await live.post(
+                "/api/supervisor/resolve",
+                {**SUPERVISOR, "why": "taken away", "alert": alert, "remedy": "dead"},
+            )
+            assert resolved.status_code == 200 and resolved.json()["view"]["alerts"] == []
+            assert not live.service.table.paused
+
+    run(scenario)
+
+
+def test_a_player_token_ends_when_its_player_leaves_the_seat(tmp_path: Path) -> None:
+    async def scenario(shoe: Any) -> None:
+        async with live_table(tmp_path, shoe) as live:
+            await live.seat_players()
+            empty = await live.post("/api/player-tokens", {"seat": 4})
+            assert empty.status_code == 409 and "no player" in empty.json()["reason"]
+            token = (await live.post("/api/player-tokens", {"seat": 3})).json()["token"]
+            player = {"Authorization": f"Bearer {token}"}
+            assert (await live.http.get("/api/view", headers=player)).json()["seat"] == 3
+            url = live.served.url.replace("http", "ws", 1) + f"/ws?token={token}"
+            async with websockets.connect(url) as socket:
+                assert json.loads(await socket.recv())["type"] == "snapshot"
+                (await live.post("/api/seats/3/leave")).raise_for_status()
+                with pytest.raises(websockets.ConnectionClosed) as closed:
+                    await asyncio.wait_for(socket.recv(), 30)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401
+            assert "has left" in closed.value.rcvd.reason
+            body = {"seat": 3, "player": "Newcomer", "buy_in": 100}
+            (await live.post("/api/seats", body)).raise_for_status()
+            after = await live.http.get("/api/view", headers=player)
+            assert after.status_code == 401 and "sign in again" in after.json()["reason"]
 
     run(scenario)

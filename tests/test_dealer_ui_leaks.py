@@ -11,9 +11,12 @@ from typing import Any
 
 import websockets
 
-from controller.rules import DECK, Phase, Reveal
+from controller.cli.hands import recorded_hands as hands_of
+from controller.journal import Journal
+from controller.rules import DECK, Hand, Phase, Reveal
 from controller.service import Subscription, TableService
 from controller.table import Table
+from dealer_ui import view
 from tests.console_kit import SUPERVISOR, LiveTable, Script, card_names, live_table
 from tests.service_kit import simulator
 
@@ -25,6 +28,12 @@ ROLES: list[tuple[str, int | None]] = [
     ("player", 3),
     ("surveillance", None),
 ]
+
+
+def recorded_hands(service: TableService) -> list[Hand]:
+    """The hands of the service's journal as the table recorded them."""
+    with Journal.open(service.config.journal, create=False) as journal:
+        return [hand.hand for hand in hands_of(journal)]
 
 
 def forbidden(table: Table, role: str, seat: int | None) -> set[str]:
@@ -102,7 +111,14 @@ def test_no_role_sees_a_card_it_may_not_in_any_view_or_message(tmp_path: Path) -
                     headers = {} if token is None else {"Authorization": f"Bearer {token}"}
                     response = await live.http.get("/api/view", headers=headers)
                     assert response.status_code == 200, response.text
+                    assert response.json() == view(table, *role)  # the model drops nothing
                     check(role, table, response.json(), "GET /api/view")
+                    if role[0] == "surveillance":
+                        continue  # its past hands: below, once the hands are played
+                    for path in ("/api/history", f"/api/history/{max(table.hand_number, 1)}"):
+                        response = await live.http.get(path, headers=headers)
+                        assert response.status_code == 403, (role, path, response.text)
+                        check(role, table, response.json(), f"GET {path}")
 
             await live.play_hand(Script(), each)
             await live.play_hand(Script(fold_seat=None, void_hand=2, up_cards=()), each)
@@ -111,6 +127,18 @@ def test_no_role_sees_a_card_it_may_not_in_any_view_or_message(tmp_path: Path) -
                 lambda: all(f[-1]["seq"] == feed.current.seq for f in feeds.values()),
                 "every feed caught up",
             )
+            watcher = {"Authorization": f"Bearer {keys[('surveillance', None)]}"}
+            past = (await live.http.get("/api/history", headers=watcher)).json()
+            assert [(h["hand"], h["phase"]) for h in past] == [(1, "complete"), (2, "void")]
+            for hand, recorded in zip(past, recorded_hands(live.service), strict=True):
+                one = await live.http.get(f"/api/history/{hand['hand']}", headers=watcher)
+                assert one.status_code == 200 and one.json()["recorded"], one.text
+                holes = {str(d.card) for p in recorded.players for d in p.cards if not d.up}
+                assert holes and holes <= card_names(one.json()["recorded_hand"])
+                if recorded.phase is Phase.COMPLETE:  # a void hand's script stops at its void
+                    assert holes <= card_names(one.json()["history"])
+            missing = await live.http.get("/api/history/9", headers=watcher)
+            assert missing.status_code == 404 and missing.json()["error"] == "not_found"
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)

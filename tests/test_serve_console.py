@@ -1,16 +1,26 @@
 """``luck-table serve`` serves the dealer console at the configuration's API address, in the
-table service's own process, and stops cleanly on SIGTERM."""
+table service's own process (over TLS with the configured certificate), and stops cleanly
+on SIGTERM."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
+import pytest
+import websockets
 
 from tests.service_kit import simulator, write_config
 
@@ -29,38 +39,50 @@ def with_api(folder: Path, shoe_port: str, port: int) -> Path:
     return path
 
 
+@contextmanager
+def serving(config: Path) -> Iterator[subprocess.Popen[str]]:
+    """``luck-table serve --config CONFIG`` in its own process (killed if still running)."""
+    process = subprocess.Popen(
+        [LUCK_TABLE, "serve", "--config", str(config)], stderr=subprocess.PIPE, text=True
+    )
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+
+
+def answer(process: subprocess.Popen[str], get: Callable[[], httpx.Response]) -> httpx.Response:
+    """``get()``'s answer once the console answers at all."""
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            return get()
+        except httpx.TransportError:
+            assert process.poll() is None, process.stderr and process.stderr.read()
+            assert time.monotonic() < deadline, "the console never answered"
+            time.sleep(0.1)
+
+
+def stopped(process: subprocess.Popen[str]) -> str:
+    """SIGTERM, then the process's log once it exited with status 0."""
+    process.send_signal(signal.SIGTERM)
+    _, errors = process.communicate(timeout=60)
+    assert process.returncode == 0, errors
+    return errors
+
+
 def test_serve_serves_the_console_and_stops_on_sigterm(tmp_path: Path) -> None:
     port = free_port()
-    with simulator("shoe") as shoe:
-        config = with_api(tmp_path, shoe.port, port)
-        process = subprocess.Popen(
-            [LUCK_TABLE, "serve", "--config", str(config)],
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        try:
-            url = f"http://127.0.0.1:{port}"
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    page = httpx.get(url + "/", timeout=5)
-                    break
-                except httpx.TransportError:
-                    assert process.poll() is None, process.stderr and process.stderr.read()
-                    assert time.monotonic() < deadline, "the console never answered"
-                    time.sleep(0.1)
-            assert page.status_code == 200 and "Dealer console" in page.text
-            public = httpx.get(url + "/api/view", timeout=5).json()
-            assert public["role"] == "public" and public["hand_number"] == 0
-            assert httpx.get(url + "/static/console.js", timeout=5).status_code == 200
-            process.send_signal(signal.SIGTERM)
-            _, errors = process.communicate(timeout=60)
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.communicate()
-    assert process.returncode == 0, errors
-    assert f"the console is at http://127.0.0.1:{port}" in errors
+    url = f"http://127.0.0.1:{port}"
+    with simulator("shoe") as shoe, serving(with_api(tmp_path, shoe.port, port)) as process:
+        page = answer(process, lambda: httpx.get(url + "/", timeout=5))
+        assert page.status_code == 200 and "Dealer console" in page.text
+        public = httpx.get(url + "/api/view", timeout=5).json()
+        assert public["role"] == "public" and public["hand_number"] == 0
+        assert httpx.get(url + "/static/console.js", timeout=5).status_code == 200
+        assert f"the console is at {url}" in stopped(process)
 
 
 def test_serve_exits_1_when_the_console_address_is_taken(tmp_path: Path) -> None:
@@ -77,3 +99,37 @@ def test_serve_exits_1_when_the_console_address_is_taken(tmp_path: Path) -> None
         )
     assert done.returncode == 1
     assert "the console cannot listen at 127.0.0.1:" in done.stderr
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is not installed")
+def test_serve_serves_the_console_over_tls_with_the_configured_certificate(
+    tmp_path: Path,
+) -> None:
+    cert, key = tmp_path / "console.crt", tmp_path / "console.key"
+    subprocess.run(
+        [
+            *("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"),
+            *("-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1"),
+            *("-addext", "subjectAltName=IP:127.0.0.1"),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    port = free_port()
+    url = f"https://127.0.0.1:{port}"
+    trusted = ssl.create_default_context(cafile=str(cert))
+    with simulator("shoe") as shoe:
+        config = with_api(tmp_path, shoe.port, port)
+        config.write_text(config.read_text() + f'tls_cert = "{cert}"\ntls_key = "{key}"\n')
+        with serving(config) as process:
+            view = answer(process, lambda: httpx.get(url + "/api/view", timeout=5, verify=trusted))
+            assert view.status_code == 200 and view.json()["role"] == "public"
+            with pytest.raises(httpx.TransportError):  # plain HTTP is not served
+                httpx.get(f"http://127.0.0.1:{port}/api/view", timeout=5)
+
+            async def feed() -> dict[str, Any]:
+                async with websockets.connect(f"wss://127.0.0.1:{port}/ws", ssl=trusted) as ws:
+                    return json.loads(await ws.recv())
+
+            assert asyncio.run(feed())["type"] == "snapshot"
+            assert f"the console is at {url}" in stopped(process)

@@ -10,6 +10,7 @@ import pytest
 from controller.rules import Do, Phase, Rules, parse_card
 from controller.table import (
     INPUT_TYPES,
+    AcknowledgeAlert,
     AlertKind,
     By,
     CardAtSeat,
@@ -341,6 +342,42 @@ def test_unread_card_entered_by_the_supervisor_without_a_seat_board():
     assert "no unread card" in driver.refused(EnterCard, card=parse_card("3c"), **SUPERVISOR)
 
 
+def test_an_acknowledged_alert_stays_open_and_the_table_paused_until_resolved():
+    driver = TableDriver.make(seat_board=False).start({2: 200, 5: 200})
+    driver.read("As Ks Ad Kd")
+    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)
+    alert = driver.table.alerts[0]
+    paused = driver.table.signals
+    assert "no open alert 9" in driver.refused(AcknowledgeAlert, alert=9, who="D200")
+    assert "who acknowledges" in driver.refused(AcknowledgeAlert, alert=alert.id, who=" ")
+    step = driver.ok(AcknowledgeAlert, alert=alert.id, who="D200")
+    assert [(e.kind, e.data) for e in step.effects] == [
+        ("alert_acknowledged", {"id": alert.id, "who": "D200"})
+    ]
+    assert step.effects[0].message.endswith("the table stays paused until it is resolved")
+    seen = driver.table.alerts[0]
+    assert seen == alert._replace(acknowledged_by="D200", acknowledged_at=seen.acknowledged_at)
+    assert seen.acknowledged_at is not None
+    assert driver.table.paused and driver.table.signals == paused  # still paused, same display
+    assert "already acknowledged by D200" in driver.refused(
+        AcknowledgeAlert, alert=alert.id, who="D201"
+    )
+    assert Table.from_json(json.loads(driver.dump())) == driver.table
+    assert driver.replayed() == driver.dump()
+    driver.ok(EnterCard, card=parse_card("2c"), **SUPERVISOR)  # the remedy clears it
+    assert driver.table.alerts == () and not driver.table.paused
+
+
+def test_an_alert_from_before_acknowledgements_reads_back_unacknowledged():
+    driver = TableDriver.make(seat_board=False).start({2: 200, 5: 200})
+    driver.read("As Ks Ad Kd")
+    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)
+    data = driver.table.to_json()
+    for alert in data["alerts"]:
+        del alert["acknowledged_by"], alert["acknowledged_at"]
+    assert Table.from_json(data) == driver.table
+
+
 def test_unread_burn_card_and_unread_card_out_of_turn():
     driver = fourth()
     driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)
@@ -628,6 +665,7 @@ EXAMPLES = [
     SitIn(at=16, seat=2),
     Leave(at=17, seat=2),
     Rebuy(at=18, seat=2, chips=50),
+    AcknowledgeAlert(at=18, alert=3, who="D200"),
     Configure(at=19, settings=TableSettings(Rules(bonus_price=5), 50, 500, False)),
     VoidHand(at=20, who="S1", why="misdeal"),
     EnterCard(at=21, card=parse_card("4c"), who="S1", why="unread"),

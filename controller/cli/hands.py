@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
+from controller.cli import replay_command
 from controller.cli.replay_command import Replay, Script, play
 from controller.journal import Journal
 from controller.rules import Action, Deal, Hand, Phase
@@ -41,6 +43,34 @@ class RecordedHand:
             "actions": [action.to_json() for action in script.actions],
         }
 
+    def summary(self) -> dict[str, Any]:
+        """What a list of hands shows: number, times, how it ended, seats, pots, winners."""
+        hand = self.hand
+        return {
+            "hand": self.number,
+            "started": time_text(self.started),
+            "ended": time_text(self.ended),
+            "phase": hand.phase.value,
+            "seats": sorted(self.script.seats),
+            "pot": sum(pot.amount for pot in hand.pots),
+            "winners": sorted({seat for pot in hand.pots for seat in pot.winners}),
+        }
+
+    def to_json(self) -> tuple[dict[str, Any], bool]:
+        """The hand as ``luck-table history --json`` gives it (``history``: its text), and
+        whether it replays to the outcome the table recorded."""
+        replay = self.replay()
+        ok = self.matches(replay)
+        out = {
+            "hand": self.number,
+            "started": time_text(self.started),
+            "ended": time_text(self.ended),
+            "script": self.script_json(),
+            "outcome": replay_command.to_json(replay),
+            "recorded": ok,
+        }
+        return out, ok
+
     def replay(self) -> Replay:
         """The script played through the engine (what ``luck-table replay`` does)."""
         return play(self.script)
@@ -53,6 +83,13 @@ class RecordedHand:
                 (p.seat, p.stack) for p in self.hand.players
             ]
         return replay.error is None and replay.hand.to_json() == self.hand.to_json()
+
+
+def time_text(ms: int | None) -> str:
+    """A time of the journal (ms since the epoch) in ISO 8601, UTC; None: in progress."""
+    if ms is None:
+        return "in progress"
+    return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="milliseconds")
 
 
 def _recorded(table: Table, started: int, ended: int | None) -> RecordedHand:

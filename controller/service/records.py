@@ -2,9 +2,11 @@
 
 The journal keeps each device event as the driver reported it (source ``device`` or
 ``link``, see :mod:`controller.journal.device_events`) and every other input as the table
-core's own record (source ``table``: ``item.to_json()``). :func:`table_inputs` turns any
-record into the table inputs it stands for, the same way live and in recovery, so replaying
-the journal gives the same table. The time of a record is the input's ``at``: the service
+core's own record (source ``table``: ``item.to_json()``). A refused credential (a failed
+sign-in or supervisor PIN) is kept too, as an audit record of source ``access``: it is not
+a table input and stands for none. :func:`table_inputs` turns any record into the table
+inputs it stands for, the same way live and in recovery, so replaying the journal gives the
+same table. The time of a record is the input's ``at``: the service
 journals ``at / 1000`` as ``recorded_at`` and reads it back with :func:`at_of`.
 """
 
@@ -20,6 +22,8 @@ from controller.table import inputs as ti
 from controller.table.inputs import TableInput, input_from_json
 
 TABLE = "table"
+#: A refused credential: who tried, for what, from where (an audit record, no table input).
+ACCESS = "access"
 
 
 class Record(Protocol):
@@ -88,8 +92,10 @@ _EVENTS: dict[str, _Mapper] = {
 
 def table_inputs(record: Record, where: str = "a record") -> tuple[TableInput, ...]:
     """The table inputs a journal record stands for (a LinkUp after a restart gives two:
-    the link and the restart with the events lost). Raises ``JournalError`` naming
-    ``where`` for a record it cannot read."""
+    the link and the restart with the events lost; an ``access`` record none). Raises
+    ``JournalError`` naming ``where`` for a record it cannot read."""
+    if record.source == ACCESS:
+        return ()
     if record.source == TABLE:
         try:
             return (input_from_json(record.fields),)

@@ -5,6 +5,8 @@ drivers report them (a device event the journal already holds, by serial, boot i
 is dropped), people's inputs as the table core's records, each with its time from the
 service's clock. The shoe's lamps follow ``table.signals.lamps``; every applied input is
 published as an :class:`Update` to the subscribers of :meth:`TableService.updates`.
+A refused credential is journaled too (:meth:`TableService.record_failed_attempt`), as an
+audit record that is no table input.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from controller.journal import Input, Journal
 from controller.journal.device_events import device_of, to_input
 from controller.journal.snapshots import Snapshots
 from controller.rules import Effect
-from controller.service.records import record_of, table_inputs
+from controller.service.records import ACCESS, record_of, table_inputs
 from controller.service.recovery import Recovered, recover
 from controller.table import (
     AlertKind,
@@ -193,6 +195,19 @@ class TableService:
         """Journal ``item`` with the service's time, then apply it; a refused input comes
         back with ``step.refused`` (journaled all the same: replaying refuses it again)."""
         return await self._record_own(item)
+
+    async def record_failed_attempt(self, fields: dict[str, Any]) -> int:
+        """Journal a refused credential (``fields``: who tried, for what, from where, why)
+        with the service's time, as an ``access`` record: not a table input, the table
+        does not change and nothing is published. Returns its journal position."""
+        async with self._lock:
+            if self._journal is None or self._stopped.is_set():
+                raise RuntimeError("the table service is not running")
+            record = Input(self._now() / 1000, ACCESS, "failed_attempt", fields)
+            positions = await asyncio.to_thread(self._journal.append, [record])
+        position = positions[0]
+        assert position is not None
+        return position
 
     def updates(self) -> Subscription:
         """An async iterator of every :class:`Update` from now on."""

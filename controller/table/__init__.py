@@ -27,6 +27,7 @@ alert and remedy.
 from controller.table.core import Step, apply
 from controller.table.inputs import (
     INPUT_TYPES,
+    AcknowledgeAlert,
     By,
     CardAtSeat,
     CardRead,
@@ -78,6 +79,7 @@ from controller.table.state import (
 __all__ = [
     "ALERT_RULES",
     "INPUT_TYPES",
+    "AcknowledgeAlert",
     "Alert",
     "AlertKind",
     "AlertRule",

@@ -689,6 +689,22 @@ def _rebuy(table: Table, item: ti.Rebuy, fx: list[Effect]) -> Table:
     return _with_seat(table, seat._replace(stack=seat.stack + item.chips))
 
 
+def _acknowledge_alert(table: Table, item: ti.AcknowledgeAlert, fx: list[Effect]) -> Table:
+    alert = table.alert(item.alert)
+    if alert is None:
+        raise Refused(f"no open alert {item.alert}")
+    if not item.who.strip():
+        raise Refused("acknowledge_alert: who acknowledges is needed")
+    if alert.acknowledged_by is not None:
+        raise Refused(f"alert {alert.id} is already acknowledged by {alert.acknowledged_by}")
+    text = f"alert {alert.id} acknowledged by {item.who}"
+    if alert.rule.blocking:
+        text += ": the table stays paused until it is resolved"
+    fx.append(Notice("alert_acknowledged", text, {"id": alert.id, "who": item.who}))
+    seen = alert._replace(acknowledged_by=item.who, acknowledged_at=item.at)
+    return replace(table, alerts=tuple(seen if a.id == alert.id else a for a in table.alerts))
+
+
 def _configure(table: Table, item: ti.Configure, fx: list[Effect]) -> Table:
     if table.in_hand:
         raise Refused(f"hand {table.hand_number} is in progress: configure between hands")
@@ -808,6 +824,7 @@ _HANDLERS: dict[type[TableInput], _Handler] = {
     ti.SitIn: _sit_in,
     ti.Leave: _leave,
     ti.Rebuy: _rebuy,
+    ti.AcknowledgeAlert: _acknowledge_alert,
     ti.Configure: _configure,
     ti.VoidHand: _void_hand,
     ti.EnterCard: _enter_card,

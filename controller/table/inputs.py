@@ -229,6 +229,16 @@ class Rebuy(TableInput):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class AcknowledgeAlert(TableInput):
+    """The dealer has seen an open alert (``who``: the dealer's id). It stays open, and the
+    pause with it, until it is resolved; it is shown as acknowledged."""
+
+    tag = "acknowledge_alert"
+    alert: int
+    who: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Configure(TableInput):
     """New table settings, between hands."""
 
@@ -302,6 +312,7 @@ INPUT_TYPES: dict[str, type[TableInput]] = {
         SitIn,
         Leave,
         Rebuy,
+        AcknowledgeAlert,
         Configure,
         VoidHand,
         EnterCard,

@@ -77,6 +77,8 @@ class Alert(NamedTuple):
     ``seat``: the seat it concerns (where a card landed); ``belongs``: the seat a card
     belongs to; ``card``: the card, when known; ``due``: an unread card was the card the
     engine waited for (it goes to ``belongs``, or is the burn or community card).
+    ``acknowledged_by`` and ``acknowledged_at``: the dealer who acknowledged it, and when
+    (an acknowledged alert stays open until it is resolved).
     """
 
     id: int
@@ -90,6 +92,8 @@ class Alert(NamedTuple):
     device: Device | None = None
     fault: Fault | None = None
     due: bool = False
+    acknowledged_by: str | None = None
+    acknowledged_at: int | None = None
 
     @property
     def rule(self) -> AlertRule:
@@ -112,6 +116,8 @@ class Alert(NamedTuple):
             "device": None if self.device is None else self.device.value,
             "fault": None if self.fault is None else self.fault.value,
             "due": self.due,
+            "acknowledged_by": self.acknowledged_by,
+            "acknowledged_at": self.acknowledged_at,
         }
 
     @classmethod
@@ -129,6 +135,8 @@ class Alert(NamedTuple):
             None if device is None else Device(device),
             None if fault is None else Fault(fault),
             data["due"],
+            data.get("acknowledged_by"),  # absent in snapshots taken before acknowledgements
+            data.get("acknowledged_at"),
         )
 
 

@@ -55,6 +55,17 @@ async function api(path, body) {
   return { ok: false, status: response.status, reason: data.reason || `error ${response.status}` };
 }
 
+async function get(path) {
+  const headers = state.token ? { Authorization: `Bearer ${state.token}` } : {};
+  try {
+    const response = await fetch(path, { headers });
+    const data = await response.json().catch(() => ({}));
+    return response.ok ? { ok: true, data } : { ok: false, reason: data.reason || `error ${response.status}` };
+  } catch (error) {
+    return { ok: false, reason: `the table service cannot be reached (${error.message})` };
+  }
+}
+
 function say(text, ok = false) {
   const message = $("message");
   message.textContent = text;
@@ -255,10 +266,16 @@ function renderAlerts(view) {
     if (ROLE === "dealer" && alert.kind === "unread_card") {
       actions.append(el("button", { type: "button", class: "small", onclick: () => openSupervisor("enter-card") }, "Enter the card"));
     }
-    return el("li", { class: `alert ${alert.severity}`, "data-alert": alert.id },
+    if (ROLE === "dealer" && !alert.acknowledged_by) {
+      actions.append(el("button", { type: "button", class: "small", "aria-label": `Acknowledge alert ${alert.id}`,
+        onclick: () => send(`/api/alerts/${alert.id}/acknowledge`, {}, `alert ${alert.id} acknowledged`) }, "Acknowledge"));
+    }
+    const seen = alert.acknowledged_by ? `acknowledged by ${alert.acknowledged_by}${alert.blocking ? ": still paused until resolved" : ""}` : "";
+    return el("li", { class: `alert ${alert.severity}${seen ? " acknowledged" : ""}`, "data-alert": alert.id },
       el("span", { class: "sev", text: `${alert.severity}${alert.blocking ? " · table paused" : ""}` }),
       el("p", { class: "what", text: alert.message }),
       el("p", { class: "remedy", text: alert.remedy }),
+      seen ? el("p", { class: "seen", text: seen }) : null,
       actions.childElementCount ? actions : null);
   }));
   const select = $("supervisor-form")?.alert;
@@ -283,8 +300,35 @@ function chime() {
   }
 }
 
+// --- surveillance: the past hands, from the journal ------------------------------------
+
+async function loadPast() {
+  const list = $("past-list");
+  const result = await get("/api/history");
+  if (!result.ok) {
+    list.replaceChildren(el("li", { class: "error", text: result.reason }));
+    return;
+  }
+  list.replaceChildren(...result.data.slice().reverse().map((hand) => {
+    const won = hand.winners.length ? ` → seat ${hand.winners.join(", ")}` : "";
+    const what = hand.ended === "in progress" ? "in progress" : hand.phase === "void" ? "void" : `pot ${hand.pot}${won}`;
+    return el("li", {}, el("button", { type: "button", class: "small past-hand", "data-hand": hand.hand,
+      onclick: () => showHand(hand.hand) }, `Hand ${hand.hand} · ${what}`));
+  }));
+}
+
+async function showHand(number) {
+  const result = await get(`/api/history/${number}`);
+  $("hand-title").textContent = `Hand ${number}`;
+  $("hand-times").textContent = result.ok ? `${result.data.started} to ${result.data.ended}` : "";
+  $("hand-history").textContent = result.ok ? result.data.history : result.reason;
+  $("hand-dialog").showModal();
+}
+
 function render(view) {
+  const handChanged = !state.view || state.view.hand_number !== view.hand_number || state.view.in_hand !== view.in_hand;
   state.view = view;
+  if (ROLE === "surveillance" && handChanged) loadPast();
   document.body.dataset.live = "true";
   $("hand-number").textContent = view.hand_number ? `Hand ${view.hand_number}` : "No hand yet";
   $("street").textContent = view.in_hand ? STREETS[view.street] || "" : view.phase === "void" ? "hand void" : view.phase === "complete" ? "hand over" : "between hands";
@@ -384,6 +428,7 @@ window.consoleDrop = () => state.socket && state.socket.close();
 // The read-only pages: the dealer's controls taken out of the page.
 function asViewer() {
   for (const node of document.querySelectorAll("[data-dealer]")) node.remove();
+  if (ROLE !== "surveillance") for (const node of document.querySelectorAll("[data-surveillance]")) node.remove();
   document.body.classList.add("viewer");
   document.title = ROLE === "public" ? "Table" : "Surveillance";
   $("page-title").textContent = ROLE === "public" ? "The table, live" : "Surveillance";
@@ -397,6 +442,9 @@ function asViewer() {
   }
 }
 
-if (ROLE === "dealer") wireDealer();
+if (ROLE === "dealer") {
+  for (const node of document.querySelectorAll("[data-surveillance]")) node.remove();
+  wireDealer();
+}
 else asViewer();
 connect();
