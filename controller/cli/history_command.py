@@ -12,39 +12,18 @@ from __future__ import annotations
 
 import argparse
 import json
-from datetime import UTC, datetime
 from typing import Any
 
 from controller.cli import replay_command
 from controller.cli.common import fail
-from controller.cli.hands import RecordedHand, recorded_hands
+from controller.cli.hands import RecordedHand, iso_time, recorded_hands
 from controller.journal import Journal, JournalError
-
-
-def _time(ms: int | None) -> str:
-    if ms is None:
-        return "in progress"
-    return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="milliseconds")
-
-
-def _as_json(hand: RecordedHand) -> tuple[dict[str, Any], bool]:
-    replay = hand.replay()
-    ok = hand.matches(replay)
-    out = {
-        "hand": hand.number,
-        "started": _time(hand.started),
-        "ended": _time(hand.ended),
-        "script": hand.script_json(),
-        "outcome": replay_command.to_json(replay),
-        "recorded": ok,
-    }
-    return out, ok
 
 
 def _as_text(hand: RecordedHand) -> tuple[str, bool]:
     replay = hand.replay()
     ok = hand.matches(replay)
-    head = f"=== hand {hand.number}: {_time(hand.started)} to {_time(hand.ended)} ==="
+    head = f"=== hand {hand.number}: {iso_time(hand.started)} to {iso_time(hand.ended)} ==="
     text = f"{head}\n{replay_command.history(replay)}"
     if not ok:
         text += "\nNOT THE RECORDED OUTCOME: the journal and the engine disagree"
@@ -68,9 +47,9 @@ def handler(args: argparse.Namespace) -> int:
     if args.json:
         items = []
         for hand in hands:
-            item, ok = _as_json(hand)
+            item = hand.history_json()
             items.append(item)
-            all_ok &= ok
+            all_ok &= item["recorded"]
         print(json.dumps(items[0] if args.hand is not None else items, indent=2))
     else:
         texts = []

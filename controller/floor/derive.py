@@ -1,0 +1,169 @@
+"""The facts of a table's journal, derived at the table through the table core.
+
+The same path as recovery and ``luck-table history``: each journal entry is applied with
+``controller.service.recovery.entry_steps`` and each hand recorded as it ends by
+``controller.cli.hands.HandRecorder``. A :class:`Point` is where the derivation stands (a
+journal position, the table after it, when its hand in progress started); :func:`point_at`
+rebuilds one at any position (from the latest snapshot at or before it), :func:`derive`
+goes on from one for up to ``limit`` entries.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+from controller.cli.hands import HandRecorder
+from controller.floor import facts as f
+from controller.journal import Entry, Journal, JournalError
+from controller.journal.snapshots import Snapshots
+from controller.rules import Phase
+from controller.service.records import at_of
+from controller.service.recovery import entry_steps, from_snapshot
+from controller.table import Step, Table
+
+
+@dataclass(frozen=True, slots=True)
+class Point:
+    """The derivation after journal ``position``: the table then, and when the hand in
+    progress started (ms; 0 between hands)."""
+
+    position: int
+    table: Table
+    started: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Derived:
+    """Entries after a point, their facts in order, the table's status after them, and the
+    point they lead to."""
+
+    entries: tuple[Entry, ...]
+    facts: tuple[f.Fact, ...]
+    status: f.Status
+    point: Point
+
+
+def point_at(journal: Journal, snapshots: Snapshots, position: int) -> Point:
+    """The point after journal ``position`` (0: before the first entry)."""
+    recovered = from_snapshot(snapshots, position)
+    point = Point(recovered.position, recovered.table)
+    if point.position < position:
+        point = derive(journal, point, position - point.position).point
+    if point.position != position:
+        raise JournalError(
+            f"journal {journal.path} ends at position {point.position}, before position "
+            f"{position}: it is not the journal the floor holds"
+        )
+    return point
+
+
+def derive(journal: Journal, start: Point, limit: int) -> Derived:
+    """The next ``limit`` entries at most after ``start`` and what they gave."""
+    entries = tuple(itertools.islice(journal.entries(start.position), limit))
+    recorder = HandRecorder(start.started)
+    table = start.table
+    out: list[f.Fact] = []
+    for entry in entries:
+        where = f"journal {journal.path}, position {entry.position}"
+        for step in entry_steps(table, entry, where):
+            out.extend(facts_of(entry, table, step, recorder))
+            table = step.table
+    position = entries[-1].position if entries else start.position
+    last_at = at_of(entries[-1].recorded_at) if entries else None
+    point = Point(position, table, recorder.started if table.in_hand else 0)
+    return Derived(entries, tuple(out), status_of(table, last_at), point)
+
+
+def facts_of(entry: Entry, before: Table, step: Step, recorder: HandRecorder) -> list[f.Fact]:
+    """The facts of one step (the table was ``before``, it is ``step.table`` after)."""
+    after = step.table
+    position, at = entry.position, at_of(entry.recorded_at)
+    ended = iter(recorder.observe(step))
+    signed: dict[str, object] | None = None
+    out: list[f.Fact] = []
+    for effect in step.effects:
+        data = effect.data
+        match effect.kind:
+            case "hand_started":
+                out.append(f.HandStarted(position, data["hand"], data["at"], tuple(data["seats"])))
+            case "hand_over":
+                hand = next(ended)
+                item = hand.history_json()
+                bonus = sum(dealt.bonus for player in hand.hand.players for dealt in player.cards)
+                pot = sum(pot["amount"] for pot in item["outcome"]["pots"])
+                void = hand.hand.phase is Phase.VOID
+                out.append(
+                    f.HandEnded(
+                        position,
+                        hand.number,
+                        data["at"],
+                        void,
+                        pot,
+                        bonus,
+                        item["recorded"],
+                        item["script"],
+                        item["outcome"],
+                    )
+                )
+            case "alert":
+                out.append(f.AlertRaised(position, after.hand_number, data))
+            case "alert_cleared":
+                how = effect.message.split(" cleared: ", 1)[-1]
+                who = why = remedy = None
+                if signed is not None:
+                    who, why = str(signed["who"]), str(signed["why"])
+                    remedy = signed.get("remedy")
+                out.append(f.AlertCleared(position, data["id"], at, how, who, why, _text(remedy)))
+            case "sit_down" | "rebuy" | "cash_out":
+                seat = data["seat"]
+                held = (before if effect.kind == "cash_out" else after).seat(seat)
+                assert held is not None
+                kind = "buy_in" if effect.kind == "sit_down" else effect.kind
+                out.append(f.ChipMovement(position, kind, seat, held.player, data["chips"], at))
+            case "supervisor":
+                signed = data
+                out.append(
+                    f.SupervisorAction(
+                        position,
+                        data["type"],
+                        data["who"],
+                        data["why"],
+                        effect.message,
+                        after.hand_number,
+                        data,
+                        at,
+                    )
+                )
+    return out
+
+
+def _text(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def status_of(table: Table, last_entry_at: int | None) -> f.Status:
+    """The table's live status: dealing, paused (with its first blocking alert) or idle."""
+    blocking = [alert for alert in table.alerts if alert.rule.blocking]
+    state = "paused" if blocking else "dealing" if table.in_hand else "idle"
+    live = (
+        {}
+        if table.hand is None or not table.in_hand
+        else {player.seat: player.stack for player in table.hand.players}
+    )
+    seats = tuple(
+        {**seat.to_json(), "stack": live.get(seat.seat, seat.stack), "in_hand": seat.seat in live}
+        for seat in table.seats
+    )
+    first = blocking[0] if blocking else None
+    return f.Status(
+        state,
+        table.hand_number,
+        table.signals.display,
+        None if first is None else first.id,
+        None if first is None else first.kind.value,
+        None if first is None else first.message,
+        len(table.alerts),
+        seats,
+        last_entry_at,
+    )
