@@ -24,7 +24,12 @@ import threading
 import time
 
 import psycopg
-from tenacity import RetryCallState, Retrying, retry_if_exception_type, wait_exponential_jitter
+from tenacity import (
+    RetryCallState,
+    Retrying,
+    retry_if_not_exception_type,
+    wait_exponential_jitter,
+)
 
 from controller.config import FloorSettings
 from controller.floor import facts as f
@@ -73,7 +78,8 @@ class Shipper:
         self._wake.set()
 
     def stop(self, drain: float = STOP_DRAIN) -> None:
-        """Ship what is left for up to ``drain`` seconds if the floor is there, then stop."""
+        """Ship what is left, for up to ``drain`` seconds (retrying a floor that is away
+        meanwhile), then stop; what is still unshipped ships at the next start."""
         self._deadline = time.monotonic() + drain
         self._stopping.set()
         self._wake.set()
@@ -88,14 +94,20 @@ class Shipper:
         try:
             journal = Journal.open(self.journal.path, create=False)
             snapshots = Snapshots(self.journal.path)
-            while not self._stopping.is_set():
+            while True:
                 try:
                     connection = self._connect()
                 except _Stopping:
+                    log.warning(
+                        "stopping while the floor is away: it holds the journal up to "
+                        "position %d, the rest ships at the next start",
+                        self.confirmed,
+                    )
                     return
                 try:
                     with connection:
                         self._ship(connection, journal, snapshots)
+                    return  # stopped, with everything shipped or out of time
                 except Exception as error:  # the floor went away, or anything else
                     self._lost(error)
         except Exception:
@@ -106,19 +118,22 @@ class Shipper:
                 if closing is not None:
                     closing.close()
 
+    def _out_of_time(self) -> bool:
+        return self._stopping.is_set() and time.monotonic() >= self._deadline
+
     def _connect(self) -> psycopg.Connection:
         """A connection to the floor with the schema in place, retried with backoff."""
         settings = self.settings
         retrying = Retrying(
             sleep=self._sleep,
             wait=wait_exponential_jitter(settings.retry_initial, settings.retry_max),
-            retry=retry_if_exception_type(Exception),
+            retry=retry_if_not_exception_type(_Stopping),  # anything else: try again
             before_sleep=self._before_retry,
             reraise=True,
         )
         for attempt in retrying:
             with attempt:
-                if self._stopping.is_set():
+                if self._out_of_time():
                     raise _Stopping
                 connection = store.connect(settings.dsn, autocommit=True)
                 try:
@@ -130,8 +145,13 @@ class Shipper:
         raise AssertionError("tenacity neither returned nor raised")  # pragma: no cover
 
     def _sleep(self, seconds: float) -> None:
-        if self._stopping.wait(seconds):
+        """Wait before the next try; once stopping, only within the time left to drain."""
+        if not self._stopping.is_set() and not self._stopping.wait(seconds):
+            return
+        left = self._deadline - time.monotonic()
+        if left <= 0:
             raise _Stopping
+        time.sleep(min(seconds, left))
 
     def _before_retry(self, state: RetryCallState) -> None:
         error = state.outcome.exception() if state.outcome is not None else None
@@ -184,12 +204,11 @@ class Shipper:
                     store.heartbeat(connection, session, self.name)
                     last_beat = time.monotonic()
                 continue
-            if self._stopping.is_set() and time.monotonic() > self._deadline:
+            if self._out_of_time():
                 log.warning(
-                    "stopping with entries %d to %d not yet on the floor: they ship at the "
-                    "next start",
+                    "stopping with the entries from position %d on not yet on the floor: "
+                    "they ship at the next start",
                     point.position + 1,
-                    derived.point.position,
                 )
                 return
             batch = f.Batch(self.journal, derived.entries, derived.facts, derived.status, self.name)
