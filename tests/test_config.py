@@ -248,6 +248,26 @@ FLOOR_BAD = [
 ]
 
 
+def test_the_example_s_floor_section_loads_once_uncommented(tmp_path):
+    lines = EXAMPLE.read_text().splitlines()
+    start = lines.index("# [floor]")
+    section = []
+    for line in lines[start:]:
+        if not line.startswith("# "):
+            break
+        section.append(line[2:])
+    path = tmp_path / "table.toml"
+    path.write_text(EXAMPLE.read_text() + "\n" + "\n".join(section) + "\n")
+    floor = load_config(path).floor
+    assert floor is not None and floor.dsn.startswith("host=floor.casino.lan dbname=floor ")
+    assert (floor.batch, floor.retry_initial, floor.retry_max, floor.heartbeat) == (
+        500,
+        0.5,
+        30.0,
+        5.0,
+    )
+
+
 @pytest.mark.parametrize(("floor", "shown", "allowed"), FLOOR_BAD)
 def test_bad_floor_settings_are_refused(tmp_path, floor, shown, allowed):
     data = example()
