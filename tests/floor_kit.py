@@ -128,10 +128,13 @@ class JournalWriter:
         self.journal.close()
 
 
-def write_journal(path: Path, hands: int = 4, seed: int = 1) -> Path:
-    """A journal of ``hands`` hands at a table of three, then one leaves and one sits down."""
+def write_journal(
+    path: Path, hands: int = 4, seed: int = 1, clock: int = 1_800_000_000_000
+) -> Path:
+    """A journal of ``hands`` hands at a table of three, then one leaves and one sits down;
+    its inputs a second apart from ``clock`` (ms since the epoch) on."""
     rng = random.Random(seed)
-    writer = JournalWriter(path)
+    writer = JournalWriter(path, clock)
     for seat, chips in ((1, 500), (2, 300), (4, 200)):
         writer.ok(SitDown(at=0, seat=seat, player=f"P{seat}", buy_in=chips))
     for number in range(hands):

@@ -7,8 +7,10 @@ derives them (``controller.floor.derive``).
 
 from __future__ import annotations
 
+import json
 import shutil
 import threading
+import time
 from collections import Counter
 from datetime import UTC, datetime
 
@@ -71,10 +73,12 @@ def counts(connection: psycopg.Connection) -> dict[str, int]:
 
 def test_migrations_apply_once_then_find_the_schema(tmp_path):
     with floor_database() as dsn, psycopg.connect(dsn, autocommit=True) as connection:
-        assert migrate(connection) == [1]
+        assert migrate(connection) == [1, 2]
         assert migrate(connection) == []
-        rows = connection.execute("SELECT version, name FROM floor_schema_migrations").fetchall()
-        assert rows == [(1, "floor")]
+        rows = connection.execute(
+            "SELECT version, name FROM floor_schema_migrations ORDER BY version"
+        ).fetchall()
+        assert rows == [(1, "floor"), (2, "live")]
         assert store.tables(connection) == []
 
 
@@ -91,20 +95,20 @@ def test_concurrent_migrations_apply_once():
             thread.start()
         for thread in threads:
             thread.join()
-        assert sorted(results) == [[], [], [], [1]]
+        assert sorted(results) == [[], [], [], [1, 2]]
 
 
 def test_an_edited_or_misnamed_migration_is_refused(tmp_path):
     folder = tmp_path / "migrations"
     shutil.copytree(FOLDER, folder)
     with floor_database() as dsn, psycopg.connect(dsn, autocommit=True) as connection:
-        assert migrate(connection, folder) == [1]
+        assert migrate(connection, folder) == [1, 2]
         first = folder / "0001_floor.sql"
         first.write_text(first.read_text() + "\n-- edited\n")
         with pytest.raises(MigrationError, match="0001_floor was applied from another text"):
             migrate(connection, folder)
         shutil.copy(FOLDER / "0001_floor.sql", first)
-        (folder / "0003_more.sql").write_text("SELECT 1;")
+        (folder / "0002_live.sql").rename(folder / "0003_more.sql")
         with pytest.raises(MigrationError, match="0003_more: expected version 2"):
             migrate(connection, folder)
         (folder / "0003_more.sql").rename(folder / "two.sql")
@@ -254,3 +258,33 @@ def test_a_new_journal_is_a_new_session_of_the_table(floor, tmp_path):
     assert store.confirmed_position(floor, "T-01") == batch.last
     (status,) = store.tables(floor)
     assert (status.session, status.last_position) == (2, batch.last)
+
+
+def test_the_live_status_holds_the_hand_in_progress_and_each_batch_is_notified(floor, tmp_path):
+    hours_ago = int(time.time() * 1000) - 3_600_000  # the kit's inputs are a second apart
+    path = write_journal(tmp_path / "t.sqlite", hands=1, clock=hours_ago)
+    with (
+        Journal.open(path, create=False) as journal,
+        psycopg.connect(floor.info.dsn, autocommit=True) as listener,
+    ):
+        listener.execute(f"LISTEN {store.CHANNEL}")
+        snapshots = Snapshots(path)
+        for batch in batches(journal, 15):
+            store.ingest(floor, batch)
+            (status,) = store.tables(floor)
+            table = point_at(journal, snapshots, batch.last).table
+            if table.in_hand:
+                assert status.state == "dealing"
+                assert table.hand is not None and status.hand == table.hand.to_json()
+            else:
+                assert status.state == "idle" and status.hand is None
+            (note,) = list(listener.notifies(timeout=5, stop_after=1))
+            assert json.loads(note.payload) == {
+                "table_id": "T-01",
+                "session": 1,
+                "position": batch.last,
+                "state": status.state,
+            }
+        lags = store.lags(floor, "T-01")
+        assert len(lags) == batch.last  # one per entry, each from the table's time to the floor's
+        assert all(0 < lag < 3600 + 60 for lag in lags)
