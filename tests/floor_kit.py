@@ -16,8 +16,9 @@ import contextlib
 import dataclasses
 import os
 import random
+import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import psycopg
@@ -42,6 +43,18 @@ from controller.table import (
     TableInput,
     apply,
 )
+
+TIMEOUT = 300.0
+
+
+def wait_for(condition: Callable[[], bool], what: str, timeout: float = TIMEOUT) -> None:
+    """Wait until ``condition()`` holds (polling), or fail saying ``what`` did not happen."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {timeout:.0f} s: {what}")
+        time.sleep(0.02)
+
 
 ADMIN = os.environ.get("LUCK_FLOOR_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import random
 import time
-from collections.abc import Callable
 
 import psycopg
 import pytest
@@ -26,18 +25,8 @@ from controller.journal import Journal
 from controller.service import steps
 from controller.service.recovery import initial_table
 from controller.table import SitDown, Table
-from tests.floor_kit import JournalWriter, floor_database, write_journal
+from tests.floor_kit import JournalWriter, floor_database, wait_for, write_journal
 from tests.tcp_proxy import CutProxy
-
-TIMEOUT = 60.0
-
-
-def wait_for(condition: Callable[[], bool], what: str, timeout: float = TIMEOUT) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not within {timeout:.0f} s: {what}")
-        time.sleep(0.02)
 
 
 def settings(dsn: str) -> FloorSettings:

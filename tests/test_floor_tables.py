@@ -18,7 +18,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
@@ -28,7 +28,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from controller.cli.hands import recorded_hands
 from controller.floor import store
 from controller.journal import Journal
-from tests.floor_kit import floor_database
+from tests.floor_kit import floor_database, wait_for
 from tests.service_kit import simulator, write_config
 from tests.tcp_proxy import CutProxy
 
@@ -36,14 +36,6 @@ TABLES = 4
 HANDS = 5
 KILLED = 2  # the table whose service is killed and restarted
 TIMEOUT = 300.0
-
-
-def wait_for(condition: Callable[[], bool], what: str, timeout: float = TIMEOUT) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not within {timeout:.0f} s: {what}")
-        time.sleep(0.05)
 
 
 class Table:

@@ -402,9 +402,10 @@ class TableOverview:
 
 
 @dataclass(frozen=True, slots=True)
-class OpenAlert:
+class _AlertRaised:
+    """What an alert said when it was raised, and where."""
+
     table_id: str
-    table_name: str
     session: int
     alert_id: int
     kind: str
@@ -421,23 +422,16 @@ class OpenAlert:
 
 
 @dataclass(frozen=True, slots=True)
-class Alert:
+class OpenAlert(_AlertRaised):
+    """An alert open at a table (view ``floor_open_alerts``), with the table's name."""
+
+    table_name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Alert(_AlertRaised):
     """An alert of a table, open (``cleared_at`` None) or with its resolution."""
 
-    table_id: str
-    session: int
-    alert_id: int
-    kind: str
-    severity: str
-    blocking: bool
-    message: str
-    remedy: str
-    seat: int | None
-    card: str | None
-    device: str | None
-    hand_number: int
-    raised_at: datetime
-    raised_position: int
     cleared_at: datetime | None
     cleared_position: int | None
     resolution: str | None
