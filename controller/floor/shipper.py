@@ -126,7 +126,9 @@ class Shipper:
         settings = self.settings
         retrying = Retrying(
             sleep=self._sleep,
-            wait=wait_exponential_jitter(settings.retry_initial, settings.retry_max),
+            wait=wait_exponential_jitter(
+                settings.retry_initial, settings.retry_max, jitter=settings.retry_initial
+            ),
             retry=retry_if_not_exception_type(_Stopping),  # anything else: try again
             before_sleep=self._before_retry,
             reraise=True,
