@@ -338,7 +338,7 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         hand = await archive.hand(number)
         if hand is None:
             raise ApiError(404, "not_found", f"hand {number} is not in the journal")
-        out, _ok = hand.to_json()
+        out = hand.history_json()
         history = replay_command.history(hand.replay())
         return {**out, "history": history, "recorded_hand": hand.hand.to_json()}
 

@@ -20,7 +20,14 @@ from controller.cli.replay_command import Replay, Script, play
 from controller.journal import Journal
 from controller.rules import Action, Deal, Hand, Phase
 from controller.service.recovery import steps
-from controller.table import Table
+from controller.table import Step, Table
+
+
+def iso_time(ms: int | None) -> str:
+    """A time (ms since the epoch) as ISO 8601 in UTC; None: the hand is in progress."""
+    if ms is None:
+        return "in progress"
+    return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="milliseconds")
 
 
 @dataclass(frozen=True)
@@ -48,28 +55,13 @@ class RecordedHand:
         hand = self.hand
         return {
             "hand": self.number,
-            "started": time_text(self.started),
-            "ended": time_text(self.ended),
+            "started": iso_time(self.started),
+            "ended": iso_time(self.ended),
             "phase": hand.phase.value,
             "seats": sorted(self.script.seats),
             "pot": sum(pot.amount for pot in hand.pots),
             "winners": sorted({seat for pot in hand.pots for seat in pot.winners}),
         }
-
-    def to_json(self) -> tuple[dict[str, Any], bool]:
-        """The hand as ``luck-table history --json`` gives it (``history``: its text), and
-        whether it replays to the outcome the table recorded."""
-        replay = self.replay()
-        ok = self.matches(replay)
-        out = {
-            "hand": self.number,
-            "started": time_text(self.started),
-            "ended": time_text(self.ended),
-            "script": self.script_json(),
-            "outcome": replay_command.to_json(replay),
-            "recorded": ok,
-        }
-        return out, ok
 
     def replay(self) -> Replay:
         """The script played through the engine (what ``luck-table replay`` does)."""
@@ -84,12 +76,18 @@ class RecordedHand:
             ]
         return replay.error is None and replay.hand.to_json() == self.hand.to_json()
 
-
-def time_text(ms: int | None) -> str:
-    """A time of the journal (ms since the epoch) in ISO 8601, UTC; None: in progress."""
-    if ms is None:
-        return "in progress"
-    return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="milliseconds")
+    def history_json(self) -> dict[str, Any]:
+        """The hand as ``luck-table history --json`` gives it: number, times, script, the
+        replay's outcome, and whether that outcome is the one recorded."""
+        replay = self.replay()
+        return {
+            "hand": self.number,
+            "started": iso_time(self.started),
+            "ended": iso_time(self.ended),
+            "script": self.script_json(),
+            "outcome": replay_command.to_json(replay),
+            "recorded": self.matches(replay),
+        }
 
 
 def _recorded(table: Table, started: int, ended: int | None) -> RecordedHand:
@@ -106,16 +104,36 @@ def _recorded(table: Table, started: int, ended: int | None) -> RecordedHand:
     return RecordedHand(table.hand_number, started, ended, script, hand)
 
 
+class HandRecorder:
+    """Follows a journal's steps in order and records each hand as it ends. ``started``:
+    when the hand in progress started (for a recorder that starts mid-journal)."""
+
+    def __init__(self, started: int = 0) -> None:
+        self.started = started
+
+    def observe(self, step: Step) -> list[RecordedHand]:
+        """The hands that ``step`` ended (usually none)."""
+        ended = []
+        for effect in step.effects:
+            if effect.kind == "hand_started":
+                self.started = effect.data["at"]
+            elif effect.kind == "hand_over":
+                ended.append(_recorded(step.table, self.started, effect.data["at"]))
+        return ended
+
+    def in_progress(self, table: Table) -> RecordedHand | None:
+        """The hand in progress at ``table`` so far, if any."""
+        return _recorded(table, self.started, None) if table.in_hand else None
+
+
 def recorded_hands(journal: Journal) -> Iterator[RecordedHand]:
     """Every hand of the journal in order, the one in progress (if any) last."""
     table: Table | None = None
-    started = 0
+    recorder = HandRecorder()
     for _, step in steps(journal):
         table = step.table
-        for effect in step.effects:
-            if effect.kind == "hand_started":
-                started = effect.data["at"]
-            elif effect.kind == "hand_over":
-                yield _recorded(table, started, effect.data["at"])
-    if table is not None and table.in_hand:
-        yield _recorded(table, started, None)
+        yield from recorder.observe(step)
+    if table is not None:
+        current = recorder.in_progress(table)
+        if current is not None:
+            yield current

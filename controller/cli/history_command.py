@@ -16,14 +16,14 @@ from typing import Any
 
 from controller.cli import replay_command
 from controller.cli.common import fail
-from controller.cli.hands import RecordedHand, recorded_hands, time_text
+from controller.cli.hands import RecordedHand, iso_time, recorded_hands
 from controller.journal import Journal, JournalError
 
 
 def _as_text(hand: RecordedHand) -> tuple[str, bool]:
     replay = hand.replay()
     ok = hand.matches(replay)
-    head = f"=== hand {hand.number}: {time_text(hand.started)} to {time_text(hand.ended)} ==="
+    head = f"=== hand {hand.number}: {iso_time(hand.started)} to {iso_time(hand.ended)} ==="
     text = f"{head}\n{replay_command.history(replay)}"
     if not ok:
         text += "\nNOT THE RECORDED OUTCOME: the journal and the engine disagree"
@@ -47,9 +47,9 @@ def handler(args: argparse.Namespace) -> int:
     if args.json:
         items = []
         for hand in hands:
-            item, ok = hand.to_json()
+            item = hand.history_json()
             items.append(item)
-            all_ok &= ok
+            all_ok &= item["recorded"]
         print(json.dumps(items[0] if args.hand is not None else items, indent=2))
     else:
         texts = []

@@ -150,6 +150,15 @@ class Journal:
     def close(self) -> None:
         self._db.close()
 
+    def created_at(self) -> float:
+        """When the journal was created (seconds since the epoch): what tells two journals
+        apart (a table reset starts a new one)."""
+        try:
+            row = self._db.execute("SELECT created_at FROM schema_version").fetchone()
+        except sqlite3.Error as error:
+            raise JournalError(f"cannot read journal {self.path}: {error}") from None
+        return float(row[0])
+
     def __enter__(self) -> Self:
         return self
 

@@ -50,41 +50,57 @@ def _entry_name(journal: Journal, entry: Entry) -> str:
     return f"journal {journal.path}, position {entry.position}"
 
 
+def entry_steps(table: Table, entry: Entry, where: str) -> list[Step]:
+    """The steps of one journal entry applied to ``table`` (a LinkUp after a device restart
+    gives two); ``where`` names the entry in an error."""
+    out = []
+    for item in table_inputs(entry, where):
+        step = apply(table, item)
+        table = step.table
+        out.append(step)
+    return out
+
+
 def steps(
     journal: Journal, after: int = 0, table: Table | None = None
 ) -> Iterator[tuple[Entry, Step]]:
     """Each input after position ``after`` applied in turn: (its entry, the step)."""
     table = initial_table() if table is None else table
     for entry in journal.entries(after):
-        for item in table_inputs(entry, _entry_name(journal, entry)):
-            step = apply(table, item)
+        for step in entry_steps(table, entry, _entry_name(journal, entry)):
             table = step.table
             yield entry, step
+
+
+def from_snapshot(snapshots: Snapshots, at_most: int) -> Recovered:
+    """The state of the latest usable snapshot at or before position ``at_most``, or the
+    initial table at position 0 when there is none."""
+    recovered = Recovered(initial_table())
+    snapshot = snapshots.latest(at_most)
+    if snapshot is None:
+        return recovered
+    position, state = snapshot
+    try:
+        recovered.table = Table.from_json(state["table"])  # type: ignore[arg-type]
+        recovered.devices = {
+            kind: JournalDevice(kind, serial, boot)
+            for kind, (serial, boot) in state["devices"].items()  # type: ignore[attr-defined]
+        }
+        recovered.position = recovered.snapshot = position
+    except (KeyError, TypeError, ValueError) as error:
+        log.warning("snapshot at position %d is not usable (%r): replaying all", position, error)
+        return Recovered(initial_table())
+    return recovered
 
 
 def recover(journal: Journal, snapshots: Snapshots) -> Recovered:
     """The state after the journal's last input, from the latest snapshot on."""
     started = time.perf_counter()
-    recovered = Recovered(initial_table())
-    snapshot = snapshots.latest(snapshots.last_position())
-    if snapshot is not None:
-        position, state = snapshot
-        try:
-            recovered.table = Table.from_json(state["table"])  # type: ignore[arg-type]
-            recovered.devices = {
-                kind: JournalDevice(kind, serial, boot)
-                for kind, (serial, boot) in state["devices"].items()  # type: ignore[attr-defined]
-            }
-            recovered.position = recovered.snapshot = position
-        except (KeyError, TypeError, ValueError) as error:
-            log.warning(
-                "snapshot at position %d is not usable (%r): replaying all", position, error
-            )
-            recovered = Recovered(initial_table())
+    recovered = from_snapshot(snapshots, snapshots.last_position())
     table = recovered.table
     for entry in journal.entries(recovered.position):
-        for item in table_inputs(entry, _entry_name(journal, entry)):
-            table = apply(table, item).table
+        for step in entry_steps(table, entry, _entry_name(journal, entry)):
+            table = step.table
         if entry.source != TABLE and entry.device is not None:
             recovered.devices[entry.device.kind] = entry.device
         recovered.position = entry.position

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from types import TracebackType
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from controller.config import Config, DevicePort
 from controller.journal import Device as JournalDevice
@@ -43,6 +43,9 @@ from controller.table import DeviceRestarted as TableDeviceRestarted
 from drivers import events as ev
 from drivers.device import DeviceDriver, SeatBoardDriver, ShoeDriver
 from drivers.errors import DriverError
+
+if TYPE_CHECKING:
+    from controller.floor.shipper import Shipper
 
 log = logging.getLogger(__name__)
 
@@ -127,6 +130,7 @@ class TableService:
         self._stopping = asyncio.Event()
         self._stopped = asyncio.Event()
         self._failure: BaseException | None = None
+        self._shipper: Shipper | None = None
         #: How recovery went at the last start.
         self.recovered: Recovered | None = None
 
@@ -143,6 +147,11 @@ class TableService:
     def position(self) -> int:
         """The journal position of the last input applied."""
         return self._position
+
+    @property
+    def shipper(self) -> Shipper | None:
+        """The journal shipper, when the table ships to a floor (``[floor]``)."""
+        return self._shipper
 
     def driver(self, device: Device) -> DeviceDriver | None:
         """The open driver of ``device``, if it is connected now."""
@@ -166,6 +175,8 @@ class TableService:
             raise
         self._journal, self._snapshots = journal, snapshots
         self.recovered = recovered
+        if self.config.floor is not None:
+            self._start_shipper(journal)
         self._table, self._position = recovered.table, recovered.position
         self._devices = dict(recovered.devices)
         log.info(
@@ -235,6 +246,8 @@ class TableService:
                     await task
             for subscription in list(self._subscribers):
                 subscription.put(None)
+            if self._shipper is not None:
+                await asyncio.to_thread(self._shipper.stop)
             if self._snapshots is not None:
                 self._snapshots.close()
             if self._journal is not None:
@@ -255,6 +268,20 @@ class TableService:
         await self.stop()
 
     # --- inside ---------------------------------------------------------------------------
+
+    def _start_shipper(self, journal: Journal) -> None:
+        """Ship the journal to the floor, from a thread of its own (docs/floor.md)."""
+        # imported here: the floor's code loads the command line's hand recorder, and the
+        # command line loads this module; and only a table with a floor needs it
+        from controller.floor.facts import Journal as ShippedJournal  # noqa: PLC0415
+        from controller.floor.shipper import Shipper  # noqa: PLC0415
+
+        assert self.config.floor is not None
+        shipped = ShippedJournal(
+            self.config.table_id, self.config.table_name, journal.created_at(), journal.path
+        )
+        self._shipper = Shipper(self.config.floor, shipped)
+        self._shipper.start()
 
     def _now(self) -> int:
         return round(self._clock() * 1000)
@@ -281,6 +308,8 @@ class TableService:
             if self._journal is None or self._stopped.is_set():
                 raise RuntimeError("the table service is not running")
             positions = await asyncio.to_thread(self._journal.append, records)
+            if self._shipper is not None:
+                self._shipper.notify()
             steps: list[Step] = []
             for record, position in zip(records, positions, strict=True):
                 if position is None:

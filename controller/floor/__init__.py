@@ -1,0 +1,10 @@
+"""The casino floor: every table's journal shipped into one PostgreSQL store (docs/floor.md).
+
+- :mod:`.migrate`: the schema, plain SQL files applied in order (``migrations/``);
+- :mod:`.facts`: what a table ships: a batch of journal entries and the facts derived
+  from them through the table core;
+- :mod:`.store`: ingest a batch idempotently; the pit's typed queries;
+- :mod:`.shipper`: the journal shipper each table service runs.
+
+Not to be confused with ``controller.sim.floor``, the simulated dealer's floor of one table.
+"""

@@ -1,0 +1,132 @@
+"""What a table ships to the floor: a batch of journal entries and the facts derived from them.
+
+A :class:`Batch` holds consecutive journal entries of one table's journal (positions
+``first`` to ``last``), the facts their inputs gave through the table core, in order, each
+with the position of the entry that gave it, and the table's status after the last one.
+The floor applies a batch in one transaction (``controller.floor.store.ingest``). Facts are
+plain immutable values: this module does no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from controller.journal import Entry
+
+
+@dataclass(frozen=True, slots=True)
+class HandStarted:
+    position: int
+    number: int
+    at: int  # ms since the Unix epoch (the table's clock)
+    seats: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class HandEnded:
+    """A hand over (or void): its script and outcome as ``luck-table history --json``
+    gives them, the chips in its pots, the bonus cards dealt."""
+
+    position: int
+    number: int
+    at: int
+    void: bool
+    pot: int
+    bonus_cards: int
+    recorded: bool
+    script: dict[str, Any]
+    outcome: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class AlertRaised:
+    position: int
+    hand_number: int
+    alert: dict[str, Any]  # the alert's JSON (controller.table.Alert.to_json)
+
+
+@dataclass(frozen=True, slots=True)
+class AlertCleared:
+    """An alert closed: how (in words) and, when a supervisor resolved it, who, why and
+    the remedy."""
+
+    position: int
+    alert_id: int
+    at: int
+    how: str
+    who: str | None = None
+    why: str | None = None
+    remedy: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChipMovement:
+    """A buy-in (sitting down), a rebuy or a cash-out (leaving)."""
+
+    position: int
+    kind: str  # buy_in, rebuy, cash_out
+    seat: int
+    player: str
+    chips: int
+    at: int
+
+
+@dataclass(frozen=True, slots=True)
+class SupervisorAction:
+    position: int
+    action: str  # the input's type: void_hand, resolve_alert, enter_card, ...
+    who: str
+    why: str
+    message: str
+    hand_number: int
+    details: dict[str, Any]
+    at: int
+
+
+Fact = HandStarted | HandEnded | AlertRaised | AlertCleared | ChipMovement | SupervisorAction
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    """The table as of the batch's last entry: ``state`` is dealing, paused (with the first
+    blocking alert) or idle."""
+
+    state: str
+    hand_number: int
+    display: str
+    alert_id: int | None
+    alert_kind: str | None
+    alert_message: str | None
+    open_alerts: int
+    seats: tuple[dict[str, Any], ...]
+    last_entry_at: int | None  # ms since the Unix epoch (the table's clock)
+    hand: dict[str, Any] | None = None  # the hand in progress (the engine's JSON), if any
+
+
+@dataclass(frozen=True, slots=True)
+class Journal:
+    """Which journal the entries are from: the table it belongs to and its identity (the
+    journal's creation time, from its ``schema_version``)."""
+
+    table_id: str
+    table_name: str
+    created: float
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    journal: Journal
+    entries: tuple[Entry, ...]
+    facts: tuple[Fact, ...]
+    status: Status
+    shipper: str = ""  # who ships it: host and process
+
+    @property
+    def first(self) -> int:
+        return self.entries[0].position
+
+    @property
+    def last(self) -> int:
+        return self.entries[-1].position

@@ -1,0 +1,743 @@
+"""The floor store on PostgreSQL (psycopg 3): ingest a table's batches, answer the pit.
+
+Writing: :func:`register` (a shipper's first call on a connection: the table and its
+journal's session, and the floor's last confirmed position for it), :func:`ingest` (one
+batch in one transaction), :func:`heartbeat`.
+
+Reading, each a typed query on a view or table of the schema (``migrations/``):
+:func:`tables` (every table's live status), :func:`open_alerts`, :func:`hands_per_hour`,
+:func:`pot_sizes`, :func:`bonus_cards`, :func:`player_sessions`, :func:`hands`,
+:func:`hand`, :func:`alerts`, :func:`supervisor_actions`, :func:`chip_movements`,
+:func:`entries`, :func:`confirmed_position`, :func:`lags`. Each committed batch is also a
+NOTIFY on :data:`CHANNEL`.
+
+Every function takes an open ``psycopg.Connection``; :func:`connect` opens one with the
+timeouts a shipper needs. Ingest is idempotent: entries at or before the confirmed position
+are the floor's already and are skipped (with the facts they gave), and a batch that does
+not start right after it is refused with :class:`FloorOrderError`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections import Counter
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+import psycopg
+from psycopg.rows import class_row
+from psycopg.types.json import Jsonb
+
+from controller.floor import facts as f
+from controller.journal import Device, Entry
+
+#: libpq settings of a shipper's connection: give up on a silent floor within seconds.
+CONNECT_OPTIONS: dict[str, Any] = {
+    "connect_timeout": 5,
+    "keepalives": 1,
+    "keepalives_idle": 5,
+    "keepalives_interval": 2,
+    "keepalives_count": 3,
+    "tcp_user_timeout": 10_000,
+    "application_name": "luck-table shipper",
+}
+
+
+#: The channel the floor NOTIFYs on each batch it commits: a JSON payload with the table's
+#: ``table_id``, ``session``, ``position`` (confirmed now) and ``state``. A floor service
+#: that LISTENs on it learns of every table's changes without polling.
+CHANNEL = "floor_changes"
+
+
+class FloorError(Exception):
+    """The floor refuses a batch or a request: the message says why."""
+
+
+class FloorOrderError(FloorError):
+    """A batch that does not follow the floor's confirmed position (a gap or out of order)."""
+
+
+def connect(dsn: str, **options: Any) -> psycopg.Connection:
+    """A connection to the floor at ``dsn`` with :data:`CONNECT_OPTIONS` (overridable)."""
+    return psycopg.connect(dsn, **{**CONNECT_OPTIONS, **options})
+
+
+def _time(ms: int | None) -> datetime | None:
+    return None if ms is None else datetime.fromtimestamp(ms / 1000, UTC)
+
+
+# --- writing -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """A table's journal on the floor: its session number and confirmed position."""
+
+    table_id: str
+    session: int
+    confirmed_position: int
+    current: bool  # the table's latest journal (its status is this session's)
+
+
+def register(connection: psycopg.Connection, journal: f.Journal, shipper: str = "") -> Session:
+    """The session of ``journal`` (made when new) and the floor's confirmed position for it."""
+    with connection.transaction():
+        return _session(connection, journal, shipper)
+
+
+def _session(connection: psycopg.Connection, journal: f.Journal, shipper: str) -> Session:
+    """Within a transaction: the journal's session, locked until the transaction ends."""
+    connection.execute(
+        "INSERT INTO floor_tables (table_id, name) VALUES (%s, %s) "
+        "ON CONFLICT (table_id) DO UPDATE SET name = excluded.name",
+        (journal.table_id, journal.table_name),
+    )
+    current = connection.execute(
+        "SELECT session FROM floor_tables WHERE table_id = %s FOR UPDATE", (journal.table_id,)
+    ).fetchone()
+    assert current is not None
+    row = connection.execute(
+        "SELECT session, confirmed_position FROM floor_table_sessions "
+        "WHERE table_id = %s AND journal_created = %s FOR UPDATE",
+        (journal.table_id, journal.created),
+    ).fetchone()
+    if row is None:
+        newest = connection.execute(
+            "SELECT coalesce(max(session), 0), coalesce(max(journal_created), 0) "
+            "FROM floor_table_sessions WHERE table_id = %s",
+            (journal.table_id,),
+        ).fetchone()
+        assert newest is not None
+        session = newest[0] + 1
+        connection.execute(
+            "INSERT INTO floor_table_sessions (table_id, session, journal_created, journal_path, "
+            "shipper) VALUES (%s, %s, %s, %s, %s)",
+            (journal.table_id, session, journal.created, journal.path, shipper),
+        )
+        if journal.created > newest[1]:  # a newer journal: the table's current session
+            connection.execute(
+                "UPDATE floor_tables SET session = %s WHERE table_id = %s",
+                (session, journal.table_id),
+            )
+        current = (session,) if journal.created > newest[1] else current
+        row = (session, 0)
+    return Session(journal.table_id, row[0], row[1], row[0] == current[0])
+
+
+def heartbeat(connection: psycopg.Connection, session: Session, shipper: str = "") -> None:
+    """The table is alive and caught up: its session's ``last_seen`` is now."""
+    with connection.transaction():
+        connection.execute(
+            "UPDATE floor_table_sessions SET last_seen = now(), shipper = %s "
+            "WHERE table_id = %s AND session = %s",
+            (shipper, session.table_id, session.session),
+        )
+
+
+_ENTRY = (
+    "INSERT INTO floor_journal_entries (table_id, session, position, recorded_at, source, type, "
+    "fields, device_kind, serial, boot_id, seq, event_number) "
+    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+)
+
+
+def ingest(connection: psycopg.Connection, batch: f.Batch) -> int:
+    """Apply ``batch`` in one transaction; the floor's confirmed position after it.
+
+    Entries (and their facts) at or before the confirmed position are skipped: the same
+    batch twice changes nothing. Raises :class:`FloorOrderError`, applying nothing, when
+    the batch's first new entry is not the one right after the confirmed position or its
+    positions are not consecutive.
+    """
+    if not batch.entries:
+        raise FloorError("a batch holds at least one journal entry")
+    journal = batch.journal
+    with connection.transaction():
+        session = _session(connection, journal, batch.shipper)
+        confirmed = session.confirmed_position
+        new = [entry for entry in batch.entries if entry.position > confirmed]
+        if not new:
+            return confirmed
+        where = f"table {journal.table_id} (journal {journal.path}, session {session.session})"
+        if new[0].position != confirmed + 1:
+            raise FloorOrderError(
+                f"{where}: the batch's entries start at position {new[0].position}, but the "
+                f"floor holds the journal up to position {confirmed}: expected {confirmed + 1}"
+            )
+        for before, entry in itertools.pairwise(new):
+            if entry.position != before.position + 1:
+                raise FloorOrderError(
+                    f"{where}: the batch jumps from position {before.position} to "
+                    f"{entry.position}: journal entries are shipped without a gap"
+                )
+        key = (journal.table_id, session.session)
+        with connection.cursor() as cursor:
+            cursor.executemany(_ENTRY, [(*key, *_entry_row(entry)) for entry in new])
+        ordinals: Counter[int] = Counter()
+        for fact in batch.facts:
+            if fact.position > confirmed:
+                ordinal = ordinals[fact.position]
+                ordinals[fact.position] += 1
+                _apply(connection, key, fact, ordinal, where)
+        last = new[-1].position
+        connection.execute(
+            "UPDATE floor_table_sessions SET confirmed_position = %s, last_seen = now(), "
+            "shipper = %s WHERE table_id = %s AND session = %s",
+            (last, batch.shipper, *key),
+        )
+        if session.current:
+            _status(connection, key, batch.status, last)
+        change = {"table_id": key[0], "session": key[1], "position": last}
+        connection.execute(
+            "SELECT pg_notify(%s, %s)",
+            (CHANNEL, json.dumps({**change, "state": batch.status.state})),
+        )
+    return last
+
+
+def _entry_row(entry: Entry) -> tuple[Any, ...]:
+    device = entry.device
+    return (
+        entry.position,
+        entry.recorded_at,
+        entry.source,
+        entry.type,
+        Jsonb(entry.fields),
+        None if device is None else device.kind,
+        None if device is None else device.serial,
+        None if device is None else device.boot_id,
+        entry.seq,
+        entry.event_number,
+    )
+
+
+def _apply(
+    connection: psycopg.Connection, key: tuple[str, int], fact: f.Fact, ordinal: int, where: str
+) -> None:
+    match fact:
+        case f.HandStarted():
+            connection.execute(
+                "INSERT INTO floor_hands (table_id, session, number, started_at, seats, "
+                "start_position) VALUES (%s, %s, %s, %s, %s, %s)",
+                (*key, fact.number, _time(fact.at), list(fact.seats), fact.position),
+            )
+        case f.HandEnded():
+            done = connection.execute(
+                "UPDATE floor_hands SET ended_at = %s, end_position = %s, void = %s, pot = %s, "
+                "bonus_cards = %s, recorded = %s, script = %s, outcome = %s "
+                "WHERE table_id = %s AND session = %s AND number = %s",
+                (
+                    _time(fact.at),
+                    fact.position,
+                    fact.void,
+                    fact.pot,
+                    fact.bonus_cards,
+                    fact.recorded,
+                    Jsonb(fact.script),
+                    Jsonb(fact.outcome),
+                    *key,
+                    fact.number,
+                ),
+            )
+            if done.rowcount != 1:
+                raise FloorError(
+                    f"{where}: hand {fact.number} ends at position {fact.position}, "
+                    "but the floor has not seen it start"
+                )
+        case f.AlertRaised():
+            alert = fact.alert
+            connection.execute(
+                "INSERT INTO floor_alerts (table_id, session, alert_id, kind, severity, "
+                "blocking, message, remedy, seat, card, device, hand_number, raised_at, "
+                "raised_position) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                (
+                    *key,
+                    alert["id"],
+                    alert["kind"],
+                    alert["severity"],
+                    alert["blocking"],
+                    alert["message"],
+                    alert["remedy"],
+                    alert["seat"],
+                    alert["card"],
+                    alert["device"],
+                    fact.hand_number,
+                    _time(alert["raised_at"]),
+                    fact.position,
+                ),
+            )
+        case f.AlertCleared():
+            connection.execute(
+                "UPDATE floor_alerts SET cleared_at = %s, cleared_position = %s, "
+                "resolution = %s, resolved_by = %s, resolved_why = %s, resolved_remedy = %s "
+                "WHERE table_id = %s AND session = %s AND alert_id = %s",
+                (
+                    _time(fact.at),
+                    fact.position,
+                    fact.how,
+                    fact.who,
+                    fact.why,
+                    fact.remedy,
+                    *key,
+                    fact.alert_id,
+                ),
+            )
+        case f.ChipMovement():
+            connection.execute(
+                "INSERT INTO floor_chip_movements (table_id, session, position, ordinal, kind, "
+                "seat, player, chips, at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                (
+                    *key,
+                    fact.position,
+                    ordinal,
+                    fact.kind,
+                    fact.seat,
+                    fact.player,
+                    fact.chips,
+                    _time(fact.at),
+                ),
+            )
+            _seat_session(connection, key, fact)
+        case f.SupervisorAction():
+            connection.execute(
+                "INSERT INTO floor_supervisor_actions (table_id, session, position, ordinal, "
+                "action, who, why, message, hand_number, details, at) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                (
+                    *key,
+                    fact.position,
+                    ordinal,
+                    fact.action,
+                    fact.who,
+                    fact.why,
+                    fact.message,
+                    fact.hand_number,
+                    Jsonb(fact.details),
+                    _time(fact.at),
+                ),
+            )
+
+
+def _seat_session(
+    connection: psycopg.Connection, key: tuple[str, int], fact: f.ChipMovement
+) -> None:
+    if fact.kind == "buy_in":
+        connection.execute(
+            "INSERT INTO floor_seat_sessions (table_id, session, start_position, seat, player, "
+            "sat_down_at, buy_in) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+            (*key, fact.position, fact.seat, fact.player, _time(fact.at), fact.chips),
+        )
+        return
+    if fact.kind == "rebuy":
+        change = "rebuys = rebuys + %s"
+        values: tuple[Any, ...] = (fact.chips,)
+    else:
+        change = "cashed_out = %s, left_at = %s, end_position = %s"
+        values = (fact.chips, _time(fact.at), fact.position)
+    connection.execute(
+        f"UPDATE floor_seat_sessions SET {change} "
+        "WHERE table_id = %s AND session = %s AND seat = %s AND end_position IS NULL",
+        (*values, *key, fact.seat),
+    )
+
+
+def _status(
+    connection: psycopg.Connection, key: tuple[str, int], status: f.Status, last: int
+) -> None:
+    connection.execute(
+        "INSERT INTO floor_table_status (table_id, session, state, hand_number, display, "
+        "alert_id, alert_kind, alert_message, open_alerts, seats, last_position, last_entry_at, "
+        "hand, updated_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, now()) "
+        "ON CONFLICT (table_id) DO UPDATE SET session = excluded.session, "
+        "state = excluded.state, hand_number = excluded.hand_number, "
+        "display = excluded.display, alert_id = excluded.alert_id, "
+        "alert_kind = excluded.alert_kind, alert_message = excluded.alert_message, "
+        "open_alerts = excluded.open_alerts, seats = excluded.seats, "
+        "last_position = excluded.last_position, last_entry_at = excluded.last_entry_at, "
+        "hand = excluded.hand, updated_at = now()",
+        (
+            *key,
+            status.state,
+            status.hand_number,
+            status.display,
+            status.alert_id,
+            status.alert_kind,
+            status.alert_message,
+            status.open_alerts,
+            Jsonb(list(status.seats)),
+            last,
+            _time(status.last_entry_at),
+            None if status.hand is None else Jsonb(status.hand),
+        ),
+    )
+
+
+# --- reading -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TableOverview:
+    """A table's live status as of its last confirmed position (view ``floor_table_overview``):
+    ``state`` dealing, paused (``alert_*``: the first blocking alert) or idle; ``last_seen``
+    the floor's clock at its last batch or heartbeat."""
+
+    table_id: str
+    name: str
+    session: int
+    state: str
+    hand_number: int
+    display: str
+    alert_id: int | None
+    alert_kind: str | None
+    alert_message: str | None
+    open_alerts: int
+    seats: list[dict[str, Any]]
+    last_position: int
+    last_entry_at: datetime | None
+    last_seen: datetime
+    confirmed_position: int
+    hand: dict[str, Any] | None  # the hand in progress (engine JSON, every card), if any
+
+
+@dataclass(frozen=True, slots=True)
+class _AlertRaised:
+    """What an alert said when it was raised, and where."""
+
+    table_id: str
+    session: int
+    alert_id: int
+    kind: str
+    severity: str
+    blocking: bool
+    message: str
+    remedy: str
+    seat: int | None
+    card: str | None
+    device: str | None
+    hand_number: int
+    raised_at: datetime
+    raised_position: int
+
+
+@dataclass(frozen=True, slots=True)
+class OpenAlert(_AlertRaised):
+    """An alert open at a table (view ``floor_open_alerts``), with the table's name."""
+
+    table_name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Alert(_AlertRaised):
+    """An alert of a table, open (``cleared_at`` None) or with its resolution."""
+
+    cleared_at: datetime | None
+    cleared_position: int | None
+    resolution: str | None
+    resolved_by: str | None
+    resolved_why: str | None
+    resolved_remedy: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class HourlyHands:
+    table_id: str
+    hour: datetime
+    hands: int
+    void_hands: int
+    chips_in_pots: int
+    bonus_cards: int
+
+
+@dataclass(frozen=True, slots=True)
+class PotSizes:
+    """Pots of a table's finished hands (void hands left out)."""
+
+    table_id: str
+    hands: int
+    total: int
+    average: float
+    largest: int
+    median: float
+
+
+@dataclass(frozen=True, slots=True)
+class BonusCards:
+    table_id: str
+    hands: int
+    bonus_cards: int
+    hands_with_bonus: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerSession:
+    """A player's stay at a seat: buy-in, rebuys, cash-out (None while seated), hands dealt."""
+
+    player: str
+    table_id: str
+    table_name: str
+    session: int
+    seat: int
+    start_position: int
+    sat_down_at: datetime
+    left_at: datetime | None
+    buy_in: int
+    rebuys: int
+    cashed_out: int | None
+    hands: int
+
+
+@dataclass(frozen=True, slots=True)
+class Hand:
+    """A hand on the floor; ``script`` and ``outcome`` as ``luck-table history --json``
+    gives them (None while the hand is in progress)."""
+
+    table_id: str
+    session: int
+    number: int
+    started_at: datetime
+    ended_at: datetime | None
+    seats: list[int]
+    start_position: int
+    end_position: int | None
+    void: bool | None
+    pot: int | None
+    bonus_cards: int | None
+    recorded: bool | None
+    script: dict[str, Any] | None
+    outcome: dict[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class ChipMovement:
+    table_id: str
+    session: int
+    position: int
+    kind: str
+    seat: int
+    player: str
+    chips: int
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class SupervisorAction:
+    table_id: str
+    session: int
+    position: int
+    action: str
+    who: str
+    why: str
+    message: str
+    hand_number: int
+    details: dict[str, Any]
+    at: datetime
+
+
+_Row = TypeVar("_Row")
+
+
+def _rows(
+    connection: psycopg.Connection, kind: type[_Row], query: str, params: tuple[Any, ...]
+) -> list[_Row]:
+    with connection.cursor(row_factory=class_row(kind)) as cursor:
+        cursor.execute(query.encode(), params)
+        return cursor.fetchall()
+
+
+def _where(**filters: Any) -> tuple[str, tuple[Any, ...]]:
+    """``WHERE a = %s AND ...`` for the filters that are not None."""
+    given = {name: value for name, value in filters.items() if value is not None}
+    if not given:
+        return "", ()
+    return " WHERE " + " AND ".join(f"{name} = %s" for name in given), tuple(given.values())
+
+
+#: The table's current session (its latest journal), for ``session = coalesce(%s, ...)``.
+_CURRENT = "(SELECT session FROM floor_tables WHERE table_id = %s)"
+
+
+def tables(connection: psycopg.Connection, table_id: str | None = None) -> list[TableOverview]:
+    """Every table's live status (or one table's), by table id."""
+    where, params = _where(table_id=table_id)
+    query = f"SELECT * FROM floor_table_overview{where} ORDER BY table_id"
+    return _rows(connection, TableOverview, query, params)
+
+
+def open_alerts(connection: psycopg.Connection, table_id: str | None = None) -> list[OpenAlert]:
+    """The alerts open across the floor (or at one table), oldest first."""
+    where, params = _where(table_id=table_id)
+    query = f"SELECT * FROM floor_open_alerts{where} ORDER BY raised_at, table_id, alert_id"
+    return _rows(connection, OpenAlert, query, params)
+
+
+def alerts(
+    connection: psycopg.Connection, table_id: str, session: int | None = None, limit: int = 100
+) -> list[Alert]:
+    """A table's latest alerts (its current session's by default), newest first."""
+    query = (
+        "SELECT table_id, session, alert_id, kind, severity, blocking, message, remedy, seat, "
+        "card, device, hand_number, raised_at, raised_position, cleared_at, cleared_position, "
+        "resolution, resolved_by, resolved_why, resolved_remedy FROM floor_alerts "
+        f"WHERE table_id = %s AND session = coalesce(%s, {_CURRENT}) "
+        "ORDER BY alert_id DESC LIMIT %s"
+    )
+    return _rows(connection, Alert, query, (table_id, session, table_id, limit))
+
+
+def hands_per_hour(
+    connection: psycopg.Connection, table_id: str | None = None, since: datetime | None = None
+) -> list[HourlyHands]:
+    """Hands finished per hour per table (from ``since``), by table then hour."""
+    where, params = _where(table_id=table_id)
+    if since is not None:
+        where += (" AND" if where else " WHERE") + " hour >= date_trunc('hour', %s::timestamptz)"
+        params += (since,)
+    query = f"SELECT * FROM floor_hands_per_hour{where} ORDER BY table_id, hour"
+    return _rows(connection, HourlyHands, query, params)
+
+
+def pot_sizes(connection: psycopg.Connection, table_id: str | None = None) -> list[PotSizes]:
+    """Each table's pots: count, total, average, largest, median."""
+    where, params = _where(table_id=table_id)
+    return _rows(connection, PotSizes, f"SELECT * FROM floor_pot_sizes{where} ORDER BY 1", params)
+
+
+def bonus_cards(connection: psycopg.Connection, table_id: str | None = None) -> list[BonusCards]:
+    """Each table's bonus cards dealt, and in how many hands."""
+    where, params = _where(table_id=table_id)
+    query = f"SELECT * FROM floor_bonus_cards{where} ORDER BY table_id"
+    return _rows(connection, BonusCards, query, params)
+
+
+def player_sessions(
+    connection: psycopg.Connection,
+    player: str | None = None,
+    table_id: str | None = None,
+    seat: int | None = None,
+) -> list[PlayerSession]:
+    """Players' stays at seats (a player's, a table's, a seat's), in the order they sat down."""
+    where, params = _where(player=player, table_id=table_id, seat=seat)
+    query = f"SELECT * FROM floor_player_sessions{where} ORDER BY sat_down_at, table_id, seat"
+    return _rows(connection, PlayerSession, query, params)
+
+
+_HAND = (
+    "SELECT table_id, session, number, started_at, ended_at, seats, start_position, "
+    "end_position, void, pot, bonus_cards, recorded, script, outcome FROM floor_hands "
+)
+
+
+def hands(
+    connection: psycopg.Connection,
+    table_id: str,
+    session: int | None = None,
+    after: int = 0,
+    limit: int | None = None,
+) -> list[Hand]:
+    """A table's hands numbered after ``after`` (its current session's by default), in order."""
+    query = (
+        f"{_HAND}WHERE table_id = %s AND session = coalesce(%s, {_CURRENT}) "
+        "AND number > %s ORDER BY number LIMIT %s"
+    )
+    return _rows(connection, Hand, query, (table_id, session, table_id, after, limit))
+
+
+def hand(
+    connection: psycopg.Connection, table_id: str, number: int, session: int | None = None
+) -> Hand | None:
+    """Hand ``number`` of a table (its current session's by default), or None."""
+    found = hands(connection, table_id, session, after=number - 1, limit=1)
+    return found[0] if found and found[0].number == number else None
+
+
+def chip_movements(
+    connection: psycopg.Connection, table_id: str, session: int | None = None
+) -> list[ChipMovement]:
+    """A table's buy-ins, rebuys and cash-outs (its current session's by default), in order."""
+    query = (
+        "SELECT table_id, session, position, kind, seat, player, chips, at "
+        f"FROM floor_chip_movements WHERE table_id = %s AND session = coalesce(%s, "
+        f"{_CURRENT}) ORDER BY position, ordinal"
+    )
+    return _rows(connection, ChipMovement, query, (table_id, session, table_id))
+
+
+def supervisor_actions(
+    connection: psycopg.Connection, table_id: str | None = None, limit: int = 100
+) -> list[SupervisorAction]:
+    """The latest supervisor actions across the floor (or at one table), newest first."""
+    where, params = _where(table_id=table_id)
+    query = (
+        "SELECT table_id, session, position, action, who, why, message, hand_number, details, at "
+        f"FROM floor_supervisor_actions{where} ORDER BY at DESC, position DESC LIMIT %s"
+    )
+    return _rows(connection, SupervisorAction, query, (*params, limit))
+
+
+def confirmed_position(
+    connection: psycopg.Connection, table_id: str, session: int | None = None
+) -> int:
+    """The last journal position the floor holds of a table (its current session by
+    default); 0 when it holds none."""
+    row = connection.execute(
+        "SELECT confirmed_position FROM floor_table_sessions "
+        f"WHERE table_id = %s AND session = coalesce(%s, {_CURRENT})".encode(),
+        (table_id, session, table_id),
+    ).fetchone()
+    return 0 if row is None else int(row[0])
+
+
+def lags(
+    connection: psycopg.Connection, table_id: str, session: int | None = None, after: int = 0
+) -> list[float]:
+    """Seconds from each entry's time at the table (``recorded_at``, the table's clock) to
+    the floor's commit of it (``ingested_at``), after position ``after``, in order."""
+    rows = connection.execute(
+        "SELECT extract(epoch FROM ingested_at)::double precision - recorded_at "
+        "FROM floor_journal_entries WHERE table_id = %s AND session = "
+        f"coalesce(%s, {_CURRENT}) AND position > %s ORDER BY position".encode(),
+        (table_id, session, table_id, after),
+    ).fetchall()
+    return [row[0] for row in rows]
+
+
+def entries(
+    connection: psycopg.Connection,
+    table_id: str,
+    session: int | None = None,
+    after: int = 0,
+    limit: int | None = None,
+) -> list[Entry]:
+    """A table's journal entries after position ``after``, as its journal holds them."""
+    rows = connection.execute(
+        "SELECT position, recorded_at, source, type, fields, device_kind, serial, boot_id, seq, "
+        "event_number FROM floor_journal_entries WHERE table_id = %s AND session = "
+        f"coalesce(%s, {_CURRENT}) AND position > %s ORDER BY position LIMIT %s".encode(),
+        (table_id, session, table_id, after, limit),
+    ).fetchall()
+    return [
+        Entry(
+            position,
+            recorded_at,
+            source,
+            kind,
+            fields,
+            None if serial is None else Device(device_kind, serial, boot_id),
+            seq,
+            number,
+        )
+        for (
+            position,
+            recorded_at,
+            source,
+            kind,
+            fields,
+            device_kind,
+            serial,
+            boot_id,
+            seq,
+            number,
+        ) in rows
+    ]
