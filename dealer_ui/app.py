@@ -183,28 +183,10 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
     app.state.feed = feed
     app.state.auth = auth
 
-    @app.exception_handler(ApiError)
-    async def api_error(_: Request, error: ApiError) -> JSONResponse:
-        return JSONResponse({"error": error.error, "reason": error.reason}, error.status)
-
-    @app.exception_handler(RequestValidationError)
-    async def invalid(_: Request, error: RequestValidationError) -> JSONResponse:
-        parts = []
-        for item in error.errors():
-            where = ".".join(str(part) for part in item.get("loc", ()) if part != "body")
-            parts.append(f"{where}: {item.get('msg', 'invalid')}")
-        return JSONResponse({"error": "invalid", "reason": "; ".join(parts)}, 422)
+    add_error_handlers(app)
 
     def caller(authorization: Annotated[str | None, Header()] = None) -> Session | None:
-        token = None
-        if authorization is not None:
-            scheme, _, token = authorization.partition(" ")
-            if scheme.lower() != "bearer" or not token:
-                raise ApiError(401, "unauthorized", "Authorization: expected 'Bearer TOKEN'")
-        try:
-            return auth.session(token)
-        except AuthError as error:
-            raise ApiError(error.status, "unauthorized", error.reason) from None
+        return bearer_session(auth, authorization)
 
     def dealer(session: Annotated[Session | None, Depends(caller)]) -> Session:
         if session is None or session.role != "dealer":
@@ -238,7 +220,7 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         try:
             await auth.supervisor(body.supervisor, body.pin, client)
         except AuthError as error:
-            raise _refused_pin(error) from None
+            raise refused_pin(error) from None
         return await submit({**record, "who": body.supervisor, "why": body.why}, session)
 
     @app.post("/api/sessions", response_model=SessionOut, tags=["sign-in"])
@@ -248,8 +230,8 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         try:
             session = await auth.sign_in(body.role, body.id, body.pin, client)
         except AuthError as error:
-            raise _refused_pin(error) from None
-        return _session_out(session, auth)
+            raise refused_pin(error) from None
+        return session_out(session, auth)
 
     @app.delete("/api/sessions", status_code=204, tags=["sign-in"])
     async def sign_out(authorization: Annotated[str | None, Header()] = None) -> None:
@@ -262,7 +244,7 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         body: PlayerTokenIn, _: Annotated[Session, Depends(dealer)]
     ) -> SessionOut:
         """A token for the player at a seat: their own hole cards, their own decisions."""
-        return _session_out(auth.player_session(body.seat), auth)
+        return session_out(auth.player_session(body.seat), auth)
 
     @app.get("/api/view", response_model=ViewOut, tags=["table"])
     async def get_view(session: Annotated[Session | None, Depends(caller)]) -> dict[str, Any]:
@@ -355,7 +337,7 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
             await socket.close(code=1001, reason="the table service stopped")
 
         sender = asyncio.create_task(send_all())
-        await _until_closed(socket)
+        await until_closed(socket)
         sender.cancel()
         with contextlib.suppress(asyncio.CancelledError, WebSocketDisconnect, RuntimeError):
             await sender
@@ -376,19 +358,49 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
     return app
 
 
-async def _until_closed(socket: WebSocket) -> None:
+def add_error_handlers(app: FastAPI) -> None:
+    """Errors as ``{"error", "reason"}``: an :class:`ApiError` with its status, a malformed
+    request 422 naming each field."""
+
+    @app.exception_handler(ApiError)
+    async def api_error(_: Request, error: ApiError) -> JSONResponse:
+        return JSONResponse({"error": error.error, "reason": error.reason}, error.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_: Request, error: RequestValidationError) -> JSONResponse:
+        parts = []
+        for item in error.errors():
+            where = ".".join(str(part) for part in item.get("loc", ()) if part != "body")
+            parts.append(f"{where}: {item.get('msg', 'invalid')}")
+        return JSONResponse({"error": "invalid", "reason": "; ".join(parts)}, 422)
+
+
+def bearer_session(auth: Auth, authorization: str | None) -> Session | None:
+    """The session of an ``Authorization: Bearer TOKEN`` header (None without one)."""
+    token = None
+    if authorization is not None:
+        scheme, _, token = authorization.partition(" ")
+        if scheme.lower() != "bearer" or not token:
+            raise ApiError(401, "unauthorized", "Authorization: expected 'Bearer TOKEN'")
+    try:
+        return auth.session(token)
+    except AuthError as error:
+        raise ApiError(error.status, "unauthorized", error.reason) from None
+
+
+async def until_closed(socket: WebSocket) -> None:
     """Read (and ignore) what the client sends until it goes."""
     with contextlib.suppress(WebSocketDisconnect, RuntimeError):
         while True:
             await socket.receive_text()
 
 
-def _refused_pin(error: AuthError) -> ApiError:
+def refused_pin(error: AuthError) -> ApiError:
     code = "rate_limited" if error.status == 429 else "unauthorized"
     return ApiError(error.status, code, error.reason)
 
 
-def _session_out(session: Session, auth: Auth) -> SessionOut:
+def session_out(session: Session, auth: Auth) -> SessionOut:
     return SessionOut(
         token=session.token,
         role=session.role,

@@ -1,0 +1,127 @@
+"""The pit's live feed: the floor as the store holds it, pushed to every open page.
+
+One :class:`FloorFeed` per floor service looks at the store every ``poll`` seconds (one
+query of every table's status and one of the open alerts, whatever the number of pages
+open) and sends the floor to each follower when it changed. Polling, not LISTEN/NOTIFY:
+it needs nothing of the tables' shippers, works the same with any number of floor
+services against one PostgreSQL (or a read replica), and a PostgreSQL restart is only a
+failed look: the feed says "floor database unreachable" and the next look reconnects.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator
+from datetime import datetime
+from typing import Any
+
+import psycopg
+from pydantic import TypeAdapter
+
+from controller.floor import store
+
+log = logging.getLogger(__name__)
+
+_TABLES = TypeAdapter(list[store.TableOverview])
+_ALERTS = TypeAdapter(list[store.OpenAlert])
+UNREACHABLE = "floor database unreachable"
+
+
+def connect(dsn: str, timeout: float = 3.0) -> psycopg.Connection:
+    """A reading connection to the floor: autocommit (every query sees the latest batches),
+    short timeouts (a silent database is reported within seconds)."""
+    return store.connect(
+        dsn,
+        autocommit=True,
+        connect_timeout=max(1, round(timeout)),
+        application_name="luck-table floor",
+    )
+
+
+def unreachable(error: psycopg.Error) -> str:
+    """What the pit is told when the store does not answer: the reason in one line."""
+    detail = str(error).strip().splitlines()
+    return f"{UNREACHABLE}: {detail[0] if detail else type(error).__name__}"
+
+
+def floor_now(connection: psycopg.Connection) -> dict[str, Any]:
+    """The floor as the pit page shows it: every table's status, the open alerts, and the
+    database's clock (to tell how long ago each table was last heard of)."""
+    row = connection.execute("SELECT now()").fetchone()
+    assert row is not None
+    now: datetime = row[0]
+    return {
+        "ok": True,
+        "now": now.isoformat(),
+        "tables": _TABLES.dump_python(store.tables(connection), mode="json"),
+        "open_alerts": _ALERTS.dump_python(store.open_alerts(connection), mode="json"),
+    }
+
+
+class FloorFeed:
+    """Looks at the store every ``poll`` seconds; :meth:`messages` follows the floor."""
+
+    def __init__(self, dsn: str, poll: float = 1.0) -> None:
+        self.dsn, self.poll = dsn, poll
+        self.latest: str | None = None
+        self.looks = 0
+        self._content: str | None = None
+        self._changed = asyncio.Condition()
+        self._connection: psycopg.Connection | None = None
+        self._task: asyncio.Task[None] | None = None
+        self.closed = False
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self._follow())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        self.closed = True
+        async with self._changed:
+            self._changed.notify_all()
+        await asyncio.to_thread(self._close)
+
+    async def messages(self) -> AsyncIterator[str]:
+        """The floor now (once the first look is done), then each change, until stopped."""
+        sent: list[str | None] = [None]
+        while not self.closed:
+            async with self._changed:
+                await self._changed.wait_for(lambda: self.closed or self.latest is not sent[0])
+            if self.closed or self.latest is None:
+                return
+            sent[0] = self.latest
+            yield self.latest
+
+    async def _follow(self) -> None:
+        while True:
+            try:
+                floor = await asyncio.to_thread(self._look)
+            except psycopg.Error as error:
+                await asyncio.to_thread(self._close)
+                floor = {"ok": False, "reason": unreachable(error)}
+                log.warning("%s", floor["reason"])
+            self.looks += 1
+            content = json.dumps({**floor, "now": None})
+            if content != self._content:
+                self._content = content
+                async with self._changed:
+                    self.latest = json.dumps({"type": "floor", **floor})
+                    self._changed.notify_all()
+            await asyncio.sleep(self.poll)
+
+    def _look(self) -> dict[str, Any]:
+        if self._connection is None or self._connection.closed:
+            self._connection = connect(self.dsn)
+        return floor_now(self._connection)
+
+    def _close(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
