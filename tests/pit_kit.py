@@ -195,8 +195,7 @@ class Proxy:
 
     def cut(self) -> None:
         with self._lock:
-            self._listener.close()
-            for sock in self._sockets:
+            for sock in (self._listener, *self._sockets):
                 with contextlib.suppress(OSError):
                     sock.shutdown(socket.SHUT_RDWR)
                 sock.close()

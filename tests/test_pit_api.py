@@ -282,7 +282,7 @@ def test_the_command_line_errors(tmp_path, floor):
     assert "floor.dsn = (missing)" in missing.stderr
     bad = run("--dsn", "host=127.0.0.1 port")
     assert bad.returncode == 2
-    assert bad.stderr.startswith("luck-table floor: error: --dsn = (hidden): a PostgreSQL")
+    assert bad.stderr.startswith("luck-table floor: error: --dsn = '(hidden)': a PostgreSQL")
     assert len(bad.stderr.splitlines()) == 1
     proxy = Proxy()
     proxy.cut()
