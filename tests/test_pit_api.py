@@ -5,6 +5,7 @@ unreachable (a relay cut as if PostgreSQL restarted), recovered without a restar
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import time
 from collections.abc import Iterator
@@ -202,6 +203,61 @@ def test_bad_input_is_a_4xx_with_the_reason(floor, path, params, status):
     body = answer.json()
     assert set(body) == {"error", "reason"}
     assert body["reason"]
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+@pytest.mark.skipif(
+    not CHROMIUM.exists(), reason="Debian's Chromium is not installed (apt-get install -y chromium)"
+)
+def test_the_pit_page_in_a_browser(floor, tmp_path):
+    from playwright.sync_api import expect, sync_playwright  # noqa: PLC0415
+
+    shots = Path(os.environ.get("LUCK_SCREENSHOTS", tmp_path))
+    shots.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1600, "height": 1000})
+        page.set_default_timeout(TIMEOUT * 1000)
+        page.goto(floor.services[1].url)
+        page.get_by_label("Supervisor id").fill(SUPERVISOR["id"])
+        page.get_by_label("PIN").fill("0000")
+        page.get_by_role("button", name="Sign in").click()
+        expect(page.locator("#sign-in-error")).to_have_text("wrong surveillance id or PIN")
+        page.get_by_label("PIN").fill(SUPERVISOR["pin"])
+        page.get_by_role("button", name="Sign in").click()
+        expect(page.locator("#connection")).to_have_text("live")
+        expect(page.locator("#sign-in")).to_be_hidden()
+        cards = page.locator(".table-card")
+        expect(cards).to_have_count(3)
+        expect(page.locator('[data-table="T1"] .state')).to_have_text("idle")
+        expect(page.locator('[data-table="T2"] .state')).to_have_text("dealing")
+        paused = floor.states[floor.paused_at - 1]
+        expect(page.locator('[data-table="T3"] .state')).to_have_text("paused")
+        expect(page.locator('[data-table="T3"] .alert-line')).to_contain_text(
+            str(paused.alert_message)
+        )
+        expect(page.locator("#alerts li").first).to_contain_text("Table T3")
+        page.screenshot(path=str(shots / "pit-floor-1600x1000.png"), full_page=True)
+        page.locator('[data-table="T1"]').click()
+        expect(page.locator("#detail-title")).to_contain_text("Table T1 (T1) · idle · hand 6")
+        expect(page.locator("#hands > li")).to_have_count(6)
+        expect(page.locator("#console-link")).to_have_attribute("href", f"{CONSOLE}/surveillance")
+        expect(page.locator("#seats tbody tr")).to_have_count(6)
+        page.locator("#hands summary").first.click()
+        expect(page.locator("#hands pre").first).to_contain_text('"rules"')
+        page.screenshot(path=str(shots / "pit-table-1600x1000.png"), full_page=True)
+        floor.proxy.cut()
+        try:
+            expect(page.locator("#unreachable")).to_be_visible()
+            expect(page.locator("#unreachable")).to_contain_text("floor database unreachable")
+            page.screenshot(path=str(shots / "pit-unreachable-1600x1000.png"))
+        finally:
+            floor.proxy.restore()
+        expect(page.locator("#unreachable")).to_be_hidden()
+        expect(cards).to_have_count(3)
+        browser.close()
 
 
 def feed_message(url: str, token: str, until: object, timeout: float = TIMEOUT) -> dict:
