@@ -77,8 +77,10 @@ def sim_journal(folder: Path, hands: int = 6) -> Path:
     unread and misplaced (alerts the simulated supervisor and dealer resolve)."""
     path = folder / "table.sqlite3"
     subprocess.run(
-        [str(LUCK_TABLE), "sim", "--hands", str(hands), "--speed", "max", "--seed", "3"]
-        + ["--unreadable", "0.04", "--misplaced", "0.03", "--journal", str(path)],
+        [
+            *(str(LUCK_TABLE), "sim", "--hands", str(hands), "--speed", "max", "--seed", "3"),
+            *("--unreadable", "0.04", "--misplaced", "0.03", "--journal", str(path)),
+        ],
         check=True,
         capture_output=True,
         timeout=600,
