@@ -15,6 +15,9 @@ value and what is allowed (the CLI turns it into exit status 2). Sections (see
   of link timings (``drivers.session.LinkConfig``).
 - ``[journal]``: ``path``.
 - ``[api]``: ``bind``, ``port``, ``tls_cert`` and ``tls_key`` (both or neither).
+- ``[floor]`` (optional; without it the table ships nothing): ``dsn``, the floor store's
+  PostgreSQL connection string, and ``batch``, ``retry_initial``, ``retry_max``,
+  ``heartbeat`` (docs/floor.md).
 - ``[[credentials.supervisors]]`` and ``[[credentials.dealers]]``: ``id`` and ``pin_hash``,
   an Argon2 hash made by ``hash_pin`` (``python -m controller.config hash-pin``); plain
   PINs are refused.
@@ -36,6 +39,8 @@ from typing import Any
 
 from argon2 import PasswordHasher, extract_parameters
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+from psycopg import ProgrammingError
+from psycopg.conninfo import conninfo_to_dict
 
 from controller.rules import Rules, RulesError
 from controller.table import TableSettings
@@ -43,11 +48,11 @@ from drivers.errors import DriverError
 from drivers.session import LinkConfig
 
 _HASHER = PasswordHasher()
-_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _HOSTNAME = re.compile(r"[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}))*")
 _MIN_PIN = 4
 
-_SECTIONS = {"table", "game", "stakes", "devices", "journal", "api", "credentials"}
+_SECTIONS = {"table", "game", "stakes", "devices", "journal", "api", "credentials", "floor"}
 
 
 class ConfigError(ValueError):
@@ -84,6 +89,20 @@ class Api:
 
 
 @dataclass(frozen=True)
+class FloorSettings:
+    """Where the floor store is and how the table's journal shipper talks to it: ``dsn``
+    (libpq connection string or URI), journal entries per batch, the retry backoff
+    (seconds, doubling from ``retry_initial`` up to ``retry_max``, with jitter), and how
+    often an idle table tells the floor it is alive (``heartbeat``, seconds)."""
+
+    dsn: str
+    batch: int = 500
+    retry_initial: float = 0.5
+    retry_max: float = 30.0
+    heartbeat: float = 5.0
+
+
+@dataclass(frozen=True)
 class Credential:
     """A person allowed to sign in: ``id`` and the Argon2 hash of their PIN."""
 
@@ -105,6 +124,7 @@ class Config:
     api: Api
     supervisors: tuple[Credential, ...]
     dealers: tuple[Credential, ...]
+    floor: FloorSettings | None = None  # None: the table ships to no floor
 
 
 def hash_pin(pin: str) -> str:
@@ -139,7 +159,7 @@ def parse_config(data: Mapping[str, Any], base: Path) -> Config:
     _no_unknown(data, _SECTIONS, "")
     table = _section(data, "table")
     _no_unknown(table, {"id", "name", "player_decisions"}, "table.")
-    table_id = _text(table, "table.id", pattern=_ID, allowed="letters, digits, '_.-'")
+    table_id = _text(table, "table.id", pattern=ID_PATTERN, allowed="letters, digits, '_.-'")
     name = _text(table, "table.name")
     shoe, seat_board = _devices(_section(data, "devices"))
     stakes = _section(data, "stakes")
@@ -165,6 +185,7 @@ def parse_config(data: Mapping[str, Any], base: Path) -> Config:
         api=_api(_section(data, "api", optional=True), base),
         supervisors=_credentials(credentials, "supervisors"),
         dealers=_credentials(credentials, "dealers"),
+        floor=_floor(data["floor"]) if "floor" in data else None,
     )
 
 
@@ -299,6 +320,39 @@ def _api(api: Mapping[str, Any], base: Path) -> Api:
     return Api(bind, port, files.get("tls_cert"), files.get("tls_key"))
 
 
+def _seconds(data: Mapping[str, Any], key: str, low: float, high: float, default: float) -> float:
+    value = data.get(_last(key), default)
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if not number or not low <= value <= high:
+        raise ConfigError(key, value, f"a number of seconds, {low:g} to {high:g}")
+    return float(value)
+
+
+def floor_dsn(dsn: object, key: str = "floor.dsn") -> str:
+    """A floor store's connection string checked (libpq's own parser), or ConfigError."""
+    value = _text({_last(key): dsn}, key)
+    try:
+        conninfo_to_dict(value)
+    except ProgrammingError as error:
+        reason = " ".join(str(error).split())
+        raise ConfigError(
+            key, value, f"a PostgreSQL connection string or URI (libpq says: {reason})"
+        ) from None
+    return value
+
+
+def _floor(floor: object) -> FloorSettings:
+    if not isinstance(floor, Mapping):
+        raise ConfigError("floor", floor, "a table of settings ([floor])")
+    _no_unknown(floor, {"dsn", "batch", "retry_initial", "retry_max", "heartbeat"}, "floor.")
+    dsn = floor_dsn(floor.get("dsn", _MISSING))
+    batch = _whole(floor, "floor.batch", 1, high=10_000, default=500)
+    initial = _seconds(floor, "floor.retry_initial", 0.01, 60, 0.5)
+    most = _seconds(floor, "floor.retry_max", initial, 3600, 30.0)
+    heartbeat = _seconds(floor, "floor.heartbeat", 0.1, 600, 5.0)
+    return FloorSettings(dsn, batch, initial, most, heartbeat)
+
+
 def _credentials(credentials: Mapping[str, Any], role: str) -> tuple[Credential, ...]:
     key = f"credentials.{role}"
     entries = credentials.get(role, _MISSING)
@@ -314,7 +368,7 @@ def _credentials(credentials: Mapping[str, Any], role: str) -> tuple[Credential,
                 f"{where}.pin", "(hidden)", "plain PINs are refused: store pin_hash instead"
             )
         _no_unknown(entry, {"id", "pin_hash"}, f"{where}.")
-        person = _text(entry, f"{where}.id", pattern=_ID, allowed="letters, digits, '_.-'")
+        person = _text(entry, f"{where}.id", pattern=ID_PATTERN, allowed="letters, digits, '_.-'")
         if any(c.id == person for c in out):
             raise ConfigError(f"{where}.id", person, "each id once")
         pin_hash = _text(entry, f"{where}.pin_hash")

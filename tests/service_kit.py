@@ -21,8 +21,11 @@ def write_config(
     journal: str = "table.sqlite",
     game: str = "",
     link: str = "backoff_initial = 0.05\nbackoff_max = 0.2",
+    table_id: str = "T-TEST",
+    floor: str = "",
 ) -> Path:
-    """A table configuration file in ``folder`` for these ports; its path."""
+    """A table configuration file in ``folder`` for these ports (``floor``: the lines of
+    a ``[floor]`` section); its path."""
     seats = (
         f'[devices.seat_board]\ntransport = "serial"\nport = "{seats_port}"\nbaud = {BAUD}\n'
         f"[devices.seat_board.link]\n{link}\n"
@@ -31,7 +34,7 @@ def write_config(
     )
     text = f"""
 [table]
-id = "T-TEST"
+id = "{table_id}"
 name = "test table"
 [game]
 {game}
@@ -47,6 +50,8 @@ baud = {BAUD}
 {seats}
 [journal]
 path = "{journal}"
+{"[floor]" if floor else ""}
+{floor}
 """
     text += CREDENTIALS
     path = folder / "table.toml"

@@ -205,3 +205,89 @@ def test_hash_pin_command_prints_a_hash_that_verifies():
         cwd=ROOT,
     )
     assert wrong.returncode == 2 and "usage" in wrong.stderr
+
+
+def test_the_floor_is_off_by_default_and_its_settings_load(tmp_path):
+    assert parse_config(example(), tmp_path).floor is None
+    data = example()
+    data["floor"] = {"dsn": "host=floor.casino dbname=floor user=T-01"}
+    floor = parse_config(data, tmp_path).floor
+    assert floor is not None and floor.dsn == "host=floor.casino dbname=floor user=T-01"
+    assert (floor.batch, floor.retry_initial, floor.retry_max, floor.heartbeat) == (
+        500,
+        0.5,
+        30.0,
+        5.0,
+    )
+    data["floor"] = {
+        "dsn": "postgresql://T-01@floor.casino:5433/floor?sslmode=verify-full",
+        "batch": 50,
+        "retry_initial": 1,
+        "retry_max": 10.5,
+        "heartbeat": 2,
+    }
+    floor = parse_config(data, tmp_path).floor
+    assert floor is not None
+    assert (floor.batch, floor.retry_initial, floor.retry_max, floor.heartbeat) == (50, 1, 10.5, 2)
+
+
+FLOOR_BAD = [
+    ({}, "floor.dsn = (missing)", "non-empty string"),
+    ({"dsn": ""}, "floor.dsn = ''", "non-empty string"),
+    ({"dsn": 5432}, "floor.dsn = 5432", "non-empty string"),
+    ({"dsn": "floor.casino"}, "floor.dsn = 'floor.casino'", "a PostgreSQL connection string"),
+    ({"dsn": "host=x colour=blue"}, "floor.dsn = 'host=x colour=blue'", 'option "colour"'),
+    ({"dsn": "host=x", "password": "p"}, "floor.password = 'p'", "unknown setting"),
+    ({"dsn": "host=x", "batch": 0}, "floor.batch = 0", "1 to 10000"),
+    ({"dsn": "host=x", "batch": 2.5}, "floor.batch = 2.5", "1 to 10000"),
+    ({"dsn": "host=x", "retry_initial": 0}, "floor.retry_initial = 0", "0.01 to 60"),
+    ({"dsn": "host=x", "retry_initial": "1s"}, "floor.retry_initial = '1s'", "seconds"),
+    ({"dsn": "host=x", "retry_initial": 5, "retry_max": 2}, "floor.retry_max = 2", "5 to 3600"),
+    ({"dsn": "host=x", "heartbeat": True}, "floor.heartbeat = True", "0.1 to 600"),
+    ("host=x", "floor = 'host=x'", "a table of settings"),
+]
+
+
+def test_the_example_s_floor_section_loads_once_uncommented(tmp_path):
+    lines = EXAMPLE.read_text().splitlines()
+    start = lines.index("# [floor]")
+    section = []
+    for line in lines[start:]:
+        if not line.startswith("# "):
+            break
+        section.append(line[2:])
+    path = tmp_path / "table.toml"
+    path.write_text(EXAMPLE.read_text() + "\n" + "\n".join(section) + "\n")
+    floor = load_config(path).floor
+    assert floor is not None and floor.dsn.startswith("host=floor.casino.lan dbname=floor ")
+    assert (floor.batch, floor.retry_initial, floor.retry_max, floor.heartbeat) == (
+        500,
+        0.5,
+        30.0,
+        5.0,
+    )
+
+
+@pytest.mark.parametrize(("floor", "shown", "allowed"), FLOOR_BAD)
+def test_bad_floor_settings_are_refused(tmp_path, floor, shown, allowed):
+    data = example()
+    data["floor"] = floor
+    with pytest.raises(ConfigError) as caught:
+        parse_config(data, tmp_path)
+    message = str(caught.value)
+    assert message.startswith(shown), message
+    assert allowed in message, message
+
+
+def test_serve_refuses_a_bad_floor_with_status_2(tmp_path):
+    config = tmp_path / "table.toml"
+    config.write_text(EXAMPLE.read_text() + '\n[floor]\ndsn = "floor.casino"\n')
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "luck-table"), "serve", "--config", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "floor.dsn = 'floor.casino': a PostgreSQL connection string" in done.stderr

@@ -126,6 +126,9 @@ def test_bad_options_are_refused_with_status_2(tmp_path: Path) -> None:
         (("--journal", str(existing)), "the file exists"),
         (("--console", "8080"), "--console 8080: give HOST:PORT"),
         (("--console", "127.0.0.1:1", "--core-only"), "no table service with --core-only"),
+        (("--floor", "floor.casino"), "--floor = 'floor.casino': a PostgreSQL connection"),
+        (("--floor", "host=x", "--core-only"), "--floor: there is no journal to ship"),
+        (("--table-id", "T 1"), "--table-id 'T 1': letters, digits"),
     ):
         result = sim(*args, cwd=tmp_path)
         assert result.returncode == 2

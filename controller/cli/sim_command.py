@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from controller.cli.common import fail
+from controller.config import ID_PATTERN, ConfigError, FloorSettings, floor_dsn
 from controller.journal import JournalError
 from controller.rules import Effect, Rules, RulesError, Variant
 from controller.sim.dealer import Dealer, DealerError, FaultRates, Pace, Tally
@@ -80,6 +81,17 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="serve the dealer console there too (port 0: any free port)",
     )
     parser.add_argument(
+        "--floor",
+        metavar="DSN",
+        help="ship the table's journal to the casino floor store at this PostgreSQL "
+        "connection string (docs/floor.md)",
+    )
+    parser.add_argument(
+        "--table-id",
+        default="SIM",
+        help="the table's id (on the floor; default SIM): one per simulated table",
+    )
+    parser.add_argument(
         "--core-only",
         action="store_true",
         help="the table core in this process: no simulator processes, service or journal",
@@ -98,6 +110,8 @@ class Options:
     journal: Path
     core_only: bool
     console: tuple[str, int] | None
+    table_id: str = "SIM"
+    floor: FloorSettings | None = None
 
 
 def options(args: argparse.Namespace) -> Options:
@@ -132,9 +146,29 @@ def options(args: argparse.Namespace) -> Options:
     console = None if args.console is None else _address(args.console)
     if args.core_only and console:
         raise ValueError("--console: there is no table service with --core-only")
+    floor = None
+    if args.floor is not None:
+        if args.core_only:
+            raise ValueError("--floor: there is no journal to ship with --core-only")
+        try:
+            floor = FloorSettings(floor_dsn(args.floor, "--floor"))
+        except ConfigError as error:
+            raise ValueError(str(error)) from None
+    if not ID_PATTERN.fullmatch(args.table_id):
+        raise ValueError(f"--table-id {args.table_id!r}: letters, digits, '_.-' (64 at most)")
     settings = TableSettings(rules=rules)
     return Options(
-        args.seats, args.hands, args.seed, settings, faults, pace, journal, args.core_only, console
+        args.seats,
+        args.hands,
+        args.seed,
+        settings,
+        faults,
+        pace,
+        journal,
+        args.core_only,
+        console,
+        args.table_id,
+        floor,
     )
 
 
@@ -215,7 +249,13 @@ async def _deal(chosen: Options, tally: Tally, observe: Observer, view: View) ->
         await _dealer(chosen, tally, floor).run()
         return
     async with service_floor(
-        chosen.settings, chosen.journal, observe, seed=chosen.seed, console=chosen.console
+        chosen.settings,
+        chosen.journal,
+        observe,
+        seed=chosen.seed,
+        console=chosen.console,
+        table_id=chosen.table_id,
+        floor=chosen.floor,
     ) as devices:
         view.subtitle = devices.describe()
         if not view.live:  # the live view shows it at the top

@@ -166,4 +166,5 @@ def status_of(table: Table, last_entry_at: int | None) -> f.Status:
         len(table.alerts),
         seats,
         last_entry_at,
+        table.hand.to_json() if table.hand is not None and table.in_hand else None,
     )

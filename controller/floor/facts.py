@@ -101,6 +101,7 @@ class Status:
     open_alerts: int
     seats: tuple[dict[str, Any], ...]
     last_entry_at: int | None  # ms since the Unix epoch (the table's clock)
+    hand: dict[str, Any] | None = None  # the hand in progress (the engine's JSON), if any
 
 
 @dataclass(frozen=True, slots=True)

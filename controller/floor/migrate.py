@@ -25,7 +25,7 @@ _NAME = re.compile(r"(\d{4})_([a-z0-9_]+)\.sql")
 LOCK = 0x464C4F4F52
 
 _LEDGER = """
-CREATE TABLE IF NOT EXISTS floor_schema_migrations (
+CREATE TABLE floor_schema_migrations (
     version     integer PRIMARY KEY,
     name        text NOT NULL,
     checksum    text NOT NULL,
@@ -71,7 +71,9 @@ def migrate(connection: psycopg.Connection, folder: Path = FOLDER) -> list[int]:
     applied_now: list[int] = []
     with connection.transaction():
         connection.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK,))
-        connection.execute(_LEDGER)
+        ledger = connection.execute("SELECT to_regclass('floor_schema_migrations')").fetchone()
+        if ledger is None or ledger[0] is None:  # no DDL once there: a role without CREATE
+            connection.execute(_LEDGER)
         rows = connection.execute("SELECT version, checksum FROM floor_schema_migrations")
         applied = dict(rows.fetchall())
         for migration in wanted:

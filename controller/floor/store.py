@@ -8,7 +8,8 @@ Reading, each a typed query on a view or table of the schema (``migrations/``):
 :func:`tables` (every table's live status), :func:`open_alerts`, :func:`hands_per_hour`,
 :func:`pot_sizes`, :func:`bonus_cards`, :func:`player_sessions`, :func:`hands`,
 :func:`hand`, :func:`alerts`, :func:`supervisor_actions`, :func:`chip_movements`,
-:func:`entries`, :func:`confirmed_position`.
+:func:`entries`, :func:`confirmed_position`, :func:`lags`. Each committed batch is also a
+NOTIFY on :data:`CHANNEL`.
 
 Every function takes an open ``psycopg.Connection``; :func:`connect` opens one with the
 timeouts a shipper needs. Ingest is idempotent: entries at or before the confirmed position
@@ -19,6 +20,7 @@ not start right after it is refused with :class:`FloorOrderError`.
 from __future__ import annotations
 
 import itertools
+import json
 from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -41,6 +43,12 @@ CONNECT_OPTIONS: dict[str, Any] = {
     "tcp_user_timeout": 10_000,
     "application_name": "luck-table shipper",
 }
+
+
+#: The channel the floor NOTIFYs on each batch it commits: a JSON payload with the table's
+#: ``table_id``, ``session``, ``position`` (confirmed now) and ``state``. A floor service
+#: that LISTENs on it learns of every table's changes without polling.
+CHANNEL = "floor_changes"
 
 
 class FloorError(Exception):
@@ -181,6 +189,11 @@ def ingest(connection: psycopg.Connection, batch: f.Batch) -> int:
         )
         if session.current:
             _status(connection, key, batch.status, last)
+        change = {"table_id": key[0], "session": key[1], "position": last}
+        connection.execute(
+            "SELECT pg_notify(%s, %s)",
+            (CHANNEL, json.dumps({**change, "state": batch.status.state})),
+        )
     return last
 
 
@@ -336,14 +349,14 @@ def _status(
     connection.execute(
         "INSERT INTO floor_table_status (table_id, session, state, hand_number, display, "
         "alert_id, alert_kind, alert_message, open_alerts, seats, last_position, last_entry_at, "
-        "updated_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, now()) "
+        "hand, updated_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, now()) "
         "ON CONFLICT (table_id) DO UPDATE SET session = excluded.session, "
         "state = excluded.state, hand_number = excluded.hand_number, "
         "display = excluded.display, alert_id = excluded.alert_id, "
         "alert_kind = excluded.alert_kind, alert_message = excluded.alert_message, "
         "open_alerts = excluded.open_alerts, seats = excluded.seats, "
         "last_position = excluded.last_position, last_entry_at = excluded.last_entry_at, "
-        "updated_at = now()",
+        "hand = excluded.hand, updated_at = now()",
         (
             *key,
             status.state,
@@ -356,6 +369,7 @@ def _status(
             Jsonb(list(status.seats)),
             last,
             _time(status.last_entry_at),
+            None if status.hand is None else Jsonb(status.hand),
         ),
     )
 
@@ -384,12 +398,14 @@ class TableOverview:
     last_entry_at: datetime | None
     last_seen: datetime
     confirmed_position: int
+    hand: dict[str, Any] | None  # the hand in progress (engine JSON, every card), if any
 
 
 @dataclass(frozen=True, slots=True)
-class OpenAlert:
+class _AlertRaised:
+    """What an alert said when it was raised, and where."""
+
     table_id: str
-    table_name: str
     session: int
     alert_id: int
     kind: str
@@ -406,23 +422,16 @@ class OpenAlert:
 
 
 @dataclass(frozen=True, slots=True)
-class Alert:
+class OpenAlert(_AlertRaised):
+    """An alert open at a table (view ``floor_open_alerts``), with the table's name."""
+
+    table_name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Alert(_AlertRaised):
     """An alert of a table, open (``cleared_at`` None) or with its resolution."""
 
-    table_id: str
-    session: int
-    alert_id: int
-    kind: str
-    severity: str
-    blocking: bool
-    message: str
-    remedy: str
-    seat: int | None
-    card: str | None
-    device: str | None
-    hand_number: int
-    raised_at: datetime
-    raised_position: int
     cleared_at: datetime | None
     cleared_position: int | None
     resolution: str | None
@@ -678,6 +687,20 @@ def confirmed_position(
         (table_id, session, table_id),
     ).fetchone()
     return 0 if row is None else int(row[0])
+
+
+def lags(
+    connection: psycopg.Connection, table_id: str, session: int | None = None, after: int = 0
+) -> list[float]:
+    """Seconds from each entry's time at the table (``recorded_at``, the table's clock) to
+    the floor's commit of it (``ingested_at``), after position ``after``, in order."""
+    rows = connection.execute(
+        "SELECT extract(epoch FROM ingested_at)::double precision - recorded_at "
+        "FROM floor_journal_entries WHERE table_id = %s AND session = "
+        f"coalesce(%s, {_CURRENT}) AND position > %s ORDER BY position".encode(),
+        (table_id, session, table_id, after),
+    ).fetchall()
+    return [row[0] for row in rows]
 
 
 def entries(

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from types import TracebackType
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from controller.config import Config, DevicePort
 from controller.journal import Device as JournalDevice
@@ -41,6 +41,9 @@ from controller.table import DeviceRestarted as TableDeviceRestarted
 from drivers import events as ev
 from drivers.device import DeviceDriver, SeatBoardDriver, ShoeDriver
 from drivers.errors import DriverError
+
+if TYPE_CHECKING:
+    from controller.floor.shipper import Shipper
 
 log = logging.getLogger(__name__)
 
@@ -125,6 +128,7 @@ class TableService:
         self._stopping = asyncio.Event()
         self._stopped = asyncio.Event()
         self._failure: BaseException | None = None
+        self._shipper: Shipper | None = None
         #: How recovery went at the last start.
         self.recovered: Recovered | None = None
 
@@ -164,6 +168,8 @@ class TableService:
             raise
         self._journal, self._snapshots = journal, snapshots
         self.recovered = recovered
+        if self.config.floor is not None:
+            self._start_shipper(journal)
         self._table, self._position = recovered.table, recovered.position
         self._devices = dict(recovered.devices)
         log.info(
@@ -220,6 +226,8 @@ class TableService:
                     await task
             for subscription in list(self._subscribers):
                 subscription.put(None)
+            if self._shipper is not None:
+                await asyncio.to_thread(self._shipper.stop)
             if self._snapshots is not None:
                 self._snapshots.close()
             if self._journal is not None:
@@ -240,6 +248,24 @@ class TableService:
         await self.stop()
 
     # --- inside ---------------------------------------------------------------------------
+
+    def _start_shipper(self, journal: Journal) -> None:
+        """Ship the journal to the floor, from a thread of its own (docs/floor.md)."""
+        # psycopg and the floor's code are loaded only by a table that ships to a floor
+        from controller.floor.facts import Journal as ShippedJournal  # noqa: PLC0415
+        from controller.floor.shipper import Shipper  # noqa: PLC0415
+
+        assert self.config.floor is not None
+        shipped = ShippedJournal(
+            self.config.table_id, self.config.table_name, journal.created_at(), journal.path
+        )
+        self._shipper = Shipper(self.config.floor, shipped)
+        self._shipper.start()
+
+    @property
+    def shipper(self) -> Shipper | None:
+        """The journal shipper, when the table ships to a floor."""
+        return self._shipper
 
     def _now(self) -> int:
         return round(self._clock() * 1000)
@@ -266,6 +292,8 @@ class TableService:
             if self._journal is None or self._stopped.is_set():
                 raise RuntimeError("the table service is not running")
             positions = await asyncio.to_thread(self._journal.append, records)
+            if self._shipper is not None:
+                self._shipper.notify()
             steps: list[Step] = []
             for record, position in zip(records, positions, strict=True):
                 if position is None:

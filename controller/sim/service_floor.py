@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from controller.config import Api, Config, Credential, DevicePort, hash_pin
+from controller.config import Api, Config, Credential, DevicePort, FloorSettings, hash_pin
 from controller.service import TableService
 from controller.sim.floor import FloorError, Observer
 from controller.table import Device, Disposition, Table, TableInput, TableSettings
@@ -33,11 +33,20 @@ DEMO_DEALER = ("dealer", "1234")
 DEMO_SUPERVISOR = ("pit", "9999")
 
 
-def sim_config(settings: TableSettings, shoe: str, seats: str, journal: Path) -> Config:
-    """The configuration of the simulated table on these device ports."""
+def sim_config(
+    settings: TableSettings,
+    shoe: str,
+    seats: str,
+    journal: Path,
+    *,
+    table_id: str = "SIM",
+    floor: FloorSettings | None = None,
+) -> Config:
+    """The configuration of the simulated table on these device ports (shipping its
+    journal to ``floor`` when given)."""
     return Config(
-        table_id="SIM",
-        table_name="Simulated table",
+        table_id=table_id,
+        table_name=f"Simulated table {table_id}",
         settings=settings,
         shoe=DevicePort("serial", port=shoe, baud=BAUD, link=LINK),
         seat_board=DevicePort("serial", port=seats, baud=BAUD, link=LINK)
@@ -47,6 +56,7 @@ def sim_config(settings: TableSettings, shoe: str, seats: str, journal: Path) ->
         api=Api(),
         supervisors=(Credential(DEMO_SUPERVISOR[0], hash_pin(DEMO_SUPERVISOR[1])),),
         dealers=(Credential(DEMO_DEALER[0], hash_pin(DEMO_DEALER[1])),),
+        floor=floor,
     )
 
 
@@ -184,10 +194,13 @@ async def service_floor(
     *,
     seed: int,
     console: tuple[str, int] | None = None,
+    table_id: str = "SIM",
+    floor: FloorSettings | None = None,
 ) -> AsyncIterator[ServiceFloor]:
     """Simulator processes for the shoe and the seat board, a fresh journal at ``journal``,
     and the table service on them (with its dealer console at ``console``, host and port,
-    when given): the floor, until the block ends."""
+    when given; shipping its journal to the casino floor ``floor`` as table ``table_id``,
+    when given): the dealer's floor, until the block ends."""
     common = ("--pty", "--baud", str(BAUD), "--heartbeat-ms", str(HEARTBEAT_MS))
     processes: list[SimulatorProcess] = []
     try:
@@ -200,7 +213,14 @@ async def service_floor(
             )
             processes.append(seats)
         fresh_journal(journal)
-        config = sim_config(settings, shoe.port, seats.port if seats else "", journal)
+        config = sim_config(
+            settings,
+            shoe.port,
+            seats.port if seats else "",
+            journal,
+            table_id=table_id,
+            floor=floor,
+        )
         async with TableService(config) as service:
             floor = ServiceFloor(service, shoe, seats, observe)
             served = None

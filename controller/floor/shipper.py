@@ -1,0 +1,234 @@
+"""The journal shipper: a table service's committed journal entries, shipped to the floor.
+
+The journal is the outbox. The shipper runs in a thread of its own (never in the service's
+event loop, which only calls :meth:`Shipper.notify` after each commit), with its own
+connections to the journal file and to the floor. On every (re)connection it asks the floor
+for its confirmed position of this journal and ships from the entry after it: batches of
+consecutive entries with the facts the table core derives from them
+(``controller.floor.derive``) and the table's status, each applied by the floor in one
+transaction (``controller.floor.store.ingest``). So every entry reaches the floor at least
+once, in order, and is held there once.
+
+When the floor cannot be reached the table deals on: the shipper logs the outage, retries
+with exponential backoff and jitter (tenacity) and, once the floor is back, catches up from
+the floor's confirmed position. Nothing it meets ever reaches the service: a failure of
+any kind is logged and retried.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+
+import psycopg
+from tenacity import (
+    RetryCallState,
+    Retrying,
+    retry_if_not_exception_type,
+    wait_exponential_jitter,
+)
+
+from controller.config import FloorSettings
+from controller.floor import facts as f
+from controller.floor import store
+from controller.floor.derive import Point, derive, point_at
+from controller.floor.migrate import migrate
+from controller.journal import Journal
+from controller.journal.snapshots import Snapshots
+
+log = logging.getLogger(__name__)
+
+#: Seconds :meth:`Shipper.stop` gives the shipper to ship what is left.
+STOP_DRAIN = 5.0
+
+
+class _Stopping(Exception):
+    """The shipper is asked to stop while it waits to retry."""
+
+
+class Shipper:
+    """Ships the journal at ``journal.path`` to the floor of ``settings``."""
+
+    def __init__(self, settings: FloorSettings, journal: f.Journal) -> None:
+        self.settings = settings
+        self.journal = journal
+        self.name = f"{socket.gethostname()} pid {os.getpid()}"
+        #: The last position the floor confirmed (as far as this shipper knows).
+        self.confirmed = 0
+        #: Whether the shipper is connected to the floor now.
+        self.connected = False
+        self._point: Point | None = None  # the derivation at ``confirmed``
+        self._pending: Point | None = None  # at the end of the batch in flight
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+        self._deadline = 0.0  # when stopping: ship until then at most
+        self._down_since: float | None = None
+        self._thread = threading.Thread(
+            target=self._run, name=f"floor shipper {journal.table_id}", daemon=True
+        )
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def notify(self) -> None:
+        """New entries are committed (thread-safe, never blocks)."""
+        self._wake.set()
+
+    def stop(self, drain: float = STOP_DRAIN) -> None:
+        """Ship what is left, for up to ``drain`` seconds (retrying a floor that is away
+        meanwhile), then stop; what is still unshipped ships at the next start."""
+        self._deadline = time.monotonic() + drain
+        self._stopping.set()
+        self._wake.set()
+        self._thread.join(drain + 5.0)
+        if self._thread.is_alive():
+            log.warning("the floor shipper did not stop in time: left behind (its thread ends)")
+
+    # --- the thread ------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        journal = snapshots = None
+        try:
+            journal = Journal.open(self.journal.path, create=False)
+            snapshots = Snapshots(self.journal.path)
+            while True:
+                try:
+                    connection = self._connect()
+                except _Stopping:
+                    log.warning(
+                        "stopping while the floor is away: it holds the journal up to "
+                        "position %d, the rest ships at the next start",
+                        self.confirmed,
+                    )
+                    return
+                try:
+                    with connection:
+                        self._ship(connection, journal, snapshots)
+                    return  # stopped, with everything shipped or out of time
+                except Exception as error:  # the floor went away, or anything else
+                    self._lost(error)
+        except Exception:
+            log.exception("the floor shipper of journal %s failed", self.journal.path)
+        finally:
+            self.connected = False
+            for closing in (snapshots, journal):
+                if closing is not None:
+                    closing.close()
+
+    def _out_of_time(self) -> bool:
+        return self._stopping.is_set() and time.monotonic() >= self._deadline
+
+    def _connect(self) -> psycopg.Connection:
+        """A connection to the floor with the schema in place, retried with backoff."""
+        settings = self.settings
+        retrying = Retrying(
+            sleep=self._sleep,
+            wait=wait_exponential_jitter(settings.retry_initial, settings.retry_max),
+            retry=retry_if_not_exception_type(_Stopping),  # anything else: try again
+            before_sleep=self._before_retry,
+            reraise=True,
+        )
+        for attempt in retrying:
+            with attempt:
+                if self._out_of_time():
+                    raise _Stopping
+                connection = store.connect(settings.dsn, autocommit=True)
+                try:
+                    migrate(connection)
+                except BaseException:
+                    connection.close()
+                    raise
+                return connection
+        raise AssertionError("tenacity neither returned nor raised")  # pragma: no cover
+
+    def _sleep(self, seconds: float) -> None:
+        """Wait before the next try; once stopping, only within the time left to drain."""
+        if not self._stopping.is_set() and not self._stopping.wait(seconds):
+            return
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise _Stopping
+        time.sleep(min(seconds, left))
+
+    def _before_retry(self, state: RetryCallState) -> None:
+        error = state.outcome.exception() if state.outcome is not None else None
+        wait = state.next_action.sleep if state.next_action is not None else 0.0
+        self._lost(error, retry_in=wait)
+
+    def _lost(self, error: BaseException | None, retry_in: float | None = None) -> None:
+        self.connected = False
+        again = "" if retry_in is None else f"; retry in {retry_in:.1f} s"
+        if self._down_since is None:
+            self._down_since = time.monotonic()
+            log.warning(
+                "the floor is not reachable (%s): the table deals on, its journal keeps "
+                "every entry; shipping resumes after position %d when the floor is back%s",
+                _words(error),
+                self.confirmed,
+                again,
+            )
+        else:
+            log.info("the floor is still not reachable (%s)%s", _words(error), again)
+
+    def _ship(self, connection: psycopg.Connection, journal: Journal, snapshots: Snapshots) -> None:
+        session = store.register(connection, self.journal, self.name)
+        self.connected = True
+        self.confirmed = session.confirmed_position
+        point = self._at(session.confirmed_position, journal, snapshots)
+        if self._down_since is not None:
+            log.info(
+                "the floor is back after %.1f s: shipping from position %d",
+                time.monotonic() - self._down_since,
+                point.position + 1,
+            )
+            self._down_since = None
+        else:
+            log.info(
+                "shipping journal %s to the floor from position %d",
+                journal.path,
+                point.position + 1,
+            )
+        last_beat = time.monotonic()
+        while True:
+            self._wake.clear()
+            derived = derive(journal, point, self.settings.batch)
+            if not derived.entries:
+                if self._stopping.is_set():
+                    return
+                if not self._wake.wait(self.settings.heartbeat) or (
+                    time.monotonic() - last_beat >= self.settings.heartbeat
+                ):
+                    store.heartbeat(connection, session, self.name)
+                    last_beat = time.monotonic()
+                continue
+            if self._out_of_time():
+                log.warning(
+                    "stopping with the entries from position %d on not yet on the floor: "
+                    "they ship at the next start",
+                    point.position + 1,
+                )
+                return
+            batch = f.Batch(self.journal, derived.entries, derived.facts, derived.status, self.name)
+            self._pending = derived.point
+            self.confirmed = store.ingest(connection, batch)
+            point = self._point = derived.point
+            last_beat = time.monotonic()
+
+    def _at(self, position: int, journal: Journal, snapshots: Snapshots) -> Point:
+        """The derivation at ``position``: the one in hand, or rebuilt from the journal."""
+        for known in (self._point, self._pending):
+            if known is not None and known.position == position:
+                self._point = known
+                return known
+        self._point = point_at(journal, snapshots, position)
+        return self._point
+
+
+def _words(error: BaseException | None) -> str:
+    if error is None:
+        return "no reason given"
+    text = " ".join(str(error).split()) or type(error).__name__
+    return f"{type(error).__name__}: {text}"

@@ -1,0 +1,163 @@
+"""PostgreSQL databases of their own and table journals for the floor's tests.
+
+``floor_database()`` creates a database with a unique name on the machine's PostgreSQL
+(``LUCK_FLOOR_PG``, default ``postgresql://postgres@127.0.0.1:5432/postgres``) and drops
+it afterwards, so tests run alongside others on the same server. Without a reachable
+server the test is skipped with the reason, except under CI (``CI`` set), where it fails.
+
+``write_journal()`` writes a table's journal with the table core alone (no devices): seated
+players, seeded decisions, a card out of turn held by the supervisor, a rebuy, a player
+leaving and another sitting down.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import random
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
+
+from controller.journal import Journal
+from controller.rules import Do
+from controller.service.records import record_of
+from controller.service.recovery import initial_table
+from controller.table import (
+    CardRead,
+    Decide,
+    DeckLoaded,
+    Leave,
+    NewHand,
+    Rebuy,
+    Remedy,
+    ResolveAlert,
+    SitDown,
+    TableInput,
+    apply,
+)
+
+TIMEOUT = 300.0
+
+
+def wait_for(condition: Callable[[], bool], what: str, timeout: float = TIMEOUT) -> None:
+    """Wait until ``condition()`` holds (polling), or fail saying ``what`` did not happen."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {timeout:.0f} s: {what}")
+        time.sleep(0.02)
+
+
+ADMIN = os.environ.get("LUCK_FLOOR_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
+
+
+def _admin() -> psycopg.Connection:
+    try:
+        return psycopg.connect(ADMIN, autocommit=True, connect_timeout=5)
+    except psycopg.OperationalError as error:
+        if os.environ.get("CI"):
+            raise
+        pytest.skip(f"no PostgreSQL at {ADMIN} for the floor's tests: {error}")
+
+
+@contextlib.contextmanager
+def floor_database() -> Iterator[str]:
+    """The DSN of a new, empty database, dropped when the block ends."""
+    name = f"luck_floor_test_{uuid.uuid4().hex[:12]}"
+    with _admin() as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        yield make_conninfo(ADMIN, dbname=name)
+    finally:
+        with _admin() as admin:
+            admin.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
+
+
+class JournalWriter:
+    """Inputs journaled as the service journals them (``record_of``), applied as it goes."""
+
+    def __init__(self, path: Path, clock: int = 1_800_000_000_000) -> None:
+        self.journal = Journal.open(path)
+        self.table = initial_table()
+        self.clock = clock
+
+    def put(self, item: TableInput) -> str | None:
+        self.clock += 1000
+        item = dataclasses.replace(item, at=self.clock)
+        self.journal.append([record_of(item)])
+        step = apply(self.table, item)
+        self.table = step.table
+        return step.refused
+
+    def ok(self, item: TableInput) -> None:
+        refused = self.put(item)
+        assert refused is None, refused
+
+    def play_hand(self, rng: random.Random, out_of_turn: bool = False) -> None:
+        """A fresh deck and a whole hand; with ``out_of_turn`` a card drawn early is held."""
+        deck = rng.sample(range(52), 52)
+        self.ok(DeckLoaded(at=0, count=52))
+        self.ok(NewHand(at=0))
+        while self.table.in_hand:
+            hand = self.table.hand
+            assert hand is not None
+            waiting = hand.waiting_for
+            assert waiting is not None
+            if waiting.kind == "card":
+                self.ok(CardRead(at=0, code=deck.pop()))
+            elif waiting.kind == "action":
+                if out_of_turn:
+                    out_of_turn = False
+                    self.ok(CardRead(at=0, code=deck.pop()))  # drawn early: an alert
+                    alert = self.table.alerts[-1]
+                    self.ok(
+                        ResolveAlert(
+                            at=0, who="S100", why="held", alert=alert.id, remedy=Remedy.HOLD
+                        )
+                    )
+                    continue
+                choices = [c for c in waiting.legal if c.do is not Do.FOLD] or list(waiting.legal)
+                choice = rng.choice(choices)
+                self.ok(Decide(at=0, seat=waiting.seat, do=choice.do, to=choice.to))
+            elif waiting.kind == "bonus":
+                self.ok(Decide(at=0, seat=waiting.seat, do=Do.BONUS, accept=True))
+            else:
+                self.ok(Decide(at=0, seat=waiting.seat, do=Do.SHOW))
+
+    def journal_last(self) -> int:
+        return max((entry.position for entry in self.journal.entries()), default=0)
+
+    def close(self) -> None:
+        self.journal.close()
+
+
+def write_journal(
+    path: Path, hands: int = 4, seed: int = 1, clock: int = 1_800_000_000_000
+) -> Path:
+    """A journal of ``hands`` hands at a table of three, then one leaves and one sits down;
+    its inputs a second apart from ``clock`` (ms since the epoch) on."""
+    rng = random.Random(seed)
+    writer = JournalWriter(path, clock)
+    for seat, chips in ((1, 500), (2, 300), (4, 200)):
+        writer.ok(SitDown(at=0, seat=seat, player=f"P{seat}", buy_in=chips))
+    for number in range(hands):
+        writer.play_hand(rng, out_of_turn=number == 1)
+        if number == 0:
+            seat = writer.table.seat(4)
+            assert seat is not None
+            if seat.stack < 1000:
+                writer.ok(Rebuy(at=0, seat=4, chips=min(100, 1000 - seat.stack)))
+    writer.ok(Leave(at=0, seat=2))
+    writer.ok(SitDown(at=0, seat=2, player="P2b", buy_in=150))
+    writer.close()
+    return path

@@ -1,0 +1,168 @@
+"""The journal shipper in-process, against a real PostgreSQL behind a proxy that cuts it.
+
+The journal grows while the shipper runs (a table dealing); the floor goes away (every
+connection cut and new ones refused, or the shipper's backend terminated) and comes back;
+a second shipper takes over from a stopped one. Each time the floor ends up holding the
+journal exactly: every entry once, in order, and every hand's script.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+
+import psycopg
+import pytest
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+from controller.cli.hands import recorded_hands
+from controller.config import FloorSettings
+from controller.floor import facts as f
+from controller.floor import store
+from controller.floor.shipper import Shipper
+from controller.journal import Journal
+from controller.service import steps
+from controller.service.recovery import initial_table
+from controller.table import SitDown, Table
+from tests.floor_kit import JournalWriter, floor_database, wait_for, write_journal
+from tests.tcp_proxy import CutProxy
+
+
+def settings(dsn: str) -> FloorSettings:
+    return FloorSettings(dsn, batch=20, retry_initial=0.05, retry_max=0.3, heartbeat=0.2)
+
+
+def shipper_for(journal: Journal, dsn: str) -> Shipper:
+    identity = f.Journal("T-07", "table 7", journal.created_at(), journal.path)
+    return Shipper(settings(dsn), identity)
+
+
+def last_position(journal: Journal) -> int:
+    return max(entry.position for entry in journal.entries())
+
+
+def assert_floor_holds(dsn: str, journal: Journal) -> None:
+    with psycopg.connect(dsn) as connection:
+        assert store.entries(connection, "T-07") == list(journal.entries())
+        held = store.hands(connection, "T-07")
+    hands = list(recorded_hands(journal))
+    assert [h.number for h in held] == [hand.number for hand in hands]
+    assert [h.script for h in held if h.ended_at] == [
+        hand.script_json() for hand in hands if hand.ended is not None
+    ]
+
+
+@pytest.fixture
+def floor_dsn():
+    with floor_database() as dsn:
+        yield dsn
+
+
+def test_the_shipper_follows_a_growing_journal(floor_dsn, tmp_path):
+    path = write_journal(tmp_path / "t.sqlite", hands=2)
+    with Journal.open(path, create=False) as journal:
+        shipper = shipper_for(journal, floor_dsn)
+        shipper.start()
+        try:
+            wait_for(lambda: shipper.confirmed == last_position(journal), "the journal shipped")
+            writer = JournalWriter(path, clock=1_850_000_000_000)
+            writer.table = replayed_table(journal)
+            writer.play_hand(random.Random(5))
+            shipper.notify()
+            wait_for(lambda: shipper.confirmed == last_position(journal), "the new hand shipped")
+            writer.close()
+        finally:
+            shipper.stop()
+        assert_floor_holds(floor_dsn, journal)
+
+
+def replayed_table(journal: Journal) -> Table:
+    """The table after the journal's last entry."""
+    table = initial_table()
+    for _, step in steps(journal):
+        table = step.table
+    return table
+
+
+def test_outages_lose_nothing_and_duplicate_nothing(floor_dsn, tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="controller.floor.shipper")
+    parts = conninfo_to_dict(floor_dsn)
+    path = write_journal(tmp_path / "t.sqlite", hands=1)
+    rng = random.Random(3)
+    with CutProxy((parts.get("host", "127.0.0.1"), int(parts.get("port", 5432)))) as proxy:
+        via_proxy = make_conninfo(floor_dsn, host="127.0.0.1", port=proxy.port)
+        with Journal.open(path, create=False) as journal:
+            writer = JournalWriter(path, clock=1_850_000_000_000)
+            writer.table = replayed_table(journal)
+            shipper = shipper_for(journal, via_proxy)
+            shipper.start()
+            try:
+                wait_for(lambda: shipper.confirmed == last_position(journal), "first shipping")
+                # the network fails: cut and refused while the table deals on
+                proxy.cut()
+                writer.play_hand(rng)
+                shipper.notify()
+                wait_for(lambda: not shipper.connected, "the shipper sees the outage")
+                wait_for(lambda: proxy.refused >= 2, "the shipper retries")
+                writer.play_hand(rng)
+                proxy.restore()
+                wait_for(lambda: shipper.confirmed == last_position(journal), "caught up")
+                # the floor ends the shipper's connection while a hand is shipped
+                writer.play_hand(rng)
+                with psycopg.connect(floor_dsn, autocommit=True) as admin:
+                    admin.execute(
+                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                        "WHERE datname = current_database() AND pid <> pg_backend_pid() "
+                        "AND application_name = 'luck-table shipper'"
+                    )
+                writer.put(SitDown(at=0, seat=6, player="late", buy_in=100))
+                shipper.notify()
+                wait_for(lambda: shipper.confirmed == last_position(journal), "caught up again")
+            finally:
+                shipper.stop()
+                writer.close()
+            assert_floor_holds(floor_dsn, journal)
+    messages = [record.getMessage() for record in caplog.records]
+    assert any("the floor is not reachable" in m and "the table deals on" in m for m in messages)
+    assert any(m.startswith("the floor is back after") for m in messages)
+
+
+def test_a_new_shipper_resumes_after_the_floor_s_position(floor_dsn, tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="controller.floor.shipper")
+    path = write_journal(tmp_path / "t.sqlite", hands=2)
+    with Journal.open(path, create=False) as journal:
+        first = shipper_for(journal, floor_dsn)
+        first.start()
+        wait_for(lambda: first.confirmed == last_position(journal), "shipped")
+        first.stop()
+        shipped = first.confirmed
+        writer = JournalWriter(path, clock=1_850_000_000_000)
+        writer.table = replayed_table(journal)
+        writer.play_hand(random.Random(9))
+        writer.close()
+        second = shipper_for(journal, floor_dsn)
+        second.start()
+        try:
+            wait_for(lambda: second.confirmed == last_position(journal), "shipped again")
+        finally:
+            second.stop()
+        assert_floor_holds(floor_dsn, journal)
+    assert any(
+        r.getMessage().endswith(f"to the floor from position {shipped + 1}") for r in caplog.records
+    )
+
+
+def test_a_floor_that_never_answers_neither_blocks_nor_raises(tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="controller.floor.shipper")
+    path = write_journal(tmp_path / "t.sqlite", hands=1)
+    with CutProxy(("127.0.0.1", 9)) as proxy, Journal.open(path, create=False) as journal:
+        proxy.cut()
+        shipper = shipper_for(journal, f"host=127.0.0.1 port={proxy.port} dbname=x user=x")
+        shipper.start()
+        wait_for(lambda: proxy.refused >= 3, "the shipper retries")
+        started = time.monotonic()
+        shipper.stop(drain=1.0)  # a floor still away meanwhile: given up after a second
+        assert time.monotonic() - started < 4
+        assert shipper.confirmed == 0 and not shipper.connected
+    assert any("the floor is not reachable" in r.getMessage() for r in caplog.records)

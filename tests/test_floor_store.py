@@ -1,0 +1,290 @@
+"""The floor store on a real PostgreSQL: migrations, idempotent ingest, order, the views.
+
+Each test has a database of its own (``floor_kit.floor_database``); the journals are
+written with the table core (``floor_kit.write_journal``) and derived as a table's shipper
+derives them (``controller.floor.derive``).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+import time
+from collections import Counter
+from datetime import UTC, datetime
+
+import psycopg
+import pytest
+
+from controller.cli.hands import recorded_hands
+from controller.floor import facts as f
+from controller.floor import store
+from controller.floor.derive import Point, derive, point_at
+from controller.floor.migrate import FOLDER, MigrationError, migrate
+from controller.journal import Journal
+from controller.journal.snapshots import Snapshots
+from controller.service.recovery import initial_table
+from controller.table import CardRead
+from tests.floor_kit import JournalWriter, floor_database, write_journal
+
+TABLES = (
+    "floor_tables",
+    "floor_table_sessions",
+    "floor_journal_entries",
+    "floor_hands",
+    "floor_chip_movements",
+    "floor_seat_sessions",
+    "floor_alerts",
+    "floor_supervisor_actions",
+    "floor_table_status",
+)
+
+
+@pytest.fixture
+def floor():
+    with floor_database() as dsn, psycopg.connect(dsn, autocommit=True) as connection:
+        migrate(connection)
+        yield connection
+
+
+def shipped(journal: Journal, table_id: str = "T-01") -> f.Journal:
+    return f.Journal(table_id, f"table {table_id}", journal.created_at(), journal.path)
+
+
+def batches(journal: Journal, size: int, table_id: str = "T-01") -> list[f.Batch]:
+    """The whole journal as a shipper cuts it: consecutive batches of ``size`` entries."""
+    out, point = [], Point(0, initial_table())
+    while True:
+        derived = derive(journal, point, size)
+        if not derived.entries:
+            return out
+        out.append(
+            f.Batch(shipped(journal, table_id), derived.entries, derived.facts, derived.status)
+        )
+        point = derived.point
+
+
+def counts(connection: psycopg.Connection) -> dict[str, int]:
+    return {
+        name: connection.execute(f"SELECT count(*) FROM {name}").fetchone()[0] for name in TABLES
+    }
+
+
+def test_migrations_apply_once_then_find_the_schema(tmp_path):
+    with floor_database() as dsn, psycopg.connect(dsn, autocommit=True) as connection:
+        assert migrate(connection) == [1, 2]
+        assert migrate(connection) == []
+        rows = connection.execute(
+            "SELECT version, name FROM floor_schema_migrations ORDER BY version"
+        ).fetchall()
+        assert rows == [(1, "floor"), (2, "live")]
+        assert store.tables(connection) == []
+
+
+def test_concurrent_migrations_apply_once():
+    with floor_database() as dsn:
+        results: list[list[int]] = []
+
+        def run() -> None:
+            with psycopg.connect(dsn, autocommit=True) as connection:
+                results.append(migrate(connection))
+
+        threads = [threading.Thread(target=run) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert sorted(results) == [[], [], [], [1, 2]]
+
+
+def test_an_edited_or_misnamed_migration_is_refused(tmp_path):
+    folder = tmp_path / "migrations"
+    shutil.copytree(FOLDER, folder)
+    with floor_database() as dsn, psycopg.connect(dsn, autocommit=True) as connection:
+        assert migrate(connection, folder) == [1, 2]
+        first = folder / "0001_floor.sql"
+        first.write_text(first.read_text() + "\n-- edited\n")
+        with pytest.raises(MigrationError, match="0001_floor was applied from another text"):
+            migrate(connection, folder)
+        shutil.copy(FOLDER / "0001_floor.sql", first)
+        (folder / "0002_live.sql").rename(folder / "0003_more.sql")
+        with pytest.raises(MigrationError, match="0003_more: expected version 2"):
+            migrate(connection, folder)
+        (folder / "0003_more.sql").rename(folder / "two.sql")
+        with pytest.raises(MigrationError, match=r"two\.sql: a migration is named NNNN_name\.sql"):
+            migrate(connection, folder)
+
+
+def test_a_journal_shipped_twice_is_held_once(floor, tmp_path):
+    with Journal.open(write_journal(tmp_path / "t.sqlite"), create=False) as journal:
+        cut = batches(journal, 17)
+        for batch in cut:
+            assert store.ingest(floor, batch) == batch.last
+        once = counts(floor)
+        for batch in cut:  # every batch again: a shipper that lost the floor's answers
+            assert store.ingest(floor, batch) == cut[-1].last
+        assert counts(floor) == once
+        entries = list(journal.entries())
+        assert store.entries(floor, "T-01") == entries
+        assert once["floor_journal_entries"] == len(entries)
+        assert store.confirmed_position(floor, "T-01") == entries[-1].position
+        hands = [hand for hand in recorded_hands(journal)]
+        held = store.hands(floor, "T-01")
+        assert [h.script for h in held] == [hand.script_json() for hand in hands]
+        assert [h.outcome for h in held] == [hand.history_json()["outcome"] for hand in hands]
+        assert all(h.recorded for h in held)
+
+
+def test_an_overlapping_batch_applies_only_what_is_new(floor, tmp_path):
+    with Journal.open(write_journal(tmp_path / "t.sqlite"), create=False) as journal:
+        small = batches(journal, 10)
+        store.ingest(floor, small[0])
+        store.ingest(floor, small[1])
+        wide = batches(journal, 1000)  # one batch: positions 1 to the end
+        assert store.ingest(floor, wide[0]) == wide[0].last
+        reference = floor
+        expected = counts(reference)
+    with floor_database() as dsn, psycopg.connect(dsn, autocommit=True) as other:
+        migrate(other)
+        store.ingest(other, wide[0])
+        assert counts(other) == expected
+
+
+def test_a_gap_or_a_batch_out_of_order_is_refused(floor, tmp_path):
+    with Journal.open(write_journal(tmp_path / "t.sqlite"), create=False) as journal:
+        cut = batches(journal, 10)
+        store.ingest(floor, cut[0])
+        before = counts(floor)
+        with pytest.raises(store.FloorOrderError) as caught:
+            store.ingest(floor, cut[2])
+        assert "start at position 21, but the floor holds the journal up to position 10" in str(
+            caught.value
+        )
+        assert "expected 11" in str(caught.value)
+        holey = f.Batch(cut[1].journal, cut[1].entries[:3] + cut[1].entries[4:], (), cut[1].status)
+        with pytest.raises(store.FloorOrderError, match="jumps from position 13 to 15"):
+            store.ingest(floor, holey)
+        assert counts(floor) == before
+        assert store.confirmed_position(floor, "T-01") == 10
+        with pytest.raises(store.FloorError, match="at least one journal entry"):
+            store.ingest(floor, f.Batch(cut[0].journal, (), (), cut[0].status))
+
+
+def test_the_views_answer_on_known_data(floor, tmp_path):
+    path = write_journal(tmp_path / "t.sqlite")
+    writer = JournalWriter(path, clock=1_900_000_000_000)
+    writer.table = point_at(writer.journal, Snapshots(path), writer.journal_last()).table
+    writer.ok(CardRead(at=0, code=5))  # a card with no hand in progress: an open alert
+    writer.close()
+    with Journal.open(path, create=False) as journal:
+        for batch in batches(journal, 50):
+            store.ingest(floor, batch)
+        hands = list(recorded_hands(journal))
+    outcomes = [hand.history_json()["outcome"] for hand in hands]
+    pots = [sum(pot["amount"] for pot in outcome["pots"]) for outcome in outcomes]
+    bonus = [sum(d.bonus for p in hand.hand.players for d in p.cards) for hand in hands]
+    hours = Counter(
+        datetime.fromtimestamp(h.ended // 1000 // 3600 * 3600, UTC) for h in hands if h.ended
+    )
+
+    per_hour = store.hands_per_hour(floor)
+    assert {(row.hour, row.hands) for row in per_hour} == set(hours.items())
+    assert sum(row.chips_in_pots for row in per_hour) == sum(pots)
+    assert sum(row.bonus_cards for row in per_hour) == sum(bonus)
+    assert store.hands_per_hour(floor, "T-02") == []
+    later = datetime.fromtimestamp(2_000_000_000, UTC)
+    assert store.hands_per_hour(floor, since=later) == []
+
+    (sizes,) = store.pot_sizes(floor)
+    assert (sizes.hands, sizes.total, sizes.largest) == (len(hands), sum(pots), max(pots))
+    assert sizes.average == pytest.approx(sum(pots) / len(pots), abs=0.01)
+    (cards,) = store.bonus_cards(floor)
+    assert (cards.bonus_cards, cards.hands_with_bonus) == (sum(bonus), sum(b > 0 for b in bonus))
+
+    (alert,) = store.open_alerts(floor)
+    assert (alert.table_id, alert.kind, alert.blocking) == ("T-01", "card_out_of_turn", True)
+    resolved = [a for a in store.alerts(floor, "T-01") if a.cleared_at is not None]
+    assert [(a.kind, a.resolved_by, a.resolved_remedy) for a in resolved] == [
+        ("card_out_of_turn", "S100", "hold")
+    ]
+    (action,) = store.supervisor_actions(floor)
+    assert (action.action, action.who, action.why, action.hand_number) == (
+        "resolve_alert",
+        "S100",
+        "held",
+        2,
+    )
+
+    (status,) = store.tables(floor)
+    assert (status.state, status.alert_id, status.alert_kind) == (
+        "paused",
+        alert.alert_id,
+        alert.kind,
+    )
+    assert status.hand_number == len(hands) and status.open_alerts == 1
+    assert {seat["player"] for seat in status.seats} == {"P1", "P2b", "P4"}
+
+    sessions = {(s.player, s.seat): s for s in store.player_sessions(floor)}
+    assert set(sessions) == {("P1", 1), ("P2", 2), ("P4", 4), ("P2b", 2)}
+    left = sessions["P2", 2]
+    assert left.left_at is not None and left.cashed_out is not None and left.hands == len(hands)
+    assert sessions["P2b", 2].left_at is None and sessions["P2b", 2].hands == 0
+    assert sessions["P4", 4].buy_in == 200
+    moves = store.chip_movements(floor, "T-01")
+    assert sessions["P4", 4].rebuys == sum(m.chips for m in moves if m.kind == "rebuy")
+    assert [m.kind for m in moves].count("buy_in") == 4
+    assert [m.chips for m in moves if m.kind == "cash_out"] == [left.cashed_out]
+    assert store.player_sessions(floor, player="P4") == [sessions["P4", 4]]
+    assert store.player_sessions(floor, table_id="T-01", seat=2) == [
+        sessions["P2", 2],
+        sessions["P2b", 2],
+    ]
+    assert store.hand(floor, "T-01", 2) == store.hands(floor, "T-01")[1]
+    assert store.hand(floor, "T-01", 99) is None
+
+
+def test_a_new_journal_is_a_new_session_of_the_table(floor, tmp_path):
+    with Journal.open(write_journal(tmp_path / "a.sqlite", hands=2), create=False) as first:
+        for batch in batches(first, 100):
+            store.ingest(floor, batch)
+    with Journal.open(write_journal(tmp_path / "b.sqlite", hands=1, seed=2), create=False) as new:
+        (batch,) = batches(new, 1000)
+        session = store.register(floor, shipped(new))
+        assert (session.session, session.confirmed_position, session.current) == (2, 0, True)
+        store.ingest(floor, batch)
+    assert [h.number for h in store.hands(floor, "T-01")] == [1]
+    assert [h.number for h in store.hands(floor, "T-01", session=1)] == [1, 2]
+    assert store.confirmed_position(floor, "T-01") == batch.last
+    (status,) = store.tables(floor)
+    assert (status.session, status.last_position) == (2, batch.last)
+
+
+def test_the_live_status_holds_the_hand_in_progress_and_each_batch_is_notified(floor, tmp_path):
+    hours_ago = int(time.time() * 1000) - 3_600_000  # the kit's inputs are a second apart
+    path = write_journal(tmp_path / "t.sqlite", hands=1, clock=hours_ago)
+    with (
+        Journal.open(path, create=False) as journal,
+        psycopg.connect(floor.info.dsn, autocommit=True) as listener,
+    ):
+        listener.execute(f"LISTEN {store.CHANNEL}")
+        snapshots = Snapshots(path)
+        for batch in batches(journal, 15):
+            store.ingest(floor, batch)
+            (status,) = store.tables(floor)
+            table = point_at(journal, snapshots, batch.last).table
+            if table.in_hand:
+                assert status.state == "dealing"
+                assert table.hand is not None and status.hand == table.hand.to_json()
+            else:
+                assert status.state == "idle" and status.hand is None
+            (note,) = list(listener.notifies(timeout=5, stop_after=1))
+            assert json.loads(note.payload) == {
+                "table_id": "T-01",
+                "session": 1,
+                "position": batch.last,
+                "state": status.state,
+            }
+        lags = store.lags(floor, "T-01")
+        assert len(lags) == batch.last  # one per entry, each from the table's time to the floor's
+        assert all(0 < lag < 3600 + 60 for lag in lags)

@@ -1,0 +1,176 @@
+"""Four simulated tables deal at full speed into one floor store, through outages.
+
+Each table is a table service (``tests.service_play``: the service, an automatic dealer,
+players and supervisor) on its own shoe and seat-board simulator processes, shipping its
+journal to one PostgreSQL database through a TCP proxy. During the run the floor's
+connections are cut twice (every connection dropped and new ones refused for a while; the
+second time the floor also terminates the shippers' backends), and one table's service is
+killed with SIGKILL and started again on its journal. When all are done the floor holds
+each table's journal exactly (every entry once, in order: 0 lost, 0 duplicated) and its
+hands are the journal's, hand script for hand script (``recorded_hands``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+from controller.cli.hands import recorded_hands
+from controller.floor import store
+from controller.journal import Journal
+from tests.floor_kit import floor_database, wait_for
+from tests.service_kit import simulator, write_config
+from tests.tcp_proxy import CutProxy
+
+TABLES = 4
+HANDS = 5
+KILLED = 2  # the table whose service is killed and restarted
+TIMEOUT = 300.0
+
+
+class Table:
+    """One simulated table: its folder, configuration, simulators and service process."""
+
+    def __init__(self, number: int, folder: Path, floor_dsn: str, stack: contextlib.ExitStack):
+        self.id = f"T-{number}"
+        self.number = number
+        folder.mkdir()
+        self.folder = folder
+        shoe = stack.enter_context(simulator("shoe", seed=number))
+        seats = stack.enter_context(simulator("seats", seed=number))
+        self.controls = (shoe.announced["control"], seats.announced["control"])
+        floor = (
+            f"dsn = {json.dumps(floor_dsn)}\nbatch = 50\n"
+            "retry_initial = 0.1\nretry_max = 0.5\nheartbeat = 0.5"
+        )
+        self.config = write_config(folder, shoe.port, seats.port, table_id=self.id, floor=floor)
+        self.journal = folder / "table.sqlite"
+        self.runs = 0
+        self.process: subprocess.Popen[str] | None = None
+
+    def start(self) -> None:
+        self.runs += 1
+        log = (self.folder / f"service-{self.runs}.log").open("w")
+        self.process = subprocess.Popen(
+            [
+                *(sys.executable, "-m", "tests.service_play", str(self.config)),
+                *("--shoe-control", self.controls[0], "--seats-control", self.controls[1]),
+                *("--hands", str(HANDS), "--seed", str(self.number * 100 + self.runs)),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=log,
+            text=True,
+        )
+        log.close()
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()  # the service has recovered its journal
+        assert line, f"{self.id}: the service ended with status {self.process.wait()}"
+
+    def kill(self) -> None:
+        assert self.process is not None
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait()
+        assert self.process.stdout is not None
+        self.process.stdout.close()
+
+    def finish(self) -> None:
+        assert self.process is not None and self.process.stdout is not None
+        assert self.process.wait(timeout=TIMEOUT) == 0, f"{self.id} failed: see {self.folder}"
+        self.process.stdout.close()
+
+    def logs(self) -> str:
+        return "".join(path.read_text() for path in sorted(self.folder.glob("service-*.log")))
+
+
+def confirmed(dsn: str, table: str) -> int:
+    with psycopg.connect(dsn) as connection:
+        return store.confirmed_position(connection, table)
+
+
+def hand_number(table: Table) -> int:
+    with Journal.open(table.journal, create=False) as journal:
+        return max((hand.number for hand in recorded_hands(journal)), default=0)
+
+
+@contextlib.contextmanager
+def cut(proxy: CutProxy, dsn: str, terminate: bool) -> Iterator[None]:
+    """An outage of the floor: connections dropped and refused (and, with ``terminate``,
+    the shippers' backends ended by the floor itself) while the block runs."""
+    proxy.cut()
+    if terminate:
+        with psycopg.connect(dsn, autocommit=True) as admin:
+            admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid() "
+                "AND application_name = 'luck-table shipper'"
+            )
+    try:
+        yield
+    finally:
+        proxy.restore()
+
+
+@pytest.mark.slow
+def test_four_tables_into_one_floor_through_outages_and_a_kill(tmp_path):
+    with floor_database() as dsn, contextlib.ExitStack() as stack:
+        parts = conninfo_to_dict(dsn)
+        proxy = stack.enter_context(
+            CutProxy((parts.get("host", "127.0.0.1"), int(parts.get("port", 5432))))
+        )
+        via_proxy = make_conninfo(dsn, host="127.0.0.1", port=proxy.port)
+        tables = [Table(n, tmp_path / f"t{n}", via_proxy, stack) for n in range(1, TABLES + 1)]
+        try:
+            for table in tables:
+                table.start()
+            wait_for(lambda: all(confirmed(dsn, t.id) > 0 for t in tables), "every table ships")
+            with cut(proxy, dsn, terminate=False):
+                time.sleep(2.0)  # the tables deal on
+            killed = tables[KILLED - 1]
+            wait_for(lambda: hand_number(killed) >= 2, f"{killed.id} deals its second hand")
+            killed.kill()
+            killed.start()  # recovered from its journal
+            with cut(proxy, dsn, terminate=True):
+                time.sleep(2.0)
+            running = [t.id for t in tables if t.process is not None and t.process.poll() is None]
+            assert running, "every table finished before the second outage: deal more hands"
+            for table in tables:
+                table.finish()
+        finally:
+            for table in tables:
+                if table.process is not None and table.process.poll() is None:
+                    table.kill()
+
+        assert proxy.refused >= 2  # shippers knocked while the floor was away
+        with psycopg.connect(dsn) as connection:
+            for table in tables:
+                with Journal.open(table.journal, create=False) as journal:
+                    entries = list(journal.entries())
+                    hands = list(recorded_hands(journal))
+                # 0 lost, 0 duplicated: the floor's entries are exactly the journal's
+                assert store.entries(connection, table.id) == entries, table.id
+                assert store.confirmed_position(connection, table.id) == entries[-1].position
+                held = store.hands(connection, table.id)
+                assert [h.number for h in held] == list(range(1, HANDS + 1)), table.id
+                assert [h.number for h in hands] == [h.number for h in held]
+                assert [h.script for h in held] == [hand.script_json() for hand in hands]
+                assert all(h.recorded for h in held)
+                (status,) = store.tables(connection, table.id)
+                assert (status.state, status.hand_number) == ("idle", HANDS)  # all hands dealt
+                assert status.last_position == entries[-1].position
+            (count,) = connection.execute("SELECT count(*) FROM floor_hands").fetchone()
+            assert count == TABLES * HANDS
+        logs = {table.id: table.logs() for table in tables}
+        assert sum("the floor is not reachable" in text for text in logs.values()) >= 2
+        assert sum("the floor is back after" in text for text in logs.values()) >= 2
+        assert killed.runs == 2
+        assert "shipping journal" in logs[killed.id]
