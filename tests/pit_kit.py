@@ -1,10 +1,8 @@
 """A floor for the floor service's tests: a PostgreSQL database of its own, tables shipped
 into it from a real journal, and ``luck-table floor`` started as its own process.
 
-``floor_database()`` creates a database with a unique name on the machine's PostgreSQL
-(``LUCK_FLOOR_PG``, default ``postgresql://postgres@127.0.0.1:5432/postgres``) and drops
-it afterwards; without a reachable server the test is skipped with the reason, except
-under CI (``CI`` set), where it fails.
+``pit_database()`` is the floor tests' own database (unique name, dropped afterwards) with
+the floor schema; ``relay()`` puts the floor tests' cuttable TCP proxy in front of it.
 
 ``sim_journal()`` deals hands with ``luck-table sim`` (the simulators, the service, its
 journal, cards unread and misplaced). ``ship()`` puts a journal (up to a position) into the
@@ -15,12 +13,9 @@ floor as one table, the way a table's shipper does: facts derived through the ta
 from __future__ import annotations
 
 import contextlib
-import os
 import re
-import socket
 import subprocess
 import sys
-import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -28,9 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import psycopg
-import pytest
-from psycopg import sql
-from psycopg.conninfo import make_conninfo
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from controller.config import hash_pin
 from controller.floor import facts, store
@@ -38,38 +31,29 @@ from controller.floor.derive import Point, derive
 from controller.floor.migrate import migrate
 from controller.journal import Journal
 from controller.service.recovery import initial_table
+from tests.floor_kit import floor_database
+from tests.tcp_proxy import CutProxy
 
-ADMIN = os.environ.get("LUCK_FLOOR_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
 SUPERVISOR = {"id": "pit", "pin": "9999"}
 TIMEOUT = 60.0
 LUCK_TABLE = Path(sys.executable).with_name("luck-table")
 
 
-def _admin() -> psycopg.Connection:
-    try:
-        return psycopg.connect(ADMIN, autocommit=True, connect_timeout=5)
-    except psycopg.OperationalError as error:
-        if os.environ.get("CI"):
-            raise
-        pytest.skip(f"no PostgreSQL at {ADMIN} for the floor's tests: {error}")
-
-
 @contextlib.contextmanager
-def floor_database() -> Iterator[str]:
-    """The DSN of a new database with the floor schema, dropped when the block ends."""
-    name = f"luck_pit_test_{uuid.uuid4().hex[:12]}"
-    with _admin() as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    dsn = make_conninfo(ADMIN, dbname=name)
-    try:
+def pit_database() -> Iterator[str]:
+    """The DSN of a new database (``floor_kit.floor_database``) with the floor schema."""
+    with floor_database() as dsn:
         with psycopg.connect(dsn) as connection:
             migrate(connection)
         yield dsn
-    finally:
-        with _admin() as admin:
-            admin.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
+
+
+def relay(dsn: str) -> tuple[CutProxy, str]:
+    """A relay to the PostgreSQL of ``dsn`` that a test can cut (every connection dropped,
+    new ones refused, as while PostgreSQL restarts), and ``dsn`` through it."""
+    parts = conninfo_to_dict(dsn)
+    proxy = CutProxy((str(parts.get("host", "127.0.0.1")), int(parts.get("port", 5432))))
+    return proxy, make_conninfo(dsn, host="127.0.0.1", port=str(proxy.port))
 
 
 def sim_journal(folder: Path, hands: int = 6) -> Path:
@@ -177,55 +161,3 @@ def start_floor(config: Path, dsn: str, poll: float | None = None) -> FloorServi
         time.sleep(0.05)
     process.kill()
     raise AssertionError(f"luck-table floor did not start: {log.read_text(encoding='utf-8')}")
-
-
-class Proxy:
-    """A TCP relay to PostgreSQL that a test can cut (every connection closed, new ones
-    refused, as while PostgreSQL restarts) and restore at the same port."""
-
-    def __init__(self, host: str = "127.0.0.1", port: int = 5432) -> None:
-        self.target = (host, port)
-        self._lock = threading.Lock()
-        self._sockets: set[socket.socket] = set()
-        self._listener = socket.create_server(("127.0.0.1", 0))
-        self.port = self._listener.getsockname()[1]
-        self._serve(self._listener)
-
-    def dsn(self, dsn: str) -> str:
-        """``dsn`` through the relay."""
-        return make_conninfo(dsn, host="127.0.0.1", port=str(self.port))
-
-    def cut(self) -> None:
-        with self._lock:
-            for sock in (self._listener, *self._sockets):
-                with contextlib.suppress(OSError):
-                    sock.shutdown(socket.SHUT_RDWR)
-                sock.close()
-            self._sockets.clear()
-
-    def restore(self) -> None:
-        self._listener = socket.create_server(("127.0.0.1", self.port), reuse_port=False)
-        self._serve(self._listener)
-
-    def _serve(self, listener: socket.socket) -> None:
-        threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
-
-    def _accept(self, listener: socket.socket) -> None:
-        while True:
-            try:
-                client, _ = listener.accept()
-                upstream = socket.create_connection(self.target)
-            except OSError:
-                return
-            with self._lock:
-                self._sockets.update((client, upstream))
-            for source, sink in ((client, upstream), (upstream, client)):
-                threading.Thread(target=_pump, args=(source, sink), daemon=True).start()
-
-
-def _pump(source: socket.socket, sink: socket.socket) -> None:
-    with contextlib.suppress(OSError):
-        while data := source.recv(65536):
-            sink.sendall(data)
-    with contextlib.suppress(OSError):
-        sink.shutdown(socket.SHUT_WR)

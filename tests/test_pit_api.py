@@ -15,14 +15,15 @@ import httpx
 import pytest
 from websockets.sync.client import connect as ws_connect
 
+from tests.floor_kit import wait_for
 from tests.pit_kit import (
     LUCK_TABLE,
     SUPERVISOR,
     TIMEOUT,
     FloorService,
-    Proxy,
     floor_config,
-    floor_database,
+    pit_database,
+    relay,
     ship,
     sim_journal,
     start_floor,
@@ -49,9 +50,9 @@ class Floor:
         ship(dsn, self.journal, "T1")
         ship(dsn, self.journal, "T2", upto=self.dealing_at)
         ship(dsn, self.journal, "T3", upto=self.paused_at)
-        self.proxy = Proxy()
+        self.proxy, relayed = relay(dsn)
         self.services: list[FloorService] = []
-        for dsn_of in (dsn, self.proxy.dsn(dsn)):
+        for dsn_of in (dsn, relayed):
             config = floor_config(folder, {"T1": CONSOLE})
             self.services.append(start_floor(config, dsn_of, poll=0.2))
         self.tokens = [sign_in(service.url) for service in self.services]
@@ -64,6 +65,7 @@ class Floor:
     def close(self) -> None:
         for service in self.services:
             assert service.stop() == 0, service.log.read_text(encoding="utf-8")
+        self.proxy.close()
 
 
 def sign_in(url: str, pin: str = SUPERVISOR["pin"]) -> str:
@@ -74,7 +76,7 @@ def sign_in(url: str, pin: str = SUPERVISOR["pin"]) -> str:
 
 @pytest.fixture(scope="module")
 def floor(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Floor]:
-    with floor_database() as dsn:
+    with pit_database() as dsn:
         made = Floor(tmp_path_factory.mktemp("pit"), dsn)
         try:
             yield made
@@ -292,13 +294,6 @@ def test_the_live_feed_follows_the_floor_on_both_services(floor):
         socket.recv(timeout=TIMEOUT)
 
 
-def _eventually(check: object, timeout: float = TIMEOUT) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():  # type: ignore[operator]
-        assert time.monotonic() < deadline, "never happened"
-        time.sleep(0.1)
-
-
 def test_unreachable_database_is_503_and_recovers(floor):
     cut = 1  # the service behind the relay
     floor.proxy.cut()
@@ -315,7 +310,7 @@ def test_unreachable_database_is_503_and_recovers(floor):
         assert floor.get("/api/tables", 0).status_code == 200  # the other service is fine
     finally:
         floor.proxy.restore()
-    _eventually(lambda: floor.get("/api/tables", cut).status_code == 200)
+    wait_for(lambda: floor.get("/api/tables", cut).status_code == 200, "the service back")
     up = feed_message(floor.services[cut].url, floor.tokens[cut], lambda m: m["ok"])
     assert {t["table_id"] for t in up["tables"]} == {"T1", "T2", "T3"}
 
@@ -339,9 +334,10 @@ def test_the_command_line_errors(tmp_path, floor):
     assert bad.returncode == 2
     assert bad.stderr.startswith("luck-table floor: error: --dsn = '(hidden)': a PostgreSQL")
     assert len(bad.stderr.splitlines()) == 1
-    proxy = Proxy()
+    proxy, relayed = relay(floor.dsn)
     proxy.cut()
-    down = run("--dsn", proxy.dsn(floor.dsn))
+    down = run("--dsn", relayed)
+    proxy.close()
     assert down.returncode == 1
     assert "floor database unreachable" in down.stderr
     assert len(down.stderr.splitlines()) == 1
