@@ -223,21 +223,12 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
             raise refused_pin(error) from None
         return await submit({**record, "who": body.supervisor, "why": body.why}, session)
 
-    @app.post("/api/sessions", response_model=SessionOut, tags=["sign-in"])
-    async def sign_in(body: SignIn, request: Request) -> SessionOut:
-        """Sign in with an id and PIN: a dealer, or a supervisor for the surveillance view."""
-        client = request.client.host if request.client else "unknown"
-        try:
-            session = await auth.sign_in(body.role, body.id, body.pin, client)
-        except AuthError as error:
-            raise refused_pin(error) from None
-        return session_out(session, auth)
-
-    @app.delete("/api/sessions", status_code=204, tags=["sign-in"])
-    async def sign_out(authorization: Annotated[str | None, Header()] = None) -> None:
-        """End the caller's session."""
-        if authorization is not None:
-            auth.sign_out(authorization.partition(" ")[2])
+    add_sessions(
+        app,
+        auth,
+        SignIn,
+        "Sign in with an id and PIN: a dealer, or a supervisor for the surveillance view.",
+    )
 
     @app.post("/api/player-tokens", response_model=SessionOut, tags=["sign-in"])
     async def player_token(
@@ -373,6 +364,28 @@ def add_error_handlers(app: FastAPI) -> None:
             where = ".".join(str(part) for part in item.get("loc", ()) if part != "body")
             parts.append(f"{where}: {item.get('msg', 'invalid')}")
         return JSONResponse({"error": "invalid", "reason": "; ".join(parts)}, 422)
+
+
+def add_sessions(app: FastAPI, auth: Auth, model: type[SignIn], doc: str) -> None:
+    """``POST /api/sessions`` (sign in with ``model``'s role, id and PIN: ``doc``) and
+    ``DELETE /api/sessions`` (sign out)."""
+
+    async def sign_in(body: model, request: Request) -> SessionOut:  # type: ignore[valid-type]
+        client = request.client.host if request.client else "unknown"
+        try:
+            session = await auth.sign_in(body.role, body.id, body.pin, client)
+        except AuthError as error:
+            raise refused_pin(error) from None
+        return session_out(session, auth)
+
+    sign_in.__doc__ = doc
+    app.post("/api/sessions", response_model=SessionOut, tags=["sign-in"])(sign_in)
+
+    @app.delete("/api/sessions", status_code=204, tags=["sign-in"])
+    async def sign_out(authorization: Annotated[str | None, Header()] = None) -> None:
+        """End the caller's session."""
+        if authorization is not None:
+            auth.sign_out(authorization.partition(" ")[2])
 
 
 def bearer_session(auth: Auth, authorization: str | None) -> Session | None:

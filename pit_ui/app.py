@@ -30,11 +30,10 @@ from controller.floor import store
 from dealer_ui.app import (
     ApiError,
     ErrorOut,
-    SessionOut,
+    SignIn,
     add_error_handlers,
+    add_sessions,
     bearer_session,
-    refused_pin,
-    session_out,
     until_closed,
 )
 from dealer_ui.auth import Auth, AuthError, Session
@@ -55,10 +54,8 @@ SessionNumber = Annotated[
 ]
 
 
-class SignIn(BaseModel):
-    role: Literal["surveillance"] = "surveillance"
-    id: str = Field(min_length=1, max_length=64, description="the supervisor's id")
-    pin: str = Field(min_length=1, max_length=64)
+class SupervisorSignIn(SignIn):
+    role: Literal["surveillance"] = "surveillance"  # type: ignore[assignment]
 
 
 class Health(BaseModel):
@@ -92,7 +89,7 @@ _T = TypeVar("_T")
 def create_app(config: FloorConfig, auth: Auth | None = None) -> FastAPI:
     """The floor service's app for ``config`` (its DSN, consoles and supervisors)."""
     auth = auth or Auth((), config.supervisors)
-    feed = FloorFeed(config.dsn, config.poll)
+    feed = FloorFeed(config.dsn, config.poll, config.listen)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -143,21 +140,12 @@ def create_app(config: FloorConfig, auth: Auth | None = None) -> FastAPI:
             raise ApiError(404, "not_found", f"no table {table_id!r} on the floor")
         return found[0]
 
-    @app.post("/api/sessions", response_model=SessionOut, tags=["sign-in"])
-    async def sign_in(body: SignIn, request: Request) -> SessionOut:
-        """Sign in with a supervisor's id and PIN (the floor's own credentials)."""
-        client = request.client.host if request.client else "unknown"
-        try:
-            session = await auth.sign_in(body.role, body.id, body.pin, client)
-        except AuthError as error:
-            raise refused_pin(error) from None
-        return session_out(session, auth)
-
-    @app.delete("/api/sessions", status_code=204, tags=["sign-in"])
-    async def sign_out(authorization: Annotated[str | None, Header()] = None) -> None:
-        """End the caller's session."""
-        if authorization is not None:
-            auth.sign_out(authorization.partition(" ")[2])
+    add_sessions(
+        app,
+        auth,
+        SupervisorSignIn,
+        "Sign in with a supervisor's id and PIN (the floor's own credentials).",
+    )
 
     @app.get("/api/health", response_model=Health, tags=["floor"])
     def health() -> Health:

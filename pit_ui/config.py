@@ -4,7 +4,8 @@ Sections (see ``deploy/floor.example.toml`` and docs/floor.md):
 
 - ``[floor]``: ``dsn``, the floor store's PostgreSQL connection string (libpq keywords or a
   URI); ``poll``, seconds between the service's looks at the store for the live page
-  (default 1, 0.1..60).
+  (default 1, 0.1..60); ``listen``, look sooner when the store NOTIFYs a batch (default
+  true; false for a read replica, where no notification comes).
 - ``[api]``: ``bind``, ``port`` (default 8090), ``tls_cert`` and ``tls_key`` (both or
   neither), as the table's ``[api]``.
 - ``[consoles]`` (optional): ``TABLE_ID = "https://host:port"``, each table's own console,
@@ -18,7 +19,6 @@ Sections (see ``deploy/floor.example.toml`` and docs/floor.md):
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +37,7 @@ from controller.config import (
     _no_unknown,
     _section,
     _text,
+    read_toml,
 )
 
 DEFAULT_PORT = 8090
@@ -50,6 +51,7 @@ class FloorConfig:
     supervisors: tuple[Credential, ...]
     consoles: Mapping[str, str] = field(default_factory=dict)  # table id -> console URL
     poll: float = 1.0
+    listen: bool = True
 
 
 def check_dsn(dsn: str, key: str = "floor.dsn") -> str:
@@ -72,24 +74,20 @@ def describe_dsn(dsn: str) -> str:
 def load_floor_config(path: str | Path) -> FloorConfig:
     """Read and check the floor service's configuration file at ``path``."""
     path = Path(path)
-    try:
-        with path.open("rb") as file:
-            data = tomllib.load(file)
-    except OSError as error:
-        raise ConfigError("file", str(path), f"cannot be read ({error.strerror})") from None
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError("file", str(path), f"is not valid TOML ({error})") from None
-    return parse_floor_config(data, path.parent)
+    return parse_floor_config(read_toml(path), path.parent)
 
 
 def parse_floor_config(data: Mapping[str, Any], base: Path) -> FloorConfig:
     _no_unknown(data, _SECTIONS, "")
     floor = _section(data, "floor", optional=True)
-    _no_unknown(floor, {"dsn", "poll"}, "floor.")
+    _no_unknown(floor, {"dsn", "poll", "listen"}, "floor.")
     dsn = check_dsn(_text(floor, "floor.dsn")) if "dsn" in floor else ""
     poll = floor.get("poll", 1.0)
     if isinstance(poll, bool) or not isinstance(poll, int | float) or not 0.1 <= poll <= 60:
         raise ConfigError("floor.poll", poll, "seconds, 0.1..60")
+    listen = floor.get("listen", True)
+    if not isinstance(listen, bool):
+        raise ConfigError("floor.listen", listen, "true or false")
     api = _api({"port": DEFAULT_PORT, **_section(data, "api", optional=True)}, base)
     consoles = _section(data, "consoles", optional=True)
     for table_id, url in consoles.items():
@@ -102,4 +100,5 @@ def parse_floor_config(data: Mapping[str, Any], base: Path) -> FloorConfig:
         supervisors=_credentials(_section(data, "credentials"), "supervisors"),
         consoles={key: str(url).rstrip("/") for key, url in consoles.items()},
         poll=float(poll),
+        listen=listen,
     )

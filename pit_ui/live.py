@@ -1,11 +1,14 @@
 """The pit's live feed: the floor as the store holds it, pushed to every open page.
 
-One :class:`FloorFeed` per floor service looks at the store every ``poll`` seconds (one
-query of every table's status and one of the open alerts, whatever the number of pages
-open) and sends the floor to each follower when it changed. Polling, not LISTEN/NOTIFY:
-it needs nothing of the tables' shippers, works the same with any number of floor
-services against one PostgreSQL (or a read replica), and a PostgreSQL restart is only a
-failed look: the feed says "floor database unreachable" and the next look reconnects.
+One :class:`FloorFeed` per floor service looks at the store (one query of every table's
+status and one of the open alerts, whatever the number of pages open) and sends the floor
+to each follower when it changed. It looks every ``poll`` seconds, and sooner when the
+store NOTIFYs a committed batch (``LISTEN`` on ``controller.floor.store.CHANNEL``; the
+notifications of ``GAP`` seconds are taken together): the poll is what keeps it right, the
+notification only makes it prompt. So it works the same with any number of floor services
+against one PostgreSQL, or on a read replica (where no notification comes: the poll alone),
+and a PostgreSQL restart is only a failed look: the feed says "floor database unreachable"
+and the next look reconnects.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from datetime import datetime
 from typing import Any
 
 import psycopg
+import psycopg.errors
 from pydantic import TypeAdapter
 
 from controller.floor import store
@@ -28,6 +32,7 @@ log = logging.getLogger(__name__)
 _TABLES = TypeAdapter(list[store.TableOverview])
 _ALERTS = TypeAdapter(list[store.OpenAlert])
 UNREACHABLE = "floor database unreachable"
+GAP = 0.1
 
 
 def connect(dsn: str, timeout: float = 3.0) -> psycopg.Connection:
@@ -64,13 +69,15 @@ def floor_now(connection: psycopg.Connection) -> dict[str, Any]:
 class FloorFeed:
     """Looks at the store every ``poll`` seconds; :meth:`messages` follows the floor."""
 
-    def __init__(self, dsn: str, poll: float = 1.0) -> None:
-        self.dsn, self.poll = dsn, poll
+    def __init__(self, dsn: str, poll: float = 1.0, listen: bool = True) -> None:
+        self.dsn, self.poll, self.listen = dsn, poll, listen
         self.latest: str | None = None
         self.looks = 0
         self._content: str | None = None
         self._changed = asyncio.Condition()
         self._connection: psycopg.Connection | None = None
+        self._listener: psycopg.AsyncConnection | None = None
+        self.wakes = 0  # looks brought forward by a notification
         self._task: asyncio.Task[None] | None = None
         self.closed = False
 
@@ -87,6 +94,7 @@ class FloorFeed:
         async with self._changed:
             self._changed.notify_all()
         await asyncio.to_thread(self._close)
+        await self._unlisten()
 
     async def messages(self) -> AsyncIterator[str]:
         """The floor now (once the first look is done), then each change, until stopped."""
@@ -114,7 +122,37 @@ class FloorFeed:
                 async with self._changed:
                     self.latest = json.dumps({"type": "floor", **floor})
                     self._changed.notify_all()
+            await self._wait()
+
+    async def _wait(self) -> None:
+        """Until the store NOTIFYs a batch (and ``GAP`` more seconds), ``poll`` seconds at
+        most."""
+        if not self.listen:
             await asyncio.sleep(self.poll)
+            return
+        try:
+            if self._listener is None:
+                self._listener = await psycopg.AsyncConnection.connect(
+                    self.dsn, autocommit=True, connect_timeout=3
+                )
+                try:
+                    await self._listener.execute(f"LISTEN {store.CHANNEL}")
+                except psycopg.errors.ReadOnlySqlTransaction as error:  # a read replica
+                    log.info("no notifications here (%s): the poll alone", error)
+                    self.listen = False
+                    raise
+            async for _ in self._listener.notifies(timeout=self.poll, stop_after=1):
+                self.wakes += 1
+                await asyncio.sleep(GAP)
+        except psycopg.Error:
+            await self._unlisten()
+            await asyncio.sleep(self.poll)
+
+    async def _unlisten(self) -> None:
+        if self._listener is not None:
+            with contextlib.suppress(psycopg.Error):
+                await self._listener.close()
+            self._listener = None
 
     def _look(self) -> dict[str, Any]:
         if self._connection is None or self._connection.closed:

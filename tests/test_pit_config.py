@@ -20,7 +20,7 @@ def config(**sections: object) -> dict[str, object]:
 def test_a_full_configuration() -> None:
     found = parse_floor_config(
         config(
-            floor={"dsn": "postgresql://pit@db.casino:5433/floor", "poll": 0.5},
+            floor={"dsn": "postgresql://pit@db.casino:5433/floor", "poll": 0.5, "listen": False},
             api={"bind": "0.0.0.0", "port": 9000},
             consoles={"T1": "https://t1.casino:8080/"},
         ),
@@ -28,6 +28,7 @@ def test_a_full_configuration() -> None:
     )
     assert found.dsn == "postgresql://pit@db.casino:5433/floor"
     assert found.poll == 0.5
+    assert not found.listen
     assert (found.api.bind, found.api.port) == ("0.0.0.0", 9000)
     assert found.consoles == {"T1": "https://t1.casino:8080"}
     assert [person.id for person in found.supervisors] == ["pit"]
@@ -39,6 +40,7 @@ def test_defaults() -> None:
     found = parse_floor_config({"credentials": SUPERVISORS}, Path("."))
     assert found.dsn == ""  # given on the command line then
     assert (found.api.bind, found.api.port, found.poll) == ("127.0.0.1", 8090, 1.0)
+    assert found.listen
     assert found.consoles == {}
 
 
@@ -50,6 +52,7 @@ def test_defaults() -> None:
         (config(floor={"poll": 0}), "floor.poll = 0: seconds, 0.1..60"),
         (config(floor={"poll": True}), "floor.poll = True: seconds, 0.1..60"),
         (config(floor={"dns": "x"}), "floor.dns = 'x': unknown setting"),
+        (config(floor={"listen": "yes"}), "floor.listen = 'yes': true or false"),
         (config(api={"port": 70000}), "api.port = 70000"),
         (config(consoles={"T1": "t1:8080"}), "consoles.T1 = 't1:8080': the console's http(s)"),
         (config(consoles={"T1": 8080}), "consoles.T1 = 8080"),

@@ -16,12 +16,11 @@ import asyncio
 import dataclasses
 import logging
 import signal
-import sys
 from typing import Any
 
 import psycopg
 
-from controller.cli.common import fail
+from controller.cli.common import LOG_LEVELS, fail, log_to_stderr
 from controller.config import ConfigError
 
 log = logging.getLogger("pit_ui")
@@ -71,11 +70,7 @@ async def serve(config: Any, host: str | None, port: int | None) -> None:
 def handler(args: argparse.Namespace) -> int:
     from pit_ui.config import check_dsn, load_floor_config  # noqa: PLC0415
 
-    logging.basicConfig(
-        level=getattr(logging, args.log_level.upper()),
-        format="%(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
+    log_to_stderr(args.log_level)
     try:
         config = load_floor_config(args.config)
     except ConfigError as error:
@@ -114,7 +109,5 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--port", type=int, help="listen at this port (instead of api.port; 0: any free port)"
     )
-    parser.add_argument(
-        "--log-level", default="info", choices=("debug", "info", "warning", "error")
-    )
+    parser.add_argument("--log-level", default="info", choices=LOG_LEVELS)
     parser.set_defaults(handler=handler)
