@@ -14,19 +14,22 @@ the run and dropped after it.
    0.9 s a decision, 2 s between hands, so many entries a second as the journal has per
    hand over the hand's live time), each entry committed at its due time: p50/p99 from the
    entry's due time (its commit at the table) to the floor's commit, and to the pit view
-   (a ``luck-table floor`` process polling every second, followed on its WebSocket).
+   (a ``luck-table floor`` process, followed on its WebSocket): looking at each NOTIFY
+   (the default), and with the poll alone (every second, as on a read replica).
 3. Catch-up after a 10-minute outage: the journal a table writes in 10 live minutes (made
    here by dealing that many hands at full speed: the entries are the same, only the clock
-   differs) shipped from position 0 the way the shipper catches up (derive + ingest, 500
-   entries per batch), beside the 10 minutes it took to write.
+   differs) shipped from position 0 by the table's own journal shipper
+   (``controller.floor.shipper.Shipper``, started on it as a table service starts it when
+   the floor is back), beside the 10 minutes it took to write.
 
-Usage: .venv/bin/python bench/floor.py [--tables 8,32] [--hands 20] [--seconds 20]
+Usage: .venv/bin/python bench/floor.py [--tables 8,32] [--hands 12] [--seconds 20]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import platform
 import statistics
@@ -44,10 +47,11 @@ from psycopg import sql
 from psycopg.conninfo import make_conninfo
 from websockets.sync.client import connect as ws_connect
 
-from controller.config import hash_pin
+from controller.config import FloorSettings, hash_pin
 from controller.floor import facts, store
 from controller.floor.derive import Point, derive
 from controller.floor.migrate import migrate
+from controller.floor.shipper import Shipper
 from controller.journal import Journal
 from controller.service.recovery import initial_table
 from controller.sim.dealer import Pace
@@ -173,9 +177,10 @@ class PitWatcher(threading.Thread):
                     self.seen.setdefault((table["table_id"], table["last_position"]), now)
 
 
-def start_floor(folder: Path, dsn: str) -> tuple[subprocess.Popen, str, str]:
+def start_floor(folder: Path, dsn: str, listen: bool) -> tuple[subprocess.Popen, str, str]:
     config = folder / "floor.toml"
     config.write_text(
+        f"[floor]\nlisten = {str(listen).lower()}\n"
         '[api]\nbind = "127.0.0.1"\n[[credentials.supervisors]]\nid = "pit"\n'
         f'pin_hash = "{hash_pin("9999")}"\n',
         encoding="utf-8",
@@ -197,11 +202,13 @@ def start_floor(folder: Path, dsn: str) -> tuple[subprocess.Popen, str, str]:
     return process, url, token
 
 
-def live(dsn: str, folder: Path, path: Path, tables: int, seconds: float, rate: float) -> dict:
+def live(
+    dsn: str, folder: Path, path: Path, tables: int, seconds: float, rate: float, listen: bool
+) -> dict:
     """``tables`` tables committing one entry every 1/rate s for ``seconds``: lag figures."""
     single = batches(path, 1)
     count = min(len(single), int(seconds * rate))
-    process, url, token = start_floor(folder, dsn)
+    process, url, token = start_floor(folder, dsn, listen)
     watcher = PitWatcher(url, token)
     watcher.start()
     time.sleep(1.5)
@@ -211,7 +218,7 @@ def live(dsn: str, folder: Path, path: Path, tables: int, seconds: float, rate: 
     for n in range(tables):
         shift = (n / tables) / rate  # the tables' commits spread over each interval
         due = [start + shift + offset for offset in offsets]
-        runs.append((f"L{tables}-{n}", due, []))
+        runs.append((f"L{tables}{'n' if listen else 'p'}-{n}", due, []))
     threads = [
         threading.Thread(target=ship_table, args=(dsn, t, single[:count], path, due, done))
         for t, due, done in runs
@@ -246,28 +253,26 @@ def live(dsn: str, folder: Path, path: Path, tables: int, seconds: float, rate: 
 
 
 def catch_up(dsn: str, path: Path) -> float:
-    """Seconds to derive and ingest the whole journal at ``path`` from position 0, 500 a
-    batch, as the shipper catches up."""
+    """Seconds for the table's shipper, started on the journal at ``path`` that the floor
+    has none of, until the floor confirms its last entry."""
     journal = Journal.open(path, create=False)
     identity = facts.Journal("OUTAGE", "outage", journal.created_at(), str(path))
-    start = time.monotonic()
-    point = Point(0, initial_table())
-    with store.connect(dsn) as connection:
-        while True:
-            derived = derive(journal, point, 500)
-            if not derived.entries:
-                break
-            batch = facts.Batch(identity, derived.entries, derived.facts, derived.status, "b")
-            store.ingest(connection, batch)
-            point = derived.point
+    last = max(entry.position for entry in journal.entries())
     journal.close()
-    return time.monotonic() - start
+    shipper = Shipper(FloorSettings(dsn), identity)
+    start = time.monotonic()
+    shipper.start()
+    while shipper.confirmed < last:
+        time.sleep(0.005)
+    took = time.monotonic() - start
+    shipper.stop()
+    return took
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", default="8,32", help="table counts to compare with 1")
-    parser.add_argument("--hands", type=int, default=20, help="hands in the dealt journal")
+    parser.add_argument("--hands", type=int, default=12, help="hands in the dealt journal")
     parser.add_argument("--seconds", type=float, default=20.0, help="live run length")
     args = parser.parse_args()
     counts = [int(n) for n in args.tables.split(",")]
@@ -294,22 +299,25 @@ def main() -> None:
                     f"tables' production ({took:.1f} s)"
                 )
         print(f"\nlive lag, each table at a live pace ({rate:.2f} entries/s), {args.seconds:g} s:")
-        for tables in [1, *counts]:
-            figures = live(dsn, folder, path, tables, args.seconds, rate)
+        runs = [(tables, True) for tables in [1, *counts]] + [(max(counts), False)]
+        for tables, listen in runs:
+            figures = live(dsn, folder, path, tables, args.seconds, rate, listen)
+            how = "NOTIFY + poll" if listen else "poll alone   "
+            floor_p50 = figures["floor_p50"] * 1000
             print(
-                f"  {tables:3d} tables: table->floor p50 {figures['floor_p50'] * 1000:6.1f} ms "
+                f"  {tables:3d} tables, {how}: table->floor p50 {floor_p50:6.1f} ms "
                 f"p99 {figures['floor_p99'] * 1000:6.1f} ms; table->pit view p50 "
                 f"{figures['pit_p50'] * 1000:6.0f} ms p99 {figures['pit_p99'] * 1000:6.0f} ms "
                 f"({figures['entries']} entries)"
             )
-        outage_hands = max(1, round(hands * 600 / seconds))
+        outage_hands = math.ceil(hands * 600 / seconds)
         outage = deal(folder, outage_hands, seed=7)
         outage_seconds, outage_entries, _ = live_seconds(outage)
         took = catch_up(dsn, outage)
         print(
             f"\ncatch-up after a 10-minute outage: {outage_entries} entries ({outage_hands} "
-            f"hands, {outage_seconds / 60:.1f} live minutes) shipped in {took:.2f} s "
-            f"(derive + ingest, 500 a batch): {outage_seconds / took:.0f}x the table's pace"
+            f"hands, {outage_seconds / 60:.1f} live minutes) shipped by the table's shipper in "
+            f"{took:.2f} s: {outage_seconds / took:.0f}x the pace the table wrote them"
         )
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 

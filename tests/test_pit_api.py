@@ -37,7 +37,7 @@ CONSOLE = "https://t1.floor.example:8080"
 
 
 class Floor:
-    """Three tables from one dealt journal: T1 all of it (idle), T2 stopped in a hand
+    """Three tables from one dealt journal: T1 all of it (idle), T2 stopped late in hand 3
     (dealing), T3 stopped at an open blocking alert (paused); two floor services."""
 
     def __init__(self, folder: Path, dsn: str) -> None:
@@ -45,7 +45,7 @@ class Floor:
         self.dsn = dsn
         states = statuses(self.journal)
         self.paused_at = next(i + 1 for i, s in enumerate(states) if s.state == "paused")
-        self.dealing_at = next(
+        self.dealing_at = max(  # hand 3, its cards dealt
             i + 1 for i, s in enumerate(states) if s.state == "dealing" and s.hand_number == 3
         )
         self.states = states
@@ -252,6 +252,12 @@ def test_the_pit_page_in_a_browser(floor, tmp_path):
         page.locator("#hands summary").first.click()
         expect(page.locator("#hands pre").first).to_contain_text('"rules"')
         page.screenshot(path=str(shots / "pit-table-1600x1000.png"), full_page=True)
+        page.locator("#close-detail").click()
+        page.locator('[data-table="T2"]').click()
+        expect(page.locator("#detail-title")).to_contain_text("Table T2 (T2) · dealing · hand 3")
+        expect(page.locator("#current-hand")).to_contain_text("hand 3, started")
+        expect(page.locator("#seats td.cards").first).to_contain_text("[")  # a hole card
+        page.screenshot(path=str(shots / "pit-dealing-1600x1000.png"), full_page=True)
         floor.proxy.cut()
         try:
             expect(page.locator("#unreachable")).to_be_visible()

@@ -174,15 +174,23 @@ function renderDetail(detail) {
   if (detail.console) link.href = `${detail.console}/surveillance`;
   const seats = $("seats").tBodies[0];
   seats.replaceChildren();
+  const players = new Map(((table.hand && table.hand.players) || []).map((p) => [p.seat, p]));
   for (const seat of table.seats) {
     const row = el("tr");
-    const status = seat.in_hand ? "in the hand" : seat.sitting_out ? "sitting out" : "";
-    row.append(el("td", seat.seat), el("td", seat.player || "—"), el("td", seat.stack), el("td", status));
+    const player = players.get(seat.seat);
+    let status = seat.in_hand ? "in the hand" : seat.sitting_out ? "sitting out" : "";
+    if (player && player.folded) status = "folded";
+    else if (player) status += ` · bet ${player.bet}, in ${player.total}`;
+    const cards = player
+      ? player.cards.map((c) => (c.face === "down" ? `[${c.card || "?"}]` : c.card || "?")).join(" ")
+      : "";
+    row.append(el("td", seat.seat), el("td", seat.player || "—"), el("td", seat.stack),
+      el("td", status), el("td", cards, "cards"));
     seats.append(row);
   }
   const current = detail.current_hand;
   $("current-hand").textContent = current
-    ? `hand ${current.number}, started ${time(current.started_at)}, seats ${current.seats.join(", ")}: ${table.display}`
+    ? `hand ${current.number}, started ${time(current.started_at)}, seats ${current.seats.join(", ")}${table.hand ? `, ${table.hand.phase} on street ${table.hand.street}` : ""}: ${table.display}`
     : "none (between hands)";
   const alerts = $("table-alerts");
   alerts.replaceChildren();
