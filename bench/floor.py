@@ -61,7 +61,7 @@ LUCK_TABLE = Path(sys.executable).with_name("luck-table")
 
 
 def deal(folder: Path, hands: int, seed: int = 5) -> Path:
-    path = folder / f"journal-{hands}.sqlite3"
+    path = folder / f"journal-{hands}-{seed}.sqlite3"
     subprocess.run(
         [
             *(str(LUCK_TABLE), "sim", "--hands", str(hands), "--speed", "max"),

@@ -16,14 +16,14 @@ import contextlib
 from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar, get_type_hints
 
 import psycopg
 from fastapi import Depends, FastAPI, Header, Query, Request, WebSocket
 from fastapi import Path as PathParam
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 from starlette.exceptions import HTTPException
 
 from controller.floor import store
@@ -38,7 +38,7 @@ from dealer_ui.app import (
 )
 from dealer_ui.auth import Auth, AuthError, Session
 from pit_ui.config import FloorConfig
-from pit_ui.live import FloorFeed, connect, floor_now, unreachable
+from pit_ui.live import FloorFeed, connect, floor_message, floor_now, unreachable
 
 STATIC = Path(__file__).parent / "static"
 RECENT_HANDS = 10
@@ -62,12 +62,25 @@ class Health(BaseModel):
     database: Literal["ok"]
 
 
-class Floor(BaseModel):
-    """The floor now: what the live feed sends (``type`` "floor")."""
+FloorTable = create_model(  # a table's live status without the hand in progress
+    "FloorTable",
+    **{
+        name: (hint, ...)
+        for name, hint in get_type_hints(store.TableOverview).items()
+        if name != "hand"
+    },
+)
 
+
+class Floor(BaseModel):
+    """The floor now: what the live feed sends."""
+
+    type: Literal["floor"]
     ok: bool
     now: datetime = Field(description="the floor database's clock")
-    tables: list[store.TableOverview]
+    tables: list[FloorTable] = Field(  # type: ignore[valid-type]
+        description="every table's live status, without the hand in progress"
+    )
     open_alerts: list[store.OpenAlert]
 
 
@@ -154,9 +167,10 @@ def create_app(config: FloorConfig, auth: Auth | None = None) -> FastAPI:
         return Health(database="ok")
 
     @app.get("/api/floor", response_model=Floor, tags=["floor"])
-    def floor(_: Signed) -> dict[str, Any]:
+    def floor(_: Signed) -> Response:
         """Every table's live status and the open alerts (what the live feed sends)."""
-        return read(floor_now)
+        now, content = read(floor_now)
+        return Response(floor_message(now, content), media_type="application/json")
 
     @app.get("/api/tables", response_model=list[store.TableOverview], tags=["floor"])
     def tables(_: Signed) -> list[store.TableOverview]:

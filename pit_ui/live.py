@@ -19,7 +19,6 @@ import json
 import logging
 from collections.abc import AsyncIterator
 from datetime import datetime
-from typing import Any
 
 import psycopg
 import psycopg.errors
@@ -31,8 +30,9 @@ log = logging.getLogger(__name__)
 
 _TABLES = TypeAdapter(list[store.TableOverview])
 _ALERTS = TypeAdapter(list[store.OpenAlert])
+_NO_HAND = {"__all__": {"hand"}}
 UNREACHABLE = "floor database unreachable"
-GAP = 0.1
+GAP = 0.25
 
 
 def connect(dsn: str, timeout: float = 3.0) -> psycopg.Connection:
@@ -52,18 +52,22 @@ def unreachable(error: psycopg.Error) -> str:
     return f"{UNREACHABLE}: {detail[0] if detail else type(error).__name__}"
 
 
-def floor_now(connection: psycopg.Connection) -> dict[str, Any]:
-    """The floor as the pit page shows it: every table's status, the open alerts, and the
-    database's clock (to tell how long ago each table was last heard of)."""
+def floor_now(connection: psycopg.Connection) -> tuple[str, bytes]:
+    """The floor as the pit page shows it: the database's clock (to tell how long ago each
+    table was last heard of), and every table's status (without the hand in progress: its
+    cards are for a table's own view) and the open alerts, as the JSON members ``"tables":
+    [...],"open_alerts": [...]``."""
     row = connection.execute("SELECT now()").fetchone()
     assert row is not None
     now: datetime = row[0]
-    return {
-        "ok": True,
-        "now": now.isoformat(),
-        "tables": _TABLES.dump_python(store.tables(connection), mode="json"),
-        "open_alerts": _ALERTS.dump_python(store.open_alerts(connection), mode="json"),
-    }
+    tables = _TABLES.dump_json(store.tables(connection), exclude=_NO_HAND)
+    alerts = _ALERTS.dump_json(store.open_alerts(connection))
+    return now.isoformat(), b'"tables":' + tables + b',"open_alerts":' + alerts
+
+
+def floor_message(now: str, content: bytes) -> str:
+    """The feed's message (and ``GET /api/floor``'s answer) of :func:`floor_now`."""
+    return f'{{"type":"floor","ok":true,"now":{json.dumps(now)},{content.decode()}}}'
 
 
 class FloorFeed:
@@ -73,7 +77,7 @@ class FloorFeed:
         self.dsn, self.poll, self.listen = dsn, poll, listen
         self.latest: str | None = None
         self.looks = 0
-        self._content: str | None = None
+        self._content: bytes | None = None
         self._changed = asyncio.Condition()
         self._connection: psycopg.Connection | None = None
         self._listener: psycopg.AsyncConnection | None = None
@@ -110,23 +114,25 @@ class FloorFeed:
     async def _follow(self) -> None:
         while True:
             try:
-                floor = await asyncio.to_thread(self._look)
+                now, content = await asyncio.to_thread(self._look)
+                message = floor_message(now, content)
             except psycopg.Error as error:
                 await asyncio.to_thread(self._close)
-                floor = {"ok": False, "reason": unreachable(error)}
-                log.warning("%s", floor["reason"])
+                reason = unreachable(error)
+                log.warning("%s", reason)
+                content = reason.encode()
+                message = json.dumps({"type": "floor", "ok": False, "reason": reason})
             self.looks += 1
-            content = json.dumps({**floor, "now": None})
             if content != self._content:
                 self._content = content
                 async with self._changed:
-                    self.latest = json.dumps({"type": "floor", **floor})
+                    self.latest = message
                     self._changed.notify_all()
             await self._wait()
 
     async def _wait(self) -> None:
-        """Until the store NOTIFYs a batch (and ``GAP`` more seconds), ``poll`` seconds at
-        most."""
+        """Until the store NOTIFYs a batch (and ``GAP`` more seconds, whose notifications
+        are taken with it), ``poll`` seconds at most."""
         if not self.listen:
             await asyncio.sleep(self.poll)
             return
@@ -143,7 +149,9 @@ class FloorFeed:
                     raise
             async for _ in self._listener.notifies(timeout=self.poll, stop_after=1):
                 self.wakes += 1
-                await asyncio.sleep(GAP)
+            await asyncio.sleep(GAP)
+            async for _ in self._listener.notifies(timeout=0.001):
+                pass  # the batches of the gap: this look shows them too
         except psycopg.Error:
             await self._unlisten()
             await asyncio.sleep(self.poll)
@@ -154,7 +162,7 @@ class FloorFeed:
                 await self._listener.close()
             self._listener = None
 
-    def _look(self) -> dict[str, Any]:
+    def _look(self) -> tuple[str, bytes]:
         if self._connection is None or self._connection.closed:
             self._connection = connect(self.dsn)
         return floor_now(self._connection)

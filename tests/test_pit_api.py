@@ -110,6 +110,8 @@ def test_every_table_live_state(floor):
     assert tables["T2"]["state"] == "dealing"
     assert tables["T2"]["hand_number"] == 3
     assert any(seat["in_hand"] for seat in tables["T2"]["seats"])
+    assert tables["T2"]["hand"]["players"]  # every card: for supervisors only
+    assert tables["T1"]["hand"] is None
     paused = tables["T3"]
     expected = floor.states[floor.paused_at - 1]
     assert paused["state"] == "paused"
@@ -291,6 +293,7 @@ def _position(message: dict, table_id: str) -> int | None:
 def test_the_live_feed_follows_the_floor_on_both_services(floor):
     first = feed_message(floor.services[0].url, floor.tokens[0], lambda m: True)
     assert first["type"] == "floor" and first["ok"] is True
+    assert all("hand" not in table for table in first["tables"])  # the cards: drill down
     before = _position(first, "T2")
     assert before == floor.dealing_at
     ship(floor.dsn, floor.journal, "T2")
