@@ -5,8 +5,10 @@
     synchronous=FULL) -> table core -> the update with its effects published (lamps sent),
     p50/p99 over CARDS cards dealt in real hands, from the moment the dealer's draw is sent
     to the simulator (so the figure includes the control channel's hop into it). Beside
-    it, in the same run: the driver alone on the same simulator (no journal, no table), and
-    the CARD frame's wire time. Goal: p99 <= wire time + 10 ms.
+    it, in the same run: the driver alone on the same simulator (no journal, no table), the
+    whole service again shipping its journal to a floor store (a PostgreSQL database of its
+    own, as the floor's tests make one; skipped without a server), and the CARD frame's
+    wire time. Goal: p99 <= wire time + 10 ms, with or without a floor.
 (b) Recovery time for a journal of HANDS hands (written the way the service writes it:
     device events, people's inputs, a snapshot at each hand's end): opening the journal
     and rebuilding the table from the latest snapshot, beside replaying the whole journal
@@ -21,6 +23,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import json
 import os
 import platform
 import random
@@ -57,6 +61,7 @@ from drivers.events import CardRead, DeviceInfo, LinkUp  # noqa: E402
 from drivers.protocol import CardRead as CardMessage  # noqa: E402
 from drivers.protocol import DeviceKind, encode_frame  # noqa: E402
 from drivers.session import LinkConfig  # noqa: E402
+from tests.floor_kit import floor_database  # noqa: E402
 from tests.service_kit import BAUD, config, simulator  # noqa: E402
 from tests.service_play import AutoTable, Control  # noqa: E402
 
@@ -98,8 +103,13 @@ async def driver_alone(port: str, control_address: str, cards: int) -> list[floa
     return samples
 
 
-async def whole_service(folder: Path, port: str, control_address: str, cards: int) -> list[float]:
-    settings = config(folder, port)
+async def whole_service(
+    folder: Path, port: str, control_address: str, cards: int, floor: str = ""
+) -> list[float]:
+    """Card latency through the service (shipping its journal to the floor at DSN
+    ``floor``, when given)."""
+    folder.mkdir(exist_ok=True)
+    settings = config(folder, port, floor=f"dsn = {json.dumps(floor)}" if floor else "")
     samples: list[float] = []
     async with TableService(settings) as service:
         updates = service.updates()
@@ -123,11 +133,28 @@ async def whole_service(folder: Path, port: str, control_address: str, cards: in
         for task in done:
             task.result()  # the player's failure, if it failed
         hands = service.table.hand_number
+        if service.shipper is not None:
+            await shipped(service)
     size = journal_size(settings.journal)
     print(
         f"    journal of the live run: {size / max(hands, 1):,.0f} bytes per hand ({hands} hands)"
     )
     return samples
+
+
+async def shipped(service: TableService) -> None:
+    """Wait until the floor holds the whole journal; say how long the catch-up took."""
+    shipper = service.shipper
+    assert shipper is not None
+    started = time.perf_counter()
+    while shipper.confirmed < service.position:
+        if time.perf_counter() - started > 60:
+            raise RuntimeError(f"the floor is at {shipper.confirmed} of {service.position}")
+        await asyncio.sleep(0.01)
+    print(
+        f"    the floor held all {service.position} entries "
+        f"{(time.perf_counter() - started) * 1000:.0f} ms after the last card"
+    )
 
 
 def journal_size(path: Path) -> int:
@@ -142,12 +169,23 @@ def latency(cards: int) -> None:
     print(f"(a) card latency at {BAUD} baud over a pty, {cards} cards")
     frame = len(encode_frame(0, CardMessage(51, 1, bytes(7))))
     wire = frame * BITS_PER_BYTE / BAUD * 1000
+    runs: dict[str, list[float]] = {}
     with tempfile.TemporaryDirectory() as folder, simulator("shoe", seed=3) as shoe:
-        alone = asyncio.run(driver_alone(shoe.port, shoe.announced["control"], cards))
-        served = asyncio.run(
-            whole_service(Path(folder), shoe.port, shoe.announced["control"], cards)
+        control = shoe.announced["control"]
+        runs["driver alone"] = asyncio.run(driver_alone(shoe.port, control, cards))
+        runs["whole service"] = served = asyncio.run(
+            whole_service(Path(folder) / "alone", shoe.port, control, cards)
         )
-    for name, samples in (("driver alone", alone), ("whole service", served)):
+        with contextlib.ExitStack() as stack:
+            try:
+                dsn = stack.enter_context(floor_database())
+            except BaseException as error:  # floor_kit skips the tests without a server
+                print(f"    (no floor run: no PostgreSQL for it: {error})")
+            else:
+                runs["with a floor"] = asyncio.run(
+                    whole_service(Path(folder) / "floor", shoe.port, control, cards, dsn)
+                )
+    for name, samples in runs.items():
         p50, p99 = percentiles(samples)
         print(f"    {name:14s} p50 {p50:7.3f} ms   p99 {p99:7.3f} ms")
     print(f"    wire time of a {frame}-byte CARD frame: {wire:.3f} ms")

@@ -25,7 +25,7 @@ from controller.floor.migrate import FOLDER, MigrationError, migrate
 from controller.journal import Journal
 from controller.journal.snapshots import Snapshots
 from controller.service.recovery import initial_table
-from controller.table import CardRead
+from controller.table import CardRead, DeckLoaded, NewHand, SitDown, VoidHand
 from tests.floor_kit import JournalWriter, floor_database, write_journal
 
 TABLES = (
@@ -288,3 +288,38 @@ def test_the_live_status_holds_the_hand_in_progress_and_each_batch_is_notified(f
         lags = store.lags(floor, "T-01")
         assert len(lags) == batch.last  # one per entry, each from the table's time to the floor's
         assert all(0 < lag < 3600 + 60 for lag in lags)
+
+
+def test_a_void_hand_and_the_alert_it_clears_name_the_supervisor(floor, tmp_path):
+    path = tmp_path / "void.sqlite"
+    writer = JournalWriter(path)
+    for seat in (1, 2):
+        writer.ok(SitDown(at=0, seat=seat, player=f"P{seat}", buy_in=200))
+    writer.ok(DeckLoaded(at=0, count=52))
+    writer.ok(NewHand(at=0))
+    deck = iter(range(52))
+    while writer.table.hand is not None and writer.table.hand.waiting_for.kind == "card":
+        writer.ok(CardRead(at=0, code=next(deck)))
+    writer.ok(CardRead(at=0, code=next(deck)))  # drawn while a decision is due: an alert
+    writer.ok(VoidHand(at=0, who="S200", why="misdeal"))
+    writer.close()
+    with Journal.open(path, create=False) as journal:
+        for batch in batches(journal, 7):
+            store.ingest(floor, batch)
+    (hand,) = store.hands(floor, "T-01")
+    assert (hand.void, hand.pot, hand.recorded) == (True, 0, True)
+    assert hand.outcome is not None
+    assert [event["kind"] for event in hand.outcome["events"]][-1] == "void"
+    (alert,) = store.alerts(floor, "T-01")
+    assert (alert.kind, alert.resolution, alert.resolved_by, alert.resolved_why) == (
+        "card_out_of_turn",
+        "the hand is void",
+        "S200",
+        "misdeal",
+    )
+    assert alert.resolved_remedy is None
+    (action,) = store.supervisor_actions(floor)
+    assert (action.action, action.who, action.hand_number) == ("void_hand", "S200", 1)
+    assert store.open_alerts(floor) == []
+    (status,) = store.tables(floor)
+    assert (status.state, status.hand) == ("idle", None)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from typing import Any
 
 from controller.cli.hands import HandRecorder
 from controller.floor import facts as f
@@ -21,6 +22,9 @@ from controller.rules import Phase
 from controller.service.records import at_of
 from controller.service.recovery import entry_steps, from_snapshot
 from controller.table import Step, Table
+
+#: How the table core words the alerts a supervisor's void or entered card clears.
+_CLEARED_BY = {"void_hand": "the hand is void", "enter_card": "the supervisor entered the card"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +84,7 @@ def facts_of(entry: Entry, before: Table, step: Step, recorder: HandRecorder) ->
     after = step.table
     position, at = entry.position, at_of(entry.recorded_at)
     ended = iter(recorder.observe(step))
-    signed: dict[str, object] | None = None
+    signed: dict[str, Any] | None = None  # the step's supervisor action, if any
     out: list[f.Fact] = []
     for effect in step.effects:
         data = effect.data
@@ -110,11 +114,7 @@ def facts_of(entry: Entry, before: Table, step: Step, recorder: HandRecorder) ->
                 out.append(f.AlertRaised(position, after.hand_number, data))
             case "alert_cleared":
                 how = effect.message.split(" cleared: ", 1)[-1]
-                who = why = remedy = None
-                if signed is not None:
-                    who, why = str(signed["who"]), str(signed["why"])
-                    remedy = signed.get("remedy")
-                out.append(f.AlertCleared(position, data["id"], at, how, who, why, _text(remedy)))
+                out.append(_cleared(position, data["id"], at, how, signed))
             case "sit_down" | "rebuy" | "cash_out":
                 seat = data["seat"]
                 held = (before if effect.kind == "cash_out" else after).seat(seat)
@@ -138,8 +138,20 @@ def facts_of(entry: Entry, before: Table, step: Step, recorder: HandRecorder) ->
     return out
 
 
-def _text(value: object) -> str | None:
-    return None if value is None else str(value)
+def _cleared(
+    position: int, alert: int, at: int, how: str, signed: dict[str, Any] | None
+) -> f.AlertCleared:
+    """An alert cleared; by the supervisor when the step's action resolved that alert,
+    voided the hand or entered the card (other alerts the same step clears, as the hand
+    ends, are not the supervisor's)."""
+    kind = None if signed is None else signed["type"]
+    if signed is not None and kind == "resolve_alert" and signed["alert"] == alert:
+        return f.AlertCleared(
+            position, alert, at, how, signed["who"], signed["why"], signed["remedy"]
+        )
+    if signed is not None and _CLEARED_BY.get(kind or "") == how:
+        return f.AlertCleared(position, alert, at, how, signed["who"], signed["why"])
+    return f.AlertCleared(position, alert, at, how)
 
 
 def status_of(table: Table, last_entry_at: int | None) -> f.Status:

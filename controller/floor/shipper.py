@@ -65,7 +65,8 @@ class Shipper:
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._deadline = 0.0  # when stopping: ship until then at most
-        self._down_since: float | None = None
+        self._down_since: float | None = None  # when shipping last stopped working
+        self._outage_logged = False  # the outage's first failure was logged as a warning
         self._thread = threading.Thread(
             target=self._run, name=f"floor shipper {journal.table_id}", daemon=True
         )
@@ -126,7 +127,9 @@ class Shipper:
         settings = self.settings
         retrying = Retrying(
             sleep=self._sleep,
-            wait=wait_exponential_jitter(settings.retry_initial, settings.retry_max),
+            wait=wait_exponential_jitter(
+                settings.retry_initial, settings.retry_max, jitter=settings.retry_initial
+            ),
             retry=retry_if_not_exception_type(_Stopping),  # anything else: try again
             before_sleep=self._before_retry,
             reraise=True,
@@ -163,6 +166,18 @@ class Shipper:
         again = "" if retry_in is None else f"; retry in {retry_in:.1f} s"
         if self._down_since is None:
             self._down_since = time.monotonic()
+        if error is not None and not isinstance(error, psycopg.OperationalError | OSError):
+            # not an outage: the floor refused what it was sent, or the shipper failed
+            log.error(
+                "shipping after position %d failed (%s): the table deals on; trying again%s",
+                self.confirmed,
+                _words(error),
+                again,
+            )
+        elif self._outage_logged:
+            log.info("the floor is still not reachable (%s)%s", _words(error), again)
+        else:
+            self._outage_logged = True
             log.warning(
                 "the floor is not reachable (%s): the table deals on, its journal keeps "
                 "every entry; shipping resumes after position %d when the floor is back%s",
@@ -170,8 +185,6 @@ class Shipper:
                 self.confirmed,
                 again,
             )
-        else:
-            log.info("the floor is still not reachable (%s)%s", _words(error), again)
 
     def _ship(self, connection: psycopg.Connection, journal: Journal, snapshots: Snapshots) -> None:
         session = store.register(connection, self.journal, self.name)
@@ -185,6 +198,7 @@ class Shipper:
                 point.position + 1,
             )
             self._down_since = None
+            self._outage_logged = False
         else:
             log.info(
                 "shipping journal %s to the floor from position %d",

@@ -146,6 +146,11 @@ class TableService:
         """The journal position of the last input applied."""
         return self._position
 
+    @property
+    def shipper(self) -> Shipper | None:
+        """The journal shipper, when the table ships to a floor (``[floor]``)."""
+        return self._shipper
+
     def driver(self, device: Device) -> DeviceDriver | None:
         """The open driver of ``device``, if it is connected now."""
         return self._drivers.get(device)
@@ -251,7 +256,8 @@ class TableService:
 
     def _start_shipper(self, journal: Journal) -> None:
         """Ship the journal to the floor, from a thread of its own (docs/floor.md)."""
-        # psycopg and the floor's code are loaded only by a table that ships to a floor
+        # imported here: the floor's code loads the command line's hand recorder, and the
+        # command line loads this module; and only a table with a floor needs it
         from controller.floor.facts import Journal as ShippedJournal  # noqa: PLC0415
         from controller.floor.shipper import Shipper  # noqa: PLC0415
 
@@ -261,11 +267,6 @@ class TableService:
         )
         self._shipper = Shipper(self.config.floor, shipped)
         self._shipper.start()
-
-    @property
-    def shipper(self) -> Shipper | None:
-        """The journal shipper, when the table ships to a floor."""
-        return self._shipper
 
     def _now(self) -> int:
         return round(self._clock() * 1000)
