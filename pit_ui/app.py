@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar, get_type_hints
 
 import psycopg
-from fastapi import Depends, FastAPI, Header, Query, Request, WebSocket
+from fastapi import Depends, FastAPI, Header, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi import Path as PathParam
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -301,7 +301,7 @@ def create_app(config: FloorConfig, auth: Auth | None = None) -> FastAPI:
         sender = asyncio.create_task(send_all())
         await until_closed(socket)
         sender.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
+        with contextlib.suppress(asyncio.CancelledError, WebSocketDisconnect, RuntimeError):
             await sender
 
     @app.get("/", include_in_schema=False)
