@@ -20,6 +20,7 @@ from controller.cli.hands import recorded_hands
 from controller.config import FloorSettings
 from controller.floor import facts as f
 from controller.floor import store
+from controller.floor.migrate import migrate
 from controller.floor.shipper import Shipper
 from controller.journal import Journal
 from controller.service import steps
@@ -166,3 +167,23 @@ def test_a_floor_that_never_answers_neither_blocks_nor_raises(tmp_path, caplog):
         assert time.monotonic() - started < 4
         assert shipper.confirmed == 0 and not shipper.connected
     assert any("the floor is not reachable" in r.getMessage() for r in caplog.records)
+
+
+def test_a_floor_ahead_of_the_journal_is_an_error_retried_with_backoff(floor_dsn, tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="controller.floor.shipper")
+    path = write_journal(tmp_path / "t.sqlite", hands=1)
+    with Journal.open(path, create=False) as journal:
+        identity = f.Journal("T-07", "table 7", journal.created_at(), journal.path)
+        with psycopg.connect(floor_dsn, autocommit=True) as connection:
+            migrate(connection)
+            store.register(connection, identity)
+            connection.execute(  # as if another journal had been shipped under its identity
+                "UPDATE floor_table_sessions SET confirmed_position = 100000"
+            )
+        shipper = Shipper(settings(floor_dsn), identity)
+        shipper.start()
+        time.sleep(2.0)
+        shipper.stop()
+    errors = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+    assert errors and "ends at position" in errors[0] and "before position 100000" in errors[0]
+    assert len(errors) < 30  # backing off (0.05 s doubling up to 0.3 s), not a busy loop

@@ -43,10 +43,21 @@ log = logging.getLogger(__name__)
 
 #: Seconds :meth:`Shipper.stop` gives the shipper to ship what is left.
 STOP_DRAIN = 5.0
+#: Seconds a caught-up shipper lets new commits gather before it ships them: fewer, larger
+#: batches, so that the table's own work meets the shipper's less often.
+GATHER = 0.05
 
 
 class _Stopping(Exception):
     """The shipper is asked to stop while it waits to retry."""
+
+
+class _Progressed(Exception):
+    """A session failed after it had shipped (or heartbeat): ``error`` is why."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 class Shipper:
@@ -67,6 +78,7 @@ class Shipper:
         self._deadline = 0.0  # when stopping: ship until then at most
         self._down_since: float | None = None  # when shipping last stopped working
         self._outage_logged = False  # the outage's first failure was logged as a warning
+        self._progressed = False  # the session shipped a batch or a heartbeat
         self._thread = threading.Thread(
             target=self._run, name=f"floor shipper {journal.table_id}", daemon=True
         )
@@ -97,7 +109,12 @@ class Shipper:
             snapshots = Snapshots(self.journal.path)
             while True:
                 try:
-                    connection = self._connect()
+                    for attempt in self._retrying():
+                        with attempt:
+                            self._session(journal, snapshots)
+                    return  # stopped, with everything shipped or out of time
+                except _Progressed as lost:  # shipping worked, then failed: again at once
+                    self._lost(lost.error)
                 except _Stopping:
                     log.warning(
                         "stopping while the floor is away: it holds the journal up to "
@@ -105,12 +122,6 @@ class Shipper:
                         self.confirmed,
                     )
                     return
-                try:
-                    with connection:
-                        self._ship(connection, journal, snapshots)
-                    return  # stopped, with everything shipped or out of time
-                except Exception as error:  # the floor went away, or anything else
-                    self._lost(error)
         except Exception:
             log.exception("the floor shipper of journal %s failed", self.journal.path)
         finally:
@@ -122,30 +133,34 @@ class Shipper:
     def _out_of_time(self) -> bool:
         return self._stopping.is_set() and time.monotonic() >= self._deadline
 
-    def _connect(self) -> psycopg.Connection:
-        """A connection to the floor with the schema in place, retried with backoff."""
+    def _retrying(self) -> Retrying:
+        """Tries of a session: a failure before it shipped anything is tried again after
+        an exponential backoff with jitter, from ``retry_initial`` up to ``retry_max``."""
         settings = self.settings
-        retrying = Retrying(
+        return Retrying(
             sleep=self._sleep,
             wait=wait_exponential_jitter(
                 settings.retry_initial, settings.retry_max, jitter=settings.retry_initial
             ),
-            retry=retry_if_not_exception_type(_Stopping),  # anything else: try again
+            retry=retry_if_not_exception_type((_Stopping, _Progressed)),
             before_sleep=self._before_retry,
             reraise=True,
         )
-        for attempt in retrying:
-            with attempt:
-                if self._out_of_time():
-                    raise _Stopping
-                connection = store.connect(settings.dsn, autocommit=True)
-                try:
-                    migrate(connection)
-                except BaseException:
-                    connection.close()
-                    raise
-                return connection
-        raise AssertionError("tenacity neither returned nor raised")  # pragma: no cover
+
+    def _session(self, journal: Journal, snapshots: Snapshots) -> None:
+        """Connect, check the schema, ship until stopped. A failure after something was
+        shipped is raised as :class:`_Progressed` (the backoff starts again)."""
+        if self._out_of_time():
+            raise _Stopping
+        self._progressed = False
+        with store.connect(self.settings.dsn, autocommit=True) as connection:
+            try:
+                migrate(connection)
+                self._ship(connection, journal, snapshots)
+            except Exception as error:
+                if self._progressed:
+                    raise _Progressed(error) from error
+                raise
 
     def _sleep(self, seconds: float) -> None:
         """Wait before the next try; once stopping, only within the time left to drain."""
@@ -217,6 +232,9 @@ class Shipper:
                 ):
                     store.heartbeat(connection, session, self.name)
                     last_beat = time.monotonic()
+                    self._progressed = True
+                else:  # let the commits of the next moments join this batch
+                    self._stopping.wait(GATHER)
                 continue
             if self._out_of_time():
                 log.warning(
@@ -229,6 +247,7 @@ class Shipper:
             self._pending = derived.point
             self.confirmed = store.ingest(connection, batch)
             point = self._point = derived.point
+            self._progressed = True
             last_beat = time.monotonic()
 
     def _at(self, position: int, journal: Journal, snapshots: Snapshots) -> Point:
