@@ -144,14 +144,18 @@ def verify_pin(pin_hash: str, pin: str) -> bool:
 def load_config(path: str | Path) -> Config:
     """Read and check the configuration file at ``path``."""
     path = Path(path)
+    return parse_config(read_toml(path), path.parent)
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """The TOML file at ``path``; ConfigError (key ``file``) if it cannot be read or parsed."""
     try:
         with path.open("rb") as file:
-            data = tomllib.load(file)
+            return tomllib.load(file)
     except OSError as error:
         raise ConfigError("file", str(path), f"cannot be read ({error.strerror})") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError("file", str(path), f"is not valid TOML ({error})") from None
-    return parse_config(data, path.parent)
 
 
 def parse_config(data: Mapping[str, Any], base: Path) -> Config:

@@ -12,7 +12,8 @@ journaled (``TableService.record_failed_attempt``).
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -32,6 +33,8 @@ from dealer_ui.models import StepOut, ViewOut
 from dealer_ui.views import Role, effects_view, view
 
 STATIC = Path(__file__).parent / "static"
+
+log = logging.getLogger(__name__)
 
 
 class ApiError(Exception):
@@ -204,28 +207,10 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
     app.state.feed = feed
     app.state.auth = auth
 
-    @app.exception_handler(ApiError)
-    async def api_error(_: Request, error: ApiError) -> JSONResponse:
-        return JSONResponse({"error": error.error, "reason": error.reason}, error.status)
-
-    @app.exception_handler(RequestValidationError)
-    async def invalid(_: Request, error: RequestValidationError) -> JSONResponse:
-        parts = []
-        for item in error.errors():
-            where = ".".join(str(part) for part in item.get("loc", ()) if part != "body")
-            parts.append(f"{where}: {item.get('msg', 'invalid')}")
-        return JSONResponse({"error": "invalid", "reason": "; ".join(parts)}, 422)
+    add_error_handlers(app)
 
     def caller(authorization: Annotated[str | None, Header()] = None) -> Session | None:
-        token = None
-        if authorization is not None:
-            scheme, _, token = authorization.partition(" ")
-            if scheme.lower() != "bearer" or not token:
-                raise ApiError(401, "unauthorized", "Authorization: expected 'Bearer TOKEN'")
-        try:
-            return live_session(token)
-        except AuthError as error:
-            raise ApiError(error.status, "unauthorized", error.reason) from None
+        return bearer_session(authorization, live_session)
 
     def live_session(token: str | None) -> Session | None:
         """The session of ``token`` if it still holds (not expired; a player's token: its
@@ -276,13 +261,12 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
             attempt = {"role": role, "who": who, "action": action, "client": client}
             attempt |= {"status": error.status, "reason": error.reason}
             await service.record_failed_attempt(attempt if by is None else {**attempt, "by": by})
-        code = "rate_limited" if error.status == 429 else "unauthorized"
-        return ApiError(error.status, code, error.reason)
+        return refusal(error)
 
     async def supervised(
         body: Supervisor, record: dict[str, Any], request: Request, session: Session
     ) -> StepOut:
-        client = _client(request)
+        client = client_of(request)
         try:
             await auth.supervisor(body.supervisor, body.pin, client)
         except AuthError as error:
@@ -292,21 +276,16 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
             ) from None
         return await submit({**record, "who": body.supervisor, "why": body.why}, session)
 
-    @app.post("/api/sessions", response_model=SessionOut, tags=["sign-in"])
-    async def sign_in(body: SignIn, request: Request) -> SessionOut:
-        """Sign in with an id and PIN: a dealer, or a supervisor for the surveillance view."""
-        client = _client(request)
-        try:
-            session = await auth.sign_in(body.role, body.id, body.pin, client)
-        except AuthError as error:
-            raise await refused_pin(error, body.role, body.id, "sign_in", client) from None
-        return _session_out(session, auth)
+    async def refused_sign_in(error: AuthError, body: SignIn, client: str) -> ApiError:
+        return await refused_pin(error, body.role, body.id, "sign_in", client)
 
-    @app.delete("/api/sessions", status_code=204, tags=["sign-in"])
-    async def sign_out(authorization: Annotated[str | None, Header()] = None) -> None:
-        """End the caller's session."""
-        if authorization is not None:
-            auth.sign_out(authorization.partition(" ")[2])
+    add_sessions(
+        app,
+        auth,
+        SignIn,
+        "Sign in with an id and PIN: a dealer, or a supervisor for the surveillance view.",
+        refused_sign_in,
+    )
 
     @app.post("/api/player-tokens", response_model=SessionOut, tags=["sign-in"])
     async def player_token(
@@ -317,7 +296,7 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         place = service.table.seat(body.seat)
         if place is None:
             raise ApiError(409, "refused", f"seat {body.seat}: no player is seated")
-        return _session_out(auth.player_session(body.seat, place.player), auth)
+        return session_out(auth.player_session(body.seat, place.player), auth)
 
     @app.get("/api/view", tags=["table"], **VIEW)
     async def get_view(session: Annotated[Session | None, Depends(caller)]) -> dict[str, Any]:
@@ -450,7 +429,7 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
             await socket.close(code=1001, reason="the table service stopped")
 
         sender = asyncio.create_task(send_all())
-        await _until_closed(socket)
+        await until_closed(socket)
         sender.cancel()
         with contextlib.suppress(asyncio.CancelledError, WebSocketDisconnect, RuntimeError):
             await sender
@@ -471,18 +450,98 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
     return app
 
 
-async def _until_closed(socket: WebSocket) -> None:
+#: Answers a refused sign-in (the error, the sign-in, the client's address), journaling
+#: or logging it first.
+Refused = Callable[[AuthError, SignIn, str], Awaitable[ApiError]]
+
+
+def client_of(request: Request) -> str:
+    """The address a request came from."""
+    return request.client.host if request.client else "unknown"
+
+
+def refusal(error: AuthError) -> ApiError:
+    """The answer to a refused id or PIN: 401, or 429 while locked out."""
+    code = "rate_limited" if error.status == 429 else "unauthorized"
+    return ApiError(error.status, code, error.reason)
+
+
+async def refused_logged(error: AuthError, body: SignIn, client: str) -> ApiError:
+    """A refused sign-in where there is no journal: logged, then answered."""
+    log.warning("sign-in refused: %s %r from %s: %s", body.role, body.id, client, error.reason)
+    return refusal(error)
+
+
+def add_error_handlers(app: FastAPI) -> None:
+    """Errors as ``{"error", "reason"}``: an :class:`ApiError` with its status, a malformed
+    request 422 naming each field."""
+
+    @app.exception_handler(ApiError)
+    async def api_error(_: Request, error: ApiError) -> JSONResponse:
+        return JSONResponse({"error": error.error, "reason": error.reason}, error.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_: Request, error: RequestValidationError) -> JSONResponse:
+        parts = []
+        for item in error.errors():
+            where = ".".join(str(part) for part in item.get("loc", ()) if part != "body")
+            parts.append(f"{where}: {item.get('msg', 'invalid')}")
+        return JSONResponse({"error": "invalid", "reason": "; ".join(parts)}, 422)
+
+
+def add_sessions(
+    app: FastAPI,
+    auth: Auth,
+    model: type[SignIn],
+    doc: str,
+    refused: Refused = refused_logged,
+) -> None:
+    """``POST /api/sessions`` (sign in with ``model``'s role, id and PIN: ``doc``; a refusal
+    is answered as ``refused`` says, which may journal it) and ``DELETE /api/sessions``
+    (sign out)."""
+
+    async def sign_in(body: model, request: Request) -> SessionOut:  # type: ignore[valid-type]
+        client = client_of(request)
+        try:
+            session = await auth.sign_in(body.role, body.id, body.pin, client)
+        except AuthError as error:
+            raise await refused(error, body, client) from None
+        return session_out(session, auth)
+
+    sign_in.__doc__ = doc
+    app.post("/api/sessions", response_model=SessionOut, tags=["sign-in"])(sign_in)
+
+    @app.delete("/api/sessions", status_code=204, tags=["sign-in"])
+    async def sign_out(authorization: Annotated[str | None, Header()] = None) -> None:
+        """End the caller's session."""
+        if authorization is not None:
+            auth.sign_out(authorization.partition(" ")[2])
+
+
+def bearer_session(
+    authorization: str | None, session_of: Callable[[str | None], Session | None]
+) -> Session | None:
+    """The session (``session_of`` its token) of an ``Authorization: Bearer TOKEN`` header,
+    None without one; 401 for a malformed header or a session that no longer holds."""
+    token = None
+    if authorization is not None:
+        scheme, _, token = authorization.partition(" ")
+        if scheme.lower() != "bearer" or not token:
+            raise ApiError(401, "unauthorized", "Authorization: expected 'Bearer TOKEN'")
+    try:
+        return session_of(token)
+    except AuthError as error:
+        raise ApiError(error.status, "unauthorized", error.reason) from None
+
+
+async def until_closed(socket: WebSocket) -> None:
     """Read (and ignore) what the client sends until it goes."""
     with contextlib.suppress(WebSocketDisconnect, RuntimeError):
         while True:
             await socket.receive_text()
 
 
-def _client(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
-
-
-def _session_out(session: Session, auth: Auth) -> SessionOut:
+def session_out(session: Session, auth: Auth) -> SessionOut:
     return SessionOut(
         token=session.token,
         role=session.role,

@@ -1,4 +1,5 @@
-"""Serve the console with uvicorn on the table service's own event loop."""
+"""Serve the console (or the floor service's pit view) with uvicorn on the running event
+loop, whose owner handles SIGTERM and SIGINT."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Iterator
 import uvicorn
 from fastapi import FastAPI
 
+from controller.config import Api
 from controller.service import TableService
 from dealer_ui.app import create_app
 from dealer_ui.auth import Auth
@@ -37,12 +39,12 @@ class Served:
         await self._task
 
 
-async def _run(server: uvicorn.Server) -> None:
+async def _run(server: uvicorn.Server, what: str) -> None:
     try:
         await server.serve()
     except SystemExit:  # uvicorn's answer to an address it cannot listen at
         address = f"{server.config.host}:{server.config.port}"
-        raise OSError(f"the console cannot listen at {address} (see the log)") from None
+        raise OSError(f"{what} cannot listen at {address} (see the log)") from None
 
 
 async def serve(
@@ -55,8 +57,21 @@ async def serve(
 ) -> Served:
     """Start serving ``service``'s console at the configuration's API address (``host``
     and ``port`` override it; port 0 picks a free one); returns once it listens."""
-    api = service.config.api
     app = create_app(service, auth)
+    return await start(app, service.config.api, host=host, port=port, log_level=log_level)
+
+
+async def start(
+    app: FastAPI,
+    api: Api,
+    *,
+    host: str | None = None,
+    port: int | None = None,
+    log_level: str = "warning",
+    what: str = "the console",
+) -> Served:
+    """Start serving ``app`` (whose ``state.feed`` is stopped first at the end) at ``api``'s
+    address and TLS files, on the running loop; returns once it listens."""
     config = uvicorn.Config(
         app,
         host=api.bind if host is None else host,
@@ -70,11 +85,11 @@ async def serve(
         ws_per_message_deflate=False,
     )
     server = _Server(config)
-    task = asyncio.create_task(_run(server))
+    task = asyncio.create_task(_run(server, what))
     while not server.started:
         if task.done():
             task.result()
-            raise OSError("the console stopped while starting (see the log)")
+            raise OSError(f"{what} stopped while starting (see the log)")
         await asyncio.sleep(0.01)
     bound = server.servers[0].sockets[0].getsockname()
     scheme = "http" if api.tls_cert is None else "https"

@@ -15,14 +15,15 @@ import pytest
 
 DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
 UNIT = DEPLOY / "luck-table.service"
+FLOOR_UNIT = DEPLOY / "luck-floor.service"
 RULES = DEPLOY / "99-luck-table.rules"
 INSTALLED = "/opt/luck-table/venv/bin/luck-table"
 
 
-def unit() -> ConfigParser:
+def unit(path: Path = UNIT) -> ConfigParser:
     parser = ConfigParser(strict=False, interpolation=None)
     parser.optionxform = str  # type: ignore[assignment,method-assign]
-    parser.read_string(UNIT.read_text())
+    parser.read_string(path.read_text())
     return parser
 
 
@@ -40,11 +41,26 @@ def test_the_unit_runs_serve_as_its_own_user_restarting_on_failure() -> None:
     assert unit()["Install"]["WantedBy"] == "multi-user.target"
 
 
+def test_the_floor_unit_runs_the_floor_service_with_the_example_configuration() -> None:
+    from pit_ui.config import load_floor_config  # noqa: PLC0415
+
+    service = unit(FLOOR_UNIT)["Service"]
+    assert service["ExecStart"] == f"{INSTALLED} floor --config /etc/luck-table/floor.toml"
+    assert service["Restart"] == "on-failure"
+    assert service["RestartPreventExitStatus"] == "2"
+    assert service["User"] == "luck-table"
+    assert "Environment=PGPASSFILE=/etc/luck-table/floor.pgpass" in FLOOR_UNIT.read_text()
+    example = load_floor_config(DEPLOY / "floor.example.toml")
+    assert example.api.port == 8090 and example.supervisors
+    assert unit(FLOOR_UNIT)["Install"]["WantedBy"] == "multi-user.target"
+
+
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="no systemd-analyze here")
-def test_systemd_analyze_verifies_the_unit(tmp_path: Path) -> None:
+@pytest.mark.parametrize("path", [UNIT, FLOOR_UNIT], ids=lambda path: path.name)
+def test_systemd_analyze_verifies_the_unit(tmp_path: Path, path: Path) -> None:
     luck_table = Path(sys.executable).parent / "luck-table"
-    copy = tmp_path / UNIT.name
-    copy.write_text(UNIT.read_text().replace(INSTALLED, str(luck_table)))
+    copy = tmp_path / path.name
+    copy.write_text(path.read_text().replace(INSTALLED, str(luck_table)))
     done = subprocess.run(
         ["systemd-analyze", "verify", str(copy)],
         check=False,

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PROJECT_PACKAGES = ("controller", "drivers", "firmware_sim", "dealer_ui")
+PROJECT_PACKAGES = ("controller", "drivers", "firmware_sim", "dealer_ui", "pit_ui")
 
 
 def imported_project_modules(path: Path) -> set[str]:

@@ -22,6 +22,7 @@ from types import ModuleType
 
 from controller.cli import (
     eval_command,
+    floor_command,
     hil_command,
     history_command,
     monitor_command,
@@ -39,6 +40,7 @@ SUBCOMMANDS: tuple[ModuleType, ...] = (
     history_command,
     monitor_command,
     hil_command,
+    floor_command,
 )
 INTERRUPTED = 128 + signal.SIGINT
 OUTPUT_CLOSED = 128 + signal.SIGPIPE

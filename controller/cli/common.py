@@ -12,6 +12,7 @@ saying where, never a traceback.
 
 from __future__ import annotations
 
+import logging
 import sys
 from collections.abc import Iterator
 
@@ -20,6 +21,18 @@ from controller.rules.cards import shorten
 PROG = "luck-table"
 USAGE_ERROR = 2
 MESSAGE_LIMIT = 300
+
+
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+
+def log_to_stderr(level: str) -> None:
+    """A service's log: one line per event on standard error (journald under systemd)."""
+    logging.basicConfig(
+        level=getattr(logging, level.upper()),
+        format="%(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
 
 
 class InputError(ValueError):

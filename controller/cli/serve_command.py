@@ -12,10 +12,9 @@ import argparse
 import asyncio
 import logging
 import signal
-import sys
 from typing import Any
 
-from controller.cli.common import fail
+from controller.cli.common import LOG_LEVELS, fail, log_to_stderr
 from controller.config import Config, ConfigError, load_config
 from controller.journal import JournalError
 from controller.service import TableService
@@ -46,11 +45,7 @@ async def serve(config: Config) -> None:
 
 
 def handler(args: argparse.Namespace) -> int:
-    logging.basicConfig(
-        level=getattr(logging, args.log_level.upper()),
-        format="%(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
+    log_to_stderr(args.log_level)
     try:
         config = load_config(args.config)
     except ConfigError as error:
@@ -70,7 +65,5 @@ def add_parser(subparsers: Any) -> None:
         "and the dealer console at the configuration's API address.",
     )
     parser.add_argument("--config", required=True, metavar="FILE", help="the table's TOML file")
-    parser.add_argument(
-        "--log-level", default="info", choices=("debug", "info", "warning", "error")
-    )
+    parser.add_argument("--log-level", default="info", choices=LOG_LEVELS)
     parser.set_defaults(handler=handler)

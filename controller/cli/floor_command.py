@@ -1,0 +1,113 @@
+"""``luck-table floor --config FILE``: serve the pit view of the floor store (the floor
+service, ``pit_ui``) until stopped.
+
+The DSN, address and port of the configuration may be overridden on the command line.
+Before serving, the floor database is reached once and its schema checked.
+
+Exit status: 0 after SIGTERM or SIGINT (Ctrl-C); 2 for a configuration or command-line
+error (a bad DSN: the key and why); 1 when the floor database cannot be reached or has no
+floor schema at start, or the service cannot listen at its address.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import logging
+import signal
+from typing import Any
+
+import psycopg
+
+from controller.cli.common import LOG_LEVELS, fail, log_to_stderr
+from controller.config import ConfigError
+
+log = logging.getLogger("pit_ui")
+
+
+class FloorUnavailable(Exception):
+    """The floor database cannot serve the pit: the message says why."""
+
+
+def check_floor(dsn: str) -> None:
+    """Reach the floor database once and find the floor schema there."""
+    # the web framework is loaded by this command only, not by every luck-table command
+    from pit_ui.config import describe_dsn  # noqa: PLC0415
+    from pit_ui.live import connect, unreachable  # noqa: PLC0415
+
+    where = describe_dsn(dsn)
+    try:
+        with connect(dsn, timeout=5) as connection:
+            row = connection.execute("SELECT to_regclass('floor_table_overview')").fetchone()
+    except psycopg.Error as error:
+        raise FloorUnavailable(f"{where}: {unreachable(error)}") from None
+    if row is None or row[0] is None:
+        raise FloorUnavailable(
+            f"{where}: no floor schema in this database: apply it with "
+            "`python -m controller.floor.migrate DSN`"
+        )
+
+
+async def serve(config: Any, host: str | None, port: int | None) -> None:
+    """Serve the pit view until SIGTERM or SIGINT."""
+    from dealer_ui.server import start  # noqa: PLC0415
+    from pit_ui import create_app  # noqa: PLC0415
+    from pit_ui.config import describe_dsn  # noqa: PLC0415
+
+    served = await start(
+        create_app(config), config.api, host=host, port=port, what="the floor service"
+    )
+    stopped = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for number in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(number, stopped.set)
+    log.info("the pit view of the floor %s is at %s", describe_dsn(config.dsn), served.url)
+    await stopped.wait()
+    await served.stop()
+
+
+def handler(args: argparse.Namespace) -> int:
+    from pit_ui.config import check_dsn, load_floor_config  # noqa: PLC0415
+
+    log_to_stderr(args.log_level)
+    try:
+        config = load_floor_config(args.config)
+    except ConfigError as error:
+        return fail("floor", f"{args.config}: {error}")
+    try:
+        dsn = check_dsn(args.dsn, "--dsn") if args.dsn is not None else config.dsn
+    except ConfigError as error:
+        return fail("floor", str(error))
+    if not dsn:
+        missing = "floor.dsn = (missing): the floor store's DSN, or --dsn"
+        return fail("floor", f"{args.config}: {missing}")
+    if args.port is not None and not 0 <= args.port <= 65535:
+        return fail("floor", f"--port {args.port}: a TCP port, 0..65535 (0: any free port)")
+    config = dataclasses.replace(config, dsn=dsn)
+    try:
+        check_floor(dsn)
+        asyncio.run(serve(config, args.bind, args.port))
+    except (FloorUnavailable, OSError) as error:
+        return fail("floor", str(error), status=1)
+    return 0
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "floor",
+        help="serve the pit view of the floor store",
+        description="Serve the floor service: the pit view (every table live, alerts "
+        "across the floor, each table's surveillance view) and its REST API, from the "
+        "floor store on PostgreSQL.",
+    )
+    parser.add_argument(
+        "--config", required=True, metavar="FILE", help="the floor service's TOML file"
+    )
+    parser.add_argument("--dsn", help="the floor store's PostgreSQL DSN (instead of floor.dsn)")
+    parser.add_argument("--bind", metavar="ADDRESS", help="listen here (instead of api.bind)")
+    parser.add_argument(
+        "--port", type=int, help="listen at this port (instead of api.port; 0: any free port)"
+    )
+    parser.add_argument("--log-level", default="info", choices=LOG_LEVELS)
+    parser.set_defaults(handler=handler)

@@ -1,0 +1,104 @@
+"""The floor service's configuration: one TOML file, checked as the table's is.
+
+Sections (see ``deploy/floor.example.toml`` and docs/floor.md):
+
+- ``[floor]``: ``dsn``, the floor store's PostgreSQL connection string (libpq keywords or a
+  URI); ``poll``, seconds between the service's looks at the store for the live page
+  (default 1, 0.1..60); ``listen``, look sooner when the store NOTIFYs a batch (default
+  true; false for a read replica, where no notification comes).
+- ``[api]``: ``bind``, ``port`` (default 8090), ``tls_cert`` and ``tls_key`` (both or
+  neither), as the table's ``[api]``.
+- ``[consoles]`` (optional): ``TABLE_ID = "https://host:port"``, each table's own console,
+  linked from the pit page (its ``/surveillance`` page).
+- ``[[credentials.supervisors]]``: ``id`` and ``pin_hash`` (Argon2, ``python -m
+  controller.config hash-pin``), as the table's: who may sign in to the pit view.
+
+``load_floor_config(path)`` returns a :class:`FloorConfig` or raises
+``controller.config.ConfigError`` naming the key, the value and what is allowed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from psycopg import ProgrammingError
+from psycopg.conninfo import conninfo_to_dict
+
+from controller.config import (
+    Api,
+    ConfigError,
+    Credential,
+    _api,
+    _credentials,
+    _no_unknown,
+    _section,
+    _text,
+    read_toml,
+)
+
+DEFAULT_PORT = 8090
+_SECTIONS = {"floor", "api", "consoles", "credentials"}
+
+
+@dataclass(frozen=True)
+class FloorConfig:
+    dsn: str
+    api: Api
+    supervisors: tuple[Credential, ...]
+    consoles: Mapping[str, str] = field(default_factory=dict)  # table id -> console URL
+    poll: float = 1.0
+    listen: bool = True
+
+
+def check_dsn(dsn: str, key: str = "floor.dsn") -> str:
+    """``dsn`` if libpq can read it; ConfigError saying why not."""
+    try:
+        conninfo_to_dict(dsn)
+    except ProgrammingError as error:
+        reason = str(error).splitlines()[0] if str(error) else "unreadable"
+        raise ConfigError(key, "(hidden)", f"a PostgreSQL connection string: {reason}") from None
+    return dsn
+
+
+def describe_dsn(dsn: str) -> str:
+    """``host:port/dbname`` of ``dsn``, without its user or password, for messages."""
+    parts = conninfo_to_dict(dsn)
+    host = parts.get("host") or parts.get("hostaddr") or "localhost"
+    return f"{host}:{parts.get('port') or 5432}/{parts.get('dbname') or '(default)'}"
+
+
+def load_floor_config(path: str | Path) -> FloorConfig:
+    """Read and check the floor service's configuration file at ``path``."""
+    path = Path(path)
+    return parse_floor_config(read_toml(path), path.parent)
+
+
+def parse_floor_config(data: Mapping[str, Any], base: Path) -> FloorConfig:
+    _no_unknown(data, _SECTIONS, "")
+    floor = _section(data, "floor", optional=True)
+    _no_unknown(floor, {"dsn", "poll", "listen"}, "floor.")
+    dsn = check_dsn(_text(floor, "floor.dsn")) if "dsn" in floor else ""
+    poll = floor.get("poll", 1.0)
+    if isinstance(poll, bool) or not isinstance(poll, int | float) or not 0.1 <= poll <= 60:
+        raise ConfigError("floor.poll", poll, "seconds, 0.1..60")
+    listen = floor.get("listen", True)
+    if not isinstance(listen, bool):
+        raise ConfigError("floor.listen", listen, "true or false")
+    api = _api({"port": DEFAULT_PORT, **_section(data, "api", optional=True)}, base)
+    consoles = _section(data, "consoles", optional=True)
+    for table_id, url in consoles.items():
+        parts = urlsplit(url) if isinstance(url, str) else None
+        if parts is None or parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ConfigError(f"consoles.{table_id}", url, "the console's http(s)://host:port")
+    return FloorConfig(
+        dsn=dsn,
+        api=api,
+        supervisors=_credentials(_section(data, "credentials"), "supervisors"),
+        consoles={key: str(url).rstrip("/") for key, url in consoles.items()},
+        poll=float(poll),
+        listen=listen,
+    )

@@ -1,0 +1,173 @@
+"""The pit's live feed: the floor as the store holds it, pushed to every open page.
+
+One :class:`FloorFeed` per floor service looks at the store (one query of every table's
+status and one of the open alerts, whatever the number of pages open) and sends the floor
+to each follower when it changed. It looks every ``poll`` seconds, and sooner when the
+store NOTIFYs a committed batch (``LISTEN`` on ``controller.floor.store.CHANNEL``; the
+notifications of ``GAP`` seconds are taken together): the poll is what keeps it right, the
+notification only makes it prompt. So it works the same with any number of floor services
+against one PostgreSQL, or on a read replica (where no notification comes: the poll alone),
+and a PostgreSQL restart is only a failed look: the feed says "floor database unreachable"
+and the next look reconnects.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator
+from datetime import datetime
+
+import psycopg
+import psycopg.errors
+from pydantic import TypeAdapter
+
+from controller.floor import store
+
+log = logging.getLogger(__name__)
+
+_TABLES = TypeAdapter(list[store.TableOverview])
+_ALERTS = TypeAdapter(list[store.OpenAlert])
+_NO_HAND = {"__all__": {"hand"}}
+UNREACHABLE = "floor database unreachable"
+GAP = 0.25
+
+
+def connect(dsn: str, timeout: float = 3.0) -> psycopg.Connection:
+    """A reading connection to the floor: autocommit (every query sees the latest batches),
+    short timeouts (a silent database is reported within seconds)."""
+    return store.connect(
+        dsn,
+        autocommit=True,
+        connect_timeout=max(1, round(timeout)),
+        application_name="luck-table floor",
+    )
+
+
+def unreachable(error: psycopg.Error) -> str:
+    """What the pit is told when the store does not answer: the reason in one line."""
+    detail = str(error).strip().splitlines()
+    return f"{UNREACHABLE}: {detail[0] if detail else type(error).__name__}"
+
+
+def floor_now(connection: psycopg.Connection) -> tuple[str, bytes]:
+    """The floor as the pit page shows it: the database's clock (to tell how long ago each
+    table was last heard of), and every table's status (without the hand in progress: its
+    cards are for a table's own view) and the open alerts, as the JSON members ``"tables":
+    [...],"open_alerts": [...]``."""
+    row = connection.execute("SELECT now()").fetchone()
+    assert row is not None
+    now: datetime = row[0]
+    tables = _TABLES.dump_json(store.tables(connection), exclude=_NO_HAND)
+    alerts = _ALERTS.dump_json(store.open_alerts(connection))
+    return now.isoformat(), b'"tables":' + tables + b',"open_alerts":' + alerts
+
+
+def floor_message(now: str, content: bytes) -> str:
+    """The feed's message (and ``GET /api/floor``'s answer) of :func:`floor_now`."""
+    return f'{{"type":"floor","ok":true,"now":{json.dumps(now)},{content.decode()}}}'
+
+
+class FloorFeed:
+    """Looks at the store every ``poll`` seconds; :meth:`messages` follows the floor."""
+
+    def __init__(self, dsn: str, poll: float = 1.0, listen: bool = True) -> None:
+        self.dsn, self.poll, self.listen = dsn, poll, listen
+        self.latest: str | None = None
+        self.looks = 0
+        self._content: bytes | None = None
+        self._changed = asyncio.Condition()
+        self._connection: psycopg.Connection | None = None
+        self._listener: psycopg.AsyncConnection | None = None
+        self.wakes = 0  # looks brought forward by a notification
+        self._task: asyncio.Task[None] | None = None
+        self.closed = False
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self._follow())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        self.closed = True
+        async with self._changed:
+            self._changed.notify_all()
+        await asyncio.to_thread(self._close)
+        await self._unlisten()
+
+    async def messages(self) -> AsyncIterator[str]:
+        """The floor now (once the first look is done), then each change, until stopped."""
+        sent: list[str | None] = [None]
+        while not self.closed:
+            async with self._changed:
+                await self._changed.wait_for(lambda: self.closed or self.latest is not sent[0])
+            if self.closed or self.latest is None:
+                return
+            sent[0] = self.latest
+            yield self.latest
+
+    async def _follow(self) -> None:
+        while True:
+            try:
+                now, content = await asyncio.to_thread(self._look)
+                message = floor_message(now, content)
+            except psycopg.Error as error:
+                await asyncio.to_thread(self._close)
+                reason = unreachable(error)
+                log.warning("%s", reason)
+                content = reason.encode()
+                message = json.dumps({"type": "floor", "ok": False, "reason": reason})
+            self.looks += 1
+            if content != self._content:
+                self._content = content
+                async with self._changed:
+                    self.latest = message
+                    self._changed.notify_all()
+            await self._wait()
+
+    async def _wait(self) -> None:
+        """Until the store NOTIFYs a batch (and ``GAP`` more seconds, whose notifications
+        are taken with it), ``poll`` seconds at most."""
+        if not self.listen:
+            await asyncio.sleep(self.poll)
+            return
+        try:
+            if self._listener is None:
+                self._listener = await psycopg.AsyncConnection.connect(
+                    self.dsn, autocommit=True, connect_timeout=3
+                )
+                try:
+                    await self._listener.execute(f"LISTEN {store.CHANNEL}")
+                except psycopg.errors.ReadOnlySqlTransaction as error:  # a read replica
+                    log.info("no notifications here (%s): the poll alone", error)
+                    self.listen = False
+                    raise
+            async for _ in self._listener.notifies(timeout=self.poll, stop_after=1):
+                self.wakes += 1
+            await asyncio.sleep(GAP)
+            async for _ in self._listener.notifies(timeout=0.001):
+                pass  # the batches of the gap: this look shows them too
+        except psycopg.Error:
+            await self._unlisten()
+            await asyncio.sleep(self.poll)
+
+    async def _unlisten(self) -> None:
+        if self._listener is not None:
+            with contextlib.suppress(psycopg.Error):
+                await self._listener.close()
+            self._listener = None
+
+    def _look(self) -> tuple[str, bytes]:
+        if self._connection is None or self._connection.closed:
+            self._connection = connect(self.dsn)
+        return floor_now(self._connection)
+
+    def _close(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None

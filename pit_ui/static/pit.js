@@ -1,0 +1,240 @@
+// The pit view: signs a supervisor in, follows the live floor (/ws), shows every table's
+// state and the open alerts, and a table's surveillance view from the REST API. Every
+// value is put in the page as text (textContent), never as markup.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const state = { token: sessionStorage.getItem("pit-token"), floor: null, table: null,
+  seen: "", socket: null, retry: 1000 };
+
+function el(tag, text, cls) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  if (cls) node.className = cls;
+  return node;
+}
+
+function since(iso, now) {
+  if (!iso) return "never";
+  const seconds = Math.max(0, Math.round((Date.parse(now) - Date.parse(iso)) / 1000));
+  return seconds < 90 ? `${seconds} s ago` : `${Math.round(seconds / 60)} min ago`;
+}
+
+function time(iso) {
+  return iso ? new Date(iso).toLocaleTimeString() : "";
+}
+
+function unreachable(reason) {
+  const banner = $("unreachable");
+  banner.hidden = !reason;
+  banner.textContent = reason || "";
+}
+
+async function api(path, options = {}) {
+  const headers = { ...(options.headers || {}) };
+  if (state.token) headers.Authorization = `Bearer ${state.token}`;
+  const answer = await fetch(path, { ...options, headers });
+  if (answer.status === 401) { signedOut(); throw new Error("signed out"); }
+  const body = answer.status === 204 ? null : await answer.json();
+  if (answer.status === 503) { unreachable(body.reason); throw new Error(body.reason); }
+  if (!answer.ok) throw new Error(body.reason || answer.statusText);
+  return body;
+}
+
+function signedOut() {
+  state.token = null;
+  sessionStorage.removeItem("pit-token");
+  if (state.socket) state.socket.close();
+  $("pit").hidden = true;
+  $("sign-out").hidden = true;
+  $("sign-in").hidden = false;
+  $("connection").textContent = "signed out";
+  $("who").focus();
+}
+
+async function signIn(event) {
+  event.preventDefault();
+  $("sign-in-error").textContent = "";
+  const answer = await fetch("/api/sessions", { method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ role: "surveillance", id: $("who").value, pin: $("pin").value }) });
+  const body = await answer.json();
+  if (!answer.ok) { $("sign-in-error").textContent = body.reason; return; }
+  state.token = body.token;
+  sessionStorage.setItem("pit-token", body.token);
+  $("pin").value = "";
+  start();
+}
+
+function start() {
+  $("sign-in").hidden = true;
+  $("pit").hidden = false;
+  $("sign-out").hidden = false;
+  follow();
+  showRoute();
+}
+
+function follow() {
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  const socket = new WebSocket(`${scheme}://${location.host}/ws?token=${encodeURIComponent(state.token)}`);
+  state.socket = socket;
+  socket.onopen = () => { $("connection").textContent = "live"; state.retry = 1000; };
+  socket.onmessage = (event) => {
+    const message = JSON.parse(event.data);
+    if (message.type !== "floor") return;
+    if (!message.ok) { unreachable(message.reason); $("connection").textContent = "waiting for the floor database…"; return; }
+    unreachable(null);
+    $("connection").textContent = "live";
+    state.floor = message;
+    renderFloor(message);
+    refreshDetail(message);
+  };
+  socket.onclose = (event) => {
+    if (state.socket !== socket) return;
+    if (event.code === 4401) { signedOut(); return; }
+    if (!state.token) return;
+    $("connection").textContent = "floor service unreachable: reconnecting…";
+    setTimeout(follow, state.retry);
+    state.retry = Math.min(state.retry * 2, 10000);
+  };
+}
+
+function renderFloor(floor) {
+  const list = $("tables");
+  list.replaceChildren();
+  const paused = floor.tables.filter((t) => t.state === "paused").length;
+  $("floor-facts").textContent = `· ${floor.tables.length} tables · ${paused} paused`;
+  for (const table of floor.tables) {
+    const item = el("li");
+    const card = el("button", null, `table-card ${table.state}`);
+    card.type = "button";
+    card.dataset.table = table.table_id;
+    const silent = Date.parse(floor.now) - Date.parse(table.last_seen) > 30000;
+    if (silent) card.classList.add("silent");
+    card.append(el("span", `${table.name} (${table.table_id})`, "name"),
+      el("span", table.state, `state ${table.state}`),
+      el("span", `hand ${table.hand_number} · ${table.seats.filter((s) => s.player).length} players · ${table.open_alerts} open alerts`));
+    if (table.state === "paused") card.append(el("span", `${table.alert_kind}: ${table.alert_message}`, "alert-line"));
+    card.append(el("span", table.display || "", "muted"));
+    card.append(el("span", `heard from ${since(table.last_seen, floor.now)}`, silent ? "silent-line" : "muted"));
+    card.addEventListener("click", () => { location.hash = `table=${encodeURIComponent(table.table_id)}`; });
+    item.append(card);
+    list.append(item);
+  }
+  const alerts = $("alerts");
+  alerts.replaceChildren();
+  $("alert-count").textContent = `(${floor.open_alerts.length})`;
+  for (const alert of floor.open_alerts) {
+    const item = el("li", null, alert.severity);
+    item.append(el("strong", `${alert.table_name}: ${alert.kind}`), el("br"),
+      el("span", alert.message), el("br"),
+      el("span", `${alert.blocking ? "blocking · " : ""}hand ${alert.hand_number} · raised ${time(alert.raised_at)} · remedy: ${alert.remedy}`, "muted"));
+    alerts.append(item);
+  }
+  if (!floor.open_alerts.length) alerts.append(el("li", "none", "muted"));
+}
+
+function route() {
+  const found = /^#table=(.+)$/.exec(location.hash);
+  return found ? decodeURIComponent(found[1]) : null;
+}
+
+function showRoute() {
+  state.table = route();
+  state.seen = "";
+  $("detail").hidden = !state.table;
+  if (state.table) loadDetail();
+}
+
+function refreshDetail(floor) {
+  if (!state.table) return;
+  const table = floor.tables.find((t) => t.table_id === state.table);
+  const seen = table ? `${table.last_position}/${table.open_alerts}` : "gone";
+  if (seen !== state.seen) { state.seen = seen; loadDetail(); }
+}
+
+async function loadDetail() {
+  const wanted = state.table;
+  let detail;
+  try {
+    detail = await api(`/api/tables/${encodeURIComponent(wanted)}`);
+  } catch (error) {
+    $("detail-title").textContent = `${wanted}: ${error.message}`;
+    return;
+  }
+  if (wanted !== state.table) return;
+  renderDetail(detail);
+}
+
+function renderDetail(detail) {
+  const table = detail.table;
+  $("detail-title").textContent = `${table.name} (${table.table_id}) · ${table.state} · hand ${table.hand_number} · session ${table.session}, journal position ${table.confirmed_position}`;
+  const link = $("console-link");
+  link.hidden = !detail.console;
+  if (detail.console) link.href = `${detail.console}/surveillance`;
+  const seats = $("seats").tBodies[0];
+  seats.replaceChildren();
+  const players = new Map(((table.hand && table.hand.players) || []).map((p) => [p.seat, p]));
+  for (const seat of table.seats) {
+    const row = el("tr");
+    const player = players.get(seat.seat);
+    let status = seat.in_hand ? "in the hand" : seat.sitting_out ? "sitting out" : "";
+    if (player && player.folded) status = "folded";
+    else if (player) status += ` · bet ${player.bet}, in ${player.total}`;
+    const cards = player
+      ? player.cards.map((c) => (c.face === "down" ? `[${c.card || "?"}]` : c.card || "?")).join(" ")
+      : "";
+    row.append(el("td", seat.seat), el("td", seat.player || "—"), el("td", seat.stack),
+      el("td", status), el("td", cards, "cards"));
+    seats.append(row);
+  }
+  const current = detail.current_hand;
+  $("current-hand").textContent = current
+    ? `hand ${current.number}, started ${time(current.started_at)}, seats ${current.seats.join(", ")}${table.hand ? `, ${table.hand.phase} on street ${table.hand.street}` : ""}: ${table.display}`
+    : "none (between hands)";
+  const alerts = $("table-alerts");
+  alerts.replaceChildren();
+  for (const alert of detail.alerts) {
+    const item = el("li", null, alert.severity);
+    const resolution = alert.cleared_at
+      ? `cleared ${time(alert.cleared_at)}: ${alert.resolution}${alert.resolved_by ? ` (by ${alert.resolved_by}: ${alert.resolved_why})` : ""}`
+      : "OPEN";
+    item.append(el("strong", `#${alert.alert_id} ${alert.kind}`), el("span", ` · hand ${alert.hand_number} · ${alert.message}`),
+      el("br"), el("span", resolution, "muted"));
+    alerts.append(item);
+  }
+  if (!detail.alerts.length) alerts.append(el("li", "none", "muted"));
+  const actions = $("actions");
+  actions.replaceChildren();
+  for (const action of detail.supervisor_actions) {
+    actions.append(el("li", `${time(action.at)} ${action.who}: ${action.message} (why: ${action.why})`));
+  }
+  if (!detail.supervisor_actions.length) actions.append(el("li", "none", "muted"));
+  const hands = $("hands");
+  hands.replaceChildren();
+  for (const hand of detail.recent_hands) {
+    const item = el("li");
+    const box = el("details");
+    const winners = (hand.outcome && hand.outcome.pots || []).map((pot) => `${pot.amount} to seat ${(pot.winners || []).join(", ")}`).join("; ");
+    box.append(el("summary", `hand ${hand.number} · ${time(hand.ended_at)} · ${hand.void ? "void" : `pot ${hand.pot}`} · ${hand.bonus_cards} bonus cards${winners ? ` · ${winners}` : ""}`));
+    box.append(el("h4", "Hand script (luck-table replay)"), el("pre", JSON.stringify(hand.script, null, 1)));
+    item.append(box);
+    hands.append(item);
+  }
+  if (!detail.recent_hands.length) hands.append(el("li", "none yet", "muted"));
+  const chips = $("chips");
+  chips.replaceChildren();
+  for (const move of detail.chip_movements) {
+    chips.append(el("li", `${time(move.at)} seat ${move.seat} ${move.player}: ${move.kind.replace("_", "-")} ${move.chips}`));
+  }
+}
+
+$("sign-in").addEventListener("submit", signIn);
+$("sign-out").addEventListener("click", async () => {
+  try { await api("/api/sessions", { method: "DELETE" }); } finally { signedOut(); }
+});
+$("close-detail").addEventListener("click", () => { location.hash = ""; });
+window.addEventListener("hashchange", showRoute);
+// For the browser tests: the last floor shown.
+window.pit = state;
+if (state.token) start(); else signedOut();
