@@ -428,11 +428,7 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
                 await socket.send_text(message)
             await socket.close(code=1001, reason="the table service stopped")
 
-        sender = asyncio.create_task(send_all())
-        await until_closed(socket)
-        sender.cancel()
-        with contextlib.suppress(asyncio.CancelledError, WebSocketDisconnect, RuntimeError):
-            await sender
+        await send_until_closed(socket, send_all)
 
     @app.get("/", include_in_schema=False)
     async def console() -> FileResponse:
@@ -534,11 +530,16 @@ def bearer_session(
         raise ApiError(error.status, "unauthorized", error.reason) from None
 
 
-async def until_closed(socket: WebSocket) -> None:
-    """Read (and ignore) what the client sends until it goes."""
+async def send_until_closed(socket: WebSocket, send_all: Callable[[], Awaitable[None]]) -> None:
+    """Run ``send_all`` (the feed's messages to ``socket``) while reading and ignoring what
+    the client sends, until the client goes (``send_all`` is then cancelled)."""
+    sender = asyncio.create_task(send_all())
     with contextlib.suppress(WebSocketDisconnect, RuntimeError):
         while True:
             await socket.receive_text()
+    sender.cancel()
+    with contextlib.suppress(asyncio.CancelledError, WebSocketDisconnect, RuntimeError):
+        await sender
 
 
 def session_out(session: Session, auth: Auth) -> SessionOut:

@@ -11,7 +11,6 @@ Bad input answers 4xx with ``{"error", "reason"}``: 401/403/429 for sign-in and 
 404 for a table or hand the floor does not hold, 422 naming the bad parameter.
 """
 
-import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import datetime
@@ -19,7 +18,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar, get_type_hints
 
 import psycopg
-from fastapi import Depends, FastAPI, Header, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi import Depends, FastAPI, Header, Query, Request, WebSocket
 from fastapi import Path as PathParam
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -34,7 +33,7 @@ from dealer_ui.app import (
     add_error_handlers,
     add_sessions,
     bearer_session,
-    until_closed,
+    send_until_closed,
 )
 from dealer_ui.auth import Auth, AuthError, Session
 from pit_ui.config import FloorConfig
@@ -298,11 +297,7 @@ def create_app(config: FloorConfig, auth: Auth | None = None) -> FastAPI:
                 await socket.send_text(message)
             await socket.close(code=1001, reason="the floor service stopped")
 
-        sender = asyncio.create_task(send_all())
-        await until_closed(socket)
-        sender.cancel()
-        with contextlib.suppress(asyncio.CancelledError, WebSocketDisconnect, RuntimeError):
-            await sender
+        await send_until_closed(socket, send_all)
 
     @app.get("/", include_in_schema=False)
     async def pit() -> FileResponse:
