@@ -276,3 +276,23 @@ def test_serve_refuses_a_journal_with_a_record_it_cannot_read_with_status_1(
     )
     assert result.returncode == 1
     assert "position 1: sit_down.buy_in: 'lots' is not a whole number" in result.stderr
+
+
+def test_a_hand_still_in_progress_audits_as_far_as_it_went(tmp_path: Path) -> None:
+    """The hand a journal ends in has no outcome yet: the audit says so, not 'the outcome'."""
+    path = tmp_path / "table.sqlite"
+    shoe = to_input(ev.LinkUp(SHOE, "HELLO"), None, 1.0).device
+    records = [record_of(Configure(at=1, settings=TableSettings()))]
+    records += [record_of(SitDown(at=2, seat=s, player=f"P{s}", buy_in=100)) for s in (1, 2)]
+    records.append(to_input(ev.LinkUp(SHOE, "HELLO"), None, 1.0))
+    records.append(to_input(ev.DeckLoaded(0, 1, 52, 52), shoe, 1.0))
+    records.append(record_of(NewHand(at=3)))
+    records += [to_input(ev.CardRead(1 + n, n, n, b""), shoe, 1.0) for n in range(6)]
+    with Journal.open(path) as journal:
+        journal.append(records)
+    record = json.loads(history_json(path, "--hand", "1"))
+    assert record["ended"] == "in progress"
+    audited = replay_file(tmp_path / "hand1.json", record)
+    assert audited.returncode == 0, audited.stderr
+    assert "audit: hand 1 (" in audited.stdout
+    assert "to in progress) replays to the table's hand as far as it went" in audited.stdout

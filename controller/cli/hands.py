@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from controller.cli import replay_command
+from controller.cli.common import IN_PROGRESS
 from controller.cli.replay_command import Replay, Script, play
 from controller.journal import Journal
 from controller.rules import Action, Deal, Hand, Phase
@@ -88,7 +89,7 @@ class RecordedHand:
 def time_text(ms: int | None) -> str:
     """A time of the journal (ms since the epoch) in ISO 8601, UTC; None: in progress."""
     if ms is None:
-        return "in progress"
+        return IN_PROGRESS
     return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="milliseconds")
 
 
