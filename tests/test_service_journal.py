@@ -157,7 +157,7 @@ def test_serve_refuses_a_bad_configuration_with_status_2(tmp_path: Path) -> None
 
 
 def test_serve_runs_without_its_devices_and_stops_on_sigterm(tmp_path: Path) -> None:
-    path = write_config(tmp_path, str(tmp_path / "no-shoe"))
+    path = write_config(tmp_path, str(tmp_path / "no-shoe"), str(tmp_path / "no-seats"))
     process = subprocess.Popen(
         [LUCK_TABLE, "serve", "--config", str(path)], stderr=subprocess.PIPE, text=True
     )
@@ -172,6 +172,7 @@ def test_serve_runs_without_its_devices_and_stops_on_sigterm(tmp_path: Path) -> 
                     and db.execute(
                         "SELECT count(*) FROM inputs WHERE type = 'link_down'"
                     ).fetchone()[0]
+                    == 2  # the shoe and the seat board
                 ):
                     break
         time.sleep(0.1)
@@ -179,6 +180,7 @@ def test_serve_runs_without_its_devices_and_stops_on_sigterm(tmp_path: Path) -> 
     _, errors = process.communicate(timeout=30)
     assert process.returncode == 0, errors
     assert "the shoe is not connected" in errors and "table service stopped" in errors
+    assert "the seat board is not connected: serial port" in errors  # in words, as on screen
 
 
 def test_history_of_a_missing_journal_or_hand_is_status_2(tmp_path: Path) -> None:
@@ -276,6 +278,17 @@ def test_serve_refuses_a_journal_with_a_record_it_cannot_read_with_status_1(
     )
     assert result.returncode == 1
     assert "position 1: sit_down.buy_in: 'lots' is not a whole number" in result.stderr
+
+
+def test_serve_says_which_journal_folder_it_cannot_make_with_status_1(tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("not a folder")
+    path = write_config(tmp_path, str(tmp_path / "no-shoe"), journal="a-file/T-01.sqlite")
+    result = subprocess.run(
+        [LUCK_TABLE, "serve", "--config", str(path)], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 1
+    folder = tmp_path / "a-file"
+    assert f"journal {folder}/T-01.sqlite: cannot make its folder {folder} (" in result.stderr
 
 
 def test_a_hand_still_in_progress_audits_as_far_as_it_went(tmp_path: Path) -> None:
