@@ -218,3 +218,36 @@ def test_a_hand_dealt_with_the_console_buttons(tmp_path: Path) -> None:
 
     with simulator("shoe") as shoe:
         asyncio.run(asyncio.wait_for(scenario(shoe), 300))
+
+
+def test_every_card_face_fits_inside_its_card(tmp_path: Path) -> None:
+    """Each of the 52 faces, as the page draws it (a ten as "10"), stays inside the card."""
+
+    async def scenario(shoe: Any) -> None:
+        async with live_table(tmp_path, shoe) as live, async_playwright() as playwright:
+            browser = await playwright.chromium.launch(
+                executable_path=str(CHROMIUM), args=["--no-sandbox"]
+            )
+            page = await browser.new_page(viewport={"width": 1280, "height": 800})
+            page.set_default_timeout(TIMEOUT_MS)
+            await page.goto(live.served.url + "/public")
+            spilled = await page.evaluate(
+                """() => {
+                    const row = document.createElement('div');
+                    row.className = 'cards';
+                    document.querySelector('main').append(row);
+                    const faces = [];
+                    for (const rank of '23456789TJQKA') for (const suit of 'cdhs') {
+                        const card = cardNode({card: rank + suit, face: 'up'});
+                        row.append(card);
+                        faces.push(card);
+                    }
+                    return faces.filter((card) => card.scrollWidth > card.clientWidth)
+                        .map((card) => `${card.textContent}: ${card.scrollWidth} px`);
+                }"""
+            )
+            await browser.close()
+            assert spilled == [], spilled
+
+    with simulator("shoe") as shoe:
+        asyncio.run(asyncio.wait_for(scenario(shoe), 300))

@@ -157,7 +157,7 @@ def test_serve_refuses_a_bad_configuration_with_status_2(tmp_path: Path) -> None
 
 
 def test_serve_runs_without_its_devices_and_stops_on_sigterm(tmp_path: Path) -> None:
-    path = write_config(tmp_path, str(tmp_path / "no-shoe"))
+    path = write_config(tmp_path, str(tmp_path / "no-shoe"), str(tmp_path / "no-seats"))
     process = subprocess.Popen(
         [LUCK_TABLE, "serve", "--config", str(path)], stderr=subprocess.PIPE, text=True
     )
@@ -172,6 +172,7 @@ def test_serve_runs_without_its_devices_and_stops_on_sigterm(tmp_path: Path) -> 
                     and db.execute(
                         "SELECT count(*) FROM inputs WHERE type = 'link_down'"
                     ).fetchone()[0]
+                    == 2  # the shoe and the seat board
                 ):
                     break
         time.sleep(0.1)
@@ -179,6 +180,7 @@ def test_serve_runs_without_its_devices_and_stops_on_sigterm(tmp_path: Path) -> 
     _, errors = process.communicate(timeout=30)
     assert process.returncode == 0, errors
     assert "the shoe is not connected" in errors and "table service stopped" in errors
+    assert "the seat board is not connected: serial port" in errors  # in words, as on screen
 
 
 def test_history_of_a_missing_journal_or_hand_is_status_2(tmp_path: Path) -> None:
@@ -276,3 +278,34 @@ def test_serve_refuses_a_journal_with_a_record_it_cannot_read_with_status_1(
     )
     assert result.returncode == 1
     assert "position 1: sit_down.buy_in: 'lots' is not a whole number" in result.stderr
+
+
+def test_serve_says_which_journal_folder_it_cannot_make_with_status_1(tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("not a folder")
+    path = write_config(tmp_path, str(tmp_path / "no-shoe"), journal="a-file/T-01.sqlite")
+    result = subprocess.run(
+        [LUCK_TABLE, "serve", "--config", str(path)], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 1
+    folder = tmp_path / "a-file"
+    assert f"journal {folder}/T-01.sqlite: cannot make its folder {folder} (" in result.stderr
+
+
+def test_a_hand_still_in_progress_audits_as_far_as_it_went(tmp_path: Path) -> None:
+    """The hand a journal ends in has no outcome yet: the audit says so, not 'the outcome'."""
+    path = tmp_path / "table.sqlite"
+    shoe = to_input(ev.LinkUp(SHOE, "HELLO"), None, 1.0).device
+    records = [record_of(Configure(at=1, settings=TableSettings()))]
+    records += [record_of(SitDown(at=2, seat=s, player=f"P{s}", buy_in=100)) for s in (1, 2)]
+    records.append(to_input(ev.LinkUp(SHOE, "HELLO"), None, 1.0))
+    records.append(to_input(ev.DeckLoaded(0, 1, 52, 52), shoe, 1.0))
+    records.append(record_of(NewHand(at=3)))
+    records += [to_input(ev.CardRead(1 + n, n, n, b""), shoe, 1.0) for n in range(6)]
+    with Journal.open(path) as journal:
+        journal.append(records)
+    record = json.loads(history_json(path, "--hand", "1"))
+    assert record["ended"] == "in progress"
+    audited = replay_file(tmp_path / "hand1.json", record)
+    assert audited.returncode == 0, audited.stderr
+    assert "audit: hand 1 (" in audited.stdout
+    assert "to in progress) replays to the table's hand as far as it went" in audited.stdout

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from controller.rules import Effect
 from controller.sim.dealer import Dealer, FaultRates, Tally
 from controller.sim.floor import CoreFloor
-from controller.sim.view import View, summary
+from controller.sim.view import View, stopped, summary
 from controller.table import Table, TableSettings
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -95,3 +95,15 @@ def test_off_a_terminal_each_hand_and_alert_is_one_plain_line() -> None:
     text = "\n".join(summary(tally, floor.table, 2.0))
     assert "hands: 3 (0 void)" in text and "conserved" in text
     assert "unread_card: " in text
+
+
+def test_the_stop_line_says_which_hand_was_in_progress() -> None:
+    tally = Tally()
+    floor = CoreFloor(TableSettings(), tally.observe)
+    dealer = Dealer(floor, tally, seats=3, hands=2, seed=1)
+    table = until(dealer, lambda table: table.in_hand and table.hand.street == 4)
+    line = stopped(table)
+    assert line.startswith(f"stopped (Ctrl-C) during hand {table.hand_number}, fourth street")
+    assert "stacks below are as it started" in line
+    table = until(dealer, lambda table: not table.in_hand and table.hand_number == 1)
+    assert stopped(table) == "stopped (Ctrl-C) between hands"

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from controller.cli import replay_command
+from controller.cli.common import IN_PROGRESS
 from controller.cli.replay_command import Replay, Script, play
 from controller.journal import Journal
 from controller.rules import Action, Deal, Hand, Phase
@@ -26,7 +27,7 @@ from controller.table import Step, Table
 def iso_time(ms: int | None) -> str:
     """A time (ms since the epoch) as ISO 8601 in UTC; None: the hand is in progress."""
     if ms is None:
-        return "in progress"
+        return IN_PROGRESS
     return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="milliseconds")
 
 

@@ -23,7 +23,7 @@ from controller.rules import Effect, Rules, RulesError, Variant
 from controller.sim.dealer import Dealer, DealerError, FaultRates, Pace, Tally
 from controller.sim.floor import CoreFloor, Floor, FloorError, Observer
 from controller.sim.service_floor import service_floor
-from controller.sim.view import View, summary
+from controller.sim.view import View, stopped, summary
 from controller.table import Table, TableSettings
 
 DEFAULT_JOURNAL = Path("data/table.sqlite3")
@@ -205,12 +205,13 @@ def run(args: argparse.Namespace) -> int:
         final[:] = [table]
 
     status = 0
+    interrupted = False
     if live:
         sys.stdout.write(HIDE_CURSOR)
     try:
         asyncio.run(_deal(chosen, tally, observe, view))
     except KeyboardInterrupt:
-        print("\nstopped (Ctrl-C)")
+        interrupted = True
     except (DealerError, FloorError, JournalError, OSError, RuntimeError) as error:
         status = fail("sim", str(error), status=1)  # the simulators, the service
     finally:
@@ -222,6 +223,8 @@ def run(args: argparse.Namespace) -> int:
         return status or 1
     table = final[0]
     print()
+    if interrupted:  # after the live view's last drawing, which would cover it
+        print(stopped(table))
     print("\n".join(summary(tally, table, time.monotonic() - started)))
     if not chosen.core_only:
         log = chosen.journal.with_suffix(".log")

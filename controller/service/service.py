@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 from controller.config import Config, DevicePort
 from controller.journal import Device as JournalDevice
-from controller.journal import Input, Journal
+from controller.journal import Input, Journal, JournalError
 from controller.journal.device_events import device_of, to_input
 from controller.journal.snapshots import Snapshots
 from controller.rules import Effect
@@ -160,7 +160,12 @@ class TableService:
     async def start(self) -> None:
         """Open the journal, recover the table, start the devices' tasks."""
         path = self.config.journal
-        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise JournalError(
+                f"journal {path}: cannot make its folder {path.parent} ({error.strerror})"
+            ) from None
         journal = await asyncio.to_thread(Journal.open, path)
         try:
             snapshots = Snapshots(path)
@@ -371,10 +376,10 @@ class TableService:
             try:
                 await self._feed(device, driver)
             except DriverError as error:
-                log.error("the %s stopped: %s", device.value, error)
+                log.error("the %s stopped: %s", device.words, error)
                 await self._absent(device, str(error))
             except Exception as error:
-                log.exception("the %s task failed", device.value)
+                log.exception("the %s task failed", device.words)
                 self._failure = error
                 self._tasks.append(asyncio.create_task(self.stop()))
                 return
@@ -384,7 +389,7 @@ class TableService:
 
     async def _absent(self, device: Device, reason: str) -> None:
         if device not in self._down:
-            log.warning("the %s is not connected: %s", device.value, reason)
+            log.warning("the %s is not connected: %s", device.words, reason)
             await self._record_own(LinkDown(at=0, device=device, reason=reason))
             self._down.add(device)
 
@@ -405,16 +410,16 @@ class TableService:
             records.append(to_input(event, None, recorded_at))
             if not event.restarted and known is not None and known != info:
                 # a new boot (or another device) since the journal's last: what it held is gone
-                log.warning("the %s restarted while the service was down: %s", device.value, info)
+                log.warning("the %s restarted while the service was down: %s", device.words, info)
                 restarted = TableDeviceRestarted(at=self._now(), device=device, lost=None)
                 records.append(record_of(restarted))
             self._devices[info.kind] = info
             self._down.discard(device)
-            log.info("the %s is connected: %s (%s)", device.value, event.device, event.reason)
+            log.info("the %s is connected: %s (%s)", device.words, event.device, event.reason)
         else:
             records.append(to_input(event, self._devices.get(device.value), recorded_at))
             if isinstance(event, ev.LinkDown):
-                log.warning("the %s link is down: %s", device.value, event.detail)
+                log.warning("the %s link is down: %s", device.words, event.detail)
         await self._commit(records)
         if not isinstance(event, ev.LinkUp | ev.LinkDown):
             try:

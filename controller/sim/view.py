@@ -136,6 +136,19 @@ def _card(dealt: Dealt, wild: bool) -> str:
     return text if dealt.up else f"{DIM}[{RESET}{text}{DIM}]{RESET}"
 
 
+def stopped(table: Table) -> str:
+    """The line printed when the run is stopped with Ctrl-C: where the table was. A hand in
+    progress stays so in the journal; the summary's stacks are as that hand started."""
+    hand = table.hand
+    if not table.in_hand or hand is None:
+        return "stopped (Ctrl-C) between hands"
+    street = STREET_NAMES.get(hand.street, str(hand.street))
+    return (
+        f"stopped (Ctrl-C) during hand {table.hand_number}, {street} street "
+        "(in progress in the journal; the stacks below are as it started)"
+    )
+
+
 def summary(tally: Tally, table: Table, seconds: float) -> list[str]:
     """The lines of the summary printed at the end of a run."""
     stacks = sum(seat.stack for seat in table.seats)

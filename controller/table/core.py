@@ -484,10 +484,6 @@ _FAULT_WORDS = {
 }
 
 
-def _device_name(device: Device) -> str:
-    return "shoe" if device is Device.SHOE else "seat board"
-
-
 def _device_fault(table: Table, item: ti.DeviceFault, fx: list[Effect]) -> Table:
     if _open(table, AlertKind.DEVICE_FAULT, device=item.device, fault=item.fault):
         return table
@@ -495,7 +491,7 @@ def _device_fault(table: Table, item: ti.DeviceFault, fx: list[Effect]) -> Table
     return _raise(
         table,
         AlertKind.DEVICE_FAULT,
-        f"{_device_name(item.device)}: {what}",
+        f"{item.device.words}: {what}",
         f"{todo}; the table goes on when the device reports the fault cleared",
         fx,
         at=item.at,
@@ -506,11 +502,11 @@ def _device_fault(table: Table, item: ti.DeviceFault, fx: list[Effect]) -> Table
 
 def _device_fault_cleared(table: Table, item: ti.DeviceFaultCleared, fx: list[Effect]) -> Table:
     gone = _open(table, AlertKind.DEVICE_FAULT, device=item.device, fault=item.fault)
-    return _clear(table, gone, f"the {_device_name(item.device)} reports it cleared", fx)
+    return _clear(table, gone, f"the {item.device.words} reports it cleared", fx)
 
 
 def _link_up(table: Table, item: ti.LinkUp, fx: list[Effect]) -> Table:
-    name = _device_name(item.device)
+    name = item.device.words
     fx.append(Notice("link", f"the {name} is connected", {"device": item.device.value}))
     table = replace(table, links=tuple(sorted({*table.links, item.device})))
     gone = _open(table, AlertKind.LINK_DOWN, device=item.device)
@@ -519,7 +515,7 @@ def _link_up(table: Table, item: ti.LinkUp, fx: list[Effect]) -> Table:
 
 def _link_down(table: Table, item: ti.LinkDown, fx: list[Effect]) -> Table:
     table = replace(table, links=tuple(d for d in table.links if d is not item.device))
-    name = _device_name(item.device)
+    name = item.device.words
     if item.device is Device.SEAT_BOARD and not table.settings.seat_board:
         fx.append(Notice("link", f"the {name} is not connected (not in use)", {}))
         return table
@@ -538,7 +534,7 @@ def _link_down(table: Table, item: ti.LinkDown, fx: list[Effect]) -> Table:
 
 
 def _device_restarted(table: Table, item: ti.DeviceRestarted, fx: list[Effect]) -> Table:
-    name = _device_name(item.device)
+    name = item.device.words
     lost = item.lost
     if lost is not None and lost < 0:
         raise Refused(f"device_restarted: lost {lost} is not 0 or more")

@@ -36,6 +36,11 @@ class Device(StrEnum):
     SHOE = "shoe"
     SEAT_BOARD = "seat_board"
 
+    @property
+    def words(self) -> str:
+        """The device as people say it: "shoe", "seat board"."""
+        return self.value.replace("_", " ")
+
 
 class Fault(StrEnum):
     """Device faults, as the wire protocol names them."""

@@ -166,6 +166,7 @@ function cardNode(card) {
   const suit = card.card[1];
   const classes = ["card"];
   if (suit === "h" || suit === "d") classes.push("red");
+  if (rank === "10") classes.push("ten");
   if (card.wild) classes.push("wild");
   if (card.bonus) classes.push("bonus-card");
   if (card.face === "down") classes.push("hole");
