@@ -103,12 +103,27 @@ class JournalWriter:
         refused = self.put(item)
         assert refused is None, refused
 
-    def play_hand(self, rng: random.Random, out_of_turn: bool = False) -> None:
-        """A fresh deck and a whole hand; with ``out_of_turn`` a card drawn early is held."""
+    def play_hand(
+        self, rng: random.Random, out_of_turn: bool = False, decisions: int | None = None
+    ) -> list[int]:
+        """A fresh deck and a whole hand (or only up to its first ``decisions`` decisions);
+        with ``out_of_turn`` a card drawn early is held. The cards left in the deck."""
         deck = rng.sample(range(52), 52)
         self.ok(DeckLoaded(at=0, count=52))
         self.ok(NewHand(at=0))
-        while self.table.in_hand:
+        self.play_on(rng, deck, out_of_turn, decisions)
+        return deck
+
+    def play_on(
+        self,
+        rng: random.Random,
+        deck: list[int],
+        out_of_turn: bool = False,
+        decisions: int | None = None,
+    ) -> None:
+        """The hand in progress played on from ``deck``: to its end, or up to ``decisions``
+        more decisions."""
+        while self.table.in_hand and decisions != 0:
             hand = self.table.hand
             assert hand is not None
             waiting = hand.waiting_for
@@ -129,6 +144,7 @@ class JournalWriter:
                 choices = [c for c in waiting.legal if c.do is not Do.FOLD] or list(waiting.legal)
                 choice = rng.choice(choices)
                 self.ok(Decide(at=0, seat=waiting.seat, do=choice.do, to=choice.to))
+                decisions = None if decisions is None else decisions - 1
             elif waiting.kind == "bonus":
                 self.ok(Decide(at=0, seat=waiting.seat, do=Do.BONUS, accept=True))
             else:

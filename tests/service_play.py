@@ -5,7 +5,8 @@ started, played by the simulated table's automatic dealer, supervisor and player
 The simulators are driven through their control channels (``HOST:PORT``), so they outlive
 the process that plays (the recovery test kills it). It prints one line when the service
 has recovered its journal, ``{"recovered": POSITION, "state": TABLE_JSON}``, then plays
-until the table has had ``--hands`` hands, then prints ``{"done": POSITION}``::
+until the table has had ``--hands`` hands and none is in play (a service restarted in its
+last hand finishes it), then prints ``{"done": POSITION}``::
 
     python -m tests.service_play CONFIG --shoe-control H:P [--seats-control H:P]
         [--hands N] [--seed S]
@@ -93,8 +94,11 @@ async def main(argv: list[str] | None = None) -> None:
             await floor.ready()
             hands = args.hands - service.table.hand_number  # the hand in play, then these
             seed = args.seed + recovered.position
-            if hands > 0:
-                await Dealer(floor, tally, seats=PLAYERS, hands=hands, seed=seed).run()
+            dealer = Dealer(floor, tally, seats=PLAYERS, hands=max(hands, 1), seed=seed)
+            if hands > 0:  # (a dealer of 0 hands deals for ever)
+                await dealer.run()
+            while service.table.in_hand:  # none left to start: the hand in play is finished
+                await dealer.move()
         finally:
             await floor.close()
     print(json.dumps({"done": service.position}), flush=True)

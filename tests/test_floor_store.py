@@ -8,6 +8,7 @@ derives them (``controller.floor.derive``).
 from __future__ import annotations
 
 import json
+import random
 import shutil
 import threading
 import time
@@ -134,6 +135,47 @@ def test_a_journal_shipped_twice_is_held_once(floor, tmp_path):
         assert [h.script for h in held] == [hand.script_json() for hand in hands]
         assert [h.outcome for h in held] == [hand.history_json()["outcome"] for hand in hands]
         assert all(h.recorded for h in held)
+
+
+def ship_on(connection: psycopg.Connection, journal: Journal, size: int) -> None:
+    """The journal's entries after the floor's confirmed position, in batches of ``size``."""
+    position = store.confirmed_position(connection, "T-01")
+    point = point_at(journal, Snapshots(journal.path), position)
+    while (derived := derive(journal, point, size)).entries:
+        batch = f.Batch(shipped(journal), derived.entries, derived.facts, derived.status)
+        store.ingest(connection, batch)
+        point = derived.point
+
+
+def assert_hands_are_the_journal_s(connection: psycopg.Connection, journal: Journal) -> None:
+    held = store.hands(connection, "T-01")
+    hands = list(recorded_hands(journal))
+    assert [(h.number, h.ended_at is None) for h in held] == [
+        (hand.number, hand.ended is None) for hand in hands
+    ]
+    assert [h.script for h in held] == [hand.script_json() for hand in hands]
+
+
+def test_the_hand_in_progress_is_the_journal_s_so_far(floor, tmp_path):
+    path = write_journal(tmp_path / "t.sqlite", hands=2)
+    writer = JournalWriter(path, clock=1_900_000_000_000)
+    writer.table = point_at(writer.journal, Snapshots(path), writer.journal_last()).table
+    rng = random.Random(7)
+    deck = writer.play_hand(rng, decisions=1)  # the table stops in a hand: its bring-in made
+    with Journal.open(path, create=False) as journal:
+        for batch in batches(journal, 6):
+            store.ingest(floor, batch)
+        assert_hands_are_the_journal_s(floor, journal)
+        (current,) = [h for h in store.hands(floor, "T-01") if h.ended_at is None]
+        assert (current.outcome, current.recorded) == (None, None)
+        writer.play_on(rng, deck, decisions=2)  # dealt on, and shipped in the middle again
+        ship_on(floor, journal, 4)
+        assert_hands_are_the_journal_s(floor, journal)
+        writer.play_on(rng, deck)  # to its end
+        writer.close()
+        ship_on(floor, journal, 5)
+        assert_hands_are_the_journal_s(floor, journal)
+        assert all(h.recorded and h.ended_at for h in store.hands(floor, "T-01"))
 
 
 def test_an_overlapping_batch_applies_only_what_is_new(floor, tmp_path):

@@ -74,6 +74,9 @@ def derive(journal: Journal, start: Point, limit: int) -> Derived:
             out.extend(facts_of(entry, table, step, recorder))
             table = step.table
     position = entries[-1].position if entries else start.position
+    current = recorder.in_progress(table)
+    if entries and current is not None:  # the floor's hand in progress stays the journal's
+        out.append(f.HandInProgress(position, current.number, current.script_json()))
     last_at = at_of(entries[-1].recorded_at) if entries else None
     point = Point(position, table, recorder.started if table.in_hand else 0)
     return Derived(entries, tuple(out), status_of(table, last_at), point)

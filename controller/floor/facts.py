@@ -2,7 +2,8 @@
 
 A :class:`Batch` holds consecutive journal entries of one table's journal (positions
 ``first`` to ``last``), the facts their inputs gave through the table core, in order, each
-with the position of the entry that gave it, and the table's status after the last one.
+with the position of the entry that gave it (a batch that ends in a hand also gives that
+hand's script so far, at its last entry), and the table's status after the last one.
 The floor applies a batch in one transaction (``controller.floor.store.ingest``). Facts are
 plain immutable values: this module does no I/O.
 """
@@ -37,6 +38,16 @@ class HandEnded:
     recorded: bool
     script: dict[str, Any]
     outcome: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class HandInProgress:
+    """The hand in progress after a batch's last entry (``position``): its script so far,
+    as ``luck-table history --json`` gives the journal's hand in progress."""
+
+    position: int
+    number: int
+    script: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +95,15 @@ class SupervisorAction:
     at: int
 
 
-Fact = HandStarted | HandEnded | AlertRaised | AlertCleared | ChipMovement | SupervisorAction
+Fact = (
+    HandStarted
+    | HandEnded
+    | HandInProgress
+    | AlertRaised
+    | AlertCleared
+    | ChipMovement
+    | SupervisorAction
+)
 
 
 @dataclass(frozen=True, slots=True)

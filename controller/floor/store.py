@@ -246,6 +246,12 @@ def _apply(
                     f"{where}: hand {fact.number} ends at position {fact.position}, "
                     "but the floor has not seen it start"
                 )
+        case f.HandInProgress():
+            connection.execute(
+                "UPDATE floor_hands SET script = %s "
+                "WHERE table_id = %s AND session = %s AND number = %s AND ended_at IS NULL",
+                (Jsonb(fact.script), *key, fact.number),
+            )
         case f.AlertRaised():
             alert = fact.alert
             connection.execute(
@@ -491,7 +497,7 @@ class PlayerSession:
 @dataclass(frozen=True, slots=True)
 class Hand:
     """A hand on the floor; ``script`` and ``outcome`` as ``luck-table history --json``
-    gives them (None while the hand is in progress)."""
+    gives them (while the hand is in progress: its script so far, and no outcome)."""
 
     table_id: str
     session: int
