@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from controller.cli.hands import recorded_hands
-from controller.journal import Journal, JournalError
+from controller.journal import Device as JournalDevice
+from controller.journal import Input, Journal, JournalError
 from controller.journal.device_events import to_input
 from controller.journal.snapshots import Snapshots
 from controller.rules import DECK, Do, Phase
@@ -207,14 +208,8 @@ def test_a_voided_hand_replays_to_its_recorded_stacks_and_its_record_audits(
     """A hand voided after a decision and more cards: its script keeps the cards before the
     last decision and ends with the void; the replay gives every chip back as recorded."""
     path = tmp_path / "table.sqlite"
-    shoe = to_input(ev.LinkUp(SHOE, "HELLO"), None, 1.0).device
     deck = [str(card) for card in DECK]
-    records = [record_of(Configure(at=1, settings=TableSettings()))]
-    records += [record_of(SitDown(at=2, seat=s, player=f"P{s}", buy_in=100)) for s in (1, 2)]
-    records.append(to_input(ev.LinkUp(SHOE, "HELLO"), None, 1.0))
-    records.append(to_input(ev.DeckLoaded(0, 1, 52, 52), shoe, 1.0))
-    records.append(record_of(NewHand(at=3)))
-    records += [to_input(ev.CardRead(1 + n, n, n, b""), shoe, 1.0) for n in range(6)]
+    shoe, records = third_street_dealt()
     with Journal.open(path) as journal:
         journal.append(records)
         table = None
@@ -252,6 +247,19 @@ def test_a_voided_hand_replays_to_its_recorded_stacks_and_its_record_audits(
     del record["outcome"]
     broken = replay_file(tmp_path / "broken.json", record)
     assert broken.returncode == 2 and "missing 'outcome'" in broken.stderr
+
+
+def third_street_dealt() -> tuple[JournalDevice, list[Input]]:
+    """The shoe's journal device and the records of a hand at two seats whose third
+    street's six cards are read (no decision yet)."""
+    shoe = to_input(ev.LinkUp(SHOE, "HELLO"), None, 1.0).device
+    records = [record_of(Configure(at=1, settings=TableSettings()))]
+    records += [record_of(SitDown(at=2, seat=s, player=f"P{s}", buy_in=100)) for s in (1, 2)]
+    records.append(to_input(ev.LinkUp(SHOE, "HELLO"), None, 1.0))
+    records.append(to_input(ev.DeckLoaded(0, 1, 52, 52), shoe, 1.0))
+    records.append(record_of(NewHand(at=3)))
+    records += [to_input(ev.CardRead(1 + n, n, n, b""), shoe, 1.0) for n in range(6)]
+    return shoe, records
 
 
 def history_json(journal: Path, *args: str) -> str:
@@ -294,13 +302,7 @@ def test_serve_says_which_journal_folder_it_cannot_make_with_status_1(tmp_path: 
 def test_a_hand_still_in_progress_audits_as_far_as_it_went(tmp_path: Path) -> None:
     """The hand a journal ends in has no outcome yet: the audit says so, not 'the outcome'."""
     path = tmp_path / "table.sqlite"
-    shoe = to_input(ev.LinkUp(SHOE, "HELLO"), None, 1.0).device
-    records = [record_of(Configure(at=1, settings=TableSettings()))]
-    records += [record_of(SitDown(at=2, seat=s, player=f"P{s}", buy_in=100)) for s in (1, 2)]
-    records.append(to_input(ev.LinkUp(SHOE, "HELLO"), None, 1.0))
-    records.append(to_input(ev.DeckLoaded(0, 1, 52, 52), shoe, 1.0))
-    records.append(record_of(NewHand(at=3)))
-    records += [to_input(ev.CardRead(1 + n, n, n, b""), shoe, 1.0) for n in range(6)]
+    _, records = third_street_dealt()
     with Journal.open(path) as journal:
         journal.append(records)
     record = json.loads(history_json(path, "--hand", "1"))
