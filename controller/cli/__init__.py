@@ -26,6 +26,7 @@ from controller.cli import (
     hil_command,
     history_command,
     monitor_command,
+    relay_command,
     replay_command,
     serve_command,
     sim_command,
@@ -41,6 +42,7 @@ SUBCOMMANDS: tuple[ModuleType, ...] = (
     monitor_command,
     hil_command,
     floor_command,
+    relay_command,
 )
 INTERRUPTED = 128 + signal.SIGINT
 OUTPUT_CLOSED = 128 + signal.SIGPIPE

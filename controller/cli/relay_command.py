@@ -1,0 +1,112 @@
+"""``luck-table relay --source URL``: serve a table's public feed to broadcast viewers from a
+process of its own (``dealer_ui.relay``), until stopped.
+
+The relay follows the table service's public feed at ``--source`` (the console's address,
+``http(s)://host:port``) and serves the same feed at ``ws(s)://BIND:PORT/ws``, the public
+page at ``/public`` and its state at ``/health``. A table that is not up yet, or goes away,
+is retried for ever (new viewers get HTTP 503 meanwhile).
+
+Exit status: 0 after SIGTERM or SIGINT (Ctrl-C); 2 for a command-line error (a bad URL, a
+port out of range, an unreadable certificate: what and where); 1 when the relay cannot
+listen at its address.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import ssl
+from typing import Any
+
+from controller.cli.common import LOG_LEVELS, fail, log_to_stderr
+
+log = logging.getLogger("dealer_ui.relay")
+
+
+async def run(
+    args: argparse.Namespace, tls: ssl.SSLContext | None, source_ssl: ssl.SSLContext | None
+) -> None:
+    """Follow the table and serve viewers until SIGTERM or SIGINT."""
+    # the WebSocket server is loaded by this command only, not by every luck-table command
+    from dealer_ui.relay import Relay, server_url  # noqa: PLC0415
+
+    relay = Relay(args.source, source_ssl=source_ssl)
+    async with relay.serving(args.bind, args.port, tls) as server:
+        stopped = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for number in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(number, stopped.set)
+        log.info("relaying %s at %s/ws", relay.source, server_url(server, tls is not None))
+        await stopped.wait()
+
+
+def server_tls(args: argparse.Namespace) -> ssl.SSLContext | None:
+    """The relay's own certificate (``--tls-cert`` with ``--tls-key``), or None."""
+    if (args.tls_cert is None) != (args.tls_key is None):
+        raise ValueError("--tls-cert and --tls-key go together")
+    if args.tls_cert is None:
+        return None
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    try:
+        context.load_cert_chain(args.tls_cert, args.tls_key)
+    except (OSError, ssl.SSLError) as error:
+        raise ValueError(f"--tls-cert {args.tls_cert} --tls-key {args.tls_key}: {error}") from None
+    return context
+
+
+def source_tls(cafile: str | None) -> ssl.SSLContext | None:
+    """The CAs trusted for an https:// source (``--source-ca``), or None: the system's."""
+    if cafile is None:
+        return None
+    try:
+        return ssl.create_default_context(cafile=cafile)
+    except (OSError, ssl.SSLError) as error:
+        raise ValueError(f"--source-ca {cafile}: {error}") from None
+
+
+def handler(args: argparse.Namespace) -> int:
+    from dealer_ui.relay import feed_url  # noqa: PLC0415
+
+    log_to_stderr(args.log_level)
+    if args.log_level != "debug":  # not a line for every viewer's connection
+        logging.getLogger("websockets.server").setLevel(logging.WARNING)
+    if not 0 <= args.port <= 65535:
+        return fail("relay", f"--port {args.port}: a TCP port, 0..65535 (0: any free port)")
+    try:
+        feed_url(args.source)
+        tls = server_tls(args)
+        source_ssl = source_tls(args.source_ca)
+    except ValueError as error:
+        return fail("relay", str(error))
+    try:
+        asyncio.run(run(args, tls, source_ssl))
+    except OSError as error:
+        return fail("relay", f"cannot listen at {args.bind}:{args.port}: {error}", status=1)
+    return 0
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "relay",
+        help="serve a table's public feed to broadcast viewers",
+        description="Follow a table service's public feed and serve it (the same feed, "
+        "the public page, /health) to many viewers from this process, so that the table's "
+        "own event loop sends each update once.",
+    )
+    parser.add_argument(
+        "--source",
+        required=True,
+        metavar="URL",
+        help="the table service's console address, e.g. http://10.0.4.7:8080",
+    )
+    parser.add_argument("--bind", default="127.0.0.1", metavar="ADDRESS", help="listen here")
+    parser.add_argument("--port", type=int, default=8090, help="listen at this port (0: free)")
+    parser.add_argument("--tls-cert", metavar="FILE", help="serve wss:// with this certificate")
+    parser.add_argument("--tls-key", metavar="FILE", help="the certificate's private key")
+    parser.add_argument(
+        "--source-ca", metavar="FILE", help="trust these CAs for an https:// source"
+    )
+    parser.add_argument("--log-level", default="info", choices=LOG_LEVELS)
+    parser.set_defaults(handler=handler)

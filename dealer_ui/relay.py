@@ -1,0 +1,316 @@
+"""The broadcast relay: the table's public feed, taken once and fanned out to many viewers.
+
+Every client of the table service's feed costs the table's one event loop a send per
+update (70-100 us in Python and the kernel), so 200 broadcast viewers on that loop are a
+burst of 15-20 ms after every card, queued in front of the table's own work. A relay is a
+process of its own: it follows the table's public feed (``/ws``, no credentials) as one
+client and serves the same feed to every viewer that connects to it, with the same
+protocol: a snapshot on connect, then every numbered update, byte for byte as the table
+sent it; a viewer that comes back with its ``epoch`` and ``last`` gets exactly what it
+missed, or a fresh snapshot. The public page is served too (``/public``), so a viewer's
+browser can be pointed at the relay alone.
+
+Nothing is invented: when the table's feed is lost, every viewer's socket is closed (code
+1012) and new viewers are refused (HTTP 503) until the relay follows the feed again, so
+that no screen shows a table that may have moved on. A viewer whose socket does not keep
+up (more than ``backlog`` bytes waiting to be sent) is closed with code 1013 and
+reconnects with its last number. ``/health`` answers 200 while the relay follows the
+table and 503 otherwise, with the figures as JSON.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import ssl
+from collections import deque
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import parse_qs, urlsplit, urlunsplit
+
+from websockets.asyncio.client import connect
+from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
+from websockets.datastructures import Headers
+from websockets.exceptions import ConnectionClosed, WebSocketException
+from websockets.http11 import Request, Response
+
+from dealer_ui.app import STATIC
+from dealer_ui.feeds import KEPT
+
+log = logging.getLogger("dealer_ui.relay")
+
+BACKLOG = 4 * 1024 * 1024  # bytes waiting to be sent to one viewer before it is cut off
+RETRY_FIRST, RETRY_LAST = 0.2, 5.0  # seconds between attempts to reach the table's feed
+LOST = 1012  # "service restart": the viewer reconnects
+TOO_SLOW = 1013  # "try again later"
+PAGES = {"/": "console.html", "/public": "console.html"}
+TYPES = {".html": "text/html", ".css": "text/css", ".js": "text/javascript"}
+STATIC_FILES = {path.name: TYPES[path.suffix] for path in STATIC.iterdir() if path.suffix in TYPES}
+
+
+class FeedGap(Exception):
+    """The table's feed sent something that does not follow what the relay has."""
+
+
+def feed_url(source: str) -> str:
+    """The WebSocket URL of the table's public feed, from the table service's address
+    (``http://host:port``, ``https://...``, or the ``ws://``/``wss://`` feed itself)."""
+    parts = urlsplit(source)
+    schemes = {"http": "ws", "https": "wss", "ws": "ws", "wss": "wss"}
+    if parts.scheme not in schemes or not parts.netloc:
+        raise ValueError(f"{source!r}: expected the table service's http(s):// or ws(s):// URL")
+    path = parts.path.rstrip("/")
+    path = path if path.endswith("/ws") else path + "/ws"
+    return urlunsplit((schemes[parts.scheme], parts.netloc, path, "", ""))
+
+
+@dataclass(frozen=True, slots=True)
+class Resume:
+    """Where a viewer says it was: the feed's ``epoch`` and the ``last`` number it has."""
+
+    epoch: str | None
+    last: int | None
+
+    @classmethod
+    def of(cls, query: str) -> Resume:
+        """From a request's query (``epoch=E&last=N``); ValueError saying what is wrong."""
+        fields = parse_qs(query, keep_blank_values=True)
+        unknown = sorted(set(fields) - {"epoch", "last", "token"})
+        if unknown:
+            raise ValueError(f"{unknown[0]}: not a parameter of the feed (epoch, last)")
+        if "token" in fields:
+            raise ValueError("token: the relay serves the public feed, which takes no token")
+        epoch = fields.get("epoch", [None])[-1]
+        last = fields.get("last", [None])[-1]
+        if last is not None and not (last.isascii() and last.isdigit()):
+            raise ValueError(f"last={last[:20]!r}: expected the number of the last update")
+        return cls(epoch, None if last is None else int(last))
+
+
+class Mirror:
+    """What the relay knows of the table's feed: its epoch and number, the latest view,
+    and the last ``kept`` updates as the table sent them."""
+
+    def __init__(self, kept: int = KEPT) -> None:
+        self.epoch: str | None = None
+        self.seq = 0
+        self._view: Any = None
+        self._kept: deque[tuple[int, str]] = deque(maxlen=kept)
+        self._snapshot: str | None = None
+
+    @property
+    def known(self) -> bool:
+        return self.epoch is not None
+
+    def take(self, text: str) -> str:
+        """Take one message of the table's feed; return it, to be sent to every viewer.
+        A snapshot starts again (viewers take a snapshot wherever it comes); an update must
+        be the next one of the same epoch, or FeedGap."""
+        try:
+            message = json.loads(text)
+            kind, epoch, seq, table_view = (
+                message["type"],
+                message["epoch"],
+                message["seq"],
+                message["view"],
+            )
+        except (ValueError, TypeError, KeyError) as error:
+            raise FeedGap(f"not a message of the feed: {error}") from None
+        if kind == "snapshot":
+            self._kept.clear()
+            self._snapshot = text
+        elif kind == "update" and epoch == self.epoch and seq == self.seq + 1:
+            self._kept.append((seq, text))
+            self._snapshot = None
+        else:
+            raise FeedGap(f"{kind} {epoch}/{seq} does not follow {self.epoch}/{self.seq}")
+        self.epoch, self.seq, self._view = epoch, seq, table_view
+        return text
+
+    def catch_up(self, resume: Resume) -> list[str]:
+        """What a viewer that is at ``resume`` is sent first: the updates it missed, or a
+        snapshot when they are not all kept (or it comes from another epoch)."""
+        if resume.epoch == self.epoch and resume.last is not None:
+            if resume.last == self.seq:
+                return []
+            first = self._kept[0][0] if self._kept else self.seq + 1
+            if first <= resume.last + 1 <= self.seq:
+                return [text for seq, text in self._kept if seq > resume.last]
+        return [self.snapshot()]
+
+    def snapshot(self) -> str:
+        """The current table as a snapshot message (made once per update)."""
+        if self._snapshot is None:
+            message = {"type": "snapshot", "epoch": self.epoch, "seq": self.seq}
+            message["view"] = self._view
+            self._snapshot = json.dumps(message)
+        return self._snapshot
+
+
+class Relay:
+    """Follows the table's public feed at ``source`` and serves it to viewers."""
+
+    def __init__(
+        self,
+        source: str,
+        *,
+        source_ssl: ssl.SSLContext | None = None,
+        kept: int = KEPT,
+        backlog: int = BACKLOG,
+    ) -> None:
+        self.source = feed_url(source)
+        self._source_ssl = source_ssl
+        self.mirror = Mirror(kept)
+        self.viewers: set[ServerConnection] = set()
+        self.following = False
+        self._backlog = backlog
+        self._closing: set[asyncio.Task[None]] = set()
+
+    # --- the table's feed ------------------------------------------------------------------
+
+    async def follow(self) -> None:
+        """Follow the table's feed for ever, resuming from the last update after a loss."""
+        delay = RETRY_FIRST
+        while True:
+            try:
+                async with connect(
+                    self._resume_url(), ssl=self._source_ssl, max_size=None, close_timeout=2
+                ) as feed:
+                    async for text in feed:
+                        self._publish(self.mirror.take(str(text)))
+                        if not self.following:
+                            log.info("following the table's feed %s", self.source)
+                            self.following, delay = True, RETRY_FIRST
+                reason = "the table's feed closed"
+            except (OSError, TimeoutError, WebSocketException, FeedGap) as error:
+                reason = f"the table's feed is lost: {error or type(error).__name__}"
+            if self.following:
+                log.warning("%s; reconnecting", reason)
+            self._lost(reason)
+            await asyncio.sleep(delay)
+            delay = min(2 * delay, RETRY_LAST)
+
+    def _resume_url(self) -> str:
+        if not self.mirror.known:
+            return self.source
+        return f"{self.source}?epoch={self.mirror.epoch}&last={self.mirror.seq}"
+
+    def _publish(self, text: str) -> None:
+        broadcast(self.viewers, text)
+        for viewer in list(self.viewers):
+            if viewer.transport.get_write_buffer_size() > self._backlog:
+                log.warning("viewer %s does not keep up: cut off", viewer.remote_address)
+                self._cut(viewer, TOO_SLOW, "too far behind: reconnect")
+
+    def _lost(self, reason: str) -> None:
+        self.following = False
+        for viewer in list(self.viewers):
+            self._cut(viewer, LOST, reason)
+
+    def _cut(self, viewer: ServerConnection, code: int, reason: str) -> None:
+        """Stop sending to ``viewer`` now and close its socket (without waiting for it: a
+        viewer that does not read would hold the relay up to its close timeout)."""
+        self.viewers.discard(viewer)
+        closing = asyncio.create_task(viewer.close(code, reason[:120]))
+        self._closing.add(closing)
+        closing.add_done_callback(self._closing.discard)
+
+    # --- the viewers ----------------------------------------------------------------------
+
+    async def _viewer(self, connection: ServerConnection) -> None:
+        resume = Resume.of(urlsplit(connection.request.path).query)  # checked on request
+        if not self.following:
+            await connection.close(LOST, "the table's feed is not followed yet")
+            return
+        for text in self.mirror.catch_up(resume):  # with no wait in between: no update lost
+            broadcast([connection], text)
+        self.viewers.add(connection)
+        try:
+            async for _ in connection:  # viewers have nothing to say; what they send is read
+                pass
+        except ConnectionClosed:  # a viewer gone without a word, or cut off
+            pass
+        finally:
+            self.viewers.discard(connection)
+
+    def _request(self, connection: ServerConnection, request: Request) -> Response | None:
+        """Answer what is not a viewer's feed (pages, health, refusals) before any handshake."""
+        parts = urlsplit(request.path)
+        if parts.path == "/ws":
+            if not self.following:
+                return _refusal(HTTPStatus.SERVICE_UNAVAILABLE, "the table's feed is not followed")
+            try:
+                Resume.of(parts.query)
+            except ValueError as error:
+                return _refusal(HTTPStatus.BAD_REQUEST, str(error))
+            return None
+        if parts.path == "/health":
+            status = HTTPStatus.OK if self.following else HTTPStatus.SERVICE_UNAVAILABLE
+            return _json(status, self.health())
+        name = PAGES.get(parts.path) or parts.path.removeprefix("/static/")
+        if name in STATIC_FILES:
+            body = (STATIC / name).read_bytes()
+            return _response(HTTPStatus.OK, STATIC_FILES[name], body)
+        return _refusal(
+            HTTPStatus.NOT_FOUND, f"{parts.path[:80]}: not here (/ws, /public, /health)"
+        )
+
+    def health(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "following": self.following,
+            "epoch": self.mirror.epoch,
+            "seq": self.mirror.seq,
+            "viewers": len(self.viewers),
+        }
+
+    @contextlib.asynccontextmanager
+    async def serving(
+        self, host: str, port: int, tls: ssl.SSLContext | None = None
+    ) -> AsyncIterator[Server]:
+        """Follow the table and serve viewers at ``host``:``port`` (0: a free port)."""
+        follower = asyncio.create_task(self.follow())
+        try:
+            async with serve(
+                self._viewer,
+                host,
+                port,
+                ssl=tls,
+                process_request=self._request,
+                compression=None,  # each viewer would compress the same message again
+            ) as server:
+                yield server
+        finally:
+            follower.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await follower
+            self._lost("the relay stopped")
+
+
+def server_url(server: Server, tls: bool) -> str:
+    """The address viewers connect to (``ws(s)://host:port``) of a serving relay."""
+    host, port = next(iter(server.sockets)).getsockname()[:2]
+    return f"{'wss' if tls else 'ws'}://{host}:{port}"
+
+
+def _response(status: HTTPStatus, kind: str, body: bytes) -> Response:
+    headers = Headers(
+        [
+            ("Content-Type", f"{kind}; charset=utf-8"),
+            ("Content-Length", str(len(body))),
+            ("Cache-Control", "no-cache"),
+        ]
+    )
+    return Response(status.value, status.phrase, headers, body)
+
+
+def _refusal(status: HTTPStatus, text: str) -> Response:
+    return _json(status, {"error": status.phrase.lower(), "reason": text})
+
+
+def _json(status: HTTPStatus, document: dict[str, Any]) -> Response:
+    return _response(status, "application/json", json.dumps(document).encode())

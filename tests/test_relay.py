@@ -1,0 +1,378 @@
+"""The broadcast relay (``dealer_ui.relay``, ``luck-table relay``): the mirror of the table's
+feed against a reference, then the relay on a live table (in this process, and as its own
+process with the public page in Chromium): the same messages as the table's feed, byte for
+byte; a viewer resumed after a cut; a viewer that does not read cut off; bad arguments."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import websockets
+from hypothesis import given
+from hypothesis import strategies as st
+from playwright.async_api import async_playwright
+from websockets.asyncio.server import serve
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+from dealer_ui.relay import LOST, FeedGap, Mirror, Relay, Resume, feed_url, server_url
+from tests.console_kit import LiveTable, Script, card_names, live_table
+from tests.relay_kit import RelayProcess
+from tests.service_kit import simulator
+from tests.tcp_proxy import CutProxy
+from tests.test_dealer_ui_leaks import forbidden
+
+CHROMIUM = Path("/usr/bin/chromium")
+LUCK_TABLE = str(Path(sys.executable).with_name("luck-table"))
+TIMEOUT = 30.0
+
+
+def message(kind: str, epoch: str, seq: int) -> str:
+    text = {"type": kind, "epoch": epoch, "seq": seq, "view": {"hand": seq}}
+    if kind == "update":
+        text["events"] = [{"kind": "card", "seq": seq}]
+    return json.dumps(text)
+
+
+def mirror_of(updates: int, kept: int, epoch: str = "e1") -> Mirror:
+    mirror = Mirror(kept)
+    mirror.take(message("snapshot", epoch, 0))
+    for seq in range(1, updates + 1):
+        mirror.take(message("update", epoch, seq))
+    return mirror
+
+
+# --- the mirror, pure --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("source", "url"),
+    [
+        ("http://10.0.4.7:8080", "ws://10.0.4.7:8080/ws"),
+        ("https://table-7.pit:8443/", "wss://table-7.pit:8443/ws"),
+        ("ws://127.0.0.1:8080/ws", "ws://127.0.0.1:8080/ws"),
+        ("https://casino/table/7", "wss://casino/table/7/ws"),
+    ],
+)
+def test_the_feed_url_of_a_table_service(source: str, url: str) -> None:
+    assert feed_url(source) == url
+
+
+@pytest.mark.parametrize("source", ["10.0.4.7:8080", "ftp://x/ws", "http://", "table"])
+def test_a_source_that_is_not_a_table_service_url_is_refused(source: str) -> None:
+    with pytest.raises(ValueError, match="expected the table service's"):
+        feed_url(source)
+
+
+def test_where_a_viewer_resumes() -> None:
+    assert Resume.of("") == Resume(None, None)
+    assert Resume.of("epoch=ab12&last=17") == Resume("ab12", 17)
+    for query, wrong in (
+        ("last=-1", "last='-1'"),
+        ("last=seven", "last='seven'"),
+        ("last=", "last=''"),
+        ("token=abc", "token: the relay serves the public feed"),
+        ("seat=3", "seat: not a parameter"),
+    ):
+        with pytest.raises(ValueError, match=wrong):
+            Resume.of(query)
+
+
+@given(
+    updates=st.integers(0, 40),
+    kept=st.integers(1, 16),
+    last=st.integers(0, 45) | st.none(),
+    same_epoch=st.booleans(),
+)
+def test_a_viewer_gets_exactly_what_it_missed_or_a_snapshot(
+    updates: int, kept: int, last: int | None, same_epoch: bool
+) -> None:
+    mirror = mirror_of(updates, kept)
+    sent = mirror.catch_up(Resume("e1" if same_epoch else "e0", last))
+    # the reference: the updates after `last` when every one of them is still kept
+    oldest_kept = max(1, updates - kept + 1)
+    if same_epoch and last is not None and oldest_kept - 1 <= last <= updates:
+        assert sent == [message("update", "e1", seq) for seq in range(last + 1, updates + 1)]
+    else:
+        (snapshot,) = sent
+        assert json.loads(snapshot) == json.loads(message("snapshot", "e1", updates)) | {
+            "view": {"hand": updates}
+        }
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        message("update", "e1", 5),  # a number skipped
+        message("update", "e1", 3),  # a number again
+        message("update", "e2", 4),  # another feed's update without its snapshot
+        "not json",
+        json.dumps({"type": "update", "epoch": "e1"}),
+        json.dumps([1, 2]),
+    ],
+)
+def test_what_does_not_follow_is_refused_and_changes_nothing(text: str) -> None:
+    mirror = mirror_of(3, 8)
+    before = (mirror.epoch, mirror.seq, mirror.snapshot(), mirror.catch_up(Resume("e1", 0)))
+    with pytest.raises(FeedGap):
+        mirror.take(text)
+    assert (mirror.epoch, mirror.seq, mirror.snapshot(), mirror.catch_up(Resume("e1", 0))) == before
+
+
+def test_a_snapshot_of_a_new_epoch_starts_again() -> None:
+    mirror = mirror_of(5, 8)
+    restarted = message("snapshot", "e2", 0)
+    assert mirror.take(restarted) == restarted
+    assert (mirror.epoch, mirror.seq) == ("e2", 0)
+    assert mirror.catch_up(Resume("e1", 5)) == [restarted]  # the old epoch's viewers
+    mirror.take(message("update", "e2", 1))
+    assert mirror.catch_up(Resume("e2", 0)) == [message("update", "e2", 1)]
+
+
+# --- the relay on a live table ------------------------------------------------------------
+
+
+def feed_of(url: str) -> str:
+    return url.replace("http", "ws", 1) + "/ws"
+
+
+async def follow(url: str, into: list[str]) -> None:
+    """Every message of the feed at ``url`` into ``into``, until the feed closes."""
+    async with websockets.connect(url, max_size=None) as feed:
+        async for text in feed:
+            into.append(str(text))
+
+
+def seq_of(text: str) -> int:
+    return int(json.loads(text)["seq"])
+
+
+async def until(check: Any, what: str) -> None:
+    deadline = asyncio.get_running_loop().time() + TIMEOUT
+    while not check():
+        assert asyncio.get_running_loop().time() < deadline, f"waited for: {what}"
+        await asyncio.sleep(0.01)
+
+
+@asynccontextmanager
+async def relay_of(
+    live: LiveTable, source: str, **options: Any
+) -> AsyncIterator[tuple[Relay, str]]:
+    """A relay in this process following ``source``, once it follows; with its URL."""
+    relay = Relay(source, **options)
+    async with relay.serving("127.0.0.1", 0) as server:
+        await until(lambda: relay.following, "the relay follows the table")
+        yield relay, server_url(server, tls=False)
+
+
+def test_relay_viewers_get_the_tables_feed_byte_for_byte(tmp_path: Path) -> None:
+    async def scenario(shoe: Any) -> None:
+        async with (
+            live_table(tmp_path, shoe) as live,
+            relay_of(live, live.served.url) as (
+                relay,
+                url,
+            ),
+        ):
+            await live.seat_players()
+            direct: list[str] = []
+            relayed: list[str] = []
+            followers = [
+                asyncio.create_task(follow(feed_of(live.served.url), direct)),
+                asyncio.create_task(follow(url + "/ws", relayed)),
+            ]
+            await until(lambda: direct and relayed, "both viewers have a snapshot")
+            await live.play_hand(Script())
+            feed = live.served.app.state.feed
+            last = feed.current.seq
+            await until(lambda: relayed and seq_of(relayed[-1]) == last, "the relay's last")
+            await until(lambda: seq_of(direct[-1]) == last, "the table's last")
+            assert json.loads(relayed[0])["type"] == "snapshot"
+            first = seq_of(relayed[0])
+            assert relay.health() | {"seq": first} == {
+                "source": feed_of(live.served.url),
+                "following": True,
+                "epoch": feed.epoch,
+                "seq": first,
+                "viewers": 1,
+            }
+            from_table = [text for text in direct if seq_of(text) > first]
+            assert relayed[1:] == from_table  # the same bytes, none lost, none twice
+            assert len(from_table) > 30  # a whole hand
+            for task in followers:
+                task.cancel()
+
+    with simulator("shoe") as shoe:
+        asyncio.run(scenario(shoe))
+
+
+def test_a_cut_feed_closes_the_viewers_who_then_resume_exactly(tmp_path: Path) -> None:
+    async def scenario(shoe: Any) -> None:
+        async with live_table(tmp_path, shoe) as live:
+            host, port = live.served.url.removeprefix("http://").split(":")
+            with CutProxy((host, int(port))) as proxy:
+                source = f"http://127.0.0.1:{proxy.port}"
+                async with relay_of(live, source) as (relay, url):
+                    await live.seat_players()
+                    feed = live.served.app.state.feed
+                    seen: list[str] = []
+                    async with websockets.connect(url + "/ws") as viewer:
+                        seen.append(str(await viewer.recv()))
+                        proxy.cut()
+                        with pytest.raises(ConnectionClosed) as closed:
+                            while True:
+                                seen.append(str(await viewer.recv()))
+                    assert closed.value.rcvd is not None and closed.value.rcvd.code == LOST
+                    assert not relay.following
+                    async with httpx.AsyncClient(base_url=url.replace("ws", "http", 1)) as http:
+                        health = await http.get("/health")
+                        assert health.status_code == 503 and not health.json()["following"]
+                    with pytest.raises(InvalidStatus) as refused:
+                        async with websockets.connect(url + "/ws"):
+                            pass
+                    assert refused.value.response.status_code == 503
+                    epoch, last = json.loads(seen[-1])["epoch"], seq_of(seen[-1])
+                    await live.load(Script().deck(live.service.table))
+                    (await live.post("/api/hands")).raise_for_status()  # the table moves on
+                    await live.draw()
+                    assert feed.current.seq > last
+                    proxy.restore()
+                    await until(lambda: relay.following, "the relay follows again")
+                    await until(lambda: relay.mirror.seq == feed.current.seq, "caught up")
+                    missed: list[str] = []
+                    resumed = f"{url}/ws?epoch={epoch}&last={last}"
+                    async with websockets.connect(resumed) as viewer:
+                        while not missed or seq_of(missed[-1]) < feed.current.seq:
+                            missed.append(str(await viewer.recv()))
+                    kinds = {json.loads(text)["type"] for text in missed}
+                    assert kinds == {"update"}  # what it missed, no snapshot
+                    assert [seq_of(text) for text in missed] == list(
+                        range(last + 1, feed.current.seq + 1)
+                    )
+
+    with simulator("shoe") as shoe:
+        asyncio.run(scenario(shoe))
+
+
+def test_a_viewer_that_does_not_read_is_cut_off_and_the_others_get_everything() -> None:
+    big = "x" * 60_000  # a table's view is a few kB: big updates fill a socket sooner
+    go = asyncio.Event()
+
+    async def table_feed(connection: Any) -> None:  # a table's feed, as fast as it goes
+        await connection.send(message("snapshot", "e1", 0))
+        await go.wait()
+        for seq in range(1, 301):
+            update = json.loads(message("update", "e1", seq)) | {"view": {"hand": big}}
+            await connection.send(json.dumps(update))
+            await asyncio.sleep(0.002)
+        await connection.wait_closed()
+
+    async def scenario() -> None:
+        async with serve(table_feed, "127.0.0.1", 0) as table:
+            relay = Relay(server_url(table, tls=False), backlog=256 * 1024)
+            async with relay.serving("127.0.0.1", 0) as server:
+                await until(lambda: relay.following, "the relay follows the table")
+                url = server_url(server, tls=False)
+                host, port = url.removeprefix("ws://").split(":")
+                stuck = socket.create_connection((host, int(port)))
+                stuck.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+                key = base64.b64encode(os.urandom(16)).decode()
+                stuck.sendall(
+                    f"GET /ws HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\n"
+                    f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                    "Sec-WebSocket-Version: 13\r\n\r\n".encode()
+                )  # and never reads again
+                reader: list[str] = []
+                task = asyncio.create_task(follow(url + "/ws", reader))
+                await until(lambda: len(relay.viewers) == 2, "both viewers follow")
+                go.set()
+                await until(lambda: relay.mirror.seq == 300, "the table's last update")
+                await until(lambda: seq_of(reader[-1]) == 300, "the reader's last update")
+                assert len(relay.viewers) == 1, "the viewer that does not read is still fed"
+                numbers = [seq_of(text) for text in reader]
+                assert numbers == list(range(numbers[0], 301))
+                task.cancel()
+                stuck.close()
+
+    asyncio.run(scenario())
+
+
+# --- the relay as its own process ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "wrong"),
+    [
+        (["--source", "table-7:8080"], "expected the table service's http(s)"),
+        (["--source", "http://x:1", "--port", "70000"], "--port 70000: a TCP port"),
+        (["--source", "http://x:1", "--tls-cert", "c.pem"], "--tls-cert and --tls-key go"),
+        (["--source", "http://x:1", "--tls-cert", "no.pem", "--tls-key", "no.key"], "no.pem"),
+        (["--source", "https://x:1", "--source-ca", "/nonexistent/ca.pem"], "--source-ca"),
+    ],
+)
+def test_the_relay_command_refuses_bad_arguments(argv: list[str], wrong: str) -> None:
+    done = subprocess.run(
+        [LUCK_TABLE, "relay", *argv], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 2, done
+    assert done.stderr.startswith("luck-table relay: error: "), done.stderr
+    assert wrong in done.stderr
+
+
+@pytest.mark.skipif(
+    not CHROMIUM.exists(), reason="Debian's Chromium is not installed (apt-get install -y chromium)"
+)
+def test_the_public_page_through_the_relay_process(tmp_path: Path) -> None:
+    async def scenario(shoe: Any) -> None:
+        async with live_table(tmp_path, shoe) as live, async_playwright() as playwright:
+            await live.seat_players()
+            with RelayProcess(live.served.url) as relay:
+                async with httpx.AsyncClient(base_url=relay.http) as http:
+                    await until_following(http)
+                browser = await playwright.chromium.launch(
+                    executable_path=str(CHROMIUM), args=["--no-sandbox"]
+                )
+                page = await browser.new_page(viewport={"width": 1280, "height": 800})
+                page.set_default_timeout(20_000)
+                await page.goto(relay.http + "/public")
+                await page.get_by_text("live", exact=True).wait_for()
+                feed = live.served.app.state.feed
+
+                async def shows_the_table() -> None:
+                    seq = feed.current.seq
+                    await page.wait_for_function(
+                        "seq => window.consoleSeq() >= seq", arg=seq, timeout=20_000
+                    )
+                    hidden = forbidden(live.service.table, "public", None)
+                    leaked = card_names(await page.content()) & hidden
+                    assert not leaked, f"the public page shows {sorted(leaked)}"
+
+                await live.play_hand(Script(), shows_the_table)
+                await shows_the_table()
+                for seat in (1, 2, 3):
+                    await page.locator(f'li[data-seat="{seat}"]').wait_for()
+                await browser.close()
+                # SIGTERM; the table is served by this loop, which must go on meanwhile
+                status = await asyncio.to_thread(relay.stop)
+                assert status == 0, relay.output()
+
+    with simulator("shoe") as shoe:
+        asyncio.run(scenario(shoe))
+
+
+async def until_following(http: httpx.AsyncClient) -> None:
+    deadline = asyncio.get_running_loop().time() + TIMEOUT
+    while (await http.get("/health")).status_code != 200:
+        assert asyncio.get_running_loop().time() < deadline, "the relay never followed"
+        await asyncio.sleep(0.05)
