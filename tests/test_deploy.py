@@ -16,6 +16,7 @@ import pytest
 DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
 UNIT = DEPLOY / "luck-table.service"
 FLOOR_UNIT = DEPLOY / "luck-floor.service"
+RELAY_UNIT = DEPLOY / "luck-relay.service"
 RULES = DEPLOY / "99-luck-table.rules"
 INSTALLED = "/opt/luck-table/venv/bin/luck-table"
 
@@ -55,8 +56,20 @@ def test_the_floor_unit_runs_the_floor_service_with_the_example_configuration() 
     assert unit(FLOOR_UNIT)["Install"]["WantedBy"] == "multi-user.target"
 
 
+def test_the_relay_unit_runs_a_relay_of_the_local_table() -> None:
+    service = unit(RELAY_UNIT)["Service"]
+    argv = service["ExecStart"].split()
+    assert argv[:2] == [INSTALLED, "relay"]
+    options = dict(zip(argv[2::2], argv[3::2], strict=True))
+    assert options == {"--source": "http://127.0.0.1:8080", "--bind": "0.0.0.0", "--port": "8091"}
+    assert service["Restart"] == "on-failure"
+    assert service["RestartPreventExitStatus"] == "2"
+    assert service["User"] == "luck-table"
+    assert unit(RELAY_UNIT)["Install"]["WantedBy"] == "multi-user.target"
+
+
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="no systemd-analyze here")
-@pytest.mark.parametrize("path", [UNIT, FLOOR_UNIT], ids=lambda path: path.name)
+@pytest.mark.parametrize("path", [UNIT, FLOOR_UNIT, RELAY_UNIT], ids=lambda path: path.name)
 def test_systemd_analyze_verifies_the_unit(tmp_path: Path, path: Path) -> None:
     luck_table = Path(sys.executable).parent / "luck-table"
     copy = tmp_path / path.name

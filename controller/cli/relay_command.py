@@ -102,7 +102,7 @@ def add_parser(subparsers: Any) -> None:
         help="the table service's console address, e.g. http://10.0.4.7:8080",
     )
     parser.add_argument("--bind", default="127.0.0.1", metavar="ADDRESS", help="listen here")
-    parser.add_argument("--port", type=int, default=8090, help="listen at this port (0: free)")
+    parser.add_argument("--port", type=int, default=8091, help="listen at this port (0: free)")
     parser.add_argument("--tls-cert", metavar="FILE", help="serve wss:// with this certificate")
     parser.add_argument("--tls-key", metavar="FILE", help="the certificate's private key")
     parser.add_argument(
