@@ -2,22 +2,19 @@
 
 The journal is read on a connection of its own (SQLite's WAL lets it read while the
 service writes), in a worker thread, and replayed through the table core as
-``luck-table history`` does; what was read is kept until the service applies another input.
+``luck-table history`` does. Each reading goes on from where the last one stopped: the
+inputs journaled since are replayed on the table as it was then, so that a long journal
+is replayed once, not again after every input.
 """
 
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
-from controller.cli.hands import RecordedHand, recorded_hands
+from controller.cli.hands import HandRecorder, RecordedHand
 from controller.journal import Journal
 from controller.service import TableService
-
-
-def _read(path: Path) -> list[RecordedHand]:
-    with Journal.open(path, create=False) as journal:
-        return list(recorded_hands(journal))
+from controller.service.recovery import initial_table, steps
 
 
 class Archive:
@@ -25,17 +22,26 @@ class Archive:
 
     def __init__(self, service: TableService) -> None:
         self.service = service
-        self._position = -1
-        self._hands: list[RecordedHand] = []
+        self._position = 0  # the last journal position read
+        self._table = initial_table()
+        self._recorder = HandRecorder()
+        self._ended: list[RecordedHand] = []
         self._lock = asyncio.Lock()
 
     async def hands(self) -> list[RecordedHand]:
         async with self._lock:
-            position = self.service.position
-            if position != self._position:
-                self._hands = await asyncio.to_thread(_read, self.service.config.journal)
-                self._position = position
-            return self._hands
+            if self.service.position != self._position:
+                await asyncio.to_thread(self._read_on)
+            current = self._recorder.in_progress(self._table)
+            return self._ended + ([] if current is None else [current])
 
     async def hand(self, number: int) -> RecordedHand | None:
         return next((hand for hand in await self.hands() if hand.number == number), None)
+
+    def _read_on(self) -> None:
+        """Replay the inputs journaled after the last position read (under the lock)."""
+        with Journal.open(self.service.config.journal, create=False) as journal:
+            for entry, step in steps(journal, self._position, self._table):
+                self._table = step.table
+                self._ended += self._recorder.observe(step)
+                self._position = entry.position

@@ -317,3 +317,44 @@ def test_a_player_token_ends_when_its_player_leaves_the_seat(tmp_path: Path) -> 
             assert after.status_code == 401 and "sign in again" in after.json()["reason"]
 
     run(scenario)
+
+
+def test_past_hands_are_read_on_from_where_the_last_reading_stopped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    read_after: list[int] = []
+    entries = Journal.entries
+
+    def spied(journal: Journal, after: int = 0) -> Any:
+        read_after.append(after)
+        return entries(journal, after)
+
+    async def past(live: LiveTable, watcher: dict[str, str]) -> list[dict[str, Any]]:
+        response = await live.http.get("/api/history", headers=watcher)
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    async def scenario(shoe: Any) -> None:
+        async with live_table(tmp_path, shoe) as live:
+            watcher = {"role": "surveillance", "id": SUPERVISOR["supervisor"]}
+            watcher["pin"] = SUPERVISOR["pin"]
+            session = await live.http.post("/api/sessions", json=watcher)
+            watching = {"Authorization": f"Bearer {session.json()['token']}"}
+            await live.seat_players()
+            await live.play_hand(Script())
+            monkeypatch.setattr(Journal, "entries", spied)
+            assert [hand["hand"] for hand in await past(live, watching)] == [1]
+            assert await past(live, watching) == await past(live, watching)  # nothing new
+            await live.load(Script().deck(live.service.table))
+            (await live.post("/api/hands")).raise_for_status()
+            await live.draw()
+            shown = await past(live, watching)
+            assert [(hand["hand"], hand["ended"]) for hand in shown][-1] == (2, "in progress")
+            assert len(read_after) == 2  # once for hand 1, once for what came since
+            assert read_after[0] == 0 and read_after[1] > 0  # read on, not from the start
+            monkeypatch.undo()
+            with Journal.open(live.service.config.journal, create=False) as journal:
+                expected = [hand.summary() for hand in recorded_hands(journal)]
+            assert shown == expected
+
+    run(scenario)
