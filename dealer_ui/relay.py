@@ -10,9 +10,10 @@ sent it; a viewer that comes back with its ``epoch`` and ``last`` gets exactly w
 missed, or a fresh snapshot. The public page is served too (``/public``), so a viewer's
 browser can be pointed at the relay alone.
 
-Nothing is invented: when the table's feed is lost, every viewer's socket is closed (code
-1012) and new viewers are refused (HTTP 503) until the relay follows the feed again, so
-that no screen shows a table that may have moved on. A viewer whose socket does not keep
+Nothing is invented: when the table's feed is lost (closed, reset, or silent to the
+relay's pings for 5 s), every viewer's socket is closed (code 1012) and new viewers are
+refused (HTTP 503) until the relay follows the feed again, so that no screen shows a table
+that may have moved on. A viewer whose socket does not keep
 up (more than ``backlog`` bytes waiting to be sent) is closed with code 1013 and
 reconnects with its last number. ``/health`` answers 200 while the relay follows the
 table and 503 otherwise, with the figures as JSON.
@@ -32,7 +33,7 @@ from http import HTTPStatus
 from typing import Any
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
-from websockets.asyncio.client import connect
+from websockets.asyncio.client import ClientConnection, connect
 from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed, WebSocketException
@@ -45,6 +46,9 @@ log = logging.getLogger("dealer_ui.relay")
 
 BACKLOG = 4 * 1024 * 1024  # bytes waiting to be sent to one viewer before it is cut off
 RETRY_FIRST, RETRY_LAST = 0.2, 5.0  # seconds between attempts to reach the table's feed
+# A quiet feed sends nothing between hands: pings find a table gone silently (a cable
+# pulled: no reset ever comes) within PING_EVERY + PING_TIMEOUT + CLOSE_TIMEOUT seconds.
+PING_EVERY, PING_TIMEOUT, CLOSE_TIMEOUT = 2.0, 2.0, 1.0
 LOST = 1012  # "service restart": the viewer reconnects
 TOO_SLOW = 1013  # "try again later"
 PAGES = {"/": "console.html", "/public": "console.html"}
@@ -178,21 +182,45 @@ class Relay:
         while True:
             try:
                 async with connect(
-                    self._resume_url(), ssl=self._source_ssl, max_size=None, close_timeout=2
+                    self._resume_url(),
+                    ssl=self._source_ssl,
+                    max_size=None,
+                    compression=None,  # the table's feed is not compressed
+                    ping_interval=PING_EVERY,
+                    ping_timeout=PING_TIMEOUT,
+                    close_timeout=CLOSE_TIMEOUT,
                 ) as feed:
-                    async for text in feed:
-                        self._publish(self.mirror.take(str(text)))
-                        if not self.following:
-                            log.info("following the table's feed %s", self.source)
-                            self.following, delay = True, RETRY_FIRST
-                reason = "the table's feed closed"
-            except (OSError, TimeoutError, WebSocketException, FeedGap) as error:
-                reason = f"the table's feed is lost: {error or type(error).__name__}"
-            if self.following:
-                log.warning("%s; reconnecting", reason)
-            self._lost(reason)
+                    if await self._take_all(feed):
+                        delay = RETRY_FIRST
+            except (OSError, TimeoutError, WebSocketException) as error:
+                self._lost(f"the table's feed is lost: {error or type(error).__name__}")
             await asyncio.sleep(delay)
             delay = min(2 * delay, RETRY_LAST)
+
+    async def _take_all(self, feed: ClientConnection) -> bool:
+        """Take the feed's messages until it ends, then cut the viewers off at once (the
+        closing handshake with a table gone silent takes its time); whether it was followed.
+
+        Resumed (the mirror knows the feed), the relay follows from the moment it is
+        connected: the table sends what it missed, a snapshot if it restarted, or nothing
+        while nothing happens; new, from the table's first message (its snapshot)."""
+        if self.mirror.known:
+            self._following()
+        try:
+            async for text in feed:
+                self._publish(self.mirror.take(str(text)))
+                if not self.following:
+                    self._following()
+            reason = "the table's feed closed"
+        except (WebSocketException, FeedGap) as error:
+            reason = f"the table's feed is lost: {error}"
+        followed = self.following
+        self._lost(reason)
+        return followed
+
+    def _following(self) -> None:
+        log.info("following the table's feed %s", self.source)
+        self.following = True
 
     def _resume_url(self) -> str:
         if not self.mirror.known:
@@ -207,6 +235,8 @@ class Relay:
                 self._cut(viewer, TOO_SLOW, "too far behind: reconnect")
 
     def _lost(self, reason: str) -> None:
+        if self.following:
+            log.warning("%s; reconnecting", reason)
         self.following = False
         for viewer in list(self.viewers):
             self._cut(viewer, LOST, reason)

@@ -22,6 +22,7 @@ class CutProxy:
         self._lock = threading.Lock()
         self._open: set[socket.socket] = set()
         self._refusing = False
+        self._silent = False
         self._closed = False
         self.accepted = 0
         self.refused = 0
@@ -46,9 +47,15 @@ class CutProxy:
         for sock in sockets:
             _drop(sock)
 
+    def silence(self) -> None:
+        """Keep every connection open but drop whatever is sent either way (a cable pulled
+        between switches: no reset ever comes), until :meth:`restore`."""
+        with self._lock:
+            self._silent = True
+
     def restore(self) -> None:
         with self._lock:
-            self._refusing = False
+            self._refusing = self._silent = False
 
     def close(self) -> None:
         self._closed = True
@@ -82,7 +89,8 @@ class CutProxy:
     def _pump(self, source: socket.socket, sink: socket.socket) -> None:
         try:
             while data := source.recv(65536):
-                sink.sendall(data)
+                if not self._silent:
+                    sink.sendall(data)
         except OSError:
             pass
         finally:

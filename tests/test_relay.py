@@ -26,7 +26,18 @@ from playwright.async_api import async_playwright
 from websockets.asyncio.server import serve
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from dealer_ui.relay import LOST, FeedGap, Mirror, Relay, Resume, feed_url, server_url
+from dealer_ui.relay import (
+    CLOSE_TIMEOUT,
+    LOST,
+    PING_EVERY,
+    PING_TIMEOUT,
+    FeedGap,
+    Mirror,
+    Relay,
+    Resume,
+    feed_url,
+    server_url,
+)
 from tests.console_kit import LiveTable, Script, card_names, live_table
 from tests.relay_kit import RelayProcess
 from tests.service_kit import simulator
@@ -260,6 +271,29 @@ def test_a_cut_feed_closes_the_viewers_who_then_resume_exactly(tmp_path: Path) -
                     assert [seq_of(text) for text in missed] == list(
                         range(last + 1, feed.current.seq + 1)
                     )
+
+    with simulator("shoe") as shoe:
+        asyncio.run(scenario(shoe))
+
+
+def test_a_table_gone_silent_closes_the_viewers_within_seconds(tmp_path: Path) -> None:
+    async def scenario(shoe: Any) -> None:
+        async with live_table(tmp_path, shoe) as live:
+            host, port = live.served.url.removeprefix("http://").split(":")
+            with CutProxy((host, int(port))) as proxy:
+                async with relay_of(live, f"http://127.0.0.1:{proxy.port}") as (relay, url):
+                    async with websockets.connect(url + "/ws") as viewer:
+                        await viewer.recv()
+                        proxy.silence()  # no update, no reset: only the pings tell
+                        started = asyncio.get_running_loop().time()
+                        with pytest.raises(ConnectionClosed) as closed:
+                            await asyncio.wait_for(viewer.recv(), PING_EVERY + PING_TIMEOUT + 5)
+                        waited = asyncio.get_running_loop().time() - started
+                    assert closed.value.rcvd is not None and closed.value.rcvd.code == LOST
+                    assert waited <= PING_EVERY + PING_TIMEOUT + CLOSE_TIMEOUT + 0.5, waited
+                    assert not relay.following
+                    proxy.restore()
+                    await until(lambda: relay.following, "the relay follows again")
 
     with simulator("shoe") as shoe:
         asyncio.run(scenario(shoe))
