@@ -1,6 +1,8 @@
 """The dealer console in a real browser (Debian's Chromium driven by Playwright) against the
 table service on the shoe simulator: a whole hand dealt with the console's buttons, the
-bonus banner, the supervisor's PIN dialog, a reconnect, and never a hole card in the page.
+bonus banner, the seat ring marking where the next card and the bonus card go, the
+supervisor's PIN dialog, a reconnect, New hand waiting while the table is not ready,
+every control's label whole at 1280x800 and 1920x1080, and never a hole card in the page.
 
 Screenshots are saved in the folder named by ``LUCK_SCREENSHOTS`` (else the test's
 temporary folder).
@@ -9,15 +11,29 @@ temporary folder).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.async_api import async_playwright
 
-from controller.rules import Do
-from controller.table import Decide
+from controller.rules import Dest, Do, Rules
+from controller.table import (
+    CardRead,
+    CardUnreadable,
+    Decide,
+    DeckLoaded,
+    Disposition,
+    NewHand,
+    SitDown,
+    Table,
+    TableSettings,
+    apply,
+)
+from dealer_ui.views import view
 from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script, card_names, live_table
 from tests.service_kit import simulator
 from tests.test_dealer_ui_leaks import forbidden
@@ -28,6 +44,37 @@ pytestmark = pytest.mark.skipif(
     reason="Debian's Chromium is not installed (apt-get install -y chromium)",
 )
 TIMEOUT_MS = 20_000
+SIZES = ({"width": 1280, "height": 800}, {"width": 1920, "height": 1080})
+RING_MARKS = """() => Object.fromEntries(['next-card', 'bonus-due'].map((mark) => [mark,
+    [...document.querySelectorAll(`#ring .seat.${mark}`)].map((seat) => +seat.dataset.seat)]))"""
+
+
+async def opened(browser: Any, url: str) -> Any:
+    """A new 1280x800 page on ``url``."""
+    page = await browser.new_page(viewport=dict(SIZES[0]))
+    page.set_default_timeout(TIMEOUT_MS)
+    await page.goto(url)
+    return page
+
+
+@contextlib.asynccontextmanager
+async def console(tmp_path: Path, shoe: Any, path: str = "") -> AsyncIterator[tuple[Any, ...]]:
+    """The live table on ``shoe``, a Chromium, and a 1280x800 page on the console's
+    ``path``: (live table, browser, page)."""
+    async with live_table(tmp_path, shoe) as live, async_playwright() as playwright:
+        browser = await playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=["--no-sandbox"]
+        )
+        try:
+            yield live, browser, await opened(browser, live.served.url + path)
+        finally:
+            await browser.close()
+
+
+def on_the_shoe(scenario: Callable[[Any], Awaitable[None]]) -> None:
+    """Run ``scenario`` with the shoe simulator (its own process)."""
+    with simulator("shoe") as shoe:
+        asyncio.run(asyncio.wait_for(scenario(shoe), 300))
 
 
 def button_for(move: Decide) -> str:
@@ -50,6 +97,58 @@ async def touch_targets(page: Any) -> None:
             .map(([name, box]) => `${name}: ${box.width}x${box.height}`)"""
     )
     assert small == [], small
+
+
+async def labels_fit(page: Any) -> None:
+    """Every control's label is whole: nothing spills out of its box (scrollWidth <=
+    clientWidth) and no label ends in an ellipsis, which reads as a label cut short."""
+    cut = await page.evaluate(
+        """() => [...document.querySelectorAll('button, input, select, a')]
+            .filter((node) => node.clientWidth > 0)
+            .filter((node) => node.scrollWidth > node.clientWidth
+                || /(…|[.][.][.])$/.test(node.textContent.trim()))
+            .map((node) => `${node.id || node.textContent.trim()}: ${node.scrollWidth} px`
+                + ` in ${node.clientWidth} px, "${node.textContent.trim()}"`)"""
+    )
+    assert cut == [], cut
+
+
+async def fits_both_screens(page: Any) -> None:
+    """Touch targets and whole labels at 1280x800 and at 1920x1080; the page's own size
+    after."""
+    size = page.viewport_size
+    for screen in SIZES:
+        await page.set_viewport_size(screen)
+        await touch_targets(page)
+        await labels_fit(page)
+    await page.set_viewport_size(size)
+
+
+def ring_marks(table: Table) -> dict[str, list[int]]:
+    """The seats the ring must mark, as the lamps: where the next card goes (a seat's card
+    or the bonus card; not while the table is paused, when nothing is dealt) and every seat
+    with a bonus card due (to be dealt, or offered at its price)."""
+    hand = table.hand
+    if hand is None or not table.in_hand:
+        return {"next-card": [], "bonus-due": []}
+    waiting = hand.waiting_for
+    assert waiting is not None
+    due = waiting.kind == "card" and waiting.seat is not None and not table.paused
+    bonus = {
+        entry.seat
+        for entry in (waiting, *hand.queue)
+        if entry.seat is not None and (entry.kind == "bonus" or entry.destination is Dest.BONUS)
+    }
+    return {"next-card": [waiting.seat] if due else [], "bonus-due": sorted(bonus)}
+
+
+async def ring_as_the_table(page: Any, table: Table, role: str = "dealer") -> None:
+    """The ring marks the seats the table's lamps light; the public page never says where
+    the next card goes, only a bonus card due."""
+    marks = ring_marks(table)
+    if role == "public":
+        marks["next-card"] = []
+    assert await page.evaluate(RING_MARKS) == marks, table.signals.display
 
 
 async def sit_down(page: Any, seat: int) -> None:
@@ -86,13 +185,10 @@ def test_a_hand_dealt_with_the_console_buttons(tmp_path: Path) -> None:
     shots.mkdir(parents=True, exist_ok=True)
 
     async def scenario(shoe: Any) -> None:
-        async with live_table(tmp_path, shoe) as live, async_playwright() as playwright:
-            browser = await playwright.chromium.launch(
-                executable_path=str(CHROMIUM), args=["--no-sandbox"]
-            )
-            page = await browser.new_page(viewport={"width": 1280, "height": 800})
-            page.set_default_timeout(TIMEOUT_MS)
-            await page.goto(live.served.url)
+        async with console(tmp_path, shoe) as (live, browser, page):
+            await page.get_by_label("Dealer id").wait_for()
+            assert not await page.get_by_role("button", name="Sign out").is_visible()
+            await fits_both_screens(page)
             await page.get_by_label("Dealer id").fill("D200")
             await page.get_by_label("PIN", exact=True).fill("0000")
             await page.get_by_role("button", name="Sign in").click()
@@ -102,13 +198,12 @@ def test_a_hand_dealt_with_the_console_buttons(tmp_path: Path) -> None:
             await page.keyboard.type(DEALER["pin"])
             await page.keyboard.press("Enter")
             await page.get_by_text("live", exact=True).wait_for()
+            assert await page.get_by_role("button", name="Sign out").is_visible()
             # landmarks and labels for a screen reader
             for role, name in (("banner", None), ("main", None), ("complementary", "Decisions")):
                 assert await page.get_by_role(role, name=name).count() == 1, role
             assert await page.get_by_role("status").count() >= 1
-            public = await browser.new_page(viewport={"width": 1280, "height": 800})
-            public.set_default_timeout(TIMEOUT_MS)
-            await public.goto(live.served.url + "/public")
+            public = await opened(browser, live.served.url + "/public")
 
             for seat in (1, 2, 3):
                 await sit_down(page, seat)
@@ -122,11 +217,14 @@ def test_a_hand_dealt_with_the_console_buttons(tmp_path: Path) -> None:
                 for shown, role in ((page, "dealer"), (public, "public")):
                     await settled_page(shown, live)
                     await no_hole_card(shown, live, role)
+                    await ring_as_the_table(shown, live.service.table, role)
                 before = live.service.position
                 if move == "deal":
                     if live.service.table.signals.display.startswith("BONUS CARD"):
                         banner = page.locator("#next.bonus")
                         await banner.wait_for()
+                        bonus_seat = page.locator("#ring .seat.next-card.bonus-due .mark")
+                        assert await bonus_seat.text_content() == "NEXT: BONUS CARD"
                         if not bonus_seen:
                             await page.screenshot(path=str(shots / "console-bonus-1280x800.png"))
                         bonus_seen = True
@@ -134,6 +232,7 @@ def test_a_hand_dealt_with_the_console_buttons(tmp_path: Path) -> None:
                     continue
                 assert isinstance(move, Decide)
                 await touch_targets(page)
+                await labels_fit(page)
                 if move.do is Do.FOLD:  # from the keyboard: the button, Enter, then confirm
                     await page.locator(button_for(move)).focus()
                     await page.keyboard.press("Enter")
@@ -157,9 +256,7 @@ def test_a_hand_dealt_with_the_console_buttons(tmp_path: Path) -> None:
             await public.screenshot(path=str(shots / "public-showdown-1280x800.png"))
 
             # surveillance signs in with a supervisor's PIN and sees every hole card
-            watch = await browser.new_page(viewport={"width": 1280, "height": 800})
-            watch.set_default_timeout(TIMEOUT_MS)
-            await watch.goto(live.served.url + "/surveillance")
+            watch = await opened(browser, live.served.url + "/surveillance")
             await watch.get_by_label("Supervisor id").fill(SUPERVISOR["supervisor"])
             await watch.get_by_label("PIN", exact=True).fill(SUPERVISOR["pin"])
             await watch.get_by_role("button", name="Sign in").click()
@@ -200,6 +297,8 @@ def test_a_hand_dealt_with_the_console_buttons(tmp_path: Path) -> None:
             await alert.get_by_text(f"acknowledged by {DEALER['id']}").wait_for()
             assert await page.locator("#paused").is_visible()
             assert live.service.table.paused
+            await ring_as_the_table(page, live.service.table)
+            await fits_both_screens(page)
             await page.set_viewport_size({"width": 1920, "height": 1080})
             await page.screenshot(path=str(shots / "console-alert-1920x1080.png"))
             await alert.get_by_role("button", name="Resolve: dead").click()
@@ -214,23 +313,15 @@ def test_a_hand_dealt_with_the_console_buttons(tmp_path: Path) -> None:
             await alert.wait_for(state="detached")
             assert live.service.table.alerts == ()
             await no_hole_card(page, live)
-            await browser.close()
 
-    with simulator("shoe") as shoe:
-        asyncio.run(asyncio.wait_for(scenario(shoe), 300))
+    on_the_shoe(scenario)
 
 
 def test_every_card_face_fits_inside_its_card(tmp_path: Path) -> None:
     """Each of the 52 faces, as the page draws it (a ten as "10"), stays inside the card."""
 
     async def scenario(shoe: Any) -> None:
-        async with live_table(tmp_path, shoe) as live, async_playwright() as playwright:
-            browser = await playwright.chromium.launch(
-                executable_path=str(CHROMIUM), args=["--no-sandbox"]
-            )
-            page = await browser.new_page(viewport={"width": 1280, "height": 800})
-            page.set_default_timeout(TIMEOUT_MS)
-            await page.goto(live.served.url + "/public")
+        async with console(tmp_path, shoe, "/public") as (_live, _browser, page):
             spilled = await page.evaluate(
                 """() => {
                     const row = document.createElement('div');
@@ -246,8 +337,124 @@ def test_every_card_face_fits_inside_its_card(tmp_path: Path) -> None:
                         .map((card) => `${card.textContent}: ${card.scrollWidth} px`);
                 }"""
             )
-            await browser.close()
             assert spilled == [], spilled
 
-    with simulator("shoe") as shoe:
-        asyncio.run(asyncio.wait_for(scenario(shoe), 300))
+    on_the_shoe(scenario)
+
+
+def played(**rules: Any) -> list[Table]:
+    """The table at every step of a hand that the script plays on the pure table core with
+    ``rules``, and, when the bonus card is first due to be dealt, the table paused by a card
+    that left the shoe unread."""
+    table = Table(TableSettings(Rules.from_mapping(rules), seat_board=False))
+    for seat in (1, 2, 3):
+        table = apply(table, SitDown(at=0, seat=seat, player=f"P{seat}", buy_in=100)).table
+    script = Script()
+    order = iter(script.deck(table))
+    table = apply(apply(table, DeckLoaded(at=0, count=52)).table, NewHand(at=0)).table
+    tables = [table]
+    paused = False
+    while (move := script.move(table)) is not None:
+        if move == "deal":
+            if not paused and table.signals.display.startswith("BONUS CARD"):
+                tables.append(
+                    apply(table, CardUnreadable(at=0, disposition=Disposition.DEALT_UNREAD)).table
+                )
+                paused = True
+            step = apply(table, CardRead(at=0, code=int(next(order))))
+        else:
+            assert isinstance(move, Decide)
+            step = apply(table, move)
+        assert step.refused is None, step.refused
+        table = step.table
+        tables.append(table)
+    return tables
+
+
+def test_the_ring_marks_where_the_next_card_and_the_bonus_card_go(tmp_path: Path) -> None:
+    """At every step of a hand, the bonus card dealt at once, at the end of the street, or
+    offered at a price: the ring marks the seats the lamps light, apart (next card white,
+    bonus card green) and as the banner says; a pause takes the next card's mark away."""
+    hands = {
+        "at once": played(),
+        "end of street": played(bonus_timing="end_of_street"),
+        "priced": played(bonus_price=5),
+    }
+    seen: set[str] = set()
+
+    async def scenario(shoe: Any) -> None:
+        async with console(tmp_path, shoe) as (_live, _browser, page):
+            await page.get_by_label("Dealer id").wait_for()
+            for timing, tables in hands.items():
+                for table in tables:
+                    shown = await page.evaluate(
+                        "view => { render(view); return (" + RING_MARKS + ")(); }",
+                        view(table, "dealer"),
+                    )
+                    marks = ring_marks(table)
+                    display = table.signals.display
+                    assert shown == marks, (timing, display)
+                    if table.paused:
+                        seen.add("paused")
+                    for seat in marks["next-card"]:
+                        assert f"seat {seat}," in display, (timing, display)
+                    if marks["next-card"] == marks["bonus-due"] != []:
+                        seen.add("bonus card next")
+                        assert display.startswith("BONUS CARD"), (timing, display)
+                    elif marks["next-card"] and marks["bonus-due"]:
+                        seen.add("bonus card due, the next card elsewhere")
+                    elif marks["bonus-due"]:
+                        seen.add("bonus card due, no card next")
+
+    on_the_shoe(scenario)
+    assert len(seen) == 4, seen
+
+
+def test_new_hand_waits_until_the_table_is_ready(tmp_path: Path) -> None:
+    """Between hands, New hand is the green action only when the table says READY: with no
+    deck, and while a card out of turn pauses the table, it is disabled and not green, the
+    reason beside it; once the supervisor resolves the alert it is ready again. Sign out
+    only while signed in."""
+
+    async def scenario(shoe: Any) -> None:
+        async with console(tmp_path, shoe) as (live, _browser, page):
+            sign_out = page.get_by_role("button", name="Sign out")
+            await page.get_by_label("Dealer id").fill(DEALER["id"])
+            await page.get_by_label("PIN", exact=True).fill(DEALER["pin"])
+            await page.get_by_role("button", name="Sign in").click()
+            await page.get_by_text("live", exact=True).wait_for()
+            new_hand = page.locator("#new-hand")
+            why = page.locator("#new-hand-why")
+
+            async def waits(reason: str) -> None:
+                await settled_page(page, live)
+                assert await new_hand.is_disabled()
+                assert "primary" not in (await new_hand.get_attribute("class") or "")
+                assert await why.is_visible() and await why.text_content() == reason
+                await fits_both_screens(page)
+
+            await waits("Not yet: load a deck")
+            await live.seat_players()
+            await live.load(Script().deck(live.service.table))
+            await settled_page(page, live)
+            assert await new_hand.is_enabled()
+            assert "primary" in (await new_hand.get_attribute("class") or "")
+            assert not await why.is_visible()
+
+            await live.shoe.command("draw")  # a card out of the shoe between hands
+            await live.shoe.settled()
+            await live.until(lambda: live.service.table.paused, "the pause")
+            await waits("Table paused: the alert must be resolved first")
+
+            (alert,) = live.service.table.alerts
+            body = {**SUPERVISOR, "why": "card taken away", "alert": alert.id, "remedy": "dead"}
+            (await live.post("/api/supervisor/resolve", body)).raise_for_status()
+            await live.until(lambda: not live.service.table.paused, "the alert resolved")
+            await settled_page(page, live)
+            assert await new_hand.is_enabled()
+
+            await sign_out.click()
+            await page.get_by_label("Dealer id").wait_for()
+            assert not await sign_out.is_visible()
+
+    on_the_shoe(scenario)

@@ -83,9 +83,15 @@ async function send(path, body, done) {
 
 // --- sign-in -------------------------------------------------------------------------
 
+// Sign out is offered only to someone signed in (never behind the sign-in dialog).
+function showSignOut() {
+  $("sign-out").hidden = !state.token;
+}
+
 function signedOut(reason) {
   state.token = null;
   sessionStorage.removeItem(TOKEN_KEY);
+  showSignOut();
   if (state.socket) state.socket.close();
   const dialog = $("sign-in");
   dialog.querySelector(".error").textContent = reason || "";
@@ -108,6 +114,7 @@ $("sign-in-form").addEventListener("submit", async (event) => {
   }
   state.token = result.data.token;
   sessionStorage.setItem(TOKEN_KEY, state.token);
+  showSignOut();
   $("sign-in").close();
   connect();
 });
@@ -174,7 +181,28 @@ function cardNode(card) {
   return el("span", { class: classes.join(" "), role: "img", "aria-label": label, "data-card": card.card }, `${rank}${SUITS[suit]}`);
 }
 
-function seatNode(number, seat) {
+// Where the shoe's seat lamps point, from the view's `next` and `lamps`: the seat the next
+// card goes to (not while paused: the dealer does not deal then) and the seats with a bonus
+// card due. The lamps light the next card's seat and every bonus seat, so a lit seat other
+// than the next card's is a bonus seat (the bonus card itself may be the next card).
+function seatMarks(view) {
+  const next = view.next;
+  const card = !view.paused && next && next.kind === "card" && next.seat ? next : null;
+  const bonus = view.lamps.bonus
+    ? view.lamps.seats.filter((seat) => !card || seat !== card.seat || card.destination === "bonus")
+    : [];
+  return { card, bonus };
+}
+
+// The seat's marking: [class, words on the seat] (null: none).
+function seatMark(number, marks) {
+  const card = marks.card && marks.card.seat === number ? marks.card : null;
+  if (card && card.destination === "bonus") return ["next-card bonus-due", "NEXT: BONUS CARD"];
+  if (card) return ["next-card", `NEXT CARD: ${card.face.toUpperCase()}`];
+  return marks.bonus.includes(number) ? ["bonus-due", "BONUS CARD DUE"] : null;
+}
+
+function seatNode(number, seat, marks) {
   if (!seat) {
     return el("li", { class: "seat empty", "data-pos": number, "aria-label": `seat ${number}, empty` },
       el("h3", {}, el("span", { class: "num", text: `Seat ${number}` }), el("span", { text: "empty" })));
@@ -182,9 +210,13 @@ function seatNode(number, seat) {
   const classes = ["seat"];
   if (seat.to_act) classes.push("acts");
   if (seat.folded) classes.push("folded");
+  const mark = seatMark(number, marks);
+  if (mark) classes.push(mark[0]);
   const status = seat.to_act ? "TO ACT" : seat.folded ? "FOLDED" : seat.all_in ? "ALL-IN"
     : seat.mucked ? "MUCKED" : seat.sitting_out ? "SITTING OUT" : "";
-  const node = el("li", { class: classes.join(" "), "data-pos": number, "data-seat": number, "aria-label": `seat ${number}, ${seat.player}` },
+  const label = `seat ${number}, ${seat.player}${mark ? `, ${mark[1].toLowerCase()}` : ""}`;
+  const node = el("li", { class: classes.join(" "), "data-pos": number, "data-seat": number, "aria-label": label },
+    mark ? el("p", { class: "mark", "aria-hidden": "true", text: mark[1] }) : null,
     el("h3", {}, el("span", { class: "num", text: `Seat ${number}` }), el("span", { text: seat.player })),
     el("div", { class: "money" }, el("span", { text: `Stack ${seat.stack}` }), seat.bet ? el("span", { class: "bet", text: `Bet ${seat.bet}` }) : null),
     el("div", { class: "state" + (seat.all_in ? " all-in" : ""), text: status }),
@@ -255,6 +287,18 @@ function renderChoices(view) {
     box.append(button);
   }
   if (hadFocus && box.firstChild) box.firstChild.focus();
+}
+
+// New hand is the action to take only when the table says so (READY: NEW HAND); until then
+// it waits, disabled and not green, with the reason beside it (a pause above all).
+function renderNewHand(view) {
+  const ready = view.display.startsWith("READY");
+  const button = $("new-hand");
+  button.disabled = !ready;
+  button.classList.toggle("primary", ready);
+  $("new-hand-why").textContent = ready ? ""
+    : view.paused ? "Table paused: the alert must be resolved first"
+    : `Not yet: ${view.display.toLowerCase()}`;
 }
 
 function renderAlerts(view) {
@@ -349,8 +393,10 @@ function render(view) {
   state.display = view.display;
 
   const bySeat = new Map(view.seats.map((seat) => [seat.seat, seat]));
+  const marks = seatMarks(view);
+  if (ROLE === "public") marks.card = null;  // the public is not told where a card goes
   const ring = [];
-  for (let number = 1; number <= SEATS; number++) ring.push(seatNode(number, bySeat.get(number)));
+  for (let number = 1; number <= SEATS; number++) ring.push(seatNode(number, bySeat.get(number), marks));
   $("ring").replaceChildren(...ring);
 
   const community = $("community");
@@ -364,6 +410,7 @@ function render(view) {
   if (ROLE === "dealer") {
     renderChoices(view);
     $("between").hidden = view.in_hand;
+    renderNewHand(view);
   }
   if ($("alerts")) renderAlerts(view);
 }
@@ -436,7 +483,6 @@ function asViewer() {
   $("side").setAttribute("aria-label", "Alerts");
   if (ROLE === "public") {
     $("side").remove();
-    $("sign-out").hidden = true;
   } else {
     $("sign-in-title").textContent = "Surveillance sign-in";
     $("sign-in-id").textContent = "Supervisor id";
@@ -448,4 +494,5 @@ if (ROLE === "dealer") {
   wireDealer();
 }
 else asViewer();
+showSignOut();
 connect();
