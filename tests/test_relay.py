@@ -187,6 +187,24 @@ async def relay_of(
         yield relay, server_url(server, tls=False)
 
 
+@asynccontextmanager
+async def relayed_through_a_proxy(
+    folder: Path, shoe: Any
+) -> AsyncIterator[tuple[LiveTable, CutProxy, Relay, str]]:
+    """A live table and a relay following its feed through a proxy that can cut it."""
+    async with live_table(folder, shoe) as live:
+        host, port = live.served.url.removeprefix("http://").split(":")
+        with CutProxy((host, int(port))) as proxy:
+            async with relay_of(live, f"http://127.0.0.1:{proxy.port}") as (relay, url):
+                yield live, proxy, relay, url
+
+
+def on_a_shoe(scenario: Any) -> None:
+    """Run ``scenario(shoe)`` with a shoe simulator process."""
+    with simulator("shoe") as shoe:
+        asyncio.run(scenario(shoe))
+
+
 def test_relay_viewers_get_the_tables_feed_byte_for_byte(tmp_path: Path) -> None:
     async def scenario(shoe: Any) -> None:
         async with (
@@ -224,79 +242,67 @@ def test_relay_viewers_get_the_tables_feed_byte_for_byte(tmp_path: Path) -> None
             for task in followers:
                 task.cancel()
 
-    with simulator("shoe") as shoe:
-        asyncio.run(scenario(shoe))
+    on_a_shoe(scenario)
 
 
 def test_a_cut_feed_closes_the_viewers_who_then_resume_exactly(tmp_path: Path) -> None:
     async def scenario(shoe: Any) -> None:
-        async with live_table(tmp_path, shoe) as live:
-            host, port = live.served.url.removeprefix("http://").split(":")
-            with CutProxy((host, int(port))) as proxy:
-                source = f"http://127.0.0.1:{proxy.port}"
-                async with relay_of(live, source) as (relay, url):
-                    await live.seat_players()
-                    feed = live.served.app.state.feed
-                    seen: list[str] = []
-                    async with websockets.connect(url + "/ws") as viewer:
+        async with relayed_through_a_proxy(tmp_path, shoe) as (live, proxy, relay, url):
+            await live.seat_players()
+            feed = live.served.app.state.feed
+            seen: list[str] = []
+            async with websockets.connect(url + "/ws") as viewer:
+                seen.append(str(await viewer.recv()))
+                proxy.cut()
+                with pytest.raises(ConnectionClosed) as closed:
+                    while True:
                         seen.append(str(await viewer.recv()))
-                        proxy.cut()
-                        with pytest.raises(ConnectionClosed) as closed:
-                            while True:
-                                seen.append(str(await viewer.recv()))
-                    assert closed.value.rcvd is not None and closed.value.rcvd.code == LOST
-                    assert not relay.following
-                    async with httpx.AsyncClient(base_url=url.replace("ws", "http", 1)) as http:
-                        health = await http.get("/health")
-                        assert health.status_code == 503 and not health.json()["following"]
-                    with pytest.raises(InvalidStatus) as refused:
-                        async with websockets.connect(url + "/ws"):
-                            pass
-                    assert refused.value.response.status_code == 503
-                    epoch, last = json.loads(seen[-1])["epoch"], seq_of(seen[-1])
-                    await live.load(Script().deck(live.service.table))
-                    (await live.post("/api/hands")).raise_for_status()  # the table moves on
-                    await live.draw()
-                    assert feed.current.seq > last
-                    proxy.restore()
-                    await until(lambda: relay.following, "the relay follows again")
-                    await until(lambda: relay.mirror.seq == feed.current.seq, "caught up")
-                    missed: list[str] = []
-                    resumed = f"{url}/ws?epoch={epoch}&last={last}"
-                    async with websockets.connect(resumed) as viewer:
-                        while not missed or seq_of(missed[-1]) < feed.current.seq:
-                            missed.append(str(await viewer.recv()))
-                    kinds = {json.loads(text)["type"] for text in missed}
-                    assert kinds == {"update"}  # what it missed, no snapshot
-                    assert [seq_of(text) for text in missed] == list(
-                        range(last + 1, feed.current.seq + 1)
-                    )
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == LOST
+            assert not relay.following
+            async with httpx.AsyncClient(base_url=url.replace("ws", "http", 1)) as http:
+                health = await http.get("/health")
+                assert health.status_code == 503 and not health.json()["following"]
+            with pytest.raises(InvalidStatus) as refused:
+                async with websockets.connect(url + "/ws"):
+                    pass
+            assert refused.value.response.status_code == 503
+            epoch, last = json.loads(seen[-1])["epoch"], seq_of(seen[-1])
+            await live.load(Script().deck(live.service.table))
+            (await live.post("/api/hands")).raise_for_status()  # the table moves on
+            await live.draw()
+            assert feed.current.seq > last
+            proxy.restore()
+            await until(lambda: relay.following, "the relay follows again")
+            await until(lambda: relay.mirror.seq == feed.current.seq, "caught up")
+            missed: list[str] = []
+            resumed = f"{url}/ws?epoch={epoch}&last={last}"
+            async with websockets.connect(resumed) as viewer:
+                while not missed or seq_of(missed[-1]) < feed.current.seq:
+                    missed.append(str(await viewer.recv()))
+            kinds = {json.loads(text)["type"] for text in missed}
+            assert kinds == {"update"}  # what it missed, no snapshot
+            assert [seq_of(text) for text in missed] == list(range(last + 1, feed.current.seq + 1))
 
-    with simulator("shoe") as shoe:
-        asyncio.run(scenario(shoe))
+    on_a_shoe(scenario)
 
 
 def test_a_table_gone_silent_closes_the_viewers_within_seconds(tmp_path: Path) -> None:
     async def scenario(shoe: Any) -> None:
-        async with live_table(tmp_path, shoe) as live:
-            host, port = live.served.url.removeprefix("http://").split(":")
-            with CutProxy((host, int(port))) as proxy:
-                async with relay_of(live, f"http://127.0.0.1:{proxy.port}") as (relay, url):
-                    async with websockets.connect(url + "/ws") as viewer:
-                        await viewer.recv()
-                        proxy.silence()  # no update, no reset: only the pings tell
-                        started = asyncio.get_running_loop().time()
-                        with pytest.raises(ConnectionClosed) as closed:
-                            await asyncio.wait_for(viewer.recv(), PING_EVERY + PING_TIMEOUT + 5)
-                        waited = asyncio.get_running_loop().time() - started
-                    assert closed.value.rcvd is not None and closed.value.rcvd.code == LOST
-                    assert waited <= PING_EVERY + PING_TIMEOUT + CLOSE_TIMEOUT + 0.5, waited
-                    assert not relay.following
-                    proxy.restore()
-                    await until(lambda: relay.following, "the relay follows again")
+        async with relayed_through_a_proxy(tmp_path, shoe) as (_, proxy, relay, url):
+            async with websockets.connect(url + "/ws") as viewer:
+                await viewer.recv()
+                proxy.silence()  # no update, no reset: only the pings tell
+                started = asyncio.get_running_loop().time()
+                with pytest.raises(ConnectionClosed) as closed:
+                    await asyncio.wait_for(viewer.recv(), PING_EVERY + PING_TIMEOUT + 5)
+                waited = asyncio.get_running_loop().time() - started
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == LOST
+            assert waited <= PING_EVERY + PING_TIMEOUT + CLOSE_TIMEOUT + 0.5, waited
+            assert not relay.following
+            proxy.restore()
+            await until(lambda: relay.following, "the relay follows again")
 
-    with simulator("shoe") as shoe:
-        asyncio.run(scenario(shoe))
+    on_a_shoe(scenario)
 
 
 def test_a_viewer_that_does_not_read_is_cut_off_and_the_others_get_everything() -> None:
@@ -401,8 +407,7 @@ def test_the_public_page_through_the_relay_process(tmp_path: Path) -> None:
                 status = await asyncio.to_thread(relay.stop)
                 assert status == 0, relay.output()
 
-    with simulator("shoe") as shoe:
-        asyncio.run(scenario(shoe))
+    on_a_shoe(scenario)
 
 
 async def until_following(http: httpx.AsyncClient) -> None:
