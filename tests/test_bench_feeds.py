@@ -1,0 +1,29 @@
+"""The feed benchmark's short version: ``bench/feeds.py`` with a few viewers and one hand
+runs, measures the three ways (one viewer, every viewer on the table service, the public
+viewers through a relay process) and finds every update delivered, in order."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent.parent / "bench" / "feeds.py"
+
+
+def test_the_feed_benchmark_runs_and_loses_no_update() -> None:
+    done = subprocess.run(
+        [sys.executable, str(BENCH), "--viewers", "4", "--hands", "1"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = [line.split() for line in done.stdout.splitlines() if line[:8].strip().isdigit()]
+    ways = [(row[0], row[1]) for row in rows]
+    assert ways == [("1", "direct"), ("12", "direct"), ("12", "relay")]  # 4 public + 8 players
+    for row in rows:
+        measured, cards = row[2].split("/")
+        assert measured == cards and int(cards) > 10, row  # every card reached every viewer
+        assert row[10:12] == ["0", "0"], row  # none dropped, none out of order
