@@ -7,7 +7,10 @@ import re
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 LUCK_TABLE = Path(sys.executable).with_name("luck-table")
 SIM = [str(LUCK_TABLE), "sim"]
@@ -79,10 +82,17 @@ def test_faults_are_counted_and_resolved(tmp_path: Path) -> None:
     assert field(faulty.stdout, fingerprint) == field(clean.stdout, fingerprint)
 
 
-def test_ctrl_c_stops_the_table_and_the_simulators_and_prints_the_summary(
-    tmp_path: Path,
+@pytest.mark.parametrize(
+    ("stop", "by"),
+    [
+        (lambda pid: os.killpg(pid, signal.SIGINT), "Ctrl-C"),  # a terminal's, to the group
+        (lambda pid: os.kill(pid, signal.SIGTERM), "SIGTERM"),  # kill, systemd: to it alone
+    ],
+    ids=["ctrl-c", "sigterm"],
+)
+def test_ctrl_c_or_sigterm_stops_the_table_and_the_simulators_and_prints_the_summary(
+    tmp_path: Path, stop: Callable[[int], None], by: str
 ) -> None:
-    """SIGINT to the whole process group, as a terminal's Ctrl-C sends it."""
     process = subprocess.Popen(
         [*SIM, "--hands", "0", "--speed", "max"],
         cwd=tmp_path,
@@ -95,10 +105,10 @@ def test_ctrl_c_stops_the_table_and_the_simulators_and_prints_the_summary(
     for line in process.stdout:
         if line == "hand 2 is over\n":
             break
-    os.killpg(process.pid, signal.SIGINT)
+    stop(process.pid)
     out, err = process.communicate(timeout=60)
     assert process.returncode == 0, err
-    assert "stopped (Ctrl-C)" in out and "conserved" in field(out, "chips")
+    assert f"stopped ({by})" in out and "conserved" in field(out, "chips")
     assert "Traceback" not in err
     group = ["pgrep", "-g", str(process.pid)]
     left = subprocess.run(group, capture_output=True, text=True, check=False)

@@ -1,8 +1,9 @@
 """``luck-table sim``: the simulated table, dealt by an automatic dealer, in the terminal.
 
-Exit status: 0 when the hands were dealt and every chip is accounted for; 1 when the
-simulation went wrong (the table refused the dealer, chips not conserved, a device
-failed); 2 for a bad option.
+Ctrl-C (SIGINT) and SIGTERM stop it alike: the simulators and the service are stopped, and
+the summary printed. Exit status: 0 when the hands were dealt (or it was stopped) and every
+chip is accounted for; 1 when the simulation went wrong (the table refused the dealer,
+chips not conserved, a device failed); 2 for a bad option.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -205,13 +207,15 @@ def run(args: argparse.Namespace) -> int:
         final[:] = [table]
 
     status = 0
-    interrupted = False
+    interrupted = ""  # what stopped the run before its hands were dealt
     if live:
         sys.stdout.write(HIDE_CURSOR)
     try:
         asyncio.run(_deal(chosen, tally, observe, view))
     except KeyboardInterrupt:
-        interrupted = True
+        interrupted = "Ctrl-C"
+    except asyncio.CancelledError:  # by SIGTERM (_deal)
+        interrupted = "SIGTERM"
     except (DealerError, FloorError, JournalError, OSError, RuntimeError) as error:
         status = fail("sim", str(error), status=1)  # the simulators, the service
     finally:
@@ -224,7 +228,7 @@ def run(args: argparse.Namespace) -> int:
     table = final[0]
     print()
     if interrupted:  # after the live view's last drawing, which would cover it
-        print(stopped(table))
+        print(stopped(table, interrupted))
     print("\n".join(summary(tally, table, time.monotonic() - started)))
     if not chosen.core_only:
         log = chosen.journal.with_suffix(".log")
@@ -246,6 +250,11 @@ def _log_to(path: Path) -> None:
 
 
 async def _deal(chosen: Options, tally: Tally, observe: Observer, view: View) -> None:
+    dealing = asyncio.current_task()
+    assert dealing is not None
+    # SIGTERM (kill, systemd) stops the run as Ctrl-C does: the simulators and the service
+    # are stopped on the way out, not left running without their parent
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, dealing.cancel)
     if chosen.core_only:
         view.subtitle = "the table core in this process (--core-only)"
         floor = CoreFloor(chosen.settings, observe, start=int(time.time() * 1000))

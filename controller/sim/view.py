@@ -136,15 +136,16 @@ def _card(dealt: Dealt, wild: bool) -> str:
     return text if dealt.up else f"{DIM}[{RESET}{text}{DIM}]{RESET}"
 
 
-def stopped(table: Table) -> str:
-    """The line printed when the run is stopped with Ctrl-C: where the table was. A hand in
-    progress stays so in the journal; the summary's stacks are as that hand started."""
+def stopped(table: Table, by: str = "Ctrl-C") -> str:
+    """The line printed when the run is stopped (``by`` Ctrl-C or SIGTERM): where the table
+    was. A hand in progress stays so in the journal; the summary's stacks are as that hand
+    started."""
     hand = table.hand
     if not table.in_hand or hand is None:
-        return "stopped (Ctrl-C) between hands"
+        return f"stopped ({by}) between hands"
     street = STREET_NAMES.get(hand.street, str(hand.street))
     return (
-        f"stopped (Ctrl-C) during hand {table.hand_number}, {street} street "
+        f"stopped ({by}) during hand {table.hand_number}, {street} street "
         "(in progress in the journal; the stacks below are as it started)"
     )
 
