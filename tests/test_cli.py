@@ -12,11 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from controller.journal import Journal
+
 LUCK_TABLE = str(Path(sys.executable).with_name("luck-table"))
 HANDS = Path(__file__).parent / "hands"
 WORKED_EXAMPLE = HANDS / "article4_worked_example.json"
 TWO_SEATS = '{"seats": {"1": 100, "2": 100}'
-ERROR_LINE = re.compile(r"^luck-table (eval|replay): error: \S.*\n$")
+ERROR_LINE = re.compile(r"^luck-table (eval|replay|history): error: \S.*\n$")
 
 
 def luck_table(*argv, stdin: bytes = b"") -> subprocess.CompletedProcess:
@@ -60,6 +62,25 @@ def test_every_subcommand_reports_an_error_in_one_format(argv, stdin):
     result = luck_table(*argv, stdin=stdin)
     assert result.returncode == 2
     assert ERROR_LINE.match(result.stderr.decode()), result.stderr
+
+
+def test_history_of_a_journal_without_hands_says_so(tmp_path):
+    path = tmp_path / "table.sqlite"
+    Journal.open(path).close()
+    result = luck_table("history", "--journal", str(path))
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert result.stdout.decode() == f"{path}: the journal holds no hands\n"
+    as_json = luck_table("history", "--journal", str(path), "--json")
+    assert (as_json.returncode, json.loads(as_json.stdout)) == (0, [])
+
+
+@pytest.mark.parametrize(("name", "why"), [("none.sqlite", "no such file"), (".", "a folder")])
+def test_history_of_an_absent_journal_is_an_error_naming_the_path(tmp_path, name, why):
+    path = tmp_path / name
+    result = luck_table("history", "--journal", str(path))
+    assert (result.returncode, result.stdout) == (2, b"")
+    assert ERROR_LINE.match(result.stderr.decode()), result.stderr
+    assert f"no journal at {path} ({why}".encode() in result.stderr
 
 
 def hostile_scripts() -> dict[str, bytes]:
