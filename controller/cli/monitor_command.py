@@ -20,7 +20,7 @@ from typing import Any
 from controller.cli.common import fail
 from controller.journal import Device, Input, Journal, JournalError, to_input
 from controller.monitor import Monitor, Observed
-from controller.rules.cards import Card
+from controller.rules.cards import Card, counted
 from drivers.device import SeatBoardDriver, ShoeDriver
 from drivers.errors import DriverError
 
@@ -137,7 +137,7 @@ def _describe(kind: str, fields: dict[str, Any]) -> str:
             )
         case "DeckLoaded":
             return (
-                f"deck {fields['deck_id']} loaded: {fields['cards_loaded']} cards, "
+                f"deck {fields['deck_id']} loaded: {counted(fields['cards_loaded'], 'card')}, "
                 f"{fields['cards_remaining']} in the shoe"
             )
         case "DeviceFault":
