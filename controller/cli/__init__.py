@@ -23,6 +23,7 @@ from types import ModuleType
 from controller.cli import (
     eval_command,
     floor_command,
+    hash_pin_command,
     hil_command,
     history_command,
     monitor_command,
@@ -41,6 +42,7 @@ SUBCOMMANDS: tuple[ModuleType, ...] = (
     monitor_command,
     hil_command,
     floor_command,
+    hash_pin_command,
 )
 INTERRUPTED = 128 + signal.SIGINT
 OUTPUT_CLOSED = 128 + signal.SIGPIPE
