@@ -154,6 +154,7 @@ def test_json_lines_say_type_fields_device_boot_seq_and_time_and_sigterm_stops_i
             deck, king, ten = (json.loads(line) for line in running.lines[1:4])
             assert set(king) == {
                 "time",
+                "source",
                 "type",
                 "device",
                 "serial",
@@ -163,7 +164,8 @@ def test_json_lines_say_type_fields_device_boot_seq_and_time_and_sigterm_stops_i
                 "position",
                 "duplicate",
             }
-            assert (king["type"], king["device"], king["serial"]) == ("CardRead", "shoe", "SHOE-J")
+            assert (king["source"], king["type"]) == ("device", "CardRead")
+            assert (king["device"], king["serial"]) == ("shoe", "SHOE-J")
             assert (king["boot_id"], king["seq"], king["position"]) == (boot, 1, None)
             assert king["fields"] == {"card": 45, "read_counter": 0, "uid": drawn[0]}
             assert ten["fields"]["card"] == 34 and ten["seq"] == 2
