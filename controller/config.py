@@ -19,7 +19,7 @@ value and what is allowed (the CLI turns it into exit status 2). Sections (see
   PostgreSQL connection string, and ``batch``, ``retry_initial``, ``retry_max``,
   ``heartbeat`` (docs/floor.md).
 - ``[[credentials.supervisors]]`` and ``[[credentials.dealers]]``: ``id`` and ``pin_hash``,
-  an Argon2 hash made by ``hash_pin`` (``python -m controller.config hash-pin``); plain
+  an Argon2 hash made by ``hash_pin`` (``luck-table hash-pin``); plain
   PINs are refused.
 
 Relative paths are relative to the folder of the configuration file.
@@ -27,7 +27,6 @@ Relative paths are relative to the folder of the configuration file.
 
 from __future__ import annotations
 
-import getpass
 import ipaddress
 import re
 import sys
@@ -393,23 +392,8 @@ def _credentials(credentials: Mapping[str, Any], role: str) -> tuple[Credential,
     return tuple(out)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m controller.config hash-pin``: print the hash of a PIN typed twice."""
-    args = sys.argv[1:] if argv is None else argv
-    if args != ["hash-pin"]:
-        print("usage: python -m controller.config hash-pin", file=sys.stderr)
-        return 2
-    pin = getpass.getpass("PIN: ") if sys.stdin.isatty() else sys.stdin.readline().rstrip("\n")
-    if sys.stdin.isatty() and getpass.getpass("PIN again: ") != pin:
-        print("error: the PINs differ", file=sys.stderr)
-        return 2
-    try:
-        print(hash_pin(pin))
-    except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    # ``python -m controller.config hash-pin``, as older notes say: ``luck-table hash-pin``
+    from controller.cli import main
+
+    sys.exit(main(sys.argv[1:]))

@@ -10,8 +10,8 @@ Sections (see ``deploy/floor.example.toml`` and docs/floor.md):
   neither), as the table's ``[api]``.
 - ``[consoles]`` (optional): ``TABLE_ID = "https://host:port"``, each table's own console,
   linked from the pit page (its ``/surveillance`` page).
-- ``[[credentials.supervisors]]``: ``id`` and ``pin_hash`` (Argon2, ``python -m
-  controller.config hash-pin``), as the table's: who may sign in to the pit view.
+- ``[[credentials.supervisors]]``: ``id`` and ``pin_hash`` (Argon2, ``luck-table
+  hash-pin``), as the table's: who may sign in to the pit view.
 
 ``load_floor_config(path)`` returns a :class:`FloorConfig` or raises
 ``controller.config.ConfigError`` naming the key, the value and what is allowed.

@@ -12,11 +12,14 @@ from pathlib import Path
 
 import pytest
 
+from controller.config import verify_pin
+from controller.journal import Journal
+
 LUCK_TABLE = str(Path(sys.executable).with_name("luck-table"))
 HANDS = Path(__file__).parent / "hands"
 WORKED_EXAMPLE = HANDS / "article4_worked_example.json"
 TWO_SEATS = '{"seats": {"1": 100, "2": 100}'
-ERROR_LINE = re.compile(r"^luck-table (eval|replay): error: \S.*\n$")
+ERROR_LINE = re.compile(r"^luck-table (eval|replay|history|hash-pin): error: \S.*\n$")
 
 
 def luck_table(*argv, stdin: bytes = b"") -> subprocess.CompletedProcess:
@@ -60,6 +63,78 @@ def test_every_subcommand_reports_an_error_in_one_format(argv, stdin):
     result = luck_table(*argv, stdin=stdin)
     assert result.returncode == 2
     assert ERROR_LINE.match(result.stderr.decode()), result.stderr
+
+
+def test_history_of_a_journal_without_hands_says_so(tmp_path):
+    path = tmp_path / "table.sqlite"
+    Journal.open(path).close()
+    result = luck_table("history", "--journal", str(path))
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert result.stdout.decode() == f"{path}: the journal holds no hands\n"
+    as_json = luck_table("history", "--journal", str(path), "--json")
+    assert (as_json.returncode, json.loads(as_json.stdout)) == (0, [])
+
+
+@pytest.mark.parametrize(("name", "why"), [("none.sqlite", "no such file"), (".", "a folder")])
+def test_history_of_an_absent_journal_is_an_error_naming_the_path(tmp_path, name, why):
+    path = tmp_path / name
+    result = luck_table("history", "--journal", str(path))
+    assert (result.returncode, result.stdout) == (2, b"")
+    assert ERROR_LINE.match(result.stderr.decode()), result.stderr
+    assert f"no journal at {path} ({why}".encode() in result.stderr
+
+
+def test_hash_pin_prints_a_hash_of_the_pin_on_standard_input():
+    result = luck_table("hash-pin", stdin=b"97531\r\n")
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert verify_pin(result.stdout.decode().strip(), "97531")
+
+
+@pytest.mark.parametrize(
+    ("stdin", "message"),
+    [
+        (b"12\n", "standard input, line 1: a PIN needs at least 4 characters"),
+        (b"", "standard input is empty: no PIN to hash"),
+        (b"12\xff4\n", "standard input, line 1: not UTF-8 text: byte 0xff at offset 2"),
+    ],
+)
+@pytest.mark.parametrize("command", [[LUCK_TABLE], [sys.executable, "-m", "controller.config"]])
+def test_hash_pin_reports_errors_in_the_common_format(command, stdin, message):
+    result = subprocess.run(
+        [*command, "hash-pin"], input=stdin, capture_output=True, check=False, timeout=60
+    )
+    assert (result.returncode, result.stdout) == (2, b"")
+    assert result.stderr.decode() == f"luck-table hash-pin: error: {message}\n"
+
+
+@pytest.mark.parametrize(
+    ("second", "out"),
+    [(b"2468", "$argon2id$"), (b"2469", "error: the PIN typed: the two PINs typed differ")],
+)
+def test_hash_pin_at_a_terminal_asks_twice(second, out):
+    pid, terminal = os.forkpty()
+    if pid == 0:  # the child, on the terminal
+        os.execv(LUCK_TABLE, [LUCK_TABLE, "hash-pin"])
+    said = b""
+    for answer in (b"2468", second):
+        while not said.endswith(b": "):
+            said += os.read(terminal, 1024)
+        os.write(terminal, answer + b"\n")
+        said += b"\n"
+    while True:
+        try:
+            chunk = os.read(terminal, 1024)
+        except OSError:  # the child has ended: the terminal is closed
+            break
+        if not chunk:
+            break
+        said += chunk
+    _, status = os.waitpid(pid, 0)
+    os.close(terminal)
+    assert os.waitstatus_to_exitcode(status) == (0 if out.startswith("$") else 2)
+    text = said.decode()
+    assert "PIN: " in text and "PIN again: " in text and out in text
+    assert "2468" not in text  # never echoed
 
 
 def hostile_scripts() -> dict[str, bytes]:

@@ -42,6 +42,16 @@ def test_the_unit_runs_serve_as_its_own_user_restarting_on_failure() -> None:
     assert unit()["Install"]["WantedBy"] == "multi-user.target"
 
 
+def test_the_example_journal_lies_in_the_folder_the_unit_makes() -> None:
+    """The service makes no folder: the journal's is the unit's StateDirectory= (made by
+    systemd as the service starts), so the example configuration runs as installed."""
+    from controller.config import load_config  # noqa: PLC0415
+
+    folder = Path("/var/lib") / unit()["Service"]["StateDirectory"]
+    assert load_config(DEPLOY / "table.example.toml").journal.parent == folder
+    assert unit()["Service"]["WorkingDirectory"] == str(folder)
+
+
 def test_the_floor_unit_runs_the_floor_service_with_the_example_configuration() -> None:
     from pit_ui.config import load_floor_config  # noqa: PLC0415
 

@@ -306,6 +306,7 @@ def test_comparing_with_something_else_is_refused():
         ([51, 47, 43, 39, 35, "Zz"], "Zz", "unknown card"),
         ([51, 47, 43, 39, 35, 1.5], 1.5, "rank and suit"),
         ("As Ks Qs Js", "As Ks Qs Js", "4 cards"),
+        ("As", "As", "'As': 1 card: a hand has 5 to 8 cards"),
         ("", None, "no cards"),
         ("As Ks Qs Js Ts 9s 8s 7s 6s", "6s", "9th card"),
     ],

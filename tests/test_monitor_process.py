@@ -20,8 +20,10 @@ from pathlib import Path
 import pytest
 from test_firmware_sim_process import WAIT, Control, simulator
 
-from controller.journal import Journal, event_of, to_input
+from controller.journal import Input, Journal, event_of, to_input
 from controller.journal.device_events import device_of
+from controller.service.records import ACCESS, record_of
+from controller.table import SitDown
 from drivers import events as ev
 from drivers.protocol import DeviceKind, Disposition
 
@@ -152,6 +154,7 @@ def test_json_lines_say_type_fields_device_boot_seq_and_time_and_sigterm_stops_i
             deck, king, ten = (json.loads(line) for line in running.lines[1:4])
             assert set(king) == {
                 "time",
+                "source",
                 "type",
                 "device",
                 "serial",
@@ -161,7 +164,8 @@ def test_json_lines_say_type_fields_device_boot_seq_and_time_and_sigterm_stops_i
                 "position",
                 "duplicate",
             }
-            assert (king["type"], king["device"], king["serial"]) == ("CardRead", "shoe", "SHOE-J")
+            assert (king["source"], king["type"]) == ("device", "CardRead")
+            assert (king["device"], king["serial"]) == ("shoe", "SHOE-J")
             assert (king["boot_id"], king["seq"], king["position"]) == (boot, 1, None)
             assert king["fields"] == {"card": 45, "read_counter": 0, "uid": drawn[0]}
             assert ten["fields"]["card"] == 34 and ten["seq"] == 2
@@ -280,6 +284,51 @@ def test_dump_prints_what_a_journal_holds(tmp_path):
         (4, "LinkDown", None),
     ]
     assert lines[1]["fields"] == {"card": 51, "read_counter": 0, "uid": "0400"}
+
+
+def test_dump_prints_table_inputs_and_refused_sign_ins_by_their_source(tmp_path):
+    """A table service's journal holds more than device events: the table's own inputs and,
+    from the console, every refused sign-in or supervisor PIN (source ``access``)."""
+    path = tmp_path / "table.sqlite"
+    info = ev.DeviceInfo("/dev/pts/9", DeviceKind.SHOE, "SHOE-D", (1, 0, 0), 1, 42)
+    attempt = {"role": "dealer", "who": "D200", "action": "sign_in", "client": "10.0.0.7"}
+    attempt |= {"status": 401, "reason": "wrong dealer id or PIN"}
+    pin = {**attempt, "role": "supervisor", "who": "S100", "action": "void_hand", "by": "D200"}
+    at = 1_800_000_000.5
+    with Journal.open(path) as journal:
+        journal.append(
+            [
+                record_of(SitDown(at=round(at * 1000), seat=2, player="Ann", buy_in=200)),
+                to_input(ev.LinkUp(info, "HELLO from shoe SHOE-D"), None, at),
+                to_input(ev.DeckLoaded(0, 7, 1, 1), device_of(info), at),
+                Input(at, ACCESS, "failed_attempt", attempt),
+                Input(at, ACCESS, "failed_attempt", {**pin, "status": 429, "reason": "locked"}),
+            ]
+        )
+    status, out, err = asyncio.run(run_monitor("--journal", str(path), "--dump"))
+    assert (status, err) == (0, "")
+    time = "2027-01-15T08:00:00.500Z"
+    assert out.splitlines() == [
+        f'{time} table #1: sit_down {{"buy_in": 200, "player": "Ann", "seat": 2}}',
+        f"{time} shoe SHOE-D boot 42 #2: link up: HELLO from shoe SHOE-D",
+        f"{time} shoe SHOE-D boot 42 seq 0 #3: deck 7 loaded: 1 card, 1 in the shoe",
+        f"{time} access #4: refused: dealer 'D200' signing in from 10.0.0.7: "
+        "wrong dealer id or PIN (status 401)",
+        f"{time} access #5: refused: supervisor 'S100' PIN for void_hand (asked by 'D200') "
+        "from 10.0.0.7: locked (status 429)",
+    ]
+    status, out, err = asyncio.run(run_monitor("--journal", str(path), "--dump", "--json"))
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert [
+        (line["source"], line["device"], line["serial"], line["boot_id"]) for line in lines
+    ] == [
+        ("table", None, None, None),
+        ("link", "shoe", "SHOE-D", 42),
+        ("device", "shoe", "SHOE-D", 42),
+        ("access", None, None, None),
+        ("access", None, None, None),
+    ]
+    assert lines[3]["type"] == "failed_attempt" and lines[3]["fields"] == attempt
 
 
 def journal_cards(path: Path) -> dict[tuple[str, int], list[tuple[int, int]]]:

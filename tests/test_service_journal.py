@@ -288,15 +288,29 @@ def test_serve_refuses_a_journal_with_a_record_it_cannot_read_with_status_1(
     assert "position 1: sit_down.buy_in: 'lots' is not a whole number" in result.stderr
 
 
-def test_serve_says_which_journal_folder_it_cannot_make_with_status_1(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("folder", "problem"), [("lib/luck", "does not exist"), ("a-file", "is not a folder")]
+)
+def test_serve_makes_no_journal_folder_it_says_which_is_missing_with_status_1(
+    tmp_path: Path, folder: str, problem: str
+) -> None:
+    """A state folder such as /var/lib/luck-table is the installer's (the unit's
+    StateDirectory=): a hand run as root must not make one where the configuration says."""
     (tmp_path / "a-file").write_text("not a folder")
-    path = write_config(tmp_path, str(tmp_path / "no-shoe"), journal="a-file/T-01.sqlite")
+    path = write_config(tmp_path, str(tmp_path / "no-shoe"), journal=f"{folder}/T-01.sqlite")
     result = subprocess.run(
-        [LUCK_TABLE, "serve", "--config", str(path)], capture_output=True, text=True, check=False
+        [LUCK_TABLE, "serve", "--config", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=30,
     )
     assert result.returncode == 1
-    folder = tmp_path / "a-file"
-    assert f"journal {folder}/T-01.sqlite: cannot make its folder {folder} (" in result.stderr
+    where = tmp_path / folder
+    said = f"luck-table serve: error: journal {where}/T-01.sqlite: its folder {where} {problem}"
+    assert f"{said} (journal.path;" in result.stderr
+    assert "StateDirectory=" in result.stderr
+    assert not (tmp_path / "lib").exists()
 
 
 def test_a_hand_still_in_progress_audits_as_far_as_it_went(tmp_path: Path) -> None:

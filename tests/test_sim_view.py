@@ -107,3 +107,13 @@ def test_the_stop_line_says_which_hand_was_in_progress() -> None:
     assert "stacks below are as it started" in line
     table = until(dealer, lambda table: not table.in_hand and table.hand_number == 1)
     assert stopped(table) == "stopped (Ctrl-C) between hands"
+
+
+def test_the_summary_counts_in_the_singular_and_the_plural() -> None:
+    table = Table(TableSettings())
+    one = "\n".join(summary(Tally(hands=1, cards=1, decks=1), table, 1.0))
+    assert "cards: 1 dealt from 1 deck;" in one
+    two = "\n".join(summary(Tally(hands=2, cards=60, decks=2), table, 1.0))
+    assert "cards: 60 dealt from 2 decks;" in two
+    view = View(io.StringIO(), live=False, title="Simulated table", hands=1)
+    assert "0/1 hand " in plain(view.render(table)[0])

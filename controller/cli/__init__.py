@@ -23,6 +23,7 @@ from types import ModuleType
 from controller.cli import (
     eval_command,
     floor_command,
+    hash_pin_command,
     hil_command,
     history_command,
     monitor_command,
@@ -43,6 +44,7 @@ SUBCOMMANDS: tuple[ModuleType, ...] = (
     hil_command,
     floor_command,
     relay_command,
+    hash_pin_command,
 )
 INTERRUPTED = 128 + signal.SIGINT
 OUTPUT_CLOSED = 128 + signal.SIGPIPE

@@ -23,6 +23,7 @@ from controller.hil import ScenarioError, load_scenario, run_scenario
 from controller.hil.runner import DEVICE_WAIT
 from controller.hil.scenario import SERVICE
 from controller.hil.service import Credentials, ServiceError
+from controller.rules.cards import counted
 
 
 def say(line: str) -> None:
@@ -93,7 +94,8 @@ def handler(args: argparse.Namespace) -> int:
         except (ScenarioError, ServiceError) as error:
             return fail("hil", str(error))
         verdict = "PASSED" if result.ok else f"FAILED at step {result.failed}"
-        print(f"{verdict}: {scenario.path} ({result.passed} of {len(scenario.steps)} steps)")
+        steps = counted(len(scenario.steps), "step")
+        print(f"{verdict}: {scenario.path} ({result.passed} of {steps})")
         failed += not result.ok
     if len(scenarios) > 1:
         print(f"{len(scenarios) - failed} of {len(scenarios)} scenarios passed")

@@ -5,7 +5,9 @@ Without ``--json``: each hand's history as ``luck-table replay`` prints it. With
 where ``script`` is a hand script in the replay contract (docs/replay.md) and ``outcome``
 what ``luck-table replay --json`` prints for it; ``recorded`` is true when that outcome is
 the one the table recorded. Exit status: 0; 1 when a hand does not replay to its recorded
-outcome; 2 when the journal cannot be read or hand N is not in it.
+outcome; 2 when the journal cannot be read (an absent file included) or hand N is not in
+it. A journal without hands says so (``FILE: the journal holds no hands``; ``[]`` with
+``--json``), with status 0.
 """
 
 from __future__ import annotations
@@ -51,6 +53,8 @@ def handler(args: argparse.Namespace) -> int:
             items.append(item)
             all_ok &= item["recorded"]
         print(json.dumps(items[0] if args.hand is not None else items, indent=2))
+    elif not hands:
+        print(f"{args.journal}: the journal holds no hands")
     else:
         texts = []
         for hand in hands:

@@ -18,9 +18,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from controller.cli.common import fail
-from controller.journal import Device, Input, Journal, JournalError, to_input
+from controller.journal import Input, Journal, JournalError, to_input
 from controller.monitor import Monitor, Observed
-from controller.rules.cards import Card
+from controller.rules.cards import Card, counted, shown
+from controller.service.records import ACCESS, TABLE
 from drivers.device import SeatBoardDriver, ShoeDriver
 from drivers.errors import DriverError
 
@@ -99,33 +100,60 @@ async def _watch(devices: list[Any], journal: Journal | None, as_json: bool) -> 
 
 
 def _line(item: Input, position: int | None, duplicate: bool, as_json: bool) -> str:
-    """One event, as text or JSON; ``position``: where it was journaled (None: not)."""
-    device = item.device or Device("?", "?", 0)
+    """One entry, as text or JSON; ``position``: where it was journaled (None: not). A
+    device's event names the device; any other entry (a table input, a refused sign-in or
+    PIN) its source."""
+    device = item.device
     if as_json:
         return json.dumps(
             {
                 "time": _time(item.recorded_at),
+                "source": item.source,
                 "type": item.type,
-                "device": device.kind,
-                "serial": device.serial,
-                "boot_id": device.boot_id,
+                "device": None if device is None else device.kind,
+                "serial": None if device is None else device.serial,
+                "boot_id": None if device is None else device.boot_id,
                 "seq": item.seq,
                 "fields": item.fields,
                 "position": position,
                 "duplicate": duplicate,
             }
         )
-    where = f"{device.kind} {device.serial} boot {device.boot_id}"
+    if device is None:
+        where = item.source
+    else:
+        where = f"{device.kind} {device.serial} boot {device.boot_id}"
     if item.seq is not None:
         where += f" seq {item.seq}"
     if duplicate:
         where += " (already in the journal)"
     elif position is not None:
         where += f" #{position}"
-    return f"{_time(item.recorded_at)} {where}: {_describe(item.type, item.fields)}"
+    return f"{_time(item.recorded_at)} {where}: {_describe(item)}"
 
 
-def _describe(kind: str, fields: dict[str, Any]) -> str:
+def _describe(item: Input) -> str:
+    if item.source == ACCESS and item.type == "failed_attempt":
+        return _refused(item.fields)
+    if item.source == TABLE:  # the table core's input: its type, then its own fields
+        own = {k: v for k, v in item.fields.items() if k not in ("type", "at")}
+        return f"{item.type} {json.dumps(own)}"
+    return _describe_event(item.type, item.fields)
+
+
+def _refused(fields: dict[str, Any]) -> str:
+    """A refused credential: who tried, as what, for what, from where, and why."""
+    action = fields.get("action", "?")
+    what = "signing in" if action == "sign_in" else f"PIN for {action}"
+    by = f" (asked by {shown(fields['by'])})" if "by" in fields else ""
+    who = shown(fields.get("who"))
+    return (
+        f"refused: {fields.get('role', '?')} {who} {what}{by} from {fields.get('client', '?')}: "
+        f"{fields.get('reason', '?')} (status {fields.get('status', '?')})"
+    )
+
+
+def _describe_event(kind: str, fields: dict[str, Any]) -> str:
     match kind:
         case "CardRead":
             uid = f", uid {fields['uid']}" if fields["uid"] else ""
@@ -137,7 +165,7 @@ def _describe(kind: str, fields: dict[str, Any]) -> str:
             )
         case "DeckLoaded":
             return (
-                f"deck {fields['deck_id']} loaded: {fields['cards_loaded']} cards, "
+                f"deck {fields['deck_id']} loaded: {counted(fields['cards_loaded'], 'card')}, "
                 f"{fields['cards_remaining']} in the shoe"
             )
         case "DeviceFault":

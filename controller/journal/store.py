@@ -127,7 +127,8 @@ class Journal:
         """
         name = str(path)
         if not create and not Path(name).is_file():
-            raise JournalError(f"no journal at {name}")
+            why = "a folder, not a file" if Path(name).is_dir() else "no such file"
+            raise JournalError(f"no journal at {name} ({why})")
         try:
             connection = sqlite3.connect(name, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as error:

@@ -66,6 +66,12 @@ def shorten(text: str, limit: int = 60) -> str:
     return f"{text[:keep]}...[{len(text) - 2 * keep:,} characters cut]...{text[-keep:]}"
 
 
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """``count`` and ``noun`` in agreement: ``1 deck``, ``2 decks`` (``plural`` when it is
+    not ``noun + "s"``)."""
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"
+
+
 def shown(value: object) -> str:
     """A value as a message shows it: its ``repr``, cut to a readable length."""
     if isinstance(value, int) and value.bit_length() > 200:  # too long to show, or to convert

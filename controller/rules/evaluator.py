@@ -28,6 +28,7 @@ from controller.rules.cards import (
     RANK_PLURALS,
     Card,
     CardError,
+    counted,
     parse_cards,
     shown,
 )
@@ -338,7 +339,9 @@ def _read_hand(cards: str | Iterable[object]) -> tuple[Card, ...]:
         raise CardError(None, f"no cards: a hand has {MIN_CARDS} to {MAX_CARDS} cards")
     if len(hand) < MIN_CARDS:
         shown = " ".join(map(str, hand))
-        raise CardError(shown, f"{len(hand)} cards: a hand has {MIN_CARDS} to {MAX_CARDS} cards")
+        raise CardError(
+            shown, f"{counted(len(hand), 'card')}: a hand has {MIN_CARDS} to {MAX_CARDS} cards"
+        )
     if len(hand) > MAX_CARDS:
         raise CardError(
             str(hand[MAX_CARDS]),

@@ -160,12 +160,12 @@ class TableService:
     async def start(self) -> None:
         """Open the journal, recover the table, start the devices' tasks."""
         path = self.config.journal
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
+        if not path.parent.is_dir():  # a state folder is the installer's (StateDirectory=)
+            problem = "is not a folder" if path.parent.exists() else "does not exist"
             raise JournalError(
-                f"journal {path}: cannot make its folder {path.parent} ({error.strerror})"
-            ) from None
+                f"journal {path}: its folder {path.parent} {problem} (journal.path; the "
+                "service makes no folders: make it, or let systemd's StateDirectory= make it)"
+            )
         journal = await asyncio.to_thread(Journal.open, path)
         try:
             snapshots = Snapshots(path)

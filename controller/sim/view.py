@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from controller.rules import Dealt, Effect
+from controller.rules.cards import counted
 from controller.rules.state import STREET_NAMES
 from controller.sim.dealer import Tally
 from controller.table import Table
@@ -100,7 +101,7 @@ class View:
         width = 20
         filled = width * done // self.hands
         bar = "#" * filled + "." * (width - filled)
-        return f"[{bar}] {done}/{self.hands} hands   {seconds:.0f} s"
+        return f"[{bar}] {done}/{counted(self.hands, 'hand')}   {seconds:.0f} s"
 
 
 def _seat_rows(table: Table) -> list[str]:
@@ -156,7 +157,8 @@ def summary(tally: Tally, table: Table, seconds: float) -> list[str]:
     lines = [
         f"hands: {tally.hands} ({tally.void_hands} void) in {seconds:.1f} s"
         + (f", {seconds / tally.hands:.2f} s a hand" if tally.hands else ""),
-        f"cards: {tally.cards} dealt from {tally.decks} decks; bonus cards: {tally.bonus_cards}"
+        f"cards: {tally.cards} dealt from {counted(tally.decks, 'deck')}; "
+        f"bonus cards: {tally.bonus_cards}"
         + (f" ({tally.bonus_declined} declined)" if tally.bonus_declined else ""),
         f"decisions: {tally.decisions}",
         f"chips: {tally.bought_in} bought in, {stacks} in the stacks, ledger {table.chips}: "
