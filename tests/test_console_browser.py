@@ -188,6 +188,7 @@ def test_a_hand_dealt_with_the_console_buttons(tmp_path: Path) -> None:
         async with console(tmp_path, shoe) as (live, browser, page):
             await page.get_by_label("Dealer id").wait_for()
             assert not await page.get_by_role("button", name="Sign out").is_visible()
+            assert await page.locator("#connection").text_content() == "signed out"
             await fits_both_screens(page)
             await page.get_by_label("Dealer id").fill("D200")
             await page.get_by_label("PIN", exact=True).fill("0000")

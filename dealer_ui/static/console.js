@@ -93,6 +93,7 @@ function signedOut(reason) {
   sessionStorage.removeItem(TOKEN_KEY);
   showSignOut();
   if (state.socket) state.socket.close();
+  $("connection").textContent = "signed out";
   const dialog = $("sign-in");
   dialog.querySelector(".error").textContent = reason || "";
   if (!dialog.open) dialog.showModal();
