@@ -51,7 +51,7 @@ RETRY_FIRST, RETRY_LAST = 0.2, 5.0  # seconds between attempts to reach the tabl
 PING_EVERY, PING_TIMEOUT, CLOSE_TIMEOUT = 2.0, 2.0, 1.0
 LOST = 1012  # "service restart": the viewer reconnects
 TOO_SLOW = 1013  # "try again later"
-PAGES = {"/": "console.html", "/public": "console.html"}
+PAGES = {"/public": "console.html"}  # the page's role is its path: "/" is the dealer's
 TYPES = {".html": "text/html", ".css": "text/css", ".js": "text/javascript"}
 STATIC_FILES = {path.name: TYPES[path.suffix] for path in STATIC.iterdir() if path.suffix in TYPES}
 
@@ -281,6 +281,9 @@ class Relay:
         if parts.path == "/health":
             status = HTTPStatus.OK if self.following else HTTPStatus.SERVICE_UNAVAILABLE
             return _json(status, self.health())
+        if parts.path == "/":
+            found = HTTPStatus.FOUND
+            return Response(found.value, found.phrase, Headers([("Location", "/public")]), b"")
         name = PAGES.get(parts.path) or parts.path.removeprefix("/static/")
         if name in STATIC_FILES:
             body = (STATIC / name).read_bytes()

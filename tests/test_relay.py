@@ -380,6 +380,10 @@ def test_the_public_page_through_the_relay_process(tmp_path: Path) -> None:
             with RelayProcess(live.served.url) as relay:
                 async with httpx.AsyncClient(base_url=relay.http) as http:
                     await until_following(http)
+                    home = await http.get("/")
+                    assert (home.status_code, home.headers["location"]) == (302, "/public")
+                    missing = await http.get("/api/view")
+                    assert missing.status_code == 404 and "not here" in missing.json()["reason"]
                 browser = await playwright.chromium.launch(
                     executable_path=str(CHROMIUM), args=["--no-sandbox"]
                 )
