@@ -321,7 +321,7 @@ class Relay:
             follower.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await follower
-            self._lost("the relay stopped")
+            self.following = False  # the server closed every viewer's socket (1001)
 
 
 def server_url(server: Server, tls: bool) -> str:
