@@ -17,9 +17,9 @@
 (d) ``--kills N``: the recovery test killing the service N times (50 by default; 0 skips).
 (e) ``--history N``: card latency as in (a), with the console served, on a service whose
     journal already holds N hands (1,000 by default; written as in (b)): the CARDS cards
-    dealt just before surveillance's first ``GET /api/history`` (no request), beside the
-    cards drawn while that request is served (the whole journal replayed), and how long
-    it took.
+    (500 with ``--cards 0``, which skips (a)) dealt just before surveillance's first
+    ``GET /api/history`` (no request), beside the cards drawn while that request is served
+    (the whole journal replayed), and how long it took.
 
 Usage: .venv/bin/python bench/table.py [--cards N] [--hands N] [--kills N] [--history N]
 (0 skips a part)
