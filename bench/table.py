@@ -15,8 +15,14 @@
     from its start (what recovery would cost without snapshots). Goal: < 2 s for 10,000.
 (c) Journal size per hand (bytes of the SQLite file after a checkpoint, per hand).
 (d) ``--kills N``: the recovery test killing the service N times (50 by default; 0 skips).
+(e) ``--history N``: card latency as in (a), with the console served, on a service whose
+    journal already holds N hands (1,000 by default; written as in (b)): the CARDS cards
+    (500 with ``--cards 0``, which skips (a)) dealt just before surveillance's first
+    ``GET /api/history`` (no request), beside the cards drawn while that request is served
+    (the whole journal replayed), and how long it took.
 
-Usage: .venv/bin/python bench/table.py [--cards N] [--hands N] [--kills N] (0 skips a part)
+Usage: .venv/bin/python bench/table.py [--cards N] [--hands N] [--kills N] [--history N]
+(0 skips a part)
 """
 
 from __future__ import annotations
@@ -34,7 +40,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
+
+import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -58,12 +68,14 @@ from controller.table import (  # noqa: E402
     TableSettings,
     apply,
 )
+from dealer_ui import serve  # noqa: E402
 from drivers.device import ShoeDriver  # noqa: E402
 from drivers.events import CardRead, DeviceInfo, LinkUp  # noqa: E402
 from drivers.protocol import CardRead as CardMessage  # noqa: E402
 from drivers.protocol import DeviceKind, encode_frame  # noqa: E402
 from drivers.session import LinkConfig  # noqa: E402
 from firmware_sim.process import Control as SyncControl  # noqa: E402
+from tests.console_kit import SUPERVISOR  # noqa: E402
 from tests.floor_kit import floor_database  # noqa: E402
 from tests.service_kit import BAUD, config, simulator  # noqa: E402
 from tests.service_play import Control  # noqa: E402
@@ -106,6 +118,58 @@ async def driver_alone(port: str, control_address: str, cards: int) -> list[floa
     return samples
 
 
+class Dealing:
+    """Hands dealt on a service by the automatic dealer (6 players) as fast as it goes:
+    for each card, when its draw was sent and the ms until its update was published."""
+
+    def __init__(self) -> None:
+        self.cards: list[tuple[float, float]] = []
+        self.tasks: list[asyncio.Task[None]] = []
+
+    async def until(self, count: int) -> None:
+        """Wait until ``count`` cards are in (raise the dealer's failure, if it fails)."""
+        while len(self.cards) < count:
+            for task in self.tasks:
+                if task.done():
+                    task.result()
+                    raise RuntimeError("the dealing stopped")
+            await asyncio.sleep(0.01)
+
+    def ms(self, sent_from: float = 0.0, sent_to: float = float("inf")) -> list[float]:
+        """The latencies of the cards whose draw was sent between these times."""
+        return [ms for sent, ms in self.cards if sent_from <= sent <= sent_to]
+
+
+@contextlib.asynccontextmanager
+async def dealing(service: TableService, control_address: str) -> AsyncIterator[Dealing]:
+    updates = service.updates()
+    shoe = TimedControl(control_address)
+    shoe.draws = []
+    tally = Tally()
+    floor = ServiceFloor(service, shoe, None, tally.observe)
+    await floor.ready()
+    dealt = Dealing()
+
+    async def collect() -> None:
+        async for update in updates:  # a card read gives one update with the card (or burn)
+            if any(effect.kind in ("card", "burn") for effect in update.effects):
+                sent = shoe.draws[len(dealt.cards)]
+                dealt.cards.append((sent, (time.perf_counter() - sent) * 1000))
+
+    dealer = Dealer(floor, tally, seats=6, hands=0, seed=1)
+    dealt.tasks = [asyncio.create_task(dealer.run()), asyncio.create_task(collect())]
+    try:
+        yield dealt
+    finally:
+        for task in dealt.tasks:
+            task.cancel()
+        for outcome in await asyncio.gather(*dealt.tasks, return_exceptions=True):
+            if not isinstance(outcome, asyncio.CancelledError):
+                raise RuntimeError("the dealing stopped") from outcome
+        await floor.close()
+        shoe.close()
+
+
 async def whole_service(
     folder: Path, port: str, control_address: str, cards: int, floor: str = ""
 ) -> list[float]:
@@ -113,31 +177,9 @@ async def whole_service(
     ``floor``, when given)."""
     folder.mkdir(exist_ok=True)
     settings = config(folder, port, floor=f"dsn = {json.dumps(floor)}" if floor else "")
-    samples: list[float] = []
     async with TableService(settings) as service:
-        updates = service.updates()
-        shoe = TimedControl(control_address)
-        shoe.draws = []
-        tally = Tally()
-        floor = ServiceFloor(service, shoe, None, tally.observe)
-        await floor.ready()
-
-        async def collect() -> None:
-            async for update in updates:  # a card read gives one update with the card (or burn)
-                if any(effect.kind in ("card", "burn") for effect in update.effects):
-                    samples.append((time.perf_counter() - shoe.draws[len(samples)]) * 1000)
-                    if len(samples) >= cards:
-                        return
-
-        play = asyncio.create_task(Dealer(floor, tally, seats=6, hands=0, seed=1).run())
-        done, _ = await asyncio.wait(
-            {play, asyncio.create_task(collect())}, return_when=asyncio.FIRST_COMPLETED
-        )
-        play.cancel()
-        for task in done:
-            task.result()  # the player's failure, if it failed
-        await floor.close()
-        shoe.close()
+        async with dealing(service, control_address) as dealt:
+            await dealt.until(cards)
         hands = service.table.hand_number
         if service.shipper is not None:
             await shipped(service)
@@ -145,7 +187,7 @@ async def whole_service(
     print(
         f"    journal of the live run: {size / max(hands, 1):,.0f} bytes per hand ({hands} hands)"
     )
-    return samples
+    return dealt.ms()[:cards]
 
 
 async def shipped(service: TableService) -> None:
@@ -200,9 +242,10 @@ def latency(cards: int) -> None:
     print(f"    goal: whole-service p99 <= wire + 10 ms = {wire + 10:.3f} ms: {verdict}")
 
 
-def write_journal(path: Path, hands: int, seed: int) -> None:
+def write_journal(path: Path, hands: int, seed: int, in_progress: bool = True) -> None:
     """A journal of ``hands`` hands, written as the service writes one (device events with
-    their serial, boot and seq; people's inputs as table records; snapshots)."""
+    their serial, boot and seq; people's inputs as table records; snapshots), and one more
+    in progress (``in_progress``)."""
     rng = random.Random(seed)
     journal = Journal.open(path)
     snapshots = Snapshots(path)
@@ -238,7 +281,7 @@ def write_journal(path: Path, hands: int, seed: int) -> None:
     link = to_input(LinkUp(info, "bench"), None, clock / 1000)
     feed([link, record_of(Configure(at=clock, settings=settings))])
     feed([record_of(SitDown(at=clock, seat=s, player=f"P{s}", buy_in=500)) for s in range(1, 7)])
-    for number in range(hands + 1):  # the last hand is in progress: recovery replays it
+    for number in range(hands + in_progress):  # one in progress: recovery replays it
         records = [
             record_of(Rebuy(at=clock, seat=s.seat, chips=500 - s.stack))
             for s in table.seats
@@ -317,11 +360,63 @@ def kills(count: int) -> None:
     print(f"    {last} ({time.perf_counter() - started:.0f} s)")
 
 
+async def while_history_is_read(folder: Path, port: str, control_address: str, cards: int) -> None:
+    """Deal on the service of the journal in ``folder``; once ``cards`` cards are in (and
+    a few more before them, warming up), surveillance's first history request."""
+    settings = config(folder, port)
+    settings = replace(settings, api=replace(settings.api, port=0))
+    async with TableService(settings) as service:
+        served = await serve(service)
+        async with (
+            dealing(service, control_address) as dealt,
+            httpx.AsyncClient(base_url=served.url, timeout=600) as http,
+        ):
+            sign_in = {"role": "surveillance", "id": SUPERVISOR["supervisor"]}
+            sign_in["pin"] = SUPERVISOR["pin"]
+            session = (await http.post("/api/sessions", json=sign_in)).json()
+            watcher = {"Authorization": f"Bearer {session['token']}"}
+            await dealt.until(cards + 50)
+            asked = time.perf_counter()
+            response = await http.get("/api/history", headers=watcher)
+            answered = time.perf_counter()
+            response.raise_for_status()
+            again = await http.get("/api/history", headers=watcher)
+            read_on = time.perf_counter() - answered
+        await served.stop()
+        inputs = service.position
+    hands = len(response.json())
+    print(
+        f"    first GET /api/history: {answered - asked:.2f} s for {hands:,} hands "
+        f"({inputs:,} inputs); the next one {read_on * 1000:.0f} ms "
+        f"({len(again.json()) - hands} more)"
+    )
+    runs = {
+        "no request": dealt.ms(sent_to=asked)[-cards:],
+        "while it is read": dealt.ms(asked, answered),
+    }
+    for name, run in runs.items():
+        p50, p99 = percentiles(run)
+        print(f"    {name:16s} {len(run):4d} cards   p50 {p50:7.3f} ms   p99 {p99:7.3f} ms")
+
+
+def history(hands: int, cards: int) -> None:
+    print(f"(e) card latency on a journal of {hands:,} hands, while its history is read")
+    print("    load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
+    with tempfile.TemporaryDirectory() as folder, simulator("shoe", seed=3) as shoe:
+        started = time.perf_counter()
+        write_journal(Path(folder) / "table.sqlite", hands, seed=5, in_progress=False)
+        print(f"    journal written in {time.perf_counter() - started:.1f} s")
+        control = shoe.announced["control"]
+        asyncio.run(while_history_is_read(Path(folder), shoe.port, control, cards))
+    print("    load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cards", type=int, default=500)
     parser.add_argument("--hands", type=int, default=10_000)
     parser.add_argument("--kills", type=int, default=50)
+    parser.add_argument("--history", type=int, default=1000)
     args = parser.parse_args()
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     print(
@@ -334,6 +429,8 @@ def main() -> None:
         recovery(args.hands)
     if args.kills:
         kills(args.kills)
+    if args.history:
+        history(args.history, args.cards or 500)
 
 
 if __name__ == "__main__":

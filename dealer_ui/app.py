@@ -196,6 +196,7 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         feed.start()
         yield
         await feed.stop()
+        archive.close()  # its worker process ends
 
     app = FastAPI(
         title=f"Luck of the Irish table {config.table_id}",

@@ -4,7 +4,7 @@ through Playwright. A whole hand dealt with the console's buttons (the bonus ban
 the bonus card is due), the service killed and started again (the page comes back, signed
 in again, on the recovered table), an unread card acknowledged and resolved with the
 supervisor's PIN, and after every step no card in the dealer's page that the dealer's
-view does not show; then SIGTERM: status 0.
+view does not show; then the past hands (surveillance's), and SIGTERM: status 0.
 """
 
 from __future__ import annotations
@@ -231,6 +231,9 @@ def test_the_console_on_the_real_service_process_and_the_simulator(tmp_path: Pat
                 assert not (await service.view(service.watch))["paused"]
                 await no_hidden_card(page, service)
                 await page.screenshot(path=str(shots / "process-resolved-1280x800.png"))
+                # the past hands: replayed by a worker process, which SIGTERM ends too
+                past = await service.http.get("/api/history", headers=service.watch)
+                assert [hand["hand"] for hand in past.json()] == [1, 2], past.text
                 await service.http.aclose()
                 process.send_signal(signal.SIGTERM)
                 assert process.wait(60) == 0

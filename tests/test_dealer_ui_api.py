@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import multiprocessing
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,8 @@ from controller.service import TableService
 from controller.service.records import ACCESS
 from controller.service.recovery import recover
 from controller.table import Table
+from dealer_ui import archive
+from dealer_ui.archive import Archive, Reading
 from dealer_ui.auth import Auth
 from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script, live_table
 from tests.service_kit import simulator
@@ -319,42 +322,106 @@ def test_a_player_token_ends_when_its_player_leaves_the_seat(tmp_path: Path) -> 
     run(scenario)
 
 
+class Readings:
+    """Spies on the archive's readings: the position each one was asked to read after,
+    and what the worker process answered (how many inputs it replayed, to where)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.done: list[tuple[int, Reading]] = []
+        read = Archive._read
+
+        async def spied(archive: Archive, position: int) -> Reading:
+            reading = await read(archive, position)
+            self.done.append((position, reading))
+            return reading
+
+        monkeypatch.setattr(Archive, "_read", spied)
+
+
+async def watching(live: LiveTable) -> dict[str, str]:
+    watcher = {"role": "surveillance", "id": SUPERVISOR["supervisor"], "pin": SUPERVISOR["pin"]}
+    session = await live.http.post("/api/sessions", json=watcher)
+    return {"Authorization": f"Bearer {session.json()['token']}"}
+
+
+async def past_hands(live: LiveTable, watcher: dict[str, str]) -> list[dict[str, Any]]:
+    response = await live.http.get("/api/history", headers=watcher)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+async def next_hand_started(live: LiveTable) -> None:
+    """A new hand, and its first card: inputs the archive has not read."""
+    await live.load(Script().deck(live.service.table))
+    (await live.post("/api/hands")).raise_for_status()
+    await live.draw()
+
+
+def journaled(live: LiveTable) -> list[dict[str, Any]]:
+    """The hands of the journal as ``luck-table history`` reads them."""
+    with Journal.open(live.service.config.journal, create=False) as journal:
+        return [hand.summary() for hand in recorded_hands(journal)]
+
+
 def test_past_hands_are_read_on_from_where_the_last_reading_stopped(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    read_after: list[int] = []
-    entries = Journal.entries
-
-    def spied(journal: Journal, after: int = 0) -> Any:
-        read_after.append(after)
-        return entries(journal, after)
-
-    async def past(live: LiveTable, watcher: dict[str, str]) -> list[dict[str, Any]]:
-        response = await live.http.get("/api/history", headers=watcher)
-        assert response.status_code == 200, response.text
-        return response.json()
-
     async def scenario(shoe: Any) -> None:
         async with live_table(tmp_path, shoe) as live:
-            watcher = {"role": "surveillance", "id": SUPERVISOR["supervisor"]}
-            watcher["pin"] = SUPERVISOR["pin"]
-            session = await live.http.post("/api/sessions", json=watcher)
-            watching = {"Authorization": f"Bearer {session.json()['token']}"}
+            watcher = await watching(live)
             await live.seat_players()
             await live.play_hand(Script())
-            monkeypatch.setattr(Journal, "entries", spied)
-            assert [hand["hand"] for hand in await past(live, watching)] == [1]
-            assert await past(live, watching) == await past(live, watching)  # nothing new
-            await live.load(Script().deck(live.service.table))
-            (await live.post("/api/hands")).raise_for_status()
-            await live.draw()
-            shown = await past(live, watching)
+            readings = Readings(monkeypatch)
+            assert [hand["hand"] for hand in await past_hands(live, watcher)] == [1]
+            assert await past_hands(live, watcher) == await past_hands(live, watcher)
+            await next_hand_started(live)
+            shown = await past_hands(live, watcher)
             assert [(hand["hand"], hand["ended"]) for hand in shown][-1] == (2, "in progress")
-            assert len(read_after) == 2  # once for hand 1, once for what came since
-            assert read_after[0] == 0 and read_after[1] > 0  # read on, not from the start
-            monkeypatch.undo()
+            (asked, first), (asked_again, second) = readings.done  # none when nothing is new
+            assert asked == 0 and first.replayed == first.position  # the whole journal
+            assert asked_again == first.position > 0  # read on, not from the start
             with Journal.open(live.service.config.journal, create=False) as journal:
-                expected = [hand.summary() for hand in recorded_hands(journal)]
-            assert shown == expected
+                since = [
+                    e for e in journal.entries(first.position) if e.position <= second.position
+                ]
+            assert second.replayed == len(since) < first.replayed
+            assert shown == journaled(live)
+            # a hand at a time (the worker's readings stop at HANDS_PER_READING hands)
+            monkeypatch.setattr(archive, "HANDS_PER_READING", 1)
+            path = live.service.config.journal
+            reading = archive.read_on(path, 0)
+            hands = reading.ended
+            assert reading.more and len(hands) == 1
+            while reading.more:
+                reading = archive.read_on(path, reading.position)
+                hands += reading.ended
+            with Journal.open(path, create=False) as journal:
+                assert [*hands, reading.current] == list(recorded_hands(journal))
+
+    run(scenario)
+
+
+def test_a_dead_past_hands_worker_is_replaced_by_one_reading_from_the_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def scenario(shoe: Any) -> None:
+        async with live_table(tmp_path, shoe) as live:
+            watcher = await watching(live)
+            await live.seat_players()
+            await live.play_hand(Script())
+            assert [hand["hand"] for hand in await past_hands(live, watcher)] == [1]
+            [worker] = multiprocessing.active_children()
+            worker.kill()
+            worker.join()
+            await next_hand_started(live)
+            readings = Readings(monkeypatch)
+            shown = await past_hands(live, watcher)
+            [(asked, reading)] = readings.done
+            assert asked == 0 and reading.replayed == reading.position
+            [replaced] = multiprocessing.active_children()
+            assert replaced.pid != worker.pid
+            assert shown == journaled(live)
+            assert [hand["hand"] for hand in shown] == [1, 2]
+        assert multiprocessing.active_children() == []  # the app's end closed the pool
 
     run(scenario)
