@@ -23,7 +23,6 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
-from controller.cli import replay_command
 from controller.service import TableService
 from controller.table import TableInputError, input_from_json
 from dealer_ui.archive import Archive
@@ -189,7 +188,7 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
     config = service.config
     auth = auth or Auth(config.dealers, config.supervisors)
     feed = Feed(service)
-    archive = Archive(service)
+    archive = Archive(service.config.journal)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -308,7 +307,7 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
     @app.get("/api/history", response_model=list[HandSummaryOut], tags=["surveillance"])
     async def past_hands(_: Annotated[Session, Depends(surveillance)]) -> list[dict[str, Any]]:
         """Every hand of the table's journal, in order (the one in progress last)."""
-        return [hand.summary() for hand in await archive.hands()]
+        return await archive.summaries()
 
     @app.get("/api/history/{number}", response_model=HandOut, tags=["surveillance"])
     async def past_hand(
@@ -318,9 +317,7 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         hand = await archive.hand(number)
         if hand is None:
             raise ApiError(404, "not_found", f"hand {number} is not in the journal")
-        out = hand.history_json()
-        history = replay_command.history(hand.replay())
-        return {**out, "history": history, "recorded_hand": hand.hand.to_json()}
+        return hand
 
     @app.post("/api/decisions", **STEP, tags=["dealer"])
     async def decide(

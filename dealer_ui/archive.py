@@ -4,10 +4,12 @@ The journal is replayed through the table core, as ``luck-table history`` does, 
 process of its own (a pool of one worker, at a lower priority), so that a long replay does
 not take the interpreter from the service's event loop. The worker reads the journal on a
 connection of its own (SQLite's WAL lets it read while the service writes) and keeps the
-table where its last reading stopped: each reading replays only the inputs journaled
-since, and sends back only the hands they ended (at most ``HANDS_PER_READING`` at a time,
-so that taking them in here is short) and the hand in progress. A worker that dies is
-replaced by one that reads from the start.
+table where its last reading stopped, with the hands recorded so far: each request
+replays only the inputs journaled since, and what the service gets back is only what the
+request answers (the hands' summaries, or one hand's record). The hands themselves stay
+in the worker: held in the service's process, their millions of objects made each of its
+full garbage collections long enough to delay a card (docs/performance.md). A worker that
+dies is replaced by one that reads from the start.
 """
 
 from __future__ import annotations
@@ -16,75 +18,103 @@ import asyncio
 import logging
 import multiprocessing
 import os
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from controller.cli import replay_command
 from controller.cli.hands import HandRecorder, RecordedHand
 from controller.journal import Journal
-from controller.service import TableService
 from controller.service.recovery import initial_table, steps
 from controller.table import Table
 
 log = logging.getLogger(__name__)
 
-#: Hands sent back by one reading at most: about 2.5 kB and 0.25 ms each to take in.
-HANDS_PER_READING = 20
 #: The worker's niceness, added to the service's.
 WORKER_NICE = 10
 
 
 @dataclass(frozen=True)
 class Reading:
-    """What one reading gives: the journal's position it stopped at, the inputs it
-    replayed, the hands they ended, the hand in progress there (if any), and whether the
-    journal holds more (the reading stopped at ``HANDS_PER_READING`` hands)."""
+    """The worker's account of one reading: the journal position it read after, the one it
+    stopped at, and how many inputs it replayed."""
 
+    after: int
     position: int
     replayed: int
-    ended: list[RecordedHand]
-    current: RecordedHand | None
-    more: bool
 
 
 @dataclass(frozen=True)
 class _Replay:
-    """The worker's table where its last reading stopped, and when the hand in progress
-    there started."""
+    """The worker's table where its last reading stopped, when the hand in progress there
+    started, and the hands ended so far with their summaries (made once)."""
 
     position: int = 0
     table: Table = field(default_factory=initial_table)
     started: int = 0
+    ended: tuple[RecordedHand, ...] = ()
+    summaries: tuple[dict[str, Any], ...] = ()
+
+    def current(self) -> RecordedHand | None:
+        return HandRecorder(self.started).in_progress(self.table)
+
+    def hands(self) -> list[RecordedHand]:
+        current = self.current()
+        return [*self.ended, *([] if current is None else [current])]
 
 
 # The worker process's replay of each journal (one: the pool has one worker, for one
-# Archive). Module state because it must outlive each call of ``read_on``, which a pool's
-# worker runs as a module function: that is what makes the readings incremental.
+# Archive). Module state because it must outlive each call, which a pool's worker runs as
+# a module function: that is what makes the readings incremental.
 _replays: dict[Path, _Replay] = {}
 
 
-def read_on(journal_path: Path, position: int) -> Reading:
-    """In the worker: replay the inputs after ``position`` (0: from the start; otherwise
-    where the last reading stopped). A reading that fails leaves the replay as it was."""
-    replay = _Replay() if position == 0 else _replays[journal_path]
-    assert replay.position == position, (replay.position, position)
+def _read_on(journal_path: Path) -> tuple[_Replay, Reading]:
+    """In the worker: replay the inputs journaled after the last reading (all of them the
+    first time). A reading that fails leaves the replay as it was."""
+    replay = _replays.get(journal_path, _Replay())
+    after = position = replay.position
     table, recorder = replay.table, HandRecorder(replay.started)
     ended: list[RecordedHand] = []
     replayed = 0
-    more = False
     with Journal.open(journal_path, create=False) as journal:
-        for entry, step in steps(journal, position, table):
-            new = entry.position != position  # an entry may give two steps
-            if new and len(ended) >= HANDS_PER_READING:
-                more = True
-                break
-            table = step.table
+        for entry, step in steps(journal, replay.position, table):
+            replayed += entry.position != position  # an entry may give two steps
+            table, position = step.table, entry.position
             ended += recorder.observe(step)
-            position = entry.position
-            replayed += new
-    _replays[journal_path] = _Replay(position, table, recorder.started)
-    return Reading(position, replayed, ended, recorder.in_progress(table), more)
+    replay = _replays[journal_path] = _Replay(
+        position,
+        table,
+        recorder.started,
+        replay.ended + tuple(ended),
+        replay.summaries + tuple(hand.summary() for hand in ended),
+    )
+    return replay, Reading(after, position, replayed)
+
+
+def summaries(journal_path: Path) -> tuple[Reading, list[dict[str, Any]]]:
+    """In the worker: every hand's summary, in order (the one in progress last)."""
+    replay, reading = _read_on(journal_path)
+    current = replay.current()
+    return reading, [*replay.summaries, *([] if current is None else [current.summary()])]
+
+
+def hand_record(journal_path: Path, number: int) -> tuple[Reading, dict[str, Any] | None]:
+    """In the worker: hand ``number`` as ``GET /api/history/{number}`` gives it (None: not
+    in the journal)."""
+    replay, reading = _read_on(journal_path)
+    hand = next((hand for hand in replay.hands() if hand.number == number), None)
+    if hand is None:
+        return reading, None
+    history = replay_command.history(hand.replay())
+    return reading, {
+        **hand.history_json(),
+        "history": history,
+        "recorded_hand": hand.hand.to_json(),
+    }
 
 
 def _pool() -> ProcessPoolExecutor:
@@ -100,53 +130,44 @@ def _pool() -> ProcessPoolExecutor:
 
 
 class Archive:
-    """The hands of ``service``'s journal, the one in progress (if any) last. The worker
-    starts with the first reading; ``close()`` ends it."""
+    """The past hands of the journal at ``journal``, asked of the worker process, which
+    starts with the first request; ``close()`` ends it."""
 
-    def __init__(self, service: TableService) -> None:
-        self.service = service
+    def __init__(self, journal: Path) -> None:
+        self.journal = journal
         self._pool: ProcessPoolExecutor | None = None
-        self._position = 0  # the last journal position read
-        self._ended: list[RecordedHand] = []
-        self._current: RecordedHand | None = None
-        self._lock = asyncio.Lock()
 
-    async def hands(self) -> list[RecordedHand]:
-        async with self._lock:
-            if self.service.position != self._position:
-                await self._read_on()
-            return self._ended + ([] if self._current is None else [self._current])
+    async def summaries(self) -> list[dict[str, Any]]:
+        """Every hand's summary, in order (the one in progress last)."""
+        result: list[dict[str, Any]] = await self._ask(summaries)
+        return result
 
-    async def hand(self, number: int) -> RecordedHand | None:
-        return next((hand for hand in await self.hands() if hand.number == number), None)
+    async def hand(self, number: int) -> dict[str, Any] | None:
+        """Hand ``number``'s record, or None when it is not in the journal."""
+        result: dict[str, Any] | None = await self._ask(hand_record, number)
+        return result
 
     def close(self) -> None:
-        """End the worker (the next reading would start another)."""
+        """End the worker (the next request would start another)."""
         if self._pool is not None:
             self._pool.shutdown(cancel_futures=True)
             self._pool = None
 
-    async def _read_on(self) -> None:
-        """Take in the hands journaled after the last position read (under the lock)."""
-        restarted = False
-        more = True
-        while more:
-            try:
-                reading = await self._read(self._position)
-            except BrokenProcessPool:
-                if restarted:
-                    raise
-                log.warning("the past hands' worker died: a new one reads from the start")
-                self.close()
-                self._position, self._ended, restarted = 0, [], True
-                continue
-            self._position, self._current, more = reading.position, reading.current, reading.more
-            self._ended += reading.ended
+    async def _ask(self, question: Callable[..., tuple[Reading, Any]], *args: Any) -> Any:
+        """The worker's answer; a dead worker is replaced once (the new one reads from the
+        start)."""
+        try:
+            _, answer = await self._run(question, *args)
+        except BrokenProcessPool:
+            log.warning("the past hands' worker died: a new one reads from the start")
+            self.close()
+            _, answer = await self._run(question, *args)
+        return answer
 
-    async def _read(self, position: int) -> Reading:
+    async def _run(
+        self, question: Callable[..., tuple[Reading, Any]], *args: Any
+    ) -> tuple[Reading, Any]:
         if self._pool is None:
             self._pool = _pool()
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(
-            self._pool, read_on, self.service.config.journal, position
-        )
+        return await loop.run_in_executor(self._pool, question, self.journal, *args)

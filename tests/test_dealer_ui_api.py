@@ -20,7 +20,6 @@ from controller.service import TableService
 from controller.service.records import ACCESS
 from controller.service.recovery import recover
 from controller.table import Table
-from dealer_ui import archive
 from dealer_ui.archive import Archive, Reading
 from dealer_ui.auth import Auth
 from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script, live_table
@@ -323,19 +322,19 @@ def test_a_player_token_ends_when_its_player_leaves_the_seat(tmp_path: Path) -> 
 
 
 class Readings:
-    """Spies on the archive's readings: the position each one was asked to read after,
-    and what the worker process answered (how many inputs it replayed, to where)."""
+    """Spies on the archive's readings: what the worker process answered for each (where
+    it read from, to where, how many inputs it replayed)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.done: list[tuple[int, Reading]] = []
-        read = Archive._read
+        self.done: list[Reading] = []
+        run = Archive._run
 
-        async def spied(archive: Archive, position: int) -> Reading:
-            reading = await read(archive, position)
-            self.done.append((position, reading))
-            return reading
+        async def spied(archive: Archive, *question: Any) -> tuple[Reading, Any]:
+            reading, answer = await run(archive, *question)
+            self.done.append(reading)
+            return reading, answer
 
-        monkeypatch.setattr(Archive, "_read", spied)
+        monkeypatch.setattr(Archive, "_run", spied)
 
 
 async def watching(live: LiveTable) -> dict[str, str]:
@@ -373,30 +372,23 @@ def test_past_hands_are_read_on_from_where_the_last_reading_stopped(
             await live.play_hand(Script())
             readings = Readings(monkeypatch)
             assert [hand["hand"] for hand in await past_hands(live, watcher)] == [1]
-            assert await past_hands(live, watcher) == await past_hands(live, watcher)
+            assert await past_hands(live, watcher) == journaled(live)  # nothing new
             await next_hand_started(live)
             shown = await past_hands(live, watcher)
             assert [(hand["hand"], hand["ended"]) for hand in shown][-1] == (2, "in progress")
-            (asked, first), (asked_again, second) = readings.done  # none when nothing is new
-            assert asked == 0 and first.replayed == first.position  # the whole journal
-            assert asked_again == first.position > 0  # read on, not from the start
+            first, again, third = readings.done
+            assert first.after == 0 and first.replayed == first.position  # the whole journal
+            assert (again.after, again.replayed) == (first.position, 0)
+            assert third.after == first.position > 0  # read on, not from the start
             with Journal.open(live.service.config.journal, create=False) as journal:
-                since = [
-                    e for e in journal.entries(first.position) if e.position <= second.position
-                ]
-            assert second.replayed == len(since) < first.replayed
+                since = [e for e in journal.entries(first.position) if e.position <= third.position]
+            assert third.replayed == len(since) < first.replayed
             assert shown == journaled(live)
-            # a hand at a time (the worker's readings stop at HANDS_PER_READING hands)
-            monkeypatch.setattr(archive, "HANDS_PER_READING", 1)
-            path = live.service.config.journal
-            reading = archive.read_on(path, 0)
-            hands = reading.ended
-            assert reading.more and len(hands) == 1
-            while reading.more:
-                reading = archive.read_on(path, reading.position)
-                hands += reading.ended
-            with Journal.open(path, create=False) as journal:
-                assert [*hands, reading.current] == list(recorded_hands(journal))
+            one = await live.http.get("/api/history/1", headers=watcher)
+            with Journal.open(live.service.config.journal, create=False) as journal:
+                hand = next(iter(recorded_hands(journal)))
+            assert one.json()["script"] == hand.history_json()["script"]
+            assert one.json()["recorded_hand"] == hand.hand.to_json()
 
     run(scenario)
 
@@ -416,8 +408,8 @@ def test_a_dead_past_hands_worker_is_replaced_by_one_reading_from_the_start(
             await next_hand_started(live)
             readings = Readings(monkeypatch)
             shown = await past_hands(live, watcher)
-            [(asked, reading)] = readings.done
-            assert asked == 0 and reading.replayed == reading.position
+            [reading] = readings.done
+            assert reading.after == 0 and reading.replayed == reading.position
             [replaced] = multiprocessing.active_children()
             assert replaced.pid != worker.pid
             assert shown == journaled(live)
