@@ -356,6 +356,14 @@ async def next_hand_started(live: LiveTable) -> None:
     await live.draw()
 
 
+async def one_hand_played(live: LiveTable) -> dict[str, str]:
+    """Surveillance signed in (its header), and a hand played."""
+    watcher = await watching(live)
+    await live.seat_players()
+    await live.play_hand(Script())
+    return watcher
+
+
 def journaled(live: LiveTable) -> list[dict[str, Any]]:
     """The hands of the journal as ``luck-table history`` reads them."""
     with Journal.open(live.service.config.journal, create=False) as journal:
@@ -367,9 +375,7 @@ def test_past_hands_are_read_on_from_where_the_last_reading_stopped(
 ) -> None:
     async def scenario(shoe: Any) -> None:
         async with live_table(tmp_path, shoe) as live:
-            watcher = await watching(live)
-            await live.seat_players()
-            await live.play_hand(Script())
+            watcher = await one_hand_played(live)
             readings = Readings(monkeypatch)
             assert [hand["hand"] for hand in await past_hands(live, watcher)] == [1]
             assert await past_hands(live, watcher) == journaled(live)  # nothing new
@@ -398,9 +404,7 @@ def test_a_dead_past_hands_worker_is_replaced_by_one_reading_from_the_start(
 ) -> None:
     async def scenario(shoe: Any) -> None:
         async with live_table(tmp_path, shoe) as live:
-            watcher = await watching(live)
-            await live.seat_players()
-            await live.play_hand(Script())
+            watcher = await one_hand_played(live)
             assert [hand["hand"] for hand in await past_hands(live, watcher)] == [1]
             [worker] = multiprocessing.active_children()
             worker.kill()
