@@ -1,6 +1,6 @@
 """``luck-table serve`` serves the dealer console at the configuration's API address, in the
-table service's own process (over TLS with the configured certificate), and stops cleanly
-on SIGTERM."""
+table service's own process (over TLS with the configured certificate, followed by a
+broadcast relay over TLS too), and stops cleanly on SIGTERM."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ import httpx
 import pytest
 import websockets
 
+from tests.relay_kit import RelayProcess
 from tests.service_kit import simulator, write_config
 
 LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
@@ -132,4 +133,19 @@ def test_serve_serves_the_console_over_tls_with_the_configured_certificate(
                     return json.loads(await ws.recv())
 
             assert asyncio.run(feed())["type"] == "snapshot"
+            # a broadcast relay of it: the table's CA trusted, wss:// with the same certificate
+            tls = ("--tls-cert", str(cert), "--tls-key", str(key))
+            with RelayProcess(url, "--source-ca", str(cert), *tls) as relay:
+                assert relay.url.startswith("wss://127.0.0.1:")
+                deadline = time.monotonic() + 30
+                while (health := httpx.get(relay.http + "/health", verify=trusted)).is_error:
+                    assert time.monotonic() < deadline, health.text  # 503 until it follows
+                    time.sleep(0.05)
+                assert health.json()["source"] == f"wss://127.0.0.1:{port}/ws"
+
+                async def relayed() -> dict[str, Any]:
+                    async with websockets.connect(relay.url + "/ws", ssl=trusted) as ws:
+                        return json.loads(await ws.recv())
+
+                assert asyncio.run(relayed())["type"] == "snapshot"
             assert f"the console is at {url}" in stopped(process)
