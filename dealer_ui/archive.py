@@ -109,10 +109,10 @@ def hand_record(journal_path: Path, number: int) -> tuple[Reading, dict[str, Any
     hand = next((hand for hand in replay.hands() if hand.number == number), None)
     if hand is None:
         return reading, None
-    history = replay_command.history(hand.replay())
+    played = hand.replay()  # once, for the record and its text
     return reading, {
-        **hand.history_json(),
-        "history": history,
+        **hand.history_json(played),
+        "history": replay_command.history(played),
         "recorded_hand": hand.hand.to_json(),
     }
 

@@ -77,10 +77,11 @@ class RecordedHand:
             ]
         return replay.error is None and replay.hand.to_json() == self.hand.to_json()
 
-    def history_json(self) -> dict[str, Any]:
+    def history_json(self, replay: Replay | None = None) -> dict[str, Any]:
         """The hand as ``luck-table history --json`` gives it: number, times, script, the
-        replay's outcome, and whether that outcome is the one recorded."""
-        replay = self.replay()
+        replay's outcome, and whether that outcome is the one recorded (``replay``: the
+        script's, when the caller has it already)."""
+        replay = self.replay() if replay is None else replay
         return {
             "hand": self.number,
             "started": iso_time(self.started),
