@@ -15,6 +15,7 @@ import secrets
 from collections import deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 from controller.rules import Effect
 from controller.service import TableService
@@ -22,6 +23,39 @@ from controller.table import Table
 from dealer_ui.views import Role, effects_view, view
 
 KEPT = 1024
+Item = TypeVar("Item")
+
+
+class Kept(Generic[Item]):
+    """The last ``size`` updates of a feed by number (consecutive numbers), kept for the
+    clients that come back: what each missed, when all of it is still kept."""
+
+    def __init__(self, size: int = KEPT) -> None:
+        self._updates: deque[tuple[int, Item]] = deque(maxlen=size)
+
+    def append(self, seq: int, update: Item) -> None:
+        self._updates.append((seq, update))
+
+    def clear(self) -> None:
+        self._updates.clear()
+
+    def at(self, seq: int) -> Item | None:
+        """Update number ``seq``, or None when it is not kept."""
+        if not self._updates:
+            return None
+        index = seq - self._updates[0][0]
+        return self._updates[index][1] if 0 <= index < len(self._updates) else None
+
+    def missed(self, last: int, current: int) -> list[Item] | None:
+        """The updates after number ``last`` up to ``current`` (the newest), or None when
+        they are not all kept (or ``last`` is not one of this feed's numbers)."""
+        if last > current:
+            return None
+        if last == current:
+            return []
+        if not self._updates or self._updates[0][0] > last + 1:
+            return None
+        return [update for seq, update in self._updates if seq > last]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +77,7 @@ class Feed:
         self.epoch = secrets.token_hex(4)
         self._updates = service.updates()
         self.current = Numbered(0, service.table, ())
-        self._kept: deque[Numbered] = deque(maxlen=kept)
+        self._kept: Kept[Numbered] = Kept(kept)
         self._changed = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self.closed = False
@@ -64,7 +98,7 @@ class Feed:
     async def _follow(self) -> None:
         async for update in self._updates:
             numbered = Numbered(self.current.seq + 1, update.table, update.effects)
-            self._kept.append(numbered)
+            self._kept.append(numbered.seq, numbered)
             self.current = numbered
             self._wake()
         self._finish()
@@ -77,23 +111,11 @@ class Feed:
         changed, self._changed = self._changed, asyncio.Event()
         changed.set()
 
-    def _after(self, sent: int) -> Numbered | None:
-        """The kept update after number ``sent`` (the kept numbers are consecutive), or
-        None when it is no longer kept."""
-        if not self._kept:
-            return None
-        index = sent + 1 - self._kept[0].seq
-        return self._kept[index] if 0 <= index < len(self._kept) else None
-
     def missed(self, epoch: str | None, last: int | None) -> list[Numbered] | None:
         """The updates after ``last`` of ``epoch``, or None when a snapshot is due."""
-        if epoch != self.epoch or last is None or last > self.current.seq:
+        if epoch != self.epoch or last is None:
             return None
-        if last == self.current.seq:
-            return []
-        if not self._kept or self._kept[0].seq > last + 1:
-            return None
-        return [numbered for numbered in self._kept if numbered.seq > last]
+        return self._kept.missed(last, self.current.seq)
 
     async def messages(
         self, role: Role, seat: int | None, epoch: str | None, last: int | None
@@ -110,7 +132,7 @@ class Feed:
         while True:
             changed = self._changed
             while sent < self.current.seq:
-                after = self._after(sent)
+                after = self._kept.at(sent + 1)
                 if after is None:  # fell behind what is kept
                     yield self._snapshot(role, seat)
                     sent = self.current.seq

@@ -26,7 +26,6 @@ import contextlib
 import json
 import logging
 import ssl
-from collections import deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from http import HTTPStatus
@@ -40,7 +39,7 @@ from websockets.exceptions import ConnectionClosed, WebSocketException
 from websockets.http11 import Request, Response
 
 from dealer_ui.app import STATIC
-from dealer_ui.feeds import KEPT
+from dealer_ui.feeds import KEPT, Kept
 
 log = logging.getLogger("dealer_ui.relay")
 
@@ -103,7 +102,7 @@ class Mirror:
         self.epoch: str | None = None
         self.seq = 0
         self._view: Any = None
-        self._kept: deque[tuple[int, str]] = deque(maxlen=kept)
+        self._kept: Kept[str] = Kept(kept)
         self._snapshot: str | None = None
 
     @property
@@ -128,7 +127,7 @@ class Mirror:
             self._kept.clear()
             self._snapshot = text
         elif kind == "update" and epoch == self.epoch and seq == self.seq + 1:
-            self._kept.append((seq, text))
+            self._kept.append(seq, text)
             self._snapshot = None
         else:
             raise FeedGap(f"{kind} {epoch}/{seq} does not follow {self.epoch}/{self.seq}")
@@ -139,11 +138,9 @@ class Mirror:
         """What a viewer that is at ``resume`` is sent first: the updates it missed, or a
         snapshot when they are not all kept (or it comes from another epoch)."""
         if resume.epoch == self.epoch and resume.last is not None:
-            if resume.last == self.seq:
-                return []
-            first = self._kept[0][0] if self._kept else self.seq + 1
-            if first <= resume.last + 1 <= self.seq:
-                return [text for seq, text in self._kept if seq > resume.last]
+            missed = self._kept.missed(resume.last, self.seq)
+            if missed is not None:
+                return missed
         return [self.snapshot()]
 
     def snapshot(self) -> str:
