@@ -263,3 +263,19 @@ def test_the_scramble_is_shown_until_the_shoe_reports_the_reload():
     assert driver.table.signals.display == "COMMUNITY CARD"
     assert [effect.kind for effect in step.effects] == ["deck", "display"]
     journal_replays(driver)
+
+
+def test_three_third_street_cards_face_up_are_a_misdeal_the_history_replays():
+    driver = TableDriver.make().start({1: 200, 2: 200})
+    driver.read("As Ks", confirm=True)
+    driver.ok(WrongFace, seat=1, card=card("As"), **SUPERVISOR)
+    driver.read("Ad Kd", confirm=True)
+    driver.ok(WrongFace, seat=1, card=card("Ad"), **SUPERVISOR)
+    driver.read("2c", confirm=True)  # seat 1's third card, dealt down as due: it came up
+    driver.ok(CardAtSeat, seat=2, code=code("Kd"))
+    step = driver.ok(WrongFace, seat=1, card=card("2c"), **SUPERVISOR)
+    assert driver.table.hand.phase is Phase.VOID and not driver.table.in_hand
+    assert {seat.seat: seat.stack for seat in driver.table.seats} == {1: 200, 2: 200}
+    assert "hand_over" in [effect.kind for effect in step.effects]
+    (recorded,) = HandRecorder().observe(step)
+    assert recorded.matches(recorded.replay()), recorded.replay().error
