@@ -279,3 +279,10 @@ def test_three_third_street_cards_face_up_are_a_misdeal_the_history_replays():
     assert "hand_over" in [effect.kind for effect in step.effects]
     (recorded,) = HandRecorder().observe(step)
     assert recorded.matches(recorded.replay()), recorded.replay().error
+
+
+def test_a_snapshot_from_before_the_scramble_was_shown_reads_back():
+    driver = third_street_down(TableDriver.make().start({1: 200, 2: 200}))
+    older = json.loads(driver.dump())
+    del older["scramble_due"]
+    assert Table.from_json(older) == driver.table
