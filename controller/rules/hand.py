@@ -31,7 +31,9 @@ Where each rule lives (docs/rules.md states them all, with their sources):
   half-bet rule and the open pair's raises are in ``betting.py``.
 - The end of a round and of the hand: ``_end_round``, ``_win_uncontested``; the
   showdown and the pot award in ``showdown.py``, side pots in ``pots.py``.
-- Corrections: ``_expose`` (an exposed hole card on third street), ``_void``.
+- Corrections, each leaving every card where it lies: ``_expose`` (a face-down card face
+  up: on third street the up card comes down), ``_dealt_down`` (an up card face down),
+  ``_correct`` (a misread: a bonus card earned late, or an unearned one dead), ``_void``.
 - Table settings and their defaults: ``settings.py``; the state's parts: ``state.py``.
 """
 
