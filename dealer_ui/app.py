@@ -105,6 +105,11 @@ class CorrectCardIn(Supervisor):
     right: str
 
 
+class WrongFaceIn(Supervisor):
+    seat: int
+    card: str = Field(description="the card lying with the wrong face, e.g. '4c'")
+
+
 class ResolveIn(Supervisor):
     alert: int
     remedy: Literal["hold", "dead", "done"]
@@ -157,7 +162,15 @@ SUPERVISOR_ACTIONS: list[tuple[str, type[Supervisor], Callable[[Any], dict[str, 
         "correct-card",
         CorrectCardIn,
         lambda body: {"type": "correct_card", "wrong": body.wrong, "right": body.right},
-        "A misread: the hand is replayed with `right` in place of `wrong`.",
+        "A misread: the card read as `wrong` is `right`. Every card stays where it lies: "
+        "a bonus card the right card earns comes late, one it does not earn is a dead card.",
+    ),
+    (
+        "wrong-face",
+        WrongFaceIn,
+        lambda body: {"type": "wrong_face", "seat": body.seat, "card": body.card},
+        "A card dealt with the wrong face: a hole card (or the bonus card) face up, or an "
+        "up card face down; the rules' consequence follows (docs/rules.md).",
     ),
     (
         "resolve",

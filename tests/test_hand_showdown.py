@@ -162,12 +162,17 @@ def test_all_three_exposed_is_a_misdeal():
     assert table.stacks() == {1: 100, 2: 100}
 
 
-def test_exposure_is_refused_after_the_bring_in_and_for_up_cards():
+def test_exposure_after_the_bring_in_leaves_a_hole_card_face_up_and_refuses_up_cards():
     table = Driver({1: 100, 2: 100})
     table.deal(*third_street({1: "Kd 7c 2s", 2: "Qh 8d 9s"}))
     assert "not a face-down card" in table.refused(Action(Do.EXPOSE, 1, card=parse_card("2s")))
     table.act(1, "bring_in")
-    assert "only on third street" in table.refused(Action(Do.EXPOSE, 1, card=parse_card("Kd")))
+    table.feed(Action(Do.EXPOSE, 1, card=parse_card("Kd")))
+    assert "plays as a hole card" in table.messages("expose")[0]
+    kd = table.player(1).cards[0]
+    assert (kd.up, kd.exposed) == (False, True)  # seen by all, a hole card in the rules
+    assert table.to_act == 2  # the action is where it was
+    assert "not a face-down card" in table.refused(Action(Do.EXPOSE, 1, card=parse_card("Kd")))
 
 
 @pytest.mark.parametrize(

@@ -44,6 +44,7 @@ from controller.table import (
     TableInputError,
     TableSettings,
     VoidHand,
+    WrongFace,
     apply,
     input_from_json,
 )
@@ -670,6 +671,7 @@ EXAMPLES = [
     VoidHand(at=20, who="S1", why="misdeal"),
     EnterCard(at=21, card=parse_card("4c"), who="S1", why="unread"),
     CorrectCard(at=22, wrong=parse_card("Kd"), right=parse_card("Kh"), who="S1", why="misread"),
+    WrongFace(at=22, seat=3, card=parse_card("4c"), who="S1", why="dealt face down"),
     ResolveAlert(at=23, alert=3, remedy=Remedy.HOLD, who="S1", why="early card"),
     CorrectStack(at=24, seat=2, stack=120, who="S1", why="count"),
 ]

@@ -70,13 +70,22 @@ def _legal(data: st.DataObject, table: tc.Table, shoe: Shoe) -> tuple[type[tc.Ta
     return tc.Decide, {"seat": waiting.seat, "do": data.draw(st.sampled_from([Do.SHOW, Do.MUCK]))}
 
 
+def _card_of_a_seat(data: st.DataObject, table: tc.Table) -> dict[str, Any]:
+    """A card of a player in the hand and its seat (any seat and card between hands)."""
+    held = [(p.seat, d.card) for p in table.hand.players for d in p.cards] if table.in_hand else []
+    if not held:
+        return {"seat": data.draw(st.integers(0, 9)), "card": Card(data.draw(st.integers(0, 51)))}
+    seat, card = data.draw(st.sampled_from(held))
+    return {"seat": seat, "card": card}
+
+
 def _hostile(data: st.DataObject, table: tc.Table, shoe: Shoe) -> tuple[type[tc.TableInput], dict]:
     """Anything the world or a careless person may send."""
     seat = st.integers(0, 9)
     code = st.integers(0, 63)
     card = st.builds(Card, st.integers(0, 51))
     device = st.sampled_from(list(tc.Device))
-    kind = data.draw(st.integers(-2, 19))
+    kind = data.draw(st.integers(-2, 20))
     if kind == 0:
         drawn = shoe.draw()
         return tc.CardRead, {"code": drawn if drawn is not None else data.draw(code)}
@@ -114,6 +123,7 @@ def _hostile(data: st.DataObject, table: tc.Table, shoe: Shoe) -> tuple[type[tc.
         (tc.VoidHand, SIGN),
         (tc.EnterCard, {"card": data.draw(card), **SIGN}),
         (tc.CorrectCard, {"wrong": data.draw(card), "right": data.draw(card), **SIGN}),
+        (tc.WrongFace, {**_card_of_a_seat(data, table), **SIGN}),
         (
             tc.ResolveAlert,
             {

@@ -1,11 +1,13 @@
 """The hands of a journal as hand scripts in the replay contract (docs/replay.md).
 
-A hand's script is its rules, the seats' stacks at its start, every card in shoe order
-(burns included, a corrected card as corrected) and its decisions; ``luck-table replay``
-plays it to the outcome the table recorded. A voided hand's script ends with ``void`` and
-holds the cards dealt before its last decision (the replay tool voids the hand as soon as
-``void`` is the next action): the void gives every chip back, so the stacks are the ones
-recorded.
+A hand's script is its rules, the seats' stacks at its start, every card in shoe order as
+the shoe read it (burns included) and its decisions and corrections (a corrected card is a
+``correct`` action at the point the table took it); ``luck-table replay``
+plays it to the outcome the table recorded. A hand the supervisor voided ends with
+``void`` and holds the cards dealt before its last decision (the replay tool voids the hand
+as soon as ``void`` is the next action): the void gives every chip back, so the stacks are
+the ones recorded. A misdeal the engine declares itself (three third-street cards exposed)
+keeps every card and correction, as the table took them.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from controller.cli import replay_command
 from controller.cli.common import IN_PROGRESS
 from controller.cli.replay_command import Replay, Script, play
 from controller.journal import Journal
-from controller.rules import Action, Deal, Hand, Phase
+from controller.rules import Action, Deal, Do, Hand, Phase
 from controller.service.recovery import steps
 from controller.table import Step, Table
 
@@ -96,7 +98,8 @@ def _recorded(table: Table, started: int, ended: int | None) -> RecordedHand:
     hand = table.hand
     assert hand is not None
     log = table.hand_log
-    if hand.phase is Phase.VOID:  # the cards after the last decision stay out of the script
+    voided = bool(log) and isinstance(log[-1], Action) and log[-1].do is Do.VOID
+    if voided:  # the cards after the last decision stay out of the script
         decisions = [n for n, item in enumerate(log) if isinstance(item, Action)]
         log = log[: decisions[-2] + 1 if len(decisions) > 1 else 0] + log[-1:]
     cards = tuple(item.card for item in log if isinstance(item, Deal))

@@ -9,8 +9,9 @@ A hand script is a JSON object::
      "cards": ["Kd", "7c", ...], "actions": [{"seat": 4, "do": "bring_in"}, ...]}
 
 Cards are fed when the engine waits for a card, decisions when it waits for a
-decision. Corrections (``expose``, ``void``) are applied as soon as they are the next
-action and can apply: ``void`` at once, ``expose`` once its card has been dealt.
+decision. Corrections (``expose``, ``dealt_down``, ``correct``, ``void``) are applied as
+soon as they are the next action and can apply: ``void`` at once, the others once as many
+cards as their ``dealt`` says are out, or without ``dealt`` once their card has been dealt.
 
 Exit status: 0 when the hand completes or waits for more input; 1 when the engine
 refuses an action or one is left over (``error.action`` is its index); 2 when the
@@ -33,7 +34,15 @@ from typing import Any, TypeVar
 from controller.cli.common import IN_PROGRESS, MESSAGE_LIMIT, InputError, fail, read_text
 from controller.rules.cards import DECK, Card, CardError, parse_card, shorten
 from controller.rules.hand import MAX_SEAT, Hand, start_hand
-from controller.rules.inputs import Action, Deal, Do, Effect, IllegalInput, action_from_json
+from controller.rules.inputs import (
+    CARD_CORRECTIONS,
+    Action,
+    Deal,
+    Do,
+    Effect,
+    IllegalInput,
+    action_from_json,
+)
 from controller.rules.pots import build_pots
 from controller.rules.settings import Rules, RulesError
 from controller.rules.showdown import hand_value
@@ -170,7 +179,7 @@ def play(script: Script) -> Replay:
             elif next_card < len(cards):
                 replay.error = {"card": next_card, "message": "the hand is over: card not used"}
             return replay
-        if action is not None and _correction_due(hand, action):
+        if action is not None and _correction_due(hand, action, next_card):
             wanted: Deal | Action | None = action
         elif waiting.kind == "card":
             wanted = Deal(cards[next_card]) if next_card < len(cards) else action
@@ -234,14 +243,21 @@ def _burns_may_return(hand: Hand) -> bool:
     return len(hand.players) * CARDS_PER_PLAYER + 1 + BURNS_PER_HAND > len(DECK)
 
 
-def _correction_due(hand: Hand, action: Action) -> bool:
+def _correction_due(hand: Hand, action: Action, fed: int) -> bool:
+    """Whether the correction ``action`` applies now, ``fed`` cards into the script: at the
+    point the table made it (``dealt``), else once the card it names is out."""
     if action.do is Do.VOID:
         return True
-    if action.do is not Do.EXPOSE:
+    if action.do not in CARD_CORRECTIONS:
         return False
-    assert action.card is not None
     waiting = hand.waiting_for
-    return bool(hand.out >> action.card & 1) or waiting is None or waiting.kind != "card"
+    if waiting is None or waiting.kind != "card":
+        return True
+    if action.dealt is not None:
+        return fed >= action.dealt
+    card = action.was if action.do is Do.CORRECT else action.card
+    assert card is not None
+    return bool(hand.out >> card & 1)
 
 
 def to_json(replay: Replay) -> dict[str, Any]:

@@ -23,8 +23,13 @@ from controller.service.records import at_of
 from controller.service.recovery import entry_steps, from_snapshot
 from controller.table import Step, Table
 
-#: How the table core words the alerts a supervisor's void or entered card clears.
-_CLEARED_BY = {"void_hand": "the hand is void", "enter_card": "the supervisor entered the card"}
+#: How the table core words the alerts a supervisor's void, entered or corrected card clears.
+_CLEARED_BY = {
+    "void_hand": "the hand is void",
+    "enter_card": "the supervisor entered the card",
+    "correct_card": "the supervisor corrected the card",
+    "wrong_face": "the hand is void",  # three third-street cards face up: a misdeal
+}
 
 
 @dataclass(frozen=True, slots=True)

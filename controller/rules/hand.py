@@ -31,7 +31,9 @@ Where each rule lives (docs/rules.md states them all, with their sources):
   half-bet rule and the open pair's raises are in ``betting.py``.
 - The end of a round and of the hand: ``_end_round``, ``_win_uncontested``; the
   showdown and the pot award in ``showdown.py``, side pots in ``pots.py``.
-- Corrections: ``_expose`` (an exposed hole card on third street), ``_void``.
+- Corrections, each leaving every card where it lies: ``_expose`` (a face-down card face
+  up: on third street the up card comes down), ``_dealt_down`` (an up card face down),
+  ``_correct`` (a misread: a bonus card earned late, or an unearned one dead), ``_void``.
 - Table settings and their defaults: ``settings.py``; the state's parts: ``state.py``.
 """
 
@@ -319,6 +321,8 @@ class Hand(NamedTuple):
             new = _decide(self, item, fx)
         elif item.do is Do.VOID:
             new = _void(self, "the supervisor voids the hand", fx)
+        elif item.do is Do.CORRECT:
+            new = _correct(self, item, fx)
         else:
             new = _non_betting_action(self, item, fx)
         return Step(new, tuple(fx))
@@ -430,6 +434,10 @@ def _non_betting_action(hand: Hand, item: Action, fx: list[Effect]) -> Hand:
         if item.card is None:
             raise IllegalInput("'expose' needs the exposed 'card'")
         return _expose(hand, index, item.card, fx)
+    if do is Do.DEALT_DOWN:
+        if item.card is None:
+            raise IllegalInput("'dealt_down' needs the 'card'")
+        return _dealt_down(hand, index, item.card, fx)
     if do is Do.BONUS:
         if item.accept is None:
             raise IllegalInput("'bonus' needs 'accept': true or false")
@@ -569,6 +577,15 @@ def _index_of(players: tuple[Player, ...], seat: int) -> int:
 
 
 def _earn_bonus(hand: Hand, index: int, fx: list[Effect]) -> Hand:
+    slots = _bonus_slots(hand, index, fx)
+    if hand.rules.bonus_timing is BonusTiming.IMMEDIATE:
+        return hand._replace(queue=(*slots, *hand.queue))
+    return hand._replace(queue=(*hand.queue, *slots))
+
+
+def _bonus_slots(hand: Hand, index: int, fx: list[Effect]) -> tuple[Waiting, ...]:
+    """What a four of clubs dealt face up to ``players[index]`` adds to the deal queue:
+    the bonus card, its offer at a price, or nothing (the player cannot pay)."""
     rules = hand.rules
     player = hand.players[index]
     seat = player.seat
@@ -586,11 +603,7 @@ def _earn_bonus(hand: Hand, index: int, fx: list[Effect]) -> Hand:
             f"(has {player.stack}): no bonus card"
         )
     fx.append(Notice("bonus", text, {"seat": seat, "price": price, "offered": bool(slots)}))
-    if rules.bonus_timing is BonusTiming.IMMEDIATE:
-        queue = (*slots, *hand.queue)
-    else:
-        queue = (*hand.queue, *slots)
-    return hand._replace(queue=queue)
+    return slots
 
 
 def _bonus_decision(hand: Hand, index: int, accept: bool, fx: list[Effect]) -> Hand:
@@ -633,18 +646,29 @@ def _void(hand: Hand, reason: str, fx: list[Effect]) -> Hand:
 def _expose(hand: Hand, index: int, card: Card, fx: list[Effect]) -> Hand:
     player = hand.players[index]
     seat = player.seat
-    if hand.street != 3 or not (hand.phase is Phase.DEAL or hand.bring_in_due):
-        raise IllegalInput(
-            f"seat {seat}: an exposed hole card is corrected only on third street, "
-            "before the bring-in"
-        )
     position = next(
-        (i for i, dealt in enumerate(player.cards) if dealt.card == card and not dealt.up), None
+        (
+            i
+            for i, dealt in enumerate(player.cards)
+            if dealt.card == card and not dealt.up and not dealt.exposed
+        ),
+        None,
     )
     if position is None:
         raise IllegalInput(f"{card}: not a face-down card of seat {seat}")
     cards = list(player.cards)
     hole = cards[position]
+    if hand.street != 3 or not (hand.phase is Phase.DEAL or hand.bring_in_due):
+        cards[position] = hole._replace(exposed=True)
+        fx.append(
+            Notice(
+                "expose",
+                f"seat {seat}'s hole card {card} is exposed: it stays face up where it lies "
+                "and plays as a hole card",
+                {"seat": seat},
+            )
+        )
+        return with_player(hand, index, player._replace(cards=tuple(cards)))
     cards[position] = Dealt(hole.card, True, hole.street, hole.bonus, exposed=True)
     hand = with_player(hand, index, player._replace(cards=tuple(cards)))
     queue = list(hand.queue)
@@ -668,6 +692,131 @@ def _expose(hand: Hand, index: int, card: Card, fx: list[Effect]) -> Hand:
     if hand.phase is Phase.BETTING:
         return _begin_betting(hand, fx)
     return hand
+
+
+def _dealt_down(hand: Hand, index: int, card: Card, fx: list[Effect]) -> Hand:
+    """An up card was dealt face down: the dealer turns it up where it lies; a four of
+    clubs dealt face down earns no bonus card (OPR-688, 3.2)."""
+    player = hand.players[index]
+    seat = player.seat
+    dealt = next((d for d in player.cards if d.card == card and d.up and not d.exposed), None)
+    if dealt is None:
+        raise IllegalInput(f"{card}: not an up card of seat {seat}")
+    fx.append(
+        Notice(
+            "dealt_down",
+            f"seat {seat}'s up card {card} was dealt face down: turn it face up where it lies",
+            {"seat": seat, "card": str(card)},
+        )
+    )
+    if _earns_bonus(hand, dealt):
+        return _unearn_bonus(hand, index, fx)
+    return hand
+
+
+def _earns_bonus(hand: Hand, dealt: Dealt) -> bool:
+    return dealt.card == FOUR_OF_CLUBS and dealt.up and not dealt.exposed and hand.rules.wild
+
+
+def _correct(hand: Hand, item: Action, fx: list[Effect]) -> Hand:
+    """A misread: the card read as ``was`` is ``card``. Every card stays where it lies;
+    only what the corrected card decides changes (the bonus card, the bring-in, who acts
+    first)."""
+    was, card = item.was, item.card
+    if was is None or card is None:
+        raise IllegalInput("'correct' needs the 'card' and the card it replaces ('was')")
+    if card == was:
+        raise IllegalInput(f"{card}: the card read and the card are the same")
+    if hand.out >> card & 1:
+        raise IllegalInput(f"{card}: card already in play")
+    out = hand.out & ~(1 << was) | 1 << card
+    words = {"card": str(card), "was": str(was)}
+    for index, player in enumerate(hand.players):
+        position = next((i for i, dealt in enumerate(player.cards) if dealt.card == was), None)
+        if position is not None:
+            return _correct_players_card(hand._replace(out=out), index, position, card, fx)
+    if hand.community == was:
+        fx.append(Notice("correct", f"the community card read as {was} is {card}", words))
+        return hand._replace(community=card, out=out)
+    if was in hand.burns:
+        burns = tuple(card if burned == was else burned for burned in hand.burns)
+        fx.append(Notice("correct", f"the burn card read as {was} is {card}", words))
+        return hand._replace(burns=burns, out=hand.out if hand.scrambled else out)
+    raise IllegalInput(f"{was} was not dealt in this hand")
+
+
+def _correct_players_card(
+    hand: Hand, index: int, position: int, card: Card, fx: list[Effect]
+) -> Hand:
+    player = hand.players[index]
+    seat = player.seat
+    old = player.cards[position]
+    cards = (*player.cards[:position], old._replace(card=card), *player.cards[position + 1 :])
+    face = "up" if old.up else "down"
+    fx.append(
+        Notice(
+            "correct",
+            f"the card read as {old.card} is {card}: seat {seat}'s card face {face}, where it lies",
+            {"seat": seat, "card": str(card), "was": str(old.card)},
+        )
+    )
+    before = hand
+    hand = with_player(hand, index, player._replace(cards=cards))
+    if not old.bonus and _earns_bonus(before, old):
+        hand = _unearn_bonus(hand, index, fx)
+    elif not old.bonus and _earns_bonus(hand, old._replace(card=card)):
+        return _late_bonus(hand, index, fx)
+    if old.up and hand.phase is Phase.BETTING and before.phase is Phase.BETTING:
+        _no_action_yet(hand, f"seat {seat}'s up card")
+        return _begin_betting(hand, fx)  # the bring-in or the first to act, again
+    return hand
+
+
+def _no_action_yet(hand: Hand, what: str) -> None:
+    if any(player.acted for player in hand.players):
+        raise IllegalInput(f"{what}: the betting on this street has begun; void the hand instead")
+
+
+def _late_bonus(hand: Hand, index: int, fx: list[Effect]) -> Hand:
+    """A four of clubs face up found by a correction: its bonus card is dealt late, as the
+    next card out of the shoe (at the street's end with ``end_of_street``); every card
+    already dealt stays where it lies. Once the street's cards are all out, the bonus card
+    is dealt before its betting begins (again: nobody has acted yet)."""
+    if hand.phase is not Phase.DEAL:
+        _no_action_yet(hand, f"seat {hand.players[index].seat}'s bonus card")
+        hand = hand._replace(phase=Phase.DEAL, queue=(), actor=None, bring_in_due=False)
+    return _await_card(_earn_bonus(hand, index, fx), fx)
+
+
+def _unearn_bonus(hand: Hand, index: int, fx: list[Effect]) -> Hand:
+    """The seat's four of clubs no longer counts as dealt face up: its bonus card is not
+    due; a bonus card already dealt is a dead card (taken away face down, out of play)."""
+    player = hand.players[index]
+    seat = player.seat
+    if player.bonus_paid:
+        raise IllegalInput(f"seat {seat} bought the bonus card: void the hand instead")
+    pending = tuple(
+        waiting
+        for waiting in hand.queue
+        if waiting.seat == seat and (waiting.kind == "bonus" or waiting.destination is Dest.BONUS)
+    )
+    if pending:
+        queue = tuple(waiting for waiting in hand.queue if waiting not in pending)
+        fx.append(Notice("no_bonus", f"seat {seat}'s bonus card is not due", {"seat": seat}))
+        return _await_card(hand._replace(queue=queue), fx)
+    bonus = next((dealt for dealt in player.cards if dealt.bonus), None)
+    if bonus is None:
+        return hand
+    cards = tuple(dealt for dealt in player.cards if not dealt.bonus)
+    fx.append(
+        Notice(
+            "dead_card",
+            f"seat {seat}'s bonus card {bonus.card} was not earned: it is a dead card, taken "
+            "away face down, out of play",
+            {"seat": seat, "card": str(bonus.card)},
+        )
+    )
+    return with_player(hand, index, player._replace(cards=cards))
 
 
 # Betting -------------------------------------------------------------------------------

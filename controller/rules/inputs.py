@@ -3,11 +3,14 @@
 Inputs:
 
 - ``Deal(card)``: the next card out of the shoe. The engine decides where it goes.
-- ``Action(do, seat, to, accept, card)``: a player's decision (``bring_in``, ``complete``,
-  ``check``, ``call``, ``bet``, ``raise``, ``fold``, ``bonus`` with ``accept``, ``show``,
-  ``muck``) or a correction (``expose`` with ``seat`` and ``card``; ``void`` without seat).
-  ``to`` is the player's total for the street after a bet, raise or completion; it is
-  needed only when more than one size is legal.
+- ``Action(do, seat, to, accept, card, was, dealt)``: a player's decision (``bring_in``,
+  ``complete``, ``check``, ``call``, ``bet``, ``raise``, ``fold``, ``bonus`` with ``accept``,
+  ``show``, ``muck``) or a correction: ``expose`` (a face-down ``card`` of ``seat`` lies
+  face up), ``dealt_down`` (an up ``card`` of ``seat`` was dealt face down), ``correct``
+  (the card read as ``was`` is ``card``: a misread), ``void`` without seat. ``to`` is the
+  player's total for the street after a bet, raise or completion; it is needed only when
+  more than one size is legal. ``dealt`` (corrections only, optional) is how many cards
+  had come out of the shoe when the correction was made: the replay tool applies it there.
 
 Outputs besides the new state:
 
@@ -43,11 +46,15 @@ class Do(StrEnum):
     SHOW = "show"
     MUCK = "muck"
     EXPOSE = "expose"
+    DEALT_DOWN = "dealt_down"
+    CORRECT = "correct"
     VOID = "void"
 
 
 WAGERS = frozenset({Do.BRING_IN, Do.COMPLETE, Do.BET, Do.RAISE})
 BETTING_DECISIONS = WAGERS | {Do.CHECK, Do.CALL, Do.FOLD}
+#: The corrections that name a card of a seat (``correct`` names the card it replaces too).
+CARD_CORRECTIONS = frozenset({Do.EXPOSE, Do.DEALT_DOWN, Do.CORRECT})
 
 
 class IllegalInput(ValueError):
@@ -71,6 +78,8 @@ class Action(NamedTuple):
     to: int | None = None
     accept: bool | None = None
     card: Card | None = None
+    was: Card | None = None
+    dealt: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"do": self.do.value}
@@ -82,12 +91,16 @@ class Action(NamedTuple):
             out["accept"] = self.accept
         if self.card is not None:
             out["card"] = str(self.card)
+        if self.was is not None:
+            out["was"] = str(self.was)
+        if self.dealt is not None:
+            out["dealt"] = self.dealt
         return out
 
 
 Input = Deal | Action
 
-_ACTION_FIELDS = frozenset({"do", "seat", "to", "accept", "card"})
+_ACTION_FIELDS = frozenset({"do", "seat", "to", "accept", "card", "was", "dealt"})
 
 
 def action_from_json(data: Mapping[str, Any]) -> Action:
@@ -109,15 +122,11 @@ def action_from_json(data: Mapping[str, Any]) -> Action:
     accept = data.get("accept")
     if accept is not None and not isinstance(accept, bool):
         raise IllegalInput(f"'accept': {accept!r} is not true or false")
-    card = None
-    if "card" in data:
-        try:
-            card = parse_card(data["card"])
-        except CardError as error:
-            raise IllegalInput(f"'card': {error}") from None
-    if do is Do.VOID:
+    card, was = _card(data, "card"), _card(data, "was")
+    dealt = _whole(data, "dealt")
+    if do in (Do.VOID, Do.CORRECT):
         if seat is not None:
-            raise IllegalInput("'void' takes no seat")
+            raise IllegalInput(f"'{do}' takes no seat")
     elif seat is None:
         raise IllegalInput(f"'{do}' needs a seat")
     if do is Do.BONUS and accept is None:
@@ -126,11 +135,28 @@ def action_from_json(data: Mapping[str, Any]) -> Action:
         raise IllegalInput(f"'accept' goes with 'bonus', not with '{do}'")
     if do is Do.EXPOSE and card is None:
         raise IllegalInput("'expose' needs the exposed 'card'")
-    if do is not Do.EXPOSE and card is not None:
-        raise IllegalInput(f"'card' goes with 'expose', not with '{do}'")
+    if do in CARD_CORRECTIONS and card is None:
+        raise IllegalInput(f"'{do}' needs the 'card'")
+    if do not in CARD_CORRECTIONS and card is not None:
+        raise IllegalInput(f"'card' goes with 'expose', 'dealt_down' or 'correct', not with '{do}'")
+    if do is Do.CORRECT and was is None:
+        raise IllegalInput("'correct' needs 'was', the card read")
+    if do is not Do.CORRECT and was is not None:
+        raise IllegalInput(f"'was' goes with 'correct', not with '{do}'")
+    if dealt is not None and (do not in CARD_CORRECTIONS or dealt < 0):
+        raise IllegalInput("'dealt' is a count of cards (0 or more) that goes with a correction")
     if to is not None and do not in WAGERS and do is not Do.CALL:
         raise IllegalInput(f"'to' goes with a bet, raise, completion or call, not with '{do}'")
-    return Action(do, seat, to, accept, card)
+    return Action(do, seat, to, accept, card, was, dealt)
+
+
+def _card(data: Mapping[str, Any], name: str) -> Card | None:
+    if name not in data:
+        return None
+    try:
+        return parse_card(data[name])
+    except CardError as error:
+        raise IllegalInput(f"{name!r}: {error}") from None
 
 
 def input_from_json(data: Mapping[str, Any]) -> Input:

@@ -60,6 +60,7 @@ from controller.table.inputs import (
     TableInput,
     TableInputError,
     VoidHand,
+    WrongFace,
     input_from_json,
 )
 from controller.table.settings import SettingsError, TableSettings
@@ -124,6 +125,7 @@ __all__ = [
     "TableInputError",
     "TableSettings",
     "VoidHand",
+    "WrongFace",
     "apply",
     "input_from_json",
 ]

@@ -26,10 +26,12 @@ from controller.rules import (
     Notice,
     Phase,
     Waiting,
+    parse_card,
     start_hand,
 )
 from controller.rules.inputs import BETTING_DECISIONS
 from controller.rules.inputs import Input as EngineInput
+from controller.table import corrections
 from controller.table import inputs as ti
 from controller.table.inputs import Device, Disposition, Fault, Remedy, TableInput
 from controller.table.state import (
@@ -173,6 +175,8 @@ def _engine(table: Table, item: EngineInput, at: int, fx: list[Effect]) -> Table
         raise Refused(str(error)) from None
     fx.extend(step.effects)
     table = replace(table, hand=step.hand, hand_log=(*table.hand_log, item))
+    if any(effect.kind == "scramble" for effect in step.effects):
+        table = replace(table, scramble_due=True)  # until the shoe reports them loaded
     return _settle(table, at, fx) if step.hand.over else table
 
 
@@ -223,7 +227,14 @@ def _settle(table: Table, at: int, fx: list[Effect]) -> Table:
         count = len(table.held)
         text = f"{count} held card{'' if count == 1 else 's'} set aside: out of play"
         fx.append(Notice("held_card", text, {"cards": [str(card) for card in table.held]}))
-    table = replace(table, seats=seats, spent=table.spent | hand.out, held=(), unconfirmed=())
+    table = replace(
+        table,
+        seats=seats,
+        spent=table.spent | hand.out,
+        held=(),
+        unconfirmed=(),
+        scramble_due=False,
+    )
     away = _open(table, AlertKind.PLAYER_AWAY)
     return _clear(table, away, "the hand is over", fx)
 
@@ -349,6 +360,9 @@ def _card_at_seat(table: Table, item: ti.CardAtSeat, fx: list[Effect]) -> Table:
         return _clear(table, _strays(table, card), f"the seat board sees it at seat {seat}", fx)
     if holder is not None:
         return _stray(table, seat, card, holder, fx, at=at)
+    misread = corrections.misread(table, seat, card)
+    if misread is not None:
+        return _mismatch(table, misread, card, fx, at=at)
     return _raise(
         table,
         AlertKind.CARD_NOT_DEALT,
@@ -357,6 +371,27 @@ def _card_at_seat(table: Table, item: ti.CardAtSeat, fx: list[Effect]) -> Table:
         fx,
         at=at,
         seat=seat,
+        card=card,
+    )
+
+
+def _mismatch(table: Table, read: Placement, card: Card, fx: list[Effect], *, at: int) -> Table:
+    """The seat's reader sees ``card`` where the shoe read ``read.card``: a misread by one
+    of the two readers (once per seat and card)."""
+    seat = read.seat
+    if _open(table, AlertKind.CARD_MISMATCH, seat=seat, card=card):
+        return table
+    return _raise(
+        table,
+        AlertKind.CARD_MISMATCH,
+        f"the shoe read {read.card} for seat {seat}; seat {seat}'s reader sees {card}",
+        f"check the card at seat {seat} and leave it there: if it is the {card}, the "
+        f"supervisor corrects {read.card} to {card}; if it is the {read.card}, the "
+        "supervisor resolves (done)",
+        fx,
+        at=at,
+        seat=seat,
+        belongs=seat,
         card=card,
     )
 
@@ -398,7 +433,7 @@ def _stray(
         remedy = f"move it to seat {belongs}: the seat board confirms it there"
     else:
         remedy = "move it where it belongs; the supervisor resolves (done) once it is there"
-    if table.in_play(seat):
+    if table.in_play(seat) and not table.hand.player(seat).folded:  # type: ignore[union-attr]
         kind = AlertKind.MISPLACED_CARD
         message = f"a card landed at seat {seat}; it belongs to {where}"
     else:
@@ -444,7 +479,7 @@ def _deck_loaded(table: Table, item: ti.DeckLoaded, fx: list[Effect]) -> Table:
                 {"count": item.count},
             )
         )
-        return table
+        return replace(table, scramble_due=False)
     if table.in_hand:
         return _raise(
             table,
@@ -743,30 +778,68 @@ def _enter_card(table: Table, item: ti.EnterCard, fx: list[Effect]) -> Table:
 def _correct_card(table: Table, item: ti.CorrectCard, fx: list[Effect]) -> Table:
     if not table.in_hand:
         raise Refused("no hand in progress")
-    hand = table.hand
-    assert hand is not None
     log = table.hand_log
-    dealt = [i for i, entry in enumerate(log) if entry == Deal(item.wrong)]
-    if not dealt:
+    dealt = corrections.dealt_at(log, item.wrong)
+    if dealt is None:
         raise Refused(f"{item.wrong} was not dealt in this hand")
-    if any(isinstance(entry, Action) for entry in log[dealt[0] + 1 :]):
+    if corrections.decided_after(log, dealt):
         raise Refused(f"{item.wrong} has been acted on: void the hand instead")
     if item.right == item.wrong or _known(table, item.right):
         raise Refused(f"{item.right} is already in play")
     _signed(item, fx, f"the card read as {item.wrong} is {item.right}")
-    new_log = tuple(Deal(item.right) if entry == Deal(item.wrong) else entry for entry in log)
-    try:
-        step = start_hand(hand.rules, {player.seat: player.start for player in hand.players})
-        replayed = step.hand
-        for entry in new_log:
-            replayed = replayed.apply(entry).hand
-    except IllegalInput as error:
-        raise Refused(f"the corrected hand is not legal: {error}") from None
+    action = corrections.correction(Do.CORRECT, log, item.right, was=item.wrong)
     unconfirmed = tuple(
         Placement(p.seat, item.right) if p.card == item.wrong else p for p in table.unconfirmed
     )
-    table = replace(table, hand=replayed, hand_log=new_log, unconfirmed=unconfirmed)
-    return _settle(table, item.at, fx) if replayed.over else table
+    table = _corrected(replace(table, unconfirmed=unconfirmed), action, item.at, fx)
+    seen = _open(table, AlertKind.CARD_MISMATCH, card=item.right)
+    confirmed = {Placement(alert.seat, item.right) for alert in seen}  # type: ignore[arg-type]
+    table = replace(table, unconfirmed=tuple(p for p in table.unconfirmed if p not in confirmed))
+    return _clear(table, seen, "the supervisor corrected the card", fx)
+
+
+def _wrong_face(table: Table, item: ti.WrongFace, fx: list[Effect]) -> Table:
+    if not table.in_hand:
+        raise Refused("no hand in progress")
+    seat = _seat_number(item.seat)
+    if not table.in_play(seat):
+        raise Refused(f"seat {seat} is not in hand {table.hand_number}")
+    player = table.hand.player(seat)  # type: ignore[union-attr]
+    dealt = next((d for d in player.cards if d.card == item.card), None)
+    if dealt is None:
+        raise Refused(f"{item.card} is not a card of seat {seat}")
+    face_down = dealt.up and not dealt.exposed
+    do = Do.DEALT_DOWN if face_down else Do.EXPOSE
+    _signed(item, fx, f"seat {seat}'s {item.card} lies face {'down' if face_down else 'up'}")
+    action = corrections.correction(do, table.hand_log, item.card, seat=seat)
+    return _corrected(table, action, item.at, fx)
+
+
+def _corrected(table: Table, action: Action, at: int, fx: list[Effect]) -> Table:
+    """The engine takes a correction: a bonus card it finds unearned is a dead card the
+    dealer takes away (the table pauses until the supervisor says it is done); a misdeal
+    clears the hand's alerts."""
+    start = len(fx)
+    table = _engine(table, action, at, fx)
+    for effect in fx[start:]:
+        if effect.kind == "dead_card":
+            seat, card = effect.data["seat"], parse_card(effect.data["card"])
+            gone = tuple(p for p in table.unconfirmed if p.card != card)
+            table = _raise(
+                replace(table, unconfirmed=gone),
+                AlertKind.DEAD_CARD,
+                f"seat {seat}'s bonus card was not earned: it is a dead card",
+                f"take the face-down bonus card away from seat {seat} unseen, with the "
+                "discards; the supervisor resolves (done)",
+                fx,
+                at=at,
+                seat=seat,
+                card=card,
+            )
+    if table.hand is not None and table.hand.phase is Phase.VOID:
+        of_hand = [alert for alert in table.alerts if alert.rule.of_hand]
+        table = _clear(table, of_hand, "the hand is void", fx)
+    return table
 
 
 def _resolve_alert(table: Table, item: ti.ResolveAlert, fx: list[Effect]) -> Table:
@@ -825,6 +898,7 @@ _HANDLERS: dict[type[TableInput], _Handler] = {
     ti.VoidHand: _void_hand,
     ti.EnterCard: _enter_card,
     ti.CorrectCard: _correct_card,
+    ti.WrongFace: _wrong_face,
     ti.ResolveAlert: _resolve_alert,
     ti.CorrectStack: _correct_stack,
 }

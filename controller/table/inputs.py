@@ -12,8 +12,8 @@ Device events (from the shoe and the seat board, as the drivers report them):
 
 People: ``Decide`` (a player's decision, said by the dealer or made by the player),
 ``NewHand``, ``SitDown``, ``SitOut``, ``SitIn``, ``Leave``, ``Rebuy``, ``Configure``; the
-supervisor's ``VoidHand``, ``EnterCard``, ``CorrectCard``, ``ResolveAlert`` and
-``CorrectStack``, each with ``who`` and ``why``.
+supervisor's ``VoidHand``, ``EnterCard``, ``CorrectCard``, ``WrongFace``, ``ResolveAlert``
+and ``CorrectStack``, each with ``who`` and ``why``.
 """
 
 from __future__ import annotations
@@ -283,6 +283,16 @@ class CorrectCard(SupervisorInput):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class WrongFace(SupervisorInput):
+    """``card`` lies at ``seat`` with the other face than the deal gave it: a face-down
+    card face up (an exposed card), or an up card face down."""
+
+    tag = "wrong_face"
+    seat: int
+    card: Card
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ResolveAlert(SupervisorInput):
     tag = "resolve_alert"
     alert: int
@@ -322,6 +332,7 @@ INPUT_TYPES: dict[str, type[TableInput]] = {
         VoidHand,
         EnterCard,
         CorrectCard,
+        WrongFace,
         ResolveAlert,
         CorrectStack,
     )

@@ -36,6 +36,8 @@ class AlertKind(StrEnum):
     MISPLACED_CARD = "misplaced_card"
     CARD_AT_EMPTY_SEAT = "card_at_empty_seat"
     CARD_NOT_DEALT = "card_not_dealt"
+    CARD_MISMATCH = "card_mismatch"
+    DEAD_CARD = "dead_card"
     DEVICE_FAULT = "device_fault"
     LINK_DOWN = "link_down"
     EVENTS_LOST = "events_lost"
@@ -64,6 +66,8 @@ ALERT_RULES: dict[AlertKind, AlertRule] = {
     AlertKind.MISPLACED_CARD: AlertRule(Severity.ACTION, True, (_DONE,), True),
     AlertKind.CARD_AT_EMPTY_SEAT: AlertRule(Severity.ACTION, True, (_DONE,), True),
     AlertKind.CARD_NOT_DEALT: AlertRule(Severity.ABNORMAL, True, (_DONE,), True),
+    AlertKind.CARD_MISMATCH: AlertRule(Severity.ABNORMAL, True, (_DONE,), True),
+    AlertKind.DEAD_CARD: AlertRule(Severity.ACTION, True, (_DONE,), True),
     AlertKind.DEVICE_FAULT: AlertRule(Severity.FAULT, True, (), False),
     AlertKind.LINK_DOWN: AlertRule(Severity.FAULT, True, (), False),
     AlertKind.EVENTS_LOST: AlertRule(Severity.FAULT, True, (_DONE,), True),
@@ -208,7 +212,9 @@ class Table:
     this deck that the hand does not hold (cards of a finished hand, cards taken out of
     play, held cards). ``held``: cards out of turn the supervisor held, dealt in order
     when the next card is due. ``unconfirmed``: cards dealt to seats that the seat board
-    has not yet seen. ``links``: devices whose link is up. ``occupied``: seats whose
+    has not yet seen. ``scramble_due``: the engine scrambled the burn cards back and the
+    shoe has not yet reported the stub and the burns loaded. ``links``: devices whose link
+    is up. ``occupied``: seats whose
     sensor reports someone. ``bought_in``, ``cashed_out``, ``corrected``: the chips that
     came onto the table, left it, and were added (or taken, negative) by corrections.
     """
@@ -224,6 +230,7 @@ class Table:
     spent: int = 0
     held: tuple[Card, ...] = ()
     unconfirmed: tuple[Placement, ...] = ()
+    scramble_due: bool = False
     alerts: tuple[Alert, ...] = ()
     next_alert: int = 1
     bought_in: int = 0
@@ -278,6 +285,7 @@ class Table:
             "spent": [str(Card(code)) for code in range(52) if self.spent >> code & 1],
             "held": [str(card) for card in self.held],
             "unconfirmed": [placement.to_json() for placement in self.unconfirmed],
+            "scramble_due": self.scramble_due,
             "alerts": [alert.to_json() for alert in self.alerts],
             "next_alert": self.next_alert,
             "bought_in": self.bought_in,
@@ -304,6 +312,7 @@ class Table:
             spent=spent,
             held=tuple(parse_card(text) for text in data["held"]),
             unconfirmed=tuple(Placement.from_json(item) for item in data["unconfirmed"]),
+            scramble_due=data.get("scramble_due", False),  # absent in older snapshots
             alerts=tuple(Alert.from_json(item) for item in data["alerts"]),
             next_alert=data["next_alert"],
             bought_in=data["bought_in"],
@@ -331,6 +340,14 @@ def signals(table: Table) -> Signals:
     blocking = next((alert for alert in table.alerts if alert.rule.blocking), None)
     if blocking is not None:
         return Signals(f"PAUSED: {blocking.message}", Lamps(bool(bonus_seats), bonus_seats))
+    if table.scramble_due and table.in_hand:
+        assert hand is not None
+        burns = len(hand.burns)
+        display = (
+            f"SCRAMBLE: the {burns} burn card{'' if burns == 1 else 's'} with the stub, "
+            "then load them in the shoe"
+        )
+        return Signals(display, Lamps(bool(bonus_seats), bonus_seats))
     if not table.in_hand:
         if not table.deck_ready:
             display = "LOAD A DECK"

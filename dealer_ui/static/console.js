@@ -448,6 +448,7 @@ function wireDealer() {
     const body = { supervisor: form.supervisor.value, pin: form.pin.value, why: form.why.value };
     if (action === "enter-card") body.card = form.card.value;
     if (action === "correct-card") Object.assign(body, { wrong: form.wrong.value, right: form.card.value });
+    if (action === "wrong-face") Object.assign(body, { seat: Number(form.seat.value), card: form.card.value });
     if (action === "resolve") Object.assign(body, { alert: Number(form.alert.value), remedy: form.remedy.value });
     form.pin.value = "";
     const result = await api(`/api/supervisor/${action}`, body);
