@@ -43,6 +43,7 @@ from controller.config import (
     _section,
     _text,
     read_toml,
+    refuse_example_pins,
 )
 
 DEFAULT_PORT = 8090
@@ -78,10 +79,13 @@ def describe_dsn(dsn: str) -> str:
     return f"{host}:{parts.get('port') or 5432}/{parts.get('dbname') or '(default)'}"
 
 
-def load_floor_config(path: str | Path) -> FloorConfig:
-    """Read and check the floor service's configuration file at ``path``."""
+def load_floor_config(path: str | Path, *, example_pins: bool | None = None) -> FloorConfig:
+    """Read and check the floor service's configuration file at ``path`` (the example's
+    published PIN refused, as :func:`controller.config.load_config` does)."""
     path = Path(path)
-    return parse_floor_config(read_toml(path), path.parent)
+    config = parse_floor_config(read_toml(path), path.parent)
+    refuse_example_pins({"supervisors": config.supervisors}, example_pins)
+    return config
 
 
 def parse_floor_config(data: Mapping[str, Any], base: Path) -> FloorConfig:

@@ -5,10 +5,10 @@ The DSN, address and port of the configuration may be overridden on the command 
 Before serving, the floor database is reached once and its schema checked.
 
 Exit status: 0 after SIGTERM or SIGINT (Ctrl-C); 2 for a configuration or command-line
-error (a bad DSN: the key and why) and for a floor schema of another version than this
+error (a bad DSN: the key and why; an address it cannot listen at, bound first) and for a
+floor schema of another version than this
 release reads (a restart cannot mend it: apply the migrations, or run the matching release);
-1 when the floor database cannot be reached or has no floor schema at start, or the service
-cannot listen at its address.
+1 when the floor database cannot be reached or has no floor schema at start.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import asyncio
 import dataclasses
 import logging
 import signal
+import socket
 from typing import Any
 
 import psycopg
@@ -61,15 +62,13 @@ def check_floor(dsn: str, statement_timeout: float = 5.0) -> None:
         )
 
 
-async def serve(config: Any, host: str | None, port: int | None) -> None:
-    """Serve the pit view until SIGTERM or SIGINT."""
+async def serve(config: Any, sock: socket.socket) -> None:
+    """Serve the pit view on ``sock`` (bound at its address) until SIGTERM or SIGINT."""
     from dealer_ui.server import start  # noqa: PLC0415
     from pit_ui import create_app  # noqa: PLC0415
     from pit_ui.config import describe_dsn  # noqa: PLC0415
 
-    served = await start(
-        create_app(config), config.api, host=host, port=port, what="the floor service"
-    )
+    served = await start(create_app(config), config.api, what="the floor service", sock=sock)
     stopped = asyncio.Event()
     loop = asyncio.get_running_loop()
     for number in (signal.SIGTERM, signal.SIGINT):
@@ -97,13 +96,21 @@ def handler(args: argparse.Namespace) -> int:
     if args.port is not None and not 0 <= args.port <= 65535:
         return fail("floor", f"--port {args.port}: a TCP port, 0..65535 (0: any free port)")
     config = dataclasses.replace(config, dsn=dsn)
+    from dealer_ui.server import listening_socket  # noqa: PLC0415
+
+    try:
+        sock = listening_socket(config.api, args.bind, args.port)
+    except OSError as error:
+        return fail("floor", f"{args.config}: {error}")
     try:
         check_floor(dsn, config.statement_timeout)
-        asyncio.run(serve(config, args.bind, args.port))
+        asyncio.run(serve(config, sock))
     except FloorSchemaMismatch as error:
         return fail("floor", str(error))
     except (FloorUnavailable, OSError) as error:
         return fail("floor", str(error), status=1)
+    finally:
+        sock.close()
     return 0
 
 
