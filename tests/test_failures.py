@@ -8,6 +8,7 @@ skipped, and a folder without write permission stands for read-only media)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import re
@@ -31,9 +32,11 @@ from controller.config import (
     hash_pin,
     load_config,
 )
-from controller.journal import Journal
+from controller.journal import Journal, JournalError
+from controller.service import TableService
+from dealer_ui import create_app
 from pit_ui.config import load_floor_config
-from tests.service_kit import write_config
+from tests.service_kit import config, write_config
 
 LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
 DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
@@ -267,6 +270,38 @@ def test_a_full_disk_stops_the_table_in_one_line_never_a_500_nor_a_sign_in(tmp_p
         with Journal.open_read_only(folder / "table.sqlite") as journal:
             after = [entry.type for entry in journal.entries()]
         assert after == before  # the journal as it was: nothing half-written, nothing lost
+
+
+def test_a_journal_that_cannot_be_written_stops_the_table_and_signs_nobody_in(
+    tmp_path, monkeypatch
+):
+    """The same in this process, the write failing as SQLite fails on a full disk (for
+    machines where no filesystem can be mounted)."""
+    settings = config(tmp_path, str(tmp_path / "no-shoe"))
+
+    def full(journal: Journal, _: object) -> list[int | None]:
+        raise JournalError(f"cannot write journal {journal.path}: database or disk is full")
+
+    async def scenario() -> None:
+        async with TableService(settings) as service:
+            transport = httpx.ASGITransport(app=create_app(service))
+            async with httpx.AsyncClient(transport=transport, base_url="http://table") as client:
+                signed = await client.post("/api/sessions", json=DEALER)
+                assert signed.status_code == 200
+                headers = {"Authorization": f"Bearer {signed.json()['token']}"}
+                monkeypatch.setattr(Journal, "append", full)
+                wrong = await client.post("/api/sessions", json={**DEALER, "pin": "0000"})
+                assert wrong.status_code == 503, wrong.text
+                assert "disk is full: the table stopped dealing" in wrong.json()["reason"]
+                right = await client.post("/api/sessions", json=DEALER)
+                assert right.status_code == 503, right.text
+                body = {"seat": 1, "player": "Aoife", "buy_in": 200}
+                seated = await client.post("/api/seats", json=body, headers=headers)
+                assert seated.status_code == 503, seated.text
+                with pytest.raises(JournalError, match="the table stopped dealing"):
+                    await asyncio.wait_for(service.run_until_stopped(), TIMEOUT)
+
+    asyncio.run(scenario())
 
 
 # --- reading a journal: read-only media, permissions -----------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import shutil
 import subprocess
 import threading
@@ -35,6 +36,7 @@ from tests.pit_kit import (
     pit_database,
     ship,
     sim_journal,
+    start_floor,
     statuses,
 )
 
@@ -308,3 +310,41 @@ def test_a_nul_byte_in_a_parameter_is_refused_by_name(empty_floor, path, params,
     body = answer.json()
     assert body["error"] == "invalid"
     assert name in body["reason"] and "NUL" in body["reason"]
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+@pytest.mark.skipif(
+    not CHROMIUM.exists(), reason="Debian's Chromium is not installed (apt-get install -y chromium)"
+)
+def test_the_page_marks_a_silent_table_and_its_stale_drill_down(dealt, dsn, tmp_path):
+    from playwright.sync_api import expect, sync_playwright  # noqa: PLC0415
+
+    ship(dsn, dealt.journal, "T2", upto=dealt.dealing_at)
+    config = floor_config(tmp_path)
+    config.write_text("[floor]\nsilent_after = 2\n" + config.read_text(), encoding="utf-8")
+    service = start_floor(config, dsn)
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(
+                executable_path=str(CHROMIUM), args=["--no-sandbox"]
+            )
+            page = browser.new_page(viewport={"width": 1600, "height": 1000})
+            page.set_default_timeout(TIMEOUT * 1000)
+            page.goto(f"{service.url}/#table=T2")
+            page.get_by_label("Supervisor id").fill(SUPERVISOR["id"])
+            page.get_by_label("PIN").fill(SUPERVISOR["pin"])
+            page.get_by_role("button", name="Sign in").click()
+            expect(page.locator("#detail-title")).to_contain_text("Table T2 (T2) · dealing")
+            expect(page.locator("#seats td.cards").first).to_contain_text("[")  # hole cards
+            card = page.locator('[data-table="T2"]')
+            expect(card).to_have_class(re.compile(r"\bsilent\b"))  # nothing else changed
+            expect(card).to_contain_text("SILENT: heard from")
+            stale = page.locator("#detail-stale")
+            expect(stale).to_be_visible()
+            expect(stale).to_contain_text("STALE: not heard from since")
+            expect(stale).to_contain_text("as the table was then, not now")
+            browser.close()
+    finally:
+        assert service.stop() == 0, service.log.read_text(encoding="utf-8")
