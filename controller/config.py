@@ -22,16 +22,22 @@ value and what is allowed (the CLI turns it into exit status 2). Sections (see
   an Argon2 hash made by ``hash_pin`` (``luck-table hash-pin``); plain
   PINs are refused.
 
-Relative paths are relative to the folder of the configuration file.
+Relative paths are relative to the folder of the configuration file. The file is UTF-8
+text (anything else is refused naming the byte's offset). The PIN hashes published in the
+example configurations (:data:`EXAMPLE_PIN_HASHES`) are refused: anyone may know their PINs.
+For a demonstration or a test only, ``LUCK_TABLE_EXAMPLE_PINS=accept`` in the environment
+accepts them (with a warning).
 """
 
 from __future__ import annotations
 
 import ipaddress
+import logging
+import os
 import re
 import sys
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -46,12 +52,28 @@ from controller.table import TableSettings
 from drivers.errors import DriverError
 from drivers.session import LinkConfig
 
+log = logging.getLogger(__name__)
+
 _HASHER = PasswordHasher()
 ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _HOSTNAME = re.compile(r"[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}))*")
+_NUMERIC = re.compile(r"[0-9.]+")
 _MIN_PIN = 4
 
 _SECTIONS = {"table", "game", "stakes", "devices", "journal", "api", "credentials", "floor"}
+
+#: The PIN hashes published in deploy/table.example.toml and deploy/floor.example.toml, each
+#: with its PIN: anyone may know them, so a configuration that holds one is refused.
+EXAMPLE_PIN_HASHES = {
+    "$argon2id$v=19$m=65536,t=3,p=4$jtot7XjfFfNDxOK2H+VWAA$"
+    "5LL4dRdVzAmQptPIXMshIVeo2mqi2YVaEIGGmxSumyg": "1234",
+    "$argon2id$v=19$m=65536,t=3,p=4$iD1udtPnvrI/pi/ZX+tVYA$"
+    "L1VZgYaq7r1Y7ur9TlEtZoD9YfbZSZQDy6gh/NxyzAI": "5678",
+    "$argon2id$v=19$m=65536,t=3,p=4$1WNnB97CbwyTvQxO1UvUIg$"
+    "14nnwL/wnuqU/h2WeMxORkOpziOvgxuX6GL+tBSAyrE": "9999",
+}
+#: ``accept`` in this environment variable accepts the example PINs: demonstrations, tests.
+EXAMPLE_PINS_ENV = "LUCK_TABLE_EXAMPLE_PINS"
 
 
 class ConfigError(ValueError):
@@ -140,19 +162,60 @@ def verify_pin(pin_hash: str, pin: str) -> bool:
         return False
 
 
-def load_config(path: str | Path) -> Config:
-    """Read and check the configuration file at ``path``."""
+def load_config(path: str | Path, *, example_pins: bool | None = None) -> Config:
+    """Read and check the configuration file at ``path``. ``example_pins`` accepts the
+    example configurations' published PINs (default: :data:`EXAMPLE_PINS_ENV` says)."""
     path = Path(path)
-    return parse_config(read_toml(path), path.parent)
+    config = parse_config(read_toml(path), path.parent)
+    refuse_example_pins(
+        {"supervisors": config.supervisors, "dealers": config.dealers}, example_pins
+    )
+    return config
+
+
+def refuse_example_pins(
+    roles: Mapping[str, Sequence[Credential]], accept: bool | None = None
+) -> None:
+    """ConfigError naming the first credential whose hash is one the example
+    configurations publish, unless ``accept`` (default: :data:`EXAMPLE_PINS_ENV` is
+    ``accept``), which only warns."""
+    if accept is None:
+        accept = os.environ.get(EXAMPLE_PINS_ENV) == "accept"
+    for role, credentials in roles.items():
+        for number, credential in enumerate(credentials):
+            pin = EXAMPLE_PIN_HASHES.get(credential.pin_hash)
+            if pin is None:
+                continue
+            key = f"credentials.{role}[{number}].pin_hash"
+            if accept:
+                log.warning(
+                    "%s: the example's PIN %s, accepted (%s=accept)", key, pin, EXAMPLE_PINS_ENV
+                )
+                continue
+            raise ConfigError(
+                key,
+                "(the example's)",
+                f"the example configuration's published hash (PIN {pin}): anyone may know "
+                "it; make your own with luck-table hash-pin",
+            )
 
 
 def read_toml(path: Path) -> dict[str, Any]:
-    """The TOML file at ``path``; ConfigError (key ``file``) if it cannot be read or parsed."""
+    """The TOML file at ``path``; ConfigError (key ``file``) if it cannot be read, is not
+    UTF-8 text (naming the first bad byte's offset) or is not TOML."""
     try:
-        with path.open("rb") as file:
-            return tomllib.load(file)
+        data = path.read_bytes()
     except OSError as error:
         raise ConfigError("file", str(path), f"cannot be read ({error.strerror})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        bad = data[error.start]
+        raise ConfigError(
+            "file", str(path), f"is not UTF-8 text (byte {bad:#04x} at offset {error.start})"
+        ) from None
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError("file", str(path), f"is not valid TOML ({error})") from None
 
@@ -306,9 +369,11 @@ def _api(api: Mapping[str, Any], base: Path) -> Api:
     bind = _text({"bind": "127.0.0.1", **api}, "api.bind")
     try:
         ipaddress.ip_address(bind)
-    except ValueError:
+    except ValueError as error:
         if not _HOSTNAME.fullmatch(bind):
             raise ConfigError("api.bind", bind, "an IP address or a host name") from None
+        if _NUMERIC.fullmatch(bind):  # digits and dots are an address, never a host name
+            raise ConfigError("api.bind", bind, f"an IP address or a host name ({error})") from None
     port = _whole(
         api,
         "api.port",

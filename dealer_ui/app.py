@@ -7,7 +7,9 @@ a player's token (``POST /api/player-tokens``), or none for the public. Every vi
 ``service.submit``: a refused input answers 409 with the table's reason (the engine's words
 for a decision); a malformed one 422 naming the field. Supervisor actions carry the
 supervisor's id and PIN, checked for each action; every failed sign-in and refused PIN is
-journaled (``TableService.record_failed_attempt``).
+journaled (``TableService.record_failed_attempt``). While the table takes no input (its
+journal cannot be written, or the service is stopping) every ``/api/`` request answers 503
+with the reason: nobody signs in while a failed attempt could not be journaled.
 """
 
 import asyncio
@@ -19,11 +21,11 @@ from typing import Annotated, Any, Literal
 
 from fastapi import Depends, FastAPI, Header, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
-from controller.service import TableService
+from controller.service import TableService, TableStopped
 from controller.table import TableInputError, input_from_json
 from dealer_ui.archive import Archive
 from dealer_ui.auth import Auth, AuthError, Session
@@ -44,7 +46,8 @@ class ApiError(Exception):
 
 class ErrorOut(BaseModel):
     error: str = Field(
-        description="unauthorized, forbidden, not_found, refused, invalid, rate_limited"
+        description="unauthorized, forbidden, not_found, refused, invalid, rate_limited, "
+        "unavailable"
     )
     reason: str = Field(description="what was wrong (the engine's words for a refused input)")
 
@@ -191,7 +194,7 @@ STEP: dict[str, Any] = {"response_model": StepOut, "response_model_exclude_unset
 VIEW: dict[str, Any] = {"response_model": ViewOut, "response_model_exclude_unset": True}
 
 ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorOut} for code in (401, 403, 404, 409, 422, 429)
+    code: {"model": ErrorOut} for code in (401, 403, 404, 409, 422, 429, 503)
 }
 
 
@@ -221,6 +224,19 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
     app.state.auth = auth
 
     add_error_handlers(app)
+
+    @app.exception_handler(TableStopped)
+    async def stopped(_: Request, error: TableStopped) -> JSONResponse:
+        return JSONResponse({"error": "unavailable", "reason": str(error)}, 503)
+
+    @app.middleware("http")
+    async def while_the_table_runs(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
+        reason = service.stopped_because
+        if reason is not None and request.url.path.startswith("/api/"):
+            return JSONResponse({"error": "unavailable", "reason": reason}, 503)
+        return await call_next(request)
 
     def caller(authorization: Annotated[str | None, Header()] = None) -> Session | None:
         return bearer_session(authorization, live_session)

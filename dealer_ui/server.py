@@ -1,10 +1,15 @@
 """Serve the console (or the floor service's pit view) with uvicorn on the running event
-loop, whose owner handles SIGTERM and SIGINT."""
+loop, whose owner handles SIGTERM and SIGINT.
+
+:func:`listening_socket` binds the address first, so that a command can refuse an address
+it cannot listen at before it opens anything else (a journal, a device), and hand the
+socket to :func:`start`."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 from collections.abc import Iterator
 
 import uvicorn
@@ -39,9 +44,33 @@ class Served:
         await self._task
 
 
-async def _run(server: uvicorn.Server, what: str) -> None:
+def listening_socket(api: Api, host: str | None = None, port: int | None = None) -> socket.socket:
+    """A TCP socket bound at ``api``'s address (``host`` and ``port`` override it), not yet
+    listening; OSError naming the setting and why it cannot be bound (an address not of
+    this machine, a name that does not resolve, a port in use or not allowed)."""
+    host = api.bind if host is None else host
+    port = api.port if port is None else port
+    where = f"api.bind = {host!r}, api.port = {port}"
     try:
-        await server.serve()
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except socket.gaierror as error:
+        raise OSError(f"{where}: no such address ({error.strerror})") from None
+    bound = socket.socket(family, kind, proto)
+    try:
+        bound.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        bound.bind(address)
+    except OSError as error:
+        bound.close()
+        raise OSError(f"{where}: cannot listen there ({error.strerror or error})") from None
+    bound.set_inheritable(True)
+    return bound
+
+
+async def _run(server: uvicorn.Server, what: str, sock: socket.socket | None) -> None:
+    try:
+        await server.serve(sockets=None if sock is None else [sock])
     except SystemExit:  # uvicorn's answer to an address it cannot listen at
         address = f"{server.config.host}:{server.config.port}"
         raise OSError(f"{what} cannot listen at {address} (see the log)") from None
@@ -54,11 +83,14 @@ async def serve(
     port: int | None = None,
     auth: Auth | None = None,
     log_level: str = "warning",
+    sock: socket.socket | None = None,
 ) -> Served:
     """Start serving ``service``'s console at the configuration's API address (``host``
-    and ``port`` override it; port 0 picks a free one); returns once it listens."""
+    and ``port`` override it; port 0 picks a free one; ``sock``: a socket already bound
+    there, see :func:`listening_socket`); returns once it listens."""
     app = create_app(service, auth)
-    return await start(app, service.config.api, host=host, port=port, log_level=log_level)
+    api = service.config.api
+    return await start(app, api, host=host, port=port, log_level=log_level, sock=sock)
 
 
 async def start(
@@ -69,9 +101,11 @@ async def start(
     port: int | None = None,
     log_level: str = "warning",
     what: str = "the console",
+    sock: socket.socket | None = None,
 ) -> Served:
     """Start serving ``app`` (whose ``state.feed`` is stopped first at the end) at ``api``'s
-    address and TLS files, on the running loop; returns once it listens."""
+    address (or on ``sock``, bound there already) and TLS files, on the running loop;
+    returns once it listens."""
     config = uvicorn.Config(
         app,
         host=api.bind if host is None else host,
@@ -85,7 +119,7 @@ async def start(
         ws_per_message_deflate=False,
     )
     server = _Server(config)
-    task = asyncio.create_task(_run(server, what))
+    task = asyncio.create_task(_run(server, what, sock))
     while not server.started:
         if task.done():
             task.result()

@@ -7,8 +7,11 @@ by the console's ``dealer_ui.auth.Auth``. Each request reads the store on a conn
 its own (``def`` endpoints, in the thread pool), so that nothing is shared between
 requests and a PostgreSQL restart costs only the requests made while it was down: those
 answer 503 ``{"error": "unavailable", "reason": "floor database unreachable: ..."}``.
+Every query has a statement timeout (``floor.statement_timeout``): a lock held on the store
+answers 503 "floor store unavailable" within seconds rather than a request that hangs.
 Bad input answers 4xx with ``{"error", "reason"}``: 401/403/429 for sign-in and sessions,
-404 for a table or hand the floor does not hold, 422 naming the bad parameter.
+404 for a table or hand the floor does not hold, 422 naming the bad parameter (a NUL byte,
+which PostgreSQL cannot hold, included).
 """
 
 import contextlib
@@ -22,10 +25,11 @@ from fastapi import Depends, FastAPI, Header, Query, Request, WebSocket
 from fastapi import Path as PathParam
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, Field, create_model
+from pydantic import AfterValidator, BaseModel, Field, create_model
 from starlette.exceptions import HTTPException
 
 from controller.floor import store
+from controller.floor.migrate import schema_problem
 from dealer_ui.app import (
     ApiError,
     ErrorOut,
@@ -37,7 +41,7 @@ from dealer_ui.app import (
 )
 from dealer_ui.auth import Auth, AuthError, Session
 from pit_ui.config import FloorConfig
-from pit_ui.live import FloorFeed, connect, floor_message, floor_now, unreachable
+from pit_ui.live import UNAVAILABLE, FloorFeed, connect, floor_message, floor_now, unreachable
 
 STATIC = Path(__file__).parent / "static"
 RECENT_HANDS = 10
@@ -46,7 +50,18 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorOut} for code in (401, 403, 404, 422, 429, 503)
 }
 
-TableId = Annotated[str, PathParam(min_length=1, max_length=64, description="the table's id")]
+
+def no_nul(value: str) -> str:
+    """``value`` if it holds no NUL byte (PostgreSQL's text cannot): ValueError if not."""
+    if "\x00" in value:
+        raise ValueError("a NUL byte is not allowed")
+    return value
+
+
+#: Text from the request, for a query of the store.
+Text = AfterValidator(no_nul)
+TableId = Annotated[str, PathParam(min_length=1, max_length=64, description="the table's id"), Text]
+TableFilter = Annotated[str | None, Query(max_length=64, description="one table's id"), Text]
 SessionNumber = Annotated[
     int | None,
     Query(ge=1, description="the table's session (journal); default: its current one"),
@@ -84,7 +99,8 @@ class Floor(BaseModel):
 
 
 class TableDetail(BaseModel):
-    """A table's surveillance view as the floor knows it."""
+    """A table's surveillance view as the floor knows it (as of its last batch: stale when
+    ``table.silent``)."""
 
     table: store.TableOverview
     console: str | None = Field(description="the table's own surveillance page, if known")
@@ -101,7 +117,9 @@ _T = TypeVar("_T")
 def create_app(config: FloorConfig, auth: Auth | None = None) -> FastAPI:
     """The floor service's app for ``config`` (its DSN, consoles and supervisors)."""
     auth = auth or Auth((), config.supervisors)
-    feed = FloorFeed(config.dsn, config.poll, config.listen)
+    feed = FloorFeed(
+        config.dsn, config.poll, config.listen, config.statement_timeout, config.silent_after
+    )
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -137,7 +155,7 @@ def create_app(config: FloorConfig, auth: Auth | None = None) -> FastAPI:
     @contextlib.contextmanager
     def database() -> Iterator[psycopg.Connection]:
         try:
-            with connect(config.dsn) as connection:
+            with connect(config.dsn, statement_timeout=config.statement_timeout) as connection:
                 yield connection
         except psycopg.Error as error:
             raise ApiError(503, "unavailable", unreachable(error)) from None
@@ -147,7 +165,7 @@ def create_app(config: FloorConfig, auth: Auth | None = None) -> FastAPI:
             return query(connection)
 
     def known(connection: psycopg.Connection, table_id: str) -> store.TableOverview:
-        found = store.tables(connection, table_id)
+        found = store.tables(connection, table_id, config.silent_after)
         if not found:
             raise ApiError(404, "not_found", f"no table {table_id!r} on the floor")
         return found[0]
@@ -161,21 +179,24 @@ def create_app(config: FloorConfig, auth: Auth | None = None) -> FastAPI:
 
     @app.get("/api/health", response_model=Health, tags=["floor"])
     def health() -> Health:
-        """200 when the floor database answers, 503 with the reason when not."""
-        read(lambda connection: connection.execute("SELECT 1").fetchone())
+        """200 when the floor database answers with a schema this release reads, 503 with
+        the reason when not."""
+        problem = read(schema_problem)
+        if problem is not None:
+            raise ApiError(503, "unavailable", f"{UNAVAILABLE}: {problem}")
         return Health(database="ok")
 
     @app.get("/api/floor", response_model=Floor, tags=["floor"])
     def floor(_: Signed) -> Response:
         """Every table's live status and the open alerts (what the live feed sends)."""
-        now, content = read(floor_now)
+        now, content = read(lambda connection: floor_now(connection, config.silent_after))
         return Response(floor_message(now, content), media_type="application/json")
 
     @app.get("/api/tables", response_model=list[store.TableOverview], tags=["floor"])
     def tables(_: Signed) -> list[store.TableOverview]:
         """Every table's live status: dealing, paused (with its first blocking alert) or
         idle, its seats and stacks, its last journal position on the floor."""
-        return read(store.tables)
+        return read(lambda connection: store.tables(connection, None, config.silent_after))
 
     @app.get("/api/tables/{table_id}", response_model=TableDetail, tags=["table"])
     def table(table_id: TableId, _: Signed) -> TableDetail:
@@ -184,17 +205,16 @@ def create_app(config: FloorConfig, auth: Auth | None = None) -> FastAPI:
         supervisor actions, buy-ins and cash-outs."""
         with database() as connection:
             overview = known(connection, table_id)
-            number = overview.hand_number
-            hands = store.hands(connection, table_id, after=max(0, number - RECENT_HANDS))
-            current = hands[-1] if hands and hands[-1].ended_at is None else None
+            session = overview.session  # the status's journal: every part of the view is its
+            current = store.hand(connection, table_id, overview.hand_number, session)
             return TableDetail(
                 table=overview,
                 console=config.consoles.get(table_id),
-                current_hand=current,
-                recent_hands=[hand for hand in reversed(hands) if hand is not current],
-                alerts=store.alerts(connection, table_id, limit=50),
-                supervisor_actions=store.supervisor_actions(connection, table_id, limit=50),
-                chip_movements=store.chip_movements(connection, table_id),
+                current_hand=current if current is not None and current.ended_at is None else None,
+                recent_hands=store.recent_hands(connection, table_id, session, RECENT_HANDS),
+                alerts=store.alerts(connection, table_id, session, limit=50),
+                supervisor_actions=store.supervisor_actions(connection, table_id, 50, session),
+                chip_movements=store.chip_movements(connection, table_id, session),
             )
 
     @app.get("/api/tables/{table_id}/hands", response_model=list[store.Hand], tags=["table"])
@@ -239,24 +259,24 @@ def create_app(config: FloorConfig, auth: Auth | None = None) -> FastAPI:
             return store.alerts(connection, table_id, session, limit)
 
     @app.get("/api/alerts/open", response_model=list[store.OpenAlert], tags=["floor"])
-    def open_alerts(_: Signed, table_id: str | None = None) -> list[store.OpenAlert]:
+    def open_alerts(_: Signed, table_id: TableFilter = None) -> list[store.OpenAlert]:
         """The alerts open across the floor (or at one table), oldest first."""
         return read(lambda connection: store.open_alerts(connection, table_id))
 
     @app.get("/api/hands-per-hour", response_model=list[store.HourlyHands], tags=["pit"])
     def hands_per_hour(
-        _: Signed, table_id: str | None = None, since: datetime | None = None
+        _: Signed, table_id: TableFilter = None, since: datetime | None = None
     ) -> list[store.HourlyHands]:
         """Hands finished per hour per table (from ``since``, an ISO 8601 time)."""
         return read(lambda connection: store.hands_per_hour(connection, table_id, since))
 
     @app.get("/api/pot-sizes", response_model=list[store.PotSizes], tags=["pit"])
-    def pot_sizes(_: Signed, table_id: str | None = None) -> list[store.PotSizes]:
+    def pot_sizes(_: Signed, table_id: TableFilter = None) -> list[store.PotSizes]:
         """Each table's pots: count, total, average, largest, median (void hands left out)."""
         return read(lambda connection: store.pot_sizes(connection, table_id))
 
     @app.get("/api/bonus-cards", response_model=list[store.BonusCards], tags=["pit"])
-    def bonus_cards(_: Signed, table_id: str | None = None) -> list[store.BonusCards]:
+    def bonus_cards(_: Signed, table_id: TableFilter = None) -> list[store.BonusCards]:
         """Each table's bonus cards dealt, and in how many hands."""
         return read(lambda connection: store.bonus_cards(connection, table_id))
 
@@ -264,7 +284,7 @@ def create_app(config: FloorConfig, auth: Auth | None = None) -> FastAPI:
         "/api/players/{player}/sessions", response_model=list[store.PlayerSession], tags=["pit"]
     )
     def player_sessions(
-        player: Annotated[str, PathParam(min_length=1, max_length=64)], _: Signed
+        player: Annotated[str, PathParam(min_length=1, max_length=64), Text], _: Signed
     ) -> list[store.PlayerSession]:
         """A player's session history: each stay at a seat, with buy-in, rebuys, cash-out
         and hands dealt, in the order they sat down (empty for a player never seen)."""
@@ -273,11 +293,17 @@ def create_app(config: FloorConfig, auth: Auth | None = None) -> FastAPI:
     @app.get("/api/supervisor-actions", response_model=list[store.SupervisorAction], tags=["pit"])
     def supervisor_actions(
         _: Signed,
-        table_id: str | None = None,
+        table_id: TableFilter = None,
+        session: SessionNumber = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     ) -> list[store.SupervisorAction]:
-        """The latest supervisor actions across the floor (or at one table), newest first."""
-        return read(lambda connection: store.supervisor_actions(connection, table_id, limit))
+        """The latest supervisor actions, newest first: across the floor, or at one table
+        (its current session's, or ``session``'s)."""
+        if session is not None and table_id is None:
+            raise ApiError(422, "invalid", "session: a table's session: give table_id too")
+        return read(
+            lambda connection: store.supervisor_actions(connection, table_id, limit, session)
+        )
 
     @app.websocket("/ws")
     async def feed_socket(socket: WebSocket, token: Annotated[str | None, Query()] = None) -> None:

@@ -5,7 +5,11 @@ Sections (see ``deploy/floor.example.toml`` and docs/floor.md):
 - ``[floor]``: ``dsn``, the floor store's PostgreSQL connection string (libpq keywords or a
   URI); ``poll``, seconds between the service's looks at the store for the live page
   (default 1, 0.1..60); ``listen``, look sooner when the store NOTIFYs a batch (default
-  true; false for a read replica, where no notification comes).
+  true; false for a read replica, where no notification comes); ``statement_timeout``,
+  seconds a query of the store may take before it is given up and the store reported
+  unavailable (default 5, 0.1..600); ``silent_after``, seconds without a batch or a
+  heartbeat after which a table is shown silent (default 30, 1..3600), by the database's
+  clock.
 - ``[api]``: ``bind``, ``port`` (default 8090), ``tls_cert`` and ``tls_key`` (both or
   neither), as the table's ``[api]``.
 - ``[consoles]`` (optional): ``TABLE_ID = "https://host:port"``, each table's own console,
@@ -35,9 +39,11 @@ from controller.config import (
     _api,
     _credentials,
     _no_unknown,
+    _seconds,
     _section,
     _text,
     read_toml,
+    refuse_example_pins,
 )
 
 DEFAULT_PORT = 8090
@@ -52,6 +58,8 @@ class FloorConfig:
     consoles: Mapping[str, str] = field(default_factory=dict)  # table id -> console URL
     poll: float = 1.0
     listen: bool = True
+    statement_timeout: float = 5.0
+    silent_after: float = 30.0
 
 
 def check_dsn(dsn: str, key: str = "floor.dsn") -> str:
@@ -71,20 +79,26 @@ def describe_dsn(dsn: str) -> str:
     return f"{host}:{parts.get('port') or 5432}/{parts.get('dbname') or '(default)'}"
 
 
-def load_floor_config(path: str | Path) -> FloorConfig:
-    """Read and check the floor service's configuration file at ``path``."""
+def load_floor_config(path: str | Path, *, example_pins: bool | None = None) -> FloorConfig:
+    """Read and check the floor service's configuration file at ``path`` (the example's
+    published PIN refused, as :func:`controller.config.load_config` does)."""
     path = Path(path)
-    return parse_floor_config(read_toml(path), path.parent)
+    config = parse_floor_config(read_toml(path), path.parent)
+    refuse_example_pins({"supervisors": config.supervisors}, example_pins)
+    return config
 
 
 def parse_floor_config(data: Mapping[str, Any], base: Path) -> FloorConfig:
     _no_unknown(data, _SECTIONS, "")
     floor = _section(data, "floor", optional=True)
-    _no_unknown(floor, {"dsn", "poll", "listen"}, "floor.")
+    known = {"dsn", "poll", "listen", "statement_timeout", "silent_after"}
+    _no_unknown(floor, known, "floor.")
     dsn = check_dsn(_text(floor, "floor.dsn")) if "dsn" in floor else ""
     poll = floor.get("poll", 1.0)
     if isinstance(poll, bool) or not isinstance(poll, int | float) or not 0.1 <= poll <= 60:
         raise ConfigError("floor.poll", poll, "seconds, 0.1..60")
+    timeout = _seconds(floor, "floor.statement_timeout", 0.1, 600, 5.0)
+    silent_after = _seconds(floor, "floor.silent_after", 1, 3600, 30.0)
     listen = floor.get("listen", True)
     if not isinstance(listen, bool):
         raise ConfigError("floor.listen", listen, "true or false")
@@ -101,4 +115,6 @@ def parse_floor_config(data: Mapping[str, Any], base: Path) -> FloorConfig:
         consoles={key: str(url).rstrip("/") for key, url in consoles.items()},
         poll=float(poll),
         listen=listen,
+        statement_timeout=timeout,
+        silent_after=silent_after,
     )

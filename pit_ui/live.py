@@ -8,7 +8,9 @@ notifications of ``GAP`` seconds are taken together): the poll is what keeps it 
 notification only makes it prompt. So it works the same with any number of floor services
 against one PostgreSQL, or on a read replica (where no notification comes: the poll alone),
 and a PostgreSQL restart is only a failed look: the feed says "floor database unreachable"
-and the next look reconnects.
+and the next look reconnects. Every query has a statement timeout: a lock held on the
+store, or a database too busy to answer, is a failed look too ("floor store unavailable"),
+never a feed that hangs while the page says "live".
 """
 
 from __future__ import annotations
@@ -32,27 +34,53 @@ _TABLES = TypeAdapter(list[store.TableOverview])
 _ALERTS = TypeAdapter(list[store.OpenAlert])
 _NO_HAND = {"__all__": {"hand"}}
 UNREACHABLE = "floor database unreachable"
+UNAVAILABLE = "floor store unavailable"
 GAP = 0.25
+STATEMENT_TIMEOUT = 5.0
 
 
-def connect(dsn: str, timeout: float = 3.0) -> psycopg.Connection:
+def connect(
+    dsn: str, timeout: float = 3.0, statement_timeout: float = STATEMENT_TIMEOUT
+) -> psycopg.Connection:
     """A reading connection to the floor: autocommit (every query sees the latest batches),
-    short timeouts (a silent database is reported within seconds)."""
-    return store.connect(
+    short timeouts (a silent database is reported within seconds, a query waiting on a
+    lock is given up after ``statement_timeout`` seconds)."""
+    connection = store.connect(
         dsn,
         autocommit=True,
         connect_timeout=max(1, round(timeout)),
         application_name="luck-table floor",
     )
+    try:
+        connection.execute(
+            "SELECT set_config('statement_timeout', %s, false)",
+            (f"{round(statement_timeout * 1000)}ms",),
+        )
+    except BaseException:
+        connection.close()
+        raise
+    return connection
 
 
 def unreachable(error: psycopg.Error) -> str:
-    """What the pit is told when the store does not answer: the reason in one line."""
+    """What the pit is told when the store does not answer: the reason in one line (a
+    query given up at the statement timeout, the connection lost or refused, or what else
+    PostgreSQL said)."""
     detail = str(error).strip().splitlines()
-    return f"{UNREACHABLE}: {detail[0] if detail else type(error).__name__}"
+    said = detail[0] if detail else type(error).__name__
+    if isinstance(error, psycopg.errors.QueryCanceled):
+        return (
+            f"{UNAVAILABLE}: no answer within the statement timeout (floor.statement_timeout; "
+            f"a lock held on the store, or the database overloaded): {said}"
+        )
+    if isinstance(error, psycopg.OperationalError | psycopg.InterfaceError):
+        return f"{UNREACHABLE}: {said}"
+    return f"{UNAVAILABLE}: {said}"
 
 
-def floor_now(connection: psycopg.Connection) -> tuple[str, bytes]:
+def floor_now(
+    connection: psycopg.Connection, silent_after: float = store.SILENT_AFTER
+) -> tuple[str, bytes]:
     """The floor as the pit page shows it: the database's clock (to tell how long ago each
     table was last heard of), and every table's status (without the hand in progress: its
     cards are for a table's own view) and the open alerts, as the JSON members ``"tables":
@@ -60,7 +88,7 @@ def floor_now(connection: psycopg.Connection) -> tuple[str, bytes]:
     row = connection.execute("SELECT now()").fetchone()
     assert row is not None
     now: datetime = row[0]
-    tables = _TABLES.dump_json(store.tables(connection), exclude=_NO_HAND)
+    tables = _TABLES.dump_json(store.tables(connection, None, silent_after), exclude=_NO_HAND)
     alerts = _ALERTS.dump_json(store.open_alerts(connection))
     return now.isoformat(), b'"tables":' + tables + b',"open_alerts":' + alerts
 
@@ -73,8 +101,16 @@ def floor_message(now: str, content: bytes) -> str:
 class FloorFeed:
     """Looks at the store every ``poll`` seconds; :meth:`messages` follows the floor."""
 
-    def __init__(self, dsn: str, poll: float = 1.0, listen: bool = True) -> None:
+    def __init__(
+        self,
+        dsn: str,
+        poll: float = 1.0,
+        listen: bool = True,
+        statement_timeout: float = STATEMENT_TIMEOUT,
+        silent_after: float = store.SILENT_AFTER,
+    ) -> None:
         self.dsn, self.poll, self.listen = dsn, poll, listen
+        self.statement_timeout, self.silent_after = statement_timeout, silent_after
         self.latest: str | None = None
         self.looks = 0
         self._content: bytes | None = None
@@ -164,8 +200,8 @@ class FloorFeed:
 
     def _look(self) -> tuple[str, bytes]:
         if self._connection is None or self._connection.closed:
-            self._connection = connect(self.dsn)
-        return floor_now(self._connection)
+            self._connection = connect(self.dsn, statement_timeout=self.statement_timeout)
+        return floor_now(self._connection, self.silent_after)
 
     def _close(self) -> None:
         if self._connection is not None:

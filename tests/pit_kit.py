@@ -88,11 +88,21 @@ def statuses(path: Path) -> list[facts.Status]:
         journal.close()
 
 
-def ship(dsn: str, path: Path, table_id: str, upto: int | None = None, batch: int = 100) -> int:
+def ship(
+    dsn: str,
+    path: Path,
+    table_id: str,
+    upto: int | None = None,
+    batch: int = 100,
+    created: float | None = None,
+) -> int:
     """Ship the journal at ``path`` as table ``table_id`` up to position ``upto`` (all of
-    it by default); the floor's confirmed position after it."""
+    it by default); the floor's confirmed position after it. ``created`` stands for the
+    journal's time of creation (another time: the floor takes it for another journal, a
+    new session of the table)."""
     journal = Journal.open(path, create=False)
-    identity = facts.Journal(table_id, f"Table {table_id}", journal.created_at(), str(path))
+    made = journal.created_at() if created is None else created
+    identity = facts.Journal(table_id, f"Table {table_id}", made, str(path))
     point = Point(0, initial_table())
     try:
         with store.connect(dsn) as connection:

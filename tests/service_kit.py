@@ -4,13 +4,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from controller.config import Config, load_config
+from controller.config import Config, hash_pin, load_config
 from firmware_sim.process import SimulatorProcess
 
 BAUD = 115200
-#: The example configuration's credentials (hashes of the PINs 1234 and 5678).
-EXAMPLE = (Path(__file__).parent.parent / "deploy" / "table.example.toml").read_text()
-CREDENTIALS = EXAMPLE[EXAMPLE.index("[[credentials.supervisors]]") :]
+#: The example configuration's people (supervisor S100, PIN 1234; dealer D200, PIN 5678)
+#: with hashes of their own: the example's published hashes are refused.
+CREDENTIALS = f"""
+[[credentials.supervisors]]
+id = "S100"
+pin_hash = "{hash_pin("1234")}"
+
+[[credentials.dealers]]
+id = "D200"
+pin_hash = "{hash_pin("5678")}"
+"""
 
 
 def write_config(

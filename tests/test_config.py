@@ -24,7 +24,7 @@ def example() -> dict:
 
 
 def test_example_loads_cleanly():
-    config = load_config(EXAMPLE)
+    config = load_config(EXAMPLE, example_pins=True)  # its published PINs: refused otherwise
     assert config.table_id == "T-01"
     assert config.settings.rules == Rules()
     assert (config.settings.min_buy_in, config.settings.max_buy_in) == (100, 1000)
@@ -258,7 +258,7 @@ def test_the_example_s_floor_section_loads_once_uncommented(tmp_path):
         section.append(line[2:])
     path = tmp_path / "table.toml"
     path.write_text(EXAMPLE.read_text() + "\n" + "\n".join(section) + "\n")
-    floor = load_config(path).floor
+    floor = load_config(path, example_pins=True).floor
     assert floor is not None and floor.dsn.startswith("host=floor.casino.lan dbname=floor ")
     assert (floor.batch, floor.retry_initial, floor.retry_max, floor.heartbeat) == (
         500,

@@ -48,7 +48,7 @@ def test_the_example_journal_lies_in_the_folder_the_unit_makes() -> None:
     from controller.config import load_config  # noqa: PLC0415
 
     folder = Path("/var/lib") / unit()["Service"]["StateDirectory"]
-    assert load_config(DEPLOY / "table.example.toml").journal.parent == folder
+    assert load_config(DEPLOY / "table.example.toml", example_pins=True).journal.parent == folder
     assert unit()["Service"]["WorkingDirectory"] == str(folder)
 
 
@@ -61,7 +61,7 @@ def test_the_floor_unit_runs_the_floor_service_with_the_example_configuration() 
     assert service["RestartPreventExitStatus"] == "2"
     assert service["User"] == "luck-table"
     assert "Environment=PGPASSFILE=/etc/luck-table/floor.pgpass" in FLOOR_UNIT.read_text()
-    example = load_floor_config(DEPLOY / "floor.example.toml")
+    example = load_floor_config(DEPLOY / "floor.example.toml", example_pins=True)
     assert example.api.port == 8090 and example.supervisors
     assert unit(FLOOR_UNIT)["Install"]["WantedBy"] == "multi-user.target"
 

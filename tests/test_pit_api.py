@@ -349,7 +349,7 @@ def test_the_command_line_errors(tmp_path, floor):
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [str(LUCK_TABLE), "floor", "--config", str(config), *args],
+            [str(LUCK_TABLE), "floor", "--config", str(config), "--port", "0", *args],
             check=False,
             capture_output=True,
             text=True,

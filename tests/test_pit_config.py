@@ -42,6 +42,7 @@ def test_defaults() -> None:
     assert (found.api.bind, found.api.port, found.poll) == ("127.0.0.1", 8090, 1.0)
     assert found.listen
     assert found.consoles == {}
+    assert (found.statement_timeout, found.silent_after) == (5.0, 30.0)
 
 
 @pytest.mark.parametrize(
@@ -53,6 +54,11 @@ def test_defaults() -> None:
         (config(floor={"poll": True}), "floor.poll = True: seconds, 0.1..60"),
         (config(floor={"dns": "x"}), "floor.dns = 'x': unknown setting"),
         (config(floor={"listen": "yes"}), "floor.listen = 'yes': true or false"),
+        (
+            config(floor={"statement_timeout": 0}),
+            "floor.statement_timeout = 0: a number of seconds, 0.1 to 600",
+        ),
+        (config(floor={"silent_after": 0.5}), "floor.silent_after = 0.5: a number of seconds"),
         (config(api={"port": 70000}), "api.port = 70000"),
         (config(consoles={"T1": "t1:8080"}), "consoles.T1 = 't1:8080': the console's http(s)"),
         (config(consoles={"T1": 8080}), "consoles.T1 = 8080"),

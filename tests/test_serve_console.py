@@ -86,7 +86,9 @@ def test_serve_serves_the_console_and_stops_on_sigterm(tmp_path: Path) -> None:
         assert f"the console is at {url}" in stopped(process)
 
 
-def test_serve_exits_1_when_the_console_address_is_taken(tmp_path: Path) -> None:
+def test_serve_exits_2_before_the_journal_when_the_console_address_is_taken(
+    tmp_path: Path,
+) -> None:
     with socket.socket() as taken, simulator("shoe") as shoe:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
@@ -98,8 +100,10 @@ def test_serve_exits_1_when_the_console_address_is_taken(tmp_path: Path) -> None
             timeout=60,
             check=False,
         )
-    assert done.returncode == 1
-    assert "the console cannot listen at 127.0.0.1:" in done.stderr
+    assert done.returncode == 2  # a configuration a restart cannot mend
+    assert "cannot listen there (Address already in use)" in done.stderr
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+    assert not list(tmp_path.glob("*.sqlite*"))  # the journal is not touched
 
 
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is not installed")

@@ -5,8 +5,10 @@ The DSN, address and port of the configuration may be overridden on the command 
 Before serving, the floor database is reached once and its schema checked.
 
 Exit status: 0 after SIGTERM or SIGINT (Ctrl-C); 2 for a configuration or command-line
-error (a bad DSN: the key and why); 1 when the floor database cannot be reached or has no
-floor schema at start, or the service cannot listen at its address.
+error (a bad DSN: the key and why; an address it cannot listen at, bound first) and for a
+floor schema of another version than this
+release reads (a restart cannot mend it: apply the migrations, or run the matching release);
+1 when the floor database cannot be reached or has no floor schema at start.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import asyncio
 import dataclasses
 import logging
 import signal
+import socket
 from typing import Any
 
 import psycopg
@@ -30,34 +33,42 @@ class FloorUnavailable(Exception):
     """The floor database cannot serve the pit: the message says why."""
 
 
-def check_floor(dsn: str) -> None:
-    """Reach the floor database once and find the floor schema there."""
+class FloorSchemaMismatch(Exception):
+    """The floor schema is not one this release reads: the message says which and why."""
+
+
+def check_floor(dsn: str, statement_timeout: float = 5.0) -> None:
+    """Reach the floor database once and find there the floor schema this release reads."""
     # the web framework is loaded by this command only, not by every luck-table command
+    from controller.floor.migrate import NO_SCHEMA, schema_problem  # noqa: PLC0415
     from pit_ui.config import describe_dsn  # noqa: PLC0415
     from pit_ui.live import connect, unreachable  # noqa: PLC0415
 
     where = describe_dsn(dsn)
     try:
-        with connect(dsn, timeout=5) as connection:
-            row = connection.execute("SELECT to_regclass('floor_table_overview')").fetchone()
+        with connect(dsn, timeout=5, statement_timeout=statement_timeout) as connection:
+            problem = schema_problem(connection)
     except psycopg.Error as error:
         raise FloorUnavailable(f"{where}: {unreachable(error)}") from None
-    if row is None or row[0] is None:
+    if problem == NO_SCHEMA:
         raise FloorUnavailable(
-            f"{where}: no floor schema in this database: apply it with "
-            "`python -m controller.floor.migrate DSN`"
+            f"{where}: {problem}: apply it with `python -m controller.floor.migrate DSN`"
+        )
+    if problem is not None:
+        raise FloorSchemaMismatch(
+            f"{where}: {problem}: apply this release's migrations "
+            "(`python -m controller.floor.migrate DSN`) or run the floor service of the "
+            "release that made it"
         )
 
 
-async def serve(config: Any, host: str | None, port: int | None) -> None:
-    """Serve the pit view until SIGTERM or SIGINT."""
+async def serve(config: Any, sock: socket.socket) -> None:
+    """Serve the pit view on ``sock`` (bound at its address) until SIGTERM or SIGINT."""
     from dealer_ui.server import start  # noqa: PLC0415
     from pit_ui import create_app  # noqa: PLC0415
     from pit_ui.config import describe_dsn  # noqa: PLC0415
 
-    served = await start(
-        create_app(config), config.api, host=host, port=port, what="the floor service"
-    )
+    served = await start(create_app(config), config.api, what="the floor service", sock=sock)
     stopped = asyncio.Event()
     loop = asyncio.get_running_loop()
     for number in (signal.SIGTERM, signal.SIGINT):
@@ -85,11 +96,21 @@ def handler(args: argparse.Namespace) -> int:
     if args.port is not None and not 0 <= args.port <= 65535:
         return fail("floor", f"--port {args.port}: a TCP port, 0..65535 (0: any free port)")
     config = dataclasses.replace(config, dsn=dsn)
+    from dealer_ui.server import listening_socket  # noqa: PLC0415
+
     try:
-        check_floor(dsn)
-        asyncio.run(serve(config, args.bind, args.port))
+        sock = listening_socket(config.api, args.bind, args.port)
+    except OSError as error:
+        return fail("floor", f"{args.config}: {error}")
+    try:
+        check_floor(dsn, config.statement_timeout)
+        asyncio.run(serve(config, sock))
+    except FloorSchemaMismatch as error:
+        return fail("floor", str(error))
     except (FloorUnavailable, OSError) as error:
         return fail("floor", str(error), status=1)
+    finally:
+        sock.close()
     return 0
 
 

@@ -5,9 +5,11 @@ Without ``--json``: each hand's history as ``luck-table replay`` prints it. With
 where ``script`` is a hand script in the replay contract (docs/replay.md) and ``outcome``
 what ``luck-table replay --json`` prints for it; ``recorded`` is true when that outcome is
 the one the table recorded. Exit status: 0; 1 when a hand does not replay to its recorded
-outcome; 2 when the journal cannot be read (an absent file included) or hand N is not in
-it. A journal without hands says so (``FILE: the journal holds no hands``; ``[]`` with
-``--json``), with status 0.
+outcome; 2 when the journal cannot be read (an absent file, no permission to read it
+included: the message names the path) or hand N is not in it. The journal is opened for
+reading only: a backup on read-only media reads as well as the live file. A journal
+without hands says so (``FILE: the journal holds no hands``; ``[]`` with ``--json``), with
+status 0.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ def _as_text(hand: RecordedHand) -> tuple[str, bool]:
 
 def handler(args: argparse.Namespace) -> int:
     try:
-        with Journal.open(args.journal, create=False) as journal:
+        with Journal.open_read_only(args.journal) as journal:
             hands = []
             for hand in recorded_hands(journal):
                 if args.hand is None or hand.number == args.hand:

@@ -2,8 +2,9 @@
 console (``dealer_ui``, at the configuration's API address) until stopped.
 
 Exit status: 0 after SIGTERM or SIGINT (Ctrl-C); 2 for a configuration error (the key, the
-value and what is allowed); 1 when the journal cannot be opened, the console cannot listen
-at its address, or the service fails.
+value and what is allowed; an ``[api]`` address the console cannot listen at included: it is
+bound before the journal or a device is touched); 1 when the journal cannot be opened or
+written, or the service fails.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import argparse
 import asyncio
 import logging
 import signal
+import socket
 from typing import Any
 
 from controller.cli.common import LOG_LEVELS, fail, log_to_stderr
@@ -22,8 +24,9 @@ from controller.service import TableService
 log = logging.getLogger("controller.service")
 
 
-async def serve(config: Config) -> None:
-    """Run the table service and its console until SIGTERM or SIGINT."""
+async def serve(config: Config, sock: socket.socket | None = None) -> None:
+    """Run the table service and its console (on ``sock`` when given: bound at the
+    configuration's address already) until SIGTERM or SIGINT."""
     # the web framework is loaded by this command only, not by every luck-table command
     from dealer_ui import serve as serve_console  # noqa: PLC0415
 
@@ -31,7 +34,7 @@ async def serve(config: Config) -> None:
         loop = asyncio.get_running_loop()
         for number in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(number, lambda: asyncio.ensure_future(service.stop()))
-        console = await serve_console(service)
+        console = await serve_console(service, sock=sock)
         log.info(
             "table %s (%s) is open; the console is at %s",
             config.table_id,
@@ -50,10 +53,19 @@ def handler(args: argparse.Namespace) -> int:
         config = load_config(args.config)
     except ConfigError as error:
         return fail("serve", f"{args.config}: {error}")
+    # the web framework is loaded by this command only, not by every luck-table command
+    from dealer_ui.server import listening_socket  # noqa: PLC0415
+
     try:
-        asyncio.run(serve(config))
+        sock = listening_socket(config.api)
+    except OSError as error:
+        return fail("serve", f"{args.config}: {error}")
+    try:
+        asyncio.run(serve(config, sock))
     except (JournalError, OSError) as error:
         return fail("serve", str(error), status=1)
+    finally:
+        sock.close()
     return 0
 
 

@@ -6,7 +6,8 @@ transaction under an advisory lock, so any number of tables and floor services m
 at once: the first applies, the others find the schema there. A version already applied
 whose file changed since is refused (:class:`MigrationError`): migrations only ever add.
 
-``python -m controller.floor.migrate DSN`` applies them from a shell.
+``python -m controller.floor.migrate DSN`` applies them from a shell. :func:`schema_problem`
+tells a reader (the floor service) whether the schema is one it can read.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ CREATE TABLE floor_schema_migrations (
     applied_at  timestamptz NOT NULL DEFAULT now()
 )
 """
+
+
+NO_SCHEMA = "no floor schema in this database"
 
 
 class MigrationError(Exception):
@@ -92,6 +96,33 @@ def migrate(connection: psycopg.Connection, folder: Path = FOLDER) -> list[int]:
             )
             applied_now.append(migration.version)
     return applied_now
+
+
+def schema_problem(connection: psycopg.Connection, folder: Path = FOLDER) -> str | None:
+    """What keeps this release from reading the floor schema of ``connection``, in words
+    (no schema, a version missing, a version applied from another text); None when every
+    migration this release knows is there as it knows it. Versions of a newer release are
+    fine: migrations only ever add."""
+    ledger = connection.execute("SELECT to_regclass('floor_schema_migrations')").fetchone()
+    if ledger is None or ledger[0] is None:
+        return NO_SCHEMA
+    applied = dict(connection.execute("SELECT version, checksum FROM floor_schema_migrations"))
+    wanted = migrations(folder)
+    missing = [migration for migration in wanted if migration.version not in applied]
+    if missing:
+        have = max(applied, default=0)
+        names = ", ".join(f"{m.version:04d}_{m.name}" for m in missing)
+        return (
+            f"the floor schema is at version {have}, this release needs version "
+            f"{wanted[-1].version} (missing {names})"
+        )
+    for migration in wanted:
+        if applied[migration.version] != migration.checksum:
+            return (
+                f"migration {migration.version:04d}_{migration.name} was applied from another "
+                "text than this release's: the floor schema is not the one it reads"
+            )
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:

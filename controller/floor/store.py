@@ -7,9 +7,10 @@ batch in one transaction), :func:`heartbeat`.
 Reading, each a typed query on a view or table of the schema (``migrations/``):
 :func:`tables` (every table's live status), :func:`open_alerts`, :func:`hands_per_hour`,
 :func:`pot_sizes`, :func:`bonus_cards`, :func:`player_sessions`, :func:`hands`,
-:func:`hand`, :func:`alerts`, :func:`supervisor_actions`, :func:`chip_movements`,
-:func:`entries`, :func:`confirmed_position`, :func:`lags`. Each committed batch is also a
-NOTIFY on :data:`CHANNEL`.
+:func:`hand`, :func:`recent_hands`, :func:`alerts`, :func:`supervisor_actions`,
+:func:`chip_movements`, :func:`entries`, :func:`confirmed_position`, :func:`lags`. Each
+committed batch is also a NOTIFY on :data:`CHANNEL`. Every query names its columns: a newer
+schema (migrations only add) leaves this release's answers as they were.
 
 Every function takes an open ``psycopg.Connection``; :func:`connect` opens one with the
 timeouts a shipper needs. Ingest is idempotent: entries at or before the confirmed position
@@ -22,7 +23,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -387,7 +388,8 @@ def _status(
 class TableOverview:
     """A table's live status as of its last confirmed position (view ``floor_table_overview``):
     ``state`` dealing, paused (``alert_*``: the first blocking alert) or idle; ``last_seen``
-    the floor's clock at its last batch or heartbeat."""
+    the floor's clock at its last batch or heartbeat; ``silent`` when that was more than
+    :data:`SILENT_AFTER` seconds ago by the floor's clock (what it shows may be stale)."""
 
     table_id: str
     name: str
@@ -405,6 +407,7 @@ class TableOverview:
     last_seen: datetime
     confirmed_position: int
     hand: dict[str, Any] | None  # the hand in progress (engine JSON, every card), if any
+    silent: bool  # not heard from (no batch, no heartbeat) for SILENT_AFTER s, by the floor's clock
 
 
 @dataclass(frozen=True, slots=True)
@@ -543,6 +546,10 @@ class SupervisorAction:
 
 _Row = TypeVar("_Row")
 
+#: Seconds without a batch or a heartbeat after which a table is silent (its shipper or its
+#: network is down; the table itself may well be dealing).
+SILENT_AFTER = 30.0
+
 
 def _rows(
     connection: psycopg.Connection, kind: type[_Row], query: str, params: tuple[Any, ...]
@@ -550,6 +557,12 @@ def _rows(
     with connection.cursor(row_factory=class_row(kind)) as cursor:
         cursor.execute(query.encode(), params)
         return cursor.fetchall()
+
+
+def _columns(kind: type[Any], *computed: str) -> str:
+    """The columns of ``kind``'s fields by name (never ``*``: a newer schema may add
+    columns), but for those in ``computed``, which the query adds itself."""
+    return ", ".join(spec.name for spec in fields(kind) if spec.name not in computed)
 
 
 def _where(**filters: Any) -> tuple[str, tuple[Any, ...]]:
@@ -564,17 +577,27 @@ def _where(**filters: Any) -> tuple[str, tuple[Any, ...]]:
 _CURRENT = "(SELECT session FROM floor_tables WHERE table_id = %s)"
 
 
-def tables(connection: psycopg.Connection, table_id: str | None = None) -> list[TableOverview]:
-    """Every table's live status (or one table's), by table id."""
+def tables(
+    connection: psycopg.Connection, table_id: str | None = None, silent_after: float = SILENT_AFTER
+) -> list[TableOverview]:
+    """Every table's live status (or one table's): the paused ones first, then by table id;
+    silent when not heard from for ``silent_after`` seconds by the floor's clock."""
     where, params = _where(table_id=table_id)
-    query = f"SELECT * FROM floor_table_overview{where} ORDER BY table_id"
-    return _rows(connection, TableOverview, query, params)
+    query = (
+        f"SELECT {_columns(TableOverview, 'silent')}, "
+        "now() - last_seen > make_interval(secs => %s) AS silent "
+        f"FROM floor_table_overview{where} ORDER BY state <> 'paused', table_id"
+    )
+    return _rows(connection, TableOverview, query, (silent_after, *params))
 
 
 def open_alerts(connection: psycopg.Connection, table_id: str | None = None) -> list[OpenAlert]:
     """The alerts open across the floor (or at one table), oldest first."""
     where, params = _where(table_id=table_id)
-    query = f"SELECT * FROM floor_open_alerts{where} ORDER BY raised_at, table_id, alert_id"
+    query = (
+        f"SELECT {_columns(OpenAlert)} FROM floor_open_alerts{where} "
+        "ORDER BY raised_at, table_id, alert_id"
+    )
     return _rows(connection, OpenAlert, query, params)
 
 
@@ -583,9 +606,7 @@ def alerts(
 ) -> list[Alert]:
     """A table's latest alerts (its current session's by default), newest first."""
     query = (
-        "SELECT table_id, session, alert_id, kind, severity, blocking, message, remedy, seat, "
-        "card, device, hand_number, raised_at, raised_position, cleared_at, cleared_position, "
-        "resolution, resolved_by, resolved_why, resolved_remedy FROM floor_alerts "
+        f"SELECT {_columns(Alert)} FROM floor_alerts "
         f"WHERE table_id = %s AND session = coalesce(%s, {_CURRENT}) "
         "ORDER BY alert_id DESC LIMIT %s"
     )
@@ -600,20 +621,23 @@ def hands_per_hour(
     if since is not None:
         where += (" AND" if where else " WHERE") + " hour >= date_trunc('hour', %s::timestamptz)"
         params += (since,)
-    query = f"SELECT * FROM floor_hands_per_hour{where} ORDER BY table_id, hour"
+    query = (
+        f"SELECT {_columns(HourlyHands)} FROM floor_hands_per_hour{where} ORDER BY table_id, hour"
+    )
     return _rows(connection, HourlyHands, query, params)
 
 
 def pot_sizes(connection: psycopg.Connection, table_id: str | None = None) -> list[PotSizes]:
     """Each table's pots: count, total, average, largest, median."""
     where, params = _where(table_id=table_id)
-    return _rows(connection, PotSizes, f"SELECT * FROM floor_pot_sizes{where} ORDER BY 1", params)
+    query = f"SELECT {_columns(PotSizes)} FROM floor_pot_sizes{where} ORDER BY table_id"
+    return _rows(connection, PotSizes, query, params)
 
 
 def bonus_cards(connection: psycopg.Connection, table_id: str | None = None) -> list[BonusCards]:
     """Each table's bonus cards dealt, and in how many hands."""
     where, params = _where(table_id=table_id)
-    query = f"SELECT * FROM floor_bonus_cards{where} ORDER BY table_id"
+    query = f"SELECT {_columns(BonusCards)} FROM floor_bonus_cards{where} ORDER BY table_id"
     return _rows(connection, BonusCards, query, params)
 
 
@@ -625,7 +649,10 @@ def player_sessions(
 ) -> list[PlayerSession]:
     """Players' stays at seats (a player's, a table's, a seat's), in the order they sat down."""
     where, params = _where(player=player, table_id=table_id, seat=seat)
-    query = f"SELECT * FROM floor_player_sessions{where} ORDER BY sat_down_at, table_id, seat"
+    query = (
+        f"SELECT {_columns(PlayerSession)} FROM floor_player_sessions{where} "
+        "ORDER BY sat_down_at, table_id, seat"
+    )
     return _rows(connection, PlayerSession, query, params)
 
 
@@ -658,6 +685,18 @@ def hand(
     return found[0] if found and found[0].number == number else None
 
 
+def recent_hands(
+    connection: psycopg.Connection, table_id: str, session: int | None = None, limit: int = 10
+) -> list[Hand]:
+    """A table's last ``limit`` finished hands (its current session's by default), newest
+    first: the hand in progress is not one of them."""
+    query = (
+        f"{_HAND}WHERE table_id = %s AND session = coalesce(%s, {_CURRENT}) "
+        "AND ended_at IS NOT NULL ORDER BY number DESC LIMIT %s"
+    )
+    return _rows(connection, Hand, query, (table_id, session, table_id, limit))
+
+
 def chip_movements(
     connection: psycopg.Connection, table_id: str, session: int | None = None
 ) -> list[ChipMovement]:
@@ -671,13 +710,23 @@ def chip_movements(
 
 
 def supervisor_actions(
-    connection: psycopg.Connection, table_id: str | None = None, limit: int = 100
+    connection: psycopg.Connection,
+    table_id: str | None = None,
+    limit: int = 100,
+    session: int | None = None,
 ) -> list[SupervisorAction]:
-    """The latest supervisor actions across the floor (or at one table), newest first."""
-    where, params = _where(table_id=table_id)
+    """The latest supervisor actions, newest first: across the floor, or at one table (its
+    current session's by default, as every query of one table)."""
+    if table_id is None:
+        if session is not None:
+            raise ValueError("a session is a table's: give the table id too")
+        where, params = "", ()
+    else:
+        where = f" WHERE table_id = %s AND session = coalesce(%s, {_CURRENT})"
+        params = (table_id, session, table_id)
     query = (
-        "SELECT table_id, session, position, action, who, why, message, hand_number, details, at "
-        f"FROM floor_supervisor_actions{where} ORDER BY at DESC, position DESC LIMIT %s"
+        f"SELECT {_columns(SupervisorAction)} FROM floor_supervisor_actions{where} "
+        "ORDER BY at DESC, position DESC, ordinal DESC LIMIT %s"
     )
     return _rows(connection, SupervisorAction, query, (*params, limit))
 

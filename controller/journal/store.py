@@ -148,6 +148,55 @@ class Journal:
             raise
         return cls(connection, name)
 
+    @classmethod
+    def open_read_only(cls, path: str | Path) -> Self:
+        """Open the journal at ``path`` for reading only: the live file (its service may
+        write on meanwhile), a copy, or a backup on read-only media (opened as immutable
+        when nothing but the file is there to read). Writes nothing, makes no file.
+
+        Raises :class:`JournalError` naming the file: no such file, no permission to read
+        it, a write-ahead log that cannot be read there, not a journal, another version.
+        """
+        name = str(path)
+        file = Path(name)
+        wal = Path(f"{name}-wal")
+        for part in (file, wal):
+            try:
+                with part.open("rb"):
+                    pass
+            except FileNotFoundError:
+                if part is file:
+                    raise JournalError(f"no journal at {name} (no such file)") from None
+            except IsADirectoryError:
+                raise JournalError(f"no journal at {name} (a folder, not a file)") from None
+            except PermissionError:
+                raise JournalError(f"no permission to read {part}") from None
+            except OSError as error:
+                raise JournalError(f"cannot read {part}: {error.strerror}") from None
+        uri = file.absolute().as_uri()
+        try:
+            connection = _probe(f"{uri}?mode=ro")
+        except sqlite3.OperationalError:
+            # read-only media: SQLite cannot make the shared-memory file a WAL reader needs
+            if wal.exists() and wal.stat().st_size > 0:
+                raise JournalError(
+                    f"{wal}: the journal's write-ahead log cannot be read on read-only media "
+                    "(SQLite cannot make its -shm file there): copy it with the journal to a "
+                    "writable folder, or back the journal up with sqlite3 .backup (one file)"
+                ) from None
+            try:
+                connection = _probe(f"{uri}?mode=ro&immutable=1")
+            except sqlite3.Error as again:
+                raise JournalError(f"cannot read journal {name}: {again}") from None
+        except sqlite3.DatabaseError as error:
+            raise JournalError(f"{name} is not a luck-table journal ({error})") from None
+        try:
+            _check_or_create(connection, name, create=False)
+        except BaseException:
+            connection.close()
+            raise
+        return cls(connection, name)
+
     def close(self) -> None:
         self._db.close()
 
@@ -277,13 +326,27 @@ def _entry(row: tuple[Any, ...]) -> Entry:
     return Entry(position, recorded_at, source, kind, json.loads(fields), device, seq, number)
 
 
-def _check_or_create(connection: sqlite3.Connection, path: str) -> None:
-    """Check that ``connection`` holds a journal of this version; make one in an empty file."""
+def _probe(uri: str) -> sqlite3.Connection:
+    """A connection to ``uri`` that has read the file (SQLite opens it at the first read)."""
+    connection = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+    try:
+        connection.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+    except BaseException:
+        connection.close()
+        raise
+    return connection
+
+
+def _check_or_create(connection: sqlite3.Connection, path: str, create: bool = True) -> None:
+    """Check that ``connection`` holds a journal of this version; make one in an empty file
+    (when ``create``)."""
     try:
         application_id = connection.execute("PRAGMA application_id").fetchone()[0]
     except sqlite3.DatabaseError as error:
         raise JournalError(f"{path} is not a luck-table journal ({error})") from None
     if application_id == 0:
+        if not create:
+            raise JournalError(f"{path} is not a luck-table journal (no journal was made in it)")
         if connection.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0]:
             raise JournalError(f"{path} is an SQLite database but not a luck-table journal")
         connection.executescript(_SCHEMA)  # leaves its transaction open: created all at once

@@ -6,6 +6,14 @@ table core, drives the shoe's lamps and publishes an :class:`Update` per applied
 """
 
 from controller.service.recovery import Recovered, recover, steps
-from controller.service.service import Subscription, TableService, Update
+from controller.service.service import Subscription, TableService, TableStopped, Update
 
-__all__ = ["Recovered", "Subscription", "TableService", "Update", "recover", "steps"]
+__all__ = [
+    "Recovered",
+    "Subscription",
+    "TableService",
+    "TableStopped",
+    "Update",
+    "recover",
+    "steps",
+]

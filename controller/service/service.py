@@ -7,6 +7,11 @@ service's clock. The shoe's lamps follow ``table.signals.lamps``; every applied 
 published as an :class:`Update` to the subscribers of :meth:`TableService.updates`.
 A refused credential is journaled too (:meth:`TableService.record_failed_attempt`), as an
 audit record that is no table input.
+
+A journal that cannot be written (a full disk, an I/O error) stops the table: nothing is
+applied that is not journaled, so the input in hand is refused (:class:`TableStopped`, which
+the console answers 503), the service stops, and :meth:`TableService.run_until_stopped`
+raises the journal's error in one line (``luck-table serve`` exits with status 1).
 """
 
 from __future__ import annotations
@@ -53,6 +58,11 @@ _DRIVERS: dict[Device, type[DeviceDriver]] = {
     Device.SHOE: ShoeDriver,
     Device.SEAT_BOARD: SeatBoardDriver,
 }
+
+
+class TableStopped(RuntimeError):
+    """The table takes no input: its service is stopped, or stopping because its journal
+    could not be written (the message says why)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +204,21 @@ class TableService:
             recovered.snapshot,
             recovered.replayed,
         )
-        for device in self._table.links:  # the link was up before: it is down until it is back
+        try:
+            await self._restarted()
+        except TableStopped:  # the journal cannot be written: the table does not open
+            await self.stop()
+            assert self._failure is not None
+            raise self._failure from None
+        ports = {Device.SHOE: self.config.shoe, Device.SEAT_BOARD: self.config.seat_board}
+        for device, port in ports.items():
+            if port is not None:
+                self._tasks.append(asyncio.create_task(self._run_device(device, port)))
+
+    async def _restarted(self) -> None:
+        """Journal what a start changes: the links down until the devices are back, and
+        the configured settings."""
+        for device in self.table.links:  # the link was up before: it is down until it is back
             await self._record_own(LinkDown(at=0, device=device, reason="the service restarted"))
         self._down = {
             alert.device
@@ -202,10 +226,6 @@ class TableService:
             if alert.kind is AlertKind.LINK_DOWN and alert.device is not None
         }
         await self._configure()
-        ports = {Device.SHOE: self.config.shoe, Device.SEAT_BOARD: self.config.seat_board}
-        for device, port in ports.items():
-            if port is not None:
-                self._tasks.append(asyncio.create_task(self._run_device(device, port)))
 
     async def submit(self, item: TableInput) -> Step:
         """Journal ``item`` with the service's time, then apply it; a refused input comes
@@ -217,13 +237,22 @@ class TableService:
         with the service's time, as an ``access`` record: not a table input, the table
         does not change and nothing is published. Returns its journal position."""
         async with self._lock:
-            if self._journal is None or self._stopped.is_set():
-                raise RuntimeError("the table service is not running")
+            journal = self._running()
             record = Input(self._now() / 1000, ACCESS, "failed_attempt", fields)
-            positions = await asyncio.to_thread(self._journal.append, [record])
+            positions = await self._append(journal, [record])
         position = positions[0]
         assert position is not None
         return position
+
+    @property
+    def stopped_because(self) -> str | None:
+        """Why the table takes no input (stopped, or its journal cannot be written); None
+        while it runs."""
+        if self._failure is not None:
+            return str(self._failure)
+        if self._journal is None or self._stopping.is_set():
+            return "the table service is not running"
+        return None
 
     def updates(self) -> Subscription:
         """An async iterator of every :class:`Update` from now on."""
@@ -247,7 +276,7 @@ class TableService:
             for task in tasks:
                 task.cancel()
             for task in tasks:
-                with contextlib.suppress(asyncio.CancelledError):
+                with contextlib.suppress(asyncio.CancelledError, TableStopped):
                     await task
             for subscription in list(self._subscribers):
                 subscription.put(None)
@@ -310,9 +339,8 @@ class TableService:
         """Write ``records`` (one transaction), then apply and publish each one the journal
         did not already hold. Inputs are applied in journal order."""
         async with self._lock:
-            if self._journal is None or self._stopped.is_set():
-                raise RuntimeError("the table service is not running")
-            positions = await asyncio.to_thread(self._journal.append, records)
+            journal = self._running()
+            positions = await self._append(journal, records)
             if self._shipper is not None:
                 self._shipper.notify()
             steps: list[Step] = []
@@ -327,6 +355,28 @@ class TableService:
             self._show_lamps()
             return steps
 
+    def _running(self) -> Journal:
+        """The journal, while the table takes inputs; :class:`TableStopped` if not."""
+        reason = self.stopped_because
+        if reason is not None or self._journal is None:
+            raise TableStopped(reason or "the table service is not running")
+        return self._journal
+
+    async def _append(self, journal: Journal, records: Sequence[Input]) -> list[int | None]:
+        """Write ``records`` (holding the lock); a journal that cannot be written stops the
+        table: :class:`TableStopped` saying why, and the service stops."""
+        try:
+            return await asyncio.to_thread(journal.append, records)
+        except JournalError as error:
+            if self._failure is None:
+                self._failure = JournalError(
+                    f"{error}: the table stopped dealing (what is journaled is kept: free "
+                    "space on its disk or mend the fault, then start it again)"
+                )
+                log.error("%s", self._failure)
+                self._tasks.append(asyncio.create_task(self.stop()))
+            raise TableStopped(str(self._failure)) from None
+
     def _applied(self, position: int, step: Step) -> None:
         self._table, self._position = step.table, position
         update = Update(position, step.table, step.effects)
@@ -339,9 +389,14 @@ class TableService:
                 self._tasks.append(asyncio.create_task(self._configure()))
 
     def _snapshot(self) -> None:
+        """Keep a snapshot of the table; one that cannot be written is only a slower
+        recovery (the inputs are the record), so the table deals on."""
         assert self._snapshots is not None
         state = Recovered(self.table, self._position, dict(self._devices)).state()
-        self._snapshots.save(self._position, self.table.hand_number, state)
+        try:
+            self._snapshots.save(self._position, self.table.hand_number, state)
+        except JournalError as error:
+            log.warning("%s: recovery will replay from an earlier snapshot", error)
 
     def _show_lamps(self) -> None:
         lamps = self.table.signals.lamps
@@ -360,7 +415,12 @@ class TableService:
         return _DRIVERS[device].from_url(driver_url(port), link, **options)
 
     async def _run_device(self, device: Device, port: DevicePort) -> None:
-        """Connect to ``device`` and feed its events to the table; retry with backoff."""
+        """Connect to ``device`` and feed its events to the table; retry with backoff. A
+        journal that cannot be written ends it (the service is stopping)."""
+        with contextlib.suppress(TableStopped):
+            await self._follow_device(device, port)
+
+    async def _follow_device(self, device: Device, port: DevicePort) -> None:
         delay = port.link.backoff_initial
         while not self._stopping.is_set():
             try:
@@ -375,6 +435,8 @@ class TableService:
             delay = port.link.backoff_initial
             try:
                 await self._feed(device, driver)
+            except TableStopped:
+                raise
             except DriverError as error:
                 log.error("the %s stopped: %s", device.words, error)
                 await self._absent(device, str(error))

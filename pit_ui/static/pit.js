@@ -5,7 +5,7 @@
 
 const $ = (id) => document.getElementById(id);
 const state = { token: sessionStorage.getItem("pit-token"), floor: null, table: null,
-  seen: "", socket: null, retry: 1000 };
+  seen: "", socket: null, retry: 1000, received: 0 };
 
 function el(tag, text, cls) {
   const node = document.createElement(tag);
@@ -18,6 +18,12 @@ function since(iso, now) {
   if (!iso) return "never";
   const seconds = Math.max(0, Math.round((Date.parse(now) - Date.parse(iso)) / 1000));
   return seconds < 90 ? `${seconds} s ago` : `${Math.round(seconds / 60)} min ago`;
+}
+
+// The floor database's clock now: its time in the last message, plus the time since.
+function floorNow() {
+  if (!state.floor) return new Date().toISOString();
+  return new Date(Date.parse(state.floor.now) + (Date.now() - state.received)).toISOString();
 }
 
 function time(iso) {
@@ -86,6 +92,7 @@ function follow() {
     unreachable(null);
     $("connection").textContent = "live";
     state.floor = message;
+    state.received = Date.now();
     renderFloor(message);
     refreshDetail(message);
   };
@@ -109,14 +116,14 @@ function renderFloor(floor) {
     const card = el("button", null, `table-card ${table.state}`);
     card.type = "button";
     card.dataset.table = table.table_id;
-    const silent = Date.parse(floor.now) - Date.parse(table.last_seen) > 30000;
+    const silent = table.silent;  // judged by the floor database's clock
     if (silent) card.classList.add("silent");
     card.append(el("span", `${table.name} (${table.table_id})`, "name"),
       el("span", table.state, `state ${table.state}`),
       el("span", `hand ${table.hand_number} · ${table.seats.filter((s) => s.player).length} players · ${table.open_alerts} open alerts`));
     if (table.state === "paused") card.append(el("span", `${table.alert_kind}: ${table.alert_message}`, "alert-line"));
     card.append(el("span", table.display || "", "muted"));
-    card.append(el("span", `heard from ${since(table.last_seen, floor.now)}`, silent ? "silent-line" : "muted"));
+    card.append(el("span", `${silent ? "SILENT: " : ""}heard from ${since(table.last_seen, floorNow())}`, silent ? "silent-line" : "muted"));
     card.addEventListener("click", () => { location.hash = `table=${encodeURIComponent(table.table_id)}`; });
     item.append(card);
     list.append(item);
@@ -149,7 +156,7 @@ function showRoute() {
 function refreshDetail(floor) {
   if (!state.table) return;
   const table = floor.tables.find((t) => t.table_id === state.table);
-  const seen = table ? `${table.last_position}/${table.open_alerts}` : "gone";
+  const seen = table ? `${table.last_position}/${table.open_alerts}/${table.silent}` : "gone";
   if (seen !== state.seen) { state.seen = seen; loadDetail(); }
 }
 
@@ -169,6 +176,13 @@ async function loadDetail() {
 function renderDetail(detail) {
   const table = detail.table;
   $("detail-title").textContent = `${table.name} (${table.table_id}) · ${table.state} · hand ${table.hand_number} · session ${table.session}, journal position ${table.confirmed_position}`;
+  // A table not heard from: what the floor holds of it is as of its last batch.
+  const stale = $("detail-stale");
+  stale.hidden = !table.silent;
+  stale.textContent = table.silent
+    ? `STALE: not heard from since ${time(table.last_seen)} (${since(table.last_seen, floorNow())}): the seats, stacks and cards below are as the table was then, not now`
+    : "";
+  $("detail").classList.toggle("stale", table.silent);
   const link = $("console-link");
   link.hidden = !detail.console;
   if (detail.console) link.href = `${detail.console}/surveillance`;
@@ -229,6 +243,8 @@ function renderDetail(detail) {
   }
 }
 
+// "heard from ... ago" keeps counting between the feed's messages.
+setInterval(() => { if (state.floor && state.floor.ok) renderFloor(state.floor); }, 5000);
 $("sign-in").addEventListener("submit", signIn);
 $("sign-out").addEventListener("click", async () => {
   try { await api("/api/sessions", { method: "DELETE" }); } finally { signedOut(); }

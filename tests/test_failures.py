@@ -1,0 +1,421 @@
+"""Failures that must be safe and clear: a configuration that is not UTF-8, an address the
+console cannot listen at, the example configuration's published PINs, a journal on a full
+disk, and a backup on read-only media or without permission (docs/operations.md).
+
+The full disk and the read-only media are real: a tmpfs of its own, filled to the last
+byte or remounted read-only (as root; without root the tests that need a mount are
+skipped, and a folder without write permission stands for read-only media)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import shutil
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from controller.config import (
+    EXAMPLE_PIN_HASHES,
+    EXAMPLE_PINS_ENV,
+    ConfigError,
+    hash_pin,
+    load_config,
+)
+from controller.journal import Journal, JournalError
+from controller.service import TableService
+from dealer_ui import create_app
+from pit_ui.config import load_floor_config
+from tests.service_kit import config, write_config
+
+LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
+DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
+TIMEOUT = 60.0
+DEALER = {"role": "dealer", "id": "D200", "pin": "5678"}
+ROOT = os.geteuid() == 0
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [LUCK_TABLE, *args],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+        env=None if env is None else {**os.environ, **env},
+    )
+
+
+def one_line(result: subprocess.CompletedProcess[str], command: str) -> str:
+    """The one line of standard error, in the commands' error format."""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith(f"luck-table {command}: error: "), result.stderr
+    return lines[0]
+
+
+def table_config(folder: Path, api: str = "port = 0") -> Path:
+    """A table without devices (the shoe's port does not exist), its journal in
+    ``folder``, its console at ``[api]`` ``api``."""
+    path = write_config(folder, str(folder / "no-shoe"))
+    path.write_text(path.read_text() + f"\n[api]\n{api}\n")
+    return path
+
+
+# --- the configuration ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["serve", "floor"])
+def test_a_configuration_that_is_not_utf8_is_one_line_naming_the_byte_and_status_2(
+    tmp_path, command
+):
+    text = table_config(tmp_path).read_bytes()
+    offset = text.index(b"[stakes]")
+    path = tmp_path / "latin1.toml"
+    path.write_bytes(text[:offset] + b"# Ma\xefre's table\n" + text[offset:])
+    result = run(command, "--config", str(path))
+    assert result.returncode == 2, result.stderr
+    line = one_line(result, command)
+    assert str(path) in line
+    assert f"is not UTF-8 text (byte 0xef at offset {offset + 4})" in line
+    assert not (tmp_path / "table.sqlite").exists()
+
+
+@contextlib.contextmanager
+def port_in_use() -> Iterator[int]:
+    """A port another program listens at."""
+    with socket.create_server(("127.0.0.1", 0)) as other:
+        yield other.getsockname()[1]
+
+
+@pytest.mark.parametrize(
+    ("api", "said"),
+    [
+        ('bind = "999.1.1.1"', "api.bind = '999.1.1.1': an IP address or a host name"),
+        ('bind = "192.0.2.1"\nport = 0', "api.bind = '192.0.2.1', api.port = 0: cannot listen"),
+        ('bind = "no-such-host.invalid"', "api.bind = 'no-such-host.invalid', api.port = 8080"),
+        ("port = IN_USE", "api.port = IN_USE: cannot listen there (Address already in use)"),
+    ],
+)
+def test_an_address_the_console_cannot_listen_at_is_refused_before_the_journal(tmp_path, api, said):
+    with port_in_use() as busy:
+        path = table_config(tmp_path, api.replace("IN_USE", str(busy)))
+        result = run("serve", "--config", str(path))
+    assert result.returncode == 2, result.stderr
+    line = one_line(result, "serve")
+    assert said.replace("IN_USE", str(busy)) in line
+    assert str(path) in line
+    assert not (tmp_path / "table.sqlite").exists()  # nothing touched: no journal, no device
+
+
+def test_the_floor_service_refuses_an_address_it_cannot_listen_at_with_status_2(tmp_path):
+    path = tmp_path / "floor.toml"
+    text = (DEPLOY / "floor.example.toml").read_text()
+    text = text.replace('bind = "0.0.0.0"', 'bind = "192.0.2.1"')
+    for published in EXAMPLE_PIN_HASHES:
+        text = text.replace(published, hash_pin("2468"))
+    path.write_text(text)
+    result = run("floor", "--config", str(path))
+    assert result.returncode == 2, result.stderr
+    assert "api.bind = '192.0.2.1', api.port = 8090: cannot listen there" in one_line(
+        result, "floor"
+    )
+
+
+def _published() -> set[str]:
+    found = set()
+    for example in DEPLOY.glob("*.example.toml"):
+        credentials = tomllib.loads(example.read_text())["credentials"]
+        for people in credentials.values():
+            found.update(person["pin_hash"] for person in people)
+    return found
+
+
+def test_every_pin_hash_an_example_publishes_is_known_as_published():
+    assert _published() and _published() <= set(EXAMPLE_PIN_HASHES)
+
+
+def test_the_example_configurations_published_pins_are_refused(tmp_path, monkeypatch):
+    monkeypatch.delenv(EXAMPLE_PINS_ENV, raising=False)
+    with pytest.raises(ConfigError) as table:
+        load_config(DEPLOY / "table.example.toml")
+    assert str(table.value).startswith("credentials.supervisors[0].pin_hash = ")
+    assert "the example configuration's published hash (PIN 1234)" in str(table.value)
+    assert "luck-table hash-pin" in str(table.value)
+    with pytest.raises(ConfigError) as floor:
+        load_floor_config(DEPLOY / "floor.example.toml")
+    assert str(floor.value).startswith("credentials.supervisors[0].pin_hash = ")
+    path = table_config(tmp_path)
+    example = (DEPLOY / "table.example.toml").read_text()
+    dealers = example[example.index("[[credentials.dealers]]") :]
+    text = path.read_text()
+    path.write_text(text[: text.index("[[credentials.dealers]]")] + dealers + "\n[api]\nport = 0\n")
+    result = run("serve", "--config", str(path))
+    assert result.returncode == 2
+    assert "credentials.dealers[0].pin_hash = " in one_line(result, "serve")
+    assert "(PIN 5678)" in result.stderr
+    assert not (tmp_path / "table.sqlite").exists()
+    monkeypatch.setenv(EXAMPLE_PINS_ENV, "accept")  # a demonstration, a test: with a warning
+    assert load_config(DEPLOY / "table.example.toml").dealers[0].verify("5678")
+    assert load_floor_config(DEPLOY / "floor.example.toml").supervisors[0].verify("9999")
+
+
+# --- a full disk ----------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def tmpfs(folder: Path, size: str) -> Iterator[Path]:
+    """A tmpfs of ``size`` mounted at ``folder`` (root only: skipped otherwise)."""
+    folder.mkdir()
+    if not ROOT or shutil.which("mount") is None:
+        pytest.skip("mounting a small filesystem needs root")
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", "tmpfs", str(folder)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=True)
+
+
+def fill(folder: Path) -> None:
+    """Fill the filesystem of ``folder`` to its last byte."""
+    with (folder / "filler").open("wb", buffering=0) as filler:
+        for chunk in (65536, 4096, 512, 1):
+            with contextlib.suppress(OSError):
+                while True:
+                    filler.write(b"\0" * chunk)
+
+
+_URL = re.compile(r"the console is at (https?://\S+)")
+
+
+@contextlib.contextmanager
+def serving(config: Path, log: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """``luck-table serve`` on ``config`` (its standard error in ``log``) and its URL."""
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            [LUCK_TABLE, "serve", "--config", str(config)], stderr=out, text=True
+        )
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        while not (found := _URL.search(log.read_text())):
+            assert process.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.05)
+        yield process, found.group(1)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait(timeout=TIMEOUT)
+
+
+def _signed_in(url: str) -> dict[str, str]:
+    answer = httpx.post(f"{url}/api/sessions", json=DEALER, timeout=TIMEOUT)
+    assert answer.status_code == 200, answer.text
+    return {"Authorization": f"Bearer {answer.json()['token']}"}
+
+
+def _answer(request: object) -> int | None:
+    """The status of a request, None when the service is gone already."""
+    try:
+        return request().status_code  # type: ignore[operator]
+    except httpx.TransportError:
+        return None
+
+
+@pytest.mark.parametrize("first", ["a failed sign-in", "a player sits down"])
+def test_a_full_disk_stops_the_table_in_one_line_never_a_500_nor_a_sign_in(tmp_path, first):
+    disk = tmpfs(tmp_path / "disk", "2m")
+    with disk as folder:
+        config = table_config(folder)
+        with serving(config, tmp_path / "serve.log") as (process, url):
+            headers = _signed_in(url)
+            with Journal.open_read_only(folder / "table.sqlite") as journal:
+                before = [entry.type for entry in journal.entries()]
+            fill(folder)
+            if first == "a failed sign-in":
+                wrong = {**DEALER, "pin": "0000"}
+                answer = httpx.post(f"{url}/api/sessions", json=wrong, timeout=TIMEOUT)
+            else:
+                body = {"seat": 1, "player": "Aoife", "buy_in": 200}
+                answer = httpx.post(f"{url}/api/seats", json=body, headers=headers, timeout=TIMEOUT)
+            assert answer.status_code == 503, answer.text
+            assert answer.json()["error"] == "unavailable"
+            assert "database or disk is full: the table stopped dealing" in answer.json()["reason"]
+            right = _answer(lambda: httpx.post(f"{url}/api/sessions", json=DEALER, timeout=TIMEOUT))
+            assert right in (503, None)  # nobody signs in once an attempt cannot be journaled
+            assert process.wait(timeout=TIMEOUT) == 1
+        errors = (tmp_path / "serve.log").read_text()
+        assert "Traceback" not in errors, errors
+        last = errors.splitlines()[-1]
+        assert last.startswith("luck-table serve: error: cannot write journal "), errors
+        assert "database or disk is full: the table stopped dealing" in last
+        (folder / "filler").unlink()
+        with Journal.open_read_only(folder / "table.sqlite") as journal:
+            after = [entry.type for entry in journal.entries()]
+        assert after == before  # the journal as it was: nothing half-written, nothing lost
+
+
+def test_a_journal_that_cannot_be_written_stops_the_table_and_signs_nobody_in(
+    tmp_path, monkeypatch
+):
+    """The same in this process, the write failing as SQLite fails on a full disk (for
+    machines where no filesystem can be mounted)."""
+    settings = config(tmp_path, str(tmp_path / "no-shoe"))
+
+    def full(journal: Journal, _: object) -> list[int | None]:
+        raise JournalError(f"cannot write journal {journal.path}: database or disk is full")
+
+    async def scenario() -> None:
+        async with TableService(settings) as service:
+            transport = httpx.ASGITransport(app=create_app(service))
+            async with httpx.AsyncClient(transport=transport, base_url="http://table") as client:
+                signed = await client.post("/api/sessions", json=DEALER)
+                assert signed.status_code == 200
+                headers = {"Authorization": f"Bearer {signed.json()['token']}"}
+                monkeypatch.setattr(Journal, "append", full)
+                wrong = await client.post("/api/sessions", json={**DEALER, "pin": "0000"})
+                assert wrong.status_code == 503, wrong.text
+                assert "disk is full: the table stopped dealing" in wrong.json()["reason"]
+                right = await client.post("/api/sessions", json=DEALER)
+                assert right.status_code == 503, right.text
+                body = {"seat": 1, "player": "Aoife", "buy_in": 200}
+                seated = await client.post("/api/seats", json=body, headers=headers)
+                assert seated.status_code == 503, seated.text
+                with pytest.raises(JournalError, match="the table stopped dealing"):
+                    await asyncio.wait_for(service.run_until_stopped(), TIMEOUT)
+
+    asyncio.run(scenario())
+
+
+# --- reading a journal: read-only media, permissions -----------------------------------------
+
+
+@pytest.fixture(scope="module")
+def dealt(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A journal of two hands (``luck-table sim``) and its history."""
+    path = tmp_path_factory.mktemp("dealt") / "table.sqlite3"
+    subprocess.run(
+        [LUCK_TABLE, "sim", "--hands", "2", "--speed", "max", "--journal", str(path)],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
+    history = run("history", "--journal", str(path))
+    assert history.returncode == 0, history.stderr
+    return path, history.stdout
+
+
+class ReadOnlyMedia:
+    """A folder to put files in, then made read-only: a tmpfs remounted read-only as root;
+    otherwise a folder without write permission."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._mount = tmpfs(folder, "16m") if ROOT else None
+        if self._mount is None:
+            folder.mkdir()
+        else:
+            self._mount.__enter__()
+
+    def seal(self) -> None:
+        if self._mount is None:
+            self.folder.chmod(0o555)
+        else:
+            subprocess.run(["mount", "-o", "remount,ro", str(self.folder)], check=True)
+
+    def close(self) -> None:
+        if self._mount is None:
+            self.folder.chmod(0o755)
+        else:
+            self._mount.__exit__(None, None, None)
+
+
+@pytest.fixture
+def media(tmp_path: Path) -> Iterator[ReadOnlyMedia]:
+    made = ReadOnlyMedia(tmp_path / "media")
+    try:
+        yield made
+    finally:
+        made.close()
+
+
+def test_history_checks_a_backup_on_read_only_media(media, dealt):
+    journal, history = dealt
+    backup = media.folder / "backup.sqlite3"
+    live, copy = sqlite3.connect(journal), sqlite3.connect(backup)
+    live.backup(copy)  # as docs/operations.md backs a journal up
+    live.close()
+    copy.close()
+    media.seal()
+    result = run("history", "--journal", str(backup))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == history
+    assert run("history", "--journal", str(backup), "--hand", "2").returncode == 0
+    assert sorted(os.listdir(media.folder)) == ["backup.sqlite3"]  # nothing made beside it
+
+
+def test_a_copy_whose_log_cannot_be_read_there_says_so(media, dealt, tmp_path):
+    journal, _ = dealt
+    live = tmp_path / "live.sqlite3"
+    shutil.copy(journal, live)
+    writer = sqlite3.connect(live, isolation_level=None)  # a service that writes on
+    try:
+        writer.execute("PRAGMA wal_autocheckpoint = 0")
+        writer.execute(
+            "INSERT INTO table_snapshots SELECT position + 1000000, hand_number, "
+            "state FROM table_snapshots LIMIT 1"
+        )
+        for name in ("live.sqlite3", "live.sqlite3-wal"):  # copied without the service stopped
+            shutil.copy(tmp_path / name, media.folder / name)
+    finally:
+        writer.close()
+    media.seal()
+    result = run("history", "--journal", str(media.folder / "live.sqlite3"))
+    assert result.returncode == 2
+    line = one_line(result, "history")
+    assert f"error: {media.folder / 'live.sqlite3-wal'}: the journal's write-ahead log" in line
+    assert "cannot be read on read-only media" in line
+    assert "not a luck-table journal" not in line
+
+
+def _as_reader() -> list[str]:
+    """Run a command so that file permissions hold for it (root: without the capabilities
+    that pass them over)."""
+    if not ROOT:
+        return []
+    if shutil.which("setpriv") is None:
+        pytest.skip("setpriv is needed to drop root's file capabilities")
+    return ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--"]
+
+
+def test_history_without_permission_says_no_permission_and_the_path(tmp_path, dealt):
+    journal, _ = dealt
+    copy = tmp_path / "copy.sqlite3"
+    shutil.copy(journal, copy)
+    copy.chmod(0)
+    result = subprocess.run(
+        [*_as_reader(), LUCK_TABLE, "history", "--journal", str(copy)],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert one_line(result, "history") == f"luck-table history: error: no permission to read {copy}"
