@@ -109,6 +109,7 @@ def view(table: Table, role: Role | str, seat: int | None = None) -> dict[str, A
         "role": role.value,
         "seat": seat,
         "hand_number": table.hand_number,
+        "step": len(table.hand_log),
         "in_hand": table.in_hand,
         "paused": table.paused,
         "deck_ready": table.deck_ready,

@@ -6,6 +6,15 @@ table core, drives the shoe's lamps and publishes an :class:`Update` per applied
 """
 
 from controller.service.recovery import Recovered, recover, steps
-from controller.service.service import Subscription, TableService, Update
+from controller.service.service import Guard, Stale, Subscription, TableService, Update
 
-__all__ = ["Recovered", "Subscription", "TableService", "Update", "recover", "steps"]
+__all__ = [
+    "Guard",
+    "Recovered",
+    "Stale",
+    "Subscription",
+    "TableService",
+    "Update",
+    "recover",
+    "steps",
+]

@@ -55,6 +55,14 @@ _DRIVERS: dict[Device, type[DeviceDriver]] = {
 }
 
 
+#: Whether an input still fits the table (None) or why not: see TableService.submit.
+Guard = Callable[[Table], str | None]
+
+
+class Stale(Exception):
+    """An input made for a table that has moved on (its guard's reason): not journaled."""
+
+
 @dataclass(frozen=True, slots=True)
 class Update:
     """An input was applied: its journal position, the table after it, its effects."""
@@ -207,10 +215,13 @@ class TableService:
             if port is not None:
                 self._tasks.append(asyncio.create_task(self._run_device(device, port)))
 
-    async def submit(self, item: TableInput) -> Step:
+    async def submit(self, item: TableInput, guard: Guard | None = None) -> Step:
         """Journal ``item`` with the service's time, then apply it; a refused input comes
-        back with ``step.refused`` (journaled all the same: replaying refuses it again)."""
-        return await self._record_own(item)
+        back with ``step.refused`` (journaled all the same: replaying refuses it again).
+        ``guard`` is asked, with the table as it is when the input's turn comes (under the
+        service's lock, so nothing comes between), whether the input still fits it: a reason
+        it gives raises :class:`Stale`, and nothing is journaled or applied."""
+        return await self._record_own(item, guard)
 
     async def record_failed_attempt(self, fields: dict[str, Any]) -> int:
         """Journal a refused credential (``fields``: who tried, for what, from where, why)
@@ -291,10 +302,10 @@ class TableService:
     def _now(self) -> int:
         return round(self._clock() * 1000)
 
-    async def _record_own(self, item: TableInput) -> Step:
+    async def _record_own(self, item: TableInput, guard: Guard | None = None) -> Step:
         """Journal and apply an input of the service's own or of people."""
         item = replace(item, at=self._now())  # type: ignore[type-var]
-        steps = await self._commit([record_of(item)])
+        steps = await self._commit([record_of(item)], guard)
         return steps[0]
 
     async def _configure(self) -> None:
@@ -306,12 +317,16 @@ class TableService:
             log.warning("the configured settings wait for the hand to end: %s", step.refused)
             self._configure_due = True
 
-    async def _commit(self, records: Sequence[Input]) -> list[Step]:
+    async def _commit(self, records: Sequence[Input], guard: Guard | None = None) -> list[Step]:
         """Write ``records`` (one transaction), then apply and publish each one the journal
-        did not already hold. Inputs are applied in journal order."""
+        did not already hold. Inputs are applied in journal order. ``guard``: see
+        :meth:`submit`."""
         async with self._lock:
             if self._journal is None or self._stopped.is_set():
                 raise RuntimeError("the table service is not running")
+            stale = None if guard is None else guard(self.table)
+            if stale is not None:
+                raise Stale(stale)
             positions = await asyncio.to_thread(self._journal.append, records)
             if self._shipper is not None:
                 self._shipper.notify()
