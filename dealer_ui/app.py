@@ -125,7 +125,21 @@ class ChipsIn(BaseModel):
 
 
 class VoidIn(Supervisor):
-    """The supervisor's id, PIN and reason: nothing more."""
+    """The supervisor's id, PIN and reason; ``hand``, the hand the supervisor means to void
+    (the console's confirmation names it): refused (409 stale) if another hand is on."""
+
+    hand: int | None = Field(default=None, description="the hand number to void")
+
+    def guard(self) -> Guard | None:
+        if self.hand is None:
+            return None
+
+        def same_hand(table: Table) -> str | None:
+            if table.hand_number == self.hand:
+                return None
+            return f"hand {self.hand} was to be voided; the table is at hand {table.hand_number}"
+
+        return same_hand
 
 
 class EnterCardIn(Supervisor):
@@ -319,6 +333,7 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
     async def supervised(
         body: Supervisor, record: dict[str, Any], request: Request, session: Session
     ) -> StepOut:
+        """Check the supervisor's PIN, then submit ``record`` (a void: for the hand named)."""
         client = client_of(request)
         try:
             await auth.supervisor(body.supervisor, body.pin, client)
@@ -327,7 +342,8 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
             raise await refused_pin(
                 error, "supervisor", body.supervisor, action, client, by=session.who
             ) from None
-        return await submit({**record, "who": body.supervisor, "why": body.why}, session)
+        guard = body.guard() if isinstance(body, VoidIn) else None
+        return await submit({**record, "who": body.supervisor, "why": body.why}, session, guard)
 
     async def refused_sign_in(error: AuthError, body: SignIn, client: str) -> ApiError:
         return await refused_pin(error, body.role, body.id, "sign_in", client)
@@ -492,10 +508,12 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         return FileResponse(STATIC / "console.html")
 
     @app.get("/public", include_in_schema=False)
+    @app.get("/player", include_in_schema=False)
     @app.get("/surveillance", include_in_schema=False)
     async def viewer() -> FileResponse:
-        """The read-only pages: the public (broadcast) view, and surveillance's: the console
-        page without the dealer's controls."""
+        """The read-only pages: the public (broadcast) view, a player's own seat (with a
+        player token) and surveillance's: the console page without the dealer's
+        controls."""
         return FileResponse(STATIC / "console.html")
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
