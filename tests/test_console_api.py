@@ -1,6 +1,6 @@
 """What the console page needs of the API: a decision bound to the moment it was asked for
-(a stale confirmation refused, nothing journaled), the console's idle lock setting, and the
-past hands with their players' names."""
+and a void to the hand it names (a stale confirmation refused, nothing journaled), the
+console's idle lock setting, and the past hands with their players' names."""
 
 from __future__ import annotations
 
@@ -76,6 +76,13 @@ def test_a_decision_asked_before_the_table_moved_on_is_refused(tmp_path: Path) -
             )
             assert went.status_code == 200, went.text
             assert live.service.position > before[0]
+
+            # a void confirmed for another hand than the one on: refused, nothing journaled
+            position = live.service.position
+            void = await live.post("/api/supervisor/void", {**SUPERVISOR, "why": "x", "hand": 7})
+            assert void.status_code == 409 and void.json()["error"] == "stale", void.text
+            assert "hand 7" in void.json()["reason"]
+            assert live.service.position == position and live.service.table.in_hand
 
     run(scenario)
 
