@@ -38,6 +38,7 @@ const state = {
   locked: false,
   events: [],       // the last events, newest first, as this role's feed told them
   confirming: null, // the moment (hand, step) a confirmation was asked at
+  pastAsked: 0,     // surveillance: the readings of the past hands asked for
 };
 
 const $ = (id) => document.getElementById(id);
@@ -414,7 +415,10 @@ function chime() {
 
 async function loadPast() {
   const list = $("past-list");
+  const asked = ++state.pastAsked;
+  if (!list.childElementCount) list.replaceChildren(el("li", { class: "reading", text: "reading the journal" }));
   const result = await get("/api/history");
+  if (asked !== state.pastAsked) return;  // a later reading was asked for: it shows
   if (!result.ok) {
     list.replaceChildren(el("li", { class: "error", text: result.reason }));
     return;
