@@ -1,6 +1,7 @@
 """What the console page needs of the API: a decision bound to the moment it was asked for
 and a void to the hand it names (a stale confirmation refused, nothing journaled), the
-console's idle lock setting, and the past hands with their players' names."""
+console's idle lock setting, the past hands with their players' names, and the public's and
+players' events worded as their view (the broadcast line, not the dealer's instruction)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from controller.config import Console
+from controller.rules import Notice
 from controller.service import TableService
+from dealer_ui.views import broadcast_line, effects_view, view
 from tests.console_kit import SUPERVISOR, LiveTable, Script, live_table
 from tests.service_kit import simulator
+from tests.test_console_browser import played
 
 
 def run(scenario: Any) -> None:
@@ -108,3 +112,22 @@ def test_the_console_reads_its_idle_lock_and_surveillance_the_players_names(
             assert hand["players"] == {"1": "P1", "2": "P2", "3": "P3"}
 
     run(scenario)
+
+
+def test_the_public_and_players_events_give_the_broadcast_line_not_the_instruction() -> None:
+    """At every step of a hand (a pause while the bonus card is due among them), the
+    display's event for the public and a player is the broadcast line of their view, never
+    the dealer's instruction (a burn, where a card goes face down, an alert's words)."""
+    tables = played()
+    assert any(table.paused for table in tables)
+    instructions = set()
+    for table in tables:
+        instruction = Notice("display", table.signals.display, {})
+        instructions.add(table.signals.display.split(":")[0])
+        for role, seat in (("public", None), ("player", 2)):
+            (event,) = effects_view([instruction], table, role, seat)
+            assert event == {"kind": "display", "message": view(table, role, seat)["display"]}
+            assert event["message"] == broadcast_line(table)
+        (dealer,) = effects_view([instruction], table, "dealer")
+        assert dealer["message"] == table.signals.display
+    assert {"BURN", "DEAL", "PAUSED", "BONUS CARD"} <= instructions, instructions
