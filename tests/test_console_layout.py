@@ -1,13 +1,13 @@
 """The console's layout in a real browser (Debian's Chromium driven by Playwright): a whole
 hand at a table of seven played on the shoe simulator, and at every step of it (between
-hands, every card, every decision, the showdown) the dealer's, the public's, a player's
-and surveillance's pages at 1024x768, 1280x800 and 1920x1080: every seat box (and the tag
-on it) inside the screen, clear of every other seat, of the side panel, of the next-card
-line and of the pots. The list of the last events on the public's and the player's pages
-never names a card that role may not see (and the page as a whole neither). After the
-showdown the winner's seat is marked, and surveillance's past hands name the players.
-Screenshots of each page at each size (folder ``LUCK_SCREENSHOTS``, else the test's
-temporary folder).
+hands, every card, every decision, the showdown, a pause with its alert) the dealer's, the
+public's, a player's and surveillance's pages at 1024x768, 1280x800 and 1920x1080: every
+seat box (and the tag on it) inside the screen, clear of every other seat, of the side
+panel, of the next-card line and of the pots; the dealer's controls whole and at least
+44 px. The list of the last events on the public's and the player's pages never names a
+card that role may not see (and the page as a whole neither). After the showdown the
+winner's seat is marked, and surveillance's past hands name the players. Screenshots of
+each page at each size (folder ``LUCK_SCREENSHOTS``, else the test's temporary folder).
 """
 
 from __future__ import annotations
@@ -20,9 +20,11 @@ from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script, card_names
 from tests.test_console_browser import (
     TIMEOUT_MS,
     console,
+    labels_fit,
     no_hole_card,
     on_the_shoe,
     settled_page,
+    touch_targets,
 )
 from tests.test_dealer_ui_leaks import forbidden
 
@@ -99,6 +101,9 @@ def test_no_seat_box_overlaps_or_leaves_the_screen_in_any_phase(tmp_path: Path) 
                 for role, page in pages:
                     await settled_page(page, live)
                     await laid_out(page, phase)
+                    if role == "dealer":  # its controls whole and big enough at every size
+                        await touch_targets(page)
+                        await labels_fit(page)
                     if role in ("dealer", "public"):
                         await no_hole_card(page, live, role)
                     if role in ("public", "player"):
@@ -131,6 +136,13 @@ def test_no_seat_box_overlaps_or_leaves_the_screen_in_any_phase(tmp_path: Path) 
                 )
                 assert marked == [[seat, "WINNER"] for seat in winners], marked
             await screenshots(pages, shots, "showdown")
+
+            # a card out of the shoe between hands: the table paused, the alert listed
+            await live.shoe.command("draw")
+            await live.shoe.settled()
+            await live.until(lambda: live.service.table.paused, "the pause")
+            await every_page("paused by an alert")
+            await screenshots(pages, shots, "alert")
             for role, page in pages:
                 if role in ("public", "player"):
                     assert await page.locator("#events li").count() > 0, role
