@@ -95,8 +95,12 @@ def test_the_supervisor_dialog_asks_for_an_action_and_a_void_names_its_hand(
             await dialog.get_by_label("Supervisor id").fill(SUPERVISOR["supervisor"])
             await dialog.get_by_label("Supervisor PIN").fill(SUPERVISOR["pin"])
             assert await apply.is_disabled()
-            await dialog.get_by_label("Supervisor PIN").press("Enter")
-            assert live.service.table.in_hand
+            _, bodies = await held(page, "**/api/supervisor/**")
+            await dialog.get_by_label("Supervisor PIN").press("Enter")  # Enter submits nothing
+            assert await dialog.locator(".checking").text_content() == ""
+            await page.evaluate("() => new Promise((done) => setTimeout(done, 500))")
+            assert bodies == [] and live.service.table.in_hand
+            await page.unroute("**/api/supervisor/**")
 
             await dialog.get_by_label("Action").select_option("void")
             assert await apply.is_enabled() and "danger" in (await apply.get_attribute("class"))
@@ -150,7 +154,8 @@ def test_a_fold_confirmation_is_withdrawn_when_the_table_moves_on(tmp_path: Path
             release, bodies = await held(page, "**/api/decisions")
             release.set()
             await bring_in.click()
-            await live.until(lambda: live.service.table.hand_log != (), "the bring-in")
+            taken = view["step"] + 1
+            await live.until(lambda: len(live.service.table.hand_log) == taken, "the bring-in")
             await live.until(lambda: len(bodies) == 1, "the decision sent")
             assert (bodies[0]["hand"], bodies[0]["step"]) == (1, view["step"])
 
