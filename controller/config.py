@@ -15,6 +15,8 @@ value and what is allowed (the CLI turns it into exit status 2). Sections (see
   of link timings (``drivers.session.LinkConfig``).
 - ``[journal]``: ``path``.
 - ``[api]``: ``bind``, ``port``, ``tls_cert`` and ``tls_key`` (both or neither).
+- ``[console]`` (optional): ``idle_lock``, the seconds without a touch or a key after
+  which the dealer's console locks until the dealer enters the PIN again (default 300).
 - ``[floor]`` (optional; without it the table ships nothing): ``dsn``, the floor store's
   PostgreSQL connection string, and ``batch``, ``retry_initial``, ``retry_max``,
   ``heartbeat`` (docs/floor.md).
@@ -60,7 +62,17 @@ _HOSTNAME = re.compile(r"[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9]([A-Za-z0-
 _NUMERIC = re.compile(r"[0-9.]+")
 _MIN_PIN = 4
 
-_SECTIONS = {"table", "game", "stakes", "devices", "journal", "api", "credentials", "floor"}
+_SECTIONS = {
+    "table",
+    "game",
+    "stakes",
+    "devices",
+    "journal",
+    "api",
+    "console",
+    "credentials",
+    "floor",
+}
 
 #: The PIN hashes published in deploy/table.example.toml and deploy/floor.example.toml, each
 #: with its PIN: anyone may know them, so a configuration that holds one is refused.
@@ -110,6 +122,14 @@ class Api:
 
 
 @dataclass(frozen=True)
+class Console:
+    """The dealer's console: ``idle_lock``, the seconds of quiet (no touch, no key) after
+    which the screen locks until the signed-in dealer enters the PIN again."""
+
+    idle_lock: float = 300.0
+
+
+@dataclass(frozen=True)
 class FloorSettings:
     """Where the floor store is and how the table's journal shipper talks to it: ``dsn``
     (libpq connection string or URI), journal entries per batch, the retry backoff
@@ -146,6 +166,7 @@ class Config:
     supervisors: tuple[Credential, ...]
     dealers: tuple[Credential, ...]
     floor: FloorSettings | None = None  # None: the table ships to no floor
+    console: Console = Console()
 
 
 def hash_pin(pin: str) -> str:
@@ -252,6 +273,7 @@ def parse_config(data: Mapping[str, Any], base: Path) -> Config:
         supervisors=_credentials(credentials, "supervisors"),
         dealers=_credentials(credentials, "dealers"),
         floor=_floor(data["floor"]) if "floor" in data else None,
+        console=_console(_section(data, "console", optional=True)),
     )
 
 
@@ -393,6 +415,11 @@ def _api(api: Mapping[str, Any], base: Path) -> Api:
         missing = "tls_key" if "tls_cert" in files else "tls_cert"
         raise ConfigError(f"api.{missing}", _MISSING, "tls_cert and tls_key go together")
     return Api(bind, port, files.get("tls_cert"), files.get("tls_key"))
+
+
+def _console(console: Mapping[str, Any]) -> Console:
+    _no_unknown(console, {"idle_lock"}, "console.")
+    return Console(_seconds(console, "console.idle_lock", 10, 3600, Console.idle_lock))
 
 
 def _seconds(data: Mapping[str, Any], key: str, low: float, high: float, default: float) -> float:

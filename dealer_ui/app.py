@@ -25,8 +25,8 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
-from controller.service import TableService, TableStopped
-from controller.table import TableInputError, input_from_json
+from controller.service import Guard, Stale, TableService, TableStopped
+from controller.table import Table, TableInputError, input_from_json
 from dealer_ui.archive import Archive
 from dealer_ui.auth import Auth, AuthError, Session
 from dealer_ui.feeds import Feed
@@ -46,7 +46,7 @@ class ApiError(Exception):
 
 class ErrorOut(BaseModel):
     error: str = Field(
-        description="unauthorized, forbidden, not_found, refused, invalid, rate_limited, "
+        description="unauthorized, forbidden, not_found, refused, stale, invalid, rate_limited, "
         "unavailable"
     )
     reason: str = Field(description="what was wrong (the engine's words for a refused input)")
@@ -83,6 +83,38 @@ class DecisionIn(BaseModel):
     ]
     to: int | None = None
     accept: bool | None = None
+    hand: int | None = Field(
+        default=None, description="the view's `hand_number` the decision was asked at"
+    )
+    step: int | None = Field(
+        default=None,
+        description="the view's `step` the decision was asked at: with `hand`, a decision "
+        "the table has moved on from (a card dealt, another decision) is refused (409 stale)",
+    )
+
+    def guard(self) -> Guard | None:
+        """With ``hand`` and ``step``: refuse the decision once the table has moved on
+        from the one it was asked at (a stale confirmation)."""
+        if self.hand is None and self.step is None:
+            return None
+        asked = f"hand {self.hand}, step {self.step}"
+
+        def still_asked(table: Table) -> str | None:
+            if (self.hand, self.step) == (table.hand_number, len(table.hand_log)):
+                return None
+            now = f"hand {table.hand_number}, step {len(table.hand_log)}"
+            return (
+                f"seat {self.seat}: {self.do} was asked at {asked}; the table has moved on "
+                f"({now}): look at the table and decide again"
+            )
+
+        return still_asked
+
+
+class ConsoleOut(BaseModel):
+    idle_lock: float = Field(
+        description="seconds without a touch or key before the dealer's screen locks"
+    )
 
 
 class SitDownIn(BaseModel):
@@ -96,7 +128,21 @@ class ChipsIn(BaseModel):
 
 
 class VoidIn(Supervisor):
-    """The supervisor's id, PIN and reason: nothing more."""
+    """The supervisor's id, PIN and reason; ``hand``, the hand the supervisor means to void
+    (the console's confirmation names it): refused (409 stale) if another hand is on."""
+
+    hand: int | None = Field(default=None, description="the hand number to void")
+
+    def guard(self) -> Guard | None:
+        if self.hand is None:
+            return None
+
+        def same_hand(table: Table) -> str | None:
+            if table.hand_number == self.hand:
+                return None
+            return f"hand {self.hand} was to be voided; the table is at hand {table.hand_number}"
+
+        return same_hand
 
 
 class EnterCardIn(Supervisor):
@@ -129,6 +175,9 @@ class HandSummaryOut(BaseModel):
     ended: str = Field(description="when it ended (ISO 8601, UTC), or 'in progress'")
     phase: str = Field(description="complete, void, or the phase of the hand in progress")
     seats: list[int] = Field(description="the seats dealt in")
+    players: dict[str, str] = Field(
+        default_factory=dict, description="the name of the player at each seat dealt in"
+    )
     pot: int = Field(description="the chips awarded (0 for a void hand or one in progress)")
     winners: list[int] = Field(description="the seats that won a pot")
 
@@ -266,12 +315,17 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
             return Role.PUBLIC, None
         return Role(session.role), session.seat
 
-    async def submit(record: dict[str, Any], session: Session | None) -> StepOut:
+    async def submit(
+        record: dict[str, Any], session: Session | None, guard: Guard | None = None
+    ) -> StepOut:
         try:
             item = input_from_json({"at": 0, **record})
         except TableInputError as error:
             raise ApiError(422, "invalid", str(error)) from None
-        step = await service.submit(item)
+        try:
+            step = await service.submit(item, guard)
+        except Stale as error:
+            raise ApiError(409, "stale", str(error)) from None
         if step.refused:
             raise ApiError(409, "refused", step.refused)
         role, seat = role_of(session)
@@ -295,6 +349,7 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
     async def supervised(
         body: Supervisor, record: dict[str, Any], request: Request, session: Session
     ) -> StepOut:
+        """Check the supervisor's PIN, then submit ``record`` (a void: for the hand named)."""
         client = client_of(request)
         try:
             await auth.supervisor(body.supervisor, body.pin, client)
@@ -303,7 +358,8 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
             raise await refused_pin(
                 error, "supervisor", body.supervisor, action, client, by=session.who
             ) from None
-        return await submit({**record, "who": body.supervisor, "why": body.why}, session)
+        guard = body.guard() if isinstance(body, VoidIn) else None
+        return await submit({**record, "who": body.supervisor, "why": body.why}, session, guard)
 
     async def refused_sign_in(error: AuthError, body: SignIn, client: str) -> ApiError:
         return await refused_pin(error, body.role, body.id, "sign_in", client)
@@ -326,6 +382,11 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         if place is None:
             raise ApiError(409, "refused", f"seat {body.seat}: no player is seated")
         return session_out(auth.player_session(body.seat, place.player), auth)
+
+    @app.get("/api/console", response_model=ConsoleOut, tags=["table"])
+    async def console_settings() -> ConsoleOut:
+        """The console's settings (the table configuration's ``[console]``)."""
+        return ConsoleOut(idle_lock=config.console.idle_lock)
 
     @app.get("/api/view", tags=["table"], **VIEW)
     async def get_view(session: Annotated[Session | None, Depends(caller)]) -> dict[str, Any]:
@@ -359,8 +420,8 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         if session.role == "player" and session.seat != body.seat:
             raise ApiError(403, "forbidden", f"this token is for seat {session.seat}")
         by = "player" if session.role == "player" else "dealer"
-        record = {"type": "decide", **body.model_dump(exclude_none=True), "by": by}
-        return await submit(record, session)
+        decision = body.model_dump(exclude_none=True, exclude={"hand", "step"})
+        return await submit({"type": "decide", **decision, "by": by}, session, body.guard())
 
     @app.post("/api/hands", **STEP, tags=["dealer"])
     async def new_hand(session: Annotated[Session, Depends(dealer)]) -> StepOut:
@@ -463,10 +524,12 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         return FileResponse(STATIC / "console.html")
 
     @app.get("/public", include_in_schema=False)
+    @app.get("/player", include_in_schema=False)
     @app.get("/surveillance", include_in_schema=False)
     async def viewer() -> FileResponse:
-        """The read-only pages: the public (broadcast) view, and surveillance's: the console
-        page without the dealer's controls."""
+        """The read-only pages: the public (broadcast) view, a player's own seat (with a
+        player token) and surveillance's: the console page without the dealer's
+        controls."""
         return FileResponse(STATIC / "console.html")
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

@@ -97,6 +97,10 @@ class ViewOut(BaseModel):
     role: str
     seat: int | None = Field(description="a player's seat")
     hand_number: int
+    step: int = Field(
+        description="the hand's inputs so far (cards dealt, decisions): a decision sent with "
+        "this `step` and `hand_number` is refused once the table has moved on"
+    )
     in_hand: bool
     paused: bool
     deck_ready: bool

@@ -109,6 +109,7 @@ def view(table: Table, role: Role | str, seat: int | None = None) -> dict[str, A
         "role": role.value,
         "seat": seat,
         "hand_number": table.hand_number,
+        "step": len(table.hand_log),
         "in_hand": table.in_hand,
         "paused": table.paused,
         "deck_ready": table.deck_ready,
@@ -147,12 +148,22 @@ def effects_view(
     effects: Iterable[Effect], table: Table, role: Role | str, seat: int | None = None
 ) -> list[dict[str, Any]]:
     """The effects of an update as ``role`` may see them: kind and message (redacted);
-    the surveillance role also gets their data."""
+    the surveillance role also gets their data. The public and players get the broadcast
+    line for the display's instruction, as in their view."""
     role = Role(role)
     if role is Role.SURVEILLANCE:
         return [effect.to_json() for effect in effects]
     visible = visible_cards(table, role, seat)
-    return [{"kind": effect.kind, "message": redact(effect.message, visible)} for effect in effects]
+    viewer = role in (Role.PUBLIC, Role.PLAYER)
+    return [
+        {
+            "kind": effect.kind,
+            "message": broadcast_line(table)
+            if viewer and effect.kind == "display"
+            else redact(effect.message, visible),
+        }
+        for effect in effects
+    ]
 
 
 def _seats(table: Table, role: Role, seat: int | None) -> list[dict[str, Any]]:

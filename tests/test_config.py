@@ -34,6 +34,7 @@ def test_example_loads_cleanly():
     assert config.seat_board is not None and config.seat_board.port == "/dev/luck-seats"
     assert config.journal == Path("/var/lib/luck-table/T-01.sqlite")
     assert (config.api.bind, config.api.port, config.api.tls_cert) == ("127.0.0.1", 8080, None)
+    assert config.console.idle_lock == 300
     assert config.supervisors[0].verify("1234") and not config.supervisors[0].verify("1235")
     assert config.dealers[0].verify("5678")
 
@@ -48,11 +49,12 @@ def test_game_settings_reach_the_rules(tmp_path):
 
 def test_optional_parts(tmp_path):
     data = example()
-    del data["game"], data["api"], data["devices"]["shoe"]["link"]
+    del data["game"], data["api"], data["console"], data["devices"]["shoe"]["link"]
     data["devices"]["seat_board"] = {"enabled": False}
     config = parse_config(data, tmp_path)
     assert config.seat_board is None and not config.settings.seat_board
     assert config.settings.rules == Rules() and config.api.port == 8080
+    assert config.console.idle_lock == 300
 
 
 def test_usb_device_and_relative_journal(tmp_path):
@@ -124,6 +126,9 @@ BAD = [
     ("api.port", 70000, "api.port = 70000", "1 to 65535 (0: any free port"),
     ("api.port", "8080", "api.port = '8080'", "1 to 65535 (0: any free port"),
     ("api.tls_cert", "missing.pem", "api.tls_cert = 'missing.pem'", "no such file"),
+    ("console.idle_lock", 5, "console.idle_lock = 5", "a number of seconds, 10 to 3600"),
+    ("console.idle_lock", "5m", "console.idle_lock = '5m'", "a number of seconds, 10 to 3600"),
+    ("console.lock", 60, "console.lock = 60", "unknown setting"),
     ("credentials.supervisors", [], "credentials.supervisors = []", "at least one"),
     ("credentials.dealers.0.pin", "1234", "credentials.dealers[0].pin", "plain PINs are refused"),
     (

@@ -36,13 +36,15 @@ def iso_time(ms: int | None) -> str:
 @dataclass(frozen=True)
 class RecordedHand:
     """One hand as the journal recorded it: its number, when it started and ended (ms
-    since the epoch; ``ended`` None while in progress), its script and the recorded hand."""
+    since the epoch; ``ended`` None while in progress), its script, the recorded hand, and
+    the names of the players dealt in (seat, name)."""
 
     number: int
     started: int
     ended: int | None
     script: Script
     hand: Hand
+    players: tuple[tuple[int, str], ...] = ()
 
     def script_json(self) -> dict[str, Any]:
         script = self.script
@@ -54,7 +56,8 @@ class RecordedHand:
         }
 
     def summary(self) -> dict[str, Any]:
-        """What a list of hands shows: number, times, how it ended, seats, pots, winners."""
+        """What a list of hands shows: number, times, how it ended, seats and their players,
+        pots, winners."""
         hand = self.hand
         return {
             "hand": self.number,
@@ -62,6 +65,7 @@ class RecordedHand:
             "ended": iso_time(self.ended),
             "phase": hand.phase.value,
             "seats": sorted(self.script.seats),
+            "players": {str(seat): name for seat, name in self.players},
             "pot": sum(pot.amount for pot in hand.pots),
             "winners": sorted({seat for pot in hand.pots for seat in pot.winners}),
         }
@@ -106,7 +110,8 @@ def _recorded(table: Table, started: int, ended: int | None) -> RecordedHand:
     actions = tuple(item for item in log if isinstance(item, Action))
     seats = {player.seat: player.start for player in hand.players}
     script = Script(hand.rules, seats, cards, actions)
-    return RecordedHand(table.hand_number, started, ended, script, hand)
+    players = tuple((seat.seat, seat.player) for seat in table.seats if seat.seat in seats)
+    return RecordedHand(table.hand_number, started, ended, script, hand, players)
 
 
 class HandRecorder:

@@ -6,10 +6,19 @@ table core, drives the shoe's lamps and publishes an :class:`Update` per applied
 """
 
 from controller.service.recovery import Recovered, recover, steps
-from controller.service.service import Subscription, TableService, TableStopped, Update
+from controller.service.service import (
+    Guard,
+    Stale,
+    Subscription,
+    TableService,
+    TableStopped,
+    Update,
+)
 
 __all__ = [
+    "Guard",
     "Recovered",
+    "Stale",
     "Subscription",
     "TableService",
     "TableStopped",

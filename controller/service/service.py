@@ -65,6 +65,14 @@ class TableStopped(RuntimeError):
     could not be written (the message says why)."""
 
 
+#: Whether an input still fits the table (None) or why not: see TableService.submit.
+Guard = Callable[[Table], str | None]
+
+
+class Stale(Exception):
+    """An input made for a table that has moved on (its guard's reason): not journaled."""
+
+
 @dataclass(frozen=True, slots=True)
 class Update:
     """An input was applied: its journal position, the table after it, its effects."""
@@ -227,10 +235,13 @@ class TableService:
         }
         await self._configure()
 
-    async def submit(self, item: TableInput) -> Step:
+    async def submit(self, item: TableInput, guard: Guard | None = None) -> Step:
         """Journal ``item`` with the service's time, then apply it; a refused input comes
-        back with ``step.refused`` (journaled all the same: replaying refuses it again)."""
-        return await self._record_own(item)
+        back with ``step.refused`` (journaled all the same: replaying refuses it again).
+        ``guard`` is asked, with the table as it is when the input's turn comes (under the
+        service's lock, so nothing comes between), whether the input still fits it: a reason
+        it gives raises :class:`Stale`, and nothing is journaled or applied."""
+        return await self._record_own(item, guard)
 
     async def record_failed_attempt(self, fields: dict[str, Any]) -> int:
         """Journal a refused credential (``fields``: who tried, for what, from where, why)
@@ -320,10 +331,10 @@ class TableService:
     def _now(self) -> int:
         return round(self._clock() * 1000)
 
-    async def _record_own(self, item: TableInput) -> Step:
+    async def _record_own(self, item: TableInput, guard: Guard | None = None) -> Step:
         """Journal and apply an input of the service's own or of people."""
         item = replace(item, at=self._now())  # type: ignore[type-var]
-        steps = await self._commit([record_of(item)])
+        steps = await self._commit([record_of(item)], guard)
         return steps[0]
 
     async def _configure(self) -> None:
@@ -335,11 +346,15 @@ class TableService:
             log.warning("the configured settings wait for the hand to end: %s", step.refused)
             self._configure_due = True
 
-    async def _commit(self, records: Sequence[Input]) -> list[Step]:
+    async def _commit(self, records: Sequence[Input], guard: Guard | None = None) -> list[Step]:
         """Write ``records`` (one transaction), then apply and publish each one the journal
-        did not already hold. Inputs are applied in journal order."""
+        did not already hold. Inputs are applied in journal order. ``guard``: see
+        :meth:`submit`."""
         async with self._lock:
             journal = self._running()
+            stale = None if guard is None else guard(self.table)
+            if stale is not None:
+                raise Stale(stale)
             positions = await self._append(journal, records)
             if self._shipper is not None:
                 self._shipper.notify()

@@ -1,11 +1,23 @@
 // The dealer console: signs in, follows the dealer's feed (/ws), renders the table and
 // sends the dealer's inputs to the REST API. The same script shows the read-only pages:
-// /public (no sign-in) and /surveillance (a supervisor signs in; every card shown).
+// /public (no sign-in), /player#token=T (a player's own seat, with the token the dealer
+// made for it) and /surveillance (a supervisor signs in; every card shown).
 // Plain DOM, no build step. Every text from the server is set with textContent.
 "use strict";
 
-const ROLE = { "/public": "public", "/surveillance": "surveillance" }[location.pathname] ?? "dealer";
+const ROLE = { "/public": "public", "/player": "player", "/surveillance": "surveillance" }[location.pathname] ?? "dealer";
 const TOKEN_KEY = `token:${ROLE}`;
+const VIEWERS = ["public", "player"];  // the broadcast line: never where a card goes
+
+// A player's token comes in the address's fragment (never sent to the server, so never in
+// a log); it is kept for the tab and taken out of the address bar.
+if (ROLE === "player" && location.hash.startsWith("#token=")) {
+  sessionStorage.setItem(TOKEN_KEY, decodeURIComponent(location.hash.slice(7)));
+  history.replaceState(null, "", location.pathname);
+}
+const WHO_KEY = `who:${ROLE}`;
+const EVENTS_KEPT = 8;
+const SIGNALS = ["display", "lamps"];  // what the screen and the lamps show: not events
 
 const STREETS = { 3: "third street", 4: "fourth street", 5: "fifth street", 6: "sixth street", 7: "seventh street" };
 const SUITS = { c: "♣", d: "♦", h: "♥", s: "♠" };
@@ -20,6 +32,13 @@ const state = {
   retry: null,
   said: null,
   display: "",
+  who: sessionStorage.getItem(WHO_KEY),
+  idleLock: null,   // seconds of quiet before the dealer's screen locks (the table's setting)
+  touched: Date.now(),
+  locked: false,
+  events: [],       // the last events, newest first, as this role's feed told them
+  confirming: null, // the moment (hand, step) a confirmation was asked at
+  pastAsked: 0,     // surveillance: the readings of the past hands asked for
 };
 
 const $ = (id) => document.getElementById(id);
@@ -74,6 +93,23 @@ function say(text, ok = false) {
   if (ok) state.said = setTimeout(() => { message.textContent = ""; }, 5000);
 }
 
+// While a PIN is checked (a slow hash on the server): "Checking the PIN…" and every
+// button of the form disabled, so that nobody sends it twice or does something else.
+async function checking(form, request) {
+  const buttons = [...form.querySelectorAll("button")];
+  const was = buttons.map((button) => button.disabled);
+  const status = form.querySelector(".checking");
+  buttons.forEach((button) => { button.disabled = true; });
+  status.textContent = "Checking the PIN…";
+  form.querySelector(".error").textContent = "";
+  try {
+    return await request();
+  } finally {
+    status.textContent = "";
+    buttons.forEach((button, index) => { button.disabled = was[index]; });
+  }
+}
+
 async function send(path, body, done) {
   const result = await api(path, body);
   if (result.ok) say(done || "", true);
@@ -85,12 +121,18 @@ async function send(path, body, done) {
 
 // Sign out is offered only to someone signed in (never behind the sign-in dialog).
 function showSignOut() {
-  $("sign-out").hidden = !state.token;
+  $("sign-out").hidden = !state.token || ROLE === "player";
 }
 
 function signedOut(reason) {
+  if (state.locked) return;  // the lock asks for the PIN; its own "Another dealer" signs out
   state.token = null;
   sessionStorage.removeItem(TOKEN_KEY);
+  if (ROLE === "player") {  // no sign-in here: the dealer gives the player a token
+    if (state.socket) state.socket.close();
+    $("connection").textContent = reason || "no token: ask the dealer for this seat's link";
+    return;
+  }
   showSignOut();
   if (state.socket) state.socket.close();
   $("connection").textContent = "signed out";
@@ -103,22 +145,26 @@ function signedOut(reason) {
 $("sign-in-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   const form = event.target;
-  const result = await api("/api/sessions", {
-    role: ROLE,
-    id: form.elements.dealer.value,
-    pin: form.pin.value,
-  });
+  const body = { role: ROLE, id: form.elements.dealer.value, pin: form.pin.value };
+  const result = await checking(form, () => api("/api/sessions", body));
   form.pin.value = "";
   if (!result.ok) {
     form.querySelector(".error").textContent = result.reason;
     return;
   }
-  state.token = result.data.token;
-  sessionStorage.setItem(TOKEN_KEY, state.token);
-  showSignOut();
+  signedIn(result.data);
   $("sign-in").close();
   connect();
 });
+
+function signedIn(session) {
+  state.token = session.token;
+  state.who = session.who;
+  state.touched = Date.now();
+  sessionStorage.setItem(TOKEN_KEY, state.token);
+  sessionStorage.setItem(WHO_KEY, state.who);
+  showSignOut();
+}
 
 $("sign-in").addEventListener("cancel", (event) => event.preventDefault());
 
@@ -152,6 +198,7 @@ function connect() {
     }
     state.epoch = message.epoch;
     state.last = message.seq;
+    if (message.type === "update") addEvents(message.events);
     render(message.view);
   };
   socket.onclose = (event) => {
@@ -192,11 +239,13 @@ function seatMarks(view) {
   const bonus = view.lamps.bonus
     ? view.lamps.seats.filter((seat) => !card || seat !== card.seat || card.destination === "bonus")
     : [];
-  return { card, bonus };
+  const winners = view.phase === "complete" ? view.pots.flatMap((pot) => pot.winners || []) : [];
+  return { card, bonus, winners };
 }
 
 // The seat's marking: [class, words on the seat] (null: none).
 function seatMark(number, marks) {
+  if (marks.winners.includes(number)) return ["winner", "WINNER"];
   const card = marks.card && marks.card.seat === number ? marks.card : null;
   if (card && card.destination === "bonus") return ["next-card bonus-due", "NEXT: BONUS CARD"];
   if (card) return ["next-card", `NEXT CARD: ${card.face.toUpperCase()}`];
@@ -246,13 +295,29 @@ function choiceLabel(choice, seat, next) {
   }
 }
 
-function confirmThen(text, action) {
+// Ask to confirm ``text``; ``action`` if confirmed. ``moment``: what the question was asked
+// about ({hand} or {hand, step}): when the table moves on from it meanwhile, the question is
+// withdrawn (and the server refuses a decision sent for a moment past).
+function confirmThen(text, action, moment) {
   const dialog = $("confirm");
   $("confirm-text").textContent = text;
   dialog.returnValue = "";
-  dialog.onclose = () => { if (dialog.returnValue === "ok") action(); };
+  state.confirming = moment ? { text, ...moment } : null;
+  dialog.onclose = () => {
+    state.confirming = null;
+    if (dialog.returnValue === "ok") action();
+  };
   dialog.showModal();
   $("confirm-ok").focus();
+}
+
+function withdrawStale(view) {
+  const asked = state.confirming;
+  if (!asked || !$("confirm").open) return;
+  const moved = asked.hand !== view.hand_number || (asked.step !== undefined && asked.step !== view.step);
+  if (!moved) return;
+  $("confirm").close("stale");
+  say(`The table moved on: "${asked.text}" was not sent. Look at the table and decide again.`);
 }
 
 function renderChoices(view) {
@@ -271,7 +336,7 @@ function renderChoices(view) {
     const label = choiceLabel(choice, seat, next);
     const allIn = seat && choice.to !== undefined && choice.to === seat.stack + seat.bet;
     const text = allIn ? `${label} (all-in)` : label;
-    const body = { seat: seatNumber, do: choice.do };
+    const body = { seat: seatNumber, do: choice.do, hand: view.hand_number, step: view.step };
     if (choice.to !== undefined) body.to = choice.to;
     if (choice.accept !== undefined) body.accept = choice.accept;
     const go = () => send("/api/decisions", body, `seat ${seatNumber}: ${text}`);
@@ -282,7 +347,7 @@ function renderChoices(view) {
       "data-to": choice.to ?? "",
       "data-accept": choice.accept ?? "",
       onclick: () => (choice.do === "fold" || allIn)
-        ? confirmThen(`Seat ${seatNumber}: ${text}?`, go)
+        ? confirmThen(`Seat ${seatNumber}: ${text}?`, go, { hand: view.hand_number, step: view.step })
         : go(),
     }, text);
     box.append(button);
@@ -350,16 +415,21 @@ function chime() {
 
 async function loadPast() {
   const list = $("past-list");
+  const asked = ++state.pastAsked;
+  if (!list.childElementCount) list.replaceChildren(el("li", { class: "reading", text: "reading the journal" }));
   const result = await get("/api/history");
+  if (asked !== state.pastAsked) return;  // a later reading was asked for: it shows
   if (!result.ok) {
     list.replaceChildren(el("li", { class: "error", text: result.reason }));
     return;
   }
   list.replaceChildren(...result.data.slice().reverse().map((hand) => {
-    const won = hand.winners.length ? ` → seat ${hand.winners.join(", ")}` : "";
+    const named = (seat) => `${(hand.players || {})[seat] ?? "?"} (seat ${seat})`;
+    const won = hand.winners.length ? ` → ${hand.winners.map(named).join(", ")}` : "";
     const what = hand.ended === "in progress" ? "in progress" : hand.phase === "void" ? "void" : `pot ${hand.pot}${won}`;
+    const players = hand.seats.map(named).join(", ");
     return el("li", {}, el("button", { type: "button", class: "small past-hand", "data-hand": hand.hand,
-      onclick: () => showHand(hand.hand) }, `Hand ${hand.hand} · ${what}`));
+      onclick: () => showHand(hand.hand) }, `Hand ${hand.hand} · ${what}`, el("span", { class: "players", text: players })));
   }));
 }
 
@@ -369,6 +439,16 @@ async function showHand(number) {
   $("hand-times").textContent = result.ok ? `${result.data.started} to ${result.data.ended}` : "";
   $("hand-history").textContent = result.ok ? result.data.history : result.reason;
   $("hand-dialog").showModal();
+}
+
+// The last events, newest first, as this role's own feed told them (the server words each
+// one for the role: a card the role may not see is never named).
+function addEvents(events) {
+  const told = (events || []).filter((event) => !SIGNALS.includes(event.kind));
+  for (const event of told) state.events.unshift(event);
+  state.events.length = Math.min(state.events.length, EVENTS_KEPT);
+  $("events").replaceChildren(...state.events.map((event) =>
+    el("li", { "data-kind": event.kind, text: event.message })));
 }
 
 function render(view) {
@@ -395,7 +475,7 @@ function render(view) {
 
   const bySeat = new Map(view.seats.map((seat) => [seat.seat, seat]));
   const marks = seatMarks(view);
-  if (ROLE === "public") marks.card = null;  // the public is not told where a card goes
+  if (VIEWERS.includes(ROLE)) marks.card = null;  // a viewer is not told where a card goes
   const ring = [];
   for (let number = 1; number <= SEATS; number++) ring.push(seatNode(number, bySeat.get(number), marks));
   $("ring").replaceChildren(...ring);
@@ -409,6 +489,7 @@ function render(view) {
   $("pots").replaceChildren(...pots);
 
   if (ROLE === "dealer") {
+    withdrawStale(view);
     renderChoices(view);
     $("between").hidden = view.in_hand;
     renderNewHand(view);
@@ -418,47 +499,137 @@ function render(view) {
 
 // --- the supervisor ------------------------------------------------------------------
 
+// The fields of the action chosen (and only those required); Apply only once an action
+// is chosen, red for a void.
 function showFields(form) {
+  const action = form.elements.act.value;
   for (const label of form.querySelectorAll("label[data-for]")) {
-    label.hidden = !label.dataset.for.split(" ").includes(form.elements.act.value);
+    label.hidden = !label.dataset.for.split(" ").includes(action);
+    for (const input of label.querySelectorAll("input, select")) input.required = !label.hidden;
   }
+  const apply = $("supervisor-apply");
+  apply.disabled = !action;
+  apply.className = action === "void" ? "danger" : action ? "primary" : "";
 }
 
-function openSupervisor(action, alert, remedy) {
+// The dialog opens with no action chosen, unless an alert's button names one.
+function openSupervisor(action = "", alert, remedy) {
   const form = $("supervisor-form");
+  form.reset();
   form.elements.act.value = action;
   if (alert !== undefined) form.alert.value = alert;
   if (remedy !== undefined) form.remedy.value = remedy;
   form.querySelector(".error").textContent = "";
   showFields(form);
   $("supervisor-dialog").showModal();
-  form.why.focus();
+  (action ? form.why : form.elements.act).focus();
 }
 
-// The dealer's controls: the supervisor's dialog and the between-hands inputs.
+function supervisorBody(form, action) {
+  const body = { supervisor: form.supervisor.value, pin: form.pin.value, why: form.why.value };
+  if (action === "void") body.hand = state.view.hand_number;
+  if (action === "enter-card") body.card = form.card.value;
+  if (action === "correct-card") Object.assign(body, { wrong: form.wrong.value, right: form.card.value });
+  if (action === "wrong-face") Object.assign(body, { seat: Number(form.seat.value), card: form.card.value });
+  if (action === "resolve") Object.assign(body, { alert: Number(form.alert.value), remedy: form.remedy.value });
+  if (action === "correct-stack") Object.assign(body, { seat: Number(form.seat.value), stack: Number(form.stack.value) });
+  return body;
+}
+
+async function supervise(form, action, body) {
+  const result = await checking(form, () => api(`/api/supervisor/${action}`, body));
+  form.pin.value = "";
+  if (!result.ok) {
+    form.querySelector(".error").textContent = result.reason;
+    showFields(form);
+    return;
+  }
+  $("supervisor-dialog").close();
+  say(`supervisor: ${action} done`, true);
+}
+
+// --- the idle lock -----------------------------------------------------------------------
+
+// After the table's quiet time (no touch, no key), the dealer's session ends on the server
+// and the screen locks: only the same dealer's PIN opens it again (a new session, the feed
+// resumed where it stopped); "Another dealer" goes back to the sign-in.
+function lock() {
+  const token = state.token;
+  state.locked = true;
+  state.token = null;
+  sessionStorage.removeItem(TOKEN_KEY);
+  clearTimeout(state.retry);
+  const socket = state.socket;
+  state.socket = null;
+  if (socket) socket.close();
+  for (const dialog of document.querySelectorAll("dialog[open]")) dialog.close("locked");
+  $("supervisor-form").pin.value = "";
+  document.body.classList.add("locked");
+  $("connection").textContent = "locked";
+  showSignOut();
+  fetch("/api/sessions", { method: "DELETE", headers: { Authorization: `Bearer ${token}` } }).catch(() => {});
+  const form = $("lock-form");
+  form.reset();
+  form.querySelector(".error").textContent = "";
+  $("lock-who").textContent = `Locked after ${state.idleLock} s without a touch. ${state.who}: enter your PIN.`;
+  $("lock").showModal();
+  form.pin.focus();
+}
+
+function unlocked() {
+  state.locked = false;
+  document.body.classList.remove("locked");
+  $("lock").close();
+}
+
+async function watchIdle() {
+  const settings = await get("/api/console");
+  if (!settings.ok) return;
+  state.idleLock = settings.data.idle_lock;
+  for (const kind of ["pointerdown", "keydown", "wheel"]) {
+    document.addEventListener(kind, () => { state.touched = Date.now(); }, { capture: true, passive: true });
+  }
+  setInterval(() => {
+    if (state.token && !state.locked && Date.now() - state.touched >= state.idleLock * 1000) lock();
+  }, 500);
+}
+
+// The dealer's controls: the supervisor's dialog, the lock and the between-hands inputs.
 function wireDealer() {
-  $("supervisor").addEventListener("click", () => openSupervisor("void"));
+  $("supervisor").addEventListener("click", () => openSupervisor());
   $("supervisor-form").elements.act.addEventListener("change", (event) => showFields(event.target.form));
   $("supervisor-cancel").addEventListener("click", () => $("supervisor-dialog").close());
 
-  $("supervisor-form").addEventListener("submit", async (event) => {
+  $("supervisor-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const form = event.target;
     const action = form.elements.act.value;
-    const body = { supervisor: form.supervisor.value, pin: form.pin.value, why: form.why.value };
-    if (action === "enter-card") body.card = form.card.value;
-    if (action === "correct-card") Object.assign(body, { wrong: form.wrong.value, right: form.card.value });
-    if (action === "wrong-face") Object.assign(body, { seat: Number(form.seat.value), card: form.card.value });
-    if (action === "resolve") Object.assign(body, { alert: Number(form.alert.value), remedy: form.remedy.value });
+    if (!action) return;
+    const body = supervisorBody(form, action);
+    if (action !== "void") return supervise(form, action, body);
+    confirmThen(`Void hand ${body.hand}?`, () => supervise(form, action, body), { hand: body.hand });
+  });
+
+  $("lock-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const form = event.target;
+    const body = { role: ROLE, id: state.who, pin: form.pin.value };
+    const result = await checking(form, () => api("/api/sessions", body));
     form.pin.value = "";
-    const result = await api(`/api/supervisor/${action}`, body);
     if (!result.ok) {
       form.querySelector(".error").textContent = result.reason;
       return;
     }
-    $("supervisor-dialog").close();
-    say(`supervisor: ${action} done`, true);
+    signedIn(result.data);
+    unlocked();
+    connect();
   });
+  $("lock").addEventListener("cancel", (event) => event.preventDefault());
+  $("lock-other").addEventListener("click", () => {
+    unlocked();
+    signedOut("signed out: sign in");
+  });
+  watchIdle();
 
   $("new-hand").addEventListener("click", () => send("/api/hands", {}, "new hand"));
 
@@ -480,11 +651,11 @@ function asViewer() {
   for (const node of document.querySelectorAll("[data-dealer]")) node.remove();
   if (ROLE !== "surveillance") for (const node of document.querySelectorAll("[data-surveillance]")) node.remove();
   document.body.classList.add("viewer");
-  document.title = ROLE === "public" ? "Table" : "Surveillance";
-  $("page-title").textContent = ROLE === "public" ? "The table, live" : "Surveillance";
-  $("side").setAttribute("aria-label", "Alerts");
-  if (ROLE === "public") {
-    $("side").remove();
+  document.title = { public: "Table", player: "Your seat" }[ROLE] ?? "Surveillance";
+  $("page-title").textContent = { public: "The table, live", player: "Your seat" }[ROLE] ?? "Surveillance";
+  $("side").setAttribute("aria-label", VIEWERS.includes(ROLE) ? "Last events" : "Alerts and events");
+  if (VIEWERS.includes(ROLE)) {
+    for (const node of document.querySelectorAll("[data-staff]")) node.remove();
   } else {
     $("sign-in-title").textContent = "Surveillance sign-in";
     $("sign-in-id").textContent = "Supervisor id";
