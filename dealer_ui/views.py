@@ -45,11 +45,21 @@ def may_see(role: Role, seat: int | None, player: Player, dealt: Dealt) -> bool:
     return role is Role.PLAYER and seat == player.seat
 
 
+def hand_seat(table: Table, role: Role, seat: int | None) -> int | None:
+    """The seat whose hole cards in the table's hand a player at ``seat`` sees as their
+    own: theirs only if their sitting was dealt in that hand (a player who sat down after
+    it never sees the previous occupant's cards); None for the other roles."""
+    if role is Role.PLAYER and seat is not None and table.dealt_in(seat):
+        return seat
+    return None
+
+
 def visible_cards(table: Table, role: Role, seat: int | None = None) -> frozenset[str]:
     """The names of the cards ``role`` may see now."""
     hand = table.hand
     if hand is None:
         return frozenset()
+    seat = hand_seat(table, role, seat)
     names = {
         str(dealt.card)
         for player in hand.players
@@ -156,12 +166,14 @@ def effects_view(
 
 
 def _seats(table: Table, role: Role, seat: int | None) -> list[dict[str, Any]]:
+    """Each seat; the hand's cards at a seat only for the sitting the hand dealt in."""
     hand = table.hand
     players = {} if hand is None else {player.seat: player for player in hand.players}
     actor = _actor(hand)
+    own = hand_seat(table, role, seat)
     out = []
     for place in table.seats:
-        player = players.get(place.seat)
+        player = players.get(place.seat) if table.dealt_in(place.seat) else None
         entry: dict[str, Any] = {
             "seat": place.seat,
             "player": place.player,
@@ -176,7 +188,7 @@ def _seats(table: Table, role: Role, seat: int | None) -> list[dict[str, Any]]:
             "shown": None,
         }
         if player is not None and hand is not None:
-            entry |= _player(hand, player, role, seat)
+            entry |= _player(hand, player, role, own)
             if not table.in_hand:  # the last hand's cards; the stack as it is now (a rebuy)
                 entry["stack"] = place.stack
         out.append(entry)
