@@ -13,6 +13,10 @@ from typing import Any
 import pytest
 import websockets
 
+from controller.service import Subscription, Update
+from controller.table import Leave, SitDown, Table, TableInput, TableSettings, apply
+from dealer_ui.feeds import Feed
+from dealer_ui.views import Role
 from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script, card_names, live_table
 from tests.service_kit import simulator
 
@@ -151,3 +155,47 @@ def test_a_player_token_ends_with_its_sitting_also_when_the_same_name_sits_down_
             assert first["sitting"] != second["sitting"]
 
     run(scenario)
+
+
+class Followed:
+    """What the feed needs of a table service: its table, its journal position, and a
+    subscription the test feeds by hand."""
+
+    def __init__(self) -> None:
+        self.table = Table(TableSettings())
+        self.position = 0
+        self.subscription = Subscription(set())
+
+    def updates(self) -> Subscription:
+        return self.subscription
+
+    def apply(self, *items: TableInput) -> None:
+        """Apply ``items`` at the next journal position; the feed hears of it later."""
+        self.position += 1
+        for item in items:
+            step = apply(self.table, item)
+            self.table = step.table
+            self.subscription.put(Update(self.position, step.table, step.effects))
+
+
+def test_a_feed_behind_the_table_makes_nothing_of_it_from_before_a_session_began() -> None:
+    async def scenario() -> None:
+        service = Followed()
+        feed = Feed(service)  # type: ignore[arg-type]
+        feed.start()
+        service.apply(SitDown(at=0, seat=3, player="First", buy_in=200))
+        await asyncio.sleep(0)  # the feed has taken it: update 1
+        assert feed.current.seq == 1
+        service.apply(Leave(at=0, seat=3))  # taken by the table, not yet by the feed
+        service.apply(SitDown(at=0, seat=3, player="Second", buy_in=300))
+        since = service.position  # a session begins now
+        messages = feed.messages(Role.PLAYER, 3, feed.epoch, 0, since)
+        first = json.loads(await anext(messages))  # in this task: the feed has not run
+        assert first["type"] == "snapshot" and first["seq"] == 3  # after the feed caught up
+        assert [seat["player"] for seat in first["view"]["seats"]] == ["Second"]
+        assert feed.missed(feed.epoch, 0, since) is None  # a resume from before: snapshot
+        assert feed.missed(feed.epoch, 0) is not None  # (the updates are all kept)
+        assert feed.missed(feed.epoch, 3, since) == []
+        await feed.stop()
+
+    asyncio.run(asyncio.wait_for(scenario(), WAIT))
