@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
-from controller.sim.dealer import Dealer, Tally
+from controller.sim.dealer import Dealer, DealerError, Tally
 from controller.sim.floor import CoreFloor
-from controller.table import Leave, SitDown, TableInput, TableSettings
+from controller.table import Leave, NewHand, SitDown, TableInput, TableSettings
 from tests.test_sim_command import SIM, field
 
 DEADLINE = 120.0
@@ -152,3 +153,56 @@ def test_the_dealer_deals_on_with_the_seats_people_changed_and_counts_every_chip
     assert table.occupied == (1, 2, 3, 4, 8)  # the sensors agree with the seating
     assert table.hand is not None and 8 in {player.seat for player in table.hand.players}
     assert tally.cashed_out > 0 and tally.conserved(table)
+
+
+class FirstAtTheTable(CoreFloor):
+    """The table core, where a person's input (``first``) reaches the table just before
+    the dealer's next one; or where the table refuses the dealer's ``refuse`` inputs."""
+
+    def __init__(self, tally: Tally) -> None:
+        super().__init__(TableSettings(), tally.observe)
+        self.first: list[TableInput] = []
+        self.refuse: type[TableInput] | None = None
+
+    async def submit(self, item: TableInput) -> str | None:
+        if self.first:
+            assert self._apply(self.first.pop(0)) is None
+        if isinstance(item, self.refuse or ()):
+            return "refused for the test"
+        return self._apply(item)
+
+
+async def to_the_next_hand(dealer: Dealer, floor: CoreFloor) -> None:
+    """Dealer's moves until its next move starts hand 2."""
+    table = floor.table
+    while table.hand_number < 1 or table.in_hand or not table.deck_ready:
+        await dealer.move()
+        table = floor.table
+
+
+def test_the_dealer_looks_again_when_someone_else_was_first_and_stops_when_refused() -> None:
+    tally = Tally()
+    floor = FirstAtTheTable(tally)
+    dealer = Dealer(floor, tally, seats=3, hands=3, seed=2)
+
+    async def first() -> None:
+        await to_the_next_hand(dealer, floor)
+        floor.first.append(NewHand(at=floor.now()))  # the console starts the hand
+        await dealer.move()  # the dealer's NewHand: refused, the table having moved on
+        assert floor.table.hand_number == 2 and floor.table.in_hand
+        await dealer.run()
+
+    asyncio.run(first())
+    assert floor.table.hand_number == 3 and not floor.table.in_hand  # and dealt on
+    assert tally.conserved(floor.table)
+
+    tally = Tally()
+    floor = FirstAtTheTable(tally)
+    dealer = Dealer(floor, tally, seats=3, hands=3, seed=2)
+    floor.refuse = NewHand  # refused by the table the dealer acted on: a fault
+
+    async def refused() -> None:
+        await to_the_next_hand(dealer, floor)
+
+    with pytest.raises(DealerError, match="the table refused new_hand: refused for the test"):
+        asyncio.run(refused())

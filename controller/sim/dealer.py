@@ -187,7 +187,7 @@ class Dealer:
         self.to_seat = set(self.seats)  # the dealer's seats it has not yet seated
         self.decks = random.Random(seed * 100 + 11)
         self.chance = random.Random(seed * 100 + 13)
-        self.started = 0
+        self.first_hand = floor.table.hand_number  # hands started after it are counted
         self.unread: dict[int, int] = {}  # unread-card alert -> the card it physically is
         self.scrambled = 0  # the last hand whose burn cards went back into the shoe
         self.shoe: deque[int] = deque()  # the cards in the shoe, next first
@@ -211,7 +211,7 @@ class Dealer:
         elif table.alerts:
             await self._resolve(table.alerts[0])
         elif not table.in_hand:
-            if self.hands and self.started >= self.hands:
+            if self.hands and table.hand_number - self.first_hand >= self.hands:
                 return False
             await self._between_hands(table)
         else:
@@ -267,7 +267,6 @@ class Dealer:
             await self.floor.people()  # the console sat players out or let them go
         elif await self._pause(self.pace.hand):
             await self._submit(NewHand(at=self.floor.now()))
-            self.started += 1
 
     async def _deal(self, waiting: Waiting) -> None:
         if not await self._pause(self.pace.card):
