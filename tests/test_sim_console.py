@@ -42,7 +42,8 @@ class Run:
         )
         self.lines: queue.Queue[str] = queue.Queue()
         self.out: list[str] = []
-        threading.Thread(target=self._read, daemon=True).start()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
 
     def _read(self) -> None:
         assert self.process.stdout is not None
@@ -65,8 +66,12 @@ class Run:
                 return match
 
     def stop(self) -> tuple[str, str]:
+        """Stop it (SIGTERM): everything it printed, and its stderr."""
         self.process.send_signal(signal.SIGTERM)
-        _, err = self.process.communicate(timeout=60)
+        self.process.wait(60)
+        self.reader.join(10)  # the rest of the output: the summary
+        assert self.process.stderr is not None
+        err = self.process.stderr.read()
         while not self.lines.empty():
             self.out.append(self.lines.get())
         return "".join(self.out), err
