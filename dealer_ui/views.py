@@ -6,8 +6,8 @@ showdown the hands that were shown; a hole card before then, a burn card, a held
 folded or mucked hand never. A player sees that and their own hole cards (of a hand their
 sitting was dealt in: never those of the player before them at the seat); the
 surveillance role sees everything. A seat shows the hand's cards only for the sitting
-that hand dealt in. The public and the players get no alerts (the pause
-only), and :func:`broadcast_line` in place of the dealer's display line.
+that hand dealt in. The public and the players get no alerts (the pause only), and
+:func:`broadcast_line` in place of the dealer's display line.
 Any text (alerts, the display, effects' messages) is passed through :func:`redact`, which
 replaces every card name the role may not see.
 """
