@@ -311,6 +311,13 @@ async def measure(
     }
 
 
+def sitting(service: TableService, seat: int) -> int:
+    """The sitting of the player at ``seat`` (a player's token is bound to it)."""
+    place = service.table.seat(seat)
+    assert place is not None, f"seat {seat} is empty"
+    return place.sitting
+
+
 async def bench(public_viewers: int, hands: int) -> None:
     with (
         tempfile.TemporaryDirectory() as folder,
@@ -336,7 +343,7 @@ async def bench(public_viewers: int, hands: int) -> None:
             public = served.url.replace("http", "ws", 1) + "/ws"
             auth = served.app.state.auth
             players = [
-                f"{public}?token={auth.player_session(seat, f'P{seat}').token}"
+                f"{public}?token={auth.player_session(seat, sitting(service, seat)).token}"
                 for seat in range(1, SEATS + 1)
             ]
             rows = [await measure(service, shoe, [public], 1, stamps)]

@@ -64,6 +64,9 @@ class SessionOut(BaseModel):
     who: str
     expires_in: float = Field(description="seconds until the session expires")
     seat: int | None = None
+    sitting: int | None = Field(
+        default=None, description="a player's token: the sitting (sit-down) it is bound to"
+    )
 
 
 class PlayerTokenIn(BaseModel):
@@ -252,6 +255,7 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
     credentials."""
     config = service.config
     auth = auth or Auth(config.dealers, config.supervisors)
+    auth.position = lambda: service.position  # the moment each session begins
     feed = Feed(service)
     archive = Archive(service.config.journal)
 
@@ -292,11 +296,11 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
 
     def live_session(token: str | None) -> Session | None:
         """The session of ``token`` if it still holds (not expired; a player's token: its
-        player still in the seat); AuthError if not."""
+        sitting not ended); AuthError if not."""
         session = auth.session(token)
         if session is not None and session.seat is not None:
             place = service.table.seat(session.seat)
-            auth.seat_changed(session, None if place is None else place.player)
+            auth.seat_changed(session, None if place is None else place.sitting)
         return session
 
     def dealer(session: Annotated[Session | None, Depends(caller)]) -> Session:
@@ -377,11 +381,11 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         body: PlayerTokenIn, _: Annotated[Session, Depends(dealer)]
     ) -> SessionOut:
         """A token for the player at a seat: their own hole cards, their own decisions;
-        it ends when that player leaves the seat."""
+        it is bound to their sitting (this sit-down) and ends when they leave the seat."""
         place = service.table.seat(body.seat)
         if place is None:
             raise ApiError(409, "refused", f"seat {body.seat}: no player is seated")
-        return session_out(auth.player_session(body.seat, place.player), auth)
+        return session_out(auth.player_session(body.seat, place.sitting), auth)
 
     @app.get("/api/console", response_model=ConsoleOut, tags=["table"])
     async def console_settings() -> ConsoleOut:
@@ -505,9 +509,10 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
             await socket.close(code=4401, reason=error.reason)
             return
         role, seat = role_of(session)
+        since = 0 if session is None else session.since
 
         async def send_all() -> None:
-            async for message in feed.messages(role, seat, epoch, last):
+            async for message in feed.messages(role, seat, epoch, last, since):
                 try:  # each message: the session still holds (the seat's player is there)
                     live_session(token)
                 except AuthError as error:
@@ -639,4 +644,5 @@ def session_out(session: Session, auth: Auth) -> SessionOut:
         who=session.who,
         expires_in=session.expires - auth.clock(),
         seat=session.seat,
+        sitting=session.sitting,
     )

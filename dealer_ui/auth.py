@@ -2,7 +2,10 @@
 hashes, rate-limited, every failed attempt logged (logger ``dealer_ui.auth``, WARNING); the
 app journals each one (``AuthError.journal``).
 
-A session is a random token that expires ``session_seconds`` after sign-in. After
+A session is a random token that expires ``session_seconds`` after sign-in. It records
+the moment it began (``since``: the table's journal position then): a feed that resumes
+never sends a session what the table did before it. A player's token is bound to one
+sitting (the table's number for that sit-down) and ends with it. After
 ``max_failures`` failed attempts within ``window_seconds`` for one id or from one client,
 further attempts for that id or from that client are refused (HTTP 429), without checking
 the PIN, until the oldest of those failures is ``window_seconds`` old. Of those refusals
@@ -44,7 +47,8 @@ class Session:
     who: str  # the dealer's or supervisor's id, or "seat N"
     expires: float
     seat: int | None = None
-    player: str | None = None  # a player's token: the player seated when it was issued
+    sitting: int | None = None  # a player's token: the sitting it was issued for
+    since: int = 0  # the table's journal position when the session began
 
 
 @dataclass(slots=True)
@@ -57,6 +61,7 @@ class Auth:
     max_failures: int = 5
     window_seconds: float = 60.0
     clock: Callable[[], float] = time.monotonic
+    position: Callable[[], int] = lambda: 0  # the table's journal position now
     _sessions: dict[str, Session] = field(default_factory=dict)
     _failures: dict[str, deque[float]] = field(default_factory=dict)
     _reported: set[str] = field(default_factory=set)  # locked keys whose lockout is journaled
@@ -72,15 +77,16 @@ class Auth:
         """Check a supervisor's PIN for one action."""
         await self.check_pin(self.supervisors, "supervisor", who, pin, client)
 
-    def player_session(self, seat: int, player: str) -> Session:
-        """A token for ``player``, seated at ``seat`` (issued by a dealer's session); it
-        ends when they leave the seat (see :meth:`seat_changed`)."""
-        return self._new("player", f"seat {seat}", seat, player)
+    def player_session(self, seat: int, sitting: int) -> Session:
+        """A token for the player of ``sitting`` at ``seat`` (issued by a dealer's
+        session); it ends when that sitting ends (see :meth:`seat_changed`), even if a
+        player of the same name sits there next."""
+        return self._new("player", f"seat {seat}", seat, sitting)
 
-    def seat_changed(self, session: Session, seated: str | None) -> None:
-        """End a player's token once ``seated`` (the player at its seat now, None: nobody)
-        is not the player it was issued to: AuthError 401."""
-        if session.role == "player" and seated != session.player:
+    def seat_changed(self, session: Session, sitting: int | None) -> None:
+        """End a player's token once ``sitting`` (the sitting at its seat now, None:
+        nobody) is not the one it was issued for: AuthError 401."""
+        if session.role == "player" and sitting != session.sitting:
             self.sign_out(session.token)
             raise AuthError(401, f"the player at seat {session.seat} has left: this token ended")
 
@@ -134,9 +140,10 @@ class Auth:
         return True
 
     def _new(
-        self, role: str, who: str, seat: int | None = None, player: str | None = None
+        self, role: str, who: str, seat: int | None = None, sitting: int | None = None
     ) -> Session:
         token = secrets.token_urlsafe(24)
-        session = Session(token, role, who, self.clock() + self.session_seconds, seat, player)
+        expires = self.clock() + self.session_seconds
+        session = Session(token, role, who, expires, seat, sitting, self.position())
         self._sessions[token] = session
         return session

@@ -3,7 +3,11 @@ that a client that reconnects gets exactly what it missed.
 
 The numbers (``seq``) count the updates since this feed started, in ``epoch`` (a random
 name of this run): a client that comes back with another epoch, or with a number older
-than the updates kept, gets a fresh snapshot instead.
+than the updates kept, gets a fresh snapshot instead. Nor does a resume reach back before
+the session it is made with began (``since``, the table's journal position then: a
+player's token is issued during its sitting): what the table did before then, built for
+that role and seat, may belong to someone else (the previous player at the seat); such a
+client gets a fresh snapshot too.
 """
 
 from __future__ import annotations
@@ -60,10 +64,12 @@ class Kept(Generic[Item]):
 
 @dataclass(frozen=True, slots=True)
 class Numbered:
-    """An update with its number; the messages made of it, kept by (kind, role, seat), so
-    that each is made once however many clients follow that role."""
+    """An update with its number and its journal position; the messages made of it, kept
+    by (kind, role, seat), so that each is made once however many clients follow that
+    role."""
 
     seq: int
+    position: int
     table: Table
     effects: tuple[Effect, ...]
     messages: dict[tuple[str, Role, int | None], str] = field(default_factory=dict, compare=False)
@@ -76,7 +82,7 @@ class Feed:
         self.service = service
         self.epoch = secrets.token_hex(4)
         self._updates = service.updates()
-        self.current = Numbered(0, service.table, ())
+        self.current = Numbered(0, service.position, service.table, ())
         self._kept: Kept[Numbered] = Kept(kept)
         self._changed = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -97,7 +103,8 @@ class Feed:
 
     async def _follow(self) -> None:
         async for update in self._updates:
-            numbered = Numbered(self.current.seq + 1, update.table, update.effects)
+            seq = self.current.seq + 1
+            numbered = Numbered(seq, update.position, update.table, update.effects)
             self._kept.append(numbered.seq, numbered)
             self.current = numbered
             self._wake()
@@ -111,19 +118,29 @@ class Feed:
         changed, self._changed = self._changed, asyncio.Event()
         changed.set()
 
-    def missed(self, epoch: str | None, last: int | None) -> list[Numbered] | None:
-        """The updates after ``last`` of ``epoch``, or None when a snapshot is due."""
+    def missed(self, epoch: str | None, last: int | None, since: int = 0) -> list[Numbered] | None:
+        """The updates after ``last`` of ``epoch``, or None when a snapshot is due: also
+        when one of them was made before journal position ``since`` was passed (before the
+        client's session began)."""
         if epoch != self.epoch or last is None:
             return None
-        return self._kept.missed(last, self.current.seq)
+        missed = self._kept.missed(last, self.current.seq)
+        if missed and missed[0].position <= since:
+            return None
+        return missed
 
     async def messages(
-        self, role: Role, seat: int | None, epoch: str | None, last: int | None
+        self, role: Role, seat: int | None, epoch: str | None, last: int | None, since: int = 0
     ) -> AsyncIterator[str]:
         """A snapshot (or what was missed since ``last``), then every update, as ``role``
-        sees them (JSON text, made once per update and role); ends when the service stops."""
+        sees them (JSON text, made once per update and role); ends when the service stops.
+        Nothing is made of the table before journal position ``since`` (the session's
+        beginning): the feed first catches up with it, and a resume from before it gets a
+        snapshot."""
         self.start()
-        missed = self.missed(epoch, last)
+        while self.current.position < since and not self.closed:
+            await self._changed.wait()
+        missed = self.missed(epoch, last, since)
         if missed is None:
             yield self._snapshot(role, seat)
             sent = self.current.seq

@@ -3,9 +3,11 @@
 ``view(table, role, seat)`` is pure. The dealer and the public see the table as the players
 see it: up cards (and hole cards exposed by accident), the community card, and at the
 showdown the hands that were shown; a hole card before then, a burn card, a held card or a
-folded or mucked hand never. A player sees that and their own seat's hole cards; the
-surveillance role sees everything. The public and the players get no alerts (the pause
-only), and :func:`broadcast_line` in place of the dealer's display line.
+folded or mucked hand never. A player sees that and their own hole cards (of a hand their
+sitting was dealt in: never those of the player before them at the seat); the
+surveillance role sees everything. A seat shows the hand's cards only for the sitting
+that hand dealt in. The public and the players get no alerts (the pause only), and
+:func:`broadcast_line` in place of the dealer's display line.
 Any text (alerts, the display, effects' messages) is passed through :func:`redact`, which
 replaces every card name the role may not see.
 """
@@ -45,11 +47,21 @@ def may_see(role: Role, seat: int | None, player: Player, dealt: Dealt) -> bool:
     return role is Role.PLAYER and seat == player.seat
 
 
+def hand_seat(table: Table, role: Role, seat: int | None) -> int | None:
+    """The seat whose hole cards in the table's hand a player at ``seat`` sees as their
+    own: theirs only if their sitting was dealt in that hand (a player who sat down after
+    it never sees the previous occupant's cards); None for the other roles."""
+    if role is Role.PLAYER and seat is not None and table.dealt_in(seat):
+        return seat
+    return None
+
+
 def visible_cards(table: Table, role: Role, seat: int | None = None) -> frozenset[str]:
     """The names of the cards ``role`` may see now."""
     hand = table.hand
     if hand is None:
         return frozenset()
+    seat = hand_seat(table, role, seat)
     names = {
         str(dealt.card)
         for player in hand.players
@@ -167,12 +179,14 @@ def effects_view(
 
 
 def _seats(table: Table, role: Role, seat: int | None) -> list[dict[str, Any]]:
+    """Each seat; the hand's cards at a seat only for the sitting the hand dealt in."""
     hand = table.hand
     players = {} if hand is None else {player.seat: player for player in hand.players}
     actor = _actor(hand)
+    own = hand_seat(table, role, seat)
     out = []
     for place in table.seats:
-        player = players.get(place.seat)
+        player = players.get(place.seat) if table.dealt_in(place.seat) else None
         entry: dict[str, Any] = {
             "seat": place.seat,
             "player": place.player,
@@ -187,7 +201,7 @@ def _seats(table: Table, role: Role, seat: int | None) -> list[dict[str, Any]]:
             "shown": None,
         }
         if player is not None and hand is not None:
-            entry |= _player(hand, player, role, seat)
+            entry |= _player(hand, player, role, own)
             if not table.in_hand:  # the last hand's cards; the stack as it is now (a rebuy)
                 entry["stack"] = place.stack
         out.append(entry)

@@ -12,8 +12,16 @@ its next move, as a dealer waits out the pause). A card is pitched only where th
 dealt it: one the table did not take (an alert about it) is kept aside for the supervisor.
 A dealer may take over a table in play (the service restarted on its journal): it goes on
 from what the table shows, taking the shoe's cards as they come until it loads a deck of
-its own. Every random choice comes from the seed: the players' decisions, the decks, the faults,
-each from its own source, so the same seed and options deal the same hands.
+its own. Every random choice comes from the seed: the players' decisions, the decks, the
+faults, each from its own source, so the same seed and options deal the same hands.
+
+People may work the same table at its console (seat and cash out players, sit them out,
+decide, resolve alerts): the dealer goes on from what the table shows. A player seated or
+let go at the console takes or leaves the seat in the simulated world too (the seat's
+sensor reports it); a seat emptied at the console is left to the console (the dealer
+seats its own players once); with fewer than two players to deal in, the dealer waits for
+the people at the console. When the table refuses the dealer because someone else changed
+it meanwhile, the dealer looks again; a refusal by the very table it acted on is a fault.
 """
 
 from __future__ import annotations
@@ -44,6 +52,7 @@ from controller.table import (
     Table,
     TableInput,
 )
+from controller.table.state import SEATS
 
 SUPERVISOR = "SIM"
 WHY = "the simulated table's automatic supervisor"
@@ -96,6 +105,7 @@ class Tally:
     bonus_cards: int = 0
     bonus_declined: int = 0
     bought_in: int = 0
+    cashed_out: int = 0
     decks: int = 0
     decisions: int = 0
     scrambles: int = 0  # hands whose burn cards went back into the shoe
@@ -123,6 +133,8 @@ class Tally:
                 self.bonus_declined += 1
             elif kind in ("sit_down", "rebuy"):
                 self.bought_in += data["chips"]
+            elif kind == "cash_out":
+                self.cashed_out += data["chips"]
             elif kind == "alert":
                 self.raised[data["kind"]] += 1
                 self.open[data["id"]] = data["kind"]
@@ -137,8 +149,10 @@ class Tally:
                 self.digest.update(f"{data['hand']}:{stacks};".encode())
 
     def conserved(self, table: Table) -> bool:
-        """Every chip bought in is in a stack, and the table's ledger agrees."""
-        return sum(seat.stack for seat in table.seats) == table.chips == self.bought_in
+        """Every chip bought in and not cashed out is in a stack (with the supervisor's
+        stack corrections, read from the table's ledger), and the ledger agrees."""
+        counted = self.bought_in - self.cashed_out + table.corrected
+        return sum(seat.stack for seat in table.seats) == table.chips == counted
 
     @property
     def hand_digest(self) -> str:
@@ -168,11 +182,13 @@ class Dealer:
         self.hands = hands
         self.faults = faults
         self.pace = pace
-        self.players = {seat: Strategy(seed * 100 + seat) for seat in self.seats}
+        # every seat's player decides, also one seated at the console at any seat
+        self.players = {seat: Strategy(seed * 100 + seat) for seat in SEATS}
+        self.to_seat = set(self.seats)  # the dealer's seats it has not yet seated
         self.decks = random.Random(seed * 100 + 11)
         self.chance = random.Random(seed * 100 + 13)
-        self.started = 0
-        self.unread: deque[int] = deque()  # cards dealt unread, as they physically are
+        self.first_hand = floor.table.hand_number  # hands started after it are counted
+        self.unread: dict[int, int] = {}  # unread-card alert -> the card it physically is
         self.scrambled = 0  # the last hand whose burn cards went back into the shoe
         self.shoe: deque[int] = deque()  # the cards in the shoe, next first
 
@@ -184,13 +200,18 @@ class Dealer:
     async def move(self) -> bool:
         """One move; False once the last hand is over."""
         table = self.floor.table
-        empty = next((seat for seat in self.seats if table.seat(seat) is None), None)
-        if empty is not None:
+        self.to_seat -= {seat.seat for seat in table.seats}
+        sensed = _sensed(table)
+        empty = min(self.to_seat, default=None)
+        if sensed is not None:
+            seat, occupied = sensed
+            await (self.floor.sit(seat) if occupied else self.floor.leave(seat))
+        elif empty is not None:
             await self._sit_down(empty)
         elif table.alerts:
             await self._resolve(table.alerts[0])
         elif not table.in_hand:
-            if self.hands and self.started >= self.hands:
+            if self.hands and table.hand_number - self.first_hand >= self.hands:
                 return False
             await self._between_hands(table)
         else:
@@ -206,17 +227,26 @@ class Dealer:
         return True
 
     async def _submit(self, item: TableInput) -> None:
+        """Submit ``item``; refused on the table the dealer acted on: DealerError (a table
+        that someone else changed meanwhile: the next move looks again)."""
+        before = self.floor.table
         refused = await self.floor.submit(item)
-        if refused is not None:
+        if refused is not None and self.floor.table is before:
             raise DealerError(f"the table refused {item.tag}: {refused}")
 
-    async def _pause(self, seconds: float) -> None:
-        if seconds:
-            await asyncio.sleep(seconds)
+    async def _pause(self, seconds: float) -> bool:
+        """Take ``seconds``; whether the table stayed as it was meanwhile (else the dealer
+        looks again: someone at the console changed it)."""
+        if not seconds:
+            return True
+        table = self.floor.table
+        await asyncio.sleep(seconds)
+        return self.floor.table is table
 
     async def _sit_down(self, seat: int) -> None:
         settings = self.floor.table.settings
         buy_in = self.players[seat].buy_in(settings.min_buy_in, settings.max_buy_in)
+        self.to_seat.discard(seat)
         await self.floor.sit(seat)
         player = NAMES[seat - 1]
         await self._submit(SitDown(at=self.floor.now(), seat=seat, player=player, buy_in=buy_in))
@@ -233,13 +263,14 @@ class Dealer:
             self.shoe = deque(deck)
             await self.floor.load(deck)
             self.tally.decks += 1
-        else:
-            await self._pause(self.pace.hand)
+        elif len(table.eligible) < 2:
+            await self.floor.people()  # the console sat players out or let them go
+        elif await self._pause(self.pace.hand):
             await self._submit(NewHand(at=self.floor.now()))
-            self.started += 1
 
     async def _deal(self, waiting: Waiting) -> None:
-        await self._pause(self.pace.card)
+        if not await self._pause(self.pace.card):
+            return
         if self.chance.random() < self.faults.unplug:
             device = self.chance.choice((Device.SHOE, Device.SEAT_BOARD))
             self.tally.injected[f"{device.value.replace('_', ' ')} unplugged"] += 1
@@ -252,14 +283,16 @@ class Dealer:
             if card != expected:
                 raise DealerError(f"the shoe gave card {card}; the dealer loaded {expected} next")
         self.tally.drawn += 1
-        if any(alert.card == Card(card) for alert in self.floor.table.alerts):
+        table = self.floor.table
+        if any(alert.card == Card(card) for alert in table.alerts):
             return  # the table did not deal it: kept aside until the supervisor says
         seat = waiting.seat
-        placed = seat is not None and self.floor.table.settings.seat_board
+        placed = seat is not None and table.settings.seat_board
         if unread:
             self.tally.injected["unreadable card"] += 1
-            if not placed:
-                self.unread.append(card)  # the supervisor will enter it
+            for alert in table.alerts:  # the supervisor will enter it: the card of its alert
+                if alert.kind is AlertKind.UNREAD_CARD and alert.id not in self.unread:
+                    self.unread[alert.id] = card
         if seat is None or not placed:
             return
         lands_at = seat
@@ -278,7 +311,8 @@ class Dealer:
         await self.floor.load(cards)
 
     async def _decide(self, waiting: Waiting) -> None:
-        await self._pause(self.pace.decision)
+        if not await self._pause(self.pace.decision):
+            return
         assert waiting.seat is not None
         choice = self.players[waiting.seat].choose(waiting)
         at = self.floor.now()
@@ -292,10 +326,11 @@ class Dealer:
     async def _resolve(self, alert: Alert) -> None:
         """What a dealer and a supervisor do for ``alert``; a device's own alert (a fault,
         a lost link) is waited out."""
-        await self._pause(self.pace.hand)  # a supervisor takes a moment to come over
+        if not await self._pause(self.pace.hand):  # a supervisor takes a moment to come over
+            return
         kind = alert.kind
         if kind is AlertKind.UNREAD_CARD:
-            card = Card(self.unread.popleft())
+            card = Card(self.unread.pop(alert.id))
             self.tally.remedied[alert.id] = "the supervisor entered the card"
             await self._submit(EnterCard(card=card, **self._signed()))
         elif kind in (AlertKind.MISPLACED_CARD, AlertKind.CARD_AT_EMPTY_SEAT) and alert.belongs:
@@ -312,6 +347,17 @@ class Dealer:
     def _signed(self) -> dict[str, Any]:
         """The fields of a supervisor's action: when, who and why."""
         return {"at": self.floor.now(), "who": SUPERVISOR, "why": WHY}
+
+
+def _sensed(table: Table) -> tuple[int, bool] | None:
+    """A seat whose sensor does not match the table's seating (someone was seated or let
+    go at the console): (the seat, whether a player sits there), or None."""
+    if not table.settings.seat_board:
+        return None
+    seated = {seat.seat for seat in table.seats}
+    for seat in sorted(seated ^ set(table.occupied)):
+        return seat, seat in seated
+    return None
 
 
 def _cleared_by(message: str) -> str:

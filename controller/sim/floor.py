@@ -2,10 +2,10 @@
 
 ``Floor`` is what the dealer needs: the table as it stands, a way to submit people's
 inputs (decisions, seats, supervisor actions), and the physical acts of a dealer (load a
-deck into the shoe, draw a card, place it at a seat, a player sitting down) plus the faults
-the simulation injects (a cable pulled). ``CoreFloor`` is the pure table core in this
-process with a modelled shoe and seat board: the dealer's tests run on it, and it shows
-what each physical act becomes as a device event. ``controller.sim.service_floor`` runs
+deck into the shoe, draw a card, place it at a seat, a player sitting down or leaving)
+plus the faults the simulation injects (a cable pulled). ``CoreFloor`` is the pure table
+core in this process with a modelled shoe and seat board: the dealer's tests run on it,
+and it shows what each physical act becomes as a device event. ``controller.sim.service_floor`` runs
 the same acts on simulator processes and the table service.
 """
 
@@ -26,6 +26,7 @@ from controller.table import (
     LinkDown,
     LinkUp,
     SeatOccupied,
+    SeatVacated,
     Table,
     TableInput,
     TableSettings,
@@ -72,6 +73,10 @@ class Floor(Protocol):
         """A player sits at ``seat``: its sensor reports it."""
         ...
 
+    async def leave(self, seat: int) -> None:
+        """The player at ``seat`` stands up and goes: its sensor reports it."""
+        ...
+
     async def unplug(self, device: Device, seconds: float) -> None:
         """The device's cable is pulled for ``seconds``; returns once the table has seen
         the device go and has it back (the dealer waits out the pause, doing nothing)."""
@@ -79,6 +84,11 @@ class Floor(Protocol):
 
     async def settle(self) -> None:
         """Wait until the table changes by itself (a device's fault or link recovers)."""
+        ...
+
+    async def people(self) -> None:
+        """Wait, for as long as it takes, until people change the table (at its console:
+        FloorError where there is none)."""
         ...
 
 
@@ -135,9 +145,15 @@ class CoreFloor:
     async def sit(self, seat: int) -> None:
         self._apply(SeatOccupied(at=self.now(), seat=seat))
 
+    async def leave(self, seat: int) -> None:
+        self._apply(SeatVacated(at=self.now(), seat=seat))
+
     async def unplug(self, device: Device, seconds: float) -> None:
         self._apply(LinkDown(at=self.now(), device=device, reason="unplugged"))
         self._apply(LinkUp(at=self.now(), device=device))
 
     async def settle(self) -> None:
         raise FloorError("the table waits for nothing that will come by itself")
+
+    async def people(self) -> None:
+        raise FloorError("the table waits for people, and there is no console")

@@ -2,7 +2,7 @@
 pseudo-terminals, and the table service (drivers, journal, table core) on them.
 
 The dealer's physical acts go to the simulators' control channels (``load``, ``draw``,
-``place``, ``sit``, ``unplug``). After each act the floor waits until the device is
+``place``, ``sit``, ``leave``, ``unplug``). After each act the floor waits until the device is
 connected and holds no event the service has not acknowledged: the service acknowledges
 an event only once it is journaled and applied, so the table then shows what the act did.
 A pulled cable is waited out: the act is done once the table has the device back.
@@ -182,6 +182,10 @@ class ServiceFloor:
         if Device.SEAT_BOARD in self.devices:
             await self._act(Device.SEAT_BOARD, f"sit {seat}")
 
+    async def leave(self, seat: int) -> None:
+        if Device.SEAT_BOARD in self.devices:
+            await self._act(Device.SEAT_BOARD, f"leave {seat}")
+
     async def unplug(self, device: Device, seconds: float) -> None:
         """The cable is out for ``seconds``; back once the table has the device again and
         has cleared its lost link (the dealer waits out the pause, as the table asks)."""
@@ -209,6 +213,11 @@ class ServiceFloor:
             await asyncio.wait_for(self._changed.wait(), SETTLE_TIMEOUT)
         except TimeoutError:
             raise FloorError(f"the table did not change in {SETTLE_TIMEOUT:.0f} s") from None
+
+    async def people(self) -> None:
+        """Wait until the table changes (people at the console), however long it takes."""
+        self._changed.clear()
+        await self._changed.wait()
 
     async def set_line_faults(self, rate: float) -> None:
         """Frames dropped or corrupted on both lines at ``rate`` (the link recovers them)."""

@@ -161,8 +161,8 @@ def summary(tally: Tally, table: Table, seconds: float) -> list[str]:
         f"bonus cards: {tally.bonus_cards}"
         + (f" ({tally.bonus_declined} declined)" if tally.bonus_declined else ""),
         f"decisions: {tally.decisions}",
-        f"chips: {tally.bought_in} bought in, {stacks} in the stacks, ledger {table.chips}: "
-        + ("conserved" if tally.conserved(table) else "NOT CONSERVED"),
+        f"chips: {tally.bought_in} bought in, {_moved(tally, table)}{stacks} in the stacks, "
+        f"ledger {table.chips}: " + ("conserved" if tally.conserved(table) else "NOT CONSERVED"),
         "stacks: " + ", ".join(f"{seat.player} {seat.stack}" for seat in table.seats),
     ]
     injected = [f"{what} {count}" for what, count in sorted(tally.injected.items())]
@@ -180,3 +180,10 @@ def summary(tally: Tally, table: Table, seconds: float) -> list[str]:
         lines.append(f"alerts still open: {', '.join(sorted(tally.open.values()))}")
     lines.append(f"hands fingerprint: {tally.hand_digest}")
     return lines
+
+
+def _moved(tally: Tally, table: Table) -> str:
+    """The chips that left the table (cashed out) and the supervisor's stack corrections,
+    when there were any."""
+    out = f"{tally.cashed_out} cashed out, " if tally.cashed_out else ""
+    return out + (f"{table.corrected:+} corrected, " if table.corrected else "")

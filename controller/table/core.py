@@ -675,8 +675,11 @@ def _sit_down(table: Table, item: ti.SitDown, fx: list[Effect]) -> Table:
         raise Refused(f"seat {seat}: a buy-in of {item.buy_in} is not within {low} to {high}")
     text = f"{item.player} sits down at seat {seat} with {item.buy_in}"
     fx.append(Notice("sit_down", text, {"seat": seat, "chips": item.buy_in}))
-    table = replace(table, bought_in=table.bought_in + item.buy_in)
-    return _with_seat(table, Seat(seat, item.player, item.buy_in))
+    sitting = table.sittings + 1
+    table = replace(table, bought_in=table.bought_in + item.buy_in, sittings=sitting)
+    return _with_seat(
+        table, Seat(seat, item.player, item.buy_in, sitting=sitting, since_hand=table.hand_number)
+    )
 
 
 def _sit_out(table: Table, item: ti.SitOut, fx: list[Effect]) -> Table:

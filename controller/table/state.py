@@ -146,12 +146,18 @@ class Alert(NamedTuple):
 
 class Seat(NamedTuple):
     """A seated player. ``stack`` is the chips behind between hands; during a hand it is
-    the stack the player began the hand with (the hand holds the live stack)."""
+    the stack the player began the hand with (the hand holds the live stack).
+
+    ``sitting``: the table's number for this sit-down (1 for the journal's first, then 2,
+    3, ...; never given twice), which ends when the player leaves; ``since_hand``: the
+    table's hand number when they sat down (they are dealt in from the next hand on)."""
 
     seat: int
     player: str
     stack: int
     sitting_out: bool = False
+    sitting: int = 0
+    since_hand: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -159,11 +165,20 @@ class Seat(NamedTuple):
             "player": self.player,
             "stack": self.stack,
             "sitting_out": self.sitting_out,
+            "sitting": self.sitting,
+            "since_hand": self.since_hand,
         }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Seat:
-        return cls(data["seat"], data["player"], data["stack"], data["sitting_out"])
+        return cls(
+            data["seat"],
+            data["player"],
+            data["stack"],
+            data["sitting_out"],
+            data["sitting"],  # required: a snapshot from before sittings is replayed over
+            data["since_hand"],
+        )
 
 
 class Placement(NamedTuple):
@@ -217,6 +232,7 @@ class Table:
     is up. ``occupied``: seats whose
     sensor reports someone. ``bought_in``, ``cashed_out``, ``corrected``: the chips that
     came onto the table, left it, and were added (or taken, negative) by corrections.
+    ``sittings``: the sit-downs so far (the last sitting's number).
     """
 
     settings: TableSettings
@@ -236,6 +252,7 @@ class Table:
     bought_in: int = 0
     cashed_out: int = 0
     corrected: int = 0
+    sittings: int = 0
 
     @property
     def in_hand(self) -> bool:
@@ -249,6 +266,17 @@ class Table:
 
     def seat(self, number: int) -> Seat | None:
         return next((seat for seat in self.seats if seat.seat == number), None)
+
+    def dealt_in(self, number: int) -> bool:
+        """The player seated at seat ``number`` now is the one ``hand`` (in progress, or
+        the last) dealt in: not a later sitting at that seat."""
+        seat = self.seat(number)
+        return (
+            seat is not None
+            and self.hand is not None
+            and seat.since_hand < self.hand_number
+            and any(player.seat == number for player in self.hand.players)
+        )
 
     def alert(self, number: int) -> Alert | None:
         return next((alert for alert in self.alerts if alert.id == number), None)
@@ -291,6 +319,7 @@ class Table:
             "bought_in": self.bought_in,
             "cashed_out": self.cashed_out,
             "corrected": self.corrected,
+            "sittings": self.sittings,
             "signals": self.signals.to_json(),
         }
 
@@ -318,6 +347,7 @@ class Table:
             bought_in=data["bought_in"],
             cashed_out=data["cashed_out"],
             corrected=data["corrected"],
+            sittings=data["sittings"],
         )
 
 
