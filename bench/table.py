@@ -20,9 +20,16 @@
     (500 with ``--cards 0``, which skips (a)) dealt just before surveillance's first
     ``GET /api/history`` (no request), beside the cards drawn while that request is served
     (the whole journal replayed), and how long it took.
+(f) ``--attacks``: card latency as in (a), with the console served, while the console is
+    under attack (docs/security.md): CARDS cards (500 with ``--cards 0``) with no request,
+    then the cards drawn during a burst of 100 wrong sign-ins sent at once (the address is
+    locked after 5: the rest are refused unchecked), during a burst of 100 that are all
+    checked (as 100 addresses would be: the lockout raised for the run), and while
+    20 MiB request bodies are sent, one after the other, for as long. Goal: p99 within
+    the goal of (a) in each.
 
 Usage: .venv/bin/python bench/table.py [--cards N] [--hands N] [--kills N] [--history N]
-(0 skips a part)
+[--attacks] (0 skips a part)
 """
 
 from __future__ import annotations
@@ -75,7 +82,7 @@ from drivers.protocol import CardRead as CardMessage  # noqa: E402
 from drivers.protocol import DeviceKind, encode_frame  # noqa: E402
 from drivers.session import LinkConfig  # noqa: E402
 from firmware_sim.process import Control as SyncControl  # noqa: E402
-from tests.console_kit import SUPERVISOR  # noqa: E402
+from tests.console_kit import DEALER, SUPERVISOR  # noqa: E402
 from tests.floor_kit import floor_database  # noqa: E402
 from tests.service_kit import BAUD, config, simulator  # noqa: E402
 from tests.service_play import Control  # noqa: E402
@@ -411,12 +418,90 @@ def history(hands: int, cards: int) -> None:
     print("    load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
 
 
+async def under_attack(folder: Path, port: str, control_address: str, cards: int) -> None:
+    """Deal with the console served; sign-in bursts and big bodies meanwhile."""
+    folder.mkdir(exist_ok=True)
+    settings = config(folder, port)
+    settings = replace(settings, api=replace(settings.api, port=0))
+    async with TableService(settings) as service:
+        served = await serve(service)
+        runs: dict[str, list[float]] = {}
+        async with (
+            dealing(service, control_address) as dealt,
+            httpx.AsyncClient(base_url=served.url, timeout=600) as http,
+        ):
+            await dealt.until(cards + 50)
+            runs["no request"] = dealt.ms()[-cards:]
+            wrong = {"role": "dealer", "id": DEALER["id"], "pin": "0000"}
+
+            async def burst() -> list[int]:
+                answers = await asyncio.gather(
+                    *(http.post("/api/sessions", json=wrong) for _ in range(100))
+                )
+                return [answer.status_code for answer in answers]
+
+            for name, most in (("100 sign-ins, locked", 5), ("100 sign-ins, checked", 1000)):
+                served.app.state.auth.max_failures = most
+                started = time.perf_counter()
+                statuses = await burst()
+                ended = time.perf_counter()
+                runs[name] = dealt.ms(started, ended)
+                counts = {status: statuses.count(status) for status in sorted(set(statuses))}
+                print(f"    {name}: {ended - started:.1f} s, answers {counts}")
+            started = time.perf_counter()
+            refused = await big_bodies(served.url, seconds=max(5.0, ended - started))
+            ended = time.perf_counter()
+            runs["20 MiB bodies"] = dealt.ms(started, ended)
+            print(f"    20 MiB bodies: {refused} refused (413) in {ended - started:.1f} s")
+        await served.stop()
+    for name, run in runs.items():
+        p50, p99 = percentiles(run)
+        print(f"    {name:22s} {len(run):4d} cards   p50 {p50:7.3f} ms   p99 {p99:7.3f} ms")
+
+
+async def big_bodies(url: str, seconds: float) -> int:
+    """Send 20 MiB bodies to ``POST /api/sessions``, one after the other, for ``seconds``;
+    how many were refused with 413."""
+    host, port = url.removeprefix("http://").split(":")
+    size = 20 * 1024 * 1024
+    head = (
+        f"POST /api/sessions HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {size}\r\n\r\n"
+    ).encode()
+    chunk = b"0," * 32768
+    refused = 0
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline:
+        reader, writer = await asyncio.open_connection(host, int(port))
+        try:
+            writer.write(head)
+            for _ in range(size // len(chunk)):
+                writer.write(chunk)
+                await writer.drain()
+        except OSError:  # refused before the rest was read: the connection is closed
+            pass
+        with contextlib.suppress(OSError):
+            refused += (await reader.read(100)).startswith(b"HTTP/1.1 413")
+        writer.close()
+    return refused
+
+
+def attacks(cards: int) -> None:
+    print("(f) card latency with the console served, while it is under attack")
+    print("    load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
+    with tempfile.TemporaryDirectory() as folder, simulator("shoe", seed=3) as shoe:
+        control = shoe.announced["control"]
+        asyncio.run(under_attack(Path(folder), shoe.port, control, cards))
+    print("    load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cards", type=int, default=500)
     parser.add_argument("--hands", type=int, default=10_000)
     parser.add_argument("--kills", type=int, default=50)
     parser.add_argument("--history", type=int, default=1000)
+    parser.add_argument("--attacks", action="store_true", help="run (f)")
     args = parser.parse_args()
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     print(
@@ -431,6 +516,8 @@ def main() -> None:
         kills(args.kills)
     if args.history:
         history(args.history, args.cards or 500)
+    if args.attacks:
+        attacks(args.cards or 500)
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ import json
 import logging
 import socket
 from collections import Counter
+from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -97,9 +98,8 @@ class Guard:
 
     def __init__(self, app: ASGIApp, api: Api) -> None:
         self.app, self.api = app, api
-        names = ("localhost", "127.0.0.1", "::1", socket.gethostname(), *api.allowed_hosts)
-        self.hosts = frozenset(name.lower() for name in names)
-        self.origins = frozenset(origin.lower().rstrip("/") for origin in api.allowed_origins)
+        self.hosts = host_names(api.allowed_hosts)
+        self.origins = origin_names(api.allowed_origins)
         self.feeds: Counter[str] = Counter()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -123,17 +123,9 @@ class Guard:
         await self.app(scope, receive, _with_headers(send, scope, self.api.docs))
 
     def _host(self, scope: Scope, host: str) -> tuple[int, str, str] | None:
-        if not host:
-            return None  # HTTP/1.0: no name to check (a browser always sends one)
-        try:
-            name = urlsplit(f"//{host}").hostname
-        except ValueError:
-            name = None
         server = scope.get("server")
-        if name is not None and (name in self.hosts or (server and name == server[0])):
-            return None
-        reason = f"Host {host[:80]!r} is not a name of this service ([api] allowed_hosts)"
-        return 400, "invalid", reason
+        reason = host_refusal(host, server[0] if server else None, self.hosts)
+        return None if reason is None else (400, "invalid", reason)
 
     def _origin(
         self, scope: Scope, headers: dict[str, bytes], host: str
@@ -141,13 +133,9 @@ class Guard:
         origin = headers.get("origin")
         if origin is None or (scope["type"] == "http" and scope["method"] in SAFE_METHODS):
             return None
-        text = origin.decode("latin-1").lower().rstrip("/")
         secure = scope.get("scheme") in ("https", "wss")
-        own = f"{'https' if secure else 'http'}://{host.lower()}"
-        if text == own or text in self.origins:
-            return None
-        reason = f"Origin {text[:80]!r} is not this service's pages ([api] allowed_origins)"
-        return 403, "forbidden", reason
+        reason = origin_refusal(origin.decode("latin-1"), host, secure, self.origins)
+        return None if reason is None else (403, "forbidden", reason)
 
     @staticmethod
     def _length(headers: dict[str, bytes]) -> int | None:
@@ -186,6 +174,43 @@ class Guard:
             self.feeds[client] -= 1
             if not self.feeds[client]:
                 del self.feeds[client]
+
+
+def host_names(allowed: Iterable[str]) -> frozenset[str]:
+    """The names a ``Host`` header may give: this machine's and ``allowed``."""
+    names = ("localhost", "127.0.0.1", "::1", socket.gethostname(), *allowed)
+    return frozenset(name.lower() for name in names)
+
+
+def origin_names(allowed: Iterable[str]) -> frozenset[str]:
+    """The origins allowed besides a page's own, as browsers send them."""
+    return frozenset(origin.lower().rstrip("/") for origin in allowed)
+
+
+def host_refusal(host: str, server: str | None, names: frozenset[str]) -> str | None:
+    """Why a request with this ``Host`` header is refused (None: it is not), when it came
+    to the local address ``server``: the header must name that address or one of
+    ``names`` (:func:`host_names`). No header (HTTP/1.0) is let through: a browser always
+    sends one."""
+    if not host:
+        return None
+    try:
+        name = urlsplit(f"//{host}").hostname
+    except ValueError:
+        name = None
+    if name is not None and (name in names or name == server):
+        return None
+    return f"Host {host[:80]!r} is not a name of this service (allowed_hosts)"
+
+
+def origin_refusal(origin: str, host: str, secure: bool, origins: frozenset[str]) -> str | None:
+    """Why a browser's request from ``origin`` is refused (None: it is not): it must be the
+    page's own origin (the scheme and the ``host`` asked for) or one of ``origins``."""
+    text = origin.lower().rstrip("/")
+    own = f"{'https' if secure else 'http'}://{host.lower()}"
+    if text == own or text in origins:
+        return None
+    return f"Origin {text[:80]!r} is not this service's pages (allowed_origins)"
 
 
 def _who(scope: Scope) -> str:

@@ -28,6 +28,7 @@ from controller.service.records import ACCESS
 from controller.table import AlertKind
 from dealer_ui.auth import Attack, Auth, AuthError
 from dealer_ui.guard import CSP
+from dealer_ui.relay import Relay, server_url
 from tests.console_kit import DEALER, PLAYERS, LiveTable, Script, live_table
 from tests.service_kit import simulator
 
@@ -378,3 +379,31 @@ def test_foreign_origins_and_hosts_are_refused_and_pages_carry_security_headers(
                         await kept.closed_within(0.5)
 
     run(scenario)
+
+
+def test_the_relay_refuses_foreign_hosts_and_origins_and_sends_security_headers() -> None:
+    async def scenario() -> None:
+        relay = Relay("http://127.0.0.1:9/", allowed_origins=["https://tv.example"])
+        async with relay.serving("127.0.0.1", 0) as server:
+            url = server_url(server, tls=False)
+            async with httpx.AsyncClient(base_url=url.replace("ws", "http", 1)) as http:
+                page = await http.get("/public")
+                assert page.status_code == 200 and page.headers["content-security-policy"] == CSP
+                assert page.headers["x-frame-options"] == "DENY"
+                rebound = await http.get("/public", headers={"Host": "evil.example"})
+                assert rebound.status_code == 400
+                upgrade = {
+                    "Upgrade": "websocket",
+                    "Connection": "Upgrade",
+                    "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+                    "Sec-WebSocket-Version": "13",
+                }
+                for origin, status in (
+                    ("http://evil.example", 403),
+                    ("https://tv.example", 503),  # let through: no table followed yet
+                    (url.replace("ws", "http", 1), 503),
+                ):
+                    feed = await http.get("/ws", headers={**upgrade, "Origin": origin})
+                    assert feed.status_code == status, (origin, feed.text)
+
+    asyncio.run(asyncio.wait_for(scenario(), 60))
