@@ -169,6 +169,7 @@ class Auth:
             if not self._reserved[address]:
                 del self._reserved[address]
         if ok:
+            log.info("right %s PIN for %r from %s", role, who, client)
             return
         now = self.clock()
         for key in (address, person):

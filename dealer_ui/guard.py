@@ -16,7 +16,8 @@
   of it is read; a body without a length (chunked) is refused with 411;
 - at most ``max_websockets`` feeds are open per client address (else the handshake is
   refused, 403);
-- every answer carries the security headers (:data:`SECURITY_HEADERS`).
+- every answer carries the security headers (:data:`SECURITY_HEADERS`; the API's also
+  ``Cache-Control: no-store``, and over HTTPS ``Strict-Transport-Security``).
 
 :func:`protocol` is uvicorn's HTTP protocol (h11) with two more limits: a connection's
 request (its headers and body) must arrive within ``request_timeout`` seconds of the
@@ -64,6 +65,7 @@ SECURITY_HEADERS: tuple[tuple[str, str], ...] = (
 #: Swagger UI's page (served only with ``[api] docs = true``) loads its script from a CDN.
 DOCS_PATHS = ("/docs", "/docs/oauth2-redirect", "/redoc")
 HSTS = ("strict-transport-security", "max-age=31536000")
+NO_STORE = ("cache-control", "no-store")
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
 
@@ -224,6 +226,8 @@ def _security_headers(scope: Scope, docs: bool) -> list[tuple[bytes, bytes]]:
         chosen = [header for header in chosen if header[0] != "content-security-policy"]
     if scope.get("scheme") == "https":
         chosen.append(HSTS)
+    if scope["path"].startswith("/api/"):  # views, tokens: never kept by a cache
+        chosen.append(NO_STORE)
     return [(name.encode(), value.encode()) for name, value in chosen]
 
 

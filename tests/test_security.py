@@ -19,7 +19,7 @@ import pytest
 import websockets
 from websockets.exceptions import InvalidStatus
 
-from controller.config import Credential, hash_pin
+from controller.config import Api, Credential, hash_pin
 from controller.floor import facts
 from controller.floor.derive import derive, point_at
 from controller.journal import Journal
@@ -29,6 +29,8 @@ from controller.table import AlertKind
 from dealer_ui.auth import Attack, Auth, AuthError
 from dealer_ui.guard import CSP
 from dealer_ui.relay import Relay, server_url
+from pit_ui.app import create_app as create_pit
+from pit_ui.config import FloorConfig
 from tests.console_kit import DEALER, PLAYERS, LiveTable, Script, live_table
 from tests.service_kit import simulator
 
@@ -356,6 +358,7 @@ def test_foreign_origins_and_hosts_are_refused_and_pages_carry_security_headers(
             assert "frame-ancestors 'none'" in CSP and "'unsafe-inline'" not in CSP
             assert page.headers["x-content-type-options"] == "nosniff"
             assert page.headers["referrer-policy"] == "no-referrer"
+            assert (await http.get("/api/view")).headers["cache-control"] == "no-store"
             assert "<script>" not in page.text and " onclick=" not in page.text
             assert (await http.get("/docs")).status_code == 404  # no CDN to reach offline
             assert (await http.get("/openapi.json")).status_code == 200
@@ -405,5 +408,26 @@ def test_the_relay_refuses_foreign_hosts_and_origins_and_sends_security_headers(
                 ):
                     feed = await http.get("/ws", headers={**upgrade, "Origin": origin})
                     assert feed.status_code == status, (origin, feed.text)
+
+    asyncio.run(asyncio.wait_for(scenario(), 60))
+
+
+def test_the_floor_service_gets_the_same_checks_and_headers() -> None:
+    config = FloorConfig(dsn="", api=Api(), supervisors=())
+    app = create_pit(config)
+
+    async def scenario() -> None:
+        async with client_at(app, "10.0.0.9") as http:
+            page = await http.get("/")
+            assert page.status_code == 200 and page.headers["content-security-policy"] == CSP
+            assert "<script>" not in page.text
+            assert (await http.get("/", headers={"Host": "evil.example"})).status_code == 400
+            assert (await http.get("/docs")).status_code == 404
+            big = await http.post("/api/sessions", content=b"0" * (Api.max_body + 1))
+            assert big.status_code == 413 and big.json()["error"] == "too_large"
+            foreign = await http.post(
+                "/api/sessions", json={}, headers={"Origin": "http://evil.example"}
+            )
+            assert foreign.status_code == 403
 
     asyncio.run(asyncio.wait_for(scenario(), 60))
