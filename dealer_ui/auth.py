@@ -21,18 +21,24 @@ out by trying their id from elsewhere (docs/security.md):
   checked, from every address, but none is refused for it; and ``on_attack`` is called
   once (the app raises an alert at the table), until the id's failures are all older than
   the window.
-- The PIN checks (Argon2: 64 MiB and about half a second of a core each) run in threads,
-  at most ``checks`` at once, never on the event loop.
+- The PIN checks (Argon2: 64 MiB and about half a second of a core each; its lanes in
+  threads of their own) run in ``checks`` threads of their own at the lowest CPU priority
+  (nice 19, which the lanes' threads inherit), never on the event loop: at most ``checks``
+  at once, the others queued, and the table's loop always ahead of them for the CPU.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import os
 import secrets
+import threading
 import time
 from collections import Counter, deque
 from collections.abc import Awaitable, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from controller.config import Credential
@@ -99,7 +105,7 @@ class Auth:
     _reserved: Counter[str] = field(default_factory=Counter)  # attempts being checked
     _reported: set[str] = field(default_factory=set)  # locked addresses whose lockout is journaled
     _attacked: set[str] = field(default_factory=set)  # ids whose attack is told
-    _hashing: asyncio.Semaphore | None = None
+    _hashing: ThreadPoolExecutor | None = None
 
     async def sign_in(self, role: str, who: str, pin: str, client: str) -> Session:
         """A new session for ``who`` (a dealer for ``dealer``, a supervisor for
@@ -183,14 +189,16 @@ class Auth:
     async def _verify(self, credentials: Sequence[Credential], who: str, pin: str) -> bool:
         """Whether ``pin`` is ``who``'s, checked in a thread (at most ``checks`` at once)."""
         if self._hashing is None:
-            self._hashing = asyncio.Semaphore(self.checks)
+            self._hashing = ThreadPoolExecutor(
+                self.checks, thread_name_prefix="pin-check", initializer=_lowest_priority
+            )
         match = next((c for c in credentials if c.id == who), None)
         # an unknown id costs the same hash as a known one: the time tells nothing
         checked = match or (credentials[0] if credentials else None)
         if checked is None:
             return False
-        async with self._hashing:
-            verified = await asyncio.to_thread(checked.verify, pin)
+        loop = asyncio.get_running_loop()
+        verified = await loop.run_in_executor(self._hashing, checked.verify, pin)
         return verified and match is not None
 
     async def _tell_attack(self, role: str, who: str, person: str) -> None:
@@ -226,3 +234,10 @@ class Auth:
         session = Session(token, role, who, expires, seat, sitting, self.position())
         self._sessions[token] = session
         return session
+
+
+def _lowest_priority() -> None:
+    """Give this thread (a PIN check's) the lowest CPU priority: on Linux the nice value
+    is each thread's own, and the threads it starts inherit it."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
