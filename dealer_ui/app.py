@@ -388,7 +388,11 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
             window=max(1, round(attack.window)),
             clients=", ".join(attack.clients),
         )
-        step = await service.submit(item)
+        try:
+            step = await service.submit(item)
+        except RuntimeError as error:  # the service is stopping: no table to raise it at
+            log.error("the sign-in attack alert could not be raised: %s", error)
+            return
         if step.refused:
             log.error("the sign-in attack alert was refused: %s", step.refused)
 
