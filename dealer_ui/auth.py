@@ -22,9 +22,12 @@ out by trying their id from elsewhere (docs/security.md):
   once (the app raises an alert at the table), until the id's failures are all older than
   the window.
 - The PIN checks (Argon2: 64 MiB and about half a second of a core each; its lanes in
-  threads of their own) run in ``checks`` threads of their own at the lowest CPU priority
-  (nice 19, which the lanes' threads inherit), never on the event loop: at most ``checks``
-  at once, the others queued, and the table's loop always ahead of them for the CPU.
+  threads of their own) run in two threads of their own at the lowest CPU priority (nice
+  19, which the lanes' threads inherit), never on the event loop, so that the table's loop
+  is always ahead of them for the CPU: one checks, in turn, the attempts of addresses with
+  no failure within the window and no other attempt being checked (the real dealer's,
+  typically), the other every other attempt, so that the dealer never waits behind a flood
+  of guesses from addresses that have failed already.
 """
 
 from __future__ import annotations
@@ -95,7 +98,6 @@ class Auth:
     max_failures: int = 5
     window_seconds: float = 60.0
     attack_delay: float = 2.0
-    checks: int = 1
     clock: Callable[[], float] = time.monotonic
     position: Callable[[], int] = lambda: 0  # the table's journal position now
     on_attack: OnAttack | None = None
@@ -105,7 +107,7 @@ class Auth:
     _reserved: Counter[str] = field(default_factory=Counter)  # attempts being checked
     _reported: set[str] = field(default_factory=set)  # locked addresses whose lockout is journaled
     _attacked: set[str] = field(default_factory=set)  # ids whose attack is told
-    _hashing: ThreadPoolExecutor | None = None
+    _queues: dict[bool, ThreadPoolExecutor] = field(default_factory=dict)  # by fresh or not
 
     async def sign_in(self, role: str, who: str, pin: str, client: str) -> Session:
         """A new session for ``who`` (a dealer for ``dealer``, a supervisor for
@@ -162,6 +164,7 @@ class Auth:
             reason = f"too many failed attempts from {client}: wait {self.window_seconds:g} s"
             raise AuthError(429, reason, journal=first)
         self._reported.discard(address)
+        fresh = not self._count(address, now) and not self._reserved[address]
         self._reserved[address] += 1  # counted before the check: a burst checks at most max
         try:
             if self._count(person, now) < self.max_failures:
@@ -169,7 +172,7 @@ class Auth:
             else:
                 log.warning("%s %r is under attack: the attempt from %s waits", role, who, client)
                 await asyncio.sleep(self.attack_delay)
-            ok = await self._verify(credentials, who, pin)
+            ok = await self._verify(credentials, who, pin, fresh)
         finally:
             self._reserved[address] -= 1
             if not self._reserved[address]:
@@ -186,19 +189,22 @@ class Auth:
             await self._tell_attack(role, who, person)
         raise AuthError(401, f"wrong {role} id or PIN", journal=True)
 
-    async def _verify(self, credentials: Sequence[Credential], who: str, pin: str) -> bool:
-        """Whether ``pin`` is ``who``'s, checked in a thread (at most ``checks`` at once)."""
-        if self._hashing is None:
-            self._hashing = ThreadPoolExecutor(
-                self.checks, thread_name_prefix="pin-check", initializer=_lowest_priority
-            )
+    async def _verify(
+        self, credentials: Sequence[Credential], who: str, pin: str, fresh: bool
+    ) -> bool:
+        """Whether ``pin`` is ``who``'s, checked in the thread for ``fresh`` addresses'
+        attempts or in the one for the others."""
+        queue = self._queues.get(fresh)
+        if queue is None:
+            queue = ThreadPoolExecutor(1, "pin-check", initializer=_lowest_priority)
+            self._queues[fresh] = queue
         match = next((c for c in credentials if c.id == who), None)
         # an unknown id costs the same hash as a known one: the time tells nothing
         checked = match or (credentials[0] if credentials else None)
         if checked is None:
             return False
         loop = asyncio.get_running_loop()
-        verified = await loop.run_in_executor(self._hashing, checked.verify, pin)
+        verified = await loop.run_in_executor(queue, checked.verify, pin)
         return verified and match is not None
 
     async def _tell_attack(self, role: str, who: str, person: str) -> None:
