@@ -31,7 +31,7 @@ from controller.table import SignInAttack, Table, TableInputError, input_from_js
 from dealer_ui.archive import Archive
 from dealer_ui.auth import Attack, Auth, AuthError, Session
 from dealer_ui.feeds import Feed
-from dealer_ui.guard import guard, peer_of
+from dealer_ui.guard import peer_of, protect
 from dealer_ui.models import StepOut, ViewOut
 from dealer_ui.views import Role, effects_view, view
 
@@ -278,7 +278,7 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
     )
     app.state.feed = feed
     app.state.auth = auth
-    guard(app, config.api)
+    protect(app, config.api)
 
     add_error_handlers(app)
 

@@ -1,7 +1,7 @@
 """What the console and the floor service let in, before any request reaches the app
 (docs/security.md); every limit is a setting of ``[api]`` (``controller.config.Api``).
 
-:func:`guard` puts an app (the console's, the floor service's) behind these:
+:func:`protect` puts an app (the console's, the floor service's) behind these:
 
 - the real peer of each request is kept in the scope (``scope["peer"]``); the client's
   address is taken from ``X-Forwarded-For`` (and the scheme from ``X-Forwarded-Proto``)
@@ -69,7 +69,7 @@ NO_STORE = ("cache-control", "no-store")
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
 
-def guard(app: Starlette, api: Api) -> None:
+def protect(app: Starlette, api: Api) -> None:
     """Put ``app`` behind the checks of ``api`` (see the module's text); before it serves."""
     app.add_middleware(Guard, api=api)  # the innermost: it sees the client proxies name
     if api.trusted_proxies:
@@ -344,7 +344,7 @@ def protocol(api: Api) -> type[H11Protocol]:
 
 
 def uvicorn_options(api: Api) -> dict[str, Any]:
-    """uvicorn's settings for ``api``'s limits (those of the app: :func:`guard`)."""
+    """uvicorn's settings for ``api``'s limits (those of the app: :func:`protect`)."""
     return {
         "http": protocol(api),
         "h11_max_incomplete_event_size": api.max_header,

@@ -41,7 +41,7 @@ from dealer_ui.app import (
     send_until_closed,
 )
 from dealer_ui.auth import Auth, AuthError, Session
-from dealer_ui.guard import guard
+from dealer_ui.guard import protect
 from pit_ui.config import FloorConfig
 from pit_ui.live import UNAVAILABLE, FloorFeed, connect, floor_message, floor_now, unreachable
 
@@ -140,7 +140,7 @@ def create_app(config: FloorConfig, auth: Auth | None = None) -> FastAPI:
     )
     app.state.feed = feed
     app.state.auth = auth
-    guard(app, config.api)
+    protect(app, config.api)
     add_error_handlers(app)
 
     @app.exception_handler(HTTPException)
