@@ -20,9 +20,16 @@
     (500 with ``--cards 0``, which skips (a)) dealt just before surveillance's first
     ``GET /api/history`` (no request), beside the cards drawn while that request is served
     (the whole journal replayed), and how long it took.
+(f) ``--attacks N``: card latency as in (a), with the console served, while the console is
+    under attack (docs/security.md): CARDS cards (500 with ``--cards 0``) with no request,
+    then the cards drawn during a burst of N (100 by default) wrong sign-ins sent at once
+    (the address is locked after 5: the rest are refused unchecked), during a burst of N
+    that are all checked (as N addresses would be: the lockout raised for the run), and
+    while 20 MiB request bodies are sent, one after the other, for as long; the attacks
+    are sent by a process of their own. Goal: p99 within the goal of (a) in each.
 
 Usage: .venv/bin/python bench/table.py [--cards N] [--hands N] [--kills N] [--history N]
-(0 skips a part)
+[--attacks N] (0 skips a part)
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import multiprocessing
 import os
 import platform
 import random
@@ -41,6 +49,7 @@ import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
@@ -75,7 +84,7 @@ from drivers.protocol import CardRead as CardMessage  # noqa: E402
 from drivers.protocol import DeviceKind, encode_frame  # noqa: E402
 from drivers.session import LinkConfig  # noqa: E402
 from firmware_sim.process import Control as SyncControl  # noqa: E402
-from tests.console_kit import SUPERVISOR  # noqa: E402
+from tests.console_kit import DEALER, SUPERVISOR  # noqa: E402
 from tests.floor_kit import floor_database  # noqa: E402
 from tests.service_kit import BAUD, config, simulator  # noqa: E402
 from tests.service_play import Control  # noqa: E402
@@ -411,12 +420,118 @@ def history(hands: int, cards: int) -> None:
     print("    load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
 
 
+async def under_attack(
+    folder: Path, port: str, control_address: str, cards: int, attempts: int
+) -> None:
+    """Deal with the console served; sign-in bursts and big bodies meanwhile, sent by a
+    process of their own (as an attacker's machine would: not on the table's loop)."""
+    folder.mkdir(exist_ok=True)
+    settings = config(folder, port)
+    settings = replace(settings, api=replace(settings.api, port=0))
+    loop = asyncio.get_running_loop()
+    async with TableService(settings) as service:
+        served = await serve(service)
+        runs: dict[str, list[float]] = {}
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as attacker:
+            await loop.run_in_executor(attacker, time.sleep, 0)  # the process is up
+            async with dealing(service, control_address) as dealt:
+                await dealt.until(cards + 50)
+                runs["no request"] = dealt.ms()[-cards:]
+                for how, most in (("locked", 5), ("checked", 10 * attempts)):
+                    name = f"{attempts} sign-ins, {how}"
+                    served.app.state.auth.max_failures = most
+                    started = time.perf_counter()
+                    statuses = await loop.run_in_executor(
+                        attacker, sign_in_burst, served.url, attempts
+                    )
+                    ended = time.perf_counter()
+                    runs[name] = dealt.ms(started, ended)
+                    counts = {status: statuses.count(status) for status in sorted(set(statuses))}
+                    print(f"    {name}: {ended - started:.1f} s, answers {counts}")
+                started = time.perf_counter()
+                seconds = max(5.0, ended - started)
+                refused = await loop.run_in_executor(attacker, big_bodies, served.url, seconds)
+                ended = time.perf_counter()
+                runs["20 MiB bodies"] = dealt.ms(started, ended)
+                print(f"    20 MiB bodies: {refused} refused (413) in {ended - started:.1f} s")
+        await served.stop()
+    for name, run in runs.items():
+        p50, p99 = percentiles(run)
+        print(f"    {name:22s} {len(run):4d} cards   p50 {p50:7.3f} ms   p99 {p99:7.3f} ms")
+
+
+def sign_in_burst(url: str, attempts: int) -> list[int]:
+    """``attempts`` wrong sign-ins sent at once (16 connections, under [api]
+    max_connections); the statuses answered."""
+    wrong = {"role": "dealer", "id": DEALER["id"], "pin": "0000"}
+
+    async def burst() -> list[int]:
+        limits = httpx.Limits(max_connections=16)
+        async with httpx.AsyncClient(base_url=url, timeout=600, limits=limits) as http:
+            answers = await asyncio.gather(
+                *(http.post("/api/sessions", json=wrong) for _ in range(attempts))
+            )
+        return [answer.status_code for answer in answers]
+
+    return asyncio.run(burst())
+
+
+def big_bodies(url: str, seconds: float) -> int:
+    """Send 20 MiB bodies to ``POST /api/sessions``, one after the other, for ``seconds``;
+    how many were answered 413 (each is sent until the answer comes)."""
+    parts = httpx.URL(url)
+    size = 20 * 1024 * 1024
+    head = (
+        f"POST /api/sessions HTTP/1.1\r\nHost: {parts.host}\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {size}\r\n\r\n"
+    ).encode()
+    chunk = b"0," * 32768
+
+    async def one() -> bool:
+        reader, writer = await asyncio.open_connection(parts.host, parts.port)
+        answer = asyncio.create_task(reader.read(100))
+        try:
+            writer.write(head)
+            for _ in range(size // len(chunk)):
+                if answer.done():
+                    break
+                writer.write(chunk)
+                await writer.drain()
+        except OSError:  # refused before the rest was read: the connection is closed
+            pass
+        try:
+            return (await answer).startswith(b"HTTP/1.1 413")
+        except OSError:
+            return False
+        finally:
+            writer.close()
+
+    async def send_all() -> int:
+        refused = 0
+        deadline = time.perf_counter() + seconds
+        while time.perf_counter() < deadline:
+            refused += await one()
+        return refused
+
+    return asyncio.run(send_all())
+
+
+def attacks(attempts: int, cards: int) -> None:
+    print("(f) card latency with the console served, while it is under attack")
+    print("    load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
+    with tempfile.TemporaryDirectory() as folder, simulator("shoe", seed=3) as shoe:
+        control = shoe.announced["control"]
+        asyncio.run(under_attack(Path(folder), shoe.port, control, cards, attempts))
+    print("    load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cards", type=int, default=500)
     parser.add_argument("--hands", type=int, default=10_000)
     parser.add_argument("--kills", type=int, default=50)
     parser.add_argument("--history", type=int, default=1000)
+    parser.add_argument("--attacks", type=int, default=100)
     args = parser.parse_args()
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     print(
@@ -431,6 +546,8 @@ def main() -> None:
         kills(args.kills)
     if args.history:
         history(args.history, args.cards or 500)
+    if args.attacks:
+        attacks(args.attacks, args.cards or 500)
 
 
 if __name__ == "__main__":

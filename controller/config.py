@@ -14,7 +14,10 @@ value and what is allowed (the CLI turns it into exit status 2). Sections (see
   and optionally ``serial_number``), ``enabled`` (seat board only), and a ``link`` table
   of link timings (``drivers.session.LinkConfig``).
 - ``[journal]``: ``path``.
-- ``[api]``: ``bind``, ``port``, ``tls_cert`` and ``tls_key`` (both or neither).
+- ``[api]``: ``bind``, ``port``, ``tls_cert`` and ``tls_key`` (both or neither), and what
+  the console lets in: ``trusted_proxies``, ``allowed_hosts``, ``allowed_origins``,
+  ``max_body``, ``max_header``, ``request_timeout``, ``max_connections``,
+  ``max_websockets``, ``docs`` (:class:`Api`, docs/security.md).
 - ``[console]`` (optional): ``idle_lock``, the seconds without a touch or a key after
   which the dealer's console locks until the dealer enters the PIN again (default 300).
 - ``[floor]`` (optional; without it the table ships nothing): ``dsn``, the floor store's
@@ -39,10 +42,11 @@ import os
 import re
 import sys
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from argon2 import PasswordHasher, extract_parameters
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
@@ -115,10 +119,29 @@ class DevicePort:
 
 @dataclass(frozen=True)
 class Api:
+    """Where the console (or the floor service) listens, and what it lets in
+    (docs/security.md): forwarded headers only from ``trusted_proxies`` (addresses or
+    networks); ``Host`` headers naming the address connected to, ``localhost``, this
+    machine's name, or one of ``allowed_hosts``; browser ``Origin`` headers of the page's
+    own origin or one of ``allowed_origins``; request bodies up to ``max_body`` bytes and
+    headers up to ``max_header`` bytes, a request's headers and body within
+    ``request_timeout`` seconds; per client address at most ``max_connections`` open
+    connections and ``max_websockets`` feeds; ``docs``: serve ``/docs`` (Swagger UI, from
+    its CDN)."""
+
     bind: str = "127.0.0.1"
     port: int = 8080
     tls_cert: Path | None = None
     tls_key: Path | None = None
+    trusted_proxies: tuple[str, ...] = ()
+    allowed_hosts: tuple[str, ...] = ()
+    allowed_origins: tuple[str, ...] = ()
+    max_body: int = 64 * 1024
+    max_header: int = 16 * 1024
+    request_timeout: float = 30.0
+    max_connections: int = 32
+    max_websockets: int = 8
+    docs: bool = False
 
 
 @dataclass(frozen=True)
@@ -386,8 +409,18 @@ def _link(data: object, key: str) -> LinkConfig:
         raise ConfigError(key, dict(data), str(error)) from None
 
 
+_API_LIMITS = {  # key: (least, most)
+    "max_body": (1024, 64 * 1024 * 1024),
+    "max_header": (1024, 1024 * 1024),
+    "max_connections": (1, 100_000),
+    "max_websockets": (1, 100_000),
+}
+_API_LISTS = ("trusted_proxies", "allowed_hosts", "allowed_origins")
+
+
 def _api(api: Mapping[str, Any], base: Path) -> Api:
-    _no_unknown(api, {"bind", "port", "tls_cert", "tls_key"}, "api.")
+    known = {"bind", "port", "tls_cert", "tls_key", "request_timeout", "docs"}
+    _no_unknown(api, known | set(_API_LIMITS) | set(_API_LISTS), "api.")
     bind = _text({"bind": "127.0.0.1", **api}, "api.bind")
     try:
         ipaddress.ip_address(bind)
@@ -414,7 +447,62 @@ def _api(api: Mapping[str, Any], base: Path) -> Api:
     if len(files) == 1:
         missing = "tls_key" if "tls_cert" in files else "tls_cert"
         raise ConfigError(f"api.{missing}", _MISSING, "tls_cert and tls_key go together")
-    return Api(bind, port, files.get("tls_cert"), files.get("tls_key"))
+    limits = {
+        name: _whole(api, f"api.{name}", low, high=high, default=getattr(Api, name))
+        for name, (low, high) in _API_LIMITS.items()
+    }
+    docs = api.get("docs", False)
+    if not isinstance(docs, bool):
+        raise ConfigError("api.docs", docs, "true or false")
+    return Api(
+        bind,
+        port,
+        files.get("tls_cert"),
+        files.get("tls_key"),
+        trusted_proxies=_strings(api, "api.trusted_proxies", _network, "IP addresses or networks"),
+        allowed_hosts=_strings(api, "api.allowed_hosts", _host, "host names or IP addresses"),
+        allowed_origins=_strings(
+            api, "api.allowed_origins", _origin, "origins (https://host:port)"
+        ),
+        request_timeout=_seconds(api, "api.request_timeout", 0.1, 600, Api.request_timeout),
+        docs=docs,
+        **limits,
+    )
+
+
+def _strings(
+    data: Mapping[str, Any], key: str, check: Callable[[str], bool], allowed: str
+) -> tuple[str, ...]:
+    """A list of strings each passing ``check``, or ConfigError naming the first that does not."""
+    values = data.get(_last(key), [])
+    if not isinstance(values, list):
+        raise ConfigError(key, values, f"a list of {allowed}")
+    for value in values:
+        if not isinstance(value, str) or not check(value):
+            raise ConfigError(key, value, f"a list of {allowed}")
+    return tuple(values)
+
+
+def _network(value: str) -> bool:
+    try:
+        ipaddress.ip_network(value, strict=False)
+    except ValueError:
+        return False
+    return True
+
+
+def _host(value: str) -> bool:
+    try:
+        ipaddress.ip_address(value)
+    except ValueError:
+        return _HOSTNAME.fullmatch(value) is not None
+    return True
+
+
+def _origin(value: str) -> bool:
+    parts = urlsplit(value)
+    plain = not (parts.path or parts.query or parts.fragment or parts.username)
+    return parts.scheme in ("http", "https") and bool(parts.hostname) and plain
 
 
 def _console(console: Mapping[str, Any]) -> Console:

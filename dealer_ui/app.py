@@ -25,11 +25,13 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
+from controller.config import Api
 from controller.service import Guard, Stale, TableService, TableStopped
-from controller.table import Table, TableInputError, input_from_json
+from controller.table import SignInAttack, Table, TableInputError, input_from_json
 from dealer_ui.archive import Archive
-from dealer_ui.auth import Auth, AuthError, Session
+from dealer_ui.auth import Attack, Auth, AuthError, Session
 from dealer_ui.feeds import Feed
+from dealer_ui.guard import peer_of, protect
 from dealer_ui.models import StepOut, ViewOut
 from dealer_ui.views import Role, effects_view, view
 
@@ -272,9 +274,11 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         version="1",
         lifespan=lifespan,
         responses=ERRORS,
+        **docs_pages(config.api),
     )
     app.state.feed = feed
     app.state.auth = auth
+    protect(app, config.api)
 
     add_error_handlers(app)
 
@@ -340,12 +344,20 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         )
 
     async def refused_pin(
-        error: AuthError, role: str, who: str, action: str, client: str, *, by: str | None = None
+        error: AuthError,
+        role: str,
+        who: str,
+        action: str,
+        request: Request,
+        *,
+        by: str | None = None,
     ) -> ApiError:
         """Journal a failed attempt (who tried, as what, for which action, from where; the
         time is the journal's), then the error to answer."""
         if error.journal:
+            client, peer = client_of(request), peer_of(request.scope)
             attempt = {"role": role, "who": who, "action": action, "client": client}
+            attempt |= {} if peer == client else {"peer": peer}  # the proxy it came through
             attempt |= {"status": error.status, "reason": error.reason}
             await service.record_failed_attempt(attempt if by is None else {**attempt, "by": by})
         return refusal(error)
@@ -360,13 +372,35 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         except AuthError as error:
             action = record["type"]
             raise await refused_pin(
-                error, "supervisor", body.supervisor, action, client, by=session.who
+                error, "supervisor", body.supervisor, action, request, by=session.who
             ) from None
         guard = body.guard() if isinstance(body, VoidIn) else None
         return await submit({**record, "who": body.supervisor, "why": body.why}, session, guard)
 
-    async def refused_sign_in(error: AuthError, body: SignIn, client: str) -> ApiError:
-        return await refused_pin(error, body.role, body.id, "sign_in", client)
+    async def attack_alert(attack: Attack) -> None:
+        """An id under attack: a non-blocking alert at the table (journaled, shown to the
+        supervisor and surveillance, shipped to the floor)."""
+        item = SignInAttack(
+            at=0,
+            role=attack.role,
+            who=attack.who,
+            failures=attack.failures,
+            window=max(1, round(attack.window)),
+            clients=", ".join(attack.clients),
+        )
+        try:
+            step = await service.submit(item)
+        except RuntimeError as error:  # the service is stopping: no table to raise it at
+            log.error("the sign-in attack alert could not be raised: %s", error)
+            return
+        if step.refused:
+            log.error("the sign-in attack alert was refused: %s", step.refused)
+
+    if auth.on_attack is None:
+        auth.on_attack = attack_alert
+
+    async def refused_sign_in(error: AuthError, body: SignIn, request: Request) -> ApiError:
+        return await refused_pin(error, body.role, body.id, "sign_in", request)
 
     add_sessions(
         app,
@@ -541,13 +575,19 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
     return app
 
 
-#: Answers a refused sign-in (the error, the sign-in, the client's address), journaling
+#: Answers a refused sign-in (the error, the sign-in, the request), journaling
 #: or logging it first.
-Refused = Callable[[AuthError, SignIn, str], Awaitable[ApiError]]
+Refused = Callable[[AuthError, SignIn, Request], Awaitable[ApiError]]
+
+
+def docs_pages(api: Api) -> dict[str, Any]:
+    """FastAPI's ``/docs`` and ``/redoc`` pages (which load Swagger UI and ReDoc from their
+    CDN) only with ``[api] docs = true``; ``/openapi.json`` is always served."""
+    return {} if api.docs else {"docs_url": None, "redoc_url": None}
 
 
 def client_of(request: Request) -> str:
-    """The address a request came from."""
+    """The address a request came from (the one a trusted proxy names, behind one)."""
     return request.client.host if request.client else "unknown"
 
 
@@ -557,8 +597,9 @@ def refusal(error: AuthError) -> ApiError:
     return ApiError(error.status, code, error.reason)
 
 
-async def refused_logged(error: AuthError, body: SignIn, client: str) -> ApiError:
+async def refused_logged(error: AuthError, body: SignIn, request: Request) -> ApiError:
     """A refused sign-in where there is no journal: logged, then answered."""
+    client = client_of(request)
     log.warning("sign-in refused: %s %r from %s: %s", body.role, body.id, client, error.reason)
     return refusal(error)
 
@@ -596,7 +637,7 @@ def add_sessions(
         try:
             session = await auth.sign_in(body.role, body.id, body.pin, client)
         except AuthError as error:
-            raise await refused(error, body, client) from None
+            raise await refused(error, body, request) from None
         return session_out(session, auth)
 
     sign_in.__doc__ = doc

@@ -10,6 +10,13 @@ every numbered update, byte for byte as the table sent it; a viewer that comes b
 its ``epoch`` and ``last`` gets exactly what it missed, or a fresh snapshot. The public
 page is served too (``/public``), so a viewer's browser can be pointed at the relay alone.
 
+What it lets in is checked as the console does (``dealer_ui.guard``, docs/security.md): a
+``Host`` header must name the address connected to, this machine or one of
+``allowed_hosts``; a browser's feed must come from the relay's own page or one of
+``allowed_origins``; every answer carries the security headers. The WebSocket server
+itself closes a handshake not done within 10 s and refuses request lines and headers over
+8 KiB, and a request with a body.
+
 Nothing is invented: when the table's feed is lost (closed, reset, or silent to the
 relay's pings for 5 s), every viewer's socket is closed (code 1012) and new viewers are
 refused (HTTP 503) until the relay follows the feed again, so that no screen shows a table
@@ -26,7 +33,7 @@ import contextlib
 import json
 import logging
 import ssl
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
@@ -40,6 +47,13 @@ from websockets.http11 import Request, Response
 
 from dealer_ui.app import STATIC
 from dealer_ui.feeds import KEPT, Kept
+from dealer_ui.guard import (
+    SECURITY_HEADERS,
+    host_names,
+    host_refusal,
+    origin_names,
+    origin_refusal,
+)
 
 log = logging.getLogger("dealer_ui.relay")
 
@@ -162,8 +176,13 @@ class Relay:
         source_ssl: ssl.SSLContext | None = None,
         kept: int = KEPT,
         backlog: int = BACKLOG,
+        allowed_hosts: Sequence[str] = (),
+        allowed_origins: Sequence[str] = (),
     ) -> None:
         self.source = feed_url(source)
+        self._hosts = host_names(allowed_hosts)
+        self._origins = origin_names(allowed_origins)
+        self._secure = False
         self._source_ssl = source_ssl
         self.mirror = Mirror(kept)
         self.viewers: set[ServerConnection] = set()
@@ -267,7 +286,18 @@ class Relay:
     def _request(self, connection: ServerConnection, request: Request) -> Response | None:
         """Answer what is not a viewer's feed (pages, health, refusals) before any handshake."""
         parts = urlsplit(request.path)
+        host = request.headers.get("Host", "")
+        sockname = connection.transport.get_extra_info("sockname")
+        refused = host_refusal(host, sockname[0] if sockname else None, self._hosts)
+        if refused is not None:
+            return _refusal(HTTPStatus.BAD_REQUEST, refused)
         if parts.path == "/ws":
+            origin = request.headers.get("Origin")
+            refused = None
+            if origin is not None:
+                refused = origin_refusal(origin, host, self._secure, self._origins)
+            if refused is not None:
+                return _refusal(HTTPStatus.FORBIDDEN, refused)
             if not self.following:
                 return _refusal(HTTPStatus.SERVICE_UNAVAILABLE, "the table's feed is not followed")
             try:
@@ -280,7 +310,8 @@ class Relay:
             return _json(status, self.health())
         if parts.path == "/":
             found = HTTPStatus.FOUND
-            return Response(found.value, found.phrase, Headers([("Location", "/public")]), b"")
+            headers = Headers([("Location", "/public"), *SECURITY_HEADERS])
+            return Response(found.value, found.phrase, headers, b"")
         name = PAGES.get(parts.path) or parts.path.removeprefix("/static/")
         if name in STATIC_FILES:
             body = (STATIC / name).read_bytes()
@@ -303,6 +334,7 @@ class Relay:
         self, host: str, port: int, tls: ssl.SSLContext | None = None
     ) -> AsyncIterator[Server]:
         """Follow the table and serve viewers at ``host``:``port`` (0: a free port)."""
+        self._secure = tls is not None
         follower = asyncio.create_task(self.follow())
         try:
             async with serve(
@@ -333,6 +365,7 @@ def _response(status: HTTPStatus, kind: str, body: bytes) -> Response:
             ("Content-Type", f"{kind}; charset=utf-8"),
             ("Content-Length", str(len(body))),
             ("Cache-Control", "no-cache"),
+            *SECURITY_HEADERS,
         ]
     )
     return Response(status.value, status.phrase, headers, body)

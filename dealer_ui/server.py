@@ -19,6 +19,7 @@ from controller.config import Api
 from controller.service import TableService
 from dealer_ui.app import create_app
 from dealer_ui.auth import Auth
+from dealer_ui.guard import uvicorn_options
 
 
 class _Server(uvicorn.Server):
@@ -117,6 +118,7 @@ async def start(
         # each socket would compress the same message again: on the feeds' 200 viewers that
         # was the largest cost of an update on the service's loop (docs/performance.md)
         ws_per_message_deflate=False,
+        **uvicorn_options(api),
     )
     server = _Server(config)
     task = asyncio.create_task(_run(server, what, sock))

@@ -37,9 +37,11 @@ from dealer_ui.app import (
     add_error_handlers,
     add_sessions,
     bearer_session,
+    docs_pages,
     send_until_closed,
 )
 from dealer_ui.auth import Auth, AuthError, Session
+from dealer_ui.guard import protect
 from pit_ui.config import FloorConfig
 from pit_ui.live import UNAVAILABLE, FloorFeed, connect, floor_message, floor_now, unreachable
 
@@ -134,9 +136,11 @@ def create_app(config: FloorConfig, auth: Auth | None = None) -> FastAPI:
         version="1",
         lifespan=lifespan,
         responses=ERRORS,
+        **docs_pages(config.api),
     )
     app.state.feed = feed
     app.state.auth = auth
+    protect(app, config.api)
     add_error_handlers(app)
 
     @app.exception_handler(HTTPException)

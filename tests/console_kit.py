@@ -171,11 +171,13 @@ async def live_table(
     table: str = "",
     before_serve: Callable[[TableService], None] | None = None,
     auth: Callable[[TableService], Auth] | None = None,
+    api: dict[str, Any] | None = None,
 ) -> AsyncIterator[LiveTable]:
     """The service on ``shoe`` (a simulator process), settled, with the console served
-    (``auth``: the app's sign-in, made from the service; the configuration's by default)."""
+    (``auth``: the app's sign-in, made from the service; the configuration's by default;
+    ``api``: settings of ``[api]`` other than the defaults)."""
     settings = config(folder, shoe.port, game=game, table=table)
-    settings = replace(settings, api=replace(settings.api, port=0))
+    settings = replace(settings, api=replace(settings.api, port=0, **(api or {})))
     async with TableService(settings) as service:
         control = await Control.connect(shoe.announced["control"])
         await control.settled()

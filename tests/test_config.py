@@ -11,7 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from controller.config import ConfigError, hash_pin, load_config, parse_config, verify_pin
+from controller.config import (
+    Api,
+    ConfigError,
+    hash_pin,
+    load_config,
+    parse_config,
+    verify_pin,
+)
 from controller.rules import BonusTiming, Rules, Variant
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -129,6 +136,18 @@ BAD = [
     ("console.idle_lock", 5, "console.idle_lock = 5", "a number of seconds, 10 to 3600"),
     ("console.idle_lock", "5m", "console.idle_lock = '5m'", "a number of seconds, 10 to 3600"),
     ("console.lock", 60, "console.lock = 60", "unknown setting"),
+    ("api.trusted_proxies", "10.0.0.5", "api.trusted_proxies = '10.0.0.5'", "a list of IP"),
+    ("api.trusted_proxies", ["proxy"], "api.trusted_proxies = 'proxy'", "IP addresses or net"),
+    ("api.allowed_hosts", ["not a host!"], "api.allowed_hosts = 'not a host!'", "host names"),
+    ("api.allowed_origins", ["pit.lan"], "api.allowed_origins = 'pit.lan'", "origins (https:"),
+    ("api.allowed_origins", ["https://pit.lan/x"], "api.allowed_origins = 'https:", "origins"),
+    ("api.max_body", 10, "api.max_body = 10", "1024 to 67108864"),
+    ("api.max_header", True, "api.max_header = True", "a whole number"),
+    ("api.request_timeout", 0, "api.request_timeout = 0", "seconds, 0.1 to 600"),
+    ("api.max_connections", 0, "api.max_connections = 0", "1 to 100000"),
+    ("api.max_websockets", "8", "api.max_websockets = '8'", "1 to 100000"),
+    ("api.docs", "yes", "api.docs = 'yes'", "true or false"),
+    ("api.debug", True, "api.debug = True", "unknown setting"),
     ("credentials.supervisors", [], "credentials.supervisors = []", "at least one"),
     ("credentials.dealers.0.pin", "1234", "credentials.dealers[0].pin", "plain PINs are refused"),
     (
@@ -296,3 +315,27 @@ def test_serve_refuses_a_bad_floor_with_status_2(tmp_path):
     )
     assert done.returncode == 2
     assert "floor.dsn = 'floor.casino': a PostgreSQL connection string" in done.stderr
+
+
+def test_what_the_console_lets_in_is_configured_with_safe_defaults(tmp_path):
+    data = example()
+    assert parse_config(data, tmp_path).api == Api()  # the example keeps the defaults
+    assert (Api.max_body, Api.request_timeout, Api.trusted_proxies, Api.docs) == (
+        65536,
+        30.0,
+        (),
+        False,
+    )
+    data["api"].update(
+        trusted_proxies=["10.0.0.5", "10.1.0.0/16"],
+        allowed_hosts=["table-1.casino.lan"],
+        allowed_origins=["https://pit.casino.lan:8090"],
+        max_body=1024,
+        request_timeout=5,
+        docs=True,
+    )
+    api = parse_config(data, tmp_path).api
+    assert api.trusted_proxies == ("10.0.0.5", "10.1.0.0/16")
+    assert api.allowed_hosts == ("table-1.casino.lan",)
+    assert api.allowed_origins == ("https://pit.casino.lan:8090",)
+    assert (api.max_body, api.request_timeout, api.docs) == (1024, 5.0, True)

@@ -37,6 +37,7 @@ from controller.table import (
     ResolveAlert,
     SeatOccupied,
     SeatVacated,
+    SignInAttack,
     SitDown,
     SitIn,
     SitOut,
@@ -667,6 +668,7 @@ EXAMPLES = [
     Leave(at=17, seat=2),
     Rebuy(at=18, seat=2, chips=50),
     AcknowledgeAlert(at=18, alert=3, who="D200"),
+    SignInAttack(at=18, role="dealer", who="D200", failures=5, window=60, clients="10.0.0.7"),
     Configure(at=19, settings=TableSettings(Rules(bonus_price=5), 50, 500, False)),
     VoidHand(at=20, who="S1", why="misdeal"),
     EnterCard(at=21, card=parse_card("4c"), who="S1", why="unread"),
@@ -750,3 +752,22 @@ def test_a_whole_hand_to_the_showdown_conserves_chips():
 def test_apply_refuses_what_is_not_a_table_input():
     step = apply(Table(TableSettings()), "deal Kd")  # type: ignore[arg-type]
     assert step.refused is not None and "not a table input" in step.refused
+
+
+def test_a_sign_in_attack_raises_an_alert_that_does_not_pause_the_table():
+    table = TableDriver.make().table
+    attack = SignInAttack(
+        at=5, role="dealer", who="D200", failures=5, window=60, clients="10.0.0.7"
+    )
+    step = apply(table, attack)
+    assert not step.refused
+    (alert,) = step.table.alerts
+    assert alert.kind is AlertKind.SIGN_IN_ATTACK and not alert.rule.blocking
+    assert "5 wrong PINs for dealer D200 within 60 s, from 10.0.0.7" in alert.message
+    assert [effect.kind for effect in step.effects] == ["alert"]
+    resolved = apply(
+        step.table, ResolveAlert(at=6, alert=alert.id, remedy=Remedy.DONE, who="S1", why="ok")
+    )
+    assert not resolved.refused and resolved.table.alerts == ()
+    empty = apply(table, SignInAttack(at=5, role="", who="D200", failures=5, window=60, clients=""))
+    assert empty.refused and empty.table is table

@@ -147,8 +147,10 @@ def _refused(fields: dict[str, Any]) -> str:
     what = "signing in" if action == "sign_in" else f"PIN for {action}"
     by = f" (asked by {shown(fields['by'])})" if "by" in fields else ""
     who = shown(fields.get("who"))
+    via = f" via {fields['peer']}" if "peer" in fields else ""  # a trusted proxy
     return (
-        f"refused: {fields.get('role', '?')} {who} {what}{by} from {fields.get('client', '?')}: "
+        f"refused: {fields.get('role', '?')} {who} {what}{by} from "
+        f"{fields.get('client', '?')}{via}: "
         f"{fields.get('reason', '?')} (status {fields.get('status', '?')})"
     )
 

@@ -32,7 +32,12 @@ async def run(
     # the WebSocket server is loaded by this command only, not by every luck-table command
     from dealer_ui.relay import Relay, server_url  # noqa: PLC0415
 
-    relay = Relay(args.source, source_ssl=source_ssl)
+    relay = Relay(
+        args.source,
+        source_ssl=source_ssl,
+        allowed_hosts=args.allow_host,
+        allowed_origins=args.allow_origin,
+    )
     async with relay.serving(args.bind, args.port, tls) as server:
         stopped = asyncio.Event()
         loop = asyncio.get_running_loop()
@@ -107,6 +112,22 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--tls-key", metavar="FILE", help="the certificate's private key")
     parser.add_argument(
         "--source-ca", metavar="FILE", help="trust these CAs for an https:// source"
+    )
+    parser.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a name viewers reach the relay by (besides its address, localhost and this "
+        "machine's name); repeatable",
+    )
+    parser.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="a web page's origin (https://host:port) whose viewers may open the feed, "
+        "besides the relay's own /public page; repeatable",
     )
     parser.add_argument("--log-level", default="info", choices=LOG_LEVELS)
     parser.set_defaults(handler=handler)

@@ -739,6 +739,22 @@ def _acknowledge_alert(table: Table, item: ti.AcknowledgeAlert, fx: list[Effect]
     return replace(table, alerts=tuple(seen if a.id == alert.id else a for a in table.alerts))
 
 
+def _sign_in_attack(table: Table, item: ti.SignInAttack, fx: list[Effect]) -> Table:
+    if not item.who.strip() or not item.role.strip() or not item.clients.strip():
+        raise Refused("sign_in_attack: the role, the id and the addresses are needed")
+    if item.failures < 1 or item.window < 1:
+        raise Refused("sign_in_attack: failures and window are 1 or more")
+    message = (
+        f"sign-in attack: {item.failures} wrong PINs for {item.role} {item.who} within "
+        f"{item.window} s, from {item.clients}"
+    )
+    remedy = (
+        "those addresses are refused for a while and the id's sign-ins slowed down (the "
+        f"{item.role} still signs in); find who is trying, then resolve it (done)"
+    )
+    return _raise(table, AlertKind.SIGN_IN_ATTACK, message, remedy, fx, at=item.at)
+
+
 def _configure(table: Table, item: ti.Configure, fx: list[Effect]) -> Table:
     if table.in_hand:
         raise Refused(f"hand {table.hand_number} is in progress: configure between hands")
@@ -897,6 +913,7 @@ _HANDLERS: dict[type[TableInput], _Handler] = {
     ti.Leave: _leave,
     ti.Rebuy: _rebuy,
     ti.AcknowledgeAlert: _acknowledge_alert,
+    ti.SignInAttack: _sign_in_attack,
     ti.Configure: _configure,
     ti.VoidHand: _void_hand,
     ti.EnterCard: _enter_card,

@@ -244,6 +244,21 @@ class AcknowledgeAlert(TableInput):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class SignInAttack(TableInput):
+    """An id under attack at the console: ``failures`` wrong PINs for ``role`` ``who``
+    within ``window`` seconds, from ``clients`` (the addresses, comma-separated). The
+    addresses are refused for a while and the id slowed down by the console; the table
+    raises a non-blocking alert for the supervisor and surveillance."""
+
+    tag = "sign_in_attack"
+    role: str
+    who: str
+    failures: int
+    window: int
+    clients: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Configure(TableInput):
     """New table settings, between hands."""
 
@@ -328,6 +343,7 @@ INPUT_TYPES: dict[str, type[TableInput]] = {
         Leave,
         Rebuy,
         AcknowledgeAlert,
+        SignInAttack,
         Configure,
         VoidHand,
         EnterCard,

@@ -42,6 +42,7 @@ class AlertKind(StrEnum):
     LINK_DOWN = "link_down"
     EVENTS_LOST = "events_lost"
     PLAYER_AWAY = "player_away"
+    SIGN_IN_ATTACK = "sign_in_attack"
 
 
 class AlertRule(NamedTuple):
@@ -72,6 +73,7 @@ ALERT_RULES: dict[AlertKind, AlertRule] = {
     AlertKind.LINK_DOWN: AlertRule(Severity.FAULT, True, (), False),
     AlertKind.EVENTS_LOST: AlertRule(Severity.FAULT, True, (_DONE,), True),
     AlertKind.PLAYER_AWAY: AlertRule(Severity.ABNORMAL, False, (_DONE,), True),
+    AlertKind.SIGN_IN_ATTACK: AlertRule(Severity.ABNORMAL, False, (_DONE,), False),
 }
 
 
