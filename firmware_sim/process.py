@@ -48,13 +48,18 @@ class Control:
 
 
 class SimulatorProcess:
-    """``python -m firmware_sim DEVICE ARGS...`` with its control channel."""
+    """``python -m firmware_sim DEVICE ARGS...`` with its control channel.
+
+    The simulator runs in a process group of its own: it is stopped by its owner
+    (``stop``), never by a Ctrl-C meant for the owner (a terminal signals its whole
+    foreground group), so that the owner, stopping, can still talk to it."""
 
     def __init__(self, device: str, *args: str, timeout: float = 10.0) -> None:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "firmware_sim", device, *args],
             stdout=subprocess.PIPE,
             text=True,
+            process_group=0,
         )
         assert self.process.stdout is not None
         self.announced: dict[str, str] = {}

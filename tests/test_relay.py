@@ -202,7 +202,7 @@ async def relayed_through_a_proxy(
 def on_a_shoe(scenario: Any) -> None:
     """Run ``scenario(shoe)`` with a shoe simulator process."""
     with simulator("shoe") as shoe:
-        asyncio.run(scenario(shoe))
+        asyncio.run(asyncio.wait_for(scenario(shoe), 300))
 
 
 def test_relay_viewers_get_the_tables_feed_byte_for_byte(tmp_path: Path) -> None:

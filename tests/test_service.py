@@ -250,7 +250,9 @@ def test_an_event_journaled_but_not_acknowledged_comes_again_and_is_dropped(
             [sys.executable, "-c", CRASH_AFTER_DECK, str(path)], stdout=subprocess.PIPE, text=True
         )
         assert crashing.stdout is not None and crashing.stdout.readline() == "ready\n"
+        deadline = time.monotonic() + 30
         while not shoe.command("status")["connected"]:
+            assert time.monotonic() < deadline, "the crashing service never connected"
             time.sleep(0.01)
         shoe.command("load")
         assert crashing.wait(timeout=30) == 3
