@@ -26,11 +26,9 @@ from controller.table import CardRead, Decide, DeckLoaded, NewHand, Table, apply
 from dealer_ui import serve
 from dealer_ui.auth import Auth
 from dealer_ui.server import Served
-from tests.service_kit import config
-from tests.service_play import Control
+from firmware_sim.process import AsyncControl as Control
+from tests.service_kit import DEALER, SUPERVISOR, config
 
-SUPERVISOR = {"supervisor": "S100", "pin": "1234"}
-DEALER = {"id": "D200", "pin": "5678"}
 CARD = re.compile(r"\b[2-9TJQKA][cdhs]\b")
 PLAYERS = 3
 TIMEOUT = 30.0

@@ -21,10 +21,10 @@ from controller.service import TableService, Update, recover, steps
 from controller.sim.dealer import Dealer, Tally
 from controller.sim.service_floor import ServiceFloor
 from controller.table import AlertKind, Decide, Device, NewHand, SitDown, Table
+from firmware_sim.process import AsyncControl as Control
 from firmware_sim.shoe import SimulatedShoe
 from firmware_sim.usb_backend import VirtualUsbBackend
 from tests.service_kit import BAUD, config, simulator, write_config
-from tests.service_play import Control
 
 LUCK_TABLE = [str(Path(sys.executable).parent / "luck-table")]
 
