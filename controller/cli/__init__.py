@@ -17,7 +17,6 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
-from importlib import metadata
 from types import ModuleType
 
 from controller.cli import (
@@ -33,6 +32,7 @@ from controller.cli import (
     sim_command,
 )
 from controller.cli.common import PROG, USAGE_ERROR
+from controller.version import version
 
 SUBCOMMANDS: tuple[ModuleType, ...] = (
     eval_command,
@@ -60,14 +60,6 @@ def build_parser() -> argparse.ArgumentParser:
     for module in SUBCOMMANDS:
         module.add_parser(subparsers)
     return parser
-
-
-def version() -> str:
-    """The installed package's version (the one in pyproject.toml)."""
-    try:
-        return metadata.version("luck-table")
-    except metadata.PackageNotFoundError:
-        return "(not installed)"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

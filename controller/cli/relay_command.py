@@ -20,7 +20,7 @@ import signal
 import ssl
 from typing import Any
 
-from controller.cli.common import LOG_LEVELS, fail, log_to_stderr
+from controller.cli.common import add_log_options, fail, log_to_stderr
 
 log = logging.getLogger("dealer_ui.relay")
 
@@ -74,7 +74,7 @@ def source_tls(cafile: str | None) -> ssl.SSLContext | None:
 def handler(args: argparse.Namespace) -> int:
     from dealer_ui.relay import feed_url  # noqa: PLC0415
 
-    log_to_stderr(args.log_level)
+    log_to_stderr(args.log_level, args.log_format)
     if args.log_level != "debug":  # not a line for every viewer's connection
         logging.getLogger("websockets.server").setLevel(logging.WARNING)
     if not 0 <= args.port <= 65535:
@@ -129,5 +129,5 @@ def add_parser(subparsers: Any) -> None:
         help="a web page's origin (https://host:port) whose viewers may open the feed, "
         "besides the relay's own /public page; repeatable",
     )
-    parser.add_argument("--log-level", default="info", choices=LOG_LEVELS)
+    add_log_options(parser)
     parser.set_defaults(handler=handler)

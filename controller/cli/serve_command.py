@@ -16,7 +16,7 @@ import signal
 import socket
 from typing import Any
 
-from controller.cli.common import LOG_LEVELS, fail, log_to_stderr
+from controller.cli.common import add_log_options, fail, log_to_stderr
 from controller.config import Config, ConfigError, load_config
 from controller.journal import JournalError
 from controller.service import TableService
@@ -48,7 +48,7 @@ async def serve(config: Config, sock: socket.socket | None = None) -> None:
 
 
 def handler(args: argparse.Namespace) -> int:
-    log_to_stderr(args.log_level)
+    log_to_stderr(args.log_level, args.log_format)
     try:
         config = load_config(args.config)
     except ConfigError as error:
@@ -77,5 +77,5 @@ def add_parser(subparsers: Any) -> None:
         "and the dealer console at the configuration's API address.",
     )
     parser.add_argument("--config", required=True, metavar="FILE", help="the table's TOML file")
-    parser.add_argument("--log-level", default="info", choices=LOG_LEVELS)
+    add_log_options(parser)
     parser.set_defaults(handler=handler)
