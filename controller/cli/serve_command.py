@@ -20,6 +20,7 @@ from controller.cli.common import add_log_options, fail, log_to_stderr
 from controller.config import Config, ConfigError, load_config
 from controller.journal import JournalError
 from controller.service import TableService
+from controller.service.systemd import Notifier
 
 log = logging.getLogger("controller.service")
 
@@ -30,6 +31,7 @@ async def serve(config: Config, sock: socket.socket | None = None) -> None:
     # the web framework is loaded by this command only, not by every luck-table command
     from dealer_ui import serve as serve_console  # noqa: PLC0415
 
+    notifier = Notifier()
     async with TableService(config) as service:
         loop = asyncio.get_running_loop()
         for number in (signal.SIGTERM, signal.SIGINT):
@@ -41,9 +43,13 @@ async def serve(config: Config, sock: socket.socket | None = None) -> None:
             config.table_name,
             console.url,
         )
+        notifier.ready(f"table {config.table_id} open at position {service.position}")
+        watchdog = asyncio.create_task(notifier.keep_alive())
         try:
             await service.run_until_stopped()
         finally:
+            notifier.stopping()
+            watchdog.cancel()
             await console.stop()
 
 
