@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from types import ModuleType
 
 from controller.cli import (
+    backup_command,
     eval_command,
     floor_command,
     hash_pin_command,
@@ -40,6 +41,7 @@ SUBCOMMANDS: tuple[ModuleType, ...] = (
     sim_command,
     serve_command,
     history_command,
+    backup_command,
     monitor_command,
     hil_command,
     floor_command,
