@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -39,7 +40,10 @@ def test_serve_tells_systemd_it_is_ready_pings_the_watchdog_and_says_it_stops(
     address = str(tmp_path / "notify")
     with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as listener:
         listener.bind(address)
+        run = tmp_path / "run"  # systemd's RuntimeDirectory=luck-table
+        run.mkdir()
         environ = {**os.environ, "NOTIFY_SOCKET": address, "WATCHDOG_USEC": "400000"}
+        environ["RUNTIME_DIRECTORY"] = str(run)
         process = subprocess.Popen(
             [LUCK_TABLE, "serve", "--config", str(path)],
             env=environ,
@@ -51,6 +55,8 @@ def test_serve_tells_systemd_it_is_ready_pings_the_watchdog_and_says_it_stops(
             first = messages(listener, "READY=1", deadline)
             ready = next(message for message in first if "READY=1" in message)
             assert "STATUS=table T-TEST open at position" in ready
+            url = (run / "console.url").read_text()  # for the kiosk, written before READY
+            assert re.fullmatch(r"http://127\.0\.0\.1:[1-9]\d*/\n", url), url
             pings = messages(listener, "WATCHDOG=1", deadline)
             pings += messages(listener, "WATCHDOG=1", deadline)
             assert sum(message == "WATCHDOG=1" for message in first + pings) >= 2

@@ -21,6 +21,7 @@ from types import ModuleType
 
 from controller.cli import (
     backup_command,
+    deploy_files_command,
     eval_command,
     floor_command,
     hash_pin_command,
@@ -42,6 +43,7 @@ SUBCOMMANDS: tuple[ModuleType, ...] = (
     serve_command,
     history_command,
     backup_command,
+    deploy_files_command,
     monitor_command,
     hil_command,
     floor_command,

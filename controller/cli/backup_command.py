@@ -1,6 +1,7 @@
-"""``luck-table backup --journal FILE --to FOLDER [--keep N]``: a consistent copy of a table's
-journal while the table plays, with SQLite's online backup API (what is still in the
-write-ahead log included), then the oldest copies beyond the last ``N`` removed.
+"""``luck-table backup --journal FILE | --config FILE --to FOLDER [--keep N]``: a consistent
+copy of a table's journal (given, or the configuration's) while the table plays, with
+SQLite's online backup API (what is still in the write-ahead log included), then the oldest
+copies beyond the last ``N`` removed.
 
 The copy is written as ``FOLDER/NAME-YYYYMMDDTHHMMSSZ.sqlite`` (NAME: the journal's file
 name without its suffix; UTC), first under a temporary name, checked (SQLite's integrity
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.cli.common import fail
+from controller.config import ConfigError, load_config
 from controller.journal import JournalError
 from controller.journal.store import APPLICATION_ID
 
@@ -65,6 +67,11 @@ def backup(journal: Path, folder: Path, keep: int, now: datetime.datetime) -> Pa
 
 
 def handler(args: argparse.Namespace) -> int:
+    if args.config is not None:
+        try:
+            args.journal = load_config(args.config).journal
+        except ConfigError as error:
+            return fail("backup", f"{args.config}: {error}")
     if args.keep < 1:
         return fail("backup", f"--keep {args.keep}: keep at least the copy just made (1)")
     if not args.journal.is_file():
@@ -88,7 +95,11 @@ def add_parser(subparsers: Any) -> None:
         "into FOLDER as NAME-YYYYMMDDTHHMMSSZ.sqlite; the oldest copies beyond --keep are "
         "removed.",
     )
-    parser.add_argument("--journal", required=True, type=Path, metavar="FILE")
+    journal = parser.add_mutually_exclusive_group(required=True)
+    journal.add_argument("--journal", type=Path, metavar="FILE", help="the journal to copy")
+    journal.add_argument(
+        "--config", type=Path, metavar="FILE", help="the table's configuration: its journal"
+    )
     parser.add_argument("--to", required=True, type=Path, metavar="FOLDER")
     parser.add_argument(
         "--keep", type=int, default=30, metavar="N", help="copies to keep (default 30)"

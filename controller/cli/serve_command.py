@@ -12,17 +12,23 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import signal
 import socket
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from controller.cli.common import add_log_options, fail, log_to_stderr
 from controller.config import Config, ConfigError, load_config
+from controller.console_address import console_url
 from controller.journal import JournalError
 from controller.service import TableService
 from controller.service.systemd import Notifier
 
 log = logging.getLogger("controller.service")
+#: The file in the runtime folder that holds the console's URL.
+CONSOLE_URL_FILE = "console.url"
 
 
 async def serve(config: Config, sock: socket.socket | None = None) -> None:
@@ -43,6 +49,7 @@ async def serve(config: Config, sock: socket.socket | None = None) -> None:
             config.table_name,
             console.url,
         )
+        _tell_the_kiosk(console_url(config.api, port=urlsplit(console.url).port))
         notifier.ready(f"table {config.table_id} open at position {service.position}")
         watchdog = asyncio.create_task(notifier.keep_alive())
         try:
@@ -51,6 +58,15 @@ async def serve(config: Config, sock: socket.socket | None = None) -> None:
             notifier.stopping()
             watchdog.cancel()
             await console.stop()
+
+
+def _tell_the_kiosk(url: str) -> None:
+    """Under systemd (``RuntimeDirectory=luck-table``): the console's URL in
+    ``/run/luck-table/console.url``, once it answers, for the kiosk (whose browser opens
+    it: the port and the TLS setting as configured); gone when the service stops."""
+    folder = os.environ.get("RUNTIME_DIRECTORY")
+    if folder:
+        (Path(folder.split(":")[0]) / CONSOLE_URL_FILE).write_text(url + "/\n", encoding="utf-8")
 
 
 def handler(args: argparse.Namespace) -> int:
