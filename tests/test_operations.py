@@ -4,6 +4,10 @@ ready) and ``/metrics`` (Prometheus' text format)."""
 from __future__ import annotations
 
 import asyncio
+import json
+import re
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -92,3 +96,28 @@ def test_a_table_with_its_shoe_is_ready_and_counts_its_cards(tmp_path: Path) -> 
 
     with simulator("shoe") as shoe:
         asyncio.run(asyncio.wait_for(scenario(shoe), 240))
+
+
+def logged(log_format: str) -> str:
+    program = (
+        "import logging; from controller.cli.common import log_to_stderr; "
+        f"log_to_stderr('info', {log_format!r}); "
+        "logging.getLogger('controller.service').warning('the shoe link is down: %s', 'x')"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=60, check=True
+    )
+    return done.stderr
+
+
+def test_log_lines_carry_their_time_as_text_or_json() -> None:
+    text = logged("text")
+    stamp = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"
+    assert re.fullmatch(rf"{stamp} WARNING controller\.service: the shoe link is down: x\n", text)
+    line = json.loads(logged("json"))
+    assert re.fullmatch(stamp, line.pop("time"))
+    assert line == {
+        "level": "WARNING",
+        "logger": "controller.service",
+        "message": "the shoe link is down: x",
+    }
