@@ -38,7 +38,7 @@ class Clock:
 
 def run(scenario: Any) -> None:
     with simulator("shoe") as shoe:
-        asyncio.run(asyncio.wait_for(scenario(shoe), 240))
+        asyncio.run(asyncio.wait_for(scenario(shoe), 400))  # generous: a loaded machine
 
 
 def test_sign_in_sessions_expire_and_failed_attempts_are_journaled_and_limited(
