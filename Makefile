@@ -35,8 +35,11 @@ $(VENV)/bench-installed: $(VENV)/runtime-installed
 	$(INSTALL) -e '.[bench]'
 	touch $@
 
+# The console's port: `make run PORT=8081` when 8080 is taken.
+PORT ?= 8080
+
 run: $(VENV)/runtime-installed
-	$(BIN)/luck-table sim --hands 5 --speed 4 --console 127.0.0.1:8080
+	$(BIN)/luck-table sim --hands 5 --speed 4 --console 127.0.0.1:$(PORT)
 
 test: lint
 	$(BIN)/pytest

@@ -28,6 +28,7 @@ Usage: .venv/bin/python bench/floor.py [--tables 8,32] [--hands 12] [--seconds 2
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -38,25 +39,23 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
-from psycopg import sql
-from psycopg.conninfo import make_conninfo
 from websockets.sync.client import connect as ws_connect
 
 from controller.config import FloorSettings, hash_pin
 from controller.floor import facts, store
 from controller.floor.derive import Point, derive
 from controller.floor.migrate import migrate
+from controller.floor.scratch import scratch_database
 from controller.floor.shipper import Shipper
 from controller.journal import Journal
 from controller.service.recovery import initial_table
 from controller.sim.dealer import Pace
 
-ADMIN = os.environ.get("LUCK_FLOOR_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
 LUCK_TABLE = Path(sys.executable).with_name("luck-table")
 
 
@@ -98,21 +97,13 @@ def live_seconds(path: Path) -> tuple[float, int, int]:
     return seconds, sum(kinds.values()), kinds["new_hand"]
 
 
-class Database:
-    def __enter__(self) -> str:
-        self.name = f"luck_floor_bench_{uuid.uuid4().hex[:10]}"
-        with psycopg.connect(ADMIN, autocommit=True) as admin:
-            admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(self.name)))
-        self.dsn = make_conninfo(ADMIN, dbname=self.name)
-        with psycopg.connect(self.dsn) as connection:
+@contextlib.contextmanager
+def database() -> Iterator[str]:
+    """A floor store of its own, its schema applied."""
+    with scratch_database("luck_floor_bench") as dsn:
+        with psycopg.connect(dsn) as connection:
             migrate(connection)
-        return self.dsn
-
-    def __exit__(self, *_: object) -> None:
-        with psycopg.connect(ADMIN, autocommit=True) as admin:
-            admin.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(self.name))
-            )
+        yield dsn
 
 
 def ship_table(
@@ -278,7 +269,7 @@ def main() -> None:
     counts = [int(n) for n in args.tables.split(",")]
     print(f"machine: {platform.node()}, {os.cpu_count()} cores, {platform.python_version()}")
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    with tempfile.TemporaryDirectory() as folder_name, Database() as dsn:
+    with tempfile.TemporaryDirectory() as folder_name, database() as dsn:
         folder = Path(folder_name)
         path = deal(folder, args.hands)
         seconds, entries, hands = live_seconds(path)

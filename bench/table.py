@@ -54,10 +54,12 @@ from dataclasses import replace
 from pathlib import Path
 
 import httpx
+import psycopg
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from controller.floor.scratch import scratch_database  # noqa: E402
 from controller.journal import Device as JournalDevice  # noqa: E402
 from controller.journal import Input, Journal  # noqa: E402
 from controller.journal.device_events import to_input  # noqa: E402
@@ -83,11 +85,9 @@ from drivers.events import CardRead, DeviceInfo, LinkUp  # noqa: E402
 from drivers.protocol import CardRead as CardMessage  # noqa: E402
 from drivers.protocol import DeviceKind, encode_frame  # noqa: E402
 from drivers.session import LinkConfig  # noqa: E402
+from firmware_sim.process import AsyncControl as Control  # noqa: E402
 from firmware_sim.process import Control as SyncControl  # noqa: E402
-from tests.console_kit import DEALER, SUPERVISOR  # noqa: E402
-from tests.floor_kit import floor_database  # noqa: E402
-from tests.service_kit import BAUD, config, simulator  # noqa: E402
-from tests.service_play import Control  # noqa: E402
+from tests.service_kit import BAUD, DEALER, SUPERVISOR, config, simulator  # noqa: E402
 
 BITS_PER_BYTE = 10
 BATCH = 50  # hands per transaction when writing a journal for (b)
@@ -235,8 +235,8 @@ def latency(cards: int) -> None:
         )
         with contextlib.ExitStack() as stack:
             try:
-                dsn = stack.enter_context(floor_database())
-            except BaseException as error:  # floor_kit skips the tests without a server
+                dsn = stack.enter_context(scratch_database("luck_floor_bench"))
+            except psycopg.OperationalError as error:
                 print(f"    (no floor run: no PostgreSQL for it: {error})")
             else:
                 runs["with a floor"] = asyncio.run(

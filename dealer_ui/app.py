@@ -33,6 +33,7 @@ from dealer_ui.auth import Attack, Auth, AuthError, Session
 from dealer_ui.feeds import Feed
 from dealer_ui.guard import peer_of, protect
 from dealer_ui.models import StepOut, ViewOut
+from dealer_ui.operations import router as operations_router
 from dealer_ui.views import Role, effects_view, view
 
 STATIC = Path(__file__).parent / "static"
@@ -281,6 +282,7 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
     protect(app, config.api)
 
     add_error_handlers(app)
+    app.include_router(operations_router(service))
 
     @app.exception_handler(TableStopped)
     async def stopped(_: Request, error: TableStopped) -> JSONResponse:

@@ -310,7 +310,7 @@ class Relay:
             return _json(status, self.health())
         if parts.path == "/":
             found = HTTPStatus.FOUND
-            headers = Headers([("Location", "/public"), *SECURITY_HEADERS])
+            headers = Headers([("Location", "/public"), *SECURITY_HEADERS, CLOSE])
             return Response(found.value, found.phrase, headers, b"")
         name = PAGES.get(parts.path) or parts.path.removeprefix("/static/")
         if name in STATIC_FILES:
@@ -359,6 +359,12 @@ def server_url(server: Server, tls: bool) -> str:
     return f"{'wss' if tls else 'ws'}://{host}:{port}"
 
 
+#: The server closes the connection after an answer that is not a feed: each such answer
+#: says so, so that a client keeping connections (a load balancer's health checks) does not
+#: send its next request on one already closing.
+CLOSE = ("Connection", "close")
+
+
 def _response(status: HTTPStatus, kind: str, body: bytes) -> Response:
     headers = Headers(
         [
@@ -366,6 +372,7 @@ def _response(status: HTTPStatus, kind: str, body: bytes) -> Response:
             ("Content-Length", str(len(body))),
             ("Cache-Control", "no-cache"),
             *SECURITY_HEADERS,
+            CLOSE,
         ]
     )
     return Response(status.value, status.phrase, headers, body)

@@ -8,6 +8,7 @@ safe to call from several threads.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import socket
@@ -15,6 +16,9 @@ import subprocess
 import sys
 import threading
 from typing import Any
+
+#: Seconds ``AsyncControl.settled`` waits for a device by default.
+SETTLE_TIMEOUT = 20.0
 
 
 class ControlReplyError(RuntimeError):
@@ -47,14 +51,58 @@ class Control:
         self._replies.close()
 
 
+class AsyncControl:
+    """A simulator's control channel for asyncio (one command at a time), for those who
+    drive a simulator step by step beside a table service on the same event loop."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._reader, self._writer = reader, writer
+        self._lock = asyncio.Lock()
+
+    @classmethod
+    async def connect(cls, address: str) -> AsyncControl:
+        host, port = address.rsplit(":", 1)
+        return cls(*await asyncio.open_connection(host, int(port)))
+
+    async def command(self, line: str) -> Any:
+        async with self._lock:
+            self._writer.write(line.encode() + b"\n")
+            await self._writer.drain()
+            reply = (await self._reader.readline()).decode().strip()
+        status, _, payload = reply.partition(" ")
+        if status != "ok":
+            raise ControlReplyError(f"{line}: {reply or 'no reply'}")
+        return json.loads(payload)
+
+    async def settled(self, timeout: float = SETTLE_TIMEOUT) -> None:
+        """Wait until the device is connected and every event it sent is acknowledged."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            status = await self.command("status")
+            if status["connected"] and status["pending"] == 0:
+                return
+            if loop.time() > deadline:
+                raise TimeoutError(f"the device did not settle: {status}")
+            await asyncio.sleep(0.002)
+
+    async def close(self) -> None:
+        self._writer.close()
+
+
 class SimulatorProcess:
-    """``python -m firmware_sim DEVICE ARGS...`` with its control channel."""
+    """``python -m firmware_sim DEVICE ARGS...`` with its control channel.
+
+    The simulator runs in a process group of its own: it is stopped by its owner
+    (``stop``), never by a Ctrl-C meant for the owner (a terminal signals its whole
+    foreground group), so that the owner, stopping, can still talk to it."""
 
     def __init__(self, device: str, *args: str, timeout: float = 10.0) -> None:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "firmware_sim", device, *args],
             stdout=subprocess.PIPE,
             text=True,
+            process_group=0,
         )
         assert self.process.stdout is not None
         self.announced: dict[str, str] = {}

@@ -26,14 +26,16 @@ from controller.table import CardRead, Decide, DeckLoaded, NewHand, Table, apply
 from dealer_ui import serve
 from dealer_ui.auth import Auth
 from dealer_ui.server import Served
-from tests.service_kit import config
-from tests.service_play import Control
+from firmware_sim.process import AsyncControl as Control
+from tests.service_kit import DEALER, SUPERVISOR, config
 
-SUPERVISOR = {"supervisor": "S100", "pin": "1234"}
-DEALER = {"id": "D200", "pin": "5678"}
 CARD = re.compile(r"\b[2-9TJQKA][cdhs]\b")
 PLAYERS = 3
 TIMEOUT = 30.0
+# The shoe's link: silent for 30 s before it is down (not 0.6 s: three of the simulator's
+# heartbeats), so that a loaded machine, which can leave the simulator or the service
+# without the processor for seconds, never drops the link under a console test.
+LINK = "backoff_initial = 0.05\nbackoff_max = 0.2\nsilence_timeout = 30.0"
 
 
 @dataclass(frozen=True)
@@ -176,7 +178,7 @@ async def live_table(
     """The service on ``shoe`` (a simulator process), settled, with the console served
     (``auth``: the app's sign-in, made from the service; the configuration's by default;
     ``api``: settings of ``[api]`` other than the defaults)."""
-    settings = config(folder, shoe.port, game=game, table=table)
+    settings = config(folder, shoe.port, game=game, table=table, link=LINK)
     settings = replace(settings, api=replace(settings.api, port=0, **(api or {})))
     async with TableService(settings) as service:
         control = await Control.connect(shoe.announced["control"])

@@ -17,15 +17,13 @@ import dataclasses
 import os
 import random
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import psycopg
 import pytest
-from psycopg import sql
-from psycopg.conninfo import make_conninfo
 
+from controller.floor.scratch import ADMIN, admin, scratch_database
 from controller.journal import Journal
 from controller.rules import Do
 from controller.service.records import record_of
@@ -56,31 +54,17 @@ def wait_for(condition: Callable[[], bool], what: str, timeout: float = TIMEOUT)
         time.sleep(0.02)
 
 
-ADMIN = os.environ.get("LUCK_FLOOR_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
-
-
-def _admin() -> psycopg.Connection:
+@contextlib.contextmanager
+def floor_database() -> Iterator[str]:
+    """The DSN of a new, empty database, dropped when the block ends."""
     try:
-        return psycopg.connect(ADMIN, autocommit=True, connect_timeout=5)
+        admin().close()
     except psycopg.OperationalError as error:
         if os.environ.get("CI"):
             raise
         pytest.skip(f"no PostgreSQL at {ADMIN} for the floor's tests: {error}")
-
-
-@contextlib.contextmanager
-def floor_database() -> Iterator[str]:
-    """The DSN of a new, empty database, dropped when the block ends."""
-    name = f"luck_floor_test_{uuid.uuid4().hex[:12]}"
-    with _admin() as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    try:
-        yield make_conninfo(ADMIN, dbname=name)
-    finally:
-        with _admin() as admin:
-            admin.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
+    with scratch_database("luck_floor_test") as dsn:
+        yield dsn
 
 
 class JournalWriter:

@@ -19,6 +19,9 @@ pin_hash = "{hash_pin("1234")}"
 id = "D200"
 pin_hash = "{hash_pin("5678")}"
 """
+#: Who signs in with them: a supervisor and a dealer.
+SUPERVISOR = {"supervisor": "S100", "pin": "1234"}
+DEALER = {"id": "D200", "pin": "5678"}
 
 
 def write_config(

@@ -10,9 +10,6 @@ last hand finishes it), then prints ``{"done": POSITION}``::
 
     python -m tests.service_play CONFIG --shoe-control H:P [--seats-control H:P]
         [--hands N] [--seed S]
-
-``Control`` is an asyncio client of a control channel, for tests that drive a simulator
-step by step beside a service.
 """
 
 from __future__ import annotations
@@ -22,7 +19,6 @@ import asyncio
 import json
 import logging
 import sys
-from typing import Any
 
 from controller.config import load_config
 from controller.service import TableService
@@ -30,46 +26,7 @@ from controller.sim.dealer import Dealer, Tally
 from controller.sim.service_floor import ServiceFloor
 from firmware_sim.process import Control as SyncControl
 
-SETTLE_TIMEOUT = 20.0
 PLAYERS = 4
-
-
-class Control:
-    """A simulator's control channel (one command at a time)."""
-
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self._reader, self._writer = reader, writer
-        self._lock = asyncio.Lock()
-
-    @classmethod
-    async def connect(cls, address: str) -> Control:
-        host, port = address.rsplit(":", 1)
-        return cls(*await asyncio.open_connection(host, int(port)))
-
-    async def command(self, line: str) -> Any:
-        async with self._lock:
-            self._writer.write(line.encode() + b"\n")
-            await self._writer.drain()
-            reply = (await self._reader.readline()).decode().strip()
-        status, _, payload = reply.partition(" ")
-        if status != "ok":
-            raise RuntimeError(f"{line}: {reply or 'no reply'}")
-        return json.loads(payload)
-
-    async def settled(self) -> None:
-        """Wait until the device is connected and every event it sent is acknowledged."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + SETTLE_TIMEOUT
-        while True:
-            status = await self.command("status")
-            if status["connected"] and status["pending"] == 0:
-                return
-            if loop.time() > deadline:
-                raise TimeoutError(f"the device did not settle: {status}")
-            await asyncio.sleep(0.002)
-
-    async def close(self) -> None:
-        self._writer.close()
 
 
 async def main(argv: list[str] | None = None) -> None:

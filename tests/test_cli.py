@@ -6,8 +6,10 @@ Every test runs the installed command in a real subprocess, as a shell would.
 import json
 import os
 import re
+import select
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -40,13 +42,23 @@ def test_no_arguments_prints_the_help_and_exits_2_like_any_usage_error():
     assert luck_table("no-such-command").returncode == 2
 
 
-def test_version_is_the_package_version():
+def test_version_is_the_package_version_with_the_commit():
     result = luck_table("--version")
     assert result.returncode == 0
-    pyproject = (Path(__file__).parent.parent / "pyproject.toml").read_text()
+    root = Path(__file__).parent.parent
+    pyproject = (root / "pyproject.toml").read_text()
     version = re.search(r'^version = "(.+)"$', pyproject, re.MULTILINE)
     assert version is not None
-    assert result.stdout.decode() == f"luck-table {version[1]}\n"
+    described = subprocess.run(
+        ["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if described.returncode != 0:
+        pytest.skip("not a git checkout")
+    said = result.stdout.decode()
+    assert said.startswith(f"luck-table {version[1]} (commit {described.stdout.strip()}")
 
 
 @pytest.mark.parametrize(
@@ -115,17 +127,27 @@ def test_hash_pin_at_a_terminal_asks_twice(second, out):
     pid, terminal = os.forkpty()
     if pid == 0:  # the child, on the terminal
         os.execv(LUCK_TABLE, [LUCK_TABLE, "hash-pin"])
+    deadline = time.monotonic() + 30
+
+    def read() -> bytes:
+        """What the child wrote next (b"" once it has ended), within the deadline."""
+        ready, _, _ = select.select([terminal], [], [], max(0.0, deadline - time.monotonic()))
+        assert ready, f"the child said nothing more within 30 s: {said!r}"
+        try:
+            return os.read(terminal, 1024)
+        except OSError:  # the child has ended: the terminal is closed
+            return b""
+
     said = b""
     for answer in (b"2468", second):
         while not said.endswith(b": "):
-            said += os.read(terminal, 1024)
+            chunk = read()
+            assert chunk, f"the child ended before asking: {said!r}"
+            said += chunk
         os.write(terminal, answer + b"\n")
         said += b"\n"
     while True:
-        try:
-            chunk = os.read(terminal, 1024)
-        except OSError:  # the child has ended: the terminal is closed
-            break
+        chunk = read()
         if not chunk:
             break
         said += chunk

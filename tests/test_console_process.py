@@ -26,9 +26,9 @@ from playwright.async_api import Page, async_playwright
 
 from controller.config import load_config
 from controller.table import SitDown, Table, apply
+from firmware_sim.process import AsyncControl as Control
 from tests.console_kit import DEALER, SUPERVISOR, Script, card_names
 from tests.service_kit import simulator
-from tests.service_play import Control
 from tests.test_console_browser import sit_down
 from tests.test_serve_console import free_port, with_api
 

@@ -71,7 +71,11 @@ def test_the_relay_unit_runs_a_relay_of_the_local_table() -> None:
     argv = service["ExecStart"].split()
     assert argv[:2] == [INSTALLED, "relay"]
     options = dict(zip(argv[2::2], argv[3::2], strict=True))
-    assert options == {"--source": "http://127.0.0.1:8080", "--bind": "0.0.0.0", "--port": "8091"}
+    assert options == {
+        "--table-config": "/etc/luck-table/table.toml",  # its console's address and TLS
+        "--bind": "0.0.0.0",
+        "--port": "8091",
+    }
     assert service["Restart"] == "on-failure"
     assert service["RestartPreventExitStatus"] == "2"
     assert service["User"] == "luck-table"
@@ -79,7 +83,18 @@ def test_the_relay_unit_runs_a_relay_of_the_local_table() -> None:
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="no systemd-analyze here")
-@pytest.mark.parametrize("path", [UNIT, FLOOR_UNIT, RELAY_UNIT], ids=lambda path: path.name)
+@pytest.mark.parametrize(
+    "path",
+    [
+        UNIT,
+        FLOOR_UNIT,
+        RELAY_UNIT,
+        DEPLOY / "luck-console-kiosk.service",
+        DEPLOY / "luck-table-backup.service",
+        DEPLOY / "luck-table-backup.timer",
+    ],
+    ids=lambda path: path.name,
+)
 def test_systemd_analyze_verifies_the_unit(tmp_path: Path, path: Path) -> None:
     luck_table = Path(sys.executable).parent / "luck-table"
     copy = tmp_path / path.name
@@ -140,3 +155,67 @@ def test_the_sysusers_file_makes_the_user_and_lets_it_open_serial_ports() -> Non
     lines = (DEPLOY / "luck-table.sysusers.conf").read_text().splitlines()
     entries = [line.split()[:3] for line in lines if line and not line.startswith("#")]
     assert ["u", "luck-table", "-"] in entries and ["m", "luck-table", "dialout"] in entries
+
+
+SECURITY = re.compile(r"Overall exposure level for \S+: (\d+\.\d+) (\w+)")
+HARDENING = {
+    "NoNewPrivileges": "yes",
+    "CapabilityBoundingSet": "",
+    "ProtectSystem": "strict",
+    "DevicePolicy": "closed",
+    "ProtectClock": "yes",
+    "ProtectKernelLogs": "yes",
+    "RestrictNamespaces": "yes",
+    "SystemCallArchitectures": "native",
+    "RestrictAddressFamilies": "AF_UNIX AF_INET AF_INET6 AF_NETLINK",
+}
+
+
+def test_the_table_unit_is_hardened_and_notifies_systemd() -> None:
+    """Type=notify with a watchdog; no capabilities, devices closed but for the shoe's and the
+    seat board's kinds, no clock, kernel logs or namespaces, a system-call filter."""
+    service = unit()["Service"]
+    assert service["Type"] == "notify" and int(service["WatchdogSec"]) > 0
+    assert {key: service.get(key) for key in HARDENING} == HARDENING
+    lines = UNIT.read_text().splitlines()
+    allowed = sorted(line.split("=", 1)[1] for line in lines if line.startswith("DeviceAllow="))
+    assert allowed == ["char-ttyACM rw", "char-ttyUSB rw", "char-usb_device rw"]
+    filters = [line.split("=", 1)[1] for line in lines if line.startswith("SystemCallFilter=")]
+    assert filters == ["@system-service", "~@privileged"]
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="no systemd-analyze here")
+def test_systemd_analyze_security_rates_the_table_unit_ok() -> None:
+    rated = subprocess.run(
+        ["systemd-analyze", "security", "--offline=true", str(UNIT)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    found = SECURITY.search(rated.stdout)
+    assert found, rated.stdout + rated.stderr
+    assert float(found[1]) <= 4.0 and found[2] == "OK", found[0]
+
+
+def test_the_kiosk_and_the_relay_follow_the_tables_console_and_its_tls() -> None:
+    kiosk = unit(DEPLOY / "luck-console-kiosk.service")["Service"]
+    assert "/run/luck-table/console.url" in kiosk["ExecStartPre"]
+    assert '"$$(cat /run/luck-table/console.url)"' in kiosk["ExecStart"]
+    assert unit()["Service"]["RuntimeDirectory"] == "luck-table"  # where serve writes it
+
+
+def test_the_backup_timer_runs_the_backup_nightly_keeping_copies() -> None:
+    timer = unit(DEPLOY / "luck-table-backup.timer")
+    assert timer["Timer"]["Persistent"] == "true" and "OnCalendar" in timer["Timer"]
+    service = unit(DEPLOY / "luck-table-backup.service")["Service"]
+    assert service["Type"] == "oneshot" and service["User"] == "luck-table"
+    argv = service["ExecStart"].split()
+    assert argv[:2] == [INSTALLED, "backup"]
+    options = dict(zip(argv[2::2], argv[3::2], strict=True))
+    assert options == {
+        "--config": "/etc/luck-table/table.toml",
+        "--to": "/var/backups/luck-table",
+        "--keep": "30",
+    }
+    assert service["ReadWritePaths"] == "/var/backups/luck-table"

@@ -4,6 +4,7 @@ import asyncio
 import contextlib
 import os
 import socket
+import time
 
 import pytest
 
@@ -319,7 +320,9 @@ def test_a_socket_url_reads_what_has_arrived_in_one_call():
                 burst = bytes(range(256)) * 40
                 device.sendall(burst)
                 received, reads = b"", 0
+                deadline = time.monotonic() + 10
                 while len(received) < len(burst):
+                    assert time.monotonic() < deadline, f"{len(received)} bytes in 10 s"
                     received += transport.read()
                     reads += 1
             assert received == burst

@@ -329,7 +329,9 @@ def test_tcp_runner_never_queues_more_than_its_limit_for_a_host_that_does_not_re
             host.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
             host.setblocking(False)
             await asyncio.get_running_loop().sock_connect(host, runner.address)
+            deadline = time.monotonic() + WAIT
             while runner._writer is None:
+                assert time.monotonic() < deadline, "the runner never took the connection"
                 await asyncio.sleep(0.01)
             device_end = runner._writer.transport.get_extra_info("socket")
             device_end.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)  # kernel: small

@@ -29,6 +29,7 @@ from firmware_sim.usb_backend import VirtualUsbBackend
 CARDS = 10_000
 DISCONNECTS = 5
 WINDOW = 8  # the dealer draws while fewer than this many events are unacknowledged
+WAIT = 30.0  # seconds for the next event, or for room to draw: an unplug lasts 0.5 s
 
 # Short timers so that faults are recovered from quickly; the device heartbeat is 100 ms,
 # so the host declares the link down after 300 ms of silence.
@@ -60,7 +61,7 @@ class Consumer:
 
     async def run(self):
         while len(self.reads) < self.cards:
-            event = await self.driver.next_event()
+            event = await asyncio.wait_for(self.driver.next_event(), WAIT)
             self.events.append(event)
             if isinstance(event, ev.CardRead):
                 self.reads.append(event)
@@ -71,8 +72,11 @@ class Consumer:
 
 async def deal(act, cards, disconnect_at, disconnect):
     """The dealer: draw ``cards`` cards, pacing on the device's unacknowledged events."""
+    loop = asyncio.get_running_loop()
     for i in range(cards):
+        deadline = loop.time() + WAIT
         while act(lambda shoe: shoe.pending) >= WINDOW:
+            assert loop.time() < deadline, f"card {i}: the shoe's events were not taken"
             await asyncio.sleep(0.0005)
         act(lambda shoe: shoe.draw())
         if i in disconnect_at:

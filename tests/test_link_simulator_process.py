@@ -5,6 +5,7 @@ through the control channel and reads the events through the real shoe driver.
 """
 
 import asyncio
+import os
 
 import pytest
 
@@ -82,3 +83,10 @@ def test_a_simulator_speaking_another_protocol_version_is_refused():
         f"device on {sim.port} speaks protocol version 2; this host speaks version 1"
     )
     assert not driver.transport.is_open
+
+
+def test_a_simulator_runs_in_a_process_group_of_its_own():
+    """A terminal's Ctrl-C signals its whole foreground group: it must reach the simulator's
+    owner only, which stops the simulator itself (and can still talk to it meanwhile)."""
+    with SimulatorProcess("shoe", "--pty", *HEARTBEAT) as sim:
+        assert os.getpgid(sim.process.pid) == sim.process.pid != os.getpgrp()

@@ -77,3 +77,20 @@ def test_a_venv_made_by_another_python_or_whose_python_is_gone_is_made_again(tmp
     assert missing.returncode != 0
     assert "no Python at '/nonexistent/python3.10'" in missing.stderr
     assert (venv / "kept").exists()
+
+
+@pytest.mark.parametrize(
+    ("port", "address"), [(None, "127.0.0.1:8080"), ("8081", "127.0.0.1:8081")]
+)
+def test_make_run_serves_the_console_at_the_port_given(port: str | None, address: str) -> None:
+    given = [] if port is None else [f"PORT={port}"]
+    dry = subprocess.run(
+        ["make", "--no-print-directory", "-n", "-W", ".venv/runtime-installed", "run", *given],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert dry.returncode == 0, dry.stderr
+    assert f"luck-table sim --hands 5 --speed 4 --console {address}" in dry.stdout

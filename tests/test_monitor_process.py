@@ -450,8 +450,18 @@ def test_killed_at_random_moments_the_journal_holds_every_card_once_in_order(tmp
             try:
                 for kill in kill_after:
                     held = len(journal_cards(path).get(key, []))
-                    # at work: past this kill's card and journaling since it started
-                    while len(drawn) < kill or len(journal_cards(path).get(key, [])) == held:
+                    deadline = asyncio.get_running_loop().time() + 60
+
+                    def at_work(held: int = held, kill: int = kill) -> bool:
+                        """Past this kill's card and journaling since it started, or every
+                        card drawn already journaled (nothing is left to journal)."""
+                        if len(drawn) < kill:
+                            return False  # (the journal is read only when it can tell)
+                        journaled = len(journal_cards(path).get(key, []))
+                        return journaled > held or journaled == CARDS
+
+                    while not at_work():
+                        assert asyncio.get_running_loop().time() < deadline, (kill, len(drawn))
                         await asyncio.sleep(rng.uniform(0, 0.005))
                     await running.kill()
                     restarted_at = journal_length(path)

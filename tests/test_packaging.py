@@ -41,8 +41,14 @@ def build_wheel(tmp_path: Path) -> Path:
         shutil.copytree(
             ROOT / package, source / package, ignore=shutil.ignore_patterns("__pycache__")
         )
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "setup.py"):
         shutil.copy(ROOT / name, source / name)
+    shutil.copytree(ROOT / "deploy", source / "deploy")
+    # a checkout of its own: the build writes its commit into the wheel
+    git = ["git", "-C", str(source), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True, timeout=60)
+    subprocess.run([*git, "add", "-A"], check=True, timeout=60)
+    subprocess.run([*git, "commit", "-q", "-m", "the sources"], check=True, timeout=60)
     out = tmp_path / "wheels"
     command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", out, source]
     done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=120)
@@ -67,3 +73,18 @@ def test_the_wheel_holds_the_static_files_and_the_migrations(tmp_path: Path) -> 
         names = set(wheel.namelist())
     assert expected - names == set()
     assert any(name.endswith(".dist-info/entry_points.txt") for name in names)  # luck-table
+
+
+def test_the_wheel_holds_the_deploy_files_and_its_commit(tmp_path: Path) -> None:
+    """An installation from the wheel alone has the units, the example configurations and
+    the udev rules (``luck-table deploy-files``), and ``--version`` names the commit."""
+    with zipfile.ZipFile(build_wheel(tmp_path)) as wheel:
+        names = set(wheel.namelist())
+        commit = wheel.read("controller/COMMIT").decode().strip()
+        unit = wheel.read("controller/deploy/luck-table.service")
+    deploy = {path.name for path in (ROOT / "deploy").iterdir() if path.is_file()}
+    assert {"luck-table.service", "table.example.toml", "99-luck-table.rules"} <= deploy
+    assert {f"controller/deploy/{name}" for name in deploy} <= names
+    assert unit == (ROOT / "deploy" / "luck-table.service").read_bytes()
+    head = ["git", "-C", str(tmp_path / "source"), "rev-parse", "--short=12", "HEAD"]
+    assert commit == subprocess.run(head, capture_output=True, text=True, check=True).stdout.strip()

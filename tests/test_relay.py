@@ -202,7 +202,7 @@ async def relayed_through_a_proxy(
 def on_a_shoe(scenario: Any) -> None:
     """Run ``scenario(shoe)`` with a shoe simulator process."""
     with simulator("shoe") as shoe:
-        asyncio.run(scenario(shoe))
+        asyncio.run(asyncio.wait_for(scenario(shoe), 300))
 
 
 def test_relay_viewers_get_the_tables_feed_byte_for_byte(tmp_path: Path) -> None:
@@ -419,3 +419,26 @@ async def until_following(http: httpx.AsyncClient) -> None:
     while (await http.get("/health")).status_code != 200:
         assert asyncio.get_running_loop().time() < deadline, "the relay never followed"
         await asyncio.sleep(0.05)
+
+
+def test_the_relays_answers_say_the_connection_closes_so_clients_never_send_on_it_again() -> None:
+    """The relay's server closes the connection after a page or /health: the answer says so,
+    else a client keeping connections (a load balancer's checks, httpx) sends its next
+    request on a closed one and loses it ("server disconnected") when the close is late."""
+
+    async def table_feed(connection: Any) -> None:
+        await connection.send(message("snapshot", "e1", 0))
+        await connection.wait_closed()
+
+    async def scenario() -> None:
+        async with serve(table_feed, "127.0.0.1", 0) as table:
+            relay = Relay(server_url(table, tls=False))
+            async with relay.serving("127.0.0.1", 0) as server:
+                await until(lambda: relay.following, "the relay follows the table")
+                base = server_url(server, tls=False).replace("ws://", "http://", 1)
+                async with httpx.AsyncClient(base_url=base, timeout=TIMEOUT) as http:
+                    for path in ("/health", "/", "/health", "/nowhere", "/health"):
+                        answer = await http.get(path)
+                        assert answer.headers["connection"] == "close", path
+
+    asyncio.run(asyncio.wait_for(scenario(), 60))

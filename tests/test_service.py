@@ -21,10 +21,10 @@ from controller.service import TableService, Update, recover, steps
 from controller.sim.dealer import Dealer, Tally
 from controller.sim.service_floor import ServiceFloor
 from controller.table import AlertKind, Decide, Device, NewHand, SitDown, Table
+from firmware_sim.process import AsyncControl as Control
 from firmware_sim.shoe import SimulatedShoe
 from firmware_sim.usb_backend import VirtualUsbBackend
 from tests.service_kit import BAUD, config, simulator, write_config
-from tests.service_play import Control
 
 LUCK_TABLE = [str(Path(sys.executable).parent / "luck-table")]
 
@@ -250,7 +250,9 @@ def test_an_event_journaled_but_not_acknowledged_comes_again_and_is_dropped(
             [sys.executable, "-c", CRASH_AFTER_DECK, str(path)], stdout=subprocess.PIPE, text=True
         )
         assert crashing.stdout is not None and crashing.stdout.readline() == "ready\n"
+        deadline = time.monotonic() + 30
         while not shoe.command("status")["connected"]:
+            assert time.monotonic() < deadline, "the crashing service never connected"
             time.sleep(0.01)
         shoe.command("load")
         assert crashing.wait(timeout=30) == 3

@@ -105,14 +105,17 @@ def test_ctrl_c_or_sigterm_stops_the_table_and_the_simulators_and_prints_the_sum
     for line in process.stdout:
         if line == "hand 2 is over\n":
             break
+    children = ["pgrep", "-P", str(process.pid)]
+    simulators = subprocess.run(children, capture_output=True, text=True, check=True).stdout.split()
+    assert len(simulators) == 2  # the shoe and the seat board
     stop(process.pid)
     out, err = process.communicate(timeout=60)
     assert process.returncode == 0, err
     assert f"stopped ({by})" in out and "conserved" in field(out, "chips")
-    assert "Traceback" not in err
-    group = ["pgrep", "-g", str(process.pid)]
-    left = subprocess.run(group, capture_output=True, text=True, check=False)
-    assert left.stdout == ""  # no simulator process left behind
+    assert "Traceback" not in err and "error" not in err
+    assert "while stopping" not in (tmp_path / "data" / "table.log").read_text()
+    for pid in simulators:  # stopped by the run, not by the signal: no simulator left behind
+        assert not Path(f"/proc/{pid}").exists()
 
 
 def test_the_console_is_served_while_the_table_deals(tmp_path: Path) -> None:

@@ -17,10 +17,11 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
-from importlib import metadata
 from types import ModuleType
 
 from controller.cli import (
+    backup_command,
+    deploy_files_command,
     eval_command,
     floor_command,
     hash_pin_command,
@@ -33,6 +34,7 @@ from controller.cli import (
     sim_command,
 )
 from controller.cli.common import PROG, USAGE_ERROR
+from controller.version import version
 
 SUBCOMMANDS: tuple[ModuleType, ...] = (
     eval_command,
@@ -40,6 +42,8 @@ SUBCOMMANDS: tuple[ModuleType, ...] = (
     sim_command,
     serve_command,
     history_command,
+    backup_command,
+    deploy_files_command,
     monitor_command,
     hil_command,
     floor_command,
@@ -60,14 +64,6 @@ def build_parser() -> argparse.ArgumentParser:
     for module in SUBCOMMANDS:
         module.add_parser(subparsers)
     return parser
-
-
-def version() -> str:
-    """The installed package's version (the one in pyproject.toml)."""
-    try:
-        return metadata.version("luck-table")
-    except metadata.PackageNotFoundError:
-        return "(not installed)"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -12,8 +12,12 @@ saying where, never a traceback.
 
 from __future__ import annotations
 
+import argparse
+import datetime
+import json
 import logging
 import sys
+import time
 from collections.abc import Iterator
 
 from controller.rules.cards import shorten
@@ -25,14 +29,50 @@ IN_PROGRESS = "in progress"  # the end time of a hand not over, in the history r
 
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
+LOG_FORMATS = ("text", "json")
 
 
-def log_to_stderr(level: str) -> None:
-    """A service's log: one line per event on standard error (journald under systemd)."""
-    logging.basicConfig(
-        level=getattr(logging, level.upper()),
-        format="%(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
+class JsonLines(logging.Formatter):
+    """One JSON object a line: ``time`` (ISO 8601, UTC, milliseconds), ``level``,
+    ``logger``, ``message`` (and ``exception`` with the traceback, when there is one)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        moment = datetime.datetime.fromtimestamp(record.created, datetime.UTC)
+        line = {
+            "time": moment.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        if record.exc_info:
+            line["exception"] = self.formatException(record.exc_info)
+        return json.dumps(line, ensure_ascii=False)
+
+
+def log_to_stderr(level: str, log_format: str = "text") -> None:
+    """A service's log: one line per event on standard error (journald under systemd),
+    each with its time: ``2026-12-02T05:10:00.123Z INFO logger: message`` (UTC), or a JSON
+    object (``json``) for a log collector."""
+    handler = logging.StreamHandler(sys.stderr)
+    if log_format == "json":
+        handler.setFormatter(JsonLines())
+    else:
+        text = logging.Formatter(
+            "%(asctime)s.%(msecs)03dZ %(levelname)s %(name)s: %(message)s", "%Y-%m-%dT%H:%M:%S"
+        )
+        text.converter = time.gmtime
+        handler.setFormatter(text)
+    logging.basicConfig(level=getattr(logging, level.upper()), handlers=[handler])
+
+
+def add_log_options(parser: argparse.ArgumentParser) -> None:
+    """``--log-level`` and ``--log-format`` of a service's command."""
+    parser.add_argument("--log-level", default="info", choices=LOG_LEVELS)
+    parser.add_argument(
+        "--log-format",
+        default="text",
+        choices=LOG_FORMATS,
+        help="text lines with their time (default), or one JSON object a line",
     )
 
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import psycopg
 
-from controller.cli.common import LOG_LEVELS, fail, log_to_stderr
+from controller.cli.common import add_log_options, fail, log_to_stderr
 from controller.config import ConfigError
 
 log = logging.getLogger("pit_ui")
@@ -81,7 +81,7 @@ async def serve(config: Any, sock: socket.socket) -> None:
 def handler(args: argparse.Namespace) -> int:
     from pit_ui.config import check_dsn, load_floor_config  # noqa: PLC0415
 
-    log_to_stderr(args.log_level)
+    log_to_stderr(args.log_level, args.log_format)
     try:
         config = load_floor_config(args.config)
     except ConfigError as error:
@@ -130,5 +130,5 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--port", type=int, help="listen at this port (instead of api.port; 0: any free port)"
     )
-    parser.add_argument("--log-level", default="info", choices=LOG_LEVELS)
+    add_log_options(parser)
     parser.set_defaults(handler=handler)

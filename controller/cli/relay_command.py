@@ -1,8 +1,9 @@
-"""``luck-table relay --source URL``: serve a table's public feed to broadcast viewers from a
-process of its own (``dealer_ui.relay``), until stopped.
+"""``luck-table relay --source URL | --table-config FILE``: serve a table's public feed to
+broadcast viewers from a process of its own (``dealer_ui.relay``), until stopped.
 
 The relay follows the table service's public feed at ``--source`` (the console's address,
-``http(s)://host:port``) and serves the same feed at ``ws(s)://BIND:PORT/ws``, the public
+``http(s)://host:port``, or the one of the table configuration ``--table-config``, TLS
+included) and serves the same feed at ``ws(s)://BIND:PORT/ws``, the public
 page at ``/public`` and its state at ``/health``. A table that is not up yet, or goes away,
 is retried for ever (new viewers get HTTP 503 meanwhile).
 
@@ -20,7 +21,9 @@ import signal
 import ssl
 from typing import Any
 
-from controller.cli.common import LOG_LEVELS, fail, log_to_stderr
+from controller.cli.common import add_log_options, fail, log_to_stderr
+from controller.config import Api, ConfigError, load_config
+from controller.console_address import console_url
 
 log = logging.getLogger("dealer_ui.relay")
 
@@ -45,6 +48,16 @@ async def run(
             loop.add_signal_handler(number, stopped.set)
         log.info("relaying %s at %s/ws", relay.source, server_url(server, tls is not None))
         await stopped.wait()
+
+
+def follow_the_table(args: argparse.Namespace, api: Api) -> None:
+    """``--source`` and the TLS options from the table's ``[api]`` (its certificate is
+    trusted, and served by the relay unless it has its own)."""
+    args.source = console_url(api)
+    if api.tls_cert is not None and api.tls_key is not None:
+        args.source_ca = args.source_ca or str(api.tls_cert)
+        if args.tls_cert is None and args.tls_key is None:
+            args.tls_cert, args.tls_key = str(api.tls_cert), str(api.tls_key)
 
 
 def server_tls(args: argparse.Namespace) -> ssl.SSLContext | None:
@@ -74,11 +87,16 @@ def source_tls(cafile: str | None) -> ssl.SSLContext | None:
 def handler(args: argparse.Namespace) -> int:
     from dealer_ui.relay import feed_url  # noqa: PLC0415
 
-    log_to_stderr(args.log_level)
+    log_to_stderr(args.log_level, args.log_format)
     if args.log_level != "debug":  # not a line for every viewer's connection
         logging.getLogger("websockets.server").setLevel(logging.WARNING)
     if not 0 <= args.port <= 65535:
         return fail("relay", f"--port {args.port}: a TCP port, 0..65535 (0: any free port)")
+    if args.table_config is not None:
+        try:
+            follow_the_table(args, load_config(args.table_config).api)
+        except ConfigError as error:
+            return fail("relay", f"{args.table_config}: {error}")
     try:
         feed_url(args.source)
         tls = server_tls(args)
@@ -100,11 +118,18 @@ def add_parser(subparsers: Any) -> None:
         "the public page, /health) to many viewers from this process, so that the table's "
         "own event loop sends each update once.",
     )
-    parser.add_argument(
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument(
         "--source",
-        required=True,
         metavar="URL",
         help="the table service's console address, e.g. http://10.0.4.7:8080",
+    )
+    source.add_argument(
+        "--table-config",
+        metavar="FILE",
+        help="the table on this machine, from its configuration: its console's address, "
+        "https:// with its certificate trusted (and served by the relay too, unless "
+        "--tls-cert is given) when its [api] has tls_cert",
     )
     parser.add_argument("--bind", default="127.0.0.1", metavar="ADDRESS", help="listen here")
     parser.add_argument("--port", type=int, default=8091, help="listen at this port (0: free)")
@@ -129,5 +154,5 @@ def add_parser(subparsers: Any) -> None:
         help="a web page's origin (https://host:port) whose viewers may open the feed, "
         "besides the relay's own /public page; repeatable",
     )
-    parser.add_argument("--log-level", default="info", choices=LOG_LEVELS)
+    add_log_options(parser)
     parser.set_defaults(handler=handler)

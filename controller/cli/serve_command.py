@@ -12,16 +12,23 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import signal
 import socket
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
-from controller.cli.common import LOG_LEVELS, fail, log_to_stderr
+from controller.cli.common import add_log_options, fail, log_to_stderr
 from controller.config import Config, ConfigError, load_config
+from controller.console_address import console_url
 from controller.journal import JournalError
 from controller.service import TableService
+from controller.service.systemd import Notifier
 
 log = logging.getLogger("controller.service")
+#: The file in the runtime folder that holds the console's URL.
+CONSOLE_URL_FILE = "console.url"
 
 
 async def serve(config: Config, sock: socket.socket | None = None) -> None:
@@ -30,6 +37,7 @@ async def serve(config: Config, sock: socket.socket | None = None) -> None:
     # the web framework is loaded by this command only, not by every luck-table command
     from dealer_ui import serve as serve_console  # noqa: PLC0415
 
+    notifier = Notifier()
     async with TableService(config) as service:
         loop = asyncio.get_running_loop()
         for number in (signal.SIGTERM, signal.SIGINT):
@@ -41,14 +49,28 @@ async def serve(config: Config, sock: socket.socket | None = None) -> None:
             config.table_name,
             console.url,
         )
+        _tell_the_kiosk(console_url(config.api, port=urlsplit(console.url).port))
+        notifier.ready(f"table {config.table_id} open at position {service.position}")
+        watchdog = asyncio.create_task(notifier.keep_alive())
         try:
             await service.run_until_stopped()
         finally:
+            notifier.stopping()
+            watchdog.cancel()
             await console.stop()
 
 
+def _tell_the_kiosk(url: str) -> None:
+    """Under systemd (``RuntimeDirectory=luck-table``): the console's URL in
+    ``/run/luck-table/console.url``, once it answers, for the kiosk (whose browser opens
+    it: the port and the TLS setting as configured); gone when the service stops."""
+    folder = os.environ.get("RUNTIME_DIRECTORY")
+    if folder:
+        (Path(folder.split(":")[0]) / CONSOLE_URL_FILE).write_text(url + "/\n", encoding="utf-8")
+
+
 def handler(args: argparse.Namespace) -> int:
-    log_to_stderr(args.log_level)
+    log_to_stderr(args.log_level, args.log_format)
     try:
         config = load_config(args.config)
     except ConfigError as error:
@@ -77,5 +99,5 @@ def add_parser(subparsers: Any) -> None:
         "and the dealer console at the configuration's API address.",
     )
     parser.add_argument("--config", required=True, metavar="FILE", help="the table's TOML file")
-    parser.add_argument("--log-level", default="info", choices=LOG_LEVELS)
+    add_log_options(parser)
     parser.set_defaults(handler=handler)

@@ -1,7 +1,9 @@
 """``luck-table sim``: the simulated table, dealt by an automatic dealer, in the terminal.
 
-Ctrl-C (SIGINT) and SIGTERM stop it alike: the simulators and the service are stopped, and
-the summary printed. Exit status: 0 when the hands were dealt (or it was stopped) and every
+Ctrl-C (SIGINT), SIGTERM and SIGHUP stop it alike: the simulators and the service are
+stopped, and the summary printed (from the table's own state: the simulators run in process
+groups of their own, out of a terminal's Ctrl-C, and are stopped by this process).
+Exit status: 0 when the hands were dealt (or it was stopped) and every
 chip is accounted for; 1 when the simulation went wrong (the table refused the dealer,
 chips not conserved, a device failed); 2 for a bad option.
 """
@@ -207,17 +209,20 @@ def run(args: argparse.Namespace) -> int:
         final[:] = [table]
 
     status = 0
-    interrupted = ""  # what stopped the run before its hands were dealt
+    stopped_by: list[str] = []  # what stopped the run before its hands were dealt
     if live:
         sys.stdout.write(HIDE_CURSOR)
     try:
-        asyncio.run(_deal(chosen, tally, observe, view))
-    except KeyboardInterrupt:
-        interrupted = "Ctrl-C"
-    except asyncio.CancelledError:  # by SIGTERM (_deal)
-        interrupted = "SIGTERM"
+        asyncio.run(_deal(chosen, tally, observe, view, stopped_by))
+    except KeyboardInterrupt:  # Ctrl-C before the run's own handler (_deal) was in place
+        stopped_by.append("Ctrl-C")
+    except asyncio.CancelledError:  # by a signal (_deal)
+        pass
     except (DealerError, FloorError, JournalError, OSError, RuntimeError) as error:
-        status = fail("sim", str(error), status=1)  # the simulators, the service
+        if not stopped_by:  # the simulators, the service
+            status = fail("sim", str(error), status=1)
+        else:  # something stopping as asked: the summary is of the table as it is
+            logging.getLogger(__name__).warning("while stopping: %s", error)
     finally:
         if live:
             if final:
@@ -227,8 +232,8 @@ def run(args: argparse.Namespace) -> int:
         return status or 1
     table = final[0]
     print()
-    if interrupted:  # after the live view's last drawing, which would cover it
-        print(stopped(table, interrupted))
+    if stopped_by:  # after the live view's last drawing, which would cover it
+        print(stopped(table, stopped_by[0]))
     print("\n".join(summary(tally, table, time.monotonic() - started)))
     if not chosen.core_only:
         log = chosen.journal.with_suffix(".log")
@@ -249,12 +254,25 @@ def _log_to(path: Path) -> None:
     )
 
 
-async def _deal(chosen: Options, tally: Tally, observe: Observer, view: View) -> None:
+async def _deal(
+    chosen: Options, tally: Tally, observe: Observer, view: View, stopped_by: list[str]
+) -> None:
     dealing = asyncio.current_task()
     assert dealing is not None
-    # SIGTERM (kill, systemd) stops the run as Ctrl-C does: the simulators and the service
-    # are stopped on the way out, not left running without their parent
-    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, dealing.cancel)
+
+    def stop(by: str) -> None:
+        stopped_by.append(by)
+        dealing.cancel()
+
+    # Ctrl-C, SIGTERM (kill, systemd) and SIGHUP (the terminal closed) stop the run alike:
+    # the simulators and the service are stopped on the way out, not left running without
+    # their parent, and the summary is printed from the table's own state
+    for signum, by in (
+        (signal.SIGINT, "Ctrl-C"),
+        (signal.SIGTERM, "SIGTERM"),
+        (signal.SIGHUP, "SIGHUP"),
+    ):
+        asyncio.get_running_loop().add_signal_handler(signum, stop, by)
     if chosen.core_only:
         view.subtitle = "the table core in this process (--core-only)"
         floor = CoreFloor(chosen.settings, observe, start=int(time.time() * 1000))

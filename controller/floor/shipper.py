@@ -86,6 +86,12 @@ class Shipper:
     def start(self) -> None:
         self._thread.start()
 
+    def outage_seconds(self, now: float) -> float:
+        """How long shipping has not worked at ``now`` (``time.monotonic()``); 0 while it
+        works."""
+        down_since = self._down_since
+        return 0.0 if down_since is None else max(0.0, now - down_since)
+
     def notify(self) -> None:
         """New entries are committed (thread-safe, never blocks)."""
         self._wake.set()

@@ -33,6 +33,7 @@ from controller.journal.snapshots import Snapshots
 from controller.rules import Effect
 from controller.service.records import ACCESS, record_of, table_inputs
 from controller.service.recovery import Recovered, recover
+from controller.service.timings import CARD_SECONDS, COMMIT_SECONDS
 from controller.table import (
     AlertKind,
     Configure,
@@ -355,7 +356,8 @@ class TableService:
             stale = None if guard is None else guard(self.table)
             if stale is not None:
                 raise Stale(stale)
-            positions = await self._append(journal, records)
+            with COMMIT_SECONDS.time():
+                positions = await self._append(journal, records)
             if self._shipper is not None:
                 self._shipper.notify()
             steps: list[Step] = []
@@ -479,6 +481,7 @@ class TableService:
             await self._device_event(device, driver, event)
 
     async def _device_event(self, device: Device, driver: DeviceDriver, event: ev.Event) -> None:
+        received = time.perf_counter()
         recorded_at = self._now() / 1000
         records: list[Input] = []
         if isinstance(event, ev.LinkUp):
@@ -498,6 +501,8 @@ class TableService:
             if isinstance(event, ev.LinkDown):
                 log.warning("the %s link is down: %s", device.words, event.detail)
         await self._commit(records)
+        if isinstance(event, ev.CardRead):
+            CARD_SECONDS.observe(time.perf_counter() - received)
         if not isinstance(event, ev.LinkUp | ev.LinkDown):
             try:
                 driver.acknowledge(event)

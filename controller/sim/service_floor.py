@@ -281,8 +281,8 @@ async def service_floor(
 
 
 def _stop(process: SimulatorProcess) -> None:
-    """Stop a simulator, also when it already stopped (Ctrl-C in a terminal reaches the
-    simulators too: they are in the terminal's process group)."""
+    """Stop a simulator, also when it already stopped (a signal sent to it by someone
+    else)."""
     try:
         process.stop()
     except ControlReplyError:  # it stopped before it could reply to quit

@@ -1,0 +1,107 @@
+"""``luck-table backup --journal FILE | --config FILE --to FOLDER [--keep N]``: a consistent
+copy of a table's journal (given, or the configuration's) while the table plays, with
+SQLite's online backup API (what is still in the write-ahead log included), then the oldest
+copies beyond the last ``N`` removed.
+
+The copy is written as ``FOLDER/NAME-YYYYMMDDTHHMMSSZ.sqlite`` (NAME: the journal's file
+name without its suffix; UTC), first under a temporary name, checked (SQLite's integrity
+check, a luck-table journal) and then renamed, so that a copy in the folder is always
+whole. Copies are read-only. Prints the copy's path. Exit status: 0; 1 when the copy
+cannot be made or checked (the message says why; older copies are kept); 2 for a bad
+option or no journal at FILE. The deploy folder's ``luck-table-backup.timer`` runs it
+nightly; the restore drill is in docs/operations.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime
+import os
+import re
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from controller.cli.common import fail
+from controller.config import ConfigError, load_config
+from controller.journal import JournalError
+from controller.journal.store import APPLICATION_ID
+
+STAMP = "%Y%m%dT%H%M%SZ"
+
+
+def copies(folder: Path, name: str) -> list[Path]:
+    """The backups of journal ``name`` in ``folder``, oldest first."""
+    pattern = re.compile(rf"{re.escape(name)}-\d{{8}}T\d{{6}}Z\.sqlite")
+    return sorted(path for path in folder.iterdir() if pattern.fullmatch(path.name))
+
+
+def backup(journal: Path, folder: Path, keep: int, now: datetime.datetime) -> Path:
+    """Copy ``journal`` into ``folder`` (checked), then keep its last ``keep`` copies; the
+    copy's path. JournalError or OSError when it cannot be done."""
+    name = journal.stem
+    target = folder / f"{name}-{now.strftime(STAMP)}.sqlite"
+    partial = folder / f".{target.name}.partial"
+    source = sqlite3.connect(f"file:{journal}?mode=ro", uri=True)
+    try:
+        with contextlib.closing(sqlite3.connect(partial)) as copy:
+            source.backup(copy)
+            copy.execute("PRAGMA journal_mode=DELETE")  # one file, no -wal beside it
+            (verdict,) = copy.execute("PRAGMA integrity_check").fetchone()
+            (application,) = copy.execute("PRAGMA application_id").fetchone()
+        if application != APPLICATION_ID:
+            raise JournalError(f"{journal} is not a luck-table journal")
+        if verdict != "ok":
+            raise JournalError(f"the copy of {journal} fails SQLite's integrity check: {verdict}")
+        partial.chmod(0o440)
+        os.replace(partial, target)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    finally:
+        source.close()
+    for old in copies(folder, name)[:-keep]:
+        old.unlink()
+    return target
+
+
+def handler(args: argparse.Namespace) -> int:
+    if args.config is not None:
+        try:
+            args.journal = load_config(args.config).journal
+        except ConfigError as error:
+            return fail("backup", f"{args.config}: {error}")
+    if args.keep < 1:
+        return fail("backup", f"--keep {args.keep}: keep at least the copy just made (1)")
+    if not args.journal.is_file():
+        return fail("backup", f"no journal at {args.journal} (no such file)")
+    if not args.to.is_dir():
+        return fail("backup", f"--to {args.to}: not a folder (make it first)")
+    now = datetime.datetime.now(datetime.UTC)
+    try:
+        made = backup(args.journal, args.to, args.keep, now)
+    except (JournalError, OSError, sqlite3.Error) as error:
+        return fail("backup", f"{args.journal} to {args.to}: {error}", status=1)
+    print(made)
+    return 0
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "backup",
+        help="copy a table's journal while it plays, keeping the last N copies",
+        description="A consistent copy of the journal with SQLite's online backup, checked, "
+        "into FOLDER as NAME-YYYYMMDDTHHMMSSZ.sqlite; the oldest copies beyond --keep are "
+        "removed.",
+    )
+    journal = parser.add_mutually_exclusive_group(required=True)
+    journal.add_argument("--journal", type=Path, metavar="FILE", help="the journal to copy")
+    journal.add_argument(
+        "--config", type=Path, metavar="FILE", help="the table's configuration: its journal"
+    )
+    parser.add_argument("--to", required=True, type=Path, metavar="FOLDER")
+    parser.add_argument(
+        "--keep", type=int, default=30, metavar="N", help="copies to keep (default 30)"
+    )
+    parser.set_defaults(handler=handler)
