@@ -277,8 +277,14 @@ class Journal:
 
     def entry(self, position: int) -> Entry | None:
         """The entry at ``position``, or None when the journal holds none there."""
-        found = next(self.entries(position - 1), None)
-        return found if found is not None and found.position == position else None
+        columns = f"{_COLUMNS}, {'chain' if self._chained else 'NULL'}"
+        try:
+            row = self._db.execute(
+                f"SELECT {columns} FROM inputs WHERE position = ?", (position,)
+            ).fetchone()
+        except sqlite3.Error as error:
+            raise JournalError(f"cannot read journal {self.path}: {error}") from None
+        return None if row is None else _entry(row)
 
     def created_at(self) -> float:
         """When the journal was created (seconds since the epoch): what tells two journals

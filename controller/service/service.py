@@ -318,14 +318,11 @@ class TableService:
         """Ship the journal to the floor, from a thread of its own (docs/floor.md)."""
         # imported here: the floor's code loads the command line's hand recorder, and the
         # command line loads this module; and only a table with a floor needs it
-        from controller.floor.facts import Journal as ShippedJournal  # noqa: PLC0415
-        from controller.floor.shipper import Shipper  # noqa: PLC0415
+        from controller.floor.shipper import Shipper, shipped  # noqa: PLC0415
 
         assert self.config.floor is not None
-        shipped = ShippedJournal(
-            self.config.table_id, self.config.table_name, journal.created_at(), journal.path
-        )
-        self._shipper = Shipper(self.config.floor, shipped)
+        identity = shipped(journal, self.config.table_id, self.config.table_name)
+        self._shipper = Shipper(self.config.floor, identity)
         self._shipper.start()
 
     def _now(self) -> int:
