@@ -51,7 +51,8 @@ from controller.config import FloorSettings, hash_pin
 from controller.floor import facts, store
 from controller.floor.derive import Point, derive
 from controller.floor.migrate import migrate
-from controller.floor.shipper import Shipper, shipped
+from controller.floor.shipper import Shipper
+from controller.floor.store import shipped
 from controller.journal import Journal
 from controller.service.recovery import initial_table
 from controller.sim.dealer import Pace

@@ -20,7 +20,8 @@ from controller.cli.hands import recorded_hands
 from controller.config import FloorSettings
 from controller.floor import store
 from controller.floor.migrate import migrate
-from controller.floor.shipper import Shipper, shipped
+from controller.floor.shipper import Shipper
+from controller.floor.store import shipped
 from controller.journal import Journal
 from controller.service import steps
 from controller.service.recovery import initial_table

@@ -11,6 +11,8 @@ import json
 import random
 import shutil
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
 from collections import Counter
@@ -25,12 +27,15 @@ from controller.floor import facts as f
 from controller.floor import store
 from controller.floor.derive import Point, derive, point_at
 from controller.floor.migrate import FOLDER, MigrationError, migrate
-from controller.floor.shipper import shipped as shipped_as
+from controller.floor.store import shipped as shipped_as
 from controller.journal import Journal
 from controller.journal.snapshots import Snapshots
 from controller.service.recovery import initial_table
 from controller.table import CardRead, DeckLoaded, NewHand, SitDown, VoidHand
 from tests.floor_kit import JournalWriter, floor_database, write_journal
+from tests.service_kit import write_config
+
+LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
 
 TABLES = (
     "floor_tables",
@@ -447,3 +452,28 @@ def test_a_void_hand_and_the_alert_it_clears_name_the_supervisor(floor, tmp_path
     assert store.open_alerts(floor) == []
     (status,) = store.tables(floor)
     assert (status.state, status.hand) == ("idle", None)
+
+
+def test_floor_bind_says_what_it_cannot_do_and_changes_nothing(floor, tmp_path):
+    dsn = floor.info.dsn
+    config = write_config(tmp_path, "/dev/null", table_id="T-1", floor=f"dsn = {json.dumps(dsn)}")
+    path = write_journal(tmp_path / "table.sqlite", hands=1)
+    with Journal.open(path, create=False) as journal:
+        for batch in batches(journal, 100, table_id="T-01"):
+            store.ingest(floor, batch)
+    bind = [LUCK_TABLE, "floor-bind", "--config", str(config)]
+    wrong = subprocess.run(
+        [*bind, "--renamed-from", "T-9"], capture_output=True, text=True, check=False
+    )
+    assert wrong.returncode == 1
+    assert "is not table T-9's on the floor (the floor holds it as table T-01)" in wrong.stderr
+    assert [t.table_id for t in store.tables(floor)] == ["T-01"]
+    right = subprocess.run(
+        [*bind, "--renamed-from", "T-01"], capture_output=True, text=True, check=False
+    )
+    assert right.returncode == 0, right.stderr
+    assert [t.table_id for t in store.tables(floor)] == ["T-1"]
+    config.write_text(config.read_text().replace(f"[floor]\ndsn = {json.dumps(dsn)}\n", ""))
+    nowhere = subprocess.run([*bind, "--new-journal"], capture_output=True, text=True, check=False)
+    assert nowhere.returncode == 2
+    assert "no [floor] section: the table ships nowhere" in nowhere.stderr

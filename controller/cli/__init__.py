@@ -22,6 +22,7 @@ from types import ModuleType
 
 from controller.cli import (
     eval_command,
+    floor_bind_command,
     floor_command,
     hash_pin_command,
     hil_command,
@@ -43,6 +44,7 @@ SUBCOMMANDS: tuple[ModuleType, ...] = (
     monitor_command,
     hil_command,
     floor_command,
+    floor_bind_command,
     relay_command,
     hash_pin_command,
 )

@@ -39,7 +39,7 @@ from controller.floor import facts as f
 from controller.floor import store
 from controller.floor.derive import Point, derive, point_at
 from controller.floor.migrate import migrate
-from controller.journal import Journal, JournalError
+from controller.journal import Journal
 from controller.journal.snapshots import Snapshots
 
 log = logging.getLogger(__name__)
@@ -49,14 +49,6 @@ STOP_DRAIN = 5.0
 #: Seconds a caught-up shipper lets new commits gather before it ships them: fewer, larger
 #: batches, so that the table's own work meets the shipper's less often.
 GATHER = 0.05
-
-
-def shipped(journal: Journal, table_id: str, table_name: str) -> f.Journal:
-    """What the floor knows ``journal`` by, shipped as table ``table_id``."""
-    identity = journal.identity()
-    if identity is None:
-        raise JournalError(f"journal {journal.path} has no identity yet: its writer gives it one")
-    return f.Journal(table_id, table_name, journal.created_at(), journal.path, identity)
 
 
 class _Stopping(Exception):
@@ -74,9 +66,14 @@ class _Progressed(Exception):
 class Shipper:
     """Ships the journal at ``journal.path`` to the floor of ``settings``."""
 
-    def __init__(self, settings: FloorSettings, journal: f.Journal) -> None:
+    def __init__(
+        self, settings: FloorSettings, journal: f.Journal, *, new_journal: bool = False
+    ) -> None:
         self.settings = settings
         self.journal = journal
+        #: The journal is its table's new one (the simulated table's, new at each run): the
+        #: floor takes it as the table's when it has another (``store.bind_journal``).
+        self.new_journal = new_journal
         self.name = f"{socket.gethostname()} pid {os.getpid()}"
         #: The last position the floor confirmed (as far as this shipper knows).
         self.confirmed = 0
@@ -233,7 +230,12 @@ class Shipper:
             )
 
     def _ship(self, connection: psycopg.Connection, journal: Journal, snapshots: Snapshots) -> None:
-        session = store.register(connection, self.journal, self.name)
+        try:
+            session = store.register(connection, self.journal, self.name)
+        except store.FloorRefusedError:
+            if not self.new_journal or store.held(connection, self.journal.journal_id):
+                raise
+            session = store.bind_journal(connection, self.journal, self.name)
         why = _not_the_floors(journal, snapshots, session)
         if why is not None:
             store.diverged(connection, self.journal, session, why)

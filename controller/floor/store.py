@@ -41,7 +41,7 @@ from psycopg.rows import class_row
 from psycopg.types.json import Jsonb
 
 from controller.floor import facts as f
-from controller.journal import Device, Entry
+from controller.journal import Device, Entry, Journal, JournalError
 from controller.journal.chain import link
 
 #: libpq settings of a shipper's connection: give up on a silent floor within seconds.
@@ -78,6 +78,14 @@ class FloorRefusedError(FloorError):
 class FloorDivergedError(FloorRefusedError):
     """The journal is not the floor's copy any more (a journal restored from a backup): its
     chain does not follow the entries the floor holds. An alert of the table says so too."""
+
+
+def shipped(journal: Journal, table_id: str, table_name: str) -> f.Journal:
+    """What the floor knows ``journal`` by, shipped as table ``table_id``."""
+    identity = journal.identity()
+    if identity is None:
+        raise JournalError(f"journal {journal.path} has no identity yet: its writer gives it one")
+    return f.Journal(table_id, table_name, journal.created_at(), journal.path, identity)
 
 
 def connect(dsn: str, **options: Any) -> psycopg.Connection:
@@ -130,7 +138,7 @@ def register(connection: psycopg.Connection, journal: f.Journal, shipper: str = 
         else:
             _alert(connection, journal, found)
     if isinstance(found, _Refusal):
-        raise found.error(found.message)
+        raise found.error(f"{found.message}; {found.remedy}")
     return found
 
 
@@ -317,20 +325,25 @@ def rename_table(
     return found
 
 
+def held(connection: psycopg.Connection, journal_id: str) -> tuple[str, int] | None:
+    """The table id and session the floor holds journal ``journal_id`` as, if it does."""
+    row = connection.execute(
+        "SELECT table_id, session FROM floor_table_sessions WHERE journal_id = %s", (journal_id,)
+    ).fetchone()
+    return None if row is None else (row[0], row[1])
+
+
 def bind_journal(connection: psycopg.Connection, journal: f.Journal, who: str) -> Session:
     """``journal`` is its table's journal from now on (a reset, a replaced journal): a new
     session, the table's current one; the journal the floor held as the table's keeps its
     session (and the floor keeps every entry of it). Raises :class:`FloorError` when the
     floor holds this journal already (give it a new identity first)."""
     with connection.transaction():
-        held = connection.execute(
-            "SELECT table_id, session FROM floor_table_sessions WHERE journal_id = %s",
-            (journal.journal_id,),
-        ).fetchone()
-        if held is not None:
+        bound = held(connection, journal.journal_id)
+        if bound is not None:
             raise FloorError(
-                f"the floor holds journal {journal.journal_id} already, as table {held[0]} "
-                f"session {held[1]}: a journal is bound once"
+                f"the floor holds journal {journal.journal_id} already, as table {bound[0]} "
+                f"session {bound[1]}: a journal is bound once"
             )
         connection.execute(
             "INSERT INTO floor_tables (table_id, name) VALUES (%s, %s) "
@@ -391,7 +404,7 @@ def ingest(connection: psycopg.Connection, batch: f.Batch) -> int:
             refused = None
             last = _ingest(connection, batch, found, new) if new else found.confirmed_position
     if refused is not None:
-        raise refused.error(refused.message)
+        raise refused.error(f"{refused.message}; {refused.remedy}")
     return last
 
 

@@ -174,7 +174,7 @@ class Journal:
         if not create and not Path(name).is_file():
             why = "a folder, not a file" if Path(name).is_dir() else "no such file"
             raise JournalError(f"no journal at {name} ({why})")
-        lock = _lock(name) if create else None
+        lock = writer_lock(name) if create else None
         try:
             connection = sqlite3.connect(name, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as error:
@@ -451,8 +451,9 @@ def _probe(uri: str) -> sqlite3.Connection:
     return connection
 
 
-def _lock(path: str) -> WriterLock:
-    """The journal's writer lock, for this process."""
+def writer_lock(path: str) -> WriterLock:
+    """The writer lock of the journal at ``path``, for this process (:class:`JournalLocked`
+    names the process that holds it)."""
     try:
         return WriterLock.take(path)
     except LockHeld as held:
