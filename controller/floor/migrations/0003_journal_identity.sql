@@ -7,6 +7,9 @@
 ALTER TABLE floor_table_sessions ADD COLUMN journal_id text;
 ALTER TABLE floor_table_sessions ADD COLUMN chain bytea;
 CREATE UNIQUE INDEX floor_table_sessions_journal ON floor_table_sessions (journal_id);
+-- The id names a journal now: a journal restored from a backup and given a new id is a new
+-- session with its creation time unchanged.
+ALTER TABLE floor_table_sessions DROP CONSTRAINT floor_table_sessions_table_id_journal_created_key;
 
 -- Each entry's link in its journal's hash chain (null: written before the journal had one).
 ALTER TABLE floor_journal_entries ADD COLUMN chain bytea;
