@@ -358,7 +358,7 @@ class Journal:
             item.recorded_at,
             item.source,
             item.type,
-            json.loads(fields),
+            item.fields,  # hashed as stored: the same JSON
             device,
             item.seq,
             number,
