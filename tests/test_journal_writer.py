@@ -4,6 +4,7 @@ identity, and its hash chain, including journals of the earlier release."""
 from __future__ import annotations
 
 import os
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -15,6 +16,7 @@ import pytest
 
 from controller.journal import Input, Journal, JournalError, JournalLocked
 from controller.journal.chain import ORIGIN, link
+from controller.journal.store import check_no_writer
 from tests.service_kit import simulator, write_config
 
 LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
@@ -44,15 +46,20 @@ def note(n: int) -> Input:
 
 def test_a_second_writer_is_refused_naming_the_holder_and_readers_need_no_lock(tmp_path):
     path = tmp_path / "table.sqlite"
+    check_no_writer(path)  # nobody: and no file made to find it out
+    assert list(tmp_path.iterdir()) == []
     with Journal.open(path) as writer:
         writer.append([note(1)])
         with pytest.raises(JournalLocked, match=rf"process {os.getpid()} \(.*pytest"):
             Journal.open(path)
+        with pytest.raises(JournalLocked, match="is in use"):
+            check_no_writer(path)
         with Journal.open(path, create=False) as reader:  # readers take no lock
             assert [entry.position for entry in reader.entries()] == [1]
             with pytest.raises(JournalError, match="open to read"):
                 reader.append([note(2)])
         writer.append([note(2)])
+    check_no_writer(path)
     with Journal.open(path) as again:  # closed: the lock is free
         assert again.append([note(3)]) == [3]
 
@@ -154,10 +161,17 @@ class Collected:
             time.sleep(0.05)
 
 
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 def test_a_second_serve_with_the_same_configuration_exits_1_and_writes_nothing(tmp_path):
     with simulator("shoe") as shoe:
         config = write_config(tmp_path, shoe.port)
-        config.write_text(config.read_text() + '\n[api]\nbind = "127.0.0.1"\nport = 0\n')
+        port = free_port()  # the same for both: the second finds the journal taken first
+        config.write_text(config.read_text() + f'\n[api]\nbind = "127.0.0.1"\nport = {port}\n')
         first = subprocess.Popen(
             [LUCK_TABLE, "serve", "--config", str(config)], stderr=subprocess.PIPE, text=True
         )

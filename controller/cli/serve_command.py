@@ -4,7 +4,8 @@ console (``dealer_ui``, at the configuration's API address) until stopped.
 Exit status: 0 after SIGTERM or SIGINT (Ctrl-C); 2 for a configuration error (the key, the
 value and what is allowed; an ``[api]`` address the console cannot listen at included: it is
 bound before the journal or a device is touched); 1 when the journal cannot be opened or
-written, or the service fails.
+written, another process writes it (checked first: a second service of the table is named
+as such, not as an address in use), or the service fails.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 from controller.cli.common import LOG_LEVELS, fail, log_to_stderr
 from controller.config import Config, ConfigError, load_config
 from controller.journal import JournalError
+from controller.journal.store import check_no_writer
 from controller.service import TableService
 
 log = logging.getLogger("controller.service")
@@ -56,6 +58,10 @@ def handler(args: argparse.Namespace) -> int:
     # the web framework is loaded by this command only, not by every luck-table command
     from dealer_ui.server import listening_socket  # noqa: PLC0415
 
+    try:  # a second service of this table: named, before its address is found taken
+        check_no_writer(config.journal)
+    except JournalError as error:
+        return fail("serve", str(error), status=1)
     try:
         sock = listening_socket(config.api)
     except OSError as error:

@@ -83,6 +83,22 @@ class WriterLock:
             self._fd = None
 
 
+def holder(journal: str | Path) -> str | None:
+    """Who holds the writer lock of the journal at ``journal`` now (None: nobody), without
+    taking it or making any file."""
+    try:
+        fd = os.open(lock_path(journal), os.O_RDWR)
+    except OSError:
+        return None  # no lock file: never written by this release, or not there at all
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return _holder(fd)
+    finally:
+        os.close(fd)  # and with it the lock, when it was taken
+    return None
+
+
 def _holder(fd: int) -> str:
     """Who holds the lock, as its note in the lock file says."""
     try:

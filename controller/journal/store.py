@@ -39,7 +39,7 @@ from types import TracebackType
 from typing import Any, Self
 
 from controller.journal.chain import link
-from controller.journal.lock import LockHeld, WriterLock
+from controller.journal.lock import LockHeld, WriterLock, holder
 from drivers.protocol import SEQ_MODULUS, seq_distance
 
 FORMAT = "luck-table journal"
@@ -451,16 +451,25 @@ def _probe(uri: str) -> sqlite3.Connection:
     return connection
 
 
+def check_no_writer(path: str | Path) -> None:
+    """Raise :class:`JournalLocked` when a process writes the journal at ``path`` (before
+    anything is set up that a second writer would disturb); touches no file."""
+    held = holder(path)
+    if held is not None:
+        raise JournalLocked(_in_use(str(path), held))
+
+
+def _in_use(path: str, held: str) -> str:
+    return f"journal {path} is in use: {held} writes it; one process writes a journal at a time"
+
+
 def writer_lock(path: str) -> WriterLock:
     """The writer lock of the journal at ``path``, for this process (:class:`JournalLocked`
     names the process that holds it)."""
     try:
         return WriterLock.take(path)
     except LockHeld as held:
-        raise JournalLocked(
-            f"journal {path} is in use: {held.holder} writes it; one process writes a "
-            "journal at a time"
-        ) from None
+        raise JournalLocked(_in_use(path, held.holder)) from None
     except OSError as error:
         raise JournalError(f"cannot open journal {path}: its lock: {error}") from None
 
