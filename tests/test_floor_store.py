@@ -477,3 +477,19 @@ def test_floor_bind_says_what_it_cannot_do_and_changes_nothing(floor, tmp_path):
     nowhere = subprocess.run([*bind, "--new-journal"], capture_output=True, text=True, check=False)
     assert nowhere.returncode == 2
     assert "no [floor] section: the table ships nowhere" in nowhere.stderr
+
+
+def test_a_journal_shipped_by_the_earlier_release_takes_its_identity_on_the_floor(floor, tmp_path):
+    with Journal.open(write_journal(tmp_path / "t.sqlite", hands=1), create=False) as journal:
+        cut = batches(journal, 20)
+        store.ingest(floor, cut[0])
+        # as the earlier release left it: the journal known by its creation time only
+        floor.execute("UPDATE floor_table_sessions SET journal_id = NULL")
+        with pytest.raises(store.FloorRefusedError, match="is table T-01's"):
+            store.register(floor, shipped(journal, "T-02"))  # not under another id either
+        session = store.register(floor, shipped(journal))
+        assert (session.session, session.confirmed_position) == (1, cut[0].last)
+        assert store.held(floor, shipped(journal).journal_id) == ("T-01", 1)
+        for batch in cut[1:]:
+            store.ingest(floor, batch)
+        assert store.entries(floor, "T-01") == list(journal.entries())
