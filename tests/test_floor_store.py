@@ -30,10 +30,12 @@ from controller.floor.migrate import FOLDER, MigrationError, migrate
 from controller.floor.store import shipped as shipped_as
 from controller.journal import Journal
 from controller.journal.snapshots import Snapshots
+from controller.service.records import record_of
 from controller.service.recovery import initial_table
 from controller.table import CardRead, DeckLoaded, NewHand, SitDown, VoidHand
 from tests.floor_kit import JournalWriter, floor_database, write_journal
 from tests.service_kit import write_config
+from tests.test_journal_writer import EARLIER_SCHEMA
 
 LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
 
@@ -493,3 +495,26 @@ def test_a_journal_shipped_by_the_earlier_release_takes_its_identity_on_the_floo
         for batch in cut[1:]:
             store.ingest(floor, batch)
         assert store.entries(floor, "T-01") == list(journal.entries())
+
+
+def test_a_journal_of_the_earlier_release_ships_with_its_chain_from_where_it_starts(
+    floor, tmp_path
+):
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as old:  # the earlier release's journal: no chain, no identity
+        old.executescript(EARLIER_SCHEMA)
+        for seat in (1, 2):
+            record = record_of(
+                SitDown(at=1_800_000_000_000 + seat, seat=seat, player="P", buy_in=500)
+            )
+            old.execute(
+                "INSERT INTO inputs (recorded_at, source, type, fields) VALUES (?, ?, ?, ?)",
+                (record.recorded_at, record.source, record.type, json.dumps(record.fields)),
+            )
+    deal_on(path, random.Random(3), hands=1)  # its writer gives it identity and chain
+    with Journal.open(path, create=False) as journal:
+        held = list(journal.entries())
+        assert [entry.chain is None for entry in held[:3]] == [True, True, False]
+        for batch in batches(journal, 10):
+            store.ingest(floor, batch)
+    assert store.entries(floor, "T-01") == held

@@ -23,7 +23,7 @@ LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
 DEADLINE = 60.0
 
 #: The journal's schema as the earlier release made it: no chain, no identity.
-EARLIER = """
+EARLIER_SCHEMA = """
 PRAGMA application_id = 1280656203;
 PRAGMA journal_mode = WAL;
 CREATE TABLE schema_version (format TEXT NOT NULL, version INTEGER NOT NULL,
@@ -34,10 +34,16 @@ CREATE TABLE inputs (position INTEGER PRIMARY KEY, recorded_at REAL NOT NULL,
 CREATE TRIGGER inputs_no_update BEFORE UPDATE ON inputs
     BEGIN SELECT RAISE(ABORT, 'the journal is append-only: inputs cannot be changed'); END;
 INSERT INTO schema_version VALUES ('luck-table journal', 1, 1800000000.0);
+"""
+#: A journal of the earlier release with two entries.
+EARLIER = (
+    EARLIER_SCHEMA
+    + """
 INSERT INTO inputs (recorded_at, source, type, fields) VALUES
     (1800000001.0, 'table', 'sit_down', '{"seat":1}'),
     (1800000002.0, 'table', 'sit_down', '{"seat":2}');
 """
+)
 
 
 def note(n: int) -> Input:
