@@ -52,6 +52,7 @@ from controller.floor.derive import Point, derive
 from controller.floor.migrate import migrate
 from controller.floor.scratch import scratch_database
 from controller.floor.shipper import Shipper
+from controller.floor.store import shipped
 from controller.journal import Journal
 from controller.service.recovery import initial_table
 from controller.sim.dealer import Pace
@@ -116,7 +117,7 @@ def ship_table(
 ) -> None:
     """Ship ``prepared`` batches as table ``table_id``; with ``due``, batch i not before
     ``due[i]`` (monotonic), and its commit time appended to ``done``."""
-    identity = facts.Journal(table_id, table_id, time.time(), str(path))
+    identity = facts.Journal(table_id, table_id, time.time(), str(path), f"bench-{table_id}")
     with store.connect(dsn) as connection:
         for number, (entries, found, status) in enumerate(prepared):
             if due is not None:
@@ -247,7 +248,7 @@ def catch_up(dsn: str, path: Path) -> float:
     """Seconds for the table's shipper, started on the journal at ``path`` that the floor
     has none of, until the floor confirms its last entry."""
     journal = Journal.open(path, create=False)
-    identity = facts.Journal("OUTAGE", "outage", journal.created_at(), str(path))
+    identity = shipped(journal, "OUTAGE", "outage")
     last = max(entry.position for entry in journal.entries())
     journal.close()
     shipper = Shipper(FloorSettings(dsn), identity)

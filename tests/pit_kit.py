@@ -98,14 +98,20 @@ def ship(
 ) -> int:
     """Ship the journal at ``path`` as table ``table_id`` up to position ``upto`` (all of
     it by default); the floor's confirmed position after it. ``created`` stands for the
-    journal's time of creation (another time: the floor takes it for another journal, a
-    new session of the table)."""
+    journal's time of creation (another time: another journal of the table, bound on the
+    floor as its new session, as ``luck-table floor-bind --new-journal`` does)."""
     journal = Journal.open(path, create=False)
     made = journal.created_at() if created is None else created
-    identity = facts.Journal(table_id, f"Table {table_id}", made, str(path))
+    # one journal shipped as several tables, or as a table's new journal: each its own
+    # identity on the floor
+    identity = facts.Journal(
+        table_id, f"Table {table_id}", made, str(path), f"{table_id}/{path}/{made}"
+    )
     point = Point(0, initial_table())
     try:
         with store.connect(dsn) as connection:
+            if created is not None and store.held(connection, identity.journal_id) is None:
+                store.bind_journal(connection, identity, "pit tests")  # the operator's reset
             while upto is None or point.position < upto:
                 limit = batch if upto is None else min(batch, upto - point.position)
                 derived = derive(journal, point, limit)

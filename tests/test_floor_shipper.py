@@ -18,10 +18,10 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from controller.cli.hands import recorded_hands
 from controller.config import FloorSettings
-from controller.floor import facts as f
 from controller.floor import store
 from controller.floor.migrate import migrate
 from controller.floor.shipper import Shipper
+from controller.floor.store import shipped
 from controller.journal import Journal
 from controller.service import steps
 from controller.service.recovery import initial_table
@@ -35,8 +35,7 @@ def settings(dsn: str) -> FloorSettings:
 
 
 def shipper_for(journal: Journal, dsn: str) -> Shipper:
-    identity = f.Journal("T-07", "table 7", journal.created_at(), journal.path)
-    return Shipper(settings(dsn), identity)
+    return Shipper(settings(dsn), shipped(journal, "T-07", "table 7"))
 
 
 def last_position(journal: Journal) -> int:
@@ -167,21 +166,30 @@ def test_a_floor_that_never_answers_neither_blocks_nor_raises(tmp_path, caplog):
     assert any("the floor is not reachable" in r.getMessage() for r in caplog.records)
 
 
-def test_a_floor_ahead_of_the_journal_is_an_error_retried_with_backoff(floor_dsn, tmp_path, caplog):
+def test_a_journal_behind_the_floors_copy_stops_the_shipper_with_the_tables_alert(
+    floor_dsn, tmp_path, caplog
+):
     caplog.set_level(logging.INFO, logger="controller.floor.shipper")
     path = write_journal(tmp_path / "t.sqlite", hands=1)
     with Journal.open(path, create=False) as journal:
-        identity = f.Journal("T-07", "table 7", journal.created_at(), journal.path)
+        identity = shipped(journal, "T-07", "table 7")
         with psycopg.connect(floor_dsn, autocommit=True) as connection:
             migrate(connection)
             store.register(connection, identity)
-            connection.execute(  # as if another journal had been shipped under its identity
+            connection.execute(  # as if the journal had been restored from an older backup
                 "UPDATE floor_table_sessions SET confirmed_position = 100000"
             )
         shipper = Shipper(settings(floor_dsn), identity)
         shipper.start()
-        time.sleep(2.0)
+        wait_for(lambda: shipper.refused is not None, "the shipper stops", timeout=60)
+        time.sleep(1.0)  # retries would come within 0.3 s
         shipper.stop()
     errors = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
-    assert errors and "ends at position" in errors[0] and "before position 100000" in errors[0]
-    assert len(errors) < 30  # backing off (0.05 s doubling up to 0.3 s), not a busy loop
+    assert len(errors) == 1, errors  # stopped, not retried
+    assert "shipping stops" in errors[0] and "ends at position" in errors[0]
+    assert "up to position 100000" in errors[0]
+    with psycopg.connect(floor_dsn) as connection:
+        (alert,) = store.open_alerts(connection, "T-07")
+        assert (alert.kind, alert.severity, alert.alert_id) == ("journal_diverged", "fault", -1)
+        assert "floor-bind --new-journal" in alert.remedy
+        assert store.confirmed_position(connection, "T-07") == 100000  # the floor's copy stays

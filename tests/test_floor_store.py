@@ -10,10 +10,14 @@ from __future__ import annotations
 import json
 import random
 import shutil
+import sqlite3
+import subprocess
+import sys
 import threading
 import time
 from collections import Counter
 from datetime import UTC, datetime
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -23,11 +27,17 @@ from controller.floor import facts as f
 from controller.floor import store
 from controller.floor.derive import Point, derive, point_at
 from controller.floor.migrate import FOLDER, MigrationError, migrate
+from controller.floor.store import shipped as shipped_as
 from controller.journal import Journal
 from controller.journal.snapshots import Snapshots
+from controller.service.records import record_of
 from controller.service.recovery import initial_table
 from controller.table import CardRead, DeckLoaded, NewHand, SitDown, VoidHand
 from tests.floor_kit import JournalWriter, floor_database, write_journal
+from tests.service_kit import write_config
+from tests.test_journal_writer import EARLIER_SCHEMA
+
+LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
 
 TABLES = (
     "floor_tables",
@@ -50,7 +60,7 @@ def floor():
 
 
 def shipped(journal: Journal, table_id: str = "T-01") -> f.Journal:
-    return f.Journal(table_id, f"table {table_id}", journal.created_at(), journal.path)
+    return shipped_as(journal, table_id, f"table {table_id}")
 
 
 def batches(journal: Journal, size: int, table_id: str = "T-01") -> list[f.Batch]:
@@ -74,12 +84,12 @@ def counts(connection: psycopg.Connection) -> dict[str, int]:
 
 def test_migrations_apply_once_then_find_the_schema(tmp_path):
     with floor_database() as dsn, psycopg.connect(dsn, autocommit=True) as connection:
-        assert migrate(connection) == [1, 2]
+        assert migrate(connection) == [1, 2, 3]
         assert migrate(connection) == []
         rows = connection.execute(
             "SELECT version, name FROM floor_schema_migrations ORDER BY version"
         ).fetchall()
-        assert rows == [(1, "floor"), (2, "live")]
+        assert rows == [(1, "floor"), (2, "live"), (3, "journal_identity")]
         assert store.tables(connection) == []
 
 
@@ -96,12 +106,14 @@ def test_concurrent_migrations_apply_once():
             thread.start()
         for thread in threads:
             thread.join()
-        assert sorted(results) == [[], [], [], [1, 2]]
+        assert sorted(results) == [[], [], [], [1, 2, 3]]
 
 
 def test_an_edited_or_misnamed_migration_is_refused(tmp_path):
     folder = tmp_path / "migrations"
     shutil.copytree(FOLDER, folder)
+    for later in sorted(folder.glob("*.sql"))[2:]:  # the first two are enough here
+        later.unlink()
     with floor_database() as dsn, psycopg.connect(dsn, autocommit=True) as connection:
         assert migrate(connection, folder) == [1, 2]
         first = folder / "0001_floor.sql"
@@ -286,13 +298,21 @@ def test_the_views_answer_on_known_data(floor, tmp_path):
     assert store.hand(floor, "T-01", 99) is None
 
 
-def test_a_new_journal_is_a_new_session_of_the_table(floor, tmp_path):
+def test_a_new_journal_for_a_table_is_refused_until_the_operator_binds_it(floor, tmp_path):
     with Journal.open(write_journal(tmp_path / "a.sqlite", hands=2), create=False) as first:
         for batch in batches(first, 100):
             store.ingest(floor, batch)
     with Journal.open(write_journal(tmp_path / "b.sqlite", hands=1, seed=2), create=False) as new:
         (batch,) = batches(new, 1000)
-        session = store.register(floor, shipped(new))
+        with pytest.raises(store.FloorRefusedError, match="a second journal for table T-01"):
+            store.register(floor, shipped(new))
+        with pytest.raises(store.FloorRefusedError, match="a second journal for table T-01"):
+            store.ingest(floor, batch)
+        (alert,) = store.open_alerts(floor, "T-01")  # once, however often it is refused
+        assert (alert.kind, alert.session) == ("second_journal", 1)
+        assert "floor-bind --config FILE --new-journal" in alert.remedy
+        assert [h.number for h in store.hands(floor, "T-01")] == [1, 2]  # nothing of it taken
+        session = store.bind_journal(floor, shipped(new), "the operator")
         assert (session.session, session.confirmed_position, session.current) == (2, 0, True)
         store.ingest(floor, batch)
     assert [h.number for h in store.hands(floor, "T-01")] == [1]
@@ -300,6 +320,75 @@ def test_a_new_journal_is_a_new_session_of_the_table(floor, tmp_path):
     assert store.confirmed_position(floor, "T-01") == batch.last
     (status,) = store.tables(floor)
     assert (status.session, status.last_position) == (2, batch.last)
+    (old,) = [a for a in store.alerts(floor, "T-01", session=1) if a.kind == "second_journal"]
+    assert old.cleared_at is not None and "bound as the table's" in (old.resolution or "")
+
+
+def test_a_journal_shipped_under_another_table_id_is_refused_until_renamed(floor, tmp_path):
+    with Journal.open(write_journal(tmp_path / "a.sqlite", hands=2), create=False) as journal:
+        for batch in batches(journal, 100):
+            store.ingest(floor, batch)
+        renamed = shipped(journal, "T-1")
+        with pytest.raises(store.FloorRefusedError, match="is table T-01's, but it is shipped as"):
+            store.register(floor, renamed)
+        assert [t.table_id for t in store.tables(floor)] == ["T-01"]  # no table T-1
+        (alert,) = store.open_alerts(floor)
+        assert (alert.table_id, alert.kind) == ("T-01", "journal_refused")
+        assert "--renamed-from T-01" in alert.remedy
+        with pytest.raises(store.FloorError, match="not table T-9's on the floor"):
+            store.rename_table(floor, renamed, "T-9", "the operator")
+        session = store.rename_table(floor, renamed, "T-01", "the operator")
+        assert (session.table_id, session.session, session.current) == ("T-1", 1, True)
+        assert session.confirmed_position == batch.last
+        assert store.register(floor, renamed) == session
+    assert [t.table_id for t in store.tables(floor)] == ["T-1"]
+    assert [h.number for h in store.hands(floor, "T-1")] == [1, 2]  # its history came along
+    assert store.hands(floor, "T-01") == []
+    assert store.open_alerts(floor) == []
+    (count,) = floor.execute("SELECT count(*) FROM floor_journal_entries").fetchone()
+    assert count == batch.last  # held once
+
+
+def deal_on(path: Path, rng: random.Random, hands: int) -> None:
+    """``hands`` more hands at the table of the journal at ``path``."""
+    writer = JournalWriter(path)
+    snapshots = Snapshots(path)
+    writer.table = point_at(writer.journal, snapshots, writer.journal_last()).table
+    snapshots.close()
+    for _ in range(hands):
+        writer.play_hand(rng)
+    writer.close()
+
+
+def test_a_journal_restored_from_a_backup_is_kept_apart_not_spliced(floor, tmp_path):
+    path = tmp_path / "t.sqlite"
+    rng = random.Random(5)
+    writer = JournalWriter(path)
+    for seat in (1, 2):
+        writer.ok(SitDown(at=0, seat=seat, player=f"P{seat}", buy_in=500))
+    writer.play_hand(rng)
+    writer.close()
+    backup = tmp_path / "backup.sqlite"
+    with sqlite3.connect(path) as live, sqlite3.connect(backup) as copy:
+        live.backup(copy)  # as `sqlite3 FILE ".backup COPY"` does
+    deal_on(path, rng, hands=1)
+    with Journal.open(path, create=False) as journal:
+        for batch in batches(journal, 50):
+            store.ingest(floor, batch)
+        floor_copy = list(journal.entries())
+    for part in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        part.unlink(missing_ok=True)
+    shutil.copy(backup, path)  # restored from the backup, then dealt on: another timeline
+    deal_on(path, rng, hands=3)
+    with Journal.open(path, create=False) as journal:
+        restored = list(journal.entries())
+        assert len(restored) > len(floor_copy)
+        beyond = next(b for b in batches(journal, 50) if b.last > len(floor_copy))
+    with pytest.raises(store.FloorDivergedError, match="is not the floor's copy"):
+        store.ingest(floor, beyond)
+    assert store.entries(floor, "T-01") == floor_copy  # nothing spliced on
+    (alert,) = store.open_alerts(floor, "T-01")
+    assert alert.kind == "journal_diverged"
 
 
 def test_the_live_status_holds_the_hand_in_progress_and_each_batch_is_notified(floor, tmp_path):
@@ -365,3 +454,67 @@ def test_a_void_hand_and_the_alert_it_clears_name_the_supervisor(floor, tmp_path
     assert store.open_alerts(floor) == []
     (status,) = store.tables(floor)
     assert (status.state, status.hand) == ("idle", None)
+
+
+def test_floor_bind_says_what_it_cannot_do_and_changes_nothing(floor, tmp_path):
+    dsn = floor.info.dsn
+    config = write_config(tmp_path, "/dev/null", table_id="T-1", floor=f"dsn = {json.dumps(dsn)}")
+    path = write_journal(tmp_path / "table.sqlite", hands=1)
+    with Journal.open(path, create=False) as journal:
+        for batch in batches(journal, 100, table_id="T-01"):
+            store.ingest(floor, batch)
+    bind = [LUCK_TABLE, "floor-bind", "--config", str(config)]
+    wrong = subprocess.run(
+        [*bind, "--renamed-from", "T-9"], capture_output=True, text=True, check=False
+    )
+    assert wrong.returncode == 1
+    assert "is not table T-9's on the floor (the floor holds it as table T-01)" in wrong.stderr
+    assert [t.table_id for t in store.tables(floor)] == ["T-01"]
+    right = subprocess.run(
+        [*bind, "--renamed-from", "T-01"], capture_output=True, text=True, check=False
+    )
+    assert right.returncode == 0, right.stderr
+    assert [t.table_id for t in store.tables(floor)] == ["T-1"]
+    config.write_text(config.read_text().replace(f"[floor]\ndsn = {json.dumps(dsn)}\n", ""))
+    nowhere = subprocess.run([*bind, "--new-journal"], capture_output=True, text=True, check=False)
+    assert nowhere.returncode == 2
+    assert "no [floor] section: the table ships nowhere" in nowhere.stderr
+
+
+def test_a_journal_shipped_by_the_earlier_release_takes_its_identity_on_the_floor(floor, tmp_path):
+    with Journal.open(write_journal(tmp_path / "t.sqlite", hands=1), create=False) as journal:
+        cut = batches(journal, 20)
+        store.ingest(floor, cut[0])
+        # as the earlier release left it: the journal known by its creation time only
+        floor.execute("UPDATE floor_table_sessions SET journal_id = NULL")
+        with pytest.raises(store.FloorRefusedError, match="is table T-01's"):
+            store.register(floor, shipped(journal, "T-02"))  # not under another id either
+        session = store.register(floor, shipped(journal))
+        assert (session.session, session.confirmed_position) == (1, cut[0].last)
+        assert store.held(floor, shipped(journal).journal_id) == ("T-01", 1)
+        for batch in cut[1:]:
+            store.ingest(floor, batch)
+        assert store.entries(floor, "T-01") == list(journal.entries())
+
+
+def test_a_journal_of_the_earlier_release_ships_with_its_chain_from_where_it_starts(
+    floor, tmp_path
+):
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as old:  # the earlier release's journal: no chain, no identity
+        old.executescript(EARLIER_SCHEMA)
+        for seat in (1, 2):
+            record = record_of(
+                SitDown(at=1_800_000_000_000 + seat, seat=seat, player="P", buy_in=500)
+            )
+            old.execute(
+                "INSERT INTO inputs (recorded_at, source, type, fields) VALUES (?, ?, ?, ?)",
+                (record.recorded_at, record.source, record.type, json.dumps(record.fields)),
+            )
+    deal_on(path, random.Random(3), hands=1)  # its writer gives it identity and chain
+    with Journal.open(path, create=False) as journal:
+        held = list(journal.entries())
+        assert [entry.chain is None for entry in held[:3]] == [True, True, False]
+        for batch in batches(journal, 10):
+            store.ingest(floor, batch)
+    assert store.entries(floor, "T-01") == held

@@ -8,13 +8,21 @@ second time the floor also terminates the shippers' backends), and one table's s
 killed with SIGKILL and started again on its journal. When all are done the floor holds
 each table's journal exactly (every entry once, in order: 0 lost, 0 duplicated) and its
 hands are the journal's, hand script for hand script (``recorded_hands``).
+
+Then the floor's checks of a journal's identity and chain, each refusal an alert of the
+table on the pit: a table renamed (refused until ``luck-table floor-bind --renamed-from``),
+a table configured with another table's id (refused), and a journal restored from a backup
+and dealt on past the floor's copy (the shipper stops, the floor keeps its copy apart,
+until ``luck-table floor-bind --new-journal``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -36,6 +44,7 @@ TABLES = 4
 HANDS = 5
 KILLED = 2  # the table whose service is killed and restarted
 TIMEOUT = 300.0
+LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
 
 
 class Table:
@@ -58,14 +67,20 @@ class Table:
         self.runs = 0
         self.process: subprocess.Popen[str] | None = None
 
-    def start(self) -> None:
+    def renamed(self, table_id: str) -> None:
+        """The table's ``[table] id`` is ``table_id`` from now on."""
+        text = self.config.read_text()
+        self.config.write_text(text.replace(f'id = "{self.id}"', f'id = "{table_id}"', 1))
+        self.id = table_id
+
+    def start(self, hands: int = HANDS) -> None:
         self.runs += 1
         log = (self.folder / f"service-{self.runs}.log").open("w")
         self.process = subprocess.Popen(
             [
                 *(sys.executable, "-m", "tests.service_play", str(self.config)),
                 *("--shoe-control", self.controls[0], "--seats-control", self.controls[1]),
-                *("--hands", str(HANDS), "--seed", str(self.number * 100 + self.runs)),
+                *("--hands", str(hands), "--seed", str(self.number * 100 + self.runs)),
             ],
             stdout=subprocess.PIPE,
             stderr=log,
@@ -95,6 +110,28 @@ class Table:
 def confirmed(dsn: str, table: str) -> int:
     with psycopg.connect(dsn) as connection:
         return store.confirmed_position(connection, table)
+
+
+def open_alerts(dsn: str, table: str) -> list[str]:
+    with psycopg.connect(dsn) as connection:
+        return [alert.kind for alert in store.open_alerts(connection, table)]
+
+
+def entries(path: Path) -> list:
+    with Journal.open(path, create=False) as journal:
+        return list(journal.entries())
+
+
+def floor_bind(table: Table, *how: str) -> str:
+    done = subprocess.run(
+        [LUCK_TABLE, "floor-bind", "--config", str(table.config), *how],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
 
 
 def hand_number(table: Table) -> int:
@@ -174,3 +211,82 @@ def test_four_tables_into_one_floor_through_outages_and_a_kill(tmp_path):
         assert sum("the floor is back after" in text for text in logs.values()) >= 2
         assert killed.runs == 2
         assert "shipping journal" in logs[killed.id]
+
+        twin = Table(TABLES + 1, tmp_path / "twin", via_proxy, stack)
+        renamed_and_duplicate_ids_are_refused(dsn, tables, twin)
+        a_restored_backup_is_kept_apart(dsn, proxy, tables[KILLED - 1], tmp_path)
+
+
+def renamed_and_duplicate_ids_are_refused(dsn: str, tables: list[Table], twin: Table) -> None:
+    """T-1 renamed T-10: refused (an alert at T-1) until the operator says it was renamed;
+    a new table (``twin``) configured with T-4's id: refused, an alert at T-4, which keeps
+    its own journal."""
+    renamed, other = tables[0], tables[3]
+    renamed.renamed("T-10")
+    twin.renamed(other.id)
+    try:
+        for table in (renamed, twin):
+            table.start(HANDS + 1)
+        wait_for(lambda: "journal_refused" in open_alerts(dsn, "T-1"), "T-1 renamed is refused")
+        wait_for(lambda: "second_journal" in open_alerts(dsn, other.id), "T-3 as T-4 is refused")
+        assert "--renamed-from T-1" in renamed.logs() and "floor-bind" in twin.logs()
+        assert confirmed(dsn, "T-10") == 0
+        said = floor_bind(renamed, "--renamed-from", "T-1")
+        assert "table T-1 is table T-10 on the floor from now on" in said
+        for table in (renamed, twin):
+            table.finish()
+    finally:
+        for table in (renamed, twin):
+            if table.process is not None and table.process.poll() is None:
+                table.kill()
+    with psycopg.connect(dsn) as connection:
+        assert store.entries(connection, "T-10") == entries(renamed.journal)  # all, once
+        assert [h.number for h in store.hands(connection, "T-10")] == list(range(1, HANDS + 2))
+        assert "T-1" not in [t.table_id for t in store.tables(connection)]
+        assert store.open_alerts(connection, "T-10") == []
+        assert store.entries(connection, other.id) == entries(other.journal)  # its own only
+        with Journal.open(twin.journal, create=False) as journal:
+            identity = journal.identity()
+            assert identity is not None and len(list(journal.entries())) > 0  # it dealt
+        assert store.held(connection, identity) is None  # nothing of it on the floor
+
+
+def a_restored_backup_is_kept_apart(dsn: str, proxy: CutProxy, table: Table, folder: Path) -> None:
+    """A backup of a table's journal, restored after the table dealt on and dealt on again
+    past the floor's copy while the floor was away: the shipper stops with an alert at the
+    table, the floor keeps its copy; ``floor-bind --new-journal`` ships it as a new session."""
+    backup = folder / "backup.sqlite"
+    with sqlite3.connect(table.journal) as live, sqlite3.connect(backup) as copy:
+        live.backup(copy)  # the online backup operations.md gives
+    table.start(HANDS + 1)
+    table.finish()
+    shipped = entries(table.journal)
+    wait_for(lambda: confirmed(dsn, table.id) == shipped[-1].position, "the floor has it all")
+    for part in ("", "-wal", "-shm"):
+        Path(f"{table.journal}{part}").unlink(missing_ok=True)
+    shutil.copy(backup, table.journal)
+    try:
+        proxy.cut()  # the floor away while the restored table deals past its copy
+        table.start(HANDS + 3)
+        wait_for(
+            lambda: entries(table.journal)[-1].position > shipped[-1].position,
+            "the restored journal passes the floor's copy",
+        )
+        proxy.restore()
+        wait_for(lambda: "journal_diverged" in open_alerts(dsn, table.id), "the alert")
+        table.finish()  # the table dealt on
+    finally:
+        proxy.restore()
+        if table.process is not None and table.process.poll() is None:
+            table.kill()
+    assert "shipping stops" in table.logs() and "is not the floor's copy" in table.logs()
+    with psycopg.connect(dsn) as connection:
+        assert store.entries(connection, table.id) == shipped  # nothing spliced on
+    said = floor_bind(table, "--new-journal")
+    assert "session 2" in said and "keeps it" in said
+    table.start(HANDS + 4)  # one more hand while it ships
+    table.finish()
+    with psycopg.connect(dsn) as connection:
+        assert store.entries(connection, table.id) == entries(table.journal)
+        assert store.entries(connection, table.id, session=1) == shipped
+        assert store.open_alerts(connection, table.id) == []

@@ -23,6 +23,7 @@ from controller.cli import (
     backup_command,
     deploy_files_command,
     eval_command,
+    floor_bind_command,
     floor_command,
     hash_pin_command,
     hil_command,
@@ -47,6 +48,7 @@ SUBCOMMANDS: tuple[ModuleType, ...] = (
     monitor_command,
     hil_command,
     floor_command,
+    floor_bind_command,
     relay_command,
     hash_pin_command,
 )

@@ -4,7 +4,8 @@
 event as it arrives until SIGINT or SIGTERM (exit status 0); with ``--journal`` each event
 is committed to the journal before the device is told it arrived. ``luck-table monitor
 --journal FILE --dump [--json]`` prints what a journal holds. Exit status 2 on an error
-(a bad port, a wrong device, a journal that cannot be used), with a message on stderr.
+(a bad port, a wrong device, a journal that cannot be used), with a message on stderr;
+exit status 1 when another process writes the journal (the message names it).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from controller.cli.common import fail
-from controller.journal import Input, Journal, JournalError, to_input
+from controller.journal import Input, Journal, JournalError, JournalLocked, to_input
 from controller.monitor import Monitor, Observed
 from controller.rules.cards import Card, counted, shown
 from controller.service.records import ACCESS, TABLE
@@ -52,6 +53,8 @@ def handler(args: argparse.Namespace) -> int:
         if args.dump:
             return _dump(args)
         return _monitor(args)
+    except JournalLocked as error:  # not a usage error: that process may stop
+        return fail("monitor", str(error), status=1)
     except (DriverError, JournalError) as error:
         return _error(str(error))
 

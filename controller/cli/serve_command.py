@@ -4,7 +4,8 @@ console (``dealer_ui``, at the configuration's API address) until stopped.
 Exit status: 0 after SIGTERM or SIGINT (Ctrl-C); 2 for a configuration error (the key, the
 value and what is allowed; an ``[api]`` address the console cannot listen at included: it is
 bound before the journal or a device is touched); 1 when the journal cannot be opened or
-written, or the service fails.
+written, another process writes it (checked first: a second service of the table is named
+as such, not as an address in use), or the service fails.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from controller.cli.common import add_log_options, fail, log_to_stderr
 from controller.config import Config, ConfigError, load_config
 from controller.console_address import console_url
 from controller.journal import JournalError
+from controller.journal.store import check_no_writer
 from controller.service import TableService
 from controller.service.systemd import Notifier
 
@@ -78,6 +80,10 @@ def handler(args: argparse.Namespace) -> int:
     # the web framework is loaded by this command only, not by every luck-table command
     from dealer_ui.server import listening_socket  # noqa: PLC0415
 
+    try:  # a second service of this table: named, before its address is found taken
+        check_no_writer(config.journal)
+    except JournalError as error:
+        return fail("serve", str(error), status=1)
     try:
         sock = listening_socket(config.api)
     except OSError as error:

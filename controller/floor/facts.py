@@ -125,13 +125,15 @@ class Status:
 
 @dataclass(frozen=True, slots=True)
 class Journal:
-    """Which journal the entries are from: the table it belongs to and its identity (the
-    journal's creation time, from its ``schema_version``)."""
+    """Which journal the entries are from: the table it is shipped as, and its identity
+    (``journal_id``, made with the journal; ``created``, its creation time, which named a
+    journal on the floors of earlier releases)."""
 
     table_id: str
     table_name: str
     created: float
     path: str
+    journal_id: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,10 @@ once, in order, and is held there once.
 When the floor cannot be reached the table deals on: the shipper logs the outage, retries
 with exponential backoff and jitter (tenacity) and, once the floor is back, catches up from
 the floor's confirmed position. Nothing it meets ever reaches the service: a failure of
-any kind is logged and retried.
+any kind is logged and retried, but one: a journal that is not the floor's copy any more
+(its chain does not lead to the floor's confirmed position, or it ends before it: a journal
+restored from a backup) stops the shipper, with an alert of the table on the floor, and the
+floor keeps its copy as it is.
 """
 
 from __future__ import annotations
@@ -63,14 +66,22 @@ class _Progressed(Exception):
 class Shipper:
     """Ships the journal at ``journal.path`` to the floor of ``settings``."""
 
-    def __init__(self, settings: FloorSettings, journal: f.Journal) -> None:
+    def __init__(
+        self, settings: FloorSettings, journal: f.Journal, *, new_journal: bool = False
+    ) -> None:
         self.settings = settings
         self.journal = journal
+        #: The journal is its table's new one (the simulated table's, new at each run): the
+        #: floor takes it as the table's when it has another (``store.bind_journal``).
+        self.new_journal = new_journal
         self.name = f"{socket.gethostname()} pid {os.getpid()}"
         #: The last position the floor confirmed (as far as this shipper knows).
         self.confirmed = 0
         #: Whether the shipper is connected to the floor now.
         self.connected = False
+        #: Why the floor refuses the journal (None while it takes it); once the journal is
+        #: found not to be the floor's copy, the shipper stops.
+        self.refused: str | None = None
         self._point: Point | None = None  # the derivation at ``confirmed``
         self._pending: Point | None = None  # at the end of the batch in flight
         self._wake = threading.Event()
@@ -120,7 +131,13 @@ class Shipper:
                             self._session(journal, snapshots)
                     return  # stopped, with everything shipped or out of time
                 except _Progressed as lost:  # shipping worked, then failed: again at once
+                    if isinstance(lost.error, store.FloorDivergedError):
+                        self._diverged(lost.error)
+                        return
                     self._lost(lost.error)
+                except store.FloorDivergedError as error:
+                    self._diverged(error)
+                    return
                 except _Stopping:
                     log.warning(
                         "stopping while the floor is away: it holds the journal up to "
@@ -148,7 +165,7 @@ class Shipper:
             wait=wait_exponential_jitter(
                 settings.retry_initial, settings.retry_max, jitter=settings.retry_initial
             ),
-            retry=retry_if_not_exception_type((_Stopping, _Progressed)),
+            retry=retry_if_not_exception_type((_Stopping, _Progressed, store.FloorDivergedError)),
             before_sleep=self._before_retry,
             reraise=True,
         )
@@ -182,8 +199,19 @@ class Shipper:
         wait = state.next_action.sleep if state.next_action is not None else 0.0
         self._lost(error, retry_in=wait)
 
+    def _diverged(self, error: store.FloorDivergedError) -> None:
+        self.connected = False
+        self.refused = str(error)
+        log.error(
+            "shipping stops: %s. The table deals on and its journal keeps every entry; "
+            "the floor keeps its own copy (docs/operations.md: after restoring a backup)",
+            error,
+        )
+
     def _lost(self, error: BaseException | None, retry_in: float | None = None) -> None:
         self.connected = False
+        if isinstance(error, store.FloorRefusedError):
+            self.refused = str(error)
         again = "" if retry_in is None else f"; retry in {retry_in:.1f} s"
         if self._down_since is None:
             self._down_since = time.monotonic()
@@ -208,8 +236,18 @@ class Shipper:
             )
 
     def _ship(self, connection: psycopg.Connection, journal: Journal, snapshots: Snapshots) -> None:
-        session = store.register(connection, self.journal, self.name)
+        try:
+            session = store.register(connection, self.journal, self.name)
+        except store.FloorRefusedError:
+            if not self.new_journal or store.held(connection, self.journal.journal_id):
+                raise
+            session = store.bind_journal(connection, self.journal, self.name)
+        why = _not_the_floors(journal, snapshots, session)
+        if why is not None:
+            store.diverged(connection, self.journal, session, why)
+            raise store.FloorDivergedError(why)
         self.connected = True
+        self.refused = None
         self.confirmed = session.confirmed_position
         point = self._at(session.confirmed_position, journal, snapshots)
         if self._down_since is not None:
@@ -264,6 +302,27 @@ class Shipper:
                 return known
         self._point = point_at(journal, snapshots, position)
         return self._point
+
+
+def _not_the_floors(journal: Journal, snapshots: Snapshots, session: store.Session) -> str | None:
+    """Why ``journal`` is not the floor's copy of it (None: it is, as far as the floor holds
+    it): it ends before the floor's confirmed position, or its chain there is another."""
+    confirmed = session.confirmed_position
+    if confirmed == 0:
+        return None
+    entry = journal.entry(confirmed)
+    name = f"journal {journal.identity()} ({journal.path})"
+    if entry is None:
+        return (
+            f"{name} ends at position {snapshots.last_position()}, but the floor holds it up "
+            f"to position {confirmed} (a journal restored from a backup?)"
+        )
+    if session.chain is not None and entry.chain != session.chain:
+        return (
+            f"{name} is not the floor's copy: its entries up to position {confirmed} differ "
+            "from the floor's (a journal restored from a backup?)"
+        )
+    return None
 
 
 def _words(error: BaseException | None) -> str:

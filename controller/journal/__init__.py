@@ -1,6 +1,15 @@
 """The journal: every input, written before it is acted on (see :mod:`.store`)."""
 
 from controller.journal.device_events import event_of, to_input
-from controller.journal.store import Device, Entry, Input, Journal, JournalError
+from controller.journal.store import Device, Entry, Input, Journal, JournalError, JournalLocked
 
-__all__ = ["Device", "Entry", "Input", "Journal", "JournalError", "event_of", "to_input"]
+__all__ = [
+    "Device",
+    "Entry",
+    "Input",
+    "Journal",
+    "JournalError",
+    "JournalLocked",
+    "event_of",
+    "to_input",
+]

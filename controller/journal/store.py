@@ -1,5 +1,10 @@
 """The journal: one SQLite file (WAL, ``synchronous=FULL``) holding every input, in order.
 
+One process writes a journal: :meth:`Journal.open` takes the journal's writer lock
+(:mod:`.lock`) before it touches the file, and a second writer is refused with
+:class:`JournalLocked`, naming the process that holds it; ``Journal.open(path,
+create=False)`` opens it to read, without the lock.
+
 Schema version 1 (docs/monitor.md describes it):
 
 - ``schema_version``: one row, the format's name and version; a file of another version, or
@@ -10,7 +15,12 @@ Schema version 1 (docs/monitor.md describes it):
   down), its ``type`` and its fields as JSON, and for device and link inputs the device
   (kind, serial, boot id). A device event also has the device's ``seq`` (16-bit, wrapping)
   and its ``event_number``, the same number unwrapped within the device's boot; the unique
-  index on (serial, boot_id, event_number) keeps each device event once.
+  index on (serial, boot_id, event_number) keeps each device event once. ``chain`` is the
+  entry's link in the journal's hash chain (:mod:`.chain`);
+- ``journal_identity``: one row, the journal's identity (a random id made with the journal)
+  and ``chain_from``, the first position with a chain. A journal of an earlier release gets
+  both (and the ``chain`` column) when a writer first opens it; its earlier entries keep no
+  chain.
 
 The table service adds its own sources (decisions, supervisor actions, configuration) as
 further rows of ``inputs``, and snapshots at hand boundaries in a table of their own.
@@ -21,12 +31,15 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+import uuid
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
+from controller.journal.chain import link
+from controller.journal.lock import LockHeld, WriterLock, holder
 from drivers.protocol import SEQ_MODULUS, seq_distance
 
 FORMAT = "luck-table journal"
@@ -52,6 +65,7 @@ CREATE TABLE inputs (
     boot_id INTEGER,
     seq INTEGER CHECK (seq BETWEEN 0 AND {SEQ_MODULUS - 1}),
     event_number INTEGER,
+    chain BLOB CHECK (chain IS NULL OR length(chain) = 32),
     CHECK ((seq IS NULL) = (event_number IS NULL)),
     CHECK (seq IS NULL OR (serial IS NOT NULL AND boot_id IS NOT NULL)),
     CHECK (event_number IS NULL OR event_number % {SEQ_MODULUS} = seq)
@@ -64,6 +78,15 @@ CREATE TRIGGER inputs_no_delete BEFORE DELETE ON inputs
     BEGIN SELECT RAISE(ABORT, 'the journal is append-only: inputs cannot be deleted'); END;
 """
 
+#: The journal's identity (a random id, made with the journal) and where its chain starts.
+_IDENTITY = """
+CREATE TABLE journal_identity (
+    journal_id TEXT NOT NULL,
+    chain_from INTEGER NOT NULL,
+    assigned_at REAL NOT NULL
+)
+"""
+
 _COLUMNS = (
     "position, recorded_at, source, type, fields, device_kind, serial, boot_id, seq, event_number"
 )
@@ -71,6 +94,10 @@ _COLUMNS = (
 
 class JournalError(Exception):
     """The journal cannot be opened, read or written; the message names the file."""
+
+
+class JournalLocked(JournalError):
+    """Another process writes the journal: the message names it (process id, command)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,18 +136,36 @@ class Entry:
     device: Device | None
     seq: int | None
     event_number: int | None
+    chain: bytes | None = None  # its link in the journal's hash chain (None: written before)
 
 
 class Journal:
     """An open journal file. Not thread-safe: use it from one thread at a time."""
 
-    def __init__(self, connection: sqlite3.Connection, path: str) -> None:
+    def __init__(
+        self, connection: sqlite3.Connection, path: str, lock: WriterLock | None = None
+    ) -> None:
         self._db = connection
         self.path = path
+        self._lock = lock
+        self._chained = _has_chain(connection)
+        #: The last entry's position and chain: the next entry's chain follows from it.
+        self._tip: tuple[int, bytes | None] = (0, None)
+        if lock is not None:
+            row = self._db.execute(
+                "SELECT position, chain FROM inputs ORDER BY position DESC LIMIT 1"
+            ).fetchone()
+            self._tip = (0, None) if row is None else (row[0], row[1])
 
     @classmethod
     def open(cls, path: str | Path, *, create: bool = True) -> Self:
-        """Open the journal at ``path``, creating it when absent and ``create`` is set.
+        """Open the journal at ``path`` to write it (created when absent), or with
+        ``create=False`` to read it (it must exist).
+
+        To write it the process takes the journal's lock first, and holds it until
+        :meth:`close`: while another process holds it, :class:`JournalLocked` names that
+        process and nothing is touched. A journal of an earlier release gets its identity
+        and its chain here. Reading takes no lock and changes nothing.
 
         Raises :class:`JournalError` when the file cannot be opened, is not a journal, or
         is a journal of another version.
@@ -129,24 +174,30 @@ class Journal:
         if not create and not Path(name).is_file():
             why = "a folder, not a file" if Path(name).is_dir() else "no such file"
             raise JournalError(f"no journal at {name} ({why})")
+        lock = writer_lock(name) if create else None
         try:
             connection = sqlite3.connect(name, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as error:
+            if lock is not None:
+                lock.release()
             raise JournalError(f"cannot open journal {name}: {error}") from None
         try:
             connection.execute("PRAGMA busy_timeout = 10000")
-            _check_or_create(connection, name)
+            _check_or_create(connection, name, create)
             mode = connection.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if mode != "wal":
                 raise JournalError(f"journal {name}: SQLite refused WAL mode (got {mode})")
             connection.execute("PRAGMA synchronous = FULL")
-        except sqlite3.Error as error:
+            if create:
+                _identify(connection)
+            return cls(connection, name, lock)
+        except (sqlite3.Error, JournalError) as error:
             connection.close()
+            if lock is not None:
+                lock.release()
+            if isinstance(error, JournalError):
+                raise
             raise JournalError(f"cannot use journal {name}: {error}") from None
-        except JournalError:
-            connection.close()
-            raise
-        return cls(connection, name)
 
     @classmethod
     def open_read_only(cls, path: str | Path) -> Self:
@@ -199,6 +250,41 @@ class Journal:
 
     def close(self) -> None:
         self._db.close()
+        if self._lock is not None:
+            self._lock.release()
+
+    def identity(self) -> str | None:
+        """The journal's id, made with it (None: a journal of an earlier release that no
+        writer has opened since)."""
+        try:
+            row = self._db.execute("SELECT journal_id FROM journal_identity").fetchone()
+        except sqlite3.OperationalError:
+            return None  # no identity table yet
+        except sqlite3.Error as error:
+            raise JournalError(f"cannot read journal {self.path}: {error}") from None
+        return None if row is None else str(row[0])
+
+    def new_identity(self) -> str:
+        """Give the journal a new id (a copy restored from a backup that is to ship as a
+        journal of its own); the new id. Only its writer may."""
+        self._writable()
+        journal_id = str(uuid.uuid4())
+        try:
+            self._db.execute("UPDATE journal_identity SET journal_id = ?", (journal_id,))
+        except sqlite3.Error as error:
+            raise JournalError(f"cannot write journal {self.path}: {error}") from None
+        return journal_id
+
+    def entry(self, position: int) -> Entry | None:
+        """The entry at ``position``, or None when the journal holds none there."""
+        columns = f"{_COLUMNS}, {'chain' if self._chained else 'NULL'}"
+        try:
+            row = self._db.execute(
+                f"SELECT {columns} FROM inputs WHERE position = ?", (position,)
+            ).fetchone()
+        except sqlite3.Error as error:
+            raise JournalError(f"cannot read journal {self.path}: {error}") from None
+        return None if row is None else _entry(row)
 
     def created_at(self) -> float:
         """When the journal was created (seconds since the epoch): what tells two journals
@@ -228,23 +314,28 @@ class Journal:
         Raises :class:`JournalError`, writing nothing, when a device event conflicts with
         the journal (same key, other content) or when SQLite fails.
         """
+        self._writable()
+        tip = self._tip
         try:
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 positions = [self._append_one(item) for item in inputs]
             except BaseException:
                 self._db.execute("ROLLBACK")
+                self._tip = tip
                 raise
             self._db.execute("COMMIT")
         except sqlite3.Error as error:
+            self._tip = tip
             raise JournalError(f"cannot write journal {self.path}: {error}") from None
         return positions
 
     def entries(self, after: int = 0) -> Iterator[Entry]:
         """Every entry after position ``after``, in journal order."""
+        columns = f"{_COLUMNS}, {'chain' if self._chained else 'NULL'}"
         try:
             cursor = self._db.execute(
-                f"SELECT {_COLUMNS} FROM inputs WHERE position > ? ORDER BY position", (after,)
+                f"SELECT {columns} FROM inputs WHERE position > ? ORDER BY position", (after,)
             )
             for row in cursor:
                 yield _entry(row)
@@ -261,10 +352,23 @@ class Journal:
             if number is None:
                 return None
         fields = json.dumps(item.fields, separators=(",", ":"), sort_keys=True)
-        cursor = self._db.execute(
-            "INSERT INTO inputs (recorded_at, source, type, fields, device_kind, serial, "
-            "boot_id, seq, event_number) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        last, previous = self._tip
+        entry = Entry(
+            last + 1,
+            item.recorded_at,
+            item.source,
+            item.type,
+            item.fields,  # hashed as stored: the same JSON
+            device,
+            item.seq,
+            number,
+        )
+        chain = link(previous, entry)
+        self._db.execute(
+            "INSERT INTO inputs (position, recorded_at, source, type, fields, device_kind, "
+            "serial, boot_id, seq, event_number, chain) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
+                entry.position,
                 item.recorded_at,
                 item.source,
                 item.type,
@@ -274,10 +378,17 @@ class Journal:
                 None if device is None else device.boot_id,
                 item.seq,
                 number,
+                chain,
             ),
         )
-        assert cursor.lastrowid is not None
-        return cursor.lastrowid
+        self._tip = (entry.position, chain)
+        return entry.position
+
+    def _writable(self) -> None:
+        if self._lock is None:
+            raise JournalError(
+                f"journal {self.path} is open to read (create=False): it cannot be written"
+            )
 
     def _event_number(self, device: Device, item: Input) -> int | None:
         """The event's number in its device boot, or None when the journal holds it already.
@@ -321,9 +432,12 @@ def _as_stored(fields: dict[str, Any]) -> Any:
 
 
 def _entry(row: tuple[Any, ...]) -> Entry:
-    position, recorded_at, source, kind, fields, device_kind, serial, boot_id, seq, number = row
+    position, recorded_at, source, kind, fields, device_kind, serial, boot_id, seq, number = row[
+        :10
+    ]
     device = None if serial is None else Device(device_kind, serial, boot_id)
-    return Entry(position, recorded_at, source, kind, json.loads(fields), device, seq, number)
+    entry = Entry(position, recorded_at, source, kind, json.loads(fields), device, seq, number)
+    return entry if len(row) == 10 or row[10] is None else replace(entry, chain=bytes(row[10]))
 
 
 def _probe(uri: str) -> sqlite3.Connection:
@@ -335,6 +449,59 @@ def _probe(uri: str) -> sqlite3.Connection:
         connection.close()
         raise
     return connection
+
+
+def check_no_writer(path: str | Path) -> None:
+    """Raise :class:`JournalLocked` when a process writes the journal at ``path`` (before
+    anything is set up that a second writer would disturb); touches no file."""
+    held = holder(path)
+    if held is not None:
+        raise JournalLocked(_in_use(str(path), held))
+
+
+def _in_use(path: str, held: str) -> str:
+    return f"journal {path} is in use: {held} writes it; one process writes a journal at a time"
+
+
+def writer_lock(path: str) -> WriterLock:
+    """The writer lock of the journal at ``path``, for this process (:class:`JournalLocked`
+    names the process that holds it)."""
+    try:
+        return WriterLock.take(path)
+    except LockHeld as held:
+        raise JournalLocked(_in_use(path, held.holder)) from None
+    except OSError as error:
+        raise JournalError(f"cannot open journal {path}: its lock: {error}") from None
+
+
+def _has_chain(connection: sqlite3.Connection) -> bool:
+    columns = connection.execute("PRAGMA table_info(inputs)").fetchall()
+    return any(column[1] == "chain" for column in columns)
+
+
+def _identify(connection: sqlite3.Connection) -> None:
+    """Give a journal of an earlier release its identity and its chain (column), at once."""
+    if connection.execute(
+        "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'journal_identity'"
+    ).fetchone():
+        return
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        connection.execute(_IDENTITY)
+        if not _has_chain(connection):
+            connection.execute(
+                "ALTER TABLE inputs ADD COLUMN chain BLOB "
+                "CHECK (chain IS NULL OR length(chain) = 32)"
+            )
+        (last,) = connection.execute("SELECT coalesce(max(position), 0) FROM inputs").fetchone()
+        connection.execute(
+            "INSERT INTO journal_identity VALUES (?, ?, ?)",
+            (str(uuid.uuid4()), last + 1, time.time()),
+        )
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+    connection.execute("COMMIT")
 
 
 def _check_or_create(connection: sqlite3.Connection, path: str, create: bool = True) -> None:
@@ -350,8 +517,11 @@ def _check_or_create(connection: sqlite3.Connection, path: str, create: bool = T
         if connection.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0]:
             raise JournalError(f"{path} is an SQLite database but not a luck-table journal")
         connection.executescript(_SCHEMA)  # leaves its transaction open: created all at once
+        now = time.time()
+        connection.execute("INSERT INTO schema_version VALUES (?, ?, ?)", (FORMAT, VERSION, now))
+        connection.execute(_IDENTITY)
         connection.execute(
-            "INSERT INTO schema_version VALUES (?, ?, ?)", (FORMAT, VERSION, time.time())
+            "INSERT INTO journal_identity VALUES (?, ?, ?)", (str(uuid.uuid4()), 1, now)
         )
         connection.execute("COMMIT")
         return

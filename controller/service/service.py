@@ -130,8 +130,12 @@ class TableService:
         *,
         usb_backend: Any = None,
         clock: Callable[[], float] = time.time,
+        new_floor_journal: bool = False,
     ) -> None:
+        """``new_floor_journal``: the journal is its table's new one on the floor (the
+        simulated table's, new at each run), taken as the table's in place of another."""
         self.config = config
+        self._new_floor_journal = new_floor_journal
         self._usb_backend = usb_backend
         self._clock = clock
         self._journal: Journal | None = None
@@ -319,14 +323,12 @@ class TableService:
         """Ship the journal to the floor, from a thread of its own (docs/floor.md)."""
         # imported here: the floor's code loads the command line's hand recorder, and the
         # command line loads this module; and only a table with a floor needs it
-        from controller.floor.facts import Journal as ShippedJournal  # noqa: PLC0415
         from controller.floor.shipper import Shipper  # noqa: PLC0415
+        from controller.floor.store import shipped  # noqa: PLC0415
 
         assert self.config.floor is not None
-        shipped = ShippedJournal(
-            self.config.table_id, self.config.table_name, journal.created_at(), journal.path
-        )
-        self._shipper = Shipper(self.config.floor, shipped)
+        identity = shipped(journal, self.config.table_id, self.config.table_name)
+        self._shipper = Shipper(self.config.floor, identity, new_journal=self._new_floor_journal)
         self._shipper.start()
 
     def _now(self) -> int:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from controller.config import Api, Config, Credential, DevicePort, FloorSettings, hash_pin
+from controller.journal.store import writer_lock
 from controller.service import TableService
 from controller.sim.floor import FloorError, Observer
 from controller.table import AlertKind, Device, Disposition, Table, TableInput, TableSettings
@@ -66,10 +67,15 @@ def _link_down(table: Table, device: Device) -> bool:
 
 
 def fresh_journal(path: Path) -> None:
-    """Remove a previous run's journal at ``path`` (with its WAL files)."""
-    for suffix in ("", "-wal", "-shm"):
-        with contextlib.suppress(FileNotFoundError):
-            Path(f"{path}{suffix}").unlink()
+    """Remove a previous run's journal at ``path`` (with its WAL files), unless a process
+    writes it (:class:`JournalLocked` names it)."""
+    lock = writer_lock(str(path))
+    try:
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                Path(f"{path}{suffix}").unlink()
+    finally:
+        lock.release()
 
 
 class Controlled(Protocol):
@@ -260,7 +266,7 @@ async def service_floor(
             table_id=table_id,
             floor=floor,
         )
-        async with TableService(config) as service:
+        async with TableService(config, new_floor_journal=True) as service:
             floor = ServiceFloor(service, shoe, seats, observe)
             served = None
             try:

@@ -1,0 +1,207 @@
+"""One writer per journal (an OS lock held while a process writes it), the journal's
+identity, and its hash chain, including journals of the earlier release."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from controller.journal import Input, Journal, JournalError, JournalLocked
+from controller.journal.chain import ORIGIN, link
+from controller.journal.store import check_no_writer
+from tests.service_kit import simulator, write_config
+
+LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
+DEADLINE = 60.0
+
+#: The journal's schema as the earlier release made it: no chain, no identity.
+EARLIER_SCHEMA = """
+PRAGMA application_id = 1280656203;
+PRAGMA journal_mode = WAL;
+CREATE TABLE schema_version (format TEXT NOT NULL, version INTEGER NOT NULL,
+    created_at REAL NOT NULL);
+CREATE TABLE inputs (position INTEGER PRIMARY KEY, recorded_at REAL NOT NULL,
+    source TEXT NOT NULL, type TEXT NOT NULL, fields TEXT NOT NULL CHECK (json_valid(fields)),
+    device_kind TEXT, serial TEXT, boot_id INTEGER, seq INTEGER, event_number INTEGER);
+CREATE TRIGGER inputs_no_update BEFORE UPDATE ON inputs
+    BEGIN SELECT RAISE(ABORT, 'the journal is append-only: inputs cannot be changed'); END;
+INSERT INTO schema_version VALUES ('luck-table journal', 1, 1800000000.0);
+"""
+#: A journal of the earlier release with two entries.
+EARLIER = (
+    EARLIER_SCHEMA
+    + """
+INSERT INTO inputs (recorded_at, source, type, fields) VALUES
+    (1800000001.0, 'table', 'sit_down', '{"seat":1}'),
+    (1800000002.0, 'table', 'sit_down', '{"seat":2}');
+"""
+)
+
+
+def note(n: int) -> Input:
+    return Input(1_800_000_000.0 + n, "table", "note", {"n": n, "word": f"é{n}"})
+
+
+def test_a_second_writer_is_refused_naming_the_holder_and_readers_need_no_lock(tmp_path):
+    path = tmp_path / "table.sqlite"
+    check_no_writer(path)  # nobody: and no file made to find it out
+    assert list(tmp_path.iterdir()) == []
+    with Journal.open(path) as writer:
+        writer.append([note(1)])
+        with pytest.raises(JournalLocked, match=rf"process {os.getpid()} \(.*pytest"):
+            Journal.open(path)
+        with pytest.raises(JournalLocked, match="is in use"):
+            check_no_writer(path)
+        with Journal.open(path, create=False) as reader:  # readers take no lock
+            assert [entry.position for entry in reader.entries()] == [1]
+            with pytest.raises(JournalError, match="open to read"):
+                reader.append([note(2)])
+        writer.append([note(2)])
+    check_no_writer(path)
+    with Journal.open(path) as again:  # closed: the lock is free
+        assert again.append([note(3)]) == [3]
+
+
+def test_a_new_journal_has_an_identity_and_every_entry_its_chain(tmp_path):
+    path = tmp_path / "table.sqlite"
+    with Journal.open(path) as journal:
+        identity = journal.identity()
+        assert identity is not None and len(identity) == 36
+        journal.append([note(1), note(2)])
+        journal.append([note(3)])
+    with Journal.open(path) as journal:  # the chain goes on after a restart
+        journal.append([note(4)])
+        entries = list(journal.entries())
+        assert journal.identity() == identity
+    previous = None
+    for entry in entries:
+        assert entry.chain == link(previous, entry)
+        previous = entry.chain
+    assert entries[0].chain == link(ORIGIN, entries[0])
+    with Journal.open(tmp_path / "other.sqlite") as other:
+        assert other.identity() != identity
+
+
+def test_a_journal_of_the_earlier_release_gets_identity_and_chain_from_its_next_entry(
+    tmp_path,
+):
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as old:
+        old.executescript(EARLIER)
+    before = path.read_bytes()
+    with Journal.open(path, create=False) as reader:  # a reader changes nothing
+        assert reader.identity() is None
+        assert [entry.chain for entry in reader.entries()] == [None, None]
+    assert path.read_bytes() == before
+    with Journal.open(path) as writer:
+        identity = writer.identity()
+        assert identity is not None
+        assert writer.append([note(3), note(4)]) == [3, 4]
+        entries = list(writer.entries())
+    assert [entry.fields for entry in entries[:2]] == [{"seat": 1}, {"seat": 2}]
+    assert [entry.chain for entry in entries[:2]] == [None, None]
+    assert entries[2].chain == link(None, entries[2])
+    assert entries[3].chain == link(entries[2].chain, entries[3])
+    with sqlite3.connect(path) as check:
+        assert check.execute("SELECT chain_from FROM journal_identity").fetchone() == (3,)
+    with Journal.open(path) as writer:
+        assert writer.identity() == identity  # made once
+
+
+def test_a_new_identity_for_a_restored_copy(tmp_path):
+    path = tmp_path / "table.sqlite"
+    with Journal.open(path) as journal:
+        first = journal.identity()
+        assert journal.new_identity() != first
+        assert journal.identity() not in (first, None)
+
+
+def journal_files(path: Path) -> dict[str, bytes]:
+    return {name.name: name.read_bytes() for name in (path, Path(f"{path}-wal")) if name.exists()}
+
+
+def test_the_monitor_refuses_a_journal_another_process_writes(tmp_path):
+    path = tmp_path / "table.sqlite"
+    with Journal.open(path) as journal:
+        journal.append([note(1)])
+        before = journal_files(path)
+        done = subprocess.run(
+            [LUCK_TABLE, "monitor", "--shoe", str(tmp_path / "no-shoe"), "--journal", str(path)],
+            capture_output=True,
+            check=False,
+            text=True,
+            timeout=DEADLINE,
+        )
+        assert journal_files(path) == before
+    assert done.returncode == 1, done.stderr
+    assert f"journal {path} is in use: process {os.getpid()} (" in done.stderr
+
+
+class Collected:
+    """A process's standard error, read as it comes."""
+
+    def __init__(self, process: subprocess.Popen[str]) -> None:
+        self.text = ""
+        assert process.stderr is not None
+        stream = process.stderr
+        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _read(self, stream) -> None:
+        for line in stream:
+            self.text += line
+
+    def wait_for(self, words: str, process: subprocess.Popen[str]) -> None:
+        deadline = time.monotonic() + DEADLINE
+        while words not in self.text:
+            assert process.poll() is None, self.text
+            assert time.monotonic() < deadline, f"not within {DEADLINE} s: {words!r}"
+            time.sleep(0.05)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_a_second_serve_with_the_same_configuration_exits_1_and_writes_nothing(tmp_path):
+    with simulator("shoe") as shoe:
+        config = write_config(tmp_path, shoe.port)
+        port = free_port()  # the same for both: the second finds the journal taken first
+        config.write_text(config.read_text() + f'\n[api]\nbind = "127.0.0.1"\nport = {port}\n')
+        first = subprocess.Popen(
+            [LUCK_TABLE, "serve", "--config", str(config)], stderr=subprocess.PIPE, text=True
+        )
+        try:
+            log = Collected(first)
+            log.wait_for("the shoe is connected", first)
+            log.wait_for("the console is at", first)
+            path = tmp_path / "table.sqlite"
+            before = journal_files(path)
+            second = subprocess.run(
+                [LUCK_TABLE, "serve", "--config", str(config)],
+                capture_output=True,
+                check=False,
+                text=True,
+                timeout=DEADLINE,
+            )
+            assert second.returncode == 1, second.stderr
+            assert second.stderr.startswith(
+                f"luck-table serve: error: journal {path} is in use: process {first.pid} ("
+            ), second.stderr
+            assert f"serve --config {config}" in second.stderr, second.stderr  # its command
+            assert journal_files(path) == before  # byte for byte
+            assert first.poll() is None  # the first one serves on
+        finally:
+            first.terminate()
+            first.wait(timeout=DEADLINE)
+    assert first.returncode == 0
