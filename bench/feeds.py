@@ -176,6 +176,10 @@ baud = 115200
 enabled = false
 [journal]
 path = "table.sqlite"
+[api]
+# every viewer connects from this machine: one address with hundreds of feeds
+max_websockets = 100000
+max_connections = 100000
 {credentials}"""
     )
     return path
@@ -323,7 +327,7 @@ async def bench(public_viewers: int, hands: int) -> None:
         tempfile.TemporaryDirectory() as folder,
         SimulatorProcess("shoe", "--pty", "--baud", "115200", "--heartbeat-ms", "200") as shoe,
     ):
-        config = load_config(write_config(Path(folder), shoe.port))
+        config = load_config(write_config(Path(folder), shoe.port), example_pins=True)
         config = replace(config, api=replace(config.api, port=0))
         async with TableService(config) as service:
             await settled(shoe)

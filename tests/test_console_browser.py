@@ -58,10 +58,13 @@ async def opened(browser: Any, url: str) -> Any:
 
 
 @contextlib.asynccontextmanager
-async def console(tmp_path: Path, shoe: Any, path: str = "") -> AsyncIterator[tuple[Any, ...]]:
-    """The live table on ``shoe``, a Chromium, and a 1280x800 page on the console's
-    ``path``: (live table, browser, page)."""
-    async with live_table(tmp_path, shoe) as live, async_playwright() as playwright:
+async def console(
+    tmp_path: Path, shoe: Any, path: str = "", api: dict[str, Any] | None = None
+) -> AsyncIterator[tuple[Any, ...]]:
+    """The live table on ``shoe`` (``api``: settings of ``[api]`` other than the
+    defaults), a Chromium, and a 1280x800 page on the console's ``path``: (live table,
+    browser, page)."""
+    async with live_table(tmp_path, shoe, api=api) as live, async_playwright() as playwright:
         browser = await playwright.chromium.launch(
             executable_path=str(CHROMIUM), args=["--no-sandbox"]
         )

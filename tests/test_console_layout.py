@@ -82,7 +82,10 @@ def test_no_seat_box_overlaps_or_leaves_the_screen_in_any_phase(tmp_path: Path) 
     shots.mkdir(parents=True, exist_ok=True)
 
     async def scenario(shoe: Any) -> None:
-        async with console(tmp_path, shoe) as (live, browser, first):
+        # a dozen pages of one browser: more feeds and connections from one address than
+        # [api]'s defaults let a client open
+        many = {"max_websockets": 64, "max_connections": 512}
+        async with console(tmp_path, shoe, api=many) as (live, browser, first):
             await first.close()
             pages: list[tuple[str, Any]] = []
 
