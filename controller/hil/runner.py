@@ -17,6 +17,7 @@ from typing import Any
 import tomli_w
 
 from controller.config import ConfigError, hash_pin, parse_config
+from controller.hil import invariants
 from controller.hil.scenario import SUPERVISOR, Decision, Expect, Scenario, ScenarioError, Step
 from controller.hil.service import Console, Credentials, ServiceError, ServiceProcess
 from controller.hil.world import DeviceWorld, SimulatedWorld, World, deck_of, instructions
@@ -439,6 +440,13 @@ async def run_scenario(
         async with _simulators(scenario) as simulated:
             seat_port = None if simulated.seats is None else simulated.seats.port
             process = service(simulated.shoe.port, seat_port, True)
-            return await Run(
+            result = await Run(
                 scenario, simulated, say, credentials, process=process, devices=devices
             ).run()
+        if not result.ok:
+            return result
+        table, raised = await asyncio.to_thread(invariants.replay, path)
+        wrong = invariants.problems(table, raised, simulated.felt)
+        for problem in wrong:
+            say(f"FAIL invariant: {problem}")
+        return result if not wrong else Result(scenario, result.passed, result.passed + 1)

@@ -4,9 +4,11 @@ real devices worked by an engineer who follows printed instructions."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from controller.hil.invariants import Felt
 from controller.hil.scenario import Step
 from controller.hil.service import Console, next_update
 from controller.rules import DECK, Card
@@ -78,6 +80,7 @@ class SimulatedWorld:
     def __init__(self, shoe: SimulatorProcess, seats: SimulatorProcess | None) -> None:
         self.shoe, self.seats = shoe, seats
         self.live = True
+        self.felt = Felt()  # where the world put each card (controller.hil.invariants)
 
     def device(self, device: Device) -> SimulatorProcess:
         if device is Device.SHOE:
@@ -118,12 +121,15 @@ class SimulatedWorld:
             disposition = options.get("unreadable")
             line = "draw" if disposition is None else f"draw unreadable disposition={disposition}"
             for _ in range(value):
-                await self.command(Device.SHOE, line)
+                reply = await self.command(Device.SHOE, line)
+                self.felt.draw(Card(reply["card"]))
                 await self.settle(Device.SHOE)
             return
         elif action == "place":
             card = f" {options['card']}" if "card" in options else ""
             lands = f" lands_at={options['lands_at']}" if "lands_at" in options else ""
+            if "card" in options:
+                self.felt.place(time.time(), options["card"], options.get("lands_at", value))
             await self.command(Device.SEAT_BOARD, f"place {value}{card}{lands}")
         elif action in ("sit", "leave"):
             await self.command(Device.SEAT_BOARD, f"{action} {value}")
