@@ -223,6 +223,8 @@ def config(shoe: str, seats: str, journal: Path) -> dict[str, Any]:
     link = {"backoff_initial": 0.05, "backoff_max": 0.2}
     return {
         "table": {"id": "SOAK", "name": "Dealer soak"},
+        "game": {},
+        "stakes": {"min_buy_in": 100, "max_buy_in": 1000},
         "devices": {
             "shoe": {"transport": "serial", "port": shoe, "baud": BAUD, "link": link},
             "seat_board": {"transport": "serial", "port": seats, "baud": BAUD, "link": link},
