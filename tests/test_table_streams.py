@@ -14,7 +14,10 @@ from dataclasses import dataclass, field
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from controller.journal import Input, event_of, to_input
+from controller.journal.store import Entry
 from controller.rules import parse_card
+from controller.service.records import table_inputs
 from controller.table import (
     AlertKind,
     CardAtSeat,
@@ -33,6 +36,8 @@ from controller.table import (
     apply,
 )
 from controller.table.streams import WAIT_MS, Stream, seq_after
+from drivers import events as ev
+from drivers.protocol import DeviceKind
 from tests.table_driver import code
 
 # Third street for seats 2 and 5: down, down, up to each.
@@ -340,3 +345,34 @@ def test_every_interleaving_the_links_allow_gives_the_same_table(order):
     assert json.dumps(table.hand.to_json()) == json.dumps(IDEAL.table.hand.to_json())
     assert table.signals == IDEAL.table.signals == table.signals
     assert devices.replayed() == json.dumps(table.to_json())
+
+
+# Journals written before the devices' numbers were kept -----------------------------
+
+
+def test_a_journal_without_the_hellos_numbers_replays_as_it_was_recorded():
+    shoe = ev.DeviceInfo("/dev/x", DeviceKind.SHOE, "SHOE-1", (1, 0, 0), 1, 7)
+    written = to_input(ev.LinkUp(shoe, "HELLO"), None, 1.0)
+    old_fields = {k: v for k, v in written.fields.items() if k not in ("next_seq", "pending")}
+    old = Input(written.recorded_at, written.source, written.type, old_fields, written.device)
+    entry = Entry(1, old.recorded_at, old.source, old.type, old.fields, old.device, None, None)
+    assert event_of(entry) == ev.LinkUp(shoe, "HELLO")  # the new fields: not known
+    (up,) = table_inputs(old)
+    assert (up.boot, up.next_seq, up.pending) == (7, None, None)
+    new = to_input(ev.LinkUp(shoe, "HELLO", next_seq=5, pending=2), None, 1.0)
+    assert table_inputs(new)[0].next_seq == 5
+    # and the table decides a seat report at once, as it did when the journal was written
+    table = Table(TableSettings())
+    for item in (
+        up,
+        LinkUp(at=2, device=Device.SEAT_BOARD),
+        SitDown(at=3, seat=2, player="A", buy_in=200),
+        SitDown(at=3, seat=5, player="B", buy_in=200),
+        DeckLoaded(at=4, count=52),
+        NewHand(at=5),
+        CardAtSeat(at=6, seat=2, code=code("7h"), seq=3),
+    ):
+        table = apply(table, item).table
+    assert [alert.kind for alert in table.alerts] == [AlertKind.CARD_NOT_DEALT]
+    table = apply(table, LinkDown(at=7, device=Device.SEAT_BOARD)).table
+    assert table.paused and table.blocks(table.alerts[-1])  # the seat board's: as recorded
