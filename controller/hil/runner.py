@@ -50,6 +50,9 @@ def describe(step: Step) -> str:
     if step.physical:
         lines = instructions(step)
         text = lines[0] if len(lines) == 1 else f"draw {value} cards"
+        if action == "pitch":
+            seats = ", ".join(str(seat) for seat in value)
+            text = f"pitch a card to seats {seats} in turn, without waiting for the table"
         if action == "load":
             text = f"load a deck of {len(deck_of(step))} cards"
         if action == "sit" and "buy_in" in options:

@@ -16,6 +16,7 @@ from controller.table import Device, Disposition
 from firmware_sim.process import SimulatorProcess
 
 SETTLE_TIMEOUT = 20.0
+PACE = 0.6  # seconds a card, a person's pace (the ``pitch`` step)
 
 
 def _name(device: Device) -> str:
@@ -47,6 +48,8 @@ def instructions(step: Step) -> list[str]:
         if value == 1:
             return [how]
         return [f"{how} ({number} of {value})" for number in range(1, value + 1)]
+    if action == "pitch":
+        return [f"pitch the next card to seat {seat}, without waiting" for seat in value]
     if action == "place":
         what = str(options["card"]) if "card" in options else "the card"
         lands = options.get("lands_at", value)
@@ -125,6 +128,15 @@ class SimulatedWorld:
                 self.felt.draw(Card(reply["card"]))
                 await self.settle(Device.SHOE)
             return
+        elif action == "pitch":  # a person's dealing: nothing waited for, the pace kept
+            for seat in value:
+                reply = await self.command(Device.SHOE, "draw")
+                card = Card(reply["card"])
+                self.felt.draw(card)
+                self.felt.place(time.time(), card, seat)
+                await self.command(Device.SEAT_BOARD, f"place {seat} {card}")
+                await asyncio.sleep(options.get("pace", PACE))
+            return  # the expectations wait for the table to have them
         elif action == "place":
             card = f" {options['card']}" if "card" in options else ""
             lands = f" lands_at={options['lands_at']}" if "lands_at" in options else ""
