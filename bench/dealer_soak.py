@@ -297,9 +297,13 @@ async def soak(args: argparse.Namespace) -> int:
             kill_at = sorted(rng.sample(range(20, max(cards, args.kills + 21)), args.kills))
             started = time.monotonic()
             dealing = asyncio.create_task(dealer.run())
-            kills = 0
+            kills = shown = 0
             try:
                 while not dealing.done():
+                    if floor.tally.hands >= shown + 100:  # a line now and then on a long run
+                        shown = floor.tally.hands
+                        raised = sum(floor.tally.raised.values())
+                        print(f"  ... {shown} hands, {kills} kills, {raised} alerts", flush=True)
                     if kill_at and dealer.tally.drawn >= kill_at[0]:
                         kill_at.pop(0)
                         await floor.kill()
