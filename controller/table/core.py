@@ -44,7 +44,7 @@ from controller.table.state import (
     Seat,
     Table,
 )
-from controller.table.streams import SeatReport, Stream, Streams, over
+from controller.table.streams import Stream, Streams, over
 
 _PLAYER_DECISIONS = BETTING_DECISIONS | {Do.BONUS, Do.SHOW, Do.MUCK}
 
@@ -327,18 +327,16 @@ def _card_unreadable(table: Table, item: ti.CardUnreadable, fx: list[Effect]) ->
     )
 
 
-def _card_at_seat(table: Table, item: ti.CardAtSeat, fx: list[Effect]) -> Table:
-    seat = _seat_number(item.seat)
+def _card_at_seat(
+    table: Table, item: ti.CardAtSeat, fx: list[Effect], *, final: bool = False
+) -> Table:
+    """The seat board's report of a card at a seat. One the table cannot match yet (a card
+    the shoe has not reported) waits for the shoe's report unless ``final``."""
+    seat, at = _seat_number(item.seat), item.at
     if not table.settings.seat_board:
         fx.append(Notice("ignored", f"card at seat {seat}: the seat board is not in use", {}))
         return table
-    return _seat_report(table, SeatReport(seat, item.code, item.at, item.seq), fx, final=False)
-
-
-def _seat_report(table: Table, report: SeatReport, fx: list[Effect], *, final: bool) -> Table:
-    """The seat board's report of a card at a seat. One the table cannot match yet (a card
-    the shoe has not reported) waits for the shoe's report unless ``final``."""
-    seat, at, code = report.seat, report.at, report.code
+    code = item.code
     card = Card(code) if code is not None and 0 <= code < 52 else None  # else: as if unread
     pending = table.unconfirmed
     if card is None:  # cards at one seat land in deal order: the seat's oldest card
@@ -362,7 +360,7 @@ def _seat_report(table: Table, report: SeatReport, fx: list[Effect], *, final: b
         table = _clear(table, [unread], f"seat {seat}'s reader identified the card", fx)
         return _give(table, card, at, fx, confirmed=True)
     if not final and _awaits_shoe(table, seat, card):
-        return _wait(table, report, fx)
+        return _wait(table, item, fx)
     if card is None:
         return _stray(table, seat, None, None, fx, at=at)
     holder = _holder(table, card)
@@ -456,20 +454,15 @@ def _awaits_shoe(table: Table, seat: int, card: Card | None) -> bool:
     return not _known(table, card)
 
 
-def _wait(table: Table, report: SeatReport, fx: list[Effect]) -> Table:
+def _wait(table: Table, report: ti.CardAtSeat, fx: list[Effect]) -> Table:
     what = "a card" if report.code is None else "the card"
-    fx.append(
-        Notice(
-            "waiting",
-            f"{what} at seat {report.seat}: waiting for the shoe's report",
-            report.to_json(),
-        )
-    )
+    text = f"{what} at seat {report.seat}: waiting for the shoe's report"
+    fx.append(Notice("waiting", text, report.to_json()))
     streams = table.streams
     return replace(table, streams=streams._replace(waiting=(*streams.waiting, report)))
 
 
-def _matches(table: Table, report: SeatReport) -> bool:
+def _matches(table: Table, report: ti.CardAtSeat) -> bool:
     """The shoe has now reported the card of ``report`` (or, for a card its reader did not
     know, a card is awaited at its seat)."""
     if report.code is None:
@@ -492,8 +485,8 @@ def _reconcile(table: Table, at: int, fx: list[Effect]) -> Table:
     if not waiting:
         return table
     owes = _shoe_owes(table)
-    kept: list[SeatReport] = []
-    due: list[SeatReport] = []
+    kept: list[ti.CardAtSeat] = []
+    due: list[ti.CardAtSeat] = []
     for report in waiting:
         if _matches(table, report) or (not owes and over(report, at)):
             due.append(report)
@@ -503,7 +496,7 @@ def _reconcile(table: Table, at: int, fx: list[Effect]) -> Table:
         return table
     table = replace(table, streams=table.streams._replace(waiting=tuple(kept)))
     for report in due:
-        table = _seat_report(table, report, fx, final=True)
+        table = _card_at_seat(table, report, fx, final=True)
     return table
 
 

@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from controller.table.inputs import CardAtSeat, input_from_json
+
 #: How long (ms, by the inputs' times) a seat report of a card the shoe has not reported
 #: waits with the shoe up and owing nothing: a shoe's frame spoilt on the line is sent
 #: again within 0.5 s (the device's retransmission), or at the next heartbeat's gap.
@@ -78,35 +80,18 @@ class Stream(NamedTuple):
         return cls(data["boot"], data["seq"], data["announced"])
 
 
-class SeatReport(NamedTuple):
-    """A seat board's report (a card at ``seat``; ``code`` None: its reader did not know
-    it) that waits for the shoe's report of its card; ``at``: when it came."""
-
-    seat: int
-    code: int | None
-    at: int
-    seq: int | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"seat": self.seat, "code": self.code, "at": self.at, "seq": self.seq}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> SeatReport:
-        return cls(data["seat"], data["code"], data["at"], data["seq"])
-
-
 class Streams(NamedTuple):
     """The shoe's and the seat board's streams, and the seat reports waiting for the shoe."""
 
     shoe: Stream = Stream()
     seat_board: Stream = Stream()
-    waiting: tuple[SeatReport, ...] = ()
+    waiting: tuple[CardAtSeat, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
             "shoe": self.shoe.to_json(),
             "seat_board": self.seat_board.to_json(),
-            "waiting": [report.to_json() for report in self.waiting],
+            "waiting": [report.to_json() for report in self.waiting],  # as journaled
         }
 
     @classmethod
@@ -117,10 +102,16 @@ class Streams(NamedTuple):
         return cls(
             Stream.from_json(data["shoe"]),
             Stream.from_json(data["seat_board"]),
-            tuple(SeatReport.from_json(item) for item in data["waiting"]),
+            tuple(_report(item) for item in data["waiting"]),
         )
 
 
-def over(report: SeatReport, now: int) -> bool:
+def _report(data: Mapping[str, Any]) -> CardAtSeat:
+    report = input_from_json(data)
+    assert isinstance(report, CardAtSeat)
+    return report
+
+
+def over(report: CardAtSeat, now: int) -> bool:
     """``report`` has waited ``WAIT_MS`` by ``now``."""
     return now - report.at >= WAIT_MS
