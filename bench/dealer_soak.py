@@ -26,6 +26,7 @@ import argparse
 import asyncio
 import contextlib
 import random
+import shutil
 import sys
 import tempfile
 import time
@@ -269,56 +270,59 @@ async def core_fingerprint(args: argparse.Namespace) -> str:
 async def soak(args: argparse.Namespace) -> int:
     expected = await core_fingerprint(args)
     rng = random.Random(args.seed * 7 + 3)
-    with tempfile.TemporaryDirectory(prefix="luck-dealer-soak-") as folder:
-        journal = Path(folder) / "table.sqlite3"
-        async with simulators(args.seed) as (shoe, seats):
-            if args.line_faults:
-                for device in (shoe, seats):
-                    rate = args.line_faults
-                    await asyncio.to_thread(
-                        device.command, f"set drop_rate={rate} corrupt_frame_rate={rate}"
-                    )
-            config_path = Path(folder) / "table.toml"
-            config_path.write_text(tomli_w.dumps(config(shoe.port, seats.port, journal)))
-            log = Path(folder) / "service.log"
-            floor = ApiFloor(shoe, seats, journal)
-            await floor.start(config_path, log)
-            faults = FaultRates(unplug=args.unplugs, line=args.line_faults)
-            dealer = HumanDealer(
-                floor,  # type: ignore[arg-type]
-                floor.tally,
-                seats=args.seats,
-                hands=args.hands,
-                seed=args.seed,
-                faults=faults,
-                pace=Pace(),
-            )
-            cards = args.hands * 7 * args.seats // 2  # about: half the players see 7th street
-            kill_at = sorted(rng.sample(range(20, max(cards, args.kills + 21)), args.kills))
-            started = time.monotonic()
-            dealing = asyncio.create_task(dealer.run())
-            kills = shown = 0
-            try:
-                while not dealing.done():
-                    if floor.tally.hands >= shown + 100:  # a line now and then on a long run
-                        shown = floor.tally.hands
-                        raised = sum(floor.tally.raised.values())
-                        print(f"  ... {shown} hands, {kills} kills, {raised} alerts", flush=True)
-                    if kill_at and dealer.tally.drawn >= kill_at[0]:
-                        kill_at.pop(0)
-                        await floor.kill()
-                        kills += 1
-                        await asyncio.sleep(rng.uniform(0.2, 1.5))  # the dealer deals on
-                        await floor.start(config_path, log)
-                    await asyncio.sleep(0.01)
-                await dealing
-            finally:
-                if not dealing.done():
-                    dealing.cancel()
-                if floor.process is not None:
-                    await floor.process.kill()
-            seconds = time.monotonic() - started
-            table = floor.table
+    folder = tempfile.mkdtemp(prefix="luck-dealer-soak-")  # kept when the run fails
+    journal = Path(folder) / "table.sqlite3"
+    async with simulators(args.seed) as (shoe, seats):
+        if args.line_faults:
+            for device in (shoe, seats):
+                rate = args.line_faults
+                await asyncio.to_thread(
+                    device.command, f"set drop_rate={rate} corrupt_frame_rate={rate}"
+                )
+        config_path = Path(folder) / "table.toml"
+        config_path.write_text(tomli_w.dumps(config(shoe.port, seats.port, journal)))
+        log = Path(folder) / "service.log"
+        floor = ApiFloor(shoe, seats, journal)
+        await floor.start(config_path, log)
+        faults = FaultRates(unplug=args.unplugs, line=args.line_faults)
+        dealer = HumanDealer(
+            floor,  # type: ignore[arg-type]
+            floor.tally,
+            seats=args.seats,
+            hands=args.hands,
+            seed=args.seed,
+            faults=faults,
+            pace=Pace(),
+        )
+        cards = args.hands * 7 * args.seats // 2  # about: half the players see 7th street
+        kill_at = sorted(rng.sample(range(20, max(cards, args.kills + 21)), args.kills))
+        started = time.monotonic()
+        dealing = asyncio.create_task(dealer.run())
+        kills = shown = 0
+        try:
+            while not dealing.done():
+                if floor.tally.hands >= shown + 100:  # a line now and then on a long run
+                    shown = floor.tally.hands
+                    raised = sum(floor.tally.raised.values())
+                    print(f"  ... {shown} hands, {kills} kills, {raised} alerts", flush=True)
+                if kill_at and dealer.tally.drawn >= kill_at[0]:
+                    kill_at.pop(0)
+                    await floor.kill()
+                    kills += 1
+                    await asyncio.sleep(rng.uniform(0.2, 1.5))  # the dealer deals on
+                    await floor.start(config_path, log)
+                await asyncio.sleep(0.01)
+            await dealing
+        except Exception:
+            print(f"FAILED: the journal and the service's log are in {folder}", flush=True)
+            raise
+        finally:
+            if not dealing.done():
+                dealing.cancel()
+            if floor.process is not None:
+                await floor.process.kill()
+        seconds = time.monotonic() - started
+        table = floor.table
     tally = floor.tally
     others = {kind: count for kind, count in tally.raised.items() if kind != "link_down"}
     conserved = tally.conserved(table)
@@ -341,7 +345,9 @@ async def soak(args: argparse.Namespace) -> int:
         f"  fingerprint {tally.hand_digest}, the core's {expected}: {'equal' if same else 'DIFFER'}"
     )
     ok = conserved and not others and same and tally.hands == args.hands
-    print("PASSED" if ok else "FAILED")
+    print("PASSED" if ok else f"FAILED (the journal and the service's log: {folder})")
+    if ok:
+        shutil.rmtree(folder)
     return 0 if ok else 1
 
 
