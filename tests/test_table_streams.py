@@ -190,6 +190,26 @@ def test_the_controller_restarts_while_the_dealer_deals_two_cards():
     dealt_and_confirmed(devices, ["As", "Ks"], [2, 5])
 
 
+def test_a_restart_with_reports_waiting_decides_nothing_before_the_shoe_is_back():
+    """The service dies with the seat board's reports in and the shoe's in flight; it comes
+    back 8 s later and journals the links it lost, the seat board's first: that says
+    nothing of the shoe (the soak found the reports decided there as cards not dealt)."""
+    devices = dealing()
+    shoe_seqs = [devices.numbered(Device.SHOE) for _ in range(2)]
+    devices.lands(2, "As")
+    devices.lands(5, "Ks")
+    devices.clock += 8000
+    for device in (Device.SEAT_BOARD, Device.SHOE):
+        devices.feed(LinkDown(at=devices.later(), device=device, reason="the service restarted"))
+    assert devices.kinds() == [AlertKind.LINK_DOWN] * 2
+    devices.up(Device.SEAT_BOARD)
+    devices.up(Device.SHOE, pending=2)
+    for card, seq in zip(["As", "Ks"], shoe_seqs, strict=True):
+        devices.read(card, seq)
+    assert devices.kinds() == []
+    dealt_and_confirmed(devices, ["As", "Ks"], [2, 5])
+
+
 def test_a_shoe_report_spoilt_on_the_line_comes_after_the_seat_boards():
     devices = dealing()
     devices.lands(2, "As")  # the shoe's frame was corrupted: resent 500 ms later

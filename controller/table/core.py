@@ -76,7 +76,7 @@ def apply(table: Table, item: TableInput) -> Step:
         if handler is None:
             raise Refused(f"not a table input: {item!r}")
         new = _feed_held(handler(_track(table, item), item, fx), item.at, fx)
-        new = _reconcile(new, item.at, fx)
+        new = _reconcile(new, item, fx)
     except Refused as refusal:
         notice = Notice("refused", str(refusal), {"input": getattr(item, "tag", None)})
         return Step(table, (notice,))
@@ -477,14 +477,20 @@ def _matches(table: Table, report: ti.CardAtSeat) -> bool:
     )
 
 
-def _reconcile(table: Table, at: int, fx: list[Effect]) -> Table:
+def _reconcile(table: Table, item: TableInput, fx: list[Effect]) -> Table:
     """Decide the waiting seat reports that can be: each one whose card the shoe has now
-    reported, in order; once the shoe owes nothing, each one that has waited long enough
-    (then it is a card the shoe did not deal)."""
+    reported, in order; and, on the shoe's own word or the clock's (its event or HELLO, a
+    ``Tick``), once the shoe owes nothing, each one that has waited long enough: a card the
+    shoe did not deal. Any other input says nothing of the shoe (after a restart the
+    service's first inputs are the links it lost, the shoe's perhaps after the seat board's)."""
     waiting = table.streams.waiting
     if not waiting:
         return table
-    owes = _shoe_owes(table)
+    told = isinstance(item, (ti.Tick, *_SHOE_EVENTS)) or (
+        isinstance(item, ti.LinkUp) and item.device is Device.SHOE
+    )
+    owes = not told or _shoe_owes(table)
+    at = item.at
     kept: list[ti.CardAtSeat] = []
     due: list[ti.CardAtSeat] = []
     for report in waiting:
