@@ -166,6 +166,12 @@ class ApiFloor:
     async def sit(self, seat: int) -> None:
         await self._act(Device.SEAT_BOARD, f"sit {seat}")
 
+    async def leave(self, seat: int) -> None:
+        await self._act(Device.SEAT_BOARD, f"leave {seat}")
+
+    async def people(self) -> None:
+        raise FloorError("no one works the soak's table at a console")
+
     async def unplug(self, device: Device, seconds: float) -> None:
         raise FloorError("the human dealer pulls a cable and deals on")
 

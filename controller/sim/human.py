@@ -21,6 +21,7 @@ them; until those exist the hook is not drawn.
 from __future__ import annotations
 
 import random
+from collections import deque
 
 from controller.rules import Card, Deal, Hand, IllegalInput
 from controller.sim.dealer import Dealer, FaultRates, Pace, Tally
@@ -68,19 +69,23 @@ class HumanDealer(Dealer):
         self.tempo = random.Random(seed * 100 + 17)  # the pace: apart from the hands' sources
         self.slips = random.Random(seed * 100 + 19)  # the mistakes
         self.pitched: list[int] = []  # cards pitched that the table's hand does not hold yet
+        self.unseen: deque[int] = deque()  # cards dealt unread to no seat: for the supervisor
 
     async def move(self) -> bool:
         table = self.floor.table
-        empty = next((seat for seat in self.seats if table.seat(seat) is None), None)
+        self.to_seat -= {seat.seat for seat in table.seats}
+        empty = min(self.to_seat, default=None)
         alert = next((a for a in table.alerts if a.kind is not AlertKind.LINK_DOWN), None)
         if empty is not None:
             await self._sit_down(empty)
         elif alert is not None and not self._behind(table):
+            if alert.kind is AlertKind.UNREAD_CARD and alert.id not in self.unread and self.unseen:
+                self.unread[alert.id] = self.unseen.popleft()  # the card it physically is
             await self._resolve(alert)
         elif not table.in_hand:
             if self.pitched or self._behind(table) or _links_down(table):
                 await self.floor.wait()  # the table has not had everything yet
-            elif self.hands and self.started >= self.hands:
+            elif self.hands and table.hand_number - self.first_hand >= self.hands:
                 return False
             else:
                 await self.floor.quiet()  # the cards collected: every report is in
@@ -142,7 +147,7 @@ class HumanDealer(Dealer):
         if unread:
             self.tally.injected["unreadable card"] += 1
             if not placed:
-                self.unread.append(card)
+                self.unseen.append(card)
         if seat is None or not placed:
             return
         lands_at = seat
