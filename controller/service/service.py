@@ -401,6 +401,7 @@ class TableService:
                 log.error("%s", self._failure)
                 self._tasks.append(asyncio.create_task(self.stop()))
             raise TableStopped(str(self._failure)) from None
+
     def _time_the_wait(self) -> None:
         """Seat reports wait for the shoe's (docs/table.md, "Two devices, one table"): once
         the shoe owes nothing, a ``Tick`` when the oldest has waited its time decides it.
@@ -416,7 +417,8 @@ class TableService:
 
     def _tick_due(self) -> None:
         self._tick = None
-        if not self._stopping.is_set() and self.table.streams.waiting:
+        running = not self._stopping.is_set() and self.stopped_because is None
+        if running and self.table.streams.waiting:
             self._tasks.append(asyncio.create_task(self._record_own(Tick(at=0))))
 
     def _applied(self, position: int, step: Step) -> None:
