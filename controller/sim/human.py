@@ -13,9 +13,9 @@ table is paused by an alert that is not a lost link (the supervisor comes over).
 
 Mistakes (``mistakes``, a share of the cards): a card that lands at a neighbouring seat
 (the dealer moves it when the table says where it belongs). The other mistakes people make
-are named in ``MISTAKES`` with the hook that deals them: a card exposed, a card with the
-wrong face, a card out of order and a wrong correction need the table inputs that record
-them; until those exist the hook is not drawn.
+are named in ``MISTAKES``, each with whether this dealer makes it yet: a card exposed and a
+card with the wrong face (the table records them with the supervisor's ``WrongFace``), a
+card out of order and a wrong correction are not drawn yet.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from controller.table import AlertKind, Device, Disposition, Table
 #: The mistakes a person makes, and whether this dealer makes them yet (docs/sim.md).
 MISTAKES = {
     "wrong_seat": True,  # the card lands at a neighbouring seat: misplaced_card, moved
-    "exposed_card": False,  # a hole card turned face up: needs the table's exposed-card input
-    "wrong_face": False,  # a card dealt with the wrong face: needs the wrong-face input
+    "exposed_card": False,  # a hole card turned face up: to be recorded with WrongFace
+    "wrong_face": False,  # a card dealt with the wrong face: to be recorded with WrongFace
     "out_of_order": False,  # a card drawn before the betting is done: needs held-card pitching
     "wrong_correction": False,  # the supervisor corrects the wrong card: needs a re-correction
 }
