@@ -47,7 +47,7 @@ def test_a_card_to_the_wrong_seat_is_moved_where_the_table_says():
     table, tally = deal(2, human=True, mistakes=0.1)
     assert tally.injected["mistake: a card to the wrong seat"] > 0
     strays = ("misplaced_card", "card_at_empty_seat")  # the latter: a folded player's seat
-    assert set(tally.raised) <= {*strays, "deck_during_hand"}, tally.raised
+    assert set(tally.raised) <= {*strays, "deck_during_hand", "dead_card"}, tally.raised
     assert (
         sum(tally.raised[kind] for kind in strays)
         == tally.injected["mistake: a card to the wrong seat"]
@@ -55,7 +55,18 @@ def test_a_card_to_the_wrong_seat_is_moved_where_the_table_says():
     for kind in strays:
         assert set(tally.resolved[kind]) <= {"the dealer moved the card"}
     assert tally.conserved(table) and not table.alerts
-    assert tally.hand_digest == automatic.hand_digest
+    assert tally.hands == automatic.hands  # the wrong faces change hands, not their number
+
+
+def test_a_card_with_the_wrong_face_is_recorded_where_it_lies():
+    table, tally = deal(3, human=True, mistakes=0.1, hands=12)
+    faced = (
+        tally.injected["mistake: an exposed card"]
+        + tally.injected["mistake: an up card dealt face down"]
+    )
+    assert faced > 0
+    assert not [what for what in tally.injected if "not taken" in what], tally.injected
+    assert tally.conserved(table) and not table.alerts
 
 
 def test_the_pace_is_a_persons():
@@ -71,7 +82,8 @@ def test_the_pace_is_a_persons():
     times = [dealer._card_time() for _ in range(2000)]
     assert 0.55 < sum(times) / len(times) < 0.8  # about 0.6 s, with pauses
     assert min(times) < 0.45 and max(times) > 1.5
-    assert MISTAKES["wrong_seat"] and not MISTAKES["exposed_card"]
+    made = {name for name, done in MISTAKES.items() if done}
+    assert made == {"wrong_seat", "exposed_card", "wrong_face"}
 
 
 def field(output: str, name: str) -> str:

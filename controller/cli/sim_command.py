@@ -87,7 +87,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         type=float,
         default=0.0,
         metavar="RATE",
-        help="with --dealer human: the dealer's mistakes, per card (a card to the wrong seat)",
+        help="with --dealer human: the dealer's mistakes, per card (a card to the wrong seat, "
+        "a card with the wrong face)",
     )
     parser.add_argument(
         "--journal",

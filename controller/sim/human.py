@@ -12,10 +12,12 @@ first), for a new hand or a deck (the table must have both devices back), and wh
 table is paused by an alert that is not a lost link (the supervisor comes over).
 
 Mistakes (``mistakes``, a share of the cards): a card that lands at a neighbouring seat
-(the dealer moves it when the table says where it belongs). The other mistakes people make
-are named in ``MISTAKES``, each with whether this dealer makes it yet: a card exposed and a
-card with the wrong face (the table records them with the supervisor's ``WrongFace``), a
-card out of order and a wrong correction are not drawn yet.
+(the dealer sees it, deals nothing more until the table says where it belongs, and moves
+it there). The other mistakes people make
+are named in ``MISTAKES``, each with whether this dealer makes it yet: a hole card dealt
+face up and an up card dealt face down (the supervisor records where it lies with
+``WrongFace`` once the table has the card; the dealer deals no further card before), half
+of the mistakes; a card out of order and a wrong correction are not drawn yet.
 """
 
 from __future__ import annotations
@@ -23,16 +25,16 @@ from __future__ import annotations
 import random
 from collections import deque
 
-from controller.rules import Card, Deal, Hand, IllegalInput
+from controller.rules import Card, Deal, Hand, IllegalInput, Waiting
 from controller.sim.dealer import Dealer, FaultRates, Pace, Tally
 from controller.sim.floor import Floor
-from controller.table import AlertKind, Device, Disposition, Table
+from controller.table import AlertKind, Device, Disposition, Table, WrongFace
 
 #: The mistakes a person makes, and whether this dealer makes them yet (docs/sim.md).
 MISTAKES = {
     "wrong_seat": True,  # the card lands at a neighbouring seat: misplaced_card, moved
-    "exposed_card": False,  # a hole card turned face up: to be recorded with WrongFace
-    "wrong_face": False,  # a card dealt with the wrong face: to be recorded with WrongFace
+    "exposed_card": True,  # a hole card dealt face up: the supervisor records it (WrongFace)
+    "wrong_face": True,  # an up card dealt face down: the supervisor records it (WrongFace)
     "out_of_order": False,  # a card drawn before the betting is done: needs held-card pitching
     "wrong_correction": False,  # the supervisor corrects the wrong card: needs a re-correction
 }
@@ -70,6 +72,8 @@ class HumanDealer(Dealer):
         self.slips = random.Random(seed * 100 + 19)  # the mistakes
         self.pitched: list[int] = []  # cards pitched that the table's hand does not hold yet
         self.unseen: deque[int] = deque()  # cards dealt unread to no seat: for the supervisor
+        self.faced: list[tuple[int, int, str]] = []  # (seat, card, what): the wrong face
+        self.slipped = False  # a card pitched to the wrong seat: the dealer saw it
 
     async def move(self) -> bool:
         table = self.floor.table
@@ -105,8 +109,14 @@ class HumanDealer(Dealer):
         waiting = hand.waiting_for
         assert waiting is not None
         scramble = hand.scrambled and self.scrambled != table.hand_number
-        if waiting.kind == "card" and not scramble and not _not_links(table):
-            await self._pitch(waiting.seat)
+        if self.slipped and self._behind(table):  # the dealer saw it land: nothing more dealt
+            await self.floor.wait()  # until the table says where it belongs
+            return
+        self.slipped = False
+        if self.faced:  # the dealer calls the supervisor over at once
+            await self._face(table)
+        elif waiting.kind == "card" and not scramble and not _not_links(table):
+            await self._pitch(waiting)
         elif self._behind(table) or _not_links(table):
             await self.floor.wait()  # the betting and the scramble need the table's cards
         elif scramble:
@@ -129,7 +139,22 @@ class HumanDealer(Dealer):
                 break
         return hand
 
-    async def _pitch(self, seat: int | None) -> None:
+    async def _face(self, table: Table) -> None:
+        """A card dealt with the wrong face: once the table has it, the supervisor records
+        where it lies (``WrongFace``), and the engine says what follows."""
+        seat, card, what = self.faced[0]
+        player = table.hand.player(seat) if table.in_play(seat) else None  # type: ignore[union-attr]
+        if player is None or not any(dealt.card == card for dealt in player.cards):
+            await self.floor.wait()  # the table has not had it yet
+            return
+        self.faced.pop(0)
+        refused = await self.floor.submit(WrongFace(seat=seat, card=Card(card), **self._signed()))
+        self.tally.injected[f"mistake: {what}"] += 1
+        if refused is not None:
+            self.tally.injected[f"mistake: {what}, not taken ({refused})"] += 1
+
+    async def _pitch(self, waiting: Waiting) -> None:
+        seat = waiting.seat
         await self._pause(self._card_time())
         if self.chance.random() < self.faults.unplug:
             device = self.chance.choice((Device.SHOE, Device.SEAT_BOARD))
@@ -151,9 +176,14 @@ class HumanDealer(Dealer):
         if seat is None or not placed:
             return
         lands_at = seat
-        if self.slips.random() < self.mistakes and not unread:
+        mistake = self.slips.random() < self.mistakes and not unread
+        face = "an exposed card" if not waiting.up else "an up card dealt face down"
+        if mistake and self.slips.random() < 0.5:
+            self.faced.append((seat, card, face))  # it lands where it belongs, face wrong
+        elif mistake:
             lands_at = self.slips.choice([s for s in (seat - 1, seat + 1) if 1 <= s <= 8])
             self.tally.injected["mistake: a card to the wrong seat"] += 1
+            self.slipped = True
         elif not unread and self.chance.random() < self.faults.misplaced:
             lands_at = self.chance.choice([s for s in (seat - 1, seat + 1) if 1 <= s <= 8])
             self.tally.injected["misplaced card"] += 1
