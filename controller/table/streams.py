@@ -108,7 +108,8 @@ class Streams(NamedTuple):
 
 def _report(data: Mapping[str, Any]) -> CardAtSeat:
     report = input_from_json(data)
-    assert isinstance(report, CardAtSeat)
+    if not isinstance(report, CardAtSeat):
+        raise ValueError(f"streams.waiting: {report.tag} is not a seat board's card report")
     return report
 
 
