@@ -64,13 +64,17 @@ class LinkUp:
 
     ``previous_boot_id`` is set when the device restarted since the last LinkUp (whatever
     took the link down: over TCP a restarting device first closes the connection), and
-    ``lost`` lists the events the host will never get (empty when none).
+    ``lost`` lists the events the host will never get (empty when none). ``next_seq`` and
+    ``pending`` are the HELLO's: the device's backlog, resent now, runs from ``next_seq -
+    pending`` to ``next_seq - 1`` (None in a journal written before they were kept).
     """
 
     device: DeviceInfo
     reason: str
     previous_boot_id: int | None = None
     lost: tuple[LostEvents, ...] = ()
+    next_seq: int | None = None
+    pending: int | None = None
 
     @property
     def restarted(self) -> bool:

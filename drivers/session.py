@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from drivers import events as ev
@@ -515,6 +515,7 @@ class HostSession:
         self._acked = seq_add(first, -1)  # the device's own view: everything before is done
 
     def _link_up(self, up: ev.LinkUp, hello: Hello, now: float) -> None:
+        up = replace(up, next_seq=hello.next_seq, pending=hello.pending)
         self._device_heartbeat = hello.heartbeat_ms / 1000
         self.device = up.device
         self.up = True

@@ -51,35 +51,43 @@ AT = 1_700_000_000_250
 
 
 def test_every_driver_event_becomes_the_table_input_with_the_service_time() -> None:
-    assert mapped(ev.CardRead(4, 51, 3, b"\x01")) == (ti.CardRead(at=AT, code=51),)
+    """Each with the device's seq of it; a LinkUp with the device's boot id and its HELLO's
+    numbers (docs/table.md, "Two devices, one table")."""
+    assert mapped(ev.CardRead(4, 51, 3, b"\x01")) == (ti.CardRead(at=AT, code=51, seq=4),)
     assert mapped(ev.CardUnreadable(5, 4, Disposition.DEALT_UNREAD)) == (
-        ti.CardUnreadable(at=AT, disposition=ti.Disposition.DEALT_UNREAD),
+        ti.CardUnreadable(at=AT, disposition=ti.Disposition.DEALT_UNREAD, seq=5),
     )
-    assert mapped(ev.DeckLoaded(6, 9, 52, 52)) == (ti.DeckLoaded(at=AT, count=52),)
+    assert mapped(ev.DeckLoaded(6, 9, 52, 52)) == (ti.DeckLoaded(at=AT, count=52, seq=6),)
     assert mapped(ev.DeviceFault(7, FaultCode.LID_OPEN)) == (
-        ti.DeviceFault(at=AT, device=Device.SHOE, fault=ti.Fault.LID_OPEN),
+        ti.DeviceFault(at=AT, device=Device.SHOE, fault=ti.Fault.LID_OPEN, seq=7),
     )
     assert mapped(ev.DeviceFaultCleared(8, FaultCode.SENSOR), BOARD) == (
-        ti.DeviceFaultCleared(at=AT, device=Device.SEAT_BOARD, fault=ti.Fault.SENSOR),
+        ti.DeviceFaultCleared(at=AT, device=Device.SEAT_BOARD, fault=ti.Fault.SENSOR, seq=8),
     )
-    assert mapped(ev.SeatOccupied(1, 3), BOARD) == (ti.SeatOccupied(at=AT, seat=3),)
-    assert mapped(ev.SeatVacated(2, 3), BOARD) == (ti.SeatVacated(at=AT, seat=3),)
-    assert mapped(ev.CardAtSeat(3, 5, None), BOARD) == (ti.CardAtSeat(at=AT, seat=5, code=None),)
+    assert mapped(ev.SeatOccupied(1, 3), BOARD) == (ti.SeatOccupied(at=AT, seat=3, seq=1),)
+    assert mapped(ev.SeatVacated(2, 3), BOARD) == (ti.SeatVacated(at=AT, seat=3, seq=2),)
+    assert mapped(ev.CardAtSeat(3, 5, None), BOARD) == (
+        ti.CardAtSeat(at=AT, seat=5, code=None, seq=3),
+    )
     assert mapped(ev.LinkDown(ev.LinkDownReason.SILENCE, "nothing for 3 s")) == (
         ti.LinkDown(at=AT, device=Device.SHOE, reason="nothing for 3 s"),
     )
-    assert mapped(ev.LinkUp(SHOE, "HELLO")) == (ti.LinkUp(at=AT, device=Device.SHOE),)
+    up = ti.LinkUp(at=AT, device=Device.SHOE, boot=7)  # a HELLO's numbers not kept: None
+    assert mapped(ev.LinkUp(SHOE, "HELLO")) == (up,)
+    assert mapped(ev.LinkUp(SHOE, "HELLO", next_seq=9, pending=2)) == (
+        ti.LinkUp(at=AT, device=Device.SHOE, boot=7, next_seq=9, pending=2),
+    )
     lost = (ev.LostEvents(6, 2, 3), ev.LostEvents(7, 0, 1))
     assert mapped(ev.LinkUp(SHOE, "restarted", previous_boot_id=6, lost=lost)) == (
-        ti.LinkUp(at=AT, device=Device.SHOE),
+        up,
         ti.DeviceRestarted(at=AT, device=Device.SHOE, lost=4),
     )
     assert mapped(ev.LinkUp(SHOE, "restarted", previous_boot_id=6)) == (
-        ti.LinkUp(at=AT, device=Device.SHOE),
+        up,
         ti.DeviceRestarted(at=AT, device=Device.SHOE, lost=None),  # what it held is unknown
     )
     assert mapped(ev.LinkUp(SHOE, "acknowledged elsewhere", lost=lost[1:])) == (
-        ti.LinkUp(at=AT, device=Device.SHOE),
+        up,
         ti.DeviceRestarted(at=AT, device=Device.SHOE, lost=1),
     )
 

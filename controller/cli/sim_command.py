@@ -26,6 +26,7 @@ from controller.journal import JournalError
 from controller.rules import Effect, Rules, RulesError, Variant
 from controller.sim.dealer import Dealer, DealerError, FaultRates, Pace, Tally
 from controller.sim.floor import CoreFloor, Floor, FloorError, Observer
+from controller.sim.human import HumanDealer
 from controller.sim.service_floor import service_floor
 from controller.sim.view import View, stopped, summary
 from controller.table import Table, TableSettings
@@ -75,6 +76,21 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     ):
         parser.add_argument(f"--{name}", type=float, default=0.0, metavar="RATE", help=what)
     parser.add_argument(
+        "--dealer",
+        choices=("auto", "human"),
+        default="auto",
+        help="auto: each act waited for until the table has it (default); human: cards "
+        "pitched at a person's pace, dealing on through cable pulls and restarts",
+    )
+    parser.add_argument(
+        "--mistakes",
+        type=float,
+        default=0.0,
+        metavar="RATE",
+        help="with --dealer human: the dealer's mistakes, per card (a card to the wrong seat, "
+        "a card with the wrong face)",
+    )
+    parser.add_argument(
         "--journal",
         type=Path,
         help=f"a new journal for the run (default {DEFAULT_JOURNAL}, replaced at each run)",
@@ -116,6 +132,8 @@ class Options:
     console: tuple[str, int] | None
     table_id: str = "SIM"
     floor: FloorSettings | None = None
+    human: bool = False
+    mistakes: float = 0.0
 
 
 def options(args: argparse.Namespace) -> Options:
@@ -158,6 +176,10 @@ def options(args: argparse.Namespace) -> Options:
             floor = FloorSettings(floor_dsn(args.floor, "--floor"))
         except ConfigError as error:
             raise ValueError(str(error)) from None
+    if not 0.0 <= args.mistakes <= 1.0:
+        raise ValueError(f"--mistakes {args.mistakes}: a share of the cards, 0..1")
+    if args.mistakes and args.dealer != "human":
+        raise ValueError("--mistakes: only a human dealer makes mistakes (--dealer human)")
     if not ID_PATTERN.fullmatch(args.table_id):
         raise ValueError(f"--table-id {args.table_id!r}: letters, digits, '_.-' (64 at most)")
     settings = TableSettings(rules=rules)
@@ -173,6 +195,8 @@ def options(args: argparse.Namespace) -> Options:
         console,
         args.table_id,
         floor,
+        args.dealer == "human",
+        args.mistakes,
     )
 
 
@@ -297,6 +321,17 @@ async def _deal(
 
 
 def _dealer(chosen: Options, tally: Tally, floor: Floor) -> Dealer:
+    if chosen.human:
+        return HumanDealer(
+            floor,
+            tally,
+            seats=chosen.seats,
+            hands=chosen.hands,
+            seed=chosen.seed,
+            faults=chosen.faults,
+            pace=chosen.pace,
+            mistakes=chosen.mistakes,
+        )
     return Dealer(
         floor,
         tally,

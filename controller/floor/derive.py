@@ -164,7 +164,7 @@ def _cleared(
 
 def status_of(table: Table, last_entry_at: int | None) -> f.Status:
     """The table's live status: dealing, paused (with its first blocking alert) or idle."""
-    blocking = [alert for alert in table.alerts if alert.rule.blocking]
+    blocking = [alert for alert in table.alerts if table.blocks(alert)]
     state = "paused" if blocking else "dealing" if table.in_hand else "idle"
     live = (
         {}

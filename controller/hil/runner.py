@@ -17,6 +17,7 @@ from typing import Any
 import tomli_w
 
 from controller.config import ConfigError, hash_pin, parse_config
+from controller.hil import invariants
 from controller.hil.scenario import SUPERVISOR, Decision, Expect, Scenario, ScenarioError, Step
 from controller.hil.service import Console, Credentials, ServiceError, ServiceProcess
 from controller.hil.world import DeviceWorld, SimulatedWorld, World, deck_of, instructions
@@ -49,6 +50,9 @@ def describe(step: Step) -> str:
     if step.physical:
         lines = instructions(step)
         text = lines[0] if len(lines) == 1 else f"draw {value} cards"
+        if action == "pitch":
+            seats = ", ".join(str(seat) for seat in value)
+            text = f"pitch a card to seats {seats} in turn, without waiting for the table"
         if action == "load":
             text = f"load a deck of {len(deck_of(step))} cards"
         if action == "sit" and "buy_in" in options:
@@ -439,6 +443,13 @@ async def run_scenario(
         async with _simulators(scenario) as simulated:
             seat_port = None if simulated.seats is None else simulated.seats.port
             process = service(simulated.shoe.port, seat_port, True)
-            return await Run(
+            result = await Run(
                 scenario, simulated, say, credentials, process=process, devices=devices
             ).run()
+        if not result.ok:
+            return result
+        table, raised = await asyncio.to_thread(invariants.replay, path)
+        wrong = invariants.problems(table, raised, simulated.felt)
+        for problem in wrong:
+            say(f"FAIL invariant: {problem}")
+        return result if not wrong else Result(scenario, result.passed, result.passed + 1)

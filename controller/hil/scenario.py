@@ -19,7 +19,18 @@ from controller.table import AlertKind, Device, Disposition, Fault, Remedy
 
 #: Actions on the physical world: in simulation a simulator control command, with real
 #: devices an instruction for the engineer and a wait for the device's event.
-PHYSICAL = ("load", "draw", "place", "sit", "leave", "unplug", "fault", "clear", "restart")
+PHYSICAL = (
+    "load",
+    "draw",
+    "place",
+    "pitch",
+    "sit",
+    "leave",
+    "unplug",
+    "fault",
+    "clear",
+    "restart",
+)
 #: Inputs of people (the dealer, the players, the supervisor), submitted to the service.
 PEOPLE = (
     "new_hand",
@@ -43,6 +54,7 @@ OPTIONS: dict[str, frozenset[str]] = {
     "load": frozenset({"deck"}),
     "draw": frozenset({"unreadable"}),
     "place": frozenset({"card", "lands_at"}),
+    "pitch": frozenset({"pace"}),
     "sit": frozenset({"buy_in", "player"}),
     "unplug": frozenset({"seconds"}),
     "restart": frozenset({"seconds"}),
@@ -217,7 +229,7 @@ def load_scenario(path: str | Path) -> Scenario:
 
 
 def _uses_seat_board(step: Step) -> bool:
-    if step.action in ("place", "sit", "leave"):
+    if step.action in ("place", "pitch", "sit", "leave"):
         return True
     device = step.value if step.action in ("unplug", "restart") else step.options.get("device")
     return device is Device.SEAT_BOARD
@@ -298,6 +310,10 @@ def _value(action: str, value: object) -> Any:
         return tuple(_card(item, "load") for item in value)
     if action == "draw":
         return _whole(value, "draw", 1)
+    if action == "pitch":
+        if not isinstance(value, list) or not value:
+            raise _Bad(f"pitch = {value!r}: a list of seats, a card to each in turn")
+        return tuple(_seat(item, "pitch") for item in value)
     if action in _SEAT_ACTIONS:
         return _seat(value, action)
     if action in ("unplug", "restart"):
@@ -346,8 +362,8 @@ def _option(key: str, value: object) -> Any:
         if not isinstance(value, str) or not value:
             raise _Bad(f"{key} = {value!r}: text")
         return value
-    if key == "seconds":
-        return _seconds(value, "seconds")
+    if key in ("seconds", "pace"):
+        return _seconds(value, key)
     if key == "device":
         return _device(value, "device")
     if key == "remedy":

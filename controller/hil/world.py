@@ -4,9 +4,11 @@ real devices worked by an engineer who follows printed instructions."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from controller.hil.invariants import Felt
 from controller.hil.scenario import Step
 from controller.hil.service import Console, next_update
 from controller.rules import DECK, Card
@@ -14,6 +16,7 @@ from controller.table import Device, Disposition
 from firmware_sim.process import SimulatorProcess
 
 SETTLE_TIMEOUT = 20.0
+PACE = 0.6  # seconds a card, a person's pace (the ``pitch`` step)
 
 
 def _name(device: Device) -> str:
@@ -45,6 +48,8 @@ def instructions(step: Step) -> list[str]:
         if value == 1:
             return [how]
         return [f"{how} ({number} of {value})" for number in range(1, value + 1)]
+    if action == "pitch":
+        return [f"pitch the next card to seat {seat}, without waiting" for seat in value]
     if action == "place":
         what = str(options["card"]) if "card" in options else "the card"
         lands = options.get("lands_at", value)
@@ -78,6 +83,7 @@ class SimulatedWorld:
     def __init__(self, shoe: SimulatorProcess, seats: SimulatorProcess | None) -> None:
         self.shoe, self.seats = shoe, seats
         self.live = True
+        self.felt = Felt()  # where the world put each card (controller.hil.invariants)
 
     def device(self, device: Device) -> SimulatorProcess:
         if device is Device.SHOE:
@@ -118,12 +124,24 @@ class SimulatedWorld:
             disposition = options.get("unreadable")
             line = "draw" if disposition is None else f"draw unreadable disposition={disposition}"
             for _ in range(value):
-                await self.command(Device.SHOE, line)
+                reply = await self.command(Device.SHOE, line)
+                self.felt.draw(Card(reply["card"]))
                 await self.settle(Device.SHOE)
             return
+        elif action == "pitch":  # a person's dealing: nothing waited for, the pace kept
+            for seat in value:
+                reply = await self.command(Device.SHOE, "draw")
+                card = Card(reply["card"])
+                self.felt.draw(card)
+                self.felt.place(time.time(), card, seat)
+                await self.command(Device.SEAT_BOARD, f"place {seat} {card}")
+                await asyncio.sleep(options.get("pace", PACE))
+            return  # the expectations wait for the table to have them
         elif action == "place":
             card = f" {options['card']}" if "card" in options else ""
             lands = f" lands_at={options['lands_at']}" if "lands_at" in options else ""
+            if "card" in options:
+                self.felt.place(time.time(), options["card"], options.get("lands_at", value))
             await self.command(Device.SEAT_BOARD, f"place {value}{card}{lands}")
         elif action in ("sit", "leave"):
             await self.command(Device.SEAT_BOARD, f"{action} {value}")

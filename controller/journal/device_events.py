@@ -9,7 +9,7 @@ enumerations by their lower-case name (``jam``, ``reject_tray``), bytes as hex.
 from __future__ import annotations
 
 import types
-from dataclasses import fields, is_dataclass
+from dataclasses import MISSING, fields, is_dataclass
 from enum import Enum, StrEnum
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
@@ -89,8 +89,16 @@ def _encode(value: Any) -> Any:
 
 
 def _build(cls: type[Any], values: dict[str, Any]) -> Any:
+    """An event of ``cls`` from its fields; a field with a default may be absent (a journal
+    written before the field was kept)."""
     hints = get_type_hints(cls)
-    return cls(**{f.name: _decode(hints[f.name], values[f.name]) for f in fields(cls) if f.compare})
+    return cls(
+        **{
+            f.name: _decode(hints[f.name], values[f.name])
+            for f in fields(cls)
+            if f.compare and (f.name in values or f.default is MISSING)
+        }
+    )
 
 
 def _decode(hint: Any, value: Any) -> Any:

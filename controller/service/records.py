@@ -13,6 +13,7 @@ journals ``at / 1000`` as ``recorded_at`` and reads it back with :func:`at_of`.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any, Protocol
 
 from controller.journal import Device as JournalDevice
@@ -39,6 +40,8 @@ class Record(Protocol):
     def fields(self) -> dict[str, Any]: ...
     @property
     def device(self) -> JournalDevice | None: ...
+    @property
+    def seq(self) -> int | None: ...
 
 
 def at_of(recorded_at: float) -> int:
@@ -59,7 +62,13 @@ def _link_up(at: int, device: ti.Device, fields: Mapping[str, Any]) -> tuple[Tab
     """A restarted device lost every event it had not had acknowledged, including any the
     host never heard of: the link's count is then only what it knows, and none known means
     not known (None), never zero."""
-    up = ti.LinkUp(at=at, device=device)
+    up = ti.LinkUp(
+        at=at,
+        device=device,
+        boot=fields["device"]["boot_id"],
+        next_seq=fields.get("next_seq"),  # absent from journals written before they were kept
+        pending=fields.get("pending"),
+    )
     lost = _lost(fields)
     if fields["previous_boot_id"] is not None:
         return up, ti.DeviceRestarted(at=at, device=device, lost=lost or None)
@@ -92,7 +101,8 @@ _EVENTS: dict[str, _Mapper] = {
 
 def table_inputs(record: Record, where: str = "a record") -> tuple[TableInput, ...]:
     """The table inputs a journal record stands for (a LinkUp after a restart gives two:
-    the link and the restart with the events lost; an ``access`` record none). Raises
+    the link and the restart with the events lost; an ``access`` record none); a device
+    event's input carries the device's ``seq`` of it. Raises
     ``JournalError`` naming ``where`` for a record it cannot read."""
     if record.source == ACCESS:
         return ()
@@ -106,6 +116,9 @@ def table_inputs(record: Record, where: str = "a record") -> tuple[TableInput, .
         raise JournalError(f"{where}: {record.source} {record.type} is not a table input")
     try:
         device = ti.Device(record.device.kind)
-        return mapper(at_of(record.recorded_at), device, record.fields)
+        items = mapper(at_of(record.recorded_at), device, record.fields)
     except (KeyError, ValueError, TypeError) as error:
         raise JournalError(f"{where}: {record.type} {record.fields}: {error!r}") from None
+    if record.seq is None:
+        return items
+    return tuple(replace(item, seq=record.seq) for item in items)  # type: ignore[call-arg]

@@ -43,9 +43,11 @@ from controller.table import (
     Step,
     Table,
     TableInput,
+    Tick,
     apply,
 )
 from controller.table import DeviceRestarted as TableDeviceRestarted
+from controller.table.streams import WAIT_MS
 from drivers import events as ev
 from drivers.device import DeviceDriver, SeatBoardDriver, ShoeDriver
 from drivers.errors import DriverError
@@ -154,6 +156,7 @@ class TableService:
         self._stopped = asyncio.Event()
         self._failure: BaseException | None = None
         self._shipper: Shipper | None = None
+        self._tick: asyncio.TimerHandle | None = None  # a Tick due for the waiting seat reports
         #: How recovery went at the last start.
         self.recovered: Recovered | None = None
 
@@ -286,6 +289,8 @@ class TableService:
             await self._stopped.wait()
             return
         self._stopping.set()
+        if self._tick is not None:
+            self._tick.cancel()
         async with self._lock:  # no input is half-way: journaled inputs are applied
             current = asyncio.current_task()
             tasks = [task for task in self._tasks if task is not current]
@@ -372,6 +377,7 @@ class TableService:
                     steps.append(step)
                     self._applied(position, step)
             self._show_lamps()
+            self._time_the_wait()
             return steps
 
     def _running(self) -> Journal:
@@ -395,6 +401,25 @@ class TableService:
                 log.error("%s", self._failure)
                 self._tasks.append(asyncio.create_task(self.stop()))
             raise TableStopped(str(self._failure)) from None
+
+    def _time_the_wait(self) -> None:
+        """Seat reports wait for the shoe's (docs/table.md, "Two devices, one table"): once
+        the shoe owes nothing, a ``Tick`` when the oldest has waited its time decides it.
+        While the shoe owes events, its own events (or its link) come first."""
+        table = self.table
+        waiting = table.streams.waiting
+        owes = Device.SHOE not in table.links or not table.streams.shoe.complete
+        if not waiting or owes or self._tick is not None or self._stopping.is_set():
+            return
+        delay = (min(report.at for report in waiting) + WAIT_MS - self._now()) / 1000
+        loop = asyncio.get_running_loop()
+        self._tick = loop.call_later(max(delay, 0) + 0.01, self._tick_due)
+
+    def _tick_due(self) -> None:
+        self._tick = None
+        running = not self._stopping.is_set() and self.stopped_because is None
+        if running and self.table.streams.waiting:
+            self._tasks.append(asyncio.create_task(self._record_own(Tick(at=0))))
 
     def _applied(self, position: int, step: Step) -> None:
         self._table, self._position = step.table, position

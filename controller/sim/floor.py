@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Protocol
 
 from controller.rules import Effect
@@ -30,8 +31,10 @@ from controller.table import (
     Table,
     TableInput,
     TableSettings,
+    Tick,
     apply,
 )
+from controller.table.streams import WAIT_MS
 
 Observer = Callable[[Table, Sequence[Effect]], None]
 """Told of every step of the table: the new table and its effects."""
@@ -91,13 +94,39 @@ class Floor(Protocol):
         FloorError where there is none)."""
         ...
 
+    # A person's acts: done at once, whatever the links (controller.sim.human) ------------
+
+    async def pitch(self, unread: Disposition | None) -> int:
+        """The dealer draws the next card and pitches it; the card it physically is. The
+        shoe reports it when its link lets it: the dealer does not wait for the table."""
+        ...
+
+    async def land(self, card: int, lands_at: int) -> None:
+        """``card`` lands at seat ``lands_at``; the seat board reports it when it can."""
+        ...
+
+    async def pull(self, device: Device, seconds: float) -> None:
+        """The device's cable is out for ``seconds`` (it goes back by itself); at once."""
+        ...
+
+    async def wait(self) -> None:
+        """The dealer waits a moment for the table (its links deliver what they hold)."""
+        ...
+
+    async def quiet(self) -> None:
+        """Between hands: wait until each device is connected and has delivered every event
+        (the cards collected, the last reports in)."""
+        ...
+
 
 class CoreFloor:
     """The pure table core with a modelled shoe and seat board, in this process.
 
-    Every physical act becomes the device event the real device would report, applied at
-    once; time advances 10 ms per input from ``start`` (deterministic). An unplugged
-    device's link goes down and comes back at once.
+    Every physical act becomes the device event the real device would report, numbered as
+    the device numbers it, applied at once; time advances 10 ms per input from ``start``
+    (deterministic). An unplugged device's link goes down and comes back at once; a cable
+    ``pull`` (a person's dealing) holds the device's events in it until the dealer
+    ``wait``s: then the device says HELLO and sends its backlog, as a real one does.
     """
 
     def __init__(self, settings: TableSettings, observe: Observer, *, start: int = 0) -> None:
@@ -105,8 +134,10 @@ class CoreFloor:
         self._observe = observe
         self._clock = start
         self._shoe: deque[int] = deque()
+        self._seqs = dict.fromkeys(Device, 0)
+        self._held: dict[Device, list[TableInput]] = {}  # a pulled cable's events
         for device in (Device.SHOE, Device.SEAT_BOARD):
-            self._apply(LinkUp(at=self.now(), device=device))
+            self._hello(device, 0)
 
     @property
     def table(self) -> Table:
@@ -125,32 +156,72 @@ class CoreFloor:
     async def submit(self, item: TableInput) -> str | None:
         return self._apply(item)
 
+    def _hello(self, device: Device, pending: int) -> None:
+        next_seq = self._seqs[device]
+        up = LinkUp(at=self.now(), device=device, boot=1, next_seq=next_seq, pending=pending)
+        self._apply(up)
+
+    def _event(self, device: Device, item: TableInput) -> None:
+        """A device's event, numbered; held in the device while its cable is out."""
+        item = replace(item, seq=self._seqs[device] % 65536)  # type: ignore[call-arg]
+        self._seqs[device] += 1
+        if device in self._held:
+            self._held[device].append(item)
+        else:
+            self._apply(item)
+
     async def load(self, cards: list[int]) -> None:
         self._shoe = deque(cards)
-        self._apply(DeckLoaded(at=self.now(), count=len(cards)))
+        self._event(Device.SHOE, DeckLoaded(at=self.now(), count=len(cards)))
 
     async def draw(self, unread: Disposition | None) -> int:
+        return await self.pitch(unread)
+
+    async def pitch(self, unread: Disposition | None) -> int:
         if not self._shoe:
             raise FloorError("the shoe is empty: load a deck")
         card = self._shoe.popleft()
         if unread is None:
-            self._apply(CardRead(at=self.now(), code=card))
+            self._event(Device.SHOE, CardRead(at=self.now(), code=card))
         else:
-            self._apply(CardUnreadable(at=self.now(), disposition=unread))
+            self._event(Device.SHOE, CardUnreadable(at=self.now(), disposition=unread))
         return card
 
     async def place(self, seat: int, card: int, lands_at: int) -> None:
-        self._apply(CardAtSeat(at=self.now(), seat=lands_at, code=card))
+        await self.land(card, lands_at)
+
+    async def land(self, card: int, lands_at: int) -> None:
+        self._event(Device.SEAT_BOARD, CardAtSeat(at=self.now(), seat=lands_at, code=card))
 
     async def sit(self, seat: int) -> None:
-        self._apply(SeatOccupied(at=self.now(), seat=seat))
+        self._event(Device.SEAT_BOARD, SeatOccupied(at=self.now(), seat=seat))
 
     async def leave(self, seat: int) -> None:
         self._apply(SeatVacated(at=self.now(), seat=seat))
 
     async def unplug(self, device: Device, seconds: float) -> None:
         self._apply(LinkDown(at=self.now(), device=device, reason="unplugged"))
-        self._apply(LinkUp(at=self.now(), device=device))
+        self._hello(device, 0)
+
+    async def pull(self, device: Device, seconds: float) -> None:
+        if device not in self._held:
+            self._apply(LinkDown(at=self.now(), device=device, reason="unplugged"))
+            self._held[device] = []
+
+    async def wait(self) -> None:
+        """Time passes: each pulled cable is back (its HELLO, then its backlog), and what
+        waits on the clock gets a ``Tick`` once it may have waited long enough."""
+        for device, held in list(self._held.items()):
+            del self._held[device]
+            self._hello(device, len(held))
+            for item in held:
+                self._apply(replace(item, at=self.now()))  # type: ignore[type-var]
+        if self._table.streams.waiting:
+            self._clock += WAIT_MS
+            self._apply(Tick(at=self.now()))
+
+    async def quiet(self) -> None:
+        await self.wait()
 
     async def settle(self) -> None:
         raise FloorError("the table waits for nothing that will come by itself")

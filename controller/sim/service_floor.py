@@ -205,6 +205,27 @@ class ServiceFloor:
             f"the table did not have the {device.value} back",
         )
 
+    async def pitch(self, unread: Disposition | None) -> int:
+        line = "draw" if unread is None else f"draw unreadable disposition={unread.value}"
+        reply = await self._command(Device.SHOE, line)
+        card: int = reply["card"]
+        return card
+
+    async def land(self, card: int, lands_at: int) -> None:
+        if Device.SEAT_BOARD in self.devices:
+            await self._command(Device.SEAT_BOARD, f"place {lands_at} {card}")
+
+    async def pull(self, device: Device, seconds: float) -> None:
+        if device in self.devices:
+            await self._command(device, f"unplug {seconds:.2f}")
+
+    async def wait(self) -> None:
+        await asyncio.sleep(0.02)
+
+    async def quiet(self) -> None:
+        for device in self.devices:
+            await self._act(device, "status")
+
     async def _until(self, holds: Callable[[], bool], what: str) -> None:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + SETTLE_TIMEOUT

@@ -44,6 +44,7 @@ from controller.table.state import (
     Seat,
     Table,
 )
+from controller.table.streams import Stream, Streams, over
 
 _PLAYER_DECISIONS = BETTING_DECISIONS | {Do.BONUS, Do.SHOW, Do.MUCK}
 
@@ -74,7 +75,8 @@ def apply(table: Table, item: TableInput) -> Step:
     try:
         if handler is None:
             raise Refused(f"not a table input: {item!r}")
-        new = _feed_held(handler(table, item, fx), item.at, fx)
+        new = _feed_held(handler(_track(table, item), item, fx), item.at, fx)
+        new = _reconcile(new, item, fx)
     except Refused as refusal:
         notice = Notice("refused", str(refusal), {"input": getattr(item, "tag", None)})
         return Step(table, (notice,))
@@ -325,7 +327,11 @@ def _card_unreadable(table: Table, item: ti.CardUnreadable, fx: list[Effect]) ->
     )
 
 
-def _card_at_seat(table: Table, item: ti.CardAtSeat, fx: list[Effect]) -> Table:
+def _card_at_seat(
+    table: Table, item: ti.CardAtSeat, fx: list[Effect], *, final: bool = False
+) -> Table:
+    """The seat board's report of a card at a seat. One the table cannot match yet (a card
+    the shoe has not reported) waits for the shoe's report unless ``final``."""
     seat, at = _seat_number(item.seat), item.at
     if not table.settings.seat_board:
         fx.append(Notice("ignored", f"card at seat {seat}: the seat board is not in use", {}))
@@ -353,6 +359,8 @@ def _card_at_seat(table: Table, item: ti.CardAtSeat, fx: list[Effect]) -> Table:
             return _card_out(table, card, at, fx)  # already in play: that alert
         table = _clear(table, [unread], f"seat {seat}'s reader identified the card", fx)
         return _give(table, card, at, fx, confirmed=True)
+    if not final and _awaits_shoe(table, seat, card):
+        return _wait(table, item, fx)
     if card is None:
         return _stray(table, seat, None, None, fx, at=at)
     holder = _holder(table, card)
@@ -394,6 +402,108 @@ def _mismatch(table: Table, read: Placement, card: Card, fx: list[Effect], *, at
         belongs=seat,
         card=card,
     )
+
+
+# The two devices' streams (controller/table/streams.py) ------------------------------
+
+_SHOE_EVENTS = (ti.CardRead, ti.CardUnreadable, ti.DeckLoaded)
+_SEAT_BOARD_EVENTS = (ti.CardAtSeat, ti.SeatOccupied, ti.SeatVacated)
+
+
+def _track(table: Table, item: TableInput) -> Table:
+    """Keep where each device's events stand: its HELLO (``LinkUp``: the backlog it
+    announced) and the sequence number of each of its events."""
+    streams = table.streams
+    if isinstance(item, ti.LinkUp):
+        device = item.device
+        stream = _stream(streams, device).linked(item.boot, item.next_seq, item.pending)
+    else:
+        if isinstance(item, _SHOE_EVENTS):
+            device = Device.SHOE
+        elif isinstance(item, _SEAT_BOARD_EVENTS):
+            device = Device.SEAT_BOARD
+        elif isinstance(item, ti.FaultInput):
+            device = item.device
+        else:
+            return table
+        stream = _stream(streams, device).saw(item.seq)
+    if device is Device.SHOE:
+        return replace(table, streams=streams._replace(shoe=stream))
+    return replace(table, streams=streams._replace(seat_board=stream))
+
+
+def _stream(streams: Streams, device: Device) -> Stream:
+    return streams.shoe if device is Device.SHOE else streams.seat_board
+
+
+def _shoe_owes(table: Table) -> bool:
+    """The shoe may still report cards the table has not had: its link is down, or the
+    backlog it announced is not all in."""
+    return Device.SHOE not in table.links or not table.streams.shoe.complete
+
+
+def _awaits_shoe(table: Table, seat: int, card: Card | None) -> bool:
+    """A seat report the table cannot match may be of a card the shoe has not reported yet
+    (its link down, its backlog not in, a frame sent again): it waits, once the table knows
+    the shoe's sequence numbers (a journal written before has none: decided at once). A card
+    at a seat with no player in the hand, or a card already out of the shoe, needs no wait."""
+    if table.streams.shoe.announced is None:
+        return False
+    if card is None:
+        return table.in_play(seat)
+    return not _known(table, card)
+
+
+def _wait(table: Table, report: ti.CardAtSeat, fx: list[Effect]) -> Table:
+    what = "a card" if report.code is None else "the card"
+    text = f"{what} at seat {report.seat}: waiting for the shoe's report"
+    fx.append(Notice("waiting", text, report.to_json()))
+    streams = table.streams
+    return replace(table, streams=streams._replace(waiting=(*streams.waiting, report)))
+
+
+def _matches(table: Table, report: ti.CardAtSeat) -> bool:
+    """The shoe has now reported the card of ``report`` (or, for a card its reader did not
+    know, a card is awaited at its seat)."""
+    if report.code is None:
+        return any(p.seat == report.seat for p in table.unconfirmed) or any(
+            a.belongs == report.seat for a in _open(table, AlertKind.UNREAD_CARD, due=True)
+        )
+    if not 0 <= report.code < 52:
+        return False
+    card = Card(report.code)
+    return _known(table, card) or any(
+        a.belongs == report.seat for a in _open(table, AlertKind.UNREAD_CARD, due=True)
+    )
+
+
+def _reconcile(table: Table, item: TableInput, fx: list[Effect]) -> Table:
+    """Decide the waiting seat reports that can be: each one whose card the shoe has now
+    reported, in order; and, on the shoe's own word or the clock's (its event or HELLO, a
+    ``Tick``), once the shoe owes nothing, each one that has waited long enough: a card the
+    shoe did not deal. Any other input says nothing of the shoe (after a restart the
+    service's first inputs are the links it lost, the shoe's perhaps after the seat board's)."""
+    waiting = table.streams.waiting
+    if not waiting:
+        return table
+    told = isinstance(item, (ti.Tick, *_SHOE_EVENTS)) or (
+        isinstance(item, ti.LinkUp) and item.device is Device.SHOE
+    )
+    owes = not told or _shoe_owes(table)
+    at = item.at
+    kept: list[ti.CardAtSeat] = []
+    due: list[ti.CardAtSeat] = []
+    for report in waiting:
+        if _matches(table, report) or (not owes and over(report, at)):
+            due.append(report)
+        else:
+            kept.append(report)
+    if not due:
+        return table
+    table = replace(table, streams=table.streams._replace(waiting=tuple(kept)))
+    for report in due:
+        table = _card_at_seat(table, report, fx, final=True)
+    return table
 
 
 def _holder(table: Table, card: Card) -> int | None:
@@ -609,11 +719,15 @@ def _decide(table: Table, item: ti.Decide, fx: list[Effect]) -> Table:
 def _new_hand(table: Table, item: ti.NewHand, fx: list[Effect]) -> Table:
     if table.in_hand:
         raise Refused(f"hand {table.hand_number} is in progress")
-    blocking = [alert for alert in table.alerts if alert.rule.blocking]
+    blocking = [alert for alert in table.alerts if table.blocks(alert)]
     if blocking:
         raise Refused(f"resolve the open alerts first: {blocking[0].message}")
     if not table.deck_ready:
         raise Refused("load a full deck of 52 first")
+    if table.settings.seat_board and _open(table, AlertKind.LINK_DOWN, device=Device.SEAT_BOARD):
+        raise Refused("the seat board is not connected: the next hand waits for it")
+    if table.streams.waiting:
+        raise Refused("a card at a seat waits for the shoe's report")
     players = table.eligible
     if len(players) < 2:
         raise Refused(f"a hand needs 2 players with chips sitting in (there are {len(players)})")
@@ -732,7 +846,7 @@ def _acknowledge_alert(table: Table, item: ti.AcknowledgeAlert, fx: list[Effect]
     if alert.acknowledged_by is not None:
         raise Refused(f"alert {alert.id} is already acknowledged by {alert.acknowledged_by}")
     text = f"alert {alert.id} acknowledged by {item.who}"
-    if alert.rule.blocking:
+    if table.blocks(alert):
         text += ": the table stays paused until it is resolved"
     fx.append(Notice("alert_acknowledged", text, {"id": alert.id, "who": item.who}))
     seen = alert._replace(acknowledged_by=item.who, acknowledged_at=item.at)
@@ -893,6 +1007,10 @@ def _correct_stack(table: Table, item: ti.CorrectStack, fx: list[Effect]) -> Tab
     return _with_seat(table, seat._replace(stack=item.stack))
 
 
+def _tick(table: Table, item: ti.Tick, fx: list[Effect]) -> Table:
+    return table  # time passed: what waits on it is decided after every input
+
+
 _HANDLERS: dict[type[TableInput], _Handler] = {
     ti.CardRead: _card_read,
     ti.CardUnreadable: _card_unreadable,
@@ -905,6 +1023,7 @@ _HANDLERS: dict[type[TableInput], _Handler] = {
     ti.LinkUp: _link_up,
     ti.LinkDown: _link_down,
     ti.DeviceRestarted: _device_restarted,
+    ti.Tick: _tick,
     ti.Decide: _decide,
     ti.NewHand: _new_hand,
     ti.SitDown: _sit_down,

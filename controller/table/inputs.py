@@ -8,7 +8,8 @@ the journal stores inputs this way and recovery replays them.
 Device events (from the shoe and the seat board, as the drivers report them):
 ``CardRead``, ``CardUnreadable``, ``CardAtSeat``, ``SeatOccupied``, ``SeatVacated``,
 ``DeckLoaded``, ``DeviceFault``, ``DeviceFaultCleared``, ``LinkUp``, ``LinkDown``,
-``DeviceRestarted``.
+``DeviceRestarted``; each sequenced event may carry ``seq``, the device's own sequence
+number of it (None: not known). ``Tick``: time passed, for what waits on the clock.
 
 People: ``Decide`` (a player's decision, said by the dealer or made by the player),
 ``NewHand``, ``SitDown``, ``SitOut``, ``SitIn``, ``Leave``, ``Rebuy``, ``Configure``; the
@@ -101,6 +102,7 @@ class FaultInput(TableInput):
 
     device: Device
     fault: Fault
+    seq: int | None = None
 
 
 # Device events ------------------------------------------------------------------------
@@ -113,12 +115,14 @@ class CardRead(TableInput):
 
     tag = "card_read"
     code: int
+    seq: int | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CardUnreadable(TableInput):
     tag = "card_unreadable"
     disposition: Disposition
+    seq: int | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -128,22 +132,26 @@ class CardAtSeat(TableInput):
     tag = "card_at_seat"
     seat: int
     code: int | None = None
+    seq: int | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SeatOccupied(SeatInput):
     tag = "seat_occupied"
+    seq: int | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SeatVacated(SeatInput):
     tag = "seat_vacated"
+    seq: int | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DeckLoaded(TableInput):
     tag = "deck_loaded"
     count: int
+    seq: int | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -158,8 +166,16 @@ class DeviceFaultCleared(FaultInput):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LinkUp(TableInput):
+    """The device said HELLO: ``boot`` (its boot id), ``next_seq`` (the number its next new
+    event will carry) and ``pending`` (how many events before it are not yet acknowledged:
+    its backlog, resent now). None when not known (journals written before they were kept):
+    the table then takes the device as having nothing pending."""
+
     tag = "link_up"
     device: Device
+    boot: int | None = None
+    next_seq: int | None = None
+    pending: int | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -177,6 +193,14 @@ class DeviceRestarted(TableInput):
     tag = "device_restarted"
     device: Device
     lost: int | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Tick(TableInput):
+    """Time passed (the service's clock, journaled): a seat report waiting for the shoe's
+    report is decided once the shoe has nothing pending and the wait is over."""
+
+    tag = "tick"
 
 
 # Decisions and the table's own inputs --------------------------------------------------
@@ -335,6 +359,7 @@ INPUT_TYPES: dict[str, type[TableInput]] = {
         LinkUp,
         LinkDown,
         DeviceRestarted,
+        Tick,
         Decide,
         NewHand,
         SitDown,

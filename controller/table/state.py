@@ -6,7 +6,7 @@ Every type here is immutable and round-trips through ``to_json``/``from_json``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, NamedTuple
 
@@ -14,6 +14,7 @@ from controller.rules import Card, Dest, Hand, input_from_json, parse_card
 from controller.rules.inputs import Input as EngineInput
 from controller.table.inputs import Device, Fault, Remedy
 from controller.table.settings import TableSettings
+from controller.table.streams import Streams
 
 SEATS = range(1, 9)
 
@@ -230,9 +231,10 @@ class Table:
     play, held cards). ``held``: cards out of turn the supervisor held, dealt in order
     when the next card is due. ``unconfirmed``: cards dealt to seats that the seat board
     has not yet seen. ``scramble_due``: the engine scrambled the burn cards back and the
-    shoe has not yet reported the stub and the burns loaded. ``links``: devices whose link
-    is up. ``occupied``: seats whose
-    sensor reports someone. ``bought_in``, ``cashed_out``, ``corrected``: the chips that
+    shoe has not yet reported the stub and the burns loaded. ``streams``: where the shoe's
+    and the seat board's events stand, and the seat reports waiting for the shoe's
+    (``controller.table.streams``). ``links``: devices whose link is up. ``occupied``:
+    seats whose sensor reports someone. ``bought_in``, ``cashed_out``, ``corrected``: the chips that
     came onto the table, left it, and were added (or taken, negative) by corrections.
     ``sittings``: the sit-downs so far (the last sitting's number).
     """
@@ -249,6 +251,7 @@ class Table:
     held: tuple[Card, ...] = ()
     unconfirmed: tuple[Placement, ...] = ()
     scramble_due: bool = False
+    streams: Streams = field(default_factory=Streams)
     alerts: tuple[Alert, ...] = ()
     next_alert: int = 1
     bought_in: int = 0
@@ -264,7 +267,20 @@ class Table:
     @property
     def paused(self) -> bool:
         """A blocking alert is open: no card goes to the hand until it is cleared."""
-        return any(alert.rule.blocking for alert in self.alerts)
+        return any(self.blocks(alert) for alert in self.alerts)
+
+    def blocks(self, alert: Alert) -> bool:
+        """``alert`` pauses the dealing. The seat board's lost link does not, once the table
+        knows the seat board's sequence numbers: a card drawn in order while it is away is
+        dealt and waits for the seat board's report (its backlog, when it is back); the next
+        hand waits for it."""
+        if (
+            alert.kind is AlertKind.LINK_DOWN
+            and alert.device is Device.SEAT_BOARD
+            and self.streams.seat_board.announced is not None
+        ):
+            return False
+        return alert.rule.blocking
 
     def seat(self, number: int) -> Seat | None:
         return next((seat for seat in self.seats if seat.seat == number), None)
@@ -316,6 +332,7 @@ class Table:
             "held": [str(card) for card in self.held],
             "unconfirmed": [placement.to_json() for placement in self.unconfirmed],
             "scramble_due": self.scramble_due,
+            "streams": self.streams.to_json(),
             "alerts": [alert.to_json() for alert in self.alerts],
             "next_alert": self.next_alert,
             "bought_in": self.bought_in,
@@ -344,6 +361,7 @@ class Table:
             held=tuple(parse_card(text) for text in data["held"]),
             unconfirmed=tuple(Placement.from_json(item) for item in data["unconfirmed"]),
             scramble_due=data.get("scramble_due", False),  # absent in older snapshots
+            streams=Streams.from_json(data.get("streams")),  # absent in older snapshots
             alerts=tuple(Alert.from_json(item) for item in data["alerts"]),
             next_alert=data["next_alert"],
             bought_in=data["bought_in"],
@@ -369,7 +387,7 @@ def signals(table: Table) -> Signals:
                 }
             )
         )
-    blocking = next((alert for alert in table.alerts if alert.rule.blocking), None)
+    blocking = next((alert for alert in table.alerts if table.blocks(alert)), None)
     if blocking is not None:
         return Signals(f"PAUSED: {blocking.message}", Lamps(bool(bonus_seats), bonus_seats))
     if table.scramble_due and table.in_hand:

@@ -1,0 +1,372 @@
+"""Dealer soak: a human dealer (``controller.sim.human``) deals through cable pulls, line
+faults and SIGKILLs of the table service, and the table ends as if none had happened.
+
+The shoe and the seat board are firmware simulator processes on pseudo-terminals, with
+``line_faults`` of their frames dropped or corrupted; the table service is a ``luck-table
+serve`` process of its own on them (its journal in a temporary folder), killed with SIGKILL
+``kills`` times at random cards and started again on the same journal while the dealer
+keeps pitching. The dealer pitches cards as a person does (no waiting for acknowledgements),
+pulls a device's cable for 1-2 s at ``unplugs`` per card, reads the table as the service
+holds it (a copy kept by reading the journal the service writes, through the same table
+core), and enters people's inputs through the service's REST API (docs/api.md), waiting
+while the service is down. The same seed is dealt by the same dealer on the pure core in this
+process with no fault (``--core-only``'s hands).
+
+Printed: hands, cards, the faults injected, the kills, every alert kind raised, the chips
+check and both fingerprints. It passes (exit status 0) with the chips conserved, no alert
+but the links' own, and the fingerprint equal to the core's.
+
+Usage: .venv/bin/python bench/dealer_soak.py [--hands 1000] [--seats 8] [--unplugs 0.02]
+       [--line-faults 0.01] [--kills 10] [--seed 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import random
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from controller.config import hash_pin
+from controller.hil.service import Console, Credentials, ServiceProcess
+from controller.journal import Journal
+from controller.rules import Effect
+from controller.service.records import table_inputs
+from controller.sim.dealer import FaultRates, Pace, Tally
+from controller.sim.floor import CoreFloor, FloorError
+from controller.sim.human import HumanDealer
+from controller.table import (
+    Decide,
+    Device,
+    Disposition,
+    EnterCard,
+    NewHand,
+    Rebuy,
+    ResolveAlert,
+    SitDown,
+    Table,
+    TableInput,
+    TableSettings,
+    apply,
+)
+from firmware_sim.process import SimulatorProcess
+
+BAUD = 115200
+PIN = "soak-1234"
+ACT_TIMEOUT = 120.0  # seconds a device may take to deliver an act's events (restarts included)
+
+
+class ApiFloor:
+    """The dealer's floor on simulator processes and a ``luck-table serve`` process: people's
+    inputs through its API, the table as its journal says, the service killed and started."""
+
+    def __init__(self, shoe: SimulatorProcess, seats: SimulatorProcess, journal: Path) -> None:
+        self.devices = {Device.SHOE: shoe, Device.SEAT_BOARD: seats}
+        self.path = journal
+        self.tally = Tally()
+        self._table = Table(TableSettings())
+        self._position = 0
+        self._journal: Journal | None = None
+        self.console: Console | None = None
+        self.process: ServiceProcess | None = None
+        self.down_since: float | None = None
+        self.downtime = 0.0
+        self.busy = asyncio.Lock()
+
+    # the table, read from the journal ---------------------------------------------------
+
+    @property
+    def table(self) -> Table:
+        if self._journal is None and self.path.exists():
+            self._journal = Journal.open(self.path, create=False)
+        if self._journal is not None:
+            for entry in self._journal.entries(self._position):
+                for item in table_inputs(entry, f"input {entry.position}"):
+                    step = apply(self._table, item)
+                    self._table = step.table
+                    self.tally.observe(step.table, step.effects)
+                self._position = entry.position
+        return self._table
+
+    def now(self) -> int:
+        return 0
+
+    # the service ------------------------------------------------------------------------
+
+    async def start(self, config: Path, log: Path) -> None:
+        self.process = ServiceProcess(config, log)
+        url = await self.process.start()
+        console = Console(url, Credentials(("SOAK", PIN), ("SOAK", PIN)))
+        await console.sign_in()
+        self.console = console
+        if self.down_since is not None:
+            self.downtime += time.monotonic() - self.down_since
+            self.down_since = None
+
+    async def kill(self) -> None:
+        assert self.process is not None
+        async with self.busy:
+            self.console = None
+        self.down_since = time.monotonic()
+        await self.process.kill()
+
+    async def submit(self, item: TableInput) -> str | None:
+        """A people's input through the API, once the service is up; the service answers
+        once it is journaled. A new hand refused because a device is not back yet after a
+        restart is asked again (the dealer saw the table before the kill). No kill lands
+        while a request is under way (``busy``): an input taken and its answer cut off
+        would be entered twice."""
+        path, body = _request(item)
+        deadline = time.monotonic() + ACT_TIMEOUT
+        while time.monotonic() < deadline:
+            if self.console is not None:
+                async with self.busy:
+                    refused = (
+                        None if self.console is None else await self.console.submit(path, body)
+                    )
+                if not (isinstance(item, NewHand) and refused and _not_back(refused)):
+                    return refused
+            await asyncio.sleep(0.05)
+        raise FloorError(f"{item.tag}: the service did not take it in {ACT_TIMEOUT} s")
+
+    # the devices ------------------------------------------------------------------------
+
+    async def _command(self, device: Device, line: str) -> Any:
+        return await asyncio.to_thread(self.devices[device].command, line)
+
+    async def _act(self, device: Device, line: str) -> Any:
+        reply = await self._command(device, line)
+        deadline = time.monotonic() + ACT_TIMEOUT
+        while True:
+            status = await self._command(device, "status")
+            if status["connected"] and status["pending"] == 0 and self.console is not None:
+                return reply  # acknowledged: journaled
+            if time.monotonic() > deadline:
+                raise FloorError(f"{device.value}: {line!r} not taken in {ACT_TIMEOUT} s")
+            await asyncio.sleep(0.005)
+
+    async def load(self, cards: list[int]) -> None:
+        await self._act(Device.SHOE, "load cards=" + ",".join(map(str, cards)))
+
+    async def draw(self, unread: Disposition | None) -> int:
+        raise FloorError("the human dealer pitches: draw is the automatic dealer's")
+
+    async def place(self, seat: int, card: int, lands_at: int) -> None:
+        await self._act(Device.SEAT_BOARD, f"place {seat} {card} lands_at={lands_at}")
+
+    async def sit(self, seat: int) -> None:
+        await self._act(Device.SEAT_BOARD, f"sit {seat}")
+
+    async def leave(self, seat: int) -> None:
+        await self._act(Device.SEAT_BOARD, f"leave {seat}")
+
+    async def people(self) -> None:
+        raise FloorError("no one works the soak's table at a console")
+
+    async def unplug(self, device: Device, seconds: float) -> None:
+        raise FloorError("the human dealer pulls a cable and deals on")
+
+    async def settle(self) -> None:
+        await asyncio.sleep(0.05)
+
+    async def pitch(self, unread: Disposition | None) -> int:
+        line = "draw" if unread is None else f"draw unreadable disposition={unread.value}"
+        card: int = (await self._command(Device.SHOE, line))["card"]
+        return card
+
+    async def land(self, card: int, lands_at: int) -> None:
+        await self._command(Device.SEAT_BOARD, f"place {lands_at} {card}")
+
+    async def pull(self, device: Device, seconds: float) -> None:
+        await self._command(device, f"unplug {seconds:.2f}")
+
+    async def wait(self) -> None:
+        await asyncio.sleep(0.02)
+
+    async def quiet(self) -> None:
+        for device in self.devices:
+            await self._act(device, "status")
+
+
+def _not_back(refused: str) -> bool:
+    return "not connected" in refused or "waits for the shoe" in refused
+
+
+def _request(item: TableInput) -> tuple[str, dict[str, Any]]:
+    """The API request of a people's input the dealer makes (docs/api.md)."""
+    signed = {"supervisor": "SOAK", "pin": PIN}
+    if isinstance(item, SitDown):
+        return "/api/seats", {"seat": item.seat, "player": item.player, "buy_in": item.buy_in}
+    if isinstance(item, Rebuy):
+        return f"/api/seats/{item.seat}/rebuy", {"chips": item.chips}
+    if isinstance(item, NewHand):
+        return "/api/hands", {}
+    if isinstance(item, Decide):
+        body: dict[str, Any] = {"seat": item.seat, "do": item.do.value}
+        if item.to is not None:
+            body["to"] = item.to
+        if item.accept is not None:
+            body["accept"] = item.accept
+        return "/api/decisions", body
+    if isinstance(item, ResolveAlert):
+        body = {"alert": item.alert, "remedy": item.remedy.value, "why": item.why}
+        return "/api/supervisor/resolve", signed | body
+    if isinstance(item, EnterCard):
+        return "/api/supervisor/enter-card", signed | {"card": str(item.card), "why": item.why}
+    raise FloorError(f"the soak's dealer does not enter {item.tag}")
+
+
+def config(shoe: str, seats: str, journal: Path) -> dict[str, Any]:
+    pin_hash = hash_pin(PIN)
+    link = {"backoff_initial": 0.05, "backoff_max": 0.2}
+    return {
+        "table": {"id": "SOAK", "name": "Dealer soak"},
+        "game": {},
+        "stakes": {"min_buy_in": 100, "max_buy_in": 1000},
+        "devices": {
+            "shoe": {"transport": "serial", "port": shoe, "baud": BAUD, "link": link},
+            "seat_board": {"transport": "serial", "port": seats, "baud": BAUD, "link": link},
+        },
+        "journal": {"path": str(journal)},
+        "api": {"bind": "127.0.0.1", "port": 0},
+        "credentials": {
+            "supervisors": [{"id": "SOAK", "pin_hash": pin_hash}],
+            "dealers": [{"id": "SOAK", "pin_hash": pin_hash}],
+        },
+    }
+
+
+@contextlib.asynccontextmanager
+async def simulators(seed: int) -> AsyncIterator[tuple[SimulatorProcess, SimulatorProcess]]:
+    common = ("--pty", "--baud", str(BAUD), "--heartbeat-ms", "250")
+    shoe = await asyncio.to_thread(SimulatorProcess, "shoe", *common, "--seed", str(seed))
+    try:
+        seats = await asyncio.to_thread(
+            SimulatorProcess, "seats", *common, "--seats", "8", "--seed", str(seed + 1)
+        )
+        try:
+            yield shoe, seats
+        finally:
+            await asyncio.to_thread(seats.stop)
+    finally:
+        await asyncio.to_thread(shoe.stop)
+
+
+async def core_fingerprint(args: argparse.Namespace) -> str:
+    """The hands of the same seed on the pure core, no fault: ``--core-only``'s."""
+    tally = Tally()
+
+    def observe(table: Table, effects: Sequence[Effect]) -> None:
+        tally.observe(table, effects)
+
+    floor = CoreFloor(TableSettings(), observe)
+    await HumanDealer(floor, tally, seats=args.seats, hands=args.hands, seed=args.seed).run()
+    return tally.hand_digest
+
+
+async def soak(args: argparse.Namespace) -> int:
+    expected = await core_fingerprint(args)
+    rng = random.Random(args.seed * 7 + 3)
+    folder = tempfile.mkdtemp(prefix="luck-dealer-soak-")  # kept when the run fails
+    journal = Path(folder) / "table.sqlite3"
+    async with simulators(args.seed) as (shoe, seats):
+        if args.line_faults:
+            for device in (shoe, seats):
+                rate = args.line_faults
+                await asyncio.to_thread(
+                    device.command, f"set drop_rate={rate} corrupt_frame_rate={rate}"
+                )
+        config_path = Path(folder) / "table.toml"
+        config_path.write_text(tomli_w.dumps(config(shoe.port, seats.port, journal)))
+        log = Path(folder) / "service.log"
+        floor = ApiFloor(shoe, seats, journal)
+        await floor.start(config_path, log)
+        faults = FaultRates(unplug=args.unplugs, line=args.line_faults)
+        dealer = HumanDealer(
+            floor,  # type: ignore[arg-type]
+            floor.tally,
+            seats=args.seats,
+            hands=args.hands,
+            seed=args.seed,
+            faults=faults,
+            pace=Pace(),
+        )
+        cards = args.hands * 7 * args.seats // 2  # about: half the players see 7th street
+        kill_at = sorted(rng.sample(range(20, max(cards, args.kills + 21)), args.kills))
+        started = time.monotonic()
+        dealing = asyncio.create_task(dealer.run())
+        kills = shown = 0
+        try:
+            while not dealing.done():
+                if floor.tally.hands >= shown + 100:  # a line now and then on a long run
+                    shown = floor.tally.hands
+                    raised = sum(floor.tally.raised.values())
+                    print(f"  ... {shown} hands, {kills} kills, {raised} alerts", flush=True)
+                if kill_at and dealer.tally.drawn >= kill_at[0]:
+                    kill_at.pop(0)
+                    await floor.kill()
+                    kills += 1
+                    await asyncio.sleep(rng.uniform(0.2, 1.5))  # the dealer deals on
+                    await floor.start(config_path, log)
+                await asyncio.sleep(0.01)
+            await dealing
+        except Exception:
+            print(f"FAILED: the journal and the service's log are in {folder}", flush=True)
+            raise
+        finally:
+            if not dealing.done():
+                dealing.cancel()
+            if floor.process is not None:
+                await floor.process.kill()
+        seconds = time.monotonic() - started
+        table = floor.table
+    tally = floor.tally
+    others = {kind: count for kind, count in tally.raised.items() if kind != "link_down"}
+    conserved = tally.conserved(table)
+    print(
+        f"dealer soak: {args.hands} hands at {args.seats} seats, seed {args.seed}, unplugs "
+        f"{args.unplugs}, line faults {args.line_faults}, {kills} SIGKILLs of the service"
+    )
+    print(
+        f"  {tally.hands} hands ({tally.void_hands} void), {tally.cards} cards, "
+        f"{dealer.tally.drawn} pitched, in {seconds:.0f} s "
+        f"(the service down {floor.downtime:.1f} s)"
+    )
+    injected = ", ".join(f"{what} {count}" for what, count in sorted(tally.injected.items()))
+    print(f"  faults injected: {injected or 'none'}")
+    raised = ", ".join(f"{kind} {count}" for kind, count in sorted(tally.raised.items()))
+    print(f"  alerts raised: {raised or 'none'}; beyond the links' own: {sum(others.values())}")
+    print(f"  chips: {'conserved' if conserved else 'NOT conserved'}")
+    same = tally.hand_digest == expected
+    print(
+        f"  fingerprint {tally.hand_digest}, the core's {expected}: {'equal' if same else 'DIFFER'}"
+    )
+    ok = conserved and not others and same and tally.hands == args.hands
+    print("PASSED" if ok else f"FAILED (the journal and the service's log: {folder})")
+    if ok:
+        shutil.rmtree(folder)
+    return 0 if ok else 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=1000)
+    parser.add_argument("--seats", type=int, default=8)
+    parser.add_argument("--unplugs", type=float, default=0.02)
+    parser.add_argument("--line-faults", type=float, default=0.01)
+    parser.add_argument("--kills", type=int, default=10)
+    parser.add_argument("--seed", type=int, default=1)
+    return asyncio.run(soak(parser.parse_args(argv)))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

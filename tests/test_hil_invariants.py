@@ -1,0 +1,51 @@
+"""The invariants every HIL scenario is checked against: each one found when broken."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from controller.hil.invariants import Felt, problems
+from controller.rules import parse_card
+from controller.table import Alert, AlertKind, Table, TableSettings
+
+KD = parse_card("Kd")
+
+
+def felt() -> Felt:
+    world = Felt()
+    world.draw(KD)
+    world.place(100.0, KD, 1)  # the Kd lies at seat 1 from t = 100 s
+    return world
+
+
+def alert(kind: AlertKind, at_s: float, **facts) -> Alert:
+    return Alert(1, kind, "what happened", "what to do", int(at_s * 1000), card=KD, **facts)
+
+
+def test_a_sound_run_has_no_problem():
+    assert problems(Table(TableSettings()), [], felt()) == []
+
+
+def test_each_contradicted_remedy_is_found():
+    raised = [
+        alert(AlertKind.CARD_NOT_DEALT, 101, seat=1),
+        alert(AlertKind.MISPLACED_CARD, 101, seat=2, belongs=1),
+        alert(AlertKind.CARD_OUT_OF_TURN, 101),
+    ]
+    found = problems(Table(TableSettings()), raised, felt())
+    assert len(found) == 3
+    assert "the shoe dealt Kd" in found[0]
+    assert "Kd already lay at seat 1" in found[1]
+    assert "Kd had been pitched to seat 1" in found[2]
+
+
+def test_a_remedy_true_when_raised_is_no_contradiction():
+    raised = [alert(AlertKind.MISPLACED_CARD, 99, seat=2, belongs=1)]  # before it was moved
+    assert problems(Table(TableSettings()), raised, felt()) == []
+
+
+def test_an_alert_left_open_and_chips_not_conserved_are_found():
+    table = replace(Table(TableSettings()), alerts=(alert(AlertKind.LINK_DOWN, 1),), bought_in=5)
+    found = problems(table, [], Felt())
+    assert any("alerts left open at the end: link_down" in line for line in found)
+    assert any("chips not conserved" in line for line in found)

@@ -1,0 +1,129 @@
+"""The human dealer (``luck-table sim --dealer human``): cards pitched without waiting for
+the table, dealing on through cable pulls and line faults; only the links' alerts, the
+chips conserved, the hands those of the automatic dealer on the core."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from controller.sim.dealer import Dealer, FaultRates, Pace, Tally
+from controller.sim.floor import CoreFloor
+from controller.sim.human import MISTAKES, HumanDealer
+from controller.table import Table, TableSettings
+
+LUCK_TABLE = Path(sys.executable).with_name("luck-table")
+
+
+def deal(
+    seed: int, *, human: bool, hands: int = 8, seats: int = 8, **options
+) -> tuple[Table, Tally]:
+    tally = Tally()
+    floor = CoreFloor(TableSettings(), tally.observe)
+    kind = HumanDealer if human else Dealer
+    dealer = kind(floor, tally, seats=seats, hands=hands, seed=seed, **options)
+    asyncio.run(dealer.run())
+    return floor.table, tally
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_cable_pulls_while_dealing_raise_only_the_links_alerts(seed: int) -> None:
+    automatic = deal(seed, human=False)[1]
+    table, tally = deal(seed, human=True, faults=FaultRates(unplug=0.1))
+    assert sum(tally.injected.values()) > 0
+    assert set(tally.raised) <= {"link_down", "deck_during_hand"}
+    assert 0 < tally.raised["link_down"] <= sum(tally.injected.values())  # a pull may repeat
+    assert tally.conserved(table) and not table.alerts
+    assert tally.hand_digest == automatic.hand_digest
+
+
+def test_a_card_to_the_wrong_seat_is_moved_where_the_table_says():
+    automatic = deal(2, human=False)[1]
+    table, tally = deal(2, human=True, mistakes=0.1)
+    assert tally.injected["mistake: a card to the wrong seat"] > 0
+    strays = ("misplaced_card", "card_at_empty_seat")  # the latter: a folded player's seat
+    assert set(tally.raised) <= {*strays, "deck_during_hand", "dead_card"}, tally.raised
+    assert (
+        sum(tally.raised[kind] for kind in strays)
+        == tally.injected["mistake: a card to the wrong seat"]
+    )
+    for kind in strays:
+        assert set(tally.resolved[kind]) <= {"the dealer moved the card"}
+    assert tally.conserved(table) and not table.alerts
+    assert tally.hands == automatic.hands  # the wrong faces change hands, not their number
+
+
+def test_a_card_with_the_wrong_face_is_recorded_where_it_lies():
+    table, tally = deal(3, human=True, mistakes=0.1, hands=12)
+    faced = (
+        tally.injected["mistake: an exposed card"]
+        + tally.injected["mistake: an up card dealt face down"]
+    )
+    assert faced > 0
+    assert not [what for what in tally.injected if "not taken" in what], tally.injected
+    assert tally.conserved(table) and not table.alerts
+
+
+def test_the_pace_is_a_persons():
+    tally = Tally()
+    dealer = HumanDealer(
+        CoreFloor(TableSettings(), tally.observe),
+        tally,
+        seats=2,
+        hands=1,
+        seed=1,
+        pace=Pace.real(1),
+    )
+    times = [dealer._card_time() for _ in range(2000)]
+    assert 0.55 < sum(times) / len(times) < 0.8  # about 0.6 s, with pauses
+    assert min(times) < 0.45 and max(times) > 1.5
+    made = {name for name, done in MISTAKES.items() if done}
+    assert made == {"wrong_seat", "exposed_card", "wrong_face"}
+
+
+def field(output: str, name: str) -> str:
+    match = re.search(rf"^{name}: (.*)$", output, re.MULTILINE)
+    assert match, f"no {name!r} line in:\n{output}"
+    return match.group(1)
+
+
+def test_the_human_dealer_on_the_simulators_and_the_service(tmp_path: Path) -> None:
+    """Cable pulls and line faults, the dealer never waiting: only the links' own alerts,
+    and the hands of ``--core-only``."""
+
+    def sim(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [str(LUCK_TABLE), "sim", "--dealer", "human", "--hands", "3", "--seats", "6"]
+        return subprocess.run(
+            [*command, "--speed", "max", "--seed", "4", *args],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+
+    faulty = sim("--unplugs", "0.05", "--line-faults", "0.01")
+    assert faulty.returncode == 0, faulty.stderr + faulty.stdout
+    assert "unplugged" in field(faulty.stdout, "faults injected")
+    kinds = re.findall(r"^  (\w+): \d+ raised", faulty.stdout, re.M)
+    assert set(kinds) <= {"link_down"}, faulty.stdout
+    assert field(faulty.stdout, "chips").endswith("conserved")
+    core = sim("--core-only")
+    assert field(core.stdout, "hands fingerprint") == field(faulty.stdout, "hands fingerprint")
+
+
+def test_mistakes_need_a_human_dealer(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [str(LUCK_TABLE), "sim", "--mistakes", "0.1", "--core-only"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 2 and "--mistakes: only a human dealer" in result.stderr
