@@ -268,7 +268,8 @@ class Relay:
     # --- the viewers ----------------------------------------------------------------------
 
     async def _viewer(self, connection: ServerConnection) -> None:
-        resume = Resume.of(urlsplit(connection.request.path).query)  # checked on request
+        path = connection.request.path if connection.request else ""
+        resume = Resume.of(urlsplit(path).query)  # checked on request
         if not self.following:
             await connection.close(LOST, "the table's feed is not followed yet")
             return

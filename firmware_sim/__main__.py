@@ -90,7 +90,7 @@ async def run(args: argparse.Namespace) -> int:
             loop.add_signal_handler(sig, control.quit_requested.set)
         if isinstance(runner, PtyRunner):
             print(f"pty {runner.path}")
-        else:
+        elif isinstance(runner, TcpRunner):
             print(f"tcp {address_text(runner.address)}")
         print(f"control {address_text(control.address)}")
         print("ready", flush=True)

@@ -7,7 +7,8 @@ one seeded generator, so a run is reproducible from its seed and its inputs.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
 
 RATES = (
     "corrupt_rate",
@@ -71,13 +72,13 @@ class FaultInjector:
         """The current settings by name (not the generator)."""
         return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "rng"}
 
-    def update(self, **settings: float) -> None:
+    def update(self, **settings: Any) -> None:
         """Change several settings; all are checked before any is applied."""
         known = set(self.settings())
         unknown = sorted(set(settings) - known)
         if unknown:
             raise FaultSettingError(f"unknown fault setting {unknown[0]!r}; known: {sorted(known)}")
-        trial = FaultInjector(**{**self.settings(), **settings})
+        trial = replace(self, **settings)
         for name in settings:
             object.__setattr__(self, name, getattr(trial, name))
         if "seed" in settings:

@@ -78,7 +78,7 @@ class SimulatedShoe(SimulatedDevice):
         """
         if cards is not None:
             order = list(cards)
-            bad = [c for c in order if isinstance(c, bool) or not isinstance(c, int)]
+            bad: list[object] = [c for c in order if isinstance(c, bool) or not isinstance(c, int)]
             bad += [c for c in order if isinstance(c, int) and not 0 <= c < DECK_SIZE]
             if bad:
                 raise DeviceError(f"card codes must be 0..51, got {bad[:5]!r}")

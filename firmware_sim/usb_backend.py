@@ -312,7 +312,7 @@ def _configuration_bytes() -> bytes:
     return data
 
 
-class VirtualUsbBackend(usb.backend.IBackend):
+class VirtualUsbBackend(usb.backend.IBackend):  # type: ignore[misc]  # pyusb has no hints
     """A USB bus holding simulated devices; pass it as ``backend=`` to pyusb."""
 
     def __init__(self) -> None:

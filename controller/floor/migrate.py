@@ -79,7 +79,7 @@ def migrate(connection: psycopg.Connection, folder: Path = FOLDER) -> list[int]:
         if ledger is None or ledger[0] is None:  # no DDL once there: a role without CREATE
             connection.execute(_LEDGER)
         rows = connection.execute("SELECT version, checksum FROM floor_schema_migrations")
-        applied = dict(rows.fetchall())
+        applied: dict[int, str] = dict(rows.fetchall())
         for migration in wanted:
             held = applied.get(migration.version)
             if held is not None:
@@ -106,7 +106,8 @@ def schema_problem(connection: psycopg.Connection, folder: Path = FOLDER) -> str
     ledger = connection.execute("SELECT to_regclass('floor_schema_migrations')").fetchone()
     if ledger is None or ledger[0] is None:
         return NO_SCHEMA
-    applied = dict(connection.execute("SELECT version, checksum FROM floor_schema_migrations"))
+    ledger_rows = connection.execute("SELECT version, checksum FROM floor_schema_migrations")
+    applied: dict[int, str] = dict(ledger_rows.fetchall())
     wanted = migrations(folder)
     missing = [migration for migration in wanted if migration.version not in applied]
     if missing:

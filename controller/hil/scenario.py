@@ -292,7 +292,7 @@ def _whole(value: object, where: str, least: int = 0) -> int:
 
 def _device(value: object, where: str) -> Device:
     try:
-        return Device(value)
+        return Device(str(value))
     except ValueError:
         raise _Bad(f"{where} = {value!r}: 'shoe' or 'seat_board'") from None
 
@@ -320,7 +320,7 @@ def _value(action: str, value: object) -> Any:
         return _device(value, action)
     if action in ("fault", "clear"):
         try:
-            return Fault(value)
+            return Fault(str(value))
         except ValueError:
             names = ", ".join(fault.value for fault in Fault)
             raise _Bad(f"{action} = {value!r}: one of {names}") from None
@@ -349,7 +349,7 @@ def _option(key: str, value: object) -> Any:
         return _whole(value, "deck", 1)
     if key == "unreadable":
         try:
-            return Disposition(value)
+            return Disposition(str(value))
         except ValueError:
             raise _Bad(f"unreadable = {value!r}: 'reject_tray' or 'dealt_unread'") from None
     if key == "card":
@@ -368,7 +368,7 @@ def _option(key: str, value: object) -> Any:
         return _device(value, "device")
     if key == "remedy":
         try:
-            return Remedy(value)
+            return Remedy(str(value))
         except ValueError:
             raise _Bad(f"remedy = {value!r}: 'hold', 'dead' or 'done'") from None
     raise AssertionError(key)
@@ -414,7 +414,7 @@ def _decision(text: object) -> Decision:
 
 def _kind(value: object, where: str) -> AlertKind:
     try:
-        return AlertKind(value)
+        return AlertKind(str(value))
     except ValueError:
         kinds = ", ".join(kind.value for kind in AlertKind)
         raise _Bad(f"{where} = {value!r}: an alert kind ({kinds})") from None

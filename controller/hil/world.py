@@ -138,11 +138,11 @@ class SimulatedWorld:
                 await asyncio.sleep(options.get("pace", PACE))
             return  # the expectations wait for the table to have them
         elif action == "place":
-            card = f" {options['card']}" if "card" in options else ""
+            named = f" {options['card']}" if "card" in options else ""
             lands = f" lands_at={options['lands_at']}" if "lands_at" in options else ""
             if "card" in options:
                 self.felt.place(time.time(), options["card"], options.get("lands_at", value))
-            await self.command(Device.SEAT_BOARD, f"place {value}{card}{lands}")
+            await self.command(Device.SEAT_BOARD, f"place {value}{named}{lands}")
         elif action in ("sit", "leave"):
             await self.command(Device.SEAT_BOARD, f"{action} {value}")
         elif action in ("unplug", "restart"):

@@ -61,7 +61,8 @@ def event_of(entry: Entry) -> ev.Event:
     values = dict(entry.fields)
     if entry.seq is not None:
         values["seq"] = entry.seq
-    return _build(cls, values)
+    event: ev.Event = _build(cls, values)
+    return event
 
 
 def _fields(event: ev.Event) -> dict[str, Any]:
@@ -117,6 +118,6 @@ def _decode(hint: Any, value: Any) -> Any:
         return hint(value)
     if isinstance(hint, type) and issubclass(hint, Enum):
         return hint[value.upper()]
-    if is_dataclass(hint):
+    if isinstance(hint, type) and is_dataclass(hint):
         return _build(hint, value)
     return value

@@ -81,10 +81,10 @@ def from_snapshot(snapshots: Snapshots, at_most: int) -> Recovered:
         return recovered
     position, state = snapshot
     try:
-        recovered.table = Table.from_json(state["table"])  # type: ignore[arg-type]
+        recovered.table = Table.from_json(state["table"])
         recovered.devices = {
             kind: JournalDevice(kind, serial, boot)
-            for kind, (serial, boot) in state["devices"].items()  # type: ignore[attr-defined]
+            for kind, (serial, boot) in state["devices"].items()
         }
         recovered.position = recovered.snapshot = position
     except (KeyError, TypeError, ValueError) as error:

@@ -151,7 +151,7 @@ class TableService:
         self._configure_due = False  # the configured settings wait for the hand to end
         self._lock = asyncio.Lock()
         self._subscribers: set[Subscription] = set()
-        self._tasks: list[asyncio.Task[None]] = []
+        self._tasks: list[asyncio.Task[object]] = []
         self._stopping = asyncio.Event()
         self._stopped = asyncio.Event()
         self._failure: BaseException | None = None
@@ -341,7 +341,7 @@ class TableService:
 
     async def _record_own(self, item: TableInput, guard: Guard | None = None) -> Step:
         """Journal and apply an input of the service's own or of people."""
-        item = replace(item, at=self._now())  # type: ignore[type-var]
+        item = replace(item, at=self._now())
         steps = await self._commit([record_of(item)], guard)
         return steps[0]
 

@@ -215,7 +215,7 @@ class CoreFloor:
             del self._held[device]
             self._hello(device, len(held))
             for item in held:
-                self._apply(replace(item, at=self.now()))  # type: ignore[type-var]
+                self._apply(replace(item, at=self.now()))
         if self._table.streams.waiting:
             self._clock += WAIT_MS
             self._apply(Tick(at=self.now()))

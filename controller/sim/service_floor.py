@@ -288,18 +288,18 @@ async def service_floor(
             floor=floor,
         )
         async with TableService(config, new_floor_journal=True) as service:
-            floor = ServiceFloor(service, shoe, seats, observe)
+            running = ServiceFloor(service, shoe, seats, observe)
             served = None
             try:
                 if console is not None:
                     from dealer_ui import serve  # noqa: PLC0415 (FastAPI only when served)
 
                     served = await serve(service, host=console[0], port=console[1])
-                    floor.console_url = served.url
-                await floor.ready()
-                yield floor
+                    running.console_url = served.url
+                await running.ready()
+                yield running
             finally:
-                await floor.close()
+                await running.close()
                 if served is not None:
                     await served.stop()
     finally:

@@ -16,7 +16,7 @@ import struct
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Self, cast
 
 PROTOCOL_VERSION = 1
 SEQ_MODULUS = 1 << 16
@@ -308,7 +308,9 @@ class Status(Message):
     @classmethod
     def _from_wire(cls, values: tuple[Any, ...]) -> Self:
         next_seq, pending, fault_bits, bonus, lamps, occupied, remaining = values
-        faults = {bit + 1 for bit in range(8) if fault_bits & (1 << bit)}
+        # The bits' numbers, made FaultCodes (or refused as unknown) by _validate.
+        bits = frozenset(bit + 1 for bit in range(8) if fault_bits >> bit & 1)
+        faults = cast("frozenset[FaultCode]", bits)
         return cls(
             next_seq, pending, faults, bonus, mask_seats(lamps), mask_seats(occupied), remaining
         )

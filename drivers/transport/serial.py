@@ -73,7 +73,7 @@ class SerialTransport(Transport):
     def read(self) -> bytes:
         port = self._open_port()
         try:
-            data = port.read(1)
+            data: bytes = port.read(1)
             # Then everything already there, without waiting: exact for a serial port or pty;
             # some URL handlers only say "some", hence the loop.
             while data and len(data) < READ_LIMIT and (waiting := port.in_waiting):
