@@ -46,7 +46,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from argon2 import PasswordHasher, extract_parameters
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
@@ -106,15 +106,18 @@ _MISSING = object()
 
 @dataclass(frozen=True)
 class DevicePort:
-    """Where a device is and how to talk to it."""
+    """Where a device is and how to talk to it: ``url`` as the drivers name a port (a
+    device path, a pyserial URL such as ``socket://host:port``, ``usb://VID:PID?serial=S``),
+    ``baud`` for a serial line, the link's timings."""
 
-    transport: str  # "serial" or "usb"
-    port: str | None = None
+    url: str
     baud: int = 115200
-    vendor_id: int | None = None
-    product_id: int | None = None
-    serial_number: str | None = None
     link: LinkConfig = field(default_factory=LinkConfig)
+
+    @property
+    def serial(self) -> bool:
+        """A serial line (a path or a pyserial URL), not a USB device."""
+        return not self.url.lower().startswith("usb://")
 
 
 @dataclass(frozen=True)
@@ -387,16 +390,16 @@ def _port(data: Mapping[str, Any], key: str) -> DevicePort:
         _no_unknown(data, {"transport", "port", "baud", "link"}, f"{key}.")
         port = _text(data, f"{key}.port")
         baud = _whole(data, f"{key}.baud", 1, default=115200)
-        return DevicePort("serial", port=port, baud=baud, link=link)
+        return DevicePort(port, baud, link)
     if transport == "usb":
         known = {"transport", "vendor_id", "product_id", "serial_number", "link"}
         _no_unknown(data, known, f"{key}.")
         vendor = _whole(data, f"{key}.vendor_id", 0, high=0xFFFF)
         product = _whole(data, f"{key}.product_id", 0, high=0xFFFF)
-        serial = _text(data, f"{key}.serial_number") if "serial_number" in data else None
-        return DevicePort(
-            "usb", vendor_id=vendor, product_id=product, serial_number=serial, link=link
-        )
+        url = f"usb://{vendor:04x}:{product:04x}"
+        if "serial_number" in data:
+            url += f"?serial={quote(_text(data, f'{key}.serial_number'), safe='')}"
+        return DevicePort(url, link=link)
     raise ConfigError(f"{key}.transport", transport, "one of serial, usb")
 
 

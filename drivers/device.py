@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from types import TracebackType
 from typing import Any, ClassVar, Self
 
@@ -64,33 +64,6 @@ class DeviceDriver:
         ``options`` go to the transport (``baudrate`` for serial, ``backend`` for USB).
         """
         return cls(transport_for_url(url, **options), config)
-
-    @classmethod
-    def from_config(cls, settings: Mapping[str, Any], *, usb_backend: Any = None) -> Self:
-        """A driver from the table's configuration for this device::
-
-            {"port": "/dev/ttyUSB0",            # or socket://host:port, usb://1209:c0de?serial=S
-             "baudrate": 115200,                # serial ports only (default 115200)
-             "link": {"silence_timeout": 3.0,   # any LinkConfig setting (optional)
-                      "ack_on": "commit"}}
-
-        ``usb_backend``: a pyusb backend for ``usb://`` ports (default: libusb).
-        """
-        unknown = sorted(set(settings) - {"port", "baudrate", "link"})
-        if unknown:
-            raise DriverError(
-                f"unknown {cls.KIND.name.lower()} setting(s) {', '.join(unknown)}; "
-                "known: port, baudrate, link"
-            )
-        port = settings.get("port")
-        if not isinstance(port, str) or not port:
-            raise DriverError(f"the {cls.KIND.name.lower()} needs a port, got {port!r}")
-        options: dict[str, Any] = {}
-        if "baudrate" in settings:
-            options["baudrate"] = settings["baudrate"]
-        if usb_backend is not None and port.lower().startswith("usb://"):
-            options["backend"] = usb_backend
-        return cls.from_url(port, LinkConfig.from_mapping(settings.get("link", {})), **options)
 
     # --- public ---------------------------------------------------------------------------
 
@@ -199,10 +172,25 @@ class DeviceDriver:
             if self._failure is not None:
                 raise self._failure
             raise StopAsyncIteration
-        if not isinstance(item, LinkUp | LinkDown):
+        return self._taken(item)
+
+    def ready_events(self) -> list[Event]:
+        """The events delivered and not yet taken, without waiting (an empty list when
+        there are none; the end of the driver is left for :meth:`next_event` to say)."""
+        ready: list[Event] = []
+        while not self._queue.empty():
+            item = self._queue.get_nowait()
+            if isinstance(item, _Closed):
+                self._queue.put_nowait(item)
+                break
+            ready.append(self._taken(item))
+        return ready
+
+    def _taken(self, event: Event) -> Event:
+        if not isinstance(event, LinkUp | LinkDown):
             self._session.taken(self._now())  # room again: held-back events may follow
             self._flush()
-        return item
+        return event
 
     def __aiter__(self) -> Self:
         return self

@@ -36,9 +36,9 @@ def test_example_loads_cleanly():
     assert config.settings.rules == Rules()
     assert (config.settings.min_buy_in, config.settings.max_buy_in) == (100, 1000)
     assert config.settings.seat_board
-    assert config.shoe.transport == "serial" and config.shoe.port == "/dev/luck-shoe"
+    assert config.shoe.url == "/dev/luck-shoe" and config.shoe.serial
     assert config.shoe.link.handshake_timeout == 3.0
-    assert config.seat_board is not None and config.seat_board.port == "/dev/luck-seats"
+    assert config.seat_board is not None and config.seat_board.url == "/dev/luck-seats"
     assert config.journal == Path("/var/lib/luck-table/T-01.sqlite")
     assert (config.api.bind, config.api.port, config.api.tls_cert) == ("127.0.0.1", 8080, None)
     assert config.console.idle_lock == 300
@@ -74,7 +74,7 @@ def test_usb_device_and_relative_journal(tmp_path):
     }
     data["journal"]["path"] = "data/table.sqlite"
     config = parse_config(data, tmp_path)
-    assert (config.shoe.vendor_id, config.shoe.product_id) == (0x1D50, 0x6018)
+    assert config.shoe.url == "usb://1d50:6018?serial=SHOE-1" and not config.shoe.serial
     assert config.journal == tmp_path / "data" / "table.sqlite"
 
 

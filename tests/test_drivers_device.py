@@ -193,30 +193,33 @@ def test_silence_then_hello_gives_link_down_and_up_with_reasons(pty):
     run(scenario())
 
 
-def test_drivers_from_configuration():
-    shoe = ShoeDriver.from_config(
-        {"port": "/dev/ttyUSB0", "baudrate": 57600, "link": {"silence_timeout": 4}}
-    )
+def test_drivers_from_urls():
+    link = LinkConfig.from_mapping({"silence_timeout": 4})
+    shoe = ShoeDriver.from_url("/dev/ttyUSB0", link, baudrate=57600)
     assert (shoe.transport.name, shoe.transport.baudrate) == ("/dev/ttyUSB0", 57600)
     assert shoe.config.silence_timeout == 4
     backend = object()
-    seats = SeatBoardDriver.from_config({"port": "usb://1209:c0df?serial=B7"}, usb_backend=backend)
+    seats = SeatBoardDriver.from_url("usb://1209:c0df?serial=B7", backend=backend)
     assert (seats.transport.product_id, seats.transport.backend) == (0xC0DF, backend)
 
 
 @pytest.mark.parametrize(
-    ("settings", "message"),
+    ("url", "options", "message"),
     [
-        ({}, "the shoe needs a port, got None"),
-        ({"port": "/dev/ttyS0", "speed": 9600}, "unknown shoe setting"),
-        ({"port": "/dev/ttyS0", "baudrate": "fast"}, "baudrate must be a positive whole number"),
-        ({"port": "usb://1209:c0de", "baudrate": 9600}, "baudrate do not apply to this port"),
-        ({"port": "/dev/ttyS0", "link": {"silence": 1}}, "unknown link setting"),
+        ("", {}, "a port must be a device path or URL"),
+        ("/dev/ttyS0", {"speed": 9600}, "option.s. speed do not apply"),
+        ("/dev/ttyS0", {"baudrate": "fast"}, "baudrate must be a positive whole number"),
+        ("usb://1209:c0de", {"baudrate": 9600}, "baudrate do not apply to this port"),
     ],
 )
-def test_bad_configuration_is_named(settings, message):
+def test_bad_ports_are_named(url, options, message):
     with pytest.raises(DriverError, match=message):
-        ShoeDriver.from_config(settings)
+        ShoeDriver.from_url(url, **options)
+
+
+def test_bad_link_settings_are_named():
+    with pytest.raises(DriverError, match="unknown link setting"):
+        LinkConfig.from_mapping({"silence": 1})
 
 
 def test_a_port_in_use_by_another_process_is_named(pty):

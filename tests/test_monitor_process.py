@@ -26,6 +26,7 @@ from controller.service.records import ACCESS, record_of
 from controller.table import SitDown
 from drivers import events as ev
 from drivers.protocol import DeviceKind, Disposition
+from drivers.session import LinkConfig
 
 LUCK_TABLE = str(Path(sys.executable).with_name("luck-table"))
 
@@ -190,7 +191,7 @@ def test_it_waits_for_an_absent_device_saying_so_and_takes_it_when_it_comes():
                 f"luck-table monitor: waiting for the shoe on socket://127.0.0.1:{port}: "
                 "nothing listens"
             )
-            assert "retry in 0.5 s" in notice.decode()
+            assert f"retry in {LinkConfig().backoff_initial:g} s" in notice.decode()  # the link's
             async with simulator("shoe", "--tcp", f"127.0.0.1:{port}", "--serial", "LATE") as (
                 shoe,
                 _,

@@ -19,11 +19,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from controller.cli.common import fail
+from controller.config import DevicePort
 from controller.journal import Input, Journal, JournalError, JournalLocked, to_input
 from controller.monitor import Monitor, Observed
 from controller.rules.cards import Card, counted, shown
 from controller.service.records import ACCESS, TABLE
-from drivers.device import SeatBoardDriver, ShoeDriver
+from controller.table import Device
 from drivers.errors import DriverError
 
 UNREADABLE = {
@@ -75,9 +76,9 @@ def _dump(args: argparse.Namespace) -> int:
 
 def _monitor(args: argparse.Namespace) -> int:
     devices = [
-        (driver, {"port": port})
-        for driver, port in ((ShoeDriver, args.shoe), (SeatBoardDriver, args.seats))
-        if port is not None
+        (device, DevicePort(url))
+        for device, url in ((Device.SHOE, args.shoe), (Device.SEAT_BOARD, args.seats))
+        if url is not None
     ]
     if not devices:
         return _error("give --shoe PORT, --seats PORT or both (or --journal FILE --dump)")
@@ -90,7 +91,9 @@ def _monitor(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _watch(devices: list[Any], journal: Journal | None, as_json: bool) -> None:
+async def _watch(
+    devices: list[tuple[Device, DevicePort]], journal: Journal | None, as_json: bool
+) -> None:
     def report(seen: Observed) -> None:
         item = to_input(seen.event, seen.device, seen.received_at)
         _print(_line(item, seen.position, seen.duplicate, as_json))

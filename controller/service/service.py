@@ -25,7 +25,8 @@ from dataclasses import dataclass, replace
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
-from controller.config import Config, DevicePort
+from controller.config import Config
+from controller.intake import Absent, Arrival, Intake
 from controller.journal import Device as JournalDevice
 from controller.journal import Input, Journal, JournalError
 from controller.journal.device_events import device_of, to_input
@@ -49,18 +50,13 @@ from controller.table import (
 from controller.table import DeviceRestarted as TableDeviceRestarted
 from controller.table.streams import WAIT_MS
 from drivers import events as ev
-from drivers.device import DeviceDriver, SeatBoardDriver, ShoeDriver
+from drivers.device import DeviceDriver
 from drivers.errors import DriverError
 
 if TYPE_CHECKING:
     from controller.floor.shipper import Shipper
 
 log = logging.getLogger(__name__)
-
-_DRIVERS: dict[Device, type[DeviceDriver]] = {
-    Device.SHOE: ShoeDriver,
-    Device.SEAT_BOARD: SeatBoardDriver,
-}
 
 
 class TableStopped(RuntimeError):
@@ -110,16 +106,6 @@ class Subscription:
         return update
 
 
-def driver_url(port: DevicePort) -> str:
-    """The drivers' URL of a configured port."""
-    if port.transport == "usb":
-        assert port.vendor_id is not None and port.product_id is not None
-        url = f"usb://{port.vendor_id:04x}:{port.product_id:04x}"
-        return url if port.serial_number is None else f"{url}?serial={port.serial_number}"
-    assert port.port is not None
-    return port.port
-
-
 class TableService:
     """The live table. ``async with TableService(config) as service:`` opens the journal,
     recovers the table, and starts one task per configured device; then
@@ -145,7 +131,7 @@ class TableService:
         self._table: Table | None = None
         self._position = 0
         self._devices: dict[str, JournalDevice] = {}
-        self._drivers: dict[Device, DeviceDriver] = {}
+        self._intakes: dict[Device, Intake] = {}
         self._down: set[Device] = set()  # devices whose absence is journaled
         self._lamps: Lamps | None = None  # the lamps last sent to the shoe
         self._configure_due = False  # the configured settings wait for the hand to end
@@ -181,7 +167,8 @@ class TableService:
 
     def driver(self, device: Device) -> DeviceDriver | None:
         """The open driver of ``device``, if it is connected now."""
-        return self._drivers.get(device)
+        intake = self._intakes.get(device)
+        return None if intake is None else intake.driver
 
     async def start(self) -> None:
         """Open the journal, recover the table, start the devices' tasks."""
@@ -229,7 +216,9 @@ class TableService:
         ports = {Device.SHOE: self.config.shoe, Device.SEAT_BOARD: self.config.seat_board}
         for device, port in ports.items():
             if port is not None:
-                self._tasks.append(asyncio.create_task(self._run_device(device, port)))
+                intake = Intake(device, port, usb_backend=self._usb_backend)
+                self._intakes[device] = intake
+                self._tasks.append(asyncio.create_task(self._run_device(intake)))
 
     async def _restarted(self) -> None:
         """Journal what a start changes: the links down until the devices are back, and
@@ -444,94 +433,59 @@ class TableService:
 
     def _show_lamps(self) -> None:
         lamps = self.table.signals.lamps
-        shoe = self._drivers.get(Device.SHOE)
+        shoe = self.driver(Device.SHOE)
         if shoe is not None and lamps != self._lamps:
             shoe.set_indicator(lamps.bonus, lamps.seats)
             self._lamps = lamps
 
-    def _make_driver(self, device: Device, port: DevicePort) -> DeviceDriver:
-        link = replace(port.link, ack_on="commit")  # nothing is acknowledged before it is durable
-        options: dict[str, Any] = {}
-        if port.transport == "serial":
-            options["baudrate"] = port.baud
-        elif self._usb_backend is not None:
-            options["backend"] = self._usb_backend
-        return _DRIVERS[device].from_url(driver_url(port), link, **options)
+    async def _run_device(self, intake: Intake) -> None:
+        """Feed ``intake``'s device to the table until the service stops; a journal that
+        cannot be written ends it (the service is stopping), so does a failure of its own."""
+        try:
+            await intake.run(self._arrived, self._absent(intake.device), self._stopping)
+        except TableStopped:
+            pass
+        except Exception as error:
+            log.exception("the %s task failed", intake.device.words)
+            self._failure = error
+            self._tasks.append(asyncio.create_task(self.stop()))
 
-    async def _run_device(self, device: Device, port: DevicePort) -> None:
-        """Connect to ``device`` and feed its events to the table; retry with backoff. A
-        journal that cannot be written ends it (the service is stopping)."""
-        with contextlib.suppress(TableStopped):
-            await self._follow_device(device, port)
+    def _absent(self, device: Device) -> Absent:
+        async def absent(error: DriverError, retry: float | None) -> None:
+            if device not in self._down:
+                log.warning("the %s is not connected: %s", device.words, error)
+                await self._record_own(LinkDown(at=0, device=device, reason=str(error)))
+                self._down.add(device)
 
-    async def _follow_device(self, device: Device, port: DevicePort) -> None:
-        delay = port.link.backoff_initial
-        while not self._stopping.is_set():
-            try:
-                driver = self._make_driver(device, port)
-                await driver.open()
-            except DriverError as error:  # absent, not answering, the wrong device, a bad port
-                await self._absent(device, str(error))
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._stopping.wait(), delay)
-                delay = min(delay * 2, port.link.backoff_max)
-                continue
-            delay = port.link.backoff_initial
-            try:
-                await self._feed(device, driver)
-            except TableStopped:
-                raise
-            except DriverError as error:
-                log.error("the %s stopped: %s", device.words, error)
-                await self._absent(device, str(error))
-            except Exception as error:
-                log.exception("the %s task failed", device.words)
-                self._failure = error
-                self._tasks.append(asyncio.create_task(self.stop()))
-                return
-            finally:
-                self._drivers.pop(device, None)
-                await driver.close()
+        return absent
 
-    async def _absent(self, device: Device, reason: str) -> None:
-        if device not in self._down:
-            log.warning("the %s is not connected: %s", device.words, reason)
-            await self._record_own(LinkDown(at=0, device=device, reason=reason))
-            self._down.add(device)
-
-    async def _feed(self, device: Device, driver: DeviceDriver) -> None:
-        self._drivers[device] = driver
-        if device is Device.SHOE:
-            self._lamps = None
-            self._show_lamps()
-        async for event in driver:
-            await self._device_event(device, driver, event)
-
-    async def _device_event(self, device: Device, driver: DeviceDriver, event: ev.Event) -> None:
-        received = time.perf_counter()
+    async def _arrived(self, batch: Sequence[Arrival]) -> None:
+        """Journal and apply a batch of one device's events."""
         recorded_at = self._now() / 1000
-        records: list[Input] = []
-        if isinstance(event, ev.LinkUp):
-            info = device_of(event.device)
-            known = self._devices.get(info.kind)
-            records.append(to_input(event, None, recorded_at))
-            if not event.restarted and known is not None and known != info:
-                # a new boot (or another device) since the journal's last: what it held is gone
-                log.warning("the %s restarted while the service was down: %s", device.words, info)
-                restarted = TableDeviceRestarted(at=self._now(), device=device, lost=None)
-                records.append(record_of(restarted))
-            self._devices[info.kind] = info
-            self._down.discard(device)
-            log.info("the %s is connected: %s (%s)", device.words, event.device, event.reason)
-        else:
-            records.append(to_input(event, self._devices.get(device.value), recorded_at))
+        records = [record for item in batch for record in self._records_of(item, recorded_at)]
+        await self._commit(records)
+        done = time.time()
+        for item in batch:
+            if isinstance(item.event, ev.CardRead):
+                CARD_SECONDS.observe(done - item.received_at)
+
+    def _records_of(self, arrival: Arrival, recorded_at: float) -> list[Input]:
+        event, device = arrival.event, arrival.device
+        if not isinstance(event, ev.LinkUp):
             if isinstance(event, ev.LinkDown):
                 log.warning("the %s link is down: %s", device.words, event.detail)
-        await self._commit(records)
-        if isinstance(event, ev.CardRead):
-            CARD_SECONDS.observe(time.perf_counter() - received)
-        if not isinstance(event, ev.LinkUp | ev.LinkDown):
-            try:
-                driver.acknowledge(event)
-            except DriverError as error:
-                log.warning("cannot acknowledge %s: %s", event, error)
+            return [to_input(event, arrival.source, recorded_at)]
+        info = device_of(event.device)
+        known = self._devices.get(info.kind)
+        records = [to_input(event, None, recorded_at)]
+        if not event.restarted and known is not None and known != info:
+            # a new boot (or another device) since the journal's last: what it held is gone
+            log.warning("the %s restarted while the service was down: %s", device.words, info)
+            restarted = TableDeviceRestarted(at=self._now(), device=device, lost=None)
+            records.append(record_of(restarted))
+        self._devices[info.kind] = info
+        self._down.discard(device)
+        if device is Device.SHOE:
+            self._lamps = None  # a shoe that (re)connects shows the table's lamps again
+        log.info("the %s is connected: %s (%s)", device.words, event.device, event.reason)
+        return records

@@ -50,10 +50,8 @@ def sim_config(
         table_id=table_id,
         table_name=f"Simulated table {table_id}",
         settings=settings,
-        shoe=DevicePort("serial", port=shoe, baud=BAUD, link=LINK),
-        seat_board=DevicePort("serial", port=seats, baud=BAUD, link=LINK)
-        if settings.seat_board
-        else None,
+        shoe=DevicePort(shoe, BAUD, LINK),
+        seat_board=DevicePort(seats, BAUD, LINK) if settings.seat_board else None,
         journal=journal,
         api=Api(),
         supervisors=(Credential(DEMO_SUPERVISOR[0], hash_pin(DEMO_SUPERVISOR[1])),),
@@ -120,7 +118,7 @@ class ServiceFloor:
         """Where the table runs: the simulators' ports and the journal."""
         config = self.service.config
         ports = ", ".join(
-            f"{device.value.replace('_', ' ')} {port.port}"
+            f"{device.value.replace('_', ' ')} {port.url}"
             for device, port in ((Device.SHOE, config.shoe), (Device.SEAT_BOARD, config.seat_board))
             if port is not None and device in self.devices
         )

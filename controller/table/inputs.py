@@ -19,14 +19,14 @@ and ``CorrectStack``, each with ``who`` and ``why``.
 
 from __future__ import annotations
 
-import types
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, ClassVar, Union, get_args, get_origin, get_type_hints
+from typing import Any, ClassVar
 
-from controller.rules import Card, CardError, Do, parse_card
-from controller.table.settings import SettingsError, TableSettings
+from controller.codec import Codec, CodecError
+from controller.rules import Card, Do, parse_card
+from controller.table.settings import TableSettings
 
 
 class TableInputError(ValueError):
@@ -83,10 +83,7 @@ class TableInput:
     at: int
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": self.tag}
-        for spec in fields(self):
-            out[spec.name] = _encode(getattr(self, spec.name))
-        return out
+        return {"type": self.tag, **CODEC.fields(self)}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -379,7 +376,21 @@ INPUT_TYPES: dict[str, type[TableInput]] = {
     )
 }
 
-_HINTS = {tag: get_type_hints(kind) for tag, kind in INPUT_TYPES.items()}
+
+def _settings(value: object) -> TableSettings:
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{value!r} is not an object")
+    return TableSettings.from_json(value)
+
+
+def _card(value: object) -> Card:
+    if not isinstance(value, str):
+        raise ValueError(f"{value!r} is not a card")
+    return parse_card(value)
+
+
+#: The table's inputs as JSON: a card is its name, the settings their own object.
+CODEC = Codec({Card: (str, _card), TableSettings: (TableSettings.to_json, _settings)})
 
 
 def input_from_json(data: Mapping[str, Any]) -> TableInput:
@@ -387,67 +398,11 @@ def input_from_json(data: Mapping[str, Any]) -> TableInput:
     if not isinstance(data, Mapping):
         raise TableInputError(f"an input must be an object, not {data!r}")
     tag = data.get("type")
-    kind = INPUT_TYPES.get(tag) if isinstance(tag, str) else None
-    if kind is None:
+    if not isinstance(tag, str) or tag not in INPUT_TYPES:
         raise TableInputError(f"'type': {tag!r} is not one of {', '.join(INPUT_TYPES)}")
-    hints = _HINTS[tag]
-    names = {spec.name: spec for spec in fields(kind)}
-    unknown = sorted(set(data) - set(names) - {"type"})
-    if unknown:
-        raise TableInputError(f"{tag}: unknown field {unknown[0]!r}")
-    values: dict[str, Any] = {}
-    for name, spec in names.items():
-        if name not in data:
-            if spec.default is spec.default_factory:  # both MISSING: the field is required
-                raise TableInputError(f"{tag}: missing field {name!r}")
-            continue
-        values[name] = _decode(hints[name], data[name], f"{tag}.{name}")
-    return kind(**values)
-
-
-def _encode(value: object) -> object:
-    if isinstance(value, Card):
-        return str(value)
-    if isinstance(value, StrEnum):
-        return value.value
-    if isinstance(value, TableSettings):
-        return value.to_json()
-    return value
-
-
-def _decode(hint: Any, value: object, where: str) -> object:
-    origin = get_origin(hint)
-    if origin in (Union, types.UnionType):
-        options = [option for option in get_args(hint) if option is not type(None)]
-        return None if value is None else _decode(options[0], value, where)
-    if hint is Card:
-        if not isinstance(value, str):
-            raise TableInputError(f"{where}: {value!r} is not a card")
-        try:
-            return parse_card(value)
-        except CardError as error:
-            raise TableInputError(f"{where}: {error}") from None
-    if isinstance(hint, type) and issubclass(hint, StrEnum):
-        try:
-            return hint(value)
-        except ValueError:
-            choices = ", ".join(member.value for member in hint)
-            raise TableInputError(f"{where}: {value!r} is not one of {choices}") from None
-    if hint is TableSettings:
-        if not isinstance(value, Mapping):
-            raise TableInputError(f"{where}: {value!r} is not an object")
-        try:
-            return TableSettings.from_json(value)
-        except SettingsError as error:
-            raise TableInputError(f"{where}: {error}") from None
-    if hint is bool:
-        if not isinstance(value, bool):
-            raise TableInputError(f"{where}: {value!r} is not true or false")
-        return value
-    if hint is int:
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise TableInputError(f"{where}: {value!r} is not a whole number")
-        return value
-    if not isinstance(value, str):
-        raise TableInputError(f"{where}: {value!r} is not text")
-    return value
+    kind = INPUT_TYPES[tag]
+    try:
+        item: TableInput = CODEC.build(kind, {k: v for k, v in data.items() if k != "type"}, tag)
+    except CodecError as error:
+        raise TableInputError(str(error)) from None
+    return item

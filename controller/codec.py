@@ -1,0 +1,171 @@
+"""Frozen dataclasses to JSON values and back, by their type hints: the one codec the
+journal's device events, the table's inputs and the HIL scenarios' values share.
+
+The JSON form: a dataclass is an object of its compared fields; a ``StrEnum`` its value;
+another ``Enum`` its name in lower case; ``bytes`` hexadecimal text; a tuple or frozenset a
+list; a type in ``scalars`` whatever its pair of functions make of it (a card is its name:
+``"4c"``); ``None``, numbers and text themselves. Reading checks every value against its
+hint and raises :class:`CodecError` naming where the value was and what it should be; an
+object may leave out a field that has a default (written before the field existed) and may
+not hold one the dataclass does not have.
+
+A small module of its own rather than a general library's: the journal's form is fixed
+(journals written years ago must read), and each reading error must say where, in the
+table's words.
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable, Mapping
+from dataclasses import MISSING, fields, is_dataclass
+from enum import Enum, StrEnum
+from typing import Any, Union, get_args, get_origin, get_type_hints
+
+#: How a type that is one JSON value is written and read: (write, read); ``read`` raises
+#: ValueError (or a subclass) with the reason for a value it refuses.
+Scalar = tuple[Callable[[Any], Any], Callable[[Any], Any]]
+
+
+class CodecError(ValueError):
+    """A JSON value that does not fit its type: ``where`` it was, ``what`` is wrong."""
+
+    def __init__(self, where: str, what: str) -> None:
+        super().__init__(f"{where}: {what}")
+        self.where, self.what = where, what
+
+
+class Codec:
+    """Dataclasses to JSON values and back; ``scalars``: types written as one JSON value."""
+
+    def __init__(self, scalars: Mapping[type, Scalar] | None = None) -> None:
+        self._scalars = dict(scalars or {})
+
+    def encode(self, value: Any) -> Any:
+        """The JSON value of ``value``."""
+        scalar = self._scalars.get(type(value))
+        if scalar is not None:
+            return scalar[0](value)
+        if isinstance(value, StrEnum):
+            return value.value
+        if isinstance(value, Enum):
+            return value.name.lower()
+        if isinstance(value, bytes):
+            return value.hex()
+        if isinstance(value, tuple | frozenset):
+            return [self.encode(item) for item in value]
+        if is_dataclass(value) and not isinstance(value, type):
+            return self.fields(value)
+        return value
+
+    def fields(self, value: Any, *, leave: frozenset[str] = frozenset()) -> dict[str, Any]:
+        """A dataclass's compared fields, encoded, but those named in ``leave``."""
+        return {
+            spec.name: self.encode(getattr(value, spec.name))
+            for spec in fields(value)
+            if spec.compare and spec.name not in leave
+        }
+
+    def build(self, cls: type[Any], data: object, where: str) -> Any:
+        """An instance of the dataclass ``cls`` from a JSON object."""
+        if not isinstance(data, Mapping):
+            raise CodecError(where, f"{data!r} is not an object")
+        specs = {spec.name: spec for spec in fields(cls) if spec.compare}
+        unknown = sorted(set(data) - set(specs))
+        if unknown:
+            raise CodecError(where, f"unknown field {unknown[0]!r}")
+        hints = _hints(cls)
+        values: dict[str, Any] = {}
+        for name, spec in specs.items():
+            if name in data:
+                values[name] = self.decode(hints[name], data[name], f"{where}.{name}")
+            elif spec.default is MISSING and spec.default_factory is MISSING:
+                raise CodecError(where, f"missing field {name!r}")
+        return cls(**values)
+
+    def decode(self, hint: Any, value: object, where: str) -> Any:
+        """The value of type ``hint`` a JSON value stands for."""
+        origin = get_origin(hint)
+        if origin in (Union, types.UnionType):
+            if value is None and type(None) in get_args(hint):
+                return None
+            (hint,) = (arg for arg in get_args(hint) if arg is not type(None))
+            return self.decode(hint, value, where)
+        if origin in (tuple, frozenset):
+            return self._collection(hint, value, where)
+        if hint is Any or hint is object:
+            return value
+        scalar = self._scalars.get(hint)
+        if scalar is not None:
+            try:
+                return scalar[1](value)
+            except ValueError as error:
+                raise CodecError(where, str(error)) from None
+        if isinstance(hint, type) and is_dataclass(hint):
+            return self.build(hint, value, where)
+        if isinstance(hint, type) and issubclass(hint, Enum):
+            return _member(hint, value, where)
+        return _plain(hint, value, where)
+
+    def _collection(self, hint: Any, value: object, where: str) -> Any:
+        if not isinstance(value, list | tuple):
+            raise CodecError(where, f"{value!r} is not a list")
+        kinds = get_args(hint)
+        if get_origin(hint) is frozenset or kinds[-1] is Ellipsis:
+            items = [self.decode(kinds[0], item, f"{where}[{i}]") for i, item in enumerate(value)]
+            return frozenset(items) if get_origin(hint) is frozenset else tuple(items)
+        if len(value) != len(kinds):
+            raise CodecError(where, f"{value!r} does not hold {len(kinds)} values")
+        return tuple(
+            self.decode(kind, item, f"{where}[{i}]")
+            for i, (kind, item) in enumerate(zip(kinds, value, strict=True))
+        )
+
+
+_HINTS: dict[type[Any], dict[str, Any]] = {}
+
+
+def _hints(cls: type[Any]) -> dict[str, Any]:
+    """The type hints of ``cls``'s fields, resolved once."""
+    if cls not in _HINTS:
+        _HINTS[cls] = get_type_hints(cls)
+    return _HINTS[cls]
+
+
+def _member(enum: type[Enum], value: object, where: str) -> Enum:
+    if issubclass(enum, StrEnum):
+        if isinstance(value, str) and value in enum._value2member_map_:
+            return enum(value)
+        choices = ", ".join(member.value for member in enum)
+    else:
+        if isinstance(value, str) and value.upper() in enum.__members__:
+            return enum[value.upper()]
+        choices = ", ".join(name.lower() for name in enum.__members__)
+    raise CodecError(where, f"{value!r} is not one of {choices}")
+
+
+def _plain(hint: Any, value: object, where: str) -> Any:
+    if hint is bytes:
+        if isinstance(value, str):
+            try:
+                return bytes.fromhex(value)
+            except ValueError:
+                pass
+        raise CodecError(where, f"{value!r} is not hexadecimal text")
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise CodecError(where, f"{value!r} is not true or false")
+        return value
+    if hint is int:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise CodecError(where, f"{value!r} is not a whole number")
+        return value
+    if hint is float:
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            raise CodecError(where, f"{value!r} is not a number")
+        return float(value)
+    if hint is str:
+        if not isinstance(value, str):
+            raise CodecError(where, f"{value!r} is not text")
+        return value
+    raise TypeError(f"{where}: the codec cannot read a {hint!r}")
