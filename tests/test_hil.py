@@ -68,7 +68,7 @@ expect = { stacks = { 1 = 200 }, display = "LOAD A DECK" }
         ),
         (
             "[[step]]\nresolve = 'fire'\nremedy = 'done'\n",
-            "step 2: resolve = 'fire': an alert kind",
+            "step 2: resolve = 'fire': one of card_out_of_turn",
         ),
         ("[game]\nante = -1\n", "[table] or [game]: game.ante"),
         ("[[step]]\nplace = 2\n", "step 2: place: the table has no seat board"),

@@ -11,9 +11,11 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from controller.codec import Codec, CodecError
 from controller.rules import DECK, Card, CardError, Do, parse_card
 from controller.table import AlertKind, Device, Disposition, Fault, Remedy
 
@@ -67,6 +69,8 @@ OPTIONS: dict[str, frozenset[str]] = {
 }
 SUPERVISOR = ("void", "enter_card", "correct_card", "resolve", "correct_stack")
 _COMMON = frozenset({"expect", "timeout", "note"})
+_E = TypeVar("_E", bound=Enum)
+CODEC = Codec()
 _EXPECT = (
     "display",
     "display_has",
@@ -290,11 +294,13 @@ def _whole(value: object, where: str, least: int = 0) -> int:
     return value
 
 
-def _device(value: object, where: str) -> Device:
+def _member(enum: type[_E], value: object, where: str) -> _E:
+    """A member of ``enum`` by its value, read as the journal reads it (controller.codec)."""
     try:
-        return Device(str(value))
-    except ValueError:
-        raise _Bad(f"{where} = {value!r}: 'shoe' or 'seat_board'") from None
+        member: _E = CODEC.decode(enum, value, where)
+    except CodecError as error:
+        raise _Bad(f"{where} = {value!r}: {error.what.split(' is not ', 1)[-1]}") from None
+    return member
 
 
 def _seconds(value: object, where: str) -> float:
@@ -317,13 +323,9 @@ def _value(action: str, value: object) -> Any:
     if action in _SEAT_ACTIONS:
         return _seat(value, action)
     if action in ("unplug", "restart"):
-        return _device(value, action)
+        return _member(Device, value, action)
     if action in ("fault", "clear"):
-        try:
-            return Fault(str(value))
-        except ValueError:
-            names = ", ".join(fault.value for fault in Fault)
-            raise _Bad(f"{action} = {value!r}: one of {names}") from None
+        return _member(Fault, value, action)
     if action == "decide":
         items = value if isinstance(value, list) else [value]
         return tuple(_decision(item) for item in items)
@@ -334,7 +336,7 @@ def _value(action: str, value: object) -> Any:
             raise _Bad(f"correct_card = {value!r}: [wrong, right], two card names")
         return (_card(value[0], "correct_card"), _card(value[1], "correct_card"))
     if action == "resolve":
-        return _kind(value, "resolve")
+        return _member(AlertKind, value, "resolve")
     if action == "wait":
         return _seconds(value, "wait")
     if action in ("new_hand", "void", *SERVICE):
@@ -348,10 +350,7 @@ def _option(key: str, value: object) -> Any:
     if key == "deck":
         return _whole(value, "deck", 1)
     if key == "unreadable":
-        try:
-            return Disposition(str(value))
-        except ValueError:
-            raise _Bad(f"unreadable = {value!r}: 'reject_tray' or 'dealt_unread'") from None
+        return _member(Disposition, value, "unreadable")
     if key == "card":
         return _card(value, "card")
     if key == "lands_at":
@@ -365,12 +364,9 @@ def _option(key: str, value: object) -> Any:
     if key in ("seconds", "pace"):
         return _seconds(value, key)
     if key == "device":
-        return _device(value, "device")
+        return _member(Device, value, "device")
     if key == "remedy":
-        try:
-            return Remedy(str(value))
-        except ValueError:
-            raise _Bad(f"remedy = {value!r}: 'hold', 'dead' or 'done'") from None
+        return _member(Remedy, value, "remedy")
     raise AssertionError(key)
 
 
@@ -412,17 +408,9 @@ def _decision(text: object) -> Decision:
     return Decision(seat, do, to=int(words[2]))
 
 
-def _kind(value: object, where: str) -> AlertKind:
-    try:
-        return AlertKind(str(value))
-    except ValueError:
-        kinds = ", ".join(kind.value for kind in AlertKind)
-        raise _Bad(f"{where} = {value!r}: an alert kind ({kinds})") from None
-
-
 def _kinds(value: object, where: str) -> tuple[AlertKind, ...]:
     items = value if isinstance(value, list) else [value]
-    return tuple(_kind(item, where) for item in items)
+    return tuple(_member(AlertKind, item, where) for item in items)
 
 
 def _lamps(value: object, where: str) -> Lamps:
