@@ -69,6 +69,35 @@ def test_a_card_with_the_wrong_face_is_recorded_where_it_lies():
     assert tally.conserved(table) and not table.alerts
 
 
+def test_a_hand_that_ends_on_the_card_pitched_does_not_stop_the_dealer():
+    """Seed 26 at 3 seats: in hand 5 a player is all in before sixth street, so the last
+    card pitched ends the hand (no betting after it). The dealer must see that the table
+    has it and deal on, not wait for the table to take a card it already took."""
+    tally = Tally()
+    ends: list[str] = []
+
+    def observe(table: Table, effects) -> None:
+        tally.observe(table, effects)
+        ends.extend(e.message for e in effects if e.kind == "no_betting" and table.in_hand)
+
+    floor = CoreFloor(TableSettings(), observe)
+    dealer = HumanDealer(floor, tally, seats=3, hands=6, seed=26)
+    asyncio.run(asyncio.wait_for(dealer.run(), timeout=10))
+    assert tally.hands == 6 and tally.conserved(floor.table)
+    assert any(message.startswith("no betting on sixth street") for message in ends), ends
+
+
+def test_a_dealer_who_waits_for_ever_gives_way_to_a_signal():
+    """A floor where nothing comes: the dealer waits (a move at a time), and the event loop
+    has its turn between moves, so a deadline (as a signal's handler) stops it."""
+    tally = Tally()
+    floor = CoreFloor(TableSettings(), tally.observe)
+    dealer = HumanDealer(floor, tally, seats=2, hands=1, seed=1)
+    dealer.pitched = [0]  # a card the dealer believes pitched that the table never had
+    with pytest.raises(TimeoutError):
+        asyncio.run(asyncio.wait_for(dealer.run(), timeout=0.5))
+
+
 def test_the_pace_is_a_persons():
     tally = Tally()
     dealer = HumanDealer(

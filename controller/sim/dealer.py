@@ -193,9 +193,11 @@ class Dealer:
         self.shoe: deque[int] = deque()  # the cards in the shoe, next first
 
     async def run(self) -> None:
-        """Deal until ``hands`` hands are over (for ever with 0)."""
+        """Deal until ``hands`` hands are over (for ever with 0). Each move gives the event
+        loop its turn: a signal (Ctrl-C, SIGTERM) or a deadline stops the dealer also on a
+        floor where nothing waits (``CoreFloor``)."""
         while await self.move():
-            pass
+            await asyncio.sleep(0)
 
     async def move(self) -> bool:
         """One move; False once the last hand is over."""

@@ -80,14 +80,15 @@ class HumanDealer(Dealer):
         self.to_seat -= {seat.seat for seat in table.seats}
         empty = min(self.to_seat, default=None)
         alert = next((a for a in table.alerts if a.kind is not AlertKind.LINK_DOWN), None)
+        behind = self._behind(table)  # first: the last card pitched may have ended the hand
         if empty is not None:
             await self._sit_down(empty)
-        elif alert is not None and not self._behind(table):
+        elif alert is not None and not behind:
             if alert.kind is AlertKind.UNREAD_CARD and alert.id not in self.unread and self.unseen:
                 self.unread[alert.id] = self.unseen.popleft()  # the card it physically is
             await self._resolve(alert)
         elif not table.in_hand:
-            if self.pitched or self._behind(table) or _links_down(table):
+            if behind or _links_down(table):
                 await self.floor.wait()  # the table has not had everything yet
             elif self.hands and table.hand_number - self.first_hand >= self.hands:
                 return False
