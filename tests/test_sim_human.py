@@ -47,7 +47,8 @@ def test_a_card_to_the_wrong_seat_is_moved_where_the_table_says():
     table, tally = deal(2, human=True, mistakes=0.1)
     assert tally.injected["mistake: a card to the wrong seat"] > 0
     strays = ("misplaced_card", "card_at_empty_seat")  # the latter: a folded player's seat
-    assert set(tally.raised) <= {*strays, "deck_during_hand", "dead_card"}, tally.raised
+    early = "card_out_of_turn"  # a card drawn before the betting is done
+    assert set(tally.raised) <= {*strays, early, "deck_during_hand", "dead_card"}, tally.raised
     assert (
         sum(tally.raised[kind] for kind in strays)
         == tally.injected["mistake: a card to the wrong seat"]
@@ -56,6 +57,38 @@ def test_a_card_to_the_wrong_seat_is_moved_where_the_table_says():
         assert set(tally.resolved[kind]) <= {"the dealer moved the card"}
     assert tally.conserved(table) and not table.alerts
     assert tally.hands == automatic.hands  # the wrong faces change hands, not their number
+
+
+def mistaken(seed: int, hands: int, kind: type[HumanDealer] = HumanDealer) -> HumanDealer:
+    tally = Tally()
+    floor = CoreFloor(TableSettings(), tally.observe)
+    dealer = kind(floor, tally, seats=8, hands=hands, seed=seed, mistakes=0.05)
+    asyncio.run(asyncio.wait_for(dealer.run(), timeout=60))
+    assert tally.conserved(floor.table) and not floor.table.alerts
+    return dealer
+
+
+def test_a_card_drawn_before_the_betting_is_done_is_held_and_dealt_in_its_turn():
+    dealer = mistaken(1, 20)
+    tally = dealer.tally
+    early = tally.injected["mistake: a card out of order"]
+    assert early > 0 and tally.raised["card_out_of_turn"] == early
+    assert tally.resolved["card_out_of_turn"] == {"the supervisor held the card drawn early": early}
+    assert dealer.cards_checked > 20 * 8 * 3 and dealer.astray == []  # every card where it lies
+
+
+def test_the_world_knows_a_card_the_table_has_elsewhere():
+    """The check of the felt against the table can fail: a dealer who moves a card to the
+    seat the table says without the world noting it leaves it, in the world, where it landed."""
+
+    class Forgetful(HumanDealer):
+        async def _move_card(self, card: int, seat: int) -> None:
+            await Dealer._move_card(self, card, seat)
+
+    dealer = mistaken(1, 5, Forgetful)
+    moved = dealer.tally.resolved["misplaced_card"]["the dealer moved the card"]
+    assert moved > 0 and len(dealer.astray) >= moved  # (with the cards at an empty seat)
+    assert "lies at seat" in dealer.astray[0]
 
 
 def test_a_card_with_the_wrong_face_is_recorded_where_it_lies():
@@ -112,7 +145,7 @@ def test_the_pace_is_a_persons():
     assert 0.55 < sum(times) / len(times) < 0.8  # about 0.6 s, with pauses
     assert min(times) < 0.45 and max(times) > 1.5
     made = {name for name, done in MISTAKES.items() if done}
-    assert made == {"wrong_seat", "exposed_card", "wrong_face"}
+    assert made == {"wrong_seat", "exposed_card", "wrong_face", "out_of_order"}
 
 
 def field(output: str, name: str) -> str:

@@ -338,13 +338,17 @@ class Dealer:
         elif kind in (AlertKind.MISPLACED_CARD, AlertKind.CARD_AT_EMPTY_SEAT) and alert.belongs:
             assert alert.card is not None
             self.tally.remedied[alert.id] = "the dealer moved the card"
-            await self.floor.place(alert.belongs, alert.card, alert.belongs)
+            await self._move_card(int(alert.card), alert.belongs)
         elif alert.rule.remedies:
             remedy = alert.rule.remedies[-1]
             self.tally.remedied[alert.id] = f"the supervisor resolved it ({remedy.value})"
             await self._submit(ResolveAlert(alert=alert.id, remedy=remedy, **self._signed()))
         else:
             await self.floor.settle()
+
+    async def _move_card(self, card: int, seat: int) -> None:
+        """The dealer moves ``card`` to ``seat``, where the table says it belongs."""
+        await self.floor.place(seat, card, seat)
 
     def _signed(self) -> dict[str, Any]:
         """The fields of a supervisor's action: when, who and why."""
