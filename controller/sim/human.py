@@ -12,12 +12,15 @@ first), for a new hand or a deck (the table must have both devices back), and wh
 table is paused by an alert that is not a lost link (the supervisor comes over).
 
 Mistakes (``mistakes``, a share of the cards): a card that lands at a neighbouring seat
-(the dealer sees it, deals nothing more until the table says where it belongs, and moves
-it there). The other mistakes people make
-are named in ``MISTAKES``, each with whether this dealer makes it yet: a hole card dealt
-face up and an up card dealt face down (the supervisor records where it lies with
-``WrongFace`` once the table has the card; the dealer deals no further card before), half
-of the mistakes; a card out of order and a wrong correction are not drawn yet.
+(the dealer sees it, deals nothing more until the table has it where it belongs, and moves
+it there), half of them; a hole card dealt face up and an up card dealt face down (the
+supervisor records where it lies with ``WrongFace`` once the table has the card; the
+dealer deals no further card before), the other half. At the same rate per betting
+decision, a card drawn out of order (kept aside, held by the supervisor, placed where the
+table deals it). The mistakes people make are named in ``MISTAKES``, each with whether this
+dealer makes it yet: a wrong correction is not made yet. The dealer knows where each card
+lies (``lies``) and, once a hand is over, checks each card the table has at a seat against
+it (``astray``).
 """
 
 from __future__ import annotations
