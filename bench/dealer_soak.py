@@ -51,6 +51,7 @@ from controller.sim.dealer import FaultRates, Pace, Tally
 from controller.sim.floor import CoreFloor, FloorError
 from controller.sim.human import HumanDealer
 from controller.table import (
+    CorrectCard,
     Decide,
     Device,
     Disposition,
@@ -190,8 +191,9 @@ class ApiFloor:
         card: int = (await self._command(Device.SHOE, line))["card"]
         return card
 
-    async def land(self, card: int, lands_at: int) -> None:
-        await self._command(Device.SEAT_BOARD, f"place {lands_at} {card}")
+    async def land(self, card: int, lands_at: int, reads: int | None = None) -> None:
+        seen = card if reads is None else reads  # the simulator reports the card it is told
+        await self._command(Device.SEAT_BOARD, f"place {lands_at} {seen}")
 
     async def pull(self, device: Device, seconds: float) -> None:
         await self._command(device, f"unplug {seconds:.2f}")
@@ -229,6 +231,9 @@ def _request(item: TableInput) -> tuple[str, dict[str, Any]]:
         return "/api/supervisor/resolve", signed | body
     if isinstance(item, EnterCard):
         return "/api/supervisor/enter-card", signed | {"card": str(item.card), "why": item.why}
+    if isinstance(item, CorrectCard):
+        cards = {"wrong": str(item.wrong), "right": str(item.right), "why": item.why}
+        return "/api/supervisor/correct-card", signed | cards
     if isinstance(item, WrongFace):
         where = {"seat": item.seat, "card": str(item.card), "why": item.why}
         return "/api/supervisor/wrong-face", signed | where

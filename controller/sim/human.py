@@ -29,11 +29,13 @@ import random
 from collections import deque
 
 from controller.rules import Card, Deal, Hand, IllegalInput, Waiting
+from controller.rules.state import FOUR_OF_CLUBS
 from controller.sim.dealer import Dealer, FaultRates, Pace, Tally
 from controller.sim.floor import Floor
 from controller.table import (
     Alert,
     AlertKind,
+    CorrectCard,
     Device,
     Disposition,
     Remedy,
@@ -48,7 +50,7 @@ MISTAKES = {
     "exposed_card": True,  # a hole card dealt face up: the supervisor records it (WrongFace)
     "wrong_face": True,  # an up card dealt face down: the supervisor records it (WrongFace)
     "out_of_order": True,  # a card drawn before the betting is done: held, dealt in its turn
-    "wrong_correction": False,  # the supervisor corrects the wrong card: needs a re-correction
+    "wrong_correction": True,  # after a seat's misread the supervisor corrects, then back
 }
 
 #: How a person's pace varies: a card takes the pace's time times a log-normal factor of
@@ -88,6 +90,9 @@ class HumanDealer(Dealer):
         self.slipped: int | None = None  # a card pitched to the wrong seat: the dealer saw it
         self.haste = random.Random(seed * 100 + 23)  # a card drawn before the betting is done
         self.early: int | None = None  # that card, face down aside until the table deals it
+        self.doubt = random.Random(seed * 100 + 29)  # a seat's misread: a wrong correction
+        self.misread: tuple[int, int, int] | None = None  # (seat, card, read as) till resolved
+        self.recorrect: tuple[int, int] | None = None  # (card, corrected to): to correct back
         self.lies: dict[int, int] = {}  # the world: each card at a seat -> that seat
         self.felt_checked = 0  # the last hand whose cards were checked against the world
         self.cards_checked = 0  # cards the table has at a seat, checked against the world
@@ -132,6 +137,12 @@ class HumanDealer(Dealer):
             await self.floor.wait()  # the dealer saw it land: nothing more dealt until the
             return  # table says where it belongs (and it is moved there)
         self.slipped = None
+        if self.recorrect is not None:
+            await self._correct_back(table)
+            return
+        if self.misread is not None:
+            await self.floor.wait()  # the dealer sees the seat's display disagree: nothing
+            return  # more dealt until the supervisor came over
         if self.early is not None and not self._behind(table):
             placed = await self._place_early(table)
             if placed:
@@ -208,9 +219,53 @@ class HumanDealer(Dealer):
         await self.floor.land(int(card), seat)
         return True
 
+    def _misread(self, seat: int, card: int) -> int | None:
+        """The occasion of a wrong correction (at half the mistakes' rate): the seat's reader
+        misreads the card as one still in the shoe (not the four of clubs); None: read."""
+        if not self.shoe or self.misread is not None or self.doubt.random() >= self.mistakes / 2:
+            return None
+        reads = self.doubt.choice([code for code in self.shoe if code != FOUR_OF_CLUBS])
+        self.misread = (seat, card, reads)
+        return reads
+
+    async def _wrong_correction(self, alert: Alert) -> bool:
+        """The seat's misread: the supervisor believes the seat's reader and corrects the
+        shoe's card to it (the mistake: the shoe was right); True once taken."""
+        assert self.misread is not None
+        seat, card, reads = self.misread
+        self.misread = None
+        if alert.kind is not AlertKind.CARD_MISMATCH or alert.seat != seat:
+            return False
+        if not await self._pause(self.pace.hand):
+            self.misread = (seat, card, reads)  # someone changed the table: look again
+            return True
+        correct = CorrectCard(wrong=Card(card), right=Card(reads), **self._signed())
+        refused = await self.floor.submit(correct)
+        if refused is not None:
+            self.tally.injected[f"mistake: a wrong correction, not taken ({refused})"] += 1
+            return False
+        self.tally.injected["mistake: a wrong correction"] += 1
+        self.recorrect = (card, reads)
+        return True
+
+    async def _correct_back(self, table: Table) -> None:
+        """The supervisor sees the table show another card than the one at the seat, and
+        corrects it back: the card is where it lies, as the shoe read it."""
+        assert self.recorrect is not None
+        card, wrong = self.recorrect
+        self.recorrect = None
+        back = CorrectCard(wrong=Card(wrong), right=Card(card), **self._signed())
+        refused = await self.floor.submit(back)
+        what = "corrected back" if refused is None else f"not corrected back ({refused})"
+        self.tally.injected[f"mistake: a wrong correction, {what}"] += 1
+
     async def _resolve(self, alert: Alert) -> None:
         """The card the dealer drew early: the supervisor holds it (the remedy that keeps
-        the deal in order); any other alert as the automatic dealer's supervisor does."""
+        the deal in order); a seat's misread: the supervisor's wrong correction; any other
+        alert as the automatic dealer's supervisor does."""
+        misread = self.misread is not None and alert.card == Card(self.misread[2])
+        if misread and await self._wrong_correction(alert):
+            return
         early = self.early is not None and alert.card == Card(self.early)
         if (
             alert.kind is not AlertKind.CARD_OUT_OF_TURN
@@ -236,6 +291,7 @@ class HumanDealer(Dealer):
             return
         self.felt_checked = table.hand_number
         self.early = None  # a held card not dealt was set aside with the hand
+        self.misread = self.recorrect = None
         for player in hand.players:
             for dealt in player.cards:
                 self.cards_checked += 1
@@ -295,8 +351,11 @@ class HumanDealer(Dealer):
         elif not unread and self.chance.random() < self.faults.misplaced:
             lands_at = self.chance.choice([s for s in (seat - 1, seat + 1) if 1 <= s <= 8])
             self.tally.injected["misplaced card"] += 1
+        reads = None
+        if lands_at == seat and not mistake and not unread and card != FOUR_OF_CLUBS:
+            reads = self._misread(seat, card)
         self.lies[card] = lands_at
-        await self.floor.land(card, lands_at)
+        await self.floor.land(card, lands_at, reads)
 
     def _card_time(self) -> float:
         """A card's time at this dealer's pace: log-normal about the pace, and a pause now
