@@ -17,8 +17,10 @@ it there), half of them; a hole card dealt face up and an up card dealt face dow
 supervisor records where it lies with ``WrongFace`` once the table has the card; the
 dealer deals no further card before), the other half. At the same rate per betting
 decision, a card drawn out of order (kept aside, held by the supervisor, placed where the
-table deals it). The mistakes people make are named in ``MISTAKES``, each with whether this
-dealer makes it yet: a wrong correction is not made yet. The dealer knows where each card
+table deals it). At half the rate per card, a wrong correction: the seat's reader misreads
+the card, the supervisor believes it and corrects the shoe's card, then sees the table
+disagree with the felt and corrects it back. The mistakes people make are named in
+``MISTAKES``, each with whether this dealer makes it. The dealer knows where each card
 lies (``lies``) and, once a hand is over, checks each card the table has at a seat against
 it (``astray``).
 """
