@@ -163,11 +163,12 @@ class HumanDealer(Dealer):
             await self._decide(waiting)
 
     def _dealt(self, table: Table) -> Hand:
-        """The hand as the dealer knows it: the table's, and the cards pitched since."""
+        """The hand as the dealer knows it: the table's, the cards it holds (dealt as the
+        next cards due once it may deal: a lost link pauses it) and the cards pitched since."""
         hand = table.hand
         assert hand is not None
         self._behind(table)
-        for card in self.pitched:
+        for card in (*table.held, *self.pitched):
             waiting = hand.waiting_for
             if waiting is None or waiting.kind != "card":
                 break
