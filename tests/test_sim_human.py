@@ -149,6 +149,16 @@ def test_a_hand_that_ends_on_the_card_pitched_does_not_stop_the_dealer():
     assert any(message.startswith("no betting on sixth street") for message in ends), ends
 
 
+def test_a_hand_that_ends_on_the_card_pitched_while_the_shoe_is_unplugged():
+    """The same hand with cable pulls: the dealer knows the hand is over before the table
+    does (the shoe's report is held in it), and waits for the table."""
+    tally = Tally()
+    floor = CoreFloor(TableSettings(), tally.observe)
+    dealer = HumanDealer(floor, tally, seats=3, hands=6, seed=26, faults=FaultRates(unplug=0.3))
+    asyncio.run(asyncio.wait_for(dealer.run(), timeout=10))
+    assert tally.hands == 6 and tally.conserved(floor.table)
+
+
 def test_a_dealer_who_waits_for_ever_gives_way_to_a_signal():
     """A floor where nothing comes: the dealer waits (a move at a time), and the event loop
     has its turn between moves, so a deadline (as a signal's handler) stops it."""

@@ -133,7 +133,9 @@ class HumanDealer(Dealer):
     async def _in_hand(self, table: Table) -> None:
         hand = self._dealt(table)
         waiting = hand.waiting_for
-        assert waiting is not None
+        if waiting is None:  # the last card pitched ends the hand: the table has yet to see it
+            await self.floor.wait()
+            return
         scramble = hand.scrambled and self.scrambled != table.hand_number
         if self.slipped is not None and self._slip_unseen(table):
             await self.floor.wait()  # the dealer saw it land: nothing more dealt until the
