@@ -12,12 +12,18 @@ core), and enters people's inputs through the service's REST API (docs/api.md), 
 while the service is down. The same seed is dealt by the same dealer on the pure core in this
 process with no fault (``--core-only``'s hands).
 
+With ``--mistakes RATE`` the dealer makes a person's mistakes (docs/sim.md), the same on
+the core, and the simulated supervisor applies the remedy each alert offers; once each hand
+is over the dealer checks every card the table has at a seat against where it lies in the
+simulated world (where the dealer pitched it or moved it).
+
 Printed: hands, cards, the faults injected, the kills, every alert kind raised, the chips
-check and both fingerprints. It passes (exit status 0) with the chips conserved, no alert
-but the links' own, and the fingerprint equal to the core's.
+check, the cards checked against the world, and both fingerprints. It passes (exit status
+0) with the chips conserved, the alerts beyond the links' own those of the core's run (none
+without mistakes), every card where it lies, and the fingerprint equal to the core's.
 
 Usage: .venv/bin/python bench/dealer_soak.py [--hands 1000] [--seats 8] [--unplugs 0.02]
-       [--line-faults 0.01] [--kills 10] [--seed 1]
+       [--line-faults 0.01] [--kills 10] [--mistakes 0] [--seed 1]
 """
 
 from __future__ import annotations
@@ -45,6 +51,7 @@ from controller.sim.dealer import FaultRates, Pace, Tally
 from controller.sim.floor import CoreFloor, FloorError
 from controller.sim.human import HumanDealer
 from controller.table import (
+    CorrectCard,
     Decide,
     Device,
     Disposition,
@@ -56,6 +63,7 @@ from controller.table import (
     Table,
     TableInput,
     TableSettings,
+    WrongFace,
     apply,
 )
 from firmware_sim.process import SimulatorProcess
@@ -183,8 +191,9 @@ class ApiFloor:
         card: int = (await self._command(Device.SHOE, line))["card"]
         return card
 
-    async def land(self, card: int, lands_at: int) -> None:
-        await self._command(Device.SEAT_BOARD, f"place {lands_at} {card}")
+    async def land(self, card: int, lands_at: int, reads: int | None = None) -> None:
+        seen = card if reads is None else reads  # the simulator reports the card it is told
+        await self._command(Device.SEAT_BOARD, f"place {lands_at} {seen}")
 
     async def pull(self, device: Device, seconds: float) -> None:
         await self._command(device, f"unplug {seconds:.2f}")
@@ -222,6 +231,12 @@ def _request(item: TableInput) -> tuple[str, dict[str, Any]]:
         return "/api/supervisor/resolve", signed | body
     if isinstance(item, EnterCard):
         return "/api/supervisor/enter-card", signed | {"card": str(item.card), "why": item.why}
+    if isinstance(item, CorrectCard):
+        cards = {"wrong": str(item.wrong), "right": str(item.right), "why": item.why}
+        return "/api/supervisor/correct-card", signed | cards
+    if isinstance(item, WrongFace):
+        where = {"seat": item.seat, "card": str(item.card), "why": item.why}
+        return "/api/supervisor/wrong-face", signed | where
     raise FloorError(f"the soak's dealer does not enter {item.tag}")
 
 
@@ -261,20 +276,24 @@ async def simulators(seed: int) -> AsyncIterator[tuple[SimulatorProcess, Simulat
         await asyncio.to_thread(shoe.stop)
 
 
-async def core_fingerprint(args: argparse.Namespace) -> str:
-    """The hands of the same seed on the pure core, no fault: ``--core-only``'s."""
+async def core_run(args: argparse.Namespace) -> HumanDealer:
+    """The hands of the same seed and mistakes on the pure core, no fault: ``--core-only``'s."""
     tally = Tally()
 
     def observe(table: Table, effects: Sequence[Effect]) -> None:
         tally.observe(table, effects)
 
     floor = CoreFloor(TableSettings(), observe)
-    await HumanDealer(floor, tally, seats=args.seats, hands=args.hands, seed=args.seed).run()
-    return tally.hand_digest
+    dealer = HumanDealer(
+        floor, tally, seats=args.seats, hands=args.hands, seed=args.seed, mistakes=args.mistakes
+    )
+    await dealer.run()
+    return dealer
 
 
 async def soak(args: argparse.Namespace) -> int:
-    expected = await core_fingerprint(args)
+    core = await core_run(args)
+    expected = core.tally.hand_digest
     rng = random.Random(args.seed * 7 + 3)
     folder = tempfile.mkdtemp(prefix="luck-dealer-soak-")  # kept when the run fails
     journal = Path(folder) / "table.sqlite3"
@@ -299,6 +318,7 @@ async def soak(args: argparse.Namespace) -> int:
             seed=args.seed,
             faults=faults,
             pace=Pace(),
+            mistakes=args.mistakes,
         )
         cards = args.hands * 7 * args.seats // 2  # about: half the players see 7th street
         kill_at = sorted(rng.sample(range(20, max(cards, args.kills + 21)), args.kills))
@@ -331,10 +351,12 @@ async def soak(args: argparse.Namespace) -> int:
         table = floor.table
     tally = floor.tally
     others = {kind: count for kind, count in tally.raised.items() if kind != "link_down"}
+    mistakes = {kind: count for kind, count in core.tally.raised.items() if kind != "link_down"}
     conserved = tally.conserved(table)
     print(
         f"dealer soak: {args.hands} hands at {args.seats} seats, seed {args.seed}, unplugs "
-        f"{args.unplugs}, line faults {args.line_faults}, {kills} SIGKILLs of the service"
+        f"{args.unplugs}, line faults {args.line_faults}, mistakes {args.mistakes}, "
+        f"{kills} SIGKILLs of the service"
     )
     print(
         f"  {tally.hands} hands ({tally.void_hands} void), {tally.cards} cards, "
@@ -345,12 +367,22 @@ async def soak(args: argparse.Namespace) -> int:
     print(f"  faults injected: {injected or 'none'}")
     raised = ", ".join(f"{kind} {count}" for kind, count in sorted(tally.raised.items()))
     print(f"  alerts raised: {raised or 'none'}; beyond the links' own: {sum(others.values())}")
+    if args.mistakes:
+        same_alerts = "the same" if others == mistakes else "NOT the same"
+        print(f"  the core's run (the mistakes' own): {sum(mistakes.values())}, {same_alerts}")
+        for kind, remedies in sorted(tally.resolved.items()):
+            if kind != "link_down":
+                print(f"    {kind}: " + ", ".join(f"{how} {n}" for how, n in remedies.items()))
+    astray = [*dealer.astray, *core.astray]
+    print(f"  cards checked where they lie: {dealer.cards_checked}, elsewhere: {len(astray)}")
+    for line in astray[:10]:
+        print(f"    {line}")
     print(f"  chips: {'conserved' if conserved else 'NOT conserved'}")
     same = tally.hand_digest == expected
     print(
         f"  fingerprint {tally.hand_digest}, the core's {expected}: {'equal' if same else 'DIFFER'}"
     )
-    ok = conserved and not others and same and tally.hands == args.hands
+    ok = conserved and others == mistakes and not astray and same and tally.hands == args.hands
     print("PASSED" if ok else f"FAILED (the journal and the service's log: {folder})")
     if ok:
         shutil.rmtree(folder)
@@ -364,6 +396,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--unplugs", type=float, default=0.02)
     parser.add_argument("--line-faults", type=float, default=0.01)
     parser.add_argument("--kills", type=int, default=10)
+    parser.add_argument("--mistakes", type=float, default=0.0)
     parser.add_argument("--seed", type=int, default=1)
     return asyncio.run(soak(parser.parse_args(argv)))
 

@@ -1,6 +1,7 @@
 """The dealer soak's short version: ``bench/dealer_soak.py`` with a few hands, cable pulls,
 line faults and a SIGKILL of the table service while the human dealer deals: no alert but
-the links' own, the chips conserved, the fingerprint of the pure core's hands."""
+the links' own, the chips conserved, the fingerprint of the pure core's hands; and with
+the dealer's mistakes, every card where it lies."""
 
 from __future__ import annotations
 
@@ -27,4 +28,24 @@ def test_the_dealer_soak_deals_through_pulls_faults_and_a_kill() -> None:
     assert done.returncode == 0, done.stdout + done.stderr[-3000:]
     assert "1 SIGKILLs of the service" in done.stdout
     assert re.search(r"beyond the links' own: 0$", done.stdout, re.M), done.stdout
+    assert "chips: conserved" in done.stdout and ": equal" in done.stdout
+
+
+@pytest.mark.slow
+def test_the_dealer_soak_with_mistakes_leaves_every_card_where_it_lies() -> None:
+    args = ("--hands", "4", "--seats", "8", "--unplugs", "0.05", "--kills", "1", "--seed", "2")
+    done = subprocess.run(
+        [sys.executable, str(BENCH), *args, "--mistakes", "0.05"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr[-3000:]
+    assert re.search(
+        r"the core's run \(the mistakes' own\): [1-9]\d*, the same$", done.stdout, re.M
+    )
+    assert re.search(r"cards checked where they lie: [1-9]\d*, elsewhere: 0$", done.stdout, re.M)
+    for mistake in ("a card out of order", "a wrong correction, corrected back"):
+        assert f"mistake: {mistake} " in done.stdout, done.stdout
     assert "chips: conserved" in done.stdout and ": equal" in done.stdout

@@ -131,6 +131,42 @@ def test_a_misread_caught_by_the_seat_reader_is_a_mismatch_cleared_by_the_correc
     journal_replays(driver)
 
 
+def test_the_real_card_in_play_after_a_misread_is_dealt_once_the_misread_is_corrected():
+    """The 4c is misread as 4d; the real 4d comes out next: a card in play, taken away.
+    Correcting 4d to 4c clears that alert, and the 4d is the card due (seat 1's late bonus
+    card, face down), placed where the table says."""
+    driver = third_street_down(TableDriver.make().start({1: 200, 2: 200}))
+    driver.ok(CardRead, code=code("4d"))  # seat 1's up card: it is the 4c
+    driver.ok(CardAtSeat, seat=1, code=None)  # the seat's reader did not know it
+    driver.ok(CardRead, code=code("4d"))  # the real 4d, for seat 2
+    assert [alert.kind for alert in driver.table.alerts] == [AlertKind.CARD_IN_PLAY]
+    step = driver.ok(CorrectCard, wrong=card("4d"), right=card("4c"), **SUPERVISOR)
+    cleared = [effect.message for effect in step.effects if effect.kind == "alert_cleared"]
+    assert len(cleared) == 1 and "4d is no longer in play" in cleared[0]
+    assert driver.table.alerts == ()
+    assert holding(driver, 1) == [
+        ("As", "down", False),
+        ("Ad", "down", False),
+        ("4c", "up", False),
+        ("4d", "down", True),
+    ]
+    driver.ok(CardAtSeat, seat=1, code=code("4d"))  # placed where the table said
+    assert driver.table.unconfirmed == () and driver.table.alerts == ()
+    driver.read("5d", confirm=True)  # seat 2's up card
+    assert holding(driver, 2)[-1] == ("5d", "up", False)
+    assert driver.table.alerts == ()
+    journal_replays(driver)
+
+
+def test_a_second_copy_stays_in_play_when_another_card_is_corrected():
+    driver = third_street_down(TableDriver.make().start({1: 200, 2: 200}))
+    driver.ok(CardRead, code=code("5h"))  # seat 1's up card: it is the 5c
+    driver.ok(CardAtSeat, seat=1, code=None)
+    driver.ok(CardRead, code=code("As"))  # a second As: the deck is wrong
+    driver.ok(CorrectCard, wrong=card("5h"), right=card("5c"), **SUPERVISOR)
+    assert [alert.kind for alert in driver.table.alerts] == [AlertKind.CARD_IN_PLAY]
+
+
 def test_a_mismatch_where_the_shoe_was_right_is_resolved_done():
     driver = third_street_down(TableDriver.make().start({1: 200, 2: 200}))
     driver.ok(CardRead, code=code("4d"))

@@ -88,7 +88,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         default=0.0,
         metavar="RATE",
         help="with --dealer human: the dealer's mistakes, per card (a card to the wrong seat, "
-        "a card with the wrong face)",
+        "a card with the wrong face, a wrong correction) and per betting decision (a card "
+        "drawn before it)",
     )
     parser.add_argument(
         "--journal",

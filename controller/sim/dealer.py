@@ -193,9 +193,11 @@ class Dealer:
         self.shoe: deque[int] = deque()  # the cards in the shoe, next first
 
     async def run(self) -> None:
-        """Deal until ``hands`` hands are over (for ever with 0)."""
+        """Deal until ``hands`` hands are over (for ever with 0). Each move gives the event
+        loop its turn: a signal (Ctrl-C, SIGTERM) or a deadline stops the dealer also on a
+        floor where nothing waits (``CoreFloor``)."""
         while await self.move():
-            pass
+            await asyncio.sleep(0)
 
     async def move(self) -> bool:
         """One move; False once the last hand is over."""
@@ -336,13 +338,17 @@ class Dealer:
         elif kind in (AlertKind.MISPLACED_CARD, AlertKind.CARD_AT_EMPTY_SEAT) and alert.belongs:
             assert alert.card is not None
             self.tally.remedied[alert.id] = "the dealer moved the card"
-            await self.floor.place(alert.belongs, alert.card, alert.belongs)
+            await self._move_card(int(alert.card), alert.belongs)
         elif alert.rule.remedies:
             remedy = alert.rule.remedies[-1]
             self.tally.remedied[alert.id] = f"the supervisor resolved it ({remedy.value})"
             await self._submit(ResolveAlert(alert=alert.id, remedy=remedy, **self._signed()))
         else:
             await self.floor.settle()
+
+    async def _move_card(self, card: int, seat: int) -> None:
+        """The dealer moves ``card`` to ``seat``, where the table says it belongs."""
+        await self.floor.place(seat, card, seat)
 
     def _signed(self) -> dict[str, Any]:
         """The fields of a supervisor's action: when, who and why."""

@@ -101,8 +101,9 @@ class Floor(Protocol):
         shoe reports it when its link lets it: the dealer does not wait for the table."""
         ...
 
-    async def land(self, card: int, lands_at: int) -> None:
-        """``card`` lands at seat ``lands_at``; the seat board reports it when it can."""
+    async def land(self, card: int, lands_at: int, reads: int | None = None) -> None:
+        """``card`` lands at seat ``lands_at``; the seat board reports it when it can (as
+        ``reads`` where the seat's reader misreads it)."""
         ...
 
     async def pull(self, device: Device, seconds: float) -> None:
@@ -190,8 +191,9 @@ class CoreFloor:
     async def place(self, seat: int, card: int, lands_at: int) -> None:
         await self.land(card, lands_at)
 
-    async def land(self, card: int, lands_at: int) -> None:
-        self._event(Device.SEAT_BOARD, CardAtSeat(at=self.now(), seat=lands_at, code=card))
+    async def land(self, card: int, lands_at: int, reads: int | None = None) -> None:
+        code = card if reads is None else reads
+        self._event(Device.SEAT_BOARD, CardAtSeat(at=self.now(), seat=lands_at, code=code))
 
     async def sit(self, seat: int) -> None:
         self._event(Device.SEAT_BOARD, SeatOccupied(at=self.now(), seat=seat))

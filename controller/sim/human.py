@@ -12,12 +12,17 @@ first), for a new hand or a deck (the table must have both devices back), and wh
 table is paused by an alert that is not a lost link (the supervisor comes over).
 
 Mistakes (``mistakes``, a share of the cards): a card that lands at a neighbouring seat
-(the dealer sees it, deals nothing more until the table says where it belongs, and moves
-it there). The other mistakes people make
-are named in ``MISTAKES``, each with whether this dealer makes it yet: a hole card dealt
-face up and an up card dealt face down (the supervisor records where it lies with
-``WrongFace`` once the table has the card; the dealer deals no further card before), half
-of the mistakes; a card out of order and a wrong correction are not drawn yet.
+(the dealer sees it, deals nothing more until the table has it where it belongs, and moves
+it there), half of them; a hole card dealt face up and an up card dealt face down (the
+supervisor records where it lies with ``WrongFace`` once the table has the card; the
+dealer deals no further card before), the other half. At the same rate per betting
+decision, a card drawn out of order (kept aside, held by the supervisor, placed where the
+table deals it). At half the rate per card, a wrong correction: the seat's reader misreads
+the card, the supervisor believes it and corrects the shoe's card, then sees the table
+disagree with the felt and corrects it back. The mistakes people make are named in
+``MISTAKES``, each with whether this dealer makes it. The dealer knows where each card
+lies (``lies``) and, once a hand is over, checks each card the table has at a seat against
+it (``astray``).
 """
 
 from __future__ import annotations
@@ -26,17 +31,28 @@ import random
 from collections import deque
 
 from controller.rules import Card, Deal, Hand, IllegalInput, Waiting
+from controller.rules.state import FOUR_OF_CLUBS
 from controller.sim.dealer import Dealer, FaultRates, Pace, Tally
 from controller.sim.floor import Floor
-from controller.table import AlertKind, Device, Disposition, Table, WrongFace
+from controller.table import (
+    Alert,
+    AlertKind,
+    CorrectCard,
+    Device,
+    Disposition,
+    Remedy,
+    ResolveAlert,
+    Table,
+    WrongFace,
+)
 
 #: The mistakes a person makes, and whether this dealer makes them yet (docs/sim.md).
 MISTAKES = {
     "wrong_seat": True,  # the card lands at a neighbouring seat: misplaced_card, moved
     "exposed_card": True,  # a hole card dealt face up: the supervisor records it (WrongFace)
     "wrong_face": True,  # an up card dealt face down: the supervisor records it (WrongFace)
-    "out_of_order": False,  # a card drawn before the betting is done: needs held-card pitching
-    "wrong_correction": False,  # the supervisor corrects the wrong card: needs a re-correction
+    "out_of_order": True,  # a card drawn before the betting is done: held, dealt in its turn
+    "wrong_correction": True,  # after a seat's misread the supervisor corrects, then back
 }
 
 #: How a person's pace varies: a card takes the pace's time times a log-normal factor of
@@ -73,28 +89,38 @@ class HumanDealer(Dealer):
         self.pitched: list[int] = []  # cards pitched that the table's hand does not hold yet
         self.unseen: deque[int] = deque()  # cards dealt unread to no seat: for the supervisor
         self.faced: list[tuple[int, int, str]] = []  # (seat, card, what): the wrong face
-        self.slipped = False  # a card pitched to the wrong seat: the dealer saw it
+        self.slipped: int | None = None  # a card pitched to the wrong seat: the dealer saw it
+        self.haste = random.Random(seed * 100 + 23)  # a card drawn before the betting is done
+        self.early: int | None = None  # that card, face down aside until the table deals it
+        self.doubt = random.Random(seed * 100 + 29)  # a seat's misread: a wrong correction
+        self.misread: tuple[int, int, int] | None = None  # (seat, card, read as) till resolved
+        self.recorrect: tuple[int, int] | None = None  # (card, corrected to): to correct back
+        self.lies: dict[int, int] = {}  # the world: each card at a seat -> that seat
+        self.felt_checked = 0  # the last hand whose cards were checked against the world
+        self.cards_checked = 0  # cards the table has at a seat, checked against the world
+        self.astray: list[str] = []  # cards the table has elsewhere than where they lie
 
     async def move(self) -> bool:
         table = self.floor.table
         self.to_seat -= {seat.seat for seat in table.seats}
         empty = min(self.to_seat, default=None)
         alert = next((a for a in table.alerts if a.kind is not AlertKind.LINK_DOWN), None)
+        behind = self._behind(table)  # first: the last card pitched may have ended the hand
         if empty is not None:
             await self._sit_down(empty)
-        elif alert is not None and not self._behind(table):
+        elif alert is not None and not behind:
             if alert.kind is AlertKind.UNREAD_CARD and alert.id not in self.unread and self.unseen:
                 self.unread[alert.id] = self.unseen.popleft()  # the card it physically is
             await self._resolve(alert)
+        elif not table.in_hand and (behind or _links_down(table)):
+            await self.floor.wait()  # the table has not had everything yet
         elif not table.in_hand:
-            if self.pitched or self._behind(table) or _links_down(table):
-                await self.floor.wait()  # the table has not had everything yet
-            elif self.hands and table.hand_number - self.first_hand >= self.hands:
+            self._check_felt(table)
+            if self.hands and table.hand_number - self.first_hand >= self.hands:
                 return False
-            else:
-                await self.floor.quiet()  # the cards collected: every report is in
-                if self.floor.table is table:  # nothing came meanwhile
-                    await self._between_hands(table)
+            await self.floor.quiet()  # the cards collected: every report is in
+            if self.floor.table is table:  # nothing came meanwhile
+                await self._between_hands(table)
         else:
             await self._in_hand(table)
         return True
@@ -107,12 +133,24 @@ class HumanDealer(Dealer):
     async def _in_hand(self, table: Table) -> None:
         hand = self._dealt(table)
         waiting = hand.waiting_for
-        assert waiting is not None
-        scramble = hand.scrambled and self.scrambled != table.hand_number
-        if self.slipped and self._behind(table):  # the dealer saw it land: nothing more dealt
-            await self.floor.wait()  # until the table says where it belongs
+        if waiting is None:  # the last card pitched ends the hand: the table has yet to see it
+            await self.floor.wait()
             return
-        self.slipped = False
+        scramble = hand.scrambled and self.scrambled != table.hand_number
+        if self.slipped is not None and self._slip_unseen(table):
+            await self.floor.wait()  # the dealer saw it land: nothing more dealt until the
+            return  # table says where it belongs (and it is moved there)
+        self.slipped = None
+        if self.recorrect is not None:
+            await self._correct_back(table)
+            return
+        if self.misread is not None:
+            await self.floor.wait()  # the dealer sees the seat's display disagree: nothing
+            return  # more dealt until the supervisor came over
+        if self.early is not None and not self._behind(table):
+            placed = await self._place_early(table)
+            if placed:
+                return
         if self.faced:  # the dealer calls the supervisor over at once
             await self._face(table)
         elif waiting.kind == "card" and not scramble and not _not_links(table):
@@ -121,15 +159,18 @@ class HumanDealer(Dealer):
             await self.floor.wait()  # the betting and the scramble need the table's cards
         elif scramble:
             await self._scramble(list(hand.burns), table.hand_number)
+        elif self._hasty(hand, waiting):
+            await self._draw_early()
         else:
             await self._decide(waiting)
 
     def _dealt(self, table: Table) -> Hand:
-        """The hand as the dealer knows it: the table's, and the cards pitched since."""
+        """The hand as the dealer knows it: the table's, the cards it holds (dealt as the
+        next cards due once it may deal: a lost link pauses it) and the cards pitched since."""
         hand = table.hand
         assert hand is not None
         self._behind(table)
-        for card in self.pitched:
+        for card in (*table.held, *self.pitched):
             waiting = hand.waiting_for
             if waiting is None or waiting.kind != "card":
                 break
@@ -138,6 +179,134 @@ class HumanDealer(Dealer):
             except IllegalInput:
                 break
         return hand
+
+    def _slip_unseen(self, table: Table) -> bool:
+        """The card pitched to the wrong seat is not yet where it belongs in the table's
+        eyes: the shoe's or the seat board's report of it is still to come (a pulled cable
+        holds it), or it awaits the seat board at the seat it belongs to."""
+        return self._behind(table) or any(p.card == self.slipped for p in table.unconfirmed)
+
+    def _hasty(self, hand: Hand, waiting: Waiting) -> bool:
+        """The dealer draws the next card before the betting is done (a mistake): only on a
+        street another follows, with the shoe well short of running out, one at a time."""
+        if not self.mistakes or waiting.kind != "action" or self.early is not None:
+            return False
+        live = sum(not player.folded for player in hand.players)
+        if hand.street >= 7 or len(self.shoe) <= 2 * live + 2 or self.faced:
+            return False
+        return self.haste.random() < self.mistakes
+
+    async def _draw_early(self) -> None:
+        """The card comes out of the shoe while a player is to act: the dealer keeps it face
+        down aside; the table raises a card out of turn, and the supervisor holds it (it is
+        dealt as the next card due, where the dealer then places it)."""
+        card = await self.floor.pitch(None)
+        if self.shoe and self.shoe.popleft() != card:
+            raise RuntimeError(f"the shoe gave card {card} out of the order the dealer loaded")
+        self.tally.drawn += 1
+        self.tally.injected["mistake: a card out of order"] += 1
+        self.pitched.append(card)
+        self.early = card
+
+    async def _place_early(self, table: Table) -> bool:
+        """Where the card drawn early goes, once the table dealt it: placed at the seat the
+        table says (True), or nothing to place (a burn, taken out of play, still held)."""
+        card = Card(self.early)  # type: ignore[arg-type]
+        if card in table.held or any(alert.card == card for alert in table.alerts):
+            return False  # still aside: the betting goes on, or the supervisor comes over
+        self.early = None
+        hand = table.hand
+        assert hand is not None
+        seat = next((p.seat for p in hand.players if any(d.card == card for d in p.cards)), None)
+        if seat is None:
+            return False  # the burn card, or out of play: no seat
+        self.lies[int(card)] = seat
+        await self.floor.land(int(card), seat)
+        return True
+
+    def _misread(self, seat: int, card: int) -> int | None:
+        """The occasion of a wrong correction (at half the mistakes' rate): the seat's reader
+        misreads the card as one still in the shoe (not the four of clubs); None: read."""
+        if not self.shoe or self.misread is not None or self.doubt.random() >= self.mistakes / 2:
+            return None
+        reads = self.doubt.choice([code for code in self.shoe if code != FOUR_OF_CLUBS])
+        self.misread = (seat, card, reads)
+        return reads
+
+    async def _wrong_correction(self, alert: Alert) -> bool:
+        """The seat's misread: the supervisor believes the seat's reader and corrects the
+        shoe's card to it (the mistake: the shoe was right); True once taken."""
+        assert self.misread is not None
+        seat, card, reads = self.misread
+        self.misread = None
+        if alert.kind is not AlertKind.CARD_MISMATCH or alert.seat != seat:
+            return False
+        if not await self._pause(self.pace.hand):
+            self.misread = (seat, card, reads)  # someone changed the table: look again
+            return True
+        correct = CorrectCard(wrong=Card(card), right=Card(reads), **self._signed())
+        refused = await self.floor.submit(correct)
+        if refused is not None:
+            self.tally.injected[f"mistake: a wrong correction, not taken ({refused})"] += 1
+            return False
+        self.tally.injected["mistake: a wrong correction"] += 1
+        self.recorrect = (card, reads)
+        return True
+
+    async def _correct_back(self, table: Table) -> None:
+        """The supervisor sees the table show another card than the one at the seat, and
+        corrects it back: the card is where it lies, as the shoe read it."""
+        assert self.recorrect is not None
+        card, wrong = self.recorrect
+        self.recorrect = None
+        back = CorrectCard(wrong=Card(wrong), right=Card(card), **self._signed())
+        refused = await self.floor.submit(back)
+        what = "corrected back" if refused is None else f"not corrected back ({refused})"
+        self.tally.injected[f"mistake: a wrong correction, {what}"] += 1
+
+    async def _resolve(self, alert: Alert) -> None:
+        """The card the dealer drew early: the supervisor holds it (the remedy that keeps
+        the deal in order); a seat's misread: the supervisor's wrong correction; any other
+        alert as the automatic dealer's supervisor does."""
+        misread = self.misread is not None and alert.card == Card(self.misread[2])
+        if misread and await self._wrong_correction(alert):
+            return
+        early = self.early is not None and alert.card == Card(self.early)
+        if (
+            alert.kind is not AlertKind.CARD_OUT_OF_TURN
+            or not early
+            or not self.floor.table.in_hand
+        ):
+            await super()._resolve(alert)
+            return
+        if not await self._pause(self.pace.hand):  # a supervisor takes a moment to come over
+            return
+        self.tally.remedied[alert.id] = "the supervisor held the card drawn early"
+        await self._submit(ResolveAlert(alert=alert.id, remedy=Remedy.HOLD, **self._signed()))
+
+    async def _move_card(self, card: int, seat: int) -> None:
+        self.lies[card] = seat
+        await super()._move_card(card, seat)
+
+    def _check_felt(self, table: Table) -> None:
+        """Once a hand is over and its remedies applied: every card the table has at a seat
+        lies at that seat in the world (where the dealer pitched or moved it)."""
+        hand = table.hand
+        if hand is None or self.felt_checked == table.hand_number:
+            return
+        self.felt_checked = table.hand_number
+        self.early = None  # a held card not dealt was set aside with the hand
+        self.misread = self.recorrect = None
+        for player in hand.players:
+            for dealt in player.cards:
+                self.cards_checked += 1
+                lies = self.lies.get(int(dealt.card))
+                if lies != player.seat:
+                    self.astray.append(
+                        f"hand {table.hand_number}: the table has {dealt.card} at seat "
+                        f"{player.seat}; it lies {'nowhere' if lies is None else f'at seat {lies}'}"
+                    )
+        self.lies.clear()  # the cards collected
 
     async def _face(self, table: Table) -> None:
         """A card dealt with the wrong face: once the table has it, the supervisor records
@@ -183,11 +352,15 @@ class HumanDealer(Dealer):
         elif mistake:
             lands_at = self.slips.choice([s for s in (seat - 1, seat + 1) if 1 <= s <= 8])
             self.tally.injected["mistake: a card to the wrong seat"] += 1
-            self.slipped = True
+            self.slipped = card
         elif not unread and self.chance.random() < self.faults.misplaced:
             lands_at = self.chance.choice([s for s in (seat - 1, seat + 1) if 1 <= s <= 8])
             self.tally.injected["misplaced card"] += 1
-        await self.floor.land(card, lands_at)
+        reads = None
+        if lands_at == seat and not mistake and not unread and card != FOUR_OF_CLUBS:
+            reads = self._misread(seat, card)
+        self.lies[card] = lands_at
+        await self.floor.land(card, lands_at, reads)
 
     def _card_time(self) -> float:
         """A card's time at this dealer's pace: log-normal about the pace, and a pause now

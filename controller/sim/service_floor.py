@@ -209,9 +209,11 @@ class ServiceFloor:
         card: int = reply["card"]
         return card
 
-    async def land(self, card: int, lands_at: int) -> None:
-        if Device.SEAT_BOARD in self.devices:
-            await self._command(Device.SEAT_BOARD, f"place {lands_at} {card}")
+    async def land(self, card: int, lands_at: int, reads: int | None = None) -> None:
+        if Device.SEAT_BOARD in self.devices:  # the simulator reports the card it is told
+            await self._command(
+                Device.SEAT_BOARD, f"place {lands_at} {card if reads is None else reads}"
+            )
 
     async def pull(self, device: Device, seconds: float) -> None:
         if device in self.devices:

@@ -928,7 +928,13 @@ def _correct_card(table: Table, item: ti.CorrectCard, fx: list[Effect]) -> Table
     seen = _open(table, AlertKind.CARD_MISMATCH, card=item.right)
     confirmed = {Placement(alert.seat, item.right) for alert in seen}  # type: ignore[arg-type]
     table = replace(table, unconfirmed=tuple(p for p in table.unconfirmed if p not in confirmed))
-    return _clear(table, seen, "the supervisor corrected the card", fx)
+    table = _clear(table, seen, "the supervisor corrected the card", fx)
+    copy = _open(table, AlertKind.CARD_IN_PLAY, card=item.wrong)[:1]
+    if not copy:
+        return table
+    # the card read as a second copy of the misread card is that card: out of the shoe now
+    table = _clear(table, copy, f"{item.wrong} is no longer in play: the card read is it", fx)
+    return _card_out(table, item.wrong, item.at, fx)
 
 
 def _wrong_face(table: Table, item: ti.WrongFace, fx: list[Effect]) -> Table:
