@@ -714,10 +714,12 @@ def _configure(table: Table, item: ti.Configure, fx: list[Effect]) -> Table:
 # Supervisor actions ---------------------------------------------------------------------
 
 
-def _signed(item: ti.SupervisorInput, fx: list[Effect], text: str) -> None:
+def _signed(item: ti.SupervisorInput, fx: list[Effect], text: str, *cards: Card) -> None:
+    """The supervisor's action, said: ``text`` (naming ``cards``), who and why."""
     if not item.who.strip() or not item.why.strip():
         raise Refused(f"{item.tag}: a supervisor action needs who and why")
-    fx.append(Notice("supervisor", f"{text} (supervisor {item.who}: {item.why})", item.to_json()))
+    said = f"{text} (supervisor {item.who}: {item.why})"
+    fx.append(Notice("supervisor", said, item.to_json(), cards))
 
 
 def _void_hand(table: Table, item: ti.VoidHand, fx: list[Effect]) -> Table:
@@ -754,7 +756,7 @@ def _correct_card(table: Table, item: ti.CorrectCard, fx: list[Effect]) -> Table
         raise Refused(f"{item.wrong} has been acted on: void the hand instead")
     if item.right == item.wrong or _known(table, item.right):
         raise Refused(f"{item.right} is already in play")
-    _signed(item, fx, f"the card read as {item.wrong} is {item.right}")
+    _signed(item, fx, f"the card read as {item.wrong} is {item.right}", item.wrong, item.right)
     action = corrections.correction(Do.CORRECT, log, item.right, was=item.wrong)
     unconfirmed = tuple(
         Placement(p.seat, item.right) if p.card == item.wrong else p for p in table.unconfirmed
@@ -778,7 +780,8 @@ def _wrong_face(table: Table, item: ti.WrongFace, fx: list[Effect]) -> Table:
         raise Refused(f"{item.card} is not a card of seat {seat}")
     face_down = dealt.up and not dealt.exposed
     do = Do.DEALT_DOWN if face_down else Do.EXPOSE
-    _signed(item, fx, f"seat {seat}'s {item.card} lies face {'down' if face_down else 'up'}")
+    face = "down" if face_down else "up"
+    _signed(item, fx, f"seat {seat}'s {item.card} lies face {face}", item.card)
     action = corrections.correction(do, table.hand_log, item.card, seat=seat)
     return _corrected(table, action, item.at, fx)
 

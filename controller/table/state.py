@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from controller.rules import Card, Dest, Hand, input_from_json, parse_card
+from controller.rules.inputs import CardName
 from controller.rules.inputs import Input as EngineInput
 from controller.table.alerts import Alert, AlertKind
 from controller.table.inputs import Device
@@ -245,8 +246,9 @@ class Table:
         )
 
 
-def signals(table: Table) -> Signals:
-    """The display line and the lamps for ``table``."""
+def signals(table: Table, name: CardName = str) -> Signals:
+    """The display line and the lamps for ``table``; a card the line names (a pausing
+    alert's) named by ``name``."""
     hand = table.hand
     bonus_seats: tuple[int, ...] = ()
     if table.in_hand:
@@ -263,7 +265,8 @@ def signals(table: Table) -> Signals:
         )
     blocking = next((alert for alert in table.alerts if table.blocks(alert)), None)
     if blocking is not None:
-        return Signals(f"PAUSED: {blocking.message}", Lamps(bool(bonus_seats), bonus_seats))
+        paused = f"PAUSED: {blocking.facts.say(name)}"
+        return Signals(paused, Lamps(bool(bonus_seats), bonus_seats))
     if table.scramble_due and table.in_hand:
         assert hand is not None
         burns = len(hand.burns)
