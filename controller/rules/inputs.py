@@ -211,7 +211,7 @@ class Effect:
 def named(text: str, cards: Iterable[Card], name: CardName) -> str:
     """``text`` with each of ``cards`` (as ``str`` names it) named by ``name`` instead."""
     for card in cards:
-        text = re.sub(rf"\b{card}\b", lambda _, card=card: name(card), text)
+        text = name(card).join(re.split(rf"\b{card}\b", text))
     return text
 
 

@@ -152,6 +152,7 @@ class AlertFacts:
     ``say`` and ``todo`` word them, naming each card with ``name``."""
 
     __slots__ = ()
+    __dataclass_fields__: ClassVar[dict[str, Any]]  # each kind is a dataclass
     kind: ClassVar[AlertKind]
 
     def say(self, name: Name = str) -> str:
@@ -179,9 +180,6 @@ class AlertFacts:
         return made(**{spec.name: _decode(spec.name, data[spec.name]) for spec in fields(made)})
 
 
-_CARDS = ("card", "read")  # the fields that hold a card
-
-
 def _encode(value: object) -> object:
     if isinstance(value, Card):
         return str(value)
@@ -192,18 +190,19 @@ def _encode(value: object) -> object:
     return value
 
 
+_DECODE: dict[str, Callable[[Any], Any]] = {
+    "card": parse_card,
+    "read": parse_card,
+    "why": NotDue.from_json,
+    "to": Dest,
+    "device": Device,
+    "fault": Fault,
+}
+
+
 def _decode(field: str, value: Any) -> Any:
-    if value is None:
-        return None
-    if field in _CARDS:
-        return parse_card(value)
-    decode: Callable[[Any], Any] | None = {
-        "why": NotDue.from_json,
-        "to": Dest,
-        "device": Device,
-        "fault": Fault,
-    }.get(field)
-    return value if decode is None else decode(value)
+    decode = _DECODE.get(field)
+    return value if value is None or decode is None else decode(value)
 
 
 @dataclass(frozen=True, slots=True)
