@@ -26,11 +26,13 @@ from controller.table import (
     CardRead,
     Clearance,
     Cleared,
+    CorrectCard,
     Device,
     Fault,
     SeatVacated,
     Table,
     VoidHand,
+    WrongFace,
 )
 from controller.table.alerts import (
     FACTS,
@@ -444,3 +446,24 @@ def test_a_reworded_clearance_does_not_change_what_the_floor_and_simulator_recor
     (how,) = [effect for effect in step.effects if isinstance(effect, Cleared)]
     assert how.by is Clearance.CONFIRMED_AT_SEAT
     assert tally.resolved == {"misplaced_card": {"the seat board saw the card where it belongs": 1}}
+
+
+def test_every_card_an_effect_names_is_one_it_lists() -> None:
+    """A viewer's words name cards from the effect's own list: every card name in a
+    message (a card dealt up, a misread corrected, a hole card exposed) is
+    one of the effect's ``cards``, so naming those the viewer's way hides them all."""
+    driver = TableDriver.make(seat_board=False).start({1: 500, 2: 500})
+    driver.read("Qh 9s 2d 3c Kd 8h")  # third street: two down, one up each
+    signed = {"who": "S100", "why": "checked at the table"}
+    driver.ok(CorrectCard, wrong=c("Qh"), right=c("Qd"), **signed)
+    driver.ok(WrongFace, seat=2, card=c("9s"), **signed)  # a hole card lies face up
+    named = 0
+    for effect in driver.effects:
+        said = set(CARD_NAME.findall(effect.message))
+        assert said <= {str(card) for card in effect.cards}, (effect.kind, effect.message)
+        assert not CARD_NAME.findall(effect.say(lambda _: "a card")), effect.message
+        named += bool(said)
+    assert {"correct", "expose", "supervisor", "card"} <= {
+        effect.kind for effect in driver.effects if CARD_NAME.search(effect.message)
+    }
+    assert named >= 5

@@ -190,7 +190,7 @@ class Effect:
     the table's alerts in ``controller.table.alerts``) are frozen dataclasses of the facts
     that word ``message`` and ``data`` when read.
 
-    ``cards``: the cards ``message`` names; ``say(name)`` is ``message`` with each of them
+    ``cards``: the cards ``message`` may name; ``say(name)`` is ``message`` with each of them
     named by ``name`` (a viewer's: a card they may not see is "a card"). A record words
     itself through ``name``; a ``Notice`` names in its text the cards it lists.
     """

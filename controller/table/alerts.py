@@ -664,6 +664,10 @@ class Raised(Effect):
     def data(self) -> dict[str, Any]:  # type: ignore[override]
         return self.alert.to_json()
 
+    @property
+    def cards(self) -> tuple[Card, ...]:  # type: ignore[override]
+        return self.alert.facts.cards
+
     def say(self, name: Name) -> str:
         return self.alert.facts.say(name)
 
