@@ -287,7 +287,7 @@ class DeckDuringHand(AlertFacts):
 class UnreadCard(AlertFacts):
     """A card left the shoe unread: not due (``why``), or the card due (``why`` None), which
     goes ``to`` seat ``belongs`` face ``up`` (or is the burn or community card);
-    ``seat_board``: the seat board's reader at that seat may identify it."""
+    ``seat_board``: it goes to a seat whose seat-board reader may identify it."""
 
     kind = AlertKind.UNREAD_CARD
     why: NotDue | None = None
@@ -312,7 +312,7 @@ class UnreadCard(AlertFacts):
                 "keep the card face down aside; the supervisor enters it, or takes it out of "
                 "play (dead)"
             )
-        if self.seat_board and self.belongs is not None:
+        if self.seat_board:
             return (
                 f"deal it to seat {self.belongs}: the seat's reader identifies it, or the "
                 "supervisor enters it"

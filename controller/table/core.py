@@ -254,9 +254,8 @@ def _card_unreadable(table: Table, item: ti.CardUnreadable, fx: list[Effect]) ->
         return _raise(table, alerts.UnreadCard(why), fx, at=item.at)
     waiting = table.hand.waiting_for  # type: ignore[union-attr]
     assert waiting is not None
-    unread = alerts.UnreadCard(
-        None, waiting.destination, waiting.seat, waiting.up, table.settings.seat_board
-    )
+    seat_reader = table.settings.seat_board and waiting.seat is not None
+    unread = alerts.UnreadCard(None, waiting.destination, waiting.seat, waiting.up, seat_reader)
     return _raise(table, unread, fx, at=item.at)
 
 
