@@ -140,9 +140,8 @@ class Tally:
             elif kind == "alert":
                 self.raised[data["kind"]] += 1
                 self.open[data["id"]] = data["kind"]
-            elif kind == "alert_cleared":
-                alert_kind = self.open.pop(data["id"], "unknown")
-                assert isinstance(effect, Cleared)
+            elif isinstance(effect, Cleared):
+                alert_kind = self.open.pop(effect.alert, "unknown")
                 how = self.remedied.pop(effect.alert, _cleared_by(effect))
                 self.resolved[alert_kind][how] += 1
             elif kind == "hand_over":
