@@ -8,8 +8,13 @@ sitting was dealt in: never those of the player before them at the seat); the
 surveillance role sees everything. A seat shows the hand's cards only for the sitting
 that hand dealt in. The public and the players get no alerts (the pause only), and
 :func:`broadcast_line` in place of the dealer's display line.
-Any text (alerts, the display, effects' messages) is passed through :func:`redact`, which
-replaces every card name the role may not see.
+
+Texts are made from their records for the role: an alert's words, the display line and a
+record effect's message name each card through :func:`namer`, which names a card the role
+may not see "a card" (``Effect.say``, ``AlertFacts.say``). A ``Notice``'s message names
+the cards it lists the same way, and, since it may carry people's own words (a
+supervisor's why), is then passed through :func:`redact`, which replaces every card name
+the role may not see.
 """
 
 from __future__ import annotations
@@ -19,10 +24,23 @@ from collections.abc import Iterable
 from enum import StrEnum
 from typing import Any
 
-from controller.rules import Dealt, Dest, Effect, Hand, Phase, Player, Reveal, build_pots
+from controller.rules import (
+    Card,
+    Dealt,
+    Dest,
+    Effect,
+    Hand,
+    Notice,
+    Phase,
+    Player,
+    Reveal,
+    build_pots,
+)
+from controller.rules.inputs import CardName
 from controller.rules.showdown import hand_value
 from controller.rules.state import STREET_NAMES
 from controller.table import Alert, Table
+from controller.table.state import signals
 
 CARD_NAME = re.compile(r"\b[2-9TJQKA][cdhs]\b")
 HIDDEN = "a card"
@@ -75,8 +93,22 @@ def visible_cards(table: Table, role: Role, seat: int | None = None) -> frozense
     return frozenset(names)
 
 
+def namer(visible: Iterable[str] | None) -> CardName:
+    """How a role names a card: by its name if it is in ``visible`` (None: every card),
+    else "a card"."""
+    if visible is None:
+        return str
+    allowed = frozenset(visible)
+
+    def name(card: Card) -> str:
+        return str(card) if str(card) in allowed else HIDDEN
+
+    return name
+
+
 def redact(text: str, visible: Iterable[str] | None) -> str:
-    """``text`` with the name of every card not in ``visible`` replaced (None: all shown)."""
+    """``text`` with the name of every card not in ``visible`` replaced (None: all shown):
+    for people's own words, which no record says the cards of."""
     if visible is None:
         return text
     allowed = set(visible)
@@ -128,7 +160,7 @@ def view(table: Table, role: Role | str, seat: int | None = None) -> dict[str, A
         "display": (
             broadcast_line(table)
             if role in (Role.PUBLIC, Role.PLAYER)
-            else redact(table.signals.display, visible)
+            else signals(table, namer(visible)).display
         ),
         "lamps": table.signals.lamps.to_json(),
         "links": [device.value for device in table.links],
@@ -159,23 +191,26 @@ def view(table: Table, role: Role | str, seat: int | None = None) -> dict[str, A
 def effects_view(
     effects: Iterable[Effect], table: Table, role: Role | str, seat: int | None = None
 ) -> list[dict[str, Any]]:
-    """The effects of an update as ``role`` may see them: kind and message (redacted);
-    the surveillance role also gets their data. The public and players get the broadcast
-    line for the display's instruction, as in their view."""
+    """The effects of an update (``table``: after it) as ``role`` may see them: kind and
+    message (each card named as the role may see it); the surveillance role also gets
+    their data. The display's instruction is the role's display line, as in their view."""
     role = Role(role)
     if role is Role.SURVEILLANCE:
         return [effect.to_json() for effect in effects]
     visible = visible_cards(table, role, seat)
+    name = namer(visible)
     viewer = role in (Role.PUBLIC, Role.PLAYER)
-    return [
-        {
-            "kind": effect.kind,
-            "message": broadcast_line(table)
-            if viewer and effect.kind == "display"
-            else redact(effect.message, visible),
-        }
-        for effect in effects
-    ]
+    display = broadcast_line(table) if viewer else signals(table, name).display
+    out = []
+    for effect in effects:
+        if effect.kind == "display":
+            message = display
+        elif isinstance(effect, Notice):
+            message = redact(effect.say(name), visible)
+        else:
+            message = effect.say(name)
+        out.append({"kind": effect.kind, "message": message})
+    return out
 
 
 def _seats(table: Table, role: Role, seat: int | None) -> list[dict[str, Any]]:
@@ -269,14 +304,14 @@ def _hand(hand: Hand, role: Role, seat: int | None) -> dict[str, Any]:
 
 
 def _alert(alert: Alert, visible: frozenset[str] | None) -> dict[str, Any]:
-    rule = alert.rule
+    rule, facts, name = alert.rule, alert.facts, namer(visible)
     out: dict[str, Any] = {
         "id": alert.id,
         "kind": alert.kind.value,
         "severity": rule.severity.value,
         "blocking": rule.blocking,
-        "message": redact(alert.message, visible),
-        "remedy": redact(alert.remedy, visible),
+        "message": facts.say(name),
+        "remedy": facts.todo(name),
         "remedies": [remedy.value for remedy in rule.remedies],
         "seat": alert.seat,
         "device": None if alert.device is None else alert.device.value,

@@ -6,7 +6,15 @@ from dataclasses import replace
 
 from controller.hil.invariants import Felt, problems
 from controller.rules import parse_card
-from controller.table import Alert, AlertKind, Table, TableSettings
+from controller.table import Alert, AlertFacts, Device, Table, TableSettings
+from controller.table.alerts import (
+    Busy,
+    CardNotDealt,
+    CardOutOfTurn,
+    LinkDown,
+    MisplacedCard,
+    NotDue,
+)
 
 KD = parse_card("Kd")
 
@@ -18,8 +26,8 @@ def felt() -> Felt:
     return world
 
 
-def alert(kind: AlertKind, at_s: float, **facts) -> Alert:
-    return Alert(1, kind, "what happened", "what to do", int(at_s * 1000), card=KD, **facts)
+def alert(facts: AlertFacts, at_s: float) -> Alert:
+    return Alert(1, facts, int(at_s * 1000))
 
 
 def test_a_sound_run_has_no_problem():
@@ -28,9 +36,9 @@ def test_a_sound_run_has_no_problem():
 
 def test_each_contradicted_remedy_is_found():
     raised = [
-        alert(AlertKind.CARD_NOT_DEALT, 101, seat=1),
-        alert(AlertKind.MISPLACED_CARD, 101, seat=2, belongs=1),
-        alert(AlertKind.CARD_OUT_OF_TURN, 101),
+        alert(CardNotDealt(1, KD), 101),
+        alert(MisplacedCard(2, KD, 1), 101),
+        alert(CardOutOfTurn(KD, NotDue(Busy.ACT, 3)), 101),
     ]
     found = problems(Table(TableSettings()), raised, felt())
     assert len(found) == 3
@@ -40,12 +48,12 @@ def test_each_contradicted_remedy_is_found():
 
 
 def test_a_remedy_true_when_raised_is_no_contradiction():
-    raised = [alert(AlertKind.MISPLACED_CARD, 99, seat=2, belongs=1)]  # before it was moved
+    raised = [alert(MisplacedCard(2, KD, 1), 99)]  # before it was moved
     assert problems(Table(TableSettings()), raised, felt()) == []
 
 
 def test_an_alert_left_open_and_chips_not_conserved_are_found():
-    table = replace(Table(TableSettings()), alerts=(alert(AlertKind.LINK_DOWN, 1),), bought_in=5)
+    table = replace(Table(TableSettings()), alerts=(alert(LinkDown(Device.SHOE), 1),), bought_in=5)
     found = problems(table, [], Felt())
     assert any("alerts left open at the end: link_down" in line for line in found)
     assert any("chips not conserved" in line for line in found)

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from controller.rules import Do, Phase, Rules, parse_card
+from controller.rules import Dest, Do, Phase, Rules, parse_card
 from controller.table import (
     INPUT_TYPES,
     AcknowledgeAlert,
@@ -47,6 +47,7 @@ from controller.table import (
     Tick,
     VoidHand,
     WrongFace,
+    alerts,
     apply,
     input_from_json,
 )
@@ -275,7 +276,8 @@ def test_card_not_in_the_deck():
     driver = two_seats()
     driver.ok(CardRead, code=60)
     alert = driver.table.alerts[0]
-    assert alert.kind is AlertKind.CARD_NOT_IN_DECK and "code 60" in alert.message
+    assert alert.facts == alerts.CardNotInDeck(60)
+    assert alert.message == "the shoe read card code 60, which is not in a deck of 52"
     driver.resolve(AlertKind.CARD_NOT_IN_DECK, Remedy.DEAD)
     assert not driver.table.paused and driver.table.hand.waiting_for.seat == 2
 
@@ -384,6 +386,7 @@ def test_an_alert_from_before_acknowledgements_reads_back_unacknowledged():
 def test_unread_burn_card_and_unread_card_out_of_turn():
     driver = fourth()
     driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)
+    assert driver.table.alerts[0].facts == alerts.UnreadCard(None, Dest.BURN)
     assert driver.table.alerts[0].message.endswith("it is the burn card")
     driver.ok(EnterCard, card=parse_card("Qc"), **SUPERVISOR)
     assert driver.table.hand.burns == (parse_card("Qc"),)
@@ -538,9 +541,11 @@ def test_device_restart_that_lost_events():
     step = driver.ok(DeviceRestarted, device=Device.SEAT_BOARD, lost=0)
     assert [effect.kind for effect in step.effects] == ["restart"]
     driver.ok(DeviceRestarted, device=Device.SHOE, lost=3)
+    assert driver.table.alerts[0].facts == alerts.EventsLost(Device.SHOE, 3)
     assert "lost 3 events" in driver.table.alerts[0].message
     driver.resolve(AlertKind.EVENTS_LOST, Remedy.DONE)
     driver.ok(DeviceRestarted, device=Device.SHOE)  # how many is not known
+    assert driver.table.alerts[0].facts == alerts.EventsLost(Device.SHOE, None)
     assert "restarted and may have lost events" in driver.table.alerts[0].message
     driver.resolve(AlertKind.EVENTS_LOST, Remedy.DONE)
     assert "not 0 or more" in driver.refused(DeviceRestarted, device=Device.SHOE, lost=-1)
@@ -583,6 +588,8 @@ def test_priced_bonus_card_waits_for_accept_or_decline():
     assert driver.table.signals.display == "BONUS CARD: seat 5, accept or decline for 5"
     assert driver.table.signals.lamps.bonus
     driver.ok(CardRead, code=code("8d"))  # drawn before the player decided
+    why = alerts.NotDue(alerts.Busy.BONUS, 5)
+    assert driver.table.alerts[0].facts == alerts.CardOutOfTurn(parse_card("8d"), why)
     assert driver.table.alerts[0].message.endswith("while seat 5 decides on the bonus card")
     driver.resolve(AlertKind.CARD_OUT_OF_TURN, Remedy.HOLD)
     driver.ok(Decide, seat=5, do=Do.BONUS, accept=True)
@@ -767,6 +774,7 @@ def test_a_sign_in_attack_raises_an_alert_that_does_not_pause_the_table():
     assert not step.refused
     (alert,) = step.table.alerts
     assert alert.kind is AlertKind.SIGN_IN_ATTACK and not alert.rule.blocking
+    assert alert.facts == alerts.SignInAttack(5, "dealer", "D200", 60, "10.0.0.7")
     assert "5 wrong PINs for dealer D200 within 60 s, from 10.0.0.7" in alert.message
     assert [effect.kind for effect in step.effects] == ["alert"]
     resolved = apply(

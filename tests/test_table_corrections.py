@@ -13,6 +13,8 @@ from controller.table import (
     AlertKind,
     CardAtSeat,
     CardRead,
+    Clearance,
+    Cleared,
     CorrectCard,
     Decide,
     DeckLoaded,
@@ -141,8 +143,8 @@ def test_the_real_card_in_play_after_a_misread_is_dealt_once_the_misread_is_corr
     driver.ok(CardRead, code=code("4d"))  # the real 4d, for seat 2
     assert [alert.kind for alert in driver.table.alerts] == [AlertKind.CARD_IN_PLAY]
     step = driver.ok(CorrectCard, wrong=card("4d"), right=card("4c"), **SUPERVISOR)
-    cleared = [effect.message for effect in step.effects if effect.kind == "alert_cleared"]
-    assert len(cleared) == 1 and "4d is no longer in play" in cleared[0]
+    cleared = [effect for effect in step.effects if isinstance(effect, Cleared)]
+    assert [effect.by for effect in cleared] == [Clearance.NO_LONGER_IN_PLAY]
     assert driver.table.alerts == ()
     assert holding(driver, 1) == [
         ("As", "down", False),

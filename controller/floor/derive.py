@@ -21,14 +21,14 @@ from controller.journal.snapshots import Snapshots
 from controller.rules import Phase
 from controller.service.records import at_of
 from controller.service.recovery import entry_steps, from_snapshot
-from controller.table import Step, Table
+from controller.table import Clearance, Cleared, Step, Table
 
-#: How the table core words the alerts a supervisor's void, entered or corrected card clears.
+#: How the alerts a supervisor's void, entered or corrected card clears close.
 _CLEARED_BY = {
-    "void_hand": "the hand is void",
-    "enter_card": "the supervisor entered the card",
-    "correct_card": "the supervisor corrected the card",
-    "wrong_face": "the hand is void",  # three third-street cards face up: a misdeal
+    "void_hand": Clearance.HAND_VOID,
+    "enter_card": Clearance.ENTERED,
+    "correct_card": Clearance.CORRECTED,
+    "wrong_face": Clearance.HAND_VOID,  # three third-street cards face up: a misdeal
 }
 
 
@@ -95,6 +95,9 @@ def facts_of(entry: Entry, before: Table, step: Step, recorder: HandRecorder) ->
     signed: dict[str, Any] | None = None  # the step's supervisor action, if any
     out: list[f.Fact] = []
     for effect in step.effects:
+        if isinstance(effect, Cleared):
+            out.append(_cleared(position, effect, at, signed))
+            continue
         data = effect.data
         match effect.kind:
             case "hand_started":
@@ -120,9 +123,6 @@ def facts_of(entry: Entry, before: Table, step: Step, recorder: HandRecorder) ->
                 )
             case "alert":
                 out.append(f.AlertRaised(position, after.hand_number, data))
-            case "alert_cleared":
-                how = effect.message.split(" cleared: ", 1)[-1]
-                out.append(_cleared(position, data["id"], at, how, signed))
             case "sit_down" | "rebuy" | "cash_out":
                 seat = data["seat"]
                 held = (before if effect.kind == "cash_out" else after).seat(seat)
@@ -147,17 +147,18 @@ def facts_of(entry: Entry, before: Table, step: Step, recorder: HandRecorder) ->
 
 
 def _cleared(
-    position: int, alert: int, at: int, how: str, signed: dict[str, Any] | None
+    position: int, cleared: Cleared, at: int, signed: dict[str, Any] | None
 ) -> f.AlertCleared:
     """An alert cleared; by the supervisor when the step's action resolved that alert,
     voided the hand or entered the card (other alerts the same step clears, as the hand
     ends, are not the supervisor's)."""
+    alert, how = cleared.alert, cleared.how
     kind = None if signed is None else signed["type"]
     if signed is not None and kind == "resolve_alert" and signed["alert"] == alert:
         return f.AlertCleared(
             position, alert, at, how, signed["who"], signed["why"], signed["remedy"]
         )
-    if signed is not None and _CLEARED_BY.get(kind or "") == how:
+    if signed is not None and _CLEARED_BY.get(kind or "") is cleared.by:
         return f.AlertCleared(position, alert, at, how, signed["who"], signed["why"])
     return f.AlertCleared(position, alert, at, how)
 

@@ -56,6 +56,7 @@ from controller.rules.cards import Card, parse_card
 from controller.rules.inputs import (
     BETTING_DECISIONS,
     Action,
+    CardName,
     Deal,
     Do,
     Effect,
@@ -163,15 +164,26 @@ class CardOut(Effect):
 
     @property
     def message(self) -> str:  # type: ignore[override]
-        where, card = self.where, self.card
+        return self.say(str)
+
+    @property
+    def cards(self) -> tuple[Card, ...]:  # type: ignore[override]
+        """The community card and an up card are named; a burn, a hole card, a bonus card not."""
+        where = self.where
+        named = where.destination is Dest.COMMUNITY or (where.destination is Dest.SEAT and where.up)
+        return (self.card,) if named else ()
+
+    def say(self, name: CardName) -> str:
+        where = self.where
         if where.destination is Dest.BURN:
             return "burn card"
         if where.destination is Dest.COMMUNITY:
-            return f"community card {card}"
+            return f"community card {name(self.card)}"
         face = "up" if where.up else "down"
-        what = (
-            "the bonus card" if where.destination is Dest.BONUS else card if where.up else "a card"
-        )
+        if where.destination is Dest.BONUS:
+            what = "the bonus card"
+        else:
+            what = name(self.card) if where.up else "a card"
         return f"seat {where.seat} gets {what} face {face}"
 
     @property
@@ -666,6 +678,7 @@ def _expose(hand: Hand, index: int, card: Card, fx: list[Effect]) -> Hand:
                 f"seat {seat}'s hole card {card} is exposed: it stays face up where it lies "
                 "and plays as a hole card",
                 {"seat": seat},
+                (card,),
             )
         )
         return with_player(hand, index, player._replace(cards=tuple(cards)))
@@ -684,7 +697,8 @@ def _expose(hand: Hand, index: int, card: Card, fx: list[Effect]) -> Hand:
     if turned is not None:
         queue[turned] = Waiting.card(Dest.SEAT, hand.street, seat)
         note = f": the next card to seat {seat} is dealt down instead"
-    fx.append(Notice("expose", f"seat {seat}'s hole card {card} is exposed{note}", {"seat": seat}))
+    text = f"seat {seat}'s hole card {card} is exposed{note}"
+    fx.append(Notice("expose", text, {"seat": seat}, (card,)))
     hand = hand._replace(queue=tuple(queue))
     regular = [dealt for dealt in cards if dealt.street == 3 and not dealt.bonus]
     if len(regular) == 3 and all(dealt.up for dealt in regular):
@@ -707,6 +721,7 @@ def _dealt_down(hand: Hand, index: int, card: Card, fx: list[Effect]) -> Hand:
             "dealt_down",
             f"seat {seat}'s up card {card} was dealt face down: turn it face up where it lies",
             {"seat": seat, "card": str(card)},
+            (card,),
         )
     )
     if _earns_bonus(hand, dealt):
@@ -736,11 +751,12 @@ def _correct(hand: Hand, item: Action, fx: list[Effect]) -> Hand:
         if position is not None:
             return _correct_players_card(hand._replace(out=out), index, position, card, fx)
     if hand.community == was:
-        fx.append(Notice("correct", f"the community card read as {was} is {card}", words))
+        text = f"the community card read as {was} is {card}"
+        fx.append(Notice("correct", text, words, (was, card)))
         return hand._replace(community=card, out=out)
     if was in hand.burns:
         burns = tuple(card if burned == was else burned for burned in hand.burns)
-        fx.append(Notice("correct", f"the burn card read as {was} is {card}", words))
+        fx.append(Notice("correct", f"the burn card read as {was} is {card}", words, (was, card)))
         return hand._replace(burns=burns, out=hand.out if hand.scrambled else out)
     raise IllegalInput(f"{was} was not dealt in this hand")
 
@@ -758,6 +774,7 @@ def _correct_players_card(
             "correct",
             f"the card read as {old.card} is {card}: seat {seat}'s card face {face}, where it lies",
             {"seat": seat, "card": str(card), "was": str(old.card)},
+            (old.card, card),
         )
     )
     before = hand
@@ -814,6 +831,7 @@ def _unearn_bonus(hand: Hand, index: int, fx: list[Effect]) -> Hand:
             f"seat {seat}'s bonus card {bonus.card} was not earned: it is a dead card, taken "
             "away face down, out of play",
             {"seat": seat, "card": str(bonus.card)},
+            (bonus.card,),
         )
     )
     return with_player(hand, index, player._replace(cards=cards))

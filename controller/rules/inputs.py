@@ -24,7 +24,8 @@ Every type here serializes with ``to_json()`` and reads back with ``input_from_j
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, NamedTuple
@@ -176,28 +177,49 @@ def _whole(data: Mapping[str, Any], name: str) -> int | None:
     return value
 
 
+#: How words name a card: ``str`` ("Kd"), or a viewer's (a card they may not see: "a card").
+CardName = Callable[[Card], str]
+
+
 class Effect:
     """Something people must be told: ``kind`` (a stable tag), ``message`` (for people)
     and ``data`` (JSON-ready facts).
 
     ``Notice`` states all three outright. The other effects (``CardOut`` and ``Decision``
-    in ``controller.rules.hand``, ``Shows`` and ``Awarded`` in ``controller.rules.showdown``)
-    are frozen dataclasses of the facts that word ``message`` and ``data`` when read.
+    in ``controller.rules.hand``, ``Shows`` and ``Awarded`` in ``controller.rules.showdown``,
+    the table's alerts in ``controller.table.alerts``) are frozen dataclasses of the facts
+    that word ``message`` and ``data`` when read.
+
+    ``cards``: the cards ``message`` may name; ``say(name)`` is ``message`` with each of them
+    named by ``name`` (a viewer's: a card they may not see is "a card"). A record words
+    itself through ``name``; a ``Notice`` names in its text the cards it lists.
     """
 
     __slots__ = ()
     kind: str
     message: str
     data: Mapping[str, Any]
+    cards: tuple[Card, ...] = ()
+
+    def say(self, name: CardName) -> str:
+        return named(self.message, self.cards, name)
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "message": self.message, **self.data}
 
 
+def named(text: str, cards: Iterable[Card], name: CardName) -> str:
+    """``text`` with each of ``cards`` (as ``str`` names it) named by ``name`` instead."""
+    for card in cards:
+        text = name(card).join(re.split(rf"\b{card}\b", text))
+    return text
+
+
 @dataclass(frozen=True, slots=True)
 class Notice(Effect):
-    """An effect stated outright."""
+    """An effect stated outright; ``cards``: the cards its ``message`` names."""
 
     kind: str
     message: str
     data: Mapping[str, Any]
+    cards: tuple[Card, ...] = ()

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from controller.rules.betting import next_seat_from, with_player
+from controller.rules.cards import Card
 from controller.rules.evaluator import HandValue, evaluate
-from controller.rules.inputs import Effect, Notice
+from controller.rules.inputs import CardName, Effect, Notice
 from controller.rules.pots import build_pots, split
 from controller.rules.settings import OddChip, ShowdownMode
 from controller.rules.state import Phase, Player, Pot, Reveal
@@ -161,11 +162,19 @@ class Shows(Effect):
 
     @property
     def message(self) -> str:  # type: ignore[override]
+        return self.say(str)
+
+    @property
+    def cards(self) -> tuple[Card, ...]:  # type: ignore[override]
+        community = self.hand.community
+        return (*self.player.own_cards, *(() if community is None else (community,)))
+
+    def say(self, name: CardName) -> str:
         hand, player = self.hand, self.player
         value = hand_value(hand, player)
-        cards = " ".join(str(card) for card in player.own_cards)
+        cards = " ".join(name(card) for card in player.own_cards)
         if hand.community is not None:
-            cards += f" (community {hand.community})"
+            cards += f" (community {name(hand.community)})"
         return f"seat {player.seat} shows {cards}: {value.description}{self.note}"
 
     @property

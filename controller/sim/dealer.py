@@ -41,6 +41,8 @@ from controller.sim.players import NAMES, Strategy
 from controller.table import (
     Alert,
     AlertKind,
+    Clearance,
+    Cleared,
     Decide,
     Device,
     Disposition,
@@ -138,9 +140,9 @@ class Tally:
             elif kind == "alert":
                 self.raised[data["kind"]] += 1
                 self.open[data["id"]] = data["kind"]
-            elif kind == "alert_cleared":
-                alert_kind = self.open.pop(data["id"], "unknown")
-                how = self.remedied.pop(data["id"], _cleared_by(effect.message))
+            elif isinstance(effect, Cleared):
+                alert_kind = self.open.pop(effect.alert, "unknown")
+                how = self.remedied.pop(effect.alert, _cleared_by(effect))
                 self.resolved[alert_kind][how] += 1
             elif kind == "hand_over":
                 self.hands += 1
@@ -366,10 +368,10 @@ def _sensed(table: Table) -> tuple[int, bool] | None:
     return None
 
 
-def _cleared_by(message: str) -> str:
-    """Who cleared an alert the dealer did not act on, from the table's words."""
-    if "reader identified" in message:
+def _cleared_by(cleared: Cleared) -> str:
+    """Who cleared an alert the dealer did not act on."""
+    if cleared.by is Clearance.READER_IDENTIFIED:
         return "the seat board's reader named the card"
-    if "seat board sees" in message:
+    if cleared.by in (Clearance.SEEN_AT_SEAT, Clearance.CONFIRMED_AT_SEAT):
         return "the seat board saw the card where it belongs"
-    return message.partition(": ")[2] or message
+    return cleared.how

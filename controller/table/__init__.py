@@ -24,6 +24,17 @@ the table's (``alert``, ``alert_cleared``, ``display``, ``lamps``, ``hand_starte
 alert and remedy.
 """
 
+from controller.table.alerts import (
+    ALERT_RULES,
+    Alert,
+    AlertFacts,
+    AlertKind,
+    AlertRule,
+    Clearance,
+    Cleared,
+    Raised,
+    Severity,
+)
 from controller.table.core import Step, apply
 from controller.table.inputs import (
     INPUT_TYPES,
@@ -67,14 +78,9 @@ from controller.table.inputs import (
 )
 from controller.table.settings import SettingsError, TableSettings
 from controller.table.state import (
-    ALERT_RULES,
-    Alert,
-    AlertKind,
-    AlertRule,
     Lamps,
     Placement,
     Seat,
-    Severity,
     Signals,
     Table,
 )
@@ -84,12 +90,15 @@ __all__ = [
     "INPUT_TYPES",
     "AcknowledgeAlert",
     "Alert",
+    "AlertFacts",
     "AlertKind",
     "AlertRule",
     "By",
     "CardAtSeat",
     "CardRead",
     "CardUnreadable",
+    "Clearance",
+    "Cleared",
     "Configure",
     "CorrectCard",
     "CorrectStack",
@@ -108,6 +117,7 @@ __all__ = [
     "LinkUp",
     "NewHand",
     "Placement",
+    "Raised",
     "Rebuy",
     "Remedy",
     "ResolveAlert",

@@ -18,7 +18,6 @@ from controller.rules import (
     Action,
     Card,
     Deal,
-    Dest,
     Do,
     Effect,
     Hand,
@@ -31,19 +30,11 @@ from controller.rules import (
 )
 from controller.rules.inputs import BETTING_DECISIONS
 from controller.rules.inputs import Input as EngineInput
-from controller.table import corrections
+from controller.table import alerts, corrections
 from controller.table import inputs as ti
-from controller.table.inputs import Device, Disposition, Fault, Remedy, TableInput
-from controller.table.state import (
-    ALERT_RULES,
-    SEATS,
-    Alert,
-    AlertKind,
-    Lamps,
-    Placement,
-    Seat,
-    Table,
-)
+from controller.table.alerts import ALERT_RULES, Alert, AlertKind, Busy, Clearance, Cleared, NotDue
+from controller.table.inputs import Device, Disposition, Remedy, TableInput
+from controller.table.state import SEATS, Lamps, Placement, Seat, Table
 from controller.table.streams import Stream, Streams, over
 
 _PLAYER_DECISIONS = BETTING_DECISIONS | {Do.BONUS, Do.SHOW, Do.MUCK}
@@ -96,26 +87,18 @@ def _lamp_words(lamps: Lamps) -> str:
 # Alerts ---------------------------------------------------------------------------------
 
 
-def _raise(
-    table: Table,
-    kind: AlertKind,
-    message: str,
-    remedy: str,
-    fx: list[Effect],
-    *,
-    at: int,
-    **facts: Any,
-) -> Table:
-    alert = Alert(table.next_alert, kind, message, remedy, at, **facts)
-    fx.append(Notice("alert", message, alert.to_json()))
+def _raise(table: Table, facts: alerts.AlertFacts, fx: list[Effect], *, at: int) -> Table:
+    alert = Alert(table.next_alert, facts, at)
+    fx.append(alerts.Raised(alert))
     return replace(table, alerts=(*table.alerts, alert), next_alert=table.next_alert + 1)
 
 
-def _clear(table: Table, gone: list[Alert], how: str, fx: list[Effect]) -> Table:
+def _clear(table: Table, gone: list[Alert], by: Clearance, fx: list[Effect], **how: Any) -> Table:
+    """Close the alerts ``gone``, ``by`` what (``how``: its seat, device or supervisor)."""
     if not gone:
         return table
     for alert in gone:
-        fx.append(Notice("alert_cleared", f"alert {alert.id} cleared: {how}", {"id": alert.id}))
+        fx.append(Cleared(alert.id, by, **how))
     ids = {alert.id for alert in gone}
     return replace(table, alerts=tuple(a for a in table.alerts if a.id not in ids))
 
@@ -142,30 +125,26 @@ def _known(table: Table, card: Card) -> bool:
     return table.in_hand and bool(table.hand.out & _bit(card))  # type: ignore[union-attr]
 
 
-def _not_due(table: Table) -> str | None:
+def _not_due(table: Table) -> NotDue | None:
     """Why a card out of the shoe cannot go to the hand now (None: it can)."""
     if not table.in_hand:
-        return "with no hand in progress"
+        return NotDue(Busy.NO_HAND)
     if table.paused:
-        return "while the table is paused"
+        return NotDue(Busy.PAUSED)
     waiting = table.hand.waiting_for  # type: ignore[union-attr]
     assert waiting is not None
     if waiting.kind == "card":
         return None
     if waiting.kind == "bonus":
-        return f"while seat {waiting.seat} decides on the bonus card"
+        return NotDue(Busy.BONUS, waiting.seat)
     if waiting.kind == "show":
-        return f"while seat {waiting.seat} is to show or muck"
-    return f"while seat {waiting.seat} is to act"
+        return NotDue(Busy.SHOW, waiting.seat)
+    return NotDue(Busy.ACT, waiting.seat)
 
 
 def _where(waiting: Waiting) -> str:
-    if waiting.destination is Dest.BURN:
-        return "the burn card"
-    if waiting.destination is Dest.COMMUNITY:
-        return "the community card"
-    what = "the bonus card" if waiting.destination is Dest.BONUS else "a card"
-    return f"{what} for seat {waiting.seat}, face {'up' if waiting.up else 'down'}"
+    assert waiting.destination is not None
+    return alerts.where(waiting.destination, waiting.seat, waiting.up)
 
 
 def _engine(table: Table, item: EngineInput, at: int, fx: list[Effect]) -> Table:
@@ -238,40 +217,22 @@ def _settle(table: Table, at: int, fx: list[Effect]) -> Table:
         scramble_due=False,
     )
     away = _open(table, AlertKind.PLAYER_AWAY)
-    return _clear(table, away, "the hand is over", fx)
+    return _clear(table, away, Clearance.HAND_OVER, fx)
 
 
 def _card_out(table: Table, card: Card, at: int, fx: list[Effect]) -> Table:
     """A card identified out of the shoe: to the hand if it is due, else an alert."""
     if _known(table, card):
-        return _raise(
-            table,
-            AlertKind.CARD_IN_PLAY,
-            "the card read is already in play (a second copy, or a misread)",
-            "take the card away and check the deck; the supervisor takes it out of play "
-            "(dead) or voids the hand",
-            fx,
-            at=at,
-            card=card,
-        )
+        return _raise(table, alerts.CardInPlay(card), fx, at=at)
     why = _not_due(table)
     if why is None:
         return _deal(table, card, at, fx)
     return _out_of_turn(table, card, why, at, fx)
 
 
-def _out_of_turn(table: Table, card: Card, why: str, at: int, fx: list[Effect]) -> Table:
+def _out_of_turn(table: Table, card: Card, why: NotDue, at: int, fx: list[Effect]) -> Table:
     table = replace(table, spent=table.spent | _bit(card))
-    return _raise(
-        table,
-        AlertKind.CARD_OUT_OF_TURN,
-        f"a card came out of the shoe {why}",
-        "keep the card face down aside; the supervisor holds it (it is dealt as the next "
-        "card due) or takes it out of play (dead)",
-        fx,
-        at=at,
-        card=card,
-    )
+    return _raise(table, alerts.CardOutOfTurn(card, why), fx, at=at)
 
 
 # Device events --------------------------------------------------------------------------
@@ -279,14 +240,7 @@ def _out_of_turn(table: Table, card: Card, why: str, at: int, fx: list[Effect]) 
 
 def _card_read(table: Table, item: ti.CardRead, fx: list[Effect]) -> Table:
     if not 0 <= item.code < 52:
-        return _raise(
-            table,
-            AlertKind.CARD_NOT_IN_DECK,
-            f"the shoe read card code {item.code}, which is not in a deck of 52",
-            "take the card away; the supervisor takes it out of play (dead) or voids the hand",
-            fx,
-            at=item.at,
-        )
+        return _raise(table, alerts.CardNotInDeck(item.code), fx, at=item.at)
     return _card_out(table, Card(item.code), item.at, fx)
 
 
@@ -297,34 +251,12 @@ def _card_unreadable(table: Table, item: ti.CardUnreadable, fx: list[Effect]) ->
         return table
     why = _not_due(table)
     if why is not None:
-        return _raise(
-            table,
-            AlertKind.UNREAD_CARD,
-            f"a card left the shoe unread {why}",
-            "keep the card face down aside; the supervisor enters it, or takes it out of "
-            "play (dead)",
-            fx,
-            at=item.at,
-        )
+        return _raise(table, alerts.UnreadCard(why), fx, at=item.at)
     waiting = table.hand.waiting_for  # type: ignore[union-attr]
     assert waiting is not None
-    if table.settings.seat_board and waiting.seat is not None:
-        remedy = (
-            f"deal it to seat {waiting.seat}: the seat's reader identifies it, or the "
-            "supervisor enters it"
-        )
-    else:
-        remedy = "the supervisor enters it (or takes it out of play: dead)"
-    return _raise(
-        table,
-        AlertKind.UNREAD_CARD,
-        f"a card left the shoe unread: it is {_where(waiting)}",
-        remedy,
-        fx,
-        at=item.at,
-        belongs=waiting.seat,
-        due=True,
-    )
+    seat_reader = table.settings.seat_board and waiting.seat is not None
+    unread = alerts.UnreadCard(None, waiting.destination, waiting.seat, waiting.up, seat_reader)
+    return _raise(table, unread, fx, at=item.at)
 
 
 def _card_at_seat(
@@ -357,7 +289,7 @@ def _card_at_seat(
             return table
         if _known(table, card):
             return _card_out(table, card, at, fx)  # already in play: that alert
-        table = _clear(table, [unread], f"seat {seat}'s reader identified the card", fx)
+        table = _clear(table, [unread], Clearance.READER_IDENTIFIED, fx, seat=seat)
         return _give(table, card, at, fx, confirmed=True)
     if not final and _awaits_shoe(table, seat, card):
         return _wait(table, item, fx)
@@ -365,22 +297,13 @@ def _card_at_seat(
         return _stray(table, seat, None, None, fx, at=at)
     holder = _holder(table, card)
     if holder == seat:
-        return _clear(table, _strays(table, card), f"the seat board sees it at seat {seat}", fx)
+        return _clear(table, _strays(table, card), Clearance.SEEN_AT_SEAT, fx, seat=seat)
     if holder is not None:
         return _stray(table, seat, card, holder, fx, at=at)
     misread = corrections.misread(table, seat, card)
     if misread is not None:
         return _mismatch(table, misread, card, fx, at=at)
-    return _raise(
-        table,
-        AlertKind.CARD_NOT_DEALT,
-        f"a card the shoe did not deal this hand is at seat {seat}",
-        "take the card away from the seat; the supervisor resolves (done) or voids the hand",
-        fx,
-        at=at,
-        seat=seat,
-        card=card,
-    )
+    return _raise(table, alerts.CardNotDealt(seat, card), fx, at=at)
 
 
 def _mismatch(table: Table, read: Placement, card: Card, fx: list[Effect], *, at: int) -> Table:
@@ -389,19 +312,7 @@ def _mismatch(table: Table, read: Placement, card: Card, fx: list[Effect], *, at
     seat = read.seat
     if _open(table, AlertKind.CARD_MISMATCH, seat=seat, card=card):
         return table
-    return _raise(
-        table,
-        AlertKind.CARD_MISMATCH,
-        f"the shoe read {read.card} for seat {seat}; seat {seat}'s reader sees {card}",
-        f"check the card at seat {seat} and leave it there: if it is the {card}, the "
-        f"supervisor corrects {read.card} to {card}; if it is the {read.card}, the "
-        "supervisor resolves (done)",
-        fx,
-        at=at,
-        seat=seat,
-        belongs=seat,
-        card=card,
-    )
+    return _raise(table, alerts.CardMismatch(seat, read.card, card), fx, at=at)
 
 
 # The two devices' streams (controller/table/streams.py) ------------------------------
@@ -529,7 +440,7 @@ def _confirm(table: Table, placement: Placement, fx: list[Effect]) -> Table:
     index = table.unconfirmed.index(placement)
     table = replace(table, unconfirmed=table.unconfirmed[:index] + table.unconfirmed[index + 1 :])
     strays = _strays(table, placement.card)
-    return _clear(table, strays, f"the seat board sees the card at seat {placement.seat}", fx)
+    return _clear(table, strays, Clearance.CONFIRMED_AT_SEAT, fx, seat=placement.seat)
 
 
 def _stray(
@@ -538,18 +449,11 @@ def _stray(
     """A card landed where it does not belong (once per card and seat)."""
     if card is not None and any(alert.seat == seat for alert in _strays(table, card)):
         return table
-    where = f"seat {belongs}" if belongs is not None else "where it belongs"
-    if belongs is not None:
-        remedy = f"move it to seat {belongs}: the seat board confirms it there"
-    else:
-        remedy = "move it where it belongs; the supervisor resolves (done) once it is there"
     if table.in_play(seat) and not table.hand.player(seat).folded:  # type: ignore[union-attr]
-        kind = AlertKind.MISPLACED_CARD
-        message = f"a card landed at seat {seat}; it belongs to {where}"
+        stray: alerts.AlertFacts = alerts.MisplacedCard(seat, card, belongs)
     else:
-        kind = AlertKind.CARD_AT_EMPTY_SEAT
-        message = f"a card landed at seat {seat}, where no one is in the hand"
-    return _raise(table, kind, message, remedy, fx, at=at, seat=seat, card=card, belongs=belongs)
+        stray = alerts.CardAtEmptySeat(seat, card, belongs)
+    return _raise(table, stray, fx, at=at)
 
 
 def _seat_occupied(table: Table, item: ti.SeatOccupied, fx: list[Effect]) -> Table:
@@ -559,7 +463,7 @@ def _seat_occupied(table: Table, item: ti.SeatOccupied, fx: list[Effect]) -> Tab
         text = f"someone sat at seat {seat}: sit the player down with a buy-in"
         fx.append(Notice("seat", text, {"seat": seat}))
     away = _open(table, AlertKind.PLAYER_AWAY, seat=seat)
-    return _clear(table, away, f"the player is back at seat {seat}", fx)
+    return _clear(table, away, Clearance.PLAYER_BACK, fx, seat=seat)
 
 
 def _seat_vacated(table: Table, item: ti.SeatVacated, fx: list[Effect]) -> Table:
@@ -567,16 +471,7 @@ def _seat_vacated(table: Table, item: ti.SeatVacated, fx: list[Effect]) -> Table
     table = replace(table, occupied=tuple(s for s in table.occupied if s != seat))
     if not table.in_play(seat) or table.hand.player(seat).folded:  # type: ignore[union-attr]
         return table
-    return _raise(
-        table,
-        AlertKind.PLAYER_AWAY,
-        f"the player at seat {seat} left the seat during hand {table.hand_number}",
-        "the hand stays live: the player comes back, or folds (said to the dealer) when it "
-        "is their turn",
-        fx,
-        at=item.at,
-        seat=seat,
-    )
+    return _raise(table, alerts.PlayerAway(seat, table.hand_number), fx, at=item.at)
 
 
 def _deck_loaded(table: Table, item: ti.DeckLoaded, fx: list[Effect]) -> Table:
@@ -591,27 +486,14 @@ def _deck_loaded(table: Table, item: ti.DeckLoaded, fx: list[Effect]) -> Table:
         )
         return replace(table, scramble_due=False)
     if table.in_hand:
-        return _raise(
-            table,
-            AlertKind.DECK_DURING_HAND,
-            f"a deck of {item.count} cards was loaded during hand {table.hand_number}",
-            "take the new deck out of the shoe; the supervisor resolves (done) or voids the hand",
-            fx,
-            at=item.at,
-        )
+        deck = alerts.DeckDuringHand(item.count, table.hand_number)
+        return _raise(table, deck, fx, at=item.at)
     if item.count != 52:
         table = replace(table, deck_ready=False)
-        return _raise(
-            table,
-            AlertKind.BAD_DECK,
-            f"a deck of {item.count} cards was loaded: a deck has 52",
-            "remove the deck and load a full deck of 52",
-            fx,
-            at=item.at,
-        )
+        return _raise(table, alerts.BadDeck(item.count), fx, at=item.at)
     fx.append(Notice("deck", "a full deck of 52 is loaded", {"count": 52}))
     table = replace(table, deck_ready=True, spent=0)
-    return _clear(table, _open(table, AlertKind.BAD_DECK), "a full deck is loaded", fx)
+    return _clear(table, _open(table, AlertKind.BAD_DECK), Clearance.FULL_DECK, fx)
 
 
 def _burns_reloaded(table: Table, hand: Hand, count: int) -> bool:
@@ -620,34 +502,15 @@ def _burns_reloaded(table: Table, hand: Hand, count: int) -> bool:
     return hand.scrambled and not table.held and count == hand.stub
 
 
-_FAULT_WORDS = {
-    Fault.JAM: ("a card is jammed in the shoe's exit", "clear the jam"),
-    Fault.LID_OPEN: ("the shoe's lid is open", "close the lid"),
-    Fault.READER: ("a card reader failed", "call a technician"),
-    Fault.TAMPER: ("the enclosure was opened", "call the supervisor and surveillance"),
-    Fault.SENSOR: ("a seat sensor failed", "call a technician"),
-}
-
-
 def _device_fault(table: Table, item: ti.DeviceFault, fx: list[Effect]) -> Table:
     if _open(table, AlertKind.DEVICE_FAULT, device=item.device, fault=item.fault):
         return table
-    what, todo = _FAULT_WORDS[item.fault]
-    return _raise(
-        table,
-        AlertKind.DEVICE_FAULT,
-        f"{item.device.words}: {what}",
-        f"{todo}; the table goes on when the device reports the fault cleared",
-        fx,
-        at=item.at,
-        device=item.device,
-        fault=item.fault,
-    )
+    return _raise(table, alerts.DeviceFault(item.device, item.fault), fx, at=item.at)
 
 
 def _device_fault_cleared(table: Table, item: ti.DeviceFaultCleared, fx: list[Effect]) -> Table:
     gone = _open(table, AlertKind.DEVICE_FAULT, device=item.device, fault=item.fault)
-    return _clear(table, gone, f"the {item.device.words} reports it cleared", fx)
+    return _clear(table, gone, Clearance.FAULT_CLEARED, fx, device=item.device)
 
 
 def _link_up(table: Table, item: ti.LinkUp, fx: list[Effect]) -> Table:
@@ -655,7 +518,7 @@ def _link_up(table: Table, item: ti.LinkUp, fx: list[Effect]) -> Table:
     fx.append(Notice("link", f"the {name} is connected", {"device": item.device.value}))
     table = replace(table, links=tuple(sorted({*table.links, item.device})))
     gone = _open(table, AlertKind.LINK_DOWN, device=item.device)
-    return _clear(table, gone, f"the {name} is connected again", fx)
+    return _clear(table, gone, Clearance.LINK_BACK, fx, device=item.device)
 
 
 def _link_down(table: Table, item: ti.LinkDown, fx: list[Effect]) -> Table:
@@ -666,16 +529,7 @@ def _link_down(table: Table, item: ti.LinkDown, fx: list[Effect]) -> Table:
         return table
     if _open(table, AlertKind.LINK_DOWN, device=item.device):
         return table
-    because = f" ({item.reason})" if item.reason else ""
-    return _raise(
-        table,
-        AlertKind.LINK_DOWN,
-        f"the {name} is not connected{because}",
-        "check its cable and power; the table goes on when the link is back",
-        fx,
-        at=item.at,
-        device=item.device,
-    )
+    return _raise(table, alerts.LinkDown(item.device, item.reason), fx, at=item.at)
 
 
 def _device_restarted(table: Table, item: ti.DeviceRestarted, fx: list[Effect]) -> Table:
@@ -686,20 +540,7 @@ def _device_restarted(table: Table, item: ti.DeviceRestarted, fx: list[Effect]) 
     if lost == 0:
         fx.append(Notice("restart", f"the {name} restarted; no lost event is known", {}))
         return table
-    if lost is None:
-        what = "may have lost events"
-    else:
-        what = f"lost {lost} {'event' if lost == 1 else 'events'}"
-    return _raise(
-        table,
-        AlertKind.EVENTS_LOST,
-        f"the {name} restarted and {what}: cards or seat reports may be missing",
-        "check every card on the table against the console; the supervisor resolves "
-        "(done) or voids the hand",
-        fx,
-        at=item.at,
-        device=item.device,
-    )
+    return _raise(table, alerts.EventsLost(item.device, lost), fx, at=item.at)
 
 
 # Decisions and the hand -----------------------------------------------------------------
@@ -858,15 +699,8 @@ def _sign_in_attack(table: Table, item: ti.SignInAttack, fx: list[Effect]) -> Ta
         raise Refused("sign_in_attack: the role, the id and the addresses are needed")
     if item.failures < 1 or item.window < 1:
         raise Refused("sign_in_attack: failures and window are 1 or more")
-    message = (
-        f"sign-in attack: {item.failures} wrong PINs for {item.role} {item.who} within "
-        f"{item.window} s, from {item.clients}"
-    )
-    remedy = (
-        "those addresses are refused for a while and the id's sign-ins slowed down (the "
-        f"{item.role} still signs in); find who is trying, then resolve it (done)"
-    )
-    return _raise(table, AlertKind.SIGN_IN_ATTACK, message, remedy, fx, at=item.at)
+    attack = alerts.SignInAttack(item.failures, item.role, item.who, item.window, item.clients)
+    return _raise(table, attack, fx, at=item.at)
 
 
 def _configure(table: Table, item: ti.Configure, fx: list[Effect]) -> Table:
@@ -879,10 +713,12 @@ def _configure(table: Table, item: ti.Configure, fx: list[Effect]) -> Table:
 # Supervisor actions ---------------------------------------------------------------------
 
 
-def _signed(item: ti.SupervisorInput, fx: list[Effect], text: str) -> None:
+def _signed(item: ti.SupervisorInput, fx: list[Effect], text: str, *cards: Card) -> None:
+    """The supervisor's action, said: ``text`` (naming ``cards``), who and why."""
     if not item.who.strip() or not item.why.strip():
         raise Refused(f"{item.tag}: a supervisor action needs who and why")
-    fx.append(Notice("supervisor", f"{text} (supervisor {item.who}: {item.why})", item.to_json()))
+    said = f"{text} (supervisor {item.who}: {item.why})"
+    fx.append(Notice("supervisor", said, item.to_json(), cards))
 
 
 def _void_hand(table: Table, item: ti.VoidHand, fx: list[Effect]) -> Table:
@@ -891,7 +727,7 @@ def _void_hand(table: Table, item: ti.VoidHand, fx: list[Effect]) -> Table:
     _signed(item, fx, f"hand {table.hand_number} is void")
     table = _engine(table, Action(Do.VOID), item.at, fx)
     of_hand = [alert for alert in table.alerts if alert.rule.of_hand]
-    return _clear(table, of_hand, "the hand is void", fx)
+    return _clear(table, of_hand, Clearance.HAND_VOID, fx)
 
 
 def _enter_card(table: Table, item: ti.EnterCard, fx: list[Effect]) -> Table:
@@ -902,10 +738,10 @@ def _enter_card(table: Table, item: ti.EnterCard, fx: list[Effect]) -> Table:
         raise Refused(f"{item.card} is already in play")
     alert = unread[0]
     _signed(item, fx, f"the unread card of alert {alert.id} is entered")
-    table = _clear(table, [alert], "the supervisor entered the card", fx)
+    table = _clear(table, [alert], Clearance.ENTERED, fx)
     if alert.due:
         return _give(table, item.card, item.at, fx, confirmed=False)
-    return _out_of_turn(table, item.card, "unread", item.at, fx)
+    return _out_of_turn(table, item.card, NotDue(Busy.UNREAD), item.at, fx)
 
 
 def _correct_card(table: Table, item: ti.CorrectCard, fx: list[Effect]) -> Table:
@@ -919,7 +755,7 @@ def _correct_card(table: Table, item: ti.CorrectCard, fx: list[Effect]) -> Table
         raise Refused(f"{item.wrong} has been acted on: void the hand instead")
     if item.right == item.wrong or _known(table, item.right):
         raise Refused(f"{item.right} is already in play")
-    _signed(item, fx, f"the card read as {item.wrong} is {item.right}")
+    _signed(item, fx, f"the card read as {item.wrong} is {item.right}", item.wrong, item.right)
     action = corrections.correction(Do.CORRECT, log, item.right, was=item.wrong)
     unconfirmed = tuple(
         Placement(p.seat, item.right) if p.card == item.wrong else p for p in table.unconfirmed
@@ -928,12 +764,12 @@ def _correct_card(table: Table, item: ti.CorrectCard, fx: list[Effect]) -> Table
     seen = _open(table, AlertKind.CARD_MISMATCH, card=item.right)
     confirmed = {Placement(alert.seat, item.right) for alert in seen}  # type: ignore[arg-type]
     table = replace(table, unconfirmed=tuple(p for p in table.unconfirmed if p not in confirmed))
-    table = _clear(table, seen, "the supervisor corrected the card", fx)
+    table = _clear(table, seen, Clearance.CORRECTED, fx)
     copy = _open(table, AlertKind.CARD_IN_PLAY, card=item.wrong)[:1]
     if not copy:
         return table
     # the card read as a second copy of the misread card is that card: out of the shoe now
-    table = _clear(table, copy, f"{item.wrong} is no longer in play: the card read is it", fx)
+    table = _clear(table, copy, Clearance.NO_LONGER_IN_PLAY, fx)
     return _card_out(table, item.wrong, item.at, fx)
 
 
@@ -949,7 +785,8 @@ def _wrong_face(table: Table, item: ti.WrongFace, fx: list[Effect]) -> Table:
         raise Refused(f"{item.card} is not a card of seat {seat}")
     face_down = dealt.up and not dealt.exposed
     do = Do.DEALT_DOWN if face_down else Do.EXPOSE
-    _signed(item, fx, f"seat {seat}'s {item.card} lies face {'down' if face_down else 'up'}")
+    face = "down" if face_down else "up"
+    _signed(item, fx, f"seat {seat}'s {item.card} lies face {face}", item.card)
     action = corrections.correction(do, table.hand_log, item.card, seat=seat)
     return _corrected(table, action, item.at, fx)
 
@@ -964,20 +801,10 @@ def _corrected(table: Table, action: Action, at: int, fx: list[Effect]) -> Table
         if effect.kind == "dead_card":
             seat, card = effect.data["seat"], parse_card(effect.data["card"])
             gone = tuple(p for p in table.unconfirmed if p.card != card)
-            table = _raise(
-                replace(table, unconfirmed=gone),
-                AlertKind.DEAD_CARD,
-                f"seat {seat}'s bonus card was not earned: it is a dead card",
-                f"take the face-down bonus card away from seat {seat} unseen, with the "
-                "discards; the supervisor resolves (done)",
-                fx,
-                at=at,
-                seat=seat,
-                card=card,
-            )
+            table = _raise(replace(table, unconfirmed=gone), alerts.DeadCard(seat, card), fx, at=at)
     if table.hand is not None and table.hand.phase is Phase.VOID:
         of_hand = [alert for alert in table.alerts if alert.rule.of_hand]
-        table = _clear(table, of_hand, "the hand is void", fx)
+        table = _clear(table, of_hand, Clearance.HAND_VOID, fx)
     return table
 
 
@@ -1000,7 +827,7 @@ def _resolve_alert(table: Table, item: ti.ResolveAlert, fx: list[Effect]) -> Tab
         gone = tuple(p for p in table.unconfirmed if p.card != alert.card)
         table = replace(table, unconfirmed=gone)
     _signed(item, fx, f"alert {alert.id} resolved: {item.remedy.value}")
-    return _clear(table, [alert], f"resolved by supervisor {item.who}", fx)
+    return _clear(table, [alert], Clearance.RESOLVED, fx, who=item.who)
 
 
 def _correct_stack(table: Table, item: ti.CorrectStack, fx: list[Effect]) -> Table:

@@ -1,5 +1,7 @@
 """The table's state: seats, the hand in progress, alerts, and what lamps and displays show.
 
+Alerts are records of their facts (``controller.table.alerts``).
+
 Every type here is immutable and round-trips through ``to_json``/``from_json``.
 """
 
@@ -7,144 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any, NamedTuple
 
 from controller.rules import Card, Dest, Hand, input_from_json, parse_card
+from controller.rules.inputs import CardName
 from controller.rules.inputs import Input as EngineInput
-from controller.table.inputs import Device, Fault, Remedy
+from controller.table.alerts import Alert, AlertKind
+from controller.table.inputs import Device
 from controller.table.settings import TableSettings
 from controller.table.streams import Streams
 
 SEATS = range(1, 9)
-
-
-class Severity(StrEnum):
-    """How the console colours an alert."""
-
-    FAULT = "fault"  # red: a device or link failed
-    ABNORMAL = "abnormal"  # yellow: something happened that should not have
-    ACTION = "action"  # blue: someone must act for the table to go on
-
-
-class AlertKind(StrEnum):
-    CARD_OUT_OF_TURN = "card_out_of_turn"
-    CARD_IN_PLAY = "card_in_play"
-    CARD_NOT_IN_DECK = "card_not_in_deck"
-    BAD_DECK = "bad_deck"
-    DECK_DURING_HAND = "deck_during_hand"
-    UNREAD_CARD = "unread_card"
-    MISPLACED_CARD = "misplaced_card"
-    CARD_AT_EMPTY_SEAT = "card_at_empty_seat"
-    CARD_NOT_DEALT = "card_not_dealt"
-    CARD_MISMATCH = "card_mismatch"
-    DEAD_CARD = "dead_card"
-    DEVICE_FAULT = "device_fault"
-    LINK_DOWN = "link_down"
-    EVENTS_LOST = "events_lost"
-    PLAYER_AWAY = "player_away"
-    SIGN_IN_ATTACK = "sign_in_attack"
-
-
-class AlertRule(NamedTuple):
-    """What an alert kind is: its colour, whether it pauses the dealing, the supervisor's
-    remedies for ``ResolveAlert`` (none: only the device or the table clears it), and
-    whether it belongs to the hand (a void clears it; a device's alerts stay)."""
-
-    severity: Severity
-    blocking: bool
-    remedies: tuple[Remedy, ...]
-    of_hand: bool
-
-
-_HOLD, _DEAD, _DONE = Remedy.HOLD, Remedy.DEAD, Remedy.DONE
-ALERT_RULES: dict[AlertKind, AlertRule] = {
-    AlertKind.CARD_OUT_OF_TURN: AlertRule(Severity.ABNORMAL, True, (_HOLD, _DEAD), True),
-    AlertKind.CARD_IN_PLAY: AlertRule(Severity.ABNORMAL, True, (_DEAD,), True),
-    AlertKind.CARD_NOT_IN_DECK: AlertRule(Severity.ABNORMAL, True, (_DEAD,), True),
-    AlertKind.BAD_DECK: AlertRule(Severity.ACTION, True, (_DONE,), False),
-    AlertKind.DECK_DURING_HAND: AlertRule(Severity.ABNORMAL, True, (_DONE,), True),
-    AlertKind.UNREAD_CARD: AlertRule(Severity.ACTION, True, (_DEAD,), True),
-    AlertKind.MISPLACED_CARD: AlertRule(Severity.ACTION, True, (_DONE,), True),
-    AlertKind.CARD_AT_EMPTY_SEAT: AlertRule(Severity.ACTION, True, (_DONE,), True),
-    AlertKind.CARD_NOT_DEALT: AlertRule(Severity.ABNORMAL, True, (_DONE,), True),
-    AlertKind.CARD_MISMATCH: AlertRule(Severity.ABNORMAL, True, (_DONE,), True),
-    AlertKind.DEAD_CARD: AlertRule(Severity.ACTION, True, (_DONE,), True),
-    AlertKind.DEVICE_FAULT: AlertRule(Severity.FAULT, True, (), False),
-    AlertKind.LINK_DOWN: AlertRule(Severity.FAULT, True, (), False),
-    AlertKind.EVENTS_LOST: AlertRule(Severity.FAULT, True, (_DONE,), True),
-    AlertKind.PLAYER_AWAY: AlertRule(Severity.ABNORMAL, False, (_DONE,), True),
-    AlertKind.SIGN_IN_ATTACK: AlertRule(Severity.ABNORMAL, False, (_DONE,), False),
-}
-
-
-class Alert(NamedTuple):
-    """An open alert: what happened (``message``) and what to do (``remedy``).
-
-    ``seat``: the seat it concerns (where a card landed); ``belongs``: the seat a card
-    belongs to; ``card``: the card, when known; ``due``: an unread card was the card the
-    engine waited for (it goes to ``belongs``, or is the burn or community card).
-    ``acknowledged_by`` and ``acknowledged_at``: the dealer who acknowledged it, and when
-    (an acknowledged alert stays open until it is resolved).
-    """
-
-    id: int
-    kind: AlertKind
-    message: str
-    remedy: str
-    raised_at: int
-    seat: int | None = None
-    belongs: int | None = None
-    card: Card | None = None
-    device: Device | None = None
-    fault: Fault | None = None
-    due: bool = False
-    acknowledged_by: str | None = None
-    acknowledged_at: int | None = None
-
-    @property
-    def rule(self) -> AlertRule:
-        return ALERT_RULES[self.kind]
-
-    def to_json(self) -> dict[str, Any]:
-        rule = self.rule
-        return {
-            "id": self.id,
-            "kind": self.kind.value,
-            "severity": rule.severity.value,
-            "blocking": rule.blocking,
-            "message": self.message,
-            "remedy": self.remedy,
-            "remedies": [remedy.value for remedy in rule.remedies],
-            "raised_at": self.raised_at,
-            "seat": self.seat,
-            "belongs": self.belongs,
-            "card": None if self.card is None else str(self.card),
-            "device": None if self.device is None else self.device.value,
-            "fault": None if self.fault is None else self.fault.value,
-            "due": self.due,
-            "acknowledged_by": self.acknowledged_by,
-            "acknowledged_at": self.acknowledged_at,
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Alert:
-        card, device, fault = data["card"], data["device"], data["fault"]
-        return cls(
-            data["id"],
-            AlertKind(data["kind"]),
-            data["message"],
-            data["remedy"],
-            data["raised_at"],
-            data["seat"],
-            data["belongs"],
-            None if card is None else parse_card(card),
-            None if device is None else Device(device),
-            None if fault is None else Fault(fault),
-            data["due"],
-            data.get("acknowledged_by"),  # absent in snapshots taken before acknowledgements
-            data.get("acknowledged_at"),
-        )
 
 
 class Seat(NamedTuple):
@@ -371,8 +246,9 @@ class Table:
         )
 
 
-def signals(table: Table) -> Signals:
-    """The display line and the lamps for ``table``."""
+def signals(table: Table, name: CardName = str) -> Signals:
+    """The display line and the lamps for ``table``; a card the line names (a pausing
+    alert's) named by ``name``."""
     hand = table.hand
     bonus_seats: tuple[int, ...] = ()
     if table.in_hand:
@@ -389,7 +265,8 @@ def signals(table: Table) -> Signals:
         )
     blocking = next((alert for alert in table.alerts if table.blocks(alert)), None)
     if blocking is not None:
-        return Signals(f"PAUSED: {blocking.message}", Lamps(bool(bonus_seats), bonus_seats))
+        paused = f"PAUSED: {blocking.facts.say(name)}"
+        return Signals(paused, Lamps(bool(bonus_seats), bonus_seats))
     if table.scramble_due and table.in_hand:
         assert hand is not None
         burns = len(hand.burns)

@@ -1,0 +1,742 @@
+"""Alerts as records: what each kind of alert knows, and its words made from that.
+
+An :class:`Alert` is an open alert: its number, when it was raised, who acknowledged it,
+and its facts, one frozen dataclass per :class:`AlertKind` (:class:`CardOutOfTurn`,
+:class:`CardMismatch`, ...). The table core reads the facts (the seat, the card, the
+device); people read the words, which the facts make when asked: ``say`` (what happened)
+and ``todo`` (what to do), each given ``name``, how to name a card (``str``: "Kd"; a
+viewer's: "a card" for a card they may not see). A card reaches the words only through
+``name``, so no wording can show a card its reader may not see.
+
+The table tells of alerts with two effects, records as well: :class:`Raised` (an alert
+opened) and :class:`Cleared` (how it closed: a :class:`Clearance`).
+
+``Alert.to_json`` writes the facts (``"facts"``) beside the words and the flat fields that
+the consoles and the floor read; ``Alert.from_json`` reads it back, and reads an alert of
+a snapshot taken before the facts were kept (their words read by ``controller.table.legacy``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
+from enum import StrEnum
+from typing import Any, ClassVar, NamedTuple
+
+from controller.rules import Card, Dest, Effect, parse_card
+from controller.table import legacy
+from controller.table.inputs import Device, Fault, Remedy
+
+#: How the words name a card: ``str`` ("Kd"), or a viewer's (a hidden card: "a card").
+Name = Callable[[Card], str]
+
+
+class Severity(StrEnum):
+    """How the console colours an alert."""
+
+    FAULT = "fault"  # red: a device or link failed
+    ABNORMAL = "abnormal"  # yellow: something happened that should not have
+    ACTION = "action"  # blue: someone must act for the table to go on
+
+
+class AlertKind(StrEnum):
+    CARD_OUT_OF_TURN = "card_out_of_turn"
+    CARD_IN_PLAY = "card_in_play"
+    CARD_NOT_IN_DECK = "card_not_in_deck"
+    BAD_DECK = "bad_deck"
+    DECK_DURING_HAND = "deck_during_hand"
+    UNREAD_CARD = "unread_card"
+    MISPLACED_CARD = "misplaced_card"
+    CARD_AT_EMPTY_SEAT = "card_at_empty_seat"
+    CARD_NOT_DEALT = "card_not_dealt"
+    CARD_MISMATCH = "card_mismatch"
+    DEAD_CARD = "dead_card"
+    DEVICE_FAULT = "device_fault"
+    LINK_DOWN = "link_down"
+    EVENTS_LOST = "events_lost"
+    PLAYER_AWAY = "player_away"
+    SIGN_IN_ATTACK = "sign_in_attack"
+
+
+class AlertRule(NamedTuple):
+    """What an alert kind is: its colour, whether it pauses the dealing, the supervisor's
+    remedies for ``ResolveAlert`` (none: only the device or the table clears it), and
+    whether it belongs to the hand (a void clears it; a device's alerts stay)."""
+
+    severity: Severity
+    blocking: bool
+    remedies: tuple[Remedy, ...]
+    of_hand: bool
+
+
+_HOLD, _DEAD, _DONE = Remedy.HOLD, Remedy.DEAD, Remedy.DONE
+ALERT_RULES: dict[AlertKind, AlertRule] = {
+    AlertKind.CARD_OUT_OF_TURN: AlertRule(Severity.ABNORMAL, True, (_HOLD, _DEAD), True),
+    AlertKind.CARD_IN_PLAY: AlertRule(Severity.ABNORMAL, True, (_DEAD,), True),
+    AlertKind.CARD_NOT_IN_DECK: AlertRule(Severity.ABNORMAL, True, (_DEAD,), True),
+    AlertKind.BAD_DECK: AlertRule(Severity.ACTION, True, (_DONE,), False),
+    AlertKind.DECK_DURING_HAND: AlertRule(Severity.ABNORMAL, True, (_DONE,), True),
+    AlertKind.UNREAD_CARD: AlertRule(Severity.ACTION, True, (_DEAD,), True),
+    AlertKind.MISPLACED_CARD: AlertRule(Severity.ACTION, True, (_DONE,), True),
+    AlertKind.CARD_AT_EMPTY_SEAT: AlertRule(Severity.ACTION, True, (_DONE,), True),
+    AlertKind.CARD_NOT_DEALT: AlertRule(Severity.ABNORMAL, True, (_DONE,), True),
+    AlertKind.CARD_MISMATCH: AlertRule(Severity.ABNORMAL, True, (_DONE,), True),
+    AlertKind.DEAD_CARD: AlertRule(Severity.ACTION, True, (_DONE,), True),
+    AlertKind.DEVICE_FAULT: AlertRule(Severity.FAULT, True, (), False),
+    AlertKind.LINK_DOWN: AlertRule(Severity.FAULT, True, (), False),
+    AlertKind.EVENTS_LOST: AlertRule(Severity.FAULT, True, (_DONE,), True),
+    AlertKind.PLAYER_AWAY: AlertRule(Severity.ABNORMAL, False, (_DONE,), True),
+    AlertKind.SIGN_IN_ATTACK: AlertRule(Severity.ABNORMAL, False, (_DONE,), False),
+}
+
+
+# Why a card is not due, and where a due card goes -------------------------------------
+
+
+class Busy(StrEnum):
+    """Why a card out of the shoe cannot go to the hand now."""
+
+    NO_HAND = "no_hand"
+    PAUSED = "paused"
+    BONUS = "bonus"  # seat ``seat`` decides on the bonus card
+    SHOW = "show"  # seat ``seat`` is to show or muck
+    ACT = "act"  # seat ``seat`` is to act
+    UNREAD = "unread"  # the supervisor entered a card that left the shoe unread, not due
+
+
+@dataclass(frozen=True, slots=True)
+class NotDue:
+    """Why a card out of the shoe is not the card the hand waits for."""
+
+    busy: Busy
+    seat: int | None = None
+
+    @property
+    def words(self) -> str:
+        match self.busy:
+            case Busy.NO_HAND:
+                return "with no hand in progress"
+            case Busy.PAUSED:
+                return "while the table is paused"
+            case Busy.BONUS:
+                return f"while seat {self.seat} decides on the bonus card"
+            case Busy.SHOW:
+                return f"while seat {self.seat} is to show or muck"
+            case Busy.ACT:
+                return f"while seat {self.seat} is to act"
+        return "unread"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"busy": self.busy.value, "seat": self.seat}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> NotDue:
+        return cls(Busy(data["busy"]), data["seat"])
+
+
+def where(destination: Dest, seat: int | None, up: bool) -> str:
+    """The card the hand waits for, in words: "the burn card", "a card for seat 3, face up"."""
+    if destination is Dest.BURN:
+        return "the burn card"
+    if destination is Dest.COMMUNITY:
+        return "the community card"
+    what = "the bonus card" if destination is Dest.BONUS else "a card"
+    return f"{what} for seat {seat}, face {'up' if up else 'down'}"
+
+
+# The facts of each kind of alert ------------------------------------------------------
+
+
+class AlertFacts:
+    """What an alert of one kind knows. Each kind is a frozen dataclass of its facts;
+    ``say`` and ``todo`` word them, naming each card with ``name``."""
+
+    __slots__ = ()
+    __dataclass_fields__: ClassVar[dict[str, Any]]  # each kind is a dataclass
+    kind: ClassVar[AlertKind]
+
+    def say(self, name: Name = str) -> str:
+        """What happened."""
+        raise NotImplementedError
+
+    def todo(self, name: Name = str) -> str:
+        """What to do."""
+        raise NotImplementedError
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        """The cards the alert is about (its words name no other)."""
+        return tuple(
+            value for spec in fields(self) if isinstance(value := getattr(self, spec.name), Card)
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {spec.name: _encode(getattr(self, spec.name)) for spec in fields(self)}
+
+    @staticmethod
+    def from_json(kind: AlertKind, data: Mapping[str, Any]) -> AlertFacts:
+        """Read the facts of an alert of ``kind`` written by ``to_json``."""
+        made = FACTS[kind]
+        return made(**{spec.name: _decode(spec.name, data[spec.name]) for spec in fields(made)})
+
+
+def _encode(value: object) -> object:
+    if isinstance(value, Card):
+        return str(value)
+    if isinstance(value, StrEnum):
+        return value.value
+    if isinstance(value, NotDue):
+        return value.to_json()
+    return value
+
+
+_DECODE: dict[str, Callable[[Any], Any]] = {
+    "card": parse_card,
+    "read": parse_card,
+    "why": NotDue.from_json,
+    "to": Dest,
+    "device": Device,
+    "fault": Fault,
+}
+
+
+def _decode(field: str, value: Any) -> Any:
+    decode = _DECODE.get(field)
+    return value if value is None or decode is None else decode(value)
+
+
+@dataclass(frozen=True, slots=True)
+class CardOutOfTurn(AlertFacts):
+    """A card out of the shoe that the hand did not wait for (``why``)."""
+
+    kind = AlertKind.CARD_OUT_OF_TURN
+    card: Card
+    why: NotDue
+
+    def say(self, name: Name = str) -> str:
+        return f"a card came out of the shoe {self.why.words}"
+
+    def todo(self, name: Name = str) -> str:
+        return (
+            "keep the card face down aside; the supervisor holds it (it is dealt as the next "
+            "card due) or takes it out of play (dead)"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class CardInPlay(AlertFacts):
+    """The shoe read a card that is already out of it: a second copy, or a misread."""
+
+    kind = AlertKind.CARD_IN_PLAY
+    card: Card
+
+    def say(self, name: Name = str) -> str:
+        return "the card read is already in play (a second copy, or a misread)"
+
+    def todo(self, name: Name = str) -> str:
+        return (
+            "take the card away and check the deck; the supervisor takes it out of play "
+            "(dead) or voids the hand"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class CardNotInDeck(AlertFacts):
+    """The shoe read a card code that no card of a deck has."""
+
+    kind = AlertKind.CARD_NOT_IN_DECK
+    code: int
+
+    def say(self, name: Name = str) -> str:
+        return f"the shoe read card code {self.code}, which is not in a deck of 52"
+
+    def todo(self, name: Name = str) -> str:
+        return "take the card away; the supervisor takes it out of play (dead) or voids the hand"
+
+
+@dataclass(frozen=True, slots=True)
+class BadDeck(AlertFacts):
+    """A deck of ``count`` cards, not 52, was loaded between hands."""
+
+    kind = AlertKind.BAD_DECK
+    count: int
+
+    def say(self, name: Name = str) -> str:
+        return f"a deck of {self.count} cards was loaded: a deck has 52"
+
+    def todo(self, name: Name = str) -> str:
+        return "remove the deck and load a full deck of 52"
+
+
+@dataclass(frozen=True, slots=True)
+class DeckDuringHand(AlertFacts):
+    """A deck of ``count`` cards was loaded during ``hand``."""
+
+    kind = AlertKind.DECK_DURING_HAND
+    count: int
+    hand: int
+
+    def say(self, name: Name = str) -> str:
+        return f"a deck of {self.count} cards was loaded during hand {self.hand}"
+
+    def todo(self, name: Name = str) -> str:
+        return "take the new deck out of the shoe; the supervisor resolves (done) or voids the hand"
+
+
+@dataclass(frozen=True, slots=True)
+class UnreadCard(AlertFacts):
+    """A card left the shoe unread: not due (``why``), or the card due (``why`` None), which
+    goes ``to`` seat ``belongs`` face ``up`` (or is the burn or community card);
+    ``seat_board``: it goes to a seat whose seat-board reader may identify it."""
+
+    kind = AlertKind.UNREAD_CARD
+    why: NotDue | None = None
+    to: Dest | None = None
+    belongs: int | None = None
+    up: bool = False
+    seat_board: bool = False
+
+    @property
+    def due(self) -> bool:
+        return self.why is None
+
+    def say(self, name: Name = str) -> str:
+        if self.why is not None:
+            return f"a card left the shoe unread {self.why.words}"
+        assert self.to is not None
+        return f"a card left the shoe unread: it is {where(self.to, self.belongs, self.up)}"
+
+    def todo(self, name: Name = str) -> str:
+        if self.why is not None:
+            return (
+                "keep the card face down aside; the supervisor enters it, or takes it out of "
+                "play (dead)"
+            )
+        if self.seat_board:
+            return (
+                f"deal it to seat {self.belongs}: the seat's reader identifies it, or the "
+                "supervisor enters it"
+            )
+        return "the supervisor enters it (or takes it out of play: dead)"
+
+
+@dataclass(frozen=True, slots=True)
+class _Stray(AlertFacts):
+    """A card (``card``; None: its reader did not know it) landed at ``seat``, where it
+    does not belong; it belongs to seat ``belongs`` (None: not known)."""
+
+    seat: int
+    card: Card | None
+    belongs: int | None
+
+    def todo(self, name: Name = str) -> str:
+        if self.belongs is not None:
+            return f"move it to seat {self.belongs}: the seat board confirms it there"
+        return "move it where it belongs; the supervisor resolves (done) once it is there"
+
+
+@dataclass(frozen=True, slots=True)
+class MisplacedCard(_Stray):
+    """A stray card at the seat of a player in the hand."""
+
+    kind = AlertKind.MISPLACED_CARD
+
+    def say(self, name: Name = str) -> str:
+        belongs = "where it belongs" if self.belongs is None else f"seat {self.belongs}"
+        return f"a card landed at seat {self.seat}; it belongs to {belongs}"
+
+
+@dataclass(frozen=True, slots=True)
+class CardAtEmptySeat(_Stray):
+    """A stray card at a seat with no one in the hand (or a folded player)."""
+
+    kind = AlertKind.CARD_AT_EMPTY_SEAT
+
+    def say(self, name: Name = str) -> str:
+        return f"a card landed at seat {self.seat}, where no one is in the hand"
+
+
+@dataclass(frozen=True, slots=True)
+class CardNotDealt(AlertFacts):
+    """The seat board sees at ``seat`` a card the shoe did not deal this hand."""
+
+    kind = AlertKind.CARD_NOT_DEALT
+    seat: int
+    card: Card
+
+    def say(self, name: Name = str) -> str:
+        return f"a card the shoe did not deal this hand is at seat {self.seat}"
+
+    def todo(self, name: Name = str) -> str:
+        return "take the card away from the seat; the supervisor resolves (done) or voids the hand"
+
+
+@dataclass(frozen=True, slots=True)
+class CardMismatch(AlertFacts):
+    """The shoe read ``read`` for ``seat``; the seat's reader sees ``card`` there."""
+
+    kind = AlertKind.CARD_MISMATCH
+    seat: int
+    read: Card
+    card: Card
+
+    @property
+    def belongs(self) -> int:
+        return self.seat
+
+    def say(self, name: Name = str) -> str:
+        seat = self.seat
+        return (
+            f"the shoe read {name(self.read)} for seat {seat}; seat {seat}'s reader sees "
+            f"{name(self.card)}"
+        )
+
+    def todo(self, name: Name = str) -> str:
+        read, card = name(self.read), name(self.card)
+        return (
+            f"check the card at seat {self.seat} and leave it there: if it is the {card}, the "
+            f"supervisor corrects {read} to {card}; if it is the {read}, the supervisor "
+            "resolves (done)"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class DeadCard(AlertFacts):
+    """Seat ``seat``'s bonus card ``card`` was not earned (a corrected card): it is dead."""
+
+    kind = AlertKind.DEAD_CARD
+    seat: int
+    card: Card
+
+    def say(self, name: Name = str) -> str:
+        return f"seat {self.seat}'s bonus card was not earned: it is a dead card"
+
+    def todo(self, name: Name = str) -> str:
+        return (
+            f"take the face-down bonus card away from seat {self.seat} unseen, with the "
+            "discards; the supervisor resolves (done)"
+        )
+
+
+_FAULT_WORDS = {
+    Fault.JAM: ("a card is jammed in the shoe's exit", "clear the jam"),
+    Fault.LID_OPEN: ("the shoe's lid is open", "close the lid"),
+    Fault.READER: ("a card reader failed", "call a technician"),
+    Fault.TAMPER: ("the enclosure was opened", "call the supervisor and surveillance"),
+    Fault.SENSOR: ("a seat sensor failed", "call a technician"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceFault(AlertFacts):
+    """The device reports ``fault``, until it reports it cleared."""
+
+    kind = AlertKind.DEVICE_FAULT
+    device: Device
+    fault: Fault
+
+    def say(self, name: Name = str) -> str:
+        return f"{self.device.words}: {_FAULT_WORDS[self.fault][0]}"
+
+    def todo(self, name: Name = str) -> str:
+        todo = _FAULT_WORDS[self.fault][1]
+        return f"{todo}; the table goes on when the device reports the fault cleared"
+
+
+@dataclass(frozen=True, slots=True)
+class LinkDown(AlertFacts):
+    """The device's link is down (``reason``: the driver's words, "" if none)."""
+
+    kind = AlertKind.LINK_DOWN
+    device: Device
+    reason: str = ""
+
+    def say(self, name: Name = str) -> str:
+        because = f" ({self.reason})" if self.reason else ""
+        return f"the {self.device.words} is not connected{because}"
+
+    def todo(self, name: Name = str) -> str:
+        return "check its cable and power; the table goes on when the link is back"
+
+
+@dataclass(frozen=True, slots=True)
+class EventsLost(AlertFacts):
+    """The device restarted and lost ``lost`` events (None: perhaps some)."""
+
+    kind = AlertKind.EVENTS_LOST
+    device: Device
+    lost: int | None
+
+    def say(self, name: Name = str) -> str:
+        lost = self.lost
+        what = "may have lost events" if lost is None else f"lost {lost} event{_s(lost)}"
+        return f"the {self.device.words} restarted and {what}: cards or seat reports may be missing"
+
+    def todo(self, name: Name = str) -> str:
+        return (
+            "check every card on the table against the console; the supervisor resolves "
+            "(done) or voids the hand"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerAway(AlertFacts):
+    """The player at ``seat`` left it during ``hand``."""
+
+    kind = AlertKind.PLAYER_AWAY
+    seat: int
+    hand: int
+
+    def say(self, name: Name = str) -> str:
+        return f"the player at seat {self.seat} left the seat during hand {self.hand}"
+
+    def todo(self, name: Name = str) -> str:
+        return (
+            "the hand stays live: the player comes back, or folds (said to the dealer) when "
+            "it is their turn"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SignInAttack(AlertFacts):
+    """``failures`` wrong PINs for ``role`` ``who`` within ``window`` s, from ``clients``."""
+
+    kind = AlertKind.SIGN_IN_ATTACK
+    failures: int
+    role: str
+    who: str
+    window: int
+    clients: str
+
+    def say(self, name: Name = str) -> str:
+        return (
+            f"sign-in attack: {self.failures} wrong PINs for {self.role} {self.who} within "
+            f"{self.window} s, from {self.clients}"
+        )
+
+    def todo(self, name: Name = str) -> str:
+        return (
+            "those addresses are refused for a while and the id's sign-ins slowed down (the "
+            f"{self.role} still signs in); find who is trying, then resolve it (done)"
+        )
+
+
+def _s(count: int) -> str:
+    return "" if count == 1 else "s"
+
+
+FACTS: dict[AlertKind, type[AlertFacts]] = {
+    facts.kind: facts
+    for facts in (
+        CardOutOfTurn,
+        CardInPlay,
+        CardNotInDeck,
+        BadDeck,
+        DeckDuringHand,
+        UnreadCard,
+        MisplacedCard,
+        CardAtEmptySeat,
+        CardNotDealt,
+        CardMismatch,
+        DeadCard,
+        DeviceFault,
+        LinkDown,
+        EventsLost,
+        PlayerAway,
+        SignInAttack,
+    )
+}
+
+
+# The open alert -------------------------------------------------------------------------
+
+
+class Alert(NamedTuple):
+    """An open alert: number ``id``, raised at ``raised_at`` (ms), its ``facts``.
+
+    ``acknowledged_by`` and ``acknowledged_at``: the dealer who acknowledged it, and when
+    (an acknowledged alert stays open until it is resolved). The words (``message``: what
+    happened; ``remedy``: what to do) are the facts', every card named; the facts the
+    table matches alerts by read through: ``seat`` (where a card landed), ``belongs`` (the
+    seat a card belongs to), ``card``, ``device``, ``fault``, ``due`` (an unread card was
+    the card the hand waited for).
+    """
+
+    id: int
+    facts: AlertFacts
+    raised_at: int
+    acknowledged_by: str | None = None
+    acknowledged_at: int | None = None
+
+    @property
+    def kind(self) -> AlertKind:
+        return self.facts.kind
+
+    @property
+    def rule(self) -> AlertRule:
+        return ALERT_RULES[self.kind]
+
+    @property
+    def message(self) -> str:
+        return self.facts.say()
+
+    @property
+    def remedy(self) -> str:
+        return self.facts.todo()
+
+    @property
+    def seat(self) -> int | None:
+        return getattr(self.facts, "seat", None)
+
+    @property
+    def belongs(self) -> int | None:
+        return getattr(self.facts, "belongs", None)
+
+    @property
+    def card(self) -> Card | None:
+        return getattr(self.facts, "card", None)
+
+    @property
+    def device(self) -> Device | None:
+        return getattr(self.facts, "device", None)
+
+    @property
+    def fault(self) -> Fault | None:
+        return getattr(self.facts, "fault", None)
+
+    @property
+    def due(self) -> bool:
+        return getattr(self.facts, "due", False)
+
+    def to_json(self) -> dict[str, Any]:
+        rule, card, device, fault = self.rule, self.card, self.device, self.fault
+        return {
+            "id": self.id,
+            "kind": self.kind.value,
+            "severity": rule.severity.value,
+            "blocking": rule.blocking,
+            "message": self.message,
+            "remedy": self.remedy,
+            "remedies": [remedy.value for remedy in rule.remedies],
+            "raised_at": self.raised_at,
+            "seat": self.seat,
+            "belongs": self.belongs,
+            "card": None if card is None else str(card),
+            "device": None if device is None else device.value,
+            "fault": None if fault is None else fault.value,
+            "due": self.due,
+            "acknowledged_by": self.acknowledged_by,
+            "acknowledged_at": self.acknowledged_at,
+            "facts": self.facts.to_json(),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Alert:
+        """Read an alert written by ``to_json``, or by a release that kept no facts (its
+        facts read back from its words: ``controller.table.legacy``)."""
+        kind = AlertKind(data["kind"])
+        facts = data["facts"] if "facts" in data else legacy.facts_json(kind, data)
+        return cls(
+            data["id"],
+            AlertFacts.from_json(kind, facts),
+            data["raised_at"],
+            data.get("acknowledged_by"),  # absent in snapshots taken before acknowledgements
+            data.get("acknowledged_at"),
+        )
+
+
+# The effects that tell of alerts ---------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Raised(Effect):
+    """An alert opened (``data``: the alert's JSON)."""
+
+    alert: Alert
+
+    kind = "alert"
+
+    @property
+    def message(self) -> str:  # type: ignore[override]
+        return self.alert.message
+
+    @property
+    def data(self) -> dict[str, Any]:  # type: ignore[override]
+        return self.alert.to_json()
+
+    @property
+    def cards(self) -> tuple[Card, ...]:  # type: ignore[override]
+        return self.alert.facts.cards
+
+    def say(self, name: Name) -> str:
+        return self.alert.facts.say(name)
+
+
+class Clearance(StrEnum):
+    """How an alert closed."""
+
+    HAND_OVER = "hand_over"
+    HAND_VOID = "hand_void"
+    READER_IDENTIFIED = "reader_identified"  # the seat's reader named the unread card
+    SEEN_AT_SEAT = "seen_at_seat"  # the seat board sees the stray card where it belongs
+    CONFIRMED_AT_SEAT = "confirmed_at_seat"  # the seat board confirmed the card dealt there
+    PLAYER_BACK = "player_back"
+    FULL_DECK = "full_deck"
+    FAULT_CLEARED = "fault_cleared"  # the device reports its fault cleared
+    LINK_BACK = "link_back"
+    ENTERED = "entered"  # the supervisor entered the unread card
+    CORRECTED = "corrected"  # the supervisor corrected the card
+    NO_LONGER_IN_PLAY = "no_longer_in_play"  # the misread card it named is now the card read
+    RESOLVED = "resolved"  # the supervisor resolved it (ResolveAlert)
+
+
+@dataclass(frozen=True, slots=True)
+class Cleared(Effect):
+    """Alert ``alert`` closed, ``by`` what: at ``seat``, by ``device``, by supervisor ``who``."""
+
+    alert: int
+    by: Clearance
+    seat: int | None = None
+    device: Device | None = None
+    who: str | None = None
+
+    kind = "alert_cleared"
+
+    @property
+    def how(self) -> str:
+        """How it closed, in words."""
+        seat, device = self.seat, self.device
+        match self.by:
+            case Clearance.HAND_OVER:
+                return "the hand is over"
+            case Clearance.HAND_VOID:
+                return "the hand is void"
+            case Clearance.READER_IDENTIFIED:
+                return f"seat {seat}'s reader identified the card"
+            case Clearance.SEEN_AT_SEAT:
+                return f"the seat board sees it at seat {seat}"
+            case Clearance.CONFIRMED_AT_SEAT:
+                return f"the seat board sees the card at seat {seat}"
+            case Clearance.PLAYER_BACK:
+                return f"the player is back at seat {seat}"
+            case Clearance.FULL_DECK:
+                return "a full deck is loaded"
+            case Clearance.FAULT_CLEARED:
+                return f"the {device.words if device else 'device'} reports it cleared"
+            case Clearance.LINK_BACK:
+                return f"the {device.words if device else 'device'} is connected again"
+            case Clearance.ENTERED:
+                return "the supervisor entered the card"
+            case Clearance.CORRECTED:
+                return "the supervisor corrected the card"
+            case Clearance.NO_LONGER_IN_PLAY:
+                return "the card is no longer in play: the card read is it"
+        return f"resolved by supervisor {self.who}"
+
+    @property
+    def message(self) -> str:  # type: ignore[override]
+        return f"alert {self.alert} cleared: {self.how}"
+
+    @property
+    def data(self) -> dict[str, Any]:  # type: ignore[override]
+        return {"id": self.alert}
