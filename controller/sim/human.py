@@ -108,7 +108,7 @@ class HumanDealer(Dealer):
         hand = self._dealt(table)
         waiting = hand.waiting_for
         assert waiting is not None
-        scramble = hand.scrambled and self.scrambled != table.hand_number
+        scramble = bool(hand.scrambled_burns) and self.scrambled != table.hand_number
         if self.slipped and self._behind(table):  # the dealer saw it land: nothing more dealt
             await self.floor.wait()  # until the table says where it belongs
             return
@@ -120,7 +120,7 @@ class HumanDealer(Dealer):
         elif self._behind(table) or _not_links(table):
             await self.floor.wait()  # the betting and the scramble need the table's cards
         elif scramble:
-            await self._scramble(list(hand.burns), table.hand_number)
+            await self._scramble(list(hand.scrambled_burns), table.hand_number)
         else:
             await self._decide(waiting)
 
@@ -202,10 +202,9 @@ class HumanDealer(Dealer):
 
 def _out(table: Table, card: int) -> bool:
     """The table has had ``card`` from the shoe (in the hand, or spent)."""
-    bit = 1 << card
-    if table.spent & bit:
+    if table.spent >> card & 1:
         return True
-    return table.hand is not None and bool(table.hand.out & bit)
+    return table.hand is not None and table.hand.is_out(Card(card))
 
 
 def _links_down(table: Table) -> bool:
