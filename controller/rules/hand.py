@@ -9,6 +9,8 @@ Using it::
     step = hand.apply(Deal(parse_card("Kd")))            # or apply(hand, input)
     step = hand.apply(Action(Do.CALL, seat=4))
     hand.can(input) / hand.verify(input)                 # check without applying
+    hand.holder(card), hand.stacks(), hand.bonus_seats() # the queries (docs/rules.md)
+    replay(rules, hand.starting_stacks(), inputs)        # the hand made again
 
 ``apply`` returns a ``Step(hand, effects)``: the new state and the effects people must
 be told of, in order. An input that is not legal now raises ``IllegalInput`` naming the
@@ -34,7 +36,9 @@ Where each rule lives (docs/rules.md states them all, with their sources):
 - Corrections, each leaving every card where it lies: ``_expose`` (a face-down card face
   up: on third street the up card comes down), ``_dealt_down`` (an up card face down),
   ``_correct`` (a misread: a bonus card earned late, or an unearned one dead), ``_void``.
-- Table settings and their defaults: ``settings.py``; the state's parts: ``state.py``.
+- Table settings and their defaults: ``settings.py``; the state's parts: ``state.py``,
+  with ``HandState``: all that ``betting.py`` and ``showdown.py`` know of a ``Hand``
+  (neither imports this module).
 """
 
 from __future__ import annotations
