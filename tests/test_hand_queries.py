@@ -19,14 +19,8 @@ from controller.rules import (
 )
 from controller.rules.state import Dealt
 from tests.engine_driver import Driver, street, third_street
+from tests.test_hand_corrections import fourth_street
 from tests.test_hand_deal import eight_to_seventh
-
-
-def fourth_street(**rules: object) -> Driver:
-    table = Driver({1: 100, 2: 100}, **rules)
-    table.deal(*third_street({1: "Kd 7c 2s", 2: "Qh 8d 9s"}))
-    table.act(1, "bring_in").act(2, "call")
-    return table
 
 
 def test_a_card_is_held_by_the_seat_it_was_dealt_to_and_lies_as_dealt():
