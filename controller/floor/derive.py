@@ -102,8 +102,8 @@ def facts_of(entry: Entry, before: Table, step: Step, recorder: HandRecorder) ->
             case "hand_over":
                 hand = next(ended)
                 item = hand.history_json()
-                held = [hand.hand.player(seat).cards for seat in hand.hand.seats]
-                bonus = sum(dealt.bonus for cards in held for dealt in cards)
+                dealt_in = [hand.hand.player(seat).cards for seat in hand.hand.seats]
+                bonus = sum(dealt.bonus for cards in dealt_in for dealt in cards)
                 pot = sum(pot["amount"] for pot in item["outcome"]["pots"])
                 void = hand.hand.phase is Phase.VOID
                 out.append(

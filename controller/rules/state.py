@@ -245,6 +245,21 @@ class HandState(Protocol):
     @property
     def aggressor(self) -> int | None: ...
 
-    def _replace(self, **changes: Any) -> Self:
-        """A copy with ``changes``."""
+    def _replace(
+        self,
+        *,
+        players: tuple[Player, ...] = ...,
+        phase: Phase = ...,
+        actor: int | None = ...,
+        level: int = ...,
+        full_level: int = ...,
+        size: int = ...,
+        wagers: int = ...,
+        capped: bool = ...,
+        bring_in_due: bool = ...,
+        aggressor: int | None = ...,
+        pots: tuple[Pot, ...] = ...,
+    ) -> Self:
+        """A copy with the fields given changed: the only fields betting and the showdown
+        change."""
         ...
