@@ -63,7 +63,7 @@ def engine_hand(rules: Rules, stacks: list[int], deck: list, seed: int) -> None:
             # a stub scrambled with the burns (short deck) deals a burn card again
             card = next(cards, None)
             if card is None:
-                card = next(burn for burn in hand.burns if not hand.out >> burn & 1)
+                card = next(burn for burn in hand.scrambled_burns if not hand.is_out(burn))
             hand = hand.apply(Deal(card)).hand
         elif waiting.kind == "bonus":
             hand = hand.apply(Action(Do.BONUS, waiting.seat, accept=True)).hand

@@ -34,7 +34,6 @@ from controller.rules import (
     Phase,
     Player,
     Reveal,
-    build_pots,
 )
 from controller.rules.inputs import CardName
 from controller.rules.showdown import hand_value
@@ -80,9 +79,10 @@ def visible_cards(table: Table, role: Role, seat: int | None = None) -> frozense
     if hand is None:
         return frozenset()
     seat = hand_seat(table, role, seat)
+    players = [hand.player(number) for number in hand.seats]
     names = {
         str(dealt.card)
-        for player in hand.players
+        for player in players
         for dealt in player.cards
         if may_see(role, seat, player, dealt)
     }
@@ -216,7 +216,7 @@ def effects_view(
 def _seats(table: Table, role: Role, seat: int | None) -> list[dict[str, Any]]:
     """Each seat; the hand's cards at a seat only for the sitting the hand dealt in."""
     hand = table.hand
-    players = {} if hand is None else {player.seat: player for player in hand.players}
+    players = {} if hand is None else {number: hand.player(number) for number in hand.seats}
     actor = _actor(hand)
     own = hand_seat(table, role, seat)
     out = []
@@ -285,7 +285,7 @@ def _actor(hand: Hand | None) -> int | None:
 
 def _hand(hand: Hand, role: Role, seat: int | None) -> dict[str, Any]:
     waiting = None if hand.over else hand.waiting_for
-    pots = hand.pots or build_pots(hand.players)
+    pots = hand.current_pots()
     out: dict[str, Any] = {
         "street": hand.street,
         "phase": hand.phase.value,

@@ -5,7 +5,10 @@ every chip is back in a stack at the end (a bought bonus card's price included: 
 in the main pot, which every player still in contests); the state round-trips through
 JSON; a card is never dealt twice unless the burns were scrambled back; a round that
 reached the cap stays capped to its end and never offers a bet, completion or raise; a
-fold out of turn is taken without moving the action; every hand ends.
+fold out of turn is taken without moving the action; every hand ends. The query API
+answers as the deal went: every card dealt is held by exactly the seat it went to, or is a
+burn, the community card or still in the shoe; the hand is made again by ``replay`` from
+its starting stacks and its inputs.
 """
 
 import json
@@ -14,9 +17,25 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.rules import DECK, Action, Deal, Do, Hand, IllegalInput, Player, Rules, start_hand
-from controller.rules.inputs import WAGERS
-from controller.rules.state import Dealt, Reveal
+from controller.rules import (
+    DECK,
+    Action,
+    Card,
+    Deal,
+    Dest,
+    Do,
+    Effect,
+    Hand,
+    IllegalInput,
+    Player,
+    Rules,
+    Step,
+    parse_card,
+    replay,
+    start_hand,
+)
+from controller.rules.inputs import WAGERS, Input
+from controller.rules.state import FOUR_OF_CLUBS, Dealt, Reveal
 
 SHORT_DECK = {"short_deck", "scramble", "community"}  # effects of seventh street's short deck
 SETTINGS = {
@@ -41,8 +60,60 @@ def random_rules(rng: random.Random) -> Rules:
 def next_card(rng: random.Random, hand: Hand, deck: list) -> object:
     if deck:
         return deck.pop()
-    free = [card for card in DECK if not hand.out >> card & 1]
+    free = [card for card in DECK if not hand.is_out(card)]
     return rng.choice(free)
+
+
+class Felt:
+    """Where the deal sent each card, followed from the effects alone (not the state):
+    the seat holding it (None: burned or the community card), the cards out of the shoe,
+    and the burn cards the short deck scrambled back."""
+
+    def __init__(self) -> None:
+        self.holder: dict[Card, int | None] = {}
+        self.out: set[Card] = set()
+        self.scrambled: set[Card] = set()
+
+    def follow(self, effects: tuple[Effect, ...]) -> None:
+        for effect in effects:
+            data = effect.data
+            if effect.kind in ("card", "burn"):
+                card = parse_card(data["card"])
+                self.holder[card] = data["seat"] if data.get("to") == "seat" else None
+                self.out.add(card)
+            elif effect.kind == "scramble":
+                burns = {parse_card(text) for text in data["burns"]}
+                self.scrambled |= burns
+                self.out -= burns
+
+
+def check_queries(hand: Hand, felt: Felt, stacks: dict[int, int]) -> None:
+    """The query API agrees with the felt and with itself."""
+    for card in DECK:
+        assert hand.holder(card) == felt.holder.get(card), card
+        assert hand.is_out(card) is (card in felt.out), card
+        if hand.holder(card) is None:
+            assert hand.dealt(card) is None
+    for seat in hand.seats:  # every card a player holds is held by that seat alone
+        for dealt in hand.player(seat).cards:
+            assert hand.holder(dealt.card) == seat and hand.dealt(dealt.card) == dealt
+    assert hand.cards_out() == felt.out and len(felt.out) + hand.stub == 52
+    assert hand.seats == tuple(sorted(stacks)) and hand.starting_stacks() == stacks
+    in_pot = 0 if hand.over else hand.pot
+    assert sum(hand.stacks().values()) + in_pot == sum(stacks.values())
+    assert sum(pot.amount for pot in hand.current_pots()) == hand.pot
+    if hand.phase == "complete":
+        assert hand.current_pots() == hand.pots
+    assert set(hand.scrambled_burns) == felt.scrambled
+    assert hand.expects_reload(hand.stub) is bool(felt.scrambled)
+    assert not hand.expects_reload(hand.stub + 1)
+    bonus = hand.bonus_seats()
+    assert bonus == tuple(sorted(set(bonus))) and set(bonus) <= set(hand.seats)
+    for seat in bonus:  # a bonus card is due only to the four of clubs face up
+        assert hand.holder(FOUR_OF_CLUBS) == seat and hand.dealt(FOUR_OF_CLUBS).up
+    waiting = hand.waiting_for
+    if waiting is not None and (waiting.kind == "bonus" or waiting.destination is Dest.BONUS):
+        assert waiting.seat in bonus
 
 
 def play(seed: int, seen: set[str] | None = None, folds: bool = True) -> Hand:
@@ -57,21 +128,33 @@ def play(seed: int, seen: set[str] | None = None, folds: bool = True) -> Hand:
         seat: rng.choice([1, 2, 3, rng.randint(4, 60), rng.randint(61, 400)]) for seat in seats
     }
     total = sum(stacks.values())
-    hand = start_hand(rules, stacks).hand
+    first = start_hand(rules, stacks)
+    hand = first.hand
+    felt = Felt()
+    inputs: list[Input] = []
+    effects = list(first.effects)
     deck = list(DECK)
     rng.shuffle(deck)
     in_play: set[int] = set()
     steps = 0
+
+    def take(hand: Hand, item: Input) -> Step:
+        step = hand.apply(item)
+        inputs.append(item)
+        effects.extend(step.effects)
+        felt.follow(step.effects)
+        return step
+
     while (waiting := hand.waiting_for) is not None:
         steps += 1
         assert steps < 400
         if waiting.kind == "card":
             card = next_card(rng, hand, deck)
             assert card not in in_play or hand.scrambled
-            step = hand.apply(Deal(card))
+            step = take(hand, Deal(card))
             in_play.add(card)
         elif waiting.kind == "bonus":
-            step = hand.apply(Action(Do.BONUS, waiting.seat, accept=rng.random() < 0.5))
+            step = take(hand, Action(Do.BONUS, waiting.seat, accept=rng.random() < 0.5))
         else:
             if hand.capped:
                 seen.add("capped")
@@ -91,11 +174,11 @@ def play(seed: int, seen: set[str] | None = None, folds: bool = True) -> Hand:
                 folds and waiting.kind == "action" and rng.random() < 0.03
             ):  # binding: the action stays
                 seen.add("fold out of turn")
-                step = hand.apply(Action(Do.FOLD, rng.choice(others)))
+                step = take(hand, Action(Do.FOLD, rng.choice(others)))
                 assert step.effects[0].message.endswith("folds out of turn")
                 assert step.hand.over or step.hand.actor == hand.actor
             else:
-                step = hand.apply(Action(choice.do, waiting.seat, choice.to))
+                step = take(hand, Action(choice.do, waiting.seat, choice.to))
         if hand.capped and step.hand.street == hand.street:
             assert step.hand.capped or step.hand.phase != "betting"
         seen.update(e.kind for e in step.effects if e.kind in SHORT_DECK)
@@ -103,9 +186,13 @@ def play(seed: int, seen: set[str] | None = None, folds: bool = True) -> Hand:
         in_pot = 0 if hand.over else hand.pot  # once awarded, the pot is back in the stacks
         assert sum(p.stack for p in hand.players) + in_pot == total
         assert all(p.stack >= 0 for p in hand.players)
+        check_queries(hand, felt, stacks)
         if rng.random() < 0.1:
             assert Hand.from_json(json.loads(json.dumps(hand.to_json()))) == hand
     assert sum(p.stack for p in hand.players) == total
+    again = replay(rules, hand.starting_stacks(), inputs)
+    assert again.hand == hand
+    assert [e.to_json() for e in again.effects] == [e.to_json() for e in effects]
     if hand.community is not None:  # seven players never see a community card
         assert len(hand.players) == 8
     if hand.phase == "complete":

@@ -77,10 +77,8 @@ class RecordedHand:
     def matches(self, replay: Replay) -> bool:
         """The replay's outcome is the one the table recorded."""
         if self.hand.phase is Phase.VOID:
-            stacks = [(p.seat, p.stack) for p in replay.hand.players]
-            return replay.hand.phase is Phase.VOID and stacks == [
-                (p.seat, p.stack) for p in self.hand.players
-            ]
+            stacks = replay.hand.stacks()
+            return replay.hand.phase is Phase.VOID and stacks == self.hand.stacks()
         return replay.error is None and replay.hand.to_json() == self.hand.to_json()
 
     def history_json(self, replay: Replay | None = None) -> dict[str, Any]:
@@ -108,7 +106,7 @@ def _recorded(table: Table, started: int, ended: int | None) -> RecordedHand:
         log = log[: decisions[-2] + 1 if len(decisions) > 1 else 0] + log[-1:]
     cards = tuple(item.card for item in log if isinstance(item, Deal))
     actions = tuple(item for item in log if isinstance(item, Action))
-    seats = {player.seat: player.start for player in hand.players}
+    seats = hand.starting_stacks()
     script = Script(hand.rules, seats, cards, actions)
     players = tuple((seat.seat, seat.player) for seat in table.seats if seat.seat in seats)
     return RecordedHand(table.hand_number, started, ended, script, hand, players)

@@ -257,7 +257,7 @@ def _correction_due(hand: Hand, action: Action, fed: int) -> bool:
         return fed >= action.dealt
     card = action.was if action.do is Do.CORRECT else action.card
     assert card is not None
-    return bool(hand.out >> card & 1)
+    return hand.is_out(card)
 
 
 def to_json(replay: Replay) -> dict[str, Any]:

@@ -105,7 +105,8 @@ def facts_of(entry: Entry, before: Table, step: Step, recorder: HandRecorder) ->
             case "hand_over":
                 hand = next(ended)
                 item = hand.history_json()
-                bonus = sum(dealt.bonus for player in hand.hand.players for dealt in player.cards)
+                dealt_in = [hand.hand.player(seat).cards for seat in hand.hand.seats]
+                bonus = sum(dealt.bonus for cards in dealt_in for dealt in cards)
                 pot = sum(pot["amount"] for pot in item["outcome"]["pots"])
                 void = hand.hand.phase is Phase.VOID
                 out.append(
@@ -167,11 +168,7 @@ def status_of(table: Table, last_entry_at: int | None) -> f.Status:
     """The table's live status: dealing, paused (with its first blocking alert) or idle."""
     blocking = [alert for alert in table.alerts if table.blocks(alert)]
     state = "paused" if blocking else "dealing" if table.in_hand else "idle"
-    live = (
-        {}
-        if table.hand is None or not table.in_hand
-        else {player.seat: player.stack for player in table.hand.players}
-    )
+    live = {} if table.hand is None or not table.in_hand else table.hand.stacks()
     seats = tuple(
         {**seat.to_json(), "stack": live.get(seat.seat, seat.stack), "in_hand": seat.seat in live}
         for seat in table.seats

@@ -71,15 +71,15 @@ def problems(table: Table, raised: list[Alert], felt: Felt) -> list[str]:
         found.append(f"chips not conserved: the stacks hold {stacks}, the ledger {table.chips}")
     hand = table.hand
     if hand is not None and table.in_hand:
-        began = sum(player.start for player in hand.players)
-        now = sum(player.stack + player.total for player in hand.players)
+        began = sum(hand.starting_stacks().values())
+        now = sum(hand.stacks().values()) + hand.pot
         if began != now:
             found.append(f"chips not conserved in the hand: began with {began}, now {now}")
     if table.alerts:
         kinds = ", ".join(f"{alert.kind.value} ({alert.message})" for alert in table.alerts)
         found.append(f"alerts left open at the end: {kinds}")
     if hand is not None:
-        for player in hand.players:
+        for player in map(hand.player, hand.seats):
             for dealt in player.cards:
                 lies = felt.seat_of(dealt.card)
                 if lies is not None and lies != player.seat:

@@ -19,7 +19,7 @@ from controller.rules.evaluator import (
     evaluate,
     evaluate_many,
 )
-from controller.rules.hand import Hand, Step, Waiting, apply, start_hand
+from controller.rules.hand import Hand, Step, Waiting, apply, replay, start_hand
 from controller.rules.inputs import (
     Action,
     Deal,
@@ -86,5 +86,6 @@ __all__ = [
     "input_from_json",
     "parse_card",
     "parse_cards",
+    "replay",
     "start_hand",
 ]

@@ -26,15 +26,14 @@ Rules as implemented (see docs/rules.md):
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from controller.rules.cards import RANK_NAMES, RANK_PLURALS, Card
 from controller.rules.inputs import Do, IllegalInput
 from controller.rules.settings import HeadsUpUncapped, Rules, WildBringIn
-from controller.rules.state import Player
+from controller.rules.state import HandState, Player
 
-if TYPE_CHECKING:
-    from controller.rules.hand import Hand
+H = TypeVar("H", bound=HandState)
 
 _SHOWING_NAMES = (
     "high card",
@@ -139,7 +138,7 @@ def heads_up(players: Iterable[Player]) -> bool:
     return sum(map(can_bet, players)) <= 2
 
 
-def reaches_cap(hand: Hand) -> bool:
+def reaches_cap(hand: HandState) -> bool:
     """Whether the full wager about to be made in ``hand`` (the state before it) leaves
     the round capped, once it is the bet (or completion) plus ``max_raises`` raises."""
     rules = hand.rules
@@ -153,7 +152,7 @@ def reaches_cap(hand: Hand) -> bool:
     return True
 
 
-def raise_block(hand: Hand, index: int) -> str | None:
+def raise_block(hand: HandState, index: int) -> str | None:
     """Why the player to act may not bet, complete or raise now, or None if they may."""
     player = hand.players[index]
     level = hand.level
@@ -169,7 +168,7 @@ def raise_block(hand: Hand, index: int) -> str | None:
     return "no opponent has chips left to call a raise"
 
 
-def wager_word(hand: Hand) -> Do:
+def wager_word(hand: HandState) -> Do:
     if hand.street == 3 and hand.wagers == 0:
         return Do.COMPLETE
     return Do.BET if hand.level == 0 else Do.RAISE
@@ -179,7 +178,7 @@ CHECK = Choice(Do.CHECK)
 FOLD = Choice(Do.FOLD)
 
 
-def legal_choices(hand: Hand) -> tuple[Choice, ...]:
+def legal_choices(hand: HandState) -> tuple[Choice, ...]:
     """The exact legal decisions of the player to act, with their amounts. A fold is
     always among them (with nothing to call too: a binding fold), except for the
     bring-in player, who must bring in or complete."""
@@ -212,11 +211,9 @@ def legal_choices(hand: Hand) -> tuple[Choice, ...]:
     return (stay, *wagers, FOLD)
 
 
-def choose(hand: Hand, do: Do, to: int | None) -> Choice:
+def choose(hand: HandState, do: Do, to: int | None) -> Choice:
     """The legal choice matching the decision, or IllegalInput naming why it is not legal."""
-    waiting = hand.waiting_for
-    assert waiting is not None
-    choices = waiting.legal
+    choices = legal_choices(hand)
     decision = (do, to)
     if decision in choices:  # exactly as offered (a Choice equals the plain tuple)
         return choices[choices.index(decision)]
@@ -239,7 +236,7 @@ def choose(hand: Hand, do: Do, to: int | None) -> Choice:
     raise IllegalInput(f"{who} to {to}: {limit} (to {allowed})")
 
 
-def _why_not(hand: Hand, index: int, do: Do, choices: tuple[Choice, ...]) -> str:
+def _why_not(hand: HandState, index: int, do: Do, choices: tuple[Choice, ...]) -> str:
     legal = ", ".join(choice.do.value for choice in choices)
     player = hand.players[index]
     if hand.bring_in_due:
@@ -256,7 +253,7 @@ def _why_not(hand: Hand, index: int, do: Do, choices: tuple[Choice, ...]) -> str
     return f"not legal now (legal: {legal})"
 
 
-def take_decision(hand: Hand, choice: Choice) -> Hand:
+def take_decision(hand: H, choice: Choice) -> H:
     """Apply a legal betting decision of the player to act.
 
     ``actor`` becomes the next player to act this round, or None when the round is over.
@@ -273,7 +270,7 @@ def take_decision(hand: Hand, choice: Choice) -> Hand:
     return _wager(hand, index, players, choice)
 
 
-def _wager(hand: Hand, index: int, players: tuple[Player, ...], choice: Choice) -> Hand:
+def _wager(hand: H, index: int, players: tuple[Player, ...], choice: Choice) -> H:
     """The betting round after a bring-in, completion, bet or raise (already in ``players``)."""
     to = choice.to
     assert to is not None
@@ -334,6 +331,6 @@ def next_actor(players: Sequence[Player], after: int, level: int) -> int | None:
     return None
 
 
-def with_player(hand: Hand, index: int, player: Player) -> Hand:
+def with_player(hand: H, index: int, player: Player) -> H:
     players = hand.players
     return hand._replace(players=(*players[:index], player, *players[index + 1 :]))

@@ -9,6 +9,8 @@ Using it::
     step = hand.apply(Deal(parse_card("Kd")))            # or apply(hand, input)
     step = hand.apply(Action(Do.CALL, seat=4))
     hand.can(input) / hand.verify(input)                 # check without applying
+    hand.holder(card), hand.stacks(), hand.bonus_seats() # the queries (docs/rules.md)
+    replay(rules, hand.starting_stacks(), inputs)        # the hand made again
 
 ``apply`` returns a ``Step(hand, effects)``: the new state and the effects people must
 be told of, in order. An input that is not legal now raises ``IllegalInput`` naming the
@@ -34,12 +36,14 @@ Where each rule lives (docs/rules.md states them all, with their sources):
 - Corrections, each leaving every card where it lies: ``_expose`` (a face-down card face
   up: on third street the up card comes down), ``_dealt_down`` (an up card face down),
   ``_correct`` (a misread: a bonus card earned late, or an unearned one dead), ``_void``.
-- Table settings and their defaults: ``settings.py``; the state's parts: ``state.py``.
+- Table settings and their defaults: ``settings.py``; the state's parts: ``state.py``,
+  with ``HandState``: all that ``betting.py`` and ``showdown.py`` know of a ``Hand``
+  (neither imports this module).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -64,6 +68,7 @@ from controller.rules.inputs import (
     Input,
     Notice,
 )
+from controller.rules.pots import build_pots
 from controller.rules.settings import BonusTiming, Rules
 from controller.rules.showdown import begin_showdown, reveal
 from controller.rules.state import (
@@ -317,7 +322,82 @@ class Hand(NamedTuple):
         return None
 
     def player(self, seat: int) -> Player:
+        """The player at ``seat`` (``IllegalInput`` if the seat is not in the hand)."""
         return self.players[_index_of(self.players, seat)]
+
+    # The query API: what the table and the views ask of a hand, in the game's words.
+
+    @property
+    def seats(self) -> tuple[int, ...]:
+        """The seats dealt in, in seat order (folded or not)."""
+        return tuple(p.seat for p in self.players)
+
+    def stacks(self) -> dict[int, int]:
+        """Each seat's chips behind now (seat -> chips), in seat order."""
+        return {p.seat: p.stack for p in self.players}
+
+    def starting_stacks(self) -> dict[int, int]:
+        """Each seat's stack when the hand began, before the ante: with the rules and the
+        inputs, all ``replay`` needs to make the hand again."""
+        return {p.seat: p.start for p in self.players}
+
+    def holder(self, card: Card) -> int | None:
+        """The seat holding ``card`` (up, down, or a bonus card; folded or not), or None:
+        no player holds it (still in the shoe, burned, the community card, or a dead card
+        taken away)."""
+        for player in self.players:
+            for dealt in player.cards:
+                if dealt.card == card:
+                    return player.seat
+        return None
+
+    def is_out(self, card: Card) -> bool:
+        """Whether ``card`` has come out of the shoe and cannot come out again now: held
+        by a player, the community card, a dead card, or burned and not scrambled back."""
+        return bool(self.out >> card & 1)
+
+    def dealt(self, card: Card) -> Dealt | None:
+        """How ``card`` lies in a player's hand (face, street, bonus card, exposed), or
+        None: no player holds it (see ``holder``)."""
+        for player in self.players:
+            for dealt in player.cards:
+                if dealt.card == card:
+                    return dealt
+        return None
+
+    def cards_out(self) -> frozenset[Card]:
+        """Every card ``is_out``: the cards this hand has taken from the deck for good."""
+        return frozenset(_cards_of(self.out))
+
+    def bonus_seats(self) -> tuple[int, ...]:
+        """The seats whose bonus card is due (to be dealt, or on offer at a price) and not
+        yet dealt, in seat order: the bonus lamps."""
+        return tuple(
+            sorted(
+                {
+                    waiting.seat
+                    for waiting in self.queue
+                    if waiting.seat is not None
+                    and (waiting.kind == "bonus" or waiting.destination is Dest.BONUS)
+                }
+            )
+        )
+
+    @property
+    def scrambled_burns(self) -> tuple[Card, ...]:
+        """The burn cards the short deck sent back into the stub (to be scrambled with it
+        and loaded in the shoe again), or () when they were not."""
+        return self.burns if self.scrambled else ()
+
+    def expects_reload(self, count: int) -> bool:
+        """Whether a shoe reporting ``count`` cards loaded is the stub and the scrambled
+        burn cards going back in, as this hand asked (see ``scrambled_burns``)."""
+        return self.scrambled and count == self.stub
+
+    def current_pots(self) -> tuple[Pot, ...]:
+        """The pots, main pot first: as awarded once the hand is complete, else as they
+        stand now, with no winners (none for a void hand: every chip went back)."""
+        return self.pots or build_pots(self.players)
 
     def apply(self, item: Input) -> Step:
         """Apply one input; returns the new state and its effects, or raises
@@ -433,6 +513,22 @@ def start_hand(rules: Rules, stacks: Mapping[int, int]) -> Step:
 def apply(hand: Hand, item: Input) -> Step:
     """Apply one input to ``hand`` (``hand.apply(item)``)."""
     return hand.apply(item)
+
+
+def replay(rules: Rules, stacks: Mapping[int, int], inputs: Iterable[Input]) -> Step:
+    """The hand made again: ``start_hand(rules, stacks)``, then every input in order (as a
+    hand log keeps them). The step holds the last state and every effect, the antes first;
+    an input the hand refuses raises ``IllegalInput`` naming its place in ``inputs``."""
+    step = start_hand(rules, stacks)
+    hand, fx = step.hand, list(step.effects)
+    for number, item in enumerate(inputs):
+        try:
+            step = hand.apply(item)
+        except IllegalInput as error:
+            raise IllegalInput(f"input {number} ({item!r}): {error}") from None
+        hand = step.hand
+        fx.extend(step.effects)
+    return Step(hand, tuple(fx))
 
 
 def _non_betting_action(hand: Hand, item: Action, fx: list[Effect]) -> Hand:

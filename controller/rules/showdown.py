@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
 from controller.rules.betting import next_seat_from, with_player
 from controller.rules.cards import Card
@@ -23,20 +23,19 @@ from controller.rules.evaluator import HandValue, evaluate
 from controller.rules.inputs import CardName, Effect, Notice
 from controller.rules.pots import build_pots, split
 from controller.rules.settings import OddChip, ShowdownMode
-from controller.rules.state import Phase, Player, Pot, Reveal
+from controller.rules.state import HandState, Phase, Player, Pot, Reveal
 
-if TYPE_CHECKING:
-    from controller.rules.hand import Hand
+H = TypeVar("H", bound=HandState)
 
 
-def hand_value(hand: Hand, player: Player) -> HandValue:
+def hand_value(hand: HandState, player: Player) -> HandValue:
     cards = player.own_cards
     if hand.community is not None:
         cards = (*cards, hand.community)
     return evaluate(cards, hand.rules)
 
 
-def begin_showdown(hand: Hand, fx: list[Effect]) -> Hand:
+def begin_showdown(hand: H, fx: list[Effect]) -> H:
     if hand.rules.showdown is ShowdownMode.AUTO:
         show = Reveal.SHOW
         players = tuple([p if p.folded else p.revealed(show) for p in hand.players])
@@ -48,7 +47,7 @@ def begin_showdown(hand: Hand, fx: list[Effect]) -> Hand:
     return next_to_show(hand._replace(phase=Phase.SHOWDOWN), fx)
 
 
-def showdown_start(hand: Hand) -> int:
+def showdown_start(hand: HandState) -> int:
     """Index of the player who shows first: the last aggressor, else the first to act."""
     if hand.aggressor is not None:
         return hand.aggressor
@@ -56,7 +55,7 @@ def showdown_start(hand: Hand) -> int:
     return hand.first
 
 
-def may_muck(hand: Hand, index: int) -> bool:
+def may_muck(hand: HandState, index: int) -> bool:
     seat = hand.players[index].seat
     reveals = {p.seat: p.reveal for p in hand.players}
     return all(
@@ -66,7 +65,7 @@ def may_muck(hand: Hand, index: int) -> bool:
     )
 
 
-def next_to_show(hand: Hand, fx: list[Effect]) -> Hand:
+def next_to_show(hand: H, fx: list[Effect]) -> H:
     """Ask the next player in showdown order, tabling hands that cannot be mucked."""
     start = showdown_start(hand)
     while True:
@@ -80,7 +79,7 @@ def next_to_show(hand: Hand, fx: list[Effect]) -> Hand:
         fx.append(Shows(hand, player, " (last contender: the hand is tabled)"))
 
 
-def reveal(hand: Hand, index: int, choice: Reveal, fx: list[Effect]) -> Hand:
+def reveal(hand: H, index: int, choice: Reveal, fx: list[Effect]) -> H:
     player = hand.players[index].revealed(choice)
     hand = with_player(hand, index, player)
     if choice is Reveal.SHOW:
@@ -90,7 +89,7 @@ def reveal(hand: Hand, index: int, choice: Reveal, fx: list[Effect]) -> Hand:
     return next_to_show(hand, fx)
 
 
-def award(hand: Hand, fx: list[Effect]) -> Hand:
+def award(hand: H, fx: list[Effect]) -> H:
     """Award every pot to the best hand among its contenders; the hand is complete."""
     players = list(hand.players)
     index_of = {p.seat: i for i, p in enumerate(players)}
@@ -154,7 +153,7 @@ class Shows(Effect):
     """A hand tabled at the showdown (``note`` adds why); worded when read, so that the
     hand is evaluated only once for the award."""
 
-    hand: Hand
+    hand: HandState
     player: Player
     note: str = ""
 

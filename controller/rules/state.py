@@ -1,18 +1,23 @@
-"""The parts of a hand's state: cards as dealt, players, pots.
+"""The parts of a hand's state: cards as dealt, players, pots; and ``HandState``, what
+betting and the showdown know of a hand.
 
 All types are immutable named tuples; the engine makes changed copies with ``_replace``
 (a player's changes on every card and decision have a method of their own: ``given``,
 ``puts_in``, ``passes``, ``new_round``, ``reopened``, ``revealed``, ``wins``). Every type
-has ``to_json`` and a matching ``from_json``.
+has ``to_json`` and a matching ``from_json``. The engine's one idiom: a value that changes
+is a named tuple changed with ``_replace``; a record made once (an effect, ``Rules``) is a
+frozen dataclass with slots. A slotted frozen dataclass ``Hand`` took a third to a half
+more instructions per hand (docs/performance.md, "The query API").
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol, Self
 
 from controller.rules.cards import Card, parse_card
+from controller.rules.settings import Rules
 
 STREET_NAMES = {3: "third", 4: "fourth", 5: "fifth", 6: "sixth", 7: "seventh"}
 FOUR_OF_CLUBS = Card(8)
@@ -188,3 +193,73 @@ class Pot(NamedTuple):
             tuple(data["winners"]),
             tuple((int(seat), chips) for seat, chips in data["shares"].items()),
         )
+
+
+class HandState(Protocol):
+    """What betting (``betting.py``) and the showdown (``showdown.py``) read of a hand and
+    how they change it: the engine's ``Hand`` is one (``hand.py`` describes each field).
+    They take and return this, so neither depends on the hand module that drives them."""
+
+    @property
+    def rules(self) -> Rules: ...
+
+    @property
+    def players(self) -> tuple[Player, ...]: ...
+
+    @property
+    def phase(self) -> Phase: ...
+
+    @property
+    def street(self) -> int: ...
+
+    @property
+    def community(self) -> Card | None: ...
+
+    @property
+    def actor(self) -> int | None: ...
+
+    @property
+    def level(self) -> int: ...
+
+    @property
+    def full_level(self) -> int: ...
+
+    @property
+    def size(self) -> int: ...
+
+    @property
+    def wagers(self) -> int: ...
+
+    @property
+    def capped(self) -> bool: ...
+
+    @property
+    def bring_in_due(self) -> bool: ...
+
+    @property
+    def heads_up_start(self) -> bool: ...
+
+    @property
+    def first(self) -> int | None: ...
+
+    @property
+    def aggressor(self) -> int | None: ...
+
+    def _replace(
+        self,
+        *,
+        players: tuple[Player, ...] = ...,
+        phase: Phase = ...,
+        actor: int | None = ...,
+        level: int = ...,
+        full_level: int = ...,
+        size: int = ...,
+        wagers: int = ...,
+        capped: bool = ...,
+        bring_in_due: bool = ...,
+        aggressor: int | None = ...,
+        pots: tuple[Pot, ...] = ...,
+    ) -> Self:
+        """A copy with the fields given changed: the only fields betting and the showdown
+        change."""
+        ...

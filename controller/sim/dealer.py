@@ -222,8 +222,8 @@ class Dealer:
             hand = table.hand
             assert hand is not None and hand.waiting_for is not None
             waiting = hand.waiting_for
-            if hand.scrambled and self.scrambled != table.hand_number:
-                await self._scramble(list(hand.burns), table.hand_number)
+            if hand.scrambled_burns and self.scrambled != table.hand_number:
+                await self._scramble(list(hand.scrambled_burns), table.hand_number)
             elif waiting.kind == "card":
                 await self._deal(waiting)
             else:

@@ -136,7 +136,7 @@ class HumanDealer(Dealer):
         if waiting is None:  # the last card pitched ends the hand: the table has yet to see it
             await self.floor.wait()
             return
-        scramble = hand.scrambled and self.scrambled != table.hand_number
+        scramble = bool(hand.scrambled_burns) and self.scrambled != table.hand_number
         if self.slipped is not None and self._slip_unseen(table):
             await self.floor.wait()  # the dealer saw it land: nothing more dealt until the
             return  # table says where it belongs (and it is moved there)
@@ -158,7 +158,7 @@ class HumanDealer(Dealer):
         elif self._behind(table) or _not_links(table):
             await self.floor.wait()  # the betting and the scramble need the table's cards
         elif scramble:
-            await self._scramble(list(hand.burns), table.hand_number)
+            await self._scramble(list(hand.scrambled_burns), table.hand_number)
         elif self._hasty(hand, waiting):
             await self._draw_early()
         else:
@@ -191,7 +191,7 @@ class HumanDealer(Dealer):
         street another follows, with the shoe well short of running out, one at a time."""
         if not self.mistakes or waiting.kind != "action" or self.early is not None:
             return False
-        live = sum(not player.folded for player in hand.players)
+        live = sum(not hand.player(seat).folded for seat in hand.seats)
         if hand.street >= 7 or len(self.shoe) <= 2 * live + 2 or self.faced:
             return False
         return self.haste.random() < self.mistakes
@@ -217,7 +217,7 @@ class HumanDealer(Dealer):
         self.early = None
         hand = table.hand
         assert hand is not None
-        seat = next((p.seat for p in hand.players if any(d.card == card for d in p.cards)), None)
+        seat = hand.holder(card)
         if seat is None:
             return False  # the burn card, or out of play: no seat
         self.lies[int(card)] = seat
@@ -297,7 +297,7 @@ class HumanDealer(Dealer):
         self.felt_checked = table.hand_number
         self.early = None  # a held card not dealt was set aside with the hand
         self.misread = self.recorrect = None
-        for player in hand.players:
+        for player in map(hand.player, hand.seats):
             for dealt in player.cards:
                 self.cards_checked += 1
                 lies = self.lies.get(int(dealt.card))
@@ -375,10 +375,9 @@ class HumanDealer(Dealer):
 
 def _out(table: Table, card: int) -> bool:
     """The table has had ``card`` from the shoe (in the hand, or spent)."""
-    bit = 1 << card
-    if table.spent & bit:
+    if table.spent >> card & 1:
         return True
-    return table.hand is not None and bool(table.hand.out & bit)
+    return table.hand is not None and table.hand.is_out(Card(card))
 
 
 def _links_down(table: Table) -> bool:

@@ -108,7 +108,7 @@ def _seat_rows(table: Table) -> list[str]:
     """The seats: lamp, number, player, stack, bet and cards; the player to act marked."""
     hand = table.hand
     lit = table.signals.lamps.seats
-    players = {} if hand is None else {p.seat: p for p in hand.players}
+    players = {} if hand is None else {seat: hand.player(seat) for seat in hand.seats}
     waiting = hand.waiting_for if hand is not None else None
     acting = waiting.seat if waiting is not None and waiting.kind != "card" else None
     wild = hand is not None and hand.rules.wild

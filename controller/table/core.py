@@ -122,7 +122,7 @@ def _known(table: Table, card: Card) -> bool:
     """The card is already out of the shoe: in the hand, or spent from this deck."""
     if table.spent & _bit(card):
         return True
-    return table.in_hand and bool(table.hand.out & _bit(card))  # type: ignore[union-attr]
+    return table.in_hand and table.hand.is_out(card)  # type: ignore[union-attr]
 
 
 def _not_due(table: Table) -> NotDue | None:
@@ -195,7 +195,7 @@ def _settle(table: Table, at: int, fx: list[Effect]) -> Table:
     """The hand is over: stacks back to the seats, its cards spent, its placements done."""
     hand = table.hand
     assert hand is not None
-    stacks = {player.seat: player.stack for player in hand.players}
+    stacks = hand.stacks()
     seats = tuple(seat._replace(stack=stacks.get(seat.seat, seat.stack)) for seat in table.seats)
     fx.append(
         Notice(
@@ -211,7 +211,7 @@ def _settle(table: Table, at: int, fx: list[Effect]) -> Table:
     table = replace(
         table,
         seats=seats,
-        spent=table.spent | hand.out,
+        spent=table.spent | sum(map(_bit, hand.cards_out())),
         held=(),
         unconfirmed=(),
         scramble_due=False,
@@ -420,10 +420,7 @@ def _reconcile(table: Table, item: TableInput, fx: list[Effect]) -> Table:
 def _holder(table: Table, card: Card) -> int | None:
     """The seat whose hand holds ``card``: the hand in progress, or the last one, over (the
     seat board may report a hand's last cards after it ended); None: no player holds it."""
-    if table.hand is None:
-        return None
-    players = table.hand.players  # type: ignore[union-attr]
-    return next((p.seat for p in players if any(d.card == card for d in p.cards)), None)
+    return None if table.hand is None else table.hand.holder(card)
 
 
 def _strays(table: Table, card: Card) -> list[Alert]:
@@ -499,7 +496,7 @@ def _deck_loaded(table: Table, item: ti.DeckLoaded, fx: list[Effect]) -> Table:
 def _burns_reloaded(table: Table, hand: Hand, count: int) -> bool:
     """The engine scrambled the burn cards back into the stub and the shoe now reports
     exactly that many cards: the dealer put the stub and the burns back, as told."""
-    return hand.scrambled and not table.held and count == hand.stub
+    return not table.held and hand.expects_reload(count)
 
 
 def _device_fault(table: Table, item: ti.DeviceFault, fx: list[Effect]) -> Table:
@@ -779,9 +776,10 @@ def _wrong_face(table: Table, item: ti.WrongFace, fx: list[Effect]) -> Table:
     seat = _seat_number(item.seat)
     if not table.in_play(seat):
         raise Refused(f"seat {seat} is not in hand {table.hand_number}")
-    player = table.hand.player(seat)  # type: ignore[union-attr]
-    dealt = next((d for d in player.cards if d.card == item.card), None)
-    if dealt is None:
+    hand = table.hand
+    assert hand is not None
+    dealt = hand.dealt(item.card)
+    if dealt is None or hand.holder(item.card) != seat:
         raise Refused(f"{item.card} is not a card of seat {seat}")
     face_down = dealt.up and not dealt.exposed
     do = Do.DEALT_DOWN if face_down else Do.EXPOSE

@@ -54,6 +54,6 @@ def misread(table: Table, seat: int, card: Card) -> Placement | None:
     """The card the shoe read for ``seat`` that the seat's reader sees as ``card``: the
     seat's oldest card awaiting confirmation (cards at one seat land in deal order), when
     ``card`` is not a card out of the shoe; None: not a misread."""
-    if table.spent >> card & 1 or (table.hand is not None and table.hand.out >> card & 1):
+    if table.spent >> card & 1 or (table.hand is not None and table.hand.is_out(card)):
         return None
     return next((placement for placement in table.unconfirmed if placement.seat == seat), None)

@@ -168,7 +168,7 @@ class Table:
             seat is not None
             and self.hand is not None
             and seat.since_hand < self.hand_number
-            and any(player.seat == number for player in self.hand.players)
+            and number in self.hand.seats
         )
 
     def alert(self, number: int) -> Alert | None:
@@ -176,7 +176,7 @@ class Table:
 
     def in_play(self, seat: int) -> bool:
         """The player at ``seat`` is in the hand in progress (folded or not)."""
-        return self.in_hand and any(p.seat == seat for p in self.hand.players)  # type: ignore[union-attr]
+        return self.in_hand and seat in self.hand.seats  # type: ignore[union-attr]
 
     @property
     def chips(self) -> int:
@@ -253,16 +253,7 @@ def signals(table: Table, name: CardName = str) -> Signals:
     bonus_seats: tuple[int, ...] = ()
     if table.in_hand:
         assert hand is not None
-        bonus_seats = tuple(
-            sorted(
-                {
-                    waiting.seat
-                    for waiting in hand.queue
-                    if waiting.seat is not None
-                    and (waiting.kind == "bonus" or waiting.destination is Dest.BONUS)
-                }
-            )
-        )
+        bonus_seats = hand.bonus_seats()
     blocking = next((alert for alert in table.alerts if table.blocks(alert)), None)
     if blocking is not None:
         paused = f"PAUSED: {blocking.facts.say(name)}"
