@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import websockets
 
-from controller.cli.hands import recorded_hands
+from controller.history.hands import recorded_hands
 from controller.journal import Journal
 from controller.journal.snapshots import Snapshots
 from controller.service import TableService

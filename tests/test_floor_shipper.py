@@ -16,12 +16,12 @@ import psycopg
 import pytest
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from controller.cli.hands import recorded_hands
 from controller.config import FloorSettings
 from controller.floor import store
 from controller.floor.migrate import migrate
 from controller.floor.shipper import Shipper
 from controller.floor.store import shipped
+from controller.history.hands import recorded_hands
 from controller.journal import Journal
 from controller.service import steps
 from controller.service.recovery import initial_table

@@ -22,12 +22,12 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from controller.cli.hands import recorded_hands
 from controller.floor import facts as f
 from controller.floor import store
 from controller.floor.derive import Point, derive, point_at
 from controller.floor.migrate import FOLDER, MigrationError, migrate
 from controller.floor.store import shipped as shipped_as
+from controller.history.hands import recorded_hands
 from controller.journal import Journal
 from controller.journal.snapshots import Snapshots
 from controller.service.records import record_of

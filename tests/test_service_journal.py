@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli.hands import recorded_hands
+from controller.history.hands import recorded_hands
 from controller.journal import Device as JournalDevice
 from controller.journal import Input, Journal, JournalError
 from controller.journal.device_events import to_input

@@ -25,7 +25,6 @@ from controller.rules.cards import shorten
 PROG = "luck-table"
 USAGE_ERROR = 2
 MESSAGE_LIMIT = 300
-IN_PROGRESS = "in progress"  # the end time of a hand not over, in the history records
 
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
