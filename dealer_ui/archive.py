@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from controller.history.hands import HandRecorder, RecordedHand
+from controller.history.recovery import initial_table, steps
 from controller.history.script import history
 from controller.journal import Journal
-from controller.service.recovery import initial_table, steps
 from controller.table import Table
 
 log = logging.getLogger(__name__)

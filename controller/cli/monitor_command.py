@@ -19,10 +19,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from controller.cli.common import fail
+from controller.history.records import ACCESS, TABLE
 from controller.journal import Input, Journal, JournalError, JournalLocked, to_input
 from controller.monitor import Monitor, Observed
 from controller.rules.cards import Card, counted, shown
-from controller.service.records import ACCESS, TABLE
 from drivers.device import SeatBoardDriver, ShoeDriver
 from drivers.errors import DriverError
 

@@ -1,7 +1,7 @@
 """The facts of a table's journal, derived at the table through the table core.
 
 The same path as recovery and ``luck-table history``: each journal entry is applied with
-``controller.service.recovery.entry_steps`` and each hand recorded as it ends by
+``controller.history.recovery.entry_steps`` and each hand recorded as it ends by
 ``controller.history.hands.HandRecorder``. A :class:`Point` is where the derivation stands (a
 journal position, the table after it, when its hand in progress started); :func:`point_at`
 rebuilds one at any position (from the latest snapshot at or before it), :func:`derive`
@@ -16,11 +16,11 @@ from typing import Any
 
 from controller.floor import facts as f
 from controller.history.hands import HandRecorder
+from controller.history.records import at_of
+from controller.history.recovery import entry_steps, from_snapshot
 from controller.journal import Entry, Journal, JournalError
 from controller.journal.snapshots import Snapshots
 from controller.rules import Phase
-from controller.service.records import at_of
-from controller.service.recovery import entry_steps, from_snapshot
 from controller.table import Step, Table
 
 #: How the table core words the alerts a supervisor's void, entered or corrected card clears.

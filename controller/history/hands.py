@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from controller.history.recovery import steps
 from controller.history.script import IN_PROGRESS, Replay, Script, play, to_json
 from controller.journal import Journal
 from controller.rules import Action, Deal, Do, Hand, Phase
-from controller.service.recovery import steps
 from controller.table import Step, Table
 
 
