@@ -20,10 +20,9 @@ import sys
 import time
 from collections.abc import Iterator
 
+from controller.cli import PROG, USAGE_ERROR
 from controller.rules.cards import shorten
 
-PROG = "luck-table"
-USAGE_ERROR = 2
 MESSAGE_LIMIT = 300
 
 

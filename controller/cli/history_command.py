@@ -67,10 +67,10 @@ def handler(args: argparse.Namespace) -> int:
     return 0 if all_ok else 1
 
 
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: Any, summary: str) -> None:
     parser = subparsers.add_parser(
         "history",
-        help="print the hands of a table's journal",
+        help=summary,
         description="Print every hand of a table's journal as a hand history, or with --json "
         "as hand scripts that luck-table replay plays to the recorded outcome.",
     )

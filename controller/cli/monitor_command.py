@@ -32,10 +32,10 @@ UNREADABLE = {
 }
 
 
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: Any, summary: str) -> None:
     parser = subparsers.add_parser(
         "monitor",
-        help="print (and journal) the events of the shoe and the seat board",
+        help=summary,
         description="Open the shoe and the seat board, print every event as it arrives "
         "and, with --journal, write each one to the journal before acknowledging it to the "
         "device. Runs until interrupted. With --dump, print what a journal holds.",

@@ -58,10 +58,10 @@ def handler(args: argparse.Namespace) -> int:
     return 2 if "card" in replay.error else 1
 
 
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: Any, summary: str) -> None:
     parser = subparsers.add_parser(
         COMMAND,
-        help="play a hand script through the engine",
+        help=summary,
         description="Play a hand script (JSON) through the rules engine and print the hand "
         "history, or the outcome as JSON with --json. FILE may hold one hand of 'luck-table "
         "history --hand N --json' instead: its script is played and its outcome checked "
