@@ -21,8 +21,7 @@ import signal
 import sys
 from collections.abc import Sequence
 from importlib import import_module
-
-from controller.version import version
+from typing import Any, NoReturn
 
 PROG = "luck-table"
 USAGE_ERROR = 2
@@ -63,6 +62,28 @@ INTERRUPTED = 128 + signal.SIGINT
 OUTPUT_CLOSED = 128 + signal.SIGPIPE
 
 
+class _Version(argparse.Action):
+    """``--version``, worked out only when asked: in a checkout it asks git for the commit,
+    and reading the package's metadata takes longer than most of a ``luck-table replay``."""
+
+    def __init__(self, option_strings: list[str], dest: str) -> None:
+        super().__init__(
+            option_strings,
+            dest,
+            nargs=0,
+            default=argparse.SUPPRESS,
+            help="show program's version number and exit",
+        )
+
+    def __call__(
+        self, parser: argparse.ArgumentParser, namespace: Any, values: Any, option: Any = None
+    ) -> NoReturn:
+        from controller.version import version  # noqa: PLC0415 (only for --version)
+
+        print(f"{PROG} {version()}")
+        parser.exit()
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The command line with subcommand ``command`` in full; every other subcommand is only
     its name and help line (enough for ``--help`` and to find which one is asked for)."""
@@ -70,7 +91,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         prog=PROG,
         description="Luck of the Irish table controller.",
     )
-    parser.add_argument("--version", action="version", version=f"{PROG} {version()}")
+    parser.add_argument("--version", action=_Version)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, summary) in COMMANDS.items():
         if name == command:
