@@ -47,6 +47,7 @@ test: lint
 lint: $(VENV)/test-installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-cache
 
 bench: $(VENV)/bench-installed
 	for b in bench/*.py; do $(BIN)/python $$b || exit 1; done

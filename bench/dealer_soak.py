@@ -44,9 +44,9 @@ import tomli_w
 
 from controller.config import hash_pin
 from controller.hil.service import Console, Credentials, ServiceProcess
+from controller.history.records import table_inputs
 from controller.journal import Journal
 from controller.rules import Effect
-from controller.service.records import table_inputs
 from controller.sim.dealer import FaultRates, Pace, Tally
 from controller.sim.floor import CoreFloor, FloorError
 from controller.sim.human import HumanDealer

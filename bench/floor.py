@@ -53,8 +53,8 @@ from controller.floor.migrate import migrate
 from controller.floor.scratch import scratch_database
 from controller.floor.shipper import Shipper
 from controller.floor.store import shipped
+from controller.history.recovery import initial_table
 from controller.journal import Journal
-from controller.service.recovery import initial_table
 from controller.sim.dealer import Pace
 
 LUCK_TABLE = Path(sys.executable).with_name("luck-table")

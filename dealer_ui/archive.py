@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller.cli import replay_command
-from controller.cli.hands import HandRecorder, RecordedHand
+from controller.history.hands import HandRecorder, RecordedHand
+from controller.history.recovery import initial_table, steps
+from controller.history.script import history
 from controller.journal import Journal
-from controller.service.recovery import initial_table, steps
 from controller.table import Table
 
 log = logging.getLogger(__name__)
@@ -112,7 +112,7 @@ def hand_record(journal_path: Path, number: int) -> tuple[Reading, dict[str, Any
     played = hand.replay()  # once, for the record and its text
     return reading, {
         **hand.history_json(played),
-        "history": replay_command.history(played),
+        "history": history(played),
         "recorded_hand": hand.hand.to_json(),
     }
 

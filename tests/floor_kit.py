@@ -24,10 +24,10 @@ import psycopg
 import pytest
 
 from controller.floor.scratch import ADMIN, admin, scratch_database
+from controller.history.records import record_of
+from controller.history.recovery import initial_table
 from controller.journal import Journal
 from controller.rules import Do
-from controller.service.records import record_of
-from controller.service.recovery import initial_table
 from controller.table import (
     CardRead,
     Decide,

@@ -29,8 +29,8 @@ from controller.config import hash_pin
 from controller.floor import facts, store
 from controller.floor.derive import Point, derive
 from controller.floor.migrate import migrate
+from controller.history.recovery import initial_table
 from controller.journal import Journal
-from controller.service.recovery import initial_table
 from tests.floor_kit import floor_database
 from tests.tcp_proxy import CutProxy
 

@@ -61,6 +61,48 @@ def test_version_is_the_package_version_with_the_commit():
     assert said.startswith(f"luck-table {version[1]} (commit {described.stdout.strip()}")
 
 
+def loaded_by(code: str) -> set[str]:
+    """The project's modules that a fresh interpreter has loaded after running ``code``."""
+    probe = (
+        "import sys\n"
+        f"{code}\n"
+        "print(' '.join(name for name in sys.modules if name.split('.')[0] in "
+        "{'controller', 'drivers', 'firmware_sim', 'dealer_ui', 'pit_ui'}), file=sys.stderr)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    return set(result.stderr.splitlines()[-1].split())
+
+
+def test_a_subcommand_loads_only_what_it_uses():
+    """Only the module of the subcommand that runs is imported: ``--version`` loads no
+    subcommand and no engine; ``replay`` the engine and the hand scripts, not the table
+    service, the simulator, the HIL runner or the web layer."""
+    everything = {"controller.service", "controller.sim", "controller.hil", "dealer_ui", "pit_ui"}
+    version = loaded_by(
+        "from controller.cli import main\ntry:\n    main(['--version'])\nexcept SystemExit:\n"
+        "    pass"
+    )
+    assert version == {"controller", "controller.cli", "controller.version"}
+    replay = loaded_by(
+        f"from controller.cli import main\nmain(['replay', {str(WORKED_EXAMPLE)!r}])"
+    )
+    assert {"controller.cli.replay_command", "controller.history.script"} <= replay
+    assert not {name.split(".")[0] for name in replay} & {"dealer_ui", "pit_ui", "drivers"}
+    assert not replay & everything
+    assert not {name for name in replay if name.endswith("_command")} - {
+        "controller.cli.replay_command"
+    }
+
+
+@pytest.mark.parametrize("module", ["controller.floor.shipper", "dealer_ui.archive"])
+def test_the_floor_shipper_and_the_archive_load_no_command_line(module):
+    loaded = loaded_by(f"import {module}")
+    assert not {name for name in loaded if name.startswith(("controller.cli", "controller.sim"))}
+    assert "controller.hil" not in loaded
+
+
 @pytest.mark.parametrize(
     ("argv", "stdin"),
     [

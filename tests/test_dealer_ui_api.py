@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 import websockets
 
-from controller.cli.hands import recorded_hands
+from controller.history.hands import recorded_hands
+from controller.history.records import ACCESS
+from controller.history.recovery import recover
 from controller.journal import Journal
 from controller.journal.snapshots import Snapshots
 from controller.service import TableService
-from controller.service.records import ACCESS
-from controller.service.recovery import recover
 from controller.table import Table
 from dealer_ui.archive import Archive, Reading
 from dealer_ui.auth import Auth

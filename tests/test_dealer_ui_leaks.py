@@ -11,7 +11,7 @@ from typing import Any
 
 import websockets
 
-from controller.cli.hands import recorded_hands as hands_of
+from controller.history.hands import recorded_hands as hands_of
 from controller.journal import Journal
 from controller.rules import DECK, Hand, Phase, Reveal
 from controller.service import Subscription, TableService

@@ -17,8 +17,10 @@ from controller.rules import (
     Variant,
     evaluate,
     evaluate_many,
+    evaluator,
     parse_cards,
 )
+from controller.rules.hand_tables import count_key, hand_tables
 
 LUCK = Rules()
 STUD = Rules(variant=Variant.SEVEN_CARD_STUD)
@@ -472,3 +474,23 @@ def test_hand_value_cards_are_cards():
     hand = evaluate([51, 47, 43, 39, 35], STUD)
     assert all(isinstance(card, Card) for card in hand.cards)
     assert repr(hand) == f"HandValue('Royal flush', key={hand.key:#x})"
+
+
+@pytest.mark.parametrize("rules", [LUCK, STUD, DOUBLE_ACE], ids=["luck", "stud", "double-ace"])
+def test_keys_computed_one_at_a_time_are_the_whole_tables(rules, monkeypatch):
+    """evaluate computes the keys of the first rank-count vectors it meets one at a time,
+    then builds the whole table: both give every hand the same key, the key evaluate_many
+    gives it from the whole tables."""
+    wild = rules.variant is Variant.LUCK_OF_THE_IRISH
+    whole = hand_tables(wild, rules.double_ace_flush and wild).count_keys
+    for counts in list(whole)[::397]:
+        assert count_key(counts, wild) == whole[counts]
+
+    monkeypatch.setattr(evaluator, "_FAST_TABLES", {})
+    monkeypatch.setattr(evaluator, "COUNT_KEYS_ALONE", 50)
+    rng = np.random.default_rng(7)
+    hands = [rng.choice(52, size=int(rng.integers(5, 9)), replace=False) for _ in range(400)]
+    keys = [evaluate([int(code) for code in hand], rules).key for hand in hands]
+    assert type(evaluator._FAST_TABLES[rules.variant, rules.double_ace_flush][1]) is dict
+    padded = np.array([[*hand, *[-1] * (8 - len(hand))] for hand in hands])
+    assert keys == evaluate_many(padded, rules).tolist()

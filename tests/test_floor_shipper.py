@@ -16,15 +16,15 @@ import psycopg
 import pytest
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from controller.cli.hands import recorded_hands
 from controller.config import FloorSettings
 from controller.floor import store
 from controller.floor.migrate import migrate
 from controller.floor.shipper import Shipper
 from controller.floor.store import shipped
+from controller.history.hands import recorded_hands
+from controller.history.recovery import initial_table
 from controller.journal import Journal
 from controller.service import steps
-from controller.service.recovery import initial_table
 from controller.table import SitDown, Table
 from tests.floor_kit import JournalWriter, floor_database, wait_for, write_journal
 from tests.tcp_proxy import CutProxy

@@ -22,16 +22,16 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from controller.cli.hands import recorded_hands
 from controller.floor import facts as f
 from controller.floor import store
 from controller.floor.derive import Point, derive, point_at
 from controller.floor.migrate import FOLDER, MigrationError, migrate
 from controller.floor.store import shipped as shipped_as
+from controller.history.hands import recorded_hands
+from controller.history.records import record_of
+from controller.history.recovery import initial_table
 from controller.journal import Journal
 from controller.journal.snapshots import Snapshots
-from controller.service.records import record_of
-from controller.service.recovery import initial_table
 from controller.table import CardRead, DeckLoaded, NewHand, SitDown, VoidHand
 from tests.floor_kit import JournalWriter, floor_database, write_journal
 from tests.service_kit import write_config

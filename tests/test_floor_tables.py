@@ -33,8 +33,8 @@ import psycopg
 import pytest
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from controller.cli.hands import recorded_hands
 from controller.floor import store
+from controller.history.hands import recorded_hands
 from controller.journal import Journal
 from tests.floor_kit import floor_database, wait_for
 from tests.service_kit import simulator, write_config

@@ -23,9 +23,9 @@ from websockets.exceptions import InvalidStatus
 from controller.config import Api, Credential, hash_pin
 from controller.floor import facts
 from controller.floor.derive import derive, point_at
+from controller.history.records import ACCESS
 from controller.journal import Journal
 from controller.journal.snapshots import Snapshots
-from controller.service.records import ACCESS
 from controller.table import AlertKind
 from dealer_ui.auth import Attack, Auth, AuthError
 from dealer_ui.guard import CSP

@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli.hands import recorded_hands
+from controller.history.hands import recorded_hands
+from controller.history.records import record_of, table_inputs
 from controller.journal import Device as JournalDevice
 from controller.journal import Input, Journal, JournalError
 from controller.journal.device_events import to_input
 from controller.journal.snapshots import Snapshots
 from controller.rules import DECK, Do, Phase
 from controller.service import TableService, recover, steps
-from controller.service.records import record_of, table_inputs
 from controller.table import (
     AlertKind,
     Configure,

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli.hands import recorded_hands
+from controller.history.hands import recorded_hands
 from controller.journal import Journal
 from controller.journal.device_events import DEVICE
 from controller.service import steps

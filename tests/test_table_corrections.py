@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from controller.cli.hands import HandRecorder
+from controller.history.hands import HandRecorder
 from controller.rules import Card, Do, Phase, parse_card
 from controller.table import (
     AlertKind,

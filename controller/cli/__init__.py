@@ -1,8 +1,11 @@
 """The ``luck-table`` command line.
 
-Each subcommand lives in its own module with ``add_parser(subparsers)``, which
-registers the subcommand and sets its ``handler``; ``main`` dispatches to it. Errors are
-reported with ``controller.cli.common.fail`` (one format for every subcommand).
+Each subcommand lives in its own module with ``add_parser(subparsers, summary)``, which
+registers the subcommand and sets its ``handler``; ``main`` dispatches to it. Only the
+module of the subcommand that runs is imported (:data:`COMMANDS` names them with their
+one-line help), so that ``luck-table replay`` loads the engine and not the table service,
+the simulator or the web framework. Errors are reported with
+``controller.cli.common.fail`` (one format for every subcommand).
 
 Exit status: 0 done; 1 the input was refused by the rules (see each subcommand); 2 the
 command line or the input is not acceptable (``luck-table`` alone prints the help and
@@ -17,59 +20,95 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
-from types import ModuleType
+from importlib import import_module
+from typing import Any, NoReturn
 
-from controller.cli import (
-    backup_command,
-    deploy_files_command,
-    eval_command,
-    floor_bind_command,
-    floor_command,
-    hash_pin_command,
-    hil_command,
-    history_command,
-    monitor_command,
-    relay_command,
-    replay_command,
-    serve_command,
-    sim_command,
-)
-from controller.cli.common import PROG, USAGE_ERROR
-from controller.version import version
+PROG = "luck-table"
+USAGE_ERROR = 2
 
-SUBCOMMANDS: tuple[ModuleType, ...] = (
-    eval_command,
-    replay_command,
-    sim_command,
-    serve_command,
-    history_command,
-    backup_command,
-    deploy_files_command,
-    monitor_command,
-    hil_command,
-    floor_command,
-    floor_bind_command,
-    relay_command,
-    hash_pin_command,
-)
+#: Every subcommand, in the order of ``luck-table --help``: its module (in this package)
+#: and its help line.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "eval": ("eval_command", "evaluate a hand of 5 to 8 cards"),
+    "replay": ("replay_command", "play a hand script through the engine"),
+    "sim": (
+        "sim_command",
+        "run a simulated table: an automatic dealer and players, hand after hand",
+    ),
+    "serve": ("serve_command", "run the table service"),
+    "history": ("history_command", "print the hands of a table's journal"),
+    "backup": (
+        "backup_command",
+        "copy a table's journal while it plays, keeping the last N copies",
+    ),
+    "deploy-files": (
+        "deploy_files_command",
+        "write the systemd units, example configurations and udev rules into a folder",
+    ),
+    "monitor": ("monitor_command", "print (and journal) the events of the shoe and the seat board"),
+    "hil": ("hil_command", "run hardware-in-the-loop scenarios"),
+    "floor": ("floor_command", "serve the pit view of the floor store"),
+    "floor-bind": (
+        "floor_bind_command",
+        "bind a table's journal on the floor after a rename, a reset or a restore",
+    ),
+    "relay": ("relay_command", "serve a table's public feed to broadcast viewers"),
+    "hash-pin": (
+        "hash_pin_command",
+        "print the Argon2 hash of a PIN, for a configuration's pin_hash",
+    ),
+}
 INTERRUPTED = 128 + signal.SIGINT
 OUTPUT_CLOSED = 128 + signal.SIGPIPE
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _Version(argparse.Action):
+    """``--version``, worked out only when asked: in a checkout it asks git for the commit,
+    and reading the package's metadata takes longer than most of a ``luck-table replay``."""
+
+    def __init__(self, option_strings: list[str], dest: str) -> None:
+        super().__init__(
+            option_strings,
+            dest,
+            nargs=0,
+            default=argparse.SUPPRESS,
+            help="show program's version number and exit",
+        )
+
+    def __call__(
+        self, parser: argparse.ArgumentParser, namespace: Any, values: Any, option: Any = None
+    ) -> NoReturn:
+        from controller.version import version  # noqa: PLC0415 (only for --version)
+
+        print(f"{PROG} {version()}")
+        parser.exit()
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line with subcommand ``command`` in full; every other subcommand is only
+    its name and help line (enough for ``--help`` and to find which one is asked for)."""
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Luck of the Irish table controller.",
     )
-    parser.add_argument("--version", action="version", version=f"{PROG} {version()}")
+    parser.add_argument("--version", action=_Version)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in SUBCOMMANDS:
-        module.add_parser(subparsers)
+    for name, (module, summary) in COMMANDS.items():
+        if name == command:
+            import_module(f"{__name__}.{module}").add_parser(subparsers, summary)
+        else:
+            subparsers.add_parser(name, help=summary, add_help=False)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # first the subcommand's name (--help, --version and an unknown subcommand end here),
+    # then the command line again with that subcommand's own arguments
     parser = build_parser()
+    command = parser.parse_known_args(argv)[0].command
+    if command is not None:
+        parser = build_parser(command)
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help(sys.stderr)

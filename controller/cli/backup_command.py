@@ -87,10 +87,10 @@ def handler(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: Any, summary: str) -> None:
     parser = subparsers.add_parser(
         "backup",
-        help="copy a table's journal while it plays, keeping the last N copies",
+        help=summary,
         description="A consistent copy of the journal with SQLite's online backup, checked, "
         "into FOLDER as NAME-YYYYMMDDTHHMMSSZ.sqlite; the oldest copies beyond --keep are "
         "removed.",

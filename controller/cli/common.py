@@ -20,12 +20,10 @@ import sys
 import time
 from collections.abc import Iterator
 
+from controller.cli import PROG, USAGE_ERROR
 from controller.rules.cards import shorten
 
-PROG = "luck-table"
-USAGE_ERROR = 2
 MESSAGE_LIMIT = 300
-IN_PROGRESS = "in progress"  # the end time of a hand not over, in the history records
 
 
 LOG_LEVELS = ("debug", "info", "warning", "error")

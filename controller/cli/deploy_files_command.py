@@ -35,10 +35,10 @@ def handler(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: Any, summary: str) -> None:
     parser = subparsers.add_parser(
         "deploy-files",
-        help="write the systemd units, example configurations and udev rules into a folder",
+        help=summary,
         description="Write the deployment files (systemd units and timer, example "
         "configurations, udev rules, sysusers file, their README) into FOLDER.",
     )

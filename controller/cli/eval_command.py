@@ -21,10 +21,10 @@ from controller.rules import CardError, HandValue, Rules, Variant, evaluate
 COMMAND = "eval"
 
 
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: Any, summary: str) -> None:
     parser = subparsers.add_parser(
         COMMAND,
-        help="evaluate a hand of 5 to 8 cards",
+        help=summary,
         description="Evaluate the best five-card hand of 5 to 8 cards (fours wild by default).",
     )
     parser.add_argument(

@@ -31,10 +31,10 @@ from controller.floor.migrate import MigrationError, migrate
 from controller.journal import Journal, JournalError
 
 
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: Any, summary: str) -> None:
     parser = subparsers.add_parser(
         "floor-bind",
-        help="bind a table's journal on the floor after a rename, a reset or a restore",
+        help=summary,
         description="Tell the casino floor that the table of this configuration was renamed "
         "(--renamed-from OLD), or that its journal is the table's from now on "
         "(--new-journal: a reset, a replaced journal, a journal restored from a backup).",

@@ -25,6 +25,11 @@ import psycopg
 
 from controller.cli.common import add_log_options, fail, log_to_stderr
 from controller.config import ConfigError
+from controller.floor.migrate import NO_SCHEMA, schema_problem
+from dealer_ui.server import listening_socket, start
+from pit_ui import create_app
+from pit_ui.config import check_dsn, describe_dsn, load_floor_config
+from pit_ui.live import connect, unreachable
 
 log = logging.getLogger("pit_ui")
 
@@ -39,11 +44,6 @@ class FloorSchemaMismatch(Exception):
 
 def check_floor(dsn: str, statement_timeout: float = 5.0) -> None:
     """Reach the floor database once and find there the floor schema this release reads."""
-    # the web framework is loaded by this command only, not by every luck-table command
-    from controller.floor.migrate import NO_SCHEMA, schema_problem  # noqa: PLC0415
-    from pit_ui.config import describe_dsn  # noqa: PLC0415
-    from pit_ui.live import connect, unreachable  # noqa: PLC0415
-
     where = describe_dsn(dsn)
     try:
         with connect(dsn, timeout=5, statement_timeout=statement_timeout) as connection:
@@ -64,10 +64,6 @@ def check_floor(dsn: str, statement_timeout: float = 5.0) -> None:
 
 async def serve(config: Any, sock: socket.socket) -> None:
     """Serve the pit view on ``sock`` (bound at its address) until SIGTERM or SIGINT."""
-    from dealer_ui.server import start  # noqa: PLC0415
-    from pit_ui import create_app  # noqa: PLC0415
-    from pit_ui.config import describe_dsn  # noqa: PLC0415
-
     served = await start(create_app(config), config.api, what="the floor service", sock=sock)
     stopped = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -79,8 +75,6 @@ async def serve(config: Any, sock: socket.socket) -> None:
 
 
 def handler(args: argparse.Namespace) -> int:
-    from pit_ui.config import check_dsn, load_floor_config  # noqa: PLC0415
-
     log_to_stderr(args.log_level, args.log_format)
     try:
         config = load_floor_config(args.config)
@@ -96,8 +90,6 @@ def handler(args: argparse.Namespace) -> int:
     if args.port is not None and not 0 <= args.port <= 65535:
         return fail("floor", f"--port {args.port}: a TCP port, 0..65535 (0: any free port)")
     config = dataclasses.replace(config, dsn=dsn)
-    from dealer_ui.server import listening_socket  # noqa: PLC0415
-
     try:
         sock = listening_socket(config.api, args.bind, args.port)
     except OSError as error:
@@ -114,10 +106,10 @@ def handler(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: Any, summary: str) -> None:
     parser = subparsers.add_parser(
         "floor",
-        help="serve the pit view of the floor store",
+        help=summary,
         description="Serve the floor service: the pit view (every table live, alerts "
         "across the floor, each table's surveillance view) and its REST API, from the "
         "floor store on PostgreSQL.",

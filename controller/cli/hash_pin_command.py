@@ -53,10 +53,10 @@ def handler(_: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: Any, summary: str) -> None:
     parser = subparsers.add_parser(
         COMMAND,
-        help="print the Argon2 hash of a PIN, for a configuration's pin_hash",
+        help=summary,
         description="Print the Argon2 hash of a PIN for a configuration's pin_hash: typed "
         "twice at a terminal, else the first line of standard input.",
     )

@@ -102,10 +102,10 @@ def handler(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: Any, summary: str) -> None:
     parser = subparsers.add_parser(
         "hil",
-        help="run hardware-in-the-loop scenarios",
+        help=summary,
         description="Run scenario files (docs/scenarios.md) against a luck-table serve "
         "process started for each: on the simulators, or on real devices with --shoe and "
         "--seats; or against a service already running, with --attach.",

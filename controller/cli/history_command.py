@@ -18,9 +18,9 @@ import argparse
 import json
 from typing import Any
 
-from controller.cli import replay_command
 from controller.cli.common import fail
-from controller.cli.hands import RecordedHand, iso_time, recorded_hands
+from controller.history.hands import RecordedHand, iso_time, recorded_hands
+from controller.history.script import history
 from controller.journal import Journal, JournalError
 
 
@@ -28,7 +28,7 @@ def _as_text(hand: RecordedHand) -> tuple[str, bool]:
     replay = hand.replay()
     ok = hand.matches(replay)
     head = f"=== hand {hand.number}: {iso_time(hand.started)} to {iso_time(hand.ended)} ==="
-    text = f"{head}\n{replay_command.history(replay)}"
+    text = f"{head}\n{history(replay)}"
     if not ok:
         text += "\nNOT THE RECORDED OUTCOME: the journal and the engine disagree"
     return text, ok
@@ -67,10 +67,10 @@ def handler(args: argparse.Namespace) -> int:
     return 0 if all_ok else 1
 
 
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: Any, summary: str) -> None:
     parser = subparsers.add_parser(
         "history",
-        help="print the hands of a table's journal",
+        help=summary,
         description="Print every hand of a table's journal as a hand history, or with --json "
         "as hand scripts that luck-table replay plays to the recorded outcome.",
     )

@@ -20,10 +20,10 @@ from typing import Any
 
 from controller.cli.common import fail
 from controller.config import DevicePort
+from controller.history.records import ACCESS, TABLE
 from controller.journal import Input, Journal, JournalError, JournalLocked, to_input
 from controller.monitor import Monitor, Observed
 from controller.rules.cards import Card, counted, shown
-from controller.service.records import ACCESS, TABLE
 from controller.table import Device
 from drivers.errors import DriverError
 
@@ -33,10 +33,10 @@ UNREADABLE = {
 }
 
 
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: Any, summary: str) -> None:
     parser = subparsers.add_parser(
         "monitor",
-        help="print (and journal) the events of the shoe and the seat board",
+        help=summary,
         description="Open the shoe and the seat board, print every event as it arrives "
         "and, with --journal, write each one to the journal before acknowledging it to the "
         "device. Runs until interrupted. With --dump, print what a journal holds.",

@@ -24,6 +24,7 @@ from typing import Any
 from controller.cli.common import add_log_options, fail, log_to_stderr
 from controller.config import Api, ConfigError, load_config
 from controller.console_address import console_url
+from dealer_ui.relay import Relay, feed_url, server_url
 
 log = logging.getLogger("dealer_ui.relay")
 
@@ -32,9 +33,6 @@ async def run(
     args: argparse.Namespace, tls: ssl.SSLContext | None, source_ssl: ssl.SSLContext | None
 ) -> None:
     """Follow the table and serve viewers until SIGTERM or SIGINT."""
-    # the WebSocket server is loaded by this command only, not by every luck-table command
-    from dealer_ui.relay import Relay, server_url  # noqa: PLC0415
-
     relay = Relay(
         args.source,
         source_ssl=source_ssl,
@@ -85,8 +83,6 @@ def source_tls(cafile: str | None) -> ssl.SSLContext | None:
 
 
 def handler(args: argparse.Namespace) -> int:
-    from dealer_ui.relay import feed_url  # noqa: PLC0415
-
     log_to_stderr(args.log_level, args.log_format)
     if args.log_level != "debug":  # not a line for every viewer's connection
         logging.getLogger("websockets.server").setLevel(logging.WARNING)
@@ -110,10 +106,10 @@ def handler(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: Any, summary: str) -> None:
     parser = subparsers.add_parser(
         "relay",
-        help="serve a table's public feed to broadcast viewers",
+        help=summary,
         description="Follow a table service's public feed and serve it (the same feed, "
         "the public page, /health) to many viewers from this process, so that the table's "
         "own event loop sends each update once.",

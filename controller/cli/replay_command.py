@@ -1,25 +1,14 @@
 """``luck-table replay FILE|- [--json]``: play a hand script through the engine.
 
 FILE may also hold one hand of ``luck-table history --hand N --json`` (an audit): its
-script is played and the outcome checked against the one recorded (status 1 if not).
-
-A hand script is a JSON object::
-
-    {"rules": {...overrides...}, "seats": {"1": 200, "4": 150},
-     "cards": ["Kd", "7c", ...], "actions": [{"seat": 4, "do": "bring_in"}, ...]}
-
-Cards are fed when the engine waits for a card, decisions when it waits for a
-decision. Corrections (``expose``, ``dealt_down``, ``correct``, ``void``) are applied as
-soon as they are the next action and can apply: ``void`` at once, the others once as many
-cards as their ``dealt`` says are out, or without ``dealt`` once their card has been dealt.
+script is played and the outcome checked against the one recorded (status 1 if not). The
+scripts and their replay are :mod:`controller.history.script`.
 
 Exit status: 0 when the hand completes or waits for more input; 1 when the engine
 refuses an action or one is left over (``error.action`` is its index); 2 when the
 script itself is not valid: bad JSON, a key given twice in an object, unknown field or
 value, a seat outside 1-8 (in ``seats`` or an action), fewer than 2 seats, or a card
-given twice or left over (``error.card`` is its index). A card may come out twice only
-when the engine scrambled the burn cards back (short deck); cards after the point where
-the engine stops are checked as far as the rules can know (``_check_unused_cards``).
+given twice or left over (``error.card`` is its index).
 """
 
 from __future__ import annotations
@@ -27,345 +16,21 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
-from controller.cli.common import IN_PROGRESS, MESSAGE_LIMIT, InputError, fail, read_text
-from controller.rules.cards import DECK, Card, CardError, parse_card, shorten
-from controller.rules.hand import MAX_SEAT, Hand, start_hand
-from controller.rules.inputs import (
-    CARD_CORRECTIONS,
-    Action,
-    Deal,
-    Do,
-    Effect,
-    IllegalInput,
-    action_from_json,
+from controller.cli.common import MESSAGE_LIMIT, InputError, fail, read_text
+from controller.history.script import (
+    ScriptError,
+    audit,
+    history,
+    play,
+    read_record,
+    read_script,
+    to_json,
 )
-from controller.rules.pots import build_pots
-from controller.rules.settings import Rules, RulesError
-from controller.rules.showdown import hand_value
-from controller.rules.state import Phase, Reveal
-
-T = TypeVar("T")
+from controller.rules.cards import shorten
 
 COMMAND = "replay"
-CARDS_PER_PLAYER = 7  # seven-card stud, before any bonus card
-BURNS_PER_HAND = 4  # one before each of fourth to seventh street
-SCRIPT_FIELDS = frozenset({"rules", "seats", "cards", "actions"})
-RECORD_FIELDS = frozenset({"hand", "started", "ended", "script", "outcome", "recorded"})
-SEAT_NAMES = frozenset(str(seat) for seat in range(1, MAX_SEAT + 1))
-
-
-class ScriptError(ValueError):
-    """A hand script that cannot be played at all."""
-
-
-@dataclass(frozen=True, slots=True)
-class Script:
-    rules: Rules
-    seats: dict[int, int]
-    cards: tuple[Card, ...]
-    actions: tuple[Action, ...]
-
-
-@dataclass(slots=True)
-class Replay:
-    """The outcome of playing a script: the last state, the effects, and any refusal."""
-
-    hand: Hand
-    events: list[Effect] = field(default_factory=list)
-    error: dict[str, Any] | None = None
-
-    @property
-    def status(self) -> str:
-        if self.error is not None:
-            return "error"
-        return "complete" if self.hand.over else "waiting"
-
-
-def read_script(text: str) -> Script:
-    try:
-        return _read_script(text)
-    except RecursionError:
-        raise ScriptError("invalid hand script: nested too deeply") from None
-
-
-def _read_script(text: str) -> Script:
-    try:
-        data = json.loads(text, object_pairs_hook=_unique_keys)
-    except json.JSONDecodeError as error:
-        raise ScriptError(f"invalid JSON: {error}") from None
-    except ScriptError:
-        raise
-    except ValueError:  # Python's limit on converting long numbers
-        limit = sys.get_int_max_str_digits()
-        raise ScriptError(f"invalid JSON: a number of more than {limit:,} digits") from None
-    if not isinstance(data, dict):
-        raise ScriptError("a hand script is a JSON object")
-    unknown = sorted(set(data) - SCRIPT_FIELDS)
-    if unknown:
-        raise ScriptError(f"unknown field {unknown[0]!r}")
-    overrides = data.get("rules", {})
-    if not isinstance(overrides, dict):
-        raise ScriptError("'rules' must be an object")
-    try:
-        rules = Rules.from_mapping(overrides)
-    except (RulesError, TypeError) as error:
-        raise ScriptError(str(error)) from None
-    seats = _read_seats(data.get("seats"))
-    cards = _read_list(data, "cards", parse_card)
-    actions = _read_list(data, "actions", action_from_json)
-    for number, action in enumerate(actions):
-        if action.seat is not None and not 1 <= action.seat <= MAX_SEAT:
-            raise ScriptError(
-                f"actions[{number}]: seat {action.seat} is not a seat (seats are 1 to {MAX_SEAT})"
-            )
-    return Script(rules, seats, cards, actions)
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """A JSON object; a key given twice is an error (JSON would keep the last silently)."""
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ScriptError(f"duplicate key {key!r}")
-        out[key] = value
-    return out
-
-
-def _read_list(data: dict[str, Any], name: str, read: Callable[[Any], T]) -> tuple[T, ...]:
-    items = data.get(name, [])
-    if not isinstance(items, list):
-        raise ScriptError(f"{name!r} must be a list")
-    out = []
-    for number, item in enumerate(items):
-        try:
-            out.append(read(item))
-        except (CardError, IllegalInput) as error:
-            raise ScriptError(f"{name}[{number}]: {error}") from None
-    return tuple(out)
-
-
-def _read_seats(data: object) -> dict[int, int]:
-    if not isinstance(data, dict):
-        raise ScriptError("'seats' must be an object of seat number to stack")
-    seats: dict[int, int] = {}
-    for key, stack in data.items():
-        if key not in SEAT_NAMES:
-            raise ScriptError(f"seats: {key!r} is not a seat (seats are 1 to {MAX_SEAT})")
-        if not isinstance(stack, int) or isinstance(stack, bool) or stack <= 0:
-            raise ScriptError(f"seats: seat {key}: stack {stack!r} is not a positive whole number")
-        seats[int(key)] = stack
-    if len(seats) < 2:
-        raise ScriptError("seats: a hand needs at least 2 seats")
-    return seats
-
-
-def play(script: Script) -> Replay:
-    """Feed the script's cards and actions to the engine as it asks for them."""
-    step = start_hand(script.rules, script.seats)
-    replay = Replay(step.hand, list(step.effects))
-    cards, actions = script.cards, script.actions
-    next_card = next_action = 0
-    while True:
-        hand = replay.hand
-        waiting = hand.waiting_for
-        action = actions[next_action] if next_action < len(actions) else None
-        if waiting is None:
-            if action is not None:
-                replay.error = {"action": next_action, "message": "the hand is over"}
-            elif next_card < len(cards):
-                replay.error = {"card": next_card, "message": "the hand is over: card not used"}
-            return replay
-        if action is not None and _correction_due(hand, action, next_card):
-            wanted: Deal | Action | None = action
-        elif waiting.kind == "card":
-            wanted = Deal(cards[next_card]) if next_card < len(cards) else action
-        else:
-            wanted = action
-        if wanted is None:
-            _check_unused_cards(replay, cards, next_card)
-            return replay
-        try:
-            step = hand.apply(wanted)
-        except IllegalInput as error:
-            if isinstance(wanted, Deal):
-                replay.error = {"card": next_card, "message": f"{error} (card given twice)"}
-            else:
-                replay.error = {"action": next_action, "message": str(error)}
-            return replay
-        if isinstance(wanted, Deal):
-            next_card += 1
-        else:
-            next_action += 1
-        replay.hand = step.hand
-        replay.events.extend(step.effects)
-
-
-def _check_unused_cards(replay: Replay, cards: tuple[Card, ...], first: int) -> None:
-    """Cards the engine has not asked for yet must be cards that can still come out.
-
-    A card in play (dealt to a player, or the community card) never comes out again. A
-    burned card comes out again only after the burn cards are scrambled back into the
-    stub (short deck, seventh street). Which of the cards still to come will be burns
-    depends on decisions not made yet, so while a scramble can still happen a card may
-    be given twice in all (burned, then dealt after the scramble), never three times.
-    """
-    hand = replay.hand
-    burned = 0 if hand.scrambled else sum(1 << card for card in hand.burns)
-    may_return = _burns_may_return(hand)
-    in_play = hand.out & ~burned
-    once = burned
-    twice = 0
-    for number in range(first, len(cards)):
-        card = cards[number]
-        bit = 1 << card
-        if in_play & bit or twice & bit or (once & bit and not may_return):
-            replay.error = {"card": number, "message": f"{card}: card given twice"}
-            return
-        if once & bit:
-            twice |= bit
-        else:
-            once |= bit
-
-
-def _burns_may_return(hand: Hand) -> bool:
-    """Whether the burn cards may yet be scrambled back into the stub.
-
-    Only a hand that could need more cards than the deck holds can scramble: seven to
-    every player, a bonus card and a burn before each of the four later streets (seven
-    players or more, with burns on).
-    """
-    if hand.scrambled or not hand.rules.burn:
-        return False
-    return len(hand.players) * CARDS_PER_PLAYER + 1 + BURNS_PER_HAND > len(DECK)
-
-
-def _correction_due(hand: Hand, action: Action, fed: int) -> bool:
-    """Whether the correction ``action`` applies now, ``fed`` cards into the script: at the
-    point the table made it (``dealt``), else once the card it names is out."""
-    if action.do is Do.VOID:
-        return True
-    if action.do not in CARD_CORRECTIONS:
-        return False
-    waiting = hand.waiting_for
-    if waiting is None or waiting.kind != "card":
-        return True
-    if action.dealt is not None:
-        return fed >= action.dealt
-    card = action.was if action.do is Do.CORRECT else action.card
-    assert card is not None
-    return hand.is_out(card)
-
-
-def to_json(replay: Replay) -> dict[str, Any]:
-    hand = replay.hand
-    out: dict[str, Any] = {"status": replay.status}
-    if replay.error is not None:
-        out["error"] = replay.error
-    waiting = hand.waiting_for
-    if replay.error is None and waiting is not None:
-        out["waiting_for"] = waiting.to_json()
-    showdown = hand.phase is Phase.COMPLETE and any(p.reveal is not None for p in hand.players)
-    seats: dict[str, Any] = {}
-    for player in hand.players:
-        entry: dict[str, Any] = {
-            "cards": [dealt.to_json() for dealt in player.cards],
-            "folded": player.folded,
-            "stack": player.stack,
-        }
-        if showdown and not player.folded:
-            value = hand_value(hand, player)
-            entry["best"] = {"category": value.category.value, "ranks": list(value.ranks)}
-            if player.reveal is Reveal.MUCK:
-                entry["mucked"] = True
-        seats[str(player.seat)] = entry
-    out["seats"] = seats
-    out["community"] = [] if hand.community is None else [str(hand.community)]
-    out["burns"] = [str(card) for card in hand.burns]
-    if hand.phase is Phase.VOID:
-        pots: list[dict[str, Any]] = []
-    elif hand.pots:
-        pots = [pot.to_json() for pot in hand.pots]
-    else:
-        pots = [pot.to_json() for pot in build_pots(hand.players)]
-    out["pots"] = pots
-    out["events"] = [effect.to_json() for effect in replay.events]
-    return out
-
-
-def history(replay: Replay) -> str:
-    """A hand history a supervisor can read, street by street (hole cards shown)."""
-    hand = replay.hand
-    rules = hand.rules
-    seats = ", ".join(f"seat {p.seat} ({p.start})" for p in hand.players)
-    lines = [
-        f"{rules.variant.value}: ante {rules.ante}, bring-in {rules.bring_in}, "
-        f"bets {rules.small_bet}/{rules.big_bet}; {seats}"
-    ]
-    for effect in replay.events:
-        if effect.kind == "street":
-            lines.append(f"*** {effect.message.upper()} ***")
-        elif effect.kind == "card" and "seat" in effect.data:
-            data = effect.data
-            bonus = " (bonus card)" if data["bonus"] else ""
-            lines.append(f"  seat {data['seat']}: {data['card']} {data['face']}{bonus}")
-        elif effect.kind == "burn":
-            lines.append(f"  burn {effect.data['card']}")
-        else:
-            lines.append(f"  {effect.message}")
-    lines.append(f"status: {replay.status}")
-    if replay.error is not None:
-        where = "card" if "card" in replay.error else "action"
-        lines.append(f"error at {where} {replay.error[where]}: {replay.error['message']}")
-    waiting = hand.waiting_for
-    if replay.error is None and waiting is not None:
-        lines.append(waiting.describe())
-    lines.append("stacks: " + ", ".join(f"seat {p.seat} {p.stack}" for p in hand.players))
-    return "\n".join(lines)
-
-
-def read_record(text: str) -> tuple[Script, dict[str, Any]] | None:
-    """A hand of ``luck-table history --hand N --json``, ``{"hand", "started", "ended",
-    "script", "outcome", "recorded"}``: its script and the record; None when ``text`` is
-    not such a record (a hand script)."""
-    try:
-        data = json.loads(text, object_pairs_hook=_unique_keys)
-    except (json.JSONDecodeError, RecursionError):
-        return None  # read_script says what is wrong
-    except ScriptError:
-        raise
-    except ValueError:
-        return None
-    if not isinstance(data, dict) or "script" not in data:
-        return None
-    missing = sorted(RECORD_FIELDS - set(data))
-    unknown = sorted(set(data) - RECORD_FIELDS)
-    if missing or unknown:
-        what = f"missing {missing[0]!r}" if missing else f"unknown field {unknown[0]!r}"
-        raise ScriptError(f"a hand of 'luck-table history --json': {what}")
-    if not isinstance(data["outcome"], dict):
-        raise ScriptError("a hand of 'luck-table history --json': 'outcome' must be an object")
-    try:
-        script = read_script(json.dumps(data["script"]))
-    except ScriptError as error:
-        raise ScriptError(f"script: {error}") from None
-    return script, data
-
-
-def audit(replay: Replay, record: dict[str, Any]) -> tuple[str, bool]:
-    """The audit line of a recorded hand replayed: whether the replay gives the outcome the
-    history printed for it, and whether that is the one the table recorded."""
-    hand = f"hand {record['hand']} ({record['started']} to {record['ended']})"
-    if to_json(replay) != record["outcome"]:
-        return f"AUDIT FAILED: {hand}: the replay's outcome is not the one recorded", False
-    if record["recorded"] is not True:
-        return f"AUDIT FAILED: {hand}: the table recorded another outcome (recorded: false)", False
-    if record["ended"] == IN_PROGRESS:  # the hand the journal ends in, not over yet
-        return f"audit: {hand} replays to the table's hand as far as it went", True
-    return f"audit: {hand} replays to the outcome the table recorded", True
 
 
 def handler(args: argparse.Namespace) -> int:
@@ -393,10 +58,10 @@ def handler(args: argparse.Namespace) -> int:
     return 2 if "card" in replay.error else 1
 
 
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: Any, summary: str) -> None:
     parser = subparsers.add_parser(
         COMMAND,
-        help="play a hand script through the engine",
+        help=summary,
         description="Play a hand script (JSON) through the rules engine and print the hand "
         "history, or the outcome as JSON with --json. FILE may hold one hand of 'luck-table "
         "history --hand N --json' instead: its script is played and its outcome checked "

@@ -27,6 +27,8 @@ from controller.journal import JournalError
 from controller.journal.store import check_no_writer
 from controller.service import TableService
 from controller.service.systemd import Notifier
+from dealer_ui import serve as serve_console
+from dealer_ui.server import listening_socket
 
 log = logging.getLogger("controller.service")
 #: The file in the runtime folder that holds the console's URL.
@@ -36,9 +38,6 @@ CONSOLE_URL_FILE = "console.url"
 async def serve(config: Config, sock: socket.socket | None = None) -> None:
     """Run the table service and its console (on ``sock`` when given: bound at the
     configuration's address already) until SIGTERM or SIGINT."""
-    # the web framework is loaded by this command only, not by every luck-table command
-    from dealer_ui import serve as serve_console  # noqa: PLC0415
-
     notifier = Notifier()
     async with TableService(config) as service:
         loop = asyncio.get_running_loop()
@@ -77,9 +76,6 @@ def handler(args: argparse.Namespace) -> int:
         config = load_config(args.config)
     except ConfigError as error:
         return fail("serve", f"{args.config}: {error}")
-    # the web framework is loaded by this command only, not by every luck-table command
-    from dealer_ui.server import listening_socket  # noqa: PLC0415
-
     try:  # a second service of this table: named, before its address is found taken
         check_no_writer(config.journal)
     except JournalError as error:
@@ -97,10 +93,10 @@ def handler(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: Any, summary: str) -> None:
     parser = subparsers.add_parser(
         "serve",
-        help="run the table service",
+        help=summary,
         description="Run one table: the shoe and seat board, the journal, the table core, "
         "and the dealer console at the configuration's API address.",
     )

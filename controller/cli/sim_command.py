@@ -39,10 +39,12 @@ VARIANT_NAMES = {
 }
 
 
-def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], summary: str
+) -> None:
     parser = subparsers.add_parser(
         "sim",
-        help="run a simulated table: an automatic dealer and players, hand after hand",
+        help=summary,
         description=(
             "Deal hand after hand at a simulated table: an automatic dealer loads shuffled "
             "decks, draws each card and places it at its seat, seeded players decide, and a "

@@ -1,8 +1,8 @@
 """The facts of a table's journal, derived at the table through the table core.
 
 The same path as recovery and ``luck-table history``: each journal entry is applied with
-``controller.service.recovery.entry_steps`` and each hand recorded as it ends by
-``controller.cli.hands.HandRecorder``. A :class:`Point` is where the derivation stands (a
+``controller.history.recovery.entry_steps`` and each hand recorded as it ends by
+``controller.history.hands.HandRecorder``. A :class:`Point` is where the derivation stands (a
 journal position, the table after it, when its hand in progress started); :func:`point_at`
 rebuilds one at any position (from the latest snapshot at or before it), :func:`derive`
 goes on from one for up to ``limit`` entries.
@@ -14,13 +14,13 @@ import itertools
 from dataclasses import dataclass
 from typing import Any
 
-from controller.cli.hands import HandRecorder
 from controller.floor import facts as f
+from controller.history.hands import HandRecorder
+from controller.history.records import at_of
+from controller.history.recovery import entry_steps, from_snapshot
 from controller.journal import Entry, Journal, JournalError
 from controller.journal.snapshots import Snapshots
 from controller.rules import Phase
-from controller.service.records import at_of
-from controller.service.recovery import entry_steps, from_snapshot
 from controller.table import Clearance, Cleared, Step, Table
 
 #: How the alerts a supervisor's void, entered or corrected card clears close.

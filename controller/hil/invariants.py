@@ -17,9 +17,9 @@ import bisect
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from controller.history.records import table_inputs
 from controller.journal import Journal
 from controller.rules import Card
-from controller.service.records import table_inputs
 from controller.table import Alert, AlertKind, Table, TableSettings, apply
 
 

@@ -124,13 +124,7 @@ def hand_tables(wild: bool, double_ace_flush: bool) -> HandTables:
     dense_count_keys = np.zeros(int(block.sum()), np.int64)
     dense_count_keys[low_base[low] + high_offset[high]] = strengths
 
-    lanes, wilds, flush = _flush_table(wild, double_ace_flush)
-    spaced = np.zeros_like(lanes)
-    for index in range(RANK_INDEXES):
-        spaced |= ((lanes >> index) & 1) << (4 * index)
-    in_dict = (flush > 0) & ((wilds == 0) | wild)
-    if wild:
-        in_dict &= (lanes >> WILD_RANK_INDEX) & 1 == 0
+    flush = _flush_table(wild, double_ace_flush)[2]
 
     codes = np.arange(52)
     rank_index, suit = codes >> 2, codes & 3
@@ -145,17 +139,11 @@ def hand_tables(wild: bool, double_ace_flush: bool) -> HandTables:
 
     return HandTables(
         wild=wild,
-        card_values=_card_values(wild),
+        card_values=card_values(wild),
         count_keys=dict(
             zip(nibble_keys[playable].tolist(), strengths[playable].tolist(), strict=True)
         ),
-        flush_keys=dict(
-            zip(
-                (spaced[in_dict] | wilds[in_dict] << 8).tolist(),
-                flush[in_dict].tolist(),
-                strict=True,
-            )
-        ),
+        flush_keys=flush_keys(wild, double_ace_flush),
         count_weights=np.append(count_weights, 0).astype(np.int64),
         lane_weights=np.append(lane_weights, 0).astype(np.int64),
         low_base=low_base,
@@ -165,7 +153,32 @@ def hand_tables(wild: bool, double_ace_flush: bool) -> HandTables:
     )
 
 
-def _card_values(wild: bool) -> dict[object, int]:
+def count_key(counts: int, wild: bool) -> int:
+    """The count table's entry for one rank-count vector (13 nibbles, as ``count_keys`` is
+    keyed), computed alone: what :func:`hand_tables` computes for every vector at once."""
+    vector = [(counts >> (4 * index)) & 15 for index in range(RANK_INDEXES)]
+    return int(_count_table_keys(np.array([vector], np.int8), wild)[0])
+
+
+@cache
+def flush_keys(wild: bool, double_ace_flush: bool) -> dict[int, int]:
+    """The flush table keyed as :func:`evaluate` looks it up (``flush_keys`` of
+    :class:`HandTables`); a suit that cannot make five is not in it."""
+    lanes, wilds, flush = _flush_table(wild, double_ace_flush)
+    spaced = np.zeros_like(lanes)
+    for index in range(RANK_INDEXES):
+        spaced |= ((lanes >> index) & 1) << (4 * index)
+    in_dict = (flush > 0) & ((wilds == 0) | wild)
+    if wild:
+        in_dict &= (lanes >> WILD_RANK_INDEX) & 1 == 0
+    keyed = (spaced[in_dict] | wilds[in_dict] << 8).tolist()
+    return dict(zip(keyed, flush[in_dict].tolist(), strict=True))
+
+
+@cache
+def card_values(wild: bool) -> dict[object, int]:
+    """What :func:`evaluate` sums per card, by code, Card or spelling (``card_values`` of
+    :class:`HandTables`)."""
     values: dict[object, int] = {}
     for card in DECK:
         rank_index, suit = card >> 2, card & 3

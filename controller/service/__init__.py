@@ -2,10 +2,10 @@
 
 ``TableService(config)`` runs the drivers, journals every input before applying it to the
 table core, drives the shoe's lamps and publishes an :class:`Update` per applied input;
-:func:`recover` rebuilds the table from a journal.
+:func:`recover` rebuilds the table from a journal (:mod:`controller.history.recovery`).
 """
 
-from controller.service.recovery import Recovered, recover, steps
+from controller.history.recovery import Recovered, recover, steps
 from controller.service.service import (
     Guard,
     Stale,

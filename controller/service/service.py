@@ -26,14 +26,14 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
 from controller.config import Config
+from controller.history.records import ACCESS, record_of, table_inputs
+from controller.history.recovery import Recovered, recover
 from controller.intake import Absent, Arrival, Intake
 from controller.journal import Device as JournalDevice
 from controller.journal import Input, Journal, JournalError
 from controller.journal.device_events import device_of, to_input
 from controller.journal.snapshots import Snapshots
 from controller.rules import Effect
-from controller.service.records import ACCESS, record_of, table_inputs
-from controller.service.recovery import Recovered, recover
 from controller.service.timings import CARD_SECONDS, COMMIT_SECONDS
 from controller.table import (
     AlertKind,
@@ -315,8 +315,8 @@ class TableService:
 
     def _start_shipper(self, journal: Journal) -> None:
         """Ship the journal to the floor, from a thread of its own (docs/floor.md)."""
-        # imported here: the floor's code loads the command line's hand recorder, and the
-        # command line loads this module; and only a table with a floor needs it
+        # imported here: only a table with a floor needs the floor's code and its PostgreSQL
+        # client (about 0.1 s of CPU to load)
         from controller.floor.shipper import Shipper  # noqa: PLC0415
         from controller.floor.store import shipped  # noqa: PLC0415
 

@@ -14,10 +14,10 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from controller.history.records import TABLE, table_inputs
 from controller.journal import Device as JournalDevice
 from controller.journal import Entry, Journal
 from controller.journal.snapshots import Snapshots
-from controller.service.records import TABLE, table_inputs
 from controller.table import Step, Table, TableSettings, apply
 
 log = logging.getLogger(__name__)

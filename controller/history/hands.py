@@ -17,12 +17,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from controller.cli import replay_command
-from controller.cli.common import IN_PROGRESS
-from controller.cli.replay_command import Replay, Script, play
+from controller.history.recovery import steps
+from controller.history.script import IN_PROGRESS, Replay, Script, play, to_json
 from controller.journal import Journal
 from controller.rules import Action, Deal, Do, Hand, Phase
-from controller.service.recovery import steps
 from controller.table import Step, Table
 
 
@@ -91,7 +89,7 @@ class RecordedHand:
             "started": iso_time(self.started),
             "ended": iso_time(self.ended),
             "script": self.script_json(),
-            "outcome": replay_command.to_json(replay),
+            "outcome": to_json(replay),
             "recorded": self.matches(replay),
         }
 
