@@ -150,6 +150,11 @@ def odds(
             else "samples: the exact odds take no samples"
         )
     model = deal_model(hand)
+    if len(model.seats) == 1:  # all others folded: nothing is left to chance
+        one = (Fraction(1),)
+        tally = Tally(one, (Fraction(0),), one, 1)
+        seats = _seats(model, tally.win, tally.tie, tally.equity)
+        return Odds(Method.EXACT, 1, seats, notes(model), len(model.stub), fractions=tally)
     deals = exact_deals(model)
     if method is Method.EXACT or (
         method is Method.AUTO and samples is None and deals <= AUTO_EXACT_DEALS
