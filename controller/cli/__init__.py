@@ -29,6 +29,8 @@ from controller.cli import (
     hil_command,
     history_command,
     monitor_command,
+    odds_command,
+    par_command,
     relay_command,
     replay_command,
     serve_command,
@@ -40,6 +42,8 @@ from controller.version import version
 SUBCOMMANDS: tuple[ModuleType, ...] = (
     eval_command,
     replay_command,
+    odds_command,
+    par_command,
     sim_command,
     serve_command,
     history_command,

@@ -165,8 +165,7 @@ def odds(
         return Odds(Method.EXACT, deals, seats, notes(model), len(model.stub), fractions=tally)
     rng = np.random.default_rng(seed)
     if samples is not None:
-        keys, _ = sample(model, rng, samples)
-        result = estimate(keys)
+        result = estimate(sample(model, rng, samples).keys)
     else:
         result = _until_precise(model, rng)
     seats = _seats(model, result.win, result.tie, result.equity, result)
@@ -177,14 +176,14 @@ def odds(
 def _until_precise(model: DealModel, rng: np.random.Generator) -> Estimate:
     """Deal BATCH deals, then as many more as the standard errors seen say are needed
     (and again if still short), up to MAX_SAMPLES: the same seed gives the same deals."""
-    batches = [sample(model, rng, BATCH)[0]]
+    batches = [sample(model, rng, BATCH).keys]
     result = estimate(batches[0])
     while max(result.equity_error) > TARGET_ERROR and result.deals < MAX_SAMPLES:
         wanted = result.deals * (max(result.equity_error) / TARGET_ERROR) ** 2 * 1.05
         more = min(
             MAX_SAMPLES - result.deals, max(1000, -(-int(wanted - result.deals) // 1000) * 1000)
         )
-        batches.append(sample(model, rng, more)[0])
+        batches.append(sample(model, rng, more).keys)
         result = estimate(np.vstack(batches))
     return result
 

@@ -230,11 +230,19 @@ def arrangements(n: int, r: int) -> IntArray:
     return out
 
 
-def sample(
-    model: DealModel, rng: np.random.Generator, deals: int
-) -> tuple[IntArray, npt.NDArray[np.intp]]:
-    """``deals`` random deals: every seat's hand value (rows of keys, one column per seat
-    still in) and the index of the plan that dealt each, the deals grouped by plan."""
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """Random deals, grouped by plan: ``keys`` (one row per deal, one column per seat
+    still in), ``hands`` (each seat's cards at the showdown: deals by seats by 8, -1
+    padding) and ``plans`` (the index in ``model.plans`` of the plan that dealt each)."""
+
+    keys: IntArray
+    hands: IntArray
+    plans: npt.NDArray[np.intp]
+
+
+def sample(model: DealModel, rng: np.random.Generator, deals: int) -> Sample:
+    """``deals`` random deals of the rest of the hand."""
     stub = np.array(model.stub, dtype=np.int64)
     order = rng.permuted(np.tile(stub, (deals, 1)), axis=1)
     chosen = np.zeros(deals, np.intp)
@@ -258,7 +266,7 @@ def sample(
             draws = np.hstack([draws, _some(rng, pool, len(plan.after))])
         _fill(hands[first:last], model, plan, draws)
     keys = evaluate_many(hands.reshape(-1, MAX_HAND), model.hand.rules)
-    return keys.reshape(deals, len(model.seats)), chosen
+    return Sample(keys.reshape(deals, len(model.seats)), hands, chosen)
 
 
 def _some(rng: np.random.Generator, pool: IntArray, count: int) -> IntArray:
@@ -280,6 +288,17 @@ def _fill(hands: IntArray, model: DealModel, plan: Plan, draws: IntArray) -> Non
     known, seat, place, column = _layout(model, plan)
     hands[:] = known
     hands[:, seat, place] = draws[:, column]
+
+
+def bonus_place(model: DealModel, plan: Plan) -> tuple[int, int] | None:
+    """Where ``plan``'s bonus card (if it deals one) lies in the hands ``sample`` gives:
+    the seat's index and the card's place in its hand."""
+    _, seats, places, columns = _layout(model, plan)
+    slots = (*plan.before, *plan.after)
+    for seat, place, column in zip(seats, places, columns, strict=True):
+        if slots[column].bonus:
+            return int(seat), int(place)
+    return None
 
 
 def _layout(
