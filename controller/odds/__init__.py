@@ -26,16 +26,18 @@ from controller.odds.compute import (
     estimate,
     exact,
     exact_deals,
+    exact_work,
     sample,
 )
 from controller.odds.plan import DealModel, OddsError, Plan, Slot, deal_model
 from controller.rules.cards import Card
 from controller.rules.hand import Hand
 
-#: Exact whenever the enumeration has at most this many deals (``Method.AUTO``).
-AUTO_EXACT_DEALS = 1_500_000
-#: ``Method.EXACT`` refuses more than this many deals (minutes of work, gigabytes).
-MAX_EXACT_DEALS = 40_000_000
+#: Exact whenever the enumeration goes through at most this many rows (``Method.AUTO``;
+#: ``compute.exact_work``: about a tenth of a second on the machine of docs/performance.md).
+AUTO_EXACT_WORK = 400_000
+#: ``Method.EXACT`` refuses more rows than this (minutes of work, gigabytes).
+MAX_EXACT_WORK = 20_000_000
 #: Monte Carlo by default: batches of this many deals until every seat's equity has a
 #: standard error of at most TARGET_ERROR, or MAX_SAMPLES deals.
 BATCH = 10_000
@@ -44,8 +46,8 @@ MAX_SAMPLES = 1_000_000
 DEFAULT_SEED = 0
 
 __all__ = [
-    "AUTO_EXACT_DEALS",
-    "MAX_EXACT_DEALS",
+    "AUTO_EXACT_WORK",
+    "MAX_EXACT_WORK",
     "DealModel",
     "Method",
     "Odds",
@@ -155,11 +157,11 @@ def odds(
         tally = Tally(one, (Fraction(0),), one, 1)
         seats = _seats(model, tally.win, tally.tie, tally.equity)
         return Odds(Method.EXACT, 1, seats, notes(model), len(model.stub), fractions=tally)
-    deals = exact_deals(model)
+    deals, work = exact_deals(model), exact_work(model)
     if method is Method.EXACT or (
-        method is Method.AUTO and samples is None and deals <= AUTO_EXACT_DEALS
+        method is Method.AUTO and samples is None and work <= AUTO_EXACT_WORK
     ):
-        check_deals(model, deals, MAX_EXACT_DEALS)
+        check_deals(deals, work, MAX_EXACT_WORK)
         tally = exact(model)
         seats = _seats(model, tally.win, tally.tie, tally.equity)
         return Odds(Method.EXACT, deals, seats, notes(model), len(model.stub), fractions=tally)

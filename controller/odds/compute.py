@@ -27,7 +27,7 @@ from fractions import Fraction
 import numpy as np
 import numpy.typing as npt
 
-from controller.odds.plan import DealModel, OddsError, Plan
+from controller.odds.plan import DealModel, OddsError, Plan, Slot
 from controller.rules.evaluator import evaluate_many
 from controller.rules.state import FOUR_OF_CLUBS
 
@@ -108,69 +108,120 @@ def _tally_plan(
 ) -> tuple[IntArray, IntArray, IntArray]:
     """Wins, ties and tie shares (in TIE_UNITs) of each seat over every deal of ``plan``.
 
-    When the plan's last card goes to a seat that gets no other card to come (seventh
-    street's last card, no community card), the deals are enumerated without it: for
-    each, the cards left are counted by how that seat's hand with them compares with the
-    best of the others (a sorted table of its values), the cards already drawn taken out.
+    When a seat gets only one card to come (a seventh-street card) and no community card
+    is to come, the deals are enumerated without that card: for each, the cards left are
+    counted by how that seat's hand with them compares with the best of the others (a
+    sorted table of its values), the cards already drawn taken out. The cards of one
+    stage (before or after a scramble) are a uniformly random ordered draw, so which of
+    them is left to the end does not matter.
     """
     seats = len(model.seats)
     wins = np.zeros(seats, np.int64)
     ties = np.zeros(seats, np.int64)
     shares = np.zeros(seats, np.int64)
-    last = _last_alone(model, plan, forks)
-    if last is None:
+    split = _split(model, plan, forks)
+    if split is None:
         for draws in _draws(model, plan, stub, forks):
             counted = _count(_keys(model, plan, draws, range(seats)))
             wins += counted[0]
             ties += counted[1]
             shares += counted[2]
         return wins, ties, shares
-    if plan.after:
-        partial = replace(plan, after=plan.after[:-1])
-        pool = np.array(sorted({*model.stub, *model.burns}), np.int64)
-    else:
-        partial = replace(plan, before=plan.before[:-1])
-        pool = stub
+    partial, last, pool, forks = split
     others = [index for index in range(seats) if index != last]
     values = np.zeros(52, np.int64)
     values[pool] = _by_hand(model, _fixed(model, last), pool.reshape(-1, 1))
     ordered = np.sort(values[pool])
     for draws in _draws(model, partial, stub, forks):
         keys = _keys(model, partial, draws, others)
-        best = keys.max(axis=1)
-        top = keys == best[:, None]
-        count = top.sum(axis=1)
-        used = values[draws]
-        above = (
-            len(pool) - np.searchsorted(ordered, best, "right") - (used > best[:, None]).sum(axis=1)
-        )
-        level = np.searchsorted(ordered, best, "right") - np.searchsorted(ordered, best, "left")
-        level -= (used == best[:, None]).sum(axis=1)
+        best, count = _best(keys)
+        used = values[draws.T]  # the cards drawn, a row per column: fast sums over them
+        left = np.searchsorted(ordered, best, "left")
+        right = np.searchsorted(ordered, best, "right")
+        above = len(pool) - right - np.add.reduce(used > best, axis=0)
+        level = right - left - np.add.reduce(used == best, axis=0)
         below = len(pool) - draws.shape[1] - above - level
         wins[last] += int(above.sum())
         ties[last] += int(level.sum())
         shares[last] += int((above * TIE_UNIT + level * (TIE_UNIT // (count + 1))).sum())
-        alone = count == 1
-        wins[others] += (top * (below * alone)[:, None]).sum(axis=0)
-        ties[others] += (top * (level + below * ~alone)[:, None]).sum(axis=0)
-        share = below * (TIE_UNIT // count) + level * (TIE_UNIT // (count + 1))
+        alone = count == 1  # one best hand among the others: a cheap sum by its seat
+        winner = keys[alone].argmax(axis=1)
+        size = len(others)
+        wins[others] += np.bincount(winner, weights=below[alone], minlength=size).astype(np.int64)
+        ties[others] += np.bincount(winner, weights=level[alone], minlength=size).astype(np.int64)
+        share = below[alone] * TIE_UNIT + level[alone] * (TIE_UNIT // 2)
+        shares[others] += np.bincount(winner, weights=share, minlength=size).astype(np.int64)
+        split = ~alone  # the others tie for the best: rare, the whole table of them
+        top = keys[split] == best[split, None]
+        many = count[split]
+        ties[others] += (top * (level[split] + below[split])[:, None]).sum(axis=0)
+        share = below[split] * (TIE_UNIT // many) + level[split] * (TIE_UNIT // (many + 1))
         shares[others] += (top * share[:, None]).sum(axis=0)
     return wins, ties, shares
 
 
-def _last_alone(model: DealModel, plan: Plan, forks: Sequence[int | None]) -> int | None:
-    """The index of the seat the plan's last card goes to, if that seat gets no other
-    card to come, no community card is to come, at least one other seat is in, and the
-    last card is not where the four of clubs would fork the deal."""
+def _split(
+    model: DealModel, plan: Plan, forks: Sequence[int | None]
+) -> tuple[Plan, int, IntArray, list[int | None]] | None:
+    """The plan without a free card (``_free_slot``), the index of the seat it goes to,
+    the cards it may be, and the four of clubs' forks in the plan without it."""
+    free = _free_slot(model, plan, forks)
+    if free is None:
+        return None
+    last, position = free
+    if plan.after:
+        partial = replace(plan, after=_without(plan.after, position))
+        return partial, last, np.array(sorted({*model.stub, *model.burns}), np.int64), [*forks]
+    partial = replace(plan, before=_without(plan.before, position))
+    if plan.four_at is not None and plan.four_at > position:
+        partial = replace(partial, four_at=plan.four_at - 1)
+    forks = [fork - (fork is not None and fork > position) for fork in forks]
+    return partial, last, np.array(model.stub, np.int64), forks
+
+
+def exact_work(model: DealModel) -> int:
+    """How many rows the exact enumeration goes through (a free card counted, not
+    enumerated): what its time grows with."""
+    forks = [plan.four_at for plan in model.plans[1:]]
+    work = 0
+    for plan in model.plans:
+        split = _split(model, plan, forks)
+        work += _plan_deals(model, plan if split is None else split[0])
+    return work
+
+
+def _best(keys: IntArray) -> tuple[IntArray, IntArray]:
+    """Each row's best value and how many seats have it (column by column: a NumPy
+    reduction along a short row is slow)."""
+    columns = keys.T
+    best = columns[0].copy()
+    for column in columns[1:]:
+        np.maximum(best, column, out=best)
+    count = np.zeros(len(best), np.int64)
+    for column in columns:
+        count += column == best
+    return best, count
+
+
+def _free_slot(model: DealModel, plan: Plan, forks: Sequence[int | None]) -> tuple[int, int] | None:
+    """A card of the plan's last stage (``after`` if a scramble is to come, else
+    ``before``) to a seat that gets no other card, with no community card to come and
+    another seat in, and not where the four of clubs forks the deal: the seat's index and
+    the card's place in its stage; None if there is none."""
     slots = (*plan.before, *plan.after)
-    if len(model.seats) < 2 or not slots or any(slot.seat is None for slot in slots):
+    if len(model.seats) < 2 or any(slot.seat is None for slot in slots):
         return None
-    seat = slots[-1].seat
-    if sum(slot.seat == seat for slot in slots) > 1:
-        return None
-    if not plan.after and plan.four_at is None and len(plan.before) - 1 in forks:
-        return None
-    return model.seats.index(seat)
+    stage = plan.after or plan.before
+    fixed = set() if plan.after else {*forks, plan.four_at}
+    for position in reversed(range(len(stage))):
+        seat = stage[position].seat
+        if position not in fixed and sum(slot.seat == seat for slot in slots) == 1:
+            return model.seats.index(seat), position
+    return None
+
+
+def _without(slots: tuple[Slot, ...], position: int) -> tuple[Slot, ...]:
+    return slots[:position] + slots[position + 1 :]
 
 
 def _draws(
@@ -360,7 +411,7 @@ def _keys(model: DealModel, plan: Plan, draws: IntArray, which: Sequence[int] | 
     of ``draws`` (the plan's cards, in order). A seat with at most three cards to come is
     valued once per set of them (a table), when that is fewer hands."""
     slots = (*plan.before, *plan.after)
-    keys = np.empty((len(draws), len(which)), np.int64)
+    keys = np.empty((len(which), len(draws)), np.int64).T  # each seat's values contiguous
     for out, index in enumerate(which):
         seat = model.seats[index]
         columns = [column for column, slot in enumerate(slots) if slot.seat in (seat, None)]
@@ -399,11 +450,10 @@ def _table_index(cards: IntArray) -> IntArray:
     return index
 
 
-def check_deals(model: DealModel, deals: int, limit: int) -> None:
-    """Refuse an exact enumeration beyond ``limit`` deals, saying how many it needs."""
-    if deals > limit:
+def check_deals(deals: int, work: int, limit: int) -> None:
+    """Refuse an exact enumeration of more than ``limit`` rows, saying how many deals."""
+    if work > limit:
         raise OddsError(
-            f"exact odds need {deals:,} deals here (more than {limit:,}): use Monte Carlo"
+            f"exact odds need {deals:,} deals here ({work:,} enumerated, more than "
+            f"{limit:,}): use Monte Carlo"
         )
-    if not model.seats:
-        raise OddsError("no seat is still in")
