@@ -71,6 +71,12 @@ def exact_deals(model: DealModel) -> int:
     return sum(_plan_deals(model, plan) for plan in model.plans)
 
 
+def _forks(model: DealModel) -> list[int]:
+    """Where the four of clubs forks the deal: the places in the base plan's ``before``
+    of the face-up cards whose plans follow it."""
+    return [plan.four_at for plan in model.plans[1:] if plan.four_at is not None]
+
+
 def _plan_deals(model: DealModel, plan: Plan) -> int:
     n, drawn = len(model.stub), len(plan.before)
     count = math.perm(n - 1, drawn - 1) if plan.four_at is not None else math.perm(n, drawn)
@@ -88,7 +94,7 @@ def exact(model: DealModel) -> Tally:
     tie = [Fraction(0)] * seats
     equity = [Fraction(0)] * seats
     stub = np.array(model.stub, dtype=np.int64)
-    forks = [plan.four_at for plan in model.plans[1:]]
+    forks = _forks(model)
     for plan in model.plans:
         weight = Fraction(
             1,
@@ -104,7 +110,7 @@ def exact(model: DealModel) -> Tally:
 
 
 def _tally_plan(
-    model: DealModel, plan: Plan, stub: IntArray, forks: Sequence[int | None]
+    model: DealModel, plan: Plan, stub: IntArray, forks: Sequence[int]
 ) -> tuple[IntArray, IntArray, IntArray]:
     """Wins, ties and tie shares (in TIE_UNITs) of each seat over every deal of ``plan``.
 
@@ -161,8 +167,8 @@ def _tally_plan(
 
 
 def _split(
-    model: DealModel, plan: Plan, forks: Sequence[int | None]
-) -> tuple[Plan, int, IntArray, list[int | None]] | None:
+    model: DealModel, plan: Plan, forks: Sequence[int]
+) -> tuple[Plan, int, IntArray, list[int]] | None:
     """The plan without a free card (``_free_slot``), the index of the seat it goes to,
     the cards it may be, and the four of clubs' forks in the plan without it."""
     free = _free_slot(model, plan, forks)
@@ -175,14 +181,14 @@ def _split(
     partial = replace(plan, before=_without(plan.before, position))
     if plan.four_at is not None and plan.four_at > position:
         partial = replace(partial, four_at=plan.four_at - 1)
-    forks = [fork - (fork is not None and fork > position) for fork in forks]
+    forks = [fork - (fork > position) for fork in forks]
     return partial, last, np.array(model.stub, np.int64), forks
 
 
 def exact_work(model: DealModel) -> int:
     """How many rows the exact enumeration goes through (a free card counted, not
     enumerated): what its time grows with."""
-    forks = [plan.four_at for plan in model.plans[1:]]
+    forks = _forks(model)
     work = 0
     for plan in model.plans:
         split = _split(model, plan, forks)
@@ -203,7 +209,7 @@ def _best(keys: IntArray) -> tuple[IntArray, IntArray]:
     return best, count
 
 
-def _free_slot(model: DealModel, plan: Plan, forks: Sequence[int | None]) -> tuple[int, int] | None:
+def _free_slot(model: DealModel, plan: Plan, forks: Sequence[int]) -> tuple[int, int] | None:
     """A card of the plan's last stage (``after`` if a scramble is to come, else
     ``before``) to a seat that gets no other card, with no community card to come and
     another seat in, and not where the four of clubs forks the deal: the seat's index and
@@ -224,9 +230,7 @@ def _without(slots: tuple[Slot, ...], position: int) -> tuple[Slot, ...]:
     return slots[:position] + slots[position + 1 :]
 
 
-def _draws(
-    model: DealModel, plan: Plan, stub: IntArray, forks: Sequence[int | None]
-) -> list[IntArray]:
+def _draws(model: DealModel, plan: Plan, stub: IntArray, forks: Sequence[int]) -> list[IntArray]:
     """Every ordered draw of ``plan``'s cards (rows of card codes, ``before`` then
     ``after``), in chunks; the base plan leaves out the four of clubs face up (another
     plan deals that)."""
@@ -370,7 +374,7 @@ def _layout(
         seats += [index] * len(drawn)
         places += range(len(cards), len(cards) + len(drawn))
         columns += drawn
-    return known, *(np.array(values, np.intp) for values in (seats, places, columns))
+    return known, np.array(seats, np.intp), np.array(places, np.intp), np.array(columns, np.intp)
 
 
 def estimate(keys: IntArray) -> Estimate:
@@ -380,14 +384,14 @@ def estimate(keys: IntArray) -> Estimate:
     count = top.sum(axis=1, keepdims=True)
     values = (top & (count == 1), top & (count > 1), top / count)
     deals = len(keys)
-    means = [tuple(float(v) for v in value.mean(axis=0)) for value in values]
-    errors = [
+    win, tie, equity = (tuple(float(v) for v in value.mean(axis=0)) for value in values)
+    win_error, tie_error, equity_error = (
         tuple(float(v) for v in value.std(axis=0, ddof=1) / math.sqrt(deals))
         if deals > 1
         else (math.inf,) * keys.shape[1]
         for value in values
-    ]
-    return Estimate(*means, *errors, deals=deals)
+    )
+    return Estimate(win, tie, equity, win_error, tie_error, equity_error, deals)
 
 
 def _count(keys: IntArray) -> tuple[IntArray, IntArray, IntArray]:
@@ -402,8 +406,8 @@ def _count(keys: IntArray) -> tuple[IntArray, IntArray, IntArray]:
 
 def _fixed(model: DealModel, index: int) -> list[int]:
     """The cards of ``model.seats[index]`` known now, the community card included."""
-    held = list(model.held[index])
-    return held if model.community is None else [*held, model.community]
+    held = [int(card) for card in model.held[index]]
+    return held if model.community is None else [*held, int(model.community)]
 
 
 def _keys(model: DealModel, plan: Plan, draws: IntArray, which: Sequence[int] | range) -> IntArray:

@@ -15,6 +15,7 @@ the 4 x players face-up cards with probability 4 x players / 52 exactly.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -207,7 +208,10 @@ def render(
         "| setting | value |",
         "| --- | --- |",
     ]
-    lines += [f"| `{name}` | `{value}` |" for name, value in rules.to_json().items()]
+    lines += [
+        f"| `{name}` | `{value if isinstance(value, str) else json.dumps(value)}` |"
+        for name, value in rules.to_json().items()
+    ]
     lines += [
         "",
         f"Random numbers: NumPy's PCG64, seed {seed} (one stream for all player counts, in order).",
