@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from typing import Any
 
 from controller.cli.common import InputError, fail, read_text
@@ -95,24 +96,19 @@ def _percent(value: float) -> str:
     return f"{100 * value:6.2f}%"
 
 
-def _samples(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of deals") from None
-    if value < 2:
-        raise argparse.ArgumentTypeError(f"{value}: at least 2 deals")
-    return value
+def whole_number(minimum: int, what: str) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least ``minimum`` (``what`` it counts)."""
 
+    def read(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{value}: {what} must be {minimum} or more")
+        return value
 
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value}: a seed is 0 or more")
-    return value
+    return read
 
 
 def add_parser(subparsers: Any) -> None:
@@ -140,13 +136,13 @@ def add_parser(subparsers: Any) -> None:
     )
     how.add_argument(
         "--samples",
-        type=_samples,
+        type=whole_number(2, "the deals"),
         metavar="N",
         help="Monte Carlo with exactly N random deals",
     )
     parser.add_argument(
         "--seed",
-        type=_seed,
+        type=whole_number(0, "a seed"),
         default=0,
         metavar="S",
         help="the Monte Carlo random seed (default 0: the same odds every time)",

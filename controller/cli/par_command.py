@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from controller.cli.common import fail
+from controller.cli.odds_command import whole_number
 from controller.odds.par import play, render
 from controller.rules.settings import Rules, RulesError
 
@@ -88,26 +89,6 @@ def _players_text(numbers: list[int]) -> str:
     return ",".join(str(number) for number in numbers)
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value}: at least 1")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value}: a seed is 0 or more")
-    return value
-
-
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         COMMAND,
@@ -125,9 +106,15 @@ def add_parser(subparsers: Any) -> None:
         help="numbers of players: 5, 2..8 (the default) or 2,4,8",
     )
     parser.add_argument(
-        "--hands", type=_positive, default=200_000, metavar="N", help="hands per number"
+        "--hands",
+        type=whole_number(1, "hands"),
+        default=200_000,
+        metavar="N",
+        help="hands per number",
     )
-    parser.add_argument("--seed", type=_seed, default=0, metavar="S", help="random seed")
+    parser.add_argument(
+        "--seed", type=whole_number(0, "a seed"), default=0, metavar="S", help="random seed"
+    )
     parser.add_argument(
         "--rules",
         default="{}",
