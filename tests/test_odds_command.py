@@ -148,3 +148,17 @@ def test_par_refuses_bad_rules(capsys):
     status, _, err = run(capsys, ["par", "--rules", '{"burn": "no"}', "--output", "-"])
     assert status == 2
     assert "--rules" in err
+
+
+def test_a_bonus_card_on_offer_or_due_is_said(capsys):
+    offer = {
+        "rules": {"bonus_price": 5},
+        "seats": {"1": 100, "2": 100},
+        "cards": ["Kd", "7c", "Qs", "8h", "4c"],
+    }
+    status, out, _ = run(capsys, ["odds", "-", "--samples", "1000"], offer)
+    assert status == 0
+    assert "seat 1 is taken to buy the bonus card on offer (price 5)" in out
+    due = {**offer, "rules": {}}
+    status, out, _ = run(capsys, ["odds", "-", "--samples", "1000"], due)
+    assert "seat 1's bonus card is still to come" in out

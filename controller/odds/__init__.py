@@ -238,6 +238,13 @@ def notes(model: DealModel) -> tuple[str, ...]:
             )
         )
     base = model.base
+    waiting = model.hand.waiting_for
+    if waiting is not None and waiting.kind == "bonus":
+        said.append(
+            f"seat {waiting.seat} is taken to buy the bonus card on offer (price {waiting.price})"
+        )
+    elif base.bonus_seat is not None:
+        said.append(f"seat {base.bonus_seat}'s bonus card is still to come")
     for text in base.notices:
         said.append(f"the deal to come: {text}")
     seen = set(base.notices)

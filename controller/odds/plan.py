@@ -179,7 +179,8 @@ def _drive(
     forks: list[tuple[int, Hand, _Trace]] = []
     for _ in range(_MAX_INPUTS):
         waiting = hand.waiting_for
-        if waiting is None or waiting.kind == "show":
+        dealt = hand.street == 7 and not hand.queue  # no card comes after seventh street's
+        if waiting is None or dealt:
             return _plan(trace, four_at), forks
         if waiting.kind == "card":
             if waiting.destination is Dest.BURN:
