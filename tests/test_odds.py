@@ -3,7 +3,9 @@ against exact, the deal plans against the engine dealing real shoe orders."""
 
 from __future__ import annotations
 
+import ast
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -221,3 +223,21 @@ def test_plans_deal_as_the_engine_deals(players, burn, timing, price, dealt, see
         player = end.player(seat)
         expected = sorted(player.own_cards + ((end.community,) if end.community else ()))
         assert sorted(int(card) for card in hands[0, index] if card >= 0) == expected
+
+
+def test_the_odds_package_is_pure():
+    """controller/odds imports only the engine of the project, and nothing that does I/O."""
+    folder = Path(__file__).resolve().parent.parent / "controller" / "odds"
+    allowed = ("controller.rules", "controller.odds", "numpy", "__future__")
+    standard = {"collections", "dataclasses", "enum", "fractions", "json", "math", "typing"}
+    for path in sorted(folder.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            for name in names:
+                ok = name.startswith(allowed) or name.split(".")[0] in standard
+                assert ok, f"{path.name} imports {name}"
