@@ -31,6 +31,11 @@ USAGE_ERROR = 2
 COMMANDS: dict[str, tuple[str, str]] = {
     "eval": ("eval_command", "evaluate a hand of 5 to 8 cards"),
     "replay": ("replay_command", "play a hand script through the engine"),
+    "odds": (
+        "odds_command",
+        "the odds of a hand in progress: win, tie and equity of every seat still in",
+    ),
+    "par": ("par_command", "play whole hands to the showdown and write the par sheet"),
     "sim": (
         "sim_command",
         "run a simulated table: an automatic dealer and players, hand after hand",

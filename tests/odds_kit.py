@@ -1,0 +1,104 @@
+"""Hands in progress for the odds tests, and an independent brute force.
+
+``play_to`` deals a shoe order through the engine (every player checking or calling,
+folding only where told) and stops where asked. ``brute_force`` enumerates every card
+the engine would take at every card it waits for (burns included: each card left in the
+shoe is equally likely), lets the engine deal it, and values every hand still in with
+``evaluate`` at the end: it shares nothing with ``controller.odds`` but the engine.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from fractions import Fraction
+
+from controller.rules import DECK, Rules, evaluate
+from controller.rules.cards import Card
+from controller.rules.hand import Hand, start_hand
+from controller.rules.inputs import Action, Deal, Do
+from controller.rules.state import FOUR_OF_CLUBS, Reveal
+
+Stop = Callable[[Hand, int], bool]  # the hand and the number of cards out so far
+
+
+def auto(hand: Hand, folds: frozenset[tuple[int, int]] = frozenset()) -> Action:
+    """Check or call (fold where ``folds`` has (street, seat)); bring in; buy a bonus."""
+    waiting = hand.waiting_for
+    assert waiting is not None
+    if waiting.kind == "bonus":
+        return Action(Do.BONUS, seat=waiting.seat, accept=True)
+    legal = {choice.do for choice in waiting.legal}
+    if (hand.street, waiting.seat) in folds and Do.FOLD in legal:
+        return Action(Do.FOLD, seat=waiting.seat)
+    do = next(do for do in (Do.CHECK, Do.CALL, Do.BRING_IN) if do in legal)
+    return Action(do, seat=waiting.seat)
+
+
+def play_to(
+    players: int,
+    stop: Stop,
+    *,
+    rules: Rules | None = None,
+    seed: int = 0,
+    last: tuple[Card, ...] = (),
+    folds: frozenset[tuple[int, int]] = frozenset(),
+) -> Hand:
+    """Deal a shuffled shoe (``last``: cards put at its end) until ``stop`` says so at a
+    card the engine waits for."""
+    deck = [card for card in DECK if card not in last]
+    random.Random(seed).shuffle(deck)
+    deck += last
+    hand = start_hand(rules or Rules(), {seat: 100 for seat in range(1, players + 1)}).hand
+    dealt = 0
+    while (waiting := hand.waiting_for) is not None and waiting.kind != "show":
+        if waiting.kind == "card":
+            if stop(hand, dealt):
+                return hand
+            card = next(card for card in deck if not hand.out >> card & 1)
+            deck.remove(card)
+            hand = hand.apply(Deal(card)).hand
+            dealt += 1
+        else:
+            hand = hand.apply(auto(hand, folds)).hand
+    return hand
+
+
+def at_cards(count: int) -> Stop:
+    return lambda _hand, dealt: dealt >= count
+
+
+def brute_force(hand: Hand) -> tuple[dict[int, Fraction], dict[int, Fraction], dict[int, Fraction]]:
+    """Win, tie and equity of every seat still in, over every shoe order (exact)."""
+    live = [p.seat for p in hand.players if not p.folded and p.reveal is not Reveal.MUCK]
+    win = dict.fromkeys(live, Fraction(0))
+    tie = dict.fromkeys(live, Fraction(0))
+    equity = dict.fromkeys(live, Fraction(0))
+
+    def walk(hand: Hand, weight: Fraction) -> None:
+        while (waiting := hand.waiting_for) is not None and waiting.kind not in ("card", "show"):
+            hand = hand.apply(auto(hand)).hand
+        if waiting is None or waiting.kind == "show":
+            keys = {}
+            for player in hand.players:
+                if player.seat in win:
+                    cards = player.own_cards + ((hand.community,) if hand.community else ())
+                    keys[player.seat] = evaluate(cards, hand.rules).key
+            best = max(keys.values())
+            top = [seat for seat, key in keys.items() if key == best]
+            for seat in top:
+                if len(top) == 1:
+                    win[seat] += weight
+                else:
+                    tie[seat] += weight
+                equity[seat] += weight / len(top)
+            return
+        left = [card for card in DECK if not hand.out >> card & 1]
+        for card in left:
+            walk(hand.apply(Deal(card)).hand, weight / len(left))
+
+    walk(hand, Fraction(1))
+    return win, tie, equity
+
+
+FOUR = FOUR_OF_CLUBS
