@@ -98,7 +98,7 @@ def facts_of(entry: Entry, before: Table, step: Step, recorder: HandRecorder) ->
         if isinstance(effect, Cleared):
             out.append(_cleared(position, effect, at, signed))
             continue
-        data = effect.data
+        data = dict(effect.data)
         match effect.kind:
             case "hand_started":
                 out.append(f.HandStarted(position, data["hand"], data["at"], tuple(data["seats"])))

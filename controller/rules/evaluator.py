@@ -14,7 +14,7 @@ cards. Suits never break ties; a wheel (5-4-3-2-A) is five-high.
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -256,7 +256,7 @@ def evaluate_many(
     if array.ndim != 2 or not np.issubdtype(array.dtype, np.integer):
         raise CardError(None, "hands must be a 2-D array of integer card codes, -1 for padding")
     if np.ma.is_masked(codes):
-        row = int(np.flatnonzero(np.ma.getmaskarray(codes).any(axis=1))[0])
+        row = int(np.flatnonzero(np.ma.getmaskarray(np.ma.asarray(codes)).any(axis=1))[0])
         raise CardError(None, f"hand {row}: a masked card (pad short hands with -1 instead)")
     if len(array) and array.shape[1] < MIN_CARDS:
         _refuse_row(array, 0)
@@ -290,7 +290,7 @@ def _evaluate_chunk(
         _refuse_row(array, start + int(np.flatnonzero(bad)[0]))
     index = np.take(tables.low_base, total & _LOW_FIELD)
     index += np.take(tables.high_offset, (total >> HIGH_SHIFT) & _HIGH_FIELD)
-    keys = np.take(tables.dense_count_keys, index)
+    keys: npt.NDArray[np.int64] = np.take(tables.dense_count_keys, index)
     wilds = (total >> WILD_COUNT_SHIFT) << FLUSH_INDEX_WILD_SHIFT
     for suit in (0, 1, 2, 3):
         suit_index = (lanes >> (LANE_BITS * suit)) & _LANE_FIELD
@@ -315,7 +315,7 @@ def _tables(variant: Variant, double_ace_flush: bool) -> HandTables:
 
 # evaluate's tables by (variant, double-ace flush): a memo of the pure table builders,
 # looked up without calling them, since a call costs as much as a lookup here.
-_FastTables = tuple[Callable[[object], int], dict[int, int], dict[int, int], bool]
+_FastTables = tuple[Callable[[int], int], Mapping[int, int], Mapping[int, int], bool]
 _FAST_TABLES: dict[tuple[Variant, bool], _FastTables] = {}
 
 #: Rank-count vectors whose keys evaluate computes one at a time (about 0.5 ms each) before

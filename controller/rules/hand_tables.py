@@ -196,7 +196,8 @@ def card_values(wild: bool) -> dict[object, int]:
 
 
 def _base5(digits: npt.NDArray[np.int8]) -> Int64Array:
-    return (digits.astype(np.int64) * 5 ** np.arange(digits.shape[1])).sum(axis=1)
+    sums: Int64Array = (digits.astype(np.int64) * 5 ** np.arange(digits.shape[1])).sum(axis=1)
+    return sums
 
 
 def _count_vectors() -> npt.NDArray[np.int8]:
@@ -264,13 +265,13 @@ def _count_table_keys(counts: npt.NDArray[np.int8], wild: bool) -> Int64Array:
     short_of_three = np.maximum(0, 3 - natural).astype(np.int8)
     short_of_two = np.maximum(0, 2 - natural).astype(np.int8)
     full_house = np.zeros(len(counts), np.int64)
-    for trips in range(12, -1, -1):  # the highest trips first, then the best pair beside them
-        wilds_left = wilds - short_of_three[:, trips]
+    for rank in range(12, -1, -1):  # the highest trips first, then the best pair beside them
+        wilds_left = wilds - short_of_three[:, rank]
         pairs = short_of_two <= wilds_left[:, None]
-        pairs[:, trips] = False
+        pairs[:, rank] = False
         pair = _highest(pairs)
         found = (wilds_left >= 0) & (pair > 0) & (full_house == 0)
-        full_house[found] = (trips + 2) << 4 | pair[found]
+        full_house[found] = (rank + 2) << 4 | pair[found]
     best = np.maximum(best, _keys(FULL_HOUSE, full_house > 0, full_house >> 4, full_house & 15))
 
     straight = np.zeros(len(counts), np.int64)
