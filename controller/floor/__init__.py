@@ -3,7 +3,8 @@
 - :mod:`.migrate`: the schema, plain SQL files applied in order (``migrations/``);
 - :mod:`.facts`: what a table ships: a batch of journal entries and the facts derived
   from them through the table core;
-- :mod:`.store`: ingest a batch idempotently; the pit's typed queries;
+- :mod:`.ingest`: ingest a batch idempotently (the writing side), :mod:`.queries`: the
+  pit's typed queries (the reading side), both under the name :mod:`.store`;
 - :mod:`.shipper`: the journal shipper each table service runs.
 
 Not to be confused with ``controller.sim.floor``, the simulated dealer's floor of one table.

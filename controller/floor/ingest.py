@@ -1,0 +1,664 @@
+"""The floor store's writing side (psycopg 3): a table's shipper registers, ships its
+batches, beats its heart; the operator renames tables and binds journals.
+
+:func:`register` (a shipper's first call on a connection: the table and its journal's
+session, and the floor's last confirmed position for it), :func:`ingest` (one batch in one
+transaction, its statements sent together), :func:`heartbeat`, :func:`diverged` (a shipper
+found its journal is not the floor's copy).
+
+A journal is bound to one table id: the floor refuses it under another id
+(:class:`FloorRefusedError`), refuses a second journal for a table id that has one, and
+refuses entries whose hash chain does not follow the floor's copy
+(:class:`FloorDivergedError`); each refusal is also an alert of the table the pit sees
+(``kind`` ``journal_refused``, ``second_journal`` or ``journal_diverged``, a negative
+``alert_id``). The operator's way past them: :func:`rename_table` and :func:`bind_journal`
+(``luck-table floor-bind``).
+
+Every function takes an open ``psycopg.Connection``; :func:`connect` opens one with the
+timeouts a shipper needs. Ingest is idempotent: entries at or before the confirmed position
+are the floor's already and are skipped (with the facts they gave), and a batch that does
+not start right after it is refused with :class:`FloorOrderError`. Each committed batch is
+also a NOTIFY on :data:`CHANNEL`. The entries and hands go to partitions by time
+(``migrations/0004_partitions.sql``): the ingest makes the one a row needs when there is
+none yet.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections import Counter
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+from controller.floor import facts as f
+from controller.journal import Entry, Journal, JournalError
+from controller.journal.chain import link
+
+#: libpq settings of a shipper's connection: give up on a silent floor within seconds.
+CONNECT_OPTIONS: dict[str, Any] = {
+    "connect_timeout": 5,
+    "keepalives": 1,
+    "keepalives_idle": 5,
+    "keepalives_interval": 2,
+    "keepalives_count": 3,
+    "tcp_user_timeout": 10_000,
+    "application_name": "luck-table shipper",
+}
+
+
+#: The channel the floor NOTIFYs on each batch it commits: a JSON payload with the table's
+#: ``table_id``, ``session``, ``position`` (confirmed now) and ``state``. A floor service
+#: that LISTENs on it learns of every table's changes without polling.
+CHANNEL = "floor_changes"
+
+
+class FloorError(Exception):
+    """The floor refuses a batch or a request: the message says why."""
+
+
+class FloorOrderError(FloorError):
+    """A batch that does not follow the floor's confirmed position (a gap or out of order)."""
+
+
+class FloorRefusedError(FloorError):
+    """The floor refuses the journal: it holds it under another table id, or the table id
+    has another journal. An alert of the table says so too."""
+
+
+class FloorDivergedError(FloorRefusedError):
+    """The journal is not the floor's copy any more (a journal restored from a backup): its
+    chain does not follow the entries the floor holds. An alert of the table says so too."""
+
+
+def shipped(journal: Journal, table_id: str, table_name: str) -> f.Journal:
+    """What the floor knows ``journal`` by, shipped as table ``table_id``."""
+    identity = journal.identity()
+    if identity is None:
+        raise JournalError(f"journal {journal.path} has no identity yet: its writer gives it one")
+    return f.Journal(table_id, table_name, journal.created_at(), journal.path, identity)
+
+
+def connect(dsn: str, **options: Any) -> psycopg.Connection:
+    """A connection to the floor at ``dsn`` with :data:`CONNECT_OPTIONS` (overridable)."""
+    return psycopg.connect(dsn, **{**CONNECT_OPTIONS, **options})
+
+
+def _time(ms: int | None) -> datetime | None:
+    return None if ms is None else datetime.fromtimestamp(ms / 1000, UTC)
+
+
+# --- writing -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """A table's journal on the floor: its session number and confirmed position."""
+
+    table_id: str
+    session: int
+    confirmed_position: int
+    current: bool  # the table's latest journal (its status is this session's)
+    chain: bytes | None = None  # the chain at the confirmed position (None: none yet)
+
+
+@dataclass(frozen=True, slots=True)
+class _Refusal:
+    """Why the floor refuses a journal, and the table session whose alert says so."""
+
+    table_id: str
+    session: int
+    position: int
+    kind: str
+    message: str
+    remedy: str
+    error: type[FloorRefusedError] = FloorRefusedError
+
+
+def register(connection: psycopg.Connection, journal: f.Journal, shipper: str = "") -> Session:
+    """The session of ``journal`` (made when the table id has none) and the floor's
+    confirmed position for it; open alerts about the journal are cleared: it ships.
+
+    Raises :class:`FloorRefusedError` (after raising the table's alert) when the floor holds
+    the journal under another table id, or another journal for this table id.
+    """
+    with connection.transaction():
+        found = _session(connection, journal, shipper)
+        if isinstance(found, Session):
+            _clear_alerts(connection, journal.journal_id, found.confirmed_position)
+        else:
+            _alert(connection, journal, found)
+    if isinstance(found, _Refusal):
+        raise found.error(f"{found.message}; {found.remedy}")
+    return found
+
+
+def diverged(connection: psycopg.Connection, journal: f.Journal, at: Session, why: str) -> None:
+    """The shipper of ``journal`` found that its journal is not the floor's copy (``why``):
+    the table's alert says so. The floor's copy stays as it is."""
+    refusal = _Refusal(
+        at.table_id,
+        at.session,
+        at.confirmed_position,
+        "journal_diverged",
+        why,
+        _DIVERGED_REMEDY,
+        FloorDivergedError,
+    )
+    with connection.transaction():
+        _alert(connection, journal, refusal)
+
+
+_DIVERGED_REMEDY = (
+    "the table deals on and keeps its journal; the floor keeps its own copy apart. If the "
+    "table's journal was restored from a backup: luck-table floor-bind --new-journal "
+    "(docs/operations.md)"
+)
+
+
+def _session(
+    connection: psycopg.Connection, journal: f.Journal, shipper: str
+) -> Session | _Refusal:
+    """Within a transaction: the journal's session, locked until the transaction ends, or
+    why the floor refuses the journal."""
+    held = connection.execute(
+        "SELECT table_id, session, confirmed_position, chain, journal_id "
+        "FROM floor_table_sessions WHERE journal_id = %s "
+        "OR (journal_id IS NULL AND journal_created = %s) "
+        "ORDER BY journal_id NULLS LAST, table_id <> %s LIMIT 1 FOR UPDATE",
+        (journal.journal_id, journal.created, journal.table_id),
+    ).fetchone()
+    who = f"journal {journal.journal_id} ({journal.path}, {shipper or 'shipper unknown'})"
+    if held is not None and held[0] != journal.table_id:
+        return _Refusal(
+            held[0],
+            held[1],
+            held[2],
+            "journal_refused",
+            f"{who} is table {held[0]}'s, but it is shipped as table {journal.table_id}: "
+            f"refused (the floor keeps it as table {held[0]})",
+            f"if the table was renamed {journal.table_id}: luck-table floor-bind --config FILE "
+            f"--renamed-from {held[0]}; if not, give it back its [table] id {held[0]}",
+        )
+    connection.execute(
+        "INSERT INTO floor_tables (table_id, name) VALUES (%s, %s) "
+        "ON CONFLICT (table_id) DO UPDATE SET name = excluded.name",
+        (journal.table_id, journal.table_name),
+    )
+    current = connection.execute(
+        "SELECT session FROM floor_tables WHERE table_id = %s FOR UPDATE", (journal.table_id,)
+    ).fetchone()
+    assert current is not None
+    if held is not None:
+        if held[4] is None:  # shipped by an earlier release: its id from now on
+            connection.execute(
+                "UPDATE floor_table_sessions SET journal_id = %s "
+                "WHERE table_id = %s AND session = %s",
+                (journal.journal_id, held[0], held[1]),
+            )
+        return Session(journal.table_id, held[1], held[2], held[1] == current[0], held[3])
+    if current[0] > 0:
+        other = connection.execute(
+            "SELECT coalesce(journal_id, '(of an earlier release)'), journal_path, shipper "
+            "FROM floor_table_sessions WHERE table_id = %s AND session = %s",
+            (journal.table_id, current[0]),
+        ).fetchone()
+        assert other is not None
+        return _Refusal(
+            journal.table_id,
+            current[0],
+            0,
+            "second_journal",
+            f"{who} is a second journal for table {journal.table_id}: the floor has journal "
+            f"{other[0]} ({other[1]}, {other[2] or 'shipper unknown'}) as the table's: refused",
+            "two tables configured with one id: give each its own [table] id; a new journal "
+            "for this table (a reset): luck-table floor-bind --config FILE --new-journal",
+        )
+    return _new_session(connection, journal, shipper)
+
+
+def _new_session(connection: psycopg.Connection, journal: f.Journal, shipper: str) -> Session:
+    """A new session for ``journal``, the table's current one."""
+    (newest,) = connection.execute(
+        "SELECT coalesce(max(session), 0) FROM floor_table_sessions WHERE table_id = %s",
+        (journal.table_id,),
+    ).fetchone() or (0,)
+    session = newest + 1
+    connection.execute(
+        "INSERT INTO floor_table_sessions (table_id, session, journal_created, journal_path, "
+        "shipper, journal_id) VALUES (%s, %s, %s, %s, %s, %s)",
+        (journal.table_id, session, journal.created, journal.path, shipper, journal.journal_id),
+    )
+    connection.execute(
+        "UPDATE floor_tables SET session = %s WHERE table_id = %s", (session, journal.table_id)
+    )
+    return Session(journal.table_id, session, 0, True)
+
+
+def _alert(connection: psycopg.Connection, journal: f.Journal, refusal: _Refusal) -> None:
+    """The refusal as an open alert of the table's session (once while it stays open)."""
+    connection.execute(
+        "INSERT INTO floor_alerts (table_id, session, alert_id, kind, severity, blocking, "
+        "message, remedy, hand_number, raised_at, raised_position, journal_id) "
+        "SELECT %s, %s, least(coalesce(min(alert_id), 0), 0) - 1, %s, 'fault', false, %s, %s, "
+        "coalesce((SELECT hand_number FROM floor_table_status WHERE table_id = %s), 0), now(), "
+        "%s, %s FROM floor_alerts WHERE table_id = %s AND session = %s "
+        "HAVING NOT coalesce(bool_or(journal_id = %s AND kind = %s AND cleared_at IS NULL), "
+        "false)",
+        (
+            refusal.table_id,
+            refusal.session,
+            refusal.kind,
+            refusal.message,
+            refusal.remedy,
+            refusal.table_id,
+            refusal.position,
+            journal.journal_id,
+            refusal.table_id,
+            refusal.session,
+            journal.journal_id,
+            refusal.kind,
+        ),
+    )
+
+
+def _clear_alerts(
+    connection: psycopg.Connection, journal_id: str, position: int, how: str = ""
+) -> None:
+    """Close the floor's open alerts about a journal: it ships (or was rebound)."""
+    connection.execute(
+        "UPDATE floor_alerts SET cleared_at = now(), cleared_position = %s, resolution = %s "
+        "WHERE journal_id = %s AND cleared_at IS NULL",
+        (position, how or "the journal ships", journal_id),
+    )
+
+
+def rename_table(
+    connection: psycopg.Connection, journal: f.Journal, renamed_from: str, who: str
+) -> Session:
+    """Table ``renamed_from`` is table ``journal.table_id`` from now on, with its journals,
+    hands, alerts and status (the operator's rename: ``luck-table floor-bind``); the
+    journal's session. Raises :class:`FloorError` when the floor does not hold the journal
+    under ``renamed_from`` or already has a table of the new id."""
+    new = journal.table_id
+    with connection.transaction():
+        held = connection.execute(
+            "SELECT table_id FROM floor_table_sessions WHERE journal_id = %s "
+            "OR (journal_id IS NULL AND journal_created = %s) FOR UPDATE",
+            (journal.journal_id, journal.created),
+        ).fetchone()
+        if held is None or held[0] != renamed_from:
+            where = "does not hold it" if held is None else f"holds it as table {held[0]}"
+            raise FloorError(
+                f"journal {journal.journal_id} ({journal.path}) is not table {renamed_from}'s "
+                f"on the floor (the floor {where}): nothing renamed"
+            )
+        taken = connection.execute(
+            "SELECT count(*) FROM floor_table_sessions WHERE table_id = %s", (new,)
+        ).fetchone()
+        if taken is not None and taken[0]:
+            raise FloorError(
+                f"the floor has a table {new} already (its own journals): nothing renamed"
+            )
+        connection.execute("DELETE FROM floor_tables WHERE table_id = %s", (new,))
+        connection.execute(
+            "UPDATE floor_tables SET table_id = %s, name = %s WHERE table_id = %s",
+            (new, journal.table_name, renamed_from),
+        )
+        found = _session(connection, journal, who)
+        assert isinstance(found, Session)
+        _clear_alerts(
+            connection,
+            journal.journal_id,
+            found.confirmed_position,
+            f"table {renamed_from} renamed {new} by {who}",
+        )
+    return found
+
+
+def held(connection: psycopg.Connection, journal_id: str) -> tuple[str, int] | None:
+    """The table id and session the floor holds journal ``journal_id`` as, if it does."""
+    row = connection.execute(
+        "SELECT table_id, session FROM floor_table_sessions WHERE journal_id = %s", (journal_id,)
+    ).fetchone()
+    return None if row is None else (row[0], row[1])
+
+
+def bind_journal(connection: psycopg.Connection, journal: f.Journal, who: str) -> Session:
+    """``journal`` is its table's journal from now on (a reset, a replaced journal): a new
+    session, the table's current one; the journal the floor held as the table's keeps its
+    session (and the floor keeps every entry of it). Raises :class:`FloorError` when the
+    floor holds this journal already (give it a new identity first)."""
+    with connection.transaction():
+        bound = held(connection, journal.journal_id)
+        if bound is not None:
+            raise FloorError(
+                f"the floor holds journal {journal.journal_id} already, as table {bound[0]} "
+                f"session {bound[1]}: a journal is bound once"
+            )
+        connection.execute(
+            "INSERT INTO floor_tables (table_id, name) VALUES (%s, %s) "
+            "ON CONFLICT (table_id) DO UPDATE SET name = excluded.name",
+            (journal.table_id, journal.table_name),
+        )
+        connection.execute(
+            "SELECT session FROM floor_tables WHERE table_id = %s FOR UPDATE", (journal.table_id,)
+        )
+        how = f"journal {journal.journal_id} bound as the table's by {who}"
+        connection.execute(
+            "UPDATE floor_alerts SET cleared_at = now(), resolution = %s WHERE table_id = %s "
+            "AND journal_id IS NOT NULL AND cleared_at IS NULL",
+            (how, journal.table_id),
+        )
+        return _new_session(connection, journal, who)
+
+
+def heartbeat(connection: psycopg.Connection, session: Session, shipper: str = "") -> None:
+    """The table is alive and caught up: its session's ``last_seen`` is now."""
+    with connection.transaction():
+        connection.execute(
+            "UPDATE floor_table_sessions SET last_seen = now(), shipper = %s "
+            "WHERE table_id = %s AND session = %s",
+            (shipper, session.table_id, session.session),
+        )
+
+
+_ENTRY = (
+    "INSERT INTO floor_journal_entries (table_id, session, position, recorded_at, source, type, "
+    "fields, device_kind, serial, boot_id, seq, event_number, chain) "
+    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+)
+
+
+def ingest(connection: psycopg.Connection, batch: f.Batch) -> int:
+    """Apply ``batch`` in one transaction; the floor's confirmed position after it.
+
+    Entries (and their facts) at or before the confirmed position are skipped: the same
+    batch twice changes nothing. Raises :class:`FloorOrderError`, applying nothing, when
+    the batch's first new entry is not the one right after the confirmed position or its
+    positions are not consecutive; :class:`FloorRefusedError` (see :func:`register`) and
+    :class:`FloorDivergedError` when an entry's chain does not follow the floor's copy,
+    applying nothing but the table's alert.
+    """
+    if not batch.entries:
+        raise FloorError("a batch holds at least one journal entry")
+    journal = batch.journal
+    with connection.transaction():
+        found = _session(connection, journal, batch.shipper)
+        if isinstance(found, Session):
+            new = _new_entries(batch, found)
+            found = _chained(found, batch.journal, batch.shipper, new) or found
+        if isinstance(found, _Refusal):
+            _alert(connection, journal, found)
+            refused = found
+        else:
+            refused = None
+            last = _ingest(connection, batch, found, new) if new else found.confirmed_position
+    if refused is not None:
+        raise refused.error(f"{refused.message}; {refused.remedy}")
+    return last
+
+
+def _new_entries(batch: f.Batch, session: Session) -> list[Entry]:
+    """The batch's entries after the floor's confirmed position: consecutive from the one
+    right after it, or :class:`FloorOrderError`."""
+    confirmed = session.confirmed_position
+    new = [entry for entry in batch.entries if entry.position > confirmed]
+    where = f"table {session.table_id} (journal {batch.journal.path}, session {session.session})"
+    if new and new[0].position != confirmed + 1:
+        raise FloorOrderError(
+            f"{where}: the batch's entries start at position {new[0].position}, but the "
+            f"floor holds the journal up to position {confirmed}: expected {confirmed + 1}"
+        )
+    for before, entry in itertools.pairwise(new):
+        if entry.position != before.position + 1:
+            raise FloorOrderError(
+                f"{where}: the batch jumps from position {before.position} to "
+                f"{entry.position}: journal entries are shipped without a gap"
+            )
+    return new
+
+
+def _chained(
+    session: Session, journal: f.Journal, shipper: str, new: list[Entry]
+) -> _Refusal | None:
+    """Why the new entries do not follow the floor's copy by their chain, if they do not."""
+    tip = session.chain
+    for entry in new:
+        if entry.chain is None and tip is None:
+            continue  # written before the journal had a chain
+        if entry.chain is None or entry.chain != link(tip, entry):
+            return _Refusal(
+                session.table_id,
+                session.session,
+                session.confirmed_position,
+                "journal_diverged",
+                f"journal {journal.journal_id} ({journal.path}, {shipper}) is not the floor's "
+                f"copy: its entry {entry.position} does not follow the floor's "
+                f"{entry.position - 1} (a journal restored from a backup?); refused, the floor "
+                "keeps its copy apart",
+                _DIVERGED_REMEDY,
+                FloorDivergedError,
+            )
+        tip = entry.chain
+    return None
+
+
+def _ingest(
+    connection: psycopg.Connection, batch: f.Batch, session: Session, new: list[Entry]
+) -> int:
+    """Within the transaction of :func:`ingest`: apply the batch's ``new`` entries and
+    their facts to ``session``; the confirmed position after them."""
+    confirmed = session.confirmed_position
+    key = (session.table_id, session.session)
+    where = f"table {key[0]} (journal {batch.journal.path}, session {key[1]})"
+    with connection.cursor() as cursor:
+        cursor.executemany(_ENTRY, [(*key, *_entry_row(entry)) for entry in new])
+    ordinals: Counter[int] = Counter()
+    for fact in batch.facts:
+        if fact.position > confirmed:
+            ordinal = ordinals[fact.position]
+            ordinals[fact.position] += 1
+            _apply(connection, key, fact, ordinal, where)
+    last = new[-1].position
+    connection.execute(
+        "UPDATE floor_table_sessions SET confirmed_position = %s, last_seen = now(), "
+        "shipper = %s, chain = %s WHERE table_id = %s AND session = %s",
+        (last, batch.shipper, new[-1].chain, *key),
+    )
+    if session.current:
+        _status(connection, key, batch.status, last)
+    change = {"table_id": key[0], "session": key[1], "position": last}
+    connection.execute(
+        "SELECT pg_notify(%s, %s)",
+        (CHANNEL, json.dumps({**change, "state": batch.status.state})),
+    )
+    return last
+
+
+def _entry_row(entry: Entry) -> tuple[Any, ...]:
+    device = entry.device
+    return (
+        entry.position,
+        entry.recorded_at,
+        entry.source,
+        entry.type,
+        Jsonb(entry.fields),
+        None if device is None else device.kind,
+        None if device is None else device.serial,
+        None if device is None else device.boot_id,
+        entry.seq,
+        entry.event_number,
+        entry.chain,
+    )
+
+
+def _apply(
+    connection: psycopg.Connection, key: tuple[str, int], fact: f.Fact, ordinal: int, where: str
+) -> None:
+    match fact:
+        case f.HandStarted():
+            connection.execute(
+                "INSERT INTO floor_hands (table_id, session, number, started_at, seats, "
+                "start_position) VALUES (%s, %s, %s, %s, %s, %s)",
+                (*key, fact.number, _time(fact.at), list(fact.seats), fact.position),
+            )
+        case f.HandEnded():
+            done = connection.execute(
+                "UPDATE floor_hands SET ended_at = %s, end_position = %s, void = %s, pot = %s, "
+                "bonus_cards = %s, recorded = %s, script = %s, outcome = %s "
+                "WHERE table_id = %s AND session = %s AND number = %s",
+                (
+                    _time(fact.at),
+                    fact.position,
+                    fact.void,
+                    fact.pot,
+                    fact.bonus_cards,
+                    fact.recorded,
+                    Jsonb(fact.script),
+                    Jsonb(fact.outcome),
+                    *key,
+                    fact.number,
+                ),
+            )
+            if done.rowcount != 1:
+                raise FloorError(
+                    f"{where}: hand {fact.number} ends at position {fact.position}, "
+                    "but the floor has not seen it start"
+                )
+        case f.HandInProgress():
+            connection.execute(
+                "UPDATE floor_hands SET script = %s "
+                "WHERE table_id = %s AND session = %s AND number = %s AND ended_at IS NULL",
+                (Jsonb(fact.script), *key, fact.number),
+            )
+        case f.AlertRaised():
+            alert = fact.alert
+            connection.execute(
+                "INSERT INTO floor_alerts (table_id, session, alert_id, kind, severity, "
+                "blocking, message, remedy, seat, card, device, hand_number, raised_at, "
+                "raised_position) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                (
+                    *key,
+                    alert["id"],
+                    alert["kind"],
+                    alert["severity"],
+                    alert["blocking"],
+                    alert["message"],
+                    alert["remedy"],
+                    alert["seat"],
+                    alert["card"],
+                    alert["device"],
+                    fact.hand_number,
+                    _time(alert["raised_at"]),
+                    fact.position,
+                ),
+            )
+        case f.AlertCleared():
+            connection.execute(
+                "UPDATE floor_alerts SET cleared_at = %s, cleared_position = %s, "
+                "resolution = %s, resolved_by = %s, resolved_why = %s, resolved_remedy = %s "
+                "WHERE table_id = %s AND session = %s AND alert_id = %s",
+                (
+                    _time(fact.at),
+                    fact.position,
+                    fact.how,
+                    fact.who,
+                    fact.why,
+                    fact.remedy,
+                    *key,
+                    fact.alert_id,
+                ),
+            )
+        case f.ChipMovement():
+            connection.execute(
+                "INSERT INTO floor_chip_movements (table_id, session, position, ordinal, kind, "
+                "seat, player, chips, at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                (
+                    *key,
+                    fact.position,
+                    ordinal,
+                    fact.kind,
+                    fact.seat,
+                    fact.player,
+                    fact.chips,
+                    _time(fact.at),
+                ),
+            )
+            _seat_session(connection, key, fact)
+        case f.SupervisorAction():
+            connection.execute(
+                "INSERT INTO floor_supervisor_actions (table_id, session, position, ordinal, "
+                "action, who, why, message, hand_number, details, at) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                (
+                    *key,
+                    fact.position,
+                    ordinal,
+                    fact.action,
+                    fact.who,
+                    fact.why,
+                    fact.message,
+                    fact.hand_number,
+                    Jsonb(fact.details),
+                    _time(fact.at),
+                ),
+            )
+
+
+def _seat_session(
+    connection: psycopg.Connection, key: tuple[str, int], fact: f.ChipMovement
+) -> None:
+    if fact.kind == "buy_in":
+        connection.execute(
+            "INSERT INTO floor_seat_sessions (table_id, session, start_position, seat, player, "
+            "sat_down_at, buy_in) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+            (*key, fact.position, fact.seat, fact.player, _time(fact.at), fact.chips),
+        )
+        return
+    if fact.kind == "rebuy":
+        change = "rebuys = rebuys + %s"
+        values: tuple[Any, ...] = (fact.chips,)
+    else:
+        change = "cashed_out = %s, left_at = %s, end_position = %s"
+        values = (fact.chips, _time(fact.at), fact.position)
+    connection.execute(
+        f"UPDATE floor_seat_sessions SET {change} "
+        "WHERE table_id = %s AND session = %s AND seat = %s AND end_position IS NULL",
+        (*values, *key, fact.seat),
+    )
+
+
+def _status(
+    connection: psycopg.Connection, key: tuple[str, int], status: f.Status, last: int
+) -> None:
+    connection.execute(
+        "INSERT INTO floor_table_status (table_id, session, state, hand_number, display, "
+        "alert_id, alert_kind, alert_message, open_alerts, seats, last_position, last_entry_at, "
+        "hand, updated_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, now()) "
+        "ON CONFLICT (table_id) DO UPDATE SET session = excluded.session, "
+        "state = excluded.state, hand_number = excluded.hand_number, "
+        "display = excluded.display, alert_id = excluded.alert_id, "
+        "alert_kind = excluded.alert_kind, alert_message = excluded.alert_message, "
+        "open_alerts = excluded.open_alerts, seats = excluded.seats, "
+        "last_position = excluded.last_position, last_entry_at = excluded.last_entry_at, "
+        "hand = excluded.hand, updated_at = now()",
+        (
+            *key,
+            status.state,
+            status.hand_number,
+            status.display,
+            status.alert_id,
+            status.alert_kind,
+            status.alert_message,
+            status.open_alerts,
+            Jsonb(list(status.seats)),
+            last,
+            _time(status.last_entry_at),
+            None if status.hand is None else Jsonb(status.hand),
+        ),
+    )

@@ -1,0 +1,437 @@
+"""The floor store's reading side: the pit's typed queries.
+
+Each a query on a view or table of the schema (``migrations/``): :func:`tables` (every
+table's live status), :func:`open_alerts`, :func:`hands_per_hour`, :func:`pot_sizes`,
+:func:`bonus_cards`, :func:`player_sessions`, :func:`hands`, :func:`hand`,
+:func:`recent_hands`, :func:`alerts`, :func:`supervisor_actions`, :func:`chip_movements`
+(a page at a time), :func:`entries`, :func:`confirmed_position`, :func:`lags`. Every query
+names its columns: a newer schema (migrations only add) leaves this release's answers as
+they were. Every function takes an open ``psycopg.Connection``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from datetime import datetime
+from typing import Any, TypeVar
+
+import psycopg
+from psycopg.rows import class_row
+
+from controller.journal import Device, Entry
+
+
+@dataclass(frozen=True, slots=True)
+class TableOverview:
+    """A table's live status as of its last confirmed position (view ``floor_table_overview``):
+    ``state`` dealing, paused (``alert_*``: the first blocking alert) or idle; ``last_seen``
+    the floor's clock at its last batch or heartbeat; ``silent`` when that was more than
+    :data:`SILENT_AFTER` seconds ago by the floor's clock (what it shows may be stale)."""
+
+    table_id: str
+    name: str
+    session: int
+    state: str
+    hand_number: int
+    display: str
+    alert_id: int | None
+    alert_kind: str | None
+    alert_message: str | None
+    open_alerts: int
+    seats: list[dict[str, Any]]
+    last_position: int
+    last_entry_at: datetime | None
+    last_seen: datetime
+    confirmed_position: int
+    hand: dict[str, Any] | None  # the hand in progress (engine JSON, every card), if any
+    silent: bool  # not heard from (no batch, no heartbeat) for SILENT_AFTER s, by the floor's clock
+
+
+@dataclass(frozen=True, slots=True)
+class _AlertRaised:
+    """What an alert said when it was raised, and where."""
+
+    table_id: str
+    session: int
+    alert_id: int
+    kind: str
+    severity: str
+    blocking: bool
+    message: str
+    remedy: str
+    seat: int | None
+    card: str | None
+    device: str | None
+    hand_number: int
+    raised_at: datetime
+    raised_position: int
+
+
+@dataclass(frozen=True, slots=True)
+class OpenAlert(_AlertRaised):
+    """An alert open at a table (view ``floor_open_alerts``), with the table's name."""
+
+    table_name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Alert(_AlertRaised):
+    """An alert of a table, open (``cleared_at`` None) or with its resolution."""
+
+    cleared_at: datetime | None
+    cleared_position: int | None
+    resolution: str | None
+    resolved_by: str | None
+    resolved_why: str | None
+    resolved_remedy: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class HourlyHands:
+    table_id: str
+    hour: datetime
+    hands: int
+    void_hands: int
+    chips_in_pots: int
+    bonus_cards: int
+
+
+@dataclass(frozen=True, slots=True)
+class PotSizes:
+    """Pots of a table's finished hands (void hands left out)."""
+
+    table_id: str
+    hands: int
+    total: int
+    average: float
+    largest: int
+    median: float
+
+
+@dataclass(frozen=True, slots=True)
+class BonusCards:
+    table_id: str
+    hands: int
+    bonus_cards: int
+    hands_with_bonus: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerSession:
+    """A player's stay at a seat: buy-in, rebuys, cash-out (None while seated), hands dealt."""
+
+    player: str
+    table_id: str
+    table_name: str
+    session: int
+    seat: int
+    start_position: int
+    sat_down_at: datetime
+    left_at: datetime | None
+    buy_in: int
+    rebuys: int
+    cashed_out: int | None
+    hands: int
+
+
+@dataclass(frozen=True, slots=True)
+class Hand:
+    """A hand on the floor; ``script`` and ``outcome`` as ``luck-table history --json``
+    gives them (while the hand is in progress: its script so far, and no outcome)."""
+
+    table_id: str
+    session: int
+    number: int
+    started_at: datetime
+    ended_at: datetime | None
+    seats: list[int]
+    start_position: int
+    end_position: int | None
+    void: bool | None
+    pot: int | None
+    bonus_cards: int | None
+    recorded: bool | None
+    script: dict[str, Any] | None
+    outcome: dict[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class ChipMovement:
+    table_id: str
+    session: int
+    position: int
+    kind: str
+    seat: int
+    player: str
+    chips: int
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class SupervisorAction:
+    table_id: str
+    session: int
+    position: int
+    action: str
+    who: str
+    why: str
+    message: str
+    hand_number: int
+    details: dict[str, Any]
+    at: datetime
+
+
+_Row = TypeVar("_Row")
+
+#: Seconds without a batch or a heartbeat after which a table is silent (its shipper or its
+#: network is down; the table itself may well be dealing).
+SILENT_AFTER = 30.0
+
+
+def _rows(
+    connection: psycopg.Connection, kind: type[_Row], query: str, params: tuple[Any, ...]
+) -> list[_Row]:
+    with connection.cursor(row_factory=class_row(kind)) as cursor:
+        cursor.execute(query.encode(), params)
+        return cursor.fetchall()
+
+
+def _columns(kind: type[Any], *computed: str) -> str:
+    """The columns of ``kind``'s fields by name (never ``*``: a newer schema may add
+    columns), but for those in ``computed``, which the query adds itself."""
+    return ", ".join(spec.name for spec in fields(kind) if spec.name not in computed)
+
+
+def _where(**filters: Any) -> tuple[str, tuple[Any, ...]]:
+    """``WHERE a = %s AND ...`` for the filters that are not None."""
+    given = {name: value for name, value in filters.items() if value is not None}
+    if not given:
+        return "", ()
+    return " WHERE " + " AND ".join(f"{name} = %s" for name in given), tuple(given.values())
+
+
+#: The table's current session (its latest journal), for ``session = coalesce(%s, ...)``.
+_CURRENT = "(SELECT session FROM floor_tables WHERE table_id = %s)"
+
+
+def tables(
+    connection: psycopg.Connection, table_id: str | None = None, silent_after: float = SILENT_AFTER
+) -> list[TableOverview]:
+    """Every table's live status (or one table's): the paused ones first, then by table id;
+    silent when not heard from for ``silent_after`` seconds by the floor's clock."""
+    where, params = _where(table_id=table_id)
+    query = (
+        f"SELECT {_columns(TableOverview, 'silent')}, "
+        "now() - last_seen > make_interval(secs => %s) AS silent "
+        f"FROM floor_table_overview{where} ORDER BY state <> 'paused', table_id"
+    )
+    return _rows(connection, TableOverview, query, (silent_after, *params))
+
+
+def open_alerts(connection: psycopg.Connection, table_id: str | None = None) -> list[OpenAlert]:
+    """The alerts open across the floor (or at one table), oldest first."""
+    where, params = _where(table_id=table_id)
+    query = (
+        f"SELECT {_columns(OpenAlert)} FROM floor_open_alerts{where} "
+        "ORDER BY raised_at, table_id, alert_id"
+    )
+    return _rows(connection, OpenAlert, query, params)
+
+
+def alerts(
+    connection: psycopg.Connection, table_id: str, session: int | None = None, limit: int = 100
+) -> list[Alert]:
+    """A table's latest alerts (its current session's by default), newest first."""
+    query = (
+        f"SELECT {_columns(Alert)} FROM floor_alerts "
+        f"WHERE table_id = %s AND session = coalesce(%s, {_CURRENT}) "
+        "ORDER BY alert_id DESC LIMIT %s"
+    )
+    return _rows(connection, Alert, query, (table_id, session, table_id, limit))
+
+
+def hands_per_hour(
+    connection: psycopg.Connection, table_id: str | None = None, since: datetime | None = None
+) -> list[HourlyHands]:
+    """Hands finished per hour per table (from ``since``), by table then hour."""
+    where, params = _where(table_id=table_id)
+    if since is not None:
+        where += (" AND" if where else " WHERE") + " hour >= date_trunc('hour', %s::timestamptz)"
+        params += (since,)
+    query = (
+        f"SELECT {_columns(HourlyHands)} FROM floor_hands_per_hour{where} ORDER BY table_id, hour"
+    )
+    return _rows(connection, HourlyHands, query, params)
+
+
+def pot_sizes(connection: psycopg.Connection, table_id: str | None = None) -> list[PotSizes]:
+    """Each table's pots: count, total, average, largest, median."""
+    where, params = _where(table_id=table_id)
+    query = f"SELECT {_columns(PotSizes)} FROM floor_pot_sizes{where} ORDER BY table_id"
+    return _rows(connection, PotSizes, query, params)
+
+
+def bonus_cards(connection: psycopg.Connection, table_id: str | None = None) -> list[BonusCards]:
+    """Each table's bonus cards dealt, and in how many hands."""
+    where, params = _where(table_id=table_id)
+    query = f"SELECT {_columns(BonusCards)} FROM floor_bonus_cards{where} ORDER BY table_id"
+    return _rows(connection, BonusCards, query, params)
+
+
+def player_sessions(
+    connection: psycopg.Connection,
+    player: str | None = None,
+    table_id: str | None = None,
+    seat: int | None = None,
+) -> list[PlayerSession]:
+    """Players' stays at seats (a player's, a table's, a seat's), in the order they sat down."""
+    where, params = _where(player=player, table_id=table_id, seat=seat)
+    query = (
+        f"SELECT {_columns(PlayerSession)} FROM floor_player_sessions{where} "
+        "ORDER BY sat_down_at, table_id, seat"
+    )
+    return _rows(connection, PlayerSession, query, params)
+
+
+_HAND = (
+    "SELECT table_id, session, number, started_at, ended_at, seats, start_position, "
+    "end_position, void, pot, bonus_cards, recorded, script, outcome FROM floor_hands "
+)
+
+
+def hands(
+    connection: psycopg.Connection,
+    table_id: str,
+    session: int | None = None,
+    after: int = 0,
+    limit: int | None = None,
+) -> list[Hand]:
+    """A table's hands numbered after ``after`` (its current session's by default), in order."""
+    query = (
+        f"{_HAND}WHERE table_id = %s AND session = coalesce(%s, {_CURRENT}) "
+        "AND number > %s ORDER BY number LIMIT %s"
+    )
+    return _rows(connection, Hand, query, (table_id, session, table_id, after, limit))
+
+
+def hand(
+    connection: psycopg.Connection, table_id: str, number: int, session: int | None = None
+) -> Hand | None:
+    """Hand ``number`` of a table (its current session's by default), or None."""
+    found = hands(connection, table_id, session, after=number - 1, limit=1)
+    return found[0] if found and found[0].number == number else None
+
+
+def recent_hands(
+    connection: psycopg.Connection, table_id: str, session: int | None = None, limit: int = 10
+) -> list[Hand]:
+    """A table's last ``limit`` finished hands (its current session's by default), newest
+    first: the hand in progress is not one of them."""
+    query = (
+        f"{_HAND}WHERE table_id = %s AND session = coalesce(%s, {_CURRENT}) "
+        "AND ended_at IS NOT NULL ORDER BY number DESC LIMIT %s"
+    )
+    return _rows(connection, Hand, query, (table_id, session, table_id, limit))
+
+
+def chip_movements(
+    connection: psycopg.Connection, table_id: str, session: int | None = None
+) -> list[ChipMovement]:
+    """A table's buy-ins, rebuys and cash-outs (its current session's by default), in order."""
+    query = (
+        "SELECT table_id, session, position, kind, seat, player, chips, at "
+        f"FROM floor_chip_movements WHERE table_id = %s AND session = coalesce(%s, "
+        f"{_CURRENT}) ORDER BY position, ordinal"
+    )
+    return _rows(connection, ChipMovement, query, (table_id, session, table_id))
+
+
+def supervisor_actions(
+    connection: psycopg.Connection,
+    table_id: str | None = None,
+    limit: int = 100,
+    session: int | None = None,
+) -> list[SupervisorAction]:
+    """The latest supervisor actions, newest first: across the floor, or at one table (its
+    current session's by default, as every query of one table)."""
+    if table_id is None:
+        if session is not None:
+            raise ValueError("a session is a table's: give the table id too")
+        where, params = "", ()
+    else:
+        where = f" WHERE table_id = %s AND session = coalesce(%s, {_CURRENT})"
+        params = (table_id, session, table_id)
+    query = (
+        f"SELECT {_columns(SupervisorAction)} FROM floor_supervisor_actions{where} "
+        "ORDER BY at DESC, position DESC, ordinal DESC LIMIT %s"
+    )
+    return _rows(connection, SupervisorAction, query, (*params, limit))
+
+
+def confirmed_position(
+    connection: psycopg.Connection, table_id: str, session: int | None = None
+) -> int:
+    """The last journal position the floor holds of a table (its current session by
+    default); 0 when it holds none."""
+    row = connection.execute(
+        "SELECT confirmed_position FROM floor_table_sessions "
+        f"WHERE table_id = %s AND session = coalesce(%s, {_CURRENT})".encode(),
+        (table_id, session, table_id),
+    ).fetchone()
+    return 0 if row is None else int(row[0])
+
+
+def lags(
+    connection: psycopg.Connection, table_id: str, session: int | None = None, after: int = 0
+) -> list[float]:
+    """Seconds from each entry's time at the table (``recorded_at``, the table's clock) to
+    the floor's commit of it (``ingested_at``), after position ``after``, in order."""
+    rows = connection.execute(
+        "SELECT extract(epoch FROM ingested_at)::double precision - recorded_at "
+        "FROM floor_journal_entries WHERE table_id = %s AND session = "
+        f"coalesce(%s, {_CURRENT}) AND position > %s ORDER BY position".encode(),
+        (table_id, session, table_id, after),
+    ).fetchall()
+    return [row[0] for row in rows]
+
+
+def entries(
+    connection: psycopg.Connection,
+    table_id: str,
+    session: int | None = None,
+    after: int = 0,
+    limit: int | None = None,
+) -> list[Entry]:
+    """A table's journal entries after position ``after``, as its journal holds them."""
+    rows = connection.execute(
+        "SELECT position, recorded_at, source, type, fields, device_kind, serial, boot_id, seq, "
+        "event_number, chain FROM floor_journal_entries WHERE table_id = %s AND session = "
+        f"coalesce(%s, {_CURRENT}) AND position > %s ORDER BY position LIMIT %s".encode(),
+        (table_id, session, table_id, after, limit),
+    ).fetchall()
+    return [
+        Entry(
+            position,
+            recorded_at,
+            source,
+            kind,
+            fields,
+            None if serial is None else Device(device_kind, serial, boot_id),
+            seq,
+            number,
+            chain,
+        )
+        for (
+            position,
+            recorded_at,
+            source,
+            kind,
+            fields,
+            device_kind,
+            serial,
+            boot_id,
+            seq,
+            number,
+            chain,
+        ) in rows
+    ]
