@@ -57,6 +57,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "floor_bind_command",
         "bind a table's journal on the floor after a rename, a reset or a restore",
     ),
+    "floor-retention": (
+        "floor_retention_command",
+        "take old journal entries and hands off the floor store (archived or dropped)",
+    ),
     "relay": ("relay_command", "serve a table's public feed to broadcast viewers"),
     "hash-pin": (
         "hash_pin_command",

@@ -160,6 +160,15 @@ _DIVERGED_REMEDY = (
 )
 
 
+#: The table by its id and name: a row version only when the name changed (each batch
+#: names its table; an update that changes nothing would still leave a dead row behind).
+_TABLE_NAMED = (
+    "INSERT INTO floor_tables (table_id, name) VALUES (%s, %s) "
+    "ON CONFLICT (table_id) DO UPDATE SET name = excluded.name "
+    "WHERE floor_tables.name IS DISTINCT FROM excluded.name"
+)
+
+
 def _session(
     connection: psycopg.Connection, journal: f.Journal, shipper: str
 ) -> Session | _Refusal:
@@ -184,11 +193,7 @@ def _session(
             f"if the table was renamed {journal.table_id}: luck-table floor-bind --config FILE "
             f"--renamed-from {held[0]}; if not, give it back its [table] id {held[0]}",
         )
-    connection.execute(
-        "INSERT INTO floor_tables (table_id, name) VALUES (%s, %s) "
-        "ON CONFLICT (table_id) DO UPDATE SET name = excluded.name",
-        (journal.table_id, journal.table_name),
-    )
+    connection.execute(_TABLE_NAMED, (journal.table_id, journal.table_name))
     current = connection.execute(
         "SELECT session FROM floor_tables WHERE table_id = %s FOR UPDATE", (journal.table_id,)
     ).fetchone()
@@ -340,11 +345,7 @@ def bind_journal(connection: psycopg.Connection, journal: f.Journal, who: str) -
                 f"the floor holds journal {journal.journal_id} already, as table {bound[0]} "
                 f"session {bound[1]}: a journal is bound once"
             )
-        connection.execute(
-            "INSERT INTO floor_tables (table_id, name) VALUES (%s, %s) "
-            "ON CONFLICT (table_id) DO UPDATE SET name = excluded.name",
-            (journal.table_id, journal.table_name),
-        )
+        connection.execute(_TABLE_NAMED, (journal.table_id, journal.table_name))
         connection.execute(
             "SELECT session FROM floor_tables WHERE table_id = %s FOR UPDATE", (journal.table_id,)
         )
@@ -387,6 +388,7 @@ def ingest(connection: psycopg.Connection, batch: f.Batch) -> int:
     if not batch.entries:
         raise FloorError("a batch holds at least one journal entry")
     journal = batch.journal
+    _make_partitions(connection, batch)
     with connection.transaction():
         found = _session(connection, journal, batch.shipper)
         if isinstance(found, Session):
@@ -401,6 +403,26 @@ def ingest(connection: psycopg.Connection, batch: f.Batch) -> int:
     if refused is not None:
         raise refused.error(f"{refused.message}; {refused.remedy}")
     return last
+
+
+def _make_partitions(connection: psycopg.Connection, batch: f.Batch) -> None:
+    """The partitions the batch's rows go to, made when there are none yet: the entries'
+    of this day (the floor's clock) and the hands' of each month a hand of the batch
+    started in (the table's clock). In a transaction of its own, before the batch's: a
+    partition made holds its tables' locks until it commits, which must not wait on (or
+    keep waiting) a batch's row locks."""
+    months = {
+        (started.year, started.month): started
+        for fact in batch.facts
+        if isinstance(fact, f.HandStarted) and (started := _time(fact.at)) is not None
+    }
+    with connection.transaction():
+        connection.execute(
+            "SELECT floor_make_partition('floor_journal_entries', now()), "
+            "count(floor_make_partition('floor_hands', started)) "
+            "FROM unnest(%s::timestamptz[]) AS started",
+            (list(months.values()),),
+        )
 
 
 def _new_entries(batch: f.Batch, session: Session) -> list[Entry]:
@@ -456,27 +478,36 @@ def _ingest(
     confirmed = session.confirmed_position
     key = (session.table_id, session.session)
     where = f"table {key[0]} (journal {batch.journal.path}, session {key[1]})"
-    with connection.cursor() as cursor:
-        cursor.executemany(_ENTRY, [(*key, *_entry_row(entry)) for entry in new])
-    ordinals: Counter[int] = Counter()
-    for fact in batch.facts:
-        if fact.position > confirmed:
-            ordinal = ordinals[fact.position]
-            ordinals[fact.position] += 1
-            _apply(connection, key, fact, ordinal, where)
     last = new[-1].position
-    connection.execute(
-        "UPDATE floor_table_sessions SET confirmed_position = %s, last_seen = now(), "
-        "shipper = %s, chain = %s WHERE table_id = %s AND session = %s",
-        (last, batch.shipper, new[-1].chain, *key),
-    )
-    if session.current:
-        _status(connection, key, batch.status, last)
-    change = {"table_id": key[0], "session": key[1], "position": last}
-    connection.execute(
-        "SELECT pg_notify(%s, %s)",
-        (CHANNEL, json.dumps({**change, "state": batch.status.state})),
-    )
+    ended: list[tuple[f.HandEnded, psycopg.Cursor[Any]]] = []
+    with connection.pipeline(), connection.cursor() as cursor:  # one round trip, not one a row
+        cursor.executemany(_ENTRY, [(*key, *_entry_row(entry)) for entry in new])
+        ordinals: Counter[int] = Counter()
+        for fact in batch.facts:
+            if fact.position > confirmed:
+                ordinal = ordinals[fact.position]
+                ordinals[fact.position] += 1
+                done = _apply(connection, key, fact, ordinal)
+                if isinstance(fact, f.HandEnded) and done is not None:
+                    ended.append((fact, done))
+        connection.execute(
+            "UPDATE floor_table_sessions SET confirmed_position = %s, last_seen = now(), "
+            "shipper = %s, chain = %s WHERE table_id = %s AND session = %s",
+            (last, batch.shipper, new[-1].chain, *key),
+        )
+        if session.current:
+            _status(connection, key, batch.status, last)
+        change = {"table_id": key[0], "session": key[1], "position": last}
+        connection.execute(
+            "SELECT pg_notify(%s, %s)",
+            (CHANNEL, json.dumps({**change, "state": batch.status.state})),
+        )
+    for fact, done in ended:
+        if done.rowcount != 1:
+            raise FloorError(
+                f"{where}: hand {fact.number} ends at position {fact.position}, "
+                "but the floor has not seen it start"
+            )
     return last
 
 
@@ -498,8 +529,10 @@ def _entry_row(entry: Entry) -> tuple[Any, ...]:
 
 
 def _apply(
-    connection: psycopg.Connection, key: tuple[str, int], fact: f.Fact, ordinal: int, where: str
-) -> None:
+    connection: psycopg.Connection, key: tuple[str, int], fact: f.Fact, ordinal: int
+) -> psycopg.Cursor[Any] | None:
+    """Send the statement of ``fact``; the cursor of the hand's end (whose row count tells
+    whether the floor had the hand), None for the others."""
     match fact:
         case f.HandStarted():
             connection.execute(
@@ -508,7 +541,7 @@ def _apply(
                 (*key, fact.number, _time(fact.at), list(fact.seats), fact.position),
             )
         case f.HandEnded():
-            done = connection.execute(
+            return connection.execute(
                 "UPDATE floor_hands SET ended_at = %s, end_position = %s, void = %s, pot = %s, "
                 "bonus_cards = %s, recorded = %s, script = %s, outcome = %s "
                 "WHERE table_id = %s AND session = %s AND number = %s",
@@ -525,11 +558,6 @@ def _apply(
                     fact.number,
                 ),
             )
-            if done.rowcount != 1:
-                raise FloorError(
-                    f"{where}: hand {fact.number} ends at position {fact.position}, "
-                    "but the floor has not seen it start"
-                )
         case f.HandInProgress():
             connection.execute(
                 "UPDATE floor_hands SET script = %s "
@@ -608,6 +636,7 @@ def _apply(
                     _time(fact.at),
                 ),
             )
+    return None
 
 
 def _seat_session(
