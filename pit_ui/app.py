@@ -3,10 +3,11 @@
 Every endpoint but ``/api/health`` and the sign-in needs a supervisor's session
 (``POST /api/sessions`` with a supervisor's id and PIN from the floor's own configuration,
 then ``Authorization: Bearer TOKEN``; on the WebSocket ``/ws``, ``?token=TOKEN``), checked
-by the console's ``dealer_ui.auth.Auth``. Each request reads the store on a connection of
-its own (``def`` endpoints, in the thread pool), so that nothing is shared between
-requests and a PostgreSQL restart costs only the requests made while it was down: those
-answer 503 ``{"error": "unavailable", "reason": "floor database unreachable: ..."}``.
+by the console's ``dealer_ui.auth.Auth``. Each request reads the store on a connection
+taken from the service's pool (``def`` endpoints, in the thread pool; ``floor.pool_size``
+at once), each checked as it is taken, so that a PostgreSQL restart costs only the
+requests made while it was down: those answer 503 ``{"error": "unavailable", "reason":
+"floor database unreachable: ..."}``.
 Every query has a statement timeout (``floor.statement_timeout``): a lock held on the store
 answers 503 "floor store unavailable" within seconds rather than a request that hangs.
 Bad input answers 4xx with ``{"error", "reason"}``: 401/403/429 for sign-in and sessions,
@@ -14,6 +15,7 @@ Bad input answers 4xx with ``{"error", "reason"}``: 401/403/429 for sign-in and 
 which PostgreSQL cannot hold, included).
 """
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import datetime
@@ -43,10 +45,11 @@ from dealer_ui.app import (
 from dealer_ui.auth import Auth, AuthError, Session
 from dealer_ui.guard import protect
 from pit_ui.config import FloorConfig
-from pit_ui.live import UNAVAILABLE, FloorFeed, connect, floor_message, floor_now, unreachable
+from pit_ui.live import UNAVAILABLE, FloorFeed, floor_message, floor_now, pool, unreachable
 
 STATIC = Path(__file__).parent / "static"
 RECENT_HANDS = 10
+CHIP_MOVEMENTS = 50
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorOut} for code in (401, 403, 404, 422, 429, 503)
@@ -110,7 +113,10 @@ class TableDetail(BaseModel):
     recent_hands: list[store.Hand] = Field(description="the last hands, newest first")
     alerts: list[store.Alert] = Field(description="the latest alerts, newest first")
     supervisor_actions: list[store.SupervisorAction]
-    chip_movements: list[store.ChipMovement]
+    chip_movements: list[store.ChipMovement] = Field(
+        description=f"the last {CHIP_MOVEMENTS} buy-ins, rebuys and cash-outs, in order (the "
+        "ones before: /api/tables/{table_id}/chip-movements?before=POSITION)"
+    )
 
 
 _T = TypeVar("_T")
@@ -123,11 +129,15 @@ def create_app(config: FloorConfig, auth: Auth | None = None) -> FastAPI:
         config.dsn, config.poll, config.listen, config.statement_timeout, config.silent_after
     )
 
+    readers = pool(config.dsn, config.pool_size, statement_timeout=config.statement_timeout)
+
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        readers.open(wait=False)
         feed.start()
         yield
         await feed.stop()
+        await asyncio.to_thread(readers.close)
 
     app = FastAPI(
         title="Luck of the Irish floor",
@@ -159,7 +169,7 @@ def create_app(config: FloorConfig, auth: Auth | None = None) -> FastAPI:
     @contextlib.contextmanager
     def database() -> Iterator[psycopg.Connection]:
         try:
-            with connect(config.dsn, statement_timeout=config.statement_timeout) as connection:
+            with readers.connection() as connection:
                 yield connection
         except psycopg.Error as error:
             raise ApiError(503, "unavailable", unreachable(error)) from None
@@ -218,7 +228,9 @@ def create_app(config: FloorConfig, auth: Auth | None = None) -> FastAPI:
                 recent_hands=store.recent_hands(connection, table_id, session, RECENT_HANDS),
                 alerts=store.alerts(connection, table_id, session, limit=50),
                 supervisor_actions=store.supervisor_actions(connection, table_id, 50, session),
-                chip_movements=store.chip_movements(connection, table_id, session),
+                chip_movements=store.chip_movements(
+                    connection, table_id, session, limit=CHIP_MOVEMENTS
+                ),
             )
 
     @app.get("/api/tables/{table_id}/hands", response_model=list[store.Hand], tags=["table"])
@@ -234,6 +246,25 @@ def create_app(config: FloorConfig, auth: Auth | None = None) -> FastAPI:
         with database() as connection:
             known(connection, table_id)
             return store.hands(connection, table_id, session, after, limit)
+
+    @app.get(
+        "/api/tables/{table_id}/chip-movements",
+        response_model=list[store.ChipMovement],
+        tags=["table"],
+    )
+    def table_chip_movements(
+        table_id: TableId,
+        _: Signed,
+        session: SessionNumber = None,
+        before: Annotated[int | None, Query(ge=1, description="before this position")] = None,
+        limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    ) -> list[store.ChipMovement]:
+        """A page of a table's buy-ins, rebuys and cash-outs, in journal order: the last
+        ``limit`` before journal position ``before`` (the latest by default); the page
+        before it is the one before its first movement's position."""
+        with database() as connection:
+            known(connection, table_id)
+            return store.chip_movements(connection, table_id, session, before, limit)
 
     @app.get("/api/tables/{table_id}/hands/{number}", response_model=store.Hand, tags=["table"])
     def table_hand(

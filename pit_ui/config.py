@@ -9,7 +9,8 @@ Sections (see ``deploy/floor.example.toml`` and docs/floor.md):
   seconds a query of the store may take before it is given up and the store reported
   unavailable (default 5, 0.1..600); ``silent_after``, seconds without a batch or a
   heartbeat after which a table is shown silent (default 30, 1..3600), by the database's
-  clock.
+  clock; ``pool_size``, the most connections the service's requests read the store on at
+  once (a pool, default 8, 1..100; the live feed has its own two).
 - ``[api]``: ``bind``, ``port`` (default 8090), ``tls_cert`` and ``tls_key`` (both or
   neither), as the table's ``[api]``.
 - ``[consoles]`` (optional): ``TABLE_ID = "https://host:port"``, each table's own console,
@@ -60,6 +61,7 @@ class FloorConfig:
     listen: bool = True
     statement_timeout: float = 5.0
     silent_after: float = 30.0
+    pool_size: int = 8
 
 
 def check_dsn(dsn: str, key: str = "floor.dsn") -> str:
@@ -91,7 +93,7 @@ def load_floor_config(path: str | Path, *, example_pins: bool | None = None) -> 
 def parse_floor_config(data: Mapping[str, Any], base: Path) -> FloorConfig:
     _no_unknown(data, _SECTIONS, "")
     floor = _section(data, "floor", optional=True)
-    known = {"dsn", "poll", "listen", "statement_timeout", "silent_after"}
+    known = {"dsn", "poll", "listen", "statement_timeout", "silent_after", "pool_size"}
     _no_unknown(floor, known, "floor.")
     dsn = check_dsn(_text(floor, "floor.dsn")) if "dsn" in floor else ""
     poll = floor.get("poll", 1.0)
@@ -99,6 +101,9 @@ def parse_floor_config(data: Mapping[str, Any], base: Path) -> FloorConfig:
         raise ConfigError("floor.poll", poll, "seconds, 0.1..60")
     timeout = _seconds(floor, "floor.statement_timeout", 0.1, 600, 5.0)
     silent_after = _seconds(floor, "floor.silent_after", 1, 3600, 30.0)
+    pool_size = floor.get("pool_size", 8)
+    if isinstance(pool_size, bool) or not isinstance(pool_size, int) or not 1 <= pool_size <= 100:
+        raise ConfigError("floor.pool_size", pool_size, "connections, 1..100")
     listen = floor.get("listen", True)
     if not isinstance(listen, bool):
         raise ConfigError("floor.listen", listen, "true or false")
@@ -117,4 +122,5 @@ def parse_floor_config(data: Mapping[str, Any], base: Path) -> FloorConfig:
         listen=listen,
         statement_timeout=timeout,
         silent_after=silent_after,
+        pool_size=pool_size,
     )

@@ -21,9 +21,11 @@ import json
 import logging
 from collections.abc import AsyncIterator
 from datetime import datetime
+from typing import Any
 
 import psycopg
 import psycopg.errors
+from psycopg_pool import ConnectionPool
 from pydantic import TypeAdapter
 
 from controller.floor import store
@@ -45,21 +47,48 @@ def connect(
     """A reading connection to the floor: autocommit (every query sees the latest batches),
     short timeouts (a silent database is reported within seconds, a query waiting on a
     lock is given up after ``statement_timeout`` seconds)."""
-    connection = store.connect(
-        dsn,
-        autocommit=True,
-        connect_timeout=max(1, round(timeout)),
-        application_name="luck-table floor",
-    )
+    connection = store.connect(dsn, **_reading(timeout))
     try:
-        connection.execute(
-            "SELECT set_config('statement_timeout', %s, false)",
-            (f"{round(statement_timeout * 1000)}ms",),
-        )
+        _give_up_after(connection, statement_timeout)
     except BaseException:
         connection.close()
         raise
     return connection
+
+
+def pool(
+    dsn: str, size: int, timeout: float = 3.0, statement_timeout: float = STATEMENT_TIMEOUT
+) -> ConnectionPool[psycopg.Connection]:
+    """Reading connections as :func:`connect` makes them, up to ``size`` at once, kept open
+    between requests (not opened yet: ``open()``). Each is checked as it is taken (one
+    broken by a PostgreSQL restart is replaced, not handed out); taking one waits
+    ``timeout`` seconds at most (``PoolTimeout``, an ``OperationalError``)."""
+    return ConnectionPool(
+        dsn,
+        kwargs={**store.CONNECT_OPTIONS, **_reading(timeout)},
+        min_size=1,
+        max_size=size,
+        open=False,
+        timeout=timeout,
+        check=ConnectionPool.check_connection,
+        configure=lambda connection: _give_up_after(connection, statement_timeout),
+        name="pit",
+    )
+
+
+def _reading(timeout: float) -> dict[str, Any]:
+    return {
+        "autocommit": True,
+        "connect_timeout": max(1, round(timeout)),
+        "application_name": "luck-table floor",
+    }
+
+
+def _give_up_after(connection: psycopg.Connection, statement_timeout: float) -> None:
+    connection.execute(
+        "SELECT set_config('statement_timeout', %s, false)",
+        (f"{round(statement_timeout * 1000)}ms",),
+    )
 
 
 def unreachable(error: psycopg.Error) -> str:
@@ -88,7 +117,8 @@ def floor_now(
     row = connection.execute("SELECT now()").fetchone()
     assert row is not None
     now: datetime = row[0]
-    tables = _TABLES.dump_json(store.tables(connection, None, silent_after), exclude=_NO_HAND)
+    floor = store.tables(connection, None, silent_after, hand=False)
+    tables = _TABLES.dump_json(floor, exclude=_NO_HAND)
     alerts = _ALERTS.dump_json(store.open_alerts(connection))
     return now.isoformat(), b'"tables":' + tables + b',"open_alerts":' + alerts
 

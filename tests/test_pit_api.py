@@ -168,6 +168,25 @@ def test_the_drill_down(floor):
     assert [hand["number"] for hand in dealing["recent_hands"]] == [2, 1]
 
 
+def test_the_drill_down_s_chip_movements_page_back_to_the_first(floor):
+    """The drill-down holds the latest buy-ins and cash-outs; the pages before them, each
+    asked from the first position of the one after, lead back to the first without a
+    movement missed or twice."""
+    detail = floor.get("/api/tables/T1").json()
+    latest = floor.get("/api/tables/T1/chip-movements", limit=1000).json()
+    assert detail["chip_movements"] == latest[-50:]
+    pages = [floor.get("/api/tables/T1/chip-movements", limit=2).json()]
+    while len(pages[0]) == 2:
+        before = pages[0][0]["position"]
+        pages.insert(0, floor.get("/api/tables/T1/chip-movements", limit=2, before=before).json())
+    assert [move for page in pages for move in page] == latest
+    assert len(latest) > 4
+    assert [m["position"] for m in latest] == sorted(m["position"] for m in latest)
+    answer = floor.get("/api/tables/T1/chip-movements", before=0)
+    assert answer.status_code == 422
+    assert floor.get("/api/tables/T9/chip-movements").status_code == 404
+
+
 def test_the_pit_bosses_questions(floor):
     hourly = floor.get("/api/hands-per-hour", table_id="T1").json()
     assert sum(row["hands"] for row in hourly) == 6

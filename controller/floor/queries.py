@@ -215,13 +215,18 @@ _CURRENT = "(SELECT session FROM floor_tables WHERE table_id = %s)"
 
 
 def tables(
-    connection: psycopg.Connection, table_id: str | None = None, silent_after: float = SILENT_AFTER
+    connection: psycopg.Connection,
+    table_id: str | None = None,
+    silent_after: float = SILENT_AFTER,
+    hand: bool = True,
 ) -> list[TableOverview]:
     """Every table's live status (or one table's): the paused ones first, then by table id;
-    silent when not heard from for ``silent_after`` seconds by the floor's clock."""
+    silent when not heard from for ``silent_after`` seconds by the floor's clock. Without
+    ``hand`` the hand in progress is left out (None): not read at all (the floor view)."""
     where, params = _where(table_id=table_id)
     query = (
-        f"SELECT {_columns(TableOverview, 'silent')}, "
+        f"SELECT {_columns(TableOverview, 'silent', 'hand')}, "
+        f"{'hand' if hand else 'NULL::jsonb AS hand'}, "
         "now() - last_seen > make_interval(secs => %s) AS silent "
         f"FROM floor_table_overview{where} ORDER BY state <> 'paused', table_id"
     )
@@ -253,13 +258,23 @@ def alerts(
 def hands_per_hour(
     connection: psycopg.Connection, table_id: str | None = None, since: datetime | None = None
 ) -> list[HourlyHands]:
-    """Hands finished per hour per table (from ``since``), by table then hour."""
-    where, params = _where(table_id=table_id)
+    """Hands finished per hour per table (from ``since``'s hour), by table then hour: view
+    ``floor_hands_per_hour``'s rows, read from the hands of those hours alone (the index of
+    the hands' ends, not every hand the floor holds)."""
+    conditions, params = ["ended_at IS NOT NULL"], ()
+    if table_id is not None:
+        conditions.append("table_id = %s")
+        params += (table_id,)
     if since is not None:
-        where += (" AND" if where else " WHERE") + " hour >= date_trunc('hour', %s::timestamptz)"
+        conditions.append("ended_at >= date_trunc('hour', %s::timestamptz)")
         params += (since,)
     query = (
-        f"SELECT {_columns(HourlyHands)} FROM floor_hands_per_hour{where} ORDER BY table_id, hour"
+        "SELECT table_id, date_trunc('hour', ended_at) AS hour, count(*)::integer AS hands, "
+        "count(*) FILTER (WHERE void)::integer AS void_hands, "
+        "coalesce(sum(pot), 0)::bigint AS chips_in_pots, "
+        "coalesce(sum(bonus_cards), 0)::integer AS bonus_cards "
+        f"FROM floor_hands WHERE {' AND '.join(conditions)} "
+        "GROUP BY 1, 2 ORDER BY table_id, hour"
     )
     return _rows(connection, HourlyHands, query, params)
 
@@ -335,15 +350,28 @@ def recent_hands(
 
 
 def chip_movements(
-    connection: psycopg.Connection, table_id: str, session: int | None = None
+    connection: psycopg.Connection,
+    table_id: str,
+    session: int | None = None,
+    before: int | None = None,
+    limit: int | None = None,
 ) -> list[ChipMovement]:
-    """A table's buy-ins, rebuys and cash-outs (its current session's by default), in order."""
-    query = (
-        "SELECT table_id, session, position, kind, seat, player, chips, at "
-        f"FROM floor_chip_movements WHERE table_id = %s AND session = coalesce(%s, "
-        f"{_CURRENT}) ORDER BY position, ordinal"
+    """A table's buy-ins, rebuys and cash-outs (its current session's by default), in
+    journal order: the last ``limit`` of them (all by default) before journal position
+    ``before`` (the end by default), with every other movement of the first one's position
+    (a page never splits a position: the page before is the one before its first
+    position)."""
+    table = (
+        f"FROM floor_chip_movements WHERE table_id = %s AND session = coalesce(%s, {_CURRENT}) "
+        "AND position < coalesce(%s, 9223372036854775807)"
     )
-    return _rows(connection, ChipMovement, query, (table_id, session, table_id))
+    query = (
+        f"SELECT table_id, session, position, kind, seat, player, chips, at {table} "
+        f"AND position >= (SELECT min(position) FROM (SELECT position {table} "
+        "ORDER BY position DESC, ordinal DESC LIMIT %s) AS page) ORDER BY position, ordinal"
+    )
+    key = (table_id, session, table_id, before)
+    return _rows(connection, ChipMovement, query, (*key, *key, limit))
 
 
 def supervisor_actions(

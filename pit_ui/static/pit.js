@@ -5,7 +5,11 @@
 
 const $ = (id) => document.getElementById(id);
 const state = { token: sessionStorage.getItem("pit-token"), floor: null, table: null,
-  seen: "", socket: null, retry: 1000, received: 0 };
+  seen: "", socket: null, retry: 1000, received: 0, detailAt: 0, detailTimer: null };
+// A dealing table changes at each batch: its drill-down is read again at most this often.
+const DETAIL_EVERY = 2000;
+// The drill-down's page of buy-ins and cash-outs (the API's CHIP_MOVEMENTS).
+const CHIP_PAGE = 50;
 
 function el(tag, text, cls) {
   const node = document.createElement(tag);
@@ -157,11 +161,15 @@ function refreshDetail(floor) {
   if (!state.table) return;
   const table = floor.tables.find((t) => t.table_id === state.table);
   const seen = table ? `${table.last_position}/${table.open_alerts}/${table.silent}` : "gone";
-  if (seen !== state.seen) { state.seen = seen; loadDetail(); }
+  if (seen === state.seen || state.detailTimer) return;
+  state.seen = seen;
+  const wait = Math.max(0, state.detailAt + DETAIL_EVERY - Date.now());
+  state.detailTimer = setTimeout(() => { state.detailTimer = null; loadDetail(); }, wait);
 }
 
 async function loadDetail() {
   const wanted = state.table;
+  state.detailAt = Date.now();
   let detail;
   try {
     detail = await api(`/api/tables/${encodeURIComponent(wanted)}`);
@@ -238,9 +246,27 @@ function renderDetail(detail) {
   if (!detail.recent_hands.length) hands.append(el("li", "none yet", "muted"));
   const chips = $("chips");
   chips.replaceChildren();
-  for (const move of detail.chip_movements) {
-    chips.append(el("li", `${time(move.at)} seat ${move.seat} ${move.player}: ${move.kind.replace("_", "-")} ${move.chips}`));
-  }
+  showChipMovements(chips, detail.chip_movements, table);
+}
+
+function showChipMovements(list, moves, table) {
+  const items = moves.map((move) => el("li", `${time(move.at)} seat ${move.seat} ${move.player}: ${move.kind.replace("_", "-")} ${move.chips}`));
+  list.querySelector(".earlier")?.remove();
+  list.prepend(...items);
+  if (moves.length < CHIP_PAGE) return;
+  const earlier = el("button", "earlier…");
+  earlier.type = "button";
+  earlier.addEventListener("click", async () => {
+    const path = `/api/tables/${encodeURIComponent(table.table_id)}/chip-movements?session=${table.session}&before=${moves[0].position}&limit=${CHIP_PAGE}`;
+    try {
+      showChipMovements(list, await api(path), table);
+    } catch (error) {
+      earlier.textContent = `earlier… (${error.message})`;
+    }
+  });
+  const holder = el("li", null, "muted earlier");
+  holder.append(earlier);
+  list.prepend(holder);
 }
 
 // "heard from ... ago" keeps counting between the feed's messages.
