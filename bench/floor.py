@@ -1,4 +1,4 @@
-"""Floor benchmark (issue 12): how many tables one floor store and one floor service keep up with.
+"""Floor benchmark: how many tables one floor store and one floor service keep up with.
 
 A real journal is dealt first (``luck-table sim --speed max``: the simulators, the table
 service, cards unread and misplaced). Its facts are derived at the table's side once
@@ -22,7 +22,23 @@ the run and dropped after it.
    (``controller.floor.shipper.Shipper``, started on it as a table service starts it when
    the floor is back), beside the 10 minutes it took to write.
 
-Usage: .venv/bin/python bench/floor.py [--tables 8,32] [--hands 12] [--seconds 20]
+4. A casino's floor (``casino``): ``--casino-tables`` synthetic shippers (200), each
+   committing ``--casino-rate`` entries a second (2) for ``--casino-seconds`` (600): the
+   journal's entries and facts one at a time at their due times, through a pool of
+   ``--connections`` connections (the server's ``max_connections`` is shared), beside one
+   table alone in the same run: lag p50/p99/max from due time to the floor's commit, and
+   the size of the rows updated at every batch (status, sessions) at the end.
+5. A month of a casino (``month``): ``--month-tables`` tables (200) over ``--month-days``
+   days (30) generated into the real schema with generate_series (hands at the live pace,
+   chip movements, seat sessions, alerts, supervisor actions, an hour of journal entries),
+   vacuumed and analysed; then the pit's queries on a pooled connection, p50/p99: the floor
+   view, a table's drill-down, the floor's hands per hour of the last 8 hours; beside the
+   same questions asked as the previous release asked them (every hand in progress, every
+   chip movement, the view's hours), and a connection opened per request.
+
+Usage: .venv/bin/python bench/floor.py [--parts capacity,live,catch-up,casino,month]
+       [--tables 8,32] [--hands 12] [--seconds 20] [--casino-tables 200]
+       [--casino-seconds 600] [--month-tables 200] [--month-days 30]
 """
 
 from __future__ import annotations
@@ -33,6 +49,7 @@ import json
 import math
 import os
 import platform
+import random
 import statistics
 import subprocess
 import sys
@@ -41,9 +58,12 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import psycopg
+from psycopg.types.json import Jsonb
+from psycopg_pool import ConnectionPool
 from websockets.sync.client import connect as ws_connect
 
 from controller.config import FloorSettings, hash_pin
@@ -56,6 +76,7 @@ from controller.floor.store import shipped
 from controller.history.recovery import initial_table
 from controller.journal import Journal
 from controller.sim.dealer import Pace
+from pit_ui.live import floor_now
 
 LUCK_TABLE = Path(sys.executable).with_name("luck-table")
 
@@ -261,12 +282,244 @@ def catch_up(dsn: str, path: Path) -> float:
     return took
 
 
+def casino(dsn: str, path: Path, tables: int, seconds: float, rate: float, pool_size: int) -> dict:
+    """``tables`` tables each committing one entry every 1/rate s for ``seconds``, shipped
+    through a pool of ``pool_size`` connections: lag figures, and the size of the rows
+    updated at each batch at the end."""
+    single = batches(path, 1)
+    count = int(seconds * rate)
+    if count > len(single):
+        raise SystemExit(f"the journal has {len(single)} entries, the run needs {count}")
+    prefix = f"K{tables}"
+    start = time.monotonic() + 2.0
+    lags: list[float] = []
+    with ConnectionPool(
+        dsn, min_size=pool_size, max_size=pool_size, kwargs={"autocommit": True}, open=True
+    ) as pool:
+        pool.wait(timeout=60)
+
+        def ship(number: int) -> None:
+            table_id = f"{prefix}-{number:03d}"
+            identity = facts.Journal(table_id, table_id, time.time(), str(path), table_id)
+            shift = (number / tables) / rate  # the tables' commits spread over each interval
+            mine = []
+            for i, (entries, found, status) in enumerate(single[:count]):
+                due = start + shift + i / rate
+                wait = due - time.monotonic()
+                if wait > 0:
+                    time.sleep(wait)
+                with pool.connection() as connection:
+                    batch = facts.Batch(identity, entries, found, status, "bench")
+                    store.ingest(connection, batch)
+                mine.append(time.monotonic() - due)
+            lags.extend(mine)
+
+        threads = [threading.Thread(target=ship, args=(n,)) for n in range(tables)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        with pool.connection() as connection:
+            sizes = dict(
+                connection.execute(
+                    "SELECT relname, pg_total_relation_size(oid) FROM pg_class WHERE relname IN "
+                    "('floor_table_status', 'floor_table_sessions', 'floor_tables')"
+                ).fetchall()
+            )
+    return {
+        "tables": tables,
+        "entries": len(lags),
+        "p50": statistics.median(lags),
+        "p99": percentile(lags, 0.99),
+        "max": max(lags),
+        "sizes": sizes,
+    }
+
+
+#: The month's generation: tables, their sessions and status, then per table its hands at
+#: the live pace (the last day's with a real script and outcome), chip movements, seat
+#: sessions, alerts and supervisor actions, and the last hour's journal entries.
+MONTH = """
+INSERT INTO floor_tables (table_id, name, session)
+SELECT format('M%%s', lpad(t::text, 3, '0')), format('Table %%s', t), 1
+FROM generate_series(1, %(tables)s) AS t;
+INSERT INTO floor_table_sessions (table_id, session, journal_created, journal_path,
+    confirmed_position, journal_id)
+SELECT table_id, 1, extract(epoch FROM now()) - %(days)s * 86400,
+       '/var/lib/luck-table/journal.sqlite3', %(hands)s * 140, 'month-' || table_id
+FROM floor_tables;
+INSERT INTO floor_table_status (table_id, session, state, hand_number, display, open_alerts,
+    seats, last_position, last_entry_at, hand)
+SELECT table_id, 1, 'dealing', %(hands)s, 'fourth street', 1, %(seats)s, %(hands)s * 140,
+       now(), %(hand)s FROM floor_tables;
+"""
+
+MONTH_TABLE = """
+INSERT INTO floor_hands (table_id, session, number, started_at, ended_at, seats,
+    start_position, end_position, void, pot, bonus_cards, recorded, script, outcome)
+SELECT %(table)s, 1, n, now() - %(days)s * interval '1 day' + n * %(every)s * interval '1 s',
+       CASE WHEN n < %(hands)s THEN now() - %(days)s * interval '1 day'
+            + (n * %(every)s + 53) * interval '1 s' END,
+       '{1,2,4,5}', n * 140 - 139, CASE WHEN n < %(hands)s THEN n * 140 END,
+       CASE WHEN n < %(hands)s THEN n %% 97 = 0 END,
+       CASE WHEN n < %(hands)s THEN 100 + n * 37 %% 900 END,
+       CASE WHEN n < %(hands)s THEN n %% 3 END, n < %(hands)s,
+       CASE WHEN n > %(hands)s - %(day)s THEN %(script)s ELSE '{"generated": true}' END,
+       CASE WHEN n >= %(hands)s THEN NULL WHEN n > %(hands)s - %(day)s THEN %(outcome)s
+            ELSE '{"generated": true}' END
+FROM generate_series(1, %(hands)s) AS n;
+INSERT INTO floor_chip_movements (table_id, session, position, ordinal, kind, seat, player,
+    chips, at)
+SELECT %(table)s, 1, m * 103, 0, (ARRAY['buy_in', 'rebuy', 'cash_out'])[m %% 3 + 1],
+       m %% 7 + 1, format('P%%s', m %% 500), 100 + m %% 400,
+       now() - %(days)s * interval '1 day' + m * 2160 * interval '1 s'
+FROM generate_series(1, %(days)s * 40) AS m;
+INSERT INTO floor_seat_sessions (table_id, session, start_position, seat, player, sat_down_at,
+    buy_in, rebuys, cashed_out, left_at, end_position)
+SELECT %(table)s, 1, m * 103 * 3, m %% 7 + 1, format('P%%s', m %% 500),
+       now() - %(days)s * interval '1 day' + m * 5760 * interval '1 s', 200, m %% 2,
+       150, now() - %(days)s * interval '1 day' + (m * 5760 + 3000) * interval '1 s',
+       m * 103 * 3 + 90
+FROM generate_series(1, %(days)s * 15) AS m;
+INSERT INTO floor_alerts (table_id, session, alert_id, kind, severity, blocking, message,
+    remedy, hand_number, raised_at, raised_position, cleared_at, cleared_position, resolution)
+SELECT %(table)s, 1, a, 'card_unreadable', 'warning', a %% 5 = 0, 'a card was not read',
+       'read it again', a * 17, now() - %(days)s * interval '1 day' + a * 1200 * interval '1 s',
+       a * 17 * 140, CASE WHEN a < %(days)s * 72 THEN now() - %(days)s * interval '1 day'
+       + (a * 1200 + 30) * interval '1 s' END, CASE WHEN a < %(days)s * 72 THEN a * 17 * 140 + 5
+       END, CASE WHEN a < %(days)s * 72 THEN 'the card was read' END
+FROM generate_series(1, %(days)s * 72) AS a;
+INSERT INTO floor_supervisor_actions (table_id, session, position, ordinal, action, who, why,
+    message, hand_number, details, at)
+SELECT %(table)s, 1, s * 140 * 51 + 7, 0, 'enter_card', 'S100', 'unreadable', 'card entered',
+       s * 51, '{"code": 17}', now() - %(days)s * interval '1 day' + s * 3600 * interval '1 s'
+FROM generate_series(1, %(days)s * 24) AS s;
+INSERT INTO floor_journal_entries (table_id, session, position, recorded_at, source, type,
+    fields, ingested_at)
+SELECT %(table)s, 1, %(hands)s * 140 - 7200 + e, extract(epoch FROM now()) - 3600 + e / 2.0,
+       'table', 'CardRead', '{"code": 17}', now() - interval '3600 s' + e * interval '0.5 s'
+FROM generate_series(1, 7200) AS e;
+"""
+
+
+def month(dsn: str, path: Path, tables: int, days: int, samples: int) -> dict:
+    """A month of ``tables`` tables generated into the floor at ``dsn``; the pit's queries
+    timed on it, with the previous release's way of asking beside each."""
+    with psycopg.connect(dsn, autocommit=True) as connection:
+        migrate(connection)
+        per_hour = 3600 / 70.6  # the live pace of the dealt journal (its hands an hour)
+        hands = int(days * 24 * per_hour)
+        ended = next(
+            fact
+            for _, found, _ in batches(path, 500)
+            for fact in found
+            if isinstance(fact, facts.HandEnded)
+        )
+        hand = next(status.hand for _, _, status in batches(path, 5) if status.hand)
+        seats = next(status.seats for _, _, status in batches(path, 500) if status.seats)
+        began = time.monotonic()
+        for day in range(days + 1):
+            connection.execute(
+                "SELECT floor_make_partition('floor_hands', now() - make_interval(days => %s)), "
+                "floor_make_partition('floor_journal_entries', now() - make_interval(days => %s))",
+                (day, min(day, 1)),
+            )
+        common = {"tables": tables, "days": days, "hands": hands}
+        script = psycopg.ClientCursor(connection)  # many statements in one: bound client-side
+        script.execute(MONTH, {**common, "seats": Jsonb(list(seats)), "hand": Jsonb(hand)})
+        for number in range(1, tables + 1):
+            script.execute(
+                MONTH_TABLE,
+                {
+                    **common,
+                    "table": f"M{number:03d}",
+                    "every": 3600 / per_hour,
+                    "day": int(24 * per_hour),
+                    "script": Jsonb(ended.script),
+                    "outcome": Jsonb(ended.outcome),
+                },
+            )
+        generated = time.monotonic() - began
+        connection.execute("VACUUM ANALYZE")
+        size = connection.execute("SELECT pg_database_size(current_database())").fetchone()[0]
+        counted = connection.execute("SELECT count(*) FROM floor_hands").fetchone()[0]
+    rng = random.Random(7)
+    names = [f"M{rng.randint(1, tables):03d}" for _ in range(samples)]
+    since = datetime.now(UTC) - timedelta(hours=8)
+
+    def drill_down(connection: psycopg.Connection, table_id: str, moves: int | None) -> None:
+        (overview,) = store.tables(connection, table_id)
+        store.hand(connection, table_id, overview.hand_number, overview.session)
+        store.recent_hands(connection, table_id, overview.session, 10)
+        store.alerts(connection, table_id, overview.session, limit=50)
+        store.supervisor_actions(connection, table_id, 50, overview.session)
+        store.chip_movements(connection, table_id, overview.session, limit=moves)
+
+    def old_hours(connection: psycopg.Connection) -> None:
+        connection.execute(
+            "SELECT * FROM floor_hands_per_hour WHERE hour >= date_trunc('hour', %s::timestamptz) "
+            "ORDER BY table_id, hour",
+            (since,),
+        ).fetchall()
+
+    questions = {
+        "floor view": lambda c, t: floor_now(c),
+        "  as before: with every hand in progress": lambda c, t: store.tables(c),
+        "a table's drill-down": lambda c, t: drill_down(c, t, 50),
+        "  as before: every chip movement": lambda c, t: drill_down(c, t, None),
+        "hands per hour, floor, last 8 h": lambda c, t: store.hands_per_hour(c, None, since),
+        "  as before: through the view's hours": lambda c, t: old_hours(c),
+    }
+    timings: dict[str, list[float]] = {}
+    with ConnectionPool(dsn, min_size=1, max_size=1, kwargs={"autocommit": True}) as pool:
+        for name, ask in questions.items():
+            took = []
+            for table_id in names:
+                with pool.connection() as connection:
+                    begin = time.perf_counter()
+                    ask(connection, table_id)
+                    took.append(time.perf_counter() - begin)
+            timings[name] = took
+        took = []
+        for _ in names:
+            begin = time.perf_counter()
+            with pool.connection() as connection:
+                connection.execute("SELECT 1")
+            took.append(time.perf_counter() - begin)
+        timings["a pooled connection, SELECT 1"] = took
+    took = []
+    for _ in names:
+        begin = time.perf_counter()
+        with store.connect(dsn, autocommit=True) as connection:
+            connection.execute("SELECT 1")
+        took.append(time.perf_counter() - begin)
+    timings["  as before: a connection per request"] = took
+    return {
+        "hands": counted,
+        "generated": generated,
+        "size": size,
+        "timings": {
+            name: (statistics.median(took), percentile(took, 0.99))
+            for name, took in timings.items()
+        },
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--parts", default="capacity,live,catch-up,casino,month")
     parser.add_argument("--tables", default="8,32", help="table counts to compare with 1")
     parser.add_argument("--hands", type=int, default=12, help="hands in the dealt journal")
     parser.add_argument("--seconds", type=float, default=20.0, help="live run length")
+    parser.add_argument("--casino-tables", type=int, default=200)
+    parser.add_argument("--casino-seconds", type=float, default=600.0)
+    parser.add_argument("--casino-rate", type=float, default=2.0, help="entries/s a table")
+    parser.add_argument("--connections", type=int, default=40, help="the casino's pool")
+    parser.add_argument("--month-tables", type=int, default=200)
+    parser.add_argument("--month-days", type=int, default=30)
+    parser.add_argument("--samples", type=int, default=300, help="each pit question's runs")
     args = parser.parse_args()
+    parts = set(args.parts.split(","))
     counts = [int(n) for n in args.tables.split(",")]
     print(f"machine: {platform.node()}, {os.cpu_count()} cores, {platform.python_version()}")
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
@@ -279,39 +532,94 @@ def main() -> None:
             f"journal: {hands} hands, {entries} entries; at a live pace {seconds / hands:.0f} s "
             f"a hand = {3600 * hands / seconds:.0f} hands/h, {rate:.2f} entries/s a table"
         )
-        for size in (1, 500):
-            prepared = batches(path, size)
-            print(f"\ningest capacity, {size} entr{'y' if size == 1 else 'ies'} per batch:")
-            for tables in [1, *counts]:
-                took = capacity(dsn, prepared, path, tables, f"C{size}-{tables}")
-                per_second = tables * entries / took
-                print(
-                    f"  {tables:3d} tables: {per_second:8.0f} entries/s, "
-                    f"{tables * hands / took:6.1f} hands/s = {per_second / rate:6.0f} live "
-                    f"tables' production ({took:.1f} s)"
-                )
-        print(f"\nlive lag, each table at a live pace ({rate:.2f} entries/s), {args.seconds:g} s:")
-        runs = [(tables, True) for tables in [1, *counts]] + [(max(counts), False)]
-        for tables, listen in runs:
-            figures = live(dsn, folder, path, tables, args.seconds, rate, listen)
-            how = "NOTIFY + poll" if listen else "poll alone   "
-            floor_p50 = figures["floor_p50"] * 1000
-            print(
-                f"  {tables:3d} tables, {how}: table->floor p50 {floor_p50:6.1f} ms "
-                f"p99 {figures['floor_p99'] * 1000:6.1f} ms; table->pit view p50 "
-                f"{figures['pit_p50'] * 1000:6.0f} ms p99 {figures['pit_p99'] * 1000:6.0f} ms "
-                f"({figures['entries']} entries)"
-            )
-        outage_hands = math.ceil(hands * 600 / seconds)
-        outage = deal(folder, outage_hands, seed=7)
-        outage_seconds, outage_entries, _ = live_seconds(outage)
-        took = catch_up(dsn, outage)
-        print(
-            f"\ncatch-up after a 10-minute outage: {outage_entries} entries ({outage_hands} "
-            f"hands, {outage_seconds / 60:.1f} live minutes) shipped by the table's shipper in "
-            f"{took:.2f} s: {outage_seconds / took:.0f}x the pace the table wrote them"
-        )
+        if "capacity" in parts:
+            run_capacity(dsn, path, counts, entries, hands, rate)
+        if "live" in parts:
+            run_live(dsn, folder, path, counts, args.seconds, rate)
+        if "catch-up" in parts:
+            run_catch_up(dsn, folder, hands, seconds)
+        if "casino" in parts:
+            run_casino(dsn, folder, args, entries / hands)
+    if "month" in parts:
+        with tempfile.TemporaryDirectory() as folder_name, database() as dsn:
+            run_month(dsn, deal(Path(folder_name), 2), args)
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+def run_capacity(
+    dsn: str, path: Path, counts: list[int], entries: int, hands: int, rate: float
+) -> None:
+    for size in (1, 500):
+        prepared = batches(path, size)
+        print(f"\ningest capacity, {size} entr{'y' if size == 1 else 'ies'} per batch:")
+        for tables in [1, *counts]:
+            took = capacity(dsn, prepared, path, tables, f"C{size}-{tables}")
+            per_second = tables * entries / took
+            print(
+                f"  {tables:3d} tables: {per_second:8.0f} entries/s, "
+                f"{tables * hands / took:6.1f} hands/s = {per_second / rate:6.0f} live "
+                f"tables' production ({took:.1f} s)"
+            )
+
+
+def run_live(
+    dsn: str, folder: Path, path: Path, counts: list[int], seconds: float, rate: float
+) -> None:
+    print(f"\nlive lag, each table at a live pace ({rate:.2f} entries/s), {seconds:g} s:")
+    runs = [(tables, True) for tables in [1, *counts]] + [(max(counts), False)]
+    for tables, listen in runs:
+        figures = live(dsn, folder, path, tables, seconds, rate, listen)
+        how = "NOTIFY + poll" if listen else "poll alone   "
+        floor_p50 = figures["floor_p50"] * 1000
+        print(
+            f"  {tables:3d} tables, {how}: table->floor p50 {floor_p50:6.1f} ms "
+            f"p99 {figures['floor_p99'] * 1000:6.1f} ms; table->pit view p50 "
+            f"{figures['pit_p50'] * 1000:6.0f} ms p99 {figures['pit_p99'] * 1000:6.0f} ms "
+            f"({figures['entries']} entries)"
+        )
+
+
+def run_catch_up(dsn: str, folder: Path, hands: int, seconds: float) -> None:
+    outage_hands = math.ceil(hands * 600 / seconds)
+    outage = deal(folder, outage_hands, seed=7)
+    outage_seconds, outage_entries, _ = live_seconds(outage)
+    took = catch_up(dsn, outage)
+    print(
+        f"\ncatch-up after a 10-minute outage: {outage_entries} entries ({outage_hands} "
+        f"hands, {outage_seconds / 60:.1f} live minutes) shipped by the table's shipper in "
+        f"{took:.2f} s: {outage_seconds / took:.0f}x the pace the table wrote them"
+    )
+
+
+def run_casino(dsn: str, folder: Path, args: argparse.Namespace, per_hand: float) -> None:
+    needed = math.ceil(args.casino_seconds * args.casino_rate / per_hand) + 2
+    path = deal(folder, needed, seed=11)
+    print(
+        f"\na casino's floor: {args.casino_rate:g} entries/s a table for "
+        f"{args.casino_seconds:g} s, over {args.connections} pooled connections:"
+    )
+    for tables in (1, args.casino_tables):
+        seconds = min(args.casino_seconds, 60.0) if tables == 1 else args.casino_seconds
+        figures = casino(dsn, path, tables, seconds, args.casino_rate, args.connections)
+        sizes = ", ".join(
+            f"{name} {size / 1024:.0f} KiB" for name, size in figures["sizes"].items()
+        )
+        print(
+            f"  {tables:3d} tables: table->floor p50 {figures['p50'] * 1000:6.1f} ms "
+            f"p99 {figures['p99'] * 1000:6.1f} ms max {figures['max'] * 1000:6.0f} ms "
+            f"({figures['entries']} entries, {seconds:g} s); after it: {sizes}"
+        )
+
+
+def run_month(dsn: str, path: Path, args: argparse.Namespace) -> None:
+    figures = month(dsn, path, args.month_tables, args.month_days, args.samples)
+    print(
+        f"\na month of a casino: {args.month_tables} tables x {args.month_days} days, "
+        f"{figures['hands']} hands, generated in {figures['generated']:.0f} s, database "
+        f"{figures['size'] / 2**30:.1f} GiB; the pit's questions, {args.samples} each:"
+    )
+    for name, (p50, p99) in figures["timings"].items():
+        print(f"  {name:42s} p50 {p50 * 1000:7.2f} ms  p99 {p99 * 1000:7.2f} ms")
 
 
 if __name__ == "__main__":
