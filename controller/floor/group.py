@@ -1,0 +1,135 @@
+"""A group of casinos: each floor store replicated to the group's central database with
+PostgreSQL's logical replication (docs/floor.md, "A group of casinos").
+
+Each floor publishes its history (:data:`PUBLISHED`: the tables, their hands, chip
+movements, seat sessions, alerts and supervisor actions), not its live state nor its bulk
+(each table's status, updated at every batch; the journal entries, a row a card; the
+sessions' confirmed positions, updated at every batch). The central database has the
+floor's schema (the same migrations) and subscribes to each floor's publication: the rows
+arrive as they commit on the floor, the hands into the central's own partitions
+(``publish_via_partition_root``: the floor's partitions are not the central's). A floor's
+retention drops partitions, which is no row's deletion: the central keeps its history for as
+long as its own retention says.
+
+Table ids are the key across the group: each casino's are its own (a prefix: ``DUB-T01``).
+
+:func:`publish` on each floor (a role that owns the tables); :func:`prepare_central` then
+:func:`subscribe` on the central database (a superuser, or a role with
+``pg_create_subscription``), which needs ``wal_level = logical`` on each floor's server.
+"""
+
+from __future__ import annotations
+
+import time
+
+import psycopg
+from psycopg import sql
+
+from controller.floor import retention
+
+#: The publication's name on each floor.
+PUBLICATION = "luck_floor_group"
+#: What a floor publishes, in the order the central's foreign keys name them.
+PUBLISHED = (
+    "floor_tables",
+    "floor_hands",
+    "floor_chip_movements",
+    "floor_seat_sessions",
+    "floor_alerts",
+    "floor_supervisor_actions",
+)
+
+
+def publish(connection: psycopg.Connection, name: str = PUBLICATION) -> None:
+    """The floor's publication ``name`` of :data:`PUBLISHED` (made, or set to them)."""
+    tables = sql.SQL(", ").join(sql.Identifier(table) for table in PUBLISHED)
+    with connection.transaction():
+        found = connection.execute("SELECT 1 FROM pg_publication WHERE pubname = %s", (name,))
+        if found.fetchone() is None:
+            connection.execute(
+                sql.SQL(
+                    "CREATE PUBLICATION {} FOR TABLE {} WITH (publish = 'insert, update, delete', "
+                    "publish_via_partition_root = true)"
+                ).format(sql.Identifier(name), tables)
+            )
+        else:
+            connection.execute(
+                sql.SQL("ALTER PUBLICATION {} SET TABLE {}").format(sql.Identifier(name), tables)
+            )
+
+
+def published(connection: psycopg.Connection, name: str = PUBLICATION) -> list[str]:
+    """The tables publication ``name`` publishes, by name."""
+    rows = connection.execute(
+        "SELECT tablename FROM pg_publication_tables WHERE pubname = %s ORDER BY tablename",
+        (name,),
+    ).fetchall()
+    return [row[0] for row in rows]
+
+
+def prepare_central(central: psycopg.Connection, floor: psycopg.Connection, ahead: int) -> None:
+    """Make in the central database the partitions of hands the floor has rows in, and
+    those of the coming ``ahead`` days: the replicated hands find their partition made.
+    (Run ``luck-table floor-retention --ahead`` on the central database daily, as on a
+    floor, for the months to come.)"""
+    ranges = floor.execute(
+        "SELECT DISTINCT date_trunc('month', started_at, 'UTC') FROM floor_hands"
+    ).fetchall()
+    with central.transaction():
+        for (month,) in ranges:
+            central.execute("SELECT floor_make_partition(%s, %s)", (retention.HANDS, month))
+    retention.make_ahead(central, ahead)
+
+
+def subscribe(
+    central: psycopg.Connection,
+    floor: psycopg.Connection,
+    name: str,
+    floor_dsn: str,
+    publication: str = PUBLICATION,
+) -> None:
+    """The central database subscribes (as ``name``: one per casino) to the floor at
+    ``floor_dsn`` (``floor``: a connection to it): the floor's rows are copied first, then
+    follow as they commit. The floor's replication slot is made first, on ``floor``:
+    made by the subscription, it would wait for every transaction of the floor's server to
+    end, the subscription's own included when both databases share a server. Both
+    connections are in autocommit mode (a subscription is no transaction's)."""
+    floor.execute("SELECT pg_create_logical_replication_slot(%s, 'pgoutput')", (name,))
+    central.execute(
+        sql.SQL(
+            "CREATE SUBSCRIPTION {} CONNECTION {} PUBLICATION {} "
+            "WITH (create_slot = false, slot_name = {})"
+        ).format(
+            sql.Identifier(name),
+            sql.Literal(floor_dsn),
+            sql.Identifier(publication),
+            sql.Literal(name),
+        )
+    )
+
+
+def unsubscribe(
+    central: psycopg.Connection, floor: psycopg.Connection, name: str, timeout: float = 30.0
+) -> None:
+    """Drop the central's subscription ``name`` and its slot on the floor (``floor``)."""
+    found = central.execute("SELECT 1 FROM pg_subscription WHERE subname = %s", (name,))
+    if found.fetchone() is not None:
+        subscription = sql.Identifier(name)
+        central.execute(sql.SQL("ALTER SUBSCRIPTION {} DISABLE").format(subscription))
+        central.execute(
+            sql.SQL("ALTER SUBSCRIPTION {} SET (slot_name = NONE)").format(subscription)
+        )
+        central.execute(sql.SQL("DROP SUBSCRIPTION {}").format(subscription))
+    deadline = time.monotonic() + timeout
+    while True:  # the floor's sender of the slot ends once the subscription is disabled
+        slot = floor.execute(
+            "SELECT active FROM pg_replication_slots WHERE slot_name = %s", (name,)
+        ).fetchone()
+        if slot is None:
+            return
+        if not slot[0]:
+            floor.execute("SELECT pg_drop_replication_slot(%s)", (name,))
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the floor's replication slot {name} is still in use")
+        time.sleep(0.1)
