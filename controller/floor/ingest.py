@@ -27,9 +27,10 @@ from __future__ import annotations
 
 import itertools
 import json
+import weakref
 from collections import Counter
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 import psycopg
@@ -396,33 +397,67 @@ def ingest(connection: psycopg.Connection, batch: f.Batch) -> int:
             found = _chained(found, batch.journal, batch.shipper, new) or found
         if isinstance(found, _Refusal):
             _alert(connection, journal, found)
-            refused = found
-        else:
-            refused = None
-            last = _ingest(connection, batch, found, new) if new else found.confirmed_position
-    if refused is not None:
-        raise refused.error(f"{refused.message}; {refused.remedy}")
+        elif new:
+            last = _ingest(connection, batch, found, new)
+    if isinstance(found, _Refusal):
+        raise found.error(f"{found.message}; {found.remedy}")
+    if not new:
+        return found.confirmed_position
+    _notify(connection, batch, found, last)
     return last
+
+
+def _notify(connection: psycopg.Connection, batch: f.Batch, session: Session, last: int) -> None:
+    """The batch's NOTIFY on :data:`CHANNEL`, once it is committed, in a transaction of its
+    own that does not wait for its WAL flush. PostgreSQL lets one notifying transaction
+    commit at a time: a batch that notified would hold every other batch of the floor
+    through its own flush (no group commit: the floor's throughput one flush at a time).
+    A notification lost in a crash costs the pit nothing but a look's delay."""
+    change = {
+        "table_id": session.table_id,
+        "session": session.session,
+        "position": last,
+        "state": batch.status.state,
+    }
+    with connection.pipeline(), connection.transaction():
+        connection.execute("SET LOCAL synchronous_commit = off")
+        connection.execute("SELECT pg_notify(%s, %s)", (CHANNEL, json.dumps(change)))
+
+
+#: Per connection: the UTC days (of this host's clock) whose entries' partitions, and the
+#: months whose hands' partitions, it found made. A new connection (after any failure)
+#: looks again.
+_MADE: weakref.WeakKeyDictionary[psycopg.Connection, set[tuple[str, date]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def _make_partitions(connection: psycopg.Connection, batch: f.Batch) -> None:
     """The partitions the batch's rows go to, made when there are none yet: the entries'
-    of this day (the floor's clock) and the hands' of each month a hand of the batch
-    started in (the table's clock). In a transaction of its own, before the batch's: a
-    partition made holds its tables' locks until it commits, which must not wait on (or
-    keep waiting) a batch's row locks."""
+    of this day (the floor's clock; the next day's too, so that a host clock behind the
+    floor's by less than a day finds it made) and the hands' of each month a hand of the
+    batch started in (the table's clock). Looked at once per connection and day or month.
+    In a transaction of its own, before the batch's: a partition made holds its tables'
+    locks until it commits, which must not wait on (or keep waiting) a batch's row locks."""
+    made = _MADE.setdefault(connection, set())
+    today = ("day", datetime.now(UTC).date())
     months = {
-        (started.year, started.month): started
+        ("month", started.date().replace(day=1)): started
         for fact in batch.facts
         if isinstance(fact, f.HandStarted) and (started := _time(fact.at)) is not None
     }
+    wanted = {key: at for key, at in months.items() if key not in made}
+    if today in made and not wanted:
+        return
     with connection.transaction():
         connection.execute(
             "SELECT floor_make_partition('floor_journal_entries', now()), "
+            "floor_make_partition('floor_journal_entries', now() + interval '1 day'), "
             "count(floor_make_partition('floor_hands', started)) "
             "FROM unnest(%s::timestamptz[]) AS started",
-            (list(months.values()),),
+            (list(wanted.values()),),
         )
+    made.update({today, *wanted})
 
 
 def _new_entries(batch: f.Batch, session: Session) -> list[Entry]:
@@ -497,11 +532,6 @@ def _ingest(
         )
         if session.current:
             _status(connection, key, batch.status, last)
-        change = {"table_id": key[0], "session": key[1], "position": last}
-        connection.execute(
-            "SELECT pg_notify(%s, %s)",
-            (CHANNEL, json.dumps({**change, "state": batch.status.state})),
-        )
     for fact, done in ended:
         if done.rowcount != 1:
             raise FloorError(
