@@ -92,6 +92,8 @@ def test_the_relay_unit_runs_a_relay_of_the_local_table() -> None:
         DEPLOY / "luck-console-kiosk.service",
         DEPLOY / "luck-table-backup.service",
         DEPLOY / "luck-table-backup.timer",
+        DEPLOY / "luck-floor-retention.service",
+        DEPLOY / "luck-floor-retention.timer",
     ],
     ids=lambda path: path.name,
 )
@@ -196,6 +198,24 @@ def test_systemd_analyze_security_rates_the_table_unit_ok() -> None:
     found = SECURITY.search(rated.stdout)
     assert found, rated.stdout + rated.stderr
     assert float(found[1]) <= 4.0 and found[2] == "OK", found[0]
+
+
+def test_the_floor_s_retention_runs_daily_archiving_what_it_drops() -> None:
+    timer = unit(DEPLOY / "luck-floor-retention.timer")
+    assert timer["Timer"]["Persistent"] == "true" and "OnCalendar" in timer["Timer"]
+    service = unit(DEPLOY / "luck-floor-retention.service")["Service"]
+    assert service["Type"] == "oneshot" and service["User"] == "luck-table"
+    argv = service["ExecStart"].split()
+    assert argv[:2] == [INSTALLED, "floor-retention"]
+    options = dict(zip(argv[2::2], argv[3::2], strict=True))
+    assert options == {
+        "--dsn": "${FLOOR_OWNER_DSN}",
+        "--keep": "30",
+        "--keep-hands": "400",
+        "--archive": "/var/backups/luck-floor",
+    }
+    assert service["ReadWritePaths"] == "/var/backups/luck-floor"
+    assert service["EnvironmentFile"] == "/etc/luck-table/floor-retention.env"
 
 
 def test_the_kiosk_and_the_relay_follow_the_tables_console_and_its_tls() -> None:
