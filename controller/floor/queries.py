@@ -261,7 +261,8 @@ def hands_per_hour(
     """Hands finished per hour per table (from ``since``'s hour), by table then hour: view
     ``floor_hands_per_hour``'s rows, read from the hands of those hours alone (the index of
     the hands' ends, not every hand the floor holds)."""
-    conditions, params = ["ended_at IS NOT NULL"], ()
+    conditions = ["ended_at IS NOT NULL"]
+    params: tuple[Any, ...] = ()
     if table_id is not None:
         conditions.append("table_id = %s")
         params += (table_id,)
@@ -382,6 +383,7 @@ def supervisor_actions(
 ) -> list[SupervisorAction]:
     """The latest supervisor actions, newest first: across the floor, or at one table (its
     current session's by default, as every query of one table)."""
+    params: tuple[Any, ...]
     if table_id is None:
         if session is not None:
             raise ValueError("a session is a table's: give the table id too")
