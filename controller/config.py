@@ -53,6 +53,7 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 from psycopg import ProgrammingError
 from psycopg.conninfo import conninfo_to_dict
 
+from controller.errors import LuckTableError
 from controller.rules import Rules, RulesError
 from controller.table import TableSettings
 from drivers.errors import DriverError
@@ -92,7 +93,7 @@ EXAMPLE_PIN_HASHES = {
 EXAMPLE_PINS_ENV = "LUCK_TABLE_EXAMPLE_PINS"
 
 
-class ConfigError(ValueError):
+class ConfigError(LuckTableError, ValueError):
     """A configuration value that is missing, unknown or not allowed."""
 
     def __init__(self, key: str, value: object, allowed: str) -> None:

@@ -26,6 +26,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
 from controller.config import Api
+from controller.errors import LuckTableError
 from controller.service import Guard, Stale, TableService, TableStopped
 from controller.table import SignInAttack, Table, TableInputError, input_from_json
 from dealer_ui.archive import Archive
@@ -41,7 +42,7 @@ STATIC = Path(__file__).parent / "static"
 log = logging.getLogger(__name__)
 
 
-class ApiError(Exception):
+class ApiError(LuckTableError):
     def __init__(self, status: int, error: str, reason: str) -> None:
         super().__init__(reason)
         self.status, self.error, self.reason = status, error, reason

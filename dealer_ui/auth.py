@@ -45,11 +45,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from controller.config import Credential
+from controller.errors import LuckTableError
 
 log = logging.getLogger(__name__)
 
 
-class AuthError(Exception):
+class AuthError(LuckTableError):
     """A credential refused: ``status`` 401 (wrong or expired) or 429 (too many attempts);
     ``journal``: a failed attempt to journal (every wrong PIN, the first refusal of a
     lockout; never an expired or unknown session)."""

@@ -25,6 +25,7 @@ import psycopg
 
 from controller.cli.common import add_log_options, fail, log_to_stderr
 from controller.config import ConfigError
+from controller.errors import LuckTableError
 from controller.floor.migrate import NO_SCHEMA, schema_problem
 from dealer_ui.server import listening_socket, start
 from pit_ui import create_app
@@ -34,11 +35,11 @@ from pit_ui.live import connect, unreachable
 log = logging.getLogger("pit_ui")
 
 
-class FloorUnavailable(Exception):
+class FloorUnavailable(LuckTableError):
     """The floor database cannot serve the pit: the message says why."""
 
 
-class FloorSchemaMismatch(Exception):
+class FloorSchemaMismatch(LuckTableError):
     """The floor schema is not one this release reads: the message says which and why."""
 
 

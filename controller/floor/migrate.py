@@ -20,6 +20,8 @@ from pathlib import Path
 
 import psycopg
 
+from controller.errors import LuckTableError
+
 FOLDER = Path(__file__).parent / "migrations"
 _NAME = re.compile(r"(\d{4})_([a-z0-9_]+)\.sql")
 #: The advisory lock that serialises migrations (any fixed number; "FLOOR" in ASCII).
@@ -38,7 +40,7 @@ CREATE TABLE floor_schema_migrations (
 NO_SCHEMA = "no floor schema in this database"
 
 
-class MigrationError(Exception):
+class MigrationError(LuckTableError):
     """The migrations cannot be applied: the message says which and why."""
 
 

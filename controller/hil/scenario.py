@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from controller.codec import Codec, CodecError
+from controller.errors import LuckTableError
 from controller.rules import DECK, Card, CardError, Do, parse_card
 from controller.table import AlertKind, Device, Disposition, Fault, Remedy
 
@@ -96,7 +97,7 @@ _FAULTS = {
 }
 
 
-class ScenarioError(ValueError):
+class ScenarioError(LuckTableError, ValueError):
     """A scenario file that cannot be run: the file, the step (if any) and what is wrong."""
 
     def __init__(self, path: Path, step: int | None, what: str) -> None:

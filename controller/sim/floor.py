@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Protocol
 
+from controller.errors import LuckTableError
 from controller.rules import Effect
 from controller.table import (
     CardAtSeat,
@@ -40,7 +41,7 @@ Observer = Callable[[Table, Sequence[Effect]], None]
 """Told of every step of the table: the new table and its effects."""
 
 
-class FloorError(RuntimeError):
+class FloorError(LuckTableError, RuntimeError):
     """A physical act the floor could not carry out (a simulator refused it, a device
     event never reached the table)."""
 

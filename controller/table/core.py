@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, NamedTuple
 
+from controller.errors import LuckTableError
 from controller.rules import (
     Action,
     Card,
@@ -52,7 +53,7 @@ class Step(NamedTuple):
         return None
 
 
-class Refused(Exception):
+class Refused(LuckTableError):
     """Raised inside a transition: the input is not taken, and nothing changes."""
 
 

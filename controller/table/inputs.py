@@ -25,11 +25,12 @@ from enum import StrEnum
 from typing import Any, ClassVar
 
 from controller.codec import Codec, CodecError
+from controller.errors import LuckTableError
 from controller.rules import Card, Do, parse_card
 from controller.table.settings import TableSettings
 
 
-class TableInputError(ValueError):
+class TableInputError(LuckTableError, ValueError):
     """An input record that cannot be read (a bad journal line or API request)."""
 
 
