@@ -42,7 +42,6 @@ from typing import Any
 
 import tomli_w
 
-from controller.config import hash_pin
 from controller.hil.service import Console, Credentials, ServiceProcess
 from controller.history.records import table_inputs
 from controller.journal import Journal
@@ -66,6 +65,7 @@ from controller.table import (
     WrongFace,
     apply,
 )
+from dealer_ui.auth import hash_pin
 from firmware_sim.process import SimulatorProcess
 
 BAUD = 115200

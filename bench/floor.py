@@ -46,7 +46,7 @@ from pathlib import Path
 import psycopg
 from websockets.sync.client import connect as ws_connect
 
-from controller.config import FloorSettings, hash_pin
+from controller.config import FloorSettings
 from controller.floor import facts, store
 from controller.floor.derive import Point, derive
 from controller.floor.migrate import migrate
@@ -56,6 +56,7 @@ from controller.floor.store import shipped
 from controller.history.recovery import initial_table
 from controller.journal import Journal
 from controller.sim.dealer import Pace
+from dealer_ui.auth import hash_pin
 
 LUCK_TABLE = Path(sys.executable).with_name("luck-table")
 

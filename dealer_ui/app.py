@@ -25,7 +25,7 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
-from controller.config import Api
+from controller.config_file import Api
 from controller.errors import LuckTableError
 from controller.service import Guard, Stale, TableService, TableStopped
 from controller.table import SignInAttack, Table, TableInputError, input_from_json

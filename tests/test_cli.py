@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.config import verify_pin
 from controller.journal import Journal
+from dealer_ui.auth import verify_pin
 
 LUCK_TABLE = str(Path(sys.executable).with_name("luck-table"))
 HANDS = Path(__file__).parent / "hands"

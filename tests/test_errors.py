@@ -59,7 +59,7 @@ def test_the_root_imports_nothing():
 
 
 def test_a_configuration_error_is_still_a_value_error():
-    from controller.config import ConfigError  # noqa: PLC0415
+    from controller.config_file import ConfigError  # noqa: PLC0415
 
     error = ConfigError("table.id", "", "a non-empty string")
     assert isinstance(error, LuckTableError) and isinstance(error, ValueError)

@@ -21,9 +21,10 @@ import psycopg
 import pytest
 from fastapi.testclient import TestClient
 
-from controller.config import Api, Credential, hash_pin
+from controller.config_file import Api, Credential
 from controller.floor import store
 from controller.floor.migrate import FOLDER, migrate
+from dealer_ui.auth import hash_pin
 from pit_ui import create_app
 from pit_ui.config import FloorConfig
 from pit_ui.live import FloorFeed

@@ -24,12 +24,12 @@ from typing import Any
 import psycopg
 
 from controller.cli.common import add_log_options, fail, log_to_stderr
-from controller.config import ConfigError
+from controller.config_file import ConfigError, check_dsn, describe_dsn
 from controller.errors import LuckTableError
 from controller.floor.migrate import NO_SCHEMA, schema_problem
 from dealer_ui.server import listening_socket, start
 from pit_ui import create_app
-from pit_ui.config import check_dsn, describe_dsn, load_floor_config
+from pit_ui.config import load_floor_config
 from pit_ui.live import connect, unreachable
 
 log = logging.getLogger("pit_ui")

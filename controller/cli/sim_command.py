@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from controller.cli.common import fail
-from controller.config import ID_PATTERN, ConfigError, FloorSettings, floor_dsn
+from controller.config import FloorSettings
+from controller.config_file import ID_PATTERN, ConfigError, check_dsn
 from controller.journal import JournalError
 from controller.rules import Effect, Rules, RulesError, Variant
 from controller.sim.dealer import Dealer, DealerError, FaultRates, Pace, Tally
@@ -176,7 +177,7 @@ def options(args: argparse.Namespace) -> Options:
         if args.core_only:
             raise ValueError("--floor: there is no journal to ship with --core-only")
         try:
-            floor = FloorSettings(floor_dsn(args.floor, "--floor"))
+            floor = FloorSettings(check_dsn(args.floor, "--floor"))
         except ConfigError as error:
             raise ValueError(str(error)) from None
     if not 0.0 <= args.mistakes <= 1.0:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import psycopg
 
+from controller.config_file import ConfigError, check_dsn
 from controller.errors import LuckTableError
 
 FOLDER = Path(__file__).parent / "migrations"
@@ -134,9 +135,10 @@ def main(argv: list[str] | None = None) -> int:
         print("usage: python -m controller.floor.migrate DSN", file=sys.stderr)
         return 2
     try:
-        with psycopg.connect(args[0], connect_timeout=10) as connection:
+        dsn = check_dsn(args[0], "DSN")  # a message never shows its password
+        with psycopg.connect(dsn, connect_timeout=10) as connection:
             versions = migrate(connection)
-    except (psycopg.Error, MigrationError) as error:
+    except (ConfigError, psycopg.Error, MigrationError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     print(f"applied {', '.join(map(str, versions))}" if versions else "up to date")

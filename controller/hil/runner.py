@@ -16,7 +16,8 @@ from typing import Any
 
 import tomli_w
 
-from controller.config import ConfigError, hash_pin, parse_config
+from controller.config import parse_config
+from controller.config_file import ConfigError
 from controller.hil import invariants
 from controller.hil.scenario import SUPERVISOR, Decision, Expect, Scenario, ScenarioError, Step
 from controller.hil.service import Console, Credentials, ServiceError, ServiceProcess
@@ -95,6 +96,8 @@ def table_config(
     def port(name: str) -> dict[str, Any]:
         out: dict[str, Any] = {"transport": "serial", "port": name, "baud": BAUD}
         return out | ({"link": dict(_SIMULATED_LINK)} if simulated else {})
+
+    from dealer_ui.auth import hash_pin  # noqa: PLC0415 (FastAPI only when served)
 
     pin_hash = hash_pin(PIN)
     whos = {"HIL"} | {

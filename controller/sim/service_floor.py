@@ -18,7 +18,8 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from controller.config import Api, Config, Credential, DevicePort, FloorSettings, hash_pin
+from controller.config import Config, DevicePort, FloorSettings
+from controller.config_file import Api, Credential
 from controller.journal.store import writer_lock
 from controller.service import TableService
 from controller.sim.floor import FloorError, Observer
@@ -46,6 +47,8 @@ def sim_config(
 ) -> Config:
     """The configuration of the simulated table on these device ports (shipping its
     journal to ``floor`` when given)."""
+    from dealer_ui.auth import hash_pin  # noqa: PLC0415 (FastAPI only when served)
+
     return Config(
         table_id=table_id,
         table_name=f"Simulated table {table_id}",
