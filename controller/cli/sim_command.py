@@ -26,7 +26,7 @@ from controller.config_file import ID_PATTERN, ConfigError, check_dsn
 from controller.journal import JournalError
 from controller.rules import Effect, Rules, RulesError, Variant
 from controller.sim.dealer import Dealer, DealerError, FaultRates, Pace, Tally
-from controller.sim.floor import CoreFloor, Floor, FloorError, Observer
+from controller.sim.floor import CoreFloor, Floor, Observer, PhysicalActError
 from controller.sim.human import HumanDealer
 from controller.sim.service_floor import service_floor
 from controller.sim.view import View, stopped, summary
@@ -246,7 +246,7 @@ def run(args: argparse.Namespace) -> int:
         stopped_by.append("Ctrl-C")
     except asyncio.CancelledError:  # by a signal (_deal)
         pass
-    except (DealerError, FloorError, JournalError, OSError, RuntimeError) as error:
+    except (DealerError, PhysicalActError, JournalError, OSError, RuntimeError) as error:
         if not stopped_by:  # the simulators, the service
             status = fail("sim", str(error), status=1)
         else:  # something stopping as asked: the summary is of the table as it is

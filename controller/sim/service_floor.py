@@ -22,7 +22,7 @@ from controller.config import Config, DevicePort, FloorSettings
 from controller.config_file import Api, Credential
 from controller.journal.store import writer_lock
 from controller.service import TableService
-from controller.sim.floor import FloorError, Observer
+from controller.sim.floor import Observer, PhysicalActError
 from controller.table import AlertKind, Device, Disposition, Table, TableInput, TableSettings
 from drivers.session import LinkConfig
 from firmware_sim.process import ControlReplyError, SimulatorProcess
@@ -147,7 +147,7 @@ class ServiceFloor:
         try:
             return await asyncio.to_thread(self.devices[device].command, line)
         except (ControlReplyError, OSError) as error:
-            raise FloorError(f"the simulated {device.value}: {error}") from None
+            raise PhysicalActError(f"the simulated {device.value}: {error}") from None
 
     async def _act(self, device: Device, line: str) -> Any:
         """A physical act, once the table has its events."""
@@ -159,7 +159,7 @@ class ServiceFloor:
             if status["connected"] and status["pending"] == 0:
                 return reply
             if loop.time() > deadline:
-                raise FloorError(
+                raise PhysicalActError(
                     f"the {device.value}'s events for {line!r} did not reach the table in "
                     f"{SETTLE_TIMEOUT:.0f} s ({status['pending']} not acknowledged)"
                 )
@@ -234,7 +234,7 @@ class ServiceFloor:
         deadline = loop.time() + SETTLE_TIMEOUT
         while not holds():
             if loop.time() > deadline:
-                raise FloorError(f"{what} in {SETTLE_TIMEOUT:.0f} s")
+                raise PhysicalActError(f"{what} in {SETTLE_TIMEOUT:.0f} s")
             await asyncio.sleep(0.01)
 
     async def settle(self) -> None:
@@ -242,7 +242,7 @@ class ServiceFloor:
         try:
             await asyncio.wait_for(self._changed.wait(), SETTLE_TIMEOUT)
         except TimeoutError:
-            raise FloorError(f"the table did not change in {SETTLE_TIMEOUT:.0f} s") from None
+            raise PhysicalActError(f"the table did not change in {SETTLE_TIMEOUT:.0f} s") from None
 
     async def people(self) -> None:
         """Wait until the table changes (people at the console), however long it takes."""

@@ -322,7 +322,7 @@ class Status(Message):
 
 
 @dataclass(frozen=True)
-class CardRead(Message):
+class CardMessage(Message):
     """The shoe identified a card as it left. ``uid``: the RFID tag UID, or b''."""
 
     TYPE = 0x10
@@ -554,7 +554,7 @@ class Indicator(Message):
 MESSAGE_CLASSES: tuple[type[Message], ...] = (
     Hello,
     Status,
-    CardRead,
+    CardMessage,
     Unreadable,
     Deck,
     Fault,
