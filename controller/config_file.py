@@ -1,5 +1,5 @@
 """Reading and checking a configuration file: what the table's configuration
-(:mod:`controller.config`) and the floor service's (``pit_ui.config``) share.
+(:mod:`controller.config`) and the floor service's (``dealer_ui.pit.config``) share.
 
 ``read_toml(path)`` reads the file (UTF-8 TOML); the checks each take a mapping and a key
 (``api.port``, ``credentials.supervisors[0].id``) and return the value checked or raise

@@ -12,7 +12,7 @@ import pytest
 from controller.errors import LuckTableError
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("controller", "drivers", "firmware_sim", "dealer_ui", "pit_ui")
+PACKAGES = ("controller", "drivers", "firmware_sim", "dealer_ui")
 #: Not errors: a command's way out of a loop, caught where it is raised.
 SIGNALS = {"firmware_sim.control.QuitRequested"}
 

@@ -31,7 +31,7 @@ from controller.journal import Journal, JournalError
 from controller.service import TableService
 from dealer_ui import create_app
 from dealer_ui.auth import hash_pin, verify_pin
-from pit_ui.config import load_floor_config
+from dealer_ui.pit.config import load_floor_config
 from tests.service_kit import config, write_config
 
 LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PROJECT_PACKAGES = ("controller", "drivers", "firmware_sim", "dealer_ui", "pit_ui")
+PROJECT_PACKAGES = ("controller", "drivers", "firmware_sim", "dealer_ui")
 ERRORS = "controller.errors"  # the error root: imports nothing, so anyone may import it
 
 

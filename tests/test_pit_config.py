@@ -8,7 +8,7 @@ import pytest
 
 from controller.config_file import ConfigError, describe_dsn
 from dealer_ui.auth import hash_pin, verify_pin
-from pit_ui.config import load_floor_config, parse_floor_config
+from dealer_ui.pit.config import load_floor_config, parse_floor_config
 
 HASH = hash_pin("9999")
 SUPERVISORS = {"supervisors": [{"id": "pit", "pin_hash": HASH}]}

@@ -25,9 +25,9 @@ from controller.config_file import Api, Credential
 from controller.floor import store
 from controller.floor.migrate import FOLDER, migrate
 from dealer_ui.auth import hash_pin
-from pit_ui import create_app
-from pit_ui.config import FloorConfig
-from pit_ui.live import FloorFeed
+from dealer_ui.pit import create_app
+from dealer_ui.pit.config import FloorConfig
+from dealer_ui.pit.live import FloorFeed
 from tests.floor_kit import floor_database
 from tests.pit_kit import (
     LUCK_TABLE,

@@ -28,9 +28,9 @@ from controller.journal.snapshots import Snapshots
 from controller.table import AlertKind
 from dealer_ui.auth import Attack, Auth, AuthError, hash_pin, verify_pin
 from dealer_ui.guard import CSP
+from dealer_ui.pit.app import create_app as create_pit
+from dealer_ui.pit.config import FloorConfig
 from dealer_ui.relay import Relay, server_url
-from pit_ui.app import create_app as create_pit
-from pit_ui.config import FloorConfig
 from tests.console_kit import DEALER, PLAYERS, LiveTable, Script, live_table
 from tests.service_kit import simulator
 

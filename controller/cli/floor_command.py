@@ -1,5 +1,5 @@
 """``luck-table floor --config FILE``: serve the pit view of the floor store (the floor
-service, ``pit_ui``) until stopped.
+service, ``dealer_ui.pit``) until stopped.
 
 The DSN, address and port of the configuration may be overridden on the command line.
 Before serving, the floor database is reached once and its schema checked.
@@ -27,12 +27,12 @@ from controller.cli.common import add_log_options, fail, log_to_stderr
 from controller.config_file import ConfigError, check_dsn, describe_dsn
 from controller.errors import LuckTableError
 from controller.floor.migrate import NO_SCHEMA, schema_problem
+from dealer_ui.pit import create_app
+from dealer_ui.pit.config import load_floor_config
+from dealer_ui.pit.live import connect, unreachable
 from dealer_ui.server import listening_socket, start
-from pit_ui import create_app
-from pit_ui.config import load_floor_config
-from pit_ui.live import connect, unreachable
 
-log = logging.getLogger("pit_ui")
+log = logging.getLogger("dealer_ui.pit")
 
 
 class FloorUnavailable(LuckTableError):

@@ -40,6 +40,7 @@ import psycopg
 from psycopg.rows import class_row
 from psycopg.types.json import Jsonb
 
+from controller.errors import LuckTableError
 from controller.floor import facts as f
 from controller.journal import Device, Entry, Journal, JournalError
 from controller.journal.chain import link
@@ -62,7 +63,7 @@ CONNECT_OPTIONS: dict[str, Any] = {
 CHANNEL = "floor_changes"
 
 
-class FloorError(Exception):
+class FloorError(LuckTableError):
     """The floor refuses a batch or a request: the message says why."""
 
 
