@@ -347,7 +347,7 @@ def masked_dsn(dsn: str) -> str:
     shown = _URI_PASSWORD.sub(rf"\g<1>{MASK}\g<3>", dsn)
     shown = _KEYWORD_PASSWORD.sub(rf"\g<1>{MASK}", shown)
     try:
-        password = conninfo_to_dict(dsn).get("password")
+        password = str(conninfo_to_dict(dsn).get("password") or "")
     except ProgrammingError:
         return shown
     return shown.replace(password, MASK) if password else shown

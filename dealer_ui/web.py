@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 from fastapi import APIRouter, FastAPI, Header, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
@@ -155,9 +155,9 @@ def sessions_router(model: type[SignIn], doc: str, refused: Refused = refused_lo
     router = APIRouter(prefix="/api/sessions", tags=["sign-in"])
 
     async def sign_in(body: model, request: Request) -> SessionOut:  # type: ignore[valid-type]
-        auth = auth_of(request)
+        auth, signing = auth_of(request), cast(SignIn, body)  # model: a kind of SignIn
         try:
-            session = await auth.sign_in(body.role, body.id, body.pin, client_of(request))
+            session = await auth.sign_in(signing.role, signing.id, signing.pin, client_of(request))
         except AuthError as error:
             raise await refused(error, body, request) from None
         return session_out(session, auth)
