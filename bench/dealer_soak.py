@@ -42,13 +42,12 @@ from typing import Any
 
 import tomli_w
 
-from controller.config import hash_pin
 from controller.hil.service import Console, Credentials, ServiceProcess
 from controller.history.records import table_inputs
 from controller.journal import Journal
 from controller.rules import Effect
 from controller.sim.dealer import FaultRates, Pace, Tally
-from controller.sim.floor import CoreFloor, FloorError
+from controller.sim.floor import CoreFloor, PhysicalActError
 from controller.sim.human import HumanDealer
 from controller.table import (
     CorrectCard,
@@ -66,6 +65,7 @@ from controller.table import (
     WrongFace,
     apply,
 )
+from dealer_ui.auth import hash_pin
 from firmware_sim.process import SimulatorProcess
 
 BAUD = 115200
@@ -144,7 +144,7 @@ class ApiFloor:
                 if not (isinstance(item, NewHand) and refused and _not_back(refused)):
                     return refused
             await asyncio.sleep(0.05)
-        raise FloorError(f"{item.tag}: the service did not take it in {ACT_TIMEOUT} s")
+        raise PhysicalActError(f"{item.tag}: the service did not take it in {ACT_TIMEOUT} s")
 
     # the devices ------------------------------------------------------------------------
 
@@ -159,14 +159,14 @@ class ApiFloor:
             if status["connected"] and status["pending"] == 0 and self.console is not None:
                 return reply  # acknowledged: journaled
             if time.monotonic() > deadline:
-                raise FloorError(f"{device.value}: {line!r} not taken in {ACT_TIMEOUT} s")
+                raise PhysicalActError(f"{device.value}: {line!r} not taken in {ACT_TIMEOUT} s")
             await asyncio.sleep(0.005)
 
     async def load(self, cards: list[int]) -> None:
         await self._act(Device.SHOE, "load cards=" + ",".join(map(str, cards)))
 
     async def draw(self, unread: Disposition | None) -> int:
-        raise FloorError("the human dealer pitches: draw is the automatic dealer's")
+        raise PhysicalActError("the human dealer pitches: draw is the automatic dealer's")
 
     async def place(self, seat: int, card: int, lands_at: int) -> None:
         await self._act(Device.SEAT_BOARD, f"place {seat} {card} lands_at={lands_at}")
@@ -178,10 +178,10 @@ class ApiFloor:
         await self._act(Device.SEAT_BOARD, f"leave {seat}")
 
     async def people(self) -> None:
-        raise FloorError("no one works the soak's table at a console")
+        raise PhysicalActError("no one works the soak's table at a console")
 
     async def unplug(self, device: Device, seconds: float) -> None:
-        raise FloorError("the human dealer pulls a cable and deals on")
+        raise PhysicalActError("the human dealer pulls a cable and deals on")
 
     async def settle(self) -> None:
         await asyncio.sleep(0.05)
@@ -237,7 +237,7 @@ def _request(item: TableInput) -> tuple[str, dict[str, Any]]:
     if isinstance(item, WrongFace):
         where = {"seat": item.seat, "card": str(item.card), "why": item.why}
         return "/api/supervisor/wrong-face", signed | where
-    raise FloorError(f"the soak's dealer does not enter {item.tag}")
+    raise PhysicalActError(f"the soak's dealer does not enter {item.tag}")
 
 
 def config(shoe: str, seats: str, journal: Path) -> dict[str, Any]:

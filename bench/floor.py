@@ -66,7 +66,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 from websockets.sync.client import connect as ws_connect
 
-from controller.config import FloorSettings, hash_pin
+from controller.config import FloorSettings
 from controller.floor import facts, store
 from controller.floor.derive import Point, derive
 from controller.floor.migrate import migrate
@@ -76,7 +76,8 @@ from controller.floor.store import shipped
 from controller.history.recovery import initial_table
 from controller.journal import Journal
 from controller.sim.dealer import Pace
-from pit_ui.live import floor_now
+from dealer_ui.auth import hash_pin
+from dealer_ui.pit.live import floor_now
 
 LUCK_TABLE = Path(sys.executable).with_name("luck-table")
 

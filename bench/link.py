@@ -32,8 +32,7 @@ from multiprocessing.connection import Connection
 
 from drivers.device import ShoeDriver
 from drivers.events import CardRead
-from drivers.protocol import CardRead as CardMessage
-from drivers.protocol import DeviceKind, FrameDecoder, Hello, encode_frame
+from drivers.protocol import CardMessage, DeviceKind, FrameDecoder, Hello, encode_frame
 from drivers.session import HostSession, LinkConfig
 from drivers.transport import SerialTransport, TcpTransport, Transport
 from firmware_sim.shoe import SimulatedShoe

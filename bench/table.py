@@ -82,8 +82,11 @@ from controller.table import (  # noqa: E402
 from dealer_ui import serve  # noqa: E402
 from drivers.device import ShoeDriver  # noqa: E402
 from drivers.events import CardRead, DeviceInfo, LinkUp  # noqa: E402
-from drivers.protocol import CardRead as CardMessage  # noqa: E402
-from drivers.protocol import DeviceKind, encode_frame  # noqa: E402
+from drivers.protocol import (  # noqa: E402
+    CardMessage,
+    DeviceKind,
+    encode_frame,
+)
 from drivers.session import LinkConfig  # noqa: E402
 from firmware_sim.process import AsyncControl as Control  # noqa: E402
 from firmware_sim.process import Control as SyncControl  # noqa: E402

@@ -22,12 +22,14 @@ from dataclasses import MISSING, fields, is_dataclass
 from enum import Enum, StrEnum
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
+from controller.errors import LuckTableError
+
 #: How a type that is one JSON value is written and read: (write, read); ``read`` raises
 #: ValueError (or a subclass) with the reason for a value it refuses.
 Scalar = tuple[Callable[[Any], Any], Callable[[Any], Any]]
 
 
-class CodecError(ValueError):
+class CodecError(LuckTableError, ValueError):
     """A JSON value that does not fit its type: ``where`` it was, ``what`` is wrong."""
 
     def __init__(self, where: str, what: str) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ipaddress
 
-from controller.config import Api
+from controller.config_file import Api
 
 WILDCARDS = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}
 

@@ -1,4 +1,5 @@
-"""The REST API, the WebSocket feed and the console page, for one table service.
+"""The console's app: the REST API, the WebSocket feed and the console page, for one table
+service (the plumbing it shares with the floor service's: :mod:`dealer_ui.web`).
 
 Who is asking comes from the bearer token (``Authorization: Bearer TOKEN``; on the
 WebSocket, ``?token=TOKEN``): a dealer's or surveillance session (``POST /api/sessions``),
@@ -10,66 +11,52 @@ supervisor's id and PIN, checked for each action; every failed sign-in and refus
 journaled (``TableService.record_failed_attempt``). While the table takes no input (its
 journal cannot be written, or the service is stopping) every ``/api/`` request answers 503
 with the reason: nobody signs in while a failed attempt could not be journaled.
+
+The routes are routers of this module (sign-in, table, surveillance, dealer, supervisor,
+feed, pages) whose dependencies find the table in ``app.state.table`` (a
+:class:`TableApp`): who the caller is (:func:`caller`), a dealer's session
+(:func:`dealer`), surveillance's (:func:`surveillance`).
 """
 
-import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from fastapi import Depends, FastAPI, Header, Query, Request, WebSocket, WebSocketDisconnect
-from fastapi.exceptions import RequestValidationError
+from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request, WebSocket
+from fastapi.requests import HTTPConnection
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
-from controller.config import Api
 from controller.service import Guard, Stale, TableService, TableStopped
 from controller.table import SignInAttack, Table, TableInputError, input_from_json
 from dealer_ui.archive import Archive
 from dealer_ui.auth import Attack, Auth, AuthError, Session
 from dealer_ui.feeds import Feed
-from dealer_ui.guard import peer_of, protect
+from dealer_ui.guard import peer_of
 from dealer_ui.models import StepOut, ViewOut
 from dealer_ui.operations import router as operations_router
 from dealer_ui.views import Role, effects_view, view
+from dealer_ui.web import (
+    ApiError,
+    SessionOut,
+    SignIn,
+    bearer_session,
+    client_of,
+    new_app,
+    refusal,
+    send_until_closed,
+    session_out,
+    sessions_router,
+    socket_session,
+)
 
 STATIC = Path(__file__).parent / "static"
 
 log = logging.getLogger(__name__)
-
-
-class ApiError(Exception):
-    def __init__(self, status: int, error: str, reason: str) -> None:
-        super().__init__(reason)
-        self.status, self.error, self.reason = status, error, reason
-
-
-class ErrorOut(BaseModel):
-    error: str = Field(
-        description="unauthorized, forbidden, not_found, refused, stale, invalid, rate_limited, "
-        "unavailable"
-    )
-    reason: str = Field(description="what was wrong (the engine's words for a refused input)")
-
-
-class SignIn(BaseModel):
-    role: Literal["dealer", "surveillance"] = "dealer"
-    id: str = Field(min_length=1, max_length=64)
-    pin: str = Field(min_length=1, max_length=64)
-
-
-class SessionOut(BaseModel):
-    token: str
-    role: str
-    who: str
-    expires_in: float = Field(description="seconds until the session expires")
-    seat: int | None = None
-    sitting: int | None = Field(
-        default=None, description="a player's token: the sitting (sit-down) it is bound to"
-    )
 
 
 class PlayerTokenIn(BaseModel):
@@ -244,108 +231,58 @@ SUPERVISOR_ACTIONS: list[tuple[str, type[Supervisor], Callable[[Any], dict[str, 
     ),
 ]
 
+
 #: The routes answering a view leave out what the role does not get (docs: dealer_ui.models).
 STEP: dict[str, Any] = {"response_model": StepOut, "response_model_exclude_unset": True}
 VIEW: dict[str, Any] = {"response_model": ViewOut, "response_model_exclude_unset": True}
 
-ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorOut} for code in (401, 403, 404, 409, 422, 429, 503)
-}
+#: The statuses the console's operations answer with ``{"error", "reason"}``.
+ERRORS = (401, 403, 404, 409, 422, 429, 503)
 
 
-def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
-    """The app for ``service`` (started); ``auth`` defaults to the configuration's
-    credentials."""
-    config = service.config
-    auth = auth or Auth(config.dealers, config.supervisors)
-    auth.position = lambda: service.position  # the moment each session begins
-    feed = Feed(service)
-    archive = Archive(service.config.journal)
+@dataclass(slots=True)
+class TableApp:
+    """What the console's routes work with: the table service, the sessions, the live feed
+    and the journal's past hands."""
 
-    @contextlib.asynccontextmanager
-    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        feed.start()
-        yield
-        await feed.stop()
-        archive.close()  # its worker process ends
+    service: TableService
+    auth: Auth
+    feed: Feed
+    archive: Archive
 
-    app = FastAPI(
-        title=f"Luck of the Irish table {config.table_id}",
-        description="The dealer console's API and the live feeds (docs/api.md).",
-        version="1",
-        lifespan=lifespan,
-        responses=ERRORS,
-        **docs_pages(config.api),
-    )
-    app.state.feed = feed
-    app.state.auth = auth
-    protect(app, config.api)
-
-    add_error_handlers(app)
-    app.include_router(operations_router(service))
-
-    @app.exception_handler(TableStopped)
-    async def stopped(_: Request, error: TableStopped) -> JSONResponse:
-        return JSONResponse({"error": "unavailable", "reason": str(error)}, 503)
-
-    @app.middleware("http")
-    async def while_the_table_runs(
-        request: Request, call_next: Callable[[Request], Awaitable[Response]]
-    ) -> Response:
-        reason = service.stopped_because
-        if reason is not None and request.url.path.startswith("/api/"):
-            return JSONResponse({"error": "unavailable", "reason": reason}, 503)
-        return await call_next(request)
-
-    def caller(authorization: Annotated[str | None, Header()] = None) -> Session | None:
-        return bearer_session(authorization, live_session)
-
-    def live_session(token: str | None) -> Session | None:
+    def live_session(self, token: str | None) -> Session | None:
         """The session of ``token`` if it still holds (not expired; a player's token: its
         sitting not ended); AuthError if not."""
-        session = auth.session(token)
+        session = self.auth.session(token)
         if session is not None and session.seat is not None:
-            place = service.table.seat(session.seat)
-            auth.seat_changed(session, None if place is None else place.sitting)
+            place = self.service.table.seat(session.seat)
+            self.auth.seat_changed(session, None if place is None else place.sitting)
         return session
-
-    def dealer(session: Annotated[Session | None, Depends(caller)]) -> Session:
-        if session is None or session.role != "dealer":
-            raise ApiError(403, "forbidden", "a dealer's session is needed: sign in")
-        return session
-
-    def surveillance(session: Annotated[Session | None, Depends(caller)]) -> Session:
-        if session is None or session.role != "surveillance":
-            reason = "a surveillance session is needed: sign in with a supervisor's id and PIN"
-            raise ApiError(403, "forbidden", reason)
-        return session
-
-    def role_of(session: Session | None) -> tuple[Role, int | None]:
-        if session is None:
-            return Role.PUBLIC, None
-        return Role(session.role), session.seat
 
     async def submit(
-        record: dict[str, Any], session: Session | None, guard: Guard | None = None
+        self, record: dict[str, Any], session: Session | None, guard: Guard | None = None
     ) -> StepOut:
+        """Submit the input ``record`` (409 refused or stale, 422 malformed): the step as
+        ``session`` may see it."""
         try:
             item = input_from_json({"at": 0, **record})
         except TableInputError as error:
             raise ApiError(422, "invalid", str(error)) from None
         try:
-            step = await service.submit(item, guard)
+            step = await self.service.submit(item, guard)
         except Stale as error:
             raise ApiError(409, "stale", str(error)) from None
         if step.refused:
             raise ApiError(409, "refused", step.refused)
         role, seat = role_of(session)
         return StepOut(
-            position=service.position,
+            position=self.service.position,
             events=effects_view(step.effects, step.table, role, seat),
             view=ViewOut(**view(step.table, role, seat)),
         )
 
     async def refused_pin(
+        self,
         error: AuthError,
         role: str,
         who: str,
@@ -361,25 +298,27 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
             attempt = {"role": role, "who": who, "action": action, "client": client}
             attempt |= {} if peer == client else {"peer": peer}  # the proxy it came through
             attempt |= {"status": error.status, "reason": error.reason}
-            await service.record_failed_attempt(attempt if by is None else {**attempt, "by": by})
+            record = attempt if by is None else {**attempt, "by": by}
+            await self.service.record_failed_attempt(record)
         return refusal(error)
 
     async def supervised(
-        body: Supervisor, record: dict[str, Any], request: Request, session: Session
+        self, body: Supervisor, record: dict[str, Any], request: Request, session: Session
     ) -> StepOut:
         """Check the supervisor's PIN, then submit ``record`` (a void: for the hand named)."""
-        client = client_of(request)
         try:
-            await auth.supervisor(body.supervisor, body.pin, client)
+            await self.auth.supervisor(body.supervisor, body.pin, client_of(request))
         except AuthError as error:
             action = record["type"]
-            raise await refused_pin(
+            raise await self.refused_pin(
                 error, "supervisor", body.supervisor, action, request, by=session.who
             ) from None
         guard = body.guard() if isinstance(body, VoidIn) else None
-        return await submit({**record, "who": body.supervisor, "why": body.why}, session, guard)
+        return await self.submit(
+            {**record, "who": body.supervisor, "why": body.why}, session, guard
+        )
 
-    async def attack_alert(attack: Attack) -> None:
+    async def attack_alert(self, attack: Attack) -> None:
         """An id under attack: a non-blocking alert at the table (journaled, shown to the
         supervisor and surveillance, shipped to the floor)."""
         item = SignInAttack(
@@ -391,301 +330,306 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
             clients=", ".join(attack.clients),
         )
         try:
-            step = await service.submit(item)
+            step = await self.service.submit(item)
         except RuntimeError as error:  # the service is stopping: no table to raise it at
             log.error("the sign-in attack alert could not be raised: %s", error)
             return
         if step.refused:
             log.error("the sign-in attack alert was refused: %s", step.refused)
 
+
+def role_of(session: Session | None) -> tuple[Role, int | None]:
+    if session is None:
+        return Role.PUBLIC, None
+    return Role(session.role), session.seat
+
+
+# Dependencies ----------------------------------------------------------------------------
+
+
+def table_of(connection: HTTPConnection) -> TableApp:
+    """The app's table (a dependency)."""
+    table: TableApp = connection.app.state.table
+    return table
+
+
+TheTable = Annotated[TableApp, Depends(table_of)]
+
+
+def caller(
+    table: TheTable, authorization: Annotated[str | None, Header()] = None
+) -> Session | None:
+    """The caller's session (None: the public); 401 for one that no longer holds."""
+    return bearer_session(authorization, table.live_session)
+
+
+Caller = Annotated[Session | None, Depends(caller)]
+
+
+def dealer(session: Caller) -> Session:
+    if session is None or session.role != "dealer":
+        raise ApiError(403, "forbidden", "a dealer's session is needed: sign in")
+    return session
+
+
+def surveillance(session: Caller) -> Session:
+    if session is None or session.role != "surveillance":
+        reason = "a surveillance session is needed: sign in with a supervisor's id and PIN"
+        raise ApiError(403, "forbidden", reason)
+    return session
+
+
+Dealer = Annotated[Session, Depends(dealer)]
+Surveillance = Annotated[Session, Depends(surveillance)]
+
+
+# Sign-in ---------------------------------------------------------------------------------
+
+
+async def refused_sign_in(error: AuthError, body: SignIn, request: Request) -> ApiError:
+    """A refused sign-in, journaled."""
+    return await table_of(request).refused_pin(error, body.role, body.id, "sign_in", request)
+
+
+sign_in = sessions_router(
+    SignIn,
+    "Sign in with an id and PIN: a dealer, or a supervisor for the surveillance view.",
+    refused_sign_in,
+)
+tokens = APIRouter(tags=["sign-in"])
+
+
+@tokens.post("/api/player-tokens", response_model=SessionOut)
+async def player_token(body: PlayerTokenIn, table: TheTable, _: Dealer) -> SessionOut:
+    """A token for the player at a seat: their own hole cards, their own decisions;
+    it is bound to their sitting (this sit-down) and ends when they leave the seat."""
+    place = table.service.table.seat(body.seat)
+    if place is None:
+        raise ApiError(409, "refused", f"seat {body.seat}: no player is seated")
+    return session_out(table.auth.player_session(body.seat, place.sitting), table.auth)
+
+
+# The table -------------------------------------------------------------------------------
+
+table_router = APIRouter(prefix="/api", tags=["table"])
+
+
+@table_router.get("/console", response_model=ConsoleOut)
+async def console_settings(table: TheTable) -> ConsoleOut:
+    """The console's settings (the table configuration's ``[console]``)."""
+    return ConsoleOut(idle_lock=table.service.config.console.idle_lock)
+
+
+@table_router.get("/view", **VIEW)
+async def get_view(table: TheTable, session: Caller) -> dict[str, Any]:
+    """The table now, as the caller may see it (no token: the public view)."""
+    role, seat = role_of(session)
+    return view(table.service.table, role, seat)
+
+
+# Surveillance ----------------------------------------------------------------------------
+
+surveillance_router = APIRouter(prefix="/api/history", tags=["surveillance"])
+
+
+@surveillance_router.get("", response_model=list[HandSummaryOut])
+async def past_hands(table: TheTable, _: Surveillance) -> list[dict[str, Any]]:
+    """Every hand of the table's journal, in order (the one in progress last)."""
+    return await table.archive.summaries()
+
+
+@surveillance_router.get("/{number}", response_model=HandOut)
+async def past_hand(number: int, table: TheTable, _: Surveillance) -> dict[str, Any]:
+    """One hand of the journal with its whole history, every card shown."""
+    hand = await table.archive.hand(number)
+    if hand is None:
+        raise ApiError(404, "not_found", f"hand {number} is not in the journal")
+    return hand
+
+
+# The dealer ------------------------------------------------------------------------------
+
+dealer_router = APIRouter(prefix="/api", tags=["dealer"])
+
+
+@dealer_router.post("/decisions", **STEP)
+async def decide(body: DecisionIn, table: TheTable, session: Caller) -> StepOut:
+    """A player's decision: said by the dealer, or made by the player with their token
+    (at a table that allows it)."""
+    if session is None or session.role not in ("dealer", "player"):
+        raise ApiError(403, "forbidden", "a dealer's session or the player's token is needed")
+    if session.role == "player" and session.seat != body.seat:
+        raise ApiError(403, "forbidden", f"this token is for seat {session.seat}")
+    by = "player" if session.role == "player" else "dealer"
+    decision = body.model_dump(exclude_none=True, exclude={"hand", "step"})
+    return await table.submit({"type": "decide", **decision, "by": by}, session, body.guard())
+
+
+@dealer_router.post("/hands", **STEP)
+async def new_hand(table: TheTable, session: Dealer) -> StepOut:
+    """Start the next hand."""
+    return await table.submit({"type": "new_hand"}, session)
+
+
+@dealer_router.post("/seats", **STEP)
+async def sit_down(body: SitDownIn, table: TheTable, session: Dealer) -> StepOut:
+    """A player sits down with a buy-in."""
+    return await table.submit({"type": "sit_down", **body.model_dump()}, session)
+
+
+@dealer_router.post("/seats/{seat}/rebuy", **STEP)
+async def rebuy(seat: int, body: ChipsIn, table: TheTable, session: Dealer) -> StepOut:
+    """More chips for the player at ``seat``."""
+    return await table.submit({"type": "rebuy", "seat": seat, "chips": body.chips}, session)
+
+
+@dealer_router.post("/seats/{seat}/{change}", **STEP)
+async def seat_change(
+    seat: int,
+    change: Literal["leave", "sit_out", "sit_in"],
+    table: TheTable,
+    session: Dealer,
+) -> StepOut:
+    """The player at ``seat`` leaves (cashed out), sits out or sits in."""
+    return await table.submit({"type": change, "seat": seat}, session)
+
+
+@dealer_router.post("/alerts/{alert}/acknowledge", **STEP)
+async def acknowledge(alert: int, table: TheTable, session: Dealer) -> StepOut:
+    """The dealer has seen an open alert: it stays open (and the table paused, for a
+    blocking one) until it is resolved, marked as acknowledged by the dealer."""
+    record = {"type": "acknowledge_alert", "alert": alert, "who": session.who}
+    return await table.submit(record, session)
+
+
+# The supervisor (at the dealer's console) ------------------------------------------------
+
+supervisor_router = APIRouter(prefix="/api/supervisor", tags=["supervisor"])
+
+
+def _supervisor_action(
+    path: str, model: type[Supervisor], record: Callable[[Any], dict[str, Any]], doc: str
+) -> None:
+    async def action(
+        body: model,  # type: ignore[valid-type]
+        request: Request,
+        table: TheTable,
+        session: Dealer,
+    ) -> StepOut:
+        return await table.supervised(body, record(body), request, session)
+
+    action.__doc__ = doc
+    supervisor_router.post(f"/{path}", **STEP, name=path.replace("-", "_"))(action)
+
+
+for _path, _model, _record, _doc in SUPERVISOR_ACTIONS:
+    _supervisor_action(_path, _model, _record, _doc)
+
+
+# The live feed and the pages -------------------------------------------------------------
+
+feed_router = APIRouter()
+
+
+@feed_router.websocket("/ws")
+async def feed_socket(
+    socket: WebSocket,
+    table: TheTable,
+    token: Annotated[str | None, Query()] = None,
+    epoch: Annotated[str | None, Query()] = None,
+    last: Annotated[int | None, Query()] = None,
+) -> None:
+    """The live feed: a snapshot (or what was missed after ``last`` of ``epoch``),
+    then every update, numbered."""
+    signed_in, session = await socket_session(socket, lambda: table.live_session(token))
+    if not signed_in:
+        return
+    role, seat = role_of(session)
+    since = 0 if session is None else session.since
+
+    async def messages() -> AsyncIterator[str]:
+        async for message in table.feed.messages(role, seat, epoch, last, since):
+            table.live_session(token)  # each message: the session still holds
+            yield message
+
+    await send_until_closed(socket, messages(), "the table service stopped")
+
+
+pages = APIRouter(include_in_schema=False)
+
+
+@pages.get("/")
+async def console() -> FileResponse:
+    """The dealer's console."""
+    return FileResponse(STATIC / "console.html")
+
+
+@pages.get("/public")
+@pages.get("/player")
+@pages.get("/surveillance")
+async def viewer() -> FileResponse:
+    """The read-only pages: the public (broadcast) view, a player's own seat (with a
+    player token) and surveillance's: the console page without the dealer's
+    controls."""
+    return FileResponse(STATIC / "console.html")
+
+
+ROUTERS = (
+    sign_in,
+    tokens,
+    table_router,
+    surveillance_router,
+    dealer_router,
+    supervisor_router,
+    feed_router,
+    pages,
+)
+
+
+async def _stopped(_: Request, error: Exception) -> JSONResponse:
+    return JSONResponse({"error": "unavailable", "reason": str(error)}, 503)
+
+
+def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
+    """The app for ``service`` (started); ``auth`` defaults to the configuration's
+    credentials."""
+    config = service.config
+    auth = auth or Auth(config.dealers, config.supervisors)
+    auth.position = lambda: service.position  # the moment each session begins
+    table = TableApp(service, auth, Feed(service), Archive(config.journal))
     if auth.on_attack is None:
-        auth.on_attack = attack_alert
+        auth.on_attack = table.attack_alert
 
-    async def refused_sign_in(error: AuthError, body: SignIn, request: Request) -> ApiError:
-        return await refused_pin(error, body.role, body.id, "sign_in", request)
+    @contextlib.asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        table.feed.start()
+        yield
+        await table.feed.stop()
+        table.archive.close()  # its worker process ends
 
-    add_sessions(
-        app,
+    app = new_app(
+        config.api,
         auth,
-        SignIn,
-        "Sign in with an id and PIN: a dealer, or a supervisor for the surveillance view.",
-        refused_sign_in,
+        table.feed,
+        lifespan,
+        title=f"Luck of the Irish table {config.table_id}",
+        description="The dealer console's API and the live feeds (docs/api.md).",
+        errors=ERRORS,
     )
+    app.state.table = table
+    app.include_router(operations_router(service))
+    app.add_exception_handler(TableStopped, _stopped)
 
-    @app.post("/api/player-tokens", response_model=SessionOut, tags=["sign-in"])
-    async def player_token(
-        body: PlayerTokenIn, _: Annotated[Session, Depends(dealer)]
-    ) -> SessionOut:
-        """A token for the player at a seat: their own hole cards, their own decisions;
-        it is bound to their sitting (this sit-down) and ends when they leave the seat."""
-        place = service.table.seat(body.seat)
-        if place is None:
-            raise ApiError(409, "refused", f"seat {body.seat}: no player is seated")
-        return session_out(auth.player_session(body.seat, place.sitting), auth)
+    @app.middleware("http")
+    async def while_the_table_runs(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
+        reason = service.stopped_because
+        if reason is not None and request.url.path.startswith("/api/"):
+            return JSONResponse({"error": "unavailable", "reason": reason}, 503)
+        return await call_next(request)
 
-    @app.get("/api/console", response_model=ConsoleOut, tags=["table"])
-    async def console_settings() -> ConsoleOut:
-        """The console's settings (the table configuration's ``[console]``)."""
-        return ConsoleOut(idle_lock=config.console.idle_lock)
-
-    @app.get("/api/view", tags=["table"], **VIEW)
-    async def get_view(session: Annotated[Session | None, Depends(caller)]) -> dict[str, Any]:
-        """The table now, as the caller may see it (no token: the public view)."""
-        role, seat = role_of(session)
-        return view(service.table, role, seat)
-
-    @app.get("/api/history", response_model=list[HandSummaryOut], tags=["surveillance"])
-    async def past_hands(_: Annotated[Session, Depends(surveillance)]) -> list[dict[str, Any]]:
-        """Every hand of the table's journal, in order (the one in progress last)."""
-        return await archive.summaries()
-
-    @app.get("/api/history/{number}", response_model=HandOut, tags=["surveillance"])
-    async def past_hand(
-        number: int, _: Annotated[Session, Depends(surveillance)]
-    ) -> dict[str, Any]:
-        """One hand of the journal with its whole history, every card shown."""
-        hand = await archive.hand(number)
-        if hand is None:
-            raise ApiError(404, "not_found", f"hand {number} is not in the journal")
-        return hand
-
-    @app.post("/api/decisions", **STEP, tags=["dealer"])
-    async def decide(
-        body: DecisionIn, session: Annotated[Session | None, Depends(caller)]
-    ) -> StepOut:
-        """A player's decision: said by the dealer, or made by the player with their token
-        (at a table that allows it)."""
-        if session is None or session.role not in ("dealer", "player"):
-            raise ApiError(403, "forbidden", "a dealer's session or the player's token is needed")
-        if session.role == "player" and session.seat != body.seat:
-            raise ApiError(403, "forbidden", f"this token is for seat {session.seat}")
-        by = "player" if session.role == "player" else "dealer"
-        decision = body.model_dump(exclude_none=True, exclude={"hand", "step"})
-        return await submit({"type": "decide", **decision, "by": by}, session, body.guard())
-
-    @app.post("/api/hands", **STEP, tags=["dealer"])
-    async def new_hand(session: Annotated[Session, Depends(dealer)]) -> StepOut:
-        """Start the next hand."""
-        return await submit({"type": "new_hand"}, session)
-
-    @app.post("/api/seats", **STEP, tags=["dealer"])
-    async def sit_down(body: SitDownIn, session: Annotated[Session, Depends(dealer)]) -> StepOut:
-        """A player sits down with a buy-in."""
-        return await submit({"type": "sit_down", **body.model_dump()}, session)
-
-    @app.post(
-        "/api/seats/{seat}/rebuy",
-        **STEP,
-        tags=["dealer"],
-    )
-    async def rebuy(
-        seat: int, body: ChipsIn, session: Annotated[Session, Depends(dealer)]
-    ) -> StepOut:
-        """More chips for the player at ``seat``."""
-        return await submit({"type": "rebuy", "seat": seat, "chips": body.chips}, session)
-
-    @app.post(
-        "/api/seats/{seat}/{change}",
-        **STEP,
-        tags=["dealer"],
-    )
-    async def seat_change(
-        seat: int,
-        change: Literal["leave", "sit_out", "sit_in"],
-        session: Annotated[Session, Depends(dealer)],
-    ) -> StepOut:
-        """The player at ``seat`` leaves (cashed out), sits out or sits in."""
-        return await submit({"type": change, "seat": seat}, session)
-
-    @app.post(
-        "/api/alerts/{alert}/acknowledge",
-        **STEP,
-        tags=["dealer"],
-    )
-    async def acknowledge(alert: int, session: Annotated[Session, Depends(dealer)]) -> StepOut:
-        """The dealer has seen an open alert: it stays open (and the table paused, for a
-        blocking one) until it is resolved, marked as acknowledged by the dealer."""
-        record = {"type": "acknowledge_alert", "alert": alert, "who": session.who}
-        return await submit(record, session)
-
-    def supervisor_action(
-        path: str, model: type[Supervisor], record: Callable[[Any], dict[str, Any]], doc: str
-    ) -> None:
-        async def action(
-            body: model,  # type: ignore[valid-type]
-            request: Request,
-            session: Annotated[Session, Depends(dealer)],
-        ) -> StepOut:
-            return await supervised(body, record(body), request, session)
-
-        action.__doc__ = doc
-        app.post(
-            f"/api/supervisor/{path}",
-            **STEP,
-            tags=["supervisor"],
-            name=path.replace("-", "_"),
-        )(action)
-
-    for path, model, record, doc in SUPERVISOR_ACTIONS:
-        supervisor_action(path, model, record, doc)
-
-    @app.websocket("/ws")
-    async def feed_socket(
-        socket: WebSocket,
-        token: Annotated[str | None, Query()] = None,
-        epoch: Annotated[str | None, Query()] = None,
-        last: Annotated[int | None, Query()] = None,
-    ) -> None:
-        """The live feed: a snapshot (or what was missed after ``last`` of ``epoch``),
-        then every update, numbered."""
-        await socket.accept()
-        try:
-            session = live_session(token)
-        except AuthError as error:
-            await socket.close(code=4401, reason=error.reason)
-            return
-        role, seat = role_of(session)
-        since = 0 if session is None else session.since
-
-        async def send_all() -> None:
-            async for message in feed.messages(role, seat, epoch, last, since):
-                try:  # each message: the session still holds (the seat's player is there)
-                    live_session(token)
-                except AuthError as error:
-                    await socket.close(code=4401, reason=error.reason)
-                    return
-                await socket.send_text(message)
-            await socket.close(code=1001, reason="the table service stopped")
-
-        await send_until_closed(socket, send_all)
-
-    @app.get("/", include_in_schema=False)
-    async def console() -> FileResponse:
-        """The dealer's console."""
-        return FileResponse(STATIC / "console.html")
-
-    @app.get("/public", include_in_schema=False)
-    @app.get("/player", include_in_schema=False)
-    @app.get("/surveillance", include_in_schema=False)
-    async def viewer() -> FileResponse:
-        """The read-only pages: the public (broadcast) view, a player's own seat (with a
-        player token) and surveillance's: the console page without the dealer's
-        controls."""
-        return FileResponse(STATIC / "console.html")
-
+    for router in ROUTERS:
+        app.include_router(router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
-
-
-#: Answers a refused sign-in (the error, the sign-in, the request), journaling
-#: or logging it first.
-Refused = Callable[[AuthError, SignIn, Request], Awaitable[ApiError]]
-
-
-def docs_pages(api: Api) -> dict[str, Any]:
-    """FastAPI's ``/docs`` and ``/redoc`` pages (which load Swagger UI and ReDoc from their
-    CDN) only with ``[api] docs = true``; ``/openapi.json`` is always served."""
-    return {} if api.docs else {"docs_url": None, "redoc_url": None}
-
-
-def client_of(request: Request) -> str:
-    """The address a request came from (the one a trusted proxy names, behind one)."""
-    return request.client.host if request.client else "unknown"
-
-
-def refusal(error: AuthError) -> ApiError:
-    """The answer to a refused id or PIN: 401, or 429 while locked out."""
-    code = "rate_limited" if error.status == 429 else "unauthorized"
-    return ApiError(error.status, code, error.reason)
-
-
-async def refused_logged(error: AuthError, body: SignIn, request: Request) -> ApiError:
-    """A refused sign-in where there is no journal: logged, then answered."""
-    client = client_of(request)
-    log.warning("sign-in refused: %s %r from %s: %s", body.role, body.id, client, error.reason)
-    return refusal(error)
-
-
-def add_error_handlers(app: FastAPI) -> None:
-    """Errors as ``{"error", "reason"}``: an :class:`ApiError` with its status, a malformed
-    request 422 naming each field."""
-
-    @app.exception_handler(ApiError)
-    async def api_error(_: Request, error: ApiError) -> JSONResponse:
-        return JSONResponse({"error": error.error, "reason": error.reason}, error.status)
-
-    @app.exception_handler(RequestValidationError)
-    async def invalid(_: Request, error: RequestValidationError) -> JSONResponse:
-        parts = []
-        for item in error.errors():
-            where = ".".join(str(part) for part in item.get("loc", ()) if part != "body")
-            parts.append(f"{where}: {item.get('msg', 'invalid')}")
-        return JSONResponse({"error": "invalid", "reason": "; ".join(parts)}, 422)
-
-
-def add_sessions(
-    app: FastAPI,
-    auth: Auth,
-    model: type[SignIn],
-    doc: str,
-    refused: Refused = refused_logged,
-) -> None:
-    """``POST /api/sessions`` (sign in with ``model``'s role, id and PIN: ``doc``; a refusal
-    is answered as ``refused`` says, which may journal it) and ``DELETE /api/sessions``
-    (sign out)."""
-
-    async def sign_in(body: model, request: Request) -> SessionOut:  # type: ignore[valid-type]
-        client = client_of(request)
-        try:
-            session = await auth.sign_in(body.role, body.id, body.pin, client)
-        except AuthError as error:
-            raise await refused(error, body, request) from None
-        return session_out(session, auth)
-
-    sign_in.__doc__ = doc
-    app.post("/api/sessions", response_model=SessionOut, tags=["sign-in"])(sign_in)
-
-    @app.delete("/api/sessions", status_code=204, tags=["sign-in"])
-    async def sign_out(authorization: Annotated[str | None, Header()] = None) -> None:
-        """End the caller's session."""
-        if authorization is not None:
-            auth.sign_out(authorization.partition(" ")[2])
-
-
-def bearer_session(
-    authorization: str | None, session_of: Callable[[str | None], Session | None]
-) -> Session | None:
-    """The session (``session_of`` its token) of an ``Authorization: Bearer TOKEN`` header,
-    None without one; 401 for a malformed header or a session that no longer holds."""
-    token = None
-    if authorization is not None:
-        scheme, _, token = authorization.partition(" ")
-        if scheme.lower() != "bearer" or not token:
-            raise ApiError(401, "unauthorized", "Authorization: expected 'Bearer TOKEN'")
-    try:
-        return session_of(token)
-    except AuthError as error:
-        raise ApiError(error.status, "unauthorized", error.reason) from None
-
-
-async def send_until_closed(socket: WebSocket, send_all: Callable[[], Awaitable[None]]) -> None:
-    """Run ``send_all`` (the feed's messages to ``socket``) while reading and ignoring what
-    the client sends, until the client goes (``send_all`` is then cancelled)."""
-    sender = asyncio.create_task(send_all())
-    with contextlib.suppress(WebSocketDisconnect, RuntimeError):
-        while True:
-            await socket.receive_text()
-    sender.cancel()
-    with contextlib.suppress(asyncio.CancelledError, WebSocketDisconnect, RuntimeError):
-        await sender
-
-
-def session_out(session: Session, auth: Auth) -> SessionOut:
-    return SessionOut(
-        token=session.token,
-        role=session.role,
-        who=session.who,
-        expires_in=session.expires - auth.clock(),
-        seat=session.seat,
-        sitting=session.sitting,
-    )

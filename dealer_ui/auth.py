@@ -1,5 +1,6 @@
 """Sign-in, sessions and the supervisor's PIN: checked against the configuration's Argon2
-hashes, rate-limited, every failed attempt logged (logger ``dealer_ui.auth``, WARNING); the
+hashes (made by :func:`hash_pin`, ``luck-table hash-pin``; checked by :func:`verify_pin`),
+rate-limited, every failed attempt logged (logger ``dealer_ui.auth``, WARNING); the
 app journals each one (``AuthError.journal``).
 
 A session is a random token that expires ``session_seconds`` after sign-in. It records
@@ -44,12 +45,39 @@ from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from controller.config import Credential
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+
+from controller.config_file import Credential
+from controller.errors import LuckTableError
 
 log = logging.getLogger(__name__)
 
+_HASHER = PasswordHasher()
+#: The fewest characters a PIN may have.
+MIN_PIN = 4
 
-class AuthError(Exception):
+
+class PinError(LuckTableError, ValueError):
+    """A PIN that may not be used (too short): nothing was hashed."""
+
+
+def hash_pin(pin: str) -> str:
+    """The Argon2id hash of a PIN, to store in a configuration's ``pin_hash``."""
+    if len(pin) < MIN_PIN:
+        raise PinError(f"a PIN needs at least {MIN_PIN} characters")
+    return _HASHER.hash(pin)
+
+
+def verify_pin(pin_hash: str, pin: str) -> bool:
+    """Whether ``pin`` is the PIN of ``pin_hash`` (False for a hash that is not Argon2's)."""
+    try:
+        return _HASHER.verify(pin_hash, pin)
+    except (VerifyMismatchError, VerificationError, InvalidHashError):
+        return False
+
+
+class AuthError(LuckTableError):
     """A credential refused: ``status`` 401 (wrong or expired) or 429 (too many attempts);
     ``journal``: a failed attempt to journal (every wrong PIN, the first refusal of a
     lockout; never an expired or unknown session)."""
@@ -101,6 +129,7 @@ class Auth:
     clock: Callable[[], float] = time.monotonic
     position: Callable[[], int] = lambda: 0  # the table's journal position now
     on_attack: OnAttack | None = None
+    verify: Callable[[str, str], bool] = verify_pin  # (pin_hash, pin): the PIN check
     _sessions: dict[str, Session] = field(default_factory=dict)
     # failed attempts (time, address) by key: "client:ADDRESS" or "id:ROLE:ID"
     _failures: dict[str, deque[tuple[float, str]]] = field(default_factory=dict)
@@ -204,7 +233,7 @@ class Auth:
         if checked is None:
             return False
         loop = asyncio.get_running_loop()
-        verified = await loop.run_in_executor(queue, checked.verify, pin)
+        verified = await loop.run_in_executor(queue, self.verify, checked.pin_hash, pin)
         return verified and match is not None
 
     async def _tell_attack(self, role: str, who: str, person: str) -> None:

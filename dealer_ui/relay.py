@@ -45,6 +45,7 @@ from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed, WebSocketException
 from websockets.http11 import Request, Response
 
+from controller.errors import LuckTableError
 from dealer_ui.app import STATIC
 from dealer_ui.feeds import KEPT, Kept
 from dealer_ui.guard import (
@@ -69,7 +70,7 @@ TYPES = {".html": "text/html", ".css": "text/css", ".js": "text/javascript"}
 STATIC_FILES = {path.name: TYPES[path.suffix] for path in STATIC.iterdir() if path.suffix in TYPES}
 
 
-class FeedGap(Exception):
+class FeedGap(LuckTableError):
     """The table's feed sent something that does not follow what the relay has."""
 
 

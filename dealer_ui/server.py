@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import uvicorn
 from fastapi import FastAPI
 
-from controller.config import Api
+from controller.config_file import Api
 from controller.service import TableService
 from dealer_ui.app import create_app
 from dealer_ui.auth import Auth

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from controller.errors import LuckTableError
 
-class DriverError(Exception):
+
+class DriverError(LuckTableError):
     """Base of every error the drivers raise."""
 
 

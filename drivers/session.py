@@ -46,7 +46,7 @@ from drivers.protocol import (
     MESSAGE_CLASSES,
     PROTOCOL_VERSION,
     Ack,
-    CardRead,
+    CardMessage,
     Deck,
     DecodeError,
     DeviceKind,
@@ -156,7 +156,7 @@ class LinkStats:
 
 def _device_event(seq: int, message: Message, origin: ev.Origin) -> ev.DeviceEvent:
     match message:
-        case CardRead(card=card, read_counter=counter, uid=uid):
+        case CardMessage(card=card, read_counter=counter, uid=uid):
             return ev.CardRead(seq, card, counter, uid, origin=origin)
         case Unreadable(read_counter=counter, disposition=disposition):
             return ev.CardUnreadable(seq, counter, disposition, origin=origin)

@@ -12,7 +12,7 @@ In-process API::
                                             # boot_id, protocol_version, reader
     shoe.connect(now)                       # HELLO, then every unacknowledged event
     shoe.load(decks=6)                      # or load([51, 8, ...]); reports DECK
-    shoe.draw()                             # -> Draw(card, CardRead | Unreadable)
+    shoe.draw()                             # -> Draw(card, CardMessage | Unreadable)
     shoe.jam(); shoe.clear_jam(); shoe.open_lid(); shoe.close_lid()
     shoe.set_fault("reader" | "tamper", active)
     shoe.faults.update(corrupt_rate=0.01, drop_rate=0.01, duplicate_rate=0.01, delay=0.002)

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
+from controller.errors import LuckTableError
 from drivers.protocol import to_dict
 from firmware_sim.device import DeviceError, SimulatedDevice
 from firmware_sim.faults import FaultSettingError
@@ -25,7 +26,7 @@ RANKS = "23456789TJQKA"
 SUITS = "cdhs"
 
 
-class ControlError(ValueError):
+class ControlError(LuckTableError, ValueError):
     """A command line that cannot be understood."""
 
 

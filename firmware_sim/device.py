@@ -23,6 +23,7 @@ from enum import IntEnum
 from itertools import islice
 from typing import ClassVar, TypeVar
 
+from controller.errors import LuckTableError
 from drivers.protocol import (
     PROTOCOL_VERSION,
     Ack,
@@ -51,7 +52,7 @@ HOST_SILENCE_HEARTBEATS = 3  # lamps go off after this many silent heartbeat int
 TX_BUFFER = 64  # bytes the transmitter holds ahead of the line (with a baud rate)
 
 
-class DeviceError(ValueError):
+class DeviceError(LuckTableError, ValueError):
     """A control action the device cannot perform now; nothing was changed."""
 
 

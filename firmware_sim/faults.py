@@ -10,6 +10,8 @@ import random
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from controller.errors import LuckTableError
+
 RATES = (
     "corrupt_rate",
     "corrupt_frame_rate",
@@ -20,7 +22,7 @@ RATES = (
 )
 
 
-class FaultSettingError(ValueError):
+class FaultSettingError(LuckTableError, ValueError):
     """A fault setting with a value it cannot take; the setting is left as it was."""
 
 

@@ -17,11 +17,13 @@ import sys
 import threading
 from typing import Any
 
+from controller.errors import LuckTableError
+
 #: Seconds ``AsyncControl.settled`` waits for a device by default.
 SETTLE_TIMEOUT = 20.0
 
 
-class ControlReplyError(RuntimeError):
+class ControlReplyError(LuckTableError, RuntimeError):
     """The simulator answered ``error ...`` to a control command."""
 
 

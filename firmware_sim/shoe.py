@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from drivers.protocol import (
-    CardRead,
+    CardMessage,
     Deck,
     DeviceKind,
     Disposition,
@@ -28,7 +28,7 @@ class Draw:
     """A card that left the shoe: which card it physically is, and what the shoe reported."""
 
     card: int
-    message: CardRead | Unreadable
+    message: CardMessage | Unreadable
 
 
 class SimulatedShoe(SimulatedDevice):
@@ -131,11 +131,11 @@ class SimulatedShoe(SimulatedDevice):
             or self.faults.chance(self.faults.unreadable_rate)
         )
         self._unreadable_next = False
-        message: CardRead | Unreadable
+        message: CardMessage | Unreadable
         if unread:
             message = Unreadable(counter, where)
         else:
-            message = CardRead(card, counter, self._uid(place))
+            message = CardMessage(card, counter, self._uid(place))
         self._emit(message)
         return Draw(card, message)
 

@@ -22,7 +22,7 @@ import httpx
 
 from controller.rules import DECK, Card, Do, parse_card
 from controller.service import TableService
-from controller.table import CardRead, Decide, DeckLoaded, NewHand, Table, apply
+from controller.table import CardFromShoe, Decide, DeckLoaded, NewHand, Table, apply
 from dealer_ui import serve
 from dealer_ui.auth import Auth
 from dealer_ui.server import Served
@@ -97,7 +97,7 @@ class Script:
                 card = wanted.pop((waiting.seat, waiting.street), None) if waiting.up else None
                 card = pool.pop(0) if card is None else card
                 order.append(card)
-                table = apply(table, CardRead(at=0, code=int(card))).table
+                table = apply(table, CardFromShoe(at=0, code=int(card))).table
             else:
                 assert isinstance(move, Decide)
                 table = apply(table, move).table

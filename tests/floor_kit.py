@@ -29,7 +29,7 @@ from controller.history.recovery import initial_table
 from controller.journal import Journal
 from controller.rules import Do
 from controller.table import (
-    CardRead,
+    CardFromShoe,
     Decide,
     DeckLoaded,
     Leave,
@@ -113,11 +113,11 @@ class JournalWriter:
             waiting = hand.waiting_for
             assert waiting is not None
             if waiting.kind == "card":
-                self.ok(CardRead(at=0, code=deck.pop()))
+                self.ok(CardFromShoe(at=0, code=deck.pop()))
             elif waiting.kind == "action":
                 if out_of_turn:
                     out_of_turn = False
-                    self.ok(CardRead(at=0, code=deck.pop()))  # drawn early: an alert
+                    self.ok(CardFromShoe(at=0, code=deck.pop()))  # drawn early: an alert
                     alert = self.table.alerts[-1]
                     self.ok(
                         ResolveAlert(

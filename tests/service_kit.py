@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from controller.config import Config, hash_pin, load_config
+from controller.config import Config, load_config
+from dealer_ui.auth import hash_pin
 from firmware_sim.process import SimulatorProcess
 
 BAUD = 115200

@@ -11,7 +11,7 @@ from controller.rules import Do, Effect, Rules, parse_card
 from controller.table import (
     AlertKind,
     CardAtSeat,
-    CardRead,
+    CardFromShoe,
     Decide,
     DeckLoaded,
     NewHand,
@@ -85,7 +85,7 @@ class TableDriver:
         """Draw each card; with ``confirm`` the seat board reports it at its seat."""
         for token in cards.split():
             waiting = self.table.hand.waiting_for if self.table.in_hand else None
-            self.ok(CardRead, code=code(token))
+            self.ok(CardFromShoe, code=code(token))
             if confirm and waiting is not None and waiting.seat is not None:
                 self.ok(CardAtSeat, seat=waiting.seat, code=code(token))
         return self

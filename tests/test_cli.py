@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.config import verify_pin
 from controller.journal import Journal
+from dealer_ui.auth import verify_pin
 
 LUCK_TABLE = str(Path(sys.executable).with_name("luck-table"))
 HANDS = Path(__file__).parent / "hands"
@@ -67,7 +67,7 @@ def loaded_by(code: str) -> set[str]:
         "import sys\n"
         f"{code}\n"
         "print(' '.join(name for name in sys.modules if name.split('.')[0] in "
-        "{'controller', 'drivers', 'firmware_sim', 'dealer_ui', 'pit_ui'}), file=sys.stderr)"
+        "{'controller', 'drivers', 'firmware_sim', 'dealer_ui'}), file=sys.stderr)"
     )
     result = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
@@ -79,7 +79,7 @@ def test_a_subcommand_loads_only_what_it_uses():
     """Only the module of the subcommand that runs is imported: ``--version`` loads no
     subcommand and no engine; ``replay`` the engine and the hand scripts, not the table
     service, the simulator, the HIL runner or the web layer."""
-    everything = {"controller.service", "controller.sim", "controller.hil", "dealer_ui", "pit_ui"}
+    everything = {"controller.service", "controller.sim", "controller.hil", "dealer_ui"}
     version = loaded_by(
         "from controller.cli import main\ntry:\n    main(['--version'])\nexcept SystemExit:\n"
         "    pass"
@@ -89,7 +89,7 @@ def test_a_subcommand_loads_only_what_it_uses():
         f"from controller.cli import main\nmain(['replay', {str(WORKED_EXAMPLE)!r}])"
     )
     assert {"controller.cli.replay_command", "controller.history.script"} <= replay
-    assert not {name.split(".")[0] for name in replay} & {"dealer_ui", "pit_ui", "drivers"}
+    assert not {name.split(".")[0] for name in replay} & {"dealer_ui", "drivers"}
     assert not replay & everything
     assert not {name for name in replay if name.endswith("_command")} - {
         "controller.cli.replay_command"

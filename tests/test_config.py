@@ -11,15 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from controller.config import (
-    Api,
-    ConfigError,
-    hash_pin,
-    load_config,
-    parse_config,
-    verify_pin,
-)
+from controller.config import load_config, parse_config
+from controller.config_file import MASK, Api, ConfigError, check_dsn, masked_dsn
 from controller.rules import BonusTiming, Rules, Variant
+from dealer_ui.auth import hash_pin, verify_pin
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "deploy" / "table.example.toml"
@@ -42,8 +37,9 @@ def test_example_loads_cleanly():
     assert config.journal == Path("/var/lib/luck-table/T-01.sqlite")
     assert (config.api.bind, config.api.port, config.api.tls_cert) == ("127.0.0.1", 8080, None)
     assert config.console.idle_lock == 300
-    assert config.supervisors[0].verify("1234") and not config.supervisors[0].verify("1235")
-    assert config.dealers[0].verify("5678")
+    assert verify_pin(config.supervisors[0].pin_hash, "1234")
+    assert not verify_pin(config.supervisors[0].pin_hash, "1235")
+    assert verify_pin(config.dealers[0].pin_hash, "5678")
 
 
 def test_game_settings_reach_the_rules(tmp_path):
@@ -339,3 +335,47 @@ def test_what_the_console_lets_in_is_configured_with_safe_defaults(tmp_path):
     assert api.allowed_hosts == ("table-1.casino.lan",)
     assert api.allowed_origins == ("https://pit.casino.lan:8090",)
     assert (api.max_body, api.request_timeout, api.docs) == (1024, 5.0, True)
+
+
+SECRET = "s3cr3t-Pa55"
+
+
+@pytest.mark.parametrize(
+    "dsn",
+    [
+        f"host=db password={SECRET} port",  # a word without '=' after it
+        f"host=db password='{SECRET}' colour=blue",  # an unknown keyword
+        f"host=db password={SECRET} junk",  # a word without '='
+        f"host=db password='{SECRET}",  # an unterminated quote
+        f"host=db password={SECRET[:5]} {SECRET[5:]}",  # a space in the password
+        f"postgresql://pit:{SECRET}@db:5432/floor?colour=blue",
+        f"postgresql://pit:{SECRET}@[db/floor",  # libpq quotes the whole string
+        f"postgresql://pit@[db:5432/floor?password={SECRET}",
+        f"postgresql://pit@db/floor?password={SECRET}%zz",  # libpq quotes the password
+        f"postgresql://pit@db/floor?password={SECRET}&colour=blue",
+    ],
+)
+def test_a_connection_string_in_an_error_never_shows_its_password(dsn):
+    with pytest.raises(ConfigError) as caught:
+        check_dsn(dsn)
+    for text in (str(caught.value), repr(caught.value.value)):
+        assert SECRET not in text and SECRET[:5] not in text and SECRET[5:] not in text, text
+    assert MASK in str(caught.value) and "floor.dsn = " in str(caught.value)
+
+
+def test_a_connection_string_shown_masks_only_its_password():
+    assert masked_dsn(f"host=db user=pit password={SECRET} dbname=floor") == (
+        f"host=db user=pit password={MASK} dbname=floor"
+    )
+    assert masked_dsn(f"postgresql://pit:{SECRET}@db:5433/floor") == (
+        f"postgresql://pit:{MASK}@db:5433/floor"
+    )
+    assert masked_dsn("host=db user=pit") == "host=db user=pit"
+
+
+def test_the_table_s_floor_dsn_error_never_shows_its_password(tmp_path):
+    data = example()
+    data["floor"] = {"dsn": f"host=floor.casino password={SECRET} colour=blue"}
+    with pytest.raises(ConfigError) as caught:
+        parse_config(data, tmp_path)
+    assert SECRET not in str(caught.value) and 'option "colour"' in str(caught.value)

@@ -22,7 +22,7 @@ from playwright.async_api import async_playwright
 
 from controller.rules import Dest, Do, Rules
 from controller.table import (
-    CardRead,
+    CardFromShoe,
     CardUnreadable,
     Decide,
     DeckLoaded,
@@ -365,7 +365,7 @@ def played(**rules: Any) -> list[Table]:
                     apply(table, CardUnreadable(at=0, disposition=Disposition.DEALT_UNREAD)).table
                 )
                 paused = True
-            step = apply(table, CardRead(at=0, code=int(next(order))))
+            step = apply(table, CardFromShoe(at=0, code=int(next(order))))
         else:
             assert isinstance(move, Decide)
             step = apply(table, move)

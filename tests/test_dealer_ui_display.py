@@ -4,7 +4,7 @@ every field of every role's view, exactly."""
 from __future__ import annotations
 
 from controller.rules import parse_card
-from controller.table import CardRead
+from controller.table import CardFromShoe
 from dealer_ui.models import ViewOut
 from dealer_ui.views import Role, view
 from tests.table_driver import TableDriver
@@ -23,7 +23,7 @@ def test_the_public_and_the_players_read_the_table_not_the_dealers_instructions(
     driver = fourth_street_burned()
     assert driver.table.signals.display.startswith("DEAL: seat")  # the burn is out
     assert view(driver.table, Role.PUBLIC)["display"] == "Fourth street: dealing"
-    driver.ok(CardRead, code=int(parse_card("Kd")))  # a card already in play: the pause
+    driver.ok(CardFromShoe, code=int(parse_card("Kd")))  # a card already in play: the pause
     assert driver.table.signals.display.startswith("PAUSED: ")
     for role, seat in ((Role.PUBLIC, None), (Role.PLAYER, 1)):  # the pause, not the alert
         seen = view(driver.table, role, seat)
@@ -33,7 +33,7 @@ def test_the_public_and_the_players_read_the_table_not_the_dealers_instructions(
 
 def test_the_openapi_view_model_holds_every_field_of_every_role_s_view() -> None:
     driver = fourth_street_burned()
-    driver.ok(CardRead, code=int(parse_card("Kd")))  # an alert with its card
+    driver.ok(CardFromShoe, code=int(parse_card("Kd")))  # an alert with its card
     for table in (TableDriver.make().table, third_street().table, driver.table):
         for role in Role:
             seen = view(table, role, 1 if role is Role.PLAYER else None)

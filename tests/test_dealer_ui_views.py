@@ -7,7 +7,7 @@ import json
 from dataclasses import replace
 
 from controller.rules import Reveal
-from controller.table import AlertKind, CardRead, Rebuy
+from controller.table import AlertKind, CardFromShoe, Rebuy
 from dealer_ui.views import Role, effects_view, redact, view, visible_cards
 from tests.table_driver import TableDriver
 
@@ -82,7 +82,7 @@ def test_the_choices_go_to_the_dealer_and_to_the_player_to_act_only() -> None:
 
 def test_card_names_in_alerts_and_effects_are_hidden_from_whom_may_not_see_them() -> None:
     driver = third_street().read("Qh 9s")
-    step = driver.feed(CardRead, code=51)  # drawn while seat 1 is to act
+    step = driver.feed(CardFromShoe, code=51)  # drawn while seat 1 is to act
     alert = driver.table.alerts[-1]
     assert alert.kind is AlertKind.CARD_OUT_OF_TURN and str(alert.card) == "As"
     dealer_alert = view(driver.table, Role.DEALER)["alerts"][-1]

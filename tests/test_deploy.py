@@ -53,7 +53,7 @@ def test_the_example_journal_lies_in_the_folder_the_unit_makes() -> None:
 
 
 def test_the_floor_unit_runs_the_floor_service_with_the_example_configuration() -> None:
-    from pit_ui.config import load_floor_config  # noqa: PLC0415
+    from dealer_ui.pit.config import load_floor_config  # noqa: PLC0415
 
     service = unit(FLOOR_UNIT)["Service"]
     assert service["ExecStart"] == f"{INSTALLED} floor --config /etc/luck-table/floor.toml"

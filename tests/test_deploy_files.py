@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from controller.cli.relay_command import follow_the_table
-from controller.config import Api
+from controller.config_file import Api
 
 ROOT = Path(__file__).resolve().parent.parent
 LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")

@@ -20,7 +20,7 @@ from drivers.errors import (
     WrongDeviceError,
 )
 from drivers.protocol import (
-    CardRead,
+    CardMessage,
     DeviceKind,
     FrameDecoder,
     Hello,
@@ -160,7 +160,7 @@ def test_events_in_order_then_lamps_then_close(pty):
     async def scenario():
         driver = ShoeDriver.from_url(pty.path, FAST)
         await (await open_answering(driver, pty, hello(next_seq=2, pending=2)))
-        pty.write(encode_frame(0, CardRead(51, 1)) + encode_frame(1, CardRead(2, 2)))
+        pty.write(encode_frame(0, CardMessage(51, 1)) + encode_frame(1, CardMessage(2, 2)))
         up = await driver.next_event()
         assert isinstance(up, ev.LinkUp) and up.device.serial == "DEV-7"
         assert await driver.next_event() == ev.CardRead(0, 51, 1, b"")
@@ -283,7 +283,7 @@ def test_cancelled_consumers_lose_no_event_and_close_the_port(pty):
         waiting.cancel()  # a consumer cancelled while it waits ...
         with contextlib.suppress(asyncio.CancelledError):
             await waiting
-        pty.write(encode_frame(0, CardRead(51, 0)))
+        pty.write(encode_frame(0, CardMessage(51, 0)))
         seen = []
         consumer = asyncio.ensure_future(consume(driver, seen))
         while not seen:
@@ -341,8 +341,8 @@ def test_a_socket_url_reads_what_has_arrived_in_one_call():
 def test_noise_frames_of_another_version_never_stop_the_driver(pty):
     """Frames that pass the CRC with a stray version byte, one at a time between valid ones
     or among damaged ones, are counted and dropped; the events go on."""
-    other = encode_frame(9, CardRead(5, 9), version=2)
-    damaged = bytearray(encode_frame(9, CardRead(5, 9)))
+    other = encode_frame(9, CardMessage(5, 9), version=2)
+    damaged = bytearray(encode_frame(9, CardMessage(5, 9)))
     damaged[4] ^= 0x10
 
     async def scenario():
@@ -350,7 +350,7 @@ def test_noise_frames_of_another_version_never_stop_the_driver(pty):
         await (await open_answering(driver, pty, hello(next_seq=1)))
         events = [await driver.next_event()]
         for seq in range(1, 41):
-            pty.write(other + bytes(damaged) * 3 + other + encode_frame(seq, CardRead(seq, seq)))
+            pty.write(other + bytes(damaged) * 3 + other + encode_frame(seq, CardMessage(seq, seq)))
             events.append(await driver.next_event())
         await driver.close()
         return driver, events

@@ -9,7 +9,7 @@ from drivers import events as ev
 from drivers.errors import DriverError, ProtocolVersionError, WrongDeviceError
 from drivers.protocol import (
     Ack,
-    CardRead,
+    CardMessage,
     DeviceKind,
     Disposition,
     FaultCode,
@@ -42,7 +42,7 @@ def hello(next_seq=1, pending=0, boot_id=7, kind=DeviceKind.SHOE, version=1):
 
 
 def card(seq, code=None):
-    return encode_frame(seq, CardRead(seq % 52 if code is None else code, seq))
+    return encode_frame(seq, CardMessage(seq % 52 if code is None else code, seq))
 
 
 def sent(session):
@@ -217,7 +217,7 @@ def test_noise_with_the_hello_type_byte_is_no_hello_unless_it_has_the_hello_layo
 
 def test_frames_of_another_version_count_as_in_a_row_only_when_consecutive():
     session = open_session()
-    other = encode_frame(1, CardRead(5, 1), version=2)
+    other = encode_frame(1, CardMessage(5, 1), version=2)
     damaged = bytearray(card(1))
     damaged[3] ^= 0x40
     stream = b"".join(other + bytes(damaged) * 1000 for _ in range(50))
@@ -228,7 +228,7 @@ def test_frames_of_another_version_count_as_in_a_row_only_when_consecutive():
 
 def test_a_lone_frame_of_another_version_is_noise_two_in_a_row_a_device():
     session = open_session()
-    other = encode_frame(1, CardRead(5, 1), version=2)
+    other = encode_frame(1, CardMessage(5, 1), version=2)
     session.receive(other + card(1), 0.1)  # noise that passed the CRC, then a valid frame
     assert cards_of(session.take_events()) == [1]
     assert session.stats.decode_errors == Counter(version=1)

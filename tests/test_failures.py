@@ -25,17 +25,13 @@ from pathlib import Path
 import httpx
 import pytest
 
-from controller.config import (
-    EXAMPLE_PIN_HASHES,
-    EXAMPLE_PINS_ENV,
-    ConfigError,
-    hash_pin,
-    load_config,
-)
+from controller.config import load_config
+from controller.config_file import EXAMPLE_PIN_HASHES, EXAMPLE_PINS_ENV, ConfigError
 from controller.journal import Journal, JournalError
 from controller.service import TableService
 from dealer_ui import create_app
-from pit_ui.config import load_floor_config
+from dealer_ui.auth import hash_pin, verify_pin
+from dealer_ui.pit.config import load_floor_config
 from tests.service_kit import config, write_config
 
 LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
@@ -166,8 +162,9 @@ def test_the_example_configurations_published_pins_are_refused(tmp_path, monkeyp
     assert "(PIN 5678)" in result.stderr
     assert not (tmp_path / "table.sqlite").exists()
     monkeypatch.setenv(EXAMPLE_PINS_ENV, "accept")  # a demonstration, a test: with a warning
-    assert load_config(DEPLOY / "table.example.toml").dealers[0].verify("5678")
-    assert load_floor_config(DEPLOY / "floor.example.toml").supervisors[0].verify("9999")
+    assert verify_pin(load_config(DEPLOY / "table.example.toml").dealers[0].pin_hash, "5678")
+    floor = load_floor_config(DEPLOY / "floor.example.toml")
+    assert verify_pin(floor.supervisors[0].pin_hash, "9999")
 
 
 # --- a full disk ----------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from simhost import SimHost, pump
 
 from drivers.protocol import (
     Ack,
-    CardRead,
+    CardMessage,
     Deck,
     DeviceKind,
     Disposition,
@@ -85,9 +85,9 @@ def test_host_vectors_are_understood():
     assert [type(f.message) for f in frames_of(shoe.transmit(0.3))] == [
         Hello,
         Deck,
-        CardRead,
-        CardRead,
-        CardRead,
+        CardMessage,
+        CardMessage,
+        CardMessage,
     ]
     errors = shoe.stats.receive_errors
     expected = sum("error" in e for bad in VECTORS["malformed"] for e in bad["expect"])
@@ -192,7 +192,12 @@ def test_events_while_disconnected_are_kept_and_follow_hello():
     shoe.connect(6.0)
     out = shoe.transmit(6.0)
     assert out.startswith(b"\x00")
-    assert [type(f.message) for f in frames_of(out)] == [Hello, CardRead, CardRead, CardRead]
+    assert [type(f.message) for f in frames_of(out)] == [
+        Hello,
+        CardMessage,
+        CardMessage,
+        CardMessage,
+    ]
     host.feed(out)
     pump(shoe, host, 6.0, lambda: shoe.pending == 0)
     assert [m.card for m in host.messages()[1:]] == [0, 1, 2]
@@ -316,12 +321,12 @@ def test_draw_reports_card_with_uid_or_unreadable():
     assert unread == type(unread)(11, Unreadable(1, Disposition.DEALT_UNREAD))
     shoe.unreadable_next()
     assert shoe.draw().message == Unreadable(2, Disposition.REJECT_TRAY)
-    assert isinstance(shoe.draw().message, CardRead)
+    assert isinstance(shoe.draw().message, CardMessage)
     with pytest.raises(DeviceError, match="empty"):
         shoe.draw()
     optical = SimulatedShoe(reader="optical")
     optical.load([3])
-    assert optical.draw().message == CardRead(3, 0, b"")
+    assert optical.draw().message == CardMessage(3, 0, b"")
 
 
 def test_unreadable_rate():

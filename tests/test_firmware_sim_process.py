@@ -20,7 +20,7 @@ import serial
 from simhost import SimHost
 
 from drivers.protocol import (
-    CardRead,
+    CardMessage,
     Deck,
     Fault,
     FaultCleared,
@@ -153,7 +153,7 @@ def test_shoe_process_on_a_pty():
             await link.until(lambda: len(link.host.events) == 3, "DECK, CARD, UNREADABLE")
             deck, card, unread = link.host.messages()
             assert isinstance(deck, Deck) and deck.cards_loaded == 5
-            assert card == CardRead(51, 0, card.uid) and len(card.uid) == 7
+            assert card == CardMessage(51, 0, card.uid) and len(card.uid) == 7
             assert unread == Unreadable(1, "dealt_unread")
 
             # bad commands say what is wrong and change nothing

@@ -67,7 +67,7 @@ def build_wheel(tmp_path: Path) -> Path:
 
 def test_the_wheel_holds_the_static_files_and_the_migrations(tmp_path: Path) -> None:
     expected = data_files()
-    assert {"dealer_ui/static/console.html", "pit_ui/static/pit.js"} <= expected
+    assert {"dealer_ui/static/console.html", "dealer_ui/pit/static/pit.js"} <= expected
     assert any(name.startswith("controller/floor/migrations/") for name in expected)
     with zipfile.ZipFile(build_wheel(tmp_path)) as wheel:
         names = set(wheel.namelist())

@@ -16,7 +16,7 @@ import httpx
 import pytest
 from websockets.sync.client import connect as ws_connect
 
-from pit_ui.live import FloorFeed
+from dealer_ui.pit.live import FloorFeed
 from tests.floor_kit import wait_for
 from tests.pit_kit import (
     LUCK_TABLE,
@@ -378,9 +378,11 @@ def test_the_command_line_errors(tmp_path, floor):
     missing = run()
     assert missing.returncode == 2
     assert "floor.dsn = (missing)" in missing.stderr
-    bad = run("--dsn", "host=127.0.0.1 port")
+    bad = run("--dsn", "host=127.0.0.1 password=s3cr3t port")
     assert bad.returncode == 2
-    assert bad.stderr.startswith("luck-table floor: error: --dsn = '(hidden)': a PostgreSQL")
+    shown = "--dsn = 'host=127.0.0.1 password=********'"  # the rest of it taken as the password
+    assert bad.stderr.startswith(f"luck-table floor: error: {shown}: a PostgreSQL")
+    assert "s3cr3t" not in bad.stderr
     assert len(bad.stderr.splitlines()) == 1
     proxy, relayed = relay(floor.dsn)
     proxy.cut()

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from controller.config import ConfigError, hash_pin
-from pit_ui.config import describe_dsn, load_floor_config, parse_floor_config
+from controller.config_file import ConfigError, describe_dsn
+from dealer_ui.auth import hash_pin, verify_pin
+from dealer_ui.pit.config import load_floor_config, parse_floor_config
 
 HASH = hash_pin("9999")
 SUPERVISORS = {"supervisors": [{"id": "pit", "pin_hash": HASH}]}
@@ -32,7 +33,7 @@ def test_a_full_configuration() -> None:
     assert (found.api.bind, found.api.port) == ("0.0.0.0", 9000)
     assert found.consoles == {"T1": "https://t1.casino:8080"}
     assert [person.id for person in found.supervisors] == ["pit"]
-    assert found.supervisors[0].verify("9999")
+    assert verify_pin(found.supervisors[0].pin_hash, "9999")
     assert describe_dsn(found.dsn) == "db.casino:5433/floor"
 
 
@@ -48,7 +49,7 @@ def test_defaults() -> None:
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        (config(floor={"dsn": "host=db port"}), "floor.dsn = '(hidden)': a PostgreSQL"),
+        (config(floor={"dsn": "host=db port"}), "floor.dsn = 'host=db port': a PostgreSQL"),
         (config(floor={"dsn": ""}), "floor.dsn = '': a non-empty string"),
         (config(floor={"poll": 0}), "floor.poll = 0: seconds, 0.1..60"),
         (config(floor={"poll": True}), "floor.poll = True: seconds, 0.1..60"),

@@ -21,12 +21,13 @@ import psycopg
 import pytest
 from fastapi.testclient import TestClient
 
-from controller.config import Api, Credential, hash_pin
+from controller.config_file import Api, Credential
 from controller.floor import store
 from controller.floor.migrate import FOLDER, migrate
-from pit_ui import create_app
-from pit_ui.config import FloorConfig
-from pit_ui.live import FloorFeed
+from dealer_ui.auth import hash_pin
+from dealer_ui.pit import create_app
+from dealer_ui.pit.config import FloorConfig
+from dealer_ui.pit.live import FloorFeed
 from tests.floor_kit import floor_database
 from tests.pit_kit import (
     LUCK_TABLE,

@@ -12,7 +12,7 @@ from drivers.protocol import (
     MAX_FRAME,
     MESSAGE_CLASSES,
     Ack,
-    CardRead,
+    CardMessage,
     Deck,
     DecodeError,
     DeviceKind,
@@ -187,7 +187,7 @@ MESSAGES: st.SearchStrategy[Message] = st.one_of(
         seat_sets,
         u16,
     ),
-    st.builds(CardRead, cards, u32, st.binary(max_size=10)),
+    st.builds(CardMessage, cards, u32, st.binary(max_size=10)),
     st.builds(Unreadable, u32, st.sampled_from(Disposition)),
     st.integers(0, 0xFFFF).flatmap(
         lambda loaded: st.builds(Deck, u32, st.just(loaded), st.integers(0, loaded))

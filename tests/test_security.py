@@ -10,7 +10,6 @@ import os
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -20,20 +19,23 @@ import pytest
 import websockets
 from websockets.exceptions import InvalidStatus
 
-from controller.config import Api, Credential, hash_pin
+from controller.config_file import Api, Credential
 from controller.floor import facts
 from controller.floor.derive import derive, point_at
 from controller.history.records import ACCESS
 from controller.journal import Journal
 from controller.journal.snapshots import Snapshots
 from controller.table import AlertKind
-from dealer_ui.auth import Attack, Auth, AuthError
+from dealer_ui.auth import Attack, Auth, AuthError, hash_pin, verify_pin
 from dealer_ui.guard import CSP
+from dealer_ui.pit.app import create_app as create_pit
+from dealer_ui.pit.config import FloorConfig
 from dealer_ui.relay import Relay, server_url
-from pit_ui.app import create_app as create_pit
-from pit_ui.config import FloorConfig
 from tests.console_kit import DEALER, PLAYERS, LiveTable, Script, live_table
 from tests.service_kit import simulator
+
+#: A PIN check: (pin_hash, pin).
+Verify = Callable[[str, str], bool]
 
 DEADLINE = 240
 
@@ -43,36 +45,30 @@ def run(scenario: Callable[[Any], Awaitable[None]]) -> None:
         asyncio.run(asyncio.wait_for(scenario(shoe), DEADLINE))
 
 
-@dataclass(frozen=True)
-class Counted(Credential):
-    """A credential that counts its PIN checks and how many ran at once."""
-
-    tally: dict[str, int] | None = None
-    guard: threading.Lock | None = None
-
-    def verify(self, pin: str) -> bool:
-        assert self.tally is not None and self.guard is not None
-        with self.guard:
-            self.tally["nice"] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-            self.tally["on_loop"] += threading.current_thread() is threading.main_thread()
-            self.tally["checks"] += 1
-            self.tally["now"] += 1
-            self.tally["most"] = max(self.tally["most"], self.tally["now"])
-        try:
-            return super().verify(pin)
-        finally:
-            with self.guard:
-                self.tally["now"] -= 1
-
-
-def counted(who: str, pin: str) -> tuple[Credential, dict[str, int]]:
+def counted(who: str, pin: str) -> tuple[Credential, dict[str, int], Verify]:
+    """A credential, and a PIN check that counts its checks and how many ran at once."""
     tally = {"checks": 0, "now": 0, "most": 0, "nice": 0, "on_loop": 0}
-    return Counted(who, hash_pin(pin), tally, threading.Lock()), tally
+    guard = threading.Lock()
+
+    def verify(pin_hash: str, pin: str) -> bool:
+        with guard:
+            tally["nice"] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+            tally["on_loop"] += threading.current_thread() is threading.main_thread()
+            tally["checks"] += 1
+            tally["now"] += 1
+            tally["most"] = max(tally["most"], tally["now"])
+        try:
+            return verify_pin(pin_hash, pin)
+        finally:
+            with guard:
+                tally["now"] -= 1
+
+    return Credential(who, hash_pin(pin)), tally, verify
 
 
 def test_a_burst_of_guesses_checks_at_most_the_allowed_number_off_the_event_loop() -> None:
-    dealer, tally = counted("D200", "5678")
-    auth = Auth([dealer], [dealer])
+    dealer, tally, verify = counted("D200", "5678")
+    auth = Auth([dealer], [dealer], verify=verify)
 
     async def burst() -> list[int]:
         async def attempt(pin: str) -> int:
@@ -117,18 +113,15 @@ def test_an_id_under_attack_is_slowed_down_and_told_once() -> None:
     assert told == [Attack("dealer", "D200", 5, 60.0, tuple(f"10.0.0.{n}" for n in range(5)))]
 
 
-@dataclass(frozen=True)
-class Slow(Credential):
-    """A credential whose check takes 0.2 s (no hash), so that the order of checks shows."""
-
-    def verify(self, pin: str) -> bool:
-        time.sleep(0.2)
-        return pin == "5678"
+def slow_verify(pin_hash: str, pin: str) -> bool:
+    """A PIN check that takes 0.2 s (no hash), so that the order of checks shows."""
+    time.sleep(0.2)
+    return pin == "5678"
 
 
 def test_the_dealer_is_not_queued_behind_a_flood_of_guesses_from_many_addresses() -> None:
-    dealer = Slow("D200", "")
-    auth = Auth([dealer], [dealer], attack_delay=0.0)
+    dealer = Credential("D200", "")
+    auth = Auth([dealer], [dealer], attack_delay=0.0, verify=slow_verify)
 
     async def guess(address: str) -> None:
         with pytest.raises(AuthError):

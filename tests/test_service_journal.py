@@ -53,7 +53,7 @@ AT = 1_700_000_000_250
 def test_every_driver_event_becomes_the_table_input_with_the_service_time() -> None:
     """Each with the device's seq of it; a LinkUp with the device's boot id and its HELLO's
     numbers (docs/table.md, "Two devices, one table")."""
-    assert mapped(ev.CardRead(4, 51, 3, b"\x01")) == (ti.CardRead(at=AT, code=51, seq=4),)
+    assert mapped(ev.CardRead(4, 51, 3, b"\x01")) == (ti.CardFromShoe(at=AT, code=51, seq=4),)
     assert mapped(ev.CardUnreadable(5, 4, Disposition.DEALT_UNREAD)) == (
         ti.CardUnreadable(at=AT, disposition=ti.Disposition.DEALT_UNREAD, seq=5),
     )

@@ -23,7 +23,7 @@ from controller.table import (
     AlertFacts,
     AlertKind,
     CardAtSeat,
-    CardRead,
+    CardFromShoe,
     Clearance,
     Cleared,
     CorrectCard,
@@ -405,7 +405,7 @@ def test_no_wording_can_name_a_card_its_reader_may_not_see(
     assert "9s" not in dealer["display"] and "9d" not in dealer["display"]
     watcher = view(driver.table, Role.SURVEILLANCE)
     assert "MISMATCH 9s/9d at 2" in [a["message"] for a in watcher["alerts"]]
-    step = driver.ok(CardRead, code=code("As"))  # out of turn: the pause
+    step = driver.ok(CardFromShoe, code=code("As"))  # out of turn: the pause
     for role in (Role.DEALER, Role.PUBLIC):
         said = str(effects_view(step.effects, driver.table, role))
         assert not {"As", "9s", "9d"} & set(CARD_NAME.findall(said)), (role, said)

@@ -14,7 +14,7 @@ from controller.table import (
     AlertKind,
     By,
     CardAtSeat,
-    CardRead,
+    CardFromShoe,
     CardUnreadable,
     Configure,
     CorrectCard,
@@ -208,7 +208,7 @@ def test_configure_only_between_hands():
 
 def test_card_drawn_during_betting_pauses_and_the_supervisor_holds_it():
     driver = betting()
-    driver.ok(CardRead, code=code("Qc"))
+    driver.ok(CardFromShoe, code=code("Qc"))
     alert = driver.table.alerts[0]
     assert alert.kind is AlertKind.CARD_OUT_OF_TURN and alert.card == parse_card("Qc")
     assert alert.message == "a card came out of the shoe while seat 2 is to act"
@@ -225,7 +225,7 @@ def test_card_drawn_during_betting_pauses_and_the_supervisor_holds_it():
 
 def test_held_card_is_set_aside_when_the_hand_ends_first():
     driver = betting()
-    driver.ok(CardRead, code=code("Qc"))
+    driver.ok(CardFromShoe, code=code("Qc"))
     driver.resolve(AlertKind.CARD_OUT_OF_TURN, Remedy.HOLD)
     driver.act(2, "bring_in")
     step = driver.act(5, "fold")
@@ -235,17 +235,17 @@ def test_held_card_is_set_aside_when_the_hand_ends_first():
 
 def test_card_out_of_turn_taken_out_of_play_is_never_dealt():
     driver = betting()
-    driver.ok(CardRead, code=code("Qc"))
+    driver.ok(CardFromShoe, code=code("Qc"))
     driver.resolve(AlertKind.CARD_OUT_OF_TURN, Remedy.DEAD)
     assert not driver.table.paused
-    driver.ok(CardRead, code=code("Qc"))  # the same card again: it cannot be
+    driver.ok(CardFromShoe, code=code("Qc"))  # the same card again: it cannot be
     assert driver.table.alerts[0].kind is AlertKind.CARD_IN_PLAY
 
 
 def test_card_read_with_no_hand_in_progress():
     driver = TableDriver.make().seat({1: 200, 2: 200})
     driver.ok(DeckLoaded, count=52)
-    driver.ok(CardRead, code=code("Qc"))
+    driver.ok(CardFromShoe, code=code("Qc"))
     assert driver.table.alerts[0].message == "a card came out of the shoe with no hand in progress"
     reason = driver.refused(
         ResolveAlert, alert=driver.table.alerts[0].id, remedy=Remedy.HOLD, **SUPERVISOR
@@ -253,14 +253,14 @@ def test_card_read_with_no_hand_in_progress():
     assert "take it out of play (dead)" in reason
     driver.resolve(AlertKind.CARD_OUT_OF_TURN, Remedy.DEAD)
     driver.ok(NewHand)
-    driver.ok(CardRead, code=code("Qc"))  # that card left this deck before the hand
+    driver.ok(CardFromShoe, code=code("Qc"))  # that card left this deck before the hand
     assert driver.table.alerts[-1].kind is AlertKind.CARD_IN_PLAY
 
 
 def test_card_already_in_play():
     driver = two_seats()
     driver.read("As")
-    step = driver.ok(CardRead, code=code("As"))
+    step = driver.ok(CardFromShoe, code=code("As"))
     assert step.effects[0].kind == "alert"
     assert driver.table.alerts[0].kind is AlertKind.CARD_IN_PLAY
     assert driver.table.hand.waiting_for.seat == 5  # nothing was dealt
@@ -274,7 +274,7 @@ def test_card_already_in_play():
 
 def test_card_not_in_the_deck():
     driver = two_seats()
-    driver.ok(CardRead, code=60)
+    driver.ok(CardFromShoe, code=60)
     alert = driver.table.alerts[0]
     assert alert.facts == alerts.CardNotInDeck(60)
     assert alert.message == "the shoe read card code 60, which is not in a deck of 52"
@@ -447,7 +447,7 @@ def test_card_at_another_seat_is_moved_and_confirmed():
     assert alert.remedy == "move it to seat 2: the seat board confirms it there"
     driver.ok(CardAtSeat, seat=5, code=code("As"))  # reported again: one alert
     assert len(driver.table.alerts) == 1
-    driver.ok(CardRead, code=code("Ks"))  # dealing is paused
+    driver.ok(CardFromShoe, code=code("Ks"))  # dealing is paused
     assert driver.table.alerts[-1].kind is AlertKind.CARD_OUT_OF_TURN
     driver.ok(CardAtSeat, seat=2, code=code("As"))  # moved: confirmed where it belongs
     assert [a.kind for a in driver.table.alerts] == [AlertKind.CARD_OUT_OF_TURN]
@@ -587,7 +587,7 @@ def test_priced_bonus_card_waits_for_accept_or_decline():
     driver.read("Qc 3d 4c")
     assert driver.table.signals.display == "BONUS CARD: seat 5, accept or decline for 5"
     assert driver.table.signals.lamps.bonus
-    driver.ok(CardRead, code=code("8d"))  # drawn before the player decided
+    driver.ok(CardFromShoe, code=code("8d"))  # drawn before the player decided
     why = alerts.NotDue(alerts.Busy.BONUS, 5)
     assert driver.table.alerts[0].facts == alerts.CardOutOfTurn(parse_card("8d"), why)
     assert driver.table.alerts[0].message.endswith("while seat 5 decides on the bonus card")
@@ -611,7 +611,7 @@ def test_bonus_card_declined():
 def test_void_puts_every_chip_back_and_clears_the_hands_alerts():
     driver = betting()
     driver.act(2, "complete")
-    driver.ok(CardRead, code=code("Qc"))
+    driver.ok(CardFromShoe, code=code("Qc"))
     driver.ok(DeviceFault, device=Device.SHOE, fault=Fault.LID_OPEN)
     assert "needs who and why" in driver.refused(VoidHand, who="", why="misdeal")
     step = driver.ok(VoidHand, **SUPERVISOR)
@@ -654,7 +654,7 @@ def test_resolve_an_unknown_alert():
 # JSON and replay -----------------------------------------------------------------------
 
 EXAMPLES = [
-    CardRead(at=1, code=12),
+    CardFromShoe(at=1, code=12),
     CardUnreadable(at=2, disposition=Disposition.DEALT_UNREAD),
     CardAtSeat(at=3, seat=4, code=None),
     CardAtSeat(at=3, seat=4, code=51),
@@ -665,7 +665,7 @@ EXAMPLES = [
     DeviceFaultCleared(at=8, device=Device.SEAT_BOARD, fault=Fault.SENSOR),
     LinkUp(at=9, device=Device.SHOE),
     LinkUp(at=9, device=Device.SHOE, boot=7, next_seq=12, pending=3),
-    CardRead(at=9, code=12, seq=11),
+    CardFromShoe(at=9, code=12, seq=11),
     Tick(at=9),
     LinkDown(at=10, device=Device.SHOE, reason="unplugged"),
     DeviceRestarted(at=11, device=Device.SHOE, lost=2),
@@ -728,7 +728,7 @@ def test_bad_input_records_are_refused_with_the_reason(data, words):
 def test_state_round_trips_and_replays_byte_for_byte():
     driver = fourth(bonus_price=5)
     driver.read("Qc 3d 4c")
-    driver.ok(CardRead, code=code("8d"))
+    driver.ok(CardFromShoe, code=code("8d"))
     driver.ok(DeviceFault, device=Device.SHOE, fault=Fault.JAM)
     driver.ok(SeatVacated, seat=2)
     text = driver.dump()

@@ -12,7 +12,7 @@ from controller.rules import Card, Do, Phase, parse_card
 from controller.table import (
     AlertKind,
     CardAtSeat,
-    CardRead,
+    CardFromShoe,
     Clearance,
     Cleared,
     CorrectCard,
@@ -64,7 +64,7 @@ def third_street_down(driver: TableDriver) -> TableDriver:
 
 def test_a_four_of_clubs_misread_as_4d_earns_its_bonus_card_late_and_no_card_moves():
     driver = third_street_down(TableDriver.make().start({1: 200, 2: 200}))
-    driver.ok(CardRead, code=code("4d"))  # seat 1's up card: it is the 4c
+    driver.ok(CardFromShoe, code=code("4d"))  # seat 1's up card: it is the 4c
     driver.ok(CardAtSeat, seat=1, code=None)  # the seat's reader did not know it
     driver.read("5d", confirm=True)  # face up to seat 2, confirmed there
     assert driver.table.signals.display == "BETTING: seat 2 to act"
@@ -97,7 +97,7 @@ def test_an_up_card_misread_as_the_four_of_clubs_makes_the_dealt_bonus_card_dead
     assert any(effect.kind == "dead_card" for effect in step.effects)
     driver.resolve(AlertKind.DEAD_CARD, Remedy.DONE)
     assert driver.table.signals.display == "BETTING: seat 2 to act"
-    driver.ok(CardRead, code=code("9h"))  # the dead card can never come out again
+    driver.ok(CardFromShoe, code=code("9h"))  # the dead card can never come out again
     assert driver.table.alerts[-1].kind is AlertKind.CARD_IN_PLAY
     journal_replays(driver)
 
@@ -117,7 +117,7 @@ def test_an_up_card_misread_as_the_four_of_clubs_before_its_bonus_card_is_dealt(
 
 def test_a_misread_caught_by_the_seat_reader_is_a_mismatch_cleared_by_the_correction():
     driver = third_street_down(TableDriver.make().start({1: 200, 2: 200}))
-    driver.ok(CardRead, code=code("4d"))  # seat 1's up card
+    driver.ok(CardFromShoe, code=code("4d"))  # seat 1's up card
     driver.ok(CardAtSeat, seat=1, code=code("4c"))  # the seat's reader: the 4c
     alert = driver.table.alerts[0]
     assert alert.kind is AlertKind.CARD_MISMATCH and alert.rule.blocking
@@ -138,9 +138,9 @@ def test_the_real_card_in_play_after_a_misread_is_dealt_once_the_misread_is_corr
     Correcting 4d to 4c clears that alert, and the 4d is the card due (seat 1's late bonus
     card, face down), placed where the table says."""
     driver = third_street_down(TableDriver.make().start({1: 200, 2: 200}))
-    driver.ok(CardRead, code=code("4d"))  # seat 1's up card: it is the 4c
+    driver.ok(CardFromShoe, code=code("4d"))  # seat 1's up card: it is the 4c
     driver.ok(CardAtSeat, seat=1, code=None)  # the seat's reader did not know it
-    driver.ok(CardRead, code=code("4d"))  # the real 4d, for seat 2
+    driver.ok(CardFromShoe, code=code("4d"))  # the real 4d, for seat 2
     assert [alert.kind for alert in driver.table.alerts] == [AlertKind.CARD_IN_PLAY]
     step = driver.ok(CorrectCard, wrong=card("4d"), right=card("4c"), **SUPERVISOR)
     cleared = [effect for effect in step.effects if isinstance(effect, Cleared)]
@@ -162,16 +162,16 @@ def test_the_real_card_in_play_after_a_misread_is_dealt_once_the_misread_is_corr
 
 def test_a_second_copy_stays_in_play_when_another_card_is_corrected():
     driver = third_street_down(TableDriver.make().start({1: 200, 2: 200}))
-    driver.ok(CardRead, code=code("5h"))  # seat 1's up card: it is the 5c
+    driver.ok(CardFromShoe, code=code("5h"))  # seat 1's up card: it is the 5c
     driver.ok(CardAtSeat, seat=1, code=None)
-    driver.ok(CardRead, code=code("As"))  # a second As: the deck is wrong
+    driver.ok(CardFromShoe, code=code("As"))  # a second As: the deck is wrong
     driver.ok(CorrectCard, wrong=card("5h"), right=card("5c"), **SUPERVISOR)
     assert [alert.kind for alert in driver.table.alerts] == [AlertKind.CARD_IN_PLAY]
 
 
 def test_a_mismatch_where_the_shoe_was_right_is_resolved_done():
     driver = third_street_down(TableDriver.make().start({1: 200, 2: 200}))
-    driver.ok(CardRead, code=code("4d"))
+    driver.ok(CardFromShoe, code=code("4d"))
     driver.ok(CardAtSeat, seat=1, code=code("4c"))
     driver.resolve(AlertKind.CARD_MISMATCH, Remedy.DONE)
     assert driver.table.alerts == ()
@@ -280,7 +280,7 @@ def play_to_the_scramble() -> TableDriver:
     while not any(effect.kind == "scramble" for effect in driver.effects):
         waiting = driver.table.hand.waiting_for
         if waiting.kind == "card":
-            driver.ok(CardRead, code=next(deck))
+            driver.ok(CardFromShoe, code=next(deck))
         else:
             legal = {choice.do for choice in waiting.legal}
             do = next(do for do in (Do.CHECK, Do.CALL, Do.BRING_IN) if do in legal)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from controller.table import (
     AlertKind,
     CardAtSeat,
-    CardRead,
+    CardFromShoe,
     DeckLoaded,
     Device,
     LinkUp,
@@ -41,7 +41,7 @@ def play_all_in_hand() -> tuple[Table, int, int]:
         waiting = table.hand.waiting_for
         assert waiting.kind == "card"  # nobody has chips left to bet
         last, seat = next(deck), waiting.seat or 0
-        table = take(table, CardRead(at=5, code=last))
+        table = take(table, CardFromShoe(at=5, code=last))
         if seat:
             table = take(table, CardAtSeat(at=6, seat=seat, code=last))
     return table, last, seat

@@ -61,7 +61,7 @@ def _legal(data: st.DataObject, table: tc.Table, shoe: Shoe) -> tuple[type[tc.Ta
         card = shoe.draw()
         if card is None:
             return tc.VoidHand, SIGN
-        return tc.CardRead, {"code": card}
+        return tc.CardFromShoe, {"code": card}
     if waiting.kind == "action":
         choice = data.draw(st.sampled_from(waiting.legal))
         return tc.Decide, {"seat": waiting.seat, "do": choice.do, "to": choice.to}
@@ -88,13 +88,13 @@ def _hostile(data: st.DataObject, table: tc.Table, shoe: Shoe) -> tuple[type[tc.
     kind = data.draw(st.integers(-2, 20))
     if kind == 0:
         drawn = shoe.draw()
-        return tc.CardRead, {"code": drawn if drawn is not None else data.draw(code)}
+        return tc.CardFromShoe, {"code": drawn if drawn is not None else data.draw(code)}
     # A second copy of a card already out of the shoe: out of play, or in the hand.
     out = table.spent if kind == -2 else table.hand.out if table.in_hand else 0
     if out:
-        return tc.CardRead, {"code": data.draw(st.sampled_from(_codes(out)))}
+        return tc.CardFromShoe, {"code": data.draw(st.sampled_from(_codes(out)))}
     options: list[tuple[type[tc.TableInput], dict[str, Any]]] = [
-        (tc.CardRead, {"code": data.draw(code)}),
+        (tc.CardFromShoe, {"code": data.draw(code)}),
         (tc.CardUnreadable, {"disposition": data.draw(st.sampled_from(list(tc.Disposition)))}),
         (tc.CardAtSeat, {"seat": data.draw(seat), "code": data.draw(st.none() | code)}),
         (tc.SeatOccupied, {"seat": data.draw(seat)}),

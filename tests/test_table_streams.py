@@ -21,7 +21,7 @@ from controller.rules import parse_card
 from controller.table import (
     AlertKind,
     CardAtSeat,
-    CardRead,
+    CardFromShoe,
     DeckLoaded,
     Device,
     LinkDown,
@@ -83,7 +83,7 @@ class Devices:
 
     def read(self, card: str, seq: int | None = None) -> None:
         seq = self.numbered(Device.SHOE) if seq is None else seq
-        self.feed(CardRead(at=self.later(), code=code(card), seq=seq))
+        self.feed(CardFromShoe(at=self.later(), code=code(card), seq=seq))
 
     def lands(self, seat: int, card: str | None, seq: int | None = None) -> None:
         seq = self.numbered(Device.SEAT_BOARD) if seq is None else seq
@@ -335,7 +335,7 @@ def _deal(order: list[tuple[str, int]]) -> Devices:
             pending = next_seq - done
             devices.feed(LinkUp(at=at, device=device, boot=7, next_seq=next_seq, pending=pending))
         elif device is Device.SHOE:
-            devices.feed(CardRead(at=at, code=code(THIRD[index]), seq=base[device] + index))
+            devices.feed(CardFromShoe(at=at, code=code(THIRD[index]), seq=base[device] + index))
         else:
             card = code(THIRD[index])
             devices.feed(CardAtSeat(at=at, seat=SEATS[index], code=card, seq=base[device] + index))

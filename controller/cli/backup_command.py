@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from controller.cli.common import fail
-from controller.config import ConfigError, load_config
+from controller.config import load_config
+from controller.config_file import ConfigError
 from controller.journal import JournalError
 from controller.journal.store import APPLICATION_ID
 

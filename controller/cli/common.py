@@ -21,6 +21,7 @@ import time
 from collections.abc import Iterator
 
 from controller.cli import PROG, USAGE_ERROR
+from controller.errors import LuckTableError
 from controller.rules.cards import shorten
 
 MESSAGE_LIMIT = 300
@@ -74,7 +75,7 @@ def add_log_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-class InputError(ValueError):
+class InputError(LuckTableError, ValueError):
     """Input that cannot be read: the message says what and where."""
 
 

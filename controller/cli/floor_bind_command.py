@@ -24,7 +24,8 @@ from typing import Any
 import psycopg
 
 from controller.cli.common import fail
-from controller.config import Config, ConfigError, load_config
+from controller.config import Config, load_config
+from controller.config_file import ConfigError
 from controller.floor import facts as f
 from controller.floor import store
 from controller.floor.migrate import MigrationError, migrate

@@ -1,5 +1,5 @@
 """``luck-table floor --config FILE``: serve the pit view of the floor store (the floor
-service, ``pit_ui``) until stopped.
+service, ``dealer_ui.pit``) until stopped.
 
 The DSN, address and port of the configuration may be overridden on the command line.
 Before serving, the floor database is reached once and its schema checked.
@@ -24,21 +24,22 @@ from typing import Any
 import psycopg
 
 from controller.cli.common import add_log_options, fail, log_to_stderr
-from controller.config import ConfigError
+from controller.config_file import ConfigError, check_dsn, describe_dsn
+from controller.errors import LuckTableError
 from controller.floor.migrate import NO_SCHEMA, schema_problem
+from dealer_ui.pit import create_app
+from dealer_ui.pit.config import load_floor_config
+from dealer_ui.pit.live import connect, unreachable
 from dealer_ui.server import listening_socket, start
-from pit_ui import create_app
-from pit_ui.config import check_dsn, describe_dsn, load_floor_config
-from pit_ui.live import connect, unreachable
 
-log = logging.getLogger("pit_ui")
+log = logging.getLogger("dealer_ui.pit")
 
 
-class FloorUnavailable(Exception):
+class FloorUnavailable(LuckTableError):
     """The floor database cannot serve the pit: the message says why."""
 
 
-class FloorSchemaMismatch(Exception):
+class FloorSchemaMismatch(LuckTableError):
     """The floor schema is not one this release reads: the message says which and why."""
 
 

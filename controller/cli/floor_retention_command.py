@@ -23,7 +23,7 @@ from typing import Any
 import psycopg
 
 from controller.cli.common import fail
-from controller.config import ConfigError
+from controller.config_file import ConfigError, check_dsn
 from controller.floor import retention
 from controller.floor.migrate import schema_problem
 
@@ -58,7 +58,7 @@ def add_parser(subparsers: Any, summary: str) -> None:
 
 
 def _dsn(args: argparse.Namespace) -> str:
-    from pit_ui.config import check_dsn, load_floor_config  # noqa: PLC0415
+    from dealer_ui.pit.config import load_floor_config  # noqa: PLC0415 (FastAPI only if read)
 
     if args.dsn is not None:
         return check_dsn(args.dsn, "--dsn")

@@ -15,7 +15,6 @@ import sys
 from typing import Any
 
 from controller.cli.common import InputError, decode, fail, read_lines
-from controller.config import hash_pin
 
 COMMAND = "hash-pin"
 TYPED = "the PIN typed"
@@ -41,13 +40,15 @@ def _piped() -> str:
 
 
 def handler(_: argparse.Namespace) -> int:
+    from dealer_ui.auth import PinError, hash_pin  # noqa: PLC0415 (beside the sign-in it serves)
+
     at_terminal = sys.stdin.isatty()
     try:
         pin = _typed() if at_terminal else _piped()
         stored = hash_pin(pin)
     except InputError as error:
         return fail(COMMAND, str(error))
-    except ValueError as error:  # the PIN itself is refused (too short)
+    except PinError as error:  # the PIN itself is refused (too short)
         return fail(COMMAND, f"{TYPED if at_terminal else STDIN}: {error}")
     print(stored)
     return 0

@@ -22,7 +22,8 @@ import ssl
 from typing import Any
 
 from controller.cli.common import add_log_options, fail, log_to_stderr
-from controller.config import Api, ConfigError, load_config
+from controller.config import load_config
+from controller.config_file import Api, ConfigError
 from controller.console_address import console_url
 from dealer_ui.relay import Relay, feed_url, server_url
 

@@ -21,7 +21,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from controller.cli.common import add_log_options, fail, log_to_stderr
-from controller.config import Config, ConfigError, load_config
+from controller.config import Config, load_config
+from controller.config_file import ConfigError
 from controller.console_address import console_url
 from controller.journal import JournalError
 from controller.journal.store import check_no_writer

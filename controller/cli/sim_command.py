@@ -21,11 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from controller.cli.common import fail
-from controller.config import ID_PATTERN, ConfigError, FloorSettings, floor_dsn
+from controller.config import FloorSettings
+from controller.config_file import ID_PATTERN, ConfigError, check_dsn
 from controller.journal import JournalError
 from controller.rules import Effect, Rules, RulesError, Variant
 from controller.sim.dealer import Dealer, DealerError, FaultRates, Pace, Tally
-from controller.sim.floor import CoreFloor, Floor, FloorError, Observer
+from controller.sim.floor import CoreFloor, Floor, Observer, PhysicalActError
 from controller.sim.human import HumanDealer
 from controller.sim.service_floor import service_floor
 from controller.sim.view import View, stopped, summary
@@ -176,7 +177,7 @@ def options(args: argparse.Namespace) -> Options:
         if args.core_only:
             raise ValueError("--floor: there is no journal to ship with --core-only")
         try:
-            floor = FloorSettings(floor_dsn(args.floor, "--floor"))
+            floor = FloorSettings(check_dsn(args.floor, "--floor"))
         except ConfigError as error:
             raise ValueError(str(error)) from None
     if not 0.0 <= args.mistakes <= 1.0:
@@ -245,7 +246,7 @@ def run(args: argparse.Namespace) -> int:
         stopped_by.append("Ctrl-C")
     except asyncio.CancelledError:  # by a signal (_deal)
         pass
-    except (DealerError, FloorError, JournalError, OSError, RuntimeError) as error:
+    except (DealerError, PhysicalActError, JournalError, OSError, RuntimeError) as error:
         if not stopped_by:  # the simulators, the service
             status = fail("sim", str(error), status=1)
         else:  # something stopping as asked: the summary is of the table as it is

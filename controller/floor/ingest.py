@@ -36,6 +36,7 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
+from controller.errors import LuckTableError
 from controller.floor import facts as f
 from controller.journal import Entry, Journal, JournalError
 from controller.journal.chain import link
@@ -58,7 +59,7 @@ CONNECT_OPTIONS: dict[str, Any] = {
 CHANNEL = "floor_changes"
 
 
-class FloorError(Exception):
+class FloorError(LuckTableError):
     """The floor refuses a batch or a request: the message says why."""
 
 

@@ -20,6 +20,9 @@ from pathlib import Path
 
 import psycopg
 
+from controller.config_file import ConfigError, check_dsn
+from controller.errors import LuckTableError
+
 FOLDER = Path(__file__).parent / "migrations"
 _NAME = re.compile(r"(\d{4})_([a-z0-9_]+)\.sql")
 #: The advisory lock that serialises migrations (any fixed number; "FLOOR" in ASCII).
@@ -38,7 +41,7 @@ CREATE TABLE floor_schema_migrations (
 NO_SCHEMA = "no floor schema in this database"
 
 
-class MigrationError(Exception):
+class MigrationError(LuckTableError):
     """The migrations cannot be applied: the message says which and why."""
 
 
@@ -132,9 +135,10 @@ def main(argv: list[str] | None = None) -> int:
         print("usage: python -m controller.floor.migrate DSN", file=sys.stderr)
         return 2
     try:
-        with psycopg.connect(args[0], connect_timeout=10) as connection:
+        dsn = check_dsn(args[0], "DSN")  # a message never shows its password
+        with psycopg.connect(dsn, connect_timeout=10) as connection:
             versions = migrate(connection)
-    except (psycopg.Error, MigrationError) as error:
+    except (ConfigError, psycopg.Error, MigrationError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     print(f"applied {', '.join(map(str, versions))}" if versions else "up to date")

@@ -8,6 +8,6 @@ world step by step and says what the table must show after each step;
 """
 
 from controller.hil.runner import Result, run_scenario
-from controller.hil.scenario import Scenario, ScenarioError, Step, load_scenario
+from controller.hil.scenario import Scenario, ScenarioError, ScenarioStep, load_scenario
 
-__all__ = ["Result", "Scenario", "ScenarioError", "Step", "load_scenario", "run_scenario"]
+__all__ = ["Result", "Scenario", "ScenarioError", "ScenarioStep", "load_scenario", "run_scenario"]

@@ -16,9 +16,17 @@ from typing import Any
 
 import tomli_w
 
-from controller.config import ConfigError, hash_pin, parse_config
+from controller.config import parse_config
+from controller.config_file import ConfigError
 from controller.hil import invariants
-from controller.hil.scenario import SUPERVISOR, Decision, Expect, Scenario, ScenarioError, Step
+from controller.hil.scenario import (
+    SUPERVISOR,
+    Decision,
+    Expect,
+    Scenario,
+    ScenarioError,
+    ScenarioStep,
+)
 from controller.hil.service import Console, Credentials, ServiceError, ServiceProcess
 from controller.hil.world import DeviceWorld, SimulatedWorld, World, deck_of, instructions
 from firmware_sim.process import SimulatorProcess
@@ -44,7 +52,7 @@ class Result:
         return self.failed is None
 
 
-def describe(step: Step) -> str:
+def describe(step: ScenarioStep) -> str:
     """One line saying what a step does."""
     action, value, options = step.action, step.value, step.options
     if step.physical:
@@ -96,6 +104,8 @@ def table_config(
         out: dict[str, Any] = {"transport": "serial", "port": name, "baud": BAUD}
         return out | ({"link": dict(_SIMULATED_LINK)} if simulated else {})
 
+    from dealer_ui.auth import hash_pin  # noqa: PLC0415 (FastAPI only when served)
+
     pin_hash = hash_pin(PIN)
     whos = {"HIL"} | {
         step.options.get("who", "HIL") for step in scenario.steps if step.action in SUPERVISOR
@@ -134,7 +144,7 @@ Request = tuple[str, dict[str, Any]]
 
 
 def people_requests(
-    step: Step, view: dict[str, Any], supervisor: tuple[str, str] | None = None
+    step: ScenarioStep, view: dict[str, Any], supervisor: tuple[str, str] | None = None
 ) -> list[Request] | str:
     """The API requests of a people's step (docs/api.md), or what is wrong (an alert to
     resolve is not open). A supervisor's action is signed by the step's ``who`` with the
@@ -296,7 +306,7 @@ class Run:
             raise TimeoutError("the table service is stopped: start_service first")
         return await self.console.submit(*request)
 
-    async def step(self, step: Step) -> list[str]:
+    async def step(self, step: ScenarioStep) -> list[str]:
         """Carry out ``step``; what went wrong (empty: it passed)."""
         refused: str | None = None
         if step.action == "stop_service":
@@ -321,7 +331,7 @@ class Run:
             return problems
         return await self.settled(step)
 
-    async def settled(self, step: Step) -> list[str]:
+    async def settled(self, step: ScenarioStep) -> list[str]:
         """Wait until the expectations hold; what still differs at the timeout."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + step.timeout

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from controller.codec import Codec, CodecError
+from controller.errors import LuckTableError
 from controller.rules import DECK, Card, CardError, Do, parse_card
 from controller.table import AlertKind, Device, Disposition, Fault, Remedy
 
@@ -96,7 +97,7 @@ _FAULTS = {
 }
 
 
-class ScenarioError(ValueError):
+class ScenarioError(LuckTableError, ValueError):
     """A scenario file that cannot be run: the file, the step (if any) and what is wrong."""
 
     def __init__(self, path: Path, step: int | None, what: str) -> None:
@@ -151,7 +152,7 @@ class Expect:
 
 
 @dataclass(frozen=True)
-class Step:
+class ScenarioStep:
     """One step: ``action`` with its ``value`` and ``options``, then ``expect``."""
 
     number: int
@@ -173,7 +174,7 @@ class Scenario:
     title: str
     table: Mapping[str, Any]
     game: Mapping[str, Any]
-    steps: tuple[Step, ...]
+    steps: tuple[ScenarioStep, ...]
 
     @property
     def seat_board(self) -> bool:
@@ -232,7 +233,7 @@ def load_scenario(path: str | Path) -> Scenario:
     return Scenario(path, str(data.get("title", path.stem)), table, game, steps)
 
 
-def _uses_seat_board(step: Step) -> bool:
+def _uses_seat_board(step: ScenarioStep) -> bool:
     if step.action in ("place", "pitch", "sit", "leave"):
         return True
     device = step.value if step.action in ("unplug", "restart") else step.options.get("device")
@@ -243,7 +244,7 @@ class _Bad(ValueError):
     """What is wrong with one step (the caller adds the file and the step)."""
 
 
-def _step(path: Path, number: int, entry: object) -> Step:
+def _step(path: Path, number: int, entry: object) -> ScenarioStep:
     try:
         if not isinstance(entry, dict):
             raise _Bad("a step must be a table")
@@ -268,7 +269,7 @@ def _step(path: Path, number: int, entry: object) -> Step:
         note = entry.get("note", "")
         if not isinstance(note, str):
             raise _Bad(f"note = {note!r}: text")
-        return Step(number, action, value, options, expect, float(timeout), note)
+        return ScenarioStep(number, action, value, options, expect, float(timeout), note)
     except _Bad as error:
         raise ScenarioError(path, number, str(error)) from None
 

@@ -22,13 +22,15 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 
+from controller.errors import LuckTableError
+
 #: What ``luck-table serve`` logs once its console listens (docs/operations.md).
 _LISTENING = re.compile(r"the console is at (\S+)\s*$")
 START_TIMEOUT = 60.0  # seconds for a service process to listen (a loaded machine)
 REQUEST_TIMEOUT = 30.0
 
 
-class ServiceError(RuntimeError):
+class ServiceError(LuckTableError, RuntimeError):
     """The service could not be started or reached, or answered what no input explains."""
 
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from controller.hil.invariants import Felt
-from controller.hil.scenario import Step
+from controller.hil.scenario import ScenarioStep
 from controller.hil.service import Console, next_update
 from controller.rules import DECK, Card
 from controller.table import Device, Disposition
@@ -23,7 +23,7 @@ def _name(device: Device) -> str:
     return "seat board" if device is Device.SEAT_BOARD else "shoe"
 
 
-def deck_of(step: Step) -> list[Card]:
+def deck_of(step: ScenarioStep) -> list[Card]:
     """The cards a ``load`` step puts in the shoe, top first: the named cards (a card named
     twice is in the shoe twice), then the rest of the deck in order, ``deck`` cards in all
     (default 52)."""
@@ -32,7 +32,7 @@ def deck_of(step: Step) -> list[Card]:
     return [*named, *rest][: step.options.get("deck", len(DECK))]
 
 
-def instructions(step: Step) -> list[str]:
+def instructions(step: ScenarioStep) -> list[str]:
     """What an engineer does for a physical step, one line per event the run waits for."""
     action, value, options = step.action, step.value, step.options
     if action == "load":
@@ -71,7 +71,7 @@ def instructions(step: Step) -> list[str]:
 
 
 class World(Protocol):
-    async def perform(self, step: Step, console: Console | None) -> None:
+    async def perform(self, step: ScenarioStep, console: Console | None) -> None:
         """Carry out a physical step; return when the service (at ``console``) has taken
         its events (with no service running, when the devices hold them)."""
 
@@ -114,7 +114,7 @@ class SimulatedWorld:
         status = await self.command(Device.SHOE, "status")
         return status["bonus_lamp"], tuple(status["seat_lamps"])
 
-    async def perform(self, step: Step, console: Console | None) -> None:
+    async def perform(self, step: ScenarioStep, console: Console | None) -> None:
         self.live = console is not None
         action, value, options = step.action, step.value, step.options
         if action == "load":
@@ -154,7 +154,7 @@ class SimulatedWorld:
         await self.settle(Device.SEAT_BOARD if action in ("place", "sit", "leave") else _of(step))
 
 
-def _of(step: Step) -> Device:
+def _of(step: ScenarioStep) -> Device:
     device: Device = step.options.get("device", Device.SHOE)
     return device
 
@@ -166,7 +166,7 @@ class DeviceWorld:
     def __init__(self, say: Callable[[str], None], wait: float) -> None:
         self.say, self.wait = say, wait
 
-    async def perform(self, step: Step, console: Console | None) -> None:
+    async def perform(self, step: ScenarioStep, console: Console | None) -> None:
         for line in instructions(step):
             if console is None:  # no table to hear the device: the engineer says when done
                 self.say(f"  >>> {line}, then press Enter")

@@ -82,7 +82,7 @@ _Mapper = Callable[[int, ti.Device, Mapping[str, Any]], tuple[TableInput, ...]]
 _EVENTS: dict[str, _Mapper] = {
     "LinkUp": _link_up,
     "LinkDown": lambda at, device, f: (ti.LinkDown(at=at, device=device, reason=f["detail"]),),
-    "CardRead": lambda at, device, f: (ti.CardRead(at=at, code=f["card"]),),
+    "CardRead": lambda at, device, f: (ti.CardFromShoe(at=at, code=f["card"]),),
     "CardUnreadable": lambda at, device, f: (
         ti.CardUnreadable(at=at, disposition=ti.Disposition(f["disposition"])),
     ),

@@ -32,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from controller.errors import LuckTableError
 from controller.rules.cards import DECK, Card, CardError, parse_card
 from controller.rules.hand import MAX_SEAT, Hand, start_hand
 from controller.rules.inputs import (
@@ -58,7 +59,7 @@ RECORD_FIELDS = frozenset({"hand", "started", "ended", "script", "outcome", "rec
 SEAT_NAMES = frozenset(str(seat) for seat in range(1, MAX_SEAT + 1))
 
 
-class ScriptError(ValueError):
+class ScriptError(LuckTableError, ValueError):
     """A hand script that cannot be played at all."""
 
 

@@ -17,8 +17,10 @@ import sys
 import time
 from pathlib import Path
 
+from controller.errors import LuckTableError
 
-class LockHeld(Exception):
+
+class LockHeld(LuckTableError):
     """Another process holds the lock: ``holder`` names it (process id and command)."""
 
     def __init__(self, holder: str, path: Path) -> None:

@@ -38,6 +38,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
+from controller.errors import LuckTableError
 from controller.journal.chain import link
 from controller.journal.lock import LockHeld, WriterLock, holder
 from drivers.protocol import SEQ_MODULUS, seq_distance
@@ -92,7 +93,7 @@ _COLUMNS = (
 )
 
 
-class JournalError(Exception):
+class JournalError(LuckTableError):
     """The journal cannot be opened, read or written; the message names the file."""
 
 

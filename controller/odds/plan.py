@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
+from controller.errors import LuckTableError
 from controller.rules.cards import Card
 from controller.rules.hand import Hand
 from controller.rules.inputs import Action, Deal, Do, Effect, IllegalInput
@@ -44,7 +45,7 @@ _AUTO_DECISIONS = (Do.CHECK, Do.CALL, Do.BRING_IN)
 _MAX_INPUTS = 1000  # a whole hand is about a hundred inputs: more is an engine fault
 
 
-class OddsError(ValueError):
+class OddsError(LuckTableError, ValueError):
     """A hand whose odds cannot be computed (void, or refused by the engine)."""
 
 

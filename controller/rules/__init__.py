@@ -2,7 +2,7 @@
 
 No I/O, no clock, no randomness: deterministic. Driving a hand::
 
-    step = start_hand(Rules(), {1: 200, 4: 150})      # Step(hand, effects)
+    step = start_hand(Rules(), {1: 200, 4: 150})      # HandStep(hand, effects)
     step.hand.waiting_for                              # Waiting, or None when over
     step = step.hand.apply(Deal(parse_card("Kd")))     # or Action(Do.CALL, seat=4)
 
@@ -19,7 +19,7 @@ from controller.rules.evaluator import (
     evaluate,
     evaluate_many,
 )
-from controller.rules.hand import Hand, Step, Waiting, apply, replay, start_hand
+from controller.rules.hand import Hand, HandStep, Waiting, apply, replay, start_hand
 from controller.rules.inputs import (
     Action,
     Deal,
@@ -58,6 +58,7 @@ __all__ = [
     "Do",
     "Effect",
     "Hand",
+    "HandStep",
     "HandValue",
     "HeadsUpUncapped",
     "IllegalInput",
@@ -72,7 +73,6 @@ __all__ = [
     "Rules",
     "RulesError",
     "ShowdownMode",
-    "Step",
     "Suit",
     "Variant",
     "Waiting",

@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from enum import IntEnum
 from typing import SupportsIndex
 
+from controller.errors import LuckTableError
+
 RANK_CHARS = "23456789TJQKA"
 SUIT_CHARS = "cdhs"
 _SUIT_SYMBOLS = {"♣": "c", "♦": "d", "♥": "h", "♠": "s"}
@@ -45,7 +47,7 @@ class Suit(IntEnum):
         return SUIT_CHARS[self]
 
 
-class CardError(ValueError):
+class CardError(LuckTableError, ValueError):
     """A card token that cannot be read, or a card set that is not acceptable.
 
     ``token`` is the offending input as given, so messages can point at it; the

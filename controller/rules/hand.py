@@ -12,7 +12,7 @@ Using it::
     hand.holder(card), hand.stacks(), hand.bonus_seats() # the queries (docs/rules.md)
     replay(rules, hand.starting_stacks(), inputs)        # the hand made again
 
-``apply`` returns a ``Step(hand, effects)``: the new state and the effects people must
+``apply`` returns a ``HandStep(hand, effects)``: the new state and the effects people must
 be told of, in order. An input that is not legal now raises ``IllegalInput`` naming the
 reason, and nothing changes (every state is immutable). ``Hand.to_json`` and
 ``Hand.from_json`` round-trip the state; inputs serialize with their own ``to_json``.
@@ -248,7 +248,7 @@ class Decision(Effect):
 # The state -------------------------------------------------------------------------------
 
 
-class Step(NamedTuple):
+class HandStep(NamedTuple):
     """What ``apply`` returns: the new state and the effects of the input, in order."""
 
     hand: Hand
@@ -399,7 +399,7 @@ class Hand(NamedTuple):
         stand now, with no winners (none for a void hand: every chip went back)."""
         return self.pots or build_pots(self.players)
 
-    def apply(self, item: Input) -> Step:
+    def apply(self, item: Input) -> HandStep:
         """Apply one input; returns the new state and its effects, or raises
         ``IllegalInput`` (and nothing changes)."""
         if self.over:
@@ -417,7 +417,7 @@ class Hand(NamedTuple):
             new = _correct(self, item, fx)
         else:
             new = _non_betting_action(self, item, fx)
-        return Step(new, tuple(fx))
+        return HandStep(new, tuple(fx))
 
     def verify(self, item: Input) -> None:
         """Raise ``IllegalInput`` if ``item`` is not legal now."""
@@ -488,7 +488,7 @@ def _cards_of(bits: int) -> tuple[Card, ...]:
     return tuple(Card(code) for code in range(52) if bits >> code & 1)
 
 
-def start_hand(rules: Rules, stacks: Mapping[int, int]) -> Step:
+def start_hand(rules: Rules, stacks: Mapping[int, int]) -> HandStep:
     """Seat the players (seat number -> stack), post the antes, and wait for the first card."""
     if not isinstance(stacks, Mapping):
         raise IllegalInput("seats: expected a mapping of seat number to stack")
@@ -507,15 +507,15 @@ def start_hand(rules: Rules, stacks: Mapping[int, int]) -> Step:
         players.append(Player(seat, stack, stack - ante, total=ante))
         note = " (all-in)" if ante == stack else ""
         fx.append(Notice("ante", f"seat {seat} antes {ante}{note}", {"seat": seat, "chips": ante}))
-    return Step(_begin_street(Hand(rules, tuple(players)), 3, fx), tuple(fx))
+    return HandStep(_begin_street(Hand(rules, tuple(players)), 3, fx), tuple(fx))
 
 
-def apply(hand: Hand, item: Input) -> Step:
+def apply(hand: Hand, item: Input) -> HandStep:
     """Apply one input to ``hand`` (``hand.apply(item)``)."""
     return hand.apply(item)
 
 
-def replay(rules: Rules, stacks: Mapping[int, int], inputs: Iterable[Input]) -> Step:
+def replay(rules: Rules, stacks: Mapping[int, int], inputs: Iterable[Input]) -> HandStep:
     """The hand made again: ``start_hand(rules, stacks)``, then every input in order (as a
     hand log keeps them). The step holds the last state and every effect, the antes first;
     an input the hand refuses raises ``IllegalInput`` naming its place in ``inputs``."""
@@ -528,7 +528,7 @@ def replay(rules: Rules, stacks: Mapping[int, int], inputs: Iterable[Input]) -> 
             raise IllegalInput(f"input {number} ({item!r}): {error}") from None
         hand = step.hand
         fx.extend(step.effects)
-    return Step(hand, tuple(fx))
+    return HandStep(hand, tuple(fx))
 
 
 def _non_betting_action(hand: Hand, item: Action, fx: list[Effect]) -> Hand:

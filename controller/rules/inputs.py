@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, NamedTuple
 
+from controller.errors import LuckTableError
 from controller.rules.cards import Card, CardError, parse_card
 
 
@@ -58,7 +59,7 @@ BETTING_DECISIONS = WAGERS | {Do.CHECK, Do.CALL, Do.FOLD}
 CARD_CORRECTIONS = frozenset({Do.EXPOSE, Do.DEALT_DOWN, Do.CORRECT})
 
 
-class IllegalInput(ValueError):
+class IllegalInput(LuckTableError, ValueError):
     """An input that is not legal in the current state; the state is unchanged."""
 
 

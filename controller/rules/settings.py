@@ -11,6 +11,8 @@ from dataclasses import asdict, dataclass, fields
 from enum import StrEnum
 from typing import Any
 
+from controller.errors import LuckTableError
+
 
 class Variant(StrEnum):
     LUCK_OF_THE_IRISH = "luck-of-the-irish"
@@ -43,7 +45,7 @@ class OddChip(StrEnum):
     HIGH_CARD_SUIT = "high_card_suit"  # to the winner with the highest card by suit
 
 
-class RulesError(ValueError):
+class RulesError(LuckTableError, ValueError):
     """A rules setting that does not exist or has a value it cannot take."""
 
 

@@ -26,6 +26,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
 from controller.config import Config
+from controller.errors import LuckTableError
 from controller.history.records import ACCESS, record_of, table_inputs
 from controller.history.recovery import Recovered, recover
 from controller.intake import Absent, Arrival, Intake
@@ -59,7 +60,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-class TableStopped(RuntimeError):
+class TableStopped(LuckTableError, RuntimeError):
     """The table takes no input: its service is stopped, or stopping because its journal
     could not be written (the message says why)."""
 
@@ -68,7 +69,7 @@ class TableStopped(RuntimeError):
 Guard = Callable[[Table], str | None]
 
 
-class Stale(Exception):
+class Stale(LuckTableError):
     """An input made for a table that has moved on (its guard's reason): not journaled."""
 
 

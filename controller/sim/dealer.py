@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from controller.errors import LuckTableError
 from controller.rules import Card, Choice, Do, Effect, Waiting
 from controller.sim.floor import Floor
 from controller.sim.players import NAMES, Strategy
@@ -60,7 +61,7 @@ SUPERVISOR = "SIM"
 WHY = "the simulated table's automatic supervisor"
 
 
-class DealerError(RuntimeError):
+class DealerError(LuckTableError, RuntimeError):
     """The table refused what the dealer did: a fault of the simulation, not of the table."""
 
 

@@ -16,10 +16,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Protocol
 
+from controller.errors import LuckTableError
 from controller.rules import Effect
 from controller.table import (
     CardAtSeat,
-    CardRead,
+    CardFromShoe,
     CardUnreadable,
     DeckLoaded,
     Device,
@@ -40,7 +41,7 @@ Observer = Callable[[Table, Sequence[Effect]], None]
 """Told of every step of the table: the new table and its effects."""
 
 
-class FloorError(RuntimeError):
+class PhysicalActError(LuckTableError, RuntimeError):
     """A physical act the floor could not carry out (a simulator refused it, a device
     event never reached the table)."""
 
@@ -91,7 +92,7 @@ class Floor(Protocol):
 
     async def people(self) -> None:
         """Wait, for as long as it takes, until people change the table (at its console:
-        FloorError where there is none)."""
+        PhysicalActError where there is none)."""
         ...
 
     # A person's acts: done at once, whatever the links (controller.sim.human) ------------
@@ -180,10 +181,10 @@ class CoreFloor:
 
     async def pitch(self, unread: Disposition | None) -> int:
         if not self._shoe:
-            raise FloorError("the shoe is empty: load a deck")
+            raise PhysicalActError("the shoe is empty: load a deck")
         card = self._shoe.popleft()
         if unread is None:
-            self._event(Device.SHOE, CardRead(at=self.now(), code=card))
+            self._event(Device.SHOE, CardFromShoe(at=self.now(), code=card))
         else:
             self._event(Device.SHOE, CardUnreadable(at=self.now(), disposition=unread))
         return card
@@ -226,7 +227,7 @@ class CoreFloor:
         await self.wait()
 
     async def settle(self) -> None:
-        raise FloorError("the table waits for nothing that will come by itself")
+        raise PhysicalActError("the table waits for nothing that will come by itself")
 
     async def people(self) -> None:
-        raise FloorError("the table waits for people, and there is no console")
+        raise PhysicalActError("the table waits for people, and there is no console")

@@ -18,10 +18,11 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from controller.config import Api, Config, Credential, DevicePort, FloorSettings, hash_pin
+from controller.config import Config, DevicePort, FloorSettings
+from controller.config_file import Api, Credential
 from controller.journal.store import writer_lock
 from controller.service import TableService
-from controller.sim.floor import FloorError, Observer
+from controller.sim.floor import Observer, PhysicalActError
 from controller.table import AlertKind, Device, Disposition, Table, TableInput, TableSettings
 from drivers.session import LinkConfig
 from firmware_sim.process import ControlReplyError, SimulatorProcess
@@ -46,6 +47,8 @@ def sim_config(
 ) -> Config:
     """The configuration of the simulated table on these device ports (shipping its
     journal to ``floor`` when given)."""
+    from dealer_ui.auth import hash_pin  # noqa: PLC0415 (FastAPI only when served)
+
     return Config(
         table_id=table_id,
         table_name=f"Simulated table {table_id}",
@@ -144,7 +147,7 @@ class ServiceFloor:
         try:
             return await asyncio.to_thread(self.devices[device].command, line)
         except (ControlReplyError, OSError) as error:
-            raise FloorError(f"the simulated {device.value}: {error}") from None
+            raise PhysicalActError(f"the simulated {device.value}: {error}") from None
 
     async def _act(self, device: Device, line: str) -> Any:
         """A physical act, once the table has its events."""
@@ -156,7 +159,7 @@ class ServiceFloor:
             if status["connected"] and status["pending"] == 0:
                 return reply
             if loop.time() > deadline:
-                raise FloorError(
+                raise PhysicalActError(
                     f"the {device.value}'s events for {line!r} did not reach the table in "
                     f"{SETTLE_TIMEOUT:.0f} s ({status['pending']} not acknowledged)"
                 )
@@ -231,7 +234,7 @@ class ServiceFloor:
         deadline = loop.time() + SETTLE_TIMEOUT
         while not holds():
             if loop.time() > deadline:
-                raise FloorError(f"{what} in {SETTLE_TIMEOUT:.0f} s")
+                raise PhysicalActError(f"{what} in {SETTLE_TIMEOUT:.0f} s")
             await asyncio.sleep(0.01)
 
     async def settle(self) -> None:
@@ -239,7 +242,7 @@ class ServiceFloor:
         try:
             await asyncio.wait_for(self._changed.wait(), SETTLE_TIMEOUT)
         except TimeoutError:
-            raise FloorError(f"the table did not change in {SETTLE_TIMEOUT:.0f} s") from None
+            raise PhysicalActError(f"the table did not change in {SETTLE_TIMEOUT:.0f} s") from None
 
     async def people(self) -> None:
         """Wait until the table changes (people at the console), however long it takes."""

@@ -9,7 +9,7 @@ the journal's inputs gives the same table, byte for byte in ``to_json``. Driving
     step.refused                     # the reason when the input was not taken, else None
     step = apply(step.table, DeckLoaded(at=t, count=52))
     step = apply(step.table, NewHand(at=t))
-    step = apply(step.table, CardRead(at=t, code=card))          # the shoe's events
+    step = apply(step.table, CardFromShoe(at=t, code=card))  # the shoe's events
     step = apply(step.table, Decide(at=t, seat=4, do=Do.CALL))   # a player's decision
     step.table.signals               # Signals(display="DEAL: seat 3, face up", lamps=Lamps(...))
     step.table.alerts                # open alerts, each with its message and remedy
@@ -41,7 +41,7 @@ from controller.table.inputs import (
     AcknowledgeAlert,
     By,
     CardAtSeat,
-    CardRead,
+    CardFromShoe,
     CardUnreadable,
     Configure,
     CorrectCard,
@@ -95,7 +95,7 @@ __all__ = [
     "AlertRule",
     "By",
     "CardAtSeat",
-    "CardRead",
+    "CardFromShoe",
     "CardUnreadable",
     "Clearance",
     "Cleared",

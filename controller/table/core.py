@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, NamedTuple
 
+from controller.errors import LuckTableError
 from controller.rules import (
     Action,
     Card,
@@ -52,7 +53,7 @@ class Step(NamedTuple):
         return None
 
 
-class Refused(Exception):
+class Refused(LuckTableError):
     """Raised inside a transition: the input is not taken, and nothing changes."""
 
 
@@ -238,7 +239,7 @@ def _out_of_turn(table: Table, card: Card, why: NotDue, at: int, fx: list[Effect
 # Device events --------------------------------------------------------------------------
 
 
-def _card_read(table: Table, item: ti.CardRead, fx: list[Effect]) -> Table:
+def _card_read(table: Table, item: ti.CardFromShoe, fx: list[Effect]) -> Table:
     if not 0 <= item.code < 52:
         return _raise(table, alerts.CardNotInDeck(item.code), fx, at=item.at)
     return _card_out(table, Card(item.code), item.at, fx)
@@ -317,7 +318,7 @@ def _mismatch(table: Table, read: Placement, card: Card, fx: list[Effect], *, at
 
 # The two devices' streams (controller/table/streams.py) ------------------------------
 
-_SHOE_EVENTS = (ti.CardRead, ti.CardUnreadable, ti.DeckLoaded)
+_SHOE_EVENTS = (ti.CardFromShoe, ti.CardUnreadable, ti.DeckLoaded)
 _SEAT_BOARD_EVENTS = (ti.CardAtSeat, ti.SeatOccupied, ti.SeatVacated)
 
 
@@ -843,7 +844,7 @@ def _tick(table: Table, item: ti.Tick, fx: list[Effect]) -> Table:
 
 
 _HANDLERS: dict[type[TableInput], _Handler] = {
-    ti.CardRead: _card_read,
+    ti.CardFromShoe: _card_read,
     ti.CardUnreadable: _card_unreadable,
     ti.CardAtSeat: _card_at_seat,
     ti.SeatOccupied: _seat_occupied,

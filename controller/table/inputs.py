@@ -6,7 +6,7 @@ the shell's clock): the core never reads a clock. Every input writes itself with
 the journal stores inputs this way and recovery replays them.
 
 Device events (from the shoe and the seat board, as the drivers report them):
-``CardRead``, ``CardUnreadable``, ``CardAtSeat``, ``SeatOccupied``, ``SeatVacated``,
+``CardFromShoe``, ``CardUnreadable``, ``CardAtSeat``, ``SeatOccupied``, ``SeatVacated``,
 ``DeckLoaded``, ``DeviceFault``, ``DeviceFaultCleared``, ``LinkUp``, ``LinkDown``,
 ``DeviceRestarted``; each sequenced event may carry ``seq``, the device's own sequence
 number of it (None: not known). ``Tick``: time passed, for what waits on the clock.
@@ -25,11 +25,12 @@ from enum import StrEnum
 from typing import Any, ClassVar
 
 from controller.codec import Codec, CodecError
+from controller.errors import LuckTableError
 from controller.rules import Card, Do, parse_card
 from controller.table.settings import TableSettings
 
 
-class TableInputError(ValueError):
+class TableInputError(LuckTableError, ValueError):
     """An input record that cannot be read (a bad journal line or API request)."""
 
 
@@ -106,7 +107,7 @@ class FaultInput(TableInput):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class CardRead(TableInput):
+class CardFromShoe(TableInput):
     """The shoe identified a card as it left: ``code`` 0..51, ``(rank - 2) * 4 + suit``.
     Any other code is a card that is not in the deck."""
 
@@ -345,7 +346,7 @@ class CorrectStack(SupervisorInput):
 INPUT_TYPES: dict[str, type[TableInput]] = {
     kind.tag: kind
     for kind in (
-        CardRead,
+        CardFromShoe,
         CardUnreadable,
         CardAtSeat,
         SeatOccupied,

@@ -7,10 +7,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from controller.errors import LuckTableError
 from controller.rules import Rules, RulesError
 
 
-class SettingsError(ValueError):
+class SettingsError(LuckTableError, ValueError):
     """A table setting that does not exist or has a value it cannot take."""
 
 

@@ -6,7 +6,7 @@ drivers both build on it.
 Messages are frozen dataclasses (``drivers.protocol.messages``), validated on
 construction (``MessageError``, a ``ValueError``, names the message and field):
 
-- device to host, sequenced events (``SEQUENCED = True``): ``CardRead`` (CARD),
+- device to host, sequenced events (``SEQUENCED = True``): ``CardMessage`` (CARD),
   ``Unreadable``, ``Deck``, ``Fault``, ``FaultCleared``, ``SeatOccupied``, ``SeatCard``;
 - device to host, not sequenced: ``Hello`` (on every connection; carries
   ``protocol_version``, ``device_kind``, ``boot_id``, ``next_seq``/``pending``),
@@ -55,7 +55,7 @@ from drivers.protocol.messages import (
     SEATS,
     SEQ_MODULUS,
     Ack,
-    CardRead,
+    CardMessage,
     Deck,
     DeviceKind,
     Disposition,
@@ -91,7 +91,7 @@ __all__ = [
     "SEATS",
     "SEQ_MODULUS",
     "Ack",
-    "CardRead",
+    "CardMessage",
     "Deck",
     "DecodeError",
     "DeviceKind",

@@ -12,6 +12,7 @@ import struct
 from dataclasses import dataclass
 from enum import StrEnum
 
+from controller.errors import LuckTableError
 from drivers.protocol.messages import BY_TYPE, PROTOCOL_VERSION, Hello, Message, MessageError
 
 HEADER = struct.Struct(">BBH")
@@ -99,7 +100,7 @@ class DecodeError:
         return f"{self.code}: {self.detail}"
 
 
-class FrameError(ValueError):
+class FrameError(LuckTableError, ValueError):
     """Raised by :func:`decode_frame`; ``error`` is the :class:`DecodeError`."""
 
     def __init__(self, error: DecodeError) -> None:

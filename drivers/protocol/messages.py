@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any, ClassVar, Self, cast
 
+from controller.errors import LuckTableError
+
 PROTOCOL_VERSION = 1
 SEQ_MODULUS = 1 << 16
 SEATS = range(1, 9)
@@ -31,7 +33,7 @@ _U16 = (0, 0xFFFF)
 _U32 = (0, 0xFFFF_FFFF)
 
 
-class MessageError(ValueError):
+class MessageError(LuckTableError, ValueError):
     """A message field with a value the protocol cannot carry."""
 
     def __init__(self, message: str, field: str, reason: str) -> None:
@@ -320,7 +322,7 @@ class Status(Message):
 
 
 @dataclass(frozen=True)
-class CardRead(Message):
+class CardMessage(Message):
     """The shoe identified a card as it left. ``uid``: the RFID tag UID, or b''."""
 
     TYPE = 0x10
@@ -552,7 +554,7 @@ class Indicator(Message):
 MESSAGE_CLASSES: tuple[type[Message], ...] = (
     Hello,
     Status,
-    CardRead,
+    CardMessage,
     Unreadable,
     Deck,
     Fault,

@@ -19,7 +19,7 @@ Sections (see ``deploy/floor.example.toml`` and docs/floor.md):
   hash-pin``), as the table's: who may sign in to the pit view.
 
 ``load_floor_config(path)`` returns a :class:`FloorConfig` or raises
-``controller.config.ConfigError`` naming the key, the value and what is allowed.
+``controller.config_file.ConfigError`` naming the key, the value and what is allowed.
 """
 
 from __future__ import annotations
@@ -30,21 +30,18 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from psycopg import ProgrammingError
-from psycopg.conninfo import conninfo_to_dict
-
-from controller.config import (
+from controller.config_file import (
     Api,
     ConfigError,
     Credential,
-    _api,
-    _credentials,
-    _no_unknown,
-    _seconds,
-    _section,
-    _text,
+    check_dsn,
+    no_unknown,
+    parse_api,
+    parse_credentials,
     read_toml,
     refuse_example_pins,
+    seconds,
+    section,
 )
 
 DEFAULT_PORT = 8090
@@ -64,23 +61,6 @@ class FloorConfig:
     pool_size: int = 8
 
 
-def check_dsn(dsn: str, key: str = "floor.dsn") -> str:
-    """``dsn`` if libpq can read it; ConfigError saying why not."""
-    try:
-        conninfo_to_dict(dsn)
-    except ProgrammingError as error:
-        reason = str(error).splitlines()[0] if str(error) else "unreadable"
-        raise ConfigError(key, "(hidden)", f"a PostgreSQL connection string: {reason}") from None
-    return dsn
-
-
-def describe_dsn(dsn: str) -> str:
-    """``host:port/dbname`` of ``dsn``, without its user or password, for messages."""
-    parts = conninfo_to_dict(dsn)
-    host = parts.get("host") or parts.get("hostaddr") or "localhost"
-    return f"{host}:{parts.get('port') or 5432}/{parts.get('dbname') or '(default)'}"
-
-
 def load_floor_config(path: str | Path, *, example_pins: bool | None = None) -> FloorConfig:
     """Read and check the floor service's configuration file at ``path`` (the example's
     published PIN refused, as :func:`controller.config.load_config` does)."""
@@ -91,24 +71,24 @@ def load_floor_config(path: str | Path, *, example_pins: bool | None = None) -> 
 
 
 def parse_floor_config(data: Mapping[str, Any], base: Path) -> FloorConfig:
-    _no_unknown(data, _SECTIONS, "")
-    floor = _section(data, "floor", optional=True)
+    no_unknown(data, _SECTIONS, "")
+    floor = section(data, "floor", optional=True)
     known = {"dsn", "poll", "listen", "statement_timeout", "silent_after", "pool_size"}
-    _no_unknown(floor, known, "floor.")
-    dsn = check_dsn(_text(floor, "floor.dsn")) if "dsn" in floor else ""
+    no_unknown(floor, known, "floor.")
+    dsn = check_dsn(floor["dsn"]) if "dsn" in floor else ""
     poll = floor.get("poll", 1.0)
     if isinstance(poll, bool) or not isinstance(poll, int | float) or not 0.1 <= poll <= 60:
         raise ConfigError("floor.poll", poll, "seconds, 0.1..60")
-    timeout = _seconds(floor, "floor.statement_timeout", 0.1, 600, 5.0)
-    silent_after = _seconds(floor, "floor.silent_after", 1, 3600, 30.0)
+    timeout = seconds(floor, "floor.statement_timeout", 0.1, 600, 5.0)
+    silent_after = seconds(floor, "floor.silent_after", 1, 3600, 30.0)
     pool_size = floor.get("pool_size", 8)
     if isinstance(pool_size, bool) or not isinstance(pool_size, int) or not 1 <= pool_size <= 100:
         raise ConfigError("floor.pool_size", pool_size, "connections, 1..100")
     listen = floor.get("listen", True)
     if not isinstance(listen, bool):
         raise ConfigError("floor.listen", listen, "true or false")
-    api = _api({"port": DEFAULT_PORT, **_section(data, "api", optional=True)}, base)
-    consoles = _section(data, "consoles", optional=True)
+    api = parse_api({"port": DEFAULT_PORT, **section(data, "api", optional=True)}, base)
+    consoles = section(data, "consoles", optional=True)
     for table_id, url in consoles.items():
         parts = urlsplit(url) if isinstance(url, str) else None
         if parts is None or parts.scheme not in ("http", "https") or not parts.netloc:
@@ -116,7 +96,7 @@ def parse_floor_config(data: Mapping[str, Any], base: Path) -> FloorConfig:
     return FloorConfig(
         dsn=dsn,
         api=api,
-        supervisors=_credentials(_section(data, "credentials"), "supervisors"),
+        supervisors=parse_credentials(section(data, "credentials"), "supervisors"),
         consoles={key: str(url).rstrip("/") for key, url in consoles.items()},
         poll=float(poll),
         listen=listen,

@@ -1,0 +1,380 @@
+"""Reading and checking a configuration file: what the table's configuration
+(:mod:`controller.config`) and the floor service's (``dealer_ui.pit.config``) share.
+
+``read_toml(path)`` reads the file (UTF-8 TOML); the checks each take a mapping and a key
+(``api.port``, ``credentials.supervisors[0].id``) and return the value checked or raise
+:class:`ConfigError` naming the key, the value and what is allowed: ``section``,
+``no_unknown``, ``text``, ``whole``, ``seconds``; the ``[api]`` section
+(:func:`parse_api`, :class:`Api`); the people who may sign in (:func:`parse_credentials`,
+:class:`Credential`, :func:`refuse_example_pins`); a PostgreSQL connection string
+(:func:`check_dsn`), shown in messages with its password masked (:func:`masked_dsn`) or
+only by where it leads (:func:`describe_dsn`).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import os
+import re
+import tomllib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from argon2 import extract_parameters
+from argon2.exceptions import InvalidHashError
+from psycopg import ProgrammingError
+from psycopg.conninfo import conninfo_to_dict
+
+from controller.errors import LuckTableError
+
+log = logging.getLogger("controller.config")
+
+ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+
+_HOSTNAME = re.compile(r"[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}))*")
+_NUMERIC = re.compile(r"[0-9.]+")
+
+#: The PIN hashes published in deploy/table.example.toml and deploy/floor.example.toml, each
+#: with its PIN: anyone may know them, so a configuration that holds one is refused.
+EXAMPLE_PIN_HASHES = {
+    "$argon2id$v=19$m=65536,t=3,p=4$jtot7XjfFfNDxOK2H+VWAA$"
+    "5LL4dRdVzAmQptPIXMshIVeo2mqi2YVaEIGGmxSumyg": "1234",
+    "$argon2id$v=19$m=65536,t=3,p=4$iD1udtPnvrI/pi/ZX+tVYA$"
+    "L1VZgYaq7r1Y7ur9TlEtZoD9YfbZSZQDy6gh/NxyzAI": "5678",
+    "$argon2id$v=19$m=65536,t=3,p=4$1WNnB97CbwyTvQxO1UvUIg$"
+    "14nnwL/wnuqU/h2WeMxORkOpziOvgxuX6GL+tBSAyrE": "9999",
+}
+#: ``accept`` in this environment variable accepts the example PINs: demonstrations, tests.
+EXAMPLE_PINS_ENV = "LUCK_TABLE_EXAMPLE_PINS"
+
+
+#: A key the configuration does not give (shown as ``(missing)``).
+MISSING = object()
+
+
+class ConfigError(LuckTableError, ValueError):
+    """A configuration value that is missing, unknown or not allowed."""
+
+    def __init__(self, key: str, value: object, allowed: str) -> None:
+        shown = "(missing)" if value is MISSING else repr(value)
+        super().__init__(f"{key} = {shown}: {allowed}")
+        self.key, self.value, self.allowed = key, value, allowed
+
+
+@dataclass(frozen=True)
+class Api:
+    """Where the console (or the floor service) listens, and what it lets in
+    (docs/security.md): forwarded headers only from ``trusted_proxies`` (addresses or
+    networks); ``Host`` headers naming the address connected to, ``localhost``, this
+    machine's name, or one of ``allowed_hosts``; browser ``Origin`` headers of the page's
+    own origin or one of ``allowed_origins``; request bodies up to ``max_body`` bytes and
+    headers up to ``max_header`` bytes, a request's headers and body within
+    ``request_timeout`` seconds; per client address at most ``max_connections`` open
+    connections and ``max_websockets`` feeds; ``docs``: serve ``/docs`` (Swagger UI, from
+    its CDN)."""
+
+    bind: str = "127.0.0.1"
+    port: int = 8080
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    trusted_proxies: tuple[str, ...] = ()
+    allowed_hosts: tuple[str, ...] = ()
+    allowed_origins: tuple[str, ...] = ()
+    max_body: int = 64 * 1024
+    max_header: int = 16 * 1024
+    request_timeout: float = 30.0
+    max_connections: int = 32
+    max_websockets: int = 8
+    docs: bool = False
+
+
+@dataclass(frozen=True)
+class Credential:
+    """A person allowed to sign in: ``id`` and the Argon2 hash of their PIN."""
+
+    id: str
+    pin_hash: str
+
+
+def refuse_example_pins(
+    roles: Mapping[str, Sequence[Credential]], accept: bool | None = None
+) -> None:
+    """ConfigError naming the first credential whose hash is one the example
+    configurations publish, unless ``accept`` (default: :data:`EXAMPLE_PINS_ENV` is
+    ``accept``), which only warns."""
+    if accept is None:
+        accept = os.environ.get(EXAMPLE_PINS_ENV) == "accept"
+    for role, credentials in roles.items():
+        for number, credential in enumerate(credentials):
+            pin = EXAMPLE_PIN_HASHES.get(credential.pin_hash)
+            if pin is None:
+                continue
+            key = f"credentials.{role}[{number}].pin_hash"
+            if accept:
+                log.warning(
+                    "%s: the example's PIN %s, accepted (%s=accept)", key, pin, EXAMPLE_PINS_ENV
+                )
+                continue
+            raise ConfigError(
+                key,
+                "(the example's)",
+                f"the example configuration's published hash (PIN {pin}): anyone may know "
+                "it; make your own with luck-table hash-pin",
+            )
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """The TOML file at ``path``; ConfigError (key ``file``) if it cannot be read, is not
+    UTF-8 text (naming the first bad byte's offset) or is not TOML."""
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise ConfigError("file", str(path), f"cannot be read ({error.strerror})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        bad = data[error.start]
+        raise ConfigError(
+            "file", str(path), f"is not UTF-8 text (byte {bad:#04x} at offset {error.start})"
+        ) from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError("file", str(path), f"is not valid TOML ({error})") from None
+
+
+def last_part(key: str) -> str:
+    return key.rsplit(".", 1)[-1]
+
+
+def section(data: Mapping[str, Any], key: str, *, optional: bool = False) -> Mapping[str, Any]:
+    value = data.get(last_part(key), {} if optional else MISSING)
+    if not isinstance(value, Mapping):
+        raise ConfigError(key, value, "a table of settings ([" + key + "])")
+    return value
+
+
+def no_unknown(data: Mapping[str, Any], known: set[str], prefix: str) -> None:
+    unknown = sorted(set(data) - known)
+    if unknown:
+        key = prefix + unknown[0]
+        raise ConfigError(
+            key, data[unknown[0]], f"unknown setting; known: {', '.join(sorted(known))}"
+        )
+
+
+def text(
+    data: Mapping[str, Any],
+    key: str,
+    *,
+    pattern: re.Pattern[str] | None = None,
+    allowed: str = "",
+) -> str:
+    value = data.get(last_part(key), MISSING)
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(key, value, "a non-empty string")
+    if pattern is not None and not pattern.fullmatch(value):
+        raise ConfigError(key, value, allowed)
+    return value
+
+
+def whole(
+    data: Mapping[str, Any],
+    key: str,
+    low: int,
+    allowed: str = "",
+    *,
+    high: int | None = None,
+    default: object = MISSING,
+) -> int:
+    value = data.get(last_part(key), default)
+    too_high = high is not None and isinstance(value, int) and value > high
+    if not isinstance(value, int) or isinstance(value, bool) or value < low or too_high:
+        span = f"{low} to {high}" if high is not None else f"{low} or more"
+        raise ConfigError(key, value, allowed or f"a whole number, {span}")
+    return value
+
+
+_API_LIMITS = {  # key: (least, most)
+    "max_body": (1024, 64 * 1024 * 1024),
+    "max_header": (1024, 1024 * 1024),
+    "max_connections": (1, 100_000),
+    "max_websockets": (1, 100_000),
+}
+_API_LISTS = ("trusted_proxies", "allowed_hosts", "allowed_origins")
+
+
+def parse_api(api: Mapping[str, Any], base: Path) -> Api:
+    known = {"bind", "port", "tls_cert", "tls_key", "request_timeout", "docs"}
+    no_unknown(api, known | set(_API_LIMITS) | set(_API_LISTS), "api.")
+    bind = text({"bind": "127.0.0.1", **api}, "api.bind")
+    try:
+        ipaddress.ip_address(bind)
+    except ValueError as error:
+        if not _HOSTNAME.fullmatch(bind):
+            raise ConfigError("api.bind", bind, "an IP address or a host name") from None
+        if _NUMERIC.fullmatch(bind):  # digits and dots are an address, never a host name
+            raise ConfigError("api.bind", bind, f"an IP address or a host name ({error})") from None
+    port = whole(
+        api,
+        "api.port",
+        0,
+        "a port, 1 to 65535 (0: any free port, logged at start)",
+        high=65535,
+        default=8080,
+    )
+    files = {}
+    for name in ("tls_cert", "tls_key"):
+        if name in api:
+            path = base / text(api, f"api.{name}")
+            if not path.is_file():
+                raise ConfigError(f"api.{name}", api[name], f"no such file ({path})")
+            files[name] = path
+    if len(files) == 1:
+        missing = "tls_key" if "tls_cert" in files else "tls_cert"
+        raise ConfigError(f"api.{missing}", MISSING, "tls_cert and tls_key go together")
+    limits = {
+        name: whole(api, f"api.{name}", low, high=high, default=getattr(Api, name))
+        for name, (low, high) in _API_LIMITS.items()
+    }
+    docs = api.get("docs", False)
+    if not isinstance(docs, bool):
+        raise ConfigError("api.docs", docs, "true or false")
+    return Api(
+        bind,
+        port,
+        files.get("tls_cert"),
+        files.get("tls_key"),
+        trusted_proxies=_strings(api, "api.trusted_proxies", _network, "IP addresses or networks"),
+        allowed_hosts=_strings(api, "api.allowed_hosts", _host, "host names or IP addresses"),
+        allowed_origins=_strings(
+            api, "api.allowed_origins", _origin, "origins (https://host:port)"
+        ),
+        request_timeout=seconds(api, "api.request_timeout", 0.1, 600, Api.request_timeout),
+        docs=docs,
+        **limits,
+    )
+
+
+def _strings(
+    data: Mapping[str, Any], key: str, check: Callable[[str], bool], allowed: str
+) -> tuple[str, ...]:
+    """A list of strings each passing ``check``, or ConfigError naming the first that does not."""
+    values = data.get(last_part(key), [])
+    if not isinstance(values, list):
+        raise ConfigError(key, values, f"a list of {allowed}")
+    for value in values:
+        if not isinstance(value, str) or not check(value):
+            raise ConfigError(key, value, f"a list of {allowed}")
+    return tuple(values)
+
+
+def _network(value: str) -> bool:
+    try:
+        ipaddress.ip_network(value, strict=False)
+    except ValueError:
+        return False
+    return True
+
+
+def _host(value: str) -> bool:
+    try:
+        ipaddress.ip_address(value)
+    except ValueError:
+        return _HOSTNAME.fullmatch(value) is not None
+    return True
+
+
+def _origin(value: str) -> bool:
+    parts = urlsplit(value)
+    plain = not (parts.path or parts.query or parts.fragment or parts.username)
+    return parts.scheme in ("http", "https") and bool(parts.hostname) and plain
+
+
+def seconds(data: Mapping[str, Any], key: str, low: float, high: float, default: float) -> float:
+    value = data.get(last_part(key), default)
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if not number or not low <= value <= high:
+        raise ConfigError(key, value, f"a number of seconds, {low:g} to {high:g}")
+    return float(value)
+
+
+def parse_credentials(credentials: Mapping[str, Any], role: str) -> tuple[Credential, ...]:
+    key = f"credentials.{role}"
+    entries = credentials.get(role, MISSING)
+    if not isinstance(entries, list) or not entries:
+        raise ConfigError(key, entries, f"at least one [[{key}]] with id and pin_hash")
+    out: list[Credential] = []
+    for number, entry in enumerate(entries):
+        where = f"{key}[{number}]"
+        if not isinstance(entry, Mapping):
+            raise ConfigError(where, entry, "a table with id and pin_hash")
+        if "pin" in entry:
+            raise ConfigError(
+                f"{where}.pin", "(hidden)", "plain PINs are refused: store pin_hash instead"
+            )
+        no_unknown(entry, {"id", "pin_hash"}, f"{where}.")
+        person = text(entry, f"{where}.id", pattern=ID_PATTERN, allowed="letters, digits, '_.-'")
+        if any(c.id == person for c in out):
+            raise ConfigError(f"{where}.id", person, "each id once")
+        pin_hash = text(entry, f"{where}.pin_hash")
+        if not pin_hash.startswith("$argon2"):
+            raise ConfigError(f"{where}.pin_hash", pin_hash, "an Argon2 hash ($argon2id$...)")
+        try:
+            extract_parameters(pin_hash)
+        except InvalidHashError:
+            raise ConfigError(f"{where}.pin_hash", pin_hash, "a well-formed Argon2 hash") from None
+        out.append(Credential(person, pin_hash))
+    return tuple(out)
+
+
+#: What stands for a password in a connection string shown in a message.
+MASK = "********"
+_KEYWORD_PASSWORD = re.compile(  # password=VALUE: quoted, or up to the next keyword=
+    r"(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'?|.*?(?=\s+\w+\s*=|$))", re.IGNORECASE
+)
+_URI_PASSWORD = re.compile(r"(://[^:/?#@]*:)([^/?#]*)(@)")  # scheme://user:PASSWORD@host
+_QUOTED = re.compile(r'"([^"]*)"')
+
+
+def masked_dsn(dsn: str) -> str:
+    """``dsn`` with its password (``password=...``, a URI's ``user:...@`` or
+    ``?password=...``) replaced by :data:`MASK`, even when libpq cannot read it."""
+    shown = _URI_PASSWORD.sub(rf"\g<1>{MASK}\g<3>", dsn)
+    shown = _KEYWORD_PASSWORD.sub(rf"\g<1>{MASK}", shown)
+    try:
+        password = str(conninfo_to_dict(dsn).get("password") or "")
+    except ProgrammingError:
+        return shown
+    return shown.replace(password, MASK) if password else shown
+
+
+def check_dsn(value: object, key: str = "floor.dsn") -> str:
+    """``value`` if it is a PostgreSQL connection string (libpq keywords or a URI) libpq can
+    read; ConfigError if not, showing it (and libpq's reason) with its password masked."""
+    dsn = text({last_part(key): value}, key)
+    try:
+        conninfo_to_dict(dsn)
+    except ProgrammingError as error:
+        shown = masked_dsn(dsn)
+        reason = " ".join(str(error).split()) or "unreadable"
+
+        def quoted(match: re.Match[str]) -> str:  # libpq may quote a part of the string
+            return match.group(0) if match.group(1) in shown else f'"{MASK}"'
+
+        reason = _QUOTED.sub(quoted, reason)
+        raise ConfigError(
+            key, shown, f"a PostgreSQL connection string or URI (libpq says: {reason})"
+        ) from None
+    return dsn
+
+
+def describe_dsn(dsn: str) -> str:
+    """``host:port/dbname`` of a checked ``dsn``, without its user or password, for logs."""
+    parts = conninfo_to_dict(dsn)
+    host = parts.get("host") or parts.get("hostaddr") or "localhost"
+    return f"{host}:{parts.get('port') or 5432}/{parts.get('dbname') or '(default)'}"

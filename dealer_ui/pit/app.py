@@ -1,0 +1,440 @@
+"""The floor service's REST API, its live feed and the pit page (docs/floor.md).
+
+Every endpoint but ``/api/health`` and the sign-in needs a supervisor's session
+(``POST /api/sessions`` with a supervisor's id and PIN from the floor's own configuration,
+then ``Authorization: Bearer TOKEN``; on the WebSocket ``/ws``, ``?token=TOKEN``), checked
+by the console's ``dealer_ui.auth.Auth``. Each request reads the store on a connection
+taken from the service's pool (``def`` endpoints, in the thread pool; ``floor.pool_size``
+at once), each checked as it is taken, so that a PostgreSQL restart costs only the
+requests made while it was down: those answer 503 ``{"error": "unavailable", "reason":
+"floor database unreachable: ..."}``.
+Every query has a statement timeout (``floor.statement_timeout``): a lock held on the store
+answers 503 "floor store unavailable" within seconds rather than a request that hangs.
+Bad input answers 4xx with ``{"error", "reason"}``: 401/403/429 for sign-in and sessions,
+404 for a table or hand the floor does not hold, 422 naming the bad parameter (a NUL byte,
+which PostgreSQL cannot hold, included).
+"""
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Literal, TypeVar, get_type_hints
+
+import psycopg
+from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request, WebSocket
+from fastapi import Path as PathParam
+from fastapi.requests import HTTPConnection
+from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from psycopg_pool import ConnectionPool
+from pydantic import AfterValidator, BaseModel, Field, create_model
+from starlette.exceptions import HTTPException
+
+from controller.floor import store
+from controller.floor.migrate import schema_problem
+from dealer_ui.auth import Auth, AuthError, Session
+from dealer_ui.pit.config import FloorConfig
+from dealer_ui.pit.live import (
+    UNAVAILABLE,
+    FloorFeed,
+    floor_message,
+    floor_now,
+    pool,
+    unreachable,
+)
+from dealer_ui.web import (
+    ApiError,
+    SignIn,
+    auth_of,
+    bearer_session,
+    new_app,
+    send_until_closed,
+    sessions_router,
+    socket_session,
+)
+
+STATIC = Path(__file__).parent / "static"
+RECENT_HANDS = 10
+CHIP_MOVEMENTS = 50
+
+#: The statuses the floor service's operations answer with ``{"error", "reason"}``.
+ERRORS = (401, 403, 404, 422, 429, 503)
+
+
+def no_nul(value: str) -> str:
+    """``value`` if it holds no NUL byte (PostgreSQL's text cannot): ValueError if not."""
+    if "\x00" in value:
+        raise ValueError("a NUL byte is not allowed")
+    return value
+
+
+#: Text from the request, for a query of the store.
+Text = AfterValidator(no_nul)
+TableId = Annotated[str, PathParam(min_length=1, max_length=64, description="the table's id"), Text]
+TableFilter = Annotated[str | None, Query(max_length=64, description="one table's id"), Text]
+SessionNumber = Annotated[
+    int | None,
+    Query(ge=1, description="the table's session (journal); default: its current one"),
+]
+
+
+class SupervisorSignIn(SignIn):
+    role: Literal["surveillance"] = "surveillance"  # type: ignore[assignment]
+
+
+class Health(BaseModel):
+    database: Literal["ok"]
+
+
+FloorTable = create_model(  # a table's live status without the hand in progress
+    "FloorTable",
+    **{
+        name: (hint, ...)
+        for name, hint in get_type_hints(store.TableOverview).items()
+        if name != "hand"
+    },
+)
+
+
+class Floor(BaseModel):
+    """The floor now: what the live feed sends."""
+
+    type: Literal["floor"]
+    ok: bool
+    now: datetime = Field(description="the floor database's clock")
+    tables: list[FloorTable] = Field(  # type: ignore[valid-type]
+        description="every table's live status, without the hand in progress"
+    )
+    open_alerts: list[store.OpenAlert]
+
+
+class TableDetail(BaseModel):
+    """A table's surveillance view as the floor knows it (as of its last batch: stale when
+    ``table.silent``)."""
+
+    table: store.TableOverview
+    console: str | None = Field(description="the table's own surveillance page, if known")
+    current_hand: store.Hand | None = Field(description="the hand being dealt, if any")
+    recent_hands: list[store.Hand] = Field(description="the last hands, newest first")
+    alerts: list[store.Alert] = Field(description="the latest alerts, newest first")
+    supervisor_actions: list[store.SupervisorAction]
+    chip_movements: list[store.ChipMovement] = Field(
+        description=f"the last {CHIP_MOVEMENTS} buy-ins, rebuys and cash-outs, in order (the "
+        "ones before: /api/tables/{table_id}/chip-movements?before=POSITION)"
+    )
+
+
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True, slots=True)
+class FloorApp:
+    """What the floor service's routes work with: its configuration and the store's
+    connections (``readers``)."""
+
+    config: FloorConfig
+    readers: ConnectionPool[psycopg.Connection]
+
+    @contextlib.contextmanager
+    def database(self) -> Iterator[psycopg.Connection]:
+        """A connection of the pool for this request (503 when the store is unreachable)."""
+        try:
+            with self.readers.connection() as connection:
+                yield connection
+        except psycopg.Error as error:
+            raise ApiError(503, "unavailable", unreachable(error)) from None
+
+    def read(self, query: Callable[[psycopg.Connection], _T]) -> _T:
+        with self.database() as connection:
+            return query(connection)
+
+    def known(self, connection: psycopg.Connection, table_id: str) -> store.TableOverview:
+        """The table ``table_id`` as the floor knows it; 404 if it does not."""
+        found = store.tables(connection, table_id, self.config.silent_after)
+        if not found:
+            raise ApiError(404, "not_found", f"no table {table_id!r} on the floor")
+        return found[0]
+
+
+# Dependencies ----------------------------------------------------------------------------
+
+
+def floor_of(connection: HTTPConnection) -> FloorApp:
+    """The app's floor (a dependency)."""
+    floor: FloorApp = connection.app.state.floor
+    return floor
+
+
+TheFloor = Annotated[FloorApp, Depends(floor_of)]
+
+
+def supervisor(
+    auth: Annotated[Auth, Depends(auth_of)], authorization: Annotated[str | None, Header()] = None
+) -> Session:
+    """A supervisor's session: 401 without one."""
+    session = bearer_session(authorization, auth.session)
+    if session is None:
+        raise ApiError(401, "unauthorized", "a supervisor's session is needed: sign in")
+    return session
+
+
+Signed = Annotated[Session, Depends(supervisor)]
+
+
+# The routes ------------------------------------------------------------------------------
+
+sign_in = sessions_router(
+    SupervisorSignIn, "Sign in with a supervisor's id and PIN (the floor's own credentials)."
+)
+floor_router = APIRouter(prefix="/api", tags=["floor"])
+
+
+@floor_router.get("/health", response_model=Health)
+def health(floor: TheFloor) -> Health:
+    """200 when the floor database answers with a schema this release reads, 503 with
+    the reason when not."""
+    problem = floor.read(schema_problem)
+    if problem is not None:
+        raise ApiError(503, "unavailable", f"{UNAVAILABLE}: {problem}")
+    return Health(database="ok")
+
+
+@floor_router.get("/floor", response_model=Floor, name="floor")
+def floor_now_route(floor: TheFloor, _: Signed) -> Response:
+    """Every table's live status and the open alerts (what the live feed sends)."""
+    silent_after = floor.config.silent_after
+    now, content = floor.read(lambda connection: floor_now(connection, silent_after))
+    return Response(floor_message(now, content), media_type="application/json")
+
+
+@floor_router.get("/tables", response_model=list[store.TableOverview])
+def tables(floor: TheFloor, _: Signed) -> list[store.TableOverview]:
+    """Every table's live status: dealing, paused (with its first blocking alert) or
+    idle, its seats and stacks, its last journal position on the floor."""
+    silent_after = floor.config.silent_after
+    return floor.read(lambda connection: store.tables(connection, None, silent_after))
+
+
+@floor_router.get("/alerts/open", response_model=list[store.OpenAlert])
+def open_alerts(floor: TheFloor, _: Signed, table_id: TableFilter = None) -> list[store.OpenAlert]:
+    """The alerts open across the floor (or at one table), oldest first."""
+    return floor.read(lambda connection: store.open_alerts(connection, table_id))
+
+
+table_router = APIRouter(prefix="/api/tables/{table_id}", tags=["table"])
+
+
+@table_router.get("", response_model=TableDetail)
+def table(table_id: TableId, floor: TheFloor, _: Signed) -> TableDetail:
+    """A table's surveillance view as the floor knows it: status and seats, the hand
+    being dealt, the last hands with their scripts, alerts with their resolution,
+    supervisor actions, buy-ins and cash-outs."""
+    with floor.database() as connection:
+        overview = floor.known(connection, table_id)
+        session = overview.session  # the status's journal: every part of the view is its
+        current = store.hand(connection, table_id, overview.hand_number, session)
+        return TableDetail(
+            table=overview,
+            console=floor.config.consoles.get(table_id),
+            current_hand=current if current is not None and current.ended_at is None else None,
+            recent_hands=store.recent_hands(connection, table_id, session, RECENT_HANDS),
+            alerts=store.alerts(connection, table_id, session, limit=50),
+            supervisor_actions=store.supervisor_actions(connection, table_id, 50, session),
+            chip_movements=store.chip_movements(
+                connection, table_id, session, limit=CHIP_MOVEMENTS
+            ),
+        )
+
+
+@table_router.get("/hands", response_model=list[store.Hand])
+def table_hands(
+    table_id: TableId,
+    floor: TheFloor,
+    _: Signed,
+    session: SessionNumber = None,
+    after: Annotated[int, Query(ge=0, description="hands numbered after this")] = 0,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+) -> list[store.Hand]:
+    """A table's hands in order, each with its hand script and outcome (as
+    ``luck-table history --json`` gives them)."""
+    with floor.database() as connection:
+        floor.known(connection, table_id)
+        return store.hands(connection, table_id, session, after, limit)
+
+
+@table_router.get("/chip-movements", response_model=list[store.ChipMovement])
+def table_chip_movements(
+    table_id: TableId,
+    floor: TheFloor,
+    _: Signed,
+    session: SessionNumber = None,
+    before: Annotated[int | None, Query(ge=1, description="before this position")] = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+) -> list[store.ChipMovement]:
+    """A page of a table's buy-ins, rebuys and cash-outs, in journal order: the last
+    ``limit`` before journal position ``before`` (the latest by default); the page before
+    it is the one before its first movement's position."""
+    with floor.database() as connection:
+        floor.known(connection, table_id)
+        return store.chip_movements(connection, table_id, session, before, limit)
+
+
+@table_router.get("/hands/{number}", response_model=store.Hand)
+def table_hand(
+    table_id: TableId,
+    number: Annotated[int, PathParam(ge=1)],
+    floor: TheFloor,
+    _: Signed,
+    session: SessionNumber = None,
+) -> store.Hand:
+    """One hand of a table, with its script and outcome."""
+    with floor.database() as connection:
+        floor.known(connection, table_id)
+        found = store.hand(connection, table_id, number, session)
+    if found is None:
+        raise ApiError(404, "not_found", f"table {table_id!r} has no hand {number}")
+    return found
+
+
+@table_router.get("/alerts", response_model=list[store.Alert])
+def table_alerts(
+    table_id: TableId,
+    floor: TheFloor,
+    _: Signed,
+    session: SessionNumber = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+) -> list[store.Alert]:
+    """A table's latest alerts, open or with their resolution, newest first."""
+    with floor.database() as connection:
+        floor.known(connection, table_id)
+        return store.alerts(connection, table_id, session, limit)
+
+
+pit_router = APIRouter(prefix="/api", tags=["pit"])
+
+
+@pit_router.get("/hands-per-hour", response_model=list[store.HourlyHands])
+def hands_per_hour(
+    floor: TheFloor, _: Signed, table_id: TableFilter = None, since: datetime | None = None
+) -> list[store.HourlyHands]:
+    """Hands finished per hour per table (from ``since``, an ISO 8601 time)."""
+    return floor.read(lambda connection: store.hands_per_hour(connection, table_id, since))
+
+
+@pit_router.get("/pot-sizes", response_model=list[store.PotSizes])
+def pot_sizes(floor: TheFloor, _: Signed, table_id: TableFilter = None) -> list[store.PotSizes]:
+    """Each table's pots: count, total, average, largest, median (void hands left out)."""
+    return floor.read(lambda connection: store.pot_sizes(connection, table_id))
+
+
+@pit_router.get("/bonus-cards", response_model=list[store.BonusCards])
+def bonus_cards(floor: TheFloor, _: Signed, table_id: TableFilter = None) -> list[store.BonusCards]:
+    """Each table's bonus cards dealt, and in how many hands."""
+    return floor.read(lambda connection: store.bonus_cards(connection, table_id))
+
+
+@pit_router.get("/players/{player}/sessions", response_model=list[store.PlayerSession])
+def player_sessions(
+    player: Annotated[str, PathParam(min_length=1, max_length=64), Text],
+    floor: TheFloor,
+    _: Signed,
+) -> list[store.PlayerSession]:
+    """A player's session history: each stay at a seat, with buy-in, rebuys, cash-out
+    and hands dealt, in the order they sat down (empty for a player never seen)."""
+    return floor.read(lambda connection: store.player_sessions(connection, player))
+
+
+@pit_router.get("/supervisor-actions", response_model=list[store.SupervisorAction])
+def supervisor_actions(
+    floor: TheFloor,
+    _: Signed,
+    table_id: TableFilter = None,
+    session: SessionNumber = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+) -> list[store.SupervisorAction]:
+    """The latest supervisor actions, newest first: across the floor, or at one table
+    (its current session's, or ``session``'s)."""
+    if session is not None and table_id is None:
+        raise ApiError(422, "invalid", "session: a table's session: give table_id too")
+    return floor.read(
+        lambda connection: store.supervisor_actions(connection, table_id, limit, session)
+    )
+
+
+feed_router = APIRouter()
+
+
+@feed_router.websocket("/ws")
+async def feed_socket(
+    socket: WebSocket,
+    auth: Annotated[Auth, Depends(auth_of)],
+    token: Annotated[str | None, Query()] = None,
+) -> None:
+    """The live floor: the floor now, then each change (``{"type": "floor", "ok":
+    true, ...}``, or ``"ok": false`` with the reason while the database is
+    unreachable)."""
+
+    def signed() -> Session:
+        session = auth.session(token)
+        if session is None:
+            raise AuthError(401, "a supervisor's session is needed: sign in")
+        return session
+
+    signed_in, _ = await socket_session(socket, signed)
+    if signed_in:
+        feed: FloorFeed = socket.app.state.feed
+        await send_until_closed(socket, feed.messages(), "the floor service stopped")
+
+
+pages = APIRouter(include_in_schema=False)
+
+
+@pages.get("/")
+async def pit() -> FileResponse:
+    """The pit page."""
+    return FileResponse(STATIC / "pit.html")
+
+
+ROUTERS = (sign_in, floor_router, table_router, pit_router, feed_router, pages)
+
+
+async def _http_error(_: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, HTTPException)
+    code = "not_found" if error.status_code == 404 else "invalid"
+    return JSONResponse({"error": code, "reason": error.detail}, error.status_code)
+
+
+def create_app(config: FloorConfig, auth: Auth | None = None) -> FastAPI:
+    """The floor service's app for ``config`` (its DSN, consoles and supervisors)."""
+    feed = FloorFeed(
+        config.dsn, config.poll, config.listen, config.statement_timeout, config.silent_after
+    )
+    readers = pool(config.dsn, config.pool_size, statement_timeout=config.statement_timeout)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        readers.open(wait=False)
+        feed.start()
+        yield
+        await feed.stop()
+        await asyncio.to_thread(readers.close)
+
+    app = new_app(
+        config.api,
+        auth or Auth((), config.supervisors),
+        feed,
+        lifespan,
+        title="Luck of the Irish floor",
+        description="The pit view's API: every table's live status, alerts, hands and "
+        "players' sessions from the floor store (docs/floor.md).",
+        errors=ERRORS,
+    )
+    app.state.floor = FloorApp(config, readers)
+    app.add_exception_handler(HTTPException, _http_error)
+    for router in ROUTERS:
+        app.include_router(router)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    return app

@@ -1,0 +1,240 @@
+"""What every app of the web layer shares: the console's (:mod:`dealer_ui.app`) and the
+floor service's (:mod:`dealer_ui.pit.app`).
+
+- :func:`new_app`: a FastAPI app guarded by :mod:`dealer_ui.guard` (Host and Origin
+  allow-lists, limits, headers), its errors answered as ``{"error", "reason"}``
+  (:class:`ApiError`; a malformed request 422 naming each field), ``/docs`` only when the
+  configuration says so;
+- :func:`sessions_router`: ``POST /api/sessions`` (sign in with an id and PIN) and
+  ``DELETE /api/sessions`` (sign out), checked by the app's :class:`dealer_ui.auth.Auth`;
+- :func:`bearer_session`: the session of an ``Authorization: Bearer TOKEN`` header;
+- :func:`socket_session` and :func:`send_until_closed`: a WebSocket feed's sign-in
+  (``?token=TOKEN``; close code 4401 when refused) and its pump.
+
+Each app keeps what its routes need in ``app.state`` (``auth``, ``feed`` and its own);
+its routers' dependencies read it from there.
+"""
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Annotated, Any, Literal, cast
+
+from fastapi import APIRouter, FastAPI, Header, Request, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
+from fastapi.requests import HTTPConnection
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+
+from controller.config_file import Api
+from controller.errors import LuckTableError
+from dealer_ui.auth import Auth, AuthError, Session
+from dealer_ui.guard import protect
+
+log = logging.getLogger(__name__)
+
+
+class ApiError(LuckTableError):
+    """An answer other than 2xx: ``status``, the ``error`` code and the ``reason``."""
+
+    def __init__(self, status: int, error: str, reason: str) -> None:
+        super().__init__(reason)
+        self.status, self.error, self.reason = status, error, reason
+
+
+class ErrorOut(BaseModel):
+    error: str = Field(
+        description="unauthorized, forbidden, not_found, refused, stale, invalid, rate_limited, "
+        "unavailable"
+    )
+    reason: str = Field(description="what was wrong (the engine's words for a refused input)")
+
+
+class SignIn(BaseModel):
+    role: Literal["dealer", "surveillance"] = "dealer"
+    id: str = Field(min_length=1, max_length=64)
+    pin: str = Field(min_length=1, max_length=64)
+
+
+class SessionOut(BaseModel):
+    token: str
+    role: str
+    who: str
+    expires_in: float = Field(description="seconds until the session expires")
+    seat: int | None = None
+    sitting: int | None = Field(
+        default=None, description="a player's token: the sitting (sit-down) it is bound to"
+    )
+
+
+#: Answers a refused sign-in (the error, the sign-in, the request), journaling
+#: or logging it first.
+Refused = Callable[[AuthError, SignIn, Request], Awaitable[ApiError]]
+
+
+def new_app(
+    api: Api,
+    auth: Auth,
+    feed: Any,
+    lifespan: Callable[[FastAPI], contextlib.AbstractAsyncContextManager[None]],
+    *,
+    title: str,
+    description: str,
+    errors: tuple[int, ...],
+) -> FastAPI:
+    """A guarded app for ``api`` (docs/security.md): ``auth`` and ``feed`` (stopped first
+    when the server stops) in its state, ``errors`` the statuses its operations document
+    with :class:`ErrorOut`."""
+    app = FastAPI(
+        title=title,
+        description=description,
+        version="1",
+        lifespan=lifespan,
+        responses={code: {"model": ErrorOut} for code in errors},
+        **docs_pages(api),
+    )
+    app.state.feed = feed
+    app.state.auth = auth
+    protect(app, api)
+    add_error_handlers(app)
+    return app
+
+
+def docs_pages(api: Api) -> dict[str, Any]:
+    """FastAPI's ``/docs`` and ``/redoc`` pages (which load Swagger UI and ReDoc from their
+    CDN) only with ``[api] docs = true``; ``/openapi.json`` is always served."""
+    return {} if api.docs else {"docs_url": None, "redoc_url": None}
+
+
+def add_error_handlers(app: FastAPI) -> None:
+    """Errors as ``{"error", "reason"}``: an :class:`ApiError` with its status, a malformed
+    request 422 naming each field."""
+
+    @app.exception_handler(ApiError)
+    async def api_error(_: Request, error: ApiError) -> JSONResponse:
+        return JSONResponse({"error": error.error, "reason": error.reason}, error.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_: Request, error: RequestValidationError) -> JSONResponse:
+        parts = []
+        for item in error.errors():
+            where = ".".join(str(part) for part in item.get("loc", ()) if part != "body")
+            parts.append(f"{where}: {item.get('msg', 'invalid')}")
+        return JSONResponse({"error": "invalid", "reason": "; ".join(parts)}, 422)
+
+
+def auth_of(connection: HTTPConnection) -> Auth:
+    """The app's sessions and PIN checks (a dependency)."""
+    auth: Auth = connection.app.state.auth
+    return auth
+
+
+def client_of(request: Request) -> str:
+    """The address a request came from (the one a trusted proxy names, behind one)."""
+    return request.client.host if request.client else "unknown"
+
+
+def refusal(error: AuthError) -> ApiError:
+    """The answer to a refused id or PIN: 401, or 429 while locked out."""
+    code = "rate_limited" if error.status == 429 else "unauthorized"
+    return ApiError(error.status, code, error.reason)
+
+
+async def refused_logged(error: AuthError, body: SignIn, request: Request) -> ApiError:
+    """A refused sign-in where there is no journal: logged, then answered."""
+    client = client_of(request)
+    log.warning("sign-in refused: %s %r from %s: %s", body.role, body.id, client, error.reason)
+    return refusal(error)
+
+
+def sessions_router(model: type[SignIn], doc: str, refused: Refused = refused_logged) -> APIRouter:
+    """``POST /api/sessions`` (sign in with ``model``'s role, id and PIN: ``doc``; a refusal
+    is answered as ``refused`` says, which may journal it) and ``DELETE /api/sessions``
+    (sign out)."""
+    router = APIRouter(prefix="/api/sessions", tags=["sign-in"])
+
+    async def sign_in(body: model, request: Request) -> SessionOut:  # type: ignore[valid-type]
+        auth, signing = auth_of(request), cast(SignIn, body)  # model: a kind of SignIn
+        try:
+            session = await auth.sign_in(signing.role, signing.id, signing.pin, client_of(request))
+        except AuthError as error:
+            raise await refused(error, body, request) from None
+        return session_out(session, auth)
+
+    sign_in.__doc__ = doc
+    router.post("", response_model=SessionOut)(sign_in)
+
+    @router.delete("", status_code=204)
+    async def sign_out(
+        request: Request, authorization: Annotated[str | None, Header()] = None
+    ) -> None:
+        """End the caller's session."""
+        if authorization is not None:
+            auth_of(request).sign_out(authorization.partition(" ")[2])
+
+    return router
+
+
+def session_out(session: Session, auth: Auth) -> SessionOut:
+    return SessionOut(
+        token=session.token,
+        role=session.role,
+        who=session.who,
+        expires_in=session.expires - auth.clock(),
+        seat=session.seat,
+        sitting=session.sitting,
+    )
+
+
+def bearer_session(
+    authorization: str | None, session_of: Callable[[str | None], Session | None]
+) -> Session | None:
+    """The session (``session_of`` its token) of an ``Authorization: Bearer TOKEN`` header,
+    None without one; 401 for a malformed header or a session that no longer holds."""
+    token = None
+    if authorization is not None:
+        scheme, _, token = authorization.partition(" ")
+        if scheme.lower() != "bearer" or not token:
+            raise ApiError(401, "unauthorized", "Authorization: expected 'Bearer TOKEN'")
+    try:
+        return session_of(token)
+    except AuthError as error:
+        raise ApiError(error.status, "unauthorized", error.reason) from None
+
+
+async def socket_session(
+    socket: WebSocket, session_of: Callable[[], Session | None]
+) -> tuple[bool, Session | None]:
+    """Accept ``socket`` and sign it in: (True, the session ``session_of`` gives, None for
+    the public), or (False, None) once it is closed with code 4401 and the reason."""
+    await socket.accept()
+    try:
+        return True, session_of()
+    except AuthError as error:
+        await socket.close(code=4401, reason=error.reason)
+        return False, None
+
+
+async def send_until_closed(socket: WebSocket, messages: AsyncIterator[str], stopped: str) -> None:
+    """Send ``messages`` to ``socket`` while reading and ignoring what the client sends,
+    until the client goes (the sending is then cancelled) or the messages end (the socket
+    closed with code 1001 and ``stopped``); a message that raises :class:`AuthError` (the
+    session no longer holds) closes it with code 4401 and the reason."""
+
+    async def send_all() -> None:
+        try:
+            async for message in messages:
+                await socket.send_text(message)
+        except AuthError as error:
+            await socket.close(code=4401, reason=error.reason)
+            return
+        await socket.close(code=1001, reason=stopped)
+
+    sender = asyncio.create_task(send_all())
+    with contextlib.suppress(WebSocketDisconnect, RuntimeError):
+        while True:
+            await socket.receive_text()
+    sender.cancel()
+    with contextlib.suppress(asyncio.CancelledError, WebSocketDisconnect, RuntimeError):
+        await sender
