@@ -48,6 +48,7 @@ lint: $(VENV)/test-installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports --no-cache
+	$(BIN)/mypy
 
 bench: $(VENV)/bench-installed
 	for b in bench/*.py; do $(BIN)/python $$b || exit 1; done

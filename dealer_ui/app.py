@@ -37,7 +37,7 @@ from dealer_ui.archive import Archive
 from dealer_ui.auth import Attack, Auth, AuthError, Session
 from dealer_ui.feeds import Feed
 from dealer_ui.guard import peer_of
-from dealer_ui.models import StepOut, ViewOut
+from dealer_ui.models import EventOut, StepOut, ViewOut
 from dealer_ui.operations import router as operations_router
 from dealer_ui.views import Role, effects_view, view
 from dealer_ui.web import (
@@ -277,7 +277,9 @@ class TableApp:
         role, seat = role_of(session)
         return StepOut(
             position=self.service.position,
-            events=effects_view(step.effects, step.table, role, seat),
+            events=[
+                EventOut(**event) for event in effects_view(step.effects, step.table, role, seat)
+            ],
             view=ViewOut(**view(step.table, role, seat)),
         )
 
@@ -295,7 +297,12 @@ class TableApp:
         time is the journal's), then the error to answer."""
         if error.journal:
             client, peer = client_of(request), peer_of(request.scope)
-            attempt = {"role": role, "who": who, "action": action, "client": client}
+            attempt: dict[str, str | int] = {
+                "role": role,
+                "who": who,
+                "action": action,
+                "client": client,
+            }
             attempt |= {} if peer == client else {"peer": peer}  # the proxy it came through
             attempt |= {"status": error.status, "reason": error.reason}
             record = attempt if by is None else {**attempt, "by": by}

@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Literal, TypeVar, get_type_hints
+from typing import Annotated, Any, Literal, TypeVar, get_type_hints
 
 import psycopg
 from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request, WebSocket
@@ -82,21 +82,19 @@ SessionNumber = Annotated[
 
 
 class SupervisorSignIn(SignIn):
-    role: Literal["surveillance"] = "surveillance"  # type: ignore[assignment]
+    role: Literal["surveillance"] = "surveillance"
 
 
 class Health(BaseModel):
     database: Literal["ok"]
 
 
-FloorTable = create_model(  # a table's live status without the hand in progress
-    "FloorTable",
-    **{
-        name: (hint, ...)
-        for name, hint in get_type_hints(store.TableOverview).items()
-        if name != "hand"
-    },
-)
+_FLOOR_TABLE_FIELDS: dict[str, Any] = {
+    name: (hint, ...)
+    for name, hint in get_type_hints(store.TableOverview).items()
+    if name != "hand"
+}
+FloorTable = create_model("FloorTable", **_FLOOR_TABLE_FIELDS)  # live status, no hand
 
 
 class Floor(BaseModel):
