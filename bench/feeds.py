@@ -1,4 +1,4 @@
-"""Feed benchmark (issue 11): the live feeds under load while the table deals at full speed.
+"""Feed benchmark: the live feeds under load while the table deals at full speed.
 
 The table service runs on the shoe simulator (its own process, on a pty at 115200 baud)
 with the console served by uvicorn on the service's loop; 8 players are seated and hands

@@ -1,4 +1,4 @@
-"""Link benchmark (issue 4, section 5).
+"""Link benchmark: the frame decoder, CARD latency and the TCP transport.
 
 (a) Decoder throughput in frames per second: the incremental FrameDecoder on a stream of
     CARD frames fed in 4 KiB reads, beside the whole host session (decode, sequencing,
@@ -8,7 +8,7 @@
     reaching its asyncio consumer, over a real pseudo-terminal paced at 115200 baud 8N1
     (a pty itself has no baud rate, so the simulator, in a process of its own, releases each
     byte at its wire time), p50/p99 over CARDS cards, beside the frame's wire time (the floor).
-(c) Reading a socket:// port (issue 9): the drivers' TcpTransport beside pyserial's own
+(c) Reading a socket:// port: the drivers' TcpTransport beside pyserial's own
     socket:// handler (the transport before), on the same stream of CARD frames from a local
     TCP server: throughput (pyserial's handler receives one byte per system call).
 

@@ -1,4 +1,4 @@
-"""Link soak (issue 9): the shoe driver against the simulator at line speed, with faults.
+"""Link soak: the shoe driver against the simulator at line speed, with faults.
 
 The simulator runs as its own process (``python -m firmware_sim shoe --baud 115200``) on a
 pseudo-terminal or TCP, with 1% of its frames corrupted, 1% dropped and 1% duplicated. A

@@ -1,4 +1,4 @@
-"""Table service benchmark (issue 10).
+"""Table service benchmark: card latency, recovery, journal size, kills, past hands, attacks.
 
 (a) Card latency through the whole service: the simulated shoe (a simulator process on a
     pseudo-terminal paced at 115200 baud) -> driver -> journal commit (WAL,

@@ -1,4 +1,4 @@
-"""``luck-table eval``: the command-line contract of issue 2, section 3."""
+"""``luck-table eval``: its command-line contract (options, output, errors)."""
 
 import io
 import json

@@ -1,4 +1,4 @@
-"""Acknowledge after commit survives a host killed at any moment (issue 9, defect 2).
+"""Acknowledge after commit survives a host killed at any moment.
 
 The host is the program of docs/drivers.md (a SQLite journal, each event acknowledged after
 its commit), run as its own process and killed with SIGKILL at random moments while a dealer

@@ -1,4 +1,4 @@
-"""The link at line speed (issue 9), the short version of ``bench/soak.py`` for CI.
+"""The link at line speed, faults and reconnects, the short version of ``bench/soak.py`` for CI.
 
 The simulator runs as its own process at 115200 baud, with 1% of its frames corrupted, 1%
 dropped and 1% duplicated; the dealer draws 2,000 cards as fast as the link takes them, pulls
