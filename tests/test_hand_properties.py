@@ -26,10 +26,10 @@ from controller.rules import (
     Do,
     Effect,
     Hand,
+    HandStep,
     IllegalInput,
     Player,
     Rules,
-    Step,
     parse_card,
     replay,
     start_hand,
@@ -138,7 +138,7 @@ def play(seed: int, seen: set[str] | None = None, folds: bool = True) -> Hand:
     in_play: set[int] = set()
     steps = 0
 
-    def take(hand: Hand, item: Input) -> Step:
+    def take(hand: Hand, item: Input) -> HandStep:
         step = hand.apply(item)
         inputs.append(item)
         effects.extend(step.effects)
