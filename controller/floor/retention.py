@@ -26,11 +26,13 @@ from pathlib import Path
 import psycopg
 from psycopg import sql
 
+from controller.errors import LuckTableError
+
 ENTRIES = "floor_journal_entries"
 HANDS = "floor_hands"
 
 
-class RetentionError(Exception):
+class RetentionError(LuckTableError):
     """A retention the floor refuses (what was asked, and why not)."""
 
 
