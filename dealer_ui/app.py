@@ -518,7 +518,7 @@ def _supervisor_action(
     path: str, model: type[Supervisor], record: Callable[[Any], dict[str, Any]], doc: str
 ) -> None:
     async def action(
-        body: model,  # type: ignore[valid-type]
+        body: model,  # type: ignore[valid-type]  # a model made at run time (create_model)
         request: Request,
         table: TheTable,
         session: Dealer,

@@ -273,7 +273,7 @@ def protocol(api: Api) -> type[H11Protocol]:
         _deadline: asyncio.TimerHandle | None = None
         _upgraded = False
 
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]  # asyncio gives a Protocol its Transport
             super().connection_made(transport)
             address = self.client[0] if self.client else None
             if address is not None and not trusted(address):

@@ -154,7 +154,7 @@ def sessions_router(model: type[SignIn], doc: str, refused: Refused = refused_lo
     (sign out)."""
     router = APIRouter(prefix="/api/sessions", tags=["sign-in"])
 
-    async def sign_in(body: model, request: Request) -> SessionOut:  # type: ignore[valid-type]
+    async def sign_in(body: model, request: Request) -> SessionOut:  # type: ignore[valid-type]  # a model made at run time (create_model)
         auth, signing = auth_of(request), cast(SignIn, body)  # model: a kind of SignIn
         try:
             session = await auth.sign_in(signing.role, signing.id, signing.pin, client_of(request))

@@ -121,4 +121,4 @@ def table_inputs(record: Record, where: str = "a record") -> tuple[TableInput, .
         raise JournalError(f"{where}: {record.type} {record.fields}: {error!r}") from None
     if record.seq is None:
         return items
-    return tuple(replace(item, seq=record.seq) for item in items)  # type: ignore[call-arg]
+    return tuple(replace(item, seq=record.seq) for item in items)  # type: ignore[call-arg]  # a device record holds device inputs: each has a seq

@@ -187,7 +187,7 @@ def _to_card(token: object) -> Card:
         return token
     if isinstance(token, str):
         return parse_card(token)
-    return Card(token)  # type: ignore[arg-type]
+    return Card(token)  # type: ignore[arg-type]  # any value: Card refuses what is no code
 
 
 def _whole_number(code: object) -> int:
@@ -195,7 +195,7 @@ def _whole_number(code: object) -> int:
     if isinstance(code, bool):
         raise CardError(code, "true or false is not a card (a card code is a whole number 0..51)")
     try:
-        return operator.index(code)  # type: ignore[arg-type]
+        return operator.index(code)  # type: ignore[arg-type]  # any value: Card refuses what is no code
     except TypeError:
         raise CardError(
             code,

@@ -193,10 +193,10 @@ def evaluate(cards: str | Iterable[object], rules: Rules = _DEFAULT_RULES) -> Ha
     except (KeyError, AttributeError):
         value_of, count_keys, flush_keys, wild = _fast_tables(rules)
     try:
-        codes = _PACK_CODES[len(cards)](*cards)  # type: ignore[arg-type]
+        codes = _PACK_CODES[len(cards)](*cards)  # type: ignore[arg-type]  # any card-like values: refused below when not
         total = sum(map(value_of, codes))
         if total & _BOOL_CODES and (
-            cards[codes.find(1)] is True or cards[codes.find(0)] is False  # type: ignore[index]
+            cards[codes.find(1)] is True or cards[codes.find(0)] is False  # type: ignore[index]  # a sequence when the pack took it
         ):
             total = -1
     except (KeyError, IndexError, TypeError, struct.error):

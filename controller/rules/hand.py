@@ -164,15 +164,15 @@ class CardOut(Effect):
     where: Waiting
 
     @property
-    def kind(self) -> str:  # type: ignore[override]
+    def kind(self) -> str:  # type: ignore[override]  # a field of Effect, computed here
         return "burn" if self.where.destination is Dest.BURN else "card"
 
     @property
-    def message(self) -> str:  # type: ignore[override]
+    def message(self) -> str:  # type: ignore[override]  # a field of Effect, computed here
         return self.say(str)
 
     @property
-    def cards(self) -> tuple[Card, ...]:  # type: ignore[override]
+    def cards(self) -> tuple[Card, ...]:  # type: ignore[override]  # a field of Effect, computed here
         """The community card and an up card are named; a burn, a hole card, a bonus card not."""
         where = self.where
         named = where.destination is Dest.COMMUNITY or (where.destination is Dest.SEAT and where.up)
@@ -192,7 +192,7 @@ class CardOut(Effect):
         return f"seat {where.seat} gets {what} face {face}"
 
     @property
-    def data(self) -> dict[str, Any]:  # type: ignore[override]
+    def data(self) -> dict[str, Any]:  # type: ignore[override]  # a field of Effect, computed here
         where, card = self.where, str(self.card)
         if where.destination is Dest.BURN:
             return {"card": card}
@@ -225,7 +225,7 @@ class Decision(Effect):
     kind = "decision"
 
     @property
-    def message(self) -> str:  # type: ignore[override]
+    def message(self) -> str:  # type: ignore[override]  # a field of Effect, computed here
         choice, seat = self.choice, self.player.seat
         if self.out_of_turn:
             return f"seat {seat} folds out of turn"
@@ -235,7 +235,7 @@ class Decision(Effect):
         return f"seat {seat} {_WAGER_WORDS[choice.do]} {choice.to}{all_in}"
 
     @property
-    def data(self) -> dict[str, Any]:  # type: ignore[override]
+    def data(self) -> dict[str, Any]:  # type: ignore[override]  # a field of Effect, computed here
         choice = self.choice
         data: dict[str, Any] = {"seat": self.player.seat, "do": choice.do.value, "pot": self.pot}
         if choice.to is not None:

@@ -131,7 +131,7 @@ class Awarded(Effect):
     kind = "award"
 
     @property
-    def message(self) -> str:  # type: ignore[override]
+    def message(self) -> str:  # type: ignore[override]  # a field of Effect, computed here
         reason = self.value.description if self.contested else "no other contender"
         shares = self.shares
         if len(shares) == 1:
@@ -140,7 +140,7 @@ class Awarded(Effect):
         return f"{self.name} of {self.amount} split: {parts}: {reason}"
 
     @property
-    def data(self) -> dict[str, Any]:  # type: ignore[override]
+    def data(self) -> dict[str, Any]:  # type: ignore[override]  # a field of Effect, computed here
         return {
             "amount": self.amount,
             "winners": [seat for seat, _ in self.shares],
@@ -160,11 +160,11 @@ class Shows(Effect):
     kind = "show"
 
     @property
-    def message(self) -> str:  # type: ignore[override]
+    def message(self) -> str:  # type: ignore[override]  # a field of Effect, computed here
         return self.say(str)
 
     @property
-    def cards(self) -> tuple[Card, ...]:  # type: ignore[override]
+    def cards(self) -> tuple[Card, ...]:  # type: ignore[override]  # a field of Effect, computed here
         community = self.hand.community
         return (*self.player.own_cards, *(() if community is None else (community,)))
 
@@ -177,6 +177,6 @@ class Shows(Effect):
         return f"seat {player.seat} shows {cards}: {value.description}{self.note}"
 
     @property
-    def data(self) -> dict[str, Any]:  # type: ignore[override]
+    def data(self) -> dict[str, Any]:  # type: ignore[override]  # a field of Effect, computed here
         player = self.player
         return {"seat": player.seat, "cards": [str(card) for card in player.own_cards]}

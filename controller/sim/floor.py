@@ -165,7 +165,7 @@ class CoreFloor:
 
     def _event(self, device: Device, item: TableInput) -> None:
         """A device's event, numbered; held in the device while its cable is out."""
-        item = replace(item, seq=self._seqs[device] % 65536)  # type: ignore[call-arg]
+        item = replace(item, seq=self._seqs[device] % 65536)  # type: ignore[call-arg]  # the devices' inputs each have a seq
         self._seqs[device] += 1
         if device in self._held:
             self._held[device].append(item)

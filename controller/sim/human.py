@@ -211,7 +211,7 @@ class HumanDealer(Dealer):
     async def _place_early(self, table: Table) -> bool:
         """Where the card drawn early goes, once the table dealt it: placed at the seat the
         table says (True), or nothing to place (a burn, taken out of play, still held)."""
-        card = Card(self.early)  # type: ignore[arg-type]
+        card = Card(self.early)  # type: ignore[arg-type]  # set while a card is held early
         if card in table.held or any(alert.card == card for alert in table.alerts):
             return False  # still aside: the betting goes on, or the supervisor comes over
         self.early = None
@@ -312,7 +312,7 @@ class HumanDealer(Dealer):
         """A card dealt with the wrong face: once the table has it, the supervisor records
         where it lies (``WrongFace``), and the engine says what follows."""
         seat, card, what = self.faced[0]
-        player = table.hand.player(seat) if table.in_play(seat) else None  # type: ignore[union-attr]
+        player = table.hand.player(seat) if table.in_play(seat) else None  # type: ignore[union-attr]  # in_play: a hand is in progress
         if player is None or not any(dealt.card == card for dealt in player.cards):
             await self.floor.wait()  # the table has not had it yet
             return

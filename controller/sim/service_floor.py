@@ -317,4 +317,4 @@ def _stop(process: SimulatorProcess) -> None:
         process.stop()
     except ControlReplyError:  # it stopped before it could reply to quit
         process.process.wait(10)
-        process.process.stdout.close()  # type: ignore[union-attr]
+        process.process.stdout.close()  # type: ignore[union-attr]  # started with stdout=PIPE

@@ -657,15 +657,15 @@ class Raised(Effect):
     kind = "alert"
 
     @property
-    def message(self) -> str:  # type: ignore[override]
+    def message(self) -> str:  # type: ignore[override]  # a field of Effect, computed here
         return self.alert.message
 
     @property
-    def data(self) -> dict[str, Any]:  # type: ignore[override]
+    def data(self) -> dict[str, Any]:  # type: ignore[override]  # a field of Effect, computed here
         return self.alert.to_json()
 
     @property
-    def cards(self) -> tuple[Card, ...]:  # type: ignore[override]
+    def cards(self) -> tuple[Card, ...]:  # type: ignore[override]  # a field of Effect, computed here
         return self.alert.facts.cards
 
     def say(self, name: Name) -> str:
@@ -734,9 +734,9 @@ class Cleared(Effect):
         return f"resolved by supervisor {self.who}"
 
     @property
-    def message(self) -> str:  # type: ignore[override]
+    def message(self) -> str:  # type: ignore[override]  # a field of Effect, computed here
         return f"alert {self.alert} cleared: {self.how}"
 
     @property
-    def data(self) -> dict[str, Any]:  # type: ignore[override]
+    def data(self) -> dict[str, Any]:  # type: ignore[override]  # a field of Effect, computed here
         return {"id": self.alert}

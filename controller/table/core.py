@@ -123,7 +123,7 @@ def _known(table: Table, card: Card) -> bool:
     """The card is already out of the shoe: in the hand, or spent from this deck."""
     if table.spent & _bit(card):
         return True
-    return table.in_hand and table.hand.is_out(card)  # type: ignore[union-attr]
+    return table.in_hand and table.hand.is_out(card)  # type: ignore[union-attr]  # checked in a hand just before
 
 
 def _not_due(table: Table) -> NotDue | None:
@@ -132,7 +132,7 @@ def _not_due(table: Table) -> NotDue | None:
         return NotDue(Busy.NO_HAND)
     if table.paused:
         return NotDue(Busy.PAUSED)
-    waiting = table.hand.waiting_for  # type: ignore[union-attr]
+    waiting = table.hand.waiting_for  # type: ignore[union-attr]  # checked in a hand just before
     assert waiting is not None
     if waiting.kind == "card":
         return None
@@ -164,7 +164,7 @@ def _engine(table: Table, item: EngineInput, at: int, fx: list[Effect]) -> Table
 
 def _deal(table: Table, card: Card, at: int, fx: list[Effect], confirmed: bool = False) -> Table:
     """Give the hand its next card; a card to a seat awaits the seat board's report."""
-    waiting = table.hand.waiting_for  # type: ignore[union-attr]
+    waiting = table.hand.waiting_for  # type: ignore[union-attr]  # checked in a hand just before
     assert waiting is not None and waiting.kind == "card"
     table = _engine(table, Deal(card), at, fx)
     if table.settings.seat_board and not confirmed and waiting.seat is not None and table.in_hand:
@@ -184,7 +184,7 @@ def _feed_held(table: Table, at: int, fx: list[Effect]) -> Table:
     """Deal the held cards, in order, while the hand waits for a card."""
     while table.held and _not_due(table) is None:
         card = table.held[0]
-        waiting = table.hand.waiting_for  # type: ignore[union-attr]
+        waiting = table.hand.waiting_for  # type: ignore[union-attr]  # checked in a hand just before
         assert waiting is not None
         fx.append(Notice("held_card", f"the held card is {_where(waiting)}", {"card": str(card)}))
         table = replace(table, held=table.held[1:], spent=table.spent & ~_bit(card))
@@ -253,7 +253,7 @@ def _card_unreadable(table: Table, item: ti.CardUnreadable, fx: list[Effect]) ->
     why = _not_due(table)
     if why is not None:
         return _raise(table, alerts.UnreadCard(why), fx, at=item.at)
-    waiting = table.hand.waiting_for  # type: ignore[union-attr]
+    waiting = table.hand.waiting_for  # type: ignore[union-attr]  # checked in a hand just before
     assert waiting is not None
     seat_reader = table.settings.seat_board and waiting.seat is not None
     unread = alerts.UnreadCard(None, waiting.destination, waiting.seat, waiting.up, seat_reader)
@@ -447,7 +447,7 @@ def _stray(
     """A card landed where it does not belong (once per card and seat)."""
     if card is not None and any(alert.seat == seat for alert in _strays(table, card)):
         return table
-    if table.in_play(seat) and not table.hand.player(seat).folded:  # type: ignore[union-attr]
+    if table.in_play(seat) and not table.hand.player(seat).folded:  # type: ignore[union-attr]  # checked in a hand just before
         stray: alerts.AlertFacts = alerts.MisplacedCard(seat, card, belongs)
     else:
         stray = alerts.CardAtEmptySeat(seat, card, belongs)
@@ -467,7 +467,7 @@ def _seat_occupied(table: Table, item: ti.SeatOccupied, fx: list[Effect]) -> Tab
 def _seat_vacated(table: Table, item: ti.SeatVacated, fx: list[Effect]) -> Table:
     seat = _seat_number(item.seat)
     table = replace(table, occupied=tuple(s for s in table.occupied if s != seat))
-    if not table.in_play(seat) or table.hand.player(seat).folded:  # type: ignore[union-attr]
+    if not table.in_play(seat) or table.hand.player(seat).folded:  # type: ignore[union-attr]  # checked in a hand just before
         return table
     return _raise(table, alerts.PlayerAway(seat, table.hand_number), fx, at=item.at)
 
@@ -760,7 +760,7 @@ def _correct_card(table: Table, item: ti.CorrectCard, fx: list[Effect]) -> Table
     )
     table = _corrected(replace(table, unconfirmed=unconfirmed), action, item.at, fx)
     seen = _open(table, AlertKind.CARD_MISMATCH, card=item.right)
-    confirmed = {Placement(alert.seat, item.right) for alert in seen}  # type: ignore[arg-type]
+    confirmed = {Placement(alert.seat, item.right) for alert in seen}  # type: ignore[arg-type]  # a card_mismatch alert names its seat
     table = replace(table, unconfirmed=tuple(p for p in table.unconfirmed if p not in confirmed))
     table = _clear(table, seen, Clearance.CORRECTED, fx)
     copy = _open(table, AlertKind.CARD_IN_PLAY, card=item.wrong)[:1]

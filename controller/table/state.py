@@ -176,7 +176,7 @@ class Table:
 
     def in_play(self, seat: int) -> bool:
         """The player at ``seat`` is in the hand in progress (folded or not)."""
-        return self.in_hand and seat in self.hand.seats  # type: ignore[union-attr]
+        return self.in_hand and seat in self.hand.seats  # type: ignore[union-attr]  # in_hand: a hand is in progress
 
     @property
     def chips(self) -> int:

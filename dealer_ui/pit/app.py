@@ -103,7 +103,7 @@ class Floor(BaseModel):
     type: Literal["floor"]
     ok: bool
     now: datetime = Field(description="the floor database's clock")
-    tables: list[FloorTable] = Field(  # type: ignore[valid-type]
+    tables: list[FloorTable] = Field(  # type: ignore[valid-type]  # a model made at run time (create_model)
         description="every table's live status, without the hand in progress"
     )
     open_alerts: list[store.OpenAlert]
