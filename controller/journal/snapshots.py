@@ -63,8 +63,9 @@ class HandSpan:
 class Snapshots:
     """The snapshot table of an open journal (its own SQLite connection to the file)."""
 
-    def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
-        """``read_only``: to read the snapshots and the index only (no table is made)."""
+    def __init__(self, path: str | Path, *, read_only: bool = False, durable: bool = True) -> None:
+        """``read_only``: to read the snapshots and the index only (no table is made);
+        ``durable=False``: commits not synced to the disk (see ``Journal.open``)."""
         self.path = str(path)
         try:
             if read_only:
@@ -75,6 +76,8 @@ class Snapshots:
             else:
                 self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA busy_timeout = 10000")
+            if not durable:
+                self._db.execute("PRAGMA synchronous = NORMAL")
             if not read_only:
                 self._db.execute(_SCHEMA)
                 if not self.indexed() and not self.last_position():

@@ -159,9 +159,12 @@ class Journal:
             self._tip = (0, None) if row is None else (row[0], row[1])
 
     @classmethod
-    def open(cls, path: str | Path, *, create: bool = True) -> Self:
+    def open(cls, path: str | Path, *, create: bool = True, durable: bool = True) -> Self:
         """Open the journal at ``path`` to write it (created when absent), or with
-        ``create=False`` to read it (it must exist).
+        ``create=False`` to read it (it must exist). ``durable=False``: commits are not
+        synced to the disk (``synchronous=NORMAL``), for a journal made up to be read (a
+        simulation's, a benchmark's) that a crash would only make again; the file is the
+        same.
 
         To write it the process takes the journal's lock first, and holds it until
         :meth:`close`: while another process holds it, :class:`JournalLocked` names that
@@ -188,7 +191,7 @@ class Journal:
             mode = connection.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if mode != "wal":
                 raise JournalError(f"journal {name}: SQLite refused WAL mode (got {mode})")
-            connection.execute("PRAGMA synchronous = FULL")
+            connection.execute(f"PRAGMA synchronous = {'FULL' if durable else 'NORMAL'}")
             if create:
                 _identify(connection)
             return cls(connection, name, lock)
