@@ -9,7 +9,9 @@ replays only the inputs journaled since, and what the service gets back is only 
 request answers (the hands' summaries, or one hand's record). The hands themselves stay
 in the worker: held in the service's process, their millions of objects made each of its
 full garbage collections long enough to delay a card (docs/performance.md). A worker that
-dies is replaced by one that reads from the start.
+dies is replaced by one that reads from the start. One hand's record is read apart, from
+the latest snapshot before it through its end (the journal's index of hands:
+:mod:`controller.history.index`), however old the journal.
 """
 
 from __future__ import annotations
