@@ -113,7 +113,7 @@ class CoreJournal:
                 return ev.LinkDown(ev.LinkDownReason.CONNECTION_LOST, reason), device
             case _ if seq is None:
                 return None
-            case ti.CardRead(code=code):
+            case ti.CardFromShoe(code=code):
                 uid = b"\x04" + self._decks.to_bytes(4) + self._place.to_bytes(2)
                 self._read()
                 return ev.CardRead(seq, code, self._reads, uid), shoe
