@@ -19,6 +19,7 @@ import contextlib
 import io
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from controller.cli import main
@@ -44,10 +45,10 @@ def made(path: Path, hands: int, seed: int) -> float:
     return time.perf_counter() - started
 
 
-def timed(run: object, *args: object) -> float:
+def timed(run: Callable[[Path, int], None], path: Path, number: int) -> float:
     started = time.perf_counter()
     with contextlib.redirect_stdout(io.StringIO()):
-        run(*args)  # type: ignore[operator]
+        run(path, number)
     return time.perf_counter() - started
 
 
