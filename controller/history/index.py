@@ -69,14 +69,14 @@ def recorded_hand(journal: Journal, number: int) -> HandReading:
     before it through its end (the index says where it is)."""
     try:
         snapshots = Snapshots(journal.path, read_only=True)
-    except JournalError as error:  # read-only media, say: no snapshots to read
+        try:
+            after, stop = _where(snapshots, number)
+            recovered = from_snapshot(snapshots, after) if after else Recovered(initial_table())
+        finally:
+            snapshots.close()
+    except JournalError as error:  # the snapshots and the index cannot be read: the inputs can
         log.info("%s: replaying from the start", error)
         return _replayed(journal, Recovered(initial_table()), number, None)
-    try:
-        after, stop = _where(snapshots, number)
-        recovered = from_snapshot(snapshots, after) if after else Recovered(initial_table())
-    finally:
-        snapshots.close()
     return _replayed(journal, recovered, number, stop)
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from controller.journal.store import JournalError
+from controller.journal.store import JournalError, probe
 
 KEEP = 2
 #: The snapshot at the end of every EVERY-th hand stays (a checkpoint for readers).
@@ -70,9 +70,10 @@ class Snapshots:
         try:
             if read_only:
                 uri = f"{Path(self.path).absolute().as_uri()}?mode=ro"
-                self._db = sqlite3.connect(
-                    uri, uri=True, isolation_level=None, check_same_thread=False
-                )
+                try:
+                    self._db = probe(uri)
+                except sqlite3.OperationalError:  # read-only media (as Journal.open_read_only)
+                    self._db = probe(f"{uri}&immutable=1")
             else:
                 self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA busy_timeout = 10000")
@@ -90,9 +91,12 @@ class Snapshots:
     def indexed(self) -> bool:
         """The journal has its index of hands (a journal of an earlier release has none
         until its writer builds it)."""
-        row = self._db.execute(
-            "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'hand_index'"
-        ).fetchone()
+        try:
+            row = self._db.execute(
+                "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'hand_index'"
+            ).fetchone()
+        except sqlite3.Error as error:
+            raise JournalError(f"cannot read the hands of journal {self.path}: {error}") from None
         return row is not None
 
     def build_index(

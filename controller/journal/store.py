@@ -230,7 +230,7 @@ class Journal:
                 raise JournalError(f"cannot read {part}: {error.strerror}") from None
         uri = file.absolute().as_uri()
         try:
-            connection = _probe(f"{uri}?mode=ro")
+            connection = probe(f"{uri}?mode=ro")
         except sqlite3.OperationalError:
             # read-only media: SQLite cannot make the shared-memory file a WAL reader needs
             if wal.exists() and wal.stat().st_size > 0:
@@ -240,7 +240,7 @@ class Journal:
                     "writable folder, or back the journal up with sqlite3 .backup (one file)"
                 ) from None
             try:
-                connection = _probe(f"{uri}?mode=ro&immutable=1")
+                connection = probe(f"{uri}?mode=ro&immutable=1")
             except sqlite3.Error as again:
                 raise JournalError(f"cannot read journal {name}: {again}") from None
         except sqlite3.DatabaseError as error:
@@ -444,7 +444,7 @@ def _entry(row: tuple[Any, ...]) -> Entry:
     return entry if len(row) == 10 or row[10] is None else replace(entry, chain=bytes(row[10]))
 
 
-def _probe(uri: str) -> sqlite3.Connection:
+def probe(uri: str) -> sqlite3.Connection:
     """A connection to ``uri`` that has read the file (SQLite opens it at the first read)."""
     connection = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
     try:
