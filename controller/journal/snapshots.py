@@ -81,12 +81,20 @@ class Snapshots:
                 self._db.execute("PRAGMA synchronous = NORMAL")
             if not read_only:
                 self._db.execute(_SCHEMA)
-                if not self.indexed() and not self.last_position():
+                if not self.indexed() and not self._holds_inputs():
                     self._db.execute(_INDEX)  # a new journal: indexed from its first hand
         except sqlite3.Error as error:
             raise JournalError(
                 f"cannot use the snapshots of journal {self.path}: {error}"
             ) from None
+
+    def _holds_inputs(self) -> bool:
+        """The file holds journaled inputs (then an index of hands is built from them)."""
+        if not self._db.execute(
+            "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'inputs'"
+        ).fetchone():
+            return False
+        return self._db.execute("SELECT 1 FROM inputs LIMIT 1").fetchone() is not None
 
     def indexed(self) -> bool:
         """The journal has its index of hands (a journal of an earlier release has none
