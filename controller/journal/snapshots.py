@@ -133,8 +133,9 @@ class Snapshots:
             "INSERT OR REPLACE INTO hand_index SELECT ?, first, ?, "
             "(SELECT coalesce(max(position), 0) FROM table_snapshots "
             "WHERE position < first AND hand_number % ? = 0) "
-            "FROM (SELECT coalesce(max(last), 0) + 1 AS first FROM hand_index)",
-            (number, position, EVERY),
+            "FROM (SELECT coalesce(max(last), 0) + 1 AS first FROM hand_index) "
+            "WHERE first <= ?",  # a hand ends after the last one indexed (else: kept as is)
+            (number, position, EVERY, position),
         )
 
     def span(self, number: int) -> HandSpan | None:
