@@ -9,7 +9,9 @@ replays only the inputs journaled since, and what the service gets back is only 
 request answers (the hands' summaries, or one hand's record). The hands themselves stay
 in the worker: held in the service's process, their millions of objects made each of its
 full garbage collections long enough to delay a card (docs/performance.md). A worker that
-dies is replaced by one that reads from the start.
+dies is replaced by one that reads from the start. One hand's record is read apart, from
+the latest snapshot before it through its end (the journal's index of hands:
+:mod:`controller.history.index`), however old the journal.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.history.hands import HandRecorder, RecordedHand
+from controller.history.index import recorded_hand
 from controller.history.recovery import initial_table, steps
 from controller.history.script import history
 from controller.journal import Journal
@@ -104,9 +107,11 @@ def summaries(journal_path: Path) -> tuple[Reading, list[dict[str, Any]]]:
 
 def hand_record(journal_path: Path, number: int) -> tuple[Reading, dict[str, Any] | None]:
     """In the worker: hand ``number`` as ``GET /api/history/{number}`` gives it (None: not
-    in the journal)."""
-    replay, reading = _read_on(journal_path)
-    hand = next((hand for hand in replay.hands() if hand.number == number), None)
+    in the journal), read from the latest snapshot before it through its end (the
+    journal's index of hands), not from the worker's replay of every hand."""
+    with Journal.open(journal_path, create=False) as journal:
+        read = recorded_hand(journal, number)
+    reading, hand = Reading(read.after, read.through, read.replayed), read.hand
     if hand is None:
         return reading, None
     played = hand.replay()  # once, for the record and its text

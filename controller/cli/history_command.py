@@ -9,7 +9,8 @@ outcome; 2 when the journal cannot be read (an absent file, no permission to rea
 included: the message names the path) or hand N is not in it. The journal is opened for
 reading only: a backup on read-only media reads as well as the live file. A journal
 without hands says so (``FILE: the journal holds no hands``; ``[]`` with ``--json``), with
-status 0.
+status 0. ``--hand N`` replays the journal from the latest snapshot before hand N through
+its end, as the journal's index of hands places it (docs/operations.md).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 
 from controller.cli.common import fail
 from controller.history.hands import RecordedHand, iso_time, recorded_hands
+from controller.history.index import recorded_hand
 from controller.history.script import history
 from controller.journal import Journal, JournalError
 
@@ -37,12 +39,11 @@ def _as_text(hand: RecordedHand) -> tuple[str, bool]:
 def handler(args: argparse.Namespace) -> int:
     try:
         with Journal.open_read_only(args.journal) as journal:
-            hands = []
-            for hand in recorded_hands(journal):
-                if args.hand is None or hand.number == args.hand:
-                    hands.append(hand)
-                if args.hand is not None and hand.number >= args.hand:
-                    break  # hands come in order: no need to replay the rest
+            if args.hand is None:
+                hands = list(recorded_hands(journal))
+            else:  # from the latest snapshot before it (the journal's index of hands)
+                found = recorded_hand(journal, args.hand).hand
+                hands = [] if found is None else [found]
     except JournalError as error:
         return fail("history", str(error))
     if args.hand is not None and not hands:

@@ -25,6 +25,7 @@ from controller.config import FloorSettings
 from controller.config_file import ID_PATTERN, ConfigError, check_dsn
 from controller.journal import JournalError
 from controller.rules import Effect, Rules, RulesError, Variant
+from controller.sim.core_journal import CoreJournal
 from controller.sim.dealer import Dealer, DealerError, FaultRates, Pace, Tally
 from controller.sim.floor import CoreFloor, Floor, Observer, PhysicalActError
 from controller.sim.human import HumanDealer
@@ -118,7 +119,8 @@ def add_parser(
     parser.add_argument(
         "--core-only",
         action="store_true",
-        help="the table core in this process: no simulator processes, service or journal",
+        help="the table core in this process: no simulator processes or service, and no "
+        "journal unless --journal names one (written as the service writes its own)",
     )
     parser.set_defaults(handler=run)
 
@@ -138,6 +140,7 @@ class Options:
     floor: FloorSettings | None = None
     human: bool = False
     mistakes: float = 0.0
+    core_journal: Path | None = None  # --core-only --journal FILE
 
 
 def options(args: argparse.Namespace) -> Options:
@@ -162,7 +165,7 @@ def options(args: argparse.Namespace) -> Options:
     except (ValueError, RulesError) as error:
         raise ValueError(str(error).replace("_", "-")) from None
     journal = DEFAULT_JOURNAL if args.journal is None else args.journal
-    if args.journal is not None and journal.exists() and not args.core_only:
+    if args.journal is not None and journal.exists():
         raise ValueError(
             f"--journal {journal}: the file exists; the simulation starts a journal of its "
             "own: remove it or name another file"
@@ -201,6 +204,7 @@ def options(args: argparse.Namespace) -> Options:
         floor,
         args.dealer == "human",
         args.mistakes,
+        args.journal if args.core_only else None,
     )
 
 
@@ -263,7 +267,11 @@ def run(args: argparse.Namespace) -> int:
     if stopped_by:  # after the live view's last drawing, which would cover it
         print(stopped(table, stopped_by[0]))
     print("\n".join(summary(tally, table, time.monotonic() - started)))
-    if not chosen.core_only:
+    if chosen.core_journal is not None:
+        print(
+            f"journal: {chosen.core_journal} (luck-table history --journal {chosen.core_journal})"
+        )
+    elif not chosen.core_only:
         log = chosen.journal.with_suffix(".log")
         print(
             f"journal: {chosen.journal} (luck-table history --journal {chosen.journal}); log: {log}"
@@ -303,8 +311,13 @@ async def _deal(
         asyncio.get_running_loop().add_signal_handler(signum, stop, by)
     if chosen.core_only:
         view.subtitle = "the table core in this process (--core-only)"
-        floor = CoreFloor(chosen.settings, observe, start=int(time.time() * 1000))
-        await _dealer(chosen, tally, floor).run()
+        journal = None if chosen.core_journal is None else CoreJournal(chosen.core_journal)
+        floor = CoreFloor(chosen.settings, observe, start=int(time.time() * 1000), journal=journal)
+        try:
+            await _dealer(chosen, tally, floor).run()
+        finally:
+            if journal is not None:
+                journal.close()
         return
     async with service_floor(
         chosen.settings,

@@ -1,21 +1,35 @@
-"""Snapshots of the table at hand boundaries, in the journal file (table ``table_snapshots``).
+"""Snapshots of the table at hand boundaries, and the index of hands, in the journal file
+(tables ``table_snapshots`` and ``hand_index``).
 
 A snapshot is a cache, never the record: the inputs in ``inputs`` are. It holds the state
 after every input up to its ``position``; recovery starts from the latest snapshot and
-replays only the inputs after it. Only the latest few are kept (``KEEP``); a journal
-without snapshots (or with all of them removed) recovers the same state, only slower.
+replays only the inputs after it. The latest few are kept (``KEEP``), and the one at the
+end of every ``EVERY``-th hand (a checkpoint), so that a reader of any past hand replays
+at most ``EVERY`` hands before it; a journal without snapshots (or with all of them
+removed) recovers the same state, only slower.
+
+The index of hands maps each hand that ended to its span of the journal: from the input
+after the previous hand's end (``first``) to the input that ended it (``last``), and the
+checkpoint before it (``snapshot``, 0: none, the journal's start). It is written with the
+snapshot at the hand's end, in one transaction. A journal of an earlier release has no
+index: its writer builds it at once (:meth:`Snapshots.build_index`), before writing on;
+a reader that finds none replays from the start.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from controller.journal.store import JournalError
+from controller.journal.store import JournalError, probe
 
 KEEP = 2
+#: The snapshot at the end of every EVERY-th hand stays (a checkpoint for readers).
+EVERY = 10
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS table_snapshots (
@@ -25,26 +39,138 @@ CREATE TABLE IF NOT EXISTS table_snapshots (
 )
 """
 
+_INDEX = """
+CREATE TABLE hand_index (
+    hand_number INTEGER PRIMARY KEY,
+    first INTEGER NOT NULL,
+    last INTEGER NOT NULL CHECK (last >= first),
+    snapshot INTEGER NOT NULL CHECK (snapshot < first)
+)
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class HandSpan:
+    """Where hand ``number`` is in the journal: the inputs ``first`` to ``last`` (the one
+    that ended it), and the checkpoint ``snapshot`` before them (0: none)."""
+
+    number: int
+    first: int
+    last: int
+    snapshot: int
+
 
 class Snapshots:
     """The snapshot table of an open journal (its own SQLite connection to the file)."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, read_only: bool = False, durable: bool = True) -> None:
+        """``read_only``: to read the snapshots and the index only (no table is made);
+        ``durable=False``: commits not synced to the disk (see ``Journal.open``)."""
         self.path = str(path)
         try:
-            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            if read_only:
+                uri = f"{Path(self.path).absolute().as_uri()}?mode=ro"
+                try:
+                    self._db = probe(uri)
+                except sqlite3.OperationalError:  # read-only media (as Journal.open_read_only)
+                    self._db = probe(f"{uri}&immutable=1")
+            else:
+                self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA busy_timeout = 10000")
-            self._db.execute(_SCHEMA)
+            if not durable:
+                self._db.execute("PRAGMA synchronous = NORMAL")
+            if not read_only:
+                self._db.execute(_SCHEMA)
+                if not self.indexed() and not self._holds_inputs():
+                    self._db.execute(_INDEX)  # a new journal: indexed from its first hand
         except sqlite3.Error as error:
             raise JournalError(
                 f"cannot use the snapshots of journal {self.path}: {error}"
             ) from None
 
+    def _holds_inputs(self) -> bool:
+        """The file holds journaled inputs (then an index of hands is built from them)."""
+        if not self._db.execute(
+            "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'inputs'"
+        ).fetchone():
+            return False
+        return self._db.execute("SELECT 1 FROM inputs LIMIT 1").fetchone() is not None
+
+    def indexed(self) -> bool:
+        """The journal has its index of hands (a journal of an earlier release has none
+        until its writer builds it)."""
+        try:
+            row = self._db.execute(
+                "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'hand_index'"
+            ).fetchone()
+        except sqlite3.Error as error:
+            raise JournalError(f"cannot read the hands of journal {self.path}: {error}") from None
+        return row is not None
+
+    def build_index(
+        self, hands: Iterable[tuple[int, int]], checkpoints: Iterable[tuple[int, int, str]]
+    ) -> None:
+        """Make the index of a journal that has none, in one transaction: ``hands`` (hand
+        number, position of the input that ended it) in journal order, and ``checkpoints``
+        (position, hand number, state as JSON text) the snapshots to keep for them."""
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute(_INDEX)
+            self._db.executemany(
+                "INSERT OR REPLACE INTO table_snapshots VALUES (?, ?, ?)", checkpoints
+            )
+            for number, position in hands:
+                self._index(number, position)
+            self._db.execute("COMMIT")
+        except sqlite3.Error as error:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            raise JournalError(f"cannot index the hands of journal {self.path}: {error}") from None
+
+    def _index(self, number: int, position: int) -> None:
+        """Index hand ``number``, ended by the input at ``position`` (in a transaction)."""
+        self._db.execute(
+            "INSERT OR REPLACE INTO hand_index SELECT ?, first, ?, "
+            "(SELECT coalesce(max(position), 0) FROM table_snapshots "
+            "WHERE position < first AND hand_number % ? = 0) "
+            "FROM (SELECT coalesce(max(last), 0) + 1 AS first FROM hand_index) "
+            "WHERE first <= ?",  # a hand ends after the last one indexed (else: kept as is)
+            (number, position, EVERY, position),
+        )
+
+    def span(self, number: int) -> HandSpan | None:
+        """Where hand ``number`` is in the journal, or None when the index does not hold it
+        (not ended yet, not in the journal, or no index)."""
+        try:
+            row = self._db.execute(
+                "SELECT hand_number, first, last, snapshot FROM hand_index WHERE hand_number = ?",
+                (number,),
+            ).fetchone()
+        except sqlite3.OperationalError:
+            return None  # no index: a journal of an earlier release
+        except sqlite3.Error as error:
+            raise JournalError(f"cannot read the hands of journal {self.path}: {error}") from None
+        return None if row is None else HandSpan(*row)
+
+    def last_hand(self) -> HandSpan | None:
+        """The last hand the index holds (None: none, or no index)."""
+        try:
+            row = self._db.execute(
+                "SELECT hand_number, first, last, snapshot FROM hand_index "
+                "ORDER BY last DESC LIMIT 1"
+            ).fetchone()
+        except sqlite3.OperationalError:
+            return None
+        except sqlite3.Error as error:
+            raise JournalError(f"cannot read the hands of journal {self.path}: {error}") from None
+        return None if row is None else HandSpan(*row)
+
     def close(self) -> None:
         self._db.close()
 
     def save(self, position: int, hand_number: int, state: dict[str, Any]) -> None:
-        """Keep ``state``, the state after the input at ``position``; drop older ones."""
+        """Keep ``state``, the state after the input at ``position`` that ended hand
+        ``hand_number``, and index the hand; drop older snapshots but the checkpoints."""
         text = json.dumps(state, separators=(",", ":"), sort_keys=True)
         try:
             self._db.execute("BEGIN IMMEDIATE")
@@ -52,10 +178,12 @@ class Snapshots:
                 "INSERT OR REPLACE INTO table_snapshots VALUES (?, ?, ?)",
                 (position, hand_number, text),
             )
+            if self.indexed():
+                self._index(hand_number, position)
             self._db.execute(
-                "DELETE FROM table_snapshots WHERE position NOT IN "
+                "DELETE FROM table_snapshots WHERE hand_number % ? != 0 AND position NOT IN "
                 "(SELECT position FROM table_snapshots ORDER BY position DESC LIMIT ?)",
-                (KEEP,),
+                (EVERY, KEEP),
             )
             self._db.execute("COMMIT")
         except sqlite3.Error as error:

@@ -159,9 +159,12 @@ class Journal:
             self._tip = (0, None) if row is None else (row[0], row[1])
 
     @classmethod
-    def open(cls, path: str | Path, *, create: bool = True) -> Self:
+    def open(cls, path: str | Path, *, create: bool = True, durable: bool = True) -> Self:
         """Open the journal at ``path`` to write it (created when absent), or with
-        ``create=False`` to read it (it must exist).
+        ``create=False`` to read it (it must exist). ``durable=False``: commits are not
+        synced to the disk (``synchronous=NORMAL``), for a journal made up to be read (a
+        simulation's, a benchmark's) that a crash would only make again; the file is the
+        same.
 
         To write it the process takes the journal's lock first, and holds it until
         :meth:`close`: while another process holds it, :class:`JournalLocked` names that
@@ -188,7 +191,7 @@ class Journal:
             mode = connection.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if mode != "wal":
                 raise JournalError(f"journal {name}: SQLite refused WAL mode (got {mode})")
-            connection.execute("PRAGMA synchronous = FULL")
+            connection.execute(f"PRAGMA synchronous = {'FULL' if durable else 'NORMAL'}")
             if create:
                 _identify(connection)
             return cls(connection, name, lock)
@@ -227,7 +230,7 @@ class Journal:
                 raise JournalError(f"cannot read {part}: {error.strerror}") from None
         uri = file.absolute().as_uri()
         try:
-            connection = _probe(f"{uri}?mode=ro")
+            connection = probe(f"{uri}?mode=ro")
         except sqlite3.OperationalError:
             # read-only media: SQLite cannot make the shared-memory file a WAL reader needs
             if wal.exists() and wal.stat().st_size > 0:
@@ -237,7 +240,7 @@ class Journal:
                     "writable folder, or back the journal up with sqlite3 .backup (one file)"
                 ) from None
             try:
-                connection = _probe(f"{uri}?mode=ro&immutable=1")
+                connection = probe(f"{uri}?mode=ro&immutable=1")
             except sqlite3.Error as again:
                 raise JournalError(f"cannot read journal {name}: {again}") from None
         except sqlite3.DatabaseError as error:
@@ -441,7 +444,7 @@ def _entry(row: tuple[Any, ...]) -> Entry:
     return entry if len(row) == 10 or row[10] is None else replace(entry, chain=bytes(row[10]))
 
 
-def _probe(uri: str) -> sqlite3.Connection:
+def probe(uri: str) -> sqlite3.Connection:
     """A connection to ``uri`` that has read the file (SQLite opens it at the first read)."""
     connection = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
     try:

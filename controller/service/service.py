@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 from controller.config import Config
 from controller.errors import LuckTableError
+from controller.history.index import build_index
 from controller.history.records import ACCESS, record_of, table_inputs
 from controller.history.recovery import Recovered, recover
 from controller.intake import Absent, Arrival, Intake
@@ -187,6 +188,8 @@ class TableService:
             journal.close()
             raise
         try:
+            if not snapshots.indexed():  # a journal of an earlier release: indexed once
+                await asyncio.to_thread(build_index, journal, snapshots)
             recovered = await asyncio.to_thread(recover, journal, snapshots)
         except BaseException:  # a journal it cannot read: nothing stays open
             snapshots.close()

@@ -18,10 +18,12 @@ from typing import Protocol
 
 from controller.errors import LuckTableError
 from controller.rules import Effect
+from controller.sim.core_journal import CoreJournal
 from controller.table import (
     CardAtSeat,
     CardFromShoe,
     CardUnreadable,
+    Configure,
     DeckLoaded,
     Device,
     Disposition,
@@ -129,15 +131,30 @@ class CoreFloor:
     (deterministic). An unplugged device's link goes down and comes back at once; a cable
     ``pull`` (a person's dealing) holds the device's events in it until the dealer
     ``wait``s: then the device says HELLO and sends its backlog, as a real one does.
+    With a ``journal`` every input is journaled as the table service journals it
+    (:mod:`controller.sim.core_journal`), the table starting as a new journal does.
     """
 
-    def __init__(self, settings: TableSettings, observe: Observer, *, start: int = 0) -> None:
-        self._table = Table(settings)
+    def __init__(
+        self,
+        settings: TableSettings,
+        observe: Observer,
+        *,
+        start: int = 0,
+        journal: CoreJournal | None = None,
+    ) -> None:
         self._observe = observe
         self._clock = start
         self._shoe: deque[int] = deque()
         self._seqs = dict.fromkeys(Device, 0)
         self._held: dict[Device, list[TableInput]] = {}  # a pulled cable's events
+        self._journal = journal
+        if journal is None:
+            self._table = Table(settings)
+        else:  # as the service starts a journal: from the default table, then its settings
+            self._table = Table(TableSettings())
+            if settings != self._table.settings:
+                self._apply(Configure(at=self.now(), settings=settings))
         for device in (Device.SHOE, Device.SEAT_BOARD):
             self._hello(device, 0)
 
@@ -150,10 +167,18 @@ class CoreFloor:
         return self._clock
 
     def _apply(self, item: TableInput) -> str | None:
-        step = apply(self._table, item)
-        self._table = step.table
-        self._observe(step.table, step.effects)
-        return step.refused
+        """Apply ``item`` (journaled first, when there is a journal: the table takes the
+        inputs its record stands for); the reason the table refused it, or None."""
+        items = (item,) if self._journal is None else self._journal.record(item)
+        refused = None
+        for each in items:
+            step = apply(self._table, each)
+            self._table = step.table
+            if self._journal is not None:
+                self._journal.applied(step)
+            self._observe(step.table, step.effects)
+            refused = refused or step.refused
+        return refused
 
     async def submit(self, item: TableInput) -> str | None:
         return self._apply(item)
@@ -200,7 +225,7 @@ class CoreFloor:
         self._event(Device.SEAT_BOARD, SeatOccupied(at=self.now(), seat=seat))
 
     async def leave(self, seat: int) -> None:
-        self._apply(SeatVacated(at=self.now(), seat=seat))
+        self._event(Device.SEAT_BOARD, SeatVacated(at=self.now(), seat=seat))
 
     async def unplug(self, device: Device, seconds: float) -> None:
         self._apply(LinkDown(at=self.now(), device=device, reason="unplugged"))

@@ -1,0 +1,112 @@
+"""The index of hands (:mod:`controller.journal.snapshots`): built for a journal of an
+earlier release, and read to take one hand from the journal without replaying it all.
+
+:func:`recorded_hand` replays hand N from the latest snapshot before it through the input
+that ended it (the hand in progress: through the journal's end), and gives the same hand,
+byte for byte, as replaying the whole journal (:func:`controller.history.hands.recorded_hands`)
+does; a journal without an index (one no writer has opened since the index came) is
+replayed from the start, as before.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import dataclass
+
+from controller.history.hands import HandRecorder, RecordedHand
+from controller.history.records import TABLE
+from controller.history.recovery import Recovered, from_snapshot, initial_table, steps
+from controller.journal import Device, Journal, JournalError
+from controller.journal.snapshots import EVERY, Snapshots
+
+log = logging.getLogger(__name__)
+
+
+def build_index(journal: Journal, snapshots: Snapshots) -> int:
+    """Index the hands of a journal that has no index (replaying it all, once), keeping a
+    checkpoint snapshot at the end of every ``EVERY``-th hand; the hands indexed."""
+    started = time.perf_counter()
+    hands: list[tuple[int, int]] = []
+    checkpoints: list[tuple[int, int, str]] = []
+    devices: dict[str, Device] = {}
+    for entry, step in steps(journal):
+        if entry.source != TABLE and entry.device is not None:
+            devices[entry.device.kind] = entry.device
+        if not any(effect.kind == "hand_over" for effect in step.effects):
+            continue
+        number = step.table.hand_number
+        hands.append((number, entry.position))
+        if number % EVERY == 0:
+            state = Recovered(step.table, entry.position, dict(devices)).state()
+            text = json.dumps(state, separators=(",", ":"), sort_keys=True)
+            checkpoints.append((entry.position, number, text))
+    snapshots.build_index(hands, checkpoints)
+    log.info(
+        "journal %s: %d hands indexed in %.3f s (a journal of an earlier release)",
+        journal.path,
+        len(hands),
+        time.perf_counter() - started,
+    )
+    return len(hands)
+
+
+@dataclass(frozen=True)
+class HandReading:
+    """Hand N read from the journal: the hand (None: not in the journal), the position
+    read after (the snapshot's; 0: the journal's start), the last one read, and how many
+    inputs were replayed."""
+
+    hand: RecordedHand | None
+    after: int
+    through: int
+    replayed: int
+
+
+def recorded_hand(journal: Journal, number: int) -> HandReading:
+    """Hand ``number`` as the journal recorded it, replayed from the latest snapshot
+    before it through its end (the index says where it is)."""
+    try:
+        snapshots = Snapshots(journal.path, read_only=True)
+        try:
+            after, stop = _where(snapshots, number)
+            recovered = from_snapshot(snapshots, after) if after else Recovered(initial_table())
+        finally:
+            snapshots.close()
+    except JournalError as error:  # the snapshots and the index cannot be read: the inputs can
+        log.info("%s: replaying from the start", error)
+        return _replayed(journal, Recovered(initial_table()), number, None)
+    return _replayed(journal, recovered, number, stop)
+
+
+def _where(snapshots: Snapshots, number: int) -> tuple[int, int | None]:
+    """Where to read hand ``number``: after which position (the latest snapshot at or
+    before it serves) and through which (None: the journal's end)."""
+    if not snapshots.indexed():
+        return 0, None
+    span = snapshots.span(number)
+    if span is not None:
+        return span.first - 1, span.last
+    last = snapshots.last_hand()
+    if last is not None and number > last.number:  # the hand in progress, if any
+        return last.last, None
+    return 0, None  # no hand ended yet, or one the index misses: read it all
+
+
+def _replayed(journal: Journal, recovered: Recovered, number: int, stop: int | None) -> HandReading:
+    """Hand ``number``, replaying the journal from ``recovered`` through ``stop``."""
+    table, position, replayed = recovered.table, recovered.position, 0
+    recorder = HandRecorder()
+    for entry, step in steps(journal, recovered.position, table):
+        if stop is not None and entry.position > stop:
+            break
+        replayed += entry.position != position  # an entry may give two steps
+        table, position = step.table, entry.position
+        for hand in recorder.observe(step):
+            if hand.number >= number:
+                found = hand if hand.number == number else None
+                return HandReading(found, recovered.position, position, replayed)
+    current = recorder.in_progress(table)
+    found = current if current is not None and current.number == number else None
+    return HandReading(found, recovered.position, position, replayed)
