@@ -305,9 +305,13 @@ async def service_floor(
                 await running.close()
                 if served is not None:
                     await served.stop()
-    finally:
-        for process in processes:
-            await asyncio.to_thread(_stop, process)
+    finally:  # every simulator is stopped, also when stopping another fails
+        stopped = await asyncio.gather(
+            *(asyncio.to_thread(_stop, process) for process in processes), return_exceptions=True
+        )
+        failed = [error for error in stopped if isinstance(error, BaseException)]
+        if failed:
+            raise failed[0]
 
 
 def _stop(process: SimulatorProcess) -> None:
