@@ -109,10 +109,13 @@ class FaultInput(TableInput):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CardFromShoe(TableInput):
     """The shoe identified a card as it left: ``code`` 0..51, ``(rank - 2) * 4 + suit``.
-    Any other code is a card that is not in the deck."""
+    Any other code is a card that is not in the deck. ``uid``: its tag's UID in lowercase
+    hex, ``""`` when the reader gives none (an optical reader, or a journal from before
+    tags were kept)."""
 
     tag = "card_read"
     code: int
+    uid: str = ""
     seq: int | None = None
 
 
@@ -125,11 +128,13 @@ class CardUnreadable(TableInput):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CardAtSeat(TableInput):
-    """The seat board saw a card land at ``seat``; ``code`` None: its reader did not know it."""
+    """The seat board saw a card land at ``seat``; ``code`` None: its reader did not know it;
+    ``uid``: the tag UID it read, as in ``CardFromShoe``."""
 
     tag = "card_at_seat"
     seat: int
     code: int | None = None
+    uid: str = ""
     seq: int | None = None
 
 
@@ -146,9 +151,26 @@ class SeatVacated(SeatInput):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class DeckCard(TableInput):
+    """Deck registration: the shoe read one card of the deck ``deck`` being loaded (its
+    code and tag UID, as in ``CardFromShoe``); a ``DeckLoaded`` of the same ``deck`` closes
+    the registration."""
+
+    tag = "deck_card"
+    deck: int
+    code: int
+    uid: str = ""
+    seq: int | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class DeckLoaded(TableInput):
+    """A deck was loaded: ``count`` cards; ``deck``: its id (None in journals from before
+    decks were registered)."""
+
     tag = "deck_loaded"
     count: int
+    deck: int | None = None
     seq: int | None = None
 
 
@@ -351,6 +373,7 @@ INPUT_TYPES: dict[str, type[TableInput]] = {
         CardAtSeat,
         SeatOccupied,
         SeatVacated,
+        DeckCard,
         DeckLoaded,
         DeviceFault,
         DeviceFaultCleared,
