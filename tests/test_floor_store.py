@@ -82,14 +82,33 @@ def counts(connection: psycopg.Connection) -> dict[str, int]:
     }
 
 
+def assert_hourly_totals_are_the_hands(connection: psycopg.Connection) -> None:
+    """The hourly totals the floor keeps are the hands it holds, grouped by table and hour."""
+    hourly = "SELECT table_id, hour, hands, void_hands, chips_in_pots, bonus_cards "
+    kept = connection.execute(hourly + "FROM floor_hands_hourly ORDER BY 1, 2").fetchall()
+    grouped = connection.execute(
+        "SELECT table_id, date_trunc('hour', ended_at, 'UTC'), count(*)::integer, "
+        "(count(*) FILTER (WHERE void))::integer, coalesce(sum(pot), 0)::bigint, "
+        "coalesce(sum(bonus_cards), 0)::integer FROM floor_hands WHERE ended_at IS NOT NULL "
+        "GROUP BY 1, 2 ORDER BY 1, 2"
+    ).fetchall()
+    assert kept == grouped
+
+
 def test_migrations_apply_once_then_find_the_schema(tmp_path):
     with floor_database() as dsn, psycopg.connect(dsn, autocommit=True) as connection:
-        assert migrate(connection) == [1, 2, 3, 4]
+        assert migrate(connection) == [1, 2, 3, 4, 5]
         assert migrate(connection) == []
         rows = connection.execute(
             "SELECT version, name FROM floor_schema_migrations ORDER BY version"
         ).fetchall()
-        assert rows == [(1, "floor"), (2, "live"), (3, "journal_identity"), (4, "partitions")]
+        assert rows == [
+            (1, "floor"),
+            (2, "live"),
+            (3, "journal_identity"),
+            (4, "partitions"),
+            (5, "hourly"),
+        ]
         assert store.tables(connection) == []
 
 
@@ -106,7 +125,7 @@ def test_concurrent_migrations_apply_once():
             thread.start()
         for thread in threads:
             thread.join()
-        assert sorted(results) == [[], [], [], [1, 2, 3, 4]]
+        assert sorted(results) == [[], [], [], [1, 2, 3, 4, 5]]
 
 
 def test_an_edited_or_misnamed_migration_is_refused(tmp_path):
@@ -243,6 +262,8 @@ def test_the_views_answer_on_known_data(floor, tmp_path):
     )
 
     per_hour = store.hands_per_hour(floor)
+    assert per_hour  # the hands ended over several hours
+    assert_hourly_totals_are_the_hands(floor)
     assert {(row.hour, row.hands) for row in per_hour} == set(hours.items())
     assert sum(row.chips_in_pots for row in per_hour) == sum(pots)
     assert sum(row.bonus_cards for row in per_hour) == sum(bonus)
@@ -343,6 +364,9 @@ def test_a_journal_shipped_under_another_table_id_is_refused_until_renamed(floor
         assert store.register(floor, renamed) == session
     assert [t.table_id for t in store.tables(floor)] == ["T-1"]
     assert [h.number for h in store.hands(floor, "T-1")] == [1, 2]  # its history came along
+    assert [h.table_id for h in store.hands_per_hour(floor)] == ["T-1"]  # its hours too
+    assert sum(h.hands for h in store.hands_per_hour(floor)) == 2
+    assert_hourly_totals_are_the_hands(floor)
     assert store.hands(floor, "T-01") == []
     assert store.open_alerts(floor) == []
     (count,) = floor.execute("SELECT count(*) FROM floor_journal_entries").fetchone()
@@ -439,6 +463,8 @@ def test_a_void_hand_and_the_alert_it_clears_name_the_supervisor(floor, tmp_path
             store.ingest(floor, batch)
     (hand,) = store.hands(floor, "T-01")
     assert (hand.void, hand.pot, hand.recorded) == (True, 0, True)
+    (hour,) = store.hands_per_hour(floor)
+    assert (hour.hands, hour.void_hands) == (1, 1)
     assert hand.outcome is not None
     assert [event["kind"] for event in hand.outcome["events"]][-1] == "void"
     (alert,) = store.alerts(floor, "T-01")
