@@ -192,7 +192,8 @@ async def whole_service(
     ``floor``, when given; with ``viewers`` public viewers on its console's feed, from a
     process of their own, when given)."""
     folder.mkdir(exist_ok=True)
-    settings = config(folder, port, floor=f"dsn = {json.dumps(floor)}" if floor else "")
+    floor_lines = f"dsn = {json.dumps(floor)}" if floor else ""
+    settings = config(folder, port, floor=floor_lines, table_id=f"T-{folder.name}")
     # every viewer connects from this machine: one address with hundreds of feeds
     api = replace(settings.api, port=0, max_websockets=100_000, max_connections=100_000)
     settings = replace(settings, api=api)

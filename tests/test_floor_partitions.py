@@ -56,12 +56,14 @@ def test_a_populated_floor_of_version_3_migrates_in_place_and_ships_on(tmp_path,
         assert migrate(old, version_3) == [1, 2, 3]
         with monkeypatch.context() as patch:  # the release of version 3 made no partitions
             patch.setattr(ingest, "_make_partitions", lambda connection, batch: None)
+            # and sent every batch the long way
+            patch.setattr(ingest, "_ship_on", lambda connection, batch, session: None)
             for batch in cut[:half]:
                 store.ingest(old, batch)
         in_progress = old.execute("SELECT count(*) FROM floor_hands WHERE ended_at IS NULL")
         assert in_progress.fetchone() == (1,)
         before = counts(old)
-        assert migrate(old) == [4, 5]
+        assert migrate(old) == [4, 5, 6]
         assert counts(old) == before
         assert_hourly_totals_are_the_hands(old)  # the hands held, counted by the migration
         assert partition_of(old, "floor_journal_entries", "true") == {"floor_journal_entries_0003"}

@@ -97,7 +97,7 @@ def assert_hourly_totals_are_the_hands(connection: psycopg.Connection) -> None:
 
 def test_migrations_apply_once_then_find_the_schema(tmp_path):
     with floor_database() as dsn, psycopg.connect(dsn, autocommit=True) as connection:
-        assert migrate(connection) == [1, 2, 3, 4, 5]
+        assert migrate(connection) == [1, 2, 3, 4, 5, 6]
         assert migrate(connection) == []
         rows = connection.execute(
             "SELECT version, name FROM floor_schema_migrations ORDER BY version"
@@ -108,6 +108,7 @@ def test_migrations_apply_once_then_find_the_schema(tmp_path):
             (3, "journal_identity"),
             (4, "partitions"),
             (5, "hourly"),
+            (6, "ship_on"),
         ]
         assert store.tables(connection) == []
 
@@ -125,7 +126,7 @@ def test_concurrent_migrations_apply_once():
             thread.start()
         for thread in threads:
             thread.join()
-        assert sorted(results) == [[], [], [], [1, 2, 3, 4, 5]]
+        assert sorted(results) == [[], [], [], [1, 2, 3, 4, 5, 6]]
 
 
 def test_an_edited_or_misnamed_migration_is_refused(tmp_path):
@@ -544,3 +545,45 @@ def test_a_journal_of_the_earlier_release_ships_with_its_chain_from_where_it_sta
         for batch in batches(journal, 10):
             store.ingest(floor, batch)
     assert store.entries(floor, "T-01") == held
+
+
+def test_a_batch_after_the_connection_s_last_is_sent_whole_unless_the_session_moved(
+    floor, tmp_path, monkeypatch
+):
+    """The batch that follows a connection's last one skips the first look at its session
+    (sent in one pipeline, checked by floor_ship_on()); when the session moved meanwhile
+    (another shipper shipped, a journal was bound) it goes the long way and the floor holds
+    every entry once, the status the current journal's."""
+    from controller.floor import ingest  # noqa: PLC0415
+
+    long_way = ingest._session
+
+    def refused(*args: object) -> object:
+        raise AssertionError("the long way")
+
+    with (
+        Journal.open(write_journal(tmp_path / "a.sqlite", hands=2), create=False) as journal,
+        psycopg.connect(floor.info.dsn, autocommit=True) as other,
+    ):
+        cut = batches(journal, 20)
+        store.ingest(floor, cut[0])
+        monkeypatch.setattr(ingest, "_session", refused)
+        assert store.ingest(floor, cut[1]) == cut[1].last  # sent whole
+        monkeypatch.setattr(ingest, "_session", long_way)
+        store.ingest(other, cut[2])  # another shipper takes over
+        assert store.ingest(floor, cut[2]) == cut[2].last  # moved: the long way, nothing twice
+        store.ingest(floor, cut[3])
+        monkeypatch.setattr(ingest, "_session", refused)
+        store.ingest(floor, cut[4])  # sent whole again
+        monkeypatch.setattr(ingest, "_session", long_way)
+        with Journal.open(write_journal(tmp_path / "b.sqlite", hands=1, seed=2)) as new:
+            store.bind_journal(other, shipped(new), "the operator")  # a new current journal
+            (status,) = store.tables(floor)
+            assert store.ingest(floor, cut[5]) == cut[5].last  # moved: the long way
+            (now,) = store.tables(floor)  # the old journal's status is not the table's now
+            assert (now.last_position, now.hand) == (status.last_position, status.hand)
+        for batch in cut[6:]:
+            store.ingest(floor, batch)
+        assert store.entries(floor, "T-01", session=1) == list(journal.entries())
+        assert store.confirmed_position(floor, "T-01", session=1) == cut[-1].last
+        assert_hourly_totals_are_the_hands(floor)
