@@ -391,11 +391,12 @@ def ingest(connection: psycopg.Connection, batch: f.Batch) -> int:
         raise FloorError("a batch holds at least one journal entry")
     journal = batch.journal
     _make_partitions(connection, batch)
-    known = _SHIPPING.pop(connection, None)
+    shipping = _SHIPPING.setdefault(connection, {})
+    known = shipping.pop(journal.journal_id, None)
     if known is not None and known.follows(batch):
         shipped_on = _ship_on(connection, batch, known.session)
         if shipped_on is not None:
-            _SHIPPING[connection] = _Shipping(journal, shipped_on)
+            shipping[journal.journal_id] = _Shipping(journal, shipped_on)
             return shipped_on.confirmed_position
     with connection.transaction():
         found = _session(connection, journal, batch.shipper)
@@ -411,7 +412,7 @@ def ingest(connection: psycopg.Connection, batch: f.Batch) -> int:
     if not new:
         return found.confirmed_position
     _notify(connection, batch, found, last)
-    _SHIPPING[connection] = _Shipping(
+    shipping[journal.journal_id] = _Shipping(
         journal, replace(found, confirmed_position=last, chain=new[-1].chain)
     )
     return last
@@ -423,7 +424,7 @@ _MOVED = "LF001"
 
 @dataclass(frozen=True, slots=True)
 class _Shipping:
-    """Where a connection's last batch left its journal's session."""
+    """Where a connection's last batch of a journal left the journal's session."""
 
     journal: f.Journal
     session: Session
@@ -437,16 +438,19 @@ class _Shipping:
         )
 
 
-#: Per connection: where its last batch left its journal's session (forgotten at any
-#: failure: the next batch goes the long way).
-_SHIPPING: weakref.WeakKeyDictionary[psycopg.Connection, _Shipping] = weakref.WeakKeyDictionary()
+#: Per connection and journal: where the connection's last batch of the journal left its
+#: session (forgotten at any failure: the next batch goes the long way). A shipper's
+#: connection ships one journal; a pool's ships many.
+_SHIPPING: weakref.WeakKeyDictionary[psycopg.Connection, dict[str, _Shipping]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def _ship_on(connection: psycopg.Connection, batch: f.Batch, session: Session) -> Session | None:
-    """A batch that follows the connection's last one, sent whole (one pipeline); the
-    session after it, or None, applying nothing, when it must go the long way: the session
-    moved meanwhile (floor_ship_on() says so), or the batch does not follow its chain (the
-    long way raises the table's alert)."""
+    """A batch that follows the connection's last one of its journal, sent whole (one
+    pipeline); the session after it, or None, applying nothing, when it must go the long
+    way: the session moved meanwhile (floor_ship_on() says so), or the batch does not
+    follow its chain (the long way raises the table's alert)."""
     new = _new_entries(batch, session)
     if _chained(session, batch.journal, batch.shipper, new) is not None:
         return None
