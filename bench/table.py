@@ -31,8 +31,15 @@
     while 20 MiB request bodies are sent, one after the other, for as long; the attacks
     are sent by a process of their own. Goal: p99 within the goal of (a) in each.
 
+(g) ``--resume N``: card latency as in (a) on a service whose journal holds N hands (300
+    by default; written as in (b)) that its floor does not hold: the cards drawn while the
+    shipper catches up (a restarted table far ahead of its floor, the heaviest resume: the
+    floor holds nothing), then CARDS cards after; with the shipper in a thread of the
+    service's process (as before) and in a process of its own (as now). Goal: p99 within
+    the goal of (a) while it catches up.
+
 Usage: .venv/bin/python bench/table.py [--cards N] [--hands N] [--kills N] [--history N]
-[--attacks N] [--viewers N] (0 skips a part)
+[--attacks N] [--viewers N] [--resume N] (0 skips a part)
 """
 
 from __future__ import annotations
@@ -500,6 +507,64 @@ def history(hands: int, cards: int) -> None:
     print("    load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
 
 
+async def while_the_floor_catches_up(
+    folder: Path, port: str, control_address: str, dsn: str, cards: int
+) -> tuple[list[float], list[float], float]:
+    """Deal on the service of the journal in ``folder``, shipping to a floor that holds none
+    of it: the card latencies while the floor is behind, after it caught up (``cards``),
+    and how long the catch-up took."""
+    settings = config(folder, port, floor=f"dsn = {json.dumps(dsn)}", table_id=f"T-{folder.name}")
+    async with TableService(settings) as service:
+        behind = service.position
+        shipper = service.shipper
+        assert shipper is not None
+        async with dealing(service, control_address) as dealt:
+            started = time.perf_counter()
+            while shipper.confirmed < behind:
+                if time.perf_counter() - started > 600:
+                    raise RuntimeError(f"the floor is at {shipper.confirmed} of {behind}")
+                await asyncio.sleep(0.01)
+            caught_up = time.perf_counter()
+            await dealt.until(len(dealt.cards) + cards)
+        await shipped(service)
+    return dealt.ms(started, caught_up), dealt.ms(caught_up)[-cards:], caught_up - started
+
+
+def resume(hands: int, cards: int) -> None:
+    """(g): the card latency while a table's shipper catches up a journal of ``hands``
+    hands the floor does not hold, the shipper in a thread of the service's process (as
+    before) and in a process of its own."""
+    from controller.floor import shipper_process  # noqa: PLC0415
+    from controller.floor.shipper import Shipper  # noqa: PLC0415
+
+    print(f"(g) card latency while the floor catches up a journal of {hands:,} hands")
+    print("    load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        simulator("shoe", seed=3) as shoe,
+        scratch_database("luck_floor_bench") as dsn,
+    ):
+        control = shoe.announced["control"]
+        for how in ("thread", "process"):
+            table = Path(folder) / how
+            table.mkdir()
+            write_journal(table / "table.sqlite", hands, seed=5, in_progress=False)
+            original = shipper_process.ShipperProcess
+            if how == "thread":  # the service's shipper as it was: a thread of its process
+                shipper_process.ShipperProcess = Shipper  # type: ignore[misc, assignment]  # the same calls and state
+            try:
+                during, after, took = asyncio.run(
+                    while_the_floor_catches_up(table, shoe.port, control, dsn, cards)
+                )
+            finally:
+                shipper_process.ShipperProcess = original  # type: ignore[misc]  # put back
+            for name, run in ((f"{how}, catching up", during), (f"{how}, caught up", after)):
+                p50, p99 = percentiles(run)
+                print(f"    {name:22s} {len(run):5d} cards   p50 {p50:7.3f} ms   p99 {p99:7.3f} ms")
+            print(f"    {how}: the floor caught up in {took:.1f} s")
+    print("    load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
+
+
 async def under_attack(
     folder: Path, port: str, control_address: str, cards: int, attempts: int
 ) -> None:
@@ -613,6 +678,7 @@ def main() -> None:
     parser.add_argument("--history", type=int, default=1000)
     parser.add_argument("--attacks", type=int, default=100)
     parser.add_argument("--viewers", type=int, default=200, help="(a)'s viewers on the feed")
+    parser.add_argument("--resume", type=int, default=300, help="(g)'s hands behind the floor")
     args = parser.parse_args()
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     print(
@@ -629,6 +695,8 @@ def main() -> None:
         history(args.history, args.cards or 500)
     if args.attacks:
         attacks(args.attacks, args.cards or 500)
+    if args.resume:
+        resume(args.resume, args.cards or 500)
 
 
 if __name__ == "__main__":
