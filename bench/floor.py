@@ -284,21 +284,44 @@ def catch_up(dsn: str, path: Path) -> float:
     return took
 
 
-def casino(dsn: str, path: Path, tables: int, seconds: float, rate: float, pool_size: int) -> dict:
+def casino(
+    dsn: str, path: Path, tables: int, seconds: float, rate: float, pool_size: int, how: str
+) -> dict:
     """``tables`` tables each committing one entry every 1/rate s for ``seconds``, shipped
-    through a pool of ``pool_size`` connections: lag figures, and the size of the rows
-    updated at each batch at the end."""
+    over ``pool_size`` connections: lag figures, and the size of the rows updated at each
+    batch at the end. ``how``: ``pool`` (each batch on any free connection), ``own`` (each
+    table on one connection of its own among them, as a table's shipper has its own: the
+    batch after its last is sent whole), ``long`` (as ``own``, every batch the long way, as
+    the previous release sent each)."""
     single = batches(path, 1)
     count = int(seconds * rate)
     if count > len(single):
         raise SystemExit(f"the journal has {len(single)} entries, the run needs {count}")
-    prefix = f"K{tables}"
+    prefix = f"K{tables}{how[0]}"
     start = time.monotonic() + 2.0
     lags: list[float] = []
+    if how == "long":
+        from controller.floor import ingest  # noqa: PLC0415
+
+        sent_whole = ingest._ship_on
+        ingest._ship_on = lambda connection, batch, session: None  # the long way
     with ConnectionPool(
         dsn, min_size=pool_size, max_size=pool_size, kwargs={"autocommit": True}, open=True
     ) as pool:
         pool.wait(timeout=60)
+        own = (
+            [(pool.getconn(), threading.Lock()) for _ in range(pool_size)] if how != "pool" else []
+        )
+
+        @contextlib.contextmanager
+        def connection_of(number: int) -> Iterator[psycopg.Connection]:
+            if not own:
+                with pool.connection() as connection:
+                    yield connection
+                return
+            connection, lock = own[number % len(own)]
+            with lock:
+                yield connection
 
         def ship(number: int) -> None:
             table_id = f"{prefix}-{number:03d}"
@@ -310,17 +333,23 @@ def casino(dsn: str, path: Path, tables: int, seconds: float, rate: float, pool_
                 wait = due - time.monotonic()
                 if wait > 0:
                     time.sleep(wait)
-                with pool.connection() as connection:
+                with connection_of(number) as connection:
                     batch = facts.Batch(identity, entries, found, status, "bench")
                     store.ingest(connection, batch)
                 mine.append(time.monotonic() - due)
             lags.extend(mine)
 
         threads = [threading.Thread(target=ship, args=(n,)) for n in range(tables)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        try:
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+        finally:
+            if how == "long":
+                ingest._ship_on = sent_whole  # put back
+            for connection, _ in own:
+                pool.putconn(connection)
         with pool.connection() as connection:
             sizes = dict(
                 connection.execute(
@@ -532,7 +561,10 @@ def main() -> None:
     parser.add_argument("--casino-tables", type=int, default=200)
     parser.add_argument("--casino-seconds", type=float, default=600.0)
     parser.add_argument("--casino-rate", type=float, default=2.0, help="entries/s a table")
-    parser.add_argument("--connections", type=int, default=40, help="the casino's pool")
+    parser.add_argument("--connections", type=int, default=40, help="the casino's connections")
+    parser.add_argument(
+        "--casino-how", default="own,long", help="own, long and/or pool (see casino())"
+    )
     parser.add_argument("--month-tables", type=int, default=200)
     parser.add_argument("--month-days", type=int, default=30)
     parser.add_argument("--samples", type=int, default=300, help="each pit question's runs")
@@ -614,19 +646,26 @@ def run_casino(dsn: str, folder: Path, args: argparse.Namespace, per_hand: float
     path = deal(folder, needed, seed=11)
     print(
         f"\na casino's floor: {args.casino_rate:g} entries/s a table for "
-        f"{args.casino_seconds:g} s, over {args.connections} pooled connections:"
+        f"{args.casino_seconds:g} s, over {args.connections} connections:"
     )
-    for tables in (1, args.casino_tables):
-        seconds = min(args.casino_seconds, 60.0) if tables == 1 else args.casino_seconds
-        figures = casino(dsn, path, tables, seconds, args.casino_rate, args.connections)
-        sizes = ", ".join(
-            f"{name} {size / 1024:.0f} KiB" for name, size in figures["sizes"].items()
-        )
-        print(
-            f"  {tables:3d} tables: table->floor p50 {figures['p50'] * 1000:6.1f} ms "
-            f"p99 {figures['p99'] * 1000:6.1f} ms max {figures['max'] * 1000:6.0f} ms "
-            f"({figures['entries']} entries, {seconds:g} s); after it: {sizes}"
-        )
+    words = {
+        "own": "each table on a connection of its own, each batch after its last sent whole",
+        "long": "as before: the same, every batch the long way",
+        "pool": "each batch on any free connection of a pool",
+    }
+    for how in args.casino_how.split(","):
+        print(f"  {words[how]}:")
+        for tables in (1, args.casino_tables):
+            seconds = min(args.casino_seconds, 60.0) if tables == 1 else args.casino_seconds
+            figures = casino(dsn, path, tables, seconds, args.casino_rate, args.connections, how)
+            sizes = ", ".join(
+                f"{name} {size / 1024:.0f} KiB" for name, size in figures["sizes"].items()
+            )
+            print(
+                f"  {tables:3d} tables: table->floor p50 {figures['p50'] * 1000:6.1f} ms "
+                f"p99 {figures['p99'] * 1000:6.1f} ms max {figures['max'] * 1000:6.0f} ms "
+                f"({figures['entries']} entries, {seconds:g} s); after it: {sizes}"
+            )
 
 
 def run_month(dsn: str, path: Path, args: argparse.Namespace) -> None:
