@@ -24,10 +24,14 @@ the run and dropped after it.
 
 4. A casino's floor (``casino``): ``--casino-tables`` synthetic shippers (200), each
    committing ``--casino-rate`` entries a second (2) for ``--casino-seconds`` (600): the
-   journal's entries and facts one at a time at their due times, through a pool of
-   ``--connections`` connections (the server's ``max_connections`` is shared), beside one
-   table alone in the same run: lag p50/p99/max from due time to the floor's commit, and
-   the size of the rows updated at every batch (status, sessions) at the end.
+   journal's entries and facts one at a time at their due times, over ``--connections``
+   connections (40: the server's ``max_connections`` is shared), beside one table alone in
+   the same run: lag p50/p99/max from due time to the floor's commit, and the size of the
+   rows updated at every batch (status, sessions) at the end. ``--casino-how``: ``own``
+   (each table on one connection of its own among them, as a table's shipper has its own:
+   each batch after its last sent whole), ``long`` (the same, every batch the long way, as
+   the previous release sent them), ``pool`` (each batch on any free connection); default
+   ``own,long``, in that order.
 5. A month of a casino (``month``): ``--month-tables`` tables (200) over ``--month-days``
    days (30) generated into the real schema with generate_series (hands at the live pace,
    chip movements, seat sessions, alerts, supervisor actions, an hour of journal entries),
