@@ -122,12 +122,16 @@ class ShipperProcess:
 
     def notify(self) -> None:
         """New entries are committed (never blocks: a full pipe already says so)."""
+        if self._writer_end.closed:  # stopped: its descriptor may be another file's now
+            return
         with contextlib.suppress(BlockingIOError, BrokenPipeError):
             os.write(self._writer, _NOTIFY)
 
     def stop(self, drain: float = STOP_DRAIN) -> None:
         """Ship what is left, for up to ``drain`` seconds, then end the child; what is still
         unshipped ships at the next start."""
+        if self._writer_end.closed:
+            return
         self._shared.drain.value = drain
         # a full pipe: the child reads on to the stop; a child gone needs none
         with contextlib.suppress(BlockingIOError, BrokenPipeError):
