@@ -15,8 +15,10 @@ so they go where the service's log goes).
 The child ends with the service: on :meth:`~ShipperProcess.stop` (after shipping what is
 left, for up to the drain given), and when the service's process is gone however it went
 (its end of the pipe closes: the child ships what is left for ``STOP_DRAIN`` seconds and
-ends). A restarted service starts a new child; the floor takes each entry once, whoever
-ships it (``controller.floor.store.ingest`` is idempotent).
+ends). A SIGTERM ends it at once (systemd sends one to every process of the unit: the
+service then finds it gone when it stops it); Ctrl-C at a terminal is left to the service.
+A restarted service starts a new child; the floor takes each entry once, whoever ships it
+(``controller.floor.store.ingest`` is idempotent).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import logging
 import logging.handlers
 import multiprocessing
 import os
+import signal
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.sharedctypes import Synchronized, SynchronizedString
@@ -86,7 +89,9 @@ class ShipperProcess:
                 self._records,
             ),
             name=f"floor shipper {journal.table_id}",
-            daemon=False,  # ends by itself: when asked, or when this process is gone
+            # a daemon: should this process end without stopping it, the child is ended
+            # (SIGTERM) rather than waited for; what it had not shipped ships at the next start
+            daemon=True,
         )
         os.set_blocking(self._writer, False)
 
@@ -216,6 +221,8 @@ class _Start:
 def _child(start: _Start, records: Any) -> None:
     """The child's life: ship, woken by the service's bytes, until asked to stop or the
     service is gone."""
+    # Ctrl-C at a terminal is the service's to handle: it stops the child (or is gone)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     root = logging.getLogger()
     root.handlers[:] = [logging.handlers.QueueHandler(records)]
     root.setLevel(start.level)
