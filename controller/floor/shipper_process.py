@@ -10,7 +10,8 @@ what the thread offered: :meth:`~ShipperProcess.notify` after each commit (one b
 pipe, never blocking), :meth:`~ShipperProcess.stop`, and the shipper's ``confirmed``,
 ``connected``, ``refused`` and :meth:`~ShipperProcess.outage_seconds`, read from memory the
 two processes share. The child's log records are the service's (relayed to its loggers,
-so they go where the service's log goes).
+so they go where the service's log goes). The child runs at nice :data:`NICE`: when the
+machine is busy, the table's process is served first.
 
 The child ends with the service: on :meth:`~ShipperProcess.stop` (after shipping what is
 left, for up to the drain given), and when the service's process is gone however it went
@@ -46,6 +47,9 @@ _NOTIFY, _STOP = b"n", b"s"
 _REFUSAL_BYTES = 4096
 #: Seconds the service waits for the child beyond its drain before ending it.
 _GRACE = 10.0
+#: The child's niceness: on a busy machine the table's cards go first, the floor (whose lag
+#: is counted in hundreds of milliseconds, not in one) after.
+NICE = 10
 
 
 class _Shared:
@@ -223,6 +227,7 @@ def _child(start: _Start, records: Any) -> None:
     service is gone."""
     # Ctrl-C at a terminal is the service's to handle: it stops the child (or is gone)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    os.nice(NICE)
     root = logging.getLogger()
     root.handlers[:] = [logging.handlers.QueueHandler(records)]
     root.setLevel(start.level)
