@@ -436,7 +436,7 @@ SELECT %(table)s, 1, %(hands)s * 140 - 7200 + e, extract(epoch FROM now()) - 360
 FROM generate_series(1, 7200) AS e;
 """
 
-#: The hourly totals of the generated hands (as migration 0005 counts a floor's hands).
+#: The hourly totals of the generated hands (as migration 0006 counts a floor's hands).
 HOURLY = """
 INSERT INTO floor_hands_hourly (table_id, hour, hands, void_hands, chips_in_pots, bonus_cards)
 SELECT table_id, date_trunc('hour', ended_at, 'UTC'), count(*),

@@ -1,4 +1,4 @@
--- Version 6 (additive): a shipper's next batch in one round trip.
+-- Version 7 (additive): a shipper's next batch in one round trip.
 --
 -- A shipper that committed a batch on a connection knows where its journal's session stands
 -- (its confirmed position and chain, whether it is the table's current session). Its next

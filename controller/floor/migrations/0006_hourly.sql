@@ -1,4 +1,4 @@
--- Version 5 (additive): the hands per hour kept as hands end, for the pit's hourly figures.
+-- Version 6 (additive): the hands per hour kept as hands end, for the pit's hourly figures.
 --
 -- floor_hands_hourly holds, per table and UTC hour, the hands that ended in it with their
 -- void hands, chips in pots and bonus cards: what the view floor_hands_per_hour gave by
