@@ -499,3 +499,11 @@ def test_settings_without_protection_read_back_as_a_table_without_checks() -> No
     old = settings.to_json()
     del old["protection"]  # as a journal written before game protection holds it
     assert TableSettings.from_json(old).protection == Protection()
+
+
+def test_the_console_views_say_whether_the_table_checks_tags() -> None:
+    checked = TableDriver.make(protection=CHECKS).table
+    unchecked = TableDriver.make(protection=Protection(tag_checks=False)).table
+    for role in (Role.DEALER, Role.SURVEILLANCE):
+        assert view(checked, role)["tag_checks"] is True
+        assert view(unchecked, role)["tag_checks"] is False
