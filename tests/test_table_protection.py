@@ -5,6 +5,7 @@ applied, the journal replayed to the same table, and no hidden card named to the
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -507,3 +508,47 @@ def test_the_console_views_say_whether_the_table_checks_tags() -> None:
     for role in (Role.DEALER, Role.SURVEILLANCE):
         assert view(checked, role)["tag_checks"] is True
         assert view(unchecked, role)["tag_checks"] is False
+
+
+def test_no_protection_words_name_a_card_but_through_the_readers_name() -> None:
+    """With every card hidden, no words of the new alerts name a card (the dealer's view
+    of a rejected deck counts the cards; surveillance's names them)."""
+    hidden = "<hidden>"
+    card_name = re.compile(r"\b[2-9TJQKA][cdhs]\b")
+    kd, as_ = parse_card("Kd"), parse_card("As")
+    every = [
+        DeckRejected(3, 53, 53, (kd,), (as_,), (77,), ("04aa",), (kd,)),
+        DeckRejected(None, 52),
+        DeckDue(300, 95, 300, 8.0),
+        *(ForeignCard(tamper, as_, "04aa", None, kd) for tamper in Tamper),
+        *(ForeignCard(tamper, as_, "04aa", 3, kd) for tamper in Tamper),
+    ]
+    for facts in every:
+        for words in (facts.say(lambda _: hidden), facts.todo(lambda _: hidden)):
+            assert not card_name.search(words), (facts, words)
+    assert every[0].say() == (
+        "deck 3 is rejected: 1 card missing (Kd); 1 card more than once (As); 1 code of no "
+        "card (77); 1 tag on more than one card (04aa); 1 card without a tag (Kd)"
+    )
+
+
+def test_a_dealt_tag_on_another_face_at_a_seat_is_taken_for_a_misread() -> None:
+    """The limit docs/game-protection.md states: the tag came out of the shoe, so the seat's
+    other face is one of the two readers' misread, and the supervisor looks."""
+    driver = protected()
+    draw(driver, "Qh")
+    driver.ok(CardFromShoe, code=code("9s"), uid=tag(code("9s")))
+    driver.ok(CardAtSeat, seat=2, code=code("9d"), uid=tag(code("9s")))
+    assert [a.kind for a in driver.table.alerts] == [AlertKind.CARD_MISMATCH]
+
+
+def test_a_deck_replaced_mid_hand_is_not_due_at_the_void() -> None:
+    driver = TableDriver.make(protection=Protection(True, deck_hands=1)).seat({1: 500, 2: 500})
+    register(driver, tags())
+    driver.ok(NewHand)
+    driver.ok(CardFromShoe, code=code("Qh"), uid="04ffee9999")
+    driver.resolve(AlertKind.FOREIGN_CARD, Remedy.REPLACE_DECK)
+    assert driver.table.alerts == () and driver.table.deck is None
+    register(driver, tags(2), deck=2)
+    _hand(driver, deck=2)
+    assert only(driver, AlertKind.DECK_DUE).hands == 1

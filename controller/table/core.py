@@ -335,13 +335,14 @@ def _deck_life(table: Table, at: int, fx: list[Effect]) -> Table:
 
 def _replace_deck(table: Table, at: int, fx: list[Effect]) -> Table:
     """The supervisor takes the deck out of play: the hand in progress is void, and the
-    next hand waits for a new deck."""
+    next hand waits for a new deck (its life ends now: no ``deck_due`` at the void)."""
+    table = replace(table, deck=None, deck_ready=False)
     if table.in_hand:
         table = _engine(table, Action(Do.VOID), at, fx)
         of_hand = [alert for alert in table.alerts if alert.rule.of_hand]
         table = _clear(table, of_hand, Clearance.HAND_VOID, fx)
-    fx.append(Notice("deck", "the deck is out of play: load a new deck", {"count": 0}))
-    return replace(table, deck=None, deck_ready=False, held=())
+    fx.append(Notice("deck", "the deck is out of play: load a new deck", {}))
+    return replace(table, held=())
 
 
 def _card_unreadable(table: Table, item: ti.CardUnreadable, fx: list[Effect]) -> Table:
@@ -610,13 +611,13 @@ def _deck_loaded(table: Table, item: ti.DeckLoaded, fx: list[Effect]) -> Table:
         table = replace(table, deck_ready=False)
         return _raise(table, alerts.BadDeck(item.count), fx, at=item.at)
     fx.append(Notice("deck", "a full deck of 52 is loaded", {"count": 52}))
-    deck = _next_deck(table, item.deck, tags, item.at)
+    old, deck = table.deck, _next_deck(table, item.deck, tags, item.at)
     if item.deck is not None and tags:
         fx.append(DeckRegistered(item.deck, tags, item.at))
     table = replace(table, deck_ready=True, spent=0, deck=deck)
     bad = _open(table, AlertKind.BAD_DECK) + _open(table, AlertKind.DECK_REJECTED)
     table = _clear(table, bad, Clearance.FULL_DECK, fx)
-    if deck.since != item.at:
+    if old is not None and old.since == deck.since:  # the same deck: its life goes on
         return table
     return _clear(table, _open(table, AlertKind.DECK_DUE), Clearance.NEW_DECK, fx)
 
