@@ -4,6 +4,7 @@ floor, and each table's status carries its tag checks and its deck's age."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -25,7 +26,9 @@ from controller.table import (
     TableSettings,
 )
 from controller.table.settings import Protection
-from tests.floor_kit import JournalWriter, floor_database
+from tests.floor_kit import TIMEOUT, JournalWriter, floor_database
+from tests.pit_kit import SUPERVISOR, floor_config, pit_database, start_floor
+from tests.pit_kit import ship as pit_ship
 from tests.test_floor_store import batches
 
 CLOCK = 1_800_000_000_000
@@ -131,3 +134,44 @@ def test_a_table_without_registered_decks_shows_no_tag_checks_and_its_deck_age(f
     assert table.deck_since == datetime.fromtimestamp((CLOCK + 3000) / 1000, UTC)
     assert store.decks(floor, "T-09") == []
     writer.close()
+
+
+def test_the_pit_page_flags_a_shared_tag_and_shows_each_deck_s_age(tmp_path):
+    from playwright.sync_api import expect, sync_playwright  # noqa: PLC0415
+
+    first, second = deck_tags(1), deck_tags(2)
+    second[10] = first[20]
+    one = table_journal(tmp_path / "t1.db", first, deck=1, hands=1)
+    two = table_journal(tmp_path / "t2.db", second, deck=2, hands=1)
+    one.close()
+    two.close()
+    with pit_database() as dsn:
+        pit_ship(dsn, tmp_path / "t1.db", "T-01")
+        pit_ship(dsn, tmp_path / "t2.db", "T-02")
+        service = start_floor(floor_config(tmp_path), dsn)
+        try:
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(
+                    executable_path="/usr/bin/chromium", args=["--no-sandbox"]
+                )
+                page = browser.new_page(viewport={"width": 1600, "height": 1000})
+                page.set_default_timeout(TIMEOUT * 1000)
+                page.goto(service.url)
+                page.get_by_label("Supervisor id").fill(SUPERVISOR["id"])
+                page.get_by_label("PIN").fill(SUPERVISOR["pin"])
+                page.get_by_role("button", name="Sign in").click()
+                card = page.locator('[data-table="T-01"]')
+                expect(card.locator(".shared-tags")).to_have_text(
+                    "1 tag of its deck in another table's deck"
+                )
+                expect(card.locator(".deck-line")).to_contain_text(
+                    re.compile(r"deck: 1 hand, \d+ h \d\d min")
+                )
+                expect(card.locator(".deck-line")).not_to_contain_text("NO TAG CHECKS")
+                card.click()
+                expect(page.locator("#detail-shared")).to_contain_text(
+                    f"{first[20]} (7c here, 4h at T-02)"
+                )
+                browser.close()
+        finally:
+            assert service.stop() == 0, service.log.read_text(encoding="utf-8")
