@@ -15,11 +15,14 @@ from controller.table import (
     AlertKind,
     CardAtSeat,
     CardFromShoe,
+    CardUnreadable,
     Clearance,
     Cleared,
     Configure,
     DeckCard,
     DeckLoaded,
+    Disposition,
+    EnterCard,
     LinkUp,
     NewHand,
     ResolveAlert,
@@ -552,3 +555,43 @@ def test_a_deck_replaced_mid_hand_is_not_due_at_the_void() -> None:
     register(driver, tags(2), deck=2)
     _hand(driver, deck=2)
     assert only(driver, AlertKind.DECK_DUE).hands == 1
+
+
+def test_a_card_that_left_the_shoe_unread_is_checked_by_the_seats_reader() -> None:
+    driver = protected()
+    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)  # seat 1's, unread
+    driver.ok(CardAtSeat, seat=1, code=code("Qh"), uid=tag(code("Qh")))  # its own tag
+    assert driver.table.alerts == () and driver.table.unconfirmed == ()
+    assert tag(code("Qh")) in driver.table.deck.dealt  # type: ignore[union-attr]
+    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)  # seat 2's, unread
+    driver.ok(CardAtSeat, seat=2, code=code("9s"), uid="04beef0004")  # a foreign tag
+    facts = only(driver, AlertKind.FOREIGN_CARD)
+    assert (facts.tamper, facts.seat) == (Tamper.FOREIGN, 2)
+    assert facts.say(lambda _: "a card") == (
+        "seat 2's reader read a card with tag 04beef0004, which is not a tag of this table's deck"
+    )
+    assert "leave every card at seat 2" in facts.todo()
+    replays(driver)
+
+
+def test_a_card_the_supervisor_entered_is_confirmed_at_its_seat_by_its_own_tag() -> None:
+    driver = protected()
+    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)
+    driver.ok(EnterCard, card=parse_card("Qh"), **SIGNED)  # the seat's reader was down
+    assert driver.table.unconfirmed != ()
+    driver.ok(CardAtSeat, seat=1, code=code("Qh"), uid=tag(code("Qh")))
+    assert driver.table.alerts == () and driver.table.unconfirmed == ()
+    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)
+    driver.ok(EnterCard, card=parse_card("9s"), **SIGNED)
+    driver.ok(CardAtSeat, seat=2, code=code("9s"), uid="04beef0005")  # not the deck's 9s
+    assert only(driver, AlertKind.FOREIGN_CARD).tamper is Tamper.SWITCHED
+
+
+def test_between_hands_the_last_hands_cards_at_the_seats_are_not_checked() -> None:
+    driver = protected()
+    draw(driver, "Qh 9s", confirm=False)
+    driver.ok(VoidHand, **SIGNED)
+    register(driver, tags())  # the next load: no tag dealt yet
+    driver.ok(CardAtSeat, seat=1, code=code("Qh"), uid=tag(code("Qh")))  # reported late
+    driver.ok(CardAtSeat, seat=2, code=code("Qh"), uid=tag(code("Qh")))  # swept past seat 2
+    assert not [a for a in driver.table.alerts if a.kind is AlertKind.FOREIGN_CARD]

@@ -614,8 +614,8 @@ _TAMPER_WORDS = {
 
 @dataclass(frozen=True, slots=True)
 class ForeignCard(AlertFacts):
-    """A card that is not the table's deck's (``tamper``: how the table knows): out of the
-    shoe, or at ``seat`` (None: out of the shoe). ``card``: the card its tag says; ``uid``:
+    """A card that is not the table's deck's (``tamper``: how the table knows): read by the
+    shoe (``seat`` None), or by the reader at ``seat``. ``card``: the card it reads as; ``uid``:
     its tag UID ("": none read); ``registered``: the card the deck has that tag on (a
     re-tagged card, or a card of this deck at a seat it was never dealt to)."""
 
@@ -638,7 +638,8 @@ class ForeignCard(AlertFacts):
                 )
             case Tamper.NOT_DEALT:
                 return f"a card the shoe never dealt is at seat {seat} ({card}, tag {uid})"
-        return f"the shoe read {card} with tag {uid}, {_TAMPER_WORDS[self.tamper]}"
+        reader = "the shoe" if seat is None else f"seat {seat}'s reader"
+        return f"{reader} read {card} with tag {uid}, {_TAMPER_WORDS[self.tamper]}"
 
     def todo(self, name: Name = str) -> str:
         remedies = (

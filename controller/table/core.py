@@ -277,12 +277,18 @@ def _checked(table: Table) -> Deck | None:
 def _tampered(
     table: Table, report: ti.CardAtSeat, card: Card, *, there: bool
 ) -> alerts.ForeignCard | None:
-    """The card a seat's reader reports (``card``, its tag ``report.uid``) when its tag
-    never came out of the shoe: switched for a card the shoe dealt to that seat
-    (``there``), else a card never dealt. None: its tag came out of the shoe, or no tag
-    is checked (no tag read, or no deck checked)."""
+    """The card a seat's reader reports during a hand (``card``, its tag ``report.uid``)
+    when its tag never came out of the shoe: switched for a card the shoe dealt to that
+    seat (``there``), else a card never dealt. None: its tag came out of the shoe; or it
+    is the deck's own tag of a card of that seat that left the shoe unread (the shoe has
+    no read of it to compare); or no tag is checked (no tag read, no deck checked, or
+    between hands, when the last hand's cards may be reported after the next deck's
+    registration)."""
     deck = _checked(table)
-    if deck is None or not report.uid or report.uid in deck.dealt:
+    if deck is None or not table.in_hand or not report.uid or report.uid in deck.dealt:
+        return None
+    own = deck.tags[card]
+    if there and report.uid == own and own not in deck.dealt:
         return None
     tamper = Tamper.SWITCHED if there else Tamper.NOT_DEALT
     return alerts.ForeignCard(tamper, card, report.uid, report.seat, deck.registered(report.uid))
@@ -394,6 +400,13 @@ def _card_at_seat(
             return table
         if _known(table, card):
             return _card_out(table, card, at, fx)  # already in play: that alert
+        deck = _checked(table)
+        if deck is not None and item.uid:  # the seat's reader has the tag the shoe missed
+            tamper = deck.check(card, item.uid)
+            if tamper is not None:
+                facts = alerts.ForeignCard(tamper, card, item.uid, seat, deck.registered(item.uid))
+                return _tamper_at_seat(table, facts, fx, at=at)
+            table = replace(table, deck=deck._replace(dealt=(*deck.dealt, item.uid)))
         table = _clear(table, [unread], Clearance.READER_IDENTIFIED, fx, seat=seat)
         return _give(table, card, at, fx, confirmed=True)
     if not final and _awaits_shoe(table, seat, card):
