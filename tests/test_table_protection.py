@@ -9,6 +9,8 @@ import re
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
 
 from controller.rules import Do, parse_card
 from controller.table import (
@@ -19,6 +21,7 @@ from controller.table import (
     Clearance,
     Cleared,
     Configure,
+    Decide,
     DeckCard,
     DeckLoaded,
     Disposition,
@@ -595,3 +598,87 @@ def test_between_hands_the_last_hands_cards_at_the_seats_are_not_checked() -> No
     driver.ok(CardAtSeat, seat=1, code=code("Qh"), uid=tag(code("Qh")))  # reported late
     driver.ok(CardAtSeat, seat=2, code=code("Qh"), uid=tag(code("Qh")))  # swept past seat 2
     assert not [a for a in driver.table.alerts if a.kind is AlertKind.FOREIGN_CARD]
+
+
+# Any sequence: every cheat caught, nothing else taken for one --------------------------------
+
+
+def _settle_alert(data: st.DataObject, driver: TableDriver) -> bool:
+    """Resolve the first blocking alert as a supervisor would; False when none is open."""
+    blocking = [alert for alert in driver.table.alerts if alert.rule.blocking]
+    if not blocking:
+        return False
+    alert = blocking[0]
+    if alert.kind is AlertKind.DECK_REJECTED:
+        register(driver, tags())
+    elif alert.rule.remedies:
+        remedy = data.draw(st.sampled_from(alert.rule.remedies), label="remedy")
+        if remedy is Remedy.HOLD and not driver.table.in_hand:
+            remedy = Remedy.DEAD
+        driver.ok(ResolveAlert, alert=alert.id, remedy=remedy, **SIGNED)
+    else:
+        driver.ok(VoidHand, **SIGNED)
+    return True
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_any_sequence_catches_every_cheat_and_nothing_else(data: st.DataObject) -> None:
+    """Hands dealt from registered decks with cheats mixed in (a foreign, a re-tagged or a
+    cloned card out of the shoe, a deck with a card missing or doubled): each cheat raises
+    its alert and deals nothing, no genuine card raises one, and the journal replays."""
+    protection = Protection(True, deck_hands=data.draw(st.integers(1, 4), label="life"))
+    driver = TableDriver.make(False, protection).seat({1: 300, 4: 300, 6: 300})
+    order: list[int] = []
+    cheats = caught = 0
+    for _ in range(data.draw(st.integers(40, 160), label="steps")):
+        if _settle_alert(data, driver):
+            continue
+        table = driver.table
+        if not table.in_hand:
+            if not table.deck_ready:
+                cards = tags()
+                if data.draw(st.integers(0, 5), label="bad deck") == 0:
+                    cards = cards[1:] if data.draw(st.booleans()) else [*cards, cards[0]]
+                    cheats += 1
+                before = len(driver.table.alerts)
+                register(driver, cards)
+                caught += len(driver.table.alerts) > before
+                order = list(data.draw(st.permutations(range(52)), label="shuffle"))
+            elif len(table.eligible) < 2:
+                break
+            else:
+                driver.ok(NewHand)
+            continue
+        waiting = table.hand.waiting_for  # type: ignore[union-attr]
+        assert waiting is not None
+        if waiting.kind == "card":
+            deck = table.deck
+            assert deck is not None
+            cheat = data.draw(st.integers(0, 7), label="cheat")
+            if cheat == 0 or (cheat == 1 and deck.dealt):
+                code_ = data.draw(st.integers(0, 51), label="code")
+                uid = "04ffee" if cheat == 0 else data.draw(st.sampled_from(deck.dealt))
+                step = driver.ok(CardFromShoe, code=code_, uid=uid)
+                cheats += 1
+                raised = [e for e in step.effects if getattr(e, "kind", "") == "alert"]
+                kinds = {e.data["kind"] for e in raised}  # type: ignore[attr-defined]
+                caught += kinds == {"foreign_card"}
+                assert not [e for e in step.effects if e.kind in ("card", "burn")]
+                continue
+            if not order:
+                driver.ok(VoidHand, **SIGNED)
+                continue
+            card = order.pop()
+            step = driver.ok(CardFromShoe, code=card, uid=tag(card))
+            assert not [a for a in driver.table.alerts if a.kind is AlertKind.FOREIGN_CARD]
+        elif waiting.kind == "action":
+            choice = data.draw(st.sampled_from(waiting.legal), label="choice")
+            driver.ok(Decide, seat=waiting.seat, do=choice.do, to=choice.to)
+        elif waiting.kind == "bonus":
+            driver.ok(Decide, seat=waiting.seat, do=Do.BONUS, accept=True)
+        else:
+            driver.ok(Decide, seat=waiting.seat, do=Do.SHOW)
+    assert caught == cheats
+    event(f"cheats: {min(cheats, 5)}+")
+    replays(driver)
