@@ -169,7 +169,7 @@ name = "feed benchmark"
 min_buy_in = 100
 max_buy_in = 100000
 [protection]
-tag_checks = false                # the simulated shoe's decks, counted (the feeds are measured)
+tag_checks = false                # the feeds are measured, not the cards' tags
 [devices.shoe]
 transport = "serial"
 port = "{shoe_port}"
