@@ -14,6 +14,7 @@ import pytest
 from controller.config import load_config, parse_config
 from controller.config_file import MASK, Api, ConfigError, check_dsn, masked_dsn
 from controller.rules import BonusTiming, Rules, Variant
+from controller.table.settings import Protection
 from dealer_ui.auth import hash_pin, verify_pin
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,6 +38,7 @@ def test_example_loads_cleanly():
     assert config.journal == Path("/var/lib/luck-table/T-01.sqlite")
     assert (config.api.bind, config.api.port, config.api.tls_cert) == ("127.0.0.1", 8080, None)
     assert config.console.idle_lock == 300
+    assert config.settings.protection == Protection(tag_checks=True)
     assert verify_pin(config.supervisors[0].pin_hash, "1234")
     assert not verify_pin(config.supervisors[0].pin_hash, "1235")
     assert verify_pin(config.dealers[0].pin_hash, "5678")
@@ -53,11 +55,20 @@ def test_game_settings_reach_the_rules(tmp_path):
 def test_optional_parts(tmp_path):
     data = example()
     del data["game"], data["api"], data["console"], data["devices"]["shoe"]["link"]
+    del data["protection"]
     data["devices"]["seat_board"] = {"enabled": False}
     config = parse_config(data, tmp_path)
     assert config.seat_board is None and not config.settings.seat_board
     assert config.settings.rules == Rules() and config.api.port == 8080
     assert config.console.idle_lock == 300
+    assert config.settings.protection == Protection(tag_checks=True)  # checked unless said
+
+
+def test_protection_settings_reach_the_table(tmp_path):
+    data = example()
+    data["protection"] = {"tag_checks": False, "deck_hands": 250, "deck_hours": 6}
+    protection = parse_config(data, tmp_path).settings.protection
+    assert protection == Protection(tag_checks=False, deck_hands=250, deck_hours=6.0)
 
 
 def test_usb_device_and_relative_journal(tmp_path):
@@ -132,6 +143,13 @@ BAD = [
     ("console.idle_lock", 5, "console.idle_lock = 5", "a number of seconds, 10 to 3600"),
     ("console.idle_lock", "5m", "console.idle_lock = '5m'", "a number of seconds, 10 to 3600"),
     ("console.lock", 60, "console.lock:", "unknown setting"),
+    ("protection.tag_checks", "no", "protection.tag_checks = 'no'", "true or false (false: a"),
+    ("protection.deck_hands", 0, "protection.deck_hands = 0", "a whole number of hands, 1 or"),
+    ("protection.deck_hands", 1.5, "protection.deck_hands = 1.5", "a whole number of hands"),
+    ("protection.deck_hours", 0, "protection.deck_hours = 0", "hours over 0, at most 168"),
+    ("protection.deck_hours", "8h", "protection.deck_hours = '8h'", "hours over 0, at most 168"),
+    ("protection.deck_hours", 169, "protection.deck_hours = 169", "hours over 0, at most 168"),
+    ("protection.deck_life", 2, "protection.deck_life:", "unknown setting"),
     ("api.trusted_proxies", "10.0.0.5", "api.trusted_proxies = '10.0.0.5'", "a list of IP"),
     ("api.trusted_proxies", ["proxy"], "api.trusted_proxies = 'proxy'", "IP addresses or net"),
     ("api.allowed_hosts", ["not a host!"], "api.allowed_hosts = 'not a host!'", "host names"),

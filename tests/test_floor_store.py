@@ -84,12 +84,18 @@ def counts(connection: psycopg.Connection) -> dict[str, int]:
 
 def test_migrations_apply_once_then_find_the_schema(tmp_path):
     with floor_database() as dsn, psycopg.connect(dsn, autocommit=True) as connection:
-        assert migrate(connection) == [1, 2, 3, 4]
+        assert migrate(connection) == [1, 2, 3, 4, 5]
         assert migrate(connection) == []
         rows = connection.execute(
             "SELECT version, name FROM floor_schema_migrations ORDER BY version"
         ).fetchall()
-        assert rows == [(1, "floor"), (2, "live"), (3, "journal_identity"), (4, "partitions")]
+        assert rows == [
+            (1, "floor"),
+            (2, "live"),
+            (3, "journal_identity"),
+            (4, "partitions"),
+            (5, "game_protection"),
+        ]
         assert store.tables(connection) == []
 
 
@@ -106,7 +112,7 @@ def test_concurrent_migrations_apply_once():
             thread.start()
         for thread in threads:
             thread.join()
-        assert sorted(results) == [[], [], [], [1, 2, 3, 4]]
+        assert sorted(results) == [[], [], [], [1, 2, 3, 4, 5]]
 
 
 def test_an_edited_or_misnamed_migration_is_refused(tmp_path):
