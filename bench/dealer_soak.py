@@ -247,6 +247,7 @@ def config(shoe: str, seats: str, journal: Path) -> dict[str, Any]:
         "table": {"id": "SOAK", "name": "Dealer soak"},
         "game": {},
         "stakes": {"min_buy_in": 100, "max_buy_in": 1000},
+        "protection": {"tag_checks": False},  # the soak is of the dealing, not the cards' tags
         "devices": {
             "shoe": {"transport": "serial", "port": shoe, "baud": BAUD, "link": link},
             "seat_board": {"transport": "serial", "port": seats, "baud": BAUD, "link": link},

@@ -168,6 +168,8 @@ name = "feed benchmark"
 [stakes]
 min_buy_in = 100
 max_buy_in = 100000
+[protection]
+tag_checks = false                # the feeds are measured, not the cards' tags
 [devices.shoe]
 transport = "serial"
 port = "{shoe_port}"

@@ -9,6 +9,9 @@ value and what is allowed (the CLI turns it into exit status 2). Sections (see
 - ``[game]``: every ``Rules`` field (``variant``, ``ante``, ``bring_in``, ``small_bet``,
   ``big_bet``, ...); a field left out takes its default.
 - ``[stakes]``: ``min_buy_in``, ``max_buy_in``.
+- ``[protection]`` (optional): ``tag_checks`` (default true: the shoe registers every
+  deck and every card's tag is checked; false for a reader without tag UIDs),
+  ``deck_hands`` and ``deck_hours``, a deck's life (default: none); docs/game-protection.md.
 - ``[devices.shoe]`` and, if the table has one, ``[devices.seat_board]``: ``transport``
   (``serial`` with ``port`` and ``baud``, or ``usb`` with ``vendor_id``, ``product_id``
   and optionally ``serial_number``), ``enabled`` (seat board only), and a ``link`` table
@@ -63,6 +66,7 @@ from controller.config_file import (
 )
 from controller.rules import Rules, RulesError
 from controller.table import TableSettings
+from controller.table.settings import Protection
 from drivers.errors import DriverError
 from drivers.session import LinkConfig
 
@@ -76,6 +80,7 @@ _SECTIONS = {
     "console",
     "credentials",
     "floor",
+    "protection",
 }
 
 
@@ -159,7 +164,8 @@ def parse_config(data: Mapping[str, Any], base: Path) -> Config:
     if not isinstance(own, bool):
         raise ConfigError("table.player_decisions", own, "true or false")
     rules = _rules(section(data, "game", optional=True))
-    settings = TableSettings(rules, low, high, seat_board is not None, own)
+    protection = _protection(section(data, "protection", optional=True))
+    settings = TableSettings(rules, low, high, seat_board is not None, own, protection)
     journal = section(data, "journal")
     no_unknown(journal, {"path"}, "journal.")
     credentials = section(data, "credentials")
@@ -190,6 +196,24 @@ def _rules(game: Mapping[str, Any]) -> Rules:
         value = game.get(name, MISSING)
         reason = reason.removeprefix(f"{value!r} ")  # the value is shown once, by the key
         raise ConfigError(f"game.{name}", value, reason) from None
+
+
+def _protection(protection: Mapping[str, Any]) -> Protection:
+    """Game protection: tag checks on unless the table says its reader gives no tag UIDs."""
+    no_unknown(protection, {"tag_checks", "deck_hands", "deck_hours"}, "protection.")
+    checks = protection.get("tag_checks", True)
+    if not isinstance(checks, bool):
+        raise ConfigError(
+            "protection.tag_checks", checks, "true or false (false: a reader without tag UIDs)"
+        )
+    hands = None
+    if "deck_hands" in protection:
+        hands = whole(protection, "protection.deck_hands", 1, "a whole number of hands, 1 or more")
+    hours = protection.get("deck_hours")
+    number = isinstance(hours, int | float) and not isinstance(hours, bool)
+    if hours is not None and (not number or not 0 < hours <= 168):
+        raise ConfigError("protection.deck_hours", hours, "a number of hours over 0, at most 168")
+    return Protection(checks, hands, None if hours is None else float(hours))
 
 
 def _devices(devices: Mapping[str, Any]) -> tuple[DevicePort, DevicePort | None]:

@@ -54,14 +54,20 @@ EXAMPLE_PINS_ENV = "LUCK_TABLE_EXAMPLE_PINS"
 
 #: A key the configuration does not give (shown as ``(missing)``).
 MISSING = object()
+#: A value the error leaves out: an unknown key's value may be a secret put in the wrong
+#: place (``password = ...``), and its name alone says what to fix.
+UNSHOWN = object()
 
 
 class ConfigError(LuckTableError, ValueError):
     """A configuration value that is missing, unknown or not allowed."""
 
     def __init__(self, key: str, value: object, allowed: str) -> None:
-        shown = "(missing)" if value is MISSING else repr(value)
-        super().__init__(f"{key} = {shown}: {allowed}")
+        if value is UNSHOWN:
+            super().__init__(f"{key}: {allowed}")
+        else:
+            shown = "(missing)" if value is MISSING else repr(value)
+            super().__init__(f"{key} = {shown}: {allowed}")
         self.key, self.value, self.allowed = key, value, allowed
 
 
@@ -162,9 +168,7 @@ def no_unknown(data: Mapping[str, Any], known: set[str], prefix: str) -> None:
     unknown = sorted(set(data) - known)
     if unknown:
         key = prefix + unknown[0]
-        raise ConfigError(
-            key, data[unknown[0]], f"unknown setting; known: {', '.join(sorted(known))}"
-        )
+        raise ConfigError(key, UNSHOWN, f"unknown setting; known: {', '.join(sorted(known))}")
 
 
 def text(

@@ -104,6 +104,10 @@ class ViewOut(BaseModel):
     in_hand: bool
     paused: bool
     deck_ready: bool
+    tag_checks: bool = Field(
+        description="every card's tag is checked against the deck the shoe registered "
+        "(false: a reader without tag UIDs; the console says so)"
+    )
     display: str = Field(description="the dealer's instruction, or the broadcast line")
     lamps: LampsOut
     links: list[str] = Field(description="the devices whose link is up")

@@ -157,6 +157,7 @@ def view(table: Table, role: Role | str, seat: int | None = None) -> dict[str, A
         "in_hand": table.in_hand,
         "paused": table.paused,
         "deck_ready": table.deck_ready,
+        "tag_checks": table.settings.protection.tag_checks,
         "display": (
             broadcast_line(table)
             if role in (Role.PUBLIC, Role.PLAYER)

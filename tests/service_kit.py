@@ -36,9 +36,12 @@ def write_config(
     link: str = "backoff_initial = 0.05\nbackoff_max = 0.2",
     table_id: str = "T-TEST",
     floor: str = "",
+    protection: str = "tag_checks = false",
 ) -> Path:
     """A table configuration file in ``folder`` for these ports (``floor``: the lines of
-    a ``[floor]`` section); its path."""
+    a ``[floor]`` section); its path. ``protection``: the lines of its ``[protection]``;
+    by default without tag checks (a table with them rejects a deck its shoe does not
+    register): the service's tests are not about the cards' tags."""
     seats = (
         f'[devices.seat_board]\ntransport = "serial"\nport = "{seats_port}"\nbaud = {BAUD}\n'
         f"[devices.seat_board.link]\n{link}\n"
@@ -55,6 +58,8 @@ name = "test table"
 [stakes]
 min_buy_in = 100
 max_buy_in = 1000
+[protection]
+{protection}
 [devices.shoe]
 transport = "serial"
 port = "{shoe_port}"

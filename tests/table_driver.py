@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from controller.rules import Do, Effect, Rules, parse_card
@@ -24,6 +24,7 @@ from controller.table import (
     apply,
 )
 from controller.table.inputs import Remedy
+from controller.table.settings import Protection
 
 
 def code(card: str) -> int:
@@ -42,8 +43,12 @@ class TableDriver:
         self.first = self.table
 
     @classmethod
-    def make(cls, seat_board: bool = True, **rules: Any) -> TableDriver:
+    def make(
+        cls, seat_board: bool = True, protection: Protection | None = None, **rules: Any
+    ) -> TableDriver:
         settings = TableSettings(Rules.from_mapping(rules), 100, 1000, seat_board)
+        if protection is not None:
+            settings = replace(settings, protection=protection)
         return cls(Table(settings))
 
     def feed(self, make: type[TableInput], **fields: Any) -> Step:

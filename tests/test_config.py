@@ -14,6 +14,7 @@ import pytest
 from controller.config import load_config, parse_config
 from controller.config_file import MASK, Api, ConfigError, check_dsn, masked_dsn
 from controller.rules import BonusTiming, Rules, Variant
+from controller.table.settings import Protection
 from dealer_ui.auth import hash_pin, verify_pin
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,6 +38,7 @@ def test_example_loads_cleanly():
     assert config.journal == Path("/var/lib/luck-table/T-01.sqlite")
     assert (config.api.bind, config.api.port, config.api.tls_cert) == ("127.0.0.1", 8080, None)
     assert config.console.idle_lock == 300
+    assert config.settings.protection == Protection(tag_checks=True)
     assert verify_pin(config.supervisors[0].pin_hash, "1234")
     assert not verify_pin(config.supervisors[0].pin_hash, "1235")
     assert verify_pin(config.dealers[0].pin_hash, "5678")
@@ -53,11 +55,20 @@ def test_game_settings_reach_the_rules(tmp_path):
 def test_optional_parts(tmp_path):
     data = example()
     del data["game"], data["api"], data["console"], data["devices"]["shoe"]["link"]
+    del data["protection"]
     data["devices"]["seat_board"] = {"enabled": False}
     config = parse_config(data, tmp_path)
     assert config.seat_board is None and not config.settings.seat_board
     assert config.settings.rules == Rules() and config.api.port == 8080
     assert config.console.idle_lock == 300
+    assert config.settings.protection == Protection(tag_checks=True)  # checked unless said
+
+
+def test_protection_settings_reach_the_table(tmp_path):
+    data = example()
+    data["protection"] = {"tag_checks": False, "deck_hands": 250, "deck_hours": 6}
+    protection = parse_config(data, tmp_path).settings.protection
+    assert protection == Protection(tag_checks=False, deck_hands=250, deck_hours=6.0)
 
 
 def test_usb_device_and_relative_journal(tmp_path):
@@ -102,7 +113,7 @@ BAD = [
     ("table.id", "", "table.id = ''", "non-empty"),
     ("table.id", "T 1", "table.id = 'T 1'", "letters, digits"),
     ("table.name", 7, "table.name = 7", "non-empty string"),
-    ("table.seats", 9, "table.seats = 9", "unknown setting"),
+    ("table.seats", 9, "table.seats:", "unknown setting"),
     ("table.player_decisions", 1, "table.player_decisions = 1", "true or false"),
     ("game.ante", 0, "game.ante = 0", "positive"),
     ("game.ante", 1.5, "game.ante = 1.5", "not a whole number"),
@@ -112,18 +123,18 @@ BAD = [
     ("game.bonus_price", -1, "game.bonus_price = -1", "0 (free)"),
     ("game.max_raises", -1, "game.max_raises = -1", "0 or more"),
     ("game.showdown", "fast", "game.showdown = 'fast'", "auto, manual"),
-    ("game.wilds", 2, "game.wilds = 2", "unknown setting"),
+    ("game.wilds", 2, "game.wilds:", "unknown setting"),
     ("stakes.min_buy_in", 0, "stakes.min_buy_in = 0", "1 or more"),
     ("stakes.max_buy_in", 50, "stakes.max_buy_in = 50", "at least min_buy_in (100)"),
     ("stakes.max_buy_in", _DELETE, "stakes.max_buy_in = (missing)", "whole number"),
     ("devices.shoe.transport", "tcp", "devices.shoe.transport = 'tcp'", "serial, usb"),
     ("devices.shoe.port", "", "devices.shoe.port = ''", "non-empty"),
     ("devices.shoe.baud", 0, "devices.shoe.baud = 0", "1 or more"),
-    ("devices.shoe.parity", "N", "devices.shoe.parity = 'N'", "unknown setting"),
+    ("devices.shoe.parity", "N", "devices.shoe.parity:", "unknown setting"),
     ("devices.shoe.link.backoff_max", -1, "devices.shoe.link = {", "positive number"),
     ("devices.shoe.link.silence", 1, "devices.shoe.link = {", "unknown link setting"),
     ("devices.seat_board.enabled", "on", "devices.seat_board.enabled = 'on'", "true or false"),
-    ("devices.lamp", {}, "devices.lamp = {}", "unknown setting"),
+    ("devices.lamp", {}, "devices.lamp:", "unknown setting"),
     ("journal.path", _DELETE, "journal.path = (missing)", "non-empty string"),
     ("api.bind", "not a host!", "api.bind = 'not a host!'", "an IP address or a host name"),
     ("api.port", 70000, "api.port = 70000", "1 to 65535 (0: any free port"),
@@ -131,7 +142,14 @@ BAD = [
     ("api.tls_cert", "missing.pem", "api.tls_cert = 'missing.pem'", "no such file"),
     ("console.idle_lock", 5, "console.idle_lock = 5", "a number of seconds, 10 to 3600"),
     ("console.idle_lock", "5m", "console.idle_lock = '5m'", "a number of seconds, 10 to 3600"),
-    ("console.lock", 60, "console.lock = 60", "unknown setting"),
+    ("console.lock", 60, "console.lock:", "unknown setting"),
+    ("protection.tag_checks", "no", "protection.tag_checks = 'no'", "true or false (false: a"),
+    ("protection.deck_hands", 0, "protection.deck_hands = 0", "a whole number of hands, 1 or"),
+    ("protection.deck_hands", 1.5, "protection.deck_hands = 1.5", "a whole number of hands"),
+    ("protection.deck_hours", 0, "protection.deck_hours = 0", "hours over 0, at most 168"),
+    ("protection.deck_hours", "8h", "protection.deck_hours = '8h'", "hours over 0, at most 168"),
+    ("protection.deck_hours", 169, "protection.deck_hours = 169", "hours over 0, at most 168"),
+    ("protection.deck_life", 2, "protection.deck_life:", "unknown setting"),
     ("api.trusted_proxies", "10.0.0.5", "api.trusted_proxies = '10.0.0.5'", "a list of IP"),
     ("api.trusted_proxies", ["proxy"], "api.trusted_proxies = 'proxy'", "IP addresses or net"),
     ("api.allowed_hosts", ["not a host!"], "api.allowed_hosts = 'not a host!'", "host names"),
@@ -143,7 +161,7 @@ BAD = [
     ("api.max_connections", 0, "api.max_connections = 0", "1 to 100000"),
     ("api.max_websockets", "8", "api.max_websockets = '8'", "1 to 100000"),
     ("api.docs", "yes", "api.docs = 'yes'", "true or false"),
-    ("api.debug", True, "api.debug = True", "unknown setting"),
+    ("api.debug", True, "api.debug:", "unknown setting"),
     ("credentials.supervisors", [], "credentials.supervisors = []", "at least one"),
     ("credentials.dealers.0.pin", "1234", "credentials.dealers[0].pin", "plain PINs are refused"),
     (
@@ -159,9 +177,9 @@ BAD = [
         "well-formed",
     ),
     ("credentials.dealers.0.id", "", "credentials.dealers[0].id = ''", "non-empty"),
-    ("credentials.auditors", [], "credentials.auditors = []", "unknown setting"),
+    ("credentials.auditors", [], "credentials.auditors:", "unknown setting"),
     ("journal", "x.sqlite", "journal = 'x.sqlite'", "a table of settings"),
-    ("ledger", {}, "ledger = {}", "unknown setting"),
+    ("ledger", {}, "ledger:", "unknown setting"),
 ]
 
 
@@ -174,7 +192,7 @@ def test_bad_value_is_refused_with_key_value_and_allowed(tmp_path, path, value, 
     message = str(caught.value)
     assert message.startswith(shown), message
     assert allowed in message, message
-    assert caught.value.key == shown.split(" = ")[0]
+    assert caught.value.key == shown.split(" = ")[0].rstrip(":")
 
 
 def test_duplicate_ids_and_lone_tls_key(tmp_path):
@@ -257,7 +275,7 @@ FLOOR_BAD = [
     ({"dsn": 5432}, "floor.dsn = 5432", "non-empty string"),
     ({"dsn": "floor.casino"}, "floor.dsn = 'floor.casino'", "a PostgreSQL connection string"),
     ({"dsn": "host=x colour=blue"}, "floor.dsn = 'host=x colour=blue'", 'option "colour"'),
-    ({"dsn": "host=x", "password": "p"}, "floor.password = 'p'", "unknown setting"),
+    ({"dsn": "host=x", "password": "p"}, "floor.password:", "unknown setting"),
     ({"dsn": "host=x", "batch": 0}, "floor.batch = 0", "1 to 10000"),
     ({"dsn": "host=x", "batch": 2.5}, "floor.batch = 2.5", "1 to 10000"),
     ({"dsn": "host=x", "retry_initial": 0}, "floor.retry_initial = 0", "0.01 to 60"),
@@ -379,3 +397,13 @@ def test_the_table_s_floor_dsn_error_never_shows_its_password(tmp_path):
     with pytest.raises(ConfigError) as caught:
         parse_config(data, tmp_path)
     assert SECRET not in str(caught.value) and 'option "colour"' in str(caught.value)
+
+
+@pytest.mark.parametrize("section", ["floor", "api"])
+def test_an_unknown_key_s_value_is_never_shown_it_may_be_a_secret(tmp_path, section):
+    data = example()
+    data.setdefault(section, {"dsn": "host=x"})["password"] = "hunter2-s3cret"
+    with pytest.raises(ConfigError) as caught:
+        parse_config(data, tmp_path)
+    assert str(caught.value).startswith(f"{section}.password: unknown setting")
+    assert "hunter2" not in str(caught.value)

@@ -33,6 +33,7 @@ from controller.table import (
     TableSettings,
     apply,
 )
+from controller.table.settings import Protection
 from dealer_ui.views import view
 from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script, card_names, live_table
 from tests.service_kit import simulator
@@ -462,3 +463,39 @@ def test_new_hand_waits_until_the_table_is_ready(tmp_path: Path) -> None:
             assert not await sign_out.is_visible()
 
     on_the_shoe(scenario)
+
+
+def test_the_console_says_when_the_table_runs_without_tag_checks(tmp_path: Path) -> None:
+    """NO TAG CHECKS beside the hand number on the dealer's and surveillance's pages of a
+    table without tag checks; never on a table with them, nor on the public's page."""
+    checked = Table(TableSettings(protection=Protection(tag_checks=True)))
+    unchecked = Table(TableSettings())
+    seen: dict[tuple[str, bool], bool] = {}
+
+    async def scenario(shoe: Any) -> None:
+        async with console(tmp_path, shoe) as (live, browser, page):
+            await page.get_by_label("Dealer id").wait_for()
+            pages = {"dealer": page}
+            for role in ("surveillance", "public"):
+                pages[role] = await opened(browser, live.served.url + f"/{role}")
+            for role, shown in pages.items():
+                for table in (checked, unchecked):
+                    visible = await shown.evaluate(
+                        "view => { render(view); return !document.getElementById("
+                        "'no-tag-checks').hidden; }",
+                        view(table, role),
+                    )
+                    seen[(role, table.settings.protection.tag_checks)] = visible
+            badge = page.locator("#no-tag-checks")
+            await page.evaluate("view => render(view)", view(unchecked, "dealer"))
+            assert await badge.text_content() == "NO TAG CHECKS"
+
+    on_the_shoe(scenario)
+    assert seen == {
+        ("dealer", True): False,
+        ("dealer", False): True,
+        ("surveillance", True): False,
+        ("surveillance", False): True,
+        ("public", True): False,
+        ("public", False): False,
+    }

@@ -107,6 +107,7 @@ def test_migrations_apply_once_then_find_the_schema(tmp_path):
             (2, "live"),
             (3, "journal_identity"),
             (4, "partitions"),
+            (5, "game_protection"),
             (6, "hourly"),
             (7, "ship_on"),
         ]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import subprocess
 import time
 from collections.abc import Iterator
@@ -112,6 +113,11 @@ def test_every_table_live_state(floor):
     assert any(seat["in_hand"] for seat in tables["T2"]["seats"])
     assert tables["T2"]["hand"]["players"]  # every card: for supervisors only
     assert tables["T1"]["hand"] is None
+    for table in tables.values():  # a simulated shoe of this release: no tag checks
+        assert (table["tag_checks"], table["shared_tags"]) == (False, 0)
+        # no tags to tell one deck from the next: one deck's life, every hand
+        assert table["deck_hands"] == table["hand_number"] and table["deck_since"] is not None
+    assert floor.get("/api/tags/shared").json() == []
     paused = tables["T3"]
     expected = floor.states[floor.paused_at - 1]
     assert paused["state"] == "paused"
@@ -159,6 +165,7 @@ def test_the_drill_down(floor):
     alerts = detail["alerts"]
     assert alerts and all(alert["cleared_at"] and alert["resolution"] for alert in alerts)
     assert any(action["action"] == "enter_card" for action in detail["supervisor_actions"])
+    assert (detail["shared_tags"], detail["decks"]) == ([], [])
     buy_ins = [move for move in detail["chip_movements"] if move["kind"] == "buy_in"]
     assert len(buy_ins) == 6
     dealing = floor.get("/api/tables/T2").json()
@@ -264,6 +271,9 @@ def test_the_pit_page_in_a_browser(floor, tmp_path):
             str(paused.alert_message)
         )
         expect(page.locator("#alerts li").first).to_contain_text("Table T3")
+        expect(page.locator('[data-table="T1"] .deck-line')).to_contain_text(
+            re.compile(r"deck: 6 hands, \d+ h \d\d min · NO TAG CHECKS")
+        )
         page.screenshot(path=str(shots / "pit-floor-1600x1000.png"), full_page=True)
         page.locator('[data-table="T1"]').click()
         expect(page.locator("#detail-title")).to_contain_text("Table T1 (T1) · idle · hand 6")

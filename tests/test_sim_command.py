@@ -7,8 +7,10 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -93,29 +95,63 @@ def test_faults_are_counted_and_resolved(tmp_path: Path) -> None:
 def test_ctrl_c_or_sigterm_stops_the_table_and_the_simulators_and_prints_the_summary(
     tmp_path: Path, stop: Callable[[int], None], by: str
 ) -> None:
+    errors = (tmp_path / "stderr").open("w+")  # a file, not a pipe nobody reads while it deals
     process = subprocess.Popen(
         [*SIM, "--hands", "0", "--speed", "max"],
         cwd=tmp_path,
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=errors,
         text=True,
         start_new_session=True,
     )
     assert process.stdout is not None
-    for line in process.stdout:
-        if line == "hand 2 is over\n":
-            break
+    output = Output(process.stdout)
+    try:
+        output.wait_for("hand 2 is over\n", timeout=120)
+    except BaseException:
+        os.killpg(process.pid, signal.SIGKILL)
+        raise
     children = ["pgrep", "-P", str(process.pid)]
     simulators = subprocess.run(children, capture_output=True, text=True, check=True).stdout.split()
     assert len(simulators) == 2  # the shoe and the seat board
     stop(process.pid)
-    out, err = process.communicate(timeout=60)
+    process.wait(timeout=60)
+    out = output.text(timeout=10)
+    errors.close()
+    err = (tmp_path / "stderr").read_text()
     assert process.returncode == 0, err
     assert f"stopped ({by})" in out and "conserved" in field(out, "chips")
     assert "Traceback" not in err and "error" not in err
     assert "while stopping" not in (tmp_path / "data" / "table.log").read_text()
     for pid in simulators:  # stopped by the run, not by the signal: no simulator left behind
         assert not Path(f"/proc/{pid}").exists()
+
+
+class Output:
+    """A process's output read in the background, so that a test can wait for a line with
+    a deadline and still get the whole output once the process has ended."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._lines: list[str] = []
+        self._arrived = threading.Condition()
+        self._reader = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self._reader.start()
+
+    def _read(self, stream: IO[str]) -> None:
+        for line in stream:
+            with self._arrived:
+                self._lines.append(line)
+                self._arrived.notify_all()
+
+    def wait_for(self, wanted: str, timeout: float) -> None:
+        with self._arrived:
+            if not self._arrived.wait_for(lambda: wanted in self._lines, timeout):
+                pytest.fail(f"no {wanted!r} in {timeout} s: {''.join(self._lines[-20:])}")
+
+    def text(self, timeout: float) -> str:
+        self._reader.join(timeout)
+        assert not self._reader.is_alive(), "the output did not end"
+        return "".join(self._lines)
 
 
 def test_the_console_is_served_while_the_table_deals(tmp_path: Path) -> None:

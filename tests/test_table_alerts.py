@@ -316,9 +316,13 @@ OLD_ALERTS: list[tuple[dict[str, Any], AlertFacts]] = [
 ]
 
 
+#: The kinds made after alerts kept their facts: no release wrote one as words alone.
+RECORDS_ONLY = {AlertKind.DECK_REJECTED, AlertKind.FOREIGN_CARD, AlertKind.DECK_DUE}
+
+
 def test_every_kind_has_its_record_and_an_old_alert_of_each() -> None:
     assert set(FACTS) == set(AlertKind)
-    assert {facts.kind for _, facts in OLD_ALERTS} == set(AlertKind)
+    assert {facts.kind for _, facts in OLD_ALERTS} == set(AlertKind) - RECORDS_ONLY
 
 
 @pytest.mark.parametrize(("saved", "facts"), OLD_ALERTS, ids=lambda x: getattr(x, "kind", ""))

@@ -124,6 +124,8 @@ def facts_of(entry: Entry, before: Table, step: Step, recorder: HandRecorder) ->
                 )
             case "alert":
                 out.append(f.AlertRaised(position, after.hand_number, data))
+            case "deck_registered":
+                out.append(f.DeckRegistered(position, data["deck"], data["at"], data["tags"]))
             case "sit_down" | "rebuy" | "cash_out":
                 seat = data["seat"]
                 held = (before if effect.kind == "cash_out" else after).seat(seat)
@@ -174,6 +176,7 @@ def status_of(table: Table, last_entry_at: int | None) -> f.Status:
         for seat in table.seats
     )
     first = blocking[0] if blocking else None
+    deck = table.deck
     return f.Status(
         state,
         table.hand_number,
@@ -185,4 +188,7 @@ def status_of(table: Table, last_entry_at: int | None) -> f.Status:
         seats,
         last_entry_at,
         table.hand.to_json() if table.hand is not None and table.in_hand else None,
+        table.settings.protection.tag_checks,
+        None if deck is None else deck.hands,
+        None if deck is None else deck.since,
     )

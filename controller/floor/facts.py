@@ -72,6 +72,17 @@ class AlertCleared:
 
 
 @dataclass(frozen=True, slots=True)
+class DeckRegistered:
+    """The table accepted the deck its shoe registered: ``deck`` (the shoe's id), when
+    (``at``, the table's clock), and its ``tags``, the tag UID of each card by name."""
+
+    position: int
+    deck: int
+    at: int
+    tags: dict[str, str]
+
+
+@dataclass(frozen=True, slots=True)
 class ChipMovement:
     """A buy-in (sitting down), a rebuy or a cash-out (leaving)."""
 
@@ -101,6 +112,7 @@ Fact = (
     | HandInProgress
     | AlertRaised
     | AlertCleared
+    | DeckRegistered
     | ChipMovement
     | SupervisorAction
 )
@@ -121,6 +133,9 @@ class Status:
     seats: tuple[dict[str, Any], ...]
     last_entry_at: int | None  # ms since the Unix epoch (the table's clock)
     hand: dict[str, Any] | None = None  # the hand in progress (the engine's JSON), if any
+    tag_checks: bool = False  # every card's tag is checked (docs/game-protection.md)
+    deck_hands: int | None = None  # the deck in play: hands begun with it (None: no deck)
+    deck_since: int | None = None  # ms since the Unix epoch: when its life began
 
 
 @dataclass(frozen=True, slots=True)

@@ -701,6 +701,8 @@ def _apply(
                     fact.alert_id,
                 ),
             )
+        case f.DeckRegistered():
+            _deck(connection, key, fact)
         case f.ChipMovement():
             connection.execute(
                 "INSERT INTO floor_chip_movements (table_id, session, position, ordinal, kind, "
@@ -738,6 +740,22 @@ def _apply(
     return None
 
 
+def _deck(connection: psycopg.Connection, key: tuple[str, int], fact: f.DeckRegistered) -> None:
+    """A deck registered: kept, and the table's live deck from now on (its tags replace
+    the tags of the table's deck before)."""
+    connection.execute(
+        "INSERT INTO floor_decks (table_id, session, position, deck, registered_at, tags) "
+        "VALUES (%s, %s, %s, %s, %s, %s)",
+        (*key, fact.position, fact.deck, _time(fact.at), Jsonb(fact.tags)),
+    )
+    connection.execute("DELETE FROM floor_live_tags WHERE table_id = %s", (key[0],))
+    connection.execute(
+        "INSERT INTO floor_live_tags (table_id, uid, card, session, position) "
+        "SELECT %s, tag.uid, tag.card, %s, %s FROM jsonb_each_text(%s) AS tag(card, uid)",
+        (key[0], key[1], fact.position, Jsonb(fact.tags)),
+    )
+
+
 def _seat_session(
     connection: psycopg.Connection, key: tuple[str, int], fact: f.ChipMovement
 ) -> None:
@@ -767,14 +785,16 @@ def _status(
     connection.execute(
         "INSERT INTO floor_table_status (table_id, session, state, hand_number, display, "
         "alert_id, alert_kind, alert_message, open_alerts, seats, last_position, last_entry_at, "
-        "hand, updated_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, now()) "
+        "hand, tag_checks, deck_hands, deck_since, updated_at) "
+        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, now()) "
         "ON CONFLICT (table_id) DO UPDATE SET session = excluded.session, "
         "state = excluded.state, hand_number = excluded.hand_number, "
         "display = excluded.display, alert_id = excluded.alert_id, "
         "alert_kind = excluded.alert_kind, alert_message = excluded.alert_message, "
         "open_alerts = excluded.open_alerts, seats = excluded.seats, "
         "last_position = excluded.last_position, last_entry_at = excluded.last_entry_at, "
-        "hand = excluded.hand, updated_at = now()",
+        "hand = excluded.hand, tag_checks = excluded.tag_checks, "
+        "deck_hands = excluded.deck_hands, deck_since = excluded.deck_since, updated_at = now()",
         (
             *key,
             status.state,
@@ -788,5 +808,8 @@ def _status(
             last,
             _time(status.last_entry_at),
             None if status.hand is None else Jsonb(status.hand),
+            status.tag_checks,
+            status.deck_hands,
+            _time(status.deck_since),
         ),
     )

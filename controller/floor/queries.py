@@ -4,7 +4,8 @@ Each a query on a view or table of the schema (``migrations/``): :func:`tables` 
 table's live status), :func:`open_alerts`, :func:`hands_per_hour`, :func:`pot_sizes`,
 :func:`bonus_cards`, :func:`player_sessions`, :func:`hands`, :func:`hand`,
 :func:`recent_hands`, :func:`alerts`, :func:`supervisor_actions`, :func:`chip_movements`
-(a page at a time), :func:`entries`, :func:`confirmed_position`, :func:`lags`. Every query
+(a page at a time), :func:`shared_tags` (tags in two tables' live decks), :func:`decks`,
+:func:`entries`, :func:`confirmed_position`, :func:`lags`. Every query
 names its columns: a newer schema (migrations only add) leaves this release's answers as
 they were. Every function takes an open ``psycopg.Connection``.
 """
@@ -44,6 +45,10 @@ class TableOverview:
     last_seen: datetime
     confirmed_position: int
     hand: dict[str, Any] | None  # the hand in progress (engine JSON, every card), if any
+    tag_checks: bool | None  # every card's tag checked (None: shipped by an earlier release)
+    deck_hands: int | None  # the deck in play: hands begun with it (None: no deck yet)
+    deck_since: datetime | None  # when the deck's life began (the table's clock)
+    shared_tags: int  # tags of its live deck that another table's live deck has too
     silent: bool  # not heard from (no batch, no heartbeat) for SILENT_AFTER s, by the floor's clock
 
 
@@ -153,6 +158,30 @@ class Hand:
     recorded: bool | None
     script: dict[str, Any] | None
     outcome: dict[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class SharedTag:
+    """A tag UID in the live decks of two tables (view ``floor_shared_tags``): on ``card``
+    at ``table_id``, on ``other_card`` at ``other_table_id``."""
+
+    uid: str
+    table_id: str
+    card: str
+    other_table_id: str
+    other_card: str
+
+
+@dataclass(frozen=True, slots=True)
+class Deck:
+    """A deck a table registered (``tags``: the tag UID of each card, by name)."""
+
+    table_id: str
+    session: int
+    position: int
+    deck: int
+    registered_at: datetime
+    tags: dict[str, str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -392,6 +421,28 @@ def supervisor_actions(
         "ORDER BY at DESC, position DESC, ordinal DESC LIMIT %s"
     )
     return _rows(connection, SupervisorAction, query, (*params, limit))
+
+
+def shared_tags(connection: psycopg.Connection, table_id: str | None = None) -> list[SharedTag]:
+    """The tags in the live decks of two tables (those of one table's live deck), by tag."""
+    where, params = _where(table_id=table_id)
+    query = (
+        f"SELECT {_columns(SharedTag)} FROM floor_shared_tags{where} "
+        "ORDER BY uid, table_id, other_table_id"
+    )
+    return _rows(connection, SharedTag, query, params)
+
+
+def decks(
+    connection: psycopg.Connection, table_id: str, session: int | None = None, limit: int = 20
+) -> list[Deck]:
+    """The decks a table registered (its current session's by default), newest first."""
+    query = (
+        f"SELECT {_columns(Deck)} FROM floor_decks "
+        f"WHERE table_id = %s AND session = coalesce(%s, {_CURRENT}) "
+        "ORDER BY position DESC LIMIT %s"
+    )
+    return _rows(connection, Deck, query, (table_id, session, table_id, limit))
 
 
 def confirmed_position(

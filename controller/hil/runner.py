@@ -126,6 +126,8 @@ def table_config(
             "seat_board": port(seats) if seats is not None else {"enabled": False},
         },
         "journal": {"path": str(journal)},
+        # The simulated shoe speaks protocol version 1: no deck registration, no tags to check.
+        "protection": {"tag_checks": False},
         "api": {"bind": "127.0.0.1", "port": 0},
         "credentials": {
             "supervisors": [{"id": who, "pin_hash": pin_hash} for who in sorted(whos)],

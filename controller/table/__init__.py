@@ -77,7 +77,7 @@ from controller.table.inputs import (
     WrongFace,
     input_from_json,
 )
-from controller.table.settings import SettingsError, TableSettings
+from controller.table.settings import Protection, SettingsError, TableSettings
 from controller.table.state import (
     Lamps,
     Placement,
@@ -119,6 +119,7 @@ __all__ = [
     "LinkUp",
     "NewHand",
     "Placement",
+    "Protection",
     "Raised",
     "Rebuy",
     "Remedy",

@@ -18,7 +18,7 @@ a snapshot taken before the facts were kept (their words read by ``controller.ta
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields
 from enum import StrEnum
 from typing import Any, ClassVar, NamedTuple
@@ -56,6 +56,9 @@ class AlertKind(StrEnum):
     EVENTS_LOST = "events_lost"
     PLAYER_AWAY = "player_away"
     SIGN_IN_ATTACK = "sign_in_attack"
+    DECK_REJECTED = "deck_rejected"
+    FOREIGN_CARD = "foreign_card"
+    DECK_DUE = "deck_due"
 
 
 class AlertRule(NamedTuple):
@@ -69,7 +72,7 @@ class AlertRule(NamedTuple):
     of_hand: bool
 
 
-_HOLD, _DEAD, _DONE = Remedy.HOLD, Remedy.DEAD, Remedy.DONE
+_HOLD, _DEAD, _DONE, _REPLACE = Remedy.HOLD, Remedy.DEAD, Remedy.DONE, Remedy.REPLACE_DECK
 ALERT_RULES: dict[AlertKind, AlertRule] = {
     AlertKind.CARD_OUT_OF_TURN: AlertRule(Severity.ABNORMAL, True, (_HOLD, _DEAD), True),
     AlertKind.CARD_IN_PLAY: AlertRule(Severity.ABNORMAL, True, (_DEAD,), True),
@@ -87,7 +90,21 @@ ALERT_RULES: dict[AlertKind, AlertRule] = {
     AlertKind.EVENTS_LOST: AlertRule(Severity.FAULT, True, (_DONE,), True),
     AlertKind.PLAYER_AWAY: AlertRule(Severity.ABNORMAL, False, (_DONE,), True),
     AlertKind.SIGN_IN_ATTACK: AlertRule(Severity.ABNORMAL, False, (_DONE,), False),
+    AlertKind.DECK_REJECTED: AlertRule(Severity.ABNORMAL, True, (), False),
+    AlertKind.FOREIGN_CARD: AlertRule(Severity.ABNORMAL, True, (_DEAD, _REPLACE), True),
+    AlertKind.DECK_DUE: AlertRule(Severity.ACTION, False, (_DONE,), False),
 }
+
+
+class Tamper(StrEnum):
+    """Why a card is not one of the table's deck."""
+
+    FOREIGN = "foreign"  # its tag is not of the registered deck
+    RETAGGED = "retagged"  # its tag is registered for another card
+    CLONED = "cloned"  # its tag was already dealt from this deck
+    UNTAGGED = "untagged"  # the shoe read it without a tag UID
+    SWITCHED = "switched"  # at a seat: not the card the shoe dealt there (same face)
+    NOT_DEALT = "not_dealt"  # at a seat: a card that never came out of the shoe
 
 
 # Why a card is not due, and where a due card goes -------------------------------------
@@ -181,6 +198,8 @@ class AlertFacts:
 
 
 def _encode(value: object) -> object:
+    if isinstance(value, tuple):
+        return [_encode(item) for item in value]
     if isinstance(value, Card):
         return str(value)
     if isinstance(value, StrEnum):
@@ -190,9 +209,20 @@ def _encode(value: object) -> object:
     return value
 
 
+def _cards(names: list[str]) -> tuple[Card, ...]:
+    return tuple(parse_card(name) for name in names)
+
+
 _DECODE: dict[str, Callable[[Any], Any]] = {
     "card": parse_card,
     "read": parse_card,
+    "registered": parse_card,
+    "missing": _cards,
+    "twice": _cards,
+    "untagged": _cards,
+    "extra": tuple,
+    "cloned": tuple,
+    "tamper": Tamper,
     "why": NotDue.from_json,
     "to": Dest,
     "device": Device,
@@ -521,6 +551,137 @@ class SignInAttack(AlertFacts):
         )
 
 
+@dataclass(frozen=True, slots=True)
+class DeckRejected(AlertFacts):
+    """The deck loaded (``count`` cards, the shoe's count) is not accepted. ``deck``: the
+    shoe's id of it; None: the shoe registered none of its cards, at a table that checks
+    every card's tag. Else what its registration (``reads``: the cards it read) lacks:
+    ``missing`` cards, cards read ``twice`` or more, ``extra`` codes of no card, tag UIDs
+    ``cloned`` onto more than one card, cards read without a tag (``untagged``)."""
+
+    kind = AlertKind.DECK_REJECTED
+    deck: int | None
+    count: int
+    reads: int = 0
+    missing: tuple[Card, ...] = ()
+    twice: tuple[Card, ...] = ()
+    extra: tuple[int, ...] = ()
+    cloned: tuple[str, ...] = ()
+    untagged: tuple[Card, ...] = ()
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        return (*self.missing, *self.twice, *self.untagged)
+
+    def say(self, name: Name = str) -> str:
+        if self.deck is None:
+            return (
+                f"a deck of {self.count} cards was loaded without its registration: this table "
+                "checks every card's tag against the deck the shoe registers"
+            )
+        found = [
+            _listed(len(self.missing), "card", "missing", map(name, self.missing)),
+            _listed(len(self.twice), "card", "more than once", map(name, self.twice)),
+            _listed(len(self.extra), "code", "of no card", map(str, self.extra)),
+            _listed(len(self.cloned), "tag", "on more than one card", self.cloned),
+            _listed(len(self.untagged), "card", "without a tag", map(name, self.untagged)),
+        ]
+        if self.count != self.reads:
+            found.append(f"the shoe counted {self.count}, registered {self.reads}")
+        what = "; ".join(part for part in found if part)
+        return f"deck {self.deck} is rejected: {what}"
+
+    def todo(self, name: Name = str) -> str:
+        return (
+            "take the deck out of the shoe, keep it for surveillance, and load another deck: "
+            "the table goes on when the shoe registers a full deck"
+        )
+
+
+def _listed(count: int, noun: str, what: str, names: Iterable[str]) -> str:
+    """``"2 cards missing (Kd, a card)"``, or "" for none."""
+    if not count:
+        return ""
+    return f"{count} {noun}{_s(count)} {what} ({', '.join(names)})"
+
+
+_TAMPER_WORDS = {
+    Tamper.FOREIGN: "which is not a tag of this table's deck",
+    Tamper.RETAGGED: "which this table's deck has on another card: a re-tagged card",
+    Tamper.CLONED: "which was already dealt from this deck: a cloned tag",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ForeignCard(AlertFacts):
+    """A card that is not the table's deck's (``tamper``: how the table knows): read by the
+    shoe (``seat`` None), or by the reader at ``seat``. ``card``: the card it reads as; ``uid``:
+    its tag UID ("": none read); ``registered``: the card the deck has that tag on (a
+    re-tagged card, or a card of this deck at a seat it was never dealt to)."""
+
+    kind = AlertKind.FOREIGN_CARD
+    tamper: Tamper
+    card: Card
+    uid: str = ""
+    seat: int | None = None
+    registered: Card | None = None
+
+    def say(self, name: Name = str) -> str:
+        card, uid, seat = name(self.card), self.uid, self.seat
+        match self.tamper:
+            case Tamper.UNTAGGED:
+                return f"the shoe read {card} without a tag UID: this table checks every card's tag"
+            case Tamper.SWITCHED:
+                return (
+                    f"the card at seat {seat} ({card}, tag {uid}) is not the card the shoe dealt "
+                    "there: a switched card"
+                )
+            case Tamper.NOT_DEALT:
+                return f"a card the shoe never dealt is at seat {seat} ({card}, tag {uid})"
+        reader = "the shoe" if seat is None else f"seat {seat}'s reader"
+        return f"{reader} read {card} with tag {uid}, {_TAMPER_WORDS[self.tamper]}"
+
+    def todo(self, name: Name = str) -> str:
+        remedies = (
+            "the supervisor inspects it, then takes it out of play (dead), voids the hand, "
+            "or replaces the deck"
+        )
+        if self.seat is None:
+            return f"keep the card face down aside, unseen, for surveillance; {remedies}"
+        return (
+            f"leave every card at seat {self.seat} where it lies and call surveillance; {remedies}"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class DeckDue(AlertFacts):
+    """The deck in play has dealt ``hands`` hands over ``minutes`` minutes since it was
+    loaded: past ``limit_hands`` or ``limit_hours`` (the table's deck life)."""
+
+    kind = AlertKind.DECK_DUE
+    hands: int
+    minutes: int
+    limit_hands: int | None
+    limit_hours: float | None
+
+    def say(self, name: Name = str) -> str:
+        limits = [
+            f"{self.limit_hands} hands" if self.limit_hands is not None else "",
+            f"{self.limit_hours:g} hours" if self.limit_hours is not None else "",
+        ]
+        age = f"{self.minutes // 60} h {self.minutes % 60:02d} min"
+        return (
+            f"the deck is due for replacement: {self.hands} hand{_s(self.hands)} in {age} "
+            f"(its life: {' or '.join(limit for limit in limits if limit)})"
+        )
+
+    def todo(self, name: Name = str) -> str:
+        return (
+            "load a new deck before the next hand: the alert clears when the shoe registers "
+            "it (a table without tag checks: the supervisor resolves (done) once it is in)"
+        )
+
+
 def _s(count: int) -> str:
     return "" if count == 1 else "s"
 
@@ -544,6 +705,9 @@ FACTS: dict[AlertKind, type[AlertFacts]] = {
         EventsLost,
         PlayerAway,
         SignInAttack,
+        DeckRejected,
+        ForeignCard,
+        DeckDue,
     )
 }
 
@@ -682,6 +846,7 @@ class Clearance(StrEnum):
     CONFIRMED_AT_SEAT = "confirmed_at_seat"  # the seat board confirmed the card dealt there
     PLAYER_BACK = "player_back"
     FULL_DECK = "full_deck"
+    NEW_DECK = "new_deck"  # the shoe registered another deck than the one due
     FAULT_CLEARED = "fault_cleared"  # the device reports its fault cleared
     LINK_BACK = "link_back"
     ENTERED = "entered"  # the supervisor entered the unread card
@@ -721,6 +886,8 @@ class Cleared(Effect):
                 return f"the player is back at seat {seat}"
             case Clearance.FULL_DECK:
                 return "a full deck is loaded"
+            case Clearance.NEW_DECK:
+                return "a new deck is loaded"
             case Clearance.FAULT_CLEARED:
                 return f"the {device.words if device else 'device'} reports it cleared"
             case Clearance.LINK_BACK:

@@ -31,10 +31,20 @@ from controller.rules import (
 )
 from controller.rules.inputs import BETTING_DECISIONS
 from controller.rules.inputs import Input as EngineInput
-from controller.table import alerts, corrections
+from controller.table import alerts, corrections, protection
 from controller.table import inputs as ti
-from controller.table.alerts import ALERT_RULES, Alert, AlertKind, Busy, Clearance, Cleared, NotDue
+from controller.table.alerts import (
+    ALERT_RULES,
+    Alert,
+    AlertKind,
+    Busy,
+    Clearance,
+    Cleared,
+    NotDue,
+    Tamper,
+)
 from controller.table.inputs import Device, Disposition, Remedy, TableInput
+from controller.table.protection import Deck, DeckRegistered, Registration
 from controller.table.state import SEATS, Lamps, Placement, Seat, Table
 from controller.table.streams import Stream, Streams, over
 
@@ -218,7 +228,7 @@ def _settle(table: Table, at: int, fx: list[Effect]) -> Table:
         scramble_due=False,
     )
     away = _open(table, AlertKind.PLAYER_AWAY)
-    return _clear(table, away, Clearance.HAND_OVER, fx)
+    return _deck_life(_clear(table, away, Clearance.HAND_OVER, fx), at, fx)
 
 
 def _card_out(table: Table, card: Card, at: int, fx: list[Effect]) -> Table:
@@ -242,7 +252,103 @@ def _out_of_turn(table: Table, card: Card, why: NotDue, at: int, fx: list[Effect
 def _card_read(table: Table, item: ti.CardFromShoe, fx: list[Effect]) -> Table:
     if not 0 <= item.code < 52:
         return _raise(table, alerts.CardNotInDeck(item.code), fx, at=item.at)
-    return _card_out(table, Card(item.code), item.at, fx)
+    card, deck = Card(item.code), _checked(table)
+    if deck is not None:
+        tamper = deck.check(card, item.uid)
+        if tamper is not None:
+            facts = alerts.ForeignCard(tamper, card, item.uid, None, deck.registered(item.uid))
+            return _raise(table, facts, fx, at=item.at)
+        table = replace(table, deck=deck._replace(dealt=(*deck.dealt, item.uid)))
+    return _card_out(table, card, item.at, fx)
+
+
+# Game protection (controller/table/protection.py) -------------------------------------
+
+
+def _checked(table: Table) -> Deck | None:
+    """The deck every card is checked against: registered with its tags, at a table with
+    tag checks; None: no card is checked."""
+    deck = table.deck
+    if deck is None or not deck.checked or not table.settings.protection.tag_checks:
+        return None
+    return deck
+
+
+def _tampered(
+    table: Table, report: ti.CardAtSeat, card: Card, *, there: bool
+) -> alerts.ForeignCard | None:
+    """The card a seat's reader reports during a hand (``card``, its tag ``report.uid``)
+    when its tag never came out of the shoe: switched for a card the shoe dealt to that
+    seat (``there``), else a card never dealt. None: its tag came out of the shoe; or it
+    is the deck's own tag of a card of that seat that left the shoe unread (the shoe has
+    no read of it to compare); or no tag is checked (no tag read, no deck checked, or
+    between hands, when the last hand's cards may be reported after the next deck's
+    registration)."""
+    deck = _checked(table)
+    if deck is None or not table.in_hand or not report.uid or report.uid in deck.dealt:
+        return None
+    own = deck.tags[card]
+    if there and report.uid == own and own not in deck.dealt:
+        return None
+    tamper = Tamper.SWITCHED if there else Tamper.NOT_DEALT
+    return alerts.ForeignCard(tamper, card, report.uid, report.seat, deck.registered(report.uid))
+
+
+def _tamper_at_seat(table: Table, facts: alerts.ForeignCard, fx: list[Effect], *, at: int) -> Table:
+    """A switched or never-dealt card at a seat (once per seat and tag)."""
+    if any(alert.facts == facts for alert in _open(table, AlertKind.FOREIGN_CARD)):
+        return table
+    return _raise(table, facts, fx, at=at)
+
+
+def _deck_card(table: Table, item: ti.DeckCard, fx: list[Effect]) -> Table:
+    """One card of the deck the shoe registers (a card of another deck starts again)."""
+    registering = table.registering
+    if registering is None or registering.deck != item.deck:
+        registering = Registration(item.deck)
+    if len(registering.cards) >= _MOST_REGISTERED:
+        return table  # a flood: the deck's count tells it is not a deck
+    cards = (*registering.cards, (item.code, item.uid))
+    return replace(table, registering=registering._replace(cards=cards))
+
+
+#: The most cards of one registration kept: twice a deck (any more are a flood).
+_MOST_REGISTERED = 2 * protection.DECK_SIZE
+
+
+def _next_deck(table: Table, deck: int | None, tags: tuple[str, ...], at: int) -> Deck:
+    """The deck accepted: the same deck loaded again (the same tags, or none to tell) goes
+    on with its life; another starts one."""
+    old = table.deck
+    if old is not None and old.tags == tags:
+        return old._replace(deck=deck, dealt=())
+    return Deck(deck, tags, at)
+
+
+def _deck_life(table: Table, at: int, fx: list[Effect]) -> Table:
+    """At a hand's end: the deck past its life (hands or hours) is due for replacement
+    (one alert in its life)."""
+    deck, limits = table.deck, table.settings.protection
+    if deck is None or deck.due:
+        return table
+    most = limits.deck_ms
+    hands = limits.deck_hands is not None and deck.hands >= limits.deck_hands
+    if not hands and (most is None or at - deck.since < most):
+        return table
+    due = alerts.DeckDue(deck.hands, deck.age(at), limits.deck_hands, limits.deck_hours)
+    return _raise(replace(table, deck=deck._replace(due=True)), due, fx, at=at)
+
+
+def _replace_deck(table: Table, at: int, fx: list[Effect]) -> Table:
+    """The supervisor takes the deck out of play: the hand in progress is void, and the
+    next hand waits for a new deck (its life ends now: no ``deck_due`` at the void)."""
+    table = replace(table, deck=None, deck_ready=False)
+    if table.in_hand:
+        table = _engine(table, Action(Do.VOID), at, fx)
+        of_hand = [alert for alert in table.alerts if alert.rule.of_hand]
+        table = _clear(table, of_hand, Clearance.HAND_VOID, fx)
+    fx.append(Notice("deck", "the deck is out of play: load a new deck", {}))
+    return replace(table, held=())
 
 
 def _card_unreadable(table: Table, item: ti.CardUnreadable, fx: list[Effect]) -> Table:
@@ -277,6 +383,10 @@ def _card_at_seat(
     else:
         mine = next((p for p in pending if p.card == card), None)
     if mine is not None:
+        tampered = _tampered(table, item, mine.card, there=mine.seat == seat)
+        if tampered is not None:  # the card the shoe dealt there is not the card there
+            kept = tuple(p for p in pending if p != mine or mine.seat != seat)
+            return _tamper_at_seat(replace(table, unconfirmed=kept), tampered, fx, at=at)
         if mine.seat == seat:
             return _confirm(table, mine, fx)
         return _stray(table, seat, card, mine.seat, fx, at=at)
@@ -290,6 +400,13 @@ def _card_at_seat(
             return table
         if _known(table, card):
             return _card_out(table, card, at, fx)  # already in play: that alert
+        deck = _checked(table)
+        if deck is not None and item.uid:  # the seat's reader has the tag the shoe missed
+            tamper = deck.check(card, item.uid)
+            if tamper is not None:
+                facts = alerts.ForeignCard(tamper, card, item.uid, seat, deck.registered(item.uid))
+                return _tamper_at_seat(table, facts, fx, at=at)
+            table = replace(table, deck=deck._replace(dealt=(*deck.dealt, item.uid)))
         table = _clear(table, [unread], Clearance.READER_IDENTIFIED, fx, seat=seat)
         return _give(table, card, at, fx, confirmed=True)
     if not final and _awaits_shoe(table, seat, card):
@@ -297,11 +414,14 @@ def _card_at_seat(
     if card is None:
         return _stray(table, seat, None, None, fx, at=at)
     holder = _holder(table, card)
+    misread = None if holder is not None else corrections.misread(table, seat, card)
+    tampered = _tampered(table, item, card, there=holder == seat or misread is not None)
+    if tampered is not None:
+        return _tamper_at_seat(table, tampered, fx, at=at)
     if holder == seat:
         return _clear(table, _strays(table, card), Clearance.SEEN_AT_SEAT, fx, seat=seat)
     if holder is not None:
         return _stray(table, seat, card, holder, fx, at=at)
-    misread = corrections.misread(table, seat, card)
     if misread is not None:
         return _mismatch(table, misread, card, fx, at=at)
     return _raise(table, alerts.CardNotDealt(seat, card), fx, at=at)
@@ -318,7 +438,7 @@ def _mismatch(table: Table, read: Placement, card: Card, fx: list[Effect], *, at
 
 # The two devices' streams (controller/table/streams.py) ------------------------------
 
-_SHOE_EVENTS = (ti.CardFromShoe, ti.CardUnreadable, ti.DeckLoaded)
+_SHOE_EVENTS = (ti.CardFromShoe, ti.CardUnreadable, ti.DeckCard, ti.DeckLoaded)
 _SEAT_BOARD_EVENTS = (ti.CardAtSeat, ti.SeatOccupied, ti.SeatVacated)
 
 
@@ -473,6 +593,10 @@ def _seat_vacated(table: Table, item: ti.SeatVacated, fx: list[Effect]) -> Table
 
 
 def _deck_loaded(table: Table, item: ti.DeckLoaded, fx: list[Effect]) -> Table:
+    """A deck loaded: between hands, a new deck, accepted by its registration (or by the
+    shoe's count, at a table without tag checks whose shoe registers none); during a hand,
+    the stub and the burn cards the engine scrambled, or a deck that has no place there."""
+    registration, table = table.registering, replace(table, registering=None)
     hand = table.hand
     if table.in_hand and hand is not None and _burns_reloaded(table, hand, item.count):
         fx.append(
@@ -482,16 +606,42 @@ def _deck_loaded(table: Table, item: ti.DeckLoaded, fx: list[Effect]) -> Table:
                 {"count": item.count},
             )
         )
-        return replace(table, scramble_due=False)
+        return replace(table, scramble_due=False, deck=_burns_back(table.deck, hand))
     if table.in_hand:
-        deck = alerts.DeckDuringHand(item.count, table.hand_number)
-        return _raise(table, deck, fx, at=item.at)
-    if item.count != 52:
+        during = alerts.DeckDuringHand(item.count, table.hand_number)
+        return _raise(table, during, fx, at=item.at)
+    checks = table.settings.protection.tag_checks
+    tags: tuple[str, ...] = ()
+    if item.deck is not None:
+        examined = protection.examine(registration, item.deck, item.count, checks)
+        if isinstance(examined, alerts.DeckRejected):
+            return _raise(replace(table, deck_ready=False), examined, fx, at=item.at)
+        tags = examined
+    elif checks:
+        rejected = alerts.DeckRejected(None, item.count)
+        return _raise(replace(table, deck_ready=False), rejected, fx, at=item.at)
+    elif item.count != 52:
         table = replace(table, deck_ready=False)
         return _raise(table, alerts.BadDeck(item.count), fx, at=item.at)
     fx.append(Notice("deck", "a full deck of 52 is loaded", {"count": 52}))
-    table = replace(table, deck_ready=True, spent=0)
-    return _clear(table, _open(table, AlertKind.BAD_DECK), Clearance.FULL_DECK, fx)
+    old, deck = table.deck, _next_deck(table, item.deck, tags, item.at)
+    if item.deck is not None and tags:
+        fx.append(DeckRegistered(item.deck, tags, item.at))
+    table = replace(table, deck_ready=True, spent=0, deck=deck)
+    bad = _open(table, AlertKind.BAD_DECK) + _open(table, AlertKind.DECK_REJECTED)
+    table = _clear(table, bad, Clearance.FULL_DECK, fx)
+    if old is not None and old.since == deck.since:  # the same deck: its life goes on
+        return table
+    return _clear(table, _open(table, AlertKind.DECK_DUE), Clearance.NEW_DECK, fx)
+
+
+def _burns_back(deck: Deck | None, hand: Hand) -> Deck | None:
+    """The burn cards scrambled back into the stub are dealt again: their tags are in the
+    shoe once more."""
+    if deck is None or not deck.checked:
+        return deck
+    back = {deck.tags[card] for card in hand.burns}
+    return deck._replace(dealt=tuple(uid for uid in deck.dealt if uid not in back))
 
 
 def _burns_reloaded(table: Table, hand: Hand, count: int) -> bool:
@@ -581,6 +731,7 @@ def _new_hand(table: Table, item: ti.NewHand, fx: list[Effect]) -> Table:
         )
     )
     fx.extend(step.effects)
+    deck = None if table.deck is None else table.deck._replace(hands=table.deck.hands + 1)
     return replace(
         table,
         hand_number=number,
@@ -588,6 +739,7 @@ def _new_hand(table: Table, item: ti.NewHand, fx: list[Effect]) -> Table:
         hand_log=(),
         deck_ready=False,
         unconfirmed=(),
+        deck=deck,
     )
 
 
@@ -822,11 +974,30 @@ def _resolve_alert(table: Table, item: ti.ResolveAlert, fx: list[Effect]) -> Tab
             raise Refused("no hand in progress to hold the card for: take it out of play (dead)")
         assert alert.card is not None
         table = replace(table, held=(*table.held, alert.card))
+    elif item.remedy is Remedy.DONE and alert.kind is AlertKind.DECK_DUE:
+        table = _new_life(table, alert, item.at)
     elif item.remedy is Remedy.DONE and alert.card is not None:
         gone = tuple(p for p in table.unconfirmed if p.card != alert.card)
         table = replace(table, unconfirmed=gone)
     _signed(item, fx, f"alert {alert.id} resolved: {item.remedy.value}")
-    return _clear(table, [alert], Clearance.RESOLVED, fx, who=item.who)
+    table = _clear(table, [alert], Clearance.RESOLVED, fx, who=item.who)
+    if item.remedy is Remedy.REPLACE_DECK:
+        return _replace_deck(table, item.at, fx)
+    return table
+
+
+def _new_life(table: Table, alert: Alert, at: int) -> Table:
+    """The supervisor says a new deck is in (a ``deck_due`` alert resolved): at a table
+    whose shoe registers tagged decks the table knows better, and waits for it."""
+    deck = table.deck
+    if deck is not None and deck.checked:
+        raise Refused(
+            f"alert {alert.id} clears when the shoe registers a new deck: this table knows "
+            "its decks by their tags"
+        )
+    if deck is None:
+        return table
+    return replace(table, deck=deck._replace(since=at, hands=0, due=False))
 
 
 def _correct_stack(table: Table, item: ti.CorrectStack, fx: list[Effect]) -> Table:
@@ -849,6 +1020,7 @@ _HANDLERS: dict[type[TableInput], _Handler] = {
     ti.CardAtSeat: _card_at_seat,
     ti.SeatOccupied: _seat_occupied,
     ti.SeatVacated: _seat_vacated,
+    ti.DeckCard: _deck_card,
     ti.DeckLoaded: _deck_loaded,
     ti.DeviceFault: _device_fault,
     ti.DeviceFaultCleared: _device_fault_cleared,

@@ -74,6 +74,7 @@ class Remedy(StrEnum):
     HOLD = "hold"  # keep the card out of turn and deal it when the next card is due
     DEAD = "dead"  # take the card out of play
     DONE = "done"  # the condition was put right by hand (card moved, deck removed, ...)
+    REPLACE_DECK = "replace_deck"  # the deck is taken out of play: the hand is void, a new deck due
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

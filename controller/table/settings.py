@@ -1,5 +1,5 @@
-"""The table settings the core plays by: the game's rules, the buy-in limits, and whether a
-seat board confirms where each card lands."""
+"""The table settings the core plays by: the game's rules, the buy-in limits, whether a
+seat board confirms where each card lands, and game protection (tag checks, deck life)."""
 
 from __future__ import annotations
 
@@ -15,19 +15,76 @@ class SettingsError(LuckTableError, ValueError):
     """A table setting that does not exist or has a value it cannot take."""
 
 
+_PROTECTION = ("tag_checks", "deck_hands", "deck_hours")
+
+
+@dataclass(frozen=True, slots=True)
+class Protection:
+    """Game protection (docs/game-protection.md). ``tag_checks``: every deck is registered
+    by the shoe (each card's code and tag UID) and every card read is checked against it;
+    false for a shoe whose reader gives no UID (optical): decks are then counted by the
+    shoe, or their codes checked when it registers them. ``deck_hands`` and ``deck_hours``:
+    a deck's life (None: no limit); past either, a ``deck_due`` alert at the hand's end.
+
+    ``Protection()`` is a table without tag checks: the settings of a journal written
+    before game protection. A configuration file turns tag checks on unless it says
+    otherwise (``controller.config``)."""
+
+    tag_checks: bool = False
+    deck_hands: int | None = None
+    deck_hours: float | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.tag_checks, bool):
+            raise SettingsError(f"protection.tag_checks: {self.tag_checks!r} is not true or false")
+        hands = self.deck_hands
+        whole = isinstance(hands, int) and not isinstance(hands, bool)
+        if hands is not None and (not whole or hands < 1):
+            raise SettingsError(
+                f"protection.deck_hands: {hands!r} is not a whole number of hands, 1 or more"
+            )
+        hours = self.deck_hours
+        if hours is not None and (
+            not isinstance(hours, int | float) or isinstance(hours, bool) or not 0 < hours <= 168
+        ):
+            raise SettingsError(
+                f"protection.deck_hours: {hours!r} is not a number of hours over 0, at most 168"
+            )
+
+    @property
+    def deck_ms(self) -> int | None:
+        """``deck_hours`` in ms (None: no limit)."""
+        return None if self.deck_hours is None else round(self.deck_hours * 3_600_000)
+
+    def to_json(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in _PROTECTION}
+
+    @classmethod
+    def from_json(cls, data: object) -> Protection:
+        if not isinstance(data, Mapping):
+            raise SettingsError(f"protection: {data!r} is not an object")
+        unknown = sorted(set(data) - set(_PROTECTION))
+        if unknown:
+            raise SettingsError(f"unknown setting protection.{unknown[0]}")
+        return cls(**data)
+
+
 @dataclass(frozen=True, slots=True)
 class TableSettings:
     """``rules``: the game (every ``Rules`` field); ``min_buy_in`` and ``max_buy_in``: what
     a player may sit down with, and the most a rebuy may bring a stack to; ``seat_board``:
     a seat board reports every card that lands at a seat (see docs/table.md);
     ``player_decisions``: players may make their own decisions (on their own screens, at a
-    live-dealer table); otherwise the dealer enters every decision."""
+    live-dealer table); otherwise the dealer enters every decision; ``protection``: tag
+    checks and deck life (:class:`Protection`; settings without it, from a journal written
+    before it, have none)."""
 
     rules: Rules = field(default_factory=Rules)
     min_buy_in: int = 100
     max_buy_in: int = 1000
     seat_board: bool = True
     player_decisions: bool = False
+    protection: Protection = field(default_factory=Protection)
 
     def __post_init__(self) -> None:
         for name in ("min_buy_in", "max_buy_in"):
@@ -50,11 +107,13 @@ class TableSettings:
             "max_buy_in": self.max_buy_in,
             "seat_board": self.seat_board,
             "player_decisions": self.player_decisions,
+            "protection": self.protection.to_json(),
         }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> TableSettings:
         known = {"rules", "min_buy_in", "max_buy_in", "seat_board", "player_decisions"}
+        known.add("protection")
         unknown = sorted(set(data) - known)
         if unknown:
             raise SettingsError(f"unknown setting {unknown[0]!r}")
@@ -65,5 +124,6 @@ class TableSettings:
             parsed = Rules.from_mapping(rules)
         except (RulesError, TypeError) as error:
             raise SettingsError(str(error)) from None
-        others = {name: data[name] for name in known - {"rules"} if name in data}
-        return cls(parsed, **others)
+        protection = Protection.from_json(data.get("protection", {}))
+        others = {name: data[name] for name in known - {"rules", "protection"} if name in data}
+        return cls(parsed, protection=protection, **others)

@@ -16,6 +16,7 @@ from controller.rules.inputs import CardName
 from controller.rules.inputs import Input as EngineInput
 from controller.table.alerts import Alert, AlertKind
 from controller.table.inputs import Device
+from controller.table.protection import Deck, Registration
 from controller.table.settings import TableSettings
 from controller.table.streams import Streams
 
@@ -111,7 +112,9 @@ class Table:
     (``controller.table.streams``). ``links``: devices whose link is up. ``occupied``:
     seats whose sensor reports someone. ``bought_in``, ``cashed_out``, ``corrected``: the chips that
     came onto the table, left it, and were added (or taken, negative) by corrections.
-    ``sittings``: the sit-downs so far (the last sitting's number).
+    ``sittings``: the sit-downs so far (the last sitting's number). ``deck``: the deck in
+    play, its tags and its life (None: none loaded yet); ``registering``: the cards of the
+    deck the shoe is registering (``controller.table.protection``).
     """
 
     settings: TableSettings
@@ -133,6 +136,8 @@ class Table:
     cashed_out: int = 0
     corrected: int = 0
     sittings: int = 0
+    deck: Deck | None = None
+    registering: Registration | None = None
 
     @property
     def in_hand(self) -> bool:
@@ -214,6 +219,8 @@ class Table:
             "cashed_out": self.cashed_out,
             "corrected": self.corrected,
             "sittings": self.sittings,
+            "deck": None if self.deck is None else self.deck.to_json(),
+            "registering": None if self.registering is None else self.registering.to_json(),
             "signals": self.signals.to_json(),
         }
 
@@ -222,7 +229,7 @@ class Table:
         spent = 0
         for text in data["spent"]:
             spent |= 1 << parse_card(text)
-        hand = data["hand"]
+        hand, deck, registering = data["hand"], data.get("deck"), data.get("registering")
         return cls(
             settings=TableSettings.from_json(data["settings"]),
             seats=tuple(Seat.from_json(item) for item in data["seats"]),
@@ -243,6 +250,8 @@ class Table:
             cashed_out=data["cashed_out"],
             corrected=data["corrected"],
             sittings=data["sittings"],
+            deck=None if deck is None else Deck.from_json(deck),  # absent in older snapshots
+            registering=None if registering is None else Registration.from_json(registering),
         )
 
 

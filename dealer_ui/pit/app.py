@@ -59,6 +59,7 @@ from dealer_ui.web import (
 STATIC = Path(__file__).parent / "static"
 RECENT_HANDS = 10
 CHIP_MOVEMENTS = 50
+RECENT_DECKS = 10
 
 #: The statuses the floor service's operations answer with ``{"error", "reason"}``.
 ERRORS = (401, 403, 404, 422, 429, 503)
@@ -119,6 +120,10 @@ class TableDetail(BaseModel):
     recent_hands: list[store.Hand] = Field(description="the last hands, newest first")
     alerts: list[store.Alert] = Field(description="the latest alerts, newest first")
     supervisor_actions: list[store.SupervisorAction]
+    shared_tags: list[store.SharedTag] = Field(
+        description="tags of its live deck that another table's live deck has too"
+    )
+    decks: list[store.Deck] = Field(description="the decks it registered, newest first")
     chip_movements: list[store.ChipMovement] = Field(
         description=f"the last {CHIP_MOVEMENTS} buy-ins, rebuys and cash-outs, in order (the "
         "ones before: /api/tables/{table_id}/chip-movements?before=POSITION)"
@@ -222,6 +227,13 @@ def open_alerts(floor: TheFloor, _: Signed, table_id: TableFilter = None) -> lis
     return floor.read(lambda connection: store.open_alerts(connection, table_id))
 
 
+@floor_router.get("/tags/shared", response_model=list[store.SharedTag])
+def shared_tags(floor: TheFloor, _: Signed) -> list[store.SharedTag]:
+    """The tag UIDs in the live decks of two tables (each pair both ways): a card of one
+    table's deck in another's, or a cloned tag (docs/game-protection.md)."""
+    return floor.read(store.shared_tags)
+
+
 table_router = APIRouter(prefix="/api/tables/{table_id}", tags=["table"])
 
 
@@ -241,6 +253,8 @@ def table(table_id: TableId, floor: TheFloor, _: Signed) -> TableDetail:
             recent_hands=store.recent_hands(connection, table_id, session, RECENT_HANDS),
             alerts=store.alerts(connection, table_id, session, limit=50),
             supervisor_actions=store.supervisor_actions(connection, table_id, 50, session),
+            shared_tags=store.shared_tags(connection, table_id),
+            decks=store.decks(connection, table_id, session, RECENT_DECKS),
             chip_movements=store.chip_movements(
                 connection, table_id, session, limit=CHIP_MOVEMENTS
             ),

@@ -457,6 +457,7 @@ function render(view) {
   if (ROLE === "surveillance" && handChanged) loadPast();
   document.body.dataset.live = "true";
   $("hand-number").textContent = view.hand_number ? `Hand ${view.hand_number}` : "No hand yet";
+  $("no-tag-checks").hidden = view.tag_checks !== false || VIEWERS.includes(ROLE);
   $("street").textContent = view.in_hand ? STREETS[view.street] || "" : view.phase === "void" ? "hand void" : view.phase === "complete" ? "hand over" : "between hands";
   const blocking = view.alerts.find((alert) => alert.blocking);
   const pauseColour = blocking ? ` ${blocking.severity}-bg` : "";

@@ -30,6 +30,18 @@ function floorNow() {
   return new Date(Date.parse(state.floor.now) + (Date.now() - state.received)).toISOString();
 }
 
+// A deck's age from the start of its life (the table's clock) to the floor's now.
+function deckLine(table, now) {
+  if (!table.deck_since) return "no deck yet";
+  const minutes = Math.max(0, Math.floor((Date.parse(now) - Date.parse(table.deck_since)) / 60000));
+  const age = `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, "0")} min`;
+  return `deck: ${table.deck_hands} hand${table.deck_hands === 1 ? "" : "s"}, ${age}${table.tag_checks === false ? " · NO TAG CHECKS" : ""}`;
+}
+
+function sharedLine(table) {
+  return `${table.shared_tags} tag${table.shared_tags === 1 ? "" : "s"} of its deck in another table's deck`;
+}
+
 function time(iso) {
   return iso ? new Date(iso).toLocaleTimeString() : "";
 }
@@ -126,6 +138,8 @@ function renderFloor(floor) {
       el("span", table.state, `state ${table.state}`),
       el("span", `hand ${table.hand_number} · ${table.seats.filter((s) => s.player).length} players · ${table.open_alerts} open alerts`));
     if (table.state === "paused") card.append(el("span", `${table.alert_kind}: ${table.alert_message}`, "alert-line"));
+    if (table.shared_tags) card.append(el("span", sharedLine(table), "alert-line shared-tags"));
+    card.append(el("span", deckLine(table, floorNow()), table.tag_checks === false ? "deck-line unchecked" : "deck-line muted"));
     card.append(el("span", table.display || "", "muted"));
     card.append(el("span", `${silent ? "SILENT: " : ""}heard from ${since(table.last_seen, floorNow())}`, silent ? "silent-line" : "muted"));
     card.addEventListener("click", () => { location.hash = `table=${encodeURIComponent(table.table_id)}`; });
@@ -183,7 +197,12 @@ async function loadDetail() {
 
 function renderDetail(detail) {
   const table = detail.table;
-  $("detail-title").textContent = `${table.name} (${table.table_id}) · ${table.state} · hand ${table.hand_number} · session ${table.session}, journal position ${table.confirmed_position}`;
+  $("detail-title").textContent = `${table.name} (${table.table_id}) · ${table.state} · hand ${table.hand_number} · session ${table.session}, journal position ${table.confirmed_position} · ${deckLine(table, floorNow())}`;
+  const shared = $("detail-shared");
+  shared.hidden = !detail.shared_tags.length;
+  shared.textContent = detail.shared_tags.length
+    ? `${sharedLine(table)}: ${detail.shared_tags.map((s) => `${s.uid} (${s.card} here, ${s.other_card} at ${s.other_table_id})`).join("; ")}`
+    : "";
   // A table not heard from: what the floor holds of it is as of its last batch.
   const stale = $("detail-stale");
   stale.hidden = !table.silent;

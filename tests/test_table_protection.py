@@ -1,0 +1,684 @@
+"""Game protection in the table core: decks registered by their tags, every card checked
+as it is dealt and where it lands, and the deck's life; each threat caught, each remedy
+applied, the journal replayed to the same table, and no hidden card named to the dealer."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from controller.rules import Do, parse_card
+from controller.table import (
+    AlertKind,
+    CardAtSeat,
+    CardFromShoe,
+    CardUnreadable,
+    Clearance,
+    Cleared,
+    Configure,
+    Decide,
+    DeckCard,
+    DeckLoaded,
+    Disposition,
+    EnterCard,
+    LinkUp,
+    NewHand,
+    ResolveAlert,
+    Table,
+    TableSettings,
+    Tick,
+    VoidHand,
+)
+from controller.table.alerts import DeckDue, DeckRejected, ForeignCard, Tamper
+from controller.table.inputs import Device, Remedy
+from controller.table.protection import Deck, DeckRegistered
+from controller.table.settings import Protection, SettingsError
+from dealer_ui.views import Role, effects_view, view
+from tests.table_driver import TableDriver, code
+
+CHECKS = Protection(tag_checks=True)
+SIGNED = {"who": "S100", "why": "inspected"}
+
+
+def tag(card: int, deck: int = 1) -> str:
+    """The tag UID of card code ``card`` in deck ``deck`` (lowercase hex, as the shoe gives it)."""
+    return f"04{deck:02x}{card:02x}5ac3e1"
+
+
+def tags(deck: int = 1) -> list[tuple[int, str]]:
+    return [(card, tag(card, deck)) for card in range(52)]
+
+
+def register(
+    driver: TableDriver, cards: list[tuple[int, str]], deck: int = 1, count: int | None = None
+) -> None:
+    """The shoe registers ``cards`` (code, UID) of deck ``deck``, then reports it loaded."""
+    for card, uid in cards:
+        driver.ok(DeckCard, deck=deck, code=card, uid=uid)
+    driver.ok(DeckLoaded, count=len(cards) if count is None else count, deck=deck)
+
+
+def protected(protection: Protection = CHECKS, seat_board: bool = True) -> TableDriver:
+    """A table of two with tag checks and a registered deck, a hand started."""
+    driver = TableDriver.make(seat_board, protection).seat({1: 500, 2: 500})
+    register(driver, tags())
+    driver.ok(NewHand)
+    return driver
+
+
+def draw(driver: TableDriver, cards: str, deck: int = 1, confirm: bool = True) -> None:
+    """The shoe reads each card with its own tag; the seat board confirms it at its seat."""
+    for name in cards.split():
+        waiting = driver.table.hand.waiting_for  # type: ignore[union-attr]
+        driver.ok(CardFromShoe, code=code(name), uid=tag(code(name), deck))
+        if confirm and waiting is not None and waiting.seat is not None:
+            driver.ok(CardAtSeat, seat=waiting.seat, code=code(name), uid=tag(code(name), deck))
+
+
+def only(driver: TableDriver, kind: AlertKind) -> Any:
+    found = [alert.facts for alert in driver.table.alerts if alert.kind is kind]
+    assert len(found) == 1, driver.table.alerts
+    return found[0]
+
+
+def replays(driver: TableDriver) -> None:
+    assert driver.replayed() == driver.dump()
+    assert Table.from_json(driver.table.to_json()) == driver.table
+    assert Table.from_json(json.loads(driver.dump())).to_json() == driver.table.to_json()
+
+
+# Deck registration ------------------------------------------------------------------------
+
+
+def test_a_whole_registered_deck_is_accepted_and_its_tags_go_out() -> None:
+    driver = TableDriver.make(protection=CHECKS).seat({1: 500, 2: 500})
+    register(driver, tags(), deck=7)
+    assert driver.table.deck_ready and driver.table.alerts == ()
+    deck = driver.table.deck
+    assert deck is not None and deck.deck == 7 and deck.tags == tuple(tag(c) for c in range(52))
+    (registered,) = [e for e in driver.effects if isinstance(e, DeckRegistered)]
+    assert registered.data["deck"] == 7 and registered.data["tags"]["Ks"] == tag(code("Ks"))
+    assert len(registered.data["tags"]) == 52 and driver.table.registering is None
+    driver.ok(NewHand)
+    replays(driver)
+
+
+def _rejected(cards: list[tuple[int, str]], count: int | None = None) -> DeckRejected:
+    driver = TableDriver.make(protection=CHECKS).seat({1: 500, 2: 500})
+    register(driver, cards, count=count)
+    assert not driver.table.deck_ready
+    assert "resolve the open alerts first" in driver.refused(NewHand)
+    facts = only(driver, AlertKind.DECK_REJECTED)
+    alert = driver.table.alerts[0]
+    assert alert.rule.blocking and alert.rule.remedies == ()
+    register(driver, tags(2), deck=2)  # the remedy: another deck, whole
+    assert driver.table.deck_ready and driver.table.alerts == ()
+    cleared = [e for e in driver.effects if isinstance(e, Cleared)]
+    assert [c.by for c in cleared] == [Clearance.FULL_DECK]
+    replays(driver)
+    assert isinstance(facts, DeckRejected)
+    return facts
+
+
+def test_a_deck_missing_a_card_is_rejected_naming_it() -> None:
+    facts = _rejected(tags()[1:])
+    assert facts.missing == (parse_card("2c"),) and facts.reads == 51
+    assert facts.say() == "deck 1 is rejected: 1 card missing (2c)"
+    assert "load another deck" in facts.todo()
+
+
+def test_a_53rd_card_is_rejected_as_a_card_twice() -> None:
+    facts = _rejected([*tags(), (code("As"), "04ffee0000")])
+    assert facts.twice == (parse_card("As"),) and not facts.missing
+    assert facts.say() == "deck 1 is rejected: 1 card more than once (As)"
+
+
+def test_a_card_of_another_code_is_rejected_as_extra() -> None:
+    facts = _rejected([*tags()[:-1], (77, "04ffee0001")])
+    assert facts.extra == (77,) and facts.missing == (parse_card("As"),)
+    assert facts.say() == "deck 1 is rejected: 1 card missing (As); 1 code of no card (77)"
+
+
+def test_a_cloned_tag_in_the_deck_is_rejected() -> None:
+    cards = tags()
+    cards[5] = (5, tag(9))  # card 5 carries card 9's tag
+    facts = _rejected(cards)
+    assert facts.cloned == (tag(9),) and facts.missing == () and facts.twice == ()
+    assert facts.say() == f"deck 1 is rejected: 1 tag on more than one card ({tag(9)})"
+
+
+def test_a_card_without_a_tag_and_a_count_that_differs_are_rejected() -> None:
+    cards = tags()
+    cards[0] = (0, "")
+    facts = _rejected(cards, count=53)
+    assert facts.untagged == (parse_card("2c"),)
+    assert facts.say() == (
+        "deck 1 is rejected: 1 card without a tag (2c); the shoe counted 53, registered 52"
+    )
+
+
+def test_the_cards_of_another_deck_id_do_not_count_for_this_one() -> None:
+    driver = TableDriver.make(protection=CHECKS).seat({1: 500, 2: 500})
+    for card, uid in tags()[:30]:
+        driver.ok(DeckCard, deck=1, code=card, uid=uid)
+    for card, uid in tags(2):
+        driver.ok(DeckCard, deck=2, code=card, uid=uid)  # a new deck: the first one dropped
+    driver.ok(DeckLoaded, count=52, deck=1)  # ...but the shoe closes deck 1
+    assert only(driver, AlertKind.DECK_REJECTED).reads == 0
+
+
+def test_a_flood_of_registered_cards_is_bounded_and_rejected() -> None:
+    driver = TableDriver.make(protection=CHECKS).seat({1: 500, 2: 500})
+    for round_ in range(5):
+        for card, uid in tags(round_ + 1):
+            driver.ok(DeckCard, deck=1, code=card, uid=uid)
+    registering = driver.table.registering
+    assert registering is not None and len(registering.cards) == 104
+    driver.ok(DeckLoaded, count=260, deck=1)
+    facts = only(driver, AlertKind.DECK_REJECTED)
+    assert facts.reads == 104 and len(facts.twice) == 52
+
+
+def test_an_unregistered_deck_at_a_table_with_tag_checks_is_rejected() -> None:
+    driver = TableDriver.make(protection=CHECKS).seat({1: 500, 2: 500})
+    driver.ok(DeckLoaded, count=52)
+    facts = only(driver, AlertKind.DECK_REJECTED)
+    assert facts.deck is None and "without its registration" in facts.say()
+    assert not driver.table.deck_ready
+    replays(driver)
+
+
+def test_without_tag_checks_an_unregistered_deck_is_counted_as_before() -> None:
+    driver = TableDriver.make().seat({1: 500, 2: 500})  # a journal from before: no checks
+    assert driver.table.settings.protection == Protection()
+    driver.ok(DeckLoaded, count=52)
+    assert driver.table.deck_ready and driver.table.deck == Deck(None, (), driver.clock)
+    driver.ok(NewHand)
+    driver.read("Qh 9s", confirm=True)
+    assert driver.table.alerts == ()
+    driver.ok(VoidHand, who="S100", why="end")
+    driver.ok(DeckLoaded, count=51)
+    assert only(driver, AlertKind.BAD_DECK).count == 51  # today's alert, as before
+
+
+def test_without_tag_checks_a_registration_checks_the_codes_only() -> None:
+    driver = TableDriver.make(protection=Protection(tag_checks=False)).seat({1: 500, 2: 500})
+    register(driver, [(card, "") for card in range(52)])  # an optical shoe: no UIDs
+    assert driver.table.deck_ready and driver.table.alerts == ()
+    assert not any(isinstance(e, DeckRegistered) for e in driver.effects)
+    driver.ok(NewHand)
+    driver.ok(CardFromShoe, code=code("Qh"))  # no UID: not checked
+    assert driver.table.alerts == ()
+    driver.ok(VoidHand, who="S100", why="end")
+    register(driver, [(card, "") for card in range(51)], deck=2)
+    assert only(driver, AlertKind.DECK_REJECTED).missing == (parse_card("As"),)
+
+
+# Every card checked as it is dealt --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("uid", "tamper", "registered", "words"),
+    [
+        ("04ffee9999", Tamper.FOREIGN, None, "which is not a tag of this table's deck"),
+        (tag(code("Ad")), Tamper.RETAGGED, "Ad", "a re-tagged card"),
+        ("", Tamper.UNTAGGED, None, "without a tag UID"),
+    ],
+)
+def test_a_card_not_of_the_deck_pauses_the_table_and_is_taken_out_of_play(
+    uid: str, tamper: Tamper, registered: str | None, words: str
+) -> None:
+    driver = protected()
+    draw(driver, "Qh")
+    driver.ok(CardFromShoe, code=code("As"), uid=uid)  # for seat 2, face down
+    facts = only(driver, AlertKind.FOREIGN_CARD)
+    assert facts == ForeignCard(
+        tamper, parse_card("As"), uid, None, None if registered is None else parse_card(registered)
+    )
+    assert words in facts.say()
+    assert driver.table.paused and driver.table.signals.display.startswith("PAUSED")
+    assert driver.table.hand.player(2).cards == ()  # type: ignore[union-attr]  # not dealt
+    dealer = view(driver.table, Role.DEALER)
+    (shown,) = dealer["alerts"]
+    assert shown["remedies"] == ["dead", "replace_deck"] and "card" not in shown
+    assert "As" not in json.dumps(dealer) and "Qh" not in json.dumps(dealer)
+    assert "As" in json.dumps(view(driver.table, Role.SURVEILLANCE))  # surveillance sees it
+    driver.resolve(AlertKind.FOREIGN_CARD, Remedy.DEAD)  # the card taken away
+    assert not driver.table.paused
+    draw(driver, "As")  # the deck's own As: dealt to seat 2, as it was due
+    assert [str(d.card) for d in driver.table.hand.player(2).cards] == ["As"]  # type: ignore[union-attr]
+    replays(driver)
+
+
+def test_a_cloned_tag_dealt_twice_is_caught_and_the_deck_replaced() -> None:
+    driver = protected()
+    draw(driver, "Qh 9s")
+    driver.ok(CardFromShoe, code=code("Qh"), uid=tag(code("Qh")))  # its clone
+    facts = only(driver, AlertKind.FOREIGN_CARD)
+    assert facts.tamper is Tamper.CLONED and facts.registered == parse_card("Qh")
+    assert facts.say(lambda _: "a card") == (
+        f"the shoe read a card with tag {tag(code('Qh'))}, which was already dealt from this "
+        "deck: a cloned tag"
+    )
+    step = driver.resolve(AlertKind.FOREIGN_CARD, Remedy.REPLACE_DECK)
+    assert [e.kind for e in step.effects if e.kind in ("hand_over", "deck")] == [
+        "hand_over",
+        "deck",
+    ]
+    table = driver.table
+    assert not table.in_hand and table.hand.phase.value == "void"  # type: ignore[union-attr]
+    assert table.deck is None and not table.deck_ready and table.alerts == ()
+    assert "load a full deck of 52 first" in driver.refused(NewHand)
+    register(driver, tags(2), deck=2)
+    driver.ok(NewHand)
+    replays(driver)
+
+
+def test_a_void_clears_a_foreign_card_and_the_next_deck_starts_clean() -> None:
+    driver = protected()
+    driver.ok(CardFromShoe, code=code("Qh"), uid="04ffee9999")
+    assert driver.table.paused
+    driver.ok(VoidHand, **SIGNED)
+    assert driver.table.alerts == () and not driver.table.in_hand
+    register(driver, tags())  # the same deck, reloaded: its tags dealt are back in the shoe
+    assert driver.table.deck is not None and driver.table.deck.dealt == ()
+    driver.ok(NewHand)
+    draw(driver, "Qh")
+    assert driver.table.alerts == ()
+
+
+def test_a_card_drawn_between_hands_is_checked_too() -> None:
+    driver = TableDriver.make(protection=CHECKS).seat({1: 500, 2: 500})
+    register(driver, tags())
+    driver.ok(CardFromShoe, code=code("Qh"), uid="04ffee9999")
+    assert only(driver, AlertKind.FOREIGN_CARD).tamper is Tamper.FOREIGN
+    assert "voids the hand" in driver.table.alerts[0].remedy
+    driver.resolve(AlertKind.FOREIGN_CARD, Remedy.DEAD)
+    driver.ok(NewHand)
+
+
+def test_a_table_whose_settings_turn_checks_off_checks_no_card() -> None:
+    driver = TableDriver.make(protection=CHECKS).seat({1: 500, 2: 500})
+    register(driver, tags())
+    off = TableSettings(min_buy_in=100, max_buy_in=1000)
+    driver.ok(Configure, settings=off)
+    driver.ok(NewHand)
+    driver.ok(CardFromShoe, code=code("Qh"), uid="04ffee9999")
+    assert driver.table.alerts == ()
+
+
+def _scramble(driver: TableDriver, order: list[int]) -> None:
+    """Check and call with eight players to seventh street: the engine scrambles the burns."""
+    while not driver.table.scramble_due:
+        waiting = driver.table.hand.waiting_for  # type: ignore[union-attr]
+        assert waiting is not None
+        if waiting.kind == "card":
+            card = order.pop()
+            driver.ok(CardFromShoe, code=card, uid=tag(card))
+            continue
+        legal = {choice.do for choice in waiting.legal}
+        do = next(d for d in (Do.CHECK, Do.CALL, Do.BRING_IN) if d in legal)
+        driver.act(waiting.seat, do.value)
+
+
+def test_the_burn_cards_scrambled_back_are_not_clones_when_dealt_again() -> None:
+    driver = TableDriver.make(False, CHECKS).seat({seat: 500 for seat in range(1, 9)})
+    register(driver, tags())
+    driver.ok(NewHand)
+    order = list(range(52))
+    _scramble(driver, order)
+    hand = driver.table.hand
+    assert hand is not None
+    count = next(n for n in range(53) if hand.expects_reload(n))
+    driver.ok(DeckLoaded, count=count)
+    burn = hand.burns[0]
+    driver.ok(CardFromShoe, code=int(burn), uid=tag(int(burn)))  # a burn card, out again
+    assert not [a for a in driver.table.alerts if a.kind is AlertKind.FOREIGN_CARD]
+    replays(driver)
+
+
+# Cards at the seats -------------------------------------------------------------------------
+
+
+def test_a_hole_card_switched_for_its_twin_is_caught_at_the_seat() -> None:
+    driver = protected()
+    draw(driver, "Qh")
+    driver.ok(CardFromShoe, code=code("9s"), uid=tag(code("9s")))  # seat 2, face down
+    driver.ok(CardAtSeat, seat=2, code=code("9s"), uid="04beef0001")  # another 9s there
+    facts = only(driver, AlertKind.FOREIGN_CARD)
+    assert facts == ForeignCard(Tamper.SWITCHED, parse_card("9s"), "04beef0001", 2, None)
+    assert driver.table.paused and driver.table.unconfirmed == ()
+    dealer = view(driver.table, Role.DEALER)
+    assert "9s" not in json.dumps(dealer)  # seat 2's hole card: never named to the dealer
+    assert dealer["alerts"][0]["message"] == (
+        "the card at seat 2 (a card, tag 04beef0001) is not the card the shoe dealt there: a "
+        "switched card"
+    )
+    for role in (Role.DEALER, Role.PUBLIC):
+        assert "9s" not in str(effects_view(driver.effects, driver.table, role))
+    assert view(driver.table, Role.PUBLIC)["alerts"] == []
+    driver.ok(CardAtSeat, seat=2, code=code("9s"), uid="04beef0001")  # reported again: once
+    assert len(driver.table.alerts) == 1
+    driver.ok(VoidHand, **SIGNED)
+    assert driver.table.alerts == ()
+    replays(driver)
+
+
+def test_a_hole_card_switched_for_another_face_is_caught_not_taken_for_a_misread() -> None:
+    driver = protected()
+    draw(driver, "Qh")
+    driver.ok(CardFromShoe, code=code("9s"), uid=tag(code("9s")))
+    driver.ok(CardAtSeat, seat=2, code=code("Ac"), uid="04beef0002")  # an ace from a sleeve
+    facts = only(driver, AlertKind.FOREIGN_CARD)
+    assert (facts.tamper, facts.seat, facts.card) == (Tamper.SWITCHED, 2, parse_card("Ac"))
+    assert not [a for a in driver.table.alerts if a.kind is AlertKind.CARD_MISMATCH]
+
+
+def test_a_card_the_shoe_never_dealt_at_a_seat() -> None:
+    driver = protected()
+    draw(driver, "Qh 9s")
+    driver.ok(CardAtSeat, seat=1, code=code("Kd"), uid=tag(code("Kd")))  # this deck's Kd
+    facts = only(driver, AlertKind.FOREIGN_CARD)
+    assert (facts.tamper, facts.seat, facts.registered) == (
+        Tamper.NOT_DEALT,
+        1,
+        parse_card("Kd"),
+    )
+    assert facts.say() == f"a card the shoe never dealt is at seat 1 (Kd, tag {tag(code('Kd'))})"
+    driver.resolve(AlertKind.FOREIGN_CARD, Remedy.DEAD)
+    assert not driver.table.paused
+
+
+def test_a_seat_report_before_the_shoes_is_checked_once_the_shoe_reports() -> None:
+    driver = TableDriver.make(protection=CHECKS).seat({1: 500, 2: 500})
+    driver.ok(LinkUp, device=Device.SHOE, boot=1, next_seq=1, pending=0)
+    register(driver, tags())
+    driver.ok(NewHand)
+    driver.ok(CardAtSeat, seat=1, code=code("Qh"), uid=tag(code("Qh")))  # the seat board first
+    assert driver.table.streams.waiting and driver.table.alerts == ()
+    driver.ok(CardFromShoe, code=code("Qh"), uid=tag(code("Qh")), seq=1)
+    assert driver.table.alerts == () and driver.table.unconfirmed == ()
+    driver.ok(CardAtSeat, seat=2, code=code("9s"), uid="04beef0003")  # waits for the shoe
+    driver.ok(CardFromShoe, code=code("9s"), uid=tag(code("9s")), seq=2)
+    assert only(driver, AlertKind.FOREIGN_CARD).tamper is Tamper.SWITCHED
+    driver.ok(Tick)
+    replays(driver)
+
+
+def test_a_seat_reader_without_uids_is_not_checked() -> None:
+    driver = protected()
+    driver.ok(CardFromShoe, code=code("Qh"), uid=tag(code("Qh")))
+    driver.ok(CardAtSeat, seat=1, code=code("Qh"))
+    assert driver.table.alerts == () and driver.table.unconfirmed == ()
+
+
+# The deck's life -----------------------------------------------------------------------------
+
+
+def _hand(driver: TableDriver, deck: int = 1) -> None:
+    """A hand on a deck registered again (shuffled, reloaded), voided at once."""
+    if not driver.table.deck_ready:
+        register(driver, tags(deck), deck=deck)
+    driver.ok(NewHand)
+    driver.ok(VoidHand, who="S100", why="next")
+
+
+def test_a_deck_past_its_hands_is_due_at_the_hands_end_without_pausing() -> None:
+    driver = TableDriver.make(protection=Protection(True, deck_hands=2)).seat({1: 500, 2: 500})
+    _hand(driver)
+    assert driver.table.deck is not None and driver.table.deck.hands == 1
+    assert driver.table.alerts == ()
+    _hand(driver)  # the same deck again: its second hand
+    facts = only(driver, AlertKind.DECK_DUE)
+    assert facts == DeckDue(2, 0, 2, None)
+    assert facts.say() == (
+        "the deck is due for replacement: 2 hands in 0 h 00 min (its life: 2 hands)"
+    )
+    assert not driver.table.paused
+    _hand(driver)  # it may still deal: one alert in its life
+    assert len(driver.table.alerts) == 1
+    assert "registers a new deck" in driver.refused(
+        ResolveAlert, alert=driver.table.alerts[0].id, remedy=Remedy.DONE, **SIGNED
+    )
+    _hand(driver, deck=2)  # a new deck (other tags): the alert clears
+    assert driver.table.alerts == ()
+    clear = [e for e in driver.effects if isinstance(e, Cleared)][-1]
+    assert clear.by is Clearance.NEW_DECK
+    assert driver.table.deck is not None and driver.table.deck.hands == 1
+    replays(driver)
+
+
+def test_a_deck_past_its_hours_is_due_by_the_inputs_times() -> None:
+    protection = Protection(True, deck_hours=0.5)
+    driver = TableDriver.make(protection=protection).seat({1: 500, 2: 500})
+    _hand(driver)
+    driver.clock += 29 * 60_000
+    _hand(driver)
+    assert driver.table.alerts == ()
+    driver.clock += 60_000
+    _hand(driver)
+    facts = only(driver, AlertKind.DECK_DUE)
+    assert (facts.hands, facts.minutes, facts.limit_hours) == (3, 30, 0.5)
+    assert "3 hands in 0 h 30 min (its life: 0.5 hours)" in facts.say()
+
+
+def test_without_tag_checks_the_supervisor_says_when_a_new_deck_is_in() -> None:
+    driver = TableDriver.make(protection=Protection(deck_hands=1)).seat({1: 500, 2: 500})
+    driver.ok(DeckLoaded, count=52)
+    driver.ok(NewHand)
+    driver.ok(VoidHand, who="S100", why="next")
+    assert only(driver, AlertKind.DECK_DUE).hands == 1
+    driver.ok(DeckLoaded, count=52)  # the table cannot tell: the same deck's life goes on
+    assert len(driver.table.alerts) == 1
+    driver.resolve(AlertKind.DECK_DUE, Remedy.DONE)
+    deck = driver.table.deck
+    assert deck is not None and (deck.hands, deck.due, deck.since) == (0, False, driver.clock)
+    replays(driver)
+
+
+# Settings -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [
+        ({"tag_checks": "yes"}, "protection.tag_checks: 'yes' is not true or false"),
+        ({"deck_hands": 0}, "protection.deck_hands: 0 is not a whole number of hands, 1 or more"),
+        ({"deck_hands": True}, "protection.deck_hands: True is not a whole number"),
+        ({"deck_hours": 0}, "protection.deck_hours: 0 is not a number of hours over 0"),
+        ({"deck_hours": 200}, "at most 168"),
+        ({"deck_life": 3}, "unknown setting protection.deck_life"),
+    ],
+)
+def test_bad_protection_settings_are_refused_naming_them(data: dict[str, Any], words: str) -> None:
+    with pytest.raises(SettingsError, match=words.replace("(", r"\(").replace(")", r"\)")):
+        TableSettings.from_json({"protection": data})
+
+
+def test_settings_without_protection_read_back_as_a_table_without_checks() -> None:
+    settings = TableSettings(protection=Protection(True, 200, 4.5))
+    assert TableSettings.from_json(settings.to_json()) == settings
+    old = settings.to_json()
+    del old["protection"]  # as a journal written before game protection holds it
+    assert TableSettings.from_json(old).protection == Protection()
+
+
+def test_the_console_views_say_whether_the_table_checks_tags() -> None:
+    checked = TableDriver.make(protection=CHECKS).table
+    unchecked = TableDriver.make(protection=Protection(tag_checks=False)).table
+    for role in (Role.DEALER, Role.SURVEILLANCE):
+        assert view(checked, role)["tag_checks"] is True
+        assert view(unchecked, role)["tag_checks"] is False
+
+
+def test_no_protection_words_name_a_card_but_through_the_readers_name() -> None:
+    """With every card hidden, no words of the new alerts name a card (the dealer's view
+    of a rejected deck counts the cards; surveillance's names them)."""
+    hidden = "<hidden>"
+    card_name = re.compile(r"\b[2-9TJQKA][cdhs]\b")
+    kd, as_ = parse_card("Kd"), parse_card("As")
+    every = [
+        DeckRejected(3, 53, 53, (kd,), (as_,), (77,), ("04aa",), (kd,)),
+        DeckRejected(None, 52),
+        DeckDue(300, 95, 300, 8.0),
+        *(ForeignCard(tamper, as_, "04aa", None, kd) for tamper in Tamper),
+        *(ForeignCard(tamper, as_, "04aa", 3, kd) for tamper in Tamper),
+    ]
+    for facts in every:
+        for words in (facts.say(lambda _: hidden), facts.todo(lambda _: hidden)):
+            assert not card_name.search(words), (facts, words)
+    assert every[0].say() == (
+        "deck 3 is rejected: 1 card missing (Kd); 1 card more than once (As); 1 code of no "
+        "card (77); 1 tag on more than one card (04aa); 1 card without a tag (Kd)"
+    )
+
+
+def test_a_dealt_tag_on_another_face_at_a_seat_is_taken_for_a_misread() -> None:
+    """The limit docs/game-protection.md states: the tag came out of the shoe, so the seat's
+    other face is one of the two readers' misread, and the supervisor looks."""
+    driver = protected()
+    draw(driver, "Qh")
+    driver.ok(CardFromShoe, code=code("9s"), uid=tag(code("9s")))
+    driver.ok(CardAtSeat, seat=2, code=code("9d"), uid=tag(code("9s")))
+    assert [a.kind for a in driver.table.alerts] == [AlertKind.CARD_MISMATCH]
+
+
+def test_a_deck_replaced_mid_hand_is_not_due_at_the_void() -> None:
+    driver = TableDriver.make(protection=Protection(True, deck_hands=1)).seat({1: 500, 2: 500})
+    register(driver, tags())
+    driver.ok(NewHand)
+    driver.ok(CardFromShoe, code=code("Qh"), uid="04ffee9999")
+    driver.resolve(AlertKind.FOREIGN_CARD, Remedy.REPLACE_DECK)
+    assert driver.table.alerts == () and driver.table.deck is None
+    register(driver, tags(2), deck=2)
+    _hand(driver, deck=2)
+    assert only(driver, AlertKind.DECK_DUE).hands == 1
+
+
+def test_a_card_that_left_the_shoe_unread_is_checked_by_the_seats_reader() -> None:
+    driver = protected()
+    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)  # seat 1's, unread
+    driver.ok(CardAtSeat, seat=1, code=code("Qh"), uid=tag(code("Qh")))  # its own tag
+    assert driver.table.alerts == () and driver.table.unconfirmed == ()
+    assert tag(code("Qh")) in driver.table.deck.dealt  # type: ignore[union-attr]
+    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)  # seat 2's, unread
+    driver.ok(CardAtSeat, seat=2, code=code("9s"), uid="04beef0004")  # a foreign tag
+    facts = only(driver, AlertKind.FOREIGN_CARD)
+    assert (facts.tamper, facts.seat) == (Tamper.FOREIGN, 2)
+    assert facts.say(lambda _: "a card") == (
+        "seat 2's reader read a card with tag 04beef0004, which is not a tag of this table's deck"
+    )
+    assert "leave every card at seat 2" in facts.todo()
+    replays(driver)
+
+
+def test_a_card_the_supervisor_entered_is_confirmed_at_its_seat_by_its_own_tag() -> None:
+    driver = protected()
+    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)
+    driver.ok(EnterCard, card=parse_card("Qh"), **SIGNED)  # the seat's reader was down
+    assert driver.table.unconfirmed != ()
+    driver.ok(CardAtSeat, seat=1, code=code("Qh"), uid=tag(code("Qh")))
+    assert driver.table.alerts == () and driver.table.unconfirmed == ()
+    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)
+    driver.ok(EnterCard, card=parse_card("9s"), **SIGNED)
+    driver.ok(CardAtSeat, seat=2, code=code("9s"), uid="04beef0005")  # not the deck's 9s
+    assert only(driver, AlertKind.FOREIGN_CARD).tamper is Tamper.SWITCHED
+
+
+def test_between_hands_the_last_hands_cards_at_the_seats_are_not_checked() -> None:
+    driver = protected()
+    draw(driver, "Qh 9s", confirm=False)
+    driver.ok(VoidHand, **SIGNED)
+    register(driver, tags())  # the next load: no tag dealt yet
+    driver.ok(CardAtSeat, seat=1, code=code("Qh"), uid=tag(code("Qh")))  # reported late
+    driver.ok(CardAtSeat, seat=2, code=code("Qh"), uid=tag(code("Qh")))  # swept past seat 2
+    assert not [a for a in driver.table.alerts if a.kind is AlertKind.FOREIGN_CARD]
+
+
+# Any sequence: every cheat caught, nothing else taken for one --------------------------------
+
+
+def _settle_alert(data: st.DataObject, driver: TableDriver) -> bool:
+    """Resolve the first blocking alert as a supervisor would; False when none is open."""
+    blocking = [alert for alert in driver.table.alerts if alert.rule.blocking]
+    if not blocking:
+        return False
+    alert = blocking[0]
+    if alert.kind is AlertKind.DECK_REJECTED:
+        register(driver, tags())
+    elif alert.rule.remedies:
+        remedy = data.draw(st.sampled_from(alert.rule.remedies), label="remedy")
+        if remedy is Remedy.HOLD and not driver.table.in_hand:
+            remedy = Remedy.DEAD
+        driver.ok(ResolveAlert, alert=alert.id, remedy=remedy, **SIGNED)
+    else:
+        driver.ok(VoidHand, **SIGNED)
+    return True
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_any_sequence_catches_every_cheat_and_nothing_else(data: st.DataObject) -> None:
+    """Hands dealt from registered decks with cheats mixed in (a foreign, a re-tagged or a
+    cloned card out of the shoe, a deck with a card missing or doubled): each cheat raises
+    its alert and deals nothing, no genuine card raises one, and the journal replays."""
+    protection = Protection(True, deck_hands=data.draw(st.integers(1, 4), label="life"))
+    driver = TableDriver.make(False, protection).seat({1: 300, 4: 300, 6: 300})
+    order: list[int] = []
+    cheats = caught = 0
+    for _ in range(data.draw(st.integers(40, 160), label="steps")):
+        if _settle_alert(data, driver):
+            continue
+        table = driver.table
+        if not table.in_hand:
+            if not table.deck_ready:
+                cards = tags()
+                if data.draw(st.integers(0, 5), label="bad deck") == 0:
+                    cards = cards[1:] if data.draw(st.booleans()) else [*cards, cards[0]]
+                    cheats += 1
+                before = len(driver.table.alerts)
+                register(driver, cards)
+                caught += len(driver.table.alerts) > before
+                order = list(data.draw(st.permutations(range(52)), label="shuffle"))
+            elif len(table.eligible) < 2:
+                break
+            else:
+                driver.ok(NewHand)
+            continue
+        waiting = table.hand.waiting_for  # type: ignore[union-attr]
+        assert waiting is not None
+        if waiting.kind == "card":
+            deck = table.deck
+            assert deck is not None
+            cheat = data.draw(st.integers(0, 7), label="cheat")
+            if cheat == 0 or (cheat == 1 and deck.dealt):
+                code_ = data.draw(st.integers(0, 51), label="code")
+                uid = "04ffee" if cheat == 0 else data.draw(st.sampled_from(deck.dealt))
+                step = driver.ok(CardFromShoe, code=code_, uid=uid)
+                cheats += 1
+                raised = [e for e in step.effects if getattr(e, "kind", "") == "alert"]
+                kinds = {e.data["kind"] for e in raised}  # type: ignore[attr-defined]
+                caught += kinds == {"foreign_card"}
+                assert not [e for e in step.effects if e.kind in ("card", "burn")]
+                continue
+            if not order:
+                driver.ok(VoidHand, **SIGNED)
+                continue
+            card = order.pop()
+            step = driver.ok(CardFromShoe, code=card, uid=tag(card))
+            assert not [a for a in driver.table.alerts if a.kind is AlertKind.FOREIGN_CARD]
+        elif waiting.kind == "action":
+            choice = data.draw(st.sampled_from(waiting.legal), label="choice")
+            driver.ok(Decide, seat=waiting.seat, do=choice.do, to=choice.to)
+        elif waiting.kind == "bonus":
+            driver.ok(Decide, seat=waiting.seat, do=Do.BONUS, accept=True)
+        else:
+            driver.ok(Decide, seat=waiting.seat, do=Do.SHOW)
+    assert caught == cheats
+    event(f"cheats: {min(cheats, 5)}+")
+    replays(driver)
