@@ -58,6 +58,9 @@ def test_a_populated_floor_of_version_3_migrates_in_place_and_ships_on(tmp_path,
             patch.setattr(ingest, "_make_partitions", lambda connection, batch: None)
             # and sent every batch the long way
             patch.setattr(ingest, "_ship_on", lambda connection, batch, session: None)
+            # its status had none of the later versions' columns: the status compared below
+            # is the one the batches after the upgrade write
+            patch.setattr(ingest, "_status", lambda connection, key, status, last: None)
             for batch in cut[:half]:
                 store.ingest(old, batch)
         in_progress = old.execute("SELECT count(*) FROM floor_hands WHERE ended_at IS NULL")
