@@ -16,8 +16,9 @@ machine is busy, the table's process is served first.
 The child ends with the service: on :meth:`~ShipperProcess.stop` (after shipping what is
 left, for up to the drain given), and when the service's process is gone however it went
 (its end of the pipe closes: the child ships what is left for ``STOP_DRAIN`` seconds and
-ends). A SIGTERM ends it at once (systemd sends one to every process of the unit: the
-service then finds it gone when it stops it); Ctrl-C at a terminal is left to the service.
+ends). A SIGTERM ends it at once (the table's systemd unit sends its SIGTERM to the
+service alone, ``KillMode=mixed``, which then stops the child); Ctrl-C at a terminal is
+left to the service.
 A restarted service starts a new child; the floor takes each entry once, whoever ships it
 (``controller.floor.store.ingest`` is idempotent).
 """
