@@ -30,15 +30,15 @@ from controller.rules import (
     Dest,
     Effect,
     Hand,
-    Notice,
     Phase,
     Player,
     Reveal,
 )
-from controller.rules.inputs import CardName
+from controller.rules.effects import CardName
 from controller.rules.showdown import hand_value
 from controller.rules.state import STREET_NAMES
 from controller.table import Alert, Table
+from controller.table.effects import Notice
 from controller.table.state import signals
 
 CARD_NAME = re.compile(r"\b[2-9TJQKA][cdhs]\b")

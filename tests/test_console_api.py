@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from controller.config import Console
-from controller.rules import Notice
 from controller.service import TableService
+from controller.table.effects import Notice
 from dealer_ui.views import broadcast_line, effects_view, view
 from tests.console_kit import SUPERVISOR, LiveTable, Script, live_table
 from tests.service_kit import simulator

@@ -34,13 +34,13 @@ from typing import Any, TypeVar
 
 from controller.errors import LuckTableError
 from controller.rules.cards import DECK, Card, CardError, parse_card
+from controller.rules.effects import Effect
 from controller.rules.hand import MAX_SEAT, Hand, start_hand
 from controller.rules.inputs import (
     CARD_CORRECTIONS,
     Action,
     Deal,
     Do,
-    Effect,
     IllegalInput,
     action_from_json,
 )

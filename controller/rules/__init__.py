@@ -11,6 +11,7 @@ See ``controller.rules.hand`` for the full description.
 
 from controller.rules.betting import Choice
 from controller.rules.cards import DECK, Card, CardError, Suit, parse_card, parse_cards
+from controller.rules.effects import CardName, Effect, Told
 from controller.rules.evaluator import (
     Category,
     HandValue,
@@ -24,10 +25,8 @@ from controller.rules.inputs import (
     Action,
     Deal,
     Do,
-    Effect,
     IllegalInput,
     Input,
-    Notice,
     action_from_json,
     input_from_json,
 )
@@ -50,6 +49,7 @@ __all__ = [
     "BonusTiming",
     "Card",
     "CardError",
+    "CardName",
     "Category",
     "Choice",
     "Deal",
@@ -63,7 +63,6 @@ __all__ = [
     "HeadsUpUncapped",
     "IllegalInput",
     "Input",
-    "Notice",
     "OddChip",
     "Phase",
     "PlayedCard",
@@ -74,6 +73,7 @@ __all__ = [
     "RulesError",
     "ShowdownMode",
     "Suit",
+    "Told",
     "Variant",
     "Waiting",
     "WildBringIn",

@@ -821,18 +821,14 @@ class Raised(Effect):
     kind = "alert"
 
     @property
-    def message(self) -> str:  # type: ignore[override]  # a field of Effect, computed here
-        return self.alert.message
-
-    @property
-    def data(self) -> dict[str, Any]:  # type: ignore[override]  # a field of Effect, computed here
+    def data(self) -> dict[str, Any]:
         return self.alert.to_json()
 
     @property
-    def cards(self) -> tuple[Card, ...]:  # type: ignore[override]  # a field of Effect, computed here
+    def cards(self) -> tuple[Card, ...]:
         return self.alert.facts.cards
 
-    def say(self, name: Name) -> str:
+    def say(self, name: Name = str) -> str:
         return self.alert.facts.say(name)
 
 
@@ -900,10 +896,9 @@ class Cleared(Effect):
                 return "the card is no longer in play: the card read is it"
         return f"resolved by supervisor {self.who}"
 
-    @property
-    def message(self) -> str:  # type: ignore[override]  # a field of Effect, computed here
+    def say(self, name: Name = str) -> str:
         return f"alert {self.alert} cleared: {self.how}"
 
     @property
-    def data(self) -> dict[str, Any]:  # type: ignore[override]  # a field of Effect, computed here
+    def data(self) -> dict[str, Any]:
         return {"id": self.alert}

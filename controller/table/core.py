@@ -23,7 +23,6 @@ from controller.rules import (
     Effect,
     Hand,
     IllegalInput,
-    Notice,
     Phase,
     Waiting,
     parse_card,
@@ -43,6 +42,7 @@ from controller.table.alerts import (
     NotDue,
     Tamper,
 )
+from controller.table.effects import Notice
 from controller.table.inputs import Device, Disposition, Remedy, TableInput
 from controller.table.protection import Deck, DeckRegistered, Registration
 from controller.table.state import SEATS, Lamps, Placement, Seat, Table

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from controller.rules import Card, Dest, Hand, input_from_json, parse_card
-from controller.rules.inputs import CardName
+from controller.rules.effects import CardName
 from controller.rules.inputs import Input as EngineInput
 from controller.table.alerts import Alert, AlertKind
 from controller.table.inputs import Device
