@@ -9,17 +9,16 @@ surveillance role sees everything. A seat shows the hand's cards only for the si
 that hand dealt in. The public and the players get no alerts (the pause only), and
 :func:`broadcast_line` in place of the dealer's display line.
 
-Texts are made from their records for the role: an alert's words, the display line and a
-record effect's message name each card through :func:`namer`, which names a card the role
-may not see "a card" (``Effect.say``, ``AlertFacts.say``). A ``Notice``'s message names
-the cards it lists the same way, and, since it may carry people's own words (a
-supervisor's why), is then passed through :func:`redact`, which replaces every card name
-the role may not see.
+Texts are made from their records for the role: an alert's words, the display line and
+every effect's message name each card through :func:`namer`, which names a card the role
+may not see "a card" (``Effect.say``, ``AlertFacts.say``). A record's words name no card
+but those it carries, people's own words (a supervisor's why) included
+(``controller.table.effects.Words``), so hiding is by the record's data, never by reading
+the text.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from enum import StrEnum
 from typing import Any
@@ -38,10 +37,9 @@ from controller.rules.effects import CardName
 from controller.rules.showdown import hand_value
 from controller.rules.state import STREET_NAMES
 from controller.table import Alert, Table
-from controller.table.effects import Notice
+from controller.table.effects import DisplayChanged
 from controller.table.state import signals
 
-CARD_NAME = re.compile(r"\b[2-9TJQKA][cdhs]\b")
 HIDDEN = "a card"
 
 
@@ -104,15 +102,6 @@ def namer(visible: Iterable[str] | None) -> CardName:
         return str(card) if str(card) in allowed else HIDDEN
 
     return name
-
-
-def redact(text: str, visible: Iterable[str] | None) -> str:
-    """``text`` with the name of every card not in ``visible`` replaced (None: all shown):
-    for people's own words, which no record says the cards of."""
-    if visible is None:
-        return text
-    allowed = set(visible)
-    return CARD_NAME.sub(lambda m: m.group(0) if m.group(0) in allowed else HIDDEN, text)
 
 
 def broadcast_line(table: Table) -> str:
@@ -204,13 +193,8 @@ def effects_view(
     display = broadcast_line(table) if viewer else signals(table, name).display
     out = []
     for effect in effects:
-        if effect.kind == "display":
-            message = display
-        elif isinstance(effect, Notice):
-            message = redact(effect.say(name), visible)
-        else:
-            message = effect.say(name)
-        out.append({"kind": effect.kind, "message": message})
+        message = display if isinstance(effect, DisplayChanged) else effect.say(name)
+        out.append({"kind": str(effect.kind), "message": message})
     return out
 
 

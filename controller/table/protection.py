@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 
 from controller.rules import Card, CardName, Effect
 from controller.table.alerts import DeckRejected, Tamper
+from controller.table.told import TableTold
 
 DECK_SIZE = 52
 
@@ -140,7 +141,7 @@ class DeckRegistered(Effect):
     tags: tuple[str, ...]
     at: int
 
-    kind = "deck_registered"
+    kind = TableTold.DECK_REGISTERED
 
     def say(self, name: CardName = str) -> str:
         return f"deck {self.deck} is registered: every card's tag is checked as it is dealt"
