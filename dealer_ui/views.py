@@ -26,16 +26,16 @@ from typing import Any
 from controller.rules import (
     Card,
     Dealt,
-    Dest,
     Effect,
+    Form,
     Hand,
     Phase,
     Player,
     Reveal,
+    say_waiting,
 )
 from controller.rules.effects import CardName
 from controller.rules.showdown import hand_value
-from controller.rules.state import STREET_NAMES
 from controller.table import Alert, Table
 from controller.table.effects import DisplayChanged
 from controller.table.state import signals
@@ -118,18 +118,7 @@ def broadcast_line(table: Table) -> str:
         return f"Hand {table.hand_number} {'void' if hand.phase is Phase.VOID else 'over'}"
     waiting = hand.waiting_for
     assert waiting is not None
-    street = f"{STREET_NAMES[hand.street].capitalize()} street"
-    if waiting.kind == "card":
-        if waiting.destination is Dest.BONUS:
-            return f"Bonus card to seat {waiting.seat}"
-        if waiting.destination is Dest.COMMUNITY:
-            return f"{street}: the community card"
-        return f"{street}: dealing"
-    if waiting.kind == "bonus":
-        return f"Seat {waiting.seat}: bonus card, accept or decline"
-    if waiting.kind == "show":
-        return f"Showdown: seat {waiting.seat} to show or muck"
-    return f"{street}: seat {waiting.seat} to act"
+    return say_waiting(waiting, Form.BROADCAST)
 
 
 def view(table: Table, role: Role | str, seat: int | None = None) -> dict[str, Any]:

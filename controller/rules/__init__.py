@@ -20,7 +20,7 @@ from controller.rules.evaluator import (
     evaluate,
     evaluate_many,
 )
-from controller.rules.hand import Hand, HandStep, Waiting, apply, replay, start_hand
+from controller.rules.hand import Hand, HandStep, apply, replay, start_hand
 from controller.rules.inputs import (
     Action,
     Deal,
@@ -42,6 +42,7 @@ from controller.rules.settings import (
     WildBringIn,
 )
 from controller.rules.state import Dealt, Dest, Phase, Player, Pot, Reveal
+from controller.rules.waiting import Form, Wait, Waiting, say_waiting
 
 __all__ = [
     "DECK",
@@ -57,6 +58,7 @@ __all__ = [
     "Dest",
     "Do",
     "Effect",
+    "Form",
     "Hand",
     "HandStep",
     "HandValue",
@@ -75,6 +77,7 @@ __all__ = [
     "Suit",
     "Told",
     "Variant",
+    "Wait",
     "Waiting",
     "WildBringIn",
     "action_from_json",
@@ -87,5 +90,6 @@ __all__ = [
     "parse_card",
     "parse_cards",
     "replay",
+    "say_waiting",
     "start_hand",
 ]

@@ -92,75 +92,9 @@ from controller.rules.state import (
     Pot,
     Reveal,
 )
+from controller.rules.waiting import Form, Wait, Waiting, say_waiting
 
 MAX_SEAT = 8
-
-
-class Waiting(NamedTuple):
-    """What the engine waits for.
-
-    ``kind`` is ``card`` (with ``destination``: seat, burn, bonus or community, and
-    ``up`` for the face), ``action`` (a betting decision; ``legal`` lists the exact
-    choices), ``bonus`` (accept or decline a priced bonus card at ``price``) or ``show``.
-    The deal queue (``Hand.queue``) holds the ``card`` and ``bonus`` entries to come.
-    """
-
-    kind: str
-    seat: int | None = None
-    destination: Dest | None = None
-    up: bool = False
-    street: int = 0
-    legal: tuple[Choice, ...] = ()
-    price: int = 0
-
-    @classmethod
-    def card(
-        cls, destination: Dest, street: int, seat: int | None = None, up: bool = False
-    ) -> Waiting:
-        up = up or destination is Dest.COMMUNITY
-        return cls("card", seat, destination, up, street)
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Waiting:
-        """Read back a deal-queue entry (a card or a bonus-card offer) written by ``to_json``."""
-        if data["kind"] == "bonus":
-            return cls("bonus", data["seat"], price=data["price"])
-        destination = Dest(data["destination"])
-        return cls.card(destination, data["street"], data.get("seat"), data.get("face") == "up")
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": self.kind}
-        if self.kind == "card":
-            assert self.destination is not None
-            out["destination"] = self.destination.value
-            if self.seat is not None:
-                out["seat"] = self.seat
-            if self.destination is not Dest.BURN:
-                out["face"] = "up" if self.up else "down"
-            out["street"] = self.street
-            return out
-        out["seat"] = self.seat
-        if self.kind == "bonus":
-            out["price"] = self.price
-            out["legal"] = [{"do": "bonus", "accept": True}, {"do": "bonus", "accept": False}]
-        else:
-            out["legal"] = [choice.to_json() for choice in self.legal]
-        return out
-
-    def describe(self) -> str:
-        if self.kind == "card":
-            if self.destination is Dest.BURN:
-                return "waiting for the burn card"
-            if self.destination is Dest.COMMUNITY:
-                return "waiting for the community card"
-            face = "up" if self.up else "down"
-            what = "the bonus card" if self.destination is Dest.BONUS else "a card"
-            return f"waiting for {what} face {face} to seat {self.seat}"
-        if self.kind == "bonus":
-            return f"waiting for seat {self.seat} to accept or decline the bonus card"
-        if self.kind == "show":
-            return f"waiting for seat {self.seat} to show or muck"
-        return f"waiting for seat {self.seat} to act"
 
 
 # Effects: what people must be told -------------------------------------------------------
@@ -186,17 +120,7 @@ class CardOut(Effect):
         return (self.card,) if named else ()
 
     def say(self, name: CardName = str) -> str:
-        where = self.where
-        if where.destination is Dest.BURN:
-            return "burn card"
-        if where.destination is Dest.COMMUNITY:
-            return f"community card {name(self.card)}"
-        face = "up" if where.up else "down"
-        if where.destination is Dest.BONUS:
-            what = "the bonus card"
-        else:
-            what = name(self.card) if where.up else "a card"
-        return f"seat {where.seat} gets {what} face {face}"
+        return say_waiting(self.where, Form.DEALT, name(self.card))
 
     @property
     def data(self) -> dict[str, Any]:
@@ -320,11 +244,11 @@ class Hand(NamedTuple):
         if self.phase is Phase.BETTING:
             assert self.actor is not None
             seat = self.players[self.actor].seat
-            return Waiting("action", seat, legal=legal_choices(self))
+            return Waiting(Wait.ACTION, seat, street=self.street, legal=legal_choices(self))
         if self.phase is Phase.SHOWDOWN:
             assert self.actor is not None
             choices = (Choice(Do.SHOW), Choice(Do.MUCK))
-            return Waiting("show", self.players[self.actor].seat, legal=choices)
+            return Waiting(Wait.SHOW, self.players[self.actor].seat, legal=choices)
         return None
 
     def player(self, seat: int) -> Player:
@@ -384,7 +308,7 @@ class Hand(NamedTuple):
                     waiting.seat
                     for waiting in self.queue
                     if waiting.seat is not None
-                    and (waiting.kind == "bonus" or waiting.destination is Dest.BONUS)
+                    and (waiting.kind == Wait.BONUS or waiting.destination is Dest.BONUS)
                 }
             )
         )
@@ -638,7 +562,7 @@ def _await_card(hand: Hand, fx: list[Effect]) -> Hand:
     queue = hand.queue
     if not queue:
         return _begin_betting(hand, fx)
-    if hand.stub == 0 and queue[0].kind == "card" and not hand.scrambled:
+    if hand.stub == 0 and queue[0].kind == Wait.CARD and not hand.scrambled:
         return _scramble(hand, fx)  # the stub is empty
     return hand
 
@@ -647,7 +571,7 @@ def _deal(hand: Hand, card: Card, fx: list[Effect]) -> Hand:
     """The next card out of the shoe goes where the deal queue says."""
     waiting = hand.waiting_for
     assert waiting is not None
-    if waiting.kind != "card":
+    if waiting.kind != Wait.CARD:
         raise IllegalInput(f"{card}: not waiting for a card ({waiting.describe()})")
     if hand.out & 1 << card:
         raise IllegalInput(f"{card}: card already in play")
@@ -698,7 +622,7 @@ def _bonus_slots(hand: Hand, index: int, fx: list[Effect]) -> tuple[Waiting, ...
     if price == 0:
         return (Waiting.card(Dest.BONUS, hand.street, seat),)
     if earned.offered:
-        return (Waiting("bonus", seat, price=price),)
+        return (Waiting(Wait.BONUS, seat, price=price),)
     return ()
 
 
@@ -706,7 +630,7 @@ def _bonus_decision(hand: Hand, index: int, accept: bool, fx: list[Effect]) -> H
     player = hand.players[index]
     waiting = hand.waiting_for
     assert waiting is not None
-    if waiting.kind != "bonus":
+    if waiting.kind != Wait.BONUS:
         raise IllegalInput(f"seat {player.seat}: no bonus card on offer ({waiting.describe()})")
     if waiting.seat != player.seat:
         raise IllegalInput(f"seat {player.seat}: out of turn ({waiting.describe()})")
@@ -870,7 +794,8 @@ def _unearn_bonus(hand: Hand, index: int, fx: list[Effect]) -> Hand:
     pending = tuple(
         waiting
         for waiting in hand.queue
-        if waiting.seat == seat and (waiting.kind == "bonus" or waiting.destination is Dest.BONUS)
+        if waiting.seat == seat
+        and (waiting.kind == Wait.BONUS or waiting.destination is Dest.BONUS)
     )
     if pending:
         queue = tuple(waiting for waiting in hand.queue if waiting not in pending)
@@ -947,7 +872,7 @@ def _decide(hand: Hand, action: Action, fx: list[Effect]) -> Hand:
             return _fold_out_of_turn(hand, index, fx)
         waiting = hand.waiting_for
         assert waiting is not None
-        if waiting.kind != "action":
+        if waiting.kind != Wait.ACTION:
             raise IllegalInput(f"{who}: not a betting decision now ({waiting.describe()})")
         raise IllegalInput(f"{who}: out of turn (seat {waiting.seat} to act)")
     choice = betting.choose(hand, do, action.to)
@@ -1000,7 +925,7 @@ def _reveal(hand: Hand, index: int, do: Do, fx: list[Effect]) -> Hand:
     waiting = hand.waiting_for
     assert waiting is not None
     who = f"seat {seat} cannot {do.value}"
-    if waiting.kind != "show":
+    if waiting.kind != Wait.SHOW:
         raise IllegalInput(f"{who}: not the showdown ({waiting.describe()})")
     if hand.actor != index:
         raise IllegalInput(f"{who}: out of turn ({waiting.describe()})")

@@ -24,6 +24,7 @@ from controller.rules import (
     Hand,
     IllegalInput,
     Phase,
+    Wait,
     start_hand,
 )
 from controller.rules.effects import DeadCard, Scramble
@@ -138,13 +139,7 @@ def _not_due(table: Table) -> NotDue | None:
         return NotDue(Busy.PAUSED)
     waiting = table.hand.waiting_for  # type: ignore[union-attr]  # checked in a hand just before
     assert waiting is not None
-    if waiting.kind == "card":
-        return None
-    if waiting.kind == "bonus":
-        return NotDue(Busy.BONUS, waiting.seat)
-    if waiting.kind == "show":
-        return NotDue(Busy.SHOW, waiting.seat)
-    return NotDue(Busy.ACT, waiting.seat)
+    return None if waiting.kind == Wait.CARD else NotDue.of(waiting)
 
 
 def _engine(table: Table, item: EngineInput, at: int, fx: list[Effect]) -> Table:
@@ -164,7 +159,7 @@ def _engine(table: Table, item: EngineInput, at: int, fx: list[Effect]) -> Table
 def _deal(table: Table, card: Card, at: int, fx: list[Effect], confirmed: bool = False) -> Table:
     """Give the hand its next card; a card to a seat awaits the seat board's report."""
     waiting = table.hand.waiting_for  # type: ignore[union-attr]  # checked in a hand just before
-    assert waiting is not None and waiting.kind == "card"
+    assert waiting is not None and waiting.kind == Wait.CARD
     table = _engine(table, Deal(card), at, fx)
     if table.settings.seat_board and not confirmed and waiting.seat is not None and table.in_hand:
         table = replace(table, unconfirmed=(*table.unconfirmed, Placement(waiting.seat, card)))

@@ -14,10 +14,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from controller.rules import Card, CardName, Effect, Waiting, parse_card
+from controller.rules import Card, CardName, Effect, Form, Waiting, parse_card, say_waiting
 from controller.rules.effects import named
 from controller.table import inputs as ti
-from controller.table.alerts import where
 from controller.table.inputs import Device
 from controller.table.settings import TableSettings
 from controller.table.state import Lamps, Table, signals
@@ -154,16 +153,11 @@ class HeldDealt(Effect):
     kind = TableTold.HELD_CARD
 
     def say(self, name: CardName = str) -> str:
-        return f"the held card is {where_words(self.where)}"
+        return f"the held card is {say_waiting(self.where, Form.WHERE)}"
 
     @property
     def data(self) -> dict[str, Any]:
         return {"card": str(self.card)}
-
-
-def where_words(waiting: Waiting) -> str:
-    assert waiting.destination is not None
-    return where(waiting.destination, waiting.seat, waiting.up)
 
 
 @dataclass(frozen=True, slots=True)
