@@ -1,20 +1,6 @@
-"""What each role may see of the table: the one place that decides.
-
-``view(table, role, seat)`` is pure. The dealer and the public see the table as the players
-see it: up cards (and hole cards exposed by accident), the community card, and at the
-showdown the hands that were shown; a hole card before then, a burn card, a held card or a
-folded or mucked hand never. A player sees that and their own hole cards (of a hand their
-sitting was dealt in: never those of the player before them at the seat); the
-surveillance role sees everything. A seat shows the hand's cards only for the sitting
-that hand dealt in. The public and the players get no alerts (the pause only), and
-:func:`broadcast_line` in place of the dealer's display line.
-
-Texts are made from their records for the role: an alert's words, the display line and
-every effect's message name each card through :func:`namer`, which names a card the role
-may not see "a card" (``Effect.say``, ``AlertFacts.say``). A record's words name no card
-but those it carries, people's own words (a supervisor's why) included
-(``controller.table.effects.Words``), so hiding is by the record's data, never by reading
-the text.
+"""What each role may see of the table: the one place that decides (docs/api.md, "Who may
+see what"). Texts are made for the role from their records, each card named through
+:func:`namer` ("a card" for one the role may not see), never by searching a text.
 """
 
 from __future__ import annotations

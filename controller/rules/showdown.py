@@ -1,15 +1,5 @@
-"""Showdown and the pot award.
-
-- ``auto`` showdown tables every hand still in; ``manual`` asks each player to show or
-  muck, starting with the last aggressor on seventh street (the last player to bet or
-  raise there) or, with no bet on seventh street, the first to act, then clockwise.
-- A player may muck only while every pot they can win still has another contender who
-  has not mucked; otherwise their hand is tabled without asking (they are the last
-  contender for a pot and win it).
-- Each pot goes to the best hand among its contenders; a split pot's odd chips go one
-  each to the winners closest to the dealer's left (``odd_chip="seat_order"``) or to the
-  winners with the highest card by rank then suit among their own cards
-  (``"high_card_suit"``).
+"""Showdown and the pot award: who shows first, who may muck, each pot to its best hand and
+the odd chips. The rules, with their sources: docs/rules.md ("Showdown and the pot award").
 """
 
 from __future__ import annotations
