@@ -80,7 +80,10 @@ class DisplayChanged(Effect):
 
     @property
     def cards(self) -> tuple[Card, ...]:
-        return tuple(card for alert in self.table.alerts for card in alert.facts.cards)
+        """The cards of the alert that pauses the table (its words are the line's)."""
+        table = self.table
+        pausing = next((alert for alert in table.alerts if table.blocks(alert)), None)
+        return () if pausing is None else pausing.facts.cards
 
 
 @dataclass(frozen=True, slots=True)
