@@ -1,24 +1,9 @@
-"""What goes into the hand engine and what comes out of it, besides the state.
-
-Inputs:
-
-- ``Deal(card)``: the next card out of the shoe. The engine decides where it goes.
-- ``Action(do, seat, to, accept, card, was, dealt)``: a player's decision (``bring_in``,
-  ``complete``, ``check``, ``call``, ``bet``, ``raise``, ``fold``, ``bonus`` with ``accept``,
-  ``show``, ``muck``) or a correction: ``expose`` (a face-down ``card`` of ``seat`` lies
-  face up), ``dealt_down`` (an up ``card`` of ``seat`` was dealt face down), ``correct``
-  (the card read as ``was`` is ``card``: a misread), ``void`` without seat. ``to`` is the
-  player's total for the street after a bet, raise or completion; it is needed only when
-  more than one size is legal. ``dealt`` (corrections only, optional) is how many cards
-  had come out of the shoe when the correction was made: the replay tool applies it there.
-
-Outputs besides the new state:
-
-- Effects: what people must be told, each a record of its facts (``controller.rules.effects``).
-- ``IllegalInput``: raised for an input that is not legal now; its message names the
-  reason (out of turn, over the limit, betting is capped, card already in play, ...).
-
-Every type here serializes with ``to_json()`` and reads back with ``input_from_json``.
+"""What goes into the hand engine: ``Deal(card)`` (the next card out of the shoe) and
+``Action`` (a player's decision or a correction; its fields as a hand script writes them:
+docs/replay.md, "The hand script"), and ``IllegalInput``, raised for an input that is not
+legal now, naming the reason (docs/rules.md, "Inputs, effects and refusals"). What comes
+out is in ``controller.rules.effects``. Every input serializes with ``to_json()`` and
+reads back with ``input_from_json``.
 """
 
 from __future__ import annotations
