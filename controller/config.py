@@ -1,40 +1,9 @@
 """The table's configuration: one TOML file, read with the standard library's ``tomllib``.
 
 ``load_config(path)`` returns a ``Config`` or raises ``ConfigError`` naming the key, the
-value and what is allowed (the CLI turns it into exit status 2). Sections (see
-``deploy/table.example.toml`` and docs/table.md):
-
-- ``[table]``: ``id``, ``name``, ``player_decisions`` (players may decide on their own
-  screens; default false: the dealer enters every decision).
-- ``[game]``: every ``Rules`` field (``variant``, ``ante``, ``bring_in``, ``small_bet``,
-  ``big_bet``, ...); a field left out takes its default.
-- ``[stakes]``: ``min_buy_in``, ``max_buy_in``.
-- ``[protection]`` (optional): ``tag_checks`` (default true: the shoe registers every
-  deck and every card's tag is checked; false for a reader without tag UIDs),
-  ``deck_hands`` and ``deck_hours``, a deck's life (default: none); docs/game-protection.md.
-- ``[devices.shoe]`` and, if the table has one, ``[devices.seat_board]``: ``transport``
-  (``serial`` with ``port`` and ``baud``, or ``usb`` with ``vendor_id``, ``product_id``
-  and optionally ``serial_number``), ``enabled`` (seat board only), and a ``link`` table
-  of link timings (``drivers.session.LinkConfig``).
-- ``[journal]``: ``path``.
-- ``[api]``: ``bind``, ``port``, ``tls_cert`` and ``tls_key`` (both or neither), and what
-  the console lets in: ``trusted_proxies``, ``allowed_hosts``, ``allowed_origins``,
-  ``max_body``, ``max_header``, ``request_timeout``, ``max_connections``,
-  ``max_websockets``, ``docs`` (:class:`Api`, docs/security.md).
-- ``[console]`` (optional): ``idle_lock``, the seconds without a touch or a key after
-  which the dealer's console locks until the dealer enters the PIN again (default 300).
-- ``[floor]`` (optional; without it the table ships nothing): ``dsn``, the floor store's
-  PostgreSQL connection string, and ``batch``, ``retry_initial``, ``retry_max``,
-  ``heartbeat`` (docs/floor.md).
-- ``[[credentials.supervisors]]`` and ``[[credentials.dealers]]``: ``id`` and ``pin_hash``,
-  an Argon2 hash made by ``dealer_ui.auth.hash_pin`` (``luck-table hash-pin``); plain
-  PINs are refused.
-
-Relative paths are relative to the folder of the configuration file. The file is UTF-8
-text (anything else is refused naming the byte's offset). The PIN hashes published in the
-example configurations (``controller.config_file.EXAMPLE_PIN_HASHES``) are refused: anyone
-may know their PINs. For a demonstration or a test only, ``LUCK_TABLE_EXAMPLE_PINS=accept``
-in the environment accepts them (with a warning).
+value and what is allowed. The sections and their keys: docs/table.md ("Configuration"),
+``deploy/table.example.toml``; ``[protection]``: docs/game-protection.md; paths, encoding
+and the example PINs: docs/operations.md.
 """
 
 from __future__ import annotations

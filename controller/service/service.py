@@ -50,6 +50,7 @@ from controller.table import (
     apply,
 )
 from controller.table import DeviceRestarted as TableDeviceRestarted
+from controller.table.effects import HandOver
 from controller.table.streams import WAIT_MS
 from drivers import events as ev
 from drivers.device import DeviceDriver
@@ -419,7 +420,7 @@ class TableService:
         update = Update(position, step.table, step.effects)
         for subscription in list(self._subscribers):
             subscription.put(update)
-        if any(effect.kind == "hand_over" for effect in step.effects):
+        if any(isinstance(effect, HandOver) for effect in step.effects):
             self._snapshot()
             if self._configure_due and not self._stopping.is_set():
                 self._configure_due = False
