@@ -30,6 +30,7 @@ import hashlib
 import json
 import logging
 import multiprocessing
+import os
 import secrets
 import time
 from collections import deque
@@ -42,7 +43,15 @@ from controller.journal import Entry
 from controller.odds import Odds, OddsError, odds
 from controller.rules import Hand, Notice, Phase, Reveal
 from controller.service import Subscription, TableService, Update
-from controller.table import Table
+from controller.table import (
+    CardFromShoe,
+    DeckLoaded,
+    NewHand,
+    SitDown,
+    Table,
+    TableSettings,
+    apply,
+)
 from dealer_ui.auth import AuthError
 
 log = logging.getLogger(__name__)
@@ -250,6 +259,25 @@ def studio_view(
 
 # The feed ----------------------------------------------------------------------------------
 
+#: The odds' worker's nice value: the table's own process comes first for the processor.
+WORKER_NICE = 10
+
+
+def worker_ready() -> None:
+    """Start an odds worker: below the table's priority, and warmed up (the first odds
+    of a process build the evaluator's tables: about half a second) before any card."""
+    with contextlib.suppress(OSError):
+        os.nice(WORKER_NICE)
+    table = Table(TableSettings(seat_board=False))
+    for seat in range(1, 9):
+        table = apply(table, SitDown(at=0, seat=seat, player=str(seat), buy_in=100)).table
+    table = apply(table, DeckLoaded(at=0, count=52)).table
+    table = apply(table, NewHand(at=0)).table
+    for code in range(16):  # two hole cards to each of 8 seats
+        table = apply(table, CardFromShoe(at=0, code=code)).table
+    assert table.hand is not None
+    hand_odds(table.hand, seed=0)
+
 
 @dataclass(slots=True)
 class Held:
@@ -281,8 +309,9 @@ class StudioFeed:
         self.seq = 0
         self.current: str = self._message(None, None)
         self.position = 0  # the journal position of the moment released last
-        #: seconds from a card's journaled time to its odds, for the moments seen live
-        self.latencies: deque[float] = deque(maxlen=10_000)
+        #: for the moments seen live whose odds were computed: (journal position, journaled
+        #: time, the time the odds were known), seconds since the epoch
+        self.timings: deque[tuple[int, float, float]] = deque(maxlen=10_000)
         self._workers = workers
         self._own_workers = workers is None
         self._held: deque[Held] = deque()
@@ -307,7 +336,7 @@ class StudioFeed:
         self._started = True
         if self._workers is None:
             context = multiprocessing.get_context("spawn")  # a process with threads: no fork
-            self._workers = ProcessPoolExecutor(1, mp_context=context)
+            self._workers = ProcessPoolExecutor(1, mp_context=context, initializer=worker_ready)
         updates = self.service.updates()  # first: nothing applied after the reading is lost
         recent = await self.service.recent(self.service.now() - self.delay)
         for update in (recent.before, *recent.updates):
@@ -364,7 +393,9 @@ class StudioFeed:
         done: Future[dict[str, Any] | None] = self._workers.submit(hand_odds, hand, update.position)
         future = asyncio.wrap_future(done)
         if live:
-            future.add_done_callback(lambda _: self.latencies.append(time.time() - update.at))
+            future.add_done_callback(
+                lambda _: self.timings.append((update.position, update.at, time.time()))
+            )
         return future
 
     async def _release(self) -> None:
