@@ -368,6 +368,7 @@ def test_a_viewer_that_does_not_read_is_cut_off_and_the_others_get_everything() 
         (["--source", "http://x:1", "--tls-cert", "c.pem"], "--tls-cert and --tls-key go"),
         (["--source", "http://x:1", "--tls-cert", "no.pem", "--tls-key", "no.key"], "no.pem"),
         (["--source", "https://x:1", "--source-ca", "/nonexistent/ca.pem"], "--source-ca"),
+        (["--source", "http://x:1", "--studio-viewers", "-1"], "--studio-viewers -1: 0..64"),
     ],
 )
 def test_the_relay_command_refuses_bad_arguments(argv: list[str], wrong: str) -> None:

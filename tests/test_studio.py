@@ -320,3 +320,39 @@ def test_a_restart_mid_hand_releases_nothing_early(tmp_path: Path) -> None:
         if m["table"] and sum(len(p["cards"]) for p in m["table"]["players"]) == 6
     ]
     assert six, "the sixth card's moment was released after the restart"
+
+
+def test_a_flood_of_forged_tokens_and_a_chatty_studio_change_nothing(tmp_path: Path) -> None:
+    """Forged tokens by the dozen are each refused (and none is journaled: nobody fills the
+    journal by trying), a studio client that sends junk is not listened to, and the table
+    deals on and the real studio gets its feed."""
+
+    async def scenario() -> None:
+        api = {"max_websockets": 100, "max_connections": 100}  # the guard lets them in
+        async with live_table(tmp_path, shoe, table=TEST_TABLE, api=api) as live:
+            await live.seat_players()
+            token = (await issue(live))["token"]
+            before = len(journaled(live, "failed_attempt"))
+            url = live.served.url
+            forged = [refused(url, f"/studio/ws?token=forged{n}") for n in range(40)]
+            codes = await asyncio.gather(*forged)
+            assert {code for code, _ in codes} == {4401}
+            assert len(journaled(live, "failed_attempt")) == before
+            ws_url = url.replace("http", "ws", 1) + f"/studio/ws?token={token}"
+            async with websockets.connect(ws_url) as studio:
+                first = json.loads(await studio.recv())
+                for _ in range(500):
+                    await studio.send('{"type": "studio", "token": "x", "role": "surveillance"}')
+                await live.load(Script().deck(live.service.table))
+                (await live.post("/api/hands")).raise_for_status()
+                await live.draw()
+                position = live.service.position
+                while True:
+                    message = json.loads(await asyncio.wait_for(studio.recv(), 60))
+                    if (message["position"] or 0) >= position:
+                        break
+                assert message["seq"] > first["seq"]
+                assert card_names(message["table"])  # the card dealt, after the delay
+
+    with simulator("shoe") as shoe:
+        asyncio.run(asyncio.wait_for(scenario(), 240))
