@@ -38,7 +38,7 @@ from typing import Any
 from controller.config import load_config
 from controller.service import TableService, Update
 from controller.table import SitDown
-from dealer_ui.studio import StudioFeed
+from dealer_ui.studio import StudioFeed, hand_odds, worker_ready
 from firmware_sim.process import SimulatorProcess
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -97,18 +97,39 @@ async def deal(
     return cards
 
 
-def streets(service: TableService, positions: dict[int, int]) -> dict[int, int]:
-    """The street of each card's position (read back from the journal's hands)."""
+def replayed(service: TableService, positions: dict[int, int]) -> dict[int, Any]:
+    """The hand after each card's position (read back from the journal)."""
     from controller.history.recovery import steps  # noqa: PLC0415
     from controller.journal import Journal  # noqa: PLC0415
 
-    out: dict[int, int] = {}
+    out: dict[int, Any] = {}
     with Journal.open_read_only(service.config.journal) as journal:
         for entry, step in steps(journal):
-            hand = step.table.hand
-            if entry.position in positions and hand is not None:
-                out[entry.position] = hand.street
+            if entry.position in positions and step.table.hand is not None:
+                out[entry.position] = step.table.hand
     return out
+
+
+def streets(service: TableService, positions: dict[int, int]) -> dict[int, int]:
+    """The street of each card's position."""
+    return {position: hand.street for position, hand in replayed(service, positions).items()}
+
+
+def cpu_of_odds(service: TableService, positions: dict[int, int]) -> dict[str, Any]:
+    """The CPU time of the odds of each card's moment, computed again in this process, one
+    at a time (what one idle core takes), by street: p50, p99, max in ms."""
+    by_street: dict[int, list[float]] = {}
+    every: list[float] = []
+    for position, hand in replayed(service, positions).items():
+        started = time.process_time_ns()
+        hand_odds(hand, position)
+        cpu = time.process_time_ns() - started
+        every.append(cpu)
+        by_street.setdefault(hand.street, []).append(cpu)
+    return {
+        "all": percentiles(every),
+        "by_street": {s: percentiles(v) for s, v in sorted(by_street.items()) if len(v) > 1},
+    }
 
 
 def odds_after(cards: Cards, done: dict[int, float], street_of: dict[int, int]) -> dict[str, Any]:
@@ -158,7 +179,9 @@ async def bench(hands: int, pace: float) -> dict[str, Any]:
                 runs[name] = odds_after(cards, done, streets(service, cards.positions))
                 runs[name]["cpu"] = 100 * cpu / wall
             await studio.stop()
-    return {"without": percentiles(without.to_table), "runs": runs}
+            worker_ready()  # this process warmed up as the worker is
+            cpu_of = cpu_of_odds(service, cards.positions)
+    return {"without": percentiles(without.to_table), "runs": runs, "cpu_of": cpu_of}
 
 
 def report(figures: dict[str, Any], hands: int) -> None:
@@ -180,6 +203,10 @@ def report(figures: dict[str, Any], hands: int) -> None:
         print(f"  the console's process (not the odds' worker): {run['cpu']:.0f}% of a core")
         if name != "full speed":
             goal = run["odds"][1] <= GOAL_MS and not run["missing"]
+    p50, p99, most = figures["cpu_of"]["all"]
+    print(f"the odds' CPU time, one at a time    {p50:7.1f} {p99:7.1f} {most:7.1f}")
+    for street, (p50, p99, most) in figures["cpu_of"]["by_street"].items():
+        print(f"    street {street}                   {p50:7.1f} {p99:7.1f} {most:7.1f}")
     print()
     print("full speed: each card drawn as soon as the last is acknowledged (about 30 a second:")
     print("a backlog of odds builds up, and drains after the hand); paced: a dealer's pace.")
