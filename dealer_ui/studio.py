@@ -338,7 +338,12 @@ class StudioFeed:
             context = multiprocessing.get_context("spawn")  # a process with threads: no fork
             self._workers = ProcessPoolExecutor(1, mp_context=context, initializer=worker_ready)
         updates = self.service.updates()  # first: nothing applied after the reading is lost
-        recent = await self.service.recent(self.service.now() - self.delay)
+        try:
+            recent = await self.service.recent(self.service.now() - self.delay)
+        except BaseException:  # the table stopped: a later start reads again
+            updates.close()
+            self._started = False
+            raise
         for update in (recent.before, *recent.updates):
             self._hold(update, live=False)
         last = recent.updates[-1].position if recent.updates else recent.before.position
