@@ -17,7 +17,10 @@ import websockets
 
 from controller.config import MIN_STUDIO_DELAY
 from controller.config_file import ConfigError
+from controller.history.recent import first_after, recent
+from controller.history.recovery import Recovered
 from controller.journal import Entry, Journal
+from controller.journal.snapshots import Snapshots
 from controller.rules import Rules, parse_card
 from controller.table import (
     CardFromShoe,
@@ -30,6 +33,7 @@ from controller.table import (
 )
 from dealer_ui.studio import ISSUED, REVOKED, StudioTokens, digest, hand_odds, studio_view
 from tests.console_kit import SUPERVISOR, LiveTable, Script, card_names, live_table
+from tests.floor_kit import JournalWriter
 from tests.service_kit import config, simulator, write_config
 
 #: A table in test mode with a studio delay of 3 seconds.
@@ -356,3 +360,42 @@ def test_a_flood_of_forged_tokens_and_a_chatty_studio_change_nothing(tmp_path: P
 
     with simulator("shoe") as shoe:
         asyncio.run(asyncio.wait_for(scenario(), 240))
+
+
+def test_the_journal_read_back_from_a_time_keeps_every_input_after_it(tmp_path: Path) -> None:
+    """``recent``: the table at the time asked for and every input journaled after it, in
+    journal order; once one input is after the time, every later one is kept, also one
+    whose time is earlier (a clock set back): its table holds the inputs before it."""
+    path = tmp_path / "t.sqlite"
+    writer = JournalWriter(path, clock=1_800_000_000_000)
+    for seat in range(1, 9):  # positions 1..8, one second apart
+        writer.ok(SitDown(at=0, seat=seat, player=f"P{seat}", buy_in=100))
+    writer.ok(DeckLoaded(at=0, count=52))  # position 9
+    at_nine = Recovered(writer.table, 9).state()
+    writer.clock -= 5000  # the clock set back five seconds
+    writer.ok(NewHand(at=0))  # position 10, journaled at 1 s after position 4's time
+    writer.clock += 10_000
+    writer.ok(CardFromShoe(at=0, code=0))  # position 11, at 16 s
+    writer.journal.close()
+    base = 1_800_000_000.0
+    snapshots = Snapshots(path)
+    with Journal.open_read_only(path) as journal:
+        replayed = recent(journal, snapshots, base + 10, 11)
+        snapshots.save(9, 0, at_nine)  # a snapshot at position 9: read from it on
+        assert first_after(journal, base + 10, 11) == 11
+        from_nine = recent(journal, snapshots, base + 10, 11)
+        assert (from_nine.before.position, from_nine.before.at) == (10, base + 5)
+        assert [update.position for update in from_nine.updates] == [11]
+        assert from_nine.before.table == replayed.before.table
+        assert from_nine.updates == replayed.updates
+        assert first_after(journal, base + 6.5, 10) == 7
+        read = recent(journal, snapshots, base + 6.5, 10)
+        assert (read.before.position, read.before.at) == (6, base + 6)
+        assert [update.position for update in read.updates] == [7, 8, 9, 10]
+        assert read.updates[-1].at == base + 5  # kept, after the others
+        assert read.updates[-1].table.hand is not None
+        everything = recent(journal, snapshots, base, 10)
+        assert everything.before.position == 0 and len(everything.updates) == 10
+        nothing = recent(journal, snapshots, base + 100, 10)
+        assert nothing.before.position == 10 and nothing.updates == ()
+    snapshots.close()
