@@ -48,6 +48,7 @@ from tests.test_studio import (
     TEST_TABLE,
     issue,
     refused,
+    released,
     released_in_time,
     studio_messages,
 )
@@ -471,6 +472,10 @@ def test_the_relay_serves_the_studio_feed_only_with_a_studio_token(tmp_path: Pat
                 async with websockets.connect(url + "/studio/ws"):
                     pass
             assert status.value.response.status_code == 401
+            async with httpx.AsyncClient(base_url=url.replace("ws", "http", 1)) as http:
+                page = await http.get("/studio")
+                assert page.status_code == 200 and "/static/studio.js" in page.text
+                assert (await http.get("/static/studio.js")).status_code == 200
             dealer = live.dealer["Authorization"].split()[1]
             for other in (dealer, token[:-3] + "abc", issued["id"]):
                 code, reason = await refused(url, f"/studio/ws?token={other}")
@@ -491,9 +496,7 @@ def test_the_relay_serves_the_studio_feed_only_with_a_studio_token(tmp_path: Pat
             assert relay.health()["studio_viewers"] == 2
             await live.play_hand(Script())
             last = live.service.position
-            await until(
-                lambda: studio[-1][1]["position"] == last, "the studio's last, through the relay"
-            )
+            await released(studio, last)
             released_in_time(studio, DELAY)
             table = live.service.table
             assert table.hand is not None
