@@ -762,9 +762,12 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         table.feed.start()
         since = service.now() - MAX_STUDIO_TOKEN_HOURS * 3600
-        tokens.restore(await service.access_records((ISSUED, REVOKED), since))
-        if tokens.held():  # a studio follows the table: its feed starts again at once
-            await studio.start()
+        try:
+            tokens.restore(await service.access_records((ISSUED, REVOKED), since))
+            if tokens.held():  # a studio follows the table: its feed starts again at once
+                await studio.start()
+        except TableStopped as error:  # the console still serves, to say why (503)
+            log.error("the studio's tokens could not be read back: %s", error)
         yield
         await studio.stop()
         await table.feed.stop()
