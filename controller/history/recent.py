@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
+from pathlib import Path
 
 from controller.history.records import ACCESS
 from controller.history.recovery import entry_steps, from_snapshot
@@ -88,3 +89,23 @@ def access_records(journal: Journal, types: Collection[str], since: float) -> li
         for entry in journal.entries(first - 1, source=ACCESS)
         if entry.type in types and entry.recorded_at > since
     ]
+
+
+def read_recent(path: str | Path, since: float) -> Recent:
+    """:func:`recent` of the journal at ``path`` (its own read-only connections, so that the
+    service writes on meanwhile), up to its last entry."""
+    journal = Journal.open_read_only(path)
+    try:
+        snapshots = Snapshots(path, read_only=True)
+        try:
+            return recent(journal, snapshots, since, journal.last_position())
+        finally:
+            snapshots.close()
+    finally:
+        journal.close()
+
+
+def read_access_records(path: str | Path, types: Collection[str], since: float) -> list[Entry]:
+    """:func:`access_records` of the journal at ``path`` (read only)."""
+    with Journal.open_read_only(path) as journal:
+        return access_records(journal, types, since)
