@@ -263,11 +263,12 @@ def studio_view(
 WORKER_NICE = 10
 
 
-def worker_ready() -> None:
-    """Start an odds worker: below the table's priority, and warmed up (the first odds
-    of a process build the evaluator's tables: about half a second) before any card."""
+def worker_ready(nice: int = WORKER_NICE) -> None:
+    """Start an odds worker: below the table's priority (``nice``), and warmed up (the
+    first odds of a process build the evaluator's tables: about half a second) before any
+    card."""
     with contextlib.suppress(OSError):
-        os.nice(WORKER_NICE)
+        os.nice(nice)
     table = Table(TableSettings(seat_board=False))
     for seat in range(1, 9):
         table = apply(table, SitDown(at=0, seat=seat, player=str(seat), buy_in=100)).table
@@ -300,9 +301,10 @@ class StudioFeed:
         delay: float,
         *,
         workers: ProcessPoolExecutor | None = None,
+        nice: int = WORKER_NICE,
     ) -> None:
         """``delay``: seconds; ``workers``: where the odds are computed (default: a process
-        of its own, started with the feed)."""
+        of its own, started with the feed, at ``nice``)."""
         self.service = service
         self.delay = delay
         self.epoch = secrets.token_hex(4)
@@ -314,6 +316,7 @@ class StudioFeed:
         self.timings: deque[tuple[int, float, float]] = deque(maxlen=10_000)
         self._workers = workers
         self._own_workers = workers is None
+        self._nice = nice
         self._held: deque[Held] = deque()
         self._horizon = 0.0  # the latest journaled time of a moment held so far
         self._last_key: tuple[Any, ...] | None = None
@@ -336,7 +339,9 @@ class StudioFeed:
         self._started = True
         if self._workers is None:
             context = multiprocessing.get_context("spawn")  # a process with threads: no fork
-            self._workers = ProcessPoolExecutor(1, mp_context=context, initializer=worker_ready)
+            self._workers = ProcessPoolExecutor(
+                1, mp_context=context, initializer=worker_ready, initargs=(self._nice,)
+            )
         updates = self.service.updates()  # first: nothing applied after the reading is lost
         try:
             recent = await self.service.recent(self.service.now() - self.delay)
