@@ -43,6 +43,13 @@ SHOWN = """() => [...document.querySelectorAll('#players li')].map((item) => ({
 }))"""
 
 
+OVERFLOWING = """() => [...document.querySelectorAll('#players li')]
+    .filter((item) => item.scrollWidth > item.clientWidth
+        || item.querySelector('.studio-cards').scrollWidth
+           > item.querySelector('.studio-cards').clientWidth)
+    .map((item) => item.dataset.seat)"""
+
+
 async def shown_as_released(page: Any, live: LiveTable) -> dict[str, Any]:
     """Wait until the studio feed has released the table's last moment and the page shows
     it; that message."""
@@ -130,6 +137,12 @@ def test_the_studio_overlay_at_both_sizes(tmp_path: Path) -> None:
 
                 await live.play_hand(Script(fold_seat=4), each)
                 assert taken == {"bonus", "fifth"}
+                # the showdown: seven cards and the bonus card fit a panel at both sizes
+                for page in (big, small):
+                    message = await shown_as_released(page, live)
+                    assert max(len(p["cards"]) for p in message["table"]["players"]) == 8
+                    await as_the_feed(page, message)
+                    assert await page.evaluate(OVERFLOWING) == []
             finally:
                 await browser.close()
 
