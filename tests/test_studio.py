@@ -180,7 +180,7 @@ async def issue(live: LiveTable, label: str = "truck") -> dict[str, Any]:
 
 
 def journaled(live: LiveTable, kind: str) -> list[Entry]:
-    with Journal.open_read_only(live.service.config.journal) as journal:
+    with Journal.open(live.service.config.journal, create=False) as journal:
         return [e for e in journal.entries(source="access") if e.type == kind]
 
 
@@ -273,6 +273,13 @@ def test_the_studio_gets_every_card_and_the_odds_only_after_the_delay(tmp_path: 
             released_in_time(messages, DELAY)
             now = await live.http.get("/api/studio", headers=studio)
             assert now.json()["position"] == last
+            # surveillance reads the past hands from the journal while the studio follows it
+            sign_in = {"role": "surveillance", "id": "S100", "pin": SUPERVISOR["pin"]}
+            watcher = (await live.http.post("/api/sessions", json=sign_in)).json()["token"]
+            past = await live.http.get(
+                "/api/history", headers={"Authorization": f"Bearer {watcher}"}
+            )
+            assert [hand["hand"] for hand in past.json()] == [1], past.text
             feed = live.served.app.state.table.studio
             assert feed.timings and all(done >= at for _, at, done in feed.timings)
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
-from pathlib import Path
 
 from controller.history.records import ACCESS
 from controller.history.recovery import entry_steps, from_snapshot
@@ -61,17 +60,33 @@ def first_after(journal: Journal, since: float, last: int) -> int:
 
 def recent(journal: Journal, snapshots: Snapshots, since: float, last: int) -> Recent:
     """The table at ``since`` and every input journaled after it up to position ``last``."""
+    return replayed(*entries_since(journal, snapshots, since, last), since)
+
+
+def entries_since(
+    journal: Journal, snapshots: Snapshots, since: float, last: int
+) -> tuple[Update, list[Entry]]:
+    """What :func:`recent` reads (the quick part, for a caller that holds the journal):
+    the table to start from (the latest snapshot before the first entry journaled after
+    ``since``, with the time of its entry) and the entries after it up to ``last``."""
     first = first_after(journal, since, last)
     recovered = from_snapshot(snapshots, first - 1)
-    table = recovered.table
     taken = journal.entry(recovered.position) if recovered.position else None
-    before = Update(recovered.position, table, (), 0.0 if taken is None else taken.recorded_at)
-    updates: list[Update] = []
+    at = 0.0 if taken is None else taken.recorded_at
+    entries = []
     for entry in journal.entries(recovered.position):
         if entry.position > last:
             break
-        where = f"journal {journal.path}, position {entry.position}"
-        for step in entry_steps(table, entry, where):
+        entries.append(entry)
+    return Update(recovered.position, recovered.table, (), at), entries
+
+
+def replayed(start: Update, entries: list[Entry], since: float) -> Recent:
+    """:func:`recent` from what :func:`entries_since` read (the table core's work)."""
+    table, before = start.table, start
+    updates: list[Update] = []
+    for entry in entries:
+        for step in entry_steps(table, entry, f"journal position {entry.position}"):
             table = step.table
             update = Update(entry.position, table, step.effects, entry.recorded_at)
             if updates or entry.recorded_at > since:
@@ -89,23 +104,3 @@ def access_records(journal: Journal, types: Collection[str], since: float) -> li
         for entry in journal.entries(first - 1, source=ACCESS)
         if entry.type in types and entry.recorded_at > since
     ]
-
-
-def read_recent(path: str | Path, since: float) -> Recent:
-    """:func:`recent` of the journal at ``path`` (its own read-only connections, so that the
-    service writes on meanwhile), up to its last entry."""
-    journal = Journal.open_read_only(path)
-    try:
-        snapshots = Snapshots(path, read_only=True)
-        try:
-            return recent(journal, snapshots, since, journal.last_position())
-        finally:
-            snapshots.close()
-    finally:
-        journal.close()
-
-
-def read_access_records(path: str | Path, types: Collection[str], since: float) -> list[Entry]:
-    """:func:`access_records` of the journal at ``path`` (read only)."""
-    with Journal.open_read_only(path) as journal:
-        return access_records(journal, types, since)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Self
 from controller.config import Config
 from controller.errors import LuckTableError
 from controller.history.index import build_index
-from controller.history.recent import Recent, Update, read_access_records, read_recent
+from controller.history.recent import Recent, Update, access_records, entries_since, replayed
 from controller.history.records import ACCESS, record_of, table_inputs
 from controller.history.recovery import Recovered, recover
 from controller.intake import Absent, Arrival, Intake
@@ -255,17 +255,23 @@ class TableService:
 
     async def recent(self, since: float) -> Recent:
         """The table at time ``since`` (seconds since the epoch) and every input journaled
-        after it, read back from the journal (a connection of its own: the table deals on
-        meanwhile) up to its last entry: a subscription made before this call gets every
-        input after those (and some of them again: the same journal positions)."""
-        self._running()
-        return await asyncio.to_thread(read_recent, self.config.journal, since)
+        after it up to the last input applied: the entries are read under the service's
+        lock (a subscription made before this call gets every later input), the table core
+        replays them after it (the table deals on meanwhile)."""
+        async with self._lock:
+            journal, snapshots = self._running(), self._snapshots
+            assert snapshots is not None
+            start, entries = await asyncio.to_thread(
+                entries_since, journal, snapshots, since, self._position
+            )
+        return await asyncio.to_thread(replayed, start, entries, since)
 
     async def access_records(self, types: Collection[str], since: float) -> list[Entry]:
         """The access records of ``types`` journaled after ``since`` (seconds since the
-        epoch), read as :meth:`recent` reads."""
-        self._running()
-        return await asyncio.to_thread(read_access_records, self.config.journal, types, since)
+        epoch)."""
+        async with self._lock:
+            journal = self._running()
+            return await asyncio.to_thread(access_records, journal, types, since)
 
     def now(self) -> float:
         """The service's time (seconds since the epoch): the time it journals inputs with."""
