@@ -280,6 +280,14 @@ def test_the_studio_gets_every_card_and_the_odds_only_after_the_delay(tmp_path: 
                 "/api/history", headers={"Authorization": f"Bearer {watcher}"}
             )
             assert [hand["hand"] for hand in past.json()] == [1], past.text
+            listed = await live.http.get(
+                "/api/studio-tokens", headers={"Authorization": f"Bearer {watcher}"}
+            )
+            assert [(t["id"], t["label"]) for t in listed.json()] == [(issued["id"], "truck")]
+            assert token not in listed.text and digest(token) not in listed.text
+            assert (
+                await live.http.get("/api/studio-tokens", headers=live.dealer)
+            ).status_code == 403
             feed = live.served.app.state.table.studio
             assert feed.timings and all(done >= at for _, at, done in feed.timings)
 
