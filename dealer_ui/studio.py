@@ -41,7 +41,8 @@ from typing import Any
 
 from controller.journal import Entry
 from controller.odds import Odds, OddsError, odds
-from controller.rules import Hand, Notice, Phase, Reveal
+from controller.rules import Hand, Phase, Reveal
+from controller.rules.effects import BonusEarned
 from controller.service import Subscription, TableService, Update
 from controller.table import (
     CardFromShoe,
@@ -243,16 +244,13 @@ def studio_view(
                 else {key: chance[key] for key in ("win", "tie", "equity")},
             }
         )
-    moment = next(
-        (e for e in effects if isinstance(e, Notice) and e.kind == "bonus" and "seat" in e.data),
-        None,
-    )
+    moment = next((e for e in effects if isinstance(e, BonusEarned)), None)
     out |= {
         "street": hand.street,
         "phase": hand.phase.value,
         "pot": hand.pot,
         "community": None if hand.community is None else str(hand.community),
-        "bonus": None if moment is None else {"seat": moment.data["seat"]},
+        "bonus": None if moment is None else {"seat": moment.seat},
     }
     return out
 
