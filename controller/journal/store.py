@@ -290,6 +290,14 @@ class Journal:
             raise JournalError(f"cannot read journal {self.path}: {error}") from None
         return None if row is None else _entry(row)
 
+    def last_position(self) -> int:
+        """The position of the journal's last entry (0: none)."""
+        try:
+            row = self._db.execute("SELECT MAX(position) FROM inputs").fetchone()
+        except sqlite3.Error as error:
+            raise JournalError(f"cannot read journal {self.path}: {error}") from None
+        return int(row[0] or 0)
+
     def created_at(self) -> float:
         """When the journal was created (seconds since the epoch): what tells two journals
         apart (a table reset starts a new one)."""
@@ -334,12 +342,15 @@ class Journal:
             raise JournalError(f"cannot write journal {self.path}: {error}") from None
         return positions
 
-    def entries(self, after: int = 0) -> Iterator[Entry]:
-        """Every entry after position ``after``, in journal order."""
+    def entries(self, after: int = 0, *, source: str | None = None) -> Iterator[Entry]:
+        """Every entry after position ``after`` (of ``source`` only, if given), in journal
+        order."""
         columns = f"{_COLUMNS}, {'chain' if self._chained else 'NULL'}"
+        where = "position > ?" if source is None else "position > ? AND source = ?"
+        values: tuple[object, ...] = (after,) if source is None else (after, source)
         try:
             cursor = self._db.execute(
-                f"SELECT {columns} FROM inputs WHERE position > ? ORDER BY position", (after,)
+                f"SELECT {columns} FROM inputs WHERE {where} ORDER BY position", values
             )
             for row in cursor:
                 yield _entry(row)
