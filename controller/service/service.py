@@ -57,7 +57,7 @@ from drivers.device import DeviceDriver
 from drivers.errors import DriverError
 
 if TYPE_CHECKING:
-    from controller.floor.shipper import Shipper
+    from controller.floor.shipper_process import ShipperProcess
 
 log = logging.getLogger(__name__)
 
@@ -135,7 +135,7 @@ class TableService:
         self._stopping = asyncio.Event()
         self._stopped = asyncio.Event()
         self._failure: BaseException | None = None
-        self._shipper: Shipper | None = None
+        self._shipper: ShipperProcess | None = None
         self._tick: asyncio.TimerHandle | None = None  # a Tick due for the waiting seat reports
         #: How recovery went at the last start.
         self.recovered: Recovered | None = None
@@ -155,8 +155,9 @@ class TableService:
         return self._position
 
     @property
-    def shipper(self) -> Shipper | None:
-        """The journal shipper, when the table ships to a floor (``[floor]``)."""
+    def shipper(self) -> ShipperProcess | None:
+        """The journal shipper (in a process of its own), when the table ships to a floor
+        (``[floor]``)."""
         return self._shipper
 
     def driver(self, device: Device) -> DeviceDriver | None:
@@ -339,15 +340,18 @@ class TableService:
     # --- inside ---------------------------------------------------------------------------
 
     def _start_shipper(self, journal: Journal) -> None:
-        """Ship the journal to the floor, from a thread of its own (docs/floor.md)."""
+        """Ship the journal to the floor, from a process of its own (docs/floor.md): what
+        the shipper derives and rebuilds never takes the interpreter from the event loop."""
         # imported here: only a table with a floor needs the floor's code and its PostgreSQL
         # client (about 0.1 s of CPU to load)
-        from controller.floor.shipper import Shipper  # noqa: PLC0415
+        from controller.floor.shipper_process import ShipperProcess  # noqa: PLC0415
         from controller.floor.store import shipped  # noqa: PLC0415
 
         assert self.config.floor is not None
         identity = shipped(journal, self.config.table_id, self.config.table_name)
-        self._shipper = Shipper(self.config.floor, identity, new_journal=self._new_floor_journal)
+        self._shipper = ShipperProcess(
+            self.config.floor, identity, new_journal=self._new_floor_journal
+        )
         self._shipper.start()
 
     def _now(self) -> int:
