@@ -57,7 +57,8 @@ from typing import IO
 from controller.journal import Journal, event_of
 from drivers import events as ev
 from drivers.device import ShoeDriver
-from drivers.session import MAX_EVENT_FRAME, LinkConfig
+from drivers.protocol import PROTOCOL_VERSION
+from drivers.session import LinkConfig, max_event_frame
 from firmware_sim.process import ControlReplyError, SimulatorProcess
 
 BITS_PER_BYTE = 10  # 8N1
@@ -84,7 +85,7 @@ class Plan:
     seed: int = 1
 
     def card_time(self) -> float:
-        return MAX_EVENT_FRAME * BITS_PER_BYTE / self.baud
+        return max_event_frame(PROTOCOL_VERSION) * BITS_PER_BYTE / self.baud
 
 
 @dataclass
