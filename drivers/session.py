@@ -83,7 +83,7 @@ def max_event_frame(version: int) -> int:
     CARD; 26 in version 2, a DECK_CARD): header, payload and CRC, one COBS code byte (a body
     is shorter than 254 bytes) and the delimiter."""
     payload = max(
-        m.layout(version).size for m in MESSAGE_CLASSES if m.SEQUENCED and m.SINCE <= version
+        m.layout(version).size for m in MESSAGE_CLASSES if m.SEQUENCED and version >= m.SINCE
     )
     return HEADER.size + payload + CRC.size + 2
 
@@ -160,9 +160,7 @@ class LinkStats:
     decode_errors: Counter[str] = field(default_factory=Counter)
 
 
-def _device_event(
-    seq: int, message: Message, origin: ev.Origin, version: int
-) -> ev.DeviceEvent:
+def _device_event(seq: int, message: Message, origin: ev.Origin, version: int) -> ev.DeviceEvent:
     """The driver's event for a device's message; ``version``: the device's protocol version
     (a shoe of version 2 registers each deck card by card before its DECK)."""
     match message:

@@ -127,7 +127,7 @@ def encode_body(seq: int, message: Message, version: int = PROTOCOL_VERSION) -> 
     """
     if not 0 <= version <= 0xFF:
         raise ValueError(f"protocol version {version} is outside 0..255")
-    if version in VERSIONS and message.SINCE > version:
+    if version in VERSIONS and version < message.SINCE:
         raise ValueError(f"{message.NAME} does not exist in protocol version {version}")
     if isinstance(message, Hello) and message.protocol_version != version:
         raise ValueError(
@@ -173,7 +173,7 @@ def decode_body(
             msg_type,
         )
     cls = BY_TYPE.get(msg_type)
-    if cls is None or cls.SINCE > version:
+    if cls is None or version < cls.SINCE:
         return DecodeError(
             ErrorCode.UNKNOWN_TYPE, f"message type 0x{msg_type:02x}", raw, version, msg_type
         )
