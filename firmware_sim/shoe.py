@@ -16,7 +16,7 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from drivers.protocol import (
     CardMessage,
@@ -68,6 +68,66 @@ class Draw:
     card: int
     message: CardMessage | Unreadable
     tagged: Tagged
+
+
+def tagged_deck(deck_id: int, order: Iterable[int]) -> list[Tagged]:
+    """The physical cards of a load of deck ``deck_id`` in ``order``, each with its tag (a
+    card in the load twice: two copies, two tags)."""
+    copies: dict[int, int] = {}
+    cards = []
+    for code in order:
+        copy = copies[code] = copies.get(code, -1) + 1
+        cards.append(Tagged(code, code, tag_uid(deck_id, code, copy & 0xFF)))
+    return cards
+
+
+class Tampered(NamedTuple):
+    """A load after a cheat: what the shoe registers, what is then in it, and the cheat done
+    and its place in the load (None: no cheat)."""
+
+    registered: list[Tagged]
+    in_shoe: list[Tagged]
+    cheat: tuple[Cheat, int] | None
+
+
+def tamper(
+    cards: list[Tagged], cheat: Cheat | str | None, at: int | None, rng: random.Random
+) -> Tampered:
+    """The load ``cards`` after ``cheat`` at place ``at`` (drawn from ``rng`` when None).
+    Before the registration, a card is taken out (``missing``) or one of another deck put in
+    (``extra``): the shoe registers what it holds. After it, the card at ``at`` is swapped
+    for one of another deck (``foreign``), for a card with a copy of an earlier card's tag
+    (``cloned``), or has its tag rewritten to say another card (``retagged``). DeviceError
+    for a cheat or place that cannot be."""
+    if cheat is None:
+        if at is not None:
+            raise DeviceError("at= places a cheat: give cheat= too")
+        return Tampered(cards, cards, None)
+    kind = parse_enum_text(Cheat, cheat, "cheat")
+    least = 2 if kind is Cheat.CLONED else 1  # a clone copies a card before it
+    if len(cards) < least:
+        raise DeviceError(f"a {kind} cheat needs at least {least} cards in the load")
+    low = 1 if kind is Cheat.CLONED else 0
+    high = len(cards) if kind is Cheat.EXTRA else len(cards) - 1  # an extra card may go last
+    place = rng.randint(low, high) if at is None else at
+    if isinstance(place, bool) or not isinstance(place, int) or not low <= place <= high:
+        raise DeviceError(f"at must be {low}..{high} for this load, not {at!r}")
+    done = (kind, place)
+    victim = cards[min(place, len(cards) - 1)]
+    stranger = Tagged(victim.card, victim.card, tag_uid(FOREIGN_DECK, victim.card))
+    match kind:
+        case Cheat.MISSING:
+            return Tampered(shoe := cards[:place] + cards[place + 1 :], shoe, done)
+        case Cheat.EXTRA:
+            return Tampered(shoe := [*cards[:place], stranger, *cards[place:]], shoe, done)
+        case Cheat.FOREIGN:
+            swapped = stranger
+        case Cheat.RETAGGED:
+            other = (victim.card + 1 + rng.randrange(DECK_SIZE - 1)) % DECK_SIZE
+            swapped = Tagged(victim.card, other, victim.uid)
+        case Cheat.CLONED:
+            swapped = cards[rng.randrange(place)]
+    return Tampered(cards, [*cards[:place], swapped, *cards[place + 1 :]], done)
 
 
 class SimulatedShoe(SimulatedDevice):
@@ -128,7 +188,7 @@ class SimulatedShoe(SimulatedDevice):
         ``shuffle_seed`` (drawn from the device's seed when not given). The
         deck id is ``deck_id``, or the shuffle seed. ``cheat`` tampers with the load at
         place ``at`` (from 0; drawn from the device's seed when not given): see
-        :meth:`_tamper`.
+        :func:`tamper`.
         """
         if cards is not None:
             order = list(cards)
@@ -147,12 +207,7 @@ class SimulatedShoe(SimulatedDevice):
         ident = seed if deck_id is None else deck_id
         if isinstance(ident, bool) or not isinstance(ident, int) or not 0 <= ident <= 0xFFFF_FFFF:
             raise DeviceError(f"deck_id must be 0..4294967295, not {ident!r}")
-        copies: dict[int, int] = {}
-        loaded = []
-        for code in order:
-            copy = copies[code] = copies.get(code, -1) + 1
-            loaded.append(Tagged(code, code, tag_uid(ident, code, copy & 0xFF)))
-        registered, in_shoe, done = self._tamper(loaded, cheat, at)
+        registered, in_shoe, done = tamper(tagged_deck(ident, order), cheat, at, self.rng)
         self._require_room(len(registered) + 1 if self.registers else 1)
         self._cards = deque(in_shoe)
         self.deck_id = ident
@@ -163,45 +218,6 @@ class SimulatedShoe(SimulatedDevice):
         message = Deck(ident, len(in_shoe), len(in_shoe))
         self._emit(message)
         return message
-
-    def _tamper(
-        self, cards: list[Tagged], cheat: Cheat | str | None, at: int | None
-    ) -> tuple[list[Tagged], list[Tagged], tuple[Cheat, int] | None]:
-        """The cards the shoe registers and the cards then in it, after ``cheat`` at place
-        ``at`` of the load. Before the registration, a card is taken out (``missing``) or
-        one of another deck put in (``extra``): the shoe registers what it holds. After it,
-        the card at ``at`` is swapped for one of another deck (``foreign``), for a copy of
-        an earlier card's tag on another card (``cloned``), or has its tag rewritten to say
-        another card (``retagged``). The third value: the cheat done and its place."""
-        if cheat is None:
-            if at is not None:
-                raise DeviceError("at= places a cheat: give cheat= too")
-            return cards, cards, None
-        kind = parse_enum_text(Cheat, cheat, "cheat")
-        least = 2 if kind is Cheat.CLONED else 1  # a clone copies a card before it
-        if len(cards) < least:
-            raise DeviceError(f"a {kind} cheat needs at least {least} cards in the load")
-        low = 1 if kind is Cheat.CLONED else 0
-        high = len(cards) if kind is Cheat.EXTRA else len(cards) - 1  # an extra card may go last
-        place = self.rng.randint(low, high) if at is None else at
-        if isinstance(place, bool) or not isinstance(place, int) or not low <= place <= high:
-            raise DeviceError(f"at must be {low}..{high} for this load, not {at!r}")
-        victim = cards[min(place, len(cards) - 1)]
-        other = (victim.card + 1 + self.rng.randrange(DECK_SIZE - 1)) % DECK_SIZE
-        stranger = Tagged(victim.card, victim.card, tag_uid(FOREIGN_DECK, victim.card))
-        match kind:
-            case Cheat.MISSING:
-                return (shoe := cards[:place] + cards[place + 1 :]), shoe, (kind, place)
-            case Cheat.EXTRA:
-                return (shoe := [*cards[:place], stranger, *cards[place:]]), shoe, (kind, place)
-            case Cheat.FOREIGN:
-                swapped = stranger
-            case Cheat.RETAGGED:
-                swapped = Tagged(victim.card, other, victim.uid)
-            case Cheat.CLONED:
-                model = cards[self.rng.randrange(place)]
-                swapped = Tagged(model.card, model.code, model.uid)
-        return cards, [*cards[:place], swapped, *cards[place + 1 :]], (kind, place)
 
     def _read_uid(self, card: Tagged) -> bytes:
         """The UID the reader reads off ``card``'s tag: none from an optical reader."""
