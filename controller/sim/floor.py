@@ -24,6 +24,7 @@ from controller.table import (
     CardFromShoe,
     CardUnreadable,
     Configure,
+    DeckCard,
     DeckLoaded,
     Device,
     Disposition,
@@ -38,6 +39,10 @@ from controller.table import (
     apply,
 )
 from controller.table.streams import WAIT_MS
+from firmware_sim.shoe import Tagged, tagged_deck
+
+#: The id of the deck a core floor's shoe registers (its tags: ``firmware_sim.shoe``).
+DECK_ID = 1
 
 Observer = Callable[[Table, Sequence[Effect]], None]
 """Told of every step of the table: the new table and its effects."""
@@ -133,6 +138,9 @@ class CoreFloor:
     ``wait``s: then the device says HELLO and sends its backlog, as a real one does.
     With a ``journal`` every input is journaled as the table service journals it
     (:mod:`controller.sim.core_journal`), the table starting as a new journal does.
+    The shoe registers each deck it loads card by card, and it and the seat board read each
+    card's tag, as devices of protocol version 2 do; with ``registers`` False they are of
+    version 1: no registration, no tag UIDs.
     """
 
     def __init__(
@@ -142,10 +150,13 @@ class CoreFloor:
         *,
         start: int = 0,
         journal: CoreJournal | None = None,
+        registers: bool = True,
     ) -> None:
         self._observe = observe
+        self._registers = registers
         self._clock = start
-        self._shoe: deque[int] = deque()
+        self._shoe: deque[Tagged] = deque()
+        self._out: dict[int, Tagged] = {}  # each card dealt, with its tag, by the card it is
         self._seqs = dict.fromkeys(Device, 0)
         self._held: dict[Device, list[TableInput]] = {}  # a pulled cable's events
         self._journal = journal
@@ -198,8 +209,17 @@ class CoreFloor:
             self._apply(item)
 
     async def load(self, cards: list[int]) -> None:
-        self._shoe = deque(cards)
-        self._event(Device.SHOE, DeckLoaded(at=self.now(), count=len(cards)))
+        """The shoe registers the deck card by card (its tags those of deck ``DECK_ID``),
+        then reports it loaded; a shoe of version 1 only reports it loaded."""
+        if not self._registers:
+            self._shoe = deque(Tagged(card, card, b"") for card in cards)
+            self._event(Device.SHOE, DeckLoaded(at=self.now(), count=len(cards)))
+            return
+        self._shoe = deque(tagged_deck(DECK_ID, cards))
+        for card in self._shoe:
+            read = DeckCard(at=self.now(), deck=DECK_ID, code=card.code, uid=card.uid.hex())
+            self._event(Device.SHOE, read)
+        self._event(Device.SHOE, DeckLoaded(at=self.now(), count=len(cards), deck=DECK_ID))
 
     async def draw(self, unread: Disposition | None) -> int:
         return await self.pitch(unread)
@@ -208,18 +228,23 @@ class CoreFloor:
         if not self._shoe:
             raise PhysicalActError("the shoe is empty: load a deck")
         card = self._shoe.popleft()
+        self._out[card.card] = card
         if unread is None:
-            self._event(Device.SHOE, CardFromShoe(at=self.now(), code=card))
+            read = CardFromShoe(at=self.now(), code=card.code, uid=card.uid.hex())
+            self._event(Device.SHOE, read)
         else:
             self._event(Device.SHOE, CardUnreadable(at=self.now(), disposition=unread))
-        return card
+        return card.card
 
     async def place(self, seat: int, card: int, lands_at: int) -> None:
         await self.land(card, lands_at)
 
     async def land(self, card: int, lands_at: int, reads: int | None = None) -> None:
-        code = card if reads is None else reads
-        self._event(Device.SEAT_BOARD, CardAtSeat(at=self.now(), seat=lands_at, code=code))
+        """The seat's reader reads the card's tag: its code (or ``reads``) and UID."""
+        tagged = self._out.get(card, Tagged(card, card, b""))
+        code = tagged.code if reads is None else reads
+        seen = CardAtSeat(at=self.now(), seat=lands_at, code=code, uid=tagged.uid.hex())
+        self._event(Device.SEAT_BOARD, seen)
 
     async def sit(self, seat: int) -> None:
         self._event(Device.SEAT_BOARD, SeatOccupied(at=self.now(), seat=seat))
