@@ -84,6 +84,20 @@ class SimulatedWorld:
         self.shoe, self.seats = shoe, seats
         self.live = True
         self.felt = Felt()  # where the world put each card (controller.hil.invariants)
+        self.tags: dict[Card, tuple[int, str]] = {}  # each card drawn: its tag's code and UID
+
+    def _drawn(self, reply: Any) -> Card:
+        """The card a draw's reply says came out; its tag kept for the seat's reader."""
+        card = Card(reply["card"])
+        self.tags[card] = (reply["tag"]["code"], reply["tag"]["uid"])
+        self.felt.draw(card)
+        return card
+
+    def _seen(self, card: Card) -> str:
+        """What a seat's reader reads of ``card``: its tag's code and UID (the card's own
+        code, and no UID, for a card that did not come out of the shoe)."""
+        code, uid = self.tags.get(card, (int(card), ""))
+        return f"{Card(code)} uid={uid}" if uid else str(Card(code))
 
     def device(self, device: Device) -> SimulatorProcess:
         if device is Device.SHOE:
@@ -124,21 +138,18 @@ class SimulatedWorld:
             disposition = options.get("unreadable")
             line = "draw" if disposition is None else f"draw unreadable disposition={disposition}"
             for _ in range(value):
-                reply = await self.command(Device.SHOE, line)
-                self.felt.draw(Card(reply["card"]))
+                self._drawn(await self.command(Device.SHOE, line))
                 await self.settle(Device.SHOE)
             return
         elif action == "pitch":  # a person's dealing: nothing waited for, the pace kept
             for seat in value:
-                reply = await self.command(Device.SHOE, "draw")
-                card = Card(reply["card"])
-                self.felt.draw(card)
+                card = self._drawn(await self.command(Device.SHOE, "draw"))
                 self.felt.place(time.time(), card, seat)
-                await self.command(Device.SEAT_BOARD, f"place {seat} {card}")
+                await self.command(Device.SEAT_BOARD, f"place {seat} {self._seen(card)}")
                 await asyncio.sleep(options.get("pace", PACE))
             return  # the expectations wait for the table to have them
         elif action == "place":
-            named = f" {options['card']}" if "card" in options else ""
+            named = f" {self._seen(options['card'])}" if "card" in options else ""
             lands = f" lands_at={options['lands_at']}" if "lands_at" in options else ""
             if "card" in options:
                 self.felt.place(time.time(), options["card"], options.get("lands_at", value))
