@@ -20,7 +20,7 @@ from drivers.protocol import to_dict
 from firmware_sim.device import DeviceError, SimulatedDevice
 from firmware_sim.faults import FaultSettingError
 from firmware_sim.seats import SimulatedSeatBoard
-from firmware_sim.shoe import SimulatedShoe
+from firmware_sim.shoe import Cheat, SimulatedShoe
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
@@ -262,7 +262,8 @@ class Controller:
         if shoe.cheat is None:
             return deck
         kind, place = shoe.cheat
-        return deck | {"cheat": {"kind": kind.value, "at": place}}
+        card = None if kind is Cheat.MISSING else shoe.upcoming()[place]
+        return deck | {"cheat": {"kind": kind.value, "at": place, "card": card}}
 
     def _draw(self, args: _Args, now: float) -> Any:
         unreadable = args.positional == ["unreadable"]

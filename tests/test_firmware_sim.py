@@ -552,8 +552,12 @@ def test_a_bad_cheat_changes_nothing(kw, error):
 def test_control_loads_cheats_and_tells_where_and_draw_tells_the_tag():
     shoe = SimulatedShoe(seed=1)
     control = Controller(shoe)
-    deck = reply(control, "load deck_id=9 cheat=retagged at=4")
-    assert deck["cheat"] == {"kind": "retagged", "at": 4} and deck["cards_loaded"] == 52
+    deck = reply(
+        control, "load deck_id=9 cards=" + ",".join(map(str, range(52))) + " cheat=retagged at=4"
+    )
+    assert deck["cheat"] == {"kind": "retagged", "at": 4, "card": 4} and deck["cards_loaded"] == 52
+    assert reply(control, "load cards=As,Kd,2c cheat=missing at=1")["cheat"]["card"] is None
+    reply(control, "load deck_id=9")
     drawn = reply(control, "draw")
     assert drawn["tag"] == {"code": drawn["event"]["card"], "uid": drawn["event"]["uid"]}
     random = reply(control, "load cheat=cloned")

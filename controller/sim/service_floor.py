@@ -26,6 +26,7 @@ from controller.sim.floor import Observer, PhysicalActError
 from controller.table import AlertKind, Device, Disposition, Table, TableInput, TableSettings
 from drivers.session import LinkConfig
 from firmware_sim.process import ControlReplyError, SimulatorProcess
+from firmware_sim.shoe import Cheat
 
 BAUD = 115200
 HEARTBEAT_MS = 250  # a pulled cable is noticed after three silent heartbeats
@@ -177,9 +178,31 @@ class ServiceFloor:
             lambda: set(self.devices) <= set(self.table.links), "the devices did not connect"
         )
 
-    async def load(self, cards: list[int]) -> None:
+    async def load(
+        self, cards: list[int], cheat: Cheat | None = None, at: int | None = None
+    ) -> list[int]:
         order = ",".join(str(card) for card in cards)
-        await self._act(Device.SHOE, f"load cards={order} deck_id={self.deck_id}")
+        line = f"load cards={order} deck_id={self.deck_id}"
+        if cheat is not None:
+            line += f" cheat={cheat.value}" + ("" if at is None else f" at={at}")
+        reply = await self._act(Device.SHOE, line)
+        shoe = list(cards)
+        if cheat is not None:  # the card the cheat put at its place (none: one taken out)
+            done = reply["cheat"]
+            if done["card"] is None:
+                del shoe[done["at"]]
+            elif cheat is Cheat.EXTRA:
+                shoe.insert(done["at"], done["card"])
+            else:
+                shoe[done["at"]] = done["card"]
+        return shoe
+
+    async def switch(self, seat: int, card: int) -> None:
+        if Device.SEAT_BOARD in self.devices:
+            await self._act(Device.SEAT_BOARD, f"switch {seat} {card}")
+
+    def new_deck(self) -> None:
+        self.deck_id = (self.deck_id + 1) & 0xFFFF_FFFF
 
     async def draw(self, unread: Disposition | None) -> int:
         line = "draw" if unread is None else f"draw unreadable disposition={unread.value}"
