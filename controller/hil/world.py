@@ -14,9 +14,22 @@ from controller.hil.service import Console, next_update
 from controller.rules import DECK, Card
 from controller.table import Device, Disposition
 from firmware_sim.process import SimulatorProcess
+from firmware_sim.shoe import Cheat
 
 SETTLE_TIMEOUT = 20.0
 PACE = 0.6  # seconds a card, a person's pace (the ``pitch`` step)
+DECK_ID = 1  # the simulated shoe's deck: the same tags at every load
+#: What an engineer does to the deck for each cheat (docs/simulator.md).
+CHEAT_WORDS = {
+    Cheat.FOREIGN: "after the shoe has read the deck, swap card {at} for the same card of "
+    "another deck",
+    Cheat.RETAGGED: "after the shoe has read the deck, rewrite the tag of card {at} to say "
+    "another card",
+    Cheat.CLONED: "after the shoe has read the deck, swap card {at} for a card with a copy "
+    "of an earlier card's tag",
+    Cheat.MISSING: "take card {at} out before the shoe reads the deck",
+    Cheat.EXTRA: "put a card of another deck in at place {at} before the shoe reads the deck",
+}
 
 
 def _name(device: Device) -> str:
@@ -38,7 +51,10 @@ def instructions(step: ScenarioStep) -> list[str]:
     if action == "load":
         cards = deck_of(step)
         order = " ".join(str(card) for card in cards)
-        return [f"load a deck of {len(cards)} cards, top first: {order}"]
+        line = f"load a deck of {len(cards)} cards, top first: {order}"
+        if "cheat" in options:  # the places counted from 1 for a person
+            line += "; " + CHEAT_WORDS[options["cheat"]].format(at=options.get("at", 0) + 1)
+        return [line]
     if action == "draw":
         how = {
             None: "draw a card",
@@ -56,6 +72,8 @@ def instructions(step: ScenarioStep) -> list[str]:
         if lands == value:
             return [f"place {what} at seat {value}"]
         return [f"place {what} for seat {value} so that it lands at seat {lands}"]
+    if action == "switch":
+        return [f"a player at seat {value} switches a card for {options['card']} of another deck"]
     if action == "sit":
         return [f"a player sits down at seat {value}"]
     if action == "leave":
@@ -133,7 +151,11 @@ class SimulatedWorld:
         action, value, options = step.action, step.value, step.options
         if action == "load":
             cards = ",".join(str(card) for card in deck_of(step))
-            await self.command(Device.SHOE, f"load cards={cards}")
+            line = f"load cards={cards} deck_id={DECK_ID}"
+            if "cheat" in options:
+                line += f" cheat={options['cheat'].value}"
+                line += f" at={options['at']}" if "at" in options else ""
+            await self.command(Device.SHOE, line)
         elif action == "draw":
             disposition = options.get("unreadable")
             line = "draw" if disposition is None else f"draw unreadable disposition={disposition}"
@@ -154,6 +176,8 @@ class SimulatedWorld:
             if "card" in options:
                 self.felt.place(time.time(), options["card"], options.get("lands_at", value))
             await self.command(Device.SEAT_BOARD, f"place {value}{named}{lands}")
+        elif action == "switch":  # the card brought in is no card the felt knows
+            await self.command(Device.SEAT_BOARD, f"switch {value} {options['card']}")
         elif action in ("sit", "leave"):
             await self.command(Device.SEAT_BOARD, f"{action} {value}")
         elif action in ("unplug", "restart"):
@@ -162,7 +186,8 @@ class SimulatedWorld:
         else:
             command = "raise" if action == "fault" else "clear"
             await self.command(options["device"], f"{command} {value.value}")
-        await self.settle(Device.SEAT_BOARD if action in ("place", "sit", "leave") else _of(step))
+        seat_board = action in ("place", "switch", "sit", "leave")
+        await self.settle(Device.SEAT_BOARD if seat_board else _of(step))
 
 
 def _of(step: ScenarioStep) -> Device:
