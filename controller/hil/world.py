@@ -210,8 +210,8 @@ class DeviceWorld:
                 continue
             async with console.feed() as feed:
                 self.say(f"  >>> {line}")
-                try:
-                    await next_update(feed, self.wait)
+                try:  # a deck's load: its registration, card by card, then the deck
+                    await next_update(feed, self.wait, telling=step.action == "load")
                 except TimeoutError:
                     why = f"no event from the devices within {self.wait:g} s"
                     raise TimeoutError(why) from None
