@@ -176,3 +176,10 @@ def test_cheats_at_a_table_without_tag_checks_are_missed_and_counted_so() -> Non
     assert tally.missed["foreign"] > 0 and tally.missed["switched"] > 0
     assert not tally.missed["missing"] and not tally.missed["extra"]  # its codes are checked
     assert not tally.mistaken
+
+
+def test_a_table_without_a_seat_board_gets_no_switched_card_and_misses_none() -> None:
+    settings = TableSettings(seat_board=False, protection=Protection(tag_checks=True))
+    _, tally = deal(2, hands=30, faults=FaultRates(cheats=0.8), settings=settings)
+    assert tally.cheats.total() > 10 and "switched" not in tally.cheats
+    assert not tally.missed and not tally.mistaken

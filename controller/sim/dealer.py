@@ -316,7 +316,8 @@ class Dealer:
         its place in the load, or (None, None) with a card to switch at a seat armed."""
         if self.cheating.random() >= self.faults.cheats:
             return None, None
-        kind = self.cheating.choice(CHEATS)
+        seat_board = self.floor.table.settings.seat_board  # no switch seen without one
+        kind = self.cheating.choice(CHEATS if seat_board else CHEATS[:-1])
         self.tally.cheats[kind] += 1
         if kind == "switched":
             self.switching = True
