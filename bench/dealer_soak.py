@@ -67,6 +67,7 @@ from controller.table import (
 )
 from dealer_ui.auth import hash_pin
 from firmware_sim.process import SimulatorProcess
+from firmware_sim.shoe import Cheat
 
 BAUD = 115200
 PIN = "soak-1234"
@@ -162,8 +163,19 @@ class ApiFloor:
                 raise PhysicalActError(f"{device.value}: {line!r} not taken in {ACT_TIMEOUT} s")
             await asyncio.sleep(0.005)
 
-    async def load(self, cards: list[int]) -> None:
+    async def load(
+        self, cards: list[int], cheat: Cheat | None = None, at: int | None = None
+    ) -> list[int]:
+        if cheat is not None:
+            raise PhysicalActError("the dealer soak loads no cheat (bench/cheat_soak.py does)")
         await self._act(Device.SHOE, "load cards=" + ",".join(map(str, cards)))
+        return cards
+
+    async def switch(self, seat: int, card: int) -> None:
+        raise PhysicalActError("the dealer soak switches no card (bench/cheat_soak.py does)")
+
+    def new_deck(self) -> None:
+        raise PhysicalActError("the dealer soak keeps its deck (bench/cheat_soak.py does not)")
 
     async def draw(self, unread: Disposition | None) -> int:
         raise PhysicalActError("the human dealer pitches: draw is the automatic dealer's")

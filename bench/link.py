@@ -64,7 +64,7 @@ def decoder_throughput(frames: int) -> None:
     stream = card_stream(frames)
     chunks = [stream[i : i + 4096] for i in range(0, len(stream), 4096)]
     small = stream[: len(stream) // 20]
-    hello = encode_frame(0, Hello(1, DeviceKind.SHOE, (1, 0, 0), "BENCH", 1, 0, 0, 1000))
+    hello = encode_frame(0, Hello(1, DeviceKind.SHOE, (1, 0, 0), "BENCH", 1, 0, 0, 1000), 1)
 
     def decode() -> None:
         decoder = FrameDecoder()

@@ -57,10 +57,11 @@ from typing import IO
 from controller.journal import Journal, event_of
 from drivers import events as ev
 from drivers.device import ShoeDriver
-from drivers.session import MAX_EVENT_FRAME, LinkConfig
+from drivers.session import LinkConfig, max_event_frame
 from firmware_sim.process import ControlReplyError, SimulatorProcess
 
 BITS_PER_BYTE = 10  # 8N1
+SHOE_VERSION = 1  # the link is the same in every version; a version 1 shoe registers no deck
 HEARTBEAT_MS = 200
 STALL_S = 60.0  # no progress for this long: the run has stalled
 LUCK_TABLE = str(Path(sys.executable).with_name("luck-table"))
@@ -84,7 +85,7 @@ class Plan:
     seed: int = 1
 
     def card_time(self) -> float:
-        return MAX_EVENT_FRAME * BITS_PER_BYTE / self.baud
+        return max_event_frame(SHOE_VERSION) * BITS_PER_BYTE / self.baud
 
 
 @dataclass
@@ -434,6 +435,8 @@ def run_phase(plan: Plan, host: Host = driver_host) -> Run:
         str(plan.seed),
         "--decks",
         str(decks),
+        "--protocol-version",  # a shoe that registers no deck: its hundreds load at once
+        str(SHOE_VERSION),
     )
     run = Run(plan)
     try:

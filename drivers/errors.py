@@ -24,14 +24,15 @@ class ConnectionLost(TransportError):
 class ProtocolVersionError(DriverError):
     """The device answered with a protocol version this host does not speak."""
 
-    def __init__(self, port: str, device_version: int, host_version: int) -> None:
+    def __init__(self, port: str, device_version: int, host_versions: tuple[int, ...]) -> None:
+        spoken = ", ".join(map(str, host_versions))
         super().__init__(
             f"device on {port} speaks protocol version {device_version}; "
-            f"this host speaks version {host_version}"
+            f"this host speaks version{'s' if len(host_versions) > 1 else ''} {spoken}"
         )
         self.port = port
         self.device_version = device_version
-        self.host_version = host_version
+        self.host_versions = host_versions
 
 
 class HandshakeTimeout(DriverError):

@@ -134,12 +134,26 @@ class CardUnreadable(SequencedEvent):
 
 
 @dataclass(frozen=True)
+class DeckCard(SequencedEvent):
+    """Deck registration: the shoe read card ``index`` (from 0) of deck ``deck_id`` as it
+    was loaded, its code and tag UID (b'' from a reader without UIDs)."""
+
+    deck_id: int
+    index: int
+    card: int
+    uid: bytes
+
+
+@dataclass(frozen=True)
 class DeckLoaded(SequencedEvent):
-    """A deck (or several decks in a row) was loaded into the shoe."""
+    """A deck (or several decks in a row) was loaded into the shoe. ``registered``: the shoe
+    reported the deck's cards one by one (``DeckCard``) before this event, as a shoe of
+    protocol version 2 does; False from a version 1 shoe (and in journals from before)."""
 
     deck_id: int
     cards_loaded: int
     cards_remaining: int
+    registered: bool = False
 
 
 @dataclass(frozen=True)
@@ -172,16 +186,19 @@ class SeatVacated(SequencedEvent):
 
 @dataclass(frozen=True)
 class CardAtSeat(SequencedEvent):
-    """A card arrived in the card area of ``seat``; ``card`` None: its reader did not know it."""
+    """A card arrived in the card area of ``seat``; ``card`` None: its reader did not know it;
+    ``uid``: the tag UID the seat's reader read (b'' when none, and from a version 1 board)."""
 
     seat: int
     card: int | None
+    uid: bytes = b""
 
 
 LinkEvent = LinkUp | LinkDown
 DeviceEvent = (
     CardRead
     | CardUnreadable
+    | DeckCard
     | DeckLoaded
     | DeviceFault
     | DeviceFaultCleared

@@ -44,10 +44,11 @@ from drivers import events as ev
 from drivers.errors import DriverError, ProtocolVersionError, WrongDeviceError
 from drivers.protocol import (
     MESSAGE_CLASSES,
-    PROTOCOL_VERSION,
+    VERSIONS,
     Ack,
     CardMessage,
     Deck,
+    DeckCardMessage,
     DecodeError,
     DeviceKind,
     ErrorCode,
@@ -75,11 +76,16 @@ DEFAULT_DEVICE_HEARTBEAT = 1.0  # seconds, until a HELLO announces the device's 
 ACK_ON = ("delivery", "commit")
 BITS_PER_BYTE = 10  # 8N1: start bit, 8 data bits, stop bit
 HELLO_BODY = HEADER.size + Hello.LAYOUT.size + CRC.size  # its payload layout is frozen
-#: The longest event frame on the wire (24 bytes, a CARD): header, payload and CRC, one COBS
-#: code byte (a body is shorter than 254 bytes) and the delimiter.
-MAX_EVENT_FRAME = (
-    HEADER.size + max(m.LAYOUT.size for m in MESSAGE_CLASSES if m.SEQUENCED) + CRC.size + 2
-)
+
+
+def max_event_frame(version: int) -> int:
+    """The longest event frame on the wire in protocol ``version`` (24 bytes in version 1, a
+    CARD; 26 in version 2, a DECK_CARD): header, payload and CRC, one COBS code byte (a body
+    is shorter than 254 bytes) and the delimiter."""
+    payload = max(
+        m.layout(version).size for m in MESSAGE_CLASSES if m.SEQUENCED and version >= m.SINCE
+    )
+    return HEADER.size + payload + CRC.size + 2
 
 
 @dataclass(frozen=True)
@@ -154,14 +160,19 @@ class LinkStats:
     decode_errors: Counter[str] = field(default_factory=Counter)
 
 
-def _device_event(seq: int, message: Message, origin: ev.Origin) -> ev.DeviceEvent:
+def _device_event(seq: int, message: Message, origin: ev.Origin, version: int) -> ev.DeviceEvent:
+    """The driver's event for a device's message; ``version``: the device's protocol version
+    (a shoe of version 2 registers each deck card by card before its DECK)."""
     match message:
         case CardMessage(card=card, read_counter=counter, uid=uid):
             return ev.CardRead(seq, card, counter, uid, origin=origin)
         case Unreadable(read_counter=counter, disposition=disposition):
             return ev.CardUnreadable(seq, counter, disposition, origin=origin)
+        case DeckCardMessage(deck_id=deck_id, index=index, card=card, uid=uid):
+            return ev.DeckCard(seq, deck_id, index, card, uid, origin=origin)
         case Deck(deck_id=deck_id, cards_loaded=loaded, cards_remaining=remaining):
-            return ev.DeckLoaded(seq, deck_id, loaded, remaining, origin=origin)
+            registered = version >= DeckCardMessage.SINCE
+            return ev.DeckLoaded(seq, deck_id, loaded, remaining, registered, origin=origin)
         case Fault(code=code):
             return ev.DeviceFault(seq, code, origin=origin)
         case FaultCleared(code=code):
@@ -170,8 +181,8 @@ def _device_event(seq: int, message: Message, origin: ev.Origin) -> ev.DeviceEve
             return ev.SeatOccupied(seq, seat, origin=origin)
         case SeatOccupied(seat=seat):
             return ev.SeatVacated(seq, seat, origin=origin)
-        case SeatCard(seat=seat, card=card):
-            return ev.CardAtSeat(seq, seat, card, origin=origin)
+        case SeatCard(seat=seat, card=card, uid=uid):
+            return ev.CardAtSeat(seq, seat, card, uid, origin=origin)
     raise AssertionError(f"{message.NAME} is not a sequenced device event")
 
 
@@ -221,6 +232,7 @@ class HostSession:
         self._ack_due: float | None = None  # when an ACK became due
         self._device_heartbeat = DEFAULT_DEVICE_HEARTBEAT
         self._other_version: int | None = None  # of the last frame, if it had another version
+        self._version = min(VERSIONS)  # the device's (its HELLO's); the oldest before one
         self._backlog = 0  # delivered device events the consumer has not taken yet
         self._holding = False  # an event was left with the device: RESEND once drained
 
@@ -355,7 +367,7 @@ class HostSession:
 
     def _send(self, message: Message, now: float) -> None:
         if self.connected:
-            self._output.append(encode_frame(0, message))
+            self._output.append(encode_frame(0, message, self._version))
             self._last_tx = now
 
     def send_due_ack(self, now: float) -> None:
@@ -390,7 +402,7 @@ class HostSession:
         if self.baudrate is None or self._expected is None or self._device_next is None:
             return holdoff
         frames = max(1, seq_distance(self._expected, self._device_next))
-        return holdoff + frames * MAX_EVENT_FRAME * BITS_PER_BYTE / self.baudrate
+        return holdoff + frames * max_event_frame(self._version) * BITS_PER_BYTE / self.baudrate
 
     def _saw_next_seq(self, next_seq: int) -> None:
         """The device has numbered every event before ``next_seq``."""
@@ -433,7 +445,7 @@ class HostSession:
         # the same other version, is a device of that version. Any other frame of another
         # version is line noise that slipped past the CRC: dropped, not fatal.
         if _is_hello(error) or error.version == self._other_version:
-            raise ProtocolVersionError(self.port, error.version, PROTOCOL_VERSION)
+            raise ProtocolVersionError(self.port, error.version, VERSIONS)
         self._other_version = error.version
 
     def _frame(self, seq: int, message: Message, now: float) -> None:
@@ -450,6 +462,7 @@ class HostSession:
                 f"{self.port}: expected a {self.kind.name.lower()}, but a "
                 f"{hello.device_kind.name.lower()} (serial {hello.serial}) answered"
             )
+        self._version = hello.protocol_version  # what it reads, and how its frames are laid
         device = ev.DeviceInfo(
             self.port,
             hello.device_kind,
@@ -575,7 +588,7 @@ class HostSession:
             if self.config.ack_on == "delivery":
                 self._acked = seq
                 self._ack_soon(now)
-            self._events.append(_device_event(seq, message, self._origin))
+            self._events.append(_device_event(seq, message, self._origin, self._version))
 
     _HANDLERS: Mapping[type[Message], Callable[[HostSession, Any, float], None]] = {
         Hello: _hello,

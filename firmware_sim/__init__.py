@@ -11,8 +11,11 @@ In-process API::
                                             # retransmit_timeout, buffer_size, first_seq,
                                             # boot_id, protocol_version, reader
     shoe.connect(now)                       # HELLO, then every unacknowledged event
-    shoe.load(decks=6)                      # or load([51, 8, ...]); reports DECK
-    shoe.draw()                             # -> Draw(card, CardMessage | Unreadable)
+    shoe.load(decks=6)                      # or load([51, 8, ...]); registers each card
+                                            # (DECK_CARD, version 2), then reports DECK;
+                                            # cheat="foreign" | "retagged" | "cloned" |
+                                            # "missing" | "extra", at=PLACE
+    shoe.draw()                             # -> Draw(card, CardMessage | Unreadable, tagged)
     shoe.jam(); shoe.clear_jam(); shoe.open_lid(); shoe.close_lid()
     shoe.set_fault("reader" | "tamper", active)
     shoe.faults.update(corrupt_rate=0.01, drop_rate=0.01, duplicate_rate=0.01, delay=0.002)
@@ -21,7 +24,8 @@ In-process API::
     data_to_host = shoe.transmit(now)       # call again at shoe.next_deadline()
 
     seats = SimulatedSeatBoard(seed=7)
-    seats.sit(3); seats.leave(3); seats.place(3, card=51, lands_at=4)
+    seats.sit(3); seats.leave(3); seats.place(3, card=51, lands_at=4, uid=b"...")
+    seats.switch(3, 51)                     # a player switches the card at seat 3
 
 Control actions that the device cannot perform raise ``DeviceError`` and change
 nothing. Everything random comes from ``seed``. ``firmware_sim.runner`` runs a

@@ -54,7 +54,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--protocol-version",
         type=int,
         default=PROTOCOL_VERSION,
-        help="speak as a device of another protocol version (to test how hosts refuse it)",
+        help=(
+            "speak as a device of this protocol version: 1 (no deck registration, no seat "
+            "UIDs), or another (to test how hosts refuse it)"
+        ),
     )
     parser.add_argument("--decks", type=int, help="shoe: load this many shuffled decks at start")
     parser.add_argument("--seats", type=int, default=8, help="seats: how many seats (1..8)")

@@ -20,7 +20,7 @@ from drivers.protocol import to_dict
 from firmware_sim.device import DeviceError, SimulatedDevice
 from firmware_sim.faults import FaultSettingError
 from firmware_sim.seats import SimulatedSeatBoard
-from firmware_sim.shoe import SimulatedShoe
+from firmware_sim.shoe import Cheat, SimulatedShoe
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
@@ -109,7 +109,9 @@ class Controller:
             self.commands |= {
                 "load": (
                     self._load,
-                    "load [decks=N] [seed=S] [deck_id=ID] | load cards=As,4c,...: load the shoe",
+                    "load [decks=N] [seed=S] [deck_id=ID] | load cards=As,4c,... "
+                    "[cheat=foreign|retagged|cloned|missing|extra [at=N]]: load the shoe "
+                    "(a cheat tampers with the card at place N of the load)",
                 ),
                 "draw": (
                     self._draw,
@@ -130,7 +132,13 @@ class Controller:
                 "leave": (self._leave, "leave SEAT: a player leaves"),
                 "place": (
                     self._place,
-                    "place SEAT [CARD] [lands_at=SEAT]: a card is dealt to a seat",
+                    "place SEAT [CARD] [lands_at=SEAT] [uid=HEX]: a card (with its tag's UID) "
+                    "is dealt to a seat",
+                ),
+                "switch": (
+                    self._switch,
+                    "switch SEAT CARD [uid=HEX]: a player switches the card at a seat for "
+                    "another (by default one with a tag of another deck)",
                 ),
             }
 
@@ -231,23 +239,31 @@ class Controller:
         return run
 
     def _load(self, args: _Args, now: float) -> Any:
-        args.done(0, ("decks", "seed", "deck_id", "cards"))
+        args.done(0, ("decks", "seed", "deck_id", "cards", "cheat", "at"))
         options = args.options
         cards = None
         if "cards" in options:
             if "decks" in options:
                 raise ControlError("load: give cards=... or decks=N, not both")
             cards = [card_code(t) for t in options["cards"].split(",") if t]
-        return to_dict(
-            self._shoe_device().load(
+        shoe = self._shoe_device()
+        deck = to_dict(
+            shoe.load(
                 cards,
                 decks=args.number(options.get("decks", "1"), "decks"),
                 shuffle_seed=args.number(options["seed"], "seed") if "seed" in options else None,
                 deck_id=args.number(options["deck_id"], "deck_id")
                 if "deck_id" in options
                 else None,
+                cheat=options.get("cheat"),
+                at=args.option_number("at"),
             )
         )
+        if shoe.cheat is None:
+            return deck
+        kind, place = shoe.cheat
+        card = None if kind is Cheat.MISSING else shoe.upcoming()[place]
+        return deck | {"cheat": {"kind": kind.value, "at": place, "card": card}}
 
     def _draw(self, args: _Args, now: float) -> Any:
         unreadable = args.positional == ["unreadable"]
@@ -255,7 +271,13 @@ class Controller:
         draw = self._shoe_device().draw(
             unreadable=unreadable, disposition=args.options.get("disposition", "reject_tray")
         )
-        return {"card": draw.card, "name": card_name(draw.card), "event": to_dict(draw.message)}
+        tag = {"code": draw.tagged.code, "uid": draw.tagged.uid.hex()}
+        return {
+            "card": draw.card,
+            "name": card_name(draw.card),
+            "event": to_dict(draw.message),
+            "tag": tag,
+        }
 
     # --- seat board -------------------------------------------------------------------
 
@@ -272,8 +294,17 @@ class Controller:
         return to_dict(self._board().leave(args.number(args.word(0, "seat"), "seat")))
 
     def _place(self, args: _Args, now: float) -> Any:
-        args.done(2, ("lands_at",))
+        args.done(2, ("lands_at", "uid"))
         seat = args.number(args.word(0, "seat"), "seat")
         card = card_code(args.positional[1]) if len(args.positional) > 1 else None
-        message = self._board().place(seat, card, lands_at=args.option_number("lands_at"))
+        message = self._board().place(
+            seat, card, lands_at=args.option_number("lands_at"), uid=args.options.get("uid", "")
+        )
+        return None if message is None else to_dict(message)
+
+    def _switch(self, args: _Args, now: float) -> Any:
+        args.done(2, ("uid",))
+        seat = args.number(args.word(0, "seat"), "seat")
+        card = card_code(args.word(1, "card"))
+        message = self._board().switch(seat, card, args.options.get("uid"))
         return None if message is None else to_dict(message)

@@ -19,13 +19,14 @@ from __future__ import annotations
 import random
 from collections import deque
 from dataclasses import dataclass
-from enum import IntEnum
+from enum import IntEnum, StrEnum
 from itertools import islice
 from typing import ClassVar, TypeVar
 
 from controller.errors import LuckTableError
 from drivers.protocol import (
     PROTOCOL_VERSION,
+    VERSIONS,
     Ack,
     DecodeError,
     DeviceKind,
@@ -131,7 +132,8 @@ class SimulatedDevice:
         self._control: deque[_Control] = deque()  # HELLO and STATUS to send, before events
         self._round: deque[_Pending] = deque()  # events to send, in order: new or go-back-N
         self._wire: deque[tuple[float, bytes]] = deque()
-        self._decoder = FrameDecoder()
+        # host frames of every version up to the device's own (they are the same in each)
+        self._decoder = FrameDecoder(versions=tuple(v for v in VERSIONS if v <= protocol_version))
         self._now = 0.0
         self._last_sent = 0.0
         self._last_heard = 0.0
@@ -375,11 +377,13 @@ class SimulatedDevice:
 
     # --- events ---------------------------------------------------------------------------
 
-    def _require_room(self) -> None:
-        if len(self._pending) >= self.buffer_size:
+    def _require_room(self, events: int = 1) -> None:
+        """Refuse an action of ``events`` events that the buffer has no room for."""
+        if len(self._pending) + events > self.buffer_size:
             raise DeviceError(
-                f"event buffer full ({len(self._pending)} unacknowledged events): "
-                "the device holds the action until the host acknowledges"
+                f"event buffer full ({len(self._pending)} unacknowledged events, "
+                f"{events} more needed): the device holds the action until the host "
+                "acknowledges"
             )
 
     def _emit(self, message: Message) -> int:
@@ -411,6 +415,18 @@ class SimulatedDevice:
             message = FaultCleared(fault)
         self._emit(message)
         return message
+
+
+S = TypeVar("S", bound=StrEnum)
+
+
+def parse_enum_text(kind: type[S], value: S | str, what: str) -> S:
+    """A text enum member from itself or its (case-insensitive) value."""
+    try:
+        return kind(value.lower())
+    except ValueError:
+        known = ", ".join(member.value for member in kind)
+        raise DeviceError(f"unknown {what} {value!r}; known: {known}") from None
 
 
 def parse_enum(kind: type[E], value: E | int | str, what: str) -> E:

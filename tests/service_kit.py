@@ -40,8 +40,8 @@ def write_config(
 ) -> Path:
     """A table configuration file in ``folder`` for these ports (``floor``: the lines of
     a ``[floor]`` section); its path. ``protection``: the lines of its ``[protection]``;
-    by default without tag checks (a table with them rejects a deck its shoe does not
-    register): the service's tests are not about the cards' tags."""
+    by default without tag checks: the service's tests are not about the cards' tags
+    (game protection's are: tests/test_sim_service_floor.py, the scenarios)."""
     seats = (
         f'[devices.seat_board]\ntransport = "serial"\nport = "{seats_port}"\nbaud = {BAUD}\n'
         f"[devices.seat_board.link]\n{link}\n"

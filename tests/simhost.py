@@ -37,10 +37,11 @@ class SimHost:
         self.duplicates = 0
         self.gaps = 0
         self.deaf = False  # when set, frames are read but nothing is answered
+        self.version = 1  # the device's (its HELLO's): what the host sends in
         self._out = bytearray()
 
     def send(self, message: Message) -> None:
-        self._out += encode_frame(0, message)
+        self._out += encode_frame(0, message, self.version)
 
     def take(self) -> bytes:
         data = bytes(self._out)
@@ -52,6 +53,7 @@ class SimHost:
             if isinstance(item, DecodeError):
                 self.errors.append(item)
             elif isinstance(item.message, Hello):
+                self.version = item.message.protocol_version
                 self._hello(item.message)
             elif isinstance(item.message, Status):
                 self._status(item.message)

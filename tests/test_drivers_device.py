@@ -36,7 +36,7 @@ FAST = LinkConfig(handshake_timeout=0.5, heartbeat_interval=0.1, silence_timeout
 
 
 def hello(kind=DeviceKind.SHOE, next_seq=0, pending=0):
-    return encode_frame(0, Hello(1, kind, (0, 9, 1), "DEV-7", 1, next_seq, pending, 200))
+    return encode_frame(0, Hello(1, kind, (0, 9, 1), "DEV-7", 1, next_seq, pending, 200), 1)
 
 
 class ScriptedPty:
@@ -341,7 +341,7 @@ def test_a_socket_url_reads_what_has_arrived_in_one_call():
 def test_noise_frames_of_another_version_never_stop_the_driver(pty):
     """Frames that pass the CRC with a stray version byte, one at a time between valid ones
     or among damaged ones, are counted and dropped; the events go on."""
-    other = encode_frame(9, CardMessage(5, 9), version=2)
+    other = encode_frame(9, CardMessage(5, 9), version=3)
     damaged = bytearray(encode_frame(9, CardMessage(5, 9)))
     damaged[4] ^= 0x10
 

@@ -26,7 +26,7 @@ from drivers.protocol import (
 )
 from drivers.protocol.codec import CRC, HEADER, cobs_encode, crc16
 from drivers.session import HostSession, LinkConfig
-from tests.protocol_vectors import VECTOR, VECTORS
+from tests.protocol_vectors import VECTOR, VECTOR_V2, VECTORS, VECTORS_V2
 
 SHOE, SEATS = DeviceKind.SHOE, DeviceKind.SEAT_BOARD
 
@@ -194,13 +194,13 @@ def test_other_protocol_version_in_the_header_is_a_clear_error():
     session = HostSession("socket://shoe:7000", DeviceKind.SHOE, CONFIG)
     session.connection_made(0.0)
     with pytest.raises(ProtocolVersionError) as caught:
-        session.receive(hello(version=2), 0.0)
+        session.receive(hello(version=3), 0.0)
     assert str(caught.value) == (
-        "device on socket://shoe:7000 speaks protocol version 2; this host speaks version 1"
+        "device on socket://shoe:7000 speaks protocol version 3; this host speaks versions 1, 2"
     )
 
 
-def other_version_frame(msg_type, payload, version=2):
+def other_version_frame(msg_type, payload, version=3):
     """A frame that passes the CRC but carries another protocol version."""
     head = HEADER.pack(version, msg_type, 0) + payload
     return cobs_encode(head + CRC.pack(crc16(head))) + b"\0"
@@ -217,7 +217,7 @@ def test_noise_with_the_hello_type_byte_is_no_hello_unless_it_has_the_hello_layo
 
 def test_frames_of_another_version_count_as_in_a_row_only_when_consecutive():
     session = open_session()
-    other = encode_frame(1, CardMessage(5, 1), version=2)
+    other = encode_frame(1, CardMessage(5, 1), version=3)
     damaged = bytearray(card(1))
     damaged[3] ^= 0x40
     stream = b"".join(other + bytes(damaged) * 1000 for _ in range(50))
@@ -228,12 +228,12 @@ def test_frames_of_another_version_count_as_in_a_row_only_when_consecutive():
 
 def test_a_lone_frame_of_another_version_is_noise_two_in_a_row_a_device():
     session = open_session()
-    other = encode_frame(1, CardMessage(5, 1), version=2)
+    other = encode_frame(1, CardMessage(5, 1), version=3)
     session.receive(other + card(1), 0.1)  # noise that passed the CRC, then a valid frame
     assert cards_of(session.take_events()) == [1]
     assert session.stats.decode_errors == Counter(version=1)
     session.receive(other, 0.2)
-    with pytest.raises(ProtocolVersionError, match="speaks protocol version 2"):
+    with pytest.raises(ProtocolVersionError, match="speaks protocol version 3"):
         session.receive(other, 0.3)
 
 
@@ -301,8 +301,66 @@ DEVICE_VECTORS = {
 }
 
 
+DEVICE_VECTORS_V2 = {
+    "card-ace-of-spades-rfid": DEVICE_VECTORS["card-ace-of-spades-rfid"],
+    "card-optical": (SHOE, ev.CardRead(4, 8, 8, b"")),
+    "unreadable-dealt": DEVICE_VECTORS["unreadable-dealt"],
+    "deck-card-first": (
+        SHOE,
+        ev.DeckCard(10, 0xC0FFEE01, 0, 8, bytes.fromhex("04c0ffee010008")),
+    ),
+    "deck-card-last-ten-byte-uid": (
+        SHOE,
+        ev.DeckCard(61, 0xC0FFEE01, 51, 51, bytes.fromhex("e0040150a1b2c3d4e5f6")),
+    ),
+    "deck-card-optical": (SHOE, ev.DeckCard(62, 5, 0, 0, b"")),
+    "deck-after-registration": (SHOE, ev.DeckLoaded(62, 0xC0FFEE01, 52, 52, registered=True)),
+    "fault-tamper": (SHOE, ev.DeviceFault(63, FaultCode.TAMPER)),
+    "fault-cleared-tamper": (SHOE, ev.DeviceFaultCleared(64, FaultCode.TAMPER)),
+    "seat-occupied-seat-8": (SEATS, ev.SeatOccupied(1, 8)),
+    "seat-card-with-uid": (SEATS, ev.CardAtSeat(2, 3, 51, bytes.fromhex("04a1b2c3d4e5f6"))),
+    "seat-card-unidentified-v2": (SEATS, ev.CardAtSeat(256, 5, None)),
+    "seat-card-uid-only": (SEATS, ev.CardAtSeat(257, 6, None, bytes.fromhex("04deadbeef0001"))),
+}
+
+
 def wire(name):
     return bytes.fromhex(VECTOR[name]["wire"])
+
+
+def test_every_sequenced_v2_vector_has_its_event():
+    sequenced = {v["name"] for v in VECTORS_V2["frames"] if from_dict(v["message"]).SEQUENCED}
+    assert set(DEVICE_VECTORS_V2) == sequenced
+
+
+@pytest.mark.parametrize("name", DEVICE_VECTORS_V2)
+def test_v2_device_vector_becomes_its_typed_event_and_the_host_answers_in_v2(name):
+    kind, expected = DEVICE_VECTORS_V2[name]
+    seq = VECTOR_V2[name]["seq"]
+    session = open_session(next_seq=seq, kind=kind, version=2)
+    session.receive(bytes.fromhex(VECTOR_V2[name]["wire"]), 0.1)
+    assert session.take_events() == [expected]
+    [ack] = FrameDecoder().feed(session.take_output())
+    assert (ack.message, ack.version) == (Ack(seq), 2)
+
+
+def test_a_v1_shoe_deck_is_unregistered_and_the_host_answers_it_in_v1():
+    session = HostSession("/dev/pts/9", SHOE, CONFIG)
+    session.connection_made(0.0)
+    [reset] = FrameDecoder().feed(session.take_output())
+    assert reset.version == 1  # before a HELLO: the version every device reads
+    session.receive(hello(next_seq=1), 0.0)
+    [up] = session.take_events()
+    assert up.device.protocol_version == 1
+    session.take_output()
+    session.receive(wire("deck-six-decks"), 0.1)
+    assert session.take_events() == [ev.DeckLoaded(1, 0xC0FFEE, 312, 312, registered=False)]
+    [ack] = FrameDecoder().feed(session.take_output())
+    assert (ack.message, ack.version) == (Ack(1), 1)
+    v1_deck_card = bytes.fromhex(VECTORS_V2["malformed"][1]["wire"])  # DECK_CARD in a v1 frame
+    session.receive(v1_deck_card, 0.2)
+    assert session.take_events() == []
+    assert session.stats.decode_errors == Counter(unknown_type=1)
 
 
 def test_every_sequenced_vector_has_its_event():
@@ -365,21 +423,27 @@ def test_what_the_host_sends_is_the_vectors_byte_for_byte():
         assert fresh.take_output() == wire(name)
 
 
-@pytest.mark.parametrize("vector", VECTORS["malformed"], ids=lambda v: v["name"])
-def test_malformed_vectors_are_dropped_whole_and_counted(vector):
+# A host of version 2 passes both files' malformed streams, but the version 1 file's HELLO
+# of version 2, which is a device it speaks to.
+MALFORMED = [(VECTOR, v) for v in VECTORS["malformed"] if v["name"] != "version-2-hello"]
+MALFORMED += [(VECTOR_V2, v) for v in VECTORS_V2["malformed"]]
+
+
+@pytest.mark.parametrize(("frames", "vector"), MALFORMED, ids=lambda v: v.get("name", ""))
+def test_malformed_vectors_are_dropped_whole_and_counted(frames, vector):
     errors = Counter(e["error"] for e in vector["expect"] if "error" in e)
-    session = open_session(next_seq=3)
+    session = open_session(next_seq=3, version=2 if frames is VECTOR_V2 else 1)
     data = bytes.fromhex(vector["wire"])
     if "version" in errors:
-        with pytest.raises(ProtocolVersionError, match="speaks protocol version 2"):
+        with pytest.raises(ProtocolVersionError, match="speaks protocol version 3"):
             session.receive(data, 0.1)
         return
     session.receive(data, 0.1)
     assert session.stats.decode_errors == errors
     named = [e["frame"] for e in vector["expect"] if "frame" in e]
     expected = [
-        DEVICE_VECTORS[n][1] for n in named if n in DEVICE_VECTORS and VECTOR[n]["seq"] == 3
-    ]
+        DEVICE_VECTORS[n][1] for n in named if n in DEVICE_VECTORS and frames[n]["seq"] == 3
+    ][:1]  # a second frame of seq 3 is a duplicate
     assert session.take_events() == expected  # only the valid frame the session expects next
 
 

@@ -11,6 +11,7 @@ from drivers.protocol import (
     Ack,
     CardMessage,
     Deck,
+    DeckCardMessage,
     DeviceKind,
     Disposition,
     Fault,
@@ -36,14 +37,24 @@ from firmware_sim import (
     SimulatedShoe,
 )
 from firmware_sim.control import Controller, QuitRequested, card_code, card_name
-from tests.protocol_vectors import VECTOR, VECTORS
+from firmware_sim.shoe import FOREIGN_DECK, tag_uid
+from tests.protocol_vectors import VECTOR, VECTOR_V2, VECTORS
 
 
 def frames_of(data: bytes) -> list:
     return FrameDecoder().feed(data)
 
 
+def v1(message) -> bytes:
+    """A host's frame to a version 1 device."""
+    return encode_frame(0, message, 1)
+
+
 def connected_shoe(**kw) -> tuple[SimulatedShoe, SimHost]:
+    """A connected shoe; by default of protocol version 1 (a load is one DECK event), as the
+    link works the same in both versions: the deck registration of version 2 is tested
+    under "deck registration and cheats"."""
+    kw.setdefault("protocol_version", 1)
     shoe = SimulatedShoe(seed=kw.pop("seed", 1), **kw)
     host = SimHost()
     shoe.connect(0.0)
@@ -57,7 +68,11 @@ def connected_shoe(**kw) -> tuple[SimulatedShoe, SimHost]:
 def test_hello_is_the_golden_vector():
     hello = from_dict(VECTOR["hello-shoe"]["message"])
     shoe = SimulatedShoe(
-        serial=hello.serial, firmware=hello.firmware, boot_id=hello.boot_id, heartbeat_ms=1000
+        serial=hello.serial,
+        firmware=hello.firmware,
+        boot_id=hello.boot_id,
+        heartbeat_ms=1000,
+        protocol_version=1,
     )
     shoe.connect(0.0)
     assert shoe.transmit(0.0).hex() == "00" + VECTOR["hello-shoe"]["wire"]
@@ -122,7 +137,7 @@ def test_unacknowledged_events_are_retransmitted_on_timeout():
     assert shoe.next_deadline() == pytest.approx(0.35)
     assert [f.seq for f in frames_of(shoe.transmit(0.35))] == [0]
     assert shoe.stats.retransmissions == 1
-    shoe.receive(encode_frame(0, Ack(0)), 0.4)
+    shoe.receive(v1(Ack(0)), 0.4)
     assert shoe.pending == 0
     assert shoe.transmit(0.9) == b""  # acknowledged: no retransmission
     assert shoe.stats.retransmissions == 1
@@ -134,13 +149,13 @@ def test_resend_retransmits_from_the_asked_number_in_order():
     for _ in range(5):
         shoe.draw()
     assert len(frames_of(shoe.transmit(0.1))) == 6
-    shoe.receive(encode_frame(0, Ack(1)), 0.2)
+    shoe.receive(v1(Ack(1)), 0.2)
     assert shoe.first_unacked == 2
-    shoe.receive(encode_frame(0, Resend(4)), 0.2)
+    shoe.receive(v1(Resend(4)), 0.2)
     assert [f.seq for f in frames_of(shoe.transmit(0.2))] == [4, 5]
-    shoe.receive(encode_frame(0, Resend(0)), 0.2)  # already acknowledged: from the oldest
+    shoe.receive(v1(Resend(0)), 0.2)  # already acknowledged: from the oldest
     assert [f.seq for f in frames_of(shoe.transmit(0.2))] == [2, 3, 4, 5]
-    shoe.receive(encode_frame(0, Resend(6)), 0.2)  # not sent yet: nothing
+    shoe.receive(v1(Resend(6)), 0.2)  # not sent yet: nothing
     assert shoe.transmit(0.2) == b""
 
 
@@ -150,9 +165,9 @@ def test_stale_and_future_acks_change_nothing():
     shoe.draw()
     shoe.transmit(0.0)
     for seq in (99, 102, 40000):
-        shoe.receive(encode_frame(0, Ack(seq)), 0.1)
+        shoe.receive(v1(Ack(seq)), 0.1)
         assert shoe.pending == 2
-    shoe.receive(encode_frame(0, Ack(101)), 0.1)
+    shoe.receive(v1(Ack(101)), 0.1)
     assert shoe.pending == 0
 
 
@@ -173,7 +188,7 @@ def test_heartbeat_when_idle_only():
     shoe.load(range(52))
     assert [type(f.message) for f in frames_of(shoe.transmit(0.3))] == [Deck]
     assert shoe.stats.heartbeats == 1
-    shoe.receive(encode_frame(0, Ack(0)), 0.35)
+    shoe.receive(v1(Ack(0)), 0.35)
     status = frames_of(shoe.transmit(0.5))[0].message
     assert status == Status(1, 0, frozenset(), False, frozenset(), frozenset(), 52)
 
@@ -187,7 +202,7 @@ def test_events_while_disconnected_are_kept_and_follow_hello():
         shoe.draw()
     assert shoe.transmit(5.0) == b""
     assert shoe.next_deadline() is None
-    shoe.receive(encode_frame(0, Ack(3)), 5.0)  # nothing heard while unplugged
+    shoe.receive(v1(Ack(3)), 5.0)  # nothing heard while unplugged
     assert shoe.pending == 3
     shoe.connect(6.0)
     out = shoe.transmit(6.0)
@@ -263,10 +278,10 @@ def test_delay_holds_frames_in_order():
 
 def test_indicator_lamps_answered_and_turned_off_when_the_host_falls_silent():
     shoe, _ = connected_shoe(heartbeat_ms=100)
-    shoe.receive(encode_frame(0, Indicator(True, {2, 5})), 1.0)
+    shoe.receive(v1(Indicator(True, {2, 5})), 1.0)
     status = frames_of(shoe.transmit(1.0))[0].message
     assert (status.bonus_lamp, status.seat_lamps) == (True, {2, 5})
-    shoe.receive(encode_frame(0, StatusRequest()), 1.25)
+    shoe.receive(v1(StatusRequest()), 1.25)
     shoe.transmit(1.3)
     assert shoe.bonus_lamp
     assert shoe.next_deadline() == pytest.approx(1.4)  # heartbeat; lamps off at 1.55
@@ -279,9 +294,9 @@ def test_indicator_lamps_answered_and_turned_off_when_the_host_falls_silent():
 def test_reset_turns_lamps_off_and_resends_everything():
     shoe, _ = connected_shoe()
     shoe.load(range(52))
-    shoe.receive(encode_frame(0, Indicator(True, {1})), 0.0)
+    shoe.receive(v1(Indicator(True, {1})), 0.0)
     shoe.transmit(0.0)
-    shoe.receive(encode_frame(0, Reset()), 0.1)
+    shoe.receive(v1(Reset()), 0.1)
     frames = frames_of(shoe.transmit(0.1))
     assert [type(f.message) for f in frames] == [Hello, Deck]
     assert frames[0].message.pending == 1 and not shoe.bonus_lamp
@@ -318,7 +333,8 @@ def test_draw_reports_card_with_uid_or_unreadable():
     first = shoe.draw()
     assert first.card == 10 and first.message.card == 10 and len(first.message.uid) == 7
     unread = shoe.draw(unreadable=True, disposition="dealt_unread")
-    assert unread == type(unread)(11, Unreadable(1, Disposition.DEALT_UNREAD))
+    assert (unread.card, unread.message) == (11, Unreadable(1, Disposition.DEALT_UNREAD))
+    assert (unread.tagged.code, unread.tagged.uid) == (11, tag_uid(shoe.deck_id, 11))
     shoe.unreadable_next()
     assert shoe.draw().message == Unreadable(2, Disposition.REJECT_TRAY)
     assert isinstance(shoe.draw().message, CardMessage)
@@ -380,7 +396,7 @@ def test_full_buffer_refuses_the_action_and_changes_nothing():
         shoe.jam()
     assert shoe.cards_remaining == 50 and shoe.read_counter == 2
     assert FaultCode.JAM not in shoe.active_faults
-    shoe.receive(encode_frame(0, Ack(0)), 0.0)
+    shoe.receive(v1(Ack(0)), 0.0)
     assert shoe.draw().card == 2
 
 
@@ -398,10 +414,167 @@ def test_fault_settings_are_checked():
 
 
 def test_other_protocol_version_for_testing_hosts():
-    shoe = SimulatedShoe(protocol_version=2)
+    shoe = SimulatedShoe(protocol_version=3)
     shoe.connect(0.0)
     (error,) = FrameDecoder().feed(shoe.transmit(0.0))
-    assert (error.code, error.version) == ("version", 2)
+    assert (error.code, error.version) == ("version", 3)
+    old = SimulatedShoe(protocol_version=1)  # for a host of version 1: no registration
+    old.connect(0.0)
+    old.load(range(52))
+    frames = FrameDecoder(versions=(1,)).feed(old.transmit(0.0))
+    assert [type(f.message) for f in frames] == [Hello, Deck]
+
+
+# --- deck registration and cheats ------------------------------------------------------------
+
+
+def registered_shoe(**kw) -> tuple[SimulatedShoe, SimHost]:
+    """A connected shoe of version 2 (it registers every deck it loads)."""
+    shoe = SimulatedShoe(seed=kw.pop("seed", 1), **kw)
+    host = SimHost()
+    shoe.connect(0.0)
+    host.feed(shoe.transmit(0.0))
+    return shoe, host
+
+
+def registration(shoe: SimulatedShoe, host: SimHost) -> tuple[list[DeckCardMessage], Deck]:
+    """Deliver what the shoe sent: the registration of its last load, and its DECK."""
+    pump(shoe, host, 0.0, lambda: shoe.pending == 0)
+    messages = host.messages()
+    last = max(i for i, m in enumerate(messages) if isinstance(m, Deck))
+    first = last
+    while first > 0 and isinstance(messages[first - 1], DeckCardMessage):
+        first -= 1
+    return messages[first:last], messages[last]
+
+
+def draw_all(shoe: SimulatedShoe) -> list[CardMessage]:
+    return [draw.message for draw in (shoe.draw() for _ in range(shoe.cards_remaining))]
+
+
+def test_a_v2_shoe_registers_each_deck_card_by_card_before_its_deck_with_stable_tags():
+    shoe, host = registered_shoe()
+    shoe.load(decks=1, shuffle_seed=9, deck_id=77)
+    order = shoe.upcoming()
+    cards, deck = registration(shoe, host)
+    assert deck == Deck(77, 52, 52)
+    assert [(c.deck_id, c.index, c.card) for c in cards] == [
+        (77, i, c) for i, c in enumerate(order)
+    ]
+    assert [c.uid for c in cards] == [tag_uid(77, c) for c in order]
+    assert len({c.uid for c in cards}) == 52
+    assert [m.uid for m in draw_all(shoe)] == [c.uid for c in cards]  # dealt as registered
+    shoe.load(decks=1, shuffle_seed=10, deck_id=77)  # the same deck, shuffled anew
+    again, _ = registration(shoe, host)
+    assert {c.card: c.uid for c in again} == {c.card: c.uid for c in cards}
+    shoe.load(decks=1, shuffle_seed=9, deck_id=78)  # another deck: none of its tags
+    other, _ = registration(shoe, host)
+    assert not {c.uid for c in other} & {c.uid for c in cards}
+
+
+def test_registration_of_several_decks_and_of_an_optical_reader():
+    shoe, host = registered_shoe()
+    shoe.load(decks=2, shuffle_seed=3, deck_id=5)
+    cards, deck = registration(shoe, host)
+    assert (len(cards), deck.cards_loaded) == (104, 104)
+    assert len({c.uid for c in cards}) == 104  # the two copies of a card: two tags
+    optical, host = registered_shoe(reader="optical")
+    optical.load(range(52), deck_id=6)
+    cards, _ = registration(optical, host)
+    assert [c.card for c in cards] == list(range(52)) and {c.uid for c in cards} == {b""}
+    assert {m.uid for m in draw_all(optical)} == {b""}
+
+
+def test_a_load_is_refused_whole_when_the_buffer_cannot_take_its_registration():
+    shoe = SimulatedShoe(buffer_size=52)
+    with pytest.raises(DeviceError, match="53 more needed"):
+        shoe.load(range(52))
+    assert (shoe.pending, shoe.cards_remaining) == (0, 0)
+    shoe.load(range(51))
+    assert shoe.pending == 52
+
+
+def test_foreign_retagged_and_cloned_cards_are_registered_genuine_then_dealt():
+    """The cheat is done after the shoe read the deck: its registration is the genuine deck,
+    and only the card dealt at the cheat's place betrays it."""
+    for cheat, at in [("foreign", 7), ("retagged", 0), ("cloned", 51)]:
+        shoe, host = registered_shoe(seed=4)
+        shoe.load(range(52), deck_id=12, cheat=cheat, at=at)
+        assert shoe.cheat is not None and (shoe.cheat[0], shoe.cheat[1]) == (cheat, at)
+        cards, _ = registration(shoe, host)
+        assert [(c.card, c.uid) for c in cards] == [(code, tag_uid(12, code)) for code in range(52)]
+        dealt = draw_all(shoe)
+        genuine = [(c.card, c.uid) for c in cards]
+        tampered = [i for i, m in enumerate(dealt) if (m.card, m.uid) != genuine[i]]
+        assert tampered == [at], cheat
+        card = dealt[at]
+        registered = {c.uid: c.card for c in cards}
+        if cheat == "foreign":
+            assert card.uid == tag_uid(FOREIGN_DECK, at) and card.card == at
+            assert card.uid not in registered
+        elif cheat == "retagged":
+            assert card.uid == tag_uid(12, 0) and card.card != registered[card.uid]
+        else:
+            assert card.uid in [m.uid for m in dealt[:at]]  # a tag already dealt
+
+
+def test_missing_and_extra_cards_show_in_the_registration():
+    shoe, host = registered_shoe(seed=2)
+    shoe.load(range(52), deck_id=3, cheat="missing", at=10)
+    cards, deck = registration(shoe, host)
+    assert (len(cards), deck.cards_loaded) == (51, 51)
+    assert 10 not in [c.card for c in cards]
+    shoe.load(range(52), deck_id=3, cheat="extra", at=52)
+    cards, deck = registration(shoe, host)
+    assert (len(cards), deck.cards_loaded) == (53, 53)
+    assert (cards[-1].card, cards[-1].uid) == (51, tag_uid(FOREIGN_DECK, 51))
+    assert [c.index for c in cards] == list(range(53))
+
+
+@pytest.mark.parametrize(
+    ("kw", "error"),
+    [
+        ({"cheat": "smoke"}, "unknown cheat 'smoke'"),
+        ({"at": 3}, "give cheat= too"),
+        ({"cheat": "cloned", "at": 0}, "at must be 1..51"),
+        ({"cheat": "foreign", "at": 52}, "at must be 0..51"),
+    ],
+)
+def test_a_bad_cheat_changes_nothing(kw, error):
+    shoe = SimulatedShoe()
+    shoe.load(range(52), deck_id=1)
+    before = (shoe.pending, shoe.upcoming(), shoe.deck_id)
+    with pytest.raises(DeviceError, match=error):
+        shoe.load(range(52), deck_id=2, **kw)
+    assert (shoe.pending, shoe.upcoming(), shoe.deck_id) == before
+
+
+def test_control_loads_cheats_and_tells_where_and_draw_tells_the_tag():
+    shoe = SimulatedShoe(seed=1)
+    control = Controller(shoe)
+    deck = reply(
+        control, "load deck_id=9 cards=" + ",".join(map(str, range(52))) + " cheat=retagged at=4"
+    )
+    assert deck["cheat"] == {"kind": "retagged", "at": 4, "card": 4} and deck["cards_loaded"] == 52
+    assert reply(control, "load cards=As,Kd,2c cheat=missing at=1")["cheat"]["card"] is None
+    reply(control, "load deck_id=9")
+    drawn = reply(control, "draw")
+    assert drawn["tag"] == {"code": drawn["event"]["card"], "uid": drawn["event"]["uid"]}
+    random = reply(control, "load cheat=cloned")
+    assert 1 <= random["cheat"]["at"] <= 51
+    assert "unknown cheat" in control.execute("load cheat=marked", 0.0)
+    assert reply(control, "load")["type"] == "DECK" and shoe.cheat is None
+
+
+def test_v2_vectors_from_the_simulator():
+    shoe = SimulatedShoe(boot_id=0x1A2B3C4D, serial="SHOE-000123", firmware=(2, 0, 0))
+    shoe.connect(0.0)
+    assert shoe.transmit(0.0).hex() == "00" + VECTOR_V2["hello-shoe-v2"]["wire"]
+    board = SimulatedSeatBoard(seed=1, first_seq=2)
+    board.connect(0.0)
+    board.transmit(0.0)
+    board.place(3, 51, uid="04a1b2c3d4e5f6")
+    assert board.transmit(0.0).hex() == VECTOR_V2["seat-card-with-uid"]["wire"]
 
 
 # --- the seat board ------------------------------------------------------------------------
@@ -437,6 +610,19 @@ def test_seat_board_occupancy_and_cards():
     assert board.status().occupied == {1}
 
 
+def test_seat_reader_uids_by_version_and_reader():
+    board = SimulatedSeatBoard()
+    assert board.place(2, 8, uid=b"\x04\x01") == SeatCard(2, 8, b"\x04\x01")
+    old = SimulatedSeatBoard(protocol_version=1)  # a version 1 board reads no UID
+    assert old.place(2, 8, uid=b"\x04\x01") == SeatCard(2, 8)
+    blind = SimulatedSeatBoard(card_reader=False)
+    assert blind.place(2, 8, uid=b"\x04\x01") == SeatCard(2, None)
+    board.set_fault("reader", True)
+    assert board.switch(2, 9) == SeatCard(2, None)
+    board.set_fault("sensor", True)
+    assert board.switch(2, 9) is None
+
+
 def test_misplace_rate_lands_cards_at_a_neighbour():
     board = SimulatedSeatBoard(seed=5)
     board.faults.misplace_rate = 1.0
@@ -448,7 +634,7 @@ def test_misplace_rate_lands_cards_at_a_neighbour():
 
 
 def test_line_speed_paces_frames_back_to_back():
-    shoe = SimulatedShoe(baud=115200, boot_id=1)
+    shoe = SimulatedShoe(baud=115200, boot_id=1, protocol_version=1)
     shoe.connect(0.0)
     hello_time = 40 * 10 / 115200  # 0x00 + 39-byte HELLO frame, 10 bit times a byte
     assert shoe.transmit(0.0) == b""
@@ -457,7 +643,7 @@ def test_line_speed_paces_frames_back_to_back():
     shoe.draw()
     assert shoe.transmit(0.001) == b""  # the line is still busy with HELLO
     assert len(frames_of(shoe.transmit(hello_time))) == 1
-    deck, card = (encode_frame(seq, m) for seq, m in shoe.pending_events())
+    deck, card = (encode_frame(seq, m, 1) for seq, m in shoe.pending_events())
     assert len(card) == 24  # a CARD frame: 2.08 ms at 115200 baud
     arrival = hello_time + (len(deck) + len(card)) * 10 / 115200
     assert shoe.next_deadline() == pytest.approx(hello_time + len(deck) * 10 / 115200)
@@ -466,7 +652,7 @@ def test_line_speed_paces_frames_back_to_back():
 
 
 def test_retransmissions_never_queue_more_than_the_line_carries():
-    shoe = SimulatedShoe(seed=1, baud=115200, retransmit_timeout=0.05)
+    shoe = SimulatedShoe(seed=1, baud=115200, retransmit_timeout=0.05, protocol_version=1)
     shoe.connect(0.0)
     shoe.load(range(52))
     for _ in range(50):
@@ -481,33 +667,33 @@ def test_retransmissions_never_queue_more_than_the_line_carries():
 
 
 def test_a_reset_right_after_connecting_restarts_the_hello_round_instead_of_repeating_it():
-    shoe = SimulatedShoe(seed=1, baud=115200, boot_id=1)
+    shoe = SimulatedShoe(seed=1, baud=115200, boot_id=1, protocol_version=1)
     shoe.load(range(52))
     for _ in range(40):
         shoe.draw()  # 41 events wait while the cable is out
     shoe.connect(0.0)  # HELLO and the 41 events start at once ...
     host = SimHost()
     host.feed(shoe.transmit(0.0))
-    shoe.receive(encode_frame(0, Reset()), 0.003)  # ... and the host's RESET on opening follows
+    shoe.receive(v1(Reset()), 0.003)  # ... and the host's RESET on opening follows
     pump(shoe, host, 0.003, until=lambda: shoe.pending == 0)
     assert len(host.hellos) == 2 and len(host.events) == 41
     assert shoe.stats.retransmissions <= 3  # only what the transmitter already held
 
 
 def test_a_resend_during_a_round_restarts_it_and_never_queues_a_second_one():
-    shoe = SimulatedShoe(seed=2, baud=115200, boot_id=1)
+    shoe = SimulatedShoe(seed=2, baud=115200, boot_id=1, protocol_version=1)
     shoe.load(range(52))
     for _ in range(51):
         shoe.draw()  # 52 events: 108 ms a round on the line
     shoe.connect(0.0)
     now, delivered = 0.0, 0
     for k in range(40):  # a host asking for RESEND 0 every 50 ms for 2 s, acknowledging nothing
-        shoe.receive(encode_frame(0, Resend(0)), k * 0.05)
+        shoe.receive(v1(Resend(0)), k * 0.05)
         while (deadline := shoe.next_deadline()) is not None and deadline < (k + 1) * 0.05:
             now = max(now, deadline)
             delivered += len(shoe.transmit(now))
     assert delivered <= 2.0 * 115200 / 10  # never more than the line carries
-    shoe.receive(encode_frame(0, Ack(51)), 2.0)  # everything arrived: what is still to come?
+    shoe.receive(v1(Ack(51)), 2.0)  # everything arrived: what is still to come?
     after = sum(len(shoe.transmit(2.0 + step * 0.002)) for step in range(1, 200))
     assert after <= 64 + 2 * 24  # the frame on the line and the transmit buffer, no rounds
 
@@ -545,9 +731,17 @@ def test_control_commands_for_the_seat_board():
     board = SimulatedSeatBoard(seed=1)
     control = Controller(board)
     assert reply(control, "sit 2") == {"type": "SEAT_OCCUPIED", "seat": 2, "occupied": True}
-    assert reply(control, "place 2 Qh") == {"type": "SEAT_CARD", "seat": 2, "card": 42}
-    assert reply(control, "place 2 10c lands_at=3") == {"type": "SEAT_CARD", "seat": 3, "card": 32}
-    assert reply(control, "place 5") == {"type": "SEAT_CARD", "seat": 5, "card": None}
+    seat_card = {"type": "SEAT_CARD", "uid": ""}
+    assert reply(control, "place 2 Qh") == seat_card | {"seat": 2, "card": 42}
+    assert reply(control, "place 2 10c lands_at=3") == seat_card | {"seat": 3, "card": 32}
+    assert reply(control, "place 5") == seat_card | {"seat": 5, "card": None}
+    assert reply(control, "place 4 As uid=04A1B2") == seat_card | {
+        "seat": 4,
+        "card": 51,
+        "uid": "04a1b2",
+    }
+    switched = reply(control, "switch 4 As")
+    assert switched == seat_card | {"seat": 4, "card": 51, "uid": tag_uid(FOREIGN_DECK, 51).hex()}
     assert reply(control, "raise sensor")["type"] == "FAULT"
     assert reply(control, "place 5 2c") is None
     assert reply(control, "status")["occupied"] == [2]
@@ -558,6 +752,10 @@ def test_control_commands_for_the_seat_board():
         ("place 2 Zz", "unknown card"),
         ("place 2 52", "outside 0..51"),
         ("place 2 As lands_at=0", "lands_at must be 1..8"),
+        ("place 2 As uid=xyz", "uid must be hexadecimal"),
+        ("place 2 As uid=" + "00" * 11, "0..10 bytes, not 11"),
+        ("switch 2", "card missing"),
+        ("switch 9 As", "seat must be 1..8"),
         ("leave 3", "already vacant"),
         ("draw", "unknown command"),
         ("set misplace_rate=high", "must be a number"),

@@ -22,6 +22,7 @@ from simhost import SimHost
 from drivers.protocol import (
     CardMessage,
     Deck,
+    DeckCardMessage,
     Fault,
     FaultCleared,
     FaultCode,
@@ -43,7 +44,7 @@ class SerialHost:
     def __init__(self, url: str) -> None:
         """Open ``url`` and send RESET: opening discards input, so ask for HELLO as hosts do."""
         self.port = serial.serial_for_url(url, baudrate=115200, timeout=0.02)
-        self.port.write(encode_frame(0, Reset()))
+        self.port.write(encode_frame(0, Reset(), 1))  # before a HELLO: version 1
         self.host = SimHost()
         self.changed = asyncio.Event()
         self.closed = False
@@ -133,7 +134,7 @@ async def simulator(*args: str) -> AsyncIterator[tuple[dict[str, str], subproces
 
 def test_shoe_process_on_a_pty():
     async def scenario() -> None:
-        args = ("shoe", "--pty", "--seed", "3", "--heartbeat-ms", "200")
+        args = ("shoe", "--pty", "--seed", "3", "--heartbeat-ms", "200", "--protocol-version", "1")
         async with simulator(*args, "--retransmit-timeout", "0.1") as (where, process):
             assert where["pty"].startswith("/dev/")
             control = await Control.connect(where["control"])
@@ -240,6 +241,49 @@ def test_seat_board_process_over_tcp():
     asyncio.run(scenario())
 
 
+def test_shoe_and_seat_board_processes_register_decks_load_cheats_and_switch_cards():
+    """Version 2 on a pseudo-terminal: the shoe registers its deck card by card, a foreign
+    card is dealt at the place the cheat chose, and the seat board reports tag UIDs."""
+
+    async def scenario() -> None:
+        async with (
+            simulator("shoe", "--pty", "--seed", "3", "--heartbeat-ms", "200") as (shoe, _),
+            simulator("seats", "--pty", "--seed", "3", "--heartbeat-ms", "200") as (seats, _),
+        ):
+            control = await Control.connect(shoe["control"])
+            link = SerialHost(shoe["pty"])
+            await link.until(lambda: link.host.hellos, "HELLO")
+            assert link.host.hellos[0].protocol_version == 2
+            loaded = await control("load deck_id=5 seed=1 cheat=foreign at=2")
+            assert (loaded["cheat"]["kind"], loaded["cheat"]["at"]) == ("foreign", 2)
+            await link.until(lambda: len(link.host.events) == 53, "the registration and DECK")
+            *cards, deck = link.host.messages()
+            assert all(isinstance(card, DeckCardMessage) for card in cards)
+            assert deck == Deck(5, 52, 52)
+            assert len({card.uid for card in cards}) == 52
+            drawn = [await control("draw") for _ in range(3)]
+            await link.until(lambda: len(link.host.events) == 56, "three cards")
+            uids = [message.uid for message in link.host.messages()[-3:]]
+            registered = {card.uid for card in cards}
+            assert [uid in registered for uid in uids] == [True, True, False]
+            assert [d["tag"]["uid"] for d in drawn] == [uid.hex() for uid in uids]
+
+            board = await Control.connect(seats["control"])
+            board_link = SerialHost(seats["pty"])
+            await board_link.until(lambda: board_link.host.hellos, "the board's HELLO")
+            first = drawn[0]
+            await board("place 1 {} uid={}".format(first["name"], first["tag"]["uid"]))
+            await board("switch 1 {}".format(first["name"]))
+            await board_link.until(lambda: len(board_link.host.events) == 2, "two seat reads")
+            placed, switched = board_link.host.messages()
+            assert placed == SeatCard(1, first["card"], uids[0])
+            assert switched.card == first["card"] and switched.uid not in registered
+            await link.close()
+            await board_link.close()
+
+    asyncio.run(scenario())
+
+
 async def connected(url: str) -> SerialHost:
     """Open ``url`` and wait for HELLO, or for the simulator to close the connection."""
     link = SerialHost(url)
@@ -269,13 +313,13 @@ def test_bad_command_line_is_refused(args, message):
 
 def test_device_of_another_protocol_version():
     async def scenario() -> None:
-        async with simulator("shoe", "--tcp", "127.0.0.1:0", "--protocol-version", "2") as (
+        async with simulator("shoe", "--tcp", "127.0.0.1:0", "--protocol-version", "3") as (
             where,
             _,
         ):
             link = SerialHost(f"socket://{where['tcp']}")
-            await link.until(lambda: link.host.errors, "a frame of version 2")
-            assert (link.host.errors[0].code, link.host.errors[0].version) == ("version", 2)
+            await link.until(lambda: link.host.errors, "a frame of version 3")
+            assert (link.host.errors[0].code, link.host.errors[0].version) == ("version", 3)
             assert not link.host.hellos
             await link.close()
 
@@ -284,7 +328,7 @@ def test_device_of_another_protocol_version():
 
 def test_in_process_pty_runner_with_line_speed():
     async def scenario() -> None:
-        shoe = SimulatedShoe(seed=9, baud=115200)
+        shoe = SimulatedShoe(seed=9, baud=115200, protocol_version=1)
         async with PtyRunner(shoe) as runner:
             link = SerialHost(runner.path)
             await link.until(lambda: link.host.hellos, "HELLO")
@@ -320,7 +364,7 @@ def test_in_process_tcp_runner_one_host_at_a_time():
 
 def test_tcp_runner_never_queues_more_than_its_limit_for_a_host_that_does_not_read():
     async def scenario() -> tuple[int, int]:
-        shoe = SimulatedShoe(seed=1, retransmit_timeout=0.001, buffer_size=2000)
+        shoe = SimulatedShoe(seed=1, retransmit_timeout=0.001, buffer_size=2000, protocol_version=1)
         shoe.load(decks=30)
         for _ in range(1500):
             shoe.draw()  # 36 kB of events, sent again every millisecond

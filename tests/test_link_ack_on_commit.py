@@ -24,7 +24,7 @@ async def until(condition, timeout=10.0):
 
 
 def test_the_device_keeps_what_is_not_acknowledged_and_a_new_host_gets_it_again():
-    shoe = SimulatedShoe(seed=12, heartbeat_ms=100, retransmit_timeout=0.2)
+    shoe = SimulatedShoe(protocol_version=1, seed=12, heartbeat_ms=100, retransmit_timeout=0.2)
     shoe.load(decks=1, shuffle_seed=12)
     dealt = shoe.upcoming()[:6]
     runner = PtyRunner(shoe)
@@ -62,7 +62,7 @@ def test_the_device_keeps_what_is_not_acknowledged_and_a_new_host_gets_it_again(
 
 
 def test_acknowledging_through_the_driver_checks_the_event():
-    shoe = SimulatedShoe(seed=13, heartbeat_ms=100)
+    shoe = SimulatedShoe(protocol_version=1, seed=13, heartbeat_ms=100)
     shoe.load([51, 8], deck_id=3)
     runner = PtyRunner(shoe)
 
@@ -79,7 +79,7 @@ def test_acknowledging_through_the_driver_checks_the_event():
 
 
 def test_back_pressure_holds_in_commit_mode():
-    shoe = SimulatedShoe(seed=14, heartbeat_ms=100, retransmit_timeout=0.1)
+    shoe = SimulatedShoe(protocol_version=1, seed=14, heartbeat_ms=100, retransmit_timeout=0.1)
     shoe.load(decks=1, shuffle_seed=14)
     dealt = shoe.upcoming()[:20]
     runner = PtyRunner(shoe)

@@ -21,9 +21,10 @@ def test_the_drivers_example_runs_as_written(tmp_path):
     try:
         seats.command("sit 3")
         dealt = [shoe.command("draw")["card"] for _ in range(3)]  # kept until the host asks
-        # 5 device events: the deck and 3 cards from the shoe, a player sitting down
+        # 57 device events: the deck's registration (52) and the deck, 3 cards from the shoe,
+        # a player sitting down
         done = subprocess.run(
-            [sys.executable, "example.py", shoe.port, seats.port, "5"],
+            [sys.executable, "example.py", shoe.port, seats.port, "57"],
             check=False,
             cwd=tmp_path,
             env={"PYTHONPATH": str(ROOT)},

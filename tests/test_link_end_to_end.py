@@ -44,7 +44,7 @@ LINK = LinkConfig(
 
 def faulty_shoe(seed):
     """A shoe loaded with enough decks, its first CARDS cards, and 1% faults of each kind."""
-    shoe = SimulatedShoe(seed=seed, heartbeat_ms=100, retransmit_timeout=0.1)
+    shoe = SimulatedShoe(protocol_version=1, seed=seed, heartbeat_ms=100, retransmit_timeout=0.1)
     shoe.load(decks=CARDS // 52 + 1, shuffle_seed=seed)
     shoe.faults.update(corrupt_rate=0.01, drop_rate=0.01, duplicate_rate=0.01)
     return shoe, shoe.upcoming()[:CARDS]
@@ -155,7 +155,7 @@ def test_ten_thousand_cards_through_a_socket_url_with_faults_and_disconnects():
 
 
 def test_usb_unplug_and_replug_mid_deck_loses_nothing():
-    shoe = SimulatedShoe(seed=5, heartbeat_ms=100, retransmit_timeout=0.1)
+    shoe = SimulatedShoe(protocol_version=1, seed=5, heartbeat_ms=100, retransmit_timeout=0.1)
     shoe.load(decks=2, shuffle_seed=5)
     dealt = shoe.upcoming()
     backend = VirtualUsbBackend()
@@ -191,7 +191,7 @@ class CountingUsbTransport(UsbTransport):
 
 def test_reconnect_backs_off_exponentially_up_to_the_limit():
     backend = VirtualUsbBackend()
-    shoe = SimulatedShoe(seed=8, heartbeat_ms=100)
+    shoe = SimulatedShoe(protocol_version=1, seed=8, heartbeat_ms=100)
     port = backend.plug(shoe, vendor_id=0x1209, product_id=1, serial="S-8")
     transport = CountingUsbTransport(0x1209, 1, backend=backend)
     driver = ShoeDriver(transport, replace(LINK, backoff_initial=0.05, backoff_max=0.2))
@@ -231,7 +231,9 @@ class BrokenOnReopen(UsbTransport):
 
 def test_an_unexpected_error_while_reopening_stops_the_driver_with_it():
     backend = VirtualUsbBackend()
-    port = backend.plug(SimulatedShoe(seed=2), vendor_id=0x1209, product_id=2, serial="S-2")
+    port = backend.plug(
+        SimulatedShoe(protocol_version=1, seed=2), vendor_id=0x1209, product_id=2, serial="S-2"
+    )
     driver = ShoeDriver(BrokenOnReopen(0x1209, 2, backend=backend), LINK)
 
     async def scenario():
@@ -268,7 +270,7 @@ def test_seat_board_events_and_a_misplaced_card_over_a_pty():
 
 
 def test_close_while_reconnecting_ends_cleanly():
-    runner = TcpRunner(SimulatedShoe(seed=9, heartbeat_ms=100))
+    runner = TcpRunner(SimulatedShoe(protocol_version=1, seed=9, heartbeat_ms=100))
 
     async def scenario():
         await runner.start()
@@ -291,7 +293,7 @@ def test_close_while_reconnecting_ends_cleanly():
 
 
 def test_shoe_faults_unreadable_cards_and_lamps_over_a_pty():
-    shoe = SimulatedShoe(seed=4, heartbeat_ms=100)
+    shoe = SimulatedShoe(protocol_version=1, seed=4, heartbeat_ms=100)
     shoe.load([51, 0, 12], deck_id=77)
     runner = PtyRunner(shoe)
     driver = ShoeDriver.from_url(runner.path, LINK)
@@ -321,7 +323,7 @@ def test_shoe_faults_unreadable_cards_and_lamps_over_a_pty():
 
 
 def test_a_slow_consumer_leaves_events_with_the_shoe_and_loses_none():
-    shoe = SimulatedShoe(seed=6, heartbeat_ms=100, retransmit_timeout=0.1)
+    shoe = SimulatedShoe(protocol_version=1, seed=6, heartbeat_ms=100, retransmit_timeout=0.1)
     shoe.load(decks=1, shuffle_seed=6)
     dealt = shoe.upcoming()[:30]
     runner = PtyRunner(shoe)
@@ -345,7 +347,7 @@ def test_a_slow_consumer_leaves_events_with_the_shoe_and_loses_none():
 
 
 def test_a_device_restart_over_tcp_says_which_events_were_lost():
-    old = SimulatedShoe(seed=30, heartbeat_ms=100, retransmit_timeout=0.1)
+    old = SimulatedShoe(protocol_version=1, seed=30, heartbeat_ms=100, retransmit_timeout=0.1)
     old.load(decks=1, shuffle_seed=30)
     first = TcpRunner(old)
     # back-pressure keeps events 2..5 with the device (numbered, seen, not delivered)
@@ -361,7 +363,9 @@ def test_a_device_restart_over_tcp_says_which_events_were_lost():
             while driver.stats.held < 4:
                 await asyncio.sleep(0.01)
             await first.stop()  # the shoe loses power ...
-            new = SimulatedShoe(seed=31, heartbeat_ms=100)  # ... and comes back, a new boot
+            new = SimulatedShoe(
+                protocol_version=1, seed=31, heartbeat_ms=100
+            )  # ... and comes back, a new boot
             second = TcpRunner(new, *first.address)
             await second.start()
             try:

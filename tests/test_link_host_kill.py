@@ -43,7 +43,18 @@ def test_a_host_killed_at_random_moments_loses_nothing_and_records_nothing_twice
     text = (ROOT / "docs" / "drivers.md").read_text()
     [program] = re.findall(r"```python\n(.*?)```", text, re.DOTALL)
     (tmp_path / "host.py").write_text(program)
-    shoe = SimulatorProcess("shoe", "--pty", "--baud", "115200", "--decks", "8", "--seed", "6")
+    shoe = SimulatorProcess(
+        "shoe",
+        "--pty",
+        "--baud",
+        "115200",
+        "--decks",
+        "8",
+        "--seed",
+        "6",
+        "--protocol-version",
+        "1",
+    )
     seats = SimulatorProcess("seats", "--pty", "--seed", "7")
     dealt = []
 

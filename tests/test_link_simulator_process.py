@@ -35,7 +35,7 @@ def test_shoe_process_deals_through_the_driver(shoe_process):
 
     async def scenario():
         async with ShoeDriver.from_url(sim.port, LINK) as shoe:
-            events = [await shoe.next_event() for _ in range(2)]
+            events = [await shoe.next_event() for _ in range(5)]  # with the registration
             for _ in range(3):
                 await asyncio.to_thread(sim.command, "draw")
             events += [await shoe.next_event() for _ in range(3)]
@@ -45,12 +45,19 @@ def test_shoe_process_deals_through_the_driver(shoe_process):
             events.append(await shoe.next_event())
             return events
 
-    up, deck, *cards, down, again, jam = asyncio.run(asyncio.wait_for(scenario(), 20))
+    up, *events = asyncio.run(asyncio.wait_for(scenario(), 20))
+    registration, deck, cards, (down, again, jam) = events[:3], events[3], events[4:7], events[7:]
     assert isinstance(up, ev.LinkUp) and up.device.serial.startswith("SIM-SHOE")
-    assert deck == ev.DeckLoaded(0, 5, 3, 3)
+    assert [(c.seq, c.deck_id, c.index, c.card) for c in registration] == [
+        (0, 5, 0, 51),
+        (1, 5, 1, 8),
+        (2, 5, 2, 45),
+    ]
+    assert deck == ev.DeckLoaded(3, 5, 3, 3, registered=True)
     assert [c.card for c in cards] == [51, 8, 45]  # As, 4c, Kd
+    assert [c.uid for c in cards] == [c.uid for c in registration]
     assert isinstance(down, ev.LinkDown) and isinstance(again, ev.LinkUp)
-    assert isinstance(jam, ev.DeviceFault) and jam.seq == 4
+    assert isinstance(jam, ev.DeviceFault) and jam.seq == 7
 
 
 def test_seat_board_process_over_a_pty():
@@ -60,7 +67,7 @@ def test_seat_board_process_over_a_pty():
 
         async def scenario():
             async with SeatBoardDriver.from_url(sim.port, LINK) as seats:
-                await asyncio.to_thread(sim.command, "place 5 Qh")
+                await asyncio.to_thread(sim.command, "place 5 Qh uid=04c0ffee")
                 return [await seats.next_event() for _ in range(3)]
 
         up, sat, card = asyncio.run(asyncio.wait_for(scenario(), 20))
@@ -68,11 +75,11 @@ def test_seat_board_process_over_a_pty():
         sim.stop()
     assert isinstance(up, ev.LinkUp)
     assert sat == ev.SeatOccupied(0, 5)
-    assert card == ev.CardAtSeat(1, 5, 42)  # Qh = (12 - 2) * 4 + 2
+    assert card == ev.CardAtSeat(1, 5, 42, bytes.fromhex("04c0ffee"))  # Qh = (12 - 2) * 4 + 2
 
 
 def test_a_simulator_speaking_another_protocol_version_is_refused():
-    sim = SimulatorProcess("shoe", "--pty", "--protocol-version", "2", *HEARTBEAT)
+    sim = SimulatorProcess("shoe", "--pty", "--protocol-version", "3", *HEARTBEAT)
     try:
         driver = ShoeDriver.from_url(sim.port, LINK)
         with pytest.raises(ProtocolVersionError) as caught:
@@ -80,7 +87,7 @@ def test_a_simulator_speaking_another_protocol_version_is_refused():
     finally:
         sim.stop()
     assert str(caught.value) == (
-        f"device on {sim.port} speaks protocol version 2; this host speaks version 1"
+        f"device on {sim.port} speaks protocol version 3; this host speaks versions 1, 2"
     )
     assert not driver.transport.is_open
 

@@ -92,6 +92,10 @@ async def run_monitor(*args: str) -> tuple[int, str, str]:
     return process.returncode, out.decode(), err.decode()
 
 
+#: A shoe of protocol version 1 (a load is one DECK event), for what registration is not about.
+V1 = ("--protocol-version", "1")
+
+
 def test_it_prints_each_event_of_the_shoe_and_the_seat_board_and_stops_on_sigint():
     async def scenario() -> None:
         async with (
@@ -111,7 +115,7 @@ def test_it_prints_each_event_of_the_shoe_and_the_seat_board_and_stops_on_sigint
             await dealer("draw unreadable")
             await dealer("jam")
             await board("sit 3")
-            await board("place 3 As")
+            await board("place 3 As uid=04000000070033")
             await running.until(lambda line: "card As at seat 3" in line, "the card at seat 3")
             await running.until(lambda line: "fault: jam" in line, "the jam")
             status, errors = await running.stop(signal.SIGINT)
@@ -120,18 +124,20 @@ def test_it_prints_each_event_of_the_shoe_and_the_seat_board_and_stops_on_sigint
                 line.split(": ", 1)[0].split(" ", 1)[1]: line.split(": ", 1)[1]
                 for line in running.lines
             }
-            assert (
-                shown[f"shoe SHOE-A boot {boot} seq 0"] == "deck 7 loaded: 3 cards, 3 in the shoe"
-            )
-            assert shown[f"shoe SHOE-A boot {boot} seq 1"].startswith("card As (read counter 0")
-            assert shown[f"shoe SHOE-A boot {boot} seq 2"] == (
-                "unreadable card, rejected to the tray (read counter 1)"
-            )
-            assert shown[f"shoe SHOE-A boot {boot} seq 3"] == "fault: jam"
+            at = f"shoe SHOE-A boot {boot} seq"
+            assert [shown[f"{at} {seq}"] for seq in range(4)] == [
+                "deck 7 registers card 1: As, uid 04000000070033",
+                "deck 7 registers card 2: 4c, uid 04000000070008",
+                "deck 7 registers card 3: 2c, uid 04000000070000",
+                "deck 7 loaded: 3 cards, 3 in the shoe, registered card by card",
+            ]
+            assert shown[f"{at} 4"] == "card As (read counter 0, uid 04000000070033)"
+            assert shown[f"{at} 5"] == "unreadable card, rejected to the tray (read counter 1)"
+            assert shown[f"{at} 6"] == "fault: jam"
             seat_lines = [line for line in running.lines if "SEATS-B" in line]
             assert [line.split(": ", 1)[1] for line in seat_lines[1:]] == [
                 "seat 3 occupied",
-                "card As at seat 3",
+                "card As at seat 3, uid 04000000070033",
             ]
 
     asyncio.run(scenario())
@@ -140,7 +146,7 @@ def test_it_prints_each_event_of_the_shoe_and_the_seat_board_and_stops_on_sigint
 def test_json_lines_say_type_fields_device_boot_seq_and_time_and_sigterm_stops_it():
     async def scenario() -> None:
         async with (
-            simulator("shoe", "--pty", "--seed", "3", "--serial", "SHOE-J") as (shoe, _),
+            simulator("shoe", "--pty", "--seed", "3", "--serial", "SHOE-J", *V1) as (shoe, _),
             monitor("--shoe", shoe["pty"], "--json") as running,
         ):
             dealer = await Control.connect(shoe["control"])
@@ -170,7 +176,12 @@ def test_json_lines_say_type_fields_device_boot_seq_and_time_and_sigterm_stops_i
             assert (king["boot_id"], king["seq"], king["position"]) == (boot, 1, None)
             assert king["fields"] == {"card": 45, "read_counter": 0, "uid": drawn[0]}
             assert ten["fields"]["card"] == 34 and ten["seq"] == 2
-            assert deck["fields"] == {"deck_id": 3, "cards_loaded": 2, "cards_remaining": 2}
+            assert deck["fields"] == {
+                "deck_id": 3,
+                "cards_loaded": 2,
+                "cards_remaining": 2,
+                "registered": False,
+            }
             assert king["time"].endswith("Z") and king["time"] >= first["time"]
 
     asyncio.run(scenario())
@@ -355,7 +366,10 @@ def test_with_a_journal_each_event_is_written_once_across_restarts(tmp_path):
     path = tmp_path / "table.journal"
 
     async def scenario() -> None:
-        async with simulator("shoe", "--pty", "--seed", "8", "--serial", "SHOE-R") as (shoe, _):
+        async with simulator("shoe", "--pty", "--seed", "8", "--serial", "SHOE-R", *V1) as (
+            shoe,
+            _,
+        ):
             dealer = await Control.connect(shoe["control"])
             boot = (await dealer("status"))["boot_id"]
             await dealer("load decks=1 seed=1")
@@ -384,7 +398,10 @@ def test_events_the_journal_already_holds_are_reported_as_such_and_acknowledged(
     path = tmp_path / "table.journal"
 
     async def scenario() -> None:
-        async with simulator("shoe", "--pty", "--seed", "8", "--serial", "SHOE-C") as (shoe, _):
+        async with simulator("shoe", "--pty", "--seed", "8", "--serial", "SHOE-C", *V1) as (
+            shoe,
+            _,
+        ):
             dealer = await Control.connect(shoe["control"])
             status = await dealer("status")
             deck = await dealer("load cards=As,Kd deck_id=5")
@@ -440,7 +457,7 @@ def test_killed_at_random_moments_the_journal_holds_every_card_once_in_order(tmp
                 await asyncio.sleep(0.05)
 
     async def scenario() -> None:
-        args = ("shoe", "--pty", "--seed", "11", "--serial", "SHOE-K", "--decks", "39")
+        args = ("shoe", "--pty", "--seed", "11", "--serial", "SHOE-K", "--decks", "39", *V1)
         async with simulator(*args) as (shoe, _):
             dealer = await Control.connect(shoe["control"])
             key = ("SHOE-K", (await dealer("status"))["boot_id"])

@@ -14,6 +14,7 @@ from drivers.protocol import (
     Ack,
     CardMessage,
     Deck,
+    DeckCardMessage,
     DecodeError,
     DeviceKind,
     Disposition,
@@ -46,8 +47,7 @@ from drivers.protocol import (
     to_dict,
 )
 from drivers.protocol.codec import CRC, HEADER, encode_body
-from tests.protocol_vectors import VECTOR as FRAMES
-from tests.protocol_vectors import VECTORS
+from tests.protocol_vectors import FILES, VECTORS, VECTORS_V2
 
 
 def _crc16_bitwise(data: bytes) -> int:
@@ -64,41 +64,60 @@ def _crc16_bitwise(data: bytes) -> int:
 # --- golden vectors ------------------------------------------------------------------------
 
 
-def test_crc_check_value():
-    check = VECTORS["crc_check"]
+def _each(key: str) -> list[tuple[int, dict]]:
+    """``(version, vector)`` for every vector under ``key`` of both files."""
+    return [(version, v) for version, (doc, _, _) in FILES.items() for v in doc.get(key, [])]
+
+
+def _name(item: tuple[int, dict]) -> str:
+    version, vector = item
+    return f"v{version}-{vector.get('name') or vector['message']}"
+
+
+@pytest.mark.parametrize("doc", [VECTORS, VECTORS_V2], ids=["v1", "v2"])
+def test_crc_check_value(doc):
+    check = doc["crc_check"]
     data = check["ascii"].encode()
     assert crc16(data) == int(check["crc"], 16) == _crc16_bitwise(data)
 
 
-def test_every_message_type_has_a_vector():
-    names = {v["message"]["type"] for v in VECTORS["frames"]}
-    assert names == {cls.NAME for cls in MESSAGE_CLASSES}
+def test_every_message_type_has_a_vector_in_each_version_that_has_it():
+    for version, (doc, _, _) in FILES.items():
+        names = {v["message"]["type"] for v in doc["frames"]}
+        assert names == {cls.NAME for cls in MESSAGE_CLASSES if version >= cls.SINCE}
 
 
-@pytest.mark.parametrize("vector", VECTORS["frames"], ids=lambda v: v["name"])
-def test_vector_encodes_to_exact_bytes(vector):
+@pytest.mark.parametrize(("version", "vector"), _each("frames"), ids=map(_name, _each("frames")))
+def test_vector_encodes_to_exact_bytes(version, vector):
     message = from_dict(vector["message"])
-    assert encode_body(vector["seq"], message).hex() == vector["body"]
-    assert encode_frame(vector["seq"], message).hex() == vector["wire"]
+    assert encode_body(vector["seq"], message, version).hex() == vector["body"]
+    assert encode_frame(vector["seq"], message, version).hex() == vector["wire"]
     body = bytes.fromhex(vector["body"])
     assert _crc16_bitwise(body[:-2]) == int.from_bytes(body[-2:], "big")
 
 
-@pytest.mark.parametrize("vector", VECTORS["frames"], ids=lambda v: v["name"])
-def test_vector_decodes_to_message(vector):
-    frame = decode_frame(bytes.fromhex(vector["wire"]))
-    assert frame == Frame(vector["seq"], from_dict(vector["message"]))
-    assert to_dict(frame.message) == vector["message"]
+@pytest.mark.parametrize(("version", "vector"), _each("frames"), ids=map(_name, _each("frames")))
+def test_vector_decodes_to_message(version, vector):
+    """Each file's frames by its own receiver, and every version 1 frame by a version 2
+    receiver too (with the version 1 layouts): a version 1 device still works."""
+    for versions in {FILES[version][2], FILES[2][2]}:
+        frame = decode_frame(bytes.fromhex(vector["wire"]), versions)
+        assert frame == Frame(vector["seq"], from_dict(vector["message"]), version)
+        assert to_dict(frame.message) == {**to_dict(frame.message), **vector["message"]}
 
 
-@pytest.mark.parametrize("vector", VECTORS["malformed"], ids=lambda v: v["name"])
-def test_malformed_vector_yields_expected(vector):
-    got = FrameDecoder().feed(bytes.fromhex(vector["wire"]))
+@pytest.mark.parametrize(
+    ("version", "vector"), _each("malformed"), ids=map(_name, _each("malformed"))
+)
+def test_malformed_vector_yields_expected(version, vector):
+    _, frames, versions = FILES[version]
+    got = FrameDecoder(versions=versions).feed(bytes.fromhex(vector["wire"]))
     assert len(got) == len(vector["expect"]), got
     for item, expected in zip(got, vector["expect"], strict=True):
         if "frame" in expected:
-            named = FRAMES[expected["frame"]]
-            assert item == Frame(named["seq"], from_dict(named["message"]))
+            named = frames[expected["frame"]]
+            read_as = expected.get("version", version)
+            assert item == Frame(named["seq"], from_dict(named["message"]), read_as)
         else:
             assert isinstance(item, DecodeError)
             assert item.code == ErrorCode(expected["error"]), item
@@ -107,12 +126,23 @@ def test_malformed_vector_yields_expected(vector):
             assert item.detail
 
 
-@pytest.mark.parametrize("vector", VECTORS["invalid_messages"], ids=lambda v: str(v["message"]))
-def test_invalid_message_refused_naming_the_field(vector):
+@pytest.mark.parametrize(
+    ("version", "vector"), _each("invalid_messages"), ids=map(_name, _each("invalid_messages"))
+)
+def test_invalid_message_refused_naming_the_field(version, vector):
     with pytest.raises(MessageError) as info:
         from_dict(vector["message"])
     assert info.value.field == vector["field"]
     assert vector["field"] in str(info.value)
+
+
+@pytest.mark.parametrize("vector", VECTORS_V2["not_in_version"], ids=lambda v: v["why"])
+def test_message_an_older_version_cannot_carry_is_refused(vector):
+    message = from_dict(vector["message"])
+    with pytest.raises(ValueError) as info:
+        encode_frame(1, message, vector["version"])
+    assert str(info.value) == vector["error"]
+    assert decode_frame(encode_frame(1, message)).message == message  # version 2 carries it
 
 
 def test_decode_frame_raises_frame_error_with_the_decode_error():
@@ -131,12 +161,17 @@ def test_encoder_refuses_seq_on_unsequenced_and_out_of_range():
 
 
 def test_other_protocol_version_is_reported_with_the_version():
-    hello = Hello(2, DeviceKind.SHOE, (2, 0, 0), "FUTURE", 1, 0, 0, 1000)
-    with pytest.raises(ValueError, match="version 2 in a version 1"):
+    hello = Hello(3, DeviceKind.SHOE, (3, 0, 0), "FUTURE", 1, 0, 0, 1000)
+    with pytest.raises(ValueError, match="version 3 in a version 2"):
         encode_frame(0, hello)
-    (item,) = FrameDecoder().feed(encode_frame(0, hello, version=2))
+    (item,) = FrameDecoder().feed(encode_frame(0, hello, version=3))
     assert isinstance(item, DecodeError)
-    assert (item.code, item.version, item.msg_type) == (ErrorCode.VERSION, 2, Hello.TYPE)
+    assert (item.code, item.version, item.msg_type) == (ErrorCode.VERSION, 3, Hello.TYPE)
+    assert "speaks 1, 2" in item.detail
+    v2 = Hello(2, DeviceKind.SHOE, (2, 0, 0), "NEWER", 1, 0, 0, 1000)
+    (item,) = FrameDecoder(versions=(1,)).feed(encode_frame(0, v2, version=2))
+    assert isinstance(item, DecodeError)
+    assert (item.code, item.version) == (ErrorCode.VERSION, 2)
 
 
 def test_unknown_dict_type_and_field_are_refused():
@@ -168,7 +203,7 @@ serials = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), min_siz
 MESSAGES: st.SearchStrategy[Message] = st.one_of(
     st.builds(
         Hello,
-        st.just(1),
+        st.just(2),
         st.sampled_from(DeviceKind),
         st.tuples(*[st.integers(0, 255)] * 3),
         serials,
@@ -195,7 +230,8 @@ MESSAGES: st.SearchStrategy[Message] = st.one_of(
     st.builds(Fault, st.sampled_from(FaultCode)),
     st.builds(FaultCleared, st.sampled_from(FaultCode)),
     st.builds(SeatOccupied, seat, st.booleans()),
-    st.builds(SeatCard, seat, st.none() | cards),
+    st.builds(SeatCard, seat, st.none() | cards, st.binary(max_size=10)),
+    st.builds(DeckCardMessage, u32, u16, cards, st.binary(max_size=10)),
     st.builds(Ack, u16),
     st.builds(Resend, u16),
     st.just(Reset()),
@@ -280,10 +316,10 @@ def crc_valid_bodies(draw: st.DrawFn) -> bytes:
     """A header and payload of any content under a correct CRC, mostly of a known type and
     its exact payload length: random bytes rarely pass the CRC, these meet every later check."""
     cls = draw(st.sampled_from(MESSAGE_CLASSES))
-    version = draw(st.sampled_from([1, 1, 1, 0, 2, 255]))
+    version = draw(st.sampled_from([1, 2, 2, 2, 0, 3, 255]))
     msg_type = draw(st.just(cls.TYPE) | st.integers(0, 255))
     seq = draw(st.just(0) | u16)
-    size = cls.LAYOUT.size
+    size = cls.layout(version).size
     payload = draw(st.binary(min_size=size, max_size=size) | st.binary(max_size=64))
     return HEADER.pack(version, msg_type, seq) + payload
 
@@ -294,7 +330,8 @@ def test_decoder_fuzz_past_the_crc_never_misreads(body):
     wire = cobs_encode(body + CRC.pack(crc16(body))) + b"\x00"
     [item] = FrameDecoder().feed(wire)
     if isinstance(item, Frame):
-        assert encode_frame(item.seq, item.message) == wire  # every byte was read as meant
+        # every byte was read as meant, in the frame's own version
+        assert encode_frame(item.seq, item.message, item.version) == wire
     else:
         assert isinstance(item, DecodeError) and item.detail
         assert item.code in {

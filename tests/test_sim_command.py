@@ -84,6 +84,41 @@ def test_faults_are_counted_and_resolved(tmp_path: Path) -> None:
     assert field(faulty.stdout, fingerprint) == field(clean.stdout, fingerprint)
 
 
+def test_every_cheat_injected_is_caught_through_the_simulators_and_in_the_core(
+    tmp_path: Path,
+) -> None:
+    """The short soak: cheats at every other deck, through simulator processes and the
+    service, then in the core; the same hands with cheats in both (the seed)."""
+    args = ("--hands", "12", "--speed", "max", "--seed", "4", "--cheats", "0.5")
+    served = sim(*args, "--misplaced", "0.05", cwd=tmp_path)
+    assert served.returncode == 0, served.stdout + served.stderr
+    cheats = field(served.stdout, "cheats")
+    injected, caught = (int(n) for n in re.findall(r"(\d+) (?:injected|caught)", cheats))
+    assert injected == caught > 0 and cheats.endswith("; 0 missed"), cheats
+    assert "alerts still open" not in served.stdout
+    core = sim(*args, "--misplaced", "0.05", "--core-only", cwd=tmp_path)
+    assert core.returncode == 0, core.stdout
+    assert field(core.stdout, "cheats") == cheats
+    assert field(core.stdout, "hands fingerprint") == field(served.stdout, "hands fingerprint")
+    many = sim(
+        "--hands",
+        "120",
+        "--speed",
+        "max",
+        "--seed",
+        "6",
+        "--cheats",
+        "0.6",
+        "--core-only",
+        cwd=tmp_path,
+    )
+    assert many.returncode == 0, many.stdout
+    every = field(many.stdout, "cheats")
+    for kind in ("foreign", "retagged", "cloned", "missing", "extra", "switched"):
+        found = re.search(rf"{kind} (\d+)/(\d+)", every)
+        assert found and found.group(1) == found.group(2) != "0", (kind, every)
+
+
 @pytest.mark.parametrize(
     ("stop", "by"),
     [
@@ -178,6 +213,9 @@ def test_bad_options_are_refused_with_status_2(tmp_path: Path) -> None:
         (("--floor", "floor.casino"), "--floor = 'floor.casino': a PostgreSQL connection"),
         (("--floor", "host=x", "--core-only"), "--floor: there is no journal to ship"),
         (("--table-id", "T 1"), "--table-id 'T 1': letters, digits"),
+        (("--cheats", "1.5"), "cheats"),
+        (("--cheats", "0.1", "--dealer", "human"), "--cheats: the automatic dealer's"),
+        (("--cheats", "0.1", "--unreadable", "0.1"), "--cheats with --unreadable"),
     ):
         result = sim(*args, cwd=tmp_path)
         assert result.returncode == 2

@@ -9,7 +9,15 @@ import pytest
 from controller.rules import Rules, ShowdownMode, Variant
 from controller.sim.dealer import Dealer, FaultRates, Tally
 from controller.sim.floor import CoreFloor
-from controller.table import AlertKind, Device, DeviceFault, Fault, Table, TableSettings
+from controller.table import (
+    AlertKind,
+    Device,
+    DeviceFault,
+    Fault,
+    Protection,
+    Table,
+    TableSettings,
+)
 
 FAULTS = FaultRates(unreadable=0.05, misplaced=0.05, unplug=0.02)
 NO_FAULTS = FaultRates()
@@ -140,3 +148,38 @@ def test_the_unplug_rate_is_per_card_drawn() -> None:
     assert 0.035 < pulls / chances < 0.065, (pulls, tally.drawn)
     assert tally.raised["link_down"] == pulls
     assert_sound(table, tally, 30)
+
+
+CHECKED = TableSettings(protection=Protection(tag_checks=True))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_every_cheat_is_caught_remedied_and_the_chips_conserved(seed: int) -> None:
+    """Cheats at most decks, with the other faults a tag does not hide: each one caught by
+    the alert of its kind, each alert resolved, no genuine card taken for a cheat."""
+    faults = FaultRates(misplaced=0.05, unplug=0.02, cheats=0.7)
+    table, tally = deal(seed, hands=40, faults=faults, settings=CHECKED)
+    assert tally.cheats.total() > 10 and not tally.missed and not tally.mistaken
+    assert tally.raised["foreign_card"] + tally.raised["deck_rejected"] == tally.cheats.total()
+    assert not table.alerts and not tally.open
+    assert sum(seat.stack for seat in table.seats) == table.chips == tally.bought_in
+    assert tally.void_hands == tally.resolved["foreign_card"].get(
+        "the supervisor resolved it (replace_deck)", 0
+    )
+
+
+def test_cheats_at_a_table_without_tag_checks_are_missed_and_counted_so() -> None:
+    """The tally tells a miss: without tag checks only the deck's count and codes are
+    checked, so a foreign or switched card passes."""
+    faults = FaultRates(cheats=0.7)
+    _, tally = deal(1, hands=30, faults=faults, settings=TableSettings())
+    assert tally.missed["foreign"] > 0 and tally.missed["switched"] > 0
+    assert not tally.missed["missing"] and not tally.missed["extra"]  # its codes are checked
+    assert not tally.mistaken
+
+
+def test_a_table_without_a_seat_board_gets_no_switched_card_and_misses_none() -> None:
+    settings = TableSettings(seat_board=False, protection=Protection(tag_checks=True))
+    _, tally = deal(2, hands=30, faults=FaultRates(cheats=0.8), settings=settings)
+    assert tally.cheats.total() > 10 and "switched" not in tally.cheats
+    assert not tally.missed and not tally.mistaken

@@ -171,10 +171,17 @@ def _describe_event(kind: str, fields: dict[str, Any]) -> str:
                 f"unreadable card, {UNREADABLE.get(fields['disposition'], fields['disposition'])}"
                 f" (read counter {fields['read_counter']})"
             )
+        case "DeckCard":
+            uid = f", uid {fields['uid']}" if fields["uid"] else ""
+            return (
+                f"deck {fields['deck_id']} registers card {fields['index'] + 1}: "
+                f"{Card(fields['card'])}{uid}"
+            )
         case "DeckLoaded":
+            registered = ", registered card by card" if fields.get("registered") else ""
             return (
                 f"deck {fields['deck_id']} loaded: {counted(fields['cards_loaded'], 'card')}, "
-                f"{fields['cards_remaining']} in the shoe"
+                f"{fields['cards_remaining']} in the shoe{registered}"
             )
         case "DeviceFault":
             return f"fault: {fields['code'].replace('_', ' ')}"
@@ -187,7 +194,8 @@ def _describe_event(kind: str, fields: dict[str, Any]) -> str:
         case "CardAtSeat" if fields["card"] is None:
             return f"a card at seat {fields['seat']} (its reader did not know it)"
         case "CardAtSeat":
-            return f"card {Card(fields['card'])} at seat {fields['seat']}"
+            uid = f", uid {fields['uid']}" if fields.get("uid") else ""
+            return f"card {Card(fields['card'])} at seat {fields['seat']}{uid}"
         case "LinkUp":
             return f"link up: {fields['reason']}"
         case "LinkDown":

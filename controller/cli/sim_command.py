@@ -3,9 +3,10 @@
 Ctrl-C (SIGINT), SIGTERM and SIGHUP stop it alike: the simulators and the service are
 stopped, and the summary printed (from the table's own state: the simulators run in process
 groups of their own, out of a terminal's Ctrl-C, and are stopped by this process).
-Exit status: 0 when the hands were dealt (or it was stopped) and every
-chip is accounted for; 1 when the simulation went wrong (the table refused the dealer,
-chips not conserved, a device failed); 2 for a bad option.
+Exit status: 0 when the hands were dealt (or it was stopped), every
+chip is accounted for and every cheat injected was caught; 1 when the simulation went wrong
+(the table refused the dealer, chips not conserved, a device failed, a cheat missed or a
+genuine card taken for one); 2 for a bad option.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from controller.sim.floor import CoreFloor, Floor, Observer, PhysicalActError
 from controller.sim.human import HumanDealer
 from controller.sim.service_floor import service_floor
 from controller.sim.view import View, stopped, summary
-from controller.table import Table, TableSettings
+from controller.table import Protection, Table, TableSettings
 
 DEFAULT_JOURNAL = Path("data/table.sqlite3")
 HIDE_CURSOR, SHOW_CURSOR = "\x1b[?25l", "\x1b[?25h"
@@ -77,6 +78,12 @@ def add_parser(
         ("misplaced", "cards landing at a neighbouring seat, per card"),
         ("line-faults", "corrupted or dropped frames on the device lines, per frame"),
         ("unplugs", "a device's cable pulled for a moment, per card"),
+        (
+            "cheats",
+            "cheats, per deck loaded: a foreign, re-tagged or cloned card dealt, a card "
+            "missing or extra in the deck, a card switched at a seat; each must be caught "
+            "(the run fails otherwise)",
+        ),
     ):
         parser.add_argument(f"--{name}", type=float, default=0.0, metavar="RATE", help=what)
     parser.add_argument(
@@ -160,7 +167,9 @@ def options(args: argparse.Namespace) -> Options:
             raise ValueError(f"--speed {args.speed}: 'max' or a number above 0, such as 1 or 4")
         pace = Pace.real(speed)
     try:
-        faults = FaultRates(args.unreadable, args.misplaced, args.line_faults, args.unplugs)
+        faults = FaultRates(
+            args.unreadable, args.misplaced, args.line_faults, args.unplugs, args.cheats
+        )
         rules = Rules(variant=Variant(args.variant), bonus_price=args.bonus_price)
     except (ValueError, RulesError) as error:
         raise ValueError(str(error).replace("_", "-")) from None
@@ -187,9 +196,17 @@ def options(args: argparse.Namespace) -> Options:
         raise ValueError(f"--mistakes {args.mistakes}: a share of the cards, 0..1")
     if args.mistakes and args.dealer != "human":
         raise ValueError("--mistakes: only a human dealer makes mistakes (--dealer human)")
+    if faults.cheats and args.dealer == "human":
+        raise ValueError("--cheats: the automatic dealer's tables only (--dealer auto)")
+    if faults.cheats and faults.unreadable:
+        raise ValueError(
+            "--cheats with --unreadable: a card that leaves the shoe unread shows no tag, so a "
+            "cheat on it could not be told from a miss; soak them apart"
+        )
     if not ID_PATTERN.fullmatch(args.table_id):
         raise ValueError(f"--table-id {args.table_id!r}: letters, digits, '_.-' (64 at most)")
-    settings = TableSettings(rules=rules)
+    # the simulated shoe registers every deck and the devices read every tag: checked
+    settings = TableSettings(rules=rules, protection=Protection(tag_checks=True))
     return Options(
         args.seats,
         args.hands,
@@ -276,7 +293,8 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"journal: {chosen.journal} (luck-table history --journal {chosen.journal}); log: {log}"
         )
-    return status if tally.conserved(table) else 1
+    caught = not tally.missed and not tally.mistaken
+    return status if tally.conserved(table) and caught else 1
 
 
 def _log_to(path: Path) -> None:

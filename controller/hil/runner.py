@@ -63,6 +63,9 @@ def describe(step: ScenarioStep) -> str:
             text = f"pitch a card to seats {seats} in turn, without waiting for the table"
         if action == "load":
             text = f"load a deck of {len(deck_of(step))} cards"
+            if "cheat" in options:
+                at = f" at place {options['at']}" if "at" in options else ""
+                text += f" with a {options['cheat'].value} card{at}"
         if action == "sit" and "buy_in" in options:
             text += f", buys in for {options['buy_in']}"
         return text
@@ -126,8 +129,8 @@ def table_config(
             "seat_board": port(seats) if seats is not None else {"enabled": False},
         },
         "journal": {"path": str(journal)},
-        # The simulated shoe speaks protocol version 1: no deck registration, no tags to check.
-        "protection": {"tag_checks": False},
+        # tag checks unless the scenario's devices read no tags (docs/scenarios.md)
+        "protection": {"tag_checks": scenario.tag_checks},
         "api": {"bind": "127.0.0.1", "port": 0},
         "credentials": {
             "supervisors": [{"id": who, "pin_hash": pin_hash} for who in sorted(whos)],
@@ -389,7 +392,9 @@ def _refusal(refused: str | None, expected: str | None) -> list[str]:
 @contextlib.asynccontextmanager
 async def _simulators(scenario: Scenario) -> AsyncIterator[SimulatedWorld]:
     """The shoe's (and the seat board's) simulator processes, started side by side."""
-    args = ("--pty", "--baud", str(BAUD), "--seed", "1", "--heartbeat-ms", "200")
+    args: tuple[str, ...] = ("--pty", "--baud", str(BAUD), "--seed", "1", "--heartbeat-ms", "200")
+    if not scenario.tag_checks:  # devices that register no deck and read no tag
+        args += ("--protocol-version", "1")
     devices: list[tuple[str, ...]] = [("shoe",)]
     if scenario.seat_board:
         devices.append(("seats", "--seats", "8"))

@@ -19,6 +19,7 @@ from controller.codec import Codec, CodecError
 from controller.errors import LuckTableError
 from controller.rules import DECK, Card, CardError, Do, parse_card
 from controller.table import AlertKind, Device, Disposition, Fault, Remedy
+from firmware_sim.shoe import Cheat
 
 #: Actions on the physical world: in simulation a simulator control command, with real
 #: devices an instruction for the engineer and a wait for the device's event.
@@ -33,6 +34,7 @@ PHYSICAL = (
     "fault",
     "clear",
     "restart",
+    "switch",
 )
 #: Inputs of people (the dealer, the players, the supervisor), submitted to the service.
 PEOPLE = (
@@ -54,9 +56,10 @@ SERVICE = ("stop_service", "start_service")
 ACTIONS = (*PHYSICAL, *PEOPLE, *SERVICE, "wait")
 #: The keys an action may take beside its own.
 OPTIONS: dict[str, frozenset[str]] = {
-    "load": frozenset({"deck"}),
+    "load": frozenset({"deck", "cheat", "at"}),
     "draw": frozenset({"unreadable"}),
     "place": frozenset({"card", "lands_at"}),
+    "switch": frozenset({"card"}),
     "pitch": frozenset({"pace"}),
     "sit": frozenset({"buy_in", "player"}),
     "unplug": frozenset({"seconds"}),
@@ -180,9 +183,16 @@ class Scenario:
     def seat_board(self) -> bool:
         return bool(self.table.get("seat_board", True))
 
+    @property
+    def tag_checks(self) -> bool:
+        """The table checks every card's tag; false: its devices read no tags (simulators
+        of protocol version 1: no deck registration, no UIDs)."""
+        return bool(self.table.get("tag_checks", True))
+
 
 _SEAT_ACTIONS = (
     "place",
+    "switch",
     "sit",
     "leave",
     "sit_down",
@@ -192,7 +202,7 @@ _SEAT_ACTIONS = (
     "rebuy",
     "correct_stack",
 )
-_TABLE_KEYS = {"seat_board", "player_decisions", "min_buy_in", "max_buy_in"}
+_TABLE_KEYS = {"seat_board", "player_decisions", "min_buy_in", "max_buy_in", "tag_checks"}
 DEFAULT_TIMEOUT = 10.0
 
 
@@ -212,10 +222,9 @@ def load_scenario(path: str | Path) -> Scenario:
     game = data.get("game", {})
     if not isinstance(table, dict) or not isinstance(game, dict):
         raise ScenarioError(path, None, "[table] and [game] must be tables")
-    if not isinstance(table.get("seat_board", True), bool):
-        raise ScenarioError(
-            path, None, f"[table] seat_board = {table['seat_board']!r}: true or false"
-        )
+    for flag in ("seat_board", "tag_checks"):
+        if not isinstance(table.get(flag, True), bool):
+            raise ScenarioError(path, None, f"[table] {flag} = {table[flag]!r}: true or false")
     extra = sorted(set(table) - _TABLE_KEYS)
     if extra:
         allowed = ", ".join(sorted(_TABLE_KEYS))
@@ -234,7 +243,7 @@ def load_scenario(path: str | Path) -> Scenario:
 
 
 def _uses_seat_board(step: ScenarioStep) -> bool:
-    if step.action in ("place", "pitch", "sit", "leave"):
+    if step.action in ("place", "pitch", "sit", "leave", "switch"):
         return True
     device = step.value if step.action in ("unplug", "restart") else step.options.get("device")
     return device is Device.SEAT_BOARD
@@ -350,6 +359,10 @@ def _value(action: str, value: object) -> Any:
 def _option(key: str, value: object) -> Any:
     if key == "deck":
         return _whole(value, "deck", 1)
+    if key == "cheat":
+        return _member(Cheat, value, "cheat")
+    if key == "at":
+        return _whole(value, "at")
     if key == "unreadable":
         return _member(Disposition, value, "unreadable")
     if key == "card":
@@ -373,6 +386,7 @@ def _option(key: str, value: object) -> Any:
 
 def _check_options(action: str, value: Any, options: dict[str, Any]) -> None:
     needed = {"sit_down": ("buy_in",), "rebuy": ("chips",), "resolve": ("remedy",)}
+    needed |= {"switch": ("card",)}
     needed |= {"correct_stack": ("stack",)}
     for key in needed.get(action, ()):
         if key not in options:
@@ -384,6 +398,8 @@ def _check_options(action: str, value: Any, options: dict[str, Any]) -> None:
             raise _Bad(f"the {device.value} has no {value.value} fault ({names})")
     if action == "load" and "deck" in options and options["deck"] > len(DECK):
         raise _Bad(f"deck = {options['deck']}: at most {len(DECK)} cards")
+    if action == "load" and "at" in options and "cheat" not in options:
+        raise _Bad("at: the place of a cheat; give cheat too")
 
 
 def _decision(text: object) -> Decision:

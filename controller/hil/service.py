@@ -167,9 +167,11 @@ class Console:
             yield socket
 
 
-async def next_update(socket: ClientConnection, seconds: float) -> None:
-    """Wait for the feed's next update of the table (TimeoutError after ``seconds``)."""
+async def next_update(socket: ClientConnection, seconds: float, *, telling: bool = False) -> None:
+    """Wait for the feed's next update of the table (TimeoutError after ``seconds``, each);
+    with ``telling``, for the next that tells of something (an effect: not the update of an
+    input that changes nothing to be told, such as one card of a deck's registration)."""
     while True:
         message = json.loads(await asyncio.wait_for(socket.recv(), seconds))
-        if message.get("type") == "update":
+        if message.get("type") == "update" and (message.get("events") or not telling):
             return

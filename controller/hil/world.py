@@ -14,9 +14,22 @@ from controller.hil.service import Console, next_update
 from controller.rules import DECK, Card
 from controller.table import Device, Disposition
 from firmware_sim.process import SimulatorProcess
+from firmware_sim.shoe import Cheat
 
 SETTLE_TIMEOUT = 20.0
 PACE = 0.6  # seconds a card, a person's pace (the ``pitch`` step)
+DECK_ID = 1  # the simulated shoe's deck: the same tags at every load
+#: What an engineer does to the deck for each cheat (docs/simulator.md).
+CHEAT_WORDS = {
+    Cheat.FOREIGN: "after the shoe has read the deck, swap card {at} for the same card of "
+    "another deck",
+    Cheat.RETAGGED: "after the shoe has read the deck, rewrite the tag of card {at} to say "
+    "another card",
+    Cheat.CLONED: "after the shoe has read the deck, swap card {at} for a card with a copy "
+    "of an earlier card's tag",
+    Cheat.MISSING: "take card {at} out before the shoe reads the deck",
+    Cheat.EXTRA: "put a card of another deck in at place {at} before the shoe reads the deck",
+}
 
 
 def _name(device: Device) -> str:
@@ -38,7 +51,10 @@ def instructions(step: ScenarioStep) -> list[str]:
     if action == "load":
         cards = deck_of(step)
         order = " ".join(str(card) for card in cards)
-        return [f"load a deck of {len(cards)} cards, top first: {order}"]
+        line = f"load a deck of {len(cards)} cards, top first: {order}"
+        if "cheat" in options:  # the places counted from 1 for a person
+            line += "; " + CHEAT_WORDS[options["cheat"]].format(at=options.get("at", 0) + 1)
+        return [line]
     if action == "draw":
         how = {
             None: "draw a card",
@@ -56,6 +72,8 @@ def instructions(step: ScenarioStep) -> list[str]:
         if lands == value:
             return [f"place {what} at seat {value}"]
         return [f"place {what} for seat {value} so that it lands at seat {lands}"]
+    if action == "switch":
+        return [f"a player at seat {value} switches a card for {options['card']} of another deck"]
     if action == "sit":
         return [f"a player sits down at seat {value}"]
     if action == "leave":
@@ -84,6 +102,20 @@ class SimulatedWorld:
         self.shoe, self.seats = shoe, seats
         self.live = True
         self.felt = Felt()  # where the world put each card (controller.hil.invariants)
+        self.tags: dict[Card, tuple[int, str]] = {}  # each card drawn: its tag's code and UID
+
+    def _drawn(self, reply: Any) -> Card:
+        """The card a draw's reply says came out; its tag kept for the seat's reader."""
+        card = Card(reply["card"])
+        self.tags[card] = (reply["tag"]["code"], reply["tag"]["uid"])
+        self.felt.draw(card)
+        return card
+
+    def _seen(self, card: Card) -> str:
+        """What a seat's reader reads of ``card``: its tag's code and UID (the card's own
+        code, and no UID, for a card that did not come out of the shoe)."""
+        code, uid = self.tags.get(card, (int(card), ""))
+        return f"{Card(code)} uid={uid}" if uid else str(Card(code))
 
     def device(self, device: Device) -> SimulatorProcess:
         if device is Device.SHOE:
@@ -119,30 +151,33 @@ class SimulatedWorld:
         action, value, options = step.action, step.value, step.options
         if action == "load":
             cards = ",".join(str(card) for card in deck_of(step))
-            await self.command(Device.SHOE, f"load cards={cards}")
+            line = f"load cards={cards} deck_id={DECK_ID}"
+            if "cheat" in options:
+                line += f" cheat={options['cheat'].value}"
+                line += f" at={options['at']}" if "at" in options else ""
+            await self.command(Device.SHOE, line)
         elif action == "draw":
             disposition = options.get("unreadable")
             line = "draw" if disposition is None else f"draw unreadable disposition={disposition}"
             for _ in range(value):
-                reply = await self.command(Device.SHOE, line)
-                self.felt.draw(Card(reply["card"]))
+                self._drawn(await self.command(Device.SHOE, line))
                 await self.settle(Device.SHOE)
             return
         elif action == "pitch":  # a person's dealing: nothing waited for, the pace kept
             for seat in value:
-                reply = await self.command(Device.SHOE, "draw")
-                card = Card(reply["card"])
-                self.felt.draw(card)
+                card = self._drawn(await self.command(Device.SHOE, "draw"))
                 self.felt.place(time.time(), card, seat)
-                await self.command(Device.SEAT_BOARD, f"place {seat} {card}")
+                await self.command(Device.SEAT_BOARD, f"place {seat} {self._seen(card)}")
                 await asyncio.sleep(options.get("pace", PACE))
             return  # the expectations wait for the table to have them
         elif action == "place":
-            named = f" {options['card']}" if "card" in options else ""
+            named = f" {self._seen(options['card'])}" if "card" in options else ""
             lands = f" lands_at={options['lands_at']}" if "lands_at" in options else ""
             if "card" in options:
                 self.felt.place(time.time(), options["card"], options.get("lands_at", value))
             await self.command(Device.SEAT_BOARD, f"place {value}{named}{lands}")
+        elif action == "switch":  # the card brought in is no card the felt knows
+            await self.command(Device.SEAT_BOARD, f"switch {value} {options['card']}")
         elif action in ("sit", "leave"):
             await self.command(Device.SEAT_BOARD, f"{action} {value}")
         elif action in ("unplug", "restart"):
@@ -151,7 +186,8 @@ class SimulatedWorld:
         else:
             command = "raise" if action == "fault" else "clear"
             await self.command(options["device"], f"{command} {value.value}")
-        await self.settle(Device.SEAT_BOARD if action in ("place", "sit", "leave") else _of(step))
+        seat_board = action in ("place", "switch", "sit", "leave")
+        await self.settle(Device.SEAT_BOARD if seat_board else _of(step))
 
 
 def _of(step: ScenarioStep) -> Device:
@@ -174,8 +210,8 @@ class DeviceWorld:
                 continue
             async with console.feed() as feed:
                 self.say(f"  >>> {line}")
-                try:
-                    await next_update(feed, self.wait)
+                try:  # a deck's load: its registration, card by card, then the deck
+                    await next_update(feed, self.wait, telling=step.action == "load")
                 except TimeoutError:
                     why = f"no event from the devices within {self.wait:g} s"
                     raise TimeoutError(why) from None

@@ -77,16 +77,27 @@ def _link_up(at: int, device: ti.Device, fields: Mapping[str, Any]) -> tuple[Tab
     return (up,)
 
 
+def _deck_loaded(at: int, device: ti.Device, fields: Mapping[str, Any]) -> tuple[TableInput]:
+    """A deck the shoe registered card by card names its deck (the registration it closes);
+    one from a shoe without registration (protocol version 1, a journal written before it)
+    names none, and the table counts its cards only."""
+    deck = fields["deck_id"] if fields.get("registered", False) else None
+    return (ti.DeckLoaded(at=at, count=fields["cards_loaded"], deck=deck),)
+
+
 _Mapper = Callable[[int, ti.Device, Mapping[str, Any]], tuple[TableInput, ...]]
 
 _EVENTS: dict[str, _Mapper] = {
     "LinkUp": _link_up,
     "LinkDown": lambda at, device, f: (ti.LinkDown(at=at, device=device, reason=f["detail"]),),
-    "CardRead": lambda at, device, f: (ti.CardFromShoe(at=at, code=f["card"]),),
+    "CardRead": lambda at, device, f: (ti.CardFromShoe(at=at, code=f["card"], uid=f["uid"]),),
     "CardUnreadable": lambda at, device, f: (
         ti.CardUnreadable(at=at, disposition=ti.Disposition(f["disposition"])),
     ),
-    "DeckLoaded": lambda at, device, f: (ti.DeckLoaded(at=at, count=f["cards_loaded"]),),
+    "DeckCard": lambda at, device, f: (
+        ti.DeckCard(at=at, deck=f["deck_id"], code=f["card"], uid=f["uid"]),
+    ),
+    "DeckLoaded": _deck_loaded,
     "DeviceFault": lambda at, device, f: (
         ti.DeviceFault(at=at, device=device, fault=ti.Fault(f["code"])),
     ),
@@ -95,7 +106,9 @@ _EVENTS: dict[str, _Mapper] = {
     ),
     "SeatOccupied": lambda at, device, f: (ti.SeatOccupied(at=at, seat=f["seat"]),),
     "SeatVacated": lambda at, device, f: (ti.SeatVacated(at=at, seat=f["seat"]),),
-    "CardAtSeat": lambda at, device, f: (ti.CardAtSeat(at=at, seat=f["seat"], code=f["card"]),),
+    "CardAtSeat": lambda at, device, f: (  # no uid in a journal written before seats read one
+        ti.CardAtSeat(at=at, seat=f["seat"], code=f["card"], uid=f.get("uid", "")),
+    ),
 }
 
 

@@ -4,7 +4,8 @@ A sequenced device event (``CardRead``, ``SeatOccupied``, ...) becomes a ``devic
 keyed by its device (kind, serial, boot id: the last ``LinkUp`` before it) and its ``seq``;
 ``LinkUp`` and ``LinkDown`` become ``link`` inputs. The fields are the event's own, as JSON:
 enumerations by their lower-case name (``jam``, ``reject_tray``), bytes as hex
-(``controller.codec``).
+(``controller.codec``). A field an event gained later (a seat's tag ``uid``, a deck's
+``registered``) takes its default when a journal written before it is read.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ EVENT_TYPES: dict[str, type[ev.Event]] = {
         ev.LinkDown,
         ev.CardRead,
         ev.CardUnreadable,
+        ev.DeckCard,
         ev.DeckLoaded,
         ev.DeviceFault,
         ev.DeviceFaultCleared,

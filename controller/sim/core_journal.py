@@ -50,8 +50,8 @@ class CoreJournal:
         self._position = 0  # the position of the last record (written or pending)
         self._devices: dict[str, JournalDevice] = {}
         self._reads = 0  # the shoe's read counter
-        self._decks = 0  # the deck loaded (its id)
-        self._place = 0  # the card's place in its deck
+        self._decks = 0  # the decks loaded without a registration (the id of the last)
+        self._registered = 0  # the cards of the registration under way
 
     def record(self, item: TableInput) -> tuple[TableInput, ...]:
         """Journal ``item`` (pending until its hand ends); the table inputs its record
@@ -114,25 +114,30 @@ class CoreJournal:
                 return ev.LinkDown(ev.LinkDownReason.CONNECTION_LOST, reason), device
             case _ if seq is None:
                 return None
-            case ti.CardFromShoe(code=code):
-                uid = b"\x04" + self._decks.to_bytes(4) + self._place.to_bytes(2)
+            case ti.CardFromShoe(code=code, uid=uid):
                 self._read()
-                return ev.CardRead(seq, code, self._reads, uid), shoe
+                return ev.CardRead(seq, code, self._reads, bytes.fromhex(uid)), shoe
             case ti.CardUnreadable(disposition=where):
                 self._read()
                 return ev.CardUnreadable(seq, self._reads, Disposition[where.name]), shoe
-            case ti.DeckLoaded(count=count):
-                self._decks, self._place = self._decks + 1, 0
-                return ev.DeckLoaded(seq, self._decks, count, count), shoe
+            case ti.DeckCard(deck=deck, code=code, uid=uid):
+                self._registered += 1
+                card = ev.DeckCard(seq, deck, self._registered - 1, code, bytes.fromhex(uid))
+                return card, shoe
+            case ti.DeckLoaded(count=count, deck=deck):
+                self._registered = 0
+                if deck is None:  # a shoe that registers no deck: one id a load
+                    self._decks += 1
+                    return ev.DeckLoaded(seq, self._decks, count, count), shoe
+                return ev.DeckLoaded(seq, deck, count, count, registered=True), shoe
             case ti.SeatOccupied(seat=seat):
                 return ev.SeatOccupied(seq, seat), board
             case ti.SeatVacated(seat=seat):
                 return ev.SeatVacated(seq, seat), board
-            case ti.CardAtSeat(seat=seat, code=code):
-                return ev.CardAtSeat(seq, seat, code), board
+            case ti.CardAtSeat(seat=seat, code=code, uid=uid):
+                return ev.CardAtSeat(seq, seat, code, bytes.fromhex(uid)), board
         return None
 
     def _read(self) -> None:
         """The shoe read (or failed to read) the next card of its deck."""
         self._reads = (self._reads + 1) & 0xFFFF_FFFF
-        self._place = (self._place + 1) & 0xFFFF

@@ -53,13 +53,16 @@ from controller.table import (
     NewHand,
     Raised,
     Rebuy,
+    Remedy,
     ResolveAlert,
     SitDown,
     Table,
     TableInput,
 )
 from controller.table import effects as told
+from controller.table.alerts import DeckRejected, ForeignCard, Tamper
 from controller.table.state import SEATS
+from firmware_sim.shoe import Cheat
 
 SUPERVISOR = "SIM"
 WHY = "the simulated table's automatic supervisor"
@@ -69,19 +72,29 @@ class DealerError(LuckTableError, RuntimeError):
     """The table refused what the dealer did: a fault of the simulation, not of the table."""
 
 
+#: The cheats a soak injects: those done to a deck as it is loaded (``firmware_sim.shoe``)
+#: and a card switched at a seat.
+CHEATS = (*(cheat.value for cheat in Cheat), "switched")
+#: A cheat on a card out of the shoe is put among the first cards of the load, which every
+#: hand deals (two players get three cards each on third street).
+FIRST_CARDS = 6
+
+
 @dataclass(frozen=True)
 class FaultRates:
     """How often each fault happens: ``unreadable`` and ``misplaced`` per card drawn,
     ``unplug`` per card drawn (one device's cable pulled for a moment), ``line`` per
-    frame on the wire (corrupted or dropped frames the link must recover)."""
+    frame on the wire (corrupted or dropped frames the link must recover), ``cheats`` per
+    deck loaded (one of ``CHEATS``, each as likely)."""
 
     unreadable: float = 0.0
     misplaced: float = 0.0
     line: float = 0.0
     unplug: float = 0.0
+    cheats: float = 0.0
 
     def __post_init__(self) -> None:
-        for name in ("unreadable", "misplaced", "line", "unplug"):
+        for name in ("unreadable", "misplaced", "line", "unplug", "cheats"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"the {name} fault rate must be 0..1, not {value}")
@@ -118,6 +131,8 @@ class Tally:
     scrambles: int = 0  # hands whose burn cards went back into the shoe
     line_faults: float = 0.0
     injected: Counter[str] = field(default_factory=Counter)
+    cheats: Counter[str] = field(default_factory=Counter)  # injected, by kind (CHEATS)
+    caught: Counter[str] = field(default_factory=Counter)  # the table's alerts, by cheat
     raised: Counter[str] = field(default_factory=Counter)
     resolved: defaultdict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     open: dict[int, str] = field(default_factory=dict)
@@ -145,6 +160,9 @@ class Tally:
                 case Raised(alert=alert):
                     self.raised[alert.kind.value] += 1
                     self.open[alert.id] = alert.kind.value
+                    cheat = _cheat_caught(alert)
+                    if cheat is not None:
+                        self.caught[cheat] += 1
                 case Cleared():
                     alert_kind = self.open.pop(effect.alert, "unknown")
                     how = self.remedied.pop(effect.alert, _cleared_by(effect))
@@ -160,6 +178,16 @@ class Tally:
         stack corrections, read from the table's ledger), and the ledger agrees."""
         counted = self.bought_in - self.cashed_out + table.corrected
         return sum(seat.stack for seat in table.seats) == table.chips == counted
+
+    @property
+    def missed(self) -> Counter[str]:
+        """The cheats injected that the table did not catch, by kind."""
+        return self.cheats - self.caught
+
+    @property
+    def mistaken(self) -> Counter[str]:
+        """The alerts of a cheat beyond those injected (a genuine card taken for one)."""
+        return self.caught - self.cheats
 
     @property
     def hand_digest(self) -> str:
@@ -198,6 +226,8 @@ class Dealer:
         self.unread: dict[int, int] = {}  # unread-card alert -> the card it physically is
         self.scrambled = 0  # the last hand whose burn cards went back into the shoe
         self.shoe: deque[int] = deque()  # the cards in the shoe, next first
+        self.cheating = random.Random(seed * 100 + 17)
+        self.switching = False  # a player will switch the next card placed at a seat
 
     async def run(self) -> None:
         """Deal until ``hands`` hands are over (for ever with 0). Each move gives the event
@@ -267,15 +297,37 @@ class Dealer:
             chips = self.players[broke.seat].buy_in(settings.min_buy_in, settings.max_buy_in)
             await self._submit(Rebuy(at=self.floor.now(), seat=broke.seat, chips=chips))
         elif not table.deck_ready:
-            deck = list(range(52))
-            self.decks.shuffle(deck)
-            self.shoe = deque(deck)
-            await self.floor.load(deck)
-            self.tally.decks += 1
+            await self._load(cheats=True)
         elif len(table.eligible) < 2:
             await self.floor.people()  # the console sat players out or let them go
         elif await self._pause(self.pace.hand):
             await self._submit(NewHand(at=self.floor.now()))
+
+    async def _load(self, *, cheats: bool) -> None:
+        """Load a shuffled deck; with ``cheats``, at the rate asked, one of the cheats."""
+        deck = list(range(52))
+        self.decks.shuffle(deck)
+        cheat, at = self._cheat() if cheats else (None, None)
+        self.shoe = deque(await self.floor.load(deck, cheat, at))
+        self.tally.decks += 1
+
+    def _cheat(self) -> tuple[Cheat | None, int | None]:
+        """A cheat for the deck about to be loaded (none at the rate's odds): the cheat and
+        its place in the load, or (None, None) with a card to switch at a seat armed."""
+        if self.cheating.random() >= self.faults.cheats:
+            return None, None
+        seat_board = self.floor.table.settings.seat_board  # no switch seen without one
+        kind = self.cheating.choice(CHEATS if seat_board else CHEATS[:-1])
+        self.tally.cheats[kind] += 1
+        if kind == "switched":
+            self.switching = True
+            return None, None
+        cheat = Cheat(kind)
+        if cheat is Cheat.MISSING:
+            return cheat, self.cheating.randrange(52)
+        if cheat is Cheat.EXTRA:
+            return cheat, self.cheating.randrange(53)
+        return cheat, self.cheating.randrange(int(cheat is Cheat.CLONED), FIRST_CARDS)
 
     async def _deal(self, waiting: Waiting) -> None:
         if not await self._pause(self.pace.card):
@@ -293,7 +345,7 @@ class Dealer:
                 raise DealerError(f"the shoe gave card {card}; the dealer loaded {expected} next")
         self.tally.drawn += 1
         table = self.floor.table
-        if any(alert.card == Card(card) for alert in table.alerts):
+        if any(_aside(alert, Card(card)) for alert in table.alerts):
             return  # the table did not deal it: kept aside until the supervisor says
         seat = waiting.seat
         placed = seat is not None and table.settings.seat_board
@@ -309,6 +361,9 @@ class Dealer:
             lands_at = self.chance.choice([s for s in (seat - 1, seat + 1) if 1 <= s <= 8])
             self.tally.injected["misplaced card"] += 1
         await self.floor.place(seat, card, lands_at)
+        if self.switching and lands_at == seat:
+            self.switching = False  # a player switches it for a card brought in
+            await self.floor.switch(seat, card)
 
     async def _scramble(self, burns: list[Card], hand_number: int) -> None:
         """The stub ran short: the burn cards are scrambled with it into the shoe (which
@@ -342,6 +397,12 @@ class Dealer:
             card = Card(self.unread.pop(alert.id))
             self.tally.remedied[alert.id] = "the supervisor entered the card"
             await self._submit(EnterCard(card=card, **self._signed()))
+        elif kind is AlertKind.DECK_REJECTED:
+            self.tally.remedied[alert.id] = "the dealer loaded another deck"
+            self.floor.new_deck()
+            await self._load(cheats=False)
+        elif kind is AlertKind.FOREIGN_CARD:
+            await self._tampered(alert)
         elif kind in (AlertKind.MISPLACED_CARD, AlertKind.CARD_AT_EMPTY_SEAT) and alert.belongs:
             assert alert.card is not None
             self.tally.remedied[alert.id] = "the dealer moved the card"
@@ -352,6 +413,17 @@ class Dealer:
             await self._submit(ResolveAlert(alert=alert.id, remedy=remedy, **self._signed()))
         else:
             await self.floor.settle()
+
+    async def _tampered(self, alert: Alert) -> None:
+        """A foreign card: the supervisor takes a foreign or re-tagged card out of play (the
+        deck is otherwise whole) and replaces the deck for a cloned tag or a switched card
+        (any doubt about the deck): the hand is void, another deck comes."""
+        tamper = getattr(alert.facts, "tamper", None)
+        remedy = Remedy.DEAD if tamper in (Tamper.FOREIGN, Tamper.RETAGGED) else Remedy.REPLACE_DECK
+        self.tally.remedied[alert.id] = f"the supervisor resolved it ({remedy.value})"
+        await self._submit(ResolveAlert(alert=alert.id, remedy=remedy, **self._signed()))
+        if remedy is Remedy.REPLACE_DECK:
+            self.floor.new_deck()
 
     async def _move_card(self, card: int, seat: int) -> None:
         """The dealer moves ``card`` to ``seat``, where the table says it belongs."""
@@ -370,6 +442,28 @@ def _sensed(table: Table) -> tuple[int, bool] | None:
     seated = {seat.seat for seat in table.seats}
     for seat in sorted(seated ^ set(table.occupied)):
         return seat, seat in seated
+    return None
+
+
+def _aside(alert: Alert, card: Card) -> bool:
+    """Whether ``card``, just drawn, is kept aside for ``alert``: the alert is about it, or
+    about a card out of the shoe that is not the deck's (its tag may say another card)."""
+    foreign = alert.kind is AlertKind.FOREIGN_CARD and alert.seat is None
+    return alert.card == card or foreign
+
+
+#: The cheat each kind of game-protection alert catches (the facts' ``tamper``).
+_CAUGHT = {"switched": "switched", "not_dealt": "switched"}
+
+
+def _cheat_caught(alert: Alert) -> str | None:
+    """The cheat an alert caught: a foreign card by how the table knew, a deck rejected
+    for a card missing or one too many; None for another alert."""
+    facts = alert.facts
+    if isinstance(facts, ForeignCard):
+        return _CAUGHT.get(facts.tamper.value, facts.tamper.value)
+    if isinstance(facts, DeckRejected):
+        return Cheat.MISSING.value if facts.missing else Cheat.EXTRA.value
     return None
 
 

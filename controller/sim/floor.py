@@ -11,6 +11,7 @@ the same acts on simulator processes and the table service.
 
 from __future__ import annotations
 
+import random
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -24,6 +25,7 @@ from controller.table import (
     CardFromShoe,
     CardUnreadable,
     Configure,
+    DeckCard,
     DeckLoaded,
     Device,
     Disposition,
@@ -38,6 +40,11 @@ from controller.table import (
     apply,
 )
 from controller.table.streams import WAIT_MS
+from firmware_sim.device import DeviceError
+from firmware_sim.shoe import FOREIGN_DECK, Cheat, Tagged, tag_uid, tagged_deck, tamper
+
+#: The id of the deck a core floor's shoe registers (its tags: ``firmware_sim.shoe``).
+DECK_ID = 1
 
 Observer = Callable[[Table, Sequence[Effect]], None]
 """Told of every step of the table: the new table and its effects."""
@@ -61,9 +68,21 @@ class Floor(Protocol):
         table refused it, or None."""
         ...
 
-    async def load(self, cards: list[int]) -> None:
-        """The shoe is loaded with ``cards`` in this order (it reports a deck of that many),
-        once the table knows of it."""
+    async def load(
+        self, cards: list[int], cheat: Cheat | None = None, at: int | None = None
+    ) -> list[int]:
+        """The shoe is loaded with ``cards`` in this order (it registers them and reports a
+        deck of that many), once the table knows of it; with a ``cheat`` at place ``at`` of
+        the load (``firmware_sim.shoe.tamper``). The cards then in the shoe, next first."""
+        ...
+
+    async def switch(self, seat: int, card: int) -> None:
+        """A player switches the card at ``seat`` for ``card`` of another deck: the seat's
+        reader reports it, once the table knows of it."""
+        ...
+
+    def new_deck(self) -> None:
+        """Another deck (other tags) for the loads to come: a deck taken out of play."""
         ...
 
     async def draw(self, unread: Disposition | None) -> int:
@@ -133,6 +152,9 @@ class CoreFloor:
     ``wait``s: then the device says HELLO and sends its backlog, as a real one does.
     With a ``journal`` every input is journaled as the table service journals it
     (:mod:`controller.sim.core_journal`), the table starting as a new journal does.
+    The shoe registers each deck it loads card by card, and it and the seat board read each
+    card's tag, as devices of protocol version 2 do; with ``registers`` False they are of
+    version 1: no registration, no tag UIDs.
     """
 
     def __init__(
@@ -142,10 +164,14 @@ class CoreFloor:
         *,
         start: int = 0,
         journal: CoreJournal | None = None,
+        registers: bool = True,
     ) -> None:
         self._observe = observe
+        self._registers = registers
+        self._deck_id = DECK_ID
         self._clock = start
-        self._shoe: deque[int] = deque()
+        self._shoe: deque[Tagged] = deque()
+        self._out: dict[int, Tagged] = {}  # each card dealt, with its tag, by the card it is
         self._seqs = dict.fromkeys(Device, 0)
         self._held: dict[Device, list[TableInput]] = {}  # a pulled cable's events
         self._journal = journal
@@ -197,9 +223,37 @@ class CoreFloor:
         else:
             self._apply(item)
 
-    async def load(self, cards: list[int]) -> None:
-        self._shoe = deque(cards)
-        self._event(Device.SHOE, DeckLoaded(at=self.now(), count=len(cards)))
+    async def load(
+        self, cards: list[int], cheat: Cheat | None = None, at: int | None = None
+    ) -> list[int]:
+        """The shoe registers the deck card by card (the tags of its deck: ``DECK_ID``, then
+        the next id at each ``new_deck``), then reports it loaded; a shoe of version 1 only
+        reports it loaded."""
+        if not self._registers:
+            if cheat is not None:
+                raise PhysicalActError("a shoe that registers no deck shows no cheat")
+            self._shoe = deque(Tagged(card, card, b"") for card in cards)
+            self._event(Device.SHOE, DeckLoaded(at=self.now(), count=len(cards)))
+            return list(cards)
+        deck = tagged_deck(self._deck_id, cards)
+        try:  # ``at`` given: nothing random
+            registered, in_shoe, _ = tamper(deck, cheat, at, random.Random(self._deck_id))
+        except DeviceError as error:
+            raise PhysicalActError(f"the shoe cannot be loaded so: {error}") from None
+        self._shoe = deque(in_shoe)
+        for card in registered:
+            read = DeckCard(at=self.now(), deck=self._deck_id, code=card.code, uid=card.uid.hex())
+            self._event(Device.SHOE, read)
+        loaded = DeckLoaded(at=self.now(), count=len(in_shoe), deck=self._deck_id)
+        self._event(Device.SHOE, loaded)
+        return [card.card for card in in_shoe]
+
+    async def switch(self, seat: int, card: int) -> None:
+        uid = tag_uid(FOREIGN_DECK, card).hex() if self._registers else ""
+        self._event(Device.SEAT_BOARD, CardAtSeat(at=self.now(), seat=seat, code=card, uid=uid))
+
+    def new_deck(self) -> None:
+        self._deck_id += 1
 
     async def draw(self, unread: Disposition | None) -> int:
         return await self.pitch(unread)
@@ -208,18 +262,23 @@ class CoreFloor:
         if not self._shoe:
             raise PhysicalActError("the shoe is empty: load a deck")
         card = self._shoe.popleft()
+        self._out[card.card] = card
         if unread is None:
-            self._event(Device.SHOE, CardFromShoe(at=self.now(), code=card))
+            read = CardFromShoe(at=self.now(), code=card.code, uid=card.uid.hex())
+            self._event(Device.SHOE, read)
         else:
             self._event(Device.SHOE, CardUnreadable(at=self.now(), disposition=unread))
-        return card
+        return card.card
 
     async def place(self, seat: int, card: int, lands_at: int) -> None:
         await self.land(card, lands_at)
 
     async def land(self, card: int, lands_at: int, reads: int | None = None) -> None:
-        code = card if reads is None else reads
-        self._event(Device.SEAT_BOARD, CardAtSeat(at=self.now(), seat=lands_at, code=code))
+        """The seat's reader reads the card's tag: its code (or ``reads``) and UID."""
+        tagged = self._out.get(card, Tagged(card, card, b""))
+        code = tagged.code if reads is None else reads
+        seen = CardAtSeat(at=self.now(), seat=lands_at, code=code, uid=tagged.uid.hex())
+        self._event(Device.SEAT_BOARD, seen)
 
     async def sit(self, seat: int) -> None:
         self._event(Device.SEAT_BOARD, SeatOccupied(at=self.now(), seat=seat))

@@ -26,6 +26,7 @@ from controller.sim.floor import Observer, PhysicalActError
 from controller.table import AlertKind, Device, Disposition, Table, TableInput, TableSettings
 from drivers.session import LinkConfig
 from firmware_sim.process import ControlReplyError, SimulatorProcess
+from firmware_sim.shoe import Cheat
 
 BAUD = 115200
 HEARTBEAT_MS = 250  # a pulled cable is noticed after three silent heartbeats
@@ -96,8 +97,12 @@ class ServiceFloor:
         shoe: Controlled,
         seats: Controlled | None,
         observe: Observer,
+        *,
+        deck_id: int = 1,
     ) -> None:
         self.service = service
+        self.deck_id = deck_id  # the shoe's deck, loaded again each hand: the same tags
+        self._tags: dict[int, tuple[int, str]] = {}  # each card drawn: its tag's code and UID
         self.devices = {Device.SHOE: shoe}
         if seats is not None:
             self.devices[Device.SEAT_BOARD] = seats
@@ -173,17 +178,50 @@ class ServiceFloor:
             lambda: set(self.devices) <= set(self.table.links), "the devices did not connect"
         )
 
-    async def load(self, cards: list[int]) -> None:
-        await self._act(Device.SHOE, "load cards=" + ",".join(str(card) for card in cards))
+    async def load(
+        self, cards: list[int], cheat: Cheat | None = None, at: int | None = None
+    ) -> list[int]:
+        order = ",".join(str(card) for card in cards)
+        line = f"load cards={order} deck_id={self.deck_id}"
+        if cheat is not None:
+            line += f" cheat={cheat.value}" + ("" if at is None else f" at={at}")
+        reply = await self._act(Device.SHOE, line)
+        shoe = list(cards)
+        if cheat is not None:  # the card the cheat put at its place (none: one taken out)
+            done = reply["cheat"]
+            if done["card"] is None:
+                del shoe[done["at"]]
+            elif cheat is Cheat.EXTRA:
+                shoe.insert(done["at"], done["card"])
+            else:
+                shoe[done["at"]] = done["card"]
+        return shoe
+
+    async def switch(self, seat: int, card: int) -> None:
+        if Device.SEAT_BOARD in self.devices:
+            await self._act(Device.SEAT_BOARD, f"switch {seat} {card}")
+
+    def new_deck(self) -> None:
+        self.deck_id = (self.deck_id + 1) & 0xFFFF_FFFF
 
     async def draw(self, unread: Disposition | None) -> int:
         line = "draw" if unread is None else f"draw unreadable disposition={unread.value}"
-        reply = await self._act(Device.SHOE, line)
+        return self._drawn(await self._act(Device.SHOE, line))
+
+    def _drawn(self, reply: Any) -> int:
+        """The card a draw's reply says came out; its tag kept for the seat's reader."""
         card: int = reply["card"]
+        self._tags[card] = (reply["tag"]["code"], reply["tag"]["uid"])
         return card
 
+    def _seen(self, card: int, reads: int | None = None) -> str:
+        """What a seat's reader reads of ``card`` (its tag, or ``reads`` misread), as the
+        ``place`` command's card and UID."""
+        code, uid = self._tags.get(card, (card, ""))
+        return f"{code if reads is None else reads} uid={uid}"
+
     async def place(self, seat: int, card: int, lands_at: int) -> None:
-        await self._act(Device.SEAT_BOARD, f"place {seat} {card} lands_at={lands_at}")
+        await self._act(Device.SEAT_BOARD, f"place {seat} {self._seen(card)} lands_at={lands_at}")
 
     async def sit(self, seat: int) -> None:
         if Device.SEAT_BOARD in self.devices:
@@ -208,15 +246,11 @@ class ServiceFloor:
 
     async def pitch(self, unread: Disposition | None) -> int:
         line = "draw" if unread is None else f"draw unreadable disposition={unread.value}"
-        reply = await self._command(Device.SHOE, line)
-        card: int = reply["card"]
-        return card
+        return self._drawn(await self._command(Device.SHOE, line))
 
     async def land(self, card: int, lands_at: int, reads: int | None = None) -> None:
         if Device.SEAT_BOARD in self.devices:  # the simulator reports the card it is told
-            await self._command(
-                Device.SEAT_BOARD, f"place {lands_at} {card if reads is None else reads}"
-            )
+            await self._command(Device.SEAT_BOARD, f"place {lands_at} {self._seen(card, reads)}")
 
     async def pull(self, device: Device, seconds: float) -> None:
         if device in self.devices:
@@ -291,7 +325,8 @@ async def service_floor(
             floor=floor,
         )
         async with TableService(config, new_floor_journal=True) as service:
-            running = ServiceFloor(service, shoe, seats, observe)
+            deck_id = (seed + 1) & 0xFFFF_FFFF  # a deck of its own, by the seed
+            running = ServiceFloor(service, shoe, seats, observe, deck_id=deck_id)
             served = None
             try:
                 if console is not None:

@@ -172,6 +172,8 @@ def summary(tally: Tally, table: Table, seconds: float) -> list[str]:
     if tally.line_faults:
         injected.append(f"frames dropped or corrupted on the lines at {tally.line_faults:g}")
     lines.append(f"faults injected: {', '.join(injected) or 'none'}")
+    if tally.cheats or tally.caught:
+        lines.append(_cheats(tally))
     if tally.raised:
         lines.append("alerts:")
         for kind, count in sorted(tally.raised.items()):
@@ -183,6 +185,19 @@ def summary(tally: Tally, table: Table, seconds: float) -> list[str]:
         lines.append(f"alerts still open: {', '.join(sorted(tally.open.values()))}")
     lines.append(f"hands fingerprint: {tally.hand_digest}")
     return lines
+
+
+def _cheats(tally: Tally) -> str:
+    """``cheats: 12 injected, 12 caught (cloned 2/2, ...); 0 missed``."""
+    kinds = sorted(set(tally.cheats) | set(tally.caught))
+    each = ", ".join(f"{kind} {tally.caught[kind]}/{tally.cheats[kind]}" for kind in kinds)
+    line = (
+        f"cheats: {tally.cheats.total()} injected, {tally.caught.total()} caught ({each}); "
+        f"{tally.missed.total()} missed"
+    )
+    if tally.mistaken:
+        line += f"; {tally.mistaken.total()} genuine card(s) taken for a cheat"
+    return line
 
 
 def _moved(tally: Tally, table: Table) -> str:

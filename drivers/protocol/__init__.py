@@ -1,4 +1,4 @@
-"""The table-hardware wire protocol (version 1): the executable form of docs/protocol.md.
+"""The table-hardware wire protocol (versions 1 and 2): the executable form of docs/protocol.md.
 
 Imports nothing else of the project; the firmware simulator and the host
 drivers both build on it.
@@ -7,7 +7,8 @@ Messages are frozen dataclasses (``drivers.protocol.messages``), validated on
 construction (``MessageError``, a ``ValueError``, names the message and field):
 
 - device to host, sequenced events (``SEQUENCED = True``): ``CardMessage`` (CARD),
-  ``Unreadable``, ``Deck``, ``Fault``, ``FaultCleared``, ``SeatOccupied``, ``SeatCard``;
+  ``Unreadable``, ``Deck``, ``DeckCardMessage`` (DECK_CARD, version 2 on), ``Fault``,
+  ``FaultCleared``, ``SeatOccupied``, ``SeatCard`` (its tag UID from version 2 on);
 - device to host, not sequenced: ``Hello`` (on every connection; carries
   ``protocol_version``, ``device_kind``, ``boot_id``, ``next_seq``/``pending``),
   ``Status`` (heartbeat and answer);
@@ -17,12 +18,13 @@ construction (``MessageError``, a ``ValueError``, names the message and field):
 Encoding and decoding (``drivers.protocol.codec``)::
 
     data = encode_frame(seq, message)      # bytes incl. the 0x00 delimiter;
-                                           # seq must be 0 for unsequenced messages
-    decoder = FrameDecoder()
+                                           # seq must be 0 for unsequenced messages;
+                                           # version=1 for a version 1 peer
+    decoder = FrameDecoder()               # versions=(1,): a version 1 receiver
     for item in decoder.feed(chunk):       # any chunking of the byte stream
         if isinstance(item, DecodeError):  # .code (ErrorCode), .detail, .raw,
             ...                            # .version/.msg_type once the CRC matched
-        else:                              # Frame(seq, message)
+        else:                              # Frame(seq, message, version)
             ...
     decode_frame(one_frame_bytes)          # -> Frame, or raises FrameError(.error)
 
@@ -54,9 +56,12 @@ from drivers.protocol.messages import (
     PROTOCOL_VERSION,
     SEATS,
     SEQ_MODULUS,
+    UID_MAX,
+    VERSIONS,
     Ack,
     CardMessage,
     Deck,
+    DeckCardMessage,
     DeviceKind,
     Disposition,
     Fault,
@@ -90,9 +95,12 @@ __all__ = [
     "PROTOCOL_VERSION",
     "SEATS",
     "SEQ_MODULUS",
+    "UID_MAX",
+    "VERSIONS",
     "Ack",
     "CardMessage",
     "Deck",
+    "DeckCardMessage",
     "DecodeError",
     "DeviceKind",
     "Disposition",

@@ -13,7 +13,14 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from controller.errors import LuckTableError
-from drivers.protocol.messages import BY_TYPE, PROTOCOL_VERSION, Hello, Message, MessageError
+from drivers.protocol.messages import (
+    BY_TYPE,
+    PROTOCOL_VERSION,
+    VERSIONS,
+    Hello,
+    Message,
+    MessageError,
+)
 
 HEADER = struct.Struct(">BBH")
 CRC = struct.Struct(">H")
@@ -76,10 +83,12 @@ class ErrorCode(StrEnum):
 
 @dataclass(frozen=True)
 class Frame:
-    """A decoded frame: its sequence number and message."""
+    """A decoded frame: its sequence number and message, and the protocol version of its
+    header (the layout it was read with)."""
 
     seq: int
     message: Message
+    version: int = PROTOCOL_VERSION
 
 
 @dataclass(frozen=True)
@@ -109,13 +118,17 @@ class FrameError(LuckTableError, ValueError):
 
 
 def encode_body(seq: int, message: Message, version: int = PROTOCOL_VERSION) -> bytes:
-    """Header, payload and CRC, before COBS. Unsequenced messages must use seq 0.
+    """Header, payload and CRC, before COBS, in protocol ``version`` (its layout of the
+    message). Unsequenced messages must use seq 0; a message the version does not have, or
+    a field it cannot carry, is refused (ValueError).
 
-    ``version`` other than PROTOCOL_VERSION only serves to test how a host
-    refuses a device of another version (the payload keeps this version's layout).
+    A ``version`` outside VERSIONS only serves to test how a host refuses a device of
+    another version (the payload keeps the newest version's layout).
     """
     if not 0 <= version <= 0xFF:
         raise ValueError(f"protocol version {version} is outside 0..255")
+    if version in VERSIONS and version < message.SINCE:
+        raise ValueError(f"{message.NAME} does not exist in protocol version {version}")
     if isinstance(message, Hello) and message.protocol_version != version:
         raise ValueError(
             f"HELLO says protocol version {message.protocol_version} in a version {version} frame"
@@ -124,7 +137,8 @@ def encode_body(seq: int, message: Message, version: int = PROTOCOL_VERSION) -> 
         raise ValueError(f"sequence number {seq} is outside 0..65535")
     if seq and not message.SEQUENCED:
         raise ValueError(f"{message.NAME} is not sequenced: its seq must be 0, not {seq}")
-    head = HEADER.pack(version, message.TYPE, seq) + message.pack_payload()
+    layout = version if version in VERSIONS else PROTOCOL_VERSION
+    head = HEADER.pack(version, message.TYPE, seq) + message.pack_payload(layout)
     return head + CRC.pack(crc16(head))
 
 
@@ -133,8 +147,11 @@ def encode_frame(seq: int, message: Message, version: int = PROTOCOL_VERSION) ->
     return cobs_encode(encode_body(seq, message, version)) + DELIMITER
 
 
-def decode_body(body: bytes, raw: bytes) -> Frame | DecodeError:
-    """Check and parse one COBS-decoded body; ``raw`` is what arrived on the wire."""
+def decode_body(
+    body: bytes, raw: bytes, versions: tuple[int, ...] = VERSIONS
+) -> Frame | DecodeError:
+    """Check and parse one COBS-decoded body; ``raw`` is what arrived on the wire.
+    ``versions``: the protocol versions the receiver speaks (a version 1 device: ``(1,)``)."""
     if len(body) < MIN_BODY:
         return DecodeError(
             ErrorCode.TOO_SHORT, f"{len(body)} bytes, at least {MIN_BODY} needed", raw
@@ -146,16 +163,17 @@ def decode_body(body: bytes, raw: bytes) -> Frame | DecodeError:
             ErrorCode.CRC, f"CRC 0x{received:04x} received, 0x{computed:04x} computed", raw
         )
     version, msg_type, seq = HEADER.unpack_from(body)
-    if version != PROTOCOL_VERSION:
+    if version not in versions:
+        spoken = ", ".join(map(str, versions))
         return DecodeError(
             ErrorCode.VERSION,
-            f"protocol version {version}, this codec speaks {PROTOCOL_VERSION}",
+            f"protocol version {version}, this receiver speaks {spoken}",
             raw,
             version,
             msg_type,
         )
     cls = BY_TYPE.get(msg_type)
-    if cls is None:
+    if cls is None or version < cls.SINCE:
         return DecodeError(
             ErrorCode.UNKNOWN_TYPE, f"message type 0x{msg_type:02x}", raw, version, msg_type
         )
@@ -163,38 +181,39 @@ def decode_body(body: bytes, raw: bytes) -> Frame | DecodeError:
         detail = f"{cls.NAME} is not sequenced but has seq {seq}"
         return DecodeError(ErrorCode.FIELD, detail, raw, version, msg_type)
     payload = body[HEADER.size : -CRC.size]
-    if len(payload) != cls.LAYOUT.size:
+    size = cls.layout(version).size
+    if len(payload) != size:
         return DecodeError(
             ErrorCode.LENGTH,
-            f"{cls.NAME} payload is {cls.LAYOUT.size} bytes, got {len(payload)}",
+            f"{cls.NAME} payload is {size} bytes in version {version}, got {len(payload)}",
             raw,
             version,
             msg_type,
         )
     try:
-        message = cls.unpack_payload(payload)
+        message = cls.unpack_payload(payload, version)
     except MessageError as exc:
         return DecodeError(ErrorCode.FIELD, str(exc), raw, version, msg_type)
     if isinstance(message, Hello) and message.protocol_version != version:
         detail = f"HELLO says protocol version {message.protocol_version} in a v{version} frame"
         return DecodeError(ErrorCode.FIELD, detail, raw, version, msg_type)
-    return Frame(seq, message)
+    return Frame(seq, message, version)
 
 
-def _decode_raw(raw: bytes) -> Frame | DecodeError:
+def _decode_raw(raw: bytes, versions: tuple[int, ...]) -> Frame | DecodeError:
     if len(raw) > MAX_FRAME:
         return DecodeError(ErrorCode.TOO_LONG, f"{len(raw)} bytes, at most {MAX_FRAME}", raw)
     try:
         body = cobs_decode(raw)
     except ValueError as exc:
         return DecodeError(ErrorCode.COBS, str(exc), raw)
-    return decode_body(body, raw)
+    return decode_body(body, raw, versions)
 
 
-def decode_frame(data: bytes) -> Frame:
+def decode_frame(data: bytes, versions: tuple[int, ...] = VERSIONS) -> Frame:
     """Decode exactly one frame (with or without its trailing 0x00); FrameError if bad."""
     raw = data[:-1] if data.endswith(DELIMITER) else data
-    result = _decode_raw(raw)
+    result = _decode_raw(raw, versions)
     if isinstance(result, DecodeError):
         raise FrameError(result)
     return result
@@ -207,11 +226,12 @@ class FrameDecoder:
     and is dropped whole; decoding resumes at the next 0x00. Empty frames
     (consecutive delimiters) are ignored. At most ``max_frame`` bytes are ever
     buffered: a longer run yields one TOO_LONG error and is discarded up to the
-    next delimiter.
+    next delimiter. ``versions``: the protocol versions the receiver speaks.
     """
 
-    def __init__(self, max_frame: int = MAX_FRAME) -> None:
+    def __init__(self, max_frame: int = MAX_FRAME, versions: tuple[int, ...] = VERSIONS) -> None:
         self._max = max_frame
+        self.versions = versions
         self._buffer = bytearray()
         self._discarding = False
 
@@ -234,7 +254,7 @@ class FrameDecoder:
             if end < 0:
                 return out
             if self._buffer:
-                out.append(_decode_raw(bytes(self._buffer)))
+                out.append(_decode_raw(bytes(self._buffer), self.versions))
             self._buffer.clear()
             self._discarding = False
             start = end + 1

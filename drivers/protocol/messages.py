@@ -20,7 +20,9 @@ from typing import Any, ClassVar, Self, cast
 
 from controller.errors import LuckTableError
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2  # the newest version, which a device of this code speaks
+#: The versions this codec reads and writes (docs/protocol.md section 3).
+VERSIONS = (1, 2)
 SEQ_MODULUS = 1 << 16
 SEATS = range(1, 9)
 CARD_CODES = range(52)
@@ -76,6 +78,15 @@ def seq_distance(start: int, end: int) -> int:
     return d - SEQ_MODULUS if d >= SEQ_MODULUS // 2 else d
 
 
+def _wire_uid(message: str, uid_length: int, raw: bytes) -> bytes:
+    """The UID of a ``uid_length`` byte and a zero-padded 10-byte ``uid`` field."""
+    if uid_length > UID_MAX:
+        raise MessageError(message, "uid", f"length {uid_length} is over {UID_MAX}")
+    if any(raw[uid_length:]):
+        raise MessageError(message, "uid", "padding after the UID is not zero")
+    return raw[:uid_length]
+
+
 def seat_mask(seats: Iterable[int]) -> int:
     """Seats 1..8 as a bit mask: bit ``s - 1`` is seat ``s``."""
     return sum(1 << (s - 1) for s in seats)
@@ -127,6 +138,18 @@ class _Fields:
             raise self.error(field, f"must be true or false (1 or 0), not {value!r}")
         self.set(field, bool(value))
 
+    def uid(self, field: str = "uid") -> None:
+        """A tag UID: 0..UID_MAX bytes, given as bytes or hex text; stored as bytes."""
+        uid = getattr(self.message, field)
+        if isinstance(uid, str):
+            try:
+                uid = bytes.fromhex(uid)
+            except ValueError:
+                raise self.error(field, f"not hexadecimal: {uid!r}") from None
+        if not isinstance(uid, bytes | bytearray) or len(uid) > UID_MAX:
+            raise self.error(field, f"must be 0..{UID_MAX} bytes, not {uid!r}")
+        self.set(field, bytes(uid))
+
     def seats(self, field: str) -> None:
         value = getattr(self.message, field)
         try:
@@ -148,6 +171,7 @@ class Message:
     FROM_DEVICE: ClassVar[bool]
     SEQUENCED: ClassVar[bool]
     LAYOUT: ClassVar[struct.Struct]
+    SINCE: ClassVar[int] = 1  # the first protocol version that has this message
 
     def __post_init__(self) -> None:
         self._validate(_Fields(self))
@@ -163,13 +187,20 @@ class Message:
     def _from_wire(cls, values: tuple[Any, ...]) -> Self:
         return cls(*values)
 
-    def pack_payload(self) -> bytes:
-        return self.LAYOUT.pack(*self._wire_values())
+    @classmethod
+    def layout(cls, version: int = PROTOCOL_VERSION) -> struct.Struct:
+        """The payload layout in protocol ``version`` (the same in every version but where
+        a message overrides it)."""
+        return cls.LAYOUT
+
+    def pack_payload(self, version: int = PROTOCOL_VERSION) -> bytes:
+        return self.layout(version).pack(*self._wire_values())
 
     @classmethod
-    def unpack_payload(cls, payload: bytes) -> Self:
-        """Payload bytes (exactly ``LAYOUT.size``) to a message; MessageError if a field is bad."""
-        return cls._from_wire(cls.LAYOUT.unpack(payload))
+    def unpack_payload(cls, payload: bytes, version: int = PROTOCOL_VERSION) -> Self:
+        """Payload bytes (exactly ``layout(version).size``) to a message; MessageError if a
+        field is bad."""
+        return cls._from_wire(cls.layout(version).unpack(payload))
 
 
 # --- device to host, not sequenced -------------------------------------------------------
@@ -338,15 +369,7 @@ class CardMessage(Message):
     def _validate(self, fields: _Fields) -> None:
         fields.integer("card", (0, 51))
         fields.integer("read_counter", _U32)
-        uid = self.uid
-        if isinstance(uid, str):
-            try:
-                uid = bytes.fromhex(uid)
-            except ValueError:
-                raise fields.error("uid", f"not hexadecimal: {uid!r}") from None
-        if not isinstance(uid, bytes | bytearray) or len(uid) > UID_MAX:
-            raise fields.error("uid", f"must be 0..{UID_MAX} bytes, not {uid!r}")
-        fields.set("uid", bytes(uid))
+        fields.uid()
 
     def _wire_values(self) -> tuple[Any, ...]:
         return (self.card, self.read_counter, len(self.uid), self.uid)
@@ -354,11 +377,7 @@ class CardMessage(Message):
     @classmethod
     def _from_wire(cls, values: tuple[Any, ...]) -> Self:
         card, counter, uid_length, raw = values
-        if uid_length > UID_MAX:
-            raise MessageError(cls.NAME, "uid", f"length {uid_length} is over {UID_MAX}")
-        if any(raw[uid_length:]):
-            raise MessageError(cls.NAME, "uid", "padding after the UID is not zero")
-        return cls(card, counter, raw[:uid_length])
+        return cls(card, counter, _wire_uid(cls.NAME, uid_length, raw))
 
 
 @dataclass(frozen=True)
@@ -397,6 +416,40 @@ class Deck(Message):
         fields.integer("deck_id", _U32)
         fields.integer("cards_loaded", _U16)
         fields.integer("cards_remaining", (0, self.cards_loaded))
+
+
+@dataclass(frozen=True)
+class DeckCardMessage(Message):
+    """Deck registration (version 2 on): the shoe read card number ``index`` (from 0) of the
+    deck ``deck_id`` being loaded, its code and tag UID (b'' from a reader without UIDs).
+    The shoe sends one per card it read, in the order it read them, before the DECK of the
+    same ``deck_id``."""
+
+    TYPE = 0x15
+    NAME = "DECK_CARD"
+    FROM_DEVICE = True
+    SEQUENCED = True
+    SINCE = 2
+    LAYOUT = struct.Struct(">IHBB10s")
+
+    deck_id: int
+    index: int
+    card: int
+    uid: bytes = b""
+
+    def _validate(self, fields: _Fields) -> None:
+        fields.integer("deck_id", _U32)
+        fields.integer("index", _U16)
+        fields.integer("card", (0, 51))
+        fields.uid()
+
+    def _wire_values(self) -> tuple[Any, ...]:
+        return (self.deck_id, self.index, self.card, len(self.uid), self.uid)
+
+    @classmethod
+    def _from_wire(cls, values: tuple[Any, ...]) -> Self:
+        deck_id, index, card, uid_length, raw = values
+        return cls(deck_id, index, card, _wire_uid(cls.NAME, uid_length, raw))
 
 
 @dataclass(frozen=True)
@@ -447,29 +500,46 @@ class SeatOccupied(Message):
 
 @dataclass(frozen=True)
 class SeatCard(Message):
-    """A card arrived in a seat's card area; ``card`` None: the seat reader did not identify it."""
+    """A card arrived in a seat's card area; ``card`` None: the seat reader did not identify
+    it; ``uid``: the tag UID the seat reader read (version 2 on; b'' when none)."""
 
     TYPE = 0x21
     NAME = "SEAT_CARD"
     FROM_DEVICE = True
     SEQUENCED = True
-    LAYOUT = struct.Struct(">BB")
+    LAYOUT = struct.Struct(">BBB10s")
+    LAYOUT_V1 = struct.Struct(">BB")
 
     seat: int
     card: int | None
+    uid: bytes = b""
 
     def _validate(self, fields: _Fields) -> None:
         fields.integer("seat", (1, 8))
         if self.card is not None:
             fields.integer("card", (0, 51))
+        fields.uid()
+
+    @classmethod
+    def layout(cls, version: int = PROTOCOL_VERSION) -> struct.Struct:
+        return cls.LAYOUT_V1 if version == 1 else cls.LAYOUT
+
+    def pack_payload(self, version: int = PROTOCOL_VERSION) -> bytes:
+        if version != 1:
+            return super().pack_payload(version)
+        if self.uid:
+            raise MessageError(self.NAME, "uid", "protocol version 1 carries no UID")
+        return self.LAYOUT_V1.pack(*self._wire_values()[:2])
 
     def _wire_values(self) -> tuple[Any, ...]:
-        return (self.seat, NO_CARD if self.card is None else self.card)
+        card = NO_CARD if self.card is None else self.card
+        return (self.seat, card, len(self.uid), self.uid)
 
     @classmethod
     def _from_wire(cls, values: tuple[Any, ...]) -> Self:
-        seat, card = values
-        return cls(seat, None if card == NO_CARD else card)
+        seat, card, *tag = values  # version 1: no uid_length and uid
+        uid = _wire_uid(cls.NAME, *tag) if tag else b""
+        return cls(seat, None if card == NO_CARD else card, uid)
 
 
 # --- host to device (none sequenced) -----------------------------------------------------
@@ -557,6 +627,7 @@ MESSAGE_CLASSES: tuple[type[Message], ...] = (
     CardMessage,
     Unreadable,
     Deck,
+    DeckCardMessage,
     Fault,
     FaultCleared,
     SeatOccupied,
