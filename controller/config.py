@@ -16,7 +16,10 @@ value and what is allowed (the CLI turns it into exit status 2). Sections (see
   (``serial`` with ``port`` and ``baud``, or ``usb`` with ``vendor_id``, ``product_id``
   and optionally ``serial_number``), ``enabled`` (seat board only), and a ``link`` table
   of link timings (``drivers.session.LinkConfig``).
-- ``[journal]``: ``path``.
+- ``[journal]``: ``path``; ``segment_hands`` and ``segment_megabytes``, when the journal
+  rotates into a closed segment (:class:`controller.journal.rotation.Rotation`: at the end
+  of the hand that brings the inputs since the last segment to that many hands, default
+  1000, or the journal's file to that many MB in use, default 0; 0: never by that one).
 - ``[api]``: ``bind``, ``port``, ``tls_cert`` and ``tls_key`` (both or neither), and what
   the console lets in: ``trusted_proxies``, ``allowed_hosts``, ``allowed_origins``,
   ``max_body``, ``max_header``, ``request_timeout``, ``max_connections``,
@@ -64,6 +67,7 @@ from controller.config_file import (
     text,
     whole,
 )
+from controller.journal.rotation import Rotation
 from controller.rules import Rules, RulesError
 from controller.table import TableSettings
 from controller.table.settings import Protection
@@ -135,6 +139,7 @@ class Config:
     dealers: tuple[Credential, ...]
     floor: FloorSettings | None = None  # None: the table ships to no floor
     console: Console = Console()
+    rotation: Rotation = field(default_factory=Rotation)
 
 
 def load_config(path: str | Path, *, example_pins: bool | None = None) -> Config:
@@ -167,7 +172,11 @@ def parse_config(data: Mapping[str, Any], base: Path) -> Config:
     protection = _protection(section(data, "protection", optional=True))
     settings = TableSettings(rules, low, high, seat_board is not None, own, protection)
     journal = section(data, "journal")
-    no_unknown(journal, {"path"}, "journal.")
+    no_unknown(journal, {"path", "segment_hands", "segment_megabytes"}, "journal.")
+    rotation = Rotation(
+        whole(journal, "journal.segment_hands", 0, default=Rotation().hands),
+        whole(journal, "journal.segment_megabytes", 0, default=Rotation().megabytes),
+    )
     credentials = section(data, "credentials")
     no_unknown(credentials, {"supervisors", "dealers"}, "credentials.")
     return Config(
@@ -182,6 +191,7 @@ def parse_config(data: Mapping[str, Any], base: Path) -> Config:
         dealers=parse_credentials(credentials, "dealers"),
         floor=_floor(data["floor"]) if "floor" in data else None,
         console=_console(section(data, "console", optional=True)),
+        rotation=rotation,
     )
 
 
