@@ -42,7 +42,10 @@ from controller.sim.dealer import Dealer, Tally
 from controller.sim.floor import CoreFloor
 from controller.table import TableSettings
 from dealer_ui.archive import hand_record, summaries
+from tests.console_kit import Script, live_table
 from tests.floor_kit import floor_database
+from tests.service_kit import simulator
+from tests.test_dealer_ui_api import past_hands, watching
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -361,3 +364,40 @@ def test_a_backup_carries_the_segments_and_restores_the_table(
     assert status == 2 and "is missing" in err
     backup(path, backups, 2, night + datetime.timedelta(days=2))
     assert not folder_of(copy).exists()  # the oldest copy went with its segments
+
+
+def test_the_service_rotates_at_each_hand_s_end_and_reads_through_its_segments(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async def sessions(shoe: Any) -> None:
+        async with live_table(tmp_path, shoe, journal_lines="segment_hands = 1") as live:
+            watcher = await watching(live)
+            await live.seat_players()
+            for _ in range(3):
+                await live.play_hand(Script())
+            rotating = live.service._rotating  # the last hand's rotation, in its thread
+            assert rotating is not None
+            await asyncio.wait_for(asyncio.shield(rotating), 60)
+            listed = await past_hands(live, watcher)
+            assert [hand["hand"] for hand in listed] == [1, 2, 3]
+            one = (await live.http.get("/api/history/2", headers=watcher)).json()
+            assert one["hand"] == 2 and one["recorded"] is True
+            position = live.service.position
+        async with live_table(tmp_path, shoe, journal_lines="segment_hands = 1") as live:
+            recovered = live.service.recovered
+            assert recovered is not None and recovered.snapshot > 0 and recovered.replayed < 20
+            assert live.service.position > position  # its restart journaled, after the rest
+
+    with simulator("shoe") as shoe:
+        asyncio.run(asyncio.wait_for(sessions(shoe), 400))
+    path = tmp_path / "table.sqlite"
+    with Journal.open_read_only(path) as journal:
+        closed = journal.sealed()
+        assert closed[0].first == 1 and closed[-1].last_hand == 3  # a rotation a hand
+        assert [s.first for s in closed[1:]] == [s.last + 1 for s in closed[:-1]]
+        assert [s.first_hand for s in closed] == [1, *(s.last_hand + 1 for s in closed[:-1])]
+        hands = list(recorded_hands(journal))
+        assert [hand.number for hand in hands] == [1, 2, 3]
+        assert all(hand.matches(hand.replay()) for hand in hands)
+    assert main(["journal", "verify", "--journal", str(path)]) == 0
+    assert main(["history", "--journal", str(path), "--hand", "1"]) == 0
