@@ -19,7 +19,7 @@ value and what is allowed (the CLI turns it into exit status 2). Sections (see
 - ``[journal]``: ``path``; ``segment_hands`` and ``segment_megabytes``, when the journal
   rotates into a closed segment (:class:`controller.journal.rotation.Rotation`: at the end
   of the hand that brings the inputs since the last segment to that many hands, default
-  1000, or the journal's file to that many MB in use, default 0; 0: never by that one).
+  200, or the journal's file to that many MB in use, default 0; 0: never by that one).
 - ``[api]``: ``bind``, ``port``, ``tls_cert`` and ``tls_key`` (both or neither), and what
   the console lets in: ``trusted_proxies``, ``allowed_hosts``, ``allowed_origins``,
   ``max_body``, ``max_header``, ``request_timeout``, ``max_connections``,

@@ -38,7 +38,8 @@ def check(journal: Journal, segment: Segment) -> Path:
     fit the journal's hash chain from the segment before it to its recorded end. Raises
     :class:`~.segments.SegmentDamaged` (or another :class:`JournalError`) naming it."""
     path = location(journal.path, segment)
-    with journal.segments.opened(segment) as connection:  # its SHA-256 checked first
+    verify(path, segment)
+    with journal.segments.opened(segment) as connection:
         (before,) = connection.execute("SELECT chain_before FROM segment").fetchone()
         end = chain_of(connection, None if before is None else bytes(before), segment.words())
     if end != segment.chain:

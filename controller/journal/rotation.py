@@ -66,7 +66,7 @@ class Rotation:
     hand that brings the inputs since the last segment to ``hands`` hands or the journal's
     file to ``megabytes`` MB in use, whichever comes first (0: that one never)."""
 
-    hands: int = 1000
+    hands: int = 200
     megabytes: int = 0
 
     @property

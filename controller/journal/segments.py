@@ -232,8 +232,15 @@ def location(journal: str | Path, segment: Segment) -> Path:
     return Path(str(note["archived_to"])) / segment.name
 
 
+#: The segment files this process has checked, each with what would change if the file did
+#: (its inode, size, modification and change times: a file rewritten or replaced is checked
+#: again; the change time cannot be set back by a user).
+_checked: dict[Path, tuple[int, int, int, int]] = {}
+
+
 def verify(path: Path, segment: Segment) -> None:
-    """Raise :class:`SegmentDamaged` unless the file at ``path`` is the sealed segment."""
+    """Raise :class:`SegmentDamaged` unless the file at ``path`` is the sealed segment (read
+    whole, whatever this process checked before)."""
     try:
         size = path.stat().st_size
         found = digest(path) if size == segment.size else None
@@ -250,29 +257,38 @@ def verify(path: Path, segment: Segment) -> None:
             f"{segment.words()} at {path} is damaged: {what} differs from the journal's "
             "record; it is not read (restore it from a backup)"
         )
+    _checked[path.absolute()] = _identity(path.stat())
+
+
+def _identity(stat: os.stat_result) -> tuple[int, int, int, int]:
+    return (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
 
 
 class Segments:
     """The segments of the journal at ``journal`` as its readers read them: each file
-    checked against its record once (again when the file changes), then opened read-only."""
+    checked against its record once in a process (again when the file changes), then
+    opened read-only."""
 
     def __init__(self, journal: str | Path) -> None:
         self.journal = str(journal)
-        self._checked: dict[str, tuple[Path, int, int]] = {}
 
     @contextmanager
     def opened(self, segment: Segment) -> Iterator[sqlite3.Connection]:
         """A read-only connection to the segment's file, checked."""
-        path = location(self.journal, segment)
+        path = location(self.journal, segment).absolute()
         try:
             stat = path.stat()
         except OSError:
             stat = None
-        known = self._checked.get(segment.name)
-        if stat is None or known != (path, stat.st_size, stat.st_mtime_ns):
+        seen = (
+            None
+            if stat is None
+            else (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+        )
+        if seen is None or _checked.get(path) != seen:
             verify(path, segment)
-            assert stat is not None
-            self._checked[segment.name] = (path, stat.st_size, stat.st_mtime_ns)
+            assert seen is not None
+            _checked[path] = seen
         try:
             connection = probe(f"{path.absolute().as_uri()}?mode=ro&immutable=1")
         except sqlite3.Error as error:
