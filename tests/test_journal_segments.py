@@ -204,6 +204,9 @@ def test_a_power_cut_during_a_rotation_loses_nothing_and_the_next_writer_finishe
         with sqlite3.connect(path) as db:
             assert db.execute("SELECT min(position) FROM inputs").fetchone() == (through + 1,)
         assert read(path) == before
+        old = next(e for e in before[0] if e.seq is not None and e.position < through // 2)
+        again = Input(old.recorded_at, old.source, old.type, old.fields, old.device, old.seq)
+        assert journal.append([again]) == [None]  # a device sends again what a segment holds
         last = before[0][-1]
         (position,) = journal.append([Input(1_800_000_000.0, "table", "Tick", {"at": 1})])
         added = journal.entry(position)
@@ -380,6 +383,13 @@ def test_the_service_rotates_at_each_hand_s_end_and_reads_through_its_segments(
             await asyncio.wait_for(asyncio.shield(rotating), 60)
             listed = await past_hands(live, watcher)
             assert [hand["hand"] for hand in listed] == [1, 2, 3]
+            for query, hands in (("?limit=2", [2, 3]), ("?before=3&limit=1", [2])):
+                page = await live.http.get(f"/api/history{query}", headers=watcher)
+                assert [hand["hand"] for hand in page.json()] == hands
+                assert page.json() == [hand for hand in listed if hand["hand"] in hands]
+            for query in ("?limit=0", "?limit=1001", "?before=0"):
+                refused = await live.http.get(f"/api/history{query}", headers=watcher)
+                assert refused.status_code == 422, query
             one = (await live.http.get("/api/history/2", headers=watcher)).json()
             assert one["hand"] == 2 and one["recorded"] is True
             position = live.service.position
