@@ -7,10 +7,11 @@ one copied from an earlier run's (``--reuse FILE``: with ``luck-table backup``'s
 segments included, so that a journal still being written is measured as it is).
 
 Prints, for each journal: how fast it was made (hands a second), its disk use per hand (the
-file, its write-ahead log and its segments), the time of each reading (the best of 3; the
-first page with a new worker each time), and at the end the old journal's times over the
-young one's (the goal: within 2x). ``--whole`` also times a replay of the whole journal
-(what the first page and a hand by number cost before the index of hands).
+file, its write-ahead log and its segments), the size of the file itself, the time of each
+reading (the best of 3; the first page with a new worker each time), and at the end the
+old journal's times over the young one's (the goal: within 2x). ``--whole`` also times a
+replay of the whole journal (what the first page and a hand by number cost before the index
+of hands).
 
     .venv/bin/python bench/journal_age.py [--hands 100 10000] [--segment-hands 1000]
         [--reuse FILE] [--seed S] [--folder DIR] [--whole]
@@ -118,6 +119,7 @@ def measure(path: Path, seconds: float | None, whole: bool) -> dict[str, float]:
     figures = {
         "made (hands/s)": hands / seconds if seconds else float("nan"),
         "disk (bytes/hand)": disk(path) / hands,
+        "the file (MB)": path.stat().st_size / 1e6,
         "service start (s)": min(timed(service_start, path, hands) for _ in range(3)),
         "history --hand N (s)": min(timed(history_hand, path, hands) for _ in range(3)),
         "history --hand 2 (s)": min(timed(history_hand, path, 2) for _ in range(3)),
