@@ -107,6 +107,12 @@ def test_a_rotated_journal_reads_as_the_whole_one(
             capsys, "history", "--journal", str(rotated), "--hand", str(number), "--json"
         ) == (out(capsys, "history", "--journal", str(whole), "--hand", str(number), "--json"))
         assert hand_record(rotated, number)[1] == hand_record(whole, number)[1]
+    index = "SELECT hand_number, first, last, snapshot FROM hand_index ORDER BY hand_number"
+    with sqlite3.connect(whole) as one, sqlite3.connect(rotated) as other:
+        spans = zip(one.execute(index).fetchall(), other.execute(index).fetchall(), strict=True)
+    for (number, first, last, checkpoint), (*same, snapshot) in spans:
+        assert same == [number, first, last]
+        assert snapshot >= checkpoint and (number <= 4 or snapshot > 0)  # or the segment's base
     status, listed, _ = out(capsys, "journal", "list", "--journal", str(rotated))
     assert status == 0 and len(listed.splitlines()) == 5 and "hands 1-4" in listed
     assert out(capsys, "journal", "verify", "--journal", str(rotated))[0] == 0

@@ -130,11 +130,16 @@ class Snapshots:
             raise JournalError(f"cannot index the hands of journal {self.path}: {error}") from None
 
     def _index(self, number: int, position: int) -> None:
-        """Index hand ``number``, ended by the input at ``position`` (in a transaction)."""
+        """Index hand ``number``, ended by the input at ``position`` (in a transaction): its
+        snapshot the latest checkpoint before it, or the snapshot where the last segment
+        ends when that is later (the checkpoints before it are in the segments)."""
+        base = "0"
+        if has_catalogue(self._db):
+            base = "(SELECT coalesce(max(last), 0) FROM journal_segments)"
         self._db.execute(
             "INSERT OR REPLACE INTO hand_index SELECT ?, first, ?, "
             "(SELECT coalesce(max(position), 0) FROM table_snapshots "
-            "WHERE position < first AND hand_number % ? = 0) "
+            f"WHERE position < first AND (hand_number % ? = 0 OR position = {base})) "
             "FROM (SELECT coalesce(max(last), 0) + 1 AS first FROM hand_index) "
             "WHERE first <= ?",  # a hand ends after the last one indexed (else: kept as is)
             (number, position, EVERY, position),
