@@ -324,6 +324,9 @@ def test_a_segment_leaves_the_machine_only_once_the_floor_holds_it(
         assert status == 2 and "pruned" in err and "the floor has them" in err
         assert out(capsys, "history", "--journal", str(path), "--hand", "10")[0] == 0
         assert out(capsys, "history", "--journal", str(path), "--hand", "13")[0] == 0
+        status, said, err = out(capsys, "history", "--journal", str(path), "--json")
+        assert status == 0 and "up to hand 8 were pruned (the floor has them)" in err
+        assert [hand["hand"] for hand in json.loads(said)] == [9, 10, 11, 12, 13]
         # the third, damaged, is refused: nothing of it changes
         segment = folder / third.name
         segment.chmod(0o640)

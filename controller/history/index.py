@@ -20,6 +20,7 @@ from controller.history.hands import HandRecorder, RecordedHand
 from controller.history.records import TABLE
 from controller.history.recovery import Recovered, from_snapshot, initial_table, steps
 from controller.journal import Device, Journal, JournalError
+from controller.journal.segments import Segment, moved
 from controller.journal.snapshots import EVERY, Snapshots
 
 log = logging.getLogger(__name__)
@@ -51,6 +52,25 @@ def build_index(journal: Journal, snapshots: Snapshots) -> int:
         time.perf_counter() - started,
     )
     return len(hands)
+
+
+def readable_from(journal: Journal) -> tuple[Recovered, Segment | None]:
+    """Where the journal can be read from: its start, or, when segments of it were pruned,
+    the snapshot where the last pruned one ends (and that segment)."""
+    gone = [s for s in journal.sealed() if (moved(journal.path, s) or {}).get("pruned")]
+    if not gone:
+        return Recovered(initial_table()), None
+    snapshots = Snapshots(journal.path, read_only=True)
+    try:
+        recovered = from_snapshot(snapshots, gone[-1].last)
+    finally:
+        snapshots.close()
+    if recovered.position != gone[-1].last:
+        raise JournalError(
+            f"journal {journal.path}: no snapshot where {gone[-1].words()} ends: the hands "
+            "after it cannot be read without it"
+        )
+    return recovered, gone[-1]
 
 
 @dataclass(frozen=True)
