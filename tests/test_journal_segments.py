@@ -420,3 +420,18 @@ def test_the_service_rotates_at_each_hand_s_end_and_reads_through_its_segments(
         assert all(hand.matches(hand.replay()) for hand in hands)
     assert main(["journal", "verify", "--journal", str(path)]) == 0
     assert main(["history", "--journal", str(path), "--hand", "1"]) == 0
+
+
+def test_a_journal_rotates_by_size_too(tmp_path: Path) -> None:
+    path = tmp_path / "sized.sqlite"
+    tally = Tally()
+    journal = CoreJournal(path, Rotation(0, 1))  # 1 MB of the file in use
+    floor = CoreFloor(TableSettings(), tally.observe, start=1_700_000_000_000, journal=journal)
+    try:
+        asyncio.run(Dealer(floor, tally, seats=5, hands=70, seed=4).run())
+    finally:
+        journal.close()
+    with Journal.open_read_only(path) as reading:
+        closed = reading.sealed()
+    assert len(closed) == 1 and 800_000 <= closed[0].size < 1_300_000  # the file held ~1 MB
+    assert [hand["hand"] for hand in read(path)[1]] == list(range(1, 71))
