@@ -311,6 +311,10 @@ def test_a_segment_leaves_the_machine_only_once_the_floor_holds_it(
         assert sorted(p.name for p in folder.iterdir()) == files  # nothing changed
         archived = tmp_path / "archive"
         archived.mkdir()
+        (archived / first.name).write_bytes(b"another table's segment of that name")
+        status, _, err = out(capsys, "journal", "archive", *floor, "--to", str(archived))
+        assert status == 1 and "is there already" in err and (folder / first.name).exists()
+        (archived / first.name).unlink()
         status, said, _ = out(capsys, "journal", "archive", *floor, "--to", str(archived))
         assert status == 0 and f"{first.name}: archived to" in said
         assert f"{second.name}: kept" in said and f"{third.name}: kept" in said

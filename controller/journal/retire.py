@@ -22,6 +22,7 @@ from controller.journal.base import JournalError
 from controller.journal.segments import (
     PARTIAL,
     Segment,
+    SegmentDamaged,
     folder_of,
     location,
     moved,
@@ -89,8 +90,14 @@ def archive(journal: Journal, segment: Segment, to: Path, confirmed: int) -> Pat
         return copy
     check(journal, segment)
     target = to.absolute() / segment.name
-    if target.exists():
-        verify(target, segment)  # a copy a cut left: the same bytes, or refused
+    if target.exists():  # a copy a cut left: the same bytes, or refused
+        try:
+            verify(target, segment)
+        except SegmentDamaged:
+            raise JournalError(
+                f"{target} is there already and is not {segment.words()} of journal "
+                f"{journal.path} (another table's? archive each table into a folder of its own)"
+            ) from None
     else:
         partial = target.with_name(target.name + PARTIAL)
         shutil.copyfile(at_home, partial)
