@@ -363,7 +363,7 @@ class Journal:
             try:
                 rows = self._db.execute(query, (after,))
                 row = rows.fetchone()
-                if row is not None and row[0] != after + 1 and self._sealed_since(after):
+                if (row is None or row[0] != after + 1) and self._sealed_since(after):
                     rows.close()
                     continue  # the writer sealed a segment meanwhile: read it first
                 while row is not None:
