@@ -116,6 +116,7 @@ def last_hand(path: Path) -> int:
 READINGS: dict[str, Callable[[Path, int], None]] = {
     "service start (s)": service_start,
     "history --hand N (s)": history_hand,
+    "history --hand N-5 (s)": lambda path, number: history_hand(path, number - 5),
     "history --hand 2 (s)": lambda path, _: history_hand(path, 2),
     "/api/history/N (s)": archive_hand,
     "/api/history (s)": first_page,

@@ -45,7 +45,6 @@ from controller.journal.segments import (
     sync_file,
     sync_folder,
 )
-from controller.journal.snapshots import EVERY
 from controller.journal.store import chain_of
 
 log = logging.getLogger(__name__)
@@ -192,11 +191,10 @@ def _write(
             "WHERE position BETWEEN ? AND ?",
             (first, through),
         ).rowcount
-        connection.execute(
+        connection.execute(  # the base, the checkpoints, the latest few (the last hands')
             "INSERT INTO segment.table_snapshots SELECT position, hand_number, state "
-            "FROM main.table_snapshots WHERE position IN (?, ?) "
-            "OR (position BETWEEN ? AND ? AND hand_number % ? = 0)",
-            (first - 1, through, first, through, EVERY),
+            "FROM main.table_snapshots WHERE position BETWEEN ? AND ?",
+            (first - 1, through),
         )
         (chain,) = connection.execute(
             "SELECT chain FROM main.inputs WHERE position = ?", (through,)
