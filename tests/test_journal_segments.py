@@ -113,6 +113,8 @@ def test_a_rotated_journal_reads_as_the_whole_one(
     for (number, first, last, checkpoint), (*same, snapshot) in spans:
         assert same == [number, first, last]
         assert snapshot >= checkpoint and (number <= 4 or snapshot > 0)  # or the segment's base
+    with Journal.open_read_only(rotated) as journal:  # a segment keeps its last hands' snapshots
+        assert recorded_hand(journal, 20).after == recorded_hand(journal, 19).through
     status, listed, _ = out(capsys, "journal", "list", "--journal", str(rotated))
     assert status == 0 and len(listed.splitlines()) == 5 and "hands 1-4" in listed
     assert out(capsys, "journal", "verify", "--journal", str(rotated))[0] == 0
