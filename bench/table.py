@@ -7,8 +7,11 @@
     to the simulator (so the figure includes the control channel's hop into it). Beside
     it, in the same run: the driver alone on the same simulator (no journal, no table), the
     whole service again shipping its journal to a floor store (a PostgreSQL database of its
-    own, as the floor's tests make one; skipped without a server), and the CARD frame's
-    wire time. Goal: p99 <= wire time + 10 ms, with or without a floor.
+    own, as the floor's tests make one; skipped without a server), the same with VIEWERS
+    public viewers (200; ``--viewers 0`` skips it) on the console's feed (a process of
+    their own), one SQLite commit (WAL, synchronous=FULL) on the same disk, and the CARD
+    frame's wire time. Goals: the service's own share at p99 (its p99 minus the driver's
+    alone, in the same run) at most one commit's p99 + 1 ms; p99 <= wire time + 10 ms.
 (b) Recovery time for a journal of HANDS hands (written the way the service writes it:
     device events, people's inputs, a snapshot at each hand's end): opening the journal
     and rebuilding the table from the latest snapshot, beside replaying the whole journal
@@ -28,8 +31,15 @@
     while 20 MiB request bodies are sent, one after the other, for as long; the attacks
     are sent by a process of their own. Goal: p99 within the goal of (a) in each.
 
+(g) ``--resume N``: card latency as in (a) on a service whose journal holds N hands (300
+    by default; written as in (b)) that its floor does not hold: the cards drawn while the
+    shipper catches up (a restarted table far ahead of its floor, the heaviest resume: the
+    floor holds nothing), then CARDS cards after; with the shipper in a thread of the
+    service's process (as before) and in a process of its own (as now). Goal: p99 within
+    the goal of (a) while it catches up.
+
 Usage: .venv/bin/python bench/table.py [--cards N] [--hands N] [--kills N] [--history N]
-[--attacks N] (0 skips a part)
+[--attacks N] [--viewers N] [--resume N] (0 skips a part)
 """
 
 from __future__ import annotations
@@ -183,13 +193,23 @@ async def dealing(service: TableService, control_address: str) -> AsyncIterator[
 
 
 async def whole_service(
-    folder: Path, port: str, control_address: str, cards: int, floor: str = ""
+    folder: Path, port: str, control_address: str, cards: int, floor: str = "", viewers: int = 0
 ) -> list[float]:
     """Card latency through the service (shipping its journal to the floor at DSN
-    ``floor``, when given)."""
+    ``floor``, when given; with ``viewers`` public viewers on its console's feed, from a
+    process of their own, when given)."""
     folder.mkdir(exist_ok=True)
-    settings = config(folder, port, floor=f"dsn = {json.dumps(floor)}" if floor else "")
-    async with TableService(settings) as service:
+    floor_lines = f"dsn = {json.dumps(floor)}" if floor else ""
+    settings = config(folder, port, floor=floor_lines, table_id=f"T-{folder.name}")
+    # every viewer connects from this machine: one address with hundreds of feeds
+    api = replace(settings.api, port=0, max_websockets=100_000, max_connections=100_000)
+    settings = replace(settings, api=api)
+    async with TableService(settings) as service, contextlib.AsyncExitStack() as stack:
+        if viewers:
+            served = await serve(service)
+            stack.push_async_callback(served.stop)
+            feed = served.url.replace("http", "ws", 1) + "/ws"
+            await stack.enter_async_context(watched(feed, viewers))
         async with dealing(service, control_address) as dealt:
             await dealt.until(cards)
         hands = service.table.hand_number
@@ -200,6 +220,54 @@ async def whole_service(
         f"    journal of the live run: {size / max(hands, 1):,.0f} bytes per hand ({hands} hands)"
     )
     return dealt.ms()[:cards]
+
+
+@contextlib.asynccontextmanager
+async def watched(feed: str, viewers: int) -> AsyncIterator[None]:
+    """``viewers`` public viewers on ``feed``, in a process of their own (bench/feeds.py's),
+    each reading every update until the block ends."""
+    client = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(ROOT / "bench" / "feeds.py"),
+        "--viewers-of",
+        *([feed] * viewers),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        limit=1 << 28,  # the viewers' report is one long line
+    )
+    assert client.stdin is not None and client.stdout is not None
+    try:
+        line = await asyncio.wait_for(client.stdout.readline(), 300)
+        if line.strip() != b"ready":
+            raise RuntimeError(f"the viewers did not connect: {line!r}")
+        yield
+        client.stdin.write(b"stop\n")
+        await client.stdin.drain()
+        report = json.loads(await asyncio.wait_for(client.stdout.readline(), 300))
+        got = [len(each) for each in report["got"]]
+        print(f"    {viewers} viewers on the feed got {min(got)} to {max(got)} updates each")
+    finally:
+        if client.returncode is None:
+            client.kill()
+        await client.wait()
+
+
+def commit_times(folder: Path, commits: int = 500) -> list[float]:
+    """ms of one SQLite commit (WAL, synchronous=FULL) of a row the size of a journal
+    entry, on the journal's disk: the floor under the service's own share of a card."""
+    db = sqlite3.connect(folder / "commits.sqlite3", isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=FULL")
+    db.execute("CREATE TABLE t (n INTEGER PRIMARY KEY, body BLOB)")
+    samples = []
+    for number in range(commits):
+        start = time.perf_counter()
+        db.execute("BEGIN")
+        db.execute("INSERT INTO t VALUES (?, ?)", (number, bytes(160)))
+        db.execute("COMMIT")
+        samples.append((time.perf_counter() - start) * 1000)
+    db.close()
+    return samples
 
 
 async def shipped(service: TableService) -> None:
@@ -225,7 +293,7 @@ def journal_size(path: Path) -> int:
     return path.stat().st_size
 
 
-def latency(cards: int) -> None:
+def latency(cards: int, viewers: int) -> None:
     print(f"(a) card latency at {BAUD} baud over a pty, {cards} cards")
     frame = len(encode_frame(0, CardMessage(51, 1, bytes(7))))
     wire = frame * BITS_PER_BYTE / BAUD * 1000
@@ -233,7 +301,7 @@ def latency(cards: int) -> None:
     with tempfile.TemporaryDirectory() as folder, simulator("shoe", seed=3) as shoe:
         control = shoe.announced["control"]
         runs["driver alone"] = asyncio.run(driver_alone(shoe.port, control, cards))
-        runs["whole service"] = served = asyncio.run(
+        runs["whole service"] = asyncio.run(
             whole_service(Path(folder) / "alone", shoe.port, control, cards)
         )
         with contextlib.ExitStack() as stack:
@@ -245,13 +313,29 @@ def latency(cards: int) -> None:
                 runs["with a floor"] = asyncio.run(
                     whole_service(Path(folder) / "floor", shoe.port, control, cards, dsn)
                 )
+                if viewers:
+                    name = f"floor+{viewers} viewers"
+                    runs[name] = asyncio.run(
+                        whole_service(
+                            Path(folder) / "viewed", shoe.port, control, cards, dsn, viewers
+                        )
+                    )
+        runs["one commit"] = commit_times(Path(folder))
+    commit_p99 = percentiles(runs["one commit"])[1]
+    driver_p99 = percentiles(runs["driver alone"])[1]
     for name, samples in runs.items():
         p50, p99 = percentiles(samples)
-        print(f"    {name:14s} p50 {p50:7.3f} ms   p99 {p99:7.3f} ms")
+        share = ""
+        if name not in ("driver alone", "one commit"):
+            own = p99 - driver_p99
+            verdict = "met" if own <= commit_p99 + 1 else "NOT met"
+            share = f"   service's own share {own:6.3f} ms: {verdict}"
+        print(f"    {name:22s} p50 {p50:7.3f} ms   p99 {p99:7.3f} ms{share}")
     print(f"    wire time of a {frame}-byte CARD frame: {wire:.3f} ms")
-    p99 = percentiles(served)[1]
-    verdict = "met" if p99 <= wire + 10 else "NOT met"
-    print(f"    goal: whole-service p99 <= wire + 10 ms = {wire + 10:.3f} ms: {verdict}")
+    print(
+        f"    goals: the service's own share at p99 (its p99 minus the driver's alone) <= one "
+        f"commit's p99 + 1 ms = {commit_p99 + 1:.3f} ms; p99 <= wire + 10 ms = {wire + 10:.3f} ms"
+    )
 
 
 def write_journal(path: Path, hands: int, seed: int, in_progress: bool = True) -> None:
@@ -423,6 +507,64 @@ def history(hands: int, cards: int) -> None:
     print("    load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
 
 
+async def while_the_floor_catches_up(
+    folder: Path, port: str, control_address: str, dsn: str, cards: int
+) -> tuple[list[float], list[float], float]:
+    """Deal on the service of the journal in ``folder``, shipping to a floor that holds none
+    of it: the card latencies while the floor is behind, after it caught up (``cards``),
+    and how long the catch-up took."""
+    settings = config(folder, port, floor=f"dsn = {json.dumps(dsn)}", table_id=f"T-{folder.name}")
+    async with TableService(settings) as service:
+        behind = service.position
+        shipper = service.shipper
+        assert shipper is not None
+        async with dealing(service, control_address) as dealt:
+            started = time.perf_counter()
+            while shipper.confirmed < behind:
+                if time.perf_counter() - started > 600:
+                    raise RuntimeError(f"the floor is at {shipper.confirmed} of {behind}")
+                await asyncio.sleep(0.01)
+            caught_up = time.perf_counter()
+            await dealt.until(len(dealt.cards) + cards)
+        await shipped(service)
+    return dealt.ms(started, caught_up), dealt.ms(caught_up)[-cards:], caught_up - started
+
+
+def resume(hands: int, cards: int) -> None:
+    """(g): the card latency while a table's shipper catches up a journal of ``hands``
+    hands the floor does not hold, the shipper in a thread of the service's process (as
+    before) and in a process of its own."""
+    from controller.floor import shipper_process  # noqa: PLC0415
+    from controller.floor.shipper import Shipper  # noqa: PLC0415
+
+    print(f"(g) card latency while the floor catches up a journal of {hands:,} hands")
+    print("    load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        simulator("shoe", seed=3) as shoe,
+        scratch_database("luck_floor_bench") as dsn,
+    ):
+        control = shoe.announced["control"]
+        for how in ("thread", "process"):
+            table = Path(folder) / how
+            table.mkdir()
+            write_journal(table / "table.sqlite", hands, seed=5, in_progress=False)
+            original = shipper_process.ShipperProcess
+            if how == "thread":  # the service's shipper as it was: a thread of its process
+                shipper_process.ShipperProcess = Shipper  # type: ignore[misc, assignment]  # the same calls and state
+            try:
+                during, after, took = asyncio.run(
+                    while_the_floor_catches_up(table, shoe.port, control, dsn, cards)
+                )
+            finally:
+                shipper_process.ShipperProcess = original  # type: ignore[misc]  # put back
+            for name, run in ((f"{how}, catching up", during), (f"{how}, caught up", after)):
+                p50, p99 = percentiles(run)
+                print(f"    {name:22s} {len(run):5d} cards   p50 {p50:7.3f} ms   p99 {p99:7.3f} ms")
+            print(f"    {how}: the floor caught up in {took:.1f} s")
+    print("    load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
+
+
 async def under_attack(
     folder: Path, port: str, control_address: str, cards: int, attempts: int
 ) -> None:
@@ -535,6 +677,8 @@ def main() -> None:
     parser.add_argument("--kills", type=int, default=50)
     parser.add_argument("--history", type=int, default=1000)
     parser.add_argument("--attacks", type=int, default=100)
+    parser.add_argument("--viewers", type=int, default=200, help="(a)'s viewers on the feed")
+    parser.add_argument("--resume", type=int, default=300, help="(g)'s hands behind the floor")
     args = parser.parse_args()
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     print(
@@ -542,7 +686,7 @@ def main() -> None:
         f"Python {platform.python_version()}"
     )
     if args.cards:
-        latency(args.cards)
+        latency(args.cards, args.viewers)
     if args.hands:
         recovery(args.hands)
     if args.kills:
@@ -551,6 +695,8 @@ def main() -> None:
         history(args.history, args.cards or 500)
     if args.attacks:
         attacks(args.attacks, args.cards or 500)
+    if args.resume:
+        resume(args.resume, args.cards or 500)
 
 
 if __name__ == "__main__":

@@ -1,43 +1,10 @@
 """The table's configuration: one TOML file, read with the standard library's ``tomllib``.
 
 ``load_config(path)`` returns a ``Config`` or raises ``ConfigError`` naming the key, the
-value and what is allowed (the CLI turns it into exit status 2). Sections (see
-``deploy/table.example.toml`` and docs/table.md):
-
-- ``[table]``: ``id``, ``name``, ``player_decisions`` (players may decide on their own
-  screens; default false: the dealer enters every decision).
-- ``[game]``: every ``Rules`` field (``variant``, ``ante``, ``bring_in``, ``small_bet``,
-  ``big_bet``, ...); a field left out takes its default.
-- ``[stakes]``: ``min_buy_in``, ``max_buy_in``.
-- ``[protection]`` (optional): ``tag_checks`` (default true: the shoe registers every
-  deck and every card's tag is checked; false for a reader without tag UIDs),
-  ``deck_hands`` and ``deck_hours``, a deck's life (default: none); docs/game-protection.md.
-- ``[devices.shoe]`` and, if the table has one, ``[devices.seat_board]``: ``transport``
-  (``serial`` with ``port`` and ``baud``, or ``usb`` with ``vendor_id``, ``product_id``
-  and optionally ``serial_number``), ``enabled`` (seat board only), and a ``link`` table
-  of link timings (``drivers.session.LinkConfig``).
-- ``[journal]``: ``path``; ``segment_hands`` and ``segment_megabytes``, when the journal
-  rotates into a closed segment (:class:`controller.journal.rotation.Rotation`: at the end
-  of the hand that brings the inputs since the last segment to that many hands, default
-  200, or the journal's file to that many MB in use, default 0; 0: never by that one).
-- ``[api]``: ``bind``, ``port``, ``tls_cert`` and ``tls_key`` (both or neither), and what
-  the console lets in: ``trusted_proxies``, ``allowed_hosts``, ``allowed_origins``,
-  ``max_body``, ``max_header``, ``request_timeout``, ``max_connections``,
-  ``max_websockets``, ``docs`` (:class:`Api`, docs/security.md).
-- ``[console]`` (optional): ``idle_lock``, the seconds without a touch or a key after
-  which the dealer's console locks until the dealer enters the PIN again (default 300).
-- ``[floor]`` (optional; without it the table ships nothing): ``dsn``, the floor store's
-  PostgreSQL connection string, and ``batch``, ``retry_initial``, ``retry_max``,
-  ``heartbeat`` (docs/floor.md).
-- ``[[credentials.supervisors]]`` and ``[[credentials.dealers]]``: ``id`` and ``pin_hash``,
-  an Argon2 hash made by ``dealer_ui.auth.hash_pin`` (``luck-table hash-pin``); plain
-  PINs are refused.
-
-Relative paths are relative to the folder of the configuration file. The file is UTF-8
-text (anything else is refused naming the byte's offset). The PIN hashes published in the
-example configurations (``controller.config_file.EXAMPLE_PIN_HASHES``) are refused: anyone
-may know their PINs. For a demonstration or a test only, ``LUCK_TABLE_EXAMPLE_PINS=accept``
-in the environment accepts them (with a warning).
+value and what is allowed. The sections and their keys: docs/table.md ("Configuration"),
+``deploy/table.example.toml``; ``[protection]``: docs/game-protection.md; ``[studio]``
+and ``[table] test_mode`` (the studio feed's delay and tokens): docs/operations.md; paths,
+encoding and the example PINs: docs/operations.md.
 """
 
 from __future__ import annotations
@@ -85,7 +52,14 @@ _SECTIONS = {
     "credentials",
     "floor",
     "protection",
+    "studio",
 }
+#: The studio feed's security delay, in minutes: the least a table that deals for real
+#: may have (a broadcast is behind the table by at least this), the most, the default.
+MIN_STUDIO_DELAY = 15.0
+MAX_STUDIO_DELAY = 240.0
+#: The longest a studio token lasts, in hours.
+MAX_STUDIO_TOKEN_HOURS = 24.0
 
 
 @dataclass(frozen=True)
@@ -110,6 +84,20 @@ class Console:
     which the screen locks until the signed-in dealer enters the PIN again."""
 
     idle_lock: float = 300.0
+
+
+@dataclass(frozen=True)
+class Studio:
+    """The studio feed (hole cards and odds for a broadcast): ``delay``, the minutes each
+    of the table's moments is held back from its journaled time before the studio sees it;
+    ``token_hours``, how long a studio token lasts after a supervisor issues it."""
+
+    delay: float = MIN_STUDIO_DELAY
+    token_hours: float = 12.0
+
+    @property
+    def delay_seconds(self) -> float:
+        return self.delay * 60
 
 
 @dataclass(frozen=True)
@@ -139,6 +127,8 @@ class Config:
     dealers: tuple[Credential, ...]
     floor: FloorSettings | None = None  # None: the table ships to no floor
     console: Console = Console()
+    studio: Studio = Studio()
+    test_mode: bool = False  # a test or demonstration table: see [table] test_mode
     rotation: Rotation = field(default_factory=Rotation)
 
 
@@ -157,7 +147,7 @@ def parse_config(data: Mapping[str, Any], base: Path) -> Config:
     """Check a configuration already read as a mapping; ``base`` resolves relative paths."""
     no_unknown(data, _SECTIONS, "")
     table = section(data, "table")
-    no_unknown(table, {"id", "name", "player_decisions"}, "table.")
+    no_unknown(table, {"id", "name", "player_decisions", "test_mode"}, "table.")
     table_id = text(table, "table.id", pattern=ID_PATTERN, allowed="letters, digits, '_.-'")
     name = text(table, "table.name")
     shoe, seat_board = _devices(section(data, "devices"))
@@ -168,6 +158,9 @@ def parse_config(data: Mapping[str, Any], base: Path) -> Config:
     own = table.get("player_decisions", False)
     if not isinstance(own, bool):
         raise ConfigError("table.player_decisions", own, "true or false")
+    test_mode = table.get("test_mode", False)
+    if not isinstance(test_mode, bool):
+        raise ConfigError("table.test_mode", test_mode, "true or false")
     rules = _rules(section(data, "game", optional=True))
     protection = _protection(section(data, "protection", optional=True))
     settings = TableSettings(rules, low, high, seat_board is not None, own, protection)
@@ -191,6 +184,8 @@ def parse_config(data: Mapping[str, Any], base: Path) -> Config:
         dealers=parse_credentials(credentials, "dealers"),
         floor=_floor(data["floor"]) if "floor" in data else None,
         console=_console(section(data, "console", optional=True)),
+        studio=_studio(section(data, "studio", optional=True), test_mode),
+        test_mode=test_mode,
         rotation=rotation,
     )
 
@@ -273,6 +268,29 @@ def _link(data: object, key: str) -> LinkConfig:
 def _console(console: Mapping[str, Any]) -> Console:
     no_unknown(console, {"idle_lock"}, "console.")
     return Console(seconds(console, "console.idle_lock", 10, 3600, Console.idle_lock))
+
+
+def _studio(studio: Mapping[str, Any], test_mode: bool) -> Studio:
+    no_unknown(studio, {"delay", "token_hours"}, "studio.")
+    delay = studio.get("delay", MIN_STUDIO_DELAY)
+    number = isinstance(delay, int | float) and not isinstance(delay, bool)
+    if not number or not 0 <= delay <= MAX_STUDIO_DELAY:
+        allowed = f"a number of minutes, {MIN_STUDIO_DELAY:g} to {MAX_STUDIO_DELAY:g}"
+        raise ConfigError("studio.delay", delay, allowed)
+    if delay < MIN_STUDIO_DELAY and not test_mode:
+        raise ConfigError(
+            "studio.delay",
+            delay,
+            f"at least {MIN_STUDIO_DELAY:g} minutes: the studio sees every hole card, so it "
+            "lags the table at least this long (less only with [table] test_mode = true)",
+        )
+    hours = studio.get("token_hours", Studio.token_hours)
+    number = isinstance(hours, int | float) and not isinstance(hours, bool)
+    if not number or not 0.01 <= hours <= MAX_STUDIO_TOKEN_HOURS:
+        raise ConfigError(
+            "studio.token_hours", hours, f"a number of hours, 0.01 to {MAX_STUDIO_TOKEN_HOURS:g}"
+        )
+    return Studio(float(delay), float(hours))
 
 
 def _floor(floor: object) -> FloorSettings:

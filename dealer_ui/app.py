@@ -31,6 +31,7 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
+from controller.config import MAX_STUDIO_TOKEN_HOURS
 from controller.service import Guard, Stale, TableService, TableStopped
 from controller.table import SignInAttack, Table, TableInputError, input_from_json
 from dealer_ui.archive import PAGE, Archive
@@ -39,6 +40,7 @@ from dealer_ui.feeds import Feed
 from dealer_ui.guard import peer_of
 from dealer_ui.models import EventOut, StepOut, ViewOut
 from dealer_ui.operations import router as operations_router
+from dealer_ui.studio import ISSUED, REVOKED, StudioFeed, StudioPass, StudioTokens
 from dealer_ui.views import Role, effects_view, view
 from dealer_ui.web import (
     ApiError,
@@ -242,13 +244,15 @@ ERRORS = (401, 403, 404, 409, 422, 429, 503)
 
 @dataclass(slots=True)
 class TableApp:
-    """What the console's routes work with: the table service, the sessions, the live feed
-    and the journal's past hands."""
+    """What the console's routes work with: the table service, the sessions, the live feed,
+    the journal's past hands, and the studio's delayed feed and tokens."""
 
     service: TableService
     auth: Auth
     feed: Feed
     archive: Archive
+    studio: StudioFeed
+    studio_tokens: StudioTokens
 
     def live_session(self, token: str | None) -> Session | None:
         """The session of ``token`` if it still holds (not expired; a player's token: its
@@ -309,17 +313,22 @@ class TableApp:
             await self.service.record_failed_attempt(record)
         return refusal(error)
 
+    async def check_supervisor(
+        self, body: Supervisor, action: str, request: Request, session: Session
+    ) -> None:
+        """Check the supervisor's PIN for ``action`` (refused: journaled, and the error)."""
+        try:
+            await self.auth.supervisor(body.supervisor, body.pin, client_of(request))
+        except AuthError as error:
+            raise await self.refused_pin(
+                error, "supervisor", body.supervisor, action, request, by=session.who
+            ) from None
+
     async def supervised(
         self, body: Supervisor, record: dict[str, Any], request: Request, session: Session
     ) -> StepOut:
         """Check the supervisor's PIN, then submit ``record`` (a void: for the hand named)."""
-        try:
-            await self.auth.supervisor(body.supervisor, body.pin, client_of(request))
-        except AuthError as error:
-            action = record["type"]
-            raise await self.refused_pin(
-                error, "supervisor", body.supervisor, action, request, by=session.who
-            ) from None
+        await self.check_supervisor(body, record["type"], request, session)
         guard = body.guard() if isinstance(body, VoidIn) else None
         return await self.submit(
             {**record, "who": body.supervisor, "why": body.why}, session, guard
@@ -373,6 +382,13 @@ def caller(
 Caller = Annotated[Session | None, Depends(caller)]
 
 
+def staff(session: Caller) -> Session:
+    if session is None or session.role not in ("dealer", "surveillance"):
+        reason = "a dealer's or surveillance session is needed: sign in"
+        raise ApiError(403, "forbidden", reason)
+    return session
+
+
 def dealer(session: Caller) -> Session:
     if session is None or session.role != "dealer":
         raise ApiError(403, "forbidden", "a dealer's session is needed: sign in")
@@ -387,6 +403,7 @@ def surveillance(session: Caller) -> Session:
 
 
 Dealer = Annotated[Session, Depends(dealer)]
+Staff = Annotated[Session, Depends(staff)]
 Surveillance = Annotated[Session, Depends(surveillance)]
 
 
@@ -543,6 +560,130 @@ for _path, _model, _record, _doc in SUPERVISOR_ACTIONS:
     _supervisor_action(_path, _model, _record, _doc)
 
 
+# The studio ------------------------------------------------------------------------------
+
+studio_router = APIRouter(tags=["studio"])
+
+
+class StudioTokenIn(Supervisor):
+    label: str = Field(
+        min_length=1, max_length=100, description="who the token is for (a broadcast, a truck)"
+    )
+
+
+class StudioTokenOut(BaseModel):
+    token: str = Field(description="the studio token: shown once, kept by nobody else")
+    id: str = Field(description="the token's public id (to revoke it)")
+    label: str
+    expires: float = Field(description="when it expires (seconds since the epoch)")
+    expires_in: float = Field(description="seconds until it expires")
+
+
+class StudioPassOut(BaseModel):
+    id: str
+    label: str
+    supervisor: str
+    by: str
+    expires: float
+
+
+def _studio_pass(made: StudioPass) -> StudioPassOut:
+    return StudioPassOut(
+        id=made.id,
+        label=made.label,
+        supervisor=made.supervisor,
+        by=made.by,
+        expires=made.expires,
+    )
+
+
+@studio_router.post("/api/studio-tokens", response_model=StudioTokenOut)
+async def studio_token(
+    body: StudioTokenIn, request: Request, table: TheTable, session: Staff
+) -> StudioTokenOut:
+    """A supervisor issues a studio token (their id and PIN, at a dealer's or surveillance
+    session): it opens the studio feed (hole cards and odds, behind the table's delay)
+    and nothing else. It is journaled (its digest, never the token) before it is given."""
+    await table.check_supervisor(body, ISSUED, request, session)
+    tokens = table.studio_tokens
+    hours = table.service.config.studio.token_hours
+    token, made = tokens.new(body.label, body.supervisor, session.who, hours)
+    await table.service.record_access(ISSUED, {**made.to_json(), "why": body.why})
+    tokens.add(made)
+    await table.studio.start()
+    log.info("studio token %s (%s) issued by %s", made.id, made.label, made.supervisor)
+    now = tokens.clock()
+    return StudioTokenOut(
+        token=token,
+        id=made.id,
+        label=made.label,
+        expires=made.expires,
+        expires_in=made.expires - now,
+    )
+
+
+@studio_router.post("/api/studio-tokens/{token_id}/revoke", response_model=StudioPassOut)
+async def revoke_studio_token(
+    token_id: str, body: Supervisor, request: Request, table: TheTable, session: Staff
+) -> StudioPassOut:
+    """A supervisor ends a studio token (journaled): its feeds are closed within a second."""
+    await table.check_supervisor(body, REVOKED, request, session)
+    held = {made.id: made for made in table.studio_tokens.held()}
+    if token_id not in held:
+        raise ApiError(404, "not_found", f"studio token {token_id[:20]!r}: none holds")
+    record = {"id": token_id, "supervisor": body.supervisor, "by": session.who, "why": body.why}
+    await table.service.record_access(REVOKED, record)
+    table.studio_tokens.revoke(token_id)
+    log.info("studio token %s revoked by %s", token_id, body.supervisor)
+    return _studio_pass(held[token_id])
+
+
+@studio_router.get("/api/studio-tokens", response_model=list[StudioPassOut])
+async def studio_tokens(table: TheTable, _: Surveillance) -> list[StudioPassOut]:
+    """The studio tokens that hold now (never the tokens themselves)."""
+    return [_studio_pass(made) for made in table.studio_tokens.held()]
+
+
+def _studio_token(authorization: str | None) -> str | None:
+    if authorization is None:
+        return None
+    scheme, _, token = authorization.partition(" ")
+    if scheme.lower() != "bearer" or not token:
+        raise ApiError(401, "unauthorized", "Authorization: expected 'Bearer TOKEN'")
+    return token
+
+
+@studio_router.get("/api/studio")
+async def studio_now(
+    table: TheTable, authorization: Annotated[str | None, Header()] = None
+) -> Response:
+    """The studio's latest message (a studio token only): the table as it was the delay
+    ago, every card and the odds."""
+    try:
+        table.studio_tokens.check(_studio_token(authorization))
+    except AuthError as error:
+        raise refusal(error) from None
+    return Response(table.studio.current, media_type="application/json")
+
+
+@studio_router.websocket("/studio/ws")
+async def studio_socket(
+    socket: WebSocket, table: TheTable, token: Annotated[str | None, Query()] = None
+) -> None:
+    """The studio feed (a studio token only): the latest message, then each one released."""
+    await socket.accept()
+    tokens = table.studio_tokens
+    try:
+        tokens.check(token)
+    except AuthError as error:
+        log.warning("studio feed refused to %s: %s", client_of(socket), error.reason)
+        await socket.close(code=4401, reason=error.reason)
+        return
+    await table.studio.start()
+    messages = table.studio.messages(lambda: tokens.check(token))
+    await send_until_closed(socket, messages, "the table service stopped")
+
+
 # The live feed and the pages -------------------------------------------------------------
 
 feed_router = APIRouter()
@@ -581,6 +722,13 @@ async def console() -> FileResponse:
     return FileResponse(STATIC / "console.html")
 
 
+@pages.get("/studio")
+async def studio_page() -> FileResponse:
+    """The studio's broadcast overlay (``?token=TOKEN``; ``&transparent=1`` for a
+    transparent background)."""
+    return FileResponse(STATIC / "studio.html")
+
+
 @pages.get("/public")
 @pages.get("/player")
 @pages.get("/surveillance")
@@ -598,6 +746,7 @@ ROUTERS = (
     surveillance_router,
     dealer_router,
     supervisor_router,
+    studio_router,
     feed_router,
     pages,
 )
@@ -613,14 +762,24 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
     config = service.config
     auth = auth or Auth(config.dealers, config.supervisors)
     auth.position = lambda: service.position  # the moment each session begins
-    table = TableApp(service, auth, Feed(service), Archive(config.journal))
+    studio = StudioFeed(service, config.studio.delay_seconds)
+    tokens = StudioTokens(service.now)
+    table = TableApp(service, auth, Feed(service), Archive(config.journal), studio, tokens)
     if auth.on_attack is None:
         auth.on_attack = table.attack_alert
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         table.feed.start()
+        since = service.now() - MAX_STUDIO_TOKEN_HOURS * 3600
+        try:
+            tokens.restore(await service.access_records((ISSUED, REVOKED), since))
+            if tokens.held():  # a studio follows the table: its feed starts again at once
+                await studio.start()
+        except TableStopped as error:  # the console still serves, to say why (503)
+            log.error("the studio's tokens could not be read back: %s", error)
         yield
+        await studio.stop()
         await table.feed.stop()
         table.archive.close()  # its worker process ends
 

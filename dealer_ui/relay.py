@@ -24,6 +24,16 @@ that may have moved on. A viewer whose socket does not keep
 up (more than ``backlog`` bytes waiting to be sent) is closed with code 1013 and
 reconnects with its last number. ``/health`` answers 200 while the relay follows the
 table and 503 otherwise, with the figures as JSON.
+
+The studio feed (every hole card and the odds, behind the table's security delay) is
+served only with a studio token: ``/studio/ws?token=TOKEN`` (and its page, ``/studio``).
+The relay holds no credential and keeps none: each studio viewer is its own connection to
+the table's ``/studio/ws`` with the viewer's token, which the table checks (a forged,
+expired or revoked token: the table closes it with code 4401, and the relay closes the
+viewer with the same code and reason); at most ``studio_viewers`` at a time (a broadcast
+needs a few: more are refused, 503, so that nobody can make the relay open connections to
+the table without end). A request for it without a token is refused (401) before any
+connection to the table.
 """
 
 from __future__ import annotations
@@ -37,7 +47,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
-from urllib.parse import parse_qs, urlsplit, urlunsplit
+from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
@@ -65,7 +75,9 @@ RETRY_FIRST, RETRY_LAST = 0.2, 5.0  # seconds between attempts to reach the tabl
 PING_EVERY, PING_TIMEOUT, CLOSE_TIMEOUT = 2.0, 2.0, 1.0
 LOST = 1012  # "service restart": the viewer reconnects
 TOO_SLOW = 1013  # "try again later"
-PAGES = {"/public": "console.html"}  # the page's role is its path: "/" is the dealer's
+PAGES = {"/public": "console.html", "/studio": "studio.html"}  # "/" is the dealer's page
+STUDIO_VIEWERS = 4  # studio viewers at a time (each its own connection to the table)
+REFUSED = 4401  # the table refused the viewer's studio token
 TYPES = {".html": "text/html", ".css": "text/css", ".js": "text/javascript"}
 STATIC_FILES = {path.name: TYPES[path.suffix] for path in STATIC.iterdir() if path.suffix in TYPES}
 
@@ -179,8 +191,12 @@ class Relay:
         backlog: int = BACKLOG,
         allowed_hosts: Sequence[str] = (),
         allowed_origins: Sequence[str] = (),
+        studio_viewers: int = STUDIO_VIEWERS,
     ) -> None:
         self.source = feed_url(source)
+        self.studio_source = self.source.removesuffix("/ws") + "/studio/ws"
+        self.studio_viewers: set[ServerConnection] = set()
+        self._studio_most = studio_viewers
         self._hosts = host_names(allowed_hosts)
         self._origins = origin_names(allowed_origins)
         self._secure = False
@@ -270,6 +286,9 @@ class Relay:
 
     async def _viewer(self, connection: ServerConnection) -> None:
         path = connection.request.path if connection.request else ""
+        if urlsplit(path).path == "/studio/ws":
+            await self._studio_viewer(connection, studio_token(urlsplit(path).query))
+            return
         resume = Resume.of(urlsplit(path).query)  # checked on request
         if not self.following:
             await connection.close(LOST, "the table's feed is not followed yet")
@@ -285,6 +304,35 @@ class Relay:
         finally:
             self.viewers.discard(connection)
 
+    async def _studio_viewer(self, connection: ServerConnection, token: str) -> None:
+        """Pass the table's studio feed for ``token`` on to ``connection``, and the table's
+        refusal of it; the viewer's going closes the table's connection."""
+        self.studio_viewers.add(connection)
+        url = f"{self.studio_source}?{urlencode({'token': token})}"
+        try:
+            async with connect(
+                url,
+                ssl=self._source_ssl,
+                max_size=None,
+                compression=None,
+                ping_interval=PING_EVERY,
+                ping_timeout=PING_TIMEOUT,
+                close_timeout=CLOSE_TIMEOUT,
+            ) as table:
+                passing = asyncio.create_task(_pass_on(table, connection))
+                try:
+                    async for _ in connection:  # the viewer has nothing to say
+                        pass
+                finally:
+                    passing.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await passing
+        except (OSError, TimeoutError, WebSocketException) as error:
+            log.warning("the table's studio feed is lost: %s", error or type(error).__name__)
+            await connection.close(LOST, "the table's studio feed is lost")
+        finally:
+            self.studio_viewers.discard(connection)
+
     def _request(self, connection: ServerConnection, request: Request) -> Response | None:
         """Answer what is not a viewer's feed (pages, health, refusals) before any handshake."""
         parts = urlsplit(request.path)
@@ -293,13 +341,15 @@ class Relay:
         refused = host_refusal(host, sockname[0] if sockname else None, self._hosts)
         if refused is not None:
             return _refusal(HTTPStatus.BAD_REQUEST, refused)
-        if parts.path == "/ws":
+        if parts.path in ("/ws", "/studio/ws"):
             origin = request.headers.get("Origin")
             refused = None
             if origin is not None:
                 refused = origin_refusal(origin, host, self._secure, self._origins)
             if refused is not None:
                 return _refusal(HTTPStatus.FORBIDDEN, refused)
+            if parts.path == "/studio/ws":
+                return self._studio_request(parts.query)
             if not self.following:
                 return _refusal(HTTPStatus.SERVICE_UNAVAILABLE, "the table's feed is not followed")
             try:
@@ -319,8 +369,22 @@ class Relay:
             body = (STATIC / name).read_bytes()
             return _response(HTTPStatus.OK, STATIC_FILES[name], body)
         return _refusal(
-            HTTPStatus.NOT_FOUND, f"{parts.path[:80]}: not here (/ws, /public, /health)"
+            HTTPStatus.NOT_FOUND,
+            f"{parts.path[:80]}: not here (/ws, /public, /studio/ws, /studio, /health)",
         )
+
+    def _studio_request(self, query: str) -> Response | None:
+        """A studio viewer's handshake: refused without a token, or when the relay has as
+        many studio viewers as it takes."""
+        try:
+            studio_token(query)
+        except ValueError as error:
+            return _refusal(HTTPStatus.UNAUTHORIZED, str(error))
+        if len(self.studio_viewers) >= self._studio_most:
+            reason = f"{self._studio_most} studio viewers already: the relay takes no more"
+            log.warning("refused a studio viewer: %s", reason)
+            return _refusal(HTTPStatus.SERVICE_UNAVAILABLE, reason)
+        return None
 
     def health(self) -> dict[str, Any]:
         return {
@@ -329,6 +393,7 @@ class Relay:
             "epoch": self.mirror.epoch,
             "seq": self.mirror.seq,
             "viewers": len(self.viewers),
+            "studio_viewers": len(self.studio_viewers),
         }
 
     @contextlib.asynccontextmanager
@@ -353,6 +418,34 @@ class Relay:
             with contextlib.suppress(asyncio.CancelledError):
                 await follower
             self.following = False  # the server closed every viewer's socket (1001)
+
+
+def studio_token(query: str) -> str:
+    """The studio token of a studio viewer's query (``token=TOKEN``); ValueError if none."""
+    fields = parse_qs(query, keep_blank_values=True)
+    unknown = sorted(set(fields) - {"token"})
+    if unknown:
+        raise ValueError(f"{unknown[0]}: not a parameter of the studio feed (token)")
+    token = fields.get("token", [""])[-1]
+    if not token:
+        raise ValueError("the studio feed needs a studio token (?token=TOKEN)")
+    return token
+
+
+async def _pass_on(table: ClientConnection, viewer: ServerConnection) -> None:
+    """Send the viewer each message of the table's studio feed; when the table closes it,
+    close the viewer with the table's code (a refused token: 4401 and why) or as lost."""
+    try:
+        async for text in table:
+            await viewer.send(text)
+        close = table.close_code, table.close_reason or ""
+    except ConnectionClosed as closed:
+        close = (closed.rcvd.code, closed.rcvd.reason) if closed.rcvd else (None, "")
+    code, reason = close
+    if code == REFUSED:
+        await viewer.close(REFUSED, reason[:120])
+    else:
+        await viewer.close(LOST, "the table's studio feed closed")
 
 
 def server_url(server: Server, tls: bool) -> str:

@@ -1,25 +1,10 @@
-"""What each role may see of the table: the one place that decides.
-
-``view(table, role, seat)`` is pure. The dealer and the public see the table as the players
-see it: up cards (and hole cards exposed by accident), the community card, and at the
-showdown the hands that were shown; a hole card before then, a burn card, a held card or a
-folded or mucked hand never. A player sees that and their own hole cards (of a hand their
-sitting was dealt in: never those of the player before them at the seat); the
-surveillance role sees everything. A seat shows the hand's cards only for the sitting
-that hand dealt in. The public and the players get no alerts (the pause only), and
-:func:`broadcast_line` in place of the dealer's display line.
-
-Texts are made from their records for the role: an alert's words, the display line and a
-record effect's message name each card through :func:`namer`, which names a card the role
-may not see "a card" (``Effect.say``, ``AlertFacts.say``). A ``Notice``'s message names
-the cards it lists the same way, and, since it may carry people's own words (a
-supervisor's why), is then passed through :func:`redact`, which replaces every card name
-the role may not see.
+"""What each role may see of the table: the one place that decides (docs/api.md, "Who may
+see what"). Texts are made for the role from their records, each card named through
+:func:`namer` ("a card" for one the role may not see), never by searching a text.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from enum import StrEnum
 from typing import Any
@@ -27,21 +12,20 @@ from typing import Any
 from controller.rules import (
     Card,
     Dealt,
-    Dest,
     Effect,
+    Form,
     Hand,
-    Notice,
     Phase,
     Player,
     Reveal,
+    say_waiting,
 )
-from controller.rules.inputs import CardName
+from controller.rules.effects import CardName
 from controller.rules.showdown import hand_value
-from controller.rules.state import STREET_NAMES
 from controller.table import Alert, Table
+from controller.table.effects import DisplayChanged
 from controller.table.state import signals
 
-CARD_NAME = re.compile(r"\b[2-9TJQKA][cdhs]\b")
 HIDDEN = "a card"
 
 
@@ -106,15 +90,6 @@ def namer(visible: Iterable[str] | None) -> CardName:
     return name
 
 
-def redact(text: str, visible: Iterable[str] | None) -> str:
-    """``text`` with the name of every card not in ``visible`` replaced (None: all shown):
-    for people's own words, which no record says the cards of."""
-    if visible is None:
-        return text
-    allowed = set(visible)
-    return CARD_NAME.sub(lambda m: m.group(0) if m.group(0) in allowed else HIDDEN, text)
-
-
 def broadcast_line(table: Table) -> str:
     """What is happening, in a viewer's words: the public's and the players' line in place
     of the dealer's instruction. It names whose turn it is and a bonus card going to a
@@ -129,18 +104,7 @@ def broadcast_line(table: Table) -> str:
         return f"Hand {table.hand_number} {'void' if hand.phase is Phase.VOID else 'over'}"
     waiting = hand.waiting_for
     assert waiting is not None
-    street = f"{STREET_NAMES[hand.street].capitalize()} street"
-    if waiting.kind == "card":
-        if waiting.destination is Dest.BONUS:
-            return f"Bonus card to seat {waiting.seat}"
-        if waiting.destination is Dest.COMMUNITY:
-            return f"{street}: the community card"
-        return f"{street}: dealing"
-    if waiting.kind == "bonus":
-        return f"Seat {waiting.seat}: bonus card, accept or decline"
-    if waiting.kind == "show":
-        return f"Showdown: seat {waiting.seat} to show or muck"
-    return f"{street}: seat {waiting.seat} to act"
+    return say_waiting(waiting, Form.BROADCAST)
 
 
 def view(table: Table, role: Role | str, seat: int | None = None) -> dict[str, Any]:
@@ -204,13 +168,8 @@ def effects_view(
     display = broadcast_line(table) if viewer else signals(table, name).display
     out = []
     for effect in effects:
-        if effect.kind == "display":
-            message = display
-        elif isinstance(effect, Notice):
-            message = redact(effect.say(name), visible)
-        else:
-            message = effect.say(name)
-        out.append({"kind": effect.kind, "message": message})
+        message = display if isinstance(effect, DisplayChanged) else effect.say(name)
+        out.append({"kind": str(effect.kind), "message": message})
     return out
 
 

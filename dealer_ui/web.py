@@ -130,7 +130,7 @@ def auth_of(connection: HTTPConnection) -> Auth:
     return auth
 
 
-def client_of(request: Request) -> str:
+def client_of(request: HTTPConnection) -> str:
     """The address a request came from (the one a trusted proxy names, behind one)."""
     return request.client.host if request.client else "unknown"
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from controller.rules import Rules, parse_card
+from controller.rules.effects import Effect
 from controller.rules.hand import Hand, start_hand
-from controller.rules.inputs import Action, Deal, Do, Effect, IllegalInput, Input
+from controller.rules.inputs import Action, Deal, Do, IllegalInput, Input
 
 
 def third_street(hands: dict[int, str]) -> list[str]:

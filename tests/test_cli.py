@@ -96,7 +96,9 @@ def test_a_subcommand_loads_only_what_it_uses():
     }
 
 
-@pytest.mark.parametrize("module", ["controller.floor.shipper", "dealer_ui.archive"])
+@pytest.mark.parametrize(
+    "module", ["controller.floor.shipper", "controller.floor.shipper_process", "dealer_ui.archive"]
+)
 def test_the_floor_shipper_and_the_archive_load_no_command_line(module):
     loaded = loaded_by(f"import {module}")
     assert not {name for name in loaded if name.startswith(("controller.cli", "controller.sim"))}

@@ -40,6 +40,7 @@ def test_example_loads_cleanly():
     assert (config.api.bind, config.api.port, config.api.tls_cert) == ("127.0.0.1", 8080, None)
     assert config.console.idle_lock == 300
     assert config.settings.protection == Protection(tag_checks=True)
+    assert (config.studio.delay, config.studio.token_hours, config.test_mode) == (15, 12, False)
     assert verify_pin(config.supervisors[0].pin_hash, "1234")
     assert not verify_pin(config.supervisors[0].pin_hash, "1235")
     assert verify_pin(config.dealers[0].pin_hash, "5678")

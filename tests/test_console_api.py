@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from controller.config import Console
-from controller.rules import Notice
 from controller.service import TableService
+from controller.table.effects import DisplayChanged
 from dealer_ui.views import broadcast_line, effects_view, view
 from tests.console_kit import SUPERVISOR, LiveTable, Script, live_table
 from tests.service_kit import simulator
@@ -122,7 +122,7 @@ def test_the_public_and_players_events_give_the_broadcast_line_not_the_instructi
     assert any(table.paused for table in tables)
     instructions = set()
     for table in tables:
-        instruction = Notice("display", table.signals.display, {})
+        instruction = DisplayChanged(table)
         instructions.add(table.signals.display.split(":")[0])
         for role, seat in (("public", None), ("player", 2)):
             (event,) = effects_view([instruction], table, role, seat)

@@ -1,6 +1,9 @@
 """Zero leaks: whole hands on a live table (a bonus card, a fold, a muck at the showdown, a
 void), and for every role every REST view and every WebSocket message is checked against
-the true table at that moment: no card that role may not see appears anywhere in it."""
+the true table at that moment: no card that role may not see appears anywhere in it, and
+no role's view carries odds (the odds are computed from the hole cards: the studio's
+alone). The studio, at a table dealing for real (its delay: the floor, 15 minutes), gets
+nothing of those hands while they are played."""
 
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ from controller.table import Table
 from dealer_ui import view
 from tests.console_kit import SUPERVISOR, LiveTable, Script, card_names, live_table
 from tests.service_kit import simulator
+from tests.test_studio import issue, studio_messages
 
 ROLES: list[tuple[str, int | None]] = [
     ("public", None),
@@ -63,6 +67,18 @@ async def collect(url: str, token: str | None, into: list[dict[str, Any]]) -> No
             into.append(json.loads(text))
 
 
+ODDS_KEYS = frozenset({"odds", "equity", "win", "tie", "standard_error"})
+
+
+def keys_of(payload: Any) -> set[str]:
+    """Every key of every object in ``payload`` (JSON)."""
+    if isinstance(payload, dict):
+        return set(payload).union(*(keys_of(value) for value in payload.values()))
+    if isinstance(payload, list):
+        return set().union(*(keys_of(value) for value in payload))
+    return set()
+
+
 async def tokens(live: LiveTable) -> dict[tuple[str, int | None], str | None]:
     out: dict[tuple[str, int | None], str | None] = {("public", None): None}
     out[("dealer", None)] = live.dealer["Authorization"].split()[1]
@@ -91,6 +107,9 @@ def test_no_role_sees_a_card_it_may_not_in_any_view_or_message(tmp_path: Path) -
         leaked = card_names(payload) & hidden
         if leaked:
             leaks.append(f"{role} {where}: {sorted(leaked)}")
+        odds = keys_of(payload) & ODDS_KEYS
+        if odds:
+            leaks.append(f"{role} {where}: odds {sorted(odds)}")
         checked[role] += bool(hidden) or role[0] == "surveillance"
 
     async def scenario() -> None:
@@ -102,7 +121,12 @@ def test_no_role_sees_a_card_it_may_not_in_any_view_or_message(tmp_path: Path) -
                 asyncio.create_task(collect(live.served.url, keys[role], feeds[role]))
                 for role in ROLES
             ]
-            await live.until(lambda: all(feeds.values()), "every feed's snapshot")
+            studio_token = (await issue(live))["token"]
+            studio: list[tuple[float, dict[str, Any]]] = []
+            tasks.append(
+                asyncio.create_task(studio_messages(live.served.url, studio_token, studio))
+            )
+            await live.until(lambda: all(feeds.values()) and bool(studio), "every feed's first")
 
             async def each() -> None:
                 table = live.service.table
@@ -142,6 +166,12 @@ def test_no_role_sees_a_card_it_may_not_in_any_view_or_message(tmp_path: Path) -
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            # 15 minutes behind: the studio has had nothing of these hands yet (at most
+            # the table before the journal's first input)
+            assert studio and all(m["delay"] == 15 * 60 for _, m in studio)
+            for _, message in studio:
+                shown = message["table"]
+                assert shown is None or (shown["hand_number"] == 0 and not shown["players"])
             for _ in range(feed.current.seq):
                 truth.append((await asyncio.wait_for(anext(subscription[0]), 5)).table)
 

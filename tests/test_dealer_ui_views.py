@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from controller.rules import Reveal
-from controller.table import AlertKind, CardFromShoe, Rebuy
-from dealer_ui.views import Role, effects_view, redact, view, visible_cards
+from controller.rules import Reveal, parse_card
+from controller.table import AlertKind, CardFromShoe, Rebuy, VoidHand
+from controller.table.effects import Supervised, Words
+from dealer_ui.views import Role, effects_view, view, visible_cards
 from tests.table_driver import TableDriver
 
 # seat 1: Kd 2c down, 4c up (its bonus card is due at once); seat 2: Ah Ad down
@@ -106,10 +107,37 @@ def test_a_shown_hand_is_seen_by_all_and_a_mucked_one_by_nobody_but_its_player()
     assert {str(d.card) for d in mucked.cards} <= visible_cards(table, Role.PLAYER, 2)
 
 
-def test_redact_replaces_every_card_name_not_visible() -> None:
-    assert redact("seat 1 shows Ah Ad 4c", {"Ah"}) == "seat 1 shows Ah a card a card"
-    assert redact("seat 1 shows Ah Ad", None) == "seat 1 shows Ah Ad"
-    assert redact("Ten: no card here, 10s", set()) == "Ten: no card here, 10s"
+def test_peoples_words_name_their_cards_as_the_record_knows_them() -> None:
+    """The cards in people's own words are found once, when the record is made; a viewer's
+    words hide each one the viewer may not see, by the record's data."""
+    assert Words.of("seat 1 shows Ah Ad 4c, Ah first").cards == tuple(
+        map(parse_card, ("Ah", "Ad", "4c"))
+    )
+    assert Words.of("Ten: no card here, 10s").cards == ()
+    words = Words.of("seat 1 shows Ah Ad 4c")
+    assert words.say(lambda card: str(card) if str(card) == "Ah" else "a card") == (
+        "seat 1 shows Ah a card a card"
+    )
+
+
+def test_a_supervisors_why_that_names_a_hole_card_hides_it_from_whom_may_not_see_it() -> None:
+    driver = third_street()  # seat 1: Kd 2c down, 4c up; seat 2: Ah Ad down
+    step = driver.ok(VoidHand, who="S100", why="Kd and Ah were flashed, 4c is up")
+    (said,) = [effect for effect in step.effects if isinstance(effect, Supervised)]
+    assert set(said.cards) == set(map(parse_card, ("Kd", "Ah", "4c")))
+    told = {role: effects_view(step.effects, driver.table, role, 2) for role in Role}
+
+    def line(role: Role) -> str:
+        return next(e["message"] for e in told[role] if e["kind"] == "supervisor")
+
+    assert line(Role.SURVEILLANCE) == said.message
+    assert line(Role.DEALER) == (
+        "hand 1 is void (supervisor S100: a card and a card were flashed, 4c is up)"
+    )
+    assert (
+        line(Role.PLAYER)
+        == "hand 1 is void (supervisor S100: a card and Ah were flashed, 4c is up)"
+    )
 
 
 def test_between_hands_a_seat_shows_its_stack_now_beside_the_last_hands_cards() -> None:

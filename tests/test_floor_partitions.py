@@ -22,7 +22,7 @@ from controller.floor import ingest, retention, store
 from controller.floor.migrate import FOLDER, migrate
 from controller.journal import Journal
 from tests.floor_kit import floor_database, write_journal
-from tests.test_floor_store import batches, counts
+from tests.test_floor_store import assert_hourly_totals_are_the_hands, batches, counts
 
 LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
 
@@ -56,13 +56,19 @@ def test_a_populated_floor_of_version_3_migrates_in_place_and_ships_on(tmp_path,
         assert migrate(old, version_3) == [1, 2, 3]
         with monkeypatch.context() as patch:  # the release of version 3 made no partitions
             patch.setattr(ingest, "_make_partitions", lambda connection, batch: None)
+            # and sent every batch the long way
+            patch.setattr(ingest, "_ship_on", lambda connection, batch, session: None)
+            # its status had none of the later versions' columns: the status compared below
+            # is the one the batches after the upgrade write
+            patch.setattr(ingest, "_status", lambda connection, key, status, last: None)
             for batch in cut[:half]:
                 store.ingest(old, batch)
         in_progress = old.execute("SELECT count(*) FROM floor_hands WHERE ended_at IS NULL")
         assert in_progress.fetchone() == (1,)
         before = counts(old)
-        assert migrate(old) == [4]
+        assert migrate(old) == [4, 5, 6, 7]
         assert counts(old) == before
+        assert_hourly_totals_are_the_hands(old)  # the hands held, counted by the migration
         assert partition_of(old, "floor_journal_entries", "true") == {"floor_journal_entries_0003"}
         assert partition_of(old, "floor_hands", "true") == {"floor_hands_0003"}
         for batch in cut[half:]:
@@ -77,6 +83,7 @@ def test_a_populated_floor_of_version_3_migrates_in_place_and_ships_on(tmp_path,
         assert [(h.table_id, h.hands) for h in store.hands_per_hour(old)] == [
             (h.table_id, h.hands) for h in store.hands_per_hour(new)
         ]
+        assert_hourly_totals_are_the_hands(old)
 
 
 def test_the_ingest_makes_the_partitions_its_rows_need(tmp_path):
@@ -157,6 +164,8 @@ def test_retention_archives_old_partitions_then_drops_them_and_keeps_the_rest(tm
                 (day, day),
             )
         age(connection, 80)
+        assert_hourly_totals_are_the_hands(connection)
+        hourly = sum(h.hands for h in store.hands_per_hour(connection))
         now = counts(connection)
         old_entries = now["floor_journal_entries"] // 2
         old_hands = now["floor_hands"] // 2
@@ -180,6 +189,9 @@ def test_retention_archives_old_partitions_then_drops_them_and_keeps_the_rest(tm
             "SELECT count(*) FROM floor_hands WHERE session = 2"
         ).fetchone() == (0,)
         assert len(store.hands(connection, "T-01")) == 3
+        # the retired hands left the hourly totals with their partition
+        assert sum(h.hands for h in store.hands_per_hour(connection)) == hourly - old_hands == 3
+        assert_hourly_totals_are_the_hands(connection)
         names = {p.name for p in retention.partitions(connection)}
         files = sorted(p.name for p in archive.iterdir())
         # two days of entries (80 and 40 days ago), the month of hands 80 days ago (not 40)

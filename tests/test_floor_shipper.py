@@ -1,4 +1,5 @@
-"""The journal shipper in-process, against a real PostgreSQL behind a proxy that cuts it.
+"""The journal shipper, in-process and in a process of its own, against a real PostgreSQL
+behind a proxy that cuts it.
 
 The journal grows while the shipper runs (a table dealing); the floor goes away (every
 connection cut and new ones refused, or the shipper's backend terminated) and comes back;
@@ -9,21 +10,29 @@ journal exactly: every entry once, in order, and every hand's script.
 from __future__ import annotations
 
 import logging
+import os
 import random
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import psycopg
 import pytest
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from controller.config import FloorSettings
+from controller.floor import facts as f
 from controller.floor import store
+from controller.floor.derive import Point, derive, point_at
 from controller.floor.migrate import migrate
 from controller.floor.shipper import Shipper
+from controller.floor.shipper_process import ShipperProcess
 from controller.floor.store import shipped
 from controller.history.hands import recorded_hands
 from controller.history.recovery import initial_table
 from controller.journal import Journal
+from controller.journal.snapshots import Snapshots
 from controller.service import steps
 from controller.table import SitDown, Table
 from tests.floor_kit import JournalWriter, floor_database, wait_for, write_journal
@@ -193,3 +202,97 @@ def test_a_journal_behind_the_floors_copy_stops_the_shipper_with_the_tables_aler
         assert (alert.kind, alert.severity, alert.alert_id) == ("journal_diverged", "fault", -1)
         assert "floor-bind --new-journal" in alert.remedy
         assert store.confirmed_position(connection, "T-07") == 100000  # the floor's copy stays
+
+
+def test_a_journal_far_ahead_of_the_floor_is_shipped_from_a_process_of_its_own(
+    floor_dsn, tmp_path, caplog
+):
+    """A restarted table whose floor holds 2 of its 30 hands: the shipper process rebuilds
+    the table at the floor's position and derives the 28 hands after it; the table's own
+    process spends next to nothing of that (its CPU time against the same work done in it),
+    and the floor names the child as the journal's shipper."""
+    caplog.set_level(logging.INFO, logger="controller.floor.shipper")
+    path = write_journal(tmp_path / "t.sqlite", hands=30)
+    with Journal.open(path, create=False) as journal:
+        identity = shipped(journal, "T-07", "table 7")
+        whole = derive(journal, Point(0, initial_table()), 10**6)
+        hands_two = next(
+            fact.position
+            for fact in whole.facts
+            if isinstance(fact, f.HandEnded) and fact.number == 2
+        )
+        snapshots = Snapshots(path)
+        with psycopg.connect(floor_dsn, autocommit=True) as connection:
+            migrate(connection)
+            derived = derive(journal, Point(0, initial_table()), hands_two)
+            batch = f.Batch(identity, derived.entries, derived.facts, derived.status)
+            store.ingest(connection, batch)
+        last = last_position(journal)
+        began = time.process_time()
+        point_at(journal, snapshots, hands_two)
+        snapshots.close()
+        in_process = derive(journal, derived.point, last)
+        here = time.process_time() - began  # the work, done in this process
+        assert in_process.entries[-1].position == last
+        shipper = ShipperProcess(settings(floor_dsn), identity)
+        began = time.process_time()
+        shipper.start()
+        try:
+            wait_for(lambda: shipper.confirmed == last, "the journal shipped", timeout=60)
+            assert shipper.connected and shipper.refused is None
+            assert shipper.outage_seconds(time.monotonic()) == 0.0
+        finally:
+            shipper.stop()
+        spent = time.process_time() - began
+        assert spent < here / 4, (spent, here)
+        assert_floor_holds(floor_dsn, journal)
+        with psycopg.connect(floor_dsn) as connection:
+            (name,) = connection.execute("SELECT shipper FROM floor_table_sessions").fetchone()
+        assert name.endswith(f"pid {shipper.pid}") and shipper.pid != os.getpid()
+    messages = [r.getMessage() for r in caplog.records]  # the child's, in this process's log
+    assert f"shipping journal {path} to the floor from position {hands_two + 1}" in messages
+
+
+def test_the_shipper_process_ends_when_the_table_s_process_is_killed(floor_dsn, tmp_path):
+    """A table service killed (SIGKILL) leaves no shipper behind: the child sees the
+    service's end of the pipe close, ships what is left and ends."""
+    path = write_journal(tmp_path / "t.sqlite", hands=2)
+    with psycopg.connect(floor_dsn, autocommit=True) as connection:
+        migrate(connection)
+    script = (
+        "import sys, time\n"
+        "from controller.floor.shipper_process import ShipperProcess\n"
+        "from controller.floor.store import shipped\n"
+        "from controller.journal import Journal\n"
+        "from tests.test_floor_shipper import settings\n"
+        "with Journal.open(sys.argv[1], create=False) as journal:\n"
+        "    identity = shipped(journal, 'T-07', 'table 7')\n"
+        "shipper = ShipperProcess(settings(sys.argv[2]), identity)\n"
+        "shipper.start()\n"
+        "print(shipper.pid, flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    table = subprocess.Popen(
+        [sys.executable, "-c", script, str(path), floor_dsn],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).parent.parent,
+    )
+    try:
+        assert table.stdout is not None
+        child = int(table.stdout.readline())
+        with Journal.open(path, create=False) as journal:
+            last = last_position(journal)
+        with psycopg.connect(floor_dsn, autocommit=True) as connection:
+            wait_for(lambda: store.confirmed_position(connection, "T-07") == last, "shipped", 60)
+        table.kill()
+        table.wait(10)
+        wait_for(lambda: not Path(f"/proc/{child}").exists() or _zombie(child), "ended", 15)
+    finally:
+        table.kill()
+        table.wait(10)
+
+
+def _zombie(pid: int) -> bool:
+    status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
+    return "State:\tZ" in status

@@ -82,9 +82,22 @@ def counts(connection: psycopg.Connection) -> dict[str, int]:
     }
 
 
+def assert_hourly_totals_are_the_hands(connection: psycopg.Connection) -> None:
+    """The hourly totals the floor keeps are the hands it holds, grouped by table and hour."""
+    hourly = "SELECT table_id, hour, hands, void_hands, chips_in_pots, bonus_cards "
+    kept = connection.execute(hourly + "FROM floor_hands_hourly ORDER BY 1, 2").fetchall()
+    grouped = connection.execute(
+        "SELECT table_id, date_trunc('hour', ended_at, 'UTC'), count(*)::integer, "
+        "(count(*) FILTER (WHERE void))::integer, coalesce(sum(pot), 0)::bigint, "
+        "coalesce(sum(bonus_cards), 0)::integer FROM floor_hands WHERE ended_at IS NOT NULL "
+        "GROUP BY 1, 2 ORDER BY 1, 2"
+    ).fetchall()
+    assert kept == grouped
+
+
 def test_migrations_apply_once_then_find_the_schema(tmp_path):
     with floor_database() as dsn, psycopg.connect(dsn, autocommit=True) as connection:
-        assert migrate(connection) == [1, 2, 3, 4, 5]
+        assert migrate(connection) == [1, 2, 3, 4, 5, 6, 7]
         assert migrate(connection) == []
         rows = connection.execute(
             "SELECT version, name FROM floor_schema_migrations ORDER BY version"
@@ -95,6 +108,8 @@ def test_migrations_apply_once_then_find_the_schema(tmp_path):
             (3, "journal_identity"),
             (4, "partitions"),
             (5, "game_protection"),
+            (6, "hourly"),
+            (7, "ship_on"),
         ]
         assert store.tables(connection) == []
 
@@ -112,7 +127,7 @@ def test_concurrent_migrations_apply_once():
             thread.start()
         for thread in threads:
             thread.join()
-        assert sorted(results) == [[], [], [], [1, 2, 3, 4, 5]]
+        assert sorted(results) == [[], [], [], [1, 2, 3, 4, 5, 6, 7]]
 
 
 def test_an_edited_or_misnamed_migration_is_refused(tmp_path):
@@ -249,6 +264,8 @@ def test_the_views_answer_on_known_data(floor, tmp_path):
     )
 
     per_hour = store.hands_per_hour(floor)
+    assert per_hour  # the hands ended over several hours
+    assert_hourly_totals_are_the_hands(floor)
     assert {(row.hour, row.hands) for row in per_hour} == set(hours.items())
     assert sum(row.chips_in_pots for row in per_hour) == sum(pots)
     assert sum(row.bonus_cards for row in per_hour) == sum(bonus)
@@ -349,6 +366,9 @@ def test_a_journal_shipped_under_another_table_id_is_refused_until_renamed(floor
         assert store.register(floor, renamed) == session
     assert [t.table_id for t in store.tables(floor)] == ["T-1"]
     assert [h.number for h in store.hands(floor, "T-1")] == [1, 2]  # its history came along
+    assert [h.table_id for h in store.hands_per_hour(floor)] == ["T-1"]  # its hours too
+    assert sum(h.hands for h in store.hands_per_hour(floor)) == 2
+    assert_hourly_totals_are_the_hands(floor)
     assert store.hands(floor, "T-01") == []
     assert store.open_alerts(floor) == []
     (count,) = floor.execute("SELECT count(*) FROM floor_journal_entries").fetchone()
@@ -445,6 +465,8 @@ def test_a_void_hand_and_the_alert_it_clears_name_the_supervisor(floor, tmp_path
             store.ingest(floor, batch)
     (hand,) = store.hands(floor, "T-01")
     assert (hand.void, hand.pot, hand.recorded) == (True, 0, True)
+    (hour,) = store.hands_per_hour(floor)
+    assert (hour.hands, hour.void_hands) == (1, 1)
     assert hand.outcome is not None
     assert [event["kind"] for event in hand.outcome["events"]][-1] == "void"
     (alert,) = store.alerts(floor, "T-01")
@@ -524,3 +546,45 @@ def test_a_journal_of_the_earlier_release_ships_with_its_chain_from_where_it_sta
         for batch in batches(journal, 10):
             store.ingest(floor, batch)
     assert store.entries(floor, "T-01") == held
+
+
+def test_a_batch_after_the_connection_s_last_is_sent_whole_unless_the_session_moved(
+    floor, tmp_path, monkeypatch
+):
+    """The batch that follows a connection's last one skips the first look at its session
+    (sent in one pipeline, checked by floor_ship_on()); when the session moved meanwhile
+    (another shipper shipped, a journal was bound) it goes the long way and the floor holds
+    every entry once, the status the current journal's."""
+    from controller.floor import ingest  # noqa: PLC0415
+
+    long_way = ingest._session
+
+    def refused(*args: object) -> object:
+        raise AssertionError("the long way")
+
+    with (
+        Journal.open(write_journal(tmp_path / "a.sqlite", hands=2), create=False) as journal,
+        psycopg.connect(floor.info.dsn, autocommit=True) as other,
+    ):
+        cut = batches(journal, 20)
+        store.ingest(floor, cut[0])
+        monkeypatch.setattr(ingest, "_session", refused)
+        assert store.ingest(floor, cut[1]) == cut[1].last  # sent whole
+        monkeypatch.setattr(ingest, "_session", long_way)
+        store.ingest(other, cut[2])  # another shipper takes over
+        assert store.ingest(floor, cut[2]) == cut[2].last  # moved: the long way, nothing twice
+        store.ingest(floor, cut[3])
+        monkeypatch.setattr(ingest, "_session", refused)
+        store.ingest(floor, cut[4])  # sent whole again
+        monkeypatch.setattr(ingest, "_session", long_way)
+        with Journal.open(write_journal(tmp_path / "b.sqlite", hands=1, seed=2)) as new:
+            store.bind_journal(other, shipped(new), "the operator")  # a new current journal
+            (status,) = store.tables(floor)
+            assert store.ingest(floor, cut[5]) == cut[5].last  # moved: the long way
+            (now,) = store.tables(floor)  # the old journal's status is not the table's now
+            assert (now.last_position, now.hand) == (status.last_position, status.hand)
+        for batch in cut[6:]:
+            store.ingest(floor, batch)
+        assert store.entries(floor, "T-01", session=1) == list(journal.entries())
+        assert store.confirmed_position(floor, "T-01", session=1) == cut[-1].last
+        assert_hourly_totals_are_the_hands(floor)

@@ -229,7 +229,9 @@ def renamed_and_duplicate_ids_are_refused(dsn: str, tables: list[Table], twin: T
             table.start(HANDS + 1)
         wait_for(lambda: "journal_refused" in open_alerts(dsn, "T-1"), "T-1 renamed is refused")
         wait_for(lambda: "second_journal" in open_alerts(dsn, other.id), "T-3 as T-4 is refused")
-        assert "--renamed-from T-1" in renamed.logs() and "floor-bind" in twin.logs()
+        # the shipper's log line comes from its process, a moment after its alert
+        wait_for(lambda: "--renamed-from T-1" in renamed.logs(), "T-1's log says what to do")
+        wait_for(lambda: "floor-bind" in twin.logs(), "the twin's log says what to do")
         assert confirmed(dsn, "T-10") == 0
         said = floor_bind(renamed, "--renamed-from", "T-1")
         assert "table T-1 is table T-10 on the floor from now on" in said

@@ -38,11 +38,20 @@ from dealer_ui.relay import (
     feed_url,
     server_url,
 )
-from tests.console_kit import LiveTable, Script, card_names, live_table
+from tests.console_kit import SUPERVISOR, LiveTable, Script, card_names, live_table
 from tests.relay_kit import RelayProcess
 from tests.service_kit import simulator
 from tests.tcp_proxy import CutProxy
 from tests.test_dealer_ui_leaks import forbidden
+from tests.test_studio import (
+    DELAY,
+    TEST_TABLE,
+    issue,
+    refused,
+    released,
+    released_in_time,
+    studio_messages,
+)
 
 CHROMIUM = Path("/usr/bin/chromium")
 LUCK_TABLE = str(Path(sys.executable).with_name("luck-table"))
@@ -235,6 +244,7 @@ def test_relay_viewers_get_the_tables_feed_byte_for_byte(tmp_path: Path) -> None
                 "epoch": feed.epoch,
                 "seq": first,
                 "viewers": 1,
+                "studio_viewers": 0,
             }
             from_table = [text for text in direct if seq_of(text) > first]
             assert relayed[1:] == from_table  # the same bytes, none lost, none twice
@@ -359,6 +369,7 @@ def test_a_viewer_that_does_not_read_is_cut_off_and_the_others_get_everything() 
         (["--source", "http://x:1", "--tls-cert", "c.pem"], "--tls-cert and --tls-key go"),
         (["--source", "http://x:1", "--tls-cert", "no.pem", "--tls-key", "no.key"], "no.pem"),
         (["--source", "https://x:1", "--source-ca", "/nonexistent/ca.pem"], "--source-ca"),
+        (["--source", "http://x:1", "--studio-viewers", "-1"], "--studio-viewers -1: 0..64"),
     ],
 )
 def test_the_relay_command_refuses_bad_arguments(argv: list[str], wrong: str) -> None:
@@ -442,3 +453,65 @@ def test_the_relays_answers_say_the_connection_closes_so_clients_never_send_on_i
                         assert answer.headers["connection"] == "close", path
 
     asyncio.run(asyncio.wait_for(scenario(), 60))
+
+
+def test_the_relay_serves_the_studio_feed_only_with_a_studio_token(tmp_path: Path) -> None:
+    """Through the relay: no token, another role's, a forged one, a revoked one: nothing of
+    the studio feed; a studio token: the table's studio messages, after their delay, and
+    no more studio viewers than the relay takes. The public feed has no odds."""
+
+    async def scenario(shoe: Any) -> None:
+        async with (
+            live_table(tmp_path, shoe, table=TEST_TABLE) as live,
+            relay_of(live, live.served.url, studio_viewers=2) as (relay, url),
+        ):
+            await live.seat_players()
+            issued = await issue(live)
+            token = issued["token"]
+            with pytest.raises(InvalidStatus) as status:
+                async with websockets.connect(url + "/studio/ws"):
+                    pass
+            assert status.value.response.status_code == 401
+            async with httpx.AsyncClient(base_url=url.replace("ws", "http", 1)) as http:
+                page = await http.get("/studio")
+                assert page.status_code == 200 and "/static/studio.js" in page.text
+                assert (await http.get("/static/studio.js")).status_code == 200
+            dealer = live.dealer["Authorization"].split()[1]
+            for other in (dealer, token[:-3] + "abc", issued["id"]):
+                code, reason = await refused(url, f"/studio/ws?token={other}")
+                assert code == 4401 and "studio token" in reason, (other, code, reason)
+            studio: list[tuple[float, dict[str, Any]]] = []
+            second: list[tuple[float, dict[str, Any]]] = []
+            public: list[str] = []
+            followers = [
+                asyncio.create_task(studio_messages(url, token, studio)),
+                asyncio.create_task(studio_messages(url, token, second)),
+                asyncio.create_task(follow(url + "/ws", public)),
+            ]
+            await until(lambda: studio and second and public, "every viewer's first message")
+            with pytest.raises(InvalidStatus) as status:  # a third studio viewer
+                async with websockets.connect(url + f"/studio/ws?token={token}"):
+                    pass
+            assert status.value.response.status_code == 503
+            assert relay.health()["studio_viewers"] == 2
+            await live.play_hand(Script())
+            last = live.service.position
+            await released(studio, last)
+            released_in_time(studio, DELAY)
+            table = live.service.table
+            assert table.hand is not None
+            every = {str(d.card) for p in table.hand.players for d in p.cards}
+            assert every <= card_names(studio[-1][1]["table"])
+            assert all("equity" not in text and "odds" not in text for text in public)
+            revoke = {**SUPERVISOR, "why": "the broadcast ended"}
+            response = await live.post(f"/api/studio-tokens/{issued['id']}/revoke", revoke)
+            assert response.status_code == 200, response.text
+            for follower in followers[:2]:
+                with pytest.raises(ConnectionClosed) as closed:
+                    await asyncio.wait_for(follower, 5)
+                assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401
+            code, _ = await refused(url, f"/studio/ws?token={token}")
+            assert code == 4401
+            followers[2].cancel()
+
+    on_a_shoe(scenario)

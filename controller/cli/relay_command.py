@@ -25,7 +25,7 @@ from controller.cli.common import add_log_options, fail, log_to_stderr
 from controller.config import load_config
 from controller.config_file import Api, ConfigError
 from controller.console_address import console_url
-from dealer_ui.relay import Relay, feed_url, server_url
+from dealer_ui.relay import STUDIO_VIEWERS, Relay, feed_url, server_url
 
 log = logging.getLogger("dealer_ui.relay")
 
@@ -39,6 +39,7 @@ async def run(
         source_ssl=source_ssl,
         allowed_hosts=args.allow_host,
         allowed_origins=args.allow_origin,
+        studio_viewers=args.studio_viewers,
     )
     async with relay.serving(args.bind, args.port, tls) as server:
         stopped = asyncio.Event()
@@ -89,6 +90,8 @@ def handler(args: argparse.Namespace) -> int:
         logging.getLogger("websockets.server").setLevel(logging.WARNING)
     if not 0 <= args.port <= 65535:
         return fail("relay", f"--port {args.port}: a TCP port, 0..65535 (0: any free port)")
+    if not 0 <= args.studio_viewers <= 64:
+        return fail("relay", f"--studio-viewers {args.studio_viewers}: 0..64 (0: no studio feed)")
     if args.table_config is not None:
         try:
             follow_the_table(args, load_config(args.table_config).api)
@@ -113,7 +116,8 @@ def add_parser(subparsers: Any, summary: str) -> None:
         help=summary,
         description="Follow a table service's public feed and serve it (the same feed, "
         "the public page, /health) to many viewers from this process, so that the table's "
-        "own event loop sends each update once.",
+        "own event loop sends each update once; and its studio feed (/studio/ws, /studio) "
+        "to viewers with a studio token.",
     )
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument(
@@ -150,6 +154,14 @@ def add_parser(subparsers: Any, summary: str) -> None:
         metavar="ORIGIN",
         help="a web page's origin (https://host:port) whose viewers may open the feed, "
         "besides the relay's own /public page; repeatable",
+    )
+    parser.add_argument(
+        "--studio-viewers",
+        type=int,
+        default=STUDIO_VIEWERS,
+        metavar="N",
+        help="studio viewers at a time (each with a studio token, checked by the table; "
+        f"each its own connection to the table; default {STUDIO_VIEWERS}, 0: none)",
     )
     add_log_options(parser)
     parser.set_defaults(handler=handler)

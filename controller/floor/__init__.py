@@ -5,7 +5,9 @@
   from them through the table core;
 - :mod:`.ingest`: ingest a batch idempotently (the writing side), :mod:`.queries`: the
   pit's typed queries (the reading side), both under the name :mod:`.store`;
-- :mod:`.shipper`: the journal shipper each table service runs.
+- :mod:`.shipper`: the journal shipper; :mod:`.shipper_process`: the same in a process of
+  its own, as each table service runs it;
+- :mod:`.retention`: partitions made ahead and old ones taken off the floor.
 
 Not to be confused with ``controller.sim.floor``, the simulated dealer's floor of one table.
 """

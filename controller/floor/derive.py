@@ -12,23 +12,25 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import Any
 
 from controller.floor import facts as f
-from controller.history.hands import HandRecorder
+from controller.history.hands import HandRecorder, RecordedHand
 from controller.history.records import at_of
 from controller.history.recovery import entry_steps, from_snapshot
 from controller.journal import Entry, Journal, JournalError
 from controller.journal.snapshots import Snapshots
 from controller.rules import Phase
-from controller.table import Clearance, Cleared, Step, Table
+from controller.table import Clearance, Cleared, Raised, Step, Table
+from controller.table import effects as told
+from controller.table import inputs as ti
+from controller.table.protection import DeckRegistered
 
 #: How the alerts a supervisor's void, entered or corrected card clears close.
-_CLEARED_BY = {
-    "void_hand": Clearance.HAND_VOID,
-    "enter_card": Clearance.ENTERED,
-    "correct_card": Clearance.CORRECTED,
-    "wrong_face": Clearance.HAND_VOID,  # three third-street cards face up: a misdeal
+_CLEARED_BY: dict[type[ti.SupervisorInput], Clearance] = {
+    ti.VoidHand: Clearance.HAND_VOID,
+    ti.EnterCard: Clearance.ENTERED,
+    ti.CorrectCard: Clearance.CORRECTED,
+    ti.WrongFace: Clearance.HAND_VOID,  # three third-street cards face up: a misdeal
 }
 
 
@@ -91,78 +93,78 @@ def facts_of(entry: Entry, before: Table, step: Step, recorder: HandRecorder) ->
     """The facts of one step (the table was ``before``, it is ``step.table`` after)."""
     after = step.table
     position, at = entry.position, at_of(entry.recorded_at)
-    ended = iter(recorder.observe(step))
-    signed: dict[str, Any] | None = None  # the step's supervisor action, if any
+    ended_hands = iter(recorder.observe(step))
+    signed: ti.SupervisorInput | None = None  # the step's supervisor action, if any
     out: list[f.Fact] = []
     for effect in step.effects:
-        if isinstance(effect, Cleared):
-            out.append(_cleared(position, effect, at, signed))
-            continue
-        data = dict(effect.data)
-        match effect.kind:
-            case "hand_started":
-                out.append(f.HandStarted(position, data["hand"], data["at"], tuple(data["seats"])))
-            case "hand_over":
-                hand = next(ended)
-                item = hand.history_json()
-                dealt_in = [hand.hand.player(seat).cards for seat in hand.hand.seats]
-                bonus = sum(dealt.bonus for cards in dealt_in for dealt in cards)
-                pot = sum(pot["amount"] for pot in item["outcome"]["pots"])
-                void = hand.hand.phase is Phase.VOID
-                out.append(
-                    f.HandEnded(
-                        position,
-                        hand.number,
-                        data["at"],
-                        void,
-                        pot,
-                        bonus,
-                        item["recorded"],
-                        item["script"],
-                        item["outcome"],
-                    )
-                )
-            case "alert":
-                out.append(f.AlertRaised(position, after.hand_number, data))
-            case "deck_registered":
-                out.append(f.DeckRegistered(position, data["deck"], data["at"], data["tags"]))
-            case "sit_down" | "rebuy" | "cash_out":
-                seat = data["seat"]
-                held = (before if effect.kind == "cash_out" else after).seat(seat)
+        match effect:
+            case Cleared():
+                out.append(_cleared(position, effect, at, signed))
+            case told.HandStarted(hand=number, at=started, seats=seats):
+                out.append(f.HandStarted(position, number, started, seats))
+            case told.HandOver(at=ended):
+                out.append(_hand_ended(position, ended, next(ended_hands)))
+            case Raised():
+                out.append(f.AlertRaised(position, after.hand_number, effect.data))
+            case DeckRegistered(deck=deck, at=registered):
+                out.append(f.DeckRegistered(position, deck, registered, effect.data["tags"]))
+            case told.SatDown(seat=seat, chips=chips) | told.Rebought(seat=seat, chips=chips):
+                held = after.seat(seat)
                 assert held is not None
-                kind = "buy_in" if effect.kind == "sit_down" else effect.kind
-                out.append(f.ChipMovement(position, kind, seat, held.player, data["chips"], at))
-            case "supervisor":
-                signed = data
+                kind = "buy_in" if isinstance(effect, told.SatDown) else "rebuy"
+                out.append(f.ChipMovement(position, kind, seat, held.player, chips, at))
+            case told.CashedOut(seat=seat, chips=chips):
+                gone = before.seat(seat)
+                assert gone is not None
+                out.append(f.ChipMovement(position, "cash_out", seat, gone.player, chips, at))
+            case told.Supervised(item=item):
+                signed = item
                 out.append(
                     f.SupervisorAction(
                         position,
-                        data["type"],
-                        data["who"],
-                        data["why"],
+                        item.tag,
+                        item.who,
+                        item.why,
                         effect.message,
                         after.hand_number,
-                        data,
+                        effect.data,
                         at,
                     )
                 )
     return out
 
 
+def _hand_ended(position: int, at: int, hand: RecordedHand) -> f.HandEnded:
+    item = hand.history_json()
+    dealt_in = [hand.hand.player(seat).cards for seat in hand.hand.seats]
+    bonus = sum(dealt.bonus for cards in dealt_in for dealt in cards)
+    pot = sum(pot["amount"] for pot in item["outcome"]["pots"])
+    void = hand.hand.phase is Phase.VOID
+    return f.HandEnded(
+        position,
+        hand.number,
+        at,
+        void,
+        pot,
+        bonus,
+        item["recorded"],
+        item["script"],
+        item["outcome"],
+    )
+
+
 def _cleared(
-    position: int, cleared: Cleared, at: int, signed: dict[str, Any] | None
+    position: int, cleared: Cleared, at: int, signed: ti.SupervisorInput | None
 ) -> f.AlertCleared:
     """An alert cleared; by the supervisor when the step's action resolved that alert,
     voided the hand or entered the card (other alerts the same step clears, as the hand
     ends, are not the supervisor's)."""
     alert, how = cleared.alert, cleared.how
-    kind = None if signed is None else signed["type"]
-    if signed is not None and kind == "resolve_alert" and signed["alert"] == alert:
-        return f.AlertCleared(
-            position, alert, at, how, signed["who"], signed["why"], signed["remedy"]
-        )
-    if signed is not None and _CLEARED_BY.get(kind or "") is cleared.by:
-        return f.AlertCleared(position, alert, at, how, signed["who"], signed["why"])
+    if isinstance(signed, ti.ResolveAlert) and signed.alert == alert:
+        remedy = signed.remedy.value
+        return f.AlertCleared(position, alert, at, how, signed.who, signed.why, remedy)
+    if signed is not None and _CLEARED_BY.get(type(signed)) is cleared.by:
+        return f.AlertCleared(position, alert, at, how, signed.who, signed.why)
     return f.AlertCleared(position, alert, at, how)
 
 

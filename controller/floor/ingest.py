@@ -29,7 +29,7 @@ import itertools
 import json
 import weakref
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -391,6 +391,13 @@ def ingest(connection: psycopg.Connection, batch: f.Batch) -> int:
         raise FloorError("a batch holds at least one journal entry")
     journal = batch.journal
     _make_partitions(connection, batch)
+    shipping = _SHIPPING.setdefault(connection, {})
+    known = shipping.pop(journal.journal_id, None)
+    if known is not None and known.follows(batch):
+        shipped_on = _ship_on(connection, batch, known.session)
+        if shipped_on is not None:
+            shipping[journal.journal_id] = _Shipping(journal, shipped_on)
+            return shipped_on.confirmed_position
     with connection.transaction():
         found = _session(connection, journal, batch.shipper)
         if isinstance(found, Session):
@@ -405,7 +412,68 @@ def ingest(connection: psycopg.Connection, batch: f.Batch) -> int:
     if not new:
         return found.confirmed_position
     _notify(connection, batch, found, last)
+    shipping[journal.journal_id] = _Shipping(
+        journal, replace(found, confirmed_position=last, chain=new[-1].chain)
+    )
     return last
+
+
+#: SQLSTATE of floor_ship_on(): the session is not where this connection's last batch left it.
+_MOVED = "LF001"
+
+
+@dataclass(frozen=True, slots=True)
+class _Shipping:
+    """Where a connection's last batch of a journal left the journal's session."""
+
+    journal: f.Journal
+    session: Session
+
+    def follows(self, batch: f.Batch) -> bool:
+        """Whether ``batch`` is the same journal's (same table id and name) and starts
+        right after the session's confirmed position."""
+        return (
+            batch.journal == self.journal
+            and batch.entries[0].position == self.session.confirmed_position + 1
+        )
+
+
+#: Per connection and journal: where the connection's last batch of the journal left its
+#: session (forgotten at any failure: the next batch goes the long way). A shipper's
+#: connection ships one journal; a pool's ships many.
+_SHIPPING: weakref.WeakKeyDictionary[psycopg.Connection, dict[str, _Shipping]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _ship_on(connection: psycopg.Connection, batch: f.Batch, session: Session) -> Session | None:
+    """A batch that follows the connection's last one of its journal, sent whole (one
+    pipeline); the session after it, or None, applying nothing, when it must go the long
+    way: the session moved meanwhile (floor_ship_on() says so), or the batch does not
+    follow its chain (the long way raises the table's alert)."""
+    new = _new_entries(batch, session)
+    if _chained(session, batch.journal, batch.shipper, new) is not None:
+        return None
+    try:
+        with connection.pipeline(), connection.transaction():
+            connection.execute(
+                "SELECT floor_ship_on(%s, %s, %s, %s, %s, %s)",
+                (
+                    session.table_id,
+                    session.session,
+                    batch.journal.journal_id,
+                    session.confirmed_position,
+                    session.chain,
+                    session.current,
+                ),
+            )
+            last = _ingest(connection, batch, session, new)
+    except psycopg.DatabaseError as error:
+        if error.sqlstate != _MOVED:
+            raise
+        return None
+    _notify(connection, batch, session, last)
+    return replace(session, confirmed_position=last, chain=new[-1].chain)
 
 
 def _notify(connection: psycopg.Connection, batch: f.Batch, session: Session, last: int) -> None:

@@ -287,24 +287,20 @@ def alerts(
 def hands_per_hour(
     connection: psycopg.Connection, table_id: str | None = None, since: datetime | None = None
 ) -> list[HourlyHands]:
-    """Hands finished per hour per table (from ``since``'s hour), by table then hour: view
-    ``floor_hands_per_hour``'s rows, read from the hands of those hours alone (the index of
-    the hands' ends, not every hand the floor holds)."""
-    conditions = ["ended_at IS NOT NULL"]
+    """Hands finished per UTC hour per table (from ``since``'s hour), by table then hour:
+    the totals the floor keeps as hands end (``floor_hands_hourly``, a row a table and
+    hour), not the hands themselves."""
+    conditions = ["hands > 0"]
     params: tuple[Any, ...] = ()
     if table_id is not None:
         conditions.append("table_id = %s")
         params += (table_id,)
     if since is not None:
-        conditions.append("ended_at >= date_trunc('hour', %s::timestamptz)")
+        conditions.append("hour >= date_trunc('hour', %s::timestamptz, 'UTC')")
         params += (since,)
     query = (
-        "SELECT table_id, date_trunc('hour', ended_at) AS hour, count(*)::integer AS hands, "
-        "count(*) FILTER (WHERE void)::integer AS void_hands, "
-        "coalesce(sum(pot), 0)::bigint AS chips_in_pots, "
-        "coalesce(sum(bonus_cards), 0)::integer AS bonus_cards "
-        f"FROM floor_hands WHERE {' AND '.join(conditions)} "
-        "GROUP BY 1, 2 ORDER BY table_id, hour"
+        f"SELECT {_columns(HourlyHands)} FROM floor_hands_hourly "
+        f"WHERE {' AND '.join(conditions)} ORDER BY table_id, hour"
     )
     return _rows(connection, HourlyHands, query, params)
 

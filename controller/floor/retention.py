@@ -10,8 +10,10 @@ gzipped CSV file with a header, written and synced before anything is dropped), 
 A retirement cut short (a crash, a lost connection) is finished by the next one: the
 ledger says which partitions were detached and not yet dropped.
 
-Nothing else leaves the floor: the tables, their journals' sessions, chip movements, seat
-sessions, alerts and supervisor actions stay (a few rows a hand, not a row a card).
+A partition of hands takes its hands out of the hourly totals (``floor_hands_hourly``) as
+it is dropped. Nothing else leaves the floor: the tables, their journals' sessions, chip
+movements, seat sessions, alerts and supervisor actions stay (a few rows a hand, not a row
+a card).
 """
 
 from __future__ import annotations
@@ -133,11 +135,44 @@ def retire(connection: psycopg.Connection, partition: Partition, archive: Path |
             counted = connection.execute(sql.SQL("SELECT count(*) FROM {}").format(name))
             rows = (counted.fetchone() or (0,))[0]
         with connection.transaction():
+            if partition.parent == HANDS:
+                _uncount(connection, partition)
             connection.execute(sql.SQL("DROP TABLE {}").format(name))
             connection.execute("DELETE FROM floor_partitions WHERE name = %s", (partition.name,))
     else:
         connection.execute("DELETE FROM floor_partitions WHERE name = %s", (partition.name,))
     return Retired(partition, rows, path)
+
+
+def _uncount(connection: psycopg.Connection, partition: Partition) -> None:
+    """Take the hands of ``partition`` (detached) out of the hourly totals
+    (``floor_hands_hourly``), in the transaction that drops it: the totals stay the sums
+    of the hands the floor holds."""
+    hours = connection.execute(
+        sql.SQL(
+            "SELECT min(date_trunc('hour', ended_at, 'UTC')), "
+            "max(date_trunc('hour', ended_at, 'UTC')) FROM {}"
+        ).format(sql.Identifier(partition.name))
+    ).fetchone()
+    if hours is None or hours[0] is None:
+        return
+    connection.execute(
+        sql.SQL(
+            "UPDATE floor_hands_hourly h SET hands = h.hands - gone.hands, "
+            "void_hands = h.void_hands - gone.void_hands, "
+            "chips_in_pots = h.chips_in_pots - gone.chips_in_pots, "
+            "bonus_cards = h.bonus_cards - gone.bonus_cards "
+            "FROM (SELECT table_id, date_trunc('hour', ended_at, 'UTC') AS hour, "
+            "count(*) AS hands, count(*) FILTER (WHERE void) AS void_hands, "
+            "coalesce(sum(pot), 0) AS chips_in_pots, "
+            "coalesce(sum(bonus_cards), 0) AS bonus_cards "
+            "FROM {} WHERE ended_at IS NOT NULL GROUP BY 1, 2) AS gone "
+            "WHERE h.table_id = gone.table_id AND h.hour = gone.hour"
+        ).format(sql.Identifier(partition.name))
+    )
+    connection.execute(
+        "DELETE FROM floor_hands_hourly WHERE hour BETWEEN %s AND %s AND hands <= 0", hours
+    )
 
 
 def _archive(connection: psycopg.Connection, name: str, folder: Path) -> tuple[int, Path]:

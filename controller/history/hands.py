@@ -22,6 +22,7 @@ from controller.history.script import IN_PROGRESS, Replay, Script, play, to_json
 from controller.journal import Journal
 from controller.rules import Action, Deal, Do, Hand, Phase
 from controller.table import Step, Table
+from controller.table.effects import HandOver, HandStarted
 
 
 def iso_time(ms: int | None) -> str:
@@ -121,10 +122,10 @@ class HandRecorder:
         """The hands that ``step`` ended (usually none)."""
         ended = []
         for effect in step.effects:
-            if effect.kind == "hand_started":
-                self.started = effect.data["at"]
-            elif effect.kind == "hand_over":
-                ended.append(_recorded(step.table, self.started, effect.data["at"]))
+            if isinstance(effect, HandStarted):
+                self.started = effect.at
+            elif isinstance(effect, HandOver):
+                ended.append(_recorded(step.table, self.started, effect.at))
         return ended
 
     def in_progress(self, table: Table) -> RecordedHand | None:

@@ -22,6 +22,7 @@ from controller.history.recovery import Recovered, from_snapshot, initial_table,
 from controller.journal import Device, Journal, JournalError
 from controller.journal.segments import Segment, moved
 from controller.journal.snapshots import EVERY, Snapshots
+from controller.table.effects import HandOver
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +37,7 @@ def build_index(journal: Journal, snapshots: Snapshots) -> int:
     for entry, step in steps(journal):
         if entry.source != TABLE and entry.device is not None:
             devices[entry.device.kind] = entry.device
-        if not any(effect.kind == "hand_over" for effect in step.effects):
+        if not any(isinstance(effect, HandOver) for effect in step.effects):
             continue
         number = step.table.hand_number
         hands.append((number, entry.position))

@@ -34,20 +34,20 @@ from typing import Any, TypeVar
 
 from controller.errors import LuckTableError
 from controller.rules.cards import DECK, Card, CardError, parse_card
-from controller.rules.hand import MAX_SEAT, Hand, start_hand
+from controller.rules.effects import Effect, Street
+from controller.rules.hand import MAX_SEAT, CardOut, Hand, start_hand
 from controller.rules.inputs import (
     CARD_CORRECTIONS,
     Action,
     Deal,
     Do,
-    Effect,
     IllegalInput,
     action_from_json,
 )
 from controller.rules.pots import build_pots
 from controller.rules.settings import Rules, RulesError
 from controller.rules.showdown import hand_value
-from controller.rules.state import Phase, Reveal
+from controller.rules.state import Dest, Phase, Reveal
 
 T = TypeVar("T")
 
@@ -307,16 +307,16 @@ def history(replay: Replay) -> str:
         f"bets {rules.small_bet}/{rules.big_bet}; {seats}"
     ]
     for effect in replay.events:
-        if effect.kind == "street":
-            lines.append(f"*** {effect.message.upper()} ***")
-        elif effect.kind == "card" and "seat" in effect.data:
-            data = effect.data
-            bonus = " (bonus card)" if data["bonus"] else ""
-            lines.append(f"  seat {data['seat']}: {data['card']} {data['face']}{bonus}")
-        elif effect.kind == "burn":
-            lines.append(f"  burn {effect.data['card']}")
-        else:
-            lines.append(f"  {effect.message}")
+        match effect:
+            case Street():
+                lines.append(f"*** {effect.message.upper()} ***")
+            case CardOut(card=card, where=to) if to.seat is not None:
+                bonus = " (bonus card)" if to.destination is Dest.BONUS else ""
+                lines.append(f"  seat {to.seat}: {card} {'up' if to.up else 'down'}{bonus}")
+            case CardOut(card=card, where=to) if to.destination is Dest.BURN:
+                lines.append(f"  burn {card}")
+            case _:
+                lines.append(f"  {effect.message}")
     lines.append(f"status: {replay.status}")
     if replay.error is not None:
         where = "card" if "card" in replay.error else "action"

@@ -295,6 +295,16 @@ class Journal:
             raise JournalError(f"cannot read journal {self.path}: {error}") from None
         return None if row is None else _entry(row)
 
+    def last_position(self) -> int:
+        """The position of the journal's last entry (0: none), in its file or, when every
+        entry is sealed, in its last segment."""
+        try:
+            row = self._db.execute("SELECT MAX(position) FROM inputs").fetchone()
+        except sqlite3.Error as error:
+            raise JournalError(f"cannot read journal {self.path}: {error}") from None
+        closed = self.sealed()
+        return max(int(row[0] or 0), closed[-1].last if closed else 0)
+
     def sealed(self) -> list[Segment]:
         """The journal's closed segments, in order (:mod:`.segments`)."""
         try:
@@ -346,11 +356,11 @@ class Journal:
             raise JournalError(f"cannot write journal {self.path}: {error}") from None
         return positions
 
-    def entries(self, after: int = 0) -> Iterator[Entry]:
-        """Every entry after position ``after``, in journal order: from the segments that
-        hold them, then from the journal's file. Raises :class:`JournalError` (a
-        :class:`~.segments.SegmentDamaged`, a :class:`~.segments.SegmentPruned`) when
-        a segment it needs cannot be read."""
+    def entries(self, after: int = 0, *, source: str | None = None) -> Iterator[Entry]:
+        """Every entry after position ``after`` (of ``source`` only, if given), in journal
+        order: from the segments that hold them, then from the journal's file. Raises
+        :class:`JournalError` (a :class:`~.segments.SegmentDamaged`, a
+        :class:`~.segments.SegmentPruned`) when a segment it needs cannot be read."""
         columns = f"{_COLUMNS}, {'chain' if self._chained else 'NULL'}"
         query = f"SELECT {columns} FROM inputs WHERE position > ? ORDER BY position"
         while True:
@@ -358,16 +368,18 @@ class Journal:
             for segment in closed:
                 with self.segments.opened(segment) as connection:
                     for row in connection.execute(query, (after,)):
-                        yield _entry(row)
+                        if source is None or row[2] == source:
+                            yield _entry(row)
                 after = segment.last
             try:
-                rows = self._db.execute(query, (after,))
+                rows = self._db.execute(query, (after,))  # one reading: the file as it is
                 row = rows.fetchone()
                 if (row is None or row[0] != after + 1) and self._sealed_since(after):
                     rows.close()
                     continue  # the writer sealed a segment meanwhile: read it first
                 while row is not None:
-                    yield _entry(row)
+                    if source is None or row[2] == source:
+                        yield _entry(row)
                     row = rows.fetchone()
                 return
             except sqlite3.Error as error:

@@ -34,8 +34,9 @@ from typing import NamedTuple
 
 from controller.errors import LuckTableError
 from controller.rules.cards import Card
+from controller.rules.effects import Effect
 from controller.rules.hand import Hand
-from controller.rules.inputs import Action, Deal, Do, Effect, IllegalInput
+from controller.rules.inputs import Action, Deal, Do, IllegalInput
 from controller.rules.state import FOUR_OF_CLUBS, Dest, Phase, Reveal
 
 #: The engine's notices the odds report (the deal to come, as the model takes it).

@@ -11,6 +11,7 @@ See ``controller.rules.hand`` for the full description.
 
 from controller.rules.betting import Choice
 from controller.rules.cards import DECK, Card, CardError, Suit, parse_card, parse_cards
+from controller.rules.effects import CardName, Effect, Told
 from controller.rules.evaluator import (
     Category,
     HandValue,
@@ -19,15 +20,13 @@ from controller.rules.evaluator import (
     evaluate,
     evaluate_many,
 )
-from controller.rules.hand import Hand, HandStep, Waiting, apply, replay, start_hand
+from controller.rules.hand import Hand, HandStep, apply, replay, start_hand
 from controller.rules.inputs import (
     Action,
     Deal,
     Do,
-    Effect,
     IllegalInput,
     Input,
-    Notice,
     action_from_json,
     input_from_json,
 )
@@ -43,6 +42,7 @@ from controller.rules.settings import (
     WildBringIn,
 )
 from controller.rules.state import Dealt, Dest, Phase, Player, Pot, Reveal
+from controller.rules.waiting import Form, Wait, Waiting, say_waiting
 
 __all__ = [
     "DECK",
@@ -50,6 +50,7 @@ __all__ = [
     "BonusTiming",
     "Card",
     "CardError",
+    "CardName",
     "Category",
     "Choice",
     "Deal",
@@ -57,13 +58,13 @@ __all__ = [
     "Dest",
     "Do",
     "Effect",
+    "Form",
     "Hand",
     "HandStep",
     "HandValue",
     "HeadsUpUncapped",
     "IllegalInput",
     "Input",
-    "Notice",
     "OddChip",
     "Phase",
     "PlayedCard",
@@ -74,7 +75,9 @@ __all__ = [
     "RulesError",
     "ShowdownMode",
     "Suit",
+    "Told",
     "Variant",
+    "Wait",
     "Waiting",
     "WildBringIn",
     "action_from_json",
@@ -87,5 +90,6 @@ __all__ = [
     "parse_card",
     "parse_cards",
     "replay",
+    "say_waiting",
     "start_hand",
 ]

@@ -1,26 +1,6 @@
-"""Fixed-limit betting: who brings in, who acts first, the legal choices and their amounts.
-
-Rules as implemented (see docs/rules.md):
-
-- Bring-in: the lowest up card by rank, then suit (clubs < diamonds < hearts < spades);
-  a wild up card counts as an ace (``wild_bring_in="ace"``) or at its rank
-  (``"natural"``). The bring-in player posts the bring-in or completes to the small bet,
-  and cannot fold. Others call the full bring-in even when it was posted short (all-in).
-- First to act from fourth street: the highest hand showing (high card, pair, two pair,
-  trips, full house, quads, five of a kind; never straights or flushes), wild up cards
-  playing as whatever makes the best showing; ties go to the seat closest to the
-  dealer's left (the lowest seat number).
-- A bet, completion or raise goes to the last full wager level plus the round's bet
-  size. It is full when it goes at least half a bet size above the last full level (a
-  short all-in of half a bet or more counts as full); only full wagers count toward the
-  cap and reopen the betting for players who already acted (each of whom must face
-  half a bet or more above what they matched).
-- Cap: the bet (or completion) plus ``max_raises`` raises, lifted heads-up by
-  ``heads_up_uncapped``. Heads-up means at most two players still in who are not
-  all-in. Whether the round is capped is settled once, by the wager that reaches the
-  cap (``Hand.capped``): ``any_time`` lifts it if the round became heads-up before that
-  wager, and a round that reached the cap stays capped to its end (Robert's Rules: "once
-  the raising is capped on a betting round, it cannot be uncapped by a subsequent fold").
+"""Fixed-limit betting: who brings in, who acts first, the legal choices and their amounts,
+the cap and the half-bet rule. The rules, with their sources: docs/rules.md ("Bring-in",
+"First to act", "Bet sizes, the open pair, the cap", "All-in, side pots").
 """
 
 from __future__ import annotations

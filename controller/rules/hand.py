@@ -51,29 +51,40 @@ from controller.rules import betting
 from controller.rules.betting import (
     Choice,
     bring_in_card,
-    describe_showing,
     legal_choices,
     showing_key,
     with_player,
 )
 from controller.rules.cards import Card, parse_card
-from controller.rules.inputs import (
-    BETTING_DECISIONS,
-    Action,
+from controller.rules.effects import (
+    AllFolded,
+    Ante,
+    BonusDecided,
+    BonusEarned,
+    BringInPasses,
     CardName,
-    Deal,
-    Do,
+    CommunityCard,
+    Corrected,
+    DeadCard,
+    DealtDown,
     Effect,
-    IllegalInput,
-    Input,
-    Notice,
+    Exposed,
+    NoBetting,
+    NoBonus,
+    OpenPair,
+    Scramble,
+    ShortDeck,
+    Street,
+    ToAct,
+    Told,
+    Void,
 )
+from controller.rules.inputs import BETTING_DECISIONS, Action, Deal, Do, IllegalInput, Input
 from controller.rules.pots import build_pots
 from controller.rules.settings import BonusTiming, Rules
 from controller.rules.showdown import begin_showdown, reveal
 from controller.rules.state import (
     FOUR_OF_CLUBS,
-    STREET_NAMES,
     Dealt,
     Dest,
     Phase,
@@ -81,75 +92,9 @@ from controller.rules.state import (
     Pot,
     Reveal,
 )
+from controller.rules.waiting import Form, Wait, Waiting, say_waiting
 
 MAX_SEAT = 8
-
-
-class Waiting(NamedTuple):
-    """What the engine waits for.
-
-    ``kind`` is ``card`` (with ``destination``: seat, burn, bonus or community, and
-    ``up`` for the face), ``action`` (a betting decision; ``legal`` lists the exact
-    choices), ``bonus`` (accept or decline a priced bonus card at ``price``) or ``show``.
-    The deal queue (``Hand.queue``) holds the ``card`` and ``bonus`` entries to come.
-    """
-
-    kind: str
-    seat: int | None = None
-    destination: Dest | None = None
-    up: bool = False
-    street: int = 0
-    legal: tuple[Choice, ...] = ()
-    price: int = 0
-
-    @classmethod
-    def card(
-        cls, destination: Dest, street: int, seat: int | None = None, up: bool = False
-    ) -> Waiting:
-        up = up or destination is Dest.COMMUNITY
-        return cls("card", seat, destination, up, street)
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Waiting:
-        """Read back a deal-queue entry (a card or a bonus-card offer) written by ``to_json``."""
-        if data["kind"] == "bonus":
-            return cls("bonus", data["seat"], price=data["price"])
-        destination = Dest(data["destination"])
-        return cls.card(destination, data["street"], data.get("seat"), data.get("face") == "up")
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": self.kind}
-        if self.kind == "card":
-            assert self.destination is not None
-            out["destination"] = self.destination.value
-            if self.seat is not None:
-                out["seat"] = self.seat
-            if self.destination is not Dest.BURN:
-                out["face"] = "up" if self.up else "down"
-            out["street"] = self.street
-            return out
-        out["seat"] = self.seat
-        if self.kind == "bonus":
-            out["price"] = self.price
-            out["legal"] = [{"do": "bonus", "accept": True}, {"do": "bonus", "accept": False}]
-        else:
-            out["legal"] = [choice.to_json() for choice in self.legal]
-        return out
-
-    def describe(self) -> str:
-        if self.kind == "card":
-            if self.destination is Dest.BURN:
-                return "waiting for the burn card"
-            if self.destination is Dest.COMMUNITY:
-                return "waiting for the community card"
-            face = "up" if self.up else "down"
-            what = "the bonus card" if self.destination is Dest.BONUS else "a card"
-            return f"waiting for {what} face {face} to seat {self.seat}"
-        if self.kind == "bonus":
-            return f"waiting for seat {self.seat} to accept or decline the bonus card"
-        if self.kind == "show":
-            return f"waiting for seat {self.seat} to show or muck"
-        return f"waiting for seat {self.seat} to act"
 
 
 # Effects: what people must be told -------------------------------------------------------
@@ -164,35 +109,21 @@ class CardOut(Effect):
     where: Waiting
 
     @property
-    def kind(self) -> str:  # type: ignore[override]  # a field of Effect, computed here
-        return "burn" if self.where.destination is Dest.BURN else "card"
+    def kind(self) -> Told:  # type: ignore[override]  # a class attribute of the other effects
+        return Told.BURN if self.where.destination is Dest.BURN else Told.CARD
 
     @property
-    def message(self) -> str:  # type: ignore[override]  # a field of Effect, computed here
-        return self.say(str)
-
-    @property
-    def cards(self) -> tuple[Card, ...]:  # type: ignore[override]  # a field of Effect, computed here
+    def cards(self) -> tuple[Card, ...]:
         """The community card and an up card are named; a burn, a hole card, a bonus card not."""
         where = self.where
         named = where.destination is Dest.COMMUNITY or (where.destination is Dest.SEAT and where.up)
         return (self.card,) if named else ()
 
-    def say(self, name: CardName) -> str:
-        where = self.where
-        if where.destination is Dest.BURN:
-            return "burn card"
-        if where.destination is Dest.COMMUNITY:
-            return f"community card {name(self.card)}"
-        face = "up" if where.up else "down"
-        if where.destination is Dest.BONUS:
-            what = "the bonus card"
-        else:
-            what = name(self.card) if where.up else "a card"
-        return f"seat {where.seat} gets {what} face {face}"
+    def say(self, name: CardName = str) -> str:
+        return say_waiting(self.where, Form.DEALT, name(self.card))
 
     @property
-    def data(self) -> dict[str, Any]:  # type: ignore[override]  # a field of Effect, computed here
+    def data(self) -> dict[str, Any]:
         where, card = self.where, str(self.card)
         if where.destination is Dest.BURN:
             return {"card": card}
@@ -222,10 +153,9 @@ class Decision(Effect):
     pot: int
     out_of_turn: bool = False
 
-    kind = "decision"
+    kind = Told.DECISION
 
-    @property
-    def message(self) -> str:  # type: ignore[override]  # a field of Effect, computed here
+    def say(self, name: CardName = str) -> str:
         choice, seat = self.choice, self.player.seat
         if self.out_of_turn:
             return f"seat {seat} folds out of turn"
@@ -235,7 +165,7 @@ class Decision(Effect):
         return f"seat {seat} {_WAGER_WORDS[choice.do]} {choice.to}{all_in}"
 
     @property
-    def data(self) -> dict[str, Any]:  # type: ignore[override]  # a field of Effect, computed here
+    def data(self) -> dict[str, Any]:
         choice = self.choice
         data: dict[str, Any] = {"seat": self.player.seat, "do": choice.do.value, "pot": self.pot}
         if choice.to is not None:
@@ -314,11 +244,11 @@ class Hand(NamedTuple):
         if self.phase is Phase.BETTING:
             assert self.actor is not None
             seat = self.players[self.actor].seat
-            return Waiting("action", seat, legal=legal_choices(self))
+            return Waiting(Wait.ACTION, seat, street=self.street, legal=legal_choices(self))
         if self.phase is Phase.SHOWDOWN:
             assert self.actor is not None
             choices = (Choice(Do.SHOW), Choice(Do.MUCK))
-            return Waiting("show", self.players[self.actor].seat, legal=choices)
+            return Waiting(Wait.SHOW, self.players[self.actor].seat, legal=choices)
         return None
 
     def player(self, seat: int) -> Player:
@@ -378,7 +308,7 @@ class Hand(NamedTuple):
                     waiting.seat
                     for waiting in self.queue
                     if waiting.seat is not None
-                    and (waiting.kind == "bonus" or waiting.destination is Dest.BONUS)
+                    and (waiting.kind == Wait.BONUS or waiting.destination is Dest.BONUS)
                 }
             )
         )
@@ -412,7 +342,7 @@ class Hand(NamedTuple):
         elif item.do in BETTING_DECISIONS:
             new = _decide(self, item, fx)
         elif item.do is Do.VOID:
-            new = _void(self, "the supervisor voids the hand", fx)
+            new = _void(self, fx)
         elif item.do is Do.CORRECT:
             new = _correct(self, item, fx)
         else:
@@ -505,8 +435,7 @@ def start_hand(rules: Rules, stacks: Mapping[int, int]) -> HandStep:
         stack = stacks[seat]
         ante = min(stack, rules.ante)
         players.append(Player(seat, stack, stack - ante, total=ante))
-        note = " (all-in)" if ante == stack else ""
-        fx.append(Notice("ante", f"seat {seat} antes {ante}{note}", {"seat": seat, "chips": ante}))
+        fx.append(Ante(seat, ante, all_in=ante == stack))
     return HandStep(_begin_street(Hand(rules, tuple(players)), 3, fx), tuple(fx))
 
 
@@ -560,7 +489,7 @@ def _begin_street(hand: Hand, street: int, fx: list[Effect]) -> Hand:
     """Start dealing ``street``: its deal queue, in order."""
     live = [p.seat for p in hand.players if not p.folded]
     burn = (Waiting.card(Dest.BURN, street),) if hand.rules.burn and street > 3 else ()
-    fx.append(Notice("street", f"{STREET_NAMES[street]} street", {"street": street}))
+    fx.append(Street(street))
     if street == 3:
         down = _cards_to(live, False, 3)
         queue = (*down, *down, *_cards_to(live, True, 3))  # two rounds face down, one up
@@ -600,16 +529,13 @@ def _seventh_street(
     stub, players = hand.stub, len(cards)
     if stub >= len(burn) + players:
         return hand, (*burn, *cards)
-    facts = {"stub": stub, "players": players}
-    short = f"short deck on seventh street (stub {stub}, {players} players)"
     if stub >= players:
-        fx.append(Notice("short_deck", f"{short}: no burn", facts))
+        fx.append(ShortDeck(stub, players))
         return hand, tuple(cards)
     if not hand.scrambled and hand.burns and stub + len(hand.burns) >= players:
-        fx.append(Notice("short_deck", f"{short}: no burn, the burn cards are scrambled", facts))
+        fx.append(ShortDeck(stub, players, scramble=True))
         return _scramble(hand, fx), tuple(cards)
-    text = f"not enough cards: community card on seventh street (stub {stub}, {players} players)"
-    fx.append(Notice("community", text, facts))
+    fx.append(CommunityCard(stub, players))
     community = Waiting.card(Dest.COMMUNITY, 7)
     if stub >= len(burn) + 1:
         return hand, (*burn, community)
@@ -624,14 +550,7 @@ def _cards_to(seats: list[int], up: bool, street: int) -> list[Waiting]:
 def _scramble(hand: Hand, fx: list[Effect]) -> Hand:
     """The burn cards go back into the stub: they may come out of the shoe again."""
     burns = hand.burns
-    fx.append(
-        Notice(
-            "scramble",
-            f"the stub is short: scramble the {len(burns)} burn card"
-            f"{'' if len(burns) == 1 else 's'} with the stub and deal from them",
-            {"burns": [str(card) for card in burns]},
-        )
-    )
+    fx.append(Scramble(burns))
     out = hand.out
     for card in burns:
         out &= ~(1 << card)
@@ -643,7 +562,7 @@ def _await_card(hand: Hand, fx: list[Effect]) -> Hand:
     queue = hand.queue
     if not queue:
         return _begin_betting(hand, fx)
-    if hand.stub == 0 and queue[0].kind == "card" and not hand.scrambled:
+    if hand.stub == 0 and queue[0].kind == Wait.CARD and not hand.scrambled:
         return _scramble(hand, fx)  # the stub is empty
     return hand
 
@@ -652,7 +571,7 @@ def _deal(hand: Hand, card: Card, fx: list[Effect]) -> Hand:
     """The next card out of the shoe goes where the deal queue says."""
     waiting = hand.waiting_for
     assert waiting is not None
-    if waiting.kind != "card":
+    if waiting.kind != Wait.CARD:
         raise IllegalInput(f"{card}: not waiting for a card ({waiting.describe()})")
     if hand.out & 1 << card:
         raise IllegalInput(f"{card}: card already in play")
@@ -698,27 +617,20 @@ def _bonus_slots(hand: Hand, index: int, fx: list[Effect]) -> tuple[Waiting, ...
     player = hand.players[index]
     seat = player.seat
     price = rules.bonus_price
+    earned = BonusEarned(seat, price, player.stack)
+    fx.append(earned)
     if price == 0:
-        slots: tuple[Waiting, ...] = (Waiting.card(Dest.BONUS, hand.street, seat),)
-        text = f"bonus card due: one card face down to seat {seat}"
-    elif player.stack >= price:
-        slots = (Waiting("bonus", seat, price=price),)
-        text = f"seat {seat} may buy the bonus card for {price}"
-    else:
-        slots = ()
-        text = (
-            f"seat {seat} cannot pay the bonus card price of {price} "
-            f"(has {player.stack}): no bonus card"
-        )
-    fx.append(Notice("bonus", text, {"seat": seat, "price": price, "offered": bool(slots)}))
-    return slots
+        return (Waiting.card(Dest.BONUS, hand.street, seat),)
+    if earned.offered:
+        return (Waiting(Wait.BONUS, seat, price=price),)
+    return ()
 
 
 def _bonus_decision(hand: Hand, index: int, accept: bool, fx: list[Effect]) -> Hand:
     player = hand.players[index]
     waiting = hand.waiting_for
     assert waiting is not None
-    if waiting.kind != "bonus":
+    if waiting.kind != Wait.BONUS:
         raise IllegalInput(f"seat {player.seat}: no bonus card on offer ({waiting.describe()})")
     if waiting.seat != player.seat:
         raise IllegalInput(f"seat {player.seat}: out of turn ({waiting.describe()})")
@@ -732,22 +644,21 @@ def _bonus_decision(hand: Hand, index: int, accept: bool, fx: list[Effect]) -> H
         )
         hand = with_player(hand, index, player)
         queue = (Waiting.card(Dest.BONUS, hand.street, player.seat), *queue)
-        text = f"seat {player.seat} buys the bonus card for {price}"
-    else:
-        text = f"seat {player.seat} declines the bonus card and stays in"
-    fx.append(Notice("bonus", text, {"seat": player.seat, "accept": accept, "price": price}))
+    fx.append(BonusDecided(player.seat, accept, price))
     return _await_card(hand._replace(queue=queue), fx)
 
 
 # Corrections ---------------------------------------------------------------------------
 
 
-def _void(hand: Hand, reason: str, fx: list[Effect]) -> Hand:
+def _void(hand: Hand, fx: list[Effect], exposed: int | None = None) -> Hand:
+    """A misdeal: the supervisor's void, or (``exposed``) that seat's three third-street
+    cards all face up."""
     players = tuple(
         p._replace(stack=p.start, total=0, bet=0, acted=False, reveal=None, bonus_paid=0)
         for p in hand.players
     )
-    fx.append(Notice("void", f"{reason}: misdeal, every chip goes back", {"reason": reason}))
+    fx.append(Void(exposed))
     return hand._replace(players=players, phase=Phase.VOID, queue=(), actor=None, pots=())
 
 
@@ -768,15 +679,7 @@ def _expose(hand: Hand, index: int, card: Card, fx: list[Effect]) -> Hand:
     hole = cards[position]
     if hand.street != 3 or not (hand.phase is Phase.DEAL or hand.bring_in_due):
         cards[position] = hole._replace(exposed=True)
-        fx.append(
-            Notice(
-                "expose",
-                f"seat {seat}'s hole card {card} is exposed: it stays face up where it lies "
-                "and plays as a hole card",
-                {"seat": seat},
-                (card,),
-            )
-        )
+        fx.append(Exposed(seat, card))
         return with_player(hand, index, player._replace(cards=tuple(cards)))
     cards[position] = Dealt(hole.card, True, hole.street, hole.bonus, exposed=True)
     hand = with_player(hand, index, player._replace(cards=tuple(cards)))
@@ -789,16 +692,13 @@ def _expose(hand: Hand, index: int, card: Card, fx: list[Effect]) -> Hand:
         ),
         None,
     )
-    note = ""
     if turned is not None:
         queue[turned] = Waiting.card(Dest.SEAT, hand.street, seat)
-        note = f": the next card to seat {seat} is dealt down instead"
-    text = f"seat {seat}'s hole card {card} is exposed{note}"
-    fx.append(Notice("expose", text, {"seat": seat}, (card,)))
+    fx.append(Exposed(seat, card, replaces_up=True, turned=turned is not None))
     hand = hand._replace(queue=tuple(queue))
     regular = [dealt for dealt in cards if dealt.street == 3 and not dealt.bonus]
     if len(regular) == 3 and all(dealt.up for dealt in regular):
-        return _void(hand, f"all three of seat {seat}'s third-street cards are exposed", fx)
+        return _void(hand, fx, exposed=seat)
     if hand.phase is Phase.BETTING:
         return _begin_betting(hand, fx)
     return hand
@@ -812,14 +712,7 @@ def _dealt_down(hand: Hand, index: int, card: Card, fx: list[Effect]) -> Hand:
     dealt = next((d for d in player.cards if d.card == card and d.up and not d.exposed), None)
     if dealt is None:
         raise IllegalInput(f"{card}: not an up card of seat {seat}")
-    fx.append(
-        Notice(
-            "dealt_down",
-            f"seat {seat}'s up card {card} was dealt face down: turn it face up where it lies",
-            {"seat": seat, "card": str(card)},
-            (card,),
-        )
-    )
+    fx.append(DealtDown(seat, card))
     if _earns_bonus(hand, dealt):
         return _unearn_bonus(hand, index, fx)
     return hand
@@ -841,18 +734,16 @@ def _correct(hand: Hand, item: Action, fx: list[Effect]) -> Hand:
     if hand.out >> card & 1:
         raise IllegalInput(f"{card}: card already in play")
     out = hand.out & ~(1 << was) | 1 << card
-    words = {"card": str(card), "was": str(was)}
     for index, player in enumerate(hand.players):
         position = next((i for i, dealt in enumerate(player.cards) if dealt.card == was), None)
         if position is not None:
             return _correct_players_card(hand._replace(out=out), index, position, card, fx)
     if hand.community == was:
-        text = f"the community card read as {was} is {card}"
-        fx.append(Notice("correct", text, words, (was, card)))
+        fx.append(Corrected(was, card, Dest.COMMUNITY))
         return hand._replace(community=card, out=out)
     if was in hand.burns:
         burns = tuple(card if burned == was else burned for burned in hand.burns)
-        fx.append(Notice("correct", f"the burn card read as {was} is {card}", words, (was, card)))
+        fx.append(Corrected(was, card, Dest.BURN))
         return hand._replace(burns=burns, out=hand.out if hand.scrambled else out)
     raise IllegalInput(f"{was} was not dealt in this hand")
 
@@ -864,15 +755,7 @@ def _correct_players_card(
     seat = player.seat
     old = player.cards[position]
     cards = (*player.cards[:position], old._replace(card=card), *player.cards[position + 1 :])
-    face = "up" if old.up else "down"
-    fx.append(
-        Notice(
-            "correct",
-            f"the card read as {old.card} is {card}: seat {seat}'s card face {face}, where it lies",
-            {"seat": seat, "card": str(card), "was": str(old.card)},
-            (old.card, card),
-        )
-    )
+    fx.append(Corrected(old.card, card, Dest.SEAT, seat, old.up))
     before = hand
     hand = with_player(hand, index, player._replace(cards=cards))
     if not old.bonus and _earns_bonus(before, old):
@@ -911,25 +794,18 @@ def _unearn_bonus(hand: Hand, index: int, fx: list[Effect]) -> Hand:
     pending = tuple(
         waiting
         for waiting in hand.queue
-        if waiting.seat == seat and (waiting.kind == "bonus" or waiting.destination is Dest.BONUS)
+        if waiting.seat == seat
+        and (waiting.kind == Wait.BONUS or waiting.destination is Dest.BONUS)
     )
     if pending:
         queue = tuple(waiting for waiting in hand.queue if waiting not in pending)
-        fx.append(Notice("no_bonus", f"seat {seat}'s bonus card is not due", {"seat": seat}))
+        fx.append(NoBonus(seat))
         return _await_card(hand._replace(queue=queue), fx)
     bonus = next((dealt for dealt in player.cards if dealt.bonus), None)
     if bonus is None:
         return hand
     cards = tuple(dealt for dealt in player.cards if not dealt.bonus)
-    fx.append(
-        Notice(
-            "dead_card",
-            f"seat {seat}'s bonus card {bonus.card} was not earned: it is a dead card, taken "
-            "away face down, out of play",
-            {"seat": seat, "card": str(bonus.card)},
-            (bonus.card,),
-        )
-    )
+    fx.append(DeadCard(seat, bonus.card))
     return with_player(hand, index, player._replace(cards=cards))
 
 
@@ -951,52 +827,20 @@ def _begin_betting(hand: Hand, fx: list[Effect]) -> Hand:
         opener = live[keys.index(high)]  # ties: the lowest seat, closest to the dealer's left
     bettors = [i for i in live if players[i].stack > 0]  # can bet: still in, chips behind
     if len(bettors) <= 1:
-        fx.append(
-            Notice(
-                "no_betting",
-                f"no betting on {STREET_NAMES[street]} street: at most one player can bet",
-                {"street": street},
-            )
-        )
+        fx.append(NoBetting(street))
         return _end_round(hand._replace(first=opener, phase=Phase.BETTING), fx)
     actor = next((i for i in bettors if i >= opener), bettors[0])  # clockwise from the opener
     bring_in_due = street == 3
     if bring_in_due:
         low_seat = players[opener].seat
         if actor != opener:
-            fx.append(
-                Notice(
-                    "bring_in",
-                    f"seat {low_seat} is all-in: the bring-in passes to seat {players[actor].seat}",
-                    {"seat": players[actor].seat, "low": low_seat},
-                )
-            )
-        text = (
-            f"seat {players[actor].seat} has the low card and brings in"
-            if actor == opener
-            else f"seat {players[actor].seat} brings in"
-        )
-        fx.append(Notice("to_act", text, {"seat": players[actor].seat, "street": 3}))
+            fx.append(BringInPasses(players[actor].seat, low_seat))
+        fx.append(ToAct(players[actor].seat, 3, low_seat))
     else:
-        shown = describe_showing(high)
-        fx.append(
-            Notice(
-                "to_act",
-                f"{STREET_NAMES[street]} street: seat {players[opener].seat} "
-                f"({shown} showing) is high"
-                + ("" if actor == opener else f"; seat {players[actor].seat} acts first"),
-                {"seat": players[actor].seat, "high": players[opener].seat, "street": street},
-            )
-        )
+        fx.append(ToAct(players[actor].seat, street, players[opener].seat, high))
         if street == 4 and rules.open_pair_big_bet and high[0] >= 1:  # a pair or better shows
             size = 0
-            fx.append(
-                Notice(
-                    "open_pair",
-                    f"open pair: the bet may be {rules.small_bet} or {rules.big_bet}",
-                    {"small": rules.small_bet, "big": rules.big_bet},
-                )
-            )
+            fx.append(OpenPair(rules.small_bet, rules.big_bet))
     return hand._replace(
         phase=Phase.BETTING,
         actor=actor,
@@ -1028,7 +872,7 @@ def _decide(hand: Hand, action: Action, fx: list[Effect]) -> Hand:
             return _fold_out_of_turn(hand, index, fx)
         waiting = hand.waiting_for
         assert waiting is not None
-        if waiting.kind != "action":
+        if waiting.kind != Wait.ACTION:
             raise IllegalInput(f"{who}: not a betting decision now ({waiting.describe()})")
         raise IllegalInput(f"{who}: out of turn (seat {waiting.seat} to act)")
     choice = betting.choose(hand, do, action.to)
@@ -1072,13 +916,7 @@ def _win_uncontested(hand: Hand, winner: Player, fx: list[Effect]) -> Hand:
     index = hand.players.index(winner)
     hand = with_player(hand, index, winner.wins(total))
     pot = Pot(total, (winner.seat,), (winner.seat,), ((winner.seat, total),))
-    fx.append(
-        Notice(
-            "award",
-            f"pot of {total} to seat {winner.seat}: all others folded",
-            {"amount": total, "winners": [winner.seat], "shares": {str(winner.seat): total}},
-        )
-    )
+    fx.append(AllFolded(winner.seat, total))
     return hand._replace(phase=Phase.COMPLETE, actor=None, queue=(), pots=(pot,))
 
 
@@ -1087,7 +925,7 @@ def _reveal(hand: Hand, index: int, do: Do, fx: list[Effect]) -> Hand:
     waiting = hand.waiting_for
     assert waiting is not None
     who = f"seat {seat} cannot {do.value}"
-    if waiting.kind != "show":
+    if waiting.kind != Wait.SHOW:
         raise IllegalInput(f"{who}: not the showdown ({waiting.describe()})")
     if hand.actor != index:
         raise IllegalInput(f"{who}: out of turn ({waiting.describe()})")

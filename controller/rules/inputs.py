@@ -1,32 +1,14 @@
-"""What goes into the hand engine and what comes out of it, besides the state.
-
-Inputs:
-
-- ``Deal(card)``: the next card out of the shoe. The engine decides where it goes.
-- ``Action(do, seat, to, accept, card, was, dealt)``: a player's decision (``bring_in``,
-  ``complete``, ``check``, ``call``, ``bet``, ``raise``, ``fold``, ``bonus`` with ``accept``,
-  ``show``, ``muck``) or a correction: ``expose`` (a face-down ``card`` of ``seat`` lies
-  face up), ``dealt_down`` (an up ``card`` of ``seat`` was dealt face down), ``correct``
-  (the card read as ``was`` is ``card``: a misread), ``void`` without seat. ``to`` is the
-  player's total for the street after a bet, raise or completion; it is needed only when
-  more than one size is legal. ``dealt`` (corrections only, optional) is how many cards
-  had come out of the shoe when the correction was made: the replay tool applies it there.
-
-Outputs besides the new state:
-
-- ``Effect``: something people must be told: ``kind``, a human-readable ``message`` and
-  structured ``data`` (JSON-ready); ``Notice(kind, message, data)`` states one outright.
-- ``IllegalInput``: raised for an input that is not legal now; its message names the
-  reason (out of turn, over the limit, betting is capped, card already in play, ...).
-
-Every type here serializes with ``to_json()`` and reads back with ``input_from_json``.
+"""What goes into the hand engine: ``Deal(card)`` (the next card out of the shoe) and
+``Action`` (a player's decision or a correction; its fields as a hand script writes them:
+docs/replay.md, "The hand script"), and ``IllegalInput``, raised for an input that is not
+legal now, naming the reason (docs/rules.md, "Inputs, effects and refusals"). What comes
+out is in ``controller.rules.effects``. Every input serializes with ``to_json()`` and
+reads back with ``input_from_json``.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any, NamedTuple
 
@@ -176,51 +158,3 @@ def _whole(data: Mapping[str, Any], name: str) -> int | None:
     if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
         raise IllegalInput(f"{name!r}: {value!r} is not a whole number")
     return value
-
-
-#: How words name a card: ``str`` ("Kd"), or a viewer's (a card they may not see: "a card").
-CardName = Callable[[Card], str]
-
-
-class Effect:
-    """Something people must be told: ``kind`` (a stable tag), ``message`` (for people)
-    and ``data`` (JSON-ready facts).
-
-    ``Notice`` states all three outright. The other effects (``CardOut`` and ``Decision``
-    in ``controller.rules.hand``, ``Shows`` and ``Awarded`` in ``controller.rules.showdown``,
-    the table's alerts in ``controller.table.alerts``) are frozen dataclasses of the facts
-    that word ``message`` and ``data`` when read.
-
-    ``cards``: the cards ``message`` may name; ``say(name)`` is ``message`` with each of them
-    named by ``name`` (a viewer's: a card they may not see is "a card"). A record words
-    itself through ``name``; a ``Notice`` names in its text the cards it lists.
-    """
-
-    __slots__ = ()
-    kind: str
-    message: str
-    data: Mapping[str, Any]
-    cards: tuple[Card, ...] = ()
-
-    def say(self, name: CardName) -> str:
-        return named(self.message, self.cards, name)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "message": self.message, **self.data}
-
-
-def named(text: str, cards: Iterable[Card], name: CardName) -> str:
-    """``text`` with each of ``cards`` (as ``str`` names it) named by ``name`` instead."""
-    for card in cards:
-        text = name(card).join(re.split(rf"\b{card}\b", text))
-    return text
-
-
-@dataclass(frozen=True, slots=True)
-class Notice(Effect):
-    """An effect stated outright; ``cards``: the cards its ``message`` names."""
-
-    kind: str
-    message: str
-    data: Mapping[str, Any]
-    cards: tuple[Card, ...] = ()

@@ -1,15 +1,5 @@
-"""Showdown and the pot award.
-
-- ``auto`` showdown tables every hand still in; ``manual`` asks each player to show or
-  muck, starting with the last aggressor on seventh street (the last player to bet or
-  raise there) or, with no bet on seventh street, the first to act, then clockwise.
-- A player may muck only while every pot they can win still has another contender who
-  has not mucked; otherwise their hand is tabled without asking (they are the last
-  contender for a pot and win it).
-- Each pot goes to the best hand among its contenders; a split pot's odd chips go one
-  each to the winners closest to the dealer's left (``odd_chip="seat_order"``) or to the
-  winners with the highest card by rank then suit among their own cards
-  (``"high_card_suit"``).
+"""Showdown and the pot award: who shows first, who may muck, each pot to its best hand and
+the odd chips. The rules, with their sources: docs/rules.md ("Showdown and the pot award").
 """
 
 from __future__ import annotations
@@ -19,8 +9,8 @@ from typing import Any, TypeVar
 
 from controller.rules.betting import next_seat_from, with_player
 from controller.rules.cards import Card
+from controller.rules.effects import CardName, Effect, ManualShowdown, Mucks, Told
 from controller.rules.evaluator import HandValue, evaluate
-from controller.rules.inputs import CardName, Effect, Notice
 from controller.rules.pots import build_pots, split
 from controller.rules.settings import OddChip, ShowdownMode
 from controller.rules.state import HandState, Phase, Player, Pot, Reveal
@@ -43,7 +33,7 @@ def begin_showdown(hand: H, fx: list[Effect]) -> H:
             if not player.folded:
                 fx.append(Shows(hand, player))
         return award(hand._replace(players=players), fx)
-    fx.append(Notice("showdown", "showdown: each player shows or mucks in turn", {}))
+    fx.append(ManualShowdown())
     return next_to_show(hand._replace(phase=Phase.SHOWDOWN), fx)
 
 
@@ -76,7 +66,7 @@ def next_to_show(hand: H, fx: list[Effect]) -> H:
             return hand._replace(actor=index)
         player = hand.players[index].revealed(Reveal.SHOW)
         hand = with_player(hand, index, player)
-        fx.append(Shows(hand, player, " (last contender: the hand is tabled)"))
+        fx.append(Shows(hand, player, last_contender=True))
 
 
 def reveal(hand: H, index: int, choice: Reveal, fx: list[Effect]) -> H:
@@ -85,7 +75,7 @@ def reveal(hand: H, index: int, choice: Reveal, fx: list[Effect]) -> H:
     if choice is Reveal.SHOW:
         fx.append(Shows(hand, player))
     else:
-        fx.append(Notice("muck", f"seat {player.seat} mucks", {"seat": player.seat}))
+        fx.append(Mucks(player.seat))
     return next_to_show(hand, fx)
 
 
@@ -109,8 +99,8 @@ def award(hand: H, fx: list[Effect]) -> H:
             index = index_of[seat]
             players[index] = players[index].wins(chips)
         awarded.append(Pot(pot.amount, pot.eligible, tuple(sorted(winners)), shares))
-        name = "pot" if len(pots) == 1 else "main pot" if number == 0 else f"side pot {number}"
-        fx.append(Awarded(name, pot.amount, shares, values[winners[0]], len(contenders) > 1))
+        side = None if len(pots) == 1 else number
+        fx.append(Awarded(side, pot.amount, shares, values[winners[0]], len(contenders) > 1))
     return hand._replace(
         players=tuple(players), pots=tuple(awarded), phase=Phase.COMPLETE, actor=None
     )
@@ -118,29 +108,30 @@ def award(hand: H, fx: list[Effect]) -> H:
 
 @dataclass(frozen=True, slots=True)
 class Awarded(Effect):
-    """A pot awarded at the showdown (``name``: pot, main pot or side pot N) to the winners
-    in ``shares``, with the winning ``value`` (named only when the pot was ``contested``);
-    worded when read."""
+    """A pot awarded at the showdown (``side``: None for the only pot, 0 for the main pot,
+    N for side pot N) to the winners in ``shares``, with the winning ``value`` (named only
+    when the pot was ``contested``)."""
 
-    name: str
+    side: int | None
     amount: int
     shares: tuple[tuple[int, int], ...]
     value: HandValue
     contested: bool
 
-    kind = "award"
+    kind = Told.AWARD
 
-    @property
-    def message(self) -> str:  # type: ignore[override]  # a field of Effect, computed here
+    def say(self, name: CardName = str) -> str:
         reason = self.value.description if self.contested else "no other contender"
+        side = self.side
+        pot = "pot" if side is None else "main pot" if side == 0 else f"side pot {side}"
         shares = self.shares
         if len(shares) == 1:
-            return f"{self.name} of {self.amount} to seat {shares[0][0]}: {reason}"
+            return f"{pot} of {self.amount} to seat {shares[0][0]}: {reason}"
         parts = ", ".join(f"seat {seat} {chips}" for seat, chips in shares)
-        return f"{self.name} of {self.amount} split: {parts}: {reason}"
+        return f"{pot} of {self.amount} split: {parts}: {reason}"
 
     @property
-    def data(self) -> dict[str, Any]:  # type: ignore[override]  # a field of Effect, computed here
+    def data(self) -> dict[str, Any]:
         return {
             "amount": self.amount,
             "winners": [seat for seat, _ in self.shares],
@@ -150,33 +141,31 @@ class Awarded(Effect):
 
 @dataclass(frozen=True, slots=True)
 class Shows(Effect):
-    """A hand tabled at the showdown (``note`` adds why); worded when read, so that the
-    hand is evaluated only once for the award."""
+    """A hand tabled at the showdown (``last_contender``: without asking, the last
+    contender for a pot); evaluated when worded, so that the hand is evaluated only once
+    for the award."""
 
     hand: HandState
     player: Player
-    note: str = ""
+    last_contender: bool = False
 
-    kind = "show"
-
-    @property
-    def message(self) -> str:  # type: ignore[override]  # a field of Effect, computed here
-        return self.say(str)
+    kind = Told.SHOW
 
     @property
-    def cards(self) -> tuple[Card, ...]:  # type: ignore[override]  # a field of Effect, computed here
+    def cards(self) -> tuple[Card, ...]:
         community = self.hand.community
         return (*self.player.own_cards, *(() if community is None else (community,)))
 
-    def say(self, name: CardName) -> str:
+    def say(self, name: CardName = str) -> str:
         hand, player = self.hand, self.player
         value = hand_value(hand, player)
         cards = " ".join(name(card) for card in player.own_cards)
         if hand.community is not None:
             cards += f" (community {name(hand.community)})"
-        return f"seat {player.seat} shows {cards}: {value.description}{self.note}"
+        note = " (last contender: the hand is tabled)" if self.last_contender else ""
+        return f"seat {player.seat} shows {cards}: {value.description}{note}"
 
     @property
-    def data(self) -> dict[str, Any]:  # type: ignore[override]  # a field of Effect, computed here
+    def data(self) -> dict[str, Any]:
         player = self.player
         return {"seat": player.seat, "cards": [str(card) for card in player.own_cards]}

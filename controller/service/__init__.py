@@ -5,6 +5,7 @@ table core, drives the shoe's lamps and publishes an :class:`Update` per applied
 :func:`recover` rebuilds the table from a journal (:mod:`controller.history.recovery`).
 """
 
+from controller.history.recent import Recent, Update
 from controller.history.recovery import Recovered, recover, steps
 from controller.service.service import (
     Guard,
@@ -12,11 +13,11 @@ from controller.service.service import (
     Subscription,
     TableService,
     TableStopped,
-    Update,
 )
 
 __all__ = [
     "Guard",
+    "Recent",
     "Recovered",
     "Stale",
     "Subscription",

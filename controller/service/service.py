@@ -20,23 +20,23 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import replace
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
 from controller.config import Config
 from controller.errors import LuckTableError
 from controller.history.index import build_index
+from controller.history.recent import Recent, Update, access_records, entries_since, replayed
 from controller.history.records import ACCESS, record_of, table_inputs
 from controller.history.recovery import Recovered, recover
 from controller.intake import Absent, Arrival, Intake
 from controller.journal import Device as JournalDevice
-from controller.journal import Input, Journal, JournalError
+from controller.journal import Entry, Input, Journal, JournalError
 from controller.journal.device_events import device_of, to_input
 from controller.journal.rotation import due, finish, rotate
 from controller.journal.snapshots import Snapshots
-from controller.rules import Effect
 from controller.service.timings import CARD_SECONDS, COMMIT_SECONDS
 from controller.table import (
     AlertKind,
@@ -51,13 +51,14 @@ from controller.table import (
     apply,
 )
 from controller.table import DeviceRestarted as TableDeviceRestarted
+from controller.table.effects import HandOver
 from controller.table.streams import WAIT_MS
 from drivers import events as ev
 from drivers.device import DeviceDriver
 from drivers.errors import DriverError
 
 if TYPE_CHECKING:
-    from controller.floor.shipper import Shipper
+    from controller.floor.shipper_process import ShipperProcess
 
 log = logging.getLogger(__name__)
 
@@ -73,15 +74,6 @@ Guard = Callable[[Table], str | None]
 
 class Stale(LuckTableError):
     """An input made for a table that has moved on (its guard's reason): not journaled."""
-
-
-@dataclass(frozen=True, slots=True)
-class Update:
-    """An input was applied: its journal position, the table after it, its effects."""
-
-    position: int
-    table: Table
-    effects: tuple[Effect, ...]
 
 
 class Subscription:
@@ -146,7 +138,7 @@ class TableService:
         self._stopping = asyncio.Event()
         self._stopped = asyncio.Event()
         self._failure: BaseException | None = None
-        self._shipper: Shipper | None = None
+        self._shipper: ShipperProcess | None = None
         self._tick: asyncio.TimerHandle | None = None  # a Tick due for the waiting seat reports
         #: How recovery went at the last start.
         self.recovered: Recovered | None = None
@@ -166,8 +158,9 @@ class TableService:
         return self._position
 
     @property
-    def shipper(self) -> Shipper | None:
-        """The journal shipper, when the table ships to a floor (``[floor]``)."""
+    def shipper(self) -> ShipperProcess | None:
+        """The journal shipper (in a process of its own), when the table ships to a floor
+        (``[floor]``)."""
         return self._shipper
 
     def driver(self, device: Device) -> DeviceDriver | None:
@@ -250,16 +243,45 @@ class TableService:
         return await self._record_own(item, guard)
 
     async def record_failed_attempt(self, fields: dict[str, Any]) -> int:
-        """Journal a refused credential (``fields``: who tried, for what, from where, why)
-        with the service's time, as an ``access`` record: not a table input, the table
-        does not change and nothing is published. Returns its journal position."""
+        """Journal a refused credential (``fields``: who tried, for what, from where, why):
+        see :meth:`record_access`."""
+        return await self.record_access("failed_attempt", fields)
+
+    async def record_access(self, kind: str, fields: dict[str, Any]) -> int:
+        """Journal an access record of type ``kind`` (a refused credential, a studio token
+        issued or revoked) with the service's time: not a table input, the table does not
+        change and nothing is published. Returns its journal position."""
         async with self._lock:
             journal = self._running()
-            record = Input(self._now() / 1000, ACCESS, "failed_attempt", fields)
+            record = Input(self._now() / 1000, ACCESS, kind, fields)
             positions = await self._append(journal, [record])
         position = positions[0]
         assert position is not None
         return position
+
+    async def recent(self, since: float) -> Recent:
+        """The table at time ``since`` (seconds since the epoch) and every input journaled
+        after it up to the last input applied: the entries are read under the service's
+        lock (a subscription made before this call gets every later input), the table core
+        replays them after it (the table deals on meanwhile)."""
+        async with self._lock:
+            journal, snapshots = self._running(), self._snapshots
+            assert snapshots is not None
+            start, entries = await asyncio.to_thread(
+                entries_since, journal, snapshots, since, self._position
+            )
+        return await asyncio.to_thread(replayed, start, entries, since)
+
+    async def access_records(self, types: Collection[str], since: float) -> list[Entry]:
+        """The access records of ``types`` journaled after ``since`` (seconds since the
+        epoch)."""
+        async with self._lock:
+            journal = self._running()
+            return await asyncio.to_thread(access_records, journal, types, since)
+
+    def now(self) -> float:
+        """The service's time (seconds since the epoch): the time it journals inputs with."""
+        return self._clock()
 
     @property
     def stopped_because(self) -> str | None:
@@ -326,15 +348,18 @@ class TableService:
     # --- inside ---------------------------------------------------------------------------
 
     def _start_shipper(self, journal: Journal) -> None:
-        """Ship the journal to the floor, from a thread of its own (docs/floor.md)."""
+        """Ship the journal to the floor, from a process of its own (docs/floor.md): what
+        the shipper derives and rebuilds never takes the interpreter from the event loop."""
         # imported here: only a table with a floor needs the floor's code and its PostgreSQL
         # client (about 0.1 s of CPU to load)
-        from controller.floor.shipper import Shipper  # noqa: PLC0415
+        from controller.floor.shipper_process import ShipperProcess  # noqa: PLC0415
         from controller.floor.store import shipped  # noqa: PLC0415
 
         assert self.config.floor is not None
         identity = shipped(journal, self.config.table_id, self.config.table_name)
-        self._shipper = Shipper(self.config.floor, identity, new_journal=self._new_floor_journal)
+        self._shipper = ShipperProcess(
+            self.config.floor, identity, new_journal=self._new_floor_journal
+        )
         self._shipper.start()
 
     def _now(self) -> int:
@@ -376,7 +401,7 @@ class TableService:
                 for item in table_inputs(record, f"input {position}"):
                     step = apply(self.table, item)
                     steps.append(step)
-                    self._applied(position, step)
+                    self._applied(position, step, record.recorded_at)
             self._show_lamps()
             self._time_the_wait()
             return steps
@@ -422,12 +447,12 @@ class TableService:
         if running and self.table.streams.waiting:
             self._tasks.append(asyncio.create_task(self._record_own(Tick(at=0))))
 
-    def _applied(self, position: int, step: Step) -> None:
+    def _applied(self, position: int, step: Step, at: float) -> None:
         self._table, self._position = step.table, position
-        update = Update(position, step.table, step.effects)
+        update = Update(position, step.table, step.effects, at)
         for subscription in list(self._subscribers):
             subscription.put(update)
-        if any(effect.kind == "hand_over" for effect in step.effects):
+        if any(isinstance(effect, HandOver) for effect in step.effects):
             self._snapshot()
             self._rotate()
             if self._configure_due and not self._stopping.is_set():

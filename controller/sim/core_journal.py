@@ -24,6 +24,7 @@ from controller.journal.rotation import Rotation, due, rotate
 from controller.journal.snapshots import Snapshots
 from controller.table import Step, TableInput
 from controller.table import inputs as ti
+from controller.table.effects import HandOver
 from drivers import events as ev
 from drivers.protocol import DeviceKind, Disposition
 
@@ -68,7 +69,7 @@ class CoreJournal:
     def applied(self, step: Step) -> None:
         """The table took a step of the last record: at a hand's end, the hand's inputs are
         written (one transaction), then its snapshot and its place in the index."""
-        if not any(effect.kind == "hand_over" for effect in step.effects):
+        if not any(isinstance(effect, HandOver) for effect in step.effects):
             return
         self.flush()
         state = Recovered(step.table, self._position, dict(self._devices)).state()

@@ -36,7 +36,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.errors import LuckTableError
-from controller.rules import Card, Choice, Do, Effect, Waiting
+from controller.rules import Card, Choice, Dest, Do, Effect, Waiting
+from controller.rules.effects import BonusDecided, Scramble
+from controller.rules.hand import CardOut
 from controller.sim.floor import Floor
 from controller.sim.players import NAMES, Strategy
 from controller.table import (
@@ -49,12 +51,14 @@ from controller.table import (
     Disposition,
     EnterCard,
     NewHand,
+    Raised,
     Rebuy,
     ResolveAlert,
     SitDown,
     Table,
     TableInput,
 )
+from controller.table import effects as told
 from controller.table.state import SEATS
 
 SUPERVISOR = "SIM"
@@ -123,33 +127,33 @@ class Tally:
 
     def observe(self, table: Table, effects: Sequence[Effect]) -> None:
         for effect in effects:
-            kind, data = effect.kind, effect.data
-            if kind in ("display", "lamps"):
+            if isinstance(effect, told.DisplayChanged | told.LampsChanged):
                 continue
             self.recent.append(effect.message)
-            if kind in ("card", "burn"):
-                self.cards += 1
-                self.bonus_cards += bool(data.get("bonus"))
-            elif kind == "scramble":
-                self.scrambles += 1
-            elif kind == "bonus" and data.get("accept") is False:
-                self.bonus_declined += 1
-            elif kind in ("sit_down", "rebuy"):
-                self.bought_in += data["chips"]
-            elif kind == "cash_out":
-                self.cashed_out += data["chips"]
-            elif kind == "alert":
-                self.raised[data["kind"]] += 1
-                self.open[data["id"]] = data["kind"]
-            elif isinstance(effect, Cleared):
-                alert_kind = self.open.pop(effect.alert, "unknown")
-                how = self.remedied.pop(effect.alert, _cleared_by(effect))
-                self.resolved[alert_kind][how] += 1
-            elif kind == "hand_over":
-                self.hands += 1
-                self.void_hands += table.hand is not None and table.hand.phase == "void"
-                stacks = json.dumps(data["stacks"], sort_keys=True)
-                self.digest.update(f"{data['hand']}:{stacks};".encode())
+            match effect:
+                case CardOut(where=where):
+                    self.cards += 1
+                    self.bonus_cards += where.destination is Dest.BONUS
+                case Scramble():
+                    self.scrambles += 1
+                case BonusDecided(accept=False):
+                    self.bonus_declined += 1
+                case told.SatDown(chips=chips) | told.Rebought(chips=chips):
+                    self.bought_in += chips
+                case told.CashedOut(chips=chips):
+                    self.cashed_out += chips
+                case Raised(alert=alert):
+                    self.raised[alert.kind.value] += 1
+                    self.open[alert.id] = alert.kind.value
+                case Cleared():
+                    alert_kind = self.open.pop(effect.alert, "unknown")
+                    how = self.remedied.pop(effect.alert, _cleared_by(effect))
+                    self.resolved[alert_kind][how] += 1
+                case told.HandOver(hand=number, void=void):
+                    self.hands += 1
+                    self.void_hands += void
+                    stacks = json.dumps(effect.data["stacks"], sort_keys=True)
+                    self.digest.update(f"{number}:{stacks};".encode())
 
     def conserved(self, table: Table) -> bool:
         """Every chip bought in and not cashed out is in a stack (with the supervisor's

@@ -9,11 +9,12 @@ import time
 from collections.abc import Sequence
 from typing import TextIO
 
-from controller.rules import Dealt, Effect
+from controller.rules import Dealt, Effect, Told
 from controller.rules.cards import counted
 from controller.rules.state import STREET_NAMES
 from controller.sim.dealer import Tally
 from controller.table import Table
+from controller.table.told import TableTold
 
 HOME, CLEAR_LINE, CLEAR_BELOW = "\x1b[H", "\x1b[K", "\x1b[J"
 BOLD, DIM, GREEN, RED, YELLOW, RESET = (
@@ -24,7 +25,9 @@ BOLD, DIM, GREEN, RED, YELLOW, RESET = (
     "\x1b[33m",
     "\x1b[0m",
 )
-_PLAIN_KINDS = frozenset({"alert", "alert_cleared", "award", "hand_over", "void"})
+_PLAIN_KINDS = frozenset(
+    {TableTold.ALERT, TableTold.ALERT_CLEARED, Told.AWARD, TableTold.HAND_OVER, Told.VOID}
+)
 
 
 class View:

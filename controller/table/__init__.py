@@ -17,11 +17,9 @@ the journal's inputs gives the same table, byte for byte in ``to_json``. Driving
 
 ``apply`` never raises for a well-formed input: what cannot be taken now leaves the table
 unchanged and returns one ``refused`` effect with the reason (the engine's words for a
-refused decision). Effects are ``controller.rules.Effect`` objects (``kind``,
-``message``, ``data``, ``to_json()``): the engine's own (cards out, decisions, pots) and
-the table's (``alert``, ``alert_cleared``, ``display``, ``lamps``, ``hand_started``,
-``hand_over``, ``supervisor``, seat changes, ...). docs/table.md describes every input,
-alert and remedy.
+refused decision). Effects are records (``controller.rules.Effect``): the engine's
+(``controller.rules.effects``) and the table's (``controller.table.effects``, the alerts'
+``Raised`` and ``Cleared``). docs/table.md describes every input, effect, alert and remedy.
 """
 
 from controller.table.alerts import (

@@ -23,7 +23,7 @@ from dataclasses import dataclass, fields
 from enum import StrEnum
 from typing import Any, ClassVar, NamedTuple
 
-from controller.rules import Card, Dest, Effect, parse_card
+from controller.rules import Card, Dest, Effect, Form, Wait, Waiting, parse_card, say_waiting
 from controller.table import legacy
 from controller.table.inputs import Device, Fault, Remedy
 
@@ -128,6 +128,11 @@ class NotDue:
     busy: Busy
     seat: int | None = None
 
+    @classmethod
+    def of(cls, waiting: Waiting) -> NotDue:
+        """The hand waits for ``waiting``, a decision: not for a card."""
+        return cls(_BUSY[waiting.kind], waiting.seat)
+
     @property
     def words(self) -> str:
         match self.busy:
@@ -135,13 +140,10 @@ class NotDue:
                 return "with no hand in progress"
             case Busy.PAUSED:
                 return "while the table is paused"
-            case Busy.BONUS:
-                return f"while seat {self.seat} decides on the bonus card"
-            case Busy.SHOW:
-                return f"while seat {self.seat} is to show or muck"
-            case Busy.ACT:
-                return f"while seat {self.seat} is to act"
-        return "unread"
+            case Busy.UNREAD:
+                return "unread"
+        waits = next(kind for kind, busy in _BUSY.items() if busy is self.busy)
+        return say_waiting(Waiting(waits, self.seat), Form.WHILE)
 
     def to_json(self) -> dict[str, Any]:
         return {"busy": self.busy.value, "seat": self.seat}
@@ -151,14 +153,7 @@ class NotDue:
         return cls(Busy(data["busy"]), data["seat"])
 
 
-def where(destination: Dest, seat: int | None, up: bool) -> str:
-    """The card the hand waits for, in words: "the burn card", "a card for seat 3, face up"."""
-    if destination is Dest.BURN:
-        return "the burn card"
-    if destination is Dest.COMMUNITY:
-        return "the community card"
-    what = "the bonus card" if destination is Dest.BONUS else "a card"
-    return f"{what} for seat {seat}, face {'up' if up else 'down'}"
+_BUSY = {Wait.BONUS: Busy.BONUS, Wait.SHOW: Busy.SHOW, Wait.ACTION: Busy.ACT}
 
 
 # The facts of each kind of alert ------------------------------------------------------
@@ -334,7 +329,8 @@ class UnreadCard(AlertFacts):
         if self.why is not None:
             return f"a card left the shoe unread {self.why.words}"
         assert self.to is not None
-        return f"a card left the shoe unread: it is {where(self.to, self.belongs, self.up)}"
+        due = Waiting.card(self.to, 0, self.belongs, self.up)
+        return f"a card left the shoe unread: it is {say_waiting(due, Form.WHERE)}"
 
     def todo(self, name: Name = str) -> str:
         if self.why is not None:
@@ -821,18 +817,14 @@ class Raised(Effect):
     kind = "alert"
 
     @property
-    def message(self) -> str:  # type: ignore[override]  # a field of Effect, computed here
-        return self.alert.message
-
-    @property
-    def data(self) -> dict[str, Any]:  # type: ignore[override]  # a field of Effect, computed here
+    def data(self) -> dict[str, Any]:
         return self.alert.to_json()
 
     @property
-    def cards(self) -> tuple[Card, ...]:  # type: ignore[override]  # a field of Effect, computed here
+    def cards(self) -> tuple[Card, ...]:
         return self.alert.facts.cards
 
-    def say(self, name: Name) -> str:
+    def say(self, name: Name = str) -> str:
         return self.alert.facts.say(name)
 
 
@@ -900,10 +892,9 @@ class Cleared(Effect):
                 return "the card is no longer in play: the card read is it"
         return f"resolved by supervisor {self.who}"
 
-    @property
-    def message(self) -> str:  # type: ignore[override]  # a field of Effect, computed here
+    def say(self, name: Name = str) -> str:
         return f"alert {self.alert} cleared: {self.how}"
 
     @property
-    def data(self) -> dict[str, Any]:  # type: ignore[override]  # a field of Effect, computed here
+    def data(self) -> dict[str, Any]:
         return {"id": self.alert}

@@ -23,15 +23,15 @@ from controller.rules import (
     Effect,
     Hand,
     IllegalInput,
-    Notice,
     Phase,
-    Waiting,
-    parse_card,
+    Wait,
     start_hand,
 )
+from controller.rules.effects import DeadCard, Scramble
 from controller.rules.inputs import BETTING_DECISIONS
 from controller.rules.inputs import Input as EngineInput
 from controller.table import alerts, corrections, protection
+from controller.table import effects as told
 from controller.table import inputs as ti
 from controller.table.alerts import (
     ALERT_RULES,
@@ -45,7 +45,7 @@ from controller.table.alerts import (
 )
 from controller.table.inputs import Device, Disposition, Remedy, TableInput
 from controller.table.protection import Deck, DeckRegistered, Registration
-from controller.table.state import SEATS, Lamps, Placement, Seat, Table
+from controller.table.state import SEATS, Placement, Seat, Table
 from controller.table.streams import Stream, Streams, over
 
 _PLAYER_DECISIONS = BETTING_DECISIONS | {Do.BONUS, Do.SHOW, Do.MUCK}
@@ -58,7 +58,7 @@ class Step(NamedTuple):
     @property
     def refused(self) -> str | None:
         """The reason the input was refused, or None when it was taken."""
-        if len(self.effects) == 1 and self.effects[0].kind == "refused":
+        if len(self.effects) == 1 and isinstance(self.effects[0], told.Refusal):
             return self.effects[0].message
         return None
 
@@ -80,19 +80,14 @@ def apply(table: Table, item: TableInput) -> Step:
         new = _feed_held(handler(_track(table, item), item, fx), item.at, fx)
         new = _reconcile(new, item, fx)
     except Refused as refusal:
-        notice = Notice("refused", str(refusal), {"input": getattr(item, "tag", None)})
-        return Step(table, (notice,))
+        refused = told.Refusal(told.Words.of(str(refusal)), getattr(item, "tag", None))
+        return Step(table, (refused,))
     before, after = table.signals, new.signals
     if after.display != before.display:
-        fx.append(Notice("display", after.display, {}))
+        fx.append(told.DisplayChanged(new))
     if after.lamps != before.lamps:
-        fx.append(Notice("lamps", _lamp_words(after.lamps), after.lamps.to_json()))
+        fx.append(told.LampsChanged(after.lamps))
     return Step(new, tuple(fx))
-
-
-def _lamp_words(lamps: Lamps) -> str:
-    seats = ", ".join(str(seat) for seat in lamps.seats) or "none"
-    return f"bonus lamp {'on' if lamps.bonus else 'off'}; seat lamps: {seats}"
 
 
 # Alerts ---------------------------------------------------------------------------------
@@ -144,18 +139,7 @@ def _not_due(table: Table) -> NotDue | None:
         return NotDue(Busy.PAUSED)
     waiting = table.hand.waiting_for  # type: ignore[union-attr]  # checked in a hand just before
     assert waiting is not None
-    if waiting.kind == "card":
-        return None
-    if waiting.kind == "bonus":
-        return NotDue(Busy.BONUS, waiting.seat)
-    if waiting.kind == "show":
-        return NotDue(Busy.SHOW, waiting.seat)
-    return NotDue(Busy.ACT, waiting.seat)
-
-
-def _where(waiting: Waiting) -> str:
-    assert waiting.destination is not None
-    return alerts.where(waiting.destination, waiting.seat, waiting.up)
+    return None if waiting.kind == Wait.CARD else NotDue.of(waiting)
 
 
 def _engine(table: Table, item: EngineInput, at: int, fx: list[Effect]) -> Table:
@@ -167,7 +151,7 @@ def _engine(table: Table, item: EngineInput, at: int, fx: list[Effect]) -> Table
         raise Refused(str(error)) from None
     fx.extend(step.effects)
     table = replace(table, hand=step.hand, hand_log=(*table.hand_log, item))
-    if any(effect.kind == "scramble" for effect in step.effects):
+    if any(isinstance(effect, Scramble) for effect in step.effects):
         table = replace(table, scramble_due=True)  # until the shoe reports them loaded
     return _settle(table, at, fx) if step.hand.over else table
 
@@ -175,7 +159,7 @@ def _engine(table: Table, item: EngineInput, at: int, fx: list[Effect]) -> Table
 def _deal(table: Table, card: Card, at: int, fx: list[Effect], confirmed: bool = False) -> Table:
     """Give the hand its next card; a card to a seat awaits the seat board's report."""
     waiting = table.hand.waiting_for  # type: ignore[union-attr]  # checked in a hand just before
-    assert waiting is not None and waiting.kind == "card"
+    assert waiting is not None and waiting.kind == Wait.CARD
     table = _engine(table, Deal(card), at, fx)
     if table.settings.seat_board and not confirmed and waiting.seat is not None and table.in_hand:
         table = replace(table, unconfirmed=(*table.unconfirmed, Placement(waiting.seat, card)))
@@ -196,7 +180,7 @@ def _feed_held(table: Table, at: int, fx: list[Effect]) -> Table:
         card = table.held[0]
         waiting = table.hand.waiting_for  # type: ignore[union-attr]  # checked in a hand just before
         assert waiting is not None
-        fx.append(Notice("held_card", f"the held card is {_where(waiting)}", {"card": str(card)}))
+        fx.append(told.HeldDealt(card, waiting))
         table = replace(table, held=table.held[1:], spent=table.spent & ~_bit(card))
         table = _deal(table, card, at, fx)
     return table
@@ -208,17 +192,10 @@ def _settle(table: Table, at: int, fx: list[Effect]) -> Table:
     assert hand is not None
     stacks = hand.stacks()
     seats = tuple(seat._replace(stack=stacks.get(seat.seat, seat.stack)) for seat in table.seats)
-    fx.append(
-        Notice(
-            "hand_over",
-            f"hand {table.hand_number} is {'void' if hand.phase is Phase.VOID else 'over'}",
-            {"hand": table.hand_number, "at": at, "stacks": {str(s): c for s, c in stacks.items()}},
-        )
-    )
+    void = hand.phase is Phase.VOID
+    fx.append(told.HandOver(table.hand_number, void, at, tuple(stacks.items())))
     if table.held:
-        count = len(table.held)
-        text = f"{count} held card{'' if count == 1 else 's'} set aside: out of play"
-        fx.append(Notice("held_card", text, {"cards": [str(card) for card in table.held]}))
+        fx.append(told.HeldSetAside(table.held))
     table = replace(
         table,
         seats=seats,
@@ -347,14 +324,13 @@ def _replace_deck(table: Table, at: int, fx: list[Effect]) -> Table:
         table = _engine(table, Action(Do.VOID), at, fx)
         of_hand = [alert for alert in table.alerts if alert.rule.of_hand]
         table = _clear(table, of_hand, Clearance.HAND_VOID, fx)
-    fx.append(Notice("deck", "the deck is out of play: load a new deck", {}))
+    fx.append(told.DeckOut())
     return replace(table, held=())
 
 
 def _card_unreadable(table: Table, item: ti.CardUnreadable, fx: list[Effect]) -> Table:
     if item.disposition is Disposition.REJECT_TRAY:
-        text = "an unreadable card went to the reject tray: draw the next card"
-        fx.append(Notice("rejected", text, {}))
+        fx.append(told.Rejected())
         return table
     why = _not_due(table)
     if why is not None:
@@ -373,7 +349,7 @@ def _card_at_seat(
     the shoe has not reported) waits for the shoe's report unless ``final``."""
     seat, at = _seat_number(item.seat), item.at
     if not table.settings.seat_board:
-        fx.append(Notice("ignored", f"card at seat {seat}: the seat board is not in use", {}))
+        fx.append(told.SeatBoardUnused(seat))
         return table
     code = item.code
     card = Card(code) if code is not None and 0 <= code < 52 else None  # else: as if unread
@@ -395,8 +371,7 @@ def _card_at_seat(
     )
     if unread is not None:
         if card is None:
-            text = f"seat {seat}'s reader could not read the card either: the supervisor enters it"
-            fx.append(Notice("unread", text, {"seat": seat}))
+            fx.append(told.SeatUnread(seat))
             return table
         if _known(table, card):
             return _card_out(table, card, at, fx)  # already in play: that alert
@@ -487,9 +462,7 @@ def _awaits_shoe(table: Table, seat: int, card: Card | None) -> bool:
 
 
 def _wait(table: Table, report: ti.CardAtSeat, fx: list[Effect]) -> Table:
-    what = "a card" if report.code is None else "the card"
-    text = f"{what} at seat {report.seat}: waiting for the shoe's report"
-    fx.append(Notice("waiting", text, report.to_json()))
+    fx.append(told.ReportWaits(report))
     streams = table.streams
     return replace(table, streams=streams._replace(waiting=(*streams.waiting, report)))
 
@@ -578,8 +551,7 @@ def _seat_occupied(table: Table, item: ti.SeatOccupied, fx: list[Effect]) -> Tab
     seat = _seat_number(item.seat)
     table = replace(table, occupied=tuple(sorted({*table.occupied, seat})))
     if table.seat(seat) is None:
-        text = f"someone sat at seat {seat}: sit the player down with a buy-in"
-        fx.append(Notice("seat", text, {"seat": seat}))
+        fx.append(told.SomeoneSat(seat))
     away = _open(table, AlertKind.PLAYER_AWAY, seat=seat)
     return _clear(table, away, Clearance.PLAYER_BACK, fx, seat=seat)
 
@@ -599,13 +571,7 @@ def _deck_loaded(table: Table, item: ti.DeckLoaded, fx: list[Effect]) -> Table:
     registration, table = table.registering, replace(table, registering=None)
     hand = table.hand
     if table.in_hand and hand is not None and _burns_reloaded(table, hand, item.count):
-        fx.append(
-            Notice(
-                "deck",
-                f"the stub and the burn cards are back in the shoe: {item.count} cards",
-                {"count": item.count},
-            )
-        )
+        fx.append(told.DeckIn(item.count, reloaded=True))
         return replace(table, scramble_due=False, deck=_burns_back(table.deck, hand))
     if table.in_hand:
         during = alerts.DeckDuringHand(item.count, table.hand_number)
@@ -623,7 +589,7 @@ def _deck_loaded(table: Table, item: ti.DeckLoaded, fx: list[Effect]) -> Table:
     elif item.count != 52:
         table = replace(table, deck_ready=False)
         return _raise(table, alerts.BadDeck(item.count), fx, at=item.at)
-    fx.append(Notice("deck", "a full deck of 52 is loaded", {"count": 52}))
+    fx.append(told.DeckIn(52))
     old, deck = table.deck, _next_deck(table, item.deck, tags, item.at)
     if item.deck is not None and tags:
         fx.append(DeckRegistered(item.deck, tags, item.at))
@@ -662,8 +628,7 @@ def _device_fault_cleared(table: Table, item: ti.DeviceFaultCleared, fx: list[Ef
 
 
 def _link_up(table: Table, item: ti.LinkUp, fx: list[Effect]) -> Table:
-    name = item.device.words
-    fx.append(Notice("link", f"the {name} is connected", {"device": item.device.value}))
+    fx.append(told.Link(item.device, up=True))
     table = replace(table, links=tuple(sorted({*table.links, item.device})))
     gone = _open(table, AlertKind.LINK_DOWN, device=item.device)
     return _clear(table, gone, Clearance.LINK_BACK, fx, device=item.device)
@@ -671,9 +636,8 @@ def _link_up(table: Table, item: ti.LinkUp, fx: list[Effect]) -> Table:
 
 def _link_down(table: Table, item: ti.LinkDown, fx: list[Effect]) -> Table:
     table = replace(table, links=tuple(d for d in table.links if d is not item.device))
-    name = item.device.words
     if item.device is Device.SEAT_BOARD and not table.settings.seat_board:
-        fx.append(Notice("link", f"the {name} is not connected (not in use)", {}))
+        fx.append(told.Link(item.device, up=False))
         return table
     if _open(table, AlertKind.LINK_DOWN, device=item.device):
         return table
@@ -681,12 +645,11 @@ def _link_down(table: Table, item: ti.LinkDown, fx: list[Effect]) -> Table:
 
 
 def _device_restarted(table: Table, item: ti.DeviceRestarted, fx: list[Effect]) -> Table:
-    name = item.device.words
     lost = item.lost
     if lost is not None and lost < 0:
         raise Refused(f"device_restarted: lost {lost} is not 0 or more")
     if lost == 0:
-        fx.append(Notice("restart", f"the {name} restarted; no lost event is known", {}))
+        fx.append(told.Restarted(item.device))
         return table
     return _raise(table, alerts.EventsLost(item.device, lost), fx, at=item.at)
 
@@ -723,13 +686,7 @@ def _new_hand(table: Table, item: ti.NewHand, fx: list[Effect]) -> Table:
     number = table.hand_number + 1
     stacks = {seat.seat: seat.stack for seat in players}
     step = start_hand(table.settings.rules, stacks)
-    fx.append(
-        Notice(
-            "hand_started",
-            f"hand {number}",
-            {"hand": number, "at": item.at, "seats": sorted(stacks)},
-        )
-    )
+    fx.append(told.HandStarted(number, item.at, tuple(sorted(stacks))))
     fx.extend(step.effects)
     deck = None if table.deck is None else table.deck._replace(hands=table.deck.hands + 1)
     return replace(
@@ -778,8 +735,7 @@ def _sit_down(table: Table, item: ti.SitDown, fx: list[Effect]) -> Table:
     low, high = table.settings.min_buy_in, table.settings.max_buy_in
     if not low <= item.buy_in <= high:
         raise Refused(f"seat {seat}: a buy-in of {item.buy_in} is not within {low} to {high}")
-    text = f"{item.player} sits down at seat {seat} with {item.buy_in}"
-    fx.append(Notice("sit_down", text, {"seat": seat, "chips": item.buy_in}))
+    fx.append(told.SatDown(seat, told.Words.of(item.player), item.buy_in))
     sitting = table.sittings + 1
     table = replace(table, bought_in=table.bought_in + item.buy_in, sittings=sitting)
     return _with_seat(
@@ -789,21 +745,20 @@ def _sit_down(table: Table, item: ti.SitDown, fx: list[Effect]) -> Table:
 
 def _sit_out(table: Table, item: ti.SitOut, fx: list[Effect]) -> Table:
     seat = _seated(table, item.seat)
-    fx.append(Notice("sit_out", f"seat {seat.seat} sits out from the next hand", {}))
+    fx.append(told.SatOut(seat.seat))
     return _with_seat(table, seat._replace(sitting_out=True))
 
 
 def _sit_in(table: Table, item: ti.SitIn, fx: list[Effect]) -> Table:
     seat = _seated(table, item.seat)
-    fx.append(Notice("sit_in", f"seat {seat.seat} is dealt in from the next hand", {}))
+    fx.append(told.SatIn(seat.seat))
     return _with_seat(table, seat._replace(sitting_out=False))
 
 
 def _leave(table: Table, item: ti.Leave, fx: list[Effect]) -> Table:
     seat = _seated(table, item.seat)
     _not_in_hand(table, seat.seat, "cash out")
-    text = f"{seat.player} leaves seat {seat.seat} and cashes out {seat.stack}"
-    fx.append(Notice("cash_out", text, {"seat": seat.seat, "chips": seat.stack}))
+    fx.append(told.CashedOut(seat.seat, told.Words.of(seat.player), seat.stack))
     return replace(
         table,
         seats=tuple(s for s in table.seats if s.seat != seat.seat),
@@ -822,8 +777,7 @@ def _rebuy(table: Table, item: ti.Rebuy, fx: list[Effect]) -> Table:
             f"seat {seat.seat}: a rebuy of {item.chips} would make the stack "
             f"{seat.stack + item.chips}, over the maximum buy-in of {high}"
         )
-    text = f"seat {seat.seat} rebuys {item.chips}"
-    fx.append(Notice("rebuy", text, {"seat": seat.seat, "chips": item.chips}))
+    fx.append(told.Rebought(seat.seat, item.chips))
     table = replace(table, bought_in=table.bought_in + item.chips)
     return _with_seat(table, seat._replace(stack=seat.stack + item.chips))
 
@@ -836,10 +790,7 @@ def _acknowledge_alert(table: Table, item: ti.AcknowledgeAlert, fx: list[Effect]
         raise Refused("acknowledge_alert: who acknowledges is needed")
     if alert.acknowledged_by is not None:
         raise Refused(f"alert {alert.id} is already acknowledged by {alert.acknowledged_by}")
-    text = f"alert {alert.id} acknowledged by {item.who}"
-    if table.blocks(alert):
-        text += ": the table stays paused until it is resolved"
-    fx.append(Notice("alert_acknowledged", text, {"id": alert.id, "who": item.who}))
+    fx.append(told.Acknowledged(alert.id, told.Words.of(item.who), table.blocks(alert)))
     seen = alert._replace(acknowledged_by=item.who, acknowledged_at=item.at)
     return replace(table, alerts=tuple(seen if a.id == alert.id else a for a in table.alerts))
 
@@ -856,25 +807,25 @@ def _sign_in_attack(table: Table, item: ti.SignInAttack, fx: list[Effect]) -> Ta
 def _configure(table: Table, item: ti.Configure, fx: list[Effect]) -> Table:
     if table.in_hand:
         raise Refused(f"hand {table.hand_number} is in progress: configure between hands")
-    fx.append(Notice("configured", "new table settings", item.settings.to_json()))
+    fx.append(told.Configured(item.settings))
     return replace(table, settings=item.settings)
 
 
 # Supervisor actions ---------------------------------------------------------------------
 
 
-def _signed(item: ti.SupervisorInput, fx: list[Effect], text: str, *cards: Card) -> None:
-    """The supervisor's action, said: ``text`` (naming ``cards``), who and why."""
+def _signed(item: ti.SupervisorInput, fx: list[Effect], **known: Any) -> None:
+    """The supervisor's action, said with who and why (``known``: what the table knew of
+    it, ``effects.Supervised``)."""
     if not item.who.strip() or not item.why.strip():
         raise Refused(f"{item.tag}: a supervisor action needs who and why")
-    said = f"{text} (supervisor {item.who}: {item.why})"
-    fx.append(Notice("supervisor", said, item.to_json(), cards))
+    fx.append(told.Supervised.of(item, **known))
 
 
 def _void_hand(table: Table, item: ti.VoidHand, fx: list[Effect]) -> Table:
     if not table.in_hand:
         raise Refused("no hand in progress to void")
-    _signed(item, fx, f"hand {table.hand_number} is void")
+    _signed(item, fx, hand=table.hand_number)
     table = _engine(table, Action(Do.VOID), item.at, fx)
     of_hand = [alert for alert in table.alerts if alert.rule.of_hand]
     return _clear(table, of_hand, Clearance.HAND_VOID, fx)
@@ -887,7 +838,7 @@ def _enter_card(table: Table, item: ti.EnterCard, fx: list[Effect]) -> Table:
     if _known(table, item.card):
         raise Refused(f"{item.card} is already in play")
     alert = unread[0]
-    _signed(item, fx, f"the unread card of alert {alert.id} is entered")
+    _signed(item, fx, alert=alert.id)
     table = _clear(table, [alert], Clearance.ENTERED, fx)
     if alert.due:
         return _give(table, item.card, item.at, fx, confirmed=False)
@@ -905,7 +856,7 @@ def _correct_card(table: Table, item: ti.CorrectCard, fx: list[Effect]) -> Table
         raise Refused(f"{item.wrong} has been acted on: void the hand instead")
     if item.right == item.wrong or _known(table, item.right):
         raise Refused(f"{item.right} is already in play")
-    _signed(item, fx, f"the card read as {item.wrong} is {item.right}", item.wrong, item.right)
+    _signed(item, fx)
     action = corrections.correction(Do.CORRECT, log, item.right, was=item.wrong)
     unconfirmed = tuple(
         Placement(p.seat, item.right) if p.card == item.wrong else p for p in table.unconfirmed
@@ -936,8 +887,7 @@ def _wrong_face(table: Table, item: ti.WrongFace, fx: list[Effect]) -> Table:
         raise Refused(f"{item.card} is not a card of seat {seat}")
     face_down = dealt.up and not dealt.exposed
     do = Do.DEALT_DOWN if face_down else Do.EXPOSE
-    face = "down" if face_down else "up"
-    _signed(item, fx, f"seat {seat}'s {item.card} lies face {face}", item.card)
+    _signed(item, fx, face_down=face_down)
     action = corrections.correction(do, table.hand_log, item.card, seat=seat)
     return _corrected(table, action, item.at, fx)
 
@@ -949,8 +899,8 @@ def _corrected(table: Table, action: Action, at: int, fx: list[Effect]) -> Table
     start = len(fx)
     table = _engine(table, action, at, fx)
     for effect in fx[start:]:
-        if effect.kind == "dead_card":
-            seat, card = effect.data["seat"], parse_card(effect.data["card"])
+        if isinstance(effect, DeadCard):
+            seat, card = effect.seat, effect.card
             gone = tuple(p for p in table.unconfirmed if p.card != card)
             table = _raise(replace(table, unconfirmed=gone), alerts.DeadCard(seat, card), fx, at=at)
     if table.hand is not None and table.hand.phase is Phase.VOID:
@@ -979,7 +929,7 @@ def _resolve_alert(table: Table, item: ti.ResolveAlert, fx: list[Effect]) -> Tab
     elif item.remedy is Remedy.DONE and alert.card is not None:
         gone = tuple(p for p in table.unconfirmed if p.card != alert.card)
         table = replace(table, unconfirmed=gone)
-    _signed(item, fx, f"alert {alert.id} resolved: {item.remedy.value}")
+    _signed(item, fx)
     table = _clear(table, [alert], Clearance.RESOLVED, fx, who=item.who)
     if item.remedy is Remedy.REPLACE_DECK:
         return _replace_deck(table, item.at, fx)
@@ -1005,7 +955,7 @@ def _correct_stack(table: Table, item: ti.CorrectStack, fx: list[Effect]) -> Tab
     _not_in_hand(table, seat.seat, "correct the stack")
     if item.stack < 0:
         raise Refused(f"seat {seat.seat}: a stack of {item.stack} is not 0 or more")
-    _signed(item, fx, f"seat {seat.seat}'s stack corrected from {seat.stack} to {item.stack}")
+    _signed(item, fx, was=seat.stack)
     table = replace(table, corrected=table.corrected + item.stack - seat.stack)
     return _with_seat(table, seat._replace(stack=item.stack))
 

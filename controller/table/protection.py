@@ -23,8 +23,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from controller.rules import Card, Effect
+from controller.rules import Card, CardName, Effect
 from controller.table.alerts import DeckRejected, Tamper
+from controller.table.told import TableTold
 
 DECK_SIZE = 52
 
@@ -140,13 +141,12 @@ class DeckRegistered(Effect):
     tags: tuple[str, ...]
     at: int
 
-    kind = "deck_registered"
+    kind = TableTold.DECK_REGISTERED
 
-    @property
-    def message(self) -> str:  # type: ignore[override]  # a field of Effect, computed here
+    def say(self, name: CardName = str) -> str:
         return f"deck {self.deck} is registered: every card's tag is checked as it is dealt"
 
     @property
-    def data(self) -> dict[str, Any]:  # type: ignore[override]  # a field of Effect, computed here
+    def data(self) -> dict[str, Any]:
         tags = {str(Card(code)): uid for code, uid in enumerate(self.tags)}
         return {"deck": self.deck, "tags": tags, "at": self.at}

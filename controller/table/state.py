@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from controller.rules import Card, Dest, Hand, input_from_json, parse_card
-from controller.rules.inputs import CardName
+from controller.rules import Card, Form, Hand, Wait, input_from_json, parse_card, say_waiting
+from controller.rules.effects import CardName
 from controller.rules.inputs import Input as EngineInput
 from controller.table.alerts import Alert, AlertKind
 from controller.table.inputs import Device
@@ -287,22 +287,7 @@ def signals(table: Table, name: CardName = str) -> Signals:
     waiting = hand.waiting_for
     assert waiting is not None
     lit = set(bonus_seats)
-    if waiting.kind == "card":
-        face = "face up" if waiting.up else "face down"
-        if waiting.destination is Dest.BURN:
-            display = "BURN"
-        elif waiting.destination is Dest.COMMUNITY:
-            display = "COMMUNITY CARD"
-        elif waiting.destination is Dest.BONUS:
-            display = f"BONUS CARD: seat {waiting.seat}, {face}"
-        else:
-            display = f"DEAL: seat {waiting.seat}, {face}"
-        if waiting.seat is not None:
-            lit.add(waiting.seat)
-    elif waiting.kind == "bonus":
-        display = f"BONUS CARD: seat {waiting.seat}, accept or decline for {waiting.price}"
-    elif waiting.kind == "show":
-        display = f"SHOWDOWN: seat {waiting.seat} to show or muck"
-    else:
-        display = f"BETTING: seat {waiting.seat} to act"
+    if waiting.kind == Wait.CARD and waiting.seat is not None:
+        lit.add(waiting.seat)
+    display = say_waiting(waiting, Form.DISPLAY)
     return Signals(display, Lamps(bool(bonus_seats), tuple(sorted(lit))))

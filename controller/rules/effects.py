@@ -1,0 +1,535 @@
+"""What the engine tells people: each effect a frozen record of its facts, worded when read.
+
+An effect has a ``kind`` (:class:`Told`), its facts (the dataclass's fields), the cards its
+words may name (``cards``), and words made from the facts by ``say(name)``, each card named
+by ``name`` (``str``: "Kd"; a viewer's: "a card" for a card they may not see). ``message``
+is ``say(str)``; ``data`` the facts as JSON; ``to_json`` both. The records of the deal and
+the betting (``CardOut``, ``Decision``) are in ``controller.rules.hand``, those of the
+showdown (``Shows``, ``Awarded``) in ``controller.rules.showdown``; the table's in
+``controller.table.effects`` and ``controller.table.alerts``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from controller.rules.betting import describe_showing
+from controller.rules.cards import Card
+from controller.rules.state import STREET_NAMES, Dest
+
+#: How words name a card: ``str`` ("Kd"), or a viewer's (a card they may not see: "a card").
+CardName = Callable[[Card], str]
+
+
+class Told(StrEnum):
+    """The kinds of the engine's effects."""
+
+    ANTE = "ante"
+    STREET = "street"
+    CARD = "card"
+    BURN = "burn"
+    BONUS = "bonus"
+    NO_BONUS = "no_bonus"
+    DEAD_CARD = "dead_card"
+    SHORT_DECK = "short_deck"
+    COMMUNITY = "community"
+    SCRAMBLE = "scramble"
+    NO_BETTING = "no_betting"
+    BRING_IN = "bring_in"
+    TO_ACT = "to_act"
+    OPEN_PAIR = "open_pair"
+    DECISION = "decision"
+    SHOWDOWN = "showdown"
+    SHOW = "show"
+    MUCK = "muck"
+    AWARD = "award"
+    EXPOSE = "expose"
+    DEALT_DOWN = "dealt_down"
+    CORRECT = "correct"
+    VOID = "void"
+
+
+class Effect:
+    """Something people must be told: ``kind``, the facts, and the words made of them.
+
+    Each kind of effect is a frozen dataclass of its facts that words them in ``say``.
+    ``cards``: the cards the words may name (each named through ``name``: no other card's
+    name appears in them); ``data``: the facts as JSON.
+    """
+
+    __slots__ = ()
+    kind: str
+
+    def say(self, name: CardName = str) -> str:
+        """The effect in words, each card named by ``name``."""
+        raise NotImplementedError
+
+    @property
+    def message(self) -> str:
+        return self.say(str)
+
+    @property
+    def data(self) -> Mapping[str, Any]:
+        return {}
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        return ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": str(self.kind), "message": self.message, **self.data}
+
+
+def named(text: str, cards: Iterable[Card], name: CardName) -> str:
+    """``text`` with each of ``cards`` (as ``str`` names it) named by ``name`` instead."""
+    for card in cards:
+        text = name(card).join(re.split(rf"\b{card}\b", text))
+    return text
+
+
+def _s(count: int) -> str:
+    return "" if count == 1 else "s"
+
+
+# Seats, antes and streets ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Ante(Effect):
+    """Seat ``seat`` antes ``chips`` (``all_in``: its whole stack)."""
+
+    seat: int
+    chips: int
+    all_in: bool = False
+
+    kind = Told.ANTE
+
+    def say(self, name: CardName = str) -> str:
+        return f"seat {self.seat} antes {self.chips}{' (all-in)' if self.all_in else ''}"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"seat": self.seat, "chips": self.chips}
+
+
+@dataclass(frozen=True, slots=True)
+class Street(Effect):
+    """Street ``street`` (3 to 7) begins."""
+
+    street: int
+
+    kind = Told.STREET
+
+    def say(self, name: CardName = str) -> str:
+        return f"{STREET_NAMES[self.street]} street"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"street": self.street}
+
+
+# The short deck ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ShortDeck(Effect):
+    """Seventh street on a short deck (``stub`` cards for ``players``): no burn, and with
+    ``scramble`` the burn cards go back into the stub."""
+
+    stub: int
+    players: int
+    scramble: bool = False
+
+    kind = Told.SHORT_DECK
+
+    def say(self, name: CardName = str) -> str:
+        short = f"short deck on seventh street (stub {self.stub}, {self.players} players)"
+        return f"{short}: no burn{', the burn cards are scrambled' if self.scramble else ''}"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"stub": self.stub, "players": self.players}
+
+
+@dataclass(frozen=True, slots=True)
+class CommunityCard(Effect):
+    """Too few cards for every player: one community card on seventh street."""
+
+    stub: int
+    players: int
+
+    kind = Told.COMMUNITY
+
+    def say(self, name: CardName = str) -> str:
+        return (
+            "not enough cards: community card on seventh street "
+            f"(stub {self.stub}, {self.players} players)"
+        )
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"stub": self.stub, "players": self.players}
+
+
+@dataclass(frozen=True, slots=True)
+class Scramble(Effect):
+    """The burn cards ``burns`` go back into the stub (never named to people: burned)."""
+
+    burns: tuple[Card, ...]
+
+    kind = Told.SCRAMBLE
+
+    def say(self, name: CardName = str) -> str:
+        count = len(self.burns)
+        return (
+            f"the stub is short: scramble the {count} burn card{_s(count)} with the stub "
+            "and deal from them"
+        )
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"burns": [str(card) for card in self.burns]}
+
+
+# The bonus card ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class BonusEarned(Effect):
+    """Seat ``seat`` dealt a four of clubs face up: its bonus card is due (``price`` 0),
+    offered at ``price``, or not (``stack``, its chips behind, cannot pay)."""
+
+    seat: int
+    price: int
+    stack: int
+
+    kind = Told.BONUS
+
+    @property
+    def offered(self) -> bool:
+        return self.stack >= self.price
+
+    def say(self, name: CardName = str) -> str:
+        seat, price = self.seat, self.price
+        if price == 0:
+            return f"bonus card due: one card face down to seat {seat}"
+        if self.offered:
+            return f"seat {seat} may buy the bonus card for {price}"
+        return (
+            f"seat {seat} cannot pay the bonus card price of {price} (has {self.stack}): "
+            "no bonus card"
+        )
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"seat": self.seat, "price": self.price, "offered": self.offered}
+
+
+@dataclass(frozen=True, slots=True)
+class BonusDecided(Effect):
+    """Seat ``seat`` buys (``accept``) the bonus card at ``price``, or declines it."""
+
+    seat: int
+    accept: bool
+    price: int
+
+    kind = Told.BONUS
+
+    def say(self, name: CardName = str) -> str:
+        if self.accept:
+            return f"seat {self.seat} buys the bonus card for {self.price}"
+        return f"seat {self.seat} declines the bonus card and stays in"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"seat": self.seat, "accept": self.accept, "price": self.price}
+
+
+@dataclass(frozen=True, slots=True)
+class NoBonus(Effect):
+    """Seat ``seat``'s bonus card is no longer due (its four of clubs did not earn it)."""
+
+    seat: int
+
+    kind = Told.NO_BONUS
+
+    def say(self, name: CardName = str) -> str:
+        return f"seat {self.seat}'s bonus card is not due"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"seat": self.seat}
+
+
+@dataclass(frozen=True, slots=True)
+class DeadCard(Effect):
+    """Seat ``seat``'s bonus card ``card`` was not earned: a dead card, out of play."""
+
+    seat: int
+    card: Card
+
+    kind = Told.DEAD_CARD
+
+    def say(self, name: CardName = str) -> str:
+        return (
+            f"seat {self.seat}'s bonus card {name(self.card)} was not earned: it is a dead "
+            "card, taken away face down, out of play"
+        )
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"seat": self.seat, "card": str(self.card)}
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        return (self.card,)
+
+
+# Betting -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class NoBetting(Effect):
+    """No betting on ``street``: at most one player can bet."""
+
+    street: int
+
+    kind = Told.NO_BETTING
+
+    def say(self, name: CardName = str) -> str:
+        return f"no betting on {STREET_NAMES[self.street]} street: at most one player can bet"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"street": self.street}
+
+
+@dataclass(frozen=True, slots=True)
+class BringInPasses(Effect):
+    """Seat ``low`` (the low card) is all-in: seat ``seat`` brings in."""
+
+    seat: int
+    low: int
+
+    kind = Told.BRING_IN
+
+    def say(self, name: CardName = str) -> str:
+        return f"seat {self.low} is all-in: the bring-in passes to seat {self.seat}"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"seat": self.seat, "low": self.low}
+
+
+@dataclass(frozen=True, slots=True)
+class ToAct(Effect):
+    """The betting on ``street`` begins with seat ``seat``: on third street the bring-in
+    (``high``, the low card's seat, brings in unless all-in); later ``high`` shows the
+    highest hand (``showing``: its key, ``betting.showing_key``) and acts first unless
+    all-in."""
+
+    seat: int
+    street: int
+    high: int
+    showing: tuple[int, ...] = ()
+
+    kind = Told.TO_ACT
+
+    def say(self, name: CardName = str) -> str:
+        seat, high = self.seat, self.high
+        if self.street == 3:
+            if seat == high:
+                return f"seat {seat} has the low card and brings in"
+            return f"seat {seat} brings in"
+        first = "" if seat == high else f"; seat {seat} acts first"
+        shown = describe_showing(self.showing)
+        return f"{STREET_NAMES[self.street]} street: seat {high} ({shown} showing) is high{first}"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        if self.street == 3:
+            return {"seat": self.seat, "street": 3}
+        return {"seat": self.seat, "high": self.high, "street": self.street}
+
+
+@dataclass(frozen=True, slots=True)
+class OpenPair(Effect):
+    """An open pair on fourth street: the bet may be ``small`` or ``big``."""
+
+    small: int
+    big: int
+
+    kind = Told.OPEN_PAIR
+
+    def say(self, name: CardName = str) -> str:
+        return f"open pair: the bet may be {self.small} or {self.big}"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"small": self.small, "big": self.big}
+
+
+@dataclass(frozen=True, slots=True)
+class AllFolded(Effect):
+    """Every other player folded: the pot of ``amount`` goes to seat ``seat``."""
+
+    seat: int
+    amount: int
+
+    kind = Told.AWARD
+
+    def say(self, name: CardName = str) -> str:
+        return f"pot of {self.amount} to seat {self.seat}: all others folded"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        seat, amount = self.seat, self.amount
+        return {"amount": amount, "winners": [seat], "shares": {str(seat): amount}}
+
+
+# The showdown ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ManualShowdown(Effect):
+    """The manual showdown begins: each player shows or mucks in turn."""
+
+    kind = Told.SHOWDOWN
+
+    def say(self, name: CardName = str) -> str:
+        return "showdown: each player shows or mucks in turn"
+
+
+@dataclass(frozen=True, slots=True)
+class Mucks(Effect):
+    """Seat ``seat`` mucks at the showdown."""
+
+    seat: int
+
+    kind = Told.MUCK
+
+    def say(self, name: CardName = str) -> str:
+        return f"seat {self.seat} mucks"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"seat": self.seat}
+
+
+# Corrections -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Exposed(Effect):
+    """Seat ``seat``'s hole card ``card`` lies face up. On third street before the betting
+    (``replaces_up``) it counts as the up card (``turned``: the seat's up card still to
+    come is dealt down instead); else it stays face up and plays as a hole card."""
+
+    seat: int
+    card: Card
+    replaces_up: bool = False
+    turned: bool = False
+
+    kind = Told.EXPOSE
+
+    def say(self, name: CardName = str) -> str:
+        seat = self.seat
+        said = f"seat {seat}'s hole card {name(self.card)} is exposed"
+        if not self.replaces_up:
+            return f"{said}: it stays face up where it lies and plays as a hole card"
+        if self.turned:
+            return f"{said}: the next card to seat {seat} is dealt down instead"
+        return said
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"seat": self.seat}
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        return (self.card,)
+
+
+@dataclass(frozen=True, slots=True)
+class DealtDown(Effect):
+    """Seat ``seat``'s up card ``card`` was dealt face down: turned up where it lies."""
+
+    seat: int
+    card: Card
+
+    kind = Told.DEALT_DOWN
+
+    def say(self, name: CardName = str) -> str:
+        return (
+            f"seat {self.seat}'s up card {name(self.card)} was dealt face down: turn it face "
+            "up where it lies"
+        )
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"seat": self.seat, "card": str(self.card)}
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        return (self.card,)
+
+
+@dataclass(frozen=True, slots=True)
+class Corrected(Effect):
+    """The card read as ``was`` is ``card``: a card of seat ``seat`` (face ``up``), the
+    burn card or the community card (``to``), where it lies."""
+
+    was: Card
+    card: Card
+    to: Dest
+    seat: int | None = None
+    up: bool = False
+
+    kind = Told.CORRECT
+
+    def say(self, name: CardName = str) -> str:
+        was, card = name(self.was), name(self.card)
+        if self.to is Dest.COMMUNITY:
+            return f"the community card read as {was} is {card}"
+        if self.to is Dest.BURN:
+            return f"the burn card read as {was} is {card}"
+        face = "up" if self.up else "down"
+        return (
+            f"the card read as {was} is {card}: seat {self.seat}'s card face {face}, where it lies"
+        )
+
+    @property
+    def data(self) -> dict[str, Any]:
+        words = {"card": str(self.card), "was": str(self.was)}
+        return words if self.seat is None else {"seat": self.seat, **words}
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        return (self.was, self.card)
+
+
+@dataclass(frozen=True, slots=True)
+class Void(Effect):
+    """The hand is void, every chip goes back: the supervisor voided it, or (``exposed``)
+    all three of that seat's third-street cards lie face up."""
+
+    exposed: int | None = None
+
+    kind = Told.VOID
+
+    @property
+    def reason(self) -> str:
+        if self.exposed is None:
+            return "the supervisor voids the hand"
+        return f"all three of seat {self.exposed}'s third-street cards are exposed"
+
+    def say(self, name: CardName = str) -> str:
+        return f"{self.reason}: misdeal, every chip goes back"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"reason": self.reason}

@@ -1,0 +1,498 @@
+"""What the table core tells people besides the engine's effects and the alerts: one frozen
+record per kind (:class:`TableTold`), worded from its facts when read, as the engine's
+effects are (``controller.rules.effects``).
+
+People's own words in a record (a supervisor's id and why, a player's name, a refusal's
+reason) are :class:`Words`: the text with the cards it names, found when the record is
+made, so that a viewer's words name those cards as the viewer may see them, as every
+other card of a record.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from controller.rules import Card, CardName, Effect, Form, Waiting, parse_card, say_waiting
+from controller.rules.effects import named
+from controller.table import inputs as ti
+from controller.table.inputs import Device
+from controller.table.settings import TableSettings
+from controller.table.state import Lamps, Table, signals
+from controller.table.told import TableTold
+
+_CARD_NAME = re.compile(r"\b[2-9TJQKA][cdhs]\b")
+
+
+@dataclass(frozen=True, slots=True)
+class Words:
+    """People's own words (``text``) and the cards they name (``cards``)."""
+
+    text: str
+    cards: tuple[Card, ...] = ()
+
+    @classmethod
+    def of(cls, text: str) -> Words:
+        """``text`` and every card it names, in order, each once."""
+        found = dict.fromkeys(parse_card(match) for match in _CARD_NAME.findall(text))
+        return cls(text, tuple(found))
+
+    def say(self, name: CardName = str) -> str:
+        return named(self.text, self.cards, name)
+
+
+def _s(count: int) -> str:
+    return "" if count == 1 else "s"
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal(Effect):
+    """The input (``input``: its tag) was not taken, for ``reason``; nothing changed."""
+
+    reason: Words
+    input: str | None
+
+    kind = TableTold.REFUSED
+
+    def say(self, name: CardName = str) -> str:
+        return self.reason.say(name)
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"input": self.input}
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        return self.reason.cards
+
+
+@dataclass(frozen=True, slots=True)
+class DisplayChanged(Effect):
+    """The dealer's display changed: it shows ``table``'s line (``state.signals``)."""
+
+    table: Table
+
+    kind = TableTold.DISPLAY
+
+    def say(self, name: CardName = str) -> str:
+        return signals(self.table, name).display
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        """The cards of the alert that pauses the table (its words are the line's)."""
+        table = self.table
+        pausing = next((alert for alert in table.alerts if table.blocks(alert)), None)
+        return () if pausing is None else pausing.facts.cards
+
+
+@dataclass(frozen=True, slots=True)
+class LampsChanged(Effect):
+    """The lamps changed: they are ``lamps`` now."""
+
+    lamps: Lamps
+
+    kind = TableTold.LAMPS
+
+    def say(self, name: CardName = str) -> str:
+        lamps = self.lamps
+        seats = ", ".join(str(seat) for seat in lamps.seats) or "none"
+        return f"bonus lamp {'on' if lamps.bonus else 'off'}; seat lamps: {seats}"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return self.lamps.to_json()
+
+
+# Hands -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class HandStarted(Effect):
+    """Hand ``hand`` began at ``at`` (ms) with the players at ``seats``."""
+
+    hand: int
+    at: int
+    seats: tuple[int, ...]
+
+    kind = TableTold.HAND_STARTED
+
+    def say(self, name: CardName = str) -> str:
+        return f"hand {self.hand}"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"hand": self.hand, "at": self.at, "seats": list(self.seats)}
+
+
+@dataclass(frozen=True, slots=True)
+class HandOver(Effect):
+    """Hand ``hand`` ended (``void``: a misdeal) at ``at``; each seat's stack after it."""
+
+    hand: int
+    void: bool
+    at: int
+    stacks: tuple[tuple[int, int], ...]
+
+    kind = TableTold.HAND_OVER
+
+    def say(self, name: CardName = str) -> str:
+        return f"hand {self.hand} is {'void' if self.void else 'over'}"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        stacks = {str(seat): chips for seat, chips in self.stacks}
+        return {"hand": self.hand, "at": self.at, "stacks": stacks}
+
+
+@dataclass(frozen=True, slots=True)
+class HeldDealt(Effect):
+    """A card the supervisor held (``card``, never named: it came out face down) is dealt
+    as the card the hand waited for (``where``)."""
+
+    card: Card
+    where: Waiting
+
+    kind = TableTold.HELD_CARD
+
+    def say(self, name: CardName = str) -> str:
+        return f"the held card is {say_waiting(self.where, Form.WHERE)}"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"card": str(self.card)}
+
+
+@dataclass(frozen=True, slots=True)
+class HeldSetAside(Effect):
+    """The hand ended with cards still held: ``held`` are out of play."""
+
+    held: tuple[Card, ...]
+
+    kind = TableTold.HELD_CARD
+
+    def say(self, name: CardName = str) -> str:
+        count = len(self.held)
+        return f"{count} held card{_s(count)} set aside: out of play"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"cards": [str(card) for card in self.held]}
+
+
+# The devices -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected(Effect):
+    """An unreadable card went to the shoe's reject tray."""
+
+    kind = TableTold.REJECTED
+
+    def say(self, name: CardName = str) -> str:
+        return "an unreadable card went to the reject tray: draw the next card"
+
+
+@dataclass(frozen=True, slots=True)
+class SeatBoardUnused(Effect):
+    """The seat board reported a card at ``seat`` on a table that does not use it."""
+
+    seat: int
+
+    kind = TableTold.IGNORED
+
+    def say(self, name: CardName = str) -> str:
+        return f"card at seat {self.seat}: the seat board is not in use"
+
+
+@dataclass(frozen=True, slots=True)
+class SeatUnread(Effect):
+    """Seat ``seat``'s reader could not read the card the shoe did not read either."""
+
+    seat: int
+
+    kind = TableTold.UNREAD
+
+    def say(self, name: CardName = str) -> str:
+        return f"seat {self.seat}'s reader could not read the card either: the supervisor enters it"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"seat": self.seat}
+
+
+@dataclass(frozen=True, slots=True)
+class ReportWaits(Effect):
+    """The seat board's ``report`` waits for the shoe's report of its card."""
+
+    report: ti.CardAtSeat
+
+    kind = TableTold.WAITING
+
+    def say(self, name: CardName = str) -> str:
+        what = "a card" if self.report.code is None else "the card"
+        return f"{what} at seat {self.report.seat}: waiting for the shoe's report"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return self.report.to_json()
+
+
+@dataclass(frozen=True, slots=True)
+class SomeoneSat(Effect):
+    """The seat sensor reports someone at ``seat``, where no player is seated."""
+
+    seat: int
+
+    kind = TableTold.SEAT
+
+    def say(self, name: CardName = str) -> str:
+        return f"someone sat at seat {self.seat}: sit the player down with a buy-in"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"seat": self.seat}
+
+
+@dataclass(frozen=True, slots=True)
+class DeckIn(Effect):
+    """``count`` cards are loaded in the shoe: a full deck, or (``reloaded``) the stub and
+    the burn cards the hand scrambled back."""
+
+    count: int
+    reloaded: bool = False
+
+    kind = TableTold.DECK
+
+    def say(self, name: CardName = str) -> str:
+        if self.reloaded:
+            return f"the stub and the burn cards are back in the shoe: {self.count} cards"
+        return "a full deck of 52 is loaded"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"count": self.count}
+
+
+@dataclass(frozen=True, slots=True)
+class DeckOut(Effect):
+    """The supervisor took the deck out of play: the next hand waits for a new one."""
+
+    kind = TableTold.DECK
+
+    def say(self, name: CardName = str) -> str:
+        return "the deck is out of play: load a new deck"
+
+
+@dataclass(frozen=True, slots=True)
+class Link(Effect):
+    """``device``'s link is up, or (not ``up``) down on a table that does not use it."""
+
+    device: Device
+    up: bool
+
+    kind = TableTold.LINK
+
+    def say(self, name: CardName = str) -> str:
+        if self.up:
+            return f"the {self.device.words} is connected"
+        return f"the {self.device.words} is not connected (not in use)"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"device": self.device.value} if self.up else {}
+
+
+@dataclass(frozen=True, slots=True)
+class Restarted(Effect):
+    """``device`` restarted and knows of no lost event."""
+
+    device: Device
+
+    kind = TableTold.RESTART
+
+    def say(self, name: CardName = str) -> str:
+        return f"the {self.device.words} restarted; no lost event is known"
+
+
+# Seats and the table -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SatDown(Effect):
+    """``player`` sat down at ``seat`` with ``chips``."""
+
+    seat: int
+    player: Words
+    chips: int
+
+    kind = TableTold.SIT_DOWN
+
+    def say(self, name: CardName = str) -> str:
+        return f"{self.player.say(name)} sits down at seat {self.seat} with {self.chips}"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"seat": self.seat, "chips": self.chips}
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        return self.player.cards
+
+
+@dataclass(frozen=True, slots=True)
+class SatOut(Effect):
+    """Seat ``seat`` sits out from the next hand."""
+
+    seat: int
+
+    kind = TableTold.SIT_OUT
+
+    def say(self, name: CardName = str) -> str:
+        return f"seat {self.seat} sits out from the next hand"
+
+
+@dataclass(frozen=True, slots=True)
+class SatIn(Effect):
+    """Seat ``seat`` is dealt in again from the next hand."""
+
+    seat: int
+
+    kind = TableTold.SIT_IN
+
+    def say(self, name: CardName = str) -> str:
+        return f"seat {self.seat} is dealt in from the next hand"
+
+
+@dataclass(frozen=True, slots=True)
+class CashedOut(Effect):
+    """``player`` left ``seat`` with ``chips``."""
+
+    seat: int
+    player: Words
+    chips: int
+
+    kind = TableTold.CASH_OUT
+
+    def say(self, name: CardName = str) -> str:
+        return f"{self.player.say(name)} leaves seat {self.seat} and cashes out {self.chips}"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"seat": self.seat, "chips": self.chips}
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        return self.player.cards
+
+
+@dataclass(frozen=True, slots=True)
+class Rebought(Effect):
+    """Seat ``seat`` added ``chips`` to its stack."""
+
+    seat: int
+    chips: int
+
+    kind = TableTold.REBUY
+
+    def say(self, name: CardName = str) -> str:
+        return f"seat {self.seat} rebuys {self.chips}"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"seat": self.seat, "chips": self.chips}
+
+
+@dataclass(frozen=True, slots=True)
+class Acknowledged(Effect):
+    """Alert ``alert`` acknowledged by ``who`` (``paused``: it still pauses the table)."""
+
+    alert: int
+    who: Words
+    paused: bool
+
+    kind = TableTold.ALERT_ACKNOWLEDGED
+
+    def say(self, name: CardName = str) -> str:
+        still = ": the table stays paused until it is resolved" if self.paused else ""
+        return f"alert {self.alert} acknowledged by {self.who.say(name)}{still}"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"id": self.alert, "who": self.who.text}
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        return self.who.cards
+
+
+@dataclass(frozen=True, slots=True)
+class Configured(Effect):
+    """The table's settings are ``settings`` from now on."""
+
+    settings: TableSettings
+
+    kind = TableTold.CONFIGURED
+
+    def say(self, name: CardName = str) -> str:
+        return "new table settings"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return self.settings.to_json()
+
+
+# Supervisor actions --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Supervised(Effect):
+    """A supervisor's action ``item``, with who and why (``said``) and what the table knew
+    of it: ``hand`` (the hand voided), ``alert`` (the unread-card alert whose card was
+    entered), ``was`` (a corrected stack before), ``face_down`` (a card of ``WrongFace``
+    lies face down: it was dealt up)."""
+
+    item: ti.SupervisorInput
+    said: Words
+    hand: int = 0
+    alert: int = 0
+    was: int = 0
+    face_down: bool = False
+
+    kind = TableTold.SUPERVISOR
+
+    @classmethod
+    def of(cls, item: ti.SupervisorInput, **known: Any) -> Supervised:
+        return cls(item, Words.of(f"{item.who}: {item.why}"), **known)
+
+    def say(self, name: CardName = str) -> str:
+        return f"{self._act(name)} (supervisor {self.said.say(name)})"
+
+    def _act(self, name: CardName) -> str:
+        match self.item:
+            case ti.VoidHand():
+                return f"hand {self.hand} is void"
+            case ti.EnterCard():
+                return f"the unread card of alert {self.alert} is entered"
+            case ti.CorrectCard(wrong=wrong, right=right):
+                return f"the card read as {name(wrong)} is {name(right)}"
+            case ti.WrongFace(seat=seat, card=card):
+                return f"seat {seat}'s {name(card)} lies face {'down' if self.face_down else 'up'}"
+            case ti.ResolveAlert(alert=alert, remedy=remedy):
+                return f"alert {alert} resolved: {remedy.value}"
+            case ti.CorrectStack(seat=seat, stack=stack):
+                return f"seat {seat}'s stack corrected from {self.was} to {stack}"
+        raise TypeError(f"not a supervisor's action: {self.item!r}")
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return self.item.to_json()
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        match self.item:
+            case ti.CorrectCard(wrong=wrong, right=right):
+                return (wrong, right, *self.said.cards)
+            case ti.WrongFace(card=card):
+                return (card, *self.said.cards)
+        return self.said.cards

@@ -1,0 +1,468 @@
+"""The studio feed: every hole card and each player's odds, for a broadcast, held back by
+the table's security delay (``[studio] delay``, docs/security.md).
+
+- :class:`StudioTokens`: the studio's tokens. A supervisor issues one (their id and PIN,
+  checked as for any supervisor action); it is journaled as an access record
+  (``studio_token``: its id, the SHA-256 digest of the token, never the token, its label,
+  who issued it, when it expires) and so is its revocation (``studio_token_revoked``). At
+  start the tokens still valid are read back from the journal, so a restart keeps them
+  and a revoked one stays revoked. A studio token is no session: the console's live
+  views and feed refuse it (401); it opens the studio feed only.
+- :func:`studio_view`: the table as the studio sees it (pure): each player dealt in, their
+  name, every card (face and how it came: the bonus card marked), whether they folded,
+  their odds (:mod:`controller.odds`), and the bonus-card moment (a face-up four of clubs
+  has just earned a seat its bonus card).
+- :class:`StudioFeed`: follows the table service. The odds are computed when each card is
+  read (in a process of their own, so the table's event loop never waits for them); each
+  moment of the table is released to the studio once the delay has passed since the time
+  the journal holds for it, and for every earlier one (a table's state holds every card
+  before it), never before. At start, the moments of the last ``delay`` are read back
+  from the journal and held the same way: a restart releases nothing early. Each message
+  is the whole studio view (``type: "studio"``), so a client that falls behind gets the
+  latest and misses nothing it needs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import multiprocessing
+import os
+import secrets
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Iterable
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from controller.journal import Entry
+from controller.odds import Odds, OddsError, odds
+from controller.rules import Hand, Phase, Reveal
+from controller.rules.effects import BonusEarned
+from controller.service import Subscription, TableService, Update
+from controller.table import (
+    CardFromShoe,
+    DeckLoaded,
+    NewHand,
+    SitDown,
+    Table,
+    TableSettings,
+    apply,
+)
+from dealer_ui.auth import AuthError
+
+log = logging.getLogger(__name__)
+
+#: The access records of the studio's tokens.
+ISSUED, REVOKED = "studio_token", "studio_token_revoked"
+#: How often a studio client's token is checked again while nothing is released.
+RECHECK_SECONDS = 1.0
+
+
+def digest(token: str) -> str:
+    """What the journal keeps of a studio token: its SHA-256, in hex."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class StudioPass:
+    """A studio token as the table knows it: ``id`` (public: names it in the journal and
+    the list), ``digest`` of the token, ``label`` (who it is for), who issued it
+    (``supervisor``, at ``by``'s console), ``expires`` (seconds since the epoch)."""
+
+    id: str
+    digest: str
+    label: str
+    supervisor: str
+    by: str
+    expires: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "digest": self.digest,
+            "label": self.label,
+            "supervisor": self.supervisor,
+            "by": self.by,
+            "expires": self.expires,
+        }
+
+    @classmethod
+    def from_json(cls, fields: dict[str, Any]) -> StudioPass:
+        return cls(
+            str(fields["id"]),
+            str(fields["digest"]),
+            str(fields["label"]),
+            str(fields["supervisor"]),
+            str(fields["by"]),
+            float(fields["expires"]),
+        )
+
+
+class StudioTokens:
+    """The studio tokens that hold: issued, not revoked, not expired (``clock``: seconds
+    since the epoch, the journal's time)."""
+
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+        self.clock = clock
+        self._passes: dict[str, StudioPass] = {}  # by digest
+        self._revoked: set[str] = set()  # ids
+
+    def new(self, label: str, supervisor: str, by: str, hours: float) -> tuple[str, StudioPass]:
+        """A new token and its pass (not yet valid: :meth:`add` it once journaled)."""
+        token = secrets.token_urlsafe(32)
+        made = StudioPass(
+            secrets.token_hex(6), digest(token), label, supervisor, by, self.clock() + hours * 3600
+        )
+        return token, made
+
+    def add(self, made: StudioPass) -> None:
+        if made.id not in self._revoked:
+            self._passes[made.digest] = made
+
+    def revoke(self, id: str) -> StudioPass | None:
+        """End the token ``id``: the pass it had, None if none holds."""
+        self._revoked.add(id)
+        for key, made in list(self._passes.items()):
+            if made.id == id:
+                del self._passes[key]
+                return made
+        return None
+
+    def restore(self, entries: Iterable[Entry]) -> None:
+        """Take the journal's studio token records (in journal order)."""
+        for entry in entries:
+            if entry.type == ISSUED:
+                self.add(StudioPass.from_json(entry.fields))
+            elif entry.type == REVOKED:
+                self.revoke(str(entry.fields["id"]))
+
+    def held(self) -> list[StudioPass]:
+        """The tokens that hold now, the first to expire first."""
+        now = self.clock()
+        return sorted((p for p in self._passes.values() if p.expires > now), key=_expiry)
+
+    def check(self, token: str | None) -> StudioPass:
+        """The pass of ``token``; AuthError 401 for none, an unknown (forged or revoked)
+        one or an expired one."""
+        if not token:
+            raise AuthError(401, "the studio feed needs a studio token (?token=TOKEN)")
+        made = self._passes.get(digest(token))
+        if made is None:
+            raise AuthError(401, "not a studio token, or one revoked: ask a supervisor")
+        if self.clock() >= made.expires:
+            raise AuthError(401, "the studio token has expired: ask a supervisor for another")
+        return made
+
+
+def _expiry(made: StudioPass) -> float:
+    return made.expires
+
+
+# The studio's view ------------------------------------------------------------------------
+
+
+def odds_key(table: Table) -> tuple[Any, ...] | None:
+    """What the odds of ``table``'s hand depend on: the cards out, who is still in (None:
+    no hand, no odds)."""
+    hand = table.hand
+    if hand is None or hand.phase is Phase.VOID:
+        return None
+    contenders = tuple(
+        (p.seat, p.folded, p.reveal is Reveal.MUCK, len(p.cards)) for p in hand.players
+    )
+    return table.hand_number, hand.out, hand.community, contenders
+
+
+def hand_odds(hand: Hand, seed: int) -> dict[str, Any] | None:
+    """The odds of ``hand`` as JSON (``controller.odds``: exact when small, else Monte
+    Carlo to 0.25 percentage points, seeded), None when it has none (a void hand)."""
+    try:
+        result: Odds = odds(hand, seed=seed)
+    except OddsError:
+        return None
+    return result.to_json()
+
+
+def studio_view(
+    table: Table, odds_json: dict[str, Any] | None, effects: Iterable[Any] = ()
+) -> dict[str, Any]:
+    """The table as the studio sees it: every card of every player dealt in, their odds
+    (``odds_json``: :func:`hand_odds` of this table's hand), and ``bonus``: the seat a
+    face-up four of clubs has just earned a bonus card (None: no such moment in
+    ``effects``)."""
+    hand = table.hand
+    out: dict[str, Any] = {
+        "hand_number": table.hand_number,
+        "in_hand": table.in_hand,
+        "paused": table.paused,
+        "street": None,
+        "phase": None,
+        "pot": 0,
+        "community": None,
+        "method": None,
+        "standard_error": None,
+        "bonus": None,
+        "players": [],
+    }
+    if hand is None:
+        return out
+    chances: dict[str, Any] = {} if odds_json is None else odds_json["seats"]
+    if odds_json is not None:
+        out["method"] = odds_json["method"]
+        out["standard_error"] = odds_json.get("standard_error")
+    due = set(hand.bonus_seats())
+    wild = hand.rules.wild
+    for player in hand.players:
+        place = table.seat(player.seat)
+        if place is None or not table.dealt_in(player.seat):
+            continue
+        chance = chances.get(str(player.seat))
+        out["players"].append(
+            {
+                "seat": player.seat,
+                "player": place.player,
+                "folded": player.folded,
+                "mucked": player.reveal is Reveal.MUCK,
+                "bonus_due": player.seat in due,
+                "cards": [
+                    {
+                        "card": str(dealt.card),
+                        "face": "up" if dealt.up or dealt.exposed else "down",
+                        "street": dealt.street,
+                        "bonus": dealt.bonus,
+                        "wild": wild and dealt.card.rank == 4,
+                    }
+                    for dealt in player.cards
+                ],
+                "odds": None
+                if chance is None or player.folded
+                else {key: chance[key] for key in ("win", "tie", "equity")},
+            }
+        )
+    moment = next((e for e in effects if isinstance(e, BonusEarned)), None)
+    out |= {
+        "street": hand.street,
+        "phase": hand.phase.value,
+        "pot": hand.pot,
+        "community": None if hand.community is None else str(hand.community),
+        "bonus": None if moment is None else {"seat": moment.seat},
+    }
+    return out
+
+
+# The feed ----------------------------------------------------------------------------------
+
+#: The odds' worker's nice value: the table's own process comes first for the processor.
+WORKER_NICE = 10
+
+
+def worker_ready(nice: int = WORKER_NICE) -> None:
+    """Start an odds worker: below the table's priority (``nice``), and warmed up (the
+    first odds of a process build the evaluator's tables: about half a second) before any
+    card."""
+    with contextlib.suppress(OSError):
+        os.nice(nice)
+    table = Table(TableSettings(seat_board=False))
+    for seat in range(1, 9):
+        table = apply(table, SitDown(at=0, seat=seat, player=str(seat), buy_in=100)).table
+    table = apply(table, DeckLoaded(at=0, count=52)).table
+    table = apply(table, NewHand(at=0)).table
+    for code in range(16):  # two hole cards to each of 8 seats
+        table = apply(table, CardFromShoe(at=0, code=code)).table
+    assert table.hand is not None
+    hand_odds(table.hand, seed=0)
+
+
+@dataclass(slots=True)
+class Held:
+    """A moment of the table waiting for its release: due at ``due`` (seconds since the
+    epoch), with its odds (a future, or None: no hand)."""
+
+    update: Update
+    due: float
+    odds: asyncio.Future[dict[str, Any] | None] | None
+
+
+class StudioFeed:
+    """The studio's delayed feed of ``service`` (see the module). Started on demand
+    (:meth:`start`: when a studio token is issued or one holds at start), so that a table
+    without a studio computes no odds."""
+
+    def __init__(
+        self,
+        service: TableService,
+        delay: float,
+        *,
+        workers: ProcessPoolExecutor | None = None,
+        nice: int = WORKER_NICE,
+    ) -> None:
+        """``delay``: seconds; ``workers``: where the odds are computed (default: a process
+        of its own, started with the feed, at ``nice``)."""
+        self.service = service
+        self.delay = delay
+        self.epoch = secrets.token_hex(4)
+        self.seq = 0
+        self.current: str = self._message(None, None)
+        self.position = 0  # the journal position of the moment released last
+        #: for the moments seen live whose odds were computed: (journal position, journaled
+        #: time, the time the odds were known), seconds since the epoch
+        self.timings: deque[tuple[int, float, float]] = deque(maxlen=10_000)
+        self._workers = workers
+        self._own_workers = workers is None
+        self._nice = nice
+        self._held: deque[Held] = deque()
+        self._horizon = 0.0  # the latest journaled time of a moment held so far
+        self._last_key: tuple[Any, ...] | None = None
+        self._last_odds: asyncio.Future[dict[str, Any] | None] | None = None
+        self._last_view: dict[str, Any] | None = None
+        self._arrived = asyncio.Event()
+        self._changed = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._started = False
+        self.closed = False
+
+    @property
+    def started(self) -> bool:
+        return self._started
+
+    async def start(self) -> None:
+        """Read back the last ``delay`` of the journal, then follow the table (idempotent)."""
+        if self._started:
+            return
+        self._started = True
+        if self._workers is None:
+            context = multiprocessing.get_context("spawn")  # a process with threads: no fork
+            self._workers = ProcessPoolExecutor(
+                1, mp_context=context, initializer=worker_ready, initargs=(self._nice,)
+            )
+        updates = self.service.updates()  # first: nothing applied after the reading is lost
+        try:
+            recent = await self.service.recent(self.service.now() - self.delay)
+        except BaseException:  # the table stopped: a later start reads again
+            updates.close()
+            self._started = False
+            raise
+        for update in (recent.before, *recent.updates):
+            self._hold(update, live=False)
+        last = recent.updates[-1].position if recent.updates else recent.before.position
+        self._tasks.append(asyncio.create_task(self._follow(updates, last)))
+        self._tasks.append(asyncio.create_task(self._release()))
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._tasks.clear()
+        if self._workers is not None and self._own_workers:
+            await asyncio.to_thread(self._workers.shutdown, True, cancel_futures=True)
+        self._finish()
+
+    def _finish(self) -> None:
+        self.closed = True
+        self._wake()
+
+    def _wake(self) -> None:
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
+
+    async def _follow(self, updates: Subscription, last: int) -> None:
+        try:
+            async for update in updates:
+                if update.position > last:
+                    self._hold(update, live=True)
+        finally:
+            updates.close()
+
+    def _hold(self, update: Update, *, live: bool) -> None:
+        """Hold ``update`` until the delay has passed since its time and every earlier
+        one's; start its odds now if its cards changed."""
+        self._horizon = max(self._horizon, update.at)
+        key = odds_key(update.table)
+        if key is None:
+            future = None
+        elif key == self._last_key and self._last_odds is not None:
+            future = self._last_odds
+        else:
+            future = self._odds(update, live)
+        self._last_key, self._last_odds = key, future
+        self._held.append(Held(update, self._horizon + self.delay, future))
+        self._arrived.set()
+
+    def _odds(self, update: Update, live: bool) -> asyncio.Future[dict[str, Any] | None]:
+        hand = update.table.hand
+        assert hand is not None and self._workers is not None
+        done: Future[dict[str, Any] | None] = self._workers.submit(hand_odds, hand, update.position)
+        future = asyncio.wrap_future(done)
+        if live:
+            future.add_done_callback(
+                lambda _: self.timings.append((update.position, update.at, time.time()))
+            )
+        return future
+
+    async def _release(self) -> None:
+        """Release each held moment, in order, once due and its odds are known."""
+        while True:
+            if not self._held:
+                self._arrived.clear()
+                await self._arrived.wait()
+                continue
+            held = self._held[0]
+            wait = held.due - self.service.now()
+            if wait > 0:
+                await asyncio.sleep(min(wait, RECHECK_SECONDS))
+                continue
+            chances = None
+            if held.odds is not None:
+                try:
+                    chances = await asyncio.shield(held.odds)
+                except Exception as error:  # a worker that failed: the moment without odds
+                    position = held.update.position
+                    log.error("the studio's odds of position %d failed: %r", position, error)
+            self._held.popleft()
+            self._publish(held.update, chances)
+
+    def _publish(self, update: Update, chances: dict[str, Any] | None) -> None:
+        table_view = studio_view(update.table, chances, update.effects)
+        self.position = update.position
+        if table_view == self._last_view:
+            return
+        self._last_view = table_view
+        self.seq += 1
+        self.current = self._message(update, table_view)
+        self._wake()
+
+    def _message(self, update: Update | None, table_view: dict[str, Any] | None) -> str:
+        return json.dumps(
+            {
+                "type": "studio",
+                "epoch": self.epoch,
+                "seq": self.seq,
+                "delay": self.delay,
+                "position": None if update is None else update.position,
+                "at": None if update is None else update.at,
+                "table": table_view,
+            }
+        )
+
+    async def messages(self, still_valid: Callable[[], object]) -> AsyncIterator[str]:
+        """The latest released message, then each new one, while ``still_valid()`` does not
+        raise (checked before each message and every second while nothing comes)."""
+        sent = -1
+        while True:
+            still_valid()
+            changed = self._changed
+            if sent != self.seq:
+                sent = self.seq
+                yield self.current
+                continue
+            if self.closed:
+                return
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(changed.wait(), RECHECK_SECONDS)
