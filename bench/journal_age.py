@@ -1,14 +1,21 @@
-"""What a journal's age costs a reader of one hand: ``luck-table history --hand N`` (the
-last hand) and the console's hand lookup (``GET /api/history/{hand}``'s worker function),
-on a young journal and an old one, each made by ``luck-table sim --core-only --journal``'s
-writer (``controller.sim.core_journal``) in this run, with the same reading by a replay
-of the whole journal (what both did before the index of hands) for comparison.
+"""What a journal's age costs: the service's start, a hand read by number (``luck-table
+history --hand N`` and the console's ``GET /api/history/{hand}``), and surveillance's first
+page of past hands (``GET /api/history``), on a young journal and an old one, both rotating
+into segments as the service's does (``--segment-hands``), each made by ``luck-table sim
+--core-only --journal``'s writer (``controller.sim.core_journal``) in this run, or the old
+one copied from an earlier run's (``--reuse FILE``: with ``luck-table backup``'s copy,
+segments included, so that a journal still being written is measured as it is).
 
-Prints, for each journal: how fast it was made (hands a second), its size on disk per
-hand, the time of each reading, and at the end the old journal's times over the young
-one's (the goal: within 2x).
+Prints, for each journal: how fast it was made (hands a second), its disk use per hand (the
+file, its write-ahead log and its segments), the size of the file itself, the time of each
+reading (the best of ``--rounds``, the journals read in turns; the first page with a new
+worker each time), and at the end the
+old journal's times over the young one's (the goal: within 2x). ``--whole`` also times a
+replay of the whole journal (what the first page and a hand by number cost before the index
+of hands).
 
-    .venv/bin/python bench/journal_age.py [--hands 100 10000] [--seed S] [--folder DIR]
+    .venv/bin/python bench/journal_age.py [--hands 100 10000] [--segment-hands 1000]
+        [--reuse FILE] [--seed S] [--folder DIR] [--whole] [--rounds 5]
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import datetime
 import io
 import tempfile
 import time
@@ -23,20 +31,26 @@ from collections.abc import Callable
 from pathlib import Path
 
 from controller.cli import main
+from controller.cli.backup_command import backup
 from controller.history.hands import recorded_hands
+from controller.history.recovery import recover
 from controller.journal import Journal
+from controller.journal.rotation import Rotation
+from controller.journal.segments import folder_of
+from controller.journal.snapshots import Snapshots
 from controller.sim.core_journal import CoreJournal
 from controller.sim.dealer import Dealer, Tally
 from controller.sim.floor import CoreFloor
 from controller.table import TableSettings
-from dealer_ui.archive import hand_record
+from dealer_ui import archive
+from dealer_ui.archive import hand_record, summaries
 
 
-def made(path: Path, hands: int, seed: int) -> float:
+def made(path: Path, hands: int, seed: int, rotation: Rotation) -> float:
     """A journal of ``hands`` hands at ``path``; the seconds it took."""
     tally = Tally()
     started = time.perf_counter()
-    journal = CoreJournal(path)
+    journal = CoreJournal(path, rotation)
     floor = CoreFloor(TableSettings(), tally.observe, start=1_700_000_000_000, journal=journal)
     try:
         asyncio.run(Dealer(floor, tally, seats=6, hands=hands, seed=seed).run())
@@ -52,6 +66,17 @@ def timed(run: Callable[[Path, int], None], path: Path, number: int) -> float:
     return time.perf_counter() - started
 
 
+def service_start(path: Path, number: int) -> None:
+    """What the service's start reads: the journal opened to write, its snapshots, the
+    table recovered (from the latest snapshot)."""
+    with Journal.open(path) as journal:
+        snapshots = Snapshots(path)
+        try:
+            assert recover(journal, snapshots).table.hand_number >= number
+        finally:
+            snapshots.close()
+
+
 def history_hand(path: Path, number: int) -> None:
     assert main(["history", "--journal", str(path), "--hand", str(number), "--json"]) == 0
 
@@ -60,40 +85,101 @@ def archive_hand(path: Path, number: int) -> None:
     assert hand_record(path, number)[1] is not None
 
 
+def first_page(path: Path, number: int) -> None:
+    """Surveillance's first ``GET /api/history`` (a new worker: nothing read yet)."""
+    archive._summaries.clear()
+    archive._replays.clear()
+    listed = summaries(path)[1]
+    assert listed[-1]["hand"] >= number, listed[-1]  # a hand ended since the last indexed too
+
+
 def whole_replay(path: Path, number: int) -> None:
     with Journal.open_read_only(path) as journal:
         assert any(hand.number == number for hand in recorded_hands(journal))
 
 
-def measure(folder: Path, hands: int, seed: int) -> dict[str, float]:
-    path = folder / f"journal-{hands}.sqlite3"
-    seconds = made(path, hands, seed)
-    size = sum(p.stat().st_size for p in folder.glob(f"{path.name}*") if p.is_file())
-    figures = {
-        "made (hands/s)": hands / seconds,
-        "disk (bytes/hand)": size / hands,
-        "history --hand N (s)": min(timed(history_hand, path, hands) for _ in range(3)),
-        "archive lookup (s)": min(timed(archive_hand, path, hands) for _ in range(3)),
-        "whole replay (s)": timed(whole_replay, path, hands),
+def disk(path: Path) -> int:
+    files = [*path.parent.glob(f"{path.name}*"), *folder_of(path).glob("*")]
+    return sum(p.stat().st_size for p in files if p.is_file())
+
+
+def last_hand(path: Path) -> int:
+    snapshots = Snapshots(path, read_only=True)
+    try:
+        last = snapshots.last_hand()
+    finally:
+        snapshots.close()
+    assert last is not None
+    return last.number
+
+
+READINGS: dict[str, Callable[[Path, int], None]] = {
+    "service start (s)": service_start,
+    "history --hand N (s)": history_hand,
+    "history --hand N-5 (s)": lambda path, number: history_hand(path, number - 5),
+    "history --hand 2 (s)": lambda path, _: history_hand(path, 2),
+    "/api/history/N (s)": archive_hand,
+    "/api/history (s)": first_page,
+}
+
+
+def described(path: Path, seconds: float | None) -> dict[str, float]:
+    hands = last_hand(path)
+    return {
+        "hands": hands,
+        "made (hands/s)": hands / seconds if seconds else float("nan"),
+        "disk (bytes/hand)": disk(path) / hands,
+        "the file (MB)": path.stat().st_size / 1e6,
     }
-    print(f"{hands} hands:")
-    for name, value in figures.items():
-        print(f"  {name:24} {value:12.3f}")
-    return figures
+
+
+def measure(journals: dict[Path, dict[str, float]], rounds: int, whole: bool) -> None:
+    """Each reading of each journal, in turns (young, old, young, ...: the machine's load
+    falls on both alike), the best of ``rounds``."""
+    for _ in range(rounds):
+        for path, figures in journals.items():
+            hands = int(figures["hands"])
+            for name, reading in READINGS.items():
+                figures[name] = min(figures.get(name, float("inf")), timed(reading, path, hands))
+    for path, figures in journals.items():
+        if whole:
+            figures["whole replay (s)"] = timed(whole_replay, path, int(figures["hands"]))
+        with Journal.open_read_only(path) as journal:
+            segments = len(journal.sealed())
+        print(f"{int(figures['hands'])} hands ({segments} segments):")
+        for name, value in figures.items():
+            if name != "hands":
+                print(f"  {name:24} {value:12.3f}")
 
 
 def run(args: argparse.Namespace) -> None:
+    rotation = Rotation(args.segment_hands, 0)
     with tempfile.TemporaryDirectory(dir=args.folder) as folder:
-        results = [measure(Path(folder), hands, args.seed) for hands in args.hands]
-    young, old = results[0], results[-1]
-    print(f"{args.hands[-1]} hands over {args.hands[0]} hands:")
-    for name in ("history --hand N (s)", "archive lookup (s)", "whole replay (s)"):
-        print(f"  {name:24} {old[name] / young[name]:12.2f}x")
+        journals = {}
+        for hands in args.hands:
+            path = Path(folder) / f"journal-{hands}.sqlite3"
+            journals[path] = described(path, made(path, hands, args.seed, rotation))
+        if args.reuse is not None:
+            now = datetime.datetime.now(datetime.UTC)
+            copy = backup(args.reuse, Path(folder), 1, now)
+            copy.chmod(0o640)  # the service's start opens it to write
+            journals[copy] = described(copy, None)
+        measure(journals, args.rounds, args.whole)
+    *_, old = figures = list(journals.values())
+    young = figures[0]
+    print("the oldest over the youngest:")
+    for name in young:
+        if "(s)" in name:
+            print(f"  {name:24} {old[name] / young[name]:12.2f}x")
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, nargs="+", default=[100, 10_000])
+    parser.add_argument("--segment-hands", type=int, default=Rotation().hands)
+    parser.add_argument("--reuse", type=Path, metavar="FILE", help="an old journal to copy")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--folder", type=Path, help="where to make the journals (default: /tmp)")
+    parser.add_argument("--whole", action="store_true", help="also replay each journal whole")
+    parser.add_argument("--rounds", type=int, default=5, help="readings of each (the best)")
     run(parser.parse_args())

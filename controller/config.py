@@ -34,6 +34,7 @@ from controller.config_file import (
     text,
     whole,
 )
+from controller.journal.rotation import Rotation
 from controller.rules import Rules, RulesError
 from controller.table import TableSettings
 from controller.table.settings import Protection
@@ -128,6 +129,7 @@ class Config:
     console: Console = Console()
     studio: Studio = Studio()
     test_mode: bool = False  # a test or demonstration table: see [table] test_mode
+    rotation: Rotation = field(default_factory=Rotation)
 
 
 def load_config(path: str | Path, *, example_pins: bool | None = None) -> Config:
@@ -163,7 +165,11 @@ def parse_config(data: Mapping[str, Any], base: Path) -> Config:
     protection = _protection(section(data, "protection", optional=True))
     settings = TableSettings(rules, low, high, seat_board is not None, own, protection)
     journal = section(data, "journal")
-    no_unknown(journal, {"path"}, "journal.")
+    no_unknown(journal, {"path", "segment_hands", "segment_megabytes"}, "journal.")
+    rotation = Rotation(
+        whole(journal, "journal.segment_hands", 0, default=Rotation().hands),
+        whole(journal, "journal.segment_megabytes", 0, default=Rotation().megabytes),
+    )
     credentials = section(data, "credentials")
     no_unknown(credentials, {"supervisors", "dealers"}, "credentials.")
     return Config(
@@ -180,6 +186,7 @@ def parse_config(data: Mapping[str, Any], base: Path) -> Config:
         console=_console(section(data, "console", optional=True)),
         studio=_studio(section(data, "studio", optional=True), test_mode),
         test_mode=test_mode,
+        rotation=rotation,
     )
 
 

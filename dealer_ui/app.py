@@ -34,7 +34,7 @@ from pydantic import BaseModel, Field
 from controller.config import MAX_STUDIO_TOKEN_HOURS
 from controller.service import Guard, Stale, TableService, TableStopped
 from controller.table import SignInAttack, Table, TableInputError, input_from_json
-from dealer_ui.archive import Archive
+from dealer_ui.archive import PAGE, Archive
 from dealer_ui.auth import Attack, Auth, AuthError, Session
 from dealer_ui.feeds import Feed
 from dealer_ui.guard import peer_of
@@ -454,12 +454,22 @@ async def get_view(table: TheTable, session: Caller) -> dict[str, Any]:
 # Surveillance ----------------------------------------------------------------------------
 
 surveillance_router = APIRouter(prefix="/api/history", tags=["surveillance"])
+#: The most hands one page of ``GET /api/history`` gives.
+MAX_PAGE = 1000
 
 
 @surveillance_router.get("", response_model=list[HandSummaryOut])
-async def past_hands(table: TheTable, _: Surveillance) -> list[dict[str, Any]]:
-    """Every hand of the table's journal, in order (the one in progress last)."""
-    return await table.archive.summaries()
+async def past_hands(
+    table: TheTable,
+    _: Surveillance,
+    before: Annotated[
+        int | None, Query(ge=1, description="only hands numbered below this one")
+    ] = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE, description="hands in the page")] = PAGE,
+) -> list[dict[str, Any]]:
+    """A page of the table's hands, in order: the last ``limit`` hands (the one in progress
+    last), or with ``before`` the last ``limit`` hands that ended below hand ``before``."""
+    return await table.archive.summaries(before, limit)
 
 
 @surveillance_router.get("/{number}", response_model=HandOut)

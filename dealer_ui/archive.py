@@ -3,15 +3,22 @@
 The journal is replayed through the table core, as ``luck-table history`` does, in a
 process of its own (a pool of one worker, at a lower priority), so that a long replay does
 not take the interpreter from the service's event loop. The worker reads the journal on a
-connection of its own (SQLite's WAL lets it read while the service writes) and keeps the
-table where its last reading stopped, with the hands recorded so far: each request
-replays only the inputs journaled since, and what the service gets back is only what the
-request answers (the hands' summaries, or one hand's record). The hands themselves stay
-in the worker: held in the service's process, their millions of objects made each of its
+connection of its own (SQLite's WAL lets it read while the service writes; the journal's
+segments as its file), and what the service gets back is only what the request answers
+(a page of the hands' summaries, or one hand's record).
+
+A page of hands (the last ``count`` below a hand, or the last ones with the hand in
+progress) is read from the latest snapshot before its first hand through its last (the
+journal's index of hands: :mod:`controller.history.index`), however old the journal; the
+worker keeps the summary of each ended hand it has read (an ended hand never changes), so
+that the next page asks only for the hands it has not read, and the hand in progress.
+One hand's record is read the same way, from the latest snapshot before it through its end.
+A journal without an index (one no writer has opened since the index came) is replayed
+whole, once, the worker keeping the table where its last reading stopped with the hands so
+far, each request replaying only the inputs journaled since. The hands themselves stay in
+the worker: held in the service's process, their millions of objects made each of its
 full garbage collections long enough to delay a card (docs/performance.md). A worker that
-dies is replaced by one that reads from the start. One hand's record is read apart, from
-the latest snapshot before it through its end (the journal's index of hands:
-:mod:`controller.history.index`), however old the journal.
+dies is replaced by one that reads afresh.
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.history.hands import HandRecorder, RecordedHand
-from controller.history.index import recorded_hand
+from controller.history.index import recorded_hand, recorded_page
 from controller.history.recovery import initial_table, steps
 from controller.history.script import history
 from controller.journal import Journal
@@ -38,6 +45,8 @@ log = logging.getLogger(__name__)
 
 #: The worker's niceness, added to the service's.
 WORKER_NICE = 10
+#: Hands in a page of summaries, unless asked otherwise.
+PAGE = 50
 
 
 @dataclass(frozen=True)
@@ -73,6 +82,8 @@ class _Replay:
 # Archive). Module state because it must outlive each call, which a pool's worker runs as
 # a module function: that is what makes the readings incremental.
 _replays: dict[Path, _Replay] = {}
+#: The summaries of the ended hands the worker has read, by journal and hand number.
+_summaries: dict[Path, dict[int, dict[str, Any]]] = {}
 
 
 def _read_on(journal_path: Path) -> tuple[_Replay, Reading]:
@@ -98,11 +109,28 @@ def _read_on(journal_path: Path) -> tuple[_Replay, Reading]:
     return replay, Reading(after, position, replayed)
 
 
-def summaries(journal_path: Path) -> tuple[Reading, list[dict[str, Any]]]:
-    """In the worker: every hand's summary, in order (the one in progress last)."""
-    replay, reading = _read_on(journal_path)
-    current = replay.current()
-    return reading, [*replay.summaries, *([] if current is None else [current.summary()])]
+def summaries(
+    journal_path: Path, before: int | None = None, count: int = PAGE
+) -> tuple[Reading, list[dict[str, Any]]]:
+    """In the worker: the summaries of the last ``count`` hands below hand ``before``
+    (None: the last ``count`` hands, the one in progress last), in order."""
+    known = _summaries.setdefault(journal_path, {})
+    with Journal.open(journal_path, create=False) as journal:
+        page = recorded_page(journal, before, count, known)
+    if page is None:  # no index of hands: the whole journal, replayed once
+        replay, reading = _read_on(journal_path)
+        current = replay.current()
+        every = [*replay.summaries, *([] if current is None else [current.summary()])]
+        below = [item for item in every if before is None or item["hand"] < before]
+        return reading, below[-count:]
+    in_progress = []
+    for hand in page.hands:
+        if hand.ended is None:
+            in_progress.append(hand.summary())
+        else:
+            known[hand.number] = hand.summary()
+    listed = [known[number] for number in page.numbers] + in_progress
+    return Reading(page.after, page.through, page.replayed), listed[-count:]
 
 
 def hand_record(journal_path: Path, number: int) -> tuple[Reading, dict[str, Any] | None]:
@@ -142,9 +170,10 @@ class Archive:
         self.journal = journal
         self._pool: ProcessPoolExecutor | None = None
 
-    async def summaries(self) -> list[dict[str, Any]]:
-        """Every hand's summary, in order (the one in progress last)."""
-        result: list[dict[str, Any]] = await self._ask(summaries)
+    async def summaries(self, before: int | None = None, count: int = PAGE) -> list[dict[str, Any]]:
+        """The summaries of the last ``count`` hands below hand ``before`` (None: the last
+        ones, the one in progress last), in order."""
+        result: list[dict[str, Any]] = await self._ask(summaries, before, count)
         return result
 
     async def hand(self, number: int) -> dict[str, Any] | None:

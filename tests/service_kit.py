@@ -37,11 +37,13 @@ def write_config(
     table_id: str = "T-TEST",
     floor: str = "",
     protection: str = "tag_checks = false",
+    journal_lines: str = "",
 ) -> Path:
     """A table configuration file in ``folder`` for these ports (``floor``: the lines of
-    a ``[floor]`` section); its path. ``protection``: the lines of its ``[protection]``;
-    by default without tag checks: the service's tests are not about the cards' tags
-    (game protection's are: tests/test_sim_service_floor.py, the scenarios)."""
+    a ``[floor]`` section; ``journal_lines``: more lines of ``[journal]``); its path.
+    ``protection``: the lines of its ``[protection]``; by default without tag checks: the
+    service's tests are not about the cards' tags (game protection's are:
+    tests/test_sim_service_floor.py, the scenarios)."""
     seats = (
         f'[devices.seat_board]\ntransport = "serial"\nport = "{seats_port}"\nbaud = {BAUD}\n'
         f"[devices.seat_board.link]\n{link}\n"
@@ -69,6 +71,7 @@ baud = {BAUD}
 {seats}
 [journal]
 path = "{journal}"
+{journal_lines}
 {"[floor]" if floor else ""}
 {floor}
 """

@@ -13,6 +13,7 @@ import pytest
 
 from controller.config import load_config, parse_config
 from controller.config_file import MASK, Api, ConfigError, check_dsn, masked_dsn
+from controller.journal.rotation import Rotation
 from controller.rules import BonusTiming, Rules, Variant
 from controller.table.settings import Protection
 from dealer_ui.auth import hash_pin, verify_pin
@@ -51,6 +52,15 @@ def test_game_settings_reach_the_rules(tmp_path):
     rules = parse_config(data, tmp_path).settings.rules
     assert rules.variant is Variant.SEVEN_CARD_STUD
     assert rules.bonus_timing is BonusTiming.END_OF_STREET and rules.ante == 2
+
+
+def test_the_journal_rotates_every_200_hands_unless_told(tmp_path):
+    assert load_config(EXAMPLE, example_pins=True).rotation == Rotation(200, 0)
+    data = example()
+    del data["journal"]["segment_hands"], data["journal"]["segment_megabytes"]
+    assert parse_config(data, tmp_path).rotation == Rotation(200, 0)
+    data["journal"].update(segment_hands=0, segment_megabytes=64)
+    assert parse_config(data, tmp_path).rotation == Rotation(0, 64)
 
 
 def test_optional_parts(tmp_path):
@@ -180,6 +190,8 @@ BAD = [
     ("credentials.dealers.0.id", "", "credentials.dealers[0].id = ''", "non-empty"),
     ("credentials.auditors", [], "credentials.auditors:", "unknown setting"),
     ("journal", "x.sqlite", "journal = 'x.sqlite'", "a table of settings"),
+    ("journal.segment_hands", -1, "journal.segment_hands = -1", "0 or more"),
+    ("journal.segment_megabytes", 1.5, "journal.segment_megabytes = 1.5", "a whole number"),
     ("ledger", {}, "ledger:", "unknown setting"),
 ]
 

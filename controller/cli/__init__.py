@@ -42,6 +42,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "serve": ("serve_command", "run the table service"),
     "history": ("history_command", "print the hands of a table's journal"),
+    "journal": (
+        "journal_command",
+        "list, verify, archive or prune the closed segments of a table's journal",
+    ),
     "backup": (
         "backup_command",
         "copy a table's journal while it plays, keeping the last N copies",

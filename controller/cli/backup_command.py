@@ -6,10 +6,17 @@ copies beyond the last ``N`` removed.
 The copy is written as ``FOLDER/NAME-YYYYMMDDTHHMMSSZ.sqlite`` (NAME: the journal's file
 name without its suffix; UTC), first under a temporary name, checked (SQLite's integrity
 check, a luck-table journal) and then renamed, so that a copy in the folder is always
-whole. Copies are read-only. Prints the copy's path. Exit status: 0; 1 when the copy
-cannot be made or checked (the message says why; older copies are kept); 2 for a bad
-option or no journal at FILE. The deploy folder's ``luck-table-backup.timer`` runs it
-nightly; the restore drill is in docs/operations.md.
+whole. Copies are read-only. A journal that has rotated gets its closed segments
+beside the copy, in ``FOLDER/NAME-YYYYMMDDTHHMMSSZ.sqlite.segments/`` (where a reader of the
+copy finds them, as for the journal): each segment the copy's catalogue names and this
+machine still has, copied and checked against its SHA-256, or, when the previous copy has
+it already, hard-linked to that one (a segment never changes: a month of segments is stored
+once however many nightly copies keep it); an archived segment is copied from its archive,
+a pruned one is named by its note.
+Prints the copy's path. Exit status: 0; 1 when the copy cannot be made or checked (the
+message says why; older copies are kept); 2 for a bad option or no journal at FILE. The
+deploy folder's ``luck-table-backup.timer`` runs it nightly; the restore drill is in
+docs/operations.md.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ import contextlib
 import datetime
 import os
 import re
+import shutil
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -26,7 +34,15 @@ from typing import Any
 from controller.cli.common import fail
 from controller.config import load_config
 from controller.config_file import ConfigError
-from controller.journal import JournalError
+from controller.journal import Journal, JournalError
+from controller.journal.segments import (
+    PARTIAL,
+    SegmentPruned,
+    folder_of,
+    location,
+    moved_note,
+    verify,
+)
 from controller.journal.store import APPLICATION_ID
 
 STAMP = "%Y%m%dT%H%M%SZ"
@@ -55,6 +71,8 @@ def backup(journal: Path, folder: Path, keep: int, now: datetime.datetime) -> Pa
             raise JournalError(f"{journal} is not a luck-table journal")
         if verdict != "ok":
             raise JournalError(f"the copy of {journal} fails SQLite's integrity check: {verdict}")
+        earlier = copies(folder, name)
+        _segments(journal, partial, folder_of(target), earlier[-1] if earlier else None)
         partial.chmod(0o440)
         os.replace(partial, target)
     except BaseException:
@@ -64,7 +82,42 @@ def backup(journal: Path, folder: Path, keep: int, now: datetime.datetime) -> Pa
         source.close()
     for old in copies(folder, name)[:-keep]:
         old.unlink()
+        shutil.rmtree(folder_of(old), ignore_errors=True)
     return target
+
+
+def _segments(journal: Path, copy: Path, into: Path, earlier: Path | None) -> None:
+    """The segments the ``copy``'s catalogue names, from the ``journal``'s folder (or where
+    they were archived) into the folder ``into``, checked (linked to the ``earlier`` copy's
+    when it has them), with their notes; nothing when the journal never rotated."""
+    with Journal.open_read_only(copy) as reading:
+        closed = reading.sealed()
+    if not closed:
+        return
+    making = into.with_name(into.name + PARTIAL)
+    shutil.rmtree(making, ignore_errors=True)
+    making.mkdir()
+    try:
+        for segment in closed:
+            try:
+                source = location(journal, segment)
+            except SegmentPruned:  # the note says so to a reader of the copy
+                note = moved_note(journal, segment)
+                shutil.copyfile(note, making / note.name)
+                continue
+            made = making / segment.name
+            linked = None if earlier is None else folder_of(earlier) / segment.name
+            if linked is not None and linked.is_file() and linked.stat().st_size == segment.size:
+                os.link(linked, made)
+                continue
+            shutil.copyfile(source, made)
+            verify(made, segment)
+            made.chmod(0o440)
+        shutil.rmtree(into, ignore_errors=True)
+        os.replace(making, into)
+    except BaseException:
+        shutil.rmtree(making, ignore_errors=True)
+        raise
 
 
 def handler(args: argparse.Namespace) -> int:

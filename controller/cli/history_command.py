@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 from controller.cli.common import fail
 from controller.history.hands import RecordedHand, iso_time, recorded_hands
-from controller.history.index import recorded_hand
+from controller.history.index import readable_from, recorded_hand
 from controller.history.script import history
 from controller.journal import Journal, JournalError
 
@@ -39,8 +40,15 @@ def _as_text(hand: RecordedHand) -> tuple[str, bool]:
 def handler(args: argparse.Namespace) -> int:
     try:
         with Journal.open_read_only(args.journal) as journal:
-            if args.hand is None:
-                hands = list(recorded_hands(journal))
+            if args.hand is None:  # the hands still on this machine
+                start, pruned = readable_from(journal)
+                if pruned is not None:
+                    print(
+                        f"{args.journal}: the hands up to hand {pruned.last_hand} were pruned "
+                        "(the floor has them): from the next one on",
+                        file=sys.stderr,
+                    )
+                hands = list(recorded_hands(journal, start.position, start.table))
             else:  # from the latest snapshot before it (the journal's index of hands)
                 found = recorded_hand(journal, args.hand).hand
                 hands = [] if found is None else [found]

@@ -25,6 +25,7 @@ from controller.cli.common import fail
 from controller.config import FloorSettings
 from controller.config_file import ID_PATTERN, ConfigError, check_dsn
 from controller.journal import JournalError
+from controller.journal.rotation import Rotation
 from controller.rules import Effect, Rules, RulesError, Variant
 from controller.sim.core_journal import CoreJournal
 from controller.sim.dealer import Dealer, DealerError, FaultRates, Pace, Tally
@@ -329,7 +330,9 @@ async def _deal(
         asyncio.get_running_loop().add_signal_handler(signum, stop, by)
     if chosen.core_only:
         view.subtitle = "the table core in this process (--core-only)"
-        journal = None if chosen.core_journal is None else CoreJournal(chosen.core_journal)
+        journal = None  # rotating as the service's does by default, as its journal would
+        if chosen.core_journal is not None:
+            journal = CoreJournal(chosen.core_journal, Rotation())
         floor = CoreFloor(chosen.settings, observe, start=int(time.time() * 1000), journal=journal)
         try:
             await _dealer(chosen, tally, floor).run()

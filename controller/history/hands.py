@@ -133,11 +133,14 @@ class HandRecorder:
         return _recorded(table, self.started, None) if table.in_hand else None
 
 
-def recorded_hands(journal: Journal) -> Iterator[RecordedHand]:
-    """Every hand of the journal in order, the one in progress (if any) last."""
+def recorded_hands(
+    journal: Journal, after: int = 0, start: Table | None = None
+) -> Iterator[RecordedHand]:
+    """Every hand of the journal in order, the one in progress (if any) last; ``after``
+    and ``start``: from the table ``start`` after position ``after`` (a hand's end)."""
     table: Table | None = None
     recorder = HandRecorder()
-    for _, step in steps(journal):
+    for _, step in steps(journal, after, start):
         table = step.table
         yield from recorder.observe(step)
     if table is not None:

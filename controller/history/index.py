@@ -13,12 +13,14 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import Container
 from dataclasses import dataclass
 
 from controller.history.hands import HandRecorder, RecordedHand
 from controller.history.records import TABLE
 from controller.history.recovery import Recovered, from_snapshot, initial_table, steps
 from controller.journal import Device, Journal, JournalError
+from controller.journal.segments import Segment, moved
 from controller.journal.snapshots import EVERY, Snapshots
 from controller.table.effects import HandOver
 
@@ -53,6 +55,25 @@ def build_index(journal: Journal, snapshots: Snapshots) -> int:
     return len(hands)
 
 
+def readable_from(journal: Journal) -> tuple[Recovered, Segment | None]:
+    """Where the journal can be read from: its start, or, when segments of it were pruned,
+    the snapshot where the last pruned one ends (and that segment)."""
+    gone = [s for s in journal.sealed() if (moved(journal.path, s) or {}).get("pruned")]
+    if not gone:
+        return Recovered(initial_table()), None
+    snapshots = Snapshots(journal.path, read_only=True)
+    try:
+        recovered = from_snapshot(snapshots, gone[-1].last)
+    finally:
+        snapshots.close()
+    if recovered.position != gone[-1].last:
+        raise JournalError(
+            f"journal {journal.path}: no snapshot where {gone[-1].words()} ends: the hands "
+            "after it cannot be read without it"
+        )
+    return recovered, gone[-1]
+
+
 @dataclass(frozen=True)
 class HandReading:
     """Hand N read from the journal: the hand (None: not in the journal), the position
@@ -79,6 +100,66 @@ def recorded_hand(journal: Journal, number: int) -> HandReading:
         log.info("%s: replaying from the start", error)
         return _replayed(journal, Recovered(initial_table()), number, None)
     return _replayed(journal, recovered, number, stop)
+
+
+@dataclass(frozen=True)
+class PageReading:
+    """A page of hands read from the journal: the hands (those not ``known`` already, and
+    the one in progress), the position read after, the last one read, the inputs replayed,
+    and the numbers of the page's ended hands, in order."""
+
+    hands: list[RecordedHand]
+    after: int
+    through: int
+    replayed: int
+    numbers: list[int]
+
+
+def recorded_page(
+    journal: Journal, before: int | None, count: int, known: Container[int] = ()
+) -> PageReading | None:
+    """The last ``count`` hands below hand ``before`` (None: the last ``count`` hands and
+    the one in progress) as the journal recorded them, but for the ended hands ``known``
+    already: replayed from the latest snapshot before the first of them through the last
+    (the journal's end for the hand in progress), whatever the journal's age. None: the
+    journal has no index of hands (it is replayed from the start instead)."""
+    snapshots = Snapshots(journal.path, read_only=True)
+    try:
+        if not snapshots.indexed():
+            return None
+        spans = snapshots.hands_before(before, count)
+        last = snapshots.last_hand()
+        missing = [span for span in spans if span.number not in known]
+        current = before is None
+        if missing:
+            after = missing[0].first - 1
+        elif current:
+            after = 0 if last is None else last.last
+        else:
+            return PageReading([], 0, 0, 0, [span.number for span in spans])
+        recovered = from_snapshot(snapshots, after) if after else Recovered(initial_table())
+    finally:
+        snapshots.close()
+    stop = None if current else spans[-1].last
+    wanted = {span.number for span in missing}
+    newest = 0 if last is None else last.number  # a hand ended since the index's last is new
+    table, position, replayed = recovered.table, recovered.position, 0
+    recorder = HandRecorder()
+    hands: list[RecordedHand] = []
+    for entry, step in steps(journal, recovered.position, table):
+        if stop is not None and entry.position > stop:
+            break
+        replayed += entry.position != position  # an entry may give two steps
+        table, position = step.table, entry.position
+        for hand in recorder.observe(step):
+            if hand.number in wanted or (current and hand.number > newest):
+                hands.append(hand)
+    numbers = [span.number for span in spans]
+    numbers += [hand.number for hand in hands if hand.number > newest]
+    in_progress = recorder.in_progress(table) if current else None
+    if in_progress is not None:
+        hands.append(in_progress)
+    return PageReading(hands, recovered.position, position, replayed, numbers)
 
 
 def _where(snapshots: Snapshots, number: int) -> tuple[int, int | None]:

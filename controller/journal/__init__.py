@@ -1,7 +1,8 @@
 """The journal: every input, written before it is acted on (see :mod:`.store`)."""
 
+from controller.journal.base import JournalError, JournalLocked
 from controller.journal.device_events import event_of, to_input
-from controller.journal.store import Device, Entry, Input, Journal, JournalError, JournalLocked
+from controller.journal.store import Device, Entry, Input, Journal
 
 __all__ = [
     "Device",

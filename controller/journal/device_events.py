@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from controller.codec import Codec, CodecError
-from controller.journal.store import Device, Entry, Input, JournalError
+from controller.journal.base import JournalError
+from controller.journal.store import Device, Entry, Input
 from drivers import events as ev
 
 DEVICE = "device"

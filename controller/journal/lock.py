@@ -101,6 +101,24 @@ def holder(journal: str | Path) -> str | None:
     return None
 
 
+def held_here(journal: str | Path) -> bool:
+    """Whether this process holds the writer lock of the journal at ``journal``."""
+    try:
+        fd = os.open(lock_path(journal), os.O_RDWR)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:  # held: by this process when its note says so
+        try:
+            return int(json.loads(os.pread(fd, 4096, 0))["pid"]) == os.getpid()
+        except (OSError, ValueError, KeyError, TypeError):
+            return False
+    finally:
+        os.close(fd)
+    return False
+
+
 def _holder(fd: int) -> str:
     """Who holds the lock, as its note in the lock file says."""
     try:

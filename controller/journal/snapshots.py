@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from controller.journal.store import JournalError, probe
+from controller.journal.base import JournalError, probe
+from controller.journal.segments import Segments, has_catalogue, sealed
 
 KEEP = 2
 #: The snapshot at the end of every EVERY-th hand stays (a checkpoint for readers).
@@ -67,6 +68,7 @@ class Snapshots:
         """``read_only``: to read the snapshots and the index only (no table is made);
         ``durable=False``: commits not synced to the disk (see ``Journal.open``)."""
         self.path = str(path)
+        self._segments = Segments(self.path)
         try:
             if read_only:
                 uri = f"{Path(self.path).absolute().as_uri()}?mode=ro"
@@ -128,11 +130,16 @@ class Snapshots:
             raise JournalError(f"cannot index the hands of journal {self.path}: {error}") from None
 
     def _index(self, number: int, position: int) -> None:
-        """Index hand ``number``, ended by the input at ``position`` (in a transaction)."""
+        """Index hand ``number``, ended by the input at ``position`` (in a transaction): its
+        snapshot the latest checkpoint before it, or the snapshot where the last segment
+        ends when that is later (the checkpoints before it are in the segments)."""
+        base = "0"
+        if has_catalogue(self._db):
+            base = "(SELECT coalesce(max(last), 0) FROM journal_segments)"
         self._db.execute(
             "INSERT OR REPLACE INTO hand_index SELECT ?, first, ?, "
             "(SELECT coalesce(max(position), 0) FROM table_snapshots "
-            "WHERE position < first AND hand_number % ? = 0) "
+            f"WHERE position < first AND (hand_number % ? = 0 OR position = {base})) "
             "FROM (SELECT coalesce(max(last), 0) + 1 AS first FROM hand_index) "
             "WHERE first <= ?",  # a hand ends after the last one indexed (else: kept as is)
             (number, position, EVERY, position),
@@ -151,6 +158,21 @@ class Snapshots:
         except sqlite3.Error as error:
             raise JournalError(f"cannot read the hands of journal {self.path}: {error}") from None
         return None if row is None else HandSpan(*row)
+
+    def hands_before(self, before: int | None, count: int) -> list[HandSpan]:
+        """The last ``count`` hands the index holds numbered below ``before`` (None: the
+        last ``count`` of all), in order."""
+        try:
+            rows = self._db.execute(
+                "SELECT hand_number, first, last, snapshot FROM hand_index "
+                "WHERE hand_number < ? ORDER BY hand_number DESC LIMIT ?",
+                (before if before is not None else 2**62, count),
+            ).fetchall()
+        except sqlite3.OperationalError:
+            return []
+        except sqlite3.Error as error:
+            raise JournalError(f"cannot read the hands of journal {self.path}: {error}") from None
+        return [HandSpan(*row) for row in reversed(rows)]
 
     def last_hand(self) -> HandSpan | None:
         """The last hand the index holds (None: none, or no index)."""
@@ -180,9 +202,12 @@ class Snapshots:
             )
             if self.indexed():
                 self._index(hand_number, position)
+            base = ""  # the snapshot where the last segment ends stays: the file's base
+            if has_catalogue(self._db):
+                base = "AND position != (SELECT coalesce(max(last), 0) FROM journal_segments)"
             self._db.execute(
                 "DELETE FROM table_snapshots WHERE hand_number % ? != 0 AND position NOT IN "
-                "(SELECT position FROM table_snapshots ORDER BY position DESC LIMIT ?)",
+                f"(SELECT position FROM table_snapshots ORDER BY position DESC LIMIT ?) {base}",
                 (EVERY, KEEP),
             )
             self._db.execute("COMMIT")
@@ -192,20 +217,30 @@ class Snapshots:
             raise JournalError(f"cannot write a snapshot to journal {self.path}: {error}") from None
 
     def last_position(self) -> int:
-        """The position of the journal's last input (0 when it holds none)."""
+        """The position of the journal's last input (0 when it holds none), in its file
+        or, when every input is sealed, in its last segment."""
         row = self._db.execute("SELECT max(position) FROM inputs").fetchone()
-        return int(row[0] or 0)
+        closed = sealed(self._db)
+        return max(int(row[0] or 0), closed[-1].last if closed else 0)
 
     def latest(self, at_most: int) -> tuple[int, dict[str, Any]] | None:
-        """The latest snapshot at or before position ``at_most``: (position, state)."""
+        """The latest snapshot at or before position ``at_most``: (position, state), in
+        the journal's file or, for a position a segment holds, in that segment (each
+        holds the snapshot before its first input)."""
         try:
             row = self._db.execute(
                 "SELECT position, state FROM table_snapshots WHERE position <= ? "
                 "ORDER BY position DESC LIMIT 1",
                 (at_most,),
             ).fetchone()
+            found: tuple[int, str] | None = None if row is None else (row[0], row[1])
+            closed = [segment for segment in sealed(self._db) if segment.first - 1 <= at_most]
         except sqlite3.Error as error:
             raise JournalError(
                 f"cannot read the snapshots of journal {self.path}: {error}"
             ) from None
-        return None if row is None else (row[0], json.loads(row[1]))
+        if closed and (found is None or found[0] < min(at_most, closed[-1].last)):
+            held = self._segments.latest_snapshot(closed[-1], at_most)
+            if held is not None and (found is None or held[0] > found[0]):
+                found = held
+        return None if found is None else (found[0], json.loads(found[1]))

@@ -38,9 +38,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
-from controller.errors import LuckTableError
+from controller.journal.base import JournalError, JournalLocked, probe
 from controller.journal.chain import link
 from controller.journal.lock import LockHeld, WriterLock, holder
+from controller.journal.segments import Segment, Segments, install, sealed
 from drivers.protocol import SEQ_MODULUS, seq_distance
 
 FORMAT = "luck-table journal"
@@ -93,14 +94,6 @@ _COLUMNS = (
 )
 
 
-class JournalError(LuckTableError):
-    """The journal cannot be opened, read or written; the message names the file."""
-
-
-class JournalLocked(JournalError):
-    """Another process writes the journal: the message names it (process id, command)."""
-
-
 @dataclass(frozen=True, slots=True)
 class Device:
     """Which device an input came from: its kind, serial number and boot id (from HELLO)."""
@@ -150,13 +143,19 @@ class Journal:
         self.path = path
         self._lock = lock
         self._chained = _has_chain(connection)
+        #: The journal's closed segments, read through as one journal with its file.
+        self.segments = Segments(path)
         #: The last entry's position and chain: the next entry's chain follows from it.
         self._tip: tuple[int, bytes | None] = (0, None)
         if lock is not None:
             row = self._db.execute(
                 "SELECT position, chain FROM inputs ORDER BY position DESC LIMIT 1"
             ).fetchone()
-            self._tip = (0, None) if row is None else (row[0], row[1])
+            closed = self.sealed()
+            if row is not None and (not closed or row[0] > closed[-1].last):
+                self._tip = (row[0], row[1])
+            elif closed:  # every input is in a segment: the chain goes on from the last
+                self._tip = (closed[-1].last, closed[-1].chain)
 
     @classmethod
     def open(cls, path: str | Path, *, create: bool = True, durable: bool = True) -> Self:
@@ -194,6 +193,7 @@ class Journal:
             connection.execute(f"PRAGMA synchronous = {'FULL' if durable else 'NORMAL'}")
             if create:
                 _identify(connection)
+                install(connection)
             return cls(connection, name, lock)
         except (sqlite3.Error, JournalError) as error:
             connection.close()
@@ -280,23 +280,37 @@ class Journal:
         return journal_id
 
     def entry(self, position: int) -> Entry | None:
-        """The entry at ``position``, or None when the journal holds none there."""
+        """The entry at ``position`` (in the journal's file or one of its segments), or
+        None when the journal holds none there."""
         columns = f"{_COLUMNS}, {'chain' if self._chained else 'NULL'}"
+        query = f"SELECT {columns} FROM inputs WHERE position = ?"
+        for segment in self.sealed():
+            if segment.covers(position):
+                with self.segments.opened(segment) as connection:
+                    row = connection.execute(query, (position,)).fetchone()
+                return None if row is None else _entry(row)
         try:
-            row = self._db.execute(
-                f"SELECT {columns} FROM inputs WHERE position = ?", (position,)
-            ).fetchone()
+            row = self._db.execute(query, (position,)).fetchone()
         except sqlite3.Error as error:
             raise JournalError(f"cannot read journal {self.path}: {error}") from None
         return None if row is None else _entry(row)
 
     def last_position(self) -> int:
-        """The position of the journal's last entry (0: none)."""
+        """The position of the journal's last entry (0: none), in its file or, when every
+        entry is sealed, in its last segment."""
         try:
             row = self._db.execute("SELECT MAX(position) FROM inputs").fetchone()
         except sqlite3.Error as error:
             raise JournalError(f"cannot read journal {self.path}: {error}") from None
-        return int(row[0] or 0)
+        closed = self.sealed()
+        return max(int(row[0] or 0), closed[-1].last if closed else 0)
+
+    def sealed(self) -> list[Segment]:
+        """The journal's closed segments, in order (:mod:`.segments`)."""
+        try:
+            return sealed(self._db)
+        except sqlite3.Error as error:
+            raise JournalError(f"cannot read journal {self.path}: {error}") from None
 
     def created_at(self) -> float:
         """When the journal was created (seconds since the epoch): what tells two journals
@@ -344,18 +358,35 @@ class Journal:
 
     def entries(self, after: int = 0, *, source: str | None = None) -> Iterator[Entry]:
         """Every entry after position ``after`` (of ``source`` only, if given), in journal
-        order."""
+        order: from the segments that hold them, then from the journal's file. Raises
+        :class:`JournalError` (a :class:`~.segments.SegmentDamaged`, a
+        :class:`~.segments.SegmentPruned`) when a segment it needs cannot be read."""
         columns = f"{_COLUMNS}, {'chain' if self._chained else 'NULL'}"
-        where = "position > ?" if source is None else "position > ? AND source = ?"
-        values: tuple[object, ...] = (after,) if source is None else (after, source)
-        try:
-            cursor = self._db.execute(
-                f"SELECT {columns} FROM inputs WHERE {where} ORDER BY position", values
-            )
-            for row in cursor:
-                yield _entry(row)
-        except sqlite3.Error as error:
-            raise JournalError(f"cannot read journal {self.path}: {error}") from None
+        query = f"SELECT {columns} FROM inputs WHERE position > ? ORDER BY position"
+        while True:
+            closed = [segment for segment in self.sealed() if segment.last > after]
+            for segment in closed:
+                with self.segments.opened(segment) as connection:
+                    for row in connection.execute(query, (after,)):
+                        if source is None or row[2] == source:
+                            yield _entry(row)
+                after = segment.last
+            try:
+                rows = self._db.execute(query, (after,))  # one reading: the file as it is
+                row = rows.fetchone()
+                if (row is None or row[0] != after + 1) and self._sealed_since(after):
+                    rows.close()
+                    continue  # the writer sealed a segment meanwhile: read it first
+                while row is not None:
+                    if source is None or row[2] == source:
+                        yield _entry(row)
+                    row = rows.fetchone()
+                return
+            except sqlite3.Error as error:
+                raise JournalError(f"cannot read journal {self.path}: {error}") from None
+
+    def _sealed_since(self, after: int) -> bool:
+        return any(segment.last > after for segment in self.sealed())
 
     def _append_one(self, item: Input) -> int | None:
         device = item.device
@@ -417,16 +448,18 @@ class Journal:
             "AND event_number IS NOT NULL ORDER BY event_number DESC LIMIT 1",
             (device.serial, device.boot_id),
         ).fetchone()
+        if last is None and self._sealed_since(0):  # the boot's last event, in a segment
+            last = self._db.execute(
+                "SELECT seq, event_number FROM segment_devices WHERE serial = ? AND boot_id = ?",
+                (device.serial, device.boot_id),
+            ).fetchone()
         if last is None:
             return item.seq
         distance = seq_distance(last[0], item.seq)
         number: int = last[1] + distance
         if distance > 0:
             return number
-        held = self._db.execute(
-            f"SELECT {_COLUMNS} FROM inputs WHERE serial = ? AND boot_id = ? AND event_number = ?",
-            (device.serial, device.boot_id, number),
-        ).fetchone()
+        held = self._held(device, number)
         where = f"{device.kind} {device.serial} boot {device.boot_id} seq {item.seq}"
         if held is None:
             raise JournalError(
@@ -439,6 +472,41 @@ class Journal:
                 f"holds {entry.type} {entry.fields} at position {entry.position}"
             )
         return None
+
+    def _held(self, device: Device, number: int) -> tuple[Any, ...] | None:
+        """The journal's row of the device boot's event ``number`` (the file first, then
+        the segments, newest first: a re-delivery is of a recent event)."""
+        query = (
+            f"SELECT {_COLUMNS} FROM inputs WHERE serial = ? AND boot_id = ? AND event_number = ?"
+        )
+        key = (device.serial, device.boot_id, number)
+        row: tuple[Any, ...] | None = self._db.execute(query, key).fetchone()
+        for segment in reversed(self.sealed() if row is None else []):
+            with self.segments.opened(segment) as connection:
+                row = connection.execute(query, key).fetchone()
+            if row is not None:
+                break
+        return row
+
+
+def chain_of(connection: sqlite3.Connection, before: bytes | None, where: str) -> bytes | None:
+    """Follow the hash chain over the inputs the SQLite ``connection`` holds, in order,
+    from ``before`` (the chain at the input before the first); the chain at the last.
+    Raises :class:`JournalError` naming ``where`` and the position of the first input whose
+    chain is not the one its content and the chain before it make."""
+    previous = before
+    for row in connection.execute(f"SELECT {_COLUMNS}, chain FROM inputs ORDER BY position"):
+        entry = _entry(row)
+        if entry.chain is None:  # written before the chain existed
+            previous = None
+            continue
+        if link(previous, entry) != entry.chain:
+            raise JournalError(
+                f"{where}: the input at position {entry.position} does not fit the journal's "
+                "hash chain (changed after it was written)"
+            )
+        previous = entry.chain
+    return previous
 
 
 def _as_stored(fields: dict[str, Any]) -> Any:
@@ -453,17 +521,6 @@ def _entry(row: tuple[Any, ...]) -> Entry:
     device = None if serial is None else Device(device_kind, serial, boot_id)
     entry = Entry(position, recorded_at, source, kind, json.loads(fields), device, seq, number)
     return entry if len(row) == 10 or row[10] is None else replace(entry, chain=bytes(row[10]))
-
-
-def probe(uri: str) -> sqlite3.Connection:
-    """A connection to ``uri`` that has read the file (SQLite opens it at the first read)."""
-    connection = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
-    try:
-        connection.execute("SELECT count(*) FROM sqlite_schema").fetchone()
-    except BaseException:
-        connection.close()
-        raise
-    return connection
 
 
 def check_no_writer(path: str | Path) -> None:

@@ -35,6 +35,7 @@ from controller.intake import Absent, Arrival, Intake
 from controller.journal import Device as JournalDevice
 from controller.journal import Entry, Input, Journal, JournalError
 from controller.journal.device_events import device_of, to_input
+from controller.journal.rotation import due, finish, rotate
 from controller.journal.snapshots import Snapshots
 from controller.service.timings import CARD_SECONDS, COMMIT_SECONDS
 from controller.table import (
@@ -122,6 +123,8 @@ class TableService:
         self._clock = clock
         self._journal: Journal | None = None
         self._snapshots: Snapshots | None = None
+        #: The journal's rotation in progress (in a thread), if any: one at a time.
+        self._rotating: asyncio.Task[None] | None = None
         self._table: Table | None = None
         self._position = 0
         self._devices: dict[str, JournalDevice] = {}
@@ -190,6 +193,8 @@ class TableService:
             raise
         self._journal, self._snapshots = journal, snapshots
         self.recovered = recovered
+        # what a rotation cut by a stop or a power cut left (bounded: one segment's inputs)
+        self._rotating = asyncio.create_task(self._rotation(finish, path))
         if self.config.floor is not None:
             self._start_shipper(journal)
         self._table, self._position = recovered.table, recovered.position
@@ -306,6 +311,9 @@ class TableService:
         self._stopping.set()
         if self._tick is not None:
             self._tick.cancel()
+        if self._rotating is not None:  # a segment is sealed whole, or not at all
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.shield(self._rotating)
         async with self._lock:  # no input is half-way: journaled inputs are applied
             current = asyncio.current_task()
             tasks = [task for task in self._tasks if task is not current]
@@ -446,6 +454,7 @@ class TableService:
             subscription.put(update)
         if any(isinstance(effect, HandOver) for effect in step.effects):
             self._snapshot()
+            self._rotate()
             if self._configure_due and not self._stopping.is_set():
                 self._configure_due = False
                 self._tasks.append(asyncio.create_task(self._configure()))
@@ -459,6 +468,31 @@ class TableService:
             self._snapshots.save(self._position, self.table.hand_number, state)
         except JournalError as error:
             log.warning("%s: recovery will replay from an earlier snapshot", error)
+
+    def _rotate(self) -> None:
+        """At a hand's end (its snapshot kept): rotate the journal when it is due
+        (``[journal]``), in a thread, never two at a time, never while stopping."""
+        running = self._rotating is not None and not self._rotating.done()
+        if running or not self.config.rotation.enabled or self._stopping.is_set():
+            return
+        self._rotating = asyncio.create_task(
+            self._rotation(self._rotate_due, self._position, self.table.hand_number)
+        )
+
+    def _rotate_due(self, through: int, hand_number: int) -> None:
+        path = self.config.journal
+        if due(path, hand_number, self.config.rotation):
+            rotate(path, through)
+
+    async def _rotation(self, work: Callable[..., object], *args: object) -> None:
+        """``work(*args)`` in a thread; a rotation that fails only waits for a later hand
+        (the journal's file holds every input meanwhile), so the table deals on."""
+        try:
+            await asyncio.to_thread(work, *args)
+        except JournalError as error:
+            log.warning("%s: the journal rotates at a later hand", error)
+        except OSError as error:
+            log.warning("the journal's segment cannot be written (%s): it rotates later", error)
 
     def _show_lamps(self) -> None:
         lamps = self.table.signals.lamps

@@ -20,6 +20,7 @@ from controller.history.records import TABLE, record_of, table_inputs
 from controller.history.recovery import Recovered
 from controller.journal import Device as JournalDevice
 from controller.journal import Input, Journal, JournalError, to_input
+from controller.journal.rotation import Rotation, due, rotate
 from controller.journal.snapshots import Snapshots
 from controller.table import Step, TableInput
 from controller.table import inputs as ti
@@ -32,9 +33,10 @@ BOOT = 1
 
 
 class CoreJournal:
-    """A new journal at ``path`` (an existing file is refused), written as the run goes."""
+    """A new journal at ``path`` (an existing file is refused), written as the run goes;
+    ``rotation``: it rotates into segments as the service's does (default: never)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, rotation: Rotation | None = None) -> None:
         if path.exists():
             raise JournalError(
                 f"journal {path}: the file exists; a run starts a journal of its own"
@@ -46,6 +48,7 @@ class CoreJournal:
         except BaseException:
             self._journal.close()
             raise
+        self._rotation = Rotation(0, 0) if rotation is None else rotation
         self._pending: list[Input] = []
         self._position = 0  # the position of the last record (written or pending)
         self._devices: dict[str, JournalDevice] = {}
@@ -71,6 +74,8 @@ class CoreJournal:
         self.flush()
         state = Recovered(step.table, self._position, dict(self._devices)).state()
         self._snapshots.save(self._position, step.table.hand_number, state)
+        if due(self._journal.path, step.table.hand_number, self._rotation):
+            rotate(self._journal.path, self._position, durable=False)
 
     def flush(self) -> None:
         """Write the inputs still pending, in one transaction."""

@@ -413,24 +413,33 @@ function chime() {
 
 // --- surveillance: the past hands, from the journal ------------------------------------
 
-async function loadPast() {
+// The newest page of hands (the server reads it from the journal's index, however old the
+// journal); "Earlier hands" adds the page before the oldest one shown.
+async function loadPast(before = null) {
   const list = $("past-list");
   const asked = ++state.pastAsked;
   if (!list.childElementCount) list.replaceChildren(el("li", { class: "reading", text: "reading the journal" }));
-  const result = await get("/api/history");
+  const result = await get(before === null ? "/api/history" : `/api/history?before=${before}`);
   if (asked !== state.pastAsked) return;  // a later reading was asked for: it shows
   if (!result.ok) {
     list.replaceChildren(el("li", { class: "error", text: result.reason }));
     return;
   }
-  list.replaceChildren(...result.data.slice().reverse().map((hand) => {
+  const shown = before === null ? [] : [...list.querySelectorAll("li.past")];
+  const items = result.data.slice().reverse().map((hand) => {
     const named = (seat) => `${(hand.players || {})[seat] ?? "?"} (seat ${seat})`;
     const won = hand.winners.length ? ` → ${hand.winners.map(named).join(", ")}` : "";
     const what = hand.ended === "in progress" ? "in progress" : hand.phase === "void" ? "void" : `pot ${hand.pot}${won}`;
     const players = hand.seats.map(named).join(", ");
-    return el("li", {}, el("button", { type: "button", class: "small past-hand", "data-hand": hand.hand,
+    return el("li", { class: "past" }, el("button", { type: "button", class: "small past-hand", "data-hand": hand.hand,
       onclick: () => showHand(hand.hand) }, `Hand ${hand.hand} · ${what}`, el("span", { class: "players", text: players })));
-  }));
+  });
+  const oldest = result.data.length ? result.data[0].hand : null;
+  const more = oldest !== null && oldest > 1
+    ? [el("li", { class: "earlier" }, el("button", { type: "button", class: "small past-earlier",
+        onclick: () => loadPast(oldest) }, "Earlier hands"))]
+    : [];
+  list.replaceChildren(...shown, ...items, ...more);
 }
 
 async function showHand(number) {

@@ -1,0 +1,30 @@
+"""What every part of the journal shares: its errors and how a reader opens an SQLite file.
+
+Kept apart from :mod:`.store` so that the journal's segments (:mod:`.segments`), which the
+store reads through, need nothing of the store.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from controller.errors import LuckTableError
+
+
+class JournalError(LuckTableError):
+    """The journal cannot be opened, read or written; the message names the file."""
+
+
+class JournalLocked(JournalError):
+    """Another process writes the journal: the message names it (process id, command)."""
+
+
+def probe(uri: str) -> sqlite3.Connection:
+    """A connection to ``uri`` that has read the file (SQLite opens it at the first read)."""
+    connection = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+    try:
+        connection.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+    except BaseException:
+        connection.close()
+        raise
+    return connection
