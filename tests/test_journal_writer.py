@@ -214,3 +214,24 @@ def test_a_second_serve_with_the_same_configuration_exits_1_and_writes_nothing(t
             first.terminate()
             first.wait(timeout=DEADLINE)
     assert first.returncode == 0
+
+
+def test_a_reader_opened_beside_the_writer_in_its_process_leaves_its_write_ahead_log_alone(
+    tmp_path,
+):
+    """Closing any descriptor of the file drops this process's POSIX locks on it, SQLite's
+    too: another process's last connection would then take the live write-ahead log for an
+    orphan, check it in and delete it under the writer."""
+    path = tmp_path / "table.sqlite"
+    wal = Path(f"{path}-wal")
+    with Journal.open(path) as writer:
+        writer.append([note(1)])
+        with Journal.open_read_only(path) as reader:
+            assert [entry.position for entry in reader.entries()] == [1]
+        other = "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2])"
+        read = "SELECT count(*) FROM inputs"  # and its connection closes: the last one, it thinks
+        subprocess.run([sys.executable, "-c", other, str(path), read], check=True, timeout=60)
+        assert wal.exists(), "another process deleted the writer's write-ahead log"
+        writer.append([note(2)])
+        with Journal.open_read_only(path) as reader:
+            assert [entry.position for entry in reader.entries()] == [1, 2]

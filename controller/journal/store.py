@@ -29,7 +29,9 @@ further rows of ``inputs``, and snapshots at hand boundaries in a table of their
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import stat
 import time
 import uuid
 from collections.abc import Iterator, Sequence
@@ -216,18 +218,7 @@ class Journal:
         file = Path(name)
         wal = Path(f"{name}-wal")
         for part in (file, wal):
-            try:
-                with part.open("rb"):
-                    pass
-            except FileNotFoundError:
-                if part is file:
-                    raise JournalError(f"no journal at {name} (no such file)") from None
-            except IsADirectoryError:
-                raise JournalError(f"no journal at {name} (a folder, not a file)") from None
-            except PermissionError:
-                raise JournalError(f"no permission to read {part}") from None
-            except OSError as error:
-                raise JournalError(f"cannot read {part}: {error.strerror}") from None
+            _check_readable(part, name, required=part is file)
         uri = file.absolute().as_uri()
         try:
             connection = probe(f"{uri}?mode=ro")
@@ -529,6 +520,27 @@ def check_no_writer(path: str | Path) -> None:
     held = holder(path)
     if held is not None:
         raise JournalLocked(_in_use(str(path), held))
+
+
+def _check_readable(part: Path, name: str, *, required: bool) -> None:
+    """Raise :class:`JournalError` when ``part`` of the journal ``name`` cannot be read.
+    Checked without opening it: closing a descriptor of a file drops every POSIX lock this
+    process holds on it, SQLite's included, and a writer in this process that lost its
+    lock would see another process take its write-ahead log for an orphan and delete it."""
+    try:
+        mode = part.stat().st_mode
+    except FileNotFoundError:
+        if required:
+            raise JournalError(f"no journal at {name} (no such file)") from None
+        return
+    except PermissionError:
+        raise JournalError(f"no permission to read {part}") from None
+    except OSError as error:
+        raise JournalError(f"cannot read {part}: {error.strerror}") from None
+    if stat.S_ISDIR(mode):
+        raise JournalError(f"no journal at {name} (a folder, not a file)")
+    if not os.access(part, os.R_OK):
+        raise JournalError(f"no permission to read {part}")
 
 
 def _in_use(path: str, held: str) -> str:
