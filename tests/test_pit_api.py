@@ -113,11 +113,12 @@ def test_every_table_live_state(floor):
     assert any(seat["in_hand"] for seat in tables["T2"]["seats"])
     assert tables["T2"]["hand"]["players"]  # every card: for supervisors only
     assert tables["T1"]["hand"] is None
-    for table in tables.values():  # a simulated shoe of this release: no tag checks
-        assert (table["tag_checks"], table["shared_tags"]) == (False, 0)
-        # no tags to tell one deck from the next: one deck's life, every hand
+    for table in tables.values():  # one journal shipped as three tables: one deck at three
+        assert (table["tag_checks"], table["shared_tags"]) == (True, 52)
+        # the simulated shoe loads the same deck (the same tags) every hand: one deck's life
         assert table["deck_hands"] == table["hand_number"] and table["deck_since"] is not None
-    assert floor.get("/api/tags/shared").json() == []
+    shared = floor.get("/api/tags/shared").json()
+    assert len(shared) == 52 * 3 * 2  # each tag, at each table, seen at the two others
     paused = tables["T3"]
     expected = floor.states[floor.paused_at - 1]
     assert paused["state"] == "paused"
@@ -165,7 +166,9 @@ def test_the_drill_down(floor):
     alerts = detail["alerts"]
     assert alerts and all(alert["cleared_at"] and alert["resolution"] for alert in alerts)
     assert any(action["action"] == "enter_card" for action in detail["supervisor_actions"])
-    assert (detail["shared_tags"], detail["decks"]) == ([], [])
+    assert detail["decks"] and {deck["table_id"] for deck in detail["decks"]} == {"T1"}
+    assert len(detail["shared_tags"]) == 52 * 2
+    assert {tag["other_table_id"] for tag in detail["shared_tags"]} == {"T2", "T3"}
     buy_ins = [move for move in detail["chip_movements"] if move["kind"] == "buy_in"]
     assert len(buy_ins) == 6
     dealing = floor.get("/api/tables/T2").json()
@@ -267,12 +270,13 @@ def test_the_pit_page_in_a_browser(floor, tmp_path):
         expect(page.locator('[data-table="T2"] .state')).to_have_text("dealing")
         paused = floor.states[floor.paused_at - 1]
         expect(page.locator('[data-table="T3"] .state')).to_have_text("paused")
-        expect(page.locator('[data-table="T3"] .alert-line')).to_contain_text(
+        expect(page.locator('[data-table="T3"] .shared-tags')).to_contain_text("52 tags")
+        expect(page.locator('[data-table="T3"] .alert-line:not(.shared-tags)')).to_contain_text(
             str(paused.alert_message)
         )
         expect(page.locator("#alerts li").first).to_contain_text("Table T3")
         expect(page.locator('[data-table="T1"] .deck-line')).to_contain_text(
-            re.compile(r"deck: 6 hands, \d+ h \d\d min · NO TAG CHECKS")
+            re.compile(r"deck: 6 hands, \d+ h \d\d min$")
         )
         page.screenshot(path=str(shots / "pit-floor-1600x1000.png"), full_page=True)
         page.locator('[data-table="T1"]').click()
