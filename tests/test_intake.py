@@ -53,7 +53,7 @@ def test_nothing_is_acknowledged_before_its_batch_is_journaled_and_batches_take_
             for _ in range(5):
                 runner.act(lambda s: s.draw())
             await asyncio.sleep(0.5)  # retransmissions come and go: none is acknowledged
-            assert shoe.pending == 6  # the deck and five cards
+            assert shoe.pending == 52 + 1 + 5  # the deck's registration, the deck, five cards
             journaled.set()
             await until(lambda: shoe.pending == 0)
             stopping.set()
@@ -64,7 +64,7 @@ def test_nothing_is_acknowledged_before_its_batch_is_journaled_and_batches_take_
     arrivals = [a for batch in batches for a in batch]
     assert isinstance(arrivals[0].event, ev.LinkUp)
     sent = [type(a.event) for a in arrivals if isinstance(a.event, ev.SequencedEvent)]
-    assert sent == [ev.DeckLoaded] + [ev.CardRead] * 5
+    assert sent == [ev.DeckCard] * 52 + [ev.DeckLoaded] + [ev.CardRead] * 5
     assert len(batches) < len(arrivals)  # what waited went in one batch
     assert {a.source.serial for a in arrivals if a.source} == {shoe.serial}
 

@@ -53,11 +53,19 @@ AT = 1_700_000_000_250
 def test_every_driver_event_becomes_the_table_input_with_the_service_time() -> None:
     """Each with the device's seq of it; a LinkUp with the device's boot id and its HELLO's
     numbers (docs/table.md, "Two devices, one table")."""
-    assert mapped(ev.CardRead(4, 51, 3, b"\x01")) == (ti.CardFromShoe(at=AT, code=51, seq=4),)
+    assert mapped(ev.CardRead(4, 51, 3, b"\x04\xa1")) == (
+        ti.CardFromShoe(at=AT, code=51, uid="04a1", seq=4),
+    )
+    assert mapped(ev.DeckCard(5, 9, 0, 51, b"\x04\xa1")) == (
+        ti.DeckCard(at=AT, deck=9, code=51, uid="04a1", seq=5),
+    )
     assert mapped(ev.CardUnreadable(5, 4, Disposition.DEALT_UNREAD)) == (
         ti.CardUnreadable(at=AT, disposition=ti.Disposition.DEALT_UNREAD, seq=5),
     )
     assert mapped(ev.DeckLoaded(6, 9, 52, 52)) == (ti.DeckLoaded(at=AT, count=52, seq=6),)
+    assert mapped(ev.DeckLoaded(6, 9, 52, 52, registered=True)) == (
+        ti.DeckLoaded(at=AT, count=52, deck=9, seq=6),
+    )
     assert mapped(ev.DeviceFault(7, FaultCode.LID_OPEN)) == (
         ti.DeviceFault(at=AT, device=Device.SHOE, fault=ti.Fault.LID_OPEN, seq=7),
     )
@@ -68,6 +76,9 @@ def test_every_driver_event_becomes_the_table_input_with_the_service_time() -> N
     assert mapped(ev.SeatVacated(2, 3), BOARD) == (ti.SeatVacated(at=AT, seat=3, seq=2),)
     assert mapped(ev.CardAtSeat(3, 5, None), BOARD) == (
         ti.CardAtSeat(at=AT, seat=5, code=None, seq=3),
+    )
+    assert mapped(ev.CardAtSeat(3, 5, 51, b"\x04\xa1"), BOARD) == (
+        ti.CardAtSeat(at=AT, seat=5, code=51, uid="04a1", seq=3),
     )
     assert mapped(ev.LinkDown(ev.LinkDownReason.SILENCE, "nothing for 3 s")) == (
         ti.LinkDown(at=AT, device=Device.SHOE, reason="nothing for 3 s"),
