@@ -58,8 +58,10 @@ class Table:
         shoe = stack.enter_context(simulator("shoe", seed=number))
         seats = stack.enter_context(simulator("seats", seed=number))
         self.controls = (shoe.announced["control"], seats.announced["control"])
+        # batches of 200 (the default is 500): several a hand (a hand is about 170 entries
+        # with the deck's registration), and a stop still drains the outage's backlog
         floor = (
-            f"dsn = {json.dumps(floor_dsn)}\nbatch = 50\n"
+            f"dsn = {json.dumps(floor_dsn)}\nbatch = 200\n"
             "retry_initial = 0.1\nretry_max = 0.5\nheartbeat = 0.5"
         )
         self.config = write_config(folder, shoe.port, seats.port, table_id=self.id, floor=floor)
