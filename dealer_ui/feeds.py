@@ -75,6 +75,27 @@ class Numbered:
     messages: dict[tuple[str, Role, int | None], str] = field(default_factory=dict, compare=False)
 
 
+class Changes:
+    """A feed's changes for its readers: ``next()`` is the event the next change sets (take
+    it before looking, then wait on it), ``closed`` once the feed has ended for good."""
+
+    def __init__(self) -> None:
+        self._next = asyncio.Event()
+        self.closed = False
+
+    def next(self) -> asyncio.Event:
+        return self._next
+
+    def changed(self) -> None:
+        """Wake every reader waiting on the event taken before this change."""
+        event, self._next = self._next, asyncio.Event()
+        event.set()
+
+    def close(self) -> None:
+        self.closed = True
+        self.changed()
+
+
 class Feed:
     """Follows ``service``: the current table, its number, and the last ``kept`` updates."""
 
@@ -84,9 +105,8 @@ class Feed:
         self._updates = service.updates()
         self.current = Numbered(0, service.position, service.table, ())
         self._kept: Kept[Numbered] = Kept(kept)
-        self._changed = asyncio.Event()
+        self._changes = Changes()
         self._task: asyncio.Task[None] | None = None
-        self.closed = False
 
     def start(self) -> None:
         """Start following (idempotent; needs the running loop)."""
@@ -99,7 +119,7 @@ class Feed:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-        self._finish()
+        self._changes.close()
 
     async def _follow(self) -> None:
         async for update in self._updates:
@@ -107,16 +127,12 @@ class Feed:
             numbered = Numbered(seq, update.position, update.table, update.effects)
             self._kept.append(numbered.seq, numbered)
             self.current = numbered
-            self._wake()
-        self._finish()
+            self._changes.changed()
+        self._changes.close()
 
-    def _finish(self) -> None:
-        self.closed = True
-        self._wake()
-
-    def _wake(self) -> None:
-        changed, self._changed = self._changed, asyncio.Event()
-        changed.set()
+    @property
+    def closed(self) -> bool:
+        return self._changes.closed
 
     def missed(self, epoch: str | None, last: int | None, since: int = 0) -> list[Numbered] | None:
         """The updates after ``last`` of ``epoch``, or None when a snapshot is due: also
@@ -139,7 +155,7 @@ class Feed:
         snapshot."""
         self.start()
         while self.current.position < since and not self.closed:
-            await self._changed.wait()
+            await self._changes.next().wait()
         missed = self.missed(epoch, last, since)
         if missed is None:
             yield self._snapshot(role, seat)
@@ -147,7 +163,7 @@ class Feed:
         else:
             sent = last if last is not None else 0
         while True:
-            changed = self._changed
+            changed = self._changes.next()
             while sent < self.current.seq:
                 after = self._kept.at(sent + 1)
                 if after is None:  # fell behind what is kept

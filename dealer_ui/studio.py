@@ -54,6 +54,7 @@ from controller.table import (
     apply,
 )
 from dealer_ui.auth import AuthError
+from dealer_ui.feeds import Changes
 
 log = logging.getLogger(__name__)
 
@@ -321,10 +322,9 @@ class StudioFeed:
         self._last_odds: asyncio.Future[dict[str, Any] | None] | None = None
         self._last_view: dict[str, Any] | None = None
         self._arrived = asyncio.Event()
-        self._changed = asyncio.Event()
+        self._changes = Changes()
         self._tasks: list[asyncio.Task[None]] = []
         self._started = False
-        self.closed = False
 
     @property
     def started(self) -> bool:
@@ -362,15 +362,11 @@ class StudioFeed:
         self._tasks.clear()
         if self._workers is not None and self._own_workers:
             await asyncio.to_thread(self._workers.shutdown, True, cancel_futures=True)
-        self._finish()
+        self._changes.close()
 
-    def _finish(self) -> None:
-        self.closed = True
-        self._wake()
-
-    def _wake(self) -> None:
-        changed, self._changed = self._changed, asyncio.Event()
-        changed.set()
+    @property
+    def closed(self) -> bool:
+        return self._changes.closed
 
     async def _follow(self, updates: Subscription, last: int) -> None:
         try:
@@ -436,7 +432,7 @@ class StudioFeed:
         self._last_view = table_view
         self.seq += 1
         self.current = self._message(update, table_view)
-        self._wake()
+        self._changes.changed()
 
     def _message(self, update: Update | None, table_view: dict[str, Any] | None) -> str:
         return json.dumps(
@@ -457,7 +453,7 @@ class StudioFeed:
         sent = -1
         while True:
             still_valid()
-            changed = self._changed
+            changed = self._changes.next()
             if sent != self.seq:
                 sent = self.seq
                 yield self.current
