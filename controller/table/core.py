@@ -391,8 +391,9 @@ def _card_at_seat(
     holder = _holder(table, card)
     misread = None if holder is not None else corrections.misread(table, seat, card)
     tampered = _tampered(table, item, card, there=holder == seat or misread is not None)
-    if tampered is not None:
-        return _tamper_at_seat(table, tampered, fx, at=at)
+    if tampered is not None:  # the card the shoe dealt there, if awaited, is gone
+        kept = tuple(p for p in table.unconfirmed if p != misread)
+        return _tamper_at_seat(replace(table, unconfirmed=kept), tampered, fx, at=at)
     if holder == seat:
         return _clear(table, _strays(table, card), Clearance.SEEN_AT_SEAT, fx, seat=seat)
     if holder is not None:
@@ -926,14 +927,29 @@ def _resolve_alert(table: Table, item: ti.ResolveAlert, fx: list[Effect]) -> Tab
         table = replace(table, held=(*table.held, alert.card))
     elif item.remedy is Remedy.DONE and alert.kind is AlertKind.DECK_DUE:
         table = _new_life(table, alert, item.at)
-    elif item.remedy is Remedy.DONE and alert.card is not None:
-        gone = tuple(p for p in table.unconfirmed if p.card != alert.card)
-        table = replace(table, unconfirmed=gone)
+    elif item.remedy is Remedy.DONE:
+        table = _seen_in_place(table, alert)
     _signed(item, fx)
     table = _clear(table, [alert], Clearance.RESOLVED, fx, who=item.who)
     if item.remedy is Remedy.REPLACE_DECK:
         return _replace_deck(table, item.at, fx)
     return table
+
+
+def _seen_in_place(table: Table, alert: Alert) -> Table:
+    """The supervisor resolved an alert of a card at a seat (``done``): the card the shoe
+    dealt there is where it belongs, as if the seat board had seen it there. A misplaced
+    card was moved to its seat; where the seat's reader saw another card, the shoe was
+    right. Any other card awaited is still awaited."""
+    facts = alert.facts
+    seen: Placement | None
+    if isinstance(facts, alerts.CardMismatch):
+        seen = Placement(facts.seat, facts.read)
+    elif alert.kind in (AlertKind.MISPLACED_CARD, AlertKind.CARD_AT_EMPTY_SEAT):
+        seen = next((p for p in table.unconfirmed if p.card == alert.card), None)
+    else:
+        return table
+    return replace(table, unconfirmed=tuple(p for p in table.unconfirmed if p != seen))
 
 
 def _new_life(table: Table, alert: Alert, at: int) -> Table:
