@@ -243,6 +243,35 @@ def _where(**filters: Any) -> tuple[str, tuple[Any, ...]]:
 _CURRENT = "(SELECT session FROM floor_tables WHERE table_id = %s)"
 
 
+def _listed(
+    connection: psycopg.Connection, kind: type[_Row], view: str, order: str, **filters: Any
+) -> list[_Row]:
+    """The rows of ``view`` whose columns equal the filters that are not None, by ``order``."""
+    where, params = _where(**filters)
+    query = f"SELECT {_columns(kind)} FROM {view}{where} ORDER BY {order}"
+    return _rows(connection, kind, query, params)
+
+
+def _latest(
+    connection: psycopg.Connection,
+    kind: type[_Row],
+    view: str,
+    order: str,
+    *,
+    table_id: str,
+    session: int | None,
+    limit: int,
+) -> list[_Row]:
+    """The first ``limit`` rows of ``view`` by ``order`` of a table's session (its current
+    one when ``session`` is None)."""
+    query = (
+        f"SELECT {_columns(kind)} FROM {view} "
+        f"WHERE table_id = %s AND session = coalesce(%s, {_CURRENT}) "
+        f"ORDER BY {order} LIMIT %s"
+    )
+    return _rows(connection, kind, query, (table_id, session, table_id, limit))
+
+
 def tables(
     connection: psycopg.Connection,
     table_id: str | None = None,
@@ -264,24 +293,23 @@ def tables(
 
 def open_alerts(connection: psycopg.Connection, table_id: str | None = None) -> list[OpenAlert]:
     """The alerts open across the floor (or at one table), oldest first."""
-    where, params = _where(table_id=table_id)
-    query = (
-        f"SELECT {_columns(OpenAlert)} FROM floor_open_alerts{where} "
-        "ORDER BY raised_at, table_id, alert_id"
-    )
-    return _rows(connection, OpenAlert, query, params)
+    order = "raised_at, table_id, alert_id"
+    return _listed(connection, OpenAlert, "floor_open_alerts", order, table_id=table_id)
 
 
 def alerts(
     connection: psycopg.Connection, table_id: str, session: int | None = None, limit: int = 100
 ) -> list[Alert]:
     """A table's latest alerts (its current session's by default), newest first."""
-    query = (
-        f"SELECT {_columns(Alert)} FROM floor_alerts "
-        f"WHERE table_id = %s AND session = coalesce(%s, {_CURRENT}) "
-        "ORDER BY alert_id DESC LIMIT %s"
+    return _latest(
+        connection,
+        Alert,
+        "floor_alerts",
+        "alert_id DESC",
+        table_id=table_id,
+        session=session,
+        limit=limit,
     )
-    return _rows(connection, Alert, query, (table_id, session, table_id, limit))
 
 
 def hands_per_hour(
@@ -307,16 +335,12 @@ def hands_per_hour(
 
 def pot_sizes(connection: psycopg.Connection, table_id: str | None = None) -> list[PotSizes]:
     """Each table's pots: count, total, average, largest, median."""
-    where, params = _where(table_id=table_id)
-    query = f"SELECT {_columns(PotSizes)} FROM floor_pot_sizes{where} ORDER BY table_id"
-    return _rows(connection, PotSizes, query, params)
+    return _listed(connection, PotSizes, "floor_pot_sizes", "table_id", table_id=table_id)
 
 
 def bonus_cards(connection: psycopg.Connection, table_id: str | None = None) -> list[BonusCards]:
     """Each table's bonus cards dealt, and in how many hands."""
-    where, params = _where(table_id=table_id)
-    query = f"SELECT {_columns(BonusCards)} FROM floor_bonus_cards{where} ORDER BY table_id"
-    return _rows(connection, BonusCards, query, params)
+    return _listed(connection, BonusCards, "floor_bonus_cards", "table_id", table_id=table_id)
 
 
 def player_sessions(
@@ -326,12 +350,11 @@ def player_sessions(
     seat: int | None = None,
 ) -> list[PlayerSession]:
     """Players' stays at seats (a player's, a table's, a seat's), in the order they sat down."""
-    where, params = _where(player=player, table_id=table_id, seat=seat)
-    query = (
-        f"SELECT {_columns(PlayerSession)} FROM floor_player_sessions{where} "
-        "ORDER BY sat_down_at, table_id, seat"
+    order = "sat_down_at, table_id, seat"
+    view = "floor_player_sessions"
+    return _listed(
+        connection, PlayerSession, view, order, player=player, table_id=table_id, seat=seat
     )
-    return _rows(connection, PlayerSession, query, params)
 
 
 _HAND = (
@@ -425,24 +448,23 @@ def supervisor_actions(
 
 def shared_tags(connection: psycopg.Connection, table_id: str | None = None) -> list[SharedTag]:
     """The tags in the live decks of two tables (those of one table's live deck), by tag."""
-    where, params = _where(table_id=table_id)
-    query = (
-        f"SELECT {_columns(SharedTag)} FROM floor_shared_tags{where} "
-        "ORDER BY uid, table_id, other_table_id"
-    )
-    return _rows(connection, SharedTag, query, params)
+    order = "uid, table_id, other_table_id"
+    return _listed(connection, SharedTag, "floor_shared_tags", order, table_id=table_id)
 
 
 def decks(
     connection: psycopg.Connection, table_id: str, session: int | None = None, limit: int = 20
 ) -> list[Deck]:
     """The decks a table registered (its current session's by default), newest first."""
-    query = (
-        f"SELECT {_columns(Deck)} FROM floor_decks "
-        f"WHERE table_id = %s AND session = coalesce(%s, {_CURRENT}) "
-        "ORDER BY position DESC LIMIT %s"
+    return _latest(
+        connection,
+        Deck,
+        "floor_decks",
+        "position DESC",
+        table_id=table_id,
+        session=session,
+        limit=limit,
     )
-    return _rows(connection, Deck, query, (table_id, session, table_id, limit))
 
 
 def confirmed_position(
