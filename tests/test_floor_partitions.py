@@ -7,11 +7,13 @@ Each test has a database of its own on the machine's PostgreSQL (``floor_kit``).
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import gzip
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -25,6 +27,21 @@ from tests.floor_kit import floor_database, write_journal
 from tests.test_floor_store import assert_hourly_totals_are_the_hands, batches, counts
 
 LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
+
+
+@contextlib.contextmanager
+def floor_holding(path: Path) -> Iterator[tuple[Journal, str, psycopg.Connection]]:
+    """A floor of its own, migrated, holding the journal at ``path`` (shipped in batches of
+    20): the journal, the floor's connection string and a connection to it."""
+    with (
+        Journal.open(path, create=False) as journal,
+        floor_database() as dsn,
+        psycopg.connect(dsn, autocommit=True) as connection,
+    ):
+        migrate(connection)
+        for batch in batches(journal, 20):
+            store.ingest(connection, batch)
+        yield journal, dsn, connection
 
 
 def partition_of(connection: psycopg.Connection, table: str, where: str) -> set[str]:
@@ -91,14 +108,7 @@ def test_the_ingest_makes_the_partitions_its_rows_need(tmp_path):
     years ahead included), entries to the floor's day; the next batch finds them made."""
     ahead = int(datetime(2031, 3, 5, tzinfo=UTC).timestamp() * 1000)
     path = write_journal(tmp_path / "t.sqlite", hands=3, clock=ahead)
-    with (
-        Journal.open(path, create=False) as journal,
-        floor_database() as dsn,
-        psycopg.connect(dsn, autocommit=True) as connection,
-    ):
-        migrate(connection)
-        for batch in batches(journal, 20):
-            store.ingest(connection, batch)
+    with floor_holding(path) as (_journal, _dsn, connection):
         today = datetime.now(UTC)
         assert partition_of(connection, "floor_hands", "true") == {"floor_hands_203103"}
         entries_at = partition_of(connection, "floor_journal_entries", "true")
@@ -149,14 +159,7 @@ def test_retention_archives_old_partitions_then_drops_them_and_keeps_the_rest(tm
         tmp_path / "t.sqlite", hands=3, clock=int(datetime.now(UTC).timestamp()) * 1000
     )
     archive = tmp_path / "archive"
-    with (
-        Journal.open(path, create=False) as journal,
-        floor_database() as dsn,
-        psycopg.connect(dsn, autocommit=True) as connection,
-    ):
-        migrate(connection)
-        for batch in batches(journal, 20):
-            store.ingest(connection, batch)
+    with floor_holding(path) as (_journal, dsn, connection):
         for day in (40, 80):
             connection.execute(
                 "SELECT floor_make_partition('floor_journal_entries', now() - make_interval(days "
@@ -227,14 +230,7 @@ def test_retention_archives_old_partitions_then_drops_them_and_keeps_the_rest(tm
 
 def test_a_retirement_cut_short_is_finished_by_the_next(tmp_path):
     path = write_journal(tmp_path / "t.sqlite", hands=2)
-    with (
-        Journal.open(path, create=False) as journal,
-        floor_database() as dsn,
-        psycopg.connect(dsn, autocommit=True) as connection,
-    ):
-        migrate(connection)
-        for batch in batches(journal, 20):
-            store.ingest(connection, batch)
+    with floor_holding(path) as (journal, dsn, connection):
         name = connection.execute(
             "SELECT floor_make_partition('floor_journal_entries', now() - interval '40 days'), "
             "floor_make_partition('floor_hands', now() - interval '40 days')"
