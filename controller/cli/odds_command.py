@@ -18,8 +18,9 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from controller.cli.common import InputError, fail, read_text
-from controller.history.script import ScriptError, play, read_record, read_script
+from controller.cli.common import InputError, fail
+from controller.cli.replay_command import add_hand_file, read_hand
+from controller.history.script import ScriptError, play
 from controller.odds import Method, Odds, OddsError, odds
 from controller.rules.hand import Hand
 from controller.rules.state import STREET_NAMES, Phase
@@ -29,9 +30,7 @@ COMMAND = "odds"
 
 def handler(args: argparse.Namespace) -> int:
     try:
-        text = read_text(args.file)
-        found = read_record(text)
-        script = read_script(text) if found is None else found[0]
+        script, _ = read_hand(args.file)
     except (InputError, ScriptError) as error:
         return fail(COMMAND, str(error))
     replay = play(script)
@@ -122,11 +121,7 @@ def add_parser(subparsers: Any, summary: str) -> None:
         "Exact when the deals to come are few enough, else Monte Carlo until every "
         "equity's standard error is at most 0.25 percentage points.",
     )
-    parser.add_argument(
-        "file",
-        metavar="FILE",
-        help="hand script, or a hand of 'history --json'; - for standard input",
-    )
+    add_hand_file(parser)
     parser.add_argument("--json", action="store_true", help="print the odds as JSON")
     how = parser.add_mutually_exclusive_group()
     how.add_argument(

@@ -20,6 +20,7 @@ from typing import Any
 
 from controller.cli.common import MESSAGE_LIMIT, InputError, fail, read_text
 from controller.history.script import (
+    Script,
     ScriptError,
     audit,
     history,
@@ -35,9 +36,7 @@ COMMAND = "replay"
 
 def handler(args: argparse.Namespace) -> int:
     try:
-        text = read_text(args.file)
-        found = read_record(text)
-        script, record = (read_script(text), None) if found is None else found
+        script, record = read_hand(args.file)
     except (InputError, ScriptError) as error:
         if args.json:
             message = shorten(str(error), MESSAGE_LIMIT)
@@ -58,6 +57,24 @@ def handler(args: argparse.Namespace) -> int:
     return 2 if "card" in replay.error else 1
 
 
+def read_hand(file: str) -> tuple[Script, dict[str, Any] | None]:
+    """The hand script in ``file`` (- for standard input) and, for a hand of ``luck-table
+    history --json``, the outcome it recorded (None: a script alone). Raises
+    :class:`InputError` or :class:`ScriptError`."""
+    text = read_text(file)
+    found = read_record(text)
+    return (read_script(text), None) if found is None else found
+
+
+def add_hand_file(parser: argparse.ArgumentParser) -> None:
+    """The FILE of a command that plays one hand (``read_hand`` reads it)."""
+    parser.add_argument(
+        "file",
+        metavar="FILE",
+        help="hand script, or a hand of 'history --json'; - for standard input",
+    )
+
+
 def add_parser(subparsers: Any, summary: str) -> None:
     parser = subparsers.add_parser(
         COMMAND,
@@ -67,10 +84,6 @@ def add_parser(subparsers: Any, summary: str) -> None:
         "history --hand N --json' instead: its script is played and its outcome checked "
         "against the recorded one (exit status 1 if it differs).",
     )
-    parser.add_argument(
-        "file",
-        metavar="FILE",
-        help="hand script, or a hand of 'history --json'; - for standard input",
-    )
+    add_hand_file(parser)
     parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
     parser.set_defaults(handler=handler)
