@@ -17,8 +17,9 @@ import logging
 import signal
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from controller.cli.common import fail
@@ -359,18 +360,10 @@ async def _deal(
 
 
 def _dealer(chosen: Options, tally: Tally, floor: Floor) -> Dealer:
+    dealer: Callable[..., Dealer] = Dealer
     if chosen.human:
-        return HumanDealer(
-            floor,
-            tally,
-            seats=chosen.seats,
-            hands=chosen.hands,
-            seed=chosen.seed,
-            faults=chosen.faults,
-            pace=chosen.pace,
-            mistakes=chosen.mistakes,
-        )
-    return Dealer(
+        dealer = partial(HumanDealer, mistakes=chosen.mistakes)
+    return dealer(
         floor,
         tally,
         seats=chosen.seats,
