@@ -262,17 +262,23 @@ def studio_view(
 WORKER_NICE = 10
 
 
+def hand_started(seats: Iterable[int]) -> Table:
+    """A table without a seat board, a player of 100 chips at each of ``seats`` (``P1``
+    at seat 1), a deck loaded and a hand started: no card out yet."""
+    table = Table(TableSettings(seat_board=False))
+    for seat in seats:
+        table = apply(table, SitDown(at=0, seat=seat, player=f"P{seat}", buy_in=100)).table
+    table = apply(table, DeckLoaded(at=0, count=52)).table
+    return apply(table, NewHand(at=0)).table
+
+
 def worker_ready(nice: int = WORKER_NICE) -> None:
     """Start an odds worker: below the table's priority (``nice``), and warmed up (the
     first odds of a process build the evaluator's tables: about half a second) before any
     card."""
     with contextlib.suppress(OSError):
         os.nice(nice)
-    table = Table(TableSettings(seat_board=False))
-    for seat in range(1, 9):
-        table = apply(table, SitDown(at=0, seat=seat, player=str(seat), buy_in=100)).table
-    table = apply(table, DeckLoaded(at=0, count=52)).table
-    table = apply(table, NewHand(at=0)).table
+    table = hand_started(range(1, 9))
     for code in range(16):  # two hole cards to each of 8 seats
         table = apply(table, CardFromShoe(at=0, code=code)).table
     assert table.hand is not None

@@ -21,17 +21,17 @@ from controller.history.recent import first_after, recent
 from controller.history.recovery import Recovered
 from controller.journal import Entry, Journal
 from controller.journal.snapshots import Snapshots
-from controller.rules import Rules, parse_card
-from controller.table import (
-    CardFromShoe,
-    DeckLoaded,
-    NewHand,
-    SitDown,
-    Table,
-    TableSettings,
-    apply,
+from controller.rules import parse_card
+from controller.table import CardFromShoe, DeckLoaded, NewHand, SitDown, apply
+from dealer_ui.studio import (
+    ISSUED,
+    REVOKED,
+    StudioTokens,
+    digest,
+    hand_odds,
+    hand_started,
+    studio_view,
 )
-from dealer_ui.studio import ISSUED, REVOKED, StudioTokens, digest, hand_odds, studio_view
 from tests.console_kit import SUPERVISOR, LiveTable, Script, card_names, live_table
 from tests.floor_kit import JournalWriter
 from tests.service_kit import config, simulator, write_config
@@ -135,11 +135,7 @@ def test_a_studio_token_is_refused_when_forged_expired_or_revoked_and_never_jour
 
 
 def test_the_studio_view_shows_every_card_the_odds_and_the_bonus_moment() -> None:
-    table = Table(TableSettings(Rules(), seat_board=False))
-    for seat in (1, 2, 3):
-        table = apply(table, SitDown(at=0, seat=seat, player=f"P{seat}", buy_in=100)).table
-    table = apply(table, DeckLoaded(at=0, count=52)).table
-    table = apply(table, NewHand(at=0)).table
+    table = hand_started((1, 2, 3))
     # third street: down, down, up to each seat in rounds; the four of clubs up to seat 2
     codes = ["Ah", "Kd", "2s", "Ad", "Kh", "3s", "9c", "4c", "7d"]
     effects: tuple[Any, ...] = ()
