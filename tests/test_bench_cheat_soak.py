@@ -4,30 +4,18 @@ the summary's count of each kind."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
 from bench.cheat_soak import caught
-
-BENCH = Path(__file__).resolve().parent.parent / "bench" / "cheat_soak.py"
+from tests.bench_kit import run_bench
 
 
 @pytest.mark.slow
 def test_the_cheat_soak_catches_every_cheat_through_the_service_as_the_core_does() -> None:
     args = ("--hands", "6", "--cheats", "0.8", "--seed", "3")
-    done = subprocess.run(
-        [sys.executable, str(BENCH), *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr[-3000:]
-    assert done.stdout.rstrip().endswith("PASS")
-    assert ", 0 missed;" in done.stdout and "the same as the core's: True" in done.stdout
+    out = run_bench("cheat_soak.py", *args)
+    assert out.rstrip().endswith("PASS")
+    assert ", 0 missed;" in out and "the same as the core's: True" in out
 
 
 def test_the_summary_is_read_kind_by_kind() -> None:

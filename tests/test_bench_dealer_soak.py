@@ -6,46 +6,27 @@ the dealer's mistakes, every card where it lies."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-BENCH = Path(__file__).resolve().parent.parent / "bench" / "dealer_soak.py"
+from tests.bench_kit import run_bench
 
 
 @pytest.mark.slow
 def test_the_dealer_soak_deals_through_pulls_faults_and_a_kill() -> None:
     args = ("--hands", "3", "--seats", "6", "--unplugs", "0.05", "--kills", "1", "--seed", "2")
-    done = subprocess.run(
-        [sys.executable, str(BENCH), *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr[-3000:]
-    assert "1 SIGKILLs of the service" in done.stdout
-    assert re.search(r"beyond the links' own: 0$", done.stdout, re.M), done.stdout
-    assert "chips: conserved" in done.stdout and ": equal" in done.stdout
+    out = run_bench("dealer_soak.py", *args)
+    assert "1 SIGKILLs of the service" in out
+    assert re.search(r"beyond the links' own: 0$", out, re.M), out
+    assert "chips: conserved" in out and ": equal" in out
 
 
 @pytest.mark.slow
 def test_the_dealer_soak_with_mistakes_leaves_every_card_where_it_lies() -> None:
     args = ("--hands", "4", "--seats", "8", "--unplugs", "0.05", "--kills", "1", "--seed", "2")
-    done = subprocess.run(
-        [sys.executable, str(BENCH), *args, "--mistakes", "0.05"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr[-3000:]
-    assert re.search(
-        r"the core's run \(the mistakes' own\): [1-9]\d*, the same$", done.stdout, re.M
-    )
-    assert re.search(r"cards checked where they lie: [1-9]\d*, elsewhere: 0$", done.stdout, re.M)
+    out = run_bench("dealer_soak.py", *args, "--mistakes", "0.05")
+    assert re.search(r"the core's run \(the mistakes' own\): [1-9]\d*, the same$", out, re.M)
+    assert re.search(r"cards checked where they lie: [1-9]\d*, elsewhere: 0$", out, re.M)
     for mistake in ("a card out of order", "a wrong correction, corrected back"):
-        assert f"mistake: {mistake} " in done.stdout, done.stdout
-    assert "chips: conserved" in done.stdout and ": equal" in done.stdout
+        assert f"mistake: {mistake} " in out, out
+    assert "chips: conserved" in out and ": equal" in out

@@ -4,23 +4,12 @@ viewers through a relay process) and finds every update delivered, in order."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
-BENCH = Path(__file__).resolve().parent.parent / "bench" / "feeds.py"
+from tests.bench_kit import run_bench
 
 
 def test_the_feed_benchmark_runs_and_loses_no_update() -> None:
-    done = subprocess.run(
-        [sys.executable, str(BENCH), "--viewers", "4", "--hands", "1"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    rows = [line.split() for line in done.stdout.splitlines() if line[:8].strip().isdigit()]
+    out = run_bench("feeds.py", "--viewers", "4", "--hands", "1", timeout=300)
+    rows = [line.split() for line in out.splitlines() if line[:8].strip().isdigit()]
     ways = [(row[0], row[1]) for row in rows]
     assert ways == [("1", "direct"), ("12", "direct"), ("12", "relay")]  # 4 public + 8 players
     for row in rows:
