@@ -81,6 +81,18 @@ def test_a_mismatch_corrected_confirms_the_seats_card_where_it_lies():
     assert placements(driver) == [] and driver.table.alerts == ()
 
 
+def test_a_mismatch_where_both_readers_were_wrong_is_settled_by_the_correction():
+    """The shoe read the 9d, the seat's reader the 9h: the supervisor looks, it is the 9c.
+    Correcting the shoe's card names the card at the seat: seen there."""
+    driver = dealt_down()
+    driver.ok(CardFromShoe, code=code("9d"))
+    driver.ok(CardAtSeat, seat=1, code=code("9h"))
+    driver.ok(CorrectCard, wrong=parse_card("9d"), right=parse_card("9c"), **SIGNED)
+    assert placements(driver) == [] and driver.table.alerts == ()
+    driver.ok(CardFromShoe, code=code("5c"))  # seat 2's up card
+    assert placements(driver) == [(2, "5c")]
+
+
 def test_a_mismatch_the_supervisor_voids_leaves_nothing_awaited():
     driver = dealt_down()
     driver.ok(CardFromShoe, code=code("9d"))

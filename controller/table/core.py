@@ -863,7 +863,11 @@ def _correct_card(table: Table, item: ti.CorrectCard, fx: list[Effect]) -> Table
         Placement(p.seat, item.right) if p.card == item.wrong else p for p in table.unconfirmed
     )
     table = _corrected(replace(table, unconfirmed=unconfirmed), action, item.at, fx)
-    seen = _open(table, AlertKind.CARD_MISMATCH, card=item.right)
+    seen = [  # the seat's reader saw the right card; or the supervisor named the shoe's card
+        alert
+        for alert in _open(table, AlertKind.CARD_MISMATCH)
+        if item.right == alert.card or item.wrong == getattr(alert.facts, "read", None)
+    ]
     confirmed = {Placement(alert.seat, item.right) for alert in seen}  # type: ignore[arg-type]  # a card_mismatch alert names its seat
     table = replace(table, unconfirmed=tuple(p for p in table.unconfirmed if p not in confirmed))
     table = _clear(table, seen, Clearance.CORRECTED, fx)
