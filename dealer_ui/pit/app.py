@@ -80,6 +80,8 @@ SessionNumber = Annotated[
     int | None,
     Query(ge=1, description="the table's session (journal); default: its current one"),
 ]
+#: How many rows a page of a list holds at the most.
+Limit = Annotated[int, Query(ge=1, le=1000)]
 
 
 class SupervisorSignIn(SignIn):
@@ -152,6 +154,12 @@ class FloorApp:
 
     def read(self, query: Callable[[psycopg.Connection], _T]) -> _T:
         with self.database() as connection:
+            return query(connection)
+
+    def read_table(self, table_id: str, query: Callable[[psycopg.Connection], _T]) -> _T:
+        """``query``'s answer about the table ``table_id``; 404 if the floor does not know it."""
+        with self.database() as connection:
+            self.known(connection, table_id)
             return query(connection)
 
     def known(self, connection: psycopg.Connection, table_id: str) -> store.TableOverview:
@@ -268,13 +276,13 @@ def table_hands(
     _: Signed,
     session: SessionNumber = None,
     after: Annotated[int, Query(ge=0, description="hands numbered after this")] = 0,
-    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    limit: Limit = 100,
 ) -> list[store.Hand]:
     """A table's hands in order, each with its hand script and outcome (as
     ``luck-table history --json`` gives them)."""
-    with floor.database() as connection:
-        floor.known(connection, table_id)
-        return store.hands(connection, table_id, session, after, limit)
+    return floor.read_table(
+        table_id, lambda connection: store.hands(connection, table_id, session, after, limit)
+    )
 
 
 @table_router.get("/chip-movements", response_model=list[store.ChipMovement])
@@ -284,14 +292,15 @@ def table_chip_movements(
     _: Signed,
     session: SessionNumber = None,
     before: Annotated[int | None, Query(ge=1, description="before this position")] = None,
-    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    limit: Limit = 100,
 ) -> list[store.ChipMovement]:
     """A page of a table's buy-ins, rebuys and cash-outs, in journal order: the last
     ``limit`` before journal position ``before`` (the latest by default); the page before
     it is the one before its first movement's position."""
-    with floor.database() as connection:
-        floor.known(connection, table_id)
-        return store.chip_movements(connection, table_id, session, before, limit)
+    return floor.read_table(
+        table_id,
+        lambda connection: store.chip_movements(connection, table_id, session, before, limit),
+    )
 
 
 @table_router.get("/hands/{number}", response_model=store.Hand)
@@ -303,9 +312,9 @@ def table_hand(
     session: SessionNumber = None,
 ) -> store.Hand:
     """One hand of a table, with its script and outcome."""
-    with floor.database() as connection:
-        floor.known(connection, table_id)
-        found = store.hand(connection, table_id, number, session)
+    found = floor.read_table(
+        table_id, lambda connection: store.hand(connection, table_id, number, session)
+    )
     if found is None:
         raise ApiError(404, "not_found", f"table {table_id!r} has no hand {number}")
     return found
@@ -317,12 +326,12 @@ def table_alerts(
     floor: TheFloor,
     _: Signed,
     session: SessionNumber = None,
-    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    limit: Limit = 100,
 ) -> list[store.Alert]:
     """A table's latest alerts, open or with their resolution, newest first."""
-    with floor.database() as connection:
-        floor.known(connection, table_id)
-        return store.alerts(connection, table_id, session, limit)
+    return floor.read_table(
+        table_id, lambda connection: store.alerts(connection, table_id, session, limit)
+    )
 
 
 pit_router = APIRouter(prefix="/api", tags=["pit"])
@@ -365,7 +374,7 @@ def supervisor_actions(
     _: Signed,
     table_id: TableFilter = None,
     session: SessionNumber = None,
-    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    limit: Limit = 100,
 ) -> list[store.SupervisorAction]:
     """The latest supervisor actions, newest first: across the floor, or at one table
     (its current session's, or ``session``'s)."""
