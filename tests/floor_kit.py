@@ -7,7 +7,7 @@ server the test is skipped with the reason, except under CI (``CI`` set), where 
 
 ``write_journal()`` writes a table's journal with the table core alone (no devices): seated
 players, seeded decisions, a card out of turn held by the supervisor, a rebuy, a player
-leaving and another sitting down.
+leaving and another sitting down; with a deck, at a table with tag checks.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import dataclasses
 import os
 import random
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import psycopg
@@ -30,7 +30,9 @@ from controller.journal import Journal
 from controller.rules import Do
 from controller.table import (
     CardFromShoe,
+    Configure,
     Decide,
+    DeckCard,
     DeckLoaded,
     Leave,
     NewHand,
@@ -39,8 +41,10 @@ from controller.table import (
     ResolveAlert,
     SitDown,
     TableInput,
+    TableSettings,
     apply,
 )
+from controller.table.settings import Protection
 
 TIMEOUT = 300.0
 
@@ -70,10 +74,11 @@ def floor_database() -> Iterator[str]:
 class JournalWriter:
     """Inputs journaled as the service journals them (``record_of``), applied as it goes."""
 
-    def __init__(self, path: Path, clock: int = 1_800_000_000_000) -> None:
-        self.journal = Journal.open(path)
+    def __init__(self, path: Path, clock: int = 1_800_000_000_000, durable: bool = True) -> None:
+        self.journal = Journal.open(path, durable=durable)
         self.table = initial_table()
         self.clock = clock
+        self.deck: tuple[int, tuple[str, ...]] | None = None  # each hand's, with tag checks
 
     def put(self, item: TableInput) -> str | None:
         self.clock += 1000
@@ -87,13 +92,28 @@ class JournalWriter:
         refused = self.put(item)
         assert refused is None, refused
 
+    def register(self, deck: int, tags: Sequence[str]) -> None:
+        """The shoe registers deck ``deck`` (``tags``: each card's tag UID, by code)."""
+        for code, uid in enumerate(tags):
+            self.ok(DeckCard(at=0, deck=deck, code=code, uid=uid))
+        self.ok(DeckLoaded(at=0, count=52, deck=deck))
+
+    def tag_checks(self, deck: int, tags: Sequence[str]) -> None:
+        """Tag checks from now on: each hand's deck is ``deck``, registered with ``tags``,
+        and each card the shoe reads carries its tag."""
+        self.ok(Configure(at=0, settings=TableSettings(protection=Protection(tag_checks=True))))
+        self.deck = (deck, tuple(tags))
+
     def play_hand(
         self, rng: random.Random, out_of_turn: bool = False, decisions: int | None = None
     ) -> list[int]:
         """A fresh deck and a whole hand (or only up to its first ``decisions`` decisions);
         with ``out_of_turn`` a card drawn early is held. The cards left in the deck."""
         deck = rng.sample(range(52), 52)
-        self.ok(DeckLoaded(at=0, count=52))
+        if self.deck is None:
+            self.ok(DeckLoaded(at=0, count=52))
+        else:
+            self.register(*self.deck)
         self.ok(NewHand(at=0))
         self.play_on(rng, deck, out_of_turn, decisions)
         return deck
@@ -113,11 +133,11 @@ class JournalWriter:
             waiting = hand.waiting_for
             assert waiting is not None
             if waiting.kind == "card":
-                self.ok(CardFromShoe(at=0, code=deck.pop()))
+                self.ok(self.read(deck.pop()))
             elif waiting.kind == "action":
                 if out_of_turn:
                     out_of_turn = False
-                    self.ok(CardFromShoe(at=0, code=deck.pop()))  # drawn early: an alert
+                    self.ok(self.read(deck.pop()))  # drawn early: an alert
                     alert = self.table.alerts[-1]
                     self.ok(
                         ResolveAlert(
@@ -134,6 +154,10 @@ class JournalWriter:
             else:
                 self.ok(Decide(at=0, seat=waiting.seat, do=Do.SHOW))
 
+    def read(self, code: int) -> CardFromShoe:
+        """The shoe reads card ``code`` (with its tag, with tag checks)."""
+        return CardFromShoe(at=0, code=code, uid="" if self.deck is None else self.deck[1][code])
+
     def journal_last(self) -> int:
         return max((entry.position for entry in self.journal.entries()), default=0)
 
@@ -142,12 +166,21 @@ class JournalWriter:
 
 
 def write_journal(
-    path: Path, hands: int = 4, seed: int = 1, clock: int = 1_800_000_000_000
+    path: Path,
+    hands: int = 4,
+    seed: int = 1,
+    clock: int = 1_800_000_000_000,
+    deck: tuple[int, Sequence[str]] | None = None,
+    durable: bool = True,
 ) -> Path:
     """A journal of ``hands`` hands at a table of three, then one leaves and one sits down;
-    its inputs a second apart from ``clock`` (ms since the epoch) on."""
+    its inputs a second apart from ``clock`` (ms since the epoch) on. With ``deck`` (its id
+    and tags), the table has tag checks and deals every hand from that deck; not
+    ``durable``, its commits are not synced to the disk (``Journal.open``)."""
     rng = random.Random(seed)
-    writer = JournalWriter(path, clock)
+    writer = JournalWriter(path, clock, durable)
+    if deck is not None:
+        writer.tag_checks(*deck)
     for seat, chips in ((1, 500), (2, 300), (4, 200)):
         writer.ok(SitDown(at=0, seat=seat, player=f"P{seat}", buy_in=chips))
     for number in range(hands):

@@ -1,22 +1,101 @@
-"""A group of casinos: a floor's publication, and the central database subscribed to it
-(where the server's ``wal_level`` is ``logical``; skipped with the reason where not)."""
+"""A group of casinos: each floor's publication, and the group's central database subscribed
+to two floors, end to end, on a PostgreSQL cluster of the test's own with ``wal_level =
+logical`` (``tests/cluster_kit.py``; the machine's shared server runs with ``replica``)."""
 
 from __future__ import annotations
 
-import uuid
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 
 import psycopg
 import pytest
+from psycopg import sql
 
-from controller.floor import group, store
+from controller.floor import group, retention, store
 from controller.floor.migrate import migrate
 from controller.journal import Journal
+from tests.cluster_kit import Cluster, private_cluster
 from tests.floor_kit import floor_database, wait_for, write_journal
 from tests.test_floor_store import batches
 
+#: The cluster: logical replication, and workers enough for two subscriptions' first copies
+#: at once; a worker that failed is started again within 0.1 s, not 5.
+LOGICAL = {
+    "wal_level": "logical",
+    "max_worker_processes": 16,
+    "max_logical_replication_workers": 8,
+    "max_sync_workers_per_subscription": 4,
+    "wal_retrieve_retry_interval": "'100ms'",
+    "timezone": "'UTC'",
+}
+#: Seconds the central may take to hold what a floor committed.
+LAG = 20.0
+#: The tables whose rows stay on a floor.
+FLOOR_ONLY = ("floor_table_sessions", "floor_table_status", "floor_journal_entries")
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Cluster]:
+    with private_cluster(LOGICAL) as running:
+        yield running
+
+
+def connect(dsn: str) -> psycopg.Connection:
+    return psycopg.connect(dsn, autocommit=True, connect_timeout=5)
+
+
+def now_ms(hours_ago: float) -> int:
+    return int((time.time() - hours_ago * 3600) * 1000)
+
+
+def deck_tags(deck: int) -> list[str]:
+    return [f"04{deck:02x}{card:02x}c0ffee" for card in range(52)]
+
+
+def journal(path: Path, hands: int, seed: int, clock: int, deck=None) -> Path:
+    return write_journal(path, hands, seed, clock, deck, durable=False)
+
+
+def cut(path: Path, table_id: str, parts: int) -> list[list]:
+    """The journal's batches, as its shipper cuts them, in ``parts`` runs."""
+    with Journal.open(path, create=False) as journal:
+        shipped = batches(journal, 25, table_id)
+    size = -(-len(shipped) // parts)
+    return [shipped[start : start + size] for start in range(0, len(shipped), size)]
+
+
+def ship(floor: psycopg.Connection, run: list) -> None:
+    for batch in run:
+        store.ingest(floor, batch)
+
+
+def rows(connection: psycopg.Connection, table: str, prefix: str) -> list[str]:
+    """A table's rows of the tables whose id starts with ``prefix``, each as JSON text,
+    in order."""
+    query = sql.SQL("SELECT to_jsonb(t)::text FROM {} t WHERE table_id LIKE %s ORDER BY 1").format(
+        sql.Identifier(table)
+    )
+    return [row[0] for row in connection.execute(query, (f"{prefix}%",)).fetchall()]
+
+
+def holds(central: psycopg.Connection, floor: psycopg.Connection, prefix: str) -> bool:
+    """The central database holds the floor's published rows of the tables whose id starts
+    with ``prefix``, as the floor holds them."""
+    return all(rows(central, t, prefix) == rows(floor, t, prefix) for t in group.PUBLISHED)
+
+
+def apply_errors(central: psycopg.Connection, name: str) -> int:
+    found = central.execute(
+        "SELECT apply_error_count FROM pg_stat_subscription_stats WHERE subname = %s", (name,)
+    ).fetchone()
+    return 0 if found is None else found[0]
+
 
 def test_a_floor_publishes_its_history_not_its_live_state_nor_its_bulk():
-    with floor_database() as dsn, psycopg.connect(dsn, autocommit=True) as connection:
+    with floor_database() as dsn, connect(dsn) as connection:
         migrate(connection)
         group.publish(connection)
         group.publish(connection)  # again: the same publication, set to the same tables
@@ -30,47 +109,177 @@ def test_a_floor_publishes_its_history_not_its_live_state_nor_its_bulk():
         connection.execute(f"ALTER PUBLICATION {group.PUBLICATION} ADD TABLE floor_table_status")
         group.publish(connection)
         assert "floor_table_status" not in group.published(connection)
+        assert not set(FLOOR_ONLY) & set(group.published(connection))
 
 
-def test_the_central_database_follows_a_floor(tmp_path):
-    with floor_database() as floor_dsn, psycopg.connect(floor_dsn, autocommit=True) as floor:
-        level = floor.execute("SHOW wal_level").fetchone()
-        if level is None or level[0] != "logical":
-            pytest.skip(
-                f"wal_level is {level and level[0]} on this server, not logical: a floor's "
-                "publication cannot be subscribed to"
-            )
-        migrate(floor)
-        path = write_journal(tmp_path / "t.sqlite", hands=3)
-        with Journal.open(path, create=False) as journal:
-            cut = batches(journal, 20)
-        half = len(cut) // 2
-        for batch in cut[:half]:
-            store.ingest(floor, batch)
-        group.publish(floor)
-        name = f"casino_{uuid.uuid4().hex[:8]}"
-        with (
-            floor_database() as central_dsn,
-            psycopg.connect(central_dsn, autocommit=True) as central,
-        ):
-            migrate(central)
+def within(cluster: Cluster, condition: Callable[[], bool], what: str) -> None:
+    """Wait until ``condition()`` holds, or fail with the errors in the cluster's log (the
+    replication workers')."""
+    try:
+        wait_for(condition, what, LAG)
+    except AssertionError as error:
+        kinds = ("ERROR:", "FATAL:", "QUERY:", "CONTEXT:")
+        errors = [line for line in cluster.log().splitlines() if any(k in line for k in kinds)]
+        raise AssertionError(
+            f"{error}; the cluster's log says:\n" + "\n".join(errors[-30:])
+        ) from None
+
+
+def reports(central: psycopg.Connection, floors: dict[str, psycopg.Connection]) -> None:
+    """The central's reports across the casinos (docs/floor.md, "A group of casinos") are
+    what each floor's own rows give."""
+    hands = {t: store.hands(f, t) for c, f in floors.items() for t in tables(f, c)}
+    month = datetime.now(UTC) - timedelta(days=30)
+    per_day = Counter[tuple[str, date]]()
+    pots = Counter[tuple[str, date]]()
+    for table_id, held in hands.items():
+        assert store.hands(central, table_id) == held
+        for hand in held:
+            if hand.ended_at is not None and hand.ended_at > month:
+                day = (table_id[:3], hand.ended_at.astimezone(UTC).date())
+                per_day[day] += 1
+                pots[day] += hand.pot or 0
+    report = central.execute(
+        "SELECT split_part(table_id, '-', 1) AS casino, date_trunc('day', ended_at) AS day, "
+        "count(*) AS hands, sum(pot) AS chips_in_pots "
+        "FROM floor_hands WHERE ended_at > now() - interval '30 days' GROUP BY 1, 2 ORDER BY 1, 2"
+    ).fetchall()
+    assert per_day and [(c, d.date(), n, p) for c, d, n, p in report] == [
+        (*key, per_day[key], pots[key]) for key in sorted(per_day)
+    ]
+    chips = Counter[tuple[str, date, str]]()
+    for table_id in hands:
+        for movement in store.chip_movements(floors[table_id[:3]], table_id):
+            chips[table_id[:3], movement.at.astimezone(UTC).date(), movement.kind] += movement.chips
+    report = central.execute(
+        "SELECT split_part(table_id, '-', 1) AS casino, date_trunc('day', at) AS day, kind, "
+        "sum(chips) FROM floor_chip_movements GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"
+    ).fetchall()
+    assert [(c, d.date(), k, n) for c, d, k, n in report] == [
+        (*key, chips[key]) for key in sorted(chips)
+    ]
+    stays = [s for f in floors.values() for s in store.player_sessions(f)]
+    for player in {s.player for s in stays}:  # a player's stays across the group
+        assert store.player_sessions(central, player) == sorted(
+            (s for s in stays if s.player == player),
+            key=lambda s: (s.sat_down_at, s.table_id, s.seat),
+        )
+    actions = Counter[tuple[str, str]]()
+    for floor in floors.values():
+        actions.update((a.who, a.action) for a in store.supervisor_actions(floor))
+    report = central.execute(
+        "SELECT who, action, count(*) FROM floor_supervisor_actions "
+        "WHERE at > now() - interval '7 days' GROUP BY 1, 2 ORDER BY 1, 2"
+    ).fetchall()
+    assert actions and report == [(*key, actions[key]) for key in sorted(actions)]
+    # the hourly totals: the central's trigger counts the hands it receives
+    hourly = [h for f in floors.values() for h in store.hands_per_hour(f)]
+    assert store.hands_per_hour(central) == sorted(hourly, key=lambda h: (h.table_id, h.hour))
+    for table_id in hands:
+        floor = floors[table_id[:3]]
+        assert store.decks(floor, table_id) == store.decks(central, table_id)
+
+
+def tables(floor: psycopg.Connection, casino: str) -> list[str]:
+    return [t.table_id for t in store.tables(floor) if t.table_id.startswith(casino)]
+
+
+def test_the_central_database_gathers_each_casinos_history(cluster, tmp_path):
+    dublin_t01 = deck_tags(1)
+    galway_t01 = deck_tags(2)
+    galway_t01[10] = dublin_t01[20]  # a cloned tag: a card of Galway's deck is Dublin's
+    journals = {
+        "DUB-T01": journal(tmp_path / "d1.db", 3, 1, now_ms(5), (1, dublin_t01)),
+        "GAL-T01": journal(tmp_path / "g1.db", 2, 2, now_ms(4), (2, galway_t01)),
+        # a table whose clock is 70 days behind: its hands go to a month of their own
+        "DUB-T02": journal(tmp_path / "d2.db", 1, 3, now_ms(70 * 24)),
+    }
+    dub_t01 = cut(journals["DUB-T01"], "DUB-T01", 3)
+    gal_t01 = cut(journals["GAL-T01"], "GAL-T01", 2)
+    (dub_t02,) = cut(journals["DUB-T02"], "DUB-T02", 1)
+    with (
+        connect(cluster.create_database("floor_dublin")) as dublin,
+        connect(cluster.create_database("floor_galway")) as galway,
+        connect(cluster.create_database("group_central")) as central,
+    ):
+        floors = {"DUB": dublin, "GAL": galway}
+        for floor in floors.values():
+            migrate(floor)
+            group.publish(floor)
+        ship(dublin, dub_t01[0])  # before the subscription: copied first
+        migrate(central)
+        for floor in floors.values():
             group.prepare_central(central, floor, ahead=2)
-            group.subscribe(central, floor, name, floor_dsn)
-            try:
-                for batch in cut[half:]:
-                    store.ingest(floor, batch)
+        group.subscribe(central, dublin, "casino_dublin", cluster.dsn("floor_dublin"))
+        group.subscribe(central, galway, "casino_galway", cluster.dsn("floor_galway"))
+        ship(dublin, dub_t01[1])
+        ship(galway, gal_t01[0])
+        within(cluster, lambda: holds(central, dublin, "DUB-"), "Dublin's rows at the central")
+        within(cluster, lambda: holds(central, galway, "GAL-"), "Galway's rows at the central")
+        for table in FLOOR_ONLY:  # what stays on each floor
+            assert central.execute(f"SELECT count(*) FROM {table}").fetchone() == (0,)
+        reports(central, floors)
+        # a cloned tag in two casinos' live decks: only the central sees both
+        assert store.shared_tags(dublin) == store.shared_tags(galway) == []
+        shared = store.shared_tags(central)
+        assert [(s.uid, s.table_id, s.other_table_id) for s in shared] == [
+            (dublin_t01[20], "DUB-T01", "GAL-T01"),
+            (dublin_t01[20], "GAL-T01", "DUB-T01"),
+        ]
 
-                def same() -> bool:
-                    return all(
-                        central.execute(f"SELECT count(*) FROM {table}").fetchone()
-                        == floor.execute(f"SELECT count(*) FROM {table}").fetchone()
-                        for table in group.PUBLISHED
-                    )
+        # a month the central has no partition for stops Dublin's subscription, not Galway's
+        ship(dublin, dub_t02)
+        within(cluster, lambda: apply_errors(central, "casino_dublin") > 0, "Dublin's error")
+        ship(galway, gal_t01[1])
+        within(cluster, lambda: holds(central, galway, "GAL-"), "Galway's last batches")
+        assert rows(central, "floor_hands", "DUB-T02") == []
+        assert apply_errors(central, "casino_galway") == 0
+        group.prepare_central(central, dublin, ahead=2)  # the month made: Dublin's rows follow
+        within(cluster, lambda: holds(central, dublin, "DUB-"), "DUB-T02's hands at the central")
+        reports(central, floors)
 
-                wait_for(same, "the central database holds the floor's rows", timeout=60)
-                assert store.hands(central, "T-01", session=1) == store.hands(floor, "T-01")
-                assert central.execute("SELECT count(*) FROM floor_journal_entries").fetchone() == (
-                    0,
-                )
-            finally:
-                group.unsubscribe(central, floor, name)
+        # Dublin's retention takes the old month off the floor; the central keeps it
+        (old,) = retention.expired(dublin, keep=1, keep_hands=1)
+        kept = rows(central, "floor_hands", "DUB-T02")
+        kept_hourly = store.hands_per_hour(central, "DUB-T02")
+        assert old.parent == retention.HANDS and kept and kept_hourly
+        retention.retire(dublin, old, archive=None)
+        assert store.hands(dublin, "DUB-T02") == store.hands_per_hour(dublin, "DUB-T02") == []
+        ship(dublin, dub_t01[2])  # and the floor ships on
+        within(cluster, lambda: holds(central, dublin, "DUB-T01"), "DUB-T01's last batches")
+        assert rows(central, "floor_hands", "DUB-T02") == kept
+        assert store.hands_per_hour(central, "DUB-T02") == kept_hourly
+        assert old.name in {p.name for p in retention.partitions(central)}
+
+        group.unsubscribe(central, dublin, "casino_dublin")
+        group.unsubscribe(central, galway, "casino_galway")
+        for floor in floors.values():
+            assert floor.execute("SELECT count(*) FROM pg_replication_slots").fetchone() == (0,)
+        assert central.execute("SELECT count(*) FROM pg_subscription").fetchone() == (0,)
+
+
+def test_a_floor_published_by_an_earlier_release_sends_its_decks_once_refreshed(cluster, tmp_path):
+    (run,) = cut(journal(tmp_path / "t.db", 1, 4, now_ms(1), (3, deck_tags(3))), "KIL-T01", 1)
+    with (
+        connect(cluster.create_database("floor_kilkenny")) as floor,
+        connect(cluster.create_database("group_central_2")) as central,
+    ):
+        migrate(floor)
+        floor.execute(  # the publication of the release before the decks were published
+            f"CREATE PUBLICATION {group.PUBLICATION} FOR TABLE floor_tables, floor_hands, "
+            "floor_chip_movements, floor_seat_sessions, floor_alerts, floor_supervisor_actions "
+            "WITH (publish = 'insert, update, delete', publish_via_partition_root = true)"
+        )
+        ship(floor, run)
+        migrate(central)
+        group.prepare_central(central, floor, ahead=2)
+        group.subscribe(central, floor, "casino_kilkenny", cluster.dsn("floor_kilkenny"))
+        within(cluster, lambda: rows(central, "floor_hands", "KIL-") != [], "Kilkenny's hands")
+        assert (
+            rows(central, "floor_decks", "KIL-") == rows(central, "floor_live_tags", "KIL-") == []
+        )
+
+        group.publish(floor)  # this release's tables
+        group.refresh(central, "casino_kilkenny")
+        within(cluster, lambda: holds(central, floor, "KIL-"), "Kilkenny's decks at the central")
+        assert store.decks(central, "KIL-T01") != []

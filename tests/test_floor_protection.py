@@ -17,7 +17,6 @@ from controller.journal import Journal
 from controller.table import (
     CardFromShoe,
     Configure,
-    DeckCard,
     DeckLoaded,
     NewHand,
     Remedy,
@@ -45,12 +44,6 @@ def deck_tags(deck: int) -> list[str]:
     return [f"04{deck:02x}{card:02x}77aa10" for card in range(52)]
 
 
-def register(writer: JournalWriter, deck: int, tags: list[str]) -> None:
-    for card, uid in enumerate(tags):
-        writer.ok(DeckCard(at=0, deck=deck, code=card, uid=uid))
-    writer.ok(DeckLoaded(at=0, count=52, deck=deck))
-
-
 def table_journal(path: Path, tags: list[str], deck: int, hands: int) -> JournalWriter:
     """A table with tag checks and a deck of ``tags``, ``hands`` hands begun (each voided
     by a foreign card's remedy or its end; the last one left paused by a foreign card)."""
@@ -59,14 +52,14 @@ def table_journal(path: Path, tags: list[str], deck: int, hands: int) -> Journal
     writer.ok(Configure(at=0, settings=checked))
     for seat in (1, 2):
         writer.ok(SitDown(at=0, seat=seat, player=f"P{seat}", buy_in=500))
-    register(writer, deck, tags)
+    writer.register(deck, tags)
     for _ in range(hands):
         writer.ok(NewHand(at=0))
         writer.ok(CardFromShoe(at=0, code=7, uid="04deadbeef"))  # a foreign card: paused
         if writer.table.hand_number < hands:
             alert = writer.table.alerts[-1].id
             writer.ok(replace_deck(alert))
-            register(writer, deck, tags)
+            writer.register(deck, tags)
     return writer
 
 
@@ -113,7 +106,7 @@ def test_decks_are_kept_and_a_tag_in_two_live_decks_is_flagged(floor, tmp_path):
 
     # table 2 loads another deck, without the shared tag: nothing is flagged any more
     two.ok(replace_deck(two.table.alerts[-1].id))
-    register(two, 3, deck_tags(3))
+    two.register(3, deck_tags(3))
     for batch in batches(two.journal, 500, "T-02"):
         store.ingest(floor, batch)
     assert store.shared_tags(floor) == []

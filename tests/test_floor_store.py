@@ -97,7 +97,7 @@ def assert_hourly_totals_are_the_hands(connection: psycopg.Connection) -> None:
 
 def test_migrations_apply_once_then_find_the_schema(tmp_path):
     with floor_database() as dsn, psycopg.connect(dsn, autocommit=True) as connection:
-        assert migrate(connection) == [1, 2, 3, 4, 5, 6, 7]
+        assert migrate(connection) == [1, 2, 3, 4, 5, 6, 7, 8]
         assert migrate(connection) == []
         rows = connection.execute(
             "SELECT version, name FROM floor_schema_migrations ORDER BY version"
@@ -110,6 +110,7 @@ def test_migrations_apply_once_then_find_the_schema(tmp_path):
             (5, "game_protection"),
             (6, "hourly"),
             (7, "ship_on"),
+            (8, "hourly_search_path"),
         ]
         assert store.tables(connection) == []
 

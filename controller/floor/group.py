@@ -37,6 +37,8 @@ PUBLISHED = (
     "floor_seat_sessions",
     "floor_alerts",
     "floor_supervisor_actions",
+    "floor_decks",
+    "floor_live_tags",
 )
 
 
@@ -105,6 +107,15 @@ def subscribe(
             sql.Identifier(publication),
             sql.Literal(name),
         )
+    )
+
+
+def refresh(central: psycopg.Connection, name: str) -> None:
+    """The central's subscription ``name`` takes the tables its floor's publication has
+    added since (:func:`publish` of a newer release), their rows copied first. ``central``
+    is in autocommit mode."""
+    central.execute(
+        sql.SQL("ALTER SUBSCRIPTION {} REFRESH PUBLICATION").format(sql.Identifier(name))
     )
 
 
