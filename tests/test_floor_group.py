@@ -14,6 +14,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
+from controller.cli import main
 from controller.floor import group, retention, store
 from controller.floor.migrate import migrate
 from controller.journal import Journal
@@ -59,12 +60,13 @@ def journal(path: Path, hands: int, seed: int, clock: int, deck=None) -> Path:
     return write_journal(path, hands, seed, clock, deck, durable=False)
 
 
-def cut(path: Path, table_id: str, parts: int) -> list[list]:
-    """The journal's batches, as its shipper cuts them, in ``parts`` runs."""
+def cut(path: Path, table_id: str, *shares: float) -> list[list]:
+    """The journal's batches, as its shipper cuts them, in runs: the first ``shares[0]`` of
+    them, the next ``shares[1]``, ..., then the rest."""
     with Journal.open(path, create=False) as journal:
         shipped = batches(journal, 25, table_id)
-    size = -(-len(shipped) // parts)
-    return [shipped[start : start + size] for start in range(0, len(shipped), size)]
+    ends = [round(len(shipped) * sum(shares[: n + 1])) for n in range(len(shares))]
+    return [shipped[a:b] for a, b in zip([0, *ends], [*ends, len(shipped)], strict=True)]
 
 
 def ship(floor: psycopg.Connection, run: list) -> None:
@@ -172,6 +174,15 @@ def reports(central: psycopg.Connection, floors: dict[str, psycopg.Connection]) 
         "WHERE at > now() - interval '7 days' GROUP BY 1, 2 ORDER BY 1, 2"
     ).fetchall()
     assert actions and report == [(*key, actions[key]) for key in sorted(actions)]
+    opened = [
+        (a.table_id, a.kind, a.message, a.raised_at)
+        for f in floors.values()
+        for a in store.open_alerts(f)
+    ]
+    report = central.execute(
+        "SELECT table_id, kind, message, raised_at FROM floor_alerts WHERE cleared_at IS NULL"
+    ).fetchall()
+    assert sorted(report) == sorted(opened)
     # the hourly totals: the central's trigger counts the hands it receives
     hourly = [h for f in floors.values() for h in store.hands_per_hour(f)]
     assert store.hands_per_hour(central) == sorted(hourly, key=lambda h: (h.table_id, h.hour))
@@ -194,9 +205,9 @@ def test_the_central_database_gathers_each_casinos_history(cluster, tmp_path):
         # a table whose clock is 70 days behind: its hands go to a month of their own
         "DUB-T02": journal(tmp_path / "d2.db", 1, 3, now_ms(70 * 24)),
     }
-    dub_t01 = cut(journals["DUB-T01"], "DUB-T01", 3)
-    gal_t01 = cut(journals["GAL-T01"], "GAL-T01", 2)
-    (dub_t02,) = cut(journals["DUB-T02"], "DUB-T02", 1)
+    dub_t01 = cut(journals["DUB-T01"], "DUB-T01", 0.6, 0.2)
+    gal_t01 = cut(journals["GAL-T01"], "GAL-T01", 0.5)
+    (dub_t02,) = cut(journals["DUB-T02"], "DUB-T02")
     with (
         connect(cluster.create_database("floor_dublin")) as dublin,
         connect(cluster.create_database("floor_galway")) as galway,
@@ -207,6 +218,7 @@ def test_the_central_database_gathers_each_casinos_history(cluster, tmp_path):
             migrate(floor)
             group.publish(floor)
         ship(dublin, dub_t01[0])  # before the subscription: copied first
+        assert any(h.ended_at for h in store.hands(dublin, "DUB-T01"))
         migrate(central)
         for floor in floors.values():
             group.prepare_central(central, floor, ahead=2)
@@ -250,6 +262,12 @@ def test_the_central_database_gathers_each_casinos_history(cluster, tmp_path):
         assert rows(central, "floor_hands", "DUB-T02") == kept
         assert store.hands_per_hour(central, "DUB-T02") == kept_hourly
         assert old.name in {p.name for p in retention.partitions(central)}
+        # the central's own upkeep (docs/floor.md): the coming months made, its history kept
+        argv = ["floor-retention", "--dsn", cluster.dsn("group_central"), "--keep", "1"]
+        assert main([*argv, "--keep-hands", "3650", "--ahead", "40"]) == 0
+        assert rows(central, "floor_hands", "DUB-T02") == kept
+        months = {p.until for p in retention.partitions(central) if p.parent == retention.HANDS}
+        assert max(months) > datetime.now(UTC) + timedelta(days=40)
 
         group.unsubscribe(central, dublin, "casino_dublin")
         group.unsubscribe(central, galway, "casino_galway")
@@ -259,7 +277,7 @@ def test_the_central_database_gathers_each_casinos_history(cluster, tmp_path):
 
 
 def test_a_floor_published_by_an_earlier_release_sends_its_decks_once_refreshed(cluster, tmp_path):
-    (run,) = cut(journal(tmp_path / "t.db", 1, 4, now_ms(1), (3, deck_tags(3))), "KIL-T01", 1)
+    (run,) = cut(journal(tmp_path / "t.db", 1, 4, now_ms(1), (3, deck_tags(3))), "KIL-T01")
     with (
         connect(cluster.create_database("floor_kilkenny")) as floor,
         connect(cluster.create_database("group_central_2")) as central,

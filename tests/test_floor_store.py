@@ -128,7 +128,7 @@ def test_concurrent_migrations_apply_once():
             thread.start()
         for thread in threads:
             thread.join()
-        assert sorted(results) == [[], [], [], [1, 2, 3, 4, 5, 6, 7]]
+        assert sorted(results) == [[], [], [], [1, 2, 3, 4, 5, 6, 7, 8]]
 
 
 def test_an_edited_or_misnamed_migration_is_refused(tmp_path):

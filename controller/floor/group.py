@@ -2,20 +2,24 @@
 PostgreSQL's logical replication (docs/floor.md, "A group of casinos").
 
 Each floor publishes its history (:data:`PUBLISHED`: the tables, their hands, chip
-movements, seat sessions, alerts and supervisor actions), not its live state nor its bulk
-(each table's status, updated at every batch; the journal entries, a row a card; the
-sessions' confirmed positions, updated at every batch). The central database has the
-floor's schema (the same migrations) and subscribes to each floor's publication: the rows
-arrive as they commit on the floor, the hands into the central's own partitions
-(``publish_via_partition_root``: the floor's partitions are not the central's). A floor's
-retention drops partitions, which is no row's deletion: the central keeps its history for as
-long as its own retention says.
+movements, seat sessions, alerts, supervisor actions and registered decks) and each table's
+live deck by tag (the group's surveillance finds a tag in the live decks of two casinos,
+which neither floor sees alone); not its live state nor its bulk (each table's status and
+its sessions' confirmed positions, updated at every batch; the journal entries, a row a
+card) nor what the central derives itself (the hourly totals, kept by the same trigger at
+the central as the hands arrive). The central database has the floor's schema (the same
+migrations) and subscribes to each floor's publication: the rows arrive as they commit on
+the floor, the hands into the central's own partitions (``publish_via_partition_root``:
+the floor's partitions are not the central's; :func:`prepare_central` makes them). A
+floor's retention drops partitions, which is no row's deletion: the central keeps its
+history for as long as its own retention says.
 
 Table ids are the key across the group: each casino's are its own (a prefix: ``DUB-T01``).
 
 :func:`publish` on each floor (a role that owns the tables); :func:`prepare_central` then
 :func:`subscribe` on the central database (a superuser, or a role with
-``pg_create_subscription``), which needs ``wal_level = logical`` on each floor's server.
+``pg_create_subscription``), which needs ``wal_level = logical`` on each floor's server;
+:func:`refresh` after a floor of a newer release published more tables.
 """
 
 from __future__ import annotations
@@ -29,7 +33,8 @@ from controller.floor import retention
 
 #: The publication's name on each floor.
 PUBLICATION = "luck_floor_group"
-#: What a floor publishes, in the order the central's foreign keys name them.
+#: What a floor publishes. (The central's foreign keys are not checked for the rows the
+#: subscriptions apply: its ``floor_table_sessions``, not published, stays empty.)
 PUBLISHED = (
     "floor_tables",
     "floor_hands",
@@ -73,7 +78,9 @@ def prepare_central(central: psycopg.Connection, floor: psycopg.Connection, ahea
     """Make in the central database the partitions of hands the floor has rows in, and
     those of the coming ``ahead`` days: the replicated hands find their partition made.
     (Run ``luck-table floor-retention --ahead`` on the central database daily, as on a
-    floor, for the months to come.)"""
+    floor, for the months to come.) A hand of a month the central has no partition for
+    (a table whose clock is months off) stops the floor's subscription, retried and
+    nothing lost, until the month is made: this again makes it."""
     ranges = floor.execute(
         "SELECT DISTINCT date_trunc('month', started_at, 'UTC') FROM floor_hands"
     ).fetchall()
