@@ -166,9 +166,11 @@ def reports(central: psycopg.Connection, floors: dict[str, psycopg.Connection]) 
             (s for s in stays if s.player == player),
             key=lambda s: (s.sat_down_at, s.table_id, s.seat),
         )
+    week = datetime.now(UTC) - timedelta(days=7)
     actions = Counter[tuple[str, str]]()
     for floor in floors.values():
-        actions.update((a.who, a.action) for a in store.supervisor_actions(floor))
+        done = store.supervisor_actions(floor)
+        actions.update((a.who, a.action) for a in done if a.at > week)
     report = central.execute(
         "SELECT who, action, count(*) FROM floor_supervisor_actions "
         "WHERE at > now() - interval '7 days' GROUP BY 1, 2 ORDER BY 1, 2"
