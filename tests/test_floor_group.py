@@ -4,6 +4,7 @@ logical`` (``tests/cluster_kit.py``; the machine's shared server runs with ``rep
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -20,7 +21,7 @@ from controller.floor.migrate import migrate
 from controller.journal import Journal
 from tests.cluster_kit import Cluster, private_cluster
 from tests.floor_kit import floor_database, wait_for, write_journal
-from tests.test_floor_store import batches
+from tests.test_floor_store import batches, shipped
 
 #: The cluster: logical replication, and workers enough for two subscriptions' first copies
 #: at once; a worker that failed is started again within 0.1 s, not 5.
@@ -303,3 +304,33 @@ def test_a_floor_published_by_an_earlier_release_sends_its_decks_once_refreshed(
         group.refresh(central, "casino_kilkenny")
         within(cluster, lambda: holds(central, floor, "KIL-"), "Kilkenny's decks at the central")
         assert store.decks(central, "KIL-T01") != []
+
+
+def test_a_table_renamed_on_its_floor_is_renamed_at_the_central(cluster, tmp_path):
+    path = journal(tmp_path / "t.db", 2, 5, now_ms(2), (5, deck_tags(5)))
+    (run,) = cut(path, "COR-T01")
+    with (
+        connect(cluster.create_database("floor_cork")) as floor,
+        connect(cluster.create_database("group_central_3")) as central,
+    ):
+        migrate(floor)
+        group.publish(floor)
+        ship(floor, run)
+        migrate(central)
+        group.prepare_central(central, floor, ahead=2)
+        group.subscribe(central, floor, "casino_cork", cluster.dsn("floor_cork"))
+        within(cluster, lambda: holds(central, floor, "COR-"), "Cork's rows at the central")
+        hands = store.hands(central, "COR-T01")
+        hourly = store.hands_per_hour(central, "COR-T01")
+        assert hands and hourly
+
+        with Journal.open(path, create=False) as read:
+            store.rename_table(floor, shipped(read, "COR-T07"), "COR-T01", "the operator")
+        within(cluster, lambda: holds(central, floor, "COR-"), "the rename at the central")
+        assert store.hands(central, "COR-T01") == store.hands_per_hour(central, "COR-T01") == []
+        renamed = [dataclasses.replace(hand, table_id="COR-T07") for hand in hands]
+        assert store.hands(central, "COR-T07") == renamed
+        moved = [dataclasses.replace(hour, table_id="COR-T07") for hour in hourly]
+        assert store.hands_per_hour(central, "COR-T07") == moved
+        assert [t.table_id for t in store.tables(central)] == []  # no live status there
+        assert rows(central, "floor_tables", "COR-") == rows(floor, "floor_tables", "COR-")
