@@ -580,11 +580,12 @@ class StudioTokenOut(BaseModel):
 
 
 class StudioPassOut(BaseModel):
-    id: str
+    id: str = Field(description="the token's public id (not the token, nor its digest)")
     label: str
-    supervisor: str
-    by: str
-    expires: float
+    supervisor: str = Field(description="the supervisor who issued it")
+    by: str = Field(description="whose session it was issued at")
+    issued: float = Field(description="when it was issued (seconds since the epoch)")
+    expires: float = Field(description="when it expires (seconds since the epoch)")
 
 
 def _studio_pass(made: StudioPass) -> StudioPassOut:
@@ -593,6 +594,7 @@ def _studio_pass(made: StudioPass) -> StudioPassOut:
         label=made.label,
         supervisor=made.supervisor,
         by=made.by,
+        issued=made.issued,
         expires=made.expires,
     )
 
@@ -655,13 +657,14 @@ def _studio_token(authorization: str | None) -> str | None:
 
 @studio_router.get("/api/studio")
 async def studio_now(
-    table: TheTable, authorization: Annotated[str | None, Header()] = None
+    request: Request, table: TheTable, authorization: Annotated[str | None, Header()] = None
 ) -> Response:
     """The studio's latest message (a studio token only): the table as it was the delay
     ago, every card and the odds."""
     try:
         table.studio_tokens.check(_studio_token(authorization))
     except AuthError as error:
+        log.warning("studio message refused to %s: %s", client_of(request), error.reason)
         raise refusal(error) from None
     return Response(table.studio.current, media_type="application/json")
 
