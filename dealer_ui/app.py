@@ -31,7 +31,7 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
-from controller.config import MAX_STUDIO_TOKEN_HOURS
+from controller.config import MAX_STUDIO_TOKEN_HOURS, MIN_STUDIO_DELAY
 from controller.service import Guard, Stale, TableService, TableStopped
 from controller.table import SignInAttack, Table, TableInputError, input_from_json
 from dealer_ui.archive import PAGE, Archive
@@ -765,6 +765,13 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
     config = service.config
     auth = auth or Auth(config.dealers, config.supervisors)
     auth.position = lambda: service.position  # the moment each session begins
+    if config.studio.delay < MIN_STUDIO_DELAY:  # only a table in test mode may (config)
+        log.warning(
+            "test mode: the studio's delay is %g s, under the %g minutes of a table that "
+            "deals for real",
+            config.studio.delay_seconds,
+            MIN_STUDIO_DELAY,
+        )
     studio = StudioFeed(service, config.studio.delay_seconds)
     tokens = StudioTokens(service.now)
     table = TableApp(service, auth, Feed(service), Archive(config.journal), studio, tokens)

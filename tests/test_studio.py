@@ -311,7 +311,8 @@ def test_only_a_supervisor_issues_lists_and_revokes_studio_tokens(
     (403, 401: a studio token is no session); a dealer's session lists nothing, and at a
     dealer's or surveillance session a dealer's own id and PIN, or a wrong PIN, issue and
     revoke nothing (401, each journaled as a failed attempt); the token issued still holds.
-    A refused studio token is logged (never the token), not journaled."""
+    A refused studio token is logged (never the token), not journaled. A table in test mode
+    with a delay under the floor says so in the log when it starts."""
 
     async def scenario() -> None:
         async with live_table(tmp_path, shoe, table=TEST_TABLE) as live:
@@ -366,6 +367,11 @@ def test_only_a_supervisor_issues_lists_and_revokes_studio_tokens(
                 forged = await live.http.get("/api/studio", headers=bearer("forged-token-7"))
                 code, _ = await refused(live.served.url, "/studio/ws?token=forged-token-8")
             assert forged.status_code == 401 and code == 4401
+            started = [r.getMessage() for r in caplog.records if "test mode" in r.getMessage()]
+            assert started == [
+                "test mode: the studio's delay is 3 s, under the 15 minutes of a table that "
+                "deals for real"
+            ]
             refusals = [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
             assert len(refusals) == 2, refusals
             assert not any("forged-token" in message for message in refusals)
