@@ -1,7 +1,8 @@
 // The dealer console: signs in, follows the dealer's feed (/ws), renders the table and
 // sends the dealer's inputs to the REST API. The same script shows the read-only pages:
 // /public (no sign-in), /player#token=T (a player's own seat, with the token the dealer
-// made for it) and /surveillance (a supervisor signs in; every card shown).
+// made for it) and /surveillance (a supervisor signs in; every card shown; the studio's
+// tokens issued and revoked there, with a supervisor's PIN).
 // Plain DOM, no build step. Every text from the server is set with textContent.
 "use strict";
 
