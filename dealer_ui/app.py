@@ -31,7 +31,7 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
-from controller.config import MAX_STUDIO_TOKEN_HOURS
+from controller.config import MAX_STUDIO_TOKEN_HOURS, MIN_STUDIO_DELAY
 from controller.service import Guard, Stale, TableService, TableStopped
 from controller.table import SignInAttack, Table, TableInputError, input_from_json
 from dealer_ui.archive import PAGE, Archive
@@ -580,11 +580,12 @@ class StudioTokenOut(BaseModel):
 
 
 class StudioPassOut(BaseModel):
-    id: str
+    id: str = Field(description="the token's public id (not the token, nor its digest)")
     label: str
-    supervisor: str
-    by: str
-    expires: float
+    supervisor: str = Field(description="the supervisor who issued it")
+    by: str = Field(description="whose session it was issued at")
+    issued: float = Field(description="when it was issued (seconds since the epoch)")
+    expires: float = Field(description="when it expires (seconds since the epoch)")
 
 
 def _studio_pass(made: StudioPass) -> StudioPassOut:
@@ -593,6 +594,7 @@ def _studio_pass(made: StudioPass) -> StudioPassOut:
         label=made.label,
         supervisor=made.supervisor,
         by=made.by,
+        issued=made.issued,
         expires=made.expires,
     )
 
@@ -655,13 +657,14 @@ def _studio_token(authorization: str | None) -> str | None:
 
 @studio_router.get("/api/studio")
 async def studio_now(
-    table: TheTable, authorization: Annotated[str | None, Header()] = None
+    request: Request, table: TheTable, authorization: Annotated[str | None, Header()] = None
 ) -> Response:
     """The studio's latest message (a studio token only): the table as it was the delay
     ago, every card and the odds."""
     try:
         table.studio_tokens.check(_studio_token(authorization))
     except AuthError as error:
+        log.warning("studio message refused to %s: %s", client_of(request), error.reason)
         raise refusal(error) from None
     return Response(table.studio.current, media_type="application/json")
 
@@ -762,6 +765,13 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
     config = service.config
     auth = auth or Auth(config.dealers, config.supervisors)
     auth.position = lambda: service.position  # the moment each session begins
+    if config.studio.delay < MIN_STUDIO_DELAY:  # only a table in test mode may (config)
+        log.warning(
+            "test mode: the studio's delay is %g s, under the %g minutes of a table that "
+            "deals for real",
+            config.studio.delay_seconds,
+            MIN_STUDIO_DELAY,
+        )
     studio = StudioFeed(service, config.studio.delay_seconds)
     tokens = StudioTokens(service.now)
     table = TableApp(service, auth, Feed(service), Archive(config.journal), studio, tokens)

@@ -73,7 +73,8 @@ def digest(token: str) -> str:
 class StudioPass:
     """A studio token as the table knows it: ``id`` (public: names it in the journal and
     the list), ``digest`` of the token, ``label`` (who it is for), who issued it
-    (``supervisor``, at ``by``'s console), ``expires`` (seconds since the epoch)."""
+    (``supervisor``, at ``by``'s console), ``expires`` and ``issued`` (seconds since the
+    epoch; ``issued`` is not in the record: the journal's time of the record says it)."""
 
     id: str
     digest: str
@@ -81,6 +82,7 @@ class StudioPass:
     supervisor: str
     by: str
     expires: float
+    issued: float
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -93,7 +95,9 @@ class StudioPass:
         }
 
     @classmethod
-    def from_json(cls, fields: dict[str, Any]) -> StudioPass:
+    def from_entry(cls, entry: Entry) -> StudioPass:
+        """The pass of the journal's record ``entry`` (issued at the record's time)."""
+        fields = entry.fields
         return cls(
             str(fields["id"]),
             str(fields["digest"]),
@@ -101,6 +105,7 @@ class StudioPass:
             str(fields["supervisor"]),
             str(fields["by"]),
             float(fields["expires"]),
+            entry.recorded_at,
         )
 
 
@@ -115,9 +120,9 @@ class StudioTokens:
 
     def new(self, label: str, supervisor: str, by: str, hours: float) -> tuple[str, StudioPass]:
         """A new token and its pass (not yet valid: :meth:`add` it once journaled)."""
-        token = secrets.token_urlsafe(32)
+        token, now = secrets.token_urlsafe(32), self.clock()
         made = StudioPass(
-            secrets.token_hex(6), digest(token), label, supervisor, by, self.clock() + hours * 3600
+            secrets.token_hex(6), digest(token), label, supervisor, by, now + hours * 3600, now
         )
         return token, made
 
@@ -138,7 +143,7 @@ class StudioTokens:
         """Take the journal's studio token records (in journal order)."""
         for entry in entries:
             if entry.type == ISSUED:
-                self.add(StudioPass.from_json(entry.fields))
+                self.add(StudioPass.from_entry(entry))
             elif entry.type == REVOKED:
                 self.revoke(str(entry.fields["id"]))
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,7 @@ from dealer_ui.studio import (
     hand_started,
     studio_view,
 )
-from tests.console_kit import SUPERVISOR, LiveTable, Script, card_names, live_table
+from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script, card_names, live_table
 from tests.floor_kit import JournalWriter
 from tests.service_kit import config, simulator, write_config
 
@@ -84,8 +85,8 @@ class Clock:
         return self.now
 
 
-def entry(position: int, kind: str, fields: dict[str, Any]) -> Entry:
-    return Entry(position, 0.0, "access", kind, fields, None, None, None)
+def entry(position: int, kind: str, fields: dict[str, Any], at: float = 0.0) -> Entry:
+    return Entry(position, at, "access", kind, fields, None, None, None)
 
 
 def test_a_studio_token_is_refused_when_forged_expired_or_revoked_and_never_journaled() -> None:
@@ -121,8 +122,8 @@ def test_a_studio_token_is_refused_when_forged_expired_or_revoked_and_never_jour
     restored = StudioTokens(clock)  # after a restart: from the journal's records
     restored.restore(
         [
-            entry(1, ISSUED, made.to_json()),
-            entry(2, ISSUED, second.to_json()),
+            entry(1, ISSUED, made.to_json(), made.issued),
+            entry(2, ISSUED, second.to_json(), second.issued),  # issued: the record's time
             entry(3, REVOKED, {"id": made.id}),
         ]
     )
@@ -301,6 +302,87 @@ def test_the_studio_gets_every_card_and_the_odds_only_after_the_delay(tmp_path: 
 
     with simulator("shoe") as shoe:
         asyncio.run(asyncio.wait_for(scenario(), 240))
+
+
+def test_only_a_supervisor_issues_lists_and_revokes_studio_tokens(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The public, a player's token and a studio token issue, list and revoke nothing
+    (403, 401: a studio token is no session); a dealer's session lists nothing, and at a
+    dealer's or surveillance session a dealer's own id and PIN, or a wrong PIN, issue and
+    revoke nothing (401, each journaled as a failed attempt); the token issued still holds.
+    A refused studio token is logged (never the token), not journaled. A table in test mode
+    with a delay under the floor says so in the log when it starts."""
+
+    async def scenario() -> None:
+        async with live_table(tmp_path, shoe, table=TEST_TABLE) as live:
+            await live.seat_players()
+            issued = await issue(live)
+            token = issued["token"]
+            player = (await live.post("/api/player-tokens", {"seat": 1})).json()["token"]
+            sign_in = {"role": "surveillance", "id": "S100", "pin": SUPERVISOR["pin"]}
+            watcher = (await live.http.post("/api/sessions", json=sign_in)).json()["token"]
+            revoke_path = f"/api/studio-tokens/{issued['id']}/revoke"
+            issuing = ("POST", "/api/studio-tokens", {**SUPERVISOR, "why": "x", "label": "mine"})
+            revoking = ("POST", revoke_path, {**SUPERVISOR, "why": "x"})
+            listing = ("GET", "/api/studio-tokens", None)
+            for who, headers, status in (
+                ("the public", {}, 403),
+                ("a player", bearer(player), 403),
+                ("the studio", bearer(token), 401),
+            ):
+                for method, path, body in (issuing, revoking, listing):
+                    response = await live.http.request(method, path, json=body, headers=headers)
+                    assert response.status_code == status, (who, path, response.text)
+            assert (await live.http.get(listing[1], headers=live.dealer)).status_code == 403
+
+            as_dealer = {"supervisor": DEALER["id"], "pin": DEALER["pin"], "why": "x"}
+            wrong = {**SUPERVISOR, "pin": "0000", "why": "x"}
+            tries = (  # four: one fewer than the address's lockout
+                (live.dealer, issuing[1], {**as_dealer, "label": "mine"}),
+                (live.dealer, revoke_path, wrong),
+                (bearer(watcher), revoke_path, as_dealer),
+                (bearer(watcher), issuing[1], {**wrong, "label": "mine"}),
+            )
+            for headers, path, body in tries:
+                response = await live.http.post(path, json=body, headers=headers)
+                assert response.status_code == 401, (path, body, response.text)
+                assert "wrong supervisor id or PIN" in response.json()["reason"]
+            attempts = [e.fields for e in journaled(live, "failed_attempt")]
+            assert [(a["who"], a["action"], a["by"]) for a in attempts] == [
+                ("D200", ISSUED, "D200"),
+                ("S100", REVOKED, "D200"),
+                ("D200", REVOKED, "S100"),
+                ("S100", ISSUED, "S100"),
+            ]
+            assert all(body["pin"] not in json.dumps(attempts) for _, _, body in tries)
+
+            assert [r.fields["id"] for r in journaled(live, ISSUED)] == [issued["id"]]
+            assert journaled(live, REVOKED) == []
+            listed = await live.http.get("/api/studio-tokens", headers=bearer(watcher))
+            assert [t["id"] for t in listed.json()] == [issued["id"]], listed.text
+            assert (await live.http.get("/api/studio", headers=bearer(token))).status_code == 200
+
+            with caplog.at_level(logging.WARNING, "dealer_ui.app"):
+                forged = await live.http.get("/api/studio", headers=bearer("forged-token-7"))
+                code, _ = await refused(live.served.url, "/studio/ws?token=forged-token-8")
+            assert forged.status_code == 401 and code == 4401
+            started = [r.getMessage() for r in caplog.records if "test mode" in r.getMessage()]
+            assert started == [
+                "test mode: the studio's delay is 3 s, under the 15 minutes of a table that "
+                "deals for real"
+            ]
+            refusals = [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
+            assert len(refusals) == 2, refusals
+            assert not any("forged-token" in message for message in refusals)
+            assert len(journaled(live, "failed_attempt")) == len(tries)
+
+    with simulator("shoe") as shoe:
+        asyncio.run(asyncio.wait_for(scenario(), 240))
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
 
 
 def test_a_restart_mid_hand_releases_nothing_early(tmp_path: Path) -> None:

@@ -1,7 +1,8 @@
 // The dealer console: signs in, follows the dealer's feed (/ws), renders the table and
 // sends the dealer's inputs to the REST API. The same script shows the read-only pages:
 // /public (no sign-in), /player#token=T (a player's own seat, with the token the dealer
-// made for it) and /surveillance (a supervisor signs in; every card shown).
+// made for it) and /surveillance (a supervisor signs in; every card shown; the studio's
+// tokens issued and revoked there, with a supervisor's PIN).
 // Plain DOM, no build step. Every text from the server is set with textContent.
 "use strict";
 
@@ -57,6 +58,9 @@ function el(tag, attrs = {}, ...children) {
 
 // --- the API -------------------------------------------------------------------------
 
+// Where a 401 is a PIN refused (said in the dialog), not the session ended.
+const PIN_CHECKED = ["/api/sessions", "/api/supervisor/", "/api/studio-tokens"];
+
 async function api(path, body) {
   const headers = { "Content-Type": "application/json" };
   if (state.token) headers.Authorization = `Bearer ${state.token}`;
@@ -68,7 +72,7 @@ async function api(path, body) {
   }
   const data = response.status === 204 ? {} : await response.json().catch(() => ({}));
   if (response.ok) return { ok: true, data };
-  if (response.status === 401 && path !== "/api/sessions" && !path.startsWith("/api/supervisor")) {
+  if (response.status === 401 && !PIN_CHECKED.some((start) => path.startsWith(start))) {
     signedOut(data.reason);
   }
   return { ok: false, status: response.status, reason: data.reason || `error ${response.status}` };
@@ -510,16 +514,19 @@ function render(view) {
 // --- the supervisor ------------------------------------------------------------------
 
 // The fields of the action chosen (and only those required); Apply only once an action
-// is chosen, red for a void.
+// is chosen, red for what cannot be undone (a void, a studio token revoked). The
+// supervisor's dialog and the studio's.
+const DANGEROUS = ["void", "revoke"];
+
 function showFields(form) {
   const action = form.elements.act.value;
   for (const label of form.querySelectorAll("label[data-for]")) {
     label.hidden = !label.dataset.for.split(" ").includes(action);
     for (const input of label.querySelectorAll("input, select")) input.required = !label.hidden;
   }
-  const apply = $("supervisor-apply");
+  const apply = form.querySelector("button[type=submit]");
   apply.disabled = !action;
-  apply.className = action === "void" ? "danger" : action ? "primary" : "";
+  apply.className = DANGEROUS.includes(action) ? "danger" : action ? "primary" : "";
 }
 
 // The dialog opens with no action chosen, unless an alert's button names one.
@@ -556,6 +563,139 @@ async function supervise(form, action, body) {
   }
   $("supervisor-dialog").close();
   say(`supervisor: ${action} done`, true);
+}
+
+// --- surveillance: the studio's tokens --------------------------------------------------
+
+// A supervisor signed in to surveillance issues a studio token (shown this once, as the
+// overlay's addresses for OBS), lists the tokens that hold (never a token) and revokes
+// one; each action with a supervisor's id and PIN, as every supervisor action.
+function when(seconds) {
+  const time = new Date(seconds * 1000);
+  const clock = time.toTimeString().slice(0, 5);
+  return time.toDateString() === new Date().toDateString() ? clock
+    : `${time.toLocaleDateString("en-GB", { weekday: "short" })} ${clock}`;
+}
+
+async function loadStudioTokens() {
+  const list = $("studio-list");
+  const result = await get("/api/studio-tokens");
+  if (!result.ok) {
+    list.replaceChildren(el("li", { class: "error", text: result.reason }));
+    return;
+  }
+  const form = $("studio-form");
+  const chosen = form.token.value;
+  form.token.replaceChildren(...result.data.map((held) =>
+    el("option", { value: held.id, text: `${held.label} (${held.id})` })));
+  if (result.data.some((held) => held.id === chosen)) form.token.value = chosen;
+  list.replaceChildren(...result.data.map((held) => {
+    const at = held.by === held.supervisor ? "" : ` at ${held.by}'s session`;
+    return el("li", { class: "studio-token", "data-id": held.id },
+      el("p", { class: "studio-label" }, el("strong", { text: held.label }),
+        el("span", { class: "studio-id", text: ` id ${held.id}` })),
+      el("p", { class: "studio-when", text: `issued ${when(held.issued)} by ${held.supervisor}${at}; expires ${when(held.expires)}` }),
+      el("button", { type: "button", class: "small danger", "aria-label": `Revoke ${held.label} (${held.id})`,
+        onclick: () => chooseRevoke(held.id) }, "Revoke"));
+  }));
+  if (!result.data.length) list.replaceChildren(el("li", { class: "none", text: "No studio token holds." }));
+}
+
+// A token's Revoke button: the action chosen, with that token.
+function chooseRevoke(id) {
+  const form = $("studio-form");
+  form.elements.act.value = "revoke";
+  form.token.value = id;
+  form.querySelector(".error").textContent = "";
+  showFields(form);
+  form.why.focus();
+}
+
+function openStudio() {
+  const form = $("studio-form");
+  form.reset();
+  form.supervisor.value = state.who || "";
+  form.querySelector(".error").textContent = "";
+  $("studio-done").textContent = "";
+  showFields(form);
+  loadStudioTokens();
+  $("studio-dialog").showModal();
+  form.elements.act.focus();
+}
+
+// The new token, shown this once: the overlay's address and the transparent one.
+function showIssued(issued) {
+  const address = `${location.origin}/studio?token=${encodeURIComponent(issued.token)}`;
+  $("studio-issued-title").textContent = `Token for ${issued.label}: shown this once`;
+  $("studio-issued-note").textContent = `id ${issued.id}, expires ${when(issued.expires)}. `
+    + "Copy an address into OBS's browser source (1920x1080 or 1280x720) now: the token is not shown again.";
+  $("studio-url").value = address;
+  $("studio-url-transparent").value = `${address}&transparent=1`;
+  $("studio-copied").textContent = "";
+  $("studio-issued").hidden = false;
+}
+
+function forgetIssued() {
+  $("studio-issued-title").textContent = "New token";
+  $("studio-issued-note").textContent = "";
+  $("studio-url").value = "";
+  $("studio-url-transparent").value = "";
+  $("studio-copied").textContent = "";
+  $("studio-issued").hidden = true;
+}
+
+async function copyAddress(area) {
+  area.select();
+  try {
+    await navigator.clipboard.writeText(area.value);
+  } catch (error) {
+    document.execCommand("copy");  // no clipboard API (a page not served over HTTPS)
+  }
+  $("studio-copied").textContent = "Copied: paste it into the browser source's URL.";
+}
+
+async function studioAction(event) {
+  event.preventDefault();
+  const form = event.target;
+  const action = form.elements.act.value;
+  if (!action) return;
+  const body = { supervisor: form.supervisor.value, pin: form.pin.value, why: form.why.value };
+  if (action === "issue") body.label = form.label.value;
+  const path = action === "issue" ? "/api/studio-tokens" : `/api/studio-tokens/${encodeURIComponent(form.token.value)}/revoke`;
+  const result = await checking(form, () => api(path, body));
+  form.pin.value = "";
+  if (!result.ok) {
+    form.querySelector(".error").textContent = result.reason;
+    showFields(form);
+    return;
+  }
+  forgetIssued();
+  if (action === "issue") showIssued(result.data);
+  $("studio-done").textContent = action === "issue" ? `Issued: ${result.data.label}.`
+    : `Revoked: ${result.data.label} (${result.data.id}). Its overlays are refused within a second.`;
+  form.elements.act.value = "";
+  form.label.value = "";
+  form.why.value = "";
+  showFields(form);
+  await loadStudioTokens();
+}
+
+function wireStudio() {
+  $("studio-tokens").addEventListener("click", openStudio);
+  const form = $("studio-form");
+  form.elements.act.addEventListener("change", () => showFields(form));
+  form.addEventListener("submit", studioAction);
+  const forget = () => {  // the token leaves the page with the dialog (Close, Escape)
+    forgetIssued();
+    form.pin.value = "";
+  };
+  $("studio-close").addEventListener("click", () => {
+    forget();
+    $("studio-dialog").close();
+  });
+  $("studio-dialog").addEventListener("close", forget);
+  $("studio-copy").addEventListener("click", () => copyAddress($("studio-url")));
+  $("studio-copy-transparent").addEventListener("click", () => copyAddress($("studio-url-transparent")));
 }
 
 // --- the idle lock -----------------------------------------------------------------------
@@ -676,6 +816,9 @@ if (ROLE === "dealer") {
   for (const node of document.querySelectorAll("[data-surveillance]")) node.remove();
   wireDealer();
 }
-else asViewer();
+else {
+  asViewer();
+  if (ROLE === "surveillance") wireStudio();
+}
 showSignOut();
 connect();

@@ -98,7 +98,8 @@ function connect() {
   };
   socket.onclose = (event) => {
     status.textContent = event.code === 4401 ? `refused: ${event.reason}` : "reconnecting…";
-    if (event.code !== 4401) setTimeout(connect, retry);
+    if (event.code === 4401) render({ table: null });  // revoked or expired: nothing stays on air
+    else setTimeout(connect, retry);
     retry = Math.min(retry * 2, 5000);
   };
 }
