@@ -42,7 +42,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from odds_kit import FOUR, at_cards, play_to
+from odds_kit import FOUR, at_cards, last_up, play_to
 
 from controller.odds import AUTO_EXACT_WORK, Method, deal_model, odds
 from controller.odds.compute import TIE_UNIT, exact_deals, exact_work
@@ -162,12 +162,6 @@ def third_street(states: int, baseline_states: int) -> None:
 
 def seventh(hand: Hand, _dealt: int) -> bool:
     return hand.street == 7
-
-
-def last_up(hand: Hand, _dealt: int) -> bool:
-    """Sixth street's last card to a seat, face up, is the next card out of the shoe."""
-    queue = hand.queue
-    return hand.street == 6 and len(queue) == 1 and queue[0].up
 
 
 def sixth_street(repeats: int, baseline_deals: int) -> None:

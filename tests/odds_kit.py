@@ -42,13 +42,17 @@ def play_to(
     rules: Rules | None = None,
     seed: int = 0,
     last: tuple[Card, ...] = (),
+    four_at: int | None = None,
     folds: frozenset[tuple[int, int]] = frozenset(),
 ) -> Hand:
-    """Deal a shuffled shoe (``last``: cards put at its end) until ``stop`` says so at a
-    card the engine waits for."""
-    deck = [card for card in DECK if card not in last]
+    """Deal a shuffled shoe (``last``: cards put at its end; ``four_at``: the four of
+    clubs put at that place) until ``stop`` says so at a card the engine waits for."""
+    placed = (*last, FOUR_OF_CLUBS) if four_at is not None else last
+    deck = [card for card in DECK if card not in placed]
     random.Random(seed).shuffle(deck)
     deck += last
+    if four_at is not None:
+        deck.insert(four_at, FOUR_OF_CLUBS)
     hand = start_hand(rules or Rules(), {seat: 100 for seat in range(1, players + 1)}).hand
     dealt = 0
     while (waiting := hand.waiting_for) is not None and waiting.kind != "show":
@@ -66,6 +70,12 @@ def play_to(
 
 def at_cards(count: int) -> Stop:
     return lambda _hand, dealt: dealt >= count
+
+
+def last_up(hand: Hand, _dealt: int) -> bool:
+    """Sixth street's last card to a seat, face up, is the next card out of the shoe."""
+    queue = hand.queue
+    return hand.street == 6 and len(queue) == 1 and queue[0].up
 
 
 def brute_force(hand: Hand) -> tuple[dict[int, Fraction], dict[int, Fraction], dict[int, Fraction]]:
