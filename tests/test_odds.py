@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from odds_kit import FOUR, at_cards, auto, brute_force, last_up, play_to
+from odds_kit import FOUR, at_cards, auto, brute_force, every_deal, last_up, play_to
 
 from controller.odds import Method, OddsError, deal_model, odds
 from controller.odds.compute import _assignments, _fill, arrangements, exact_deals
@@ -118,6 +118,28 @@ def test_the_bonus_card_to_come_after_sixth_street(folds, live, scramble):
     assert model.base.bonus_seat == 8
     assert model.base.scramble is scramble
     assert_exact(hand)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("players", "point"),
+    [
+        (5, "bonus card to come"),
+        (6, "bonus card to come"),
+        (7, "bonus card to come"),
+        (7, "last up card to come"),
+    ],
+)
+def test_full_stubs_against_every_deal_valued(players, point):
+    """The benchmark's spots with every seat in: the counted odds equal those of every
+    ordered draw of every plan, each hand valued (the brute force would take hours)."""
+    hand = play_to(players, last_up, seed=players, last=(FOUR,))
+    if point == "bonus card to come":
+        hand = hand.apply(Deal(FOUR)).hand
+    model = deal_model(hand)
+    tally = odds(hand).fractions
+    assert tally is not None
+    assert (list(tally.win), list(tally.tie), list(tally.equity)) == every_deal(model)
 
 
 @pytest.mark.parametrize(

@@ -37,7 +37,8 @@ TIE_UNIT = 840  # the least common multiple of 1..8: every tie share is a whole 
 MAX_HAND = 8  # a seat's cards at the showdown, at most (its own and the community card)
 _TABLE_LIMIT = 3  # a seat with more cards to come than this is valued deal by deal
 _CHUNK = 1 << 18  # deals valued at a time (memory)
-_COUNT_CELLS = 1 << 21  # counting cards: contests times sets of seats at a time (memory)
+_COUNT_CELLS = 1 << 21  # counting cards: contests times sets of seats, or times seats and
+# cards, at a time (memory)
 _CELLS_PER_ROW = 64  # counting cards: the cells whose cost is about a row's (exact_work)
 
 IntArray = npt.NDArray[np.int64]
@@ -140,7 +141,8 @@ def _tally_plan(
     stage = plan.after or plan.before
     players = [model.seats.index(stage[position].seat) for position in counted]
     pool = np.array(sorted({*model.stub, *model.burns}) if plan.after else model.stub, np.int64)
-    step = max(1, _COUNT_CELLS // ((len(players) * len(pool) + 1) << len(players)))
+    contests = len(players) * len(pool) + 1  # a row's, about: its values (and its best)
+    step = max(1, _COUNT_CELLS // (contests * max(1 << len(players), contests)))
     for draws in _draws(model, partial, stub, partial_forks):
         for first in range(0, len(draws), step):
             part = _count_rows(model, partial, draws[first : first + step], players, pool)
@@ -533,9 +535,10 @@ def _table_index(cards: IntArray) -> IntArray:
 
 
 def check_deals(deals: int, work: int, limit: int) -> None:
-    """Refuse an exact enumeration of more than ``limit`` rows, saying how many deals."""
+    """Refuse an exact enumeration whose work (``exact_work``) is more than ``limit``,
+    saying how many deals."""
     if work > limit:
         raise OddsError(
-            f"exact odds need {deals:,} deals here ({work:,} enumerated, more than "
-            f"{limit:,}): use Monte Carlo"
+            f"exact odds need {deals:,} deals here (work {work:,}, more than {limit:,}): "
+            "use Monte Carlo"
         )
