@@ -98,7 +98,7 @@ def brute_force(hand: Hand) -> tuple[dict[int, Fraction], dict[int, Fraction], d
             keys = {}
             for player in hand.players:
                 if player.seat in win:
-                    cards = player.own_cards + ((hand.community,) if hand.community else ())
+                    cards = player.own_cards + (() if hand.community is None else (hand.community,))
                     keys[player.seat] = evaluate(cards, hand.rules).key
             best = max(keys.values())
             top = [seat for seat, key in keys.items() if key == best]
