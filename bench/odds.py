@@ -9,11 +9,12 @@ the engine, every player checking or calling (as the odds model takes it):
   points or less in 150 ms): ``odds(hand)`` on ``--states`` hands, each just before the
   first fourth-street card. The deal plans (read off the engine) are included.
 * **Exact, from sixth street on** (goal: 50 ms for any number of players): ``odds(hand,
-  Method.EXACT)`` for 2 to 8 players at three points: sixth street dealt (seventh
+  Method.EXACT)`` for 2 to 8 players at four points: sixth street dealt (seventh
   street's cards to come); the four of clubs as sixth street's last up card, its bonus
-  card to come; and (beyond the goal) sixth street's last up card to come with the four
-  of clubs unseen. Where the enumeration is larger than ``AUTO_EXACT_WORK``, the row
-  shows what ``odds`` does instead (Monte Carlo).
+  card to come (``bonus_timing`` immediate, then at the end of the street); and (beyond
+  the goal) sixth street's last up card to come with the four of clubs unseen. Where the
+  work is larger than ``AUTO_EXACT_WORK``, the row shows what ``odds`` does instead
+  (Monte Carlo).
 
 The baseline is the same computation written straightforwardly: the same deal plans,
 then one deal at a time in a Python loop (``random`` for Monte Carlo, ``itertools
@@ -42,7 +43,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from odds_kit import FOUR, at_cards, play_to
+from odds_kit import FOUR, at_cards, last_up, play_to
 
 from controller.odds import AUTO_EXACT_WORK, Method, deal_model, odds
 from controller.odds.compute import TIE_UNIT, exact_deals, exact_work
@@ -164,12 +165,6 @@ def seventh(hand: Hand, _dealt: int) -> bool:
     return hand.street == 7
 
 
-def last_up(hand: Hand, _dealt: int) -> bool:
-    """Sixth street's last card to a seat, face up, is the next card out of the shoe."""
-    queue = hand.queue
-    return hand.street == 6 and len(queue) == 1 and queue[0].up
-
-
 def sixth_street(repeats: int, baseline_deals: int) -> None:
     print()
     print("Exact from sixth street on (goal: 50 ms for any number of players)")
@@ -182,9 +177,12 @@ def sixth_street(repeats: int, baseline_deals: int) -> None:
     worst = 0.0
     for players in range(2, 9):
         before_last = play_to(players, last_up, seed=players, last=(FOUR,))
+        at_end = Rules(bonus_timing="end_of_street")
+        end_of_street = play_to(players, last_up, seed=players, last=(FOUR,), rules=at_end)
         points = {
             "sixth street dealt": play_to(players, seventh, seed=players),
             "bonus card to come": before_last.apply(Deal(FOUR)).hand,
+            "  at end of street": end_of_street.apply(Deal(FOUR)).hand,
             "last up card to come": before_last,
         }
         for name, hand in points.items():

@@ -4,20 +4,21 @@ against exact, the deal plans against the engine dealing real shoe orders."""
 from __future__ import annotations
 
 import ast
+import itertools
 import random
 from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from odds_kit import FOUR, at_cards, auto, brute_force, play_to
+from odds_kit import FOUR, at_cards, auto, brute_force, every_deal, last_up, play_to
 
 from controller.odds import Method, OddsError, deal_model, odds
-from controller.odds.compute import _fill, arrangements, exact_deals
+from controller.odds.compute import _assignments, _fill, arrangements, exact_deals
 from controller.rules import DECK, Rules, Variant
 from controller.rules.hand import Hand, start_hand
-from controller.rules.inputs import Action, Deal, Do
+from controller.rules.inputs import Action, Deal, Do, IllegalInput
 from controller.rules.state import Dest
 
 FIFTH_STREET_FOLDS = frozenset((5, seat) for seat in range(3, 9))
@@ -90,6 +91,157 @@ def test_seven_players_short_deck_no_burn():
     assert len(model.base.before) == 7
     assert all(waiting.destination != Dest.BURN for waiting in hand.queue)
     assert_exact(hand)
+
+
+def bonus_to_come(players: int, seed: int, **options) -> Hand:
+    """Sixth street's last up card is the four of clubs: its bonus card is to come."""
+    return play_to(players, last_up, seed=seed, last=(FOUR,), **options).apply(Deal(FOUR)).hand
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("folds", "live", "scramble"),
+    [
+        (frozenset({(3, 1), (3, 2)}), 6, False),
+        (frozenset({(4, 1), (4, 2), (4, 3)}), 5, False),
+        (frozenset({(5, 1), (5, 2), (5, 3)}), 5, True),
+    ],
+    ids=["6-live", "5-live", "5-live-scrambled"],
+)
+def test_the_bonus_card_to_come_after_sixth_street(folds, live, scramble):
+    """The bonus seat has two cards to come (the bonus card, seventh street), the others
+    one each: counted, not enumerated. Eight seats with folds leave a stub small enough for
+    the brute force (at 5 to 7 seats still in the full stub is beyond it)."""
+    hand = bonus_to_come(8, 1, folds=folds)
+    model = deal_model(hand)
+    assert len(model.seats) == live
+    assert model.base.bonus_seat == 8
+    assert model.base.scramble is scramble
+    assert_exact(hand)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("players", "point"),
+    [
+        (5, "bonus card to come"),
+        (6, "bonus card to come"),
+        (7, "bonus card to come"),
+        (7, "last up card to come"),
+    ],
+)
+def test_full_stubs_against_every_deal_valued(players, point):
+    """The benchmark's spots with every seat in: the counted odds equal those of every
+    ordered draw of every plan, each hand valued (the brute force would take hours)."""
+    hand = play_to(players, last_up, seed=players, last=(FOUR,))
+    if point == "bonus card to come":
+        hand = hand.apply(Deal(FOUR)).hand
+    model = deal_model(hand)
+    tally = odds(hand).fractions
+    assert tally is not None
+    assert (list(tally.win), list(tally.tie), list(tally.equity)) == every_deal(model)
+
+
+@pytest.mark.parametrize(
+    ("seed", "folded", "point"),
+    [
+        (258, (1, 3, 4, 6, 7), "bonus card to come"),
+        (254, (1, 2, 7, 8), "seventh street half dealt"),
+    ],
+)
+def test_ties_as_the_brute_force_counts_them(seed, folded, point):
+    """Hands (found by a search over seeds) where seats tie for the best hand: three seats
+    with the bonus card to come; four seats, one of them with its seventh-street card
+    already (its value known in every deal)."""
+    folds = frozenset((5, seat) for seat in folded)
+    if point == "bonus card to come":
+        hand = bonus_to_come(8, seed, folds=folds)
+    else:
+        hand = play_to(8, at_cards(47), seed=seed, folds=folds)
+        assert any(len(player.own_cards) == 7 for player in hand.players)
+    tally = odds(hand, Method.EXACT).fractions
+    assert tally is not None and any(tally.tie)
+    assert_exact(hand)
+
+
+@pytest.mark.parametrize("timing", ["immediate", "end_of_street"])
+@pytest.mark.parametrize("players", range(2, 9))
+def test_the_odds_are_exact_when_sixth_street_is_dealt_or_its_bonus_card_to_come(players, timing):
+    rules = Rules(bonus_timing=timing)
+    dealt = play_to(players, lambda hand, _dealt: hand.street == 7, seed=players, rules=rules)
+    for hand in (dealt, bonus_to_come(players, players, rules=rules)):
+        exact = odds(hand, Method.EXACT)
+        assert odds(hand) == exact
+        assert exact.fractions is not None and sum(exact.fractions.equity) == 1
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seats=st.permutations(range(1, 9)),
+    staying=st.integers(2, 4),
+    burn=st.booleans(),
+    timing=st.sampled_from(["immediate", "end_of_street"]),
+    price=st.sampled_from([0, 3]),
+    point=st.sampled_from(["bonus card to come", "last up card to come", "anywhere"]),
+    dealt=st.integers(36, 52),
+    seed=st.integers(0, 10**6),
+)
+def test_exact_equals_the_brute_force_on_small_stubs(
+    seats, staying, burn, timing, price, point, dealt, seed
+):
+    """Random late points of eight-seat hands, all but two to four seats folding on fifth
+    street (small stubs), against the brute force: the counted cards (one per seat, and
+    the bonus seat's two cards), or the community card to come."""
+    rules = Rules(burn=burn, bonus_timing=timing, bonus_price=price)
+    folds = frozenset((5, seat) for seat in seats[staying:])
+    options = {"rules": rules, "seed": seed, "folds": folds}
+    if point == "anywhere":
+        hand = play_to(8, at_cards(dealt), **options)
+    else:
+        hand = play_to(8, last_up, last=(FOUR,), **options)
+        if point == "bonus card to come" and not hand.over:
+            try:
+                hand = hand.apply(Deal(FOUR)).hand
+            except IllegalInput:  # sixth street was not reached
+                return
+    if hand.over:
+        return
+    model = deal_model(hand)
+    if exact_deals(model) > 600:
+        return
+    community = any(slot.seat is None for slot in (*model.base.before, *model.base.after))
+    event(f"{point}: {len(model.seats)} seats in, {len(model.plans)} plans, {community=}")
+    assert_exact(hand)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 4).flatmap(
+        lambda seats: st.integers(seats, 6).flatmap(
+            lambda cards: st.lists(
+                st.lists(
+                    st.lists(st.booleans(), min_size=cards, max_size=cards),
+                    min_size=seats,
+                    max_size=seats,
+                ),
+                min_size=1,
+                max_size=3,
+            )
+        )
+    )
+)
+def test_assignments_count_every_one_to_one_deal(allowed):
+    """Cards given one to a seat, each among those allowed to it: counted as listed."""
+    matrix = np.array(allowed, np.int64)
+    contests, seats, cards = matrix.shape
+    expected = [
+        sum(
+            all(matrix[contest, seat, card] for seat, card in enumerate(chosen))
+            for chosen in itertools.permutations(range(cards), seats)
+        )
+        for contest in range(contests)
+    ]
+    assert list(_assignments(matrix)) == expected
 
 
 def test_a_bonus_card_the_player_cannot_pay_is_not_dealt():
@@ -221,7 +373,7 @@ def test_plans_deal_as_the_engine_deals(players, burn, timing, price, dealt, see
     _fill(hands, model, plan, draws)
     for index, seat in enumerate(model.seats):
         player = end.player(seat)
-        expected = sorted(player.own_cards + ((end.community,) if end.community else ()))
+        expected = sorted(player.own_cards + (() if end.community is None else (end.community,)))
         assert sorted(int(card) for card in hands[0, index] if card >= 0) == expected
 
 

@@ -33,10 +33,11 @@ from controller.odds.plan import DealModel, OddsError, Plan, Slot, deal_model
 from controller.rules.cards import Card
 from controller.rules.hand import Hand
 
-#: Exact whenever the enumeration goes through at most this many rows (``Method.AUTO``;
-#: ``compute.exact_work``: about a tenth of a second on the machine of docs/performance.md).
+#: Exact whenever the enumeration's work (``compute.exact_work``: about one enumerated
+#: row's cost a unit) is at most this (``Method.AUTO``; about a tenth of a second on the
+#: machine of docs/performance.md).
 AUTO_EXACT_WORK = 400_000
-#: ``Method.EXACT`` refuses more rows than this (minutes of work, gigabytes).
+#: ``Method.EXACT`` refuses more work than this (minutes of work, gigabytes).
 MAX_EXACT_WORK = 20_000_000
 #: Monte Carlo by default: batches of this many deals until every seat's equity has a
 #: standard error of at most TARGET_ERROR, or MAX_SAMPLES deals.

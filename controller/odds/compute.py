@@ -10,7 +10,9 @@ tie, a third of a three-way one): the seats' equities sum to 1.
   four of clubs lands), each with its probability: ``1 / (n)_r`` for ``r`` cards drawn
   in order from a stub of ``n`` (and likewise from the pool after a scramble). Results
   are exact fractions. A seat whose hand takes at most three cards still to come is
-  valued once per set of those cards (a table), not once per deal.
+  valued once per set of those cards (a table), not once per deal. Without a community
+  card to come, one card per seat of the last stage is counted, not enumerated
+  (``_tally_plan``).
 - **Monte Carlo**: deals drawn at random (NumPy's PCG64, seeded): a random order of the
   stub, the plan picked by the place of the four of clubs in it, and after a scramble a
   random order of the pool. Each estimate comes with its standard error (the standard
@@ -35,6 +37,9 @@ TIE_UNIT = 840  # the least common multiple of 1..8: every tie share is a whole 
 MAX_HAND = 8  # a seat's cards at the showdown, at most (its own and the community card)
 _TABLE_LIMIT = 3  # a seat with more cards to come than this is valued deal by deal
 _CHUNK = 1 << 18  # deals valued at a time (memory)
+_COUNT_CELLS = 1 << 21  # counting cards: contests times sets of seats, or times seats and
+# cards, at a time (memory)
+_CELLS_PER_ROW = 64  # counting cards: the cells whose cost is about a row's (exact_work)
 
 IntArray = npt.NDArray[np.int64]
 
@@ -114,120 +119,190 @@ def _tally_plan(
 ) -> tuple[IntArray, IntArray, IntArray]:
     """Wins, ties and tie shares (in TIE_UNITs) of each seat over every deal of ``plan``.
 
-    When a seat gets only one card to come (a seventh-street card) and no community card
-    is to come, the deals are enumerated without that card: for each, the cards left are
-    counted by how that seat's hand with them compares with the best of the others (a
-    sorted table of its values), the cards already drawn taken out. The cards of one
-    stage (before or after a scramble) are a uniformly random ordered draw, so which of
-    them is left to the end does not matter.
+    Without a community card to come, one card of the plan's last stage per seat (its
+    *counted* card, ``_counted``) is not enumerated: for each draw of the other cards (a
+    row), the ways to give the counted cards out of the cards left are counted
+    (``_count_rows``). The cards of one stage (before or after a scramble) are a uniformly
+    random ordered draw, so which of them are left to the end does not matter.
     """
     seats = len(model.seats)
     wins = np.zeros(seats, np.int64)
     ties = np.zeros(seats, np.int64)
     shares = np.zeros(seats, np.int64)
-    split = _split(model, plan, forks)
-    if split is None:
+    counted = _counted(model, plan, forks)
+    if not counted:
         for draws in _draws(model, plan, stub, forks):
-            counted = _count(_keys(model, plan, draws, range(seats)))
-            wins += counted[0]
-            ties += counted[1]
-            shares += counted[2]
+            part = _count(_keys(model, plan, draws, range(seats)))
+            wins += part[0]
+            ties += part[1]
+            shares += part[2]
         return wins, ties, shares
-    partial, last, pool, forks = split
-    others = [index for index in range(seats) if index != last]
-    values = np.zeros(52, np.int64)
-    values[pool] = _by_hand(model, _fixed(model, last), pool.reshape(-1, 1))
-    ordered = np.sort(values[pool])
-    for draws in _draws(model, partial, stub, forks):
-        keys = _keys(model, partial, draws, others)
-        best, count = _best(keys)
-        used = values[draws.T]  # the cards drawn, a row per column: fast sums over them
-        left = np.searchsorted(ordered, best, "left")
-        right = np.searchsorted(ordered, best, "right")
-        above = len(pool) - right - np.add.reduce(used > best, axis=0)
-        level = right - left - np.add.reduce(used == best, axis=0)
-        below = len(pool) - draws.shape[1] - above - level
-        wins[last] += int(above.sum())
-        ties[last] += int(level.sum())
-        shares[last] += int((above * TIE_UNIT + level * (TIE_UNIT // (count + 1))).sum())
-        alone = count == 1  # one best hand among the others: a cheap sum by its seat
-        winner = keys[alone].argmax(axis=1)
-        size = len(others)
-        wins[others] += np.bincount(winner, weights=below[alone], minlength=size).astype(np.int64)
-        ties[others] += np.bincount(winner, weights=level[alone], minlength=size).astype(np.int64)
-        share = below[alone] * TIE_UNIT + level[alone] * (TIE_UNIT // 2)
-        shares[others] += np.bincount(winner, weights=share, minlength=size).astype(np.int64)
-        split = ~alone  # the others tie for the best: rare, the whole table of them
-        top = keys[split] == best[split, None]
-        many = count[split]
-        ties[others] += (top * (level[split] + below[split])[:, None]).sum(axis=0)
-        share = below[split] * (TIE_UNIT // many) + level[split] * (TIE_UNIT // (many + 1))
-        shares[others] += (top * share[:, None]).sum(axis=0)
+    partial, partial_forks = _uncounted(plan, counted, forks)
+    stage = plan.after or plan.before
+    players = [model.seats.index(stage[position].seat) for position in counted]
+    pool = np.array(sorted({*model.stub, *model.burns}) if plan.after else model.stub, np.int64)
+    contests = len(players) * len(pool) + 1  # a row's, about: its values (and its best)
+    step = max(1, _COUNT_CELLS // (contests * max(1 << len(players), contests)))
+    for draws in _draws(model, partial, stub, partial_forks):
+        for first in range(0, len(draws), step):
+            part = _count_rows(model, partial, draws[first : first + step], players, pool)
+            wins += part[0]
+            ties += part[1]
+            shares += part[2]
     return wins, ties, shares
 
 
-def _split(
-    model: DealModel, plan: Plan, forks: Sequence[int]
-) -> tuple[Plan, int, IntArray, list[int]] | None:
-    """The plan without a free card (``_free_slot``), the index of the seat it goes to,
-    the cards it may be, and the four of clubs' forks in the plan without it."""
-    free = _free_slot(model, plan, forks)
-    if free is None:
-        return None
-    last, position = free
+def _counted(model: DealModel, plan: Plan, forks: Sequence[int]) -> tuple[int, ...]:
+    """The counted cards of ``plan``: for each seat that gets a card in the plan's last
+    stage (``after`` if a scramble is to come, else ``before``), the place in the stage of
+    its last card there that is not where the four of clubs forks the deal; none with a
+    community card to come or a single seat in."""
+    slots = (*plan.before, *plan.after)
+    if len(model.seats) < 2 or any(slot.seat is None for slot in slots):
+        return ()
+    stage = plan.after or plan.before
+    fixed = set() if plan.after else {*forks, plan.four_at}
+    last: dict[int | None, int] = {}
+    for position, slot in enumerate(stage):
+        if position not in fixed:
+            last[slot.seat] = position
+    return tuple(sorted(last.values()))
+
+
+def _uncounted(plan: Plan, counted: Sequence[int], forks: Sequence[int]) -> tuple[Plan, list[int]]:
+    """The plan without its counted cards, and the four of clubs' forks in it."""
     if plan.after:
-        partial = replace(plan, after=_without(plan.after, position))
-        return partial, last, np.array(sorted({*model.stub, *model.burns}), np.int64), [*forks]
-    partial = replace(plan, before=_without(plan.before, position))
-    if plan.four_at is not None and plan.four_at > position:
-        partial = replace(partial, four_at=plan.four_at - 1)
-    forks = [fork - (fork > position) for fork in forks]
-    return partial, last, np.array(model.stub, np.int64), forks
+        return replace(plan, after=_without(plan.after, counted)), [*forks]
+
+    def moved(position: int) -> int:
+        return position - sum(place < position for place in counted)
+
+    four_at = None if plan.four_at is None else moved(plan.four_at)
+    partial = replace(plan, before=_without(plan.before, counted), four_at=four_at)
+    return partial, [moved(fork) for fork in forks]
+
+
+def _count_rows(
+    model: DealModel, partial: Plan, rows: IntArray, players: Sequence[int], pool: IntArray
+) -> tuple[IntArray, IntArray, IntArray]:
+    """Wins, ties and tie shares of each seat over the deals of ``rows`` (draws of the
+    plan without its counted cards), the counted cards to the seats ``players`` (indices
+    into ``model.seats``, one card each) given out in every way from the cards of
+    ``pool`` not in the row.
+
+    A *contest* is a row, a value ``t`` and a set ``T`` of the counted seats: the counted
+    seats in ``T`` make exactly ``t``, the others less. Its deals are the one-to-one
+    assignments of cards left to seats, each seat's card among those allowed to it: they
+    are counted card by card, the state being the set of seats served so far. Every deal
+    is in exactly one contest (``t`` its best value, or the best of the seats with no
+    counted card when no counted card beats it, ``T`` empty), which says who wins or ties.
+    """
+    seats, count = len(model.seats), len(players)
+    slots = (*partial.before, *partial.after)
+    taken = np.ones((len(rows), 52), bool)
+    taken[:, pool] = False
+    np.put_along_axis(taken, rows, True, axis=1)
+    cards = np.nonzero(~taken)[1].reshape(len(rows), -1)  # the cards left, per row
+    size = cards.shape[1]
+    values = np.empty((len(rows), count, size), np.int64)
+    for out, index in enumerate(players):
+        columns = [column for column, slot in enumerate(slots) if slot.seat == model.seats[index]]
+        drawn = np.hstack([np.repeat(rows[:, columns], size, axis=0), cards.reshape(-1, 1)])
+        values[:, out] = _seat_values(model, index, drawn).reshape(len(rows), size)
+    others = [index for index in range(seats) if index not in players]
+    fixed = _keys(model, partial, rows, others)
+    # -1: below every hand's value, when every seat has a counted card
+    best = fixed.max(axis=1) if others else np.full(len(rows), -1, np.int64)
+    row, target, within = _contests(values, best, bool(others))
+    tied = target == best[row]  # the contest ties the seats with no counted card, if any
+    own = values[row]
+    allowed = np.where(
+        within[:, :, None], own == target[:, None, None], own < target[:, None, None]
+    )
+    deals = _assignments(allowed.astype(np.int64))
+    level = (fixed == best[:, None]).sum(axis=1)
+    top = within.sum(axis=1) + tied * level[row]
+    share = deals * (TIE_UNIT // top)
+    alone = deals * (top == 1)
+    shared = deals - alone
+    wins = np.zeros(seats, np.int64)
+    ties = np.zeros(seats, np.int64)
+    shares = np.zeros(seats, np.int64)
+    at_best = tied[:, None] & (fixed[row] == best[row, None])
+    for group, where in ((players, within), (others, at_best)):
+        wins[group] += alone @ where
+        ties[group] += shared @ where
+        shares[group] += share @ where
+    return wins, ties, shares
+
+
+def _contests(
+    values: IntArray, best: IntArray, fixed: bool
+) -> tuple[IntArray, IntArray, npt.NDArray[np.bool_]]:
+    """The contests of ``_count_rows``: each row's distinct values of its counted seats
+    (``values``: rows by seats by cards left) above its ``best`` value of the seats with
+    no counted card, and that best value itself if there are such seats (``fixed``); each
+    with every set of counted seats that can make it (none only for the best value
+    itself). Returns each contest's row, value and set (contests by seats)."""
+    rows, count, _ = values.shape
+    flat = np.sort(values.reshape(rows, -1), axis=1)
+    fresh = np.ones(flat.shape, bool)
+    fresh[:, 1:] = flat[:, 1:] != flat[:, :-1]
+    row, column = np.nonzero(fresh & (flat > best[:, None]))
+    target = flat[row, column]
+    if fixed:
+        row = np.concatenate([row, np.arange(rows)])
+        target = np.concatenate([target, best])
+    makes = (values[row] == target[:, None, None]).any(axis=2)
+    can = makes.astype(np.int64) @ (1 << np.arange(count))  # as a set of seats
+    sets = np.arange(1 << count)
+    subset = (sets[None, :] & ~can[:, None]) == 0
+    contest, chosen = np.nonzero(subset & ((sets[None, :] > 0) | (target == best[row])[:, None]))
+    within = (chosen[:, None] >> np.arange(count)) & 1 == 1
+    return row[contest], target[contest], within
+
+
+def _assignments(allowed: IntArray) -> IntArray:
+    """For each contest, how many one-to-one assignments of cards to seats give each seat
+    a card allowed to it (``allowed``: contests by seats by cards, 0 or 1): the cards are
+    taken one by one, each to no seat or to a seat not served yet."""
+    contests, count, size = allowed.shape
+    sets = np.arange(1 << count)
+    ways = np.zeros((contests, 1 << count), np.int64)
+    ways[:, 0] = 1
+    without = [sets[(sets >> seat) & 1 == 0] for seat in range(count)]
+    for card in range(size):
+        before = ways.copy()
+        for seat in range(count):
+            lacking = without[seat]
+            ways[:, lacking | 1 << seat] += before[:, lacking] * allowed[:, seat, card, None]
+    return ways[:, -1]
 
 
 def exact_work(model: DealModel) -> int:
-    """How many rows the exact enumeration goes through (a free card counted, not
-    enumerated): what its time grows with."""
+    """What the exact enumeration's time grows with: the rows it goes through, and where
+    cards are counted rather than enumerated (``_tally_plan``), the hands valued and the
+    cells of the counting for each row, in units of a row's cost."""
     forks = _forks(model)
     work = 0
     for plan in model.plans:
-        split = _split(model, plan, forks)
-        work += _plan_deals(model, plan if split is None else split[0])
+        counted = _counted(model, plan, forks)
+        if not counted:
+            work += _plan_deals(model, plan)
+            continue
+        rows = _plan_deals(model, _uncounted(plan, counted, forks)[0])
+        count = len(counted)
+        size = (_pool_size(model, plan) if plan.after else len(model.stub)) - (
+            len(plan.after or plan.before) - count
+        )
+        contests = count * size + 1
+        cells = contests * size * count << (count - 1)
+        work += rows * (1 + count * size + cells // _CELLS_PER_ROW)
     return work
 
 
-def _best(keys: IntArray) -> tuple[IntArray, IntArray]:
-    """Each row's best value and how many seats have it (column by column: a NumPy
-    reduction along a short row is slow)."""
-    columns = keys.T
-    best = columns[0].copy()
-    for column in columns[1:]:
-        np.maximum(best, column, out=best)
-    count = np.zeros(len(best), np.int64)
-    for column in columns:
-        count += column == best
-    return best, count
-
-
-def _free_slot(model: DealModel, plan: Plan, forks: Sequence[int]) -> tuple[int, int] | None:
-    """A card of the plan's last stage (``after`` if a scramble is to come, else
-    ``before``) to a seat that gets no other card, with no community card to come and
-    another seat in, and not where the four of clubs forks the deal: the seat's index and
-    the card's place in its stage; None if there is none."""
-    slots = (*plan.before, *plan.after)
-    if len(model.seats) < 2 or any(slot.seat is None for slot in slots):
-        return None
-    stage = plan.after or plan.before
-    fixed = set() if plan.after else {*forks, plan.four_at}
-    for position in reversed(range(len(stage))):
-        seat = stage[position].seat
-        if position not in fixed and sum(slot.seat == seat for slot in slots) == 1:
-            return model.seats.index(seat), position
-    return None
-
-
-def _without(slots: tuple[Slot, ...], position: int) -> tuple[Slot, ...]:
-    return slots[:position] + slots[position + 1 :]
+def _without(slots: tuple[Slot, ...], positions: Sequence[int]) -> tuple[Slot, ...]:
+    return tuple(slot for place, slot in enumerate(slots) if place not in positions)
 
 
 def _draws(model: DealModel, plan: Plan, stub: IntArray, forks: Sequence[int]) -> list[IntArray]:
@@ -419,12 +494,17 @@ def _keys(model: DealModel, plan: Plan, draws: IntArray, which: Sequence[int] | 
     for out, index in enumerate(which):
         seat = model.seats[index]
         columns = [column for column, slot in enumerate(slots) if slot.seat in (seat, None)]
-        fixed = _fixed(model, index)
-        if len(columns) <= _TABLE_LIMIT and len(draws) > 52 ** len(columns) // 8:
-            keys[:, out] = _by_table(model, fixed, draws[:, columns])
-        else:
-            keys[:, out] = _by_hand(model, fixed, draws[:, columns])
+        keys[:, out] = _seat_values(model, index, draws[:, columns])
     return keys
+
+
+def _seat_values(model: DealModel, index: int, drawn: IntArray) -> IntArray:
+    """The values of ``model.seats[index]``'s hand with each row of ``drawn`` (its cards
+    to come), by a table when that is fewer hands."""
+    fixed = _fixed(model, index)
+    if drawn.shape[1] <= _TABLE_LIMIT and len(drawn) > 52 ** drawn.shape[1] // 8:
+        return _by_table(model, fixed, drawn)
+    return _by_hand(model, fixed, drawn)
 
 
 def _by_hand(model: DealModel, fixed: list[int], drawn: IntArray) -> IntArray:
@@ -455,9 +535,10 @@ def _table_index(cards: IntArray) -> IntArray:
 
 
 def check_deals(deals: int, work: int, limit: int) -> None:
-    """Refuse an exact enumeration of more than ``limit`` rows, saying how many deals."""
+    """Refuse an exact enumeration whose work (``exact_work``) is more than ``limit``,
+    saying how many deals."""
     if work > limit:
         raise OddsError(
-            f"exact odds need {deals:,} deals here ({work:,} enumerated, more than "
-            f"{limit:,}): use Monte Carlo"
+            f"exact odds need {deals:,} deals here (work {work:,}, more than {limit:,}): "
+            "use Monte Carlo"
         )
