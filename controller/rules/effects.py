@@ -3,7 +3,9 @@
 An effect has a ``kind`` (:class:`Told`), its facts (the dataclass's fields), the cards its
 words may name (``cards``), and words made from the facts by ``say(name)``, each card named
 by ``name`` (``str``: "Kd"; a viewer's: "a card" for a card they may not see). ``message``
-is ``say(str)``; ``data`` the facts as JSON; ``to_json`` both. The records of the deal and
+is ``say(str)``; ``data`` the facts as JSON; ``to_json`` both. Kinds with the same facts
+share a small base record that holds them with their data and cards (``AtSeat``,
+``SeatCard``, ``SeatChips``, ``OnStreet``, ``ShortStub``). The records of the deal and
 the betting (``CardOut``, ``Decision``) are in ``controller.rules.hand``, those of the
 showdown (``Shows``, ``Awarded``) in ``controller.rules.showdown``; the table's in
 ``controller.table.effects`` and ``controller.table.alerts``.
@@ -95,21 +97,43 @@ def _s(count: int) -> str:
     return "" if count == 1 else "s"
 
 
-# Seats, antes and streets ------------------------------------------------------------------
+# The facts several kinds share, with their data and cards ----------------------------------
 
 
 @dataclass(frozen=True, slots=True)
-class Ante(Effect):
-    """Seat ``seat`` antes ``chips`` (``all_in``: its whole stack)."""
+class AtSeat(Effect):
+    """An effect at seat ``seat``; its data: the seat."""
+
+    seat: int
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"seat": self.seat}
+
+
+@dataclass(frozen=True, slots=True)
+class SeatCard(Effect):
+    """An effect of seat ``seat``'s card ``card``: its words may name the card; its data:
+    the seat and the card."""
+
+    seat: int
+    card: Card
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"seat": self.seat, "card": str(self.card)}
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        return (self.card,)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatChips(Effect):
+    """Seat ``seat``'s ``chips``; its data: the seat and the chips."""
 
     seat: int
     chips: int
-    all_in: bool = False
-
-    kind = Told.ANTE
-
-    def say(self, name: CardName = str) -> str:
-        return f"seat {self.seat} antes {self.chips}{' (all-in)' if self.all_in else ''}"
 
     @property
     def data(self) -> dict[str, Any]:
@@ -117,31 +141,61 @@ class Ante(Effect):
 
 
 @dataclass(frozen=True, slots=True)
-class Street(Effect):
-    """Street ``street`` (3 to 7) begins."""
+class OnStreet(Effect):
+    """An effect on street ``street`` (3 to 7); its data: the street."""
 
     street: int
-
-    kind = Told.STREET
-
-    def say(self, name: CardName = str) -> str:
-        return f"{STREET_NAMES[self.street]} street"
 
     @property
     def data(self) -> dict[str, Any]:
         return {"street": self.street}
 
 
+@dataclass(frozen=True, slots=True)
+class ShortStub(Effect):
+    """Seventh street with a stub of ``stub`` cards for ``players``; its data: both."""
+
+    stub: int
+    players: int
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"stub": self.stub, "players": self.players}
+
+
+# Seats, antes and streets ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Ante(SeatChips):
+    """Seat ``seat`` antes ``chips`` (``all_in``: its whole stack)."""
+
+    all_in: bool = False
+
+    kind = Told.ANTE
+
+    def say(self, name: CardName = str) -> str:
+        return f"seat {self.seat} antes {self.chips}{' (all-in)' if self.all_in else ''}"
+
+
+@dataclass(frozen=True, slots=True)
+class Street(OnStreet):
+    """Street ``street`` begins."""
+
+    kind = Told.STREET
+
+    def say(self, name: CardName = str) -> str:
+        return f"{STREET_NAMES[self.street]} street"
+
+
 # The short deck ----------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
-class ShortDeck(Effect):
-    """Seventh street on a short deck (``stub`` cards for ``players``): no burn, and with
-    ``scramble`` the burn cards go back into the stub."""
+class ShortDeck(ShortStub):
+    """Seventh street on a short deck: no burn, and with ``scramble`` the burn cards go
+    back into the stub."""
 
-    stub: int
-    players: int
     scramble: bool = False
 
     kind = Told.SHORT_DECK
@@ -150,17 +204,10 @@ class ShortDeck(Effect):
         short = f"short deck on seventh street (stub {self.stub}, {self.players} players)"
         return f"{short}: no burn{', the burn cards are scrambled' if self.scramble else ''}"
 
-    @property
-    def data(self) -> dict[str, Any]:
-        return {"stub": self.stub, "players": self.players}
-
 
 @dataclass(frozen=True, slots=True)
-class CommunityCard(Effect):
+class CommunityCard(ShortStub):
     """Too few cards for every player: one community card on seventh street."""
-
-    stub: int
-    players: int
 
     kind = Told.COMMUNITY
 
@@ -169,10 +216,6 @@ class CommunityCard(Effect):
             "not enough cards: community card on seventh street "
             f"(stub {self.stub}, {self.players} players)"
         )
-
-    @property
-    def data(self) -> dict[str, Any]:
-        return {"stub": self.stub, "players": self.players}
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,27 +293,18 @@ class BonusDecided(Effect):
 
 
 @dataclass(frozen=True, slots=True)
-class NoBonus(Effect):
+class NoBonus(AtSeat):
     """Seat ``seat``'s bonus card is no longer due (its four of clubs did not earn it)."""
-
-    seat: int
 
     kind = Told.NO_BONUS
 
     def say(self, name: CardName = str) -> str:
         return f"seat {self.seat}'s bonus card is not due"
 
-    @property
-    def data(self) -> dict[str, Any]:
-        return {"seat": self.seat}
-
 
 @dataclass(frozen=True, slots=True)
-class DeadCard(Effect):
+class DeadCard(SeatCard):
     """Seat ``seat``'s bonus card ``card`` was not earned: a dead card, out of play."""
-
-    seat: int
-    card: Card
 
     kind = Told.DEAD_CARD
 
@@ -280,32 +314,18 @@ class DeadCard(Effect):
             "card, taken away face down, out of play"
         )
 
-    @property
-    def data(self) -> dict[str, Any]:
-        return {"seat": self.seat, "card": str(self.card)}
-
-    @property
-    def cards(self) -> tuple[Card, ...]:
-        return (self.card,)
-
 
 # Betting -----------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
-class NoBetting(Effect):
+class NoBetting(OnStreet):
     """No betting on ``street``: at most one player can bet."""
-
-    street: int
 
     kind = Told.NO_BETTING
 
     def say(self, name: CardName = str) -> str:
         return f"no betting on {STREET_NAMES[self.street]} street: at most one player can bet"
-
-    @property
-    def data(self) -> dict[str, Any]:
-        return {"street": self.street}
 
 
 @dataclass(frozen=True, slots=True)
@@ -405,32 +425,25 @@ class ManualShowdown(Effect):
 
 
 @dataclass(frozen=True, slots=True)
-class Mucks(Effect):
+class Mucks(AtSeat):
     """Seat ``seat`` mucks at the showdown."""
-
-    seat: int
 
     kind = Told.MUCK
 
     def say(self, name: CardName = str) -> str:
         return f"seat {self.seat} mucks"
 
-    @property
-    def data(self) -> dict[str, Any]:
-        return {"seat": self.seat}
-
 
 # Corrections -------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
-class Exposed(Effect):
+class Exposed(SeatCard):
     """Seat ``seat``'s hole card ``card`` lies face up. On third street before the betting
     (``replaces_up``) it counts as the up card (``turned``: the seat's up card still to
-    come is dealt down instead); else it stays face up and plays as a hole card."""
+    come is dealt down instead); else it stays face up and plays as a hole card. Its data:
+    the seat only."""
 
-    seat: int
-    card: Card
     replaces_up: bool = False
     turned: bool = False
 
@@ -449,17 +462,10 @@ class Exposed(Effect):
     def data(self) -> dict[str, Any]:
         return {"seat": self.seat}
 
-    @property
-    def cards(self) -> tuple[Card, ...]:
-        return (self.card,)
-
 
 @dataclass(frozen=True, slots=True)
-class DealtDown(Effect):
+class DealtDown(SeatCard):
     """Seat ``seat``'s up card ``card`` was dealt face down: turned up where it lies."""
-
-    seat: int
-    card: Card
 
     kind = Told.DEALT_DOWN
 
@@ -468,14 +474,6 @@ class DealtDown(Effect):
             f"seat {self.seat}'s up card {name(self.card)} was dealt face down: turn it face "
             "up where it lies"
         )
-
-    @property
-    def data(self) -> dict[str, Any]:
-        return {"seat": self.seat, "card": str(self.card)}
-
-    @property
-    def cards(self) -> tuple[Card, ...]:
-        return (self.card,)
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.rules import Card, CardName, Effect, Form, Waiting, parse_card, say_waiting
-from controller.rules.effects import named
+from controller.rules.effects import AtSeat, SeatChips, named
 from controller.table import inputs as ti
 from controller.table.inputs import Device
 from controller.table.settings import TableSettings
@@ -206,19 +206,13 @@ class SeatBoardUnused(Effect):
 
 
 @dataclass(frozen=True, slots=True)
-class SeatUnread(Effect):
+class SeatUnread(AtSeat):
     """Seat ``seat``'s reader could not read the card the shoe did not read either."""
-
-    seat: int
 
     kind = TableTold.UNREAD
 
     def say(self, name: CardName = str) -> str:
         return f"seat {self.seat}'s reader could not read the card either: the supervisor enters it"
-
-    @property
-    def data(self) -> dict[str, Any]:
-        return {"seat": self.seat}
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,19 +233,13 @@ class ReportWaits(Effect):
 
 
 @dataclass(frozen=True, slots=True)
-class SomeoneSat(Effect):
+class SomeoneSat(AtSeat):
     """The seat sensor reports someone at ``seat``, where no player is seated."""
-
-    seat: int
 
     kind = TableTold.SEAT
 
     def say(self, name: CardName = str) -> str:
         return f"someone sat at seat {self.seat}: sit the player down with a buy-in"
-
-    @property
-    def data(self) -> dict[str, Any]:
-        return {"seat": self.seat}
 
 
 @dataclass(frozen=True, slots=True)
@@ -319,17 +307,13 @@ class Restarted(Effect):
 
 
 @dataclass(frozen=True, slots=True)
-class SatDown(Effect):
-    """``player`` sat down at ``seat`` with ``chips``."""
+class Sitting(Effect):
+    """``player`` at ``seat`` with ``chips``, as they sit down or leave; the data: the seat
+    and the chips (not the player's name); the cards: those the name names."""
 
     seat: int
     player: Words
     chips: int
-
-    kind = TableTold.SIT_DOWN
-
-    def say(self, name: CardName = str) -> str:
-        return f"{self.player.say(name)} sits down at seat {self.seat} with {self.chips}"
 
     @property
     def data(self) -> dict[str, Any]:
@@ -338,6 +322,16 @@ class SatDown(Effect):
     @property
     def cards(self) -> tuple[Card, ...]:
         return self.player.cards
+
+
+@dataclass(frozen=True, slots=True)
+class SatDown(Sitting):
+    """``player`` sat down at ``seat`` with ``chips``."""
+
+    kind = TableTold.SIT_DOWN
+
+    def say(self, name: CardName = str) -> str:
+        return f"{self.player.say(name)} sits down at seat {self.seat} with {self.chips}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -365,42 +359,23 @@ class SatIn(Effect):
 
 
 @dataclass(frozen=True, slots=True)
-class CashedOut(Effect):
+class CashedOut(Sitting):
     """``player`` left ``seat`` with ``chips``."""
-
-    seat: int
-    player: Words
-    chips: int
 
     kind = TableTold.CASH_OUT
 
     def say(self, name: CardName = str) -> str:
         return f"{self.player.say(name)} leaves seat {self.seat} and cashes out {self.chips}"
 
-    @property
-    def data(self) -> dict[str, Any]:
-        return {"seat": self.seat, "chips": self.chips}
-
-    @property
-    def cards(self) -> tuple[Card, ...]:
-        return self.player.cards
-
 
 @dataclass(frozen=True, slots=True)
-class Rebought(Effect):
+class Rebought(SeatChips):
     """Seat ``seat`` added ``chips`` to its stack."""
-
-    seat: int
-    chips: int
 
     kind = TableTold.REBUY
 
     def say(self, name: CardName = str) -> str:
         return f"seat {self.seat} rebuys {self.chips}"
-
-    @property
-    def data(self) -> dict[str, Any]:
-        return {"seat": self.seat, "chips": self.chips}
 
 
 @dataclass(frozen=True, slots=True)
