@@ -2,7 +2,9 @@
 
 Every message is a frozen dataclass with its wire type code (``TYPE``), its
 direction (``FROM_DEVICE``), whether it is a sequenced device event
-(``SEQUENCED``) and its fixed payload layout (``LAYOUT``, big-endian). The
+(``SEQUENCED``) and its fixed payload layout (``LAYOUT``, big-endian); the
+direction and the sequencing are its kind's, from its base: a device's report
+(``_Report``), a device's event (``_Event``) or the host's command (``_Command``). The
 constructors validate every field, so a message that exists can be encoded;
 they accept a few convenient spellings (an enum by name or number, seats as any
 iterable, a tag UID as bytes or hex) and store the canonical form.
@@ -203,11 +205,35 @@ class Message:
         return cls._from_wire(cls.layout(version).unpack(payload))
 
 
+@dataclass(frozen=True)
+class _Report(Message):
+    """Device to host, not sequenced: the device's state."""
+
+    FROM_DEVICE = True
+    SEQUENCED = False
+
+
+@dataclass(frozen=True)
+class _Event(Message):
+    """Device to host, sequenced: an event the host acknowledges."""
+
+    FROM_DEVICE = True
+    SEQUENCED = True
+
+
+@dataclass(frozen=True)
+class _Command(Message):
+    """Host to device (none sequenced)."""
+
+    FROM_DEVICE = False
+    SEQUENCED = False
+
+
 # --- device to host, not sequenced -------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class Hello(Message):
+class Hello(_Report):
     """Sent by a device on every (re)connection and in answer to RESET.
 
     ``next_seq`` is the number the device's next new event will carry and
@@ -220,8 +246,6 @@ class Hello(Message):
 
     TYPE = 0x01
     NAME = "HELLO"
-    FROM_DEVICE = True
-    SEQUENCED = False
     LAYOUT = struct.Struct(">BBBBBIHHH16s")
 
     protocol_version: int
@@ -285,7 +309,7 @@ class Hello(Message):
 
 
 @dataclass(frozen=True)
-class Status(Message):
+class Status(_Report):
     """Heartbeat and answer to STATUS_REQUEST and INDICATOR: the device's state.
 
     ``next_seq``/``pending`` as in HELLO: a host that has not received
@@ -296,8 +320,6 @@ class Status(Message):
 
     TYPE = 0x02
     NAME = "STATUS"
-    FROM_DEVICE = True
-    SEQUENCED = False
     LAYOUT = struct.Struct(">HHBBBBH")
 
     next_seq: int
@@ -353,13 +375,11 @@ class Status(Message):
 
 
 @dataclass(frozen=True)
-class CardMessage(Message):
+class CardMessage(_Event):
     """The shoe identified a card as it left. ``uid``: the RFID tag UID, or b''."""
 
     TYPE = 0x10
     NAME = "CARD"
-    FROM_DEVICE = True
-    SEQUENCED = True
     LAYOUT = struct.Struct(">BIB10s")
 
     card: int
@@ -381,13 +401,11 @@ class CardMessage(Message):
 
 
 @dataclass(frozen=True)
-class Unreadable(Message):
+class Unreadable(_Event):
     """A card left the shoe that the reader could not identify."""
 
     TYPE = 0x11
     NAME = "UNREADABLE"
-    FROM_DEVICE = True
-    SEQUENCED = True
     LAYOUT = struct.Struct(">IB")
 
     read_counter: int
@@ -399,13 +417,11 @@ class Unreadable(Message):
 
 
 @dataclass(frozen=True)
-class Deck(Message):
+class Deck(_Event):
     """A deck (or several decks in a row) was loaded into the shoe."""
 
     TYPE = 0x12
     NAME = "DECK"
-    FROM_DEVICE = True
-    SEQUENCED = True
     LAYOUT = struct.Struct(">IHH")
 
     deck_id: int
@@ -419,7 +435,7 @@ class Deck(Message):
 
 
 @dataclass(frozen=True)
-class DeckCardMessage(Message):
+class DeckCardMessage(_Event):
     """Deck registration (version 2 on): the shoe read card number ``index`` (from 0) of the
     deck ``deck_id`` being loaded, its code and tag UID (b'' from a reader without UIDs).
     The shoe sends one per card it read, in the order it read them, before the DECK of the
@@ -427,8 +443,6 @@ class DeckCardMessage(Message):
 
     TYPE = 0x15
     NAME = "DECK_CARD"
-    FROM_DEVICE = True
-    SEQUENCED = True
     SINCE = 2
     LAYOUT = struct.Struct(">IHBB10s")
 
@@ -453,9 +467,7 @@ class DeckCardMessage(Message):
 
 
 @dataclass(frozen=True)
-class _FaultEvent(Message):
-    FROM_DEVICE = True
-    SEQUENCED = True
+class _FaultEvent(_Event):
     LAYOUT = struct.Struct(">B")
 
     code: FaultCode
@@ -481,13 +493,11 @@ class FaultCleared(_FaultEvent):
 
 
 @dataclass(frozen=True)
-class SeatOccupied(Message):
+class SeatOccupied(_Event):
     """A player sat down at (``occupied``) or left (not ``occupied``) a seat."""
 
     TYPE = 0x20
     NAME = "SEAT_OCCUPIED"
-    FROM_DEVICE = True
-    SEQUENCED = True
     LAYOUT = struct.Struct(">BB")
 
     seat: int
@@ -499,14 +509,12 @@ class SeatOccupied(Message):
 
 
 @dataclass(frozen=True)
-class SeatCard(Message):
+class SeatCard(_Event):
     """A card arrived in a seat's card area; ``card`` None: the seat reader did not identify
     it; ``uid``: the tag UID the seat reader read (version 2 on; b'' when none)."""
 
     TYPE = 0x21
     NAME = "SEAT_CARD"
-    FROM_DEVICE = True
-    SEQUENCED = True
     LAYOUT = struct.Struct(">BBB10s")
     LAYOUT_V1 = struct.Struct(">BB")
 
@@ -546,9 +554,7 @@ class SeatCard(Message):
 
 
 @dataclass(frozen=True)
-class _SeqCommand(Message):
-    FROM_DEVICE = False
-    SEQUENCED = False
+class _SeqCommand(_Command):
     LAYOUT = struct.Struct(">H")
 
     seq: int
@@ -574,35 +580,29 @@ class Resend(_SeqCommand):
 
 
 @dataclass(frozen=True)
-class Reset(Message):
+class Reset(_Command):
     """Restart the link session: lamps off, HELLO, then every unacknowledged event again."""
 
     TYPE = 0x82
     NAME = "RESET"
-    FROM_DEVICE = False
-    SEQUENCED = False
     LAYOUT = struct.Struct(">")
 
 
 @dataclass(frozen=True)
-class StatusRequest(Message):
+class StatusRequest(_Command):
     """Ask for a STATUS; also the host's heartbeat."""
 
     TYPE = 0x83
     NAME = "STATUS_REQUEST"
-    FROM_DEVICE = False
-    SEQUENCED = False
     LAYOUT = struct.Struct(">")
 
 
 @dataclass(frozen=True)
-class Indicator(Message):
+class Indicator(_Command):
     """Set the lamps: the bonus-card lamp and the per-seat lamps (the set of lit seats)."""
 
     TYPE = 0x84
     NAME = "INDICATOR"
-    FROM_DEVICE = False
-    SEQUENCED = False
     LAYOUT = struct.Struct(">BB")
 
     bonus_lamp: bool
