@@ -5,7 +5,7 @@ words may name (``cards``), and words made from the facts by ``say(name)``, each
 by ``name`` (``str``: "Kd"; a viewer's: "a card" for a card they may not see). ``message``
 is ``say(str)``; ``data`` the facts as JSON; ``to_json`` both. Kinds with the same facts
 share a small base record that holds them with their data and cards (``AtSeat``,
-``SeatCard``, ``SeatChips``, ``OnStreet``, ``ShortStub``). The records of the deal and
+``CardOfSeat``, ``SeatChips``, ``OnStreet``, ``ShortStub``). The records of the deal and
 the betting (``CardOut``, ``Decision``) are in ``controller.rules.hand``, those of the
 showdown (``Shows``, ``Awarded``) in ``controller.rules.showdown``; the table's in
 ``controller.table.effects`` and ``controller.table.alerts``.
@@ -112,7 +112,7 @@ class AtSeat(Effect):
 
 
 @dataclass(frozen=True, slots=True)
-class SeatCard(Effect):
+class CardOfSeat(Effect):
     """An effect of seat ``seat``'s card ``card``: its words may name the card; its data:
     the seat and the card."""
 
@@ -303,7 +303,7 @@ class NoBonus(AtSeat):
 
 
 @dataclass(frozen=True, slots=True)
-class DeadCard(SeatCard):
+class DeadCard(CardOfSeat):
     """Seat ``seat``'s bonus card ``card`` was not earned: a dead card, out of play."""
 
     kind = Told.DEAD_CARD
@@ -438,7 +438,7 @@ class Mucks(AtSeat):
 
 
 @dataclass(frozen=True, slots=True)
-class Exposed(SeatCard):
+class Exposed(CardOfSeat):
     """Seat ``seat``'s hole card ``card`` lies face up. On third street before the betting
     (``replaces_up``) it counts as the up card (``turned``: the seat's up card still to
     come is dealt down instead); else it stays face up and plays as a hole card. Its data:
@@ -464,7 +464,7 @@ class Exposed(SeatCard):
 
 
 @dataclass(frozen=True, slots=True)
-class DealtDown(SeatCard):
+class DealtDown(CardOfSeat):
     """Seat ``seat``'s up card ``card`` was dealt face down: turned up where it lies."""
 
     kind = Told.DEALT_DOWN
