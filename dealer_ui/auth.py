@@ -23,18 +23,28 @@ out by trying their id from elsewhere (docs/security.md):
   once (the app raises an alert at the table), until the id's failures are all older than
   the window.
 - The PIN checks (Argon2: 64 MiB and about half a second of a core each; its lanes in
-  threads of their own) run in two threads of their own at the lowest CPU priority (nice
-  19, which the lanes' threads inherit), never on the event loop, so that the table's loop
-  is always ahead of them for the CPU: one checks, in turn, the attempts of addresses with
-  no failure within the window and no other attempt being checked (the real dealer's,
-  typically), the other every other attempt, so that the dealer never waits behind a flood
-  of guesses from addresses that have failed already.
+  threads of their own) run one at a time, in one thread of their own at the lowest CPU
+  priority (nice 19) and on one CPU of the process's (when it has two or more), which the
+  lanes' threads inherit: never on the event loop, never more than one core's worth, so that
+  a burst of checks always leaves the table's loop a core. The attempts waiting for the
+  checker are ordered, each kind in turn: first those of known addresses (a right PIN from
+  there within ``session_seconds``: the kiosk's, typically), then those of fresh ones (no
+  failure within the window and no other attempt waiting or being checked: a dealer at a
+  new terminal), then every other attempt; so that the dealer never waits behind a flood
+  of guesses from addresses that have failed already, nor, at a known terminal, behind a
+  flood of first guesses from many addresses. At most ``max_waiting`` attempts wait: one that
+  would come after them all is refused unchecked (HTTP 503, "busy"), one that comes before
+  the last of them takes its place (that one is refused so); and one that has waited
+  ``check_wait`` seconds without its check begun is refused so too. A refused attempt is
+  not a failure (its PIN was not checked) and is not journaled.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import heapq
+import itertools
 import logging
 import os
 import secrets
@@ -78,7 +88,8 @@ def verify_pin(pin_hash: str, pin: str) -> bool:
 
 
 class AuthError(LuckTableError):
-    """A credential refused: ``status`` 401 (wrong or expired) or 429 (too many attempts);
+    """A credential refused: ``status`` 401 (wrong or expired), 429 (too many attempts) or
+    503 (too many attempts waiting for their check: the PIN not checked);
     ``journal``: a failed attempt to journal (every wrong PIN, the first refusal of a
     lockout; never an expired or unknown session)."""
 
@@ -112,6 +123,9 @@ class Attack:
     clients: tuple[str, ...]
 
 
+#: An attempt waiting for the PIN checker: (rank, turn, its turn given, address).
+_Waiting = tuple[int, int, "asyncio.Future[None]", str]
+
 #: Told of an id under attack (once per attack).
 OnAttack = Callable[[Attack], Awaitable[None]]
 
@@ -129,6 +143,8 @@ class Auth:
     clock: Callable[[], float] = time.monotonic
     position: Callable[[], int] = lambda: 0  # the table's journal position now
     on_attack: OnAttack | None = None
+    max_waiting: int = 8
+    check_wait: float = 20.0
     verify: Callable[[str, str], bool] = verify_pin  # (pin_hash, pin): the PIN check
     _sessions: dict[str, Session] = field(default_factory=dict)
     # failed attempts (time, address) by key: "client:ADDRESS" or "id:ROLE:ID"
@@ -136,7 +152,12 @@ class Auth:
     _reserved: Counter[str] = field(default_factory=Counter)  # attempts being checked
     _reported: set[str] = field(default_factory=set)  # locked addresses whose lockout is journaled
     _attacked: set[str] = field(default_factory=set)  # ids whose attack is told
-    _queues: dict[bool, ThreadPoolExecutor] = field(default_factory=dict)  # by fresh or not
+    _known: dict[str, float] = field(default_factory=dict)  # address: when a PIN was right
+    _checker: ThreadPoolExecutor | None = None  # the one thread that checks PINs
+    _checking: bool = False  # a check is under way (or its turn given)
+    # the attempts waiting for the checker: (rank, turn, its turn given, address)
+    _waiting: list[_Waiting] = field(default_factory=list)
+    _turns: itertools.count[int] = field(default_factory=itertools.count)
 
     async def sign_in(self, role: str, who: str, pin: str, client: str) -> Session:
         """A new session for ``who`` (a dealer for ``dealer``, a supervisor for
@@ -193,7 +214,7 @@ class Auth:
             reason = f"too many failed attempts from {client}: wait {self.window_seconds:g} s"
             raise AuthError(429, reason, journal=first)
         self._reported.discard(address)
-        fresh = not self._count(address, now) and not self._reserved[address]
+        rank = self._rank(client, address, now)
         self._reserved[address] += 1  # counted before the check: a burst checks at most max
         try:
             if self._count(person, now) < self.max_failures:
@@ -201,13 +222,17 @@ class Auth:
             else:
                 log.warning("%s %r is under attack: the attempt from %s waits", role, who, client)
                 await asyncio.sleep(self.attack_delay)
-            ok = await self._verify(credentials, who, pin, fresh)
+            ok = await self._verify(credentials, who, pin, rank, client)
         finally:
             self._reserved[address] -= 1
             if not self._reserved[address]:
                 del self._reserved[address]
         if ok:
             log.info("right %s PIN for %r from %s", role, who, client)
+            now = self.clock()
+            for stale in [a for a, t in self._known.items() if now - t >= self.session_seconds]:
+                del self._known[stale]
+            self._known[client] = now
             return
         now = self.clock()
         for key in (address, person):
@@ -218,23 +243,78 @@ class Auth:
             await self._tell_attack(role, who, person)
         raise AuthError(401, f"wrong {role} id or PIN", journal=True)
 
+    def _rank(self, client: str, address: str, now: float) -> int:
+        """Where an attempt from ``client`` waits: 0 known, 1 fresh, 2 any other."""
+        known = self._known.get(client)
+        if known is not None and now - known < self.session_seconds:
+            return 0
+        self._known.pop(client, None)
+        return 2 if self._count(address, now) or self._reserved[address] else 1
+
     async def _verify(
-        self, credentials: Sequence[Credential], who: str, pin: str, fresh: bool
+        self, credentials: Sequence[Credential], who: str, pin: str, rank: int, client: str
     ) -> bool:
-        """Whether ``pin`` is ``who``'s, checked in the thread for ``fresh`` addresses'
-        attempts or in the one for the others."""
-        queue = self._queues.get(fresh)
-        if queue is None:
-            queue = ThreadPoolExecutor(1, "pin-check", initializer=_lowest_priority)
-            self._queues[fresh] = queue
+        """Whether ``pin`` is ``who``'s, checked in the checker's thread when its turn comes
+        (``rank``: :meth:`_rank`)."""
         match = next((c for c in credentials if c.id == who), None)
         # an unknown id costs the same hash as a known one: the time tells nothing
         checked = match or (credentials[0] if credentials else None)
         if checked is None:
             return False
-        loop = asyncio.get_running_loop()
-        verified = await loop.run_in_executor(queue, self.verify, checked.pin_hash, pin)
+        await self._turn(rank, client)
+        try:
+            if self._checker is None:
+                self._checker = ThreadPoolExecutor(1, "pin-check", initializer=_one_core_last)
+            loop = asyncio.get_running_loop()
+            verified = await loop.run_in_executor(self._checker, self.verify, checked.pin_hash, pin)
+        finally:
+            self._next()
         return verified and match is not None
+
+    async def _turn(self, rank: int, client: str) -> None:
+        """Wait for the checker (AuthError 503 if too many wait or the wait is too long)."""
+        if not self._checking:
+            self._checking = True
+            return
+        busy = f"too many PINs waiting to be checked: try again in {self.check_wait:g} s"
+        entry = (rank, next(self._turns), asyncio.get_running_loop().create_future(), client)
+        if len(self._waiting) >= self.max_waiting:
+            last = max(self._waiting)
+            if entry > last:
+                log.warning("sign-in from %s refused: %s", client, busy)
+                raise AuthError(503, busy)
+            self._leave(last)
+            log.warning("sign-in from %s refused: %s", last[3], busy)
+            last[2].set_exception(AuthError(503, busy))
+        heapq.heappush(self._waiting, entry)
+        turn = entry[2]
+        try:
+            await asyncio.wait_for(asyncio.shield(turn), self.check_wait)
+        except TimeoutError:
+            if turn.done() and turn.exception() is None:  # its turn came as the time ran out
+                return
+            self._leave(entry)
+            log.warning("sign-in from %s refused: its PIN waited %g s", client, self.check_wait)
+            raise AuthError(503, busy) from None
+        except BaseException:  # cancelled (the client left): its turn goes to the next
+            if turn.done() and turn.exception() is None:
+                self._next()
+            else:
+                self._leave(entry)
+            raise
+
+    def _leave(self, entry: _Waiting) -> None:
+        """An attempt leaves the waiting ones (if it is still among them)."""
+        if entry in self._waiting:
+            self._waiting.remove(entry)
+            heapq.heapify(self._waiting)
+
+    def _next(self) -> None:
+        """Give the checker to the first attempt waiting, if any."""
+        if self._waiting:
+            heapq.heappop(self._waiting)[2].set_result(None)
+        else:
+            self._checking = False
 
     async def _tell_attack(self, role: str, who: str, person: str) -> None:
         failures = self._failures[person]
@@ -271,8 +351,14 @@ class Auth:
         return session
 
 
-def _lowest_priority() -> None:
-    """Give this thread (a PIN check's) the lowest CPU priority: on Linux the nice value
-    is each thread's own, and the threads it starts inherit it."""
+def _one_core_last() -> None:
+    """Give this thread (the PIN checker's) the lowest CPU priority and, when the process
+    may run on two CPUs or more, one of them only: on Linux both are each thread's own, and
+    the threads it starts (Argon2's lanes) inherit them."""
+    tid = threading.get_native_id()
     with contextlib.suppress(OSError, AttributeError):
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+        os.setpriority(os.PRIO_PROCESS, tid, 19)
+    with contextlib.suppress(OSError, AttributeError):
+        cpus = os.sched_getaffinity(0)
+        if len(cpus) > 1:
+            os.sched_setaffinity(tid, {max(cpus)})

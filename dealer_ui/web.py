@@ -136,8 +136,10 @@ def client_of(request: HTTPConnection) -> str:
 
 
 def refusal(error: AuthError) -> ApiError:
-    """The answer to a refused id or PIN: 401, or 429 while locked out."""
-    code = "rate_limited" if error.status == 429 else "unauthorized"
+    """The answer to a refused id or PIN: 401, 429 while locked out, or 503 while too many
+    PINs wait to be checked."""
+    codes = {429: "rate_limited", 503: "unavailable"}
+    code = codes.get(error.status, "unauthorized")
     return ApiError(error.status, code, error.reason)
 
 

@@ -47,12 +47,13 @@ def run(scenario: Callable[[Any], Awaitable[None]]) -> None:
 
 def counted(who: str, pin: str) -> tuple[Credential, dict[str, int], Verify]:
     """A credential, and a PIN check that counts its checks and how many ran at once."""
-    tally = {"checks": 0, "now": 0, "most": 0, "nice": 0, "on_loop": 0}
+    tally = {"checks": 0, "now": 0, "most": 0, "nice": 0, "on_loop": 0, "cpus": 0}
     guard = threading.Lock()
 
     def verify(pin_hash: str, pin: str) -> bool:
         with guard:
             tally["nice"] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+            tally["cpus"] = len(os.sched_getaffinity(0))  # this thread's CPUs
             tally["on_loop"] += threading.current_thread() is threading.main_thread()
             tally["checks"] += 1
             tally["now"] += 1
@@ -83,8 +84,9 @@ def test_a_burst_of_guesses_checks_at_most_the_allowed_number_off_the_event_loop
 
     statuses = asyncio.run(burst())  # the event loop runs in this (the main) thread
     assert tally["checks"] == 5  # counted before checked: the burst checks the allowed number
-    assert tally["most"] <= 2  # the hash checks: one per queue at a time
+    assert tally["most"] == 1  # the hash checks: one at a time
     assert tally["nice"] == 19  # at the lowest CPU priority: the table's loop goes first
+    assert tally["cpus"] == 1  # on one CPU (Argon2's lanes too): the loop keeps the other
     assert statuses.count(401) == 5 and statuses.count(429) == 35
     assert 200 not in statuses  # the right PIN came after the five: refused unchecked
     assert tally["on_loop"] == 0  # every check in a thread of its own, off the event loop
@@ -121,7 +123,7 @@ def slow_verify(pin_hash: str, pin: str) -> bool:
 
 def test_the_dealer_is_not_queued_behind_a_flood_of_guesses_from_many_addresses() -> None:
     dealer = Credential("D200", "")
-    auth = Auth([dealer], [dealer], attack_delay=0.0, verify=slow_verify)
+    auth = Auth([dealer], [dealer], attack_delay=0.0, max_waiting=30, verify=slow_verify)
 
     async def guess(address: str) -> None:
         with pytest.raises(AuthError):
@@ -142,6 +144,80 @@ def test_the_dealer_is_not_queued_behind_a_flood_of_guesses_from_many_addresses(
     signed_in, flooded = asyncio.run(scenario())
     assert flooded >= 5  # 30 checks of 0.2 s, one after the other
     assert signed_in < 3, f"the dealer waited {signed_in:.1f} s behind the flood"
+
+
+async def attempt(auth: Auth, pin: str, client: str) -> tuple[int, float]:
+    """One dealer sign-in: the status answered and how long the answer took."""
+    started = time.monotonic()
+    try:
+        await auth.sign_in("dealer", "D200", pin, client)
+    except AuthError as error:
+        return error.status, time.monotonic() - started
+    return 200, time.monotonic() - started
+
+
+def test_the_dealer_at_the_kiosk_signs_in_within_a_bound_while_many_addresses_guess() -> None:
+    dealer, tally, verify = counted("D200", "5678")
+    checks: list[float] = []
+
+    def timed(pin_hash: str, pin: str) -> bool:
+        started = time.monotonic()
+        try:
+            return verify(pin_hash, pin)
+        finally:
+            checks.append(time.monotonic() - started)
+
+    auth = Auth([dealer], [dealer], attack_delay=0.5, verify=timed)
+
+    async def scenario() -> tuple[list[tuple[int, float]], tuple[int, float]]:
+        # the kiosk signs in at the shift's start
+        assert (await attempt(auth, "5678", "10.0.9.9"))[0] == 200
+        guesses = [
+            attempt(auth, f"{n:04d}", f"10.0.{n % 40}.1")  # 40 addresses, 3 wrong PINs each
+            for n in range(120)
+        ]
+        flood = asyncio.gather(*guesses[:60])
+        await asyncio.sleep(0)  # the first 60 are in: the checker busy, the waiting ones full
+        assert len(auth._waiting) == auth.max_waiting
+        right = asyncio.gather(attempt(auth, "5678", "10.0.9.9"), *guesses[60:])
+        answers = await flood + await right
+        return answers, answers[60]
+
+    answers, (status, took) = asyncio.run(asyncio.wait_for(scenario(), DEADLINE))
+    assert status == 200
+    # the bound: the id's slowdown, the check under way, its own; nothing else goes first
+    assert auth.under_attack("dealer", "D200")
+    bound = auth.attack_delay + 2 * max(checks) + 1.0
+    assert took < bound, f"the dealer waited {took:.1f} s (bound {bound:.1f} s)"
+    guessed = [answer for n, answer in enumerate(answers) if n != 60]
+    assert {status for status, _ in guessed} <= {401, 503}  # no right guess, none let in
+    assert tally["most"] == 1  # one check at a time, however many wait
+    assert tally["checks"] == 1 + len([s for s, _ in answers if s != 503])  # 503: unchecked
+
+
+def slow_wrong(pin_hash: str, pin: str) -> bool:
+    time.sleep(0.4)
+    return False
+
+
+def test_pins_beyond_the_waiting_bound_or_its_deadline_are_refused_unchecked() -> None:
+    dealer = Credential("D200", "")
+    auth = Auth([dealer], [dealer], max_waiting=2, check_wait=0.5, verify=slow_wrong)
+
+    async def scenario() -> list[tuple[int, float]]:
+        answers = await asyncio.gather(*(attempt(auth, "0000", f"10.0.0.{n}") for n in range(6)))
+        assert not auth._waiting and not auth._checking  # nothing left waiting
+        return list(answers)
+
+    answers = asyncio.run(asyncio.wait_for(scenario(), DEADLINE))
+    statuses = [status for status, _ in answers]
+    # the first checked at once, the second when it is done (0.4 s), the third waited 0.5 s
+    # and was refused; the other three found two waiting and were refused at once
+    assert statuses == [401, 401, 503, 503, 503, 503]
+    assert all(took < 0.3 for _, took in answers[3:])
+    assert 0.45 < answers[2][1] < 0.8
+    # a refusal is no failure: those addresses are not counted towards their lockout
+    assert [auth._count(f"client:10.0.0.{n}", auth.clock()) for n in range(6)] == [1, 1, 0, 0, 0, 0]
 
 
 def test_wrong_pins_from_one_address_do_not_lock_the_dealer_out_at_another(
