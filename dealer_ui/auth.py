@@ -26,7 +26,7 @@ out by trying their id from elsewhere (docs/security.md):
   threads of their own) run one at a time, in one thread of their own at the lowest CPU
   priority (nice 19) and on one CPU of the process's (when it has two or more), which the
   lanes' threads inherit: never on the event loop, never more than one core's worth, so that
-  a burst of checks always leaves the table's loop a core. The attempts waiting for the
+  a burst of checks leaves the other core to the table's loop. The attempts waiting for the
   checker are ordered, each kind in turn: first those of known addresses (a right PIN from
   there within ``session_seconds``: the kiosk's, typically), then those of fresh ones (no
   failure within the window and no other attempt waiting or being checked: a dealer at a
