@@ -214,8 +214,8 @@ def test_pins_beyond_the_waiting_bound_or_its_deadline_are_refused_unchecked() -
     # the first checked at once, the second when it is done (0.4 s), the third waited 0.5 s
     # and was refused; the other three found two waiting and were refused at once
     assert statuses == [401, 401, 503, 503, 503, 503]
-    assert all(took < 0.3 for _, took in answers[3:])
-    assert 0.45 < answers[2][1] < 0.8
+    assert all(took < 0.45 for _, took in answers[3:])  # before any wait could end
+    assert 0.45 < answers[2][1] < 2.0  # at its deadline
     # a refusal is no failure: those addresses are not counted towards their lockout
     assert [auth._count(f"client:10.0.0.{n}", auth.clock()) for n in range(6)] == [1, 1, 0, 0, 0, 0]
 
