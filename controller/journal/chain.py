@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from controller.journal.store import Entry
@@ -24,25 +25,40 @@ if TYPE_CHECKING:
 #: The chain before the first chained entry.
 ORIGIN = bytes(32)
 
+_COMPACT = (",", ":")
 
-def link(previous: bytes | None, entry: Entry) -> bytes:
+
+def stored(fields: Any) -> str:
+    """An entry's fields as the journal stores them, and as its chain hashes them: compact
+    JSON, keys sorted."""
+    return json.dumps(fields, separators=_COMPACT, sort_keys=True)
+
+
+def link(previous: bytes | None, entry: Entry, fields: str | None = None) -> bytes:
     """The chain at ``entry`` after ``previous`` (the chain at the entry before; None: the
-    entry before has none)."""
+    entry before has none); ``fields``: the entry's fields as stored (``stored(entry.fields)``),
+    when the caller has them already."""
     device = entry.device
-    canonical = json.dumps(
-        [
-            entry.position,
-            entry.recorded_at,
-            entry.source,
-            entry.type,
-            entry.fields,
+    return linked(
+        previous,
+        (entry.position, entry.recorded_at, entry.source, entry.type),
+        stored(entry.fields) if fields is None else fields,
+        (
             None if device is None else device.kind,
             None if device is None else device.serial,
             None if device is None else device.boot_id,
             entry.seq,
             entry.event_number,
-        ],
-        separators=(",", ":"),
-        sort_keys=True,
+        ),
     )
+
+
+def linked(previous: bytes | None, head: Sequence[Any], fields: str, tail: Sequence[Any]) -> bytes:
+    """The chain after ``previous`` at the entry of ``head`` (position, time, source, type),
+    ``fields`` (as stored) and ``tail`` (device kind, serial, boot id, sequence number, event
+    number): its canonical form is the JSON list of the ten, compact, keys sorted; the
+    fields, stored so already, go in as they are (not parsed and written again)."""
+    before = json.dumps(list(head), separators=_COMPACT)
+    after = json.dumps(list(tail), separators=_COMPACT)
+    canonical = f"{before[:-1]},{fields},{after[1:]}"
     return hashlib.sha256((previous or ORIGIN) + canonical.encode()).digest()

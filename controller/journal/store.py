@@ -35,13 +35,13 @@ import stat
 import time
 import uuid
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
 from controller.journal.base import JournalError, JournalLocked, probe
-from controller.journal.chain import link
+from controller.journal.chain import link, linked, stored
 from controller.journal.lock import LockHeld, WriterLock, holder
 from controller.journal.segments import Segment, Segments, install, sealed
 from drivers.protocol import SEQ_MODULUS, seq_distance
@@ -388,7 +388,7 @@ class Journal:
             number = self._event_number(device, item)
             if number is None:
                 return None
-        fields = json.dumps(item.fields, separators=(",", ":"), sort_keys=True)
+        fields = stored(item.fields)
         last, previous = self._tip
         entry = Entry(
             last + 1,
@@ -400,7 +400,7 @@ class Journal:
             item.seq,
             number,
         )
-        chain = link(previous, entry)
+        chain = link(previous, entry, fields)
         self._db.execute(
             "INSERT INTO inputs (position, recorded_at, source, type, fields, device_kind, "
             "serial, boot_id, seq, event_number, chain) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -487,16 +487,16 @@ def chain_of(connection: sqlite3.Connection, before: bytes | None, where: str) -
     chain is not the one its content and the chain before it make."""
     previous = before
     for row in connection.execute(f"SELECT {_COLUMNS}, chain FROM inputs ORDER BY position"):
-        entry = _entry(row)
-        if entry.chain is None:  # written before the chain existed
+        chain = row[10]
+        if chain is None:  # written before the chain existed
             previous = None
             continue
-        if link(previous, entry) != entry.chain:
+        if linked(previous, row[:4], row[4], row[5:10]) != chain:  # the fields as stored
             raise JournalError(
-                f"{where}: the input at position {entry.position} does not fit the journal's "
+                f"{where}: the input at position {row[0]} does not fit the journal's "
                 "hash chain (changed after it was written)"
             )
-        previous = entry.chain
+        previous = bytes(chain)
     return previous
 
 
@@ -510,8 +510,9 @@ def _entry(row: tuple[Any, ...]) -> Entry:
         :10
     ]
     device = None if serial is None else Device(device_kind, serial, boot_id)
-    entry = Entry(position, recorded_at, source, kind, json.loads(fields), device, seq, number)
-    return entry if len(row) == 10 or row[10] is None else replace(entry, chain=bytes(row[10]))
+    chain = None if len(row) == 10 or row[10] is None else bytes(row[10])
+    fields = json.loads(fields)
+    return Entry(position, recorded_at, source, kind, fields, device, seq, number, chain)
 
 
 def check_no_writer(path: str | Path) -> None:
