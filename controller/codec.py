@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import types
 from collections.abc import Callable, Mapping
-from dataclasses import MISSING, fields, is_dataclass
+from dataclasses import MISSING, Field, fields, is_dataclass
 from enum import Enum, StrEnum
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
@@ -64,15 +64,15 @@ class Codec:
         """A dataclass's compared fields, encoded, but those named in ``leave``."""
         return {
             spec.name: self.encode(getattr(value, spec.name))
-            for spec in fields(value)
-            if spec.compare and spec.name not in leave
+            for spec in _compared(type(value))
+            if spec.name not in leave
         }
 
     def build(self, cls: type[Any], data: object, where: str) -> Any:
         """An instance of the dataclass ``cls`` from a JSON object."""
         if not isinstance(data, Mapping):
             raise CodecError(where, f"{data!r} is not an object")
-        specs = {spec.name: spec for spec in fields(cls) if spec.compare}
+        specs = {spec.name: spec for spec in _compared(cls)}
         unknown = sorted(set(data) - set(specs))
         if unknown:
             raise CodecError(where, f"unknown field {unknown[0]!r}")
@@ -125,6 +125,14 @@ class Codec:
 
 
 _HINTS: dict[type[Any], dict[str, Any]] = {}
+_COMPARED: dict[type[Any], tuple[Field[Any], ...]] = {}
+
+
+def _compared(cls: type[Any]) -> tuple[Field[Any], ...]:
+    """The compared fields of the dataclass ``cls`` (its JSON form's), listed once."""
+    if cls not in _COMPARED:
+        _COMPARED[cls] = tuple(spec for spec in fields(cls) if spec.compare)
+    return _COMPARED[cls]
 
 
 def _hints(cls: type[Any]) -> dict[str, Any]:

@@ -13,7 +13,6 @@ journals ``at / 1000`` as ``recorded_at`` and reads it back with :func:`at_of`.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from typing import Any, Protocol
 
 from controller.journal import Device as JournalDevice
@@ -58,7 +57,9 @@ def _lost(fields: Mapping[str, Any]) -> int:
     return sum(int(lost["count"]) for lost in fields["lost"])
 
 
-def _link_up(at: int, device: ti.Device, fields: Mapping[str, Any]) -> tuple[TableInput, ...]:
+def _link_up(
+    at: int, seq: int | None, device: ti.Device, fields: Mapping[str, Any]
+) -> tuple[TableInput, ...]:
     """A restarted device lost every event it had not had acknowledged, including any the
     host never heard of: the link's count is then only what it knows, and none known means
     not known (None), never zero."""
@@ -77,37 +78,41 @@ def _link_up(at: int, device: ti.Device, fields: Mapping[str, Any]) -> tuple[Tab
     return (up,)
 
 
-def _deck_loaded(at: int, device: ti.Device, fields: Mapping[str, Any]) -> tuple[TableInput]:
+def _deck_loaded(
+    at: int, seq: int | None, device: ti.Device, fields: Mapping[str, Any]
+) -> tuple[TableInput]:
     """A deck the shoe registered card by card names its deck (the registration it closes);
     one from a shoe without registration (protocol version 1, a journal written before it)
     names none, and the table counts its cards only."""
     deck = fields["deck_id"] if fields.get("registered", False) else None
-    return (ti.DeckLoaded(at=at, count=fields["cards_loaded"], deck=deck),)
+    return (ti.DeckLoaded(at=at, count=fields["cards_loaded"], deck=deck, seq=seq),)
 
 
-_Mapper = Callable[[int, ti.Device, Mapping[str, Any]], tuple[TableInput, ...]]
+_Mapper = Callable[[int, int | None, ti.Device, Mapping[str, Any]], tuple[TableInput, ...]]
 
 _EVENTS: dict[str, _Mapper] = {
     "LinkUp": _link_up,
-    "LinkDown": lambda at, device, f: (ti.LinkDown(at=at, device=device, reason=f["detail"]),),
-    "CardRead": lambda at, device, f: (ti.CardFromShoe(at=at, code=f["card"], uid=f["uid"]),),
-    "CardUnreadable": lambda at, device, f: (
-        ti.CardUnreadable(at=at, disposition=ti.Disposition(f["disposition"])),
+    "LinkDown": lambda at, seq, device, f: (ti.LinkDown(at=at, device=device, reason=f["detail"]),),
+    "CardRead": lambda at, seq, device, f: (
+        ti.CardFromShoe(at=at, seq=seq, code=f["card"], uid=f["uid"]),
     ),
-    "DeckCard": lambda at, device, f: (
-        ti.DeckCard(at=at, deck=f["deck_id"], code=f["card"], uid=f["uid"]),
+    "CardUnreadable": lambda at, seq, device, f: (
+        ti.CardUnreadable(at=at, seq=seq, disposition=ti.Disposition(f["disposition"])),
+    ),
+    "DeckCard": lambda at, seq, device, f: (
+        ti.DeckCard(at=at, seq=seq, deck=f["deck_id"], code=f["card"], uid=f["uid"]),
     ),
     "DeckLoaded": _deck_loaded,
-    "DeviceFault": lambda at, device, f: (
-        ti.DeviceFault(at=at, device=device, fault=ti.Fault(f["code"])),
+    "DeviceFault": lambda at, seq, device, f: (
+        ti.DeviceFault(at=at, seq=seq, device=device, fault=ti.Fault(f["code"])),
     ),
-    "DeviceFaultCleared": lambda at, device, f: (
-        ti.DeviceFaultCleared(at=at, device=device, fault=ti.Fault(f["code"])),
+    "DeviceFaultCleared": lambda at, seq, device, f: (
+        ti.DeviceFaultCleared(at=at, seq=seq, device=device, fault=ti.Fault(f["code"])),
     ),
-    "SeatOccupied": lambda at, device, f: (ti.SeatOccupied(at=at, seat=f["seat"]),),
-    "SeatVacated": lambda at, device, f: (ti.SeatVacated(at=at, seat=f["seat"]),),
-    "CardAtSeat": lambda at, device, f: (  # no uid in a journal written before seats read one
-        ti.CardAtSeat(at=at, seat=f["seat"], code=f["card"], uid=f.get("uid", "")),
+    "SeatOccupied": lambda at, seq, device, f: (ti.SeatOccupied(at=at, seq=seq, seat=f["seat"]),),
+    "SeatVacated": lambda at, seq, device, f: (ti.SeatVacated(at=at, seq=seq, seat=f["seat"]),),
+    "CardAtSeat": lambda at, seq, device, f: (  # no uid in a journal written before seats read one
+        ti.CardAtSeat(at=at, seq=seq, seat=f["seat"], code=f["card"], uid=f.get("uid", "")),
     ),
 }
 
@@ -129,9 +134,6 @@ def table_inputs(record: Record, where: str = "a record") -> tuple[TableInput, .
         raise JournalError(f"{where}: {record.source} {record.type} is not a table input")
     try:
         device = ti.Device(record.device.kind)
-        items = mapper(at_of(record.recorded_at), device, record.fields)
+        return mapper(at_of(record.recorded_at), record.seq, device, record.fields)
     except (KeyError, ValueError, TypeError) as error:
         raise JournalError(f"{where}: {record.type} {record.fields}: {error!r}") from None
-    if record.seq is None:
-        return items
-    return tuple(replace(item, seq=record.seq) for item in items)  # type: ignore[call-arg]  # a device record holds device inputs: each has a seq

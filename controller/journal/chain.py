@@ -25,13 +25,14 @@ if TYPE_CHECKING:
 #: The chain before the first chained entry.
 ORIGIN = bytes(32)
 
-_COMPACT = (",", ":")
+#: The canonical form's JSON (made once: ``json.dumps`` with options makes an encoder a call).
+_CANONICAL = json.JSONEncoder(separators=(",", ":"), sort_keys=True)
 
 
 def stored(fields: Any) -> str:
     """An entry's fields as the journal stores them, and as its chain hashes them: compact
     JSON, keys sorted."""
-    return json.dumps(fields, separators=_COMPACT, sort_keys=True)
+    return _CANONICAL.encode(fields)
 
 
 def link(previous: bytes | None, entry: Entry, fields: str | None = None) -> bytes:
@@ -58,7 +59,6 @@ def linked(previous: bytes | None, head: Sequence[Any], fields: str, tail: Seque
     ``fields`` (as stored) and ``tail`` (device kind, serial, boot id, sequence number, event
     number): its canonical form is the JSON list of the ten, compact, keys sorted; the
     fields, stored so already, go in as they are (not parsed and written again)."""
-    before = json.dumps(list(head), separators=_COMPACT)
-    after = json.dumps(list(tail), separators=_COMPACT)
+    before, after = _CANONICAL.encode(list(head)), _CANONICAL.encode(list(tail))
     canonical = f"{before[:-1]},{fields},{after[1:]}"
     return hashlib.sha256((previous or ORIGIN) + canonical.encode()).digest()
