@@ -1,0 +1,140 @@
+"""The pace of ``luck-table sim --core-only --journal``'s writer (``controller.sim.core_journal``):
+hands a second and CPU time a hand (``time.process_time``, less moved by the machine's load
+than the wall clock), against the same hands on the table core without a journal, and with
+``--against REV`` against the writer of another revision of this repository (its tree taken
+with ``git archive``), all in the same run: each round runs each in a process of its own, in
+turns, so that the machine's load falls on all alike. The best round of each and the median
+are printed.
+
+The same seed deals the same hands on each (their fingerprints are checked equal), and with
+``--against`` the two journals are checked to hold the same entries (their hash chains
+included), snapshots and index of hands.
+
+    .venv/bin/python bench/core_journal.py [--hands 1000] [--rounds 3] [--against main]
+        [--seed 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from contextlib import closing
+from io import BytesIO
+from pathlib import Path
+from typing import Any
+
+from controller.journal import Journal
+from controller.journal.rotation import Rotation
+from controller.sim.core_journal import CoreJournal
+from controller.sim.dealer import Dealer, Tally
+from controller.sim.floor import CoreFloor
+from controller.table import TableSettings
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def deal(hands: int, seed: int, journal: Path | None) -> dict[str, Any]:
+    """``hands`` hands on the core (journaled at ``journal``, rotating as the service's
+    does); the seconds and CPU seconds they took and their fingerprint."""
+    writer = None if journal is None else CoreJournal(journal, Rotation())
+    tally = Tally()
+    floor = CoreFloor(TableSettings(), tally.observe, start=1_700_000_000_000, journal=writer)
+    wall, cpu = time.perf_counter(), time.process_time()
+    try:
+        asyncio.run(Dealer(floor, tally, seats=6, hands=hands, seed=seed).run())
+    finally:
+        if writer is not None:
+            writer.close()
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    return {"hands": tally.hands, "wall": wall, "cpu": cpu, "digest": tally.hand_digest}
+
+
+def in_process(tree: Path, args: argparse.Namespace, journal: Path | None) -> dict[str, Any]:
+    """:func:`deal` in a new process, with the ``controller`` of ``tree``."""
+    command = [sys.executable, str(Path(__file__).resolve()), "--child"]
+    command += ["--hands", str(args.hands), "--seed", str(args.seed)]
+    if journal is not None:
+        command += ["--journal", str(journal)]
+    environment = {**os.environ, "PYTHONPATH": str(tree)}
+    done = subprocess.run(command, env=environment, capture_output=True, text=True, check=True)
+    return dict(json.loads(done.stdout))
+
+
+def tree_of(revision: str, folder: Path) -> Path:
+    """The repository's files at ``revision``, in ``folder``."""
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", revision], capture_output=True, check=True
+    ).stdout
+    with tarfile.open(fileobj=BytesIO(archive)) as tar:
+        tar.extractall(folder, filter="data")
+    return folder
+
+
+def contents(path: Path) -> tuple[list[Any], list[Any], list[Any]]:
+    """What two journals of the same hands must hold alike: every entry (through the
+    segments), the snapshots and the index of hands of the journal's file."""
+    with Journal.open_read_only(path) as journal:
+        entries = list(journal.entries())
+    with closing(sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)) as db:
+        snapshots = db.execute("SELECT * FROM table_snapshots ORDER BY position").fetchall()
+        index = db.execute("SELECT * FROM hand_index ORDER BY hand_number").fetchall()
+    return entries, snapshots, index
+
+
+def run(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        trees = {"this tree": ROOT}
+        if args.against:
+            trees[args.against] = tree_of(args.against, Path(folder) / "against")
+        runs: dict[str, list[dict[str, Any]]] = {"core, no journal": []}
+        runs.update({f"writer ({name})": [] for name in trees})
+        for number in range(args.rounds):
+            runs["core, no journal"].append(in_process(ROOT, args, None))
+            for tag, (name, tree) in enumerate(trees.items()):
+                journal = Path(folder) / f"journal-{tag}-{number}.sqlite3"
+                runs[f"writer ({name})"].append(in_process(tree, args, journal))
+        digests = {done["digest"] for each in runs.values() for done in each}
+        assert len(digests) == 1, "the runs dealt different hands"
+        if args.against:  # the first round's journals
+            mine, theirs = (contents(Path(folder) / f"journal-{tag}-0.sqlite3") for tag in (0, 1))
+            assert mine == theirs, f"the journals of this tree and {args.against} differ"
+    hands = runs["core, no journal"][0]["hands"]
+    print(f"{hands} hands, 6 seats, seed {args.seed}, {args.rounds} rounds (best, median):")
+    best: dict[str, float] = {}
+    for name, each in runs.items():
+        cpu = [done["cpu"] / hands for done in each]
+        wall = [hands / done["wall"] for done in each]
+        best[name] = min(cpu)
+        print(
+            f"  {name:<24} {1000 * min(cpu):6.2f} {1000 * statistics.median(cpu):6.2f} ms CPU "
+            f"a hand ({1 / min(cpu):6.1f} hands/s of CPU)  {max(wall):6.1f} "
+            f"{statistics.median(wall):6.1f} hands/s"
+        )
+    if args.against:
+        print(f"  same journal as {args.against}'s: entries, chain, snapshots, index")
+        mine, theirs = best["writer (this tree)"], best[f"writer ({args.against})"]
+        print(f"  CPU a hand, {args.against} over this tree: {theirs / mine:.2f}x")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--against", metavar="REV", help="a revision's writer beside this one")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--journal", type=Path, help=argparse.SUPPRESS)
+    chosen = parser.parse_args()
+    if chosen.child:
+        print(json.dumps(deal(chosen.hands, chosen.seed, chosen.journal)))
+    else:
+        run(chosen)
