@@ -1,7 +1,8 @@
-"""The journal of a ``--core-only`` run, and the index of hands: a run's journal recovers
-to the table the run ended with and replays to its hands; ``luck-table history --hand N``
-and the console's hand lookup read from the snapshot before hand N and print what a replay
-of the whole journal prints, byte for byte, through voids, a restart and an old journal."""
+"""The journal of a ``--core-only`` run, and the index of hands: a run's journal is the
+one the table service writes for the same inputs, byte for byte, and recovers to the table
+the run ended with and replays to its hands; ``luck-table history --hand N`` and the
+console's hand lookup read from the snapshot before hand N and print what a replay of the
+whole journal prints, byte for byte, through voids, a restart and an old journal."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import asyncio
 import json
 import shutil
 import sqlite3
+from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -20,7 +22,10 @@ from controller.history.hands import recorded_hands
 from controller.history.index import recorded_hand
 from controller.history.recovery import recover, steps
 from controller.history.script import history
+from controller.intake import Arrival
 from controller.journal import Journal
+from controller.journal.device_events import event_of
+from controller.journal.rotation import Rotation
 from controller.journal.snapshots import EVERY, Snapshots
 from controller.rules import Effect
 from controller.service.service import TableService
@@ -29,6 +34,7 @@ from controller.sim.dealer import Dealer, FaultRates, Tally
 from controller.sim.floor import CoreFloor
 from controller.sim.human import HumanDealer
 from controller.table import Table, TableSettings
+from controller.table.inputs import Device, input_from_json
 from dealer_ui.archive import hand_record
 from tests.console_kit import Script, live_table
 from tests.service_kit import config, simulator
@@ -81,6 +87,64 @@ def test_a_core_run_journal_recovers_to_its_table_and_replays_to_its_hands(
         snapshots.close()
     assert all(span is not None for span in spans)
     assert [s.first for s in spans if s] == [1] + [s.last + 1 for s in spans[:-1] if s]
+
+
+def as_the_service_writes(core: Path, path: Path, folder: Path) -> None:
+    """The inputs of the journal ``core`` given to a table service journaling at ``path``,
+    as they come to it: a device's events through its intake's path (``_arrived``, the
+    service's own event), people's and the table's own inputs submitted, each at the time
+    the core journaled it (the service's clock)."""
+    with Journal.open_read_only(core) as journal:
+        entries = list(journal.entries())
+    now = [0.0]
+
+    async def serve() -> None:
+        chosen = replace(
+            config(folder, "unused"),
+            shoe=None,
+            seat_board=None,
+            journal=path,
+            settings=TableSettings(),  # the core run's: nothing configured at the start
+            rotation=Rotation(0, 0),
+        )
+        async with TableService(chosen, clock=lambda: now[0]) as service:
+            for entry in entries:
+                now[0] = entry.recorded_at
+                if entry.source == "table":
+                    await service.submit(input_from_json(entry.fields))
+                    continue
+                assert entry.device is not None
+                device = Device(entry.device.kind)
+                arrival = Arrival(event_of(entry), device, entry.device, entry.recorded_at)
+                await service._arrived([arrival])
+
+    asyncio.run(serve())
+
+
+def rows(path: Path) -> dict[str, list[tuple[Any, ...]]]:
+    """What a journal's file holds but its identity (made with each journal), as stored."""
+    tables = {
+        "inputs": "position",
+        "table_snapshots": "position",
+        "hand_index": "hand_number",
+    }
+    with closing(sqlite3.connect(path)) as db:
+        return {
+            table: db.execute(f"SELECT * FROM {table} ORDER BY {order}").fetchall()
+            for table, order in tables.items()
+        }
+
+
+def test_a_core_run_journal_is_the_one_the_service_writes_byte_for_byte(tmp_path: Path) -> None:
+    """Each input in a transaction of its own in the service, a hand's in one in the core:
+    the same entries (their JSON, times, devices, hash chain), snapshots and index."""
+    core, served = tmp_path / "core.sqlite3", tmp_path / "served.sqlite3"
+    _, ended, tally = dealt(core, hands=5, seed=7, faults=FaultRates(0.05, 0.05))
+    assert len(ended) == 5 and sum(tally.injected.values()) > 0
+    as_the_service_writes(core, served, tmp_path)
+    made, written = rows(core), rows(served)
+    assert len(made["inputs"]) > 500 and len(made["hand_index"]) == 5
+    assert made == written
 
 
 def test_the_sim_command_journals_a_core_run_and_refuses_an_existing_file(
