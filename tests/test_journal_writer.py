@@ -3,6 +3,8 @@ identity, and its hash chain, including journals of the earlier release."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import socket
 import sqlite3
@@ -10,13 +12,14 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 
-from controller.journal import Entry, Input, Journal, JournalError, JournalLocked
+from controller.journal import Device, Entry, Input, Journal, JournalError, JournalLocked
 from controller.journal.chain import ORIGIN, link
-from controller.journal.store import check_no_writer
+from controller.journal.store import chain_of, check_no_writer
 from tests.service_kit import simulator, write_config
 
 LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
@@ -89,6 +92,51 @@ def test_a_new_journal_has_an_identity_and_every_entry_its_chain(tmp_path):
     assert entries[0].chain == link(ORIGIN, entries[0])
     with Journal.open(tmp_path / "other.sqlite") as other:
         assert other.identity() != identity
+
+
+def test_the_chain_hashes_each_entry_in_its_canonical_form_and_a_change_breaks_it(tmp_path):
+    """chain(N) = sha256(chain(N - 1) + the compact JSON, keys sorted, of the entry's
+    position, time, source, type, fields, device kind, serial, boot id, seq and event
+    number), made here from that definition alone; a segment's check follows it over the
+    inputs as stored, and finds a field changed (even to the same value written otherwise)."""
+    device = Device("shoe", "SN-é1", 7)
+    inputs = [
+        Input(1.5, "table", "note", {"z": [1, 2.25], "a": {"y": None, "b": 'ü "q"'}}),
+        Input(2.0, "device", "CardRead", {"card": 12, "uid": "ab"}, device, 65535),
+        Input(3.0, "link", "LinkDown", {"detail": "x,y:z", "reason": "lost"}, device),
+    ]
+    path = tmp_path / "table.sqlite"
+    with Journal.open(path) as journal:
+        journal.append(inputs)
+        entries = list(journal.entries())
+    previous, before = ORIGIN, None
+    for entry, item in zip(entries, inputs, strict=True):
+        at = item.device
+        canonical = json.dumps(
+            [
+                entry.position,
+                item.recorded_at,
+                item.source,
+                item.type,
+                item.fields,
+                None if at is None else at.kind,
+                None if at is None else at.serial,
+                None if at is None else at.boot_id,
+                item.seq,
+                entry.event_number,
+            ],
+            separators=(",", ":"),
+            sort_keys=True,
+        )
+        previous = hashlib.sha256(previous + canonical.encode()).digest()
+        assert entry.chain == previous == link(before, entry)
+        before = entry.chain
+    with closing(sqlite3.connect(path)) as db:
+        assert chain_of(db, None, "the journal") == previous
+        db.execute("DROP TRIGGER inputs_no_update")  # the test changes history; no one else
+        db.execute("""UPDATE inputs SET fields = '{"card": 12, "uid": "ab"}' WHERE position = 2""")
+        with pytest.raises(JournalError, match="input at position 2 does not fit"):
+            chain_of(db, None, "the journal")
 
 
 def test_a_journal_of_the_earlier_release_gets_identity_and_chain_from_its_next_entry(
