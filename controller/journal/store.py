@@ -149,6 +149,9 @@ class Journal:
         self.segments = Segments(path)
         #: The last entry's position and chain: the next entry's chain follows from it.
         self._tip: tuple[int, bytes | None] = (0, None)
+        #: The last event this writer journaled of each device boot (serial, boot id):
+        #: its seq and number, the next event's numbering without reading the journal.
+        self._last_events: dict[tuple[str, int], tuple[int, int]] = {}
         if lock is not None:
             row = self._db.execute(
                 "SELECT position, chain FROM inputs ORDER BY position DESC LIMIT 1"
@@ -332,18 +335,18 @@ class Journal:
         the journal (same key, other content) or when SQLite fails.
         """
         self._writable()
-        tip = self._tip
+        tip, last_events = self._tip, dict(self._last_events)
         try:
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 positions = [self._append_one(item) for item in inputs]
             except BaseException:
                 self._db.execute("ROLLBACK")
-                self._tip = tip
+                self._tip, self._last_events = tip, last_events
                 raise
             self._db.execute("COMMIT")
         except sqlite3.Error as error:
-            self._tip = tip
+            self._tip, self._last_events = tip, last_events
             raise JournalError(f"cannot write journal {self.path}: {error}") from None
         return positions
 
@@ -434,21 +437,15 @@ class Journal:
         journaled for its boot is a re-delivery; it must match the entry already held.
         """
         assert item.seq is not None
-        last = self._db.execute(
-            "SELECT seq, event_number FROM inputs WHERE serial = ? AND boot_id = ? "
-            "AND event_number IS NOT NULL ORDER BY event_number DESC LIMIT 1",
-            (device.serial, device.boot_id),
-        ).fetchone()
-        if last is None and self._sealed_since(0):  # the boot's last event, in a segment
-            last = self._db.execute(
-                "SELECT seq, event_number FROM segment_devices WHERE serial = ? AND boot_id = ?",
-                (device.serial, device.boot_id),
-            ).fetchone()
+        boot = (device.serial, device.boot_id)
+        last = self._last_events.get(boot) or self._last_event(boot)
         if last is None:
+            self._last_events[boot] = (item.seq, item.seq)
             return item.seq
         distance = seq_distance(last[0], item.seq)
         number: int = last[1] + distance
         if distance > 0:
+            self._last_events[boot] = (item.seq, number)
             return number
         held = self._held(device, number)
         where = f"{device.kind} {device.serial} boot {device.boot_id} seq {item.seq}"
@@ -463,6 +460,21 @@ class Journal:
                 f"holds {entry.type} {entry.fields} at position {entry.position}"
             )
         return None
+
+    def _last_event(self, boot: tuple[str, int]) -> tuple[int, int] | None:
+        """The seq and number of the last event the journal holds of the device ``boot``
+        (serial, boot id): in its file, or else in its segments."""
+        last = self._db.execute(
+            "SELECT seq, event_number FROM inputs WHERE serial = ? AND boot_id = ? "
+            "AND event_number IS NOT NULL ORDER BY event_number DESC LIMIT 1",
+            boot,
+        ).fetchone()
+        if last is None and self._sealed_since(0):  # the boot's last event, in a segment
+            last = self._db.execute(
+                "SELECT seq, event_number FROM segment_devices WHERE serial = ? AND boot_id = ?",
+                boot,
+            ).fetchone()
+        return None if last is None else (last[0], last[1])
 
     def _held(self, device: Device, number: int) -> tuple[Any, ...] | None:
         """The journal's row of the device boot's event ``number`` (the file first, then
