@@ -3,8 +3,9 @@ hands a second and CPU time a hand (``time.process_time``, less moved by the mac
 than the wall clock), against the same hands on the table core without a journal, and with
 ``--against REV`` against the writer of another revision of this repository (its tree taken
 with ``git archive``), all in the same run: each round runs each in a process of its own, in
-turns, so that the machine's load falls on all alike. The best round of each and the median
-are printed.
+turns, so that the machine's load falls on all alike; each process deals one hand untimed
+first (what is made once a process, as the evaluator's tables, is not a hand's cost). The
+best round of each and the median are printed.
 
 The same seed deals the same hands on each (their fingerprints are checked equal), and with
 ``--against`` the two journals are checked to hold the same entries (their hash chains
@@ -135,6 +136,7 @@ if __name__ == "__main__":
     parser.add_argument("--journal", type=Path, help=argparse.SUPPRESS)
     chosen = parser.parse_args()
     if chosen.child:
+        deal(1, chosen.seed, None)  # untimed: what a process makes once
         print(json.dumps(deal(chosen.hands, chosen.seed, chosen.journal)))
     else:
         run(chosen)
