@@ -75,21 +75,62 @@ class Numbered:
     messages: dict[tuple[str, Role, int | None], str] = field(default_factory=dict, compare=False)
 
 
-class Changes:
-    """A feed's changes for its readers: ``next()`` is the event the next change sets (take
-    it before looking, then wait on it), ``closed`` once the feed has ended for good."""
+#: Readers a change wakes at a time: the event loop reads the devices between two turns, so
+#: a card that comes in while hundreds of viewers are sent an update waits for one turn of
+#: them, not for all (each send is a system call: 200 viewers are milliseconds of the loop).
+TURN = 16
+
+
+class Change:
+    """The next change of a feed: ``await change.wait()`` returns once it has happened.
+    Its readers are woken :data:`TURN` at a time, a turn each pass of the event loop."""
 
     def __init__(self) -> None:
-        self._next = asyncio.Event()
+        self._waiters: list[asyncio.Future[None]] = []
+        self._happened = False
+
+    def is_set(self) -> bool:
+        return self._happened
+
+    async def wait(self) -> None:
+        if self._happened:
+            return
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            await waiter
+        finally:
+            if not self._happened:  # given up (a timeout, a reader gone): not woken later
+                self._waiters.remove(waiter)
+
+    def set(self) -> None:
+        if not self._happened:
+            self._happened = True
+            self._wake(0)
+
+    def _wake(self, start: int) -> None:
+        for waiter in self._waiters[start : start + TURN]:
+            if not waiter.done():
+                waiter.set_result(None)
+        if start + TURN < len(self._waiters):
+            asyncio.get_running_loop().call_soon(self._wake, start + TURN)
+
+
+class Changes:
+    """A feed's changes for its readers: ``next()`` is the :class:`Change` to come (take it
+    before looking, then wait on it), ``closed`` once the feed has ended for good."""
+
+    def __init__(self) -> None:
+        self._next = Change()
         self.closed = False
 
-    def next(self) -> asyncio.Event:
+    def next(self) -> Change:
         return self._next
 
     def changed(self) -> None:
-        """Wake every reader waiting on the event taken before this change."""
-        event, self._next = self._next, asyncio.Event()
-        event.set()
+        """Wake every reader waiting on the change taken before this one."""
+        change, self._next = self._next, Change()
+        change.set()
 
     def close(self) -> None:
         self.closed = True
