@@ -46,9 +46,14 @@ log = logging.getLogger(__name__)
 
 #: Seconds :meth:`Shipper.stop` gives the shipper to ship what is left.
 STOP_DRAIN = 5.0
-#: Seconds a caught-up shipper lets new commits gather before it ships them: fewer, larger
-#: batches, so that the table's own work meets the shipper's less often.
+#: Seconds a caught-up shipper lets new commits gather before it ships them (after a wake-up
+#: and after each batch that was not full): fewer, larger batches, so that the table's own
+#: work meets the shipper's (and the floor database's) less often.
 GATHER = 0.05
+#: Seconds the shipper rests after a full batch (it is behind: catching up) per second that
+#: batch took to derive and ship: the catch-up takes at most half of the machine's time the
+#: floor's work would take, so the cards the table reads meanwhile find the cores free.
+CATCH_UP_REST = 1.0
 
 
 class _Stopping(Exception):
@@ -267,6 +272,7 @@ class Shipper:
         last_beat = time.monotonic()
         while True:
             self._wake.clear()
+            started = time.monotonic()
             derived = derive(journal, point, self.settings.batch)
             if not derived.entries:
                 if self._stopping.is_set():
@@ -292,7 +298,12 @@ class Shipper:
             self.confirmed = store.ingest(connection, batch)
             point = self._point = derived.point
             self._progressed = True
-            last_beat = time.monotonic()
+            shipped_at = time.monotonic()
+            full = len(derived.entries) >= self.settings.batch
+            self._stopping.wait(
+                (shipped_at - started) * CATCH_UP_REST if full else GATHER
+            )  # a stop drains at once
+            last_beat = shipped_at
 
     def _at(self, position: int, journal: Journal, snapshots: Snapshots) -> Point:
         """The derivation at ``position``: the one in hand, or rebuilt from the journal."""
