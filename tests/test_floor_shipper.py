@@ -84,6 +84,36 @@ def test_the_shipper_follows_a_growing_journal(floor_dsn, tmp_path):
         assert_floor_holds(floor_dsn, journal)
 
 
+def test_catching_up_rests_after_each_full_batch_as_long_as_it_took(
+    floor_dsn, tmp_path, monkeypatch
+):
+    """Behind the floor, each full batch is followed by a rest at least as long as its
+    shipping took (the table's cards find the cores free); then the floor holds it all."""
+    path = write_journal(tmp_path / "t.sqlite", hands=2)
+    ingests: list[tuple[float, float, int]] = []  # start, end, entries
+    ingest = store.ingest
+
+    def timed(connection: psycopg.Connection, batch: f.Batch) -> int:
+        started = time.monotonic()
+        confirmed = ingest(connection, batch)
+        ingests.append((started, time.monotonic(), len(batch.entries)))
+        return confirmed
+
+    monkeypatch.setattr(store, "ingest", timed)
+    with Journal.open(path, create=False) as journal:
+        shipper = shipper_for(journal, floor_dsn)
+        shipper.start()
+        try:
+            wait_for(lambda: shipper.confirmed == last_position(journal), "the journal shipped")
+        finally:
+            shipper.stop()
+        assert_floor_holds(floor_dsn, journal)
+    full = [(this, after) for this, after in zip(ingests, ingests[1:]) if this[2] == 20]
+    assert len(full) >= 3, ingests
+    for (started, ended, _), (next_started, _, _) in full:
+        assert next_started - ended >= ended - started
+
+
 def replayed_table(journal: Journal) -> Table:
     """The table after the journal's last entry."""
     table = initial_table()
