@@ -9,11 +9,13 @@ journal exactly: every entry once, in order, and every hand's script.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import random
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -87,8 +89,9 @@ def test_the_shipper_follows_a_growing_journal(floor_dsn, tmp_path):
 def test_catching_up_rests_after_each_full_batch_as_long_as_it_took(
     floor_dsn, tmp_path, monkeypatch
 ):
-    """Behind the floor, each full batch is followed by a rest at least as long as its
-    shipping took (the table's cards find the cores free); then the floor holds it all."""
+    """Behind the floor while the table deals (it commits, and says so, every few
+    milliseconds), each full batch is followed by a rest at least as long as its shipping
+    took (the table's cards find the cores free); then the floor holds it all."""
     path = write_journal(tmp_path / "t.sqlite", hands=2)
     ingests: list[tuple[float, float, int]] = []  # start, end, entries
     ingest = store.ingest
@@ -102,13 +105,23 @@ def test_catching_up_rests_after_each_full_batch_as_long_as_it_took(
     monkeypatch.setattr(store, "ingest", timed)
     with Journal.open(path, create=False) as journal:
         shipper = shipper_for(journal, floor_dsn)
+        dealt = threading.Event()
+
+        def dealing() -> None:  # the table's notifications after its commits
+            while not dealt.wait(0.005):
+                shipper.notify()
+
+        table = threading.Thread(target=dealing)
         shipper.start()
+        table.start()
         try:
             wait_for(lambda: shipper.confirmed == last_position(journal), "the journal shipped")
         finally:
+            dealt.set()
+            table.join()
             shipper.stop()
         assert_floor_holds(floor_dsn, journal)
-    full = [(this, after) for this, after in zip(ingests, ingests[1:]) if this[2] == 20]
+    full = [(this, after) for this, after in itertools.pairwise(ingests) if this[2] == 20]
     assert len(full) >= 3, ingests
     for (started, ended, _), (next_started, _, _) in full:
         assert next_started - ended >= ended - started

@@ -50,9 +50,11 @@ STOP_DRAIN = 5.0
 #: and after each batch that was not full): fewer, larger batches, so that the table's own
 #: work meets the shipper's (and the floor database's) less often.
 GATHER = 0.05
-#: Seconds the shipper rests after a full batch (it is behind: catching up) per second that
-#: batch took to derive and ship: the catch-up takes at most half of the machine's time the
-#: floor's work would take, so the cards the table reads meanwhile find the cores free.
+#: Seconds the shipper rests after a full batch (it is behind: catching up) while the table
+#: deals (it committed meanwhile), per second that batch took to derive and ship: the
+#: catch-up and the floor's database take at most about half of the machine's time, so the
+#: cards the table reads meanwhile find the cores free. A table that does not deal is
+#: caught up with at full speed.
 CATCH_UP_REST = 1.0
 
 
@@ -298,12 +300,15 @@ class Shipper:
             self.confirmed = store.ingest(connection, batch)
             point = self._point = derived.point
             self._progressed = True
-            shipped_at = time.monotonic()
-            full = len(derived.entries) >= self.settings.batch
-            self._stopping.wait(
-                (shipped_at - started) * CATCH_UP_REST if full else GATHER
-            )  # a stop drains at once
-            last_beat = shipped_at
+            last_beat = time.monotonic()
+            self._stopping.wait(self._pause(len(derived.entries), last_beat - started))
+
+    def _pause(self, shipped: int, took: float) -> float:
+        """Seconds before the next batch, after one of ``shipped`` entries that took
+        ``took`` seconds (a stop does not wait: it drains at once)."""
+        if shipped < self.settings.batch:  # caught up: let the next commits gather
+            return GATHER
+        return took * CATCH_UP_REST if self._wake.is_set() else 0.0  # behind: rest while it deals
 
     def _at(self, position: int, journal: Journal, snapshots: Snapshots) -> Point:
         """The derivation at ``position``: the one in hand, or rebuilt from the journal."""
