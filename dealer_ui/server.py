@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import socket
 from collections.abc import Iterator
 
@@ -129,4 +130,6 @@ async def start(
         await asyncio.sleep(0.01)
     bound = server.servers[0].sockets[0].getsockname()
     scheme = "http" if api.tls_cert is None else "https"
+    gc.freeze()  # the app lives as long as the server: out of a full collection's walk (as
+    # the table service's start: controller.service)
     return Served(app, server, task, f"{scheme}://{bound[0]}:{bound[1]}")
