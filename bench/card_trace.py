@@ -10,10 +10,13 @@ during the cards); the commits that ran a checkpoint of the write-ahead log (the
 main file changed in them) and the log's largest size; the snapshots written at hands'
 ends; in the shipper's process each floor transaction and each derivation, and the share
 of the cards (all, and the slowest 5 %) one was in flight during; PostgreSQL's CPU time.
+The way ``resume`` is (g)'s: the cards drawn while the shipper (in its process) catches up
+a journal of 300 hands that its floor does not hold.
 What it adds to each stage is a probe's few microseconds; its figures are for finding
 causes, bench/table.py's for the goal. Run it from two trees to compare them.
 
-Usage: .venv/bin/python bench/card_trace.py [--cards N] [--viewers N] [--ways alone,floor,viewed]
+Usage: .venv/bin/python bench/card_trace.py [--cards N] [--viewers N]
+[--ways alone,floor,viewed,resume] (the first three by default)
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ from controller.floor.scratch import scratch_database  # noqa: E402
 from controller.journal import store as journal_store  # noqa: E402
 from controller.service import service as table_service  # noqa: E402
 
+#: Hands of the journal the floor does not hold in the way "resume" (as bench/table.py's (g)).
+RESUME = 300
 now = time.perf_counter  # CLOCK_MONOTONIC: one clock for the service's and the shipper's process
 #: The shipper's process writes its times here (it inherits the variable).
 CHILD_LOG = "LUCK_CARD_TRACE_CHILD"
@@ -243,13 +248,24 @@ def run(way: str, folder: Path, port: str, control: str, cards: int, viewers: in
     bench.dealing = kept  # type: ignore[assignment]
     events.clear()
     sending[0] = 0.0
+    catching_up = 0  # the cards drawn while the floor caught up (way "resume")
     with contextlib.ExitStack() as stack:
         dsn = "" if way == "alone" else stack.enter_context(scratch_database("luck_card_trace"))
-        asyncio.run(
-            bench.whole_service(
-                folder / way, port, control, cards, dsn, viewers if way == "viewed" else 0
+        if way == "resume":
+            (folder / way).mkdir()
+            bench.write_journal(folder / way / "table.sqlite", RESUME, seed=5, in_progress=False)
+            events.clear()
+            during, _, took = asyncio.run(
+                bench.while_the_floor_catches_up(folder / way, port, control, dsn, cards)
             )
-        )
+            catching_up = len(during)
+            print(f"    resume: the floor caught up {RESUME} hands in {took:.1f} s")
+        else:
+            asyncio.run(
+                bench.whole_service(
+                    folder / way, port, control, cards, dsn, viewers if way == "viewed" else 0
+                )
+            )
     bench.dealing = dealing  # type: ignore[assignment]
     lines = child.read_text().split() if child.exists() else []
     spans = [(lines[i], float(lines[i + 1]), float(lines[i + 2])) for i in range(0, len(lines), 3)]
@@ -257,7 +273,7 @@ def run(way: str, folder: Path, port: str, control: str, cards: int, viewers: in
         f"    {way}: {len(dealt)} cards; PostgreSQL's CPU {cpu[0]:.2f} s in {cpu[1]:.1f} s; "
         f"the loop's time sending to viewers {sending[0]:.2f} s"
     )
-    report(dealt[:cards], spans)
+    report(dealt[:catching_up] if catching_up else dealt[:cards], spans)
 
 
 def main() -> None:
