@@ -191,3 +191,23 @@ def test_the_example_in_docs_monitor_md_runs_as_written(tmp_path, monkeypatch, c
     printed = capsys.readouterr().out.splitlines()
     assert printed[:2] == ["[1, 2]", "[None]"]
     assert printed[2].startswith("1 LinkUp LinkUp(") and printed[3].startswith("2 CardRead Card")
+
+
+def test_commits_leave_the_log_to_a_checkpoint_that_a_reader_does_not_block(tmp_path):
+    """1,500 commits (more pages than SQLite's automatic checkpoint at 1000 would let grow)
+    copy nothing into the journal's file; ``checkpoint`` does, beside an open reader's
+    transaction, and every entry reads back after it."""
+    path = tmp_path / "j.sqlite"
+    with Journal.open(path, durable=False) as journal:
+        size = path.stat().st_size
+        for seq in range(1500):
+            journal.append(inputs(cards(seq, [seq % 52])))
+        assert path.stat().st_size == size
+        with Journal.open(path, create=False) as reader:
+            read = reader.entries()
+            assert next(read).position == 1  # its read transaction stays open
+            journal.checkpoint()
+            assert path.stat().st_size > size + 1000 * 100
+            assert sum(1 for _ in read) == 1499
+        journal.checkpoint()
+        assert [e.fields["card"] for e in journal.entries()] == [n % 52 for n in range(1500)]

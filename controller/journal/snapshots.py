@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from controller.journal.base import JournalError, probe
+from controller.journal.base import AUTOCHECKPOINT_PAGES, JournalError, probe
 from controller.journal.segments import Segments, has_catalogue, sealed
 
 KEEP = 2
@@ -81,7 +81,8 @@ class Snapshots:
             self._db.execute("PRAGMA busy_timeout = 10000")
             if not durable:
                 self._db.execute("PRAGMA synchronous = NORMAL")
-            if not read_only:
+            if not read_only:  # its commits leave the log to the journal's checkpoints
+                self._db.execute(f"PRAGMA wal_autocheckpoint = {AUTOCHECKPOINT_PAGES}")
                 self._db.execute(_SCHEMA)
                 if not self.indexed() and not self._holds_inputs():
                     self._db.execute(_INDEX)  # a new journal: indexed from its first hand

@@ -28,6 +28,7 @@ further rows of ``inputs``, and snapshots at hand boundaries in a table of their
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -40,7 +41,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
-from controller.journal.base import JournalError, JournalLocked, probe
+from controller.journal.base import AUTOCHECKPOINT_PAGES, JournalError, JournalLocked, probe
 from controller.journal.chain import link, linked, stored
 from controller.journal.lock import LockHeld, WriterLock, holder
 from controller.journal.segments import Segment, Segments, install, sealed
@@ -196,6 +197,7 @@ class Journal:
             if mode != "wal":
                 raise JournalError(f"journal {name}: SQLite refused WAL mode (got {mode})")
             connection.execute(f"PRAGMA synchronous = {'FULL' if durable else 'NORMAL'}")
+            connection.execute(f"PRAGMA wal_autocheckpoint = {AUTOCHECKPOINT_PAGES}")
             if create:
                 _identify(connection)
                 install(connection)
@@ -250,6 +252,18 @@ class Journal:
         self._db.close()
         if self._lock is not None:
             self._lock.release()
+
+    def checkpoint(self) -> None:
+        """Copy what the write-ahead log holds into the journal's file, from a connection of
+        its own (the writer's commits go on meanwhile): SQLite's PASSIVE checkpoint, which
+        waits for no reader and no writer and copies what no reader still needs (the rest
+        at the next). Durability does not depend on it: a commit is on the disk in the log.
+        Raises :class:`JournalError` when SQLite fails."""
+        try:
+            with contextlib.closing(sqlite3.connect(self.path)) as connection:
+                connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        except sqlite3.Error as error:
+            raise JournalError(f"cannot checkpoint journal {self.path}: {error}") from None
 
     def identity(self) -> str | None:
         """The journal's id, made with it (None: a journal of an earlier release that no

@@ -476,16 +476,23 @@ class TableService:
             log.warning("%s: recovery will replay from an earlier snapshot", error)
 
     def _rotate(self) -> None:
-        """At a hand's end (its snapshot kept): rotate the journal when it is due
-        (``[journal]``), in a thread, never two at a time, never while stopping."""
+        """At a hand's end (its snapshot kept), in a thread, never two at a time, never
+        while stopping: copy the write-ahead log into the journal's file (off the cards'
+        commits: docs/performance.md), and rotate the journal when it is due
+        (``[journal]``)."""
         running = self._rotating is not None and not self._rotating.done()
-        if running or not self.config.rotation.enabled or self._stopping.is_set():
+        if running or self._stopping.is_set():
             return
         self._rotating = asyncio.create_task(
-            self._rotation(self._rotate_due, self._position, self.table.hand_number)
+            self._rotation(self._hand_ended, self._position, self.table.hand_number)
         )
 
-    def _rotate_due(self, through: int, hand_number: int) -> None:
+    def _hand_ended(self, through: int, hand_number: int) -> None:
+        assert self._journal is not None
+        try:
+            self._journal.checkpoint()
+        except JournalError as error:  # the log keeps every commit: copied at a later hand
+            log.warning("%s: at a later hand", error)
         path = self.config.journal
         if due(path, hand_number, self.config.rotation):
             rotate(path, through)
