@@ -194,11 +194,12 @@ def test_the_example_in_docs_monitor_md_runs_as_written(tmp_path, monkeypatch, c
 
 
 def test_commits_leave_the_log_to_a_checkpoint_that_a_reader_does_not_block(tmp_path):
-    """1,500 commits (more pages than SQLite's automatic checkpoint at 1000 would let grow)
-    copy nothing into the journal's file; ``checkpoint`` does, beside an open reader's
+    """With timed checkpoints (the table service's), 1,500 commits (more pages than SQLite's
+    automatic checkpoint at 1000 would let grow) copy nothing into the journal's file;
+    ``checkpoint`` does, beside an open reader's
     transaction, and every entry reads back after it."""
     path = tmp_path / "j.sqlite"
-    with Journal.open(path, durable=False) as journal:
+    with Journal.open(path, durable=False, timed_checkpoints=True) as journal:
         size = path.stat().st_size
         for seq in range(1500):
             journal.append(inputs(cards(seq, [seq % 52])))

@@ -11,10 +11,11 @@ import sqlite3
 from controller.errors import LuckTableError
 
 #: Pages of write-ahead log at which a commit copies it into the file itself (SQLite's
-#: automatic checkpoint; its default is 1000): a safety net only. The table service copies
-#: it at each hand's end (:meth:`.store.Journal.checkpoint`, in a thread of its own), so that no
-#: card's commit waits for a checkpoint (one took 0.65 s on a loaded machine while the
-#: floor's shipper read the journal).
+#: automatic checkpoint) in a journal opened with ``timed_checkpoints`` (SQLite's default:
+#: 1000): a safety net only. The table service copies it at each hand's end
+#: (:meth:`.store.Journal.checkpoint`, in a thread of its own), so that no card's commit
+#: waits for a checkpoint (one took 0.65 s on a loaded machine while the floor's shipper
+#: caught up).
 AUTOCHECKPOINT_PAGES = 10_000
 
 

@@ -64,9 +64,17 @@ class HandSpan:
 class Snapshots:
     """The snapshot table of an open journal (its own SQLite connection to the file)."""
 
-    def __init__(self, path: str | Path, *, read_only: bool = False, durable: bool = True) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        read_only: bool = False,
+        durable: bool = True,
+        timed_checkpoints: bool = False,
+    ) -> None:
         """``read_only``: to read the snapshots and the index only (no table is made);
-        ``durable=False``: commits not synced to the disk (see ``Journal.open``)."""
+        ``durable=False``: commits not synced to the disk; ``timed_checkpoints``: its
+        commits leave the write-ahead log to the journal's writer (see ``Journal.open``)."""
         self.path = str(path)
         self._segments = Segments(self.path)
         try:
@@ -81,8 +89,9 @@ class Snapshots:
             self._db.execute("PRAGMA busy_timeout = 10000")
             if not durable:
                 self._db.execute("PRAGMA synchronous = NORMAL")
-            if not read_only:  # its commits leave the log to the journal's checkpoints
+            if timed_checkpoints:
                 self._db.execute(f"PRAGMA wal_autocheckpoint = {AUTOCHECKPOINT_PAGES}")
+            if not read_only:
                 self._db.execute(_SCHEMA)
                 if not self.indexed() and not self._holds_inputs():
                     self._db.execute(_INDEX)  # a new journal: indexed from its first hand

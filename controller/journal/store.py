@@ -164,12 +164,21 @@ class Journal:
                 self._tip = (closed[-1].last, closed[-1].chain)
 
     @classmethod
-    def open(cls, path: str | Path, *, create: bool = True, durable: bool = True) -> Self:
+    def open(
+        cls,
+        path: str | Path,
+        *,
+        create: bool = True,
+        durable: bool = True,
+        timed_checkpoints: bool = False,
+    ) -> Self:
         """Open the journal at ``path`` to write it (created when absent), or with
         ``create=False`` to read it (it must exist). ``durable=False``: commits are not
         synced to the disk (``synchronous=NORMAL``), for a journal made up to be read (a
         simulation's, a benchmark's) that a crash would only make again; the file is the
-        same.
+        same. ``timed_checkpoints``: the writer copies the write-ahead log into the file
+        itself, when it suits it (:meth:`checkpoint`), and no commit does but past
+        ``AUTOCHECKPOINT_PAGES`` (SQLite's automatic checkpoint, at 1000 pages otherwise).
 
         To write it the process takes the journal's lock first, and holds it until
         :meth:`close`: while another process holds it, :class:`JournalLocked` names that
@@ -197,7 +206,8 @@ class Journal:
             if mode != "wal":
                 raise JournalError(f"journal {name}: SQLite refused WAL mode (got {mode})")
             connection.execute(f"PRAGMA synchronous = {'FULL' if durable else 'NORMAL'}")
-            connection.execute(f"PRAGMA wal_autocheckpoint = {AUTOCHECKPOINT_PAGES}")
+            if timed_checkpoints:
+                connection.execute(f"PRAGMA wal_autocheckpoint = {AUTOCHECKPOINT_PAGES}")
             if create:
                 _identify(connection)
                 install(connection)

@@ -178,9 +178,10 @@ class TableService:
                 f"journal {path}: its folder {path.parent} {problem} (journal.path; the "
                 "service makes no folders: make it, or let systemd's StateDirectory= make it)"
             )
-        journal = await asyncio.to_thread(Journal.open, path)
+        # the write-ahead log copied into the file at hands' ends, not in a card's commit
+        journal = await asyncio.to_thread(Journal.open, path, timed_checkpoints=True)
         try:
-            snapshots = Snapshots(path)
+            snapshots = Snapshots(path, timed_checkpoints=True)
         except BaseException:
             journal.close()
             raise
