@@ -6,12 +6,13 @@ timed at each stage of its path: the draw sent to the shoe -> the service handed
 by its driver -> the journal commit's start and end -> the table applied -> the update at
 the subscriber. Beside them, from the same run: the event loop's callbacks over 1 ms (by
 name) and its time spent sending to the feed's viewers; the garbage collections (full ones
-during the cards); the commits that ran a checkpoint of the write-ahead log (the journal's
-main file changed in them) and the log's largest size; the snapshots written at hands'
-ends; in the shipper's process each floor transaction and each derivation, and the share
-of the cards (all, and the slowest 5 %) one was in flight during; PostgreSQL's CPU time.
-The way ``resume`` is (g)'s: the cards drawn while the shipper (in its process) catches up
-a journal of 300 hands that its floor does not hold.
+during the cards); the write-ahead log's largest size; the checkpoints at hands' ends and
+the journal's rotations into segments (both in threads) and the commits beside them; the
+commits in which the journal's file changed (a checkpoint of their own, or beside one);
+the snapshots written at hands' ends; in the shipper's process each floor transaction and
+each derivation, and the share of the cards (all, and the slowest 5 %) one was in flight
+during; PostgreSQL's CPU time. The way ``resume`` is (g)'s: the cards drawn while the
+shipper (in its process) catches up a journal of 300 hands that its floor does not hold.
 What it adds to each stage is a probe's few microseconds; its figures are for finding
 causes, bench/table.py's for the goal. Run it from two trees to compare them.
 
@@ -103,6 +104,10 @@ def trace_the_service() -> None:
     traced(table_service.TableService, "_arrived", "arrived", cards_in)
     traced(table_service.TableService, "_applied", "applied", applied_card)
     traced(table_service.TableService, "_snapshot", "snapshot")
+    for name in ("rotate", "finish"):  # the journal's rotation into segments, in a thread
+        traced(table_service, name, "rotation")
+    if hasattr(journal_store.Journal, "checkpoint"):  # the service's own, at hands' ends
+        traced(journal_store.Journal, "checkpoint", "checkpoint")
     run = asyncio.events.Handle._run
 
     def timed_run(handle: asyncio.events.Handle) -> None:
@@ -195,13 +200,30 @@ def report(cards: list[tuple[float, float]], child: list[tuple[str, float, float
         stages["published"].append((sent + ms / 1000 - table[0]) * 1000)
     for name, samples in stages.items():
         print(f"      {name:16s} {quantiles(samples)}")
-    checkpoints = [(c[1] - c[0]) * 1000 for c in commits if c[3][0] != c[3][1]]
     sizes = [e[3][0] for e in during if e[2] == "wal"]
     print(
-        f"      commits {len(commits)}, {len(checkpoints)} with a checkpoint "
-        f"[{', '.join(f'{ms:.1f}' for ms in checkpoints)}] ms; write-ahead log at most "
-        f"{max(sizes, default=0) / 1e6:.1f} MB"
+        f"      commits {len(commits)}: {quantiles([(c[1] - c[0]) * 1000 for c in commits])}; "
+        f"write-ahead log at most {max(sizes, default=0) / 1e6:.1f} MB"
     )
+    beside: dict[str, list[float]] = {"nothing": [], "checkpoint": [], "rotation": []}
+    changed = []  # commits in which the journal's main file changed
+    for commit in commits:
+        ms = (commit[1] - commit[0]) * 1000
+        kinds = [
+            e[2]
+            for e in during
+            if e[2] in ("checkpoint", "rotation") and e[0] < commit[1] and e[1] > commit[0]
+        ]
+        beside[kinds[0] if kinds else "nothing"].append(ms)
+        if commit[3][0] != commit[3][1]:
+            changed.append(f"{ms:.1f}{'' if kinds else ' (its own checkpoint)'}")
+    for kind in ("checkpoint", "rotation"):
+        spans = [(e[1] - e[0]) * 1000 for e in during if e[2] == kind]
+        print(
+            f"      {kind}s: {len(spans)}, {quantiles(spans)}; the commits beside one: "
+            f"{len(beside[kind])}, {quantiles(beside[kind])}"
+        )
+    print(f"      commits that changed the journal's file: [{', '.join(changed)}] ms")
     full = [f"{(e[1] - e[0]) * 1000:.0f}" for e in during if e[2] == "gc" and e[3] == 2]
     young = [(e[1] - e[0]) * 1000 for e in during if e[2] == "gc" and e[3] < 2]
     snapshots = [(e[1] - e[0]) * 1000 for e in during if e[2] == "snapshot"]
