@@ -14,8 +14,7 @@ from controller.errors import LuckTableError
 #: automatic checkpoint) in a journal opened with ``timed_checkpoints`` (SQLite's default:
 #: 1000): a safety net only. The table service copies it at each hand's end
 #: (:meth:`.store.Journal.checkpoint`, in a thread of its own), so that no card's commit
-#: waits for a checkpoint (one took 0.65 s on a loaded machine while the floor's shipper
-#: caught up).
+#: does (1 to 20 ms in a commit on a loaded machine: docs/performance.md).
 AUTOCHECKPOINT_PAGES = 10_000
 
 
