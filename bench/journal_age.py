@@ -1,8 +1,9 @@
 """What a journal's age costs: the service's start, a hand read by number (``luck-table
-history --hand N`` and the console's ``GET /api/history/{hand}``), and surveillance's first
-page of past hands (``GET /api/history``), on a young journal and an old one, both rotating
-into segments as the service's does (``--segment-hands``), each made by ``luck-table sim
---core-only --journal``'s writer (``controller.sim.core_journal``) in this run, or the old
+history --hand N`` and the console's ``GET /api/history/{hand}``), surveillance's first
+page of past hands (``GET /api/history``) and the floor shipper's resume (in its own
+process: 1000 entries behind, and far behind, at hand 2), on a young journal and an old
+one, both rotating into segments as the service's does (``--segment-hands``), each made
+by ``luck-table sim --core-only --journal``'s writer (``controller.sim.core_journal``) in this run, or the old
 one copied from an earlier run's (``--reuse FILE``: with ``luck-table backup``'s copy,
 segments included, so that a journal still being written is measured as it is).
 
@@ -32,6 +33,8 @@ from pathlib import Path
 
 from controller.cli import main
 from controller.cli.backup_command import backup
+from controller.config import FloorSettings
+from controller.floor.derive import derive, point_at
 from controller.history.hands import recorded_hands
 from controller.history.recovery import recover
 from controller.journal import Journal
@@ -93,6 +96,30 @@ def first_page(path: Path, number: int) -> None:
     assert listed[-1]["hand"] >= number, listed[-1]  # a hand ended since the last indexed too
 
 
+def shipper_resume(path: Path, confirmed: Callable[[Snapshots], int]) -> None:
+    """What the floor shipper's process (never the table's) does when it (re)connects to a
+    floor that holds the journal up to position ``confirmed(snapshots)``: the journal and
+    its snapshots opened, the check that the journal leads there (its entry there), the
+    table rebuilt there (from the latest snapshot before it: ``point_at``), and the first
+    batch derived (``derive``, the floor's default batch)."""
+    with Journal.open(path, create=False) as journal:
+        snapshots = Snapshots(path)
+        try:
+            position = confirmed(snapshots)
+            assert journal.entry(position) is not None
+            point = point_at(journal, snapshots, position)
+            assert derive(journal, point, FloorSettings("").batch).entries
+        finally:
+            snapshots.close()
+
+
+def hand_two(snapshots: Snapshots) -> int:
+    """Midway through hand 2 (in the oldest segment of an old journal)."""
+    span = snapshots.span(2)
+    assert span is not None
+    return (span.first + span.last) // 2
+
+
 def whole_replay(path: Path, number: int) -> None:
     with Journal.open_read_only(path) as journal:
         assert any(hand.number == number for hand in recorded_hands(journal))
@@ -120,6 +147,10 @@ READINGS: dict[str, Callable[[Path, int], None]] = {
     "history --hand 2 (s)": lambda path, _: history_hand(path, 2),
     "/api/history/N (s)": archive_hand,
     "/api/history (s)": first_page,
+    "shipper resume, 1000 behind (s)": lambda path, _: shipper_resume(
+        path, lambda snapshots: snapshots.last_position() - 1000
+    ),
+    "shipper resume at hand 2 (s)": lambda path, _: shipper_resume(path, hand_two),
 }
 
 
@@ -149,7 +180,7 @@ def measure(journals: dict[Path, dict[str, float]], rounds: int, whole: bool) ->
         print(f"{int(figures['hands'])} hands ({segments} segments):")
         for name, value in figures.items():
             if name != "hands":
-                print(f"  {name:24} {value:12.3f}")
+                print(f"  {name:32} {value:12.3f}")
 
 
 def run(args: argparse.Namespace) -> None:
@@ -170,7 +201,7 @@ def run(args: argparse.Namespace) -> None:
     print("the oldest over the youngest:")
     for name in young:
         if "(s)" in name:
-            print(f"  {name:24} {old[name] / young[name]:12.2f}x")
+            print(f"  {name:32} {old[name] / young[name]:12.2f}x")
 
 
 if __name__ == "__main__":

@@ -38,9 +38,21 @@
     floor holds nothing), then CARDS cards after; with the shipper in a thread of the
     service's process (as before) and in a process of its own (as now). Goal: p99 within
     the goal of (a) while it catches up.
+(h) ``--rotations N``: card latency as in (a) while the journal rotates into segments
+    (``[journal] segment_hands``, docs/operations.md): the service starts on a journal of
+    200 hands (the default segment's; written as in (b)) with ``segment_hands = N`` (5 by
+    default), so that its first rotation seals a segment of the default size and the next
+    ones one every N hands, at a hand's end, in a thread of the service's process, while
+    the next hand is dealt. Deals until ROTATED rotations have ended and CARDS / SESSIONS
+    cards are in; prints each rotation's duration (and its steps: the segment written and
+    checked, recorded, the journal's file let go of it), then the p99 of the cards drawn during a
+    rotation, of the first 10 cards after each, and of the cards drawn away from any (more
+    than 1 s from each); in SESSIONS services (each on a new journal), the rotating thread
+    following the segment's hash chain without a pause (as before) and with (as now), in
+    turns. Goal: p99 within the goal of (a) during and after a rotation.
 
 Usage: .venv/bin/python bench/table.py [--cards N] [--hands N] [--kills N] [--history N]
-[--attacks N] [--viewers N] [--resume N] (0 skips a part)
+[--attacks N] [--viewers N] [--resume N] [--rotations N] (0 skips a part)
 """
 
 from __future__ import annotations
@@ -59,7 +71,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -73,11 +85,13 @@ sys.path.insert(0, str(ROOT))
 from controller.floor.scratch import scratch_database  # noqa: E402
 from controller.history.records import record_of, table_inputs  # noqa: E402
 from controller.journal import Device as JournalDevice  # noqa: E402
-from controller.journal import Input, Journal  # noqa: E402
+from controller.journal import Input, Journal, rotation  # noqa: E402
 from controller.journal.device_events import to_input  # noqa: E402
+from controller.journal.segments import Segment  # noqa: E402
 from controller.journal.snapshots import Snapshots  # noqa: E402
 from controller.rules import Do  # noqa: E402
 from controller.service import Recovered, TableService, recover, steps  # noqa: E402
+from controller.service import service as service_module  # noqa: E402
 from controller.sim.dealer import Dealer, Tally  # noqa: E402
 from controller.sim.service_floor import ServiceFloor  # noqa: E402
 from controller.table import (  # noqa: E402
@@ -106,6 +120,8 @@ from tests.service_kit import BAUD, DEALER, SUPERVISOR, config, simulator  # noq
 BITS_PER_BYTE = 10
 BATCH = 50  # hands per transaction when writing a journal for (b)
 REPLAY_SAMPLE = 20_000  # inputs replayed from the start to time a replay without snapshots
+ROTATED = 4  # rotations (h) waits for in a session: the first of 200 hands, then every N
+SESSIONS = 3  # services (h) starts for each way
 
 
 def percentiles(samples: list[float]) -> tuple[float, float]:
@@ -566,6 +582,127 @@ def resume(hands: int, cards: int) -> None:
     print("    load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
 
 
+class Rotations:
+    """The journal's rotations in this process, timed (in the rotating thread): for each,
+    when it started and ended, its steps' seconds, and the segment it sealed."""
+
+    STEPS = ("_write", "_record", "_finish")
+
+    def __init__(self) -> None:
+        self.done: list[tuple[float, float, dict[str, float], Segment | None]] = []
+        self._steps: dict[str, float] = {}
+
+    @contextlib.contextmanager
+    def timed(self) -> Iterator[None]:
+        """Time the service's calls of ``rotate`` and of its steps while the block runs."""
+        rotate = rotation.rotate  # the service's (its module imported this one)
+        steps = {name: getattr(rotation, name) for name in self.STEPS}
+
+        def timed_rotate(*args: object, **options: bool) -> Segment | None:
+            self._steps = dict.fromkeys(self.STEPS, 0.0)
+            started = time.perf_counter()
+            segment = rotate(*args, **options)  # type: ignore[arg-type]
+            self.done.append((started, time.perf_counter(), self._steps, segment))
+            return segment
+
+        def timed_step(name: str) -> Callable[..., object]:
+            def step(*args: object, **options: object) -> object:
+                started = time.perf_counter()
+                try:
+                    return steps[name](*args, **options)
+                finally:  # (the service's start finishes a cut rotation: not timed)
+                    if name in self._steps:
+                        self._steps[name] += time.perf_counter() - started
+
+            return step
+
+        setattr(service_module, "rotate", timed_rotate)  # noqa: B010  # the same call, timed
+        for name in self.STEPS:
+            setattr(rotation, name, timed_step(name))
+        try:
+            yield
+        finally:
+            setattr(service_module, "rotate", rotate)  # noqa: B010  # put back
+            for name, step in steps.items():
+                setattr(rotation, name, step)
+
+
+async def while_it_rotates(
+    folder: Path, port: str, control_address: str, every: int, count: int, cards: int
+) -> tuple[Rotations, Dealing]:
+    """Deal on the service of the journal in ``folder`` (rotating every ``every`` hands)
+    until ``count`` rotations have ended and ``cards`` cards are in."""
+    settings = config(folder, port, journal_lines=f"segment_hands = {every}")
+    rotations = Rotations()
+    with rotations.timed():
+        async with TableService(settings) as service, dealing(service, control_address) as dealt:
+            started = time.perf_counter()
+            while len(rotations.done) < count or len(dealt.cards) < cards:
+                if time.perf_counter() - started > 900:
+                    raise RuntimeError(f"{len(rotations.done)} rotations in 900 s")
+                await dealt.until(len(dealt.cards) + 1)
+    return rotations, dealt
+
+
+def rotating(every: int, cards: int) -> None:
+    """(h): the card latency while the journal rotates into segments, every ``every``
+    hands after a first one of 200 hands (the default segment's), in SESSIONS services for
+    each way (in turns): the rotating thread following the segment's hash chain without a
+    pause (as before) and pausing every ``CHAIN_STEP`` inputs (as now)."""
+    print(f"(h) card latency while the journal rotates (segment_hands = {every})")
+    print("    load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
+    ways = {"no pauses": 0, "pauses": rotation.CHAIN_STEP}
+    sessions: dict[str, list[tuple[Rotations, Dealing]]] = {how: [] for how in ways}
+    with tempfile.TemporaryDirectory() as folder, simulator("shoe", seed=3) as shoe:
+        control = shoe.announced["control"]
+        for number in range(SESSIONS):
+            for how, step in ways.items():
+                table = Path(folder) / f"{how.replace(' ', '-')}-{number}"
+                table.mkdir()
+                write_journal(table / "table.sqlite", 200, seed=5, in_progress=False)
+                original, rotation.CHAIN_STEP = rotation.CHAIN_STEP, step
+                try:
+                    sessions[how].append(
+                        asyncio.run(
+                            while_it_rotates(
+                                table, shoe.port, control, every, ROTATED, cards // SESSIONS
+                            )
+                        )
+                    )
+                finally:
+                    rotation.CHAIN_STEP = original
+    for how, each in sessions.items():
+        print(f"    {how}:")
+        rotated(each)
+    print("    load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
+
+
+def rotated(sessions: list[tuple[Rotations, Dealing]]) -> None:
+    """Each rotation's duration, and the card latencies during, after and away from them."""
+    runs: dict[str, list[float]] = {"during a rotation": [], "the 10 after each": []}
+    runs["away from any"] = []
+    for rotations, dealt in sessions:
+        for started, ended, taken, segment in rotations.done:
+            what = (
+                "nothing"
+                if segment is None
+                else f"hands {segment.first_hand}-{segment.last_hand}, "
+                f"{segment.last - segment.first + 1:,} inputs, {segment.size / 1e6:.1f} MB"
+            )
+            parts = ", ".join(f"{name.strip('_')} {seconds:.3f}" for name, seconds in taken.items())
+            print(f"      rotation {ended - started:6.3f} s ({parts}): {what}")
+            runs["during a rotation"] += dealt.ms(started, ended)
+            runs["the 10 after each"] += dealt.ms(ended)[:10]
+        runs["away from any"] += [
+            ms
+            for sent, ms in dealt.cards
+            if all(not started - 1 <= sent <= ended + 1 for started, ended, *_ in rotations.done)
+        ]
+    for name, run in runs.items():
+        p50, p99 = percentiles(run) if run else (float("nan"), float("nan"))
+        print(f"      {name:18s} {len(run):5d} cards   p50 {p50:7.3f} ms   p99 {p99:7.3f} ms")
+
+
 async def under_attack(
     folder: Path, port: str, control_address: str, cards: int, attempts: int
 ) -> None:
@@ -682,6 +819,7 @@ def main() -> None:
     parser.add_argument("--attacks", type=int, default=100)
     parser.add_argument("--viewers", type=int, default=200, help="(a)'s viewers on the feed")
     parser.add_argument("--resume", type=int, default=300, help="(g)'s hands behind the floor")
+    parser.add_argument("--rotations", type=int, default=5, help="(h)'s segment_hands")
     args = parser.parse_args()
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     print(
@@ -700,6 +838,8 @@ def main() -> None:
         attacks(args.attacks, args.cards or 500)
     if args.resume:
         resume(args.resume, args.cards or 500)
+    if args.rotations:
+        rotating(args.rotations, args.cards or 500)
 
 
 if __name__ == "__main__":

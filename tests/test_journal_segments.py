@@ -32,9 +32,10 @@ from controller.history.hands import recorded_hands
 from controller.history.index import recorded_hand
 from controller.history.recovery import recover
 from controller.journal import Input, Journal, JournalError
+from controller.journal import store as journal_store
 from controller.journal.chain import link
 from controller.journal.lock import WriterLock
-from controller.journal.rotation import Rotation, finish, rotate
+from controller.journal.rotation import CHAIN_STEP, Rotation, finish, rotate
 from controller.journal.segments import SegmentDamaged, folder_of
 from controller.journal.snapshots import EVERY, Snapshots
 from controller.sim.core_journal import CoreJournal
@@ -221,6 +222,33 @@ def test_a_power_cut_during_a_rotation_loses_nothing_and_the_next_writer_finishe
         assert added is not None and position == last.position + 1
         assert added.chain == link(last.chain, added)  # the chain goes on over the segment
     assert main(["journal", "verify", "--journal", str(path)]) == 0
+
+
+def test_a_rotation_lets_the_service_s_loop_run_while_it_follows_the_segment_s_chain(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Following the new segment's chain is Python, holding the interpreter's lock that the
+    service's event loop (the cards) needs: the rotating thread sleeps a moment every
+    ``CHAIN_STEP`` inputs, and checks the whole chain all the same."""
+    path = made(tmp_path / "paused.sqlite", 12)
+    before = read(path)
+    snapshots = Snapshots(path, read_only=True)
+    through = snapshots.span(EVERY).last  # type: ignore[union-attr]  # a checkpoint: kept
+    snapshots.close()
+    pauses: list[float] = []
+    with Journal.open(path), monkeypatch.context() as patched:
+        patched.setattr(journal_store.time, "sleep", pauses.append)
+        segment = rotate(path, through)
+    assert segment is not None and segment.last == through > 2 * CHAIN_STEP
+    assert pauses == [journal_store.PAUSE] * (through // CHAIN_STEP)
+    assert read(path) == before
+    tampered(path)
+    db = sqlite3.connect(folder_of(path) / segment.name)
+    try:
+        with pytest.raises(JournalError, match="does not fit the journal's hash chain"):
+            journal_store.chain_of(db, None, segment.name, pause_every=CHAIN_STEP)
+    finally:
+        db.close()
 
 
 def test_only_the_journal_s_writer_rotates_it(tmp_path: Path) -> None:

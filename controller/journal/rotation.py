@@ -7,9 +7,11 @@ in these steps, each safe to lose to a power cut:
 
 1. the segment is written as ``NAME.partial`` (its inputs copied with the snapshots of the
    table within them, and the one before its first input), synced, its hash chain followed
-   from the last segment's and checked against every input's own, made read-only, its
-   SHA-256 taken, and renamed to ``NAME`` (the folder synced): until then the journal does
-   not know it, and a file left by a cut is removed at the next rotation;
+   from the last segment's and checked against every input's own (pausing every
+   :data:`CHAIN_STEP` inputs: the service's event loop waits for no long stretch of
+   Python here), made read-only, its SHA-256 taken, and renamed to ``NAME`` (the folder
+   synced): until then the journal does not know it, and a file left by a cut is removed
+   at the next rotation;
 2. its row in the catalogue (``journal_segments``) is committed: from then on readers read
    those inputs from the segment;
 3. the journal's file lets go of them: its inputs up to ``through`` are deleted a few
@@ -55,6 +57,10 @@ CHUNK = 500
 #: journal's write lock meanwhile (SQLite's busy handler retries after 1, 2, 5, 10, 15, 20
 #: ms...), get in between (back to back, a card's commit once waited 0.44 s beside one).
 CHUNK_PAUSE = 0.02
+#: Inputs whose chain the rotating thread follows between two pauses (about a millisecond
+#: of the interpreter's lock): the service's event loop, in the same process, waits for
+#: that lock at most so long for each card while a segment is checked.
+CHAIN_STEP = 64
 
 _NAME = re.compile(r"(\d{12})-\d{12}\.sqlite")
 _INPUT_COLUMNS = (
@@ -223,7 +229,7 @@ def _write(
             )
         check = sqlite3.connect(f"{partial.absolute().as_uri()}?mode=ro", uri=True)
         try:
-            followed = chain_of(check, before, f"segment {partial}")
+            followed = chain_of(check, before, f"segment {partial}", pause_every=CHAIN_STEP)
         finally:
             check.close()
         if followed != (None if chain is None else bytes(chain)):

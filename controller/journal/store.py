@@ -50,6 +50,8 @@ from drivers.protocol import SEQ_MODULUS, seq_distance
 FORMAT = "luck-table journal"
 VERSION = 1
 APPLICATION_ID = 0x4C55434B  # "LUCK": marks the SQLite file as a journal (PRAGMA application_id)
+#: Seconds :func:`chain_of` sleeps at each pause (long enough for a waiting thread to run).
+PAUSE = 0.0002
 
 _SCHEMA = f"""
 BEGIN IMMEDIATE;
@@ -516,13 +518,20 @@ class Journal:
         return row
 
 
-def chain_of(connection: sqlite3.Connection, before: bytes | None, where: str) -> bytes | None:
+def chain_of(
+    connection: sqlite3.Connection, before: bytes | None, where: str, *, pause_every: int = 0
+) -> bytes | None:
     """Follow the hash chain over the inputs the SQLite ``connection`` holds, in order,
     from ``before`` (the chain at the input before the first); the chain at the last.
     Raises :class:`JournalError` naming ``where`` and the position of the first input whose
-    chain is not the one its content and the chain before it make."""
+    chain is not the one its content and the chain before it make. ``pause_every``: sleep
+    a moment every so many inputs (0: never), letting the other threads of the process
+    run: following the chain is Python, and holds the interpreter's lock meanwhile."""
     previous = before
-    for row in connection.execute(f"SELECT {_COLUMNS}, chain FROM inputs ORDER BY position"):
+    rows = connection.execute(f"SELECT {_COLUMNS}, chain FROM inputs ORDER BY position")
+    for number, row in enumerate(rows, 1):
+        if pause_every and number % pause_every == 0:
+            time.sleep(PAUSE)
         chain = row[10]
         if chain is None:  # written before the chain existed
             previous = None
