@@ -3,9 +3,10 @@ history --hand N`` and the console's ``GET /api/history/{hand}``), surveillance'
 page of past hands (``GET /api/history``) and the floor shipper's resume (in its own
 process: 1000 entries behind, and far behind, at hand 2), on a young journal and an old
 one, both rotating into segments as the service's does (``--segment-hands``), each made
-by ``luck-table sim --core-only --journal``'s writer (``controller.sim.core_journal``) in this run, or the old
-one copied from an earlier run's (``--reuse FILE``: with ``luck-table backup``'s copy,
-segments included, so that a journal still being written is measured as it is).
+by ``luck-table sim --core-only --journal``'s writer (``controller.sim.core_journal``)
+in this run, or the old one copied from an earlier run's (``--reuse FILE``: with
+``luck-table backup``'s copy, segments included, so that a journal still being written
+is measured as it is).
 
 Prints, for each journal: how fast it was made (hands a second), its disk use per hand (the
 file, its write-ahead log and its segments), the size of the file itself, the time of each
@@ -84,6 +85,14 @@ def history_hand(path: Path, number: int) -> None:
     assert main(["history", "--journal", str(path), "--hand", str(number), "--json"]) == 0
 
 
+def sealed_hand(path: Path, number: int) -> None:
+    """``history --hand`` of the last hand of the last segment (the last hand when none):
+    the hand before it is the segment's, its snapshot the segment's too."""
+    with Journal.open_read_only(path) as journal:
+        closed = journal.sealed()
+    history_hand(path, closed[-1].last_hand or number if closed else number)
+
+
 def archive_hand(path: Path, number: int) -> None:
     assert hand_record(path, number)[1] is not None
 
@@ -145,6 +154,7 @@ READINGS: dict[str, Callable[[Path, int], None]] = {
     "history --hand N (s)": history_hand,
     "history --hand N-5 (s)": lambda path, number: history_hand(path, number - 5),
     "history --hand 2 (s)": lambda path, _: history_hand(path, 2),
+    "history, a segment's last (s)": sealed_hand,
     "/api/history/N (s)": archive_hand,
     "/api/history (s)": first_page,
     "shipper resume, 1000 behind (s)": lambda path, _: shipper_resume(
