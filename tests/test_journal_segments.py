@@ -36,7 +36,7 @@ from controller.journal import store as journal_store
 from controller.journal.chain import link
 from controller.journal.lock import WriterLock
 from controller.journal.rotation import CHAIN_STEP, Rotation, finish, rotate
-from controller.journal.segments import SegmentDamaged, folder_of
+from controller.journal.segments import SegmentDamaged, folder_of, last_sealed, sealed
 from controller.journal.snapshots import EVERY, Snapshots
 from controller.sim.core_journal import CoreJournal
 from controller.sim.dealer import Dealer, Tally
@@ -88,6 +88,26 @@ def pair(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """The same run journaled twice: whole, and rotating every 4 hands."""
     folder = tmp_path_factory.mktemp("pair")
     return made(folder / "whole.sqlite", 22), made(folder / "rotated.sqlite", 22, every=4)
+
+
+def test_the_catalogue_read_by_its_key_names_the_segments_the_whole_list_does(
+    pair: tuple[Path, Path],
+) -> None:
+    """A reader of the last segments (a start, a hand by number, the snapshot before a
+    position) reads only their rows of the catalogue: the same segments as filtering the
+    whole list."""
+    _, rotated = pair
+    with sqlite3.connect(rotated) as db:
+        every = sealed(db)
+        assert len(every) == 5
+        assert last_sealed(db) == every[-1]
+        for position in range(0, every[-1].last + 3):
+            assert sealed(db, after=position) == [s for s in every if s.last > position]
+            assert sealed(db, holding=position) == [s for s in every if s.covers(position)]
+            starting = [s for s in every if s.first - 1 <= position]
+            assert last_sealed(db, position) == (starting[-1] if starting else None)
+    with sqlite3.connect(":memory:") as never:  # a journal that never rotated
+        assert sealed(never) == [] and last_sealed(never) is None
 
 
 def test_a_rotated_journal_reads_as_the_whole_one(

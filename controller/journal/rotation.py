@@ -42,6 +42,7 @@ from controller.journal.segments import (
     digest,
     folder_of,
     has_catalogue,
+    last_sealed,
     name_of,
     sealed,
     sync_file,
@@ -104,8 +105,8 @@ def due(path: str | Path, hand_number: int, rotation: Rotation) -> bool:
         return False
     connection = _connect(str(path))
     try:
-        closed = sealed(connection)
-        since = closed[-1].last_hand or 0 if closed else 0
+        last = last_sealed(connection)
+        since = last.last_hand or 0 if last is not None else 0
         if rotation.hands and hand_number - since >= rotation.hands:
             return True
         if rotation.megabytes:
@@ -131,8 +132,8 @@ def rotate(path: str | Path, through: int, *, durable: bool = True) -> Segment |
     connection = _connect(name)
     try:
         _finish(name, connection)
-        closed = sealed(connection)
-        first = closed[-1].last + 1 if closed else 1
+        previous = last_sealed(connection)
+        first = previous.last + 1 if previous is not None else 1
         if through < first:
             return None
         if (
@@ -150,7 +151,7 @@ def rotate(path: str | Path, through: int, *, durable: bool = True) -> Segment |
             connection,
             first,
             through,
-            previous=closed[-1] if closed else None,
+            previous=previous,
             durable=durable,
         )
         _record(connection, segment)

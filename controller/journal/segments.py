@@ -181,19 +181,45 @@ def install(connection: sqlite3.Connection) -> None:
 _SEGMENT_COLUMNS = "first, last, first_hand, last_hand, name, bytes, sha256, chain, sealed_at"
 
 
-def sealed(connection: sqlite3.Connection) -> list[Segment]:
-    """The journal's segments, in order (none: a journal that never rotated)."""
+def sealed(
+    connection: sqlite3.Connection, *, after: int = 0, holding: int | None = None
+) -> list[Segment]:
+    """The journal's segments, in order (none: a journal that never rotated): those with
+    inputs after position ``after``; with ``holding``, only the one that holds that
+    position. The catalogue is read by its key, so a long journal's many segments cost
+    nothing to a reader of its last ones."""
     if not has_catalogue(connection):
         return []
+    values: tuple[int, ...]
+    if holding is None:
+        query, values = "WHERE last > ? ORDER BY first", (after,)
+    else:
+        query, values = "WHERE first <= ? AND last >= ? AND last > ?", (holding, holding, after)
     rows = connection.execute(
-        f"SELECT {_SEGMENT_COLUMNS} FROM journal_segments ORDER BY first"
+        f"SELECT {_SEGMENT_COLUMNS} FROM journal_segments {query}", values
     ).fetchall()
-    return [
-        Segment(
-            first, last, low, high, name, size, sha, None if chain is None else bytes(chain), at
-        )
-        for first, last, low, high, name, size, sha, chain, at in rows
-    ]
+    return [_segment(row) for row in rows]
+
+
+def last_sealed(connection: sqlite3.Connection, at_most: int | None = None) -> Segment | None:
+    """The journal's last segment (None: it never rotated); with ``at_most``, the last one
+    that starts at or before position ``at_most + 1`` (the one whose snapshot before its
+    first input is the latest at or before ``at_most``)."""
+    if not has_catalogue(connection):
+        return None
+    bound = "" if at_most is None else "WHERE first <= ? + 1"
+    row = connection.execute(
+        f"SELECT {_SEGMENT_COLUMNS} FROM journal_segments {bound} ORDER BY first DESC LIMIT 1",
+        () if at_most is None else (at_most,),
+    ).fetchone()
+    return None if row is None else _segment(row)
+
+
+def _segment(row: tuple[Any, ...]) -> Segment:
+    first, last, low, high, name, size, sha, chain, at = row
+    return Segment(
+        first, last, low, high, name, size, sha, None if chain is None else bytes(chain), at
+    )
 
 
 def moved_note(journal: str | Path, segment: Segment) -> Path:

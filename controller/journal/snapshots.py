@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.journal.base import AUTOCHECKPOINT_PAGES, JournalError, probe
-from controller.journal.segments import Segments, has_catalogue, sealed
+from controller.journal.segments import Segments, has_catalogue, last_sealed
 
 KEEP = 2
 #: The snapshot at the end of every EVERY-th hand stays (a checkpoint for readers).
@@ -230,8 +230,8 @@ class Snapshots:
         """The position of the journal's last input (0 when it holds none), in its file
         or, when every input is sealed, in its last segment."""
         row = self._db.execute("SELECT max(position) FROM inputs").fetchone()
-        closed = sealed(self._db)
-        return max(int(row[0] or 0), closed[-1].last if closed else 0)
+        last = last_sealed(self._db)
+        return max(int(row[0] or 0), last.last if last is not None else 0)
 
     def latest(self, at_most: int) -> tuple[int, dict[str, Any]] | None:
         """The latest snapshot at or before position ``at_most``: (position, state), in
@@ -244,13 +244,13 @@ class Snapshots:
                 (at_most,),
             ).fetchone()
             found: tuple[int, str] | None = None if row is None else (row[0], row[1])
-            closed = [segment for segment in sealed(self._db) if segment.first - 1 <= at_most]
+            segment = last_sealed(self._db, at_most)
         except sqlite3.Error as error:
             raise JournalError(
                 f"cannot read the snapshots of journal {self.path}: {error}"
             ) from None
-        if closed and (found is None or found[0] < min(at_most, closed[-1].last)):
-            held = self._segments.latest_snapshot(closed[-1], at_most)
+        if segment is not None and (found is None or found[0] < min(at_most, segment.last)):
+            held = self._segments.latest_snapshot(segment, at_most)
             if held is not None and (found is None or held[0] > found[0]):
                 found = held
         return None if found is None else (found[0], json.loads(found[1]))

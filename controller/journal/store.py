@@ -44,7 +44,7 @@ from typing import Any, Self
 from controller.journal.base import AUTOCHECKPOINT_PAGES, JournalError, JournalLocked, probe
 from controller.journal.chain import link, linked, stored
 from controller.journal.lock import LockHeld, WriterLock, holder
-from controller.journal.segments import Segment, Segments, install, sealed
+from controller.journal.segments import Segment, Segments, install, last_sealed, sealed
 from drivers.protocol import SEQ_MODULUS, seq_distance
 
 FORMAT = "luck-table journal"
@@ -159,11 +159,11 @@ class Journal:
             row = self._db.execute(
                 "SELECT position, chain FROM inputs ORDER BY position DESC LIMIT 1"
             ).fetchone()
-            closed = self.sealed()
-            if row is not None and (not closed or row[0] > closed[-1].last):
+            last = self.last_sealed()
+            if row is not None and (last is None or row[0] > last.last):
                 self._tip = (row[0], row[1])
-            elif closed:  # every input is in a segment: the chain goes on from the last
-                self._tip = (closed[-1].last, closed[-1].chain)
+            elif last is not None:  # every input is in a segment: the chain goes on from it
+                self._tip = (last.last, last.chain)
 
     @classmethod
     def open(
@@ -304,11 +304,10 @@ class Journal:
         None when the journal holds none there."""
         columns = f"{_COLUMNS}, {'chain' if self._chained else 'NULL'}"
         query = f"SELECT {columns} FROM inputs WHERE position = ?"
-        for segment in self.sealed():
-            if segment.covers(position):
-                with self.segments.opened(segment) as connection:
-                    row = connection.execute(query, (position,)).fetchone()
-                return None if row is None else _entry(row)
+        for segment in self.sealed(holding=position):
+            with self.segments.opened(segment) as connection:
+                row = connection.execute(query, (position,)).fetchone()
+            return None if row is None else _entry(row)
         try:
             row = self._db.execute(query, (position,)).fetchone()
         except sqlite3.Error as error:
@@ -322,13 +321,20 @@ class Journal:
             row = self._db.execute("SELECT MAX(position) FROM inputs").fetchone()
         except sqlite3.Error as error:
             raise JournalError(f"cannot read journal {self.path}: {error}") from None
-        closed = self.sealed()
-        return max(int(row[0] or 0), closed[-1].last if closed else 0)
+        last = self.last_sealed()
+        return max(int(row[0] or 0), last.last if last is not None else 0)
 
-    def sealed(self) -> list[Segment]:
-        """The journal's closed segments, in order (:mod:`.segments`)."""
+    def sealed(self, *, after: int = 0, holding: int | None = None) -> list[Segment]:
+        """The journal's closed segments, in order (:func:`.segments.sealed`)."""
         try:
-            return sealed(self._db)
+            return sealed(self._db, after=after, holding=holding)
+        except sqlite3.Error as error:
+            raise JournalError(f"cannot read journal {self.path}: {error}") from None
+
+    def last_sealed(self) -> Segment | None:
+        """The journal's last closed segment (None: it never rotated)."""
+        try:
+            return last_sealed(self._db)
         except sqlite3.Error as error:
             raise JournalError(f"cannot read journal {self.path}: {error}") from None
 
@@ -384,8 +390,7 @@ class Journal:
         columns = f"{_COLUMNS}, {'chain' if self._chained else 'NULL'}"
         query = f"SELECT {columns} FROM inputs WHERE position > ? ORDER BY position"
         while True:
-            closed = [segment for segment in self.sealed() if segment.last > after]
-            for segment in closed:
+            for segment in self.sealed(after=after):
                 with self.segments.opened(segment) as connection:
                     for row in connection.execute(query, (after,)):
                         if source is None or row[2] == source:
@@ -406,7 +411,8 @@ class Journal:
                 raise JournalError(f"cannot read journal {self.path}: {error}") from None
 
     def _sealed_since(self, after: int) -> bool:
-        return any(segment.last > after for segment in self.sealed())
+        last = self.last_sealed()
+        return last is not None and last.last > after
 
     def _append_one(self, item: Input) -> int | None:
         device = item.device
