@@ -185,7 +185,7 @@ def sealed(
     connection: sqlite3.Connection, *, after: int = 0, holding: int | None = None
 ) -> list[Segment]:
     """The journal's segments, in order (none: a journal that never rotated): those with
-    inputs after position ``after``; with ``holding``, only the one that holds that
+    inputs after position ``after``; or, with ``holding``, only the one that holds that
     position. The catalogue is read by its key, so a long journal's many segments cost
     nothing to a reader of its last ones."""
     if not has_catalogue(connection):
@@ -194,7 +194,7 @@ def sealed(
     if holding is None:
         query, values = "WHERE last > ? ORDER BY first", (after,)
     else:
-        query, values = "WHERE first <= ? AND last >= ? AND last > ?", (holding, holding, after)
+        query, values = "WHERE first <= ? AND last >= ?", (holding, holding)
     rows = connection.execute(
         f"SELECT {_SEGMENT_COLUMNS} FROM journal_segments {query}", values
     ).fetchall()
