@@ -30,6 +30,9 @@ def test_the_writer_is_timed_beside_the_core_and_another_revision_s_writer() -> 
     lines = done.stdout.splitlines()
     assert lines[0].startswith("3 hands, 6 seats, seed 1, 1 rounds")
     for name in ("core, no journal", "writer (this tree)", "writer (HEAD)"):
-        assert sum(line.strip().startswith(name) and "ms CPU a hand" in line for line in lines)
+        assert sum(
+            line.strip().startswith(name) and "hands/s" in line and "ms CPU a hand" in line
+            for line in lines
+        )
     assert "same journal as HEAD's" in done.stdout
-    assert "CPU a hand, HEAD over this tree:" in lines[-1]
+    assert "this tree over HEAD:" in lines[-1] and "the hands a second" in lines[-1]

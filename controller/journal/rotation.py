@@ -121,17 +121,21 @@ def due(path: str | Path, hand_number: int, rotation: Rotation) -> bool:
         connection.close()
 
 
-def rotate(path: str | Path, through: int, *, durable: bool = True) -> Segment | None:
+def rotate(
+    path: str | Path, through: int, *, durable: bool = True, paced: bool = True
+) -> Segment | None:
     """Seal the inputs after the journal's last segment through position ``through`` (the
     last input of a hand, with its snapshot) into a new segment; the segment (None: nothing
     to seal). Only the journal's writer calls it (its process holds the journal's lock).
     ``durable=False``: no file is synced (a journal made up to be read, as
-    ``Journal.open``'s)."""
+    ``Journal.open``'s). ``paced=False``: no pause between the chain's steps and the
+    deletes (a process that deals no live table: nobody waits on it)."""
     name = str(path)
     _writer_only(name)
     connection = _connect(name)
+    pause = CHUNK_PAUSE if paced else 0.0
     try:
-        _finish(name, connection)
+        _finish(name, connection, pause)
         previous = last_sealed(connection)
         first = previous.last + 1 if previous is not None else 1
         if through < first:
@@ -153,9 +157,10 @@ def rotate(path: str | Path, through: int, *, durable: bool = True) -> Segment |
             through,
             previous=previous,
             durable=durable,
+            chain_step=CHAIN_STEP if paced else 0,
         )
         _record(connection, segment)
-        _finish(name, connection)
+        _finish(name, connection, pause)
         return segment
     except sqlite3.Error as error:
         raise JournalError(f"cannot rotate journal {name}: {error}") from None
@@ -171,6 +176,7 @@ def _write(
     *,
     previous: Segment | None,
     durable: bool,
+    chain_step: int,
 ) -> Segment:
     """Step 1: the segment's file, whole, checked, read-only, under its own name."""
     folder = folder_of(journal)
@@ -230,7 +236,7 @@ def _write(
             )
         check = sqlite3.connect(f"{partial.absolute().as_uri()}?mode=ro", uri=True)
         try:
-            followed = chain_of(check, before, f"segment {partial}", pause_every=CHAIN_STEP)
+            followed = chain_of(check, before, f"segment {partial}", pause_every=chain_step)
         finally:
             check.close()
         if followed != (None if chain is None else bytes(chain)):
@@ -310,14 +316,14 @@ def finish(path: str | Path) -> int:
     _writer_only(str(path))
     connection = _connect(str(path))
     try:
-        return _finish(path, connection)
+        return _finish(path, connection, CHUNK_PAUSE)
     except sqlite3.Error as error:
         raise JournalError(f"cannot rotate journal {path}: {error}") from None
     finally:
         connection.close()
 
 
-def _finish(path: str | Path, connection: sqlite3.Connection) -> int:
+def _finish(path: str | Path, connection: sqlite3.Connection, pause: float) -> int:
     if not has_catalogue(connection):
         return 0
     closed = sealed(connection)
@@ -355,4 +361,4 @@ def _finish(path: str | Path, connection: sqlite3.Connection) -> int:
         deleted += gone
         if gone == 0:
             return deleted
-        time.sleep(CHUNK_PAUSE)
+        time.sleep(pause)

@@ -8,7 +8,8 @@ real device reports, numbered as it numbers it) journaled as the service journal
 inputs (:func:`controller.history.records.table_inputs`), as the service does, and at
 each hand's end the journal gets a snapshot and the hand its place in the index of hands.
 The inputs of a hand are written in one transaction, when it ends (and the rest when the
-run ends): what makes a month of journal in minutes. The journal then recovers to the table
+run ends), by a writer in a process of its own (:mod:`.journal_writer`) while the next hand
+is dealt: what makes a month of journal in minutes. The journal then recovers to the table
 the run ended with, and replays to the same hands.
 """
 
@@ -19,9 +20,9 @@ from pathlib import Path
 from controller.history.records import TABLE, record_of, table_inputs
 from controller.history.recovery import Recovered
 from controller.journal import Device as JournalDevice
-from controller.journal import Input, Journal, JournalError, to_input
-from controller.journal.rotation import Rotation, due, rotate
-from controller.journal.snapshots import Snapshots
+from controller.journal import Input, JournalError, to_input
+from controller.journal.rotation import Rotation
+from controller.sim.journal_writer import Hand, JournalWriter
 from controller.table import Step, TableInput
 from controller.table import inputs as ti
 from controller.table.effects import HandOver
@@ -41,14 +42,7 @@ class CoreJournal:
             raise JournalError(
                 f"journal {path}: the file exists; a run starts a journal of its own"
             )
-        # not synced at each commit: the file is the same, and a crash only means a new run
-        self._journal = Journal.open(path, durable=False)
-        try:
-            self._snapshots = Snapshots(path, durable=False)
-        except BaseException:
-            self._journal.close()
-            raise
-        self._rotation = Rotation(0, 0) if rotation is None else rotation
+        self._writer = JournalWriter(path, Rotation(0, 0) if rotation is None else rotation)
         self._pending: list[Input] = []
         self._position = 0  # the position of the last record (written or pending)
         self._devices: dict[str, JournalDevice] = {}
@@ -67,33 +61,23 @@ class CoreJournal:
         return table_inputs(record, f"input {self._position}")
 
     def applied(self, step: Step) -> None:
-        """The table took a step of the last record: at a hand's end, the hand's inputs are
-        written (one transaction), then its snapshot and its place in the index."""
+        """The table took a step of the last record: at a hand's end, the hand's inputs go
+        to the writer (one transaction), with its snapshot (and its place in the index)."""
         if not any(isinstance(effect, HandOver) for effect in step.effects):
             return
-        self.flush()
         state = Recovered(step.table, self._position, dict(self._devices)).state()
-        self._snapshots.save(self._position, step.table.hand_number, state)
-        if due(self._journal.path, step.table.hand_number, self._rotation):
-            rotate(self._journal.path, self._position, durable=False)
-
-    def flush(self) -> None:
-        """Write the inputs still pending, in one transaction."""
-        if not self._pending:
-            return
-        positions = self._journal.append(self._pending)
-        first = self._position - len(self._pending) + 1
-        if positions != list(range(first, self._position + 1)):
-            raise JournalError(f"journal {self._journal.path}: inputs not written in order")
+        self._writer.write(Hand(self._pending, self._position, step.table.hand_number, state))
         self._pending = []
 
     def close(self) -> None:
-        """Write what is pending and close the journal."""
+        """Write what is pending, wait for the writer and close the journal; raises
+        :class:`JournalError` if any of it could not be written."""
         try:
-            self.flush()
+            if self._pending:
+                self._writer.write(Hand(self._pending, self._position))
+                self._pending = []
         finally:
-            self._snapshots.close()
-            self._journal.close()
+            self._writer.close()
 
     def _record_of(self, item: TableInput) -> Input:
         at = item.at / 1000

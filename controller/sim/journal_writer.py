@@ -1,0 +1,168 @@
+"""The writer of a ``--core-only`` run's journal, in a process of its own.
+
+The run's process deals and builds each input's record (:mod:`.core_journal`); at each
+hand's end it sends the hand here: its inputs, the position of its last, its number and
+the snapshot of the table after it. This process writes them as the table service does
+(:class:`~controller.journal.Journal`, :class:`~controller.journal.snapshots.Snapshots`):
+the inputs in one transaction, then the snapshot and the hand's place in the index, then a
+rotation when one is due. Meanwhile the run deals the next hands on the other CPU.
+
+At most :data:`AHEAD` hands are sent and not yet written: beyond, the run waits for the
+writer (what is held in memory stays bounded). Each hand written is answered (None, or the
+reason it could not be written), so the run learns of a failure within a few hands and
+stops there; its :meth:`JournalWriter.close` waits for every hand sent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import signal
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from pathlib import Path
+
+from controller.journal import Input, Journal, JournalError
+from controller.journal.rotation import Rotation, due, rotate
+from controller.journal.snapshots import Snapshots
+
+#: Hands sent to the writer and not yet written, at most.
+AHEAD = 8
+#: Seconds to wait for the writer to start, or to write what it was sent, before it is
+#: taken for stuck.
+PATIENCE = 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class Hand:
+    """What is written at once: ``inputs``, the last at ``last``; with ``hand_number``
+    and ``state`` (its snapshot) when they end a hand (at the run's end, the inputs after
+    the last hand: none)."""
+
+    inputs: list[Input]
+    last: int
+    hand_number: int | None = None
+    state: dict[str, object] | None = None
+
+
+class JournalWriter:
+    """A new journal at ``path``, written by a process of its own, rotating as ``rotation``
+    says (segments sealed unpaced: no table waits on this process)."""
+
+    def __init__(self, path: Path, rotation: Rotation) -> None:
+        context = multiprocessing.get_context("spawn")  # nothing of this process's state
+        self.path = path
+        self._connection, theirs = context.Pipe()
+        self._process = context.Process(
+            target=_write, args=(path, rotation, theirs), name=f"journal writer {path}"
+        )
+        self._process.start()
+        theirs.close()
+        self._ahead = 0
+        self._failure: str | None = None
+        try:
+            self._answer()  # opened, or why not
+        except BaseException:
+            self._stop()
+            raise
+
+    def write(self, hand: Hand) -> None:
+        """Send ``hand`` to be written (waiting while :data:`AHEAD` hands are); raises
+        :class:`JournalError` once a hand sent before could not be written."""
+        while self._ahead and (self._ahead >= AHEAD or self._connection.poll()):
+            self._answer()
+            self._ahead -= 1
+        try:
+            self._connection.send(hand)
+        except OSError:
+            while True:  # the writer is gone: its last answers, then why
+                self._answer()
+                self._ahead -= 1
+        self._ahead += 1
+
+    def close(self) -> None:
+        """Wait for every hand sent to be written, and the journal closed; raises
+        :class:`JournalError` if one could not be."""
+        try:
+            while self._ahead:
+                self._ahead -= 1
+                self._answer()
+        finally:
+            self._stop()
+
+    def _answer(self) -> None:
+        """Take the writer's next answer; raises :class:`JournalError` for a failure (this
+        one or an earlier one: after a failure nothing more is written)."""
+        if self._failure is None:
+            self._failure = self._next_answer()
+        if self._failure is not None:
+            raise JournalError(self._failure)
+
+    def _next_answer(self) -> str | None:
+        """The writer's next answer: None (written) or what went wrong."""
+        waited = 0.0
+        while waited < PATIENCE:
+            try:
+                if self._connection.poll(1.0):
+                    answer: str | None = self._connection.recv()
+                    return answer
+            except (EOFError, OSError):  # the writer is gone
+                break
+            if not self._process.is_alive():
+                break
+            waited += 1.0
+        else:
+            return f"journal {self.path}: its writer wrote nothing for {PATIENCE:g} s"
+        self._process.join(PATIENCE)
+        return f"journal {self.path}: its writer stopped (exit code {self._process.exitcode})"
+
+    def _stop(self) -> None:
+        with contextlib.suppress(OSError):  # the writer is gone already
+            self._connection.send(None)
+        self._process.join(PATIENCE)
+        if self._process.is_alive():
+            self._process.kill()
+            self._process.join()
+        self._connection.close()
+
+
+def _write(path: Path, rotation: Rotation, connection: Connection) -> None:
+    """The writer's process: opens the journal, answers, then writes each hand it is sent
+    until it is sent None (or the run's process is gone)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the run, which stops this
+    try:
+        journal = Journal.open(path, durable=False)  # not synced: a crash means a new run
+        try:
+            snapshots = Snapshots(path, durable=False)
+        except BaseException:
+            journal.close()
+            raise
+    except JournalError as error:
+        connection.send(str(error))
+        return
+    connection.send(None)
+    try:
+        while (hand := connection.recv()) is not None:
+            connection.send(_written(journal, snapshots, rotation, hand))
+    except EOFError:  # the run's process is gone: what it sent is written
+        pass
+    finally:
+        snapshots.close()
+        journal.close()
+
+
+def _written(journal: Journal, snapshots: Snapshots, rotation: Rotation, hand: Hand) -> str | None:
+    """Write ``hand``; None, or why it could not be written."""
+    try:
+        if hand.inputs:
+            positions = journal.append(hand.inputs)
+            first = hand.last - len(hand.inputs) + 1
+            if positions != list(range(first, hand.last + 1)):
+                return f"journal {journal.path}: inputs not written in order"
+        if hand.hand_number is not None and hand.state is not None:
+            snapshots.save(hand.last, hand.hand_number, hand.state)
+            if due(journal.path, hand.hand_number, rotation):
+                rotate(journal.path, hand.last, durable=False, paced=False)
+    except JournalError as error:
+        return str(error)
+    return None
