@@ -42,23 +42,35 @@ class Codec:
 
     def __init__(self, scalars: Mapping[type, Scalar] | None = None) -> None:
         self._scalars = dict(scalars or {})
+        self._writers: dict[type[Any], Callable[[Any], Any]] = {}  # by type, found on use
 
     def encode(self, value: Any) -> Any:
         """The JSON value of ``value``."""
-        scalar = self._scalars.get(type(value))
+        kind = type(value)
+        write = self._writers.get(kind)
+        if write is None:
+            write = self._writers[kind] = self._writer_of(kind)
+        return write(value)
+
+    def _writer_of(self, kind: type[Any]) -> Callable[[Any], Any]:
+        """How a value of type ``kind`` is written (found once for each type)."""
+        scalar = self._scalars.get(kind)
         if scalar is not None:
-            return scalar[0](value)
-        if isinstance(value, StrEnum):
-            return value.value
-        if isinstance(value, Enum):
-            return value.name.lower()
-        if isinstance(value, bytes):
-            return value.hex()
-        if isinstance(value, tuple | frozenset):
-            return [self.encode(item) for item in value]
-        if is_dataclass(value) and not isinstance(value, type):
-            return self.fields(value)
-        return value
+            return scalar[0]
+        if issubclass(kind, StrEnum):
+            return _enum_value
+        if issubclass(kind, Enum):
+            return _enum_name
+        if issubclass(kind, bytes):
+            return bytes.hex
+        if issubclass(kind, tuple | frozenset):
+            return self._list
+        if is_dataclass(kind):
+            return self.fields
+        return _itself
+
+    def _list(self, items: tuple[Any, ...] | frozenset[Any]) -> list[Any]:
+        return [self.encode(item) for item in items]
 
     def fields(self, value: Any, *, leave: frozenset[str] = frozenset()) -> dict[str, Any]:
         """A dataclass's compared fields, encoded, but those named in ``leave``."""
@@ -122,6 +134,18 @@ class Codec:
             self.decode(kind, item, f"{where}[{i}]")
             for i, (kind, item) in enumerate(zip(kinds, value, strict=True))
         )
+
+
+def _enum_value(member: StrEnum) -> str:
+    return member.value
+
+
+def _enum_name(member: Enum) -> str:
+    return member.name.lower()
+
+
+def _itself(value: Any) -> Any:
+    return value
 
 
 _HINTS: dict[type[Any], dict[str, Any]] = {}

@@ -4,7 +4,6 @@ words of alerts and effects."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 
 from controller.rules import Reveal, parse_card
 from controller.table import AlertKind, CardFromShoe, Rebuy, VoidHand
@@ -100,7 +99,7 @@ def test_a_shown_hand_is_seen_by_all_and_a_mucked_one_by_nobody_but_its_player()
     assert hand is not None
     shown = hand.players[0].revealed(Reveal.SHOW)
     mucked = hand.players[1].revealed(Reveal.MUCK)
-    table = replace(table, hand=hand._replace(players=(shown, mucked)))
+    table = table._replace(hand=hand._replace(players=(shown, mucked)))
     public = visible_cards(table, Role.PUBLIC)
     assert {str(d.card) for d in shown.cards} <= public
     assert not {str(d.card) for d in mucked.cards if not d.up} & public

@@ -57,7 +57,7 @@ def test_a_writer_killed_is_named_at_the_next_write(tmp_path: Path) -> None:
     pid = writer._process.pid
     assert pid is not None
     os.kill(pid, signal.SIGKILL)
-    writer._process.join(10)
+    writer._process.wait(10)
     with pytest.raises(JournalError, match=r"its writer stopped \(exit code -9\)"):
         for position in range(3, 3 + 2 * AHEAD):
             writer.write(Hand(inputs(1), position))

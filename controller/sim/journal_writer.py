@@ -16,12 +16,17 @@ stops there; its :meth:`JournalWriter.close` waits for every hand sent.
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
+import os
 import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 
+import controller
 from controller.journal import Input, Journal, JournalError
 from controller.journal.rotation import Rotation, due, rotate
 from controller.journal.snapshots import Snapshots
@@ -50,14 +55,16 @@ class JournalWriter:
     says (segments sealed unpaced: no table waits on this process)."""
 
     def __init__(self, path: Path, rotation: Rotation) -> None:
-        context = multiprocessing.get_context("spawn")  # nothing of this process's state
         self.path = path
-        self._connection, theirs = context.Pipe()
-        self._process = context.Process(
-            target=_write, args=(path, rotation, theirs), name=f"journal writer {path}"
-        )
-        self._process.start()
-        theirs.close()
+        ours, theirs = socket.socketpair()
+        with ours, theirs:
+            arguments = [str(theirs.fileno()), str(path), str(rotation.hands)]
+            self._process = subprocess.Popen(
+                [sys.executable, "-c", _MAIN, *arguments, str(rotation.megabytes)],
+                pass_fds=[theirs.fileno()],
+                env={**os.environ, "PYTHONPATH": _search_path()},
+            )
+            self._connection = Connection(ours.detach())
         self._ahead = 0
         self._failure: str | None = None
         try:
@@ -108,28 +115,48 @@ class JournalWriter:
                     return answer
             except (EOFError, OSError):  # the writer is gone
                 break
-            if not self._process.is_alive():
+            if self._process.poll() is not None:
                 break
             waited += 1.0
         else:
             return f"journal {self.path}: its writer wrote nothing for {PATIENCE:g} s"
-        self._process.join(PATIENCE)
-        return f"journal {self.path}: its writer stopped (exit code {self._process.exitcode})"
+        code = self._process.wait(PATIENCE)
+        return f"journal {self.path}: its writer stopped (exit code {code})"
 
     def _stop(self) -> None:
         with contextlib.suppress(OSError):  # the writer is gone already
             self._connection.send(None)
-        self._process.join(PATIENCE)
-        if self._process.is_alive():
+        try:
+            self._process.wait(PATIENCE)
+        except subprocess.TimeoutExpired:
             self._process.kill()
-            self._process.join()
+            self._process.wait()
         self._connection.close()
 
 
-def _write(path: Path, rotation: Rotation, connection: Connection) -> None:
-    """The writer's process: opens the journal, answers, then writes each hand it is sent
-    until it is sent None (or the run's process is gone)."""
+#: The writer process's program: :func:`serve` with its arguments.
+_MAIN = "import sys; from controller.sim.journal_writer import serve; serve(sys.argv[1:])"
+
+
+def _search_path() -> str:
+    """Where the writer finds this very ``controller`` (first), then what this process's
+    ``PYTHONPATH`` names."""
+    found = [str(Path(controller.__file__).resolve().parent.parent)]
+    return os.pathsep.join(found + [p for p in [os.environ.get("PYTHONPATH", "")] if p])
+
+
+def serve(arguments: Sequence[str]) -> None:
+    """The writer's process: its end of the socket, the journal's path and the rotation's
+    hands and megabytes."""
+    descriptor, path, hands, megabytes = arguments
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the run, which stops this
+    with Connection(int(descriptor)) as connection:
+        _write(Path(path), Rotation(int(hands), int(megabytes)), connection)
+
+
+def _write(path: Path, rotation: Rotation, connection: Connection) -> None:
+    """Open the journal, answer, then write each hand sent until None comes (or the run's
+    process is gone)."""
     try:
         journal = Journal.open(path, durable=False)  # not synced: a crash means a new run
         try:

@@ -11,7 +11,6 @@ and the effects people must be told of, in order; the display and the lamps are 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any, NamedTuple
 
 from controller.errors import LuckTableError
@@ -96,7 +95,7 @@ def apply(table: Table, item: TableInput) -> Step:
 def _raise(table: Table, facts: alerts.AlertFacts, fx: list[Effect], *, at: int) -> Table:
     alert = Alert(table.next_alert, facts, at)
     fx.append(alerts.Raised(alert))
-    return replace(table, alerts=(*table.alerts, alert), next_alert=table.next_alert + 1)
+    return table._replace(alerts=(*table.alerts, alert), next_alert=table.next_alert + 1)
 
 
 def _clear(table: Table, gone: list[Alert], by: Clearance, fx: list[Effect], **how: Any) -> Table:
@@ -106,7 +105,7 @@ def _clear(table: Table, gone: list[Alert], by: Clearance, fx: list[Effect], **h
     for alert in gone:
         fx.append(Cleared(alert.id, by, **how))
     ids = {alert.id for alert in gone}
-    return replace(table, alerts=tuple(a for a in table.alerts if a.id not in ids))
+    return table._replace(alerts=tuple(a for a in table.alerts if a.id not in ids))
 
 
 def _open(table: Table, kind: AlertKind, **facts: Any) -> list[Alert]:
@@ -150,9 +149,9 @@ def _engine(table: Table, item: EngineInput, at: int, fx: list[Effect]) -> Table
     except IllegalInput as error:
         raise Refused(str(error)) from None
     fx.extend(step.effects)
-    table = replace(table, hand=step.hand, hand_log=(*table.hand_log, item))
+    table = table._replace(hand=step.hand, hand_log=(*table.hand_log, item))
     if any(isinstance(effect, Scramble) for effect in step.effects):
-        table = replace(table, scramble_due=True)  # until the shoe reports them loaded
+        table = table._replace(scramble_due=True)  # until the shoe reports them loaded
     return _settle(table, at, fx) if step.hand.over else table
 
 
@@ -162,7 +161,7 @@ def _deal(table: Table, card: Card, at: int, fx: list[Effect], confirmed: bool =
     assert waiting is not None and waiting.kind == Wait.CARD
     table = _engine(table, Deal(card), at, fx)
     if table.settings.seat_board and not confirmed and waiting.seat is not None and table.in_hand:
-        table = replace(table, unconfirmed=(*table.unconfirmed, Placement(waiting.seat, card)))
+        table = table._replace(unconfirmed=(*table.unconfirmed, Placement(waiting.seat, card)))
     return table
 
 
@@ -171,7 +170,7 @@ def _give(table: Table, card: Card, at: int, fx: list[Effect], confirmed: bool) 
     in line while the table is paused."""
     if _not_due(table) is None:
         return _deal(table, card, at, fx, confirmed)
-    return replace(table, held=(card, *table.held), spent=table.spent | _bit(card))
+    return table._replace(held=(card, *table.held), spent=table.spent | _bit(card))
 
 
 def _feed_held(table: Table, at: int, fx: list[Effect]) -> Table:
@@ -181,7 +180,7 @@ def _feed_held(table: Table, at: int, fx: list[Effect]) -> Table:
         waiting = table.hand.waiting_for  # type: ignore[union-attr]  # checked in a hand just before
         assert waiting is not None
         fx.append(told.HeldDealt(card, waiting))
-        table = replace(table, held=table.held[1:], spent=table.spent & ~_bit(card))
+        table = table._replace(held=table.held[1:], spent=table.spent & ~_bit(card))
         table = _deal(table, card, at, fx)
     return table
 
@@ -196,8 +195,7 @@ def _settle(table: Table, at: int, fx: list[Effect]) -> Table:
     fx.append(told.HandOver(table.hand_number, void, at, tuple(stacks.items())))
     if table.held:
         fx.append(told.HeldSetAside(table.held))
-    table = replace(
-        table,
+    table = table._replace(
         seats=seats,
         spent=table.spent | sum(map(_bit, hand.cards_out())),
         held=(),
@@ -219,7 +217,7 @@ def _card_out(table: Table, card: Card, at: int, fx: list[Effect]) -> Table:
 
 
 def _out_of_turn(table: Table, card: Card, why: NotDue, at: int, fx: list[Effect]) -> Table:
-    table = replace(table, spent=table.spent | _bit(card))
+    table = table._replace(spent=table.spent | _bit(card))
     return _raise(table, alerts.CardOutOfTurn(card, why), fx, at=at)
 
 
@@ -235,7 +233,7 @@ def _card_read(table: Table, item: ti.CardFromShoe, fx: list[Effect]) -> Table:
         if tamper is not None:
             facts = alerts.ForeignCard(tamper, card, item.uid, None, deck.registered(item.uid))
             return _raise(table, facts, fx, at=item.at)
-        table = replace(table, deck=deck._replace(dealt=(*deck.dealt, item.uid)))
+        table = table._replace(deck=deck._replace(dealt=(*deck.dealt, item.uid)))
     return _card_out(table, card, item.at, fx)
 
 
@@ -286,7 +284,7 @@ def _deck_card(table: Table, item: ti.DeckCard, fx: list[Effect]) -> Table:
     if len(registering.cards) >= _MOST_REGISTERED:
         return table  # a flood: the deck's count tells it is not a deck
     cards = (*registering.cards, (item.code, item.uid))
-    return replace(table, registering=registering._replace(cards=cards))
+    return table._replace(registering=registering._replace(cards=cards))
 
 
 #: The most cards of one registration kept: twice a deck (any more are a flood).
@@ -313,19 +311,19 @@ def _deck_life(table: Table, at: int, fx: list[Effect]) -> Table:
     if not hands and (most is None or at - deck.since < most):
         return table
     due = alerts.DeckDue(deck.hands, deck.age(at), limits.deck_hands, limits.deck_hours)
-    return _raise(replace(table, deck=deck._replace(due=True)), due, fx, at=at)
+    return _raise(table._replace(deck=deck._replace(due=True)), due, fx, at=at)
 
 
 def _replace_deck(table: Table, at: int, fx: list[Effect]) -> Table:
     """The supervisor takes the deck out of play: the hand in progress is void, and the
     next hand waits for a new deck (its life ends now: no ``deck_due`` at the void)."""
-    table = replace(table, deck=None, deck_ready=False)
+    table = table._replace(deck=None, deck_ready=False)
     if table.in_hand:
         table = _engine(table, Action(Do.VOID), at, fx)
         of_hand = [alert for alert in table.alerts if alert.rule.of_hand]
         table = _clear(table, of_hand, Clearance.HAND_VOID, fx)
     fx.append(told.DeckOut())
-    return replace(table, held=())
+    return table._replace(held=())
 
 
 def _card_unreadable(table: Table, item: ti.CardUnreadable, fx: list[Effect]) -> Table:
@@ -362,7 +360,7 @@ def _card_at_seat(
         tampered = _tampered(table, item, mine.card, there=mine.seat == seat)
         if tampered is not None:  # the card the shoe dealt there is not the card there
             kept = tuple(p for p in pending if p != mine or mine.seat != seat)
-            return _tamper_at_seat(replace(table, unconfirmed=kept), tampered, fx, at=at)
+            return _tamper_at_seat(table._replace(unconfirmed=kept), tampered, fx, at=at)
         if mine.seat == seat:
             return _confirm(table, mine, fx)
         return _stray(table, seat, card, mine.seat, fx, at=at)
@@ -381,7 +379,7 @@ def _card_at_seat(
             if tamper is not None:
                 facts = alerts.ForeignCard(tamper, card, item.uid, seat, deck.registered(item.uid))
                 return _tamper_at_seat(table, facts, fx, at=at)
-            table = replace(table, deck=deck._replace(dealt=(*deck.dealt, item.uid)))
+            table = table._replace(deck=deck._replace(dealt=(*deck.dealt, item.uid)))
         table = _clear(table, [unread], Clearance.READER_IDENTIFIED, fx, seat=seat)
         return _give(table, card, at, fx, confirmed=True)
     if not final and _awaits_shoe(table, seat, card):
@@ -393,7 +391,7 @@ def _card_at_seat(
     tampered = _tampered(table, item, card, there=holder == seat or misread is not None)
     if tampered is not None:  # the card the shoe dealt there, if awaited, is gone
         kept = tuple(p for p in table.unconfirmed if p != misread)
-        return _tamper_at_seat(replace(table, unconfirmed=kept), tampered, fx, at=at)
+        return _tamper_at_seat(table._replace(unconfirmed=kept), tampered, fx, at=at)
     if holder == seat:
         return _clear(table, _strays(table, card), Clearance.SEEN_AT_SEAT, fx, seat=seat)
     if holder is not None:
@@ -436,8 +434,8 @@ def _track(table: Table, item: TableInput) -> Table:
             return table
         stream = _stream(streams, device).saw(item.seq)
     if device is Device.SHOE:
-        return replace(table, streams=streams._replace(shoe=stream))
-    return replace(table, streams=streams._replace(seat_board=stream))
+        return table._replace(streams=streams._replace(shoe=stream))
+    return table._replace(streams=streams._replace(seat_board=stream))
 
 
 def _stream(streams: Streams, device: Device) -> Stream:
@@ -465,7 +463,7 @@ def _awaits_shoe(table: Table, seat: int, card: Card | None) -> bool:
 def _wait(table: Table, report: ti.CardAtSeat, fx: list[Effect]) -> Table:
     fx.append(told.ReportWaits(report))
     streams = table.streams
-    return replace(table, streams=streams._replace(waiting=(*streams.waiting, report)))
+    return table._replace(streams=streams._replace(waiting=(*streams.waiting, report)))
 
 
 def _matches(table: Table, report: ti.CardAtSeat) -> bool:
@@ -506,7 +504,7 @@ def _reconcile(table: Table, item: TableInput, fx: list[Effect]) -> Table:
             kept.append(report)
     if not due:
         return table
-    table = replace(table, streams=table.streams._replace(waiting=tuple(kept)))
+    table = table._replace(streams=table.streams._replace(waiting=tuple(kept)))
     for report in due:
         table = _card_at_seat(table, report, fx, final=True)
     return table
@@ -530,7 +528,7 @@ def _strays(table: Table, card: Card) -> list[Alert]:
 
 def _confirm(table: Table, placement: Placement, fx: list[Effect]) -> Table:
     index = table.unconfirmed.index(placement)
-    table = replace(table, unconfirmed=table.unconfirmed[:index] + table.unconfirmed[index + 1 :])
+    table = table._replace(unconfirmed=table.unconfirmed[:index] + table.unconfirmed[index + 1 :])
     strays = _strays(table, placement.card)
     return _clear(table, strays, Clearance.CONFIRMED_AT_SEAT, fx, seat=placement.seat)
 
@@ -550,7 +548,7 @@ def _stray(
 
 def _seat_occupied(table: Table, item: ti.SeatOccupied, fx: list[Effect]) -> Table:
     seat = _seat_number(item.seat)
-    table = replace(table, occupied=tuple(sorted({*table.occupied, seat})))
+    table = table._replace(occupied=tuple(sorted({*table.occupied, seat})))
     if table.seat(seat) is None:
         fx.append(told.SomeoneSat(seat))
     away = _open(table, AlertKind.PLAYER_AWAY, seat=seat)
@@ -559,7 +557,7 @@ def _seat_occupied(table: Table, item: ti.SeatOccupied, fx: list[Effect]) -> Tab
 
 def _seat_vacated(table: Table, item: ti.SeatVacated, fx: list[Effect]) -> Table:
     seat = _seat_number(item.seat)
-    table = replace(table, occupied=tuple(s for s in table.occupied if s != seat))
+    table = table._replace(occupied=tuple(s for s in table.occupied if s != seat))
     if not table.in_play(seat) or table.hand.player(seat).folded:  # type: ignore[union-attr]  # checked in a hand just before
         return table
     return _raise(table, alerts.PlayerAway(seat, table.hand_number), fx, at=item.at)
@@ -569,11 +567,11 @@ def _deck_loaded(table: Table, item: ti.DeckLoaded, fx: list[Effect]) -> Table:
     """A deck loaded: between hands, a new deck, accepted by its registration (or by the
     shoe's count, at a table without tag checks whose shoe registers none); during a hand,
     the stub and the burn cards the engine scrambled, or a deck that has no place there."""
-    registration, table = table.registering, replace(table, registering=None)
+    registration, table = table.registering, table._replace(registering=None)
     hand = table.hand
     if table.in_hand and hand is not None and _burns_reloaded(table, hand, item.count):
         fx.append(told.DeckIn(item.count, reloaded=True))
-        return replace(table, scramble_due=False, deck=_burns_back(table.deck, hand))
+        return table._replace(scramble_due=False, deck=_burns_back(table.deck, hand))
     if table.in_hand:
         during = alerts.DeckDuringHand(item.count, table.hand_number)
         return _raise(table, during, fx, at=item.at)
@@ -582,19 +580,19 @@ def _deck_loaded(table: Table, item: ti.DeckLoaded, fx: list[Effect]) -> Table:
     if item.deck is not None:
         examined = protection.examine(registration, item.deck, item.count, checks)
         if isinstance(examined, alerts.DeckRejected):
-            return _raise(replace(table, deck_ready=False), examined, fx, at=item.at)
+            return _raise(table._replace(deck_ready=False), examined, fx, at=item.at)
         tags = examined
     elif checks:
         rejected = alerts.DeckRejected(None, item.count)
-        return _raise(replace(table, deck_ready=False), rejected, fx, at=item.at)
+        return _raise(table._replace(deck_ready=False), rejected, fx, at=item.at)
     elif item.count != 52:
-        table = replace(table, deck_ready=False)
+        table = table._replace(deck_ready=False)
         return _raise(table, alerts.BadDeck(item.count), fx, at=item.at)
     fx.append(told.DeckIn(52))
     old, deck = table.deck, _next_deck(table, item.deck, tags, item.at)
     if item.deck is not None and tags:
         fx.append(DeckRegistered(item.deck, tags, item.at))
-    table = replace(table, deck_ready=True, spent=0, deck=deck)
+    table = table._replace(deck_ready=True, spent=0, deck=deck)
     bad = _open(table, AlertKind.BAD_DECK) + _open(table, AlertKind.DECK_REJECTED)
     table = _clear(table, bad, Clearance.FULL_DECK, fx)
     if old is not None and old.since == deck.since:  # the same deck: its life goes on
@@ -630,13 +628,13 @@ def _device_fault_cleared(table: Table, item: ti.DeviceFaultCleared, fx: list[Ef
 
 def _link_up(table: Table, item: ti.LinkUp, fx: list[Effect]) -> Table:
     fx.append(told.Link(item.device, up=True))
-    table = replace(table, links=tuple(sorted({*table.links, item.device})))
+    table = table._replace(links=tuple(sorted({*table.links, item.device})))
     gone = _open(table, AlertKind.LINK_DOWN, device=item.device)
     return _clear(table, gone, Clearance.LINK_BACK, fx, device=item.device)
 
 
 def _link_down(table: Table, item: ti.LinkDown, fx: list[Effect]) -> Table:
-    table = replace(table, links=tuple(d for d in table.links if d is not item.device))
+    table = table._replace(links=tuple(d for d in table.links if d is not item.device))
     if item.device is Device.SEAT_BOARD and not table.settings.seat_board:
         fx.append(told.Link(item.device, up=False))
         return table
@@ -690,8 +688,7 @@ def _new_hand(table: Table, item: ti.NewHand, fx: list[Effect]) -> Table:
     fx.append(told.HandStarted(number, item.at, tuple(sorted(stacks))))
     fx.extend(step.effects)
     deck = None if table.deck is None else table.deck._replace(hands=table.deck.hands + 1)
-    return replace(
-        table,
+    return table._replace(
         hand_number=number,
         hand=step.hand,
         hand_log=(),
@@ -724,7 +721,7 @@ def _not_in_hand(table: Table, seat: int, what: str) -> None:
 
 def _with_seat(table: Table, seat: Seat) -> Table:
     others = [s for s in table.seats if s.seat != seat.seat]
-    return replace(table, seats=tuple(sorted([*others, seat])))
+    return table._replace(seats=tuple(sorted([*others, seat])))
 
 
 def _sit_down(table: Table, item: ti.SitDown, fx: list[Effect]) -> Table:
@@ -738,7 +735,7 @@ def _sit_down(table: Table, item: ti.SitDown, fx: list[Effect]) -> Table:
         raise Refused(f"seat {seat}: a buy-in of {item.buy_in} is not within {low} to {high}")
     fx.append(told.SatDown(seat, told.Words.of(item.player), item.buy_in))
     sitting = table.sittings + 1
-    table = replace(table, bought_in=table.bought_in + item.buy_in, sittings=sitting)
+    table = table._replace(bought_in=table.bought_in + item.buy_in, sittings=sitting)
     return _with_seat(
         table, Seat(seat, item.player, item.buy_in, sitting=sitting, since_hand=table.hand_number)
     )
@@ -760,8 +757,7 @@ def _leave(table: Table, item: ti.Leave, fx: list[Effect]) -> Table:
     seat = _seated(table, item.seat)
     _not_in_hand(table, seat.seat, "cash out")
     fx.append(told.CashedOut(seat.seat, told.Words.of(seat.player), seat.stack))
-    return replace(
-        table,
+    return table._replace(
         seats=tuple(s for s in table.seats if s.seat != seat.seat),
         cashed_out=table.cashed_out + seat.stack,
     )
@@ -779,7 +775,7 @@ def _rebuy(table: Table, item: ti.Rebuy, fx: list[Effect]) -> Table:
             f"{seat.stack + item.chips}, over the maximum buy-in of {high}"
         )
     fx.append(told.Rebought(seat.seat, item.chips))
-    table = replace(table, bought_in=table.bought_in + item.chips)
+    table = table._replace(bought_in=table.bought_in + item.chips)
     return _with_seat(table, seat._replace(stack=seat.stack + item.chips))
 
 
@@ -793,7 +789,7 @@ def _acknowledge_alert(table: Table, item: ti.AcknowledgeAlert, fx: list[Effect]
         raise Refused(f"alert {alert.id} is already acknowledged by {alert.acknowledged_by}")
     fx.append(told.Acknowledged(alert.id, told.Words.of(item.who), table.blocks(alert)))
     seen = alert._replace(acknowledged_by=item.who, acknowledged_at=item.at)
-    return replace(table, alerts=tuple(seen if a.id == alert.id else a for a in table.alerts))
+    return table._replace(alerts=tuple(seen if a.id == alert.id else a for a in table.alerts))
 
 
 def _sign_in_attack(table: Table, item: ti.SignInAttack, fx: list[Effect]) -> Table:
@@ -809,7 +805,7 @@ def _configure(table: Table, item: ti.Configure, fx: list[Effect]) -> Table:
     if table.in_hand:
         raise Refused(f"hand {table.hand_number} is in progress: configure between hands")
     fx.append(told.Configured(item.settings))
-    return replace(table, settings=item.settings)
+    return table._replace(settings=item.settings)
 
 
 # Supervisor actions ---------------------------------------------------------------------
@@ -862,14 +858,14 @@ def _correct_card(table: Table, item: ti.CorrectCard, fx: list[Effect]) -> Table
     unconfirmed = tuple(
         Placement(p.seat, item.right) if p.card == item.wrong else p for p in table.unconfirmed
     )
-    table = _corrected(replace(table, unconfirmed=unconfirmed), action, item.at, fx)
+    table = _corrected(table._replace(unconfirmed=unconfirmed), action, item.at, fx)
     seen = [  # the seat's reader saw the right card; or the supervisor named the shoe's card
         alert
         for alert in _open(table, AlertKind.CARD_MISMATCH)
         if item.right == alert.card or item.wrong == getattr(alert.facts, "read", None)
     ]
     confirmed = {Placement(alert.seat, item.right) for alert in seen}  # type: ignore[arg-type]  # a card_mismatch alert names its seat
-    table = replace(table, unconfirmed=tuple(p for p in table.unconfirmed if p not in confirmed))
+    table = table._replace(unconfirmed=tuple(p for p in table.unconfirmed if p not in confirmed))
     table = _clear(table, seen, Clearance.CORRECTED, fx)
     copy = _open(table, AlertKind.CARD_IN_PLAY, card=item.wrong)[:1]
     if not copy:
@@ -907,7 +903,7 @@ def _corrected(table: Table, action: Action, at: int, fx: list[Effect]) -> Table
         if isinstance(effect, DeadCard):
             seat, card = effect.seat, effect.card
             gone = tuple(p for p in table.unconfirmed if p.card != card)
-            table = _raise(replace(table, unconfirmed=gone), alerts.DeadCard(seat, card), fx, at=at)
+            table = _raise(table._replace(unconfirmed=gone), alerts.DeadCard(seat, card), fx, at=at)
     if table.hand is not None and table.hand.phase is Phase.VOID:
         of_hand = [alert for alert in table.alerts if alert.rule.of_hand]
         table = _clear(table, of_hand, Clearance.HAND_VOID, fx)
@@ -928,7 +924,7 @@ def _resolve_alert(table: Table, item: ti.ResolveAlert, fx: list[Effect]) -> Tab
         if not table.in_hand:
             raise Refused("no hand in progress to hold the card for: take it out of play (dead)")
         assert alert.card is not None
-        table = replace(table, held=(*table.held, alert.card))
+        table = table._replace(held=(*table.held, alert.card))
     elif item.remedy is Remedy.DONE and alert.kind is AlertKind.DECK_DUE:
         table = _new_life(table, alert, item.at)
     elif item.remedy is Remedy.DONE:
@@ -953,7 +949,7 @@ def _seen_in_place(table: Table, alert: Alert) -> Table:
         seen = next((p for p in table.unconfirmed if p.card == alert.card), None)
     else:
         return table
-    return replace(table, unconfirmed=tuple(p for p in table.unconfirmed if p != seen))
+    return table._replace(unconfirmed=tuple(p for p in table.unconfirmed if p != seen))
 
 
 def _new_life(table: Table, alert: Alert, at: int) -> Table:
@@ -967,7 +963,7 @@ def _new_life(table: Table, alert: Alert, at: int) -> Table:
         )
     if deck is None:
         return table
-    return replace(table, deck=deck._replace(since=at, hands=0, due=False))
+    return table._replace(deck=deck._replace(since=at, hands=0, due=False))
 
 
 def _correct_stack(table: Table, item: ti.CorrectStack, fx: list[Effect]) -> Table:
@@ -976,7 +972,7 @@ def _correct_stack(table: Table, item: ti.CorrectStack, fx: list[Effect]) -> Tab
     if item.stack < 0:
         raise Refused(f"seat {seat.seat}: a stack of {item.stack} is not 0 or more")
     _signed(item, fx, was=seat.stack)
-    table = replace(table, corrected=table.corrected + item.stack - seat.stack)
+    table = table._replace(corrected=table.corrected + item.stack - seat.stack)
     return _with_seat(table, seat._replace(stack=item.stack))
 
 

@@ -8,7 +8,6 @@ Every type here is immutable and round-trips through ``to_json``/``from_json``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from controller.rules import Card, Form, Hand, Wait, input_from_json, parse_card, say_waiting
@@ -95,8 +94,7 @@ class Signals(NamedTuple):
         return {"display": self.display, "lamps": self.lamps.to_json()}
 
 
-@dataclass(frozen=True, slots=True)
-class Table:
+class Table(NamedTuple):
     """The whole state of one table. Start from ``Table(settings)``; change it only
     through ``controller.table.apply``.
 
@@ -129,7 +127,7 @@ class Table:
     held: tuple[Card, ...] = ()
     unconfirmed: tuple[Placement, ...] = ()
     scramble_due: bool = False
-    streams: Streams = field(default_factory=Streams)
+    streams: Streams = Streams()
     alerts: tuple[Alert, ...] = ()
     next_alert: int = 1
     bought_in: int = 0
