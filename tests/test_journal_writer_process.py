@@ -11,14 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from controller.journal import Input, Journal, JournalError
+from controller.journal import Journal, JournalError
 from controller.journal.rotation import Rotation
 from controller.sim import journal_writer
 from controller.sim.journal_writer import AHEAD, Hand, JournalWriter
+from controller.table import TableInput
+from controller.table import inputs as ti
 
 
-def inputs(count: int) -> list[Input]:
-    return [Input(1_700_000_000.0 + n, "table", "Tick", {"at": n}) for n in range(count)]
+def inputs(count: int) -> list[TableInput]:
+    return [ti.Tick(at=1_700_000_000_000 + n) for n in range(count)]
 
 
 def test_hands_are_written_in_order_and_read_back(tmp_path: Path) -> None:
@@ -49,6 +51,16 @@ def test_a_hand_that_cannot_be_written_stops_the_run_with_the_reason(tmp_path: P
             time.sleep(0.05)
     with pytest.raises(JournalError, match="inputs not written in order"):  # and the close
         writer.close()
+
+
+def test_an_input_its_record_does_not_stand_for_stops_the_run(tmp_path: Path) -> None:
+    writer = JournalWriter(tmp_path / "j.sqlite3", Rotation(0, 0))
+    second_boot = ti.LinkUp(at=1_700_000_000_000, device=ti.Device.SHOE, boot=2, next_seq=0)
+    writer.write(Hand([*inputs(2), second_boot], 3))  # the modelled shoe boots once only
+    with pytest.raises(JournalError, match=r"j\.sqlite3, input 3: its record stands for"):
+        writer.close()
+    with Journal.open_read_only(tmp_path / "j.sqlite3") as journal:
+        assert list(journal.entries()) == []  # none of the hand's inputs
 
 
 def test_a_writer_killed_is_named_at_the_next_write(tmp_path: Path) -> None:

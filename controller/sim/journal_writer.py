@@ -1,11 +1,12 @@
 """The writer of a ``--core-only`` run's journal, in a process of its own.
 
-The run's process deals and builds each input's record (:mod:`.core_journal`); at each
-hand's end it sends the hand here: its inputs, the position of its last, its number and
-the snapshot of the table after it. This process writes them as the table service does
-(:class:`~controller.journal.Journal`, :class:`~controller.journal.snapshots.Snapshots`):
-the inputs in one transaction, then the snapshot and the hand's place in the index, then a
-rotation when one is due. Meanwhile the run deals the next hands on the other CPU.
+The run's process deals (:mod:`.core_journal`); at each hand's end it sends the hand here:
+its table inputs, the position of its last and the table after it. This process makes each
+input's record (:mod:`.core_records`, checked to stand for that input) and writes them as
+the table service does (:class:`~controller.journal.Journal`,
+:class:`~controller.journal.snapshots.Snapshots`): the records in one transaction, then the
+table's snapshot and the hand's place in the index, then a rotation when one is due.
+Meanwhile the run deals the next hands on the other CPU.
 
 At most :data:`AHEAD` hands are sent and not yet written: beyond, the run waits for the
 writer (what is held in memory stays bounded). Each hand written is answered (None, or the
@@ -27,9 +28,12 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 import controller
-from controller.journal import Input, Journal, JournalError
+from controller.history.recovery import Recovered
+from controller.journal import Journal, JournalError
 from controller.journal.rotation import Rotation, due, rotate
 from controller.journal.snapshots import Snapshots
+from controller.sim.core_records import CoreRecords
+from controller.table import Table, TableInput
 
 #: Hands sent to the writer and not yet written, at most.
 AHEAD = 8
@@ -40,14 +44,13 @@ PATIENCE = 60.0
 
 @dataclass(frozen=True, slots=True)
 class Hand:
-    """What is written at once: ``inputs``, the last at ``last``; with ``hand_number``
-    and ``state`` (its snapshot) when they end a hand (at the run's end, the inputs after
-    the last hand: none)."""
+    """What is written at once: the table's ``inputs``, the last at position ``last``;
+    with the ``table`` after it (its snapshot) when they end a hand (at the run's end, the
+    inputs after the last hand: none)."""
 
-    inputs: list[Input]
+    inputs: list[TableInput]
     last: int
-    hand_number: int | None = None
-    state: dict[str, object] | None = None
+    table: Table | None = None
 
 
 class JournalWriter:
@@ -60,7 +63,7 @@ class JournalWriter:
         with ours, theirs:
             arguments = [str(theirs.fileno()), str(path), str(rotation.hands)]
             self._process = subprocess.Popen(
-                [sys.executable, "-c", _MAIN, *arguments, str(rotation.megabytes)],
+                [sys.executable, "-P", "-c", _MAIN, *arguments, str(rotation.megabytes)],
                 pass_fds=[theirs.fileno()],
                 env={**os.environ, "PYTHONPATH": _search_path()},
             )
@@ -134,7 +137,8 @@ class JournalWriter:
         self._connection.close()
 
 
-#: The writer process's program: :func:`serve` with its arguments.
+#: The writer process's program: :func:`serve` with its arguments (run with ``-P``: the
+#: working folder is not searched, the ``controller`` of :func:`_search_path` is found).
 _MAIN = "import sys; from controller.sim.journal_writer import serve; serve(sys.argv[1:])"
 
 
@@ -168,9 +172,10 @@ def _write(path: Path, rotation: Rotation, connection: Connection) -> None:
         connection.send(str(error))
         return
     connection.send(None)
+    records = CoreRecords()
     try:
         while (hand := connection.recv()) is not None:
-            connection.send(_written(journal, snapshots, rotation, hand))
+            connection.send(_written(journal, snapshots, rotation, records, hand))
     except EOFError:  # the run's process is gone: what it sent is written
         pass
     finally:
@@ -178,17 +183,23 @@ def _write(path: Path, rotation: Rotation, connection: Connection) -> None:
         journal.close()
 
 
-def _written(journal: Journal, snapshots: Snapshots, rotation: Rotation, hand: Hand) -> str | None:
+def _written(
+    journal: Journal, snapshots: Snapshots, rotation: Rotation, records: CoreRecords, hand: Hand
+) -> str | None:
     """Write ``hand``; None, or why it could not be written."""
     try:
         if hand.inputs:
-            positions = journal.append(hand.inputs)
             first = hand.last - len(hand.inputs) + 1
-            if positions != list(range(first, hand.last + 1)):
+            made = [
+                records.record(item, f"journal {journal.path}, input {position}")
+                for position, item in enumerate(hand.inputs, first)
+            ]
+            if journal.append(made) != list(range(first, hand.last + 1)):
                 return f"journal {journal.path}: inputs not written in order"
-        if hand.hand_number is not None and hand.state is not None:
-            snapshots.save(hand.last, hand.hand_number, hand.state)
-            if due(journal.path, hand.hand_number, rotation):
+        if hand.table is not None:
+            state = Recovered(hand.table, hand.last, records.devices).state()
+            snapshots.save(hand.last, hand.table.hand_number, state)
+            if due(journal.path, hand.table.hand_number, rotation):
                 rotate(journal.path, hand.last, durable=False, paced=False)
     except JournalError as error:
         return str(error)
