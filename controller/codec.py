@@ -20,6 +20,7 @@ import types
 from collections.abc import Callable, Mapping
 from dataclasses import MISSING, Field, fields, is_dataclass
 from enum import Enum, StrEnum
+from functools import partial
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
 from controller.errors import LuckTableError
@@ -27,6 +28,10 @@ from controller.errors import LuckTableError
 #: How a type that is one JSON value is written and read: (write, read); ``read`` raises
 #: ValueError (or a subclass) with the reason for a value it refuses.
 Scalar = tuple[Callable[[Any], Any], Callable[[Any], Any]]
+#: Reads a JSON value (the value, where it was) as one type.
+Reader = Callable[[object, str], Any]
+#: How one field of a dataclass is read: its name, its reader, whether it must be there.
+_FieldPlan = tuple[str, Reader, bool]
 
 
 class CodecError(LuckTableError, ValueError):
@@ -43,6 +48,8 @@ class Codec:
     def __init__(self, scalars: Mapping[type, Scalar] | None = None) -> None:
         self._scalars = dict(scalars or {})
         self._writers: dict[type[Any], Callable[[Any], Any]] = {}  # by type, found on use
+        self._readers: dict[Any, Reader] = {}  # by type hint, found on use
+        self._plans: dict[type[Any], tuple[tuple[_FieldPlan, ...], frozenset[str]]] = {}
 
     def encode(self, value: Any) -> Any:
         """The JSON value of ``value``."""
@@ -84,42 +91,65 @@ class Codec:
         """An instance of the dataclass ``cls`` from a JSON object."""
         if not isinstance(data, Mapping):
             raise CodecError(where, f"{data!r} is not an object")
-        specs = {spec.name: spec for spec in _compared(cls)}
-        unknown = sorted(set(data) - set(specs))
-        if unknown:
+        plan, names = self._plan(cls)
+        if not names.issuperset(data):
+            unknown = sorted(set(data) - names)
             raise CodecError(where, f"unknown field {unknown[0]!r}")
-        hints = _hints(cls)
         values: dict[str, Any] = {}
-        for name, spec in specs.items():
+        for name, read, required in plan:
             if name in data:
-                values[name] = self.decode(hints[name], data[name], f"{where}.{name}")
-            elif spec.default is MISSING and spec.default_factory is MISSING:
+                values[name] = read(data[name], f"{where}.{name}")
+            elif required:
                 raise CodecError(where, f"missing field {name!r}")
         return cls(**values)
 
     def decode(self, hint: Any, value: object, where: str) -> Any:
         """The value of type ``hint`` a JSON value stands for."""
+        return self._reader(hint)(value, where)
+
+    def _plan(self, cls: type[Any]) -> tuple[tuple[_FieldPlan, ...], frozenset[str]]:
+        """How each compared field of the dataclass ``cls`` is read (made once for each
+        class), and their names."""
+        made = self._plans.get(cls)
+        if made is None:
+            hints = _hints(cls)
+            plan = tuple(
+                (
+                    spec.name,
+                    self._reader(hints[spec.name]),
+                    spec.default is MISSING and spec.default_factory is MISSING,
+                )
+                for spec in _compared(cls)
+            )
+            made = self._plans[cls] = plan, frozenset(name for name, _, _ in plan)
+        return made
+
+    def _reader(self, hint: Any) -> Reader:
+        read = self._readers.get(hint)
+        if read is None:
+            read = self._readers[hint] = self._reader_of(hint)
+        return read
+
+    def _reader_of(self, hint: Any) -> Reader:
+        """How a JSON value of type ``hint`` is read (found once for each hint)."""
         origin = get_origin(hint)
         if origin in (Union, types.UnionType):
-            if value is None and type(None) in get_args(hint):
-                return None
+            optional = type(None) in get_args(hint)
             (hint,) = (arg for arg in get_args(hint) if arg is not type(None))
-            return self.decode(hint, value, where)
+            read = self._reader(hint)
+            return partial(_optional, read) if optional else read
         if origin in (tuple, frozenset):
-            return self._collection(hint, value, where)
+            return partial(self._collection, hint)
         if hint is Any or hint is object:
-            return value
+            return _as_it_is
         scalar = self._scalars.get(hint)
         if scalar is not None:
-            try:
-                return scalar[1](value)
-            except ValueError as error:
-                raise CodecError(where, str(error)) from None
+            return partial(_scalar, scalar[1])
         if isinstance(hint, type) and is_dataclass(hint):
-            return self.build(hint, value, where)
+            return partial(self.build, hint)
         if isinstance(hint, type) and issubclass(hint, Enum):
-            return _member(hint, value, where)
-        return _plain(hint, value, where)
+            return partial(_member, hint)
+        return partial(_plain, hint)
 
     def _collection(self, hint: Any, value: object, where: str) -> Any:
         if not isinstance(value, list | tuple):
@@ -134,6 +164,21 @@ class Codec:
             self.decode(kind, item, f"{where}[{i}]")
             for i, (kind, item) in enumerate(zip(kinds, value, strict=True))
         )
+
+
+def _optional(read: Reader, value: object, where: str) -> Any:
+    return None if value is None else read(value, where)
+
+
+def _as_it_is(value: object, where: str) -> Any:
+    return value
+
+
+def _scalar(read: Callable[[Any], Any], value: object, where: str) -> Any:
+    try:
+        return read(value)
+    except ValueError as error:
+        raise CodecError(where, str(error)) from None
 
 
 def _enum_value(member: StrEnum) -> str:
