@@ -14,11 +14,14 @@ import threading
 import time
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from controller.journal import Device, Entry, Input, Journal, JournalError, JournalLocked
-from controller.journal.chain import ORIGIN, link
+from controller.journal.chain import ORIGIN, link, linked, stored
 from controller.journal.store import chain_of, check_no_writer
 from tests.service_kit import simulator, write_config
 
@@ -283,3 +286,34 @@ def test_a_reader_opened_beside_the_writer_in_its_process_leaves_its_write_ahead
         writer.append([note(2)])
         with Journal.open_read_only(path) as reader:
             assert [entry.position for entry in reader.entries()] == [1, 2]
+
+
+_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats()
+    | st.text()
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    head=st.lists(_SCALARS, min_size=4, max_size=4),
+    fields=st.dictionaries(st.text(), _SCALARS, max_size=3),
+    tail=st.lists(_SCALARS, min_size=5, max_size=5),
+)
+def test_the_chain_s_canonical_form_is_the_json_of_the_ten_whatever_their_values(
+    head: list[Any], fields: dict[str, Any], tail: list[Any]
+) -> None:
+    """The chain writes the head and the tail a value at a time (quicker than the encoder
+    for a list): the bytes hashed are the canonical JSON of the list of the ten all the
+    same, for text of any character, any whole number or float (NaN, infinities, -0.0
+    included), booleans and nothing."""
+    stored_fields = stored(fields)
+    canonical = json.dumps(
+        [*head, json.loads(stored_fields), *tail], separators=(",", ":"), sort_keys=True
+    )
+    expected = hashlib.sha256(ORIGIN + canonical.encode()).digest()
+    assert linked(None, head, stored_fields, tail) == expected

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -59,6 +60,19 @@ def linked(previous: bytes | None, head: Sequence[Any], fields: str, tail: Seque
     ``fields`` (as stored) and ``tail`` (device kind, serial, boot id, sequence number, event
     number): its canonical form is the JSON list of the ten, compact, keys sorted; the
     fields, stored so already, go in as they are (not parsed and written again)."""
-    before, after = _CANONICAL.encode(list(head)), _CANONICAL.encode(list(tail))
-    canonical = f"{before[:-1]},{fields},{after[1:]}"
-    return hashlib.sha256((previous or ORIGIN) + canonical.encode()).digest()
+    canonical = ",".join([*map(_scalar, head), fields, *map(_scalar, tail)])
+    return hashlib.sha256((previous or ORIGIN) + f"[{canonical}]".encode()).digest()
+
+
+def _scalar(value: Any) -> str:
+    """One value of the head or the tail as the canonical JSON writes it: a whole number
+    and a finite float as their ``repr`` (what the encoder writes for them), nothing as
+    ``null``, anything else (text, through the encoder's own quick path) by the encoder."""
+    kind = type(value)
+    if kind is int:
+        return int.__repr__(value)
+    if kind is float and math.isfinite(value):
+        return float.__repr__(value)
+    if value is None:
+        return "null"
+    return _CANONICAL.encode(value)
