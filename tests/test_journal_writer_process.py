@@ -40,8 +40,13 @@ def test_a_hand_that_cannot_be_written_stops_the_run_with_the_reason(tmp_path: P
     writer = JournalWriter(path, Rotation(0, 0))
     writer.write(Hand(inputs(3), 3))
     writer.write(Hand(inputs(3), 7))  # the run's count is off by one: positions 4 to 6
-    with pytest.raises(JournalError, match=r"j\.sqlite3: inputs not written in order"):
+    with pytest.raises(
+        JournalError, match=r"j\.sqlite3: a hand of inputs 5 to 7 after position 3: inputs not"
+    ):
+        writer.write(Hand(inputs(1), 8))
         writer.close()
+    with Journal.open_read_only(tmp_path / "j.sqlite3") as journal:  # nothing of it or after
+        assert [entry.position for entry in journal.entries()] == [1, 2, 3]
     writer = JournalWriter(tmp_path / "k.sqlite3", Rotation(0, 0))
     writer.write(Hand(inputs(3), 4))
     deadline = time.monotonic() + 30

@@ -10,8 +10,9 @@ Meanwhile the run deals the next hands on the other CPU.
 
 At most :data:`AHEAD` hands are sent and not yet written: beyond, the run waits for the
 writer (what is held in memory stays bounded). Each hand written is answered (None, or the
-reason it could not be written), so the run learns of a failure within a few hands and
-stops there; its :meth:`JournalWriter.close` waits for every hand sent.
+reason it could not be written, after which the writer writes nothing more and ends), so
+the run learns of a failure within a few hands and stops there; its
+:meth:`JournalWriter.close` waits for every hand sent.
 """
 
 from __future__ import annotations
@@ -172,10 +173,14 @@ def _write(path: Path, rotation: Rotation, connection: Connection) -> None:
         connection.send(str(error))
         return
     connection.send(None)
-    records = CoreRecords()
+    records, last = CoreRecords(), 0
     try:
         while (hand := connection.recv()) is not None:
-            connection.send(_written(journal, snapshots, rotation, records, hand))
+            failure = _written(journal, snapshots, rotation, records, hand, after=last)
+            connection.send(failure)
+            if failure is not None:
+                return  # nothing after a hand that could not be written
+            last = hand.last
     except EOFError:  # the run's process is gone: what it sent is written
         pass
     finally:
@@ -184,12 +189,24 @@ def _write(path: Path, rotation: Rotation, connection: Connection) -> None:
 
 
 def _written(
-    journal: Journal, snapshots: Snapshots, rotation: Rotation, records: CoreRecords, hand: Hand
+    journal: Journal,
+    snapshots: Snapshots,
+    rotation: Rotation,
+    records: CoreRecords,
+    hand: Hand,
+    *,
+    after: int,
 ) -> str | None:
-    """Write ``hand``; None, or why it could not be written."""
+    """Write ``hand``, whose first input follows position ``after`` (the last written);
+    None, or why it could not be written (then nothing of it is)."""
+    first = hand.last - len(hand.inputs) + 1
+    if first != after + 1:
+        return (
+            f"journal {journal.path}: a hand of inputs {first} to {hand.last} after "
+            f"position {after}: inputs not written in order"
+        )
     try:
         if hand.inputs:
-            first = hand.last - len(hand.inputs) + 1
             made = [
                 records.record(item, f"journal {journal.path}, input {position}")
                 for position, item in enumerate(hand.inputs, first)
