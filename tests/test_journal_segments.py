@@ -139,6 +139,9 @@ def test_a_rotated_journal_reads_as_the_whole_one(
     status, listed, _ = out(capsys, "journal", "list", "--journal", str(rotated))
     assert status == 0 and len(listed.splitlines()) == 5 and "hands 1-4" in listed
     assert out(capsys, "journal", "verify", "--journal", str(rotated))[0] == 0
+    for action in ("list", "verify"):  # a journal that never rotated says so
+        status, said, _ = out(capsys, "journal", action, "--journal", str(whole))
+        assert status == 0 and said.startswith(f"{whole}: no closed segments")
 
 
 def test_surveillance_s_first_page_starts_at_a_snapshot_not_at_position_0(

@@ -119,6 +119,8 @@ def _list(journal: Journal, chosen: list[Segment]) -> None:
 
 
 def _verify(journal: Journal, chosen: list[Segment]) -> int:
+    if not chosen:
+        print(f"{journal.path}: no closed segments to verify")
     for segment in chosen:
         if (moved(journal.path, segment) or {}).get("pruned"):
             print(f"{segment.name}: pruned")
