@@ -193,8 +193,9 @@ class CoreFloor:
         return self._clock
 
     def _apply(self, item: TableInput) -> str | None:
-        """Apply ``item`` (journaled first, when there is a journal: the table takes the
-        inputs its record stands for); the reason the table refused it, or None."""
+        """Apply ``item`` (given to the journal first, when there is one: the table takes
+        the inputs it returns, those the item's record stands for); the reason the table
+        refused it, or None."""
         items = (item,) if self._journal is None else self._journal.record(item)
         refused = None
         for each in items:

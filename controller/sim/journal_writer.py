@@ -146,8 +146,8 @@ _MAIN = "import sys; from controller.sim.journal_writer import serve; serve(sys.
 def _search_path() -> str:
     """Where the writer finds this very ``controller`` (first), then what this process's
     ``PYTHONPATH`` names."""
-    found = [str(Path(controller.__file__).resolve().parent.parent)]
-    return os.pathsep.join(found + [p for p in [os.environ.get("PYTHONPATH", "")] if p])
+    found = str(Path(controller.__file__).resolve().parent.parent)
+    return os.pathsep.join(filter(None, [found, os.environ.get("PYTHONPATH")]))
 
 
 def serve(arguments: Sequence[str]) -> None:
