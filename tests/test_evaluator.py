@@ -494,3 +494,20 @@ def test_keys_computed_one_at_a_time_are_the_whole_tables(rules, monkeypatch):
     assert type(evaluator._FAST_TABLES[rules.variant, rules.double_ace_flush][1]) is dict
     padded = np.array([[*hand, *[-1] * (8 - len(hand))] for hand in hands])
     assert keys == evaluate_many(padded, rules).tolist()
+
+
+def test_prepare_builds_the_whole_tables_before_any_hand(monkeypatch):
+    """prepare (a long run's start) puts the whole count table in place at once: no hand
+    is then computed alone, and every hand gets the key the whole tables give it."""
+    monkeypatch.setattr(evaluator, "_FAST_TABLES", {})
+    alone: list[int] = []
+    monkeypatch.setattr(evaluator, "count_key", lambda counts, wild: alone.append(counts))
+    evaluator.prepare(LUCK)
+    assert type(evaluator._FAST_TABLES[LUCK.variant, LUCK.double_ace_flush][1]) is dict
+    rng = np.random.default_rng(11)
+    hands = [rng.choice(52, size=7, replace=False) for _ in range(200)]
+    keys = [evaluate([int(code) for code in hand], LUCK).key for hand in hands]
+    assert alone == []
+    assert keys == evaluate_many(np.array(hands), LUCK).tolist()
+    with pytest.raises(CardError, match="rules must be a Rules"):
+        evaluator.prepare("luck")  # type: ignore[arg-type]

@@ -16,6 +16,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,7 @@ from controller.journal import Input, Journal, JournalError
 from controller.journal import store as journal_store
 from controller.journal.chain import link
 from controller.journal.lock import WriterLock
-from controller.journal.rotation import CHAIN_STEP, Rotation, finish, rotate
+from controller.journal.rotation import CHAIN_STEP, Rotation, due, finish, rotate
 from controller.journal.segments import SegmentDamaged, folder_of, last_sealed, sealed
 from controller.journal.snapshots import EVERY, Snapshots
 from controller.sim.core_journal import CoreJournal
@@ -492,3 +493,19 @@ def test_a_journal_rotates_by_size_too(tmp_path: Path) -> None:
         closed = reading.sealed()
     assert len(closed) == 1 and 800_000 <= closed[0].size < 1_300_000  # the file held ~1 MB
     assert [hand["hand"] for hand in read(path)[1]] == list(range(1, 71))
+
+
+def test_whether_a_rotation_is_due_reads_the_same_on_a_kept_connection(tmp_path: Path) -> None:
+    """The core run's writer asks on a connection it keeps, the service on one opened for
+    the question: both see the segments sealed since the connection was opened."""
+    path = made(tmp_path / "due.sqlite", 6)
+    rotation = Rotation(4, 0)
+    with closing(sqlite3.connect(path)) as kept, Journal.open(path):  # its writer, here
+        asked = [due(path, number, rotation) for number in range(1, 10)]
+        assert asked == [due(path, n, rotation, connection=kept) for n in range(1, 10)]
+        assert asked == [False, False, False, True, True, True, True, True, True]
+        (through,) = kept.execute("SELECT max(position) FROM table_snapshots").fetchone()
+        rotate(path, through, durable=False, paced=False)  # through hand 6
+        assert [due(path, n, rotation, connection=kept) for n in (9, 10)] == [False, True]
+        assert [due(path, n, rotation) for n in (9, 10)] == [False, True]
+        assert due(path, 99, Rotation(0, 0), connection=kept) is False  # never rotates

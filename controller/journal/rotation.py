@@ -99,11 +99,29 @@ def _writer_only(path: str) -> None:
         )
 
 
-def due(path: str | Path, hand_number: int, rotation: Rotation) -> bool:
-    """Whether the journal at ``path`` is due to rotate at the end of hand ``hand_number``."""
+def due(
+    path: str | Path,
+    hand_number: int,
+    rotation: Rotation,
+    *,
+    connection: sqlite3.Connection | None = None,
+) -> bool:
+    """Whether the journal at ``path`` is due to rotate at the end of hand ``hand_number``;
+    ``connection``: one to it that the caller keeps (else one is opened for the question)."""
     if not rotation.enabled:
         return False
-    connection = _connect(str(path))
+    if connection is not None:
+        return _due(connection, path, hand_number, rotation)
+    opened = _connect(str(path))
+    try:
+        return _due(opened, path, hand_number, rotation)
+    finally:
+        opened.close()
+
+
+def _due(
+    connection: sqlite3.Connection, path: str | Path, hand_number: int, rotation: Rotation
+) -> bool:
     try:
         last = last_sealed(connection)
         since = last.last_hand or 0 if last is not None else 0
@@ -117,8 +135,6 @@ def due(path: str | Path, hand_number: int, rotation: Rotation) -> bool:
         return False
     except sqlite3.Error as error:
         raise JournalError(f"cannot read journal {path}: {error}") from None
-    finally:
-        connection.close()
 
 
 def rotate(

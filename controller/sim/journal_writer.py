@@ -21,6 +21,7 @@ import contextlib
 import os
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -36,8 +37,10 @@ from controller.journal.snapshots import Snapshots
 from controller.sim.core_records import CoreRecords
 from controller.table import Table, TableInput
 
-#: Hands sent to the writer and not yet written, at most.
-AHEAD = 8
+#: Hands sent to the writer and not yet written, at most: enough that the run deals on while
+#: the writer seals a segment (a rotation, about as long as 30 hands), and what waits in
+#: memory stays a few megabytes.
+AHEAD = 64
 #: Seconds to wait for the writer to start, or to write what it was sent, before it is
 #: taken for stuck.
 PATIENCE = 60.0
@@ -163,61 +166,69 @@ def _write(path: Path, rotation: Rotation, connection: Connection) -> None:
     """Open the journal, answer, then write each hand sent until None comes (or the run's
     process is gone)."""
     try:
-        journal = Journal.open(path, durable=False)  # not synced: a crash means a new run
-        try:
-            snapshots = Snapshots(path, durable=False)
-        except BaseException:
-            journal.close()
-            raise
+        writer = _Writer(path, rotation)
     except JournalError as error:
         connection.send(str(error))
         return
     connection.send(None)
-    records, last = CoreRecords(), 0
     try:
         while (hand := connection.recv()) is not None:
-            failure = _written(journal, snapshots, rotation, records, hand, after=last)
+            failure = writer.written(hand)
             connection.send(failure)
             if failure is not None:
                 return  # nothing after a hand that could not be written
-            last = hand.last
     except EOFError:  # the run's process is gone: what it sent is written
         pass
     finally:
-        snapshots.close()
-        journal.close()
+        writer.close()
 
 
-def _written(
-    journal: Journal,
-    snapshots: Snapshots,
-    rotation: Rotation,
-    records: CoreRecords,
-    hand: Hand,
-    *,
-    after: int,
-) -> str | None:
-    """Write ``hand``, whose first input follows position ``after`` (the last written);
-    None, or why it could not be written (then nothing of it is)."""
-    first = hand.last - len(hand.inputs) + 1
-    if first != after + 1:
-        return (
-            f"journal {journal.path}: a hand of inputs {first} to {hand.last} after "
-            f"position {after}: inputs not written in order"
-        )
-    try:
-        if hand.inputs:
-            made = [
-                records.record(item, f"journal {journal.path}, input {position}")
-                for position, item in enumerate(hand.inputs, first)
-            ]
-            if journal.append(made) != list(range(first, hand.last + 1)):
-                return f"journal {journal.path}: inputs not written in order"
-        if hand.table is not None:
-            state = Recovered(hand.table, hand.last, records.devices).state()
-            snapshots.save(hand.last, hand.table.hand_number, state)
-            if due(journal.path, hand.table.hand_number, rotation):
-                rotate(journal.path, hand.last, durable=False, paced=False)
-    except JournalError as error:
-        return str(error)
-    return None
+class _Writer:
+    """The journal at ``path`` (new), its snapshots and the records of the inputs written
+    so far; it rotates as ``rotation`` says."""
+
+    def __init__(self, path: Path, rotation: Rotation) -> None:
+        self.rotation = rotation
+        self.records = CoreRecords()
+        self.last = 0  # the position of the last input written
+        self.journal = Journal.open(path, durable=False)  # not synced: a crash, a new run
+        try:
+            self.snapshots = Snapshots(path, durable=False)
+            self._asked = sqlite3.connect(path)  # whether a rotation is due, each hand
+        except BaseException:
+            self.journal.close()
+            raise
+
+    def written(self, hand: Hand) -> str | None:
+        """Write ``hand``, whose first input must follow the last written; None, or why it
+        could not be written (then nothing of it is)."""
+        journal = self.journal
+        first = hand.last - len(hand.inputs) + 1
+        if first != self.last + 1:
+            return (
+                f"journal {journal.path}: a hand of inputs {first} to {hand.last} after "
+                f"position {self.last}: inputs not written in order"
+            )
+        try:
+            if hand.inputs:
+                made = [
+                    self.records.record(item, f"journal {journal.path}, input {position}")
+                    for position, item in enumerate(hand.inputs, first)
+                ]
+                if journal.append(made) != list(range(first, hand.last + 1)):
+                    return f"journal {journal.path}: inputs not written in order"
+            self.last = hand.last
+            if hand.table is not None:
+                number = hand.table.hand_number
+                state = Recovered(hand.table, hand.last, self.records.devices).state()
+                self.snapshots.save(hand.last, number, state)
+                if due(journal.path, number, self.rotation, connection=self._asked):
+                    rotate(journal.path, hand.last, durable=False, paced=False)
+        except JournalError as error:
+            return str(error)
+        return None
+
+    def close(self) -> None:
+        self._asked.close()
+        self.snapshots.close()
+        self.journal.close()
