@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from controller.history.records import TABLE, table_inputs
 from controller.journal import Device as JournalDevice
@@ -42,8 +43,16 @@ class Recovered:
 
     def state(self) -> dict[str, object]:
         """The snapshot form of this state."""
-        devices = {kind: [d.serial, d.boot_id] for kind, d in sorted(self.devices.items())}
-        return {"table": self.table.to_json(), "devices": devices}
+        return snapshot_state(self.table.to_json(), self.devices)
+
+
+def snapshot_state(
+    table: dict[str, Any], devices: Mapping[str, JournalDevice]
+) -> dict[str, object]:
+    """The snapshot form of a table (as :meth:`Table.to_json` writes it) and the last device
+    boot of each kind."""
+    boots = {kind: [device.serial, device.boot_id] for kind, device in sorted(devices.items())}
+    return {"table": table, "devices": boots}
 
 
 def _entry_name(journal: Journal, entry: Entry) -> str:

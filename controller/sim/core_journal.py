@@ -47,7 +47,7 @@ class CoreJournal:
         writer (one transaction), with the table for its snapshot."""
         if not any(isinstance(effect, HandOver) for effect in step.effects):
             return
-        self._writer.write(Hand(self._pending, self._position, step.table))
+        self._writer.write(Hand(self._pending, self._position, step.table.to_json()))
         self._pending = []
 
     def close(self) -> None:

@@ -28,14 +28,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import Any
 
 import controller
-from controller.history.recovery import Recovered
+from controller.history.recovery import snapshot_state
 from controller.journal import Journal, JournalError
 from controller.journal.rotation import Rotation, due, rotate
 from controller.journal.snapshots import Snapshots
 from controller.sim.core_records import CoreRecords
-from controller.table import Table, TableInput
+from controller.table import TableInput
 
 #: Hands sent to the writer and not yet written, at most: enough that the run deals on while
 #: the writer seals a segment (a rotation, about as long as 30 hands), and what waits in
@@ -49,12 +50,13 @@ PATIENCE = 60.0
 @dataclass(frozen=True, slots=True)
 class Hand:
     """What is written at once: the table's ``inputs``, the last at position ``last``;
-    with the ``table`` after it (its snapshot) when they end a hand (at the run's end, the
-    inputs after the last hand: none)."""
+    with the ``table`` after it when they end a hand, as its snapshot holds it
+    (:meth:`Table.to_json`: made on the run's side, it crosses to the writer as plain
+    values), none at the run's end (the inputs after the last hand)."""
 
     inputs: list[TableInput]
     last: int
-    table: Table | None = None
+    table: dict[str, Any] | None = None
 
 
 class JournalWriter:
@@ -219,8 +221,8 @@ class _Writer:
                     return f"journal {journal.path}: inputs not written in order"
             self.last = hand.last
             if hand.table is not None:
-                number = hand.table.hand_number
-                state = Recovered(hand.table, hand.last, self.records.devices).state()
+                number = hand.table["hand_number"]
+                state = snapshot_state(hand.table, self.records.devices)
                 self.snapshots.save(hand.last, number, state)
                 if due(journal.path, number, self.rotation, connection=self._asked):
                     rotate(journal.path, hand.last, durable=False, paced=False)
