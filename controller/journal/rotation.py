@@ -144,14 +144,17 @@ def rotate(
     last input of a hand, with its snapshot) into a new segment; the segment (None: nothing
     to seal). Only the journal's writer calls it (its process holds the journal's lock).
     ``durable=False``: no file is synced (a journal made up to be read, as
-    ``Journal.open``'s). ``paced=False``: no pause between the chain's steps and the
-    deletes (a process that deals no live table: nobody waits on it)."""
+    ``Journal.open``'s). ``paced=False``: no pause between the chain's steps, and the
+    sealed inputs deleted in one transaction (a process that deals no live table: nobody
+    waits on it)."""
     name = str(path)
     _writer_only(name)
     connection = _connect(name)
-    pause = CHUNK_PAUSE if paced else 0.0
+    if not durable:  # as the journal's own connection: its commits not synced
+        connection.execute("PRAGMA synchronous = NORMAL")
+    pace = _Pace(CHUNK, CHUNK_PAUSE) if paced else _Pace(-1, 0.0)  # -1: SQLite's no limit
     try:
-        _finish(name, connection, pause)
+        _finish(name, connection, pace)
         previous = last_sealed(connection)
         first = previous.last + 1 if previous is not None else 1
         if through < first:
@@ -176,7 +179,7 @@ def rotate(
             chain_step=CHAIN_STEP if paced else 0,
         )
         _record(connection, segment)
-        _finish(name, connection, pause)
+        _finish(name, connection, pace)
         return segment
     except sqlite3.Error as error:
         raise JournalError(f"cannot rotate journal {name}: {error}") from None
@@ -332,14 +335,22 @@ def finish(path: str | Path) -> int:
     _writer_only(str(path))
     connection = _connect(str(path))
     try:
-        return _finish(path, connection, CHUNK_PAUSE)
+        return _finish(path, connection, _Pace(CHUNK, CHUNK_PAUSE))
     except sqlite3.Error as error:
         raise JournalError(f"cannot rotate journal {path}: {error}") from None
     finally:
         connection.close()
 
 
-def _finish(path: str | Path, connection: sqlite3.Connection, pause: float) -> int:
+@dataclass(frozen=True)
+class _Pace:
+    """How the sealed inputs are deleted: ``chunk`` a transaction, ``pause`` seconds apart."""
+
+    chunk: int
+    pause: float
+
+
+def _finish(path: str | Path, connection: sqlite3.Connection, pace: _Pace) -> int:
     if not has_catalogue(connection):
         return 0
     closed = sealed(connection)
@@ -366,7 +377,7 @@ def _finish(path: str | Path, connection: sqlite3.Connection, pause: float) -> i
             gone = connection.execute(
                 "DELETE FROM inputs WHERE position IN (SELECT position FROM inputs "
                 "WHERE position <= ? ORDER BY position LIMIT ?)",
-                (end, CHUNK),
+                (end, pace.chunk),
             ).rowcount
             if gone == 0:
                 connection.execute("DELETE FROM table_snapshots WHERE position < ?", (end,))
@@ -377,4 +388,4 @@ def _finish(path: str | Path, connection: sqlite3.Connection, pause: float) -> i
         deleted += gone
         if gone == 0:
             return deleted
-        time.sleep(pause)
+        time.sleep(pace.pause)
