@@ -215,10 +215,15 @@ class CoreFloor:
         up = LinkUp(at=self.now(), device=device, boot=1, next_seq=next_seq, pending=pending)
         self._apply(up)
 
-    def _event(self, device: Device, item: TableInput) -> None:
-        """A device's event, numbered; held in the device while its cable is out."""
-        item = replace(item, seq=self._seqs[device] % 65536)  # type: ignore[call-arg]  # the devices' inputs each have a seq
+    def _seq(self, device: Device) -> int:
+        """The sequence number of ``device``'s next event (it numbers each event it sends)."""
+        seq = self._seqs[device] % 65536
         self._seqs[device] += 1
+        return seq
+
+    def _event(self, device: Device, item: TableInput) -> None:
+        """A device's event (numbered by :meth:`_seq`); held in the device while its cable
+        is out."""
         if device in self._held:
             self._held[device].append(item)
         else:
@@ -234,7 +239,9 @@ class CoreFloor:
             if cheat is not None:
                 raise PhysicalActError("a shoe that registers no deck shows no cheat")
             self._shoe = deque(Tagged(card, card, b"") for card in cards)
-            self._event(Device.SHOE, DeckLoaded(at=self.now(), count=len(cards)))
+            self._event(
+                Device.SHOE, DeckLoaded(at=self.now(), seq=self._seq(Device.SHOE), count=len(cards))
+            )
             return list(cards)
         deck = tagged_deck(self._deck_id, cards)
         try:  # ``at`` given: nothing random
@@ -243,15 +250,28 @@ class CoreFloor:
             raise PhysicalActError(f"the shoe cannot be loaded so: {error}") from None
         self._shoe = deque(in_shoe)
         for card in registered:
-            read = DeckCard(at=self.now(), deck=self._deck_id, code=card.code, uid=card.uid.hex())
+            read = DeckCard(
+                at=self.now(),
+                seq=self._seq(Device.SHOE),
+                deck=self._deck_id,
+                code=card.code,
+                uid=card.uid.hex(),
+            )
             self._event(Device.SHOE, read)
-        loaded = DeckLoaded(at=self.now(), count=len(in_shoe), deck=self._deck_id)
+        loaded = DeckLoaded(
+            at=self.now(), seq=self._seq(Device.SHOE), count=len(in_shoe), deck=self._deck_id
+        )
         self._event(Device.SHOE, loaded)
         return [card.card for card in in_shoe]
 
     async def switch(self, seat: int, card: int) -> None:
         uid = tag_uid(FOREIGN_DECK, card).hex() if self._registers else ""
-        self._event(Device.SEAT_BOARD, CardAtSeat(at=self.now(), seat=seat, code=card, uid=uid))
+        self._event(
+            Device.SEAT_BOARD,
+            CardAtSeat(
+                at=self.now(), seq=self._seq(Device.SEAT_BOARD), seat=seat, code=card, uid=uid
+            ),
+        )
 
     def new_deck(self) -> None:
         self._deck_id += 1
@@ -265,10 +285,15 @@ class CoreFloor:
         card = self._shoe.popleft()
         self._out[card.card] = card
         if unread is None:
-            read = CardFromShoe(at=self.now(), code=card.code, uid=card.uid.hex())
+            read = CardFromShoe(
+                at=self.now(), seq=self._seq(Device.SHOE), code=card.code, uid=card.uid.hex()
+            )
             self._event(Device.SHOE, read)
         else:
-            self._event(Device.SHOE, CardUnreadable(at=self.now(), disposition=unread))
+            self._event(
+                Device.SHOE,
+                CardUnreadable(at=self.now(), seq=self._seq(Device.SHOE), disposition=unread),
+            )
         return card.card
 
     async def place(self, seat: int, card: int, lands_at: int) -> None:
@@ -278,14 +303,26 @@ class CoreFloor:
         """The seat's reader reads the card's tag: its code (or ``reads``) and UID."""
         tagged = self._out.get(card, Tagged(card, card, b""))
         code = tagged.code if reads is None else reads
-        seen = CardAtSeat(at=self.now(), seat=lands_at, code=code, uid=tagged.uid.hex())
+        seen = CardAtSeat(
+            at=self.now(),
+            seq=self._seq(Device.SEAT_BOARD),
+            seat=lands_at,
+            code=code,
+            uid=tagged.uid.hex(),
+        )
         self._event(Device.SEAT_BOARD, seen)
 
     async def sit(self, seat: int) -> None:
-        self._event(Device.SEAT_BOARD, SeatOccupied(at=self.now(), seat=seat))
+        self._event(
+            Device.SEAT_BOARD,
+            SeatOccupied(at=self.now(), seq=self._seq(Device.SEAT_BOARD), seat=seat),
+        )
 
     async def leave(self, seat: int) -> None:
-        self._event(Device.SEAT_BOARD, SeatVacated(at=self.now(), seat=seat))
+        self._event(
+            Device.SEAT_BOARD,
+            SeatVacated(at=self.now(), seq=self._seq(Device.SEAT_BOARD), seat=seat),
+        )
 
     async def unplug(self, device: Device, seconds: float) -> None:
         self._apply(LinkDown(at=self.now(), device=device, reason="unplugged"))
