@@ -41,8 +41,11 @@ PORT ?= 8080
 run: $(VENV)/runtime-installed
 	$(BIN)/luck-table sim --hands 5 --speed 4 --console 127.0.0.1:$(PORT)
 
+# The suite's workers (pytest-xdist): one a core of the 2-core machines it is kept fast on.
+TEST_WORKERS ?= 2
+
 test: lint
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS)
 
 lint: $(VENV)/test-installed
 	$(BIN)/ruff check .

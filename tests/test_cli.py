@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from controller.cli.common import MESSAGE_LIMIT
 from controller.journal import Journal
 from dealer_ui.auth import verify_pin
 
@@ -231,11 +232,11 @@ def test_replay_refuses_hostile_scripts_with_status_2_and_a_short_message(
     assert result.returncode == 2, result.stderr
     assert b"Traceback" not in result.stderr
     assert ERROR_LINE.match(result.stderr.decode()), result.stderr[:500]
-    assert len(result.stderr) < 400
+    assert len(result.stderr) < MESSAGE_LIMIT + 100  # of a megabyte
     as_json = luck_table("replay", "-", "--json", stdin=script)
     assert as_json.returncode == 2
     assert json.loads(as_json.stdout)["status"] == "error"
-    assert len(as_json.stdout) < 500
+    assert len(as_json.stdout) < MESSAGE_LIMIT + 200
 
 
 def test_replay_says_where_the_utf8_is_invalid(tmp_path):

@@ -63,7 +63,7 @@ def test_a_second_writer_is_refused_naming_the_holder_and_readers_need_no_lock(t
     assert list(tmp_path.iterdir()) == []
     with Journal.open(path) as writer:
         writer.append([note(1)])
-        with pytest.raises(JournalLocked, match=rf"process {os.getpid()} \(.*pytest"):
+        with pytest.raises(JournalLocked, match=rf"process {os.getpid()} \(.+\) writes it"):
             Journal.open(path)
         with pytest.raises(JournalLocked, match="is in use"):
             check_no_writer(path)

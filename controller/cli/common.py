@@ -24,7 +24,9 @@ from controller.cli import PROG, USAGE_ERROR
 from controller.errors import LuckTableError
 from controller.rules.cards import shorten
 
-MESSAGE_LIMIT = 300
+#: Long enough for a message that names two deep paths and says what to do; a hostile
+#: input is cut to its start and end.
+MESSAGE_LIMIT = 500
 
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
