@@ -42,6 +42,7 @@ from controller.table import (
     SitDown,
     SitIn,
     SitOut,
+    Step,
     Table,
     TableInputError,
     TableSettings,
@@ -187,6 +188,21 @@ def test_a_refused_decision_changes_nothing_and_says_why_in_the_engines_words():
     assert "no hand in progress" in TableDriver.make().refused(Decide, seat=1, do=Do.CALL)
     assert "not a player's decision" in driver.refused(Decide, seat=2, do=Do.VOID)
     assert "the dealer does" in driver.refused(Decide, seat=2, do=Do.BRING_IN, by=By.PLAYER)
+
+
+def test_a_step_carries_what_its_table_shows_and_the_next_input_goes_on_from_it():
+    driver = betting()
+    last = Step.of(driver.table)
+    assert last.signals.display == "BETTING: seat 2 to act" and last.effects == ()
+    refused = last.then(Decide(at=1, seat=5, do=Do.CALL))
+    assert refused.refused is not None
+    assert refused.table is last.table and refused.signals is last.signals
+    brought_in = refused.then(Decide(at=2, seat=2, do=Do.BRING_IN))
+    assert brought_in.signals.display == "BETTING: seat 5 to act"
+    assert [effect.kind for effect in brought_in.effects][-1] == "display"
+    burn = brought_in.then(Decide(at=3, seat=5, do=Do.CALL))
+    assert burn.signals == burn.table.signals and burn.signals.display == "BURN"
+    assert burn == apply(brought_in.table, Decide(at=3, seat=5, do=Do.CALL))
 
 
 def test_players_decide_on_their_own_where_the_table_allows_it():

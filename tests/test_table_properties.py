@@ -204,3 +204,17 @@ def test_any_sequence_conserves_chips_and_never_deals_a_card_twice(
     assert driver.replayed() == text
     lines = [json.dumps(item.to_json()) for item in driver.inputs]
     assert [tc.input_from_json(json.loads(line)) for line in lines] == driver.inputs
+    _goes_on_as_applied(driver)
+
+
+def _goes_on_as_applied(driver: TableDriver) -> None:
+    """Each input applied after the last step (its signals known) gives what ``apply``
+    gives from the table alone: the same table, effects (the display's and the lamps'
+    changes among them) and signals, the table's own."""
+    assert driver.first is not None
+    step = tc.Step.of(driver.first)
+    for item in driver.inputs:
+        applied = tc.apply(step.table, item)
+        step = step.then(item)
+        assert step == applied, item
+        assert step.signals == step.table.signals

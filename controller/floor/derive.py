@@ -73,13 +73,14 @@ def derive(journal: Journal, start: Point, limit: int) -> Derived:
     """The next ``limit`` entries at most after ``start`` and what they gave."""
     entries = tuple(itertools.islice(journal.entries(start.position), limit))
     recorder = HandRecorder(start.started)
-    table = start.table
+    last = Step.of(start.table)
     out: list[f.Fact] = []
     for entry in entries:
         where = f"journal {journal.path}, position {entry.position}"
-        for step in entry_steps(table, entry, where):
-            out.extend(facts_of(entry, table, step, recorder))
-            table = step.table
+        for step in entry_steps(last, entry, where):
+            out.extend(facts_of(entry, last.table, step, recorder))
+            last = step
+    table = last.table
     position = entries[-1].position if entries else start.position
     current = recorder.in_progress(table)
     if entries and current is not None:  # the floor's hand in progress stays the journal's

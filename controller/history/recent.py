@@ -19,7 +19,7 @@ from controller.history.recovery import entry_steps, from_snapshot
 from controller.journal import Entry, Journal
 from controller.journal.snapshots import Snapshots
 from controller.rules import Effect
-from controller.table import Table
+from controller.table import Step, Table
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,12 +83,12 @@ def entries_since(
 
 def replayed(start: Update, entries: list[Entry], since: float) -> Recent:
     """:func:`recent` from what :func:`entries_since` read (the table core's work)."""
-    table, before = start.table, start
+    last, before = Step.of(start.table), start
     updates: list[Update] = []
     for entry in entries:
-        for step in entry_steps(table, entry, f"journal position {entry.position}"):
-            table = step.table
-            update = Update(entry.position, table, step.effects, entry.recorded_at)
+        for step in entry_steps(last, entry, f"journal position {entry.position}"):
+            last = step
+            update = Update(entry.position, step.table, step.effects, entry.recorded_at)
             if updates or entry.recorded_at > since:
                 updates.append(update)
             else:

@@ -19,7 +19,7 @@ from controller.history.records import TABLE, table_inputs
 from controller.journal import Device as JournalDevice
 from controller.journal import Entry, Journal
 from controller.journal.snapshots import Snapshots
-from controller.table import Step, Table, TableSettings, apply
+from controller.table import Step, Table, TableSettings
 
 log = logging.getLogger(__name__)
 
@@ -59,14 +59,13 @@ def _entry_name(journal: Journal, entry: Entry) -> str:
     return f"journal {journal.path}, position {entry.position}"
 
 
-def entry_steps(table: Table, entry: Entry, where: str) -> list[Step]:
-    """The steps of one journal entry applied to ``table`` (a LinkUp after a device restart
-    gives two); ``where`` names the entry in an error."""
+def entry_steps(last: Step, entry: Entry, where: str) -> list[Step]:
+    """The steps of one journal entry applied after ``last`` (a LinkUp after a device
+    restart gives two); ``where`` names the entry in an error."""
     out = []
     for item in table_inputs(entry, where):
-        step = apply(table, item)
-        table = step.table
-        out.append(step)
+        last = last.then(item)
+        out.append(last)
     return out
 
 
@@ -74,11 +73,11 @@ def steps(
     journal: Journal, after: int = 0, table: Table | None = None
 ) -> Iterator[tuple[Entry, Step]]:
     """Each input after position ``after`` applied in turn: (its entry, the step)."""
-    table = initial_table() if table is None else table
+    last = Step.of(initial_table() if table is None else table)
     for entry in journal.entries(after):
-        for step in entry_steps(table, entry, _entry_name(journal, entry)):
-            table = step.table
+        for step in entry_steps(last, entry, _entry_name(journal, entry)):
             yield entry, step
+            last = step
 
 
 def from_snapshot(snapshots: Snapshots, at_most: int) -> Recovered:
@@ -106,14 +105,15 @@ def recover(journal: Journal, snapshots: Snapshots) -> Recovered:
     """The state after the journal's last input, from the latest snapshot on."""
     started = time.perf_counter()
     recovered = from_snapshot(snapshots, snapshots.last_position())
-    table = recovered.table
+    last = Step.of(recovered.table)
     for entry in journal.entries(recovered.position):
-        for step in entry_steps(table, entry, _entry_name(journal, entry)):
-            table = step.table
+        taken = entry_steps(last, entry, _entry_name(journal, entry))
+        if taken:
+            last = taken[-1]
         if entry.source != TABLE and entry.device is not None:
             recovered.devices[entry.device.kind] = entry.device
         recovered.position = entry.position
         recovered.replayed += 1
-    recovered.table = table
+    recovered.table = last.table
     recovered.seconds = time.perf_counter() - started
     return recovered

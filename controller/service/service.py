@@ -49,7 +49,6 @@ from controller.table import (
     Table,
     TableInput,
     Tick,
-    apply,
 )
 from controller.table import DeviceRestarted as TableDeviceRestarted
 from controller.table.effects import HandOver
@@ -126,7 +125,8 @@ class TableService:
         self._snapshots: Snapshots | None = None
         #: The journal's rotation in progress (in a thread), if any: one at a time.
         self._rotating: asyncio.Task[None] | None = None
-        self._table: Table | None = None
+        #: The last input's step: the table after it, and what the table shows.
+        self._last: Step | None = None
         self._position = 0
         self._devices: dict[str, JournalDevice] = {}
         self._intakes: dict[Device, Intake] = {}
@@ -149,9 +149,13 @@ class TableService:
     @property
     def table(self) -> Table:
         """The table after the last input applied."""
-        if self._table is None:
+        return self._last_step().table
+
+    def _last_step(self) -> Step:
+        """The last input's step, to go on from."""
+        if self._last is None:
             raise RuntimeError("the table service is not started")
-        return self._table
+        return self._last
 
     @property
     def position(self) -> int:
@@ -199,7 +203,7 @@ class TableService:
         self._rotating = asyncio.create_task(self._rotation(finish, path))
         if self.config.floor is not None:
             self._start_shipper(journal)
-        self._table, self._position = recovered.table, recovered.position
+        self._last, self._position = Step.of(recovered.table), recovered.position
         self._devices = dict(recovered.devices)
         log.info(
             "journal %s: recovered to position %d (hand %d) in %.3f s: snapshot at %d, "
@@ -404,7 +408,7 @@ class TableService:
                     log.info("%s %s already in the journal: dropped", record.type, record.device)
                     continue
                 for item in table_inputs(record, f"input {position}"):
-                    step = apply(self.table, item)
+                    step = self._last_step().then(item)
                     steps.append(step)
                     self._applied(position, step, record.recorded_at)
             self._show_lamps()
@@ -455,7 +459,7 @@ class TableService:
             self._tasks.append(asyncio.create_task(self._record_own(Tick(at=0))))
 
     def _applied(self, position: int, step: Step, at: float) -> None:
-        self._table, self._position = step.table, position
+        self._last, self._position = step, position
         update = Update(position, step.table, step.effects, at)
         for subscription in list(self._subscribers):
             subscription.put(update)
@@ -509,7 +513,7 @@ class TableService:
             log.warning("the journal's segment cannot be written (%s): it rotates later", error)
 
     def _show_lamps(self) -> None:
-        lamps = self.table.signals.lamps
+        lamps = self._last_step().signals.lamps
         shoe = self.driver(Device.SHOE)
         if shoe is not None and lamps != self._lamps:
             shoe.set_indicator(lamps.bonus, lamps.seats)

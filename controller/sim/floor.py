@@ -33,11 +33,11 @@ from controller.table import (
     LinkUp,
     SeatOccupied,
     SeatVacated,
+    Step,
     Table,
     TableInput,
     TableSettings,
     Tick,
-    apply,
 )
 from controller.table.streams import WAIT_MS
 from firmware_sim.device import DeviceError
@@ -176,17 +176,17 @@ class CoreFloor:
         self._held: dict[Device, list[TableInput]] = {}  # a pulled cable's events
         self._journal = journal
         if journal is None:
-            self._table = Table(settings)
+            self._last = Step.of(Table(settings))
         else:  # as the service starts a journal: from the default table, then its settings
-            self._table = Table(TableSettings())
-            if settings != self._table.settings:
+            self._last = Step.of(Table(TableSettings()))
+            if settings != self.table.settings:
                 self._apply(Configure(at=self.now(), settings=settings))
         for device in (Device.SHOE, Device.SEAT_BOARD):
             self._hello(device, 0)
 
     @property
     def table(self) -> Table:
-        return self._table
+        return self._last.table
 
     def now(self) -> int:
         self._clock += 10
@@ -199,8 +199,7 @@ class CoreFloor:
         items = (item,) if self._journal is None else self._journal.record(item)
         refused = None
         for each in items:
-            step = apply(self._table, each)
-            self._table = step.table
+            step = self._last = self._last.then(each)
             if self._journal is not None:
                 self._journal.applied(step)
             self._observe(step.table, step.effects)
@@ -341,7 +340,7 @@ class CoreFloor:
             self._hello(device, len(held))
             for item in held:
                 self._apply(replace(item, at=self.now()))
-        if self._table.streams.waiting:
+        if self.table.streams.waiting:
             self._clock += WAIT_MS
             self._apply(Tick(at=self.now()))
 

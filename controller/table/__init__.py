@@ -1,4 +1,4 @@
-"""The table core: pure like the hand engine. ``table + input -> Step(table, effects)``.
+"""The table core: pure like the hand engine. ``table + input -> Step(table, effects, signals)``.
 
 No clock, no I/O, deterministic: the time of an input is part of the input, so replaying
 the journal's inputs gives the same table, byte for byte in ``to_json``. Driving a table::
@@ -7,11 +7,11 @@ the journal's inputs gives the same table, byte for byte in ``to_json``. Driving
     step = apply(table, SitDown(at=t, seat=1, player="Ann", buy_in=200))
     step.table, step.effects         # the new table and what to tell people, in order
     step.refused                     # the reason when the input was not taken, else None
-    step = apply(step.table, DeckLoaded(at=t, count=52))
-    step = apply(step.table, NewHand(at=t))
-    step = apply(step.table, CardFromShoe(at=t, code=card))  # the shoe's events
-    step = apply(step.table, Decide(at=t, seat=4, do=Do.CALL))   # a player's decision
-    step.table.signals               # Signals(display="DEAL: seat 3, face up", lamps=Lamps(...))
+    step = step.then(DeckLoaded(at=t, count=52))   # the next input, from the last step
+    step = step.then(NewHand(at=t))
+    step = step.then(CardFromShoe(at=t, code=card))  # the shoe's events
+    step = step.then(Decide(at=t, seat=4, do=Do.CALL))   # a player's decision
+    step.signals                     # Signals(display="DEAL: seat 3, face up", lamps=Lamps(...))
     step.table.alerts                # open alerts, each with its message and remedy
     Table.from_json(table.to_json()) == table; input_from_json(item.to_json()) == item
 

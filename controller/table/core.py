@@ -1,4 +1,4 @@
-"""The table core's transitions: ``apply(table, input) -> Step(table, effects)``.
+"""The table core's transitions: ``apply(table, input) -> Step(table, effects, signals)``.
 
 ``apply`` never raises for a well-formed input: an input that cannot be taken now (a
 decision the engine refuses, a buy-in over the limit, a new hand while a hand is in
@@ -6,6 +6,10 @@ progress) leaves the table unchanged and returns one ``refused`` effect with the
 (the engine's own words for a refused decision). Every other input returns the new table
 and the effects people must be told of, in order; the display and the lamps are reported
 (``display``, ``lamps`` effects) whenever they change.
+
+A loop over inputs goes on from its last step, ``step = step.then(input)`` (from
+``Step.of(table)``): each step carries what its table shows, so each table's display and
+lamps are computed once.
 """
 
 from __future__ import annotations
@@ -44,15 +48,28 @@ from controller.table.alerts import (
 )
 from controller.table.inputs import Device, Disposition, Remedy, TableInput
 from controller.table.protection import Deck, DeckRegistered, Registration
-from controller.table.state import SEATS, Placement, Seat, Table
+from controller.table.state import SEATS, Placement, Seat, Signals, Table
 from controller.table.streams import Stream, Streams, over
 
 _PLAYER_DECISIONS = BETTING_DECISIONS | {Do.BONUS, Do.SHOW, Do.MUCK}
 
 
 class Step(NamedTuple):
+    """A table after an input: the ``table``, the ``effects`` people must be told of, and
+    the ``signals`` the table shows (its display and lamps, computed once)."""
+
     table: Table
     effects: tuple[Effect, ...]
+    signals: Signals
+
+    @classmethod
+    def of(cls, table: Table) -> Step:
+        """``table`` as it stands, no input applied: the step a loop over inputs starts from."""
+        return cls(table, (), table.signals)
+
+    def then(self, item: TableInput) -> Step:
+        """``item`` applied to this step's table (see :func:`apply`)."""
+        return _apply(self.table, self.signals, item)
 
     @property
     def refused(self) -> str | None:
@@ -70,7 +87,13 @@ _Handler = Callable[[Table, Any, list[Effect]], Table]
 
 
 def apply(table: Table, item: TableInput) -> Step:
-    """Apply one input to ``table``: the new table and its effects (see the module)."""
+    """Apply one input to ``table``: the new table, its effects and its signals (see the
+    module)."""
+    return Step.of(table).then(item)
+
+
+def _apply(table: Table, before: Signals, item: TableInput) -> Step:
+    """:func:`apply`, ``before`` being what ``table`` shows."""
     handler = _HANDLERS.get(type(item))
     fx: list[Effect] = []
     try:
@@ -80,13 +103,13 @@ def apply(table: Table, item: TableInput) -> Step:
         new = _reconcile(new, item, fx)
     except Refused as refusal:
         refused = told.Refusal(told.Words.of(str(refusal)), getattr(item, "tag", None))
-        return Step(table, (refused,))
-    before, after = table.signals, new.signals
+        return Step(table, (refused,), before)
+    after = new.signals
     if after.display != before.display:
         fx.append(told.DisplayChanged(new))
     if after.lamps != before.lamps:
         fx.append(told.LampsChanged(after.lamps))
-    return Step(new, tuple(fx))
+    return Step(new, tuple(fx), after)
 
 
 # Alerts ---------------------------------------------------------------------------------

@@ -194,15 +194,9 @@ class Table(NamedTuple):
 
     @property
     def signals(self) -> Signals:
-        """What the lamps and the display show (:func:`signals`): computed once for the
-        table asked last. The table after one input is the table before the next, and the
-        service reads its lamps in between: each table's are computed once, not three times."""
-        last = _shown.last  # one reading: another thread may ask for another table's
-        if last is not None and last[0] is self:
-            return last[1]
-        shown = signals(self)
-        _shown.last = (self, shown)
-        return shown
+        """What the lamps and the display show (:func:`signals`), computed on each call: a
+        loop over inputs has each table's from its step (``controller.table.Step``)."""
+        return signals(self)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -259,16 +253,6 @@ class Table(NamedTuple):
             deck=None if deck is None else Deck.from_json(deck),  # absent in older snapshots
             registering=None if registering is None else Registration.from_json(registering),
         )
-
-
-class _Shown:
-    """The table whose signals were asked for last, with them (a table never changes: the
-    same object shows the same). One tuple, replaced whole: a thread reads it in one go."""
-
-    last: tuple[Table, Signals] | None = None
-
-
-_shown = _Shown()
 
 
 def signals(table: Table, name: CardName = str) -> Signals:
