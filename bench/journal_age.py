@@ -34,6 +34,7 @@ from pathlib import Path
 
 from controller.cli import main
 from controller.cli.backup_command import backup
+from controller.cli.sim_command import PREPARED_FROM
 from controller.config import FloorSettings
 from controller.floor.derive import derive, point_at
 from controller.history.hands import recorded_hands
@@ -42,6 +43,7 @@ from controller.journal import Journal
 from controller.journal.rotation import Rotation
 from controller.journal.segments import folder_of
 from controller.journal.snapshots import Snapshots
+from controller.rules.evaluator import prepare
 from controller.sim.core_journal import CoreJournal
 from controller.sim.dealer import Dealer, Tally
 from controller.sim.floor import CoreFloor
@@ -51,9 +53,12 @@ from dealer_ui.archive import hand_record, summaries
 
 
 def made(path: Path, hands: int, seed: int, rotation: Rotation) -> float:
-    """A journal of ``hands`` hands at ``path``; the seconds it took."""
+    """A journal of ``hands`` hands at ``path``, made as ``luck-table sim --core-only
+    --journal`` makes it; the seconds it took."""
     tally = Tally()
     started = time.perf_counter()
+    if hands >= PREPARED_FROM:
+        prepare()
     journal = CoreJournal(path, rotation)
     floor = CoreFloor(TableSettings(), tally.observe, start=1_700_000_000_000, journal=journal)
     try:
