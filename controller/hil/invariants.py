@@ -17,10 +17,10 @@ import bisect
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from controller.history.records import table_inputs
+from controller.history.recovery import initial_table, steps
 from controller.journal import Journal
 from controller.rules import Card
-from controller.table import Alert, AlertKind, Table, TableSettings, apply
+from controller.table import Alert, AlertKind, Table
 
 
 @dataclass
@@ -48,16 +48,14 @@ class Felt:
 
 def replay(path: Path) -> tuple[Table, list[Alert]]:
     """The table after the journal's last input, and every alert raised on the way."""
-    table = Table(TableSettings())
+    table = initial_table()
     raised: list[Alert] = []
     journal = Journal.open(path, create=False)
     try:
-        for entry in journal.entries():
-            for item in table_inputs(entry, f"input {entry.position}"):
-                step = apply(table, item)
-                table = step.table
-                alerts = [effect.data for effect in step.effects if effect.kind == "alert"]
-                raised.extend(Alert.from_json(data) for data in alerts)
+        for _, step in steps(journal):
+            table = step.table
+            alerts = [effect.data for effect in step.effects if effect.kind == "alert"]
+            raised.extend(Alert.from_json(data) for data in alerts)
     finally:
         journal.close()
     return table, raised
