@@ -48,6 +48,7 @@ class Told(StrEnum):
     SHOWDOWN = "showdown"
     SHOW = "show"
     MUCK = "muck"
+    RAKE = "rake"
     AWARD = "award"
     EXPOSE = "expose"
     DEALT_DOWN = "dealt_down"
@@ -395,20 +396,47 @@ class OpenPair(Effect):
 
 @dataclass(frozen=True, slots=True)
 class AllFolded(Effect):
-    """Every other player folded: the pot of ``amount`` goes to seat ``seat``."""
+    """Every other player folded: the pot of ``amount`` goes to seat ``seat`` (net of the
+    house's take ``taken`` from it)."""
 
     seat: int
     amount: int
+    taken: int = 0
 
     kind = Told.AWARD
 
     def say(self, name: CardName = str) -> str:
-        return f"pot of {self.amount} to seat {self.seat}: all others folded"
+        house = f" ({self.taken} to the house)" if self.taken else ""
+        return f"pot of {self.amount}{house} to seat {self.seat}: all others folded"
 
     @property
     def data(self) -> dict[str, Any]:
         seat, amount = self.seat, self.amount
-        return {"amount": amount, "winners": [seat], "shares": {str(seat): amount}}
+        data: dict[str, Any] = {"amount": amount, "winners": [seat], "shares": {str(seat): amount}}
+        if self.taken:
+            data["taken"] = self.taken
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class HouseTook(Effect):
+    """The house takes its ``rake`` and ``jackpot_drop`` from the pot at the settlement,
+    before the pot is pushed: the dealer drops them in the box."""
+
+    rake: int
+    jackpot_drop: int
+
+    kind = Told.RAKE
+
+    def say(self, name: CardName = str) -> str:
+        parts = [f"RAKE {self.rake}"] if self.rake else []
+        if self.jackpot_drop:
+            parts.append(f"JACKPOT {self.jackpot_drop}")
+        return f"{', '.join(parts)}: drop {self.rake + self.jackpot_drop}"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"rake": self.rake, "jackpot_drop": self.jackpot_drop}
 
 
 # The showdown ------------------------------------------------------------------------------

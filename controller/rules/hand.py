@@ -32,7 +32,9 @@ Where each rule lives (docs/rules.md states them all, with their sources):
   turn: ``_fold_out_of_turn``). The legal choices and their amounts, the cap, the
   half-bet rule and the open pair's raises are in ``betting.py``.
 - The end of a round and of the hand: ``_end_round``, ``_win_uncontested``; the
-  showdown and the pot award in ``showdown.py``, side pots in ``pots.py``.
+  showdown and the pot award in ``showdown.py``, side pots in ``pots.py``. The house's
+  rake and jackpot drop, taken as the hand is settled: ``showdown.take_house``, figured
+  by ``pots.house_take``.
 - Corrections, each leaving every card where it lies: ``_expose`` (a face-down card face
   up: on third street the up card comes down), ``_dealt_down`` (an up card face down),
   ``_correct`` (a misread: a bonus card earned late, or an unearned one dead), ``_void``.
@@ -82,7 +84,7 @@ from controller.rules.effects import (
 from controller.rules.inputs import BETTING_DECISIONS, Action, Deal, Do, IllegalInput, Input
 from controller.rules.pots import build_pots
 from controller.rules.settings import BonusTiming, Rules
-from controller.rules.showdown import begin_showdown, reveal
+from controller.rules.showdown import begin_showdown, reveal, take_house
 from controller.rules.state import (
     FOUR_OF_CLUBS,
     Dealt,
@@ -197,7 +199,8 @@ class Hand(NamedTuple):
     last full wager), ``size`` (the round's bet size, 0 while the open-pair choice is
     still open), ``wagers`` (full bets and raises so far), ``capped`` (the round reached
     the cap and stays capped), ``heads_up_start`` (the round began heads-up), ``first``
-    (first to act), ``aggressor`` (last to bet or raise).
+    (first to act), ``aggressor`` (last to bet or raise). Once the hand is complete:
+    ``pots`` as awarded, and the house's ``rake`` and ``jackpot_drop`` taken from them.
     """
 
     rules: Rules
@@ -220,6 +223,8 @@ class Hand(NamedTuple):
     first: int | None = None
     aggressor: int | None = None
     pots: tuple[Pot, ...] = ()
+    rake: int = 0
+    jackpot_drop: int = 0
 
     @property
     def stub(self) -> int:
@@ -382,7 +387,14 @@ class Hand(NamedTuple):
             "first": self.first,
             "aggressor": self.aggressor,
             "pots": [pot.to_json() for pot in self.pots],
-        }
+        } | self.house_json()
+
+    def house_json(self) -> dict[str, int]:
+        """The house's take from this hand (``rake``, ``jackpot_drop``) where the rules
+        set one, else nothing: a table without a rake records its hands as before."""
+        if not self.rules.house_takes:
+            return {}
+        return {"rake": self.rake, "jackpot_drop": self.jackpot_drop}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Hand:
@@ -411,6 +423,8 @@ class Hand(NamedTuple):
             first=data["first"],
             aggressor=data["aggressor"],
             pots=tuple(Pot.from_json(item) for item in data["pots"]),
+            rake=data.get("rake", 0),
+            jackpot_drop=data.get("jackpot_drop", 0),
         )
 
 
@@ -912,11 +926,12 @@ def _end_round(hand: Hand, fx: list[Effect]) -> Hand:
 
 
 def _win_uncontested(hand: Hand, winner: Player, fx: list[Effect]) -> Hand:
-    total = hand.pot
-    index = hand.players.index(winner)
-    hand = with_player(hand, index, winner.wins(total))
-    pot = Pot(total, (winner.seat,), (winner.seat,), ((winner.seat, total),))
-    fx.append(AllFolded(winner.seat, total))
+    seat = winner.seat
+    hand, (pot,) = take_house(hand, (Pot(hand.pot, (seat,)),), fx)
+    total = pot.amount
+    hand = with_player(hand, hand.players.index(winner), winner.wins(total))
+    pot = pot._replace(winners=(seat,), shares=((seat, total),))
+    fx.append(AllFolded(seat, total, pot.taken))
     return hand._replace(phase=Phase.COMPLETE, actor=None, queue=(), pots=(pot,))
 
 
