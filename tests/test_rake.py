@@ -20,9 +20,8 @@ import pytest
 
 from controller.config import parse_config
 from controller.history.script import Script, play, read_script, to_json
-from controller.rules import Phase, Rules, RulesError
+from controller.rules import Phase, RakeFrom, Rules, RulesError
 from controller.rules.hand import Hand
-from controller.rules.settings import RakeFrom
 from tests.test_config import example
 
 HANDS = Path(__file__).parent / "hands"
