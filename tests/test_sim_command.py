@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -202,7 +203,12 @@ def test_the_console_is_served_while_the_table_deals(tmp_path: Path) -> None:
 def test_the_house_s_rake_and_drop_are_counted_in_the_chips_check(tmp_path: Path) -> None:
     house = '{"variant": "seven-card-stud", "rake_percent": 10, "rake_cap": 3, '
     house += '"jackpot_drop": 1, "jackpot_drop_at": 10}'
-    result = sim("--hands", "6", "--speed", "max", "--core-only", "--rules", house, cwd=tmp_path)
+    journal = tmp_path / "raked.sqlite3"
+    result = sim(
+        *("--hands", "6", "--speed", "max", "--core-only", "--journal", str(journal)),
+        *("--rules", house),
+        cwd=tmp_path,
+    )
     assert result.returncode == 0, result.stderr
     assert "(4 to the house)" in result.stdout  # the awards say what the house took
     chips = field(result.stdout, "chips")
@@ -211,6 +217,26 @@ def test_the_house_s_rake_and_drop_are_counted_in_the_chips_check(tmp_path: Path
     bought = int(chips.split(" bought in")[0])
     assert bought == sum(int(n) for n in raked.groups()), chips
     assert chips.endswith(": conserved"), chips
+    # the journal records each hand's take, and the record replays to it
+    record = subprocess.run(
+        [str(LUCK_TABLE), "history", "--journal", str(journal), "--hand", "2", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout
+    outcome = json.loads(record)["outcome"]
+    assert outcome["rake"] + outcome["jackpot_drop"] == outcome["pots"][0]["taken"] > 0
+    audit = subprocess.run(
+        [str(LUCK_TABLE), "replay", "-"],
+        input=record,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert "replays to the outcome the table recorded" in audit.stdout + audit.stderr
+    assert "RAKE " in audit.stdout
 
 
 def test_bad_options_are_refused_with_status_2(tmp_path: Path) -> None:
