@@ -63,6 +63,7 @@ HOUSE = {  # the house's take: every choice of one with every choice of another 
     "rake_from": ["third_street", "fourth_street"],
     "jackpot_drop": [0, 0, 1, 50],
     "jackpot_drop_at": [1, 20, 200],
+    "rake_timing": ["end", "street"],
 }
 
 
@@ -123,7 +124,7 @@ def check_queries(hand: Hand, felt: Felt, stacks: dict[int, int]) -> None:
             assert hand.holder(dealt.card) == seat and hand.dealt(dealt.card) == dealt
     assert hand.cards_out() == felt.out and len(felt.out) + hand.stub == 52
     assert hand.seats == tuple(sorted(stacks)) and hand.starting_stacks() == stacks
-    in_pot = 0 if hand.over else hand.pot
+    in_pot = 0 if hand.over else hand.pot - house(hand)  # as the pot grows, part is taken
     assert sum(hand.stacks().values()) + in_pot + house(hand) == sum(stacks.values())
     assert sum(pot.amount for pot in hand.current_pots()) + house(hand) == hand.pot
     if hand.phase == "complete":
@@ -207,13 +208,27 @@ def play(seed: int, seen: set[str] | None = None, folds: bool = True) -> Hand:
             assert step.hand.capped or step.hand.phase != "betting"
         seen.update(e.kind for e in step.effects if e.kind in SHORT_DECK)
         hand = step.hand
-        in_pot = 0 if hand.over else hand.pot  # once awarded, the pot is back in the stacks
+        # once awarded, the pot is back in the stacks; the house's take is in the drop box
+        in_pot = 0 if hand.over else hand.pot - house(hand)
         assert sum(p.stack for p in hand.players) + in_pot + house(hand) == total
+        if rules.rake_timing == "end" and not hand.over:
+            assert house(hand) == 0
         assert all(p.stack >= 0 for p in hand.players)
         check_queries(hand, felt, stacks)
         if rng.random() < 0.1:
             assert Hand.from_json(json.loads(json.dumps(hand.to_json()))) == hand
     assert sum(p.stack for p in hand.players) + house(hand) == total
+    told = [0, 0]  # the rake and drop as told, taken (and given back by a void hand)
+    for effect in effects:
+        if effect.kind == "rake":
+            sign = -1 if effect.data.get("returned") else 1
+            told = [
+                told[0] + sign * effect.data["rake"],
+                told[1] + sign * effect.data["jackpot_drop"],
+            ]
+    assert tuple(told) == (hand.rake, hand.jackpot_drop)
+    if hand.phase == "void":
+        assert house(hand) == 0
     again = replay(rules, hand.starting_stacks(), inputs)
     assert again.hand == hand
     assert [e.to_json() for e in again.effects] == [e.to_json() for e in effects]

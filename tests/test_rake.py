@@ -20,7 +20,7 @@ import pytest
 
 from controller.config import parse_config
 from controller.history.script import Script, play, read_script, to_json
-from controller.rules import Phase, RakeFrom, Rules, RulesError
+from controller.rules import Action, Deal, Do, Phase, RakeFrom, Rules, RulesError, start_hand
 from controller.rules.hand import Hand
 from tests.test_config import example
 
@@ -37,6 +37,10 @@ HOUSE = [
     {"rake_percent": 100, "rake_cap": 1000},
     {"rake_percent": 50, "rake_cap": 7, "jackpot_drop": 1000, "jackpot_drop_at": 1},
     {"jackpot_drop": 1, "jackpot_drop_at": 20, "rake_from": "fourth_street"},
+    {"rake_percent": 10, "rake_cap": 4, "rake_timing": "street"},
+    {"rake_percent": 100, "rake_cap": 1000, "rake_from": "fourth_street", "rake_timing": "street"},
+    {"rake_percent": 50, "rake_cap": 7, "jackpot_drop": 1000, "jackpot_drop_at": 1}
+    | {"rake_timing": "street"},
 ]
 
 
@@ -121,13 +125,19 @@ def test_every_scripted_hand_pays_the_house_as_the_definition_says(path, house):
     # every chip in a stack or in the drop box
     assert sum(hand.stacks().values()) + rake + drop == sum(script.seats.values())
     told = [e for e in replay.events if e.kind == "rake"]
-    if rake + drop:
-        assert [e.data for e in told] == [{"rake": rake, "jackpot_drop": drop}]
-        assert replay.events.index(told[0]) < min(
+    assert sum(e.data["rake"] for e in told) == rake
+    assert sum(e.data["jackpot_drop"] for e in told) == drop
+    assert all(e.data["rake"] + e.data["jackpot_drop"] > 0 for e in told)
+    if told:
+        assert replay.events.index(told[-1]) < min(
             i for i, e in enumerate(replay.events) if e.kind == "award"
         ), "the dealer takes the house's chips before the pots are pushed"
-    else:
-        assert told == []
+    if house.get("rake_timing", "end") == "end":
+        assert len(told) == (1 if rake + drop else 0)  # at the settlement, at once
+    else:  # as the pot grows: each take at the end of a betting round, just before a street
+        kinds = [e.kind for e in replay.events]
+        for effect in told[:-1]:
+            assert kinds[replay.events.index(effect) + 1] == "street"
 
 
 def test_the_scripts_cover_every_street_side_pots_odd_chips_and_both_variants():
@@ -187,6 +197,7 @@ def test_the_hand_with_its_take_round_trips_through_json():
         ({"rake_cap": -3}, "rake_cap", "must not be negative"),
         ({"rake_percent": 5, "rake_cap": 3, "rake_step": 2}, "rake_cap", "whole number of steps"),
         ({"rake_from": "seventh_street"}, "rake_from", "third_street, fourth_street"),
+        ({"rake_timing": "hourly"}, "rake_timing", "is not one of end, street"),
         ({"jackpot_drop": 1}, "jackpot_drop_at", "positive pot size with a jackpot drop"),
         ({"jackpot_drop": -1, "jackpot_drop_at": 5}, "jackpot_drop", "must not be negative"),
         ({"jackpot_drop": "1", "jackpot_drop_at": 5}, "jackpot_drop", "whole number"),
@@ -212,3 +223,21 @@ def test_the_table_s_game_section_sets_the_house_s_take(tmp_path):
         for name, value in Rules(rake_percent=0, jackpot_drop=0).to_json().items()
         if not name.startswith(("rake", "jackpot"))
     }
+
+
+def test_a_void_hand_gets_back_what_the_house_took_as_the_pot_grew():
+    script = read_script((HANDS / "rake_as_the_pot_grows.json").read_text())
+    step = start_hand(script.rules, script.seats)
+    hand, cards, actions = step.hand, list(script.cards), list(script.actions)
+    while hand.street < 4 or hand.phase is not Phase.DEAL:  # to fourth street's burn
+        waiting = hand.waiting_for
+        item = Deal(cards.pop(0)) if waiting.kind == "card" else actions.pop(0)
+        hand = hand.apply(item).hand
+    assert (hand.rake, hand.jackpot_drop, hand.took) == (1, 0, (1, 0))
+    assert [pot.amount for pot in hand.current_pots()] == [17]  # 18 in, 1 of it taken
+    void = hand.apply(Action(Do.VOID))
+    assert [e.message for e in void.effects][:1] == [
+        "RETURN RAKE 1: 1 from the drop box, with the hand's chips"
+    ]
+    assert (void.hand.rake, void.hand.jackpot_drop) == (0, 0)
+    assert void.hand.stacks() == script.seats

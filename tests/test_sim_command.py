@@ -200,9 +200,12 @@ def test_the_console_is_served_while_the_table_deals(tmp_path: Path) -> None:
     assert field(result.stdout, "hands").startswith("1 (0 void)")
 
 
-def test_the_house_s_rake_and_drop_are_counted_in_the_chips_check(tmp_path: Path) -> None:
+@pytest.mark.parametrize("timing", ["end", "street"])
+def test_the_house_s_rake_and_drop_are_counted_in_the_chips_check(
+    tmp_path: Path, timing: str
+) -> None:
     house = '{"variant": "seven-card-stud", "rake_percent": 10, "rake_cap": 3, '
-    house += '"jackpot_drop": 1, "jackpot_drop_at": 10}'
+    house += f'"jackpot_drop": 1, "jackpot_drop_at": 10, "rake_timing": "{timing}"}}'
     journal = tmp_path / "raked.sqlite3"
     result = sim(
         *("--hands", "6", "--speed", "max", "--core-only", "--journal", str(journal)),

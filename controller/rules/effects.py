@@ -420,8 +420,10 @@ class AllFolded(Effect):
 
 @dataclass(frozen=True, slots=True)
 class HouseTook(Effect):
-    """The house takes its ``rake`` and ``jackpot_drop`` from the pot at the settlement,
-    before the pot is pushed: the dealer drops them in the box."""
+    """The house takes ``rake`` and ``jackpot_drop`` from the pot now: the dealer drops
+    them in the box (at the settlement, before the pots are pushed; with the ``street``
+    timing also at the end of each betting round, what the pot so far owes beyond what
+    was taken)."""
 
     rake: int
     jackpot_drop: int
@@ -437,6 +439,28 @@ class HouseTook(Effect):
     @property
     def data(self) -> dict[str, Any]:
         return {"rake": self.rake, "jackpot_drop": self.jackpot_drop}
+
+
+@dataclass(frozen=True, slots=True)
+class HouseReturned(Effect):
+    """A void hand: the house gives back the ``rake`` and ``jackpot_drop`` it took from
+    its pot as the pot grew (every chip of a void hand goes back)."""
+
+    rake: int
+    jackpot_drop: int
+
+    kind = Told.RAKE
+
+    def say(self, name: CardName = str) -> str:
+        parts = [f"RAKE {self.rake}"] if self.rake else []
+        if self.jackpot_drop:
+            parts.append(f"JACKPOT {self.jackpot_drop}")
+        chips = self.rake + self.jackpot_drop
+        return f"RETURN {', '.join(parts)}: {chips} from the drop box, with the hand's chips"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"rake": self.rake, "jackpot_drop": self.jackpot_drop, "returned": True}
 
 
 # The showdown ------------------------------------------------------------------------------

@@ -71,6 +71,7 @@ from controller.rules.effects import (
     DealtDown,
     Effect,
     Exposed,
+    HouseReturned,
     NoBetting,
     NoBonus,
     OpenPair,
@@ -82,9 +83,9 @@ from controller.rules.effects import (
     Void,
 )
 from controller.rules.inputs import BETTING_DECISIONS, Action, Deal, Do, IllegalInput, Input
-from controller.rules.pots import build_pots
-from controller.rules.settings import BonusTiming, Rules
-from controller.rules.showdown import begin_showdown, reveal, take_house
+from controller.rules.pots import build_pots, house_take, take_from
+from controller.rules.settings import BonusTiming, RakeTiming, Rules
+from controller.rules.showdown import begin_showdown, reveal, take_house, take_owed
 from controller.rules.state import (
     FOUR_OF_CLUBS,
     Dealt,
@@ -97,6 +98,7 @@ from controller.rules.state import (
 from controller.rules.waiting import Form, Wait, Waiting, say_waiting
 
 MAX_SEAT = 8
+NOTHING_TAKEN = (0, 0)  # Hand.took: no rake and no drop taken just now
 
 
 # Effects: what people must be told -------------------------------------------------------
@@ -200,7 +202,9 @@ class Hand(NamedTuple):
     still open), ``wagers`` (full bets and raises so far), ``capped`` (the round reached
     the cap and stays capped), ``heads_up_start`` (the round began heads-up), ``first``
     (first to act), ``aggressor`` (last to bet or raise). Once the hand is complete:
-    ``pots`` as awarded, and the house's ``rake`` and ``jackpot_drop`` taken from them.
+    ``pots`` as awarded. The house's ``rake`` and ``jackpot_drop`` taken from the pot so
+    far (at the settlement; with the ``street`` timing also as the pot grows), and what it
+    ``took`` (rake, drop) the last time, told on the display until the next input.
     """
 
     rules: Rules
@@ -225,6 +229,7 @@ class Hand(NamedTuple):
     pots: tuple[Pot, ...] = ()
     rake: int = 0
     jackpot_drop: int = 0
+    took: tuple[int, int] = (0, 0)
 
     @property
     def stub(self) -> int:
@@ -331,8 +336,13 @@ class Hand(NamedTuple):
 
     def current_pots(self) -> tuple[Pot, ...]:
         """The pots, main pot first: as awarded once the hand is complete, else as they
-        stand now, with no winners (none for a void hand: every chip went back)."""
-        return self.pots or build_pots(self.players)
+        stand now, with no winners, net of what the house took so far (none for a void
+        hand: every chip went back)."""
+        if self.pots:
+            return self.pots
+        pots = build_pots(self.players)
+        taken = self.rake + self.jackpot_drop
+        return take_from(pots, taken) if taken else pots
 
     def apply(self, item: Input) -> HandStep:
         """Apply one input; returns the new state and its effects, or raises
@@ -340,18 +350,20 @@ class Hand(NamedTuple):
         if self.over:
             raise IllegalInput(f"the hand is {'void' if self.phase is Phase.VOID else 'over'}")
         fx: list[Effect] = []
+        # what the house took just now is told until the next input
+        hand = self if self.took == NOTHING_TAKEN else self._replace(took=NOTHING_TAKEN)
         if isinstance(item, Deal):
-            new = _deal(self, item.card, fx)
+            new = _deal(hand, item.card, fx)
         elif not isinstance(item, Action):
             raise IllegalInput(f"not an input: {item!r}")
         elif item.do in BETTING_DECISIONS:
-            new = _decide(self, item, fx)
+            new = _decide(hand, item, fx)
         elif item.do is Do.VOID:
-            new = _void(self, fx)
+            new = _void(hand, fx)
         elif item.do is Do.CORRECT:
-            new = _correct(self, item, fx)
+            new = _correct(hand, item, fx)
         else:
-            new = _non_betting_action(self, item, fx)
+            new = _non_betting_action(hand, item, fx)
         return HandStep(new, tuple(fx))
 
     def verify(self, item: Input) -> None:
@@ -366,28 +378,32 @@ class Hand(NamedTuple):
         return True
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "rules": self.rules.to_json(),
-            "players": [p.to_json() for p in self.players],
-            "phase": self.phase.value,
-            "street": self.street,
-            "queue": [waiting.to_json() for waiting in self.queue],
-            "out": [str(card) for card in _cards_of(self.out)],
-            "burns": [str(card) for card in self.burns],
-            "scrambled": self.scrambled,
-            "community": None if self.community is None else str(self.community),
-            "actor": self.actor,
-            "level": self.level,
-            "full_level": self.full_level,
-            "size": self.size,
-            "wagers": self.wagers,
-            "capped": self.capped,
-            "bring_in_due": self.bring_in_due,
-            "heads_up_start": self.heads_up_start,
-            "first": self.first,
-            "aggressor": self.aggressor,
-            "pots": [pot.to_json() for pot in self.pots],
-        } | self.house_json()
+        return (
+            {
+                "rules": self.rules.to_json(),
+                "players": [p.to_json() for p in self.players],
+                "phase": self.phase.value,
+                "street": self.street,
+                "queue": [waiting.to_json() for waiting in self.queue],
+                "out": [str(card) for card in _cards_of(self.out)],
+                "burns": [str(card) for card in self.burns],
+                "scrambled": self.scrambled,
+                "community": None if self.community is None else str(self.community),
+                "actor": self.actor,
+                "level": self.level,
+                "full_level": self.full_level,
+                "size": self.size,
+                "wagers": self.wagers,
+                "capped": self.capped,
+                "bring_in_due": self.bring_in_due,
+                "heads_up_start": self.heads_up_start,
+                "first": self.first,
+                "aggressor": self.aggressor,
+                "pots": [pot.to_json() for pot in self.pots],
+            }
+            | self.house_json()
+            | ({"took": list(self.took)} if any(self.took) else {})
+        )
 
     def house_json(self) -> dict[str, int]:
         """The house's take from this hand (``rake``, ``jackpot_drop``) where the rules
@@ -425,6 +441,7 @@ class Hand(NamedTuple):
             pots=tuple(Pot.from_json(item) for item in data["pots"]),
             rake=data.get("rake", 0),
             jackpot_drop=data.get("jackpot_drop", 0),
+            took=tuple(data.get("took", NOTHING_TAKEN)),
         )
 
 
@@ -672,8 +689,19 @@ def _void(hand: Hand, fx: list[Effect], exposed: int | None = None) -> Hand:
         p._replace(stack=p.start, total=0, bet=0, acted=False, reveal=None, bonus_paid=0)
         for p in hand.players
     )
+    if hand.rake or hand.jackpot_drop:  # taken as the pot grew: it goes back too
+        fx.append(HouseReturned(hand.rake, hand.jackpot_drop))
     fx.append(Void(exposed))
-    return hand._replace(players=players, phase=Phase.VOID, queue=(), actor=None, pots=())
+    return hand._replace(
+        players=players,
+        phase=Phase.VOID,
+        queue=(),
+        actor=None,
+        pots=(),
+        rake=0,
+        jackpot_drop=0,
+        took=NOTHING_TAKEN,
+    )
 
 
 def _expose(hand: Hand, index: int, card: Card, fx: list[Effect]) -> Hand:
@@ -922,6 +950,9 @@ def _end_round(hand: Hand, fx: list[Effect]) -> Hand:
     hand = hand._replace(players=tuple(p.new_round() for p in hand.players))
     if hand.street == 7:
         return begin_showdown(hand._replace(actor=None, bring_in_due=False), fx)
+    if hand.rules.rake_timing is RakeTiming.STREET:  # the house takes as the pot grows
+        owed = house_take(hand.rules, hand.players, hand.street + 1)
+        hand = take_owed(hand, owed, fx)
     return _begin_street(hand, hand.street + 1, fx)
 
 

@@ -56,6 +56,13 @@ class RakeFrom(StrEnum):
         return 3 if self is RakeFrom.THIRD_STREET else 4
 
 
+class RakeTiming(StrEnum):
+    """When the dealer takes the rake and the jackpot drop from the pot."""
+
+    END = "end"  # at the settlement, before the pots are pushed
+    STREET = "street"  # as the pot grows: at the end of each betting round, the rest at the end
+
+
 class RulesError(LuckTableError, ValueError):
     """A rules setting that does not exist or has a value it cannot take."""
 
@@ -86,6 +93,7 @@ class Rules:
     rake_from: RakeFrom = RakeFrom.THIRD_STREET
     jackpot_drop: int = 0
     jackpot_drop_at: int = 0
+    rake_timing: RakeTiming = RakeTiming.END
 
     def __post_init__(self) -> None:
         for spec in fields(self):
@@ -177,6 +185,7 @@ _FIELD_TYPES: dict[str, type] = {
     "showdown": ShowdownMode,
     "odd_chip": OddChip,
     "rake_from": RakeFrom,
+    "rake_timing": RakeTiming,
     "open_pair_big_bet": bool,
     "burn": bool,
     "double_ace_flush": bool,

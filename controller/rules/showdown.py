@@ -11,7 +11,7 @@ from controller.rules.betting import next_seat_from, with_player
 from controller.rules.cards import Card
 from controller.rules.effects import CardName, Effect, HouseTook, ManualShowdown, Mucks, Told
 from controller.rules.evaluator import HandValue, evaluate
-from controller.rules.pots import build_pots, house_take, split, take_from
+from controller.rules.pots import HouseTake, build_pots, house_take, split, take_from
 from controller.rules.settings import OddChip, ShowdownMode
 from controller.rules.state import HandState, Phase, Player, Pot, Reveal
 
@@ -108,15 +108,22 @@ def award(hand: H, fx: list[Effect]) -> H:
 
 
 def take_house(hand: H, pots: tuple[Pot, ...], fx: list[Effect]) -> tuple[H, tuple[Pot, ...]]:
-    """The house's rake and jackpot drop taken from ``pots`` as the hand is settled (told
-    to the dealer first, to drop in the box before the pots are pushed): the hand with
-    them, and the pots net of them."""
+    """The house's rake and jackpot drop taken from ``pots`` as the hand is settled (what
+    it did not take yet told to the dealer first, to drop in the box before the pots are
+    pushed): the hand with them, and the pots net of them."""
     take = house_take(hand.rules, hand.players, hand.street)
-    if not take.total:
-        return hand, pots
-    fx.append(HouseTook(take.rake, take.jackpot_drop))
-    hand = hand._replace(rake=take.rake, jackpot_drop=take.jackpot_drop)
-    return hand, take_from(pots, take.total)
+    hand = take_owed(hand, take, fx)
+    return hand, take_from(pots, take.total) if take.total else pots
+
+
+def take_owed(hand: H, owed: HouseTake, fx: list[Effect]) -> H:
+    """The house takes what it is ``owed`` beyond what it took from this hand already
+    (the pot only grows, so it never owes less); ``took``: what it takes now."""
+    rake, drop = owed.rake - hand.rake, owed.jackpot_drop - hand.jackpot_drop
+    assert rake >= 0 and drop >= 0, "the house never owes less than it took"
+    if rake or drop:
+        fx.append(HouseTook(rake, drop))
+    return hand._replace(rake=owed.rake, jackpot_drop=owed.jackpot_drop, took=(rake, drop))
 
 
 @dataclass(frozen=True, slots=True)

@@ -253,6 +253,12 @@ class HandState(Protocol):
     @property
     def aggressor(self) -> int | None: ...
 
+    @property
+    def rake(self) -> int: ...
+
+    @property
+    def jackpot_drop(self) -> int: ...
+
     def _replace(
         self,
         *,
@@ -269,6 +275,7 @@ class HandState(Protocol):
         pots: tuple[Pot, ...] = ...,
         rake: int = ...,
         jackpot_drop: int = ...,
+        took: tuple[int, int] = ...,
     ) -> Self:
         """A copy with the fields given changed: the only fields betting and the showdown
         change."""

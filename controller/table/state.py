@@ -290,14 +290,21 @@ def signals(table: Table, name: CardName = str) -> Signals:
             display = "WAITING FOR PLAYERS"
         else:
             display = "READY: NEW HAND"
-        if hand is not None and hand.rake + hand.jackpot_drop:  # until the next hand begins
-            display = f"{HouseTook(hand.rake, hand.jackpot_drop).message}, then {display}"
-        return Signals(display, Lamps())
+        return Signals(_with_take(hand, display), Lamps())
     assert hand is not None
     waiting = hand.waiting_for
     assert waiting is not None
     lit = set(bonus_seats)
     if waiting.kind == Wait.CARD and waiting.seat is not None:
         lit.add(waiting.seat)
-    display = say_waiting(waiting, Form.DISPLAY)
+    display = _with_take(hand, say_waiting(waiting, Form.DISPLAY))
     return Signals(display, Lamps(bool(bonus_seats), tuple(sorted(lit))))
+
+
+def _with_take(hand: Hand | None, display: str) -> str:
+    """``display``, after what the house took from the pot just now, if it took anything
+    (at the settlement, until the next hand; as the pot grows, until the next card):
+    "RAKE 3, JACKPOT 1: drop 4, then READY: NEW HAND"."""
+    if hand is None or not any(hand.took):
+        return display
+    return f"{HouseTook(*hand.took).message}, then {display}"
