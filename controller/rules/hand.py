@@ -33,8 +33,8 @@ Where each rule lives (docs/rules.md states them all, with their sources):
   half-bet rule and the open pair's raises are in ``betting.py``.
 - The end of a round and of the hand: ``_end_round``, ``_win_uncontested``; the
   showdown and the pot award in ``showdown.py``, side pots in ``pots.py``. The house's
-  rake and jackpot drop, taken as the hand is settled: ``showdown.take_house``, figured
-  by ``pots.house_take``.
+  rake and jackpot drop, figured by ``pots.house_take``: taken as the hand is settled
+  (``showdown.take_house``), or as the pot grows (``_end_round``).
 - Corrections, each leaving every card where it lies: ``_expose`` (a face-down card face
   up: on third street the up card comes down), ``_dealt_down`` (an up card face down),
   ``_correct`` (a misread: a bonus card earned late, or an unearned one dead), ``_void``.
@@ -378,32 +378,30 @@ class Hand(NamedTuple):
         return True
 
     def to_json(self) -> dict[str, Any]:
-        return (
-            {
-                "rules": self.rules.to_json(),
-                "players": [p.to_json() for p in self.players],
-                "phase": self.phase.value,
-                "street": self.street,
-                "queue": [waiting.to_json() for waiting in self.queue],
-                "out": [str(card) for card in _cards_of(self.out)],
-                "burns": [str(card) for card in self.burns],
-                "scrambled": self.scrambled,
-                "community": None if self.community is None else str(self.community),
-                "actor": self.actor,
-                "level": self.level,
-                "full_level": self.full_level,
-                "size": self.size,
-                "wagers": self.wagers,
-                "capped": self.capped,
-                "bring_in_due": self.bring_in_due,
-                "heads_up_start": self.heads_up_start,
-                "first": self.first,
-                "aggressor": self.aggressor,
-                "pots": [pot.to_json() for pot in self.pots],
-            }
-            | self.house_json()
-            | ({"took": list(self.took)} if any(self.took) else {})
-        )
+        return {
+            "rules": self.rules.to_json(),
+            "players": [p.to_json() for p in self.players],
+            "phase": self.phase.value,
+            "street": self.street,
+            "queue": [waiting.to_json() for waiting in self.queue],
+            "out": [str(card) for card in _cards_of(self.out)],
+            "burns": [str(card) for card in self.burns],
+            "scrambled": self.scrambled,
+            "community": None if self.community is None else str(self.community),
+            "actor": self.actor,
+            "level": self.level,
+            "full_level": self.full_level,
+            "size": self.size,
+            "wagers": self.wagers,
+            "capped": self.capped,
+            "bring_in_due": self.bring_in_due,
+            "heads_up_start": self.heads_up_start,
+            "first": self.first,
+            "aggressor": self.aggressor,
+            "pots": [pot.to_json() for pot in self.pots],
+            **self.house_json(),  # these two only with a rake: as before it existed
+            **({"took": list(self.took)} if any(self.took) else {}),
+        }
 
     def house_json(self) -> dict[str, int]:
         """The house's take from this hand (``rake``, ``jackpot_drop``) where the rules
