@@ -32,6 +32,10 @@ KIOSK = """() => {
   return [html.touchAction, html.overscrollBehaviorY, body.overscrollBehaviorY, body.userSelect];
 }"""
 
+#: A decision button arming: disabled, its flash, and the seat line's flash.
+ARMING = """(button) => [button.disabled, getComputedStyle(button).animationName,
+    document.getElementById('choices').classList.contains('new-seat')]"""
+
 
 def checks(table: Table) -> int | None:
     """The seat to act now, when it may check; None when no seat may."""
@@ -103,6 +107,8 @@ def test_a_double_tap_records_one_decision_and_a_pause_shows_none(tmp_path: Path
             await next_check.wait_for()
             drawn = loop.time()
             assert await next_check.bounding_box() == box  # the same place on the screen
+            flash = await next_check.evaluate(ARMING)
+            assert flash == [True, "arming", True], flash  # disabled, flashing, seat line too
             # the second touch of the double tap (pacing the taps, not waiting on the page)
             await asyncio.sleep(max(0.0, tapped + DOUBLE_TAP - loop.time()))
             await page.touchscreen.tap(x, y)

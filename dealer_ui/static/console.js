@@ -25,6 +25,7 @@ const SIGNALS = ["display", "lamps"];  // what the screen and the lamps show: no
 // second touch lands on the buttons redrawn for the next seat finds them still arming
 // (docs/console.md, "Every tap safe"). The confirmation's Confirm arms the same way.
 const ARM_MS = 350;
+document.documentElement.style.setProperty("--arm-time", `${ARM_MS}ms`);  // the flash's length
 
 const STREETS = { 3: "third street", 4: "fourth street", 5: "fifth street", 6: "sixth street", 7: "seventh street" };
 const SUITS = { c: "♣", d: "♦", h: "♥", s: "♠" };
