@@ -108,8 +108,8 @@ class Subscription:
 
 
 def _unpaused(item: TableInput, guard: Guard | None) -> Guard:
-    """``guard``, asked once the table core takes ``item`` while paused; raises
-    :class:`Paused` when it does not."""
+    """The guard :meth:`TableService.submit` asks for ``item``: :class:`Paused` when the
+    table is paused and ``item`` is a decision the pause stops; then ``guard``, if any."""
 
     def check(table: Table) -> str | None:
         paused = paused_refusal(table, item)
