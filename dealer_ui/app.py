@@ -32,7 +32,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
 from controller.config import MAX_STUDIO_TOKEN_HOURS, MIN_STUDIO_DELAY
-from controller.service import Guard, Stale, TableService, TableStopped
+from controller.service import Guard, Paused, Stale, TableService, TableStopped
 from controller.table import SignInAttack, Table, TableInputError, input_from_json
 from dealer_ui.archive import PAGE, Archive
 from dealer_ui.auth import Attack, Auth, AuthError, Session
@@ -276,6 +276,8 @@ class TableApp:
             step = await self.service.submit(item, guard)
         except Stale as error:
             raise ApiError(409, "stale", str(error)) from None
+        except Paused as error:
+            raise ApiError(409, "paused", str(error)) from None
         if step.refused:
             raise ApiError(409, "refused", step.refused)
         role, seat = role_of(session)
