@@ -289,6 +289,24 @@ def test_a_players_decision_where_the_dealer_decides_is_refused_and_folded(
     run(scenario)
 
 
+def test_a_burst_still_open_when_the_console_stops_is_journaled(tmp_path: Path) -> None:
+    async def scenario(shoe: Any) -> None:
+        async with live_table(tmp_path, shoe, api={"refusal_fold": 3600.0}) as live:
+            await live.seat_players()
+            minted = await live.post("/api/player-tokens", {"seat": 2})
+            phone = {"Authorization": f"Bearer {minted.json()['token']}"}
+            for _ in range(3):
+                decision = {"seat": 2, "do": "check"}
+                refused = await live.http.post("/api/decisions", json=decision, headers=phone)
+                assert refused.status_code == 403
+            journal_path = live.service.config.journal
+        with Journal.open(journal_path, create=False) as journal:
+            records = [e for e in journal.entries(source=ACCESS) if e.type == REFUSED_INPUT]
+        assert [record.fields["count"] for record in records] == [3]
+
+    run(scenario)
+
+
 # --- random frames -------------------------------------------------------------------------
 
 OPCODES = (CONT, TEXT, BINARY, 0x3, 0x7, CLOSE, PING, PONG, 0xB, 0xF)
