@@ -50,6 +50,10 @@ class Arrival:
     received_at: float
 
 
+#: The most cards of a registration held for its deck: twice a deck (the table core keeps
+#: no more of one registration either).
+MOST_HELD = 2 * 52
+
 #: Journals a batch of arrivals (one transaction); returns once it is durable.
 Journal = Callable[[Sequence[Arrival]], Awaitable[None]]
 #: Told that the device is absent (with the seconds until the next attempt to open it) or
@@ -107,7 +111,9 @@ class Intake:
         return DRIVERS[self.device].from_url(self.port.url, link, **options)
 
     async def _take(self, driver: DeviceDriver, journal: Journal) -> None:
-        registrations = Registrations()  # a new driver delivers again what was not acknowledged
+        # a new driver delivers again what was not acknowledged; held, unacknowledged
+        # events count against the link's queue limit (back-pressure): never hold them all
+        registrations = Registrations(min(MOST_HELD, self.port.link.queue_limit - 1))
         while True:
             try:
                 events = [await driver.next_event(), *driver.ready_events()]
@@ -143,11 +149,14 @@ class Registrations:
     Nothing held is acknowledged (the device keeps it until it is journaled): a driver
     opened again is sent it again. A registration is handed on as it is, in tag order, when
     a card of another deck or another boot of the device (which cannot send it again) comes
-    first, and a deck whose registration never began is handed on at once.
+    first, or when ``most`` cards are held (no deck a table accepts has more: a flood, or a
+    link whose queue limit is smaller), and a deck whose registration never began is
+    handed on at once.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, most: int = MOST_HELD) -> None:
         self._held: list[tuple[Arrival, ev.DeckCard]] = []
+        self._most = max(most, 1)
 
     def take(self, batch: Sequence[Arrival]) -> tuple[list[Arrival], Arrival | None]:
         """What of ``batch`` (with what was held before) to journal now, and the last device
@@ -171,6 +180,8 @@ class Registrations:
         another deck, or another boot of the device."""
         first, card = self._held[0]
         event = item.event
+        if len(self._held) >= self._most:
+            return True
         if isinstance(event, ev.LinkUp):
             return item.source != first.source
         if isinstance(event, ev.DeckCard):

@@ -198,3 +198,20 @@ def test_a_registration_held_is_handed_on_in_tag_order_when_another_deck_or_boot
     assert last is None
     loaded = Arrival(ev.DeckLoaded(0, 3, 52, 52, registered=True), Device.SHOE, other, 0)
     assert hold.take([loaded]) == ([loaded], loaded)
+
+
+def test_no_more_of_a_registration_is_held_than_a_deck_or_the_link_s_queue_allows():
+    """A flood of registered cards (or a link whose queue limit is smaller than a deck) is
+    handed on in tag order in parts: the intake never holds the device's whole queue
+    unacknowledged and waits for ever."""
+    boot = JournalDevice("shoe", "S", 1)
+    hold = Registrations(3)
+    cards = [
+        Arrival(ev.DeckCard(seq, 1, seq, code, bytes([4, code])), Device.SHOE, boot, 0)
+        for seq, code in enumerate([9, 4, 7, 1, 0])
+    ]
+    assert hold.take(cards[:3]) == ([], None)
+    ready, last = hold.take(cards[3:])
+    assert [(a.event.seq, a.event.card) for a in ready] == [(0, 4), (1, 7), (2, 9)]
+    assert last is None  # the last two are held
+    assert Registrations().take(cards) == ([], None)  # a deck's worth is held
