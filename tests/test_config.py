@@ -39,7 +39,7 @@ def test_example_loads_cleanly():
     assert config.journal == Path("/var/lib/luck-table/T-01.sqlite")
     assert (config.api.bind, config.api.port, config.api.tls_cert) == ("127.0.0.1", 8080, None)
     assert config.console.idle_lock == 300
-    assert config.settings.protection == Protection(tag_checks=True)
+    assert config.settings.protection == Protection(tag_checks=True, shuffle_check=True)
     assert (config.studio.delay, config.studio.token_hours, config.test_mode) == (15, 12, False)
     assert verify_pin(config.supervisors[0].pin_hash, "1234")
     assert not verify_pin(config.supervisors[0].pin_hash, "1235")
@@ -72,12 +72,17 @@ def test_optional_parts(tmp_path):
     assert config.seat_board is None and not config.settings.seat_board
     assert config.settings.rules == Rules() and config.api.port == 8080
     assert config.console.idle_lock == 300
-    assert config.settings.protection == Protection(tag_checks=True)  # checked unless said
+    assert config.settings.protection == Protection(tag_checks=True, shuffle_check=True)
 
 
 def test_protection_settings_reach_the_table(tmp_path):
     data = example()
-    data["protection"] = {"tag_checks": False, "deck_hands": 250, "deck_hours": 6}
+    data["protection"] = {
+        "tag_checks": False,
+        "deck_hands": 250,
+        "deck_hours": 6,
+        "shuffle_check": False,
+    }
     protection = parse_config(data, tmp_path).settings.protection
     assert protection == Protection(tag_checks=False, deck_hands=250, deck_hours=6.0)
 
@@ -161,6 +166,7 @@ BAD = [
     ("protection.deck_hours", "8h", "protection.deck_hours = '8h'", "hours over 0, at most 168"),
     ("protection.deck_hours", 169, "protection.deck_hours = 169", "hours over 0, at most 168"),
     ("protection.deck_life", 2, "protection.deck_life:", "unknown setting"),
+    ("protection.shuffle_check", 1, "protection.shuffle_check = 1", "true or false"),
     ("api.trusted_proxies", "10.0.0.5", "api.trusted_proxies = '10.0.0.5'", "a list of IP"),
     ("api.trusted_proxies", ["proxy"], "api.trusted_proxies = 'proxy'", "IP addresses or net"),
     ("api.allowed_hosts", ["not a host!"], "api.allowed_hosts = 'not a host!'", "host names"),

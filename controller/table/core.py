@@ -260,6 +260,27 @@ def _card_read(table: Table, item: ti.CardFromShoe, fx: list[Effect]) -> Table:
     return _card_out(table, card, item.at, fx)
 
 
+def _read_in_order(table: Table, item: ti.CardFromShoe, fx: list[Effect]) -> Table:
+    """A card read out of the shoe, then its place in the order the deck is dealt in: an
+    order too close to an earlier deck's is a deck not shuffled (controller/table/shuffle.py)."""
+    table = _card_read(table, item, fx)
+    if not table.settings.protection.shuffle_check or not 0 <= item.code < 52:
+        return table
+    shuffles, repeated = table.shuffles.dealt(item.code)
+    table = table._replace(shuffles=shuffles)
+    if repeated is None:
+        return table
+    return _raise(table, alerts.DeckNotShuffled(*repeated), fx, at=item.at)
+
+
+def _deck_in(table: Table, item: ti.DeckLoaded, fx: list[Effect]) -> Table:
+    """A deck loaded between hands begins a new order (a reload during a hand, of the stub
+    and the burns, goes on with it)."""
+    if not table.in_hand:
+        table = table._replace(shuffles=table.shuffles.loaded())
+    return _deck_loaded(table, item, fx)
+
+
 # Game protection (controller/table/protection.py) -------------------------------------
 
 
@@ -1025,13 +1046,13 @@ def _tick(table: Table, item: ti.Tick, fx: list[Effect]) -> Table:
 
 
 _HANDLERS: dict[type[TableInput], _Handler] = {
-    ti.CardFromShoe: _card_read,
+    ti.CardFromShoe: _read_in_order,
     ti.CardUnreadable: _card_unreadable,
     ti.CardAtSeat: _card_at_seat,
     ti.SeatOccupied: _seat_occupied,
     ti.SeatVacated: _seat_vacated,
     ti.DeckCard: _deck_card,
-    ti.DeckLoaded: _deck_loaded,
+    ti.DeckLoaded: _deck_in,
     ti.DeviceFault: _device_fault,
     ti.DeviceFaultCleared: _device_fault_cleared,
     ti.LinkUp: _link_up,
