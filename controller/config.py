@@ -204,13 +204,18 @@ def _rules(game: Mapping[str, Any]) -> Rules:
 
 
 def _protection(protection: Mapping[str, Any]) -> Protection:
-    """Game protection: tag checks on unless the table says its reader gives no tag UIDs."""
-    no_unknown(protection, {"tag_checks", "deck_hands", "deck_hours"}, "protection.")
+    """Game protection: tag checks on unless the table says its reader gives no tag UIDs;
+    the shuffle check on unless the table turns it off."""
+    known = {"tag_checks", "deck_hands", "deck_hours", "shuffle_check"}
+    no_unknown(protection, known, "protection.")
     checks = protection.get("tag_checks", True)
     if not isinstance(checks, bool):
         raise ConfigError(
             "protection.tag_checks", checks, "true or false (false: a reader without tag UIDs)"
         )
+    shuffle = protection.get("shuffle_check", True)
+    if not isinstance(shuffle, bool):
+        raise ConfigError("protection.shuffle_check", shuffle, "true or false")
     hands = None
     if "deck_hands" in protection:
         hands = whole(protection, "protection.deck_hands", 1, "a whole number of hands, 1 or more")
@@ -218,7 +223,7 @@ def _protection(protection: Mapping[str, Any]) -> Protection:
     number = isinstance(hours, int | float) and not isinstance(hours, bool)
     if hours is not None and (not number or not 0 < hours <= 168):
         raise ConfigError("protection.deck_hours", hours, "a number of hours over 0, at most 168")
-    return Protection(checks, hands, None if hours is None else float(hours))
+    return Protection(checks, hands, None if hours is None else float(hours), shuffle)
 
 
 def _devices(devices: Mapping[str, Any]) -> tuple[DevicePort, DevicePort | None]:

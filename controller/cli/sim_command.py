@@ -215,8 +215,10 @@ def options(args: argparse.Namespace) -> Options:
         )
     if not ID_PATTERN.fullmatch(args.table_id):
         raise ValueError(f"--table-id {args.table_id!r}: letters, digits, '_.-' (64 at most)")
-    # the simulated shoe registers every deck and the devices read every tag: checked
-    settings = TableSettings(rules=rules, protection=Protection(tag_checks=True))
+    # the simulated shoe registers every deck and the devices read every tag: checked; the
+    # simulated dealer shuffles every deck: its order checked against the last decks'
+    protection = Protection(tag_checks=True, shuffle_check=True)
+    settings = TableSettings(rules=rules, protection=protection)
     return Options(
         args.seats,
         args.hands,

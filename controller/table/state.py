@@ -17,6 +17,7 @@ from controller.table.alerts import Alert, AlertKind
 from controller.table.inputs import Device
 from controller.table.protection import Deck, Registration
 from controller.table.settings import TableSettings
+from controller.table.shuffle import Shuffles
 from controller.table.streams import Streams
 
 SEATS = range(1, 9)
@@ -113,7 +114,8 @@ class Table(NamedTuple):
     ``raked``, ``jackpot_dropped``: the chips the house took from the pots into the drop box.
     ``sittings``: the sit-downs so far (the last sitting's number). ``deck``: the deck in
     play, its tags and its life (None: none loaded yet); ``registering``: the cards of the
-    deck the shoe is registering (``controller.table.protection``).
+    deck the shoe is registering (``controller.table.protection``); ``shuffles``: the order
+    the deck in the shoe is dealt in and the last decks' (``controller.table.shuffle``).
     """
 
     settings: TableSettings
@@ -139,6 +141,7 @@ class Table(NamedTuple):
     sittings: int = 0
     deck: Deck | None = None
     registering: Registration | None = None
+    shuffles: Shuffles = Shuffles()
 
     @property
     def in_hand(self) -> bool:
@@ -227,6 +230,7 @@ class Table(NamedTuple):
             "sittings": self.sittings,
             "deck": None if self.deck is None else self.deck.to_json(),
             "registering": None if self.registering is None else self.registering.to_json(),
+            "shuffles": self.shuffles.to_json(),
             "signals": self.signals.to_json(),
         }
 
@@ -260,6 +264,7 @@ class Table(NamedTuple):
             sittings=data["sittings"],
             deck=None if deck is None else Deck.from_json(deck),  # absent in older snapshots
             registering=None if registering is None else Registration.from_json(registering),
+            shuffles=Shuffles.from_json(data["shuffles"]) if "shuffles" in data else Shuffles(),
         )
 
 
