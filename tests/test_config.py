@@ -205,6 +205,13 @@ BAD = [
     ("journal.segment_hands", -1, "journal.segment_hands = -1", "0 or more"),
     ("journal.segment_megabytes", 1.5, "journal.segment_megabytes = 1.5", "a whole number"),
     ("ledger", {}, "ledger:", "unknown setting"),
+    ("game.rake_percent", 101, "game.rake_percent = 101", "0 (no rake) to 100"),
+    ("game.rake_percent", 2.5, "game.rake_percent = 2.5", "a whole number"),
+    ("game.rake_percent", 5, "game.rake_cap = 0", "positive number of chips with a rake"),
+    ("game.rake_step", -1, "game.rake_step = -1", "must not be negative"),
+    ("game.rake_from", "fifth_street", "game.rake_from = 'fifth_street'", "third_street, fourth"),
+    ("game.jackpot_drop", 1, "game.jackpot_drop_at = 0", "a positive pot size"),
+    ("game.jackpot_drop_at", -5, "game.jackpot_drop_at = -5", "must not be negative"),
 ]
 
 

@@ -209,7 +209,8 @@ def _feed_held(table: Table, at: int, fx: list[Effect]) -> Table:
 
 
 def _settle(table: Table, at: int, fx: list[Effect]) -> Table:
-    """The hand is over: stacks back to the seats, its cards spent, its placements done."""
+    """The hand is over: stacks back to the seats (net of the house's take, which goes to
+    the table's drop-box ledger), its cards spent, its placements done."""
     hand = table.hand
     assert hand is not None
     stacks = hand.stacks()
@@ -220,6 +221,8 @@ def _settle(table: Table, at: int, fx: list[Effect]) -> Table:
         fx.append(told.HeldSetAside(table.held))
     table = table._replace(
         seats=seats,
+        raked=table.raked + hand.rake,
+        jackpot_dropped=table.jackpot_dropped + hand.jackpot_drop,
         spent=table.spent | sum(map(_bit, hand.cards_out())),
         held=(),
         unconfirmed=(),

@@ -433,10 +433,11 @@ function arm(box, drawn) {
   }
 }
 
-// New hand is the action to take only when the table says so (READY: NEW HAND); until then
-// it waits, disabled and not green, with the reason beside it (a pause above all).
+// New hand is the action to take only when the table says so (READY: NEW HAND, last: after
+// the house's take, "RAKE 3: drop 3, then READY: NEW HAND"); until then it waits, disabled
+// and not green, with the reason beside it (a pause above all).
 function renderNewHand(view) {
-  const ready = view.display.startsWith("READY");
+  const ready = view.display.endsWith("READY: NEW HAND");
   const button = $("new-hand");
   button.disabled = !ready;
   button.classList.toggle("primary", ready);
