@@ -72,7 +72,11 @@ def test_what_the_rule_keeps_is_nfc_printable_stripped_and_within_its_limit(text
     assert rule(kept) == kept  # kept once, kept again the same
 
 
-@given(st.text(max_size=30), st.sampled_from(BAD), st.text(max_size=30))
+@given(
+    st.text(max_size=30),
+    st.one_of(st.sampled_from(BAD), st.characters(categories=list(REFUSED))),
+    st.text(max_size=30),
+)
 @settings(max_examples=300)
 def test_any_bad_character_is_refused_naming_it_and_its_place(
     before: str, bad: str, after: str
