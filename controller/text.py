@@ -98,8 +98,10 @@ class FreeText:
 NAME = FreeText(64)
 #: An id a person types (a dealer's or supervisor's id at sign-in).
 ID = FreeText(64)
-#: A label (a studio token's: who it is for; a table's name).
+#: A label (a studio token's: who it is for).
 LABEL = FreeText(100)
+#: A table's name (its configuration's; a HIL scenario's title).
+TITLE = FreeText(200)
 #: A supervisor's reason for an action.
 REASON = FreeText(500)
 
