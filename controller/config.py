@@ -38,6 +38,7 @@ from controller.journal.rotation import Rotation
 from controller.rules import Rules, RulesError
 from controller.table import TableSettings
 from controller.table.settings import Protection
+from controller.text import TITLE
 from drivers.errors import DriverError
 from drivers.session import LinkConfig
 
@@ -149,7 +150,7 @@ def parse_config(data: Mapping[str, Any], base: Path) -> Config:
     table = section(data, "table")
     no_unknown(table, {"id", "name", "player_decisions", "test_mode"}, "table.")
     table_id = text(table, "table.id", pattern=ID_PATTERN, allowed="letters, digits, '_.-'")
-    name = text(table, "table.name")
+    name = text(table, "table.name", rule=TITLE)
     shoe, seat_board = _devices(section(data, "devices"))
     stakes = section(data, "stakes")
     no_unknown(stakes, {"min_buy_in", "max_buy_in"}, "stakes.")

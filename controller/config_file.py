@@ -30,6 +30,7 @@ from psycopg import ProgrammingError
 from psycopg.conninfo import conninfo_to_dict
 
 from controller.errors import LuckTableError
+from controller.text import FreeText, TextError
 
 log = logging.getLogger("controller.config")
 
@@ -198,12 +199,20 @@ def text(
     *,
     pattern: re.Pattern[str] | None = None,
     allowed: str = "",
+    rule: FreeText | None = None,
 ) -> str:
+    """The text at ``key``: not empty, matching ``pattern`` if given; free text (a name
+    people read) kept by its ``rule`` (``controller.text``)."""
     value = data.get(last_part(key), MISSING)
     if not isinstance(value, str) or not value.strip():
         raise ConfigError(key, value, "a non-empty string")
     if pattern is not None and not pattern.fullmatch(value):
         raise ConfigError(key, value, allowed)
+    if rule is not None:
+        try:
+            return rule(value)
+        except TextError as error:
+            raise ConfigError(key, value, str(error)) from None
     return value
 
 

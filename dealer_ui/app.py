@@ -45,6 +45,10 @@ from dealer_ui.studio import ISSUED, REVOKED, StudioFeed, StudioPass, StudioToke
 from dealer_ui.views import Role, effects_view, view
 from dealer_ui.web import (
     ApiError,
+    Id,
+    Label,
+    Name,
+    Reason,
     SessionOut,
     SignIn,
     bearer_session,
@@ -70,9 +74,9 @@ class PlayerTokenIn(BaseModel):
 
 
 class Supervisor(BaseModel):
-    supervisor: str = Field(min_length=1, max_length=64, description="the supervisor's id")
+    supervisor: Id = Field(description="the supervisor's id")
     pin: str = Field(min_length=1, max_length=64)
-    why: str = Field(min_length=1, max_length=500)
+    why: Reason
 
 
 class DecisionIn(BaseModel):
@@ -118,7 +122,7 @@ class ConsoleOut(BaseModel):
 
 class SitDownIn(BaseModel):
     seat: int
-    player: str = Field(min_length=1, max_length=64)
+    player: Name
     buy_in: int
 
 
@@ -586,9 +590,7 @@ studio_router = APIRouter(tags=["studio"])
 
 
 class StudioTokenIn(Supervisor):
-    label: str = Field(
-        min_length=1, max_length=100, description="who the token is for (a broadcast, a truck)"
-    )
+    label: Label = Field(description="who the token is for (a broadcast, a truck)")
 
 
 class StudioTokenOut(BaseModel):

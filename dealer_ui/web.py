@@ -25,8 +25,9 @@ from fastapi import APIRouter, FastAPI, Header, Request, WebSocket, WebSocketDis
 from fastapi.exceptions import RequestValidationError
 from fastapi.requests import HTTPConnection
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field
 
+from controller import text
 from controller.config_file import Api
 from controller.errors import LuckTableError
 from dealer_ui.auth import Auth, AuthError, Session
@@ -51,9 +52,23 @@ class ErrorOut(BaseModel):
     reason: str = Field(description="what was wrong (the engine's words for a refused input)")
 
 
+def _limits(rule: text.FreeText) -> Any:
+    """What the OpenAPI says of a free-text field (the rule checks it)."""
+    return Field(json_schema_extra={"minLength": 1, "maxLength": rule.limit})
+
+
+#: Free text a person types, each kind with its rule (``controller.text``): refused with 422
+#: naming the field and the character (``player: Value error, U+202E ... at 5: ...``), kept
+#: NFC and stripped.
+Name = Annotated[str, AfterValidator(text.NAME), _limits(text.NAME)]
+Id = Annotated[str, AfterValidator(text.ID), _limits(text.ID)]
+Label = Annotated[str, AfterValidator(text.LABEL), _limits(text.LABEL)]
+Reason = Annotated[str, AfterValidator(text.REASON), _limits(text.REASON)]
+
+
 class SignIn(BaseModel):
     role: Literal["dealer", "surveillance"] = "dealer"
-    id: str = Field(min_length=1, max_length=64)
+    id: Id
     pin: str = Field(min_length=1, max_length=64)
 
 
