@@ -222,7 +222,7 @@ BAD_REQUESTS: list[tuple[str, Any]] = [
     ("/api/supervisor/resolve", {**SUPERVISOR, "why": "w", "alert": 77, "remedy": "hold"}),
     ("/api/supervisor/resolve", {**SUPERVISOR, "why": "w", "alert": 1, "remedy": "burn"}),
     ("/api/supervisor/correct-stack", {**SUPERVISOR, "why": "w", "seat": 9, "stack": -1}),
-    ("/api/sessions", {"role": "king", "id": "D200", "pin": "5678"}),
+    ("/api/sessions", {"role": "king", "id": "D200", "pin": "567890"}),
 ]
 
 
