@@ -3,13 +3,28 @@ hashes (made by :func:`hash_pin`, ``luck-table hash-pin``; checked by :func:`ver
 rate-limited, every failed attempt logged (logger ``dealer_ui.auth``, WARNING); the
 app journals each one (``AuthError.journal``).
 
-A session is a random token that expires ``session_seconds`` after sign-in. It records
-the moment it began (``since``: the table's journal position then): a feed that resumes
-never sends a session what the table did before it. A player's token is bound to one
-sitting (the table's number for that sit-down) and ends with it.
+A PIN has at least :data:`MIN_PIN` digits: :func:`hash_pin` refuses a shorter one and
+marks its hashes (their salt begins with ``PIN_SALT_MARK``), the only hashes the
+configuration takes.
 
-Guessing is limited by the address it comes from, so that nobody can lock the real dealer
-out by trying their id from elsewhere (docs/security.md):
+A session is a random token that expires ``session_seconds`` after sign-in, or once it has
+gone unused for ``idle_seconds`` (each :meth:`Auth.session` uses it: every request, every
+feed message). It records the moment it began (``since``: the table's journal position
+then): a feed that resumes never sends a session what the table did before it. A player's
+token is bound to one sitting (the table's number for that sit-down) and ends with it.
+
+Guessing is limited by the address it comes from, and by the id over an hour
+(docs/security.md):
+
+- An id with ``guesses_per_hour`` failed attempts within an hour (from all addresses
+  together; counted, as an address's, before the PIN is checked) is locked: every attempt
+  for it is refused unchecked (HTTP 423) from every address but the ``kiosks``. A
+  configured id at a table (``on_lock`` set) stays locked while the table holds its lock
+  (``locked_at``: its blocking alert open) until a supervisor unlocks it; anywhere else (an
+  id that is not configured, the floor service) the lock ends as the failures age past the
+  hour. Failures for ids that are not configured are told (``on_attack``) as one id,
+  :data:`NOT_CONFIGURED`, so that nobody raises an alert per made-up id; what staff are
+  shown of a text someone typed is :func:`quoted`.
 
 - An address with ``max_failures`` failed attempts within ``window_seconds`` is refused
   (HTTP 429), without checking the PIN, until the oldest of those failures is
