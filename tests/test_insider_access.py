@@ -3,7 +3,8 @@ token is a hole-card credential (one per sitting, a second only with a superviso
 every issue journaled without the token, ended with its sitting); an id guessed from many
 addresses is locked for all but the kiosks until a supervisor unlocks it, with a blocking
 alert; made-up ids raise one alert; PINs have 6 digits at least; sessions end when idle;
-``/metrics`` and ``/health``'s details go only to the addresses and tokens configured."""
+``/metrics`` and ``/health``'s details go only to the addresses and tokens configured;
+the floor service's sign-in locks an id for the hour and ends idle sessions too."""
 
 from __future__ import annotations
 
@@ -16,14 +17,19 @@ import httpx
 import pytest
 import websockets
 from argon2 import PasswordHasher
+from fastapi.testclient import TestClient
 
 from controller.config import load_config
-from controller.config_file import ConfigError
+from controller.config_file import Api, ConfigError, Credential
 from controller.history.records import ACCESS
 from controller.journal import Journal
 from controller.table import AlertKind
-from dealer_ui.auth import NOT_CONFIGURED, Auth
+from dealer_ui.auth import NOT_CONFIGURED, Auth, hash_pin
+from dealer_ui.pit import create_app as create_pit
+from dealer_ui.pit.config import FloorConfig
 from tests.console_kit import DEALER, SUPERVISOR, LiveTable, live_table
+from tests.pit_kit import SUPERVISOR as PIT
+from tests.pit_kit import pit_database
 from tests.service_kit import simulator, write_config
 
 WAIT = 30.0
@@ -241,3 +247,26 @@ def test_a_configuration_with_a_short_pins_hash_is_refused_naming_the_field(
         load_config(path)
     assert refused.value.key == "credentials.dealers[0].pin_hash"
     assert "at least 6 digits" in str(refused.value) and "hash-pin" in str(refused.value)
+
+
+def test_the_floor_services_sign_in_locks_an_id_for_the_hour_and_ends_idle_sessions() -> None:
+    clock = Clock()
+    pit = Credential(PIT["id"], hash_pin(PIT["pin"]))
+    with pit_database() as dsn:
+        config = FloorConfig(dsn=dsn, api=Api(guesses_per_hour=2), supervisors=(pit,))
+        auth = Auth.configured(config.api, (), config.supervisors)
+        auth.clock = clock
+        with TestClient(create_pit(config, auth)) as client:
+            wrong = {**PIT, "pin": "000000"}
+            for _ in range(2):
+                assert client.post("/api/sessions", json=wrong).status_code == 401
+            locked = client.post("/api/sessions", json=PIT)
+            assert locked.status_code == 423 and locked.json()["error"] == "locked"
+            clock.now += 3601  # no table to raise an alert at: the hour's failures age out
+            signed = client.post("/api/sessions", json=PIT)
+            assert signed.status_code == 200, signed.text
+            headers = bearer(signed.json()["token"])
+            assert client.get("/api/tables", headers=headers).status_code == 200
+            clock.now += config.api.session_idle
+            idle = client.get("/api/tables", headers=headers)
+            assert idle.status_code == 401 and "unused" in idle.json()["reason"]

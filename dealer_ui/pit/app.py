@@ -62,7 +62,7 @@ CHIP_MOVEMENTS = 50
 RECENT_DECKS = 10
 
 #: The statuses the floor service's operations answer with ``{"error", "reason"}``.
-ERRORS = (401, 403, 404, 422, 429, 503)
+ERRORS = (401, 403, 404, 422, 423, 429, 503)
 
 
 def no_nul(value: str) -> str:
