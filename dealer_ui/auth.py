@@ -235,10 +235,10 @@ class Auth:
     locked_at: LockedAt = lambda kind, who: False  # the table holds the lock (its alert)
     _sessions: dict[str, Session] = field(default_factory=dict)
     _touched: dict[str, float] = field(default_factory=dict)  # token: last used
-    _locking: set[str] = field(
-        default_factory=set
-    )  # "lock:KIND:ID" held here, not (yet) at the table
-    # failed attempts (time, address) by key: "client:ADDRESS" or "id:ROLE:ID"
+    # the configured ids locked here, not (yet) at the table: "lock:KIND:ID"
+    _locking: set[str] = field(default_factory=set)
+    _pruned: float = float("-inf")  # when the old failures were last forgotten
+    # failed attempts (time, address) by key: "client:ADDRESS", "id:ROLE:ID", "lock:KIND:ID"
     _failures: dict[str, deque[tuple[float, str]]] = field(default_factory=dict)
     _reserved: Counter[str] = field(default_factory=Counter)  # attempts being checked
     _reported: set[str] = field(default_factory=set)  # locked addresses whose lockout is journaled
@@ -390,6 +390,7 @@ class Auth:
             self._known[client] = now
             return
         now = self.clock()
+        self._prune(now)
         for key in {address, person, told, lock}:
             self._failures.setdefault(key, deque()).append((now, client))
         log.warning("failed %s PIN for %r from %s", role, who, client)
@@ -418,6 +419,21 @@ class Auth:
         assert self.on_lock is not None
         if await self.on_lock(lock):
             self._locking.discard(key)
+
+    def _prune(self, now: float) -> None:
+        """Forget, once a minute, the keys whose last failure is over an hour old (every
+        window is an hour at most), so that made-up ids and addresses cost no memory for
+        long."""
+        if now - self._pruned < 60:
+            return
+        self._pruned = now
+        old = [
+            k
+            for k, failures in self._failures.items()
+            if not failures or now - failures[-1][0] > HOUR
+        ]
+        for key in old:
+            del self._failures[key]
 
     def _clients(self, key: str) -> tuple[str, ...]:
         return tuple(sorted({client for _, client in self._failures.get(key, ())}))

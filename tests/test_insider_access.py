@@ -24,7 +24,7 @@ from controller.config_file import Api, ConfigError, Credential
 from controller.history.records import ACCESS
 from controller.journal import Journal
 from controller.table import AlertKind
-from dealer_ui.auth import NOT_CONFIGURED, Auth, hash_pin
+from dealer_ui.auth import NOT_CONFIGURED, Auth, AuthError, hash_pin
 from dealer_ui.pit import create_app as create_pit
 from dealer_ui.pit.config import FloorConfig
 from tests.console_kit import DEALER, SUPERVISOR, LiveTable, live_table
@@ -270,3 +270,23 @@ def test_the_floor_services_sign_in_locks_an_id_for_the_hour_and_ends_idle_sessi
             clock.now += config.api.session_idle
             idle = client.get("/api/tables", headers=headers)
             assert idle.status_code == 401 and "unused" in idle.json()["reason"]
+
+
+def test_made_up_ids_cost_no_memory_once_their_hour_is_over() -> None:
+    clock = Clock()
+    dealer = Credential(DEALER["id"], "")
+    auth = Auth([dealer], [dealer], clock=clock, attack_delay=0.0, verify=lambda _h, _p: False)
+
+    async def guess(who: str, client: str) -> None:
+        with pytest.raises(AuthError):
+            await auth.sign_in("dealer", who, "000000", client)
+
+    async def scenario() -> None:
+        for n in range(200):  # each made-up id from an address of its own
+            await guess(f"made-up-{n}", f"10.1.{n // 250}.{n % 250}")
+        assert len(auth._failures) > 200
+        clock.now += 3601
+        await guess("one-more", "10.2.0.1")
+
+    asyncio.run(asyncio.wait_for(scenario(), WAIT))
+    assert all("10.2.0.1" in {c for _, c in failures} for failures in auth._failures.values())
