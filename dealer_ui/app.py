@@ -526,6 +526,9 @@ async def player_token(
     except BaseException:  # not journaled: not given
         table.auth.sign_out(made.token)
         raise
+    seated = {place.sitting for place in table.service.table.seats}
+    for gone in [number for number in table.player_tokens if number not in seated]:
+        del table.player_tokens[gone]  # an ended sitting takes no token: its count goes
     table.player_tokens[sitting] = earlier + 1
     log.info("player token for seat %d (sitting %d) issued by %s", body.seat, sitting, session.who)
     return session_out(made, table.auth)
