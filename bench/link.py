@@ -104,7 +104,7 @@ class PacedShoe:
 
     def __init__(self, master: int, cards: int) -> None:
         self.shoe = SimulatedShoe(seed=1, heartbeat_ms=1000)
-        self.shoe.load(decks=cards // 52 + 1, shuffle_seed=1)
+        self.loaded = self.shoe.load(shuffle_seed=1).cards_loaded  # a deck at a time, as dealt
         self.master = master
         self.cards = cards
         self.started: dict[int, tuple[float, float]] = {}  # first and last byte written
@@ -136,6 +136,12 @@ class PacedShoe:
             self.service(next_card - time.monotonic())
             ready = self.shoe.pending == 0  # the host has the deck and every card so far
             if ready and len(self.started) < self.cards and time.monotonic() >= next_card:
+                if len(self.started) == self.loaded:
+                    # the deck is out: the next is registered card by card before a card is
+                    # timed (a shoe of protocol version 2; registering every deck at once
+                    # held the shoe's answer to the host's RESET past its handshake timeout)
+                    self.loaded += self.shoe.load(shuffle_seed=self.loaded).cards_loaded
+                    continue
                 self.shoe.draw()
                 out = self.shoe.transmit(time.monotonic())
                 first = time.monotonic()

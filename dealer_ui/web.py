@@ -219,10 +219,13 @@ async def socket_session(
 
 
 async def send_until_closed(socket: WebSocket, messages: AsyncIterator[str], stopped: str) -> None:
-    """Send ``messages`` to ``socket`` while reading and ignoring what the client sends,
-    until the client goes (the sending is then cancelled) or the messages end (the socket
-    closed with code 1001 and ``stopped``); a message that raises :class:`AuthError` (the
-    session no longer holds) closes it with code 4401 and the reason."""
+    """Send ``messages`` to ``socket`` while reading and dropping what the client sends (a
+    feed takes no input; the server's protocol has judged each frame already:
+    :func:`dealer_ui.guard.socket_protocol`, closing the feed on a binary frame, a message
+    too big or frames too fast), until the client goes or is closed (the sending is then
+    cancelled) or the messages end (the socket closed with code 1001 and ``stopped``); a
+    message that raises :class:`AuthError` (the session no longer holds) closes it with
+    code 4401 and the reason."""
 
     async def send_all() -> None:
         try:
@@ -235,8 +238,8 @@ async def send_until_closed(socket: WebSocket, messages: AsyncIterator[str], sto
 
     sender = asyncio.create_task(send_all())
     with contextlib.suppress(WebSocketDisconnect, RuntimeError):
-        while True:
-            await socket.receive_text()
+        while (await socket.receive())["type"] != "websocket.disconnect":
+            pass  # text or bytes alike: nothing a client sends is read as text here
     sender.cancel()
     with contextlib.suppress(asyncio.CancelledError, WebSocketDisconnect, RuntimeError):
         await sender

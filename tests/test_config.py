@@ -172,6 +172,12 @@ BAD = [
     ("api.max_connections", 0, "api.max_connections = 0", "1 to 100000"),
     ("api.max_websockets", "8", "api.max_websockets = '8'", "1 to 100000"),
     ("api.docs", "yes", "api.docs = 'yes'", "true or false"),
+    ("api.max_message", 16, "api.max_message = 16", "128 to 1048576"),
+    ("api.messages_per_second", 0, "api.messages_per_second = 0", "a number a second"),
+    ("api.write_burst", 0, "api.write_burst = 0", "1 to 100000"),
+    ("api.address_writes_per_second", "9", "api.address_writes_per_second = '9'", "a second"),
+    ("api.feed_penalty", -1, "api.feed_penalty = -1", "seconds, 0 to 3600"),
+    ("api.refusal_fold", 0, "api.refusal_fold = 0", "seconds, 0.1 to 3600"),
     ("api.debug", True, "api.debug:", "unknown setting"),
     ("credentials.supervisors", [], "credentials.supervisors = []", "at least one"),
     ("credentials.dealers.0.pin", "1234", "credentials.dealers[0].pin", "plain PINs are refused"),
@@ -360,12 +366,18 @@ def test_what_the_console_lets_in_is_configured_with_safe_defaults(tmp_path):
         max_body=1024,
         request_timeout=5,
         docs=True,
+        max_message=1024,
+        messages_per_second=0.5,
+        write_burst=10,
+        refusal_fold=30,
     )
     api = parse_config(data, tmp_path).api
     assert api.trusted_proxies == ("10.0.0.5", "10.1.0.0/16")
     assert api.allowed_hosts == ("table-1.casino.lan",)
     assert api.allowed_origins == ("https://pit.casino.lan:8090",)
     assert (api.max_body, api.request_timeout, api.docs) == (1024, 5.0, True)
+    assert (api.max_message, api.messages_per_second, api.write_burst) == (1024, 0.5, 10)
+    assert api.refusal_fold == 30.0
 
 
 SECRET = "s3cr3t-Pa55"

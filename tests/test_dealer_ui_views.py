@@ -78,6 +78,11 @@ def test_the_choices_go_to_the_dealer_and_to_the_player_to_act_only() -> None:
     assert view(driver.table, Role.PLAYER, actor)["choices"] == legal
     assert view(driver.table, Role.PLAYER, other)["choices"] == []
     assert view(driver.table, Role.PUBLIC)["choices"] == []
+    driver.feed(CardFromShoe, code=51)  # drawn while a player is to act: the table pauses
+    assert driver.table.paused and hand.waiting_for == driver.table.hand.waiting_for
+    for role, seat in ((Role.DEALER, None), (Role.SURVEILLANCE, None), (Role.PLAYER, actor)):
+        paused = view(driver.table, role, seat)
+        assert paused["choices"] == [] and paused["next"] == hand.waiting_for.to_json()
 
 
 def test_card_names_in_alerts_and_effects_are_hidden_from_whom_may_not_see_them() -> None:

@@ -53,6 +53,7 @@ from controller.table import (
     alerts,
     apply,
     input_from_json,
+    paused_refusal,
 )
 from tests.table_driver import TableDriver, code
 
@@ -232,13 +233,49 @@ def test_card_drawn_during_betting_pauses_and_the_supervisor_holds_it():
     assert alert.message == "a card came out of the shoe while seat 2 is to act"
     assert driver.table.paused
     assert driver.table.signals.display.startswith("PAUSED: a card came out")
-    driver.act(2, "bring_in")  # the betting goes on
+    assert "the table is paused" in driver.refused(Decide, seat=2, do=Do.BRING_IN)
     driver.resolve(AlertKind.CARD_OUT_OF_TURN, Remedy.HOLD)
     assert driver.table.held == (parse_card("Qc"),)
-    driver.act(5, "call")  # the round ends: the held card is the burn card
+    driver.ok(Decide, seat=2, do=Do.BRING_IN)  # the betting goes on once it is resolved
+    driver.ok(Decide, seat=5, do=Do.CALL)  # the round ends: the held card is the burn card
     assert driver.table.held == () and driver.table.hand.burns == (parse_card("Qc"),)
     assert "held_card" in driver.kinds()
     assert driver.table.signals.display == "DEAL: seat 2, face up"
+
+
+def test_a_pause_stops_every_decision_and_not_the_remedies():
+    """Robert's Rules: the action waits while the irregularity is put right (docs/rules.md,
+    "A pause stops the action")."""
+    driver = betting()
+    driver.ok(SeatOccupied, seat=5)
+    driver.ok(SeatVacated, seat=5)  # a non-blocking alert: the action goes on
+    assert driver.table.alerts and not driver.table.paused
+    assert paused_refusal(driver.table, Decide(at=0, seat=2, do=Do.BRING_IN)) is None
+    driver.ok(CardFromShoe, code=code("Qc"))  # out of turn: the table pauses
+    alert = driver.alert(AlertKind.CARD_OUT_OF_TURN)
+    assert driver.table.paused
+    for seat, do, by in [
+        (2, Do.BRING_IN, By.DEALER),  # one the engine would take
+        (2, Do.COMPLETE, By.PLAYER),
+        (2, Do.FOLD, By.DEALER),
+        (5, Do.CALL, By.DEALER),  # out of turn too: the pause is said first
+        (5, Do.BONUS, By.PLAYER),
+        (5, Do.MUCK, By.DEALER),
+    ]:
+        why = driver.refused(Decide, seat=seat, do=do, by=by)
+        assert why == paused_refusal(driver.table, Decide(at=0, seat=seat, do=do, by=by))
+        assert why.startswith("the table is paused (a card came out of the shoe while seat 2")
+        assert f"resolves alert {alert}" in why
+    # the remedies are no decisions: the pause does not stop them
+    resolve = ResolveAlert(at=0, alert=alert, remedy=Remedy.DEAD, **SUPERVISOR)
+    assert paused_refusal(driver.table, resolve) is None
+    assert paused_refusal(driver.table, VoidHand(at=0, **SUPERVISOR)) is None
+    driver.ok(ResolveAlert, alert=alert, remedy=Remedy.DEAD, **SUPERVISOR)
+    assert not driver.table.paused
+    driver.ok(Decide, seat=2, do=Do.BRING_IN)  # resolved: the action goes on
+    driver.ok(CardFromShoe, code=code("Jc"))  # paused again; a void still ends the hand
+    driver.ok(VoidHand, **SUPERVISOR)
+    assert not driver.table.in_hand and not driver.table.paused
 
 
 def test_held_card_is_set_aside_when_the_hand_ends_first():

@@ -679,9 +679,30 @@ def _device_restarted(table: Table, item: ti.DeviceRestarted, fx: list[Effect]) 
 # Decisions and the hand -----------------------------------------------------------------
 
 
+def paused_refusal(table: Table, item: TableInput) -> str | None:
+    """Why ``table`` takes no ``item`` now because it is paused: a player's decision while
+    a blocking alert is open (the action is suspended until the supervisor resolves the
+    irregularity: docs/rules.md, "A pause stops the action"). None: the pause does not
+    stop ``item`` (no pause, or not a decision: the remedies, a void, the devices' events
+    go on). The service asks it before journaling a decision; the core refuses it in
+    :func:`apply` too, in a replay as live."""
+    if not isinstance(item, ti.Decide):
+        return None
+    blocking = next((alert for alert in table.alerts if table.blocks(alert)), None)
+    if blocking is None:
+        return None
+    return (
+        f"the table is paused ({blocking.message}): no decision is taken until the "
+        f"supervisor resolves alert {blocking.id}"
+    )
+
+
 def _decide(table: Table, item: ti.Decide, fx: list[Effect]) -> Table:
     if not table.in_hand:
         raise Refused("no hand in progress")
+    paused = paused_refusal(table, item)
+    if paused is not None:
+        raise Refused(paused)
     if item.do not in _PLAYER_DECISIONS:
         raise Refused(f"'{item.do}' is not a player's decision")
     if item.by is ti.By.PLAYER and not table.settings.player_decisions:
