@@ -46,8 +46,8 @@ class ApiError(LuckTableError):
 
 class ErrorOut(BaseModel):
     error: str = Field(
-        description="unauthorized, forbidden, not_found, refused, stale, invalid, rate_limited, "
-        "unavailable"
+        description="unauthorized, forbidden, not_found, refused, stale, invalid, locked, "
+        "rate_limited, unavailable"
     )
     reason: str = Field(description="what was wrong (the engine's words for a refused input)")
 
@@ -151,9 +151,9 @@ def client_of(request: HTTPConnection) -> str:
 
 
 def refusal(error: AuthError) -> ApiError:
-    """The answer to a refused id or PIN: 401, 429 while locked out, or 503 while too many
-    PINs wait to be checked."""
-    codes = {429: "rate_limited", 503: "unavailable"}
+    """The answer to a refused id or PIN: 401, 423 for an id locked, 429 while the address
+    is locked out, or 503 while too many PINs wait to be checked."""
+    codes = {423: "locked", 429: "rate_limited", 503: "unavailable"}
     code = codes.get(error.status, "unauthorized")
     return ApiError(error.status, code, error.reason)
 

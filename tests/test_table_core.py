@@ -39,6 +39,7 @@ from controller.table import (
     SeatOccupied,
     SeatVacated,
     SignInAttack,
+    SignInLocked,
     SitDown,
     SitIn,
     SitOut,
@@ -738,6 +739,7 @@ EXAMPLES = [
     Rebuy(at=18, seat=2, chips=50),
     AcknowledgeAlert(at=18, alert=3, who="D200"),
     SignInAttack(at=18, role="dealer", who="D200", failures=5, window=60, clients="10.0.0.7"),
+    SignInLocked(at=18, role="dealer", who="D200", failures=20, window=3600, clients="10.0.0.7"),
     Configure(at=19, settings=TableSettings(Rules(bonus_price=5), 50, 500, False)),
     VoidHand(at=20, who="S1", why="misdeal"),
     EnterCard(at=21, card=parse_card("4c"), who="S1", why="unread"),
@@ -901,3 +903,25 @@ def test_a_sign_in_attack_raises_an_alert_that_does_not_pause_the_table():
     assert not resolved.refused and resolved.table.alerts == ()
     empty = apply(table, SignInAttack(at=5, role="", who="D200", failures=5, window=60, clients=""))
     assert empty.refused and empty.table is table
+
+
+def test_an_id_locked_raises_a_blocking_alert_that_a_supervisor_resolves():
+    table = TableDriver.make().table
+    lock = SignInLocked(
+        at=5, role="dealer", who="D200", failures=20, window=3600, clients="10.0.0.7, 10.0.0.8"
+    )
+    step = apply(table, lock)
+    assert not step.refused
+    (alert,) = step.table.alerts
+    assert alert.kind is AlertKind.SIGN_IN_LOCKED and step.table.paused
+    assert alert.facts == alerts.SignInLocked(20, "dealer", "D200", 3600, "10.0.0.7, 10.0.0.8")
+    assert "dealer D200 locked: 20 wrong PINs within 3600 s" in alert.message
+    assert apply(step.table, NewHand(at=6)).refused.startswith("resolve the open alerts first")
+    resolved = apply(
+        step.table, ResolveAlert(at=6, alert=alert.id, remedy=Remedy.DONE, who="S1", why="ok")
+    )
+    assert not resolved.refused and not resolved.table.paused
+    empty = apply(
+        table, SignInLocked(at=5, role="dealer", who="", failures=1, window=1, clients="x")
+    )
+    assert empty.refused == "sign_in_locked: the role, the id and the addresses are needed"

@@ -56,6 +56,7 @@ class AlertKind(StrEnum):
     EVENTS_LOST = "events_lost"
     PLAYER_AWAY = "player_away"
     SIGN_IN_ATTACK = "sign_in_attack"
+    SIGN_IN_LOCKED = "sign_in_locked"
     DECK_REJECTED = "deck_rejected"
     FOREIGN_CARD = "foreign_card"
     DECK_DUE = "deck_due"
@@ -91,6 +92,7 @@ ALERT_RULES: dict[AlertKind, AlertRule] = {
     AlertKind.EVENTS_LOST: AlertRule(Severity.FAULT, True, (_DONE,), True),
     AlertKind.PLAYER_AWAY: AlertRule(Severity.ABNORMAL, False, (_DONE,), True),
     AlertKind.SIGN_IN_ATTACK: AlertRule(Severity.ABNORMAL, False, (_DONE,), False),
+    AlertKind.SIGN_IN_LOCKED: AlertRule(Severity.ABNORMAL, True, (_DONE,), False),
     AlertKind.DECK_REJECTED: AlertRule(Severity.ABNORMAL, True, (), False),
     AlertKind.FOREIGN_CARD: AlertRule(Severity.ABNORMAL, True, (_DEAD, _REPLACE), True),
     AlertKind.DECK_DUE: AlertRule(Severity.ACTION, False, (_DONE,), False),
@@ -550,6 +552,26 @@ class SignInAttack(AlertFacts):
 
 
 @dataclass(frozen=True, slots=True)
+class SignInLocked(SignInAttack):
+    """``failures`` wrong PINs for ``role`` ``who`` within ``window`` s (the hour), from
+    ``clients``: the id is locked."""
+
+    kind = AlertKind.SIGN_IN_LOCKED
+
+    def say(self, name: Name = str) -> str:
+        return (
+            f"{self.role} {self.who} locked: {self.failures} wrong PINs within "
+            f"{self.window} s, from {self.clients}"
+        )
+
+    def todo(self, name: Name = str) -> str:
+        return (
+            f"someone is guessing the {self.role}'s PIN: the id signs in only at a registered "
+            "kiosk; find who is trying, then a supervisor unlocks it (done)"
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class DeckRejected(AlertFacts):
     """The deck loaded (``count`` cards, the shoe's count) is not accepted. ``deck``: the
     shoe's id of it; None: the shoe registered none of its cards, at a table that checks
@@ -728,6 +750,7 @@ FACTS: dict[AlertKind, type[AlertFacts]] = {
         EventsLost,
         PlayerAway,
         SignInAttack,
+        SignInLocked,
         DeckRejected,
         ForeignCard,
         DeckDue,

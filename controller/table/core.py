@@ -861,11 +861,13 @@ def _acknowledge_alert(table: Table, item: ti.AcknowledgeAlert, fx: list[Effect]
 
 
 def _sign_in_attack(table: Table, item: ti.SignInAttack, fx: list[Effect]) -> Table:
+    """A sign-in attack, or an id locked (``SignInLocked``, blocking)."""
     if not item.who.strip() or not item.role.strip() or not item.clients.strip():
-        raise Refused("sign_in_attack: the role, the id and the addresses are needed")
+        raise Refused(f"{item.tag}: the role, the id and the addresses are needed")
     if item.failures < 1 or item.window < 1:
-        raise Refused("sign_in_attack: failures and window are 1 or more")
-    attack = alerts.SignInAttack(item.failures, item.role, item.who, item.window, item.clients)
+        raise Refused(f"{item.tag}: failures and window are 1 or more")
+    facts = alerts.SignInLocked if isinstance(item, ti.SignInLocked) else alerts.SignInAttack
+    attack = facts(item.failures, item.role, item.who, item.window, item.clients)
     return _raise(table, attack, fx, at=item.at)
 
 
@@ -1071,6 +1073,7 @@ _HANDLERS: dict[type[TableInput], _Handler] = {
     ti.Rebuy: _rebuy,
     ti.AcknowledgeAlert: _acknowledge_alert,
     ti.SignInAttack: _sign_in_attack,
+    ti.SignInLocked: _sign_in_attack,
     ti.Configure: _configure,
     ti.VoidHand: _void_hand,
     ti.EnterCard: _enter_card,

@@ -309,6 +309,16 @@ class SignInAttack(TableInput):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class SignInLocked(SignInAttack):
+    """An id locked at the console: ``failures`` wrong PINs for ``role`` (dealer or
+    supervisor) ``who`` within ``window`` seconds (the hour), from ``clients``. The console
+    refuses the id from every address but its kiosks until a supervisor unlocks it; the
+    table raises a blocking alert, whose resolution (``done``) is the unlock."""
+
+    tag = "sign_in_locked"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Configure(TableInput):
     """New table settings, between hands."""
 
@@ -396,6 +406,7 @@ INPUT_TYPES: dict[str, type[TableInput]] = {
         Rebuy,
         AcknowledgeAlert,
         SignInAttack,
+        SignInLocked,
         Configure,
         VoidHand,
         EnterCard,

@@ -775,9 +775,10 @@ function wireStudio() {
 
 // --- the idle lock -----------------------------------------------------------------------
 
-// After the table's quiet time (no touch, no key), the dealer's session ends on the server
-// and the screen locks: only the same dealer's PIN opens it again (a new session, the feed
-// resumed where it stopped); "Another dealer" goes back to the sign-in.
+// After the table's quiet time (no touch, no key), the dealer's (or surveillance's) session
+// ends on the server and the screen locks: only the same person's PIN opens it again (a new
+// session, the feed resumed where it stopped); "Another dealer" (or supervisor) goes back to
+// the sign-in. The server ends a session unused for its own idle time too ([api] session_idle).
 function lock() {
   const token = state.token;
   state.locked = true;
@@ -788,7 +789,8 @@ function lock() {
   state.socket = null;
   if (socket) socket.close();
   for (const dialog of document.querySelectorAll("dialog[open]")) dialog.close("locked");
-  $("supervisor-form").pin.value = "";
+  const supervisor = $("supervisor-form");  // the dealer's page only
+  if (supervisor) supervisor.pin.value = "";
   document.body.classList.add("locked");
   $("connection").textContent = "locked";
   showSignOut();
@@ -819,22 +821,8 @@ async function watchIdle() {
   }, 500);
 }
 
-// The dealer's controls: the supervisor's dialog, the lock and the between-hands inputs.
-function wireDealer() {
-  $("supervisor").addEventListener("click", () => openSupervisor());
-  $("supervisor-form").elements.act.addEventListener("change", (event) => showFields(event.target.form));
-  $("supervisor-cancel").addEventListener("click", () => $("supervisor-dialog").close());
-
-  $("supervisor-form").addEventListener("submit", (event) => {
-    event.preventDefault();
-    const form = event.target;
-    const action = form.elements.act.value;
-    if (!action) return;
-    const body = supervisorBody(form, action);
-    if (action !== "void") return supervise(form, action, body);
-    confirmThen(`Void hand ${body.hand}?`, () => supervise(form, action, body), { hand: body.hand });
-  });
-
+// The idle lock of the staff's pages (the dealer's and surveillance's).
+function wireLock() {
   $("lock-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     const form = event.target;
@@ -855,6 +843,25 @@ function wireDealer() {
     signedOut("signed out: sign in");
   });
   watchIdle();
+}
+
+// The dealer's controls: the supervisor's dialog, the lock and the between-hands inputs.
+function wireDealer() {
+  $("supervisor").addEventListener("click", () => openSupervisor());
+  $("supervisor-form").elements.act.addEventListener("change", (event) => showFields(event.target.form));
+  $("supervisor-cancel").addEventListener("click", () => $("supervisor-dialog").close());
+
+  $("supervisor-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const form = event.target;
+    const action = form.elements.act.value;
+    if (!action) return;
+    const body = supervisorBody(form, action);
+    if (action !== "void") return supervise(form, action, body);
+    confirmThen(`Void hand ${body.hand}?`, () => supervise(form, action, body), { hand: body.hand });
+  });
+
+  wireLock();
 
   $("new-hand").addEventListener("click", () => send("/api/hands", {}, "new hand"));
 
@@ -884,6 +891,7 @@ function asViewer() {
   } else {
     $("sign-in-title").textContent = "Surveillance sign-in";
     $("sign-in-id").textContent = "Supervisor id";
+    $("lock-other").textContent = "Another supervisor";
   }
 }
 
@@ -893,7 +901,10 @@ if (ROLE === "dealer") {
 }
 else {
   asViewer();
-  if (ROLE === "surveillance") wireStudio();
+  if (ROLE === "surveillance") {
+    wireStudio();
+    wireLock();
+  }
 }
 showSignOut();
 connect();
