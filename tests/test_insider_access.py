@@ -212,11 +212,18 @@ def test_an_id_guessed_from_many_addresses_is_locked_but_at_the_kiosk(tmp_path: 
 
 
 def test_made_up_ids_raise_one_alert_that_shows_none_of_their_text(tmp_path: Path) -> None:
-    made_up = [f"\u202eEVIL{n}\u200b" + "x" * 40 for n in range(20)]
+    made_up = [f"EVIL{n} " + "x" * 40 for n in range(20)]
+    spoofing = [f"\u202eEVIL{n}\u200b" for n in range(5)]
 
     async def scenario(shoe: Any) -> None:
         async with live_table(tmp_path, shoe) as live:
             app = live.served.app
+            for n, who in enumerate(spoofing):  # refused as text: no sign-in is tried
+                async with client_at(app, f"10.0.1.{n}") as guesser:
+                    body = {"role": "dealer", "id": who, "pin": "000000"}
+                    answer = await guesser.post("/api/sessions", json=body)
+                    assert answer.status_code == 422 and "U+202E" in answer.text
+            assert live.service.table.alerts == ()
             for n, who in enumerate(made_up):  # each from an address of its own
                 async with client_at(app, f"10.0.2.{n}") as guesser:
                     body = {"role": "dealer", "id": who[:64], "pin": "000000"}
