@@ -9,9 +9,13 @@ the table's security delay (``[studio] delay``, docs/security.md).
   and a revoked one stays revoked. A studio token is no session: the console's live
   views and feed refuse it (401); it opens the studio feed only.
 - :func:`studio_view`: the table as the studio sees it (pure): each player dealt in, their
-  name, every card (face and how it came: the bonus card marked), whether they folded,
-  their odds (:mod:`controller.odds`), and the bonus-card moment (a face-up four of clubs
-  has just earned a seat its bonus card).
+  name, every card (face and how it came: the bonus card marked), their stack, bet this
+  street, last decision (:func:`decisions`: the hand made again from its log), whether
+  they are to act, the hand their cards make (:func:`made`), whether they folded, what
+  they won at the end, their odds (:mod:`controller.odds`; held back while a street's
+  cards are dealt), the limits and the bring-in; and the bonus-card moment on air
+  (:func:`on_air`: a face-up four of clubs earned a seat its bonus card, held for
+  ``[studio] bonus_hold`` seconds of the table's time whatever it does meanwhile).
 - :class:`StudioFeed`: follows the table service. The odds are computed when each card is
   read (in a process of their own, so the table's event loop never waits for them); each
   moment of the table is released to the studio once the delay has passed since the time
