@@ -229,7 +229,10 @@ def test_the_studio_message_has_each_players_stack_bet_action_hand_and_winnings(
         acting = [p["seat"] for p in view["players"] if p["to_act"]]
         deciding = waiting is not None and waiting.kind != "card"
         assert acting == ([waiting.seat] if deciding and waiting is not None else [])
-        if view["phase"] == "deal":
+        if view["phase"] == "betting":  # first to act in the round
+            assert hand.first is not None
+            assert view["first"] == hand.players[hand.first].seat
+        else:
             assert view["first"] is None
     # the bring-in: the lowest card up, seat 2, and the words of the table
     brought = next(v for v in views if v["bring_in"] is not None)
