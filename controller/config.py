@@ -59,6 +59,8 @@ _SECTIONS = {
 #: may have (a broadcast is behind the table by at least this), the most, the default.
 MIN_STUDIO_DELAY = 15.0
 MAX_STUDIO_DELAY = 240.0
+#: The longest a bonus-card moment is held on the studio's overlay, in seconds.
+MAX_BONUS_HOLD = 30.0
 #: The longest a studio token lasts, in hours.
 MAX_STUDIO_TOKEN_HOURS = 24.0
 
@@ -91,10 +93,15 @@ class Console:
 class Studio:
     """The studio feed (hole cards and odds for a broadcast): ``delay``, the minutes each
     of the table's moments is held back from its journaled time before the studio sees it;
-    ``token_hours``, how long a studio token lasts after a supervisor issues it."""
+    ``token_hours``, how long a studio token lasts after a supervisor issues it;
+    ``bonus_hold``, the seconds a bonus-card moment stays on the overlay whatever the table
+    does meanwhile; ``odds_while_dealing``, the odds shown while a street's cards are being
+    dealt too (by default they wait until the street's cards are all out)."""
 
     delay: float = MIN_STUDIO_DELAY
     token_hours: float = 12.0
+    bonus_hold: float = 4.0
+    odds_while_dealing: bool = False
 
     @property
     def delay_seconds(self) -> float:
@@ -277,7 +284,7 @@ def _console(console: Mapping[str, Any]) -> Console:
 
 
 def _studio(studio: Mapping[str, Any], test_mode: bool) -> Studio:
-    no_unknown(studio, {"delay", "token_hours"}, "studio.")
+    no_unknown(studio, {"delay", "token_hours", "bonus_hold", "odds_while_dealing"}, "studio.")
     delay = studio.get("delay", MIN_STUDIO_DELAY)
     number = isinstance(delay, int | float) and not isinstance(delay, bool)
     if not number or not 0 <= delay <= MAX_STUDIO_DELAY:
@@ -296,7 +303,11 @@ def _studio(studio: Mapping[str, Any], test_mode: bool) -> Studio:
         raise ConfigError(
             "studio.token_hours", hours, f"a number of hours, 0.01 to {MAX_STUDIO_TOKEN_HOURS:g}"
         )
-    return Studio(float(delay), float(hours))
+    hold = seconds(studio, "studio.bonus_hold", 0, MAX_BONUS_HOLD, Studio.bonus_hold)
+    while_dealing = studio.get("odds_while_dealing", Studio.odds_while_dealing)
+    if not isinstance(while_dealing, bool):
+        raise ConfigError("studio.odds_while_dealing", while_dealing, "true or false")
+    return Studio(float(delay), float(hours), hold, while_dealing)
 
 
 def _floor(floor: object) -> FloorSettings:

@@ -915,7 +915,12 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
             config.studio.delay_seconds,
             MIN_STUDIO_DELAY,
         )
-    studio = StudioFeed(service, config.studio.delay_seconds)
+    studio = StudioFeed(
+        service,
+        config.studio.delay_seconds,
+        bonus_hold=config.studio.bonus_hold,
+        odds_while_dealing=config.studio.odds_while_dealing,
+    )
     tokens = StudioTokens(service.now)
     refusals = Refusals(service.record_access, config.api.refusal_fold)
     table = TableApp(

@@ -11,26 +11,29 @@ import json
 import logging
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 import websockets
 
 from controller.config import MIN_STUDIO_DELAY
 from controller.config_file import ConfigError
-from controller.history.recent import first_after, recent
+from controller.history.recent import Update, first_after, recent
 from controller.history.recovery import Recovered
 from controller.journal import Entry, Journal
 from controller.journal.snapshots import Snapshots
-from controller.rules import parse_card
-from controller.table import CardFromShoe, DeckLoaded, NewHand, SitDown, apply
+from controller.rules import Phase, parse_card
+from controller.rules.showdown import hand_value
+from controller.table import CardFromShoe, DeckLoaded, NewHand, SitDown, Table, TableSettings, apply
 from dealer_ui.studio import (
     ISSUED,
     REVOKED,
+    StudioFeed,
     StudioTokens,
     digest,
     hand_odds,
     hand_started,
+    on_air,
     studio_view,
 )
 from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script, card_names, live_table
@@ -145,17 +148,17 @@ def test_the_studio_view_shows_every_card_the_odds_and_the_bonus_moment() -> Non
         assert not step.refused, step.refused
         table, effects = step.table, step.effects
         if name == "4c":
-            moment = studio_view(table, None, effects)
+            moment = studio_view(table, None, on_air(None, table, effects, 0.0, 4.0))
     assert table.hand is not None
     chances = hand_odds(table.hand, seed=1)
     assert chances is not None
-    shown = studio_view(table, chances, effects)
+    shown = studio_view(table, chances, odds_while_dealing=True)
     assert set(codes) <= card_names(shown)
     assert [p["player"] for p in shown["players"]] == ["P1", "P2", "P3"]
     equities = [p["odds"]["equity"] for p in shown["players"]]
     assert sum(equities) == pytest.approx(1, abs=1e-9)
     assert shown["bonus"] is None
-    assert moment["bonus"] == {"seat": 2}
+    assert moment["bonus"] == {"seat": 2, "player": "P2", "card": None, "since": 0.0, "hold": 4.0}
     assert [p["bonus_due"] for p in moment["players"]] == [False, True, False]
     assert [c["wild"] for c in moment["players"][1]["cards"]] == [False, False, True]
     no_odds = studio_view(table, None)
@@ -164,6 +167,197 @@ def test_the_studio_view_shows_every_card_the_odds_and_the_bonus_moment() -> Non
 
 def _code(name: str) -> int:
     return int(parse_card(name))
+
+
+def played(players: tuple[int, ...] = (1, 2, 3)) -> list[Update]:
+    """A whole hand of ``players`` (P1 at seat 1...) as ``Script(fold_seat=3)`` plays it:
+    the four of clubs up to seat 1 on third street (a bonus card), seat 1 bets on fourth
+    street, seat 3 folds there, a showdown; each moment one second after the last."""
+    script = Script(fold_seat=3)
+    table = Table(TableSettings(seat_board=False))
+    for seat in players:
+        table = apply(table, SitDown(at=0, seat=seat, player=f"P{seat}", buy_in=100)).table
+    cards = iter(script.deck(table))
+    table = apply(table, DeckLoaded(at=0, count=52)).table
+    table = apply(table, NewHand(at=0)).table
+    moments = [Update(0, table, (), 1000.0)]
+    while (move := script.move(table)) is not None:
+        item = CardFromShoe(at=0, code=int(next(cards))) if move == "deal" else move
+        assert not isinstance(item, str)
+        step = apply(table, item)
+        assert not step.refused, step.refused
+        table = step.table
+        moments.append(Update(len(moments), table, step.effects, 1000.0 + len(moments)))
+    return moments
+
+
+def seat_of(view: dict[str, Any], seat: int) -> dict[str, Any]:
+    return next(p for p in view["players"] if p["seat"] == seat)
+
+
+def test_the_studio_message_has_each_players_stack_bet_action_hand_and_winnings() -> None:
+    views = [studio_view(m.table, None) for m in played()]
+    assert views[0]["players"][0] | {"cards": []} == {
+        "seat": 1,
+        "player": "P1",
+        "stack": 99,  # the ante in
+        "bet": 0,
+        "folded": False,
+        "mucked": False,
+        "all_in": False,
+        "to_act": False,
+        "action": None,
+        "made": None,
+        "winner": False,
+        "won": 0,
+        "bonus_due": False,
+        "cards": [],
+        "odds": None,
+    }
+    assert views[0]["limits"] == {
+        "ante": 1,
+        "bring_in": 2,
+        "small_bet": 5,
+        "big_bet": 10,
+        "max_raises": 3,
+    }
+    # to act: the seat the hand waits for a decision from, none while cards are dealt
+    for view, moment in zip(views, played(), strict=True):
+        hand = moment.table.hand
+        assert hand is not None
+        waiting = hand.waiting_for
+        acting = [p["seat"] for p in view["players"] if p["to_act"]]
+        deciding = waiting is not None and waiting.kind != "card"
+        assert acting == ([waiting.seat] if deciding and waiting is not None else [])
+        if view["phase"] == "betting":  # first to act in the round
+            assert hand.first is not None
+            assert view["first"] == hand.players[hand.first].seat
+        else:
+            assert view["first"] is None
+    # the bring-in: the lowest card up, seat 2, and the words of the table
+    brought = next(v for v in views if v["bring_in"] is not None)
+    assert brought["bring_in"] | {"pot": 0} == {
+        "seat": 2,
+        "player": "P2",
+        "do": "bring_in",
+        "to": 2,
+        "pot": 0,
+        "street": 3,
+        "words": "brings in for 2",
+    }
+    assert seat_of(brought, 2)["bet"] == 2 and seat_of(brought, 2)["stack"] == 97
+    action = {key: value for key, value in brought["bring_in"].items() if key != "player"}
+    assert seat_of(brought, 2)["action"] == action
+    # fourth street: seat 1 bets 10 (its stack and bet this street), seat 3 folds
+    bet = next(v for v in views if (seat_of(v, 1)["action"] or {}).get("do") == "bet")
+    assert seat_of(bet, 1)["action"] | {"pot": 0} == {
+        "seat": 1,
+        "do": "bet",
+        "to": 10,
+        "pot": 0,
+        "street": 4,
+        "words": "bets 10",
+    }
+    assert (seat_of(bet, 1)["bet"], seat_of(bet, 1)["stack"]) == (10, 87)
+    folded = next(v for v in views if seat_of(v, 3)["folded"])
+    assert seat_of(folded, 3)["action"]["words"] == "folds"
+    assert seat_of(folded, 3)["made"] is None
+    # the bets of a street are gone at the next street's deal
+    fifth = next(v for v in views if v["street"] == 5)
+    assert [p["bet"] for p in fifth["players"]] == [0, 0, 0]
+    # the hand's name, in the table's words: named from a pair on, high cards not
+    first_cards = next(v for v in views if seat_of(v, 1)["made"] is not None)
+    assert len(seat_of(first_cards, 1)["cards"]) == 2
+    assert seat_of(first_cards, 1)["made"] == {
+        "category": "pair",
+        "words": "Pair of twos",
+        "full": None,
+    }
+    wild = next(v for v in views if seat_of(v, 1)["bonus_due"])
+    assert seat_of(wild, 1)["made"]["words"] == "Three of a kind, twos"  # the four is wild
+    unnamed = [p for v in views for p in v["players"] if p["cards"] and p["made"] is None]
+    assert unnamed and all(p["folded"] or len(p["cards"]) < 5 for p in unnamed)
+    # the showdown: each hand shown named whole, the winner marked with what they won
+    end = views[-1]
+    assert end["phase"] == "complete" and end["pot"] == 29
+    hand = played()[-1].table.hand
+    assert hand is not None
+    winner, loser, gone = (seat_of(end, seat) for seat in (1, 2, 3))
+    assert (winner["winner"], winner["won"], winner["stack"]) == (True, 29, 116)
+    assert (loser["winner"], loser["won"]) == (False, 0)
+    assert (gone["winner"], gone["won"], gone["made"]) == (False, 0, None)
+    assert winner["made"]["category"] == "four_of_a_kind"
+    assert winner["made"]["full"] == hand_value(hand, hand.player(1)).description
+    assert loser["made"]["words"] == "Two pair, sixes and threes"
+    assert [p["to_act"] for p in end["players"]] == [False, False, False]
+    assert all(view["bonus"] is None for view in views)  # none on air: none given
+
+
+def test_the_bonus_moment_stays_on_air_for_its_hold_whatever_the_table_does() -> None:
+    moments = played()
+    feed = StudioFeed(cast(Any, None), 0.0, bonus_hold=4.0)
+    shown: list[dict[str, Any] | None] = []
+    for moment in moments:
+        feed._publish(moment, None)
+        shown.append(json.loads(feed.current)["table"]["bonus"])
+    earned = next(n for n, m in enumerate(moments) if m.table.hand.bonus_seats())  # type: ignore[union-attr]
+    since = moments[earned].at
+    assert shown[earned] == {"seat": 1, "player": "P1", "card": None, "since": since, "hold": 4.0}
+    on = [n for n, bonus in enumerate(shown) if bonus is not None]
+    # on air from the moment it is earned until 4 s of the table's time later, through the
+    # bonus card's deal and the first decisions, then gone
+    assert on == [n for n, m in enumerate(moments) if since <= m.at < since + 4.0]
+    assert len(on) == 4
+    dealt = [shown[n]["card"] for n in on]  # type: ignore[index]
+    hand = moments[on[-1]].table.hand
+    assert hand is not None
+    bonus_card = next(str(d.card) for d in hand.player(1).cards if d.bonus)
+    assert dealt == [None, bonus_card, bonus_card, bonus_card]
+    assert any(moments[n].table.hand.phase is Phase.BETTING for n in on)  # type: ignore[union-attr]
+    # a hold of 0: on air in its own moment only (as before)
+    brief = StudioFeed(cast(Any, None), 0.0, bonus_hold=0.0)
+    for moment in moments[: earned + 2]:
+        brief._publish(moment, None)
+    assert json.loads(brief.current)["table"]["bonus"] is None
+
+
+def test_the_odds_wait_until_each_streets_cards_are_all_out() -> None:
+    table = hand_started((1, 2))
+    for name in ("Ah", "Kd", "2s", "3s"):  # third street, two down to each: no card up yet
+        table = apply(table, CardFromShoe(at=0, code=_code(name))).table
+    assert table.hand is not None and table.hand.phase is Phase.DEAL
+    chances = hand_odds(table.hand, seed=1)
+    assert chances is not None
+    dealing = studio_view(table, chances)
+    assert dealing["odds_held"] is True and dealing["method"] == chances["method"]
+    assert [p["odds"] for p in dealing["players"]] == [None, None]
+    shown = studio_view(table, chances, odds_while_dealing=True)
+    assert shown["odds_held"] is False and all(p["odds"] for p in shown["players"])
+    for name in ("9c", "7d"):  # the up cards: the street's cards all out, a decision due
+        table = apply(table, CardFromShoe(at=0, code=_code(name))).table
+    assert table.hand is not None and table.hand.phase is Phase.BETTING
+    out = studio_view(table, hand_odds(table.hand, seed=1))
+    assert out["odds_held"] is False
+    assert sum(p["odds"]["equity"] for p in out["players"]) == pytest.approx(1, abs=1e-9)
+
+
+def test_the_studios_bonus_hold_and_odds_while_dealing_are_house_settings(
+    tmp_path: Path,
+) -> None:
+    studio = config(tmp_path, "/dev/null").studio
+    assert (studio.bonus_hold, studio.odds_while_dealing) == (4.0, False)
+    set_ = "[studio]\nbonus_hold = 6\nodds_while_dealing = true\n"
+    studio = config(tmp_path, "/dev/null", table=set_).studio
+    assert (studio.bonus_hold, studio.odds_while_dealing) == (6.0, True)
+    for bad, what in (
+        ("bonus_hold = -1", "studio.bonus_hold"),
+        ("bonus_hold = 31", "studio.bonus_hold"),
+        ('bonus_hold = "4"', "studio.bonus_hold"),
+        ("odds_while_dealing = 1", "studio.odds_while_dealing"),
+    ):
+        with pytest.raises(ConfigError, match=what):
+            config(tmp_path, "/dev/null", table=f"[studio]\n{bad}\n")
+    write_config(tmp_path, "/dev/null")
 
 
 # On a live table -------------------------------------------------------------------------
@@ -262,8 +456,11 @@ def test_the_studio_gets_every_card_and_the_odds_only_after_the_delay(tmp_path: 
                 *(card_names(m["table"]) for _, m in messages if m["table"])
             )
             with_cards = [m for _, m in messages if m["table"] and m["table"]["players"]]
-            assert any(m["table"]["bonus"] == {"seat": 1} for m in with_cards)
+            assert any((m["table"]["bonus"] or {}).get("seat") == 1 for m in with_cards)
             for message in with_cards:
+                if message["table"]["odds_held"]:  # a street's cards being dealt
+                    assert all(seat["odds"] is None for seat in message["table"]["players"])
+                    continue
                 for seat in message["table"]["players"]:
                     if seat["cards"] and not seat["folded"] and message["table"]["phase"] != "void":
                         assert seat["odds"] is not None or seat["mucked"], message["table"]
