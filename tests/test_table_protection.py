@@ -12,7 +12,8 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from controller.rules import Do, parse_card
+from controller.history.script import Script, play
+from controller.rules import Action, Deal, Dest, Do, parse_card
 from controller.table import (
     AlertKind,
     CardAtSeat,
@@ -340,6 +341,80 @@ def test_the_burn_cards_scrambled_back_are_not_clones_when_dealt_again() -> None
     driver.ok(CardFromShoe, code=int(burn), uid=tag(int(burn)))  # a burn card, out again
     assert not [a for a in driver.table.alerts if a.kind is AlertKind.FOREIGN_CARD]
     replays(driver)
+
+
+def _cheated(data: st.DataObject, shoe: list[tuple[int, str]]) -> int:
+    """Put 1 or 2 cheats at random places of the load (a foreign card, a re-tagged card, a
+    copy of an earlier card's tag), each in place of the card there; how many."""
+    places = data.draw(st.sets(st.integers(1, 51), min_size=1, max_size=2), label="places")
+    for place in places:
+        card, uid = shoe[place]
+        match data.draw(st.sampled_from(["foreign", "retagged", "cloned"]), label="cheat"):
+            case "foreign":
+                shoe[place] = (card, f"04ffee{place:02x}")
+            case "retagged":
+                shoe[place] = ((card + 1) % 52, uid)
+            case _:
+                shoe[place] = shoe[data.draw(st.integers(0, place - 1), label="copied")]
+    return len(places)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_cheats_taken_out_of_play_leave_the_short_deck_counted_right(data: st.DataObject) -> None:
+    """Eight players to seventh street, so the stub runs short and the burns go back into
+    the shoe, with cheats at random places of the load, each taken out of play (dead) as
+    it is caught: the hand counts the cards in the shoe exactly (the short deck is decided
+    on the shoe's real stub), the scramble's reload is accepted, no genuine card is taken
+    for a clone beyond the pair a clone makes, and the hand ends complete."""
+    driver = TableDriver.make(False, CHECKS).seat({seat: 500 for seat in range(1, 9)})
+    register(driver, tags())
+    driver.ok(NewHand)
+    shoe = list(data.draw(st.permutations(tags()), label="shuffle"))
+    cheats = _cheated(data, shoe)
+    burns: dict[int, tuple[int, str]] = {}  # the physical burn cards, by the code read
+    while driver.table.in_hand:
+        table = driver.table
+        hand = table.hand
+        assert hand is not None
+        if table.alerts:
+            (alert,) = table.alerts
+            assert alert.kind is AlertKind.FOREIGN_CARD, alert.message
+            driver.ok(ResolveAlert, alert=alert.id, remedy=Remedy.DEAD, **SIGNED)
+            continue
+        if table.scramble_due:  # the dealer puts the burns back with the stub, shuffled
+            shoe += [burns[int(card)] for card in hand.scrambled_burns]
+            shoe = list(data.draw(st.permutations(shoe), label="scramble"))
+            driver.ok(DeckLoaded, count=len(shoe))
+            continue
+        waiting = hand.waiting_for
+        assert waiting is not None
+        if waiting.kind == "card":
+            assert len(shoe) == hand.stub  # the hand knows the shoe's count
+            card, uid = shoe.pop(0)
+            driver.ok(CardFromShoe, code=card, uid=uid)
+            if waiting.destination is Dest.BURN and not driver.table.alerts:
+                burns[card] = (card, uid)
+        elif waiting.kind == "action":
+            legal = {choice.do for choice in waiting.legal}
+            do = next(d for d in (Do.CHECK, Do.CALL, Do.BRING_IN) if d in legal)
+            driver.act(waiting.seat, do.value)  # type: ignore[arg-type]
+        elif waiting.kind == "bonus":
+            driver.ok(Decide, seat=waiting.seat, do=Do.BONUS, accept=True)
+        else:
+            driver.ok(Decide, seat=waiting.seat, do=Do.SHOW)
+    hand = driver.table.hand
+    assert hand is not None and hand.phase.value == "complete"
+    assert hand.scrambled  # eight players always reach the short deck
+    raised = [e for e in driver.effects if getattr(e, "kind", "") == "alert"]
+    assert {e.data["kind"] for e in raised} <= {"foreign_card"}  # type: ignore[attr-defined]
+    assert len(raised) <= cheats
+    event(f"cheats caught: {len(raised)}")
+    replays(driver)
+    log = driver.table.hand_log  # the hand's script (luck-table history) plays the same hand
+    cards = tuple(item.card for item in log if isinstance(item, Deal))
+    actions = tuple(item for item in log if isinstance(item, Action))
+    assert play(Script(hand.rules, hand.starting_stacks(), cards, actions)).hand == hand
 
 
 # Cards at the seats -------------------------------------------------------------------------

@@ -953,10 +953,31 @@ def _resolve_alert(table: Table, item: ti.ResolveAlert, fx: list[Effect]) -> Tab
     elif item.remedy is Remedy.DONE:
         table = _seen_in_place(table, alert)
     _signed(item, fx)
+    if item.remedy is Remedy.DEAD and table.in_hand and _left_shoe(alert):
+        dead = Action(Do.DEAD, dealt=corrections.cards_dealt(table.hand_log))
+        table = _engine(table, dead, item.at, fx)
     table = _clear(table, [alert], Clearance.RESOLVED, fx, who=item.who)
     if item.remedy is Remedy.REPLACE_DECK:
         return _replace_deck(table, item.at, fx)
     return table
+
+
+#: The alerts of a card that came out of the shoe and was not dealt to the hand.
+_UNDEALT = frozenset(
+    {
+        AlertKind.CARD_OUT_OF_TURN,
+        AlertKind.CARD_IN_PLAY,
+        AlertKind.CARD_NOT_IN_DECK,
+        AlertKind.UNREAD_CARD,
+    }
+)
+
+
+def _left_shoe(alert: Alert) -> bool:
+    """The alert is of a card out of the shoe that the hand was not dealt (a foreign card
+    the shoe read, too): taken out of play (dead), it leaves the shoe one card short of what
+    the hand counts, which the hand must know for a short deck on seventh street."""
+    return alert.kind in _UNDEALT or (alert.kind is AlertKind.FOREIGN_CARD and alert.seat is None)
 
 
 def _seen_in_place(table: Table, alert: Alert) -> Table:
