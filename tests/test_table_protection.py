@@ -22,6 +22,7 @@ from controller.table import (
     Clearance,
     Cleared,
     Configure,
+    CorrectCard,
     Decide,
     DeckCard,
     DeckLoaded,
@@ -35,7 +36,14 @@ from controller.table import (
     Tick,
     VoidHand,
 )
-from controller.table.alerts import DeckDue, DeckRejected, ForeignCard, Tamper
+from controller.table.alerts import (
+    DeckDue,
+    DeckRejected,
+    ForeignCard,
+    Named,
+    Tamper,
+    WrongCardNamed,
+)
 from controller.table.inputs import Device, Remedy
 from controller.table.protection import Deck, DeckRegistered
 from controller.table.settings import Protection, SettingsError
@@ -415,6 +423,60 @@ def test_cheats_taken_out_of_play_leave_the_short_deck_counted_right(data: st.Da
     cards = tuple(item.card for item in log if isinstance(item, Deal))
     actions = tuple(item for item in log if isinstance(item, Action))
     assert play(Script(hand.rules, hand.starting_stacks(), cards, actions)).hand == hand
+
+
+# Corrections and entries checked against the deck ------------------------------------------
+
+
+def test_a_correction_to_a_card_still_in_the_shoe_is_not_applied_and_says_so() -> None:
+    """7h -> 4c on a face-down card while the deck's 4c has not come out of the shoe: an
+    alert for surveillance, nothing changed; the real 4c, drawn later, is dealt as usual."""
+    driver = protected()
+    draw(driver, "7h")  # seat 1, face down
+    before = driver.table.hand
+    step = driver.ok(CorrectCard, wrong=parse_card("7h"), right=parse_card("4c"), **SIGNED)
+    assert not [e for e in step.effects if e.kind == "supervised"]  # no correction made
+    facts = only(driver, AlertKind.WRONG_CARD_NAMED)
+    assert facts == WrongCardNamed(parse_card("4c"), Named.IN_SHOE, "S100", parse_card("7h"))
+    assert facts.say() == (
+        "supervisor S100 corrected 7h to 4c, but the deck's 4c has not come out of the shoe: "
+        "its tag is in it"
+    )
+    assert "call surveillance" in facts.todo()
+    assert driver.table.hand == before and driver.table.paused
+    dealer = json.dumps(view(driver.table, Role.DEALER))
+    assert "4c" not in dealer and "7h" not in dealer  # a hole card's names stay hidden
+    shown = view(driver.table, Role.DEALER)["alerts"][0]
+    assert shown["remedies"] == ["done", "void"]
+    driver.resolve(AlertKind.WRONG_CARD_NAMED, Remedy.DONE)
+    draw(driver, "Qd 4c")  # the deck's own 4c: dealt, not taken for a card in play
+    assert driver.table.alerts == ()
+    assert [str(d.card) for d in driver.table.hand.player(1).cards] == ["7h", "4c"]  # type: ignore[union-attr]
+    replays(driver)
+
+
+def test_a_wrong_card_named_may_void_the_hand() -> None:
+    driver = protected()
+    draw(driver, "7h")
+    driver.ok(CorrectCard, wrong=parse_card("7h"), right=parse_card("4c"), **SIGNED)
+    driver.resolve(AlertKind.WRONG_CARD_NAMED, Remedy.VOID)
+    assert not driver.table.in_hand and driver.table.alerts == ()
+    assert driver.table.hand.phase.value == "void"  # type: ignore[union-attr]
+    replays(driver)
+
+
+def test_an_unread_card_entered_as_a_card_in_play_is_not_entered() -> None:
+    driver = protected(seat_board=False)
+    draw(driver, "7h 8h", confirm=False)
+    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)
+    driver.ok(EnterCard, card=parse_card("8h"), **SIGNED)
+    facts = only(driver, AlertKind.WRONG_CARD_NAMED)
+    assert facts == WrongCardNamed(parse_card("8h"), Named.IN_PLAY, "S100")
+    assert only(driver, AlertKind.UNREAD_CARD).due  # still to be entered
+    driver.resolve(AlertKind.WRONG_CARD_NAMED, Remedy.DONE)
+    driver.ok(EnterCard, card=parse_card("2c"), **SIGNED)
+    assert driver.table.alerts == ()
+    replays(driver)
 
 
 # Cards at the seats -------------------------------------------------------------------------

@@ -570,10 +570,11 @@ def _scramble(hand: Hand, fx: list[Effect]) -> Hand:
 
 def _dead(hand: Hand, fx: list[Effect]) -> Hand:
     """A card out of the shoe was taken out of play without being dealt (the supervisor's
-    ``dead``): the shoe holds one card fewer. An empty stub with a card still due sends the
-    burn cards back (as when the stub runs out)."""
+    ``dead``): the shoe holds one card fewer (none fewer once the count says it is empty:
+    that card was one more than a deck). An empty stub with a card still due sends the burn
+    cards back (as when the stub runs out)."""
     if hand.stub == 0:
-        raise IllegalInput("'dead': no card is left in the shoe to have come out of it")
+        return hand
     hand = hand._replace(gone=hand.gone + 1)
     return _await_card(hand, fx) if hand.queue else hand
 

@@ -59,6 +59,7 @@ class AlertKind(StrEnum):
     DECK_REJECTED = "deck_rejected"
     FOREIGN_CARD = "foreign_card"
     DECK_DUE = "deck_due"
+    WRONG_CARD_NAMED = "wrong_card_named"
 
 
 class AlertRule(NamedTuple):
@@ -73,6 +74,7 @@ class AlertRule(NamedTuple):
 
 
 _HOLD, _DEAD, _DONE, _REPLACE = Remedy.HOLD, Remedy.DEAD, Remedy.DONE, Remedy.REPLACE_DECK
+_VOID = Remedy.VOID
 ALERT_RULES: dict[AlertKind, AlertRule] = {
     AlertKind.CARD_OUT_OF_TURN: AlertRule(Severity.ABNORMAL, True, (_HOLD, _DEAD), True),
     AlertKind.CARD_IN_PLAY: AlertRule(Severity.ABNORMAL, True, (_DEAD,), True),
@@ -93,6 +95,7 @@ ALERT_RULES: dict[AlertKind, AlertRule] = {
     AlertKind.DECK_REJECTED: AlertRule(Severity.ABNORMAL, True, (), False),
     AlertKind.FOREIGN_CARD: AlertRule(Severity.ABNORMAL, True, (_DEAD, _REPLACE), True),
     AlertKind.DECK_DUE: AlertRule(Severity.ACTION, False, (_DONE,), False),
+    AlertKind.WRONG_CARD_NAMED: AlertRule(Severity.ABNORMAL, True, (_DONE, _VOID), True),
 }
 
 
@@ -105,6 +108,13 @@ class Tamper(StrEnum):
     UNTAGGED = "untagged"  # the shoe read it without a tag UID
     SWITCHED = "switched"  # at a seat: not the card the shoe dealt there (same face)
     NOT_DEALT = "not_dealt"  # at a seat: a card that never came out of the shoe
+
+
+class Named(StrEnum):
+    """Why a card a supervisor named (a correction, an entry) cannot be the card."""
+
+    IN_SHOE = "in_shoe"  # its tag has not come out of the shoe: the card is still in it
+    IN_PLAY = "in_play"  # the card is already in play
 
 
 # Why a card is not due, and where a due card goes -------------------------------------
@@ -218,6 +228,8 @@ _DECODE: dict[str, Callable[[Any], Any]] = {
     "extra": tuple,
     "cloned": tuple,
     "tamper": Tamper,
+    "was": parse_card,
+    "named": Named,
     "why": NotDue.from_json,
     "to": Dest,
     "device": Device,
@@ -678,6 +690,35 @@ class DeckDue(AlertFacts):
         )
 
 
+@dataclass(frozen=True, slots=True)
+class WrongCardNamed(AlertFacts):
+    """Supervisor ``who`` named ``card``, which it cannot be (``named``: why), correcting
+    the card read as ``was``, or entering an unread card (``was`` None). The correction or
+    entry is not applied."""
+
+    kind = AlertKind.WRONG_CARD_NAMED
+    card: Card
+    named: Named
+    who: str
+    was: Card | None = None
+
+    def say(self, name: Name = str) -> str:
+        card = name(self.card)
+        if self.was is None:
+            did = f"supervisor {self.who} entered {card} for the unread card"
+        else:
+            did = f"supervisor {self.who} corrected {name(self.was)} to {card}"
+        if self.named is Named.IN_SHOE:
+            return f"{did}, but the deck's {card} has not come out of the shoe: its tag is in it"
+        return f"{did}, but the {card} is already in play"
+
+    def todo(self, name: Name = str) -> str:
+        return (
+            "it is not applied: leave every card where it lies and call surveillance; check "
+            "the card, then name the card it is (resolve done first) or void the hand"
+        )
+
+
 def _s(count: int) -> str:
     return "" if count == 1 else "s"
 
@@ -704,6 +745,7 @@ FACTS: dict[AlertKind, type[AlertFacts]] = {
         DeckRejected,
         ForeignCard,
         DeckDue,
+        WrongCardNamed,
     )
 }
 

@@ -43,6 +43,7 @@ from controller.table.alerts import (
     Busy,
     Clearance,
     Cleared,
+    Named,
     NotDue,
     Tamper,
 )
@@ -342,9 +343,7 @@ def _replace_deck(table: Table, at: int, fx: list[Effect]) -> Table:
     next hand waits for a new deck (its life ends now: no ``deck_due`` at the void)."""
     table = table._replace(deck=None, deck_ready=False)
     if table.in_hand:
-        table = _engine(table, Action(Do.VOID), at, fx)
-        of_hand = [alert for alert in table.alerts if alert.rule.of_hand]
-        table = _clear(table, of_hand, Clearance.HAND_VOID, fx)
+        table = _void(table, at, fx)
     fx.append(told.DeckOut())
     return table._replace(held=())
 
@@ -837,27 +836,51 @@ def _configure(table: Table, item: ti.Configure, fx: list[Effect]) -> Table:
 def _signed(item: ti.SupervisorInput, fx: list[Effect], **known: Any) -> None:
     """The supervisor's action, said with who and why (``known``: what the table knew of
     it, ``effects.Supervised``)."""
+    _sign(item)
+    fx.append(told.Supervised.of(item, **known))
+
+
+def _sign(item: ti.SupervisorInput) -> None:
+    """A supervisor's action says who and why, or it is refused."""
     if not item.who.strip() or not item.why.strip():
         raise Refused(f"{item.tag}: a supervisor action needs who and why")
-    fx.append(told.Supervised.of(item, **known))
 
 
 def _void_hand(table: Table, item: ti.VoidHand, fx: list[Effect]) -> Table:
     if not table.in_hand:
         raise Refused("no hand in progress to void")
     _signed(item, fx, hand=table.hand_number)
-    table = _engine(table, Action(Do.VOID), item.at, fx)
+    return _void(table, item.at, fx)
+
+
+def _void(table: Table, at: int, fx: list[Effect]) -> Table:
+    """The hand in progress is void: every chip back, the hand's alerts closed."""
+    table = _engine(table, Action(Do.VOID), at, fx)
     of_hand = [alert for alert in table.alerts if alert.rule.of_hand]
     return _clear(table, of_hand, Clearance.HAND_VOID, fx)
+
+
+def _named(table: Table, card: Card, *, correcting: bool) -> Named | None:
+    """Why ``card``, named by a supervisor, cannot be the card (None: it can): it is already
+    in play; or, correcting a card the shoe read, the deck's tag of it has not come out of
+    the shoe (a card that left it unread, entered, has no tag read to check)."""
+    if _known(table, card):
+        return Named.IN_PLAY
+    deck = _checked(table)
+    if correcting and deck is not None and deck.tags[card] not in deck.dealt:
+        return Named.IN_SHOE
+    return None
 
 
 def _enter_card(table: Table, item: ti.EnterCard, fx: list[Effect]) -> Table:
     unread = _open(table, AlertKind.UNREAD_CARD)
     if not unread:
         raise Refused("no unread card to enter")
-    if _known(table, item.card):
-        raise Refused(f"{item.card} is already in play")
     alert = unread[0]
+    _sign(item)
+    named = _named(table, item.card, correcting=False)
+    if named is not None:  # not applied: the unread card's alert stays open
+        return _raise(table, alerts.WrongCardNamed(item.card, named, item.who), fx, at=item.at)
     _signed(item, fx, alert=alert.id)
     table = _clear(table, [alert], Clearance.ENTERED, fx)
     if alert.due:
@@ -874,8 +897,13 @@ def _correct_card(table: Table, item: ti.CorrectCard, fx: list[Effect]) -> Table
         raise Refused(f"{item.wrong} was not dealt in this hand")
     if corrections.decided_after(log, dealt):
         raise Refused(f"{item.wrong} has been acted on: void the hand instead")
-    if item.right == item.wrong or _known(table, item.right):
-        raise Refused(f"{item.right} is already in play")
+    if item.right == item.wrong:
+        raise Refused(f"{item.right} is the card read: nothing to correct")
+    _sign(item)
+    named = _named(table, item.right, correcting=True)
+    if named is not None:  # not applied: every card stays as the table has it
+        facts = alerts.WrongCardNamed(item.right, named, item.who, item.wrong)
+        return _raise(table, facts, fx, at=item.at)
     _signed(item, fx)
     action = corrections.correction(Do.CORRECT, log, item.right, was=item.wrong)
     unconfirmed = tuple(
@@ -952,6 +980,8 @@ def _resolve_alert(table: Table, item: ti.ResolveAlert, fx: list[Effect]) -> Tab
         table = _new_life(table, alert, item.at)
     elif item.remedy is Remedy.DONE:
         table = _seen_in_place(table, alert)
+    elif item.remedy is Remedy.VOID and not table.in_hand:
+        raise Refused("no hand in progress to void")
     _signed(item, fx)
     if item.remedy is Remedy.DEAD and table.in_hand and _left_shoe(alert):
         dead = Action(Do.DEAD, dealt=corrections.cards_dealt(table.hand_log))
@@ -959,6 +989,8 @@ def _resolve_alert(table: Table, item: ti.ResolveAlert, fx: list[Effect]) -> Tab
     table = _clear(table, [alert], Clearance.RESOLVED, fx, who=item.who)
     if item.remedy is Remedy.REPLACE_DECK:
         return _replace_deck(table, item.at, fx)
+    if item.remedy is Remedy.VOID:
+        return _void(table, item.at, fx)
     return table
 
 
