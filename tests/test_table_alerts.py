@@ -322,6 +322,7 @@ RECORDS_ONLY = {
     AlertKind.FOREIGN_CARD,
     AlertKind.DECK_DUE,
     AlertKind.WRONG_CARD_NAMED,
+    AlertKind.UNVERIFIED_READ,
 }
 
 

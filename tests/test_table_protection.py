@@ -42,6 +42,7 @@ from controller.table.alerts import (
     ForeignCard,
     Named,
     Tamper,
+    UnverifiedRead,
     WrongCardNamed,
 )
 from controller.table.inputs import Device, Remedy
@@ -547,9 +548,54 @@ def test_a_seat_report_before_the_shoes_is_checked_once_the_shoe_reports() -> No
     replays(driver)
 
 
-def test_a_seat_reader_without_uids_is_not_checked() -> None:
+@pytest.mark.parametrize("reads", ["Qh", None])
+def test_a_seat_read_without_a_tag_is_not_a_confirmation(reads: str | None) -> None:
+    """The seat's reader reports the card dealt there (its face, or nothing) without a tag:
+    a card with a shielded or dead tag may be there instead. Surveillance is told, the
+    seat's count goes up; the dealing goes on (the house's default)."""
     driver = protected()
     driver.ok(CardFromShoe, code=code("Qh"), uid=tag(code("Qh")))
+    step = driver.ok(CardAtSeat, seat=1, code=None if reads is None else code(reads))
+    facts = only(driver, AlertKind.UNVERIFIED_READ)
+    assert facts == UnverifiedRead(1, parse_card("Qh"), 1)
+    assert "without a readable tag (1 at this seat): not confirmed" in facts.say()
+    assert "surveillance reviews seat 1" in facts.todo()
+    assert not [e for e in step.effects if getattr(e, "by", None) == Clearance.CONFIRMED_AT_SEAT]
+    assert driver.table.unconfirmed == () and not driver.table.paused
+    assert driver.table.unverified == (1, 0, 0, 0, 0, 0, 0, 0)
+    assert "Qh" not in json.dumps(view(driver.table, Role.DEALER))  # a hole card
+    draw(driver, "9s")  # the dealing goes on
+    driver.ok(CardFromShoe, code=code("8d"), uid=tag(code("8d")))
+    driver.ok(CardAtSeat, seat=1, code=code("8d"))
+    assert driver.table.unverified[0] == 2
+    for alert in driver.table.alerts:
+        driver.ok(ResolveAlert, alert=alert.id, remedy=Remedy.DONE, **SIGNED)
+    assert driver.table.alerts == () and driver.table.unverified[0] == 2  # the count stays
+    replays(driver)
+
+
+def test_the_house_may_make_a_read_without_a_tag_pause_the_dealing() -> None:
+    driver = protected(Protection(tag_checks=True, unverified_blocks=True))
+    driver.ok(CardFromShoe, code=code("Qh"), uid=tag(code("Qh")))
+    driver.ok(CardAtSeat, seat=1, code=code("Qh"))
+    assert driver.table.paused
+    assert driver.table.signals.display.startswith("PAUSED: seat 1's reader reported")
+    driver.resolve(AlertKind.UNVERIFIED_READ, Remedy.DONE)
+    assert not driver.table.paused
+
+
+def test_an_unread_card_named_at_its_seat_without_a_tag_is_unverified() -> None:
+    driver = protected()
+    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)
+    driver.ok(CardAtSeat, seat=1, code=code("Qh"))  # its face, no tag
+    assert [str(d.card) for d in driver.table.hand.player(1).cards] == ["Qh"]  # type: ignore[union-attr]
+    assert only(driver, AlertKind.UNVERIFIED_READ) == UnverifiedRead(1, parse_card("Qh"), 1)
+    replays(driver)
+
+
+def test_without_tag_checks_a_read_without_a_tag_confirms_as_before() -> None:
+    driver = TableDriver.make().start({1: 500, 2: 500})
+    driver.ok(CardFromShoe, code=code("Qh"))
     driver.ok(CardAtSeat, seat=1, code=code("Qh"))
     assert driver.table.alerts == () and driver.table.unconfirmed == ()
 

@@ -60,6 +60,7 @@ class AlertKind(StrEnum):
     FOREIGN_CARD = "foreign_card"
     DECK_DUE = "deck_due"
     WRONG_CARD_NAMED = "wrong_card_named"
+    UNVERIFIED_READ = "unverified_read"
 
 
 class AlertRule(NamedTuple):
@@ -96,6 +97,8 @@ ALERT_RULES: dict[AlertKind, AlertRule] = {
     AlertKind.FOREIGN_CARD: AlertRule(Severity.ABNORMAL, True, (_DEAD, _REPLACE), True),
     AlertKind.DECK_DUE: AlertRule(Severity.ACTION, False, (_DONE,), False),
     AlertKind.WRONG_CARD_NAMED: AlertRule(Severity.ABNORMAL, True, (_DONE, _VOID), True),
+    # not blocking unless the house says so (``Table.blocks``), not of the hand: surveillance's
+    AlertKind.UNVERIFIED_READ: AlertRule(Severity.ABNORMAL, False, (_DONE,), False),
 }
 
 
@@ -719,6 +722,30 @@ class WrongCardNamed(AlertFacts):
         )
 
 
+@dataclass(frozen=True, slots=True)
+class UnverifiedRead(AlertFacts):
+    """Seat ``seat``'s reader reported ``card``, dealt there, without a readable tag: the
+    card there is not known to be the card dealt (a shielded or dead tag hides a switch).
+    ``count``: the seat's reads without a tag so far (``Table.unverified``)."""
+
+    kind = AlertKind.UNVERIFIED_READ
+    seat: int
+    card: Card
+    count: int
+
+    def say(self, name: Name = str) -> str:
+        return (
+            f"seat {self.seat}'s reader reported the card dealt there ({name(self.card)}) "
+            f"without a readable tag ({self.count} at this seat): not confirmed"
+        )
+
+    def todo(self, name: Name = str) -> str:
+        return (
+            f"surveillance reviews seat {self.seat} (a card with a shielded or dead tag may "
+            "have been switched in); the supervisor resolves (done)"
+        )
+
+
 def _s(count: int) -> str:
     return "" if count == 1 else "s"
 
@@ -746,6 +773,7 @@ FACTS: dict[AlertKind, type[AlertFacts]] = {
         ForeignCard,
         DeckDue,
         WrongCardNamed,
+        UnverifiedRead,
     )
 }
 

@@ -383,6 +383,9 @@ def _card_at_seat(
         if tampered is not None:  # the card the shoe dealt there is not the card there
             kept = tuple(p for p in pending if p != mine or mine.seat != seat)
             return _tamper_at_seat(table._replace(unconfirmed=kept), tampered, fx, at=at)
+        if mine.seat == seat and _unverified(table, item):
+            table = _confirm(table, mine, fx, verified=False)
+            return _unverified_read(table, mine, fx, at=at)
         if mine.seat == seat:
             return _confirm(table, mine, fx)
         return _stray(table, seat, card, mine.seat, fx, at=at)
@@ -403,7 +406,10 @@ def _card_at_seat(
                 return _tamper_at_seat(table, facts, fx, at=at)
             table = table._replace(deck=deck._replace(dealt=(*deck.dealt, item.uid)))
         table = _clear(table, [unread], Clearance.READER_IDENTIFIED, fx, seat=seat)
-        return _give(table, card, at, fx, confirmed=True)
+        table = _give(table, card, at, fx, confirmed=True)
+        if _unverified(table, item):  # named by its face alone: no tag says it is that card
+            return _unverified_read(table, Placement(seat, card), fx, at=at)
+        return table
     if not final and _awaits_shoe(table, seat, card):
         return _wait(table, item, fx)
     if card is None:
@@ -548,11 +554,33 @@ def _strays(table: Table, card: Card) -> list[Alert]:
     ]
 
 
-def _confirm(table: Table, placement: Placement, fx: list[Effect]) -> Table:
+def _confirm(
+    table: Table, placement: Placement, fx: list[Effect], *, verified: bool = True
+) -> Table:
+    """The card dealt to a seat landed there (``verified``: its tag says it is the card;
+    else only that a card landed there: no longer awaited, not confirmed)."""
     index = table.unconfirmed.index(placement)
     table = table._replace(unconfirmed=table.unconfirmed[:index] + table.unconfirmed[index + 1 :])
+    if not verified:
+        return table
     strays = _strays(table, placement.card)
     return _clear(table, strays, Clearance.CONFIRMED_AT_SEAT, fx, seat=placement.seat)
+
+
+def _unverified(table: Table, report: ti.CardAtSeat) -> bool:
+    """The seat's report of a card dealt there has no readable tag, at a table that checks
+    every card's tag during a hand: it does not confirm the card (a shielded or dead tag
+    hides a switch)."""
+    return not report.uid and table.in_hand and _checked(table) is not None
+
+
+def _unverified_read(table: Table, placement: Placement, fx: list[Effect], *, at: int) -> Table:
+    """An alert for surveillance, and the seat's count of reads without a tag."""
+    seat = placement.seat
+    counts = table.unverified
+    counts = (*counts[: seat - 1], counts[seat - 1] + 1, *counts[seat:])
+    table = table._replace(unverified=counts)
+    return _raise(table, alerts.UnverifiedRead(seat, placement.card, counts[seat - 1]), fx, at=at)
 
 
 def _stray(

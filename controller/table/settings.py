@@ -15,7 +15,7 @@ class SettingsError(LuckTableError, ValueError):
     """A table setting that does not exist or has a value it cannot take."""
 
 
-_PROTECTION = ("tag_checks", "deck_hands", "deck_hours")
+_PROTECTION = ("tag_checks", "deck_hands", "deck_hours", "unverified_blocks")
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +25,8 @@ class Protection:
     false for a shoe whose reader gives no UID (optical): decks are then counted by the
     shoe, or their codes checked when it registers them. ``deck_hands`` and ``deck_hours``:
     a deck's life (None: no limit); past either, a ``deck_due`` alert at the hand's end.
+    ``unverified_blocks``: a seat's read of a dealt card without a readable tag (an
+    ``unverified_read`` alert for surveillance) pauses the dealing; by default it does not.
 
     ``Protection()`` is a table without tag checks: the settings of a journal written
     before game protection. A configuration file turns tag checks on unless it says
@@ -33,10 +35,13 @@ class Protection:
     tag_checks: bool = False
     deck_hands: int | None = None
     deck_hours: float | None = None
+    unverified_blocks: bool = False
 
     def __post_init__(self) -> None:
-        if not isinstance(self.tag_checks, bool):
-            raise SettingsError(f"protection.tag_checks: {self.tag_checks!r} is not true or false")
+        for name in ("tag_checks", "unverified_blocks"):
+            value = getattr(self, name)
+            if not isinstance(value, bool):
+                raise SettingsError(f"protection.{name}: {value!r} is not true or false")
         hands = self.deck_hands
         whole = isinstance(hands, int) and not isinstance(hands, bool)
         if hands is not None and (not whole or hands < 1):

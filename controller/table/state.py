@@ -112,7 +112,8 @@ class Table(NamedTuple):
     came onto the table, left it, and were added (or taken, negative) by corrections.
     ``sittings``: the sit-downs so far (the last sitting's number). ``deck``: the deck in
     play, its tags and its life (None: none loaded yet); ``registering``: the cards of the
-    deck the shoe is registering (``controller.table.protection``).
+    deck the shoe is registering (``controller.table.protection``). ``unverified``: each
+    seat's (1..8) reads of a dealt card without a readable tag, for surveillance.
     """
 
     settings: TableSettings
@@ -136,6 +137,7 @@ class Table(NamedTuple):
     sittings: int = 0
     deck: Deck | None = None
     registering: Registration | None = None
+    unverified: tuple[int, ...] = (0,) * len(SEATS)
 
     @property
     def in_hand(self) -> bool:
@@ -152,6 +154,8 @@ class Table(NamedTuple):
         knows the seat board's sequence numbers: a card drawn in order while it is away is
         dealt and waits for the seat board's report (its backlog, when it is back); the next
         hand waits for it."""
+        if alert.kind is AlertKind.UNVERIFIED_READ:
+            return self.settings.protection.unverified_blocks
         if (
             alert.kind is AlertKind.LINK_DOWN
             and alert.device is Device.SEAT_BOARD
@@ -221,6 +225,7 @@ class Table(NamedTuple):
             "sittings": self.sittings,
             "deck": None if self.deck is None else self.deck.to_json(),
             "registering": None if self.registering is None else self.registering.to_json(),
+            "unverified": list(self.unverified),
             "signals": self.signals.to_json(),
         }
 
@@ -252,6 +257,7 @@ class Table(NamedTuple):
             sittings=data["sittings"],
             deck=None if deck is None else Deck.from_json(deck),  # absent in older snapshots
             registering=None if registering is None else Registration.from_json(registering),
+            unverified=tuple(data.get("unverified", (0,) * len(SEATS))),  # absent: older
         )
 
 
