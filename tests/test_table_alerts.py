@@ -323,6 +323,7 @@ RECORDS_ONLY = {
     AlertKind.DECK_DUE,
     AlertKind.WRONG_CARD_NAMED,
     AlertKind.UNVERIFIED_READ,
+    AlertKind.CARD_MOVED,
 }
 
 

@@ -37,9 +37,11 @@ from controller.table import (
     VoidHand,
 )
 from controller.table.alerts import (
+    CardMoved,
     DeckDue,
     DeckRejected,
     ForeignCard,
+    Lay,
     Named,
     Tamper,
     UnverifiedRead,
@@ -598,6 +600,67 @@ def test_without_tag_checks_a_read_without_a_tag_confirms_as_before() -> None:
     driver.ok(CardFromShoe, code=code("Qh"))
     driver.ok(CardAtSeat, seat=1, code=code("Qh"))
     assert driver.table.alerts == () and driver.table.unconfirmed == ()
+
+
+# Cards that move after they were dealt ------------------------------------------------------
+
+
+def third_street(stacks: dict[int, int], cards: str) -> TableDriver:
+    """A hand dealt to third street, every card confirmed at its seat by the seat board."""
+    driver = TableDriver.make().start(stacks)
+    driver.read(cards, confirm=True)
+    assert driver.table.alerts == () and driver.table.unconfirmed == ()
+    return driver
+
+
+def test_a_confirmed_hole_card_read_at_another_seat_is_a_card_moved() -> None:
+    driver = third_street({1: 500, 2: 500}, "As Ks Ad Kd 2c 3c")
+    driver.ok(CardAtSeat, seat=2, code=code("As"))  # seat 1's hole card, passed to seat 2
+    facts = only(driver, AlertKind.CARD_MOVED)
+    assert facts == CardMoved(2, parse_card("As"), Lay.SEAT, 1)
+    assert facts.say() == "a card moved: seat 2's reader sees As, seat 1's card, confirmed there"
+    assert facts.todo().startswith("keep every card where it is; call surveillance")
+    assert not [a for a in driver.table.alerts if a.kind is AlertKind.MISPLACED_CARD]
+    assert driver.table.paused
+    dealer = view(driver.table, Role.DEALER)
+    assert dealer["alerts"][0]["remedies"] == ["hold", "void"]
+    assert "As" not in json.dumps(dealer)  # a hole card stays unnamed
+    driver.ok(CardAtSeat, seat=2, code=code("As"))  # reported again: no second alert
+    before = driver.table.hand
+    driver.resolve(AlertKind.CARD_MOVED, Remedy.HOLD)  # the hand goes on as the table has it
+    assert driver.table.alerts == () and driver.table.hand == before and not driver.table.paused
+    assert driver.table.held == ()
+    replays(driver)
+
+
+def test_a_folded_hands_card_at_a_live_seat_is_a_card_moved_and_may_void() -> None:
+    driver = third_street({1: 500, 2: 500, 3: 500}, "As Ks Qs Ad Kd Qd 2c 3c 4d")
+    assert driver.act(1, "bring_in").refused is None
+    assert driver.act(2, "fold").refused is None
+    driver.ok(CardAtSeat, seat=3, code=code("Ks"))  # seat 2's mucked hole card
+    assert only(driver, AlertKind.CARD_MOVED) == CardMoved(3, parse_card("Ks"), Lay.FOLDED, 2)
+    assert "a card of seat 2, which folded" in driver.table.alerts[0].message
+    driver.resolve(AlertKind.CARD_MOVED, Remedy.VOID)
+    assert not driver.table.in_hand and driver.table.alerts == ()
+    replays(driver)
+
+
+def test_a_burn_card_at_a_seat_is_a_card_moved() -> None:
+    driver = third_street({1: 500, 2: 500}, "As Ks Ad Kd 2c 3c")
+    assert driver.act(1, "bring_in").refused is None
+    assert driver.act(2, "call").refused is None
+    driver.read("5h")  # the burn before fourth street
+    driver.ok(CardAtSeat, seat=1, code=code("5h"))
+    assert only(driver, AlertKind.CARD_MOVED) == CardMoved(1, parse_card("5h"), Lay.BURN)
+    assert "a burn card" in driver.table.alerts[0].message
+
+
+def test_a_card_landing_at_the_wrong_seat_as_it_is_dealt_is_still_misplaced() -> None:
+    driver = TableDriver.make().start({1: 500, 2: 500})
+    driver.ok(CardFromShoe, code=code("As"))  # for seat 1
+    driver.ok(CardAtSeat, seat=2, code=code("As"))
+    assert only(driver, AlertKind.MISPLACED_CARD).belongs == 1
+    assert not [a for a in driver.table.alerts if a.kind is AlertKind.CARD_MOVED]
 
 
 # The deck's life -----------------------------------------------------------------------------

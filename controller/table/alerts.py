@@ -61,6 +61,7 @@ class AlertKind(StrEnum):
     DECK_DUE = "deck_due"
     WRONG_CARD_NAMED = "wrong_card_named"
     UNVERIFIED_READ = "unverified_read"
+    CARD_MOVED = "card_moved"
 
 
 class AlertRule(NamedTuple):
@@ -99,6 +100,7 @@ ALERT_RULES: dict[AlertKind, AlertRule] = {
     AlertKind.WRONG_CARD_NAMED: AlertRule(Severity.ABNORMAL, True, (_DONE, _VOID), True),
     # not blocking unless the house says so (``Table.blocks``), not of the hand: surveillance's
     AlertKind.UNVERIFIED_READ: AlertRule(Severity.ABNORMAL, False, (_DONE,), False),
+    AlertKind.CARD_MOVED: AlertRule(Severity.ABNORMAL, True, (_HOLD, _VOID), True),
 }
 
 
@@ -111,6 +113,16 @@ class Tamper(StrEnum):
     UNTAGGED = "untagged"  # the shoe read it without a tag UID
     SWITCHED = "switched"  # at a seat: not the card the shoe dealt there (same face)
     NOT_DEALT = "not_dealt"  # at a seat: a card that never came out of the shoe
+
+
+class Lay(StrEnum):
+    """Where the table has a card that a seat's reader sees elsewhere (``card_moved``)."""
+
+    SEAT = "seat"  # a live player's card, dealt to that seat
+    FOLDED = "folded"  # a card of a player who folded
+    BURN = "burn"  # a burn card
+    COMMUNITY = "community"  # the community card
+    OUT_OF_PLAY = "out_of_play"  # out of the shoe and taken out of play, or held aside
 
 
 class Named(StrEnum):
@@ -233,6 +245,7 @@ _DECODE: dict[str, Callable[[Any], Any]] = {
     "tamper": Tamper,
     "was": parse_card,
     "named": Named,
+    "lay": Lay,
     "why": NotDue.from_json,
     "to": Dest,
     "device": Device,
@@ -746,6 +759,43 @@ class UnverifiedRead(AlertFacts):
         )
 
 
+@dataclass(frozen=True, slots=True)
+class CardMoved(AlertFacts):
+    """Seat ``seat``'s reader sees ``card``, which the table has elsewhere (``lay``; at seat
+    ``holder`` for a player's card) and no longer awaits anywhere: a card that moved after
+    it was dealt (passed between players, a folded hand's or a burn card brought in). A
+    security event, not a dealer's slip: ``misplaced_card`` is a card landing at the wrong
+    seat as it is dealt."""
+
+    kind = AlertKind.CARD_MOVED
+    seat: int
+    card: Card
+    lay: Lay
+    holder: int | None = None
+
+    def say(self, name: Name = str) -> str:
+        card = name(self.card)
+        match self.lay:
+            case Lay.SEAT:
+                where = f"seat {self.holder}'s card, confirmed there"
+            case Lay.FOLDED:
+                where = f"a card of seat {self.holder}, which folded"
+            case Lay.BURN:
+                where = "a burn card"
+            case Lay.COMMUNITY:
+                where = "the community card"
+            case _:
+                where = "a card taken out of play"
+        return f"a card moved: seat {self.seat}'s reader sees {card}, {where}"
+
+    def todo(self, name: Name = str) -> str:
+        return (
+            "keep every card where it is; call surveillance. The supervisor holds (the hand "
+            "goes on with each card where the table has it; surveillance reviews the video) "
+            "or voids the hand"
+        )
+
+
 def _s(count: int) -> str:
     return "" if count == 1 else "s"
 
@@ -774,6 +824,7 @@ FACTS: dict[AlertKind, type[AlertFacts]] = {
         DeckDue,
         WrongCardNamed,
         UnverifiedRead,
+        CardMoved,
     )
 }
 

@@ -422,11 +422,34 @@ def _card_at_seat(
         return _tamper_at_seat(table._replace(unconfirmed=kept), tampered, fx, at=at)
     if holder == seat:
         return _clear(table, _strays(table, card), Clearance.SEEN_AT_SEAT, fx, seat=seat)
+    if table.in_hand and _known(table, card):  # the table has it elsewhere, awaited nowhere
+        return _card_moved(table, seat, card, holder, fx, at=at)
     if holder is not None:
         return _stray(table, seat, card, holder, fx, at=at)
     if misread is not None:
         return _mismatch(table, misread, card, fx, at=at)
     return _raise(table, alerts.CardNotDealt(seat, card), fx, at=at)
+
+
+def _card_moved(
+    table: Table, seat: int, card: Card, holder: int | None, fx: list[Effect], *, at: int
+) -> Table:
+    """A card the table has elsewhere (a player's, confirmed or no longer awaited; a burn;
+    the community card; a card out of play) is at ``seat``: it moved after it was dealt
+    (once per seat and card)."""
+    if _open(table, AlertKind.CARD_MOVED, seat=seat, card=card):
+        return table
+    hand = table.hand
+    assert hand is not None
+    if holder is not None:
+        lay = alerts.Lay.FOLDED if hand.player(holder).folded else alerts.Lay.SEAT
+    elif hand.community == card:
+        lay = alerts.Lay.COMMUNITY
+    elif card in hand.burns and hand.is_out(card):
+        lay = alerts.Lay.BURN
+    else:
+        lay = alerts.Lay.OUT_OF_PLAY
+    return _raise(table, alerts.CardMoved(seat, card, lay, holder), fx, at=at)
 
 
 def _mismatch(table: Table, read: Placement, card: Card, fx: list[Effect], *, at: int) -> Table:
@@ -999,7 +1022,9 @@ def _resolve_alert(table: Table, item: ti.ResolveAlert, fx: list[Effect]) -> Tab
             raise Refused(f"alert {alert.id} clears only when the device reports it")
         allowed = ", ".join(remedy.value for remedy in remedies)
         raise Refused(f"alert {alert.id} ({alert.kind.value}) takes: {allowed}")
-    if item.remedy is Remedy.HOLD:
+    if item.remedy is Remedy.HOLD and alert.kind is AlertKind.CARD_MOVED:
+        pass  # every card stays where the table has it: surveillance reviews
+    elif item.remedy is Remedy.HOLD:
         if not table.in_hand:
             raise Refused("no hand in progress to hold the card for: take it out of play (dead)")
         assert alert.card is not None
