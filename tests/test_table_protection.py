@@ -37,6 +37,7 @@ from controller.table import (
     VoidHand,
 )
 from controller.table.alerts import (
+    Alert,
     CardMoved,
     DeckDue,
     DeckRejected,
@@ -479,6 +480,29 @@ def test_an_unread_card_entered_as_a_card_in_play_is_not_entered() -> None:
     driver.resolve(AlertKind.WRONG_CARD_NAMED, Remedy.DONE)
     driver.ok(EnterCard, card=parse_card("2c"), **SIGNED)
     assert driver.table.alerts == ()
+    replays(driver)
+
+
+def test_a_wrong_entry_is_found_when_the_cards_own_tag_comes_out() -> None:
+    """An unread card entered as the 4c while the deck's 4c is in the shoe: nothing can
+    check the entry, but when the 4c's own tag comes out the alert says the card in play
+    was named without its tag; the supervisor corrects that card (a card with no tag read
+    is not checked against the tags) and the 4c goes where it is due."""
+    driver = protected(seat_board=False)
+    draw(driver, "7h", confirm=False)
+    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)  # seat 2's: the 9s
+    driver.ok(EnterCard, card=parse_card("4c"), **SIGNED)  # the supervisor's mistake
+    assert driver.table.alerts == ()
+    driver.ok(CardFromShoe, code=code("4c"), uid=tag(code("4c")))  # the deck's own 4c
+    facts = only(driver, AlertKind.CARD_IN_PLAY)
+    assert facts.own_tag and "named without its tag and is another card" in facts.say()
+    assert "corrects it to the card it is" in facts.todo()
+    driver.ok(CorrectCard, wrong=parse_card("4c"), right=parse_card("9s"), **SIGNED)
+    assert driver.table.alerts == ()
+    hand = driver.table.hand
+    assert hand is not None
+    assert [str(d.card) for d in hand.player(2).cards] == ["9s"]
+    assert [str(d.card) for d in hand.player(1).cards] == ["7h", "4c"]  # the 4c, due there
     replays(driver)
 
 
@@ -928,3 +952,12 @@ def test_any_sequence_catches_every_cheat_and_nothing_else(data: st.DataObject) 
     assert caught == cheats
     event(f"cheats: {min(cheats, 5)}+")
     replays(driver)
+
+
+def test_an_alert_recorded_before_a_field_was_added_reads_back_with_its_default() -> None:
+    driver = TableDriver.make().start({1: 500, 2: 500})
+    driver.read("As")
+    driver.ok(CardFromShoe, code=code("As"))  # read again: card_in_play, no tag to tell
+    saved = driver.table.alerts[0].to_json()
+    del saved["facts"]["own_tag"]  # as written before it was kept
+    assert Alert.from_json(saved) == driver.table.alerts[0]

@@ -213,8 +213,9 @@ class AlertFacts:
     @staticmethod
     def from_json(kind: AlertKind, data: Mapping[str, Any]) -> AlertFacts:
         """Read the facts of an alert of ``kind`` written by ``to_json``."""
-        made = FACTS[kind]
-        return made(**{spec.name: _decode(spec.name, data[spec.name]) for spec in fields(made)})
+        made = FACTS[kind]  # a field added later, absent in an older record: its default
+        known = (spec.name for spec in fields(made) if spec.name in data)
+        return made(**{name: _decode(name, data[name]) for name in known})
 
 
 def _encode(value: object) -> object:
@@ -278,15 +279,31 @@ class CardOutOfTurn(AlertFacts):
 
 @dataclass(frozen=True, slots=True)
 class CardInPlay(AlertFacts):
-    """The shoe read a card that is already out of it: a second copy, or a misread."""
+    """The shoe read a card that is already out of it: a second copy, or a misread.
+    ``own_tag``: with the deck's own tag of it, out of the shoe for the first time: the
+    card in play under its name was named without its tag (entered, or read by its face),
+    and is another card."""
 
     kind = AlertKind.CARD_IN_PLAY
     card: Card
+    own_tag: bool = False
 
     def say(self, name: Name = str) -> str:
+        if self.own_tag:
+            return (
+                f"the shoe read {name(self.card)} with the deck's own tag of it, out for the "
+                f"first time: the {name(self.card)} in play was named without its tag and is "
+                "another card"
+            )
         return "the card read is already in play (a second copy, or a misread)"
 
     def todo(self, name: Name = str) -> str:
+        if self.own_tag:
+            return (
+                "keep this card face down aside and call surveillance; check the card the "
+                f"table has as the {name(self.card)}: the supervisor corrects it to the card "
+                "it is (this card then goes where it is due), or voids the hand"
+            )
         return (
             "take the card away and check the deck; the supervisor takes it out of play "
             "(dead) or voids the hand"

@@ -230,10 +230,13 @@ def _settle(table: Table, at: int, fx: list[Effect]) -> Table:
     return _deck_life(_clear(table, away, Clearance.HAND_OVER, fx), at, fx)
 
 
-def _card_out(table: Table, card: Card, at: int, fx: list[Effect]) -> Table:
-    """A card identified out of the shoe: to the hand if it is due, else an alert."""
+def _card_out(
+    table: Table, card: Card, at: int, fx: list[Effect], *, own_tag: bool = False
+) -> Table:
+    """A card identified out of the shoe: to the hand if it is due, else an alert.
+    ``own_tag``: the shoe read the deck's own tag of it, out for the first time."""
     if _known(table, card):
-        return _raise(table, alerts.CardInPlay(card), fx, at=at)
+        return _raise(table, alerts.CardInPlay(card, own_tag), fx, at=at)
     why = _not_due(table)
     if why is None:
         return _deal(table, card, at, fx)
@@ -258,7 +261,7 @@ def _card_read(table: Table, item: ti.CardFromShoe, fx: list[Effect]) -> Table:
             facts = alerts.ForeignCard(tamper, card, item.uid, None, deck.registered(item.uid))
             return _raise(table, facts, fx, at=item.at)
         table = table._replace(deck=deck._replace(dealt=(*deck.dealt, item.uid)))
-    return _card_out(table, card, item.at, fx)
+    return _card_out(table, card, item.at, fx, own_tag=deck is not None)
 
 
 # Game protection (controller/table/protection.py) -------------------------------------
@@ -911,16 +914,20 @@ def _void(table: Table, at: int, fx: list[Effect]) -> Table:
     return _clear(table, of_hand, Clearance.HAND_VOID, fx)
 
 
-def _named(table: Table, card: Card, *, correcting: bool) -> Named | None:
-    """Why ``card``, named by a supervisor, cannot be the card (None: it can): it is already
-    in play; or, correcting a card the shoe read, the deck's tag of it has not come out of
-    the shoe (a card that left it unread, entered, has no tag read to check)."""
+def _named(table: Table, card: Card, was: Card | None = None) -> Named | None:
+    """Why ``card``, named by a supervisor (for the card in play as ``was``, correcting
+    it), cannot be the card (None: it can): it is already in play; or the card corrected
+    came out of the shoe with its own tag and the deck's tag of ``card`` has not come out.
+    A card that left the shoe unread has no tag read to check: an entered card, or one
+    whose own tag came out later (``card_in_play``: the card in play was another)."""
     if _known(table, card):
         return Named.IN_PLAY
     deck = _checked(table)
-    if correcting and deck is not None and deck.tags[card] not in deck.dealt:
-        return Named.IN_SHOE
-    return None
+    if deck is None or was is None or deck.tags[was] not in deck.dealt:
+        return None
+    if _open(table, AlertKind.CARD_IN_PLAY, card=was):
+        return None
+    return None if deck.tags[card] in deck.dealt else Named.IN_SHOE
 
 
 def _enter_card(table: Table, item: ti.EnterCard, fx: list[Effect]) -> Table:
@@ -929,7 +936,7 @@ def _enter_card(table: Table, item: ti.EnterCard, fx: list[Effect]) -> Table:
         raise Refused("no unread card to enter")
     alert = unread[0]
     _sign(item)
-    named = _named(table, item.card, correcting=False)
+    named = _named(table, item.card)
     if named is not None:  # not applied: the unread card's alert stays open
         return _raise(table, alerts.WrongCardNamed(item.card, named, item.who), fx, at=item.at)
     _signed(item, fx, alert=alert.id)
@@ -951,7 +958,7 @@ def _correct_card(table: Table, item: ti.CorrectCard, fx: list[Effect]) -> Table
     if item.right == item.wrong:
         raise Refused(f"{item.right} is the card read: nothing to correct")
     _sign(item)
-    named = _named(table, item.right, correcting=True)
+    named = _named(table, item.right, item.wrong)
     if named is not None:  # not applied: every card stays as the table has it
         facts = alerts.WrongCardNamed(item.right, named, item.who, item.wrong)
         return _raise(table, facts, fx, at=item.at)
