@@ -195,7 +195,7 @@ class WrongFaceIn(Supervisor):
 
 class ResolveIn(Supervisor):
     alert: int
-    remedy: Literal["hold", "dead", "done", "replace_deck"]
+    remedy: Literal["hold", "dead", "done", "replace_deck", "void"]
 
 
 class CorrectStackIn(Supervisor):
@@ -262,7 +262,7 @@ SUPERVISOR_ACTIONS: list[tuple[str, type[Supervisor], Callable[[Any], dict[str, 
         "resolve",
         ResolveIn,
         lambda body: {"type": "resolve_alert", "alert": body.alert, "remedy": body.remedy},
-        "Apply a remedy (hold, dead, done, replace_deck) to an open alert.",
+        "Apply a remedy (hold, dead, done, replace_deck, void) to an open alert.",
     ),
     (
         "correct-stack",

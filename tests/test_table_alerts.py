@@ -323,6 +323,9 @@ RECORDS_ONLY = {
     AlertKind.DECK_DUE,
     AlertKind.DECK_NOT_SHUFFLED,
     AlertKind.SIGN_IN_LOCKED,
+    AlertKind.WRONG_CARD_NAMED,
+    AlertKind.UNVERIFIED_READ,
+    AlertKind.CARD_MOVED,
 }
 
 

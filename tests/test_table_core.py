@@ -395,7 +395,14 @@ def test_unread_card_entered_by_the_supervisor_without_a_seat_board():
     driver.read("As Ks Ad Kd")
     driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)
     assert driver.table.alerts[0].remedy.startswith("the supervisor enters it")
-    assert "already in play" in driver.refused(EnterCard, card=parse_card("As"), **SUPERVISOR)
+    driver.ok(EnterCard, card=parse_card("As"), **SUPERVISOR)  # not applied: an alert says so
+    (unread, wrong) = driver.table.alerts
+    assert wrong.kind is AlertKind.WRONG_CARD_NAMED and wrong.card == parse_card("As")
+    assert wrong.message == (
+        "supervisor S100 entered As for the unread card, but the As is already in play"
+    )
+    driver.resolve(AlertKind.WRONG_CARD_NAMED, Remedy.DONE)
+    assert driver.table.alerts == (unread,)
     driver.ok(EnterCard, card=parse_card("2c"), **SUPERVISOR)
     assert driver.table.hand.player(2).cards[2].card == parse_card("2c")
     assert driver.table.unconfirmed == ()
@@ -686,9 +693,14 @@ def test_correct_a_misread_card_before_it_is_acted_on():
     driver.read("2c")  # the card read wrongly is still in the shoe
     assert driver.table.hand.player(5).cards[2].card == parse_card("2c")
     assert driver.table.signals.display == "BETTING: seat 5 to act"  # 2c brings in now
-    assert "already in play" in driver.refused(
-        CorrectCard, wrong=parse_card("As"), right=parse_card("Ks"), **SUPERVISOR
+    before = driver.table.hand
+    driver.ok(CorrectCard, wrong=parse_card("As"), right=parse_card("Ks"), **SUPERVISOR)
+    assert driver.table.hand == before  # not applied
+    assert driver.table.alerts[0].message == (
+        "supervisor S100 corrected As to Ks, but the Ks is already in play"
     )
+    assert driver.table.paused
+    driver.resolve(AlertKind.WRONG_CARD_NAMED, Remedy.DONE)
     driver.act(5, "bring_in")
     reason = driver.refused(
         CorrectCard, wrong=parse_card("2c"), right=parse_card("2d"), **SUPERVISOR

@@ -80,6 +80,7 @@ class Remedy(StrEnum):
     DEAD = "dead"  # take the card out of play
     DONE = "done"  # the condition was put right by hand (card moved, deck removed, ...)
     REPLACE_DECK = "replace_deck"  # the deck is taken out of play: the hand is void, a new deck due
+    VOID = "void"  # the hand is void (a misdeal): every chip goes back
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
