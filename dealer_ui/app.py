@@ -614,13 +614,12 @@ async def studio_token(
     tokens.add(made)
     await table.studio.start()
     log.info("studio token %s (%s) issued by %s", made.id, made.label, made.supervisor)
-    now = tokens.clock()
     return StudioTokenOut(
         token=token,
         id=made.id,
         label=made.label,
         expires=made.expires,
-        expires_in=made.expires - now,
+        expires_in=tokens.left(made),
     )
 
 
@@ -773,7 +772,7 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
             MIN_STUDIO_DELAY,
         )
     studio = StudioFeed(service, config.studio.delay_seconds)
-    tokens = StudioTokens(service.now)
+    tokens = StudioTokens(service.now, service.monotonic)
     table = TableApp(service, auth, Feed(service), Archive(config.journal), studio, tokens)
     if auth.on_attack is None:
         auth.on_attack = table.attack_alert

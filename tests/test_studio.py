@@ -90,8 +90,8 @@ def entry(position: int, kind: str, fields: dict[str, Any], at: float = 0.0) -> 
 
 
 def test_a_studio_token_is_refused_when_forged_expired_or_revoked_and_never_journaled() -> None:
-    clock = Clock()
-    tokens = StudioTokens(clock)
+    clock, monotonic = Clock(), Clock()
+    tokens = StudioTokens(clock, monotonic)
     token, made = tokens.new("truck 1", "S100", "D200", hours=2)
     assert made.digest == digest(token) and token not in json.dumps(made.to_json())
     with pytest.raises(Exception, match="not a studio token"):
@@ -103,11 +103,13 @@ def test_a_studio_token_is_refused_when_forged_expired_or_revoked_and_never_jour
             tokens.check(forged)
     with pytest.raises(Exception, match="needs a studio token"):
         tokens.check(None)
-    clock.now += 2 * 3600
+    clock.now -= 5 * 3600  # the wall clock stepped back: the token ends all the same
+    monotonic.now += 2 * 3600
     with pytest.raises(Exception, match="expired"):
         tokens.check(token)
     assert tokens.held() == []
-    clock.now -= 3600
+    clock.now += 5 * 3600 + 3600
+    monotonic.now -= 3600
     other, second = tokens.new("truck 2", "S100", "D200", hours=2)
     tokens.add(second)
     assert [p.id for p in tokens.held()] == [made.id, second.id]
@@ -119,7 +121,7 @@ def test_a_studio_token_is_refused_when_forged_expired_or_revoked_and_never_jour
         tokens.check(token)
     assert tokens.check(other) == second
 
-    restored = StudioTokens(clock)  # after a restart: from the journal's records
+    restored = StudioTokens(clock, monotonic)  # after a restart: from the journal's records
     restored.restore(
         [
             entry(1, ISSUED, made.to_json(), made.issued),
@@ -130,6 +132,19 @@ def test_a_studio_token_is_refused_when_forged_expired_or_revoked_and_never_jour
     assert restored.check(other) == second
     with pytest.raises(Exception, match="revoked"):
         restored.check(token)
+    assert restored.left(second) == pytest.approx(2 * 3600)
+
+    clock.now += 100 * 3600  # stepped forward: what the journal says has expired, has
+    forward = StudioTokens(clock, monotonic)
+    forward.restore([entry(1, ISSUED, second.to_json(), second.issued)])
+    assert forward.held() == []
+    clock.now -= 200 * 3600  # a wall clock set back before a restart gives no more than
+    back = StudioTokens(clock, monotonic)  # the token's lifetime from the start
+    back.restore([entry(1, ISSUED, second.to_json(), second.issued)])
+    assert back.left(second) == pytest.approx(2 * 3600)
+    monotonic.now += 2 * 3600
+    with pytest.raises(Exception, match="expired"):
+        back.check(other)
 
 
 # The view --------------------------------------------------------------------------------
@@ -502,3 +517,80 @@ def test_the_journal_read_back_from_a_time_keeps_every_input_after_it(tmp_path: 
         nothing = recent(journal, snapshots, base + 100, 10)
         assert nothing.before.position == 10 and nothing.updates == ()
     snapshots.close()
+
+
+class SteppedClock:
+    """A wall clock that an operator (or NTP) steps: the real time plus ``offset``."""
+
+    def __init__(self) -> None:
+        self.offset = 0.0
+
+    def __call__(self) -> float:
+        return time.time() + self.offset
+
+
+async def journaled_when(live: LiveTable, into: dict[int, float]) -> None:
+    """The monotonic time each input was applied at, by its journal position."""
+    updates = live.service.updates()
+    try:
+        async for update in updates:
+            into[update.position] = time.monotonic()
+    finally:
+        updates.close()
+
+
+def test_a_stepped_wall_clock_releases_nothing_early_and_holds_nothing_back(
+    tmp_path: Path,
+) -> None:
+    """The wall clock steps an hour forward mid-hand, just after hole cards were dealt:
+    the studio still gets them only once the delay has passed by the monotonic clock.
+    Then it steps back two hours: the studio goes on within the delay and a few seconds.
+    Each step is journaled and raises a non-blocking alert."""
+    wall = SteppedClock()
+    messages: list[tuple[float, dict[str, Any]]] = []
+    applied: dict[int, float] = {}
+
+    async def collect(url: str, token: str) -> None:
+        ws_url = url.replace("http", "ws", 1) + f"/studio/ws?token={token}"
+        async with websockets.connect(ws_url) as ws:
+            async for text in ws:
+                messages.append((time.monotonic(), json.loads(text)))
+
+    async def scenario() -> None:
+        async with live_table(tmp_path, shoe, table=TEST_TABLE, clock=wall) as live:
+            watcher = asyncio.create_task(journaled_when(live, applied))
+            await live.seat_players()
+            token = (await issue(live))["token"]
+            collector = asyncio.create_task(collect(live.served.url, token))
+            script = Script()
+            await live.load(script.deck(live.service.table))
+            (await live.post("/api/hands")).raise_for_status()
+            for _ in range(4):  # hole cards
+                await live.draw()
+            dealt = live.service.position
+            wall.offset += 3600  # NTP steps the clock an hour forward
+            await live.draw()
+            await released(messages, dealt)
+            wall.offset -= 7200  # and two hours back
+            await live.draw()
+            last = live.service.position
+            stepped_back = time.monotonic()
+            await released(messages, last)
+            assert messages[-1][0] - stepped_back < DELAY + 5  # no freeze
+            alerts = [a for a in live.service.table.alerts if a.kind.value == "clock_stepped"]
+            assert [round(a.facts.step / 60_000) for a in alerts] == [60, -120]  # type: ignore[attr-defined]
+            assert not live.service.table.paused
+            with Journal.open(live.service.config.journal, create=False) as journal:
+                steps = [e.fields["step"] for e in journal.entries() if e.type == "clock_stepped"]
+            assert [round(step / 60_000) for step in steps] == [60, -120]
+            for task in (collector, watcher):
+                task.cancel()
+            await asyncio.gather(collector, watcher, return_exceptions=True)
+
+    with simulator("shoe") as shoe:
+        asyncio.run(asyncio.wait_for(scenario(), 240))
+    first = min(applied)  # the moments before the test watched: the service's start
+    with_table = [(t, m) for t, m in messages if m["table"] and m["position"] >= first]
+    assert len(with_table) > 5
+    for arrived, message in with_table:  # 10 ms: the test's subscriber hears of it after
+        assert arrived >= applied[message["position"]] + DELAY - 0.01, message["position"]

@@ -40,7 +40,7 @@ async def serve(config: Config, sock: socket.socket | None = None) -> None:
     """Run the table service and its console (on ``sock`` when given: bound at the
     configuration's address already) until SIGTERM or SIGINT."""
     notifier = Notifier()
-    async with TableService(config) as service:
+    async with TableService(config, waiting=notifier.waiting) as service:
         loop = asyncio.get_running_loop()
         for number in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(number, lambda: asyncio.ensure_future(service.stop()))

@@ -191,9 +191,10 @@ function connect() {
   const socket = new WebSocket(`${scheme}://${location.host}/ws?${params}`);
   state.socket = socket;
   $("connection").textContent = "connecting…";
-  socket.onopen = () => { $("connection").textContent = "live"; };
+  socket.onopen = () => { $("connection").textContent = "live"; showJournalFault(null); };
   socket.onmessage = (event) => {
     const message = JSON.parse(event.data);
+    if (message.type === "journal") return showJournalFault(message.reason);
     const next = message.type === "snapshot" ||
       (message.epoch === state.epoch && message.seq === state.last + 1);
     if (!next) {  // a gap: ask again from the last update shown
@@ -213,6 +214,13 @@ function connect() {
     document.body.dataset.live = "false";
     state.retry = setTimeout(connect, 1000);
   };
+}
+
+// The table's journal cannot be written (a full disk): a blocking alert over the whole
+// screen until it can (the feed says so; a new connection is told again if it still cannot).
+function showJournalFault(reason) {
+  $("journal-fault").hidden = !reason;
+  $("journal-fault-reason").textContent = reason || "";
 }
 
 // --- rendering -----------------------------------------------------------------------
