@@ -532,3 +532,33 @@ def test_a_card_read_while_the_journal_cannot_be_written_is_dealt_once_it_can(
 
     with simulator("shoe") as shoe:
         asyncio.run(asyncio.wait_for(scenario(), 120))
+
+
+def test_serve_check_checks_a_configuration_without_touching_the_journal_or_the_devices(
+    tmp_path,
+):
+    """``luck-table serve --check``: 0 and ``ok`` for a good file; 1 naming each problem
+    (a bad value, a journal folder that does not exist, an address not of this machine);
+    no journal made, nothing started."""
+    good = table_config(tmp_path)
+    result = run("serve", "--check", "--config", str(good))
+    assert (result.returncode, result.stdout) == (0, f"{good}: ok\n"), result.stderr
+    assert not (tmp_path / "table.sqlite").exists()
+
+    text = good.read_text()
+    bad = tmp_path / "bad.toml"
+    bad.write_text(text.replace("max_buy_in = ", "max_buy_in = -"))
+    result = run("serve", "--check", "--config", str(bad))
+    assert result.returncode == 1 and "stakes.max_buy_in" in one_line(result, "serve")
+
+    elsewhere = tmp_path / "elsewhere.toml"
+    journal = re.search(r'path = "([^"]*)"', text)
+    assert journal is not None
+    moved = text.replace(journal.group(0), 'path = "no-such-folder/table.sqlite"')
+    elsewhere.write_text(moved.replace("port = 0", 'bind = "192.0.2.1"\nport = 0'))
+    result = run("serve", "--check", "--config", str(elsewhere))
+    lines = result.stderr.splitlines()
+    assert result.returncode == 1 and len(lines) == 2, result.stderr
+    assert "journal.path" in lines[0] and "does not exist" in lines[0]
+    assert "api.bind = '192.0.2.1'" in lines[1] and "cannot listen there" in lines[1]
+    assert not (tmp_path / "no-such-folder").exists()

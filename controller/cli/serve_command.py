@@ -6,6 +6,13 @@ value and what is allowed; an ``[api]`` address the console cannot listen at inc
 bound before the journal or a device is touched); 1 when the journal cannot be opened or
 written, another process writes it (checked first: a second service of the table is named
 as such, not as an address in use), or the service fails.
+
+``luck-table serve --check --config FILE`` checks the configuration and stops: it touches
+neither the journal nor the devices, nor starts anything. Each problem is a line on
+standard error naming the setting and what is wrong (the file's own checks stop at the
+first problem of its values; then the journal's folder and the console's address are
+checked, each on its own: an address in use is not a problem, the table's own service may
+hold it); exit 0 with ``FILE: ok`` on standard output, or 1.
 """
 
 from __future__ import annotations
@@ -71,8 +78,38 @@ def _tell_the_kiosk(url: str) -> None:
         (Path(folder.split(":")[0]) / CONSOLE_URL_FILE).write_text(url + "/\n", encoding="utf-8")
 
 
+def check(path: Path) -> list[str]:
+    """The problems of the configuration file at ``path``, in words (none: it is good),
+    the journal and the devices untouched."""
+    try:
+        config = load_config(path)
+    except ConfigError as error:
+        return [str(error)]
+    problems = []
+    folder = config.journal.parent
+    if not folder.is_dir():
+        what = "is not a folder" if folder.exists() else "does not exist"
+        problems.append(
+            f"journal.path = '{config.journal}': its folder {what} (the service makes no "
+            "folders: make it, or let systemd's StateDirectory= make it)"
+        )
+    try:
+        listening_socket(config.api).close()
+    except OSError as error:
+        if "in use" not in str(error):  # in use: by this table's service, running, maybe
+            problems.append(str(error))
+    return problems
+
+
 def handler(args: argparse.Namespace) -> int:
     log_to_stderr(args.log_level, args.log_format)
+    if args.check:
+        problems = check(args.config)
+        for problem in problems:
+            fail("serve", f"{args.config}: {problem}")
+        if not problems:
+            print(f"{args.config}: ok")
+        return 1 if problems else 0
     try:
         config = load_config(args.config)
     except ConfigError as error:
@@ -102,5 +139,11 @@ def add_parser(subparsers: Any, summary: str) -> None:
         "and the dealer console at the configuration's API address.",
     )
     parser.add_argument("--config", required=True, metavar="FILE", help="the table's TOML file")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="check the configuration only (the journal and the devices untouched): exit 0, "
+        "or 1 naming each problem",
+    )
     add_log_options(parser)
     parser.set_defaults(handler=handler)
