@@ -16,7 +16,8 @@ the screens); the devices' events wait, unacknowledged, in the service and in th
 The service tries the journal again with a backoff (``RETRY_SECONDS`` doubling to
 ``RETRY_MAX_SECONDS``) by journaling the fault's record (``journal_fault``: why, since when,
 for how long): once it is written the table deals on, the waiting events first. A start
-whose first records cannot be written waits the same way, its console up.
+whose journal's disk is full (SQLite cannot open it) tries again with the same backoff
+rather than fail; one whose first records cannot be written starts, waiting as above.
 """
 
 from __future__ import annotations
@@ -77,8 +78,8 @@ JOURNAL_FAULT = "journal_fault"
 
 
 class TableStopped(LuckTableError, RuntimeError):
-    """The table takes no input: its service is stopped, or stopping because its journal
-    could not be written (the message says why)."""
+    """The table takes no input: its service is stopped or stopping, or its journal cannot
+    be written now (the message says why)."""
 
 
 #: Whether an input still fits the table (None) or why not: see TableService.submit.
@@ -246,7 +247,8 @@ class TableService:
             await self._restarted()
             self._start_devices()
         except TableStopped:  # the journal cannot be written: the table waits for it
-            if self._fault is None:
+            if self._fault is None:  # stopped meanwhile: nothing stays open
+                await self.stop()
                 raise
             self._tasks.append(asyncio.create_task(self._open_when_writable()))
         # What the start made (the modules, the recovered table, the rules' tables) lives as
@@ -345,7 +347,7 @@ class TableService:
         lock (a subscription made before this call gets every later input), the table core
         replays them after it (the table deals on meanwhile)."""
         async with self._lock:
-            journal, snapshots = self._running(), self._snapshots
+            journal, snapshots = self._running(reading=True), self._snapshots
             assert snapshots is not None
             start, entries = await asyncio.to_thread(
                 entries_since, journal, snapshots, since, self._position
@@ -356,7 +358,7 @@ class TableService:
         """The access records of ``types`` journaled after ``since`` (seconds since the
         epoch)."""
         async with self._lock:
-            journal = self._running()
+            journal = self._running(reading=True)
             return await asyncio.to_thread(access_records, journal, types, since)
 
     def now(self) -> float:
@@ -532,9 +534,12 @@ class TableService:
             self._shipper.notify()
         return steps
 
-    def _running(self) -> Journal:
-        """The journal, while the table takes inputs; :class:`TableStopped` if not."""
+    def _running(self, *, reading: bool = False) -> Journal:
+        """The journal, while the table takes inputs (``reading``: while it runs, its
+        journal read even when it cannot be written); :class:`TableStopped` if not."""
         reason = self.stopped_because
+        if reading and reason is not None and reason == self._fault:
+            reason = None
         if reason is not None or self._journal is None:
             raise TableStopped(reason or "the table service is not running")
         return self._journal
