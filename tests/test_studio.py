@@ -7,23 +7,29 @@ opens it nor a studio token anything else."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
+import os
+import subprocess
+import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import websockets
 
-from controller.config import MIN_STUDIO_DELAY
+from controller.config import MIN_STUDIO_DELAY, load_config
 from controller.config_file import ConfigError
 from controller.history.recent import first_after, recent
 from controller.history.recovery import Recovered
 from controller.journal import Entry, Journal
 from controller.journal.snapshots import Snapshots
 from controller.rules import parse_card
-from controller.table import CardFromShoe, DeckLoaded, NewHand, SitDown, apply
+from controller.table import CardFromShoe, DeckLoaded, NewHand, SitDown, Table, apply
 from dealer_ui.studio import (
     ISSUED,
     REVOKED,
@@ -33,9 +39,11 @@ from dealer_ui.studio import (
     hand_started,
     studio_view,
 )
-from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script, card_names, live_table
+from firmware_sim.process import AsyncControl as Control
+from tests.console_kit import DEALER, PLAYERS, SUPERVISOR, LiveTable, Script, card_names, live_table
 from tests.floor_kit import JournalWriter
 from tests.service_kit import config, simulator, write_config
+from tests.test_serve_console import free_port, with_api
 
 #: A table in test mode with a studio delay of 3 seconds.
 DELAY = 3.0
@@ -594,3 +602,152 @@ def test_a_stepped_wall_clock_releases_nothing_early_and_holds_nothing_back(
     assert len(with_table) > 5
     for arrived, message in with_table:  # 10 ms: the test's subscriber hears of it after
         assert arrived >= applied[message["position"]] + DELAY - 0.01, message["position"]
+
+
+#: libfaketime (Debian's ``faketime`` package): the wall clock of a process stepped from a
+#: file, its monotonic clock left alone, as NTP or an operator steps a machine's clock.
+FAKETIME = Path("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1")
+LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
+
+
+class Served:
+    """A ``luck-table serve`` process's API, as a dealer and as surveillance."""
+
+    def __init__(self, url: str) -> None:
+        self.http = httpx.AsyncClient(base_url=url, timeout=60)
+        self.dealer: dict[str, str] = {}
+        self.watch: dict[str, str] = {}
+
+    async def answering(self, process: subprocess.Popen[bytes]) -> None:
+        deadline = time.monotonic() + 60
+        while True:
+            with contextlib.suppress(httpx.TransportError):
+                if (await self.http.get("/api/view")).status_code == 200:
+                    break
+            assert process.poll() is None, "the service process stopped"
+            assert time.monotonic() < deadline, "the console never answered"
+            await asyncio.sleep(0.1)
+        signed = await self.http.post("/api/sessions", json={"role": "dealer", **DEALER})
+        self.dealer = bearer(signed.json()["token"])
+        watcher = {"role": "surveillance", "id": SUPERVISOR["supervisor"], "pin": SUPERVISOR["pin"]}
+        self.watch = bearer((await self.http.post("/api/sessions", json=watcher)).json()["token"])
+
+    async def view(self) -> dict[str, Any]:
+        response = await self.http.get("/api/view", headers=self.watch)
+        response.raise_for_status()
+        return dict(response.json())
+
+    async def until(self, check: Callable[[dict[str, Any]], bool], what: str) -> None:
+        deadline = time.monotonic() + 60
+        while not check(await self.view()):
+            assert time.monotonic() < deadline, f"waited for: {what}"
+            await asyncio.sleep(0.05)
+
+    async def draw(self, shoe: Control) -> None:
+        before = await self.view()
+        await shoe.command("draw")
+        await shoe.settled()  # acknowledged once journaled and applied
+        await self.until(lambda seen: seen != before, "the card on the table")
+
+
+def last_input(config: Path) -> int:
+    """The journal position of the table's last input (the journal of ``config``)."""
+    with Journal.open_read_only(load_config(config).journal) as journal:
+        return max(entry.position for entry in journal.entries() if entry.source != "access")
+
+
+@pytest.mark.skipif(
+    not FAKETIME.exists(), reason="libfaketime is not installed (apt-get install -y faketime)"
+)
+def test_the_service_process_under_a_stepped_clock_releases_nothing_early(tmp_path: Path) -> None:
+    """``luck-table serve`` under libfaketime: its wall clock stepped an hour forward just
+    after the hole cards are dealt, then two hours back. The studio gets no hole card before
+    the delay has passed since it was dealt (by the monotonic clock), goes on within
+    seconds of the step back, and each step is journaled and raises its alert."""
+    delay = 10.0
+    offset = tmp_path / "faketime"
+    offset.write_text("+0\n")
+    environment = {
+        **os.environ,
+        "LD_PRELOAD": str(FAKETIME),
+        "FAKETIME_TIMESTAMP_FILE": str(offset),
+        "FAKETIME_NO_CACHE": "1",
+        "FAKETIME_DONT_FAKE_MONOTONIC": "1",
+    }
+    messages: list[tuple[float, dict[str, Any]]] = []
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+
+    async def collect(token: str) -> None:
+        ws_url = url.replace("http", "ws", 1) + f"/studio/ws?token={token}"
+        async with websockets.connect(ws_url) as ws:
+            async for text in ws:
+                messages.append((time.monotonic(), json.loads(text)))
+
+    async def scenario(shoe_process: Any, config: Path) -> None:
+        shoe = await Control.connect(shoe_process.announced["control"])
+        await shoe.settled()
+        service = Served(url)
+        with (tmp_path / "serve.log").open("ab") as log:
+            process = subprocess.Popen(
+                [LUCK_TABLE, "serve", "--config", str(config)], stderr=log, env=environment
+            )
+        try:
+            await service.answering(process)
+            table = Table(load_config(config).settings)
+            for seat in range(1, PLAYERS + 1):
+                body = {"seat": seat, "player": f"P{seat}", "buy_in": 100}
+                answer = await service.http.post("/api/seats", json=body, headers=service.dealer)
+                assert answer.status_code == 200, answer.text
+                table = apply(table, SitDown(at=0, seat=seat, player=f"P{seat}", buy_in=100)).table
+            body = {**SUPERVISOR, "why": "tonight's broadcast", "label": "truck"}
+            issued = await service.http.post(
+                "/api/studio-tokens", json=body, headers=service.dealer
+            )
+            assert issued.status_code == 200, issued.text
+            collector = asyncio.create_task(collect(issued.json()["token"]))
+            order = Script().deck(table)
+            await shoe.command("load cards=" + ",".join(str(int(card)) for card in order))
+            await service.until(lambda seen: seen["deck_ready"], "the deck loaded")
+            started = await service.http.post("/api/hands", headers=service.dealer)
+            assert started.status_code == 200, started.text
+            dealing = time.monotonic()  # no hole card was journaled before this
+            for _ in range(2 * PLAYERS):  # every hole card of third street
+                await service.draw(shoe)
+            offset.write_text("+3600\n")  # NTP steps the clock an hour forward
+            await service.draw(shoe)
+            await released(messages, last_input(config))
+            offset.write_text("-3600\n")  # and two hours back
+            await service.draw(shoe)
+            stepped_back = time.monotonic()
+            await released(messages, last_input(config))
+            assert messages[-1][0] - stepped_back < delay + 5  # no freeze
+            seen = await service.view()
+            stepped = [a for a in seen["alerts"] if a["kind"] == "clock_stepped"]
+            assert len(stepped) == 2 and not any(a["blocking"] for a in stepped), seen["alerts"]
+            collector.cancel()
+            await asyncio.gather(collector, return_exceptions=True)
+            process.terminate()
+            assert process.wait(timeout=30) == 0
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait(30)
+        with Journal.open_read_only(load_config(config).journal) as journal:
+            steps = [e.fields["step"] for e in journal.entries() if e.type == "clock_stepped"]
+        assert [round(step / 60_000) for step in steps] == [60, -120]
+        holes = [
+            arrived
+            for arrived, message in messages
+            if message["table"]
+            and any(c["face"] == "down" for p in message["table"]["players"] for c in p["cards"])
+        ]
+        assert holes and min(holes) >= dealing + delay, min(holes) - dealing
+
+    with simulator("shoe") as shoe_process:
+        config = with_api(tmp_path, shoe_process.port, port)
+        config.write_text(
+            config.read_text().replace("[table]\n", "[table]\ntest_mode = true\n", 1)
+            + f"\n[studio]\ndelay = {delay / 60}\n"
+        )
+        asyncio.run(asyncio.wait_for(scenario(shoe_process, config), 240))
