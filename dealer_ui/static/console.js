@@ -35,7 +35,7 @@ const state = {
   display: "",
   who: sessionStorage.getItem(WHO_KEY),
   idleLock: null,   // seconds of quiet before the dealer's screen locks (the table's setting)
-  touched: Date.now(),
+  touched: performance.now(),  // the monotonic clock: a step of the kiosk's clock moves no lock
   locked: false,
   events: [],       // the last events, newest first, as this role's feed told them
   confirming: null, // the moment (hand, step) a confirmation was asked at
@@ -164,7 +164,7 @@ $("sign-in-form").addEventListener("submit", async (event) => {
 function signedIn(session) {
   state.token = session.token;
   state.who = session.who;
-  state.touched = Date.now();
+  state.touched = performance.now();
   sessionStorage.setItem(TOKEN_KEY, state.token);
   sessionStorage.setItem(WHO_KEY, state.who);
   showSignOut();
@@ -745,10 +745,10 @@ async function watchIdle() {
   if (!settings.ok) return;
   state.idleLock = settings.data.idle_lock;
   for (const kind of ["pointerdown", "keydown", "wheel"]) {
-    document.addEventListener(kind, () => { state.touched = Date.now(); }, { capture: true, passive: true });
+    document.addEventListener(kind, () => { state.touched = performance.now(); }, { capture: true, passive: true });
   }
   setInterval(() => {
-    if (state.token && !state.locked && Date.now() - state.touched >= state.idleLock * 1000) lock();
+    if (state.token && !state.locked && performance.now() - state.touched >= state.idleLock * 1000) lock();
   }, 500);
 }
 
