@@ -315,10 +315,14 @@ def test_a_full_disk_stops_the_dealing_keeps_the_console_and_deals_on_once_freed
 
 def test_a_start_on_a_full_disk_waits_for_space_then_opens(tmp_path):
     """Started with the journal's disk full, the service does not exit (no restart loop):
-    it waits, says why once, and opens the table once space is freed."""
+    it waits, says why once, its console's address answering 503 with why meanwhile, and
+    opens the table once space is freed."""
     disk = tmpfs(tmp_path / "disk", "2m")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
     with disk as folder:
-        config = table_config(folder)
+        config = table_config(folder, f'bind = "127.0.0.1"\nport = {port}')
         with serving(config, tmp_path / "first.log") as (process, url):
             _signed_in(url)
             process.terminate()
@@ -332,6 +336,12 @@ def test_a_start_on_a_full_disk_waits_for_space_then_opens(tmp_path):
         try:
             _until(lambda: "the table waits for its journal" in log.read_text(), "the wait")
             assert waiting.poll() is None, log.read_text()
+            url = f"http://127.0.0.1:{port}"
+            answer = _until(lambda: _answer(lambda: httpx.get(f"{url}/api/view")), "503")
+            assert answer == 503
+            said = httpx.post(f"{url}/api/sessions", json=DEALER, timeout=TIMEOUT)
+            assert said.status_code == 503 and "cannot open journal" in said.json()["reason"]
+            assert "the table waits for its journal" in said.json()["reason"]
             (folder / "filler").unlink()
             found = _until(lambda: _URL.search(log.read_text()), "the console, once freed")
             _signed_in(found.group(1))

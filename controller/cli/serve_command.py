@@ -5,7 +5,9 @@ Exit status: 0 after SIGTERM or SIGINT (Ctrl-C); 2 for a configuration error (th
 value and what is allowed; an ``[api]`` address the console cannot listen at included: it is
 bound before the journal or a device is touched); 1 when the journal cannot be opened or
 written, another process writes it (checked first: a second service of the table is named
-as such, not as an address in use), or the service fails.
+as such, not as an address in use), or the service fails. A journal whose disk is full at
+the start is waited for (its console's address answering 503 with why meanwhile), not a
+failure.
 
 ``luck-table serve --check --config FILE`` checks the configuration and stops: it touches
 neither the journal nor the devices, nor starts anything. Each problem is a line on
@@ -36,7 +38,7 @@ from controller.journal.store import check_no_writer
 from controller.service import TableService
 from controller.service.systemd import Notifier
 from dealer_ui import serve as serve_console
-from dealer_ui.server import listening_socket
+from dealer_ui.server import Served, listening_socket, start, waiting_app
 
 log = logging.getLogger("controller.service")
 #: The file in the runtime folder that holds the console's URL.
@@ -45,28 +47,57 @@ CONSOLE_URL_FILE = "console.url"
 
 async def serve(config: Config, sock: socket.socket | None = None) -> None:
     """Run the table service and its console (on ``sock`` when given: bound at the
-    configuration's address already) until SIGTERM or SIGINT."""
+    configuration's address already) until SIGTERM or SIGINT. While the start waits for
+    the journal's disk, the console's address answers 503 with why."""
     notifier = Notifier()
-    async with TableService(config, waiting=notifier.waiting) as service:
-        loop = asyncio.get_running_loop()
-        for number in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(number, lambda: asyncio.ensure_future(service.stop()))
-        console = await serve_console(service, sock=sock)
-        log.info(
-            "table %s (%s) is open; the console is at %s",
-            config.table_id,
-            config.table_name,
-            console.url,
-        )
-        _tell_the_kiosk(console_url(config.api, port=urlsplit(console.url).port))
-        notifier.ready(f"table {config.table_id} open at position {service.position}")
-        watchdog = asyncio.create_task(notifier.keep_alive())
-        try:
-            await service.run_until_stopped()
-        finally:
-            notifier.stopping()
-            watchdog.cancel()
-            await console.stop()
+    interim: list[asyncio.Task[Served]] = []
+    why = [""]
+
+    def waiting(reason: str, seconds: float) -> None:
+        notifier.waiting(reason, seconds)
+        why[0] = reason
+        if sock is not None and not interim:
+            app = waiting_app(lambda: why[0])
+            interim.append(asyncio.ensure_future(start(app, config.api, sock=sock.dup())))
+
+    try:
+        async with TableService(config, waiting=waiting) as service:
+            await _stop(interim)
+            await _serve(service, config, notifier, sock)
+    finally:
+        await _stop(interim)
+
+
+async def _stop(interim: list[asyncio.Task[Served]]) -> None:
+    """Stop the console that answered 503 while the start waited, if any."""
+    if interim:
+        served = await interim.pop()
+        await served.stop()
+
+
+async def _serve(
+    service: TableService, config: Config, notifier: Notifier, sock: socket.socket | None
+) -> None:
+    """The console of the started ``service``, until the service stops."""
+    loop = asyncio.get_running_loop()
+    for number in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(number, lambda: asyncio.ensure_future(service.stop()))
+    console = await serve_console(service, sock=sock)
+    log.info(
+        "table %s (%s) is open; the console is at %s",
+        config.table_id,
+        config.table_name,
+        console.url,
+    )
+    _tell_the_kiosk(console_url(config.api, port=urlsplit(console.url).port))
+    notifier.ready(f"table {config.table_id} open at position {service.position}")
+    watchdog = asyncio.create_task(notifier.keep_alive())
+    try:
+        await service.run_until_stopped()
+    finally:
+        notifier.stopping()
+        watchdog.cancel()
+        await console.stop()
 
 
 def _tell_the_kiosk(url: str) -> None:
