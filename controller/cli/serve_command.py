@@ -3,11 +3,12 @@ console (``dealer_ui``, at the configuration's API address) until stopped.
 
 Exit status: 0 after SIGTERM or SIGINT (Ctrl-C); 2 for a configuration error (the key, the
 value and what is allowed; an ``[api]`` address the console cannot listen at included: it is
-bound before the journal or a device is touched); 1 when the journal cannot be opened or
-written, another process writes it (checked first: a second service of the table is named
-as such, not as an address in use), or the service fails. A journal whose disk is full at
-the start is waited for (its console's address answering 503 with why meanwhile), not a
-failure.
+bound before the journal or a device is touched); 1 when the journal cannot be opened (not
+a journal, another version, no permission, its folder missing), another process writes it
+(checked first: a second service of the table is named as such, not as an address in
+use), or the service fails. A journal whose disk is full is waited for, not a failure: at
+the start (its console's address answering 503 with why meanwhile) as while the table
+deals (docs/operations.md).
 
 ``luck-table serve --check --config FILE`` checks the configuration and stops: it touches
 neither the journal nor the devices, nor starts anything. Each problem is a line on
