@@ -30,6 +30,7 @@ from psycopg import ProgrammingError
 from psycopg.conninfo import conninfo_to_dict
 
 from controller.errors import LuckTableError
+from controller.text import FreeText, TextError
 
 log = logging.getLogger("controller.config")
 
@@ -81,7 +82,19 @@ class Api:
     headers up to ``max_header`` bytes, a request's headers and body within
     ``request_timeout`` seconds; per client address at most ``max_connections`` open
     connections and ``max_websockets`` feeds; ``docs``: serve ``/docs`` (Swagger UI, from
-    its CDN)."""
+    its CDN).
+
+    What a feed's client may send (every WebSocket: console, studio, floor, relay): a
+    message of at most ``max_message`` bytes (larger: closed with 1009 before it is
+    buffered), frames at ``messages_per_second`` after a first ``message_burst`` (faster:
+    closed with 1008), text only (a binary frame: closed with 1003); a feed closed for one
+    of those stays counted in its address's ``max_websockets`` for ``feed_penalty`` seconds.
+    State-changing requests (anything but GET and HEAD under ``/api/``): per session
+    ``writes_per_second`` after a first ``write_burst``, per client address
+    ``address_writes_per_second`` after ``address_write_burst`` (beyond: 429 with
+    ``Retry-After``). An input a role may never make at this table (a player's decision
+    where the dealer decides) is refused (403) and journaled once per ``refusal_fold``
+    seconds per session, with the count."""
 
     bind: str = "127.0.0.1"
     port: int = 8080
@@ -96,6 +109,15 @@ class Api:
     max_connections: int = 32
     max_websockets: int = 8
     docs: bool = False
+    max_message: int = 4096
+    messages_per_second: float = 2.0
+    message_burst: int = 20
+    feed_penalty: float = 60.0
+    writes_per_second: float = 20.0
+    write_burst: int = 60
+    address_writes_per_second: float = 50.0
+    address_write_burst: int = 200
+    refusal_fold: float = 10.0
 
 
 @dataclass(frozen=True)
@@ -177,12 +199,20 @@ def text(
     *,
     pattern: re.Pattern[str] | None = None,
     allowed: str = "",
+    rule: FreeText | None = None,
 ) -> str:
+    """The text at ``key``: not empty, matching ``pattern`` if given; free text (a name
+    people read) kept by its ``rule`` (``controller.text``)."""
     value = data.get(last_part(key), MISSING)
     if not isinstance(value, str) or not value.strip():
         raise ConfigError(key, value, "a non-empty string")
     if pattern is not None and not pattern.fullmatch(value):
         raise ConfigError(key, value, allowed)
+    if rule is not None:
+        try:
+            return rule(value)
+        except TextError as error:
+            raise ConfigError(key, value, str(error)) from None
     return value
 
 
@@ -208,12 +238,22 @@ _API_LIMITS = {  # key: (least, most)
     "max_header": (1024, 1024 * 1024),
     "max_connections": (1, 100_000),
     "max_websockets": (1, 100_000),
+    "max_message": (128, 1024 * 1024),
+    "message_burst": (1, 100_000),
+    "write_burst": (1, 100_000),
+    "address_write_burst": (1, 100_000),
+}
+_API_RATES = ("messages_per_second", "writes_per_second", "address_writes_per_second")
+_API_TIMES = {  # key: (least, most) seconds
+    "request_timeout": (0.1, 600.0),
+    "feed_penalty": (0.0, 3600.0),
+    "refusal_fold": (0.1, 3600.0),
 }
 _API_LISTS = ("trusted_proxies", "allowed_hosts", "allowed_origins")
 
 
 def parse_api(api: Mapping[str, Any], base: Path) -> Api:
-    known = {"bind", "port", "tls_cert", "tls_key", "request_timeout", "docs"}
+    known = {"bind", "port", "tls_cert", "tls_key", "docs", *_API_RATES, *_API_TIMES}
     no_unknown(api, known | set(_API_LIMITS) | set(_API_LISTS), "api.")
     bind = text({"bind": "127.0.0.1", **api}, "api.bind")
     try:
@@ -245,6 +285,13 @@ def parse_api(api: Mapping[str, Any], base: Path) -> Api:
         name: whole(api, f"api.{name}", low, high=high, default=getattr(Api, name))
         for name, (low, high) in _API_LIMITS.items()
     }
+    rates: dict[str, Any] = {
+        name: _rate(api, f"api.{name}", getattr(Api, name)) for name in _API_RATES
+    }
+    times: dict[str, Any] = {
+        name: seconds(api, f"api.{name}", low, high, getattr(Api, name))
+        for name, (low, high) in _API_TIMES.items()
+    }
     docs = api.get("docs", False)
     if not isinstance(docs, bool):
         raise ConfigError("api.docs", docs, "true or false")
@@ -258,10 +305,20 @@ def parse_api(api: Mapping[str, Any], base: Path) -> Api:
         allowed_origins=_strings(
             api, "api.allowed_origins", _origin, "origins (https://host:port)"
         ),
-        request_timeout=seconds(api, "api.request_timeout", 0.1, 600, Api.request_timeout),
         docs=docs,
         **limits,
+        **rates,
+        **times,
     )
+
+
+def _rate(data: Mapping[str, Any], key: str, default: float) -> float:
+    """A rate a second, 0.01 to 100000."""
+    value = data.get(last_part(key), default)
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if not number or not 0.01 <= value <= 100_000:
+        raise ConfigError(key, value, "a number a second, 0.01 to 100000")
+    return float(value)
 
 
 def _strings(

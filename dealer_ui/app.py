@@ -32,7 +32,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
 from controller.config import MAX_STUDIO_TOKEN_HOURS, MIN_STUDIO_DELAY
-from controller.service import Guard, Stale, TableService, TableStopped
+from controller.service import Guard, Paused, Stale, TableService, TableStopped
 from controller.table import SignInAttack, Table, TableInputError, input_from_json
 from dealer_ui.archive import PAGE, Archive
 from dealer_ui.auth import Attack, Auth, AuthError, Session
@@ -40,10 +40,15 @@ from dealer_ui.feeds import Feed
 from dealer_ui.guard import peer_of
 from dealer_ui.models import EventOut, StepOut, ViewOut
 from dealer_ui.operations import router as operations_router
+from dealer_ui.refusals import Refusals
 from dealer_ui.studio import ISSUED, REVOKED, StudioFeed, StudioPass, StudioTokens
 from dealer_ui.views import Role, effects_view, view
 from dealer_ui.web import (
     ApiError,
+    Id,
+    Label,
+    Name,
+    Reason,
     SessionOut,
     SignIn,
     bearer_session,
@@ -57,6 +62,9 @@ from dealer_ui.web import (
 )
 
 STATIC = Path(__file__).parent / "static"
+#: Why a player's own decision is refused where the dealer enters them (the table core's
+#: words, had it reached the table).
+PLAYERS_DO_NOT_DECIDE = "players do not enter their own decisions at this table: the dealer does"
 
 log = logging.getLogger(__name__)
 
@@ -66,9 +74,9 @@ class PlayerTokenIn(BaseModel):
 
 
 class Supervisor(BaseModel):
-    supervisor: str = Field(min_length=1, max_length=64, description="the supervisor's id")
+    supervisor: Id = Field(description="the supervisor's id")
     pin: str = Field(min_length=1, max_length=64)
-    why: str = Field(min_length=1, max_length=500)
+    why: Reason
 
 
 class DecisionIn(BaseModel):
@@ -114,7 +122,7 @@ class ConsoleOut(BaseModel):
 
 class SitDownIn(BaseModel):
     seat: int
-    player: str = Field(min_length=1, max_length=64)
+    player: Name
     buy_in: int
 
 
@@ -253,6 +261,7 @@ class TableApp:
     archive: Archive
     studio: StudioFeed
     studio_tokens: StudioTokens
+    refusals: Refusals
 
     def live_session(self, token: str | None) -> Session | None:
         """The session of ``token`` if it still holds (not expired; a player's token: its
@@ -276,6 +285,8 @@ class TableApp:
             step = await self.service.submit(item, guard)
         except Stale as error:
             raise ApiError(409, "stale", str(error)) from None
+        except Paused as error:
+            raise ApiError(409, "paused", str(error)) from None
         if step.refused:
             raise ApiError(409, "refused", step.refused)
         role, seat = role_of(session)
@@ -286,6 +297,16 @@ class TableApp:
             ],
             view=ViewOut(**view(step.table, role, seat)),
         )
+
+    def never_here(self, session: Session, what: str, reason: str, request: Request) -> ApiError:
+        """An input ``session``'s role may never make at this table: not a table input (not
+        journaled as one, the table never sees it), counted in the session's burst of
+        refusals (journaled once per burst, :mod:`dealer_ui.refusals`); the 403 to answer."""
+        fields: dict[str, Any] = {"input": what, "role": session.role, "who": session.who}
+        fields |= {"seat": session.seat, "sitting": session.sitting}
+        fields |= {"client": client_of(request), "reason": reason}
+        self.refusals.refuse(session.token, fields)
+        return ApiError(403, "forbidden", reason)
 
     async def refused_pin(
         self,
@@ -487,13 +508,16 @@ dealer_router = APIRouter(prefix="/api", tags=["dealer"])
 
 
 @dealer_router.post("/decisions", **STEP)
-async def decide(body: DecisionIn, table: TheTable, session: Caller) -> StepOut:
+async def decide(body: DecisionIn, request: Request, table: TheTable, session: Caller) -> StepOut:
     """A player's decision: said by the dealer, or made by the player with their token
-    (at a table that allows it)."""
+    (at a table that allows it; elsewhere 403, journaled once per burst:
+    :mod:`dealer_ui.refusals`)."""
     if session is None or session.role not in ("dealer", "player"):
         raise ApiError(403, "forbidden", "a dealer's session or the player's token is needed")
     if session.role == "player" and session.seat != body.seat:
         raise ApiError(403, "forbidden", f"this token is for seat {session.seat}")
+    if session.role == "player" and not table.service.table.settings.player_decisions:
+        raise table.never_here(session, "decide", PLAYERS_DO_NOT_DECIDE, request)
     by = "player" if session.role == "player" else "dealer"
     decision = body.model_dump(exclude_none=True, exclude={"hand", "step"})
     return await table.submit({"type": "decide", **decision, "by": by}, session, body.guard())
@@ -566,9 +590,7 @@ studio_router = APIRouter(tags=["studio"])
 
 
 class StudioTokenIn(Supervisor):
-    label: str = Field(
-        min_length=1, max_length=100, description="who the token is for (a broadcast, a truck)"
-    )
+    label: Label = Field(description="who the token is for (a broadcast, a truck)")
 
 
 class StudioTokenOut(BaseModel):
@@ -773,7 +795,10 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         )
     studio = StudioFeed(service, config.studio.delay_seconds)
     tokens = StudioTokens(service.now, service.monotonic)
-    table = TableApp(service, auth, Feed(service), Archive(config.journal), studio, tokens)
+    refusals = Refusals(service.record_access, config.api.refusal_fold)
+    table = TableApp(
+        service, auth, Feed(service), Archive(config.journal), studio, tokens, refusals
+    )
     if auth.on_attack is None:
         auth.on_attack = table.attack_alert
 
@@ -788,6 +813,7 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         except TableStopped as error:  # the console still serves, to say why (503)
             log.error("the studio's tokens could not be read back: %s", error)
         yield
+        await refusals.close()
         await studio.stop()
         await table.feed.stop()
         table.archive.close()  # its worker process ends

@@ -145,7 +145,7 @@ def view(table: Table, role: Role | str, seat: int | None = None) -> dict[str, A
         ),
     }
     if hand is not None:
-        out |= _hand(hand, role, seat)
+        out |= _hand(hand, role, seat, paused=table.paused)
     if everything:
         out["burns"] = [] if hand is None else [str(card) for card in hand.burns]
         out["held"] = [str(card) for card in table.held]
@@ -243,7 +243,9 @@ def _actor(hand: Hand | None) -> int | None:
     return waiting.seat
 
 
-def _hand(hand: Hand, role: Role, seat: int | None) -> dict[str, Any]:
+def _hand(hand: Hand, role: Role, seat: int | None, *, paused: bool) -> dict[str, Any]:
+    """The hand's part of the view; ``choices`` only for whom may decide, and none while
+    the table is paused (a pause stops the action: the table refuses every decision)."""
     waiting = None if hand.over else hand.waiting_for
     pots = hand.current_pots()
     out: dict[str, Any] = {
@@ -254,11 +256,11 @@ def _hand(hand: Hand, role: Role, seat: int | None) -> dict[str, Any]:
         "pots": [pot.to_json() for pot in pots],
         "next": None if waiting is None else waiting.to_json(),
         "waiting": None if waiting is None else waiting.describe(),
-    }
+    } | hand.house_json()
     may_decide = role in (Role.DEALER, Role.SURVEILLANCE) or (
         role is Role.PLAYER and waiting is not None and waiting.seat == seat
     )
-    if waiting is not None and waiting.kind != "card" and may_decide:
+    if waiting is not None and waiting.kind != "card" and may_decide and not paused:
         out["choices"] = waiting.to_json()["legal"]
     return out
 

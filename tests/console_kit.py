@@ -136,11 +136,19 @@ class LiveTable:
         await self.shoe.settled()
         await self.until(lambda: self.service.position > before, "the card is journaled")
 
-    async def play_hand(self, script: Script, each: Callable[[], Any] | None = None) -> None:
-        """Stack the deck, start the hand, and play it as ``script`` says."""
+    async def play_hand(
+        self,
+        script: Script,
+        each: Callable[[], Any] | None = None,
+        stop: Callable[[Table], bool] | None = None,
+    ) -> None:
+        """Stack the deck, start the hand, and play it as ``script`` says (until ``stop``
+        holds for the table, if given: the move it waits for is left to the caller)."""
         await self.load(script.deck(self.service.table))
         (await self.post("/api/hands")).raise_for_status()
         while (move := script.move(self.service.table)) is not None:
+            if stop is not None and stop(self.service.table):
+                return
             if move == "deal":
                 await self.draw()
             elif move == "void":

@@ -51,9 +51,12 @@ RING_MARKS = """() => Object.fromEntries(['next-card', 'bonus-due'].map((mark) =
     [...document.querySelectorAll(`#ring .seat.${mark}`)].map((seat) => +seat.dataset.seat)]))"""
 
 
-async def opened(browser: Any, url: str) -> Any:
-    """A new 1280x800 page on ``url``."""
-    page = await browser.new_page(viewport=dict(SIZES[0]))
+async def opened(
+    browser: Any, url: str, size: dict[str, int] = SIZES[0], touch: bool = False
+) -> Any:
+    """A new page on ``url``, 1280x800 unless ``size`` says otherwise (``touch``: a
+    touchscreen's, ``page.touchscreen`` taps)."""
+    page = await browser.new_page(viewport=dict(size), has_touch=touch)
     page.set_default_timeout(TIMEOUT_MS)
     await page.goto(url)
     return page
@@ -66,19 +69,23 @@ async def console(
     path: str = "",
     api: dict[str, Any] | None = None,
     table: str = "",
+    game: str = 'showdown = "manual"',
+    size: dict[str, int] = SIZES[0],
+    touch: bool = False,
 ) -> AsyncIterator[tuple[Any, ...]]:
     """The live table on ``shoe`` (``api``: settings of ``[api]`` other than the
-    defaults; ``table``: lines of the table's configuration), a Chromium, and a 1280x800
-    page on the console's ``path``: (live table, browser, page)."""
+    defaults; ``table``, ``game``: lines of the table's configuration), a Chromium, and a
+    page (1280x800 unless ``size`` says otherwise; ``touch``: a touchscreen's) on the
+    console's ``path``: (live table, browser, page)."""
     async with (
-        live_table(tmp_path, shoe, api=api, table=table) as live,
+        live_table(tmp_path, shoe, api=api, table=table, game=game) as live,
         async_playwright() as playwright,
     ):
         browser = await playwright.chromium.launch(
             executable_path=str(CHROMIUM), args=["--no-sandbox"]
         )
         try:
-            yield live, browser, await opened(browser, live.served.url + path)
+            yield live, browser, await opened(browser, live.served.url + path, size, touch)
         finally:
             await browser.close()
 
@@ -247,7 +254,7 @@ def test_a_hand_dealt_with_the_console_buttons(tmp_path: Path) -> None:
                 await touch_targets(page)
                 await labels_fit(page)
                 if move.do is Do.FOLD:  # from the keyboard: the button, Enter, then confirm
-                    await page.locator(button_for(move)).focus()
+                    await page.locator(button_for(move) + ":enabled").focus()  # once armed
                     await page.keyboard.press("Enter")
                     await page.locator("#confirm-ok:focus").wait_for()
                     await page.keyboard.press("Enter")
@@ -467,9 +474,48 @@ def test_new_hand_waits_until_the_table_is_ready(tmp_path: Path) -> None:
             await settled_page(page, live)
             assert await new_hand.is_enabled()
 
+            # signing out asks first: Cancel keeps the dealer signed in
+            confirm = page.locator("#confirm")
             await sign_out.click()
+            await confirm.get_by_text(f"Sign out {DEALER['id']}?").wait_for()
+            await confirm.get_by_role("button", name="Cancel").click()
+            await confirm.wait_for(state="hidden")
+            assert await sign_out.is_visible() and await new_hand.is_enabled()
+            await sign_out.click()
+            await confirm.get_by_role("button", name="Confirm").click()
             await page.get_by_label("Dealer id").wait_for()
             assert not await sign_out.is_visible()
+
+    on_the_shoe(scenario)
+
+
+def test_the_display_says_the_house_s_take_and_new_hand_stays_the_action(tmp_path: Path) -> None:
+    """After a raked hand the dealer's display says what to drop in the box, then the next
+    step; New hand is still the green action once the table is ready."""
+    game = 'showdown = "manual"\nrake_percent = 10\nrake_cap = 5\n'
+    game += "jackpot_drop = 1\njackpot_drop_at = 10"
+
+    async def scenario(shoe: Any) -> None:
+        async with console(tmp_path, shoe, game=game) as (live, _browser, page):
+            await page.get_by_label("Dealer id").fill(DEALER["id"])
+            await page.get_by_label("PIN", exact=True).fill(DEALER["pin"])
+            await page.get_by_role("button", name="Sign in").click()
+            await page.get_by_text("live", exact=True).wait_for()
+            await live.seat_players()
+            await live.play_hand(Script())
+            hand = live.service.table.hand
+            assert hand is not None and hand.over and hand.rake and hand.jackpot_drop == 1
+            took = f"RAKE {hand.rake}, JACKPOT 1: drop {hand.rake + 1}"
+            await settled_page(page, live)
+            assert await page.locator('#events li[data-kind="rake"]').text_content() == took
+            assert await page.locator("#next").text_content() == f"{took}, then LOAD A DECK"
+            assert await page.locator("#new-hand").is_disabled()
+            await live.load(Script().deck(live.service.table))
+            await settled_page(page, live)
+            assert await page.locator("#next").text_content() == f"{took}, then READY: NEW HAND"
+            assert await page.locator("#new-hand").is_enabled()
+            assert not await page.locator("#new-hand-why").is_visible()
+            await fits_both_screens(page)  # the longer line too
 
     on_the_shoe(scenario)
 

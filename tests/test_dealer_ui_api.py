@@ -182,7 +182,7 @@ async def own_decision(live: LiveTable) -> int:
     other = await live.http.post("/api/decisions", json=body, headers=tokens[seat % 3 + 1])
     assert other.status_code == 403 and f"seat {seat % 3 + 1}" in other.json()["reason"]
     own = await live.http.post("/api/decisions", json=body, headers=tokens[seat])
-    if own.status_code == 409:
+    if own.status_code == 403:  # refused at the API: never reaches the table
         assert "the dealer does" in own.json()["reason"], own.text
     return own.status_code
 
@@ -200,6 +200,58 @@ def test_players_decide_with_their_token_at_a_table_that_allows_it(tmp_path: Pat
             with Journal.open(live.service.config.journal, create=False) as journal:
                 decision = [e for e in journal.entries(position) if e.type == "decide"]
             assert decision[-1].fields["by"] == "player"
+
+    run(scenario)
+
+
+def test_a_paused_table_refuses_decisions_and_journals_none(tmp_path: Path) -> None:
+    """A card out of turn pauses the table: a decision, the dealer's (asked at this very
+    moment) or the player's own, answers 409 "paused" with the reason, and the journal
+    gets nothing; the supervisor's remedy is taken, then the decision."""
+
+    async def scenario(shoe: Any) -> None:
+        async with live_table(tmp_path, shoe, table="player_decisions = true") as live:
+            await live.seat_players()
+            await live.load(Script().deck(live.service.table))
+            (await live.post("/api/hands")).raise_for_status()
+            await deal_to_a_decision(live)
+            waiting = live.service.table.hand.waiting_for
+            legal = {choice.do.value: choice for choice in waiting.legal}
+            do = next(word for word in ("check", "call", "bring_in") if word in legal)
+            await live.draw()  # a card out of the shoe while a player is to act
+            table = live.service.table
+            assert table.paused and table.alerts[0].kind.value == "card_out_of_turn"
+            asked = {"hand": table.hand_number, "step": len(table.hand_log)}
+            body = {"seat": waiting.seat, "do": do} | ({"to": legal[do].to} if legal[do].to else {})
+            token = (await live.post("/api/player-tokens", {"seat": waiting.seat})).json()
+            player = {"Authorization": f"Bearer {token['token']}"}
+            position = live.service.position
+            with Journal.open(live.service.config.journal, create=False) as journal:
+                before = len(list(journal.entries(0)))
+            for answer in (
+                await live.post("/api/decisions", {**body, **asked}),
+                await live.post("/api/decisions", {"seat": waiting.seat, "do": "fold"}),
+                await live.http.post("/api/decisions", json=body, headers=player),
+            ):
+                assert answer.status_code == 409, answer.text
+                refusal = answer.json()
+                assert refusal["error"] == "paused", refusal
+                assert refusal["reason"].startswith("the table is paused (a card came out")
+                assert f"resolves alert {table.alerts[0].id}" in refusal["reason"]
+            assert live.service.position == position and live.service.table is table
+            with Journal.open(live.service.config.journal, create=False) as journal:
+                assert len(list(journal.entries(0))) == before
+            resolved = await live.post(
+                "/api/supervisor/resolve",
+                {**SUPERVISOR, "why": "taken away", "alert": table.alerts[0].id, "remedy": "dead"},
+            )
+            assert resolved.status_code == 200, resolved.text
+            asked["step"] = len(live.service.table.hand_log)
+            taken = await live.post("/api/decisions", {**body, **asked})
+            assert taken.status_code == 200, taken.text
+            with Journal.open(live.service.config.journal, create=False) as journal:
+                decided = [e for e in journal.entries(position) if e.type == "decide"]
+            assert [e.fields["do"] for e in decided] == [do]
 
     run(scenario)
 
@@ -260,7 +312,7 @@ def test_errors_are_json_with_the_reason_and_the_feed_resumes_after_a_reconnect(
             again = await live.post("/api/hands")
             assert again.status_code == 409 and "in progress" in again.json()["reason"]
             await deal_to_a_decision(live)
-            assert await own_decision(live) == 409  # this table's players do not decide
+            assert await own_decision(live) == 403  # this table's players do not decide
 
             url = live.served.url.replace("http", "ws", 1) + "/ws"
             async with websockets.connect(url) as socket:

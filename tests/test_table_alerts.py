@@ -322,6 +322,7 @@ RECORDS_ONLY = {
     AlertKind.FOREIGN_CARD,
     AlertKind.DECK_DUE,
     AlertKind.CLOCK_STEPPED,
+    AlertKind.DECK_NOT_SHUFFLED,
 }
 
 

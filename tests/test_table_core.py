@@ -53,6 +53,7 @@ from controller.table import (
     alerts,
     apply,
     input_from_json,
+    paused_refusal,
 )
 from tests.table_driver import TableDriver, code
 
@@ -232,13 +233,49 @@ def test_card_drawn_during_betting_pauses_and_the_supervisor_holds_it():
     assert alert.message == "a card came out of the shoe while seat 2 is to act"
     assert driver.table.paused
     assert driver.table.signals.display.startswith("PAUSED: a card came out")
-    driver.act(2, "bring_in")  # the betting goes on
+    assert "the table is paused" in driver.refused(Decide, seat=2, do=Do.BRING_IN)
     driver.resolve(AlertKind.CARD_OUT_OF_TURN, Remedy.HOLD)
     assert driver.table.held == (parse_card("Qc"),)
-    driver.act(5, "call")  # the round ends: the held card is the burn card
+    driver.ok(Decide, seat=2, do=Do.BRING_IN)  # the betting goes on once it is resolved
+    driver.ok(Decide, seat=5, do=Do.CALL)  # the round ends: the held card is the burn card
     assert driver.table.held == () and driver.table.hand.burns == (parse_card("Qc"),)
     assert "held_card" in driver.kinds()
     assert driver.table.signals.display == "DEAL: seat 2, face up"
+
+
+def test_a_pause_stops_every_decision_and_not_the_remedies():
+    """Robert's Rules: the action waits while the irregularity is put right (docs/rules.md,
+    "A pause stops the action")."""
+    driver = betting()
+    driver.ok(SeatOccupied, seat=5)
+    driver.ok(SeatVacated, seat=5)  # a non-blocking alert: the action goes on
+    assert driver.table.alerts and not driver.table.paused
+    assert paused_refusal(driver.table, Decide(at=0, seat=2, do=Do.BRING_IN)) is None
+    driver.ok(CardFromShoe, code=code("Qc"))  # out of turn: the table pauses
+    alert = driver.alert(AlertKind.CARD_OUT_OF_TURN)
+    assert driver.table.paused
+    for seat, do, by in [
+        (2, Do.BRING_IN, By.DEALER),  # one the engine would take
+        (2, Do.COMPLETE, By.PLAYER),
+        (2, Do.FOLD, By.DEALER),
+        (5, Do.CALL, By.DEALER),  # out of turn too: the pause is said first
+        (5, Do.BONUS, By.PLAYER),
+        (5, Do.MUCK, By.DEALER),
+    ]:
+        why = driver.refused(Decide, seat=seat, do=do, by=by)
+        assert why == paused_refusal(driver.table, Decide(at=0, seat=seat, do=do, by=by))
+        assert why.startswith("the table is paused (a card came out of the shoe while seat 2")
+        assert f"resolves alert {alert}" in why
+    # the remedies are no decisions: the pause does not stop them
+    resolve = ResolveAlert(at=0, alert=alert, remedy=Remedy.DEAD, **SUPERVISOR)
+    assert paused_refusal(driver.table, resolve) is None
+    assert paused_refusal(driver.table, VoidHand(at=0, **SUPERVISOR)) is None
+    driver.ok(ResolveAlert, alert=alert, remedy=Remedy.DEAD, **SUPERVISOR)
+    assert not driver.table.paused
+    driver.ok(Decide, seat=2, do=Do.BRING_IN)  # resolved: the action goes on
+    driver.ok(CardFromShoe, code=code("Jc"))  # paused again; a void still ends the hand
+    driver.ok(VoidHand, **SUPERVISOR)
+    assert not driver.table.in_hand and not driver.table.paused
 
 
 def test_held_card_is_set_aside_when_the_hand_ends_first():
@@ -781,6 +818,66 @@ def test_a_whole_hand_to_the_showdown_conserves_chips():
     assert not driver.table.in_hand and driver.table.hand.phase is Phase.COMPLETE
     assert sum(seat.stack for seat in driver.table.seats) == 400 == driver.table.chips
     assert driver.table.unconfirmed == () and driver.table.signals.display == "LOAD A DECK"
+
+
+@pytest.mark.parametrize(
+    ("timing", "display"),
+    [
+        ("end", "RAKE 2, JACKPOT 1: drop 3, then LOAD A DECK"),
+        ("street", "LOAD A DECK"),  # taken before fourth street: nothing left to take
+    ],
+)
+def test_the_house_s_take_leaves_the_stacks_for_the_drop_box_and_the_ledger_counts_it(
+    timing, display
+):
+    house = {"rake_percent": 50, "rake_cap": 2, "jackpot_drop": 1, "jackpot_drop_at": 5}
+    driver = betting(**house, rake_timing=timing)
+    driver.act(2, "bring_in")
+    driver.act(5, "call")
+    driver.read("Qc 3d 8d", confirm=True)  # the burn, a card to each seat
+    driver.act(5, "check")
+    driver.act(2, "check")
+    for cards in ("Jc 5h 9s", "Jd 6h Tc", "Jh 7h Td"):  # a burn and a card to each seat
+        driver.read(cards, confirm=True)
+        while driver.table.in_hand and driver.table.hand.waiting_for.kind == "action":
+            assert driver.act(driver.table.hand.waiting_for.seat, "check").refused is None
+    table = driver.table
+    assert not table.in_hand and (table.hand.rake, table.hand.jackpot_drop) == (2, 1)
+    assert (table.raked, table.jackpot_dropped) == (2, 1)  # pot 6: rake 3 capped at 2; drop 1
+    assert sum(seat.stack for seat in table.seats) == 397 == table.chips
+    assert table.signals.display == display
+    told = [effect.message for effect in driver.effects if effect.kind == "rake"]
+    assert told == ["RAKE 2, JACKPOT 1: drop 3"]
+    text = driver.dump()
+    assert json.loads(text)["raked"] == 2 and json.loads(text)["jackpot_dropped"] == 1
+    assert Table.from_json(json.loads(text)) == table and driver.replayed() == text
+    driver.ok(DeckLoaded, count=52)
+    driver.ok(NewHand)
+    assert not driver.table.signals.display.startswith("RAKE")  # until the next hand begins
+    assert driver.table.chips == 397 and driver.table.raked == 2
+
+
+def test_taken_as_the_pot_grows_the_display_says_so_until_the_next_card():
+    house = {"rake_percent": 50, "rake_cap": 2, "rake_timing": "street"}
+    driver = betting(**house)
+    driver.act(2, "bring_in")
+    driver.act(5, "call")  # 6 in: half is 3, capped at 2, taken before fourth street
+    hand = driver.table.hand
+    assert (hand.rake, hand.took) == (2, (2, 0)) and driver.table.in_hand
+    assert driver.table.signals.display == "RAKE 2: drop 2, then BURN"
+    assert [pot.amount for pot in hand.current_pots()] == [4]
+    assert driver.table.raked == 0  # the ledger counts the hand's take once it is over
+    driver.read("Jc", confirm=True)  # the burn
+    assert driver.table.signals.display.startswith("DEAL")
+    assert driver.table.hand.took == (0, 0) and driver.table.hand.rake == 2
+    assert Table.from_json(json.loads(driver.dump())) == driver.table
+
+
+def test_a_table_without_a_rake_keeps_its_snapshot_as_before():
+    driver = fourth()
+    text = driver.dump()
+    assert "raked" not in json.loads(text) and "rake" not in json.loads(text)["hand"]
+    assert "rake_percent" not in json.loads(text)["settings"]["rules"]
 
 
 def test_apply_refuses_what_is_not_a_table_input():

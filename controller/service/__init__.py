@@ -9,6 +9,7 @@ from controller.history.recent import Recent, Update
 from controller.history.recovery import Recovered, recover, steps
 from controller.service.service import (
     Guard,
+    Paused,
     Stale,
     Subscription,
     TableService,
@@ -17,6 +18,7 @@ from controller.service.service import (
 
 __all__ = [
     "Guard",
+    "Paused",
     "Recent",
     "Recovered",
     "Stale",

@@ -57,6 +57,7 @@ from controller.table import (
     Table,
     TableInput,
     Tick,
+    paused_refusal,
 )
 from controller.table import DeviceRestarted as TableDeviceRestarted
 from controller.table.effects import HandOver
@@ -90,6 +91,11 @@ class Stale(LuckTableError):
     """An input made for a table that has moved on (its guard's reason): not journaled."""
 
 
+class Paused(LuckTableError):
+    """A player's decision while the table is paused (the table core's reason,
+    :func:`controller.table.paused_refusal`): refused, not journaled."""
+
+
 class Subscription:
     """The updates after the moment of subscribing, in order; ends when the service stops."""
 
@@ -113,6 +119,19 @@ class Subscription:
             self.close()
             raise StopAsyncIteration
         return update
+
+
+def _unpaused(item: TableInput, guard: Guard | None) -> Guard:
+    """The guard :meth:`TableService.submit` asks for ``item``: :class:`Paused` when the
+    table is paused and ``item`` is a decision the pause stops; then ``guard``, if any."""
+
+    def check(table: Table) -> str | None:
+        paused = paused_refusal(table, item)
+        if paused is not None:
+            raise Paused(paused)
+        return None if guard is None else guard(table)
+
+    return check
 
 
 class TableService:
@@ -320,8 +339,11 @@ class TableService:
         back with ``step.refused`` (journaled all the same: replaying refuses it again).
         ``guard`` is asked, with the table as it is when the input's turn comes (under the
         service's lock, so nothing comes between), whether the input still fits it: a reason
-        it gives raises :class:`Stale`, and nothing is journaled or applied."""
-        return await self._record_own(item, guard)
+        it gives raises :class:`Stale`, and nothing is journaled or applied. A player's
+        decision while the table is paused raises :class:`Paused` the same way (asked
+        first, under the same lock): a pause stops the action, and a decision it stops is
+        no input of the table's."""
+        return await self._record_own(item, _unpaused(item, guard))
 
     async def record_failed_attempt(self, fields: dict[str, Any]) -> int:
         """Journal a refused credential (``fields``: who tried, for what, from where, why):

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 from controller.config import Config, DevicePort, FloorSettings
 from controller.config_file import Api, Credential
 from controller.journal.store import writer_lock
-from controller.service import TableService
+from controller.service import Paused, TableService
 from controller.sim.floor import Observer, PhysicalActError
 from controller.table import AlertKind, Device, Disposition, Table, TableInput, TableSettings
 from drivers.session import LinkConfig
@@ -146,7 +146,10 @@ class ServiceFloor:
         return 0  # the service stamps people's inputs with its own clock
 
     async def submit(self, item: TableInput) -> str | None:
-        return (await self.service.submit(item)).refused
+        try:
+            return (await self.service.submit(item)).refused
+        except Paused as paused:  # the table paused meanwhile: the decision is not journaled
+            return str(paused)
 
     async def _command(self, device: Device, line: str) -> Any:
         try:

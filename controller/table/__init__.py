@@ -33,7 +33,7 @@ from controller.table.alerts import (
     Raised,
     Severity,
 )
-from controller.table.core import Step, apply
+from controller.table.core import Step, apply, paused_refusal
 from controller.table.inputs import (
     INPUT_TYPES,
     AcknowledgeAlert,
@@ -145,4 +145,5 @@ __all__ = [
     "WrongFace",
     "apply",
     "input_from_json",
+    "paused_refusal",
 ]

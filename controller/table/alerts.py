@@ -60,6 +60,7 @@ class AlertKind(StrEnum):
     FOREIGN_CARD = "foreign_card"
     DECK_DUE = "deck_due"
     CLOCK_STEPPED = "clock_stepped"
+    DECK_NOT_SHUFFLED = "deck_not_shuffled"
 
 
 class AlertRule(NamedTuple):
@@ -95,6 +96,7 @@ ALERT_RULES: dict[AlertKind, AlertRule] = {
     AlertKind.FOREIGN_CARD: AlertRule(Severity.ABNORMAL, True, (_DEAD, _REPLACE), True),
     AlertKind.DECK_DUE: AlertRule(Severity.ACTION, False, (_DONE,), False),
     AlertKind.CLOCK_STEPPED: AlertRule(Severity.ABNORMAL, False, (_DONE,), False),
+    AlertKind.DECK_NOT_SHUFFLED: AlertRule(Severity.ABNORMAL, False, (_DONE,), False),
 }
 
 
@@ -712,6 +714,31 @@ class DeckDue(AlertFacts):
         )
 
 
+@dataclass(frozen=True, slots=True)
+class DeckNotShuffled(AlertFacts):
+    """The deck in the shoe is dealt in an order too close to an earlier deck's: ``pairs``
+    of its first ``dealt`` cards came out one after the other in the same order as from the
+    deck ``decks_ago`` loads before (``controller.table.shuffle``)."""
+
+    kind = AlertKind.DECK_NOT_SHUFFLED
+    pairs: int
+    dealt: int
+    decks_ago: int
+
+    def say(self, name: Name = str) -> str:
+        earlier = "the last deck" if self.decks_ago == 1 else f"the deck {self.decks_ago} loads ago"
+        return (
+            f"the deck was not shuffled: {self.pairs} pairs of its first {self.dealt} cards "
+            f"came out in the same order as from {earlier} (a shuffled deck repeats about one)"
+        )
+
+    def todo(self, name: Name = str) -> str:
+        return (
+            "the hand goes on; surveillance reviews the last shuffle and load on video, and the "
+            "next deck is shuffled where the camera sees it; the supervisor resolves (done)"
+        )
+
+
 def _s(count: int) -> str:
     return "" if count == 1 else "s"
 
@@ -739,6 +766,7 @@ FACTS: dict[AlertKind, type[AlertFacts]] = {
         ForeignCard,
         DeckDue,
         ClockStepped,
+        DeckNotShuffled,
     )
 }
 

@@ -210,7 +210,8 @@ def _feed_held(table: Table, at: int, fx: list[Effect]) -> Table:
 
 
 def _settle(table: Table, at: int, fx: list[Effect]) -> Table:
-    """The hand is over: stacks back to the seats, its cards spent, its placements done."""
+    """The hand is over: stacks back to the seats (net of the house's take, which goes to
+    the table's drop-box ledger), its cards spent, its placements done."""
     hand = table.hand
     assert hand is not None
     stacks = hand.stacks()
@@ -221,6 +222,8 @@ def _settle(table: Table, at: int, fx: list[Effect]) -> Table:
         fx.append(told.HeldSetAside(table.held))
     table = table._replace(
         seats=seats,
+        raked=table.raked + hand.rake,
+        jackpot_dropped=table.jackpot_dropped + hand.jackpot_drop,
         spent=table.spent | sum(map(_bit, hand.cards_out())),
         held=(),
         unconfirmed=(),
@@ -259,6 +262,27 @@ def _card_read(table: Table, item: ti.CardFromShoe, fx: list[Effect]) -> Table:
             return _raise(table, facts, fx, at=item.at)
         table = table._replace(deck=deck._replace(dealt=(*deck.dealt, item.uid)))
     return _card_out(table, card, item.at, fx)
+
+
+def _read_in_order(table: Table, item: ti.CardFromShoe, fx: list[Effect]) -> Table:
+    """A card read out of the shoe, then its place in the order the deck is dealt in: an
+    order too close to an earlier deck's is a deck not shuffled (controller/table/shuffle.py)."""
+    table = _card_read(table, item, fx)
+    if not table.settings.protection.shuffle_check or not 0 <= item.code < 52:
+        return table
+    shuffles, repeated = table.shuffles.dealt(item.code)
+    table = table._replace(shuffles=shuffles)
+    if repeated is None:
+        return table
+    return _raise(table, alerts.DeckNotShuffled(*repeated), fx, at=item.at)
+
+
+def _deck_in(table: Table, item: ti.DeckLoaded, fx: list[Effect]) -> Table:
+    """A deck loaded between hands begins a new order (a reload during a hand, of the stub
+    and the burns, goes on with it)."""
+    if not table.in_hand:
+        table = table._replace(shuffles=table.shuffles.loaded())
+    return _deck_loaded(table, item, fx)
 
 
 # Game protection (controller/table/protection.py) -------------------------------------
@@ -680,9 +704,30 @@ def _device_restarted(table: Table, item: ti.DeviceRestarted, fx: list[Effect]) 
 # Decisions and the hand -----------------------------------------------------------------
 
 
+def paused_refusal(table: Table, item: TableInput) -> str | None:
+    """Why ``table`` takes no ``item`` now because it is paused: a player's decision while
+    a blocking alert is open (the action is suspended until the supervisor resolves the
+    irregularity: docs/rules.md, "A pause stops the action"). None: the pause does not
+    stop ``item`` (no pause, or not a decision: the remedies, a void, the devices' events
+    go on). The service asks it before journaling a decision; the core refuses it in
+    :func:`apply` too, in a replay as live."""
+    if not isinstance(item, ti.Decide):
+        return None
+    blocking = next((alert for alert in table.alerts if table.blocks(alert)), None)
+    if blocking is None:
+        return None
+    return (
+        f"the table is paused ({blocking.message}): no decision is taken until the "
+        f"supervisor resolves alert {blocking.id}"
+    )
+
+
 def _decide(table: Table, item: ti.Decide, fx: list[Effect]) -> Table:
     if not table.in_hand:
         raise Refused("no hand in progress")
+    paused = paused_refusal(table, item)
+    if paused is not None:
+        raise Refused(paused)
     if item.do not in _PLAYER_DECISIONS:
         raise Refused(f"'{item.do}' is not a player's decision")
     if item.by is ti.By.PLAYER and not table.settings.player_decisions:
@@ -1018,13 +1063,13 @@ def _tick(table: Table, item: ti.Tick, fx: list[Effect]) -> Table:
 
 
 _HANDLERS: dict[type[TableInput], _Handler] = {
-    ti.CardFromShoe: _card_read,
+    ti.CardFromShoe: _read_in_order,
     ti.CardUnreadable: _card_unreadable,
     ti.CardAtSeat: _card_at_seat,
     ti.SeatOccupied: _seat_occupied,
     ti.SeatVacated: _seat_vacated,
     ti.DeckCard: _deck_card,
-    ti.DeckLoaded: _deck_loaded,
+    ti.DeckLoaded: _deck_in,
     ti.DeviceFault: _device_fault,
     ti.DeviceFaultCleared: _device_fault_cleared,
     ti.LinkUp: _link_up,

@@ -20,6 +20,13 @@ const WHO_KEY = `who:${ROLE}`;
 const EVENTS_KEPT = 8;
 const SIGNALS = ["display", "lamps"];  // what the screen and the lamps show: not events
 
+// A decision button takes a tap only once it has been on the screen this long, and only for
+// the moment (hand, step, seat) it was drawn for: a double tap, or a bouncing panel, whose
+// second touch lands on the buttons redrawn for the next seat finds them still arming
+// (docs/console.md, "Every tap safe"). The confirmation's Confirm arms the same way.
+const ARM_MS = 350;
+document.documentElement.style.setProperty("--arm-time", `${ARM_MS}ms`);  // the flash's length
+
 const STREETS = { 3: "third street", 4: "fourth street", 5: "fifth street", 6: "sixth street", 7: "seventh street" };
 const SUITS = { c: "♣", d: "♦", h: "♥", s: "♠" };
 const SEATS = 8;
@@ -39,6 +46,8 @@ const state = {
   locked: false,
   events: [],       // the last events, newest first, as this role's feed told them
   confirming: null, // the moment (hand, step) a confirmation was asked at
+  drawn: null,      // the decision buttons' moment: {key, seat, at (shown), sent}
+  arming: null,     // the timer that arms them
   pastAsked: 0,     // surveillance: the readings of the past hands asked for
 };
 
@@ -172,9 +181,15 @@ function signedIn(session) {
 
 $("sign-in").addEventListener("cancel", (event) => event.preventDefault());
 
-$("sign-out").addEventListener("click", async () => {
-  await fetch("/api/sessions", { method: "DELETE", headers: { Authorization: `Bearer ${state.token}` } });
-  signedOut("signed out");
+// Signing out ends the dealer's session: the dealer's page asks first (a stray tap in the
+// middle of a hand would leave the table with nobody signed in).
+$("sign-out").addEventListener("click", () => {
+  const out = async () => {
+    await fetch("/api/sessions", { method: "DELETE", headers: { Authorization: `Bearer ${state.token}` } });
+    signedOut("signed out");
+  };
+  if (ROLE === "dealer") confirmThen(`Sign out ${state.who}?`, out);
+  else out();
 });
 
 // --- the feed ------------------------------------------------------------------------
@@ -310,8 +325,11 @@ function choiceLabel(choice, seat, next) {
 // Ask to confirm ``text``; ``action`` if confirmed. ``moment``: what the question was asked
 // about ({hand} or {hand, step}): when the table moves on from it meanwhile, the question is
 // withdrawn (and the server refuses a decision sent for a moment past).
+// Confirm takes a tap only after ARM_MS, like a decision: the second touch of a double tap
+// on the button that asked does not confirm.
 function confirmThen(text, action, moment) {
   const dialog = $("confirm");
+  const ok = $("confirm-ok");
   $("confirm-text").textContent = text;
   dialog.returnValue = "";
   state.confirming = moment ? { text, ...moment } : null;
@@ -319,8 +337,14 @@ function confirmThen(text, action, moment) {
     state.confirming = null;
     if (dialog.returnValue === "ok") action();
   };
+  ok.disabled = true;
   dialog.showModal();
-  $("confirm-ok").focus();
+  const asked = dialog.onclose;
+  setTimeout(() => {
+    if (!dialog.open || dialog.onclose !== asked) return;
+    ok.disabled = false;
+    ok.focus();
+  }, ARM_MS);
 }
 
 function withdrawStale(view) {
@@ -332,45 +356,96 @@ function withdrawStale(view) {
   say(`The table moved on: "${asked.text}" was not sent. Look at the table and decide again.`);
 }
 
+// The decision buttons of the moment the view shows (none while the table is paused: the
+// table takes no decision then, only the remedies). A moment not drawn before (a new hand,
+// step or seat) is drawn arming: the buttons disabled and flashing for ARM_MS, then armed;
+// the same moment drawn again (another update) keeps its time. Once one of them is sent,
+// the moment's buttons take no more taps (again if the table refuses it).
 function renderChoices(view) {
   const box = $("choice-buttons");
   const hadFocus = box.contains(document.activeElement);
-  box.replaceChildren();
   const next = view.next;
-  const seatNumber = next && next.kind !== "card" ? next.seat : null;
+  const seatNumber = !view.paused && next && next.kind !== "card" ? next.seat : null;
   const seat = view.seats.find((s) => s.seat === seatNumber);
   const toAct = $("to-act");
-  toAct.textContent = seat ? `Seat ${seat.seat} (${seat.player}) to act`
-    : view.paused ? "Table paused: see the alerts"
+  toAct.textContent = view.paused ? "Table paused: no decision until the alert is resolved"
+    : seat ? `Seat ${seat.seat} (${seat.player}) to act`
     : view.in_hand ? "No decision due: deal the next card" : "No hand in progress";
   toAct.classList.toggle("idle", !seat);
-  for (const choice of view.choices) {
+  const key = `${view.hand_number}/${view.step}/${seatNumber}`;
+  const before = state.drawn;
+  if (!before || before.key !== key) {
+    state.drawn = { key, seat: seatNumber, at: performance.now(), sent: false, focus: false };
+    // another seat's buttons where the last seat's were: the seat line flashes too
+    $("choices").classList.toggle("new-seat", Boolean(before && seatNumber !== null && before.seat !== seatNumber));
+  }
+  const drawn = state.drawn;
+  drawn.focus ||= hadFocus;
+  const buttons = [];
+  for (const choice of view.paused ? [] : view.choices) {
     const label = choiceLabel(choice, seat, next);
     const allIn = seat && choice.to !== undefined && choice.to === seat.stack + seat.bet;
     const text = allIn ? `${label} (all-in)` : label;
     const body = { seat: seatNumber, do: choice.do, hand: view.hand_number, step: view.step };
     if (choice.to !== undefined) body.to = choice.to;
     if (choice.accept !== undefined) body.accept = choice.accept;
-    const go = () => send("/api/decisions", body, `seat ${seatNumber}: ${text}`);
-    const button = el("button", {
+    const go = async () => {
+      if (state.drawn !== drawn || drawn.sent) return;  // the table has moved on, or sent
+      drawn.sent = true;
+      arm(box, drawn);
+      const result = await send("/api/decisions", body, `seat ${seatNumber}: ${text}`);
+      if (!result.ok && state.drawn === drawn) {  // refused: the dealer may decide again
+        drawn.sent = false;
+        arm(box, drawn);
+      }
+    };
+    const tapped = () => {
+      if (!armed(drawn)) return;  // not yet on the screen ARM_MS, or for another moment
+      if (choice.do === "fold" || allIn) {
+        confirmThen(`Seat ${seatNumber}: ${text}?`, go, { hand: view.hand_number, step: view.step });
+      } else go();
+    };
+    buttons.push(el("button", {
       type: "button",
       class: `choice ${choice.do}`,
       "data-do": choice.do,
       "data-to": choice.to ?? "",
       "data-accept": choice.accept ?? "",
-      onclick: () => (choice.do === "fold" || allIn)
-        ? confirmThen(`Seat ${seatNumber}: ${text}?`, go, { hand: view.hand_number, step: view.step })
-        : go(),
-    }, text);
-    box.append(button);
+      "data-seat": seatNumber,
+      onclick: tapped,
+    }, text));
   }
-  if (hadFocus && box.firstChild) box.firstChild.focus();
+  box.replaceChildren(...buttons);
+  arm(box, drawn);
 }
 
-// New hand is the action to take only when the table says so (READY: NEW HAND); until then
-// it waits, disabled and not green, with the reason beside it (a pause above all).
+// Whether the buttons of ``drawn`` take a tap: still the moment on the screen, shown ARM_MS
+// ago, none of them sent.
+function armed(drawn) {
+  return state.drawn === drawn && !drawn.sent && performance.now() - drawn.at >= ARM_MS;
+}
+
+// The buttons of ``drawn`` enabled once armed (a timer until then); the focus back on the
+// first one if a decision button had it when they were drawn.
+function arm(box, drawn) {
+  clearTimeout(state.arming);
+  const wait = ARM_MS - (performance.now() - drawn.at);
+  box.classList.toggle("arming", wait > 0);
+  if (wait <= 0) $("choices").classList.remove("new-seat");
+  for (const button of box.children) button.disabled = !armed(drawn);
+  if (wait > 0) {
+    state.arming = setTimeout(() => { if (state.drawn === drawn) arm(box, drawn); }, wait);
+  } else if (drawn.focus && box.firstElementChild && !drawn.sent) {
+    drawn.focus = false;
+    box.firstElementChild.focus();
+  }
+}
+
+// New hand is the action to take only when the table says so (READY: NEW HAND, last: after
+// the house's take, "RAKE 3: drop 3, then READY: NEW HAND"); until then it waits, disabled
+// and not green, with the reason beside it (a pause above all).
 function renderNewHand(view) {
-  const ready = view.display.startsWith("READY");
+  const ready = view.display.endsWith("READY: NEW HAND");
   const button = $("new-hand");
   button.disabled = !ready;
   button.classList.toggle("primary", ready);

@@ -1,0 +1,135 @@
+"""Every tap safe on the dealer's console, in a real Chromium with a touchscreen at 1024x600
+against the table service on the shoe simulator: a double tap on Check records one
+decision (the second touch lands on the next seat's buttons while they arm), a paused
+table shows no decision buttons, and the kiosk's page selects no text, zooms on no double
+tap and pulls nothing.
+
+Screenshots are saved in the folder named by ``LUCK_SCREENSHOTS`` (else the test's
+temporary folder).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Any
+
+from controller.journal import Journal
+from controller.rules import Do
+from controller.table import Decide, Table, apply
+from tests.console_kit import DEALER, Script
+from tests.test_console_browser import console, on_the_shoe, settled_page
+
+#: The console's arming time (``ARM_MS`` in console.js), in seconds.
+ARM = 0.35
+#: The two taps of a double tap, apart.
+DOUBLE_TAP = 0.15
+SMALL = {"width": 1024, "height": 600}
+KIOSK = """() => {
+  const html = getComputedStyle(document.documentElement);
+  const body = getComputedStyle(document.body);
+  return [html.touchAction, html.overscrollBehaviorY, body.overscrollBehaviorY, body.userSelect];
+}"""
+
+#: A decision button arming: disabled, its flash, and the seat line's flash.
+ARMING = """(button) => [button.disabled, getComputedStyle(button).animationName,
+    document.getElementById('choices').classList.contains('new-seat')]"""
+
+
+def checks(table: Table) -> int | None:
+    """The seat to act now, when it may check; None when no seat may."""
+    hand = table.hand
+    waiting = None if hand is None or hand.over else hand.waiting_for
+    if waiting is None or waiting.kind != "action":
+        return None
+    return waiting.seat if any(choice.do is Do.CHECK for choice in waiting.legal) else None
+
+
+def checks_twice(table: Table) -> bool:
+    """A seat may check, and after its check another seat may check too."""
+    seat = checks(table)
+    if seat is None:
+        return False
+    after = checks(apply(table, Decide(at=0, seat=seat, do=Do.CHECK)).table)
+    return after is not None and after != seat
+
+
+def decisions(live: Any, after: int) -> list[tuple[int, str]]:
+    """The decisions journaled after position ``after``: (seat, what)."""
+    with Journal.open(live.service.config.journal, create=False) as journal:
+        entries = [e for e in journal.entries(after) if e.type == "decide"]
+    return [(e.fields["seat"], e.fields["do"]) for e in entries]
+
+
+def test_a_double_tap_records_one_decision_and_a_pause_shows_none(tmp_path: Path) -> None:
+    shots = Path(os.environ.get("LUCK_SCREENSHOTS", tmp_path))
+    shots.mkdir(parents=True, exist_ok=True)
+
+    async def scenario(shoe: Any) -> None:
+        async with console(tmp_path, shoe, size=SMALL, touch=True) as (live, _browser, page):
+            await page.get_by_label("Dealer id").fill(DEALER["id"])
+            await page.get_by_label("PIN", exact=True).fill(DEALER["pin"])
+            await page.get_by_role("button", name="Sign in").tap()
+            await page.get_by_text("live", exact=True).wait_for()
+            assert await page.evaluate(KIOSK) == ["manipulation", "none", "none", "none"]
+
+            await live.seat_players()
+            script = Script(fold_seat=None, bet_seat=None)  # everybody checks when they may
+            await live.play_hand(script, stop=checks_twice)
+            table = live.service.table
+            first = checks(table)
+            assert first is not None and checks_twice(table)
+            second = checks(apply(table, Decide(at=0, seat=first, do=Do.CHECK)).table)
+            await settled_page(page, live)
+            check = '#choice-buttons button[data-do="check"]'
+            first_check = page.locator(f'{check}[data-seat="{first}"]:enabled')
+            await first_check.wait_for()  # armed: on the screen for ARM_MS
+            await page.screenshot(path=str(shots / "dealer-double-tap-guard-1024x600.png"))
+
+            sent: list[str] = []
+            page.on(
+                "request",
+                lambda request: (
+                    sent.append(request.url)
+                    if request.method == "POST" and request.url.endswith("/api/decisions")
+                    else None
+                ),
+            )
+            box = await first_check.bounding_box()
+            x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+            position = live.service.position
+            loop = asyncio.get_running_loop()
+            tapped = loop.time()
+            await page.touchscreen.tap(x, y)
+            # the next seat's Check drawn where the first was, still arming
+            next_check = page.locator(f'{check}[data-seat="{second}"]')
+            await next_check.wait_for()
+            drawn = loop.time()
+            assert await next_check.bounding_box() == box  # the same place on the screen
+            flash = await next_check.evaluate(ARMING)
+            assert flash == [True, "arming", True], flash  # disabled, flashing, seat line too
+            # the second touch of the double tap (pacing the taps, not waiting on the page)
+            await asyncio.sleep(max(0.0, tapped + DOUBLE_TAP - loop.time()))
+            await page.touchscreen.tap(x, y)
+            # it landed while the next seat's buttons armed (else this test says nothing)
+            assert loop.time() - drawn < ARM, f"the second tap came {loop.time() - drawn} s late"
+            await live.until(lambda: live.service.position > position, "the decision")
+            await settled_page(page, live)
+            await page.locator("#choice-buttons:not(.arming) button").first.wait_for()
+            assert len(sent) == 1, sent  # one decision sent: the first tap's
+            assert decisions(live, position) == [(first, "check")]
+            assert checks(live.service.table) == second
+
+            # a card out of the shoe while seat `second` is to act: the table pauses, and
+            # the console shows no decision, only the alert with its remedies
+            await live.draw()
+            assert live.service.table.paused
+            await settled_page(page, live)
+            assert await page.locator("#choice-buttons button").count() == 0
+            to_act = await page.locator("#to-act").text_content()
+            assert to_act == "Table paused: no decision until the alert is resolved"
+            assert await page.locator("#alerts li button").count() >= 1
+            assert decisions(live, position) == [(first, "check")]
+
+    on_the_shoe(scenario)
