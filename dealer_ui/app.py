@@ -757,13 +757,12 @@ async def studio_token(
     tokens.add(made)
     await table.studio.start()
     log.info("studio token %s (%s) issued by %s", made.id, made.label, made.supervisor)
-    now = tokens.clock()
     return StudioTokenOut(
         token=token,
         id=made.id,
         label=made.label,
         expires=made.expires,
-        expires_in=made.expires - now,
+        expires_in=tokens.left(made),
     )
 
 
@@ -921,7 +920,7 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         bonus_hold=config.studio.bonus_hold,
         odds_while_dealing=config.studio.odds_while_dealing,
     )
-    tokens = StudioTokens(service.now)
+    tokens = StudioTokens(service.now, service.monotonic)
     refusals = Refusals(service.record_access, config.api.refusal_fold)
     table = TableApp(
         service, auth, Feed(service), Archive(config.journal), studio, tokens, refusals, {}

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from playwright.async_api import async_playwright
 
+from controller.journal import Journal, JournalError
 from controller.rules import Dest, Do, Rules
 from controller.table import (
     CardFromShoe,
@@ -553,3 +554,43 @@ def test_the_console_says_when_the_table_runs_without_tag_checks(tmp_path: Path)
         ("public", True): False,
         ("public", False): False,
     }
+
+
+def test_a_journal_that_cannot_be_written_blocks_the_dealer_s_screen_until_it_can(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The journal's disk fills up: the dealer's screen is covered by a blocking alert
+    with the reason (no control can be touched); once the journal is written again it
+    goes by itself."""
+    append = Journal.append
+
+    def full(journal: Journal, _: object) -> list[int | None]:
+        raise JournalError(f"cannot write journal {journal.path}: database or disk is full")
+
+    async def scenario(shoe: Any) -> None:
+        async with console(tmp_path, shoe) as (live, _browser, page):
+            await page.get_by_label("Dealer id").fill(DEALER["id"])
+            await page.get_by_label("PIN", exact=True).fill(DEALER["pin"])
+            await page.get_by_role("button", name="Sign in").click()
+            await page.get_by_text("live", exact=True).wait_for()
+            blocking = page.locator("#journal-fault")
+            assert not await blocking.is_visible()
+            monkeypatch.setattr(Journal, "append", full)
+            answer = await live.post("/api/seats", {"seat": 1, "player": "P1", "buy_in": 100})
+            assert answer.status_code == 503
+            await blocking.wait_for(state="visible")
+            assert "TABLE STOPPED: DO NOT DEAL" in await blocking.inner_text()
+            assert (
+                "database or disk is full"
+                in await page.locator("#journal-fault-reason").inner_text()
+            )
+            on_top = await page.evaluate(
+                "() => document.elementFromPoint(innerWidth / 2, innerHeight / 2)"
+                ".closest('#journal-fault') !== null"
+            )
+            assert on_top  # over every control
+            monkeypatch.setattr(Journal, "append", append)
+            await blocking.wait_for(state="hidden")
+            await live.seat_players()  # the table takes input again
+
+    on_the_shoe(scenario)

@@ -21,6 +21,7 @@ from controller.table import (
     CardUnreadable,
     Clearance,
     Cleared,
+    ClockStepped,
     Configure,
     CorrectCard,
     Decide,
@@ -48,6 +49,7 @@ from controller.table.alerts import (
     UnverifiedRead,
     WrongCardNamed,
 )
+from controller.table.alerts import ClockStepped as Stepped
 from controller.table.inputs import Device, Remedy
 from controller.table.protection import Deck, DeckRegistered
 from controller.table.settings import Protection, SettingsError
@@ -735,6 +737,42 @@ def test_a_deck_past_its_hours_is_due_by_the_inputs_times() -> None:
     facts = only(driver, AlertKind.DECK_DUE)
     assert (facts.hands, facts.minutes, facts.limit_hours) == (3, 30, 0.5)
     assert "3 hands in 0 h 30 min (its life: 0.5 hours)" in facts.say()
+
+
+def test_a_step_of_the_wall_clock_moves_no_deck_age_and_no_seat_reports_wait() -> None:
+    """The service journals a step of its wall clock (``ClockStepped``): the deck's life and
+    a seat report's wait go on by the time that really passed, and the step is a
+    non-blocking alert."""
+    protection = Protection(True, deck_hours=0.5)
+    driver = TableDriver.make(protection=protection).seat({1: 500, 2: 500})
+    _hand(driver)
+    driver.clock += 3_600_000  # the clock stepped an hour forward
+    driver.ok(ClockStepped, step=3_600_000)
+    _hand(driver)
+    assert [a.kind for a in driver.table.alerts] == [AlertKind.CLOCK_STEPPED]  # no deck_due
+    stepped = only(driver, AlertKind.CLOCK_STEPPED)
+    assert stepped == Stepped(3_600_000)
+    assert stepped.say().startswith("the computer's clock jumped forward 1 h 0 min")
+    assert not driver.table.paused
+    driver.clock -= 7_200_000  # and two hours back
+    driver.ok(ClockStepped, step=-7_200_000)
+    driver.clock += 30 * 60_000
+    _hand(driver)  # 30 minutes of the deck's life have passed, whatever the clock said
+    assert (only(driver, AlertKind.DECK_DUE).minutes, len(driver.table.alerts)) == (30, 3)
+    assert "jumped back 2 h 0 min" in driver.table.alerts[1].message
+    assert "a step of 0 ms" in driver.refused(ClockStepped, step=0)
+    replays(driver)
+
+    waits = TableDriver.make(protection=CHECKS).seat({1: 500, 2: 500})
+    waits.ok(LinkUp, device=Device.SHOE, boot=1, next_seq=1, pending=0)
+    register(waits, tags())
+    waits.ok(NewHand)
+    waits.ok(CardAtSeat, seat=1, code=code("Qh"), uid=tag(code("Qh")))  # waits for the shoe
+    reported = waits.table.streams.waiting[0].at
+    waits.clock -= 3_600_000
+    waits.ok(ClockStepped, step=-3_600_000)
+    assert waits.table.streams.waiting[0].at == reported - 3_600_000
+    replays(waits)
 
 
 def test_without_tag_checks_the_supervisor_says_when_a_new_deck_is_in() -> None:

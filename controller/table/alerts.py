@@ -60,6 +60,7 @@ class AlertKind(StrEnum):
     DECK_REJECTED = "deck_rejected"
     FOREIGN_CARD = "foreign_card"
     DECK_DUE = "deck_due"
+    CLOCK_STEPPED = "clock_stepped"
     DECK_NOT_SHUFFLED = "deck_not_shuffled"
     WRONG_CARD_NAMED = "wrong_card_named"
     UNVERIFIED_READ = "unverified_read"
@@ -100,6 +101,7 @@ ALERT_RULES: dict[AlertKind, AlertRule] = {
     AlertKind.DECK_REJECTED: AlertRule(Severity.ABNORMAL, True, (), False),
     AlertKind.FOREIGN_CARD: AlertRule(Severity.ABNORMAL, True, (_DEAD, _REPLACE), True),
     AlertKind.DECK_DUE: AlertRule(Severity.ACTION, False, (_DONE,), False),
+    AlertKind.CLOCK_STEPPED: AlertRule(Severity.ABNORMAL, False, (_DONE,), False),
     AlertKind.DECK_NOT_SHUFFLED: AlertRule(Severity.ABNORMAL, False, (_DONE,), False),
     AlertKind.WRONG_CARD_NAMED: AlertRule(Severity.ABNORMAL, True, (_DONE, _VOID), True),
     # not blocking unless the house says so (``Table.blocks``), not of the hand: surveillance's
@@ -748,6 +750,38 @@ class DeckDue(AlertFacts):
 
 
 @dataclass(frozen=True, slots=True)
+class ClockStepped(AlertFacts):
+    """The wall clock of the table's computer stepped ``step`` ms (negative: back)."""
+
+    kind = AlertKind.CLOCK_STEPPED
+    step: int
+
+    def say(self, name: Name = str) -> str:
+        way = "forward" if self.step > 0 else "back"
+        return (
+            f"the computer's clock jumped {way} {_duration(abs(self.step))}: the journal's "
+            "times jump with it (the delays and expiries do not)"
+        )
+
+    def todo(self, name: Name = str) -> str:
+        return (
+            "the table deals on; have the clock's time source (NTP) checked, then resolve it (done)"
+        )
+
+
+def _duration(ms: int) -> str:
+    """``ms`` in words: "1 h 5 min", "3 min 20 s", "2.5 s"."""
+    seconds = ms / 1000
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, second = divmod(round(seconds), 60)
+    hours, minute = divmod(minutes, 60)
+    if hours:
+        return f"{hours} h {minute} min"
+    return f"{minute} min {second} s"
+
+
+@dataclass(frozen=True, slots=True)
 class DeckNotShuffled(AlertFacts):
     """The deck in the shoe is dealt in an order too close to an earlier deck's: ``pairs``
     of its first ``dealt`` cards came out one after the other in the same order as from the
@@ -889,6 +923,7 @@ FACTS: dict[AlertKind, type[AlertFacts]] = {
         DeckRejected,
         ForeignCard,
         DeckDue,
+        ClockStepped,
         DeckNotShuffled,
         WrongCardNamed,
         UnverifiedRead,

@@ -15,6 +15,7 @@ lamps are computed once.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, NamedTuple
 
 from controller.errors import LuckTableError
@@ -924,6 +925,19 @@ def _sign_in_attack(table: Table, item: ti.SignInAttack, fx: list[Effect]) -> Ta
     return _raise(table, attack, fx, at=item.at)
 
 
+def _clock_stepped(table: Table, item: ti.ClockStepped, fx: list[Effect]) -> Table:
+    """The journal's times jump by ``item.step`` from here: what the table times by them
+    (the deck's life, the seat reports' wait) moves with them, so that no age jumps."""
+    if item.step == 0:
+        raise Refused("clock_stepped: a step of 0 ms")
+    deck, streams = table.deck, table.streams
+    if deck is not None:
+        table = table._replace(deck=deck._replace(since=deck.since + item.step))
+    waiting = tuple(replace(report, at=report.at + item.step) for report in streams.waiting)
+    table = table._replace(streams=streams._replace(waiting=waiting))
+    return _raise(table, alerts.ClockStepped(item.step), fx, at=item.at)
+
+
 def _configure(table: Table, item: ti.Configure, fx: list[Effect]) -> Table:
     if table.in_hand:
         raise Refused(f"hand {table.hand_number} is in progress: configure between hands")
@@ -1187,6 +1201,7 @@ _HANDLERS: dict[type[TableInput], _Handler] = {
     ti.AcknowledgeAlert: _acknowledge_alert,
     ti.SignInAttack: _sign_in_attack,
     ti.SignInLocked: _sign_in_attack,
+    ti.ClockStepped: _clock_stepped,
     ti.Configure: _configure,
     ti.VoidHand: _void_hand,
     ti.EnterCard: _enter_card,

@@ -320,6 +320,17 @@ class SignInLocked(SignInAttack):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ClockStepped(TableInput):
+    """The service saw its wall clock step by ``step`` ms (negative: back) against its
+    monotonic clock: the journal's times jump by that much from this input on. The table
+    keeps its ages true (a deck's life, a seat report's wait: they move with the step) and
+    raises a non-blocking alert."""
+
+    tag = "clock_stepped"
+    step: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Configure(TableInput):
     """New table settings, between hands."""
 
@@ -408,6 +419,7 @@ INPUT_TYPES: dict[str, type[TableInput]] = {
         AcknowledgeAlert,
         SignInAttack,
         SignInLocked,
+        ClockStepped,
         Configure,
         VoidHand,
         EnterCard,

@@ -42,7 +42,7 @@ const state = {
   display: "",
   who: sessionStorage.getItem(WHO_KEY),
   idleLock: null,   // seconds of quiet before the dealer's screen locks (the table's setting)
-  touched: Date.now(),
+  touched: performance.now(),  // the monotonic clock: a step of the kiosk's clock moves no lock
   locked: false,
   events: [],       // the last events, newest first, as this role's feed told them
   confirming: null, // the moment (hand, step) a confirmation was asked at
@@ -173,7 +173,7 @@ $("sign-in-form").addEventListener("submit", async (event) => {
 function signedIn(session) {
   state.token = session.token;
   state.who = session.who;
-  state.touched = Date.now();
+  state.touched = performance.now();
   sessionStorage.setItem(TOKEN_KEY, state.token);
   sessionStorage.setItem(WHO_KEY, state.who);
   showSignOut();
@@ -206,9 +206,10 @@ function connect() {
   const socket = new WebSocket(`${scheme}://${location.host}/ws?${params}`);
   state.socket = socket;
   $("connection").textContent = "connecting…";
-  socket.onopen = () => { $("connection").textContent = "live"; };
+  socket.onopen = () => { $("connection").textContent = "live"; showJournalFault(null); };
   socket.onmessage = (event) => {
     const message = JSON.parse(event.data);
+    if (message.type === "journal") return showJournalFault(message.reason);
     const next = message.type === "snapshot" ||
       (message.epoch === state.epoch && message.seq === state.last + 1);
     if (!next) {  // a gap: ask again from the last update shown
@@ -228,6 +229,13 @@ function connect() {
     document.body.dataset.live = "false";
     state.retry = setTimeout(connect, 1000);
   };
+}
+
+// The table's journal cannot be written (a full disk): a blocking alert over the whole
+// screen until it can (the feed says so; a new connection is told again if it still cannot).
+function showJournalFault(reason) {
+  $("journal-fault").hidden = !reason;
+  $("journal-fault-reason").textContent = reason || "";
 }
 
 // --- rendering -----------------------------------------------------------------------
@@ -814,10 +822,10 @@ async function watchIdle() {
   if (!settings.ok) return;
   state.idleLock = settings.data.idle_lock;
   for (const kind of ["pointerdown", "keydown", "wheel"]) {
-    document.addEventListener(kind, () => { state.touched = Date.now(); }, { capture: true, passive: true });
+    document.addEventListener(kind, () => { state.touched = performance.now(); }, { capture: true, passive: true });
   }
   setInterval(() => {
-    if (state.token && !state.locked && Date.now() - state.touched >= state.idleLock * 1000) lock();
+    if (state.token && !state.locked && performance.now() - state.touched >= state.idleLock * 1000) lock();
   }, 500);
 }
 
