@@ -16,6 +16,7 @@ from controller.table import (
     CardAtSeat,
     CardFromShoe,
     CardUnreadable,
+    ChangeSeat,
     Configure,
     CorrectCard,
     CorrectStack,
@@ -130,6 +131,27 @@ def test_rebuy_up_to_the_maximum_between_hands():
     assert driver.table.seat(1).stack == 1000 and driver.table.bought_in == 1000
     driver = two_seats()
     assert "rebuy after the hand" in driver.refused(Rebuy, seat=2, chips=10)
+
+
+def test_change_seat_keeps_the_stack_between_hands_and_replays():
+    driver = two_seats()
+    driver.ok(SitDown, seat=7, player="Cy", buy_in=300)
+    assert "in hand 1: change seats after the hand" in driver.refused(ChangeSeat, seat=2, to=3)
+    assert "seat 5 is taken" in driver.refused(ChangeSeat, seat=7, to=5)
+    assert "at seat 7 already" in driver.refused(ChangeSeat, seat=7, to=7)
+    assert "unknown seat" in driver.refused(ChangeSeat, seat=7, to=9)
+    assert "no player is seated" in driver.refused(ChangeSeat, seat=4, to=3)
+    sitting = driver.table.seat(7).sitting
+    driver.ok(ChangeSeat, seat=7, to=1)  # not in the hand: moves at once
+    moved = driver.table.seat(1)
+    assert driver.table.seat(7) is None
+    assert (moved.player, moved.stack, moved.sitting) == ("Cy", 300, sitting)
+    assert driver.table.chips == 700 and driver.table.bought_in == 700
+    effect = driver.effects[-1]
+    assert effect.kind == "seat_change" and effect.data == {"seat": 7, "to": 1, "chips": 300}
+    assert effect.message == "Cy moves from seat 7 to seat 1 with 300"
+    item = ChangeSeat(at=9, seat=1, to=8)
+    assert input_from_json(json.loads(json.dumps(item.to_json()))) == item
 
 
 def test_correct_stack_is_signed_and_kept_in_the_ledger():

@@ -369,6 +369,22 @@ class CashedOut(Sitting):
 
 
 @dataclass(frozen=True, slots=True)
+class ChangedSeat(Sitting):
+    """``player`` moved from ``seat`` to ``to`` with ``chips`` (the stack kept)."""
+
+    to: int
+
+    kind = TableTold.SEAT_CHANGE
+
+    def say(self, name: CardName = str) -> str:
+        return f"{self.player.say(name)} moves from seat {self.seat} to seat {self.to} with {self.chips}"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"seat": self.seat, "to": self.to, "chips": self.chips}
+
+
+@dataclass(frozen=True, slots=True)
 class Rebought(SeatChips):
     """Seat ``seat`` added ``chips`` to its stack."""
 
