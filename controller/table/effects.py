@@ -377,7 +377,8 @@ class ChangedSeat(Sitting):
     kind = TableTold.SEAT_CHANGE
 
     def say(self, name: CardName = str) -> str:
-        return f"{self.player.say(name)} moves from seat {self.seat} to seat {self.to} with {self.chips}"
+        who = self.player.say(name)
+        return f"{who} moves from seat {self.seat} to seat {self.to} with {self.chips}"
 
     @property
     def data(self) -> dict[str, Any]:

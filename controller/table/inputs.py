@@ -12,9 +12,9 @@ Device events (from the shoe and the seat board, as the drivers report them):
 number of it (None: not known). ``Tick``: time passed, for what waits on the clock.
 
 People: ``Decide`` (a player's decision, said by the dealer or made by the player),
-``NewHand``, ``SitDown``, ``SitOut``, ``SitIn``, ``Leave``, ``ChangeSeat``, ``Rebuy``, ``Configure``; the
-supervisor's ``VoidHand``, ``EnterCard``, ``CorrectCard``, ``WrongFace``, ``ResolveAlert``
-and ``CorrectStack``, each with ``who`` and ``why``.
+``NewHand``, ``SitDown``, ``SitOut``, ``SitIn``, ``Leave``, ``ChangeSeat``,
+``Rebuy``, ``Configure``; the supervisor's ``VoidHand``, ``EnterCard``, ``CorrectCard``,
+``WrongFace``, ``ResolveAlert`` and ``CorrectStack``, each with ``who`` and ``why``.
 """
 
 from __future__ import annotations
