@@ -4,7 +4,8 @@ sign-in by the on-screen keys, players seated, sat out, sat in, rebought and mov
 seat's sheet (each journaled, the table's reason shown when it refuses one mid-hand), an
 unread card entered from the card grid by a supervisor who picks a reason, the supervisor
 pre-filled the next time, every control on the screen, no code or browser error in the
-page's words, and the whole page offline within a second of the service stopping.
+page's words, cards and tags large enough at 1280x800, and the whole page offline within a
+second of the service stopping.
 
 Screenshots are saved in the folder named by ``LUCK_SCREENSHOTS`` (else the test's
 temporary folder).
@@ -75,6 +76,35 @@ async def both_sizes(page: Any) -> None:
     for size in (MID, SMALL):
         await page.set_viewport_size(size)
         await reachable(page)
+
+
+#: The smallest font on the table's cards and seat tags, and the bonus line's size against
+#: an ordinary deal line's (both drawn as the page draws a long line).
+SIZES_SEEN = """() => {
+  const size = (node) => parseFloat(getComputedStyle(node).fontSize);
+  const smallest = (selector) => Math.min(...[...document.querySelectorAll(selector)].map(size));
+  const line = (kind) => {
+    const node = document.createElement('p');
+    node.className = `next-line ${kind}`;
+    document.querySelector('main').append(node);
+    const px = size(node);
+    node.remove();
+    return px;
+  };
+  return {cards: smallest('#ring .cards .card'), tags: smallest('#ring .seat .state'),
+          marks: smallest('#ring .seat .mark'),
+          bonus: line('bonus long'), deal: line('')};
+}"""
+
+
+async def readable(page: Any) -> None:
+    """At 1280x800: cards at least 24 px, the seats' tags 16 px, the bonus line as large
+    as an ordinary deal line however long."""
+    await page.set_viewport_size(MID)
+    seen = await page.evaluate(SIZES_SEEN)
+    assert seen["cards"] >= 24 and seen["tags"] >= 16 and seen["marks"] >= 16, seen
+    assert seen["bonus"] >= seen["deal"], seen
+    await page.set_viewport_size(SMALL)
 
 
 async def keys(scope: Any, text: str) -> None:
@@ -202,6 +232,7 @@ def test_a_hand_run_by_touch_from_the_seats_the_keys_and_the_card_grid(tmp_path:
             await both_sizes(page)
             await page.screenshot(path=str(shots / "console-seat-refused-1024x600.png"))
             await sheet.get_by_role("button", name="Close").tap()
+            await readable(page)
 
             # an unread card: the supervisor enters it from the card grid, with a reason
             # picked, the id and PIN from the keys

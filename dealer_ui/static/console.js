@@ -349,7 +349,8 @@ function cardNode(card) {
   if (card.bonus) classes.push("bonus-card");
   if (card.face === "down") classes.push("hole");
   const label = `${card.card}${card.face === "down" ? " (hole card)" : ""}${card.wild ? ", wild" : ""}`;
-  return el("span", { class: classes.join(" "), role: "img", "aria-label": label, "data-card": card.card }, `${rank}${SUITS[suit]}`);
+  return el("span", { class: classes.join(" "), role: "img", "aria-label": label, "data-card": card.card },
+    el("span", { class: "rank", text: rank }), el("span", { class: "suit", text: SUITS[suit] }));
 }
 
 // Where the shoe's seat lamps point, from the view's `next` and `lamps`: the seat the next
