@@ -286,8 +286,8 @@ def test_a_hand_run_by_touch_from_the_seats_the_keys_and_the_card_grid(tmp_path:
             await overlay.wait_for(state="visible", timeout=OFFLINE_WITHIN * 1000)
             assert loop.time() - stopped <= OFFLINE_WITHIN + 0.5  # the stop's own time, at most
             await page.screenshot(path=str(shots / "console-offline-1024x600.png"))
-            assert await page.evaluate("() => document.getElementById('main').inert")
-            assert await page.evaluate("() => document.getElementById('side').inert")
+            inert = "() => ['.bar', '#main', '#side'].map((s) => document.querySelector(s).inert)"
+            assert await page.evaluate(inert) == [True, True, True]
             await page.locator('#ring li[data-pos="1"]').tap(force=True)
             assert not await sheet.is_visible()
             assert await page.evaluate(BAD_WORDS) == []

@@ -289,7 +289,7 @@ $("sign-in").addEventListener("cancel", (event) => event.preventDefault());
 // middle of a hand would leave the table with nobody signed in).
 $("sign-out").addEventListener("click", () => {
   const out = async () => {
-    await fetch("/api/sessions", { method: "DELETE", headers: { Authorization: `Bearer ${state.token}` } });
+    await fetch("/api/sessions", { method: "DELETE", headers: { Authorization: `Bearer ${state.token}` } }).catch(() => {});
     signedOut("signed out");
   };
   if (ROLE === "dealer") confirmThen(`Sign out ${state.who}?`, out);
@@ -666,7 +666,7 @@ function offline(lost) {
   document.body.dataset.live = lost ? "false" : "true";
   document.body.classList.toggle("offline", lost);
   $("offline").hidden = !lost;
-  for (const id of ["main", "side"]) $(id).inert = lost;
+  for (const node of [document.querySelector(".bar"), $("main"), $("side")]) node.inert = lost;
   if (!lost) return;
   for (const id of ["confirm", "seat-sheet", "supervisor-dialog", "studio-dialog", "hand-dialog"]) {
     const dialog = $(id);
