@@ -265,7 +265,14 @@ def config(shoe: str, seats: str, journal: Path) -> dict[str, Any]:
             "seat_board": {"transport": "serial", "port": seats, "baud": BAUD, "link": link},
         },
         "journal": {"path": str(journal)},
-        "api": {"bind": "127.0.0.1", "port": 0},
+        "api": {  # the soak's dealer enters inputs as fast as the table takes them
+            "bind": "127.0.0.1",
+            "port": 0,
+            "writes_per_second": 100_000,
+            "write_burst": 100_000,
+            "address_writes_per_second": 100_000,
+            "address_write_burst": 100_000,
+        },
         "credentials": {
             "supervisors": [{"id": "SOAK", "pin_hash": pin_hash}],
             "dealers": [{"id": "SOAK", "pin_hash": pin_hash}],

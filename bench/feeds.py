@@ -355,7 +355,7 @@ async def bench(public_viewers: int, hands: int) -> None:
             rows = [await measure(service, shoe, [public], 1, stamps)]
             direct = [public] * public_viewers + players
             rows.append(await measure(service, shoe, direct, hands, stamps))
-            with RelayProcess(served.url) as relay:
+            with RelayProcess(served.url, "--viewers-per-address", "100000") as relay:
                 relayed = [relay.url + "/ws"] * public_viewers + players
                 rows.append(await measure(service, shoe, relayed, hands, stamps, relay))
             await served.stop()

@@ -7,7 +7,10 @@ list; a type in ``scalars`` whatever its pair of functions make of it (a card is
 ``"4c"``); ``None``, numbers and text themselves. Reading checks every value against its
 hint and raises :class:`CodecError` naming where the value was and what it should be; an
 object may leave out a field that has a default (written before the field existed) and may
-not hold one the dataclass does not have.
+not hold one the dataclass does not have. A hint ``Annotated[T, check, ...]`` is read as
+``T``, then each callable ``check`` gives the value kept or raises ValueError (the free-text
+rule of ``controller.text``); a codec made with ``checks=False`` reads ``T`` only (a journal
+is read as it was written, whatever rules came after it).
 
 A small module of its own rather than a general library's: the journal's form is fixed
 (journals written years ago must read), and each reading error must say where, in the
@@ -21,7 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import MISSING, Field, fields, is_dataclass
 from enum import Enum, StrEnum
 from functools import partial
-from typing import Any, Union, get_args, get_origin, get_type_hints
+from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
 
 from controller.errors import LuckTableError
 
@@ -43,10 +46,14 @@ class CodecError(LuckTableError, ValueError):
 
 
 class Codec:
-    """Dataclasses to JSON values and back; ``scalars``: types written as one JSON value."""
+    """Dataclasses to JSON values and back; ``scalars``: types written as one JSON value;
+    ``checks``: whether reading applies the checks of ``Annotated`` hints."""
 
-    def __init__(self, scalars: Mapping[type, Scalar] | None = None) -> None:
+    def __init__(
+        self, scalars: Mapping[type, Scalar] | None = None, *, checks: bool = True
+    ) -> None:
         self._scalars = dict(scalars or {})
+        self._checks = checks
         self._writers: dict[type[Any], Callable[[Any], Any]] = {}  # by type, found on use
         self._readers: dict[Any, Reader] = {}  # by type hint, found on use
         self._plans: dict[type[Any], tuple[tuple[_FieldPlan, ...], frozenset[str]]] = {}
@@ -133,6 +140,11 @@ class Codec:
     def _reader_of(self, hint: Any) -> Reader:
         """How a JSON value of type ``hint`` is read (found once for each hint)."""
         origin = get_origin(hint)
+        if origin is Annotated:
+            kind, *extras = get_args(hint)
+            read = self._reader(kind)
+            checks = tuple(extra for extra in extras if callable(extra)) if self._checks else ()
+            return partial(_checked, read, checks) if checks else read
         if origin in (Union, types.UnionType):
             optional = type(None) in get_args(hint)
             (hint,) = (arg for arg in get_args(hint) if arg is not type(None))
@@ -181,6 +193,18 @@ def _scalar(read: Callable[[Any], Any], value: object, where: str) -> Any:
         raise CodecError(where, str(error)) from None
 
 
+def _checked(
+    read: Reader, checks: tuple[Callable[[Any], Any], ...], value: object, where: str
+) -> Any:
+    kept = read(value, where)
+    try:
+        for check in checks:
+            kept = check(kept)
+    except ValueError as error:
+        raise CodecError(where, str(error)) from None
+    return kept
+
+
 def _enum_value(member: StrEnum) -> str:
     return member.value
 
@@ -207,7 +231,7 @@ def _compared(cls: type[Any]) -> tuple[Field[Any], ...]:
 def _hints(cls: type[Any]) -> dict[str, Any]:
     """The type hints of ``cls``'s fields, resolved once."""
     if cls not in _HINTS:
-        _HINTS[cls] = get_type_hints(cls)
+        _HINTS[cls] = get_type_hints(cls, include_extras=True)
     return _HINTS[cls]
 
 

@@ -38,6 +38,7 @@ from controller.journal.rotation import Rotation
 from controller.rules import Rules, RulesError
 from controller.table import TableSettings
 from controller.table.settings import Protection
+from controller.text import TITLE
 from drivers.errors import DriverError
 from drivers.session import LinkConfig
 
@@ -149,7 +150,7 @@ def parse_config(data: Mapping[str, Any], base: Path) -> Config:
     table = section(data, "table")
     no_unknown(table, {"id", "name", "player_decisions", "test_mode"}, "table.")
     table_id = text(table, "table.id", pattern=ID_PATTERN, allowed="letters, digits, '_.-'")
-    name = text(table, "table.name")
+    name = text(table, "table.name", rule=TITLE)
     shoe, seat_board = _devices(section(data, "devices"))
     stakes = section(data, "stakes")
     no_unknown(stakes, {"min_buy_in", "max_buy_in"}, "stakes.")
@@ -204,13 +205,18 @@ def _rules(game: Mapping[str, Any]) -> Rules:
 
 
 def _protection(protection: Mapping[str, Any]) -> Protection:
-    """Game protection: tag checks on unless the table says its reader gives no tag UIDs."""
-    no_unknown(protection, {"tag_checks", "deck_hands", "deck_hours"}, "protection.")
+    """Game protection: tag checks on unless the table says its reader gives no tag UIDs;
+    the shuffle check on unless the table turns it off."""
+    known = {"tag_checks", "deck_hands", "deck_hours", "shuffle_check"}
+    no_unknown(protection, known, "protection.")
     checks = protection.get("tag_checks", True)
     if not isinstance(checks, bool):
         raise ConfigError(
             "protection.tag_checks", checks, "true or false (false: a reader without tag UIDs)"
         )
+    shuffle = protection.get("shuffle_check", True)
+    if not isinstance(shuffle, bool):
+        raise ConfigError("protection.shuffle_check", shuffle, "true or false")
     hands = None
     if "deck_hands" in protection:
         hands = whole(protection, "protection.deck_hands", 1, "a whole number of hands, 1 or more")
@@ -218,7 +224,7 @@ def _protection(protection: Mapping[str, Any]) -> Protection:
     number = isinstance(hours, int | float) and not isinstance(hours, bool)
     if hours is not None and (not number or not 0 < hours <= 168):
         raise ConfigError("protection.deck_hours", hours, "a number of hours over 0, at most 168")
-    return Protection(checks, hands, None if hours is None else float(hours))
+    return Protection(checks, hands, None if hours is None else float(hours), shuffle)
 
 
 def _devices(devices: Mapping[str, Any]) -> tuple[DevicePort, DevicePort | None]:

@@ -8,6 +8,11 @@ batch (which acknowledges every earlier one of its boot), and only while the dev
 the boot that sent it: a device that restarted holds nothing of the old boot to forget. A
 crash at any moment loses nothing: the device sends again what was not acknowledged, and
 the journal drops what it already holds by (serial, boot id, seq).
+
+A deck's registration (``DeckCard`` events) is held until the ``DeckLoaded`` that closes it
+and only then handed on, with the deck, in tag order (:class:`Registrations`): whatever order
+a shoe sent it in (an older shoe sends the order it will deal), the journal, the floor and
+every view after them hold the deck as a set (docs/security.md, "The deal order").
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from controller.table import Device
 from drivers import events as ev
 from drivers.device import DeviceDriver, SeatBoardDriver, ShoeDriver
 from drivers.errors import DriverError
+from drivers.protocol import tag_order
 
 DRIVERS: dict[Device, type[DeviceDriver]] = {
     Device.SHOE: ShoeDriver,
@@ -43,6 +49,10 @@ class Arrival:
     source: JournalDevice | None
     received_at: float
 
+
+#: The most cards of a registration held for its deck: twice a deck (the table core keeps
+#: no more of one registration either).
+MOST_HELD = 2 * 52
 
 #: Journals a batch of arrivals (one transaction); returns once it is durable.
 Journal = Callable[[Sequence[Arrival]], Awaitable[None]]
@@ -101,14 +111,19 @@ class Intake:
         return DRIVERS[self.device].from_url(self.port.url, link, **options)
 
     async def _take(self, driver: DeviceDriver, journal: Journal) -> None:
+        # a new driver delivers again what was not acknowledged; held, unacknowledged
+        # events count against the link's queue limit (back-pressure): never hold them all
+        registrations = Registrations(min(MOST_HELD, self.port.link.queue_limit - 1))
         while True:
             try:
                 events = [await driver.next_event(), *driver.ready_events()]
             except StopAsyncIteration:
                 return
-            batch = [self._arrival(event) for event in events]
-            await journal(batch)
-            self._acknowledge(driver, batch)
+            ready, last = registrations.take([self._arrival(event) for event in events])
+            if ready:
+                await journal(ready)
+            if last is not None:
+                self._acknowledge(driver, last)
 
     def _arrival(self, event: ev.Event) -> Arrival:
         if isinstance(event, ev.LinkUp):
@@ -116,11 +131,69 @@ class Intake:
         return Arrival(event, self.device, self._source, time.time())
 
     @staticmethod
-    def _acknowledge(driver: DeviceDriver, batch: Sequence[Arrival]) -> None:
-        """The last device event of ``batch``, if the device is still the boot that sent it."""
-        sent = [item for item in batch if isinstance(item.event, ev.SequencedEvent)]
-        if not sent or driver.device is None or device_of(driver.device) != sent[-1].source:
+    def _acknowledge(driver: DeviceDriver, last: Arrival) -> None:
+        """The device event ``last`` (and every one before it), if the device is still the
+        boot that sent it."""
+        if driver.device is None or device_of(driver.device) != last.source:
             return
-        event = sent[-1].event
-        assert isinstance(event, ev.SequencedEvent)
-        driver.acknowledge(event)
+        assert isinstance(last.event, ev.SequencedEvent)
+        driver.acknowledge(last.event)
+
+
+class Registrations:
+    """The deck registration a shoe is sending, held until the ``DeckLoaded`` that closes it
+    and then handed on in tag order (``drivers.protocol.tag_order``): card ``index`` is its
+    place in that order, and the registration's sequence numbers and arrival times go to its
+    cards in that order too, so nothing the journal keeps of it says the order it came in.
+
+    Nothing held is acknowledged (the device keeps it until it is journaled): a driver
+    opened again is sent it again. A registration is handed on as it is, in tag order, when
+    a card of another deck or another boot of the device (which cannot send it again) comes
+    first, or when ``most`` cards are held (no deck a table accepts has more: a flood, or a
+    link whose queue limit is smaller), and a deck whose registration never began is
+    handed on at once.
+    """
+
+    def __init__(self, most: int = MOST_HELD) -> None:
+        self._held: list[tuple[Arrival, ev.DeckCard]] = []
+        self._most = max(most, 1)
+
+    def take(self, batch: Sequence[Arrival]) -> tuple[list[Arrival], Arrival | None]:
+        """What of ``batch`` (with what was held before) to journal now, and the last device
+        event that may be acknowledged once it is (None: none may)."""
+        ready: list[Arrival] = []
+        last: Arrival | None = None
+        for item in batch:
+            event = item.event
+            if self._held and self._closes(item):
+                ready += self._release()
+            if isinstance(event, ev.DeckCard):
+                self._held.append((item, event))
+            else:
+                ready.append(item)
+            if not self._held and isinstance(event, ev.SequencedEvent):
+                last = item
+        return ready, last
+
+    def _closes(self, item: Arrival) -> bool:
+        """Whether ``item`` ends the registration held: the deck is loaded, a card of
+        another deck, or another boot of the device."""
+        first, card = self._held[0]
+        event = item.event
+        if len(self._held) >= self._most:
+            return True
+        if isinstance(event, ev.LinkUp):
+            return item.source != first.source
+        if isinstance(event, ev.DeckCard):
+            return event.deck_id != card.deck_id or item.source != first.source
+        return isinstance(event, ev.DeckLoaded)
+
+    def _release(self) -> list[Arrival]:
+        """The registration held, in tag order, each card with the sequence number and the
+        arrival of the card that came in its place."""
+        held, self._held = self._held, []
+        cards = sorted((card for _, card in held), key=lambda card: tag_order(card.uid, card.card))
+        return [
+            replace(item, event=replace(card, seq=came.seq, index=index))
+            for index, ((item, came), card) in enumerate(zip(held, cards, strict=True))
+        ]

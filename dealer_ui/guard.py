@@ -15,7 +15,13 @@
 - a request body is at most ``max_body`` bytes, by its ``Content-Length``: 413 before any
   of it is read; a body without a length (chunked) is refused with 411;
 - at most ``max_websockets`` feeds are open per client address (else the handshake is
-  refused, 403);
+  refused, 403); a feed closed for what its client sent (:class:`FeedInput`) stays counted
+  for ``feed_penalty`` seconds (:class:`FeedCount`);
+- a state-changing request (any method but GET, HEAD and OPTIONS under ``/api/``) takes
+  one from its session's bucket (``writes_per_second`` after a first ``write_burst``; the
+  session is its ``Authorization`` header) and one from its client address's
+  (``address_writes_per_second``, ``address_write_burst``): with none left, 429
+  ``rate_limited`` with ``Retry-After`` (whole seconds) before the app sees it;
 - every answer carries the security headers (:data:`SECURITY_HEADERS`; the API's also
   ``Cache-Control: no-store``, and over HTTPS ``Strict-Transport-Security``).
 
@@ -32,7 +38,9 @@ import asyncio
 import ipaddress
 import json
 import logging
+import math
 import socket
+import time
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
@@ -43,6 +51,8 @@ from starlette.applications import Starlette
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.frames import Frame, Opcode
 
 from controller.config_file import Api
 
@@ -67,6 +77,110 @@ DOCS_PATHS = ("/docs", "/docs/oauth2-redirect", "/redoc")
 HSTS = ("strict-transport-security", "max-age=31536000")
 NO_STORE = ("cache-control", "no-store")
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+#: The close codes of a feed closed for what its client sent: a binary frame, text not
+#: UTF-8, too fast, too big (RFC 6455, 7.4.1).
+UNSUPPORTED, NOT_TEXT, POLICY, TOO_BIG = 1003, 1007, 1008, 1009
+ABUSE = frozenset((UNSUPPORTED, NOT_TEXT, POLICY, TOO_BIG))
+#: Buckets kept before the full ones (idle long enough) are forgotten.
+PRUNE_AT = 4096
+
+
+class Bucket:
+    """A token bucket: ``burst`` at once, then ``rate`` a second (monotonic seconds)."""
+
+    __slots__ = ("at", "burst", "rate", "refusing", "tokens")
+
+    def __init__(self, rate: float, burst: int, now: float) -> None:
+        self.rate, self.burst, self.tokens, self.at = rate, burst, float(burst), now
+        self.refusing = False  # the last take found none: a run of refusals is logged once
+
+    def take(self, now: float) -> float:
+        """Take one: 0.0, or (none left) the seconds until there is one again."""
+        self.tokens = min(float(self.burst), self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            self.refusing = False
+            return 0.0
+        return (1 - self.tokens) / self.rate
+
+    def full(self, now: float) -> bool:
+        return self.tokens + (now - self.at) * self.rate >= self.burst
+
+
+class Buckets:
+    """A :class:`Bucket` per key (a session, an address); once there are many, those that
+    are full again (idle long enough) are forgotten: they would start full anyway."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, burst
+        self.held: dict[str, Bucket] = {}
+        self._prune_at = PRUNE_AT
+
+    def take(self, key: str, now: float) -> tuple[float, bool]:
+        """Take one of ``key``'s: (0.0, False), or the seconds to wait and whether this
+        refusal is the first of a run."""
+        bucket = self.held.get(key)
+        if bucket is None:
+            if len(self.held) >= self._prune_at:
+                self.held = {k: held for k, held in self.held.items() if not held.full(now)}
+                self._prune_at = max(PRUNE_AT, 2 * len(self.held))
+            bucket = self.held[key] = Bucket(self.rate, self.burst, now)
+        wait = bucket.take(now)
+        first = wait > 0 and not bucket.refusing
+        bucket.refusing = wait > 0
+        return wait, first
+
+
+class FeedInput:
+    """What one feed's client may send (every feed takes no input: what it sends is read
+    only to be judged and dropped): text frames and control frames, at most
+    ``messages_per_second`` after a first ``message_burst``. :meth:`refusal` judges each
+    frame: None, or the close code and reason."""
+
+    def __init__(self, api: Api, clock: Any = time.monotonic) -> None:
+        self.api, self.clock = api, clock
+        self.frames = Bucket(api.messages_per_second, api.message_burst, clock())
+
+    def refusal(self, opcode: Opcode) -> tuple[int, str] | None:
+        if opcode is Opcode.BINARY:
+            return UNSUPPORTED, "binary frames are not read here: the feed takes no input"
+        if self.frames.take(self.clock()):
+            rate, burst = self.api.messages_per_second, self.api.message_burst
+            return POLICY, (
+                f"over {burst} frames, then {rate:g} a second ([api] messages_per_second)"
+            )
+        return None
+
+
+class FeedCount:
+    """The feeds open per client address, at most ``max_websockets``; a feed closed for
+    abuse (:data:`ABUSE`) stays counted ``feed_penalty`` seconds after it is closed."""
+
+    def __init__(self, api: Api) -> None:
+        self.api = api
+        self.open: Counter[str] = Counter()
+
+    def refusal(self, client: str) -> str | None:
+        """Why a new feed from ``client`` is refused (None: it is counted open now)."""
+        if self.open[client] >= self.api.max_websockets:
+            return (
+                f"{self.api.max_websockets} feeds already open from {client} ([api] max_websockets)"
+            )
+        self.open[client] += 1
+        return None
+
+    def closed(self, client: str, code: int | None) -> None:
+        """A feed from ``client`` closed with ``code``."""
+        if code in ABUSE and self.api.feed_penalty > 0:
+            asyncio.get_running_loop().call_later(self.api.feed_penalty, self._release, client)
+        else:
+            self._release(client)
+
+    def _release(self, client: str) -> None:
+        self.open[client] -= 1
+        if not self.open[client]:
+            del self.open[client]
 
 
 def protect(app: Starlette, api: Api) -> None:
@@ -102,7 +216,9 @@ class Guard:
         self.app, self.api = app, api
         self.hosts = host_names(api.allowed_hosts)
         self.origins = origin_names(api.allowed_origins)
-        self.feeds: Counter[str] = Counter()
+        self.feeds = FeedCount(api)
+        self.sessions = Buckets(api.writes_per_second, api.write_burst)
+        self.addresses = Buckets(api.address_writes_per_second, api.address_write_burst)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -115,6 +231,11 @@ class Guard:
             await self._feed(scope, receive, send, refusal)
             return
         refusal = refusal or self._body(headers)
+        if refusal is None and scope["method"] not in SAFE_METHODS:
+            wait = self._writes(scope, headers)
+            if wait:
+                await _answer(send, *self._limited(wait), scope, retry=wait)
+                return
         if refusal is not None:
             status, error, reason = refusal
             log.warning(
@@ -123,6 +244,32 @@ class Guard:
             await _answer(send, status, error, reason, scope)
             return
         await self.app(scope, receive, _with_headers(send, scope, self.api.docs))
+
+    def _writes(self, scope: Scope, headers: dict[str, bytes]) -> float:
+        """A state-changing request (under ``/api/``): 0.0, or the seconds until its
+        session's and its address's buckets both have one again."""
+        if not scope["path"].startswith("/api/"):
+            return 0.0
+        now, client = time.monotonic(), _who(scope)
+        wait, first = self.addresses.take(client, now)
+        if first:
+            log.warning("state-changing requests from %s: over the rate (429)", client)
+        session = headers.get("authorization")
+        if session is not None:
+            waited, first = self.sessions.take(session.decode("latin-1"), now)
+            if first:
+                log.warning("state-changing requests of a session from %s: 429", client)
+            wait = max(wait, waited)
+        return wait
+
+    def _limited(self, wait: float) -> tuple[int, str, str]:
+        api = self.api
+        reason = (
+            f"too many requests: at most {api.writes_per_second:g} a second per session "
+            f"([api] writes_per_second) and {api.address_writes_per_second:g} per address "
+            f"([api] address_writes_per_second); try again in {wait:.1f} s"
+        )
+        return 429, "rate_limited", reason
 
     def _host(self, scope: Scope, host: str) -> tuple[int, str, str] | None:
         server = scope.get("server")
@@ -161,21 +308,27 @@ class Guard:
         self, scope: Scope, receive: Receive, send: Send, refusal: tuple[int, str, str] | None
     ) -> None:
         client = _who(scope)
-        if refusal is None and self.feeds[client] >= self.api.max_websockets:
-            reason = f"{self.api.max_websockets} feeds already open from {client}"
-            refusal = 403, "forbidden", reason + " ([api] max_websockets)"
+        if refusal is None:
+            counted = self.feeds.refusal(client)
+            refusal = None if counted is None else (403, "forbidden", counted)
         if refusal is not None:
             log.warning("refused a feed from %s: %s", client, refusal[2])
             await receive()  # websocket.connect
             await send({"type": "websocket.close", "code": 1008, "reason": refusal[2][:120]})
             return
-        self.feeds[client] += 1
+        code: int | None = None
+
+        async def receiving() -> Message:
+            nonlocal code
+            message = await receive()
+            if message["type"] == "websocket.disconnect":
+                code = message.get("code")
+            return message
+
         try:
-            await self.app(scope, receive, send)
+            await self.app(scope, receiving, send)
         finally:
-            self.feeds[client] -= 1
-            if not self.feeds[client]:
-                del self.feeds[client]
+            self.feeds.closed(client, code)
 
 
 def host_names(allowed: Iterable[str]) -> frozenset[str]:
@@ -244,9 +397,12 @@ def _with_headers(send: Send, scope: Scope, docs: bool) -> Send:
     return sending
 
 
-async def _answer(send: Send, status: int, error: str, reason: str, scope: Scope) -> None:
-    """A refusal as the API's ``{"error", "reason"}``; the connection is closed after it,
-    so that a body not read is never read."""
+async def _answer(
+    send: Send, status: int, error: str, reason: str, scope: Scope, *, retry: float = 0.0
+) -> None:
+    """A refusal as the API's ``{"error", "reason"}`` (``retry``: seconds for
+    ``Retry-After``); the connection is closed after it, so that a body not read is never
+    read."""
     body = json.dumps({"error": error, "reason": reason}).encode()
     headers = [
         (b"content-type", b"application/json"),
@@ -254,6 +410,8 @@ async def _answer(send: Send, status: int, error: str, reason: str, scope: Scope
         (b"connection", b"close"),
         *_security_headers(scope, docs=False),
     ]
+    if retry:
+        headers.append((b"retry-after", str(max(1, math.ceil(retry))).encode()))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
@@ -343,10 +501,73 @@ def protocol(api: Api) -> type[H11Protocol]:
     return Guarded
 
 
+def socket_protocol(api: Api) -> type[WebSocketsSansIOProtocol]:
+    """uvicorn's WebSocket protocol judging each frame a client sends (:class:`FeedInput`)
+    before it is queued for the app; a refused one closes the feed with its code and
+    reason, logged in one line."""
+
+    class GuardedSocket(WebSocketsSansIOProtocol):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.inbound = FeedInput(api)
+
+        def handle_text(self, event: Frame) -> None:
+            if self._admitted(Opcode.TEXT):
+                super().handle_text(event)
+
+        def handle_bytes(self, event: Frame) -> None:
+            if self._admitted(Opcode.BINARY):
+                super().handle_bytes(event)
+
+        def handle_cont(self, event: Frame) -> None:
+            if self._admitted(Opcode.CONT):
+                super().handle_cont(event)
+
+        def handle_ping(self) -> None:
+            if self._admitted(Opcode.PING):
+                super().handle_ping()
+
+        def handle_pong(self, event: Frame) -> None:
+            if self._admitted(Opcode.PONG):
+                super().handle_pong(event)
+
+        def send_receive_event_to_app(self) -> None:
+            if self.curr_msg_data_type == "text" and not self.close_sent:
+                try:
+                    b"".join(self.frames).decode()
+                except UnicodeDecodeError:
+                    self._refuse(NOT_TEXT, "a text message that is not UTF-8")
+                    return
+            super().send_receive_event_to_app()
+
+        def _admitted(self, opcode: Opcode) -> bool:
+            """Whether the frame goes on (after the close, uvicorn drops it itself)."""
+            if self.close_sent:
+                return True
+            refused = self.inbound.refusal(opcode)
+            if refused is not None:
+                self._refuse(*refused)
+            return refused is None
+
+        def _refuse(self, code: int, reason: str) -> None:
+            address = self.client[0] if self.client else "unknown"
+            log.warning("closed a feed from %s (%d): %s", address, code, reason)
+            self.frames = []
+            self.conn.fail(code, reason)
+            self.queue.put_nowait({"type": "websocket.disconnect", "code": code, "reason": reason})
+            self.transport.write(b"".join(self.conn.data_to_send()))
+            self.close_sent = True
+            self.transport.close()
+
+    return GuardedSocket
+
+
 def uvicorn_options(api: Api) -> dict[str, Any]:
     """uvicorn's settings for ``api``'s limits (those of the app: :func:`protect`)."""
     return {
         "http": protocol(api),
+        "ws": socket_protocol(api),
+        "ws_max_size": api.max_message,
         "h11_max_incomplete_event_size": api.max_header,
         "proxy_headers": False,  # read by the guard, from trusted proxies only
         "server_header": False,

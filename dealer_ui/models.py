@@ -64,6 +64,11 @@ class PotOut(BaseModel):
     eligible: list[int]
     winners: list[int]
     shares: dict[str, int] = Field(description="seat -> chips won, once awarded")
+    taken: int | None = Field(
+        default=None,
+        description="once awarded: the house's rake and jackpot drop taken from this pot "
+        "(`amount` is net of it); absent when the house took nothing from it",
+    )
 
 
 class LampsOut(BaseModel):
@@ -118,6 +123,12 @@ class ViewOut(BaseModel):
     community: str | None
     pot: int
     pots: list[PotOut]
+    rake: int | None = Field(
+        default=None, description="a table with a rake: the hand's rake (0 until it is settled)"
+    )
+    jackpot_drop: int | None = Field(
+        default=None, description="a table with a jackpot drop: the hand's drop (0 until settled)"
+    )
     choices: list[ChoiceOut] = Field(description="the legal decisions, for whom may decide")
     seats: list[SeatOut]
     alerts: list[AlertOut] = Field(description="the open alerts (dealer and surveillance)")

@@ -15,7 +15,12 @@ What it lets in is checked as the console does (``dealer_ui.guard``, docs/securi
 ``allowed_hosts``; a browser's feed must come from the relay's own page or one of
 ``allowed_origins``; every answer carries the security headers. The WebSocket server
 itself closes a handshake not done within 10 s and refuses request lines and headers over
-8 KiB, and a request with a body.
+8 KiB, and a request with a body. What a viewer sends is judged as the console's feeds
+judge it (``limits``, an ``[api]``: its ``max_message``, ``messages_per_second``,
+``message_burst``; :class:`dealer_ui.guard.FeedInput`): a message too big is closed with
+1009, a binary one with 1003, too many with 1008; at most ``max_websockets`` viewers per
+address, a viewer closed for what it sent counted ``feed_penalty`` seconds more
+(:class:`dealer_ui.guard.FeedCount`): more are closed with 1008.
 
 Nothing is invented: when the table's feed is lost (closed, reset, or silent to the
 relay's pings for 5 s), every viewer's socket is closed (code 1012) and new viewers are
@@ -53,13 +58,18 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed, WebSocketException
+from websockets.frames import Opcode
 from websockets.http11 import Request, Response
 
+from controller.config_file import Api
 from controller.errors import LuckTableError
 from dealer_ui.app import STATIC
 from dealer_ui.feeds import KEPT, Kept
 from dealer_ui.guard import (
+    POLICY,
     SECURITY_HEADERS,
+    FeedCount,
+    FeedInput,
     host_names,
     host_refusal,
     origin_names,
@@ -78,6 +88,7 @@ TOO_SLOW = 1013  # "try again later"
 PAGES = {"/public": "console.html", "/studio": "studio.html"}  # "/" is the dealer's page
 STUDIO_VIEWERS = 4  # studio viewers at a time (each its own connection to the table)
 REFUSED = 4401  # the table refused the viewer's studio token
+DEFAULTS = Api()  # what a viewer may send, and viewers per address: [api]'s defaults
 TYPES = {".html": "text/html", ".css": "text/css", ".js": "text/javascript"}
 STATIC_FILES = {path.name: TYPES[path.suffix] for path in STATIC.iterdir() if path.suffix in TYPES}
 
@@ -192,6 +203,7 @@ class Relay:
         allowed_hosts: Sequence[str] = (),
         allowed_origins: Sequence[str] = (),
         studio_viewers: int = STUDIO_VIEWERS,
+        limits: Api = DEFAULTS,
     ) -> None:
         self.source = feed_url(source)
         self.studio_source = self.source.removesuffix("/ws") + "/studio/ws"
@@ -206,6 +218,8 @@ class Relay:
         self.following = False
         self._backlog = backlog
         self._closing: set[asyncio.Task[None]] = set()
+        self._limits = limits
+        self._feeds = FeedCount(limits)
 
     # --- the table's feed ------------------------------------------------------------------
 
@@ -285,6 +299,19 @@ class Relay:
     # --- the viewers ----------------------------------------------------------------------
 
     async def _viewer(self, connection: ServerConnection) -> None:
+        client = str(connection.remote_address[0]) if connection.remote_address else "unknown"
+        refused = self._feeds.refusal(client)
+        if refused is not None:
+            log.warning("refused a viewer: %s", refused)
+            await connection.close(POLICY, refused[:120])
+            return
+        try:
+            await self._serve_viewer(connection)
+        finally:
+            sent = connection.protocol.close_sent  # the code the relay closed it with
+            self._feeds.closed(client, None if sent is None else sent.code)
+
+    async def _serve_viewer(self, connection: ServerConnection) -> None:
         path = connection.request.path if connection.request else ""
         if urlsplit(path).path == "/studio/ws":
             await self._studio_viewer(connection, studio_token(urlsplit(path).query))
@@ -297,8 +324,7 @@ class Relay:
             broadcast([connection], text)
         self.viewers.add(connection)
         try:
-            async for _ in connection:  # viewers have nothing to say; what they send is read
-                pass
+            await self._listen(connection)  # viewers have nothing to say
         except ConnectionClosed:  # a viewer gone without a word, or cut off
             pass
         finally:
@@ -321,8 +347,7 @@ class Relay:
             ) as table:
                 passing = asyncio.create_task(_pass_on(table, connection))
                 try:
-                    async for _ in connection:  # the viewer has nothing to say
-                        pass
+                    await self._listen(connection)  # the viewer has nothing to say
                 finally:
                     passing.cancel()
                     with contextlib.suppress(asyncio.CancelledError):
@@ -332,6 +357,17 @@ class Relay:
             await connection.close(LOST, "the table's studio feed is lost")
         finally:
             self.studio_viewers.discard(connection)
+
+    async def _listen(self, connection: ServerConnection) -> None:
+        """Read what a viewer sends until it goes, judging each message (a feed takes no
+        input): one refused closes the viewer with its code and reason."""
+        inbound = FeedInput(self._limits)
+        async for message in connection:
+            refused = inbound.refusal(Opcode.BINARY if isinstance(message, bytes) else Opcode.TEXT)
+            if refused is not None:
+                log.warning("closed a viewer %s (%d): %s", connection.remote_address, *refused)
+                await connection.close(*refused)
+                return
 
     def _request(self, connection: ServerConnection, request: Request) -> Response | None:
         """Answer what is not a viewer's feed (pages, health, refusals) before any handshake."""
@@ -411,6 +447,7 @@ class Relay:
                 ssl=tls,
                 process_request=self._request,
                 compression=None,  # each viewer would compress the same message again
+                max_size=self._limits.max_message,  # a bigger message: 1009, unread
             ) as server:
                 yield server
         finally:

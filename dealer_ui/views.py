@@ -256,7 +256,7 @@ def _hand(hand: Hand, role: Role, seat: int | None, *, paused: bool) -> dict[str
         "pots": [pot.to_json() for pot in pots],
         "next": None if waiting is None else waiting.to_json(),
         "waiting": None if waiting is None else waiting.describe(),
-    }
+    } | hand.house_json()
     may_decide = role in (Role.DEALER, Role.SURVEILLANCE) or (
         role is Role.PLAYER and waiting is not None and waiting.seat == seat
     )

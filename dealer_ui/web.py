@@ -25,8 +25,9 @@ from fastapi import APIRouter, FastAPI, Header, Request, WebSocket, WebSocketDis
 from fastapi.exceptions import RequestValidationError
 from fastapi.requests import HTTPConnection
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field
 
+from controller import text
 from controller.config_file import Api
 from controller.errors import LuckTableError
 from dealer_ui.auth import Auth, AuthError, Session
@@ -45,15 +46,29 @@ class ApiError(LuckTableError):
 
 class ErrorOut(BaseModel):
     error: str = Field(
-        description="unauthorized, forbidden, not_found, refused, stale, invalid, rate_limited, "
-        "unavailable"
+        description="unauthorized, forbidden, not_found, refused, stale, invalid, locked, "
+        "rate_limited, unavailable"
     )
     reason: str = Field(description="what was wrong (the engine's words for a refused input)")
 
 
+def _limits(rule: text.FreeText) -> Any:
+    """What the OpenAPI says of a free-text field (the rule checks it)."""
+    return Field(json_schema_extra={"minLength": 1, "maxLength": rule.limit})
+
+
+#: Free text a person types, each kind with its rule (``controller.text``): refused with 422
+#: naming the field and the character (``player: Value error, U+202E ... at 5: ...``), kept
+#: NFC and stripped.
+Name = Annotated[str, AfterValidator(text.NAME), _limits(text.NAME)]
+Id = Annotated[str, AfterValidator(text.ID), _limits(text.ID)]
+Label = Annotated[str, AfterValidator(text.LABEL), _limits(text.LABEL)]
+Reason = Annotated[str, AfterValidator(text.REASON), _limits(text.REASON)]
+
+
 class SignIn(BaseModel):
     role: Literal["dealer", "surveillance"] = "dealer"
-    id: str = Field(min_length=1, max_length=64)
+    id: Id
     pin: str = Field(min_length=1, max_length=64)
 
 
@@ -136,9 +151,9 @@ def client_of(request: HTTPConnection) -> str:
 
 
 def refusal(error: AuthError) -> ApiError:
-    """The answer to a refused id or PIN: 401, 429 while locked out, or 503 while too many
-    PINs wait to be checked."""
-    codes = {429: "rate_limited", 503: "unavailable"}
+    """The answer to a refused id or PIN: 401, 423 for an id locked, 429 while the address
+    is locked out, or 503 while too many PINs wait to be checked."""
+    codes = {423: "locked", 429: "rate_limited", 503: "unavailable"}
     code = codes.get(error.status, "unauthorized")
     return ApiError(error.status, code, error.reason)
 
@@ -219,10 +234,13 @@ async def socket_session(
 
 
 async def send_until_closed(socket: WebSocket, messages: AsyncIterator[str], stopped: str) -> None:
-    """Send ``messages`` to ``socket`` while reading and ignoring what the client sends,
-    until the client goes (the sending is then cancelled) or the messages end (the socket
-    closed with code 1001 and ``stopped``); a message that raises :class:`AuthError` (the
-    session no longer holds) closes it with code 4401 and the reason."""
+    """Send ``messages`` to ``socket`` while reading and dropping what the client sends (a
+    feed takes no input; the server's protocol has judged each frame already:
+    :func:`dealer_ui.guard.socket_protocol`, closing the feed on a binary frame, a message
+    too big or frames too fast), until the client goes or is closed (the sending is then
+    cancelled) or the messages end (the socket closed with code 1001 and ``stopped``); a
+    message that raises :class:`AuthError` (the session no longer holds) closes it with
+    code 4401 and the reason."""
 
     async def send_all() -> None:
         try:
@@ -235,8 +253,8 @@ async def send_until_closed(socket: WebSocket, messages: AsyncIterator[str], sto
 
     sender = asyncio.create_task(send_all())
     with contextlib.suppress(WebSocketDisconnect, RuntimeError):
-        while True:
-            await socket.receive_text()
+        while (await socket.receive())["type"] != "websocket.disconnect":
+            pass  # text or bytes alike: nothing a client sends is read as text here
     sender.cancel()
     with contextlib.suppress(asyncio.CancelledError, WebSocketDisconnect, RuntimeError):
         await sender

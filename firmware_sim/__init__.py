@@ -9,10 +9,12 @@ In-process API::
 
     shoe = SimulatedShoe(seed=7)            # also: serial, firmware, heartbeat_ms,
                                             # retransmit_timeout, buffer_size, first_seq,
-                                            # boot_id, protocol_version, reader
+                                            # boot_id, protocol_version, reader,
+                                            # registers_in="tag" | "load" (older shoe)
     shoe.connect(now)                       # HELLO, then every unacknowledged event
     shoe.load(decks=6)                      # or load([51, 8, ...]); registers each card
-                                            # (DECK_CARD, version 2), then reports DECK;
+                                            # (DECK_CARD, version 2, in tag order), then
+                                            # reports DECK;
                                             # cheat="foreign" | "retagged" | "cloned" |
                                             # "missing" | "extra", at=PLACE
     shoe.draw()                             # -> Draw(card, CardMessage | Unreadable, tagged)

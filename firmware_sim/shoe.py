@@ -3,7 +3,8 @@
 Every physical card carries an RFID tag: its UID (:func:`tag_uid`) is fixed by the deck it
 belongs to, which copy of the card it is in a load of several decks, and its code, so a
 deck loaded again (shuffled anew) has the same 52 tags and two decks share none. A shoe of
-protocol version 2 registers each deck it loads, card by card (DECK_CARD), before its DECK.
+protocol version 2 registers each deck it loads, card by card (DECK_CARD) in tag order (the
+deck as a set, never the order it will deal), before its DECK.
 Cheats (:class:`Cheat`) put into a load what game protection must catch: a card from
 another deck, a re-tagged card, a cloned tag, a missing or an extra card.
 """
@@ -26,6 +27,7 @@ from drivers.protocol import (
     Disposition,
     FaultCode,
     Unreadable,
+    tag_order,
 )
 from firmware_sim.device import DeviceError, SimulatedDevice, parse_enum, parse_enum_text
 
@@ -134,16 +136,28 @@ class SimulatedShoe(SimulatedDevice):
     """A shuffler-shoe that identifies every card as it leaves.
 
     ``reader="rfid"`` reports a tag UID with each card, ``"optical"`` none.
+    ``registers_in="tag"`` sends a deck's registration in tag order; ``"load"`` in the order
+    loaded, which is the order it deals (an older shoe's firmware, for the host's tests).
     """
 
     KIND = DeviceKind.SHOE
     FAULT_CODES = frozenset({FaultCode.JAM, FaultCode.LID_OPEN, FaultCode.READER, FaultCode.TAMPER})
 
-    def __init__(self, *, serial: str = "SIM-SHOE-0001", reader: str = "rfid", **kw: Any) -> None:
+    def __init__(
+        self,
+        *,
+        serial: str = "SIM-SHOE-0001",
+        reader: str = "rfid",
+        registers_in: str = "tag",
+        **kw: Any,
+    ) -> None:
         if reader not in ("rfid", "optical"):
             raise DeviceError(f"reader must be 'rfid' or 'optical', not {reader!r}")
+        if registers_in not in ("tag", "load"):
+            raise DeviceError(f"registers_in must be 'tag' or 'load', not {registers_in!r}")
         super().__init__(serial=serial, **kw)
         self.reader = reader
+        self.registers_in = registers_in
         self.read_counter = 0
         self.deck_id = 0
         self._cards: deque[Tagged] = deque()
@@ -181,7 +195,7 @@ class SimulatedShoe(SimulatedDevice):
         at: int | None = None,
     ) -> Deck:
         """Load the shoe, replacing what is in it: register the deck card by card (a shoe
-        of version 2: DECK_CARD for every card, in the order loaded) and report DECK.
+        of version 2: DECK_CARD for every card, in tag order) and report DECK.
 
         ``cards`` gives the exact order (card codes 0..51, any number of each);
         otherwise ``decks`` full decks are shuffled together from
@@ -213,8 +227,11 @@ class SimulatedShoe(SimulatedDevice):
         self.deck_id = ident
         self.cheat = done
         if self.registers:
-            for index, card in enumerate(registered):
-                self._emit(DeckCardMessage(ident, index, card.code, self._read_uid(card)))
+            reads = [(self._read_uid(card), card.code) for card in registered]
+            if self.registers_in == "tag":
+                reads.sort(key=lambda read: tag_order(*read))
+            for index, (uid, code) in enumerate(reads):
+                self._emit(DeckCardMessage(ident, index, code, uid))
         message = Deck(ident, len(in_shoe), len(in_shoe))
         self._emit(message)
         return message

@@ -39,11 +39,11 @@ def test_example_loads_cleanly():
     assert config.journal == Path("/var/lib/luck-table/T-01.sqlite")
     assert (config.api.bind, config.api.port, config.api.tls_cert) == ("127.0.0.1", 8080, None)
     assert config.console.idle_lock == 300
-    assert config.settings.protection == Protection(tag_checks=True)
+    assert config.settings.protection == Protection(tag_checks=True, shuffle_check=True)
     assert (config.studio.delay, config.studio.token_hours, config.test_mode) == (15, 12, False)
-    assert verify_pin(config.supervisors[0].pin_hash, "1234")
+    assert verify_pin(config.supervisors[0].pin_hash, "123456")
     assert not verify_pin(config.supervisors[0].pin_hash, "1235")
-    assert verify_pin(config.dealers[0].pin_hash, "5678")
+    assert verify_pin(config.dealers[0].pin_hash, "567890")
 
 
 def test_game_settings_reach_the_rules(tmp_path):
@@ -72,12 +72,17 @@ def test_optional_parts(tmp_path):
     assert config.seat_board is None and not config.settings.seat_board
     assert config.settings.rules == Rules() and config.api.port == 8080
     assert config.console.idle_lock == 300
-    assert config.settings.protection == Protection(tag_checks=True)  # checked unless said
+    assert config.settings.protection == Protection(tag_checks=True, shuffle_check=True)
 
 
 def test_protection_settings_reach_the_table(tmp_path):
     data = example()
-    data["protection"] = {"tag_checks": False, "deck_hands": 250, "deck_hours": 6}
+    data["protection"] = {
+        "tag_checks": False,
+        "deck_hands": 250,
+        "deck_hours": 6,
+        "shuffle_check": False,
+    }
     protection = parse_config(data, tmp_path).settings.protection
     assert protection == Protection(tag_checks=False, deck_hands=250, deck_hours=6.0)
 
@@ -161,6 +166,7 @@ BAD = [
     ("protection.deck_hours", "8h", "protection.deck_hours = '8h'", "hours over 0, at most 168"),
     ("protection.deck_hours", 169, "protection.deck_hours = 169", "hours over 0, at most 168"),
     ("protection.deck_life", 2, "protection.deck_life:", "unknown setting"),
+    ("protection.shuffle_check", 1, "protection.shuffle_check = 1", "true or false"),
     ("api.trusted_proxies", "10.0.0.5", "api.trusted_proxies = '10.0.0.5'", "a list of IP"),
     ("api.trusted_proxies", ["proxy"], "api.trusted_proxies = 'proxy'", "IP addresses or net"),
     ("api.allowed_hosts", ["not a host!"], "api.allowed_hosts = 'not a host!'", "host names"),
@@ -172,6 +178,12 @@ BAD = [
     ("api.max_connections", 0, "api.max_connections = 0", "1 to 100000"),
     ("api.max_websockets", "8", "api.max_websockets = '8'", "1 to 100000"),
     ("api.docs", "yes", "api.docs = 'yes'", "true or false"),
+    ("api.max_message", 16, "api.max_message = 16", "128 to 1048576"),
+    ("api.messages_per_second", 0, "api.messages_per_second = 0", "a number a second"),
+    ("api.write_burst", 0, "api.write_burst = 0", "1 to 100000"),
+    ("api.address_writes_per_second", "9", "api.address_writes_per_second = '9'", "a second"),
+    ("api.feed_penalty", -1, "api.feed_penalty = -1", "seconds, 0 to 3600"),
+    ("api.refusal_fold", 0, "api.refusal_fold = 0", "seconds, 0.1 to 3600"),
     ("api.debug", True, "api.debug:", "unknown setting"),
     ("credentials.supervisors", [], "credentials.supervisors = []", "at least one"),
     ("credentials.dealers.0.pin", "1234", "credentials.dealers[0].pin", "plain PINs are refused"),
@@ -193,6 +205,13 @@ BAD = [
     ("journal.segment_hands", -1, "journal.segment_hands = -1", "0 or more"),
     ("journal.segment_megabytes", 1.5, "journal.segment_megabytes = 1.5", "a whole number"),
     ("ledger", {}, "ledger:", "unknown setting"),
+    ("game.rake_percent", 101, "game.rake_percent = 101", "0 (no rake) to 100"),
+    ("game.rake_percent", 2.5, "game.rake_percent = 2.5", "a whole number"),
+    ("game.rake_percent", 5, "game.rake_cap = 0", "positive number of chips with a rake"),
+    ("game.rake_step", -1, "game.rake_step = -1", "must not be negative"),
+    ("game.rake_from", "fifth_street", "game.rake_from = 'fifth_street'", "third_street, fourth"),
+    ("game.jackpot_drop", 1, "game.jackpot_drop_at = 0", "a positive pot size"),
+    ("game.jackpot_drop_at", -5, "game.jackpot_drop_at = -5", "must not be negative"),
 ]
 
 
@@ -230,24 +249,24 @@ def test_unreadable_and_malformed_files(tmp_path):
 
 
 def test_hash_pin_round_trip_and_refusals():
-    stored = hash_pin("2468")
-    assert stored.startswith("$argon2id$") and "2468" not in stored
-    assert verify_pin(stored, "2468") and not verify_pin(stored, "2469")
-    assert not verify_pin("not a hash", "2468")
-    with pytest.raises(ValueError, match="at least 4"):
-        hash_pin("12")
+    stored = hash_pin("246802")
+    assert stored.startswith("$argon2id$") and "246802" not in stored
+    assert verify_pin(stored, "246802") and not verify_pin(stored, "246803")
+    assert not verify_pin("not a hash", "246802")
+    with pytest.raises(ValueError, match="at least 6 digits"):
+        hash_pin("12345")
 
 
 def test_hash_pin_command_prints_a_hash_that_verifies():
     done = subprocess.run(
         [sys.executable, "-m", "controller.config", "hash-pin"],
-        input="97531\n",
+        input="975310\n",
         capture_output=True,
         text=True,
         check=True,
         cwd=ROOT,
     )
-    assert verify_pin(done.stdout.strip(), "97531")
+    assert verify_pin(done.stdout.strip(), "975310")
     wrong = subprocess.run(
         [sys.executable, "-m", "controller.config"],
         check=False,
@@ -360,12 +379,18 @@ def test_what_the_console_lets_in_is_configured_with_safe_defaults(tmp_path):
         max_body=1024,
         request_timeout=5,
         docs=True,
+        max_message=1024,
+        messages_per_second=0.5,
+        write_burst=10,
+        refusal_fold=30,
     )
     api = parse_config(data, tmp_path).api
     assert api.trusted_proxies == ("10.0.0.5", "10.1.0.0/16")
     assert api.allowed_hosts == ("table-1.casino.lan",)
     assert api.allowed_origins == ("https://pit.casino.lan:8090",)
     assert (api.max_body, api.request_timeout, api.docs) == (1024, 5.0, True)
+    assert (api.max_message, api.messages_per_second, api.write_burst) == (1024, 0.5, 10)
+    assert api.refusal_fold == 30.0
 
 
 SECRET = "s3cr3t-Pa55"

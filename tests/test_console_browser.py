@@ -68,15 +68,16 @@ async def console(
     path: str = "",
     api: dict[str, Any] | None = None,
     table: str = "",
+    game: str = 'showdown = "manual"',
     size: dict[str, int] = SIZES[0],
     touch: bool = False,
 ) -> AsyncIterator[tuple[Any, ...]]:
     """The live table on ``shoe`` (``api``: settings of ``[api]`` other than the
-    defaults; ``table``: lines of the table's configuration), a Chromium, and a page
-    (1280x800 unless ``size`` says otherwise; ``touch``: a touchscreen's) on the console's
-    ``path``: (live table, browser, page)."""
+    defaults; ``table``, ``game``: lines of the table's configuration), a Chromium, and a
+    page (1280x800 unless ``size`` says otherwise; ``touch``: a touchscreen's) on the
+    console's ``path``: (live table, browser, page)."""
     async with (
-        live_table(tmp_path, shoe, api=api, table=table) as live,
+        live_table(tmp_path, shoe, api=api, table=table, game=game) as live,
         async_playwright() as playwright,
     ):
         browser = await playwright.chromium.launch(
@@ -484,6 +485,37 @@ def test_new_hand_waits_until_the_table_is_ready(tmp_path: Path) -> None:
             await confirm.get_by_role("button", name="Confirm").click()
             await page.get_by_label("Dealer id").wait_for()
             assert not await sign_out.is_visible()
+
+    on_the_shoe(scenario)
+
+
+def test_the_display_says_the_house_s_take_and_new_hand_stays_the_action(tmp_path: Path) -> None:
+    """After a raked hand the dealer's display says what to drop in the box, then the next
+    step; New hand is still the green action once the table is ready."""
+    game = 'showdown = "manual"\nrake_percent = 10\nrake_cap = 5\n'
+    game += "jackpot_drop = 1\njackpot_drop_at = 10"
+
+    async def scenario(shoe: Any) -> None:
+        async with console(tmp_path, shoe, game=game) as (live, _browser, page):
+            await page.get_by_label("Dealer id").fill(DEALER["id"])
+            await page.get_by_label("PIN", exact=True).fill(DEALER["pin"])
+            await page.get_by_role("button", name="Sign in").click()
+            await page.get_by_text("live", exact=True).wait_for()
+            await live.seat_players()
+            await live.play_hand(Script())
+            hand = live.service.table.hand
+            assert hand is not None and hand.over and hand.rake and hand.jackpot_drop == 1
+            took = f"RAKE {hand.rake}, JACKPOT 1: drop {hand.rake + 1}"
+            await settled_page(page, live)
+            assert await page.locator('#events li[data-kind="rake"]').text_content() == took
+            assert await page.locator("#next").text_content() == f"{took}, then LOAD A DECK"
+            assert await page.locator("#new-hand").is_disabled()
+            await live.load(Script().deck(live.service.table))
+            await settled_page(page, live)
+            assert await page.locator("#next").text_content() == f"{took}, then READY: NEW HAND"
+            assert await page.locator("#new-hand").is_enabled()
+            assert not await page.locator("#new-hand-why").is_visible()
+            await fits_both_screens(page)  # the longer line too
 
     on_the_shoe(scenario)
 

@@ -8,6 +8,7 @@ import json
 from controller.rules import Reveal, parse_card
 from controller.table import AlertKind, CardFromShoe, Rebuy, VoidHand
 from controller.table.effects import Supervised, Words
+from dealer_ui.models import ViewOut
 from dealer_ui.views import Role, effects_view, view, visible_cards
 from tests.table_driver import TableDriver
 
@@ -156,3 +157,23 @@ def test_between_hands_a_seat_shows_its_stack_now_beside_the_last_hands_cards() 
     seats = {entry["seat"]: entry for entry in view(driver.table, Role.DEALER)["seats"]}
     assert seats[2]["stack"] == driver.table.seat(2).stack
     assert seats[2]["cards"], "the last hand's cards stay on show"
+
+
+def test_every_role_sees_the_house_s_take_beside_the_pots_net_of_it() -> None:
+    driver = TableDriver.make(
+        seat_board=False, variant="seven-card-stud", rake_percent=50, rake_cap=10
+    ).start({1: 200, 2: 200})
+    driver.read("Kd Ah 2c Ad 9c 3s")  # seat 2's 3s brings in
+    for seat, do in ((2, "bring_in"), (1, "complete"), (2, "fold")):
+        assert driver.act(seat, do).refused is None
+    # antes 2, the bring-in 2, the completion to 5 (3 of it uncalled): half of 6 is raked
+    for role, seat in ((Role.PUBLIC, None), (Role.DEALER, None), (Role.PLAYER, 2)):
+        shown = ViewOut(**view(driver.table, role, seat)).model_dump(exclude_unset=True)
+        assert (shown["rake"], shown["jackpot_drop"]) == (3, 0)
+        assert shown["pots"] == [
+            {"amount": 6, "eligible": [1], "winners": [1], "shares": {"1": 6}, "taken": 3}
+        ]
+    dealer = view(driver.table, Role.DEALER)
+    assert dealer["display"].startswith("RAKE 3: drop 3, then ")
+    plain = TableDriver.make(seat_board=False).start({1: 200, 2: 200})
+    assert "rake" not in view(plain.table, Role.DEALER)

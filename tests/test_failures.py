@@ -37,7 +37,7 @@ from tests.service_kit import config, write_config
 LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
 DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
 TIMEOUT = 60.0
-DEALER = {"role": "dealer", "id": "D200", "pin": "5678"}
+DEALER = {"role": "dealer", "id": "D200", "pin": "567890"}
 ROOT = os.geteuid() == 0
 
 
@@ -119,7 +119,7 @@ def test_the_floor_service_refuses_an_address_it_cannot_listen_at_with_status_2(
     text = (DEPLOY / "floor.example.toml").read_text()
     text = text.replace('bind = "0.0.0.0"', 'bind = "192.0.2.1"')
     for published in EXAMPLE_PIN_HASHES:
-        text = text.replace(published, hash_pin("2468"))
+        text = text.replace(published, hash_pin("246802"))
     path.write_text(text)
     result = run("floor", "--config", str(path))
     assert result.returncode == 2, result.stderr
@@ -146,7 +146,7 @@ def test_the_example_configurations_published_pins_are_refused(tmp_path, monkeyp
     with pytest.raises(ConfigError) as table:
         load_config(DEPLOY / "table.example.toml")
     assert str(table.value).startswith("credentials.supervisors[0].pin_hash = ")
-    assert "the example configuration's published hash (PIN 1234)" in str(table.value)
+    assert "the example configuration's published hash (PIN 123456)" in str(table.value)
     assert "luck-table hash-pin" in str(table.value)
     with pytest.raises(ConfigError) as floor:
         load_floor_config(DEPLOY / "floor.example.toml")
@@ -159,12 +159,12 @@ def test_the_example_configurations_published_pins_are_refused(tmp_path, monkeyp
     result = run("serve", "--config", str(path))
     assert result.returncode == 2
     assert "credentials.dealers[0].pin_hash = " in one_line(result, "serve")
-    assert "(PIN 5678)" in result.stderr
+    assert "(PIN 567890)" in result.stderr
     assert not (tmp_path / "table.sqlite").exists()
     monkeypatch.setenv(EXAMPLE_PINS_ENV, "accept")  # a demonstration, a test: with a warning
-    assert verify_pin(load_config(DEPLOY / "table.example.toml").dealers[0].pin_hash, "5678")
+    assert verify_pin(load_config(DEPLOY / "table.example.toml").dealers[0].pin_hash, "567890")
     floor = load_floor_config(DEPLOY / "floor.example.toml")
-    assert verify_pin(floor.supervisors[0].pin_hash, "9999")
+    assert verify_pin(floor.supervisors[0].pin_hash, "999999")
 
 
 # --- a full disk ----------------------------------------------------------------------------

@@ -4,6 +4,7 @@ floor, and each table's status carries its tag checks and its deck's age."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from datetime import UTC, datetime
 from pathlib import Path
@@ -11,9 +12,13 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from controller.config import DevicePort
 from controller.floor import store
 from controller.floor.migrate import migrate
+from controller.history.records import record_of
+from controller.intake import Intake
 from controller.journal import Journal
+from controller.journal.device_events import to_input
 from controller.table import (
     CardFromShoe,
     Configure,
@@ -24,7 +29,11 @@ from controller.table import (
     SitDown,
     TableSettings,
 )
+from controller.table.inputs import Device
 from controller.table.settings import Protection
+from drivers.session import LinkConfig
+from firmware_sim.runner import PtyRunner
+from firmware_sim.shoe import SimulatedShoe, tag_uid
 from tests.floor_kit import TIMEOUT, JournalWriter, floor_database
 from tests.pit_kit import SUPERVISOR, floor_config, pit_database, start_floor
 from tests.pit_kit import ship as pit_ship
@@ -168,3 +177,58 @@ def test_the_pit_page_flags_a_shared_tag_and_shows_each_deck_s_age(tmp_path):
                 browser.close()
         finally:
             assert service.stop() == 0, service.log.read_text(encoding="utf-8")
+
+
+def test_an_older_shoe_s_decks_reach_the_floor_as_sets_in_tag_order(floor, tmp_path):
+    """A shoe that registers each deck in the order it will deal it, through the drivers,
+    the intake and the journal to the floor: the floor's copy of every registration is in
+    tag order exactly (the sorted set of the cards then dealt), and its decks are kept by
+    card."""
+    shoe = SimulatedShoe(seed=31, heartbeat_ms=100, retransmit_timeout=0.2, registers_in="load")
+    runner = PtyRunner(shoe)
+    link = LinkConfig(resend_holdoff=0.01, reset_interval=0.1, handshake_timeout=5.0)
+    journal = Journal.open(tmp_path / "table.db")
+    checked = TableSettings(protection=Protection(tag_checks=True))
+    journal.append([record_of(Configure(at=CLOCK, settings=checked))])
+    dealt: list[list[str]] = []
+
+    async def write(batch):
+        journal.append([to_input(a.event, a.source, CLOCK / 1000) for a in batch])
+
+    async def never_absent(error, retry):
+        raise error
+
+    async def scenario():
+        async with runner:
+            intake = Intake(Device.SHOE, DevicePort(runner.path, link=link))
+            stopping = asyncio.Event()
+            task = asyncio.create_task(intake.run(write, never_absent, stopping))
+            async with asyncio.timeout(20):
+                while intake.driver is None or not intake.driver.link_up:
+                    await asyncio.sleep(0.005)
+                for seed in range(4):
+                    runner.act(lambda s, seed=seed: s.load(decks=1, shuffle_seed=seed, deck_id=5))
+                    draws = [runner.act(lambda s: s.draw()) for _ in range(12)]
+                    dealt.append([draw.message.uid.hex() for draw in draws])
+                    while shoe.pending:
+                        await asyncio.sleep(0.005)
+            stopping.set()
+            await intake.driver.close()
+            await asyncio.wait_for(task, 10)
+
+    asyncio.run(scenario())
+    ship(floor, journal, "T-09")
+    journal.close()
+    rows = floor.execute(
+        "SELECT fields FROM floor_journal_entries WHERE table_id = 'T-09' AND type = 'DeckCard' "
+        "ORDER BY position"
+    ).fetchall()
+    registered = [row[0] for row in rows]
+    tags = sorted(tag_uid(5, code).hex() for code in range(52))
+    assert len(registered) == 4 * 52
+    for deck, deal in enumerate(dealt):
+        cards = registered[deck * 52 : (deck + 1) * 52]
+        assert [c["uid"] for c in cards] == tags and [c["index"] for c in cards] == list(range(52))
+        assert deal != tags[:12] and set(deal) <= set(tags)
+    decks = store.decks(floor, "T-09")
+    assert len(decks) == 4 and {d.tags["2c"] for d in decks} == {tag_uid(5, 0).hex()}

@@ -1,8 +1,10 @@
 """Properties of random hands under random house rules.
 
 Every legal choice the engine offers is accepted; chips are conserved at every step and
-every chip is back in a stack at the end (a bought bonus card's price included: dead money
-in the main pot, which every player still in contests); the state round-trips through
+every chip is back in a stack or in the drop box at the end (a bought bonus card's price
+included: dead money in the main pot, which every player still in contests; the house's
+rake and jackpot drop as the reference in ``tests.test_rake`` figures them, taken from the
+pots); the state round-trips through
 JSON; a card is never dealt twice unless the burns were scrambled back; a round that
 reached the cap stays capped to its end and never offers a bet, completion or raise; a
 fold out of turn is taken without moving the action; every hand ends. The query API
@@ -36,6 +38,7 @@ from controller.rules import (
 )
 from controller.rules.inputs import WAGERS, Input
 from controller.rules.state import FOUR_OF_CLUBS, Dealt, Reveal
+from tests.test_rake import contested, reference
 
 SHORT_DECK = {"short_deck", "scramble", "community"}  # effects of seventh street's short deck
 SETTINGS = {
@@ -53,8 +56,30 @@ SETTINGS = {
 }
 
 
+HOUSE = {  # the house's take: every choice of one with every choice of another is valid
+    "rake_percent": [0, 0, 5, 10, 100],
+    "rake_cap": [1, 3, 1000],  # in steps
+    "rake_step": [1, 2, 5],
+    "rake_from": ["third_street", "fourth_street"],
+    "jackpot_drop": [0, 0, 1, 50],
+    "jackpot_drop_at": [1, 20, 200],
+    "rake_timing": ["end", "street"],
+}
+
+
 def random_rules(rng: random.Random) -> Rules:
     return Rules.from_mapping({name: rng.choice(values) for name, values in SETTINGS.items()})
+
+
+def with_random_house(rules: Rules, rng: random.Random) -> Rules:
+    house = {name: rng.choice(values) for name, values in HOUSE.items()}
+    house["rake_cap"] *= house["rake_step"]
+    return Rules.from_mapping(rules.to_json() | house)
+
+
+def house(hand: Hand) -> int:
+    """The chips the house took from the hand into the drop box (none before it is over)."""
+    return hand.rake + hand.jackpot_drop
 
 
 def next_card(rng: random.Random, hand: Hand, deck: list) -> object:
@@ -99,9 +124,9 @@ def check_queries(hand: Hand, felt: Felt, stacks: dict[int, int]) -> None:
             assert hand.holder(dealt.card) == seat and hand.dealt(dealt.card) == dealt
     assert hand.cards_out() == felt.out and len(felt.out) + hand.stub == 52
     assert hand.seats == tuple(sorted(stacks)) and hand.starting_stacks() == stacks
-    in_pot = 0 if hand.over else hand.pot
-    assert sum(hand.stacks().values()) + in_pot == sum(stacks.values())
-    assert sum(pot.amount for pot in hand.current_pots()) == hand.pot
+    in_pot = 0 if hand.over else hand.pot - house(hand)  # as the pot grows, part is taken
+    assert sum(hand.stacks().values()) + in_pot + house(hand) == sum(stacks.values())
+    assert sum(pot.amount for pot in hand.current_pots()) + house(hand) == hand.pot
     if hand.phase == "complete":
         assert hand.current_pots() == hand.pots
     assert set(hand.scrambled_burns) == felt.scrambled
@@ -121,7 +146,7 @@ def play(seed: int, seen: set[str] | None = None, folds: bool = True) -> Hand:
     ``folds``, nobody folds and eight players are seated half the time (the short deck)."""
     seen = set() if seen is None else seen
     rng = random.Random(seed)
-    rules = random_rules(rng)
+    rules = with_random_house(random_rules(rng), random.Random(f"house {seed}"))
     count = rng.randint(2, 8) if folds or rng.random() < 0.5 else 8
     seats = rng.sample(range(1, 9), count)
     stacks = {
@@ -183,25 +208,45 @@ def play(seed: int, seen: set[str] | None = None, folds: bool = True) -> Hand:
             assert step.hand.capped or step.hand.phase != "betting"
         seen.update(e.kind for e in step.effects if e.kind in SHORT_DECK)
         hand = step.hand
-        in_pot = 0 if hand.over else hand.pot  # once awarded, the pot is back in the stacks
-        assert sum(p.stack for p in hand.players) + in_pot == total
+        # once awarded, the pot is back in the stacks; the house's take is in the drop box
+        in_pot = 0 if hand.over else hand.pot - house(hand)
+        assert sum(p.stack for p in hand.players) + in_pot + house(hand) == total
+        if rules.rake_timing == "end" and not hand.over:
+            assert house(hand) == 0
         assert all(p.stack >= 0 for p in hand.players)
         check_queries(hand, felt, stacks)
         if rng.random() < 0.1:
             assert Hand.from_json(json.loads(json.dumps(hand.to_json()))) == hand
-    assert sum(p.stack for p in hand.players) == total
+    assert sum(p.stack for p in hand.players) + house(hand) == total
+    told = [0, 0]  # the rake and drop as told, taken (and given back by a void hand)
+    for effect in effects:
+        if effect.kind == "rake":
+            sign = -1 if effect.data.get("returned") else 1
+            told = [
+                told[0] + sign * effect.data["rake"],
+                told[1] + sign * effect.data["jackpot_drop"],
+            ]
+    assert tuple(told) == (hand.rake, hand.jackpot_drop)
+    if hand.phase == "void":
+        assert house(hand) == 0
     again = replay(rules, hand.starting_stacks(), inputs)
     assert again.hand == hand
     assert [e.to_json() for e in again.effects] == [e.to_json() for e in effects]
     if hand.community is not None:  # seven players never see a community card
         assert len(hand.players) == 8
     if hand.phase == "complete":
-        assert sum(pot.amount for pot in hand.pots) == hand.pot
+        taken = reference(rules.to_json(), contested(hand), hand.street)
+        assert (hand.rake, hand.jackpot_drop) == taken
+        assert sum(pot.amount for pot in hand.pots) + house(hand) == hand.pot
+        assert sum(pot.taken for pot in hand.pots) == house(hand)
+        emptied = [pot.amount == 0 for pot in hand.pots if pot.taken]
+        assert all(emptied[:-1]), "a side pot is taken from only once those before are empty"
         assert all(sum(chips for _, chips in pot.shares) == pot.amount for pot in hand.pots)
         still_in = tuple(p.seat for p in hand.players if not p.folded)
         paid = sum(p.bonus_paid for p in hand.players)
         if paid and len(still_in) > 1:
-            assert hand.pots[0].eligible == still_in and hand.pots[0].amount > paid
+            assert hand.pots[0].eligible == still_in
+            assert hand.pots[0].amount + hand.pots[0].taken > paid
     return hand
 
 
@@ -218,6 +263,8 @@ def test_random_hands_reach_the_rare_cases():
     assert any(len(h.pots) > 2 for h in finals)
     assert any(any(d.bonus for p in h.players for d in p.cards) for h in finals)
     assert any(any(p.bonus_paid for p in h.players) and len(h.pots) > 1 for h in finals)
+    assert any(h.rake for h in finals) and any(h.jackpot_drop for h in finals)
+    assert any(sum(1 for pot in h.pots if pot.taken) > 1 for h in finals)  # past the main pot
 
 
 def test_random_hands_without_folds_reach_every_short_deck_procedure():

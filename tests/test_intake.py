@@ -6,13 +6,14 @@ and an absent device is reported and waited for."""
 import asyncio
 
 from controller.config import DevicePort
-from controller.intake import Arrival, Intake
+from controller.intake import Arrival, Intake, Registrations
+from controller.journal import Device as JournalDevice
 from controller.table import Device
 from drivers import events as ev
 from drivers.errors import DriverError, PortNotFoundError
 from drivers.session import LinkConfig
 from firmware_sim.runner import PtyRunner
-from firmware_sim.shoe import SimulatedShoe
+from firmware_sim.shoe import SimulatedShoe, tag_uid
 
 LINK = LinkConfig(resend_holdoff=0.01, reset_interval=0.1, handshake_timeout=5.0)
 
@@ -119,3 +120,98 @@ def test_an_absent_device_is_reported_with_the_backoff_and_waited_for():
     asyncio.run(asyncio.wait_for(intake.run(journal, absent, stopping), 10))
     assert [retry for _, retry in told] == [0.01, 0.02, 0.02]
     assert "/dev/no-such-shoe" in told[0][0]
+
+
+def test_an_older_shoe_s_registration_is_journaled_as_the_deck_s_set_never_its_deal_order():
+    """A shoe that registers each deck in the order it will deal it (firmware from before
+    tag order): every deck's registration reaches the journal in tag order exactly, the
+    sorted set of the cards dealt, with its sequence numbers in their order and nothing of
+    it acknowledged before its deck is journaled with it."""
+    shoe = SimulatedShoe(seed=23, heartbeat_ms=100, retransmit_timeout=0.2, registers_in="load")
+    runner = PtyRunner(shoe)
+    arrivals: list[Arrival] = []
+    dealt: list[list[bytes]] = []
+
+    async def journal(batch):
+        kinds = [type(a.event) for a in batch]
+        if ev.DeckCard in kinds:  # a registration is journaled whole, with its deck
+            last = max(i for i, kind in enumerate(kinds) if kind is ev.DeckCard)
+            assert kinds[last + 1] is ev.DeckLoaded
+            assert shoe.pending >= kinds.count(ev.DeckCard) + 1  # none of it acknowledged yet
+        arrivals.extend(batch)
+
+    async def scenario():
+        async with runner:
+            intake = Intake(Device.SHOE, DevicePort(runner.path, link=LINK))
+            stopping = asyncio.Event()
+            task = asyncio.create_task(intake.run(journal, never_absent, stopping))
+            await until(lambda: intake.driver is not None and intake.driver.link_up)
+            for deck in range(12):
+                runner.act(lambda s, deck=deck: s.load(decks=1, shuffle_seed=deck, deck_id=9))
+                draws = [runner.act(lambda s: s.draw()) for _ in range(12)]
+                dealt.append([draw.message.uid for draw in draws])
+                await until(lambda: shoe.pending == 0)
+            stopping.set()
+            await intake.driver.close()
+            await asyncio.wait_for(task, 10)
+
+    asyncio.run(asyncio.wait_for(scenario(), 60))
+    sent = [a.event for a in arrivals if isinstance(a.event, ev.SequencedEvent)]
+    assert [e.seq for e in sent] == list(range(len(sent)))  # every seq, in order
+    registrations = [
+        [e for e in sent[i - 52 : i] if isinstance(e, ev.DeckCard)]
+        for i, e in enumerate(sent)
+        if isinstance(e, ev.DeckLoaded)
+    ]
+    assert len(registrations) == len(dealt) == 12
+    tags = sorted(tag_uid(9, code) for code in range(52))
+    for cards, deal in zip(registrations, dealt, strict=True):
+        assert [c.uid for c in cards] == tags  # the set, in tag order: nothing of the deal
+        assert [c.index for c in cards] == list(range(52))
+        assert [c.card for c in cards] == list(range(52))
+        assert deal != tags[:12] and set(deal) <= set(tags)
+
+
+def test_a_registration_held_is_handed_on_in_tag_order_when_another_deck_or_boot_comes():
+    """Held until its deck; a card of another deck or a new boot of the shoe (which cannot
+    send it again) hands it on as it is, in tag order; an event after a held card is
+    journaled but not acknowledged (acknowledging it would acknowledge the held cards)."""
+    boot, other = JournalDevice("shoe", "S", 1), JournalDevice("shoe", "S", 2)
+    up = ev.LinkUp(ev.DeviceInfo("pty", ev.DeviceKind.SHOE, "S", (1, 0, 0), 2, 2), "reset", 1)
+
+    def card(seq, deck, code):
+        return Arrival(ev.DeckCard(seq, deck, seq, code, bytes([4, code])), Device.SHOE, boot, 0)
+
+    fault = Arrival(ev.DeviceFault(3, ev.FaultCode.LID_OPEN), Device.SHOE, boot, 0)
+    hold = Registrations()
+    ready, last = hold.take([card(0, 1, 30), card(1, 1, 7), card(2, 1, 12), fault])
+    assert (ready, last) == ([fault], None)
+    ready, last = hold.take([card(4, 2, 5)])  # another deck's card
+    assert [(a.event.seq, a.event.index, a.event.card) for a in ready] == [
+        (0, 0, 7),
+        (1, 1, 12),
+        (2, 2, 30),
+    ]
+    assert last is None  # deck 2's card is held
+    ready, last = hold.take([Arrival(up, Device.SHOE, other, 0)])  # the shoe restarted
+    assert [a.event for a in ready] == [ev.DeckCard(4, 2, 0, 5, b"\x04\x05"), up]
+    assert last is None
+    loaded = Arrival(ev.DeckLoaded(0, 3, 52, 52, registered=True), Device.SHOE, other, 0)
+    assert hold.take([loaded]) == ([loaded], loaded)
+
+
+def test_no_more_of_a_registration_is_held_than_a_deck_or_the_link_s_queue_allows():
+    """A flood of registered cards (or a link whose queue limit is smaller than a deck) is
+    handed on in tag order in parts: the intake never holds the device's whole queue
+    unacknowledged and waits for ever."""
+    boot = JournalDevice("shoe", "S", 1)
+    hold = Registrations(3)
+    cards = [
+        Arrival(ev.DeckCard(seq, 1, seq, code, bytes([4, code])), Device.SHOE, boot, 0)
+        for seq, code in enumerate([9, 4, 7, 1, 0])
+    ]
+    assert hold.take(cards[:3]) == ([], None)
+    ready, last = hold.take(cards[3:])
+    assert [(a.event.seq, a.event.card) for a in ready] == [(0, 4), (1, 7), (2, 9)]
+    assert last is None  # the last two are held
+    assert Registrations().take(cards) == ([], None)  # a deck's worth is held

@@ -146,3 +146,27 @@ def test_a_core_run_registers_its_deck_and_replays_with_its_tags(tmp_path: Path)
     seen = {e.fields["uid"] for e in entries if e.type == "CardAtSeat"}
     assert seen <= dealt <= {e.fields["uid"] for e in registered} and "" not in dealt
     assert replayed(path) == (table, hands)
+
+
+def test_the_journal_holds_each_registration_in_tag_order_never_the_deal_s(tmp_path: Path):
+    """Every deck the simulated table registered is in the journal in tag order exactly
+    (the deck as a set: the same whatever its shuffle), while the cards came out of the
+    shoe in each shuffle's own order."""
+    path = tmp_path / "journal.sqlite3"
+    run(path, registers=True, hands=30)
+    with Journal.open_read_only(path) as journal:
+        entries = [e for e in journal.entries() if e.source == "device"]
+    tags = sorted({e.fields["uid"] for e in entries if e.type == "DeckCard"})  # the deck's 52
+    loads = [i for i, e in enumerate(entries) if e.type == "DeckLoaded"]
+    assert len(loads) >= 30
+    deals = []
+    for load in loads:
+        registered = entries[load - 52 : load]
+        assert [e.type for e in registered] == ["DeckCard"] * 52
+        assert [e.fields["uid"] for e in registered] == tags
+        assert [e.fields["index"] for e in registered] == list(range(52))
+        assert [e.seq for e in registered] == sorted(e.seq for e in registered)
+        after = entries[load + 1 :]
+        deals.append([e.fields["uid"] for e in after if e.type == "CardRead"][:12])
+    assert all(len(deal) == 12 and deal != tags[:12] for deal in deals)
+    assert len({tuple(deal) for deal in deals}) == len(deals)  # each deck shuffled anew

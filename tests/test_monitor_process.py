@@ -126,9 +126,9 @@ def test_it_prints_each_event_of_the_shoe_and_the_seat_board_and_stops_on_sigint
             }
             at = f"shoe SHOE-A boot {boot} seq"
             assert [shown[f"{at} {seq}"] for seq in range(4)] == [
-                "deck 7 registers card 1: As, uid 04000000070033",
+                "deck 7 registers card 1: 2c, uid 04000000070000",  # in tag order
                 "deck 7 registers card 2: 4c, uid 04000000070008",
-                "deck 7 registers card 3: 2c, uid 04000000070000",
+                "deck 7 registers card 3: As, uid 04000000070033",
                 "deck 7 loaded: 3 cards, 3 in the shoe, registered card by card",
             ]
             assert shown[f"{at} 4"] == "card As (read counter 0, uid 04000000070033)"

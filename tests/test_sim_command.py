@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -193,10 +194,54 @@ def test_the_console_is_served_while_the_table_deals(tmp_path: Path) -> None:
     result = sim("--hands", "1", "--speed", "max", "--console", "127.0.0.1:0", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     console = re.search(
-        r"^console (http://127\.0\.0\.1:\d+) \(dealer dealer/1234", result.stdout, re.M
+        r"^console (http://127\.0\.0\.1:\d+) \(dealer dealer/\d{6}, supervisor pit/\d{6}\)",
+        result.stdout,
+        re.M,
     )
     assert console, result.stdout
     assert field(result.stdout, "hands").startswith("1 (0 void)")
+
+
+@pytest.mark.parametrize("timing", ["end", "street"])
+def test_the_house_s_rake_and_drop_are_counted_in_the_chips_check(
+    tmp_path: Path, timing: str
+) -> None:
+    house = '{"variant": "seven-card-stud", "rake_percent": 10, "rake_cap": 3, '
+    house += f'"jackpot_drop": 1, "jackpot_drop_at": 10, "rake_timing": "{timing}"}}'
+    journal = tmp_path / "raked.sqlite3"
+    result = sim(
+        *("--hands", "6", "--speed", "max", "--core-only", "--journal", str(journal)),
+        *("--rules", house),
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "(4 to the house)" in result.stdout  # the awards say what the house took
+    chips = field(result.stdout, "chips")
+    raked = re.search(r"(\d+) raked, (\d+) to the jackpot, (\d+) in the stacks", chips)
+    assert raked and int(raked.group(1)) > 0 and int(raked.group(2)) > 0, chips
+    bought = int(chips.split(" bought in")[0])
+    assert bought == sum(int(n) for n in raked.groups()), chips
+    assert chips.endswith(": conserved"), chips
+    # the journal records each hand's take, and the record replays to it
+    record = subprocess.run(
+        [str(LUCK_TABLE), "history", "--journal", str(journal), "--hand", "2", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout
+    outcome = json.loads(record)["outcome"]
+    assert outcome["rake"] + outcome["jackpot_drop"] == outcome["pots"][0]["taken"] > 0
+    audit = subprocess.run(
+        [str(LUCK_TABLE), "replay", "-"],
+        input=record,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert "replays to the outcome the table recorded" in audit.stdout + audit.stderr
+    assert "RAKE " in audit.stdout
 
 
 def test_bad_options_are_refused_with_status_2(tmp_path: Path) -> None:
@@ -216,6 +261,11 @@ def test_bad_options_are_refused_with_status_2(tmp_path: Path) -> None:
         (("--cheats", "1.5"), "cheats"),
         (("--cheats", "0.1", "--dealer", "human"), "--cheats: the automatic dealer's"),
         (("--cheats", "0.1", "--unreadable", "0.1"), "--cheats with --unreadable"),
+        (("--rules", "{rake_percent: 5}"), "--rules: not valid JSON"),
+        (("--rules", "[5]"), "--rules: a JSON object of settings"),
+        (("--rules", '{"rake_percent": 5}'), "--rules: rules.rake_cap: must be a positive"),
+        (("--rules", '{"rake": 5}'), "--rules: rules: unknown setting 'rake'"),
+        (("--rules", '{"variant": "seven-card-stud"}', "--variant", "seven-card-stud"), "both"),
     ):
         result = sim(*args, cwd=tmp_path)
         assert result.returncode == 2

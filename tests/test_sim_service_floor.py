@@ -59,7 +59,8 @@ def test_the_service_journals_the_registration_and_the_tags_read_at_the_shoe_and
     tmp_path: Path,
 ) -> None:
     """Through the simulators, their drivers and the service: each load registered card by
-    card with the deck's tags (the same deck twice: the same tags), the card dealt and the
+    card with the deck's tags in tag order (the same deck twice: the same tags, whatever its
+    order), the card dealt and the
     card at its seat with the same tag."""
     path = tmp_path / "table.sqlite"
     asyncio.run(deal_one_card(path, Tally()))
@@ -68,6 +69,7 @@ def test_the_service_journals_the_registration_and_the_tags_read_at_the_shoe_and
     registered = [e.fields for e in entries if e.type == "DeckCard"]
     first, second = registered[:52], registered[52:]
     assert [f["card"] for f in first] == list(range(52)) and len(second) == 52
+    assert second == first  # loaded in reverse, registered as the same set in tag order
     assert {f["card"]: f["uid"] for f in first} == {f["card"]: f["uid"] for f in second}
     assert len({f["uid"] for f in first}) == 52 and {f["deck_id"] for f in registered} == {4}
     decks = [e.fields for e in entries if e.type == "DeckLoaded"]

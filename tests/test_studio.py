@@ -431,8 +431,9 @@ def test_a_restart_mid_hand_releases_nothing_early(tmp_path: Path) -> None:
 
 def test_a_flood_of_forged_tokens_and_a_chatty_studio_change_nothing(tmp_path: Path) -> None:
     """Forged tokens by the dozen are each refused (and none is journaled: nobody fills the
-    journal by trying), a studio client that sends junk is not listened to, and the table
-    deals on and the real studio gets its feed."""
+    journal by trying), a studio client that sends junk is not listened to (closed with
+    1008 once it sends more than the feed's rate: docs/security.md), and the table deals
+    on and the real studio, connected again, gets its feed."""
 
     async def scenario() -> None:
         api = {"max_websockets": 100, "max_connections": 100}  # the guard lets them in
@@ -446,10 +447,16 @@ def test_a_flood_of_forged_tokens_and_a_chatty_studio_change_nothing(tmp_path: P
             assert {code for code, _ in codes} == {4401}
             assert len(journaled(live, "failed_attempt")) == before
             ws_url = url.replace("http", "ws", 1) + f"/studio/ws?token={token}"
+            async with websockets.connect(ws_url) as chatty:
+                await chatty.recv()
+                for _ in range(500):
+                    await chatty.send('{"type": "studio", "token": "x", "role": "surveillance"}')
+                with pytest.raises(websockets.ConnectionClosed) as closed:
+                    while True:
+                        await asyncio.wait_for(chatty.recv(), 60)
+                assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
             async with websockets.connect(ws_url) as studio:
                 first = json.loads(await studio.recv())
-                for _ in range(500):
-                    await studio.send('{"type": "studio", "token": "x", "role": "surveillance"}')
                 await live.load(Script().deck(live.service.table))
                 (await live.post("/api/hands")).raise_for_status()
                 await live.draw()

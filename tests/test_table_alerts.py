@@ -317,7 +317,13 @@ OLD_ALERTS: list[tuple[dict[str, Any], AlertFacts]] = [
 
 
 #: The kinds made after alerts kept their facts: no release wrote one as words alone.
-RECORDS_ONLY = {AlertKind.DECK_REJECTED, AlertKind.FOREIGN_CARD, AlertKind.DECK_DUE}
+RECORDS_ONLY = {
+    AlertKind.DECK_REJECTED,
+    AlertKind.FOREIGN_CARD,
+    AlertKind.DECK_DUE,
+    AlertKind.DECK_NOT_SHUFFLED,
+    AlertKind.SIGN_IN_LOCKED,
+}
 
 
 def test_every_kind_has_its_record_and_an_old_alert_of_each() -> None:

@@ -40,6 +40,7 @@ from controller.table import (
     SeatOccupied,
     SeatVacated,
     SignInAttack,
+    SignInLocked,
     SitDown,
     SitIn,
     SitOut,
@@ -759,6 +760,7 @@ EXAMPLES = [
     Rebuy(at=18, seat=2, chips=50),
     AcknowledgeAlert(at=18, alert=3, who="D200"),
     SignInAttack(at=18, role="dealer", who="D200", failures=5, window=60, clients="10.0.0.7"),
+    SignInLocked(at=18, role="dealer", who="D200", failures=20, window=3600, clients="10.0.0.7"),
     Configure(at=19, settings=TableSettings(Rules(bonus_price=5), 50, 500, False)),
     VoidHand(at=20, who="S1", why="misdeal"),
     EnterCard(at=21, card=parse_card("4c"), who="S1", why="unread"),
@@ -839,6 +841,66 @@ def test_a_whole_hand_to_the_showdown_conserves_chips():
     assert driver.table.unconfirmed == () and driver.table.signals.display == "LOAD A DECK"
 
 
+@pytest.mark.parametrize(
+    ("timing", "display"),
+    [
+        ("end", "RAKE 2, JACKPOT 1: drop 3, then LOAD A DECK"),
+        ("street", "LOAD A DECK"),  # taken before fourth street: nothing left to take
+    ],
+)
+def test_the_house_s_take_leaves_the_stacks_for_the_drop_box_and_the_ledger_counts_it(
+    timing, display
+):
+    house = {"rake_percent": 50, "rake_cap": 2, "jackpot_drop": 1, "jackpot_drop_at": 5}
+    driver = betting(**house, rake_timing=timing)
+    driver.act(2, "bring_in")
+    driver.act(5, "call")
+    driver.read("Qc 3d 8d", confirm=True)  # the burn, a card to each seat
+    driver.act(5, "check")
+    driver.act(2, "check")
+    for cards in ("Jc 5h 9s", "Jd 6h Tc", "Jh 7h Td"):  # a burn and a card to each seat
+        driver.read(cards, confirm=True)
+        while driver.table.in_hand and driver.table.hand.waiting_for.kind == "action":
+            assert driver.act(driver.table.hand.waiting_for.seat, "check").refused is None
+    table = driver.table
+    assert not table.in_hand and (table.hand.rake, table.hand.jackpot_drop) == (2, 1)
+    assert (table.raked, table.jackpot_dropped) == (2, 1)  # pot 6: rake 3 capped at 2; drop 1
+    assert sum(seat.stack for seat in table.seats) == 397 == table.chips
+    assert table.signals.display == display
+    told = [effect.message for effect in driver.effects if effect.kind == "rake"]
+    assert told == ["RAKE 2, JACKPOT 1: drop 3"]
+    text = driver.dump()
+    assert json.loads(text)["raked"] == 2 and json.loads(text)["jackpot_dropped"] == 1
+    assert Table.from_json(json.loads(text)) == table and driver.replayed() == text
+    driver.ok(DeckLoaded, count=52)
+    driver.ok(NewHand)
+    assert not driver.table.signals.display.startswith("RAKE")  # until the next hand begins
+    assert driver.table.chips == 397 and driver.table.raked == 2
+
+
+def test_taken_as_the_pot_grows_the_display_says_so_until_the_next_card():
+    house = {"rake_percent": 50, "rake_cap": 2, "rake_timing": "street"}
+    driver = betting(**house)
+    driver.act(2, "bring_in")
+    driver.act(5, "call")  # 6 in: half is 3, capped at 2, taken before fourth street
+    hand = driver.table.hand
+    assert (hand.rake, hand.took) == (2, (2, 0)) and driver.table.in_hand
+    assert driver.table.signals.display == "RAKE 2: drop 2, then BURN"
+    assert [pot.amount for pot in hand.current_pots()] == [4]
+    assert driver.table.raked == 0  # the ledger counts the hand's take once it is over
+    driver.read("Jc", confirm=True)  # the burn
+    assert driver.table.signals.display.startswith("DEAL")
+    assert driver.table.hand.took == (0, 0) and driver.table.hand.rake == 2
+    assert Table.from_json(json.loads(driver.dump())) == driver.table
+
+
+def test_a_table_without_a_rake_keeps_its_snapshot_as_before():
+    driver = fourth()
+    text = driver.dump()
+    assert "raked" not in json.loads(text) and "rake" not in json.loads(text)["hand"]
+    assert "rake_percent" not in json.loads(text)["settings"]["rules"]
+
+
 def test_apply_refuses_what_is_not_a_table_input():
     step = apply(Table(TableSettings()), "deal Kd")  # type: ignore[arg-type]
     assert step.refused is not None and "not a table input" in step.refused
@@ -862,3 +924,25 @@ def test_a_sign_in_attack_raises_an_alert_that_does_not_pause_the_table():
     assert not resolved.refused and resolved.table.alerts == ()
     empty = apply(table, SignInAttack(at=5, role="", who="D200", failures=5, window=60, clients=""))
     assert empty.refused and empty.table is table
+
+
+def test_an_id_locked_raises_a_blocking_alert_that_a_supervisor_resolves():
+    table = TableDriver.make().table
+    lock = SignInLocked(
+        at=5, role="dealer", who="D200", failures=20, window=3600, clients="10.0.0.7, 10.0.0.8"
+    )
+    step = apply(table, lock)
+    assert not step.refused
+    (alert,) = step.table.alerts
+    assert alert.kind is AlertKind.SIGN_IN_LOCKED and step.table.paused
+    assert alert.facts == alerts.SignInLocked(20, "dealer", "D200", 3600, "10.0.0.7, 10.0.0.8")
+    assert "dealer D200 locked: 20 wrong PINs within 3600 s" in alert.message
+    assert apply(step.table, NewHand(at=6)).refused.startswith("resolve the open alerts first")
+    resolved = apply(
+        step.table, ResolveAlert(at=6, alert=alert.id, remedy=Remedy.DONE, who="S1", why="ok")
+    )
+    assert not resolved.refused and not resolved.table.paused
+    empty = apply(
+        table, SignInLocked(at=5, role="dealer", who="", failures=1, window=1, clients="x")
+    )
+    assert empty.refused == "sign_in_locked: the role, the id and the addresses are needed"

@@ -19,6 +19,7 @@ import asyncio
 import logging
 import signal
 import ssl
+from dataclasses import replace
 from typing import Any
 
 from controller.cli.common import add_log_options, fail, log_to_stderr
@@ -40,6 +41,7 @@ async def run(
         allowed_hosts=args.allow_host,
         allowed_origins=args.allow_origin,
         studio_viewers=args.studio_viewers,
+        limits=replace(args.limits, max_websockets=args.viewers_per_address),
     )
     async with relay.serving(args.bind, args.port, tls) as server:
         stopped = asyncio.Event()
@@ -54,6 +56,7 @@ def follow_the_table(args: argparse.Namespace, api: Api) -> None:
     """``--source`` and the TLS options from the table's ``[api]`` (its certificate is
     trusted, and served by the relay unless it has its own)."""
     args.source = console_url(api)
+    args.limits = api  # what a viewer may send, and how many per address: the table's
     if api.tls_cert is not None and api.tls_key is not None:
         args.source_ca = args.source_ca or str(api.tls_cert)
         if args.tls_cert is None and args.tls_key is None:
@@ -90,6 +93,8 @@ def handler(args: argparse.Namespace) -> int:
         logging.getLogger("websockets.server").setLevel(logging.WARNING)
     if not 0 <= args.port <= 65535:
         return fail("relay", f"--port {args.port}: a TCP port, 0..65535 (0: any free port)")
+    if not 1 <= args.viewers_per_address <= 100_000:
+        return fail("relay", f"--viewers-per-address {args.viewers_per_address}: 1..100000")
     if not 0 <= args.studio_viewers <= 64:
         return fail("relay", f"--studio-viewers {args.studio_viewers}: 0..64 (0: no studio feed)")
     if args.table_config is not None:
@@ -156,6 +161,16 @@ def add_parser(subparsers: Any, summary: str) -> None:
         "besides the relay's own /public page; repeatable",
     )
     parser.add_argument(
+        "--viewers-per-address",
+        type=int,
+        default=Api.max_websockets,
+        metavar="N",
+        help="viewers open at a time from one address (public and studio; more are "
+        f"closed with 1008; default {Api.max_websockets}); what each may send: the "
+        "table's [api] with --table-config (max_message, messages_per_second, ...), "
+        "else its defaults",
+    )
+    parser.add_argument(
         "--studio-viewers",
         type=int,
         default=STUDIO_VIEWERS,
@@ -164,4 +179,4 @@ def add_parser(subparsers: Any, summary: str) -> None:
         f"each its own connection to the table; default {STUDIO_VIEWERS}, 0: none)",
     )
     add_log_options(parser)
-    parser.set_defaults(handler=handler)
+    parser.set_defaults(handler=handler, limits=Api())  # --table-config: its [api]

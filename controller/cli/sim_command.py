@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import logging
+import re
 import signal
 import sys
 import time
@@ -21,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from controller.cli.common import fail
 from controller.config import FloorSettings
@@ -66,10 +69,14 @@ def add_parser(
     parser.add_argument(
         "--variant",
         choices=[variant.value for variant in Variant],
-        default=Variant.LUCK_OF_THE_IRISH.value,
+        help=f"the game (default {Variant.LUCK_OF_THE_IRISH.value})",
     )
+    parser.add_argument("--bonus-price", type=int, help="the bonus card's price (default 0: free)")
     parser.add_argument(
-        "--bonus-price", type=int, default=0, help="the bonus card's price (default 0: free)"
+        "--rules",
+        metavar="JSON",
+        help="the table's rules as a JSON object of settings, as a hand script's 'rules' "
+        '(docs/rules.md), such as \'{"rake_percent": 5, "rake_cap": 3}\'',
     )
     parser.add_argument(
         "--speed",
@@ -173,9 +180,9 @@ def options(args: argparse.Namespace) -> Options:
         faults = FaultRates(
             args.unreadable, args.misplaced, args.line_faults, args.unplugs, args.cheats
         )
-        rules = Rules(variant=Variant(args.variant), bonus_price=args.bonus_price)
-    except (ValueError, RulesError) as error:
+    except ValueError as error:
         raise ValueError(str(error).replace("_", "-")) from None
+    rules = _rules(args)
     journal = DEFAULT_JOURNAL if args.journal is None else args.journal
     if args.journal is not None and journal.exists():
         raise ValueError(
@@ -208,8 +215,10 @@ def options(args: argparse.Namespace) -> Options:
         )
     if not ID_PATTERN.fullmatch(args.table_id):
         raise ValueError(f"--table-id {args.table_id!r}: letters, digits, '_.-' (64 at most)")
-    # the simulated shoe registers every deck and the devices read every tag: checked
-    settings = TableSettings(rules=rules, protection=Protection(tag_checks=True))
+    # the simulated shoe registers every deck and the devices read every tag: checked; the
+    # simulated dealer shuffles every deck: its order checked against the last decks'
+    protection = Protection(tag_checks=True, shuffle_check=True)
+    settings = TableSettings(rules=rules, protection=protection)
     return Options(
         args.seats,
         args.hands,
@@ -226,6 +235,35 @@ def options(args: argparse.Namespace) -> Options:
         args.mistakes,
         args.journal if args.core_only else None,
     )
+
+
+def _rules(args: argparse.Namespace) -> Rules:
+    """The rules of ``--rules``, with ``--variant`` and ``--bonus-price``; ValueError names
+    the option and the setting that is wrong."""
+    overrides: dict[str, Any] = {}
+    if args.rules is not None:
+        try:
+            given = json.loads(args.rules)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"--rules: not valid JSON: {error}") from None
+        if not isinstance(given, dict):
+            raise ValueError("--rules: a JSON object of settings, such as '{\"ante\": 2}'")
+        overrides = given
+    options = {}
+    for name in ("variant", "bonus_price"):
+        value = getattr(args, name)
+        if value is None:
+            continue
+        options[name] = f"--{name.replace('_', '-')}"
+        if name in overrides:
+            raise ValueError(f"{options[name]} and --rules both set {name}")
+        overrides[name] = value
+    try:
+        return Rules.from_mapping(overrides)
+    except RulesError as error:
+        named = re.match(r"rules\.(\w+): ", str(error))
+        option = options.get(named.group(1), "--rules") if named else "--rules"
+        raise ValueError(f"{option}: {error}") from None
 
 
 def _address(text: str) -> tuple[str, int]:

@@ -5,7 +5,9 @@ The same path as recovery and ``luck-table history``: each journal entry is appl
 ``controller.history.hands.HandRecorder``. A :class:`Point` is where the derivation stands (a
 journal position, the table after it, when its hand in progress started); :func:`point_at`
 rebuilds one at any position (from the latest snapshot at or before it), :func:`derive`
-goes on from one for up to ``limit`` entries.
+goes on from one for up to ``limit`` entries. An entry the table core cannot read stops a
+derivation (:class:`Underivable`, naming it): the shipper keeps it in the floor's quarantine
+and steps over it, and so does :func:`point_at`.
 """
 
 from __future__ import annotations
@@ -34,6 +36,14 @@ _CLEARED_BY: dict[type[ti.SupervisorInput], Clearance] = {
 }
 
 
+class Underivable(JournalError):
+    """The table core cannot read journal ``entry`` (the message says why)."""
+
+    def __init__(self, entry: Entry, why: str) -> None:
+        super().__init__(why)
+        self.entry = entry
+
+
 @dataclass(frozen=True, slots=True)
 class Point:
     """The derivation after journal ``position``: the table then, and when the hand in
@@ -56,17 +66,30 @@ class Derived:
 
 
 def point_at(journal: Journal, snapshots: Snapshots, position: int) -> Point:
-    """The point after journal ``position`` (0: before the first entry)."""
+    """The point after journal ``position`` (0: before the first entry); an entry the table
+    core cannot read on the way is stepped over (the floor keeps it in quarantine)."""
     recovered = from_snapshot(snapshots, position)
     point = Point(recovered.position, recovered.table)
-    if point.position < position:
-        point = derive(journal, point, position - point.position).point
+    while point.position < position:
+        try:
+            point = derive(journal, point, position - point.position).point
+        except Underivable as error:
+            before = error.entry.position - 1
+            if before > point.position:
+                point = derive(journal, point, before - point.position).point
+            point = over(point, error.entry)
     if point.position != position:
         raise JournalError(
             f"journal {journal.path} ends at position {point.position}, before position "
             f"{position}: it is not the journal the floor holds"
         )
     return point
+
+
+def over(point: Point, entry: Entry) -> Point:
+    """The point after ``entry``, one the table core cannot read, right after ``point``:
+    the table as it was."""
+    return Point(entry.position, point.table, point.started)
 
 
 def derive(journal: Journal, start: Point, limit: int) -> Derived:
@@ -77,7 +100,11 @@ def derive(journal: Journal, start: Point, limit: int) -> Derived:
     out: list[f.Fact] = []
     for entry in entries:
         where = f"journal {journal.path}, position {entry.position}"
-        for step in entry_steps(last, entry, where):
+        try:
+            made = entry_steps(last, entry, where)
+        except JournalError as error:
+            raise Underivable(entry, str(error)) from None
+        for step in made:
             out.extend(facts_of(entry, last.table, step, recorder))
             last = step
     table = last.table

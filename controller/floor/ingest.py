@@ -3,8 +3,14 @@ batches, beats its heart; the operator renames tables and binds journals.
 
 :func:`register` (a shipper's first call on a connection: the table and its journal's
 session, and the floor's last confirmed position for it), :func:`ingest` (one batch in one
-transaction, its statements sent together), :func:`heartbeat`, :func:`diverged` (a shipper
-found its journal is not the floor's copy).
+transaction, its statements sent together), :func:`quarantine` (an entry the floor cannot
+store, kept aside with its error and the table's alert: shipping goes on after it),
+:func:`heartbeat`, :func:`diverged` (a shipper found its journal is not the floor's copy).
+
+Text the floor cannot hold (U+0000, a lone surrogate: a name journaled before the console
+refused such text) never stops a batch of facts: in the facts and the status derived from
+the journal it is U+FFFD (:func:`storable`); the journal entry holding it is refused by
+PostgreSQL and quarantined whole.
 
 A journal is bound to one table id: the floor refuses it under another id
 (:class:`FloorRefusedError`), refuses a second journal for a table id that has one, and
@@ -25,8 +31,10 @@ none yet.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
+import re
 import weakref
 from collections import Counter
 from dataclasses import dataclass, replace
@@ -276,11 +284,12 @@ def _alert(connection: psycopg.Connection, journal: f.Journal, refusal: _Refusal
 def _clear_alerts(
     connection: psycopg.Connection, journal_id: str, position: int, how: str = ""
 ) -> None:
-    """Close the floor's open alerts about a journal: it ships (or was rebound)."""
+    """Close the floor's open alerts about a journal: it ships (or was rebound). Its
+    entries in quarantine stay so, and their alert open."""
     connection.execute(
         "UPDATE floor_alerts SET cleared_at = now(), cleared_position = %s, resolution = %s "
-        "WHERE journal_id = %s AND cleared_at IS NULL",
-        (position, how or "the journal ships", journal_id),
+        "WHERE journal_id = %s AND cleared_at IS NULL AND kind <> %s",
+        (position, how or "the journal ships", journal_id, QUARANTINED),
     )
 
 
@@ -389,6 +398,7 @@ def ingest(connection: psycopg.Connection, batch: f.Batch) -> int:
     """
     if not batch.entries:
         raise FloorError("a batch holds at least one journal entry")
+    batch = _storable_facts(batch)
     journal = batch.journal
     _make_partitions(connection, batch)
     shipping = _SHIPPING.setdefault(connection, {})
@@ -411,11 +421,147 @@ def ingest(connection: psycopg.Connection, batch: f.Batch) -> int:
         raise found.error(f"{found.message}; {found.remedy}")
     if not new:
         return found.confirmed_position
-    _notify(connection, batch, found, last)
+    _notify(connection, found, last, batch.status.state)
     shipping[journal.journal_id] = _Shipping(
         journal, replace(found, confirmed_position=last, chain=new[-1].chain)
     )
     return last
+
+
+#: The kind of the table's alert about its entries in quarantine.
+QUARANTINED = "record_quarantined"
+_QUARANTINED_REMEDY = (
+    "the table deals on and its journal keeps the entry; the floor ships on after it. The "
+    "entry is kept whole in the floor's quarantine (floor_quarantine, docs/floor.md): look "
+    "at it there, then clear this alert by hand"
+)
+
+
+def quarantine(
+    connection: psycopg.Connection, batch: f.Batch, error: str, *, facts: bool = True
+) -> int:
+    """Keep the one entry of ``batch``, the one after the floor's confirmed position, in
+    quarantine with ``error`` (why the floor cannot store it), raise the table's alert
+    (:data:`QUARANTINED`: one open alert, naming how many are kept) and confirm its
+    position: shipping goes on with the next entry. The batch's facts and status are
+    applied as :func:`ingest` applies them (their text made storable), unless ``facts`` is
+    false (they are what the floor cannot store, or there are none: the table core could
+    not derive the entry). The confirmed position after it.
+
+    Raises as :func:`ingest` does: :class:`FloorRefusedError`, :class:`FloorOrderError` when
+    the entry is not the next, :class:`FloorDivergedError` when its chain does not follow."""
+    (entry,) = batch.entries
+    journal, shipper = batch.journal, batch.shipper
+    batch = _storable_facts(batch)
+    _SHIPPING.get(connection, {}).pop(journal.journal_id, None)
+    with connection.transaction():
+        found = _session(connection, journal, shipper)
+        if isinstance(found, Session):
+            if not _new_entries(batch, found):
+                return found.confirmed_position  # the floor's already
+            found = _chained(found, journal, shipper, [entry]) or found
+        if isinstance(found, Session):
+            key = (found.table_id, found.session)
+            _keep_aside(connection, key, entry, error)
+            kept = connection.execute(
+                "SELECT count(*) FROM floor_quarantine WHERE table_id = %s AND session = %s", key
+            ).fetchone()
+            others = 0 if kept is None else kept[0] - 1
+            message = (
+                f"journal entry {entry.position} ({entry.type}) could not be stored on the "
+                f"floor ({storable(error)}): kept in quarantine"
+                + (f", with {others} more of this journal" if others else "")
+            )
+            refusal = _Refusal(*key, entry.position, QUARANTINED, message, _QUARANTINED_REMEDY)
+            _alert(connection, journal, refusal)
+            connection.execute(
+                "UPDATE floor_alerts SET message = %s "
+                "WHERE journal_id = %s AND kind = %s AND cleared_at IS NULL",
+                (message, journal.journal_id, QUARANTINED),
+            )
+            applied = batch if facts else replace(batch, facts=())
+            _ingest(connection, applied, found if facts else replace(found, current=False), [])
+        else:
+            _alert(connection, journal, found)
+    if isinstance(found, _Refusal):
+        raise found.error(f"{found.message}; {found.remedy}")
+    _notify(connection, found, entry.position, batch.status.state)
+    return entry.position
+
+
+def _keep_aside(
+    connection: psycopg.Connection, key: tuple[str, int], entry: Entry, error: str
+) -> None:
+    """The entry in quarantine: its fields as ASCII JSON (every character escaped, U+0000
+    too: PostgreSQL's text holds it and ``json.loads`` gives the fields back exactly)."""
+    connection.execute(
+        "INSERT INTO floor_quarantine (table_id, session, position, recorded_at, source, type, "
+        "record, chain, error) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+        (
+            *key,
+            entry.position,
+            entry.recorded_at,
+            storable(entry.source),
+            storable(entry.type),
+            json.dumps(entry.fields, ensure_ascii=True, sort_keys=True),
+            entry.chain,
+            storable(error),
+        ),
+    )
+
+
+#: What PostgreSQL's text cannot hold: U+0000, and a surrogate (never valid UTF-8 alone).
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def storable(value: Any) -> Any:
+    """``value`` (text, or JSON-like lists and objects of it) with every character
+    PostgreSQL cannot hold made U+FFFD; the same object when it has none."""
+    if isinstance(value, str):
+        return _UNSTORABLE.sub("\ufffd", value) if _UNSTORABLE.search(value) else value
+    if isinstance(value, dict):
+        items = [(storable(key), storable(item)) for key, item in value.items()]
+        changed = any(
+            k is not key or i is not item
+            for (k, i), (key, item) in zip(items, value.items(), strict=True)
+        )
+        return dict(items) if changed else value
+    if isinstance(value, list | tuple):
+        kept = [storable(item) for item in value]
+        if any(k is not item for k, item in zip(kept, value, strict=True)):
+            return type(value)(kept)
+        return value
+    return value
+
+
+def _storable_facts(batch: f.Batch) -> f.Batch:
+    """The batch with its facts' and status's text storable (its entries as they are)."""
+    facts = tuple(_storable_record(fact) for fact in batch.facts)
+    status = _storable_record(batch.status)
+    if status is batch.status and all(a is b for a, b in zip(facts, batch.facts, strict=True)):
+        return batch
+    return replace(batch, facts=facts, status=status)
+
+
+def _escapes_clean(value: Any) -> bool:
+    """Whether JSON-like ``value`` surely holds no character :func:`storable` replaces: its
+    JSON (every character outside ASCII escaped, at C speed) escapes no U+0000 and no
+    surrogate (a character beyond the BMP, escaped as a pair, is looked at the slow way)."""
+    text = json.dumps(value)
+    return "\\u0000" not in text and "\\ud" not in text
+
+
+def _storable_record(record: Any) -> Any:
+    """A fact (or the status) with its text storable: the same one when it was."""
+    changes = {}
+    for spec in dataclasses.fields(record):
+        value = getattr(record, spec.name)
+        if isinstance(value, dict | list | tuple) and _escapes_clean(value):
+            continue
+        kept = storable(value)
+        if kept is not value:
+            changes[spec.name] = kept
+    return replace(record, **changes) if changes else record
 
 
 #: SQLSTATE of floor_ship_on(): the session is not where this connection's last batch left it.
@@ -472,11 +618,11 @@ def _ship_on(connection: psycopg.Connection, batch: f.Batch, session: Session) -
         if error.sqlstate != _MOVED:
             raise
         return None
-    _notify(connection, batch, session, last)
+    _notify(connection, session, last, batch.status.state)
     return replace(session, confirmed_position=last, chain=new[-1].chain)
 
 
-def _notify(connection: psycopg.Connection, batch: f.Batch, session: Session, last: int) -> None:
+def _notify(connection: psycopg.Connection, session: Session, last: int, state: str) -> None:
     """The batch's NOTIFY on :data:`CHANNEL`, once it is committed, in a transaction of its
     own that does not wait for its WAL flush. PostgreSQL lets one notifying transaction
     commit at a time: a batch that notified would hold every other batch of the floor
@@ -486,7 +632,7 @@ def _notify(connection: psycopg.Connection, batch: f.Batch, session: Session, la
         "table_id": session.table_id,
         "session": session.session,
         "position": last,
-        "state": batch.status.state,
+        "state": state,
     }
     with connection.pipeline(), connection.transaction():
         connection.execute("SET LOCAL synchronous_commit = off")
@@ -578,14 +724,16 @@ def _ingest(
     connection: psycopg.Connection, batch: f.Batch, session: Session, new: list[Entry]
 ) -> int:
     """Within the transaction of :func:`ingest`: apply the batch's ``new`` entries and
-    their facts to ``session``; the confirmed position after them."""
+    their facts to ``session`` (its status too, when it is the table's current one); the
+    confirmed position after the batch. (:func:`quarantine`: no entries, the one kept aside.)"""
     confirmed = session.confirmed_position
     key = (session.table_id, session.session)
     where = f"table {key[0]} (journal {batch.journal.path}, session {key[1]})"
-    last = new[-1].position
+    last = batch.last
     ended: list[tuple[f.HandEnded, psycopg.Cursor[Any]]] = []
     with connection.pipeline(), connection.cursor() as cursor:  # one round trip, not one a row
-        cursor.executemany(_ENTRY, [(*key, *_entry_row(entry)) for entry in new])
+        if new:
+            cursor.executemany(_ENTRY, [(*key, *_entry_row(entry)) for entry in new])
         ordinals: Counter[int] = Counter()
         for fact in batch.facts:
             if fact.position > confirmed:
@@ -597,7 +745,7 @@ def _ingest(
         connection.execute(
             "UPDATE floor_table_sessions SET confirmed_position = %s, last_seen = now(), "
             "shipper = %s, chain = %s WHERE table_id = %s AND session = %s",
-            (last, batch.shipper, new[-1].chain, *key),
+            (last, batch.shipper, batch.entries[-1].chain, *key),
         )
         if session.current:
             _status(connection, key, batch.status, last)

@@ -11,7 +11,12 @@ once, in order, and is held there once.
 
 When the floor cannot be reached the table deals on: the shipper logs the outage, retries
 with exponential backoff and jitter (tenacity) and, once the floor is back, catches up from
-the floor's confirmed position. Nothing it meets ever reaches the service: a failure of
+the floor's confirmed position. A batch refused for what its entries hold (the floor
+cannot store an entry or apply its facts: see :func:`_about_records`; or the table core
+cannot read an entry) is shipped again an entry at a time, and the entry that fails alone
+is kept in the floor's quarantine with its error and the table's alert
+(``store.quarantine``): shipping goes on with the next, never wedged on one entry. Nothing
+it meets ever reaches the service: a failure of
 any kind is logged and retried, but one: a journal that is not the floor's copy any more
 (its chain does not lead to the floor's confirmed position, or it ends before it: a journal
 restored from a backup) stops the shipper, with an alert of the table on the floor, and the
@@ -37,9 +42,18 @@ from tenacity import (
 from controller.config import FloorSettings
 from controller.floor import facts as f
 from controller.floor import store
-from controller.floor.derive import Point, derive, point_at
+from controller.floor.derive import (
+    Derived,
+    Point,
+    Underivable,
+    derive,
+    over,
+    point_at,
+    status_of,
+)
 from controller.floor.migrate import migrate
-from controller.journal import Journal
+from controller.history.records import at_of
+from controller.journal import Entry, Journal
 from controller.journal.snapshots import Snapshots
 
 log = logging.getLogger(__name__)
@@ -275,7 +289,12 @@ class Shipper:
         while True:
             self._wake.clear()
             started = time.monotonic()
-            derived = derive(journal, point, self.settings.batch)
+            try:
+                derived = derive(journal, point, self.settings.batch)
+            except Underivable:  # an entry the table core cannot read: find it
+                point = self._one_by_one(connection, journal, point, self.settings.batch)
+                self._progressed = True
+                continue
             if not derived.entries:
                 if self._stopping.is_set():
                     return
@@ -295,13 +314,83 @@ class Shipper:
                     point.position + 1,
                 )
                 return
-            batch = f.Batch(self.journal, derived.entries, derived.facts, derived.status, self.name)
-            self._pending = derived.point
-            self.confirmed = store.ingest(connection, batch)
-            point = self._point = derived.point
+            try:
+                point = self._ship_batch(connection, derived)
+            except Exception as error:
+                if not _about_records(error):
+                    raise
+                point = self._one_by_one(connection, journal, point, len(derived.entries))
             self._progressed = True
             last_beat = time.monotonic()
             self._stopping.wait(self._pause(len(derived.entries), last_beat - started))
+
+    def _ship_batch(self, connection: psycopg.Connection, derived: Derived) -> Point:
+        """Ship the derived entries and facts; the point after them."""
+        batch = f.Batch(self.journal, derived.entries, derived.facts, derived.status, self.name)
+        self._pending = derived.point
+        self.confirmed = store.ingest(connection, batch)
+        self._point = derived.point
+        return derived.point
+
+    def _one_by_one(
+        self, connection: psycopg.Connection, journal: Journal, point: Point, count: int
+    ) -> Point:
+        """Ship up to ``count`` entries after ``point`` an entry at a time (a batch of them
+        failed for what an entry holds): an entry that fails alone is kept in quarantine
+        and shipping goes on after it. The point after the last."""
+        for _ in range(count):
+            entry = journal.entry(point.position + 1)
+            if entry is None:
+                break
+            try:
+                derived = derive(journal, point, 1)
+            except Underivable as error:
+                point = self._quarantine(connection, entry, error, point, None)
+                continue
+            try:
+                point = self._ship_batch(connection, derived)
+            except Exception as error:
+                if not _about_records(error):
+                    raise
+                point = self._quarantine(connection, entry, error, point, derived)
+        return point
+
+    def _quarantine(
+        self,
+        connection: psycopg.Connection,
+        entry: Entry,
+        error: Exception,
+        before: Point,
+        derived: Derived | None,
+    ) -> Point:
+        """Keep ``entry`` in the floor's quarantine (``error``: why it cannot be stored)
+        with the facts ``derived`` from it (None: the table core could not derive it, the
+        table stays as it was ``before`` it); the point after it."""
+        why = _words(error)
+        if derived is None:
+            after = over(before, entry)
+            status = status_of(before.table, at_of(entry.recorded_at))
+            batch = f.Batch(self.journal, (entry,), (), status, self.name)
+        else:
+            after = derived.point
+            batch = f.Batch(self.journal, (entry,), derived.facts, derived.status, self.name)
+        self._pending = after
+        try:
+            self.confirmed = store.quarantine(connection, batch, why)
+        except Exception as again:  # its facts are what the floor cannot take: without them
+            if not batch.facts or not _about_records(again):
+                raise
+            why = f"{why}; its facts: {_words(again)}"
+            self.confirmed = store.quarantine(connection, batch, why, facts=False)
+        self._point = after
+        log.error(
+            "journal entry %d (%s) cannot be stored on the floor (%s): kept in the floor's "
+            "quarantine, with the table's alert; shipping goes on",
+            entry.position,
+            entry.type,
+            why,
+        )
+        return after
 
     def _pause(self, shipped: int, took: float) -> float:
         """Seconds before the next batch, after one of ``shipped`` entries that took
@@ -339,6 +428,19 @@ def _not_the_floors(journal: Journal, snapshots: Snapshots, session: store.Sessi
             "from the floor's (a journal restored from a backup?)"
         )
     return None
+
+
+def _about_records(error: BaseException) -> bool:
+    """Whether the floor's ``error`` is about what a batch's entries hold, not about the
+    floor: it refused a value (PostgreSQL's data and integrity errors: text it cannot hold,
+    a number out of range, a duplicate; text the client cannot encode), or a fact that does
+    not fit what it holds. A lost connection, a refused journal and any other failure (the
+    schema, a permission) are not: they are retried as they are."""
+    if isinstance(error, store.FloorRefusedError | store.FloorOrderError):
+        return False
+    return isinstance(
+        error, psycopg.DataError | psycopg.IntegrityError | store.FloorError | UnicodeError
+    )
 
 
 def _words(error: BaseException | None) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from controller.floor.ingest import (
     CHANNEL,
     CONNECT_OPTIONS,
+    QUARANTINED,
     FloorDivergedError,
     FloorError,
     FloorOrderError,
@@ -19,9 +20,11 @@ from controller.floor.ingest import (
     heartbeat,
     held,
     ingest,
+    quarantine,
     register,
     rename_table,
     shipped,
+    storable,
 )
 from controller.floor.queries import (
     SILENT_AFTER,
@@ -59,6 +62,7 @@ from controller.floor.queries import (
 __all__ = [
     "CHANNEL",
     "CONNECT_OPTIONS",
+    "QUARANTINED",
     "SILENT_AFTER",
     "Alert",
     "BonusCards",
@@ -96,11 +100,13 @@ __all__ = [
     "open_alerts",
     "player_sessions",
     "pot_sizes",
+    "quarantine",
     "recent_hands",
     "register",
     "rename_table",
     "shared_tags",
     "shipped",
+    "storable",
     "supervisor_actions",
     "tables",
 ]

@@ -56,7 +56,8 @@ class RecordedHand:
 
     def summary(self) -> dict[str, Any]:
         """What a list of hands shows: number, times, how it ended, seats and their players,
-        pots, winners."""
+        pots (as awarded: net of the house's take), winners, and the rake and jackpot drop
+        where the rules set them."""
         hand = self.hand
         return {
             "hand": self.number,
@@ -67,7 +68,7 @@ class RecordedHand:
             "players": {str(seat): name for seat, name in self.players},
             "pot": sum(pot.amount for pot in hand.pots),
             "winners": sorted({seat for pot in hand.pots for seat in pot.winners}),
-        }
+        } | hand.house_json()
 
     def replay(self) -> Replay:
         """The script played through the engine (what ``luck-table replay`` does)."""

@@ -126,7 +126,7 @@ def table_inputs(record: Record, where: str = "a record") -> tuple[TableInput, .
         return ()
     if record.source == TABLE:
         try:
-            return (input_from_json(record.fields),)
+            return (input_from_json(record.fields, journaled=True),)
         except ti.TableInputError as error:
             raise JournalError(f"{where}: {error}") from None
     mapper = _EVENTS.get(record.type)

@@ -293,6 +293,7 @@ def to_json(replay: Replay) -> dict[str, Any]:
     else:
         pots = [pot.to_json() for pot in build_pots(hand.players)]
     out["pots"] = pots
+    out |= hand.house_json()  # the rake and the jackpot drop, where the rules set them
     out["events"] = [effect.to_json() for effect in replay.events]
     return out
 

@@ -48,6 +48,7 @@ class Told(StrEnum):
     SHOWDOWN = "showdown"
     SHOW = "show"
     MUCK = "muck"
+    RAKE = "rake"
     AWARD = "award"
     EXPOSE = "expose"
     DEALT_DOWN = "dealt_down"
@@ -395,20 +396,71 @@ class OpenPair(Effect):
 
 @dataclass(frozen=True, slots=True)
 class AllFolded(Effect):
-    """Every other player folded: the pot of ``amount`` goes to seat ``seat``."""
+    """Every other player folded: the pot of ``amount`` goes to seat ``seat`` (net of the
+    house's take ``taken`` from it)."""
 
     seat: int
     amount: int
+    taken: int = 0
 
     kind = Told.AWARD
 
     def say(self, name: CardName = str) -> str:
-        return f"pot of {self.amount} to seat {self.seat}: all others folded"
+        house = f" ({self.taken} to the house)" if self.taken else ""
+        return f"pot of {self.amount}{house} to seat {self.seat}: all others folded"
 
     @property
     def data(self) -> dict[str, Any]:
         seat, amount = self.seat, self.amount
-        return {"amount": amount, "winners": [seat], "shares": {str(seat): amount}}
+        data: dict[str, Any] = {"amount": amount, "winners": [seat], "shares": {str(seat): amount}}
+        if self.taken:
+            data["taken"] = self.taken
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class HouseTook(Effect):
+    """The house takes ``rake`` and ``jackpot_drop`` from the pot now: the dealer drops
+    them in the box (at the settlement, before the pots are pushed; with the ``street``
+    timing also at the end of each betting round, what the pot so far owes beyond what
+    was taken)."""
+
+    rake: int
+    jackpot_drop: int
+
+    kind = Told.RAKE
+
+    def say(self, name: CardName = str) -> str:
+        parts = [f"RAKE {self.rake}"] if self.rake else []
+        if self.jackpot_drop:
+            parts.append(f"JACKPOT {self.jackpot_drop}")
+        return f"{', '.join(parts)}: drop {self.rake + self.jackpot_drop}"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"rake": self.rake, "jackpot_drop": self.jackpot_drop}
+
+
+@dataclass(frozen=True, slots=True)
+class HouseReturned(Effect):
+    """A void hand: the house gives back the ``rake`` and ``jackpot_drop`` it took from
+    its pot as the pot grew (every chip of a void hand goes back)."""
+
+    rake: int
+    jackpot_drop: int
+
+    kind = Told.RAKE
+
+    def say(self, name: CardName = str) -> str:
+        parts = [f"RAKE {self.rake}"] if self.rake else []
+        if self.jackpot_drop:
+            parts.append(f"JACKPOT {self.jackpot_drop}")
+        chips = self.rake + self.jackpot_drop
+        return f"RETURN {', '.join(parts)}: {chips} from the drop box, with the hand's chips"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"rake": self.rake, "jackpot_drop": self.jackpot_drop, "returned": True}
 
 
 # The showdown ------------------------------------------------------------------------------

@@ -32,7 +32,9 @@ Where each rule lives (docs/rules.md states them all, with their sources):
   turn: ``_fold_out_of_turn``). The legal choices and their amounts, the cap, the
   half-bet rule and the open pair's raises are in ``betting.py``.
 - The end of a round and of the hand: ``_end_round``, ``_win_uncontested``; the
-  showdown and the pot award in ``showdown.py``, side pots in ``pots.py``.
+  showdown and the pot award in ``showdown.py``, side pots in ``pots.py``. The house's
+  rake and jackpot drop, figured by ``pots.house_take``: taken as the hand is settled
+  (``showdown.take_house``), or as the pot grows (``_end_round``).
 - Corrections, each leaving every card where it lies: ``_expose`` (a face-down card face
   up: on third street the up card comes down), ``_dealt_down`` (an up card face down),
   ``_correct`` (a misread: a bonus card earned late, or an unearned one dead), ``_void``.
@@ -69,6 +71,7 @@ from controller.rules.effects import (
     DealtDown,
     Effect,
     Exposed,
+    HouseReturned,
     NoBetting,
     NoBonus,
     OpenPair,
@@ -80,9 +83,9 @@ from controller.rules.effects import (
     Void,
 )
 from controller.rules.inputs import BETTING_DECISIONS, Action, Deal, Do, IllegalInput, Input
-from controller.rules.pots import build_pots
-from controller.rules.settings import BonusTiming, Rules
-from controller.rules.showdown import begin_showdown, reveal
+from controller.rules.pots import build_pots, house_take, take_from
+from controller.rules.settings import BonusTiming, RakeTiming, Rules
+from controller.rules.showdown import begin_showdown, reveal, take_house, take_owed
 from controller.rules.state import (
     FOUR_OF_CLUBS,
     Dealt,
@@ -95,6 +98,7 @@ from controller.rules.state import (
 from controller.rules.waiting import Form, Wait, Waiting, say_waiting
 
 MAX_SEAT = 8
+NOTHING_TAKEN = (0, 0)  # Hand.took: no rake and no drop taken just now
 
 
 # Effects: what people must be told -------------------------------------------------------
@@ -197,7 +201,10 @@ class Hand(NamedTuple):
     last full wager), ``size`` (the round's bet size, 0 while the open-pair choice is
     still open), ``wagers`` (full bets and raises so far), ``capped`` (the round reached
     the cap and stays capped), ``heads_up_start`` (the round began heads-up), ``first``
-    (first to act), ``aggressor`` (last to bet or raise).
+    (first to act), ``aggressor`` (last to bet or raise). Once the hand is complete:
+    ``pots`` as awarded. The house's ``rake`` and ``jackpot_drop`` taken from the pot so
+    far (at the settlement; with the ``street`` timing also as the pot grows), and what it
+    ``took`` (rake, drop) the last time, told on the display until the next input.
     """
 
     rules: Rules
@@ -220,6 +227,9 @@ class Hand(NamedTuple):
     first: int | None = None
     aggressor: int | None = None
     pots: tuple[Pot, ...] = ()
+    rake: int = 0
+    jackpot_drop: int = 0
+    took: tuple[int, int] = (0, 0)
 
     @property
     def stub(self) -> int:
@@ -326,8 +336,13 @@ class Hand(NamedTuple):
 
     def current_pots(self) -> tuple[Pot, ...]:
         """The pots, main pot first: as awarded once the hand is complete, else as they
-        stand now, with no winners (none for a void hand: every chip went back)."""
-        return self.pots or build_pots(self.players)
+        stand now, with no winners, net of what the house took so far (none for a void
+        hand: every chip went back)."""
+        if self.pots:
+            return self.pots
+        pots = build_pots(self.players)
+        taken = self.rake + self.jackpot_drop
+        return take_from(pots, taken) if taken else pots
 
     def apply(self, item: Input) -> HandStep:
         """Apply one input; returns the new state and its effects, or raises
@@ -335,18 +350,20 @@ class Hand(NamedTuple):
         if self.over:
             raise IllegalInput(f"the hand is {'void' if self.phase is Phase.VOID else 'over'}")
         fx: list[Effect] = []
+        # what the house took just now is told until the next input
+        hand = self if self.took == NOTHING_TAKEN else self._replace(took=NOTHING_TAKEN)
         if isinstance(item, Deal):
-            new = _deal(self, item.card, fx)
+            new = _deal(hand, item.card, fx)
         elif not isinstance(item, Action):
             raise IllegalInput(f"not an input: {item!r}")
         elif item.do in BETTING_DECISIONS:
-            new = _decide(self, item, fx)
+            new = _decide(hand, item, fx)
         elif item.do is Do.VOID:
-            new = _void(self, fx)
+            new = _void(hand, fx)
         elif item.do is Do.CORRECT:
-            new = _correct(self, item, fx)
+            new = _correct(hand, item, fx)
         else:
-            new = _non_betting_action(self, item, fx)
+            new = _non_betting_action(hand, item, fx)
         return HandStep(new, tuple(fx))
 
     def verify(self, item: Input) -> None:
@@ -382,7 +399,16 @@ class Hand(NamedTuple):
             "first": self.first,
             "aggressor": self.aggressor,
             "pots": [pot.to_json() for pot in self.pots],
+            **self.house_json(),  # these two only with a rake: as before it existed
+            **({"took": list(self.took)} if any(self.took) else {}),
         }
+
+    def house_json(self) -> dict[str, int]:
+        """The house's take from this hand (``rake``, ``jackpot_drop``) where the rules
+        set one, else nothing: a table without a rake records its hands as before."""
+        if not self.rules.house_takes:
+            return {}
+        return {"rake": self.rake, "jackpot_drop": self.jackpot_drop}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Hand:
@@ -411,6 +437,9 @@ class Hand(NamedTuple):
             first=data["first"],
             aggressor=data["aggressor"],
             pots=tuple(Pot.from_json(item) for item in data["pots"]),
+            rake=data.get("rake", 0),
+            jackpot_drop=data.get("jackpot_drop", 0),
+            took=tuple(data.get("took", NOTHING_TAKEN)),
         )
 
 
@@ -658,8 +687,19 @@ def _void(hand: Hand, fx: list[Effect], exposed: int | None = None) -> Hand:
         p._replace(stack=p.start, total=0, bet=0, acted=False, reveal=None, bonus_paid=0)
         for p in hand.players
     )
+    if hand.rake or hand.jackpot_drop:  # taken as the pot grew: it goes back too
+        fx.append(HouseReturned(hand.rake, hand.jackpot_drop))
     fx.append(Void(exposed))
-    return hand._replace(players=players, phase=Phase.VOID, queue=(), actor=None, pots=())
+    return hand._replace(
+        players=players,
+        phase=Phase.VOID,
+        queue=(),
+        actor=None,
+        pots=(),
+        rake=0,
+        jackpot_drop=0,
+        took=NOTHING_TAKEN,
+    )
 
 
 def _expose(hand: Hand, index: int, card: Card, fx: list[Effect]) -> Hand:
@@ -908,15 +948,19 @@ def _end_round(hand: Hand, fx: list[Effect]) -> Hand:
     hand = hand._replace(players=tuple(p.new_round() for p in hand.players))
     if hand.street == 7:
         return begin_showdown(hand._replace(actor=None, bring_in_due=False), fx)
+    if hand.rules.rake_timing is RakeTiming.STREET:  # the house takes as the pot grows
+        owed = house_take(hand.rules, hand.players, hand.street + 1)
+        hand = take_owed(hand, owed, fx)
     return _begin_street(hand, hand.street + 1, fx)
 
 
 def _win_uncontested(hand: Hand, winner: Player, fx: list[Effect]) -> Hand:
-    total = hand.pot
-    index = hand.players.index(winner)
-    hand = with_player(hand, index, winner.wins(total))
-    pot = Pot(total, (winner.seat,), (winner.seat,), ((winner.seat, total),))
-    fx.append(AllFolded(winner.seat, total))
+    seat = winner.seat
+    hand, (pot,) = take_house(hand, (Pot(hand.pot, (seat,)),), fx)
+    total = pot.amount
+    hand = with_player(hand, hand.players.index(winner), winner.wins(total))
+    pot = pot._replace(winners=(seat,), shares=((seat, total),))
+    fx.append(AllFolded(seat, total, pot.taken))
     return hand._replace(phase=Phase.COMPLETE, actor=None, queue=(), pots=(pot,))
 
 

@@ -10,12 +10,17 @@ of the buyer's contribution for the layers, and never an uncalled bet.
 
 ``split`` shares a pot among tied winners; the odd chips go one each to the winners in
 the order given (the engine orders them by the ``odd_chip`` setting).
+
+``house_take`` figures the house's rake and jackpot drop on the whole pot (docs/rules.md,
+"The house's take"); ``take_from`` takes them from the pots, the main pot first.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
+from controller.rules.settings import Rules
 from controller.rules.state import Player, Pot
 
 
@@ -50,3 +55,53 @@ def split(amount: int, winners_in_odd_chip_order: Sequence[int]) -> tuple[tuple[
         (seat, share + (1 if index < odd else 0))
         for index, seat in enumerate(winners_in_odd_chip_order)
     )
+
+
+class HouseTake(NamedTuple):
+    """What the house takes from a hand's pot: the ``rake`` and the ``jackpot_drop``."""
+
+    rake: int = 0
+    jackpot_drop: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.rake + self.jackpot_drop
+
+
+def uncalled_bet(players: Sequence[Player]) -> int:
+    """The chips of the largest stake that nobody matched, going back to a player still
+    in: not part of the pot the house takes from (a folded player's stake is won)."""
+    ordered = sorted(players, key=lambda p: p.total - p.bonus_paid, reverse=True)
+    top, second = ordered[0], ordered[1]
+    if top.folded:
+        return 0
+    return (top.total - top.bonus_paid) - (second.total - second.bonus_paid)
+
+
+def house_take(rules: Rules, players: Sequence[Player], street: int) -> HouseTake:
+    """The rake and the jackpot drop of a hand that ends on ``street``: figured on the
+    whole pot (every pot together, less an uncalled bet), nothing before ``rake_from``.
+    The rake: ``rake_percent`` of the pot, rounded down to whole ``rake_step``s, at most
+    ``rake_cap``. The drop: ``jackpot_drop`` from a pot of ``jackpot_drop_at`` or more,
+    at most what the rake leaves."""
+    if not rules.house_takes or street < rules.rake_from.street:
+        return HouseTake()
+    pot = sum(p.total for p in players) - uncalled_bet(players)
+    step = rules.rake_step
+    rake = min(rules.rake_cap, pot * rules.rake_percent // 100 // step * step)
+    drop = 0
+    if rules.jackpot_drop and pot >= rules.jackpot_drop_at:
+        drop = min(rules.jackpot_drop, pot - rake)
+    return HouseTake(rake, drop)
+
+
+def take_from(pots: Sequence[Pot], chips: int) -> tuple[Pot, ...]:
+    """The pots with ``chips`` taken from them: from the main pot first, then each side
+    pot in order (each pot's ``amount`` net, its ``taken`` what went to the house)."""
+    out = []
+    for pot in pots:
+        taken = min(chips, pot.amount)
+        chips -= taken
+        out.append(pot._replace(amount=pot.amount - taken, taken=taken))
+    assert chips == 0, "the house takes no more than the pots hold"
+    return tuple(out)

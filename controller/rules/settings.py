@@ -45,6 +45,24 @@ class OddChip(StrEnum):
     HIGH_CARD_SUIT = "high_card_suit"  # to the winner with the highest card by suit
 
 
+class RakeFrom(StrEnum):
+    """The street a hand must reach to pay the rake and the jackpot drop."""
+
+    THIRD_STREET = "third_street"  # every hand that is not void
+    FOURTH_STREET = "fourth_street"  # a hand won on third street pays nothing
+
+    @property
+    def street(self) -> int:
+        return 3 if self is RakeFrom.THIRD_STREET else 4
+
+
+class RakeTiming(StrEnum):
+    """When the dealer takes the rake and the jackpot drop from the pot."""
+
+    END = "end"  # at the settlement, before the pots are pushed
+    STREET = "street"  # as the pot grows: at the end of each betting round, the rest at the end
+
+
 class RulesError(LuckTableError, ValueError):
     """A rules setting that does not exist or has a value it cannot take."""
 
@@ -69,6 +87,13 @@ class Rules:
     double_ace_flush: bool = False
     showdown: ShowdownMode = ShowdownMode.AUTO
     odd_chip: OddChip = OddChip.SEAT_ORDER
+    rake_percent: int = 0
+    rake_cap: int = 0
+    rake_step: int = 1
+    rake_from: RakeFrom = RakeFrom.THIRD_STREET
+    jackpot_drop: int = 0
+    jackpot_drop_at: int = 0
+    rake_timing: RakeTiming = RakeTiming.END
 
     def __post_init__(self) -> None:
         for spec in fields(self):
@@ -98,6 +123,34 @@ class Rules:
             raise RulesError("rules.bring_in: must not exceed the small bet")
         if self.small_bet > self.big_bet:
             raise RulesError("rules.small_bet: must not exceed the big bet")
+        self._check_house_take()
+
+    def _check_house_take(self) -> None:
+        if not 0 <= self.rake_percent <= 100:
+            raise RulesError("rules.rake_percent: must be 0 (no rake) to 100")
+        for name in ("rake_cap", "rake_step", "jackpot_drop", "jackpot_drop_at"):
+            if getattr(self, name) < 0:
+                raise RulesError(f"rules.{name}: must not be negative")
+        if self.rake_percent:
+            for name in ("rake_cap", "rake_step"):
+                if getattr(self, name) == 0:
+                    raise RulesError(
+                        f"rules.{name}: must be a positive number of chips with a rake set"
+                    )
+            if self.rake_cap % self.rake_step:
+                raise RulesError(
+                    f"rules.rake_cap: must be a whole number of steps of {self.rake_step} "
+                    "(rake_step)"
+                )
+        if self.jackpot_drop and not self.jackpot_drop_at:
+            raise RulesError(
+                "rules.jackpot_drop_at: must be a positive pot size with a jackpot drop set"
+            )
+
+    @property
+    def house_takes(self) -> bool:
+        """Whether the house takes a rake or a jackpot drop from the pot."""
+        return bool(self.rake_percent or self.jackpot_drop)
 
     @property
     def wild(self) -> bool:
@@ -114,9 +167,13 @@ class Rules:
         return cls(**overrides)
 
     def to_json(self) -> dict[str, Any]:
+        """Every setting; those of the house's take left out at their defaults when the
+        house takes nothing, so that the rules of a table without a rake read (and are
+        journaled) as before the rake existed."""
         return {
             name: value.value if isinstance(value, StrEnum) else value
             for name, value in asdict(self).items()
+            if self.house_takes or name not in _HOUSE_TAKE or value != _HOUSE_TAKE[name]
         }
 
 
@@ -127,7 +184,16 @@ _FIELD_TYPES: dict[str, type] = {
     "wild_bring_in": WildBringIn,
     "showdown": ShowdownMode,
     "odd_chip": OddChip,
+    "rake_from": RakeFrom,
+    "rake_timing": RakeTiming,
     "open_pair_big_bet": bool,
     "burn": bool,
     "double_ace_flush": bool,
+}
+
+#: The settings of the house's take and their defaults (``Rules.to_json``).
+_HOUSE_TAKE: dict[str, Any] = {
+    spec.name: spec.default
+    for spec in fields(Rules)
+    if spec.name.startswith(("rake_", "jackpot_drop"))
 }

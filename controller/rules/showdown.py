@@ -9,9 +9,9 @@ from typing import Any, TypeVar
 
 from controller.rules.betting import next_seat_from, with_player
 from controller.rules.cards import Card
-from controller.rules.effects import CardName, Effect, ManualShowdown, Mucks, Told
+from controller.rules.effects import CardName, Effect, HouseTook, ManualShowdown, Mucks, Told
 from controller.rules.evaluator import HandValue, evaluate
-from controller.rules.pots import build_pots, split
+from controller.rules.pots import HouseTake, build_pots, house_take, split, take_from
 from controller.rules.settings import OddChip, ShowdownMode
 from controller.rules.state import HandState, Phase, Player, Pot, Reveal
 
@@ -87,7 +87,7 @@ def award(hand: H, fx: list[Effect]) -> H:
         p.seat: hand_value(hand, p) for p in players if not p.folded and p.reveal is not Reveal.MUCK
     }
     awarded: list[Pot] = []
-    pots = build_pots(players)
+    hand, pots = take_house(hand, build_pots(players), fx)
     for number, pot in enumerate(pots):
         contenders = [seat for seat in pot.eligible if seat in values]
         best = max(values[seat].key for seat in contenders)
@@ -98,25 +98,46 @@ def award(hand: H, fx: list[Effect]) -> H:
         for seat, chips in shares:
             index = index_of[seat]
             players[index] = players[index].wins(chips)
-        awarded.append(Pot(pot.amount, pot.eligible, tuple(sorted(winners)), shares))
+        awarded.append(pot._replace(winners=tuple(sorted(winners)), shares=shares))
         side = None if len(pots) == 1 else number
-        fx.append(Awarded(side, pot.amount, shares, values[winners[0]], len(contenders) > 1))
+        value = values[winners[0]]
+        fx.append(Awarded(side, pot.amount, shares, value, len(contenders) > 1, pot.taken))
     return hand._replace(
         players=tuple(players), pots=tuple(awarded), phase=Phase.COMPLETE, actor=None
     )
+
+
+def take_house(hand: H, pots: tuple[Pot, ...], fx: list[Effect]) -> tuple[H, tuple[Pot, ...]]:
+    """The house's rake and jackpot drop taken from ``pots`` as the hand is settled (what
+    it did not take yet told to the dealer first, to drop in the box before the pots are
+    pushed): the hand with them, and the pots net of them."""
+    take = house_take(hand.rules, hand.players, hand.street)
+    hand = take_owed(hand, take, fx)
+    return hand, take_from(pots, take.total) if take.total else pots
+
+
+def take_owed(hand: H, owed: HouseTake, fx: list[Effect]) -> H:
+    """The house takes what it is ``owed`` beyond what it took from this hand already
+    (the pot only grows, so it never owes less); ``took``: what it takes now."""
+    rake, drop = owed.rake - hand.rake, owed.jackpot_drop - hand.jackpot_drop
+    assert rake >= 0 and drop >= 0, "the house never owes less than it took"
+    if rake or drop:
+        fx.append(HouseTook(rake, drop))
+    return hand._replace(rake=owed.rake, jackpot_drop=owed.jackpot_drop, took=(rake, drop))
 
 
 @dataclass(frozen=True, slots=True)
 class Awarded(Effect):
     """A pot awarded at the showdown (``side``: None for the only pot, 0 for the main pot,
     N for side pot N) to the winners in ``shares``, with the winning ``value`` (named only
-    when the pot was ``contested``)."""
+    when the pot was ``contested``); ``amount`` net of the house's take ``taken`` from it."""
 
     side: int | None
     amount: int
     shares: tuple[tuple[int, int], ...]
     value: HandValue
     contested: bool
+    taken: int = 0
 
     kind = Told.AWARD
 
@@ -124,19 +145,23 @@ class Awarded(Effect):
         reason = self.value.description if self.contested else "no other contender"
         side = self.side
         pot = "pot" if side is None else "main pot" if side == 0 else f"side pot {side}"
+        pot += f" of {self.amount}" + (f" ({self.taken} to the house)" if self.taken else "")
         shares = self.shares
         if len(shares) == 1:
-            return f"{pot} of {self.amount} to seat {shares[0][0]}: {reason}"
+            return f"{pot} to seat {shares[0][0]}: {reason}"
         parts = ", ".join(f"seat {seat} {chips}" for seat, chips in shares)
-        return f"{pot} of {self.amount} split: {parts}: {reason}"
+        return f"{pot} split: {parts}: {reason}"
 
     @property
     def data(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "amount": self.amount,
             "winners": [seat for seat, _ in self.shares],
             "shares": {str(seat): chips for seat, chips in self.shares},
         }
+        if self.taken:
+            data["taken"] = self.taken
+        return data
 
 
 @dataclass(frozen=True, slots=True)

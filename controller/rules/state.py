@@ -171,20 +171,26 @@ class Player(NamedTuple):
 
 
 class Pot(NamedTuple):
-    """A pot (the main pot first, then side pots) and, once awarded, its winners."""
+    """A pot (the main pot first, then side pots) and, once awarded, its winners.
+    ``amount``: what its winners share, net of the ``taken``: the house's rake and
+    jackpot drop taken from it (``controller.rules.pots.take_from``)."""
 
     amount: int
     eligible: tuple[int, ...]
     winners: tuple[int, ...] = ()
     shares: tuple[tuple[int, int], ...] = ()
+    taken: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "amount": self.amount,
             "eligible": list(self.eligible),
             "winners": list(self.winners),
             "shares": {str(seat): chips for seat, chips in self.shares},
         }
+        if self.taken:  # only where the house took something: pots as they were without
+            out["taken"] = self.taken
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Pot:
@@ -193,6 +199,7 @@ class Pot(NamedTuple):
             tuple(data["eligible"]),
             tuple(data["winners"]),
             tuple((int(seat), chips) for seat, chips in data["shares"].items()),
+            data.get("taken", 0),
         )
 
 
@@ -246,6 +253,12 @@ class HandState(Protocol):
     @property
     def aggressor(self) -> int | None: ...
 
+    @property
+    def rake(self) -> int: ...
+
+    @property
+    def jackpot_drop(self) -> int: ...
+
     def _replace(
         self,
         *,
@@ -260,6 +273,9 @@ class HandState(Protocol):
         bring_in_due: bool = ...,
         aggressor: int | None = ...,
         pots: tuple[Pot, ...] = ...,
+        rake: int = ...,
+        jackpot_drop: int = ...,
+        took: tuple[int, int] = ...,
     ) -> Self:
         """A copy with the fields given changed: the only fields betting and the showdown
         change."""

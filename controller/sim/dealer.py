@@ -37,7 +37,7 @@ from typing import Any
 
 from controller.errors import LuckTableError
 from controller.rules import Card, Choice, Dest, Do, Effect, Waiting
-from controller.rules.effects import BonusDecided, Scramble
+from controller.rules.effects import BonusDecided, HouseReturned, HouseTook, Scramble
 from controller.rules.hand import CardOut
 from controller.sim.floor import Floor
 from controller.sim.players import NAMES, Strategy
@@ -126,6 +126,9 @@ class Tally:
     bonus_declined: int = 0
     bought_in: int = 0
     cashed_out: int = 0
+    raked: int = 0  # the house's rake, into the drop box, of the hands over
+    jackpot_dropped: int = 0  # the jackpot drops, into the drop box, of the hands over
+    taking: tuple[int, int] = (0, 0)  # the rake and drop of the hand in progress so far
     decks: int = 0
     decisions: int = 0
     scrambles: int = 0  # hands whose burn cards went back into the shoe
@@ -157,6 +160,10 @@ class Tally:
                     self.bought_in += chips
                 case told.CashedOut(chips=chips):
                     self.cashed_out += chips
+                case HouseTook(rake=rake, jackpot_drop=drop):
+                    self.taking = (self.taking[0] + rake, self.taking[1] + drop)
+                case HouseReturned(rake=rake, jackpot_drop=drop):
+                    self.taking = (self.taking[0] - rake, self.taking[1] - drop)
                 case Raised(alert=alert):
                     self.raised[alert.kind.value] += 1
                     self.open[alert.id] = alert.kind.value
@@ -170,14 +177,20 @@ class Tally:
                 case told.HandOver(hand=number, void=void):
                     self.hands += 1
                     self.void_hands += void
+                    self.raked += self.taking[0]  # the ledger counts a hand's take once over
+                    self.jackpot_dropped += self.taking[1]
+                    self.taking = (0, 0)
                     stacks = json.dumps(effect.data["stacks"], sort_keys=True)
                     self.digest.update(f"{number}:{stacks};".encode())
 
     def conserved(self, table: Table) -> bool:
-        """Every chip bought in and not cashed out is in a stack (with the supervisor's
-        stack corrections, read from the table's ledger), and the ledger agrees."""
-        counted = self.bought_in - self.cashed_out + table.corrected
-        return sum(seat.stack for seat in table.seats) == table.chips == counted
+        """Every chip bought in and not cashed out is in a stack or in the drop box (with
+        the supervisor's stack corrections, read from the table's ledger), and the ledger
+        agrees, the house's take included."""
+        house = self.raked + self.jackpot_dropped
+        counted = self.bought_in - self.cashed_out + table.corrected - house
+        in_box = (table.raked, table.jackpot_dropped) == (self.raked, self.jackpot_dropped)
+        return sum(seat.stack for seat in table.seats) == table.chips == counted and in_box
 
     @property
     def missed(self) -> Counter[str]:

@@ -40,6 +40,7 @@ from controller.table import (
     Tick,
 )
 from controller.table.streams import WAIT_MS
+from drivers.protocol import tag_order
 from firmware_sim.device import DeviceError
 from firmware_sim.shoe import FOREIGN_DECK, Cheat, Tagged, tag_uid, tagged_deck, tamper
 
@@ -231,9 +232,9 @@ class CoreFloor:
     async def load(
         self, cards: list[int], cheat: Cheat | None = None, at: int | None = None
     ) -> list[int]:
-        """The shoe registers the deck card by card (the tags of its deck: ``DECK_ID``, then
-        the next id at each ``new_deck``), then reports it loaded; a shoe of version 1 only
-        reports it loaded."""
+        """The shoe registers the deck card by card in tag order (the tags of its deck:
+        ``DECK_ID``, then the next id at each ``new_deck``), then reports it loaded; a shoe
+        of version 1 only reports it loaded."""
         if not self._registers:
             if cheat is not None:
                 raise PhysicalActError("a shoe that registers no deck shows no cheat")
@@ -248,7 +249,7 @@ class CoreFloor:
         except DeviceError as error:
             raise PhysicalActError(f"the shoe cannot be loaded so: {error}") from None
         self._shoe = deque(in_shoe)
-        for card in registered:
+        for card in sorted(registered, key=lambda card: tag_order(card.uid, card.code)):
             read = DeckCard(
                 at=self.now(),
                 seq=self._seq(Device.SHOE),

@@ -56,9 +56,11 @@ class AlertKind(StrEnum):
     EVENTS_LOST = "events_lost"
     PLAYER_AWAY = "player_away"
     SIGN_IN_ATTACK = "sign_in_attack"
+    SIGN_IN_LOCKED = "sign_in_locked"
     DECK_REJECTED = "deck_rejected"
     FOREIGN_CARD = "foreign_card"
     DECK_DUE = "deck_due"
+    DECK_NOT_SHUFFLED = "deck_not_shuffled"
 
 
 class AlertRule(NamedTuple):
@@ -90,9 +92,11 @@ ALERT_RULES: dict[AlertKind, AlertRule] = {
     AlertKind.EVENTS_LOST: AlertRule(Severity.FAULT, True, (_DONE,), True),
     AlertKind.PLAYER_AWAY: AlertRule(Severity.ABNORMAL, False, (_DONE,), True),
     AlertKind.SIGN_IN_ATTACK: AlertRule(Severity.ABNORMAL, False, (_DONE,), False),
+    AlertKind.SIGN_IN_LOCKED: AlertRule(Severity.ABNORMAL, True, (_DONE,), False),
     AlertKind.DECK_REJECTED: AlertRule(Severity.ABNORMAL, True, (), False),
     AlertKind.FOREIGN_CARD: AlertRule(Severity.ABNORMAL, True, (_DEAD, _REPLACE), True),
     AlertKind.DECK_DUE: AlertRule(Severity.ACTION, False, (_DONE,), False),
+    AlertKind.DECK_NOT_SHUFFLED: AlertRule(Severity.ABNORMAL, False, (_DONE,), False),
 }
 
 
@@ -548,6 +552,26 @@ class SignInAttack(AlertFacts):
 
 
 @dataclass(frozen=True, slots=True)
+class SignInLocked(SignInAttack):
+    """``failures`` wrong PINs for ``role`` ``who`` within ``window`` s (the hour), from
+    ``clients``: the id is locked."""
+
+    kind = AlertKind.SIGN_IN_LOCKED
+
+    def say(self, name: Name = str) -> str:
+        return (
+            f"{self.role} {self.who} locked: {self.failures} wrong PINs within "
+            f"{self.window} s, from {self.clients}"
+        )
+
+    def todo(self, name: Name = str) -> str:
+        return (
+            f"someone is guessing the {self.role}'s PIN: the id signs in only at a registered "
+            "kiosk; find who is trying, then a supervisor unlocks it (done)"
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class DeckRejected(AlertFacts):
     """The deck loaded (``count`` cards, the shoe's count) is not accepted. ``deck``: the
     shoe's id of it; None: the shoe registered none of its cards, at a table that checks
@@ -678,6 +702,31 @@ class DeckDue(AlertFacts):
         )
 
 
+@dataclass(frozen=True, slots=True)
+class DeckNotShuffled(AlertFacts):
+    """The deck in the shoe is dealt in an order too close to an earlier deck's: ``pairs``
+    of its first ``dealt`` cards came out one after the other in the same order as from the
+    deck ``decks_ago`` loads before (``controller.table.shuffle``)."""
+
+    kind = AlertKind.DECK_NOT_SHUFFLED
+    pairs: int
+    dealt: int
+    decks_ago: int
+
+    def say(self, name: Name = str) -> str:
+        earlier = "the last deck" if self.decks_ago == 1 else f"the deck {self.decks_ago} loads ago"
+        return (
+            f"the deck was not shuffled: {self.pairs} pairs of its first {self.dealt} cards "
+            f"came out in the same order as from {earlier} (a shuffled deck repeats about one)"
+        )
+
+    def todo(self, name: Name = str) -> str:
+        return (
+            "the hand goes on; surveillance reviews the last shuffle and load on video, and the "
+            "next deck is shuffled where the camera sees it; the supervisor resolves (done)"
+        )
+
+
 def _s(count: int) -> str:
     return "" if count == 1 else "s"
 
@@ -701,9 +750,11 @@ FACTS: dict[AlertKind, type[AlertFacts]] = {
         EventsLost,
         PlayerAway,
         SignInAttack,
+        SignInLocked,
         DeckRejected,
         ForeignCard,
         DeckDue,
+        DeckNotShuffled,
     )
 }
 

@@ -209,7 +209,8 @@ def _feed_held(table: Table, at: int, fx: list[Effect]) -> Table:
 
 
 def _settle(table: Table, at: int, fx: list[Effect]) -> Table:
-    """The hand is over: stacks back to the seats, its cards spent, its placements done."""
+    """The hand is over: stacks back to the seats (net of the house's take, which goes to
+    the table's drop-box ledger), its cards spent, its placements done."""
     hand = table.hand
     assert hand is not None
     stacks = hand.stacks()
@@ -220,6 +221,8 @@ def _settle(table: Table, at: int, fx: list[Effect]) -> Table:
         fx.append(told.HeldSetAside(table.held))
     table = table._replace(
         seats=seats,
+        raked=table.raked + hand.rake,
+        jackpot_dropped=table.jackpot_dropped + hand.jackpot_drop,
         spent=table.spent | sum(map(_bit, hand.cards_out())),
         held=(),
         unconfirmed=(),
@@ -258,6 +261,27 @@ def _card_read(table: Table, item: ti.CardFromShoe, fx: list[Effect]) -> Table:
             return _raise(table, facts, fx, at=item.at)
         table = table._replace(deck=deck._replace(dealt=(*deck.dealt, item.uid)))
     return _card_out(table, card, item.at, fx)
+
+
+def _read_in_order(table: Table, item: ti.CardFromShoe, fx: list[Effect]) -> Table:
+    """A card read out of the shoe, then its place in the order the deck is dealt in: an
+    order too close to an earlier deck's is a deck not shuffled (controller/table/shuffle.py)."""
+    table = _card_read(table, item, fx)
+    if not table.settings.protection.shuffle_check or not 0 <= item.code < 52:
+        return table
+    shuffles, repeated = table.shuffles.dealt(item.code)
+    table = table._replace(shuffles=shuffles)
+    if repeated is None:
+        return table
+    return _raise(table, alerts.DeckNotShuffled(*repeated), fx, at=item.at)
+
+
+def _deck_in(table: Table, item: ti.DeckLoaded, fx: list[Effect]) -> Table:
+    """A deck loaded between hands begins a new order (a reload during a hand, of the stub
+    and the burns, goes on with it)."""
+    if not table.in_hand:
+        table = table._replace(shuffles=table.shuffles.loaded())
+    return _deck_loaded(table, item, fx)
 
 
 # Game protection (controller/table/protection.py) -------------------------------------
@@ -850,11 +874,13 @@ def _acknowledge_alert(table: Table, item: ti.AcknowledgeAlert, fx: list[Effect]
 
 
 def _sign_in_attack(table: Table, item: ti.SignInAttack, fx: list[Effect]) -> Table:
+    """A sign-in attack, or an id locked (``SignInLocked``, blocking)."""
     if not item.who.strip() or not item.role.strip() or not item.clients.strip():
-        raise Refused("sign_in_attack: the role, the id and the addresses are needed")
+        raise Refused(f"{item.tag}: the role, the id and the addresses are needed")
     if item.failures < 1 or item.window < 1:
-        raise Refused("sign_in_attack: failures and window are 1 or more")
-    attack = alerts.SignInAttack(item.failures, item.role, item.who, item.window, item.clients)
+        raise Refused(f"{item.tag}: failures and window are 1 or more")
+    facts = alerts.SignInLocked if isinstance(item, ti.SignInLocked) else alerts.SignInAttack
+    attack = facts(item.failures, item.role, item.who, item.window, item.clients)
     return _raise(table, attack, fx, at=item.at)
 
 
@@ -1038,13 +1064,13 @@ def _tick(table: Table, item: ti.Tick, fx: list[Effect]) -> Table:
 
 
 _HANDLERS: dict[type[TableInput], _Handler] = {
-    ti.CardFromShoe: _card_read,
+    ti.CardFromShoe: _read_in_order,
     ti.CardUnreadable: _card_unreadable,
     ti.CardAtSeat: _card_at_seat,
     ti.SeatOccupied: _seat_occupied,
     ti.SeatVacated: _seat_vacated,
     ti.DeckCard: _deck_card,
-    ti.DeckLoaded: _deck_loaded,
+    ti.DeckLoaded: _deck_in,
     ti.DeviceFault: _device_fault,
     ti.DeviceFaultCleared: _device_fault_cleared,
     ti.LinkUp: _link_up,
@@ -1061,6 +1087,7 @@ _HANDLERS: dict[type[TableInput], _Handler] = {
     ti.Rebuy: _rebuy,
     ti.AcknowledgeAlert: _acknowledge_alert,
     ti.SignInAttack: _sign_in_attack,
+    ti.SignInLocked: _sign_in_attack,
     ti.Configure: _configure,
     ti.VoidHand: _void_hand,
     ti.EnterCard: _enter_card,

@@ -3,7 +3,11 @@
 Every input carries ``at``, the time it happened (milliseconds since the Unix epoch, from
 the shell's clock): the core never reads a clock. Every input writes itself with
 ``to_json()`` (a ``"type"`` tag and its fields) and reads back with ``input_from_json``:
-the journal stores inputs this way and recovery replays them.
+the journal stores inputs this way and recovery replays them. The free text people type
+(a player's name, a supervisor's id and reason) is typed with its rule
+(``controller.text``): ``input_from_json`` refuses text the rule refuses and keeps it as
+the rule gives it (NFC, stripped), but for an input read back from the journal, which is
+replayed as it was written.
 
 Device events (from the shoe and the seat board, as the drivers report them):
 ``CardFromShoe``, ``CardUnreadable``, ``CardAtSeat``, ``SeatOccupied``, ``SeatVacated``,
@@ -24,10 +28,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar
 
-from controller.codec import Codec, CodecError
+from controller.codec import Codec, CodecError, Scalar
 from controller.errors import LuckTableError
 from controller.rules import Card, Do, parse_card
 from controller.table.settings import TableSettings
+from controller.text import Id, Name, Reason
 
 
 class TableInputError(LuckTableError, ValueError):
@@ -250,7 +255,7 @@ class NewHand(TableInput):
 class SitDown(TableInput):
     tag = "sit_down"
     seat: int
-    player: str
+    player: Name
     buy_in: int
 
 
@@ -294,7 +299,7 @@ class AcknowledgeAlert(TableInput):
 
     tag = "acknowledge_alert"
     alert: int
-    who: str
+    who: Id
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -313,6 +318,16 @@ class SignInAttack(TableInput):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class SignInLocked(SignInAttack):
+    """An id locked at the console: ``failures`` wrong PINs for ``role`` (dealer or
+    supervisor) ``who`` within ``window`` seconds (the hour), from ``clients``. The console
+    refuses the id from every address but its kiosks until a supervisor unlocks it; the
+    table raises a blocking alert, whose resolution (``done``) is the unlock."""
+
+    tag = "sign_in_locked"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Configure(TableInput):
     """New table settings, between hands."""
 
@@ -325,8 +340,8 @@ class Configure(TableInput):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SupervisorInput(TableInput):
-    who: str
-    why: str
+    who: Id
+    why: Reason
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -401,6 +416,7 @@ INPUT_TYPES: dict[str, type[TableInput]] = {
         Rebuy,
         AcknowledgeAlert,
         SignInAttack,
+        SignInLocked,
         Configure,
         VoidHand,
         EnterCard,
@@ -424,12 +440,20 @@ def _card(value: object) -> Card:
     return parse_card(value)
 
 
+_SCALARS: dict[type, Scalar] = {
+    Card: (str, _card),
+    TableSettings: (TableSettings.to_json, _settings),
+}
 #: The table's inputs as JSON: a card is its name, the settings their own object.
-CODEC = Codec({Card: (str, _card), TableSettings: (TableSettings.to_json, _settings)})
+CODEC = Codec(_SCALARS)
+#: The same, reading free text as it was journaled (written before its rule, perhaps).
+_JOURNALED = Codec(_SCALARS, checks=False)
 
 
-def input_from_json(data: Mapping[str, Any]) -> TableInput:
-    """Read an input written by ``to_json``; ``TableInputError`` names what is wrong."""
+def input_from_json(data: Mapping[str, Any], *, journaled: bool = False) -> TableInput:
+    """Read an input written by ``to_json``; ``TableInputError`` names what is wrong, free
+    text its rule refuses included. ``journaled``: the input is read back from the journal,
+    its text as it was written (recovery gives the table it gave then)."""
     if not isinstance(data, Mapping):
         raise TableInputError(f"an input must be an object, not {data!r}")
     tag = data.get("type")
@@ -437,7 +461,8 @@ def input_from_json(data: Mapping[str, Any]) -> TableInput:
         raise TableInputError(f"'type': {tag!r} is not one of {', '.join(INPUT_TYPES)}")
     kind = INPUT_TYPES[tag]
     try:
-        item: TableInput = CODEC.build(kind, {k: v for k, v in data.items() if k != "type"}, tag)
+        codec = _JOURNALED if journaled else CODEC
+        item: TableInput = codec.build(kind, {k: v for k, v in data.items() if k != "type"}, tag)
     except CodecError as error:
         raise TableInputError(str(error)) from None
     return item

@@ -15,7 +15,7 @@ class SettingsError(LuckTableError, ValueError):
     """A table setting that does not exist or has a value it cannot take."""
 
 
-_PROTECTION = ("tag_checks", "deck_hands", "deck_hours")
+_PROTECTION = ("tag_checks", "deck_hands", "deck_hours", "shuffle_check")
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +25,9 @@ class Protection:
     false for a shoe whose reader gives no UID (optical): decks are then counted by the
     shoe, or their codes checked when it registers them. ``deck_hands`` and ``deck_hours``:
     a deck's life (None: no limit); past either, a ``deck_due`` alert at the hand's end.
+    ``shuffle_check``: each deck's order, as it is dealt, is compared with the last decks'
+    (``controller.table.shuffle``); one too close raises ``deck_not_shuffled``, for
+    surveillance (the dealing goes on).
 
     ``Protection()`` is a table without tag checks: the settings of a journal written
     before game protection. A configuration file turns tag checks on unless it says
@@ -33,10 +36,15 @@ class Protection:
     tag_checks: bool = False
     deck_hands: int | None = None
     deck_hours: float | None = None
+    shuffle_check: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.tag_checks, bool):
             raise SettingsError(f"protection.tag_checks: {self.tag_checks!r} is not true or false")
+        if not isinstance(self.shuffle_check, bool):
+            raise SettingsError(
+                f"protection.shuffle_check: {self.shuffle_check!r} is not true or false"
+            )
         hands = self.deck_hands
         whole = isinstance(hands, int) and not isinstance(hands, bool)
         if hands is not None and (not whole or hands < 1):

@@ -11,12 +11,13 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from controller.rules import Card, Form, Hand, Wait, input_from_json, parse_card, say_waiting
-from controller.rules.effects import CardName
+from controller.rules.effects import CardName, HouseTook
 from controller.rules.inputs import Input as EngineInput
 from controller.table.alerts import Alert, AlertKind
 from controller.table.inputs import Device
 from controller.table.protection import Deck, Registration
 from controller.table.settings import TableSettings
+from controller.table.shuffle import Shuffles
 from controller.table.streams import Streams
 
 SEATS = range(1, 9)
@@ -109,10 +110,12 @@ class Table(NamedTuple):
     and the seat board's events stand, and the seat reports waiting for the shoe's
     (``controller.table.streams``). ``links``: devices whose link is up. ``occupied``:
     seats whose sensor reports someone. ``bought_in``, ``cashed_out``, ``corrected``: the chips that
-    came onto the table, left it, and were added (or taken, negative) by corrections.
+    came onto the table, left it, and were added (or taken, negative) by corrections;
+    ``raked``, ``jackpot_dropped``: the chips the house took from the pots into the drop box.
     ``sittings``: the sit-downs so far (the last sitting's number). ``deck``: the deck in
     play, its tags and its life (None: none loaded yet); ``registering``: the cards of the
-    deck the shoe is registering (``controller.table.protection``).
+    deck the shoe is registering (``controller.table.protection``); ``shuffles``: the order
+    the deck in the shoe is dealt in and the last decks' (``controller.table.shuffle``).
     """
 
     settings: TableSettings
@@ -133,9 +136,12 @@ class Table(NamedTuple):
     bought_in: int = 0
     cashed_out: int = 0
     corrected: int = 0
+    raked: int = 0
+    jackpot_dropped: int = 0
     sittings: int = 0
     deck: Deck | None = None
     registering: Registration | None = None
+    shuffles: Shuffles = Shuffles()
 
     @property
     def in_hand(self) -> bool:
@@ -183,9 +189,10 @@ class Table(NamedTuple):
 
     @property
     def chips(self) -> int:
-        """Chips on the table by the ledger: what came in, less what left, plus corrections.
-        Always equal to the seats' stacks (a hand's chips count at its start)."""
-        return self.bought_in - self.cashed_out + self.corrected
+        """Chips on the table by the ledger: what came in, less what left, plus corrections,
+        less what the house took into the drop box. Always equal to the seats' stacks (a
+        hand's chips count at its start)."""
+        return self.bought_in - self.cashed_out + self.corrected - self.raked - self.jackpot_dropped
 
     @property
     def eligible(self) -> tuple[Seat, ...]:
@@ -199,6 +206,7 @@ class Table(NamedTuple):
         return signals(self)
 
     def to_json(self) -> dict[str, Any]:
+        house = {"raked": self.raked, "jackpot_dropped": self.jackpot_dropped}
         return {
             "settings": self.settings.to_json(),
             "seats": [seat.to_json() for seat in self.seats],
@@ -218,9 +226,11 @@ class Table(NamedTuple):
             "bought_in": self.bought_in,
             "cashed_out": self.cashed_out,
             "corrected": self.corrected,
+            **(house if self.raked or self.jackpot_dropped else {}),  # as before any rake
             "sittings": self.sittings,
             "deck": None if self.deck is None else self.deck.to_json(),
             "registering": None if self.registering is None else self.registering.to_json(),
+            "shuffles": self.shuffles.to_json(),
             "signals": self.signals.to_json(),
         }
 
@@ -249,9 +259,12 @@ class Table(NamedTuple):
             bought_in=data["bought_in"],
             cashed_out=data["cashed_out"],
             corrected=data["corrected"],
+            raked=data.get("raked", 0),  # absent before the house took anything
+            jackpot_dropped=data.get("jackpot_dropped", 0),
             sittings=data["sittings"],
             deck=None if deck is None else Deck.from_json(deck),  # absent in older snapshots
             registering=None if registering is None else Registration.from_json(registering),
+            shuffles=Shuffles.from_json(data["shuffles"]) if "shuffles" in data else Shuffles(),
         )
 
 
@@ -282,12 +295,21 @@ def signals(table: Table, name: CardName = str) -> Signals:
             display = "WAITING FOR PLAYERS"
         else:
             display = "READY: NEW HAND"
-        return Signals(display, Lamps())
+        return Signals(_with_take(hand, display), Lamps())
     assert hand is not None
     waiting = hand.waiting_for
     assert waiting is not None
     lit = set(bonus_seats)
     if waiting.kind == Wait.CARD and waiting.seat is not None:
         lit.add(waiting.seat)
-    display = say_waiting(waiting, Form.DISPLAY)
+    display = _with_take(hand, say_waiting(waiting, Form.DISPLAY))
     return Signals(display, Lamps(bool(bonus_seats), tuple(sorted(lit))))
+
+
+def _with_take(hand: Hand | None, display: str) -> str:
+    """``display``, after what the house took from the pot just now, if it took anything
+    (at the settlement, until the next hand; as the pot grows, until the next card):
+    "RAKE 3, JACKPOT 1: drop 4, then READY: NEW HAND"."""
+    if hand is None or not any(hand.took):
+        return display
+    return f"{HouseTook(*hand.took).message}, then {display}"

@@ -62,7 +62,7 @@ CHIP_MOVEMENTS = 50
 RECENT_DECKS = 10
 
 #: The statuses the floor service's operations answer with ``{"error", "reason"}``.
-ERRORS = (401, 403, 404, 422, 429, 503)
+ERRORS = (401, 403, 404, 422, 423, 429, 503)
 
 
 def no_nul(value: str) -> str:
@@ -407,7 +407,13 @@ async def feed_socket(
     signed_in, _ = await socket_session(socket, signed)
     if signed_in:
         feed: FloorFeed = socket.app.state.feed
-        await send_until_closed(socket, feed.messages(), "the floor service stopped")
+
+        async def messages() -> AsyncIterator[str]:
+            async for message in feed.messages():
+                signed()  # each message: the session still holds (and is in use)
+                yield message
+
+        await send_until_closed(socket, messages(), "the floor service stopped")
 
 
 pages = APIRouter(include_in_schema=False)
@@ -445,7 +451,7 @@ def create_app(config: FloorConfig, auth: Auth | None = None) -> FastAPI:
 
     app = new_app(
         config.api,
-        auth or Auth((), config.supervisors),
+        auth or Auth.configured(config.api, (), config.supervisors),
         feed,
         lifespan,
         title="Luck of the Irish floor",

@@ -541,10 +541,11 @@ function arm(box, drawn) {
   }
 }
 
-// New hand is the action to take only when the table says so (READY: NEW HAND); until then
-// it waits, disabled and not green, with the reason beside it (a pause above all).
+// New hand is the action to take only when the table says so (READY: NEW HAND, last: after
+// the house's take, "RAKE 3: drop 3, then READY: NEW HAND"); until then it waits, disabled
+// and not green, with the reason beside it (a pause above all).
 function renderNewHand(view) {
-  const ready = view.display.startsWith("READY");
+  const ready = view.display.endsWith("READY: NEW HAND");
   const button = $("new-hand");
   button.disabled = !ready;
   button.classList.toggle("primary", ready);
@@ -1059,9 +1060,10 @@ function wireSeats() {
 
 // --- the idle lock -----------------------------------------------------------------------
 
-// After the table's quiet time (no touch, no key), the dealer's session ends on the server
-// and the screen locks: only the same dealer's PIN opens it again (a new session, the feed
-// resumed where it stopped); "Another dealer" goes back to the sign-in.
+// After the table's quiet time (no touch, no key), the dealer's (or surveillance's) session
+// ends on the server and the screen locks: only the same person's PIN opens it again (a new
+// session, the feed resumed where it stopped); "Another dealer" (or supervisor) goes back to
+// the sign-in. The server ends a session unused for its own idle time too ([api] session_idle).
 function lock() {
   const token = state.token;
   state.locked = true;
@@ -1072,7 +1074,8 @@ function lock() {
   state.socket = null;
   if (socket) socket.close();
   for (const dialog of document.querySelectorAll("dialog[open]")) dialog.close("locked");
-  $("supervisor-form").pin.value = "";
+  const supervisor = $("supervisor-form");  // the dealer's page only
+  if (supervisor) supervisor.pin.value = "";
   document.body.classList.add("locked");
   $("connection").textContent = "locked";
   showSignOut();
@@ -1103,22 +1106,8 @@ async function watchIdle() {
   }, 500);
 }
 
-// The dealer's controls: the supervisor's dialog, the lock and the between-hands inputs.
-function wireDealer() {
-  $("supervisor").addEventListener("click", () => openSupervisor());
-  $("supervisor-form").elements.act.addEventListener("change", (event) => showFields(event.target.form));
-  $("supervisor-cancel").addEventListener("click", () => $("supervisor-dialog").close());
-
-  $("supervisor-form").addEventListener("submit", (event) => {
-    event.preventDefault();
-    const form = event.target;
-    const action = form.elements.act.value;
-    if (!action) return;
-    const body = supervisorBody(form, action);
-    if (action !== "void") return supervise(form, action, body);
-    confirmThen(`Void hand ${body.hand}?`, () => supervise(form, action, body), { hand: body.hand });
-  });
-
+// The idle lock of the staff's pages (the dealer's and surveillance's).
+function wireLock() {
   $("lock-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     const form = event.target;
@@ -1139,6 +1128,25 @@ function wireDealer() {
     signedOut("signed out: sign in");
   });
   watchIdle();
+}
+
+// The dealer's controls: the supervisor's dialog, the lock and the between-hands inputs.
+function wireDealer() {
+  $("supervisor").addEventListener("click", () => openSupervisor());
+  $("supervisor-form").elements.act.addEventListener("change", (event) => showFields(event.target.form));
+  $("supervisor-cancel").addEventListener("click", () => $("supervisor-dialog").close());
+
+  $("supervisor-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const form = event.target;
+    const action = form.elements.act.value;
+    if (!action) return;
+    const body = supervisorBody(form, action);
+    if (action !== "void") return supervise(form, action, body);
+    confirmThen(`Void hand ${body.hand}?`, () => supervise(form, action, body), { hand: body.hand });
+  });
+
+  wireLock();
 
   $("new-hand").addEventListener("click", () => send("/api/hands", {}, "new hand"));
 
@@ -1162,6 +1170,7 @@ function asViewer() {
   } else {
     $("sign-in-title").textContent = "Surveillance sign-in";
     $("sign-in-id").textContent = "Supervisor id";
+    $("lock-other").textContent = "Another supervisor";
   }
 }
 
@@ -1171,7 +1180,10 @@ if (ROLE === "dealer") {
 }
 else {
   asViewer();
-  if (ROLE === "surveillance") wireStudio();
+  if (ROLE === "surveillance") {
+    wireStudio();
+    wireLock();
+  }
 }
 showSignOut();
 connect();

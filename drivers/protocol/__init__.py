@@ -81,6 +81,7 @@ from drivers.protocol.messages import (
     from_dict,
     seq_add,
     seq_distance,
+    tag_order,
     to_dict,
 )
 
@@ -130,5 +131,6 @@ __all__ = [
     "from_dict",
     "seq_add",
     "seq_distance",
+    "tag_order",
     "to_dict",
 ]

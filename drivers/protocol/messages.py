@@ -434,12 +434,19 @@ class Deck(_Event):
         fields.integer("cards_remaining", (0, self.cards_loaded))
 
 
+def tag_order(uid: bytes, card: int) -> tuple[bytes, int]:
+    """The key of a registered card in a deck's registration (DECK_CARD): by tag UID, then
+    by card code (the only order for a reader without UIDs). A registration in this order
+    is the deck as a set: it says nothing of the order the cards will be dealt in."""
+    return (uid, card)
+
+
 @dataclass(frozen=True)
 class DeckCardMessage(_Event):
-    """Deck registration (version 2 on): the shoe read card number ``index`` (from 0) of the
-    deck ``deck_id`` being loaded, its code and tag UID (b'' from a reader without UIDs).
-    The shoe sends one per card it read, in the order it read them, before the DECK of the
-    same ``deck_id``."""
+    """Deck registration (version 2 on): card number ``index`` (from 0, in tag order) of
+    the deck ``deck_id`` being loaded, its code and tag UID (b'' from a reader without UIDs).
+    The shoe sends one per card it read, in tag order (:func:`tag_order`: never the order
+    it will deal them), before the DECK of the same ``deck_id``."""
 
     TYPE = 0x15
     NAME = "DECK_CARD"

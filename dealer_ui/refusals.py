@@ -1,0 +1,88 @@
+"""Inputs the API refuses before the table sees them, journaled once per burst.
+
+An input a role may never make at this table (a player's decision at a table where the
+dealer enters every decision) is refused at the API with 403: it is not a table input, so
+it is not journaled as one (replaying the journal has nothing to refuse again). It is
+still part of the record that someone tried, and how often: but a phone sending refused
+decisions as fast as it can must not write the journal (and the floor's copy) as fast.
+
+:class:`Refusals` folds them: the first refusal of a session opens a burst, later ones of
+the same session only count, and ``window`` seconds (``[api] refusal_fold``, on the
+monotonic clock) after the first the burst is journaled as one access record,
+``refused_input``: what was refused, who (role, id, seat, sitting), from where, why,
+``count`` and ``seconds`` (from the first to the last). A longer flood gives one record per
+window. Bursts still open when the console stops are journaled then (:meth:`close`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+#: The access record of a burst of refused inputs.
+REFUSED_INPUT = "refused_input"
+
+#: Journals an access record (its kind and fields): ``TableService.record_access``.
+Record = Callable[[str, dict[str, Any]], Awaitable[int]]
+
+
+@dataclass(slots=True)
+class _Burst:
+    fields: dict[str, Any]
+    first: float
+    last: float
+    count: int = 1
+    timer: asyncio.TimerHandle | None = field(default=None, repr=False)
+
+
+class Refusals:
+    """Refused inputs per session (a key), journaled with ``record`` once per ``window``
+    seconds with their count."""
+
+    def __init__(
+        self, record: Record, window: float, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self._record, self.window, self._clock = record, window, clock
+        self._open: dict[str, _Burst] = {}
+        self._writing: set[asyncio.Task[None]] = set()
+
+    def refuse(self, key: str, fields: dict[str, Any]) -> None:
+        """Count a refused input of the session ``key``: ``fields`` say what, who, from
+        where and why (the first refusal's are journaled, with the count)."""
+        now = self._clock()
+        burst = self._open.get(key)
+        if burst is not None:
+            burst.count += 1
+            burst.last = now
+            return
+        burst = self._open[key] = _Burst(fields, now, now)
+        burst.timer = asyncio.get_running_loop().call_later(self.window, self._due, key)
+
+    def _due(self, key: str) -> None:
+        burst = self._open.pop(key)
+        writing = asyncio.create_task(self._write(burst))
+        self._writing.add(writing)
+        writing.add_done_callback(self._writing.discard)
+
+    async def _write(self, burst: _Burst) -> None:
+        fields = {**burst.fields, "count": burst.count}
+        fields["seconds"] = round(burst.last - burst.first, 3)
+        try:
+            await self._record(REFUSED_INPUT, fields)
+        except (RuntimeError, OSError) as error:  # the table stopped, or its journal failed
+            log.error("%d refused inputs could not be journaled: %s", burst.count, error)
+
+    async def close(self) -> None:
+        """Journal every burst still open, and wait for those being written."""
+        for key, burst in list(self._open.items()):
+            if burst.timer is not None:
+                burst.timer.cancel()
+            self._due(key)
+        if self._writing:
+            await asyncio.gather(*self._writing)
