@@ -161,6 +161,10 @@ class ChipsIn(BaseModel):
     chips: int
 
 
+class SeatToIn(BaseModel):
+    to: int = Field(description="the empty seat the player moves to")
+
+
 class VoidIn(Supervisor):
     """The supervisor's id, PIN and reason; ``hand``, the hand the supervisor means to void
     (the console's confirmation names it): refused (409 stale) if another hand is on."""
@@ -640,6 +644,13 @@ async def sit_down(body: SitDownIn, table: TheTable, session: Dealer) -> StepOut
 async def rebuy(seat: int, body: ChipsIn, table: TheTable, session: Dealer) -> StepOut:
     """More chips for the player at ``seat``."""
     return await table.submit({"type": "rebuy", "seat": seat, "chips": body.chips}, session)
+
+
+@dealer_router.post("/seats/{seat}/move", **STEP)
+async def change_seat(seat: int, body: SeatToIn, table: TheTable, session: Dealer) -> StepOut:
+    """The player at ``seat`` moves to the empty seat ``to`` with the stack, between their
+    hands."""
+    return await table.submit({"type": "change_seat", "seat": seat, "to": body.to}, session)
 
 
 @dealer_router.post("/seats/{seat}/{change}", **STEP)

@@ -171,13 +171,14 @@ async def ring_as_the_table(page: Any, table: Table, role: str = "dealer") -> No
 
 
 async def sit_down(page: Any, seat: int) -> None:
-    """Player P{seat} sits down at ``seat`` with 100, through the console's form."""
-    form = page.locator("#sit-down")
-    await form.get_by_label("Seat").fill(str(seat))
-    await form.get_by_label("Player").fill(f"P{seat}")
-    await form.get_by_label("Buy-in").fill("100")
-    await form.get_by_role("button", name="Sit down").click()
+    """Player P{seat} sits down at ``seat`` with 100, through the seat's sheet."""
+    await page.locator(f'#ring li[data-pos="{seat}"]').click()
+    sheet = page.locator("#seat-sheet")
+    await sheet.get_by_label("Player", exact=True).fill(f"P{seat}")
+    await sheet.get_by_label("Chips", exact=True).fill("100")
+    await sheet.get_by_role("button", name=f"Sit P{seat} down with 100").click()
     await page.locator(f'li[data-seat="{seat}"]').wait_for()
+    await sheet.wait_for(state="hidden")
 
 
 async def no_hole_card(page: Any, live: LiveTable, role: str = "dealer") -> None:
@@ -322,7 +323,7 @@ def test_a_hand_dealt_with_the_console_buttons(tmp_path: Path) -> None:
             await fits_both_screens(page)
             await page.set_viewport_size({"width": 1920, "height": 1080})
             await page.screenshot(path=str(shots / "console-alert-1920x1080.png"))
-            await alert.get_by_role("button", name="Resolve: dead").click()
+            await alert.get_by_role("button", name="Take the card out").click()
             dialog = page.locator("#supervisor-dialog")
             await dialog.get_by_label("Why").fill("card taken away")
             await dialog.get_by_label("Supervisor id").fill(SUPERVISOR["supervisor"])

@@ -17,6 +17,7 @@ from controller.table import (
     CardFromShoe,
     CardUnreadable,
     ClockStepped,
+    ChangeSeat,
     Configure,
     CorrectCard,
     CorrectStack,
@@ -132,6 +133,25 @@ def test_rebuy_up_to_the_maximum_between_hands():
     assert driver.table.seat(1).stack == 1000 and driver.table.bought_in == 1000
     driver = two_seats()
     assert "rebuy after the hand" in driver.refused(Rebuy, seat=2, chips=10)
+
+
+def test_change_seat_keeps_the_stack_between_hands_and_replays():
+    driver = two_seats()
+    driver.ok(SitDown, seat=7, player="Cy", buy_in=300)
+    assert "in hand 1: change seats after the hand" in driver.refused(ChangeSeat, seat=2, to=3)
+    assert "seat 5 is taken" in driver.refused(ChangeSeat, seat=7, to=5)
+    assert "at seat 7 already" in driver.refused(ChangeSeat, seat=7, to=7)
+    assert "unknown seat" in driver.refused(ChangeSeat, seat=7, to=9)
+    assert "no player is seated" in driver.refused(ChangeSeat, seat=4, to=3)
+    sitting = driver.table.seat(7).sitting
+    driver.ok(ChangeSeat, seat=7, to=1)  # not in the hand: moves at once
+    moved = driver.table.seat(1)
+    assert driver.table.seat(7) is None
+    assert (moved.player, moved.stack, moved.sitting) == ("Cy", 300, sitting)
+    assert driver.table.chips == 700 and driver.table.bought_in == 700
+    effect = driver.effects[-1]
+    assert effect.kind == "seat_change" and effect.data == {"seat": 7, "to": 1, "chips": 300}
+    assert effect.message == "Cy moves from seat 7 to seat 1 with 300"
 
 
 def test_correct_stack_is_signed_and_kept_in_the_ledger():
@@ -749,6 +769,7 @@ EXAMPLES = [
     SitOut(at=15, seat=2),
     SitIn(at=16, seat=2),
     Leave(at=17, seat=2),
+    ChangeSeat(at=17, seat=2, to=5),
     Rebuy(at=18, seat=2, chips=50),
     AcknowledgeAlert(at=18, alert=3, who="D200"),
     SignInAttack(at=18, role="dealer", who="D200", failures=5, window=60, clients="10.0.0.7"),

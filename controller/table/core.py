@@ -885,6 +885,19 @@ def _leave(table: Table, item: ti.Leave, fx: list[Effect]) -> Table:
     )
 
 
+def _change_seat(table: Table, item: ti.ChangeSeat, fx: list[Effect]) -> Table:
+    seat = _seated(table, item.seat)
+    to = _seat_number(item.to)
+    _not_in_hand(table, seat.seat, "change seats")
+    if to == seat.seat:
+        raise Refused(f"seat {seat.seat}: the player is at seat {to} already")
+    if table.seat(to) is not None:
+        raise Refused(f"seat {to} is taken")
+    fx.append(told.ChangedSeat(seat.seat, told.Words.of(seat.player), seat.stack, to))
+    others = tuple(s for s in table.seats if s.seat != seat.seat)
+    return _with_seat(table._replace(seats=others), seat._replace(seat=to))
+
+
 def _rebuy(table: Table, item: ti.Rebuy, fx: list[Effect]) -> Table:
     seat = _seated(table, item.seat)
     _not_in_hand(table, seat.seat, "rebuy")
@@ -1197,6 +1210,7 @@ _HANDLERS: dict[type[TableInput], _Handler] = {
     ti.SitOut: _sit_out,
     ti.SitIn: _sit_in,
     ti.Leave: _leave,
+    ti.ChangeSeat: _change_seat,
     ti.Rebuy: _rebuy,
     ti.AcknowledgeAlert: _acknowledge_alert,
     ti.SignInAttack: _sign_in_attack,

@@ -16,9 +16,9 @@ Device events (from the shoe and the seat board, as the drivers report them):
 number of it (None: not known). ``Tick``: time passed, for what waits on the clock.
 
 People: ``Decide`` (a player's decision, said by the dealer or made by the player),
-``NewHand``, ``SitDown``, ``SitOut``, ``SitIn``, ``Leave``, ``Rebuy``, ``Configure``; the
-supervisor's ``VoidHand``, ``EnterCard``, ``CorrectCard``, ``WrongFace``, ``ResolveAlert``
-and ``CorrectStack``, each with ``who`` and ``why``.
+``NewHand``, ``SitDown``, ``SitOut``, ``SitIn``, ``Leave``, ``ChangeSeat``,
+``Rebuy``, ``Configure``; the supervisor's ``VoidHand``, ``EnterCard``, ``CorrectCard``,
+``WrongFace``, ``ResolveAlert`` and ``CorrectStack``, each with ``who`` and ``why``.
 """
 
 from __future__ import annotations
@@ -278,6 +278,15 @@ class Leave(SeatInput):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ChangeSeat(SeatInput):
+    """The player at ``seat`` moves to the empty seat ``to`` with the same stack (and the
+    same sitting), between their hands."""
+
+    tag = "change_seat"
+    to: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Rebuy(TableInput):
     tag = "rebuy"
     seat: int
@@ -415,6 +424,7 @@ INPUT_TYPES: dict[str, type[TableInput]] = {
         SitOut,
         SitIn,
         Leave,
+        ChangeSeat,
         Rebuy,
         AcknowledgeAlert,
         SignInAttack,
