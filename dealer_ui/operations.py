@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from fastapi import APIRouter, Response
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, PlainTextResponse
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
 from prometheus_client.core import GaugeMetricFamily, InfoMetricFamily, Metric
 from prometheus_client.registry import Collector
@@ -143,7 +143,7 @@ def router(service: TableService) -> APIRouter:
         body = {"ready": not reasons, "table": service.config.table_id, "not_ready": reasons}
         return JSONResponse(body, status_code=503 if reasons else 200)
 
-    @routes.get("/metrics")
+    @routes.get("/metrics", response_class=PlainTextResponse)
     async def metrics() -> Response:
         """Prometheus' text format: the table's gauges and the service's histograms."""
         text = generate_latest(registry) + generate_latest(REGISTRY)
