@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from controller.history.records import ACCESS
 from controller.journal import Journal
@@ -114,6 +115,30 @@ def test_a_flood_of_tiny_frames_is_closed_with_1008_and_the_table_deals_on(
             await refused.close()
             assert status == 403
             await live.play_hand(Script())  # the table deals a whole hand on
+
+    run(scenario)
+
+
+def test_a_read_full_of_tiny_frames_is_parsed_no_further_than_the_refusal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parsed = []
+    handle_text = WebSocketsSansIOProtocol.handle_text
+
+    def counted(protocol: WebSocketsSansIOProtocol, event: Any) -> None:
+        parsed.append(len(event.data))
+        handle_text(protocol, event)
+
+    monkeypatch.setattr(WebSocketsSansIOProtocol, "handle_text", counted)
+
+    async def scenario(shoe: Any) -> None:
+        async with live_table(tmp_path, shoe) as live, feed(live.served.url) as tiny:
+            # 16,384 frames of 10 bytes in one write: a read of the server's holds them all
+            await tiny.send(b"".join(frame(TEXT, b"0123456789") for _ in range(16_384)))
+            assert await tiny.closed_with() == 1008
+            # refused after its burst (20): the rest of the read was not parsed (it was
+            # parsed whole, every frame judged after the close, on the table's loop)
+            assert 20 <= len(parsed) < 1_000, len(parsed)
 
     run(scenario)
 
