@@ -264,10 +264,77 @@ def _with_interval(rate: Rate) -> str:
     return f"{_percent(rate.value)} ({_percent(low)} to {_percent(high)})"
 
 
+@dataclass(frozen=True, slots=True)
+class HouseTake:
+    """The house's take, hand by hand: each finished hand's ``rakes`` and ``drops`` (the
+    jackpot drop), over ``hours`` of play; ``source`` says where they come from and how the
+    hours were had."""
+
+    source: str
+    rakes: tuple[int, ...]
+    drops: tuple[int, ...]
+    hours: float
+
+    @property
+    def hands(self) -> int:
+        return len(self.rakes)
+
+    def per_hand(self, values: Sequence[int]) -> tuple[float, float, float]:
+        """The mean per hand and its 95% interval (normal, from the hands' spread)."""
+        if not values:
+            return 0.0, 0.0, 0.0
+        mean = sum(values) / len(values)
+        variance = sum((value - mean) ** 2 for value in values) / max(1, len(values) - 1)
+        half = _Z * math.sqrt(variance / len(values))
+        return mean, mean - half, mean + half
+
+    def per_hour(self, values: Sequence[int]) -> float:
+        return sum(values) / self.hours if self.hours > 0 else 0.0
+
+
+def _house_section(takes: Sequence[HouseTake]) -> list[str]:
+    lines = [
+        "",
+        "## The house's take",
+        "",
+        "The game is played player against player: the house's revenue is what it takes "
+        "from the pots, the rake and the jackpot drop (docs/rules.md), hand by hand. Per "
+        "hand: the mean over every finished hand (a hand that pays none counts as 0), with "
+        "its 95% interval; per hour: the chips over the hours of play. From a journal, "
+        "the hours from the first hand's start to the last hand's end, breaks included; "
+        "from the simulated table (`luck-table sim`'s table core and seeded players at "
+        "these settings, who fold, bet and raise), the hours a live dealer would take, at "
+        "`luck-table sim`'s live pace (0.6 s a card, 0.9 s a decision, 2 s between hands).",
+        "",
+        "| source | hands | raked | rake per hand | drop per hand | hands per hour "
+        "| rake per hour | drop per hour |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for take in takes:
+        raked = sum(1 for rake in take.rakes if rake)
+        rake, rake_low, rake_high = take.per_hand(take.rakes)
+        drop, drop_low, drop_high = take.per_hand(take.drops)
+        hands_per_hour = take.hands / take.hours if take.hours > 0 else 0.0
+        lines.append(
+            f"| {take.source} | {take.hands:,} | {raked:,} "
+            f"({_percent(raked / max(1, take.hands))}) "
+            f"| {rake:.2f} ({rake_low:.2f} to {rake_high:.2f}) "
+            f"| {drop:.2f} ({drop_low:.2f} to {drop_high:.2f}) | {hands_per_hour:,.1f} "
+            f"| {take.per_hour(take.rakes):,.1f} | {take.per_hour(take.drops):,.1f} |"
+        )
+    return lines
+
+
 def render(
-    counts: Sequence[TableCount], rules: Rules, seed: int, command: str, version: str
+    counts: Sequence[TableCount],
+    rules: Rules,
+    seed: int,
+    command: str,
+    version: str,
+    *,
+    house: Sequence[HouseTake] = (),
 ) -> str:
-    """The par sheet as Markdown."""
+    """The par sheet as Markdown; ``house``: the house's take, measured or simulated."""
     variant = rules.variant
     lines = [
         "# Par sheet",
@@ -310,6 +377,8 @@ def render(
     for count in counts:
         lines += _players_section(count, variant)
     lines += _cross_checks(counts, rules)
+    if house:
+        lines += _house_section(house)
     lines += _approval(counts, rules)
     return "\n".join(lines) + "\n"
 
