@@ -1,16 +1,20 @@
-"""The par sheet: whole hands played to the showdown, counted, with confidence intervals.
+"""The par sheet: the exact category tables, whole hands played to the showdown,
+counted, with confidence intervals, checked against the exact tables; the house's take.
 
 Pure (no I/O): :func:`play` deals ``hands`` whole hands for a number of players with the
 odds model's sampler (the engine's deal plans from the first card, nobody folding) and
-counts what a broadcast director and a gaming regulator ask about; :func:`render` writes
-the figures as Markdown (``luck-table par`` writes docs/par-sheet.md).
+counts what a broadcast director and a gaming regulator ask about; :func:`checks` compares
+every category with the exact tables (:mod:`controller.odds.exact_counts`) and
+:func:`verdict` judges them under Šidák's family-wise rule at :data:`ALPHA`; :func:`render`
+writes the figures as Markdown (``luck-table par`` writes docs/par-sheet.md), with the
+house's take (:class:`HouseTake`) the command measured.
 
-Cross-checks against exact figures: each seat's seven regular cards (its own, less a
-bonus card, the community card in place of a seventh-street card) are a uniformly random
-seven-card hand, so their categories must match the exact counts over all 133,784,560
-seven-card hands where those are known (seven-card stud: every category; fours wild:
-five of a kind, 609,760); and with a free bonus card the four of clubs lands on one of
-the 4 x players face-up cards with probability 4 x players / 52 exactly.
+What the exact tables check: each seat's seven regular cards (its own, less a bonus card,
+the community card in place of a seventh-street card) are a uniformly random seven-card
+hand; with the fours wild, a seat's whole hand is a uniformly random hand of its kind (7
+of the 51 cards other than the four of clubs; the four of clubs and 6 of them; the four of
+clubs and 7, its bonus card come); and with a free bonus card the four of clubs lands on
+one of the 4 x players face-up cards with probability 4 x players / 52 exactly.
 """
 
 from __future__ import annotations
@@ -33,7 +37,6 @@ from controller.rules.hand_tables import CATEGORY_SHIFT
 from controller.rules.settings import Rules, Variant
 from controller.rules.state import FOUR_OF_CLUBS
 
-SEVEN_CARD_HANDS = math.comb(52, 7)
 #: The groups of hands checked against the exact tables, in order: each seat's seven
 #: regular cards; with the fours wild, each seat's whole hand by whether it holds the four
 #: of clubs and whether its bonus card came.
@@ -722,8 +725,10 @@ def _approval(counts: Sequence[TableCount], rules: Rules) -> list[str]:
         "- Randomness: one standard 52-card deck, shuffled by the table's shoe; the figures "
         "here assume every order of the deck equally likely.",
         "- Players play against each other: the house takes no part in the pot and has no "
-        "edge in it (its revenue is the rake or time charge, set by the house, not by this "
-        "game). The return to the players as a whole is 100% of the pot less that charge.",
+        "edge in it (its revenue is the rake, the jackpot drop or a time charge, set by the "
+        "house, not by this game"
+        + ("; measured in the house's take above" if rules.house_takes else "")
+        + "). The return to the players as a whole is 100% of the pot less that charge.",
         "- Method: the category tables are exact (every hand counted); the other figures "
         f"come from a simulation of {hands:,} whole hands in all, every player to the "
         "showdown, each with its 95% interval; the cross-checks above compare the "
