@@ -378,7 +378,7 @@ def render(
             f"| {_with_interval(count.rate(count.split))} |"
         )
     for count in counts:
-        lines += _players_section(count, variant)
+        lines += _players_section(count, variant, whole_shares(rules))
     lines += _cross_checks(counts, rules)
     if house:
         lines += _house_section(house)
@@ -386,16 +386,17 @@ def render(
     return "\n".join(lines) + "\n"
 
 
-def _players_section(count: TableCount, variant: Variant) -> list[str]:
+def _players_section(count: TableCount, variant: Variant, exact: Sequence[float]) -> list[str]:
     lines = [
         "",
         f"## {count.players} players",
         "",
         f"{count.hands:,} hands. The winning hand is the best hand at the showdown (a split "
-        "pot counts once); a hand at the showdown is every player's (players x hands).",
+        "pot counts once); a hand at the showdown is every player's (players x hands), "
+        "whose exact share is the exact tables' (a whole hand).",
         "",
-        "| category | wins | occurs |",
-        "| --- | --- | --- |",
+        "| category | wins | occurs | occurs, exact |",
+        "| --- | --- | --- | --- |",
     ]
     for index in reversed(range(len(_CATEGORIES))):
         category = _CATEGORIES[index]
@@ -404,7 +405,10 @@ def _players_section(count: TableCount, variant: Variant) -> list[str]:
         wins = count.rate(count.wins[index])
         occurs = count.rate(count.occurs[index], per_hand=True)
         name = category.value.replace("_", " ")
-        lines.append(f"| {name} | {_with_interval(wins)} | {_with_interval(occurs)} |")
+        lines.append(
+            f"| {name} | {_with_interval(wins)} | {_with_interval(occurs)} "
+            f"| {_percent(exact[index])} |"
+        )
     lines += [
         "",
         f"Bonus card dealt: {_with_interval(count.rate(count.bonus))}. "
@@ -563,10 +567,7 @@ def _exact_section(rules: Rules) -> list[str]:
         "| the 4c and 6 | share | the 4c and 7 | share | a whole hand |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
-    whole = [
-        sum(KIND_SHARES[table.name] * table.counts[index] / table.total for table in kinds)
-        for index in range(len(_CATEGORIES))
-    ]
+    whole = whole_shares(rules)
     for index in reversed(range(len(_CATEGORIES))):
         cells = [_count_percent(table.counts[index], table.total) for table in (seven, *kinds)]
         lines.append(
@@ -577,6 +578,22 @@ def _exact_section(rules: Rules) -> list[str]:
         + _inversions("seven cards of 52", _shares(seven), seven.counts)
         + _inversions("a whole hand (the last column)", whole, None)
     )
+
+
+def whole_shares(rules: Rules) -> list[float]:
+    """The exact share of each category (by code) of a seat's whole hand at the showdown,
+    every player in and a bonus card taken: with the fours wild the three kinds weighed by
+    :data:`KIND_SHARES`, else seven cards of 52."""
+    exact = tables(rules.wild)
+    if not rules.wild:
+        return _shares(exact[SEVEN])
+    return [
+        sum(
+            share * exact[name].counts[index] / exact[name].total
+            for name, share in KIND_SHARES.items()
+        )
+        for index in range(len(_CATEGORIES))
+    ]
 
 
 def _shares(table: ExactTable) -> list[float]:
