@@ -17,6 +17,8 @@ which PostgreSQL cannot hold, included).
 
 import asyncio
 import contextlib
+import csv
+import io
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -33,7 +35,7 @@ from psycopg_pool import ConnectionPool
 from pydantic import AfterValidator, BaseModel, Field, create_model
 from starlette.exceptions import HTTPException
 
-from controller.floor import store
+from controller.floor import store, surveillance
 from controller.floor.migrate import schema_problem
 from dealer_ui.auth import Auth, AuthError, Session
 from dealer_ui.pit.config import FloorConfig
@@ -130,6 +132,56 @@ class TableDetail(BaseModel):
         description=f"the last {CHIP_MOVEMENTS} buy-ins, rebuys and cash-outs, in order (the "
         "ones before: /api/tables/{table_id}/chip-movements?before=POSITION)"
     )
+
+
+class Surveillance(BaseModel):
+    """Each seat, player, dealer and dealer at a seat against honest play over the latest
+    finished hands (docs/game-protection.md): a CUSUM per measure, flagged at
+    ``threshold``."""
+
+    hands: int = Field(description="the finished hands read (void hands left out)")
+    ratio: float = Field(description="the rate ratio each chart is tuned to find")
+    threshold: float = Field(description="the CUSUM's threshold h")
+    false_alarm_per_hand: float = Field(
+        description="a chart's chance of a false alarm in one hand, at most (e^-h)"
+    )
+    flagged: int = Field(description="how many charts reached the threshold")
+    charts: list[surveillance.Chart] = Field(
+        description="every chart, flagged first, then by how near the threshold each came"
+    )
+
+
+#: The columns of a bookmarks CSV, in order.
+BOOKMARK_COLUMNS = (
+    "time",
+    "at",
+    "table_id",
+    "table_name",
+    "seat",
+    "kind",
+    "hand_number",
+    "alert_id",
+    "session",
+    "card",
+    "message",
+)
+
+
+def _cell(value: object) -> str:
+    """A CSV cell a spreadsheet shows as text: one that would start a formula is quoted
+    with a leading apostrophe (a table's name is the operator's words)."""
+    text = "" if value is None else str(value)
+    return f"'{text}" if text[:1] in {"=", "+", "-", "@", "\t", "\r"} else text
+
+
+def bookmarks_csv(marks: list[store.Bookmark]) -> str:
+    """The bookmarks as CSV (RFC 4180, a header line, CRLF) for a video system's import."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(BOOKMARK_COLUMNS)
+    for mark in marks:
+        writer.writerow([_cell(getattr(mark, column)) for column in BOOKMARK_COLUMNS])
+    return out.getvalue()
 
 
 _T = TypeVar("_T")
@@ -383,6 +435,65 @@ def supervisor_actions(
     return floor.read(
         lambda connection: store.supervisor_actions(connection, table_id, limit, session)
     )
+
+
+@pit_router.get("/surveillance", response_model=Surveillance)
+def statistics(
+    floor: TheFloor,
+    _: Signed,
+    table_id: TableFilter = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    hands: Annotated[int, Query(ge=1, le=100_000)] = store.SURVEILLANCE_HANDS,
+) -> Surveillance:
+    """The statistics for surveillance over the latest ``hands`` finished hands that ended
+    in ``[since, until)`` (ISO 8601), at one table or across the floor: each seat, player,
+    dealer and dealer at a seat, the 4c face up, bonus cards, wild cards, wins, unverified
+    reads and moved cards against their expectation, each with its CUSUM."""
+    seat_hands = floor.read(
+        lambda connection: store.seat_hands(connection, table_id, since, until, hands)
+    )
+    charts = surveillance.charts(seat_hands)
+    return Surveillance(
+        hands=len({(hand.table_id, hand.number) for hand in seat_hands}),
+        ratio=surveillance.RATIO,
+        threshold=surveillance.THRESHOLD,
+        false_alarm_per_hand=surveillance.FALSE_ALARM_PER_HAND,
+        flagged=sum(chart.flagged for chart in charts),
+        charts=charts,
+    )
+
+
+@pit_router.get("/bookmarks", response_model=list[store.Bookmark])
+def bookmarks(
+    floor: TheFloor,
+    _: Signed,
+    *,
+    table_id: TableFilter = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    every: Annotated[bool, Query(description="every alert, not only protection's")] = False,
+    format: Annotated[Literal["json", "csv"], Query()] = "json",
+    limit: Annotated[int, Query(ge=1, le=100_000)] = 10_000,
+) -> Any:
+    """The protection and security alerts raised in ``[since, until)`` (ISO 8601), at one
+    table or across the floor, in time order, as bookmarks for the surveillance video:
+    table, seat, the time of the journal entry whose input raised it (``at``, ms since the
+    Unix epoch, UTC, by the table's clock; ``time``, the same in ISO 8601) and kind. With
+    ``format=csv`` a CSV file a video system imports."""
+    kinds = None if every else surveillance.BOOKMARKED
+    marks = floor.read(
+        lambda connection: store.bookmarks(
+            connection, since=since, until=until, table_id=table_id, kinds=kinds, limit=limit
+        )
+    )
+    if format == "csv":
+        return Response(
+            bookmarks_csv(marks),
+            media_type="text/csv; charset=utf-8",
+            headers={"Content-Disposition": 'attachment; filename="bookmarks.csv"'},
+        )
+    return marks
 
 
 feed_router = APIRouter()
