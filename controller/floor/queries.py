@@ -586,12 +586,13 @@ def seat_hands(
     was dealt face up and down, its share of the main pot, and the unverified reads and
     moved cards raised at it in that hand (``controller.floor.surveillance``)."""
     window, params = _window(table_id, since, until, "ended_at")
-    cards = "FROM jsonb_array_elements(s.value->'cards') c"
     alert_kinds = (UNVERIFIED_READ, CARD_MOVED)
     query = f"""
         WITH hands AS (
             SELECT table_id, session, number, ended_at, start_position, outcome,
-                   script->'rules'->>'variant' = 'luck-of-the-irish' AS wild,
+                   outcome->'pots'->0->'winners' AS winners,
+                   (SELECT count(*) FROM jsonb_object_keys(outcome->'seats'))::integer AS players,
+                   coalesce(script->'rules'->>'variant', '') <> 'seven-card-stud' AS wild,
                    {_hand_dealer(connection)} AS dealer
             FROM floor_hands h
             WHERE ended_at IS NOT NULL AND NOT void{window}
@@ -604,34 +605,42 @@ def seat_hands(
             WHERE kind IN (%s, %s) AND seat IS NOT NULL
             GROUP BY table_id, session, hand_number, seat
         )
-        SELECT h.table_id, h.number, s.key::integer AS seat,
-               (SELECT p.player FROM floor_seat_sessions p
-                WHERE p.table_id = h.table_id AND p.session = h.session
-                  AND p.seat = s.key::integer AND p.start_position < h.start_position
-                  AND (p.end_position IS NULL OR p.end_position > h.start_position)
-                ORDER BY p.start_position DESC LIMIT 1) AS player,
-               h.dealer,
-               (SELECT count(*) FROM jsonb_object_keys(h.outcome->'seats'))::integer AS players,
-               coalesce(h.wild, true) AS wild,
-               jsonb_array_length(s.value->'cards') AS cards,
-               (SELECT count(*) {cards} WHERE c->>'face' = 'up')::integer AS up_cards,
-               (SELECT count(*) {cards}
-                WHERE c->>'face' = 'up' AND c->>'card' = '4c')::integer AS fours_up,
-               (SELECT count(*) {cards}
-                WHERE coalesce((c->>'bonus')::boolean, false))::integer AS bonus_cards,
-               (SELECT count(*) {cards} WHERE left(c->>'card', 1) = '4')::integer AS wilds,
-               CASE WHEN h.outcome->'pots'->0->'winners' @> to_jsonb(s.key::integer)
-                    THEN 1.0 / jsonb_array_length(h.outcome->'pots'->0->'winners')
+        SELECT h.table_id, h.number, s.key::integer AS seat, p.player, h.dealer, h.players,
+               h.wild, k.cards, k.up_cards, k.fours_up, k.bonus_cards, k.wilds,
+               CASE WHEN h.winners @> to_jsonb(s.key::integer)
+                    THEN 1.0 / jsonb_array_length(h.winners)
                     ELSE 0 END::double precision AS won,
                coalesce(a.unverified_reads, 0) AS unverified_reads,
                coalesce(a.moved_cards, 0) AS moved_cards
         FROM hands h
         CROSS JOIN LATERAL jsonb_each(h.outcome->'seats') s
+        CROSS JOIN LATERAL (
+            SELECT count(*)::integer AS cards,
+                   count(*) FILTER (WHERE c->>'face' = 'up')::integer AS up_cards,
+                   count(*) FILTER (WHERE c->>'face' = 'up' AND c->>'card' = '4c')::integer
+                       AS fours_up,
+                   count(*) FILTER (WHERE c->>'bonus' = 'true')::integer
+                       AS bonus_cards,
+                   count(*) FILTER (WHERE left(c->>'card', 1) = '4')::integer AS wilds
+            FROM jsonb_array_elements(s.value->'cards') c
+        ) k
+        LEFT JOIN LATERAL (
+            SELECT player FROM floor_seat_sessions p
+            WHERE p.table_id = h.table_id AND p.session = h.session
+              AND p.seat = s.key::integer AND p.start_position < h.start_position
+              AND (p.end_position IS NULL OR p.end_position > h.start_position)
+            ORDER BY p.start_position DESC LIMIT 1
+        ) p ON true
         LEFT JOIN counted a ON a.table_id = h.table_id AND a.session = h.session
             AND a.hand_number = h.number AND a.seat = s.key::integer
         ORDER BY h.ended_at, h.table_id, h.number, seat
     """
-    return _rows(connection, SeatHand, query, (*params, limit, *alert_kinds, *alert_kinds))
+    params = (*params, limit, *alert_kinds, *alert_kinds)
+    # Its estimate (a hundred rows from each JSON function) buys a JIT compilation that
+    # costs several times the query itself: not for this one.
+    with connection.transaction():
+        connection.execute(b"SET LOCAL jit = off")
+        return _rows(connection, SeatHand, query, params)
 
 
 @dataclass(frozen=True, slots=True)
