@@ -10,6 +10,7 @@ import csv
 import dataclasses
 import io
 import json
+import os
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -236,9 +237,11 @@ def test_the_bookmarks_are_the_protection_alerts_at_the_inputs_time(planted: Pla
 @pytest.mark.skipif(
     not CHROMIUM.exists(), reason="Debian's Chromium is not installed (apt-get install -y chromium)"
 )
-def test_the_pit_page_flags_the_seat(planted: Planted) -> None:
+def test_the_pit_page_flags_the_seat(planted: Planted, tmp_path: Path) -> None:
     from playwright.sync_api import expect, sync_playwright  # noqa: PLC0415
 
+    shots = Path(os.environ.get("LUCK_SCREENSHOTS", tmp_path))
+    shots.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
         page = browser.new_page(viewport={"width": 1600, "height": 1000})
@@ -252,4 +255,5 @@ def test_the_pit_page_flags_the_seat(planted: Planted) -> None:
         flagged = page.locator("#stats tbody tr.flagged")
         expect(flagged.filter(has_text="seat T1:3").filter(has_text="4c face up")).to_have_count(1)
         expect(page.locator("#stats-facts")).to_contain_text(f"the last {PLANTED + 2} hands")
+        page.screenshot(path=str(shots / "pit-statistics-1600x1000.png"), full_page=True)
         browser.close()
