@@ -11,6 +11,7 @@ import dataclasses
 import io
 import json
 import os
+import subprocess
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -23,6 +24,7 @@ from controller.floor import store
 from controller.floor.surveillance import SeatHand, charts
 from tests.floor_kit import write_journal
 from tests.pit_kit import (
+    LUCK_TABLE,
     SUPERVISOR,
     TIMEOUT,
     FloorService,
@@ -257,3 +259,32 @@ def test_the_pit_page_flags_the_seat(planted: Planted, tmp_path: Path) -> None:
         expect(page.locator("#stats-facts")).to_contain_text(f"the last {PLANTED + 2} hands")
         page.screenshot(path=str(shots / "pit-statistics-1600x1000.png"), full_page=True)
         browser.close()
+
+
+def test_the_command_line_gives_the_same_bookmarks(planted: Planted) -> None:
+    def run(*options: str) -> subprocess.CompletedProcess[str]:
+        command = [str(LUCK_TABLE), "floor-bookmarks", "--dsn", planted.dsn, *options]
+        done = subprocess.run(command, capture_output=True, timeout=TIMEOUT, check=False)
+        # bytes as written: the CSV's CRLF kept
+        return subprocess.CompletedProcess(
+            command, done.returncode, done.stdout.decode(), done.stderr.decode()
+        )
+
+    csv_out = run()  # CSV by default
+    assert csv_out.returncode == 0, csv_out.stderr
+    assert csv_out.stdout == planted.get("/api/bookmarks", format="csv").text
+    since = datetime.fromtimestamp(planted.bookmarked[2][1] / 1000, UTC).isoformat()
+    json_out = run("--format", "json", "--since", since, "--table", "T1")
+    assert json_out.returncode == 0, json_out.stderr
+    assert json.loads(json_out.stdout) == planted.get("/api/bookmarks", since=since).json()
+    assert len(json.loads(run("--format", "json", "--every").stdout)) > len(planted.bookmarked)
+    bad = run("--since", "yesterday")
+    assert bad.returncode == 2 and "'yesterday': an ISO 8601 time" in bad.stderr
+    gone = subprocess.run(
+        [str(LUCK_TABLE), "floor-bookmarks", "--dsn", "host=127.0.0.1 port=1 dbname=floor"],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert gone.returncode == 1 and "floor-bookmarks: error:" in gone.stderr

@@ -21,7 +21,13 @@ from typing import Any, TypeVar
 import psycopg
 from psycopg.rows import class_row
 
-from controller.floor.surveillance import BOOKMARKED, CARD_MOVED, UNVERIFIED_READ, SeatHand
+from controller.floor.surveillance import (
+    BOOKMARKED,
+    CARD_MOVED,
+    UNVERIFIED_READ,
+    Bookmark,
+    SeatHand,
+)
 from controller.journal import Device, Entry
 
 
@@ -641,26 +647,6 @@ def seat_hands(
     with connection.transaction():
         connection.execute(b"SET LOCAL jit = off")
         return _rows(connection, SeatHand, query, params)
-
-
-@dataclass(frozen=True, slots=True)
-class Bookmark:
-    """A protection or security alert as a bookmark for the surveillance video: its table,
-    seat (None: the table's), the time of the journal entry whose input raised it (``at``:
-    ms since the Unix epoch, UTC, by the table's clock) and its kind; with the hand, the
-    alert's number, card and words to find it by (docs/game-protection.md)."""
-
-    table_id: str
-    table_name: str
-    session: int
-    alert_id: int
-    at: int
-    time: str  # ``at`` as ISO 8601 UTC with milliseconds
-    seat: int | None
-    kind: str
-    hand_number: int
-    card: str | None
-    message: str
 
 
 def bookmarks(

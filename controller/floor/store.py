@@ -31,7 +31,6 @@ from controller.floor.queries import (
     SURVEILLANCE_HANDS,
     Alert,
     BonusCards,
-    Bookmark,
     ChipMovement,
     Deck,
     Hand,
@@ -62,6 +61,7 @@ from controller.floor.queries import (
     supervisor_actions,
     tables,
 )
+from controller.floor.surveillance import Bookmark
 
 __all__ = [
     "CHANNEL",

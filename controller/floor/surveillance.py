@@ -5,7 +5,9 @@ Pure: no I/O, no clock. The floor's query (``controller.floor.queries.seat_hands
 one :class:`SeatHand` for each seat dealt in each finished hand, in the order the hands
 ended; :func:`charts` follows every unit (a seat, a player, a dealer, a dealer at a seat)
 through them with one CUSUM per measure (:class:`Measure`) and says which crossed the
-threshold, and at which hand.
+threshold, and at which hand. The same module says what a bookmark for the video is
+(:class:`Bookmark`, read by ``controller.floor.queries.bookmarks``) and writes their CSV
+(:func:`bookmarks_csv`).
 
 Each measure counts something in a hand (``x``: face-up fours of clubs, bonus cards, wild
 cards, the share of the main pot won, alerts) against its expectation in that hand (``e``:
@@ -26,6 +28,8 @@ together, at most about 0.3%.
 
 from __future__ import annotations
 
+import csv
+import io
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -246,3 +250,56 @@ def charts(hands: Iterable[SeatHand]) -> list[Chart]:
         for (grouping, unit, measure), c in running.items()
     ]
     return sorted(out, key=lambda c: (not c.flagged, -c.peak, c.grouping, c.unit, c.measure))
+
+
+@dataclass(frozen=True, slots=True)
+class Bookmark:
+    """A protection or security alert as a bookmark for the surveillance video: its table,
+    seat (None: the table's), the time of the journal entry whose input raised it (``at``:
+    ms since the Unix epoch, UTC, by the table's clock) and its kind; with the hand, the
+    alert's number, card and words to find it by (docs/game-protection.md)."""
+
+    table_id: str
+    table_name: str
+    session: int
+    alert_id: int
+    at: int
+    time: str  # ``at`` as ISO 8601 UTC with milliseconds
+    seat: int | None
+    kind: str
+    hand_number: int
+    card: str | None
+    message: str
+
+
+#: The columns of a bookmarks CSV, in order.
+BOOKMARK_COLUMNS = (
+    "time",
+    "at",
+    "table_id",
+    "table_name",
+    "seat",
+    "kind",
+    "hand_number",
+    "alert_id",
+    "session",
+    "card",
+    "message",
+)
+
+
+def _cell(value: object) -> str:
+    """A CSV cell a spreadsheet shows as text: one that would start a formula is quoted
+    with a leading apostrophe (a table's name is the operator's words)."""
+    text = "" if value is None else str(value)
+    return f"'{text}" if text[:1] in {"=", "+", "-", "@", "\t", "\r"} else text
+
+
+def bookmarks_csv(marks: Iterable[Bookmark]) -> str:
+    """The bookmarks as CSV (RFC 4180, a header line, CRLF) for a video system's import."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(BOOKMARK_COLUMNS)
+    for mark in marks:
+        writer.writerow([_cell(getattr(mark, column)) for column in BOOKMARK_COLUMNS])
+    return out.getvalue()

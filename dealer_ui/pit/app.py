@@ -17,8 +17,6 @@ which PostgreSQL cannot hold, included).
 
 import asyncio
 import contextlib
-import csv
-import io
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -149,39 +147,6 @@ class Surveillance(BaseModel):
     charts: list[surveillance.Chart] = Field(
         description="every chart, flagged first, then by how near the threshold each came"
     )
-
-
-#: The columns of a bookmarks CSV, in order.
-BOOKMARK_COLUMNS = (
-    "time",
-    "at",
-    "table_id",
-    "table_name",
-    "seat",
-    "kind",
-    "hand_number",
-    "alert_id",
-    "session",
-    "card",
-    "message",
-)
-
-
-def _cell(value: object) -> str:
-    """A CSV cell a spreadsheet shows as text: one that would start a formula is quoted
-    with a leading apostrophe (a table's name is the operator's words)."""
-    text = "" if value is None else str(value)
-    return f"'{text}" if text[:1] in {"=", "+", "-", "@", "\t", "\r"} else text
-
-
-def bookmarks_csv(marks: list[store.Bookmark]) -> str:
-    """The bookmarks as CSV (RFC 4180, a header line, CRLF) for a video system's import."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(BOOKMARK_COLUMNS)
-    for mark in marks:
-        writer.writerow([_cell(getattr(mark, column)) for column in BOOKMARK_COLUMNS])
-    return out.getvalue()
 
 
 _T = TypeVar("_T")
@@ -489,7 +454,7 @@ def bookmarks(
     )
     if format == "csv":
         return Response(
-            bookmarks_csv(marks),
+            surveillance.bookmarks_csv(marks),
             media_type="text/csv; charset=utf-8",
             headers={"Content-Disposition": 'attachment; filename="bookmarks.csv"'},
         )
