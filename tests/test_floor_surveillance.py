@@ -119,11 +119,12 @@ def _likelihood_ratio(counts: dict[int, Fraction], expected: Fraction) -> float:
     return sum(float(p) * RATIO**x * math.exp(-(RATIO - 1) * expected) for x, p in counts.items())
 
 
-@pytest.mark.parametrize("cards", range(1, 8))
+@pytest.mark.parametrize("cards", [*range(1, 8), 20, 32])
 def test_the_false_alarm_bound_holds_for_the_deals_of_a_deck(cards: int) -> None:
     """Ville's inequality needs each increment's exp to have a mean of at most 1 under
-    honest play: for the 4c face up among ``cards`` up cards (at most one), the fours
-    among ``cards`` cards (hypergeometric) and a win among ``cards`` + 1 players."""
+    honest play: for the 4c face up among ``cards`` up cards (at most one; a seat's 1 to
+    7, a dealer's hand up to 32), the fours among ``cards`` cards (hypergeometric) and a
+    win among ``cards`` + 1 players."""
     four = {1: Fraction(cards, 52), 0: 1 - Fraction(cards, 52)}
     assert _likelihood_ratio(four, Fraction(cards, 52)) <= 1.0
     fours = {
