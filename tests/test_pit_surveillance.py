@@ -89,6 +89,11 @@ class Planted:
             ).fetchone()
             self.first = number + 1
             base = position + 1_000
+            connection.execute(  # the journal's players leave, the planted sit down
+                "UPDATE floor_seat_sessions SET end_position = %s, left_at = %s, cashed_out = 0 "
+                "WHERE table_id = 'T1' AND end_position IS NULL",
+                (base, START),
+            )
             for seat in range(1, 9):  # each seat's players: the kit's, every 500 hands
                 connection.execute(
                     "INSERT INTO floor_seat_sessions (table_id, session, start_position, seat, "
@@ -187,6 +192,22 @@ def test_the_dealer_is_read_where_the_floor_holds_one(planted: Planted) -> None:
     assert {hand.dealer for hand in read if hand.number >= planted.first} == {FEEDER.dealer}
     flagged = {(c.grouping.value, c.unit, c.measure.value) for c in charts(read) if c.flagged}
     assert ("dealer_seat", "dealer-x@T1:3", "four_up") in flagged
+
+
+def test_a_seat_two_stays_could_have_held_names_no_player(planted: Planted) -> None:
+    """A stay moved to seat 5 later (the floor keeps only its new seat) overlaps the stay
+    that was at seat 5: those hands name no player rather than perhaps the wrong one."""
+    with psycopg.connect(planted.dsn) as connection:
+        connection.execute(
+            "INSERT INTO floor_seat_sessions (table_id, session, start_position, seat, "
+            "player, sat_down_at, buy_in) SELECT table_id, session, start_position - 100, 5, "
+            "'moved', sat_down_at, 100 FROM floor_seat_sessions WHERE player = 'player-5'"
+        )
+        read = store.seat_hands(connection, "T1")
+        connection.rollback()
+    planted_read = [hand for hand in read if hand.number >= planted.first]
+    assert {hand.player for hand in planted_read if hand.seat == 5} == {None}
+    assert {hand.player for hand in planted_read if hand.seat == 6} == {"player-6"}
 
 
 def test_the_feeder_is_flagged_by_the_api(planted: Planted) -> None:

@@ -590,7 +590,10 @@ def seat_hands(
     latest that ended in ``[since, until)``, at one table or across the floor; void hands
     left out), in the order the hands ended: its player then, the hand's dealer, what it
     was dealt face up and down, its share of the main pot, and the unverified reads and
-    moved cards raised at it in that hand (``controller.floor.surveillance``)."""
+    moved cards raised at it in that hand (``controller.floor.surveillance``). The player
+    is the one stay at the seat when the hand began; a stay moved to another seat keeps
+    only its new seat on the floor, so where two stays could have been at a seat (one
+    moved there later), the hand names no player rather than perhaps the wrong one."""
     window, params = _window(table_id, since, until, "ended_at")
     alert_kinds = (UNVERIFIED_READ, CARD_MOVED)
     query = f"""
@@ -630,12 +633,12 @@ def seat_hands(
                    count(*) FILTER (WHERE left(c->>'card', 1) = '4')::integer AS wilds
             FROM jsonb_array_elements(s.value->'cards') c
         ) k
-        LEFT JOIN LATERAL (
-            SELECT player FROM floor_seat_sessions p
+        LEFT JOIN LATERAL (  -- one stay at the seat then, or no player
+            SELECT min(player) AS player FROM floor_seat_sessions p
             WHERE p.table_id = h.table_id AND p.session = h.session
               AND p.seat = s.key::integer AND p.start_position < h.start_position
               AND (p.end_position IS NULL OR p.end_position > h.start_position)
-            ORDER BY p.start_position DESC LIMIT 1
+            HAVING count(*) = 1
         ) p ON true
         LEFT JOIN counted a ON a.table_id = h.table_id AND a.session = h.session
             AND a.hand_number = h.number AND a.seat = s.key::integer
