@@ -245,6 +245,8 @@ def test_the_bookmarks_are_the_protection_alerts_at_the_inputs_time(planted: Pla
     since = datetime.fromtimestamp(planted.bookmarked[2][1] / 1000, UTC)
     window = planted.get("/api/bookmarks", since=since.isoformat(), table_id="T1").json()
     assert [m["at"] for m in window] == [at for _, at, _ in planted.bookmarked[2:]]
+    naive = since.replace(tzinfo=None).isoformat()  # no zone: UTC
+    assert planted.get("/api/bookmarks", since=naive).json() == window
     every = planted.get("/api/bookmarks", every="true").json()
     assert len(every) > len(marks)  # the journal's own alerts (a card out of turn) too
     text = planted.get("/api/bookmarks", format="csv")

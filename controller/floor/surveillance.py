@@ -94,7 +94,8 @@ class Measure(StrEnum):
 
 
 #: The measures whose expectation is the floor's own rate (honest play raises none, so
-#: there is nothing else to compare with).
+#: there is nothing else to compare with): each counts an alert kind, in the field of
+#: :class:`SeatHand` of its name.
 ALERT_MEASURES = {Measure.UNVERIFIED_READS: UNVERIFIED_READ, Measure.MOVED_CARDS: CARD_MOVED}
 
 
@@ -189,16 +190,12 @@ def _measures(hand: SeatHand, rates: Mapping[Measure, float]) -> list[tuple[Meas
 
 def alert_rates(hands: Iterable[SeatHand]) -> dict[Measure, float]:
     """The floor's own rate of each alert measure: alerts per seat and hand."""
-    seat_hands = unverified = moved = 0
-    for hand in hands:
-        seat_hands += 1
-        unverified += hand.unverified_reads
-        moved += hand.moved_cards
-    if not seat_hands:
-        return dict.fromkeys(ALERT_MEASURES, 0.0)
+    seat_hands = list(hands)
     return {
-        Measure.UNVERIFIED_READS: unverified / seat_hands,
-        Measure.MOVED_CARDS: moved / seat_hands,
+        measure: sum(getattr(hand, measure.value) for hand in seat_hands) / len(seat_hands)
+        if seat_hands
+        else 0.0
+        for measure in ALERT_MEASURES
     }
 
 

@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar, get_type_hints
 
@@ -147,6 +147,11 @@ class Surveillance(BaseModel):
     charts: list[surveillance.Chart] = Field(
         description="every chart, flagged first, then by how near the threshold each came"
     )
+
+
+def utc(at: datetime | None) -> datetime | None:
+    """A time from the request, UTC when it names no zone (a video system's times are)."""
+    return at if at is None or at.tzinfo is not None else at.replace(tzinfo=UTC)
 
 
 _T = TypeVar("_T")
@@ -412,11 +417,12 @@ def statistics(
     hands: Annotated[int, Query(ge=1, le=100_000)] = store.SURVEILLANCE_HANDS,
 ) -> Surveillance:
     """The statistics for surveillance over the latest ``hands`` finished hands that ended
-    in ``[since, until)`` (ISO 8601), at one table or across the floor: each seat, player,
-    dealer and dealer at a seat, the 4c face up, bonus cards, wild cards, wins, unverified
-    reads and moved cards against their expectation, each with its CUSUM."""
+    in ``[since, until)`` (ISO 8601; UTC without a zone), at one table or across the floor:
+    each seat, player, dealer and dealer at a seat, the 4c face up, bonus cards, wild
+    cards, wins, unverified reads and moved cards against their expectation, each with its
+    CUSUM."""
     seat_hands = floor.read(
-        lambda connection: store.seat_hands(connection, table_id, since, until, hands)
+        lambda connection: store.seat_hands(connection, table_id, utc(since), utc(until), hands)
     )
     charts = surveillance.charts(seat_hands)
     return Surveillance(
@@ -441,15 +447,20 @@ def bookmarks(
     format: Annotated[Literal["json", "csv"], Query()] = "json",
     limit: Annotated[int, Query(ge=1, le=100_000)] = 10_000,
 ) -> Any:
-    """The protection and security alerts raised in ``[since, until)`` (ISO 8601), at one
-    table or across the floor, in time order, as bookmarks for the surveillance video:
-    table, seat, the time of the journal entry whose input raised it (``at``, ms since the
-    Unix epoch, UTC, by the table's clock; ``time``, the same in ISO 8601) and kind. With
-    ``format=csv`` a CSV file a video system imports."""
+    """The protection and security alerts raised in ``[since, until)`` (ISO 8601; UTC
+    without a zone), at one table or across the floor, in time order, as bookmarks for the
+    surveillance video: table, seat, the time of the journal entry whose input raised it
+    (``at``, ms since the Unix epoch, UTC, by the table's clock; ``time``, the same in ISO
+    8601) and kind. With ``format=csv`` a CSV file a video system imports."""
     kinds = None if every else surveillance.BOOKMARKED
     marks = floor.read(
         lambda connection: store.bookmarks(
-            connection, since=since, until=until, table_id=table_id, kinds=kinds, limit=limit
+            connection,
+            since=utc(since),
+            until=utc(until),
+            table_id=table_id,
+            kinds=kinds,
+            limit=limit,
         )
     )
     if format == "csv":
