@@ -322,6 +322,7 @@ RECORDS_ONLY = {
     AlertKind.FOREIGN_CARD,
     AlertKind.DECK_DUE,
     AlertKind.DECK_NOT_SHUFFLED,
+    AlertKind.DEVICE_REPLACED,
     AlertKind.SIGN_IN_LOCKED,
 }
 

@@ -44,6 +44,7 @@ from controller.table.inputs import (
     Configure,
     CorrectCard,
     CorrectStack,
+    DealerIn,
     Decide,
     DeckCard,
     DeckLoaded,
@@ -76,7 +77,7 @@ from controller.table.inputs import (
     WrongFace,
     input_from_json,
 )
-from controller.table.settings import Protection, SettingsError, TableSettings
+from controller.table.settings import Protection, Serials, SettingsError, TableSettings
 from controller.table.state import (
     Lamps,
     Placement,
@@ -102,6 +103,7 @@ __all__ = [
     "Configure",
     "CorrectCard",
     "CorrectStack",
+    "DealerIn",
     "Decide",
     "DeckCard",
     "DeckLoaded",
@@ -126,6 +128,7 @@ __all__ = [
     "Seat",
     "SeatOccupied",
     "SeatVacated",
+    "Serials",
     "SettingsError",
     "Severity",
     "SignInAttack",
