@@ -183,12 +183,19 @@ async def live_table(
     auth: Callable[[TableService], Auth] | None = None,
     api: dict[str, Any] | None = None,
     journal_lines: str = "",
+    shoe_lines: str = "",
 ) -> AsyncIterator[LiveTable]:
     """The service on ``shoe`` (a simulator process), settled, with the console served
     (``auth``: the app's sign-in, made from the service; the configuration's by default;
     ``api``: settings of ``[api]`` other than the defaults)."""
     settings = config(
-        folder, shoe.port, game=game, table=table, link=LINK, journal_lines=journal_lines
+        folder,
+        shoe.port,
+        game=game,
+        table=table,
+        link=LINK,
+        journal_lines=journal_lines,
+        shoe_lines=shoe_lines,
     )
     settings = replace(settings, api=replace(settings.api, port=0, **(api or {})))
     async with TableService(settings) as service:
