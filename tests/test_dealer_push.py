@@ -13,9 +13,9 @@ from typing import Any
 
 from controller.config_file import Credential
 from controller.history.hands import recorded_hands
-from controller.rules import DECK
 from controller.history.records import ACCESS, TABLE
 from controller.journal import Journal
+from controller.rules import DECK
 from controller.service import TableService
 from controller.table import Device
 from dealer_ui.auth import Auth, hash_pin
