@@ -213,8 +213,9 @@ def _rules(game: Mapping[str, Any]) -> Rules:
 
 def _protection(protection: Mapping[str, Any]) -> Protection:
     """Game protection: tag checks on unless the table says its reader gives no tag UIDs;
-    the shuffle check on unless the table turns it off."""
-    known = {"tag_checks", "deck_hands", "deck_hours", "shuffle_check"}
+    the shuffle check on unless the table turns it off; an unverified read pauses nothing
+    unless the table says so."""
+    known = {"tag_checks", "deck_hands", "deck_hours", "shuffle_check", "unverified_blocks"}
     no_unknown(protection, known, "protection.")
     checks = protection.get("tag_checks", True)
     if not isinstance(checks, bool):
@@ -231,7 +232,12 @@ def _protection(protection: Mapping[str, Any]) -> Protection:
     number = isinstance(hours, int | float) and not isinstance(hours, bool)
     if hours is not None and (not number or not 0 < hours <= 168):
         raise ConfigError("protection.deck_hours", hours, "a number of hours over 0, at most 168")
-    return Protection(checks, hands, None if hours is None else float(hours), shuffle)
+    blocks = protection.get("unverified_blocks", False)
+    if not isinstance(blocks, bool):
+        raise ConfigError(
+            "protection.unverified_blocks", blocks, "true or false (true: the dealing pauses)"
+        )
+    return Protection(checks, hands, None if hours is None else float(hours), shuffle, blocks)
 
 
 def _devices(devices: Mapping[str, Any]) -> tuple[DevicePort, DevicePort | None, Serials]:

@@ -161,6 +161,10 @@ class ChipsIn(BaseModel):
     chips: int
 
 
+class SeatToIn(BaseModel):
+    to: int = Field(description="the empty seat the player moves to")
+
+
 class VoidIn(Supervisor):
     """The supervisor's id, PIN and reason; ``hand``, the hand the supervisor means to void
     (the console's confirmation names it): refused (409 stale) if another hand is on."""
@@ -195,7 +199,7 @@ class WrongFaceIn(Supervisor):
 
 class ResolveIn(Supervisor):
     alert: int
-    remedy: Literal["hold", "dead", "done", "replace_deck"]
+    remedy: Literal["hold", "dead", "done", "replace_deck", "void"]
 
 
 class CorrectStackIn(Supervisor):
@@ -268,7 +272,7 @@ SUPERVISOR_ACTIONS: list[tuple[str, type[Supervisor], Callable[[Any], dict[str, 
         "resolve",
         ResolveIn,
         lambda body: {"type": "resolve_alert", "alert": body.alert, "remedy": body.remedy},
-        "Apply a remedy (hold, dead, done, replace_deck) to an open alert.",
+        "Apply a remedy (hold, dead, done, replace_deck, void) to an open alert.",
     ),
     (
         "correct-stack",
@@ -680,6 +684,13 @@ async def rebuy(seat: int, body: ChipsIn, table: TheTable, session: Dealer) -> S
     return await table.submit({"type": "rebuy", "seat": seat, "chips": body.chips}, session)
 
 
+@dealer_router.post("/seats/{seat}/move", **STEP)
+async def change_seat(seat: int, body: SeatToIn, table: TheTable, session: Dealer) -> StepOut:
+    """The player at ``seat`` moves to the empty seat ``to`` with the stack, between their
+    hands."""
+    return await table.submit({"type": "change_seat", "seat": seat, "to": body.to}, session)
+
+
 @dealer_router.post("/seats/{seat}/{change}", **STEP)
 async def seat_change(
     seat: int,
@@ -795,13 +806,12 @@ async def studio_token(
     tokens.add(made)
     await table.studio.start()
     log.info("studio token %s (%s) issued by %s", made.id, made.label, made.supervisor)
-    now = tokens.clock()
     return StudioTokenOut(
         token=token,
         id=made.id,
         label=made.label,
         expires=made.expires,
-        expires_in=made.expires - now,
+        expires_in=tokens.left(made),
     )
 
 
@@ -959,7 +969,7 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         bonus_hold=config.studio.bonus_hold,
         odds_while_dealing=config.studio.odds_while_dealing,
     )
-    tokens = StudioTokens(service.now)
+    tokens = StudioTokens(service.now, service.monotonic)
     refusals = Refusals(service.record_access, config.api.refusal_fold)
     table = TableApp(
         service, auth, Feed(service), Archive(config.journal), studio, tokens, refusals, {}

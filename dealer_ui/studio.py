@@ -18,10 +18,14 @@ the table's security delay (``[studio] delay``, docs/security.md).
   ``[studio] bonus_hold`` seconds of the table's time whatever it does meanwhile).
 - :class:`StudioFeed`: follows the table service. The odds are computed when each card is
   read (in a process of their own, so the table's event loop never waits for them); each
-  moment of the table is released to the studio once the delay has passed since the time
-  the journal holds for it, and for every earlier one (a table's state holds every card
-  before it), never before. At start, the moments of the last ``delay`` are read back
-  from the journal and held the same way: a restart releases nothing early. Each message
+  moment of the table is released to the studio once the delay has passed since it was
+  journaled, and for every earlier one (a table's state holds every card before it),
+  never before. The delay runs on the service's monotonic clock (``service.journaled``):
+  a step of the wall clock, forward or back, neither releases a moment early nor holds
+  one back. At start, the moments of the last ``delay`` are read back from the journal
+  and held the same way; one journaled before the service's start is held for the delay
+  from the start at least (how long ago it was journaled is known only by the wall
+  clock): a restart releases nothing early. Each message
   is the whole studio view (``type: "studio"``), so a client that falls behind gets the
   latest and misses nothing it needs.
 """
@@ -118,12 +122,23 @@ class StudioPass:
 
 
 class StudioTokens:
-    """The studio tokens that hold: issued, not revoked, not expired (``clock``: seconds
-    since the epoch, the journal's time)."""
+    """The studio tokens that hold: issued, not revoked, not expired. ``clock``: the wall
+    clock (seconds since the epoch, the journal's time), which the passes' ``expires``
+    say; ``monotonic``: the clock they expire by. A token issued in this run ends its
+    hours after it was issued, by the monotonic clock; one read back from the journal at
+    :meth:`restore` ends when its ``expires`` says by the wall clock at the start, and
+    never later than its whole lifetime from then: a wall clock set back before a restart
+    gives a token no more than that."""
 
-    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        clock: Callable[[], float] = time.time,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.clock = clock
+        self.monotonic = monotonic
         self._passes: dict[str, StudioPass] = {}  # by digest
+        self._ends: dict[str, float] = {}  # by digest: when it expires, on ``monotonic``
         self._revoked: set[str] = set()  # ids
 
     def new(self, label: str, supervisor: str, by: str, hours: float) -> tuple[str, StudioPass]:
@@ -135,30 +150,45 @@ class StudioTokens:
         return token, made
 
     def add(self, made: StudioPass) -> None:
+        """Take a token just issued: it holds for its lifetime from now."""
+        self._take(made, made.expires - made.issued)
+
+    def _take(self, made: StudioPass, left: float) -> None:
         if made.id not in self._revoked:
             self._passes[made.digest] = made
+            self._ends[made.digest] = self.monotonic() + left
 
     def revoke(self, id: str) -> StudioPass | None:
         """End the token ``id``: the pass it had, None if none holds."""
         self._revoked.add(id)
         for key, made in list(self._passes.items()):
             if made.id == id:
-                del self._passes[key]
+                del self._passes[key], self._ends[key]
                 return made
         return None
 
     def restore(self, entries: Iterable[Entry]) -> None:
         """Take the journal's studio token records (in journal order)."""
+        now = self.clock()
         for entry in entries:
             if entry.type == ISSUED:
-                self.add(StudioPass.from_entry(entry))
+                made = StudioPass.from_entry(entry)
+                self._take(made, min(made.expires - now, made.expires - made.issued))
             elif entry.type == REVOKED:
                 self.revoke(str(entry.fields["id"]))
 
     def held(self) -> list[StudioPass]:
         """The tokens that hold now, the first to expire first."""
-        now = self.clock()
-        return sorted((p for p in self._passes.values() if p.expires > now), key=_expiry)
+        now = self.monotonic()
+        held = (p for p in self._passes.values() if self._ends[p.digest] > now)
+        return sorted(held, key=self._end)
+
+    def left(self, made: StudioPass) -> float:
+        """Seconds until ``made`` expires (by the monotonic clock)."""
+        return self._ends[made.digest] - self.monotonic()
+
+    def _end(self, made: StudioPass) -> float:
+        return self._ends[made.digest]
 
     def check(self, token: str | None) -> StudioPass:
         """The pass of ``token``; AuthError 401 for none, an unknown (forged or revoked)
@@ -168,13 +198,9 @@ class StudioTokens:
         made = self._passes.get(digest(token))
         if made is None:
             raise AuthError(401, "not a studio token, or one revoked: ask a supervisor")
-        if self.clock() >= made.expires:
+        if self.monotonic() >= self._ends[made.digest]:
             raise AuthError(401, "the studio token has expired: ask a supervisor for another")
         return made
-
-
-def _expiry(made: StudioPass) -> float:
-    return made.expires
 
 
 # The studio's view ------------------------------------------------------------------------
@@ -469,8 +495,8 @@ def worker_ready(nice: int = WORKER_NICE) -> None:
 
 @dataclass(slots=True)
 class Held:
-    """A moment of the table waiting for its release: due at ``due`` (seconds since the
-    epoch), with its odds (a future, or None: no hand)."""
+    """A moment of the table waiting for its release: due at ``due`` (the service's
+    monotonic clock), with its odds (a future, or None: no hand)."""
 
     update: Update
     due: float
@@ -512,7 +538,7 @@ class StudioFeed:
         self._own_workers = workers is None
         self._nice = nice
         self._held: deque[Held] = deque()
-        self._horizon = 0.0  # the latest journaled time of a moment held so far
+        self._horizon = 0.0  # when the latest moment held so far was journaled (monotonic)
         self._last_key: tuple[Any, ...] | None = None
         self._last_odds: asyncio.Future[dict[str, Any] | None] | None = None
         self._last_view: dict[str, Any] | None = None
@@ -572,9 +598,9 @@ class StudioFeed:
             updates.close()
 
     def _hold(self, update: Update, *, live: bool) -> None:
-        """Hold ``update`` until the delay has passed since its time and every earlier
-        one's; start its odds now if its cards changed."""
-        self._horizon = max(self._horizon, update.at)
+        """Hold ``update`` until the delay has passed since it was journaled and every
+        earlier one was (by the monotonic clock); start its odds now if its cards changed."""
+        self._horizon = max(self._horizon, self.service.journaled(update))
         key = odds_key(update.table)
         if key is None:
             future = None
@@ -605,7 +631,7 @@ class StudioFeed:
                 await self._arrived.wait()
                 continue
             held = self._held[0]
-            wait = held.due - self.service.now()
+            wait = held.due - self.service.monotonic()
             if wait > 0:
                 await asyncio.sleep(min(wait, RECHECK_SECONDS))
                 continue

@@ -82,9 +82,16 @@ def test_protection_settings_reach_the_table(tmp_path):
         "deck_hands": 250,
         "deck_hours": 6,
         "shuffle_check": False,
+        "unverified_blocks": True,
     }
     protection = parse_config(data, tmp_path).settings.protection
-    assert protection == Protection(tag_checks=False, deck_hands=250, deck_hours=6.0)
+    assert protection == Protection(
+        tag_checks=False,
+        deck_hands=250,
+        deck_hours=6.0,
+        shuffle_check=False,
+        unverified_blocks=True,
+    )
 
 
 def test_the_devices_serials_reach_the_table(tmp_path):
@@ -179,6 +186,7 @@ BAD = [
     ("protection.deck_hours", 169, "protection.deck_hours = 169", "hours over 0, at most 168"),
     ("protection.deck_life", 2, "protection.deck_life:", "unknown setting"),
     ("protection.shuffle_check", 1, "protection.shuffle_check = 1", "true or false"),
+    ("protection.unverified_blocks", 1, "protection.unverified_blocks = 1", "true or false"),
     ("api.trusted_proxies", "10.0.0.5", "api.trusted_proxies = '10.0.0.5'", "a list of IP"),
     ("api.trusted_proxies", ["proxy"], "api.trusted_proxies = 'proxy'", "IP addresses or net"),
     ("api.allowed_hosts", ["not a host!"], "api.allowed_hosts = 'not a host!'", "host names"),

@@ -7,16 +7,22 @@ opens it nor a studio token anything else."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
+import os
+import subprocess
+import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
+import httpx
 import pytest
 import websockets
 
-from controller.config import MIN_STUDIO_DELAY
+from controller.config import MIN_STUDIO_DELAY, load_config
 from controller.config_file import ConfigError
 from controller.history.recent import Update, first_after, recent
 from controller.history.recovery import Recovered
@@ -36,9 +42,11 @@ from dealer_ui.studio import (
     on_air,
     studio_view,
 )
-from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script, card_names, live_table
+from firmware_sim.process import AsyncControl as Control
+from tests.console_kit import DEALER, PLAYERS, SUPERVISOR, LiveTable, Script, card_names, live_table
 from tests.floor_kit import JournalWriter
 from tests.service_kit import config, simulator, write_config
+from tests.test_serve_console import free_port, with_api
 
 #: A table in test mode with a studio delay of 3 seconds.
 DELAY = 3.0
@@ -93,8 +101,8 @@ def entry(position: int, kind: str, fields: dict[str, Any], at: float = 0.0) -> 
 
 
 def test_a_studio_token_is_refused_when_forged_expired_or_revoked_and_never_journaled() -> None:
-    clock = Clock()
-    tokens = StudioTokens(clock)
+    clock, monotonic = Clock(), Clock()
+    tokens = StudioTokens(clock, monotonic)
     token, made = tokens.new("truck 1", "S100", "D200", hours=2)
     assert made.digest == digest(token) and token not in json.dumps(made.to_json())
     with pytest.raises(Exception, match="not a studio token"):
@@ -106,11 +114,13 @@ def test_a_studio_token_is_refused_when_forged_expired_or_revoked_and_never_jour
             tokens.check(forged)
     with pytest.raises(Exception, match="needs a studio token"):
         tokens.check(None)
-    clock.now += 2 * 3600
+    clock.now -= 5 * 3600  # the wall clock stepped back: the token ends all the same
+    monotonic.now += 2 * 3600
     with pytest.raises(Exception, match="expired"):
         tokens.check(token)
     assert tokens.held() == []
-    clock.now -= 3600
+    clock.now += 5 * 3600 + 3600
+    monotonic.now -= 3600
     other, second = tokens.new("truck 2", "S100", "D200", hours=2)
     tokens.add(second)
     assert [p.id for p in tokens.held()] == [made.id, second.id]
@@ -122,7 +132,7 @@ def test_a_studio_token_is_refused_when_forged_expired_or_revoked_and_never_jour
         tokens.check(token)
     assert tokens.check(other) == second
 
-    restored = StudioTokens(clock)  # after a restart: from the journal's records
+    restored = StudioTokens(clock, monotonic)  # after a restart: from the journal's records
     restored.restore(
         [
             entry(1, ISSUED, made.to_json(), made.issued),
@@ -133,6 +143,19 @@ def test_a_studio_token_is_refused_when_forged_expired_or_revoked_and_never_jour
     assert restored.check(other) == second
     with pytest.raises(Exception, match="revoked"):
         restored.check(token)
+    assert restored.left(second) == pytest.approx(2 * 3600)
+
+    clock.now += 100 * 3600  # stepped forward: what the journal says has expired, has
+    forward = StudioTokens(clock, monotonic)
+    forward.restore([entry(1, ISSUED, second.to_json(), second.issued)])
+    assert forward.held() == []
+    clock.now -= 200 * 3600  # a wall clock set back before a restart gives no more than
+    back = StudioTokens(clock, monotonic)  # the token's lifetime from the start
+    back.restore([entry(1, ISSUED, second.to_json(), second.issued)])
+    assert back.left(second) == pytest.approx(2 * 3600)
+    monotonic.now += 2 * 3600
+    with pytest.raises(Exception, match="expired"):
+        back.check(other)
 
 
 # The view --------------------------------------------------------------------------------
@@ -706,3 +729,229 @@ def test_the_journal_read_back_from_a_time_keeps_every_input_after_it(tmp_path: 
         nothing = recent(journal, snapshots, base + 100, 10)
         assert nothing.before.position == 10 and nothing.updates == ()
     snapshots.close()
+
+
+class SteppedClock:
+    """A wall clock that an operator (or NTP) steps: the real time plus ``offset``."""
+
+    def __init__(self) -> None:
+        self.offset = 0.0
+
+    def __call__(self) -> float:
+        return time.time() + self.offset
+
+
+async def journaled_when(live: LiveTable, into: dict[int, float]) -> None:
+    """The monotonic time each input was applied at, by its journal position."""
+    updates = live.service.updates()
+    try:
+        async for update in updates:
+            into[update.position] = time.monotonic()
+    finally:
+        updates.close()
+
+
+def test_a_stepped_wall_clock_releases_nothing_early_and_holds_nothing_back(
+    tmp_path: Path,
+) -> None:
+    """The wall clock steps an hour forward mid-hand, just after hole cards were dealt:
+    the studio still gets them only once the delay has passed by the monotonic clock.
+    Then it steps back two hours: the studio goes on within the delay and a few seconds.
+    Each step is journaled and raises a non-blocking alert."""
+    wall = SteppedClock()
+    messages: list[tuple[float, dict[str, Any]]] = []
+    applied: dict[int, float] = {}
+
+    async def collect(url: str, token: str) -> None:
+        ws_url = url.replace("http", "ws", 1) + f"/studio/ws?token={token}"
+        async with websockets.connect(ws_url) as ws:
+            async for text in ws:
+                messages.append((time.monotonic(), json.loads(text)))
+
+    async def scenario() -> None:
+        async with live_table(tmp_path, shoe, table=TEST_TABLE, clock=wall) as live:
+            watcher = asyncio.create_task(journaled_when(live, applied))
+            await live.seat_players()
+            token = (await issue(live))["token"]
+            collector = asyncio.create_task(collect(live.served.url, token))
+            script = Script()
+            await live.load(script.deck(live.service.table))
+            (await live.post("/api/hands")).raise_for_status()
+            for _ in range(4):  # hole cards
+                await live.draw()
+            dealt = live.service.position
+            wall.offset += 3600  # NTP steps the clock an hour forward
+            await live.draw()
+            await released(messages, dealt)
+            wall.offset -= 7200  # and two hours back
+            await live.draw()
+            last = live.service.position
+            stepped_back = time.monotonic()
+            await released(messages, last)
+            assert messages[-1][0] - stepped_back < DELAY + 5  # no freeze
+            alerts = [a for a in live.service.table.alerts if a.kind.value == "clock_stepped"]
+            assert [round(a.facts.step / 60_000) for a in alerts] == [60, -120]  # type: ignore[attr-defined]
+            assert not live.service.table.paused
+            with Journal.open(live.service.config.journal, create=False) as journal:
+                steps = [e.fields["step"] for e in journal.entries() if e.type == "clock_stepped"]
+            assert [round(step / 60_000) for step in steps] == [60, -120]
+            for task in (collector, watcher):
+                task.cancel()
+            await asyncio.gather(collector, watcher, return_exceptions=True)
+
+    with simulator("shoe") as shoe:
+        asyncio.run(asyncio.wait_for(scenario(), 240))
+    first = min(applied)  # the moments before the test watched: the service's start
+    with_table = [(t, m) for t, m in messages if m["table"] and m["position"] >= first]
+    assert len(with_table) > 5
+    for arrived, message in with_table:  # 10 ms: the test's subscriber hears of it after
+        assert arrived >= applied[message["position"]] + DELAY - 0.01, message["position"]
+
+
+#: libfaketime (Debian's ``faketime`` package): the wall clock of a process stepped from a
+#: file, its monotonic clock left alone, as NTP or an operator steps a machine's clock.
+FAKETIME = Path("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1")
+LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
+
+
+class Served:
+    """A ``luck-table serve`` process's API, as a dealer and as surveillance."""
+
+    def __init__(self, url: str) -> None:
+        self.http = httpx.AsyncClient(base_url=url, timeout=60)
+        self.dealer: dict[str, str] = {}
+        self.watch: dict[str, str] = {}
+
+    async def answering(self, process: subprocess.Popen[bytes]) -> None:
+        deadline = time.monotonic() + 60
+        while True:
+            with contextlib.suppress(httpx.TransportError):
+                if (await self.http.get("/api/view")).status_code == 200:
+                    break
+            assert process.poll() is None, "the service process stopped"
+            assert time.monotonic() < deadline, "the console never answered"
+            await asyncio.sleep(0.1)
+        signed = await self.http.post("/api/sessions", json={"role": "dealer", **DEALER})
+        self.dealer = bearer(signed.json()["token"])
+        watcher = {"role": "surveillance", "id": SUPERVISOR["supervisor"], "pin": SUPERVISOR["pin"]}
+        self.watch = bearer((await self.http.post("/api/sessions", json=watcher)).json()["token"])
+
+    async def view(self) -> dict[str, Any]:
+        response = await self.http.get("/api/view", headers=self.watch)
+        response.raise_for_status()
+        return dict(response.json())
+
+    async def until(self, check: Callable[[dict[str, Any]], bool], what: str) -> None:
+        deadline = time.monotonic() + 60
+        while not check(await self.view()):
+            assert time.monotonic() < deadline, f"waited for: {what}"
+            await asyncio.sleep(0.05)
+
+    async def draw(self, shoe: Control) -> None:
+        before = await self.view()
+        await shoe.command("draw")
+        await shoe.settled()  # acknowledged once journaled and applied
+        await self.until(lambda seen: seen != before, "the card on the table")
+
+
+def last_input(config: Path) -> int:
+    """The journal position of the table's last input (the journal of ``config``)."""
+    with Journal.open_read_only(load_config(config).journal) as journal:
+        return max(entry.position for entry in journal.entries() if entry.source != "access")
+
+
+@pytest.mark.skipif(
+    not FAKETIME.exists(), reason="libfaketime is not installed (apt-get install -y faketime)"
+)
+def test_the_service_process_under_a_stepped_clock_releases_nothing_early(tmp_path: Path) -> None:
+    """``luck-table serve`` under libfaketime: its wall clock stepped an hour forward just
+    after the hole cards are dealt, then two hours back. The studio gets no hole card before
+    the delay has passed since it was dealt (by the monotonic clock), goes on within
+    seconds of the step back, and each step is journaled and raises its alert."""
+    delay = 10.0
+    offset = tmp_path / "faketime"
+    offset.write_text("+0\n")
+    environment = {
+        **os.environ,
+        "LD_PRELOAD": str(FAKETIME),
+        "FAKETIME_TIMESTAMP_FILE": str(offset),
+        "FAKETIME_NO_CACHE": "1",
+        "FAKETIME_DONT_FAKE_MONOTONIC": "1",
+    }
+    messages: list[tuple[float, dict[str, Any]]] = []
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+
+    async def collect(token: str) -> None:
+        ws_url = url.replace("http", "ws", 1) + f"/studio/ws?token={token}"
+        async with websockets.connect(ws_url) as ws:
+            async for text in ws:
+                messages.append((time.monotonic(), json.loads(text)))
+
+    async def scenario(shoe_process: Any, config: Path) -> None:
+        shoe = await Control.connect(shoe_process.announced["control"])
+        await shoe.settled()
+        service = Served(url)
+        with (tmp_path / "serve.log").open("ab") as log:
+            process = subprocess.Popen(
+                [LUCK_TABLE, "serve", "--config", str(config)], stderr=log, env=environment
+            )
+        try:
+            await service.answering(process)
+            table = Table(load_config(config).settings)
+            for seat in range(1, PLAYERS + 1):
+                body = {"seat": seat, "player": f"P{seat}", "buy_in": 100}
+                answer = await service.http.post("/api/seats", json=body, headers=service.dealer)
+                assert answer.status_code == 200, answer.text
+                table = apply(table, SitDown(at=0, seat=seat, player=f"P{seat}", buy_in=100)).table
+            body = {**SUPERVISOR, "why": "tonight's broadcast", "label": "truck"}
+            issued = await service.http.post(
+                "/api/studio-tokens", json=body, headers=service.dealer
+            )
+            assert issued.status_code == 200, issued.text
+            collector = asyncio.create_task(collect(issued.json()["token"]))
+            order = Script().deck(table)
+            await shoe.command("load cards=" + ",".join(str(int(card)) for card in order))
+            await service.until(lambda seen: seen["deck_ready"], "the deck loaded")
+            started = await service.http.post("/api/hands", headers=service.dealer)
+            assert started.status_code == 200, started.text
+            dealing = time.monotonic()  # no hole card was journaled before this
+            for _ in range(2 * PLAYERS):  # every hole card of third street
+                await service.draw(shoe)
+            offset.write_text("+3600\n")  # NTP steps the clock an hour forward
+            await service.draw(shoe)
+            await released(messages, last_input(config))
+            offset.write_text("-3600\n")  # and two hours back
+            await service.draw(shoe)
+            stepped_back = time.monotonic()
+            await released(messages, last_input(config))
+            assert messages[-1][0] - stepped_back < delay + 5  # no freeze
+            seen = await service.view()
+            stepped = [a for a in seen["alerts"] if a["kind"] == "clock_stepped"]
+            assert len(stepped) == 2 and not any(a["blocking"] for a in stepped), seen["alerts"]
+            collector.cancel()
+            await asyncio.gather(collector, return_exceptions=True)
+            process.terminate()
+            assert process.wait(timeout=30) == 0
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait(30)
+        with Journal.open_read_only(load_config(config).journal) as journal:
+            steps = [e.fields["step"] for e in journal.entries() if e.type == "clock_stepped"]
+        assert [round(step / 60_000) for step in steps] == [60, -120]
+        holes = [
+            arrived
+            for arrived, message in messages
+            if message["table"]
+            and any(c["face"] == "down" for p in message["table"]["players"] for c in p["cards"])
+        ]
+        assert holes and min(holes) >= dealing + delay, min(holes) - dealing
+
+    with simulator("shoe") as shoe_process:
+        config = with_api(tmp_path, shoe_process.port, port)
+        config.write_text(
+            config.read_text().replace("[table]\n", "[table]\ntest_mode = true\n", 1)
+            + f"\n[studio]\ndelay = {delay / 60}\n"
+        )
+        asyncio.run(asyncio.wait_for(scenario(shoe_process, config), 240))

@@ -145,6 +145,8 @@ def facts_of(entry: Entry, before: Table, step: Step, recorder: HandRecorder) ->
                 gone = before.seat(seat)
                 assert gone is not None
                 out.append(f.ChipMovement(position, "cash_out", seat, gone.player, chips, at))
+            case told.ChangedSeat(seat=seat, to=to):
+                out.append(f.SeatChanged(position, seat, to))
             case told.Supervised(item=item):
                 signed = item
                 out.append(

@@ -32,6 +32,7 @@ class TableTold(StrEnum):
     SIT_OUT = "sit_out"
     SIT_IN = "sit_in"
     CASH_OUT = "cash_out"
+    SEAT_CHANGE = "seat_change"
     REBUY = "rebuy"
     CONFIGURED = "configured"
     SUPERVISOR = "supervisor"

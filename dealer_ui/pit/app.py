@@ -24,14 +24,13 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar, get_type_hints
 
 import psycopg
-from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request, WebSocket
+from fastapi import APIRouter, Depends, FastAPI, Header, Query, WebSocket
 from fastapi import Path as PathParam
 from fastapi.requests import HTTPConnection
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 from psycopg_pool import ConnectionPool
 from pydantic import AfterValidator, BaseModel, Field, create_model
-from starlette.exceptions import HTTPException
 
 from controller.floor import store
 from controller.floor.migrate import schema_problem
@@ -428,12 +427,6 @@ async def pit() -> FileResponse:
 ROUTERS = (sign_in, floor_router, table_router, pit_router, feed_router, pages)
 
 
-async def _http_error(_: Request, error: Exception) -> JSONResponse:
-    assert isinstance(error, HTTPException)
-    code = "not_found" if error.status_code == 404 else "invalid"
-    return JSONResponse({"error": code, "reason": error.detail}, error.status_code)
-
-
 def create_app(config: FloorConfig, auth: Auth | None = None) -> FastAPI:
     """The floor service's app for ``config`` (its DSN, consoles and supervisors)."""
     feed = FloorFeed(
@@ -460,7 +453,6 @@ def create_app(config: FloorConfig, auth: Auth | None = None) -> FastAPI:
         errors=ERRORS,
     )
     app.state.floor = FloorApp(config, readers)
-    app.add_exception_handler(HTTPException, _http_error)
     for router in ROUTERS:
         app.include_router(router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

@@ -18,6 +18,13 @@ function el(tag, text, cls) {
   return node;
 }
 
+// A code of the table's (an alert's kind, a chip movement's) in words, the one place the
+// pit turns codes into words: "card_out_of_turn" reads "Card out of turn".
+function words(code) {
+  const text = String(code ?? "").replaceAll("_", " ");
+  return text ? text[0].toUpperCase() + text.slice(1) : "";
+}
+
 function since(iso, now) {
   if (!iso) return "never";
   const seconds = Math.max(0, Math.round((Date.parse(now) - Date.parse(iso)) / 1000));
@@ -137,7 +144,7 @@ function renderFloor(floor) {
     card.append(el("span", `${table.name} (${table.table_id})`, "name"),
       el("span", table.state, `state ${table.state}`),
       el("span", `hand ${table.hand_number} · ${table.seats.filter((s) => s.player).length} players · ${table.open_alerts} open alerts`));
-    if (table.state === "paused") card.append(el("span", `${table.alert_kind}: ${table.alert_message}`, "alert-line"));
+    if (table.state === "paused") card.append(el("span", `${words(table.alert_kind)}: ${table.alert_message}`, "alert-line"));
     if (table.shared_tags) card.append(el("span", sharedLine(table), "alert-line shared-tags"));
     card.append(el("span", deckLine(table, floorNow()), table.tag_checks === false ? "deck-line unchecked" : "deck-line muted"));
     card.append(el("span", table.display || "", "muted"));
@@ -151,7 +158,7 @@ function renderFloor(floor) {
   $("alert-count").textContent = `(${floor.open_alerts.length})`;
   for (const alert of floor.open_alerts) {
     const item = el("li", null, alert.severity);
-    item.append(el("strong", `${alert.table_name}: ${alert.kind}`), el("br"),
+    item.append(el("strong", `${alert.table_name}: ${words(alert.kind)}`), el("br"),
       el("span", alert.message), el("br"),
       el("span", `${alert.blocking ? "blocking · " : ""}hand ${alert.hand_number} · raised ${time(alert.raised_at)} · remedy: ${alert.remedy}`, "muted"));
     alerts.append(item);
@@ -240,7 +247,7 @@ function renderDetail(detail) {
     const resolution = alert.cleared_at
       ? `cleared ${time(alert.cleared_at)}: ${alert.resolution}${alert.resolved_by ? ` (by ${alert.resolved_by}: ${alert.resolved_why})` : ""}`
       : "OPEN";
-    item.append(el("strong", `#${alert.alert_id} ${alert.kind}`), el("span", ` · hand ${alert.hand_number} · ${alert.message}`),
+    item.append(el("strong", `Alert ${alert.alert_id}: ${words(alert.kind)}`), el("span", ` · hand ${alert.hand_number} · ${alert.message}`),
       el("br"), el("span", resolution, "muted"));
     alerts.append(item);
   }
@@ -269,7 +276,7 @@ function renderDetail(detail) {
 }
 
 function showChipMovements(list, moves, table) {
-  const items = moves.map((move) => el("li", `${time(move.at)} seat ${move.seat} ${move.player}: ${move.kind.replace("_", "-")} ${move.chips}`));
+  const items = moves.map((move) => el("li", `${time(move.at)} seat ${move.seat} ${move.player}: ${words(move.kind).toLowerCase()} ${move.chips}`));
   list.querySelector(".earlier")?.remove();
   list.prepend(...items);
   if (moves.length < CHIP_PAGE) return;
