@@ -87,7 +87,8 @@ class LiveConsole:
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     folder = tmp_path_factory.mktemp("api")
-    with simulator("shoe") as shoe, LiveConsole(folder, shoe.port, **UNLIMITED) as c:
+    scraper = {"operations_from": ("127.0.0.1",)}  # /metrics answers this test's address
+    with simulator("shoe") as shoe, LiveConsole(folder, shoe.port, **scraper, **UNLIMITED) as c:
         session = httpx.post(c.url + "/api/sessions", json={"role": "dealer", **DEALER}, timeout=30)
         session.raise_for_status()
         yield {"url": c.url, "dealer": {"Authorization": f"Bearer {session.json()['token']}"}}
