@@ -12,8 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from controller.config_file import Credential
+from controller.floor import facts as f
+from controller.floor.derive import Point, derive
 from controller.history.hands import recorded_hands
 from controller.history.records import ACCESS, TABLE
+from controller.history.recovery import initial_table
 from controller.journal import Journal
 from controller.rules import DECK
 from controller.service import TableService
@@ -96,6 +99,15 @@ def test_a_dealer_push_names_each_hands_dealer_and_signs_the_outgoing_dealer_out
             ("dealer_push", "D300", "D200")
         ]
         assert [hand.dealer for hand in recorded_hands(journal)] == ["D200", "D300"]
+        # the floor's facts of each hand name its dealer (the floor's per-dealer reports)
+        derived = derive(journal, Point(0, initial_table()), len(entries))
+        hands = [fact for fact in derived.facts if isinstance(fact, f.HandStarted | f.HandEnded)]
+        assert [(type(fact).__name__, fact.dealer) for fact in hands] == [
+            ("HandStarted", "D200"),
+            ("HandEnded", "D200"),
+            ("HandStarted", "D300"),
+            ("HandEnded", "D300"),
+        ]
     history = subprocess.run(
         [LUCK_TABLE, "history", "--journal", str(path), "--json"],
         capture_output=True,
