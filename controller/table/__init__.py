@@ -46,6 +46,7 @@ from controller.table.inputs import (
     Configure,
     CorrectCard,
     CorrectStack,
+    DealerIn,
     Decide,
     DeckCard,
     DeckLoaded,
@@ -78,7 +79,7 @@ from controller.table.inputs import (
     WrongFace,
     input_from_json,
 )
-from controller.table.settings import Protection, SettingsError, TableSettings
+from controller.table.settings import Protection, Serials, SettingsError, TableSettings
 from controller.table.state import (
     Lamps,
     Placement,
@@ -106,6 +107,7 @@ __all__ = [
     "Configure",
     "CorrectCard",
     "CorrectStack",
+    "DealerIn",
     "Decide",
     "DeckCard",
     "DeckLoaded",
@@ -130,6 +132,7 @@ __all__ = [
     "Seat",
     "SeatOccupied",
     "SeatVacated",
+    "Serials",
     "SettingsError",
     "Severity",
     "SignInAttack",
