@@ -128,8 +128,8 @@ def facts_of(entry: Entry, before: Table, step: Step, recorder: HandRecorder) ->
         match effect:
             case Cleared():
                 out.append(_cleared(position, effect, at, signed))
-            case told.HandStarted(hand=number, at=started, seats=seats):
-                out.append(f.HandStarted(position, number, started, seats))
+            case told.HandStarted(hand=number, at=started, seats=seats, dealer=dealer):
+                out.append(f.HandStarted(position, number, started, seats, dealer))
             case told.HandOver(at=ended):
                 out.append(_hand_ended(position, ended, next(ended_hands)))
             case Raised():
@@ -140,11 +140,17 @@ def facts_of(entry: Entry, before: Table, step: Step, recorder: HandRecorder) ->
                 held = after.seat(seat)
                 assert held is not None
                 kind = "buy_in" if isinstance(effect, told.SatDown) else "rebuy"
-                out.append(f.ChipMovement(position, kind, seat, held.player, chips, at))
+                out.append(
+                    f.ChipMovement(position, kind, seat, held.player, chips, at, held.player_id)
+                )
             case told.CashedOut(seat=seat, chips=chips):
                 gone = before.seat(seat)
                 assert gone is not None
-                out.append(f.ChipMovement(position, "cash_out", seat, gone.player, chips, at))
+                out.append(
+                    f.ChipMovement(
+                        position, "cash_out", seat, gone.player, chips, at, gone.player_id
+                    )
+                )
             case told.Supervised(item=item):
                 signed = item
                 out.append(
@@ -166,7 +172,8 @@ def _hand_ended(position: int, at: int, hand: RecordedHand) -> f.HandEnded:
     item = hand.history_json()
     dealt_in = [hand.hand.player(seat).cards for seat in hand.hand.seats]
     bonus = sum(dealt.bonus for cards in dealt_in for dealt in cards)
-    pot = sum(pot["amount"] for pot in item["outcome"]["pots"])
+    outcome = item["outcome"]
+    pot = sum(pot["amount"] for pot in outcome["pots"])  # as awarded: net of the take
     void = hand.hand.phase is Phase.VOID
     return f.HandEnded(
         position,
@@ -177,7 +184,9 @@ def _hand_ended(position: int, at: int, hand: RecordedHand) -> f.HandEnded:
         bonus,
         item["recorded"],
         item["script"],
-        item["outcome"],
+        outcome,
+        outcome.get("rake"),  # the keys are there only where the rules set a take
+        outcome.get("jackpot_drop"),
     )
 
 

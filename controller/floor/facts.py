@@ -22,12 +22,15 @@ class HandStarted:
     number: int
     at: int  # ms since the Unix epoch (the table's clock)
     seats: tuple[int, ...]
+    dealer: str | None = None  # the dealer's id (the console's signed-in dealer), if known
 
 
 @dataclass(frozen=True, slots=True)
 class HandEnded:
     """A hand over (or void): its script and outcome as ``luck-table history --json``
-    gives them, the chips in its pots, the bonus cards dealt."""
+    gives them, the chips in its pots (as awarded: net of the house's take), the bonus
+    cards dealt, and the house's take: ``rake`` and ``jackpot_drop`` (0 for a void hand,
+    whose take is given back; None where the rules set no take)."""
 
     position: int
     number: int
@@ -38,6 +41,8 @@ class HandEnded:
     recorded: bool
     script: dict[str, Any]
     outcome: dict[str, Any]
+    rake: int | None = None
+    jackpot_drop: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +89,8 @@ class DeckRegistered:
 
 @dataclass(frozen=True, slots=True)
 class ChipMovement:
-    """A buy-in (sitting down), a rebuy or a cash-out (leaving)."""
+    """A buy-in (sitting down), a rebuy or a cash-out (leaving); ``player_id``: the
+    player card's number given at sit-down, if any."""
 
     position: int
     kind: str  # buy_in, rebuy, cash_out
@@ -92,6 +98,7 @@ class ChipMovement:
     player: str
     chips: int
     at: int
+    player_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

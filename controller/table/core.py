@@ -753,7 +753,7 @@ def _new_hand(table: Table, item: ti.NewHand, fx: list[Effect]) -> Table:
     number = table.hand_number + 1
     stacks = {seat.seat: seat.stack for seat in players}
     step = start_hand(table.settings.rules, stacks)
-    fx.append(told.HandStarted(number, item.at, tuple(sorted(stacks))))
+    fx.append(told.HandStarted(number, item.at, tuple(sorted(stacks)), item.dealer))
     fx.extend(step.effects)
     deck = None if table.deck is None else table.deck._replace(hands=table.deck.hands + 1)
     return table._replace(
@@ -805,7 +805,15 @@ def _sit_down(table: Table, item: ti.SitDown, fx: list[Effect]) -> Table:
     sitting = table.sittings + 1
     table = table._replace(bought_in=table.bought_in + item.buy_in, sittings=sitting)
     return _with_seat(
-        table, Seat(seat, item.player, item.buy_in, sitting=sitting, since_hand=table.hand_number)
+        table,
+        Seat(
+            seat,
+            item.player,
+            item.buy_in,
+            sitting=sitting,
+            since_hand=table.hand_number,
+            player_id=item.player_id,
+        ),
     )
 
 

@@ -109,11 +109,14 @@ class LampsChanged(Effect):
 
 @dataclass(frozen=True, slots=True)
 class HandStarted(Effect):
-    """Hand ``hand`` began at ``at`` (ms) with the players at ``seats``."""
+    """Hand ``hand`` began at ``at`` (ms) with the players at ``seats``, dealt by
+    ``dealer`` (the dealer's id, None when not known; for the floor's records, not in
+    :attr:`data`, which every view may show)."""
 
     hand: int
     at: int
     seats: tuple[int, ...]
+    dealer: str | None = None
 
     kind = TableTold.HAND_STARTED
 
@@ -122,6 +125,7 @@ class HandStarted(Effect):
 
     @property
     def data(self) -> dict[str, Any]:
+        # not the dealer: the dealer's sign-in id is for the floor, not for every view
         return {"hand": self.hand, "at": self.at, "seats": list(self.seats)}
 
 

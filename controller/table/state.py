@@ -29,7 +29,9 @@ class Seat(NamedTuple):
 
     ``sitting``: the table's number for this sit-down (1 for the journal's first, then 2,
     3, ...; never given twice), which ends when the player leaves; ``since_hand``: the
-    table's hand number when they sat down (they are dealt in from the next hand on)."""
+    table's hand number when they sat down (they are dealt in from the next hand on);
+    ``player_id``: the player card's number given at sit-down, if any (omitted from the
+    JSON when None)."""
 
     seat: int
     player: str
@@ -37,9 +39,10 @@ class Seat(NamedTuple):
     sitting_out: bool = False
     sitting: int = 0
     since_hand: int = 0
+    player_id: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "seat": self.seat,
             "player": self.player,
             "stack": self.stack,
@@ -47,6 +50,9 @@ class Seat(NamedTuple):
             "sitting": self.sitting,
             "since_hand": self.since_hand,
         }
+        if self.player_id is not None:
+            out["player_id"] = self.player_id
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Seat:
@@ -57,6 +63,7 @@ class Seat(NamedTuple):
             data["sitting_out"],
             data["sitting"],  # required: a snapshot from before sittings is replayed over
             data["since_hand"],
+            data.get("player_id"),
         )
 
 
