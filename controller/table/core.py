@@ -747,6 +747,7 @@ def _new_hand(table: Table, item: ti.NewHand, fx: list[Effect]) -> Table:
         raise Refused("the seat board is not connected: the next hand waits for it")
     if table.streams.waiting:
         raise Refused("a card at a seat waits for the shoe's report")
+    table = _collect_time(table, item.at, fx)
     players = table.eligible
     if len(players) < 2:
         raise Refused(f"a hand needs 2 players with chips sitting in (there are {len(players)})")
@@ -790,6 +791,32 @@ def _not_in_hand(table: Table, seat: int, what: str) -> None:
 def _with_seat(table: Table, seat: Seat) -> Table:
     others = [s for s in table.seats if s.seat != seat.seat]
     return table._replace(seats=tuple(sorted([*others, seat])))
+
+
+def _collect_time(table: Table, at: int, fx: list[Effect]) -> Table:
+    """The time charge, at the first hand after each period boundary (``at``: the hand's
+    input's time, ms): each player sitting in with chips who has not paid for the period
+    ``at`` falls in pays ``time_charge`` from the stack into the drop box; a player whose
+    stack is less sits out. Periods run from the Unix epoch, ``time_period`` minutes each
+    (30: on the hour and the half hour, UTC)."""
+    charge = table.settings.time_charge
+    if not charge:
+        return table
+    period = at // (table.settings.time_period * 60_000)
+    seats: list[Seat] = []
+    collected = 0
+    for seat in table.seats:
+        due = not seat.sitting_out and seat.stack > 0
+        if not due or (seat.paid_period is not None and seat.paid_period >= period):
+            seats.append(seat)
+        elif seat.stack < charge:
+            fx.extend((told.TimeUnpaid(seat.seat, charge), told.SatOut(seat.seat)))
+            seats.append(seat._replace(sitting_out=True))
+        else:
+            fx.append(told.TimeCharged(seat.seat, charge))
+            seats.append(seat._replace(stack=seat.stack - charge, paid_period=period))
+            collected += charge
+    return table._replace(seats=tuple(seats), time_collected=table.time_collected + collected)
 
 
 def _sit_down(table: Table, item: ti.SitDown, fx: list[Effect]) -> Table:

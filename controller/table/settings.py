@@ -85,7 +85,9 @@ class TableSettings:
     ``player_decisions``: players may make their own decisions (on their own screens, at a
     live-dealer table); otherwise the dealer enters every decision; ``protection``: tag
     checks and deck life (:class:`Protection`; settings without it, from a journal written
-    before it, have none)."""
+    before it, have none); ``time_charge``: the chips each player sitting in pays at the
+    first hand after each boundary of ``time_period`` minutes (time collection, instead of
+    a rake; 0: none, and both are left out of the JSON then)."""
 
     rules: Rules = field(default_factory=Rules)
     min_buy_in: int = 100
@@ -93,6 +95,8 @@ class TableSettings:
     seat_board: bool = True
     player_decisions: bool = False
     protection: Protection = field(default_factory=Protection)
+    time_charge: int = 0
+    time_period: int = 30
 
     def __post_init__(self) -> None:
         for name in ("min_buy_in", "max_buy_in"):
@@ -107,6 +111,18 @@ class TableSettings:
             value = getattr(self, name)
             if not isinstance(value, bool):
                 raise SettingsError(f"{name}: {value!r} is not true or false")
+        charge, period = self.time_charge, self.time_period
+        if not isinstance(charge, int) or isinstance(charge, bool) or charge < 0:
+            raise SettingsError(
+                f"time_charge: {charge!r} is not a whole number of chips, 0 or more"
+            )
+        if not isinstance(period, int) or isinstance(period, bool) or not 1 <= period <= 1440:
+            raise SettingsError(f"time_period: {period!r} is not a number of minutes, 1 to 1440")
+        if charge and self.rules.house_takes:
+            raise SettingsError(
+                f"time_charge: {charge} with a rake or a jackpot drop: time collection is "
+                "instead of a rake (set time_charge to 0, or rake_percent and jackpot_drop to 0)"
+            )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -116,12 +132,18 @@ class TableSettings:
             "seat_board": self.seat_board,
             "player_decisions": self.player_decisions,
             "protection": self.protection.to_json(),
+            # only where the house collects time: settings as before it existed
+            **(
+                {"time_charge": self.time_charge, "time_period": self.time_period}
+                if self.time_charge
+                else {}
+            ),
         }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> TableSettings:
         known = {"rules", "min_buy_in", "max_buy_in", "seat_board", "player_decisions"}
-        known.add("protection")
+        known |= {"protection", "time_charge", "time_period"}
         unknown = sorted(set(data) - known)
         if unknown:
             raise SettingsError(f"unknown setting {unknown[0]!r}")

@@ -33,4 +33,5 @@ class TableTold(StrEnum):
     CASH_OUT = "cash_out"
     REBUY = "rebuy"
     CONFIGURED = "configured"
+    TIME_CHARGE = "time_charge"
     SUPERVISOR = "supervisor"
