@@ -455,10 +455,10 @@ SELECT table_id, date_trunc('hour', ended_at, 'UTC'), count(*),
        coalesce(sum(rake), 0), coalesce(sum(jackpot_drop), 0)
 FROM floor_hands WHERE ended_at IS NOT NULL GROUP BY 1, 2;
 INSERT INTO floor_dealer_hourly (dealer, table_id, hour, hands, void_hands, rake,
-    jackpot_drop, dealt)
+    jackpot_drop, time_charge, dealt)
 SELECT coalesce(dealer, ''), table_id, date_trunc('hour', ended_at, 'UTC'), count(*),
        count(*) FILTER (WHERE void), coalesce(sum(rake), 0), coalesce(sum(jackpot_drop), 0),
-       coalesce(sum(dealt), interval '0')
+       coalesce(sum(time_charge), 0), coalesce(sum(dealt), interval '0')
 FROM floor_hands WHERE ended_at IS NOT NULL GROUP BY 1, 2, 3
 """
 

@@ -223,13 +223,14 @@ def test_players_are_rated_and_cash_over_the_threshold_is_logged(floor, tmp_path
 def assert_dealer_totals_are_the_hands(connection: psycopg.Connection) -> None:
     """The dealers' hourly totals are the hands the floor holds, grouped."""
     kept = connection.execute(
-        "SELECT dealer, table_id, hour, hands, void_hands, rake, jackpot_drop, dealt "
-        "FROM floor_dealer_hourly ORDER BY 1, 2, 3"
+        "SELECT dealer, table_id, hour, hands, void_hands, rake, jackpot_drop, time_charge, "
+        "dealt FROM floor_dealer_hourly ORDER BY 1, 2, 3"
     ).fetchall()
     grouped = connection.execute(
         "SELECT coalesce(dealer, ''), table_id, date_trunc('hour', ended_at, 'UTC'), "
         "count(*)::integer, (count(*) FILTER (WHERE void))::integer, "
         "coalesce(sum(rake), 0)::bigint, coalesce(sum(jackpot_drop), 0)::bigint, "
+        "coalesce(sum(time_charge), 0)::bigint, "
         "coalesce(sum(dealt), interval '0') FROM floor_hands WHERE ended_at IS NOT NULL "
         "GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"
     ).fetchall()
@@ -304,3 +305,38 @@ def test_the_pit_page_shows_the_rake_the_dealers_and_the_cash_flags(tmp_path):
                 browser.close()
         finally:
             assert service.stop() == 0, service.log.read_text(encoding="utf-8")
+
+
+def test_time_charges_are_the_hands_and_the_days(floor, tmp_path):
+    """At a table collecting time (no rake), each hand carries the charges collected as it
+    began, and the hourly, daily and dealers' totals sum them."""
+    rng = random.Random(3)
+    writer = JournalWriter(tmp_path / "t.sqlite", clock=START)
+    settings = dataclasses.replace(writer.table.settings, time_charge=5, time_period=30)
+    writer.ok(Configure(at=0, settings=settings))
+    for seat in (1, 2, 3):
+        writer.ok(SitDown(at=0, seat=seat, player=f"P{seat}", buy_in=500))
+    charged: dict[int, int] = {}
+    for number in range(1, 5):
+        if number == 3:
+            writer.clock += 31 * 60 * 1000  # past the next half hour's boundary
+        writer.ok(DeckLoaded(at=0, count=52))
+        before = writer.table.time_collected
+        writer.ok(NewHand(at=0, dealer="D1"))
+        charged[number] = writer.table.time_collected - before
+        writer.play_on(rng, rng.sample(range(52), 52))
+    writer.close()
+    assert charged == {1: 15, 2: 0, 3: 15, 4: 0}
+    ship(floor, tmp_path / "t.sqlite")
+    held = {hand.number: hand for hand in store.hands(floor, "T-01")}
+    assert {n: hand.time_charge for n, hand in held.items()} == {1: 15, 2: None, 3: 15, 4: None}
+    assert all(hand.rake is None for hand in held.values())  # no rake set: none recorded
+    assert sum(row.time_charge for row in store.hands_per_hour(floor, "T-01")) == 30
+    day = datetime.fromtimestamp(START / 1000, UTC).date()
+    utc = store.GamingDay(0, "UTC")
+    (today,) = store.house_days(floor, utc, day, day)
+    assert (today.time_charge, today.rake) == (30, 0)
+    (dealer,) = store.dealers(floor, utc, day)
+    assert (dealer.dealer, dealer.hands, dealer.time_charge) == ("D1", 4, 30)
+    assert_hourly_totals_are_the_hands(floor)
+    assert_dealer_totals_are_the_hands(floor)

@@ -123,13 +123,16 @@ def facts_of(entry: Entry, before: Table, step: Step, recorder: HandRecorder) ->
     position, at = entry.position, at_of(entry.recorded_at)
     ended_hands = iter(recorder.observe(step))
     signed: ti.SupervisorInput | None = None  # the step's supervisor action, if any
+    time_charge = 0  # the time charges of the step (they come before its hand starts)
     out: list[f.Fact] = []
     for effect in step.effects:
         match effect:
+            case told.TimeCharged(chips=chips):
+                time_charge += chips
             case Cleared():
                 out.append(_cleared(position, effect, at, signed))
             case told.HandStarted(hand=number, at=started, seats=seats, dealer=dealer):
-                out.append(f.HandStarted(position, number, started, seats, dealer))
+                out.append(f.HandStarted(position, number, started, seats, dealer, time_charge))
             case told.HandOver(at=ended):
                 out.append(_hand_ended(position, ended, next(ended_hands)))
             case Raised():

@@ -23,6 +23,7 @@ class HandStarted:
     at: int  # ms since the Unix epoch (the table's clock)
     seats: tuple[int, ...]
     dealer: str | None = None  # the dealer's id (the console's signed-in dealer), if known
+    time_charge: int = 0  # the time charges the table collected as the hand began
 
 
 @dataclass(frozen=True, slots=True)

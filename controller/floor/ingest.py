@@ -902,20 +902,21 @@ def _house(
     fact: f.HandStarted | f.HandEnded | f.ChipMovement,
     ordinal: int = 0,
 ) -> None:
-    """The house's side of a fact (schema version 10): a hand's dealer as it starts; its
+    """The house's side of a fact (schema version 10): a hand's dealer and the time charges
+    collected as it starts; its
     rake, jackpot drop and dealer's time as it ends; the player card on a sitting's chip
     movement and, at its buy-in, on the sitting. The dealer's time runs from the end of the
     table's hand before when the same dealer dealt it and it ended at most
     :data:`DEALER_BREAK` before this one started, else from this hand's own start
     (docs/floor.md "The house's figures")."""
     match fact:
-        case f.HandStarted(dealer=None):
+        case f.HandStarted(dealer=None, time_charge=0):
             pass
         case f.HandStarted():
             connection.execute(
-                "UPDATE floor_hands SET dealer = %s "
+                "UPDATE floor_hands SET dealer = %s, time_charge = %s "
                 "WHERE table_id = %s AND session = %s AND number = %s",
-                (fact.dealer, *key, fact.number),
+                (fact.dealer, fact.time_charge or None, *key, fact.number),
             )
         case f.HandEnded():
             connection.execute(

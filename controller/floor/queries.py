@@ -104,6 +104,7 @@ class HourlyHands:
     bonus_cards: int
     rake: int
     jackpot_drop: int
+    time_charge: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,9 +118,9 @@ class GamingDay:
 
 @dataclass(frozen=True, slots=True)
 class HouseDay:
-    """A table's gaming day: its hands ended, void hands, chips awarded in pots, the rake
-    and the jackpot drop (from the hourly totals), the hours it dealt in (clock hours in
-    which a hand ended) and its rake per hour of those."""
+    """A table's gaming day: its hands ended, void hands, chips awarded in pots, the rake,
+    the jackpot drop and the time charges (from the hourly totals), the hours it dealt in
+    (clock hours in which a hand ended) and its rake per hour of those."""
 
     table_id: str
     gaming_day: date
@@ -128,6 +129,7 @@ class HouseDay:
     chips_in_pots: int
     rake: int
     jackpot_drop: int
+    time_charge: int
     hours: int
     rake_per_hour: float
 
@@ -145,6 +147,7 @@ class DealerDay:
     void_hands: int
     rake: int
     jackpot_drop: int
+    time_charge: int
     seconds: float
     hands_per_hour: float | None
 
@@ -209,8 +212,8 @@ class Hand:
     gives them (while the hand is in progress: its script so far, and no outcome); ``pot``
     the chips awarded (net of the take), ``rake`` and ``jackpot_drop`` the house's take
     (None before the hand ends, where the rules set no take, and for hands shipped by
-    earlier releases), ``dealer`` the
-    dealer's id (None when the journal names none)."""
+    earlier releases), ``time_charge`` the time charges collected as it began (None:
+    none), ``dealer`` the dealer's id (None when the journal names none)."""
 
     table_id: str
     session: int
@@ -228,6 +231,7 @@ class Hand:
     outcome: dict[str, Any] | None
     rake: int | None
     jackpot_drop: int | None
+    time_charge: int | None  # the time charges collected as it began (None: none)
     dealer: str | None
 
 
@@ -457,7 +461,8 @@ def house_days(
         f"SELECT table_id, {day} AS gaming_day, sum(hands)::integer AS hands, "
         "sum(void_hands)::integer AS void_hands, sum(chips_in_pots)::bigint AS chips_in_pots, "
         "sum(rake)::bigint AS rake, sum(jackpot_drop)::bigint AS jackpot_drop, "
-        "count(*)::integer AS hours, (sum(rake) / count(*))::double precision AS rake_per_hour "
+        "sum(time_charge)::bigint AS time_charge, count(*)::integer AS hours, "
+        "(sum(rake) / count(*))::double precision AS rake_per_hour "
         f"FROM floor_hands_hourly WHERE {condition} AND hands > 0 GROUP BY 1, 2 ORDER BY 1, 2"
     )
     return _rows(connection, HouseDay, query, (gaming.time_zone, gaming.starts, *params))
@@ -481,6 +486,7 @@ def dealers(
         f"SELECT nullif(dealer, '') AS dealer, table_id, {_DAY} AS gaming_day, "
         "sum(hands)::integer AS hands, sum(void_hands)::integer AS void_hands, "
         "sum(rake)::bigint AS rake, sum(jackpot_drop)::bigint AS jackpot_drop, "
+        "sum(time_charge)::bigint AS time_charge, "
         "extract(epoch FROM sum(dealt))::double precision AS seconds, "
         "(sum(hands) * 3600 / nullif(extract(epoch FROM sum(dealt)), 0))::double precision "
         f"AS hands_per_hour FROM floor_dealer_hourly WHERE {condition} "
@@ -534,7 +540,7 @@ def player_sessions(
 _HAND = (
     "SELECT table_id, session, number, started_at, ended_at, seats, start_position, "
     "end_position, void, pot, bonus_cards, recorded, script, outcome, rake, jackpot_drop, "
-    "dealer FROM floor_hands "
+    "time_charge, dealer FROM floor_hands "
 )
 
 

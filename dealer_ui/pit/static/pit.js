@@ -114,7 +114,8 @@ async function loadHouse() {
 function houseLine(table) {
   const day = state.house && state.house.tables.find((t) => t.table_id === table.table_id);
   if (!day) return "no hands this gaming day";
-  return `rake ${day.rake} (${Math.round(day.rake_per_hour)}/h) · drop ${day.jackpot_drop} · ${day.hands} hands today`;
+  const time = day.time_charge ? ` · time ${day.time_charge}` : "";
+  return `rake ${day.rake} (${Math.round(day.rake_per_hour)}/h) · drop ${day.jackpot_drop}${time} · ${day.hands} hands today`;
 }
 
 function renderHouse() {
