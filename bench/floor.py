@@ -204,7 +204,7 @@ def start_floor(folder: Path, dsn: str, listen: bool) -> tuple[subprocess.Popen,
     config.write_text(
         f"[floor]\nlisten = {str(listen).lower()}\n"
         '[api]\nbind = "127.0.0.1"\n[[credentials.supervisors]]\nid = "pit"\n'
-        f'pin_hash = "{hash_pin("9999")}"\n',
+        f'pin_hash = "{hash_pin("999999")}"\n',
         encoding="utf-8",
     )
     log = folder / "floor.log"
@@ -220,7 +220,7 @@ def start_floor(folder: Path, dsn: str, listen: bool) -> tuple[subprocess.Popen,
     url = log.read_text().split("is at ", 1)[1].split()[0]
     import httpx  # noqa: PLC0415
 
-    token = httpx.post(f"{url}/api/sessions", json={"id": "pit", "pin": "9999"}).json()["token"]
+    token = httpx.post(f"{url}/api/sessions", json={"id": "pit", "pin": "999999"}).json()["token"]
     return process, url, token
 
 

@@ -59,6 +59,8 @@ _SECTIONS = {
 #: may have (a broadcast is behind the table by at least this), the most, the default.
 MIN_STUDIO_DELAY = 15.0
 MAX_STUDIO_DELAY = 240.0
+#: The longest a bonus-card moment is held on the studio's overlay, in seconds.
+MAX_BONUS_HOLD = 30.0
 #: The longest a studio token lasts, in hours.
 MAX_STUDIO_TOKEN_HOURS = 24.0
 
@@ -91,10 +93,15 @@ class Console:
 class Studio:
     """The studio feed (hole cards and odds for a broadcast): ``delay``, the minutes each
     of the table's moments is held back from its journaled time before the studio sees it;
-    ``token_hours``, how long a studio token lasts after a supervisor issues it."""
+    ``token_hours``, how long a studio token lasts after a supervisor issues it;
+    ``bonus_hold``, the seconds a bonus-card moment stays on the overlay whatever the table
+    does meanwhile; ``odds_while_dealing``, the odds shown while a street's cards are being
+    dealt too (by default they wait until the street's cards are all out)."""
 
     delay: float = MIN_STUDIO_DELAY
     token_hours: float = 12.0
+    bonus_hold: float = 4.0
+    odds_while_dealing: bool = False
 
     @property
     def delay_seconds(self) -> float:
@@ -217,8 +224,9 @@ def _rules(game: Mapping[str, Any]) -> Rules:
 
 def _protection(protection: Mapping[str, Any]) -> Protection:
     """Game protection: tag checks on unless the table says its reader gives no tag UIDs;
-    the shuffle check on unless the table turns it off."""
-    known = {"tag_checks", "deck_hands", "deck_hours", "shuffle_check"}
+    the shuffle check on unless the table turns it off; an unverified read pauses nothing
+    unless the table says so."""
+    known = {"tag_checks", "deck_hands", "deck_hours", "shuffle_check", "unverified_blocks"}
     no_unknown(protection, known, "protection.")
     checks = protection.get("tag_checks", True)
     if not isinstance(checks, bool):
@@ -235,7 +243,12 @@ def _protection(protection: Mapping[str, Any]) -> Protection:
     number = isinstance(hours, int | float) and not isinstance(hours, bool)
     if hours is not None and (not number or not 0 < hours <= 168):
         raise ConfigError("protection.deck_hours", hours, "a number of hours over 0, at most 168")
-    return Protection(checks, hands, None if hours is None else float(hours), shuffle)
+    blocks = protection.get("unverified_blocks", False)
+    if not isinstance(blocks, bool):
+        raise ConfigError(
+            "protection.unverified_blocks", blocks, "true or false (true: the dealing pauses)"
+        )
+    return Protection(checks, hands, None if hours is None else float(hours), shuffle, blocks)
 
 
 def _devices(devices: Mapping[str, Any]) -> tuple[DevicePort, DevicePort | None]:
@@ -288,7 +301,7 @@ def _console(console: Mapping[str, Any]) -> Console:
 
 
 def _studio(studio: Mapping[str, Any], test_mode: bool) -> Studio:
-    no_unknown(studio, {"delay", "token_hours"}, "studio.")
+    no_unknown(studio, {"delay", "token_hours", "bonus_hold", "odds_while_dealing"}, "studio.")
     delay = studio.get("delay", MIN_STUDIO_DELAY)
     number = isinstance(delay, int | float) and not isinstance(delay, bool)
     if not number or not 0 <= delay <= MAX_STUDIO_DELAY:
@@ -307,7 +320,11 @@ def _studio(studio: Mapping[str, Any], test_mode: bool) -> Studio:
         raise ConfigError(
             "studio.token_hours", hours, f"a number of hours, 0.01 to {MAX_STUDIO_TOKEN_HOURS:g}"
         )
-    return Studio(float(delay), float(hours))
+    hold = seconds(studio, "studio.bonus_hold", 0, MAX_BONUS_HOLD, Studio.bonus_hold)
+    while_dealing = studio.get("odds_while_dealing", Studio.odds_while_dealing)
+    if not isinstance(while_dealing, bool):
+        raise ConfigError("studio.odds_while_dealing", while_dealing, "true or false")
+    return Studio(float(delay), float(hours), hold, while_dealing)
 
 
 def _floor(floor: object) -> FloorSettings:

@@ -13,6 +13,8 @@ only by where it leads (:func:`describe_dsn`).
 
 from __future__ import annotations
 
+import base64
+import binascii
 import ipaddress
 import logging
 import os
@@ -39,15 +41,22 @@ ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _HOSTNAME = re.compile(r"[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}))*")
 _NUMERIC = re.compile(r"[0-9.]+")
 
+#: The fewest characters a PIN may have (``luck-table hash-pin`` refuses fewer).
+MIN_PIN = 6
+#: How a PIN hash made by ``luck-table hash-pin`` begins its salt (random bytes follow): the
+#: configuration cannot read a PIN's length from its hash, so it takes only the hashes that
+#: hash-pin made, which refuses a PIN of fewer than :data:`MIN_PIN` characters.
+PIN_SALT_MARK = b"luck-pin>=6:"
+
 #: The PIN hashes published in deploy/table.example.toml and deploy/floor.example.toml, each
 #: with its PIN: anyone may know them, so a configuration that holds one is refused.
 EXAMPLE_PIN_HASHES = {
-    "$argon2id$v=19$m=65536,t=3,p=4$jtot7XjfFfNDxOK2H+VWAA$"
-    "5LL4dRdVzAmQptPIXMshIVeo2mqi2YVaEIGGmxSumyg": "1234",
-    "$argon2id$v=19$m=65536,t=3,p=4$iD1udtPnvrI/pi/ZX+tVYA$"
-    "L1VZgYaq7r1Y7ur9TlEtZoD9YfbZSZQDy6gh/NxyzAI": "5678",
-    "$argon2id$v=19$m=65536,t=3,p=4$1WNnB97CbwyTvQxO1UvUIg$"
-    "14nnwL/wnuqU/h2WeMxORkOpziOvgxuX6GL+tBSAyrE": "9999",
+    "$argon2id$v=19$m=65536,t=3,p=4$bHVjay1waW4+PTY6P6sXUDcB6jFbXlfB8GDJQw$"
+    "QH7nmVlSt7qXh01mW7vkdzyLcwEmlULc0nB2SgpJ810": "123456",
+    "$argon2id$v=19$m=65536,t=3,p=4$bHVjay1waW4+PTY6f7Amn/wrny3dP4Ih2RChwg$"
+    "Hhabhq8ob9i8q7/VinFFnU1v4XlJJL+Ww3WXC7+L9ZQ": "567890",
+    "$argon2id$v=19$m=65536,t=3,p=4$bHVjay1waW4+PTY6lgLr9w9CzS2417AP6jMA3A$"
+    "EC5YaU7M1h4IcPer8t1V7jPIFdFrFDxpha64Vr0BEe0": "999999",
 }
 #: ``accept`` in this environment variable accepts the example PINs: demonstrations, tests.
 EXAMPLE_PINS_ENV = "LUCK_TABLE_EXAMPLE_PINS"
@@ -94,7 +103,14 @@ class Api:
     ``address_writes_per_second`` after ``address_write_burst`` (beyond: 429 with
     ``Retry-After``). An input a role may never make at this table (a player's decision
     where the dealer decides) is refused (403) and journaled once per ``refusal_fold``
-    seconds per session, with the count."""
+    seconds per session, with the count.
+
+    Sign-in and sessions: ``guesses_per_hour`` wrong PINs for one id within an hour, from
+    all addresses together, lock that id (for every address but the ``kiosks``: addresses or
+    networks) until a supervisor unlocks it; a session of any role ends after
+    ``session_idle`` seconds without a request or a feed message. ``/metrics`` and
+    ``/health``'s details answer only ``operations_from`` (addresses or networks) and the
+    bearer tokens whose SHA-256 digests (hex) are ``operations_tokens``."""
 
     bind: str = "127.0.0.1"
     port: int = 8080
@@ -118,6 +134,11 @@ class Api:
     address_writes_per_second: float = 50.0
     address_write_burst: int = 200
     refusal_fold: float = 10.0
+    guesses_per_hour: int = 20
+    kiosks: tuple[str, ...] = ()
+    session_idle: float = 1800.0
+    operations_from: tuple[str, ...] = ()
+    operations_tokens: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -242,14 +263,24 @@ _API_LIMITS = {  # key: (least, most)
     "message_burst": (1, 100_000),
     "write_burst": (1, 100_000),
     "address_write_burst": (1, 100_000),
+    "guesses_per_hour": (1, 1000),
 }
 _API_RATES = ("messages_per_second", "writes_per_second", "address_writes_per_second")
 _API_TIMES = {  # key: (least, most) seconds
     "request_timeout": (0.1, 600.0),
     "feed_penalty": (0.0, 3600.0),
     "refusal_fold": (0.1, 3600.0),
+    "session_idle": (60.0, 8 * 3600.0),
 }
-_API_LISTS = ("trusted_proxies", "allowed_hosts", "allowed_origins")
+_API_LISTS = (
+    "trusted_proxies",
+    "allowed_hosts",
+    "allowed_origins",
+    "kiosks",
+    "operations_from",
+    "operations_tokens",
+)
+_DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
 def parse_api(api: Mapping[str, Any], base: Path) -> Api:
@@ -306,6 +337,14 @@ def parse_api(api: Mapping[str, Any], base: Path) -> Api:
             api, "api.allowed_origins", _origin, "origins (https://host:port)"
         ),
         docs=docs,
+        kiosks=_strings(api, "api.kiosks", _network, "IP addresses or networks"),
+        operations_from=_strings(api, "api.operations_from", _network, "IP addresses or networks"),
+        operations_tokens=_strings(
+            api,
+            "api.operations_tokens",
+            _DIGEST.fullmatch,
+            "SHA-256 digests of tokens (64 lowercase hex digits: sha256sum)",
+        ),
         **limits,
         **rates,
         **times,
@@ -322,7 +361,7 @@ def _rate(data: Mapping[str, Any], key: str, default: float) -> float:
 
 
 def _strings(
-    data: Mapping[str, Any], key: str, check: Callable[[str], bool], allowed: str
+    data: Mapping[str, Any], key: str, check: Callable[[str], object], allowed: str
 ) -> tuple[str, ...]:
     """A list of strings each passing ``check``, or ConfigError naming the first that does not."""
     values = data.get(last_part(key), [])
@@ -389,8 +428,31 @@ def parse_credentials(credentials: Mapping[str, Any], role: str) -> tuple[Creden
             extract_parameters(pin_hash)
         except InvalidHashError:
             raise ConfigError(f"{where}.pin_hash", pin_hash, "a well-formed Argon2 hash") from None
+        if not checked_pin(pin_hash):
+            raise ConfigError(
+                f"{where}.pin_hash",
+                "(a hash not made by luck-table hash-pin)",
+                f"PINs need at least {MIN_PIN} digits: this hash was not made by "
+                "luck-table hash-pin (a 4-digit PIN's, or one made elsewhere, cannot be "
+                "told apart): make it again with luck-table hash-pin",
+            )
         out.append(Credential(person, pin_hash))
     return tuple(out)
+
+
+def checked_pin(pin_hash: str) -> bool:
+    """Whether ``pin_hash`` (a well-formed Argon2 hash) was made by ``luck-table hash-pin``,
+    which refuses a PIN shorter than :data:`MIN_PIN`: its salt begins with
+    :data:`PIN_SALT_MARK`."""
+    parts = pin_hash.split("$")
+    if len(parts) < 3:
+        return False
+    salt = parts[-2]
+    try:
+        raw = base64.b64decode(salt + "=" * (-len(salt) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return raw.startswith(PIN_SALT_MARK)
 
 
 #: What stands for a password in a connection string shown in a message.

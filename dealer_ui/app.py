@@ -33,15 +33,22 @@ from pydantic import BaseModel, Field
 
 from controller.config import MAX_STUDIO_TOKEN_HOURS, MIN_STUDIO_DELAY
 from controller.service import Guard, Paused, Stale, TableService, TableStopped
-from controller.table import SignInAttack, Table, TableInputError, input_from_json
+from controller.table import (
+    AlertKind,
+    SignInAttack,
+    SignInLocked,
+    Table,
+    TableInputError,
+    input_from_json,
+)
 from dealer_ui.archive import PAGE, Archive
-from dealer_ui.auth import Attack, Auth, AuthError, Session
+from dealer_ui.auth import HOUR, Attack, Auth, AuthError, Lock, Session, listed
 from dealer_ui.feeds import Feed
 from dealer_ui.guard import peer_of
 from dealer_ui.models import EventOut, StepOut, ViewOut
 from dealer_ui.operations import router as operations_router
 from dealer_ui.refusals import Refusals
-from dealer_ui.studio import ISSUED, REVOKED, StudioFeed, StudioPass, StudioTokens
+from dealer_ui.studio import ISSUED, REVOKED, StudioFeed, StudioPass, StudioTokens, digest
 from dealer_ui.views import Role, effects_view, view
 from dealer_ui.web import (
     ApiError,
@@ -69,14 +76,38 @@ PLAYERS_DO_NOT_DECIDE = "players do not enter their own decisions at this table:
 log = logging.getLogger(__name__)
 
 
-class PlayerTokenIn(BaseModel):
-    seat: int = Field(ge=1, le=8)
+#: The access records of player tokens issued, and of an id unlocked without an alert.
+PLAYER_TOKEN, UNLOCKED = "player_token", "sign_in_unlocked"
+#: How far back the journal is read at start for the player tokens of the sittings.
+PLAYER_TOKEN_HOURS = 24
 
 
 class Supervisor(BaseModel):
     supervisor: Id = Field(description="the supervisor's id")
     pin: str = Field(min_length=1, max_length=64)
     why: Reason
+
+
+class PlayerTokenIn(BaseModel):
+    seat: int = Field(ge=1, le=8)
+    supervisor: Supervisor | None = Field(
+        default=None,
+        description="a supervisor's id, PIN and reason: needed for a second token for the "
+        "same sitting (the first one ends)",
+    )
+
+
+class UnlockIn(Supervisor):
+    role: Literal["dealer", "supervisor"] = Field(
+        description="whose id: a dealer's or a supervisor's"
+    )
+    id: str = Field(min_length=1, max_length=64, description="the id locked")
+
+
+class UnlockOut(BaseModel):
+    role: str
+    id: str
+    alert: int | None = Field(description="the lock's alert resolved (None: the table had none)")
 
 
 class DecisionIn(BaseModel):
@@ -131,6 +162,10 @@ class ChipsIn(BaseModel):
     chips: int
 
 
+class SeatToIn(BaseModel):
+    to: int = Field(description="the empty seat the player moves to")
+
+
 class VoidIn(Supervisor):
     """The supervisor's id, PIN and reason; ``hand``, the hand the supervisor means to void
     (the console's confirmation names it): refused (409 stale) if another hand is on."""
@@ -165,7 +200,7 @@ class WrongFaceIn(Supervisor):
 
 class ResolveIn(Supervisor):
     alert: int
-    remedy: Literal["hold", "dead", "done", "replace_deck"]
+    remedy: Literal["hold", "dead", "done", "replace_deck", "void"]
 
 
 class CorrectStackIn(Supervisor):
@@ -232,7 +267,7 @@ SUPERVISOR_ACTIONS: list[tuple[str, type[Supervisor], Callable[[Any], dict[str, 
         "resolve",
         ResolveIn,
         lambda body: {"type": "resolve_alert", "alert": body.alert, "remedy": body.remedy},
-        "Apply a remedy (hold, dead, done, replace_deck) to an open alert.",
+        "Apply a remedy (hold, dead, done, replace_deck, void) to an open alert.",
     ),
     (
         "correct-stack",
@@ -248,7 +283,7 @@ STEP: dict[str, Any] = {"response_model": StepOut, "response_model_exclude_unset
 VIEW: dict[str, Any] = {"response_model": ViewOut, "response_model_exclude_unset": True}
 
 #: The statuses the console's operations answer with ``{"error", "reason"}``.
-ERRORS = (401, 403, 404, 409, 422, 429, 503)
+ERRORS = (401, 403, 404, 409, 422, 423, 429, 503)
 
 
 @dataclass(slots=True)
@@ -263,6 +298,7 @@ class TableApp:
     studio: StudioFeed
     studio_tokens: StudioTokens
     refusals: Refusals
+    player_tokens: dict[int, int]  # the tokens issued for each sitting (by its number)
 
     def live_session(self, token: str | None) -> Session | None:
         """The session of ``token`` if it still holds (not expired; a player's token: its
@@ -356,24 +392,63 @@ class TableApp:
             {**record, "who": body.supervisor, "why": body.why}, session, guard
         )
 
+    def open_alert(self, kind: AlertKind, role: str, who: str) -> int | None:
+        """The number of the open ``kind`` alert (a sign-in's) of ``role`` ``who``, if any."""
+        for alert in self.service.table.alerts:
+            facts = alert.facts
+            if alert.kind is kind and (
+                getattr(facts, "role", None),
+                getattr(facts, "who", None),
+            ) == (role, who):
+                return alert.id
+        return None
+
+    def locked_at_table(self, kind: str, who: str) -> bool:
+        """The table holds ``kind`` ``who`` locked: its ``sign_in_locked`` alert is open."""
+        return self.open_alert(AlertKind.SIGN_IN_LOCKED, kind, who) is not None
+
     async def attack_alert(self, attack: Attack) -> None:
         """An id under attack: a non-blocking alert at the table (journaled, shown to the
-        supervisor and surveillance, shipped to the floor)."""
+        supervisor and surveillance, shipped to the floor); none while one for the same id
+        is open (the ids not configured are one)."""
+        if self.open_alert(AlertKind.SIGN_IN_ATTACK, attack.role, attack.who) is not None:
+            return
         item = SignInAttack(
             at=0,
             role=attack.role,
             who=attack.who,
             failures=attack.failures,
             window=max(1, round(attack.window)),
-            clients=", ".join(attack.clients),
+            clients=listed(attack.clients),
         )
+        await self._raise(item)
+
+    async def lock_alert(self, lock: Lock) -> bool:
+        """A configured id locked: a blocking alert at the table, which holds the lock until
+        a supervisor resolves it (True once it is open)."""
+        if self.locked_at_table(lock.kind, lock.who):
+            return True
+        item = SignInLocked(
+            at=0,
+            role=lock.kind,
+            who=lock.who,
+            failures=lock.failures,
+            window=round(HOUR),
+            clients=listed(lock.clients),
+        )
+        return await self._raise(item)
+
+    async def _raise(self, item: SignInAttack) -> bool:
+        """Submit a sign-in alert's input: True once it is raised."""
         try:
             step = await self.service.submit(item)
         except RuntimeError as error:  # the service is stopping: no table to raise it at
-            log.error("the sign-in attack alert could not be raised: %s", error)
-            return
+            log.error("the %s alert could not be raised: %s", item.tag, error)
+            return False
         if step.refused:
-            log.error("the sign-in attack alert was refused: %s", step.refused)
+            log.error("the %s alert was refused: %s", item.tag, step.refused)
+            return False
+        return True
 
 
 def role_of(session: Session | None) -> tuple[Role, int | None]:
@@ -446,13 +521,43 @@ tokens = APIRouter(tags=["sign-in"])
 
 
 @tokens.post("/api/player-tokens", response_model=SessionOut)
-async def player_token(body: PlayerTokenIn, table: TheTable, _: Dealer) -> SessionOut:
+async def player_token(
+    body: PlayerTokenIn, request: Request, table: TheTable, session: Dealer
+) -> SessionOut:
     """A token for the player at a seat: their own hole cards, their own decisions;
-    it is bound to their sitting (this sit-down) and ends when they leave the seat."""
+    it is bound to their sitting (this sit-down) and ends when they leave the seat. One
+    token per sitting: another needs a supervisor's id and PIN (``supervisor``), and ends
+    the first. Each is journaled (who issued it, the seat, the sitting, the token's
+    SHA-256 digest, never the token) before it is given."""
     place = table.service.table.seat(body.seat)
     if place is None:
         raise ApiError(409, "refused", f"seat {body.seat}: no player is seated")
-    return session_out(table.auth.player_session(body.seat, place.sitting), table.auth)
+    sitting, earlier = place.sitting, table.player_tokens.get(place.sitting, 0)
+    record: dict[str, Any] = {"seat": body.seat, "sitting": sitting, "by": session.who}
+    if earlier:
+        supervisor = body.supervisor
+        if supervisor is None:
+            reason = (
+                f"seat {body.seat}: a token was issued for this sitting already; another "
+                "needs a supervisor's id and PIN, and ends the first"
+            )
+            raise ApiError(403, "forbidden", reason)
+        await table.check_supervisor(supervisor, PLAYER_TOKEN, request, session)
+        ended = table.auth.end_sitting(sitting)
+        record |= {"supervisor": supervisor.supervisor, "why": supervisor.why}
+        record |= {"replaces": earlier, "ended": ended}
+    made = table.auth.player_session(body.seat, sitting)
+    try:
+        await table.service.record_access(PLAYER_TOKEN, {**record, "digest": digest(made.token)})
+    except BaseException:  # not journaled: not given
+        table.auth.sign_out(made.token)
+        raise
+    seated = {place.sitting for place in table.service.table.seats}
+    for gone in [number for number in table.player_tokens if number not in seated]:
+        del table.player_tokens[gone]  # an ended sitting takes no token: its count goes
+    table.player_tokens[sitting] = earlier + 1
+    log.info("player token for seat %d (sitting %d) issued by %s", body.seat, sitting, session.who)
+    return session_out(made, table.auth)
 
 
 # The table -------------------------------------------------------------------------------
@@ -542,6 +647,13 @@ async def rebuy(seat: int, body: ChipsIn, table: TheTable, session: Dealer) -> S
     return await table.submit({"type": "rebuy", "seat": seat, "chips": body.chips}, session)
 
 
+@dealer_router.post("/seats/{seat}/move", **STEP)
+async def change_seat(seat: int, body: SeatToIn, table: TheTable, session: Dealer) -> StepOut:
+    """The player at ``seat`` moves to the empty seat ``to`` with the stack, between their
+    hands."""
+    return await table.submit({"type": "change_seat", "seat": seat, "to": body.to}, session)
+
+
 @dealer_router.post("/seats/{seat}/{change}", **STEP)
 async def seat_change(
     seat: int,
@@ -583,6 +695,26 @@ def _supervisor_action(
 
 for _path, _model, _record, _doc in SUPERVISOR_ACTIONS:
     _supervisor_action(_path, _model, _record, _doc)
+
+
+@supervisor_router.post("/unlock", response_model=UnlockOut)
+async def unlock(body: UnlockIn, request: Request, table: TheTable, session: Staff) -> UnlockOut:
+    """Unlock an id locked after too many wrong PINs (a supervisor's id and PIN, at a
+    dealer's or surveillance session): its ``sign_in_locked`` alert is resolved (``done``,
+    journaled with who and why), or, if the table had none, an access record is journaled."""
+    await table.check_supervisor(body, UNLOCKED, request, session)
+    if not table.auth.locked(body.role, body.id):
+        raise ApiError(404, "not_found", f"{body.role} id {body.id[:64]!r} is not locked")
+    alert = table.open_alert(AlertKind.SIGN_IN_LOCKED, body.role, body.id)
+    if alert is None:
+        record = {"role": body.role, "id": body.id, "supervisor": body.supervisor}
+        await table.service.record_access(UNLOCKED, {**record, "by": session.who, "why": body.why})
+    else:
+        resolve = {"type": "resolve_alert", "alert": alert, "remedy": "done"}
+        await table.submit({**resolve, "who": body.supervisor, "why": body.why}, session)
+    table.auth.unlock(body.role, body.id)
+    log.info("%s %r unlocked by %s", body.role, body.id, body.supervisor)
+    return UnlockOut(role=body.role, id=body.id, alert=alert)
 
 
 # The studio ------------------------------------------------------------------------------
@@ -637,13 +769,12 @@ async def studio_token(
     tokens.add(made)
     await table.studio.start()
     log.info("studio token %s (%s) issued by %s", made.id, made.label, made.supervisor)
-    now = tokens.clock()
     return StudioTokenOut(
         token=token,
         id=made.id,
         label=made.label,
         expires=made.expires,
-        expires_in=made.expires - now,
+        expires_in=tokens.left(made),
     )
 
 
@@ -786,7 +917,7 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
     """The app for ``service`` (started); ``auth`` defaults to the configuration's
     credentials."""
     config = service.config
-    auth = auth or Auth(config.dealers, config.supervisors)
+    auth = auth or Auth.configured(config.api, config.dealers, config.supervisors)
     auth.position = lambda: service.position  # the moment each session begins
     if config.studio.delay < MIN_STUDIO_DELAY:  # only a table in test mode may (config)
         log.warning(
@@ -795,14 +926,22 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
             config.studio.delay_seconds,
             MIN_STUDIO_DELAY,
         )
-    studio = StudioFeed(service, config.studio.delay_seconds)
-    tokens = StudioTokens(service.now)
+    studio = StudioFeed(
+        service,
+        config.studio.delay_seconds,
+        bonus_hold=config.studio.bonus_hold,
+        odds_while_dealing=config.studio.odds_while_dealing,
+    )
+    tokens = StudioTokens(service.now, service.monotonic)
     refusals = Refusals(service.record_access, config.api.refusal_fold)
     table = TableApp(
-        service, auth, Feed(service), Archive(config.journal), studio, tokens, refusals
+        service, auth, Feed(service), Archive(config.journal), studio, tokens, refusals, {}
     )
     if auth.on_attack is None:
         auth.on_attack = table.attack_alert
+    if auth.on_lock is None:
+        auth.on_lock = table.lock_alert
+    auth.locked_at = table.locked_at_table
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -812,6 +951,10 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
             tokens.restore(await service.access_records((ISSUED, REVOKED), since))
             if tokens.held():  # a studio follows the table: its feed starts again at once
                 await studio.start()
+            issued = service.now() - PLAYER_TOKEN_HOURS * 3600
+            for entry in await service.access_records((PLAYER_TOKEN,), issued):
+                sitting = int(entry.fields["sitting"])
+                table.player_tokens[sitting] = table.player_tokens.get(sitting, 0) + 1
         except TableStopped as error:  # the console still serves, to say why (503)
             log.error("the studio's tokens could not be read back: %s", error)
         yield

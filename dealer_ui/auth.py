@@ -3,13 +3,28 @@ hashes (made by :func:`hash_pin`, ``luck-table hash-pin``; checked by :func:`ver
 rate-limited, every failed attempt logged (logger ``dealer_ui.auth``, WARNING); the
 app journals each one (``AuthError.journal``).
 
-A session is a random token that expires ``session_seconds`` after sign-in. It records
-the moment it began (``since``: the table's journal position then): a feed that resumes
-never sends a session what the table did before it. A player's token is bound to one
-sitting (the table's number for that sit-down) and ends with it.
+A PIN has at least :data:`MIN_PIN` digits: :func:`hash_pin` refuses a shorter one and
+marks its hashes (their salt begins with ``PIN_SALT_MARK``), the only hashes the
+configuration takes.
 
-Guessing is limited by the address it comes from, so that nobody can lock the real dealer
-out by trying their id from elsewhere (docs/security.md):
+A session is a random token that expires ``session_seconds`` after sign-in, or once it has
+gone unused for ``idle_seconds`` (each :meth:`Auth.session` uses it: every request, every
+feed message). It records the moment it began (``since``: the table's journal position
+then): a feed that resumes never sends a session what the table did before it. A player's
+token is bound to one sitting (the table's number for that sit-down) and ends with it.
+
+Guessing is limited by the address it comes from, and by the id over an hour
+(docs/security.md):
+
+- An id with ``guesses_per_hour`` failed attempts within an hour (from all addresses
+  together; counted, as an address's, before the PIN is checked) is locked: every attempt
+  for it is refused unchecked (HTTP 423) from every address but the ``kiosks``. A
+  configured id at a table (``on_lock`` set) stays locked while the table holds its lock
+  (``locked_at``: its blocking alert open) until a supervisor unlocks it; anywhere else (an
+  id that is not configured, the floor service) the lock ends as the failures age past the
+  hour. Failures for ids that are not configured are told (``on_attack``) as one id,
+  :data:`NOT_CONFIGURED`, so that nobody raises an alert per made-up id; what staff are
+  shown of a text someone typed is :func:`quoted`.
 
 - An address with ``max_failures`` failed attempts within ``window_seconds`` is refused
   (HTTP 429), without checking the PIN, until the oldest of those failures is
@@ -44,6 +59,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import heapq
+import ipaddress
 import itertools
 import logging
 import os
@@ -57,15 +73,18 @@ from dataclasses import dataclass, field
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+from argon2.low_level import Type, hash_secret
 
-from controller.config_file import Credential
+from controller.config_file import MIN_PIN, PIN_SALT_MARK, Api, Credential
 from controller.errors import LuckTableError
 
 log = logging.getLogger(__name__)
 
 _HASHER = PasswordHasher()
-#: The fewest characters a PIN may have.
-MIN_PIN = 4
+#: The window of the per-id bound on wrong PINs (``Auth.guesses_per_hour``), in seconds.
+HOUR = 3600.0
+#: The most characters of a text someone typed (an id tried) that staff are shown.
+SHOWN = 32
 
 
 class PinError(LuckTableError, ValueError):
@@ -73,10 +92,55 @@ class PinError(LuckTableError, ValueError):
 
 
 def hash_pin(pin: str) -> str:
-    """The Argon2id hash of a PIN, to store in a configuration's ``pin_hash``."""
+    """The Argon2id hash of a PIN (argon2-cffi's default cost), to store in a
+    configuration's ``pin_hash``; its salt begins with the mark that tells the
+    configuration's checks the PIN had :data:`MIN_PIN` characters or more."""
     if len(pin) < MIN_PIN:
-        raise PinError(f"a PIN needs at least {MIN_PIN} characters")
-    return _HASHER.hash(pin)
+        raise PinError(f"a PIN needs at least {MIN_PIN} digits (this one has {len(pin)})")
+    salt = PIN_SALT_MARK + secrets.token_bytes(16)
+    made = hash_secret(
+        pin.encode(),
+        salt,
+        time_cost=_HASHER.time_cost,
+        memory_cost=_HASHER.memory_cost,
+        parallelism=_HASHER.parallelism,
+        hash_len=_HASHER.hash_len,
+        type=Type.ID,
+    )
+    return made.decode("ascii")
+
+
+def quoted(text: str, limit: int = SHOWN) -> str:
+    """``text`` someone typed (an id tried), as staff may be shown it: its first ``limit``
+    characters, quoted with every control, format (bidi, zero-width) and other unprintable
+    character escaped (``repr``), "..." after the quote when it was longer."""
+    return repr(text[:limit]) + ("..." if len(text) > limit else "")
+
+
+def listed(items: Sequence[str], most: int = 5) -> str:
+    """The first ``most`` of ``items`` (each :func:`quoted` unless it is an IP address),
+    comma-separated, and how many more."""
+    words = [item if _is_address(item) else quoted(item) for item in items[:most]]
+    more = len(items) - most
+    return ", ".join(words) + (f" and {more} more" if more > 0 else "")
+
+
+def _is_address(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
+def in_networks(address: str, networks: Sequence[str]) -> bool:
+    """Whether ``address`` (an IP address; anything else: False) is in one of ``networks``
+    (addresses or networks, as the configuration gives them)."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in ipaddress.ip_network(net, strict=False) for net in networks)
 
 
 def verify_pin(pin_hash: str, pin: str) -> bool:
@@ -88,8 +152,9 @@ def verify_pin(pin_hash: str, pin: str) -> bool:
 
 
 class AuthError(LuckTableError):
-    """A credential refused: ``status`` 401 (wrong or expired), 429 (too many attempts) or
-    503 (too many attempts waiting for their check: the PIN not checked);
+    """A credential refused: ``status`` 401 (wrong or expired), 423 (the id is locked: the
+    PIN not checked), 429 (too many attempts) or 503 (too many attempts waiting for their
+    check: the PIN not checked);
     ``journal``: a failed attempt to journal (every wrong PIN, the first refusal of a
     lockout; never an expired or unknown session)."""
 
@@ -123,11 +188,28 @@ class Attack:
     clients: tuple[str, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class Lock:
+    """An id locked: ``failures`` wrong PINs for the ``kind`` (dealer or supervisor) ``who``
+    within the hour, from ``clients``."""
+
+    kind: str
+    who: str
+    failures: int
+    clients: tuple[str, ...]
+
+
 #: An attempt waiting for the PIN checker: (rank, turn, its turn given, address).
 _Waiting = tuple[int, int, "asyncio.Future[None]", str]
 
 #: Told of an id under attack (once per attack).
 OnAttack = Callable[[Attack], Awaitable[None]]
+#: Told of a configured id locked: True once the lock is held at the table (its alert).
+OnLock = Callable[[Lock], Awaitable[bool]]
+#: Whether the table holds a lock of (kind, id) (its open alert).
+LockedAt = Callable[[str, str], bool]
+#: The id that stands for every id that is not configured, in an attack's report.
+NOT_CONFIGURED = "(ids not configured)"
 
 
 @dataclass(slots=True)
@@ -146,8 +228,17 @@ class Auth:
     max_waiting: int = 8
     check_wait: float = 20.0
     verify: Callable[[str, str], bool] = verify_pin  # (pin_hash, pin): the PIN check
+    guesses_per_hour: int = 20  # wrong PINs for one id within an hour: it is locked
+    kiosks: Sequence[str] = ()  # addresses or networks a locked id still signs in from
+    idle_seconds: float = 1800.0  # a session unused this long ends
+    on_lock: OnLock | None = None  # None: a lock ends as its hour's failures age
+    locked_at: LockedAt = lambda kind, who: False  # the table holds the lock (its alert)
     _sessions: dict[str, Session] = field(default_factory=dict)
-    # failed attempts (time, address) by key: "client:ADDRESS" or "id:ROLE:ID"
+    _touched: dict[str, float] = field(default_factory=dict)  # token: last used
+    # the configured ids locked here, not (yet) at the table: "lock:KIND:ID"
+    _locking: set[str] = field(default_factory=set)
+    _pruned: float = float("-inf")  # when the old failures were last forgotten
+    # failed attempts (time, address) by key: "client:ADDRESS", "id:ROLE:ID", "lock:KIND:ID"
     _failures: dict[str, deque[tuple[float, str]]] = field(default_factory=dict)
     _reserved: Counter[str] = field(default_factory=Counter)  # attempts being checked
     _reported: set[str] = field(default_factory=set)  # locked addresses whose lockout is journaled
@@ -158,6 +249,20 @@ class Auth:
     # the attempts waiting for the checker: (rank, turn, its turn given, address)
     _waiting: list[_Waiting] = field(default_factory=list)
     _turns: itertools.count[int] = field(default_factory=itertools.count)
+
+    @classmethod
+    def configured(
+        cls, api: Api, dealers: Sequence[Credential], supervisors: Sequence[Credential]
+    ) -> Auth:
+        """The sign-in of a service with ``api``'s settings (``[api]``: the guesses an id
+        may have an hour, the kiosks, the sessions' idle time)."""
+        return cls(
+            dealers,
+            supervisors,
+            guesses_per_hour=api.guesses_per_hour,
+            kiosks=api.kiosks,
+            idle_seconds=api.session_idle,
+        )
 
     async def sign_in(self, role: str, who: str, pin: str, client: str) -> Session:
         """A new session for ``who`` (a dealer for ``dealer``, a supervisor for
@@ -176,6 +281,15 @@ class Auth:
         player of the same name sits there next."""
         return self._new("player", f"seat {seat}", seat, sitting)
 
+    def end_sitting(self, sitting: int) -> int:
+        """End every player token of ``sitting``: how many there were."""
+        ended = [
+            t for t, s in self._sessions.items() if s.role == "player" and s.sitting == sitting
+        ]
+        for token in ended:
+            self.sign_out(token)
+        return len(ended)
+
     def seat_changed(self, session: Session, sitting: int | None) -> None:
         """End a player's token once ``sitting`` (the sitting at its seat now, None:
         nobody) is not the one it was issued for: AuthError 401."""
@@ -190,13 +304,38 @@ class Auth:
         session = self._sessions.get(token)
         if session is None:
             raise AuthError(401, "unknown or signed-out session: sign in again")
-        if self.clock() >= session.expires:
-            del self._sessions[token]
+        now = self.clock()
+        if now >= session.expires:
+            self.sign_out(token)
             raise AuthError(401, "the session has expired: sign in again")
+        if now - self._touched.get(token, now) >= self.idle_seconds:
+            self.sign_out(token)
+            idle = f"the session was unused for {self.idle_seconds:g} s and has ended"
+            raise AuthError(401, f"{idle}: sign in again")
+        self._touched[token] = now  # each request and feed message: the session is in use
         return session
 
     def sign_out(self, token: str) -> None:
         self._sessions.pop(token, None)
+        self._touched.pop(token, None)
+
+    def locked(self, kind: str, who: str) -> bool:
+        """Whether the ``kind`` (dealer or supervisor) id ``who`` is locked."""
+        key = f"lock:{kind}:{who}"
+        known = any(c.id == who for c in self._credentials(kind))
+        if known and self.on_lock is not None:
+            return key in self._locking or self.locked_at(kind, who)
+        return self._count(key, self.clock(), HOUR) >= self.guesses_per_hour
+
+    def unlock(self, kind: str, who: str) -> None:
+        """A supervisor unlocks ``kind`` ``who``: its wrong PINs of the hour are forgotten
+        (the table's alert is resolved by the caller)."""
+        key = f"lock:{kind}:{who}"
+        self._locking.discard(key)
+        self._failures.pop(key, None)
+
+    def _credentials(self, kind: str) -> Sequence[Credential]:
+        return self.dealers if kind == "dealer" else self.supervisors
 
     def under_attack(self, role: str, who: str) -> bool:
         """Whether ``role`` ``who`` has had ``max_failures`` failures within the window."""
@@ -206,6 +345,10 @@ class Auth:
         self, credentials: Sequence[Credential], role: str, who: str, pin: str, client: str
     ) -> None:
         address, person = f"client:{client}", f"id:{role}:{who}"
+        kind = "dealer" if role == "dealer" else "supervisor"  # whose PIN it guesses
+        known = any(c.id == who for c in credentials)
+        # the ids not configured are told of as one: nobody raises an alert per made-up id
+        told = person if known else f"id:{role}:{NOT_CONFIGURED}"
         now = self.clock()
         if self._count(address, now) + self._reserved[address] >= self.max_failures:
             log.warning("%s sign-in for %r from %s refused: too many attempts", role, who, client)
@@ -214,19 +357,31 @@ class Auth:
             reason = f"too many failed attempts from {client}: wait {self.window_seconds:g} s"
             raise AuthError(429, reason, journal=first)
         self._reported.discard(address)
+        lock = f"lock:{kind}:{who}"  # counted before the check, as the address is
+        full = self._count(lock, now, HOUR) + self._reserved[lock] >= self.guesses_per_hour
+        if (full or self.locked(kind, who)) and not in_networks(client, self.kiosks):
+            log.warning("%s sign-in for %r from %s refused: the id is locked", role, who, client)
+            reason = (
+                "this id is locked after too many wrong PINs: a supervisor unlocks it "
+                "(a registered kiosk still signs in)"
+            )
+            raise AuthError(423, reason)
         rank = self._rank(client, address, now)
-        self._reserved[address] += 1  # counted before the check: a burst checks at most max
+        self._reserved.update(
+            (address, lock)
+        )  # counted before the check: a burst checks at most max
         try:
-            if self._count(person, now) < self.max_failures:
-                self._attacked.discard(person)  # an attack told before is over
-            else:
+            if self._count(told, now) < self.max_failures:
+                self._attacked.discard(told)  # an attack told before is over
+            if self._count(person, now) >= self.max_failures:
                 log.warning("%s %r is under attack: the attempt from %s waits", role, who, client)
                 await asyncio.sleep(self.attack_delay)
             ok = await self._verify(credentials, who, pin, rank, client)
         finally:
-            self._reserved[address] -= 1
-            if not self._reserved[address]:
-                del self._reserved[address]
+            self._reserved.subtract((address, lock))
+            for key in (address, lock):
+                if not self._reserved[key]:
+                    del self._reserved[key]
         if ok:
             log.info("right %s PIN for %r from %s", role, who, client)
             now = self.clock()
@@ -235,13 +390,53 @@ class Auth:
             self._known[client] = now
             return
         now = self.clock()
-        for key in (address, person):
+        self._prune(now)
+        for key in {address, person, told, lock}:
             self._failures.setdefault(key, deque()).append((now, client))
         log.warning("failed %s PIN for %r from %s", role, who, client)
-        if self._count(person, now) >= self.max_failures and person not in self._attacked:
-            self._attacked.add(person)
-            await self._tell_attack(role, who, person)
+        if self._count(told, now) >= self.max_failures and told not in self._attacked:
+            self._attacked.add(told)
+            await self._tell_attack(role, who if known else NOT_CONFIGURED, told)
+        failures = self._count(lock, now, HOUR)
+        if known and self.on_lock is not None and failures >= self.guesses_per_hour:
+            await self._lock(Lock(kind, who, failures, self._clients(lock)), lock)
         raise AuthError(401, f"wrong {role} id or PIN", journal=True)
+
+    async def _lock(self, lock: Lock, key: str) -> None:
+        """Lock a configured id (its failures forgotten: the lock stands for them) and tell
+        the table; held here until the table holds it."""
+        if key in self._locking:
+            return
+        self._locking.add(key)
+        self._failures.pop(key, None)
+        log.warning(
+            "%s %r is locked: %d wrong PINs within an hour from %s",
+            lock.kind,
+            lock.who,
+            lock.failures,
+            ", ".join(lock.clients),
+        )
+        assert self.on_lock is not None
+        if await self.on_lock(lock):
+            self._locking.discard(key)
+
+    def _prune(self, now: float) -> None:
+        """Forget, once a minute, the keys whose last failure is over an hour old (every
+        window is an hour at most), so that made-up ids and addresses cost no memory for
+        long."""
+        if now - self._pruned < 60:
+            return
+        self._pruned = now
+        old = [
+            k
+            for k, failures in self._failures.items()
+            if not failures or now - failures[-1][0] > HOUR
+        ]
+        for key in old:
+            del self._failures[key]
+
+    def _clients(self, key: str) -> tuple[str, ...]:
+        return tuple(sorted({client for _, client in self._failures.get(key, ())}))
 
     def _rank(self, client: str, address: str, now: float) -> int:
         """Where an attempt from ``client`` waits: 0 known, 1 fresh, 2 any other."""
@@ -318,7 +513,7 @@ class Auth:
 
     async def _tell_attack(self, role: str, who: str, person: str) -> None:
         failures = self._failures[person]
-        clients = tuple(sorted({client for _, client in failures}))
+        clients = self._clients(person)
         attack = Attack(role, who, len(failures), self.window_seconds, clients)
         log.warning(
             "%s %r is under attack: %d wrong PINs within %g s from %s",
@@ -331,10 +526,12 @@ class Auth:
         if self.on_attack is not None:
             await self.on_attack(attack)
 
-    def _count(self, key: str, now: float) -> int:
-        """The failures of ``key`` within the window (older ones forgotten)."""
+    def _count(self, key: str, now: float, window: float | None = None) -> int:
+        """The failures of ``key`` within ``window`` seconds (default: the window; older
+        ones forgotten)."""
         failures = self._failures.get(key)
-        while failures and now - failures[0][0] > self.window_seconds:
+        span = self.window_seconds if window is None else window
+        while failures and now - failures[0][0] > span:
             failures.popleft()
         if failures:
             return len(failures)
@@ -344,11 +541,19 @@ class Auth:
     def _new(
         self, role: str, who: str, seat: int | None = None, sitting: int | None = None
     ) -> Session:
-        token = secrets.token_urlsafe(24)
-        expires = self.clock() + self.session_seconds
-        session = Session(token, role, who, expires, seat, sitting, self.position())
+        token, now = secrets.token_urlsafe(24), self.clock()
+        for old in [t for t, s in self._sessions.items() if self._ended(t, s, now)]:
+            self.sign_out(old)
+        session = Session(
+            token, role, who, now + self.session_seconds, seat, sitting, self.position()
+        )
         self._sessions[token] = session
+        self._touched[token] = now
         return session
+
+    def _ended(self, token: str, session: Session, now: float) -> bool:
+        idle = now - self._touched.get(token, now) >= self.idle_seconds
+        return idle or now >= session.expires
 
 
 def _one_core_last() -> None:

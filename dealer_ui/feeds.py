@@ -8,6 +8,11 @@ the session it is made with began (``since``, the table's journal position then:
 player's token is issued during its sitting): what the table did before then, built for
 that role and seat, may belong to someone else (the previous player at the seat); such a
 client gets a fresh snapshot too.
+
+While the table's journal cannot be written (``service.journal_fault``), every client is
+sent ``{"type": "journal", "epoch", "reason"}`` (not numbered: no update of the table), and
+once it can again the same with ``"reason": null``; a client that connects meanwhile gets
+it after its snapshot. The console shows it as a blocking alert.
 """
 
 from __future__ import annotations
@@ -148,6 +153,7 @@ class Feed:
         self._kept: Kept[Numbered] = Kept(kept)
         self._changes = Changes()
         self._task: asyncio.Task[None] | None = None
+        service.fault_listeners.append(self._changes.changed)
 
     def start(self) -> None:
         """Start following (idempotent; needs the running loop)."""
@@ -203,8 +209,12 @@ class Feed:
             sent = self.current.seq
         else:
             sent = last if last is not None else 0
+        told: str | None = None  # the journal's fault the client was told of
         while True:
             changed = self._changes.next()
+            if self.service.journal_fault != told:
+                told = self.service.journal_fault
+                yield json.dumps({"type": "journal", "epoch": self.epoch, "reason": told})
             while sent < self.current.seq:
                 after = self._kept.at(sent + 1)
                 if after is None:  # fell behind what is kept

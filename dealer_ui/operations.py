@@ -2,7 +2,11 @@
 answers), ``GET /ready`` (the devices, the journal and the floor shipping are as they should
 be; 503 naming what is not) and ``GET /metrics`` (Prometheus' text format, from the
 ``prometheus_client`` library). None needs a session and none shows a card: a monitoring
-system or a load balancer asks them. Names and meanings: docs/operations.md.
+system or a load balancer asks them. ``/metrics`` (which alerts are open: a cheat caught, a
+sign-in attack) and ``/health``'s details (the table, its journal position, the version)
+answer only the addresses in ``[api] operations_from`` and the bearer tokens whose SHA-256
+digests are ``[api] operations_tokens``: anyone else gets 403, and ``/health`` only
+``{"alive": true}``. Names and meanings: docs/operations.md.
 """
 
 from __future__ import annotations
@@ -13,8 +17,8 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from fastapi import APIRouter, Response
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import JSONResponse, PlainTextResponse
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
 from prometheus_client.core import GaugeMetricFamily, InfoMetricFamily, Metric
 from prometheus_client.registry import Collector
@@ -22,6 +26,9 @@ from prometheus_client.registry import Collector
 from controller.service import TableService
 from controller.table import AlertKind, Device
 from controller.version import commit, version
+from dealer_ui.auth import in_networks
+from dealer_ui.studio import digest
+from dealer_ui.web import client_of
 
 #: Below this much free space on the journal's disk the table is not ready (bytes).
 LOW_DISK = 100 * 1024 * 1024
@@ -125,9 +132,22 @@ def router(service: TableService) -> APIRouter:
     registry = CollectorRegistry()
     registry.register(TableCollector(service))
 
+    api = service.config.api
+
+    def named(request: Request) -> bool:
+        """The caller is one the configuration names for the operations' details."""
+        if in_networks(client_of(request), api.operations_from):
+            return True
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        return scheme.lower() == "bearer" and digest(token) in api.operations_tokens
+
     @routes.get("/health")
-    async def health() -> dict[str, Any]:
-        """The process answers (a liveness probe): 200 whenever it runs."""
+    async def health(request: Request) -> dict[str, Any]:
+        """The process answers (a liveness probe): 200 whenever it runs; the table, its
+        journal position and the version only to those ``[api] operations_from`` and
+        ``operations_tokens`` name."""
+        if not named(request):
+            return {"alive": True}
         return {
             "alive": True,
             "table": service.config.table_id,
@@ -143,9 +163,17 @@ def router(service: TableService) -> APIRouter:
         body = {"ready": not reasons, "table": service.config.table_id, "not_ready": reasons}
         return JSONResponse(body, status_code=503 if reasons else 200)
 
-    @routes.get("/metrics")
-    async def metrics() -> Response:
-        """Prometheus' text format: the table's gauges and the service's histograms."""
+    @routes.get(
+        "/metrics",
+        response_class=PlainTextResponse,
+        responses={403: {"description": "not an address or token named"}},
+    )
+    async def metrics(request: Request) -> Response:
+        """Prometheus' text format: the table's gauges and the service's histograms (only
+        to those ``[api] operations_from`` and ``operations_tokens`` name)."""
+        if not named(request):
+            reason = "/metrics: not an address or token the configuration names (operations_from)"
+            return JSONResponse({"error": "forbidden", "reason": reason}, 403)
         text = generate_latest(registry) + generate_latest(REGISTRY)
         return Response(text, media_type=CONTENT_TYPE_LATEST)
 

@@ -11,10 +11,11 @@ import asyncio
 import contextlib
 import gc
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import uvicorn
 from fastapi import FastAPI
+from fastapi.responses import JSONResponse
 
 from controller.config_file import Api
 from controller.service import TableService
@@ -41,7 +42,9 @@ class Served:
 
     async def stop(self) -> None:
         """End the feeds (their sockets close), then the server."""
-        await self.app.state.feed.stop()
+        feed = getattr(self.app.state, "feed", None)
+        if feed is not None:
+            await feed.stop()
         self._server.should_exit = True
         await self._task
 
@@ -93,6 +96,19 @@ async def serve(
     app = create_app(service, auth)
     api = service.config.api
     return await start(app, api, host=host, port=port, log_level=log_level, sock=sock)
+
+
+def waiting_app(reason: Callable[[], str]) -> FastAPI:
+    """The console while the table waits for its journal at its start (its disk full):
+    every request answers 503 ``{"error": "unavailable", "reason": reason()}``."""
+    app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
+
+    @app.api_route("/{path:path}", methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"])
+    async def unavailable(path: str) -> JSONResponse:
+        body = {"error": "unavailable", "reason": reason()}
+        return JSONResponse(body, 503, headers={"Retry-After": "5"})
+
+    return app
 
 
 async def start(

@@ -9,15 +9,23 @@ the table's security delay (``[studio] delay``, docs/security.md).
   and a revoked one stays revoked. A studio token is no session: the console's live
   views and feed refuse it (401); it opens the studio feed only.
 - :func:`studio_view`: the table as the studio sees it (pure): each player dealt in, their
-  name, every card (face and how it came: the bonus card marked), whether they folded,
-  their odds (:mod:`controller.odds`), and the bonus-card moment (a face-up four of clubs
-  has just earned a seat its bonus card).
+  name, every card (face and how it came: the bonus card marked), their stack, bet this
+  street, last decision (:func:`decisions`: the hand made again from its log), whether
+  they are to act, the hand their cards make (:func:`made`), whether they folded, what
+  they won at the end, their odds (:mod:`controller.odds`; held back while a street's
+  cards are dealt), the limits and the bring-in; and the bonus-card moment on air
+  (:func:`on_air`: a face-up four of clubs earned a seat its bonus card, held for
+  ``[studio] bonus_hold`` seconds of the table's time whatever it does meanwhile).
 - :class:`StudioFeed`: follows the table service. The odds are computed when each card is
   read (in a process of their own, so the table's event loop never waits for them); each
-  moment of the table is released to the studio once the delay has passed since the time
-  the journal holds for it, and for every earlier one (a table's state holds every card
-  before it), never before. At start, the moments of the last ``delay`` are read back
-  from the journal and held the same way: a restart releases nothing early. Each message
+  moment of the table is released to the studio once the delay has passed since it was
+  journaled, and for every earlier one (a table's state holds every card before it),
+  never before. The delay runs on the service's monotonic clock (``service.journaled``):
+  a step of the wall clock, forward or back, neither releases a moment early nor holds
+  one back. At start, the moments of the last ``delay`` are read back from the journal
+  and held the same way; one journaled before the service's start is held for the delay
+  from the start at least (how long ago it was journaled is known only by the wall
+  clock): a restart releases nothing early. Each message
   is the whole studio view (``type: "studio"``), so a client that falls behind gets the
   latest and misses nothing it needs.
 """
@@ -41,8 +49,12 @@ from typing import Any
 
 from controller.journal import Entry
 from controller.odds import Odds, OddsError, odds
-from controller.rules import Hand, Phase, Reveal
-from controller.rules.effects import BonusEarned
+from controller.rules import Category, Do, Hand, IllegalInput, Phase, Player, Reveal, Wait, replay
+from controller.rules.betting import describe_showing, showing_key
+from controller.rules.effects import BonusEarned, Street
+from controller.rules.hand import Decision
+from controller.rules.hand_tables import MIN_CARDS
+from controller.rules.showdown import hand_value
 from controller.service import Subscription, TableService, Update
 from controller.table import (
     CardFromShoe,
@@ -110,12 +122,23 @@ class StudioPass:
 
 
 class StudioTokens:
-    """The studio tokens that hold: issued, not revoked, not expired (``clock``: seconds
-    since the epoch, the journal's time)."""
+    """The studio tokens that hold: issued, not revoked, not expired. ``clock``: the wall
+    clock (seconds since the epoch, the journal's time), which the passes' ``expires``
+    say; ``monotonic``: the clock they expire by. A token issued in this run ends its
+    hours after it was issued, by the monotonic clock; one read back from the journal at
+    :meth:`restore` ends when its ``expires`` says by the wall clock at the start, and
+    never later than its whole lifetime from then: a wall clock set back before a restart
+    gives a token no more than that."""
 
-    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        clock: Callable[[], float] = time.time,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.clock = clock
+        self.monotonic = monotonic
         self._passes: dict[str, StudioPass] = {}  # by digest
+        self._ends: dict[str, float] = {}  # by digest: when it expires, on ``monotonic``
         self._revoked: set[str] = set()  # ids
 
     def new(self, label: str, supervisor: str, by: str, hours: float) -> tuple[str, StudioPass]:
@@ -127,30 +150,45 @@ class StudioTokens:
         return token, made
 
     def add(self, made: StudioPass) -> None:
+        """Take a token just issued: it holds for its lifetime from now."""
+        self._take(made, made.expires - made.issued)
+
+    def _take(self, made: StudioPass, left: float) -> None:
         if made.id not in self._revoked:
             self._passes[made.digest] = made
+            self._ends[made.digest] = self.monotonic() + left
 
     def revoke(self, id: str) -> StudioPass | None:
         """End the token ``id``: the pass it had, None if none holds."""
         self._revoked.add(id)
         for key, made in list(self._passes.items()):
             if made.id == id:
-                del self._passes[key]
+                del self._passes[key], self._ends[key]
                 return made
         return None
 
     def restore(self, entries: Iterable[Entry]) -> None:
         """Take the journal's studio token records (in journal order)."""
+        now = self.clock()
         for entry in entries:
             if entry.type == ISSUED:
-                self.add(StudioPass.from_entry(entry))
+                made = StudioPass.from_entry(entry)
+                self._take(made, min(made.expires - now, made.expires - made.issued))
             elif entry.type == REVOKED:
                 self.revoke(str(entry.fields["id"]))
 
     def held(self) -> list[StudioPass]:
         """The tokens that hold now, the first to expire first."""
-        now = self.clock()
-        return sorted((p for p in self._passes.values() if p.expires > now), key=_expiry)
+        now = self.monotonic()
+        held = (p for p in self._passes.values() if self._ends[p.digest] > now)
+        return sorted(held, key=self._end)
+
+    def left(self, made: StudioPass) -> float:
+        """Seconds until ``made`` expires (by the monotonic clock)."""
+        return self._ends[made.digest] - self.monotonic()
+
+    def _end(self, made: StudioPass) -> float:
+        return self._ends[made.digest]
 
     def check(self, token: str | None) -> StudioPass:
         """The pass of ``token``; AuthError 401 for none, an unknown (forged or revoked)
@@ -160,13 +198,9 @@ class StudioTokens:
         made = self._passes.get(digest(token))
         if made is None:
             raise AuthError(401, "not a studio token, or one revoked: ask a supervisor")
-        if self.clock() >= made.expires:
+        if self.monotonic() >= self._ends[made.digest]:
             raise AuthError(401, "the studio token has expired: ask a supervisor for another")
         return made
-
-
-def _expiry(made: StudioPass) -> float:
-    return made.expires
 
 
 # The studio's view ------------------------------------------------------------------------
@@ -194,13 +228,125 @@ def hand_odds(hand: Hand, seed: int) -> dict[str, Any] | None:
     return result.to_json()
 
 
+@dataclass(frozen=True, slots=True)
+class OnAir:
+    """The bonus-card moment on air: a face-up four of clubs earned ``seat`` of hand
+    ``hand_number`` its bonus card at ``since`` (the journaled time of that moment); it
+    stays on air until ``since + hold`` (seconds)."""
+
+    hand_number: int
+    seat: int
+    since: float
+    hold: float
+
+
+def on_air(
+    before: OnAir | None, table: Table, effects: Iterable[Any], at: float, hold: float
+) -> OnAir | None:
+    """The bonus moment on air once the moment of ``table`` (journaled at ``at``, with its
+    ``effects``) is released: a bonus just earned, else ``before`` while its hold lasts,
+    whatever the table did meanwhile."""
+    moment = next((e for e in effects if isinstance(e, BonusEarned)), None)
+    if moment is not None:
+        return OnAir(table.hand_number, moment.seat, at, hold)
+    if before is not None and at < before.since + before.hold:
+        return before
+    return None
+
+
+#: The showing categories of :func:`showing_key` (0: high card .. 6: five of a kind).
+_SHOWING = (
+    Category.HIGH_CARD,
+    Category.PAIR,
+    Category.TWO_PAIR,
+    Category.THREE_OF_A_KIND,
+    Category.FULL_HOUSE,
+    Category.FOUR_OF_A_KIND,
+    Category.FIVE_OF_A_KIND,
+)
+
+
+def made(hand: Hand, player: Player) -> dict[str, Any] | None:
+    """The hand ``player``'s cards make, in the table's words: ``category`` (the
+    evaluator's), ``words`` (its name without kickers: "Pair of queens", "Queens full of
+    eights") and ``full`` (the evaluator's description, kickers too; five cards or more).
+    None while it is only a high card, but at the showdown for a hand shown."""
+    cards = player.own_cards
+    if hand.community is not None and not player.folded:
+        cards = (*cards, hand.community)
+    if not cards or player.folded or player.reveal is Reveal.MUCK:
+        return None
+    full = None
+    if len(cards) >= MIN_CARDS:
+        value = hand_value(hand, player)
+        category, full = value.category, value.description
+        words = (
+            describe_showing((_SHOWING.index(category), *value.ranks))
+            if category in _SHOWING
+            else full
+        )
+    else:
+        key = showing_key(cards, hand.rules.wild)
+        category, words = _SHOWING[key[0]], describe_showing(key)
+    at_showdown = hand.phase is Phase.COMPLETE and player.reveal is Reveal.SHOW
+    if category is Category.HIGH_CARD and not at_showdown:
+        return None
+    return {"category": category.value, "words": words[0].upper() + words[1:], "full": full}
+
+
+@dataclass(frozen=True, slots=True)
+class Decided:
+    """A betting decision of the hand and the street it was taken on."""
+
+    decision: Decision
+    street: int
+
+    @property
+    def seat(self) -> int:
+        return self.decision.player.seat
+
+    def to_json(self) -> dict[str, Any]:
+        """The data of the decision and the table's words ("bets 10", "folds")."""
+        words = self.decision.say().removeprefix(f"seat {self.seat} ")
+        return {**self.decision.data, "street": self.street, "words": words}
+
+
+def decisions(table: Table) -> list[Decided]:
+    """Every betting decision of ``table``'s hand, in order (the hand made again from its
+    log: the engine's own words and amounts); none if the log does not make it again."""
+    hand = table.hand
+    if hand is None:
+        return []
+    try:
+        step = replay(hand.rules, hand.starting_stacks(), table.hand_log)
+    except IllegalInput:  # not this hand's whole log: the decisions are not known
+        return []
+    out, street = [], 3
+    for effect in step.effects:
+        if isinstance(effect, Street):
+            street = effect.street
+        elif isinstance(effect, Decision):
+            out.append(Decided(effect, street))
+    return out
+
+
+def _won(hand: Hand, seat: int) -> int:
+    return sum(share for pot in hand.pots for who, share in pot.shares if who == seat)
+
+
 def studio_view(
-    table: Table, odds_json: dict[str, Any] | None, effects: Iterable[Any] = ()
+    table: Table,
+    odds_json: dict[str, Any] | None,
+    bonus: OnAir | None = None,
+    *,
+    odds_while_dealing: bool = False,
 ) -> dict[str, Any]:
-    """The table as the studio sees it: every card of every player dealt in, their odds
-    (``odds_json``: :func:`hand_odds` of this table's hand), and ``bonus``: the seat a
-    face-up four of clubs has just earned a bonus card (None: no such moment in
-    ``effects``)."""
+    """The table as the studio sees it: every card of every player dealt in, their stack,
+    bet this street, last decision, whether they are to act, the hand their cards make,
+    what they won at the end, and their odds (``odds_json``: :func:`hand_odds` of this
+    table's hand; held back while a street's cards are dealt unless
+    ``odds_while_dealing``); and ``bonus``, the bonus-card moment on air (:func:`on_air`)
+    with the seat's player and their bonus card once dealt."""
     hand = table.hand
     out: dict[str, Any] = {
         "hand_number": table.hand_number,
@@ -212,28 +358,48 @@ def studio_view(
         "community": None,
         "method": None,
         "standard_error": None,
+        "odds_held": False,
+        "limits": None,
+        "bring_in": None,
+        "first": None,
         "bonus": None,
         "players": [],
     }
     if hand is None:
         return out
-    chances: dict[str, Any] = {} if odds_json is None else odds_json["seats"]
+    dealing = hand.phase is Phase.DEAL and not odds_while_dealing
+    chances: dict[str, Any] = {} if odds_json is None or dealing else odds_json["seats"]
     if odds_json is not None:
         out["method"] = odds_json["method"]
         out["standard_error"] = odds_json.get("standard_error")
     due = set(hand.bonus_seats())
     wild = hand.rules.wild
+    waiting = None if hand.over else hand.waiting_for
+    to_act = None if waiting is None or waiting.kind == Wait.CARD else waiting.seat
+    decided = decisions(table)
+    last = {decision.seat: decision for decision in decided}
+    complete = hand.phase is Phase.COMPLETE
     for player in hand.players:
         place = table.seat(player.seat)
         if place is None or not table.dealt_in(player.seat):
             continue
         chance = chances.get(str(player.seat))
+        won = _won(hand, player.seat) if complete else 0
+        decision = last.get(player.seat)
         out["players"].append(
             {
                 "seat": player.seat,
                 "player": place.player,
+                "stack": player.stack,
+                "bet": 0 if hand.over else player.bet,
                 "folded": player.folded,
                 "mucked": player.reveal is Reveal.MUCK,
+                "all_in": player.stack == 0 and not player.folded and not hand.over,
+                "to_act": player.seat == to_act,
+                "action": None if decision is None else decision.to_json(),
+                "made": made(hand, player),
+                "winner": won > 0,
+                "won": won,
                 "bonus_due": player.seat in due,
                 "cards": [
                     {
@@ -250,15 +416,52 @@ def studio_view(
                 else {key: chance[key] for key in ("win", "tie", "equity")},
             }
         )
-    moment = next((e for e in effects if isinstance(e, BonusEarned)), None)
+    rules = hand.rules
+    opening = next((d for d in decided if d.street == 3), None)
+    betting = hand.phase is Phase.BETTING and hand.first is not None
+    first = hand.players[hand.first].seat if betting and hand.first is not None else None
     out |= {
         "street": hand.street,
         "phase": hand.phase.value,
         "pot": hand.pot,
         "community": None if hand.community is None else str(hand.community),
-        "bonus": None if moment is None else {"seat": moment.seat},
+        "odds_held": dealing and odds_json is not None,
+        "limits": {
+            "ante": rules.ante,
+            "bring_in": rules.bring_in,
+            "small_bet": rules.small_bet,
+            "big_bet": rules.big_bet,
+            "max_raises": rules.max_raises,
+        },
+        "bring_in": None
+        if opening is None or opening.decision.choice.do not in (Do.BRING_IN, Do.COMPLETE)
+        else {**opening.to_json(), "player": _name(table, opening.seat)},
+        "first": first,
+        "bonus": None if bonus is None else _bonus(table, bonus),
     }
     return out
+
+
+def _name(table: Table, seat: int) -> str | None:
+    place = table.seat(seat)
+    return None if place is None else place.player
+
+
+def _bonus(table: Table, bonus: OnAir) -> dict[str, Any]:
+    """The bonus moment as the studio has it: the seat, its player, the bonus card once
+    dealt, and the hold (``since``: the moment's journaled time; ``hold``: seconds)."""
+    hand = table.hand
+    card = None
+    if hand is not None and table.hand_number == bonus.hand_number and bonus.seat in hand.seats:
+        dealt = next((d for d in hand.player(bonus.seat).cards if d.bonus), None)
+        card = None if dealt is None else str(dealt.card)
+    return {
+        "seat": bonus.seat,
+        "player": _name(table, bonus.seat),
+        "card": card,
+        "since": bonus.since,
+        "hold": bonus.hold,
+    }
 
 
 # The feed ----------------------------------------------------------------------------------
@@ -292,8 +495,8 @@ def worker_ready(nice: int = WORKER_NICE) -> None:
 
 @dataclass(slots=True)
 class Held:
-    """A moment of the table waiting for its release: due at ``due`` (seconds since the
-    epoch), with its odds (a future, or None: no hand)."""
+    """A moment of the table waiting for its release: due at ``due`` (the service's
+    monotonic clock), with its odds (a future, or None: no hand)."""
 
     update: Update
     due: float
@@ -312,11 +515,18 @@ class StudioFeed:
         *,
         workers: ProcessPoolExecutor | None = None,
         nice: int = WORKER_NICE,
+        bonus_hold: float = 4.0,
+        odds_while_dealing: bool = False,
     ) -> None:
         """``delay``: seconds; ``workers``: where the odds are computed (default: a process
-        of its own, started with the feed, at ``nice``)."""
+        of its own, started with the feed, at ``nice``); ``bonus_hold``: the seconds a
+        bonus-card moment stays on air; ``odds_while_dealing``: the odds shown while a
+        street's cards are dealt too (``[studio]``, docs/operations.md)."""
         self.service = service
         self.delay = delay
+        self.bonus_hold = bonus_hold
+        self.odds_while_dealing = odds_while_dealing
+        self._on_air: OnAir | None = None
         self.epoch = secrets.token_hex(4)
         self.seq = 0
         self.current: str = self._message(None, None)
@@ -328,7 +538,7 @@ class StudioFeed:
         self._own_workers = workers is None
         self._nice = nice
         self._held: deque[Held] = deque()
-        self._horizon = 0.0  # the latest journaled time of a moment held so far
+        self._horizon = 0.0  # when the latest moment held so far was journaled (monotonic)
         self._last_key: tuple[Any, ...] | None = None
         self._last_odds: asyncio.Future[dict[str, Any] | None] | None = None
         self._last_view: dict[str, Any] | None = None
@@ -388,9 +598,9 @@ class StudioFeed:
             updates.close()
 
     def _hold(self, update: Update, *, live: bool) -> None:
-        """Hold ``update`` until the delay has passed since its time and every earlier
-        one's; start its odds now if its cards changed."""
-        self._horizon = max(self._horizon, update.at)
+        """Hold ``update`` until the delay has passed since it was journaled and every
+        earlier one was (by the monotonic clock); start its odds now if its cards changed."""
+        self._horizon = max(self._horizon, self.service.journaled(update))
         key = odds_key(update.table)
         if key is None:
             future = None
@@ -421,7 +631,7 @@ class StudioFeed:
                 await self._arrived.wait()
                 continue
             held = self._held[0]
-            wait = held.due - self.service.now()
+            wait = held.due - self.service.monotonic()
             if wait > 0:
                 await asyncio.sleep(min(wait, RECHECK_SECONDS))
                 continue
@@ -436,7 +646,12 @@ class StudioFeed:
             self._publish(held.update, chances)
 
     def _publish(self, update: Update, chances: dict[str, Any] | None) -> None:
-        table_view = studio_view(update.table, chances, update.effects)
+        self._on_air = on_air(
+            self._on_air, update.table, update.effects, update.at, self.bonus_hold
+        )
+        table_view = studio_view(
+            update.table, chances, self._on_air, odds_while_dealing=self.odds_while_dealing
+        )
         self.position = update.position
         if table_view == self._last_view:
             return

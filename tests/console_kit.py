@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -183,15 +184,17 @@ async def live_table(
     auth: Callable[[TableService], Auth] | None = None,
     api: dict[str, Any] | None = None,
     journal_lines: str = "",
+    clock: Callable[[], float] = time.time,
 ) -> AsyncIterator[LiveTable]:
     """The service on ``shoe`` (a simulator process), settled, with the console served
     (``auth``: the app's sign-in, made from the service; the configuration's by default;
-    ``api``: settings of ``[api]`` other than the defaults)."""
+    ``api``: settings of ``[api]`` other than the defaults; ``clock``: the service's wall
+    clock)."""
     settings = config(
         folder, shoe.port, game=game, table=table, link=LINK, journal_lines=journal_lines
     )
     settings = replace(settings, api=replace(settings.api, port=0, **(api or {})))
-    async with TableService(settings) as service:
+    async with TableService(settings, clock=clock) as service:
         control = await Control.connect(shoe.announced["control"])
         await control.settled()
         if before_serve is not None:

@@ -34,7 +34,7 @@ from dealer_ui.auth import hash_pin
 from tests.floor_kit import floor_database
 from tests.tcp_proxy import CutProxy
 
-SUPERVISOR = {"id": "pit", "pin": "9999"}
+SUPERVISOR = {"id": "pit", "pin": "999999"}
 TIMEOUT = 60.0
 LUCK_TABLE = Path(sys.executable).with_name("luck-table")
 
@@ -141,7 +141,7 @@ class FloorService:
 
 
 def floor_config(folder: Path, consoles: dict[str, str] | None = None) -> Path:
-    """A floor service's configuration with the supervisor ``pit`` (PIN 9999)."""
+    """A floor service's configuration with the supervisor ``pit`` (PIN 999999)."""
     lines = ["[api]", 'bind = "127.0.0.1"', "[consoles]"]
     lines += [f'{table} = "{url}"' for table, url in (consoles or {}).items()]
     lines += ["[[credentials.supervisors]]", f'id = "{SUPERVISOR["id"]}"']

@@ -9,20 +9,20 @@ from dealer_ui.auth import hash_pin
 from firmware_sim.process import SimulatorProcess
 
 BAUD = 115200
-#: The example configuration's people (supervisor S100, PIN 1234; dealer D200, PIN 5678)
+#: The example configuration's people (supervisor S100, PIN 123456; dealer D200, PIN 567890)
 #: with hashes of their own: the example's published hashes are refused.
 CREDENTIALS = f"""
 [[credentials.supervisors]]
 id = "S100"
-pin_hash = "{hash_pin("1234")}"
+pin_hash = "{hash_pin("123456")}"
 
 [[credentials.dealers]]
 id = "D200"
-pin_hash = "{hash_pin("5678")}"
+pin_hash = "{hash_pin("567890")}"
 """
 #: Who signs in with them: a supervisor and a dealer.
-SUPERVISOR = {"supervisor": "S100", "pin": "1234"}
-DEALER = {"id": "D200", "pin": "5678"}
+SUPERVISOR = {"supervisor": "S100", "pin": "123456"}
+DEALER = {"id": "D200", "pin": "567890"}
 
 
 def write_config(

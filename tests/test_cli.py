@@ -142,15 +142,15 @@ def test_history_of_an_absent_journal_is_an_error_naming_the_path(tmp_path, name
 
 
 def test_hash_pin_prints_a_hash_of_the_pin_on_standard_input():
-    result = luck_table("hash-pin", stdin=b"97531\r\n")
+    result = luck_table("hash-pin", stdin=b"975310\r\n")
     assert (result.returncode, result.stderr) == (0, b"")
-    assert verify_pin(result.stdout.decode().strip(), "97531")
+    assert verify_pin(result.stdout.decode().strip(), "975310")
 
 
 @pytest.mark.parametrize(
     ("stdin", "message"),
     [
-        (b"12\n", "standard input, line 1: a PIN needs at least 4 characters"),
+        (b"12345\n", "standard input, line 1: a PIN needs at least 6 digits (this one has 5)"),
         (b"", "standard input is empty: no PIN to hash"),
         (b"12\xff4\n", "standard input, line 1: not UTF-8 text: byte 0xff at offset 2"),
     ],
@@ -166,7 +166,7 @@ def test_hash_pin_reports_errors_in_the_common_format(command, stdin, message):
 
 @pytest.mark.parametrize(
     ("second", "out"),
-    [(b"2468", "$argon2id$"), (b"2469", "error: the PIN typed: the two PINs typed differ")],
+    [(b"246802", "$argon2id$"), (b"246803", "error: the PIN typed: the two PINs typed differ")],
 )
 def test_hash_pin_at_a_terminal_asks_twice(second, out):
     pid, terminal = os.forkpty()
@@ -184,7 +184,7 @@ def test_hash_pin_at_a_terminal_asks_twice(second, out):
             return b""
 
     said = b""
-    for answer in (b"2468", second):
+    for answer in (b"246802", second):
         while not said.endswith(b": "):
             chunk = read()
             assert chunk, f"the child ended before asking: {said!r}"
@@ -201,7 +201,7 @@ def test_hash_pin_at_a_terminal_asks_twice(second, out):
     assert os.waitstatus_to_exitcode(status) == (0 if out.startswith("$") else 2)
     text = said.decode()
     assert "PIN: " in text and "PIN again: " in text and out in text
-    assert "2468" not in text  # never echoed
+    assert "246802" not in text  # never echoed
 
 
 def hostile_scripts() -> dict[str, bytes]:

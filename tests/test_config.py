@@ -41,9 +41,9 @@ def test_example_loads_cleanly():
     assert config.console.idle_lock == 300
     assert config.settings.protection == Protection(tag_checks=True, shuffle_check=True)
     assert (config.studio.delay, config.studio.token_hours, config.test_mode) == (15, 12, False)
-    assert verify_pin(config.supervisors[0].pin_hash, "1234")
+    assert verify_pin(config.supervisors[0].pin_hash, "123456")
     assert not verify_pin(config.supervisors[0].pin_hash, "1235")
-    assert verify_pin(config.dealers[0].pin_hash, "5678")
+    assert verify_pin(config.dealers[0].pin_hash, "567890")
 
 
 def test_game_settings_reach_the_rules(tmp_path):
@@ -95,9 +95,16 @@ def test_protection_settings_reach_the_table(tmp_path):
         "deck_hands": 250,
         "deck_hours": 6,
         "shuffle_check": False,
+        "unverified_blocks": True,
     }
     protection = parse_config(data, tmp_path).settings.protection
-    assert protection == Protection(tag_checks=False, deck_hands=250, deck_hours=6.0)
+    assert protection == Protection(
+        tag_checks=False,
+        deck_hands=250,
+        deck_hours=6.0,
+        shuffle_check=False,
+        unverified_blocks=True,
+    )
 
 
 def test_usb_device_and_relative_journal(tmp_path):
@@ -183,6 +190,7 @@ BAD = [
     ("protection.deck_hours", 169, "protection.deck_hours = 169", "hours over 0, at most 168"),
     ("protection.deck_life", 2, "protection.deck_life:", "unknown setting"),
     ("protection.shuffle_check", 1, "protection.shuffle_check = 1", "true or false"),
+    ("protection.unverified_blocks", 1, "protection.unverified_blocks = 1", "true or false"),
     ("api.trusted_proxies", "10.0.0.5", "api.trusted_proxies = '10.0.0.5'", "a list of IP"),
     ("api.trusted_proxies", ["proxy"], "api.trusted_proxies = 'proxy'", "IP addresses or net"),
     ("api.allowed_hosts", ["not a host!"], "api.allowed_hosts = 'not a host!'", "host names"),
@@ -265,24 +273,24 @@ def test_unreadable_and_malformed_files(tmp_path):
 
 
 def test_hash_pin_round_trip_and_refusals():
-    stored = hash_pin("2468")
-    assert stored.startswith("$argon2id$") and "2468" not in stored
-    assert verify_pin(stored, "2468") and not verify_pin(stored, "2469")
-    assert not verify_pin("not a hash", "2468")
-    with pytest.raises(ValueError, match="at least 4"):
-        hash_pin("12")
+    stored = hash_pin("246802")
+    assert stored.startswith("$argon2id$") and "246802" not in stored
+    assert verify_pin(stored, "246802") and not verify_pin(stored, "246803")
+    assert not verify_pin("not a hash", "246802")
+    with pytest.raises(ValueError, match="at least 6 digits"):
+        hash_pin("12345")
 
 
 def test_hash_pin_command_prints_a_hash_that_verifies():
     done = subprocess.run(
         [sys.executable, "-m", "controller.config", "hash-pin"],
-        input="97531\n",
+        input="975310\n",
         capture_output=True,
         text=True,
         check=True,
         cwd=ROOT,
     )
-    assert verify_pin(done.stdout.strip(), "97531")
+    assert verify_pin(done.stdout.strip(), "975310")
     wrong = subprocess.run(
         [sys.executable, "-m", "controller.config"],
         check=False,

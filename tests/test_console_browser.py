@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from playwright.async_api import async_playwright
 
+from controller.journal import Journal, JournalError
 from controller.rules import Dest, Do, Rules
 from controller.table import (
     CardFromShoe,
@@ -170,13 +171,14 @@ async def ring_as_the_table(page: Any, table: Table, role: str = "dealer") -> No
 
 
 async def sit_down(page: Any, seat: int) -> None:
-    """Player P{seat} sits down at ``seat`` with 100, through the console's form."""
-    form = page.locator("#sit-down")
-    await form.get_by_label("Seat").fill(str(seat))
-    await form.get_by_label("Player").fill(f"P{seat}")
-    await form.get_by_label("Buy-in").fill("100")
-    await form.get_by_role("button", name="Sit down").click()
+    """Player P{seat} sits down at ``seat`` with 100, through the seat's sheet."""
+    await page.locator(f'#ring li[data-pos="{seat}"]').click()
+    sheet = page.locator("#seat-sheet")
+    await sheet.get_by_label("Player", exact=True).fill(f"P{seat}")
+    await sheet.get_by_label("Chips", exact=True).fill("100")
+    await sheet.get_by_role("button", name=f"Sit P{seat} down with 100").click()
     await page.locator(f'li[data-seat="{seat}"]').wait_for()
+    await sheet.wait_for(state="hidden")
 
 
 async def no_hole_card(page: Any, live: LiveTable, role: str = "dealer") -> None:
@@ -321,7 +323,7 @@ def test_a_hand_dealt_with_the_console_buttons(tmp_path: Path) -> None:
             await fits_both_screens(page)
             await page.set_viewport_size({"width": 1920, "height": 1080})
             await page.screenshot(path=str(shots / "console-alert-1920x1080.png"))
-            await alert.get_by_role("button", name="Resolve: dead").click()
+            await alert.get_by_role("button", name="Take the card out").click()
             dialog = page.locator("#supervisor-dialog")
             await dialog.get_by_label("Why").fill("card taken away")
             await dialog.get_by_label("Supervisor id").fill(SUPERVISOR["supervisor"])
@@ -553,3 +555,43 @@ def test_the_console_says_when_the_table_runs_without_tag_checks(tmp_path: Path)
         ("public", True): False,
         ("public", False): False,
     }
+
+
+def test_a_journal_that_cannot_be_written_blocks_the_dealer_s_screen_until_it_can(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The journal's disk fills up: the dealer's screen is covered by a blocking alert
+    with the reason (no control can be touched); once the journal is written again it
+    goes by itself."""
+    append = Journal.append
+
+    def full(journal: Journal, _: object) -> list[int | None]:
+        raise JournalError(f"cannot write journal {journal.path}: database or disk is full")
+
+    async def scenario(shoe: Any) -> None:
+        async with console(tmp_path, shoe) as (live, _browser, page):
+            await page.get_by_label("Dealer id").fill(DEALER["id"])
+            await page.get_by_label("PIN", exact=True).fill(DEALER["pin"])
+            await page.get_by_role("button", name="Sign in").click()
+            await page.get_by_text("live", exact=True).wait_for()
+            blocking = page.locator("#journal-fault")
+            assert not await blocking.is_visible()
+            monkeypatch.setattr(Journal, "append", full)
+            answer = await live.post("/api/seats", {"seat": 1, "player": "P1", "buy_in": 100})
+            assert answer.status_code == 503
+            await blocking.wait_for(state="visible")
+            assert "TABLE STOPPED: DO NOT DEAL" in await blocking.inner_text()
+            assert (
+                "database or disk is full"
+                in await page.locator("#journal-fault-reason").inner_text()
+            )
+            on_top = await page.evaluate(
+                "() => document.elementFromPoint(innerWidth / 2, innerHeight / 2)"
+                ".closest('#journal-fault') !== null"
+            )
+            assert on_top  # over every control
+            monkeypatch.setattr(Journal, "append", append)
+            await blocking.wait_for(state="hidden")
+            await live.seat_players()  # the table takes input again
+
+    on_the_shoe(scenario)

@@ -3,7 +3,7 @@ shoe simulator: the supervisor's dialog opens with no action chosen (Apply disab
 one is), a void asks again naming the hand, a stack corrected from the dialog, "Checking the
 PIN…" with every button disabled while a PIN is checked; a fold confirmation withdrawn when
 the table moves on (and the decision sent bound to the moment it was asked at); the idle
-lock, opened only by the same dealer's PIN."""
+lock, opened only by the same dealer's PIN (and surveillance's, by the same supervisor's)."""
 
 from __future__ import annotations
 
@@ -25,12 +25,21 @@ from tests.test_console_browser import CHROMIUM, TIMEOUT_MS, on_the_shoe, pytest
 __all__ = ["pytestmark"]
 
 
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
 @contextlib.asynccontextmanager
 async def dealer_page(
-    tmp_path: Path, shoe: Any, idle_lock: float = 3600
+    tmp_path: Path, shoe: Any, idle_lock: float = 3600, *, surveillance: bool = False
 ) -> AsyncIterator[tuple[LiveTable, Any]]:
     """The live table (its console locking after ``idle_lock`` s) and a 1280x800 page with
-    the dealer signed in."""
+    the dealer signed in (``surveillance``: the surveillance page, a supervisor signed in)."""
+    path, who, pin = (
+        ("/surveillance", SUPERVISOR["supervisor"], SUPERVISOR["pin"])
+        if surveillance
+        else ("", DEALER["id"], DEALER["pin"])
+    )
 
     def lock_after(service: TableService) -> None:
         service.config = replace(service.config, console=Console(idle_lock=idle_lock))
@@ -45,9 +54,9 @@ async def dealer_page(
         try:
             page = await browser.new_page(viewport={"width": 1280, "height": 800})
             page.set_default_timeout(TIMEOUT_MS)
-            await page.goto(live.served.url)
-            await page.get_by_label("Dealer id").fill(DEALER["id"])
-            await page.get_by_label("PIN", exact=True).fill(DEALER["pin"])
+            await page.goto(live.served.url + path)
+            await page.locator("#sign-in input[name=dealer]").fill(who)  # the id
+            await page.get_by_label("PIN", exact=True).fill(pin)
             await page.get_by_role("button", name="Sign in").click()
             await page.get_by_text("live", exact=True).wait_for()
             yield live, page
@@ -205,5 +214,30 @@ def test_the_idle_console_locks_and_only_the_same_dealers_pin_opens_it(tmp_path:
             await settled_page(page, live)
             assert await page.locator("#ring .seat[data-seat]").count() == 3
             assert await page.locator("main").is_visible()
+
+    on_the_shoe(scenario)
+
+
+def test_the_idle_surveillance_page_locks_as_the_dealers_does(tmp_path: Path) -> None:
+    async def scenario(shoe: Any) -> None:
+        async with dealer_page(tmp_path, shoe, idle_lock=5, surveillance=True) as (live, page):
+            token = await page.evaluate("() => sessionStorage.getItem('token:surveillance')")
+            assert token
+            lock = page.locator("#lock")
+            await lock.wait_for()
+            who = await lock.locator("#lock-who").text_content() or ""
+            assert SUPERVISOR["supervisor"] in who
+            assert not await page.locator("main").is_visible()
+            deadline = asyncio.get_running_loop().time() + 5
+            while (old := await live.http.get("/api/view", headers=bearer(token))).is_success:
+                assert asyncio.get_running_loop().time() < deadline, "the session still holds"
+                await asyncio.sleep(0.05)
+            assert old.status_code == 401, old.text  # signed out on the server
+            await lock.get_by_role("button", name="Another supervisor").wait_for()
+            await lock.get_by_label("Your PIN").fill(SUPERVISOR["pin"])
+            await lock.get_by_role("button", name="Unlock").click()
+            await lock.wait_for(state="hidden")
+            assert await page.locator("main").is_visible()
+            assert await page.locator("#connection").text_content() != "locked"
 
     on_the_shoe(scenario)

@@ -221,7 +221,7 @@ def test_the_console_on_the_real_service_process_and_the_simulator(tmp_path: Pat
                 await alert.get_by_role("button", name="Acknowledge").click()
                 await alert.get_by_text(f"acknowledged by {DEALER['id']}").wait_for()
                 assert (await service.view(service.watch))["paused"]
-                await alert.get_by_role("button", name="Resolve: dead").click()
+                await alert.get_by_role("button", name="Take the card out").click()
                 dialog = page.locator("#supervisor-dialog")
                 await dialog.get_by_label("Why").fill("card taken away")
                 await dialog.get_by_label("Supervisor id").fill(SUPERVISOR["supervisor"])

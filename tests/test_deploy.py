@@ -82,6 +82,18 @@ def test_the_relay_unit_runs_a_relay_of_the_local_table() -> None:
     assert unit(RELAY_UNIT)["Install"]["WantedBy"] == "multi-user.target"
 
 
+@pytest.mark.parametrize("path", [UNIT, FLOOR_UNIT, RELAY_UNIT], ids=lambda path: path.stem)
+def test_a_unit_that_keeps_failing_to_start_is_given_up_not_restarted_in_a_loop(
+    path: Path,
+) -> None:
+    """Restart=on-failure with a start limit: 5 starts in 5 minutes at most (a journal
+    that cannot be opened is waited for, not a failure: docs/operations.md)."""
+    section = unit(path)["Unit"]
+    assert int(section["StartLimitIntervalSec"]) == 300
+    assert int(section["StartLimitBurst"]) == 5
+    assert int(unit(path)["Service"]["RestartSec"]) * 5 < 300
+
+
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="no systemd-analyze here")
 @pytest.mark.parametrize(
     "path",

@@ -37,8 +37,12 @@ def test_deploy_files_writes_every_file_of_the_deploy_folder(tmp_path: Path) -> 
     forced = luck_table("deploy-files", "--force", str(tmp_path))
     assert forced.returncode == 0
     assert (tmp_path / "table.example.toml").read_bytes() != b"edited"
-    missing = luck_table("deploy-files", str(tmp_path / "none"))
-    assert missing.returncode == 2 and "not a folder" in missing.stderr
+    fresh = tmp_path / "fresh" / "deploy"  # a fresh machine: the folder is made
+    made = luck_table("deploy-files", str(fresh))
+    assert made.returncode == 0, made.stderr
+    assert sorted(path.name for path in fresh.iterdir()) == deploy
+    file = luck_table("deploy-files", str(tmp_path / "table.example.toml"))
+    assert file.returncode == 2 and "not a folder" in file.stderr
 
 
 def relay_args(**given: str | None) -> argparse.Namespace:

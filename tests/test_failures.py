@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import re
 import shutil
@@ -19,11 +20,13 @@ import subprocess
 import sys
 import time
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
+import websockets.sync.client
 
 from controller.config import load_config
 from controller.config_file import EXAMPLE_PIN_HASHES, EXAMPLE_PINS_ENV, ConfigError
@@ -32,12 +35,13 @@ from controller.service import TableService
 from dealer_ui import create_app
 from dealer_ui.auth import hash_pin, verify_pin
 from dealer_ui.pit.config import load_floor_config
-from tests.service_kit import config, write_config
+from tests.console_kit import Script, live_table
+from tests.service_kit import config, simulator, write_config
 
 LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
 DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
 TIMEOUT = 60.0
-DEALER = {"role": "dealer", "id": "D200", "pin": "5678"}
+DEALER = {"role": "dealer", "id": "D200", "pin": "567890"}
 ROOT = os.geteuid() == 0
 
 
@@ -119,7 +123,7 @@ def test_the_floor_service_refuses_an_address_it_cannot_listen_at_with_status_2(
     text = (DEPLOY / "floor.example.toml").read_text()
     text = text.replace('bind = "0.0.0.0"', 'bind = "192.0.2.1"')
     for published in EXAMPLE_PIN_HASHES:
-        text = text.replace(published, hash_pin("2468"))
+        text = text.replace(published, hash_pin("246802"))
     path.write_text(text)
     result = run("floor", "--config", str(path))
     assert result.returncode == 2, result.stderr
@@ -146,7 +150,7 @@ def test_the_example_configurations_published_pins_are_refused(tmp_path, monkeyp
     with pytest.raises(ConfigError) as table:
         load_config(DEPLOY / "table.example.toml")
     assert str(table.value).startswith("credentials.supervisors[0].pin_hash = ")
-    assert "the example configuration's published hash (PIN 1234)" in str(table.value)
+    assert "the example configuration's published hash (PIN 123456)" in str(table.value)
     assert "luck-table hash-pin" in str(table.value)
     with pytest.raises(ConfigError) as floor:
         load_floor_config(DEPLOY / "floor.example.toml")
@@ -159,12 +163,12 @@ def test_the_example_configurations_published_pins_are_refused(tmp_path, monkeyp
     result = run("serve", "--config", str(path))
     assert result.returncode == 2
     assert "credentials.dealers[0].pin_hash = " in one_line(result, "serve")
-    assert "(PIN 5678)" in result.stderr
+    assert "(PIN 567890)" in result.stderr
     assert not (tmp_path / "table.sqlite").exists()
     monkeypatch.setenv(EXAMPLE_PINS_ENV, "accept")  # a demonstration, a test: with a warning
-    assert verify_pin(load_config(DEPLOY / "table.example.toml").dealers[0].pin_hash, "5678")
+    assert verify_pin(load_config(DEPLOY / "table.example.toml").dealers[0].pin_hash, "567890")
     floor = load_floor_config(DEPLOY / "floor.example.toml")
-    assert verify_pin(floor.supervisors[0].pin_hash, "9999")
+    assert verify_pin(floor.supervisors[0].pin_hash, "999999")
 
 
 # --- a full disk ----------------------------------------------------------------------------
@@ -236,45 +240,123 @@ def _answer(request: object) -> int | None:
         return None
 
 
+def _until(check: Callable[[], object], what: str) -> Any:
+    """Wait for ``check()`` to be true (its value), up to TIMEOUT."""
+    deadline = time.monotonic() + TIMEOUT
+    while not (value := check()):
+        assert time.monotonic() < deadline, f"waited for: {what}"
+        time.sleep(0.05)
+    return value
+
+
+FULL = "database or disk is full: the table stopped dealing until its journal can be written"
+
+
 @pytest.mark.parametrize("first", ["a failed sign-in", "a player sits down"])
-def test_a_full_disk_stops_the_table_in_one_line_never_a_500_nor_a_sign_in(tmp_path, first):
+def test_a_full_disk_stops_the_dealing_keeps_the_console_and_deals_on_once_freed(tmp_path, first):
+    """The journal's disk fills up: every request of the console answers 503 with the
+    reason (the console stays up), the screens are told (a blocking alert), nobody signs
+    in; the service waits for space, and once it is freed the table deals on by itself,
+    nothing lost."""
     disk = tmpfs(tmp_path / "disk", "2m")
     with disk as folder:
         config = table_config(folder)
         with serving(config, tmp_path / "serve.log") as (process, url):
             headers = _signed_in(url)
+            token = headers["Authorization"].split()[1]
             with Journal.open_read_only(folder / "table.sqlite") as journal:
                 before = [entry.type for entry in journal.entries()]
-            fill(folder)
-            if first == "a failed sign-in":
-                wrong = {**DEALER, "pin": "0000"}
-                answer = httpx.post(f"{url}/api/sessions", json=wrong, timeout=TIMEOUT)
-            else:
+            ws_url = url.replace("http", "ws", 1) + f"/ws?token={token}"
+            with websockets.sync.client.connect(ws_url) as feed:
+                assert json.loads(feed.recv(TIMEOUT))["type"] == "snapshot"
+                fill(folder)
+                if first == "a failed sign-in":
+                    wrong = {**DEALER, "pin": "0000"}
+                    answer = httpx.post(f"{url}/api/sessions", json=wrong, timeout=TIMEOUT)
+                else:
+                    body = {"seat": 1, "player": "Aoife", "buy_in": 200}
+                    answer = httpx.post(
+                        f"{url}/api/seats", json=body, headers=headers, timeout=TIMEOUT
+                    )
+                assert answer.status_code == 503, answer.text
+                assert answer.json()["error"] == "unavailable"
+                assert FULL in answer.json()["reason"]
+                told = json.loads(feed.recv(TIMEOUT))  # the screens' blocking alert
+                assert told["type"] == "journal" and FULL in told["reason"]
+                right = httpx.post(f"{url}/api/sessions", json=DEALER, timeout=TIMEOUT)
+                assert right.status_code == 503  # nobody signs in: no attempt is journaled
+                view = httpx.get(f"{url}/api/view", headers=headers, timeout=TIMEOUT)
+                assert view.status_code == 503 and FULL in view.json()["reason"]
+                assert process.poll() is None  # it waits for space
+                (folder / "filler").unlink()
+                cleared = json.loads(feed.recv(TIMEOUT))
+                assert cleared == {"type": "journal", "epoch": told["epoch"], "reason": None}
+
+            def seated() -> bool:
                 body = {"seat": 1, "player": "Aoife", "buy_in": 200}
                 answer = httpx.post(f"{url}/api/seats", json=body, headers=headers, timeout=TIMEOUT)
-            assert answer.status_code == 503, answer.text
-            assert answer.json()["error"] == "unavailable"
-            assert "database or disk is full: the table stopped dealing" in answer.json()["reason"]
-            right = _answer(lambda: httpx.post(f"{url}/api/sessions", json=DEALER, timeout=TIMEOUT))
-            assert right in (503, None)  # nobody signs in once an attempt cannot be journaled
-            assert process.wait(timeout=TIMEOUT) == 1
+                return answer.status_code == 200
+
+            _until(seated, "the table deals on once the disk has space")
+            with Journal.open_read_only(folder / "table.sqlite") as journal:
+                after = list(journal.entries())
+            assert [entry.type for entry in after[: len(before)]] == before  # nothing lost
+            faults = [entry for entry in after if entry.type == "journal_fault"]
+            assert len(faults) == 1 and "disk is full" in faults[0].fields["error"]
+            assert faults[0].fields["seconds"] > 0
+            assert after[-1].type == "sit_down"
+            process.terminate()
+            assert process.wait(timeout=TIMEOUT) == 0
         errors = (tmp_path / "serve.log").read_text()
         assert "Traceback" not in errors, errors
-        last = errors.splitlines()[-1]
-        assert last.startswith("luck-table serve: error: cannot write journal "), errors
-        assert "database or disk is full: the table stopped dealing" in last
-        (folder / "filler").unlink()
-        with Journal.open_read_only(folder / "table.sqlite") as journal:
-            after = [entry.type for entry in journal.entries()]
-        assert after == before  # the journal as it was: nothing half-written, nothing lost
+        assert errors.count(FULL) == 1, errors  # said once, not at every try
+        assert "the journal is written again after" in errors
 
 
-def test_a_journal_that_cannot_be_written_stops_the_table_and_signs_nobody_in(
-    tmp_path, monkeypatch
-):
+def test_a_start_on_a_full_disk_waits_for_space_then_opens(tmp_path):
+    """Started with the journal's disk full, the service does not exit (no restart loop):
+    it waits, says why once, its console's address answering 503 with why meanwhile, and
+    opens the table once space is freed."""
+    disk = tmpfs(tmp_path / "disk", "2m")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with disk as folder:
+        config = table_config(folder, f'bind = "127.0.0.1"\nport = {port}')
+        with serving(config, tmp_path / "first.log") as (process, url):
+            _signed_in(url)
+            process.terminate()
+            assert process.wait(timeout=TIMEOUT) == 0
+        fill(folder)
+        log = tmp_path / "serve.log"
+        with log.open("w") as out:
+            waiting = subprocess.Popen(
+                [LUCK_TABLE, "serve", "--config", str(config)], stderr=out, text=True
+            )
+        try:
+            _until(lambda: "the table waits for its journal" in log.read_text(), "the wait")
+            assert waiting.poll() is None, log.read_text()
+            url = f"http://127.0.0.1:{port}"
+            answer = _until(lambda: _answer(lambda: httpx.get(f"{url}/api/view")), "503")
+            assert answer == 503
+            said = httpx.post(f"{url}/api/sessions", json=DEALER, timeout=TIMEOUT)
+            assert said.status_code == 503 and "cannot open journal" in said.json()["reason"]
+            assert "the table waits for its journal" in said.json()["reason"]
+            (folder / "filler").unlink()
+            found = _until(lambda: _URL.search(log.read_text()), "the console, once freed")
+            _signed_in(found.group(1))
+        finally:
+            waiting.terminate()
+            assert waiting.wait(timeout=TIMEOUT) == 0
+        assert "Traceback" not in log.read_text()
+
+
+def test_a_journal_that_cannot_be_written_stops_the_dealing_until_it_can(tmp_path, monkeypatch):
     """The same in this process, the write failing as SQLite fails on a full disk (for
-    machines where no filesystem can be mounted)."""
+    machines where no filesystem can be mounted): 503 with the reason while it lasts, then
+    the table takes input again, by itself."""
     settings = config(tmp_path, str(tmp_path / "no-shoe"))
+    append = Journal.append
 
     def full(journal: Journal, _: object) -> list[int | None]:
         raise JournalError(f"cannot write journal {journal.path}: database or disk is full")
@@ -289,14 +371,21 @@ def test_a_journal_that_cannot_be_written_stops_the_table_and_signs_nobody_in(
                 monkeypatch.setattr(Journal, "append", full)
                 wrong = await client.post("/api/sessions", json={**DEALER, "pin": "0000"})
                 assert wrong.status_code == 503, wrong.text
-                assert "disk is full: the table stopped dealing" in wrong.json()["reason"]
+                assert FULL in wrong.json()["reason"]
                 right = await client.post("/api/sessions", json=DEALER)
                 assert right.status_code == 503, right.text
                 body = {"seat": 1, "player": "Aoife", "buy_in": 200}
                 seated = await client.post("/api/seats", json=body, headers=headers)
                 assert seated.status_code == 503, seated.text
-                with pytest.raises(JournalError, match="the table stopped dealing"):
-                    await asyncio.wait_for(service.run_until_stopped(), TIMEOUT)
+                assert service.journal_fault is not None and FULL in service.journal_fault
+                monkeypatch.setattr(Journal, "append", append)
+                deadline = time.monotonic() + TIMEOUT
+                while service.journal_fault is not None:
+                    assert time.monotonic() < deadline
+                    await asyncio.sleep(0.05)
+                seated = await client.post("/api/seats", json=body, headers=headers)
+                assert seated.status_code == 200, seated.text
+                assert service.stopped_because is None
 
     asyncio.run(scenario())
 
@@ -416,3 +505,70 @@ def test_history_without_permission_says_no_permission_and_the_path(tmp_path, de
     )
     assert result.returncode == 2
     assert one_line(result, "history") == f"luck-table history: error: no permission to read {copy}"
+
+
+def test_a_card_read_while_the_journal_cannot_be_written_is_dealt_once_it_can(
+    tmp_path, monkeypatch
+):
+    """Mid-hand the journal takes no write: the card the shoe reads meanwhile is neither
+    applied nor acknowledged, the screens are told; once the journal can be written it is
+    journaled and dealt, nothing lost, and the hand goes on."""
+    append = Journal.append
+
+    def full(journal: Journal, _: object) -> list[int | None]:
+        raise JournalError(f"cannot write journal {journal.path}: database or disk is full")
+
+    async def scenario() -> None:
+        async with live_table(tmp_path, shoe) as live:
+            await live.seat_players()
+            script = Script()
+            await live.load(script.deck(live.service.table))
+            (await live.post("/api/hands")).raise_for_status()
+            await live.draw()
+            before = live.service.position
+            monkeypatch.setattr(Journal, "append", full)
+            await live.shoe.command("draw")
+            await live.until(lambda: live.service.journal_fault is not None, "the fault")
+            assert live.service.position == before
+            answer = await live.post("/api/decisions", {"seat": 1, "do": "fold"})
+            assert answer.status_code == 503 and FULL in answer.json()["reason"]
+            monkeypatch.setattr(Journal, "append", append)
+            await live.until(lambda: live.service.position > before, "the card, journaled")
+            assert live.service.journal_fault is None
+            hand = live.service.table.hand
+            assert hand is not None and sum(len(p.cards) for p in hand.players) == 2
+            await live.draw()  # the hand goes on
+            assert sum(len(p.cards) for p in live.service.table.hand.players) == 3  # type: ignore[union-attr]
+
+    with simulator("shoe") as shoe:
+        asyncio.run(asyncio.wait_for(scenario(), 120))
+
+
+def test_serve_check_checks_a_configuration_without_touching_the_journal_or_the_devices(
+    tmp_path,
+):
+    """``luck-table serve --check``: 0 and ``ok`` for a good file; 1 naming each problem
+    (a bad value, a journal folder that does not exist, an address not of this machine);
+    no journal made, nothing started."""
+    good = table_config(tmp_path)
+    result = run("serve", "--check", "--config", str(good))
+    assert (result.returncode, result.stdout) == (0, f"{good}: ok\n"), result.stderr
+    assert not (tmp_path / "table.sqlite").exists()
+
+    text = good.read_text()
+    bad = tmp_path / "bad.toml"
+    bad.write_text(text.replace("max_buy_in = ", "max_buy_in = -"))
+    result = run("serve", "--check", "--config", str(bad))
+    assert result.returncode == 1 and "stakes.max_buy_in" in one_line(result, "serve")
+
+    elsewhere = tmp_path / "elsewhere.toml"
+    journal = re.search(r'path = "([^"]*)"', text)
+    assert journal is not None
+    moved = text.replace(journal.group(0), 'path = "no-such-folder/table.sqlite"')
+    elsewhere.write_text(moved.replace("port = 0", 'bind = "192.0.2.1"\nport = 0'))
+    result = run("serve", "--check", "--config", str(elsewhere))
+    lines = result.stderr.splitlines()
+    assert result.returncode == 1 and len(lines) == 2, result.stderr
+    assert "journal.path" in lines[0] and "does not exist" in lines[0]
+    assert "api.bind = '192.0.2.1'" in lines[1] and "cannot listen there" in lines[1]
+    assert not (tmp_path / "no-such-folder").exists()

@@ -32,7 +32,15 @@ from controller.history.records import record_of
 from controller.history.recovery import initial_table
 from controller.journal import Journal
 from controller.journal.snapshots import Snapshots
-from controller.table import CardFromShoe, DeckLoaded, NewHand, SitDown, VoidHand
+from controller.table import (
+    CardFromShoe,
+    ChangeSeat,
+    DeckLoaded,
+    Leave,
+    NewHand,
+    SitDown,
+    VoidHand,
+)
 from tests.floor_kit import JournalWriter, floor_database, write_journal
 from tests.service_kit import write_config
 from tests.test_journal_writer import EARLIER_SCHEMA
@@ -448,6 +456,22 @@ def test_the_live_status_holds_the_hand_in_progress_and_each_batch_is_notified(f
         lags = store.lags(floor, "T-01")
         assert len(lags) == batch.last  # one per entry, each from the table's time to the floor's
         assert all(0 < lag < 3600 + 60 for lag in lags)
+
+
+def test_a_seat_change_keeps_the_player_s_stay_at_the_table(floor, tmp_path):
+    path = tmp_path / "moved.sqlite"
+    writer = JournalWriter(path)
+    writer.ok(SitDown(at=0, seat=3, player="Ann", buy_in=200))
+    writer.ok(ChangeSeat(at=0, seat=3, to=6))
+    writer.ok(Leave(at=0, seat=6))
+    writer.close()
+    with Journal.open(path, create=False) as journal:
+        for batch in batches(journal, 2):
+            store.ingest(floor, batch)
+    (stay,) = store.player_sessions(floor)
+    assert (stay.player, stay.seat, stay.buy_in, stay.cashed_out) == ("Ann", 6, 200, 200)
+    assert stay.left_at is not None
+    assert [m.kind for m in store.chip_movements(floor, "T-01")] == ["buy_in", "cash_out"]
 
 
 def test_a_void_hand_and_the_alert_it_clears_name_the_supervisor(floor, tmp_path):

@@ -74,6 +74,8 @@ def test_dealt_down_names_an_up_card():
         {"do": "correct", "card": "4c", "was": "4d"},
         {"seat": 1, "do": "dealt_down", "card": "4c", "dealt": 5},
         {"seat": 1, "do": "expose", "card": "Kd", "dealt": 1},
+        {"do": "dead", "dealt": 7},
+        {"do": "dead"},
     ],
 )
 def test_corrections_round_trip_through_json(data):
@@ -90,9 +92,22 @@ def test_corrections_round_trip_through_json(data):
         ({"seat": 1, "do": "call", "dealt": 3}, "'dealt' is a count"),
         ({"do": "correct", "card": "4c", "was": "4d", "dealt": -1}, "'dealt' is a count"),
         ({"do": "correct", "card": "4c", "was": "Zz"}, "'was'"),
+        ({"seat": 2, "do": "dead"}, "'dead' takes no seat"),
+        ({"do": "dead", "card": "4c"}, "'card' goes with"),
     ],
 )
 def test_bad_corrections_are_refused_with_the_reason(data, message):
     with pytest.raises(IllegalInput) as caught:
         action_from_json(data)
     assert message in str(caught.value)
+
+
+def test_a_card_taken_out_of_play_undealt_leaves_the_stub_one_card_short():
+    """``dead``: a card came out of the shoe and was taken away, not dealt: the hand counts
+    the shoe one card fewer (a short deck is decided on the real stub)."""
+    table = fourth_street()
+    hand = table.hand
+    table.feed(Action(Do.DEAD))
+    assert table.hand.stub == hand.stub - 1 and table.hand.gone == 1
+    assert table.hand.waiting_for == hand.waiting_for  # nothing else changes
+    assert type(table.hand).from_json(table.hand.to_json()) == table.hand

@@ -107,7 +107,7 @@ def as_the_service_writes(core: Path, path: Path, folder: Path) -> None:
             settings=TableSettings(),  # the core run's: nothing configured at the start
             rotation=Rotation(0, 0),
         )
-        async with TableService(chosen, clock=lambda: now[0]) as service:
+        async with TableService(chosen, clock=lambda: now[0], monotonic=lambda: now[0]) as service:
             for entry in entries:
                 now[0] = entry.recorded_at
                 if entry.source == "table":

@@ -509,3 +509,53 @@ def test_whether_a_rotation_is_due_reads_the_same_on_a_kept_connection(tmp_path:
         assert [due(path, n, rotation, connection=kept) for n in (9, 10)] == [False, True]
         assert [due(path, n, rotation) for n in (9, 10)] == [False, True]
         assert due(path, 99, Rotation(0, 0), connection=kept) is False  # never rotates
+
+
+def unguarded(path: Path) -> Path:
+    """The journal's append-only triggers dropped, as someone with the file may."""
+    with sqlite3.connect(path) as db:
+        db.execute("DROP TRIGGER inputs_no_update")
+        db.execute("DROP TRIGGER inputs_no_delete")
+    return path
+
+
+def test_verify_follows_the_live_file_s_chain_and_names_the_position_of_a_break(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A journal too young to have a segment is checked too: one entry changed with
+    sqlite3 (a stake rewritten), or one taken out, is exit 1 naming its position; in a
+    rotated journal, the live file's inputs are followed from where the last segment
+    ends."""
+    young = unguarded(made(tmp_path / "young.sqlite", 2))
+    status, said, _ = out(capsys, "journal", "verify", "--journal", str(young))
+    assert status == 0 and "no closed segments" in said and "the hash chain followed" in said
+    with sqlite3.connect(young) as db:
+        (last,) = db.execute("SELECT max(position) FROM inputs").fetchone()
+        position, fields = db.execute(
+            "SELECT position, fields FROM inputs WHERE type = 'sit_down' ORDER BY position"
+        ).fetchone()
+        assert position < last
+        db.execute(
+            "UPDATE inputs SET fields = ? WHERE position = ?",
+            (fields.replace('"buy_in":', '"buy_in":1'), position),
+        )
+    status, _, err = out(capsys, "journal", "verify", "--journal", str(young))
+    assert status == 1 and f"the input at position {position} does not fit" in err, err
+    with sqlite3.connect(young) as db:
+        db.execute("UPDATE inputs SET fields = ? WHERE position = ?", (fields, position))
+        db.execute("DELETE FROM inputs WHERE position = ?", (position + 1,))
+    status, _, err = out(capsys, "journal", "verify", "--journal", str(young))
+    assert status == 1 and f"the input at position {position + 2} does not fit" in err, err
+
+    rotated = unguarded(made(tmp_path / "rotated.sqlite", 9, every=4))
+    status, said, _ = out(capsys, "journal", "verify", "--journal", str(rotated))
+    assert status == 0 and said.count(": ok") == 3, said
+    with sqlite3.connect(rotated) as db:
+        first, final = db.execute(
+            "SELECT min(position), max(position) FROM inputs WHERE position > "
+            "(SELECT max(last) FROM journal_segments)"
+        ).fetchone()
+        assert f"positions {first}-{final}" in said
+        db.execute("UPDATE inputs SET recorded_at = recorded_at + 1 WHERE position = ?", (final,))
+    status, _, err = out(capsys, "journal", "verify", "--journal", str(rotated))
+    assert status == 1 and f"position {final} does not fit" in err, err

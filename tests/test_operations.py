@@ -20,6 +20,8 @@ from dealer_ui import serve
 from tests.console_kit import live_table
 from tests.service_kit import config, simulator
 
+#: The monitoring system's address the configuration names (/metrics, /health's details).
+LOOPBACK = ("127.0.0.1",)
 NO_FLOOR = 'dsn = "host=127.0.0.1 port=1 dbname=floor user=luck connect_timeout=1"'
 
 
@@ -34,7 +36,7 @@ def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
 
 def test_a_table_without_its_shoe_and_its_floor_is_alive_and_not_ready(tmp_path: Path) -> None:
     settings = config(tmp_path, str(tmp_path / "no-shoe"), floor=NO_FLOOR)
-    settings = replace(settings, api=replace(settings.api, port=0))
+    settings = replace(settings, api=replace(settings.api, port=0, operations_from=LOOPBACK))
 
     async def scenario() -> None:
         async with TableService(settings) as service:
@@ -76,7 +78,7 @@ def test_a_table_without_its_shoe_and_its_floor_is_alive_and_not_ready(tmp_path:
 
 def test_a_table_with_its_shoe_is_ready_and_counts_its_cards(tmp_path: Path) -> None:
     async def scenario(shoe: Any) -> None:
-        async with live_table(tmp_path, shoe) as live:
+        async with live_table(tmp_path, shoe, api={"operations_from": LOOPBACK}) as live:
             ready = await live.http.get("/ready")
             assert ready.status_code == 200, ready.text
             assert ready.json() == {"ready": True, "table": "T-TEST", "not_ready": []}

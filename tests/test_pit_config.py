@@ -10,7 +10,7 @@ from controller.config_file import ConfigError, describe_dsn
 from dealer_ui.auth import hash_pin, verify_pin
 from dealer_ui.pit.config import load_floor_config, parse_floor_config
 
-HASH = hash_pin("9999")
+HASH = hash_pin("999999")
 SUPERVISORS = {"supervisors": [{"id": "pit", "pin_hash": HASH}]}
 
 
@@ -33,7 +33,7 @@ def test_a_full_configuration() -> None:
     assert (found.api.bind, found.api.port) == ("0.0.0.0", 9000)
     assert found.consoles == {"T1": "https://t1.casino:8080"}
     assert [person.id for person in found.supervisors] == ["pit"]
-    assert verify_pin(found.supervisors[0].pin_hash, "9999")
+    assert verify_pin(found.supervisors[0].pin_hash, "999999")
     assert describe_dsn(found.dsn) == "db.casino:5433/floor"
 
 
@@ -80,7 +80,7 @@ def test_the_house_s_gaming_day_and_cash_threshold() -> None:
         (config(consoles={"T1": 8080}), "consoles.T1 = 8080"),
         (config(tables={}), "tables: unknown setting"),
         ({"floor": {}}, "credentials = (missing)"),
-        (config(credentials={"supervisors": [{"id": "pit", "pin": "9999"}]}), "plain PINs"),
+        (config(credentials={"supervisors": [{"id": "pit", "pin": "999999"}]}), "plain PINs"),
     ],
 )
 def test_bad_values_are_refused_with_the_key(data: dict[str, object], message: str) -> None:

@@ -183,3 +183,17 @@ def test_a_table_without_a_seat_board_gets_no_switched_card_and_misses_none() ->
     _, tally = deal(2, hands=30, faults=FaultRates(cheats=0.8), settings=settings)
     assert tally.cheats.total() > 10 and "switched" not in tally.cheats
     assert not tally.missed and not tally.mistaken
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_cheats_at_a_full_table_reach_the_short_deck_and_every_hand_ends(seed: int) -> None:
+    """Eight players, so hands reach the short deck on seventh street, and cheats at most
+    decks, each foreign or re-tagged card taken out of play: the shoe runs short by those
+    cards, which the hand counts (issue 34: the table waited on an empty shoe, or took a
+    scrambled burn card for a clone)."""
+    table, tally = deal(seed, hands=40, seats=8, faults=FaultRates(cheats=0.7), settings=CHECKED)
+    assert tally.hands == 40 and tally.scrambles > 0
+    assert tally.resolved["foreign_card"]["the supervisor resolved it (dead)"] > 0
+    assert tally.cheats.total() > 10 and not tally.missed and not tally.mistaken
+    assert "deck_during_hand" not in tally.raised and not table.alerts
+    assert sum(seat.stack for seat in table.seats) == table.chips == tally.bought_in

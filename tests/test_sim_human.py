@@ -16,7 +16,7 @@ from controller.rules import Card
 from controller.sim.dealer import Dealer, FaultRates, Pace, Tally
 from controller.sim.floor import CoreFloor
 from controller.sim.human import MISTAKES, HumanDealer
-from controller.table import Table, TableSettings
+from controller.table import Protection, Table, TableSettings
 
 LUCK_TABLE = Path(sys.executable).with_name("luck-table")
 
@@ -227,3 +227,17 @@ def test_mistakes_need_a_human_dealer(tmp_path: Path) -> None:
         check=False,
     )
     assert result.returncode == 2 and "--mistakes: only a human dealer" in result.stderr
+
+
+def test_a_wrong_correction_at_a_table_that_checks_tags_is_stopped_by_the_tags():
+    """With tag checks the card the supervisor names is still in the shoe (its tag has not
+    come out): the correction is not made, an alert says so, and the shoe's card stays."""
+    tally = Tally()
+    floor = CoreFloor(TableSettings(protection=Protection(tag_checks=True)), tally.observe)
+    dealer = HumanDealer(floor, tally, seats=8, hands=20, seed=1, mistakes=0.05)
+    asyncio.run(asyncio.wait_for(dealer.run(), timeout=60))
+    stopped = tally.injected["mistake: a wrong correction, stopped by the deck's tags"]
+    assert stopped > 0 and tally.raised["wrong_card_named"] == stopped
+    assert not tally.injected["mistake: a wrong correction"]  # none made
+    assert tally.void_hands == 0 and tally.conserved(floor.table) and not floor.table.alerts
+    assert dealer.astray == []  # every card where it lies

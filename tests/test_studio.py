@@ -7,35 +7,46 @@ opens it nor a studio token anything else."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
+import os
+import subprocess
+import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+import httpx
 import pytest
 import websockets
 
-from controller.config import MIN_STUDIO_DELAY
+from controller.config import MIN_STUDIO_DELAY, load_config
 from controller.config_file import ConfigError
-from controller.history.recent import first_after, recent
+from controller.history.recent import Update, first_after, recent
 from controller.history.recovery import Recovered
 from controller.journal import Entry, Journal
 from controller.journal.snapshots import Snapshots
-from controller.rules import parse_card
-from controller.table import CardFromShoe, DeckLoaded, NewHand, SitDown, apply
+from controller.rules import Phase, parse_card
+from controller.rules.showdown import hand_value
+from controller.table import CardFromShoe, DeckLoaded, NewHand, SitDown, Table, TableSettings, apply
 from dealer_ui.studio import (
     ISSUED,
     REVOKED,
+    StudioFeed,
     StudioTokens,
     digest,
     hand_odds,
     hand_started,
+    on_air,
     studio_view,
 )
-from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script, card_names, live_table
+from firmware_sim.process import AsyncControl as Control
+from tests.console_kit import DEALER, PLAYERS, SUPERVISOR, LiveTable, Script, card_names, live_table
 from tests.floor_kit import JournalWriter
 from tests.service_kit import config, simulator, write_config
+from tests.test_serve_console import free_port, with_api
 
 #: A table in test mode with a studio delay of 3 seconds.
 DELAY = 3.0
@@ -90,8 +101,8 @@ def entry(position: int, kind: str, fields: dict[str, Any], at: float = 0.0) -> 
 
 
 def test_a_studio_token_is_refused_when_forged_expired_or_revoked_and_never_journaled() -> None:
-    clock = Clock()
-    tokens = StudioTokens(clock)
+    clock, monotonic = Clock(), Clock()
+    tokens = StudioTokens(clock, monotonic)
     token, made = tokens.new("truck 1", "S100", "D200", hours=2)
     assert made.digest == digest(token) and token not in json.dumps(made.to_json())
     with pytest.raises(Exception, match="not a studio token"):
@@ -103,11 +114,13 @@ def test_a_studio_token_is_refused_when_forged_expired_or_revoked_and_never_jour
             tokens.check(forged)
     with pytest.raises(Exception, match="needs a studio token"):
         tokens.check(None)
-    clock.now += 2 * 3600
+    clock.now -= 5 * 3600  # the wall clock stepped back: the token ends all the same
+    monotonic.now += 2 * 3600
     with pytest.raises(Exception, match="expired"):
         tokens.check(token)
     assert tokens.held() == []
-    clock.now -= 3600
+    clock.now += 5 * 3600 + 3600
+    monotonic.now -= 3600
     other, second = tokens.new("truck 2", "S100", "D200", hours=2)
     tokens.add(second)
     assert [p.id for p in tokens.held()] == [made.id, second.id]
@@ -119,7 +132,7 @@ def test_a_studio_token_is_refused_when_forged_expired_or_revoked_and_never_jour
         tokens.check(token)
     assert tokens.check(other) == second
 
-    restored = StudioTokens(clock)  # after a restart: from the journal's records
+    restored = StudioTokens(clock, monotonic)  # after a restart: from the journal's records
     restored.restore(
         [
             entry(1, ISSUED, made.to_json(), made.issued),
@@ -130,6 +143,19 @@ def test_a_studio_token_is_refused_when_forged_expired_or_revoked_and_never_jour
     assert restored.check(other) == second
     with pytest.raises(Exception, match="revoked"):
         restored.check(token)
+    assert restored.left(second) == pytest.approx(2 * 3600)
+
+    clock.now += 100 * 3600  # stepped forward: what the journal says has expired, has
+    forward = StudioTokens(clock, monotonic)
+    forward.restore([entry(1, ISSUED, second.to_json(), second.issued)])
+    assert forward.held() == []
+    clock.now -= 200 * 3600  # a wall clock set back before a restart gives no more than
+    back = StudioTokens(clock, monotonic)  # the token's lifetime from the start
+    back.restore([entry(1, ISSUED, second.to_json(), second.issued)])
+    assert back.left(second) == pytest.approx(2 * 3600)
+    monotonic.now += 2 * 3600
+    with pytest.raises(Exception, match="expired"):
+        back.check(other)
 
 
 # The view --------------------------------------------------------------------------------
@@ -145,17 +171,17 @@ def test_the_studio_view_shows_every_card_the_odds_and_the_bonus_moment() -> Non
         assert not step.refused, step.refused
         table, effects = step.table, step.effects
         if name == "4c":
-            moment = studio_view(table, None, effects)
+            moment = studio_view(table, None, on_air(None, table, effects, 0.0, 4.0))
     assert table.hand is not None
     chances = hand_odds(table.hand, seed=1)
     assert chances is not None
-    shown = studio_view(table, chances, effects)
+    shown = studio_view(table, chances, odds_while_dealing=True)
     assert set(codes) <= card_names(shown)
     assert [p["player"] for p in shown["players"]] == ["P1", "P2", "P3"]
     equities = [p["odds"]["equity"] for p in shown["players"]]
     assert sum(equities) == pytest.approx(1, abs=1e-9)
     assert shown["bonus"] is None
-    assert moment["bonus"] == {"seat": 2}
+    assert moment["bonus"] == {"seat": 2, "player": "P2", "card": None, "since": 0.0, "hold": 4.0}
     assert [p["bonus_due"] for p in moment["players"]] == [False, True, False]
     assert [c["wild"] for c in moment["players"][1]["cards"]] == [False, False, True]
     no_odds = studio_view(table, None)
@@ -164,6 +190,197 @@ def test_the_studio_view_shows_every_card_the_odds_and_the_bonus_moment() -> Non
 
 def _code(name: str) -> int:
     return int(parse_card(name))
+
+
+def played(players: tuple[int, ...] = (1, 2, 3)) -> list[Update]:
+    """A whole hand of ``players`` (P1 at seat 1...) as ``Script(fold_seat=3)`` plays it:
+    the four of clubs up to seat 1 on third street (a bonus card), seat 1 bets on fourth
+    street, seat 3 folds there, a showdown; each moment one second after the last."""
+    script = Script(fold_seat=3)
+    table = Table(TableSettings(seat_board=False))
+    for seat in players:
+        table = apply(table, SitDown(at=0, seat=seat, player=f"P{seat}", buy_in=100)).table
+    cards = iter(script.deck(table))
+    table = apply(table, DeckLoaded(at=0, count=52)).table
+    table = apply(table, NewHand(at=0)).table
+    moments = [Update(0, table, (), 1000.0)]
+    while (move := script.move(table)) is not None:
+        item = CardFromShoe(at=0, code=int(next(cards))) if move == "deal" else move
+        assert not isinstance(item, str)
+        step = apply(table, item)
+        assert not step.refused, step.refused
+        table = step.table
+        moments.append(Update(len(moments), table, step.effects, 1000.0 + len(moments)))
+    return moments
+
+
+def seat_of(view: dict[str, Any], seat: int) -> dict[str, Any]:
+    return next(p for p in view["players"] if p["seat"] == seat)
+
+
+def test_the_studio_message_has_each_players_stack_bet_action_hand_and_winnings() -> None:
+    views = [studio_view(m.table, None) for m in played()]
+    assert views[0]["players"][0] | {"cards": []} == {
+        "seat": 1,
+        "player": "P1",
+        "stack": 99,  # the ante in
+        "bet": 0,
+        "folded": False,
+        "mucked": False,
+        "all_in": False,
+        "to_act": False,
+        "action": None,
+        "made": None,
+        "winner": False,
+        "won": 0,
+        "bonus_due": False,
+        "cards": [],
+        "odds": None,
+    }
+    assert views[0]["limits"] == {
+        "ante": 1,
+        "bring_in": 2,
+        "small_bet": 5,
+        "big_bet": 10,
+        "max_raises": 3,
+    }
+    # to act: the seat the hand waits for a decision from, none while cards are dealt
+    for view, moment in zip(views, played(), strict=True):
+        hand = moment.table.hand
+        assert hand is not None
+        waiting = hand.waiting_for
+        acting = [p["seat"] for p in view["players"] if p["to_act"]]
+        deciding = waiting is not None and waiting.kind != "card"
+        assert acting == ([waiting.seat] if deciding and waiting is not None else [])
+        if view["phase"] == "betting":  # first to act in the round
+            assert hand.first is not None
+            assert view["first"] == hand.players[hand.first].seat
+        else:
+            assert view["first"] is None
+    # the bring-in: the lowest card up, seat 2, and the words of the table
+    brought = next(v for v in views if v["bring_in"] is not None)
+    assert brought["bring_in"] | {"pot": 0} == {
+        "seat": 2,
+        "player": "P2",
+        "do": "bring_in",
+        "to": 2,
+        "pot": 0,
+        "street": 3,
+        "words": "brings in for 2",
+    }
+    assert seat_of(brought, 2)["bet"] == 2 and seat_of(brought, 2)["stack"] == 97
+    action = {key: value for key, value in brought["bring_in"].items() if key != "player"}
+    assert seat_of(brought, 2)["action"] == action
+    # fourth street: seat 1 bets 10 (its stack and bet this street), seat 3 folds
+    bet = next(v for v in views if (seat_of(v, 1)["action"] or {}).get("do") == "bet")
+    assert seat_of(bet, 1)["action"] | {"pot": 0} == {
+        "seat": 1,
+        "do": "bet",
+        "to": 10,
+        "pot": 0,
+        "street": 4,
+        "words": "bets 10",
+    }
+    assert (seat_of(bet, 1)["bet"], seat_of(bet, 1)["stack"]) == (10, 87)
+    folded = next(v for v in views if seat_of(v, 3)["folded"])
+    assert seat_of(folded, 3)["action"]["words"] == "folds"
+    assert seat_of(folded, 3)["made"] is None
+    # the bets of a street are gone at the next street's deal
+    fifth = next(v for v in views if v["street"] == 5)
+    assert [p["bet"] for p in fifth["players"]] == [0, 0, 0]
+    # the hand's name, in the table's words: named from a pair on, high cards not
+    first_cards = next(v for v in views if seat_of(v, 1)["made"] is not None)
+    assert len(seat_of(first_cards, 1)["cards"]) == 2
+    assert seat_of(first_cards, 1)["made"] == {
+        "category": "pair",
+        "words": "Pair of twos",
+        "full": None,
+    }
+    wild = next(v for v in views if seat_of(v, 1)["bonus_due"])
+    assert seat_of(wild, 1)["made"]["words"] == "Three of a kind, twos"  # the four is wild
+    unnamed = [p for v in views for p in v["players"] if p["cards"] and p["made"] is None]
+    assert unnamed and all(p["folded"] or len(p["cards"]) < 5 for p in unnamed)
+    # the showdown: each hand shown named whole, the winner marked with what they won
+    end = views[-1]
+    assert end["phase"] == "complete" and end["pot"] == 29
+    hand = played()[-1].table.hand
+    assert hand is not None
+    winner, loser, gone = (seat_of(end, seat) for seat in (1, 2, 3))
+    assert (winner["winner"], winner["won"], winner["stack"]) == (True, 29, 116)
+    assert (loser["winner"], loser["won"]) == (False, 0)
+    assert (gone["winner"], gone["won"], gone["made"]) == (False, 0, None)
+    assert winner["made"]["category"] == "four_of_a_kind"
+    assert winner["made"]["full"] == hand_value(hand, hand.player(1)).description
+    assert loser["made"]["words"] == "Two pair, sixes and threes"
+    assert [p["to_act"] for p in end["players"]] == [False, False, False]
+    assert all(view["bonus"] is None for view in views)  # none on air: none given
+
+
+def test_the_bonus_moment_stays_on_air_for_its_hold_whatever_the_table_does() -> None:
+    moments = played()
+    feed = StudioFeed(cast(Any, None), 0.0, bonus_hold=4.0)
+    shown: list[dict[str, Any] | None] = []
+    for moment in moments:
+        feed._publish(moment, None)
+        shown.append(json.loads(feed.current)["table"]["bonus"])
+    earned = next(n for n, m in enumerate(moments) if m.table.hand.bonus_seats())  # type: ignore[union-attr]
+    since = moments[earned].at
+    assert shown[earned] == {"seat": 1, "player": "P1", "card": None, "since": since, "hold": 4.0}
+    on = [n for n, bonus in enumerate(shown) if bonus is not None]
+    # on air from the moment it is earned until 4 s of the table's time later, through the
+    # bonus card's deal and the first decisions, then gone
+    assert on == [n for n, m in enumerate(moments) if since <= m.at < since + 4.0]
+    assert len(on) == 4
+    dealt = [shown[n]["card"] for n in on]  # type: ignore[index]
+    hand = moments[on[-1]].table.hand
+    assert hand is not None
+    bonus_card = next(str(d.card) for d in hand.player(1).cards if d.bonus)
+    assert dealt == [None, bonus_card, bonus_card, bonus_card]
+    assert any(moments[n].table.hand.phase is Phase.BETTING for n in on)  # type: ignore[union-attr]
+    # a hold of 0: on air in its own moment only (as before)
+    brief = StudioFeed(cast(Any, None), 0.0, bonus_hold=0.0)
+    for moment in moments[: earned + 2]:
+        brief._publish(moment, None)
+    assert json.loads(brief.current)["table"]["bonus"] is None
+
+
+def test_the_odds_wait_until_each_streets_cards_are_all_out() -> None:
+    table = hand_started((1, 2))
+    for name in ("Ah", "Kd", "2s", "3s"):  # third street, two down to each: no card up yet
+        table = apply(table, CardFromShoe(at=0, code=_code(name))).table
+    assert table.hand is not None and table.hand.phase is Phase.DEAL
+    chances = hand_odds(table.hand, seed=1)
+    assert chances is not None
+    dealing = studio_view(table, chances)
+    assert dealing["odds_held"] is True and dealing["method"] == chances["method"]
+    assert [p["odds"] for p in dealing["players"]] == [None, None]
+    shown = studio_view(table, chances, odds_while_dealing=True)
+    assert shown["odds_held"] is False and all(p["odds"] for p in shown["players"])
+    for name in ("9c", "7d"):  # the up cards: the street's cards all out, a decision due
+        table = apply(table, CardFromShoe(at=0, code=_code(name))).table
+    assert table.hand is not None and table.hand.phase is Phase.BETTING
+    out = studio_view(table, hand_odds(table.hand, seed=1))
+    assert out["odds_held"] is False
+    assert sum(p["odds"]["equity"] for p in out["players"]) == pytest.approx(1, abs=1e-9)
+
+
+def test_the_studios_bonus_hold_and_odds_while_dealing_are_house_settings(
+    tmp_path: Path,
+) -> None:
+    studio = config(tmp_path, "/dev/null").studio
+    assert (studio.bonus_hold, studio.odds_while_dealing) == (4.0, False)
+    set_ = "[studio]\nbonus_hold = 6\nodds_while_dealing = true\n"
+    studio = config(tmp_path, "/dev/null", table=set_).studio
+    assert (studio.bonus_hold, studio.odds_while_dealing) == (6.0, True)
+    for bad, what in (
+        ("bonus_hold = -1", "studio.bonus_hold"),
+        ("bonus_hold = 31", "studio.bonus_hold"),
+        ('bonus_hold = "4"', "studio.bonus_hold"),
+        ("odds_while_dealing = 1", "studio.odds_while_dealing"),
+    ):
+        with pytest.raises(ConfigError, match=what):
+            config(tmp_path, "/dev/null", table=f"[studio]\n{bad}\n")
+    write_config(tmp_path, "/dev/null")
 
 
 # On a live table -------------------------------------------------------------------------
@@ -262,8 +479,11 @@ def test_the_studio_gets_every_card_and_the_odds_only_after_the_delay(tmp_path: 
                 *(card_names(m["table"]) for _, m in messages if m["table"])
             )
             with_cards = [m for _, m in messages if m["table"] and m["table"]["players"]]
-            assert any(m["table"]["bonus"] == {"seat": 1} for m in with_cards)
+            assert any((m["table"]["bonus"] or {}).get("seat") == 1 for m in with_cards)
             for message in with_cards:
+                if message["table"]["odds_held"]:  # a street's cards being dealt
+                    assert all(seat["odds"] is None for seat in message["table"]["players"])
+                    continue
                 for seat in message["table"]["players"]:
                     if seat["cards"] and not seat["folded"] and message["table"]["phase"] != "void":
                         assert seat["odds"] is not None or seat["mucked"], message["table"]
@@ -509,3 +729,229 @@ def test_the_journal_read_back_from_a_time_keeps_every_input_after_it(tmp_path: 
         nothing = recent(journal, snapshots, base + 100, 10)
         assert nothing.before.position == 10 and nothing.updates == ()
     snapshots.close()
+
+
+class SteppedClock:
+    """A wall clock that an operator (or NTP) steps: the real time plus ``offset``."""
+
+    def __init__(self) -> None:
+        self.offset = 0.0
+
+    def __call__(self) -> float:
+        return time.time() + self.offset
+
+
+async def journaled_when(live: LiveTable, into: dict[int, float]) -> None:
+    """The monotonic time each input was applied at, by its journal position."""
+    updates = live.service.updates()
+    try:
+        async for update in updates:
+            into[update.position] = time.monotonic()
+    finally:
+        updates.close()
+
+
+def test_a_stepped_wall_clock_releases_nothing_early_and_holds_nothing_back(
+    tmp_path: Path,
+) -> None:
+    """The wall clock steps an hour forward mid-hand, just after hole cards were dealt:
+    the studio still gets them only once the delay has passed by the monotonic clock.
+    Then it steps back two hours: the studio goes on within the delay and a few seconds.
+    Each step is journaled and raises a non-blocking alert."""
+    wall = SteppedClock()
+    messages: list[tuple[float, dict[str, Any]]] = []
+    applied: dict[int, float] = {}
+
+    async def collect(url: str, token: str) -> None:
+        ws_url = url.replace("http", "ws", 1) + f"/studio/ws?token={token}"
+        async with websockets.connect(ws_url) as ws:
+            async for text in ws:
+                messages.append((time.monotonic(), json.loads(text)))
+
+    async def scenario() -> None:
+        async with live_table(tmp_path, shoe, table=TEST_TABLE, clock=wall) as live:
+            watcher = asyncio.create_task(journaled_when(live, applied))
+            await live.seat_players()
+            token = (await issue(live))["token"]
+            collector = asyncio.create_task(collect(live.served.url, token))
+            script = Script()
+            await live.load(script.deck(live.service.table))
+            (await live.post("/api/hands")).raise_for_status()
+            for _ in range(4):  # hole cards
+                await live.draw()
+            dealt = live.service.position
+            wall.offset += 3600  # NTP steps the clock an hour forward
+            await live.draw()
+            await released(messages, dealt)
+            wall.offset -= 7200  # and two hours back
+            await live.draw()
+            last = live.service.position
+            stepped_back = time.monotonic()
+            await released(messages, last)
+            assert messages[-1][0] - stepped_back < DELAY + 5  # no freeze
+            alerts = [a for a in live.service.table.alerts if a.kind.value == "clock_stepped"]
+            assert [round(a.facts.step / 60_000) for a in alerts] == [60, -120]  # type: ignore[attr-defined]
+            assert not live.service.table.paused
+            with Journal.open(live.service.config.journal, create=False) as journal:
+                steps = [e.fields["step"] for e in journal.entries() if e.type == "clock_stepped"]
+            assert [round(step / 60_000) for step in steps] == [60, -120]
+            for task in (collector, watcher):
+                task.cancel()
+            await asyncio.gather(collector, watcher, return_exceptions=True)
+
+    with simulator("shoe") as shoe:
+        asyncio.run(asyncio.wait_for(scenario(), 240))
+    first = min(applied)  # the moments before the test watched: the service's start
+    with_table = [(t, m) for t, m in messages if m["table"] and m["position"] >= first]
+    assert len(with_table) > 5
+    for arrived, message in with_table:  # 10 ms: the test's subscriber hears of it after
+        assert arrived >= applied[message["position"]] + DELAY - 0.01, message["position"]
+
+
+#: libfaketime (Debian's ``faketime`` package): the wall clock of a process stepped from a
+#: file, its monotonic clock left alone, as NTP or an operator steps a machine's clock.
+FAKETIME = Path("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1")
+LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
+
+
+class Served:
+    """A ``luck-table serve`` process's API, as a dealer and as surveillance."""
+
+    def __init__(self, url: str) -> None:
+        self.http = httpx.AsyncClient(base_url=url, timeout=60)
+        self.dealer: dict[str, str] = {}
+        self.watch: dict[str, str] = {}
+
+    async def answering(self, process: subprocess.Popen[bytes]) -> None:
+        deadline = time.monotonic() + 60
+        while True:
+            with contextlib.suppress(httpx.TransportError):
+                if (await self.http.get("/api/view")).status_code == 200:
+                    break
+            assert process.poll() is None, "the service process stopped"
+            assert time.monotonic() < deadline, "the console never answered"
+            await asyncio.sleep(0.1)
+        signed = await self.http.post("/api/sessions", json={"role": "dealer", **DEALER})
+        self.dealer = bearer(signed.json()["token"])
+        watcher = {"role": "surveillance", "id": SUPERVISOR["supervisor"], "pin": SUPERVISOR["pin"]}
+        self.watch = bearer((await self.http.post("/api/sessions", json=watcher)).json()["token"])
+
+    async def view(self) -> dict[str, Any]:
+        response = await self.http.get("/api/view", headers=self.watch)
+        response.raise_for_status()
+        return dict(response.json())
+
+    async def until(self, check: Callable[[dict[str, Any]], bool], what: str) -> None:
+        deadline = time.monotonic() + 60
+        while not check(await self.view()):
+            assert time.monotonic() < deadline, f"waited for: {what}"
+            await asyncio.sleep(0.05)
+
+    async def draw(self, shoe: Control) -> None:
+        before = await self.view()
+        await shoe.command("draw")
+        await shoe.settled()  # acknowledged once journaled and applied
+        await self.until(lambda seen: seen != before, "the card on the table")
+
+
+def last_input(config: Path) -> int:
+    """The journal position of the table's last input (the journal of ``config``)."""
+    with Journal.open_read_only(load_config(config).journal) as journal:
+        return max(entry.position for entry in journal.entries() if entry.source != "access")
+
+
+@pytest.mark.skipif(
+    not FAKETIME.exists(), reason="libfaketime is not installed (apt-get install -y faketime)"
+)
+def test_the_service_process_under_a_stepped_clock_releases_nothing_early(tmp_path: Path) -> None:
+    """``luck-table serve`` under libfaketime: its wall clock stepped an hour forward just
+    after the hole cards are dealt, then two hours back. The studio gets no hole card before
+    the delay has passed since it was dealt (by the monotonic clock), goes on within
+    seconds of the step back, and each step is journaled and raises its alert."""
+    delay = 10.0
+    offset = tmp_path / "faketime"
+    offset.write_text("+0\n")
+    environment = {
+        **os.environ,
+        "LD_PRELOAD": str(FAKETIME),
+        "FAKETIME_TIMESTAMP_FILE": str(offset),
+        "FAKETIME_NO_CACHE": "1",
+        "FAKETIME_DONT_FAKE_MONOTONIC": "1",
+    }
+    messages: list[tuple[float, dict[str, Any]]] = []
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+
+    async def collect(token: str) -> None:
+        ws_url = url.replace("http", "ws", 1) + f"/studio/ws?token={token}"
+        async with websockets.connect(ws_url) as ws:
+            async for text in ws:
+                messages.append((time.monotonic(), json.loads(text)))
+
+    async def scenario(shoe_process: Any, config: Path) -> None:
+        shoe = await Control.connect(shoe_process.announced["control"])
+        await shoe.settled()
+        service = Served(url)
+        with (tmp_path / "serve.log").open("ab") as log:
+            process = subprocess.Popen(
+                [LUCK_TABLE, "serve", "--config", str(config)], stderr=log, env=environment
+            )
+        try:
+            await service.answering(process)
+            table = Table(load_config(config).settings)
+            for seat in range(1, PLAYERS + 1):
+                body = {"seat": seat, "player": f"P{seat}", "buy_in": 100}
+                answer = await service.http.post("/api/seats", json=body, headers=service.dealer)
+                assert answer.status_code == 200, answer.text
+                table = apply(table, SitDown(at=0, seat=seat, player=f"P{seat}", buy_in=100)).table
+            body = {**SUPERVISOR, "why": "tonight's broadcast", "label": "truck"}
+            issued = await service.http.post(
+                "/api/studio-tokens", json=body, headers=service.dealer
+            )
+            assert issued.status_code == 200, issued.text
+            collector = asyncio.create_task(collect(issued.json()["token"]))
+            order = Script().deck(table)
+            await shoe.command("load cards=" + ",".join(str(int(card)) for card in order))
+            await service.until(lambda seen: seen["deck_ready"], "the deck loaded")
+            started = await service.http.post("/api/hands", headers=service.dealer)
+            assert started.status_code == 200, started.text
+            dealing = time.monotonic()  # no hole card was journaled before this
+            for _ in range(2 * PLAYERS):  # every hole card of third street
+                await service.draw(shoe)
+            offset.write_text("+3600\n")  # NTP steps the clock an hour forward
+            await service.draw(shoe)
+            await released(messages, last_input(config))
+            offset.write_text("-3600\n")  # and two hours back
+            await service.draw(shoe)
+            stepped_back = time.monotonic()
+            await released(messages, last_input(config))
+            assert messages[-1][0] - stepped_back < delay + 5  # no freeze
+            seen = await service.view()
+            stepped = [a for a in seen["alerts"] if a["kind"] == "clock_stepped"]
+            assert len(stepped) == 2 and not any(a["blocking"] for a in stepped), seen["alerts"]
+            collector.cancel()
+            await asyncio.gather(collector, return_exceptions=True)
+            process.terminate()
+            assert process.wait(timeout=30) == 0
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait(30)
+        with Journal.open_read_only(load_config(config).journal) as journal:
+            steps = [e.fields["step"] for e in journal.entries() if e.type == "clock_stepped"]
+        assert [round(step / 60_000) for step in steps] == [60, -120]
+        holes = [
+            arrived
+            for arrived, message in messages
+            if message["table"]
+            and any(c["face"] == "down" for p in message["table"]["players"] for c in p["cards"])
+        ]
+        assert holes and min(holes) >= dealing + delay, min(holes) - dealing
+
+    with simulator("shoe") as shoe_process:
+        config = with_api(tmp_path, shoe_process.port, port)
+        config.write_text(
+            config.read_text().replace("[table]\n", "[table]\ntest_mode = true\n", 1)
+            + f"\n[studio]\ndelay = {delay / 60}\n"
+        )
+        asyncio.run(asyncio.wait_for(scenario(shoe_process, config), 240))

@@ -23,12 +23,12 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from playwright.async_api import async_playwright
 
-from dealer_ui.studio import ISSUED, REVOKED, digest
-from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script, card_names, live_table
+from dealer_ui.studio import ISSUED, REVOKED, digest, hand_odds, studio_view
+from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script, live_table
 from tests.service_kit import simulator
 from tests.test_console_browser import CHROMIUM, console, fits_both_screens
 from tests.test_console_dialogs import to_first_decision
-from tests.test_studio import issue, journaled
+from tests.test_studio import issue, journaled, played
 
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists(),
@@ -39,21 +39,54 @@ DELAY = 1.0
 NAMES = ("Aoife", "Brendan", "Ciara", "Declan", "Eimear", "Fionn")
 SHOWN = """() => [...document.querySelectorAll('#players li')].map((item) => ({
     seat: +item.dataset.seat,
-    name: item.querySelector('.studio-name').firstChild.textContent,
-    cards: [...item.querySelectorAll('.studio-card')].map((card) => card.dataset.card),
+    name: item.querySelector('.studio-name').textContent,
+    hole: [...item.querySelectorAll('.studio-hole .studio-card')]
+        .map((card) => card.dataset.card),
+    up: [...item.querySelectorAll('.studio-up .studio-card')].map((card) => card.dataset.card),
     odds: item.querySelector('.studio-equity')?.textContent ?? null,
+    won: item.querySelector('.studio-won')?.textContent ?? null,
+    tag: item.querySelector('.studio-tag')?.textContent ?? null,
+    made: item.querySelector('.studio-made')?.textContent ?? null,
+    stack: item.querySelector('.studio-stack')?.textContent ?? null,
+    bet: item.querySelector('.studio-bet')?.textContent ?? null,
     classes: item.className,
-    inside: (() => { const box = item.getBoundingClientRect();
-        return box.left >= 0 && box.top >= 0 && box.right <= innerWidth
-            && box.bottom <= innerHeight; })(),
 }))"""
 
+#: What breaks the lower third: a panel or a part of the bar outside the bottom third of
+#: the frame, two that overlap, or a panel whose content overflows it.
+OUT_OF_PLACE = """() => {
+    const third = innerHeight * 2 / 3 - 0.5;
+    const boxes = [...document.querySelectorAll('#players li, #bar > p')]
+        .filter((node) => getComputedStyle(node).display !== 'none')
+        .map((node) => [node.dataset.seat || node.id, node.getBoundingClientRect()]);
+    const wrong = [];
+    for (const [name, box] of boxes) {
+        if (box.top < third || box.left < 0 || box.right > innerWidth + 0.5
+            || box.bottom > innerHeight)
+            wrong.push(`${name} outside the bottom third: ${JSON.stringify(box)}`);
+    }
+    for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+        const [a, b] = [boxes[i][1], boxes[j][1]];
+        if (a.left < b.right - 0.5 && b.left < a.right - 0.5
+            && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5)
+            wrong.push(`${boxes[i][0]} overlaps ${boxes[j][0]}`);
+    }
+    for (const item of document.querySelectorAll('#players li')) {
+        for (const part of [item, ...item.children])
+            if (part.scrollWidth > part.clientWidth + 1
+                || part.scrollHeight > part.clientHeight + 1)
+                wrong.push(`seat ${item.dataset.seat}: ${part.className} overflows`);
+    }
+    return wrong;
+}"""
 
-OVERFLOWING = """() => [...document.querySelectorAll('#players li')]
-    .filter((item) => item.scrollWidth > item.clientWidth
-        || item.querySelector('.studio-cards').scrollWidth
-           > item.querySelector('.studio-cards').clientWidth)
-    .map((item) => item.dataset.seat)"""
+#: Each time the bonus banner is shown or hidden (performance.now(), ms), from now on.
+WATCH_BONUS = """() => {
+    window.bonusLog = [];
+    const banner = document.getElementById('bonus');
+    new MutationObserver(() => window.bonusLog.push([!banner.hidden, performance.now()]))
+        .observe(banner, { attributes: true, attributeFilter: ['hidden'] });
+}"""
 
 
 async def shown_as_released(page: Any, live: LiveTable) -> dict[str, Any]:
@@ -73,26 +106,50 @@ async def shown_as_released(page: Any, live: LiveTable) -> dict[str, Any]:
 
 
 async def as_the_feed(page: Any, message: dict[str, Any]) -> None:
-    """The page shows each player of the message: name, every card, the odds."""
+    """The page shows each player of the message still in the strip (a folded one leaves
+    it after their street): name, hole cards apart from up cards, the odds, the stack, the
+    bet, the hand's name, the winner and what they won; and the strip in its third."""
     shown = await page.evaluate(SHOWN)
-    players = message["table"]["players"]
-    assert [p["seat"] for p in shown] == [p["seat"] for p in players]
-    for on_page, player in zip(shown, players, strict=True):
-        assert on_page["name"] == player["player"]
-        assert on_page["cards"] == [c["card"] for c in player["cards"]]
-        if player["odds"] is not None and not player["folded"]:
-            assert on_page["odds"] == f"{100 * player['odds']['equity']:.1f}%"
-        assert on_page["inside"], on_page  # nothing off the screen
+    table = message["table"]
+    on_page = {p["seat"]: p for p in shown}
+    for player in table["players"]:
+        if player["seat"] not in on_page:
+            assert player["folded"] or player["mucked"], player
+            assert player["player"] in await page.locator("#gone").text_content()
+            continue
+        seen = on_page[player["seat"]]
+        assert seen["name"] == player["player"]
+        assert seen["hole"] == [c["card"] for c in player["cards"] if c["face"] == "down"]
+        assert seen["up"] == [c["card"] for c in player["cards"] if c["face"] == "up"]
+        assert seen["stack"] == str(player["stack"])
+        assert seen["bet"] == (f"bet {player['bet']}" if player["bet"] else None)
+        if table["phase"] == "complete":  # the odds give way to the result
+            assert seen["odds"] is None
+        elif player["odds"] is not None and not player["folded"]:
+            assert seen["odds"] == f"{100 * player['odds']['equity']:.1f}%"
+        if player["made"] is not None and not player["folded"]:
+            assert seen["made"] == player["made"]["words"]
+        if player["winner"]:
+            assert "winner" in seen["classes"] and seen["won"] == f"+{player['won']}"
+            assert seen["tag"] == "Winner"
+        if player["to_act"]:
+            assert "to-act" in seen["classes"] and seen["tag"] == "To act"
+    assert [p["seat"] for p in shown] == sorted(on_page)
+    assert await page.evaluate(OUT_OF_PLACE) == []
 
 
 def test_the_studio_overlay_at_both_sizes(tmp_path: Path) -> None:
+    """A whole hand of six players on a live table, the four of clubs up to Aoife on fifth
+    street (her bonus card), seat 4 folding on fourth street, a showdown; the overlay at
+    1920x1080 and at 1280x720 (transparent) follows it in the bottom third of the frame."""
     shots = Path(os.environ.get("LUCK_SCREENSHOTS", tmp_path))
     shots.mkdir(parents=True, exist_ok=True)
-    table = f"test_mode = true\n[studio]\ndelay = {DELAY / 60}\n"
+    hold = 12.0
+    table = f"test_mode = true\n[studio]\ndelay = {DELAY / 60}\nbonus_hold = {hold}\n"
 
     async def scenario(shoe: Any) -> None:
         async with (
-            live_table(tmp_path, shoe, table=table) as live,
+            live_table(tmp_path, shoe, table=table, game='showdown = "auto"') as live,
             async_playwright() as playwright,
         ):
             for seat, name in enumerate(NAMES, start=1):
@@ -117,43 +174,122 @@ def test_the_studio_overlay_at_both_sizes(tmp_path: Path) -> None:
                 background = "getComputedStyle(document.body).backgroundColor"
                 assert await small.evaluate(background) == "rgba(0, 0, 0, 0)"
                 assert await big.evaluate(background) != "rgba(0, 0, 0, 0)"
+                pages = (big, small)
+                # before the first hand is released: how far behind the table it will be
+                for page in pages:
+                    await page.get_by_text("Starting: 0 min behind the table").wait_for()
+                    assert await page.locator("#players li").count() == 0
+                    await page.evaluate(WATCH_BONUS)
                 taken: set[str] = set()
 
                 async def each() -> None:
                     hand = live.service.table.hand
                     assert hand is not None
-                    if "bonus" not in taken and hand.bonus_seats():
+                    if "bonus" not in taken and any(d.bonus for d in hand.player(1).cards):
+                        # the bonus card just dealt: on the banner, called out on her panel
                         taken.add("bonus")
-                        message = await shown_as_released(big, live)
-                        assert message["table"]["bonus"] == {"seat": 1}
-                        await big.get_by_text("Bonus card to Aoife").wait_for()
-                        marked = await big.evaluate(SHOWN)
-                        assert "bonus-moment" in marked[0]["classes"]
-                        await as_the_feed(big, message)
-                        await big.screenshot(path=str(shots / "studio-bonus-1920x1080.png"))
-                    if "fifth" not in taken and hand.street == 5:
-                        taken.add("fifth")
-                        message = await shown_as_released(small, live)
-                        await as_the_feed(small, message)
-                        assert card_names(message["table"]) <= card_names(await small.content())
-                        await small.screenshot(
-                            path=str(shots / "studio-fifth-street-1280x720.png"),
-                            omit_background=True,
-                        )
+                        for page in pages:
+                            message = await shown_as_released(page, live)
+                            bonus = message["table"]["bonus"]
+                            assert (bonus["seat"], bonus["player"]) == (1, "Aoife")
+                            card = bonus["card"]
+                            assert card is not None
+                            await page.get_by_text("Bonus card to Aoife").wait_for()
+                            banner = page.locator(f'#bonus .studio-card[data-card="{card}"]')
+                            await banner.wait_for()
+                            panel = page.locator('#players li[data-seat="1"]')
+                            assert "bonus-moment" in (await panel.get_attribute("class") or "")
+                            await panel.locator(
+                                f'.studio-card.bonus[data-card="{card}"]'
+                            ).wait_for()
+                            await panel.get_by_text("bonus card").wait_for()
+                            await as_the_feed(page, message)
+                        await big.screenshot(path=str(shots / "studio-overlay-1920x1080.png"))
+                    if "sixth" not in taken and hand.street == 6 and hand.phase.value == "betting":
+                        taken.add("sixth")
+                        for page in pages:
+                            await as_the_feed(page, await shown_as_released(page, live))
 
-                await live.play_hand(Script(fold_seat=4), each)
-                assert taken == {"bonus", "fifth"}
-                # the showdown: seven cards and the bonus card fit a panel at both sizes
-                for page in (big, small):
+                await live.play_hand(Script(fold_seat=4, up_cards=((1, 5, "4c"),)), each)
+                assert taken == {"bonus", "sixth"}
+                # the showdown: the winner marked with what they won, every hand named
+                for page in pages:
                     message = await shown_as_released(page, live)
-                    assert max(len(p["cards"]) for p in message["table"]["players"]) == 8
+                    end = message["table"]
+                    assert end["phase"] == "complete"
+                    assert [p["seat"] for p in end["players"] if p["winner"]]
                     await as_the_feed(page, message)
-                    assert await page.evaluate(OVERFLOWING) == []
+                    await page.get_by_text("Showdown").wait_for()
+                    await page.locator("#players li.winner").first.wait_for()
+                    await page.locator("#bonus").wait_for(state="hidden", timeout=(hold + 5) * 1000)
+                    log = await page.evaluate("window.bonusLog")
+                    assert [on for on, _ in log] == [True, False], log  # on once, then off
+                    on_air = (log[1][1] - log[0][1]) / 1000
+                    assert hold - 0.25 <= on_air <= hold + 1.0, log
+                await small.screenshot(
+                    path=str(shots / "studio-overlay-1280x720.png"), omit_background=True
+                )
             finally:
                 await browser.close()
 
     with simulator("shoe") as shoe:
-        asyncio.run(asyncio.wait_for(scenario(shoe), 240))
+        asyncio.run(asyncio.wait_for(scenario(shoe), 300))
+
+
+def test_eight_players_fit_the_bottom_third_at_both_sizes(tmp_path: Path) -> None:
+    """The most a table seats, at the showdown of a hand dealt to eight (the short deck's
+    shared card), each player's eight cards at most: the strip keeps to the bottom third
+    of the frame at both sizes, nothing overlapping, nothing cut (the page served as is,
+    its feed played by the test)."""
+    shots = Path(os.environ.get("LUCK_SCREENSHOTS", tmp_path))
+    shots.mkdir(parents=True, exist_ok=True)
+    moments = played(tuple(range(1, 9)))
+    views = []
+    for moment in moments[-3:]:
+        assert moment.table.hand is not None
+        views.append(studio_view(moment.table, hand_odds(moment.table.hand, seed=1)))
+    static = Path(__file__).parent.parent / "dealer_ui" / "static"
+
+    async def scenario() -> None:
+        async with async_playwright() as playwright:
+            browser = await playwright.chromium.launch(
+                executable_path=str(CHROMIUM), args=["--no-sandbox"]
+            )
+            try:
+                for width, height in ((1920, 1080), (1280, 720)):
+                    page = await browser.new_page(viewport={"width": width, "height": height})
+                    await page.route(
+                        "http://studio.test/studio?token=t",
+                        lambda route: route.fulfill(
+                            path=static / "studio.html", content_type="text/html"
+                        ),
+                    )
+                    await page.route(
+                        "http://studio.test/static/*",
+                        lambda route: route.fulfill(path=static / route.request.url.split("/")[-1]),
+                    )
+
+                    async def feed(ws: Any) -> None:
+                        for seq, view in enumerate(views, start=1):
+                            message = {"type": "studio", "epoch": "e", "seq": seq, "delay": 900.0}
+                            ws.send(
+                                json.dumps(message | {"position": seq, "at": 0.0, "table": view})
+                            )
+
+                    await page.route_web_socket("ws://studio.test/studio/ws?token=t", feed)
+                    await page.goto("http://studio.test/studio?token=t")
+                    await page.wait_for_function(f"+document.body.dataset.seq === {len(views)}")
+                    if width == 1920:
+                        shot = shots / "studio-eight-players-1920x1080.png"
+                        await page.screenshot(path=str(shot))
+                    final = {"table": views[-1]}
+                    await as_the_feed(page, final)
+                    assert await page.locator("#players li").count() >= 5
+                    await page.close()
+            finally:
+                await browser.close()
+
+    asyncio.run(asyncio.wait_for(scenario(), 120))
 
 
 #: Every text in the page, the values of its fields too (a token set as a field's value is

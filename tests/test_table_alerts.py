@@ -321,7 +321,12 @@ RECORDS_ONLY = {
     AlertKind.DECK_REJECTED,
     AlertKind.FOREIGN_CARD,
     AlertKind.DECK_DUE,
+    AlertKind.CLOCK_STEPPED,
     AlertKind.DECK_NOT_SHUFFLED,
+    AlertKind.SIGN_IN_LOCKED,
+    AlertKind.WRONG_CARD_NAMED,
+    AlertKind.UNVERIFIED_READ,
+    AlertKind.CARD_MOVED,
 }
 
 

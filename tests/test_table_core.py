@@ -16,6 +16,8 @@ from controller.table import (
     CardAtSeat,
     CardFromShoe,
     CardUnreadable,
+    ChangeSeat,
+    ClockStepped,
     Configure,
     CorrectCard,
     CorrectStack,
@@ -39,6 +41,7 @@ from controller.table import (
     SeatOccupied,
     SeatVacated,
     SignInAttack,
+    SignInLocked,
     SitDown,
     SitIn,
     SitOut,
@@ -131,6 +134,25 @@ def test_rebuy_up_to_the_maximum_between_hands():
     assert driver.table.seat(1).stack == 1000 and driver.table.bought_in == 1000
     driver = two_seats()
     assert "rebuy after the hand" in driver.refused(Rebuy, seat=2, chips=10)
+
+
+def test_change_seat_keeps_the_stack_between_hands_and_replays():
+    driver = two_seats()
+    driver.ok(SitDown, seat=7, player="Cy", buy_in=300)
+    assert "in hand 1: change seats after the hand" in driver.refused(ChangeSeat, seat=2, to=3)
+    assert "seat 5 is taken" in driver.refused(ChangeSeat, seat=7, to=5)
+    assert "at seat 7 already" in driver.refused(ChangeSeat, seat=7, to=7)
+    assert "unknown seat" in driver.refused(ChangeSeat, seat=7, to=9)
+    assert "no player is seated" in driver.refused(ChangeSeat, seat=4, to=3)
+    sitting = driver.table.seat(7).sitting
+    driver.ok(ChangeSeat, seat=7, to=1)  # not in the hand: moves at once
+    moved = driver.table.seat(1)
+    assert driver.table.seat(7) is None
+    assert (moved.player, moved.stack, moved.sitting) == ("Cy", 300, sitting)
+    assert driver.table.chips == 700 and driver.table.bought_in == 700
+    effect = driver.effects[-1]
+    assert effect.kind == "seat_change" and effect.data == {"seat": 7, "to": 1, "chips": 300}
+    assert effect.message == "Cy moves from seat 7 to seat 1 with 300"
 
 
 def test_correct_stack_is_signed_and_kept_in_the_ledger():
@@ -395,7 +417,14 @@ def test_unread_card_entered_by_the_supervisor_without_a_seat_board():
     driver.read("As Ks Ad Kd")
     driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)
     assert driver.table.alerts[0].remedy.startswith("the supervisor enters it")
-    assert "already in play" in driver.refused(EnterCard, card=parse_card("As"), **SUPERVISOR)
+    driver.ok(EnterCard, card=parse_card("As"), **SUPERVISOR)  # not applied: an alert says so
+    (unread, wrong) = driver.table.alerts
+    assert wrong.kind is AlertKind.WRONG_CARD_NAMED and wrong.card == parse_card("As")
+    assert wrong.message == (
+        "supervisor S100 entered As for the unread card, but the As is already in play"
+    )
+    driver.resolve(AlertKind.WRONG_CARD_NAMED, Remedy.DONE)
+    assert driver.table.alerts == (unread,)
     driver.ok(EnterCard, card=parse_card("2c"), **SUPERVISOR)
     assert driver.table.hand.player(2).cards[2].card == parse_card("2c")
     assert driver.table.unconfirmed == ()
@@ -686,9 +715,14 @@ def test_correct_a_misread_card_before_it_is_acted_on():
     driver.read("2c")  # the card read wrongly is still in the shoe
     assert driver.table.hand.player(5).cards[2].card == parse_card("2c")
     assert driver.table.signals.display == "BETTING: seat 5 to act"  # 2c brings in now
-    assert "already in play" in driver.refused(
-        CorrectCard, wrong=parse_card("As"), right=parse_card("Ks"), **SUPERVISOR
+    before = driver.table.hand
+    driver.ok(CorrectCard, wrong=parse_card("As"), right=parse_card("Ks"), **SUPERVISOR)
+    assert driver.table.hand == before  # not applied
+    assert driver.table.alerts[0].message == (
+        "supervisor S100 corrected As to Ks, but the Ks is already in play"
     )
+    assert driver.table.paused
+    driver.resolve(AlertKind.WRONG_CARD_NAMED, Remedy.DONE)
     driver.act(5, "bring_in")
     reason = driver.refused(
         CorrectCard, wrong=parse_card("2c"), right=parse_card("2d"), **SUPERVISOR
@@ -738,9 +772,12 @@ EXAMPLES = [
     SitOut(at=15, seat=2),
     SitIn(at=16, seat=2),
     Leave(at=17, seat=2),
+    ChangeSeat(at=17, seat=2, to=5),
     Rebuy(at=18, seat=2, chips=50),
     AcknowledgeAlert(at=18, alert=3, who="D200"),
     SignInAttack(at=18, role="dealer", who="D200", failures=5, window=60, clients="10.0.0.7"),
+    SignInLocked(at=18, role="dealer", who="D200", failures=20, window=3600, clients="10.0.0.7"),
+    ClockStepped(at=18, step=-3_600_000),
     Configure(at=19, settings=TableSettings(Rules(bonus_price=5), 50, 500, False)),
     VoidHand(at=20, who="S1", why="misdeal"),
     EnterCard(at=21, card=parse_card("4c"), who="S1", why="unread"),
@@ -925,3 +962,25 @@ def test_a_sign_in_attack_raises_an_alert_that_does_not_pause_the_table():
     assert not resolved.refused and resolved.table.alerts == ()
     empty = apply(table, SignInAttack(at=5, role="", who="D200", failures=5, window=60, clients=""))
     assert empty.refused and empty.table is table
+
+
+def test_an_id_locked_raises_a_blocking_alert_that_a_supervisor_resolves():
+    table = TableDriver.make().table
+    lock = SignInLocked(
+        at=5, role="dealer", who="D200", failures=20, window=3600, clients="10.0.0.7, 10.0.0.8"
+    )
+    step = apply(table, lock)
+    assert not step.refused
+    (alert,) = step.table.alerts
+    assert alert.kind is AlertKind.SIGN_IN_LOCKED and step.table.paused
+    assert alert.facts == alerts.SignInLocked(20, "dealer", "D200", 3600, "10.0.0.7, 10.0.0.8")
+    assert "dealer D200 locked: 20 wrong PINs within 3600 s" in alert.message
+    assert apply(step.table, NewHand(at=6)).refused.startswith("resolve the open alerts first")
+    resolved = apply(
+        step.table, ResolveAlert(at=6, alert=alert.id, remedy=Remedy.DONE, who="S1", why="ok")
+    )
+    assert not resolved.refused and not resolved.table.paused
+    empty = apply(
+        table, SignInLocked(at=5, role="dealer", who="", failures=1, window=1, clients="x")
+    )
+    assert empty.refused == "sign_in_locked: the role, the id and the addresses are needed"

@@ -12,7 +12,8 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from controller.rules import Do, parse_card
+from controller.history.script import Script, play
+from controller.rules import Action, Deal, Dest, Do, parse_card
 from controller.table import (
     AlertKind,
     CardAtSeat,
@@ -20,7 +21,9 @@ from controller.table import (
     CardUnreadable,
     Clearance,
     Cleared,
+    ClockStepped,
     Configure,
+    CorrectCard,
     Decide,
     DeckCard,
     DeckLoaded,
@@ -34,7 +37,19 @@ from controller.table import (
     Tick,
     VoidHand,
 )
-from controller.table.alerts import DeckDue, DeckRejected, ForeignCard, Tamper
+from controller.table.alerts import (
+    Alert,
+    CardMoved,
+    DeckDue,
+    DeckRejected,
+    ForeignCard,
+    Lay,
+    Named,
+    Tamper,
+    UnverifiedRead,
+    WrongCardNamed,
+)
+from controller.table.alerts import ClockStepped as Stepped
 from controller.table.inputs import Device, Remedy
 from controller.table.protection import Deck, DeckRegistered
 from controller.table.settings import Protection, SettingsError
@@ -342,6 +357,157 @@ def test_the_burn_cards_scrambled_back_are_not_clones_when_dealt_again() -> None
     replays(driver)
 
 
+def _cheated(data: st.DataObject, shoe: list[tuple[int, str]]) -> int:
+    """Put 1 or 2 cheats at random places of the load (a foreign card, a re-tagged card, a
+    copy of an earlier card's tag), each in place of the card there; how many."""
+    places = data.draw(st.sets(st.integers(1, 51), min_size=1, max_size=2), label="places")
+    for place in places:
+        card, uid = shoe[place]
+        match data.draw(st.sampled_from(["foreign", "retagged", "cloned"]), label="cheat"):
+            case "foreign":
+                shoe[place] = (card, f"04ffee{place:02x}")
+            case "retagged":
+                shoe[place] = ((card + 1) % 52, uid)
+            case _:
+                shoe[place] = shoe[data.draw(st.integers(0, place - 1), label="copied")]
+    return len(places)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_cheats_taken_out_of_play_leave_the_short_deck_counted_right(data: st.DataObject) -> None:
+    """Eight players to seventh street, so the stub runs short and the burns go back into
+    the shoe, with cheats at random places of the load, each taken out of play (dead) as
+    it is caught: the hand counts the cards in the shoe exactly (the short deck is decided
+    on the shoe's real stub), the scramble's reload is accepted, no genuine card is taken
+    for a clone beyond the pair a clone makes, and the hand ends complete."""
+    driver = TableDriver.make(False, CHECKS).seat({seat: 500 for seat in range(1, 9)})
+    register(driver, tags())
+    driver.ok(NewHand)
+    shoe = list(data.draw(st.permutations(tags()), label="shuffle"))
+    cheats = _cheated(data, shoe)
+    burns: dict[int, tuple[int, str]] = {}  # the physical burn cards, by the code read
+    while driver.table.in_hand:
+        table = driver.table
+        hand = table.hand
+        assert hand is not None
+        if table.alerts:
+            (alert,) = table.alerts
+            assert alert.kind is AlertKind.FOREIGN_CARD, alert.message
+            driver.ok(ResolveAlert, alert=alert.id, remedy=Remedy.DEAD, **SIGNED)
+            continue
+        if table.scramble_due:  # the dealer puts the burns back with the stub, shuffled
+            shoe += [burns[int(card)] for card in hand.scrambled_burns]
+            shoe = list(data.draw(st.permutations(shoe), label="scramble"))
+            driver.ok(DeckLoaded, count=len(shoe))
+            continue
+        waiting = hand.waiting_for
+        assert waiting is not None
+        if waiting.kind == "card":
+            assert len(shoe) == hand.stub  # the hand knows the shoe's count
+            card, uid = shoe.pop(0)
+            driver.ok(CardFromShoe, code=card, uid=uid)
+            if waiting.destination is Dest.BURN and not driver.table.alerts:
+                burns[card] = (card, uid)
+        elif waiting.kind == "action":
+            legal = {choice.do for choice in waiting.legal}
+            do = next(d for d in (Do.CHECK, Do.CALL, Do.BRING_IN) if d in legal)
+            driver.act(waiting.seat, do.value)  # type: ignore[arg-type]
+        elif waiting.kind == "bonus":
+            driver.ok(Decide, seat=waiting.seat, do=Do.BONUS, accept=True)
+        else:
+            driver.ok(Decide, seat=waiting.seat, do=Do.SHOW)
+    hand = driver.table.hand
+    assert hand is not None and hand.phase.value == "complete"
+    assert hand.scrambled  # eight players always reach the short deck
+    raised = [e for e in driver.effects if getattr(e, "kind", "") == "alert"]
+    assert {e.data["kind"] for e in raised} <= {"foreign_card"}  # type: ignore[attr-defined]
+    assert len(raised) <= cheats
+    event(f"cheats caught: {len(raised)}")
+    replays(driver)
+    log = driver.table.hand_log  # the hand's script (luck-table history) plays the same hand
+    cards = tuple(item.card for item in log if isinstance(item, Deal))
+    actions = tuple(item for item in log if isinstance(item, Action))
+    assert play(Script(hand.rules, hand.starting_stacks(), cards, actions)).hand == hand
+
+
+# Corrections and entries checked against the deck ------------------------------------------
+
+
+def test_a_correction_to_a_card_still_in_the_shoe_is_not_applied_and_says_so() -> None:
+    """7h -> 4c on a face-down card while the deck's 4c has not come out of the shoe: an
+    alert for surveillance, nothing changed; the real 4c, drawn later, is dealt as usual."""
+    driver = protected()
+    draw(driver, "7h")  # seat 1, face down
+    before = driver.table.hand
+    step = driver.ok(CorrectCard, wrong=parse_card("7h"), right=parse_card("4c"), **SIGNED)
+    assert not [e for e in step.effects if e.kind == "supervised"]  # no correction made
+    facts = only(driver, AlertKind.WRONG_CARD_NAMED)
+    assert facts == WrongCardNamed(parse_card("4c"), Named.IN_SHOE, "S100", parse_card("7h"))
+    assert facts.say() == (
+        "supervisor S100 corrected 7h to 4c, but the deck's 4c has not come out of the shoe: "
+        "its tag is in it"
+    )
+    assert "call surveillance" in facts.todo()
+    assert driver.table.hand == before and driver.table.paused
+    dealer = json.dumps(view(driver.table, Role.DEALER))
+    assert "4c" not in dealer and "7h" not in dealer  # a hole card's names stay hidden
+    shown = view(driver.table, Role.DEALER)["alerts"][0]
+    assert shown["remedies"] == ["done", "void"]
+    driver.resolve(AlertKind.WRONG_CARD_NAMED, Remedy.DONE)
+    draw(driver, "Qd 4c")  # the deck's own 4c: dealt, not taken for a card in play
+    assert driver.table.alerts == ()
+    assert [str(d.card) for d in driver.table.hand.player(1).cards] == ["7h", "4c"]  # type: ignore[union-attr]
+    replays(driver)
+
+
+def test_a_wrong_card_named_may_void_the_hand() -> None:
+    driver = protected()
+    draw(driver, "7h")
+    driver.ok(CorrectCard, wrong=parse_card("7h"), right=parse_card("4c"), **SIGNED)
+    driver.resolve(AlertKind.WRONG_CARD_NAMED, Remedy.VOID)
+    assert not driver.table.in_hand and driver.table.alerts == ()
+    assert driver.table.hand.phase.value == "void"  # type: ignore[union-attr]
+    replays(driver)
+
+
+def test_an_unread_card_entered_as_a_card_in_play_is_not_entered() -> None:
+    driver = protected(seat_board=False)
+    draw(driver, "7h 8h", confirm=False)
+    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)
+    driver.ok(EnterCard, card=parse_card("8h"), **SIGNED)
+    facts = only(driver, AlertKind.WRONG_CARD_NAMED)
+    assert facts == WrongCardNamed(parse_card("8h"), Named.IN_PLAY, "S100")
+    assert only(driver, AlertKind.UNREAD_CARD).due  # still to be entered
+    driver.resolve(AlertKind.WRONG_CARD_NAMED, Remedy.DONE)
+    driver.ok(EnterCard, card=parse_card("2c"), **SIGNED)
+    assert driver.table.alerts == ()
+    replays(driver)
+
+
+def test_a_wrong_entry_is_found_when_the_cards_own_tag_comes_out() -> None:
+    """An unread card entered as the 4c while the deck's 4c is in the shoe: nothing can
+    check the entry, but when the 4c's own tag comes out the alert says the card in play
+    was named without its tag; the supervisor corrects that card (a card with no tag read
+    is not checked against the tags) and the 4c goes where it is due."""
+    driver = protected(seat_board=False)
+    draw(driver, "7h", confirm=False)
+    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)  # seat 2's: the 9s
+    driver.ok(EnterCard, card=parse_card("4c"), **SIGNED)  # the supervisor's mistake
+    assert driver.table.alerts == ()
+    driver.ok(CardFromShoe, code=code("4c"), uid=tag(code("4c")))  # the deck's own 4c
+    facts = only(driver, AlertKind.CARD_IN_PLAY)
+    assert facts.own_tag and "named without its tag and is another card" in facts.say()
+    assert "corrects it to the card it is" in facts.todo()
+    driver.ok(CorrectCard, wrong=parse_card("4c"), right=parse_card("9s"), **SIGNED)
+    assert driver.table.alerts == ()
+    hand = driver.table.hand
+    assert hand is not None
+    assert [str(d.card) for d in hand.player(2).cards] == ["9s"]
+    assert [str(d.card) for d in hand.player(1).cards] == ["7h", "4c"]  # the 4c, due there
+    replays(driver)
+
+
 # Cards at the seats -------------------------------------------------------------------------
 
 
@@ -410,11 +576,117 @@ def test_a_seat_report_before_the_shoes_is_checked_once_the_shoe_reports() -> No
     replays(driver)
 
 
-def test_a_seat_reader_without_uids_is_not_checked() -> None:
+@pytest.mark.parametrize("reads", ["Qh", None])
+def test_a_seat_read_without_a_tag_is_not_a_confirmation(reads: str | None) -> None:
+    """The seat's reader reports the card dealt there (its face, or nothing) without a tag:
+    a card with a shielded or dead tag may be there instead. Surveillance is told, the
+    seat's count goes up; the dealing goes on (the house's default)."""
     driver = protected()
     driver.ok(CardFromShoe, code=code("Qh"), uid=tag(code("Qh")))
+    step = driver.ok(CardAtSeat, seat=1, code=None if reads is None else code(reads))
+    facts = only(driver, AlertKind.UNVERIFIED_READ)
+    assert facts == UnverifiedRead(1, parse_card("Qh"), 1)
+    assert "without a readable tag (1 at this seat): not confirmed" in facts.say()
+    assert "surveillance reviews seat 1" in facts.todo()
+    assert not [e for e in step.effects if getattr(e, "by", None) == Clearance.CONFIRMED_AT_SEAT]
+    assert driver.table.unconfirmed == () and not driver.table.paused
+    assert driver.table.unverified == (1, 0, 0, 0, 0, 0, 0, 0)
+    assert "Qh" not in json.dumps(view(driver.table, Role.DEALER))  # a hole card
+    draw(driver, "9s")  # the dealing goes on
+    driver.ok(CardFromShoe, code=code("8d"), uid=tag(code("8d")))
+    driver.ok(CardAtSeat, seat=1, code=code("8d"))
+    assert driver.table.unverified[0] == 2
+    for alert in driver.table.alerts:
+        driver.ok(ResolveAlert, alert=alert.id, remedy=Remedy.DONE, **SIGNED)
+    assert driver.table.alerts == () and driver.table.unverified[0] == 2  # the count stays
+    replays(driver)
+
+
+def test_the_house_may_make_a_read_without_a_tag_pause_the_dealing() -> None:
+    driver = protected(Protection(tag_checks=True, unverified_blocks=True))
+    driver.ok(CardFromShoe, code=code("Qh"), uid=tag(code("Qh")))
+    driver.ok(CardAtSeat, seat=1, code=code("Qh"))
+    assert driver.table.paused
+    assert driver.table.signals.display.startswith("PAUSED: seat 1's reader reported")
+    driver.resolve(AlertKind.UNVERIFIED_READ, Remedy.DONE)
+    assert not driver.table.paused
+
+
+def test_an_unread_card_named_at_its_seat_without_a_tag_is_unverified() -> None:
+    driver = protected()
+    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)
+    driver.ok(CardAtSeat, seat=1, code=code("Qh"))  # its face, no tag
+    assert [str(d.card) for d in driver.table.hand.player(1).cards] == ["Qh"]  # type: ignore[union-attr]
+    assert only(driver, AlertKind.UNVERIFIED_READ) == UnverifiedRead(1, parse_card("Qh"), 1)
+    replays(driver)
+
+
+def test_without_tag_checks_a_read_without_a_tag_confirms_as_before() -> None:
+    driver = TableDriver.make().start({1: 500, 2: 500})
+    driver.ok(CardFromShoe, code=code("Qh"))
     driver.ok(CardAtSeat, seat=1, code=code("Qh"))
     assert driver.table.alerts == () and driver.table.unconfirmed == ()
+
+
+# Cards that move after they were dealt ------------------------------------------------------
+
+
+def third_street(stacks: dict[int, int], cards: str) -> TableDriver:
+    """A hand dealt to third street, every card confirmed at its seat by the seat board."""
+    driver = TableDriver.make().start(stacks)
+    driver.read(cards, confirm=True)
+    assert driver.table.alerts == () and driver.table.unconfirmed == ()
+    return driver
+
+
+def test_a_confirmed_hole_card_read_at_another_seat_is_a_card_moved() -> None:
+    driver = third_street({1: 500, 2: 500}, "As Ks Ad Kd 2c 3c")
+    driver.ok(CardAtSeat, seat=2, code=code("As"))  # seat 1's hole card, passed to seat 2
+    facts = only(driver, AlertKind.CARD_MOVED)
+    assert facts == CardMoved(2, parse_card("As"), Lay.SEAT, 1)
+    assert facts.say() == "a card moved: seat 2's reader sees As, seat 1's card, confirmed there"
+    assert facts.todo().startswith("keep every card where it is; call surveillance")
+    assert not [a for a in driver.table.alerts if a.kind is AlertKind.MISPLACED_CARD]
+    assert driver.table.paused
+    dealer = view(driver.table, Role.DEALER)
+    assert dealer["alerts"][0]["remedies"] == ["hold", "void"]
+    assert "As" not in json.dumps(dealer)  # a hole card stays unnamed
+    driver.ok(CardAtSeat, seat=2, code=code("As"))  # reported again: no second alert
+    before = driver.table.hand
+    driver.resolve(AlertKind.CARD_MOVED, Remedy.HOLD)  # the hand goes on as the table has it
+    assert driver.table.alerts == () and driver.table.hand == before and not driver.table.paused
+    assert driver.table.held == ()
+    replays(driver)
+
+
+def test_a_folded_hands_card_at_a_live_seat_is_a_card_moved_and_may_void() -> None:
+    driver = third_street({1: 500, 2: 500, 3: 500}, "As Ks Qs Ad Kd Qd 2c 3c 4d")
+    assert driver.act(1, "bring_in").refused is None
+    assert driver.act(2, "fold").refused is None
+    driver.ok(CardAtSeat, seat=3, code=code("Ks"))  # seat 2's mucked hole card
+    assert only(driver, AlertKind.CARD_MOVED) == CardMoved(3, parse_card("Ks"), Lay.FOLDED, 2)
+    assert "a card of seat 2, which folded" in driver.table.alerts[0].message
+    driver.resolve(AlertKind.CARD_MOVED, Remedy.VOID)
+    assert not driver.table.in_hand and driver.table.alerts == ()
+    replays(driver)
+
+
+def test_a_burn_card_at_a_seat_is_a_card_moved() -> None:
+    driver = third_street({1: 500, 2: 500}, "As Ks Ad Kd 2c 3c")
+    assert driver.act(1, "bring_in").refused is None
+    assert driver.act(2, "call").refused is None
+    driver.read("5h")  # the burn before fourth street
+    driver.ok(CardAtSeat, seat=1, code=code("5h"))
+    assert only(driver, AlertKind.CARD_MOVED) == CardMoved(1, parse_card("5h"), Lay.BURN)
+    assert "a burn card" in driver.table.alerts[0].message
+
+
+def test_a_card_landing_at_the_wrong_seat_as_it_is_dealt_is_still_misplaced() -> None:
+    driver = TableDriver.make().start({1: 500, 2: 500})
+    driver.ok(CardFromShoe, code=code("As"))  # for seat 1
+    driver.ok(CardAtSeat, seat=2, code=code("As"))
+    assert only(driver, AlertKind.MISPLACED_CARD).belongs == 1
+    assert not [a for a in driver.table.alerts if a.kind is AlertKind.CARD_MOVED]
 
 
 # The deck's life -----------------------------------------------------------------------------
@@ -465,6 +737,42 @@ def test_a_deck_past_its_hours_is_due_by_the_inputs_times() -> None:
     facts = only(driver, AlertKind.DECK_DUE)
     assert (facts.hands, facts.minutes, facts.limit_hours) == (3, 30, 0.5)
     assert "3 hands in 0 h 30 min (its life: 0.5 hours)" in facts.say()
+
+
+def test_a_step_of_the_wall_clock_moves_no_deck_age_and_no_seat_reports_wait() -> None:
+    """The service journals a step of its wall clock (``ClockStepped``): the deck's life and
+    a seat report's wait go on by the time that really passed, and the step is a
+    non-blocking alert."""
+    protection = Protection(True, deck_hours=0.5)
+    driver = TableDriver.make(protection=protection).seat({1: 500, 2: 500})
+    _hand(driver)
+    driver.clock += 3_600_000  # the clock stepped an hour forward
+    driver.ok(ClockStepped, step=3_600_000)
+    _hand(driver)
+    assert [a.kind for a in driver.table.alerts] == [AlertKind.CLOCK_STEPPED]  # no deck_due
+    stepped = only(driver, AlertKind.CLOCK_STEPPED)
+    assert stepped == Stepped(3_600_000)
+    assert stepped.say().startswith("the computer's clock jumped forward 1 h 0 min")
+    assert not driver.table.paused
+    driver.clock -= 7_200_000  # and two hours back
+    driver.ok(ClockStepped, step=-7_200_000)
+    driver.clock += 30 * 60_000
+    _hand(driver)  # 30 minutes of the deck's life have passed, whatever the clock said
+    assert (only(driver, AlertKind.DECK_DUE).minutes, len(driver.table.alerts)) == (30, 3)
+    assert "jumped back 2 h 0 min" in driver.table.alerts[1].message
+    assert "a step of 0 ms" in driver.refused(ClockStepped, step=0)
+    replays(driver)
+
+    waits = TableDriver.make(protection=CHECKS).seat({1: 500, 2: 500})
+    waits.ok(LinkUp, device=Device.SHOE, boot=1, next_seq=1, pending=0)
+    register(waits, tags())
+    waits.ok(NewHand)
+    waits.ok(CardAtSeat, seat=1, code=code("Qh"), uid=tag(code("Qh")))  # waits for the shoe
+    reported = waits.table.streams.waiting[0].at
+    waits.clock -= 3_600_000
+    waits.ok(ClockStepped, step=-3_600_000)
+    assert waits.table.streams.waiting[0].at == reported - 3_600_000
+    replays(waits)
 
 
 def test_without_tag_checks_the_supervisor_says_when_a_new_deck_is_in() -> None:
@@ -682,3 +990,12 @@ def test_any_sequence_catches_every_cheat_and_nothing_else(data: st.DataObject) 
     assert caught == cheats
     event(f"cheats: {min(cheats, 5)}+")
     replays(driver)
+
+
+def test_an_alert_recorded_before_a_field_was_added_reads_back_with_its_default() -> None:
+    driver = TableDriver.make().start({1: 500, 2: 500})
+    driver.read("As")
+    driver.ok(CardFromShoe, code=code("As"))  # read again: card_in_play, no tag to tell
+    saved = driver.table.alerts[0].to_json()
+    del saved["facts"]["own_tag"]  # as written before it was kept
+    assert Alert.from_json(saved) == driver.table.alerts[0]

@@ -1,9 +1,11 @@
 """``luck-table deploy-files FOLDER``: write the files that install a table on a machine with
 systemd (the units, the example configurations, the udev rules, the sysusers file and
 their README, deploy/README.md) into FOLDER, from the installed software itself, so that an
-installation needs the wheel only. ``--list`` prints their names; ``--force`` replaces files
-already in FOLDER (without it they are refused, naming them, and nothing is written).
-Exit status: 0; 2 for a folder that does not exist or files that would be replaced.
+installation needs the wheel only. FOLDER is made when it does not exist (with its parents).
+``--list`` prints their names; ``--force`` replaces files already in FOLDER (without it
+they are refused, naming them, and nothing is written).
+Exit status: 0; 2 for a FOLDER that is a file or cannot be made, or files that would be
+replaced.
 """
 
 from __future__ import annotations
@@ -23,8 +25,10 @@ def handler(args: argparse.Namespace) -> int:
         return 0
     if args.folder is None:
         return fail("deploy-files", "give the FOLDER to write the files into (or --list)")
-    if not args.folder.is_dir():
-        return fail("deploy-files", f"{args.folder}: not a folder (make it first)")
+    try:
+        args.folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:  # a file there, no permission
+        return fail("deploy-files", f"{args.folder}: not a folder ({error.strerror})")
     there = sorted(name for name in files if (args.folder / name).exists())
     if there and not args.force:
         named = ", ".join(there)

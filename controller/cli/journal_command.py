@@ -2,7 +2,10 @@
 
 ``list``: each segment (positions, hands, size, where it is: here, archived, pruned).
 ``verify``: each segment still on this machine read whole: its SHA-256 the one sealed, its
-inputs fitting the journal's hash chain. ``archive --to FOLDER`` and ``prune`` take
+inputs fitting the journal's hash chain; then the journal's own file (the inputs after the
+last segment: all of them in a journal that never rotated), every input fitting the chain
+from where the last segment ends. Without ``--segment``, both; a break is exit 1 naming
+the position of the first input that does not fit. ``archive --to FOLDER`` and ``prune`` take
 segments off the machine, but only those the floor holds: the journal's confirmed position
 is asked of the floor store (the table's ``[floor]``, or ``--floor DSN``), and the floor's
 own entry at the segment's last position must carry the segment's chain (when the floor
@@ -94,7 +97,7 @@ def handler(args: argparse.Namespace) -> int:
                 _list(journal, chosen)
                 return 0
             if args.action == "verify":
-                return _verify(journal, chosen)
+                return _verify(journal, chosen, live=not args.segment)
             return _retire(args, journal, chosen, dsn)
     except JournalError as error:
         return fail(COMMAND, str(error), status=1 if args.journal.is_file() else 2)
@@ -118,7 +121,8 @@ def _list(journal: Journal, chosen: list[Segment]) -> None:
         )
 
 
-def _verify(journal: Journal, chosen: list[Segment]) -> int:
+def _verify(journal: Journal, chosen: list[Segment], live: bool) -> int:
+    """The segments ``chosen``, then the journal's own file when ``live``."""
     if not chosen:
         print(f"{journal.path}: no closed segments to verify")
     for segment in chosen:
@@ -127,6 +131,10 @@ def _verify(journal: Journal, chosen: list[Segment]) -> int:
             continue
         check(journal, segment)
         print(f"{segment.name}: ok ({_where(journal, segment)})")
+    if live:
+        first, last = journal.check_chain()
+        span = f"positions {first}-{last}" if last else "no inputs"
+        print(f"{journal.path}: ok ({span}: the hash chain followed)")
     return 0
 
 

@@ -154,6 +154,8 @@ def facts_of(entry: Entry, before: Table, step: Step, recorder: HandRecorder) ->
                         position, "cash_out", seat, gone.player, chips, at, gone.player_id
                     )
                 )
+            case told.ChangedSeat(seat=seat, to=to):
+                out.append(f.SeatChanged(position, seat, to))
             case told.Supervised(item=item):
                 signed = item
                 out.append(

@@ -103,6 +103,16 @@ class ChipMovement:
 
 
 @dataclass(frozen=True, slots=True)
+class SeatChanged:
+    """The player at ``seat`` moved to ``to`` with the stack: the same stay at the table,
+    at another seat."""
+
+    position: int
+    seat: int
+    to: int
+
+
+@dataclass(frozen=True, slots=True)
 class SupervisorAction:
     position: int
     action: str  # the input's type: void_hand, resolve_alert, enter_card, ...
@@ -122,6 +132,7 @@ Fact = (
     | AlertCleared
     | DeckRegistered
     | ChipMovement
+    | SeatChanged
     | SupervisorAction
 )
 

@@ -871,6 +871,12 @@ def _apply(
             )
             _seat_session(connection, key, fact)
             _house(connection, key, fact, ordinal)
+        case f.SeatChanged():
+            connection.execute(
+                "UPDATE floor_seat_sessions SET seat = %s "
+                "WHERE table_id = %s AND session = %s AND seat = %s AND end_position IS NULL",
+                (fact.to, *key, fact.seat),
+            )
         case f.SupervisorAction():
             connection.execute(
                 "INSERT INTO floor_supervisor_actions (table_id, session, position, ordinal, "

@@ -28,6 +28,7 @@ from controller.floor.ingest import (
 )
 from controller.floor.queries import (
     SILENT_AFTER,
+    SURVEILLANCE_HANDS,
     Alert,
     BonusCards,
     CashTotal,
@@ -46,6 +47,7 @@ from controller.floor.queries import (
     TableOverview,
     alerts,
     bonus_cards,
+    bookmarks,
     cash_log,
     chip_movements,
     confirmed_position,
@@ -61,18 +63,22 @@ from controller.floor.queries import (
     player_sessions,
     pot_sizes,
     recent_hands,
+    seat_hands,
     shared_tags,
     supervisor_actions,
     tables,
 )
+from controller.floor.surveillance import Bookmark
 
 __all__ = [
     "CHANNEL",
     "CONNECT_OPTIONS",
     "QUARANTINED",
     "SILENT_AFTER",
+    "SURVEILLANCE_HANDS",
     "Alert",
     "BonusCards",
+    "Bookmark",
     "CashTotal",
     "ChipMovement",
     "DealerDay",
@@ -95,6 +101,7 @@ __all__ = [
     "alerts",
     "bind_journal",
     "bonus_cards",
+    "bookmarks",
     "cash_log",
     "chip_movements",
     "confirmed_position",
@@ -118,6 +125,7 @@ __all__ = [
     "recent_hands",
     "register",
     "rename_table",
+    "seat_hands",
     "shared_tags",
     "shipped",
     "storable",

@@ -11,9 +11,10 @@ A hand script is a JSON object::
      "cards": ["Kd", "7c", ...], "actions": [{"seat": 4, "do": "bring_in"}, ...]}
 
 Cards are fed when the engine waits for a card, decisions when it waits for a
-decision. Corrections (``expose``, ``dealt_down``, ``correct``, ``void``) are applied as
-soon as they are the next action and can apply: ``void`` at once, the others once as many
-cards as their ``dealt`` says are out, or without ``dealt`` once their card has been dealt.
+decision. Corrections (``expose``, ``dealt_down``, ``correct``, ``dead``, ``void``) are
+applied as soon as they are the next action and can apply: ``void`` at once, the others
+once as many cards as their ``dealt`` says are out, or without ``dealt`` once their card
+has been dealt (``dead``, which names no card: at once).
 
 A script that cannot be played at all is a :class:`ScriptError`: bad JSON, a key given
 twice in an object, an unknown field or value, a seat outside 1-8 (in ``seats`` or an
@@ -249,13 +250,15 @@ def _correction_due(hand: Hand, action: Action, fed: int) -> bool:
     point the table made it (``dealt``), else once the card it names is out."""
     if action.do is Do.VOID:
         return True
-    if action.do not in CARD_CORRECTIONS:
+    if action.do not in CARD_CORRECTIONS and action.do is not Do.DEAD:
         return False
     waiting = hand.waiting_for
     if waiting is None or waiting.kind != "card":
         return True
     if action.dealt is not None:
         return fed >= action.dealt
+    if action.do is Do.DEAD:
+        return True
     card = action.was if action.do is Do.CORRECT else action.card
     assert card is not None
     return hand.is_out(card)

@@ -1,6 +1,6 @@
 """The journal: every input, written before it is acted on (see :mod:`.store`)."""
 
-from controller.journal.base import JournalError, JournalLocked
+from controller.journal.base import JournalError, JournalLocked, JournalUnwritable
 from controller.journal.device_events import event_of, to_input
 from controller.journal.store import Device, Entry, Input, Journal
 
@@ -11,6 +11,7 @@ __all__ = [
     "Journal",
     "JournalError",
     "JournalLocked",
+    "JournalUnwritable",
     "event_of",
     "to_input",
 ]

@@ -22,6 +22,21 @@ class JournalError(LuckTableError):
     """The journal cannot be opened, read or written; the message names the file."""
 
 
+class JournalUnwritable(JournalError):
+    """The journal's disk takes no write now (full, or an I/O error): it may later, once
+    space is freed or the fault mended."""
+
+
+#: SQLite's primary result codes of a disk that takes no write (SQLITE_IOERR, SQLITE_FULL).
+_UNWRITABLE = {10, 13}
+
+
+def unwritable(error: sqlite3.Error) -> bool:
+    """``error`` is of a disk that takes no write (full, an I/O error), not of the file."""
+    code = getattr(error, "sqlite_errorcode", None)
+    return code is not None and code & 0xFF in _UNWRITABLE
+
+
 class JournalLocked(JournalError):
     """Another process writes the journal: the message names it (process id, command)."""
 

@@ -41,7 +41,14 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
-from controller.journal.base import AUTOCHECKPOINT_PAGES, JournalError, JournalLocked, probe
+from controller.journal.base import (
+    AUTOCHECKPOINT_PAGES,
+    JournalError,
+    JournalLocked,
+    JournalUnwritable,
+    probe,
+    unwritable,
+)
 from controller.journal.chain import link, linked, stored
 from controller.journal.lock import LockHeld, WriterLock, holder
 from controller.journal.segments import Segment, Segments, install, last_sealed, sealed
@@ -220,6 +227,8 @@ class Journal:
                 lock.release()
             if isinstance(error, JournalError):
                 raise
+            if unwritable(error):
+                raise JournalUnwritable(f"cannot open journal {name}: {error}") from None
             raise JournalError(f"cannot use journal {name}: {error}") from None
 
     @classmethod
@@ -330,6 +339,24 @@ class Journal:
             return sealed(self._db, after=after, holding=holding)
         except sqlite3.Error as error:
             raise JournalError(f"cannot read journal {self.path}: {error}") from None
+
+    def check_chain(self) -> tuple[int, int]:
+        """Follow the hash chain over the inputs of the journal's own file (those after its
+        last closed segment), from the chain the segment ends with: the first and last
+        positions followed (0, 0: none). Raises :class:`JournalError` naming the position of
+        the first input that does not fit (changed, or one before it taken out)."""
+        last = self.last_sealed()
+        after, before = (0, None) if last is None else (last.last, last.chain)
+        if not self._chained:  # a journal of an earlier release, never opened to write since
+            raise JournalError(f"journal {self.path}: written before the hash chain existed")
+        try:
+            chain_of(self._db, before, f"journal {self.path}", after=after)
+            first, final = self._db.execute(
+                "SELECT min(position), max(position) FROM inputs WHERE position > ?", (after,)
+            ).fetchone()
+        except sqlite3.Error as error:
+            raise JournalError(f"cannot read journal {self.path}: {error}") from None
+        return (first or 0, final or 0)
 
     def last_sealed(self) -> Segment | None:
         """The journal's last closed segment (None: it never rotated)."""
@@ -525,16 +552,24 @@ class Journal:
 
 
 def chain_of(
-    connection: sqlite3.Connection, before: bytes | None, where: str, *, pause_every: int = 0
+    connection: sqlite3.Connection,
+    before: bytes | None,
+    where: str,
+    *,
+    pause_every: int = 0,
+    after: int = 0,
 ) -> bytes | None:
-    """Follow the hash chain over the inputs the SQLite ``connection`` holds, in order,
-    from ``before`` (the chain at the input before the first); the chain at the last.
+    """Follow the hash chain over the inputs the SQLite ``connection`` holds after position
+    ``after``, in order, from ``before`` (the chain at the input before the first); the
+    chain at the last.
     Raises :class:`JournalError` naming ``where`` and the position of the first input whose
     chain is not the one its content and the chain before it make. ``pause_every``: sleep
     a moment every so many inputs (0: never), letting the other threads of the process
     run: following the chain is Python, and holds the interpreter's lock meanwhile."""
     previous = before
-    rows = connection.execute(f"SELECT {_COLUMNS}, chain FROM inputs ORDER BY position")
+    rows = connection.execute(
+        f"SELECT {_COLUMNS}, chain FROM inputs WHERE position > ? ORDER BY position", (after,)
+    )
     for number, row in enumerate(rows, 1):
         if pause_every and number % pause_every == 0:
             time.sleep(PAUSE)
@@ -646,6 +681,8 @@ def _check_or_create(connection: sqlite3.Connection, path: str, create: bool = T
     try:
         application_id = connection.execute("PRAGMA application_id").fetchone()[0]
     except sqlite3.DatabaseError as error:
+        if unwritable(error):  # a full disk: the files SQLite needs beside it cannot be made
+            raise JournalUnwritable(f"cannot open journal {path}: {error}") from None
         raise JournalError(f"{path} is not a luck-table journal ({error})") from None
     if application_id == 0:
         if not create:

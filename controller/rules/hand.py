@@ -196,15 +196,17 @@ class Hand(NamedTuple):
     ``players`` are in seat order. ``queue`` holds the rest of the current street's deal
     and bonus-card offers, in order: what the engine waits for while it deals. ``out`` is
     a bit set of the cards that cannot come out of the shoe (in play, or burned and not
-    scrambled back). Betting round: ``actor`` (index of the player to act, or to show in
-    a manual showdown), ``level`` (the street total to call), ``full_level`` (that of the
-    last full wager), ``size`` (the round's bet size, 0 while the open-pair choice is
-    still open), ``wagers`` (full bets and raises so far), ``capped`` (the round reached
-    the cap and stays capped), ``heads_up_start`` (the round began heads-up), ``first``
-    (first to act), ``aggressor`` (last to bet or raise). Once the hand is complete:
-    ``pots`` as awarded. The house's ``rake`` and ``jackpot_drop`` taken from the pot so
-    far (at the settlement; with the ``street`` timing also as the pot grows), and what it
-    ``took`` (rake, drop) the last time, told on the display until the next input.
+    scrambled back); ``gone`` counts the cards that came out of the shoe and were taken
+    out of play without being dealt (``dead``: the shoe holds that many fewer). Betting
+    round: ``actor`` (index of the player to act, or to show in a manual showdown),
+    ``level`` (the street total to call), ``full_level`` (that of the last full wager),
+    ``size`` (the round's bet size, 0 while the open-pair choice is still open),
+    ``wagers`` (full bets and raises so far), ``capped`` (the round reached the cap and
+    stays capped), ``heads_up_start`` (the round began heads-up), ``first`` (first to
+    act), ``aggressor`` (last to bet or raise). Once the hand is complete: ``pots`` as
+    awarded. The house's ``rake`` and ``jackpot_drop`` taken from the pot so far (at the
+    settlement; with the ``street`` timing also as the pot grows), and what it ``took``
+    (rake, drop) the last time, told on the display until the next input.
     """
 
     rules: Rules
@@ -215,6 +217,7 @@ class Hand(NamedTuple):
     out: int = 0
     burns: tuple[Card, ...] = ()
     scrambled: bool = False
+    gone: int = 0
     community: Card | None = None
     actor: int | None = None
     level: int = 0
@@ -233,8 +236,9 @@ class Hand(NamedTuple):
 
     @property
     def stub(self) -> int:
-        """Cards left in the shoe (burns that were scrambled back count again)."""
-        return 52 - self.out.bit_count()
+        """Cards left in the shoe (burns that were scrambled back count again; cards taken
+        out of play undealt do not)."""
+        return 52 - self.out.bit_count() - self.gone
 
     @property
     def pot(self) -> int:
@@ -362,6 +366,8 @@ class Hand(NamedTuple):
             new = _void(hand, fx)
         elif item.do is Do.CORRECT:
             new = _correct(hand, item, fx)
+        elif item.do is Do.DEAD:
+            new = _dead(hand, fx)
         else:
             new = _non_betting_action(hand, item, fx)
         return HandStep(new, tuple(fx))
@@ -387,6 +393,7 @@ class Hand(NamedTuple):
             "out": [str(card) for card in _cards_of(self.out)],
             "burns": [str(card) for card in self.burns],
             "scrambled": self.scrambled,
+            "gone": self.gone,
             "community": None if self.community is None else str(self.community),
             "actor": self.actor,
             "level": self.level,
@@ -425,6 +432,7 @@ class Hand(NamedTuple):
             out=out,
             burns=tuple(parse_card(text) for text in data["burns"]),
             scrambled=data["scrambled"],
+            gone=data.get("gone", 0),  # absent in states saved before it was kept
             community=None if community is None else parse_card(community),
             actor=data["actor"],
             level=data["level"],
@@ -553,7 +561,8 @@ def _seventh_street(
     3. the burn cards scrambled with the stub give every player a card: scramble them,
        no burn (a burned card may come out again);
     4. one community card face up, after a burn when the stub has two cards or more,
-       otherwise from the scrambled burns.
+       otherwise from the scrambled burns (from the stub, once they are in it already: the
+       burns go back once a hand).
     """
     stub, players = hand.stub, len(cards)
     if stub >= len(burn) + players:
@@ -568,6 +577,8 @@ def _seventh_street(
     community = Waiting.card(Dest.COMMUNITY, 7)
     if stub >= len(burn) + 1:
         return hand, (*burn, community)
+    if hand.scrambled:  # the stub ran out before (cards taken out of play): the burns are in it
+        return hand, (community,)
     return _scramble(hand, fx), (community,)
 
 
@@ -584,6 +595,17 @@ def _scramble(hand: Hand, fx: list[Effect]) -> Hand:
     for card in burns:
         out &= ~(1 << card)
     return hand._replace(out=out, scrambled=True)
+
+
+def _dead(hand: Hand, fx: list[Effect]) -> Hand:
+    """A card out of the shoe was taken out of play without being dealt (the supervisor's
+    ``dead``): the shoe holds one card fewer (none fewer once the count says it is empty:
+    that card was one more than a deck). An empty stub with a card still due sends the burn
+    cards back (as when the stub runs out)."""
+    if hand.stub == 0:
+        return hand
+    hand = hand._replace(gone=hand.gone + 1)
+    return _await_card(hand, fx) if hand.queue else hand
 
 
 def _await_card(hand: Hand, fx: list[Effect]) -> Hand:

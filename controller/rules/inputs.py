@@ -32,6 +32,7 @@ class Do(StrEnum):
     EXPOSE = "expose"
     DEALT_DOWN = "dealt_down"
     CORRECT = "correct"
+    DEAD = "dead"  # a card out of the shoe taken out of play, not dealt: the stub is one fewer
     VOID = "void"
 
 
@@ -108,7 +109,7 @@ def action_from_json(data: Mapping[str, Any]) -> Action:
         raise IllegalInput(f"'accept': {accept!r} is not true or false")
     card, was = _card(data, "card"), _card(data, "was")
     dealt = _whole(data, "dealt")
-    if do in (Do.VOID, Do.CORRECT):
+    if do in (Do.VOID, Do.CORRECT, Do.DEAD):
         if seat is not None:
             raise IllegalInput(f"'{do}' takes no seat")
     elif seat is None:
@@ -127,8 +128,10 @@ def action_from_json(data: Mapping[str, Any]) -> Action:
         raise IllegalInput("'correct' needs 'was', the card read")
     if do is not Do.CORRECT and was is not None:
         raise IllegalInput(f"'was' goes with 'correct', not with '{do}'")
-    if dealt is not None and (do not in CARD_CORRECTIONS or dealt < 0):
-        raise IllegalInput("'dealt' is a count of cards (0 or more) that goes with a correction")
+    if dealt is not None and (do not in {*CARD_CORRECTIONS, Do.DEAD} or dealt < 0):
+        raise IllegalInput(
+            "'dealt' is a count of cards (0 or more) that goes with a correction or 'dead'"
+        )
     if to is not None and do not in WAGERS and do is not Do.CALL:
         raise IllegalInput(f"'to' goes with a bet, raise, completion or call, not with '{do}'")
     return Action(do, seat, to, accept, card, was, dealt)

@@ -8,10 +8,16 @@ published as an :class:`Update` to the subscribers of :meth:`TableService.update
 A refused credential is journaled too (:meth:`TableService.record_failed_attempt`), as an
 audit record that is no table input.
 
-A journal that cannot be written (a full disk, an I/O error) stops the table: nothing is
-applied that is not journaled, so the input in hand is refused (:class:`TableStopped`, which
-the console answers 503), the service stops, and :meth:`TableService.run_until_stopped`
-raises the journal's error in one line (``luck-table serve`` exits with status 1).
+A journal that cannot be written (a full disk, an I/O error) stops the dealing, not the
+service: nothing is applied that is not journaled, so the input in hand is refused
+(:class:`TableStopped`, which the console answers 503 with the reason), and so is every
+input while it lasts (:attr:`TableService.journal_fault` says why; the console's feed tells
+the screens); the devices' events wait, unacknowledged, in the service and in the devices.
+The service tries the journal again with a backoff (``RETRY_SECONDS`` doubling to
+``RETRY_MAX_SECONDS``) by journaling the fault's record (``journal_fault``: why, since when,
+for how long): once it is written the table deals on, the waiting events first. A start
+whose journal's disk is full (SQLite cannot open it) tries again with the same backoff
+rather than fail; one whose first records cannot be written starts, waiting as above.
 """
 
 from __future__ import annotations
@@ -34,13 +40,15 @@ from controller.history.records import ACCESS, record_of, table_inputs
 from controller.history.recovery import Recovered, recover
 from controller.intake import Absent, Arrival, Intake
 from controller.journal import Device as JournalDevice
-from controller.journal import Entry, Input, Journal, JournalError
+from controller.journal import Entry, Input, Journal, JournalError, JournalUnwritable
 from controller.journal.device_events import device_of, to_input
 from controller.journal.rotation import due, finish, rotate
 from controller.journal.snapshots import Snapshots
+from controller.service.clock import CHECK_SECONDS, ServiceClock
 from controller.service.timings import CARD_SECONDS, COMMIT_SECONDS
 from controller.table import (
     AlertKind,
+    ClockStepped,
     Configure,
     Device,
     Lamps,
@@ -63,10 +71,16 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+#: The first wait before the journal is tried again after a failed write; it doubles up to
+#: the most (seconds).
+RETRY_SECONDS, RETRY_MAX_SECONDS = 0.5, 10.0
+#: The access record journaled once the journal can be written again after a fault.
+JOURNAL_FAULT = "journal_fault"
+
 
 class TableStopped(LuckTableError, RuntimeError):
-    """The table takes no input: its service is stopped, or stopping because its journal
-    could not be written (the message says why)."""
+    """The table takes no input: its service is stopped or stopping, or its journal cannot
+    be written now (the message says why)."""
 
 
 #: Whether an input still fits the table (None) or why not: see TableService.submit.
@@ -132,14 +146,21 @@ class TableService:
         *,
         usb_backend: Any = None,
         clock: Callable[[], float] = time.time,
+        monotonic: Callable[[], float] = time.monotonic,
         new_floor_journal: bool = False,
+        waiting: Callable[[str, float], None] | None = None,
     ) -> None:
-        """``new_floor_journal``: the journal is its table's new one on the floor (the
-        simulated table's, new at each run), taken as the table's in place of another."""
+        """``clock``: the wall clock the journal's times come from (seconds since the
+        epoch); ``monotonic``: the clock the delays run on (:mod:`controller.service.clock`).
+        ``new_floor_journal``: the journal is its table's new one on the floor (the
+        simulated table's, new at each run), taken as the table's in place of another.
+        ``waiting``: told, while a start waits for the journal's disk, why and for how
+        long at most until the next try (systemd's start timeout)."""
         self.config = config
+        self._waiting = waiting
         self._new_floor_journal = new_floor_journal
         self._usb_backend = usb_backend
-        self._clock = clock
+        self._clock = ServiceClock(clock, monotonic)
         self._journal: Journal | None = None
         self._snapshots: Snapshots | None = None
         #: The journal's rotation in progress (in a thread), if any: one at a time.
@@ -158,6 +179,12 @@ class TableService:
         self._stopping = asyncio.Event()
         self._stopped = asyncio.Event()
         self._failure: BaseException | None = None
+        #: Why the journal cannot be written now (the table waits for it), if so.
+        self._fault: str | None = None
+        self._writable = asyncio.Event()
+        self._writable.set()
+        #: Told when the journal's fault begins or ends (the console's feed).
+        self.fault_listeners: list[Callable[[], None]] = []
         self._shipper: ShipperProcess | None = None
         self._tick: asyncio.TimerHandle | None = None  # a Tick due for the waiting seat reports
         #: How recovery went at the last start.
@@ -201,8 +228,7 @@ class TableService:
                 f"journal {path}: its folder {path.parent} {problem} (journal.path; the "
                 "service makes no folders: make it, or let systemd's StateDirectory= make it)"
             )
-        # the write-ahead log copied into the file at hands' ends, not in a card's commit
-        journal = await asyncio.to_thread(Journal.open, path, timed_checkpoints=True)
+        journal = await self._open_journal()
         try:
             snapshots = Snapshots(path, timed_checkpoints=True)
         except BaseException:
@@ -224,6 +250,7 @@ class TableService:
             self._start_shipper(journal)
         self._last, self._position = Step.of(recovered.table), recovered.position
         self._devices = dict(recovered.devices)
+        self._clock.started(recovered.position)
         log.info(
             "journal %s: recovered to position %d (hand %d) in %.3f s: snapshot at %d, "
             "%d inputs replayed",
@@ -234,23 +261,66 @@ class TableService:
             recovered.snapshot,
             recovered.replayed,
         )
+        self._tasks.append(asyncio.create_task(self._watch_clock()))
         try:
             await self._restarted()
-        except TableStopped:  # the journal cannot be written: the table does not open
-            await self.stop()
-            assert self._failure is not None
-            raise self._failure from None
+            self._start_devices()
+        except TableStopped:  # the journal cannot be written: the table waits for it
+            if self._fault is None:  # stopped meanwhile: nothing stays open
+                await self.stop()
+                raise
+            self._tasks.append(asyncio.create_task(self._open_when_writable()))
+        # What the start made (the modules, the recovered table, the rules' tables) lives as
+        # long as the process: out of the collector's reach, a full collection while the
+        # table deals walks only what came after (it walked all of it: a pause of tens of
+        # milliseconds, on the loop that reads the cards).
+        gc.freeze()
+
+    async def _open_journal(self) -> Journal:
+        """Open the journal; while its disk takes no write (full: SQLite cannot make the
+        files it needs beside it), try again with a backoff rather than fail."""
+        path, delay = self.config.journal, RETRY_SECONDS
+        while True:
+            try:  # the write-ahead log copied into the file at hands' ends, not in a commit
+                return await asyncio.to_thread(Journal.open, path, timed_checkpoints=True)
+            except JournalUnwritable as error:
+                why = f"{error}: the table waits for its journal (free space on its disk)"
+                if delay == RETRY_SECONDS:
+                    log.error("%s", why)
+                if self._waiting is not None:
+                    self._waiting(why, delay + 60)  # the try after the wait, with time to spare
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RETRY_MAX_SECONDS)
+
+    def _start_devices(self) -> None:
         ports = {Device.SHOE: self.config.shoe, Device.SEAT_BOARD: self.config.seat_board}
         for device, port in ports.items():
             if port is not None:
                 intake = Intake(device, port, usb_backend=self._usb_backend)
                 self._intakes[device] = intake
                 self._tasks.append(asyncio.create_task(self._run_device(intake)))
-        # What the start made (the modules, the recovered table, the rules' tables) lives as
-        # long as the process: out of the collector's reach, a full collection while the
-        # table deals walks only what came after (it walked all of it: a pause of tens of
-        # milliseconds, on the loop that reads the cards).
-        gc.freeze()
+
+    async def _open_when_writable(self) -> None:
+        """A start that could not journal its first records: once the journal can be
+        written, journal them and start the devices."""
+        while await self._until_writable():
+            try:
+                await self._restarted()
+            except TableStopped:
+                continue
+            self._start_devices()
+            return
+
+    async def _until_writable(self) -> bool:
+        """Wait until the journal can be written (True) or the service stops (False)."""
+        stopping = asyncio.create_task(self._stopping.wait())
+        writable = asyncio.create_task(self._writable.wait())
+        try:
+            await asyncio.wait((stopping, writable), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopping.cancel()
+            writable.cancel()
+        return not self._stopping.is_set()
 
     async def _restarted(self) -> None:
         """Journal what a start changes: the links down until the devices are back, and
@@ -286,6 +356,7 @@ class TableService:
         change and nothing is published. Returns its journal position."""
         async with self._lock:
             journal = self._running()
+            await self._check_clock(journal)
             record = Input(self._now() / 1000, ACCESS, kind, fields)
             positions = await self._append(journal, [record])
         position = positions[0]
@@ -298,7 +369,7 @@ class TableService:
         lock (a subscription made before this call gets every later input), the table core
         replays them after it (the table deals on meanwhile)."""
         async with self._lock:
-            journal, snapshots = self._running(), self._snapshots
+            journal, snapshots = self._running(reading=True), self._snapshots
             assert snapshots is not None
             start, entries = await asyncio.to_thread(
                 entries_since, journal, snapshots, since, self._position
@@ -309,12 +380,28 @@ class TableService:
         """The access records of ``types`` journaled after ``since`` (seconds since the
         epoch)."""
         async with self._lock:
-            journal = self._running()
+            journal = self._running(reading=True)
             return await asyncio.to_thread(access_records, journal, types, since)
 
     def now(self) -> float:
-        """The service's time (seconds since the epoch): the time it journals inputs with."""
-        return self._clock()
+        """The service's time (seconds since the epoch): the time it journals inputs with.
+        A wall clock's: it may step (journaled as ``clock_stepped``); time nothing by it."""
+        return self._clock.wall()
+
+    def monotonic(self) -> float:
+        """The service's monotonic clock (seconds): what delays and expiries run on."""
+        return self._clock.monotonic()
+
+    def journaled(self, update: Update) -> float:
+        """When ``update`` was journaled on :meth:`monotonic`'s clock; for an input of an
+        earlier run, when this run started (at least that long ago): never later than it
+        was, whatever the wall clock did."""
+        return self._clock.journaled(update.position, update.at)
+
+    @property
+    def journal_fault(self) -> str | None:
+        """Why the journal cannot be written now (the table waits for it); None if it can."""
+        return self._fault
 
     @property
     def stopped_because(self) -> str | None:
@@ -322,6 +409,8 @@ class TableService:
         while it runs."""
         if self._failure is not None:
             return str(self._failure)
+        if self._fault is not None:
+            return self._fault
         if self._journal is None or self._stopping.is_set():
             return "the table service is not running"
         return None
@@ -396,13 +485,34 @@ class TableService:
         self._shipper.start()
 
     def _now(self) -> int:
-        return round(self._clock() * 1000)
+        return round(self._clock.wall() * 1000)
 
     async def _record_own(self, item: TableInput, guard: Guard | None = None) -> Step:
         """Journal and apply an input of the service's own or of people."""
-        item = replace(item, at=self._now())
-        steps = await self._commit([record_of(item)], guard)
+        steps = await self._commit(lambda now: [record_of(replace(item, at=now))], guard)
         return steps[0]
+
+    async def _watch_clock(self) -> None:
+        """Check the wall clock every ``CHECK_SECONDS`` while the table is quiet (every
+        journaled input checks it too)."""
+        while True:
+            await asyncio.sleep(CHECK_SECONDS)
+            async with self._lock:
+                if self._stopping.is_set() or self._journal is None:
+                    return
+                if self._fault is None:
+                    with contextlib.suppress(TableStopped):
+                        await self._check_clock(self._journal)
+
+    async def _check_clock(self, journal: Journal) -> None:
+        """Holding the lock, before anything is journaled: a step of the wall clock since
+        the last check is journaled (``ClockStepped``, which raises its alert) and applied."""
+        step = self._clock.check(self._position + 1)
+        if step is None:
+            return
+        log.warning("the wall clock stepped %+.3f s against the monotonic clock", step)
+        item = ClockStepped(at=self._now(), step=round(step * 1000))
+        await self._apply_records(journal, [record_of(item)])
 
     async def _configure(self) -> None:
         """Journal the configured settings when the table does not have them yet."""
@@ -413,53 +523,99 @@ class TableService:
             log.warning("the configured settings wait for the hand to end: %s", step.refused)
             self._configure_due = True
 
-    async def _commit(self, records: Sequence[Input], guard: Guard | None = None) -> list[Step]:
-        """Write ``records`` (one transaction), then apply and publish each one the journal
-        did not already hold. Inputs are applied in journal order. ``guard``: see
-        :meth:`submit`."""
+    async def _commit(
+        self, records: Callable[[int], Sequence[Input]], guard: Guard | None = None
+    ) -> list[Step]:
+        """Write ``records(now)`` (one transaction; ``now``: the service's time in ms, taken
+        once the clock is checked), then apply and publish each one the journal did not
+        already hold. Inputs are applied in journal order. ``guard``: see :meth:`submit`."""
         async with self._lock:
             journal = self._running()
             stale = None if guard is None else guard(self.table)
             if stale is not None:
                 raise Stale(stale)
-            with COMMIT_SECONDS.time():
-                positions = await self._append(journal, records)
-            steps: list[Step] = []
-            for record, position in zip(records, positions, strict=True):
-                if position is None:
-                    log.info("%s %s already in the journal: dropped", record.type, record.device)
-                    continue
-                for item in table_inputs(record, f"input {position}"):
-                    step = self._last_step().then(item)
-                    steps.append(step)
-                    self._applied(position, step, record.recorded_at)
-            self._show_lamps()
-            self._time_the_wait()
-            if self._shipper is not None:  # once the table has it: the floor's wake-up after
-                self._shipper.notify()
-            return steps
+            await self._check_clock(journal)
+            return await self._apply_records(journal, records(self._now()))
 
-    def _running(self) -> Journal:
-        """The journal, while the table takes inputs; :class:`TableStopped` if not."""
+    async def _apply_records(self, journal: Journal, records: Sequence[Input]) -> list[Step]:
+        """:meth:`_commit`'s work, holding the lock."""
+        with COMMIT_SECONDS.time():
+            positions = await self._append(journal, records)
+        steps: list[Step] = []
+        for record, position in zip(records, positions, strict=True):
+            if position is None:
+                log.info("%s %s already in the journal: dropped", record.type, record.device)
+                continue
+            for item in table_inputs(record, f"input {position}"):
+                step = self._last_step().then(item)
+                steps.append(step)
+                self._applied(position, step, record.recorded_at)
+        self._show_lamps()
+        self._time_the_wait()
+        if self._shipper is not None:  # once the table has it: the floor's wake-up after
+            self._shipper.notify()
+        return steps
+
+    def _running(self, *, reading: bool = False) -> Journal:
+        """The journal, while the table takes inputs (``reading``: while it runs, its
+        journal read even when it cannot be written); :class:`TableStopped` if not."""
         reason = self.stopped_because
+        if reading and reason is not None and reason == self._fault:
+            reason = None
         if reason is not None or self._journal is None:
             raise TableStopped(reason or "the table service is not running")
         return self._journal
 
     async def _append(self, journal: Journal, records: Sequence[Input]) -> list[int | None]:
         """Write ``records`` (holding the lock); a journal that cannot be written stops the
-        table: :class:`TableStopped` saying why, and the service stops."""
+        dealing: :class:`TableStopped` saying why, and the table waits for its journal."""
         try:
             return await asyncio.to_thread(journal.append, records)
         except JournalError as error:
-            if self._failure is None:
-                self._failure = JournalError(
-                    f"{error}: the table stopped dealing (what is journaled is kept: free "
-                    "space on its disk or mend the fault, then start it again)"
+            if self._fault is None:
+                self._fault = (
+                    f"{error}: the table stopped dealing until its journal can be written "
+                    "(what is journaled is kept: free space on its disk or mend the fault; "
+                    "it deals on by itself)"
                 )
-                log.error("%s", self._failure)
-                self._tasks.append(asyncio.create_task(self.stop()))
-            raise TableStopped(str(self._failure)) from None
+                log.error("%s", self._fault)
+                self._writable.clear()
+                self._told()
+                self._tasks.append(asyncio.create_task(self._retry_journal(str(error))))
+            raise TableStopped(self._fault) from None
+
+    def _told(self) -> None:
+        for listener in self.fault_listeners:
+            listener()
+
+    async def _retry_journal(self, error: str) -> None:
+        """Try the journal again, with a backoff, by journaling the fault's record; once it
+        is written the table deals on."""
+        since, began = self._clock.wall(), self._clock.monotonic()
+        delay = RETRY_SECONDS
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), delay)
+            async with self._lock:
+                if self._stopping.is_set() or self._journal is None:
+                    return
+                seconds = round(self._clock.monotonic() - began, 3)
+                fault = {"error": error, "since": since, "seconds": seconds}
+                record = Input(self._now() / 1000, ACCESS, JOURNAL_FAULT, fault)
+                try:
+                    await asyncio.to_thread(self._journal.append, [record])
+                except JournalError as again:
+                    log.debug("the journal still cannot be written: %s", again)
+                    delay = min(delay * 2, RETRY_MAX_SECONDS)
+                    continue
+                self._fault = None
+                self._writable.set()
+                self._told()
+                log.warning(
+                    "the journal is written again after %.1f s: the table deals on", seconds
+                )
+                self._time_the_wait()
+                return
 
     def _time_the_wait(self) -> None:
         """Seat reports wait for the shoe's (docs/table.md, "Two devices, one table"): once
@@ -471,14 +627,18 @@ class TableService:
         if not waiting or owes or self._tick is not None or self._stopping.is_set():
             return
         delay = (min(report.at for report in waiting) + WAIT_MS - self._now()) / 1000
-        loop = asyncio.get_running_loop()
-        self._tick = loop.call_later(max(delay, 0) + 0.01, self._tick_due)
+        loop = asyncio.get_running_loop()  # bounded: a step of the clock moves no wait
+        self._tick = loop.call_later(min(max(delay, 0), WAIT_MS / 1000) + 0.01, self._tick_due)
 
     def _tick_due(self) -> None:
         self._tick = None
         running = not self._stopping.is_set() and self.stopped_because is None
         if running and self.table.streams.waiting:
-            self._tasks.append(asyncio.create_task(self._record_own(Tick(at=0))))
+            self._tasks.append(asyncio.create_task(self._own_tick()))
+
+    async def _own_tick(self) -> None:
+        with contextlib.suppress(TableStopped):  # a journal fault: timed again once it ends
+            await self._record_own(Tick(at=0))
 
     def _applied(self, position: int, step: Step, at: float) -> None:
         self._last, self._position = step, position
@@ -544,14 +704,18 @@ class TableService:
     async def _run_device(self, intake: Intake) -> None:
         """Feed ``intake``'s device to the table until the service stops; a journal that
         cannot be written ends it (the service is stopping), so does a failure of its own."""
-        try:
-            await intake.run(self._arrived, self._absent(intake.device), self._stopping)
-        except TableStopped:
-            pass
-        except Exception as error:
-            log.exception("the %s task failed", intake.device.words)
-            self._failure = error
-            self._tasks.append(asyncio.create_task(self.stop()))
+        while True:
+            try:
+                await intake.run(self._arrived, self._absent(intake.device), self._stopping)
+                return
+            except TableStopped:  # a journal fault: opened again once it ends
+                if not await self._until_writable():
+                    return
+            except Exception as error:
+                log.exception("the %s task failed", intake.device.words)
+                self._failure = error
+                self._tasks.append(asyncio.create_task(self.stop()))
+                return
 
     def _absent(self, device: Device) -> Absent:
         async def absent(error: DriverError, retry: float | None) -> None:
@@ -563,16 +727,39 @@ class TableService:
         return absent
 
     async def _arrived(self, batch: Sequence[Arrival]) -> None:
-        """Journal and apply a batch of one device's events."""
-        recorded_at = self._now() / 1000
-        records = [record for item in batch for record in self._records_of(item, recorded_at)]
-        await self._commit(records)
+        """Journal and apply a batch of one device's events; while the journal cannot be
+        written, the batch waits (unacknowledged) and is journaled once it can."""
+        before: dict[str, JournalDevice | None] = {}  # what the batch's LinkUps replace
+
+        def records(now: int) -> list[Input]:
+            before.clear()
+            return [
+                record for item in batch for record in self._records_of(item, now / 1000, before)
+            ]
+
+        while True:
+            try:
+                await self._commit(records)
+                break
+            except TableStopped:
+                for kind, known in before.items():  # not journaled: the devices as they were
+                    if known is None:
+                        self._devices.pop(kind, None)
+                    else:
+                        self._devices[kind] = known
+                if self._fault is None or not await self._until_writable():
+                    raise
         done = time.time()
         for item in batch:
             if isinstance(item.event, ev.CardRead):
                 CARD_SECONDS.observe(done - item.received_at)
 
-    def _records_of(self, arrival: Arrival, recorded_at: float) -> list[Input]:
+    def _records_of(
+        self, arrival: Arrival, recorded_at: float, before: dict[str, JournalDevice | None]
+    ) -> list[Input]:
+        """The records of ``arrival``; a LinkUp's device becomes the known one of its kind
+        (``before`` gets the one it replaces, to put back if the records are not
+        journaled)."""
         event, device = arrival.event, arrival.device
         if not isinstance(event, ev.LinkUp):
             if isinstance(event, ev.LinkDown):
@@ -586,6 +773,7 @@ class TableService:
             log.warning("the %s restarted while the service was down: %s", device.words, info)
             restarted = TableDeviceRestarted(at=self._now(), device=device, lost=None)
             records.append(record_of(restarted))
+        before.setdefault(info.kind, known)
         self._devices[info.kind] = info
         self._down.discard(device)
         if device is Device.SHOE:

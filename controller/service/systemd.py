@@ -1,5 +1,6 @@
 """The service's side of systemd's ``Type=notify``: ``READY=1`` once the table is open and
-its console listens, ``STATUS=`` lines, ``WATCHDOG=1`` from the event loop at half the
+its console listens, ``STATUS=`` lines, ``EXTEND_TIMEOUT_USEC=`` while a start waits
+for the journal's disk, ``WATCHDOG=1`` from the event loop at half the
 unit's ``WatchdogSec=`` (a loop that stops turning stops the pings, and systemd restarts
 the service), ``STOPPING=1`` on the way out.
 
@@ -47,6 +48,11 @@ class Notifier:
 
     def status(self, status: str) -> None:
         self.send(f"STATUS={status}")
+
+    def waiting(self, status: str, seconds: float) -> None:
+        """Still starting, for ``seconds`` more at least (the start's timeout is extended by
+        that much): ``EXTEND_TIMEOUT_USEC=`` with why, in ``STATUS=``."""
+        self.send(f"EXTEND_TIMEOUT_USEC={round(seconds * 1_000_000)}", f"STATUS={status}")
 
     def stopping(self) -> None:
         self.send("STOPPING=1", "STATUS=stopping")

@@ -423,6 +423,9 @@ class Dealer:
             await self._load(cheats=False)
         elif kind is AlertKind.FOREIGN_CARD:
             await self._tampered(alert)
+        elif kind is AlertKind.WRONG_CARD_NAMED:  # the correction was not made: as it was
+            self.tally.remedied[alert.id] = "the supervisor checked the card again"
+            await self._submit(ResolveAlert(alert=alert.id, remedy=Remedy.DONE, **self._signed()))
         elif kind in (AlertKind.MISPLACED_CARD, AlertKind.CARD_AT_EMPTY_SEAT) and alert.belongs:
             assert alert.card is not None
             self.tally.remedied[alert.id] = "the dealer moved the card"

@@ -249,6 +249,10 @@ class HumanDealer(Dealer):
         if refused is not None:
             self.tally.injected[f"mistake: a wrong correction, not taken ({refused})"] += 1
             return False
+        if any(a.kind is AlertKind.WRONG_CARD_NAMED for a in self.floor.table.alerts):
+            # a table that checks tags: the card named is still in the shoe, not applied
+            self.tally.injected["mistake: a wrong correction, stopped by the deck's tags"] += 1
+            return True
         self.tally.injected["mistake: a wrong correction"] += 1
         self.recorrect = (card, reads)
         return True

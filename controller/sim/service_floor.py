@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from controller.config import Config, DevicePort, FloorSettings
-from controller.config_file import Api, Credential
+from controller.config_file import MIN_PIN, Api, Credential
 from controller.journal.store import writer_lock
 from controller.service import Paused, TableService
 from controller.sim.floor import Observer, PhysicalActError
@@ -32,9 +33,31 @@ BAUD = 115200
 HEARTBEAT_MS = 250  # a pulled cable is noticed after three silent heartbeats
 SETTLE_TIMEOUT = 30.0  # seconds a device may take to deliver an act's events
 LINK = LinkConfig(backoff_initial=0.05, backoff_max=0.5)
-#: Who may sign in at the simulated table's console: (id, PIN) of its dealer and supervisor.
-DEMO_DEALER = ("dealer", "1234")
-DEMO_SUPERVISOR = ("pit", "9999")
+
+
+class SignIns(NamedTuple):
+    """Who may sign in at the simulated table's console: its dealer's and its supervisor's
+    id and PIN, random for each run (printed with the console's address)."""
+
+    dealer: str
+    dealer_pin: str
+    supervisor: str
+    supervisor_pin: str
+
+    @classmethod
+    def random(cls) -> SignIns:
+        """The dealer ``dealer`` and the supervisor ``pit``, each with a random 6-digit PIN."""
+        return cls("dealer", _random_pin(), "pit", _random_pin())
+
+    def __str__(self) -> str:
+        return (
+            f"dealer {self.dealer}/{self.dealer_pin}, "
+            f"supervisor {self.supervisor}/{self.supervisor_pin}"
+        )
+
+
+def _random_pin() -> str:
+    return f"{secrets.randbelow(10**MIN_PIN):0{MIN_PIN}d}"
 
 
 def sim_config(
@@ -43,11 +66,12 @@ def sim_config(
     seats: str,
     journal: Path,
     *,
+    sign_ins: SignIns,
     table_id: str = "SIM",
     floor: FloorSettings | None = None,
 ) -> Config:
-    """The configuration of the simulated table on these device ports (shipping its
-    journal to ``floor`` when given)."""
+    """The configuration of the simulated table on these device ports, with ``sign_ins``
+    (shipping its journal to ``floor`` when given)."""
     from dealer_ui.auth import hash_pin  # noqa: PLC0415 (FastAPI only when served)
 
     return Config(
@@ -58,8 +82,8 @@ def sim_config(
         seat_board=DevicePort(seats, BAUD, LINK) if settings.seat_board else None,
         journal=journal,
         api=Api(),
-        supervisors=(Credential(DEMO_SUPERVISOR[0], hash_pin(DEMO_SUPERVISOR[1])),),
-        dealers=(Credential(DEMO_DEALER[0], hash_pin(DEMO_DEALER[1])),),
+        supervisors=(Credential(sign_ins.supervisor, hash_pin(sign_ins.supervisor_pin)),),
+        dealers=(Credential(sign_ins.dealer, hash_pin(sign_ins.dealer_pin)),),
         floor=floor,
     )
 
@@ -108,6 +132,7 @@ class ServiceFloor:
             self.devices[Device.SEAT_BOARD] = seats
         self._observe = observe
         self.console_url: str | None = None
+        self.sign_ins: SignIns | None = None  # who signs in at the console, when served
         self._changed = asyncio.Event()
         self._updates = service.updates()
         self._watcher = asyncio.create_task(self._watch())
@@ -133,10 +158,7 @@ class ServiceFloor:
         where = f"simulated {ports}; journal {self.service.config.journal}"
         if self.console_url is None:
             return where
-        return (
-            f"{where}\nconsole {self.console_url} (dealer {'/'.join(DEMO_DEALER)}, "
-            f"supervisor {'/'.join(DEMO_SUPERVISOR)})"
-        )
+        return f"{where}\nconsole {self.console_url} ({self.sign_ins})"
 
     @property
     def table(self) -> Table:
@@ -319,11 +341,13 @@ async def service_floor(
             )
             processes.append(seats)
         fresh_journal(journal)
+        sign_ins = SignIns.random()
         config = sim_config(
             settings,
             shoe.port,
             seats.port if seats else "",
             journal,
+            sign_ins=sign_ins,
             table_id=table_id,
             floor=floor,
         )
@@ -337,6 +361,7 @@ async def service_floor(
 
                     served = await serve(service, host=console[0], port=console[1])
                     running.console_url = served.url
+                    running.sign_ins = sign_ins
                 await running.ready()
                 yield running
             finally:

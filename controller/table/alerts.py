@@ -56,10 +56,15 @@ class AlertKind(StrEnum):
     EVENTS_LOST = "events_lost"
     PLAYER_AWAY = "player_away"
     SIGN_IN_ATTACK = "sign_in_attack"
+    SIGN_IN_LOCKED = "sign_in_locked"
     DECK_REJECTED = "deck_rejected"
     FOREIGN_CARD = "foreign_card"
     DECK_DUE = "deck_due"
+    CLOCK_STEPPED = "clock_stepped"
     DECK_NOT_SHUFFLED = "deck_not_shuffled"
+    WRONG_CARD_NAMED = "wrong_card_named"
+    UNVERIFIED_READ = "unverified_read"
+    CARD_MOVED = "card_moved"
 
 
 class AlertRule(NamedTuple):
@@ -74,6 +79,7 @@ class AlertRule(NamedTuple):
 
 
 _HOLD, _DEAD, _DONE, _REPLACE = Remedy.HOLD, Remedy.DEAD, Remedy.DONE, Remedy.REPLACE_DECK
+_VOID = Remedy.VOID
 ALERT_RULES: dict[AlertKind, AlertRule] = {
     AlertKind.CARD_OUT_OF_TURN: AlertRule(Severity.ABNORMAL, True, (_HOLD, _DEAD), True),
     AlertKind.CARD_IN_PLAY: AlertRule(Severity.ABNORMAL, True, (_DEAD,), True),
@@ -91,10 +97,16 @@ ALERT_RULES: dict[AlertKind, AlertRule] = {
     AlertKind.EVENTS_LOST: AlertRule(Severity.FAULT, True, (_DONE,), True),
     AlertKind.PLAYER_AWAY: AlertRule(Severity.ABNORMAL, False, (_DONE,), True),
     AlertKind.SIGN_IN_ATTACK: AlertRule(Severity.ABNORMAL, False, (_DONE,), False),
+    AlertKind.SIGN_IN_LOCKED: AlertRule(Severity.ABNORMAL, True, (_DONE,), False),
     AlertKind.DECK_REJECTED: AlertRule(Severity.ABNORMAL, True, (), False),
     AlertKind.FOREIGN_CARD: AlertRule(Severity.ABNORMAL, True, (_DEAD, _REPLACE), True),
     AlertKind.DECK_DUE: AlertRule(Severity.ACTION, False, (_DONE,), False),
+    AlertKind.CLOCK_STEPPED: AlertRule(Severity.ABNORMAL, False, (_DONE,), False),
     AlertKind.DECK_NOT_SHUFFLED: AlertRule(Severity.ABNORMAL, False, (_DONE,), False),
+    AlertKind.WRONG_CARD_NAMED: AlertRule(Severity.ABNORMAL, True, (_DONE, _VOID), True),
+    # not blocking unless the house says so (``Table.blocks``), not of the hand: surveillance's
+    AlertKind.UNVERIFIED_READ: AlertRule(Severity.ABNORMAL, False, (_DONE,), False),
+    AlertKind.CARD_MOVED: AlertRule(Severity.ABNORMAL, True, (_HOLD, _VOID), True),
 }
 
 
@@ -107,6 +119,23 @@ class Tamper(StrEnum):
     UNTAGGED = "untagged"  # the shoe read it without a tag UID
     SWITCHED = "switched"  # at a seat: not the card the shoe dealt there (same face)
     NOT_DEALT = "not_dealt"  # at a seat: a card that never came out of the shoe
+
+
+class Lay(StrEnum):
+    """Where the table has a card that a seat's reader sees elsewhere (``card_moved``)."""
+
+    SEAT = "seat"  # a live player's card, dealt to that seat
+    FOLDED = "folded"  # a card of a player who folded
+    BURN = "burn"  # a burn card
+    COMMUNITY = "community"  # the community card
+    OUT_OF_PLAY = "out_of_play"  # out of the shoe and taken out of play, or held aside
+
+
+class Named(StrEnum):
+    """Why a card a supervisor named (a correction, an entry) cannot be the card."""
+
+    IN_SHOE = "in_shoe"  # its tag has not come out of the shoe: the card is still in it
+    IN_PLAY = "in_play"  # the card is already in play
 
 
 # Why a card is not due, and where a due card goes -------------------------------------
@@ -190,8 +219,9 @@ class AlertFacts:
     @staticmethod
     def from_json(kind: AlertKind, data: Mapping[str, Any]) -> AlertFacts:
         """Read the facts of an alert of ``kind`` written by ``to_json``."""
-        made = FACTS[kind]
-        return made(**{spec.name: _decode(spec.name, data[spec.name]) for spec in fields(made)})
+        made = FACTS[kind]  # a field added later, absent in an older record: its default
+        known = (spec.name for spec in fields(made) if spec.name in data)
+        return made(**{name: _decode(name, data[name]) for name in known})
 
 
 def _encode(value: object) -> object:
@@ -220,6 +250,9 @@ _DECODE: dict[str, Callable[[Any], Any]] = {
     "extra": tuple,
     "cloned": tuple,
     "tamper": Tamper,
+    "was": parse_card,
+    "named": Named,
+    "lay": Lay,
     "why": NotDue.from_json,
     "to": Dest,
     "device": Device,
@@ -252,15 +285,31 @@ class CardOutOfTurn(AlertFacts):
 
 @dataclass(frozen=True, slots=True)
 class CardInPlay(AlertFacts):
-    """The shoe read a card that is already out of it: a second copy, or a misread."""
+    """The shoe read a card that is already out of it: a second copy, or a misread.
+    ``own_tag``: with the deck's own tag of it, out of the shoe for the first time: the
+    card in play under its name was named without its tag (entered, or read by its face),
+    and is another card."""
 
     kind = AlertKind.CARD_IN_PLAY
     card: Card
+    own_tag: bool = False
 
     def say(self, name: Name = str) -> str:
+        if self.own_tag:
+            return (
+                f"the shoe read {name(self.card)} with the deck's own tag of it, out for the "
+                f"first time: the {name(self.card)} in play was named without its tag and is "
+                "another card"
+            )
         return "the card read is already in play (a second copy, or a misread)"
 
     def todo(self, name: Name = str) -> str:
+        if self.own_tag:
+            return (
+                "keep this card face down aside and call surveillance; check the card the "
+                f"table has as the {name(self.card)}: the supervisor corrects it to the card "
+                "it is (this card then goes where it is due), or voids the hand"
+            )
         return (
             "take the card away and check the deck; the supervisor takes it out of play "
             "(dead) or voids the hand"
@@ -550,6 +599,26 @@ class SignInAttack(AlertFacts):
 
 
 @dataclass(frozen=True, slots=True)
+class SignInLocked(SignInAttack):
+    """``failures`` wrong PINs for ``role`` ``who`` within ``window`` s (the hour), from
+    ``clients``: the id is locked."""
+
+    kind = AlertKind.SIGN_IN_LOCKED
+
+    def say(self, name: Name = str) -> str:
+        return (
+            f"{self.role} {self.who} locked: {self.failures} wrong PINs within "
+            f"{self.window} s, from {self.clients}"
+        )
+
+    def todo(self, name: Name = str) -> str:
+        return (
+            f"someone is guessing the {self.role}'s PIN: the id signs in only at a registered "
+            "kiosk; find who is trying, then a supervisor unlocks it (done)"
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class DeckRejected(AlertFacts):
     """The deck loaded (``count`` cards, the shoe's count) is not accepted. ``deck``: the
     shoe's id of it; None: the shoe registered none of its cards, at a table that checks
@@ -681,6 +750,38 @@ class DeckDue(AlertFacts):
 
 
 @dataclass(frozen=True, slots=True)
+class ClockStepped(AlertFacts):
+    """The wall clock of the table's computer stepped ``step`` ms (negative: back)."""
+
+    kind = AlertKind.CLOCK_STEPPED
+    step: int
+
+    def say(self, name: Name = str) -> str:
+        way = "forward" if self.step > 0 else "back"
+        return (
+            f"the computer's clock jumped {way} {_duration(abs(self.step))}: the journal's "
+            "times jump with it (the delays and expiries do not)"
+        )
+
+    def todo(self, name: Name = str) -> str:
+        return (
+            "the table deals on; have the clock's time source (NTP) checked, then resolve it (done)"
+        )
+
+
+def _duration(ms: int) -> str:
+    """``ms`` in words: "1 h 5 min", "3 min 20 s", "2.5 s"."""
+    seconds = ms / 1000
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, second = divmod(round(seconds), 60)
+    hours, minute = divmod(minutes, 60)
+    if hours:
+        return f"{hours} h {minute} min"
+    return f"{minute} min {second} s"
+
+
+@dataclass(frozen=True, slots=True)
 class DeckNotShuffled(AlertFacts):
     """The deck in the shoe is dealt in an order too close to an earlier deck's: ``pairs``
     of its first ``dealt`` cards came out one after the other in the same order as from the
@@ -702,6 +803,96 @@ class DeckNotShuffled(AlertFacts):
         return (
             "the hand goes on; surveillance reviews the last shuffle and load on video, and the "
             "next deck is shuffled where the camera sees it; the supervisor resolves (done)"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class WrongCardNamed(AlertFacts):
+    """Supervisor ``who`` named ``card``, which it cannot be (``named``: why), correcting
+    the card read as ``was``, or entering an unread card (``was`` None). The correction or
+    entry is not applied."""
+
+    kind = AlertKind.WRONG_CARD_NAMED
+    card: Card
+    named: Named
+    who: str
+    was: Card | None = None
+
+    def say(self, name: Name = str) -> str:
+        card = name(self.card)
+        if self.was is None:
+            did = f"supervisor {self.who} entered {card} for the unread card"
+        else:
+            did = f"supervisor {self.who} corrected {name(self.was)} to {card}"
+        if self.named is Named.IN_SHOE:
+            return f"{did}, but the deck's {card} has not come out of the shoe: its tag is in it"
+        return f"{did}, but the {card} is already in play"
+
+    def todo(self, name: Name = str) -> str:
+        return (
+            "it is not applied: leave every card where it lies and call surveillance; check "
+            "the card, then name the card it is (resolve done first) or void the hand"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class UnverifiedRead(AlertFacts):
+    """Seat ``seat``'s reader reported ``card``, dealt there, without a readable tag: the
+    card there is not known to be the card dealt (a shielded or dead tag hides a switch).
+    ``count``: the seat's reads without a tag so far (``Table.unverified``)."""
+
+    kind = AlertKind.UNVERIFIED_READ
+    seat: int
+    card: Card
+    count: int
+
+    def say(self, name: Name = str) -> str:
+        return (
+            f"seat {self.seat}'s reader reported the card dealt there ({name(self.card)}) "
+            f"without a readable tag ({self.count} at this seat): not confirmed"
+        )
+
+    def todo(self, name: Name = str) -> str:
+        return (
+            f"surveillance reviews seat {self.seat} (a card with a shielded or dead tag may "
+            "have been switched in); the supervisor resolves (done)"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class CardMoved(AlertFacts):
+    """Seat ``seat``'s reader sees ``card``, which the table has elsewhere (``lay``; at seat
+    ``holder`` for a player's card) and no longer awaits anywhere: a card that moved after
+    it was dealt (passed between players, a folded hand's or a burn card brought in). A
+    security event, not a dealer's slip: ``misplaced_card`` is a card landing at the wrong
+    seat as it is dealt."""
+
+    kind = AlertKind.CARD_MOVED
+    seat: int
+    card: Card
+    lay: Lay
+    holder: int | None = None
+
+    def say(self, name: Name = str) -> str:
+        card = name(self.card)
+        match self.lay:
+            case Lay.SEAT:
+                where = f"seat {self.holder}'s card, confirmed there"
+            case Lay.FOLDED:
+                where = f"a card of seat {self.holder}, which folded"
+            case Lay.BURN:
+                where = "a burn card"
+            case Lay.COMMUNITY:
+                where = "the community card"
+            case _:
+                where = "a card taken out of play"
+        return f"a card moved: seat {self.seat}'s reader sees {card}, {where}"
+
+    def todo(self, name: Name = str) -> str:
+        return (
+            "keep every card where it is; call surveillance. The supervisor holds (the hand "
+            "goes on with each card where the table has it; surveillance reviews the video) "
+            "or voids the hand"
         )
 
 
@@ -728,10 +919,15 @@ FACTS: dict[AlertKind, type[AlertFacts]] = {
         EventsLost,
         PlayerAway,
         SignInAttack,
+        SignInLocked,
         DeckRejected,
         ForeignCard,
         DeckDue,
+        ClockStepped,
         DeckNotShuffled,
+        WrongCardNamed,
+        UnverifiedRead,
+        CardMoved,
     )
 }
 

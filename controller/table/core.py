@@ -15,6 +15,7 @@ lamps are computed once.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, NamedTuple
 
 from controller.errors import LuckTableError
@@ -43,6 +44,7 @@ from controller.table.alerts import (
     Busy,
     Clearance,
     Cleared,
+    Named,
     NotDue,
     Tamper,
 )
@@ -232,10 +234,13 @@ def _settle(table: Table, at: int, fx: list[Effect]) -> Table:
     return _deck_life(_clear(table, away, Clearance.HAND_OVER, fx), at, fx)
 
 
-def _card_out(table: Table, card: Card, at: int, fx: list[Effect]) -> Table:
-    """A card identified out of the shoe: to the hand if it is due, else an alert."""
+def _card_out(
+    table: Table, card: Card, at: int, fx: list[Effect], *, own_tag: bool = False
+) -> Table:
+    """A card identified out of the shoe: to the hand if it is due, else an alert.
+    ``own_tag``: the shoe read the deck's own tag of it, out for the first time."""
     if _known(table, card):
-        return _raise(table, alerts.CardInPlay(card), fx, at=at)
+        return _raise(table, alerts.CardInPlay(card, own_tag), fx, at=at)
     why = _not_due(table)
     if why is None:
         return _deal(table, card, at, fx)
@@ -260,7 +265,7 @@ def _card_read(table: Table, item: ti.CardFromShoe, fx: list[Effect]) -> Table:
             facts = alerts.ForeignCard(tamper, card, item.uid, None, deck.registered(item.uid))
             return _raise(table, facts, fx, at=item.at)
         table = table._replace(deck=deck._replace(dealt=(*deck.dealt, item.uid)))
-    return _card_out(table, card, item.at, fx)
+    return _card_out(table, card, item.at, fx, own_tag=deck is not None)
 
 
 def _read_in_order(table: Table, item: ti.CardFromShoe, fx: list[Effect]) -> Table:
@@ -366,9 +371,7 @@ def _replace_deck(table: Table, at: int, fx: list[Effect]) -> Table:
     next hand waits for a new deck (its life ends now: no ``deck_due`` at the void)."""
     table = table._replace(deck=None, deck_ready=False)
     if table.in_hand:
-        table = _engine(table, Action(Do.VOID), at, fx)
-        of_hand = [alert for alert in table.alerts if alert.rule.of_hand]
-        table = _clear(table, of_hand, Clearance.HAND_VOID, fx)
+        table = _void(table, at, fx)
     fx.append(told.DeckOut())
     return table._replace(held=())
 
@@ -408,6 +411,9 @@ def _card_at_seat(
         if tampered is not None:  # the card the shoe dealt there is not the card there
             kept = tuple(p for p in pending if p != mine or mine.seat != seat)
             return _tamper_at_seat(table._replace(unconfirmed=kept), tampered, fx, at=at)
+        if mine.seat == seat and _unverified(table, item):
+            table = _confirm(table, mine, fx, verified=False)
+            return _unverified_read(table, mine, fx, at=at)
         if mine.seat == seat:
             return _confirm(table, mine, fx)
         return _stray(table, seat, card, mine.seat, fx, at=at)
@@ -428,7 +434,10 @@ def _card_at_seat(
                 return _tamper_at_seat(table, facts, fx, at=at)
             table = table._replace(deck=deck._replace(dealt=(*deck.dealt, item.uid)))
         table = _clear(table, [unread], Clearance.READER_IDENTIFIED, fx, seat=seat)
-        return _give(table, card, at, fx, confirmed=True)
+        table = _give(table, card, at, fx, confirmed=True)
+        if _unverified(table, item):  # named by its face alone: no tag says it is that card
+            return _unverified_read(table, Placement(seat, card), fx, at=at)
+        return table
     if not final and _awaits_shoe(table, seat, card):
         return _wait(table, item, fx)
     if card is None:
@@ -441,11 +450,34 @@ def _card_at_seat(
         return _tamper_at_seat(table._replace(unconfirmed=kept), tampered, fx, at=at)
     if holder == seat:
         return _clear(table, _strays(table, card), Clearance.SEEN_AT_SEAT, fx, seat=seat)
+    if table.in_hand and _known(table, card):  # the table has it elsewhere, awaited nowhere
+        return _card_moved(table, seat, card, holder, fx, at=at)
     if holder is not None:
         return _stray(table, seat, card, holder, fx, at=at)
     if misread is not None:
         return _mismatch(table, misread, card, fx, at=at)
     return _raise(table, alerts.CardNotDealt(seat, card), fx, at=at)
+
+
+def _card_moved(
+    table: Table, seat: int, card: Card, holder: int | None, fx: list[Effect], *, at: int
+) -> Table:
+    """A card the table has elsewhere (a player's, confirmed or no longer awaited; a burn;
+    the community card; a card out of play) is at ``seat``: it moved after it was dealt
+    (once per seat and card)."""
+    if _open(table, AlertKind.CARD_MOVED, seat=seat, card=card):
+        return table
+    hand = table.hand
+    assert hand is not None
+    if holder is not None:
+        lay = alerts.Lay.FOLDED if hand.player(holder).folded else alerts.Lay.SEAT
+    elif hand.community == card:
+        lay = alerts.Lay.COMMUNITY
+    elif card in hand.burns and hand.is_out(card):
+        lay = alerts.Lay.BURN
+    else:
+        lay = alerts.Lay.OUT_OF_PLAY
+    return _raise(table, alerts.CardMoved(seat, card, lay, holder), fx, at=at)
 
 
 def _mismatch(table: Table, read: Placement, card: Card, fx: list[Effect], *, at: int) -> Table:
@@ -573,11 +605,33 @@ def _strays(table: Table, card: Card) -> list[Alert]:
     ]
 
 
-def _confirm(table: Table, placement: Placement, fx: list[Effect]) -> Table:
+def _confirm(
+    table: Table, placement: Placement, fx: list[Effect], *, verified: bool = True
+) -> Table:
+    """The card dealt to a seat landed there (``verified``: its tag says it is the card;
+    else only that a card landed there: no longer awaited, not confirmed)."""
     index = table.unconfirmed.index(placement)
     table = table._replace(unconfirmed=table.unconfirmed[:index] + table.unconfirmed[index + 1 :])
+    if not verified:
+        return table
     strays = _strays(table, placement.card)
     return _clear(table, strays, Clearance.CONFIRMED_AT_SEAT, fx, seat=placement.seat)
+
+
+def _unverified(table: Table, report: ti.CardAtSeat) -> bool:
+    """The seat's report of a card dealt there has no readable tag, at a table that checks
+    every card's tag during a hand: it does not confirm the card (a shielded or dead tag
+    hides a switch)."""
+    return not report.uid and table.in_hand and _checked(table) is not None
+
+
+def _unverified_read(table: Table, placement: Placement, fx: list[Effect], *, at: int) -> Table:
+    """An alert for surveillance, and the seat's count of reads without a tag."""
+    seat = placement.seat
+    counts = table.unverified
+    counts = (*counts[: seat - 1], counts[seat - 1] + 1, *counts[seat:])
+    table = table._replace(unverified=counts)
+    return _raise(table, alerts.UnverifiedRead(seat, placement.card, counts[seat - 1]), fx, at=at)
 
 
 def _stray(
@@ -866,6 +920,19 @@ def _leave(table: Table, item: ti.Leave, fx: list[Effect]) -> Table:
     )
 
 
+def _change_seat(table: Table, item: ti.ChangeSeat, fx: list[Effect]) -> Table:
+    seat = _seated(table, item.seat)
+    to = _seat_number(item.to)
+    _not_in_hand(table, seat.seat, "change seats")
+    if to == seat.seat:
+        raise Refused(f"seat {seat.seat}: the player is at seat {to} already")
+    if table.seat(to) is not None:
+        raise Refused(f"seat {to} is taken")
+    fx.append(told.ChangedSeat(seat.seat, told.Words.of(seat.player), seat.stack, to))
+    others = tuple(s for s in table.seats if s.seat != seat.seat)
+    return _with_seat(table._replace(seats=others), seat._replace(seat=to))
+
+
 def _rebuy(table: Table, item: ti.Rebuy, fx: list[Effect]) -> Table:
     seat = _seated(table, item.seat)
     _not_in_hand(table, seat.seat, "rebuy")
@@ -896,12 +963,27 @@ def _acknowledge_alert(table: Table, item: ti.AcknowledgeAlert, fx: list[Effect]
 
 
 def _sign_in_attack(table: Table, item: ti.SignInAttack, fx: list[Effect]) -> Table:
+    """A sign-in attack, or an id locked (``SignInLocked``, blocking)."""
     if not item.who.strip() or not item.role.strip() or not item.clients.strip():
-        raise Refused("sign_in_attack: the role, the id and the addresses are needed")
+        raise Refused(f"{item.tag}: the role, the id and the addresses are needed")
     if item.failures < 1 or item.window < 1:
-        raise Refused("sign_in_attack: failures and window are 1 or more")
-    attack = alerts.SignInAttack(item.failures, item.role, item.who, item.window, item.clients)
+        raise Refused(f"{item.tag}: failures and window are 1 or more")
+    facts = alerts.SignInLocked if isinstance(item, ti.SignInLocked) else alerts.SignInAttack
+    attack = facts(item.failures, item.role, item.who, item.window, item.clients)
     return _raise(table, attack, fx, at=item.at)
+
+
+def _clock_stepped(table: Table, item: ti.ClockStepped, fx: list[Effect]) -> Table:
+    """The journal's times jump by ``item.step`` from here: what the table times by them
+    (the deck's life, the seat reports' wait) moves with them, so that no age jumps."""
+    if item.step == 0:
+        raise Refused("clock_stepped: a step of 0 ms")
+    deck, streams = table.deck, table.streams
+    if deck is not None:
+        table = table._replace(deck=deck._replace(since=deck.since + item.step))
+    waiting = tuple(replace(report, at=report.at + item.step) for report in streams.waiting)
+    table = table._replace(streams=streams._replace(waiting=waiting))
+    return _raise(table, alerts.ClockStepped(item.step), fx, at=item.at)
 
 
 def _configure(table: Table, item: ti.Configure, fx: list[Effect]) -> Table:
@@ -917,27 +999,55 @@ def _configure(table: Table, item: ti.Configure, fx: list[Effect]) -> Table:
 def _signed(item: ti.SupervisorInput, fx: list[Effect], **known: Any) -> None:
     """The supervisor's action, said with who and why (``known``: what the table knew of
     it, ``effects.Supervised``)."""
+    _sign(item)
+    fx.append(told.Supervised.of(item, **known))
+
+
+def _sign(item: ti.SupervisorInput) -> None:
+    """A supervisor's action says who and why, or it is refused."""
     if not item.who.strip() or not item.why.strip():
         raise Refused(f"{item.tag}: a supervisor action needs who and why")
-    fx.append(told.Supervised.of(item, **known))
 
 
 def _void_hand(table: Table, item: ti.VoidHand, fx: list[Effect]) -> Table:
     if not table.in_hand:
         raise Refused("no hand in progress to void")
     _signed(item, fx, hand=table.hand_number)
-    table = _engine(table, Action(Do.VOID), item.at, fx)
+    return _void(table, item.at, fx)
+
+
+def _void(table: Table, at: int, fx: list[Effect]) -> Table:
+    """The hand in progress is void: every chip back, the hand's alerts closed."""
+    table = _engine(table, Action(Do.VOID), at, fx)
     of_hand = [alert for alert in table.alerts if alert.rule.of_hand]
     return _clear(table, of_hand, Clearance.HAND_VOID, fx)
+
+
+def _named(table: Table, card: Card, was: Card | None = None) -> Named | None:
+    """Why ``card``, named by a supervisor (for the card in play as ``was``, correcting
+    it), cannot be the card (None: it can): it is already in play; or the card corrected
+    came out of the shoe with its own tag and the deck's tag of ``card`` has not come out.
+    A card that left the shoe unread has no tag read to check: an entered card, or one
+    whose own tag came out later (``card_in_play``: the card in play was another)."""
+    if _known(table, card):
+        return Named.IN_PLAY
+    deck = _checked(table)
+    if deck is None or was is None or deck.tags[was] not in deck.dealt:
+        return None
+    if _open(table, AlertKind.CARD_IN_PLAY, card=was):
+        return None
+    return None if deck.tags[card] in deck.dealt else Named.IN_SHOE
 
 
 def _enter_card(table: Table, item: ti.EnterCard, fx: list[Effect]) -> Table:
     unread = _open(table, AlertKind.UNREAD_CARD)
     if not unread:
         raise Refused("no unread card to enter")
-    if _known(table, item.card):
-        raise Refused(f"{item.card} is already in play")
     alert = unread[0]
+    _sign(item)
+    named = _named(table, item.card)
+    if named is not None:  # not applied: the unread card's alert stays open
+        return _raise(table, alerts.WrongCardNamed(item.card, named, item.who), fx, at=item.at)
     _signed(item, fx, alert=alert.id)
     table = _clear(table, [alert], Clearance.ENTERED, fx)
     if alert.due:
@@ -954,8 +1064,13 @@ def _correct_card(table: Table, item: ti.CorrectCard, fx: list[Effect]) -> Table
         raise Refused(f"{item.wrong} was not dealt in this hand")
     if corrections.decided_after(log, dealt):
         raise Refused(f"{item.wrong} has been acted on: void the hand instead")
-    if item.right == item.wrong or _known(table, item.right):
-        raise Refused(f"{item.right} is already in play")
+    if item.right == item.wrong:
+        raise Refused(f"{item.right} is the card read: nothing to correct")
+    _sign(item)
+    named = _named(table, item.right, item.wrong)
+    if named is not None:  # not applied: every card stays as the table has it
+        facts = alerts.WrongCardNamed(item.right, named, item.who, item.wrong)
+        return _raise(table, facts, fx, at=item.at)
     _signed(item, fx)
     action = corrections.correction(Do.CORRECT, log, item.right, was=item.wrong)
     unconfirmed = tuple(
@@ -1023,7 +1138,9 @@ def _resolve_alert(table: Table, item: ti.ResolveAlert, fx: list[Effect]) -> Tab
             raise Refused(f"alert {alert.id} clears only when the device reports it")
         allowed = ", ".join(remedy.value for remedy in remedies)
         raise Refused(f"alert {alert.id} ({alert.kind.value}) takes: {allowed}")
-    if item.remedy is Remedy.HOLD:
+    if item.remedy is Remedy.HOLD and alert.kind is AlertKind.CARD_MOVED:
+        pass  # every card stays where the table has it: surveillance reviews
+    elif item.remedy is Remedy.HOLD:
         if not table.in_hand:
             raise Refused("no hand in progress to hold the card for: take it out of play (dead)")
         assert alert.card is not None
@@ -1032,11 +1149,36 @@ def _resolve_alert(table: Table, item: ti.ResolveAlert, fx: list[Effect]) -> Tab
         table = _new_life(table, alert, item.at)
     elif item.remedy is Remedy.DONE:
         table = _seen_in_place(table, alert)
+    elif item.remedy is Remedy.VOID and not table.in_hand:
+        raise Refused("no hand in progress to void")
     _signed(item, fx)
+    if item.remedy is Remedy.DEAD and table.in_hand and _left_shoe(alert):
+        dead = Action(Do.DEAD, dealt=corrections.cards_dealt(table.hand_log))
+        table = _engine(table, dead, item.at, fx)
     table = _clear(table, [alert], Clearance.RESOLVED, fx, who=item.who)
     if item.remedy is Remedy.REPLACE_DECK:
         return _replace_deck(table, item.at, fx)
+    if item.remedy is Remedy.VOID:
+        return _void(table, item.at, fx)
     return table
+
+
+#: The alerts of a card that came out of the shoe and was not dealt to the hand.
+_UNDEALT = frozenset(
+    {
+        AlertKind.CARD_OUT_OF_TURN,
+        AlertKind.CARD_IN_PLAY,
+        AlertKind.CARD_NOT_IN_DECK,
+        AlertKind.UNREAD_CARD,
+    }
+)
+
+
+def _left_shoe(alert: Alert) -> bool:
+    """The alert is of a card out of the shoe that the hand was not dealt (a foreign card
+    the shoe read, too): taken out of play (dead), it leaves the shoe one card short of what
+    the hand counts, which the hand must know for a short deck on seventh street."""
+    return alert.kind in _UNDEALT or (alert.kind is AlertKind.FOREIGN_CARD and alert.seat is None)
 
 
 def _seen_in_place(table: Table, alert: Alert) -> Table:
@@ -1103,9 +1245,12 @@ _HANDLERS: dict[type[TableInput], _Handler] = {
     ti.SitOut: _sit_out,
     ti.SitIn: _sit_in,
     ti.Leave: _leave,
+    ti.ChangeSeat: _change_seat,
     ti.Rebuy: _rebuy,
     ti.AcknowledgeAlert: _acknowledge_alert,
     ti.SignInAttack: _sign_in_attack,
+    ti.SignInLocked: _sign_in_attack,
+    ti.ClockStepped: _clock_stepped,
     ti.Configure: _configure,
     ti.VoidHand: _void_hand,
     ti.EnterCard: _enter_card,

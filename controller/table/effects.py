@@ -373,6 +373,23 @@ class CashedOut(Sitting):
 
 
 @dataclass(frozen=True, slots=True)
+class ChangedSeat(Sitting):
+    """``player`` moved from ``seat`` to ``to`` with ``chips`` (the stack kept)."""
+
+    to: int
+
+    kind = TableTold.SEAT_CHANGE
+
+    def say(self, name: CardName = str) -> str:
+        who = self.player.say(name)
+        return f"{who} moves from seat {self.seat} to seat {self.to} with {self.chips}"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"seat": self.seat, "to": self.to, "chips": self.chips}
+
+
+@dataclass(frozen=True, slots=True)
 class TimeCharged(SeatChips):
     """Seat ``seat`` paid the time charge, ``chips`` from its stack into the drop box."""
 

@@ -16,9 +16,9 @@ Device events (from the shoe and the seat board, as the drivers report them):
 number of it (None: not known). ``Tick``: time passed, for what waits on the clock.
 
 People: ``Decide`` (a player's decision, said by the dealer or made by the player),
-``NewHand``, ``SitDown``, ``SitOut``, ``SitIn``, ``Leave``, ``Rebuy``, ``Configure``; the
-supervisor's ``VoidHand``, ``EnterCard``, ``CorrectCard``, ``WrongFace``, ``ResolveAlert``
-and ``CorrectStack``, each with ``who`` and ``why``.
+``NewHand``, ``SitDown``, ``SitOut``, ``SitIn``, ``Leave``, ``ChangeSeat``,
+``Rebuy``, ``Configure``; the supervisor's ``VoidHand``, ``EnterCard``, ``CorrectCard``,
+``WrongFace``, ``ResolveAlert`` and ``CorrectStack``, each with ``who`` and ``why``.
 """
 
 from __future__ import annotations
@@ -80,6 +80,7 @@ class Remedy(StrEnum):
     DEAD = "dead"  # take the card out of play
     DONE = "done"  # the condition was put right by hand (card moved, deck removed, ...)
     REPLACE_DECK = "replace_deck"  # the deck is taken out of play: the hand is void, a new deck due
+    VOID = "void"  # the hand is void (a misdeal): every chip goes back
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -299,6 +300,15 @@ class Leave(SeatInput):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ChangeSeat(SeatInput):
+    """The player at ``seat`` moves to the empty seat ``to`` with the same stack (and the
+    same sitting), between their hands."""
+
+    tag = "change_seat"
+    to: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Rebuy(TableInput):
     tag = "rebuy"
     seat: int
@@ -328,6 +338,27 @@ class SignInAttack(TableInput):
     failures: int
     window: int
     clients: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SignInLocked(SignInAttack):
+    """An id locked at the console: ``failures`` wrong PINs for ``role`` (dealer or
+    supervisor) ``who`` within ``window`` seconds (the hour), from ``clients``. The console
+    refuses the id from every address but its kiosks until a supervisor unlocks it; the
+    table raises a blocking alert, whose resolution (``done``) is the unlock."""
+
+    tag = "sign_in_locked"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClockStepped(TableInput):
+    """The service saw its wall clock step by ``step`` ms (negative: back) against its
+    monotonic clock: the journal's times jump by that much from this input on. The table
+    keeps its ages true (a deck's life, a seat report's wait: they move with the step) and
+    raises a non-blocking alert."""
+
+    tag = "clock_stepped"
+    step: int
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -415,9 +446,12 @@ INPUT_TYPES: dict[str, type[TableInput]] = {
         SitOut,
         SitIn,
         Leave,
+        ChangeSeat,
         Rebuy,
         AcknowledgeAlert,
         SignInAttack,
+        SignInLocked,
+        ClockStepped,
         Configure,
         VoidHand,
         EnterCard,

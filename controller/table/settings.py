@@ -15,7 +15,7 @@ class SettingsError(LuckTableError, ValueError):
     """A table setting that does not exist or has a value it cannot take."""
 
 
-_PROTECTION = ("tag_checks", "deck_hands", "deck_hours", "shuffle_check")
+_PROTECTION = ("tag_checks", "deck_hands", "deck_hours", "shuffle_check", "unverified_blocks")
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +28,8 @@ class Protection:
     ``shuffle_check``: each deck's order, as it is dealt, is compared with the last decks'
     (``controller.table.shuffle``); one too close raises ``deck_not_shuffled``, for
     surveillance (the dealing goes on).
+    ``unverified_blocks``: a seat's read of a dealt card without a readable tag (an
+    ``unverified_read`` alert for surveillance) pauses the dealing; by default it does not.
 
     ``Protection()`` is a table without tag checks: the settings of a journal written
     before game protection. A configuration file turns tag checks on unless it says
@@ -37,14 +39,13 @@ class Protection:
     deck_hands: int | None = None
     deck_hours: float | None = None
     shuffle_check: bool = False
+    unverified_blocks: bool = False
 
     def __post_init__(self) -> None:
-        if not isinstance(self.tag_checks, bool):
-            raise SettingsError(f"protection.tag_checks: {self.tag_checks!r} is not true or false")
-        if not isinstance(self.shuffle_check, bool):
-            raise SettingsError(
-                f"protection.shuffle_check: {self.shuffle_check!r} is not true or false"
-            )
+        for name in ("tag_checks", "shuffle_check", "unverified_blocks"):
+            value = getattr(self, name)
+            if not isinstance(value, bool):
+                raise SettingsError(f"protection.{name}: {value!r} is not true or false")
         hands = self.deck_hands
         whole = isinstance(hands, int) and not isinstance(hands, bool)
         if hands is not None and (not whole or hands < 1):

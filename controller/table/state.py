@@ -130,6 +130,8 @@ class Table(NamedTuple):
     play, its tags and its life (None: none loaded yet); ``registering``: the cards of the
     deck the shoe is registering (``controller.table.protection``); ``shuffles``: the order
     the deck in the shoe is dealt in and the last decks' (``controller.table.shuffle``).
+    ``unverified``: each seat's (1..8) reads of a dealt card without a readable tag, for
+    surveillance.
     """
 
     settings: TableSettings
@@ -157,6 +159,7 @@ class Table(NamedTuple):
     deck: Deck | None = None
     registering: Registration | None = None
     shuffles: Shuffles = Shuffles()
+    unverified: tuple[int, ...] = (0,) * len(SEATS)
 
     @property
     def in_hand(self) -> bool:
@@ -173,6 +176,8 @@ class Table(NamedTuple):
         knows the seat board's sequence numbers: a card drawn in order while it is away is
         dealt and waits for the seat board's report (its backlog, when it is back); the next
         hand waits for it."""
+        if alert.kind is AlertKind.UNVERIFIED_READ:
+            return self.settings.protection.unverified_blocks
         if (
             alert.kind is AlertKind.LINK_DOWN
             and alert.device is Device.SEAT_BOARD
@@ -248,6 +253,7 @@ class Table(NamedTuple):
             "deck": None if self.deck is None else self.deck.to_json(),
             "registering": None if self.registering is None else self.registering.to_json(),
             "shuffles": self.shuffles.to_json(),
+            "unverified": list(self.unverified),
             "signals": self.signals.to_json(),
         }
 
@@ -283,6 +289,7 @@ class Table(NamedTuple):
             deck=None if deck is None else Deck.from_json(deck),  # absent in older snapshots
             registering=None if registering is None else Registration.from_json(registering),
             shuffles=Shuffles.from_json(data["shuffles"]) if "shuffles" in data else Shuffles(),
+            unverified=tuple(data.get("unverified", (0,) * len(SEATS))),  # absent: older
         )
 
 

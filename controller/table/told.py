@@ -31,6 +31,7 @@ class TableTold(StrEnum):
     SIT_OUT = "sit_out"
     SIT_IN = "sit_in"
     CASH_OUT = "cash_out"
+    SEAT_CHANGE = "seat_change"
     REBUY = "rebuy"
     CONFIGURED = "configured"
     TIME_CHARGE = "time_charge"

@@ -27,6 +27,21 @@ const SIGNALS = ["display", "lamps"];  // what the screen and the lamps show: no
 const ARM_MS = 350;
 document.documentElement.style.setProperty("--arm-time", `${ARM_MS}ms`);  // the flash's length
 
+// The console's words for the table's codes, in one place: no code, tag or underscore on
+// the screen (docs/console.md, "Plain words"). The remedies as what to do.
+const REMEDY_WORDS = { hold: "Hold the hand", dead: "Take the card out", done: "Done: carry on", replace_deck: "Replace the deck", void: "Void the hand" };
+const SEVERITY_WORDS = { fault: "Fault", abnormal: "Warning", action: "Action needed" };
+// The reasons a supervisor picks for each action (a reason of one's own stays possible).
+const REASONS = {
+  "enter-card": ["The shoe could not read it", "Checked at the table"],
+  "correct-card": ["The shoe misread it", "Checked at the table"],
+  "wrong-face": ["Dealt with the wrong face", "Checked at the table"],
+  resolve: ["Checked at the table", "Card taken out of play", "Device fixed"],
+  "correct-stack": ["Chips miscounted", "Chips found on the table"],
+  void: ["Misdeal", "Too many cards exposed"],
+};
+const OFFLINE = "the table service does not answer: nothing was sent";
+
 const STREETS = { 3: "third street", 4: "fourth street", 5: "fifth street", 6: "sixth street", 7: "seventh street" };
 const SUITS = { c: "♣", d: "♦", h: "♥", s: "♠" };
 const SEATS = 8;
@@ -42,7 +57,7 @@ const state = {
   display: "",
   who: sessionStorage.getItem(WHO_KEY),
   idleLock: null,   // seconds of quiet before the dealer's screen locks (the table's setting)
-  touched: Date.now(),
+  touched: performance.now(),  // the monotonic clock: a step of the kiosk's clock moves no lock
   locked: false,
   events: [],       // the last events, newest first, as this role's feed told them
   confirming: null, // the moment (hand, step) a confirmation was asked at
@@ -77,7 +92,7 @@ async function api(path, body) {
   try {
     response = await fetch(path, { method: "POST", headers, body: JSON.stringify(body ?? {}) });
   } catch (error) {
-    return { ok: false, reason: `the table service cannot be reached (${error.message})` };
+    return { ok: false, reason: OFFLINE };
   }
   const data = response.status === 204 ? {} : await response.json().catch(() => ({}));
   if (response.ok) return { ok: true, data };
@@ -94,7 +109,7 @@ async function get(path) {
     const data = await response.json().catch(() => ({}));
     return response.ok ? { ok: true, data } : { ok: false, reason: data.reason || `error ${response.status}` };
   } catch (error) {
-    return { ok: false, reason: `the table service cannot be reached (${error.message})` };
+    return { ok: false, reason: OFFLINE };
   }
 }
 
@@ -130,11 +145,94 @@ async function send(path, body, done) {
   return result;
 }
 
+// --- on-screen keys ------------------------------------------------------------------
+
+// The kiosk has no keyboard: each dialog's `.keys` box shows the keys of the field last
+// focused in it (its data-keys: large digits for a PIN, a seat or chips; letters and digits
+// for an id, a name or a reason; the 13 x 4 card grid for a card). The fields stay fields
+// (inputmode "none": no system keyboard), so a keyboard, where there is one, types too.
+const RANKS = [..."AKQJT98765432"];
+const SUIT_NAMES = { s: "spades", h: "hearts", d: "diamonds", c: "clubs" };
+const KEY_SETS = {
+  digits: [..."123456789", "Clear", "0", "⌫"],
+  letters: [..."ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", "Space", "⌫", "Clear"],
+};
+
+function keyed(input, key) {
+  if (input.dataset.keys === "cards") input.value = key;
+  else if (key === "⌫") input.value = input.value.slice(0, -1);
+  else if (key === "Clear") input.value = "";
+  else if (!input.maxLength || input.maxLength < 0 || input.value.length < input.maxLength) {
+    const letter = key === "Space" ? " " : key;
+    // ids are capitals (D200); names and reasons read as words: "Ann Lee", "Checked by me"
+    const start = !input.value || input.value.endsWith(" ");
+    const lower = input.dataset.case === "words" ? !start : input.dataset.case === "text" && input.value;
+    input.value += lower ? letter.toLowerCase() : letter;
+  }
+  input.dispatchEvent(new Event("input", { bubbles: true }));
+  input.focus({ preventScroll: true });
+}
+
+function keyButton(input, key, label, aria) {
+  return el("button", { type: "button", class: key.length > 2 && input.dataset.keys !== "cards" ? "key word" : "key", tabindex: "-1", "aria-label": aria || label,
+    "data-key": key, onclick: () => keyed(input, key) }, label);
+}
+
+function showKeys(input) {
+  const box = input.closest("form")?.querySelector(".keys");
+  if (!box || !input.dataset.keys) return;
+  const set = input.dataset.keys;
+  box.className = `keys ${set}`;
+  box.dataset.field = input.name;
+  if (set === "cards") {
+    box.replaceChildren(...Object.keys(SUIT_NAMES).flatMap((suit) => RANKS.map((rank) => {
+      const shown = `${rank === "T" ? "10" : rank}${SUITS[suit]}`;
+      const node = keyButton(input, `${rank}${suit}`, shown, `${rank === "T" ? "10" : rank} of ${SUIT_NAMES[suit]}`);
+      if (suit === "h" || suit === "d") node.classList.add("red");
+      return node;
+    })));
+  } else {
+    box.replaceChildren(...KEY_SETS[set].map((key) => keyButton(input, key, key,
+      key === "⌫" ? "delete" : key === "Clear" ? "clear" : `key ${key}`)));
+  }
+}
+
+document.addEventListener("focusin", (event) => {
+  if (event.target.matches?.("input[data-keys]")) showKeys(event.target);
+});
+
+// Short lists kept on this console (not secrets): the ids signed in here and the players
+// seated here lately, newest first.
+function recent(key) {
+  try {
+    return JSON.parse(localStorage.getItem(key) || "[]");
+  } catch (error) {
+    return [];
+  }
+}
+
+function remember(key, value, keep = 8) {
+  if (!value) return;
+  const list = [value, ...recent(key).filter((held) => held !== value)].slice(0, keep);
+  localStorage.setItem(key, JSON.stringify(list));
+}
+
 // --- sign-in -------------------------------------------------------------------------
 
 // Sign out is offered only to someone signed in (never behind the sign-in dialog).
 function showSignOut() {
   $("sign-out").hidden = !state.token || ROLE === "player";
+  $("signed-in").textContent = state.token && state.who && ROLE !== "player" ? `Signed in: ${state.who}` : "";
+}
+
+// The ids signed in at this console lately, one tap each (then only the PIN).
+function showRecentIds() {
+  const form = $("sign-in-form");
+  $("recent-ids").replaceChildren(...recent(`ids:${ROLE}`).slice(0, 4).map((who) =>
+    el("button", { type: "button", class: "small", onclick: () => {
+      form.elements.dealer.value = who;
+      form.pin.focus();
+    } }, who)));
 }
 
 function signedOut(reason) {
@@ -147,10 +245,15 @@ function signedOut(reason) {
     return;
   }
   showSignOut();
-  if (state.socket) state.socket.close();
+  clearTimeout(state.retry);
+  const socket = state.socket;
+  state.socket = null;  // a feed ended on purpose: not a link lost
+  if (socket) socket.close();
+  offline(false);
   $("connection").textContent = "signed out";
   const dialog = $("sign-in");
   dialog.querySelector(".error").textContent = reason || "";
+  showRecentIds();
   if (!dialog.open) dialog.showModal();
   dialog.querySelector("input[name=dealer]").focus();
 }
@@ -173,9 +276,10 @@ $("sign-in-form").addEventListener("submit", async (event) => {
 function signedIn(session) {
   state.token = session.token;
   state.who = session.who;
-  state.touched = Date.now();
+  state.touched = performance.now();
   sessionStorage.setItem(TOKEN_KEY, state.token);
   sessionStorage.setItem(WHO_KEY, state.who);
+  remember(`ids:${ROLE}`, state.who);
   showSignOut();
 }
 
@@ -185,7 +289,7 @@ $("sign-in").addEventListener("cancel", (event) => event.preventDefault());
 // middle of a hand would leave the table with nobody signed in).
 $("sign-out").addEventListener("click", () => {
   const out = async () => {
-    await fetch("/api/sessions", { method: "DELETE", headers: { Authorization: `Bearer ${state.token}` } });
+    await fetch("/api/sessions", { method: "DELETE", headers: { Authorization: `Bearer ${state.token}` } }).catch(() => {});
     signedOut("signed out");
   };
   if (ROLE === "dealer") confirmThen(`Sign out ${state.who}?`, out);
@@ -206,9 +310,10 @@ function connect() {
   const socket = new WebSocket(`${scheme}://${location.host}/ws?${params}`);
   state.socket = socket;
   $("connection").textContent = "connecting…";
-  socket.onopen = () => { $("connection").textContent = "live"; };
+  socket.onopen = () => { $("connection").textContent = "live"; showJournalFault(null); };
   socket.onmessage = (event) => {
     const message = JSON.parse(event.data);
+    if (message.type === "journal") return showJournalFault(message.reason);
     const next = message.type === "snapshot" ||
       (message.epoch === state.epoch && message.seq === state.last + 1);
     if (!next) {  // a gap: ask again from the last update shown
@@ -225,9 +330,16 @@ function connect() {
     state.socket = null;
     if (event.code === 4401) return signedOut(event.reason);
     $("connection").textContent = "reconnecting…";
-    document.body.dataset.live = "false";
+    offline(true);
     state.retry = setTimeout(connect, 1000);
   };
+}
+
+// The table's journal cannot be written (a full disk): a blocking alert over the whole
+// screen until it can (the feed says so; a new connection is told again if it still cannot).
+function showJournalFault(reason) {
+  $("journal-fault").hidden = !reason;
+  $("journal-fault-reason").textContent = reason || "";
 }
 
 // --- rendering -----------------------------------------------------------------------
@@ -245,7 +357,8 @@ function cardNode(card) {
   if (card.bonus) classes.push("bonus-card");
   if (card.face === "down") classes.push("hole");
   const label = `${card.card}${card.face === "down" ? " (hole card)" : ""}${card.wild ? ", wild" : ""}`;
-  return el("span", { class: classes.join(" "), role: "img", "aria-label": label, "data-card": card.card }, `${rank}${SUITS[suit]}`);
+  return el("span", { class: classes.join(" "), role: "img", "aria-label": label, "data-card": card.card },
+    el("span", { class: "rank", text: rank }), el("span", { class: "suit", text: SUITS[suit] }));
 }
 
 // Where the shoe's seat lamps point, from the view's `next` and `lamps`: the seat the next
@@ -271,9 +384,12 @@ function seatMark(number, marks) {
   return marks.bonus.includes(number) ? ["bonus-due", "BONUS CARD DUE"] : null;
 }
 
+// On the dealer's page a seat tile opens the seat's sheet (a tap, or Enter from the keyboard).
+const SEAT_TAP = ROLE === "dealer" ? { tabindex: "0", role: "button" } : {};
+
 function seatNode(number, seat, marks) {
   if (!seat) {
-    return el("li", { class: "seat empty", "data-pos": number, "aria-label": `seat ${number}, empty` },
+    return el("li", { class: "seat empty", "data-pos": number, "aria-label": `seat ${number}, empty`, ...SEAT_TAP },
       el("h3", {}, el("span", { class: "num", text: `Seat ${number}` }), el("span", { text: "empty" })));
   }
   const classes = ["seat"];
@@ -284,7 +400,7 @@ function seatNode(number, seat, marks) {
   const status = seat.to_act ? "TO ACT" : seat.folded ? "FOLDED" : seat.all_in ? "ALL-IN"
     : seat.mucked ? "MUCKED" : seat.sitting_out ? "SITTING OUT" : "";
   const label = `seat ${number}, ${seat.player}${mark ? `, ${mark[1].toLowerCase()}` : ""}`;
-  const node = el("li", { class: classes.join(" "), "data-pos": number, "data-seat": number, "aria-label": label },
+  const node = el("li", { class: classes.join(" "), "data-pos": number, "data-seat": number, "aria-label": label, ...SEAT_TAP },
     mark ? el("p", { class: "mark", "aria-hidden": "true", text: mark[1] }) : null,
     el("h3", {}, el("span", { class: "num", text: `Seat ${number}` }), el("span", { text: seat.player })),
     el("div", { class: "money" }, el("span", { text: `Stack ${seat.stack}` }), seat.bet ? el("span", { class: "bet", text: `Bet ${seat.bet}` }) : null),
@@ -451,7 +567,8 @@ function renderAlerts(view) {
   list.replaceChildren(...view.alerts.map((alert) => {
     const actions = el("div", { class: "buttons" });
     for (const remedy of ROLE === "dealer" ? alert.remedies : []) {
-      actions.append(el("button", { type: "button", class: "small", onclick: () => openSupervisor("resolve", alert.id, remedy) }, `Resolve: ${remedy}`));
+      actions.append(el("button", { type: "button", class: "small", "data-remedy": remedy,
+        onclick: () => openSupervisor("resolve", alert.id, remedy) }, REMEDY_WORDS[remedy] ?? remedy));
     }
     if (ROLE === "dealer" && alert.kind === "unread_card") {
       actions.append(el("button", { type: "button", class: "small", onclick: () => openSupervisor("enter-card") }, "Enter the card"));
@@ -462,15 +579,27 @@ function renderAlerts(view) {
     }
     const seen = alert.acknowledged_by ? `acknowledged by ${alert.acknowledged_by}${alert.blocking ? ": still paused until resolved" : ""}` : "";
     return el("li", { class: `alert ${alert.severity}${seen ? " acknowledged" : ""}`, "data-alert": alert.id },
-      el("span", { class: "sev", text: `${alert.severity}${alert.blocking ? " · table paused" : ""}` }),
+      el("p", { class: "sev" }, `${SEVERITY_WORDS[alert.severity] ?? alert.severity}${alert.blocking ? " · table paused" : ""}`,
+        el("span", { class: "age", "data-at": alert.raised_at, text: age(alert.raised_at) })),
       el("p", { class: "what", text: alert.message }),
       el("p", { class: "remedy", text: alert.remedy }),
       seen ? el("p", { class: "seen", text: seen }) : null,
       actions.childElementCount ? actions : null);
   }));
   const select = $("supervisor-form")?.alert;
-  select?.replaceChildren(...view.alerts.map((alert) => el("option", { value: alert.id, text: `#${alert.id} ${alert.message}` })));
+  select?.replaceChildren(...view.alerts.map((alert) => el("option", { value: alert.id, text: alert.message })));
 }
+
+// How long ago an alert was raised ("just now", "2 min", "1 h 5 min"), kept fresh.
+function age(at) {
+  const minutes = Math.floor(Math.max(0, Date.now() - at) / 60000);
+  if (minutes < 1) return "just now";
+  return minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
+setInterval(() => {
+  for (const node of document.querySelectorAll(".alert .age")) node.textContent = age(Number(node.dataset.at));
+}, 15000);
 
 function chime() {
   try {
@@ -539,11 +668,26 @@ function addEvents(events) {
     el("li", { "data-kind": event.kind, text: event.message })));
 }
 
+// The link to the table service lost: the whole page says so, and nothing on it takes a
+// tap (the main part and the side panel inert, the dealer's open dialogs closed) until the
+// feed is back; a dialog for the PIN (the sign-in, the lock) stays, as it needs no link.
+function offline(lost) {
+  document.body.dataset.live = lost ? "false" : "true";
+  document.body.classList.toggle("offline", lost);
+  $("offline").hidden = !lost;
+  for (const node of [document.querySelector(".bar"), $("main"), $("side")]) node.inert = lost;
+  if (!lost) return;
+  for (const id of ["confirm", "seat-sheet", "supervisor-dialog", "studio-dialog", "hand-dialog"]) {
+    const dialog = $(id);
+    if (dialog && dialog.open) dialog.close("offline");
+  }
+}
+
 function render(view) {
   const handChanged = !state.view || state.view.hand_number !== view.hand_number || state.view.in_hand !== view.in_hand;
   state.view = view;
   if (ROLE === "surveillance" && handChanged) loadPast();
-  document.body.dataset.live = "true";
+  offline(false);
   $("hand-number").textContent = view.hand_number ? `Hand ${view.hand_number}` : "No hand yet";
   $("no-tag-checks").hidden = view.tag_checks !== false || VIEWERS.includes(ROLE);
   $("street").textContent = view.in_hand ? STREETS[view.street] || "" : view.phase === "void" ? "hand void" : view.phase === "complete" ? "hand over" : "between hands";
@@ -563,6 +707,7 @@ function render(view) {
   state.display = view.display;
 
   const bySeat = new Map(view.seats.map((seat) => [seat.seat, seat]));
+  if (ROLE === "dealer") for (const seat of view.seats) if (!recent("players").includes(seat.player)) remember("players", seat.player, 12);
   const marks = seatMarks(view);
   if (VIEWERS.includes(ROLE)) marks.card = null;  // a viewer is not told where a card goes
   const ring = [];
@@ -572,9 +717,10 @@ function render(view) {
   const community = $("community");
   community.hidden = !view.community;
   community.replaceChildren(...(view.community ? ["Community ", cardNode({ card: view.community, face: "up" })] : []));
+  const named = (number) => bySeat.get(number)?.player ?? `seat ${number}`;
   const pots = view.pots.map((pot, index) => el("div", { class: index ? "side-pot" : "main-pot" },
     index ? `Side pot ${index}: ${pot.amount}` : `${view.pots.length > 1 ? "Main pot" : "Pot"} ${pot.amount}`,
-    pot.winners && pot.winners.length ? ` → seat ${pot.winners.join(", ")}` : ""));
+    pot.winners && pot.winners.length ? ` to ${pot.winners.map(named).join(" and ")}` : ""));
   $("pots").replaceChildren(...pots);
 
   if (ROLE === "dealer") {
@@ -582,6 +728,7 @@ function render(view) {
     renderChoices(view);
     $("between").hidden = view.in_hand;
     renderNewHand(view);
+    if ($("seat-sheet").open) showSeat();
   }
   if ($("alerts")) renderAlerts(view);
 }
@@ -602,6 +749,20 @@ function showFields(form) {
   const apply = form.querySelector("button[type=submit]");
   apply.disabled = !action;
   apply.className = DANGEROUS.includes(action) ? "danger" : action ? "primary" : "";
+  const presets = form.querySelector(".presets");
+  if (presets) {
+    presets.replaceChildren(...(REASONS[action] || []).map((reason) => el("button", {
+      type: "button", class: "small preset", "aria-pressed": String(form.why.value === reason),
+      onclick: () => {
+        form.why.value = reason;
+        showFields(form);
+        (form.pin.value ? apply : form.supervisor.value ? form.pin : form.supervisor).focus();
+      },
+    }, reason)));
+  }
+  // the keys of the first field still to fill
+  const empty = [...form.querySelectorAll("input[data-keys]")].find((input) => input.offsetParent && !input.value);
+  if (empty) showKeys(empty);
 }
 
 // The dialog opens with no action chosen, unless an alert's button names one.
@@ -612,9 +773,12 @@ function openSupervisor(action = "", alert, remedy) {
   if (alert !== undefined) form.alert.value = alert;
   if (remedy !== undefined) form.remedy.value = remedy;
   form.querySelector(".error").textContent = "";
+  // the supervisor who last approved at this console, pre-filled (the PIN never is)
+  form.supervisor.value = localStorage.getItem("last-supervisor") || "";
   showFields(form);
   $("supervisor-dialog").showModal();
-  (action ? form.why : form.elements.act).focus();
+  const first = [...form.querySelectorAll("input[data-keys]")].find((input) => input.offsetParent && !input.value);
+  (action ? first || form.why : form.elements.act).focus();
 }
 
 function supervisorBody(form, action) {
@@ -637,7 +801,9 @@ async function supervise(form, action, body) {
     return;
   }
   $("supervisor-dialog").close();
-  say(`supervisor: ${action} done`, true);
+  localStorage.setItem("last-supervisor", body.supervisor);
+  const done = $("supervisor-form").querySelector(`option[value="${action}"]`)?.textContent ?? action;
+  say(`Done: ${done.toLowerCase()}`, true);
 }
 
 // --- surveillance: the studio's tokens --------------------------------------------------
@@ -773,11 +939,139 @@ function wireStudio() {
   $("studio-copy-transparent").addEventListener("click", () => copyAddress($("studio-url-transparent")));
 }
 
+// --- the seat sheet ----------------------------------------------------------------------
+
+// A tap on a seat opens its sheet: for a player, Cash out (asks first), Sit out or Sit in,
+// Rebuy (chips from the number keys) and Change seat (a free seat, the stack kept); for an
+// empty seat, Sit down (a recent player or a name from the letter keys, the buy-in from the
+// number keys). The table says when a change must wait for the hand's end: its reason shows.
+const sheet = { seat: null, mode: null, to: null };
+const SEAT_MODES = { sit: "Sit down", rebuy: "Rebuy", move: "Change seat" };
+
+function openSeat(number) {
+  if (!state.view || document.body.classList.contains("offline")) return;
+  Object.assign(sheet, { seat: number, mode: null, to: null });
+  const form = $("seat-form");
+  form.reset();
+  form.querySelector(".error").textContent = "";
+  showSeat();
+  $("seat-sheet").showModal();
+  focusSeatEntry();
+}
+
+function seatMode(mode) {
+  Object.assign(sheet, { mode, to: null });
+  $("seat-form").querySelector(".error").textContent = "";
+  showSeat();
+  focusSeatEntry();
+}
+
+function focusSeatEntry() {
+  const form = $("seat-form");
+  const field = sheet.mode === "sit" ? form.player : sheet.mode === "rebuy" ? form.chips : null;
+  (field || form.querySelector("#seat-acts button, #free-seats button, #seat-close")).focus();
+}
+
+// The sheet as the table is now (drawn again with every update while it is open).
+function showSeat() {
+  const view = state.view;
+  const form = $("seat-form");
+  const number = sheet.seat;
+  const seat = view.seats.find((held) => held.seat === number);
+  if (!seat) sheet.mode = "sit";  // empty, or the player left meanwhile
+  else if (sheet.mode === "sit") sheet.mode = null;  // seated meanwhile (another console)
+  $("seat-title").textContent = seat ? `Seat ${number}: ${seat.player}` : `Seat ${number}: empty`;
+  $("seat-facts").textContent = seat
+    ? `Stack ${seat.stack}${seat.sitting_out ? ", sitting out" : ""}${view.in_hand && seat.cards.length ? ", in this hand" : ""}`
+    : "Sit a player down: the name, then the buy-in.";
+  const act = (mode, text, onclick, extra = "") => el("button", { type: "button", class: `small${extra}`,
+    "aria-pressed": String(sheet.mode === mode), onclick }, text);
+  $("seat-acts").replaceChildren(...(seat ? [
+    act("leave", "Cash out", () => confirmThen(`Cash out ${seat.player}: ${seat.stack} chips, and free seat ${number}?`,
+      () => seatSend(`/api/seats/${number}/leave`, {}, `${seat.player} cashed out ${seat.stack}`)), " danger"),
+    seat.sitting_out
+      ? act("in", "Sit in", () => seatSend(`/api/seats/${number}/sit_in`, {}, `${seat.player} is dealt in from the next hand`))
+      : act("out", "Sit out", () => seatSend(`/api/seats/${number}/sit_out`, {}, `${seat.player} sits out from the next hand`)),
+    act("rebuy", "Rebuy", () => seatMode("rebuy")),
+    act("move", "Change seat", () => seatMode("move")),
+  ] : []));
+  $("seat-entry").hidden = !sheet.mode;
+  for (const part of form.querySelectorAll("[data-for]")) part.hidden = !part.dataset.for.split(" ").includes(sheet.mode);
+  const seated = new Set(view.seats.map((held) => held.player));
+  $("recent-players").replaceChildren(...recent("players").filter((name) => !seated.has(name)).slice(0, 6)
+    .map((name) => el("button", { type: "button", class: "small", onclick: () => {
+      form.player.value = name;
+      showSeat();
+      form.chips.focus();
+    } }, name)));
+  const taken = new Set(view.seats.map((held) => held.seat));
+  $("free-seats").replaceChildren(...Array.from({ length: SEATS }, (_, index) => index + 1)
+    .filter((free) => !taken.has(free))
+    .map((free) => el("button", { type: "button", class: "seat-choice", "aria-pressed": String(sheet.to === free),
+      onclick: () => { sheet.to = free; showSeat(); $("seat-apply").focus(); } }, `Seat ${free}`)));
+  const apply = $("seat-apply");
+  apply.hidden = !sheet.mode;
+  apply.textContent = sheet.mode === "move" && sheet.to ? `Move to seat ${sheet.to}`
+    : sheet.mode === "sit" && form.player.value.trim() && form.chips.value ? `Sit ${form.player.value.trim()} down with ${form.chips.value}`
+    : sheet.mode === "rebuy" && form.chips.value ? `Rebuy ${form.chips.value}` : SEAT_MODES[sheet.mode] ?? "Apply";
+  apply.disabled = sheet.mode === "move" ? !sheet.to
+    : sheet.mode === "sit" ? !form.player.value.trim() || !(Number(form.chips.value) > 0)
+    : !(Number(form.chips.value) > 0);
+}
+
+async function seatSend(path, body, done) {
+  const form = $("seat-form");
+  const result = await api(path, body);
+  if (!result.ok) {
+    form.querySelector(".error").textContent = result.reason;
+    return;
+  }
+  $("seat-sheet").close();
+  say(done, true);
+}
+
+function seatApply(event) {
+  event.preventDefault();
+  const form = event.target;
+  const number = sheet.seat;
+  const seat = state.view.seats.find((held) => held.seat === number);
+  const chips = Number(form.chips.value);
+  if (sheet.mode === "sit") {
+    const player = form.player.value.trim();
+    remember("players", player, 12);
+    seatSend("/api/seats", { seat: number, player, buy_in: chips }, `${player} sits at seat ${number} with ${chips}`);
+  } else if (sheet.mode === "rebuy" && seat) {
+    seatSend(`/api/seats/${number}/rebuy`, { chips }, `${seat.player} rebuys ${chips}`);
+  } else if (sheet.mode === "move" && seat && sheet.to) {
+    seatSend(`/api/seats/${number}/move`, { to: sheet.to }, `${seat.player} moves to seat ${sheet.to}`);
+  }
+}
+
+function wireSeats() {
+  const ring = $("ring");
+  ring.addEventListener("click", (event) => {
+    const tile = event.target.closest("li.seat");
+    if (tile) openSeat(Number(tile.dataset.pos));
+  });
+  ring.addEventListener("keydown", (event) => {
+    const tile = event.target.closest("li.seat");
+    if (tile && (event.key === "Enter" || event.key === " ")) {
+      event.preventDefault();
+      openSeat(Number(tile.dataset.pos));
+    }
+  });
+  const form = $("seat-form");
+  form.addEventListener("input", () => showSeat());
+  form.addEventListener("submit", seatApply);
+  $("seat-close").addEventListener("click", () => $("seat-sheet").close());
+}
+
 // --- the idle lock -----------------------------------------------------------------------
 
-// After the table's quiet time (no touch, no key), the dealer's session ends on the server
-// and the screen locks: only the same dealer's PIN opens it again (a new session, the feed
-// resumed where it stopped); "Another dealer" goes back to the sign-in.
+// After the table's quiet time (no touch, no key), the dealer's (or surveillance's) session
+// ends on the server and the screen locks: only the same person's PIN opens it again (a new
+// session, the feed resumed where it stopped); "Another dealer" (or supervisor) goes back to
+// the sign-in. The server ends a session unused for its own idle time too ([api] session_idle).
 function lock() {
   const token = state.token;
   state.locked = true;
@@ -788,7 +1082,8 @@ function lock() {
   state.socket = null;
   if (socket) socket.close();
   for (const dialog of document.querySelectorAll("dialog[open]")) dialog.close("locked");
-  $("supervisor-form").pin.value = "";
+  const supervisor = $("supervisor-form");  // the dealer's page only
+  if (supervisor) supervisor.pin.value = "";
   document.body.classList.add("locked");
   $("connection").textContent = "locked";
   showSignOut();
@@ -812,29 +1107,15 @@ async function watchIdle() {
   if (!settings.ok) return;
   state.idleLock = settings.data.idle_lock;
   for (const kind of ["pointerdown", "keydown", "wheel"]) {
-    document.addEventListener(kind, () => { state.touched = Date.now(); }, { capture: true, passive: true });
+    document.addEventListener(kind, () => { state.touched = performance.now(); }, { capture: true, passive: true });
   }
   setInterval(() => {
-    if (state.token && !state.locked && Date.now() - state.touched >= state.idleLock * 1000) lock();
+    if (state.token && !state.locked && performance.now() - state.touched >= state.idleLock * 1000) lock();
   }, 500);
 }
 
-// The dealer's controls: the supervisor's dialog, the lock and the between-hands inputs.
-function wireDealer() {
-  $("supervisor").addEventListener("click", () => openSupervisor());
-  $("supervisor-form").elements.act.addEventListener("change", (event) => showFields(event.target.form));
-  $("supervisor-cancel").addEventListener("click", () => $("supervisor-dialog").close());
-
-  $("supervisor-form").addEventListener("submit", (event) => {
-    event.preventDefault();
-    const form = event.target;
-    const action = form.elements.act.value;
-    if (!action) return;
-    const body = supervisorBody(form, action);
-    if (action !== "void") return supervise(form, action, body);
-    confirmThen(`Void hand ${body.hand}?`, () => supervise(form, action, body), { hand: body.hand });
-  });
-
+// The idle lock of the staff's pages (the dealer's and surveillance's).
+function wireLock() {
   $("lock-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     const form = event.target;
@@ -855,16 +1136,29 @@ function wireDealer() {
     signedOut("signed out: sign in");
   });
   watchIdle();
+}
+
+// The dealer's controls: the supervisor's dialog, the lock and the between-hands inputs.
+function wireDealer() {
+  $("supervisor").addEventListener("click", () => openSupervisor());
+  $("supervisor-form").elements.act.addEventListener("change", (event) => showFields(event.target.form));
+  $("supervisor-cancel").addEventListener("click", () => $("supervisor-dialog").close());
+
+  $("supervisor-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const form = event.target;
+    const action = form.elements.act.value;
+    if (!action) return;
+    const body = supervisorBody(form, action);
+    if (action !== "void") return supervise(form, action, body);
+    confirmThen(`Void hand ${body.hand}?`, () => supervise(form, action, body), { hand: body.hand });
+  });
+
+  wireLock();
 
   $("new-hand").addEventListener("click", () => send("/api/hands", {}, "new hand"));
 
-  $("sit-down").addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const form = event.target;
-    const body = { seat: Number(form.seat.value), player: form.player.value, buy_in: Number(form.buy_in.value) };
-    const result = await send("/api/seats", body, `${body.player} sits at seat ${body.seat}`);
-    if (result.ok) form.reset();
-  });
+  wireSeats();
 }
 
 // For diagnostics and the browser tests: the last update shown; drop the connection.
@@ -884,6 +1178,7 @@ function asViewer() {
   } else {
     $("sign-in-title").textContent = "Surveillance sign-in";
     $("sign-in-id").textContent = "Supervisor id";
+    $("lock-other").textContent = "Another supervisor";
   }
 }
 
@@ -893,7 +1188,10 @@ if (ROLE === "dealer") {
 }
 else {
   asViewer();
-  if (ROLE === "surveillance") wireStudio();
+  if (ROLE === "surveillance") {
+    wireStudio();
+    wireLock();
+  }
 }
 showSignOut();
 connect();

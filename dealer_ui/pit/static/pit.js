@@ -6,19 +6,30 @@
 const $ = (id) => document.getElementById(id);
 const state = { token: sessionStorage.getItem("pit-token"), floor: null, table: null,
   seen: "", socket: null, retry: 1000, received: 0, detailAt: 0, detailTimer: null,
-  house: null };
+  statsTimer: null, house: null };
 // The house's figures of the gaming day (/api/house) are read again this often.
 const HOUSE_EVERY = 30000;
 // A dealing table changes at each batch: its drill-down is read again at most this often.
 const DETAIL_EVERY = 2000;
 // The drill-down's page of buy-ins and cash-outs (the API's CHIP_MOVEMENTS).
 const CHIP_PAGE = 50;
+// The statistics for surveillance are read again this often, and this many charts shown
+// (every flagged one, then those nearest the threshold).
+const STATS_EVERY = 60000;
+const STATS_SHOWN = 12;
 
 function el(tag, text, cls) {
   const node = document.createElement(tag);
   if (text !== undefined && text !== null) node.textContent = String(text);
   if (cls) node.className = cls;
   return node;
+}
+
+// A code of the table's (an alert's kind, a chip movement's) in words, the one place the
+// pit turns codes into words: "card_out_of_turn" reads "Card out of turn".
+function words(code) {
+  const text = String(code ?? "").replaceAll("_", " ");
+  return text ? text[0].toUpperCase() + text.slice(1) : "";
 }
 
 function since(iso, now) {
@@ -97,6 +108,7 @@ function start() {
   $("sign-out").hidden = false;
   follow();
   showRoute();
+  loadStatistics();
   loadHouse();
 }
 
@@ -140,6 +152,38 @@ function renderHouse() {
   if (!house.dealers.length) dealers.append(el("li", "none", "muted"));
 }
 
+const MEASURES = { four_up: "4c face up", bonus: "bonus cards", wilds: "wild cards",
+  wins: "wins", unverified_reads: "unverified reads", moved_cards: "moved cards" };
+
+// The statistics for surveillance (/api/surveillance): every flagged chart, in red, and
+// those nearest the threshold.
+async function loadStatistics() {
+  clearTimeout(state.statsTimer);
+  if (!state.token) return;
+  try {
+    renderStatistics(await api("/api/surveillance"));
+  } catch (error) {
+    $("stats-facts").textContent = `· not read: ${error.message}`;
+  }
+  state.statsTimer = setTimeout(loadStatistics, STATS_EVERY);
+}
+
+function renderStatistics(stats) {
+  $("stats-facts").textContent = `· the last ${stats.hands} hands · CUSUM for ${stats.ratio}× the expected rate, flagged at ${stats.threshold}`;
+  const banner = $("stats-flagged");
+  banner.hidden = stats.flagged === 0;
+  banner.textContent = `${stats.flagged} chart${stats.flagged === 1 ? "" : "s"} flagged: call surveillance`;
+  const rows = stats.charts.filter((chart, index) => chart.flagged || index < STATS_SHOWN);
+  $("stats").tBodies[0].replaceChildren(...rows.map((chart) => {
+    const row = el("tr", null, chart.flagged ? "flagged" : "");
+    const at = chart.flagged_at ? `${chart.flagged_at.table_id} hand ${chart.flagged_at.hand}` : "";
+    for (const cell of [`${chart.grouping.replace("_", " at ")} ${chart.unit}`, MEASURES[chart.measure] || chart.measure,
+      chart.hands, chart.observed.toFixed(2), chart.expected.toFixed(2),
+      `${chart.cusum.toFixed(1)} (${chart.peak.toFixed(1)})`, at]) row.append(el("td", cell));
+    return row;
+  }));
+}
+
 function follow() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
   const socket = new WebSocket(`${scheme}://${location.host}/ws?token=${encodeURIComponent(state.token)}`);
@@ -181,7 +225,7 @@ function renderFloor(floor) {
     card.append(el("span", `${table.name} (${table.table_id})`, "name"),
       el("span", table.state, `state ${table.state}`),
       el("span", `hand ${table.hand_number} · ${table.seats.filter((s) => s.player).length} players · ${table.open_alerts} open alerts`));
-    if (table.state === "paused") card.append(el("span", `${table.alert_kind}: ${table.alert_message}`, "alert-line"));
+    if (table.state === "paused") card.append(el("span", `${words(table.alert_kind)}: ${table.alert_message}`, "alert-line"));
     if (table.shared_tags) card.append(el("span", sharedLine(table), "alert-line shared-tags"));
     card.append(el("span", deckLine(table, floorNow()), table.tag_checks === false ? "deck-line unchecked" : "deck-line muted"));
     card.append(el("span", houseLine(table), "house-line"));
@@ -196,7 +240,7 @@ function renderFloor(floor) {
   $("alert-count").textContent = `(${floor.open_alerts.length})`;
   for (const alert of floor.open_alerts) {
     const item = el("li", null, alert.severity);
-    item.append(el("strong", `${alert.table_name}: ${alert.kind}`), el("br"),
+    item.append(el("strong", `${alert.table_name}: ${words(alert.kind)}`), el("br"),
       el("span", alert.message), el("br"),
       el("span", `${alert.blocking ? "blocking · " : ""}hand ${alert.hand_number} · raised ${time(alert.raised_at)} · remedy: ${alert.remedy}`, "muted"));
     alerts.append(item);
@@ -286,7 +330,7 @@ function renderDetail(detail) {
     const resolution = alert.cleared_at
       ? `cleared ${time(alert.cleared_at)}: ${alert.resolution}${alert.resolved_by ? ` (by ${alert.resolved_by}: ${alert.resolved_why})` : ""}`
       : "OPEN";
-    item.append(el("strong", `#${alert.alert_id} ${alert.kind}`), el("span", ` · hand ${alert.hand_number} · ${alert.message}`),
+    item.append(el("strong", `Alert ${alert.alert_id}: ${words(alert.kind)}`), el("span", ` · hand ${alert.hand_number} · ${alert.message}`),
       el("br"), el("span", resolution, "muted"));
     alerts.append(item);
   }
@@ -315,7 +359,7 @@ function renderDetail(detail) {
 }
 
 function showChipMovements(list, moves, table) {
-  const items = moves.map((move) => el("li", `${time(move.at)} seat ${move.seat} ${move.player}: ${move.kind.replace("_", "-")} ${move.chips}`));
+  const items = moves.map((move) => el("li", `${time(move.at)} seat ${move.seat} ${move.player}: ${words(move.kind).toLowerCase()} ${move.chips}`));
   list.querySelector(".earlier")?.remove();
   list.prepend(...items);
   if (moves.length < CHIP_PAGE) return;
