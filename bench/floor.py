@@ -35,8 +35,11 @@ the run and dropped after it.
 5. A month of a casino (``month``): ``--month-tables`` tables (200) over ``--month-days``
    days (30) generated into the real schema with generate_series (hands at the live pace,
    chip movements, seat sessions, alerts, supervisor actions, an hour of journal entries),
-   vacuumed and analysed; then the pit's queries on a pooled connection, p50/p99: the floor
-   view, a table's drill-down, the floor's hands per hour of the last 8 hours; beside the
+   vacuumed and analysed (each group of 8 tables dealt by 10 dealers in turn, a dealer
+   change every 17 hands); then the pit's queries on a pooled connection, p50/p99: the floor
+   view, a table's drill-down, the floor's hands per hour of the last 8 hours, the house's
+   gaming day (every table's rake and drop, every dealer's hands per hour, the cash log:
+   what ``GET /api/house`` asks); beside the
    same questions asked as the previous release asked them (every hand in progress, every
    chip movement, the hands of those hours grouped at each ask), and a connection opened
    per request.
@@ -391,7 +394,8 @@ SELECT table_id, 1, 'dealing', %(hands)s, 'fourth street', 1, %(seats)s, %(hands
 
 MONTH_TABLE = """
 INSERT INTO floor_hands (table_id, session, number, started_at, ended_at, seats,
-    start_position, end_position, void, pot, bonus_cards, recorded, script, outcome)
+    start_position, end_position, void, pot, bonus_cards, recorded, script, outcome, rake,
+    jackpot_drop, dealer, dealt)
 SELECT %(table)s, 1, n, now() - %(days)s * interval '1 day' + n * %(every)s * interval '1 s',
        CASE WHEN n < %(hands)s THEN now() - %(days)s * interval '1 day'
             + (n * %(every)s + 53) * interval '1 s' END,
@@ -401,13 +405,18 @@ SELECT %(table)s, 1, n, now() - %(days)s * interval '1 day' + n * %(every)s * in
        CASE WHEN n < %(hands)s THEN n %% 3 END, n < %(hands)s,
        CASE WHEN n > %(hands)s - %(day)s THEN %(script)s ELSE '{"generated": true}' END,
        CASE WHEN n >= %(hands)s THEN NULL WHEN n > %(hands)s - %(day)s THEN %(outcome)s
-            ELSE '{"generated": true}' END
+            ELSE '{"generated": true}' END,
+       CASE WHEN n < %(hands)s THEN least(4, (100 + n * 37 %% 900) / 10) END,
+       CASE WHEN n < %(hands)s THEN (n %% 4 = 0)::integer END,
+       format('D%%s', %(number)s / 8 * 10 + (n / 17 + %(number)s) %% 10),
+       CASE WHEN n < %(hands)s THEN %(every)s * interval '1 s' END
 FROM generate_series(1, %(hands)s) AS n;
 INSERT INTO floor_chip_movements (table_id, session, position, ordinal, kind, seat, player,
-    chips, at)
+    chips, at, player_id)
 SELECT %(table)s, 1, m * 103, 0, (ARRAY['buy_in', 'rebuy', 'cash_out'])[m %% 3 + 1],
        m %% 7 + 1, format('P%%s', m %% 500), 100 + m %% 400,
-       now() - %(days)s * interval '1 day' + m * 2160 * interval '1 s'
+       now() - %(days)s * interval '1 day' + m * 2160 * interval '1 s',
+       CASE WHEN m %% 2 = 0 THEN format('PC-%%s', m %% 500) END
 FROM generate_series(1, %(days)s * 40) AS m;
 INSERT INTO floor_seat_sessions (table_id, session, start_position, seat, player, sat_down_at,
     buy_in, rebuys, cashed_out, left_at, end_position)
@@ -436,12 +445,21 @@ SELECT %(table)s, 1, %(hands)s * 140 - 7200 + e, extract(epoch FROM now()) - 360
 FROM generate_series(1, 7200) AS e;
 """
 
-#: The hourly totals of the generated hands (as migration 0006 counts a floor's hands).
+#: The hourly totals of the generated hands (as migration 0006 counts a floor's hands),
+#: and per dealer (as the trigger of migration 0010 keeps them).
 HOURLY = """
-INSERT INTO floor_hands_hourly (table_id, hour, hands, void_hands, chips_in_pots, bonus_cards)
+INSERT INTO floor_hands_hourly (table_id, hour, hands, void_hands, chips_in_pots, bonus_cards,
+    rake, jackpot_drop)
 SELECT table_id, date_trunc('hour', ended_at, 'UTC'), count(*),
-       count(*) FILTER (WHERE void), coalesce(sum(pot), 0), coalesce(sum(bonus_cards), 0)
-FROM floor_hands WHERE ended_at IS NOT NULL GROUP BY 1, 2
+       count(*) FILTER (WHERE void), coalesce(sum(pot), 0), coalesce(sum(bonus_cards), 0),
+       coalesce(sum(rake), 0), coalesce(sum(jackpot_drop), 0)
+FROM floor_hands WHERE ended_at IS NOT NULL GROUP BY 1, 2;
+INSERT INTO floor_dealer_hourly (dealer, table_id, hour, hands, void_hands, rake,
+    jackpot_drop, time_charge, dealt)
+SELECT coalesce(dealer, ''), table_id, date_trunc('hour', ended_at, 'UTC'), count(*),
+       count(*) FILTER (WHERE void), coalesce(sum(rake), 0), coalesce(sum(jackpot_drop), 0),
+       coalesce(sum(time_charge), 0), coalesce(sum(dealt), interval '0')
+FROM floor_hands WHERE ended_at IS NOT NULL GROUP BY 1, 2, 3
 """
 
 
@@ -479,6 +497,7 @@ def month(dsn: str, path: Path, tables: int, days: int, samples: int) -> dict:
                 {
                     **common,
                     "table": f"M{number:03d}",
+                    "number": number,
                     "every": 3600 / per_hour,
                     "day": int(24 * per_hour),
                     "script": Jsonb(ended.script),
@@ -486,7 +505,7 @@ def month(dsn: str, path: Path, tables: int, days: int, samples: int) -> dict:
                 },
             )
         counting = time.monotonic()
-        connection.execute(HOURLY)
+        psycopg.ClientCursor(connection).execute(HOURLY)
         counted_in = time.monotonic() - counting
         connection.execute("ALTER TABLE floor_hands ENABLE ALWAYS TRIGGER floor_hands_hourly")
         generated = time.monotonic() - began
@@ -515,6 +534,15 @@ def month(dsn: str, path: Path, tables: int, days: int, samples: int) -> dict:
             (since,),
         ).fetchall()
 
+    gaming = store.GamingDay()
+
+    def house(connection: psycopg.Connection) -> None:
+        """What the pit page's house figures ask: every table's gaming day, every dealer's,
+        the cash over the threshold."""
+        store.house_days(connection, gaming)
+        store.dealers(connection, gaming)
+        store.cash_log(connection, gaming, 3000)
+
     questions = {
         "floor view": lambda c, t: floor_now(c),
         "  as before: with every hand in progress": lambda c, t: store.tables(c),
@@ -522,6 +550,7 @@ def month(dsn: str, path: Path, tables: int, days: int, samples: int) -> dict:
         "  as before: every chip movement": lambda c, t: drill_down(c, t, None),
         "hands per hour, floor, last 8 h": lambda c, t: store.hands_per_hour(c, None, since),
         "  as before: the hands of those hours": lambda c, t: old_hours(c),
+        "the house's gaming day (GET /api/house)": lambda c, t: house(c),
     }
     timings: dict[str, list[float]] = {}
     with ConnectionPool(dsn, min_size=1, max_size=1, kwargs={"autocommit": True}) as pool:
@@ -580,6 +609,16 @@ def main() -> None:
     counts = [int(n) for n in args.tables.split(",")]
     print(f"machine: {platform.node()}, {os.cpu_count()} cores, {platform.python_version()}")
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    if parts & {"capacity", "live", "catch-up", "casino"}:
+        run_shipping(parts, counts, args)
+    if "month" in parts:
+        with tempfile.TemporaryDirectory() as folder_name, database() as dsn:
+            run_month(dsn, deal(Path(folder_name), 2), args)
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+def run_shipping(parts: set[str], counts: list[int], args: argparse.Namespace) -> None:
+    """The parts that ship a dealt journal (the month generates its own floor)."""
     with tempfile.TemporaryDirectory() as folder_name, database() as dsn:
         folder = Path(folder_name)
         path = deal(folder, args.hands)
@@ -597,10 +636,6 @@ def main() -> None:
             run_catch_up(dsn, folder, hands, seconds)
         if "casino" in parts:
             run_casino(dsn, folder, args, entries / hands)
-    if "month" in parts:
-        with tempfile.TemporaryDirectory() as folder_name, database() as dsn:
-            run_month(dsn, deal(Path(folder_name), 2), args)
-    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 def run_capacity(

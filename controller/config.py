@@ -155,7 +155,8 @@ def parse_config(data: Mapping[str, Any], base: Path) -> Config:
     """Check a configuration already read as a mapping; ``base`` resolves relative paths."""
     no_unknown(data, _SECTIONS, "")
     table = section(data, "table")
-    no_unknown(table, {"id", "name", "player_decisions", "test_mode"}, "table.")
+    known = {"id", "name", "player_decisions", "test_mode", "time_charge", "time_period"}
+    no_unknown(table, known, "table.")
     table_id = text(table, "table.id", pattern=ID_PATTERN, allowed="letters, digits, '_.-'")
     name = text(table, "table.name", rule=TITLE)
     shoe, seat_board, serials = _devices(section(data, "devices"))
@@ -171,7 +172,17 @@ def parse_config(data: Mapping[str, Any], base: Path) -> Config:
         raise ConfigError("table.test_mode", test_mode, "true or false")
     rules = _rules(section(data, "game", optional=True))
     protection = _protection(section(data, "protection", optional=True))
-    settings = TableSettings(rules, low, high, seat_board is not None, own, protection, serials)
+    charge = whole(table, "table.time_charge", 0, default=0)
+    period = whole(table, "table.time_period", 1, high=1440, default=30)
+    if charge and rules.house_takes:
+        raise ConfigError(
+            "table.time_charge",
+            charge,
+            "0 with a rake or a jackpot drop set in [game] (time collection is instead of a rake)",
+        )
+    settings = TableSettings(
+        rules, low, high, seat_board is not None, own, protection, serials, charge, period
+    )
     journal = section(data, "journal")
     no_unknown(journal, {"path", "segment_hands", "segment_megabytes"}, "journal.")
     rotation = Rotation(

@@ -155,6 +155,7 @@ class SitDownIn(BaseModel):
     seat: int
     player: Name
     buy_in: int
+    player_id: Id | None = None  # the player card's number, if the player gave one
 
 
 class ChipsIn(BaseModel):
@@ -669,13 +670,13 @@ async def decide(body: DecisionIn, request: Request, table: TheTable, session: C
 @dealer_router.post("/hands", **STEP)
 async def new_hand(table: TheTable, session: Dealer) -> StepOut:
     """Start the next hand."""
-    return await table.submit({"type": "new_hand"}, session)
+    return await table.submit({"type": "new_hand", "dealer": session.who}, session)
 
 
 @dealer_router.post("/seats", **STEP)
 async def sit_down(body: SitDownIn, table: TheTable, session: Dealer) -> StepOut:
     """A player sits down with a buy-in."""
-    return await table.submit({"type": "sit_down", **body.model_dump()}, session)
+    return await table.submit({"type": "sit_down", **body.model_dump(exclude_none=True)}, session)
 
 
 @dealer_router.post("/seats/{seat}/rebuy", **STEP)

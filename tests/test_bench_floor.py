@@ -33,6 +33,7 @@ def test_the_floor_benchmark_runs_a_small_casino_and_a_small_month() -> None:
         "as before: every chip movement",
         "hands per hour, floor, last 8 h",
         "as before: the hands of those hours",
+        "the house's gaming day (GET /api/house)",
         "a pooled connection, SELECT 1",
         "as before: a connection per request",
     ]

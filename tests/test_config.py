@@ -54,6 +54,19 @@ def test_game_settings_reach_the_rules(tmp_path):
     assert rules.bonus_timing is BonusTiming.END_OF_STREET and rules.ante == 2
 
 
+def test_time_collection_reaches_the_table_and_is_instead_of_a_rake(tmp_path):
+    data = example()
+    data["table"].update(time_charge=6, time_period=60)
+    settings = parse_config(data, tmp_path).settings
+    assert (settings.time_charge, settings.time_period) == (6, 60)
+    assert parse_config(example(), tmp_path).settings.time_charge == 0
+    data["game"] = {"rake_percent": 5, "rake_cap": 3}
+    with pytest.raises(ConfigError) as caught:
+        parse_config(data, tmp_path)
+    assert caught.value.key == "table.time_charge"
+    assert "instead of a rake" in str(caught.value)
+
+
 def test_the_journal_rotates_every_200_hands_unless_told(tmp_path):
     assert load_config(EXAMPLE, example_pins=True).rotation == Rotation(200, 0)
     data = example()
@@ -150,6 +163,9 @@ BAD = [
     ("table.name", 7, "table.name = 7", "non-empty string"),
     ("table.seats", 9, "table.seats:", "unknown setting"),
     ("table.player_decisions", 1, "table.player_decisions = 1", "true or false"),
+    ("table.time_charge", -1, "table.time_charge = -1", "a whole number, 0 or more"),
+    ("table.time_period", 0, "table.time_period = 0", "a whole number, 1 to 1440"),
+    ("table.time_period", 2000, "table.time_period = 2000", "a whole number, 1 to 1440"),
     ("game.ante", 0, "game.ante = 0", "positive"),
     ("game.ante", 1.5, "game.ante = 1.5", "not a whole number"),
     ("game.variant", "holdem", "game.variant = 'holdem'", "luck-of-the-irish"),

@@ -204,6 +204,33 @@ def test_players_decide_with_their_token_at_a_table_that_allows_it(tmp_path: Pat
     run(scenario)
 
 
+def test_the_hand_names_the_signed_in_dealer_and_a_player_card_is_kept(tmp_path: Path) -> None:
+    """The console journals the signed-in dealer on each hand it starts, and the player
+    card number a player gives at sit-down (a sit-down without one journals none)."""
+
+    async def scenario(shoe: Any) -> None:
+        async with live_table(tmp_path, shoe) as live:
+            carded = {"seat": 1, "player": "P1", "buy_in": 100, "player_id": "PC-1001"}
+            (await live.post("/api/seats", carded)).raise_for_status()
+            for seat in (2, 3):
+                body = {"seat": seat, "player": f"P{seat}", "buy_in": 100}
+                (await live.post("/api/seats", body)).raise_for_status()
+            bad = await live.post("/api/seats", {**carded, "seat": 4, "player_id": "x" * 65})
+            assert bad.status_code == 422
+            await live.load(Script().deck(live.service.table))
+            (await live.post("/api/hands")).raise_for_status()
+            assert live.service.table.seat(1).player_id == "PC-1001"
+            with Journal.open(live.service.config.journal, create=False) as journal:
+                entries = list(journal.entries(0))
+            sat = [e.fields for e in entries if e.type == "sit_down"]
+            assert [fields.get("player_id") for fields in sat] == ["PC-1001", None, None]
+            assert all("player_id" not in fields for fields in sat[1:])
+            (started,) = [e.fields for e in entries if e.type == "new_hand"]
+            assert started["dealer"] == DEALER["id"]
+
+    run(scenario)
+
+
 def test_a_paused_table_refuses_decisions_and_journals_none(tmp_path: Path) -> None:
     """A card out of turn pauses the table: a decision, the dealer's (asked at this very
     moment) or the player's own, answers 409 "paused" with the reason, and the journal

@@ -105,7 +105,7 @@ def assert_hourly_totals_are_the_hands(connection: psycopg.Connection) -> None:
 
 def test_migrations_apply_once_then_find_the_schema(tmp_path):
     with floor_database() as dsn, psycopg.connect(dsn, autocommit=True) as connection:
-        assert migrate(connection) == [1, 2, 3, 4, 5, 6, 7, 8, 9]
+        assert migrate(connection) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
         assert migrate(connection) == []
         rows = connection.execute(
             "SELECT version, name FROM floor_schema_migrations ORDER BY version"
@@ -120,6 +120,7 @@ def test_migrations_apply_once_then_find_the_schema(tmp_path):
             (7, "ship_on"),
             (8, "hourly_search_path"),
             (9, "quarantine"),
+            (10, "house"),
         ]
         assert store.tables(connection) == []
 
@@ -137,7 +138,7 @@ def test_concurrent_migrations_apply_once():
             thread.start()
         for thread in threads:
             thread.join()
-        assert sorted(results) == [[], [], [], [1, 2, 3, 4, 5, 6, 7, 8, 9]]
+        assert sorted(results) == [[], [], [], [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]]
 
 
 def test_an_edited_or_misnamed_migration_is_refused(tmp_path):

@@ -44,6 +44,15 @@ def test_defaults() -> None:
     assert found.listen
     assert found.consoles == {}
     assert (found.statement_timeout, found.silent_after) == (5.0, 30.0)
+    assert (found.gaming_day.starts, found.gaming_day.time_zone) == (6, "UTC")
+    assert found.cash_log_threshold == 3000
+
+
+def test_the_house_s_gaming_day_and_cash_threshold() -> None:
+    house = {"gaming_day_starts": 4, "time_zone": "America/Los_Angeles", "cash_log_threshold": 2500}
+    found = parse_floor_config(config(floor={"dsn": "host=db", **house}), Path("."))
+    assert (found.gaming_day.starts, found.gaming_day.time_zone) == (4, "America/Los_Angeles")
+    assert found.cash_log_threshold == 2500
 
 
 @pytest.mark.parametrize(
@@ -60,6 +69,12 @@ def test_defaults() -> None:
             "floor.statement_timeout = 0: a number of seconds, 0.1 to 600",
         ),
         (config(floor={"silent_after": 0.5}), "floor.silent_after = 0.5: a number of seconds"),
+        (config(floor={"gaming_day_starts": 24}), "floor.gaming_day_starts = 24: the hour"),
+        (config(floor={"gaming_day_starts": "6"}), "floor.gaming_day_starts = '6'"),
+        (config(floor={"time_zone": "Mars/Olympus"}), "floor.time_zone = 'Mars/Olympus': a time"),
+        (config(floor={"time_zone": 5}), "floor.time_zone = 5: a time zone"),
+        (config(floor={"cash_log_threshold": 0}), "floor.cash_log_threshold = 0: chips, 1 or"),
+        (config(floor={"cash_log_threshold": True}), "floor.cash_log_threshold = True"),
         (config(api={"port": 70000}), "api.port = 70000"),
         (config(consoles={"T1": "t1:8080"}), "consoles.T1 = 't1:8080': the console's http(s)"),
         (config(consoles={"T1": 8080}), "consoles.T1 = 8080"),

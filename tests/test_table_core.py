@@ -59,6 +59,7 @@ from controller.table import (
     input_from_json,
     paused_refusal,
 )
+from controller.table.effects import HandStarted
 from tests.table_driver import TableDriver, code
 
 # Third street for seats 2 and 5: seat 2 gets As Ad down and 2c up (it brings in),
@@ -769,7 +770,9 @@ EXAMPLES = [
     Decide(at=12, seat=3, do=Do.BONUS, accept=False),
     NewHand(at=13),
     DealerIn(at=13, who="D200"),
+    NewHand(at=13, dealer="D7"),
     SitDown(at=14, seat=2, player="Ann", buy_in=300),
+    SitDown(at=14, seat=2, player="Ann", buy_in=300, player_id="PC-1001"),
     SitOut(at=15, seat=2),
     SitIn(at=16, seat=2),
     Leave(at=17, seat=2),
@@ -799,6 +802,27 @@ def test_inputs_round_trip_through_json(item):
     text = json.dumps(item.to_json())
     assert input_from_json(json.loads(text)) == item
     assert json.dumps(input_from_json(json.loads(text)).to_json()) == text
+
+
+def test_the_dealer_and_the_player_card_are_journaled_only_when_given():
+    """Inputs journaled before the dealer and the player card existed read (and write) as
+    they were; given, each is kept: the hand's dealer for the floor, the card on the seat."""
+    assert NewHand(at=1).to_json() == {"type": "new_hand", "at": 1}
+    old = {"type": "sit_down", "at": 2, "seat": 2, "player": "Ann", "buy_in": 300}
+    assert SitDown(at=2, seat=2, player="Ann", buy_in=300).to_json() == old
+    assert input_from_json(old) == SitDown(at=2, seat=2, player="Ann", buy_in=300)
+    driver = TableDriver.make()
+    driver.ok(SitDown, seat=1, player="Ann", buy_in=300, player_id="PC-1001")
+    driver.ok(SitDown, seat=2, player="Bob", buy_in=300)
+    ann, bob = driver.table.seat(1), driver.table.seat(2)
+    assert ann is not None and bob is not None
+    assert ann.player_id == "PC-1001" and ann.to_json()["player_id"] == "PC-1001"
+    assert bob.player_id is None and "player_id" not in bob.to_json()
+    assert Table.from_json(json.loads(json.dumps(driver.table.to_json()))) == driver.table
+    driver.ok(DeckLoaded, count=52)
+    started = driver.ok(NewHand, dealer="D7").effects
+    (hand,) = [effect for effect in started if isinstance(effect, HandStarted)]
+    assert hand.dealer == "D7" and "dealer" not in hand.data
 
 
 @pytest.mark.parametrize(

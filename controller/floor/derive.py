@@ -123,13 +123,16 @@ def facts_of(entry: Entry, before: Table, step: Step, recorder: HandRecorder) ->
     position, at = entry.position, at_of(entry.recorded_at)
     ended_hands = iter(recorder.observe(step))
     signed: ti.SupervisorInput | None = None  # the step's supervisor action, if any
+    time_charge = 0  # the time charges of the step (they come before its hand starts)
     out: list[f.Fact] = []
     for effect in step.effects:
         match effect:
+            case told.TimeCharged(chips=chips):
+                time_charge += chips
             case Cleared():
                 out.append(_cleared(position, effect, at, signed))
             case told.HandStarted(hand=number, at=started, seats=seats, dealer=dealer):
-                out.append(f.HandStarted(position, number, started, seats, dealer))
+                out.append(f.HandStarted(position, number, started, seats, dealer, time_charge))
             case told.HandOver(at=ended):
                 out.append(_hand_ended(position, ended, next(ended_hands)))
             case Raised():
@@ -140,11 +143,17 @@ def facts_of(entry: Entry, before: Table, step: Step, recorder: HandRecorder) ->
                 held = after.seat(seat)
                 assert held is not None
                 kind = "buy_in" if isinstance(effect, told.SatDown) else "rebuy"
-                out.append(f.ChipMovement(position, kind, seat, held.player, chips, at))
+                out.append(
+                    f.ChipMovement(position, kind, seat, held.player, chips, at, held.player_id)
+                )
             case told.CashedOut(seat=seat, chips=chips):
                 gone = before.seat(seat)
                 assert gone is not None
-                out.append(f.ChipMovement(position, "cash_out", seat, gone.player, chips, at))
+                out.append(
+                    f.ChipMovement(
+                        position, "cash_out", seat, gone.player, chips, at, gone.player_id
+                    )
+                )
             case told.ChangedSeat(seat=seat, to=to):
                 out.append(f.SeatChanged(position, seat, to))
             case told.Supervised(item=item):
@@ -168,7 +177,8 @@ def _hand_ended(position: int, at: int, hand: RecordedHand) -> f.HandEnded:
     item = hand.history_json()
     dealt_in = [hand.hand.player(seat).cards for seat in hand.hand.seats]
     bonus = sum(dealt.bonus for cards in dealt_in for dealt in cards)
-    pot = sum(pot["amount"] for pot in item["outcome"]["pots"])
+    outcome = item["outcome"]
+    pot = sum(pot["amount"] for pot in outcome["pots"])  # as awarded: net of the take
     void = hand.hand.phase is Phase.VOID
     return f.HandEnded(
         position,
@@ -179,8 +189,10 @@ def _hand_ended(position: int, at: int, hand: RecordedHand) -> f.HandEnded:
         bonus,
         item["recorded"],
         item["script"],
-        item["outcome"],
+        outcome,
         hand.dealer,
+        outcome.get("rake"),  # the keys are there only where the rules set a take
+        outcome.get("jackpot_drop"),
     )
 
 

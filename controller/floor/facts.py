@@ -23,6 +23,7 @@ class HandStarted:
     at: int  # ms since the Unix epoch (the table's clock)
     seats: tuple[int, ...]
     dealer: str | None = None  # the dealer who deals it (None: the table names none)
+    time_charge: int = 0  # the time charges the table collected as the hand began
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +41,8 @@ class HandEnded:
     script: dict[str, Any]
     outcome: dict[str, Any]
     dealer: str | None = None  # the dealer who dealt it (None: the table named none)
+    rake: int | None = None
+    jackpot_drop: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +89,8 @@ class DeckRegistered:
 
 @dataclass(frozen=True, slots=True)
 class ChipMovement:
-    """A buy-in (sitting down), a rebuy or a cash-out (leaving)."""
+    """A buy-in (sitting down), a rebuy or a cash-out (leaving); ``player_id``: the
+    player card's number given at sit-down, if any."""
 
     position: int
     kind: str  # buy_in, rebuy, cash_out
@@ -94,6 +98,7 @@ class ChipMovement:
     player: str
     chips: int
     at: int
+    player_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

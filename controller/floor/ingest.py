@@ -787,8 +787,9 @@ def _apply(
                 "start_position) VALUES (%s, %s, %s, %s, %s, %s)",
                 (*key, fact.number, _time(fact.at), list(fact.seats), fact.position),
             )
+            _house(connection, key, fact)
         case f.HandEnded():
-            return connection.execute(
+            ended = connection.execute(
                 "UPDATE floor_hands SET ended_at = %s, end_position = %s, void = %s, pot = %s, "
                 "bonus_cards = %s, recorded = %s, script = %s, outcome = %s "
                 "WHERE table_id = %s AND session = %s AND number = %s",
@@ -805,6 +806,8 @@ def _apply(
                     fact.number,
                 ),
             )
+            _house(connection, key, fact)
+            return ended
         case f.HandInProgress():
             connection.execute(
                 "UPDATE floor_hands SET script = %s "
@@ -867,6 +870,7 @@ def _apply(
                 ),
             )
             _seat_session(connection, key, fact)
+            _house(connection, key, fact, ordinal)
         case f.SeatChanged():
             connection.execute(
                 "UPDATE floor_seat_sessions SET seat = %s "
@@ -892,6 +896,58 @@ def _apply(
                 ),
             )
     return None
+
+
+#: The longest pause between two hands of one dealer that is still the dealer's time.
+DEALER_BREAK = "interval '10 minutes'"
+
+
+def _house(
+    connection: psycopg.Connection,
+    key: tuple[str, int],
+    fact: f.HandStarted | f.HandEnded | f.ChipMovement,
+    ordinal: int = 0,
+) -> None:
+    """The house's side of a fact (schema version 10): a hand's dealer and the time charges
+    collected as it starts; its
+    rake, jackpot drop and dealer's time as it ends; the player card on a sitting's chip
+    movement and, at its buy-in, on the sitting. The dealer's time runs from the end of the
+    table's hand before when the same dealer dealt it and it ended at most
+    :data:`DEALER_BREAK` before this one started, else from this hand's own start
+    (docs/floor.md "The house's figures")."""
+    match fact:
+        case f.HandStarted(dealer=None, time_charge=0):
+            pass
+        case f.HandStarted():
+            connection.execute(
+                "UPDATE floor_hands SET dealer = %s, time_charge = %s "
+                "WHERE table_id = %s AND session = %s AND number = %s",
+                (fact.dealer, fact.time_charge or None, *key, fact.number),
+            )
+        case f.HandEnded():
+            connection.execute(
+                "UPDATE floor_hands h SET rake = %s, jackpot_drop = %s, dealt = h.ended_at - "
+                "coalesce((SELECT p.ended_at FROM floor_hands p WHERE p.table_id = h.table_id "
+                "AND p.session = h.session AND p.number = h.number - 1 "
+                "AND p.dealer IS NOT DISTINCT FROM h.dealer "
+                f"AND p.ended_at BETWEEN h.started_at - {DEALER_BREAK} AND h.started_at), "
+                "h.started_at) WHERE table_id = %s AND session = %s AND number = %s",
+                (fact.rake, fact.jackpot_drop, *key, fact.number),
+            )
+        case f.ChipMovement(player_id=None):
+            pass
+        case f.ChipMovement():
+            connection.execute(
+                "UPDATE floor_chip_movements SET player_id = %s WHERE table_id = %s "
+                "AND session = %s AND position = %s AND ordinal = %s",
+                (fact.player_id, *key, fact.position, ordinal),
+            )
+            if fact.kind == "buy_in":
+                connection.execute(
+                    "UPDATE floor_seat_sessions SET player_id = %s "
+                    "WHERE table_id = %s AND session = %s AND start_position = %s",
+                    (fact.player_id, *key, fact.position),
+                )
 
 
 def _deck(connection: psycopg.Connection, key: tuple[str, int], fact: f.DeckRegistered) -> None:

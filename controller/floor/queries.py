@@ -7,7 +7,10 @@ table's live status), :func:`open_alerts`, :func:`hands_per_hour`, :func:`pot_si
 (a page at a time), :func:`shared_tags` (tags in two tables' live decks), :func:`decks`,
 :func:`entries`, :func:`confirmed_position`, :func:`lags`; for surveillance
 :func:`seat_hands` (what the statistics read) and :func:`bookmarks` (alerts as video
-bookmarks). Every query
+bookmarks); the house's figures :func:`house_days` (per table and gaming day),
+:func:`dealers` (per dealer and table over a gaming day) and :func:`cash_log` (identified
+players' cash buy-ins over a threshold in a gaming day), a gaming day as the house sets it
+(:class:`GamingDay`). Every query
 names its columns: a newer schema (migrations only add) leaves this release's answers as
 they were. Every function takes an open ``psycopg.Connection``.
 """
@@ -15,7 +18,7 @@ they were. Every function takes an open ``psycopg.Connection``.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, TypeVar
 
 import psycopg
@@ -106,8 +109,70 @@ class HourlyHands:
     hour: datetime
     hands: int
     void_hands: int
-    chips_in_pots: int
+    chips_in_pots: int  # as awarded: net of the house's take
     bonus_cards: int
+    rake: int
+    jackpot_drop: int
+    time_charge: int
+
+
+@dataclass(frozen=True, slots=True)
+class GamingDay:
+    """When the house's gaming day begins: at hour ``starts`` (0-23) of ``time_zone`` (an
+    IANA name). A gaming day is named by the date it begins on."""
+
+    starts: int = 6
+    time_zone: str = "UTC"
+
+
+@dataclass(frozen=True, slots=True)
+class HouseDay:
+    """A table's gaming day: its hands ended, void hands, chips awarded in pots, the rake,
+    the jackpot drop and the time charges (from the hourly totals), the hours it dealt in
+    (clock hours in which a hand ended) and its rake per hour of those."""
+
+    table_id: str
+    gaming_day: date
+    hands: int
+    void_hands: int
+    chips_in_pots: int
+    rake: int
+    jackpot_drop: int
+    time_charge: int
+    hours: int
+    rake_per_hour: float
+
+
+@dataclass(frozen=True, slots=True)
+class DealerDay:
+    """A dealer's hands at a table over a gaming day (``dealer`` None: hands whose journal
+    names no dealer): the rake and drop taken, the dealer's time on them (seconds, see
+    docs/floor.md) and hands per hour of that time (None without any time)."""
+
+    dealer: str | None
+    table_id: str
+    gaming_day: date
+    hands: int
+    void_hands: int
+    rake: int
+    jackpot_drop: int
+    time_charge: int
+    seconds: float
+    hands_per_hour: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class CashTotal:
+    """An identified player's cash buy-ins (buy-ins and rebuys) over a gaming day, over the
+    house's threshold: for the multiple-transaction log."""
+
+    player_id: str
+    gaming_day: date
+    chips: int
+    transactions: int
+    tables: list[str]
+    first_at: datetime
+    last_at: datetime
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,12 +211,18 @@ class PlayerSession:
     rebuys: int
     cashed_out: int | None
     hands: int
+    player_id: str | None  # the player card's number given at sit-down, if any
+    seconds_seated: float  # while seated: to the table's last entry the floor holds
 
 
 @dataclass(frozen=True, slots=True)
 class Hand:
     """A hand on the floor; ``script`` and ``outcome`` as ``luck-table history --json``
-    gives them (while the hand is in progress: its script so far, and no outcome)."""
+    gives them (while the hand is in progress: its script so far, and no outcome); ``pot``
+    the chips awarded (net of the take), ``rake`` and ``jackpot_drop`` the house's take
+    (None before the hand ends, where the rules set no take, and for hands shipped by
+    earlier releases), ``time_charge`` the time charges collected as it began (None:
+    none), ``dealer`` the dealer's id (None when the journal names none)."""
 
     table_id: str
     session: int
@@ -167,6 +238,10 @@ class Hand:
     recorded: bool | None
     script: dict[str, Any] | None
     outcome: dict[str, Any] | None
+    rake: int | None
+    jackpot_drop: int | None
+    time_charge: int | None  # the time charges collected as it began (None: none)
+    dealer: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +278,7 @@ class ChipMovement:
     player: str
     chips: int
     at: datetime
+    player_id: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -342,6 +418,110 @@ def hands_per_hour(
     return _rows(connection, HourlyHands, query, params)
 
 
+#: The gaming day (a date) an hour or time ``{0}`` falls in: ``%s`` the house's time zone,
+#: then the hour its day starts.
+_GAMING_DAY = "(({0} AT TIME ZONE %s) - make_interval(hours => %s))::date"
+#: Gaming day ``%s`` (a date; None: today's, by the database's clock), then the time zone
+#: and the starting hour: :func:`_day_params`.
+_DAY = "coalesce(%s, " + _GAMING_DAY.format("now()") + ")"
+
+
+def _day_params(day: date | None, gaming: GamingDay) -> tuple[Any, ...]:
+    """The parameters of ``_DAY``."""
+    return (day, gaming.time_zone, gaming.starts)
+
+
+def _begins(day: date | None, gaming: GamingDay, later: int = 0) -> tuple[str, tuple[Any, ...]]:
+    """When gaming day ``day`` (``later`` days after it) begins, and the parameters."""
+    local = f"(({_DAY} + {int(later)}) + make_interval(hours => %s))"
+    return f"({local} AT TIME ZONE %s)", (
+        *_day_params(day, gaming),
+        gaming.starts,
+        gaming.time_zone,
+    )
+
+
+def _between(
+    column: str, first: date | None, last: date | None, gaming: GamingDay
+) -> tuple[str, tuple[Any, ...]]:
+    """``column`` within gaming days ``first`` to ``last`` (today's when None): the
+    condition and its parameters (a range of the column: its index serves it)."""
+    begins, begins_params = _begins(first, gaming)
+    ends, ends_params = _begins(last, gaming, later=1)
+    return f"{column} >= {begins} AND {column} < {ends}", (*begins_params, *ends_params)
+
+
+def house_days(
+    connection: psycopg.Connection,
+    gaming: GamingDay,
+    since: date | None = None,
+    until: date | None = None,
+    table_id: str | None = None,
+) -> list[HouseDay]:
+    """Each table's gaming days from ``since`` to ``until`` (both included; None: today's,
+    by the database's clock): hands, void hands, chips in pots, rake, drop, hours dealt and
+    rake per hour, by table then day (from the hourly totals: in a zone whose offset is not
+    whole hours, each UTC hour goes whole into the day its start falls in)."""
+    condition, params = _between("hour", since, until, gaming)
+    if table_id is not None:
+        condition, params = f"{condition} AND table_id = %s", (*params, table_id)
+    day = _GAMING_DAY.format("hour")
+    query = (
+        f"SELECT table_id, {day} AS gaming_day, sum(hands)::integer AS hands, "
+        "sum(void_hands)::integer AS void_hands, sum(chips_in_pots)::bigint AS chips_in_pots, "
+        "sum(rake)::bigint AS rake, sum(jackpot_drop)::bigint AS jackpot_drop, "
+        "sum(time_charge)::bigint AS time_charge, count(*)::integer AS hours, "
+        "(sum(rake) / count(*))::double precision AS rake_per_hour "
+        f"FROM floor_hands_hourly WHERE {condition} AND hands > 0 GROUP BY 1, 2 ORDER BY 1, 2"
+    )
+    return _rows(connection, HouseDay, query, (gaming.time_zone, gaming.starts, *params))
+
+
+def dealers(
+    connection: psycopg.Connection,
+    gaming: GamingDay,
+    day: date | None = None,
+    table_id: str | None = None,
+    dealer: str | None = None,
+) -> list[DealerDay]:
+    """Each dealer's hands at each table over gaming day ``day`` (today's by default), by
+    dealer then table: a dealer's or a table's alone when given (from the hourly totals)."""
+    condition, params = _between("hour", day, day, gaming)
+    if table_id is not None:
+        condition, params = f"{condition} AND table_id = %s", (*params, table_id)
+    if dealer is not None:
+        condition, params = f"{condition} AND dealer = %s", (*params, dealer)
+    query = (
+        f"SELECT nullif(dealer, '') AS dealer, table_id, {_DAY} AS gaming_day, "
+        "sum(hands)::integer AS hands, sum(void_hands)::integer AS void_hands, "
+        "sum(rake)::bigint AS rake, sum(jackpot_drop)::bigint AS jackpot_drop, "
+        "sum(time_charge)::bigint AS time_charge, "
+        "extract(epoch FROM sum(dealt))::double precision AS seconds, "
+        "(sum(hands) * 3600 / nullif(extract(epoch FROM sum(dealt)), 0))::double precision "
+        f"AS hands_per_hour FROM floor_dealer_hourly WHERE {condition} "
+        "GROUP BY dealer, table_id ORDER BY dealer, table_id"
+    )
+    return _rows(connection, DealerDay, query, (*_day_params(day, gaming), *params))
+
+
+def cash_log(
+    connection: psycopg.Connection, gaming: GamingDay, threshold: int, day: date | None = None
+) -> list[CashTotal]:
+    """The identified players whose cash buy-ins (buy-ins and rebuys, every table) over
+    gaming day ``day`` (today's by default) total more than ``threshold`` chips, the
+    largest first."""
+    condition, params = _between("at", day, day, gaming)
+    query = (
+        f"SELECT player_id, {_DAY} AS gaming_day, sum(chips)::bigint AS chips, "
+        "count(*)::integer AS transactions, array_agg(DISTINCT table_id ORDER BY table_id) "
+        "AS tables, min(at) AS first_at, max(at) AS last_at FROM floor_chip_movements "
+        f"WHERE player_id IS NOT NULL AND kind IN ('buy_in', 'rebuy') AND {condition} "
+        "GROUP BY player_id HAVING sum(chips) > %s ORDER BY chips DESC, player_id"
+    )
+    params = (*_day_params(day, gaming), *params, threshold)
+    return _rows(connection, CashTotal, query, params)
+
+
 def pot_sizes(connection: psycopg.Connection, table_id: str | None = None) -> list[PotSizes]:
     """Each table's pots: count, total, average, largest, median."""
     return _listed(connection, PotSizes, "floor_pot_sizes", "table_id", table_id=table_id)
@@ -368,7 +548,8 @@ def player_sessions(
 
 _HAND = (
     "SELECT table_id, session, number, started_at, ended_at, seats, start_position, "
-    "end_position, void, pot, bonus_cards, recorded, script, outcome FROM floor_hands "
+    "end_position, void, pot, bonus_cards, recorded, script, outcome, rake, jackpot_drop, "
+    "time_charge, dealer FROM floor_hands "
 )
 
 
@@ -424,7 +605,7 @@ def chip_movements(
         "AND position < coalesce(%s, 9223372036854775807)"
     )
     query = (
-        f"SELECT table_id, session, position, kind, seat, player, chips, at {table} "
+        f"SELECT table_id, session, position, kind, seat, player, chips, at, player_id {table} "
         f"AND position >= (SELECT min(position) FROM (SELECT position {table} "
         "ORDER BY position DESC, ordinal DESC LIMIT %s) AS page) ORDER BY position, ordinal"
     )

@@ -10,10 +10,10 @@ gzipped CSV file with a header, written and synced before anything is dropped), 
 A retirement cut short (a crash, a lost connection) is finished by the next one: the
 ledger says which partitions were detached and not yet dropped.
 
-A partition of hands takes its hands out of the hourly totals (``floor_hands_hourly``) as
-it is dropped. Nothing else leaves the floor: the tables, their journals' sessions, chip
-movements, seat sessions, alerts and supervisor actions stay (a few rows a hand, not a row
-a card).
+A partition of hands takes its hands out of the hourly totals (``floor_hands_hourly``,
+``floor_dealer_hourly``) as it is dropped. Nothing else leaves the floor: the tables, their
+journals' sessions, chip movements, seat sessions, alerts and supervisor actions stay (a
+few rows a hand, not a row a card).
 """
 
 from __future__ import annotations
@@ -161,18 +161,42 @@ def _uncount(connection: psycopg.Connection, partition: Partition) -> None:
             "UPDATE floor_hands_hourly h SET hands = h.hands - gone.hands, "
             "void_hands = h.void_hands - gone.void_hands, "
             "chips_in_pots = h.chips_in_pots - gone.chips_in_pots, "
-            "bonus_cards = h.bonus_cards - gone.bonus_cards "
+            "bonus_cards = h.bonus_cards - gone.bonus_cards, rake = h.rake - gone.rake, "
+            "jackpot_drop = h.jackpot_drop - gone.jackpot_drop, "
+            "time_charge = h.time_charge - gone.time_charge "
             "FROM (SELECT table_id, date_trunc('hour', ended_at, 'UTC') AS hour, "
             "count(*) AS hands, count(*) FILTER (WHERE void) AS void_hands, "
             "coalesce(sum(pot), 0) AS chips_in_pots, "
-            "coalesce(sum(bonus_cards), 0) AS bonus_cards "
+            "coalesce(sum(bonus_cards), 0) AS bonus_cards, coalesce(sum(rake), 0) AS rake, "
+            "coalesce(sum(jackpot_drop), 0) AS jackpot_drop, "
+            "coalesce(sum(time_charge), 0) AS time_charge "
             "FROM {} WHERE ended_at IS NOT NULL GROUP BY 1, 2) AS gone "
             "WHERE h.table_id = gone.table_id AND h.hour = gone.hour"
         ).format(sql.Identifier(partition.name))
     )
     connection.execute(
-        "DELETE FROM floor_hands_hourly WHERE hour BETWEEN %s AND %s AND hands <= 0", hours
+        sql.SQL(
+            "UPDATE floor_dealer_hourly d SET hands = d.hands - gone.hands, "
+            "void_hands = d.void_hands - gone.void_hands, rake = d.rake - gone.rake, "
+            "jackpot_drop = d.jackpot_drop - gone.jackpot_drop, "
+            "time_charge = d.time_charge - gone.time_charge, dealt = d.dealt - gone.dealt "
+            "FROM (SELECT coalesce(dealer, '') AS dealer, table_id, "
+            "date_trunc('hour', ended_at, 'UTC') AS hour, count(*) AS hands, "
+            "count(*) FILTER (WHERE void) AS void_hands, coalesce(sum(rake), 0) AS rake, "
+            "coalesce(sum(jackpot_drop), 0) AS jackpot_drop, "
+            "coalesce(sum(time_charge), 0) AS time_charge, "
+            "coalesce(sum(dealt), interval '0') AS dealt "
+            "FROM {} WHERE ended_at IS NOT NULL GROUP BY 1, 2, 3) AS gone "
+            "WHERE d.dealer = gone.dealer AND d.table_id = gone.table_id AND d.hour = gone.hour"
+        ).format(sql.Identifier(partition.name))
     )
+    for totals in ("floor_hands_hourly", "floor_dealer_hourly"):
+        connection.execute(
+            sql.SQL("DELETE FROM {} WHERE hour BETWEEN %s AND %s AND hands <= 0").format(
+                sql.Identifier(totals)
+            ),
+            hours,
+        )
 
 
 def _archive(connection: psycopg.Connection, name: str, folder: Path) -> tuple[int, Path]:

@@ -132,6 +132,7 @@ class Tally:
     raked: int = 0  # the house's rake, into the drop box, of the hands over
     jackpot_dropped: int = 0  # the jackpot drops, into the drop box, of the hands over
     taking: tuple[int, int] = (0, 0)  # the rake and drop of the hand in progress so far
+    time_collected: int = 0  # the time charges, into the drop box
     decks: int = 0
     decisions: int = 0
     scrambles: int = 0  # hands whose burn cards went back into the shoe
@@ -163,6 +164,8 @@ class Tally:
                     self.bought_in += chips
                 case told.CashedOut(chips=chips):
                     self.cashed_out += chips
+                case told.TimeCharged(chips=chips):
+                    self.time_collected += chips
                 case HouseTook(rake=rake, jackpot_drop=drop):
                     self.taking = (self.taking[0] + rake, self.taking[1] + drop)
                 case HouseReturned(rake=rake, jackpot_drop=drop):
@@ -189,10 +192,14 @@ class Tally:
     def conserved(self, table: Table) -> bool:
         """Every chip bought in and not cashed out is in a stack or in the drop box (with
         the supervisor's stack corrections, read from the table's ledger), and the ledger
-        agrees, the house's take included."""
-        house = self.raked + self.jackpot_dropped
+        agrees, the house's take (the rake, the drops, the time charges) included."""
+        house = self.raked + self.jackpot_dropped + self.time_collected
         counted = self.bought_in - self.cashed_out + table.corrected - house
-        in_box = (table.raked, table.jackpot_dropped) == (self.raked, self.jackpot_dropped)
+        in_box = (table.raked, table.jackpot_dropped, table.time_collected) == (
+            self.raked,
+            self.jackpot_dropped,
+            self.time_collected,
+        )
         return sum(seat.stack for seat in table.seats) == table.chips == counted and in_box
 
     @property

@@ -201,9 +201,12 @@ def _cheats(tally: Tally) -> str:
 
 
 def _moved(tally: Tally, table: Table) -> str:
-    """The chips that left the table (cashed out, or to the house's drop box: the rake and
-    the jackpot drops) and the supervisor's stack corrections, when there were any."""
+    """The chips that left the table (cashed out, or to the house's drop box: the rake, the
+    jackpot drops and the time charges) and the supervisor's stack corrections, when there
+    were any."""
     out = f"{tally.cashed_out} cashed out, " if tally.cashed_out else ""
     if table.settings.rules.house_takes or tally.raked or tally.jackpot_dropped:
         out += f"{tally.raked} raked, {tally.jackpot_dropped} to the jackpot, "
+    if table.settings.time_charge or tally.time_collected:
+        out += f"{tally.time_collected} time collected, "
     return out + (f"{table.corrected:+} corrected, " if table.corrected else "")

@@ -820,19 +820,22 @@ def _new_hand(table: Table, item: ti.NewHand, fx: list[Effect]) -> Table:
         raise Refused("the seat board is not connected: the next hand waits for it")
     if table.streams.waiting:
         raise Refused("a card at a seat waits for the shoe's report")
+    table = _collect_time(table, item.at, fx)
     players = table.eligible
     if len(players) < 2:
         raise Refused(f"a hand needs 2 players with chips sitting in (there are {len(players)})")
     number = table.hand_number + 1
     stacks = {seat.seat: seat.stack for seat in players}
     step = start_hand(table.settings.rules, stacks)
-    fx.append(told.HandStarted(number, item.at, tuple(sorted(stacks)), table.dealer))
+    # the dealer pushed in; without a push, the signed-in dealer who started the hand
+    dealer = table.dealer if table.dealer is not None else item.dealer
+    fx.append(told.HandStarted(number, item.at, tuple(sorted(stacks)), dealer))
     fx.extend(step.effects)
     deck = None if table.deck is None else table.deck._replace(hands=table.deck.hands + 1)
     return table._replace(
         hand_number=number,
         hand=step.hand,
-        hand_dealer=table.dealer,
+        hand_dealer=dealer,
         hand_log=(),
         deck_ready=False,
         unconfirmed=(),
@@ -877,6 +880,32 @@ def _with_seat(table: Table, seat: Seat) -> Table:
     return table._replace(seats=tuple(sorted([*others, seat])))
 
 
+def _collect_time(table: Table, at: int, fx: list[Effect]) -> Table:
+    """The time charge, at the first hand after each period boundary (``at``: the hand's
+    input's time, ms): each player sitting in with chips who has not paid for the period
+    ``at`` falls in pays ``time_charge`` from the stack into the drop box; a player whose
+    stack is less sits out. Periods run from the Unix epoch, ``time_period`` minutes each
+    (30: on the hour and the half hour, UTC)."""
+    charge = table.settings.time_charge
+    if not charge:
+        return table
+    period = at // (table.settings.time_period * 60_000)
+    seats: list[Seat] = []
+    collected = 0
+    for seat in table.seats:
+        due = not seat.sitting_out and seat.stack > 0
+        if not due or (seat.paid_period is not None and seat.paid_period >= period):
+            seats.append(seat)
+        elif seat.stack < charge:
+            fx.extend((told.TimeUnpaid(seat.seat, charge), told.SatOut(seat.seat)))
+            seats.append(seat._replace(sitting_out=True))
+        else:
+            fx.append(told.TimeCharged(seat.seat, charge))
+            seats.append(seat._replace(stack=seat.stack - charge, paid_period=period))
+            collected += charge
+    return table._replace(seats=tuple(seats), time_collected=table.time_collected + collected)
+
+
 def _sit_down(table: Table, item: ti.SitDown, fx: list[Effect]) -> Table:
     seat = _seat_number(item.seat)
     if table.seat(seat) is not None:
@@ -890,7 +919,15 @@ def _sit_down(table: Table, item: ti.SitDown, fx: list[Effect]) -> Table:
     sitting = table.sittings + 1
     table = table._replace(bought_in=table.bought_in + item.buy_in, sittings=sitting)
     return _with_seat(
-        table, Seat(seat, item.player, item.buy_in, sitting=sitting, since_hand=table.hand_number)
+        table,
+        Seat(
+            seat,
+            item.player,
+            item.buy_in,
+            sitting=sitting,
+            since_hand=table.hand_number,
+            player_id=item.player_id,
+        ),
     )
 
 

@@ -414,6 +414,30 @@ class ChangedSeat(Sitting):
 
 
 @dataclass(frozen=True, slots=True)
+class TimeCharged(SeatChips):
+    """Seat ``seat`` paid the time charge, ``chips`` from its stack into the drop box."""
+
+    kind = TableTold.TIME_CHARGE
+
+    def say(self, name: CardName = str) -> str:
+        return f"TIME {self.chips}: seat {self.seat}, drop {self.chips}"
+
+
+@dataclass(frozen=True, slots=True)
+class TimeUnpaid(SeatChips):
+    """Seat ``seat`` cannot pay the time charge of ``chips``: it sits out."""
+
+    kind = TableTold.TIME_CHARGE
+
+    def say(self, name: CardName = str) -> str:
+        return f"seat {self.seat} cannot pay the time charge of {self.chips}: sits out"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"seat": self.seat, "chips": self.chips, "unpaid": True}
+
+
+@dataclass(frozen=True, slots=True)
 class Rebought(SeatChips):
     """Seat ``seat`` added ``chips`` to its stack."""
 

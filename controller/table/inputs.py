@@ -252,7 +252,14 @@ class Decide(TableInput):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class NewHand(TableInput):
+    """Deal the next hand; ``dealer``: the id of the dealer dealing it (the console's
+    signed-in dealer), None when not known (omitted from the journal then)."""
+
     tag = "new_hand"
+    dealer: Id | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return _without_none(TableInput.to_json(self), "dealer")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -266,10 +273,25 @@ class DealerIn(TableInput):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SitDown(TableInput):
+    """A player sits down with a buy-in; ``player_id``: the player card's number, when the
+    player gave one (omitted from the journal otherwise)."""
+
     tag = "sit_down"
     seat: int
     player: Name
     buy_in: int
+    player_id: Id | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return _without_none(TableInput.to_json(self), "player_id")
+
+
+def _without_none(data: dict[str, Any], key: str) -> dict[str, Any]:
+    """``data`` without ``key`` when it is None: an optional field added to an input is
+    journaled only when given, so that journals that never use it read as before."""
+    if data.get(key, 0) is None:
+        del data[key]
+    return data
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -121,7 +121,9 @@ class TableSettings:
     checks and deck life (:class:`Protection`; settings without it, from a journal written
     before it, have none); ``serials``: the serials the devices must report
     (:class:`Serials`; written only when one is named, so settings that name none read as
-    they did before)."""
+    they did before); ``time_charge``: the chips each player sitting in pays at the first
+    hand after each boundary of ``time_period`` minutes (time collection, instead of a rake;
+    0: none, and both are left out of the JSON then)."""
 
     rules: Rules = field(default_factory=Rules)
     min_buy_in: int = 100
@@ -130,6 +132,8 @@ class TableSettings:
     player_decisions: bool = False
     protection: Protection = field(default_factory=Protection)
     serials: Serials = field(default_factory=Serials)
+    time_charge: int = 0
+    time_period: int = 30
 
     def __post_init__(self) -> None:
         for name in ("min_buy_in", "max_buy_in"):
@@ -144,6 +148,18 @@ class TableSettings:
             value = getattr(self, name)
             if not isinstance(value, bool):
                 raise SettingsError(f"{name}: {value!r} is not true or false")
+        charge, period = self.time_charge, self.time_period
+        if not isinstance(charge, int) or isinstance(charge, bool) or charge < 0:
+            raise SettingsError(
+                f"time_charge: {charge!r} is not a whole number of chips, 0 or more"
+            )
+        if not isinstance(period, int) or isinstance(period, bool) or not 1 <= period <= 1440:
+            raise SettingsError(f"time_period: {period!r} is not a number of minutes, 1 to 1440")
+        if charge and self.rules.house_takes:
+            raise SettingsError(
+                f"time_charge: {charge} with a rake or a jackpot drop: time collection is "
+                "instead of a rake (set time_charge to 0, or rake_percent and jackpot_drop to 0)"
+            )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -154,12 +170,18 @@ class TableSettings:
             "player_decisions": self.player_decisions,
             "protection": self.protection.to_json(),
             **({"serials": serials} if (serials := self.serials.to_json()) else {}),
+            # only where the house collects time: settings as before it existed
+            **(
+                {"time_charge": self.time_charge, "time_period": self.time_period}
+                if self.time_charge
+                else {}
+            ),
         }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> TableSettings:
         known = {"rules", "min_buy_in", "max_buy_in", "seat_board", "player_decisions"}
-        known |= {"protection", "serials"}
+        known |= {"protection", "serials", "time_charge", "time_period"}
         unknown = sorted(set(data) - known)
         if unknown:
             raise SettingsError(f"unknown setting {unknown[0]!r}")

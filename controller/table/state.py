@@ -29,7 +29,11 @@ class Seat(NamedTuple):
 
     ``sitting``: the table's number for this sit-down (1 for the journal's first, then 2,
     3, ...; never given twice), which ends when the player leaves; ``since_hand``: the
-    table's hand number when they sat down (they are dealt in from the next hand on)."""
+    table's hand number when they sat down (they are dealt in from the next hand on);
+    ``player_id``: the player card's number given at sit-down, if any (omitted from the
+    JSON when None); ``paid_period``: the last time period the player paid the time charge
+    for (the period's number: its start over its length, since the Unix epoch; None: none
+    yet, omitted from the JSON)."""
 
     seat: int
     player: str
@@ -37,9 +41,11 @@ class Seat(NamedTuple):
     sitting_out: bool = False
     sitting: int = 0
     since_hand: int = 0
+    player_id: str | None = None
+    paid_period: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "seat": self.seat,
             "player": self.player,
             "stack": self.stack,
@@ -47,6 +53,11 @@ class Seat(NamedTuple):
             "sitting": self.sitting,
             "since_hand": self.since_hand,
         }
+        if self.player_id is not None:
+            out["player_id"] = self.player_id
+        if self.paid_period is not None:
+            out["paid_period"] = self.paid_period
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Seat:
@@ -57,6 +68,8 @@ class Seat(NamedTuple):
             data["sitting_out"],
             data["sitting"],  # required: a snapshot from before sittings is replayed over
             data["since_hand"],
+            data.get("player_id"),
+            data.get("paid_period"),
         )
 
 
@@ -111,7 +124,8 @@ class Table(NamedTuple):
     (``controller.table.streams``). ``links``: devices whose link is up. ``occupied``:
     seats whose sensor reports someone. ``bought_in``, ``cashed_out``, ``corrected``: the chips that
     came onto the table, left it, and were added (or taken, negative) by corrections;
-    ``raked``, ``jackpot_dropped``: the chips the house took from the pots into the drop box.
+    ``raked``, ``jackpot_dropped``: the chips the house took from the pots into the drop box;
+    ``time_collected``: the time charges the house took from the players' stacks.
     ``sittings``: the sit-downs so far (the last sitting's number). ``deck``: the deck in
     play, its tags and its life (None: none loaded yet); ``registering``: the cards of the
     deck the shoe is registering (``controller.table.protection``); ``shuffles``: the order
@@ -140,6 +154,7 @@ class Table(NamedTuple):
     corrected: int = 0
     raked: int = 0
     jackpot_dropped: int = 0
+    time_collected: int = 0
     sittings: int = 0
     deck: Deck | None = None
     registering: Registration | None = None
@@ -206,7 +221,8 @@ class Table(NamedTuple):
         """Chips on the table by the ledger: what came in, less what left, plus corrections,
         less what the house took into the drop box. Always equal to the seats' stacks (a
         hand's chips count at its start)."""
-        return self.bought_in - self.cashed_out + self.corrected - self.raked - self.jackpot_dropped
+        taken = self.raked + self.jackpot_dropped + self.time_collected
+        return self.bought_in - self.cashed_out + self.corrected - taken
 
     @property
     def eligible(self) -> tuple[Seat, ...]:
@@ -241,6 +257,7 @@ class Table(NamedTuple):
             "cashed_out": self.cashed_out,
             "corrected": self.corrected,
             **(house if self.raked or self.jackpot_dropped else {}),  # as before any rake
+            **({"time_collected": self.time_collected} if self.time_collected else {}),
             "sittings": self.sittings,
             "deck": None if self.deck is None else self.deck.to_json(),
             "registering": None if self.registering is None else self.registering.to_json(),
@@ -287,6 +304,7 @@ class Table(NamedTuple):
             corrected=data["corrected"],
             raked=data.get("raked", 0),  # absent before the house took anything
             jackpot_dropped=data.get("jackpot_dropped", 0),
+            time_collected=data.get("time_collected", 0),  # absent before any time charge
             sittings=data["sittings"],
             deck=None if deck is None else Deck.from_json(deck),  # absent in older snapshots
             registering=None if registering is None else Registration.from_json(registering),

@@ -35,4 +35,5 @@ class TableTold(StrEnum):
     SEAT_CHANGE = "seat_change"
     REBUY = "rebuy"
     CONFIGURED = "configured"
+    TIME_CHARGE = "time_charge"
     SUPERVISOR = "supervisor"

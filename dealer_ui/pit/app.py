@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar, get_type_hints
 
@@ -109,6 +109,19 @@ class Floor(BaseModel):
         description="every table's live status, without the hand in progress"
     )
     open_alerts: list[store.OpenAlert]
+
+
+class House(BaseModel):
+    """The house's figures over a gaming day (docs/floor.md "The house's figures")."""
+
+    gaming_day_starts: int = Field(description="the hour the house's gaming day begins")
+    time_zone: str = Field(description="the house's time zone (IANA)")
+    cash_log_threshold: int = Field(description="cash buy-ins over this are flagged")
+    tables: list[store.HouseDay] = Field(description="each table's day: hands, rake, drop")
+    dealers: list[store.DealerDay] = Field(description="each dealer's day at each table")
+    cash_log: list[store.CashTotal] = Field(
+        description="identified players whose cash buy-ins that day are over the threshold"
+    )
 
 
 class TableDetail(BaseModel):
@@ -364,6 +377,28 @@ def hands_per_hour(
 ) -> list[store.HourlyHands]:
     """Hands finished per hour per table (from ``since``, an ISO 8601 time)."""
     return floor.read(lambda connection: store.hands_per_hour(connection, table_id, since))
+
+
+@pit_router.get("/house", response_model=House)
+def house(floor: TheFloor, _: Signed, day: date | None = None) -> House:
+    """The house's figures over gaming day ``day`` (YYYY-MM-DD, the date it begins on;
+    today's by the floor database's clock by default): each table's rake, drop and rake
+    per hour, each dealer's hands per hour, and the cash buy-ins over the house's
+    threshold for the multiple-transaction log."""
+    config = floor.config
+    gaming = config.gaming_day
+
+    def read(connection: psycopg.Connection) -> House:
+        return House(
+            gaming_day_starts=gaming.starts,
+            time_zone=gaming.time_zone,
+            cash_log_threshold=config.cash_log_threshold,
+            tables=store.house_days(connection, gaming, day, day),
+            dealers=store.dealers(connection, gaming, day),
+            cash_log=store.cash_log(connection, gaming, config.cash_log_threshold, day),
+        )
+
+    return floor.read(read)
 
 
 @pit_router.get("/pot-sizes", response_model=list[store.PotSizes])

@@ -10,7 +10,11 @@ Sections (see ``deploy/floor.example.toml`` and docs/floor.md):
   unavailable (default 5, 0.1..600); ``silent_after``, seconds without a batch or a
   heartbeat after which a table is shown silent (default 30, 1..3600), by the database's
   clock; ``pool_size``, the most connections the service's requests read the store on at
-  once (a pool, default 8, 1..100; the live feed has its own two).
+  once (a pool, default 8, 1..100; the live feed has its own two); the house's gaming
+  day: ``gaming_day_starts``, the hour it begins (0..23, default 6) in ``time_zone`` (an
+  IANA name, default "UTC"); ``cash_log_threshold``, the chips of cash buy-ins in a gaming
+  day over which an identified player is flagged for the multiple-transaction log
+  (default 3000, 1 or more).
 - ``[api]``: ``bind``, ``port`` (default 8090), ``tls_cert`` and ``tls_key`` (both or
   neither), as the table's ``[api]``.
 - ``[consoles]`` (optional): ``TABLE_ID = "https://host:port"``, each table's own console,
@@ -29,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from controller.config_file import (
     Api,
@@ -43,6 +48,7 @@ from controller.config_file import (
     seconds,
     section,
 )
+from controller.floor.queries import GamingDay
 
 DEFAULT_PORT = 8090
 _SECTIONS = {"floor", "api", "consoles", "credentials"}
@@ -59,6 +65,8 @@ class FloorConfig:
     statement_timeout: float = 5.0
     silent_after: float = 30.0
     pool_size: int = 8
+    gaming_day: GamingDay = field(default_factory=GamingDay)
+    cash_log_threshold: int = 3000
 
 
 def load_floor_config(path: str | Path, *, example_pins: bool | None = None) -> FloorConfig:
@@ -73,7 +81,17 @@ def load_floor_config(path: str | Path, *, example_pins: bool | None = None) -> 
 def parse_floor_config(data: Mapping[str, Any], base: Path) -> FloorConfig:
     no_unknown(data, _SECTIONS, "")
     floor = section(data, "floor", optional=True)
-    known = {"dsn", "poll", "listen", "statement_timeout", "silent_after", "pool_size"}
+    known = {
+        "dsn",
+        "poll",
+        "listen",
+        "statement_timeout",
+        "silent_after",
+        "pool_size",
+        "gaming_day_starts",
+        "time_zone",
+        "cash_log_threshold",
+    }
     no_unknown(floor, known, "floor.")
     dsn = check_dsn(floor["dsn"]) if "dsn" in floor else ""
     poll = floor.get("poll", 1.0)
@@ -87,6 +105,19 @@ def parse_floor_config(data: Mapping[str, Any], base: Path) -> FloorConfig:
     listen = floor.get("listen", True)
     if not isinstance(listen, bool):
         raise ConfigError("floor.listen", listen, "true or false")
+    starts = floor.get("gaming_day_starts", 6)
+    if isinstance(starts, bool) or not isinstance(starts, int) or not 0 <= starts <= 23:
+        raise ConfigError(
+            "floor.gaming_day_starts", starts, "the hour the gaming day begins, 0..23"
+        )
+    zone = floor.get("time_zone", "UTC")
+    try:
+        ZoneInfo(zone)
+    except (ZoneInfoNotFoundError, ValueError, TypeError):
+        raise ConfigError("floor.time_zone", zone, "a time zone's IANA name") from None
+    threshold = floor.get("cash_log_threshold", 3000)
+    if isinstance(threshold, bool) or not isinstance(threshold, int) or threshold < 1:
+        raise ConfigError("floor.cash_log_threshold", threshold, "chips, 1 or more")
     api = parse_api({"port": DEFAULT_PORT, **section(data, "api", optional=True)}, base)
     consoles = section(data, "consoles", optional=True)
     for table_id, url in consoles.items():
@@ -103,4 +134,6 @@ def parse_floor_config(data: Mapping[str, Any], base: Path) -> FloorConfig:
         statement_timeout=timeout,
         silent_after=silent_after,
         pool_size=pool_size,
+        gaming_day=GamingDay(starts, zone),
+        cash_log_threshold=threshold,
     )

@@ -6,7 +6,9 @@
 const $ = (id) => document.getElementById(id);
 const state = { token: sessionStorage.getItem("pit-token"), floor: null, table: null,
   seen: "", socket: null, retry: 1000, received: 0, detailAt: 0, detailTimer: null,
-  statsTimer: null };
+  statsTimer: null, house: null };
+// The house's figures of the gaming day (/api/house) are read again this often.
+const HOUSE_EVERY = 30000;
 // A dealing table changes at each batch: its drill-down is read again at most this often.
 const DETAIL_EVERY = 2000;
 // The drill-down's page of buy-ins and cash-outs (the API's CHIP_MOVEMENTS).
@@ -107,6 +109,47 @@ function start() {
   follow();
   showRoute();
   loadStatistics();
+  loadHouse();
+}
+
+// The gaming day's rake, dealers and cash flags: read now and every HOUSE_EVERY ms.
+async function loadHouse() {
+  if (!state.token) return;
+  try {
+    state.house = await api("/api/house");
+    if (state.floor && state.floor.ok) renderFloor(state.floor);
+  } catch (error) {
+    // the floor's banner says why; the figures shown stay until the next read
+  }
+}
+
+function houseLine(table) {
+  const day = state.house && state.house.tables.find((t) => t.table_id === table.table_id);
+  if (!day) return "no hands this gaming day";
+  const time = day.time_charge ? ` · time ${day.time_charge}` : "";
+  return `rake ${day.rake} (${Math.round(day.rake_per_hour)}/h) · drop ${day.jackpot_drop}${time} · ${day.hands} hands today`;
+}
+
+function renderHouse() {
+  const house = state.house;
+  const cash = $("cash-log");
+  const dealers = $("dealers");
+  cash.replaceChildren();
+  dealers.replaceChildren();
+  if (!house) return;
+  $("cash-count").textContent = `(${house.cash_log.length}; over ${house.cash_log_threshold})`;
+  for (const flag of house.cash_log) {
+    const item = el("li", null, "abnormal cash-flag");
+    item.append(el("strong", `player card ${flag.player_id}: ${flag.chips} in cash buy-ins`), el("br"),
+      el("span", `${flag.transactions} transactions at ${flag.tables.join(", ")} · ${time(flag.first_at)} to ${time(flag.last_at)} · log it`, "muted"));
+    cash.append(item);
+  }
+  if (!house.cash_log.length) cash.append(el("li", "none", "muted"));
+  for (const row of house.dealers) {
+    const rate = row.hands_per_hour === null ? "no time" : `${Math.round(row.hands_per_hour)} hands/h`;
+    dealers.append(el("li", `${row.dealer === null ? "(not named)" : row.dealer} at ${row.table_id}: ${row.hands} hands · ${rate} · rake ${row.rake}`, "dealer-line"));
+  }
+  if (!house.dealers.length) dealers.append(el("li", "none", "muted"));
 }
 
 const MEASURES = { four_up: "4c face up", bonus: "bonus cards", wilds: "wild cards",
@@ -185,6 +228,7 @@ function renderFloor(floor) {
     if (table.state === "paused") card.append(el("span", `${words(table.alert_kind)}: ${table.alert_message}`, "alert-line"));
     if (table.shared_tags) card.append(el("span", sharedLine(table), "alert-line shared-tags"));
     card.append(el("span", deckLine(table, floorNow()), table.tag_checks === false ? "deck-line unchecked" : "deck-line muted"));
+    card.append(el("span", houseLine(table), "house-line"));
     card.append(el("span", table.display || "", "muted"));
     card.append(el("span", `${silent ? "SILENT: " : ""}heard from ${since(table.last_seen, floorNow())}`, silent ? "silent-line" : "muted"));
     card.addEventListener("click", () => { location.hash = `table=${encodeURIComponent(table.table_id)}`; });
@@ -202,6 +246,7 @@ function renderFloor(floor) {
     alerts.append(item);
   }
   if (!floor.open_alerts.length) alerts.append(el("li", "none", "muted"));
+  renderHouse();
 }
 
 function route() {
@@ -335,6 +380,7 @@ function showChipMovements(list, moves, table) {
 
 // "heard from ... ago" keeps counting between the feed's messages.
 setInterval(() => { if (state.floor && state.floor.ok) renderFloor(state.floor); }, 5000);
+setInterval(loadHouse, HOUSE_EVERY);
 $("sign-in").addEventListener("submit", signIn);
 $("sign-out").addEventListener("click", async () => {
   try { await api("/api/sessions", { method: "DELETE" }); } finally { signedOut(); }
