@@ -806,7 +806,8 @@ def test_inputs_round_trip_through_json(item):
 
 def test_the_dealer_and_the_player_card_are_journaled_only_when_given():
     """Inputs journaled before the dealer and the player card existed read (and write) as
-    they were; given, each is kept: the hand's dealer for the floor, the card on the seat."""
+    they were; given, each is kept: the hand's dealer (where no dealer was pushed in), the
+    card on the seat."""
     assert NewHand(at=1).to_json() == {"type": "new_hand", "at": 1}
     old = {"type": "sit_down", "at": 2, "seat": 2, "player": "Ann", "buy_in": 300}
     assert SitDown(at=2, seat=2, player="Ann", buy_in=300).to_json() == old
@@ -820,9 +821,10 @@ def test_the_dealer_and_the_player_card_are_journaled_only_when_given():
     assert bob.player_id is None and "player_id" not in bob.to_json()
     assert Table.from_json(json.loads(json.dumps(driver.table.to_json()))) == driver.table
     driver.ok(DeckLoaded, count=52)
-    started = driver.ok(NewHand, dealer="D7").effects
+    started = driver.ok(NewHand, dealer="D7").effects  # no dealer pushed: the one who starts
     (hand,) = [effect for effect in started if isinstance(effect, HandStarted)]
-    assert hand.dealer == "D7" and "dealer" not in hand.data
+    assert hand.dealer == "D7" and hand.data["dealer"] == "D7"
+    assert driver.table.hand_dealer == "D7"
 
 
 @pytest.mark.parametrize(
