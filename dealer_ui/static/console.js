@@ -31,6 +31,9 @@ document.documentElement.style.setProperty("--arm-time", `${ARM_MS}ms`);  // the
 // the screen (docs/console.md, "Plain words"). The remedies as what to do.
 const REMEDY_WORDS = { hold: "Hold the hand", dead: "Take the card out", done: "Done: carry on", replace_deck: "Replace the deck", void: "Void the hand" };
 const SEVERITY_WORDS = { fault: "Fault", abnormal: "Warning", action: "Action needed" };
+// The supervisor's actions, as a request waiting for the supervisor names them.
+const ACTION_WORDS = { call: "Come to the table", "enter-card": "Enter the unread card", "correct-card": "Correct a misread card",
+  "wrong-face": "A card dealt with the wrong face", resolve: "Resolve an alert", "correct-stack": "Correct a stack", void: "Void the hand" };
 // The reasons a supervisor picks for each action (a reason of one's own stays possible).
 const REASONS = {
   "enter-card": ["The shoe could not read it", "Checked at the table"],
@@ -83,7 +86,7 @@ function el(tag, attrs = {}, ...children) {
 // --- the API -------------------------------------------------------------------------
 
 // Where a 401 is a PIN refused (said in the dialog), not the session ended.
-const PIN_CHECKED = ["/api/sessions", "/api/supervisor/", "/api/studio-tokens"];
+const PIN_CHECKED = ["/api/sessions", "/api/supervisor/", "/api/studio-tokens", "/api/requests/"];
 
 async function api(path, body) {
   const headers = { "Content-Type": "application/json" };
@@ -115,6 +118,7 @@ async function get(path) {
 
 function say(text, ok = false) {
   const message = $("message");
+  if (!message) return;  // surveillance: its dialogs say what went wrong
   message.textContent = text;
   message.classList.toggle("ok", ok);
   clearTimeout(state.said);
@@ -314,6 +318,7 @@ function connect() {
   socket.onmessage = (event) => {
     const message = JSON.parse(event.data);
     if (message.type === "journal") return showJournalFault(message.reason);
+    if (message.type === "requests") return renderRequests(message.requests);
     const next = message.type === "snapshot" ||
       (message.epoch === state.epoch && message.seq === state.last + 1);
     if (!next) {  // a gap: ask again from the last update shown
@@ -598,7 +603,7 @@ function age(at) {
 }
 
 setInterval(() => {
-  for (const node of document.querySelectorAll(".alert .age")) node.textContent = age(Number(node.dataset.at));
+  for (const node of document.querySelectorAll(".alert .age, .request .age")) node.textContent = age(Number(node.dataset.at));
 }, 15000);
 
 function chime() {
@@ -748,6 +753,8 @@ function showFields(form) {
   }
   const apply = form.querySelector("button[type=submit]");
   apply.disabled = !action;
+  const ask = form.querySelector("#supervisor-ask");
+  if (ask) ask.disabled = !action;
   apply.className = DANGEROUS.includes(action) ? "danger" : action ? "primary" : "";
   const presets = form.querySelector(".presets");
   if (presets) {
@@ -804,6 +811,92 @@ async function supervise(form, action, body) {
   localStorage.setItem("last-supervisor", body.supervisor);
   const done = $("supervisor-form").querySelector(`option[value="${action}"]`)?.textContent ?? action;
   say(`Done: ${done.toLowerCase()}`, true);
+}
+
+// --- requests to the supervisor ------------------------------------------------------
+
+// A remedy asked for at the table waits (the feed's "requests" message, on the dealer's
+// and surveillance's pages) until a supervisor approves it with their PIN, here or on the
+// surveillance page, or someone cancels it; it expires after 5 minutes.
+function describe(request) {
+  const body = request.body;
+  const facts = [];
+  if (body.card) facts.push(body.wrong ? `${body.wrong} is ${body.card}` : body.card);
+  if (body.seat) facts.push(`seat ${body.seat}`);
+  if (body.remedy) facts.push(REMEDY_WORDS[body.remedy] ?? body.remedy);
+  if (body.stack !== undefined) facts.push(`stack ${body.stack}`);
+  if (body.hand) facts.push(`hand ${body.hand}`);
+  const what = ACTION_WORDS[request.action] ?? request.action;
+  return `${what}${facts.length ? ` (${facts.join(", ")})` : ""}${body.why ? `: ${body.why}` : ""}`;
+}
+
+function renderRequests(requests) {
+  const known = new Set((state.requests || []).map((request) => request.id));
+  state.requests = requests;
+  $("requests-section").hidden = !requests.length;
+  $("requests").replaceChildren(...requests.map((request) => {
+    const buttons = el("div", { class: "buttons" });
+    if (request.action !== "call") {
+      buttons.append(el("button", { type: "button", class: "small primary", "data-approve": request.id,
+        onclick: () => openApprove(request) }, ROLE === "dealer" ? "Approve here" : "Approve"));
+    }
+    const cancel = ROLE === "dealer" ? "Cancel" : request.action === "call" ? "Answered" : "Refuse";
+    buttons.append(el("button", { type: "button", class: "small", "data-cancel": request.id,
+      onclick: () => cancelRequest(request) }, cancel));
+    return el("li", { class: "request", "data-request": request.id },
+      el("p", { class: "what" }, `${describe(request)} · asked by ${request.asked_by}, `,
+        el("span", { class: "age", "data-at": request.asked_at * 1000, text: age(request.asked_at * 1000) })),
+      buttons);
+  }));
+  if (ROLE === "surveillance" && requests.some((request) => !known.has(request.id))) chime();
+  const open = $("approve-form");
+  if ($("approve-dialog").open && !requests.some((request) => request.id === Number(open.dataset.request))) {
+    $("approve-dialog").close();  // approved, cancelled or expired meanwhile
+  }
+}
+
+function openApprove(request) {
+  const form = $("approve-form");
+  form.reset();
+  form.dataset.request = request.id;
+  form.querySelector(".error").textContent = "";
+  $("approve-what").textContent = `${describe(request)}. Asked by ${request.asked_by}.`;
+  $("approve-ok").className = request.action === "void" ? "danger" : "primary";
+  // surveillance: the supervisor signed in approves; at the table, the last one pre-filled
+  form.supervisor.value = ROLE === "surveillance" ? state.who : localStorage.getItem("last-supervisor") || "";
+  form.supervisor.readOnly = ROLE === "surveillance";
+  $("approve-dialog").showModal();
+  (form.supervisor.value ? form.pin : form.supervisor).focus();
+}
+
+async function cancelRequest(request) {
+  const result = await api(`/api/requests/${request.id}/cancel`);
+  if (!result.ok) say(result.reason);
+}
+
+async function askSupervisor(action, body) {
+  const result = await api("/api/requests", { action, body });
+  if (result.ok) say(`Asked the supervisor: ${describe(result.data)}`, true);
+  else say(result.reason);
+  return result;
+}
+
+function wireRequests() {
+  $("approve-cancel").addEventListener("click", () => $("approve-dialog").close());
+  $("approve-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const form = event.target;
+    const body = { supervisor: form.supervisor.value, pin: form.pin.value };
+    const result = await checking(form, () => api(`/api/requests/${form.dataset.request}/approve`, body));
+    form.pin.value = "";
+    if (!result.ok) {
+      form.querySelector(".error").textContent = result.reason;
+      return;
+    }
+    $("approve-dialog").close();
+    if (ROLE === "dealer") localStorage.setItem("last-supervisor", body.supervisor);
+    say("Approved", true);
+  });
 }
 
 // --- surveillance: the studio's tokens --------------------------------------------------
@@ -1143,6 +1236,25 @@ function wireDealer() {
   $("supervisor").addEventListener("click", () => openSupervisor());
   $("supervisor-form").elements.act.addEventListener("change", (event) => showFields(event.target.form));
   $("supervisor-cancel").addEventListener("click", () => $("supervisor-dialog").close());
+  // the action as filled in, without the supervisor's id and PIN, waits for a supervisor
+  $("supervisor-ask").addEventListener("click", async () => {
+    const form = $("supervisor-form");
+    const action = form.elements.act.value;
+    const missing = [...form.querySelectorAll("label:not([hidden]) :is(input, select)")]
+      .find((input) => !["supervisor", "pin", "why"].includes(input.name) && !input.checkValidity());
+    if (missing) {
+      form.querySelector(".error").textContent = `${missing.closest("label").firstChild.textContent.trim()}: fill it in first`;
+      return missing.focus();
+    }
+    const body = supervisorBody(form, action);
+    delete body.supervisor;
+    delete body.pin;
+    body.why ||= (REASONS[action] || ["Asked at the table"])[0];
+    const result = await askSupervisor(action, body);
+    if (result.ok) $("supervisor-dialog").close();
+    else form.querySelector(".error").textContent = result.reason;
+  });
+  $("call-supervisor").addEventListener("click", () => askSupervisor("call", {}));
 
   $("supervisor-form").addEventListener("submit", (event) => {
     event.preventDefault();
@@ -1185,12 +1297,14 @@ function asViewer() {
 if (ROLE === "dealer") {
   for (const node of document.querySelectorAll("[data-surveillance]")) node.remove();
   wireDealer();
+  wireRequests();
 }
 else {
   asViewer();
   if (ROLE === "surveillance") {
     wireStudio();
     wireLock();
+    wireRequests();
   }
 }
 showSignOut();
