@@ -89,6 +89,26 @@ class Supervisor(BaseModel):
     pin: str = Field(min_length=1, max_length=64)
     why: Reason
 
+    def guard(self) -> Guard | None:
+        """What the table must still be for the action to be taken (None: anything)."""
+        return None
+
+
+def at_moment(hand: int | None, step: int | None, what: str, then: str) -> Guard | None:
+    """With ``hand`` and ``step`` (the view's, where ``what`` was asked): refuse it once the
+    table has moved on from that moment (``then``: what to do instead)."""
+    if hand is None and step is None:
+        return None
+    asked = f"hand {hand}, step {step}"
+
+    def still_asked(table: Table) -> str | None:
+        if (hand, step) == (table.hand_number, len(table.hand_log)):
+            return None
+        now = f"hand {table.hand_number}, step {len(table.hand_log)}"
+        return f"{what} was asked at {asked}; the table has moved on ({now}): {then}"
+
+    return still_asked
+
 
 class PlayerTokenIn(BaseModel):
     seat: int = Field(ge=1, le=8)
@@ -112,11 +132,15 @@ class UnlockOut(BaseModel):
     alert: int | None = Field(description="the lock's alert resolved (None: the table had none)")
 
 
+#: A player's decisions.
+DecisionKind = Literal[
+    "bring_in", "complete", "check", "call", "bet", "raise", "fold", "bonus", "show", "muck"
+]
+
+
 class DecisionIn(BaseModel):
     seat: int
-    do: Literal[
-        "bring_in", "complete", "check", "call", "bet", "raise", "fold", "bonus", "show", "muck"
-    ]
+    do: DecisionKind
     to: int | None = None
     accept: bool | None = None
     hand: int | None = Field(
@@ -131,20 +155,8 @@ class DecisionIn(BaseModel):
     def guard(self) -> Guard | None:
         """With ``hand`` and ``step``: refuse the decision once the table has moved on
         from the one it was asked at (a stale confirmation)."""
-        if self.hand is None and self.step is None:
-            return None
-        asked = f"hand {self.hand}, step {self.step}"
-
-        def still_asked(table: Table) -> str | None:
-            if (self.hand, self.step) == (table.hand_number, len(table.hand_log)):
-                return None
-            now = f"hand {table.hand_number}, step {len(table.hand_log)}"
-            return (
-                f"seat {self.seat}: {self.do} was asked at {asked}; the table has moved on "
-                f"({now}): look at the table and decide again"
-            )
-
-        return still_asked
+        what = f"seat {self.seat}: {self.do}"
+        return at_moment(self.hand, self.step, what, "look at the table and decide again")
 
 
 class ConsoleOut(BaseModel):
@@ -207,6 +219,20 @@ class ResolveIn(Supervisor):
 class CorrectStackIn(Supervisor):
     seat: int
     stack: int
+
+
+class UndoIn(Supervisor):
+    """The decision to undo, and the view's ``hand`` and ``step`` just after it (the
+    console's): refused (409 stale) once the table has moved on from there."""
+
+    seat: int
+    do: DecisionKind
+    hand: int | None = Field(default=None, description="the view's `hand_number` after it")
+    step: int | None = Field(default=None, description="the view's `step` after it")
+
+    def guard(self) -> Guard | None:
+        what = f"the undo of seat {self.seat}'s {self.do}"
+        return at_moment(self.hand, self.step, what, "the decision stands")
 
 
 class HandSummaryOut(BaseModel):
@@ -275,6 +301,13 @@ SUPERVISOR_ACTIONS: list[tuple[str, type[Supervisor], Callable[[Any], dict[str, 
         CorrectStackIn,
         lambda body: {"type": "correct_stack", "seat": body.seat, "stack": body.stack},
         "Set a seat's stack between its hands (the difference is kept in `corrected`).",
+    ),
+    (
+        "undo",
+        UndoIn,
+        lambda body: {"type": "undo_decision", "seat": body.seat, "do": body.do},
+        "Undo the hand's last decision, before the next card (`hand`, `step`: the moment "
+        "just after it): the hand as it was before it.",
     ),
 ]
 
@@ -394,7 +427,7 @@ class TableApp:
         self, body: Supervisor, record: dict[str, Any], session: Session
     ) -> StepOut:
         """Submit ``record`` with the supervisor's id and reason, its PIN checked."""
-        guard = body.guard() if isinstance(body, VoidIn) else None
+        guard = body.guard()
         return await self.submit(
             {**record, "who": body.supervisor, "why": body.why}, session, guard
         )

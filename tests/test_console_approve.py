@@ -18,6 +18,7 @@ from typing import Any
 from dealer_ui.approvals import Requests
 from tests.console_kit import DEALER, SUPERVISOR, Script
 from tests.test_console_browser import console, on_the_shoe, opened, settled_page
+from tests.test_console_taps import checks
 from tests.test_console_touch import SMALL, journaled, keys, reachable
 
 
@@ -197,3 +198,75 @@ def test_a_request_expires_and_the_feeds_are_told() -> None:
         assert listed == [] and version == 3
 
     asyncio.run(scenario())
+
+
+def test_a_decision_undone_with_the_supervisor_s_approval_at_the_table(tmp_path: Path) -> None:
+    shots = Path(os.environ.get("LUCK_SCREENSHOTS", tmp_path))
+    shots.mkdir(parents=True, exist_ok=True)
+
+    async def scenario(shoe: Any) -> None:
+        async with console(tmp_path, shoe, size=SMALL, touch=True) as (live, _browser, page):
+            await page.get_by_label("Dealer id").fill(DEALER["id"])
+            await page.get_by_label("PIN", exact=True).fill(DEALER["pin"])
+            await page.get_by_role("button", name="Sign in").tap()
+            await page.get_by_text("live", exact=True).wait_for()
+            await live.seat_players()
+            script = Script(fold_seat=None, bet_seat=None)
+            await live.play_hand(script, stop=lambda table: checks(table) is not None)
+            seat = checks(live.service.table)
+            before = live.service.table
+            await settled_page(page, live)
+            check = page.locator(f'#choice-buttons button[data-do="check"][data-seat="{seat}"]')
+            await check.locator(":scope:enabled").wait_for()
+            position = live.service.position
+            await check.tap()
+            undo = page.locator("#undo")
+            await undo.wait_for()
+            assert await undo.text_content() == f"Undo seat {seat}: Check"
+            await reachable(page)
+            await undo.tap()
+            asked = page.locator("#requests li.request")
+            await asked.wait_for()
+            assert f"Undo a decision (seat {seat} check" in await asked.text_content()
+            await page.screenshot(path=str(shots / "console-undo-request-1024x600.png"))
+
+            # the supervisor at the table approves it: id and PIN from the keys
+            await asked.get_by_role("button", name="Approve here").tap()
+            approve = page.locator("#approve-dialog")
+            await keys(approve, SUPERVISOR["supervisor"])
+            await approve.locator("input[name=pin]").tap()
+            await keys(approve, SUPERVISOR["pin"])
+            await reachable(page)
+            await approve.get_by_role("button", name="Approve").tap()
+            await approve.wait_for(state="hidden")
+            await live.until(lambda: live.service.table.hand == before.hand, "the check undone")
+            assert live.service.table.hand_log == before.hand_log
+            await settled_page(page, live)
+            await check.locator(":scope:enabled").wait_for()  # the seat decides again
+            assert await undo.is_hidden()
+            (undone,) = [f for kind, f in journaled(live, position) if kind == "undo_decision"]
+            assert (undone["seat"], undone["do"], undone["who"], undone["why"]) == (
+                seat,
+                "check",
+                SUPERVISOR["supervisor"],
+                "Wrong button",
+            )
+
+            # once a card is dealt, an undo asked for is refused (the decision stands)
+            await check.locator(":scope:enabled").tap()
+            await undo.wait_for()
+            await live.until(lambda: checks(live.service.table) != seat, "the check")
+            while live.service.table.hand.waiting_for.kind != "card":
+                nxt = checks(live.service.table)
+                assert nxt is not None
+                response = await live.post("/api/decisions", {"seat": nxt, "do": "check"})
+                assert response.status_code == 200, response.text
+            last = live.service.table.hand_log[-1]
+            await live.draw()
+            await undo.wait_for(state="hidden")  # the table moved on: no undo offered
+            body = {**SUPERVISOR, "why": "Wrong button", "seat": last.seat, "do": last.do.value}
+            response = await live.post("/api/supervisor/undo", body)
+            assert response.status_code == 409, response.text
+            assert "a card has been dealt since" in response.json()["reason"]
+
+    on_the_shoe(scenario)

@@ -25,6 +25,9 @@ const SIGNALS = ["display", "lamps"];  // what the screen and the lamps show: no
 // second touch lands on the buttons redrawn for the next seat finds them still arming
 // (docs/console.md, "Every tap safe"). The confirmation's Confirm arms the same way.
 const ARM_MS = 350;
+// How long after a decision its Undo is offered (asked of the supervisor; the table takes
+// it only before the next card or decision).
+const UNDO_MS = 10000;
 document.documentElement.style.setProperty("--arm-time", `${ARM_MS}ms`);  // the flash's length
 
 // The console's words for the table's codes, in one place: no code, tag or underscore on
@@ -32,7 +35,7 @@ document.documentElement.style.setProperty("--arm-time", `${ARM_MS}ms`);  // the
 const REMEDY_WORDS = { hold: "Hold the hand", dead: "Take the card out", done: "Done: carry on", replace_deck: "Replace the deck", void: "Void the hand" };
 const SEVERITY_WORDS = { fault: "Fault", abnormal: "Warning", action: "Action needed" };
 // The supervisor's actions, as a request waiting for the supervisor names them.
-const ACTION_WORDS = { call: "Come to the table", "enter-card": "Enter the unread card", "correct-card": "Correct a misread card",
+const ACTION_WORDS = { call: "Come to the table", undo: "Undo a decision", "enter-card": "Enter the unread card", "correct-card": "Correct a misread card",
   "wrong-face": "A card dealt with the wrong face", resolve: "Resolve an alert", "correct-stack": "Correct a stack", void: "Void the hand" };
 // The reasons a supervisor picks for each action (a reason of one's own stays possible).
 const REASONS = {
@@ -42,6 +45,7 @@ const REASONS = {
   resolve: ["Checked at the table", "Card taken out of play", "Device fixed"],
   "correct-stack": ["Chips miscounted", "Chips found on the table"],
   void: ["Misdeal", "Too many cards exposed"],
+  undo: ["Wrong button"],
 };
 const OFFLINE = "the table service does not answer: nothing was sent";
 
@@ -511,6 +515,13 @@ function renderChoices(view) {
         drawn.sent = false;
         arm(box, drawn);
       }
+      if (result.ok) {  // its undo, offered a few seconds, while the table is where it left it
+        const after = result.data.view;
+        state.undo = { seat: seatNumber, do: choice.do, text, hand: after.hand_number, step: after.step, until: performance.now() + UNDO_MS };
+        clearTimeout(state.undoTimer);
+        state.undoTimer = setTimeout(() => renderUndo(state.view), UNDO_MS);
+        renderUndo(state.view);
+      }
     };
     const tapped = () => {
       if (!armed(drawn)) return;  // not yet on the screen ARM_MS, or for another moment
@@ -530,6 +541,17 @@ function renderChoices(view) {
   }
   box.replaceChildren(...buttons);
   arm(box, drawn);
+}
+
+// The last decision sent here can be undone, with the supervisor's approval, for UNDO_MS
+// and only while the table is still just after it (no card, no other decision since).
+function renderUndo(view) {
+  const undo = state.undo;
+  const button = $("undo");
+  const live = undo && view && view.hand_number === undo.hand && view.step === undo.step && performance.now() < undo.until;
+  if (!live) state.undo = null;
+  button.hidden = !live;
+  if (live) button.textContent = `Undo seat ${undo.seat}: ${undo.text}`;
 }
 
 // Whether the buttons of ``drawn`` take a tap: still the moment on the screen, shown ARM_MS
@@ -731,6 +753,7 @@ function render(view) {
   if (ROLE === "dealer") {
     withdrawStale(view);
     renderChoices(view);
+    renderUndo(view);
     $("between").hidden = view.in_hand;
     renderNewHand(view);
     if ($("seat-sheet").open) showSeat();
@@ -822,7 +845,7 @@ function describe(request) {
   const body = request.body;
   const facts = [];
   if (body.card) facts.push(body.wrong ? `${body.wrong} is ${body.card}` : body.card);
-  if (body.seat) facts.push(`seat ${body.seat}`);
+  if (body.seat) facts.push(`seat ${body.seat}${body.do ? ` ${body.do.replace("_", " ")}` : ""}`);
   if (body.remedy) facts.push(REMEDY_WORDS[body.remedy] ?? body.remedy);
   if (body.stack !== undefined) facts.push(`stack ${body.stack}`);
   if (body.hand) facts.push(`hand ${body.hand}`);
@@ -876,7 +899,7 @@ async function cancelRequest(request) {
 
 async function askSupervisor(action, body) {
   const result = await api("/api/requests", { action, body });
-  if (result.ok) say(`Asked the supervisor: ${describe(result.data)}`, true);
+  if (result.ok) say(`Asked the supervisor: ${(ACTION_WORDS[action] ?? action).toLowerCase()}`, true);
   else say(result.reason);
   return result;
 }
@@ -1255,6 +1278,14 @@ function wireDealer() {
     else form.querySelector(".error").textContent = result.reason;
   });
   $("call-supervisor").addEventListener("click", () => askSupervisor("call", {}));
+  $("undo").addEventListener("click", async () => {
+    const undo = state.undo;
+    if (!undo) return;
+    state.undo = null;
+    renderUndo(state.view);
+    const body = { seat: undo.seat, do: undo.do, hand: undo.hand, step: undo.step, why: REASONS.undo[0] };
+    await askSupervisor("undo", body);
+  });
 
   $("supervisor-form").addEventListener("submit", (event) => {
     event.preventDefault();
