@@ -163,6 +163,9 @@ class ConsoleOut(BaseModel):
     idle_lock: float = Field(
         description="seconds without a touch or key before the dealer's screen locks"
     )
+    escalate_after: float = Field(
+        description="seconds an alert stays open before the consoles show it escalated"
+    )
 
 
 class SitDownIn(BaseModel):
@@ -608,7 +611,8 @@ table_router = APIRouter(prefix="/api", tags=["table"])
 @table_router.get("/console", response_model=ConsoleOut)
 async def console_settings(table: TheTable) -> ConsoleOut:
     """The console's settings (the table configuration's ``[console]``)."""
-    return ConsoleOut(idle_lock=table.service.config.console.idle_lock)
+    console = table.service.config.console
+    return ConsoleOut(idle_lock=console.idle_lock, escalate_after=console.escalate_after)
 
 
 @table_router.get("/view", **VIEW)

@@ -71,6 +71,11 @@ const state = {
   drawn: null,      // the decision buttons' moment: {key, seat, at (shown), sent}
   arming: null,     // the timer that arms them
   pastAsked: 0,     // surveillance: the readings of the past hands asked for
+  escalateAfter: null,  // seconds an alert stays open before it is shown escalated
+  heard: new Set(), // the alerts whose sound was played (raised; "e" + id: escalated)
+  bonusChime: null, // the timer repeating the bonus card's chime until it is acted on
+  audio: null,      // one AudioContext for every sound
+  sounds: [],       // the sounds played, by name (for the browser tests)
 };
 
 const $ = (id) => document.getElementById(id);
@@ -605,7 +610,12 @@ function renderAlerts(view) {
         onclick: () => send(`/api/alerts/${alert.id}/acknowledge`, {}, `alert ${alert.id} acknowledged`) }, "Acknowledge"));
     }
     const seen = alert.acknowledged_by ? `acknowledged by ${alert.acknowledged_by}${alert.blocking ? ": still paused until resolved" : ""}` : "";
-    return el("li", { class: `alert ${alert.severity}${seen ? " acknowledged" : ""}`, "data-alert": alert.id },
+    if (!state.heard.has(alert.id)) {  // raised (or first seen): its severity's sound
+      state.heard.add(alert.id);
+      sound(alert.severity);
+    }
+    const watch = !alert.acknowledged_by || alert.blocking ? { "data-watch": "", "data-at": alert.raised_at } : {};
+    return el("li", { class: `alert ${alert.severity}${seen ? " acknowledged" : ""}`, "data-alert": alert.id, ...watch },
       el("p", { class: "sev" }, `${SEVERITY_WORDS[alert.severity] ?? alert.severity}${alert.blocking ? " · table paused" : ""}`,
         el("span", { class: "age", "data-at": alert.raised_at, text: age(alert.raised_at) })),
       el("p", { class: "what", text: alert.message }),
@@ -613,6 +623,7 @@ function renderAlerts(view) {
       seen ? el("p", { class: "seen", text: seen }) : null,
       actions.childElementCount ? actions : null);
   }));
+  escalate();
   const select = $("supervisor-form")?.alert;
   select?.replaceChildren(...view.alerts.map((alert) => el("option", { value: alert.id, text: alert.message })));
 }
@@ -626,23 +637,64 @@ function age(at) {
 
 setInterval(() => {
   for (const node of document.querySelectorAll(".alert .age, .request .age")) node.textContent = age(Number(node.dataset.at));
-}, 15000);
+  escalate();
+}, 1000);
 
-function chime() {
+// An alert open longer than the house's `[console] escalate_after` (not acknowledged, or
+// still pausing the table) is shown escalated, in the fault's red, and sounds again once.
+function escalate() {
+  if (!state.escalateAfter) return;
+  for (const node of document.querySelectorAll(".alert[data-watch]")) {
+    if (Date.now() - Number(node.dataset.at) < state.escalateAfter * 1000) continue;
+    node.classList.add("escalated");
+    if (!state.heard.has(`e${node.dataset.alert}`)) {
+      state.heard.add(`e${node.dataset.alert}`);
+      sound("escalated");
+    }
+  }
+}
+
+// The sounds, generated (no files): each alert's severity its own, the bonus card's chime,
+// a request to the supervisor. [start (s), pitch (Hz), length (s), wave].
+const SOUNDS = {
+  bonus: [[0, 880, 0.3, "sine"], [0.18, 1320, 0.3, "sine"]],
+  fault: [[0, 660, 0.16, "square"], [0.22, 440, 0.16, "square"], [0.44, 660, 0.16, "square"], [0.66, 440, 0.16, "square"]],
+  abnormal: [[0, 587, 0.25, "triangle"], [0.4, 587, 0.25, "triangle"]],
+  action: [[0, 523, 0.14, "sine"], [0.16, 659, 0.14, "sine"], [0.32, 784, 0.22, "sine"]],
+  escalated: [[0, 880, 0.12, "square"], [0.15, 880, 0.12, "square"], [0.3, 880, 0.12, "square"], [0.6, 440, 0.3, "square"]],
+  request: [[0, 784, 0.14, "sine"], [0.16, 523, 0.22, "sine"]],
+};
+const BONUS_REPEAT_MS = 2500;
+
+function sound(name) {
+  state.sounds.push(name);
   try {
-    const audio = new AudioContext();
-    for (const [at, pitch] of [[0, 880], [0.18, 1320]]) {
+    const audio = state.audio ||= new AudioContext();
+    for (const [at, pitch, length, wave] of SOUNDS[name] ?? []) {
       const tone = audio.createOscillator();
       const gain = audio.createGain();
+      tone.type = wave;
       tone.frequency.value = pitch;
       gain.gain.setValueAtTime(0.2, audio.currentTime + at);
-      gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + at + 0.3);
+      gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + at + length);
       tone.connect(gain).connect(audio.destination);
       tone.start(audio.currentTime + at);
-      tone.stop(audio.currentTime + at + 0.3);
+      tone.stop(audio.currentTime + at + length);
     }
   } catch (error) {
     // no audio on this screen: the colour says it
+  }
+}
+
+// The bonus card's chime: once where it is only seen; on the dealer's page again every
+// BONUS_REPEAT_MS until the offer is decided and the card dealt (the line leaves BONUS).
+function bonusChime(bonus) {
+  if (bonus && !state.display.startsWith("BONUS")) sound("bonus");
+  if (bonus && ROLE === "dealer" && !state.bonusChime) {
+    state.bonusChime = setInterval(() => sound("bonus"), BONUS_REPEAT_MS);
+  } else if (!bonus && state.bonusChime) {
+    clearInterval(state.bonusChime);
+    state.bonusChime = null;
   }
 }
 
@@ -730,7 +782,7 @@ function render(view) {
   const kind = bonus ? " bonus" : view.display.startsWith("BETTING") ? " betting"
     : view.display.startsWith("PAUSED") ? pauseColour : "";
   next.className = "next-line" + kind + (view.display.length > 32 ? " long" : "");
-  if (bonus && !state.display.startsWith("BONUS")) chime();
+  bonusChime(bonus);
   state.display = view.display;
 
   const bySeat = new Map(view.seats.map((seat) => [seat.seat, seat]));
@@ -871,7 +923,7 @@ function renderRequests(requests) {
         el("span", { class: "age", "data-at": request.asked_at * 1000, text: age(request.asked_at * 1000) })),
       buttons);
   }));
-  if (ROLE === "surveillance" && requests.some((request) => !known.has(request.id))) chime();
+  if (ROLE === "surveillance" && requests.some((request) => !known.has(request.id))) sound("request");
   const open = $("approve-form");
   if ($("approve-dialog").open && !requests.some((request) => request.id === Number(open.dataset.request))) {
     $("approve-dialog").close();  // approved, cancelled or expired meanwhile
@@ -1222,6 +1274,7 @@ async function watchIdle() {
   const settings = await get("/api/console");
   if (!settings.ok) return;
   state.idleLock = settings.data.idle_lock;
+  state.escalateAfter = settings.data.escalate_after;
   for (const kind of ["pointerdown", "keydown", "wheel"]) {
     document.addEventListener(kind, () => { state.touched = performance.now(); }, { capture: true, passive: true });
   }
@@ -1306,6 +1359,8 @@ function wireDealer() {
 
 // For diagnostics and the browser tests: the last update shown; drop the connection.
 window.consoleSeq = () => state.last ?? -1;
+window.consoleSounds = () => [...state.sounds];
+window.consoleBonusChiming = () => state.bonusChime !== null;
 window.consoleDrop = () => state.socket && state.socket.close();
 
 // The read-only pages: the dealer's controls taken out of the page.
