@@ -1382,6 +1382,7 @@ function asViewer() {
 
 if (ROLE === "dealer") {
   for (const node of document.querySelectorAll("[data-surveillance]")) node.remove();
+  $("ring").setAttribute("role", "group");  // its seats are buttons here, not list items
   wireDealer();
   wireRequests();
 }
