@@ -844,7 +844,11 @@ async def ask(
     if body.action != CALL:
         _action_body(body.action, body.body, session.who, "-")  # well formed now, not later
     asked = requests.ask(body.action, body.body, session.who)
-    await _journal_request(table, "asked", asked, session)
+    try:
+        await _journal_request(table, "asked", asked, session)
+    except TableStopped:  # not journaled: it does not wait either
+        requests.take(asked.id)
+        raise
     return asked.out()
 
 
@@ -876,8 +880,9 @@ async def approve(
     await table.check_supervisor(action, record["type"], request, session)
     if requests.take(number) is None:  # approved by another supervisor meanwhile
         raise ApiError(404, "not_found", f"request {number} is not waiting any more")
+    step = await table.submit_supervised(action, record, session)
     await _journal_request(table, "approved", asked, session)
-    return await table.submit_supervised(action, record, session)
+    return step
 
 
 @requests_router.post("/{number}/cancel", response_model=RequestOut)
