@@ -29,8 +29,16 @@
     (the address is locked after 5: the rest are refused unchecked), during a burst of N
     that are all checked, one after the other (as N addresses would have them checked: the
     lockout and the number of attempts waiting for the checker raised for the run), and
-    while 20 MiB request bodies are sent, one after the other, for as long; the attacks
-    are sent by a process of their own. Goal: p99 within the goal of (a) in each.
+    while 20 MiB request bodies are sent, one after the other, for ``--attack-seconds`` (10);
+    then, each for as long: floods of tiny (10-byte) and of big (15 MiB) text frames on the
+    public feed from 8 addresses of 127.0.0.0/8 (each feed closed is opened again), a
+    player's phone sending decisions at a table where the dealer decides (refused), and a
+    sweep of the dealer's PIN from 32 addresses at once (the sign-in's limits as
+    configured). The attacks are sent by a process of their own. ``--attack-cards N``: the
+    quiet cards (``--cards`` by default); ``--json FILE``: the figures as JSON. Printed for
+    each: its cards' p50 and p99 beside the quiet baseline of the same run, what it was
+    answered, and the service's memory (RSS) before and after. Goals: p99 within the goal
+    of (a) in each; the service's memory within 32 MiB of where it started.
 
 (g) ``--resume N``: card latency as in (a) on a service whose journal holds N hands (300
     by default; written as in (b)) that its floor does not hold: the cards drawn while the
@@ -52,7 +60,8 @@
     turns. Goal: p99 within the goal of (a) during and after a rotation.
 
 Usage: .venv/bin/python bench/table.py [--cards N] [--hands N] [--kills N] [--history N]
-[--attacks N] [--viewers N] [--resume N] [--rotations N] (0 skips a part)
+[--attacks N] [--attack-cards N] [--attack-seconds S] [--json FILE] [--viewers N]
+[--resume N] [--rotations N] (0 skips a part)
 """
 
 from __future__ import annotations
@@ -71,10 +80,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections import Counter
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import httpx
 import psycopg
@@ -116,6 +127,7 @@ from drivers.session import LinkConfig  # noqa: E402
 from firmware_sim.process import AsyncControl as Control  # noqa: E402
 from firmware_sim.process import Control as SyncControl  # noqa: E402
 from tests.service_kit import BAUD, DEALER, SUPERVISOR, config, simulator  # noqa: E402
+from tests.ws_kit import TEXT, RawFeed, frame  # noqa: E402
 
 BITS_PER_BYTE = 10
 BATCH = 50  # hands per transaction when writing a journal for (b)
@@ -703,51 +715,125 @@ def rotated(sessions: list[tuple[Rotations, Dealing]]) -> None:
         print(f"      {name:18s} {len(run):5d} cards   p50 {p50:7.3f} ms   p99 {p99:7.3f} ms")
 
 
+def resident() -> int:
+    """This process's resident memory in bytes (the service's: it runs in this process)."""
+    with open("/proc/self/statm", encoding="ascii") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
 async def under_attack(
-    folder: Path, port: str, control_address: str, cards: int, attempts: int
-) -> None:
-    """Deal with the console served; sign-in bursts and big bodies meanwhile, sent by a
-    process of their own (as an attacker's machine would: not on the table's loop)."""
+    folder: Path, port: str, control_address: str, cards: int, attempts: int, seconds: float
+) -> dict[str, Any]:
+    """Deal with the console served; sign-in bursts, big bodies, feed floods, decision
+    floods and a PIN sweep meanwhile, sent by a process of their own (as an attacker's
+    machine would: not on the table's loop), one after the other. Each attack's figures
+    (the cards drawn during it, the service's memory before and after, what it was
+    answered, the CPU time the service's process and the attacker's used) beside the quiet
+    baseline of the same run."""
     folder.mkdir(exist_ok=True)
     settings = config(folder, port)
     settings = replace(settings, api=replace(settings.api, port=0))
     loop = asyncio.get_running_loop()
+    figures: dict[str, dict[str, Any]] = {}
     async with TableService(settings) as service:
         served = await serve(service)
-        runs: dict[str, list[float]] = {}
         with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as attacker:
             await loop.run_in_executor(attacker, time.sleep, 0)  # the process is up
             async with dealing(service, control_address) as dealt:
                 await dealt.until(cards + 50)
-                runs["no request"] = dealt.ms()[-cards:]
+                quiet = dealt.ms()[-cards:]
+                started_rss = resident()
+                figures["no request"] = summary(quiet, started_rss, started_rss, {})
                 auth = served.app.state.auth
+                defaults = auth.max_failures, auth.max_waiting, auth.check_wait
                 auth.check_wait = 3600.0  # the attempts wait as long as the checks take
-                for how, most in (("locked", 5), ("checked", 10 * attempts)):
-                    name = f"{attempts} sign-ins, {how}"
-                    auth.max_failures = auth.max_waiting = most
-                    started = time.perf_counter()
-                    statuses = await loop.run_in_executor(
-                        attacker, sign_in_burst, served.url, attempts
-                    )
+                token = await player_token(served.url)
+
+                async def attack(name: str, send: Attack, *args: object) -> None:
+                    before, started, cpu = resident(), time.perf_counter(), cpu_seconds()
+                    answers, its_cpu = await loop.run_in_executor(attacker, attacking, send, *args)
                     ended = time.perf_counter()
-                    runs[name] = dealt.ms(started, ended)
-                    counts = {status: statuses.count(status) for status in sorted(set(statuses))}
-                    print(f"    {name}: {ended - started:.1f} s, answers {counts}")
-                started = time.perf_counter()
-                seconds = max(5.0, ended - started)
-                refused = await loop.run_in_executor(attacker, big_bodies, served.url, seconds)
-                ended = time.perf_counter()
-                runs["20 MiB bodies"] = dealt.ms(started, ended)
-                print(f"    20 MiB bodies: {refused} refused (413) in {ended - started:.1f} s")
+                    figures[name] = summary(dealt.ms(started, ended), before, resident(), answers)
+                    figures[name]["seconds"] = round(ended - started, 1)
+                    figures[name]["service_cpu_s"] = round(cpu_seconds() - cpu, 2)
+                    figures[name]["attacker_cpu_s"] = round(its_cpu, 2)
+                    print(f"    {name}: {ended - started:.1f} s, answers {answers}")
+
+                for how, most in (("locked", 5), ("checked", 10 * attempts)):
+                    auth.max_failures = auth.max_waiting = most
+                    await attack(f"{attempts} sign-ins, {how}", sign_in_burst, served.url, attempts)
+                auth.max_failures, auth.max_waiting, auth.check_wait = defaults
+                await attack("20 MiB bodies", big_bodies, served.url, seconds)
+                await attack("tiny-frame flood", frame_flood, served.url, seconds, False)
+                await attack("big-frame flood", frame_flood, served.url, seconds, True)
+                await attack("decision flood", decision_flood, served.url, token, seconds)
+                await attack("PIN sweep", pin_sweep, served.url, seconds)
+                # the growth once the sweep's last checks (64 MiB of Argon2 each) are over
+                settled = time.perf_counter() + auth.check_wait + 10
+                while auth._checking and time.perf_counter() < settled:
+                    await asyncio.sleep(0.1)
+            total = (resident() - started_rss) / 2**20
         await served.stop()
-    for name, run in runs.items():
-        p50, p99 = percentiles(run)
-        print(f"    {name:22s} {len(run):4d} cards   p50 {p50:7.3f} ms   p99 {p99:7.3f} ms")
+    for name, run in figures.items():
+        grown = run["rss_after_mib"] - run["rss_before_mib"]
+        print(
+            f"    {name:22s} {run['cards']:4d} cards   p50 {run['p50_ms']:7.3f} ms   "
+            f"p99 {run['p99_ms']:7.3f} ms   memory {run['rss_before_mib']} -> "
+            f"{run['rss_after_mib']} MiB ({grown:+d}), CPU {run.get('service_cpu_s', 0):.1f} s "
+            f"(the attacker's {run.get('attacker_cpu_s', 0):.1f} s)"
+        )
+    print(
+        f"    the service's memory grew {total:+.0f} MiB over the attacks, its PIN checks over "
+        "(goal: within 32 MiB)"
+    )
+    return {"quiet_cards": cards, "attacks": figures, "rss_growth_mib": round(total, 1)}
 
 
-def sign_in_burst(url: str, attempts: int) -> list[int]:
+#: An attack, run in the attacker's process: what it was answered (how many of each).
+Attack = Callable[..., dict[str, int]]
+
+
+def attacking(send: Attack, *args: object) -> tuple[dict[str, int], float]:
+    """``send(*args)`` in the attacker's process: what it was answered, and the CPU time the
+    attacker used (on a machine of its own it would take none of the table's)."""
+    cpu = cpu_seconds()
+    answers = send(*args)
+    return answers, cpu_seconds() - cpu
+
+
+def cpu_seconds() -> float:
+    """The CPU time this process has used (the benchmark's: the service, its threads and the
+    automatic dealer; the attacker's, in the attacker's)."""
+    times = os.times()
+    return times.user + times.system
+
+
+def summary(run: list[float], before: int, after: int, answers: object) -> dict[str, Any]:
+    """One attack's figures: its cards, their p50 and p99, memory before and after (MiB)."""
+    p50, p99 = percentiles(run) if run else (float("nan"), float("nan"))
+    return {
+        "cards": len(run),
+        "p50_ms": round(p50, 3),
+        "p99_ms": round(p99, 3),
+        "rss_before_mib": before // 2**20,
+        "rss_after_mib": after // 2**20,
+        "answers": answers,
+    }
+
+
+async def player_token(url: str) -> str:
+    """A player's token for seat 1 (the automatic dealer's first player), minted by the
+    dealer: the phone of the decision flood."""
+    async with httpx.AsyncClient(base_url=url, timeout=60) as http:
+        signed = await http.post("/api/sessions", json={"role": "dealer", **DEALER})
+        dealer = {"Authorization": f"Bearer {signed.raise_for_status().json()['token']}"}
+        minted = await http.post("/api/player-tokens", json={"seat": 1}, headers=dealer)
+        return str(minted.raise_for_status().json()["token"])
+
+
+def sign_in_burst(url: str, attempts: int) -> dict[str, int]:
     """``attempts`` wrong sign-ins sent at once (16 connections, under [api]
-    max_connections); the statuses answered."""
+    max_connections); how many of each status were answered."""
     wrong = {"role": "dealer", "id": DEALER["id"], "pin": "0000"}
 
     async def burst() -> list[int]:
@@ -758,10 +844,10 @@ def sign_in_burst(url: str, attempts: int) -> list[int]:
             )
         return [answer.status_code for answer in answers]
 
-    return asyncio.run(burst())
+    return tally(asyncio.run(burst()))
 
 
-def big_bodies(url: str, seconds: float) -> int:
+def big_bodies(url: str, seconds: float) -> dict[str, int]:
     """Send 20 MiB bodies to ``POST /api/sessions``, one after the other, for ``seconds``;
     how many were answered 413 (each is sent until the answer comes)."""
     parts = httpx.URL(url)
@@ -791,23 +877,138 @@ def big_bodies(url: str, seconds: float) -> int:
         finally:
             writer.close()
 
-    async def send_all() -> int:
-        refused = 0
+    async def send_all() -> dict[str, int]:
+        answers = {"413": 0, "other": 0}
         deadline = time.perf_counter() + seconds
         while time.perf_counter() < deadline:
-            refused += await one()
-        return refused
+            answers["413" if await one() else "other"] += 1
+        return answers
 
     return asyncio.run(send_all())
 
 
-def attacks(attempts: int, cards: int) -> None:
+def tally(statuses: Sequence[int | str]) -> dict[str, int]:
+    """How many of each answer (in order)."""
+    return {str(answer): statuses.count(answer) for answer in sorted(set(statuses), key=str)}
+
+
+FLOODERS = 8  # feeds (and addresses) of a frame flood
+SWEEPERS = 32  # addresses of the PIN sweep
+TINY_FRAMES = 500  # written at once, of 10 bytes each
+TINY = b"".join(frame(TEXT, b"0123456789") for _ in range(TINY_FRAMES))
+
+
+def frame_flood(url: str, seconds: float, big: bool) -> dict[str, int]:
+    """For ``seconds``, FLOODERS feeds on ``/ws``, each from an address of its own
+    (127.0.2.N, big: 127.0.4.N; every one gets the per-address budget), sending 10-byte
+    text frames as fast as they go, or (``big``) frames whose header says 15 MiB, their
+    payload after in 1 MiB writes; a feed closed is opened again. What was answered: the
+    close codes, the handshakes refused (by status), and the frames written."""
+    chunk = b"x" * (1 << 20)
+
+    async def flood(address: str, deadline: float, answers: Counter[str]) -> None:
+        while (left := deadline - time.perf_counter()) > 0:
+            status, feed = await RawFeed.open(url, "/ws", address)
+            if status != 101:
+                answers[f"handshake {status}"] += 1
+                await feed.close()
+                await asyncio.sleep(0.05)
+                continue
+            closing = asyncio.create_task(feed.closing())
+            with contextlib.suppress(ConnectionError, TimeoutError):
+                while not closing.done() and (left := deadline - time.perf_counter()) > 0:
+                    if big:
+                        feed.writer.write(frame(TEXT, b"", length=15 << 20))
+                        answers["frames written"] += 1
+                        for _ in range(15):
+                            if closing.done():
+                                break
+                            feed.writer.write(chunk)
+                            await asyncio.wait_for(feed.writer.drain(), left)
+                    else:
+                        feed.writer.write(TINY)
+                        answers["frames written"] += TINY_FRAMES
+                        await asyncio.wait_for(feed.writer.drain(), left)
+            try:  # a feed still open at the end: given a second to be closed
+                answers[f"closed {await asyncio.wait_for(closing, max(left, 0) + 1)}"] += 1
+            except TimeoutError:
+                answers["open at the end"] += 1
+            await feed.close()
+
+    async def floods() -> dict[str, int]:
+        answers: Counter[str] = Counter()
+        deadline = time.perf_counter() + seconds
+        network = "127.0.4" if big else "127.0.2"  # the tiny flood's addresses stay penalized
+        addresses = [f"{network}.{n}" for n in range(1, FLOODERS + 1)]
+        await asyncio.gather(*(flood(address, deadline, answers) for address in addresses))
+        return dict(sorted(answers.items()))
+
+    return asyncio.run(floods())
+
+
+def decision_flood(url: str, token: str, seconds: float) -> dict[str, int]:
+    """For ``seconds``, a player's phone (``token``) sends decisions as fast as it goes (8
+    at a time) at a table where the dealer decides: every one refused. The statuses."""
+    phone = {"Authorization": f"Bearer {token}"}
+
+    async def flood() -> list[int | str]:
+        statuses: list[int | str] = []
+        deadline = time.perf_counter() + seconds
+        async with httpx.AsyncClient(base_url=url, timeout=60, headers=phone) as http:
+
+            async def one() -> None:
+                while time.perf_counter() < deadline:
+                    decision = {"seat": 1, "do": "fold"}
+                    statuses.append((await http.post("/api/decisions", json=decision)).status_code)
+
+            await asyncio.gather(*(one() for _ in range(8)))
+        return statuses
+
+    return tally(asyncio.run(flood()))
+
+
+def pin_sweep(url: str, seconds: float) -> dict[str, int]:
+    """For ``seconds``, the dealer's PIN guessed from SWEEPERS addresses at once
+    (127.0.3.N, as many machines of the casino's network would: each address its own
+    lockout budget), each address one guess after the other, every guess a different PIN;
+    the sign-in's limits as configured. The statuses (401: a guess checked and wrong)."""
+
+    async def sweep() -> list[int | str]:
+        statuses: list[int | str] = []
+        deadline = time.perf_counter() + seconds
+        guesses = iter(range(10**6))
+
+        async def one(address: str) -> None:
+            transport = httpx.AsyncHTTPTransport(local_address=address)
+            async with httpx.AsyncClient(base_url=url, timeout=60, transport=transport) as http:
+                while (left := deadline - time.perf_counter()) > 0:
+                    guess = {"role": "dealer", "id": DEALER["id"], "pin": f"{next(guesses):06d}"}
+                    try:  # a guess still waiting for its check at the end: given up
+                        answer = await http.post("/api/sessions", json=guess, timeout=left + 1)
+                        statuses.append(answer.status_code)
+                    except httpx.TimeoutException:
+                        statuses.append("given up")
+
+        await asyncio.gather(*(one(f"127.0.3.{n}") for n in range(1, SWEEPERS + 1)))
+        return statuses
+
+    return tally(asyncio.run(sweep()))
+
+
+def attacks(attempts: int, cards: int, seconds: float, report: Path | None) -> None:
     print("(f) card latency with the console served, while it is under attack")
-    print("    load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
+    load_before = os.getloadavg()
+    print("    load average {:.2f} {:.2f} {:.2f}".format(*load_before))
     with tempfile.TemporaryDirectory() as folder, simulator("shoe", seed=3) as shoe:
         control = shoe.announced["control"]
-        asyncio.run(under_attack(Path(folder), shoe.port, control, cards, attempts))
-    print("    load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
+        figures = asyncio.run(
+            under_attack(Path(folder), shoe.port, control, cards, attempts, seconds)
+        )
+    load_after = os.getloadavg()
+    print("    load average {:.2f} {:.2f} {:.2f}".format(*load_after))
+    if report is not None:
+        figures["load_average"] = {"before": load_before, "after": load_after}
+        report.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
 
 
 def main() -> None:
@@ -817,6 +1018,11 @@ def main() -> None:
     parser.add_argument("--kills", type=int, default=50)
     parser.add_argument("--history", type=int, default=1000)
     parser.add_argument("--attacks", type=int, default=100)
+    parser.add_argument(
+        "--attack-cards", type=int, default=0, help="(f)'s quiet cards (default: --cards)"
+    )
+    parser.add_argument("--attack-seconds", type=float, default=10.0, help="(f)'s floods")
+    parser.add_argument("--json", type=Path, help="(f)'s figures, written to this file")
     parser.add_argument("--viewers", type=int, default=200, help="(a)'s viewers on the feed")
     parser.add_argument("--resume", type=int, default=300, help="(g)'s hands behind the floor")
     parser.add_argument("--rotations", type=int, default=5, help="(h)'s segment_hands")
@@ -835,7 +1041,8 @@ def main() -> None:
     if args.history:
         history(args.history, args.cards or 500)
     if args.attacks:
-        attacks(args.attacks, args.cards or 500)
+        quiet = args.attack_cards or args.cards or 500
+        attacks(args.attacks, quiet, args.attack_seconds, args.json)
     if args.resume:
         resume(args.resume, args.cards or 500)
     if args.rotations:

@@ -37,7 +37,7 @@ from controller.config_file import (
 from controller.journal.rotation import Rotation
 from controller.rules import Rules, RulesError
 from controller.table import TableSettings
-from controller.table.settings import Protection
+from controller.table.settings import Protection, Serials
 from controller.text import TITLE
 from drivers.errors import DriverError
 from drivers.session import LinkConfig
@@ -161,7 +161,7 @@ def parse_config(data: Mapping[str, Any], base: Path) -> Config:
     no_unknown(table, {"id", "name", "player_decisions", "test_mode"}, "table.")
     table_id = text(table, "table.id", pattern=ID_PATTERN, allowed="letters, digits, '_.-'")
     name = text(table, "table.name", rule=TITLE)
-    shoe, seat_board = _devices(section(data, "devices"))
+    shoe, seat_board, serials = _devices(section(data, "devices"))
     stakes = section(data, "stakes")
     no_unknown(stakes, {"min_buy_in", "max_buy_in"}, "stakes.")
     low = whole(stakes, "stakes.min_buy_in", 1)
@@ -174,7 +174,7 @@ def parse_config(data: Mapping[str, Any], base: Path) -> Config:
         raise ConfigError("table.test_mode", test_mode, "true or false")
     rules = _rules(section(data, "game", optional=True))
     protection = _protection(section(data, "protection", optional=True))
-    settings = TableSettings(rules, low, high, seat_board is not None, own, protection)
+    settings = TableSettings(rules, low, high, seat_board is not None, own, protection, serials)
     journal = section(data, "journal")
     no_unknown(journal, {"path", "segment_hands", "segment_megabytes"}, "journal.")
     rotation = Rotation(
@@ -243,19 +243,35 @@ def _protection(protection: Mapping[str, Any]) -> Protection:
     return Protection(checks, hands, None if hours is None else float(hours), shuffle, blocks)
 
 
-def _devices(devices: Mapping[str, Any]) -> tuple[DevicePort, DevicePort | None]:
+def _devices(devices: Mapping[str, Any]) -> tuple[DevicePort, DevicePort | None, Serials]:
+    """The shoe's port and the seat board's (None: no seat board), and the serials their
+    HELLOs must report (``serial``, optional: any serial when absent)."""
     no_unknown(devices, {"shoe", "seat_board"}, "devices.")
-    shoe = _port(section(devices, "devices.shoe"), "devices.shoe")
+    shoe_section = section(devices, "devices.shoe")
+    shoe_serial = _serial(shoe_section, "devices.shoe")
+    shoe = _port(_without_serial(shoe_section), "devices.shoe")
     if "seat_board" not in devices:
-        return shoe, None
+        return shoe, None, Serials(shoe_serial)
     board = section(devices, "devices.seat_board")
     enabled = board.get("enabled", True)
     if not isinstance(enabled, bool):
         raise ConfigError("devices.seat_board.enabled", enabled, "true or false")
     if not enabled:
-        return shoe, None
-    settings = {key: value for key, value in board.items() if key != "enabled"}
-    return shoe, _port(settings, "devices.seat_board")
+        return shoe, None, Serials(shoe_serial)
+    settings = {key: value for key, value in _without_serial(board).items() if key != "enabled"}
+    serials = Serials(shoe_serial, _serial(board, "devices.seat_board"))
+    return shoe, _port(settings, "devices.seat_board"), serials
+
+
+def _serial(device: Mapping[str, Any], key: str) -> str | None:
+    """The serial a device's HELLO must report (``serial``), None when the table names none."""
+    if "serial" not in device:
+        return None
+    return text(device, f"{key}.serial", pattern=ID_PATTERN, allowed="letters, digits, '_.-'")
+
+
+def _without_serial(device: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in device.items() if key != "serial"}
 
 
 def _port(data: Mapping[str, Any], key: str) -> DevicePort:

@@ -242,6 +242,9 @@ class HandSummaryOut(BaseModel):
     hand: int = Field(description="the hand number")
     started: str = Field(description="when it started (ISO 8601, UTC)")
     ended: str = Field(description="when it ended (ISO 8601, UTC), or 'in progress'")
+    dealer: str | None = Field(
+        default=None, description="the dealer who dealt it (null: the table named none)"
+    )
     phase: str = Field(description="complete, void, or the phase of the hand in progress")
     seats: list[int] = Field(description="the seats dealt in")
     players: dict[str, str] = Field(
@@ -257,6 +260,9 @@ class HandOut(BaseModel):
     hand: int
     started: str
     ended: str
+    dealer: str | None = Field(
+        default=None, description="the dealer who dealt it (null: the table named none)"
+    )
     script: dict[str, Any] = Field(description="the hand script (docs/replay.md)")
     outcome: dict[str, Any] = Field(description="the replayed outcome, every card shown")
     recorded: bool = Field(description="the replay gives the outcome the table recorded")
@@ -601,6 +607,38 @@ async def player_token(
     table.player_tokens[sitting] = earlier + 1
     log.info("player token for seat %d (sitting %d) issued by %s", body.seat, sitting, session.who)
     return session_out(made, table.auth)
+
+
+class DealerPushIn(BaseModel):
+    id: Id = Field(description="the incoming dealer's id")
+    pin: str = Field(min_length=1, max_length=64, description="the incoming dealer's PIN")
+
+
+@tokens.post("/api/dealer-push", response_model=SessionOut)
+async def dealer_push(
+    body: DealerPushIn, request: Request, table: TheTable, session: Dealer
+) -> SessionOut:
+    """A dealer push, at the outgoing dealer's session: the incoming dealer signs in with
+    their id and PIN (a wrong PIN is journaled and limited as a sign-in's); the table
+    journals ``dealer_in`` (the incoming dealer deals from the next hand on; a hand in
+    progress keeps its dealer), then every other dealer's session ends (the outgoing
+    dealer's gets 401). The incoming dealer's new session is the answer. A dealer pushing
+    their own id names them as the table's dealer (the first dealer of a shift)."""
+    try:
+        incoming = await table.auth.sign_in("dealer", body.id, body.pin, client_of(request))
+    except AuthError as error:
+        raise await table.refused_pin(
+            error, "dealer", body.id, "dealer_push", request, by=session.who
+        ) from None
+    try:
+        if table.service.table.dealer != incoming.who:
+            await table.submit({"type": "dealer_in", "who": incoming.who}, session)
+    except BaseException:  # not journaled: no push, and no session for the incoming dealer
+        table.auth.sign_out(incoming.token)
+        raise
+    ended = table.auth.end_dealers(but=incoming.who)
+    log.info("dealer push: %s in after %s (%d session(s) ended)", incoming.who, session.who, ended)
+    return session_out(incoming, table.auth)
 
 
 # The table -------------------------------------------------------------------------------

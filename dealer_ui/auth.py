@@ -290,6 +290,14 @@ class Auth:
             self.sign_out(token)
         return len(ended)
 
+    def end_dealers(self, but: str) -> int:
+        """End every dealer's session but ``but``'s (a dealer push: the incoming dealer's
+        sessions stay): how many ended."""
+        ended = [t for t, s in self._sessions.items() if s.role == "dealer" and s.who != but]
+        for token in ended:
+            self.sign_out(token)
+        return len(ended)
+
     def seat_changed(self, session: Session, sitting: int | None) -> None:
         """End a player's token once ``sitting`` (the sitting at its seat now, None:
         nobody) is not the one it was issued for: AuthError 401."""

@@ -501,15 +501,30 @@ def protocol(api: Api) -> type[H11Protocol]:
     return Guarded
 
 
+#: The bytes of a feed's read parsed at a time (the frames of each judged before the next).
+READ_SLICE = 4096
+
+
 def socket_protocol(api: Api) -> type[WebSocketsSansIOProtocol]:
     """uvicorn's WebSocket protocol judging each frame a client sends (:class:`FeedInput`)
-    before it is queued for the app; a refused one closes the feed with its code and
-    reason, logged in one line."""
+    before it is queued for the app, parsing what it reads READ_SLICE bytes at a time; a
+    refused one closes the feed with its code and reason, logged in one line, and nothing
+    more the client sent is parsed."""
 
     class GuardedSocket(WebSocketsSansIOProtocol):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             self.inbound = FeedInput(api)
+            self.refused = False
+
+        def data_received(self, data: bytes) -> None:
+            # One read holds up to 256 KiB (some 16,000 frames of 10 bytes), which the
+            # protocol would parse whole, on the table's loop, before the first frame is
+            # judged: it gets a slice at a time, and nothing more once the feed is refused.
+            for start in range(0, len(data), READ_SLICE):
+                if self.refused:
+                    return
+                super().data_received(data[start : start + READ_SLICE])
 
         def handle_text(self, event: Frame) -> None:
             if self._admitted(Opcode.TEXT):
@@ -552,6 +567,7 @@ def socket_protocol(api: Api) -> type[WebSocketsSansIOProtocol]:
         def _refuse(self, code: int, reason: str) -> None:
             address = self.client[0] if self.client else "unknown"
             log.warning("closed a feed from %s (%d): %s", address, code, reason)
+            self.refused = True
             self.frames = []
             self.conn.fail(code, reason)
             self.queue.put_nowait({"type": "websocket.disconnect", "code": code, "reason": reason})

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, PlainTextResponse
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
 from prometheus_client.core import GaugeMetricFamily, InfoMetricFamily, Metric
 from prometheus_client.registry import Collector
@@ -163,7 +163,11 @@ def router(service: TableService) -> APIRouter:
         body = {"ready": not reasons, "table": service.config.table_id, "not_ready": reasons}
         return JSONResponse(body, status_code=503 if reasons else 200)
 
-    @routes.get("/metrics", responses={403: {"description": "not an address or token named"}})
+    @routes.get(
+        "/metrics",
+        response_class=PlainTextResponse,
+        responses={403: {"description": "not an address or token named"}},
+    )
     async def metrics(request: Request) -> Response:
         """Prometheus' text format: the table's gauges and the service's histograms (only
         to those ``[api] operations_from`` and ``operations_tokens`` name)."""

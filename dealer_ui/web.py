@@ -26,6 +26,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.requests import HTTPConnection
 from fastapi.responses import JSONResponse
 from pydantic import AfterValidator, BaseModel, Field
+from starlette.exceptions import HTTPException
 
 from controller import text
 from controller.config_file import Api
@@ -46,8 +47,8 @@ class ApiError(LuckTableError):
 
 class ErrorOut(BaseModel):
     error: str = Field(
-        description="unauthorized, forbidden, not_found, refused, stale, invalid, locked, "
-        "rate_limited, unavailable"
+        description="unauthorized, forbidden, not_found, not_allowed, refused, stale, invalid, "
+        "locked, rate_limited, unavailable"
     )
     reason: str = Field(description="what was wrong (the engine's words for a refused input)")
 
@@ -122,9 +123,16 @@ def docs_pages(api: Api) -> dict[str, Any]:
     return {} if api.docs else {"docs_url": None, "redoc_url": None}
 
 
+#: The ``error`` code of the answers the framework itself gives (an unknown path, a method
+#: the path does not take), by status.
+HTTP_ERRORS = {404: "not_found", 405: "not_allowed"}
+
+
 def add_error_handlers(app: FastAPI) -> None:
     """Errors as ``{"error", "reason"}``: an :class:`ApiError` with its status, a malformed
-    request 422 naming each field."""
+    request 422 naming each field (a body that is not JSON text at all, too: bytes that are
+    not UTF-8, or nested too deep to read), the framework's own (an unknown path, 404; a
+    method the path does not take, 405) with theirs."""
 
     @app.exception_handler(ApiError)
     async def api_error(_: Request, error: ApiError) -> JSONResponse:
@@ -137,6 +145,24 @@ def add_error_handlers(app: FastAPI) -> None:
             where = ".".join(str(part) for part in item.get("loc", ()) if part != "body")
             parts.append(f"{where}: {item.get('msg', 'invalid')}")
         return JSONResponse({"error": "invalid", "reason": "; ".join(parts)}, 422)
+
+    @app.exception_handler(HTTPException)
+    async def framework_error(_: Request, error: HTTPException) -> JSONResponse:
+        if error.status_code == 400 and error.__cause__ is not None:  # the body unreadable
+            reason = unreadable_body(error.__cause__)
+            return JSONResponse({"error": "invalid", "reason": reason}, 422)
+        code = HTTP_ERRORS.get(error.status_code, "invalid")
+        body = {"error": code, "reason": str(error.detail)}
+        return JSONResponse(body, error.status_code, headers=error.headers)
+
+
+def unreadable_body(cause: BaseException) -> str:
+    """Why a request's body could not be read as JSON at all (``cause``: the framework's)."""
+    if isinstance(cause, UnicodeDecodeError):
+        return f"body: not UTF-8 text (byte {cause.start})"
+    if isinstance(cause, RecursionError):
+        return "body: JSON nested too deep"
+    return f"body: not readable as JSON ({type(cause).__name__})"
 
 
 def auth_of(connection: HTTPConnection) -> Auth:

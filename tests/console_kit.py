@@ -185,13 +185,20 @@ async def live_table(
     api: dict[str, Any] | None = None,
     journal_lines: str = "",
     clock: Callable[[], float] = time.time,
+    shoe_lines: str = "",
 ) -> AsyncIterator[LiveTable]:
     """The service on ``shoe`` (a simulator process), settled, with the console served
     (``auth``: the app's sign-in, made from the service; the configuration's by default;
     ``api``: settings of ``[api]`` other than the defaults; ``clock``: the service's wall
     clock)."""
     settings = config(
-        folder, shoe.port, game=game, table=table, link=LINK, journal_lines=journal_lines
+        folder,
+        shoe.port,
+        game=game,
+        table=table,
+        link=LINK,
+        journal_lines=journal_lines,
+        shoe_lines=shoe_lines,
     )
     settings = replace(settings, api=replace(settings.api, port=0, **(api or {})))
     async with TableService(settings, clock=clock) as service:

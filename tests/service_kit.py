@@ -38,9 +38,11 @@ def write_config(
     floor: str = "",
     protection: str = "tag_checks = false",
     journal_lines: str = "",
+    shoe_lines: str = "",
 ) -> Path:
     """A table configuration file in ``folder`` for these ports (``floor``: the lines of
-    a ``[floor]`` section; ``journal_lines``: more lines of ``[journal]``); its path.
+    a ``[floor]`` section; ``journal_lines``: more lines of ``[journal]``; ``shoe_lines``:
+    more lines of ``[devices.shoe]``, its ``serial``); its path.
     ``protection``: the lines of its ``[protection]``; by default without tag checks: the
     service's tests are not about the cards' tags (game protection's are:
     tests/test_sim_service_floor.py, the scenarios)."""
@@ -66,6 +68,7 @@ max_buy_in = 1000
 transport = "serial"
 port = "{shoe_port}"
 baud = {BAUD}
+{shoe_lines}
 [devices.shoe.link]
 {link}
 {seats}

@@ -15,7 +15,7 @@ from controller.config import load_config, parse_config
 from controller.config_file import MASK, Api, ConfigError, check_dsn, masked_dsn
 from controller.journal.rotation import Rotation
 from controller.rules import BonusTiming, Rules, Variant
-from controller.table.settings import Protection
+from controller.table.settings import Protection, Serials
 from dealer_ui.auth import hash_pin, verify_pin
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -94,6 +94,18 @@ def test_protection_settings_reach_the_table(tmp_path):
         shuffle_check=False,
         unverified_blocks=True,
     )
+
+
+def test_the_devices_serials_reach_the_table(tmp_path):
+    data = example()
+    assert parse_config(data, tmp_path).settings.serials == Serials()  # none named: any
+    data["devices"]["shoe"]["serial"] = "SHOE-0042"
+    data["devices"]["seat_board"]["serial"] = "SEATS-7"
+    config = parse_config(data, tmp_path)
+    assert config.settings.serials == Serials("SHOE-0042", "SEATS-7")
+    assert config.shoe.url == "/dev/luck-shoe"  # the serial is not the port's
+    data["devices"]["seat_board"] = {"enabled": False, "serial": "SEATS-7"}
+    assert parse_config(data, tmp_path).settings.serials == Serials("SHOE-0042")
 
 
 def test_usb_device_and_relative_journal(tmp_path):
@@ -216,6 +228,9 @@ BAD = [
     ("journal.segment_hands", -1, "journal.segment_hands = -1", "0 or more"),
     ("journal.segment_megabytes", 1.5, "journal.segment_megabytes = 1.5", "a whole number"),
     ("ledger", {}, "ledger:", "unknown setting"),
+    ("devices.shoe.serial", "", "devices.shoe.serial = ''", "non-empty"),
+    ("devices.shoe.serial", "SHOE 1", "devices.shoe.serial = 'SHOE 1'", "letters, digits"),
+    ("devices.seat_board.serial", 7, "devices.seat_board.serial = 7", "non-empty string"),
     ("game.rake_percent", 101, "game.rake_percent = 101", "0 (no rake) to 100"),
     ("game.rake_percent", 2.5, "game.rake_percent = 2.5", "a whole number"),
     ("game.rake_percent", 5, "game.rake_cap = 0", "positive number of chips with a rake"),

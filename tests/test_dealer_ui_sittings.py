@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -158,13 +159,15 @@ def test_a_player_token_ends_with_its_sitting_also_when_the_same_name_sits_down_
 
 
 class Followed:
-    """What the feed needs of a table service: its table, its journal position, and a
-    subscription the test feeds by hand."""
+    """What the feed needs of a table service: its table, its journal position, a
+    subscription the test feeds by hand, and its journal's fault (none)."""
 
     def __init__(self) -> None:
         self.table = Table(TableSettings())
         self.position = 0
         self.subscription = Subscription(set())
+        self.fault_listeners: list[Callable[[], None]] = []
+        self.journal_fault: str | None = None
 
     def updates(self) -> Subscription:
         return self.subscription

@@ -7,18 +7,16 @@ left untried; every wait has a deadline."""
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import logging
 import os
 import random
-import struct
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from controller.history.records import ACCESS
 from controller.journal import Journal
@@ -26,101 +24,14 @@ from dealer_ui.refusals import REFUSED_INPUT
 from dealer_ui.relay import Relay, server_url
 from tests.console_kit import LiveTable, Script, live_table
 from tests.service_kit import simulator
+from tests.ws_kit import BINARY, CLOSE, CONT, PING, PONG, TEXT, RawFeed, frame
 
 DEADLINE = 240  # a whole test
-WAIT = 10.0  # any one answer
-TEXT, BINARY, CLOSE, PING, PONG, CONT = 0x1, 0x2, 0x8, 0x9, 0xA, 0x0
 
 
 def run(scenario: Callable[[Any], Awaitable[None]]) -> None:
     with simulator("shoe") as shoe:
         asyncio.run(asyncio.wait_for(scenario(shoe), DEADLINE))
-
-
-def frame(
-    opcode: int,
-    payload: bytes,
-    *,
-    fin: bool = True,
-    masked: bool = True,
-    rsv: int = 0,
-    length: int | None = None,
-) -> bytes:
-    """One WebSocket frame as a client writes it (``length``: the one its header says)."""
-    size = len(payload) if length is None else length
-    head = bytes([(0x80 if fin else 0) | (rsv & 0x7) << 4 | opcode])
-    bit = 0x80 if masked else 0
-    if size < 126:
-        head += bytes([bit | size])
-    elif size < 1 << 16:
-        head += bytes([bit | 126]) + struct.pack("!H", size)
-    else:
-        head += bytes([bit | 127]) + struct.pack("!Q", size)
-    if not masked:
-        return head + payload
-    key = os.urandom(4)
-    return head + key + bytes(byte ^ key[n % 4] for n, byte in enumerate(payload))
-
-
-class RawFeed:
-    """A WebSocket written and read byte by byte."""
-
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.reader, self.writer = reader, writer
-
-    @classmethod
-    async def open(cls, base: str, path: str = "/ws") -> tuple[int, RawFeed]:
-        """The handshake's status, and the feed (101: open)."""
-        parts = urlsplit(base)
-        assert parts.hostname is not None and parts.port is not None
-        reader, writer = await asyncio.wait_for(
-            asyncio.open_connection(parts.hostname, parts.port), WAIT
-        )
-        key = base64.b64encode(os.urandom(16)).decode()
-        writer.write(
-            f"GET {path} HTTP/1.1\r\nHost: {parts.hostname}:{parts.port}\r\n"
-            f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-            "Sec-WebSocket-Version: 13\r\n\r\n".encode()
-        )
-        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), WAIT)
-        return int(head.split()[1]), cls(reader, writer)
-
-    async def send(self, data: bytes) -> None:
-        """Write ``data``; a server that has closed already is no failure of the client."""
-        with contextlib.suppress(ConnectionError):
-            self.writer.write(data)
-            await asyncio.wait_for(self.writer.drain(), WAIT)
-
-    async def next_frame(self) -> tuple[int, bytes] | None:
-        """The server's next frame (opcode, payload), None at the end of the stream."""
-        try:
-            first, second = await self.reader.readexactly(2)
-            size = second & 0x7F
-            if size == 126:
-                (size,) = struct.unpack("!H", await self.reader.readexactly(2))
-            elif size == 127:
-                (size,) = struct.unpack("!Q", await self.reader.readexactly(8))
-            return first & 0x0F, await self.reader.readexactly(size)
-        except (asyncio.IncompleteReadError, ConnectionError):
-            return None
-
-    async def closed_with(self) -> int | None:
-        """The code of the server's close frame (what it sends before, skipped), None if
-        the stream ends without one; TimeoutError if neither comes in time."""
-
-        async def closing() -> int | None:
-            while (got := await self.next_frame()) is not None:
-                opcode, payload = got
-                if opcode == CLOSE:
-                    return int(struct.unpack("!H", payload[:2])[0]) if payload else 1005
-            return None
-
-        return await asyncio.wait_for(closing(), WAIT)
-
-    async def close(self) -> None:
-        self.writer.close()
-        with contextlib.suppress(ConnectionError, TimeoutError):
-            await asyncio.wait_for(self.writer.wait_closed(), WAIT)
 
 
 @contextlib.asynccontextmanager
@@ -204,6 +115,30 @@ def test_a_flood_of_tiny_frames_is_closed_with_1008_and_the_table_deals_on(
             await refused.close()
             assert status == 403
             await live.play_hand(Script())  # the table deals a whole hand on
+
+    run(scenario)
+
+
+def test_a_read_full_of_tiny_frames_is_parsed_no_further_than_the_refusal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parsed = []
+    handle_text = WebSocketsSansIOProtocol.handle_text
+
+    def counted(protocol: WebSocketsSansIOProtocol, event: Any) -> None:
+        parsed.append(len(event.data))
+        handle_text(protocol, event)
+
+    monkeypatch.setattr(WebSocketsSansIOProtocol, "handle_text", counted)
+
+    async def scenario(shoe: Any) -> None:
+        async with live_table(tmp_path, shoe) as live, feed(live.served.url) as tiny:
+            # 16,384 frames of 10 bytes in one write: a read of the server's holds them all
+            await tiny.send(b"".join(frame(TEXT, b"0123456789") for _ in range(16_384)))
+            assert await tiny.closed_with() == 1008
+            # refused after its burst (20): the rest of the read was not parsed (it was
+            # parsed whole, every frame judged after the close, on the table's loop)
+            assert 20 <= len(parsed) < 1_000, len(parsed)
 
     run(scenario)
 

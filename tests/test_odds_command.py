@@ -120,6 +120,7 @@ def test_refusals_say_what_and_where(capsys, argv, stdin, status, message):
         ["par", "--players", "1..3"],
         ["par", "--players", "nine"],
         ["par", "--hands", "0"],
+        ["par", "--rake-hands", "0"],
     ],
 )
 def test_bad_command_lines_exit_2(capsys, argv):

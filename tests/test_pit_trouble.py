@@ -302,6 +302,8 @@ def test_the_drill_down_shows_one_session_ten_hands_and_the_paused_table_first(d
         ("/api/pot-sizes", {"table_id": "\x00"}, "table_id"),
         ("/api/bonus-cards", {"table_id": "\x00"}, "table_id"),
         ("/api/supervisor-actions", {"table_id": "\x00"}, "table_id"),
+        ("/api/surveillance", {"table_id": "\x00"}, "table_id"),
+        ("/api/bookmarks", {"table_id": "\x00"}, "table_id"),
         ("/api/players/a%00b/sessions", {}, "player"),
     ],
 )

@@ -83,10 +83,11 @@ def test_every_driver_event_becomes_the_table_input_with_the_service_time() -> N
     assert mapped(ev.LinkDown(ev.LinkDownReason.SILENCE, "nothing for 3 s")) == (
         ti.LinkDown(at=AT, device=Device.SHOE, reason="nothing for 3 s"),
     )
-    up = ti.LinkUp(at=AT, device=Device.SHOE, boot=7)  # a HELLO's numbers not kept: None
+    # a HELLO's numbers not kept: None; its serial, checked against the configured one
+    up = ti.LinkUp(at=AT, device=Device.SHOE, boot=7, serial=SHOE.serial)
     assert mapped(ev.LinkUp(SHOE, "HELLO")) == (up,)
     assert mapped(ev.LinkUp(SHOE, "HELLO", next_seq=9, pending=2)) == (
-        ti.LinkUp(at=AT, device=Device.SHOE, boot=7, next_seq=9, pending=2),
+        ti.LinkUp(at=AT, device=Device.SHOE, boot=7, next_seq=9, pending=2, serial=SHOE.serial),
     )
     lost = (ev.LostEvents(6, 2, 3), ev.LostEvents(7, 0, 1))
     assert mapped(ev.LinkUp(SHOE, "restarted", previous_boot_id=6, lost=lost)) == (

@@ -244,6 +244,24 @@ def test_the_house_s_rake_and_drop_are_counted_in_the_chips_check(
     assert "RAKE " in audit.stdout
 
 
+def test_the_simulated_dealers_push_each_other_and_each_hand_names_its_dealer(
+    tmp_path: Path,
+) -> None:
+    journal = tmp_path / "pushed.sqlite3"
+    args = ("--hands", "5", "--speed", "max", "--dealer-push", "2", "--core-only")
+    result = sim(*args, "--journal", str(journal), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    history = subprocess.run(
+        [str(LUCK_TABLE), "history", "--journal", str(journal), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout
+    dealers = [hand["dealer"] for hand in json.loads(history)]
+    assert dealers == ["SIM-D1", "SIM-D1", "SIM-D2", "SIM-D2", "SIM-D1"]
+
+
 def test_bad_options_are_refused_with_status_2(tmp_path: Path) -> None:
     existing = tmp_path / "live.sqlite3"  # perhaps a live table's journal: never replaced
     existing.write_bytes(b"not ours")
@@ -258,6 +276,7 @@ def test_bad_options_are_refused_with_status_2(tmp_path: Path) -> None:
         (("--floor", "floor.casino"), "--floor = 'floor.casino': a PostgreSQL connection"),
         (("--floor", "host=x", "--core-only"), "--floor: there is no journal to ship"),
         (("--table-id", "T 1"), "--table-id 'T 1': letters, digits"),
+        (("--dealer-push", "-1"), "--dealer-push -1: a number of hands"),
         (("--cheats", "1.5"), "cheats"),
         (("--cheats", "0.1", "--dealer", "human"), "--cheats: the automatic dealer's"),
         (("--cheats", "0.1", "--unreadable", "0.1"), "--cheats with --unreadable"),

@@ -323,6 +323,7 @@ RECORDS_ONLY = {
     AlertKind.DECK_DUE,
     AlertKind.CLOCK_STEPPED,
     AlertKind.DECK_NOT_SHUFFLED,
+    AlertKind.DEVICE_REPLACED,
     AlertKind.SIGN_IN_LOCKED,
     AlertKind.WRONG_CARD_NAMED,
     AlertKind.UNVERIFIED_READ,

@@ -61,6 +61,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "floor_bind_command",
         "bind a table's journal on the floor after a rename, a reset or a restore",
     ),
+    "floor-bookmarks": (
+        "floor_bookmarks_command",
+        "print the floor's protection alerts as bookmarks for the surveillance video",
+    ),
     "floor-retention": (
         "floor_retention_command",
         "take old journal entries and hands off the floor store (archived or dropped)",

@@ -138,3 +138,17 @@ def _standard_input() -> Iterator[bytes]:
 
 def _name(path: str) -> str:
     return "standard input" if path == "-" else path
+
+
+def floor_dsn(args: argparse.Namespace) -> str:
+    """The floor store's DSN of a command given ``--config FILE`` (the floor service's) or
+    ``--dsn``; :class:`ConfigError` saying what is wrong."""
+    from controller.config_file import ConfigError, check_dsn  # noqa: PLC0415 (floor commands)
+    from dealer_ui.pit.config import load_floor_config  # noqa: PLC0415 (FastAPI only if read)
+
+    if args.dsn is not None:
+        return check_dsn(args.dsn, "--dsn")
+    config = load_floor_config(args.config)
+    if not config.dsn:
+        raise ConfigError("floor.dsn", "(missing)", "the floor store's DSN, or --dsn")
+    return config.dsn

@@ -22,8 +22,8 @@ from typing import Any
 
 import psycopg
 
-from controller.cli.common import fail
-from controller.config_file import ConfigError, check_dsn
+from controller.cli.common import fail, floor_dsn
+from controller.config_file import ConfigError
 from controller.floor import retention
 from controller.floor.migrate import schema_problem
 
@@ -57,17 +57,6 @@ def add_parser(subparsers: Any, summary: str) -> None:
     parser.set_defaults(handler=handler)
 
 
-def _dsn(args: argparse.Namespace) -> str:
-    from dealer_ui.pit.config import load_floor_config  # noqa: PLC0415 (FastAPI only if read)
-
-    if args.dsn is not None:
-        return check_dsn(args.dsn, "--dsn")
-    config = load_floor_config(args.config)
-    if not config.dsn:
-        raise ConfigError("floor.dsn", "(missing)", "the floor store's DSN, or --dsn")
-    return config.dsn
-
-
 def handler(args: argparse.Namespace) -> int:
     keep_hands = args.keep if args.keep_hands is None else args.keep_hands
     if min(args.keep, keep_hands) < 1:
@@ -75,7 +64,7 @@ def handler(args: argparse.Namespace) -> int:
     if args.ahead < 0:
         return fail(COMMAND, f"--ahead {args.ahead}: 0 days or more")
     try:
-        dsn = _dsn(args)
+        dsn = floor_dsn(args)
     except ConfigError as error:
         return fail(COMMAND, f"{args.config or '--dsn'}: {error}")
     try:

@@ -1,10 +1,11 @@
 """``luck-table history --journal FILE [--hand N] [--json]``: the hands of a table's journal.
 
 Without ``--json``: each hand's history as ``luck-table replay`` prints it. With
-``--json``: each hand as ``{"hand", "started", "ended", "script", "outcome", "recorded"}``
-where ``script`` is a hand script in the replay contract (docs/replay.md) and ``outcome``
-what ``luck-table replay --json`` prints for it; ``recorded`` is true when that outcome is
-the one the table recorded. Exit status: 0; 1 when a hand does not replay to its recorded
+``--json``: each hand as ``{"hand", "started", "ended", "dealer", "script", "outcome",
+"recorded"}`` (``dealer``: who dealt it, null where the journal names no dealer) where
+``script`` is a hand script in the replay contract (docs/replay.md) and ``outcome`` what
+``luck-table replay --json`` prints for it; ``recorded`` is true when that outcome is the
+one the table recorded. Exit status: 0; 1 when a hand does not replay to its recorded
 outcome; 2 when the journal cannot be read (an absent file, no permission to read it
 included: the message names the path) or hand N is not in it. The journal is opened for
 reading only: a backup on read-only media reads as well as the live file. A journal
@@ -30,7 +31,8 @@ from controller.journal import Journal, JournalError
 def _as_text(hand: RecordedHand) -> tuple[str, bool]:
     replay = hand.replay()
     ok = hand.matches(replay)
-    head = f"=== hand {hand.number}: {iso_time(hand.started)} to {iso_time(hand.ended)} ==="
+    head = f"=== hand {hand.number}: {iso_time(hand.started)} to {iso_time(hand.ended)}"
+    head += ("" if hand.dealer is None else f", dealer {hand.dealer}") + " ==="
     text = f"{head}\n{history(replay)}"
     if not ok:
         text += "\nNOT THE RECORDED OUTCOME: the journal and the engine disagree"

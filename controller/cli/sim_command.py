@@ -104,6 +104,14 @@ def add_parser(
         "pitched at a person's pace, dealing on through cable pulls and restarts",
     )
     parser.add_argument(
+        "--dealer-push",
+        type=int,
+        default=20,
+        metavar="N",
+        help="the table's two simulated dealers push each other every N hands, each hand's "
+        "dealer named in the journal (default 20; 0: no dealer named)",
+    )
+    parser.add_argument(
         "--mistakes",
         type=float,
         default=0.0,
@@ -158,6 +166,7 @@ class Options:
     human: bool = False
     mistakes: float = 0.0
     core_journal: Path | None = None  # --core-only --journal FILE
+    dealer_push: int = 20  # the simulated dealers push each other every N hands (0: never)
 
 
 def options(args: argparse.Namespace) -> Options:
@@ -213,6 +222,8 @@ def options(args: argparse.Namespace) -> Options:
             "--cheats with --unreadable: a card that leaves the shoe unread shows no tag, so a "
             "cheat on it could not be told from a miss; soak them apart"
         )
+    if args.dealer_push < 0:
+        raise ValueError(f"--dealer-push {args.dealer_push}: a number of hands, or 0 for none")
     if not ID_PATTERN.fullmatch(args.table_id):
         raise ValueError(f"--table-id {args.table_id!r}: letters, digits, '_.-' (64 at most)")
     # the simulated shoe registers every deck and the devices read every tag: checked; the
@@ -234,6 +245,7 @@ def options(args: argparse.Namespace) -> Options:
         args.dealer == "human",
         args.mistakes,
         args.journal if args.core_only else None,
+        args.dealer_push,
     )
 
 
@@ -418,4 +430,5 @@ def _dealer(chosen: Options, tally: Tally, floor: Floor) -> Dealer:
         seed=chosen.seed,
         faults=chosen.faults,
         pace=chosen.pace,
+        dealer_push=chosen.dealer_push,
     )

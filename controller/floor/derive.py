@@ -128,8 +128,8 @@ def facts_of(entry: Entry, before: Table, step: Step, recorder: HandRecorder) ->
         match effect:
             case Cleared():
                 out.append(_cleared(position, effect, at, signed))
-            case told.HandStarted(hand=number, at=started, seats=seats):
-                out.append(f.HandStarted(position, number, started, seats))
+            case told.HandStarted(hand=number, at=started, seats=seats, dealer=dealer):
+                out.append(f.HandStarted(position, number, started, seats, dealer))
             case told.HandOver(at=ended):
                 out.append(_hand_ended(position, ended, next(ended_hands)))
             case Raised():
@@ -180,6 +180,7 @@ def _hand_ended(position: int, at: int, hand: RecordedHand) -> f.HandEnded:
         item["recorded"],
         item["script"],
         item["outcome"],
+        hand.dealer,
     )
 
 

@@ -22,12 +22,13 @@ class HandStarted:
     number: int
     at: int  # ms since the Unix epoch (the table's clock)
     seats: tuple[int, ...]
+    dealer: str | None = None  # the dealer who deals it (None: the table names none)
 
 
 @dataclass(frozen=True, slots=True)
 class HandEnded:
     """A hand over (or void): its script and outcome as ``luck-table history --json``
-    gives them, the chips in its pots, the bonus cards dealt."""
+    gives them, the chips in its pots, the bonus cards dealt, its dealer."""
 
     position: int
     number: int
@@ -38,6 +39,7 @@ class HandEnded:
     recorded: bool
     script: dict[str, Any]
     outcome: dict[str, Any]
+    dealer: str | None = None  # the dealer who dealt it (None: the table named none)
 
 
 @dataclass(frozen=True, slots=True)

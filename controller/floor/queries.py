@@ -5,7 +5,9 @@ table's live status), :func:`open_alerts`, :func:`hands_per_hour`, :func:`pot_si
 :func:`bonus_cards`, :func:`player_sessions`, :func:`hands`, :func:`hand`,
 :func:`recent_hands`, :func:`alerts`, :func:`supervisor_actions`, :func:`chip_movements`
 (a page at a time), :func:`shared_tags` (tags in two tables' live decks), :func:`decks`,
-:func:`entries`, :func:`confirmed_position`, :func:`lags`. Every query
+:func:`entries`, :func:`confirmed_position`, :func:`lags`; for surveillance
+:func:`seat_hands` (what the statistics read) and :func:`bookmarks` (alerts as video
+bookmarks). Every query
 names its columns: a newer schema (migrations only add) leaves this release's answers as
 they were. Every function takes an open ``psycopg.Connection``.
 """
@@ -19,6 +21,13 @@ from typing import Any, TypeVar
 import psycopg
 from psycopg.rows import class_row
 
+from controller.floor.surveillance import (
+    BOOKMARKED,
+    CARD_MOVED,
+    UNVERIFIED_READ,
+    Bookmark,
+    SeatHand,
+)
 from controller.journal import Device, Entry
 
 
@@ -534,3 +543,138 @@ def entries(
             chain,
         ) in rows
     ]
+
+
+# Surveillance ----------------------------------------------------------------------------
+
+#: The most finished hands the statistics read at once (the latest, across the floor).
+SURVEILLANCE_HANDS = 10_000
+
+
+def _hand_dealer(connection: psycopg.Connection) -> str:
+    """The hands' dealer column where the floor holds one (version 10 names each hand's
+    dealer), else NULL: the statistics group by dealer only where a hand names one."""
+    row = connection.execute(
+        b"SELECT 1 FROM pg_attribute WHERE attrelid = 'floor_hands'::regclass "
+        b"AND attname = 'dealer' AND NOT attisdropped"
+    ).fetchone()
+    return "h.dealer" if row is not None else "NULL::text"
+
+
+def _window(
+    table_id: str | None, since: datetime | None, until: datetime | None, at: str
+) -> tuple[str, tuple[Any, ...]]:
+    """``AND ...`` for a table and a time window (``since`` included, ``until`` not) on
+    the time column ``at``."""
+    conditions = ""
+    params: tuple[Any, ...] = ()
+    for condition, value in (
+        ("table_id = %s", table_id),
+        (f"{at} >= %s", since),
+        (f"{at} < %s", until),
+    ):
+        if value is not None:
+            conditions += f" AND {condition}"
+            params += (value,)
+    return conditions, params
+
+
+def seat_hands(
+    connection: psycopg.Connection,
+    table_id: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    limit: int = SURVEILLANCE_HANDS,
+) -> list[SeatHand]:
+    """Each seat's part in the finished hands the statistics read (``limit`` at most, the
+    latest that ended in ``[since, until)``, at one table or across the floor; void hands
+    left out), in the order the hands ended: its player then, the hand's dealer, what it
+    was dealt face up and down, its share of the main pot, and the unverified reads and
+    moved cards raised at it in that hand (``controller.floor.surveillance``). The player
+    is the one stay at the seat when the hand began; a stay moved to another seat keeps
+    only its new seat on the floor, so where two stays could have been at a seat (one
+    moved there later), the hand names no player rather than perhaps the wrong one."""
+    window, params = _window(table_id, since, until, "ended_at")
+    alert_kinds = (UNVERIFIED_READ, CARD_MOVED)
+    query = f"""
+        WITH hands AS (
+            SELECT table_id, session, number, ended_at, start_position, outcome,
+                   outcome->'pots'->0->'winners' AS winners,
+                   (SELECT count(*) FROM jsonb_object_keys(outcome->'seats'))::integer AS players,
+                   coalesce(script->'rules'->>'variant', '') <> 'seven-card-stud' AS wild,
+                   {_hand_dealer(connection)} AS dealer
+            FROM floor_hands h
+            WHERE ended_at IS NOT NULL AND NOT void{window}
+            ORDER BY ended_at DESC, table_id, number DESC LIMIT %s
+        ), counted AS (
+            SELECT table_id, session, hand_number, seat,
+                   count(*) FILTER (WHERE kind = %s)::integer AS unverified_reads,
+                   count(*) FILTER (WHERE kind = %s)::integer AS moved_cards
+            FROM floor_alerts
+            WHERE kind IN (%s, %s) AND seat IS NOT NULL
+            GROUP BY table_id, session, hand_number, seat
+        )
+        SELECT h.table_id, h.number, s.key::integer AS seat, p.player, h.dealer, h.players,
+               h.wild, k.cards, k.up_cards, k.fours_up, k.bonus_cards, k.wilds,
+               CASE WHEN h.winners @> to_jsonb(s.key::integer)
+                    THEN 1.0 / jsonb_array_length(h.winners)
+                    ELSE 0 END::double precision AS won,
+               coalesce(a.unverified_reads, 0) AS unverified_reads,
+               coalesce(a.moved_cards, 0) AS moved_cards
+        FROM hands h
+        CROSS JOIN LATERAL jsonb_each(h.outcome->'seats') s
+        CROSS JOIN LATERAL (
+            SELECT count(*)::integer AS cards,
+                   count(*) FILTER (WHERE c->>'face' = 'up')::integer AS up_cards,
+                   count(*) FILTER (WHERE c->>'face' = 'up' AND c->>'card' = '4c')::integer
+                       AS fours_up,
+                   count(*) FILTER (WHERE c->>'bonus' = 'true')::integer
+                       AS bonus_cards,
+                   count(*) FILTER (WHERE left(c->>'card', 1) = '4')::integer AS wilds
+            FROM jsonb_array_elements(s.value->'cards') c
+        ) k
+        LEFT JOIN LATERAL (  -- one stay at the seat then, or no player
+            SELECT min(player) AS player FROM floor_seat_sessions p
+            WHERE p.table_id = h.table_id AND p.session = h.session
+              AND p.seat = s.key::integer AND p.start_position < h.start_position
+              AND (p.end_position IS NULL OR p.end_position > h.start_position)
+            HAVING count(*) = 1
+        ) p ON true
+        LEFT JOIN counted a ON a.table_id = h.table_id AND a.session = h.session
+            AND a.hand_number = h.number AND a.seat = s.key::integer
+        ORDER BY h.ended_at, h.table_id, h.number, seat
+    """
+    params = (*params, limit, *alert_kinds, *alert_kinds)
+    # Its estimate (a hundred rows from each JSON function) buys a JIT compilation that
+    # costs several times the query itself: not for this one.
+    with connection.transaction():
+        connection.execute(b"SET LOCAL jit = off")
+        return _rows(connection, SeatHand, query, params)
+
+
+def bookmarks(
+    connection: psycopg.Connection,
+    *,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    table_id: str | None = None,
+    kinds: frozenset[str] | None = BOOKMARKED,
+    limit: int = 10_000,
+) -> list[Bookmark]:
+    """The alerts raised in ``[since, until)`` (at one table or across the floor) of
+    ``kinds`` (the protection and security alerts by default; None: every alert), the
+    first ``limit`` in time order."""
+    window, params = _window(table_id, since, until, "a.raised_at")
+    window = window.replace("AND table_id", "AND a.table_id")
+    if kinds is not None:
+        window += " AND a.kind = ANY(%s)"
+        params += (sorted(kinds),)
+    query = (
+        "SELECT a.table_id, t.name AS table_name, a.session, a.alert_id, "
+        "(extract(epoch FROM a.raised_at) * 1000)::bigint AS at, "
+        """to_char(a.raised_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS time, """
+        "a.seat, a.kind, a.hand_number, a.card, a.message "
+        f"FROM floor_alerts a JOIN floor_tables t USING (table_id) WHERE true{window} "
+        "ORDER BY a.raised_at, a.table_id, a.session, a.alert_id LIMIT %s"
+    )
+    return _rows(connection, Bookmark, query, (*params, limit))

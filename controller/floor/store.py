@@ -28,6 +28,7 @@ from controller.floor.ingest import (
 )
 from controller.floor.queries import (
     SILENT_AFTER,
+    SURVEILLANCE_HANDS,
     Alert,
     BonusCards,
     ChipMovement,
@@ -42,6 +43,7 @@ from controller.floor.queries import (
     TableOverview,
     alerts,
     bonus_cards,
+    bookmarks,
     chip_movements,
     confirmed_position,
     decks,
@@ -54,18 +56,22 @@ from controller.floor.queries import (
     player_sessions,
     pot_sizes,
     recent_hands,
+    seat_hands,
     shared_tags,
     supervisor_actions,
     tables,
 )
+from controller.floor.surveillance import Bookmark
 
 __all__ = [
     "CHANNEL",
     "CONNECT_OPTIONS",
     "QUARANTINED",
     "SILENT_AFTER",
+    "SURVEILLANCE_HANDS",
     "Alert",
     "BonusCards",
+    "Bookmark",
     "ChipMovement",
     "Deck",
     "FloorDivergedError",
@@ -84,6 +90,7 @@ __all__ = [
     "alerts",
     "bind_journal",
     "bonus_cards",
+    "bookmarks",
     "chip_movements",
     "confirmed_position",
     "connect",
@@ -104,6 +111,7 @@ __all__ = [
     "recent_hands",
     "register",
     "rename_table",
+    "seat_hands",
     "shared_tags",
     "shipped",
     "storable",

@@ -36,7 +36,8 @@ def iso_time(ms: int | None) -> str:
 class RecordedHand:
     """One hand as the journal recorded it: its number, when it started and ended (ms
     since the epoch; ``ended`` None while in progress), its script, the recorded hand, and
-    the names of the players dealt in (seat, name)."""
+    the names of the players dealt in (seat, name), and its dealer (the table's dealer when
+    it began: ``dealer_in``; None where the journal names none)."""
 
     number: int
     started: int
@@ -44,6 +45,7 @@ class RecordedHand:
     script: Script
     hand: Hand
     players: tuple[tuple[int, str], ...] = ()
+    dealer: str | None = None
 
     def script_json(self) -> dict[str, Any]:
         script = self.script
@@ -55,14 +57,15 @@ class RecordedHand:
         }
 
     def summary(self) -> dict[str, Any]:
-        """What a list of hands shows: number, times, how it ended, seats and their players,
-        pots (as awarded: net of the house's take), winners, and the rake and jackpot drop
-        where the rules set them."""
+        """What a list of hands shows: number, times, its dealer, how it ended, seats and
+        their players, pots (as awarded: net of the house's take), winners, and the rake and
+        jackpot drop where the rules set them."""
         hand = self.hand
         return {
             "hand": self.number,
             "started": iso_time(self.started),
             "ended": iso_time(self.ended),
+            "dealer": self.dealer,
             "phase": hand.phase.value,
             "seats": sorted(self.script.seats),
             "players": {str(seat): name for seat, name in self.players},
@@ -82,14 +85,15 @@ class RecordedHand:
         return replay.error is None and replay.hand.to_json() == self.hand.to_json()
 
     def history_json(self, replay: Replay | None = None) -> dict[str, Any]:
-        """The hand as ``luck-table history --json`` gives it: number, times, script, the
-        replay's outcome, and whether that outcome is the one recorded (``replay``: the
-        script's, when the caller has it already)."""
+        """The hand as ``luck-table history --json`` gives it: number, times, its dealer
+        (null: not named), script, the replay's outcome, and whether that outcome is the one
+        recorded (``replay``: the script's, when the caller has it already)."""
         replay = self.replay() if replay is None else replay
         return {
             "hand": self.number,
             "started": iso_time(self.started),
             "ended": iso_time(self.ended),
+            "dealer": self.dealer,
             "script": self.script_json(),
             "outcome": to_json(replay),
             "recorded": self.matches(replay),
@@ -109,7 +113,8 @@ def _recorded(table: Table, started: int, ended: int | None) -> RecordedHand:
     seats = hand.starting_stacks()
     script = Script(hand.rules, seats, cards, actions)
     players = tuple((seat.seat, seat.player) for seat in table.seats if seat.seat in seats)
-    return RecordedHand(table.hand_number, started, ended, script, hand, players)
+    number, dealer = table.hand_number, table.hand_dealer
+    return RecordedHand(number, started, ended, script, hand, players, dealer)
 
 
 class HandRecorder:

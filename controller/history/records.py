@@ -69,6 +69,7 @@ def _link_up(
         boot=fields["device"]["boot_id"],
         next_seq=fields.get("next_seq"),  # absent from journals written before they were kept
         pending=fields.get("pending"),
+        serial=fields["device"].get("serial"),
     )
     lost = _lost(fields)
     if fields["previous_boot_id"] is not None:

@@ -57,6 +57,8 @@ CARDS_PER_PLAYER = 7  # seven-card stud, before any bonus card
 BURNS_PER_HAND = 4  # one before each of fourth to seventh street
 SCRIPT_FIELDS = frozenset({"rules", "seats", "cards", "actions"})
 RECORD_FIELDS = frozenset({"hand", "started", "ended", "script", "outcome", "recorded"})
+#: A record's fields that a history written before them lacks: the hand's dealer.
+RECORD_OPTIONAL = frozenset({"dealer"})
 SEAT_NAMES = frozenset(str(seat) for seat in range(1, MAX_SEAT + 1))
 
 
@@ -334,8 +336,9 @@ def history(replay: Replay) -> str:
 
 def read_record(text: str) -> tuple[Script, dict[str, Any]] | None:
     """A hand of ``luck-table history --hand N --json``, ``{"hand", "started", "ended",
-    "script", "outcome", "recorded"}``: its script and the record; None when ``text`` is
-    not such a record (a hand script)."""
+    "dealer", "script", "outcome", "recorded"}`` (``dealer`` absent from a history written
+    before it): its script and the record; None when ``text`` is not such a record (a hand
+    script)."""
     try:
         data = json.loads(text, object_pairs_hook=_unique_keys)
     except (json.JSONDecodeError, RecursionError):
@@ -347,7 +350,7 @@ def read_record(text: str) -> tuple[Script, dict[str, Any]] | None:
     if not isinstance(data, dict) or "script" not in data:
         return None
     missing = sorted(RECORD_FIELDS - set(data))
-    unknown = sorted(set(data) - RECORD_FIELDS)
+    unknown = sorted(set(data) - RECORD_FIELDS - RECORD_OPTIONAL)
     if missing or unknown:
         what = f"missing {missing[0]!r}" if missing else f"unknown field {unknown[0]!r}"
         raise ScriptError(f"a hand of 'luck-table history --json': {what}")

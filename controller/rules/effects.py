@@ -431,10 +431,7 @@ class HouseTook(Effect):
     kind = Told.RAKE
 
     def say(self, name: CardName = str) -> str:
-        parts = [f"RAKE {self.rake}"] if self.rake else []
-        if self.jackpot_drop:
-            parts.append(f"JACKPOT {self.jackpot_drop}")
-        return f"{', '.join(parts)}: drop {self.rake + self.jackpot_drop}"
+        return f"{_house_take(self.rake, self.jackpot_drop)}: drop {self.rake + self.jackpot_drop}"
 
     @property
     def data(self) -> dict[str, Any]:
@@ -452,15 +449,21 @@ class HouseReturned(Effect):
     kind = Told.RAKE
 
     def say(self, name: CardName = str) -> str:
-        parts = [f"RAKE {self.rake}"] if self.rake else []
-        if self.jackpot_drop:
-            parts.append(f"JACKPOT {self.jackpot_drop}")
         chips = self.rake + self.jackpot_drop
-        return f"RETURN {', '.join(parts)}: {chips} from the drop box, with the hand's chips"
+        took = _house_take(self.rake, self.jackpot_drop)
+        return f"RETURN {took}: {chips} from the drop box, with the hand's chips"
 
     @property
     def data(self) -> dict[str, Any]:
         return {"rake": self.rake, "jackpot_drop": self.jackpot_drop, "returned": True}
+
+
+def _house_take(rake: int, jackpot_drop: int) -> str:
+    """The house's take in the dealer's words: "RAKE 3, JACKPOT 1" (either may be absent)."""
+    parts = [f"RAKE {rake}"] if rake else []
+    if jackpot_drop:
+        parts.append(f"JACKPOT {jackpot_drop}")
+    return ", ".join(parts)
 
 
 # The showdown ------------------------------------------------------------------------------

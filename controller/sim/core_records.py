@@ -20,8 +20,13 @@ from controller.table import inputs as ti
 from drivers import events as ev
 from drivers.protocol import DeviceKind, Disposition
 
-#: The modelled devices' boot id and serial numbers (``CORE-SHOE``, ``CORE-SEAT_BOARD``).
+#: The modelled devices' boot id.
 BOOT = 1
+
+
+def core_serial(device: ti.Device) -> str:
+    """The serial number a modelled device reports: ``CORE-SHOE``, ``CORE-SEAT_BOARD``."""
+    return f"CORE-{DeviceKind[device.name].name}"
 
 
 class CoreRecords:
@@ -62,7 +67,8 @@ class CoreRecords:
 
     def _link_up(self, item: ti.LinkUp) -> ev.LinkUp:
         kind = DeviceKind[item.device.name]
-        info = ev.DeviceInfo("core", kind, f"CORE-{kind.name}", (1, 0, 0), 1, BOOT)
+        serial = core_serial(item.device) if item.serial is None else item.serial
+        info = ev.DeviceInfo("core", kind, serial, (1, 0, 0), 1, BOOT)
         return ev.LinkUp(info, "hello", next_seq=item.next_seq, pending=item.pending)
 
     def _event_of(self, item: TableInput) -> tuple[ev.Event, ti.Device] | None:

@@ -46,6 +46,7 @@ from controller.table import (
     AlertKind,
     Clearance,
     Cleared,
+    DealerIn,
     Decide,
     Device,
     Disposition,
@@ -66,6 +67,8 @@ from firmware_sim.shoe import Cheat
 
 SUPERVISOR = "SIM"
 WHY = "the simulated table's automatic supervisor"
+#: The simulated table's dealers, who push each other every ``dealer_push`` hands.
+DEALERS = ("SIM-D1", "SIM-D2")
 
 
 class DealerError(LuckTableError, RuntimeError):
@@ -209,7 +212,9 @@ class Tally:
 
 
 class Dealer:
-    """Deals ``hands`` hands (0: until stopped) at ``seats`` seats on ``floor``."""
+    """Deals ``hands`` hands (0: until stopped) at ``seats`` seats on ``floor``; with
+    ``dealer_push`` N, the table's dealer is one of ``DEALERS`` in turn, pushed every N
+    hands (``dealer_in`` before the hand; 0: the table names no dealer)."""
 
     def __init__(
         self,
@@ -221,9 +226,13 @@ class Dealer:
         seed: int,
         faults: FaultRates = FaultRates(),
         pace: Pace = Pace(),
+        dealer_push: int = 0,
     ) -> None:
         if not 2 <= seats <= 8:
             raise ValueError(f"seats must be 2..8, not {seats}")
+        if dealer_push < 0:
+            raise ValueError(f"dealer_push must be 0 or more hands, not {dealer_push}")
+        self.dealer_push = dealer_push
         self.floor = floor
         self.tally = tally
         self.seats = tuple(range(1, seats + 1))
@@ -313,8 +322,17 @@ class Dealer:
             await self._load(cheats=True)
         elif len(table.eligible) < 2:
             await self.floor.people()  # the console sat players out or let them go
+        elif (dealer := self._dealer_due(table)) is not None:
+            await self._submit(DealerIn(at=self.floor.now(), who=dealer))
         elif await self._pause(self.pace.hand):
             await self._submit(NewHand(at=self.floor.now()))
+
+    def _dealer_due(self, table: Table) -> str | None:
+        """The dealer to push in before the next hand (its turn has come), or None."""
+        if not self.dealer_push:
+            return None
+        due = DEALERS[table.hand_number // self.dealer_push % len(DEALERS)]
+        return None if table.dealer == due else due
 
     async def _load(self, *, cheats: bool) -> None:
         """Load a shuffled deck; with ``cheats``, at the rate asked, one of the cheats."""

@@ -20,6 +20,7 @@ from typing import Protocol
 from controller.errors import LuckTableError
 from controller.rules import Effect
 from controller.sim.core_journal import CoreJournal
+from controller.sim.core_records import core_serial
 from controller.table import (
     CardAtSeat,
     CardFromShoe,
@@ -212,7 +213,10 @@ class CoreFloor:
 
     def _hello(self, device: Device, pending: int) -> None:
         next_seq = self._seqs[device]
-        up = LinkUp(at=self.now(), device=device, boot=1, next_seq=next_seq, pending=pending)
+        serial = core_serial(device)
+        up = LinkUp(
+            at=self.now(), device=device, boot=1, next_seq=next_seq, pending=pending, serial=serial
+        )
         self._apply(up)
 
     def _seq(self, device: Device) -> int:

@@ -77,9 +77,17 @@ class HumanDealer(Dealer):
         faults: FaultRates = NO_FAULTS,
         pace: Pace = AT_ONCE,
         mistakes: float = 0.0,
+        dealer_push: int = 0,
     ) -> None:
         super().__init__(
-            floor, tally, seats=seats, hands=hands, seed=seed, faults=faults, pace=pace
+            floor,
+            tally,
+            seats=seats,
+            hands=hands,
+            seed=seed,
+            faults=faults,
+            pace=pace,
+            dealer_push=dealer_push,
         )
         if not 0.0 <= mistakes <= 1.0:
             raise ValueError(f"the mistake rate must be 0..1, not {mistakes}")

@@ -46,6 +46,7 @@ from controller.table.inputs import (
     Configure,
     CorrectCard,
     CorrectStack,
+    DealerIn,
     Decide,
     DeckCard,
     DeckLoaded,
@@ -79,7 +80,7 @@ from controller.table.inputs import (
     WrongFace,
     input_from_json,
 )
-from controller.table.settings import Protection, SettingsError, TableSettings
+from controller.table.settings import Protection, Serials, SettingsError, TableSettings
 from controller.table.state import (
     Lamps,
     Placement,
@@ -107,6 +108,7 @@ __all__ = [
     "Configure",
     "CorrectCard",
     "CorrectStack",
+    "DealerIn",
     "Decide",
     "DeckCard",
     "DeckLoaded",
@@ -131,6 +133,7 @@ __all__ = [
     "Seat",
     "SeatOccupied",
     "SeatVacated",
+    "Serials",
     "SettingsError",
     "Severity",
     "SignInAttack",

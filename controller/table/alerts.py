@@ -65,6 +65,7 @@ class AlertKind(StrEnum):
     WRONG_CARD_NAMED = "wrong_card_named"
     UNVERIFIED_READ = "unverified_read"
     CARD_MOVED = "card_moved"
+    DEVICE_REPLACED = "device_replaced"
 
 
 class AlertRule(NamedTuple):
@@ -107,6 +108,7 @@ ALERT_RULES: dict[AlertKind, AlertRule] = {
     # not blocking unless the house says so (``Table.blocks``), not of the hand: surveillance's
     AlertKind.UNVERIFIED_READ: AlertRule(Severity.ABNORMAL, False, (_DONE,), False),
     AlertKind.CARD_MOVED: AlertRule(Severity.ABNORMAL, True, (_HOLD, _VOID), True),
+    AlertKind.DEVICE_REPLACED: AlertRule(Severity.ABNORMAL, True, (_DONE,), False),
 }
 
 
@@ -896,6 +898,29 @@ class CardMoved(AlertFacts):
         )
 
 
+@dataclass(frozen=True, slots=True)
+class DeviceReplaced(AlertFacts):
+    """The ``device`` that said HELLO reports ``serial``, not the ``expected`` one (the
+    table's configuration, or the serial a supervisor accepted before): another device."""
+
+    kind = AlertKind.DEVICE_REPLACED
+    device: Device
+    serial: str
+    expected: str
+
+    def say(self, name: Name = str) -> str:
+        return (
+            f"the {self.device.words}'s serial is {self.serial}, the table expects "
+            f"{self.expected}: another {self.device.words} is connected"
+        )
+
+    def todo(self, name: Name = str) -> str:
+        return (
+            f"a supervisor checks the {self.device.words} and accepts it (done): the table "
+            f"then takes {self.serial} until the configuration names its serial"
+        )
+
+
 def _s(count: int) -> str:
     return "" if count == 1 else "s"
 
@@ -928,6 +953,7 @@ FACTS: dict[AlertKind, type[AlertFacts]] = {
         WrongCardNamed,
         UnverifiedRead,
         CardMoved,
+        DeviceReplaced,
     )
 }
 
@@ -1068,6 +1094,7 @@ class Clearance(StrEnum):
     ENTERED = "entered"  # the supervisor entered the unread card
     CORRECTED = "corrected"  # the supervisor corrected the card
     NO_LONGER_IN_PLAY = "no_longer_in_play"  # the misread card it named is now the card read
+    SERIAL_EXPECTED = "serial_expected"  # the device now reports the serial expected
     RESOLVED = "resolved"  # the supervisor resolved it (ResolveAlert)
 
 
@@ -1114,6 +1141,8 @@ class Cleared(Effect):
                 return "the supervisor corrected the card"
             case Clearance.NO_LONGER_IN_PLAY:
                 return "the card is no longer in play: the card read is it"
+            case Clearance.SERIAL_EXPECTED:
+                return f"the {device.words if device else 'device'} reports the serial expected"
         return f"resolved by supervisor {self.who}"
 
     def say(self, name: Name = str) -> str:

@@ -732,7 +732,26 @@ def _link_up(table: Table, item: ti.LinkUp, fx: list[Effect]) -> Table:
     fx.append(told.Link(item.device, up=True))
     table = table._replace(links=tuple(sorted({*table.links, item.device})))
     gone = _open(table, AlertKind.LINK_DOWN, device=item.device)
-    return _clear(table, gone, Clearance.LINK_BACK, fx, device=item.device)
+    table = _clear(table, gone, Clearance.LINK_BACK, fx, device=item.device)
+    return _identify(table, item, fx)
+
+
+def _identify(table: Table, item: ti.LinkUp, fx: list[Effect]) -> Table:
+    """The device's serial checked against the one the table expects: another raises
+    ``device_replaced`` (one open per device and serial); the expected one back clears the
+    device's. A HELLO whose serial is not known (an older journal's), or a table that
+    names none, checks nothing."""
+    expected = table.expected_serial(item.device)
+    if item.serial is None or expected is None:
+        return table
+    device = item.device
+    stale = _open(table, AlertKind.DEVICE_REPLACED, device=device)
+    if item.serial == expected:
+        return _clear(table, stale, Clearance.SERIAL_EXPECTED, fx, device=device)
+    if any(getattr(alert.facts, "serial", None) == item.serial for alert in stale):
+        return table
+    facts = alerts.DeviceReplaced(device, item.serial, expected)
+    return _raise(table, facts, fx, at=item.at)
 
 
 def _link_down(table: Table, item: ti.LinkDown, fx: list[Effect]) -> Table:
@@ -808,17 +827,29 @@ def _new_hand(table: Table, item: ti.NewHand, fx: list[Effect]) -> Table:
     number = table.hand_number + 1
     stacks = {seat.seat: seat.stack for seat in players}
     step = start_hand(table.settings.rules, stacks)
-    fx.append(told.HandStarted(number, item.at, tuple(sorted(stacks))))
+    fx.append(told.HandStarted(number, item.at, tuple(sorted(stacks)), table.dealer))
     fx.extend(step.effects)
     deck = None if table.deck is None else table.deck._replace(hands=table.deck.hands + 1)
     return table._replace(
         hand_number=number,
         hand=step.hand,
+        hand_dealer=table.dealer,
         hand_log=(),
         deck_ready=False,
         unconfirmed=(),
         deck=deck,
     )
+
+
+def _dealer_in(table: Table, item: ti.DealerIn, fx: list[Effect]) -> Table:
+    """A dealer push: ``who`` deals from the next hand on; the hand in progress keeps the
+    dealer it began with (its record names one dealer)."""
+    if not item.who.strip():
+        raise Refused("dealer_in: the dealer's id is needed")
+    if item.who == table.dealer:
+        raise Refused(f"dealer {item.who} is already the table's dealer")
+    fx.append(told.DealerIn(told.Words.of(item.who), table.dealer, table.in_hand))
+    return table._replace(dealer=item.who)
 
 
 # Seats ----------------------------------------------------------------------------------
@@ -956,7 +987,11 @@ def _configure(table: Table, item: ti.Configure, fx: list[Effect]) -> Table:
     if table.in_hand:
         raise Refused(f"hand {table.hand_number} is in progress: configure between hands")
     fx.append(told.Configured(item.settings))
-    return table._replace(settings=item.settings)
+    was, now = table.settings.serials, item.settings.serials
+    kept = tuple(  # a serial accepted holds until the configuration names another
+        (device, serial) for device, serial in table.accepted if now.of(device) == was.of(device)
+    )
+    return table._replace(settings=item.settings, accepted=kept)
 
 
 # Supervisor actions ---------------------------------------------------------------------
@@ -1113,6 +1148,8 @@ def _resolve_alert(table: Table, item: ti.ResolveAlert, fx: list[Effect]) -> Tab
         table = table._replace(held=(*table.held, alert.card))
     elif item.remedy is Remedy.DONE and alert.kind is AlertKind.DECK_DUE:
         table = _new_life(table, alert, item.at)
+    elif item.remedy is Remedy.DONE and isinstance(alert.facts, alerts.DeviceReplaced):
+        table = _accept(table, alert.facts)
     elif item.remedy is Remedy.DONE:
         table = _seen_in_place(table, alert)
     elif item.remedy is Remedy.VOID and not table.in_hand:
@@ -1161,6 +1198,13 @@ def _seen_in_place(table: Table, alert: Alert) -> Table:
     else:
         return table
     return table._replace(unconfirmed=tuple(p for p in table.unconfirmed if p != seen))
+
+
+def _accept(table: Table, facts: alerts.DeviceReplaced) -> Table:
+    """The supervisor checked the device and accepts it: its serial is the one the table
+    expects of that device from now on (until the configuration names another)."""
+    others = tuple(pair for pair in table.accepted if pair[0] is not facts.device)
+    return table._replace(accepted=tuple(sorted((*others, (facts.device, facts.serial)))))
 
 
 def _new_life(table: Table, alert: Alert, at: int) -> Table:
@@ -1233,6 +1277,7 @@ _HANDLERS: dict[type[TableInput], _Handler] = {
     ti.Tick: _tick,
     ti.Decide: _decide,
     ti.NewHand: _new_hand,
+    ti.DealerIn: _dealer_in,
     ti.SitDown: _sit_down,
     ti.SitOut: _sit_out,
     ti.SitIn: _sit_in,

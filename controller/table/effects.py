@@ -109,11 +109,13 @@ class LampsChanged(Effect):
 
 @dataclass(frozen=True, slots=True)
 class HandStarted(Effect):
-    """Hand ``hand`` began at ``at`` (ms) with the players at ``seats``."""
+    """Hand ``hand`` began at ``at`` (ms) with the players at ``seats``, dealt by ``dealer``
+    (None: the table names no dealer)."""
 
     hand: int
     at: int
     seats: tuple[int, ...]
+    dealer: str | None = None
 
     kind = TableTold.HAND_STARTED
 
@@ -122,7 +124,33 @@ class HandStarted(Effect):
 
     @property
     def data(self) -> dict[str, Any]:
-        return {"hand": self.hand, "at": self.at, "seats": list(self.seats)}
+        named = {} if self.dealer is None else {"dealer": self.dealer}
+        return {"hand": self.hand, "at": self.at, "seats": list(self.seats), **named}
+
+
+@dataclass(frozen=True, slots=True)
+class DealerIn(Effect):
+    """Dealer ``who`` is in (a push), after ``was`` (None: no dealer named before);
+    ``in_hand``: a hand is in progress, which keeps its dealer."""
+
+    who: Words
+    was: str | None
+    in_hand: bool
+
+    kind = TableTold.DEALER_IN
+
+    def say(self, name: CardName = str) -> str:
+        after = " from the next hand on" if self.in_hand else ""
+        was = "" if self.was is None else f" (after {self.was})"
+        return f"dealer {self.who.say(name)} deals{after}{was}"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"who": self.who.text, "was": self.was, "in_hand": self.in_hand}
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        return self.who.cards
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,9 +16,10 @@ Device events (from the shoe and the seat board, as the drivers report them):
 number of it (None: not known). ``Tick``: time passed, for what waits on the clock.
 
 People: ``Decide`` (a player's decision, said by the dealer or made by the player),
-``NewHand``, ``SitDown``, ``SitOut``, ``SitIn``, ``Leave``, ``ChangeSeat``,
-``Rebuy``, ``Configure``; the supervisor's ``VoidHand``, ``EnterCard``, ``CorrectCard``,
-``WrongFace``, ``ResolveAlert`` and ``CorrectStack``, each with ``who`` and ``why``.
+``NewHand``, ``DealerIn`` (the dealer who deals from the next hand on), ``SitDown``,
+``SitOut``, ``SitIn``, ``Leave``, ``ChangeSeat``, ``Rebuy``, ``Configure``; the supervisor's
+``VoidHand``, ``EnterCard``, ``CorrectCard``, ``WrongFace``, ``ResolveAlert`` and
+``CorrectStack``, each with ``who`` and ``why``.
 """
 
 from __future__ import annotations
@@ -194,15 +195,17 @@ class DeviceFaultCleared(FaultInput):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LinkUp(TableInput):
     """The device said HELLO: ``boot`` (its boot id), ``next_seq`` (the number its next new
-    event will carry) and ``pending`` (how many events before it are not yet acknowledged:
-    its backlog, resent now). None when not known (journals written before they were kept):
-    the table then takes the device as having nothing pending."""
+    event will carry), ``pending`` (how many events before it are not yet acknowledged:
+    its backlog, resent now) and ``serial`` (its serial number, checked against the one
+    the table expects). None when not known (journals written before they were kept): the
+    table then takes the device as having nothing pending, and checks no serial."""
 
     tag = "link_up"
     device: Device
     boot: int | None = None
     next_seq: int | None = None
     pending: int | None = None
+    serial: str | None = None  # the serial its HELLO reports (None: not known)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -250,6 +253,15 @@ class Decide(TableInput):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class NewHand(TableInput):
     tag = "new_hand"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DealerIn(TableInput):
+    """A dealer push: dealer ``who`` signed in at the console and deals from the next hand
+    on (a hand in progress keeps the dealer it started with)."""
+
+    tag = "dealer_in"
+    who: Id
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -431,6 +443,7 @@ INPUT_TYPES: dict[str, type[TableInput]] = {
         Tick,
         Decide,
         NewHand,
+        DealerIn,
         SitDown,
         SitOut,
         SitIn,

@@ -79,6 +79,39 @@ class Protection:
 
 
 @dataclass(frozen=True, slots=True)
+class Serials:
+    """The serials the table's devices must report in their HELLO (``[devices.shoe]
+    serial``, ``[devices.seat_board] serial``); None: any. A device that reports another
+    raises ``device_replaced`` (docs/game-protection.md)."""
+
+    shoe: str | None = None
+    seat_board: str | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("shoe", "seat_board"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, str) or not value.strip()):
+                raise SettingsError(f"serials.{name}: {value!r} is not a device's serial")
+
+    def of(self, device: str) -> str | None:
+        """The serial ``device`` (``"shoe"`` or ``"seat_board"``) must report (None: any)."""
+        serial: str | None = getattr(self, device)
+        return serial
+
+    def to_json(self) -> dict[str, Any]:
+        return {name: value for name in ("shoe", "seat_board") if (value := getattr(self, name))}
+
+    @classmethod
+    def from_json(cls, data: object) -> Serials:
+        if not isinstance(data, Mapping):
+            raise SettingsError(f"serials: {data!r} is not an object")
+        unknown = sorted(set(data) - {"shoe", "seat_board"})
+        if unknown:
+            raise SettingsError(f"unknown setting serials.{unknown[0]}")
+        return cls(**data)
+
+
+@dataclass(frozen=True, slots=True)
 class TableSettings:
     """``rules``: the game (every ``Rules`` field); ``min_buy_in`` and ``max_buy_in``: what
     a player may sit down with, and the most a rebuy may bring a stack to; ``seat_board``:
@@ -86,7 +119,9 @@ class TableSettings:
     ``player_decisions``: players may make their own decisions (on their own screens, at a
     live-dealer table); otherwise the dealer enters every decision; ``protection``: tag
     checks and deck life (:class:`Protection`; settings without it, from a journal written
-    before it, have none)."""
+    before it, have none); ``serials``: the serials the devices must report
+    (:class:`Serials`; written only when one is named, so settings that name none read as
+    they did before)."""
 
     rules: Rules = field(default_factory=Rules)
     min_buy_in: int = 100
@@ -94,6 +129,7 @@ class TableSettings:
     seat_board: bool = True
     player_decisions: bool = False
     protection: Protection = field(default_factory=Protection)
+    serials: Serials = field(default_factory=Serials)
 
     def __post_init__(self) -> None:
         for name in ("min_buy_in", "max_buy_in"):
@@ -117,12 +153,13 @@ class TableSettings:
             "seat_board": self.seat_board,
             "player_decisions": self.player_decisions,
             "protection": self.protection.to_json(),
+            **({"serials": serials} if (serials := self.serials.to_json()) else {}),
         }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> TableSettings:
         known = {"rules", "min_buy_in", "max_buy_in", "seat_board", "player_decisions"}
-        known.add("protection")
+        known |= {"protection", "serials"}
         unknown = sorted(set(data) - known)
         if unknown:
             raise SettingsError(f"unknown setting {unknown[0]!r}")
@@ -134,5 +171,7 @@ class TableSettings:
         except (RulesError, TypeError) as error:
             raise SettingsError(str(error)) from None
         protection = Protection.from_json(data.get("protection", {}))
-        others = {name: data[name] for name in known - {"rules", "protection"} if name in data}
-        return cls(parsed, protection=protection, **others)
+        serials = Serials.from_json(data.get("serials", {}))
+        nested = {"rules", "protection", "serials"}
+        others = {name: data[name] for name in known - nested if name in data}
+        return cls(parsed, protection=protection, serials=serials, **others)

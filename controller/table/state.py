@@ -145,6 +145,15 @@ class Table(NamedTuple):
     registering: Registration | None = None
     shuffles: Shuffles = Shuffles()
     unverified: tuple[int, ...] = (0,) * len(SEATS)
+    dealer: str | None = None
+    hand_dealer: str | None = None
+    accepted: tuple[tuple[Device, str], ...] = ()
+
+    def expected_serial(self, device: Device) -> str | None:
+        """The serial ``device`` must report: the one accepted, else the configured one
+        (None: any)."""
+        accepted = dict(self.accepted).get(device)
+        return accepted if accepted is not None else self.settings.serials.of(device.value)
 
     @property
     def in_hand(self) -> bool:
@@ -237,8 +246,19 @@ class Table(NamedTuple):
             "registering": None if self.registering is None else self.registering.to_json(),
             "shuffles": self.shuffles.to_json(),
             "unverified": list(self.unverified),
+            **self._people_and_devices(),  # absent when unknown, as before they were kept
             "signals": self.signals.to_json(),
         }
+
+    def _people_and_devices(self) -> dict[str, Any]:
+        known: dict[str, Any] = {}
+        if self.dealer is not None:
+            known["dealer"] = self.dealer
+        if self.hand_dealer is not None:
+            known["hand_dealer"] = self.hand_dealer
+        if self.accepted:
+            known["accepted"] = {device.value: serial for device, serial in self.accepted}
+        return known
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Table:
@@ -272,6 +292,9 @@ class Table(NamedTuple):
             registering=None if registering is None else Registration.from_json(registering),
             shuffles=Shuffles.from_json(data["shuffles"]) if "shuffles" in data else Shuffles(),
             unverified=tuple(data.get("unverified", (0,) * len(SEATS))),  # absent: older
+            dealer=data.get("dealer"),  # absent before dealers were named
+            hand_dealer=data.get("hand_dealer"),
+            accepted=tuple((Device(k), v) for k, v in data.get("accepted", {}).items()),
         )
 
 

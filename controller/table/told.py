@@ -16,6 +16,7 @@ class TableTold(StrEnum):
     ALERT_CLEARED = "alert_cleared"
     ALERT_ACKNOWLEDGED = "alert_acknowledged"
     HAND_STARTED = "hand_started"
+    DEALER_IN = "dealer_in"
     HAND_OVER = "hand_over"
     HELD_CARD = "held_card"
     REJECTED = "rejected"

@@ -19,21 +19,20 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar, get_type_hints
 
 import psycopg
-from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request, WebSocket
+from fastapi import APIRouter, Depends, FastAPI, Header, Query, WebSocket
 from fastapi import Path as PathParam
 from fastapi.requests import HTTPConnection
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 from psycopg_pool import ConnectionPool
 from pydantic import AfterValidator, BaseModel, Field, create_model
-from starlette.exceptions import HTTPException
 
-from controller.floor import store
+from controller.floor import store, surveillance
 from controller.floor.migrate import schema_problem
 from dealer_ui.auth import Auth, AuthError, Session
 from dealer_ui.pit.config import FloorConfig
@@ -130,6 +129,28 @@ class TableDetail(BaseModel):
         description=f"the last {CHIP_MOVEMENTS} buy-ins, rebuys and cash-outs, in order (the "
         "ones before: /api/tables/{table_id}/chip-movements?before=POSITION)"
     )
+
+
+class Surveillance(BaseModel):
+    """Each seat, player, dealer and dealer at a seat against honest play over the latest
+    finished hands (docs/game-protection.md): a CUSUM per measure, flagged at
+    ``threshold``."""
+
+    hands: int = Field(description="the finished hands read (void hands left out)")
+    ratio: float = Field(description="the rate ratio each chart is tuned to find")
+    threshold: float = Field(description="the CUSUM's threshold h")
+    false_alarm_per_hand: float = Field(
+        description="a chart's chance of a false alarm in one hand, at most (e^-h)"
+    )
+    flagged: int = Field(description="how many charts reached the threshold")
+    charts: list[surveillance.Chart] = Field(
+        description="every chart, flagged first, then by how near the threshold each came"
+    )
+
+
+def utc(at: datetime | None) -> datetime | None:
+    """A time from the request, UTC when it names no zone (a video system's times are)."""
+    return at if at is None or at.tzinfo is not None else at.replace(tzinfo=UTC)
 
 
 _T = TypeVar("_T")
@@ -385,6 +406,71 @@ def supervisor_actions(
     )
 
 
+@pit_router.get("/surveillance", response_model=Surveillance)
+def statistics(
+    floor: TheFloor,
+    _: Signed,
+    table_id: TableFilter = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    hands: Annotated[int, Query(ge=1, le=100_000)] = store.SURVEILLANCE_HANDS,
+) -> Surveillance:
+    """The statistics for surveillance over the latest ``hands`` finished hands that ended
+    in ``[since, until)`` (ISO 8601; UTC without a zone), at one table or across the floor:
+    each seat, player, dealer and dealer at a seat, the 4c face up, bonus cards, wild
+    cards, wins, unverified reads and moved cards against their expectation, each with its
+    CUSUM."""
+    seat_hands = floor.read(
+        lambda connection: store.seat_hands(connection, table_id, utc(since), utc(until), hands)
+    )
+    charts = surveillance.charts(seat_hands)
+    return Surveillance(
+        hands=len({(hand.table_id, hand.number) for hand in seat_hands}),
+        ratio=surveillance.RATIO,
+        threshold=surveillance.THRESHOLD,
+        false_alarm_per_hand=surveillance.FALSE_ALARM_PER_HAND,
+        flagged=sum(chart.flagged for chart in charts),
+        charts=charts,
+    )
+
+
+@pit_router.get("/bookmarks", response_model=list[store.Bookmark])
+def bookmarks(
+    floor: TheFloor,
+    _: Signed,
+    *,
+    table_id: TableFilter = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    every: Annotated[bool, Query(description="every alert, not only protection's")] = False,
+    format: Annotated[Literal["json", "csv"], Query()] = "json",
+    limit: Annotated[int, Query(ge=1, le=100_000)] = 10_000,
+) -> Any:
+    """The protection and security alerts raised in ``[since, until)`` (ISO 8601; UTC
+    without a zone), at one table or across the floor, in time order, as bookmarks for the
+    surveillance video: table, seat, the time of the journal entry whose input raised it
+    (``at``, ms since the Unix epoch, UTC, by the table's clock; ``time``, the same in ISO
+    8601) and kind. With ``format=csv`` a CSV file a video system imports."""
+    kinds = None if every else surveillance.BOOKMARKED
+    marks = floor.read(
+        lambda connection: store.bookmarks(
+            connection,
+            since=utc(since),
+            until=utc(until),
+            table_id=table_id,
+            kinds=kinds,
+            limit=limit,
+        )
+    )
+    if format == "csv":
+        return Response(
+            surveillance.bookmarks_csv(marks),
+            media_type="text/csv; charset=utf-8",
+            headers={"Content-Disposition": 'attachment; filename="bookmarks.csv"'},
+        )
+    return marks
+
+
 feed_router = APIRouter()
 
 
@@ -428,12 +514,6 @@ async def pit() -> FileResponse:
 ROUTERS = (sign_in, floor_router, table_router, pit_router, feed_router, pages)
 
 
-async def _http_error(_: Request, error: Exception) -> JSONResponse:
-    assert isinstance(error, HTTPException)
-    code = "not_found" if error.status_code == 404 else "invalid"
-    return JSONResponse({"error": code, "reason": error.detail}, error.status_code)
-
-
 def create_app(config: FloorConfig, auth: Auth | None = None) -> FastAPI:
     """The floor service's app for ``config`` (its DSN, consoles and supervisors)."""
     feed = FloorFeed(
@@ -460,7 +540,6 @@ def create_app(config: FloorConfig, auth: Auth | None = None) -> FastAPI:
         errors=ERRORS,
     )
     app.state.floor = FloorApp(config, readers)
-    app.add_exception_handler(HTTPException, _http_error)
     for router in ROUTERS:
         app.include_router(router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

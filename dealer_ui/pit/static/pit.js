@@ -5,11 +5,16 @@
 
 const $ = (id) => document.getElementById(id);
 const state = { token: sessionStorage.getItem("pit-token"), floor: null, table: null,
-  seen: "", socket: null, retry: 1000, received: 0, detailAt: 0, detailTimer: null };
+  seen: "", socket: null, retry: 1000, received: 0, detailAt: 0, detailTimer: null,
+  statsTimer: null };
 // A dealing table changes at each batch: its drill-down is read again at most this often.
 const DETAIL_EVERY = 2000;
 // The drill-down's page of buy-ins and cash-outs (the API's CHIP_MOVEMENTS).
 const CHIP_PAGE = 50;
+// The statistics for surveillance are read again this often, and this many charts shown
+// (every flagged one, then those nearest the threshold).
+const STATS_EVERY = 60000;
+const STATS_SHOWN = 12;
 
 function el(tag, text, cls) {
   const node = document.createElement(tag);
@@ -101,6 +106,39 @@ function start() {
   $("sign-out").hidden = false;
   follow();
   showRoute();
+  loadStatistics();
+}
+
+const MEASURES = { four_up: "4c face up", bonus: "bonus cards", wilds: "wild cards",
+  wins: "wins", unverified_reads: "unverified reads", moved_cards: "moved cards" };
+
+// The statistics for surveillance (/api/surveillance): every flagged chart, in red, and
+// those nearest the threshold.
+async function loadStatistics() {
+  clearTimeout(state.statsTimer);
+  if (!state.token) return;
+  try {
+    renderStatistics(await api("/api/surveillance"));
+  } catch (error) {
+    $("stats-facts").textContent = `· not read: ${error.message}`;
+  }
+  state.statsTimer = setTimeout(loadStatistics, STATS_EVERY);
+}
+
+function renderStatistics(stats) {
+  $("stats-facts").textContent = `· the last ${stats.hands} hands · CUSUM for ${stats.ratio}× the expected rate, flagged at ${stats.threshold}`;
+  const banner = $("stats-flagged");
+  banner.hidden = stats.flagged === 0;
+  banner.textContent = `${stats.flagged} chart${stats.flagged === 1 ? "" : "s"} flagged: call surveillance`;
+  const rows = stats.charts.filter((chart, index) => chart.flagged || index < STATS_SHOWN);
+  $("stats").tBodies[0].replaceChildren(...rows.map((chart) => {
+    const row = el("tr", null, chart.flagged ? "flagged" : "");
+    const at = chart.flagged_at ? `${chart.flagged_at.table_id} hand ${chart.flagged_at.hand}` : "";
+    for (const cell of [`${chart.grouping.replace("_", " at ")} ${chart.unit}`, MEASURES[chart.measure] || chart.measure,
+      chart.hands, chart.observed.toFixed(2), chart.expected.toFixed(2),
+      `${chart.cusum.toFixed(1)} (${chart.peak.toFixed(1)})`, at]) row.append(el("td", cell));
+    return row;
+  }));
 }
 
 function follow() {
