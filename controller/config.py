@@ -84,9 +84,12 @@ class DevicePort:
 @dataclass(frozen=True)
 class Console:
     """The dealer's console: ``idle_lock``, the seconds of quiet (no touch, no key) after
-    which the screen locks until the signed-in dealer enters the PIN again."""
+    which the screen locks until the signed-in dealer enters the PIN again;
+    ``escalate_after``, the seconds an alert stays open before the consoles show it
+    escalated."""
 
     idle_lock: float = 300.0
+    escalate_after: float = 120.0
 
 
 @dataclass(frozen=True)
@@ -312,8 +315,11 @@ def _link(data: object, key: str) -> LinkConfig:
 
 
 def _console(console: Mapping[str, Any]) -> Console:
-    no_unknown(console, {"idle_lock"}, "console.")
-    return Console(seconds(console, "console.idle_lock", 10, 3600, Console.idle_lock))
+    no_unknown(console, {"idle_lock", "escalate_after"}, "console.")
+    return Console(
+        seconds(console, "console.idle_lock", 10, 3600, Console.idle_lock),
+        seconds(console, "console.escalate_after", 10, 3600, Console.escalate_after),
+    )
 
 
 def _studio(studio: Mapping[str, Any], test_mode: bool) -> Studio:

@@ -29,7 +29,7 @@ from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request, WebSock
 from fastapi.requests import HTTPConnection
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from controller.config import MAX_STUDIO_TOKEN_HOURS, MIN_STUDIO_DELAY
 from controller.service import Guard, Paused, Stale, TableService, TableStopped
@@ -41,6 +41,8 @@ from controller.table import (
     TableInputError,
     input_from_json,
 )
+from dealer_ui.approvals import CALL, Requests
+from dealer_ui.approvals import Request as RequestRecord
 from dealer_ui.archive import PAGE, Archive
 from dealer_ui.auth import HOUR, Attack, Auth, AuthError, Lock, Session, listed
 from dealer_ui.feeds import Feed
@@ -87,6 +89,26 @@ class Supervisor(BaseModel):
     pin: str = Field(min_length=1, max_length=64)
     why: Reason
 
+    def guard(self) -> Guard | None:
+        """What the table must still be for the action to be taken (None: anything)."""
+        return None
+
+
+def at_moment(hand: int | None, step: int | None, what: str, then: str) -> Guard | None:
+    """With ``hand`` and ``step`` (the view's, where ``what`` was asked): refuse it once the
+    table has moved on from that moment (``then``: what to do instead)."""
+    if hand is None and step is None:
+        return None
+    asked = f"hand {hand}, step {step}"
+
+    def still_asked(table: Table) -> str | None:
+        if (hand, step) == (table.hand_number, len(table.hand_log)):
+            return None
+        now = f"hand {table.hand_number}, step {len(table.hand_log)}"
+        return f"{what} was asked at {asked}; the table has moved on ({now}): {then}"
+
+    return still_asked
+
 
 class PlayerTokenIn(BaseModel):
     seat: int = Field(ge=1, le=8)
@@ -110,11 +132,15 @@ class UnlockOut(BaseModel):
     alert: int | None = Field(description="the lock's alert resolved (None: the table had none)")
 
 
+#: A player's decisions.
+DecisionKind = Literal[
+    "bring_in", "complete", "check", "call", "bet", "raise", "fold", "bonus", "show", "muck"
+]
+
+
 class DecisionIn(BaseModel):
     seat: int
-    do: Literal[
-        "bring_in", "complete", "check", "call", "bet", "raise", "fold", "bonus", "show", "muck"
-    ]
+    do: DecisionKind
     to: int | None = None
     accept: bool | None = None
     hand: int | None = Field(
@@ -129,25 +155,16 @@ class DecisionIn(BaseModel):
     def guard(self) -> Guard | None:
         """With ``hand`` and ``step``: refuse the decision once the table has moved on
         from the one it was asked at (a stale confirmation)."""
-        if self.hand is None and self.step is None:
-            return None
-        asked = f"hand {self.hand}, step {self.step}"
-
-        def still_asked(table: Table) -> str | None:
-            if (self.hand, self.step) == (table.hand_number, len(table.hand_log)):
-                return None
-            now = f"hand {table.hand_number}, step {len(table.hand_log)}"
-            return (
-                f"seat {self.seat}: {self.do} was asked at {asked}; the table has moved on "
-                f"({now}): look at the table and decide again"
-            )
-
-        return still_asked
+        what = f"seat {self.seat}: {self.do}"
+        return at_moment(self.hand, self.step, what, "look at the table and decide again")
 
 
 class ConsoleOut(BaseModel):
     idle_lock: float = Field(
         description="seconds without a touch or key before the dealer's screen locks"
+    )
+    escalate_after: float = Field(
+        description="seconds an alert stays open before the consoles show it escalated"
     )
 
 
@@ -206,6 +223,20 @@ class ResolveIn(Supervisor):
 class CorrectStackIn(Supervisor):
     seat: int
     stack: int
+
+
+class UndoIn(Supervisor):
+    """The decision to undo, and the view's ``hand`` and ``step`` just after it (the
+    console's): refused (409 stale) once the table has moved on from there."""
+
+    seat: int
+    do: DecisionKind
+    hand: int | None = Field(default=None, description="the view's `hand_number` after it")
+    step: int | None = Field(default=None, description="the view's `step` after it")
+
+    def guard(self) -> Guard | None:
+        what = f"the undo of seat {self.seat}'s {self.do}"
+        return at_moment(self.hand, self.step, what, "the decision stands")
 
 
 class HandSummaryOut(BaseModel):
@@ -280,6 +311,13 @@ SUPERVISOR_ACTIONS: list[tuple[str, type[Supervisor], Callable[[Any], dict[str, 
         CorrectStackIn,
         lambda body: {"type": "correct_stack", "seat": body.seat, "stack": body.stack},
         "Set a seat's stack between its hands (the difference is kept in `corrected`).",
+    ),
+    (
+        "undo",
+        UndoIn,
+        lambda body: {"type": "undo_decision", "seat": body.seat, "do": body.do},
+        "Undo the hand's last decision, before the next card (`hand`, `step`: the moment "
+        "just after it): the hand as it was before it.",
     ),
 ]
 
@@ -393,7 +431,13 @@ class TableApp:
     ) -> StepOut:
         """Check the supervisor's PIN, then submit ``record`` (a void: for the hand named)."""
         await self.check_supervisor(body, record["type"], request, session)
-        guard = body.guard() if isinstance(body, VoidIn) else None
+        return await self.submit_supervised(body, record, session)
+
+    async def submit_supervised(
+        self, body: Supervisor, record: dict[str, Any], session: Session
+    ) -> StepOut:
+        """Submit ``record`` with the supervisor's id and reason, its PIN checked."""
+        guard = body.guard()
         return await self.submit(
             {**record, "who": body.supervisor, "why": body.why}, session, guard
         )
@@ -606,7 +650,8 @@ table_router = APIRouter(prefix="/api", tags=["table"])
 @table_router.get("/console", response_model=ConsoleOut)
 async def console_settings(table: TheTable) -> ConsoleOut:
     """The console's settings (the table configuration's ``[console]``)."""
-    return ConsoleOut(idle_lock=table.service.config.console.idle_lock)
+    console = table.service.config.console
+    return ConsoleOut(idle_lock=console.idle_lock, escalate_after=console.escalate_after)
 
 
 @table_router.get("/view", **VIEW)
@@ -723,7 +768,7 @@ def _supervisor_action(
         body: model,  # type: ignore[valid-type]  # a model made at run time (create_model)
         request: Request,
         table: TheTable,
-        session: Dealer,
+        session: Staff,
     ) -> StepOut:
         return await table.supervised(body, record(body), request, session)
 
@@ -753,6 +798,145 @@ async def unlock(body: UnlockIn, request: Request, table: TheTable, session: Sta
     table.auth.unlock(body.role, body.id)
     log.info("%s %r unlocked by %s", body.role, body.id, body.supervisor)
     return UnlockOut(role=body.role, id=body.id, alert=alert)
+
+
+# Requests to the supervisor --------------------------------------------------------------
+
+requests_router = APIRouter(prefix="/api/requests", tags=["supervisor"])
+#: Each supervisor action's request model and table input, by its path.
+ACTIONS = {path: (model, record) for path, model, record, _ in SUPERVISOR_ACTIONS}
+#: The access record of each request asked for, approved or cancelled.
+REQUEST = "supervisor_request"
+
+
+def requests_of(connection: HTTPConnection) -> Requests:
+    """The requests waiting for a supervisor (a dependency)."""
+    requests: Requests = connection.app.state.requests
+    return requests
+
+
+TheRequests = Annotated[Requests, Depends(requests_of)]
+
+
+class RequestIn(BaseModel):
+    action: str = Field(
+        description="a supervisor action's path (void, enter-card, correct-card, wrong-face, "
+        "resolve, correct-stack), or 'call' for the supervisor to come to the table"
+    )
+    body: dict[str, Any] = Field(
+        default_factory=dict,
+        description="the action's fields and `why`, as its `/api/supervisor/` route takes "
+        "them, without the supervisor's id and PIN",
+    )
+
+
+class RequestOut(BaseModel):
+    id: int
+    action: str
+    body: dict[str, Any]
+    asked_by: str = Field(description="the dealer who asked")
+    asked_at: float = Field(description="when (the service's time, seconds since the epoch)")
+    expires: float = Field(description="when it expires unless approved or cancelled")
+
+
+class ApproveIn(BaseModel):
+    supervisor: Id = Field(description="the supervisor's id (surveillance: the one signed in)")
+    pin: str = Field(min_length=1, max_length=64)
+    why: Reason | None = Field(default=None, description="a reason replacing the request's")
+
+
+def _action_body(action: str, body: dict[str, Any], supervisor: str, pin: str) -> Supervisor:
+    """The action's body with the supervisor's id and PIN (422 naming what is wrong)."""
+    if action not in ACTIONS:
+        known = ", ".join([*ACTIONS, CALL])
+        raise ApiError(422, "invalid", f"action {action[:40]!r} is not one of {known}")
+    if {"supervisor", "pin"} & body.keys():
+        raise ApiError(422, "invalid", "a request carries no supervisor id or PIN")
+    try:
+        return ACTIONS[action][0].model_validate({**body, "supervisor": supervisor, "pin": pin})
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise ApiError(422, "invalid", f"body.{where}: {first['msg']}") from None
+
+
+async def _journal_request(
+    table: TableApp, event: str, asked: RequestRecord, session: Session
+) -> None:
+    fields = {"event": event, "request": asked.id, "action": asked.action}
+    fields |= {"asked_by": asked.asked_by, "by": session.who, "role": session.role}
+    await table.service.record_access(REQUEST, fields)
+
+
+@requests_router.get("", response_model=list[RequestOut])
+async def waiting(requests: TheRequests, _: Staff) -> list[dict[str, Any]]:
+    """The requests waiting for a supervisor, oldest first."""
+    return [request.out() for request in requests.pending()]
+
+
+@requests_router.post("", response_model=RequestOut)
+async def ask(
+    body: RequestIn, table: TheTable, requests: TheRequests, session: Dealer
+) -> dict[str, Any]:
+    """Ask a supervisor for an action (or to come: ``call``) from the table: it waits for a
+    supervisor's approval on the surveillance page or at the table (``TTL``)."""
+    if body.action != CALL:
+        _action_body(body.action, body.body, session.who, "-")  # well formed now, not later
+    asked = requests.ask(body.action, body.body, session.who)
+    try:
+        await _journal_request(table, "asked", asked, session)
+    except TableStopped:  # not journaled: it does not wait either
+        requests.take(asked.id)
+        raise
+    return asked.out()
+
+
+@requests_router.post("/{number}/approve", **STEP)
+async def approve(
+    number: int,
+    body: ApproveIn,
+    *,
+    request: Request,
+    table: TheTable,
+    requests: TheRequests,
+    session: Staff,
+) -> StepOut:
+    """A supervisor approves request ``number`` with their id and PIN (on the surveillance
+    page: the supervisor signed in): the action is submitted as at the table, journaled
+    with the supervisor's id and the reason."""
+    if session.role == "surveillance" and body.supervisor != session.who:
+        raise ApiError(403, "forbidden", f"signed in as {session.who}: approve with your own PIN")
+    asked = requests.get(number)
+    if asked is None:
+        raise ApiError(
+            404, "not_found", f"request {number} is not waiting (approved, cancelled or expired)"
+        )
+    if asked.action == CALL:
+        raise ApiError(409, "refused", "a call asks for no action: answer it at the table")
+    reason = {} if body.why is None else {"why": body.why}
+    action = _action_body(asked.action, {**asked.body, **reason}, body.supervisor, body.pin)
+    record = ACTIONS[asked.action][1](action)
+    await table.check_supervisor(action, record["type"], request, session)
+    if requests.take(number) is None:  # approved by another supervisor meanwhile
+        raise ApiError(404, "not_found", f"request {number} is not waiting any more")
+    step = await table.submit_supervised(action, record, session)
+    await _journal_request(table, "approved", asked, session)
+    return step
+
+
+@requests_router.post("/{number}/cancel", response_model=RequestOut)
+async def cancel(
+    number: int, table: TheTable, requests: TheRequests, session: Staff
+) -> dict[str, Any]:
+    """Cancel request ``number`` (the dealer who no longer needs it, a supervisor who
+    refuses it or has answered a call)."""
+    asked = requests.take(number)
+    if asked is None:
+        raise ApiError(
+            404, "not_found", f"request {number} is not waiting (approved, cancelled or expired)"
+        )
+    await _journal_request(table, "cancelled", asked, session)
+    return asked.out()
 
 
 # The studio ------------------------------------------------------------------------------
@@ -941,6 +1125,7 @@ ROUTERS = (
     surveillance_router,
     dealer_router,
     supervisor_router,
+    requests_router,
     studio_router,
     feed_router,
     pages,
@@ -1011,6 +1196,8 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         errors=ERRORS,
     )
     app.state.table = table
+    app.state.requests = Requests(service.now, table.feed.nudge)
+    table.feed.requests = app.state.requests.listed
     app.include_router(operations_router(service))
     app.add_exception_handler(TableStopped, _stopped)
 

@@ -22,9 +22,9 @@ import contextlib
 import json
 import secrets
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from controller.rules import Effect
 from controller.service import TableService
@@ -154,6 +154,13 @@ class Feed:
         self._changes = Changes()
         self._task: asyncio.Task[None] | None = None
         service.fault_listeners.append(self._changes.changed)
+        #: The requests waiting for a supervisor (their version and list), sent to the
+        #: dealer's and surveillance's clients as ``{"type": "requests"}`` when they change.
+        self.requests: Callable[[], tuple[int, list[dict[str, Any]]]] | None = None
+
+    def nudge(self) -> None:
+        """Something sent beside the table's updates changed (the requests waiting)."""
+        self._changes.changed()
 
     def start(self) -> None:
         """Start following (idempotent; needs the running loop)."""
@@ -210,11 +217,17 @@ class Feed:
         else:
             sent = last if last is not None else 0
         told: str | None = None  # the journal's fault the client was told of
+        asked = -1  # the version of the requests the client was told of
         while True:
             changed = self._changes.next()
             if self.service.journal_fault != told:
                 told = self.service.journal_fault
                 yield json.dumps({"type": "journal", "epoch": self.epoch, "reason": told})
+            if self.requests is not None and role in (Role.DEALER, Role.SURVEILLANCE):
+                version, requests = self.requests()
+                if version != asked:
+                    asked = version
+                    yield json.dumps({"type": "requests", "requests": requests})
             while sent < self.current.seq:
                 after = self._kept.at(sent + 1)
                 if after is None:  # fell behind what is kept

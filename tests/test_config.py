@@ -39,6 +39,7 @@ def test_example_loads_cleanly():
     assert config.journal == Path("/var/lib/luck-table/T-01.sqlite")
     assert (config.api.bind, config.api.port, config.api.tls_cert) == ("127.0.0.1", 8080, None)
     assert config.console.idle_lock == 300
+    assert config.console.escalate_after == 120
     assert config.settings.protection == Protection(tag_checks=True, shuffle_check=True)
     assert (config.studio.delay, config.studio.token_hours, config.test_mode) == (15, 12, False)
     assert verify_pin(config.supervisors[0].pin_hash, "123456")
@@ -85,6 +86,7 @@ def test_optional_parts(tmp_path):
     assert config.seat_board is None and not config.settings.seat_board
     assert config.settings.rules == Rules() and config.api.port == 8080
     assert config.console.idle_lock == 300
+    assert config.console.escalate_after == 120
     assert config.settings.protection == Protection(tag_checks=True, shuffle_check=True)
 
 
@@ -193,6 +195,7 @@ BAD = [
     ("api.tls_cert", "missing.pem", "api.tls_cert = 'missing.pem'", "no such file"),
     ("console.idle_lock", 5, "console.idle_lock = 5", "a number of seconds, 10 to 3600"),
     ("console.idle_lock", "5m", "console.idle_lock = '5m'", "a number of seconds, 10 to 3600"),
+    ("console.escalate_after", 3, "console.escalate_after = 3", "a number of seconds, 10 to"),
     ("console.lock", 60, "console.lock:", "unknown setting"),
     ("protection.tag_checks", "no", "protection.tag_checks = 'no'", "true or false (false: a"),
     ("protection.deck_hands", 0, "protection.deck_hands = 0", "a whole number of hands, 1 or"),

@@ -95,12 +95,12 @@ def test_the_console_reads_its_idle_lock_and_surveillance_the_players_names(
     tmp_path: Path,
 ) -> None:
     def short_lock(service: TableService) -> None:
-        service.config = replace(service.config, console=Console(idle_lock=42))
+        service.config = replace(service.config, console=Console(42, escalate_after=30))
 
     async def scenario(shoe: Any) -> None:
         async with live_table(tmp_path, shoe, before_serve=short_lock) as live:
             settings = await live.http.get("/api/console")
-            assert settings.status_code == 200 and settings.json() == {"idle_lock": 42}
+            assert settings.json() == {"idle_lock": 42, "escalate_after": 30}
             await live.seat_players()
             await live.play_hand(Script())
             watcher = {"role": "surveillance", "id": SUPERVISOR["supervisor"]}

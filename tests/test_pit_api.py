@@ -247,15 +247,28 @@ CHROMIUM = Path("/usr/bin/chromium")
     not CHROMIUM.exists(), reason="Debian's Chromium is not installed (apt-get install -y chromium)"
 )
 def test_the_pit_page_in_a_browser(floor, tmp_path):
+    from axe_playwright_python.sync_playwright import Axe  # noqa: PLC0415
     from playwright.sync_api import expect, sync_playwright  # noqa: PLC0415
+
+    axe, found = Axe(), []
+
+    def audit(screen: str) -> None:
+        """axe-core on the page (docs/console.md, "One palette"): its serious and critical
+        violations kept, to fail the test once every screen is seen."""
+        for violation in axe.run(page).response["violations"]:
+            if violation["impact"] in ("serious", "critical"):
+                targets = [node["target"] for node in violation["nodes"]][:4]
+                found.append(f"{screen}: {violation['id']} {targets}")
 
     shots = Path(os.environ.get("LUCK_SCREENSHOTS", tmp_path))
     shots.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
-        page = browser.new_page(viewport={"width": 1600, "height": 1000})
+        # the policy bypassed only so that axe can be injected
+        page = browser.new_page(viewport={"width": 1600, "height": 1000}, bypass_csp=True)
         page.set_default_timeout(TIMEOUT * 1000)
         page.goto(floor.services[1].url)
+        audit("sign-in")
         page.get_by_label("Supervisor id").fill(SUPERVISOR["id"])
         page.get_by_label("PIN").fill("0000")
         page.get_by_role("button", name="Sign in").click()
@@ -279,6 +292,7 @@ def test_the_pit_page_in_a_browser(floor, tmp_path):
             re.compile(r"deck: 6 hands, \d+ h \d\d min$")
         )
         page.screenshot(path=str(shots / "pit-floor-1600x1000.png"), full_page=True)
+        audit("the floor")
         page.locator('[data-table="T1"]').click()
         expect(page.locator("#detail-title")).to_contain_text("Table T1 (T1) · idle · hand 6")
         expect(page.locator("#hands > li")).to_have_count(6)
@@ -293,6 +307,7 @@ def test_the_pit_page_in_a_browser(floor, tmp_path):
         expect(page.locator("#current-hand")).to_contain_text("hand 3, started")
         expect(page.locator("#seats td.cards").first).to_contain_text("[")  # a hole card
         page.screenshot(path=str(shots / "pit-dealing-1600x1000.png"), full_page=True)
+        audit("a table dealing")
         floor.proxy.cut()
         try:
             expect(page.locator("#unreachable")).to_be_visible()
@@ -303,6 +318,7 @@ def test_the_pit_page_in_a_browser(floor, tmp_path):
         expect(page.locator("#unreachable")).to_be_hidden()
         expect(cards).to_have_count(3)
         browser.close()
+    assert found == [], "\n".join(found)
 
 
 def feed_message(url: str, token: str, until: object, timeout: float = TIMEOUT) -> dict:

@@ -52,6 +52,7 @@ from controller.table import (
     TableInputError,
     TableSettings,
     Tick,
+    UndoDecision,
     VoidHand,
     WrongFace,
     alerts,
@@ -790,6 +791,7 @@ EXAMPLES = [
     WrongFace(at=22, seat=3, card=parse_card("4c"), who="S1", why="dealt face down"),
     ResolveAlert(at=23, alert=3, remedy=Remedy.HOLD, who="S1", why="early card"),
     CorrectStack(at=24, seat=2, stack=120, who="S1", why="count"),
+    UndoDecision(at=25, seat=3, do=Do.CALL, who="S1", why="wrong button"),
 ]
 
 

@@ -29,6 +29,7 @@ from controller.rules import (
     IllegalInput,
     Phase,
     Wait,
+    replay,
     start_hand,
 )
 from controller.rules.effects import DeadCard, Scramble
@@ -1267,6 +1268,32 @@ def _correct_stack(table: Table, item: ti.CorrectStack, fx: list[Effect]) -> Tab
     return _with_seat(table, seat._replace(stack=item.stack))
 
 
+def _undo_decision(table: Table, item: ti.UndoDecision, fx: list[Effect]) -> Table:
+    """The hand as it was before its last input, that decision: replayed from its start
+    without it (docs/rules.md, "Undoing a decision")."""
+    hand = table.hand
+    if hand is None or not table.in_hand:
+        raise Refused("no hand in progress: a decision that ended the hand stands")
+    log = table.hand_log
+    if not any(isinstance(entry, Action) and entry.do in corrections.DECISIONS for entry in log):
+        raise Refused("no decision of this hand to undo")
+    last = log[-1]
+    if isinstance(last, Deal):
+        raise Refused("a card has been dealt since the last decision: the decision stands")
+    if last.do not in corrections.DECISIONS:
+        raise Refused(f"the hand's last input is a {last.do.value}, not a decision: it stands")
+    if (last.seat, last.do) != (item.seat, item.do):
+        raise Refused(
+            f"the last decision is seat {last.seat}'s {last.do.value}, not seat "
+            f"{item.seat}'s {item.do.value}"
+        )
+    if table.held or table.scramble_due:
+        raise Refused("cards wait to be dealt or reloaded since the decision: it stands")
+    _signed(item, fx)
+    before = replay(hand.rules, hand.starting_stacks(), log[:-1]).hand
+    return table._replace(hand=before, hand_log=log[:-1])
+
+
 def _tick(table: Table, item: ti.Tick, fx: list[Effect]) -> Table:
     return table  # time passed: what waits on it is decided after every input
 
@@ -1305,4 +1332,5 @@ _HANDLERS: dict[type[TableInput], _Handler] = {
     ti.WrongFace: _wrong_face,
     ti.ResolveAlert: _resolve_alert,
     ti.CorrectStack: _correct_stack,
+    ti.UndoDecision: _undo_decision,
 }

@@ -526,6 +526,8 @@ class Supervised(Effect):
                 return f"alert {alert} resolved: {remedy.value}"
             case ti.CorrectStack(seat=seat, stack=stack):
                 return f"seat {seat}'s stack corrected from {self.was} to {stack}"
+            case ti.UndoDecision(seat=seat, do=do):
+                return f"seat {seat}'s {do.value.replace('_', ' ')} is undone"
         raise TypeError(f"not a supervisor's action: {self.item!r}")
 
     @property

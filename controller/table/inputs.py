@@ -436,6 +436,17 @@ class CorrectStack(SupervisorInput):
     stack: int
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UndoDecision(SupervisorInput):
+    """Seat ``seat``'s decision ``do``, the hand's last input, is taken back: the hand is
+    as it was before it, as long as no card has been dealt since (a dealer's wrong tap,
+    caught before the next card)."""
+
+    tag = "undo_decision"
+    seat: int
+    do: Do
+
+
 INPUT_TYPES: dict[str, type[TableInput]] = {
     kind.tag: kind
     for kind in (
@@ -472,6 +483,7 @@ INPUT_TYPES: dict[str, type[TableInput]] = {
         WrongFace,
         ResolveAlert,
         CorrectStack,
+        UndoDecision,
     )
 }
 

@@ -25,12 +25,18 @@ const SIGNALS = ["display", "lamps"];  // what the screen and the lamps show: no
 // second touch lands on the buttons redrawn for the next seat finds them still arming
 // (docs/console.md, "Every tap safe"). The confirmation's Confirm arms the same way.
 const ARM_MS = 350;
+// How long after a decision its Undo is offered (asked of the supervisor; the table takes
+// it only before the next card or decision).
+const UNDO_MS = 10000;
 document.documentElement.style.setProperty("--arm-time", `${ARM_MS}ms`);  // the flash's length
 
 // The console's words for the table's codes, in one place: no code, tag or underscore on
 // the screen (docs/console.md, "Plain words"). The remedies as what to do.
 const REMEDY_WORDS = { hold: "Hold the hand", dead: "Take the card out", done: "Done: carry on", replace_deck: "Replace the deck", void: "Void the hand" };
 const SEVERITY_WORDS = { fault: "Fault", abnormal: "Warning", action: "Action needed" };
+// The supervisor's actions, as a request waiting for the supervisor names them.
+const ACTION_WORDS = { call: "Come to the table", undo: "Undo a decision", "enter-card": "Enter the unread card", "correct-card": "Correct a misread card",
+  "wrong-face": "A card dealt with the wrong face", resolve: "Resolve an alert", "correct-stack": "Correct a stack", void: "Void the hand" };
 // The reasons a supervisor picks for each action (a reason of one's own stays possible).
 const REASONS = {
   "enter-card": ["The shoe could not read it", "Checked at the table"],
@@ -39,6 +45,7 @@ const REASONS = {
   resolve: ["Checked at the table", "Card taken out of play", "Device fixed"],
   "correct-stack": ["Chips miscounted", "Chips found on the table"],
   void: ["Misdeal", "Too many cards exposed"],
+  undo: ["Wrong button"],
 };
 const OFFLINE = "the table service does not answer: nothing was sent";
 
@@ -64,6 +71,11 @@ const state = {
   drawn: null,      // the decision buttons' moment: {key, seat, at (shown), sent}
   arming: null,     // the timer that arms them
   pastAsked: 0,     // surveillance: the readings of the past hands asked for
+  escalateAfter: null,  // seconds an alert stays open before it is shown escalated
+  heard: new Set(), // the alerts whose sound was played (raised; "e" + id: escalated)
+  bonusChime: null, // the timer repeating the bonus card's chime until it is acted on
+  audio: null,      // one AudioContext for every sound
+  sounds: [],       // the sounds played, by name (for the browser tests)
 };
 
 const $ = (id) => document.getElementById(id);
@@ -83,7 +95,7 @@ function el(tag, attrs = {}, ...children) {
 // --- the API -------------------------------------------------------------------------
 
 // Where a 401 is a PIN refused (said in the dialog), not the session ended.
-const PIN_CHECKED = ["/api/sessions", "/api/supervisor/", "/api/studio-tokens"];
+const PIN_CHECKED = ["/api/sessions", "/api/supervisor/", "/api/studio-tokens", "/api/requests/"];
 
 async function api(path, body) {
   const headers = { "Content-Type": "application/json" };
@@ -115,6 +127,7 @@ async function get(path) {
 
 function say(text, ok = false) {
   const message = $("message");
+  if (!message) return;  // surveillance: its dialogs say what went wrong
   message.textContent = text;
   message.classList.toggle("ok", ok);
   clearTimeout(state.said);
@@ -314,6 +327,7 @@ function connect() {
   socket.onmessage = (event) => {
     const message = JSON.parse(event.data);
     if (message.type === "journal") return showJournalFault(message.reason);
+    if (message.type === "requests") return renderRequests(message.requests);
     const next = message.type === "snapshot" ||
       (message.epoch === state.epoch && message.seq === state.last + 1);
     if (!next) {  // a gap: ask again from the last update shown
@@ -506,6 +520,13 @@ function renderChoices(view) {
         drawn.sent = false;
         arm(box, drawn);
       }
+      if (result.ok) {  // its undo, offered a few seconds, while the table is where it left it
+        const after = result.data.view;
+        state.undo = { seat: seatNumber, do: choice.do, text, hand: after.hand_number, step: after.step, until: performance.now() + UNDO_MS };
+        clearTimeout(state.undoTimer);
+        state.undoTimer = setTimeout(() => renderUndo(state.view), UNDO_MS);
+        renderUndo(state.view);
+      }
     };
     const tapped = () => {
       if (!armed(drawn)) return;  // not yet on the screen ARM_MS, or for another moment
@@ -525,6 +546,17 @@ function renderChoices(view) {
   }
   box.replaceChildren(...buttons);
   arm(box, drawn);
+}
+
+// The last decision sent here can be undone, with the supervisor's approval, for UNDO_MS
+// and only while the table is still just after it (no card, no other decision since).
+function renderUndo(view) {
+  const undo = state.undo;
+  const button = $("undo");
+  const live = undo && view && view.hand_number === undo.hand && view.step === undo.step && performance.now() < undo.until;
+  if (!live) state.undo = null;
+  button.hidden = !live;
+  if (live) button.textContent = `Undo seat ${undo.seat}: ${undo.text}`;
 }
 
 // Whether the buttons of ``drawn`` take a tap: still the moment on the screen, shown ARM_MS
@@ -578,7 +610,12 @@ function renderAlerts(view) {
         onclick: () => send(`/api/alerts/${alert.id}/acknowledge`, {}, `alert ${alert.id} acknowledged`) }, "Acknowledge"));
     }
     const seen = alert.acknowledged_by ? `acknowledged by ${alert.acknowledged_by}${alert.blocking ? ": still paused until resolved" : ""}` : "";
-    return el("li", { class: `alert ${alert.severity}${seen ? " acknowledged" : ""}`, "data-alert": alert.id },
+    if (!state.heard.has(alert.id)) {  // raised (or first seen): its severity's sound
+      state.heard.add(alert.id);
+      sound(alert.severity);
+    }
+    const watch = !alert.acknowledged_by || alert.blocking ? { "data-watch": "", "data-at": alert.raised_at } : {};
+    return el("li", { class: `alert ${alert.severity}${seen ? " acknowledged" : ""}`, "data-alert": alert.id, ...watch },
       el("p", { class: "sev" }, `${SEVERITY_WORDS[alert.severity] ?? alert.severity}${alert.blocking ? " · table paused" : ""}`,
         el("span", { class: "age", "data-at": alert.raised_at, text: age(alert.raised_at) })),
       el("p", { class: "what", text: alert.message }),
@@ -586,6 +623,7 @@ function renderAlerts(view) {
       seen ? el("p", { class: "seen", text: seen }) : null,
       actions.childElementCount ? actions : null);
   }));
+  escalate();
   const select = $("supervisor-form")?.alert;
   select?.replaceChildren(...view.alerts.map((alert) => el("option", { value: alert.id, text: alert.message })));
 }
@@ -598,24 +636,65 @@ function age(at) {
 }
 
 setInterval(() => {
-  for (const node of document.querySelectorAll(".alert .age")) node.textContent = age(Number(node.dataset.at));
-}, 15000);
+  for (const node of document.querySelectorAll(".alert .age, .request .age")) node.textContent = age(Number(node.dataset.at));
+  escalate();
+}, 1000);
 
-function chime() {
+// An alert open longer than the house's `[console] escalate_after` (not acknowledged, or
+// still pausing the table) is shown escalated, in the fault's red, and sounds again once.
+function escalate() {
+  if (!state.escalateAfter) return;
+  for (const node of document.querySelectorAll(".alert[data-watch]")) {
+    if (Date.now() - Number(node.dataset.at) < state.escalateAfter * 1000) continue;
+    node.classList.add("escalated");
+    if (!state.heard.has(`e${node.dataset.alert}`)) {
+      state.heard.add(`e${node.dataset.alert}`);
+      sound("escalated");
+    }
+  }
+}
+
+// The sounds, generated (no files): each alert's severity its own, the bonus card's chime,
+// a request to the supervisor. [start (s), pitch (Hz), length (s), wave].
+const SOUNDS = {
+  bonus: [[0, 880, 0.3, "sine"], [0.18, 1320, 0.3, "sine"]],
+  fault: [[0, 660, 0.16, "square"], [0.22, 440, 0.16, "square"], [0.44, 660, 0.16, "square"], [0.66, 440, 0.16, "square"]],
+  abnormal: [[0, 587, 0.25, "triangle"], [0.4, 587, 0.25, "triangle"]],
+  action: [[0, 523, 0.14, "sine"], [0.16, 659, 0.14, "sine"], [0.32, 784, 0.22, "sine"]],
+  escalated: [[0, 880, 0.12, "square"], [0.15, 880, 0.12, "square"], [0.3, 880, 0.12, "square"], [0.6, 440, 0.3, "square"]],
+  request: [[0, 784, 0.14, "sine"], [0.16, 523, 0.22, "sine"]],
+};
+const BONUS_REPEAT_MS = 2500;
+
+function sound(name) {
+  state.sounds.push(name);
   try {
-    const audio = new AudioContext();
-    for (const [at, pitch] of [[0, 880], [0.18, 1320]]) {
+    const audio = state.audio ||= new AudioContext();
+    for (const [at, pitch, length, wave] of SOUNDS[name] ?? []) {
       const tone = audio.createOscillator();
       const gain = audio.createGain();
+      tone.type = wave;
       tone.frequency.value = pitch;
       gain.gain.setValueAtTime(0.2, audio.currentTime + at);
-      gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + at + 0.3);
+      gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + at + length);
       tone.connect(gain).connect(audio.destination);
       tone.start(audio.currentTime + at);
-      tone.stop(audio.currentTime + at + 0.3);
+      tone.stop(audio.currentTime + at + length);
     }
   } catch (error) {
     // no audio on this screen: the colour says it
+  }
+}
+
+// The bonus card's chime: once where it is only seen; on the dealer's page again every
+// BONUS_REPEAT_MS until the offer is decided and the card dealt (the line leaves BONUS).
+function bonusChime(bonus) {
+  if (bonus && !state.display.startsWith("BONUS")) sound("bonus");
+  if (bonus && ROLE === "dealer" && !state.bonusChime) {
+    state.bonusChime = setInterval(() => sound("bonus"), BONUS_REPEAT_MS);
+  } else if (!bonus && state.bonusChime) {
+    clearInterval(state.bonusChime);
+    state.bonusChime = null;
   }
 }
 
@@ -703,7 +782,7 @@ function render(view) {
   const kind = bonus ? " bonus" : view.display.startsWith("BETTING") ? " betting"
     : view.display.startsWith("PAUSED") ? pauseColour : "";
   next.className = "next-line" + kind + (view.display.length > 32 ? " long" : "");
-  if (bonus && !state.display.startsWith("BONUS")) chime();
+  bonusChime(bonus);
   state.display = view.display;
 
   const bySeat = new Map(view.seats.map((seat) => [seat.seat, seat]));
@@ -726,6 +805,7 @@ function render(view) {
   if (ROLE === "dealer") {
     withdrawStale(view);
     renderChoices(view);
+    renderUndo(view);
     $("between").hidden = view.in_hand;
     renderNewHand(view);
     if ($("seat-sheet").open) showSeat();
@@ -748,6 +828,8 @@ function showFields(form) {
   }
   const apply = form.querySelector("button[type=submit]");
   apply.disabled = !action;
+  const ask = form.querySelector("#supervisor-ask");
+  if (ask) ask.disabled = !action;
   apply.className = DANGEROUS.includes(action) ? "danger" : action ? "primary" : "";
   const presets = form.querySelector(".presets");
   if (presets) {
@@ -804,6 +886,92 @@ async function supervise(form, action, body) {
   localStorage.setItem("last-supervisor", body.supervisor);
   const done = $("supervisor-form").querySelector(`option[value="${action}"]`)?.textContent ?? action;
   say(`Done: ${done.toLowerCase()}`, true);
+}
+
+// --- requests to the supervisor ------------------------------------------------------
+
+// A remedy asked for at the table waits (the feed's "requests" message, on the dealer's
+// and surveillance's pages) until a supervisor approves it with their PIN, here or on the
+// surveillance page, or someone cancels it; it expires after 5 minutes.
+function describe(request) {
+  const body = request.body;
+  const facts = [];
+  if (body.card) facts.push(body.wrong ? `${body.wrong} is ${body.card}` : body.card);
+  if (body.seat) facts.push(`seat ${body.seat}${body.do ? ` ${body.do.replace("_", " ")}` : ""}`);
+  if (body.remedy) facts.push(REMEDY_WORDS[body.remedy] ?? body.remedy);
+  if (body.stack !== undefined) facts.push(`stack ${body.stack}`);
+  if (body.hand) facts.push(`hand ${body.hand}`);
+  const what = ACTION_WORDS[request.action] ?? request.action;
+  return `${what}${facts.length ? ` (${facts.join(", ")})` : ""}${body.why ? `: ${body.why}` : ""}`;
+}
+
+function renderRequests(requests) {
+  const known = new Set((state.requests || []).map((request) => request.id));
+  state.requests = requests;
+  $("requests-section").hidden = !requests.length;
+  $("requests").replaceChildren(...requests.map((request) => {
+    const buttons = el("div", { class: "buttons" });
+    if (request.action !== "call") {
+      buttons.append(el("button", { type: "button", class: "small primary", "data-approve": request.id,
+        onclick: () => openApprove(request) }, ROLE === "dealer" ? "Approve here" : "Approve"));
+    }
+    const cancel = ROLE === "dealer" ? "Cancel" : request.action === "call" ? "Answered" : "Refuse";
+    buttons.append(el("button", { type: "button", class: "small", "data-cancel": request.id,
+      onclick: () => cancelRequest(request) }, cancel));
+    return el("li", { class: "request", "data-request": request.id },
+      el("p", { class: "what" }, `${describe(request)} · asked by ${request.asked_by}, `,
+        el("span", { class: "age", "data-at": request.asked_at * 1000, text: age(request.asked_at * 1000) })),
+      buttons);
+  }));
+  if (ROLE === "surveillance" && requests.some((request) => !known.has(request.id))) sound("request");
+  const open = $("approve-form");
+  if ($("approve-dialog").open && !requests.some((request) => request.id === Number(open.dataset.request))) {
+    $("approve-dialog").close();  // approved, cancelled or expired meanwhile
+  }
+}
+
+function openApprove(request) {
+  const form = $("approve-form");
+  form.reset();
+  form.dataset.request = request.id;
+  form.querySelector(".error").textContent = "";
+  $("approve-what").textContent = `${describe(request)}. Asked by ${request.asked_by}.`;
+  $("approve-ok").className = request.action === "void" ? "danger" : "primary";
+  // surveillance: the supervisor signed in approves; at the table, the last one pre-filled
+  form.supervisor.value = ROLE === "surveillance" ? state.who : localStorage.getItem("last-supervisor") || "";
+  form.supervisor.readOnly = ROLE === "surveillance";
+  $("approve-dialog").showModal();
+  (form.supervisor.value ? form.pin : form.supervisor).focus();
+}
+
+async function cancelRequest(request) {
+  const result = await api(`/api/requests/${request.id}/cancel`);
+  if (!result.ok) say(result.reason);
+}
+
+async function askSupervisor(action, body) {
+  const result = await api("/api/requests", { action, body });
+  if (result.ok) say(`Asked the supervisor: ${(ACTION_WORDS[action] ?? action).toLowerCase()}`, true);
+  else say(result.reason);
+  return result;
+}
+
+function wireRequests() {
+  $("approve-cancel").addEventListener("click", () => $("approve-dialog").close());
+  $("approve-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const form = event.target;
+    const body = { supervisor: form.supervisor.value, pin: form.pin.value };
+    const result = await checking(form, () => api(`/api/requests/${form.dataset.request}/approve`, body));
+    form.pin.value = "";
+    if (!result.ok) {
+      form.querySelector(".error").textContent = result.reason;
+      return;
+    }
+    $("approve-dialog").close();
+    if (ROLE === "dealer") localStorage.setItem("last-supervisor", body.supervisor);
+    say("Approved", true);
+  });
 }
 
 // --- surveillance: the studio's tokens --------------------------------------------------
@@ -1106,6 +1274,7 @@ async function watchIdle() {
   const settings = await get("/api/console");
   if (!settings.ok) return;
   state.idleLock = settings.data.idle_lock;
+  state.escalateAfter = settings.data.escalate_after;
   for (const kind of ["pointerdown", "keydown", "wheel"]) {
     document.addEventListener(kind, () => { state.touched = performance.now(); }, { capture: true, passive: true });
   }
@@ -1143,6 +1312,33 @@ function wireDealer() {
   $("supervisor").addEventListener("click", () => openSupervisor());
   $("supervisor-form").elements.act.addEventListener("change", (event) => showFields(event.target.form));
   $("supervisor-cancel").addEventListener("click", () => $("supervisor-dialog").close());
+  // the action as filled in, without the supervisor's id and PIN, waits for a supervisor
+  $("supervisor-ask").addEventListener("click", async () => {
+    const form = $("supervisor-form");
+    const action = form.elements.act.value;
+    const missing = [...form.querySelectorAll("label:not([hidden]) :is(input, select)")]
+      .find((input) => !["supervisor", "pin", "why"].includes(input.name) && !input.checkValidity());
+    if (missing) {
+      form.querySelector(".error").textContent = `${missing.closest("label").firstChild.textContent.trim()}: fill it in first`;
+      return missing.focus();
+    }
+    const body = supervisorBody(form, action);
+    delete body.supervisor;
+    delete body.pin;
+    body.why ||= (REASONS[action] || ["Asked at the table"])[0];
+    const result = await askSupervisor(action, body);
+    if (result.ok) $("supervisor-dialog").close();
+    else form.querySelector(".error").textContent = result.reason;
+  });
+  $("call-supervisor").addEventListener("click", () => askSupervisor("call", {}));
+  $("undo").addEventListener("click", async () => {
+    const undo = state.undo;
+    if (!undo) return;
+    state.undo = null;
+    renderUndo(state.view);
+    const body = { seat: undo.seat, do: undo.do, hand: undo.hand, step: undo.step, why: REASONS.undo[0] };
+    await askSupervisor("undo", body);
+  });
 
   $("supervisor-form").addEventListener("submit", (event) => {
     event.preventDefault();
@@ -1163,6 +1359,8 @@ function wireDealer() {
 
 // For diagnostics and the browser tests: the last update shown; drop the connection.
 window.consoleSeq = () => state.last ?? -1;
+window.consoleSounds = () => [...state.sounds];
+window.consoleBonusChiming = () => state.bonusChime !== null;
 window.consoleDrop = () => state.socket && state.socket.close();
 
 // The read-only pages: the dealer's controls taken out of the page.
@@ -1184,13 +1382,16 @@ function asViewer() {
 
 if (ROLE === "dealer") {
   for (const node of document.querySelectorAll("[data-surveillance]")) node.remove();
+  $("ring").setAttribute("role", "group");  // its seats are buttons here, not list items
   wireDealer();
+  wireRequests();
 }
 else {
   asViewer();
   if (ROLE === "surveillance") {
     wireStudio();
     wireLock();
+    wireRequests();
   }
 }
 showSignOut();

@@ -1,0 +1,93 @@
+"""Requests to the supervisor: a remedy asked for at the table, approved where the
+supervisor is (the surveillance page, or the dealer's console).
+
+A request is what the dealer asked for (a supervisor action's name and its fields, never a
+PIN), who asked and when. It waits here, in the console's memory, until a supervisor
+approves it (their id and PIN: the action is then submitted exactly as at the table),
+someone cancels it, or it expires (``TTL``). Every change is told to the dealer's and
+surveillance's feeds (:meth:`Requests.listed`, numbered by ``version``).
+"""
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+#: How long a request waits for a supervisor, in seconds.
+TTL = 300.0
+#: A request for the supervisor to come to the table: no action to approve.
+CALL = "call"
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    id: int
+    action: str  # a supervisor action's path ("void", "resolve", ...) or CALL
+    body: dict[str, Any]  # the action's fields and reason: never a supervisor id or PIN
+    asked_by: str
+    asked_at: float  # the service's time, in seconds
+    expires: float
+
+    def out(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "action": self.action,
+            "body": self.body,
+            "asked_by": self.asked_by,
+            "asked_at": self.asked_at,
+            "expires": self.expires,
+        }
+
+
+@dataclass(slots=True)
+class Requests:
+    """The requests waiting for a supervisor. ``now`` is the service's clock (seconds);
+    ``changed`` is called on every change (the feeds tell their clients)."""
+
+    now: Callable[[], float]
+    changed: Callable[[], None] = lambda: None
+    ttl: float = TTL
+    version: int = 0
+    _waiting: dict[int, Request] = field(default_factory=dict)
+    _next: int = 1
+
+    def ask(self, action: str, body: dict[str, Any], who: str) -> Request:
+        at = self.now()
+        request = Request(self._next, action, body, who, at, at + self.ttl)
+        self._next += 1
+        self._waiting[request.id] = request
+        self._bump()
+        with_loop = asyncio.get_running_loop()
+        with_loop.call_later(self.ttl + 0.1, self.pending)  # its expiry told to the feeds
+        return request
+
+    def pending(self) -> list[Request]:
+        """The requests still waiting, oldest first (the expired ones dropped)."""
+        now = self.now()
+        expired = [number for number, request in self._waiting.items() if request.expires <= now]
+        for number in expired:
+            del self._waiting[number]
+        if expired:
+            self._bump()
+        return list(self._waiting.values())
+
+    def get(self, number: int) -> Request | None:
+        return next((request for request in self.pending() if request.id == number), None)
+
+    def take(self, number: int) -> Request | None:
+        """Take request ``number`` out (approved or cancelled): None if it is not waiting
+        (approved meanwhile, cancelled or expired)."""
+        request = self.get(number)
+        if request is not None:
+            del self._waiting[number]
+            self._bump()
+        return request
+
+    def listed(self) -> tuple[int, list[dict[str, Any]]]:
+        """The version and the requests waiting, as the feeds send them."""
+        pending = self.pending()
+        return self.version, [request.out() for request in pending]
+
+    def _bump(self) -> None:
+        self.version += 1
+        self.changed()
