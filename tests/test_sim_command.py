@@ -194,7 +194,7 @@ def test_the_console_is_served_while_the_table_deals(tmp_path: Path) -> None:
     result = sim("--hands", "1", "--speed", "max", "--console", "127.0.0.1:0", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     console = re.search(
-        r"^console (http://127\.0\.0\.1:\d+) \(dealer dealer/\d{6}, supervisor pit/\d{6}\)",
+        r"^console (http://127\.0\.0\.1:\d+) \(dealer DEALER/\d{6}, supervisor PIT/\d{6}\)",
         result.stdout,
         re.M,
     )

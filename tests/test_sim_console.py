@@ -91,13 +91,13 @@ def test_seats_changed_at_the_console_mid_run_keep_the_simulation_going_and_cons
     )
     try:
         found = run.until(
-            r"^console (http://127\.0\.0\.1:\d+) \(dealer dealer/(\d{6}), supervisor pit/(\d{6})\)"
+            r"^console (http://127\.0\.0\.1:\d+) \(dealer DEALER/(\d{6}), supervisor PIT/(\d{6})\)"
         )
         url, dealer_pin, supervisor_pin = found.groups()
         run.until(r"^hand 1 is over")
         with httpx.Client(base_url=url, timeout=30) as http:
             token = post(
-                http, "/api/sessions", {"role": "dealer", "id": "dealer", "pin": dealer_pin}
+                http, "/api/sessions", {"role": "dealer", "id": "DEALER", "pin": dealer_pin}
             )
             http.headers["Authorization"] = f"Bearer {token.json()['token']}"
             post(http, "/api/seats/1/sit_out")  # one player left to deal in: the dealer waits
@@ -112,7 +112,7 @@ def test_seats_changed_at_the_console_mid_run_keep_the_simulation_going_and_cons
             post(http, "/api/seats/2/sit_out")
             post(http, "/api/seats", {"seat": 7, "player": "Visitor", "buy_in": 400})
             post(http, "/api/seats/7/rebuy", {"chips": 100})
-            supervisor = {"supervisor": "pit", "pin": supervisor_pin, "why": "chips found"}
+            supervisor = {"supervisor": "PIT", "pin": supervisor_pin, "why": "chips found"}
             post(http, "/api/supervisor/correct-stack", {**supervisor, "seat": 7, "stack": 550})
             post(http, "/api/seats/1/leave")
             assert http.get("/api/view").json()["hand_number"] == before

@@ -46,8 +46,9 @@ class SignIns(NamedTuple):
 
     @classmethod
     def random(cls) -> SignIns:
-        """The dealer ``dealer`` and the supervisor ``pit``, each with a random 6-digit PIN."""
-        return cls("dealer", _random_pin(), "pit", _random_pin())
+        """The dealer ``DEALER`` and the supervisor ``PIT`` (capitals, as the console's on-screen
+        keys type an id), each with a random 6-digit PIN."""
+        return cls("DEALER", _random_pin(), "PIT", _random_pin())
 
     def __str__(self) -> str:
         return (
