@@ -360,6 +360,7 @@ def studio_view(
         "standard_error": None,
         "odds_held": False,
         "limits": None,
+        "house": None,
         "bring_in": None,
         "first": None,
         "bonus": None,
@@ -433,6 +434,7 @@ def studio_view(
             "big_bet": rules.big_bet,
             "max_raises": rules.max_raises,
         },
+        "house": _house(hand) if rules.house_takes else None,
         "bring_in": None
         if opening is None or opening.decision.choice.do not in (Do.BRING_IN, Do.COMPLETE)
         else {**opening.to_json(), "player": _name(table, opening.seat)},
@@ -440,6 +442,18 @@ def studio_view(
         "bonus": None if bonus is None else _bonus(table, bonus),
     }
     return out
+
+
+def _house(hand: Hand) -> dict[str, Any]:
+    """What the house takes at this table and has taken from this hand's pot so far."""
+    rules = hand.rules
+    return {
+        "rake_percent": rules.rake_percent,
+        "rake_cap": rules.rake_cap,
+        "jackpot_drop": rules.jackpot_drop,
+        "jackpot_drop_at": rules.jackpot_drop_at,
+        "taken": {"rake": hand.rake, "jackpot_drop": hand.jackpot_drop},
+    }
 
 
 def _name(table: Table, seat: int) -> str | None:

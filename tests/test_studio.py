@@ -28,7 +28,7 @@ from controller.history.recent import Update, first_after, recent
 from controller.history.recovery import Recovered
 from controller.journal import Entry, Journal
 from controller.journal.snapshots import Snapshots
-from controller.rules import Phase, parse_card
+from controller.rules import Phase, Rules, parse_card
 from controller.rules.showdown import hand_value
 from controller.table import CardFromShoe, DeckLoaded, NewHand, SitDown, Table, TableSettings, apply
 from dealer_ui.studio import (
@@ -192,12 +192,12 @@ def _code(name: str) -> int:
     return int(parse_card(name))
 
 
-def played(players: tuple[int, ...] = (1, 2, 3)) -> list[Update]:
+def played(players: tuple[int, ...] = (1, 2, 3), rules: Rules | None = None) -> list[Update]:
     """A whole hand of ``players`` (P1 at seat 1...) as ``Script(fold_seat=3)`` plays it:
     the four of clubs up to seat 1 on third street (a bonus card), seat 1 bets on fourth
     street, seat 3 folds there, a showdown; each moment one second after the last."""
     script = Script(fold_seat=3)
-    table = Table(TableSettings(seat_board=False))
+    table = Table(TableSettings(rules or Rules(), seat_board=False))
     for seat in players:
         table = apply(table, SitDown(at=0, seat=seat, player=f"P{seat}", buy_in=100)).table
     cards = iter(script.deck(table))
@@ -212,6 +212,18 @@ def played(players: tuple[int, ...] = (1, 2, 3)) -> list[Update]:
         table = step.table
         moments.append(Update(len(moments), table, step.effects, 1000.0 + len(moments)))
     return moments
+
+
+def test_the_studio_message_says_what_the_house_takes_where_it_takes_any() -> None:
+    assert all(studio_view(m.table, None)["house"] is None for m in played())
+    rules = Rules(rake_percent=10, rake_cap=3, rake_step=1)
+    views = [studio_view(m.table, None) for m in played(rules=rules)]
+    houses = [view["house"] for view in views if view["in_hand"] or view["phase"]]
+    assert houses and all(h["rake_percent"] == 10 and h["rake_cap"] == 3 for h in houses)
+    last = views[-1]
+    hand = played(rules=rules)[-1].table.hand
+    assert hand is not None and hand.rake > 0  # the hand reached the showdown: it was raked
+    assert last["house"]["taken"] == {"rake": hand.rake, "jackpot_drop": hand.jackpot_drop}
 
 
 def seat_of(view: dict[str, Any], seat: int) -> dict[str, Any]:
