@@ -35,7 +35,7 @@ or clock of its own (the asyncio driver in :mod:`drivers.device` feeds it):
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
@@ -76,6 +76,7 @@ DEFAULT_DEVICE_HEARTBEAT = 1.0  # seconds, until a HELLO announces the device's 
 ACK_ON = ("delivery", "commit")
 BITS_PER_BYTE = 10  # 8N1: start bit, 8 data bits, stop bit
 HELLO_BODY = HEADER.size + Hello.LAYOUT.size + CRC.size  # its payload layout is frozen
+TRACE_LENGTH = 128  # frames in and out the session remembers (HostSession.trace)
 
 
 def max_event_frame(version: int) -> int:
@@ -235,6 +236,10 @@ class HostSession:
         self._version = min(VERSIONS)  # the device's (its HELLO's); the oldest before one
         self._backlog = 0  # delivered device events the consumer has not taken yet
         self._holding = False  # an event was left with the device: RESEND once drained
+        #: The last TRACE_LENGTH frames, oldest first: (time, "<" from the device or ">" to
+        #: it, message name, seq: the event's, or for ACK, RESEND and STATUS the number they
+        #: carry), for a failure's report; a tuple per frame, cheap enough to stay on.
+        self.trace: deque[tuple[float, str, str, int]] = deque(maxlen=TRACE_LENGTH)
 
     # --- what the I/O shell calls ---------------------------------------------------------
 
@@ -267,6 +272,7 @@ class HostSession:
                 self.stats.frames += 1
                 self._last_rx = now
                 self._other_version = None
+                self.trace.append((now, "<", item.message.NAME, _number(item.seq, item.message)))
                 self._frame(item.seq, item.message, now)
         self.send_due_ack(now)
 
@@ -354,6 +360,39 @@ class HostSession:
         self._ack_soon(now)
         self._make_room(now)
 
+    def state(self, now: float) -> dict[str, object]:
+        """What the session holds at ``now``, for a failure's report: the link, the numbers
+        it keeps, its timers (seconds ago or ahead), its counters and its :attr:`trace`
+        (each frame's time as seconds ago)."""
+
+        def since(then: float | None) -> float | None:
+            return None if then is None or then == -float("inf") else round(now - then, 3)
+
+        resend = self._last_resend
+        return {
+            "up": self.up,
+            "connected": self.connected,
+            "boot_id": self._boot_id,
+            "expected": self._expected,
+            "acked": self._acked,
+            "device_next": self._device_next,
+            "last_seq": self._last_seq,
+            "waiting": self.waiting,
+            "holding": self._holding,
+            "rx_ago": since(self._last_rx),
+            "tx_ago": since(self._last_tx),
+            "reset_ago": since(self._last_reset),
+            "last_resend": None if resend is None else (resend[0], since(resend[1])),
+            "resend_recheck_in": None
+            if self._resend_recheck is None
+            else round(self._resend_recheck - now, 3),
+            "ack_due": self._ack_due is not None,
+            "next_deadline_in": None if (d := self.next_deadline()) is None else round(d - now, 3),
+            "stats": {k: v for k, v in vars(self.stats).items() if k != "decode_errors"}
+            | {"decode_errors": dict(self.stats.decode_errors)},
+            "frames": [(since(at), way, name, n) for at, way, name, n in self.trace],
+        }
+
     def take_events(self) -> list[ev.Event]:
         events, self._events = self._events, []
         return events
@@ -369,6 +408,7 @@ class HostSession:
         if self.connected:
             self._output.append(encode_frame(0, message, self._version))
             self._last_tx = now
+            self.trace.append((now, ">", message.NAME, _number(0, message)))
 
     def send_due_ack(self, now: float) -> None:
         """Send the ACK that is due, if any (before closing, say)."""
@@ -594,6 +634,17 @@ class HostSession:
         Hello: _hello,
         Status: _status,
     }
+
+
+def _number(seq: int, message: Message) -> int:
+    """The number a frame carries, for the trace: an event's seq, the seq an ACK or RESEND
+    names, the ``next_seq`` a HELLO or STATUS reports; 0 for the others."""
+    match message:
+        case Ack(seq=number) | Resend(seq=number) | Hello(next_seq=number):
+            return number
+        case Status(next_seq=number):
+            return number
+    return seq
 
 
 def _is_hello(error: DecodeError) -> bool:
