@@ -11,7 +11,11 @@ or clock of its own (the asyncio driver in :mod:`drivers.device` feeds it):
 - link state: up on ``HELLO`` (the first contact, a reconnection, or a restarted device:
   ``boot_id`` changed), down after ``silence_timeout`` without a valid frame, on the loss of
   the transport, or when a restarted device says ``HELLO`` while up (a ``HELLO`` of the
-  same boot while up only resynchronises: nothing is lost, the link stays up);
+  same boot while up only resynchronises: nothing is lost, the link stays up); a restart
+  shorter than the silence timeout whose HELLO was lost is found without it: a STATUS
+  numbering behind the events received takes the link down and RESET asks for the HELLO, and
+  duplicates of acknowledged events still coming a silence timeout after the first (a device
+  busy resending, with no STATUS between its rounds) ask for it too;
 - heartbeats: ``STATUS_REQUEST`` whenever the host has sent nothing for
   ``heartbeat_interval``; ``RESET`` (which makes the device say ``HELLO``) on every new
   connection and every ``reset_interval`` while the link is down;
@@ -236,6 +240,7 @@ class HostSession:
         self._version = min(VERSIONS)  # the device's (its HELLO's); the oldest before one
         self._backlog = 0  # delivered device events the consumer has not taken yet
         self._holding = False  # an event was left with the device: RESEND once drained
+        self._stale_since: float | None = None  # the first duplicate of an acknowledged event
         #: The last TRACE_LENGTH frames, oldest first: (time, "<" from the device or ">" to
         #: it, message name, seq: the event's, or for ACK, RESEND and STATUS the number they
         #: carry), for a failure's report; a tuple per frame, cheap enough to stay on.
@@ -379,6 +384,7 @@ class HostSession:
             "last_seq": self._last_seq,
             "waiting": self.waiting,
             "holding": self._holding,
+            "stale_since": since(self._stale_since),
             "rx_ago": since(self._last_rx),
             "tx_ago": since(self._last_tx),
             "reset_ago": since(self._last_reset),
@@ -497,6 +503,7 @@ class HostSession:
         # a host-to-device message echoed back (loop:// or a miswired port) is ignored
 
     def _hello(self, hello: Hello, now: float) -> None:
+        self._stale_since = None
         if hello.device_kind != self.kind:
             raise WrongDeviceError(
                 f"{self.port}: expected a {self.kind.name.lower()}, but a "
@@ -584,6 +591,9 @@ class HostSession:
             self._send_reset_soon(now)
             return
         assert self._expected is not None
+        if seq_distance(self._expected, status.next_seq) < 0:
+            self._restarted_unheard(status.next_seq, now)
+            return
         self._saw_next_seq(status.next_seq)
         if seq_distance(self._expected, status.next_seq) > 0 and not self._holding:
             self.stats.gaps += 1
@@ -595,6 +605,34 @@ class HostSession:
             and now - self._last_indicator >= self.config.resend_holdoff
         ):
             self._send_indicator(now)
+
+    def _restarted_unheard(self, next_seq: int, now: float) -> None:
+        """The device numbers its events only up to ``next_seq``, behind events already
+        delivered: one boot never numbers backwards, so it restarted and its HELLO was lost
+        (a power cycle shorter than the silence timeout). Down goes the link, so that
+        nothing of the new boot is delivered or acknowledged as the old one's, and RESET
+        asks for its HELLO, which says what was lost."""
+        self._link_down(
+            ev.LinkDownReason.DEVICE_RESTARTED,
+            f"{self.port}: the device numbers its events up to {next_seq}, behind event "
+            f"{self._expected} already received: it restarted and its HELLO was lost",
+        )
+        self._send_reset(now)
+
+    def _stale_duplicate(self, seq: int, now: float) -> None:
+        """A duplicate of an event acknowledged already: the device should have dropped it.
+        Some come while the ACK travels; still coming a silence timeout after the first of
+        them, with nothing delivered meanwhile, they mean that the device does not take the
+        ACKs: its HELLO after a restart was lost (and, busy resending, it sends no STATUS to
+        show it), or the ACKs are lost. RESET asks for its HELLO, which tells which."""
+        assert self._acked is not None
+        if seq_distance(seq, self._acked) < 0:
+            return  # received but not yet acknowledged: the device rightly keeps it
+        if self._stale_since is None:
+            self._stale_since = now
+        elif now - self._stale_since >= self.silence_timeout:
+            self._stale_since = now
+            self._send_reset(now)
 
     def _send_reset_soon(self, now: float) -> None:
         """A device talks while the link is down (its HELLO was lost): ask for another."""
@@ -610,6 +648,7 @@ class HostSession:
         if distance < 0:
             self.stats.duplicates += 1
             self._ack_soon(now)  # up to what is acknowledged already
+            self._stale_duplicate(seq, now)
             return
         self._saw_next_seq(seq_add(seq, 1))
         new_round = self._last_seq is not None and seq_distance(seq, self._last_seq) > 0
@@ -623,6 +662,7 @@ class HostSession:
         else:
             self._expected = seq_add(seq, 1)
             self._resend_recheck = None  # events flow again; a new gap asks anew
+            self._stale_since = None
             self.stats.delivered += 1
             self._backlog += 1
             if self.config.ack_on == "delivery":
