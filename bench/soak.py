@@ -16,6 +16,11 @@ own time for the same event bytes plus the time the cable was out; card latency 
 consumer) p50/p99/max for the cards that met no outage; and each probe card's latency
 against its bound, the wire time of the backlog at the reconnection plus 1 s.
 
+A run that stalls (no event, or nothing journaled, for ``STALL_S``) fails with what was
+going on: the last steps of the dealer and events of the host (a ring, always kept), the
+dealer thread's stack, the host session's state and last frames (``link_state()``) and the
+simulator's status.
+
 Phases: ``pty`` and ``tcp`` (the host is the ShoeDriver in this process), and ``monitor``:
 the host is the real ``luck-table monitor --shoe PORT --journal FILE --json`` process on the
 pty, killed with SIGKILL ``kills`` times at random moments (each once the dealer is past a
@@ -49,6 +54,8 @@ import sys
 import tempfile
 import threading
 import time
+import traceback
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,12 +65,13 @@ from controller.journal import Journal, event_of
 from drivers import events as ev
 from drivers.device import ShoeDriver
 from drivers.session import LinkConfig, max_event_frame
-from firmware_sim.process import ControlReplyError, SimulatorProcess
+from firmware_sim.process import Control, ControlReplyError, SimulatorProcess
 
 BITS_PER_BYTE = 10  # 8N1
 SHOE_VERSION = 1  # the link is the same in every version; a version 1 shoe registers no deck
 HEARTBEAT_MS = 200
 STALL_S = 60.0  # no progress for this long: the run has stalled
+TRACE_LENGTH = 200  # steps of the dealer and events of the host a stall's report shows
 LUCK_TABLE = str(Path(sys.executable).with_name("luck-table"))
 
 
@@ -116,6 +124,13 @@ class Run:
     started: float = 0.0
     ended: float = 0.0
     dealer_error: BaseException | None = None
+    #: The last steps of the dealer and events of the host: (time, who, what), for a stall.
+    trace: deque[tuple[float, str, str]] = field(default_factory=lambda: deque(maxlen=TRACE_LENGTH))
+    dealer: threading.Thread | None = None
+
+    def note(self, who: str, what: str) -> None:
+        """Keep one step in the trace (a tuple in a ring: cheap enough to stay on)."""
+        self.trace.append((time.monotonic(), who, what))
 
     def met_no_outage(self, counter: int, arrived: float) -> bool:
         """Whether the card went from the shoe to the host with the cable in, the host up."""
@@ -143,6 +158,9 @@ class Dealer:
         return int(self.sim.command("status")["pending"])
 
     def wait_pending_below(self, limit: int) -> None:
+        if self.pending() < limit:
+            return
+        self.run.note("dealer", f"waits for pending < {limit}")
         while self.pending() >= limit and not self.stop.is_set():
             time.sleep(0.002)
 
@@ -154,15 +172,18 @@ class Dealer:
             except ControlReplyError as error:
                 if "buffer full" not in str(error):
                     raise
+                self.run.note("dealer", "draw: buffer full")
                 time.sleep(0.005)  # the shoe holds the card until the host acknowledges
                 continue
             counter = int(reply["event"]["read_counter"])
             self.run.drawn[counter] = (int(reply["card"]), at)
+            self.run.note("dealer", f"drew {counter}")
             return counter
 
     def unplug(self) -> None:
         """Pull the cable; draw on until the backlog waits; draw a probe card at the end."""
         plan = self.plan
+        self.run.note("dealer", f"unplugs for {plan.unplug_s} s")
         self.sim.command(f"unplug {plan.unplug_s}")
         start = time.monotonic()
         back = start + plan.unplug_s
@@ -175,9 +196,11 @@ class Dealer:
         ):
             self.draw()
         time.sleep(max(0.0, back - time.monotonic()))
+        self.run.note("dealer", "waits for the cable back")
         while self.sim.command("status")["connected"] is False:
             time.sleep(0.001)
         backlog = self.pending()
+        self.run.note("dealer", f"probe behind {backlog}")
         bound = backlog * plan.card_time() + 1.0
         self.run.probes.append(Probe(self.draw(), backlog, bound))
 
@@ -185,6 +208,7 @@ class Dealer:
         """Restart the shoe with nothing pending (so nothing is lost); the host must see it."""
         self.wait_pending_below(1)
         start = time.monotonic()
+        self.run.note("dealer", "restarts the shoe")
         reply = self.sim.command("restart 0.5")
         self.run.cable_out.append((start, start + 0.5))
         self.run.restart_lost += int(reply["lost"])
@@ -208,8 +232,10 @@ class Dealer:
                 self.wait_pending_below(plan.window)
                 self.draw()
         except BaseException as error:  # reported by the run, never lost in a thread
+            self.run.note("dealer", f"failed: {error!r}")
             self.run.dealer_error = error
         finally:
+            self.run.note("dealer", "done")
             self.run.dealt_all.set()
 
 
@@ -241,18 +267,46 @@ def driver_host(sim: SimulatorProcess, run: Run) -> None:
                 except TimeoutError:
                     if time.monotonic() - quiet_since > STALL_S:
                         raise RuntimeError(
-                            f"no event for {STALL_S:.0f} s: the link stalled"
+                            f"no event for {STALL_S:.0f} s: the link stalled\n"
+                            + stall_report(sim, run, driver.link_state())
                         ) from None
                     continue
                 now = quiet_since = time.monotonic()
                 if isinstance(event, ev.LinkUp):
                     run.link_ups.append(event)
+                    run.note("host", f"LinkUp {event.reason}")
+                elif isinstance(event, ev.LinkDown):
+                    run.note("host", f"LinkDown {event.reason}: {event.detail}")
                 elif isinstance(event, ev.CardRead):
                     run.arrivals.append((event.read_counter, event.card, now))
+                    run.note("host", f"card {event.read_counter}")
                 if not isinstance(event, ev.LinkUp | ev.LinkDown):
                     driver.acknowledge(event)
 
     asyncio.run(consume())
+
+
+def stall_report(sim: SimulatorProcess, run: Run, link: dict[str, object] | None) -> str:
+    """What the dealer, the host's link and the simulator were doing when a run stalled:
+    the last steps and events (seconds before now), the dealer thread's stack, the host
+    session's state and last frames (``link``: None when the host is another process), and
+    the simulator's status (asked on a connection of its own: the dealer may be waiting on
+    the shared one)."""
+    now = time.monotonic()
+    lines = [f"  {now - at:7.3f} s ago  {who}: {what}" for at, who, what in run.trace]
+    lines.append(f"drawn {len(run.drawn)}, arrived {len(run.arrivals)}")
+    frame = sys._current_frames().get(run.dealer.ident or 0) if run.dealer else None
+    where = "".join(traceback.format_stack(frame)[-4:]) if frame else "not running\n"
+    lines.append(f"the dealer thread's stack:\n{where}the host's link: {link or 'not here'}")
+    try:
+        control = Control(sim.announced["control"], timeout=5.0)
+        try:
+            lines.append(f"the simulator: {control.command('status')}")
+        finally:
+            control.close()
+    except (OSError, ControlReplyError) as error:
+        lines.append(f"the simulator did not answer: {error!r}")
+    return "\n".join(lines)
 
 
 class MonitorProcess:
@@ -283,6 +337,7 @@ class MonitorProcess:
         for line in self.process.stdout:
             now = time.monotonic()
             seen = json.loads(line)
+            self.run.note("monitor", f"{seen['type']} at {seen['position']}")
             if seen["type"] == "LinkUp" and self.up_at is None:
                 self.up_at = now
                 self.on_up()
@@ -365,7 +420,7 @@ def monitor_host(sim: SimulatorProcess, run: Run) -> None:
                     kills.append(running.kill())
                     up = up_after_kill(at_kill)
                     processes.append(MonitorProcess(sim.port, path, errors, run, up))
-                wait_for_journal(run, path, processes[-1])
+                wait_for_journal(sim, run, path, processes[-1])
                 processes[-1].stop()
             finally:
                 for process in processes:
@@ -378,7 +433,7 @@ def monitor_host(sim: SimulatorProcess, run: Run) -> None:
         take_journal(run, path, processes, kills)
 
 
-def wait_for_journal(run: Run, path: Path, running: MonitorProcess) -> None:
+def wait_for_journal(sim: SimulatorProcess, run: Run, path: Path, running: MonitorProcess) -> None:
     """Until every card drawn is in the journal (or nothing new came for ``STALL_S``)."""
     held: set[int] = set()
     position = 0
@@ -389,7 +444,10 @@ def wait_for_journal(run: Run, path: Path, running: MonitorProcess) -> None:
         if last != position:
             position, progress = last, time.monotonic()
         elif time.monotonic() - progress > STALL_S:
-            raise RuntimeError(f"nothing journaled for {STALL_S:.0f} s: the run stalled")
+            raise RuntimeError(
+                f"nothing journaled for {STALL_S:.0f} s: the run stalled\n"
+                + stall_report(sim, run, None)
+            )
         time.sleep(0.2)
 
 
@@ -444,6 +502,7 @@ def run_phase(plan: Plan, host: Host = driver_host) -> Run:
         sim.command(f"set corrupt_frame_rate={rate} drop_rate={rate} duplicate_rate={rate}")
         dealer = Dealer(sim, run)
         thread = threading.Thread(target=dealer.deal, name="dealer", daemon=True)
+        run.dealer = thread
         run.started = time.monotonic()
         thread.start()
         try:

@@ -91,6 +91,11 @@ class DeviceDriver:
         acknowledged (back-pressure holds the next ones with the device at ``queue_limit``)."""
         return self._session.waiting
 
+    def link_state(self) -> dict[str, object]:
+        """The session's state now and its last frames in and out (HostSession.state), for
+        a failure's report."""
+        return self._session.state(self._now())
+
     async def open(self) -> None:
         """Open the port and wait for the device's HELLO.
 

@@ -11,7 +11,11 @@ or clock of its own (the asyncio driver in :mod:`drivers.device` feeds it):
 - link state: up on ``HELLO`` (the first contact, a reconnection, or a restarted device:
   ``boot_id`` changed), down after ``silence_timeout`` without a valid frame, on the loss of
   the transport, or when a restarted device says ``HELLO`` while up (a ``HELLO`` of the
-  same boot while up only resynchronises: nothing is lost, the link stays up);
+  same boot while up only resynchronises: nothing is lost, the link stays up); a restart
+  shorter than the silence timeout whose HELLO was lost is found without it: a STATUS
+  numbering behind the events received takes the link down and RESET asks for the HELLO, and
+  duplicates of acknowledged events still coming a silence timeout after the first (a device
+  busy resending, with no STATUS between its rounds) ask for it too;
 - heartbeats: ``STATUS_REQUEST`` whenever the host has sent nothing for
   ``heartbeat_interval``; ``RESET`` (which makes the device say ``HELLO``) on every new
   connection and every ``reset_interval`` while the link is down;
@@ -35,7 +39,7 @@ or clock of its own (the asyncio driver in :mod:`drivers.device` feeds it):
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
@@ -76,6 +80,7 @@ DEFAULT_DEVICE_HEARTBEAT = 1.0  # seconds, until a HELLO announces the device's 
 ACK_ON = ("delivery", "commit")
 BITS_PER_BYTE = 10  # 8N1: start bit, 8 data bits, stop bit
 HELLO_BODY = HEADER.size + Hello.LAYOUT.size + CRC.size  # its payload layout is frozen
+TRACE_LENGTH = 128  # frames in and out the session remembers (HostSession.trace)
 
 
 def max_event_frame(version: int) -> int:
@@ -235,6 +240,11 @@ class HostSession:
         self._version = min(VERSIONS)  # the device's (its HELLO's); the oldest before one
         self._backlog = 0  # delivered device events the consumer has not taken yet
         self._holding = False  # an event was left with the device: RESEND once drained
+        self._stale_since: float | None = None  # the first duplicate of an acknowledged event
+        #: The last TRACE_LENGTH frames, oldest first: (time, "<" from the device or ">" to
+        #: it, message name, seq: the event's, or for ACK, RESEND and STATUS the number they
+        #: carry), for a failure's report; a tuple per frame, cheap enough to stay on.
+        self.trace: deque[tuple[float, str, str, int]] = deque(maxlen=TRACE_LENGTH)
 
     # --- what the I/O shell calls ---------------------------------------------------------
 
@@ -267,6 +277,7 @@ class HostSession:
                 self.stats.frames += 1
                 self._last_rx = now
                 self._other_version = None
+                self.trace.append((now, "<", item.message.NAME, _number(item.seq, item.message)))
                 self._frame(item.seq, item.message, now)
         self.send_due_ack(now)
 
@@ -354,6 +365,40 @@ class HostSession:
         self._ack_soon(now)
         self._make_room(now)
 
+    def state(self, now: float) -> dict[str, object]:
+        """What the session holds at ``now``, for a failure's report: the link, the numbers
+        it keeps, its timers (seconds ago or ahead), its counters and its :attr:`trace`
+        (each frame's time as seconds ago)."""
+
+        def since(then: float | None) -> float | None:
+            return None if then is None or then == -float("inf") else round(now - then, 3)
+
+        resend = self._last_resend
+        return {
+            "up": self.up,
+            "connected": self.connected,
+            "boot_id": self._boot_id,
+            "expected": self._expected,
+            "acked": self._acked,
+            "device_next": self._device_next,
+            "last_seq": self._last_seq,
+            "waiting": self.waiting,
+            "holding": self._holding,
+            "stale_since": since(self._stale_since),
+            "rx_ago": since(self._last_rx),
+            "tx_ago": since(self._last_tx),
+            "reset_ago": since(self._last_reset),
+            "last_resend": None if resend is None else (resend[0], since(resend[1])),
+            "resend_recheck_in": None
+            if self._resend_recheck is None
+            else round(self._resend_recheck - now, 3),
+            "ack_due": self._ack_due is not None,
+            "next_deadline_in": None if (d := self.next_deadline()) is None else round(d - now, 3),
+            "stats": {k: v for k, v in vars(self.stats).items() if k != "decode_errors"}
+            | {"decode_errors": dict(self.stats.decode_errors)},
+            "frames": [(since(at), way, name, n) for at, way, name, n in self.trace],
+        }
+
     def take_events(self) -> list[ev.Event]:
         events, self._events = self._events, []
         return events
@@ -369,6 +414,7 @@ class HostSession:
         if self.connected:
             self._output.append(encode_frame(0, message, self._version))
             self._last_tx = now
+            self.trace.append((now, ">", message.NAME, _number(0, message)))
 
     def send_due_ack(self, now: float) -> None:
         """Send the ACK that is due, if any (before closing, say)."""
@@ -457,6 +503,7 @@ class HostSession:
         # a host-to-device message echoed back (loop:// or a miswired port) is ignored
 
     def _hello(self, hello: Hello, now: float) -> None:
+        self._stale_since = None
         if hello.device_kind != self.kind:
             raise WrongDeviceError(
                 f"{self.port}: expected a {self.kind.name.lower()}, but a "
@@ -544,6 +591,9 @@ class HostSession:
             self._send_reset_soon(now)
             return
         assert self._expected is not None
+        if seq_distance(self._expected, status.next_seq) < 0:
+            self._restarted_unheard(status.next_seq, now)
+            return
         self._saw_next_seq(status.next_seq)
         if seq_distance(self._expected, status.next_seq) > 0 and not self._holding:
             self.stats.gaps += 1
@@ -555,6 +605,34 @@ class HostSession:
             and now - self._last_indicator >= self.config.resend_holdoff
         ):
             self._send_indicator(now)
+
+    def _restarted_unheard(self, next_seq: int, now: float) -> None:
+        """The device numbers its events only up to ``next_seq``, behind events already
+        delivered: one boot never numbers backwards, so it restarted and its HELLO was lost
+        (a power cycle shorter than the silence timeout). Down goes the link, so that
+        nothing of the new boot is delivered or acknowledged as the old one's, and RESET
+        asks for its HELLO, which says what was lost."""
+        self._link_down(
+            ev.LinkDownReason.DEVICE_RESTARTED,
+            f"{self.port}: the device numbers its events up to {next_seq}, behind event "
+            f"{self._expected} already received: it restarted and its HELLO was lost",
+        )
+        self._send_reset(now)
+
+    def _stale_duplicate(self, seq: int, now: float) -> None:
+        """A duplicate of an event acknowledged already: the device should have dropped it.
+        Some come while the ACK travels; still coming a silence timeout after the first of
+        them, with nothing delivered meanwhile, they mean that the device does not take the
+        ACKs: its HELLO after a restart was lost (and, busy resending, it sends no STATUS to
+        show it), or the ACKs are lost. RESET asks for its HELLO, which tells which."""
+        assert self._acked is not None
+        if seq_distance(seq, self._acked) < 0:
+            return  # received but not yet acknowledged: the device rightly keeps it
+        if self._stale_since is None:
+            self._stale_since = now
+        elif now - self._stale_since >= self.silence_timeout:
+            self._stale_since = now
+            self._send_reset(now)
 
     def _send_reset_soon(self, now: float) -> None:
         """A device talks while the link is down (its HELLO was lost): ask for another."""
@@ -570,6 +648,7 @@ class HostSession:
         if distance < 0:
             self.stats.duplicates += 1
             self._ack_soon(now)  # up to what is acknowledged already
+            self._stale_duplicate(seq, now)
             return
         self._saw_next_seq(seq_add(seq, 1))
         new_round = self._last_seq is not None and seq_distance(seq, self._last_seq) > 0
@@ -583,6 +662,7 @@ class HostSession:
         else:
             self._expected = seq_add(seq, 1)
             self._resend_recheck = None  # events flow again; a new gap asks anew
+            self._stale_since = None
             self.stats.delivered += 1
             self._backlog += 1
             if self.config.ack_on == "delivery":
@@ -594,6 +674,17 @@ class HostSession:
         Hello: _hello,
         Status: _status,
     }
+
+
+def _number(seq: int, message: Message) -> int:
+    """The number a frame carries, for the trace: an event's seq, the seq an ACK or RESEND
+    names, the ``next_seq`` a HELLO or STATUS reports; 0 for the others."""
+    match message:
+        case Ack(seq=number) | Resend(seq=number) | Hello(next_seq=number):
+            return number
+        case Status(next_seq=number):
+            return number
+    return seq
 
 
 def _is_hello(error: DecodeError) -> bool:

@@ -505,6 +505,60 @@ def test_a_restart_found_after_the_connection_was_lost_is_still_reported():
     assert "the device restarted (boot id 7 -> 9): no lost event is known" in up.reason
 
 
+def test_a_restart_whose_hello_was_lost_shows_in_a_status_numbering_behind():
+    """A power cycle shorter than the silence timeout, its HELLO lost: the new boot's STATUS
+    numbers behind the events delivered. The link goes down at once (the new boot's event 0
+    is neither delivered nor acknowledged as the old boot's) and RESET asks for its HELLO;
+    before, the session stayed up taking the new boot's events for duplicates for ever."""
+    session = open_session()
+    session.receive(card(1) + card(2) + card(3), 0.1)
+    session.take_events(), session.take_output()
+    session.receive(encode_frame(0, Status(1, 1, (), False, (), (), 40)) + card(0), 0.3)
+    [down] = session.take_events()
+    assert down.reason is ev.LinkDownReason.DEVICE_RESTARTED
+    assert "numbers its events up to 1, behind event 4 already received" in down.detail
+    assert sent(session) == [Reset()]
+    session.receive(hello(next_seq=1, pending=1, boot_id=9), 0.35)
+    [up] = session.take_events()
+    assert up.restarted and up.previous_boot_id == 7 and up.lost == ()
+    session.receive(card(0, code=9), 0.4)
+    [read] = session.take_events()
+    assert (read.seq, read.card, read.origin.boot_id) == (0, 9, 9)
+
+
+def test_duplicates_of_acknowledged_events_for_a_silence_timeout_ask_for_hello():
+    """A device busy resending (no STATUS between its rounds) that does not take the ACKs:
+    its HELLO after a restart was lost, or the ACKs are. Each duplicate is acknowledged
+    again; once they have come for a silence timeout (2 s) with nothing delivered, RESET
+    asks for the HELLO, which tells which; then again only after another silence timeout."""
+    session = open_session()
+    session.receive(card(1) + card(2) + card(3), 0.1)
+    session.take_events(), session.take_output()
+    for at in (1.0, 1.5, 2.0, 2.5):
+        session.receive(card(0) + card(1) + card(2), at)  # a restarted shoe's round
+        assert sent(session) == [Ack(3)]
+    session.receive(card(0) + card(1), 3.0)
+    assert sent(session) == [Reset(), Ack(3)]
+    session.receive(card(0), 3.5)
+    assert sent(session) == [Ack(3)]
+    assert session.up and session.take_events() == []
+    session.receive(hello(next_seq=2, pending=2, boot_id=9), 3.6)
+    down, up = session.take_events()
+    assert down.reason is ev.LinkDownReason.DEVICE_RESTARTED and up.restarted
+
+
+def test_duplicates_only_of_events_not_yet_acknowledged_never_ask_for_hello():
+    """With ack_on="commit", a device resends what the application has not acknowledged
+    yet: it rightly keeps those, however long the application takes."""
+    session = open_session(config=COMMIT)
+    session.receive(card(1) + card(2), 0.1)
+    session.take_events(), session.take_output()
+    for at in range(1, 12):
+        session.receive(card(1) + card(2), float(at))
+    assert Reset() not in sent(session)
+    assert session.up
+
+
 def test_commit_mode_acknowledges_only_what_the_application_acknowledges():
     session = open_session(config=COMMIT)
     session.receive(card(1) + card(2) + card(3), 0.1)

@@ -10,7 +10,8 @@ the backlog ahead of it plus 1 s (no livelock of RESENDs and go-back-N rounds).
 
 import pytest
 
-from bench.soak import Plan, figures, run_phase
+from bench import soak
+from bench.soak import Dealer, Plan, figures, run_phase
 
 
 @pytest.mark.slow
@@ -26,3 +27,29 @@ def test_two_thousand_cards_at_line_speed_with_faults_unplugs_and_a_restart(link
         assert latency <= probe.bound, f"behind {probe.backlog} events: {latency:.2f} s"
     [restart] = [up for up in run.link_ups if up.restarted]
     assert restart.lost == () and run.restart_lost == 0
+
+
+def test_a_stalled_run_fails_with_what_the_dealer_the_link_and_the_simulator_were_doing(
+    monkeypatch,
+):
+    """The dealer draws three cards and then hangs: the run fails after STALL_S with the
+    trace of the dealer's steps and the host's events, the dealer's stack, the host
+    session's state and frames, and the simulator's status."""
+
+    def draw_three_and_hang(dealer: Dealer) -> None:
+        for _ in range(3):
+            dealer.draw()
+        dealer.stop.wait()
+
+    monkeypatch.setattr(soak, "STALL_S", 1.0)
+    monkeypatch.setattr(Dealer, "deal", draw_three_and_hang)
+    with pytest.raises(RuntimeError) as stalled:
+        run_phase(Plan(link="pty", cards=10, unplugs=0, restart=False, fault_rate=0.0))
+    report = str(stalled.value)
+    assert report.startswith("no event for 1 s: the link stalled\n")
+    assert "dealer: drew 2" in report and "host: card 2" in report
+    assert "in draw_three_and_hang" in report and "dealer.stop.wait()" in report
+    assert "the host's link: {'up': True, 'connected': True" in report
+    assert "'expected': 4, 'acked': 3" in report  # the deck and three cards
+    assert "'<', 'CARD', 3)" in report and "'>', 'ACK', 3)" in report
+    assert "the simulator: {" in report and "'pending': 0" in report
