@@ -217,7 +217,7 @@ class Feed:
         else:
             sent = last if last is not None else 0
         told: str | None = None  # the journal's fault the client was told of
-        asked = -1  # the version of the requests the client was told of
+        asked = 0  # the version of the requests the client was told of (0: none asked yet)
         while True:
             changed = self._changes.next()
             if self.service.journal_fault != told:

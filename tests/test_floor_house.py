@@ -196,9 +196,10 @@ def test_players_are_rated_and_cash_over_the_threshold_is_logged(floor, tmp_path
     assert ann.left_at is not None and ann.cashed_out is not None
     assert ann.seconds_seated == (ann.left_at - ann.sat_down_at).total_seconds()
     assert ann.hands == len(hands) and bob.hands == len(hands)
-    (status,) = store.tables(floor, "T-01")
-    assert status.last_entry_at is not None and bob.left_at is None
-    assert bob.seconds_seated == (status.last_entry_at - bob.sat_down_at).total_seconds()
+    # still seated: to the latest hand the floor holds of the table (its end)
+    latest = max(h.ended_at or h.started_at for h in store.hands(floor, "T-01"))
+    assert bob.left_at is None
+    assert bob.seconds_seated == (latest - bob.sat_down_at).total_seconds()
     moves = store.chip_movements(floor, "T-01")
     assert {m.player_id for m in moves if m.player == "Bob"} == {"PC-2002"}  # the rebuy too
     assert [m.player_id for m in moves if m.kind == "cash_out"] == ["PC-1001"]

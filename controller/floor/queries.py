@@ -212,7 +212,7 @@ class PlayerSession:
     cashed_out: int | None
     hands: int
     player_id: str | None  # the player card's number given at sit-down, if any
-    seconds_seated: float  # while seated: to the table's last entry the floor holds
+    seconds_seated: float  # while seated: to the latest hand the floor holds of the table
 
 
 @dataclass(frozen=True, slots=True)

@@ -134,8 +134,9 @@ ALTER TABLE floor_chip_movements ADD COLUMN player_id text;
 CREATE INDEX floor_chip_movements_cash ON floor_chip_movements (at)
     INCLUDE (player_id, kind, chips, table_id) WHERE player_id IS NOT NULL;
 
--- A player's stays: with the card number, and the time seated (while seated: to the table's
--- last journal entry the floor holds, by the table's clock).
+-- A player's stays: with the card number, and the time seated (while seated: to the latest
+-- hand the floor holds of that table's session, its end or its start, by the table's clock;
+-- from the hands, which a group's central database gathers too, so both say the same).
 CREATE OR REPLACE VIEW floor_player_sessions AS
 SELECT s.player, s.table_id, t.name AS table_name, s.session, s.seat, s.start_position,
        s.sat_down_at, s.left_at, s.buy_in, s.rebuys, s.cashed_out,
@@ -145,8 +146,8 @@ SELECT s.player, s.table_id, t.name AS table_name, s.session, s.seat, s.start_po
           AND (s.end_position IS NULL OR h.start_position < s.end_position))::integer AS hands,
        s.player_id,
        extract(epoch FROM greatest(coalesce(s.left_at,
-           (SELECT st.last_entry_at FROM floor_table_status st
-            WHERE st.table_id = s.table_id AND st.session = s.session)), s.sat_down_at)
+           (SELECT max(coalesce(h.ended_at, h.started_at)) FROM floor_hands h
+            WHERE h.table_id = s.table_id AND h.session = s.session)), s.sat_down_at)
            - s.sat_down_at)::double precision AS seconds_seated
 FROM floor_seat_sessions s
 JOIN floor_tables t USING (table_id);
