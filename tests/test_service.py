@@ -226,16 +226,24 @@ def test_a_shoe_restarted_with_events_unsent_raises_events_lost(tmp_path: Path) 
 
 CRASH_AFTER_DECK = """
 import asyncio, os, sys
+from controller import intake
 from controller.config import load_config
 from controller.service import TableService
+from drivers.events import DeckLoaded
+
+acknowledge = intake.Intake._acknowledge
+
+def crash_at_the_ack(driver, last):
+    if isinstance(last.event, DeckLoaded):
+        os._exit(3)  # journaled and applied, the acknowledgement not sent: a crash
+    acknowledge(driver, last)
+
+intake.Intake._acknowledge = staticmethod(crash_at_the_ack)
 
 async def main():
     async with TableService(load_config(sys.argv[1])) as service:
-        updates = service.updates()
         print("ready", flush=True)
-        async for update in updates:
-            if any(effect.kind == "deck" for effect in update.effects):
-                os._exit(3)  # journaled and applied, not yet acknowledged: a crash
+        await asyncio.Event().wait()
 
 asyncio.run(main())
 """
