@@ -13,12 +13,14 @@ saying where, never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import json
 import logging
 import sys
 import time
 from collections.abc import Iterator
+from typing import Any
 
 from controller.cli import PROG, USAGE_ERROR
 from controller.errors import LuckTableError
@@ -138,6 +140,36 @@ def _standard_input() -> Iterator[bytes]:
 
 def _name(path: str) -> str:
     return "standard input" if path == "-" else path
+
+
+class StoreUnusable(LuckTableError):
+    """A floor command cannot use the store: ``reason``, and the exit ``status`` (2 for its
+    configuration, 1 for a store not at this release's schema)."""
+
+    def __init__(self, reason: str, status: int) -> None:
+        super().__init__(reason)
+        self.reason, self.status = reason, status
+
+
+@contextlib.contextmanager
+def floor_store(args: argparse.Namespace) -> Iterator[Any]:
+    """The floor store of ``--config`` or ``--dsn``, connected (autocommit) and at this
+    release's schema; :class:`StoreUnusable` when it is not. A store that cannot be reached
+    raises psycopg's error."""
+    import psycopg  # noqa: PLC0415 (the PostgreSQL client only for floor commands)
+
+    from controller.config_file import ConfigError  # noqa: PLC0415
+    from controller.floor.migrate import schema_problem  # noqa: PLC0415
+
+    try:
+        dsn = floor_dsn(args)
+    except ConfigError as error:
+        raise StoreUnusable(f"{args.config or '--dsn'}: {error}", USAGE_ERROR) from None
+    with psycopg.connect(dsn, autocommit=True, connect_timeout=10) as connection:
+        problem = schema_problem(connection)
+        if problem is not None:
+            raise StoreUnusable(f"{problem}: apply this release's migrations", 1)
+        yield connection
 
 
 def floor_dsn(args: argparse.Namespace) -> str:

@@ -22,10 +22,8 @@ from typing import Any
 
 import psycopg
 
-from controller.cli.common import fail, floor_dsn
-from controller.config_file import ConfigError
+from controller.cli.common import StoreUnusable, fail, floor_store
 from controller.floor import store, surveillance
-from controller.floor.migrate import schema_problem
 
 COMMAND = "floor-bookmarks"
 
@@ -66,14 +64,7 @@ def handler(args: argparse.Namespace) -> int:
     if args.limit < 1:
         return fail(COMMAND, f"--limit {args.limit}: 1 or more")
     try:
-        dsn = floor_dsn(args)
-    except ConfigError as error:
-        return fail(COMMAND, f"{args.config or '--dsn'}: {error}")
-    try:
-        with psycopg.connect(dsn, autocommit=True, connect_timeout=10) as connection:
-            problem = schema_problem(connection)
-            if problem is not None:
-                return fail(COMMAND, f"{problem}: apply this release's migrations", status=1)
+        with floor_store(args) as connection:
             marks = store.bookmarks(
                 connection,
                 since=args.since,
@@ -82,6 +73,8 @@ def handler(args: argparse.Namespace) -> int:
                 kinds=None if args.every else surveillance.BOOKMARKED,
                 limit=args.limit,
             )
+    except StoreUnusable as error:
+        return fail(COMMAND, error.reason, status=error.status)
     except psycopg.Error as error:
         return fail(COMMAND, str(error).strip().splitlines()[0], status=1)
     if args.format == "csv":

@@ -22,10 +22,8 @@ from typing import Any
 
 import psycopg
 
-from controller.cli.common import fail, floor_dsn
-from controller.config_file import ConfigError
+from controller.cli.common import StoreUnusable, fail, floor_store
 from controller.floor import retention
-from controller.floor.migrate import schema_problem
 
 COMMAND = "floor-retention"
 
@@ -64,14 +62,7 @@ def handler(args: argparse.Namespace) -> int:
     if args.ahead < 0:
         return fail(COMMAND, f"--ahead {args.ahead}: 0 days or more")
     try:
-        dsn = floor_dsn(args)
-    except ConfigError as error:
-        return fail(COMMAND, f"{args.config or '--dsn'}: {error}")
-    try:
-        with psycopg.connect(dsn, autocommit=True, connect_timeout=10) as connection:
-            problem = schema_problem(connection)
-            if problem is not None:
-                return fail(COMMAND, f"{problem}: apply this release's migrations", status=1)
+        with floor_store(args) as connection:
             old = retention.expired(connection, args.keep, keep_hands)
             if args.dry_run:
                 for partition in old:
@@ -83,6 +74,8 @@ def handler(args: argparse.Namespace) -> int:
                 done = retention.retire(connection, partition, args.archive)
                 where = f"archived to {done.archive}" if done.archive else "dropped"
                 print(f"retired {partition.name}: {done.rows} rows {where}")
+    except StoreUnusable as error:
+        return fail(COMMAND, error.reason, status=error.status)
     except retention.RetentionError as error:
         return fail(COMMAND, str(error), status=1)
     except (psycopg.Error, OSError) as error:
