@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import math
 import os
 import platform
 import subprocess
@@ -98,6 +99,17 @@ def load_average() -> list[float]:
     return [round(value, 2) for value in os.getloadavg()]
 
 
+def _finite(value: Any) -> Any:
+    """``value`` with every NaN or infinity (a run with no samples) as None: JSON has none."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {str(key): _finite(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(item) for item in value]
+    return value
+
+
 @dataclass
 class Report:
     """One run's figures, written as JSON to ``path`` (if any) by ``finish``."""
@@ -156,7 +168,8 @@ class Report:
     def finish(self) -> int:
         """Write the JSON (when asked); the exit status: 0 if every check passed, else 1."""
         if self.path is not None:
-            text = json.dumps(self.document(), indent=2, ensure_ascii=False) + "\n"
+            document = _finite(self.document())
+            text = json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.path.write_text(text, encoding="utf-8")
         failed = [name for name, ok in self.checks.items() if not ok]
