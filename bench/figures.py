@@ -63,7 +63,7 @@ BENCHES = (
         "Odds of a hand in progress",
         "odds.py",
         "",
-        "--states 1 --baseline-states 1 --repeats 1 --baseline-deals 200",
+        "--states 1 --baseline-states 0 --repeats 1 --baseline-deals 200",
     ),
     Bench("link", "Link: decoder, CARD latency, TCP", "link.py", "", "--cards 50 --frames 5000"),
     Bench(
@@ -75,7 +75,7 @@ BENCHES = (
     ),
     Bench(
         "table",
-        "Table service",
+        "Table service: card latency, recovery, journal size",
         "table.py",
         "",
         "--cards 30 --viewers 2 --hands 50 --kills 0 --history 20 --attacks 2 --attack-cards 10"
@@ -123,7 +123,7 @@ BENCHES = (
     ),
     Bench(
         "floor",
-        "The casino floor",
+        "The casino floor: floor store and floor service",
         "floor.py",
         "",
         "--tables 2 --hands 2 --seconds 2 --casino-tables 4 --casino-seconds 3 --connections 2"

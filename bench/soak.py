@@ -586,7 +586,7 @@ def percentile(values: list[float], share: float) -> float:
     return values[min(len(values) - 1, round(share * (len(values) - 1)))] if values else 0.0
 
 
-def report(run: Run, out: Report) -> Figures:
+def report(run: Run, sheet: Report) -> Figures:
     plan, f = run.plan, figures(run)
     restarts = [up for up in run.link_ups if up.restarted]
     kills = f", {plan.kills} monitor kills" if plan.kills else ""
@@ -632,43 +632,43 @@ def report(run: Run, out: Report) -> Figures:
         print(f"    restart seen by the host: not reported; boot ids in its LinkUps: {boots}")
     print(f"    shoe lost in its restart: {run.restart_lost} (it restarted with nothing pending)")
     if run.host_out:  # the monitor
-        report_kills(run, out)
-    to_json(run, f, budget, out)
+        report_kills(run, sheet)
+    to_json(run, f, budget, sheet)
     return f
 
 
-def to_json(run: Run, f: Figures, budget: float, out: Report) -> None:
+def to_json(run: Run, f: Figures, budget: float, sheet: Report) -> None:
     """A phase's figures as JSON: its goals as rows, its losses as the checks."""
     phase = run.plan.phase
     p99 = percentile(f.latencies_ms, 0.99)
     ratio = f.retransmission_ratio
-    out.row(
+    sheet.row(
         f"{phase}: cards lost, duplicated, out of order or wrong",
         len(f.lost) + f.duplicated + f.out_of_order + f.wrong_card,
         "",
         "0",
         not f.lost and f.duplicated == f.out_of_order == f.wrong_card == 0,
     )
-    out.row(f"{phase}: frames sent over event frames", ratio, "x", "< 1.2x", ratio < 1.2)
-    out.row(
+    sheet.row(f"{phase}: frames sent over event frames", ratio, "x", "< 1.2x", ratio < 1.2)
+    sheet.row(
         f"{phase}: wall time over the line's time and outages",
         f.wall / budget,
         "x",
         "<= 1.5x",
         f.wall / budget <= 1.5,
     )
-    out.row(
+    sheet.row(
         f"{phase}: first card after each reconnect within its bound",
         sum(latency <= probe.bound for probe, latency in f.probes),
         f"of {len(f.probes)}",
         "all",
         f.probes_met,
     )
-    out.check(
+    sheet.check(
         f"{phase}: no card lost, duplicated, out of order or wrong",
         not f.lost and f.duplicated == f.out_of_order == f.wrong_card == 0,
     )
-    out.figures[phase] = {
+    sheet.figures[phase] = {
         "cards": run.plan.cards,
         "unplugs": run.plan.unplugs,
         "kills": run.plan.kills,
@@ -698,7 +698,7 @@ def to_json(run: Run, f: Figures, budget: float, out: Report) -> None:
     }
 
 
-def report_kills(run: Run, out: Report) -> None:
+def report_kills(run: Run, sheet: Report) -> None:
     first_up = run.host_out[0][1] - run.started
     downs = sorted(end - start for start, end in run.host_out[1:])
     if downs:
@@ -720,9 +720,9 @@ def report_kills(run: Run, out: Report) -> None:
         f"    journal: {len(journal)} cards; equals the simulator's drawn cards in order: "
         f"{'yes' if journal == drawn else 'NO'}"
     )
-    out.check("monitor: the journal equals the drawn cards, in order", journal == drawn)
+    sheet.check("monitor: the journal equals the drawn cards, in order", journal == drawn)
     if downs:
-        out.row(
+        sheet.row(
             f"monitor killed {len(downs)} times: down a kill, median", statistics.median(downs), "s"
         )
 
@@ -738,7 +738,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     add_json_option(parser)
     args = parser.parse_args()
-    out = Report.start(__file__, args)
+    sheet = Report.start(__file__, args)
     phases = args.phases.split(",")
     unknown = [phase for phase in phases if phase not in PHASES]
     if unknown:
@@ -757,8 +757,8 @@ def main() -> int:
             unplugs=args.unplugs,
             seed=args.seed,
         )
-        report(run_phase(plan, host), out)
-    return out.finish()
+        report(run_phase(plan, host), sheet)
+    return sheet.finish()
 
 
 if __name__ == "__main__":
