@@ -9,7 +9,7 @@ INSTALL = $(BIN)/python -m pip install --quiet --constraint $(CONSTRAINTS)
 # What identifies the Python that makes the venv: its version and its real path.
 PYTHON_ID = import os, sys; print(sys.version.split()[0], os.path.realpath(sys.executable))
 
-.PHONY: run test lint bench constraints clean FORCE
+.PHONY: run test lint bench figures constraints clean FORCE
 
 # The venv itself. It remembers the Python that made it (python-id); a venv made by
 # another Python (`make run PYTHON=python3.10` once), or whose Python no longer runs, is
@@ -53,8 +53,15 @@ lint: $(VENV)/test-installed
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/mypy
 
-bench: $(VENV)/bench-installed
-	for b in bench/*.py; do $(BIN)/python $$b || exit 1; done
+# Every benchmark with the options its figures are recorded with, each writing its JSON to
+# bench/results/ (bench/figures.py; it fails if any benchmark did, after running the rest).
+# `make figures` also writes docs/performance.md's figures from that JSON. The test tools
+# too: bench/table.py's part (d) runs the suite's recovery test.
+bench: $(VENV)/bench-installed $(VENV)/test-installed
+	$(BIN)/python bench/figures.py run
+
+figures: bench
+	$(BIN)/python bench/figures.py write
 
 # Pin again: the newest versions pyproject.toml allows, resolved in a scratch venv, every
 # package it installed written to constraints.txt. Run `make test` after, then commit.
