@@ -78,8 +78,8 @@ BENCHES = (
         "Table service: card latency, recovery, journal size",
         "table.py",
         "",
-        "--cards 30 --viewers 2 --hands 50 --kills 0 --history 20 --attacks 2 --attack-cards 10"
-        " --attack-seconds 0.5 --resume 5 --rotations 0",
+        "--cards 30 --viewers 2 --hands 50 --kills 0 --history 20 --attacks 0 --resume 5"
+        " --rotations 5",
     ),
     Bench(
         "card_trace",

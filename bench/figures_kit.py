@@ -3,7 +3,8 @@
 Each benchmark takes ``--json FILE`` (``add_json_option``): its readable lines still go to
 the standard output, and its figures are also written to FILE, as one JSON object:
 
-* ``bench``: the benchmark's name (its file's, without ``.py``); ``command``: its arguments;
+* ``bench``: the benchmark's name (its file's, without ``.py``); ``command``: its arguments
+  (but ``--json FILE``);
 * ``started`` (UTC, ISO 8601), ``seconds`` (wall time of the run);
 * ``machine``: CPU model, CPUs, memory, kernel, Python, the commit measured;
 * ``load_average``: the machine's 1, 5 and 15-minute load averages ``before`` and ``after``;
@@ -95,6 +96,19 @@ def machine() -> dict[str, Any]:
     }
 
 
+def _without_json(argv: list[str]) -> list[str]:
+    """The arguments without ``--json FILE`` (where the figures went is not how)."""
+    kept: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip or arg == "--json":
+            skip = not skip
+            continue
+        if not arg.startswith("--json="):
+            kept.append(arg)
+    return kept
+
+
 def load_average() -> list[float]:
     return [round(value, 2) for value in os.getloadavg()]
 
@@ -154,7 +168,7 @@ class Report:
     def document(self) -> dict[str, Any]:
         return {
             "bench": self.bench,
-            "command": sys.argv[1:],
+            "command": _without_json(sys.argv[1:]),
             "started": self.started.strftime("%Y-%m-%dT%H:%M:%SZ"),
             "seconds": round(time.perf_counter() - self.clock, 2),
             "machine": machine(),
