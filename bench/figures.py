@@ -79,7 +79,7 @@ BENCHES = (
         "table.py",
         "",
         "--cards 30 --viewers 2 --hands 50 --kills 0 --history 20 --attacks 0 --resume 5"
-        " --rotations 5",
+        " --rotations 5 --sessions 1",
     ),
     Bench(
         "card_trace",

@@ -55,13 +55,13 @@
     cards are in; prints each rotation's duration (and its steps: the segment written and
     checked, recorded, the journal's file let go of it), then the p99 of the cards drawn during a
     rotation, of the first 10 cards after each, and of the cards drawn away from any (more
-    than 1 s from each); in SESSIONS services (each on a new journal), the rotating thread
-    following the segment's hash chain without a pause (as before) and with (as now), in
-    turns. Goal: p99 within the goal of (a) during and after a rotation.
+    than 1 s from each); in SESSIONS services (``--sessions``, 3 by default; each on a new
+    journal), the rotating thread following the segment's hash chain without a pause (as
+    before) and with (as now), in turns. Goal: p99 within the goal of (a) during and after a rotation.
 
 Usage: .venv/bin/python bench/table.py [--cards N] [--hands N] [--kills N] [--history N]
 [--attacks N] [--attack-cards N] [--attack-seconds S] [--json FILE] [--viewers N]
-[--resume N] [--rotations N] (0 skips a part). ``--json FILE``: every part's figures as JSON
+[--resume N] [--rotations N] [--sessions N] (0 skips a part). ``--json FILE``: every part's figures as JSON
 (bench/figures_kit.py), under ``figures`` by part: ``latency``, ``recovery``, ``kills``,
 ``history``, ``attacks`` (each attack's cards, p50, p99, answers and memory), ``resume``,
 ``rotations``.
@@ -138,7 +138,7 @@ BITS_PER_BYTE = 10
 BATCH = 50  # hands per transaction when writing a journal for (b)
 REPLAY_SAMPLE = 20_000  # inputs replayed from the start to time a replay without snapshots
 ROTATED = 4  # rotations (h) waits for in a session: the first of 200 hands, then every N
-SESSIONS = 3  # services (h) starts for each way
+SESSIONS = 3  # services (h) starts for each way (--sessions)
 
 
 def percentiles(samples: list[float]) -> tuple[float, float]:
@@ -725,7 +725,7 @@ async def while_it_rotates(
     return rotations, dealt
 
 
-def rotating(every: int, cards: int, out: Report) -> None:
+def rotating(every: int, cards: int, out: Report, services: int = SESSIONS) -> None:
     """(h): the card latency while the journal rotates into segments, every ``every``
     hands after a first one of 200 hands (the default segment's), in SESSIONS services for
     each way (in turns): the rotating thread following the segment's hash chain without a
@@ -736,7 +736,7 @@ def rotating(every: int, cards: int, out: Report) -> None:
     sessions: dict[str, list[tuple[Rotations, Dealing]]] = {how: [] for how in ways}
     with tempfile.TemporaryDirectory() as folder, simulator("shoe", seed=3) as shoe:
         control = shoe.announced["control"]
-        for number in range(SESSIONS):
+        for number in range(services):
             for how, step in ways.items():
                 table = Path(folder) / f"{how.replace(' ', '-')}-{number}"
                 table.mkdir()
@@ -746,7 +746,7 @@ def rotating(every: int, cards: int, out: Report) -> None:
                     sessions[how].append(
                         asyncio.run(
                             while_it_rotates(
-                                table, shoe.port, control, every, ROTATED, cards // SESSIONS
+                                table, shoe.port, control, every, ROTATED, cards // services
                             )
                         )
                     )
@@ -1115,6 +1115,7 @@ def main() -> int:
     parser.add_argument("--viewers", type=int, default=200, help="(a)'s viewers on the feed")
     parser.add_argument("--resume", type=int, default=300, help="(g)'s hands behind the floor")
     parser.add_argument("--rotations", type=int, default=5, help="(h)'s segment_hands")
+    parser.add_argument("--sessions", type=int, default=SESSIONS, help="(h)'s services a way")
     args = parser.parse_args()
     out = Report.start(__file__, args)
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
@@ -1136,7 +1137,7 @@ def main() -> int:
     if args.resume:
         resume(args.resume, args.cards or 500, out)
     if args.rotations:
-        rotating(args.rotations, args.cards or 500, out)
+        rotating(args.rotations, args.cards or 500, out, args.sessions)
     return out.finish()
 
 
