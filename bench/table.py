@@ -57,14 +57,15 @@
     rotation, of the first 10 cards after each, and of the cards drawn away from any (more
     than 1 s from each); in SESSIONS services (``--sessions``, 3 by default; each on a new
     journal), the rotating thread following the segment's hash chain without a pause (as
-    before) and with (as now), in turns. Goal: p99 within the goal of (a) during and after a rotation.
+    before) and with (as now), in turns. Goal: p99 within the goal of (a) during and after a
+    rotation.
 
 Usage: .venv/bin/python bench/table.py [--cards N] [--hands N] [--kills N] [--history N]
 [--attacks N] [--attack-cards N] [--attack-seconds S] [--json FILE] [--viewers N]
-[--resume N] [--rotations N] [--sessions N] (0 skips a part). ``--json FILE``: every part's figures as JSON
-(bench/figures_kit.py), under ``figures`` by part: ``latency``, ``recovery``, ``kills``,
-``history``, ``attacks`` (each attack's cards, p50, p99, answers and memory), ``resume``,
-``rotations``.
+[--resume N] [--rotations N] [--sessions N] (0 skips a part). ``--json FILE``: every part's
+figures as JSON (bench/figures_kit.py), under ``figures`` by part: ``latency``,
+``recovery``, ``kills``, ``history``, ``attacks`` (each attack's cards, p50, p99, answers
+and memory), ``resume``, ``rotations``.
 """
 
 from __future__ import annotations
