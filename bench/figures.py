@@ -242,7 +242,8 @@ def machines(documents: dict[str, dict[str, Any]]) -> list[str]:
     lines = ["| CPU | CPUs | memory (GiB) | kernel | Python | benchmarks |"]
     lines.append("| --- | --- | --- | --- | --- | --- |")
     for key, names in seen.items():
-        lines.append(f"| {' | '.join(key)} | {', '.join(names)} |")
+        which = "every one" if len(seen) == 1 else ", ".join(names)
+        lines.append(f"| {' | '.join(key)} | {which} |")
     return lines
 
 
