@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from controller.cli.common import fail
-from controller.config import Config, FloorSettings, load_config
-from controller.config_file import ID_PATTERN, ConfigError, check_dsn
+from controller.config import Config, FloorSettings, parse_config
+from controller.config_file import ID_PATTERN, ConfigError, check_dsn, read_toml
 from controller.journal import JournalError
 from controller.journal.rotation import Rotation
 from controller.rules import Effect, Rules, RulesError, Variant
@@ -276,8 +276,9 @@ def _config(args: argparse.Namespace) -> Config | None:
             raise ValueError(f"{option} with --config: the configuration's [game] sets the rules")
     if args.table_id != "SIM":
         raise ValueError("--table-id with --config: the configuration's [table] id names it")
-    try:  # its sign-ins are not used: the simulated dealer and supervisor have their own
-        return load_config(args.config, example_pins=True)
+    try:  # its sign-ins are not used (the simulated dealer and supervisor have their own):
+        # the example's published PINs are no risk here
+        return parse_config(read_toml(args.config), args.config.parent)
     except ConfigError as error:
         raise ValueError(f"--config {args.config}: {error}") from None
 
