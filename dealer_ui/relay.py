@@ -62,7 +62,6 @@ from websockets.frames import Opcode
 from websockets.http11 import Request, Response
 
 from controller.config_file import Api
-from controller.errors import LuckTableError
 from dealer_ui.app import STATIC
 from dealer_ui.feeds import KEPT, Kept
 from dealer_ui.guard import (
@@ -75,6 +74,7 @@ from dealer_ui.guard import (
     origin_names,
     origin_refusal,
 )
+from luck_errors import LuckTableError
 
 log = logging.getLogger("dealer_ui.relay")
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PROJECT_PACKAGES = ("controller", "drivers", "firmware_sim", "dealer_ui")
-ERRORS = "controller.errors"  # the error root: imports nothing, so anyone may import it
+PROJECT_PACKAGES = ("controller", "drivers", "firmware_sim", "dealer_ui", "luck_errors")
+ERRORS = "luck_errors"  # the error root: imports nothing, so anyone may import it
 
 
 def imported_project_modules(path: Path) -> set[str]:
@@ -37,6 +37,8 @@ def sources(folder: str) -> list[Path]:
 def allowed_for(path: Path) -> tuple[str, ...]:
     """Module prefixes that the file at ``path`` may import."""
     parts = path.relative_to(ROOT).parts
+    if parts[0] == ERRORS:
+        return ()
     if parts[:2] == ("controller", "rules"):
         return ("controller.rules", ERRORS)
     if parts[:2] == ("drivers", "protocol"):
@@ -49,7 +51,9 @@ def allowed_for(path: Path) -> tuple[str, ...]:
 
 
 RESTRICTED = [
-    path for folder in ("controller/rules", "drivers", "firmware_sim") for path in sources(folder)
+    path
+    for folder in ("controller/rules", "drivers", "firmware_sim", ERRORS)
+    for path in sources(folder)
 ]
 
 

@@ -33,7 +33,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from controller.errors import LuckTableError
 from controller.rules.cards import DECK, Card, CardError, parse_card
 from controller.rules.effects import Effect, Street
 from controller.rules.hand import MAX_SEAT, CardOut, Hand, start_hand
@@ -49,6 +48,7 @@ from controller.rules.pots import build_pots
 from controller.rules.settings import Rules, RulesError
 from controller.rules.showdown import hand_value
 from controller.rules.state import Dest, Phase, Reveal
+from luck_errors import LuckTableError
 
 T = TypeVar("T")
 
