@@ -48,10 +48,10 @@ import contextlib
 import json
 import logging
 import ssl
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from http import HTTPStatus
-from typing import Any
+from typing import Any, TypedDict
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 from websockets.asyncio.client import ClientConnection, connect
@@ -188,6 +188,18 @@ class Mirror:
             message["view"] = self._view
             self._snapshot = json.dumps(message)
         return self._snapshot
+
+
+class RelayHealth(TypedDict):
+    """``GET /health`` of the relay (docs/api.md): the feed it follows, whether it follows it
+    now, where it is in it, and its viewers."""
+
+    source: str
+    following: bool
+    epoch: str | None
+    seq: int
+    viewers: int
+    studio_viewers: int
 
 
 class Relay:
@@ -422,7 +434,7 @@ class Relay:
             return _refusal(HTTPStatus.SERVICE_UNAVAILABLE, reason)
         return None
 
-    def health(self) -> dict[str, Any]:
+    def health(self) -> RelayHealth:
         return {
             "source": self.source,
             "following": self.following,
@@ -514,5 +526,5 @@ def _refusal(status: HTTPStatus, text: str) -> Response:
     return _json(status, {"error": status.phrase.lower(), "reason": text})
 
 
-def _json(status: HTTPStatus, document: dict[str, Any]) -> Response:
+def _json(status: HTTPStatus, document: Mapping[str, object]) -> Response:
     return _response(status, "application/json", json.dumps(document).encode())
