@@ -343,9 +343,20 @@ def test_floor_group_says_what_it_cannot_do_and_leaves_no_slot_behind(cluster, c
         slots = "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'casino_sligo'"
         assert floor.execute(slots).fetchone() == (1,)
         assert status(capsys, central_dsn).startswith("casino_sligo: enabled, ")
+        # a first copy's slot on the floor (as a table's sync worker names it), which the
+        # subscription, dropped without its slots, would leave behind
+        (oid,) = central.execute(
+            "SELECT oid FROM pg_subscription WHERE subname = 'casino_sligo'"
+        ).fetchone()
+        floor.execute(
+            "SELECT pg_create_logical_replication_slot(%s, 'pgoutput')", (f"pg_{oid}_sync_1_2",)
+        )
+        floor.execute("SELECT pg_create_logical_replication_slot('other', 'pgoutput')")
         unsubscribe = ("unsubscribe", "--dsn", floor_dsn, *to_central, "--name", "casino_sligo")
         assert floor_group(*unsubscribe) == 0
-        assert floor.execute("SELECT count(*) FROM pg_replication_slots").fetchone() == (0,)
+        left = floor.execute("SELECT slot_name FROM pg_replication_slots").fetchall()
+        assert left == [("other",)]  # only the subscription's slots dropped
+        floor.execute("SELECT pg_drop_replication_slot('other')")
 
 
 def test_a_floor_published_by_an_earlier_release_sends_its_decks_once_refreshed(cluster, tmp_path):

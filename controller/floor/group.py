@@ -138,9 +138,16 @@ def refresh(central: psycopg.Connection, name: str) -> None:
 def unsubscribe(
     central: psycopg.Connection, floor: psycopg.Connection, name: str, timeout: float = 30.0
 ) -> None:
-    """Drop the central's subscription ``name`` and its slot on the floor (``floor``)."""
-    found = central.execute("SELECT 1 FROM pg_subscription WHERE subname = %s", (name,))
-    if found.fetchone() is not None:
+    """Drop the central's subscription ``name`` and its slots on the floor (``floor``): its
+    own, and those of a first copy still under way (``pg_OID_sync_...``: the subscription
+    is dropped without its slots, which would keep the floor's WAL for ever)."""
+    found = central.execute(
+        "SELECT oid FROM pg_subscription WHERE subname = %s"
+        " AND subdbid = (SELECT oid FROM pg_database WHERE datname = current_database())",
+        (name,),
+    ).fetchone()
+    copies = "" if found is None else f"pg_{found[0]}_sync_"
+    if found is not None:
         subscription = sql.Identifier(name)
         central.execute(sql.SQL("ALTER SUBSCRIPTION {} DISABLE").format(subscription))
         central.execute(
@@ -148,17 +155,22 @@ def unsubscribe(
         )
         central.execute(sql.SQL("DROP SUBSCRIPTION {}").format(subscription))
     deadline = time.monotonic() + timeout
-    while True:  # the floor's sender of the slot ends once the subscription is disabled
-        slot = floor.execute(
-            "SELECT active FROM pg_replication_slots WHERE slot_name = %s", (name,)
-        ).fetchone()
-        if slot is None:
+    while True:  # the floor's senders of the slots end once the subscription is disabled
+        slots = floor.execute(
+            "SELECT slot_name, active FROM pg_replication_slots"
+            " WHERE slot_name = %s OR (%s <> '' AND starts_with(slot_name, %s))",
+            (name, copies, copies),
+        ).fetchall()
+        if not slots:
             return
-        if not slot[0]:
-            floor.execute("SELECT pg_drop_replication_slot(%s)", (name,))
+        for slot, active in slots:
+            if not active:
+                floor.execute("SELECT pg_drop_replication_slot(%s)", (slot,))
+        in_use = [slot for slot, active in slots if active]
+        if not in_use:
             return
         if time.monotonic() > deadline:
-            raise TimeoutError(f"the floor's replication slot {name} is still in use")
+            raise TimeoutError(f"the floor's replication slots still in use: {', '.join(in_use)}")
         time.sleep(0.1)
 
 
