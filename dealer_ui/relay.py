@@ -197,7 +197,8 @@ class Mirror:
 
 class RelayHealth(TypedDict):
     """``GET /health`` of the relay (docs/api.md): the feed it follows, whether it follows it
-    now, where it is in it, and its viewers."""
+    now, where it is in it, its viewers, and the studio tokens waiting for the table's
+    answer."""
 
     source: str
     following: bool
@@ -205,6 +206,7 @@ class RelayHealth(TypedDict):
     seq: int
     viewers: int
     studio_viewers: int
+    studio_waiting: int
 
 
 class Relay:

@@ -4,9 +4,10 @@
 | controller/rules | nothing |
 | drivers | nothing of controller |
 | firmware_sim | only the protocol spec (drivers.protocol), not the drivers' internals |
+| luck_errors | nothing |
 
-Every package may import ``controller.errors``, the root of the project's errors, which
-imports nothing.
+Every package may import ``luck_errors``, the root of the project's errors, which imports
+nothing.
 """
 
 import ast
