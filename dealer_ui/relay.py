@@ -52,10 +52,10 @@ import contextlib
 import json
 import logging
 import ssl
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from http import HTTPStatus
-from typing import Any
+from typing import Any, TypedDict
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 from websockets.asyncio.client import ClientConnection, connect
@@ -66,7 +66,6 @@ from websockets.frames import Opcode
 from websockets.http11 import Request, Response
 
 from controller.config_file import Api
-from controller.errors import LuckTableError
 from dealer_ui.app import STATIC
 from dealer_ui.feeds import KEPT, Kept
 from dealer_ui.guard import (
@@ -79,6 +78,7 @@ from dealer_ui.guard import (
     origin_names,
     origin_refusal,
 )
+from luck_errors import LuckTableError
 
 log = logging.getLogger("dealer_ui.relay")
 
@@ -193,6 +193,20 @@ class Mirror:
             message["view"] = self._view
             self._snapshot = json.dumps(message)
         return self._snapshot
+
+
+class RelayHealth(TypedDict):
+    """``GET /health`` of the relay (docs/api.md): the feed it follows, whether it follows it
+    now, where it is in it, its viewers, and the studio tokens waiting for the table's
+    answer."""
+
+    source: str
+    following: bool
+    epoch: str | None
+    seq: int
+    viewers: int
+    studio_viewers: int
+    studio_waiting: int
 
 
 class Relay:
@@ -453,7 +467,7 @@ class Relay:
             return _refusal(HTTPStatus.SERVICE_UNAVAILABLE, reason)
         return None
 
-    def health(self) -> dict[str, Any]:
+    def health(self) -> RelayHealth:
         return {
             "source": self.source,
             "following": self.following,
@@ -551,5 +565,5 @@ def _refusal(status: HTTPStatus, text: str) -> Response:
     return _json(status, {"error": status.phrase.lower(), "reason": text})
 
 
-def _json(status: HTTPStatus, document: dict[str, Any]) -> Response:
+def _json(status: HTTPStatus, document: Mapping[str, object]) -> Response:
     return _response(status, "application/json", json.dumps(document).encode())
