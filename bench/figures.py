@@ -105,6 +105,13 @@ BENCHES = (
     Bench("sim", "Simulated table", "sim.py", "", "--hands 3"),
     Bench("startup", "Command-line start-up", "startup.py", "", "--runs 3"),
     Bench("feeds", "Live feeds", "feeds.py", "", "--viewers 4 --hands 1"),
+    Bench(
+        "long_run",
+        "The long run: the service's memory",
+        "long_run.py",
+        "",
+        "--hands 6 --viewers 4 --warm 3 --seats 3",
+    ),
     Bench("studio", "The studio's odds", "studio.py", "", "--hands 1 --pace 0.2"),
     Bench("cheat_soak", "Cheats caught", "cheat_soak.py", "", "--hands 6 --cheats 0.8 --seed 3"),
     Bench(

@@ -99,7 +99,6 @@ sys.path.insert(0, str(ROOT))
 
 from figures_kit import Report, add_json_option  # noqa: E402
 
-from controller.floor.scratch import scratch_database  # noqa: E402
 from controller.history.records import record_of, table_inputs  # noqa: E402
 from controller.journal import Device as JournalDevice  # noqa: E402
 from controller.journal import Input, Journal, rotation  # noqa: E402
@@ -132,6 +131,7 @@ from drivers.protocol import (  # noqa: E402
 from drivers.session import LinkConfig  # noqa: E402
 from firmware_sim.process import AsyncControl as Control  # noqa: E402
 from firmware_sim.process import Control as SyncControl  # noqa: E402
+from tests.floor_scratch import scratch_database  # noqa: E402
 from tests.service_kit import BAUD, DEALER, SUPERVISOR, config, simulator  # noqa: E402
 from tests.ws_kit import TEXT, RawFeed, frame  # noqa: E402
 
