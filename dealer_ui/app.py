@@ -47,6 +47,7 @@ from dealer_ui.archive import PAGE, Archive
 from dealer_ui.auth import HOUR, Attack, Auth, AuthError, Lock, Session, listed
 from dealer_ui.feeds import Feed
 from dealer_ui.guard import peer_of
+from dealer_ui.kept_sessions import KeptSessions, sessions_path
 from dealer_ui.models import EventOut, StepOut, ViewOut
 from dealer_ui.operations import router as operations_router
 from dealer_ui.refusals import Refusals
@@ -1218,11 +1219,15 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         auth.on_lock = table.lock_alert
     auth.locked_at = table.locked_at_table
 
+    kept = KeptSessions(sessions_path(config.journal), config.table_id, auth)
+
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         table.feed.start()
         since = service.now() - MAX_STUDIO_TOKEN_HOURS * 3600
         try:
+            if taken := await kept.start(service):  # a restart is not a sign-out
+                log.info("%d session(s) kept across the restart", taken)
             tokens.restore(await service.access_records((ISSUED, REVOKED), since))
             if tokens.held():  # a studio follows the table: its feed starts again at once
                 await studio.start()
@@ -1233,6 +1238,7 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         except TableStopped as error:  # the console still serves, to say why (503)
             log.error("the studio's tokens could not be read back: %s", error)
         yield
+        await kept.stop()
         await refusals.close()
         await studio.stop()
         await table.feed.stop()
