@@ -23,13 +23,13 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request, WebSocket
 from fastapi.requests import HTTPConnection
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from controller.config import MAX_STUDIO_TOKEN_HOURS, MIN_STUDIO_DELAY
 from controller.service import Guard, Paused, Stale, TableService, TableStopped
@@ -47,6 +47,7 @@ from dealer_ui.archive import PAGE, Archive
 from dealer_ui.auth import HOUR, Attack, Auth, AuthError, Lock, Session, listed
 from dealer_ui.feeds import Feed
 from dealer_ui.guard import peer_of
+from dealer_ui.kept_sessions import KeptSessions, sessions_path
 from dealer_ui.models import EventOut, StepOut, ViewOut
 from dealer_ui.operations import router as operations_router
 from dealer_ui.refusals import Refusals
@@ -92,6 +93,10 @@ class Supervisor(BaseModel):
     def guard(self) -> Guard | None:
         """What the table must still be for the action to be taken (None: anything)."""
         return None
+
+    def resolved(self, table: Table) -> Self:
+        """The action with what the table names filled in (a card by its place)."""
+        return self
 
 
 def at_moment(hand: int | None, step: int | None, what: str, then: str) -> Guard | None:
@@ -211,8 +216,53 @@ class CorrectCardIn(Supervisor):
 
 
 class WrongFaceIn(Supervisor):
+    """The card that lies with the wrong face: named (``card``), or by its ``place`` among
+    the seat's cards, as the dealer's console names a hole card it does not see; ``hand``:
+    the hand it was dealt in (refused, 409 stale, once another hand is on)."""
+
     seat: int
-    card: str = Field(description="the card lying with the wrong face, e.g. '4c'")
+    card: str | None = Field(
+        default=None, description="the card lying with the wrong face, e.g. '4c'"
+    )
+    place: int | None = Field(
+        default=None,
+        ge=1,
+        le=8,
+        description="instead of `card`: the card's place among the seat's cards in this hand "
+        "(1 its first card, in the order dealt)",
+    )
+    hand: int | None = Field(default=None, description="the hand number the card is in")
+
+    @model_validator(mode="after")
+    def _one_card(self) -> Self:
+        if (self.card is None) == (self.place is None):
+            raise ValueError("name the card, or give its place (one of them)")
+        return self
+
+    def resolved(self, table: Table) -> Self:
+        """The card at ``place`` named (409 if the seat has no card there now)."""
+        if self.place is None:
+            return self
+        hand = table.hand
+        cards = hand.player(self.seat).cards if table.in_play(self.seat) and hand else ()
+        if self.place > len(cards):
+            raise ApiError(409, "refused", f"seat {self.seat} has no card {self.place} in play")
+        return self.model_copy(update={"card": str(cards[self.place - 1].card)})
+
+    def guard(self) -> Guard | None:
+        """Refuse it if the hand has changed or, by place, another card lies there now."""
+        if self.hand is None and self.place is None:
+            return None
+
+        def same_card(table: Table) -> str | None:
+            if self.hand is not None and table.hand_number != self.hand:
+                now = f"the table is at hand {table.hand_number}"
+                return f"a card of hand {self.hand} was to be turned; {now}"
+            if self.place is not None and self.resolved(table).card != self.card:
+                return f"seat {self.seat}'s card {self.place} has been corrected meanwhile"
+            return None
+
+        return same_card
 
 
 class ResolveIn(Supervisor):
@@ -770,7 +820,9 @@ def _supervisor_action(
         table: TheTable,
         session: Staff,
     ) -> StepOut:
-        return await table.supervised(body, record(body), request, session)
+        filled: Supervisor = body
+        filled = filled.resolved(table.service.table)
+        return await table.supervised(filled, record(filled), request, session)
 
     action.__doc__ = doc
     supervisor_router.post(f"/{path}", **STEP, name=path.replace("-", "_"))(action)
@@ -915,6 +967,7 @@ async def approve(
         raise ApiError(409, "refused", "a call asks for no action: answer it at the table")
     reason = {} if body.why is None else {"why": body.why}
     action = _action_body(asked.action, {**asked.body, **reason}, body.supervisor, body.pin)
+    action = action.resolved(table.service.table)
     record = ACTIONS[asked.action][1](action)
     await table.check_supervisor(action, record["type"], request, session)
     if requests.take(number) is None:  # approved by another supervisor meanwhile
@@ -1166,11 +1219,15 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         auth.on_lock = table.lock_alert
     auth.locked_at = table.locked_at_table
 
+    kept = KeptSessions(sessions_path(config.journal), config.table_id, auth)
+
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         table.feed.start()
         since = service.now() - MAX_STUDIO_TOKEN_HOURS * 3600
         try:
+            if taken := await kept.start(service):  # a restart is not a sign-out
+                log.info("%d session(s) kept across the restart", taken)
             tokens.restore(await service.access_records((ISSUED, REVOKED), since))
             if tokens.held():  # a studio follows the table: its feed starts again at once
                 await studio.start()
@@ -1181,6 +1238,7 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         except TableStopped as error:  # the console still serves, to say why (503)
             log.error("the studio's tokens could not be read back: %s", error)
         yield
+        await kept.stop()
         await refusals.close()
         await studio.stop()
         await table.feed.stop()

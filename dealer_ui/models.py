@@ -12,6 +12,10 @@ class CardOut(BaseModel):
     face: str = Field(description="up or down")
     street: int
     bonus: bool = Field(description="the bonus card")
+    exposed: bool = Field(
+        default=False,
+        description="a hole card turned face up by a dealer's error (docs/rules.md)",
+    )
     wild: bool = Field(description="a four, wild in Luck of the Irish, that the role may see")
 
 

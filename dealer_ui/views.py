@@ -214,6 +214,7 @@ def _player(hand: Hand, player: Player, role: Role, seat: int | None) -> dict[st
                 "face": "up" if dealt.up else "down",
                 "street": dealt.street,
                 "bonus": dealt.bonus,
+                "exposed": dealt.exposed,
                 "wild": seen and wild and dealt.card.rank == 4,
             }
         )

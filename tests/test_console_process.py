@@ -197,9 +197,10 @@ def test_the_console_on_the_real_service_process_and_the_simulator(tmp_path: Pat
                 await page.get_by_text("reconnecting…").wait_for()
             with service_process(config, log) as process:
                 await service.answering(process)
-                await page.locator("#sign-in").get_by_text("sign in again").wait_for()
-                await sign_in(page)
+                # a restart is not a sign-out: the page's session was kept
                 await page_shows(page, (await service.view(service.dealer))["display"])
+                await page.get_by_text("live", exact=True).wait_for()
+                assert await page.locator("#sign-in").is_hidden()
                 recovered = await service.view(service.watch)
                 assert recovered["hand_number"] == 1
                 assert {s["seat"]: s["stack"] for s in recovered["seats"]} == stacks
