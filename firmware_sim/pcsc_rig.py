@@ -7,9 +7,10 @@ How (pcsc-lite 1.9.9, vpcd 3.3, as Debian 12 ships them):
 - ``pcscd -f -c DIR`` reads its readers from ``DIR`` (reader.conf entries) and runs in the
   foreground. Debian's pcscd ignores ``PCSCLITE_CSOCK_NAME`` for its own socket and makes
   ``/run/pcscd/pcscd.comm``: the rig starts it in a private mount namespace (``unshare
-  -m``, root only) in which the rig's own folder is bind-mounted on ``/run``; the socket is
-  then ``FOLDER/run/pcscd/pcscd.comm`` for everyone, and the client library is pointed at
-  it with ``PCSCLITE_CSOCK_NAME`` (which it does honour, reading it once per process).
+  -m``, root only) in which a folder of the rig's own is bind-mounted on ``/run``; the
+  socket is then ``TMP/luck-table-pcscd-PID/pcscd/pcscd.comm`` for everyone, and the client
+  library is pointed at it with ``PCSCLITE_CSOCK_NAME`` (which it does honour, reading it
+  once per process: one rig at a time in a process, each at the same path).
 - vpcd keeps its readers in one table per loaded library, by slot: each reader entry of
   the configuration gets a copy of the library of its own (pcscd loads a library once per
   path), and each entry has two slots, two readers, ``NAME 00 00`` listening on its TCP
@@ -33,6 +34,7 @@ import re
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -94,7 +96,9 @@ class PcscRig:
         self.folder = folder
         self.entries = dict(ENTRIES if entries is None else entries)
         self.ports = {name: _free_pair() for name in self.entries}
-        self.run = folder / "run"
+        # pcsc-lite's library reads the socket's path once per process: every rig of this
+        # process puts pcscd's socket at the same path (one rig at a time)
+        self.run = Path(tempfile.gettempdir()) / f"luck-table-pcscd-{os.getpid()}"
         self.socket = self.run / "pcscd" / "pcscd.comm"
         self.log = folder / "pcscd.log"
         self._process: subprocess.Popen[bytes] | None = None
@@ -171,6 +175,7 @@ class PcscRig:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=10)
+        shutil.rmtree(self.run, ignore_errors=True)
 
     def restart(self, without: Iterable[str] = ()) -> None:
         self.stop()

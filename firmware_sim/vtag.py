@@ -10,7 +10,8 @@ APDU.
 
 A :class:`VirtualTag` answers the ATR of a contactless storage card (PC/SC part 3) and
 the one command a card reader's driver sends a tag: GET DATA for the UID (``FF CA 00 00
-00``), with its UID and ``90 00``; any other command gets ``6D 00`` (not supported).
+00``), with its UID and ``90 00``; any other command gets ``6D 00`` (not supported), and
+so does the UID command to a ``mute`` tag (a damaged one).
 
     tag = VirtualTag(bytes.fromhex("04a1b2c3d4e5f6"))
     tag.enter(35963)    # in the field of the vpcd reader on port 35963
@@ -39,11 +40,13 @@ _ATR_REQUEST = 4
 class VirtualTag:
     """One tag: its UID, and while it is in a reader's field, the connection to it."""
 
-    def __init__(self, uid: bytes, host: str = "127.0.0.1") -> None:
+    def __init__(self, uid: bytes, host: str = "127.0.0.1", *, mute: bool = False) -> None:
         if not 1 <= len(uid) <= 10:
             raise ValueError(f"a tag UID is 1 to 10 bytes, not {len(uid)}")
         self.uid = uid
         self.host = host
+        #: A damaged tag: it answers the reader's ATR but not the UID command.
+        self.mute = mute
         self._socket: socket.socket | None = None
         self._thread: threading.Thread | None = None
         #: The command APDUs the reader sent, in order.
@@ -83,7 +86,7 @@ class VirtualTag:
         if len(message) == 1:
             return STORAGE_CARD_ATR if message[0] == _ATR_REQUEST else None
         self.commands.append(message)
-        if message[:4] == GET_UID:
+        if message[:4] == GET_UID and not self.mute:
             return self.uid + OK
         return NOT_SUPPORTED
 

@@ -6,8 +6,9 @@ under each seat's card spot (any seats, 1..8). Both have the public face of
 ``next_event``, ``ready_events``, ``acknowledge``, ``device``, ``set_indicator``) and yield
 the same typed events (``drivers.pcsc.mapping`` makes them): ``LinkUp`` once every reader
 is there, ``LinkDown(connection_lost)`` when one goes or pcscd stops, ``LinkUp`` again
-when they are back (the same boot: nothing was lost on the driver's side, and no card is
-made of a tag found in a field then).
+when they are back (the same boot: nothing was lost on the driver's side). No card is made
+of a tag in a field when the driver first looks, nor of the tag that was in a reader's field
+when the link went down and is there again when it is back (the card that lay there).
 
 The readers are watched by a :class:`~drivers.pcsc.scard.Watcher` in a thread of its own;
 what it sees is handed to the event loop (``call_soon_threadsafe``) and made into events
@@ -30,7 +31,7 @@ from drivers.errors import DriverError, PortNotFoundError
 from drivers.pcsc import mapping
 from drivers.pcsc.deck import TagDeck
 from drivers.pcsc.scard import Arrived, Left, Present, Readers, Seen, Watcher
-from drivers.protocol import DeviceKind, seq_add
+from drivers.protocol import DeviceKind, seq_add, seq_distance
 from drivers.session import LinkConfig
 
 #: The protocol version the events are made as (version 2: a shoe registers its decks,
@@ -74,10 +75,18 @@ class PcscDevice(abc.ABC):
         self._up = False
         self._opened = asyncio.Event()
         self._closed = False
+        #: Device events made since the driver opened, and the sequence number after the
+        #: last one acknowledged.
+        self.made = 0
+        self._acked_next = 0
         #: The lamps the table asked for (a reader shows none): bonus, seats.
         self.lamps: tuple[bool, frozenset[int]] = (False, frozenset())
-        #: Keys whose reader's field holds a tag now.
-        self.held: set[str] = set()
+        #: The tag in each reader's field now, by key (None: one was there when the driver
+        #: first looked, or it did not answer).
+        self._holding: dict[str, bytes | None] = {}
+        #: The tags in the fields when the link went down: the same tag in the same field
+        #: when it is back is the card that lay there all along, not a new one.
+        self._lay: dict[str, bytes | None] = {}
 
     # --- the driver's face ----------------------------------------------------------------
 
@@ -89,6 +98,16 @@ class PcscDevice(abc.ABC):
     def device(self) -> ev.DeviceInfo | None:
         """The readers as the last LinkUp named them."""
         return self._info
+
+    @property
+    def held(self) -> set[str]:
+        """The keys whose reader's field holds a tag now."""
+        return set(self._holding)
+
+    @property
+    def pending(self) -> int:
+        """Device events made and not yet acknowledged."""
+        return seq_distance(self._acked_next, self._seq)
 
     @property
     def readers(self) -> Mapping[str, str]:
@@ -129,6 +148,9 @@ class PcscDevice(abc.ABC):
         origin = event.origin
         if origin is None or origin.owner is not self:
             raise DriverError(f"{self.port}: cannot acknowledge {event!r}: not this driver's")
+        after = seq_add(event.seq)
+        if seq_distance(self._acked_next, after) > 0:
+            self._acked_next = after
 
     def set_indicator(self, bonus_lamp: bool = False, seat_lamps: Iterable[int] = ()) -> None:
         """A reader has no lamps: the console shows the bonus card and the seats. Kept, for
@@ -185,11 +207,14 @@ class PcscDevice(abc.ABC):
             case Readers():
                 self._readers(seen)
             case Present(key=key):
-                self.held.add(key)
+                self._holding[key] = None
             case Left(key=key):
-                self.held.discard(key)
+                self._holding.pop(key, None)
             case Arrived(key=key, uid=uid):
-                self.held.add(key)
+                self._holding[key] = uid
+                lay = self._lay.pop(key, None)
+                if uid is not None and uid == lay:
+                    return  # it lay in the field while the reader was away
                 if self._up and self._origin is not None:
                     for event in self._tag(key, uid, self._origin):
                         self._queue.put_nowait(event)
@@ -205,7 +230,8 @@ class PcscDevice(abc.ABC):
             self._queue.put_nowait(ev.LinkDown(ev.LinkDownReason.CONNECTION_LOST, why))
         self._found = dict(seen.found)
         if not everyone:
-            self.held.clear()
+            self._lay.update({key: uid for key, uid in self._holding.items() if uid})
+            self._holding.clear()
             return
         first = self._info is None
         self._info = ev.DeviceInfo(
@@ -230,6 +256,7 @@ class PcscDevice(abc.ABC):
 
     def _numbered(self, events: list[ev.DeviceEvent]) -> list[ev.DeviceEvent]:
         self._seq = seq_add(self._seq, len(events))
+        self.made += len(events)
         return events
 
 
