@@ -166,14 +166,13 @@ class PcscFloor(ServiceFloor):
         self.senses_seats = False  # a reader sees cards, not people
 
     def describe(self) -> str:
-        names = ", ".join(self.readers.rig.reader(role) for role in self._roles())
-        return super().describe().replace("simulated", f"pcscd's virtual readers ({names}):", 1)
-
-    def _roles(self) -> list[str]:
-        seats = (
-            [f"seat {seat}" for seat in range(1, 9)] if Device.SEAT_BOARD in self.devices else []
-        )
-        return ["shoe", *seats]
+        """The readers (as pcscd names them), the journal, and the console when served."""
+        seats = range(1, 9) if Device.SEAT_BOARD in self.devices else range(0)
+        roles = ["shoe", *(f"seat {seat}" for seat in seats)]
+        names = ", ".join(f"{role} {self.readers.rig.reader(role)!r}" for role in roles)
+        where = f"pcscd's virtual readers: {names}; journal {self.service.config.journal}"
+        console = super().describe().partition("\n")[2]
+        return f"{where}\n{console}" if console else where
 
     def new_deck(self) -> None:
         """A reader's deck is its deck file: the same tags come again."""
