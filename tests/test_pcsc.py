@@ -7,6 +7,8 @@ pyscard or the rights for a private mount namespace are missing."""
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
@@ -19,6 +21,7 @@ from controller.table import AlertKind, Device, NewHand, SitDown, TableSettings
 from controller.table.settings import Protection
 from drivers import events as ev
 from drivers.errors import PortNotFoundError
+from drivers.pcsc.deck import read_deck
 from drivers.pcsc.device import PcscSeats, PcscShoe
 from drivers.pcsc.mapping import UNREGISTERED
 from drivers.protocol import Disposition
@@ -26,6 +29,7 @@ from drivers.session import LinkConfig
 from firmware_sim import pcsc_rig
 from firmware_sim.pcsc_rig import PcscRig
 from firmware_sim.vtag import VirtualTag
+from tests.service_kit import write_config
 
 pytestmark = pytest.mark.skipif(pcsc_rig.missing() is not None, reason=str(pcsc_rig.missing()))
 
@@ -221,3 +225,55 @@ def test_the_bonus_card_and_a_foreign_tag_through_pcscd(tmp_path: Path) -> None:
             assert Device.SHOE in floor.table.links
 
     run(scenario)
+
+
+LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
+
+
+def test_devices_lists_the_readers_pcscd_sees_and_which_one_each_pattern_matches(
+    rig: PcscRig, tmp_path: Path
+) -> None:
+    listed = subprocess.run(
+        [LUCK_TABLE, "devices"], check=False, capture_output=True, text=True, timeout=30
+    )
+    assert listed.returncode == 0, listed.stderr
+    assert "pcscd sees 10 reader(s):" in listed.stdout
+    assert f"  {rig.reader('shoe')}\n" in listed.stdout
+    config = write_config(tmp_path, "unused")
+    serial = 'transport = "serial"\nport = "unused"\nbaud = 115200\n'
+    pcsc = f'transport = "pcsc"\nreader = \'{rig.pattern("shoe")}\'\ndeck = "d.csv"\n'
+    config.write_text(config.read_text().replace(serial, pcsc))
+    matched = subprocess.run(
+        [LUCK_TABLE, "devices", "--config", str(config)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert matched.returncode == 0, matched.stderr
+    assert f"[devices.shoe] shoe: {rig.reader('shoe')}" in matched.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(180)
+def test_deck_register_reads_the_deck_in_code_order_then_the_cut_card(
+    rig: PcscRig, tmp_path: Path
+) -> None:
+    out = tmp_path / "deck.csv"
+    command = [LUCK_TABLE, "deck", "register", "--reader", rig.pattern("shoe"), "--out", str(out)]
+    with subprocess.Popen(
+        command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True
+    ) as process:
+        assert process.stdout is not None
+        assert process.stdout.readline().startswith(f"reader {rig.reader('shoe')!r}: show")
+        order = [TAGS[code] for code in range(52)]
+        shown = [*order[:5], order[3], *order[5:], DECK.cut]  # a tag shown twice: refused
+        for number, uid in enumerate(shown):
+            tag = VirtualTag(uid or b"")
+            rig.enter("shoe", tag)
+            line = process.stdout.readline()
+            assert uid is not None and uid.hex() in line, line
+            assert ("was read already" in line) == (number == 5), line
+            tag.leave()
+        assert process.wait(timeout=30) == 0
+    assert read_deck(out) == DECK

@@ -31,6 +31,8 @@ from drivers.pcsc.scard import Arrived, Readers, Seen, Watcher
 COMMAND = "deck"
 #: Seconds to wait for each card (a deck is read at a person's pace).
 CARD_TIMEOUT = 300.0
+#: Seconds to wait for pcscd and the reader.
+READER_TIMEOUT = 10.0
 
 
 def _where(args: argparse.Namespace) -> tuple[str, Path]:
@@ -59,6 +61,20 @@ def _next_tag(seen: queue.Queue[Seen], taken: set[bytes], say: Any) -> bytes:
             return item.uid
 
 
+def _reader(seen: queue.Queue[Seen]) -> tuple[str] | str:
+    """The shoe's reader once pcscd has it, or what is wrong after ``READER_TIMEOUT``."""
+    why = "pcscd said nothing"
+    try:
+        while True:
+            item = seen.get(timeout=READER_TIMEOUT)
+            if isinstance(item, Readers) and "shoe" in item.found:
+                return (item.found["shoe"],)
+            if isinstance(item, Readers):
+                why = item.detail or "pcscd is not running"
+    except queue.Empty:
+        return f"no reader for the deck after {READER_TIMEOUT:.0f} s: {why}"
+
+
 def register(args: argparse.Namespace) -> int:
     try:
         reader, out = _where(args)
@@ -78,6 +94,10 @@ def register(args: argparse.Namespace) -> int:
     uids: list[bytes] = []
     cut = None
     try:
+        found = _reader(seen)
+        if isinstance(found, str):
+            return fail(COMMAND, found)
+        say(f"reader {found[0]!r}: show the cards one at a time, 2c 2d 2h 2s 3c .. As")
         for code in range(DECK_SIZE):
             if at_terminal:
                 say(f"show {card_name(code)}")
