@@ -62,8 +62,11 @@ class Readers:
         self.deck = deck
         self.tags = {code: uid for uid, code in deck.cards.items()}
         self.shoe: deque[int] = deque()
-        self._in_field: dict[str, VirtualTag] = {}
         self._lock = threading.Lock()
+        #: Each tag shown: its reader's role (``shoe: a deck``: the cut card), the seconds
+        #: from its coming into the field to its driver's event, and to the table's having
+        #: taken it (journaled and applied).
+        self.timings: list[tuple[str, float, float]] = []
 
     def device(self, role: str) -> Device:
         return Device.SHOE if role == "shoe" else Device.SEAT_BOARD
@@ -77,9 +80,14 @@ class Readers:
             self._until(lambda: key not in driver.held, f"the {role}'s field to be empty")
             before = driver.made
             tag = VirtualTag(uid, mute=mute)
+            entered = time.perf_counter()
             self.rig.enter(role, tag)
             try:
                 self._until(lambda: driver.made >= before + events, f"the {role} to see a tag")
+                made = time.perf_counter()
+                self._until(lambda: driver.pending == 0, f"the table to take the {role}'s events")
+                label = role if events == 1 else f"{role}: a deck"
+                self.timings.append((label, made - entered, time.perf_counter() - entered))
             finally:
                 tag.leave()
 
