@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import stat
 import tomllib
 from pathlib import Path
 
 import pytest
 
-from controller.config import parse_config
+from controller.config import DevicePort, PcscReaders, parse_config
 from controller.config_file import ConfigError
+from controller.intake import Intake
+from controller.table import Device
+from drivers.errors import DriverError
 from drivers.pcsc.deck import (
     DeckFileError,
     card_code,
@@ -19,6 +23,7 @@ from drivers.pcsc.deck import (
     read_deck,
     write_deck,
 )
+from drivers.session import LinkConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "deploy" / "table.example.toml"
@@ -99,3 +104,28 @@ def test_a_deck_file_round_trips_owner_only_and_names_the_line_of_an_error(tmp_p
     with pytest.raises(DeckFileError, match="4, 7 or 10 bytes"):
         parse_deck("0400,2c\n", "d")
     assert card_code("10d") == card_code("Td") == 8 * 4 + 1
+
+
+def test_a_pcsc_shoe_whose_deck_file_is_missing_is_absent_with_the_reason_and_waited_for(
+    tmp_path: Path,
+) -> None:
+    told: list[tuple[str, float | None]] = []
+    stopping = asyncio.Event()
+
+    async def absent(error: DriverError, retry: float | None) -> None:
+        told.append((str(error), retry))
+        if len(told) == 2:
+            stopping.set()
+
+    async def journal(batch: object) -> None:
+        raise AssertionError("no deck, no events")
+
+    deck = tmp_path / "deck.csv"
+    readers = PcscReaders({"shoe": "shoe reader"}, deck)
+    port = DevicePort(
+        readers.url, link=LinkConfig(backoff_initial=0.01, backoff_max=0.02), pcsc=readers
+    )
+    intake = Intake(Device.SHOE, port)
+    asyncio.run(asyncio.wait_for(intake.run(journal, absent, stopping), 10))
+    assert [retry for _, retry in told] == [0.01, 0.02]
+    assert f"deck file {deck}" in told[0][0]
