@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import stat
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -129,3 +131,16 @@ def test_a_pcsc_shoe_whose_deck_file_is_missing_is_absent_with_the_reason_and_wa
     asyncio.run(asyncio.wait_for(intake.run(journal, absent, stopping), 10))
     assert [retry for _, retry in told] == [0.01, 0.02]
     assert f"deck file {deck}" in told[0][0]
+
+
+def test_sim_on_pcsc_readers_refuses_what_a_reader_cannot_do() -> None:
+    luck_table = str(Path(sys.executable).parent / "luck-table")
+    refused = subprocess.run(
+        [luck_table, "sim", "--hardware", "pcsc", "--cheats", "0.1"],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert refused.returncode == 2
+    assert "--cheats: not with --hardware pcsc" in refused.stderr
