@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+import shutil
 import tempfile
 import threading
 import time
@@ -237,3 +238,4 @@ async def pcsc_floor(
                     await served.stop()
     finally:
         rig.stop()
+        shutil.rmtree(folder, ignore_errors=True)
