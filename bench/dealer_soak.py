@@ -80,6 +80,7 @@ class ApiFloor:
     inputs through its API, the table as its journal says, the service killed and started."""
 
     def __init__(self, shoe: SimulatorProcess, seats: SimulatorProcess, journal: Path) -> None:
+        self.senses_seats = True  # the simulated seat board's sensors
         self.devices = {Device.SHOE: shoe, Device.SEAT_BOARD: seats}
         self.path = journal
         self.tally = Tally()

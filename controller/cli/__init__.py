@@ -54,6 +54,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "deploy_files_command",
         "write the systemd units, example configurations and udev rules into a folder",
     ),
+    "devices": ("devices_command", "list the PC/SC card readers pcscd sees, for the configuration"),
+    "deck": ("deck_command", "register a tagged deck with the shoe's PC/SC reader"),
     "monitor": ("monitor_command", "print (and journal) the events of the shoe and the seat board"),
     "hil": ("hil_command", "run hardware-in-the-loop scenarios"),
     "floor": ("floor_command", "serve the pit view of the floor store"),

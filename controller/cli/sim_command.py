@@ -150,6 +150,14 @@ def add_parser(
         "simulators with the run's own journal and sign-ins",
     )
     parser.add_argument(
+        "--hardware",
+        choices=("sim", "pcsc"),
+        default="sim",
+        help="the devices: simulator processes on the wire protocol (sim, the default), or "
+        "PC/SC card readers: a private pcscd with virtual readers and tags (pcsc; needs root, "
+        "pcscd, vsmartcard-vpcd and pyscard: docs/hardware.md)",
+    )
+    parser.add_argument(
         "--core-only",
         action="store_true",
         help="the table core in this process: no simulator processes or service, and no "
@@ -176,6 +184,7 @@ class Options:
     core_journal: Path | None = None  # --core-only --journal FILE
     dealer_push: int = 20  # the simulated dealers push each other every N hands (0: never)
     config: Config | None = None  # --config FILE: the table's configuration, as read
+    pcsc: bool = False  # --hardware pcsc
 
 
 def options(args: argparse.Namespace) -> Options:
@@ -232,6 +241,19 @@ def options(args: argparse.Namespace) -> Options:
             "--cheats with --unreadable: a card that leaves the shoe unread shows no tag, so a "
             "cheat on it could not be told from a miss; soak them apart"
         )
+    pcsc = args.hardware == "pcsc"
+    if pcsc:
+        for given, name in (
+            (args.core_only, "--core-only"),
+            (faults.line, "--line-faults"),
+            (faults.cheats, "--cheats"),
+            (faults.unreadable, "--unreadable"),
+            (args.floor, "--floor"),
+            (args.dealer == "human", "--dealer human"),
+            (args.config, "--config"),
+        ):
+            if given:
+                raise ValueError(f"{name}: not with --hardware pcsc (readers of tags only)")
     if args.dealer_push < 0:
         raise ValueError(f"--dealer-push {args.dealer_push}: a number of hands, or 0 for none")
     if not ID_PATTERN.fullmatch(args.table_id):
@@ -259,6 +281,7 @@ def options(args: argparse.Namespace) -> Options:
         args.journal if args.core_only else None,
         args.dealer_push,
         config,
+        pcsc,
     )
 
 
@@ -433,6 +456,22 @@ async def _deal(
         finally:
             if journal is not None:
                 journal.close()
+        return
+    if chosen.pcsc:
+        from controller.sim.pcsc_floor import pcsc_floor  # noqa: PLC0415 (with --hardware pcsc)
+
+        async with pcsc_floor(
+            chosen.settings,
+            chosen.journal,
+            observe,
+            seed=chosen.seed,
+            console=chosen.console,
+            table_id=chosen.table_id,
+        ) as readers:
+            view.subtitle = readers.describe()
+            if not view.live:
+                print(view.subtitle, flush=True)
+            await _dealer(chosen, tally, readers).run()
         return
     async with service_floor(
         chosen.settings,

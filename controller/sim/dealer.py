@@ -269,7 +269,7 @@ class Dealer:
         """One move; False once the last hand is over."""
         table = self.floor.table
         self.to_seat -= {seat.seat for seat in table.seats}
-        sensed = _sensed(table)
+        sensed = _sensed(table) if self.floor.senses_seats else None
         empty = min(self.to_seat, default=None)
         if sensed is not None:
             seat, occupied = sensed

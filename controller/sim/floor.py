@@ -61,6 +61,10 @@ class Floor(Protocol):
     @property
     def table(self) -> Table: ...
 
+    #: Whether the seat board senses who sits (PC/SC seat readers see cards only: the
+    #: console seats the players).
+    senses_seats: bool
+
     def now(self) -> int:
         """The time of an input, in ms since the Unix epoch."""
         ...
@@ -168,6 +172,7 @@ class CoreFloor:
         journal: CoreJournal | None = None,
         registers: bool = True,
     ) -> None:
+        self.senses_seats = True
         self._observe = observe
         self._registers = registers
         self._deck_id = DECK_ID

@@ -146,6 +146,7 @@ class ServiceFloor:
         if seats is not None:
             self.devices[Device.SEAT_BOARD] = seats
         self._observe = observe
+        self.senses_seats = True  # the simulated seat board's sensors
         self.console_url: str | None = None
         self.sign_ins: SignIns | None = None  # who signs in at the console, when served
         self._changed = asyncio.Event()
