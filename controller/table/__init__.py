@@ -85,6 +85,7 @@ from controller.table.inputs import (
 from controller.table.settings import Protection, Serials, SettingsError, TableSettings
 from controller.table.state import (
     Lamps,
+    Mode,
     Placement,
     Seat,
     Signals,
@@ -125,6 +126,7 @@ __all__ = [
     "Leave",
     "LinkDown",
     "LinkUp",
+    "Mode",
     "NewHand",
     "Placement",
     "Protection",
