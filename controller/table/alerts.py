@@ -26,6 +26,7 @@ from typing import Any, ClassVar, NamedTuple
 from controller.rules import Card, Dest, Effect, Form, Wait, Waiting, parse_card, say_waiting
 from controller.table import legacy
 from controller.table.inputs import Device, Fault, Remedy
+from controller.table.told import TableTold
 
 #: How the words name a card: ``str`` ("Kd"), or a viewer's (a hidden card: "a card").
 Name = Callable[[Card], str]
@@ -1064,7 +1065,7 @@ class Raised(Effect):
 
     alert: Alert
 
-    kind = "alert"
+    kind = TableTold.ALERT
 
     @property
     def data(self) -> dict[str, Any]:
@@ -1108,7 +1109,7 @@ class Cleared(Effect):
     device: Device | None = None
     who: str | None = None
 
-    kind = "alert_cleared"
+    kind = TableTold.ALERT_CLEARED
 
     @property
     def how(self) -> str:
