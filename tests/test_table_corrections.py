@@ -19,6 +19,7 @@ from controller.table import (
     Decide,
     DeckLoaded,
     Lamps,
+    Refuse,
     Remedy,
     Table,
     WrongFace,
@@ -243,12 +244,8 @@ def test_a_bonus_card_dealt_face_up_is_exposed():
 
 def test_wrong_face_is_refused_for_a_card_not_at_that_seat():
     driver = third_street_down(TableDriver.make().start({1: 200, 2: 200}))
-    assert "not a card of seat 1" in driver.refused(
-        WrongFace, seat=1, card=card("Ks"), **SUPERVISOR
-    )
-    assert "needs who and why" in driver.refused(
-        WrongFace, seat=1, card=card("As"), who="S1", why=""
-    )
+    assert driver.refused(WrongFace, seat=1, card=card("Ks"), **SUPERVISOR) is Refuse.NOT_SEATS_CARD
+    assert driver.refused(WrongFace, seat=1, card=card("As"), who="S1", why="") is Refuse.WHO_NEEDED
 
 
 # A card pitched to a folded seat -------------------------------------------------------

@@ -31,6 +31,7 @@ from controller.table import (
     EnterCard,
     LinkUp,
     NewHand,
+    Refuse,
     ResolveAlert,
     Table,
     TableSettings,
@@ -127,7 +128,7 @@ def _rejected(cards: list[tuple[int, str]], count: int | None = None) -> DeckRej
     driver = TableDriver.make(protection=CHECKS).seat({1: 500, 2: 500})
     register(driver, cards, count=count)
     assert not driver.table.deck_ready
-    assert "resolve the open alerts first" in driver.refused(NewHand)
+    assert driver.refused(NewHand) is Refuse.ALERTS_OPEN
     facts = only(driver, AlertKind.DECK_REJECTED)
     alert = driver.table.alerts[0]
     assert alert.rule.blocking and alert.rule.remedies == ()
@@ -288,7 +289,7 @@ def test_a_cloned_tag_dealt_twice_is_caught_and_the_deck_replaced() -> None:
     table = driver.table
     assert not table.in_hand and table.hand.phase.value == "void"  # type: ignore[union-attr]
     assert table.deck is None and not table.deck_ready and table.alerts == ()
-    assert "load a full deck of 52 first" in driver.refused(NewHand)
+    assert driver.refused(NewHand) is Refuse.NO_DECK
     register(driver, tags(2), deck=2)
     driver.ok(NewHand)
     replays(driver)
@@ -714,8 +715,9 @@ def test_a_deck_past_its_hands_is_due_at_the_hands_end_without_pausing() -> None
     assert not driver.table.paused
     _hand(driver)  # it may still deal: one alert in its life
     assert len(driver.table.alerts) == 1
-    assert "registers a new deck" in driver.refused(
-        ResolveAlert, alert=driver.table.alerts[0].id, remedy=Remedy.DONE, **SIGNED
+    assert (
+        driver.refused(ResolveAlert, alert=driver.table.alerts[0].id, remedy=Remedy.DONE, **SIGNED)
+        is Refuse.DECK_TAGGED
     )
     _hand(driver, deck=2)  # a new deck (other tags): the alert clears
     assert driver.table.alerts == ()
@@ -760,7 +762,7 @@ def test_a_step_of_the_wall_clock_moves_no_deck_age_and_no_seat_reports_wait() -
     _hand(driver)  # 30 minutes of the deck's life have passed, whatever the clock said
     assert (only(driver, AlertKind.DECK_DUE).minutes, len(driver.table.alerts)) == (30, 3)
     assert "jumped back 2 h 0 min" in driver.table.alerts[1].message
-    assert "a step of 0 ms" in driver.refused(ClockStepped, step=0)
+    assert driver.refused(ClockStepped, step=0) is Refuse.MALFORMED
     replays(driver)
 
     waits = TableDriver.make(protection=CHECKS).seat({1: 500, 2: 500})
