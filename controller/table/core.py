@@ -1234,7 +1234,7 @@ def _resolve_alert(table: Table, item: ti.ResolveAlert, fx: list[Effect]) -> Tab
         if not table.in_hand:
             raise Refused(
                 told.Refuse.NO_HAND,
-                "no hand in progress to hold the card for: take it out of play (dead)",
+                "no hand in progress to hold the card for: take it out of play",
             )
         assert alert.card is not None
         table = table._replace(held=(*table.held, alert.card))
