@@ -22,7 +22,7 @@ from controller.journal import Journal
 from controller.journal.snapshots import Snapshots
 from controller.rules import Illegal
 from controller.service import TableService
-from controller.table import Refuse, Table
+from controller.table import Mode, Refuse, Table
 from dealer_ui.archive import Archive, Reading
 from dealer_ui.auth import Auth
 from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script, live_table
@@ -336,7 +336,6 @@ def test_errors_are_json_with_the_reason_and_the_feed_resumes_after_a_reconnect(
                 "reason": out_of_turn.json()["reason"],
                 "code": Illegal.NOT_BETTING,
             }
-            assert out_of_turn.json()["reason"].startswith("seat 2 cannot call")
             again = await live.post("/api/hands")
             assert again.status_code == 409 and again.json()["code"] == Refuse.HAND_IN_PROGRESS
             await deal_to_a_decision(live)
@@ -384,7 +383,7 @@ def test_the_dealer_acknowledges_an_alert_which_stays_until_resolved(tmp_path: P
             assert seen.status_code == 200, seen.text
             body = seen.json()
             assert body["view"]["alerts"][0]["acknowledged_by"] == DEALER["id"]
-            assert body["view"]["paused"] and body["view"]["display"].startswith("PAUSED")
+            assert body["view"]["paused"] and body["view"]["mode"] == Mode.PAUSED
             assert [e["kind"] for e in body["events"]] == ["alert_acknowledged"]
             again = await live.post(f"/api/alerts/{alert}/acknowledge")
             assert again.status_code == 409

@@ -607,7 +607,7 @@ def test_the_house_may_make_a_read_without_a_tag_pause_the_dealing() -> None:
     driver.ok(CardFromShoe, code=code("Qh"), uid=tag(code("Qh")))
     driver.ok(CardAtSeat, seat=1, code=code("Qh"))
     assert driver.table.paused
-    assert driver.table.signals.display.startswith("PAUSED: seat 1's reader reported")
+    assert driver.table.signals.mode is Mode.PAUSED
     driver.resolve(AlertKind.UNVERIFIED_READ, Remedy.DONE)
     assert not driver.table.paused
 
