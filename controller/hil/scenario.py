@@ -151,7 +151,7 @@ class Expect:
     street: int | None = None
     hand: int | None = None
     in_hand: bool | None = None
-    refused: str | None = None
+    refused: str | None = None  # the refusal's reason code (docs/api.md, "Reason codes")
 
 
 @dataclass(frozen=True)
@@ -463,7 +463,7 @@ def _expect(data: object) -> Expect:
         if key in data:
             out[key] = _text(data[key], key)
     if out.get("refused") == "":
-        raise _Bad("expect.refused = '': words the refusal must say")
+        raise _Bad("expect.refused = '': the refusal's reason code (out_of_turn, ...)")
     for key in ("paused", "in_hand"):
         if key in data:
             out[key] = _flag(data[key], key)
