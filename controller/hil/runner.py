@@ -218,6 +218,7 @@ def mismatches(
 
     display = view["display"]
     differs("the display", display, expect.display)
+    differs("the display's mode", view["mode"], expect.mode)
     if expect.display_has is not None and expect.display_has not in display:
         out.append(f"the display is {display!r}, expected it to say {expect.display_has!r}")
     differs("waiting", view["waiting"] or "nothing", expect.waiting)

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from controller.codec import Codec, CodecError
 from controller.errors import LuckTableError
 from controller.rules import DECK, Card, CardError, Do, parse_card
-from controller.table import AlertKind, Device, Disposition, Fault, Remedy
+from controller.table import AlertKind, Device, Disposition, Fault, Mode, Remedy
 from firmware_sim.shoe import Cheat
 
 #: Actions on the physical world: in simulation a simulator control command, with real
@@ -78,6 +78,7 @@ CODEC = Codec()
 _EXPECT = (
     "display",
     "display_has",
+    "mode",
     "waiting",
     "alerts",
     "raised",
@@ -137,6 +138,7 @@ class Expect:
 
     display: str | None = None
     display_has: str | None = None
+    mode: Mode | None = None  # what the display is about (docs/api.md, "The display's mode")
     waiting: str | None = None
     alerts: tuple[AlertKind, ...] | None = None
     raised: tuple[AlertKind, ...] = ()
@@ -464,6 +466,12 @@ def _expect(data: object) -> Expect:
             out[key] = _text(data[key], key)
     if out.get("refused") == "":
         raise _Bad("expect.refused = '': the refusal's reason code (out_of_turn, ...)")
+    if "mode" in data:
+        try:
+            out["mode"] = Mode(data["mode"])
+        except ValueError:
+            modes = ", ".join(mode.value for mode in Mode)
+            raise _Bad(f"expect.mode = {data['mode']!r}: one of {modes}") from None
     for key in ("paused", "in_hand"):
         if key in data:
             out[key] = _flag(data[key], key)
