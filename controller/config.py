@@ -233,13 +233,10 @@ def _rules(game: Mapping[str, Any]) -> Rules:
     no_unknown(game, {spec.name for spec in fields(Rules)}, "game.")
     try:
         return Rules(**game)
-    except RulesError as error:
-        match = re.fullmatch(r"rules\.(\w+): (.*)", str(error))
-        assert match is not None, error
-        name, reason = match.groups()
-        value = game.get(name, MISSING)
-        reason = reason.removeprefix(f"{value!r} ")  # the value is shown once, by the key
-        raise ConfigError(f"game.{name}", value, reason) from None
+    except RulesError as error:  # every setting is known here: the error names its field
+        assert error.field is not None, error
+        name = error.field
+        raise ConfigError(f"game.{name}", game.get(name, MISSING), error.reason) from None
 
 
 def _protection(protection: Mapping[str, Any]) -> Protection:

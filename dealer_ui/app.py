@@ -35,6 +35,7 @@ from controller.config import MAX_STUDIO_TOKEN_HOURS, MIN_STUDIO_DELAY
 from controller.service import Guard, Paused, Stale, TableService, TableStopped
 from controller.table import (
     AlertKind,
+    Refuse,
     SignInAttack,
     SignInLocked,
     Table,
@@ -417,9 +418,10 @@ class TableApp:
         except Stale as error:
             raise ApiError(409, "stale", str(error)) from None
         except Paused as error:
-            raise ApiError(409, "paused", str(error)) from None
-        if step.refused:
-            raise ApiError(409, "refused", step.refused)
+            raise ApiError(409, "paused", str(error), Refuse.PAUSED) from None
+        refusal = step.refusal
+        if refusal is not None:
+            raise ApiError(409, "refused", refusal.message, refusal.code)
         role, seat = role_of(session)
         return StepOut(
             position=self.service.position,
@@ -429,7 +431,9 @@ class TableApp:
             view=ViewOut(**view(step.table, role, seat)),
         )
 
-    def never_here(self, session: Session, what: str, reason: str, request: Request) -> ApiError:
+    def never_here(
+        self, session: Session, what: str, code: Refuse, reason: str, request: Request
+    ) -> ApiError:
         """An input ``session``'s role may never make at this table: not a table input (not
         journaled as one, the table never sees it), counted in the session's burst of
         refusals (journaled once per burst, :mod:`dealer_ui.refusals`); the 403 to answer."""
@@ -437,7 +441,7 @@ class TableApp:
         fields |= {"seat": session.seat, "sitting": session.sitting}
         fields |= {"client": client_of(request), "reason": reason}
         self.refusals.refuse(session.token, fields)
-        return ApiError(403, "forbidden", reason)
+        return ApiError(403, "forbidden", reason, code)
 
     async def refused_pin(
         self,
@@ -631,7 +635,7 @@ async def player_token(
     SHA-256 digest, never the token) before it is given."""
     place = table.service.table.seat(body.seat)
     if place is None:
-        raise ApiError(409, "refused", f"seat {body.seat}: no player is seated")
+        raise ApiError(409, "refused", f"seat {body.seat}: no player is seated", Refuse.SEAT_EMPTY)
     sitting, earlier = place.sitting, table.player_tokens.get(place.sitting, 0)
     record: dict[str, Any] = {"seat": body.seat, "sitting": sitting, "by": session.who}
     if earlier:
@@ -756,7 +760,9 @@ async def decide(body: DecisionIn, request: Request, table: TheTable, session: C
     if session.role == "player" and session.seat != body.seat:
         raise ApiError(403, "forbidden", f"this token is for seat {session.seat}")
     if session.role == "player" and not table.service.table.settings.player_decisions:
-        raise table.never_here(session, "decide", PLAYERS_DO_NOT_DECIDE, request)
+        raise table.never_here(
+            session, "decide", Refuse.DEALER_DECIDES, PLAYERS_DO_NOT_DECIDE, request
+        )
     by = "player" if session.role == "player" else "dealer"
     decision = body.model_dump(exclude_none=True, exclude={"hand", "step"})
     return await table.submit({"type": "decide", **decision, "by": by}, session, body.guard())

@@ -16,6 +16,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from controller.table import Mode
 from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script, card_names
 from tests.test_console_browser import (
     TIMEOUT_MS,
@@ -124,7 +125,7 @@ def test_no_seat_box_overlaps_or_leaves_the_screen_in_any_phase(tmp_path: Path) 
                 steps += 1
                 table = live.service.table
                 await every_page(f"step {steps}: {table.signals.display}")
-                if table.signals.display.startswith("BONUS CARD"):
+                if table.signals.mode is Mode.BONUS_CARD:
                     await screenshots(pages, shots, "bonus")
 
             await live.play_hand(Script(), each)

@@ -25,7 +25,7 @@ import pytest
 from playwright.async_api import Page, async_playwright
 
 from controller.config import load_config
-from controller.table import SitDown, Table, apply
+from controller.table import Mode, SitDown, Table, apply
 from firmware_sim.process import AsyncControl as Control
 from tests.console_kit import DEALER, SUPERVISOR, Script, card_names
 from tests.service_kit import simulator
@@ -166,7 +166,7 @@ def test_the_console_on_the_real_service_process_and_the_simulator(tmp_path: Pat
                     await no_hidden_card(page, service)
                     waiting = seen["next"]
                     if waiting["kind"] == "card":
-                        if dealer["display"].startswith("BONUS CARD"):
+                        if dealer["mode"] == Mode.BONUS_CARD:
                             await page.locator("#next.bonus").wait_for()
                             if not bonus_seen:
                                 path = shots / "process-bonus-1280x800.png"

@@ -32,7 +32,9 @@ from controller.odds.compute import (
 )
 from controller.odds.plan import DealModel, OddsError, Plan, Slot, deal_model
 from controller.rules.cards import Card
+from controller.rules.effects import Told
 from controller.rules.hand import Hand
+from controller.rules.waiting import Wait
 
 #: Exact whenever the enumeration's work (``compute.exact_work``: about one enumerated
 #: row's cost a unit) is at most this (``Method.AUTO``; about a tenth of a second on the
@@ -287,18 +289,18 @@ def notes(model: DealModel) -> tuple[str, ...]:
         )
     base = model.base
     waiting = model.hand.waiting_for
-    if waiting is not None and waiting.kind == "bonus":
+    if waiting is not None and waiting.kind == Wait.BONUS:
         said.append(
             f"seat {waiting.seat} is taken to buy the bonus card on offer (price {waiting.price})"
         )
     elif base.bonus_seat is not None:
         said.append(f"seat {base.bonus_seat}'s bonus card is still to come")
-    for text in base.notices:
-        said.append(f"the deal to come: {text}")
+    for notice in base.notices:
+        said.append(f"the deal to come: {notice.message}")
     seen = set(base.notices)
     for plan in model.plans[1:]:
-        for text in plan.notices:
-            if text not in seen and not text.startswith(("bonus card due", "seat ")):
-                seen.add(text)
-                said.append(f"with a bonus card: {text}")
+        for notice in plan.notices:  # what a bonus card does to the deal, not the bonus itself
+            if notice not in seen and notice.kind != Told.BONUS:
+                seen.add(notice)
+                said.append(f"with a bonus card: {notice.message}")
     return tuple(said)

@@ -19,6 +19,8 @@ if (ROLE === "player" && location.hash.startsWith("#token=")) {
 const WHO_KEY = `who:${ROLE}`;
 const EVENTS_KEPT = 8;
 const SIGNALS = ["display", "lamps"];  // what the screen and the lamps show: not events
+// The display's modes (the view's `mode`, docs/api.md) of the bonus card's moment.
+const BONUS_MODES = ["bonus_card", "bonus_offer"];
 
 // A decision button takes a tap only once it has been on the screen this long, and only for
 // the moment (hand, step, seat) it was drawn for: a double tap, or a bouncing panel, whose
@@ -67,7 +69,7 @@ const state = {
   socket: null,
   retry: null,
   said: null,
-  display: "",
+  mode: "",
   who: sessionStorage.getItem(WHO_KEY),
   idleLock: null,   // seconds of quiet before the dealer's screen locks (the table's setting)
   touched: performance.now(),  // the monotonic clock: a step of the kiosk's clock moves no lock
@@ -587,11 +589,11 @@ function arm(box, drawn) {
   }
 }
 
-// New hand is the action to take only when the table says so (READY: NEW HAND, last: after
-// the house's take, "RAKE 3: drop 3, then READY: NEW HAND"); until then it waits, disabled
+// New hand is the action to take only when the table says so (its mode "ready": the line
+// READY: NEW HAND, or after the house's take "RAKE 3: drop 3, then READY: NEW HAND"); until then it waits, disabled
 // and not green, with the reason beside it (a pause above all).
 function renderNewHand(view) {
-  const ready = view.display.endsWith("READY: NEW HAND");
+  const ready = view.mode === "ready";
   const button = $("new-hand");
   button.disabled = !ready;
   button.classList.toggle("primary", ready);
@@ -695,7 +697,7 @@ function sound(name) {
 // The bonus card's chime: once where it is only seen; on the dealer's page again every
 // BONUS_REPEAT_MS until the offer is decided and the card dealt (the line leaves BONUS).
 function bonusChime(bonus) {
-  if (bonus && !state.display.startsWith("BONUS")) sound("bonus");
+  if (bonus && !BONUS_MODES.includes(state.mode)) sound("bonus");
   if (bonus && ROLE === "dealer" && !state.bonusChime) {
     state.bonusChime = setInterval(() => sound("bonus"), BONUS_REPEAT_MS);
   } else if (!bonus && state.bonusChime) {
@@ -784,12 +786,14 @@ function render(view) {
 
   const next = $("next");
   next.textContent = view.display;
-  const bonus = view.display.startsWith("BONUS");
-  const kind = bonus ? " bonus" : view.display.startsWith("BETTING") ? " betting"
-    : view.display.startsWith("PAUSED") ? pauseColour : "";
+  // the dealer's line is coloured by its mode; the broadcast line is plain, as it always was
+  const mode = VIEWERS.includes(ROLE) ? "" : view.mode;
+  const bonus = BONUS_MODES.includes(mode);
+  const kind = bonus ? " bonus" : mode === "betting" ? " betting"
+    : mode === "paused" ? pauseColour : "";
   next.className = "next-line" + kind + (view.display.length > 32 ? " long" : "");
   bonusChime(bonus);
-  state.display = view.display;
+  state.mode = mode;
 
   const bySeat = new Map(view.seats.map((seat) => [seat.seat, seat]));
   if (ROLE === "dealer") for (const seat of view.seats) if (!recent("players").includes(seat.player)) remember("players", seat.player, 12);
