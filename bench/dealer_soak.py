@@ -43,8 +43,8 @@ from typing import Any
 import tomli_w
 
 from controller.hil.service import Console, Credentials, ServiceProcess
-from controller.history.records import table_inputs
 from controller.journal import Journal
+from controller.records import table_inputs
 from controller.rules import Effect
 from controller.sim.dealer import FaultRates, Pace, Tally
 from controller.sim.floor import CoreFloor, PhysicalActError

@@ -94,12 +94,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from controller.floor.scratch import scratch_database  # noqa: E402
-from controller.history.records import record_of, table_inputs  # noqa: E402
 from controller.journal import Device as JournalDevice  # noqa: E402
 from controller.journal import Input, Journal, rotation  # noqa: E402
 from controller.journal.device_events import to_input  # noqa: E402
 from controller.journal.segments import Segment  # noqa: E402
 from controller.journal.snapshots import Snapshots  # noqa: E402
+from controller.records import record_of, table_inputs  # noqa: E402
 from controller.rules import Do  # noqa: E402
 from controller.service import Recovered, TableService, recover, steps  # noqa: E402
 from controller.service import service as service_module  # noqa: E402

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 from controller.history.hands import recorded_hands
-from controller.history.records import record_of, table_inputs
 from controller.journal import Device as JournalDevice
 from controller.journal import Input, Journal, JournalError
 from controller.journal.device_events import to_input
 from controller.journal.snapshots import Snapshots
+from controller.records import record_of, table_inputs
 from controller.rules import DECK, Do, Phase
 from controller.service import TableService, recover, steps
 from controller.table import (

@@ -35,15 +35,15 @@ from typing import TYPE_CHECKING, Any, Self
 from controller.config import Config
 from controller.errors import LuckTableError
 from controller.history.index import build_index
-from controller.history.recent import Recent, Update, access_records, entries_since, replayed
-from controller.history.records import ACCESS, record_of, table_inputs
-from controller.history.recovery import Recovered, recover
+from controller.history.recent import Recent, access_records, entries_since, replayed
 from controller.intake import Absent, Arrival, Intake
 from controller.journal import Device as JournalDevice
 from controller.journal import Entry, Input, Journal, JournalError, JournalUnwritable
 from controller.journal.device_events import device_of, to_input
 from controller.journal.rotation import due, finish, rotate
 from controller.journal.snapshots import Snapshots
+from controller.records import ACCESS, record_of, table_inputs
+from controller.recovery import Recovered, Update, recover
 from controller.service.clock import CHECK_SECONDS, ServiceClock
 from controller.service.timings import CARD_SECONDS, COMMIT_SECONDS
 from controller.table import (

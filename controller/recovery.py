@@ -15,10 +15,11 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.history.records import TABLE, table_inputs
 from controller.journal import Device as JournalDevice
 from controller.journal import Entry, Journal
 from controller.journal.snapshots import Snapshots
+from controller.records import TABLE, table_inputs
+from controller.rules import Effect
 from controller.table import Step, Table, TableSettings
 
 log = logging.getLogger(__name__)
@@ -27,6 +28,17 @@ log = logging.getLogger(__name__)
 def initial_table() -> Table:
     """The table every journal starts from."""
     return Table(TableSettings())
+
+
+@dataclass(frozen=True, slots=True)
+class Update:
+    """An input was applied: its journal position, the table after it, its effects, and
+    the time it was journaled (``at``, seconds since the epoch)."""
+
+    position: int
+    table: Table
+    effects: tuple[Effect, ...]
+    at: float = 0.0
 
 
 @dataclass
