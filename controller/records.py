@@ -66,12 +66,14 @@ class DeviceMessage:
     (by its name here), with the record's time, ``seq`` and device kind; the event takes each
     field of the input back. ``device_only``: the event's fields the table does not act on (a
     read counter, a deck card's index), which the table input does not carry, so that going
-    back to the event needs them given (:func:`event_fields`)."""
+    back to the event needs them given (:func:`event_fields`). ``taken``: which fields the
+    table takes of a record (default: all it has), where that depends on their values."""
 
     event: type[ev.Event]
     item: type[TableInput]
     renamed: Mapping[str, str] = field(default_factory=dict)
     device_only: frozenset[str] = frozenset()
+    taken: Callable[[Mapping[str, Any]], Mapping[str, Any]] | None = None
 
     def read(
         self, at: int, seq: int | None, device: ti.Device, fields: Mapping[str, Any]
@@ -79,7 +81,7 @@ class DeviceMessage:
         """The table input of a record of this message."""
         names = _names(self.item)
         values: dict[str, Any] = {"type": self.item.tag, "at": at}
-        for key, value in fields.items():
+        for key, value in (fields if self.taken is None else self.taken(fields)).items():
             name = self.renamed.get(key, key)
             if name in names:
                 values[name] = value
@@ -91,8 +93,8 @@ class DeviceMessage:
 
     def event_fields(self, item: TableInput, device_only: Mapping[str, Any]) -> dict[str, Any]:
         """The journaled fields of the event ``item`` stands for, with the ``device_only``
-        fields given (every one of them, and no other)."""
-        if set(device_only) != self.device_only:
+        fields given (every one of them; and any the table did not take, as a deck's id)."""
+        if not self.device_only.issubset(device_only):
             raise ValueError(
                 f"{self.event.__name__}: the device's own fields are {sorted(self.device_only)}"
             )
@@ -111,6 +113,15 @@ def _names(cls: type[Any]) -> tuple[str, ...]:
     return tuple(spec.name for spec in dataclass_fields(cls) if spec.compare)
 
 
+def _deck_taken(fields: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A deck the shoe registered card by card names its deck (the registration it closes);
+    one from a shoe without registration (protocol version 1, a journal written before it)
+    names none, and the table counts its cards only."""
+    if fields.get("registered", False):
+        return fields
+    return {key: value for key, value in fields.items() if key != "deck_id"}
+
+
 #: Every device message: the one place a new one is declared (beside its wire form in
 #: ``drivers.protocol``, its event in ``drivers.events`` and its handling in the core).
 DEVICE_MESSAGES: dict[str, DeviceMessage] = {
@@ -125,6 +136,13 @@ DEVICE_MESSAGES: dict[str, DeviceMessage] = {
             ti.DeckCard,
             {"deck_id": "deck", "card": "code"},
             frozenset({"index"}),
+        ),
+        DeviceMessage(
+            ev.DeckLoaded,
+            ti.DeckLoaded,
+            {"deck_id": "deck", "cards_loaded": "count"},
+            frozenset({"cards_remaining", "registered"}),
+            _deck_taken,
         ),
         DeviceMessage(ev.DeviceFault, ti.DeviceFault, {"code": "fault"}),
         DeviceMessage(ev.DeviceFaultCleared, ti.DeviceFaultCleared, {"code": "fault"}),
@@ -174,23 +192,12 @@ def _link_down(
     return (ti.LinkDown(at=at, device=device, reason=fields["detail"]),)
 
 
-def _deck_loaded(
-    at: int, seq: int | None, device: ti.Device, fields: Mapping[str, Any]
-) -> tuple[TableInput]:
-    """A deck the shoe registered card by card names its deck (the registration it closes);
-    one from a shoe without registration (protocol version 1, a journal written before it)
-    names none, and the table counts its cards only."""
-    deck = fields["deck_id"] if fields.get("registered", False) else None
-    return (ti.DeckLoaded(at=at, count=fields["cards_loaded"], deck=deck, seq=seq),)
-
-
 _Reader = Callable[[int, int | None, ti.Device, Mapping[str, Any]], tuple[TableInput, ...]]
 
 #: The events whose table inputs say more (or less) than their fields: a link's, a deck's.
 _OWN_READERS: dict[str, _Reader] = {
     "LinkUp": _link_up,
     "LinkDown": _link_down,
-    "DeckLoaded": _deck_loaded,
 }
 
 

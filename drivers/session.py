@@ -165,7 +165,7 @@ class LinkStats:
     decode_errors: Counter[str] = field(default_factory=Counter)
 
 
-def _device_event(seq: int, message: Message, origin: ev.Origin, version: int) -> ev.DeviceEvent:
+def device_event(seq: int, message: Message, origin: ev.Origin, version: int) -> ev.DeviceEvent:
     """The driver's event for a device's message; ``version``: the device's protocol version
     (a shoe of version 2 registers each deck card by card before its DECK)."""
     match message:
@@ -668,7 +668,7 @@ class HostSession:
             if self.config.ack_on == "delivery":
                 self._acked = seq
                 self._ack_soon(now)
-            self._events.append(_device_event(seq, message, self._origin, self._version))
+            self._events.append(device_event(seq, message, self._origin, self._version))
 
     _HANDLERS: Mapping[type[Message], Callable[[HostSession, Any, float], None]] = {
         Hello: _hello,
