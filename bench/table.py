@@ -94,8 +94,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from controller.floor.scratch import scratch_database  # noqa: E402
-from controller.journal import Device as JournalDevice  # noqa: E402
-from controller.journal import Input, Journal, rotation  # noqa: E402
+from controller.journal import (  # noqa: E402
+    DeviceId,
+    Input,
+    Journal,
+    rotation,
+)
 from controller.journal.device_events import to_input  # noqa: E402
 from controller.journal.segments import Segment  # noqa: E402
 from controller.journal.snapshots import Snapshots  # noqa: E402
@@ -374,7 +378,7 @@ def write_journal(path: Path, hands: int, seed: int, in_progress: bool = True) -
     rng = random.Random(seed)
     journal = Journal.open(path)
     snapshots = Snapshots(path)
-    shoe = JournalDevice("shoe", "BENCH-SHOE", 1)
+    shoe = DeviceId("shoe", "BENCH-SHOE", 1)
     settings = TableSettings()
     table = Table(settings)
     clock = 1_700_000_000_000

@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 from dataclasses import fields as dataclass_fields
 from typing import Any, Protocol
 
-from controller.journal import Device as JournalDevice
-from controller.journal import Input, JournalError
+from controller.journal import DeviceId, Input, JournalError
 from controller.journal.device_events import DEVICE, LINK
 from controller.table import inputs as ti
 from controller.table.inputs import TableInput, input_from_json
@@ -41,7 +40,7 @@ class Record(Protocol):
     @property
     def fields(self) -> dict[str, Any]: ...
     @property
-    def device(self) -> JournalDevice | None: ...
+    def device(self) -> DeviceId | None: ...
     @property
     def seq(self) -> int | None: ...
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.journal import Device, Input, Journal, to_input
+from controller.journal import DeviceId, Input, Journal, to_input
 from controller.journal.chain import stored
 from controller.journal.device_events import EVENT_TYPES, build_event
 from controller.records import DEVICE_MESSAGES, MESSAGE_OF_INPUT, table_inputs
@@ -34,10 +34,10 @@ MESSAGES = [
 KIND = {"shoe": ("shoe", "SHOE-7"), "seat_board": ("seat_board", "SEATS-7")}
 
 
-def _device(event: ev.Event) -> Device:
+def _device(event: ev.Event) -> DeviceId:
     board = isinstance(event, ev.SeatOccupied | ev.SeatVacated | ev.CardAtSeat)
     kind, serial = KIND["seat_board" if board else "shoe"]
-    return Device(kind, serial, 4242)
+    return DeviceId(kind, serial, 4242)
 
 
 def test_the_vectors_hold_every_device_message():
@@ -102,7 +102,7 @@ def test_the_table_does_not_take_a_device_field_it_is_not_given():
             "device",
             "CardRead",
             {"card": 5, "read_counter": 9, "uid": "04"},
-            Device("shoe", "S", 1),
+            DeviceId("shoe", "S", 1),
             3,
         ),
     )[0]

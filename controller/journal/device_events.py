@@ -15,7 +15,7 @@ from typing import Any, get_args
 
 from controller.codec import Codec, CodecError
 from controller.journal.base import JournalError
-from controller.journal.store import Device, Entry, Input
+from controller.journal.store import DeviceId, Entry, Input
 from drivers import events as ev
 
 DEVICE = "device"
@@ -27,11 +27,11 @@ CODEC = Codec()
 EVENT_TYPES: dict[str, type[ev.Event]] = {cls.__name__: cls for cls in get_args(ev.Event)}
 
 
-def device_of(info: ev.DeviceInfo) -> Device:
-    return Device(info.kind.name.lower(), info.serial, info.boot_id)
+def device_of(info: ev.DeviceInfo) -> DeviceId:
+    return DeviceId(info.kind.name.lower(), info.serial, info.boot_id)
 
 
-def to_input(event: ev.Event, device: Device | None, recorded_at: float) -> Input:
+def to_input(event: ev.Event, device: DeviceId | None, recorded_at: float) -> Input:
     """The journal input for ``event``; ``device``: the device of the last LinkUp before it."""
     if isinstance(event, ev.LinkUp):
         return Input(recorded_at, LINK, "LinkUp", _fields(event), device_of(event.device))

@@ -12,8 +12,7 @@ service applies and recovery replays).
 
 from __future__ import annotations
 
-from controller.journal import Device as JournalDevice
-from controller.journal import Input, JournalError, to_input
+from controller.journal import DeviceId, Input, JournalError, to_input
 from controller.journal.device_events import build_event
 from controller.records import MESSAGE_OF_INPUT, TABLE, record_of, table_inputs
 from controller.table import TableInput
@@ -45,13 +44,13 @@ class CoreRecords:
     counters go on from one to the next)."""
 
     def __init__(self) -> None:
-        self._devices: dict[str, JournalDevice] = {}
+        self._devices: dict[str, DeviceId] = {}
         self._reads = 0  # the shoe's read counter
         self._decks = 0  # the decks loaded without a registration (the id of the last)
         self._registered = 0  # the cards of the registration under way
 
     @property
-    def devices(self) -> dict[str, JournalDevice]:
+    def devices(self) -> dict[str, DeviceId]:
         """The device of each kind's last ``LinkUp`` so far."""
         return dict(self._devices)
 
