@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from dataclasses import fields as dataclass_fields
 from typing import Any, Protocol
 
+from controller.codec import CodecError
 from controller.journal import DeviceId, Input, JournalError
 from controller.journal.device_events import DEVICE, LINK
 from controller.table import inputs as ti
@@ -65,7 +66,7 @@ class DeviceMessage:
     (by its name here), with the record's time, ``seq`` and device kind; the event takes each
     field of the input back. ``device_only``: the event's fields the table does not act on (a
     read counter, a deck card's index), which the table input does not carry, so that going
-    back to the event needs them given (:func:`event_fields`). ``taken``: which fields the
+    back to the event needs them given (:meth:`event_fields`). ``taken``: which fields the
     table takes of a record (default: all it has), where that depends on their values."""
 
     event: type[ev.Event]
@@ -74,21 +75,42 @@ class DeviceMessage:
     device_only: frozenset[str] = frozenset()
     taken: Callable[[Mapping[str, Any]], Mapping[str, Any]] | None = None
 
+    #: Each journaled field the input takes: the event's name, the input's.
+    _taken_as: dict[str, str] = field(init=False, repr=False, compare=False)
+    #: The input's fields the record gives beside its fields: ``seq``, ``device``.
+    _beside: tuple[bool, bool] = field(init=False, repr=False, compare=False)
+    #: The event's journaled fields (all but ``seq``, a column of the record's own), in order.
+    _event_fields: tuple[str, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        names = _names(self.item)
+        event_fields = tuple(key for key in _names(self.event) if key != "seq")
+        object.__setattr__(self, "_event_fields", event_fields)
+        renamed = {key: self.renamed.get(key, key) for key in self._event_fields}
+        taken_as = {key: name for key, name in renamed.items() if name in names}
+        object.__setattr__(self, "_taken_as", taken_as)
+        object.__setattr__(self, "_beside", ("seq" in names, "device" in names))
+
     def read(
         self, at: int, seq: int | None, device: ti.Device, fields: Mapping[str, Any]
-    ) -> TableInput:
-        """The table input of a record of this message."""
-        names = _names(self.item)
-        values: dict[str, Any] = {"type": self.item.tag, "at": at}
-        for key, value in (fields if self.taken is None else self.taken(fields)).items():
-            name = self.renamed.get(key, key)
-            if name in names:
-                values[name] = value
-        if "seq" in names:
+    ) -> tuple[TableInput]:
+        """The table input of a record of this message (one, as every reader gives a tuple)."""
+        if self.taken is not None:
+            fields = self.taken(fields)
+        values: dict[str, Any] = {
+            name: fields[key] for key, name in self._taken_as.items() if key in fields
+        }
+        values["at"] = at
+        with_seq, with_device = self._beside
+        if with_seq:
             values["seq"] = seq
-        if "device" in names:
+        if with_device:
             values["device"] = device.value
-        return input_from_json(values, journaled=True)
+        try:
+            item: TableInput = ti.CODEC.build(self.item, values, self.event.__name__)
+        except CodecError as error:
+            raise ti.TableInputError(str(error)) from None
+        return (item,)
 
     def event_fields(self, item: TableInput, device_only: Mapping[str, Any]) -> dict[str, Any]:
         """The journaled fields of the event ``item`` stands for, with the ``device_only``
@@ -100,11 +122,7 @@ class DeviceMessage:
         back = {name: key for key, name in self.renamed.items()}
         values = {back.get(name, name): value for name, value in item.to_json().items()}
         values.update(device_only)
-        return {key: values[key] for key in _names(self.event) if key not in _RECORD}
-
-
-#: What a device record carries beside its fields: its type, time, sequence number, device.
-_RECORD = frozenset({"type", "at", "seq", "device"})
+        return {key: values[key] for key in self._event_fields}
 
 
 def _names(cls: type[Any]) -> tuple[str, ...]:
@@ -121,8 +139,9 @@ def _deck_taken(fields: Mapping[str, Any]) -> Mapping[str, Any]:
     return {key: value for key, value in fields.items() if key != "deck_id"}
 
 
-#: Every device message: the one place a new one is declared (beside its wire form in
-#: ``drivers.protocol``, its event in ``drivers.events`` and its handling in the core).
+#: Every device message, declared once from the journal to the table core: its event
+#: (``drivers.events``, with its wire form in ``drivers.protocol``) and its table input
+#: (``controller.table.inputs``, handled in ``controller.table.core``).
 DEVICE_MESSAGES: dict[str, DeviceMessage] = {
     message.event.__name__: message
     for message in (
@@ -193,18 +212,19 @@ def _link_down(
 
 _Reader = Callable[[int, int | None, ti.Device, Mapping[str, Any]], tuple[TableInput, ...]]
 
-#: The events whose table inputs say more (or less) than their fields: a link's, a deck's.
+#: The link events, whose table inputs say more (or less) than their fields: the table
+#: takes a device's kind and boot of a HELLO, and a restart of it.
 _OWN_READERS: dict[str, _Reader] = {
     "LinkUp": _link_up,
     "LinkDown": _link_down,
 }
 
 
-def _reader(kind: str) -> _Reader | None:
-    message = DEVICE_MESSAGES.get(kind)
-    if message is None:
-        return _OWN_READERS.get(kind)
-    return lambda at, seq, device, fields: (message.read(at, seq, device, fields),)
+#: How the record of each device and link event is read.
+_READERS: dict[str, _Reader] = {
+    **{kind: message.read for kind, message in DEVICE_MESSAGES.items()},
+    **_OWN_READERS,
+}
 
 
 def table_inputs(record: Record, where: str = "a record") -> tuple[TableInput, ...]:
@@ -219,7 +239,7 @@ def table_inputs(record: Record, where: str = "a record") -> tuple[TableInput, .
             return (input_from_json(record.fields, journaled=True),)
         except ti.TableInputError as error:
             raise JournalError(f"{where}: {error}") from None
-    read = _reader(record.type)
+    read = _READERS.get(record.type)
     if record.source not in (DEVICE, LINK) or read is None or record.device is None:
         raise JournalError(f"{where}: {record.source} {record.type} is not a table input")
     try:
