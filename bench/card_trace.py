@@ -44,9 +44,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 import table as bench  # noqa: E402  # bench/table.py
 
 from controller.floor import shipper as shipping  # noqa: E402
-from controller.floor.scratch import scratch_database  # noqa: E402
 from controller.journal import store as journal_store  # noqa: E402
 from controller.service import service as table_service  # noqa: E402
+from tests.floor_scratch import scratch_database  # noqa: E402
 
 #: Hands of the journal the floor does not hold in the way "resume" (as bench/table.py's (g)).
 RESUME = 300

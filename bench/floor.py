@@ -78,7 +78,6 @@ from controller.config import FloorSettings
 from controller.floor import facts, store
 from controller.floor.derive import Point, derive
 from controller.floor.migrate import migrate
-from controller.floor.scratch import scratch_database
 from controller.floor.shipper import Shipper
 from controller.floor.store import shipped
 from controller.journal import Journal
@@ -86,6 +85,9 @@ from controller.recovery import initial_table
 from controller.sim.dealer import Pace
 from dealer_ui.auth import hash_pin
 from dealer_ui.pit.live import floor_now
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tests.floor_scratch import scratch_database
 
 LUCK_TABLE = Path(sys.executable).with_name("luck-table")
 

@@ -93,13 +93,7 @@ import psycopg
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from controller.floor.scratch import scratch_database  # noqa: E402
-from controller.journal import (  # noqa: E402
-    DeviceId,
-    Input,
-    Journal,
-    rotation,
-)
+from controller.journal import DeviceId, Input, Journal, rotation  # noqa: E402
 from controller.journal.device_events import to_input  # noqa: E402
 from controller.journal.segments import Segment  # noqa: E402
 from controller.journal.snapshots import Snapshots  # noqa: E402
@@ -130,6 +124,7 @@ from drivers.protocol import (  # noqa: E402
 from drivers.session import LinkConfig  # noqa: E402
 from firmware_sim.process import AsyncControl as Control  # noqa: E402
 from firmware_sim.process import Control as SyncControl  # noqa: E402
+from tests.floor_scratch import scratch_database  # noqa: E402
 from tests.service_kit import BAUD, DEALER, SUPERVISOR, config, simulator  # noqa: E402
 from tests.ws_kit import TEXT, RawFeed, frame  # noqa: E402
 

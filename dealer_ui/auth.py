@@ -76,7 +76,7 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 from argon2.low_level import Type, hash_secret
 
 from controller.config_file import MIN_PIN, PIN_SALT_MARK, Api, Credential
-from controller.errors import LuckTableError
+from luck_errors import LuckTableError
 
 log = logging.getLogger(__name__)
 

@@ -30,9 +30,9 @@ from starlette.exceptions import HTTPException
 
 from controller import text
 from controller.config_file import Api
-from controller.errors import LuckTableError
 from dealer_ui.auth import Auth, AuthError, Session
 from dealer_ui.guard import protect
+from luck_errors import LuckTableError
 
 log = logging.getLogger(__name__)
 

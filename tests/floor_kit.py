@@ -23,7 +23,6 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from controller.floor.scratch import ADMIN, admin, scratch_database
 from controller.journal import Journal
 from controller.records import record_of
 from controller.recovery import initial_table
@@ -45,6 +44,7 @@ from controller.table import (
     apply,
 )
 from controller.table.settings import Protection
+from tests.floor_scratch import ADMIN, admin, scratch_database
 
 TIMEOUT = 300.0
 

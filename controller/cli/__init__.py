@@ -69,6 +69,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "floor_retention_command",
         "take old journal entries and hands off the floor store (archived or dropped)",
     ),
+    "floor-group": (
+        "floor_group_command",
+        "replicate each casino's floor store to the group's central database",
+    ),
     "relay": ("relay_command", "serve a table's public feed to broadcast viewers"),
     "hash-pin": (
         "hash_pin_command",

@@ -44,10 +44,10 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
-from controller.errors import LuckTableError
 from controller.floor import facts as f
 from controller.journal import Entry, Journal, JournalError
 from controller.journal.chain import link
+from luck_errors import LuckTableError
 
 #: libpq settings of a shipper's connection: give up on a silent floor within seconds.
 CONNECT_OPTIONS: dict[str, Any] = {

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from controller.codec import Codec, CodecError
-from controller.errors import LuckTableError
 from controller.rules import DECK, Card, CardError, Do, parse_card
 from controller.table import AlertKind, Device, Disposition, Fault, Remedy
 from firmware_sim.shoe import Cheat
+from luck_errors import LuckTableError
 
 #: Actions on the physical world: in simulation a simulator control command, with real
 #: devices an instruction for the engineer and a wait for the device's event.

@@ -22,7 +22,7 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 
-from controller.errors import LuckTableError
+from luck_errors import LuckTableError
 
 #: What ``luck-table serve`` logs once its console listens (docs/operations.md).
 _LISTENING = re.compile(r"the console is at (\S+)\s*$")

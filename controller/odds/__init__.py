@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
+from typing import Literal, NotRequired, TypedDict
 
 import numpy as np
 
@@ -53,8 +54,10 @@ __all__ = [
     "Method",
     "Odds",
     "OddsError",
+    "OddsJson",
     "Plan",
     "SeatOdds",
+    "SeatOddsJson",
     "Slot",
     "deal_model",
     "odds",
@@ -65,6 +68,41 @@ class Method(StrEnum):
     AUTO = "auto"  # exact when the deals to come are few enough, else Monte Carlo
     EXACT = "exact"
     MONTE_CARLO = "monte-carlo"
+
+
+class CardJson(TypedDict):
+    card: str
+    face: Literal["up", "down"]
+
+
+class ErrorsJson(TypedDict):
+    """A seat's standard errors (Monte Carlo)."""
+
+    win: float | None
+    tie: float | None
+    equity: float | None
+
+
+class SeatOddsJson(TypedDict):
+    cards: list[CardJson]
+    win: float
+    tie: float
+    equity: float
+    standard_error: NotRequired[ErrorsJson]
+
+
+class OddsJson(TypedDict):
+    """:meth:`Odds.to_json`: the odds as ``luck-table odds --json`` prints them and the
+    studio's feed carries them (docs/odds.md), in this order; ``seed`` and
+    ``standard_error`` with Monte Carlo only."""
+
+    method: str
+    deals: int
+    seed: NotRequired[int | None]
+    standard_error: NotRequired[float | None]
+    unseen: int
+    seats: dict[str, SeatOddsJson]
+    notes: list[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,15 +141,10 @@ class Odds:
     standard_error: float | None = None
     fractions: Tally | None = None
 
-    def to_json(self) -> dict[str, object]:
-        out: dict[str, object] = {"method": self.method.value, "deals": self.deals}
-        if self.method is Method.MONTE_CARLO:
-            out["seed"] = self.seed
-            out["standard_error"] = self.standard_error
-        out["unseen"] = self.unseen
-        seats: dict[str, object] = {}
+    def to_json(self) -> OddsJson:
+        seats: dict[str, SeatOddsJson] = {}
         for seat in self.seats:
-            entry: dict[str, object] = {
+            entry: SeatOddsJson = {
                 "cards": [
                     {"card": str(card), "face": "up" if up else "down"}
                     for card, up in zip(seat.cards, seat.up, strict=True)
@@ -127,9 +160,23 @@ class Odds:
                     "equity": seat.equity_error,
                 }
             seats[str(seat.seat)] = entry
-        out["seats"] = seats
-        out["notes"] = list(self.notes)
-        return out
+        if self.method is Method.MONTE_CARLO:
+            return {
+                "method": self.method.value,
+                "deals": self.deals,
+                "seed": self.seed,
+                "standard_error": self.standard_error,
+                "unseen": self.unseen,
+                "seats": seats,
+                "notes": list(self.notes),
+            }
+        return {
+            "method": self.method.value,
+            "deals": self.deals,
+            "unseen": self.unseen,
+            "seats": seats,
+            "notes": list(self.notes),
+        }
 
 
 def odds(

@@ -32,12 +32,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-from controller.errors import LuckTableError
 from controller.rules.cards import Card
 from controller.rules.effects import Effect
 from controller.rules.hand import Hand
 from controller.rules.inputs import Action, Deal, Do, IllegalInput
 from controller.rules.state import FOUR_OF_CLUBS, Dest, Phase, Reveal
+from luck_errors import LuckTableError
 
 #: The engine's notices the odds report (the deal to come, as the model takes it).
 REPORTED_NOTICES = frozenset({"bonus", "short_deck", "community", "scramble"})

@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any, NamedTuple
 
-from controller.errors import LuckTableError
 from controller.rules.cards import Card, CardError, parse_card
+from luck_errors import LuckTableError
 
 
 class Do(StrEnum):

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, fields
 from enum import StrEnum
 from typing import Any
 
-from controller.errors import LuckTableError
+from luck_errors import LuckTableError
 
 
 class Variant(StrEnum):

@@ -33,7 +33,6 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
 from controller.config import Config
-from controller.errors import LuckTableError
 from controller.history.index import build_index
 from controller.history.recent import Recent, access_records, entries_since, replayed
 from controller.intake import Absent, Arrival, Intake
@@ -64,6 +63,7 @@ from controller.table.streams import WAIT_MS
 from drivers import events as ev
 from drivers.device import DeviceDriver
 from drivers.errors import DriverError
+from luck_errors import LuckTableError
 
 if TYPE_CHECKING:
     from controller.floor.shipper_process import ShipperProcess

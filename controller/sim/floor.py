@@ -17,7 +17,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Protocol
 
-from controller.errors import LuckTableError
 from controller.rules import Effect
 from controller.sim.core_journal import CoreJournal
 from controller.sim.core_records import core_serial
@@ -44,6 +43,7 @@ from controller.table.streams import WAIT_MS
 from drivers.protocol import tag_order
 from firmware_sim.device import DeviceError
 from firmware_sim.shoe import FOREIGN_DECK, Cheat, Tagged, tag_uid, tagged_deck, tamper
+from luck_errors import LuckTableError
 
 #: The id of the deck a core floor's shoe registers (its tags: ``firmware_sim.shoe``).
 DECK_ID = 1

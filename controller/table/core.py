@@ -18,7 +18,6 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, NamedTuple
 
-from controller.errors import LuckTableError
 from controller.rules import (
     Action,
     Card,
@@ -53,6 +52,7 @@ from controller.table.inputs import Device, Disposition, Remedy, TableInput
 from controller.table.protection import Deck, DeckRegistered, Registration
 from controller.table.state import SEATS, Placement, Seat, Signals, Table
 from controller.table.streams import Stream, Streams, over
+from luck_errors import LuckTableError
 
 _PLAYER_DECISIONS = BETTING_DECISIONS | {Do.BONUS, Do.SHOW, Do.MUCK}
 
