@@ -44,8 +44,8 @@ import tomli_w
 from figures_kit import Report, add_json_option
 
 from controller.hil.service import Console, Credentials, ServiceProcess
-from controller.history.records import table_inputs
 from controller.journal import Journal
+from controller.records import table_inputs
 from controller.rules import Effect
 from controller.sim.dealer import FaultRates, Pace, Tally
 from controller.sim.floor import CoreFloor, PhysicalActError

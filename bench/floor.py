@@ -81,8 +81,8 @@ from controller.floor.derive import Point, derive
 from controller.floor.migrate import migrate
 from controller.floor.shipper import Shipper
 from controller.floor.store import shipped
-from controller.history.recovery import initial_table
 from controller.journal import Journal
+from controller.recovery import initial_table
 from controller.sim.dealer import Pace
 from dealer_ui.auth import hash_pin
 from dealer_ui.pit.live import floor_now

@@ -40,11 +40,11 @@ from controller.cli.sim_command import PREPARED_FROM
 from controller.config import FloorSettings
 from controller.floor.derive import derive, point_at
 from controller.history.hands import recorded_hands
-from controller.history.recovery import recover
 from controller.journal import Journal
 from controller.journal.rotation import Rotation
 from controller.journal.segments import folder_of
 from controller.journal.snapshots import Snapshots
+from controller.recovery import recover
 from controller.rules.evaluator import prepare
 from controller.sim.core_journal import CoreJournal
 from controller.sim.dealer import Dealer, Tally

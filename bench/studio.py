@@ -103,8 +103,8 @@ async def deal(
 
 def replayed(service: TableService, positions: dict[int, int]) -> dict[int, Any]:
     """The hand after each card's position (read back from the journal)."""
-    from controller.history.recovery import steps  # noqa: PLC0415
     from controller.journal import Journal  # noqa: PLC0415
+    from controller.recovery import steps  # noqa: PLC0415
 
     out: dict[int, Any] = {}
     with Journal.open_read_only(service.config.journal) as journal:

@@ -99,12 +99,11 @@ sys.path.insert(0, str(ROOT))
 
 from figures_kit import Report, add_json_option  # noqa: E402
 
-from controller.history.records import record_of, table_inputs  # noqa: E402
-from controller.journal import Device as JournalDevice  # noqa: E402
-from controller.journal import Input, Journal, rotation  # noqa: E402
+from controller.journal import DeviceId, Input, Journal, rotation  # noqa: E402
 from controller.journal.device_events import to_input  # noqa: E402
 from controller.journal.segments import Segment  # noqa: E402
 from controller.journal.snapshots import Snapshots  # noqa: E402
+from controller.records import record_of, table_inputs  # noqa: E402
 from controller.rules import Do  # noqa: E402
 from controller.service import Recovered, TableService, recover, steps  # noqa: E402
 from controller.service import service as service_module  # noqa: E402
@@ -413,7 +412,7 @@ def write_journal(path: Path, hands: int, seed: int, in_progress: bool = True) -
     rng = random.Random(seed)
     journal = Journal.open(path)
     snapshots = Snapshots(path)
-    shoe = JournalDevice("shoe", "BENCH-SHOE", 1)
+    shoe = DeviceId("shoe", "BENCH-SHOE", 1)
     settings = TableSettings()
     table = Table(settings)
     clock = 1_700_000_000_000

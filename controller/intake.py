@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from controller.config import DevicePort
-from controller.journal import Device as JournalDevice
+from controller.journal import DeviceId
 from controller.journal.device_events import device_of
 from controller.table import Device
 from drivers import events as ev
@@ -50,7 +50,7 @@ class Arrival:
 
     event: ev.Event
     device: Device
-    source: JournalDevice | None
+    source: DeviceId | None
     received_at: float
 
 
@@ -77,7 +77,7 @@ class Intake:
         self.usb_backend = usb_backend
         #: The driver while the device is connected.
         self.driver: Driver | None = None
-        self._source: JournalDevice | None = None
+        self._source: DeviceId | None = None
 
     async def run(self, journal: Journal, absent: Absent, stopping: asyncio.Event) -> None:
         """Open, take, journal, acknowledge; on a failure say so to ``absent`` and open

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 from controller.config import DevicePort
 from controller.intake import Arrival, Intake
-from controller.journal import Device, Journal, to_input
-from controller.table import Device as TableDevice
+from controller.journal import DeviceId, Journal, to_input
+from controller.table import Device
 from drivers import events as ev
 from drivers.errors import DriverError, HandshakeTimeout, PortNotFoundError
 
@@ -34,7 +34,7 @@ class Observed:
 
     event: ev.Event
     kind: str
-    device: Device | None
+    device: DeviceId | None
     received_at: float
     position: int | None = None
     duplicate: bool = False
@@ -51,7 +51,7 @@ class Monitor:
 
     def __init__(
         self,
-        devices: Sequence[tuple[TableDevice, DevicePort]],
+        devices: Sequence[tuple[Device, DevicePort]],
         report: Callable[[Observed], None],
         notice: Callable[[str], None],
         journal: Journal | None = None,

@@ -36,9 +36,9 @@ from typing import Any
 
 from controller.history.hands import HandRecorder, RecordedHand
 from controller.history.index import recorded_hand, recorded_page
-from controller.history.recovery import initial_table, steps
 from controller.history.script import history
 from controller.journal import Journal
+from controller.recovery import initial_table, steps
 from controller.table import Table
 
 log = logging.getLogger(__name__)

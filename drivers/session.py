@@ -165,29 +165,32 @@ class LinkStats:
     decode_errors: Counter[str] = field(default_factory=Counter)
 
 
-def _device_event(seq: int, message: Message, origin: ev.Origin, version: int) -> ev.DeviceEvent:
+#: The driver's event of each device message that carries the same fields, in order.
+_SAME_FIELDS: Mapping[type[Message], Callable[..., ev.DeviceEvent]] = {
+    CardMessage: ev.CardRead,
+    Unreadable: ev.CardUnreadable,
+    DeckCardMessage: ev.DeckCard,
+    Fault: ev.DeviceFault,
+    FaultCleared: ev.DeviceFaultCleared,
+    SeatCard: ev.CardAtSeat,
+}
+
+
+def device_event(seq: int, message: Message, origin: ev.Origin, version: int) -> ev.DeviceEvent:
     """The driver's event for a device's message; ``version``: the device's protocol version
     (a shoe of version 2 registers each deck card by card before its DECK)."""
+    same = _SAME_FIELDS.get(type(message))
+    if same is not None:
+        values = [getattr(message, spec.name) for spec in fields(message)]
+        return same(seq, *values, origin=origin)
     match message:
-        case CardMessage(card=card, read_counter=counter, uid=uid):
-            return ev.CardRead(seq, card, counter, uid, origin=origin)
-        case Unreadable(read_counter=counter, disposition=disposition):
-            return ev.CardUnreadable(seq, counter, disposition, origin=origin)
-        case DeckCardMessage(deck_id=deck_id, index=index, card=card, uid=uid):
-            return ev.DeckCard(seq, deck_id, index, card, uid, origin=origin)
         case Deck(deck_id=deck_id, cards_loaded=loaded, cards_remaining=remaining):
             registered = version >= DeckCardMessage.SINCE
             return ev.DeckLoaded(seq, deck_id, loaded, remaining, registered, origin=origin)
-        case Fault(code=code):
-            return ev.DeviceFault(seq, code, origin=origin)
-        case FaultCleared(code=code):
-            return ev.DeviceFaultCleared(seq, code, origin=origin)
         case SeatOccupied(seat=seat, occupied=True):
             return ev.SeatOccupied(seq, seat, origin=origin)
         case SeatOccupied(seat=seat):
             return ev.SeatVacated(seq, seat, origin=origin)
-        case SeatCard(seat=seat, card=card, uid=uid):
-            return ev.CardAtSeat(seq, seat, card, uid, origin=origin)
     raise AssertionError(f"{message.NAME} is not a sequenced device event")
 
 
@@ -668,7 +671,7 @@ class HostSession:
             if self.config.ack_on == "delivery":
                 self._acked = seq
                 self._ack_soon(now)
-            self._events.append(_device_event(seq, message, self._origin, self._version))
+            self._events.append(device_event(seq, message, self._origin, self._version))
 
     _HANDLERS: Mapping[type[Message], Callable[[HostSession, Any, float], None]] = {
         Hello: _hello,

@@ -23,9 +23,9 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from controller.history.records import record_of
-from controller.history.recovery import initial_table
 from controller.journal import Journal
+from controller.records import record_of
+from controller.recovery import initial_table
 from controller.rules import Do
 from controller.table import (
     CardFromShoe,

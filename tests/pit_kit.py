@@ -28,8 +28,8 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from controller.floor import facts, store
 from controller.floor.derive import Point, derive
 from controller.floor.migrate import migrate
-from controller.history.recovery import initial_table
 from controller.journal import Journal
+from controller.recovery import initial_table
 from dealer_ui.auth import hash_pin
 from tests.floor_kit import floor_database
 from tests.tcp_proxy import CutProxy

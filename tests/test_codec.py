@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from controller.codec import Codec, CodecError
-from controller.journal import Device, event_of, to_input
+from controller.journal import DeviceId, event_of, to_input
 from controller.journal.store import Entry
 from controller.rules import parse_card
 from controller.table import CorrectCard, Fault, input_from_json
@@ -112,7 +112,7 @@ def test_table_inputs_keep_their_stored_form():
     uid=st.binary(max_size=10),
 )
 def test_device_events_keep_their_stored_form_and_read_back(seq, card, boot, uid):
-    device = Device("shoe", "SHOE-1", boot)
+    device = DeviceId("shoe", "SHOE-1", boot)
     read = ev.CardRead(seq=seq, card=card, read_counter=seq, uid=uid)
     unread = ev.CardUnreadable(seq=seq, disposition=Disposition.REJECT_TRAY, read_counter=1)
     fault = ev.DeviceFault(seq=seq, code=FaultCode.JAM)

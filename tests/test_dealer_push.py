@@ -15,9 +15,9 @@ from controller.config_file import Credential
 from controller.floor import facts as f
 from controller.floor.derive import Point, derive
 from controller.history.hands import recorded_hands
-from controller.history.records import ACCESS, TABLE
-from controller.history.recovery import initial_table
 from controller.journal import Journal
+from controller.records import ACCESS, TABLE
+from controller.recovery import initial_table
 from controller.rules import DECK
 from controller.service import TableService
 from controller.table import Device, Refuse

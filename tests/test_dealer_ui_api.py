@@ -16,10 +16,10 @@ import pytest
 import websockets
 
 from controller.history.hands import recorded_hands
-from controller.history.records import ACCESS
-from controller.history.recovery import recover
 from controller.journal import Journal
 from controller.journal.snapshots import Snapshots
+from controller.records import ACCESS
+from controller.recovery import recover
 from controller.rules import Illegal
 from controller.service import TableService
 from controller.table import Mode, Refuse, Table

@@ -15,10 +15,10 @@ import pytest
 from controller.config import DevicePort
 from controller.floor import store
 from controller.floor.migrate import migrate
-from controller.history.records import record_of
 from controller.intake import Intake
 from controller.journal import Journal
 from controller.journal.device_events import to_input
+from controller.records import record_of
 from controller.table import (
     CardFromShoe,
     Configure,

@@ -18,8 +18,8 @@ import pytest
 from controller.floor import store
 from controller.floor.shipper import Shipper
 from controller.history.hands import recorded_hands
-from controller.history.records import TABLE
 from controller.journal import Input, Journal
+from controller.records import TABLE
 from controller.table import Leave, SitDown, VoidHand
 from dealer_ui import archive
 from tests.floor_kit import JournalWriter, floor_database, wait_for

@@ -32,9 +32,9 @@ from controller.floor.shipper import Shipper
 from controller.floor.shipper_process import ShipperProcess
 from controller.floor.store import shipped
 from controller.history.hands import recorded_hands
-from controller.history.recovery import initial_table
 from controller.journal import Journal
 from controller.journal.snapshots import Snapshots
+from controller.recovery import initial_table
 from controller.service import steps
 from controller.table import SitDown, Table
 from tests.floor_kit import JournalWriter, floor_database, wait_for, write_journal

@@ -28,10 +28,10 @@ from controller.floor.derive import Point, derive, point_at
 from controller.floor.migrate import FOLDER, MigrationError, migrate
 from controller.floor.store import shipped as shipped_as
 from controller.history.hands import recorded_hands
-from controller.history.records import record_of
-from controller.history.recovery import initial_table
 from controller.journal import Journal
 from controller.journal.snapshots import Snapshots
+from controller.records import record_of
+from controller.recovery import initial_table
 from controller.table import (
     CardFromShoe,
     ChangeSeat,

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from psycopg.types.json import Jsonb
 
 from controller.config import ConfigError, parse_config
-from controller.history.records import record_of, table_inputs
+from controller.records import record_of, table_inputs
 from controller.table import SitDown, TableInputError, VoidHand, input_from_json
 from controller.text import NAME, REASON, REFUSED, FreeText, TextError
 from tests.console_kit import SUPERVISOR, live_table

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
-from controller.history.records import ACCESS
 from controller.journal import Journal
+from controller.records import ACCESS
 from dealer_ui.refusals import REFUSED_INPUT
 from dealer_ui.relay import Relay, server_url
 from tests.console_kit import LiveTable, Script, live_table

@@ -21,8 +21,8 @@ from fastapi.testclient import TestClient
 
 from controller.config import load_config
 from controller.config_file import Api, ConfigError, Credential
-from controller.history.records import ACCESS
 from controller.journal import Journal
+from controller.records import ACCESS
 from controller.table import AlertKind
 from dealer_ui.auth import NOT_CONFIGURED, Auth, AuthError, hash_pin
 from dealer_ui.pit import create_app as create_pit

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.journal import Device, Journal, JournalError, event_of, to_input
+from controller.journal import DeviceId, Journal, JournalError, event_of, to_input
 from controller.journal.device_events import device_of
 from drivers import events as ev
 from drivers.protocol import DeviceKind, Disposition, FaultCode
@@ -62,7 +62,7 @@ def test_every_kind_of_event_reads_back_in_order_and_equal(journal):
     card = entries[2]
     assert (card.source, card.type, card.seq, card.event_number) == ("device", "CardRead", 1, 1)
     assert card.fields == {"card": 51, "read_counter": 0, "uid": "04000000070000"}
-    assert card.device == Device("shoe", "SHOE-1", 0xC0FFEE)
+    assert card.device == DeviceId("shoe", "SHOE-1", 0xC0FFEE)
     assert entries[0].source == "link" and entries[0].seq is None
     assert [entry.position for entry in journal.entries(after=10)] == [11, 12]
 

@@ -20,13 +20,13 @@ import pytest
 from controller.cli import main
 from controller.history.hands import recorded_hands
 from controller.history.index import recorded_hand
-from controller.history.recovery import recover, steps
 from controller.history.script import history
 from controller.intake import Arrival
 from controller.journal import Journal
 from controller.journal.device_events import event_of
 from controller.journal.rotation import Rotation
 from controller.journal.snapshots import EVERY, Snapshots
+from controller.recovery import recover, steps
 from controller.rules import Effect
 from controller.service.service import TableService
 from controller.sim.core_journal import CoreJournal

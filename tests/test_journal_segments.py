@@ -31,7 +31,6 @@ from controller.floor.migrate import migrate
 from controller.floor.store import shipped
 from controller.history.hands import recorded_hands
 from controller.history.index import recorded_hand
-from controller.history.recovery import recover
 from controller.journal import Input, Journal, JournalError
 from controller.journal import store as journal_store
 from controller.journal.chain import link
@@ -39,6 +38,7 @@ from controller.journal.lock import WriterLock
 from controller.journal.rotation import CHAIN_STEP, Rotation, due, finish, rotate
 from controller.journal.segments import SegmentDamaged, folder_of, last_sealed, sealed
 from controller.journal.snapshots import EVERY, Snapshots
+from controller.recovery import recover
 from controller.sim.core_journal import CoreJournal
 from controller.sim.dealer import Dealer, Tally
 from controller.sim.floor import CoreFloor

@@ -11,19 +11,19 @@ from pathlib import Path
 from typing import Any
 
 from controller.history.hands import recorded_hands
-from controller.history.records import table_inputs
-from controller.history.recovery import recover
-from controller.journal import Device, Input, Journal
+from controller.journal import DeviceId, Input, Journal
 from controller.journal.device_events import event_of, to_input
 from controller.journal.snapshots import Snapshots
+from controller.records import table_inputs
+from controller.recovery import recover
 from controller.sim.core_journal import CoreJournal
 from controller.sim.dealer import Dealer, Tally
 from controller.sim.floor import DECK_ID, CoreFloor
 from controller.table import CardAtSeat, CardFromShoe, DeckCard, DeckLoaded, Table, TableSettings
 from drivers import events as ev
 
-SHOE = Device("shoe", "SHOE-1", 7)
-BOARD = Device("seat_board", "SEATS-1", 8)
+SHOE = DeviceId("shoe", "SHOE-1", 7)
+BOARD = DeviceId("seat_board", "SEATS-1", 8)
 
 
 def records(*events: ev.SequencedEvent) -> list[Input]:

@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 from test_firmware_sim_process import WAIT, Control, simulator
 
-from controller.history.records import ACCESS, record_of
 from controller.journal import Input, Journal, event_of, to_input
 from controller.journal.device_events import device_of
+from controller.records import ACCESS, record_of
 from controller.table import SitDown
 from drivers import events as ev
 from drivers.protocol import DeviceKind, Disposition

@@ -22,9 +22,9 @@ from websockets.exceptions import InvalidStatus
 from controller.config_file import Api, Credential
 from controller.floor import facts
 from controller.floor.derive import derive, point_at
-from controller.history.records import ACCESS
 from controller.journal import Journal
 from controller.journal.snapshots import Snapshots
+from controller.records import ACCESS
 from controller.table import AlertKind
 from dealer_ui.auth import Attack, Auth, AuthError, hash_pin, verify_pin
 from dealer_ui.guard import CSP

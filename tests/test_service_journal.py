@@ -15,11 +15,10 @@ from pathlib import Path
 import pytest
 
 from controller.history.hands import recorded_hands
-from controller.history.records import record_of, table_inputs
-from controller.journal import Device as JournalDevice
-from controller.journal import Input, Journal, JournalError
+from controller.journal import DeviceId, Input, Journal, JournalError
 from controller.journal.device_events import to_input
 from controller.journal.snapshots import Snapshots
+from controller.records import record_of, table_inputs
 from controller.rules import DECK, Do, Phase
 from controller.service import TableService, recover, steps
 from controller.table import (
@@ -269,7 +268,7 @@ def test_a_voided_hand_replays_to_its_recorded_stacks_and_its_record_audits(
     assert broken.returncode == 2 and "missing 'outcome'" in broken.stderr
 
 
-def third_street_dealt() -> tuple[JournalDevice, list[Input]]:
+def third_street_dealt() -> tuple[DeviceId, list[Input]]:
     """The shoe's journal device and the records of a hand at two seats whose third
     street's six cards are read (no decision yet)."""
     shoe = to_input(ev.LinkUp(SHOE, "HELLO"), None, 1.0).device

@@ -13,9 +13,9 @@ import pytest
 from controller.floor import facts as f
 from controller.floor.derive import facts_of
 from controller.history.hands import HandRecorder
-from controller.history.recovery import Recovered, from_snapshot
 from controller.journal import Entry
 from controller.journal.snapshots import Snapshots
+from controller.recovery import Recovered, from_snapshot
 from controller.rules import Dest, parse_card
 from controller.sim.dealer import Tally
 from controller.table import (

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from controller.history.recovery import Recovered, from_snapshot
 from controller.journal.snapshots import Snapshots
+from controller.recovery import Recovered, from_snapshot
 from controller.table import Leave, Refuse, SitDown, Table, VoidHand
 from dealer_ui.views import Role, view, visible_cards
 from tests.table_driver import TableDriver

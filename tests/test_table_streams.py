@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from controller.history.records import table_inputs
 from controller.journal import Input, event_of, to_input
 from controller.journal.store import Entry
+from controller.records import table_inputs
 from controller.rules import parse_card
 from controller.table import (
     AlertKind,

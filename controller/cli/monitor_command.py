@@ -20,9 +20,9 @@ from typing import Any
 
 from controller.cli.common import fail
 from controller.config import DevicePort
-from controller.history.records import ACCESS, TABLE
 from controller.journal import Input, Journal, JournalError, JournalLocked, to_input
 from controller.monitor import Monitor, Observed
+from controller.records import ACCESS, TABLE
 from controller.rules.cards import Card, counted, shown
 from controller.table import Device
 from drivers.errors import DriverError

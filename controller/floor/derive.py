@@ -1,7 +1,7 @@
 """The facts of a table's journal, derived at the table through the table core.
 
 The same path as recovery and ``luck-table history``: each journal entry is applied with
-``controller.history.recovery.entry_steps`` and each hand recorded as it ends by
+``controller.recovery.entry_steps`` and each hand recorded as it ends by
 ``controller.history.hands.HandRecorder``. A :class:`Point` is where the derivation stands (a
 journal position, the table after it, when its hand in progress started); :func:`point_at`
 rebuilds one at any position (from the latest snapshot at or before it), :func:`derive`
@@ -17,10 +17,10 @@ from dataclasses import dataclass
 
 from controller.floor import facts as f
 from controller.history.hands import HandRecorder, RecordedHand
-from controller.history.records import at_of
-from controller.history.recovery import entry_steps, from_snapshot
 from controller.journal import Entry, Journal, JournalError
 from controller.journal.snapshots import Snapshots
+from controller.records import at_of
+from controller.recovery import entry_steps, from_snapshot
 from controller.rules import Phase
 from controller.table import Clearance, Cleared, Raised, Step, Table
 from controller.table import effects as told

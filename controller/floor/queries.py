@@ -31,7 +31,7 @@ from controller.floor.surveillance import (
     Bookmark,
     SeatHand,
 )
-from controller.journal import Device, Entry
+from controller.journal import DeviceId, Entry
 
 
 @dataclass(frozen=True, slots=True)
@@ -705,7 +705,7 @@ def entries(
             source,
             kind,
             fields,
-            None if serial is None else Device(device_kind, serial, boot_id),
+            None if serial is None else DeviceId(device_kind, serial, boot_id),
             seq,
             number,
             chain,

@@ -52,9 +52,9 @@ from controller.floor.derive import (
     status_of,
 )
 from controller.floor.migrate import migrate
-from controller.history.records import at_of
 from controller.journal import Entry, Journal
 from controller.journal.snapshots import Snapshots
+from controller.records import at_of
 
 log = logging.getLogger(__name__)
 

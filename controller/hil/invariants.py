@@ -17,8 +17,8 @@ import bisect
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from controller.history.recovery import initial_table, steps
 from controller.journal import Journal
+from controller.recovery import initial_table, steps
 from controller.rules import Card
 from controller.table import Alert, AlertKind, Table
 

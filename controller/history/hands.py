@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from controller.history.recovery import steps
 from controller.history.script import IN_PROGRESS, Replay, Script, play, to_json
 from controller.journal import Journal
+from controller.recovery import steps
 from controller.rules import Action, Deal, Do, Hand, Phase
 from controller.table import Step, Table
 from controller.table.effects import HandOver, HandStarted

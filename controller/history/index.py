@@ -17,11 +17,11 @@ from collections.abc import Container
 from dataclasses import dataclass
 
 from controller.history.hands import HandRecorder, RecordedHand
-from controller.history.records import TABLE
-from controller.history.recovery import Recovered, from_snapshot, initial_table, steps
-from controller.journal import Device, Journal, JournalError
+from controller.journal import DeviceId, Journal, JournalError
 from controller.journal.segments import Segment, moved
 from controller.journal.snapshots import EVERY, Snapshots
+from controller.records import TABLE
+from controller.recovery import Recovered, from_snapshot, initial_table, steps
 from controller.table.effects import HandOver
 
 log = logging.getLogger(__name__)
@@ -33,7 +33,7 @@ def build_index(journal: Journal, snapshots: Snapshots) -> int:
     started = time.perf_counter()
     hands: list[tuple[int, int]] = []
     checkpoints: list[tuple[int, int, str]] = []
-    devices: dict[str, Device] = {}
+    devices: dict[str, DeviceId] = {}
     for entry, step in steps(journal):
         if entry.source != TABLE and entry.device is not None:
             devices[entry.device.kind] = entry.device

@@ -14,23 +14,11 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from controller.history.records import ACCESS
-from controller.history.recovery import entry_steps, from_snapshot
 from controller.journal import Entry, Journal
 from controller.journal.snapshots import Snapshots
-from controller.rules import Effect
-from controller.table import Step, Table
-
-
-@dataclass(frozen=True, slots=True)
-class Update:
-    """An input was applied: its journal position, the table after it, its effects, and
-    the time it was journaled (``at``, seconds since the epoch)."""
-
-    position: int
-    table: Table
-    effects: tuple[Effect, ...]
-    at: float = 0.0
+from controller.records import ACCESS
+from controller.recovery import Update, entry_steps, from_snapshot
+from controller.table import Step
 
 
 @dataclass(frozen=True, slots=True)

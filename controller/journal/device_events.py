@@ -10,40 +10,28 @@ enumerations by their lower-case name (``jam``, ``reject_tray``), bytes as hex
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, get_args
 
 from controller.codec import Codec, CodecError
 from controller.journal.base import JournalError
-from controller.journal.store import Device, Entry, Input
+from controller.journal.store import DeviceId, Entry, Input
 from drivers import events as ev
 
 DEVICE = "device"
 LINK = "link"
 CODEC = Codec()
 
-EVENT_TYPES: dict[str, type[ev.Event]] = {
-    cls.__name__: cls
-    for cls in (
-        ev.LinkUp,
-        ev.LinkDown,
-        ev.CardRead,
-        ev.CardUnreadable,
-        ev.DeckCard,
-        ev.DeckLoaded,
-        ev.DeviceFault,
-        ev.DeviceFaultCleared,
-        ev.SeatOccupied,
-        ev.SeatVacated,
-        ev.CardAtSeat,
-    )
-}
+#: The drivers' events by name, the ``type`` of their records: every event of
+#: ``drivers.events.Event``, so that a new event is journaled with nothing added here.
+EVENT_TYPES: dict[str, type[ev.Event]] = {cls.__name__: cls for cls in get_args(ev.Event)}
 
 
-def device_of(info: ev.DeviceInfo) -> Device:
-    return Device(info.kind.name.lower(), info.serial, info.boot_id)
+def device_of(info: ev.DeviceInfo) -> DeviceId:
+    return DeviceId(info.kind.name.lower(), info.serial, info.boot_id)
 
 
-def to_input(event: ev.Event, device: Device | None, recorded_at: float) -> Input:
+def to_input(event: ev.Event, device: DeviceId | None, recorded_at: float) -> Input:
     """The journal input for ``event``; ``device``: the device of the last LinkUp before it."""
     if isinstance(event, ev.LinkUp):
         return Input(recorded_at, LINK, "LinkUp", _fields(event), device_of(event.device))
@@ -61,11 +49,19 @@ def event_of(entry: Entry) -> ev.Event:
         raise JournalError(
             f"position {entry.position}: {entry.source} {entry.type} is not a device or link event"
         )
-    values = dict(entry.fields)
-    if entry.seq is not None:
-        values["seq"] = entry.seq
+    return build_event(cls, entry.fields, entry.seq, f"position {entry.position}: {entry.type}")
+
+
+def build_event(
+    cls: type[ev.Event], fields: Mapping[str, Any], seq: int | None, where: str
+) -> ev.Event:
+    """The event of type ``cls`` of a record's fields and ``seq`` (None: a link event's);
+    raises :class:`JournalError` naming ``where`` for fields that do not fit it."""
+    values = dict(fields)
+    if seq is not None:
+        values["seq"] = seq
     try:
-        event: ev.Event = CODEC.build(cls, values, f"position {entry.position}: {entry.type}")
+        event: ev.Event = CODEC.build(cls, values, where)
     except CodecError as error:
         raise JournalError(str(error)) from None
     return event

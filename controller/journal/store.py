@@ -107,8 +107,11 @@ _COLUMNS = (
 
 
 @dataclass(frozen=True, slots=True)
-class Device:
-    """Which device an input came from: its kind, serial number and boot id (from HELLO)."""
+class DeviceId:
+    """A device's identity, the one the journal, the intake, the service and recovery share:
+    its kind (the table's ``Device``: ``shoe``, ``seat_board``), serial number and boot id,
+    from its HELLO (``drivers.events.DeviceInfo``, which adds where and what it runs). The
+    journal keeps each device event once by it and its ``seq``."""
 
     kind: str
     serial: str
@@ -126,7 +129,7 @@ class Input:
     source: str
     type: str
     fields: dict[str, Any]
-    device: Device | None = None
+    device: DeviceId | None = None
     seq: int | None = None
 
 
@@ -139,7 +142,7 @@ class Entry:
     source: str
     type: str
     fields: dict[str, Any]
-    device: Device | None
+    device: DeviceId | None
     seq: int | None
     event_number: int | None
     chain: bytes | None = None  # its link in the journal's hash chain (None: written before)
@@ -489,7 +492,7 @@ class Journal:
                 f"journal {self.path} is open to read (create=False): it cannot be written"
             )
 
-    def _event_number(self, device: Device, item: Input) -> int | None:
+    def _event_number(self, device: DeviceId, item: Input) -> int | None:
         """The event's number in its device boot, or None when the journal holds it already.
 
         A device delivers its events in order, so an event at or behind the last one
@@ -535,7 +538,7 @@ class Journal:
             ).fetchone()
         return None if last is None else (last[0], last[1])
 
-    def _held(self, device: Device, number: int) -> tuple[Any, ...] | None:
+    def _held(self, device: DeviceId, number: int) -> tuple[Any, ...] | None:
         """The journal's row of the device boot's event ``number`` (the file first, then
         the segments, newest first: a re-delivery is of a recent event)."""
         query = (
@@ -595,7 +598,7 @@ def _entry(row: tuple[Any, ...]) -> Entry:
     position, recorded_at, source, kind, fields, device_kind, serial, boot_id, seq, number = row[
         :10
     ]
-    device = None if serial is None else Device(device_kind, serial, boot_id)
+    device = None if serial is None else DeviceId(device_kind, serial, boot_id)
     chain = None if len(row) == 10 or row[10] is None else bytes(row[10])
     fields = json.loads(fields)
     return Entry(position, recorded_at, source, kind, fields, device, seq, number, chain)

@@ -2,11 +2,11 @@
 
 ``TableService(config)`` runs the drivers, journals every input before applying it to the
 table core, drives the shoe's lamps and publishes an :class:`Update` per applied input;
-:func:`recover` rebuilds the table from a journal (:mod:`controller.history.recovery`).
+:func:`recover` rebuilds the table from a journal (:mod:`controller.recovery`).
 """
 
-from controller.history.recent import Recent, Update
-from controller.history.recovery import Recovered, recover, steps
+from controller.history.recent import Recent
+from controller.recovery import Recovered, Update, recover, steps
 from controller.service.service import (
     Guard,
     Paused,

@@ -34,15 +34,14 @@ from typing import TYPE_CHECKING, Any, Self
 
 from controller.config import Config
 from controller.history.index import build_index
-from controller.history.recent import Recent, Update, access_records, entries_since, replayed
-from controller.history.records import ACCESS, record_of, table_inputs
-from controller.history.recovery import Recovered, recover
+from controller.history.recent import Recent, access_records, entries_since, replayed
 from controller.intake import Absent, Arrival, Driver, Intake
-from controller.journal import Device as JournalDevice
-from controller.journal import Entry, Input, Journal, JournalError, JournalUnwritable
+from controller.journal import DeviceId, Entry, Input, Journal, JournalError, JournalUnwritable
 from controller.journal.device_events import device_of, to_input
 from controller.journal.rotation import due, finish, rotate
 from controller.journal.snapshots import Snapshots
+from controller.records import ACCESS, record_of, table_inputs
+from controller.recovery import Recovered, Update, recover
 from controller.service.clock import CHECK_SECONDS, ServiceClock
 from controller.service.timings import CARD_SECONDS, COMMIT_SECONDS
 from controller.table import (
@@ -167,7 +166,7 @@ class TableService:
         #: The last input's step: the table after it, and what the table shows.
         self._last: Step | None = None
         self._position = 0
-        self._devices: dict[str, JournalDevice] = {}
+        self._devices: dict[str, DeviceId] = {}
         self._intakes: dict[Device, Intake] = {}
         self._down: set[Device] = set()  # devices whose absence is journaled
         self._lamps: Lamps | None = None  # the lamps last sent to the shoe
@@ -728,7 +727,7 @@ class TableService:
     async def _arrived(self, batch: Sequence[Arrival]) -> None:
         """Journal and apply a batch of one device's events; while the journal cannot be
         written, the batch waits (unacknowledged) and is journaled once it can."""
-        before: dict[str, JournalDevice | None] = {}  # what the batch's LinkUps replace
+        before: dict[str, DeviceId | None] = {}  # what the batch's LinkUps replace
 
         def records(now: int) -> list[Input]:
             before.clear()
@@ -754,7 +753,7 @@ class TableService:
                 CARD_SECONDS.observe(done - item.received_at)
 
     def _records_of(
-        self, arrival: Arrival, recorded_at: float, before: dict[str, JournalDevice | None]
+        self, arrival: Arrival, recorded_at: float, before: dict[str, DeviceId | None]
     ) -> list[Input]:
         """The records of ``arrival``; a LinkUp's device becomes the known one of its kind
         (``before`` gets the one it replaces, to put back if the records are not

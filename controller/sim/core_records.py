@@ -5,23 +5,33 @@ Each device event of the modelled shoe and seat board becomes the driver's event
 real device reports, numbered as it numbers it) journaled as the service journals it
 (:func:`controller.journal.to_input`); every other input (people's, the ``Tick``, the
 ``Configure`` of the settings) as the table core's record
-(:func:`controller.history.records.record_of`). Each record is checked to stand for the
-very input the table took (:func:`controller.history.records.table_inputs`, what the
+(:func:`controller.records.record_of`). Each record is checked to stand for the
+very input the table took (:func:`controller.records.table_inputs`, what the
 service applies and recovery replays).
 """
 
 from __future__ import annotations
 
-from controller.history.records import TABLE, record_of, table_inputs
-from controller.journal import Device as JournalDevice
-from controller.journal import Input, JournalError, to_input
+from controller.journal import DeviceId, Input, JournalError, to_input
+from controller.journal.device_events import build_event
+from controller.records import MESSAGE_OF_INPUT, TABLE, record_of, table_inputs
 from controller.table import TableInput
 from controller.table import inputs as ti
 from drivers import events as ev
-from drivers.protocol import DeviceKind, Disposition
+from drivers.protocol import DeviceKind
 
 #: The modelled devices' boot id.
 BOOT = 1
+#: The device events a core run models, each with the device that reports it (the sim
+#: raises no device fault: a fault would be journaled as the table's record).
+_MODELLED: dict[type[TableInput], ti.Device] = {
+    ti.CardFromShoe: ti.Device.SHOE,
+    ti.CardUnreadable: ti.Device.SHOE,
+    ti.DeckCard: ti.Device.SHOE,
+    ti.SeatOccupied: ti.Device.SEAT_BOARD,
+    ti.SeatVacated: ti.Device.SEAT_BOARD,
+    ti.CardAtSeat: ti.Device.SEAT_BOARD,
+}
 
 
 def core_serial(device: ti.Device) -> str:
@@ -34,13 +44,13 @@ class CoreRecords:
     counters go on from one to the next)."""
 
     def __init__(self) -> None:
-        self._devices: dict[str, JournalDevice] = {}
+        self._devices: dict[str, DeviceId] = {}
         self._reads = 0  # the shoe's read counter
         self._decks = 0  # the decks loaded without a registration (the id of the last)
         self._registered = 0  # the cards of the registration under way
 
     @property
-    def devices(self) -> dict[str, JournalDevice]:
+    def devices(self) -> dict[str, DeviceId]:
         """The device of each kind's last ``LinkUp`` so far."""
         return dict(self._devices)
 
@@ -74,35 +84,34 @@ class CoreRecords:
     def _event_of(self, item: TableInput) -> tuple[ev.Event, ti.Device] | None:
         """The driver's event for a device's input, and the device (None: not a device's)."""
         seq = getattr(item, "seq", None)
-        shoe, board = ti.Device.SHOE, ti.Device.SEAT_BOARD
         match item:
             case ti.LinkDown(device=device, reason=reason):
                 return ev.LinkDown(ev.LinkDownReason.CONNECTION_LOST, reason), device
             case _ if seq is None:
                 return None
-            case ti.CardFromShoe(code=code, uid=uid):
-                self._read()
-                return ev.CardRead(seq, code, self._reads, bytes.fromhex(uid)), shoe
-            case ti.CardUnreadable(disposition=where):
-                self._read()
-                return ev.CardUnreadable(seq, self._reads, Disposition[where.name]), shoe
-            case ti.DeckCard(deck=deck, code=code, uid=uid):
-                self._registered += 1
-                card = ev.DeckCard(seq, deck, self._registered - 1, code, bytes.fromhex(uid))
-                return card, shoe
             case ti.DeckLoaded(count=count, deck=deck):
                 self._registered = 0
                 if deck is None:  # a shoe that registers no deck: one id a load
                     self._decks += 1
-                    return ev.DeckLoaded(seq, self._decks, count, count), shoe
-                return ev.DeckLoaded(seq, deck, count, count, registered=True), shoe
-            case ti.SeatOccupied(seat=seat):
-                return ev.SeatOccupied(seq, seat), board
-            case ti.SeatVacated(seat=seat):
-                return ev.SeatVacated(seq, seat), board
-            case ti.CardAtSeat(seat=seat, code=code, uid=uid):
-                return ev.CardAtSeat(seq, seat, code, bytes.fromhex(uid)), board
-        return None
+                    return ev.DeckLoaded(seq, self._decks, count, count), ti.Device.SHOE
+                return ev.DeckLoaded(seq, deck, count, count, registered=True), ti.Device.SHOE
+        reporter = _MODELLED.get(type(item))
+        if reporter is None:
+            return None
+        message = MESSAGE_OF_INPUT[type(item)]
+        fields = message.event_fields(item, self._device_only(item))
+        return build_event(message.event, fields, seq, type(item).__name__), reporter
+
+    def _device_only(self, item: TableInput) -> dict[str, int]:
+        """What the modelled device says of an event beside what the table takes of it: the
+        shoe's read counter, a deck card's place in its registration."""
+        if isinstance(item, ti.CardFromShoe | ti.CardUnreadable):
+            self._read()
+            return {"read_counter": self._reads}
+        if isinstance(item, ti.DeckCard):
+            self._registered += 1
+            return {"index": self._registered - 1}
+        return {}
 
     def _read(self) -> None:
         """The shoe read (or failed to read) the next card of its deck."""

@@ -31,10 +31,10 @@ from pathlib import Path
 from typing import Any
 
 import controller
-from controller.history.recovery import snapshot_state
 from controller.journal import Journal, JournalError
 from controller.journal.rotation import Rotation, due, rotate
 from controller.journal.snapshots import Snapshots
+from controller.recovery import snapshot_state
 from controller.sim.core_records import CoreRecords
 from controller.table import TableInput
 

@@ -7,7 +7,7 @@ the fixed patterns below (they never change: they are what those releases wrote)
 :func:`facts_json` gives the facts as ``AlertFacts.to_json`` writes them
 (``controller.table.alerts``). Words that fit none raise ``ValueError``: recovery then
 replays the journal from its start instead of that snapshot
-(``controller.history.recovery.from_snapshot``).
+(``controller.recovery.from_snapshot``).
 """
 
 from __future__ import annotations

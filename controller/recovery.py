@@ -15,10 +15,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.history.records import TABLE, table_inputs
-from controller.journal import Device as JournalDevice
-from controller.journal import Entry, Journal
+from controller.journal import DeviceId, Entry, Journal
 from controller.journal.snapshots import Snapshots
+from controller.records import TABLE, table_inputs
+from controller.rules import Effect
 from controller.table import Step, Table, TableSettings
 
 log = logging.getLogger(__name__)
@@ -29,6 +29,17 @@ def initial_table() -> Table:
     return Table(TableSettings())
 
 
+@dataclass(frozen=True, slots=True)
+class Update:
+    """An input was applied: its journal position, the table after it, its effects, and
+    the time it was journaled (``at``, seconds since the epoch)."""
+
+    position: int
+    table: Table
+    effects: tuple[Effect, ...]
+    at: float = 0.0
+
+
 @dataclass
 class Recovered:
     """The state after the journal's last input (``position``), the last device boot the
@@ -36,7 +47,7 @@ class Recovered:
 
     table: Table
     position: int = 0
-    devices: dict[str, JournalDevice] = field(default_factory=dict)
+    devices: dict[str, DeviceId] = field(default_factory=dict)
     snapshot: int = 0  # the snapshot's position (0: replayed from the start)
     replayed: int = 0  # inputs replayed after the snapshot
     seconds: float = 0.0
@@ -46,9 +57,7 @@ class Recovered:
         return snapshot_state(self.table.to_json(), self.devices)
 
 
-def snapshot_state(
-    table: dict[str, Any], devices: Mapping[str, JournalDevice]
-) -> dict[str, object]:
+def snapshot_state(table: dict[str, Any], devices: Mapping[str, DeviceId]) -> dict[str, object]:
     """The snapshot form of a table (as :meth:`Table.to_json` writes it) and the last device
     boot of each kind."""
     boots = {kind: [device.serial, device.boot_id] for kind, device in sorted(devices.items())}
@@ -91,8 +100,7 @@ def from_snapshot(snapshots: Snapshots, at_most: int) -> Recovered:
     try:
         recovered.table = Table.from_json(state["table"])
         recovered.devices = {
-            kind: JournalDevice(kind, serial, boot)
-            for kind, (serial, boot) in state["devices"].items()
+            kind: DeviceId(kind, serial, boot) for kind, (serial, boot) in state["devices"].items()
         }
         recovered.position = recovered.snapshot = position
     except (KeyError, TypeError, ValueError) as error:
