@@ -38,6 +38,7 @@ from controller.rules import (
 )
 from controller.rules.inputs import WAGERS, Input
 from controller.rules.state import FOUR_OF_CLUBS, Dealt, Reveal
+from tests.hypothesis_profiles import examples
 from tests.test_rake import contested, reference
 
 SHORT_DECK = {"short_deck", "scramble", "community"}  # effects of seventh street's short deck
@@ -250,7 +251,7 @@ def play(seed: int, seen: set[str] | None = None, folds: bool = True) -> Hand:
     return hand
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.integers(min_value=0, max_value=2**32))
 def test_random_hands_keep_every_chip_and_end(seed):
     play(seed)

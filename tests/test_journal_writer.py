@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from controller.journal import Device, Entry, Input, Journal, JournalError, JournalLocked
 from controller.journal.chain import ORIGIN, link, linked, stored
 from controller.journal.store import chain_of, check_no_writer
+from tests.hypothesis_profiles import examples
 from tests.service_kit import simulator, write_config
 
 LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
@@ -312,7 +313,7 @@ _SCALARS = (
 )
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(
     head=st.lists(_SCALARS, min_size=4, max_size=4),
     fields=st.dictionaries(st.text(), _SCALARS, max_size=3),

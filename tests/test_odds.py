@@ -20,6 +20,7 @@ from controller.rules import DECK, Rules, Variant
 from controller.rules.hand import Hand, start_hand
 from controller.rules.inputs import Action, Deal, Do, IllegalInput
 from controller.rules.state import Dest
+from tests.hypothesis_profiles import examples
 
 FIFTH_STREET_FOLDS = frozenset((5, seat) for seat in range(3, 9))
 
@@ -175,7 +176,7 @@ def test_the_odds_are_exact_when_sixth_street_is_dealt_or_its_bonus_card_to_come
         assert exact.fractions is not None and sum(exact.fractions.equity) == 1
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seats=st.permutations(range(1, 9)),
     staying=st.integers(2, 4),
@@ -214,7 +215,7 @@ def test_exact_equals_the_brute_force_on_small_stubs(
     assert_exact(hand)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     st.integers(1, 4).flatmap(
         lambda seats: st.integers(seats, 6).flatmap(
@@ -345,7 +346,7 @@ def engine_deal(hand: Hand, rng: random.Random) -> tuple[Hand, list, list]:
     return hand, before, after
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     players=st.integers(2, 8),
     burn=st.booleans(),

@@ -33,6 +33,7 @@ from dealer_ui.pit.config import FloorConfig
 from dealer_ui.relay import Relay, server_url
 from tests.console_kit import DEALER, PLAYERS, LiveTable, Script, live_table
 from tests.service_kit import simulator
+from tests.waiting import async_wait_until
 
 #: A PIN check: (pin_hash, pin).
 Verify = Callable[[str, str], bool]
@@ -143,7 +144,7 @@ def test_the_dealer_is_not_queued_behind_a_flood_of_guesses_from_many_addresses(
             await guess(address)
         started = time.monotonic()
         flood = asyncio.gather(*(guess(address) for address in addresses for _ in range(3)))
-        await asyncio.sleep(0.1)  # the flood is queued
+        await async_wait_until(lambda: len(auth._waiting) >= 20, "the flood queued", DEADLINE)
         await auth.sign_in("dealer", "D200", "567890", "10.0.1.1")
         signed_in = time.monotonic() - started
         await flood
