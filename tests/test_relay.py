@@ -52,6 +52,7 @@ from tests.test_studio import (
     released_in_time,
     studio_messages,
 )
+from tests.waiting import async_wait_until
 
 CHROMIUM = Path("/usr/bin/chromium")
 LUCK_TABLE = str(Path(sys.executable).with_name("luck-table"))
@@ -179,10 +180,7 @@ def seq_of(text: str) -> int:
 
 
 async def until(check: Any, what: str) -> None:
-    deadline = asyncio.get_running_loop().time() + TIMEOUT
-    while not check():
-        assert asyncio.get_running_loop().time() < deadline, f"waited for: {what}"
-        await asyncio.sleep(0.01)
+    await async_wait_until(check, what, TIMEOUT, poll=0.01)
 
 
 @asynccontextmanager
@@ -426,10 +424,10 @@ def test_the_public_page_through_the_relay_process(tmp_path: Path) -> None:
 
 
 async def until_following(http: httpx.AsyncClient) -> None:
-    deadline = asyncio.get_running_loop().time() + TIMEOUT
-    while (await http.get("/health")).status_code != 200:
-        assert asyncio.get_running_loop().time() < deadline, "the relay never followed"
-        await asyncio.sleep(0.05)
+    async def following() -> bool:
+        return (await http.get("/health")).status_code == 200
+
+    await async_wait_until(following, "the relay follows", TIMEOUT, poll=0.05)
 
 
 def test_the_relays_answers_say_the_connection_closes_so_clients_never_send_on_it_again() -> None:
