@@ -25,6 +25,7 @@ from controller.journal.chain import ORIGIN, link, linked, stored
 from controller.journal.store import chain_of, check_no_writer
 from tests.hypothesis_profiles import examples
 from tests.service_kit import simulator, write_config
+from tests.waiting import wait_until
 
 LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
 DEADLINE = 60.0
@@ -194,7 +195,7 @@ def settled_entries(path: Path, quiet: float = 0.5) -> list[Entry]:
     deadline = time.monotonic() + DEADLINE
     entries = journal_entries(path)
     while time.monotonic() < deadline:
-        time.sleep(quiet)
+        time.sleep(quiet)  # the silence that must last
         again = journal_entries(path)
         if again == entries:
             return entries
@@ -234,11 +235,11 @@ class Collected:
             self.text += line
 
     def wait_for(self, words: str, process: subprocess.Popen[str]) -> None:
-        deadline = time.monotonic() + DEADLINE
-        while words not in self.text:
+        def said() -> bool:
             assert process.poll() is None, self.text
-            assert time.monotonic() < deadline, f"not within {DEADLINE} s: {words!r}"
-            time.sleep(0.05)
+            return words in self.text
+
+        wait_until(said, repr(words), DEADLINE, poll=0.05)
 
 
 def free_port() -> int:

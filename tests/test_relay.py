@@ -323,7 +323,7 @@ def test_a_viewer_that_does_not_read_is_cut_off_and_the_others_get_everything() 
         for seq in range(1, 301):
             update = json.loads(message("update", "e1", seq)) | {"view": {"hand": big}}
             await connection.send(json.dumps(update))
-            await asyncio.sleep(0.002)
+            await asyncio.sleep(0.002)  # the scenario: the feed's pace
         await connection.wait_closed()
 
     async def scenario() -> None:

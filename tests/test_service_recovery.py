@@ -68,7 +68,7 @@ def kill_and_restart(tmp_path: Path, kills: int, seed: int) -> None:
             process = start_play(config, *controls, hands=10_000, seed=kill)
             line = recovered_line(process)
             restarts.append((int(line["recovered"]), str(line["state"])))  # type: ignore[call-overload]
-            time.sleep(rng.uniform(0.2, 1.5))
+            time.sleep(rng.uniform(0.2, 1.5))  # the scenario: a kill at a random moment
             process.send_signal(signal.SIGKILL)
             process.wait()
             assert process.stdout is not None
