@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # processes
+
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench" / "core_journal.py"
 

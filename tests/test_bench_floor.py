@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from tests.bench_kit import run_bench
 from tests.floor_kit import floor_database
+
+pytestmark = pytest.mark.slow  # PostgreSQL
 
 
 def test_the_floor_benchmark_runs_a_small_casino_and_a_small_month() -> None:

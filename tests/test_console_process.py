@@ -33,10 +33,13 @@ from tests.test_serve_console import free_port, with_api
 from tests.waiting import async_wait_until
 
 CHROMIUM = Path("/usr/bin/chromium")
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason="Debian's Chromium is not installed (apt-get install -y chromium)",
-)
+pytestmark = [
+    pytest.mark.slow,  # Chromium
+    pytest.mark.skipif(
+        not CHROMIUM.exists(),
+        reason="Debian's Chromium is not installed (apt-get install -y chromium)",
+    ),
+]
 LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
 TIMEOUT = 60.0
 TIMEOUT_MS = 30_000

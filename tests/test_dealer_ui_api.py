@@ -27,6 +27,10 @@ from dealer_ui.auth import Auth
 from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script, live_table
 from tests.service_kit import simulator
 
+pytestmark = (
+    pytest.mark.slow
+)  # a live table: the simulator's process, the service, the console served
+
 
 class Clock:
     def __init__(self) -> None:

@@ -34,6 +34,10 @@ from tests.console_kit import DEALER
 from tests.hypothesis_profiles import examples
 from tests.service_kit import config, simulator
 
+pytestmark = (
+    pytest.mark.slow
+)  # a live table: the simulator's process, the service, the console served
+
 CHECKS = [
     not_a_server_error,
     status_code_conformance,

@@ -38,6 +38,8 @@ from tests.console_kit import Script, live_table
 from tests.service_kit import config, simulator, write_config
 from tests.waiting import async_wait_until, wait_until
 
+pytestmark = pytest.mark.slow  # processes
+
 LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
 DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
 TIMEOUT = 60.0

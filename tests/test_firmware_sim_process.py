@@ -35,6 +35,8 @@ from firmware_sim import SimulatedSeatBoard, SimulatedShoe
 from firmware_sim.runner import WRITE_LIMIT, PtyRunner, TcpRunner
 from tests.waiting import async_wait_until
 
+pytestmark = pytest.mark.slow  # processes
+
 WAIT = 10.0  # generous bound for a loaded CI machine; tests finish as soon as ready
 
 

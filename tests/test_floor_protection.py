@@ -40,6 +40,8 @@ from tests.pit_kit import ship as pit_ship
 from tests.test_floor_store import batches
 from tests.waiting import async_wait_until
 
+pytestmark = pytest.mark.slow  # PostgreSQL
+
 CLOCK = 1_800_000_000_000
 
 

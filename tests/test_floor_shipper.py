@@ -40,6 +40,8 @@ from controller.table import SitDown, Table
 from tests.floor_kit import JournalWriter, floor_database, wait_for, write_journal
 from tests.tcp_proxy import CutProxy
 
+pytestmark = pytest.mark.slow  # PostgreSQL
+
 
 def settings(dsn: str) -> FloorSettings:
     return FloorSettings(dsn, batch=20, retry_initial=0.05, retry_max=0.3, heartbeat=0.2)

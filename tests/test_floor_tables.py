@@ -39,6 +39,8 @@ from tests.floor_kit import floor_database, wait_for
 from tests.service_kit import simulator, write_config
 from tests.tcp_proxy import CutProxy
 
+pytestmark = pytest.mark.slow  # PostgreSQL
+
 TABLES = 4
 HANDS = 5
 KILLED = 2  # the table whose service is killed and restarted

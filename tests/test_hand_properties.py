@@ -16,6 +16,7 @@ its starting stacks and its inputs.
 import json
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -257,6 +258,7 @@ def test_random_hands_keep_every_chip_and_end(seed):
     play(seed)
 
 
+@pytest.mark.slow
 def test_random_hands_reach_the_rare_cases():
     seen: set[str] = set()
     finals = [play(seed, seen) for seed in range(400)]
@@ -268,6 +270,7 @@ def test_random_hands_reach_the_rare_cases():
     assert any(sum(1 for pot in h.pots if pot.taken) > 1 for h in finals)  # past the main pot
 
 
+@pytest.mark.slow
 def test_random_hands_without_folds_reach_every_short_deck_procedure():
     seen: set[str] = set()
     finals = [play(seed, seen, folds=False) for seed in range(150)]

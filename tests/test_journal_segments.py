@@ -173,6 +173,8 @@ import sys, time
 from controller.journal import Journal
 from controller.journal import rotation
 
+pytestmark = pytest.mark.slow  # processes
+
 def cut(*args, **kwargs):
     print("cut here", flush=True)
     time.sleep(120)

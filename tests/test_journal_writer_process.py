@@ -19,6 +19,8 @@ from controller.table import TableInput
 from controller.table import inputs as ti
 from tests.waiting import wait_until
 
+pytestmark = pytest.mark.slow  # the journal writer's processes
+
 
 def inputs(count: int) -> list[TableInput]:
     return [ti.Tick(at=1_700_000_000_000 + n) for n in range(count)]

@@ -27,6 +27,8 @@ from firmware_sim.shoe import SimulatedShoe
 from firmware_sim.usb_backend import VirtualUsbBackend
 from tests.waiting import async_wait_until, retransmitted_twice
 
+pytestmark = pytest.mark.slow  # thousands of cards through real links
+
 CARDS = 10_000
 DISCONNECTS = 5
 WINDOW = 8  # the dealer draws while fewer than this many events are unacknowledged

@@ -21,6 +21,8 @@ import pytest
 from firmware_sim.process import SimulatorProcess
 from tests.waiting import wait_until
 
+pytestmark = pytest.mark.slow  # processes
+
 ROOT = Path(__file__).resolve().parent.parent
 CARDS = 400
 KILLS = 8

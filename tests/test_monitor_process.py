@@ -29,6 +29,8 @@ from drivers.protocol import DeviceKind, Disposition
 from drivers.session import LinkConfig
 from tests.waiting import async_wait_until
 
+pytestmark = pytest.mark.slow  # processes
+
 LUCK_TABLE = str(Path(sys.executable).with_name("luck-table"))
 
 

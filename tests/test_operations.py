@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from controller.service import TableService
@@ -20,6 +21,10 @@ from dealer_ui import serve
 from tests.console_kit import live_table
 from tests.service_kit import config, simulator
 from tests.waiting import async_wait_until
+
+pytestmark = (
+    pytest.mark.slow
+)  # a live table: the simulator's process, the service, the console served
 
 #: The monitoring system's address the configuration names (/metrics, /health's details).
 LOOPBACK = ("127.0.0.1",)

@@ -54,6 +54,8 @@ from tests.test_studio import (
 )
 from tests.waiting import async_wait_until
 
+pytestmark = pytest.mark.slow  # processes
+
 CHROMIUM = Path("/usr/bin/chromium")
 LUCK_TABLE = str(Path(sys.executable).with_name("luck-table"))
 TIMEOUT = 30.0

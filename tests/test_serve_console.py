@@ -25,6 +25,8 @@ from tests.relay_kit import RelayProcess
 from tests.service_kit import simulator, write_config
 from tests.waiting import wait_until
 
+pytestmark = pytest.mark.slow  # processes
+
 LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
 
 

@@ -225,6 +225,8 @@ from controller.config import load_config
 from controller.service import TableService
 from drivers.events import DeckLoaded
 
+pytestmark = pytest.mark.slow  # processes
+
 acknowledge = intake.Intake._acknowledge
 
 def crash_at_the_ack(driver, last):

@@ -27,6 +27,8 @@ from controller.journal.device_events import DEVICE
 from controller.service import steps
 from tests.service_kit import simulator, write_config
 
+pytestmark = pytest.mark.slow  # processes
+
 KILLS = int(os.environ.get("LUCK_KILLS", "10"))
 LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
 

@@ -27,6 +27,8 @@ from controller.table import Leave, NewHand, SitDown, TableInput, TableSettings
 from tests.test_sim_command import SIM, field
 from tests.waiting import wait_until
 
+pytestmark = pytest.mark.slow  # processes
+
 DEADLINE = 120.0
 
 

@@ -49,6 +49,8 @@ from tests.service_kit import config, simulator, write_config
 from tests.test_serve_console import free_port, with_api
 from tests.waiting import async_wait_until
 
+pytestmark = pytest.mark.slow  # processes
+
 #: A table in test mode with a studio delay of 3 seconds.
 DELAY = 3.0
 TEST_TABLE = f"test_mode = true\n[studio]\ndelay = {DELAY / 60}\n"

@@ -30,10 +30,13 @@ from tests.test_console_dialogs import to_first_decision
 from tests.test_studio import issue, journaled, played
 from tests.waiting import async_wait_until
 
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason="Debian's Chromium is not installed (apt-get install -y chromium)",
-)
+pytestmark = [
+    pytest.mark.slow,  # Chromium
+    pytest.mark.skipif(
+        not CHROMIUM.exists(),
+        reason="Debian's Chromium is not installed (apt-get install -y chromium)",
+    ),
+]
 TIMEOUT_MS = 20_000
 DELAY = 1.0
 NAMES = ("Aoife", "Brendan", "Ciara", "Declan", "Eimear", "Fionn")
