@@ -10,7 +10,8 @@ import tempfile
 from pathlib import Path
 from types import TracebackType
 
-from tests.waiting import wait_until
+# top-level, not tests.waiting: bench/feeds.py imports this kit with tests/ on its path
+from waiting import wait_until
 
 LUCK_TABLE = Path(sys.executable).with_name("luck-table")
 TIMEOUT = 30.0

@@ -4,7 +4,11 @@ viewers through a relay process) and finds every update delivered, in order."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.bench_kit import run_bench
+
+pytestmark = pytest.mark.slow  # a benchmark's processes
 
 
 def test_the_feed_benchmark_runs_and_loses_no_update() -> None:

@@ -154,6 +154,7 @@ def test_the_configuration_refuses_a_table_name_that_is_not_free_text(tmp_path: 
         parse_config(data, tmp_path)
 
 
+@pytest.mark.slow
 def test_the_console_refuses_bad_free_text_with_422_naming_the_field(tmp_path: Path) -> None:
     async def scenario(shoe: Any) -> None:
         async with live_table(tmp_path, shoe) as live:

@@ -203,6 +203,7 @@ def settled_entries(path: Path, quiet: float = 0.5) -> list[Entry]:
     raise AssertionError(f"the journal kept growing for {DEADLINE} s: {len(entries)} entries")
 
 
+@pytest.mark.slow
 def test_the_monitor_refuses_a_journal_another_process_writes(tmp_path):
     path = tmp_path / "table.sqlite"
     with Journal.open(path) as journal:
@@ -248,6 +249,7 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+@pytest.mark.slow
 def test_a_second_serve_with_the_same_configuration_exits_1_and_writes_nothing(tmp_path):
     with simulator("shoe") as shoe:
         # a link that a loaded machine does not drop: the first service writes nothing more

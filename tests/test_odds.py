@@ -38,6 +38,7 @@ def assert_exact(hand: Hand) -> None:
     assert sum(result.fractions.equity) == 1
 
 
+@pytest.mark.slow
 def test_eight_players_after_sixth_street_community_card_from_the_scrambled_burns():
     hand = play_to(8, at_cards(51), seed=3)
     model = deal_model(hand)
@@ -61,6 +62,7 @@ def test_heads_up_after_sixth_street_without_burns():
     assert_exact(play_to(2, at_cards(12), seed=5, rules=Rules(burn=False)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "rules",
     [

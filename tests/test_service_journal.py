@@ -37,6 +37,8 @@ from drivers.protocol import DeviceKind, Disposition, FaultCode
 from tests.service_kit import config, write_config
 from tests.waiting import async_wait_until, wait_until
 
+pytestmark = pytest.mark.slow  # the service and serve's processes
+
 LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
 SHOE = ev.DeviceInfo("/dev/pts/9", DeviceKind.SHOE, "SHOE-1", (1, 0, 0), 1, 7)
 BOARD = ev.DeviceInfo("/dev/pts/8", DeviceKind.SEAT_BOARD, "SEATS-1", (1, 0, 0), 1, 3)
