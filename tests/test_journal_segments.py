@@ -49,6 +49,8 @@ from tests.floor_kit import floor_database
 from tests.service_kit import simulator
 from tests.test_dealer_ui_api import past_hands, watching
 
+pytestmark = pytest.mark.slow  # processes
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -172,8 +174,6 @@ def rotation_cut(path: Path, through: int, step: str) -> None:
 import sys, time
 from controller.journal import Journal
 from controller.journal import rotation
-
-pytestmark = pytest.mark.slow  # processes
 
 def cut(*args, **kwargs):
     print("cut here", flush=True)

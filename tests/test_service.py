@@ -26,6 +26,8 @@ from firmware_sim.usb_backend import VirtualUsbBackend
 from tests.service_kit import BAUD, config, simulator, write_config
 from tests.waiting import async_wait_until, wait_until
 
+pytestmark = pytest.mark.slow  # processes
+
 LUCK_TABLE = [str(Path(sys.executable).parent / "luck-table")]
 
 
@@ -224,8 +226,6 @@ from controller import intake
 from controller.config import load_config
 from controller.service import TableService
 from drivers.events import DeckLoaded
-
-pytestmark = pytest.mark.slow  # processes
 
 acknowledge = intake.Intake._acknowledge
 
