@@ -9,7 +9,7 @@ INSTALL = $(BIN)/python -m pip install --quiet --constraint $(CONSTRAINTS)
 # What identifies the Python that makes the venv: its version and its real path.
 PYTHON_ID = import os, sys; print(sys.version.split()[0], os.path.realpath(sys.executable))
 
-.PHONY: run test test-fast lint bench constraints clean FORCE
+.PHONY: run test test-fast lint bench figures constraints clean FORCE
 
 # The venv itself. It remembers the Python that made it (python-id); a venv made by
 # another Python (`make run PYTHON=python3.10` once), or whose Python no longer runs, is
@@ -27,11 +27,20 @@ $(VENV)/runtime-installed: $(VENV)/python-id pyproject.toml $(CONSTRAINTS)
 	touch $@
 
 # Plus the test tools (the `test` extra) and the benchmarks' comparisons (`bench`).
-$(VENV)/test-installed: $(VENV)/runtime-installed
+$(VENV)/test-installed: $(VENV)/runtime-installed | pcsc
 	$(INSTALL) -e '.[test]'
 	touch $@
 
-$(VENV)/bench-installed: $(VENV)/runtime-installed
+# PC/SC card readers' pyscard (the `pcsc` extra) builds from source with swig and pcsc-lite's
+# headers (Debian: swig, libpcsclite-dev): installed where they are; elsewhere the PC/SC
+# tests are skipped and say why. Looked at again by every make until it is installed.
+pcsc: $(VENV)/runtime-installed
+	@if [ -e $(VENV)/pcsc-installed ]; then :; \
+	elif command -v swig >/dev/null && [ -e /usr/include/PCSC/winscard.h ]; then \
+		$(INSTALL) -e '.[pcsc]' && touch $(VENV)/pcsc-installed; \
+	else echo "pyscard (PC/SC readers) not installed: swig or libpcsclite-dev is missing"; fi
+
+$(VENV)/bench-installed: $(VENV)/runtime-installed | pcsc
 	$(INSTALL) -e '.[bench]'
 	touch $@
 
@@ -59,8 +68,15 @@ lint: $(VENV)/test-installed
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/mypy
 
-bench: $(VENV)/bench-installed
-	for b in bench/*.py; do $(BIN)/python $$b || exit 1; done
+# Every benchmark with the options its figures are recorded with, each writing its JSON to
+# bench/results/ (bench/figures.py; it fails if any benchmark did, after running the rest).
+# `make figures` also writes docs/performance.md's figures from that JSON. The test tools
+# too: bench/table.py's part (d) runs the suite's recovery test.
+bench: $(VENV)/bench-installed $(VENV)/test-installed
+	$(BIN)/python bench/figures.py run
+
+figures: bench
+	$(BIN)/python bench/figures.py write
 
 # Pin again: the newest versions pyproject.toml allows, resolved in a scratch venv, every
 # package it installed written to constraints.txt. Run `make test` after, then commit.
@@ -68,7 +84,7 @@ constraints:
 	rm -rf $(VENV)-constraints
 	$(PYTHON) -m venv $(VENV)-constraints
 	$(VENV)-constraints/bin/python -m pip install --quiet --upgrade pip
-	$(VENV)-constraints/bin/python -m pip install --quiet -e '.[test,bench]'
+	$(VENV)-constraints/bin/python -m pip install --quiet -e '.[test,bench,pcsc]'
 	{ echo "# Versions every install uses (pip --constraint), written by 'make constraints'."; \
 	  $(VENV)-constraints/bin/python -m pip freeze --all --exclude-editable; } > $(CONSTRAINTS)
 	rm -rf $(VENV)-constraints

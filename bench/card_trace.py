@@ -17,7 +17,7 @@ What it adds to each stage is a probe's few microseconds; its figures are for fi
 causes, bench/table.py's for the goal. Run it from two trees to compare them.
 
 Usage: .venv/bin/python bench/card_trace.py [--cards N] [--viewers N]
-[--ways alone,floor,viewed,resume] (the first three by default)
+[--ways alone,floor,viewed,resume] (the first three by default) [--json FILE]
 """
 
 from __future__ import annotations
@@ -42,11 +42,12 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import table as bench  # noqa: E402  # bench/table.py
+from figures_kit import Report, add_json_option  # noqa: E402
 
 from controller.floor import shipper as shipping  # noqa: E402
-from controller.floor.scratch import scratch_database  # noqa: E402
 from controller.journal import store as journal_store  # noqa: E402
 from controller.service import service as table_service  # noqa: E402
+from tests.floor_scratch import scratch_database  # noqa: E402
 
 #: Hands of the journal the floor does not hold in the way "resume" (as bench/table.py's (g)).
 RESUME = 300
@@ -172,8 +173,24 @@ def quantiles(samples: list[float]) -> str:
     return f"p50 {statistics.median(ordered):6.2f}  p90 {p90:6.2f}  p99 {p99:6.2f} ms"
 
 
-def report(cards: list[tuple[float, float]], child: list[tuple[str, float, float]]) -> None:
-    """The stages of each card, and what ran beside them."""
+def in_figures(samples: list[float]) -> dict[str, float | None]:
+    """``quantiles`` as JSON: p50, p90, p99 in ms (None without samples)."""
+    ordered = sorted(samples)
+    if not ordered:
+        return {"p50_ms": None, "p90_ms": None, "p99_ms": None}
+    p90 = ordered[round(0.9 * (len(ordered) - 1))]
+    p99 = ordered[round(0.99 * (len(ordered) - 1))]
+    return {
+        "p50_ms": round(statistics.median(ordered), 3),
+        "p90_ms": round(p90, 3),
+        "p99_ms": round(p99, 3),
+    }
+
+
+def report(
+    cards: list[tuple[float, float]], child: list[tuple[str, float, float]]
+) -> dict[str, Any]:
+    """The stages of each card, and what ran beside them; the stages' figures."""
     first, last = cards[0][0], cards[-1][0] + cards[-1][1] / 1000
     during = [e for e in events if first <= e[0] <= last]
     arrived = [e[0] for e in during if e[2] == "arrived" and e[3]]
@@ -250,9 +267,17 @@ def report(cards: list[tuple[float, float]], child: list[tuple[str, float, float
             f"the cards, in flight under {share(cards)} of them ({share(slowest)} of the "
             "slowest 5 %)"
         )
+    return {
+        "stages": {name: in_figures(samples) for name, samples in stages.items()},
+        "commits": len(commits),
+        "wal_max_bytes": max(sizes, default=0),
+        "full_collections_ms": [float(ms) for ms in full],
+    }
 
 
-def run(way: str, folder: Path, port: str, control: str, cards: int, viewers: int) -> None:
+def run(
+    way: str, folder: Path, port: str, control: str, cards: int, viewers: int, out: Report
+) -> None:
     child = folder / f"{way}.shipper"
     os.environ[CHILD_LOG] = str(child)
     dealt: list[tuple[float, float]] = []
@@ -295,15 +320,22 @@ def run(way: str, folder: Path, port: str, control: str, cards: int, viewers: in
         f"    {way}: {len(dealt)} cards; PostgreSQL's CPU {cpu[0]:.2f} s in {cpu[1]:.1f} s; "
         f"the loop's time sending to viewers {sending[0]:.2f} s"
     )
-    report(dealt[:catching_up] if catching_up else dealt[:cards], spans)
+    traced = dealt[:catching_up] if catching_up else dealt[:cards]
+    figures = report(traced, spans)
+    out.check("every way dealt its cards", len(dealt) >= cards > 0 or way == "resume")
+    out.check("every way's cards traced at every stage", len(figures["stages"]) > 0)
+    out.figures[way] = {"cards": len(traced), "postgres_cpu_s": round(cpu[0], 3)} | figures
+    out.row(f"{way}: a card, p99", figures["stages"]["card"]["p99_ms"] or 0.0, "ms")
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cards", type=int, default=500)
     parser.add_argument("--viewers", type=int, default=200)
     parser.add_argument("--ways", default="alone,floor,viewed")
+    add_json_option(parser)
     args = parser.parse_args()
+    out = Report.start(__file__, args)
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     print("load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     trace_the_service()
@@ -311,12 +343,14 @@ def main() -> None:
         control = shoe.announced["control"]
         alone = asyncio.run(bench.driver_alone(shoe.port, control, args.cards))
         print(f"    driver alone: {quantiles(alone)}")
+        out.figures["driver alone"] = in_figures(alone)
         for way in args.ways.split(","):
-            run(way, Path(folder), shoe.port, control, args.cards, args.viewers)
+            run(way, Path(folder), shoe.port, control, args.cards, args.viewers, out)
     print("load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
+    return out.finish()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
 elif CHILD_LOG in os.environ:  # the shipper's process (spawned: this file is its __mp_main__)
     trace_the_shipper(os.environ[CHILD_LOG])

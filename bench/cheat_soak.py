@@ -15,7 +15,7 @@ status 0) with 0 cheats missed, no genuine card taken for one, the chips conserv
 runs, and the service's cheats and hands fingerprint equal to the core's.
 
 Usage: .venv/bin/python bench/cheat_soak.py [--hands 1000] [--cheats 0.3] [--seed 1]
-       [--misplaced 0.02] [--unplugs 0.005]
+       [--misplaced 0.02] [--unplugs 0.005] [--json FILE]
 """
 
 from __future__ import annotations
@@ -29,6 +29,10 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # imported as bench.cheat_soak too
+
+from figures_kit import Report, add_json_option
 
 LUCK_TABLE = str(Path(sys.executable).with_name("luck-table"))
 KINDS = ("foreign", "retagged", "cloned", "missing", "extra", "switched")
@@ -79,7 +83,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--misplaced", type=float, default=0.02)
     parser.add_argument("--unplugs", type=float, default=0.005)
+    add_json_option(parser)
     args = parser.parse_args(argv)
+    figures = Report.start(__file__, args)
     print(
         f"cheat soak: {args.hands} hands, cheats {args.cheats} per deck, misplaced "
         f"{args.misplaced}, unplugs {args.unplugs}, seed {args.seed}; {os.cpu_count()} CPUs, "
@@ -102,7 +108,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     ok = served[0] == core[0] == 0 and missed == 0 and injected > 0 and equal
     print("PASS" if ok else "FAIL")
-    return 0 if ok else 1
+    figures.row("cheats injected", injected)
+    figures.row("cheats missed", missed, "", "0", missed == 0)
+    figures.row("through the simulators and the service", served[2], "s")
+    figures.row("the same hands on the core", core[2], "s")
+    figures.check("both runs ended with status 0", served[0] == core[0] == 0)
+    figures.check("every cheat injected caught, at least one injected", missed == 0 < injected)
+    figures.check("the cheats and the hands the same as the core's", equal)
+    figures.figures = {
+        "hands": args.hands,
+        "cheats_per_deck": args.cheats,
+        "seed": args.seed,
+        "kinds": {kind: {"caught": got, "injected": count} for kind, (got, count) in kinds.items()},
+        "chips": line(served[1], "chips"),
+        "hands_fingerprint": line(served[1], "hands fingerprint"),
+    }
+    return figures.finish()
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ The same seed deals the same hands on each (their fingerprints are checked equal
 included), snapshots and index of hands.
 
     .venv/bin/python bench/core_journal.py [--hands 1000] [--rounds 3] [--against main]
-        [--seed 1]
+        [--seed 1] [--json FILE]
 """
 
 from __future__ import annotations
@@ -35,6 +35,8 @@ from io import BytesIO
 from pathlib import Path
 from typing import Any
 
+from figures_kit import Report, add_json_option
+
 from controller.journal import Journal
 from controller.journal.rotation import Rotation
 from controller.rules import Rules, evaluator
@@ -44,6 +46,7 @@ from controller.sim.floor import CoreFloor
 from controller.table import TableSettings
 
 ROOT = Path(__file__).resolve().parent.parent
+GOAL = 100  # hands a second of wall time, the writer of this tree (docs/performance.md)
 
 
 def deal(hands: int, seed: int, journal: Path | None) -> dict[str, Any]:
@@ -117,7 +120,8 @@ def contents(path: Path) -> tuple[list[Any], list[Any], list[Any]]:
     return entries, snapshots, index
 
 
-def run(args: argparse.Namespace) -> None:
+def run(args: argparse.Namespace) -> int:
+    report = Report.start(__file__, args)
     with tempfile.TemporaryDirectory() as folder:
         trees = {"this tree": ROOT}
         if args.against:
@@ -130,10 +134,10 @@ def run(args: argparse.Namespace) -> None:
                 journal = Path(folder) / f"journal-{tag}-{number}.sqlite3"
                 runs[f"writer ({name})"].append(in_process(tree, args, journal))
         digests = {done["digest"] for each in runs.values() for done in each}
-        assert len(digests) == 1, "the runs dealt different hands"
+        report.check("every run dealt the same hands", len(digests) == 1)
         if args.against:  # the first round's journals
             mine, theirs = (contents(Path(folder) / f"journal-{tag}-0.sqlite3") for tag in (0, 1))
-            assert mine == theirs, f"the journals of this tree and {args.against} differ"
+            same = report.check(f"the same journal as {args.against}'s", mine == theirs)
     hands = runs["core, no journal"][0]["hands"]
     print(f"{hands} hands, 6 seats, seed {args.seed}, {args.rounds} rounds (best, median):")
     best: dict[str, tuple[float, float]] = {}
@@ -142,13 +146,26 @@ def run(args: argparse.Namespace) -> None:
         cpu = [done["cpu"] / hands for done in each]
         writer = [done["writer_cpu"] / hands for done in each]
         best[name] = max(wall), min(cpu)
+        report.figures[name] = {
+            "hands_per_s": [round(pace, 2) for pace in wall],
+            "cpu_ms_a_hand": [round(1000 * spent, 3) for spent in cpu],
+            "writer_cpu_ms_a_hand": [round(1000 * spent, 3) for spent in writer],
+        }
         print(
             f"  {name:<24} {max(wall):6.1f} {statistics.median(wall):6.1f} hands/s   "
             f"{1000 * min(cpu):6.2f} {1000 * statistics.median(cpu):6.2f} ms CPU a hand "
             f"(the writer's process {1000 * min(writer):5.2f})"
         )
+    paces = [hands / done["wall"] for done in runs["writer (this tree)"]]
+    report.row(
+        "the writer, best round", max(paces), "hands/s", f">= {GOAL} hands/s", max(paces) >= GOAL
+    )
+    report.row("the writer, median", statistics.median(paces), "hands/s")
+    core = max(hands / done["wall"] for done in runs["core, no journal"])
+    report.row("the table core alone, best round", core, "hands/s")
+    report.figures |= {"hands": hands, "seed": args.seed, "rounds": args.rounds}
     if args.against:
-        print(f"  same journal as {args.against}'s: entries, chain, snapshots, index")
+        print(f"  same journal as {args.against}'s: entries, chain, snapshots, index: {same}")
         (pace, spent), (their_pace, they_spent) = (
             best["writer (this tree)"],
             best[f"writer ({args.against})"],
@@ -157,6 +174,8 @@ def run(args: argparse.Namespace) -> None:
             f"  this tree over {args.against}: {pace / their_pace:.2f}x the hands a second, "
             f"{they_spent / spent:.2f}x less CPU a hand"
         )
+        report.row(f"this tree's writer over {args.against}'s", pace / their_pace, "x hands/s")
+    return report.finish()
 
 
 if __name__ == "__main__":
@@ -167,10 +186,11 @@ if __name__ == "__main__":
     parser.add_argument("--against", metavar="REV", help="a revision's writer beside this one")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--journal", type=Path, help=argparse.SUPPRESS)
+    add_json_option(parser)
     chosen = parser.parse_args()
     if chosen.child:
         prepare_evaluator()  # untimed, as a long run's start (``sim --core-only``) does
         deal(1, chosen.seed, None)  # untimed: what else a process makes once
         print(json.dumps(deal(chosen.hands, chosen.seed, chosen.journal)))
     else:
-        run(chosen)
+        sys.exit(run(chosen))

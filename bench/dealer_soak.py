@@ -23,7 +23,7 @@ check, the cards checked against the world, and both fingerprints. It passes (ex
 without mistakes), every card where it lies, and the fingerprint equal to the core's.
 
 Usage: .venv/bin/python bench/dealer_soak.py [--hands 1000] [--seats 8] [--unplugs 0.02]
-       [--line-faults 0.01] [--kills 10] [--mistakes 0] [--seed 1]
+       [--line-faults 0.01] [--kills 10] [--mistakes 0] [--seed 1] [--json FILE]
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import tomli_w
+from figures_kit import Report, add_json_option
 
 from controller.hil.service import Console, Credentials, ServiceProcess
 from controller.history.records import table_inputs
@@ -79,6 +80,7 @@ class ApiFloor:
     inputs through its API, the table as its journal says, the service killed and started."""
 
     def __init__(self, shoe: SimulatorProcess, seats: SimulatorProcess, journal: Path) -> None:
+        self.senses_seats = True  # the simulated seat board's sensors
         self.devices = {Device.SHOE: shoe, Device.SEAT_BOARD: seats}
         self.path = journal
         self.tally = Tally()
@@ -312,6 +314,7 @@ async def core_run(args: argparse.Namespace) -> HumanDealer:
 
 
 async def soak(args: argparse.Namespace) -> int:
+    report = Report.start(__file__, args)
     core = await core_run(args)
     expected = core.tally.hand_digest
     rng = random.Random(args.seed * 7 + 3)
@@ -406,7 +409,37 @@ async def soak(args: argparse.Namespace) -> int:
     print("PASSED" if ok else f"FAILED (the journal and the service's log: {folder})")
     if ok:
         shutil.rmtree(folder)
-    return 0 if ok else 1
+    report.row("hands dealt", tally.hands)
+    report.row("cards", tally.cards)
+    report.row("SIGKILLs of the service", kills)
+    pulls = sum(count for what, count in tally.injected.items() if what.endswith(" unplugged"))
+    report.row("cable pulls", pulls)
+    beyond = sum(others.values())
+    report.row("alerts beyond the links' own", beyond, "", "the core's run's", others == mistakes)
+    report.row("cards where they lie", dealer.cards_checked)
+    report.row("cards elsewhere", len(astray), "", "0", not astray)
+    report.row("wall time", seconds, "s")
+    report.check("every hand dealt", tally.hands == args.hands)
+    report.check("the chips conserved", conserved)
+    report.check("no alert but the links' own and the mistakes'", others == mistakes)
+    report.check("every card checked where it lies", not astray)
+    report.check("the hands the same as the core's", same)
+    report.figures = {
+        "hands": args.hands,
+        "seats": args.seats,
+        "seed": args.seed,
+        "unplugs": args.unplugs,
+        "line_faults": args.line_faults,
+        "mistakes": args.mistakes,
+        "kills": kills,
+        "void_hands": tally.void_hands,
+        "pitched": dealer.tally.drawn,
+        "service_down_s": round(floor.downtime, 2),
+        "faults_injected": dict(sorted(tally.injected.items())),
+        "alerts_raised": dict(sorted(tally.raised.items())),
+        "hands_fingerprint": tally.hand_digest,
+    }
+    return report.finish()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -418,6 +451,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--kills", type=int, default=10)
     parser.add_argument("--mistakes", type=float, default=0.0)
     parser.add_argument("--seed", type=int, default=1)
+    add_json_option(parser)
     return asyncio.run(soak(parser.parse_args(argv)))
 
 

@@ -12,7 +12,7 @@ the engine's rate on 2 to 8 players (short deck included) for reference. Times a
 time of this process (best of the repeats), so other work on a shared machine moves them
 less than wall-clock time would.
 
-    .venv/bin/python bench/engine.py [--hands N] [--repeat R]
+    .venv/bin/python bench/engine.py [--hands N] [--repeat R] [--json FILE]
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 import pokerkit
+from figures_kit import Report, add_json_option
 
 from controller.rules import DECK, Action, Choice, Deal, Do, Rules, start_hand
 
@@ -32,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from pokerkit_table import POKERKIT_RULES, pokerkit_state
 
 LUCK = Rules()
+GOAL = 5  # the engine at least 5x pokerkit's pace (docs/performance.md)
 WAGERS = (Do.COMPLETE, Do.BET, Do.RAISE)
 CHECK = Choice(Do.CHECK)
 PK_CARDS = {card: next(iter(pokerkit.Card.parse(str(card)))) for card in DECK}
@@ -121,11 +123,13 @@ def rate(play, hands: list, repeat: int) -> float:
     return len(hands) / best
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=3)
+    add_json_option(parser)
     args = parser.parse_args()
+    report = Report.start(__file__, args)
     hands = deals(args.hands, seed=20261130, most=6)
     sample = hands[: max(args.hands // 4, 1)]
     pk = rate(pokerkit_hand, sample, args.repeat)
@@ -142,7 +146,18 @@ def main() -> None:
     luck8 = rate(luck_hand, eight, args.repeat)
     print(f"2-8 players, {len(eight):,} hands (engine only: pokerkit's deck can run out):")
     print(f"  {'engine, Luck of the Irish (default house rules)':48} {luck8:10,.0f} hands/s")
+    for name, value in rows[1:]:
+        report.row(name, value / pk, "x pokerkit", f">= {GOAL}x", value / pk >= GOAL)
+    report.row("engine, Luck of the Irish, 2-8 players", luck8, "hands/s")
+    report.figures = {
+        "hands": len(hands),
+        "pokerkit_hands": len(sample),
+        "repeat": args.repeat,
+        "hands_per_second": {name: round(value, 1) for name, value in rows},
+        "luck_of_the_irish_2_to_8_players": round(luck8, 1),
+    }
+    return report.finish()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

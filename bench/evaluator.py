@@ -33,12 +33,17 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
+from figures_kit import Report, add_json_option
 from reference_eval import CATEGORIES, reference_value
 
 from controller.rules import DECK, Rules, Variant, evaluate, evaluate_many
 
 FOURS = [card for card in DECK if card.rank == 4]
 OTHERS = [card for card in DECK if card.rank != 4]
+
+
+GOAL_ONE = 0.15  # evaluate's rate at least this share of eval7's
+GOAL_MANY = 2.0  # evaluate_many's at least this multiple
 
 
 def natural_hands(rng: random.Random, count: int, size: int) -> list[tuple]:
@@ -82,7 +87,9 @@ def main() -> int:
     parser.add_argument("--sample", type=int, default=3_000, help="hands per set checked")
     parser.add_argument("--repeats", type=int, default=3, help="timed runs, best kept")
     parser.add_argument("--seed", type=int, default=2026)
+    add_json_option(parser)
     args = parser.parse_args()
+    report = Report.start(__file__, args)
     rng = random.Random(args.seed)
     rules = Rules()
     stud = Rules(variant=Variant.SEVEN_CARD_STUD)
@@ -117,6 +124,7 @@ def main() -> int:
     print(header)
     print("-" * len(header))
     failures = 0
+    rates: dict[str, dict[str, float]] = {}
     for name, hands in sets.items():
         codes = np.array(hands, dtype=np.int8)
         loop_rate = best_rate(
@@ -143,6 +151,13 @@ def main() -> int:
             f"{many_rate:>17,.0f}{many_rate / eval7_rate:>8.2f}x{reference_rate:>13,.0f}"
             f"{disagreements:>10}{wild_share:>7.1f}%"
         )
+        rates[name] = {
+            "evaluate": round(loop_rate),
+            "evaluate_many": round(many_rate),
+            "reference": round(reference_rate),
+            "disagreements": disagreements,
+            "wild_percent": round(wild_share, 1),
+        }
     print()
     print(
         f"disagreements: evaluate vs reference on {args.sample:,} hands per set, and "
@@ -157,7 +172,23 @@ def main() -> int:
         np.all(np.diff(theirs) >= 0) and np.array_equal(np.diff(ours) == 0, np.diff(theirs) == 0)
     )
     print(f"seven-card-stud keys order and tie the plain hands exactly as eval7: {same_order}")
-    return 0 if failures == 0 and same_order else 1
+    slowest = min(rate["evaluate"] for rate in rates.values()) / eval7_rate
+    slowest_many = min(rate["evaluate_many"] for rate in rates.values()) / eval7_rate
+    report.row("evaluate, slowest set", slowest, "x eval7", ">= 0.15x", slowest >= GOAL_ONE)
+    report.row(
+        "evaluate_many, slowest set", slowest_many, "x eval7", ">= 2x", slowest_many >= GOAL_MANY
+    )
+    report.row("disagreements with the reference", failures, "", "0", failures == 0)
+    report.check("no disagreement", failures == 0)
+    report.check("stud keys order and tie as eval7's", same_order)
+    report.figures = {
+        "hands_per_set": args.hands,
+        "sample": args.sample,
+        "repeats": args.repeats,
+        "eval7": round(eval7_rate),
+        "sets": rates,
+    }
+    return report.finish()
 
 
 if __name__ == "__main__":

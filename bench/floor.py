@@ -46,7 +46,7 @@ the run and dropped after it.
 
 Usage: .venv/bin/python bench/floor.py [--parts capacity,live,catch-up,casino,month]
        [--tables 8,32] [--hands 12] [--seconds 20] [--casino-tables 200]
-       [--casino-seconds 600] [--month-tables 200] [--month-days 30]
+       [--casino-seconds 600] [--month-tables 200] [--month-days 30] [--json FILE]
 """
 
 from __future__ import annotations
@@ -70,6 +70,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import psycopg
+from figures_kit import Report, add_json_option
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 from websockets.sync.client import connect as ws_connect
@@ -78,7 +79,6 @@ from controller.config import FloorSettings
 from controller.floor import facts, store
 from controller.floor.derive import Point, derive
 from controller.floor.migrate import migrate
-from controller.floor.scratch import scratch_database
 from controller.floor.shipper import Shipper
 from controller.floor.store import shipped
 from controller.history.recovery import initial_table
@@ -87,7 +87,12 @@ from controller.sim.dealer import Pace
 from dealer_ui.auth import hash_pin
 from dealer_ui.pit.live import floor_now
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tests.floor_scratch import scratch_database
+
 LUCK_TABLE = Path(sys.executable).with_name("luck-table")
+CASINO_GOAL_S = 1.0  # a casino's floor: table to floor p99 (docs/performance.md)
+MONTH_GOAL_S = 0.1  # the pit's questions over a month: p99
 
 
 def deal(folder: Path, hands: int, seed: int = 5) -> Path:
@@ -588,7 +593,7 @@ def month(dsn: str, path: Path, tables: int, days: int, samples: int) -> dict:
     }
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--parts", default="capacity,live,catch-up,casino,month")
     parser.add_argument("--tables", default="8,32", help="table counts to compare with 1")
@@ -604,20 +609,23 @@ def main() -> None:
     parser.add_argument("--month-tables", type=int, default=200)
     parser.add_argument("--month-days", type=int, default=30)
     parser.add_argument("--samples", type=int, default=300, help="each pit question's runs")
+    add_json_option(parser)
     args = parser.parse_args()
+    out = Report.start(__file__, args)
     parts = set(args.parts.split(","))
     counts = [int(n) for n in args.tables.split(",")]
     print(f"machine: {platform.node()}, {os.cpu_count()} cores, {platform.python_version()}")
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if parts & {"capacity", "live", "catch-up", "casino"}:
-        run_shipping(parts, counts, args)
+        run_shipping(parts, counts, args, out)
     if "month" in parts:
         with tempfile.TemporaryDirectory() as folder_name, database() as dsn:
-            run_month(dsn, deal(Path(folder_name), 2), args)
+            run_month(dsn, deal(Path(folder_name), 2), args, out)
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    return out.finish()
 
 
-def run_shipping(parts: set[str], counts: list[int], args: argparse.Namespace) -> None:
+def run_shipping(parts: set[str], counts: list[int], args: argparse.Namespace, out: Report) -> None:
     """The parts that ship a dealt journal (the month generates its own floor)."""
     with tempfile.TemporaryDirectory() as folder_name, database() as dsn:
         folder = Path(folder_name)
@@ -628,19 +636,21 @@ def run_shipping(parts: set[str], counts: list[int], args: argparse.Namespace) -
             f"journal: {hands} hands, {entries} entries; at a live pace {seconds / hands:.0f} s "
             f"a hand = {3600 * hands / seconds:.0f} hands/h, {rate:.2f} entries/s a table"
         )
+        out.figures["journal"] = {"hands": hands, "entries": entries, "live_seconds": seconds}
         if "capacity" in parts:
-            run_capacity(dsn, path, counts, entries, hands, rate)
+            run_capacity(dsn, path, counts, entries, hands, rate, out)
         if "live" in parts:
-            run_live(dsn, folder, path, counts, args.seconds, rate)
+            run_live(dsn, folder, path, counts, args.seconds, rate, out)
         if "catch-up" in parts:
-            run_catch_up(dsn, folder, hands, seconds)
+            run_catch_up(dsn, folder, hands, seconds, out)
         if "casino" in parts:
-            run_casino(dsn, folder, args, entries / hands)
+            run_casino(dsn, folder, args, entries / hands, out)
 
 
 def run_capacity(
-    dsn: str, path: Path, counts: list[int], entries: int, hands: int, rate: float
+    dsn: str, path: Path, counts: list[int], entries: int, hands: int, rate: float, out: Report
 ) -> None:
+    capacities = out.figures.setdefault("capacity", [])
     for size in (1, 500):
         prepared = batches(path, size)
         print(f"\ningest capacity, {size} entr{'y' if size == 1 else 'ies'} per batch:")
@@ -652,10 +662,20 @@ def run_capacity(
                 f"{tables * hands / took:6.1f} hands/s = {per_second / rate:6.0f} live "
                 f"tables' production ({took:.1f} s)"
             )
+            capacities.append({"batch": size, "tables": tables, "entries_per_s": round(per_second)})
+            if tables == max(counts):
+                what = f"ingest, {tables} tables, {size} a batch"
+                out.row(what, per_second, "entries/s")
 
 
 def run_live(
-    dsn: str, folder: Path, path: Path, counts: list[int], seconds: float, rate: float
+    dsn: str,
+    folder: Path,
+    path: Path,
+    counts: list[int],
+    seconds: float,
+    rate: float,
+    out: Report,
 ) -> None:
     print(f"\nlive lag, each table at a live pace ({rate:.2f} entries/s), {seconds:g} s:")
     runs = [(tables, True) for tables in [1, *counts]] + [(max(counts), False)]
@@ -669,9 +689,20 @@ def run_live(
             f"{figures['pit_p50'] * 1000:6.0f} ms p99 {figures['pit_p99'] * 1000:6.0f} ms "
             f"({figures['entries']} entries)"
         )
+        how = "NOTIFY" if listen else "poll"
+        out.figures.setdefault("live", []).append({"tables": tables, "how": how, **figures})
+        if listen and tables == max(counts):
+            out.row(
+                f"live lag, {tables} tables, table to floor, p99", 1000 * figures["floor_p99"], "ms"
+            )
+            out.row(
+                f"live lag, {tables} tables, table to pit view, p99",
+                1000 * figures["pit_p99"],
+                "ms",
+            )
 
 
-def run_catch_up(dsn: str, folder: Path, hands: int, seconds: float) -> None:
+def run_catch_up(dsn: str, folder: Path, hands: int, seconds: float, out: Report) -> None:
     outage_hands = math.ceil(hands * 600 / seconds)
     outage = deal(folder, outage_hands, seed=7)
     outage_seconds, outage_entries, _ = live_seconds(outage)
@@ -681,9 +712,13 @@ def run_catch_up(dsn: str, folder: Path, hands: int, seconds: float) -> None:
         f"hands, {outage_seconds / 60:.1f} live minutes) shipped by the table's shipper in "
         f"{took:.2f} s: {outage_seconds / took:.0f}x the pace the table wrote them"
     )
+    out.row("catch-up after a 10-minute outage", outage_seconds / took, "x the table's pace")
+    out.figures["catch_up"] = {"entries": outage_entries, "seconds": round(took, 3)}
 
 
-def run_casino(dsn: str, folder: Path, args: argparse.Namespace, per_hand: float) -> None:
+def run_casino(
+    dsn: str, folder: Path, args: argparse.Namespace, per_hand: float, out: Report
+) -> None:
     needed = math.ceil(args.casino_seconds * args.casino_rate / per_hand) + 2
     path = deal(folder, needed, seed=11)
     print(
@@ -708,9 +743,23 @@ def run_casino(dsn: str, folder: Path, args: argparse.Namespace, per_hand: float
                 f"p99 {figures['p99'] * 1000:6.1f} ms max {figures['max'] * 1000:6.0f} ms "
                 f"({figures['entries']} entries, {seconds:g} s); after it: {sizes}"
             )
+            out.figures.setdefault("casino", []).append(
+                {"how": how, "tables": tables, "seconds": seconds, **figures}
+            )
+            out.check("the casino's tables shipped their entries", figures["entries"] > 0)
+            if how == "own" and tables == args.casino_tables:
+                p99 = figures["p99"]
+                what = f"a casino's floor, {tables} tables, table to floor, p99"
+                out.row(
+                    what,
+                    1000 * p99,
+                    "ms",
+                    f"<= {CASINO_GOAL_S * 1000:.0f} ms",
+                    p99 <= CASINO_GOAL_S,
+                )
 
 
-def run_month(dsn: str, path: Path, args: argparse.Namespace) -> None:
+def run_month(dsn: str, path: Path, args: argparse.Namespace, out: Report) -> None:
     figures = month(dsn, path, args.month_tables, args.month_days, args.samples)
     print(
         f"\na month of a casino: {args.month_tables} tables x {args.month_days} days, "
@@ -721,6 +770,11 @@ def run_month(dsn: str, path: Path, args: argparse.Namespace) -> None:
     )
     for name, (p50, p99) in figures["timings"].items():
         print(f"  {name:42s} p50 {p50 * 1000:7.2f} ms  p99 {p99 * 1000:7.2f} ms")
+        if "as before" not in name and "connection" not in name:  # the pit's questions
+            what = f"{args.month_tables} tables x {args.month_days} days: {name.strip()}, p99"
+            goal = f"<= {MONTH_GOAL_S * 1000:.0f} ms"
+            out.row(what, p99 * 1000, "ms", goal, p99 <= MONTH_GOAL_S)
+    out.figures["month"] = {"tables": args.month_tables, "days": args.month_days, **figures}
 
 
 if __name__ == "__main__":

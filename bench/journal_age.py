@@ -17,7 +17,7 @@ replay of the whole journal (what the first page and a hand by number cost befor
 of hands).
 
     .venv/bin/python bench/journal_age.py [--hands 100 10000] [--segment-hands 1000]
-        [--reuse FILE] [--seed S] [--folder DIR] [--whole] [--rounds 5]
+        [--reuse FILE] [--seed S] [--folder DIR] [--whole] [--rounds 5] [--json FILE]
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from figures_kit import Report, add_json_option
 
 from controller.cli import main
 from controller.cli.backup_command import backup
@@ -50,6 +52,8 @@ from controller.sim.floor import CoreFloor
 from controller.table import TableSettings
 from dealer_ui import archive
 from dealer_ui.archive import hand_record, summaries
+
+GOAL = 2.0  # each reading of the oldest journal within this multiple of the youngest's
 
 
 def made(path: Path, hands: int, seed: int, rotation: Rotation) -> float:
@@ -169,42 +173,46 @@ READINGS: dict[str, Callable[[Path, int], None]] = {
 }
 
 
-def described(path: Path, seconds: float | None) -> dict[str, float]:
+def described(path: Path, seconds: float | None) -> dict[str, float | None]:
     hands = last_hand(path)
     return {
         "hands": hands,
-        "made (hands/s)": hands / seconds if seconds else float("nan"),
+        "made (hands/s)": hands / seconds if seconds else None,
         "disk (bytes/hand)": disk(path) / hands,
         "the file (MB)": path.stat().st_size / 1e6,
     }
 
 
-def measure(journals: dict[Path, dict[str, float]], rounds: int, whole: bool) -> None:
+def measure(journals: dict[Path, dict[str, float | None]], rounds: int, whole: bool) -> None:
     """Each reading of each journal, in turns (young, old, young, ...: the machine's load
     falls on both alike), the best of ``rounds``."""
     for _ in range(rounds):
         for path, figures in journals.items():
             hands = int(figures["hands"])
             for name, reading in READINGS.items():
-                figures[name] = min(figures.get(name, float("inf")), timed(reading, path, hands))
+                took = timed(reading, path, hands)
+                figures[name] = min(figures.get(name) or float("inf"), took)
     for path, figures in journals.items():
         if whole:
             figures["whole replay (s)"] = timed(whole_replay, path, int(figures["hands"]))
         with Journal.open_read_only(path) as journal:
             segments = len(journal.sealed())
         print(f"{int(figures['hands'])} hands ({segments} segments):")
+        figures["segments"] = segments
         for name, value in figures.items():
-            if name != "hands":
+            if name not in {"hands", "segments"} and value is not None:
                 print(f"  {name:32} {value:12.3f}")
 
 
-def run(args: argparse.Namespace) -> None:
+def run(args: argparse.Namespace) -> int:
+    report = Report.start(__file__, args)
     rotation = Rotation(args.segment_hands, 0)
     with tempfile.TemporaryDirectory(dir=args.folder) as folder:
         journals = {}
         for hands in args.hands:
             path = Path(folder) / f"journal-{hands}.sqlite3"
             journals[path] = described(path, made(path, hands, args.seed, rotation))
+            report.check("each journal made holds its hands", journals[path]["hands"] == hands)
         if args.reuse is not None:
             now = datetime.datetime.now(datetime.UTC)
             copy = backup(args.reuse, Path(folder), 1, now)
@@ -216,7 +224,28 @@ def run(args: argparse.Namespace) -> None:
     print("the oldest over the youngest:")
     for name in young:
         if "(s)" in name:
-            print(f"  {name:32} {old[name] / young[name]:12.2f}x")
+            ratio = old[name] / young[name]
+            print(f"  {name:32} {ratio:12.2f}x")
+            goal = f"<= {GOAL:g}x" if name != "whole replay (s)" else None
+            met = ratio <= GOAL if goal else None
+            report.row(
+                f"{name[:-4]}, {old['hands']:,} hands over {young['hands']:,}",
+                ratio,
+                "x",
+                goal,
+                met,
+            )
+    report.row(f"disk a hand, {old['hands']:,} hands", old["disk (bytes/hand)"], "bytes")
+    report.figures = {
+        "segment_hands": args.segment_hands,
+        "rounds": args.rounds,
+        "journals": [{key: _rounded(value) for key, value in each.items()} for each in figures],
+    }
+    return report.finish()
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)
 
 
 if __name__ == "__main__":
@@ -228,4 +257,5 @@ if __name__ == "__main__":
     parser.add_argument("--folder", type=Path, help="where to make the journals (default: /tmp)")
     parser.add_argument("--whole", action="store_true", help="also replay each journal whole")
     parser.add_argument("--rounds", type=int, default=5, help="readings of each (the best)")
-    run(parser.parse_args())
+    add_json_option(parser)
+    raise SystemExit(run(parser.parse_args()))

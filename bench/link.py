@@ -12,7 +12,7 @@
     socket:// handler (the transport before), on the same stream of CARD frames from a local
     TCP server: throughput (pyserial's handler receives one byte per system call).
 
-Usage: .venv/bin/python bench/link.py [--cards N]
+Usage: .venv/bin/python bench/link.py [--cards N] [--frames N] [--json FILE]
 """
 
 from __future__ import annotations
@@ -25,10 +25,13 @@ import platform
 import select
 import socket
 import statistics
+import sys
 import threading
 import time
 import tty
 from multiprocessing.connection import Connection
+
+from figures_kit import Report, add_json_option
 
 from drivers.device import ShoeDriver
 from drivers.events import CardRead
@@ -60,7 +63,7 @@ def timed(function, repeat: int = 3) -> float:
     return best
 
 
-def decoder_throughput(frames: int) -> None:
+def decoder_throughput(frames: int, report: Report) -> None:
     stream = card_stream(frames)
     chunks = [stream[i : i + 4096] for i in range(0, len(stream), 4096)]
     small = stream[: len(stream) // 20]
@@ -88,11 +91,23 @@ def decoder_throughput(frames: int) -> None:
     frame_bytes = len(stream) / frames
     line_rate = BAUD / BITS_PER_BYTE / frame_bytes
     print(f"(a) decoder throughput, {frames} CARD frames of {frame_bytes:.0f} bytes")
-    print(f"    FrameDecoder, 4 KiB reads      {frames / timed(decode):12,.0f} frames/s")
+    chunked = frames / timed(decode)
+    print(f"    FrameDecoder, 4 KiB reads      {chunked:12,.0f} frames/s")
     bytewise = (frames // 20) / timed(decode_bytewise)
     print(f"    FrameDecoder, 1-byte reads     {bytewise:12,.0f} frames/s")
-    print(f"    HostSession (decode+ARQ+events){frames / timed(session):12,.0f} frames/s")
+    hosted = frames / timed(session)
+    print(f"    HostSession (decode+ARQ+events){hosted:12,.0f} frames/s")
     print(f"    115200-baud line carries       {line_rate:12,.0f} frames/s")
+    report.row("FrameDecoder.feed, 4 KiB reads", round(chunked), "frames/s")
+    report.row("a 115200-baud line carries", round(line_rate), "frames/s")
+    report.figures["decoder"] = {
+        "frames": frames,
+        "frame_bytes": round(frame_bytes, 1),
+        "feed_4kib_frames_per_s": round(chunked),
+        "feed_1_byte_frames_per_s": round(bytewise),
+        "host_session_frames_per_s": round(hosted),
+        "line_frames_per_s": round(line_rate),
+    }
 
 
 class PacedShoe:
@@ -154,7 +169,7 @@ def run_paced_shoe(master: int, cards: int, control: Connection) -> None:
     PacedShoe(master, cards).run(control)
 
 
-def latency(cards: int) -> None:
+def latency(cards: int, report: Report) -> None:
     master, slave = os.openpty()
     tty.setraw(slave)
     os.set_blocking(master, False)
@@ -186,18 +201,41 @@ def latency(cards: int) -> None:
     print(f"(b) CARD latency to the consumer, pty paced at {BAUD} baud, {cards} cards")
     print(f"    wire time of a {frame}-byte CARD frame: {wire:.3f} ms (the floor)")
     print("                                          p50       p99       max")
-    for label, which in (("from its first byte (end to end)", 0), ("from its last byte (host)", 1)):
+    figures: dict[str, object] = {"cards": cards, "frame_bytes": frame, "wire_ms": round(wire, 3)}
+    for label, which, key in (
+        ("from its first byte (end to end)", 0, "end_to_end"),
+        ("from its last byte (host)", 1, "host"),
+    ):
         samples = sorted((arrived[n] - started[n][which]) * 1000 for n in arrived)
         p50 = statistics.median(samples)
         p99 = samples[min(len(samples) - 1, round(0.99 * len(samples)))]
         print(f"    {label:34} {p50:6.3f} ms {p99:6.3f} ms {samples[-1]:6.3f} ms")
+        figures[key] = {
+            "p50_ms": round(p50, 3),
+            "p99_ms": round(p99, 3),
+            "max_ms": round(samples[-1], 3),
+        }
     end_to_end = sorted((arrived[n] - started[n][0]) * 1000 for n in arrived)
+    p50 = statistics.median(end_to_end)
     p99 = end_to_end[min(len(end_to_end) - 1, round(0.99 * len(end_to_end)))]
     verdict = "met" if p99 <= wire + 2 else "NOT met"
     print(f"    goal: end-to-end p99 <= wire + 2 ms = {wire + 2:.3f} ms: {verdict}")
+    report.row("CARD latency end to end, p50", p50, "ms")
+    report.row(
+        "CARD latency end to end, p99",
+        p99,
+        "ms",
+        f"<= wire + 2 ms = {wire + 2:.3f} ms",
+        p99 <= wire + 2,
+    )
+    report.check(
+        "every card drawn reached the consumer",
+        set(arrived) <= set(started) and len(arrived) == cards,
+    )
+    report.figures["latency"] = figures
 
 
-def socket_reads(frames: int) -> None:
+def socket_reads(frames: int, report: Report) -> None:
     stream = card_stream(frames)
     print(f"(c) reading socket:// ({len(stream):,} bytes of CARD frames from a local server)")
     for label, make in (
@@ -221,21 +259,30 @@ def socket_reads(frames: int) -> None:
             device.close()
             transport.close()
         print(f"    {label:28} {got / elapsed / 1e6:9.3f} MB/s ({reads} reads)")
+        report.row(f"socket:// read by {label}", got / elapsed / 1e6, "MB/s")
+        report.figures.setdefault("socket", {})[label] = {
+            "mb_per_s": round(got / elapsed / 1e6, 3),
+            "reads": reads,
+        }
+        report.check(f"{label} read the whole stream", got == len(stream))
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cards", type=int, default=2000, help="cards for the latency run")
     parser.add_argument("--frames", type=int, default=100_000, help="frames for throughput")
+    add_json_option(parser)
     args = parser.parse_args()
+    report = Report.start(__file__, args)
     print(
         f"bench/link.py on {platform.python_implementation()} {platform.python_version()}, "
         f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the start"
     )
-    decoder_throughput(args.frames)
-    latency(args.cards)
-    socket_reads(args.frames // 10)
+    decoder_throughput(args.frames, report)
+    latency(args.cards, report)
+    socket_reads(args.frames // 10, report)
+    return report.finish()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

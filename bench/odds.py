@@ -1,7 +1,7 @@
 """The odds of a hand in progress: CPU time against the goals, beside a straightforward baseline.
 
-One command: ``.venv/bin/python bench/odds.py`` (``--help`` for sizes). The process is
-pinned to one core and every time is CPU time (``time.process_time``), warm (the
+One command: ``.venv/bin/python bench/odds.py`` (``--help`` for sizes; ``--json FILE``). The
+process is pinned to one core and every time is CPU time (``time.process_time``), warm (the
 evaluator's tables built once before timing). Hands are dealt from shuffled decks through
 the engine, every player checking or calling (as the odds model takes it):
 
@@ -43,6 +43,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
+from figures_kit import Report, add_json_option
 from odds_kit import FOUR, at_cards, last_up, play_to
 
 from controller.odds import AUTO_EXACT_WORK, Method, deal_model, odds
@@ -130,7 +131,7 @@ def baseline_monte_carlo(model: DealModel, deals: int, seed: int) -> list[float]
 # The runs ------------------------------------------------------------------------------
 
 
-def third_street(states: int, baseline_states: int) -> None:
+def third_street(states: int, baseline_states: int, report: Report) -> None:
     print("Monte Carlo, 8 players on third street (goal: standard error <= 0.25 pp in 150 ms)")
     header = (
         f"{'hand':>5}{'deals':>9}{'error pp':>10}{'plans ms':>10}{'odds ms':>9}"
@@ -139,11 +140,13 @@ def third_street(states: int, baseline_states: int) -> None:
     print(header)
     print("-" * len(header))
     times = []
+    errors = []
     for seed in range(states):
         hand = play_to(8, at_cards(24), seed=seed)
         plans_time, _ = cpu(lambda hand=hand: deal_model(hand))
         odds_time, result = cpu(lambda hand=hand: odds(hand))
         times.append(odds_time)
+        errors.append(100 * result.standard_error)
         line = (
             f"{seed:>5}{result.deals:>9,}{100 * result.standard_error:>10.3f}"
             f"{1000 * plans_time:>10.1f}{1000 * odds_time:>9.1f}"
@@ -159,13 +162,29 @@ def third_street(states: int, baseline_states: int) -> None:
         f"odds ms: median {1000 * statistics.median(times):.1f}, "
         f"max {1000 * max(times):.1f} (goal 150)"
     )
+    report.row(
+        "Monte Carlo, 8 players on third street, median", 1000 * statistics.median(times), "ms CPU"
+    )
+    report.row(
+        "Monte Carlo, 8 players on third street, max",
+        1000 * max(times),
+        "ms CPU",
+        "<= 150 ms",
+        max(times) <= 0.150,
+    )
+    report.row("its standard error, max", max(errors), "pp", "<= 0.25 pp", max(errors) <= 0.25)
+    report.figures["third_street"] = {
+        "states": states,
+        "cpu_ms": [round(1000 * spent, 2) for spent in times],
+        "standard_error_pp": [round(error, 4) for error in errors],
+    }
 
 
 def seventh(hand: Hand, _dealt: int) -> bool:
     return hand.street == 7
 
 
-def sixth_street(repeats: int, baseline_deals: int) -> None:
+def sixth_street(repeats: int, baseline_deals: int, report: Report) -> None:
     print()
     print("Exact from sixth street on (goal: 50 ms for any number of players)")
     header = (
@@ -175,6 +194,7 @@ def sixth_street(repeats: int, baseline_deals: int) -> None:
     print(header)
     print("-" * len(header))
     worst = 0.0
+    rows: list[dict[str, object]] = []
     for players in range(2, 9):
         before_last = play_to(players, last_up, seed=players, last=(FOUR,))
         at_end = Rules(bonus_timing="end_of_street")
@@ -205,11 +225,23 @@ def sixth_street(repeats: int, baseline_deals: int) -> None:
             if scaled:
                 base_time *= result.deals / done
             same = "scaled" if scaled else str(equity == list(result.fractions.equity))
+            if not scaled:
+                report.check("exact odds equal the baseline's fractions", same == "True")
+            point = {"players": players, "point": name.strip(), "deals": result.deals}
+            rows.append(point | {"exact_ms": round(1000 * best, 2), "same_as_baseline": same})
             print(
                 f"{players:>8}  {name:<22}{len(model.plans):>6}{result.deals:>12,}"
                 f"{1000 * best:>10.1f}{1000 * base_time:>14,.0f}{base_time / best:>6.0f}x  {same}"
             )
     print(f"exact ms: max {1000 * worst:.1f} (goal 50)")
+    report.row(
+        "exact from sixth street on, 2-8 players, max",
+        1000 * worst,
+        "ms CPU",
+        "<= 50 ms",
+        worst <= 0.050,
+    )
+    report.figures["sixth_street"] = rows
 
 
 def main() -> int:
@@ -222,7 +254,9 @@ def main() -> int:
     parser.add_argument(
         "--baseline-deals", type=int, default=20_000, help="exact baseline: deals before scaling"
     )
+    add_json_option(parser)
     args = parser.parse_args()
+    report = Report.start(__file__, args)
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
     print(f"date {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC")
@@ -230,9 +264,9 @@ def main() -> int:
     print(f"python {platform.python_version()}, numpy {np.__version__}; pinned to one core")
     print()
     odds(play_to(2, at_cards(12), rules=Rules()))  # build the evaluator's tables
-    third_street(args.states, args.baseline_states)
-    sixth_street(args.repeats, args.baseline_deals)
-    return 0
+    third_street(args.states, args.baseline_states, report)
+    sixth_street(args.repeats, args.baseline_deals, report)
+    return report.finish()
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ events dropped by the journal as already held, and whether the journal equals th
 cards.
 
 Usage: .venv/bin/python bench/soak.py [--cards 10000] [--phases pty,tcp,monitor]
-       [--unplugs 6] [--kills 20] [--seed 1]
+       [--unplugs 6] [--kills 20] [--seed 1] [--json FILE]
 """
 
 from __future__ import annotations
@@ -60,6 +60,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
+
+from figures_kit import Report, add_json_option
 
 from controller.journal import Journal, event_of
 from drivers import events as ev
@@ -584,7 +586,7 @@ def percentile(values: list[float], share: float) -> float:
     return values[min(len(values) - 1, round(share * (len(values) - 1)))] if values else 0.0
 
 
-def report(run: Run) -> Figures:
+def report(run: Run, sheet: Report) -> Figures:
     plan, f = run.plan, figures(run)
     restarts = [up for up in run.link_ups if up.restarted]
     kills = f", {plan.kills} monitor kills" if plan.kills else ""
@@ -630,11 +632,73 @@ def report(run: Run) -> Figures:
         print(f"    restart seen by the host: not reported; boot ids in its LinkUps: {boots}")
     print(f"    shoe lost in its restart: {run.restart_lost} (it restarted with nothing pending)")
     if run.host_out:  # the monitor
-        report_kills(run)
+        report_kills(run, sheet)
+    to_json(run, f, budget, sheet)
     return f
 
 
-def report_kills(run: Run) -> None:
+def to_json(run: Run, f: Figures, budget: float, sheet: Report) -> None:
+    """A phase's figures as JSON: its goals as rows, its losses as the checks."""
+    phase = run.plan.phase
+    p99 = percentile(f.latencies_ms, 0.99)
+    ratio = f.retransmission_ratio
+    sheet.row(
+        f"{phase}: cards lost, duplicated, out of order or wrong",
+        len(f.lost) + f.duplicated + f.out_of_order + f.wrong_card,
+        "",
+        "0",
+        not f.lost and f.duplicated == f.out_of_order == f.wrong_card == 0,
+    )
+    sheet.row(f"{phase}: frames sent over event frames", ratio, "x", "< 1.2x", ratio < 1.2)
+    sheet.row(
+        f"{phase}: wall time over the line's time and outages",
+        f.wall / budget,
+        "x",
+        "<= 1.5x",
+        f.wall / budget <= 1.5,
+    )
+    sheet.row(
+        f"{phase}: first card after each reconnect within its bound",
+        sum(latency <= probe.bound for probe, latency in f.probes),
+        f"of {len(f.probes)}",
+        "all",
+        f.probes_met,
+    )
+    sheet.check(
+        f"{phase}: no card lost, duplicated, out of order or wrong",
+        not f.lost and f.duplicated == f.out_of_order == f.wrong_card == 0,
+    )
+    sheet.figures[phase] = {
+        "cards": run.plan.cards,
+        "unplugs": run.plan.unplugs,
+        "kills": run.plan.kills,
+        "lost": len(f.lost),
+        "duplicated": f.duplicated,
+        "out_of_order": f.out_of_order,
+        "wrong_card": f.wrong_card,
+        "retransmission_ratio": round(ratio, 4),
+        "wall_s": round(f.wall, 2),
+        "line_time_s": round(f.line_time, 2),
+        "cable_out_s": round(f.outage, 2),
+        "host_out_s": round(f.host_outage, 2),
+        "latency_ms": {
+            "p50": round(statistics.median(f.latencies_ms), 2) if f.latencies_ms else None,
+            "p99": round(p99, 2),
+            "max": round(percentile(f.latencies_ms, 1), 2),
+        },
+        "probes": [
+            {
+                "backlog": probe.backlog,
+                "latency_s": round(latency, 3),
+                "bound_s": round(probe.bound, 3),
+            }
+            for probe, latency in f.probes
+        ],
+        "restart_lost": run.restart_lost,
+    }
+
+
+def report_kills(run: Run, sheet: Report) -> None:
     first_up = run.host_out[0][1] - run.started
     downs = sorted(end - start for start, end in run.host_out[1:])
     if downs:
@@ -656,9 +720,14 @@ def report_kills(run: Run) -> None:
         f"    journal: {len(journal)} cards; equals the simulator's drawn cards in order: "
         f"{'yes' if journal == drawn else 'NO'}"
     )
+    sheet.check("monitor: the journal equals the drawn cards, in order", journal == drawn)
+    if downs:
+        sheet.row(
+            f"monitor killed {len(downs)} times: down a kill, median", statistics.median(downs), "s"
+        )
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cards", type=int, default=10_000)
     parser.add_argument(
@@ -667,7 +736,9 @@ def main() -> None:
     parser.add_argument("--unplugs", type=int, default=6)
     parser.add_argument("--kills", type=int, default=20, help="monitor kills (monitor phase)")
     parser.add_argument("--seed", type=int, default=1)
+    add_json_option(parser)
     args = parser.parse_args()
+    sheet = Report.start(__file__, args)
     phases = args.phases.split(",")
     unknown = [phase for phase in phases if phase not in PHASES]
     if unknown:
@@ -686,8 +757,9 @@ def main() -> None:
             unplugs=args.unplugs,
             seed=args.seed,
         )
-        report(run_phase(plan, host))
+        report(run_phase(plan, host), sheet)
+    return sheet.finish()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,7 +1,7 @@
 """Start-up cost of the command line: ``luck-table --version`` and ``luck-table replay``.
 
-One command: ``.venv/bin/python bench/startup.py`` (``--runs N``, default 30). It runs, in
-turn and interleaved so that a busy moment of the machine falls on all three alike:
+One command: ``.venv/bin/python bench/startup.py`` (``--runs N``, default 30; ``--json FILE``).
+It runs, in turn and interleaved so that a busy moment of the machine falls on all three alike:
 
 * ``python -c pass`` with the venv's Python: the comparison, the interpreter's own start;
 * ``luck-table --version`` (the installed console script);
@@ -25,6 +25,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from figures_kit import Report, add_json_option
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -59,10 +61,12 @@ def check_replay(luck_table: str) -> None:
         raise SystemExit(f"luck-table replay {HAND.name}: not the expected outcome")
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=30, help="runs of each command")
+    add_json_option(parser)
     args = parser.parse_args()
+    report = Report.start(__file__, args)
     luck_table = str(BIN / "luck-table")
     check_replay(luck_table)
     commands = {
@@ -91,7 +95,20 @@ def main() -> None:
             f"{name:30} {median * 1000:8.1f} ms {min(cpu[name]) * 1000:9.1f} ms "
             f"{statistics.median(wall[name]) * 1000:9.1f} ms {median / base:6.1f}x{goal}"
         )
+        report.figures[name] = {
+            "cpu_median_ms": round(median * 1000, 2),
+            "cpu_fastest_ms": round(min(cpu[name]) * 1000, 2),
+            "wall_median_ms": round(statistics.median(wall[name]) * 1000, 2),
+            "ratio": round(median / base, 2),
+        }
+        if name in GOALS:
+            within = median / base <= GOALS[name]
+            report.row(
+                f"{name}, CPU", median / base, "x python -c pass", f"<= {GOALS[name]}x", within
+            )
+    report.figures["runs"] = args.runs
+    return report.finish()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

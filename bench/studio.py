@@ -22,7 +22,7 @@ seconds between cards, 0.5 by default: a fast dealer), where the goal holds: the
 odds p99 <= 250 ms after the card read; and at that pace again with the odds' worker at
 nice 0 (the console runs it at nice 10, below the table): what the priority costs.
 
-Usage: .venv/bin/python bench/studio.py [--hands 3] [--pace 0.5]
+Usage: .venv/bin/python bench/studio.py [--hands 3] [--pace 0.5] [--json FILE]
 """
 
 from __future__ import annotations
@@ -36,6 +36,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from figures_kit import Report, add_json_option
 
 from controller.config import load_config
 from controller.service import TableService, Update
@@ -234,15 +236,42 @@ def report(figures: dict[str, Any], hands: int) -> None:
     print(f"goal: the studio's odds p99 <= {GOAL_MS:.0f} ms after the card read, paced: {verdict}")
 
 
-def main() -> None:
+def to_report(figures: dict[str, Any], hands: int, report: Report) -> None:
+    """The figures as JSON: the studio's odds p99 at a dealer's pace against the goal, the
+    table's card latency with the studio on and off; every card's odds known."""
+    paced = f"a card every {figures['pace']:g} s"
+    run = figures["runs"][paced]
+    met = run["odds"][1] <= GOAL_MS and not run["missing"]
+    report.row(
+        f"card read to the studio's odds, {paced}, p99",
+        run["odds"][1],
+        "ms",
+        f"<= {GOAL_MS:.0f} ms",
+        met,
+    )
+    report.row(f"card read to the table, {paced}, studio on, p99", run["table"][1], "ms")
+    report.row(
+        f"card read to the table, {paced}, studio off, p99", figures["without_paced"][1], "ms"
+    )
+    for name, each in figures["runs"].items():
+        report.check(f"{name}: every card's odds known", each["missing"] == 0 < each["cards"])
+    report.figures = figures | {"hands": hands, "seats": SEATS}
+
+
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--hands", type=int, default=3)
     parser.add_argument(
         "--pace", type=float, default=0.5, help="seconds between cards in the paced run"
     )
+    add_json_option(parser)
     args = parser.parse_args()
-    report(asyncio.run(bench(args.hands, args.pace)), args.hands)
+    figures = Report.start(__file__, args)
+    measured = asyncio.run(bench(args.hands, args.pace))
+    report(measured, args.hands)
+    to_report(measured, args.hands, figures)
+    return figures.finish()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -35,7 +35,7 @@
     player's phone sending decisions at a table where the dealer decides (refused), and a
     sweep of the dealer's PIN from 32 addresses at once (the sign-in's limits as
     configured). The attacks are sent by a process of their own. ``--attack-cards N``: the
-    quiet cards (``--cards`` by default); ``--json FILE``: the figures as JSON. Printed for
+    quiet cards (``--cards`` by default). Printed for
     each: its cards' p50 and p99 beside the quiet baseline of the same run, what it was
     answered, and the service's memory (RSS) before and after. Goals: p99 within the goal
     of (a) in each; the service's memory within 32 MiB of where it started.
@@ -55,13 +55,17 @@
     cards are in; prints each rotation's duration (and its steps: the segment written and
     checked, recorded, the journal's file let go of it), then the p99 of the cards drawn during a
     rotation, of the first 10 cards after each, and of the cards drawn away from any (more
-    than 1 s from each); in SESSIONS services (each on a new journal), the rotating thread
-    following the segment's hash chain without a pause (as before) and with (as now), in
-    turns. Goal: p99 within the goal of (a) during and after a rotation.
+    than 1 s from each); in SESSIONS services (``--sessions``, 3 by default; each on a new
+    journal), the rotating thread following the segment's hash chain without a pause (as
+    before) and with (as now), in turns. Goal: p99 within the goal of (a) during and after a
+    rotation.
 
 Usage: .venv/bin/python bench/table.py [--cards N] [--hands N] [--kills N] [--history N]
 [--attacks N] [--attack-cards N] [--attack-seconds S] [--json FILE] [--viewers N]
-[--resume N] [--rotations N] (0 skips a part)
+[--resume N] [--rotations N] [--sessions N] (0 skips a part). ``--json FILE``: every part's
+figures as JSON (bench/figures_kit.py), under ``figures`` by part: ``latency``,
+``recovery``, ``kills``, ``history``, ``attacks`` (each attack's cards, p50, p99, answers
+and memory), ``resume``, ``rotations``.
 """
 
 from __future__ import annotations
@@ -93,7 +97,8 @@ import psycopg
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from controller.floor.scratch import scratch_database  # noqa: E402
+from figures_kit import Report, add_json_option  # noqa: E402
+
 from controller.history.records import record_of, table_inputs  # noqa: E402
 from controller.journal import Device as JournalDevice  # noqa: E402
 from controller.journal import Input, Journal, rotation  # noqa: E402
@@ -126,6 +131,7 @@ from drivers.protocol import (  # noqa: E402
 from drivers.session import LinkConfig  # noqa: E402
 from firmware_sim.process import AsyncControl as Control  # noqa: E402
 from firmware_sim.process import Control as SyncControl  # noqa: E402
+from tests.floor_scratch import scratch_database  # noqa: E402
 from tests.service_kit import BAUD, DEALER, SUPERVISOR, config, simulator  # noqa: E402
 from tests.ws_kit import TEXT, RawFeed, frame  # noqa: E402
 
@@ -133,13 +139,34 @@ BITS_PER_BYTE = 10
 BATCH = 50  # hands per transaction when writing a journal for (b)
 REPLAY_SAMPLE = 20_000  # inputs replayed from the start to time a replay without snapshots
 ROTATED = 4  # rotations (h) waits for in a session: the first of 200 hands, then every N
-SESSIONS = 3  # services (h) starts for each way
+SESSIONS = 3  # services (h) starts for each way (--sessions)
 
 
 def percentiles(samples: list[float]) -> tuple[float, float]:
     ordered = sorted(samples)
     p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
     return statistics.median(ordered), p99
+
+
+def wire_ms() -> float:
+    """The wire time of a CARD frame at BAUD, in ms: (a)'s goal is p99 within it + 10 ms."""
+    return len(encode_frame(0, CardMessage(51, 1, bytes(7)))) * BITS_PER_BYTE / BAUD * 1000
+
+
+def in_figures(samples: list[float]) -> dict[str, float | int | None]:
+    """A run's cards, p50 and p99 (ms), as JSON."""
+    if not samples:
+        return {"cards": 0, "p50_ms": None, "p99_ms": None}
+    p50, p99 = percentiles(samples)
+    return {"cards": len(samples), "p50_ms": round(p50, 3), "p99_ms": round(p99, 3)}
+
+
+def goal_row(out: Report, what: str, samples: list[float]) -> None:
+    """A run's p99 against (a)'s goal, p99 <= the wire time + 10 ms."""
+    if samples:
+        p99 = percentiles(samples)[1]
+        goal = wire_ms() + 10
+        out.row(f"{what}, p99", p99, "ms", f"<= wire + 10 ms = {goal:.2f} ms", p99 <= goal)
 
 
 class TimedControl(SyncControl):
@@ -322,10 +349,10 @@ def journal_size(path: Path) -> int:
     return path.stat().st_size
 
 
-def latency(cards: int, viewers: int) -> None:
+def latency(cards: int, viewers: int, out: Report) -> None:
     print(f"(a) card latency at {BAUD} baud over a pty, {cards} cards")
     frame = len(encode_frame(0, CardMessage(51, 1, bytes(7))))
-    wire = frame * BITS_PER_BYTE / BAUD * 1000
+    wire = wire_ms()
     runs: dict[str, list[float]] = {}
     with tempfile.TemporaryDirectory() as folder, simulator("shoe", seed=3) as shoe:
         control = shoe.announced["control"]
@@ -361,6 +388,18 @@ def latency(cards: int, viewers: int) -> None:
             share = f"   service's own share {own:6.3f} ms: {verdict}"
         print(f"    {name:22s} p50 {p50:7.3f} ms   p99 {p99:7.3f} ms{share}")
     print(f"    wire time of a {frame}-byte CARD frame: {wire:.3f} ms")
+    latencies: dict[str, Any] = {"wire_ms": round(wire, 3)}
+    for name, samples in runs.items():
+        latencies[name] = in_figures(samples)
+        if name in ("driver alone", "one commit"):
+            continue
+        out.check(f"(a) {name}: every card dealt", len(samples) == cards)
+        goal_row(out, f"(a) {name}", samples)
+        own = percentiles(samples)[1] - driver_p99
+        latencies[name]["own_share_ms"] = round(own, 3)
+        goal = f"<= one commit's p99 + 1 ms = {commit_p99 + 1:.2f} ms"
+        out.row(f"(a) {name}: the service's own share", own, "ms", goal, own <= commit_p99 + 1)
+    out.figures["latency"] = latencies
     print(
         f"    goals: the service's own share at p99 (its p99 minus the driver's alone) <= one "
         f"commit's p99 + 1 ms = {commit_p99 + 1:.3f} ms; p99 <= wire + 10 ms = {wire + 10:.3f} ms"
@@ -441,7 +480,7 @@ def write_journal(path: Path, hands: int, seed: int, in_progress: bool = True) -
     journal.close()
 
 
-def recovery(hands: int) -> None:
+def recovery(hands: int, out: Report) -> None:
     print(f"(b) recovery of a journal of {hands:,} hands")
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "table.sqlite"
@@ -468,9 +507,19 @@ def recovery(hands: int) -> None:
         verdict = "met" if fast < 2 else "NOT met"
         print(f"    goal: recovery < 2 s: {verdict}")
         print(f"(c) journal size: {size / hands:,.0f} bytes per hand ({size / 1e6:.1f} MB)")
+    out.row(f"(b) recovery of {hands:,} hands", fast, "s", "< 2 s", fast < 2)
+    out.row("(c) journal size", round(size / hands), "bytes a hand")
+    out.check("(b) recovered to the journal's last input", recovered.position == count)
+    out.figures["recovery"] = {
+        "hands": hands,
+        "from_snapshot_s": round(fast, 4),
+        "inputs": count,
+        "replay_inputs_per_s": round(rate),
+        "bytes_a_hand": round(size / hands),
+    }
 
 
-def kills(count: int) -> None:
+def kills(count: int, out: Report) -> None:
     print(f"(d) the recovery test with {count} kills")
     started = time.perf_counter()
     result = subprocess.run(
@@ -482,10 +531,16 @@ def kills(count: int) -> None:
         text=True,
     )
     last = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else result.stderr
-    print(f"    {last} ({time.perf_counter() - started:.0f} s)")
+    took = time.perf_counter() - started
+    print(f"    {last} ({took:.0f} s)")
+    out.check(f"(d) the recovery test with {count} kills passed", result.returncode == 0)
+    out.row(f"(d) the recovery test with {count} kills", took, "s")
+    out.figures["kills"] = {"kills": count, "seconds": round(took, 1), "result": last}
 
 
-async def while_history_is_read(folder: Path, port: str, control_address: str, cards: int) -> None:
+async def while_history_is_read(
+    folder: Path, port: str, control_address: str, cards: int, out: Report
+) -> None:
     """Deal on the service of the journal in ``folder``; once ``cards`` cards are in (and
     a few more before them, warming up), surveillance's first history request."""
     settings = config(folder, port)
@@ -522,9 +577,16 @@ async def while_history_is_read(folder: Path, port: str, control_address: str, c
     for name, run in runs.items():
         p50, p99 = percentiles(run)
         print(f"    {name:16s} {len(run):4d} cards   p50 {p50:7.3f} ms   p99 {p99:7.3f} ms")
+    goal_row(out, "(e) cards while the past hands are read", runs["while it is read"])
+    out.check("(e) the first page of the history held the past hands", hands > 0)
+    out.figures["history"] = {
+        "hands": hands,
+        "first_request_s": round(answered - asked, 3),
+        **{name: in_figures(run) for name, run in runs.items()},
+    }
 
 
-def history(hands: int, cards: int) -> None:
+def history(hands: int, cards: int, out: Report) -> None:
     print(f"(e) card latency on a journal of {hands:,} hands, while its history is read")
     print("    load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     with tempfile.TemporaryDirectory() as folder, simulator("shoe", seed=3) as shoe:
@@ -532,7 +594,7 @@ def history(hands: int, cards: int) -> None:
         write_journal(Path(folder) / "table.sqlite", hands, seed=5, in_progress=False)
         print(f"    journal written in {time.perf_counter() - started:.1f} s")
         control = shoe.announced["control"]
-        asyncio.run(while_history_is_read(Path(folder), shoe.port, control, cards))
+        asyncio.run(while_history_is_read(Path(folder), shoe.port, control, cards, out))
     print("    load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
 
 
@@ -559,7 +621,7 @@ async def while_the_floor_catches_up(
     return dealt.ms(started, caught_up), dealt.ms(caught_up)[-cards:], caught_up - started
 
 
-def resume(hands: int, cards: int) -> None:
+def resume(hands: int, cards: int, out: Report) -> None:
     """(g): the card latency while a table's shipper catches up a journal of ``hands``
     hands the floor does not hold, the shipper in a thread of the service's process (as
     before) and in a process of its own."""
@@ -591,6 +653,14 @@ def resume(hands: int, cards: int) -> None:
                 p50, p99 = percentiles(run)
                 print(f"    {name:22s} {len(run):5d} cards   p50 {p50:7.3f} ms   p99 {p99:7.3f} ms")
             print(f"    {how}: the floor caught up in {took:.1f} s")
+            if how == "process":  # as the service ships now
+                goal_row(out, f"(g) cards while the floor catches up {hands} hands", during)
+            out.figures.setdefault("resume", {})[how] = {
+                "hands": hands,
+                "caught_up_s": round(took, 2),
+                "catching_up": in_figures(during),
+                "caught_up": in_figures(after),
+            }
     print("    load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
 
 
@@ -656,7 +726,7 @@ async def while_it_rotates(
     return rotations, dealt
 
 
-def rotating(every: int, cards: int) -> None:
+def rotating(every: int, cards: int, out: Report, services: int = SESSIONS) -> None:
     """(h): the card latency while the journal rotates into segments, every ``every``
     hands after a first one of 200 hands (the default segment's), in SESSIONS services for
     each way (in turns): the rotating thread following the segment's hash chain without a
@@ -667,7 +737,7 @@ def rotating(every: int, cards: int) -> None:
     sessions: dict[str, list[tuple[Rotations, Dealing]]] = {how: [] for how in ways}
     with tempfile.TemporaryDirectory() as folder, simulator("shoe", seed=3) as shoe:
         control = shoe.announced["control"]
-        for number in range(SESSIONS):
+        for number in range(services):
             for how, step in ways.items():
                 table = Path(folder) / f"{how.replace(' ', '-')}-{number}"
                 table.mkdir()
@@ -677,7 +747,7 @@ def rotating(every: int, cards: int) -> None:
                     sessions[how].append(
                         asyncio.run(
                             while_it_rotates(
-                                table, shoe.port, control, every, ROTATED, cards // SESSIONS
+                                table, shoe.port, control, every, ROTATED, cards // services
                             )
                         )
                     )
@@ -685,11 +755,22 @@ def rotating(every: int, cards: int) -> None:
                     rotation.CHAIN_STEP = original
     for how, each in sessions.items():
         print(f"    {how}:")
-        rotated(each)
+        runs = rotated(each)
+        if how == "pauses":  # as the journal rotates now
+            goal_row(out, "(h) cards during a rotation", runs["during a rotation"])
+            goal_row(out, "(h) the 10 cards after each rotation", runs["the 10 after each"])
+        rotations = [
+            ended - started for rotations, _ in each for started, ended, *_ in rotations.done
+        ]
+        out.figures.setdefault("rotations", {})[how] = {
+            "segment_hands": every,
+            "rotation_s": [round(took, 3) for took in rotations],
+            **{name: in_figures(run) for name, run in runs.items()},
+        }
     print("    load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
 
 
-def rotated(sessions: list[tuple[Rotations, Dealing]]) -> None:
+def rotated(sessions: list[tuple[Rotations, Dealing]]) -> dict[str, list[float]]:
     """Each rotation's duration, and the card latencies during, after and away from them."""
     runs: dict[str, list[float]] = {"during a rotation": [], "the 10 after each": []}
     runs["away from any"] = []
@@ -713,6 +794,7 @@ def rotated(sessions: list[tuple[Rotations, Dealing]]) -> None:
     for name, run in runs.items():
         p50, p99 = percentiles(run) if run else (float("nan"), float("nan"))
         print(f"      {name:18s} {len(run):5d} cards   p50 {p50:7.3f} ms   p99 {p99:7.3f} ms")
+    return runs
 
 
 def resident() -> int:
@@ -995,7 +1077,7 @@ def pin_sweep(url: str, seconds: float) -> dict[str, int]:
     return tally(asyncio.run(sweep()))
 
 
-def attacks(attempts: int, cards: int, seconds: float, report: Path | None) -> None:
+def attacks(attempts: int, cards: int, seconds: float, out: Report) -> None:
     print("(f) card latency with the console served, while it is under attack")
     load_before = os.getloadavg()
     print("    load average {:.2f} {:.2f} {:.2f}".format(*load_before))
@@ -1006,12 +1088,19 @@ def attacks(attempts: int, cards: int, seconds: float, report: Path | None) -> N
         )
     load_after = os.getloadavg()
     print("    load average {:.2f} {:.2f} {:.2f}".format(*load_after))
-    if report is not None:
-        figures["load_average"] = {"before": load_before, "after": load_after}
-        report.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+    figures["load_average"] = {"before": list(load_before), "after": list(load_after)}
+    for name, run in figures["attacks"].items():
+        p99 = run["p99_ms"]
+        goal = wire_ms() + 10
+        met = None if p99 is None else p99 <= goal
+        out.row(f"(f) {name}, p99", p99, "ms", f"<= wire + 10 ms = {goal:.2f} ms", met)
+        out.check("(f) no attack answered with a 500", "500" not in run["answers"])
+    growth = figures["rss_growth_mib"]
+    out.row("(f) the service's memory over the attacks", growth, "MiB", "<= 32 MiB", growth <= 32)
+    out.figures["attacks"] = figures
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cards", type=int, default=500)
     parser.add_argument("--hands", type=int, default=10_000)
@@ -1022,32 +1111,35 @@ def main() -> None:
         "--attack-cards", type=int, default=0, help="(f)'s quiet cards (default: --cards)"
     )
     parser.add_argument("--attack-seconds", type=float, default=10.0, help="(f)'s floods")
-    parser.add_argument("--json", type=Path, help="(f)'s figures, written to this file")
+    add_json_option(parser)
     parser.add_argument("--viewers", type=int, default=200, help="(a)'s viewers on the feed")
     parser.add_argument("--resume", type=int, default=300, help="(g)'s hands behind the floor")
     parser.add_argument("--rotations", type=int, default=5, help="(h)'s segment_hands")
+    parser.add_argument("--sessions", type=int, default=SESSIONS, help="(h)'s services a way")
     args = parser.parse_args()
+    out = Report.start(__file__, args)
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     print(
         f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
         f"Python {platform.python_version()}"
     )
     if args.cards:
-        latency(args.cards, args.viewers)
+        latency(args.cards, args.viewers, out)
     if args.hands:
-        recovery(args.hands)
+        recovery(args.hands, out)
     if args.kills:
-        kills(args.kills)
+        kills(args.kills, out)
     if args.history:
-        history(args.history, args.cards or 500)
+        history(args.history, args.cards or 500, out)
     if args.attacks:
         quiet = args.attack_cards or args.cards or 500
-        attacks(args.attacks, quiet, args.attack_seconds, args.json)
+        attacks(args.attacks, quiet, args.attack_seconds, out)
     if args.resume:
-        resume(args.resume, args.cards or 500)
+        resume(args.resume, args.cards or 500, out)
     if args.rotations:
-        rotating(args.rotations, args.cards or 500)
+        rotating(args.rotations, args.cards or 500, out, args.sessions)
+    return out.finish()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -26,7 +26,7 @@ from enum import Enum, StrEnum
 from functools import partial
 from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
 
-from controller.errors import LuckTableError
+from luck_errors import LuckTableError
 
 #: How a type that is one JSON value is written and read: (write, read); ``read`` raises
 #: ValueError (or a subclass) with the reason for a value it refuses.

@@ -66,19 +66,36 @@ MAX_STUDIO_TOKEN_HOURS = 24.0
 
 
 @dataclass(frozen=True)
+class PcscReaders:
+    """PC/SC card readers as a device (docs/hardware.md): ``readers``, a reader-name pattern
+    (a regular expression searched in the names pcscd gives) by key (``shoe``, or a seat's
+    number), and ``deck``, the deck file that says which card each tag is."""
+
+    readers: Mapping[str, str]
+    deck: Path
+
+    @property
+    def url(self) -> str:
+        """The readers as a port's name: ``pcsc:KEY=PATTERN,...``."""
+        return "pcsc:" + ",".join(f"{key}={pattern}" for key, pattern in self.readers.items())
+
+
+@dataclass(frozen=True)
 class DevicePort:
     """Where a device is and how to talk to it: ``url`` as the drivers name a port (a
-    device path, a pyserial URL such as ``socket://host:port``, ``usb://VID:PID?serial=S``),
-    ``baud`` for a serial line, the link's timings."""
+    device path, a pyserial URL such as ``socket://host:port``, ``usb://VID:PID?serial=S``;
+    ``pcsc:`` and the readers for PC/SC readers, then ``pcsc`` says which), ``baud`` for a
+    serial line, the link's timings."""
 
     url: str
     baud: int = 115200
     link: LinkConfig = field(default_factory=LinkConfig)
+    pcsc: PcscReaders | None = None
 
     @property
     def serial(self) -> bool:
-        """A serial line (a path or a pyserial URL), not a USB device."""
-        return not self.url.lower().startswith("usb://")
+        """A serial line (a path or a pyserial URL), not a USB device nor PC/SC readers."""
+        return self.pcsc is None and not self.url.lower().startswith("usb://")
 
 
 @dataclass(frozen=True)
@@ -162,7 +179,7 @@ def parse_config(data: Mapping[str, Any], base: Path) -> Config:
     no_unknown(table, known, "table.")
     table_id = text(table, "table.id", pattern=ID_PATTERN, allowed="letters, digits, '_.-'")
     name = text(table, "table.name", rule=TITLE)
-    shoe, seat_board, serials = _devices(section(data, "devices"))
+    shoe, seat_board, serials = _devices(section(data, "devices"), base)
     stakes = section(data, "stakes")
     no_unknown(stakes, {"min_buy_in", "max_buy_in"}, "stakes.")
     low = whole(stakes, "stakes.min_buy_in", 1)
@@ -216,13 +233,10 @@ def _rules(game: Mapping[str, Any]) -> Rules:
     no_unknown(game, {spec.name for spec in fields(Rules)}, "game.")
     try:
         return Rules(**game)
-    except RulesError as error:
-        match = re.fullmatch(r"rules\.(\w+): (.*)", str(error))
-        assert match is not None, error
-        name, reason = match.groups()
-        value = game.get(name, MISSING)
-        reason = reason.removeprefix(f"{value!r} ")  # the value is shown once, by the key
-        raise ConfigError(f"game.{name}", value, reason) from None
+    except RulesError as error:  # every setting is known here: the error names its field
+        assert error.field is not None, error
+        name = error.field
+        raise ConfigError(f"game.{name}", game.get(name, MISSING), error.reason) from None
 
 
 def _protection(protection: Mapping[str, Any]) -> Protection:
@@ -254,13 +268,16 @@ def _protection(protection: Mapping[str, Any]) -> Protection:
     return Protection(checks, hands, None if hours is None else float(hours), shuffle, blocks)
 
 
-def _devices(devices: Mapping[str, Any]) -> tuple[DevicePort, DevicePort | None, Serials]:
+def _devices(
+    devices: Mapping[str, Any], base: Path
+) -> tuple[DevicePort, DevicePort | None, Serials]:
     """The shoe's port and the seat board's (None: no seat board), and the serials their
-    HELLOs must report (``serial``, optional: any serial when absent)."""
+    HELLOs must report (``serial``, optional: any serial when absent). ``base`` resolves a
+    deck file's relative path."""
     no_unknown(devices, {"shoe", "seat_board"}, "devices.")
     shoe_section = section(devices, "devices.shoe")
     shoe_serial = _serial(shoe_section, "devices.shoe")
-    shoe = _port(_without_serial(shoe_section), "devices.shoe")
+    shoe = _port(_without_serial(shoe_section), "devices.shoe", base)
     if "seat_board" not in devices:
         return shoe, None, Serials(shoe_serial)
     board = section(devices, "devices.seat_board")
@@ -271,7 +288,9 @@ def _devices(devices: Mapping[str, Any]) -> tuple[DevicePort, DevicePort | None,
         return shoe, None, Serials(shoe_serial)
     settings = {key: value for key, value in _without_serial(board).items() if key != "enabled"}
     serials = Serials(shoe_serial, _serial(board, "devices.seat_board"))
-    return shoe, _port(settings, "devices.seat_board"), serials
+    if settings.get("transport") == "pcsc" and "deck" not in settings and shoe.pcsc:
+        settings["deck"] = str(shoe.pcsc.deck)  # the shoe's deck, unless the seats name one
+    return shoe, _port(settings, "devices.seat_board", base), serials
 
 
 def _serial(device: Mapping[str, Any], key: str) -> str | None:
@@ -285,7 +304,7 @@ def _without_serial(device: Mapping[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in device.items() if key != "serial"}
 
 
-def _port(data: Mapping[str, Any], key: str) -> DevicePort:
+def _port(data: Mapping[str, Any], key: str, base: Path) -> DevicePort:
     transport = data.get("transport", MISSING)
     link = _link(data.get("link", {}), f"{key}.link")
     if transport == "serial":
@@ -302,7 +321,39 @@ def _port(data: Mapping[str, Any], key: str) -> DevicePort:
         if "serial_number" in data:
             url += f"?serial={quote(text(data, f'{key}.serial_number'), safe='')}"
         return DevicePort(url, link=link)
-    raise ConfigError(f"{key}.transport", transport, "one of serial, usb")
+    if transport == "pcsc":
+        return _pcsc(data, key, base, link)
+    raise ConfigError(f"{key}.transport", transport, "one of serial, usb, pcsc")
+
+
+def _pcsc(data: Mapping[str, Any], key: str, base: Path, link: LinkConfig) -> DevicePort:
+    """PC/SC readers: the shoe's ``reader``, or the seats' ``readers`` (seat number ->
+    reader-name pattern); ``deck``, the deck file."""
+    shoe = key == "devices.shoe"
+    no_unknown(data, {"transport", "reader" if shoe else "readers", "deck", "link"}, f"{key}.")
+    readers: dict[str, str] = {}
+    if shoe:
+        readers["shoe"] = _pattern(data, f"{key}.reader")
+    else:
+        seats = section(data, f"{key}.readers")
+        if not seats:
+            raise ConfigError(f"{key}.readers", {}, "a reader pattern for at least one seat")
+        for seat in seats:
+            if seat not in {str(number) for number in range(1, 9)}:
+                raise ConfigError(f"{key}.readers.{seat}", seats[seat], "seats 1 to 8")
+            readers[seat] = _pattern(seats, f"{key}.readers.{seat}")
+    pcsc = PcscReaders(readers, base / text(data, f"{key}.deck"))
+    return DevicePort(pcsc.url, link=link, pcsc=pcsc)
+
+
+def _pattern(data: Mapping[str, Any], key: str) -> str:
+    """A reader-name pattern: a regular expression, searched in each reader's name."""
+    pattern = text(data, key)
+    try:
+        re.compile(pattern)
+    except re.error as error:
+        raise ConfigError(key, pattern, f"a regular expression ({error})") from None
+    return pattern
 
 
 def _link(data: object, key: str) -> LinkConfig:

@@ -31,8 +31,8 @@ from argon2.exceptions import InvalidHashError
 from psycopg import ProgrammingError
 from psycopg.conninfo import conninfo_to_dict
 
-from controller.errors import LuckTableError
 from controller.text import FreeText, TextError
+from luck_errors import LuckTableError
 
 log = logging.getLogger("controller.config")
 

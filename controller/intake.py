@@ -31,12 +31,16 @@ from controller.table import Device
 from drivers import events as ev
 from drivers.device import DeviceDriver, SeatBoardDriver, ShoeDriver
 from drivers.errors import DriverError
+from drivers.pcsc.deck import read_deck
+from drivers.pcsc.device import PcscDevice, PcscSeats, PcscShoe
 from drivers.protocol import tag_order
 
 DRIVERS: dict[Device, type[DeviceDriver]] = {
     Device.SHOE: ShoeDriver,
     Device.SEAT_BOARD: SeatBoardDriver,
 }
+#: A device's driver: on the wire protocol, or PC/SC readers (drivers/pcsc).
+Driver = DeviceDriver | PcscDevice
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +76,7 @@ class Intake:
         self.port = port
         self.usb_backend = usb_backend
         #: The driver while the device is connected.
-        self.driver: DeviceDriver | None = None
+        self.driver: Driver | None = None
         self._source: JournalDevice | None = None
 
     async def run(self, journal: Journal, absent: Absent, stopping: asyncio.Event) -> None:
@@ -81,11 +85,13 @@ class Intake:
         link = self.port.link
         delay = link.backoff_initial
         while not stopping.is_set():
-            driver = self._driver()
+            driver: Driver | None = None
             try:
+                driver = self._driver()  # a PC/SC device's deck file may be unreadable
                 await driver.open()
             except DriverError as error:  # absent, not answering, the wrong device, a bad port
-                await driver.close()
+                if driver is not None:
+                    await driver.close()
                 await absent(error, delay)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stopping.wait(), delay)
@@ -101,8 +107,14 @@ class Intake:
                 self.driver = None
                 await driver.close()
 
-    def _driver(self) -> DeviceDriver:
+    def _driver(self) -> Driver:
         link = replace(self.port.link, ack_on="commit")  # acknowledged once durable
+        pcsc = self.port.pcsc
+        if pcsc is not None:  # the deck file read at each open: a new deck, a new file
+            deck = read_deck(pcsc.deck)
+            if self.device is Device.SHOE:
+                return PcscShoe(pcsc.readers["shoe"], deck, link)
+            return PcscSeats({int(seat): name for seat, name in pcsc.readers.items()}, deck, link)
         options: dict[str, Any] = {}
         if self.port.serial:
             options["baudrate"] = self.port.baud
@@ -110,7 +122,7 @@ class Intake:
             options["backend"] = self.usb_backend
         return DRIVERS[self.device].from_url(self.port.url, link, **options)
 
-    async def _take(self, driver: DeviceDriver, journal: Journal) -> None:
+    async def _take(self, driver: Driver, journal: Journal) -> None:
         # a new driver delivers again what was not acknowledged; held, unacknowledged
         # events count against the link's queue limit (back-pressure): never hold them all
         registrations = Registrations(min(MOST_HELD, self.port.link.queue_limit - 1))
@@ -131,7 +143,7 @@ class Intake:
         return Arrival(event, self.device, self._source, time.time())
 
     @staticmethod
-    def _acknowledge(driver: DeviceDriver, last: Arrival) -> None:
+    def _acknowledge(driver: Driver, last: Arrival) -> None:
         """The device event ``last`` (and every one before it), if the device is still the
         boot that sent it."""
         if driver.device is None or device_of(driver.device) != last.source:

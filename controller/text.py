@@ -28,7 +28,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Annotated
 
-from controller.errors import LuckTableError
+from luck_errors import LuckTableError
 
 #: Unicode general categories refused anywhere in free text, in words: controls, format
 #: characters, surrogates, private use, unassigned; line and paragraph separators.

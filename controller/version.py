@@ -1,10 +1,13 @@
 """The version of the installed software with the git commit it was built from:
-``0.2.0 (commit 1a2b3c4d5e6f)``.
+``0.5.0 (git v0.5.0-0-g1a2b3c4d5e6f)``.
 
-The commit is read from the package's ``COMMIT`` file, which building a wheel writes
-(``setup.py``); in a git checkout (an editable install, ``make run``) it is asked of git,
-with ``-dirty`` when the work tree has changes. Without either (a source archive), the
-version alone.
+The version is pyproject.toml's, which is the newest release of CHANGELOG.md; each release's
+commit is tagged ``vX.Y.Z``. Where it was built from is ``git describe`` of the checkout:
+the newest release tag before it, the commits since, and the commit (``-dirty`` when the
+work tree has changes), or the commit alone where no tag is known (a clone without tags).
+It is read from the package's ``COMMIT`` file, which building a wheel writes
+(``setup.py``); in a git checkout (an editable install, ``make run``) it is asked of git.
+Without either (a source archive), the version alone.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ _CHECKOUT = Path(__file__).resolve().parent.parent
 
 
 def commit() -> str | None:
-    """The git commit this software was built from (12 hex digits, perhaps ``-dirty``)."""
+    """Where this software was built from: ``git describe`` of its checkout."""
     packaged = resources.files("controller").joinpath(COMMIT_FILE)
     if packaged.is_file():
         return packaged.read_text(encoding="utf-8").strip() or None
@@ -27,8 +30,10 @@ def commit() -> str | None:
 
 
 def git_commit(folder: Path) -> str | None:
-    """The commit checked out at ``folder`` (``-dirty`` with changes), None when it is no
-    git checkout or git is missing."""
+    """``git describe`` of the commit checked out at ``folder``: ``v0.5.0-3-g1a2b3c4d5e6f``
+    (the newest release tag, the commits since and the commit's 12 hex digits), the commit
+    alone where no release tag is known, ``-dirty`` with changes; None when it is no git
+    checkout or git is missing."""
     if not (folder / ".git").exists():
         return None
     try:
@@ -38,10 +43,12 @@ def git_commit(folder: Path) -> str | None:
                 "-C",
                 str(folder),
                 "describe",
+                "--tags",
+                "--match=v[0-9]*",
+                "--long",
                 "--always",
                 "--dirty",
                 "--abbrev=12",
-                "--exclude=*",
             ],
             capture_output=True,
             text=True,
@@ -54,10 +61,10 @@ def git_commit(folder: Path) -> str | None:
 
 
 def version() -> str:
-    """The package's version (pyproject.toml's), with the commit when it is known."""
+    """The package's version (pyproject.toml's), with where it was built from when known."""
     try:
         number = metadata.version("luck-table")
     except metadata.PackageNotFoundError:
         number = "(not installed)"
     built_from = commit()
-    return number if built_from is None else f"{number} (commit {built_from})"
+    return number if built_from is None else f"{number} (git {built_from})"

@@ -23,18 +23,19 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request, WebSocket
 from fastapi.requests import HTTPConnection
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from controller.config import MAX_STUDIO_TOKEN_HOURS, MIN_STUDIO_DELAY
 from controller.service import Guard, Paused, Stale, TableService, TableStopped
 from controller.table import (
     AlertKind,
+    Refuse,
     SignInAttack,
     SignInLocked,
     Table,
@@ -47,6 +48,7 @@ from dealer_ui.archive import PAGE, Archive
 from dealer_ui.auth import HOUR, Attack, Auth, AuthError, Lock, Session, listed
 from dealer_ui.feeds import Feed
 from dealer_ui.guard import peer_of
+from dealer_ui.kept_sessions import KeptSessions, sessions_path
 from dealer_ui.models import EventOut, StepOut, ViewOut
 from dealer_ui.operations import router as operations_router
 from dealer_ui.refusals import Refusals
@@ -92,6 +94,10 @@ class Supervisor(BaseModel):
     def guard(self) -> Guard | None:
         """What the table must still be for the action to be taken (None: anything)."""
         return None
+
+    def resolved(self, table: Table) -> Self:
+        """The action with what the table names filled in (a card by its place)."""
+        return self
 
 
 def at_moment(hand: int | None, step: int | None, what: str, then: str) -> Guard | None:
@@ -211,8 +217,53 @@ class CorrectCardIn(Supervisor):
 
 
 class WrongFaceIn(Supervisor):
+    """The card that lies with the wrong face: named (``card``), or by its ``place`` among
+    the seat's cards, as the dealer's console names a hole card it does not see; ``hand``:
+    the hand it was dealt in (refused, 409 stale, once another hand is on)."""
+
     seat: int
-    card: str = Field(description="the card lying with the wrong face, e.g. '4c'")
+    card: str | None = Field(
+        default=None, description="the card lying with the wrong face, e.g. '4c'"
+    )
+    place: int | None = Field(
+        default=None,
+        ge=1,
+        le=8,
+        description="instead of `card`: the card's place among the seat's cards in this hand "
+        "(1 its first card, in the order dealt)",
+    )
+    hand: int | None = Field(default=None, description="the hand number the card is in")
+
+    @model_validator(mode="after")
+    def _one_card(self) -> Self:
+        if (self.card is None) == (self.place is None):
+            raise ValueError("name the card, or give its place (one of them)")
+        return self
+
+    def resolved(self, table: Table) -> Self:
+        """The card at ``place`` named (409 if the seat has no card there now)."""
+        if self.place is None:
+            return self
+        hand = table.hand
+        cards = hand.player(self.seat).cards if table.in_play(self.seat) and hand else ()
+        if self.place > len(cards):
+            raise ApiError(409, "refused", f"seat {self.seat} has no card {self.place} in play")
+        return self.model_copy(update={"card": str(cards[self.place - 1].card)})
+
+    def guard(self) -> Guard | None:
+        """Refuse it if the hand has changed or, by place, another card lies there now."""
+        if self.hand is None and self.place is None:
+            return None
+
+        def same_card(table: Table) -> str | None:
+            if self.hand is not None and table.hand_number != self.hand:
+                now = f"the table is at hand {table.hand_number}"
+                return f"a card of hand {self.hand} was to be turned; {now}"
+            if self.place is not None and self.resolved(table).card != self.card:
+                return f"seat {self.seat}'s card {self.place} has been corrected meanwhile"
+            return None
+
+        return same_card
 
 
 class ResolveIn(Supervisor):
@@ -367,9 +418,10 @@ class TableApp:
         except Stale as error:
             raise ApiError(409, "stale", str(error)) from None
         except Paused as error:
-            raise ApiError(409, "paused", str(error)) from None
-        if step.refused:
-            raise ApiError(409, "refused", step.refused)
+            raise ApiError(409, "paused", str(error), Refuse.PAUSED) from None
+        refusal = step.refusal
+        if refusal is not None:
+            raise ApiError(409, "refused", refusal.message, refusal.code)
         role, seat = role_of(session)
         return StepOut(
             position=self.service.position,
@@ -379,7 +431,9 @@ class TableApp:
             view=ViewOut(**view(step.table, role, seat)),
         )
 
-    def never_here(self, session: Session, what: str, reason: str, request: Request) -> ApiError:
+    def never_here(
+        self, session: Session, what: str, code: Refuse, reason: str, request: Request
+    ) -> ApiError:
         """An input ``session``'s role may never make at this table: not a table input (not
         journaled as one, the table never sees it), counted in the session's burst of
         refusals (journaled once per burst, :mod:`dealer_ui.refusals`); the 403 to answer."""
@@ -387,7 +441,7 @@ class TableApp:
         fields |= {"seat": session.seat, "sitting": session.sitting}
         fields |= {"client": client_of(request), "reason": reason}
         self.refusals.refuse(session.token, fields)
-        return ApiError(403, "forbidden", reason)
+        return ApiError(403, "forbidden", reason, code)
 
     async def refused_pin(
         self,
@@ -581,7 +635,7 @@ async def player_token(
     SHA-256 digest, never the token) before it is given."""
     place = table.service.table.seat(body.seat)
     if place is None:
-        raise ApiError(409, "refused", f"seat {body.seat}: no player is seated")
+        raise ApiError(409, "refused", f"seat {body.seat}: no player is seated", Refuse.SEAT_EMPTY)
     sitting, earlier = place.sitting, table.player_tokens.get(place.sitting, 0)
     record: dict[str, Any] = {"seat": body.seat, "sitting": sitting, "by": session.who}
     if earlier:
@@ -706,7 +760,9 @@ async def decide(body: DecisionIn, request: Request, table: TheTable, session: C
     if session.role == "player" and session.seat != body.seat:
         raise ApiError(403, "forbidden", f"this token is for seat {session.seat}")
     if session.role == "player" and not table.service.table.settings.player_decisions:
-        raise table.never_here(session, "decide", PLAYERS_DO_NOT_DECIDE, request)
+        raise table.never_here(
+            session, "decide", Refuse.DEALER_DECIDES, PLAYERS_DO_NOT_DECIDE, request
+        )
     by = "player" if session.role == "player" else "dealer"
     decision = body.model_dump(exclude_none=True, exclude={"hand", "step"})
     return await table.submit({"type": "decide", **decision, "by": by}, session, body.guard())
@@ -770,7 +826,9 @@ def _supervisor_action(
         table: TheTable,
         session: Staff,
     ) -> StepOut:
-        return await table.supervised(body, record(body), request, session)
+        filled: Supervisor = body
+        filled = filled.resolved(table.service.table)
+        return await table.supervised(filled, record(filled), request, session)
 
     action.__doc__ = doc
     supervisor_router.post(f"/{path}", **STEP, name=path.replace("-", "_"))(action)
@@ -915,6 +973,7 @@ async def approve(
         raise ApiError(409, "refused", "a call asks for no action: answer it at the table")
     reason = {} if body.why is None else {"why": body.why}
     action = _action_body(asked.action, {**asked.body, **reason}, body.supervisor, body.pin)
+    action = action.resolved(table.service.table)
     record = ACTIONS[asked.action][1](action)
     await table.check_supervisor(action, record["type"], request, session)
     if requests.take(number) is None:  # approved by another supervisor meanwhile
@@ -1166,11 +1225,15 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         auth.on_lock = table.lock_alert
     auth.locked_at = table.locked_at_table
 
+    kept = KeptSessions(sessions_path(config.journal), config.table_id, auth)
+
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         table.feed.start()
         since = service.now() - MAX_STUDIO_TOKEN_HOURS * 3600
         try:
+            if taken := await kept.start(service):  # a restart is not a sign-out
+                log.info("%d session(s) kept across the restart", taken)
             tokens.restore(await service.access_records((ISSUED, REVOKED), since))
             if tokens.held():  # a studio follows the table: its feed starts again at once
                 await studio.start()
@@ -1181,6 +1244,7 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         except TableStopped as error:  # the console still serves, to say why (503)
             log.error("the studio's tokens could not be read back: %s", error)
         yield
+        await kept.stop()
         await refusals.close()
         await studio.stop()
         await table.feed.stop()

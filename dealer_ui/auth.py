@@ -12,6 +12,11 @@ gone unused for ``idle_seconds`` (each :meth:`Auth.session` uses it: every reque
 feed message). It records the moment it began (``since``: the table's journal position
 then): a feed that resumes never sends a session what the table did before it. A player's
 token is bound to one sitting (the table's number for that sit-down) and ends with it.
+The dealers' and surveillance's sessions outlive a restart of the service
+(:meth:`Auth.kept`, :meth:`Auth.restore`; ``dealer_ui.kept_sessions`` keeps them): only a
+digest of each token is kept (SHA-256: the token itself never leaves memory), with its
+expiry and its last use by the wall clock; a restored one is taken up by the first request
+that carries its token.
 
 Guessing is limited by the address it comes from, and by the id over an hour
 (docs/security.md):
@@ -58,6 +63,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import heapq
 import ipaddress
 import itertools
@@ -67,16 +73,17 @@ import secrets
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 from argon2.low_level import Type, hash_secret
 
 from controller.config_file import MIN_PIN, PIN_SALT_MARK, Api, Credential
-from controller.errors import LuckTableError
+from luck_errors import LuckTableError
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +92,17 @@ _HASHER = PasswordHasher()
 HOUR = 3600.0
 #: The most characters of a text someone typed (an id tried) that staff are shown.
 SHOWN = 32
+
+
+#: The roles whose sessions outlive a restart (a player's token is the dealer's to make again).
+KEPT_ROLES = ("dealer", "surveillance")
+#: A session in use is told as changed (kept again) at most this often, in seconds.
+KEEP_EVERY = 60.0
+
+
+def digest_of(token: str) -> str:
+    """What is kept of a session's token: its SHA-256, in hex."""
+    return hashlib.sha256(token.encode()).hexdigest()
 
 
 class PinError(LuckTableError, ValueError):
@@ -233,8 +251,13 @@ class Auth:
     idle_seconds: float = 1800.0  # a session unused this long ends
     on_lock: OnLock | None = None  # None: a lock ends as its hour's failures age
     locked_at: LockedAt = lambda kind, who: False  # the table holds the lock (its alert)
+    wall: Callable[[], float] = time.time  # the wall clock: what a kept session's times are
+    on_change: Callable[[], None] | None = None  # a kept role's sessions changed (keep them)
     _sessions: dict[str, Session] = field(default_factory=dict)
     _touched: dict[str, float] = field(default_factory=dict)  # token: last used
+    # sessions restored after a restart, not used since: digest -> (session, last used)
+    _restored: dict[str, tuple[Session, float]] = field(default_factory=dict)
+    _told: float = float("-inf")  # when a change was last told (on_change)
     # the configured ids locked here, not (yet) at the table: "lock:KIND:ID"
     _locking: set[str] = field(default_factory=set)
     _pruned: float = float("-inf")  # when the old failures were last forgotten
@@ -296,7 +319,14 @@ class Auth:
         ended = [t for t, s in self._sessions.items() if s.role == "dealer" and s.who != but]
         for token in ended:
             self.sign_out(token)
-        return len(ended)
+        restored = [
+            d for d, (s, _) in self._restored.items() if s.role == "dealer" and s.who != but
+        ]
+        for digest in restored:
+            del self._restored[digest]
+        if restored:
+            self._changed()
+        return len(ended) + len(restored)
 
     def seat_changed(self, session: Session, sitting: int | None) -> None:
         """End a player's token once ``sitting`` (the sitting at its seat now, None:
@@ -309,7 +339,7 @@ class Auth:
         """The live session of ``token``; None for no token; AuthError if expired or unknown."""
         if token is None:
             return None
-        session = self._sessions.get(token)
+        session = self._sessions.get(token) or self._taken_up(token)
         if session is None:
             raise AuthError(401, "unknown or signed-out session: sign in again")
         now = self.clock()
@@ -321,11 +351,67 @@ class Auth:
             idle = f"the session was unused for {self.idle_seconds:g} s and has ended"
             raise AuthError(401, f"{idle}: sign in again")
         self._touched[token] = now  # each request and feed message: the session is in use
+        if session.role in KEPT_ROLES and now - self._told >= KEEP_EVERY:
+            self._changed()  # its last use kept, a minute late at most
         return session
 
     def sign_out(self, token: str) -> None:
-        self._sessions.pop(token, None)
+        ended = self._sessions.pop(token, None)
         self._touched.pop(token, None)
+        restored = self._restored.pop(digest_of(token), None)
+        if ended is None and restored is not None:
+            ended = restored[0]
+        if ended is not None and ended.role in KEPT_ROLES:
+            self._changed()
+
+    def kept(self) -> list[dict[str, Any]]:
+        """The dealers' and surveillance's live sessions, as kept across a restart: each
+        token's digest, role, who, ``since``, and its expiry and last use by the wall
+        clock (seconds since the epoch)."""
+        now, wall = self.clock(), self.wall()
+        live = [(digest_of(t), s, self._touched.get(t, now)) for t, s in self._sessions.items()]
+        live += [(digest, s, used) for digest, (s, used) in self._restored.items()]
+        return [
+            {
+                "digest": digest,
+                "role": s.role,
+                "who": s.who,
+                "since": s.since,
+                "expires": wall + (s.expires - now),
+                "used": wall - (now - used),
+            }
+            for digest, s, used in live
+            if s.role in KEPT_ROLES and now < s.expires and now - used < self.idle_seconds
+        ]
+
+    def restore(self, kept: Iterable[Mapping[str, Any]]) -> int:
+        """Take back sessions :meth:`kept` gave (before a restart): those not expired nor
+        idle by now; how many. Each waits for the first request with its token."""
+        now, wall = self.clock(), self.wall()
+        count = 0
+        for entry in kept:
+            left, unused = float(entry["expires"]) - wall, wall - float(entry["used"])
+            if entry["role"] not in KEPT_ROLES or left <= 0 or unused >= self.idle_seconds:
+                continue
+            session = Session("", str(entry["role"]), str(entry["who"]), now + left)
+            session = replace(session, since=int(entry["since"]))
+            self._restored[str(entry["digest"])] = (session, now - max(unused, 0.0))
+            count += 1
+        return count
+
+    def _taken_up(self, token: str) -> Session | None:
+        """The restored session of ``token`` (its digest), now held by its token."""
+        restored = self._restored.pop(digest_of(token), None)
+        if restored is None:
+            return None
+        session = replace(restored[0], token=token)
+        self._sessions[token], self._touched[token] = session, restored[1]
+        return session
+
+    def _changed(self) -> None:
+        self._told = self.clock()
+        if self.on_change is not None:
+            self.on_change()
 
     def locked(self, kind: str, who: str) -> bool:
         """Whether the ``kind`` (dealer or supervisor) id ``who`` is locked."""
@@ -557,6 +643,8 @@ class Auth:
         )
         self._sessions[token] = session
         self._touched[token] = now
+        if role in KEPT_ROLES:
+            self._changed()
         return session
 
     def _ended(self, token: str, session: Session, now: float) -> bool:

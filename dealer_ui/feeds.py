@@ -24,7 +24,7 @@ import secrets
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, NotRequired, TypedDict, TypeVar
 
 from controller.rules import Effect
 from controller.service import TableService
@@ -33,6 +33,36 @@ from dealer_ui.views import Role, effects_view, view
 
 KEPT = 1024
 Item = TypeVar("Item")
+
+
+# The feed's messages (docs/api.md), key for key in the order sent.
+
+
+class TableMessage(TypedDict):
+    """A snapshot (the view) or a numbered update (the view and its events), as the
+    feed's role may see them (``dealer_ui.views``; the view's fields are
+    ``dealer_ui.models.ViewOut``'s, the REST API's)."""
+
+    type: Literal["snapshot", "update"]
+    epoch: str
+    seq: int
+    view: dict[str, Any]
+    events: NotRequired[list[dict[str, Any]]]
+
+
+class JournalMessage(TypedDict):
+    """The journal cannot be written (``reason``), or can again (None)."""
+
+    type: Literal["journal"]
+    epoch: str
+    reason: str | None
+
+
+class RequestsMessage(TypedDict):
+    """The requests waiting for a supervisor (``dealer_ui.approvals``)."""
+
+    type: Literal["requests"]
+    requests: list[dict[str, Any]]
 
 
 class Kept(Generic[Item]):
@@ -222,12 +252,14 @@ class Feed:
             changed = self._changes.next()
             if self.service.journal_fault != told:
                 told = self.service.journal_fault
-                yield json.dumps({"type": "journal", "epoch": self.epoch, "reason": told})
+                journal: JournalMessage = {"type": "journal", "epoch": self.epoch, "reason": told}
+                yield json.dumps(journal)
             if self.requests is not None and role in (Role.DEALER, Role.SURVEILLANCE):
                 version, requests = self.requests()
                 if version != asked:
                     asked = version
-                    yield json.dumps({"type": "requests", "requests": requests})
+                    listed: RequestsMessage = {"type": "requests", "requests": requests}
+                    yield json.dumps(listed)
             while sent < self.current.seq:
                 after = self._kept.at(sent + 1)
                 if after is None:  # fell behind what is kept
@@ -247,14 +279,20 @@ class Feed:
     def _update(self, numbered: Numbered, role: Role, seat: int | None) -> str:
         return self._message("update", numbered, role, seat)
 
-    def _message(self, kind: str, numbered: Numbered, role: Role, seat: int | None) -> str:
+    def _message(
+        self, kind: Literal["snapshot", "update"], numbered: Numbered, role: Role, seat: int | None
+    ) -> str:
         """A snapshot (the view) or an update (the view and the events), made once."""
         key = (kind, role, seat)
         text = numbered.messages.get(key)
         if text is None:
             table = numbered.table
-            message = {"type": kind, "epoch": self.epoch, "seq": numbered.seq}
-            message["view"] = view(table, role, seat)
+            message: TableMessage = {
+                "type": kind,
+                "epoch": self.epoch,
+                "seq": numbered.seq,
+                "view": view(table, role, seat),
+            }
             if kind == "update":
                 message["events"] = effects_view(numbered.effects, table, role, seat)
             text = numbered.messages[key] = json.dumps(message)

@@ -12,6 +12,10 @@ class CardOut(BaseModel):
     face: str = Field(description="up or down")
     street: int
     bonus: bool = Field(description="the bonus card")
+    exposed: bool = Field(
+        default=False,
+        description="a hole card turned face up by a dealer's error (docs/rules.md)",
+    )
     wild: bool = Field(description="a four, wild in Luck of the Irish, that the role may see")
 
 
@@ -114,6 +118,11 @@ class ViewOut(BaseModel):
         "(false: a reader without tag UIDs; the console says so)"
     )
     display: str = Field(description="the dealer's instruction, or the broadcast line")
+    mode: str = Field(
+        description="what `display` is about, as data (paused, scramble, load_deck, "
+        "waiting_for_players, ready, between_hands, deal, burn, community, bonus_card, "
+        "bonus_offer, betting, showdown): docs/api.md"
+    )
     lamps: LampsOut
     links: list[str] = Field(description="the devices whose link is up")
     next: NextOut | None

@@ -35,10 +35,14 @@ served only with a studio token: ``/studio/ws?token=TOKEN`` (and its page, ``/st
 The relay holds no credential and keeps none: each studio viewer is its own connection to
 the table's ``/studio/ws`` with the viewer's token, which the table checks (a forged,
 expired or revoked token: the table closes it with code 4401, and the relay closes the
-viewer with the same code and reason); at most ``studio_viewers`` at a time (a broadcast
-needs a few: more are refused, 503, so that nobody can make the relay open connections to
-the table without end). A request for it without a token is refused (401) before any
-connection to the table.
+viewer with the same code and reason). A studio slot is given only once the table has
+accepted the token (its first message): at most ``studio_viewers`` accepted viewers at a
+time (a broadcast needs a few: more are refused, 503 at the handshake, or 1013 when the
+table accepts a token after the last slot was taken), and at most as many more whose
+tokens the table is still judging, each for at most ``studio_answer`` seconds (then closed
+with 1013). Forged tokens therefore hold no slot, and nobody can make the relay open
+connections to the table without end. A request for it without a token is refused (401)
+before any connection to the table; every studio viewer counts in its address's limits.
 """
 
 from __future__ import annotations
@@ -48,10 +52,10 @@ import contextlib
 import json
 import logging
 import ssl
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from http import HTTPStatus
-from typing import Any
+from typing import Any, TypedDict
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 from websockets.asyncio.client import ClientConnection, connect
@@ -62,7 +66,6 @@ from websockets.frames import Opcode
 from websockets.http11 import Request, Response
 
 from controller.config_file import Api
-from controller.errors import LuckTableError
 from dealer_ui.app import STATIC
 from dealer_ui.feeds import KEPT, Kept
 from dealer_ui.guard import (
@@ -75,6 +78,7 @@ from dealer_ui.guard import (
     origin_names,
     origin_refusal,
 )
+from luck_errors import LuckTableError
 
 log = logging.getLogger("dealer_ui.relay")
 
@@ -87,6 +91,7 @@ LOST = 1012  # "service restart": the viewer reconnects
 TOO_SLOW = 1013  # "try again later"
 PAGES = {"/public": "console.html", "/studio": "studio.html"}  # "/" is the dealer's page
 STUDIO_VIEWERS = 4  # studio viewers at a time (each its own connection to the table)
+STUDIO_ANSWER = 5.0  # seconds the table has to accept or refuse a studio viewer's token
 REFUSED = 4401  # the table refused the viewer's studio token
 DEFAULTS = Api()  # what a viewer may send, and viewers per address: [api]'s defaults
 TYPES = {".html": "text/html", ".css": "text/css", ".js": "text/javascript"}
@@ -190,6 +195,20 @@ class Mirror:
         return self._snapshot
 
 
+class RelayHealth(TypedDict):
+    """``GET /health`` of the relay (docs/api.md): the feed it follows, whether it follows it
+    now, where it is in it, its viewers, and the studio tokens waiting for the table's
+    answer."""
+
+    source: str
+    following: bool
+    epoch: str | None
+    seq: int
+    viewers: int
+    studio_viewers: int
+    studio_waiting: int
+
+
 class Relay:
     """Follows the table's public feed at ``source`` and serves it to viewers."""
 
@@ -203,12 +222,15 @@ class Relay:
         allowed_hosts: Sequence[str] = (),
         allowed_origins: Sequence[str] = (),
         studio_viewers: int = STUDIO_VIEWERS,
+        studio_answer: float = STUDIO_ANSWER,
         limits: Api = DEFAULTS,
     ) -> None:
         self.source = feed_url(source)
         self.studio_source = self.source.removesuffix("/ws") + "/studio/ws"
-        self.studio_viewers: set[ServerConnection] = set()
+        self.studio_viewers: set[ServerConnection] = set()  # the table accepted their token
+        self.studio_waiting: set[ServerConnection] = set()  # the table judges their token
         self._studio_most = studio_viewers
+        self._studio_answer = studio_answer
         self._hosts = host_names(allowed_hosts)
         self._origins = origin_names(allowed_origins)
         self._secure = False
@@ -332,8 +354,9 @@ class Relay:
 
     async def _studio_viewer(self, connection: ServerConnection, token: str) -> None:
         """Pass the table's studio feed for ``token`` on to ``connection``, and the table's
-        refusal of it; the viewer's going closes the table's connection."""
-        self.studio_viewers.add(connection)
+        refusal of it; the viewer's going closes the table's connection. The viewer takes a
+        studio slot only with the table's first message: the token accepted."""
+        self.studio_waiting.add(connection)
         url = f"{self.studio_source}?{urlencode({'token': token})}"
         try:
             async with connect(
@@ -341,10 +364,27 @@ class Relay:
                 ssl=self._source_ssl,
                 max_size=None,
                 compression=None,
+                open_timeout=self._studio_answer,
                 ping_interval=PING_EVERY,
                 ping_timeout=PING_TIMEOUT,
                 close_timeout=CLOSE_TIMEOUT,
             ) as table:
+                try:
+                    first = await asyncio.wait_for(table.recv(), self._studio_answer)
+                except TimeoutError:
+                    await connection.close(TOO_SLOW, "the table did not answer for the token")
+                    return
+                except ConnectionClosed:
+                    await _close_as_table(table, connection)
+                    return
+                self.studio_waiting.discard(connection)
+                if len(self.studio_viewers) >= self._studio_most:
+                    reason = f"{self._studio_most} studio viewers already: the relay takes no more"
+                    log.warning("closed a studio viewer: %s", reason)
+                    await connection.close(TOO_SLOW, reason)
+                    return
+                self.studio_viewers.add(connection)
+                await connection.send(first)
                 passing = asyncio.create_task(_pass_on(table, connection))
                 try:
                     await self._listen(connection)  # the viewer has nothing to say
@@ -356,6 +396,7 @@ class Relay:
             log.warning("the table's studio feed is lost: %s", error or type(error).__name__)
             await connection.close(LOST, "the table's studio feed is lost")
         finally:
+            self.studio_waiting.discard(connection)
             self.studio_viewers.discard(connection)
 
     async def _listen(self, connection: ServerConnection) -> None:
@@ -410,19 +451,23 @@ class Relay:
         )
 
     def _studio_request(self, query: str) -> Response | None:
-        """A studio viewer's handshake: refused without a token, or when the relay has as
-        many studio viewers as it takes."""
+        """A studio viewer's handshake: refused without a token, when the relay has as many
+        studio viewers as it takes, or as many tokens waiting for the table's answer."""
         try:
             studio_token(query)
         except ValueError as error:
             return _refusal(HTTPStatus.UNAUTHORIZED, str(error))
+        reason = None
         if len(self.studio_viewers) >= self._studio_most:
             reason = f"{self._studio_most} studio viewers already: the relay takes no more"
+        elif len(self.studio_waiting) >= self._studio_most:
+            reason = f"{self._studio_most} studio tokens wait for the table's answer already"
+        if reason is not None:
             log.warning("refused a studio viewer: %s", reason)
             return _refusal(HTTPStatus.SERVICE_UNAVAILABLE, reason)
         return None
 
-    def health(self) -> dict[str, Any]:
+    def health(self) -> RelayHealth:
         return {
             "source": self.source,
             "following": self.following,
@@ -430,6 +475,7 @@ class Relay:
             "seq": self.mirror.seq,
             "viewers": len(self.viewers),
             "studio_viewers": len(self.studio_viewers),
+            "studio_waiting": len(self.studio_waiting),
         }
 
     @contextlib.asynccontextmanager
@@ -471,16 +517,21 @@ def studio_token(query: str) -> str:
 
 async def _pass_on(table: ClientConnection, viewer: ServerConnection) -> None:
     """Send the viewer each message of the table's studio feed; when the table closes it,
-    close the viewer with the table's code (a refused token: 4401 and why) or as lost."""
+    close the viewer as the table closed it."""
     try:
         async for text in table:
             await viewer.send(text)
-        close = table.close_code, table.close_reason or ""
-    except ConnectionClosed as closed:
-        close = (closed.rcvd.code, closed.rcvd.reason) if closed.rcvd else (None, "")
-    code, reason = close
-    if code == REFUSED:
-        await viewer.close(REFUSED, reason[:120])
+    except ConnectionClosed:
+        pass
+    await _close_as_table(table, viewer)
+
+
+async def _close_as_table(table: ClientConnection, viewer: ServerConnection) -> None:
+    """Close the viewer as the table closed its studio feed: a refused token with 4401 and
+    why, anything else as lost."""
+    received = table.protocol.close_rcvd
+    if received is not None and received.code == REFUSED:
+        await viewer.close(REFUSED, received.reason[:120])
     else:
         await viewer.close(LOST, "the table's studio feed closed")
 
@@ -514,5 +565,5 @@ def _refusal(status: HTTPStatus, text: str) -> Response:
     return _json(status, {"error": status.phrase.lower(), "reason": text})
 
 
-def _json(status: HTTPStatus, document: dict[str, Any]) -> Response:
+def _json(status: HTTPStatus, document: Mapping[str, object]) -> Response:
     return _response(status, "application/json", json.dumps(document).encode())

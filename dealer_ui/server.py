@@ -68,7 +68,9 @@ def listening_socket(api: Api, host: str | None = None, port: int | None = None)
         bound.bind(address)
     except OSError as error:
         bound.close()
-        raise OSError(f"{where}: cannot listen there ({error.strerror or error})") from None
+        failed = OSError(f"{where}: cannot listen there ({error.strerror or error})")
+        failed.errno = error.errno  # why, as data (EADDRINUSE: a port in use)
+        raise failed from None
     bound.set_inheritable(True)
     return bound
 

@@ -45,10 +45,10 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from controller.journal import Entry
-from controller.odds import Odds, OddsError, odds
+from controller.odds import Odds, OddsError, OddsJson, SeatOddsJson, odds
 from controller.rules import Category, Do, Hand, IllegalInput, Phase, Player, Reveal, Wait, replay
 from controller.rules.betting import describe_showing, showing_key
 from controller.rules.effects import BonusEarned, Street
@@ -76,6 +76,125 @@ ISSUED, REVOKED = "studio_token", "studio_token_revoked"
 RECHECK_SECONDS = 1.0
 
 
+# The studio's JSON (docs/api.md, "The studio feed: hole cards and odds behind the delay"),
+# key for key in the order sent.
+
+
+class StudioPassJson(TypedDict):
+    """A studio token's access record (``studio_token``): never the token, its digest."""
+
+    id: str
+    digest: str
+    label: str
+    supervisor: str
+    by: str
+    expires: float
+
+
+class MadeJson(TypedDict):
+    """The hand a player's cards make (:func:`made`)."""
+
+    category: str
+    words: str
+    full: str | None
+
+
+class ChancesJson(TypedDict):
+    win: float
+    tie: float
+    equity: float
+
+
+class StudioCardJson(TypedDict):
+    card: str
+    face: Literal["up", "down"]
+    street: int
+    bonus: bool
+    wild: bool
+
+
+class StudioPlayerJson(TypedDict):
+    seat: int
+    player: str
+    stack: int
+    bet: int
+    folded: bool
+    mucked: bool
+    all_in: bool
+    to_act: bool
+    action: dict[str, Any] | None  # the engine's decision (its data), street and words
+    made: MadeJson | None
+    winner: bool
+    won: int
+    bonus_due: bool
+    cards: list[StudioCardJson]
+    odds: ChancesJson | None
+
+
+class LimitsJson(TypedDict):
+    ante: int
+    bring_in: int
+    small_bet: int
+    big_bet: int
+    max_raises: int
+
+
+class TakenJson(TypedDict):
+    rake: int
+    jackpot_drop: int
+
+
+class HouseJson(TypedDict):
+    rake_percent: float
+    rake_cap: int
+    jackpot_drop: int
+    jackpot_drop_at: int
+    taken: TakenJson
+
+
+class OnAirJson(TypedDict):
+    """The bonus moment on air (:func:`_bonus`)."""
+
+    seat: int
+    player: str | None
+    card: str | None
+    since: float
+    hold: float
+
+
+class StudioViewJson(TypedDict):
+    """The table as the studio sees it (:func:`studio_view`)."""
+
+    hand_number: int
+    in_hand: bool
+    paused: bool
+    street: int | None
+    phase: str | None
+    pot: int
+    community: str | None
+    method: str | None
+    standard_error: float | None
+    odds_held: bool
+    limits: LimitsJson | None
+    house: HouseJson | None
+    bring_in: dict[str, Any] | None  # the opening decision (as ``action``) and its player
+    first: int | None
+    bonus: OnAirJson | None
+    players: list[StudioPlayerJson]
+
+
+class StudioMessage(TypedDict):
+    """A message of the studio feed: the whole view of the moment released."""
+
+    type: Literal["studio"]
+    epoch: str
+    seq: int
+    delay: float
+    position: int | None
+    at: float | None
+    table: StudioViewJson | None
+
+
 def digest(token: str) -> str:
     """What the journal keeps of a studio token: its SHA-256, in hex."""
     return hashlib.sha256(token.encode()).hexdigest()
@@ -96,7 +215,7 @@ class StudioPass:
     expires: float
     issued: float
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> StudioPassJson:
         return {
             "id": self.id,
             "digest": self.digest,
@@ -218,7 +337,7 @@ def odds_key(table: Table) -> tuple[Any, ...] | None:
     return table.hand_number, hand.out, hand.community, contenders
 
 
-def hand_odds(hand: Hand, seed: int) -> dict[str, Any] | None:
+def hand_odds(hand: Hand, seed: int) -> OddsJson | None:
     """The odds of ``hand`` as JSON (``controller.odds``: exact when small, else Monte
     Carlo to 0.25 percentage points, seeded), None when it has none (a void hand)."""
     try:
@@ -266,7 +385,7 @@ _SHOWING = (
 )
 
 
-def made(hand: Hand, player: Player) -> dict[str, Any] | None:
+def made(hand: Hand, player: Player) -> MadeJson | None:
     """The hand ``player``'s cards make, in the table's words: ``category`` (the
     evaluator's), ``words`` (its name without kickers: "Pair of queens", "Queens full of
     eights") and ``full`` (the evaluator's description, kickers too; five cards or more).
@@ -336,11 +455,11 @@ def _won(hand: Hand, seat: int) -> int:
 
 def studio_view(
     table: Table,
-    odds_json: dict[str, Any] | None,
+    odds_json: OddsJson | None,
     bonus: OnAir | None = None,
     *,
     odds_while_dealing: bool = False,
-) -> dict[str, Any]:
+) -> StudioViewJson:
     """The table as the studio sees it: every card of every player dealt in, their stack,
     bet this street, last decision, whether they are to act, the hand their cards make,
     what they won at the end, and their odds (``odds_json``: :func:`hand_odds` of this
@@ -348,7 +467,7 @@ def studio_view(
     ``odds_while_dealing``); and ``bonus``, the bonus-card moment on air (:func:`on_air`)
     with the seat's player and their bonus card once dealt."""
     hand = table.hand
-    out: dict[str, Any] = {
+    out: StudioViewJson = {
         "hand_number": table.hand_number,
         "in_hand": table.in_hand,
         "paused": table.paused,
@@ -369,7 +488,7 @@ def studio_view(
     if hand is None:
         return out
     dealing = hand.phase is Phase.DEAL and not odds_while_dealing
-    chances: dict[str, Any] = {} if odds_json is None or dealing else odds_json["seats"]
+    chances: dict[str, SeatOddsJson] = {} if odds_json is None or dealing else odds_json["seats"]
     if odds_json is not None:
         out["method"] = odds_json["method"]
         out["standard_error"] = odds_json.get("standard_error")
@@ -414,7 +533,7 @@ def studio_view(
                 ],
                 "odds": None
                 if chance is None or player.folded
-                else {key: chance[key] for key in ("win", "tie", "equity")},
+                else {"win": chance["win"], "tie": chance["tie"], "equity": chance["equity"]},
             }
         )
     rules = hand.rules
@@ -444,7 +563,7 @@ def studio_view(
     return out
 
 
-def _house(hand: Hand) -> dict[str, Any]:
+def _house(hand: Hand) -> HouseJson:
     """What the house takes at this table and has taken from this hand's pot so far."""
     rules = hand.rules
     return {
@@ -461,7 +580,7 @@ def _name(table: Table, seat: int) -> str | None:
     return None if place is None else place.player
 
 
-def _bonus(table: Table, bonus: OnAir) -> dict[str, Any]:
+def _bonus(table: Table, bonus: OnAir) -> OnAirJson:
     """The bonus moment as the studio has it: the seat, its player, the bonus card once
     dealt, and the hold (``since``: the moment's journaled time; ``hold``: seconds)."""
     hand = table.hand
@@ -514,7 +633,7 @@ class Held:
 
     update: Update
     due: float
-    odds: asyncio.Future[dict[str, Any] | None] | None
+    odds: asyncio.Future[OddsJson | None] | None
 
 
 class StudioFeed:
@@ -554,8 +673,8 @@ class StudioFeed:
         self._held: deque[Held] = deque()
         self._horizon = 0.0  # when the latest moment held so far was journaled (monotonic)
         self._last_key: tuple[Any, ...] | None = None
-        self._last_odds: asyncio.Future[dict[str, Any] | None] | None = None
-        self._last_view: dict[str, Any] | None = None
+        self._last_odds: asyncio.Future[OddsJson | None] | None = None
+        self._last_view: StudioViewJson | None = None
         self._arrived = asyncio.Event()
         self._changes = Changes()
         self._tasks: list[asyncio.Task[None]] = []
@@ -626,10 +745,10 @@ class StudioFeed:
         self._held.append(Held(update, self._horizon + self.delay, future))
         self._arrived.set()
 
-    def _odds(self, update: Update, live: bool) -> asyncio.Future[dict[str, Any] | None]:
+    def _odds(self, update: Update, live: bool) -> asyncio.Future[OddsJson | None]:
         hand = update.table.hand
         assert hand is not None and self._workers is not None
-        done: Future[dict[str, Any] | None] = self._workers.submit(hand_odds, hand, update.position)
+        done: Future[OddsJson | None] = self._workers.submit(hand_odds, hand, update.position)
         future = asyncio.wrap_future(done)
         if live:
             future.add_done_callback(
@@ -659,7 +778,7 @@ class StudioFeed:
             self._held.popleft()
             self._publish(held.update, chances)
 
-    def _publish(self, update: Update, chances: dict[str, Any] | None) -> None:
+    def _publish(self, update: Update, chances: OddsJson | None) -> None:
         self._on_air = on_air(
             self._on_air, update.table, update.effects, update.at, self.bonus_hold
         )
@@ -674,18 +793,17 @@ class StudioFeed:
         self.current = self._message(update, table_view)
         self._changes.changed()
 
-    def _message(self, update: Update | None, table_view: dict[str, Any] | None) -> str:
-        return json.dumps(
-            {
-                "type": "studio",
-                "epoch": self.epoch,
-                "seq": self.seq,
-                "delay": self.delay,
-                "position": None if update is None else update.position,
-                "at": None if update is None else update.at,
-                "table": table_view,
-            }
-        )
+    def _message(self, update: Update | None, table_view: StudioViewJson | None) -> str:
+        message: StudioMessage = {
+            "type": "studio",
+            "epoch": self.epoch,
+            "seq": self.seq,
+            "delay": self.delay,
+            "position": None if update is None else update.position,
+            "at": None if update is None else update.at,
+            "table": table_view,
+        }
+        return json.dumps(message)
 
     async def messages(self, still_valid: Callable[[], object]) -> AsyncIterator[str]:
         """The latest released message, then each new one, while ``still_valid()`` does not

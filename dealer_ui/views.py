@@ -24,7 +24,7 @@ from controller.rules.effects import CardName
 from controller.rules.showdown import hand_value
 from controller.table import Alert, Table
 from controller.table.effects import DisplayChanged
-from controller.table.state import signals
+from controller.table.state import Mode, signals, waiting_mode
 
 HIDDEN = "a card"
 
@@ -107,6 +107,20 @@ def broadcast_line(table: Table) -> str:
     return say_waiting(waiting, Form.BROADCAST)
 
 
+def broadcast_mode(table: Table) -> Mode:
+    """What the broadcast line (:func:`broadcast_line`) is about: the dealer's steps it
+    leaves out are not told by its mode either (a burn is dealing, as the line says)."""
+    hand = table.hand
+    if table.paused:
+        return Mode.PAUSED
+    if hand is None or not table.in_hand:
+        return Mode.BETWEEN_HANDS
+    waiting = hand.waiting_for
+    assert waiting is not None
+    mode = waiting_mode(waiting)
+    return Mode.DEAL if mode is Mode.BURN else mode
+
+
 def view(table: Table, role: Role | str, seat: int | None = None) -> dict[str, Any]:
     """The table as ``role`` may see it (a player: the one at ``seat``), as JSON."""
     role = Role(role)
@@ -122,11 +136,13 @@ def view(table: Table, role: Role | str, seat: int | None = None) -> dict[str, A
         "paused": table.paused,
         "deck_ready": table.deck_ready,
         "tag_checks": table.settings.protection.tag_checks,
-        "display": (
-            broadcast_line(table)
-            if role in (Role.PUBLIC, Role.PLAYER)
-            else signals(table, namer(visible)).display
-        ),
+    }
+    if role in (Role.PUBLIC, Role.PLAYER):
+        out |= {"display": broadcast_line(table), "mode": broadcast_mode(table).value}
+    else:
+        line = signals(table, namer(visible))
+        out |= {"display": line.display, "mode": line.mode.value}
+    out |= {
         "lamps": table.signals.lamps.to_json(),
         "links": [device.value for device in table.links],
         "next": None,
@@ -214,6 +230,7 @@ def _player(hand: Hand, player: Player, role: Role, seat: int | None) -> dict[st
                 "face": "up" if dealt.up else "down",
                 "street": dealt.street,
                 "bonus": dealt.bonus,
+                "exposed": dealt.exposed,
                 "wild": seen and wild and dealt.card.rank == 4,
             }
         )

@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
+from enum import StrEnum
 from typing import Annotated, Any, Literal, cast
 
 from fastapi import APIRouter, FastAPI, Header, Request, WebSocket, WebSocketDisconnect
@@ -30,19 +31,25 @@ from starlette.exceptions import HTTPException
 
 from controller import text
 from controller.config_file import Api
-from controller.errors import LuckTableError
 from dealer_ui.auth import Auth, AuthError, Session
 from dealer_ui.guard import protect
+from luck_errors import LuckTableError
 
 log = logging.getLogger(__name__)
 
 
 class ApiError(LuckTableError):
-    """An answer other than 2xx: ``status``, the ``error`` code and the ``reason``."""
+    """An answer other than 2xx: ``status``, the ``error`` code and the ``reason``; ``code``:
+    why, as data, where the table (or the API in its place) says it (docs/api.md)."""
 
-    def __init__(self, status: int, error: str, reason: str) -> None:
+    def __init__(self, status: int, error: str, reason: str, code: StrEnum | None = None) -> None:
         super().__init__(reason)
-        self.status, self.error, self.reason = status, error, reason
+        self.status, self.error, self.reason, self.code = status, error, reason, code
+
+    def body(self) -> dict[str, str]:
+        """The answer's JSON: ``error`` and ``reason``, and ``code`` when there is one."""
+        body = {"error": self.error, "reason": self.reason}
+        return body if self.code is None else {**body, "code": self.code.value}
 
 
 class ErrorOut(BaseModel):
@@ -51,6 +58,11 @@ class ErrorOut(BaseModel):
         "locked, rate_limited, unavailable"
     )
     reason: str = Field(description="what was wrong (the engine's words for a refused input)")
+    code: str | None = Field(
+        default=None,
+        description="why the table refused the input, as data (a refusal's reason code: "
+        "docs/api.md); absent from the answers that have none",
+    )
 
 
 def _limits(rule: text.FreeText) -> Any:
@@ -136,7 +148,7 @@ def add_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(ApiError)
     async def api_error(_: Request, error: ApiError) -> JSONResponse:
-        return JSONResponse({"error": error.error, "reason": error.reason}, error.status)
+        return JSONResponse(error.body(), error.status)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_: Request, error: RequestValidationError) -> JSONResponse:

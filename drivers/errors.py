@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from controller.errors import LuckTableError
+from luck_errors import LuckTableError
 
 
 class DriverError(LuckTableError):

@@ -15,12 +15,12 @@ from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
-from controller.errors import LuckTableError
 from drivers.protocol import to_dict
 from firmware_sim.device import DeviceError, SimulatedDevice
 from firmware_sim.faults import FaultSettingError
 from firmware_sim.seats import SimulatedSeatBoard
 from firmware_sim.shoe import Cheat, SimulatedShoe
+from luck_errors import LuckTableError
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"

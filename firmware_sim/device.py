@@ -23,7 +23,6 @@ from enum import IntEnum, StrEnum
 from itertools import islice
 from typing import ClassVar, TypeVar
 
-from controller.errors import LuckTableError
 from drivers.protocol import (
     PROTOCOL_VERSION,
     VERSIONS,
@@ -47,6 +46,7 @@ from drivers.protocol import (
     seq_distance,
 )
 from firmware_sim.faults import FaultInjector
+from luck_errors import LuckTableError
 
 E = TypeVar("E", bound=IntEnum)
 HOST_SILENCE_HEARTBEATS = 3  # lamps go off after this many silent heartbeat intervals

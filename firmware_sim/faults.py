@@ -10,7 +10,7 @@ import random
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from controller.errors import LuckTableError
+from luck_errors import LuckTableError
 
 RATES = (
     "corrupt_rate",

@@ -17,7 +17,7 @@ import sys
 import threading
 from typing import Any
 
-from controller.errors import LuckTableError
+from luck_errors import LuckTableError
 
 #: Seconds ``AsyncControl.settled`` waits for a device by default.
 SETTLE_TIMEOUT = 20.0

@@ -5,7 +5,7 @@ from __future__ import annotations
 from controller.rules import Rules, parse_card
 from controller.rules.effects import Effect
 from controller.rules.hand import Hand, start_hand
-from controller.rules.inputs import Action, Deal, Do, IllegalInput, Input
+from controller.rules.inputs import Action, Deal, Do, Illegal, IllegalInput, Input
 
 
 def third_street(hands: dict[int, str]) -> list[str]:
@@ -48,19 +48,26 @@ class Driver:
     def bonus(self, seat: int, accept: bool) -> Driver:
         return self.feed(Action(Do.BONUS, seat, accept=accept))
 
-    def refused(self, item: Input) -> str:
-        """The refusal message for ``item``; asserts that the state is unchanged."""
+    def refusal(self, item: Input) -> IllegalInput:
+        """The refusal of ``item`` (its code and words); asserts that the state is unchanged."""
         before = self.hand
         try:
             self.hand.apply(item)
         except IllegalInput as error:
             assert self.hand is before
             assert not self.hand.can(item)
-            return str(error)
+            return error
         raise AssertionError(f"{item} was accepted")
 
-    def refused_act(self, seat: int, do: str, to: int | None = None) -> str:
+    def refused(self, item: Input) -> Illegal:
+        """Why ``item`` is refused (see :meth:`refusal`): its code."""
+        return self.refusal(item).code
+
+    def refused_act(self, seat: int, do: str, to: int | None = None) -> Illegal:
         return self.refused(Action(Do(do), seat, to))
+
+    def refusal_act(self, seat: int, do: str, to: int | None = None) -> IllegalInput:
+        return self.refusal(Action(Do(do), seat, to))
 
     @property
     def waiting(self) -> dict:

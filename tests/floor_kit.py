@@ -22,7 +22,6 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from controller.floor.scratch import ADMIN, admin, scratch_database
 from controller.history.records import record_of
 from controller.history.recovery import initial_table
 from controller.journal import Journal
@@ -44,6 +43,7 @@ from controller.table import (
     apply,
 )
 from controller.table.settings import Protection
+from tests.floor_scratch import ADMIN, admin, scratch_database
 from tests.waiting import wait_until
 
 TIMEOUT = 300.0

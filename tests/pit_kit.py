@@ -140,12 +140,15 @@ class FloorService:
         return self.process.wait(timeout=TIMEOUT)
 
 
-def floor_config(folder: Path, consoles: dict[str, str] | None = None) -> Path:
-    """A floor service's configuration with the supervisor ``pit`` (PIN 999999)."""
+def floor_config(
+    folder: Path, consoles: dict[str, str] | None = None, supervisor: dict[str, str] = SUPERVISOR
+) -> Path:
+    """A floor service's configuration with ``supervisor`` (``id``, ``pin``: by default
+    ``pit``, PIN 999999)."""
     lines = ["[api]", 'bind = "127.0.0.1"', "[consoles]"]
     lines += [f'{table} = "{url}"' for table, url in (consoles or {}).items()]
-    lines += ["[[credentials.supervisors]]", f'id = "{SUPERVISOR["id"]}"']
-    lines += [f'pin_hash = "{hash_pin(SUPERVISOR["pin"])}"', ""]
+    lines += ["[[credentials.supervisors]]", f'id = "{supervisor["id"]}"']
+    lines += [f'pin_hash = "{hash_pin(supervisor["pin"])}"', ""]
     path = folder / f"floor-{uuid.uuid4().hex[:6]}.toml"
     path.write_text("\n".join(lines), encoding="utf-8")
     return path

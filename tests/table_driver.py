@@ -15,12 +15,14 @@ from controller.table import (
     Decide,
     DeckLoaded,
     NewHand,
+    Refusal,
     ResolveAlert,
     SitDown,
     Step,
     Table,
     TableInput,
     TableSettings,
+    Why,
     apply,
 )
 from controller.table.inputs import Remedy
@@ -66,12 +68,18 @@ class TableDriver:
         assert step.refused is None, step.refused
         return step
 
-    def refused(self, make: type[TableInput], **fields: Any) -> str:
+    def refusal(self, make: type[TableInput], **fields: Any) -> Refusal:
+        """Apply ``make(at=now, **fields)``, which must be refused: the refusal (its code
+        and words); the table unchanged."""
         before = self.dump()
         step = self.feed(make, **fields)
-        assert step.refused is not None, f"{make.__name__} was taken"
+        assert step.refusal is not None, f"{make.__name__} was taken"
         assert self.dump() == before
-        return step.refused
+        return step.refusal
+
+    def refused(self, make: type[TableInput], **fields: Any) -> Why:
+        """Why ``make(at=now, **fields)`` is refused (see :meth:`refusal`): its code."""
+        return self.refusal(make, **fields).code
 
     def seat(self, stacks: dict[int, int]) -> TableDriver:
         for seat, chips in stacks.items():

@@ -10,19 +10,26 @@ from pathlib import Path
 
 import pytest
 
+from tests.bench_kit import figures_of, rows
+
 pytestmark = pytest.mark.slow  # processes
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench" / "core_journal.py"
 
 
-def test_the_writer_is_timed_beside_the_core_and_another_revision_s_writer() -> None:
+def test_the_writer_is_timed_beside_the_core_and_another_revision_s_writer(
+    tmp_path: Path,
+) -> None:
     git = ["git", "-C", str(ROOT), "rev-parse", "HEAD"]
     head = subprocess.run(git, capture_output=True, check=False)
     if head.returncode != 0:
         pytest.skip("not in a git repository: no revision to compare with")
     done = subprocess.run(
-        [sys.executable, str(BENCH), "--hands", "3", "--rounds", "1", "--against", "HEAD"],
+        [
+            *(sys.executable, str(BENCH), "--hands", "3", "--rounds", "1", "--against", "HEAD"),
+            *("--json", str(tmp_path / "core_journal.json")),
+        ],
         capture_output=True,
         text=True,
         timeout=300,
@@ -38,3 +45,9 @@ def test_the_writer_is_timed_beside_the_core_and_another_revision_s_writer() -> 
         )
     assert "same journal as HEAD's" in done.stdout
     assert "this tree over HEAD:" in lines[-1] and "the hands a second" in lines[-1]
+    figures = figures_of("core_journal.py", tmp_path / "core_journal.json")
+    assert figures["checks"] == {
+        "every run dealt the same hands": True,
+        "the same journal as HEAD's": True,
+    }
+    assert rows(figures)["the writer, best round"]["goal"] == ">= 100 hands/s"

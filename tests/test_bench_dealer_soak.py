@@ -6,25 +6,37 @@ the dealer's mistakes, every card where it lies."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
-from tests.bench_kit import run_bench
+from tests.bench_kit import rows, run_short
+
+CHECKS = {
+    "every hand dealt": True,
+    "the chips conserved": True,
+    "no alert but the links' own and the mistakes'": True,
+    "every card checked where it lies": True,
+    "the hands the same as the core's": True,
+}
 
 
 @pytest.mark.slow
-def test_the_dealer_soak_deals_through_pulls_faults_and_a_kill() -> None:
-    args = ("--hands", "3", "--seats", "6", "--unplugs", "0.05", "--kills", "1", "--seed", "2")
-    out = run_bench("dealer_soak.py", *args)
+def test_the_dealer_soak_deals_through_pulls_faults_and_a_kill(tmp_path: Path) -> None:
+    out, figures = run_short("dealer_soak", tmp_path)  # 3 hands, 6 seats, a kill, seed 2
     assert "1 SIGKILLs of the service" in out
     assert re.search(r"beyond the links' own: 0$", out, re.M), out
     assert "chips: conserved" in out and ": equal" in out
+    assert figures["checks"] == CHECKS
+    assert rows(figures)["SIGKILLs of the service"]["value"] == 1
+    assert rows(figures)["alerts beyond the links' own"]["value"] == 0
 
 
 @pytest.mark.slow
-def test_the_dealer_soak_with_mistakes_leaves_every_card_where_it_lies() -> None:
-    args = ("--hands", "4", "--seats", "8", "--unplugs", "0.05", "--kills", "1", "--seed", "2")
-    out = run_bench("dealer_soak.py", *args, "--mistakes", "0.05")
+def test_the_dealer_soak_with_mistakes_leaves_every_card_where_it_lies(tmp_path: Path) -> None:
+    out, figures = run_short("dealer_soak_mistakes", tmp_path)  # 4 hands, 8 seats, mistakes
+    assert figures["checks"] == CHECKS
+    assert figures["figures"]["mistakes"] == 0.05
     assert re.search(r"the core's run \(the mistakes' own\): [1-9]\d*, the same$", out, re.M)
     assert re.search(r"cards checked where they lie: [1-9]\d*, elsewhere: 0$", out, re.M)
     for mistake in ("a card out of order", "a wrong correction, corrected back"):

@@ -5,16 +5,17 @@ every table, generates the month and times each of the pit's questions."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
-from tests.bench_kit import run_bench
+from tests.bench_kit import figures_of, run_bench
 from tests.floor_kit import floor_database
 
 pytestmark = pytest.mark.slow  # PostgreSQL
 
 
-def test_the_floor_benchmark_runs_a_small_casino_and_a_small_month() -> None:
+def test_the_floor_benchmark_runs_a_small_casino_and_a_small_month(tmp_path: Path) -> None:
     with floor_database():  # skipped with the reason without a PostgreSQL
         pass
     out = run_bench(
@@ -22,7 +23,19 @@ def test_the_floor_benchmark_runs_a_small_casino_and_a_small_month() -> None:
         *("--parts", "casino,month", "--hands", "2"),
         *("--casino-tables", "4", "--casino-seconds", "3", "--connections", "2"),
         *("--month-tables", "3", "--month-days", "2", "--samples", "5"),
+        *("--json", str(tmp_path / "floor.json")),
     )
+    figures = figures_of("floor.py", tmp_path / "floor.json")
+    casino = figures["figures"]["casino"]
+    assert [(run["how"], run["tables"]) for run in casino] == [
+        ("own", 1),
+        ("own", 4),
+        ("long", 1),
+        ("long", 4),
+    ]
+    assert [run["entries"] for run in casino] == [6, 24, 6, 24]
+    month = [row for row in figures["rows"] if row["what"].startswith("3 tables x 2 days: ")]
+    assert len(month) == 4 and all(row["goal"] == "<= 100 ms" for row in month)  # the questions
     shipped = re.findall(r"(\d+) tables: table->floor .* \((\d+) entries, 3 s\)", out)
     # every entry of every table, sent whole and the long way (as before)
     assert shipped == [("1", "6"), ("4", "24")] * 2, out

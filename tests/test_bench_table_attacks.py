@@ -26,7 +26,9 @@ def test_the_attack_benchmark_runs_every_attack(tmp_path: Path) -> None:
         *("--attack-cards", "10", "--attack-seconds", "0.5", "--json", str(report)),
         timeout=120,
     )
-    figures = json.loads(report.read_text(encoding="utf-8"))
+    written = json.loads(report.read_text(encoding="utf-8"))
+    assert written["bench"] == "table" and written["passed"], written["checks"]
+    figures = written["figures"]["attacks"]
     attacks = figures["attacks"]
     assert list(attacks) == [
         "no request",

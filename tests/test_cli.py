@@ -45,23 +45,52 @@ def test_no_arguments_prints_the_help_and_exits_2_like_any_usage_error():
     assert luck_table("no-such-command").returncode == 2
 
 
-def test_version_is_the_package_version_with_the_commit():
+def test_version_is_the_package_version_with_where_git_says_it_was_built_from():
     result = luck_table("--version")
     assert result.returncode == 0
     root = Path(__file__).parent.parent
     pyproject = (root / "pyproject.toml").read_text()
     version = re.search(r'^version = "(.+)"$', pyproject, re.MULTILINE)
     assert version is not None
-    described = subprocess.run(
+    head = subprocess.run(
         ["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"],
         capture_output=True,
         text=True,
         check=False,
     )
-    if described.returncode != 0:
+    if head.returncode != 0:
         pytest.skip("not a git checkout")
-    said = result.stdout.decode()
-    assert said.startswith(f"luck-table {version[1]} (commit {described.stdout.strip()}")
+    said = re.fullmatch(
+        r"luck-table (\S+) \(git (?:v(\d+\.\d+\.\d+)-(\d+)-g)?([0-9a-f]{12})(-dirty)?\)\n",
+        result.stdout.decode(),
+    )
+    assert said is not None, result.stdout
+    assert said[1] == version[1]
+    assert said[4] == head.stdout.strip()
+    if said[2] is not None:  # a release tag is known: it is HEAD's or an ancestor's
+        tag = f"v{said[2]}"
+        assert (
+            subprocess.run(
+                ["git", "-C", str(root), "merge-base", "--is-ancestor", tag, "HEAD"], check=False
+            ).returncode
+            == 0
+        )
+
+
+def test_the_version_is_the_changelogs_newest_release_and_the_releases_are_dated_in_order():
+    root = Path(__file__).parent.parent
+    pyproject = (root / "pyproject.toml").read_text()
+    version = re.search(r'^version = "(.+)"$', pyproject, re.MULTILINE)
+    assert version is not None
+    headings = re.findall(r"^## (.+)$", (root / "CHANGELOG.md").read_text(), re.MULTILINE)
+    assert headings[0] == "Unreleased"
+    releases = [re.fullmatch(r"(\d+)\.(\d+)\.(\d+) \((\d{4}-\d\d-\d\d)\)", h) for h in headings[1:]]
+    assert all(releases), headings
+    numbers = [tuple(int(part) for part in r.groups()[:3]) for r in releases if r]
+    dates = [r[4] for r in releases if r]
+    assert numbers == sorted(numbers, reverse=True) and len(set(numbers)) == len(numbers)
+    assert dates == sorted(dates, reverse=True)
+    assert ".".join(map(str, numbers[0])) == version[1]
 
 
 def loaded_by(code: str) -> set[str]:

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from controller.table import Refuse
 from dealer_ui.approvals import Requests
 from tests.console_kit import DEALER, SUPERVISOR, Script
 from tests.test_console_browser import console, on_the_shoe, opened, settled_page
@@ -184,6 +185,7 @@ def test_the_requests_api_refuses_what_it_must(tmp_path: Path) -> None:
                 headers=watch,
             )
             assert response.status_code == 409, response.text  # the table's refusal: no seat 1
+            assert response.json()["code"] == Refuse.SEAT_EMPTY
 
     on_the_shoe(scenario)
 
@@ -273,6 +275,6 @@ def test_a_decision_undone_with_the_supervisor_s_approval_at_the_table(tmp_path:
             body = {**SUPERVISOR, "why": "Wrong button", "seat": last.seat, "do": last.do.value}
             response = await live.post("/api/supervisor/undo", body)
             assert response.status_code == 409, response.text
-            assert "a card has been dealt since" in response.json()["reason"]
+            assert response.json()["code"] == Refuse.DECISION_STANDS
 
     on_the_shoe(scenario)

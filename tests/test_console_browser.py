@@ -28,6 +28,7 @@ from controller.table import (
     Decide,
     DeckLoaded,
     Disposition,
+    Mode,
     NewHand,
     SitDown,
     Table,
@@ -244,7 +245,7 @@ def test_a_hand_dealt_with_the_console_buttons(tmp_path: Path) -> None:
                     await ring_as_the_table(shown, live.service.table, role)
                 before = live.service.position
                 if move == "deal":
-                    if live.service.table.signals.display.startswith("BONUS CARD"):
+                    if live.service.table.signals.mode is Mode.BONUS_CARD:
                         banner = page.locator("#next.bonus")
                         await banner.wait_for()
                         bonus_seat = page.locator("#ring .seat.next-card.bonus-due .mark")
@@ -381,7 +382,7 @@ def played(**rules: Any) -> list[Table]:
     paused = False
     while (move := script.move(table)) is not None:
         if move == "deal":
-            if not paused and table.signals.display.startswith("BONUS CARD"):
+            if not paused and table.signals.mode is Mode.BONUS_CARD:
                 tables.append(
                     apply(table, CardUnreadable(at=0, disposition=Disposition.DEALT_UNREAD)).table
                 )

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from controller.table import Mode
 from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script, card_names
 from tests.test_console_browser import (
     TIMEOUT_MS,
@@ -130,7 +131,7 @@ def test_no_seat_box_overlaps_or_leaves_the_screen_in_any_phase(tmp_path: Path) 
                 steps += 1
                 table = live.service.table
                 await every_page(f"step {steps}: {table.signals.display}")
-                if table.signals.display.startswith("BONUS CARD"):
+                if table.signals.mode is Mode.BONUS_CARD:
                     await screenshots(pages, shots, "bonus")
 
             await live.play_hand(Script(), each)

@@ -24,7 +24,7 @@ import pytest
 from playwright.async_api import Page, async_playwright
 
 from controller.config import load_config
-from controller.table import SitDown, Table, apply
+from controller.table import Mode, SitDown, Table, apply
 from firmware_sim.process import AsyncControl as Control
 from tests.console_kit import DEALER, SUPERVISOR, Script, card_names
 from tests.service_kit import simulator
@@ -172,7 +172,7 @@ def test_the_console_on_the_real_service_process_and_the_simulator(tmp_path: Pat
                     await no_hidden_card(page, service)
                     waiting = seen["next"]
                     if waiting["kind"] == "card":
-                        if dealer["display"].startswith("BONUS CARD"):
+                        if dealer["mode"] == Mode.BONUS_CARD:
                             await page.locator("#next.bonus").wait_for()
                             if not bonus_seen:
                                 path = shots / "process-bonus-1280x800.png"
@@ -203,9 +203,10 @@ def test_the_console_on_the_real_service_process_and_the_simulator(tmp_path: Pat
                 await page.get_by_text("reconnecting…").wait_for()
             with service_process(config, log) as process:
                 await service.answering(process)
-                await page.locator("#sign-in").get_by_text("sign in again").wait_for()
-                await sign_in(page)
+                # a restart is not a sign-out: the page's session was kept
                 await page_shows(page, (await service.view(service.dealer))["display"])
+                await page.get_by_text("live", exact=True).wait_for()
+                assert await page.locator("#sign-in").is_hidden()
                 recovered = await service.view(service.watch)
                 assert recovered["hand_number"] == 1
                 assert {s["seat"]: s["stack"] for s in recovered["seats"]} == stacks

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from controller.config import Console
+from controller.table import Mode
 from tests.console_kit import DEALER, Script
 from tests.test_console_browser import console, on_the_shoe, settled_page
 from tests.test_console_touch import SMALL, reachable
@@ -46,7 +47,7 @@ def test_the_bonus_chime_repeats_until_dealt_and_an_alert_sounds_and_escalates(
             await page.get_by_role("button", name="Sign in").tap()
             await page.get_by_text("live", exact=True).wait_for()
             await live.seat_players()
-            bonus = lambda table: table.signals.display.startswith("BONUS")  # noqa: E731
+            bonus = lambda table: table.signals.mode in (Mode.BONUS_CARD, Mode.BONUS_OFFER)  # noqa: E731
             await live.play_hand(Script(), stop=bonus)
             await settled_page(page, live)
             # the chime at once, and again (every 2.5 s) while the bonus card waits

@@ -1,5 +1,5 @@
 """One root for the project's errors: every exception class the project defines is a
-``controller.errors.LuckTableError`` (but for the signals that never leave their module)."""
+``luck_errors.LuckTableError`` (but for the signals that never leave their module)."""
 
 import ast
 import importlib
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from controller.errors import LuckTableError
+from luck_errors import LuckTableError
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("controller", "drivers", "firmware_sim", "dealer_ui")
+PACKAGES = ("controller", "drivers", "firmware_sim", "dealer_ui", "luck_errors")
 #: Not errors: a command's way out of a loop, caught where it is raised.
 SIGNALS = {"firmware_sim.control.QuitRequested"}
 
@@ -54,7 +54,7 @@ def test_the_check_sees_a_stray_error(tmp_path, monkeypatch):
 
 
 def test_the_root_imports_nothing():
-    tree = ast.parse((ROOT / "controller" / "errors.py").read_text(encoding="utf-8"))
+    tree = ast.parse((ROOT / "luck_errors" / "__init__.py").read_text(encoding="utf-8"))
     assert not [node for node in ast.walk(tree) if isinstance(node, ast.Import | ast.ImportFrom)]
 
 

@@ -5,6 +5,7 @@ logical`` (``tests/cluster_kit.py``; the machine's shared server runs with ``rep
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -99,12 +100,22 @@ def apply_errors(central: psycopg.Connection, name: str) -> int:
     return 0 if found is None else found[0]
 
 
-def test_a_floor_publishes_its_history_not_its_live_state_nor_its_bulk():
+def floor_group(*argv: str) -> int:
+    """``luck-table floor-group ARGV...``, in this process."""
+    return main(["floor-group", *argv])
+
+
+def test_a_floor_publishes_its_history_not_its_live_state_nor_its_bulk(capsys):
     with floor_database() as dsn, connect(dsn) as connection:
+        assert floor_group("publish", "--dsn", dsn) == 1  # no schema yet: nothing published
+        assert "apply this release's migrations" in capsys.readouterr().err
+        assert group.published(connection) == []
         migrate(connection)
-        group.publish(connection)
-        group.publish(connection)  # again: the same publication, set to the same tables
+        assert floor_group("publish", "--dsn", dsn) == 0
+        assert floor_group("publish", "--dsn", dsn) == 0  # again: the same publication
         assert group.published(connection) == sorted(group.PUBLISHED)
+        said = f"{group.PUBLICATION} publishes {', '.join(sorted(group.PUBLISHED))}\n"
+        assert capsys.readouterr().out == said * 2
         via_root = connection.execute(
             "SELECT pubviaroot, pubinsert, pubupdate, pubdelete, pubtruncate FROM pg_publication "
             "WHERE pubname = %s",
@@ -112,7 +123,7 @@ def test_a_floor_publishes_its_history_not_its_live_state_nor_its_bulk():
         ).fetchone()
         assert via_root == (True, True, True, True, False)
         connection.execute(f"ALTER PUBLICATION {group.PUBLICATION} ADD TABLE floor_table_status")
-        group.publish(connection)
+        assert floor_group("publish", "--dsn", dsn) == 0
         assert "floor_table_status" not in group.published(connection)
         assert not set(FLOOR_ONLY) & set(group.published(connection))
 
@@ -200,7 +211,14 @@ def tables(floor: psycopg.Connection, casino: str) -> list[str]:
     return [t.table_id for t in store.tables(floor) if t.table_id.startswith(casino)]
 
 
-def test_the_central_database_gathers_each_casinos_history(cluster, tmp_path):
+def status(capsys, central: str) -> str:
+    """What ``luck-table floor-group status`` says of the central database at ``central``."""
+    capsys.readouterr()
+    assert floor_group("status", "--central", central) == 0
+    return capsys.readouterr().out
+
+
+def test_the_central_database_gathers_each_casinos_history(cluster, tmp_path, capsys):
     dublin_t01 = deck_tags(1)
     galway_t01 = deck_tags(2)
     galway_t01[10] = dublin_t01[20]  # a cloned tag: a card of Galway's deck is Dublin's
@@ -219,16 +237,17 @@ def test_the_central_database_gathers_each_casinos_history(cluster, tmp_path):
         connect(cluster.create_database("group_central")) as central,
     ):
         floors = {"DUB": dublin, "GAL": galway}
-        for floor in floors.values():
+        dsns = {"DUB": cluster.dsn("floor_dublin"), "GAL": cluster.dsn("floor_galway")}
+        to_central = ("--central", cluster.dsn("group_central"))
+        for casino, floor in floors.items():
             migrate(floor)
-            group.publish(floor)
+            assert floor_group("publish", "--dsn", dsns[casino]) == 0
         ship(dublin, dub_t01[0])  # before the subscription: copied first
         assert any(h.ended_at for h in store.hands(dublin, "DUB-T01"))
-        migrate(central)
-        for floor in floors.values():
-            group.prepare_central(central, floor, ahead=2)
-        group.subscribe(central, dublin, "casino_dublin", cluster.dsn("floor_dublin"))
-        group.subscribe(central, galway, "casino_galway", cluster.dsn("floor_galway"))
+        # the central's schema, its partitions and the subscriptions, by the command
+        for casino, name in (("DUB", "casino_dublin"), ("GAL", "casino_galway")):
+            argv = ("--dsn", dsns[casino], *to_central, "--name", name, "--ahead", "2")
+            assert floor_group("subscribe", *argv) == 0
         ship(dublin, dub_t01[1])
         ship(galway, gal_t01[0])
         within(cluster, lambda: holds(central, dublin, "DUB-"), "Dublin's rows at the central")
@@ -247,11 +266,16 @@ def test_the_central_database_gathers_each_casinos_history(cluster, tmp_path):
         # a month the central has no partition for stops Dublin's subscription, not Galway's
         ship(dublin, dub_t02)
         within(cluster, lambda: apply_errors(central, "casino_dublin") > 0, "Dublin's error")
+        dublin_stopped = re.compile(r"^casino_dublin: enabled, .*, [1-9][0-9]* apply errors", re.M)
+        assert dublin_stopped.search(status(capsys, to_central[1]))
+        galway_going = "casino_galway: enabled, running, 8 of 8 tables ready, 0 apply errors, "
+        within(cluster, lambda: galway_going in status(capsys, to_central[1]), "Galway going")
         ship(galway, gal_t01[1])
         within(cluster, lambda: holds(central, galway, "GAL-"), "Galway's last batches")
         assert rows(central, "floor_hands", "DUB-T02") == []
         assert apply_errors(central, "casino_galway") == 0
-        group.prepare_central(central, dublin, ahead=2)  # the month made: Dublin's rows follow
+        # the month made: Dublin's rows follow
+        assert floor_group("prepare", "--dsn", dsns["DUB"], *to_central, "--ahead", "2") == 0
         within(cluster, lambda: holds(central, dublin, "DUB-"), "DUB-T02's hands at the central")
         reports(central, floors)
 
@@ -274,11 +298,67 @@ def test_the_central_database_gathers_each_casinos_history(cluster, tmp_path):
         months = {p.until for p in retention.partitions(central) if p.parent == retention.HANDS}
         assert max(months) > datetime.now(UTC) + timedelta(days=40)
 
-        group.unsubscribe(central, dublin, "casino_dublin")
-        group.unsubscribe(central, galway, "casino_galway")
+        for casino, name in (("DUB", "casino_dublin"), ("GAL", "casino_galway")):
+            assert (
+                floor_group("unsubscribe", "--dsn", dsns[casino], *to_central, "--name", name) == 0
+            )
         for floor in floors.values():
             assert floor.execute("SELECT count(*) FROM pg_replication_slots").fetchone() == (0,)
         assert central.execute("SELECT count(*) FROM pg_subscription").fetchone() == (0,)
+        assert status(capsys, to_central[1]) == "no subscriptions\n"
+
+
+def test_floor_group_says_what_it_cannot_do_and_leaves_no_slot_behind(cluster, capsys):
+    floor_dsn = cluster.create_database("floor_sligo")
+    central_dsn = cluster.create_database("group_central_4")
+    to_central = ("--central", central_dsn)
+    with connect(floor_dsn) as floor, connect(central_dsn) as central:
+        migrate(floor)
+
+        def refused(status: int, *argv: str) -> str:
+            capsys.readouterr()
+            assert floor_group(*argv) == status
+            said = capsys.readouterr()
+            assert "subscribed" not in said.out
+            assert said.err.startswith("luck-table floor-group: error: ")
+            return said.err
+
+        subscribe = ("subscribe", "--dsn", floor_dsn, *to_central, "--name", "casino_sligo")
+        assert "the floor publishes nothing" in refused(1, *subscribe)
+        assert floor_group("publish", "--dsn", floor_dsn) == 0
+        # a subscription name PostgreSQL would refuse as a slot's: refused before anything
+        with pytest.raises(SystemExit) as exit_status:
+            floor_group(*subscribe[:-1], "Casino Sligo")
+        assert exit_status.value.code == 2
+        assert "lower-case letters, digits and _" in capsys.readouterr().err
+        # a floor the central's server cannot reach: no subscription, and no slot left
+        # keeping the floor's WAL
+        unreachable = "host=/nonexistent dbname=floor_sligo connect_timeout=2"
+        assert refused(1, *subscribe, "--connection", unreachable)
+        assert floor.execute("SELECT count(*) FROM pg_replication_slots").fetchone() == (0,)
+        assert central.execute("SELECT count(*) FROM pg_subscription").fetchone() == (0,)
+        assert "secret" not in refused(2, *subscribe, "--connection", "password=secret x")
+        assert "secret" not in refused(2, "status", "--central", "password=secret x")
+        # then as it should be: subscribed once; the same name again refused
+        assert floor_group(*subscribe) == 0
+        assert refused(1, *subscribe)
+        slots = "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'casino_sligo'"
+        assert floor.execute(slots).fetchone() == (1,)
+        assert status(capsys, central_dsn).startswith("casino_sligo: enabled, ")
+        # a first copy's slot on the floor (as a table's sync worker names it), which the
+        # subscription, dropped without its slots, would leave behind
+        (oid,) = central.execute(
+            "SELECT oid FROM pg_subscription WHERE subname = 'casino_sligo'"
+        ).fetchone()
+        floor.execute(
+            "SELECT pg_create_logical_replication_slot(%s, 'pgoutput')", (f"pg_{oid}_sync_1_2",)
+        )
+        floor.execute("SELECT pg_create_logical_replication_slot('other', 'pgoutput')")
+        unsubscribe = ("unsubscribe", "--dsn", floor_dsn, *to_central, "--name", "casino_sligo")
+        assert floor_group(*unsubscribe) == 0
+        left = floor.execute("SELECT slot_name FROM pg_replication_slots").fetchall()
+        assert left == [("other",)]  # only the subscription's slots dropped
+        floor.execute("SELECT pg_drop_replication_slot('other')")
 
 
 def test_a_floor_published_by_an_earlier_release_sends_its_decks_once_refreshed(cluster, tmp_path):
@@ -302,8 +382,10 @@ def test_a_floor_published_by_an_earlier_release_sends_its_decks_once_refreshed(
             rows(central, "floor_decks", "KIL-") == rows(central, "floor_live_tags", "KIL-") == []
         )
 
-        group.publish(floor)  # this release's tables
-        group.refresh(central, "casino_kilkenny")
+        # this release's tables, by the command
+        assert floor_group("publish", "--dsn", cluster.dsn("floor_kilkenny")) == 0
+        to_central = ("--central", cluster.dsn("group_central_2"))
+        assert floor_group("refresh", *to_central, "--name", "casino_kilkenny") == 0
         within(cluster, lambda: holds(central, floor, "KIL-"), "Kilkenny's decks at the central")
         assert store.decks(central, "KIL-T01") != []
 

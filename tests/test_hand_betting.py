@@ -3,6 +3,7 @@
 import pytest
 from engine_driver import Driver, street, third_street
 
+from controller.rules import Illegal
 from controller.rules.pots import build_pots
 from controller.rules.state import Player
 
@@ -60,8 +61,8 @@ def test_a_wild_up_card_counts_as_an_ace_for_the_bring_in(rules, seat):
 def test_bring_in_player_posts_or_completes_and_cannot_fold_or_check():
     table = dealt({1: "Kd 7c As", 4: "Qh 8d 9s", 6: "2s 3c 5d"})
     assert table.legal == [("bring_in", 2), ("complete", 5)]
-    assert "must bring in or complete" in table.refused_act(6, "fold")
-    assert "must bring in or complete" in table.refused_act(6, "check")
+    assert table.refused_act(6, "fold") is Illegal.BRING_IN_DUE
+    assert table.refused_act(6, "check") is Illegal.BRING_IN_DUE
     table.act(6, "bring_in")
     assert "seat 6 brings in for 2" in table.messages()
     assert table.to_act == 1
@@ -190,8 +191,8 @@ def test_open_pair_lets_a_player_bet_either_size_and_raises_follow(up):
     assert any("open pair" in m for m in table.messages())
     seat = table.to_act
     assert table.legal == [("check", None), ("bet", 5), ("bet", 10), ("fold", None)]
-    assert "say 'to' 5 or 10" in table.refused_act(seat, "bet")
-    assert "over the limit" in table.refused_act(seat, "bet", 15)
+    assert table.refused_act(seat, "bet") is Illegal.AMOUNT_NEEDED
+    assert table.refused_act(seat, "bet", 15) is Illegal.WRONG_AMOUNT
     table.act(seat, "bet", 10)
     assert table.legal == [("call", 10), ("raise", 20), ("fold", None)]
 
@@ -203,7 +204,7 @@ def test_open_pair_after_a_small_bet_a_raise_may_be_either_size_until_a_big_one(
     table = to_fourth(THREE3, {1: "Ah", 4: "Tc", 6: "6h"})
     table.act(4, "bet", 5)
     assert table.legal == [("call", 5), ("raise", 10), ("raise", 15), ("fold", None)]
-    assert "say 'to' 10 or 15" in table.refused_act(6, "raise")
+    assert table.refused_act(6, "raise") is Illegal.AMOUNT_NEEDED
     table.act(6, "raise", 10)  # by the small bet: both sizes stay open
     assert table.legal == [("call", 10), ("raise", 15), ("raise", 20), ("fold", None)]
     table.act(1, "raise", 20)  # by the big bet: every later wager is big
@@ -226,7 +227,7 @@ def test_a_completion_and_three_raises_then_betting_is_capped():
     table = dealt(FOUR3)
     table.acts((3, "bring_in"), (5, "complete"), (1, "raise"), (2, "raise"), (3, "raise"))
     assert table.legal == [("call", 20), ("fold", None)]
-    assert table.refused_act(5, "raise") == "seat 5 cannot raise: betting is capped"
+    assert table.refused_act(5, "raise") is Illegal.RAISE_CLOSED
 
 
 def test_max_raises_setting():
@@ -287,7 +288,7 @@ def test_an_all_in_raise_of_less_than_half_a_bet_does_not_reopen_the_betting():
     table.act(3, "call")
     # seat 1 already acted: only call or fold
     assert table.legal == [("call", 14), ("fold", None)]
-    assert "not reopened" in table.refused_act(1, "raise")
+    assert table.refused_act(1, "raise") is Illegal.RAISE_CLOSED
     assert table.hand.wagers == 1
 
 
@@ -316,7 +317,7 @@ def test_everyone_folds_to_one_player_and_the_hand_ends_at_once():
     assert table.hand.over and table.hand.waiting_for is None
     assert table.stacks() == {1: DEEP + 4, 4: DEEP - 1, 6: DEEP - 3}
     assert "pot of 10 to seat 1: all others folded" in table.messages()
-    assert table.refused_act(1, "check") == "the hand is over"
+    assert table.refused_act(1, "check") is Illegal.HAND_OVER
 
 
 def test_streets_are_dealt_without_betting_when_at_most_one_player_can_bet():
@@ -370,13 +371,15 @@ def test_a_fold_out_of_turn_that_leaves_one_player_ends_the_hand():
 def test_only_a_fold_is_taken_out_of_turn_and_only_in_a_betting_round():
     table = dealt({1: "Kd 7c As", 4: "Qh 8d 9s", 6: "2s 3c 5d"})
     table.act(6, "bring_in")
-    assert table.refused_act(4, "call") == "seat 4 cannot call: out of turn (seat 1 to act)"
-    assert "out of turn" in table.refused_act(4, "raise")
+    refusal = table.refusal_act(4, "call")
+    assert refusal.code is Illegal.OUT_OF_TURN  # and the words say it for people:
+    assert str(refusal) == "seat 4 cannot call: out of turn (seat 1 to act)"
+    assert table.refused_act(4, "raise") is Illegal.OUT_OF_TURN
     table.act(4, "fold")
-    assert table.refused_act(4, "fold") == "seat 4 cannot fold: seat 4 has folded"
+    assert table.refused_act(4, "fold") is Illegal.FOLDED
     table.acts((1, "call"))
     assert table.waiting["kind"] == "card"  # dealing fourth street: no fold now
-    assert "not a betting decision now" in table.refused_act(1, "fold")
+    assert table.refused_act(1, "fold") is Illegal.NOT_BETTING
 
 
 # Refusals ------------------------------------------------------------------------------
@@ -384,18 +387,18 @@ def test_only_a_fold_is_taken_out_of_turn_and_only_in_a_betting_round():
 
 def test_out_of_turn_unknown_seat_and_folded_seat_are_refused_naming_the_reason():
     table = dealt({1: "Kd 7c As", 4: "Qh 8d 9s", 6: "2s 3c 5d"})
-    assert table.refused_act(1, "call") == "seat 1 cannot call: out of turn (seat 6 to act)"
-    assert "seat 9: unknown seat" in table.refused_act(9, "call")
+    assert table.refused_act(1, "call") is Illegal.OUT_OF_TURN
+    assert table.refused_act(9, "call") is Illegal.UNKNOWN_SEAT
     table.acts((6, "bring_in"), (1, "fold"))
-    assert table.refused_act(1, "call") == "seat 1 cannot call: seat 1 has folded"
-    assert "facing a bet" in table.refused_act(4, "check")
+    assert table.refused_act(1, "call") is Illegal.FOLDED
+    assert table.refused_act(4, "check") is Illegal.FACING_BET
 
 
 def test_over_the_limit_is_refused():
     table = dealt({1: "Kd 7c As", 4: "Qh 8d 9s", 6: "2s 3c 5d"})
     table.act(6, "bring_in")
-    assert "over the limit" in table.refused_act(1, "complete", 10)
-    assert "not the limit" in table.refused_act(1, "complete", 4)
+    assert table.refused_act(1, "complete", 10) is Illegal.WRONG_AMOUNT
+    assert table.refused_act(1, "complete", 4) is Illegal.WRONG_AMOUNT
 
 
 # Side pots -----------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from controller.rules import parse_card
+from controller.rules import Illegal, parse_card
 from controller.rules.inputs import Action, Do, IllegalInput, action_from_json, input_from_json
 from tests.engine_driver import Driver, street, third_street
 
@@ -30,9 +30,9 @@ def test_a_burn_card_and_a_down_card_are_corrected_in_place():
     assert not table.hand.out >> parse_card("3d") & 1  # the card read is still in the shoe
     table.feed(correct("Kd", "Kh"))  # seat 1's hole card: nothing else changes
     assert table.player(1).cards[0].card == parse_card("Kh") and table.to_act == 1
-    assert "already in play" in table.refused(correct("Kh", "3h"))
-    assert "was not dealt" in table.refused(correct("Ac", "Ah"))
-    assert "the same" in table.refused(correct("Kd", "Kd"))
+    assert table.refused(correct("Kh", "3h")) is Illegal.CARD_IN_PLAY
+    assert table.refused(correct("Ac", "Ah")) is Illegal.NOT_DEALT
+    assert table.refused(correct("Kd", "Kd")) is Illegal.SAME_CARD
 
 
 def test_an_up_card_is_not_corrected_once_its_street_s_betting_began():
@@ -41,7 +41,7 @@ def test_an_up_card_is_not_corrected_once_its_street_s_betting_began():
     table.feed(correct("2s", "Ts"))  # before the bring-in: seat 2 (9s) brings in now
     assert table.to_act == 2
     table.act(2, "bring_in")
-    assert "betting on this street has begun" in table.refused(correct("9s", "9c"))
+    assert table.refused(correct("9s", "9c")) is Illegal.BETTING_BEGUN
 
 
 def test_a_late_bonus_card_after_the_street_is_dealt_comes_before_its_betting():
@@ -60,9 +60,7 @@ def test_a_late_bonus_card_after_the_street_is_dealt_comes_before_its_betting():
 
 def test_dealt_down_names_an_up_card():
     table = fourth_street()
-    assert "not an up card of seat 1" in table.refused(
-        Action(Do.DEALT_DOWN, 1, card=parse_card("Kd"))
-    )
+    assert table.refused(Action(Do.DEALT_DOWN, 1, card=parse_card("Kd"))) is Illegal.NOT_UP_CARD
     table.feed(Action(Do.DEALT_DOWN, 1, card=parse_card("2s")))
     assert "turn it face up" in table.messages("dealt_down")[0]
 

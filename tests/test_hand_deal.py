@@ -5,7 +5,7 @@ import json
 import pytest
 from engine_driver import Driver, street, third_street
 
-from controller.rules import DECK, parse_card
+from controller.rules import DECK, Illegal, parse_card
 from controller.rules.hand import Hand
 from controller.rules.inputs import Action, Deal, Do
 
@@ -62,16 +62,14 @@ def test_burn_before_fourth_to_seventh_street_or_none(burn):
 
 def test_a_card_already_in_play_is_refused_and_nothing_changes():
     table = Driver(THREE).deal("Kd", "7c")
-    assert table.refused(Deal(parse_card("kd"))) == "Kd: card already in play"
+    assert table.refused(Deal(parse_card("kd"))) is Illegal.CARD_IN_PLAY
     table.deal("As")
     assert table.hand.out.bit_count() == 3
 
 
 def test_a_card_when_a_decision_is_due_is_refused():
     table = Driver(THREE).deal(*THIRD)
-    message = table.refused(Deal(parse_card("Ac")))
-    assert "not waiting for a card" in message
-    assert "seat 6 to act" in message
+    assert table.refused(Deal(parse_card("Ac"))) is Illegal.CARD_NOT_DUE
 
 
 def test_seventh_street_card_is_face_down():
@@ -135,7 +133,7 @@ def test_priced_bonus_card_is_offered_first_and_the_deal_waits(accept):
         "price": 5,
         "legal": [{"do": "bonus", "accept": True}, {"do": "bonus", "accept": False}],
     }
-    assert "not waiting for a card" in table.refused(Deal(parse_card("2h")))
+    assert table.refused(Deal(parse_card("2h"))) is Illegal.CARD_NOT_DUE
     table.bonus(1, accept)
     if accept:
         assert table.stacks()[1] == 94
@@ -154,8 +152,8 @@ def test_priced_bonus_card_is_offered_first_and_the_deal_waits(accept):
 def test_bonus_offer_refuses_another_seat_and_betting_decisions():
     table = bonus_table(bonus_price=5)
     table.deal("Kd", "Qd", "Jd", "7c", "8c", "9c", "4c")
-    assert "out of turn" in table.refused(Action(Do.BONUS, 2, accept=True))
-    assert "not a betting decision now" in table.refused_act(1, "call")
+    assert table.refused(Action(Do.BONUS, 2, accept=True)) is Illegal.OUT_OF_TURN
+    assert table.refused_act(1, "call") is Illegal.NOT_BETTING
 
 
 def test_a_player_who_cannot_pay_the_full_price_is_not_offered_the_bonus_card():
@@ -262,6 +260,6 @@ def test_a_bonus_card_due_when_the_stub_is_empty_comes_from_the_scrambled_burns(
     assert any("scramble the 1 burn card with" in m for m in table.messages("scramble"))
     assert table.waiting["destination"] == "bonus"
     assert table.hand.stub == 1
-    assert "already in play" in table.refused(Deal(parse_card("As")))
+    assert table.refused(Deal(parse_card("As"))) is Illegal.CARD_IN_PLAY
     table.deal("2c")
     assert table.player(1).cards[-1].bonus

@@ -3,7 +3,7 @@
 import pytest
 from engine_driver import Driver, street, third_street
 
-from controller.rules import parse_card
+from controller.rules import Illegal, parse_card
 from controller.rules.inputs import (
     Action,
     Deal,
@@ -92,7 +92,7 @@ def test_manual_showdown_starts_with_the_last_aggressor_and_goes_clockwise():
         "seat": 1,
         "legal": [{"do": "show"}, {"do": "muck"}],
     }
-    assert "out of turn" in table.refused_act(2, "show")
+    assert table.refused_act(2, "show") is Illegal.OUT_OF_TURN
     table.act(1, "show")
     assert table.to_act == 2
     table.act(2, "muck")
@@ -124,7 +124,7 @@ def test_void_returns_every_chip_and_ends_the_hand():
     assert table.stacks() == {1: 100, 2: 50}
     assert table.hand.pot == 0
     assert table.hand.over and table.hand.waiting_for is None
-    assert table.refused(Deal(parse_card("2c"))) == "the hand is void"
+    assert table.refused(Deal(parse_card("2c"))) is Illegal.HAND_OVER
 
 
 def test_an_exposed_hole_card_makes_the_next_card_for_that_player_go_down():
@@ -165,14 +165,14 @@ def test_all_three_exposed_is_a_misdeal():
 def test_exposure_after_the_bring_in_leaves_a_hole_card_face_up_and_refuses_up_cards():
     table = Driver({1: 100, 2: 100})
     table.deal(*third_street({1: "Kd 7c 2s", 2: "Qh 8d 9s"}))
-    assert "not a face-down card" in table.refused(Action(Do.EXPOSE, 1, card=parse_card("2s")))
+    assert table.refused(Action(Do.EXPOSE, 1, card=parse_card("2s"))) is Illegal.NOT_HOLE_CARD
     table.act(1, "bring_in")
     table.feed(Action(Do.EXPOSE, 1, card=parse_card("Kd")))
     assert "plays as a hole card" in table.messages("expose")[0]
     kd = table.player(1).cards[0]
     assert (kd.up, kd.exposed) == (False, True)  # seen by all, a hole card in the rules
     assert table.to_act == 2  # the action is where it was
-    assert "not a face-down card" in table.refused(Action(Do.EXPOSE, 1, card=parse_card("Kd")))
+    assert table.refused(Action(Do.EXPOSE, 1, card=parse_card("Kd"))) is Illegal.NOT_HOLE_CARD
 
 
 @pytest.mark.parametrize(

@@ -148,11 +148,15 @@ def test_a_failed_expectation_exits_1_saying_what_differs_and_what_was_not_run(
 def test_a_refusal_is_a_failure_unless_expected(tmp_path: Path) -> None:
     done = run_file(
         tmp_path,
-        "[[step]]\nsit_down = 2\nbuy_in = 300\nexpect = { refused = 'buy-in' }\n",
+        "[[step]]\nsit_down = 2\nbuy_in = 300\nexpect = { refused = 'buy_in_limit' }\n",
     )
-    assert "taken, expected it refused ('buy-in')" in done.stdout
+    assert "taken, expected it refused ('buy_in_limit')" in done.stdout
     done = run_file(tmp_path, "[[step]]\nsit_down = 2\nbuy_in = 5000\n")
-    assert "refused: " in done.stdout and "5000" in done.stdout
+    assert "refused: " in done.stdout and "(buy_in_limit)" in done.stdout
+    done = run_file(
+        tmp_path, "[[step]]\nsit_down = 2\nbuy_in = 5000\nexpect = { refused = 'seat_taken' }\n"
+    )
+    assert "refused 'buy_in_limit'" in done.stdout and "expected 'seat_taken'" in done.stdout
 
 
 DEVICE_STEPS = """

@@ -31,6 +31,8 @@ from dealer_ui.relay import (
     LOST,
     PING_EVERY,
     PING_TIMEOUT,
+    REFUSED,
+    TOO_SLOW,
     FeedGap,
     Mirror,
     Relay,
@@ -245,6 +247,7 @@ def test_relay_viewers_get_the_tables_feed_byte_for_byte(tmp_path: Path) -> None
                 "seq": first,
                 "viewers": 1,
                 "studio_viewers": 0,
+                "studio_waiting": 0,
             }
             from_table = [text for text in direct if seq_of(text) > first]
             assert relayed[1:] == from_table  # the same bytes, none lost, none twice
@@ -451,6 +454,87 @@ def test_the_relays_answers_say_the_connection_closes_so_clients_never_send_on_i
                     for path in ("/health", "/", "/health", "/nowhere", "/health"):
                         answer = await http.get(path)
                         assert answer.headers["connection"] == "close", path
+
+    asyncio.run(asyncio.wait_for(scenario(), 60))
+
+
+def test_a_studio_slot_is_given_only_once_the_table_accepts_the_token() -> None:
+    """Against a table that judges tokens as the service does (it accepts the socket, then
+    sends its latest message or closes with 4401), one studio slot: a token the table is
+    slow to judge and a forged one hold no slot, so the genuine viewer gets in; a second
+    genuine token the table accepts after the slot was taken is closed with 1013; a token
+    the table never answers is closed with 1013 after the answer's time; the waiting
+    tokens are bounded too."""
+    answer = asyncio.Event()  # the table judges the "slow" token once set
+
+    async def table_feed(connection: Any) -> None:
+        path = connection.request.path
+        if path.startswith("/ws"):
+            await connection.send(message("snapshot", "e1", 0))
+        elif "token=forged" in path:
+            await connection.close(REFUSED, "not a studio token")
+            return
+        elif "token=never" in path:
+            pass
+        elif "token=slow" in path:
+            await answer.wait()
+            await connection.send(json.dumps({"type": "studio", "seq": 1}))
+        else:
+            await connection.send(json.dumps({"type": "studio", "seq": 1}))
+        await connection.wait_closed()
+
+    async def closed_with(viewer: Any) -> tuple[int, str]:
+        with pytest.raises(ConnectionClosed) as closed:
+            await asyncio.wait_for(viewer.recv(), TIMEOUT)
+        assert closed.value.rcvd is not None
+        return closed.value.rcvd.code, closed.value.rcvd.reason
+
+    async def scenario() -> None:
+        async with serve(table_feed, "127.0.0.1", 0) as table:
+            relay = Relay(server_url(table, tls=False), studio_viewers=2, studio_answer=TIMEOUT)
+            async with relay.serving("127.0.0.1", 0) as server:
+                await until(lambda: relay.following, "the relay follows the table")
+                url = server_url(server, tls=False) + "/studio/ws?token="
+                async with websockets.connect(url + "forged") as forged:
+                    assert await closed_with(forged) == (REFUSED, "not a studio token")
+                async with (
+                    websockets.connect(url + "slow") as one,
+                    websockets.connect(url + "slow") as two,
+                ):
+                    await until(lambda: len(relay.studio_waiting) == 2, "two tokens wait")
+                    await refused_503(url + "genuine")  # as many wait as the relay takes
+                    assert relay.health()["studio_viewers"] == 0
+                    answer.set()
+                    for viewer in (one, two):
+                        assert json.loads(await asyncio.wait_for(viewer.recv(), TIMEOUT))
+                    assert relay.health()["studio_viewers"] == 2
+                    await refused_503(url + "genuine")  # the slots are taken
+                await until(lambda: not relay.studio_viewers, "the slots given back")
+                answer.clear()
+                async with websockets.connect(url + "genuine") as first:
+                    assert json.loads(await asyncio.wait_for(first.recv(), TIMEOUT))
+                    async with websockets.connect(url + "slow") as late:
+                        await until(lambda: relay.studio_waiting, "the slow token waits")
+                        async with websockets.connect(url + "genuine") as second:
+                            assert json.loads(await asyncio.wait_for(second.recv(), TIMEOUT))
+                            answer.set()  # accepted too, after the last slot was taken
+                            code, reason = await closed_with(late)
+                            assert code == TOO_SLOW and "studio viewers already" in reason
+                            assert relay.health()["studio_viewers"] == 2
+        async with serve(table_feed, "127.0.0.1", 0) as table:
+            relay = Relay(server_url(table, tls=False), studio_viewers=1, studio_answer=0.5)
+            async with relay.serving("127.0.0.1", 0) as server:
+                await until(lambda: relay.following, "the relay follows the table")
+                url = server_url(server, tls=False) + "/studio/ws?token="
+                async with websockets.connect(url + "never") as never:
+                    assert (await closed_with(never))[0] == TOO_SLOW
+                await until(lambda: not relay.studio_waiting, "no token waits")
+
+    async def refused_503(url: str) -> None:
+        with pytest.raises(InvalidStatus) as status:
+            async with websockets.connect(url):
+                pass
+        assert status.value.response.status_code == 503
 
     asyncio.run(asyncio.wait_for(scenario(), 60))
 

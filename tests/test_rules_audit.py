@@ -15,6 +15,7 @@ from engine_driver import Driver, street, third_street
 from test_hand_properties import next_card, random_rules
 
 from controller.cli import main
+from controller.rules import Illegal
 from controller.rules.betting import showing_key
 from controller.rules.cards import DECK, Card, parse_card, parse_cards
 from controller.rules.hand import Hand, start_hand
@@ -44,7 +45,7 @@ def test_a_cap_reached_three_handed_stays_capped_after_a_fold(mode):
     # uncapped by a subsequent fold"
     assert table.to_act == 2
     assert table.legal == [("call", 20), ("fold", None)]
-    assert "betting is capped" in table.refused_act(2, "raise")
+    assert table.refused_act(2, "raise") is Illegal.RAISE_CLOSED
 
 
 @pytest.mark.parametrize("mode", ["any_time", "round_start", "never"])
@@ -156,14 +157,14 @@ def test_a_script_that_is_not_valid_is_refused_with_exit_status_2(capsys, script
 def test_an_exposure_without_its_card_is_refused_by_name():
     table = Driver({1: 100, 2: 100})
     table.deal("Kd", "Qd")
-    assert "'expose' needs the exposed 'card'" in table.refused(Action(Do.EXPOSE, 1))
+    assert table.refused(Action(Do.EXPOSE, 1)) is Illegal.MALFORMED
 
 
 def test_a_bonus_decision_without_accept_or_decline_is_refused_not_taken_as_a_decline():
     table = Driver({1: 100, 2: 100}, bonus_price=5)
     table.deal(*third_street({1: "Kd 7c 4c", 2: "Qd 8d 9s"})[:5])
     assert table.waiting["kind"] == "bonus"
-    assert "'bonus' needs 'accept'" in table.refused(Action(Do.BONUS, 1))
+    assert table.refused(Action(Do.BONUS, 1)) is Illegal.MALFORMED
 
 
 # Short deck at seventh street ----------------------------------------------------------
@@ -267,10 +268,10 @@ def test_no_one_can_fold_while_a_bonus_card_is_due(timing):
     waiting = "bonus" if timing == "immediate" else "seat"
     assert table.waiting["destination"] == waiting
     for seat in (1, 2, 3):
-        assert "not a betting decision now" in table.refused_act(seat, "fold")
+        assert table.refused_act(seat, "fold") is Illegal.NOT_BETTING
     table.deal("Ts")  # immediate: the bonus card; end of street: seat 3's up card
     assert table.waiting["destination"] == ("seat" if timing == "immediate" else "bonus")
-    assert "not a betting decision now" in table.refused_act(2, "fold")
+    assert table.refused_act(2, "fold") is Illegal.NOT_BETTING
     table.deal("Js")
     assert table.player(2).cards[-1].bonus
     assert table.waiting["kind"] == "action"
@@ -335,7 +336,7 @@ def test_short_all_ins_reopen_the_betting_only_for_whom_they_add_half_a_bet():
     # seat 3 called 13 and faces only 4 more: not reopened for seat 3
     assert table.to_act == 3
     assert table.legal == [("call", 17), ("fold", None)]
-    assert "not reopened" in table.refused_act(3, "raise")
+    assert table.refused_act(3, "raise") is Illegal.RAISE_CLOSED
 
 
 # Bring-in ------------------------------------------------------------------------------
@@ -438,7 +439,7 @@ def test_a_bring_in_of_the_whole_small_bet_is_the_bet():
     assert table.legal == [("call", 5), ("raise", 10), ("fold", None)]
     table.acts((1, "raise"), (2, "raise"), (3, "raise"))
     assert table.legal == [("call", 20), ("fold", None)]
-    assert "capped" in table.refused_act(1, "raise")
+    assert table.refused_act(1, "raise") is Illegal.RAISE_CLOSED
 
 
 @pytest.mark.parametrize("timing", ["immediate", "end_of_street"])

@@ -19,7 +19,7 @@ from controller.rules import DECK, Do
 from controller.service import TableService, Update, recover, steps
 from controller.sim.dealer import Dealer, Tally
 from controller.sim.service_floor import ServiceFloor
-from controller.table import AlertKind, Decide, Device, NewHand, SitDown, Table
+from controller.table import AlertKind, Decide, Device, Mode, NewHand, SitDown, Table
 from firmware_sim.process import AsyncControl as Control
 from firmware_sim.shoe import SimulatedShoe
 from firmware_sim.usb_backend import VirtualUsbBackend
@@ -157,12 +157,12 @@ def test_an_absent_shoe_shows_not_connected_until_it_is_plugged(tmp_path: Path) 
     async def scenario() -> None:
         async with TableService(settings) as service:
 
-            def link_alerts() -> list[str]:
-                return [a.message for a in service.table.alerts if a.kind is AlertKind.LINK_DOWN]
+            def link_alerts() -> list[Device | None]:
+                return [a.device for a in service.table.alerts if a.kind is AlertKind.LINK_DOWN]
 
             await until(lambda: bool(link_alerts()), "the link alert")
-            assert link_alerts()[0].startswith("the shoe is not connected")
-            assert service.table.signals.display.startswith("PAUSED: the shoe is not connected")
+            assert link_alerts()[0] is Device.SHOE
+            assert service.table.signals.mode is Mode.PAUSED
             with simulator("shoe") as shoe:
                 plug.symlink_to(shoe.port)
                 await until(lambda: Device.SHOE in service.table.links, "the shoe's link")

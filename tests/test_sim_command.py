@@ -264,9 +264,73 @@ def test_the_simulated_dealers_push_each_other_and_each_hand_names_its_dealer(
     assert dealers == ["SIM-D1", "SIM-D1", "SIM-D2", "SIM-D2", "SIM-D1"]
 
 
+def table_configuration(folder: Path, **table: str) -> Path:
+    """The example configuration of a table (deploy/), with the house's rake and a short
+    studio delay in test mode, its shoe's serial named, and ``table``'s settings."""
+    example = Path(__file__).parent.parent / "deploy" / "table.example.toml"
+    text = example.read_text(encoding="utf-8")
+    for setting, value in {
+        "test_mode": "true",
+        "rake_percent": "10",
+        "rake_cap": "4",
+        "jackpot_drop": "1",
+        "jackpot_drop_at": "20",
+        "delay": "0.1",
+        **table,
+    }.items():
+        text, replaced = re.subn(rf"^#? ?{setting} = \S+", f"{setting} = {value}", text, flags=re.M)
+        assert replaced == 1, setting
+    text = text.replace('# serial = "SHOE-0042"', 'serial = "SHOE-0042"')
+    path = folder / "table.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_whole_table_configuration_is_dealt_on_the_simulators(tmp_path: Path) -> None:
+    """``--config``: the file's rules, table and studio on the simulators, with the run's own
+    journal and sign-ins (the file's PIN hashes cannot be signed in with) and any device's
+    serial (the simulators' are not the file's)."""
+    config = table_configuration(tmp_path)
+    journal = tmp_path / "configured.sqlite3"
+    result = sim(
+        *("--config", str(config), "--hands", "3", "--speed", "max", "--seed", "2"),
+        *("--journal", str(journal), "--console", "127.0.0.1:0"),
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert re.search(r"^console http://127\.0\.0\.1:\d+ \(dealer DEALER/\d{6}", result.stdout, re.M)
+    chips = field(result.stdout, "chips")
+    raked = re.search(r"(\d+) raked, (\d+) to the jackpot", chips)
+    assert raked and int(raked.group(1)) > 0, chips
+    assert chips.endswith(": conserved") and field(result.stdout, "alerts") == "none", chips
+    history = subprocess.run(
+        [str(LUCK_TABLE), "history", "--journal", str(journal), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout
+    hands = json.loads(history)
+    assert len(hands) == 3 and all(hand["script"]["rules"]["rake_percent"] == 10 for hand in hands)
+    timed = table_configuration(
+        tmp_path, rake_percent="0", rake_cap="0", jackpot_drop="0", jackpot_drop_at="0"
+    )
+    timed.write_text(
+        timed.read_text().replace("# time_charge = 0 ", "time_charge = 5 "), encoding="utf-8"
+    )
+    result = sim(
+        "--config", str(timed), "--hands", "2", "--speed", "max", "--core-only", cwd=tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    assert re.search(r"\b[1-9]\d* time collected", field(result.stdout, "chips")), result.stdout
+
+
 def test_bad_options_are_refused_with_status_2(tmp_path: Path) -> None:
     existing = tmp_path / "live.sqlite3"  # perhaps a live table's journal: never replaced
     existing.write_bytes(b"not ours")
+    good = table_configuration(tmp_path)
+    bad = tmp_path / "bad.toml"
+    bad.write_text(good.read_text().replace("test_mode = true", 'test_mode = "yes"'))
     for args, words in (
         (("--seats", "9"), "--seats 9"),
         (("--speed", "fast"), "--speed fast"),
@@ -287,6 +351,13 @@ def test_bad_options_are_refused_with_status_2(tmp_path: Path) -> None:
         (("--rules", '{"rake_percent": 5}'), "--rules: rules.rake_cap: must be a positive"),
         (("--rules", '{"rake": 5}'), "--rules: rules: unknown setting 'rake'"),
         (("--rules", '{"variant": "seven-card-stud"}', "--variant", "seven-card-stud"), "both"),
+        (
+            ("--config", "nowhere.toml"),
+            "--config nowhere.toml: file = 'nowhere.toml': cannot be read",
+        ),
+        (("--config", str(bad)), "table.test_mode = 'yes': true or false"),
+        (("--config", str(good), "--rules", "{}"), "--rules with --config: the configuration"),
+        (("--config", str(good), "--table-id", "T-9"), "--table-id with --config"),
     ):
         result = sim(*args, cwd=tmp_path)
         assert result.returncode == 2

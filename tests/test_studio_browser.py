@@ -179,7 +179,7 @@ def test_the_studio_overlay_at_both_sizes(tmp_path: Path) -> None:
                 pages = (big, small)
                 # before the first hand is released: how far behind the table it will be
                 for page in pages:
-                    await page.get_by_text("Starting: 0 min behind the table").wait_for()
+                    await page.get_by_text("Starting: 1 s behind the table").wait_for()
                     assert await page.locator("#players li").count() == 0
                     await page.evaluate(WATCH_BONUS)
                 taken: set[str] = set()

@@ -14,9 +14,12 @@ from controller.table import (
     DealerIn,
     Device,
     LinkUp,
+    Mode,
     NewHand,
+    Refuse,
     Serials,
     Table,
+    alerts,
 )
 from controller.table.effects import DealerIn as DealerInEffect
 from controller.table.effects import HandStarted
@@ -43,7 +46,7 @@ def test_dealer_in_names_the_dealer_of_the_hands_that_begin_after_it() -> None:
     assert (driver.table.dealer, driver.table.hand_dealer) == ("D100", "D100")
     assert started(driver)[-1].dealer == "D100"
     assert started(driver)[-1].data["dealer"] == "D100"
-    assert driver.refused(DealerIn, who="D100") == "dealer D100 is already the table's dealer"
+    assert driver.refused(DealerIn, who="D100") is Refuse.ALREADY_DEALER
 
 
 def test_a_push_during_a_hand_takes_effect_at_the_next_hand() -> None:
@@ -86,13 +89,11 @@ def test_a_shoe_with_another_serial_blocks_until_a_supervisor_accepts_it() -> No
     step = driver.ok(LinkUp, device=Device.SHOE, boot=3, serial="SHOE-9")
     alert = driver.table.alert(driver.alert(AlertKind.DEVICE_REPLACED))
     assert alert is not None and driver.table.blocks(alert)
-    assert alert.message == (
-        "the shoe's serial is SHOE-9, the table expects SHOE-1: another shoe is connected"
-    )
-    assert alert.remedy.startswith("a supervisor checks the shoe and accepts it (done)")
+    assert alert.facts == alerts.DeviceReplaced(Device.SHOE, "SHOE-9", "SHOE-1")
+    assert alert.rule.remedies == (Remedy.DONE,)
     assert alert.to_json()["device"] == "shoe"
-    assert step.signals.display.startswith("PAUSED: the shoe's serial is SHOE-9")
-    assert driver.refused(NewHand).startswith("resolve the open alerts first")
+    assert step.signals.mode is Mode.PAUSED
+    assert driver.refused(NewHand) is Refuse.ALERTS_OPEN
     # the same device saying HELLO again raises no second alert
     driver.ok(LinkUp, device=Device.SHOE, boot=4, serial="SHOE-9")
     assert driver.alert(AlertKind.DEVICE_REPLACED) == alert.id

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from controller.history.recovery import Recovered, from_snapshot
 from controller.journal.snapshots import Snapshots
-from controller.table import Leave, SitDown, Table, VoidHand
+from controller.table import Leave, Refuse, SitDown, Table, VoidHand
 from dealer_ui.views import Role, view, visible_cards
 from tests.table_driver import TableDriver
 
@@ -23,7 +23,7 @@ def test_each_sit_down_gets_the_next_sitting_and_a_re_seat_a_new_one() -> None:
     driver.ok(Leave, seat=2)
     driver.ok(SitDown, seat=2, player="P2", buy_in=200)  # the same name at the same seat
     assert driver.table.seat(2).sitting == 3 and driver.table.sittings == 3
-    assert driver.refused(SitDown, seat=2, player="X", buy_in=200) == "seat 2 is taken"
+    assert driver.refused(SitDown, seat=2, player="X", buy_in=200) is Refuse.SEAT_TAKEN
     assert driver.table.sittings == 3  # a refused sit-down gives no number
     assert Table.from_json(json.loads(driver.dump())) == driver.table
     assert driver.replayed() == driver.dump()  # the same numbers from the same inputs

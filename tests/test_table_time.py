@@ -15,6 +15,7 @@ from controller.table import (
     Configure,
     DeckLoaded,
     NewHand,
+    Refuse,
     SitDown,
     SitIn,
     SitOut,
@@ -124,8 +125,7 @@ def test_a_hand_that_the_charge_leaves_without_two_players_is_refused_whole():
     )
     driver.ok(DeckLoaded, count=52)
     before = driver.table
-    refusal = driver.refused(NewHand)
-    assert "a hand needs 2 players" in refusal
+    assert driver.refused(NewHand) is Refuse.TOO_FEW_PLAYERS
     assert driver.table == before  # nobody charged, nobody sat out
 
 

@@ -5,7 +5,7 @@ journal replays to the same table and the hand's script to the same hand."""
 from __future__ import annotations
 
 from controller.rules import Do
-from controller.table import UndoDecision
+from controller.table import Refuse, UndoDecision
 from tests.table_driver import TableDriver
 from tests.test_table_corrections import SUPERVISOR, journal_replays, third_street_down
 
@@ -39,15 +39,17 @@ def test_the_last_decision_undone_gives_the_hand_as_it_was_before_it():
 
 def test_an_undo_is_refused_once_a_card_is_dealt_or_for_another_decision():
     driver = betting()
-    assert "no decision of this hand to undo" in driver.refused(
-        UndoDecision, seat=1, do=Do.BRING_IN, **SUPERVISOR
+    assert (
+        driver.refused(UndoDecision, seat=1, do=Do.BRING_IN, **SUPERVISOR) is Refuse.NOTHING_TO_UNDO
     )
     driver.act(1, "bring_in")
-    assert "not seat 1's call" in driver.refused(UndoDecision, seat=1, do=Do.CALL, **SUPERVISOR)
+    assert (
+        driver.refused(UndoDecision, seat=1, do=Do.CALL, **SUPERVISOR) is Refuse.NOT_LAST_DECISION
+    )
     driver.act(2, "call")  # the street ends: fourth street's cards are due
     driver.read("3d")
     refused = driver.refused(UndoDecision, seat=2, do=Do.CALL, **SUPERVISOR)
-    assert refused == "a card has been dealt since the last decision: the decision stands"
+    assert refused is Refuse.DECISION_STANDS
     journal_replays(driver)
 
 
@@ -57,4 +59,4 @@ def test_a_decision_that_ended_the_hand_stands():
     driver.act(2, "fold")
     assert not driver.table.in_hand
     refused = driver.refused(UndoDecision, seat=2, do=Do.FOLD, **SUPERVISOR)
-    assert refused == "no hand in progress: a decision that ended the hand stands"
+    assert refused is Refuse.NO_HAND

@@ -54,6 +54,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "deploy_files_command",
         "write the systemd units, example configurations and udev rules into a folder",
     ),
+    "devices": ("devices_command", "list the PC/SC card readers pcscd sees, for the configuration"),
+    "deck": ("deck_command", "register a tagged deck with the shoe's PC/SC reader"),
     "monitor": ("monitor_command", "print (and journal) the events of the shoe and the seat board"),
     "hil": ("hil_command", "run hardware-in-the-loop scenarios"),
     "floor": ("floor_command", "serve the pit view of the floor store"),
@@ -68,6 +70,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "floor-retention": (
         "floor_retention_command",
         "take old journal entries and hands off the floor store (archived or dropped)",
+    ),
+    "floor-group": (
+        "floor_group_command",
+        "replicate each casino's floor store to the group's central database",
     ),
     "relay": ("relay_command", "serve a table's public feed to broadcast viewers"),
     "hash-pin": (

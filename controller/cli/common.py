@@ -23,8 +23,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from controller.cli import PROG, USAGE_ERROR
-from controller.errors import LuckTableError
 from controller.rules.cards import shorten
+from luck_errors import LuckTableError
 
 #: Long enough for a message that names two deep paths and says what to do; a hostile
 #: input is cut to its start and end.

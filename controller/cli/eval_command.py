@@ -13,10 +13,11 @@ import argparse
 import json
 import sys
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypedDict
 
 from controller.cli.common import InputError, decode, fail, read_lines
 from controller.rules import CardError, HandValue, Rules, Variant, evaluate
+from controller.rules.evaluator import HandValueJson
 
 COMMAND = "eval"
 
@@ -67,11 +68,18 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+class LineRefused(TypedDict):
+    """A line of a batch that is no hand: its number and why."""
+
+    line: int
+    error: str
+
+
 def _run_batch(lines: Iterable[bytes], rules: Rules) -> int:
     status = 0
     for number, line in enumerate(lines, start=1):
         try:
-            result: dict[str, Any] = evaluate(decode(line), rules).to_json()
+            result: HandValueJson | LineRefused = evaluate(decode(line), rules).to_json()
         except (CardError, InputError) as error:
             result = {"line": number, "error": str(error)}
             status = 1

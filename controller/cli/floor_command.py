@@ -25,12 +25,12 @@ import psycopg
 
 from controller.cli.common import add_log_options, fail, log_to_stderr
 from controller.config_file import ConfigError, check_dsn, describe_dsn
-from controller.errors import LuckTableError
 from controller.floor.migrate import NO_SCHEMA, schema_problem
 from dealer_ui.pit import create_app
 from dealer_ui.pit.config import load_floor_config
 from dealer_ui.pit.live import connect, unreachable
 from dealer_ui.server import listening_socket, start
+from luck_errors import LuckTableError
 
 log = logging.getLogger("dealer_ui.pit")
 

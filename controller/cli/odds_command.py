@@ -34,10 +34,10 @@ def handler(args: argparse.Namespace) -> int:
     except (InputError, ScriptError) as error:
         return fail(COMMAND, str(error))
     replay = play(script)
-    if replay.error is not None:
-        where = "card" if "card" in replay.error else "action"
-        message = f"the script does not replay: {where} {replay.error[where]}: "
-        return fail(COMMAND, message + replay.error["message"], 2 if where == "card" else 1)
+    if replay.refusal is not None:
+        where, index, why = replay.refusal
+        message = f"the script does not replay: {where} {index}: {why}"
+        return fail(COMMAND, message, 2 if where == "card" else 1)
     method = Method.EXACT if args.exact else Method.AUTO
     try:
         result = odds(replay.hand, method, samples=args.samples, seed=args.seed)

@@ -51,7 +51,7 @@ def handler(args: argparse.Namespace) -> int:
     try:
         overrides = json.loads(args.rules)
         if not isinstance(overrides, dict):
-            raise RulesError("--rules: a JSON object of rules settings")
+            return fail(COMMAND, "--rules: a JSON object of rules settings")
         rules = Rules.from_mapping(overrides)
     except (json.JSONDecodeError, RulesError, TypeError) as error:
         return fail(COMMAND, f"--rules: {error}")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import logging
 import os
 import signal
@@ -128,7 +129,7 @@ def check(path: Path) -> list[str]:
     try:
         listening_socket(config.api).close()
     except OSError as error:
-        if "in use" not in str(error):  # in use: by this table's service, running, maybe
+        if error.errno != errno.EADDRINUSE:  # in use: by this table's service, running, maybe
             problems.append(str(error))
     return problems
 

@@ -20,14 +20,14 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from controller.cli.common import fail
-from controller.config import FloorSettings
-from controller.config_file import ID_PATTERN, ConfigError, check_dsn
+from controller.config import Config, FloorSettings, parse_config
+from controller.config_file import ID_PATTERN, ConfigError, check_dsn, read_toml
 from controller.journal import JournalError
 from controller.journal.rotation import Rotation
 from controller.rules import Effect, Rules, RulesError, Variant
@@ -38,7 +38,7 @@ from controller.sim.floor import CoreFloor, Floor, Observer, PhysicalActError
 from controller.sim.human import HumanDealer
 from controller.sim.service_floor import service_floor
 from controller.sim.view import View, stopped, summary
-from controller.table import Protection, Table, TableSettings
+from controller.table import Protection, Serials, Table, TableSettings
 
 DEFAULT_JOURNAL = Path("data/table.sqlite3")
 HIDE_CURSOR, SHOW_CURSOR = "\x1b[?25l", "\x1b[?25h"
@@ -142,6 +142,22 @@ def add_parser(
         help="the table's id (on the floor; default SIM): one per simulated table",
     )
     parser.add_argument(
+        "--config",
+        type=Path,
+        metavar="FILE",
+        help="a whole table configuration (as `luck-table serve` reads, docs/operations.md): "
+        "its rules, stakes, time charge, protection, console, studio and floor, dealt on the "
+        "simulators with the run's own journal and sign-ins",
+    )
+    parser.add_argument(
+        "--hardware",
+        choices=("sim", "pcsc"),
+        default="sim",
+        help="the devices: simulator processes on the wire protocol (sim, the default), or "
+        "PC/SC card readers: a private pcscd with virtual readers and tags (pcsc; needs root, "
+        "pcscd, vsmartcard-vpcd and pyscard: docs/hardware.md)",
+    )
+    parser.add_argument(
         "--core-only",
         action="store_true",
         help="the table core in this process: no simulator processes or service, and no "
@@ -167,6 +183,8 @@ class Options:
     mistakes: float = 0.0
     core_journal: Path | None = None  # --core-only --journal FILE
     dealer_push: int = 20  # the simulated dealers push each other every N hands (0: never)
+    config: Config | None = None  # --config FILE: the table's configuration, as read
+    pcsc: bool = False  # --hardware pcsc
 
 
 def options(args: argparse.Namespace) -> Options:
@@ -191,7 +209,8 @@ def options(args: argparse.Namespace) -> Options:
         )
     except ValueError as error:
         raise ValueError(str(error).replace("_", "-")) from None
-    rules = _rules(args)
+    config = _config(args)
+    rules = _rules(args) if config is None else config.settings.rules
     journal = DEFAULT_JOURNAL if args.journal is None else args.journal
     if args.journal is not None and journal.exists():
         raise ValueError(
@@ -203,7 +222,7 @@ def options(args: argparse.Namespace) -> Options:
     console = None if args.console is None else _address(args.console)
     if args.core_only and console:
         raise ValueError("--console: there is no table service with --core-only")
-    floor = None
+    floor = None if config is None else config.floor
     if args.floor is not None:
         if args.core_only:
             raise ValueError("--floor: there is no journal to ship with --core-only")
@@ -222,6 +241,19 @@ def options(args: argparse.Namespace) -> Options:
             "--cheats with --unreadable: a card that leaves the shoe unread shows no tag, so a "
             "cheat on it could not be told from a miss; soak them apart"
         )
+    pcsc = args.hardware == "pcsc"
+    if pcsc:
+        for given, name in (
+            (args.core_only, "--core-only"),
+            (faults.line, "--line-faults"),
+            (faults.cheats, "--cheats"),
+            (faults.unreadable, "--unreadable"),
+            (args.floor, "--floor"),
+            (args.dealer == "human", "--dealer human"),
+            (args.config, "--config"),
+        ):
+            if given:
+                raise ValueError(f"{name}: not with --hardware pcsc (readers of tags only)")
     if args.dealer_push < 0:
         raise ValueError(f"--dealer-push {args.dealer_push}: a number of hands, or 0 for none")
     if not ID_PATTERN.fullmatch(args.table_id):
@@ -230,6 +262,8 @@ def options(args: argparse.Namespace) -> Options:
     # simulated dealer shuffles every deck: its order checked against the last decks'
     protection = Protection(tag_checks=True, shuffle_check=True)
     settings = TableSettings(rules=rules, protection=protection)
+    if config is not None:  # the configuration's, but any device's serial (the simulators')
+        settings = replace(config.settings, serials=Serials())
     return Options(
         args.seats,
         args.hands,
@@ -246,7 +280,30 @@ def options(args: argparse.Namespace) -> Options:
         args.mistakes,
         args.journal if args.core_only else None,
         args.dealer_push,
+        config,
+        pcsc,
     )
+
+
+def _config(args: argparse.Namespace) -> Config | None:
+    """The table configuration of ``--config``, checked as ``serve`` checks it; ValueError
+    names the file and the setting, or the option that the configuration sets instead."""
+    if args.config is None:
+        return None
+    for option, value in (
+        ("--rules", args.rules),
+        ("--variant", args.variant),
+        ("--bonus-price", args.bonus_price),
+    ):
+        if value is not None:
+            raise ValueError(f"{option} with --config: the configuration's [game] sets the rules")
+    if args.table_id != "SIM":
+        raise ValueError("--table-id with --config: the configuration's [table] id names it")
+    try:  # its sign-ins are not used (the simulated dealer and supervisor have their own):
+        # the example's published PINs are no risk here
+        return parse_config(read_toml(args.config), args.config.parent)
+    except ConfigError as error:
+        raise ValueError(f"--config {args.config}: {error}") from None
 
 
 def _rules(args: argparse.Namespace) -> Rules:
@@ -400,6 +457,22 @@ async def _deal(
             if journal is not None:
                 journal.close()
         return
+    if chosen.pcsc:
+        from controller.sim.pcsc_floor import pcsc_floor  # noqa: PLC0415 (with --hardware pcsc)
+
+        async with pcsc_floor(
+            chosen.settings,
+            chosen.journal,
+            observe,
+            seed=chosen.seed,
+            console=chosen.console,
+            table_id=chosen.table_id,
+        ) as readers:
+            view.subtitle = readers.describe()
+            if not view.live:
+                print(view.subtitle, flush=True)
+            await _dealer(chosen, tally, readers).run()
+        return
     async with service_floor(
         chosen.settings,
         chosen.journal,
@@ -408,6 +481,7 @@ async def _deal(
         console=chosen.console,
         table_id=chosen.table_id,
         floor=chosen.floor,
+        base=chosen.config,
     ) as devices:
         view.subtitle = devices.describe()
         if not view.live:  # the live view shows it at the top

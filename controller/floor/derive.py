@@ -142,7 +142,7 @@ def facts_of(entry: Entry, before: Table, step: Step, recorder: HandRecorder) ->
             case told.SatDown(seat=seat, chips=chips) | told.Rebought(seat=seat, chips=chips):
                 held = after.seat(seat)
                 assert held is not None
-                kind = "buy_in" if isinstance(effect, told.SatDown) else "rebuy"
+                kind = f.Movement.BUY_IN if isinstance(effect, told.SatDown) else f.Movement.REBUY
                 out.append(
                     f.ChipMovement(position, kind, seat, held.player, chips, at, held.player_id)
                 )
@@ -151,7 +151,7 @@ def facts_of(entry: Entry, before: Table, step: Step, recorder: HandRecorder) ->
                 assert gone is not None
                 out.append(
                     f.ChipMovement(
-                        position, "cash_out", seat, gone.player, chips, at, gone.player_id
+                        position, f.Movement.CASH_OUT, seat, gone.player, chips, at, gone.player_id
                     )
                 )
             case told.ChangedSeat(seat=seat, to=to):

@@ -11,6 +11,7 @@ plain immutable values: this module does no I/O.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from controller.journal import Entry
@@ -87,13 +88,21 @@ class DeckRegistered:
     tags: dict[str, str]
 
 
+class Movement(StrEnum):
+    """What moved chips onto or off the table (``floor_chip_movements.kind``)."""
+
+    BUY_IN = "buy_in"  # sitting down
+    REBUY = "rebuy"
+    CASH_OUT = "cash_out"  # leaving
+
+
 @dataclass(frozen=True, slots=True)
 class ChipMovement:
     """A buy-in (sitting down), a rebuy or a cash-out (leaving); ``player_id``: the
     player card's number given at sit-down, if any."""
 
     position: int
-    kind: str  # buy_in, rebuy, cash_out
+    kind: Movement
     seat: int
     player: str
     chips: int

@@ -19,12 +19,16 @@ Table ids are the key across the group: each casino's are its own (a prefix: ``D
 :func:`publish` on each floor (a role that owns the tables); :func:`prepare_central` then
 :func:`subscribe` on the central database (a superuser, or a role with
 ``pg_create_subscription``), which needs ``wal_level = logical`` on each floor's server;
-:func:`refresh` after a floor of a newer release published more tables.
+:func:`refresh` after a floor of a newer release published more tables; :func:`subscriptions`
+says how each is doing. ``luck-table floor-group`` runs each of them
+(:mod:`controller.cli.floor_group_command`).
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
+from datetime import datetime
 
 import psycopg
 from psycopg import sql
@@ -104,17 +108,22 @@ def subscribe(
     end, the subscription's own included when both databases share a server. Both
     connections are in autocommit mode (a subscription is no transaction's)."""
     floor.execute("SELECT pg_create_logical_replication_slot(%s, 'pgoutput')", (name,))
-    central.execute(
-        sql.SQL(
-            "CREATE SUBSCRIPTION {} CONNECTION {} PUBLICATION {} "
-            "WITH (create_slot = false, slot_name = {})"
-        ).format(
-            sql.Identifier(name),
-            sql.Literal(floor_dsn),
-            sql.Identifier(publication),
-            sql.Literal(name),
+    try:
+        central.execute(
+            sql.SQL(
+                "CREATE SUBSCRIPTION {} CONNECTION {} PUBLICATION {} "
+                "WITH (create_slot = false, slot_name = {})"
+            ).format(
+                sql.Identifier(name),
+                sql.Literal(floor_dsn),
+                sql.Identifier(publication),
+                sql.Literal(name),
+            )
         )
-    )
+    except BaseException:
+        # a slot no subscription reads would keep the floor's WAL for ever
+        floor.execute("SELECT pg_drop_replication_slot(%s)", (name,))
+        raise
 
 
 def refresh(central: psycopg.Connection, name: str) -> None:
@@ -129,9 +138,16 @@ def refresh(central: psycopg.Connection, name: str) -> None:
 def unsubscribe(
     central: psycopg.Connection, floor: psycopg.Connection, name: str, timeout: float = 30.0
 ) -> None:
-    """Drop the central's subscription ``name`` and its slot on the floor (``floor``)."""
-    found = central.execute("SELECT 1 FROM pg_subscription WHERE subname = %s", (name,))
-    if found.fetchone() is not None:
+    """Drop the central's subscription ``name`` and its slots on the floor (``floor``): its
+    own, and those of a first copy still under way (``pg_OID_sync_...``: the subscription
+    is dropped without its slots, which would keep the floor's WAL for ever)."""
+    found = central.execute(
+        "SELECT oid FROM pg_subscription WHERE subname = %s"
+        " AND subdbid = (SELECT oid FROM pg_database WHERE datname = current_database())",
+        (name,),
+    ).fetchone()
+    copies = "" if found is None else f"pg_{found[0]}_sync_"
+    if found is not None:
         subscription = sql.Identifier(name)
         central.execute(sql.SQL("ALTER SUBSCRIPTION {} DISABLE").format(subscription))
         central.execute(
@@ -139,15 +155,56 @@ def unsubscribe(
         )
         central.execute(sql.SQL("DROP SUBSCRIPTION {}").format(subscription))
     deadline = time.monotonic() + timeout
-    while True:  # the floor's sender of the slot ends once the subscription is disabled
-        slot = floor.execute(
-            "SELECT active FROM pg_replication_slots WHERE slot_name = %s", (name,)
-        ).fetchone()
-        if slot is None:
+    while True:  # the floor's senders of the slots end once the subscription is disabled
+        slots = floor.execute(
+            "SELECT slot_name, active FROM pg_replication_slots"
+            " WHERE slot_name = %s OR (%s <> '' AND starts_with(slot_name, %s))",
+            (name, copies, copies),
+        ).fetchall()
+        if not slots:
             return
-        if not slot[0]:
-            floor.execute("SELECT pg_drop_replication_slot(%s)", (name,))
+        for slot, active in slots:
+            if not active:
+                floor.execute("SELECT pg_drop_replication_slot(%s)", (slot,))
+        in_use = [slot for slot, active in slots if active]
+        if not in_use:
             return
         if time.monotonic() > deadline:
-            raise TimeoutError(f"the floor's replication slot {name} is still in use")
+            raise TimeoutError(f"the floor's replication slots still in use: {', '.join(in_use)}")
         time.sleep(0.1)
+
+
+@dataclass(frozen=True, slots=True)
+class Subscription:
+    """How one of the central's subscriptions is doing: ``enabled`` (not disabled by an
+    operator), ``running`` (its apply worker is up), ``ready`` of its ``tables`` copied and
+    followed, its apply and first-copy errors since the statistics were reset (PostgreSQL's
+    ``pg_stat_subscription_stats``), and when it last heard from its floor."""
+
+    name: str
+    enabled: bool
+    running: bool
+    ready: int
+    tables: int
+    apply_errors: int
+    sync_errors: int
+    last_message: datetime | None
+
+
+def subscriptions(central: psycopg.Connection) -> list[Subscription]:
+    """The subscriptions of the central database, by name."""
+    rows = central.execute(
+        "SELECT s.subname, s.subenabled,"
+        " EXISTS (SELECT 1 FROM pg_stat_subscription w"
+        "         WHERE w.subid = s.oid AND w.relid IS NULL AND w.pid IS NOT NULL),"
+        " (SELECT count(*) FROM pg_subscription_rel r"
+        "  WHERE r.srsubid = s.oid AND r.srsubstate = 'r'),"
+        " (SELECT count(*) FROM pg_subscription_rel r WHERE r.srsubid = s.oid),"
+        " coalesce(st.apply_error_count, 0), coalesce(st.sync_error_count, 0),"
+        " (SELECT max(w.last_msg_receipt_time) FROM pg_stat_subscription w"
+        "  WHERE w.subid = s.oid)"
+        " FROM pg_subscription s LEFT JOIN pg_stat_subscription_stats st ON st.subid = s.oid"
+        " WHERE s.subdbid = (SELECT oid FROM pg_database WHERE datname = current_database())"
+        " ORDER BY s.subname"
+    ).fetchall()
+    return [Subscription(*row) for row in rows]

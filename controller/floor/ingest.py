@@ -44,10 +44,10 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
-from controller.errors import LuckTableError
 from controller.floor import facts as f
 from controller.journal import Entry, Journal, JournalError
 from controller.journal.chain import link
+from luck_errors import LuckTableError
 
 #: libpq settings of a shipper's connection: give up on a silent floor within seconds.
 CONNECT_OPTIONS: dict[str, Any] = {
@@ -862,7 +862,7 @@ def _apply(
                     *key,
                     fact.position,
                     ordinal,
-                    fact.kind,
+                    fact.kind.value,
                     fact.seat,
                     fact.player,
                     fact.chips,
@@ -942,7 +942,7 @@ def _house(
                 "AND session = %s AND position = %s AND ordinal = %s",
                 (fact.player_id, *key, fact.position, ordinal),
             )
-            if fact.kind == "buy_in":
+            if fact.kind is f.Movement.BUY_IN:
                 connection.execute(
                     "UPDATE floor_seat_sessions SET player_id = %s "
                     "WHERE table_id = %s AND session = %s AND start_position = %s",
@@ -969,14 +969,14 @@ def _deck(connection: psycopg.Connection, key: tuple[str, int], fact: f.DeckRegi
 def _seat_session(
     connection: psycopg.Connection, key: tuple[str, int], fact: f.ChipMovement
 ) -> None:
-    if fact.kind == "buy_in":
+    if fact.kind is f.Movement.BUY_IN:
         connection.execute(
             "INSERT INTO floor_seat_sessions (table_id, session, start_position, seat, player, "
             "sat_down_at, buy_in) VALUES (%s, %s, %s, %s, %s, %s, %s)",
             (*key, fact.position, fact.seat, fact.player, _time(fact.at), fact.chips),
         )
         return
-    if fact.kind == "rebuy":
+    if fact.kind is f.Movement.REBUY:
         change = "rebuys = rebuys + %s"
         values: tuple[Any, ...] = (fact.chips,)
     else:

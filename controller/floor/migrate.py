@@ -21,7 +21,7 @@ from pathlib import Path
 import psycopg
 
 from controller.config_file import ConfigError, check_dsn
-from controller.errors import LuckTableError
+from luck_errors import LuckTableError
 
 FOLDER = Path(__file__).parent / "migrations"
 _NAME = re.compile(r"(\d{4})_([a-z0-9_]+)\.sql")

@@ -28,7 +28,7 @@ from pathlib import Path
 import psycopg
 from psycopg import sql
 
-from controller.errors import LuckTableError
+from luck_errors import LuckTableError
 
 ENTRIES = "floor_journal_entries"
 HANDS = "floor_hands"

@@ -27,7 +27,7 @@ from controller.hil.scenario import (
     ScenarioError,
     ScenarioStep,
 )
-from controller.hil.service import Console, Credentials, ServiceError, ServiceProcess
+from controller.hil.service import Console, Credentials, Refusal, ServiceError, ServiceProcess
 from controller.hil.world import DeviceWorld, SimulatedWorld, World, deck_of, instructions
 from firmware_sim.process import SimulatorProcess
 
@@ -218,6 +218,7 @@ def mismatches(
 
     display = view["display"]
     differs("the display", display, expect.display)
+    differs("the display's mode", view["mode"], expect.mode)
     if expect.display_has is not None and expect.display_has not in display:
         out.append(f"the display is {display!r}, expected it to say {expect.display_has!r}")
     differs("waiting", view["waiting"] or "nothing", expect.waiting)
@@ -306,14 +307,14 @@ class Run:
         assert self.last is not None
         return self.last
 
-    async def submit(self, request: Request) -> str | None:
+    async def submit(self, request: Request) -> Refusal | None:
         if self.console is None:
             raise TimeoutError("the table service is stopped: start_service first")
         return await self.console.submit(*request)
 
     async def step(self, step: ScenarioStep) -> list[str]:
         """Carry out ``step``; what went wrong (empty: it passed)."""
-        refused: str | None = None
+        refused: Refusal | None = None
         if step.action == "stop_service":
             await self.stop()
         elif step.action == "start_service":
@@ -329,7 +330,7 @@ class Run:
                 return [requests]
             for request in requests:
                 if refused is not None:
-                    return [f"refused before its last decision: {refused}"]
+                    return [f"refused before its last decision: {refused.reason}"]
                 refused = await self.submit(request)
         problems = _refusal(refused, step.expect.refused)
         if problems:
@@ -379,13 +380,14 @@ class Run:
         return Result(self.scenario, len(steps))
 
 
-def _refusal(refused: str | None, expected: str | None) -> list[str]:
+def _refusal(refused: Refusal | None, expected: str | None) -> list[str]:
+    """What is wrong with the step's refusal (``expected``: its reason code, None: taken)."""
     if expected is None:
-        return [] if refused is None else [f"refused: {refused}"]
+        return [] if refused is None else [f"refused: {refused.reason} ({refused.code})"]
     if refused is None:
         return [f"taken, expected it refused ({expected!r})"]
-    if expected not in refused:
-        return [f"refused with {refused!r}, expected it to say {expected!r}"]
+    if refused.code != expected:
+        return [f"refused {refused.code!r} ({refused.reason}), expected {expected!r}"]
     return []
 
 

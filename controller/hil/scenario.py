@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from controller.codec import Codec, CodecError
-from controller.errors import LuckTableError
 from controller.rules import DECK, Card, CardError, Do, parse_card
-from controller.table import AlertKind, Device, Disposition, Fault, Remedy
+from controller.table import AlertKind, Device, Disposition, Fault, Mode, Remedy
 from firmware_sim.shoe import Cheat
+from luck_errors import LuckTableError
 
 #: Actions on the physical world: in simulation a simulator control command, with real
 #: devices an instruction for the engineer and a wait for the device's event.
@@ -78,6 +78,7 @@ CODEC = Codec()
 _EXPECT = (
     "display",
     "display_has",
+    "mode",
     "waiting",
     "alerts",
     "raised",
@@ -137,6 +138,7 @@ class Expect:
 
     display: str | None = None
     display_has: str | None = None
+    mode: Mode | None = None  # what the display is about (docs/api.md, "The display's mode")
     waiting: str | None = None
     alerts: tuple[AlertKind, ...] | None = None
     raised: tuple[AlertKind, ...] = ()
@@ -151,7 +153,7 @@ class Expect:
     street: int | None = None
     hand: int | None = None
     in_hand: bool | None = None
-    refused: str | None = None
+    refused: str | None = None  # the refusal's reason code (docs/api.md, "Reason codes")
 
 
 @dataclass(frozen=True)
@@ -463,7 +465,13 @@ def _expect(data: object) -> Expect:
         if key in data:
             out[key] = _text(data[key], key)
     if out.get("refused") == "":
-        raise _Bad("expect.refused = '': words the refusal must say")
+        raise _Bad("expect.refused = '': the refusal's reason code (out_of_turn, ...)")
+    if "mode" in data:
+        try:
+            out["mode"] = Mode(data["mode"])
+        except ValueError:
+            modes = ", ".join(mode.value for mode in Mode)
+            raise _Bad(f"expect.mode = {data['mode']!r}: one of {modes}") from None
     for key in ("paused", "in_hand"):
         if key in data:
             out[key] = _flag(data[key], key)

@@ -18,16 +18,23 @@ import urllib.request
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from websockets.asyncio.client import ClientConnection, connect
 
-from controller.errors import LuckTableError
+from luck_errors import LuckTableError
 
 #: What ``luck-table serve`` logs once its console listens (docs/operations.md).
 _LISTENING = re.compile(r"the console is at (\S+)\s*$")
 START_TIMEOUT = 60.0  # seconds for a service process to listen (a loaded machine)
 REQUEST_TIMEOUT = 30.0
+
+
+class Refusal(NamedTuple):
+    """The table refused an input: ``code``, why (docs/api.md, "Reason codes"), and its words."""
+
+    code: str
+    reason: str
 
 
 class ServiceError(LuckTableError, RuntimeError):
@@ -126,15 +133,14 @@ class Console:
             raise ServiceError(f"GET /api/view: {status} {body.get('reason')}")
         return body
 
-    async def submit(self, path: str, body: dict[str, Any]) -> str | None:
+    async def submit(self, path: str, body: dict[str, Any]) -> Refusal | None:
         """A people's input with the dealer's session: None when taken, else the table's
-        reason for refusing it."""
+        refusal (its reason code and words)."""
         status, answer = await self._request("POST", path, self._dealer, body)
         if status == 200:
             return None
         if status == 409:
-            reason: str = answer["reason"]
-            return reason
+            return Refusal(answer["code"], answer["reason"])
         raise ServiceError(f"POST {path} {json.dumps(body)}: {status} {answer}")
 
     async def _request(

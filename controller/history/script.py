@@ -31,9 +31,8 @@ import json
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Literal, NotRequired, TypedDict, TypeVar
 
-from controller.errors import LuckTableError
 from controller.rules.cards import DECK, Card, CardError, parse_card
 from controller.rules.effects import Effect, Street
 from controller.rules.hand import MAX_SEAT, CardOut, Hand, start_hand
@@ -49,6 +48,7 @@ from controller.rules.pots import build_pots
 from controller.rules.settings import Rules, RulesError
 from controller.rules.showdown import hand_value
 from controller.rules.state import Dest, Phase, Reveal
+from luck_errors import LuckTableError
 
 T = TypeVar("T")
 
@@ -74,13 +74,34 @@ class Script:
     actions: tuple[Action, ...]
 
 
+class Refused(TypedDict):
+    """Where the script does not replay, and why: the action the engine refused (its index
+    among the actions), or the card it refused or did not use (among the cards); one of
+    the two."""
+
+    action: NotRequired[int]
+    card: NotRequired[int]
+    message: str
+
+
 @dataclass(slots=True)
 class Replay:
-    """The outcome of playing a script: the last state, the effects, and any refusal."""
+    """The outcome of playing a script: the last state, the effects, and any refusal (the
+    outcome's ``error``, docs/replay.md)."""
 
     hand: Hand
     events: list[Effect] = field(default_factory=list)
-    error: dict[str, Any] | None = None
+    error: Refused | None = None
+
+    @property
+    def refusal(self) -> tuple[Literal["card", "action"], int, str] | None:
+        """Where the script does not replay (a card or an action, and its index), and why."""
+        error = self.error
+        if error is None:
+            return None
+        if "card" in error:
+            return "card", error["card"], error["message"]
+        return "action", error["action"], error["message"]
 
     @property
     def status(self) -> str:
@@ -324,9 +345,9 @@ def history(replay: Replay) -> str:
             case _:
                 lines.append(f"  {effect.message}")
     lines.append(f"status: {replay.status}")
-    if replay.error is not None:
-        where = "card" if "card" in replay.error else "action"
-        lines.append(f"error at {where} {replay.error[where]}: {replay.error['message']}")
+    if replay.refusal is not None:
+        where, index, why = replay.refusal
+        lines.append(f"error at {where} {index}: {why}")
     waiting = hand.waiting_for
     if replay.error is None and waiting is not None:
         lines.append(waiting.describe())

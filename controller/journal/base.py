@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from controller.errors import LuckTableError
+from luck_errors import LuckTableError
 
 #: Pages of write-ahead log at which a commit copies it into the file itself (SQLite's
 #: automatic checkpoint) in a journal opened with ``timed_checkpoints`` (SQLite's default:

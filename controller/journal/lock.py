@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from controller.errors import LuckTableError
+from luck_errors import LuckTableError
 
 
 class LockHeld(LuckTableError):

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
+from typing import Literal, NotRequired, TypedDict
 
 import numpy as np
 
@@ -31,7 +32,9 @@ from controller.odds.compute import (
 )
 from controller.odds.plan import DealModel, OddsError, Plan, Slot, deal_model
 from controller.rules.cards import Card
+from controller.rules.effects import Told
 from controller.rules.hand import Hand
+from controller.rules.waiting import Wait
 
 #: Exact whenever the enumeration's work (``compute.exact_work``: about one enumerated
 #: row's cost a unit) is at most this (``Method.AUTO``; about a tenth of a second on the
@@ -53,8 +56,10 @@ __all__ = [
     "Method",
     "Odds",
     "OddsError",
+    "OddsJson",
     "Plan",
     "SeatOdds",
+    "SeatOddsJson",
     "Slot",
     "deal_model",
     "odds",
@@ -65,6 +70,41 @@ class Method(StrEnum):
     AUTO = "auto"  # exact when the deals to come are few enough, else Monte Carlo
     EXACT = "exact"
     MONTE_CARLO = "monte-carlo"
+
+
+class CardJson(TypedDict):
+    card: str
+    face: Literal["up", "down"]
+
+
+class ErrorsJson(TypedDict):
+    """A seat's standard errors (Monte Carlo)."""
+
+    win: float | None
+    tie: float | None
+    equity: float | None
+
+
+class SeatOddsJson(TypedDict):
+    cards: list[CardJson]
+    win: float
+    tie: float
+    equity: float
+    standard_error: NotRequired[ErrorsJson]
+
+
+class OddsJson(TypedDict):
+    """:meth:`Odds.to_json`: the odds as ``luck-table odds --json`` prints them and the
+    studio's feed carries them (docs/odds.md), in this order; ``seed`` and
+    ``standard_error`` with Monte Carlo only."""
+
+    method: str
+    deals: int
+    seed: NotRequired[int | None]
+    standard_error: NotRequired[float | None]
+    unseen: int
+    seats: dict[str, SeatOddsJson]
+    notes: list[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,15 +143,10 @@ class Odds:
     standard_error: float | None = None
     fractions: Tally | None = None
 
-    def to_json(self) -> dict[str, object]:
-        out: dict[str, object] = {"method": self.method.value, "deals": self.deals}
-        if self.method is Method.MONTE_CARLO:
-            out["seed"] = self.seed
-            out["standard_error"] = self.standard_error
-        out["unseen"] = self.unseen
-        seats: dict[str, object] = {}
+    def to_json(self) -> OddsJson:
+        seats: dict[str, SeatOddsJson] = {}
         for seat in self.seats:
-            entry: dict[str, object] = {
+            entry: SeatOddsJson = {
                 "cards": [
                     {"card": str(card), "face": "up" if up else "down"}
                     for card, up in zip(seat.cards, seat.up, strict=True)
@@ -127,9 +162,23 @@ class Odds:
                     "equity": seat.equity_error,
                 }
             seats[str(seat.seat)] = entry
-        out["seats"] = seats
-        out["notes"] = list(self.notes)
-        return out
+        if self.method is Method.MONTE_CARLO:
+            return {
+                "method": self.method.value,
+                "deals": self.deals,
+                "seed": self.seed,
+                "standard_error": self.standard_error,
+                "unseen": self.unseen,
+                "seats": seats,
+                "notes": list(self.notes),
+            }
+        return {
+            "method": self.method.value,
+            "deals": self.deals,
+            "unseen": self.unseen,
+            "seats": seats,
+            "notes": list(self.notes),
+        }
 
 
 def odds(
@@ -240,18 +289,18 @@ def notes(model: DealModel) -> tuple[str, ...]:
         )
     base = model.base
     waiting = model.hand.waiting_for
-    if waiting is not None and waiting.kind == "bonus":
+    if waiting is not None and waiting.kind == Wait.BONUS:
         said.append(
             f"seat {waiting.seat} is taken to buy the bonus card on offer (price {waiting.price})"
         )
     elif base.bonus_seat is not None:
         said.append(f"seat {base.bonus_seat}'s bonus card is still to come")
-    for text in base.notices:
-        said.append(f"the deal to come: {text}")
+    for notice in base.notices:
+        said.append(f"the deal to come: {notice.message}")
     seen = set(base.notices)
     for plan in model.plans[1:]:
-        for text in plan.notices:
-            if text not in seen and not text.startswith(("bonus card due", "seat ")):
-                seen.add(text)
-                said.append(f"with a bonus card: {text}")
+        for notice in plan.notices:  # what a bonus card does to the deal, not the bonus itself
+            if notice not in seen and notice.kind != Told.BONUS:
+                seen.add(notice)
+                said.append(f"with a bonus card: {notice.message}")
     return tuple(said)

@@ -30,7 +30,7 @@ import numpy.typing as npt
 
 from controller.odds.compute import Sample, bonus_place, sample
 from controller.odds.exact_counts import BONUS, FOUR_DOWN, NO_FOUR, SEVEN, ExactTable, tables
-from controller.odds.plan import DealModel, deal_model
+from controller.odds.plan import DealModel, Seventh, deal_model
 from controller.rules.evaluator import Category, evaluate_many
 from controller.rules.hand import start_hand
 from controller.rules.hand_tables import CATEGORY_SHIFT
@@ -48,7 +48,7 @@ KIND_SHARES = {NO_FOUR: 45 / 52, FOUR_DOWN: 3 / 52, BONUS: 4 / 52}
 #: The family-wise error rate of the cross-checks: the chance that an honest deal and a
 #: right evaluator fail any of them.
 ALPHA = 0.001
-SHORT_DECK = ("", "no_burn", "scramble", "community")
+SHORT_DECK = tuple(Seventh)
 _CATEGORIES = tuple(Category)
 _BATCH = 50_000
 _Z = 1.959963984540054  # the 97.5th percentile of the normal distribution: 95% intervals
@@ -419,10 +419,10 @@ def _players_section(count: TableCount, variant: Variant, exact: Sequence[float]
         lines += [
             "",
             "Seventh street (the short deck): "
-            f"as usual {_with_interval(count.rate(ways['']))}; "
-            f"no burn {_with_interval(count.rate(ways['no_burn']))}; "
-            f"the burns scrambled back {_with_interval(count.rate(ways['scramble']))}; "
-            f"a community card {_with_interval(count.rate(ways['community']))}.",
+            f"as usual {_with_interval(count.rate(ways[Seventh.USUAL]))}; "
+            f"no burn {_with_interval(count.rate(ways[Seventh.NO_BURN]))}; "
+            f"the burns scrambled back {_with_interval(count.rate(ways[Seventh.SCRAMBLE]))}; "
+            f"a community card {_with_interval(count.rate(ways[Seventh.COMMUNITY]))}.",
         ]
     lines += ["", "Each seat's share of the pots (equity), fair if all are equal:", ""]
     lines += ["| seat | share |", "| --- | --- |"]

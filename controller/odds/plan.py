@@ -30,17 +30,30 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import NamedTuple
 
-from controller.errors import LuckTableError
 from controller.rules.cards import Card
-from controller.rules.effects import Effect
+from controller.rules.effects import Effect, ShortDeck, Told
 from controller.rules.hand import Hand
 from controller.rules.inputs import Action, Deal, Do, IllegalInput
 from controller.rules.state import FOUR_OF_CLUBS, Dest, Phase, Reveal
+from controller.rules.waiting import Wait
+from luck_errors import LuckTableError
 
 #: The engine's notices the odds report (the deal to come, as the model takes it).
-REPORTED_NOTICES = frozenset({"bonus", "short_deck", "community", "scramble"})
+REPORTED_NOTICES = frozenset({Told.BONUS, Told.SHORT_DECK, Told.COMMUNITY, Told.SCRAMBLE})
+
+
+class Seventh(StrEnum):
+    """How seventh street is dealt in a plan (docs/rules.md, the short deck)."""
+
+    USUAL = ""  # a burn, then a card to every player
+    NO_BURN = "no_burn"
+    SCRAMBLE = "scramble"  # no burn, the burn cards scrambled back into the stub
+    COMMUNITY = "community"  # one community card
+
+
 _STAND_IN_ORDER = tuple(Card(code) for code in range(52) if code != FOUR_OF_CLUBS)
 _AUTO_DECISIONS = (Do.CHECK, Do.CALL, Do.BRING_IN)
 _MAX_INPUTS = 1000  # a whole hand is about a hundred inputs: more is an engine fault
@@ -76,8 +89,8 @@ class Plan:
     after: tuple[Slot, ...]
     scramble: bool
     bonus_seat: int | None
-    notices: tuple[str, ...]
-    short_deck: str  # "": a usual seventh street; "no_burn", "scramble" or "community"
+    notices: tuple[Effect, ...]
+    short_deck: Seventh
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,8 +161,8 @@ class _Trace:
     start: Hand
     before: tuple[Slot, ...] = ()
     after: tuple[Slot, ...] = ()
-    notices: tuple[str, ...] = ()
-    short_deck: str = ""
+    notices: tuple[Effect, ...] = ()
+    short_deck: Seventh = Seventh.USUAL
     bonus_seat: int | None = None
 
     def slot(self, hand: Hand, slot: Slot) -> _Trace:
@@ -162,12 +175,12 @@ class _Trace:
         for effect in effects:
             if effect.kind not in REPORTED_NOTICES:
                 continue
-            trace = replace(trace, notices=(*trace.notices, effect.message))
-            if effect.kind == "short_deck":
-                scrambled = "scrambled" in effect.message
-                trace = replace(trace, short_deck="scramble" if scrambled else "no_burn")
-            elif effect.kind == "community":
-                trace = replace(trace, short_deck="community")
+            trace = replace(trace, notices=(*trace.notices, effect))
+            if isinstance(effect, ShortDeck):
+                seventh = Seventh.SCRAMBLE if effect.scramble else Seventh.NO_BURN
+                trace = replace(trace, short_deck=seventh)
+            elif effect.kind == Told.COMMUNITY:
+                trace = replace(trace, short_deck=Seventh.COMMUNITY)
         return trace
 
 
@@ -184,7 +197,7 @@ def _drive(
         dealt = hand.street == 7 and not hand.queue  # no card comes after seventh street's
         if waiting is None or dealt:
             return _plan(trace, four_at), forks
-        if waiting.kind == "card":
+        if waiting.kind == Wait.CARD:
             if waiting.destination is Dest.BURN:
                 card = _stand_in(hand, four=False)
             else:
@@ -204,7 +217,7 @@ def _drive(
                 if slot.bonus:
                     trace = replace(trace, bonus_seat=slot.seat)
             step = _apply(hand, Deal(card))
-        elif waiting.kind == "bonus":
+        elif waiting.kind == Wait.BONUS:
             step = _apply(hand, Action(Do.BONUS, seat=waiting.seat, accept=True))
         else:
             legal = {choice.do for choice in waiting.legal}

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple, TypeVar
 
 from controller.rules.cards import RANK_NAMES, RANK_PLURALS, Card
-from controller.rules.inputs import Do, IllegalInput
+from controller.rules.inputs import Do, Illegal, IllegalInput
 from controller.rules.settings import HeadsUpUncapped, Rules, WildBringIn
 from controller.rules.state import HandState, Player
 
@@ -204,33 +204,40 @@ def choose(hand: HandState, do: Do, to: int | None) -> Choice:
     assert index is not None
     who = f"seat {hand.players[index].seat} cannot {do.value.replace('_', ' ')}"
     if not matching:
-        raise IllegalInput(f"{who}: {_why_not(hand, index, do, choices)}")
+        code, why = _why_not(hand, index, do, choices)
+        raise IllegalInput(f"{who}: {why}", code)
     if to is None:
         sizes = " or ".join(str(choice.to) for choice in matching)
-        raise IllegalInput(f"{who} without an amount: say 'to' {sizes}")
+        raise IllegalInput(f"{who} without an amount: say 'to' {sizes}", Illegal.AMOUNT_NEEDED)
     for choice in matching:
         if choice.to == to:
             return choice
     allowed = " or ".join(str(choice.to) for choice in matching)
     limit = "over the limit" if to > max(choice.to or 0 for choice in matching) else "not the limit"
-    raise IllegalInput(f"{who} to {to}: {limit} (to {allowed})")
+    raise IllegalInput(f"{who} to {to}: {limit} (to {allowed})", Illegal.WRONG_AMOUNT)
 
 
-def _why_not(hand: HandState, index: int, do: Do, choices: tuple[Choice, ...]) -> str:
+def _why_not(
+    hand: HandState, index: int, do: Do, choices: tuple[Choice, ...]
+) -> tuple[Illegal, str]:
     legal = ", ".join(choice.do.value for choice in choices)
     player = hand.players[index]
     if hand.bring_in_due:
-        return f"the bring-in player must bring in or complete (legal: {legal})"
+        return (
+            Illegal.BRING_IN_DUE,
+            f"the bring-in player must bring in or complete (legal: {legal})",
+        )
     if do is Do.CHECK:
-        return f"facing a bet of {hand.level - player.bet} (legal: {legal})"
+        return Illegal.FACING_BET, f"facing a bet of {hand.level - player.bet} (legal: {legal})"
     if do is Do.CALL:
-        return f"there is no bet to call (legal: {legal})"
+        return Illegal.NOTHING_TO_CALL, f"there is no bet to call (legal: {legal})"
     if do in (Do.BET, Do.RAISE, Do.COMPLETE):
         block = raise_block(hand, index)
         if block is not None:
-            return block
-        return f"this round calls for {wager_word(hand).value} (legal: {legal})"
-    return f"not legal now (legal: {legal})"
+            return Illegal.RAISE_CLOSED, block
+        wager = wager_word(hand).value
+        return Illegal.WRONG_WAGER, f"this round calls for {wager} (legal: {legal})"
+    return Illegal.NOT_LEGAL, f"not legal now (legal: {legal})"
 
 
 def take_decision(hand: H, choice: Choice) -> H:

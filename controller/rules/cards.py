@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from enum import IntEnum
 from typing import SupportsIndex
 
-from controller.errors import LuckTableError
+from luck_errors import LuckTableError
 
 RANK_CHARS = "23456789TJQKA"
 SUIT_CHARS = "cdhs"

@@ -17,7 +17,7 @@ import struct
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -75,6 +75,19 @@ class Category(StrEnum):
 _CATEGORIES = tuple(Category)
 
 
+#: A card played as JSON: the card held and the card it stands for ("as" is a keyword).
+PlayedJson = TypedDict("PlayedJson", {"card": str, "as": str})
+
+
+class HandValueJson(TypedDict):
+    """A hand's value as JSON (``luck-table eval --json``, the showdown's records)."""
+
+    category: str
+    ranks: list[int]
+    played: list[PlayedJson]
+    description: str
+
+
 @dataclass(frozen=True, slots=True)
 class PlayedCard:
     """One card of the five played: the card held and the card it stands for."""
@@ -86,7 +99,7 @@ class PlayedCard:
     def wild(self) -> bool:
         return self.card != self.as_
 
-    def to_json(self) -> dict[str, str]:
+    def to_json(self) -> PlayedJson:
         return {"card": str(self.card), "as": str(self.as_)}
 
 
@@ -134,7 +147,7 @@ class HandValue:
     def description(self) -> str:
         return describe(self.category, self.ranks)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> HandValueJson:
         return {
             "category": self.category.value,
             "ranks": list(self.ranks),

@@ -82,7 +82,15 @@ from controller.rules.effects import (
     Told,
     Void,
 )
-from controller.rules.inputs import BETTING_DECISIONS, Action, Deal, Do, IllegalInput, Input
+from controller.rules.inputs import (
+    BETTING_DECISIONS,
+    Action,
+    Deal,
+    Do,
+    Illegal,
+    IllegalInput,
+    Input,
+)
 from controller.rules.pots import build_pots, house_take, take_from
 from controller.rules.settings import BonusTiming, RakeTiming, Rules
 from controller.rules.showdown import begin_showdown, reveal, take_house, take_owed
@@ -352,14 +360,15 @@ class Hand(NamedTuple):
         """Apply one input; returns the new state and its effects, or raises
         ``IllegalInput`` (and nothing changes)."""
         if self.over:
-            raise IllegalInput(f"the hand is {'void' if self.phase is Phase.VOID else 'over'}")
+            over = "void" if self.phase is Phase.VOID else "over"
+            raise IllegalInput(f"the hand is {over}", Illegal.HAND_OVER)
         fx: list[Effect] = []
         # what the house took just now is told until the next input
         hand = self if self.took == NOTHING_TAKEN else self._replace(took=NOTHING_TAKEN)
         if isinstance(item, Deal):
             new = _deal(hand, item.card, fx)
         elif not isinstance(item, Action):
-            raise IllegalInput(f"not an input: {item!r}")
+            raise IllegalInput(f"not an input: {item!r}", Illegal.NOT_AN_INPUT)
         elif item.do in BETTING_DECISIONS:
             new = _decide(hand, item, fx)
         elif item.do is Do.VOID:
@@ -458,14 +467,18 @@ def _cards_of(bits: int) -> tuple[Card, ...]:
 def start_hand(rules: Rules, stacks: Mapping[int, int]) -> HandStep:
     """Seat the players (seat number -> stack), post the antes, and wait for the first card."""
     if not isinstance(stacks, Mapping):
-        raise IllegalInput("seats: expected a mapping of seat number to stack")
+        raise IllegalInput("seats: expected a mapping of seat number to stack", Illegal.BAD_SEATS)
     for seat, stack in stacks.items():
         if not isinstance(seat, int) or isinstance(seat, bool) or not 1 <= seat <= MAX_SEAT:
-            raise IllegalInput(f"seat {seat!r}: unknown seat (seats are 1 to {MAX_SEAT})")
+            raise IllegalInput(
+                f"seat {seat!r}: unknown seat (seats are 1 to {MAX_SEAT})", Illegal.BAD_SEATS
+            )
         if not isinstance(stack, int) or isinstance(stack, bool) or stack <= 0:
-            raise IllegalInput(f"seat {seat}: stack {stack!r} is not a positive number of chips")
+            raise IllegalInput(
+                f"seat {seat}: stack {stack!r} is not a positive number of chips", Illegal.BAD_SEATS
+            )
     if len(stacks) < 2:
-        raise IllegalInput("a hand needs at least 2 seated players")
+        raise IllegalInput("a hand needs at least 2 seated players", Illegal.TOO_FEW_PLAYERS)
     fx: list[Effect] = []
     players = []
     for seat in sorted(stacks):
@@ -491,7 +504,7 @@ def replay(rules: Rules, stacks: Mapping[int, int], inputs: Iterable[Input]) -> 
         try:
             step = hand.apply(item)
         except IllegalInput as error:
-            raise IllegalInput(f"input {number} ({item!r}): {error}") from None
+            raise IllegalInput(f"input {number} ({item!r}): {error}", error.code) from None
         hand = step.hand
         fx.extend(step.effects)
     return HandStep(hand, tuple(fx))
@@ -623,9 +636,11 @@ def _deal(hand: Hand, card: Card, fx: list[Effect]) -> Hand:
     waiting = hand.waiting_for
     assert waiting is not None
     if waiting.kind != Wait.CARD:
-        raise IllegalInput(f"{card}: not waiting for a card ({waiting.describe()})")
+        raise IllegalInput(
+            f"{card}: not waiting for a card ({waiting.describe()})", Illegal.CARD_NOT_DUE
+        )
     if hand.out & 1 << card:
-        raise IllegalInput(f"{card}: card already in play")
+        raise IllegalInput(f"{card}: card already in play", Illegal.CARD_IN_PLAY)
     fx.append(CardOut(card, waiting))
     out, queue = hand.out | 1 << card, hand.queue[1:]
     if waiting.destination is Dest.BURN:
@@ -650,7 +665,8 @@ def _index_of(players: tuple[Player, ...], seat: int) -> int:
         if player.seat == seat:
             return index
     raise IllegalInput(
-        f"seat {seat}: unknown seat (in this hand: {', '.join(str(p.seat) for p in players)})"
+        f"seat {seat}: unknown seat (in this hand: {', '.join(str(p.seat) for p in players)})",
+        Illegal.UNKNOWN_SEAT,
     )
 
 
@@ -682,9 +698,14 @@ def _bonus_decision(hand: Hand, index: int, accept: bool, fx: list[Effect]) -> H
     waiting = hand.waiting_for
     assert waiting is not None
     if waiting.kind != Wait.BONUS:
-        raise IllegalInput(f"seat {player.seat}: no bonus card on offer ({waiting.describe()})")
+        raise IllegalInput(
+            f"seat {player.seat}: no bonus card on offer ({waiting.describe()})",
+            Illegal.NO_BONUS_OFFER,
+        )
     if waiting.seat != player.seat:
-        raise IllegalInput(f"seat {player.seat}: out of turn ({waiting.describe()})")
+        raise IllegalInput(
+            f"seat {player.seat}: out of turn ({waiting.describe()})", Illegal.OUT_OF_TURN
+        )
     queue = hand.queue[1:]
     price = hand.rules.bonus_price
     if accept:
@@ -736,7 +757,7 @@ def _expose(hand: Hand, index: int, card: Card, fx: list[Effect]) -> Hand:
         None,
     )
     if position is None:
-        raise IllegalInput(f"{card}: not a face-down card of seat {seat}")
+        raise IllegalInput(f"{card}: not a face-down card of seat {seat}", Illegal.NOT_HOLE_CARD)
     cards = list(player.cards)
     hole = cards[position]
     if hand.street != 3 or not (hand.phase is Phase.DEAL or hand.bring_in_due):
@@ -773,7 +794,7 @@ def _dealt_down(hand: Hand, index: int, card: Card, fx: list[Effect]) -> Hand:
     seat = player.seat
     dealt = next((d for d in player.cards if d.card == card and d.up and not d.exposed), None)
     if dealt is None:
-        raise IllegalInput(f"{card}: not an up card of seat {seat}")
+        raise IllegalInput(f"{card}: not an up card of seat {seat}", Illegal.NOT_UP_CARD)
     fx.append(DealtDown(seat, card))
     if _earns_bonus(hand, dealt):
         return _unearn_bonus(hand, index, fx)
@@ -792,9 +813,9 @@ def _correct(hand: Hand, item: Action, fx: list[Effect]) -> Hand:
     if was is None or card is None:
         raise IllegalInput("'correct' needs the 'card' and the card it replaces ('was')")
     if card == was:
-        raise IllegalInput(f"{card}: the card read and the card are the same")
+        raise IllegalInput(f"{card}: the card read and the card are the same", Illegal.SAME_CARD)
     if hand.out >> card & 1:
-        raise IllegalInput(f"{card}: card already in play")
+        raise IllegalInput(f"{card}: card already in play", Illegal.CARD_IN_PLAY)
     out = hand.out & ~(1 << was) | 1 << card
     for index, player in enumerate(hand.players):
         position = next((i for i, dealt in enumerate(player.cards) if dealt.card == was), None)
@@ -807,7 +828,7 @@ def _correct(hand: Hand, item: Action, fx: list[Effect]) -> Hand:
         burns = tuple(card if burned == was else burned for burned in hand.burns)
         fx.append(Corrected(was, card, Dest.BURN))
         return hand._replace(burns=burns, out=hand.out if hand.scrambled else out)
-    raise IllegalInput(f"{was} was not dealt in this hand")
+    raise IllegalInput(f"{was} was not dealt in this hand", Illegal.NOT_DEALT)
 
 
 def _correct_players_card(
@@ -832,7 +853,10 @@ def _correct_players_card(
 
 def _no_action_yet(hand: Hand, what: str) -> None:
     if any(player.acted for player in hand.players):
-        raise IllegalInput(f"{what}: the betting on this street has begun; void the hand instead")
+        raise IllegalInput(
+            f"{what}: the betting on this street has begun; void the hand instead",
+            Illegal.BETTING_BEGUN,
+        )
 
 
 def _late_bonus(hand: Hand, index: int, fx: list[Effect]) -> Hand:
@@ -852,7 +876,9 @@ def _unearn_bonus(hand: Hand, index: int, fx: list[Effect]) -> Hand:
     player = hand.players[index]
     seat = player.seat
     if player.bonus_paid:
-        raise IllegalInput(f"seat {seat} bought the bonus card: void the hand instead")
+        raise IllegalInput(
+            f"seat {seat} bought the bonus card: void the hand instead", Illegal.BONUS_BOUGHT
+        )
     pending = tuple(
         waiting
         for waiting in hand.queue
@@ -929,14 +955,16 @@ def _decide(hand: Hand, action: Action, fx: list[Effect]) -> Hand:
     if hand.phase is not Phase.BETTING or hand.actor != index:
         who = f"seat {player.seat} cannot {do.value.replace('_', ' ')}"
         if player.folded:
-            raise IllegalInput(f"{who}: seat {player.seat} has folded")
+            raise IllegalInput(f"{who}: seat {player.seat} has folded", Illegal.FOLDED)
         if do is Do.FOLD and hand.phase is Phase.BETTING:
             return _fold_out_of_turn(hand, index, fx)
         waiting = hand.waiting_for
         assert waiting is not None
         if waiting.kind != Wait.ACTION:
-            raise IllegalInput(f"{who}: not a betting decision now ({waiting.describe()})")
-        raise IllegalInput(f"{who}: out of turn (seat {waiting.seat} to act)")
+            raise IllegalInput(
+                f"{who}: not a betting decision now ({waiting.describe()})", Illegal.NOT_BETTING
+            )
+        raise IllegalInput(f"{who}: out of turn (seat {waiting.seat} to act)", Illegal.OUT_OF_TURN)
     choice = betting.choose(hand, do, action.to)
     hand = betting.take_decision(hand, choice)
     fx.append(Decision(choice, hand.players[index], hand.pot))
@@ -992,7 +1020,7 @@ def _reveal(hand: Hand, index: int, do: Do, fx: list[Effect]) -> Hand:
     assert waiting is not None
     who = f"seat {seat} cannot {do.value}"
     if waiting.kind != Wait.SHOW:
-        raise IllegalInput(f"{who}: not the showdown ({waiting.describe()})")
+        raise IllegalInput(f"{who}: not the showdown ({waiting.describe()})", Illegal.NOT_SHOWDOWN)
     if hand.actor != index:
-        raise IllegalInput(f"{who}: out of turn ({waiting.describe()})")
+        raise IllegalInput(f"{who}: out of turn ({waiting.describe()})", Illegal.OUT_OF_TURN)
     return reveal(hand, index, Reveal.SHOW if do is Do.SHOW else Reveal.MUCK, fx)

@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any, NamedTuple
 
-from controller.errors import LuckTableError
 from controller.rules.cards import Card, CardError, parse_card
+from luck_errors import LuckTableError
 
 
 class Do(StrEnum):
@@ -42,8 +42,46 @@ BETTING_DECISIONS = WAGERS | {Do.CHECK, Do.CALL, Do.FOLD}
 CARD_CORRECTIONS = frozenset({Do.EXPOSE, Do.DEALT_DOWN, Do.CORRECT})
 
 
+class Illegal(StrEnum):
+    """Why the engine refuses an input, as data (the API's ``code``: docs/api.md); the
+    exception's words say it for people."""
+
+    MALFORMED = "malformed"  # not a well-formed input: a field missing, unknown or wrong
+    NOT_AN_INPUT = "not_an_input"
+    BAD_SEATS = "bad_seats"  # a hand's seats and stacks are not valid
+    TOO_FEW_PLAYERS = "too_few_players"
+    HAND_OVER = "hand_over"  # the hand is over or void
+    UNKNOWN_SEAT = "unknown_seat"  # no such seat in the hand
+    CARD_NOT_DUE = "card_not_due"  # the hand waits for a decision, not a card
+    CARD_IN_PLAY = "card_in_play"
+    SAME_CARD = "same_card"  # a correction to the card read
+    NOT_DEALT = "not_dealt"  # the card was not dealt in this hand
+    NOT_HOLE_CARD = "not_hole_card"  # not a face-down card of the seat
+    NOT_UP_CARD = "not_up_card"  # not an up card of the seat
+    BETTING_BEGUN = "betting_begun"  # too late to correct: void the hand instead
+    BONUS_BOUGHT = "bonus_bought"  # the seat bought its bonus card: void the hand instead
+    NO_BONUS_OFFER = "no_bonus_offer"
+    OUT_OF_TURN = "out_of_turn"
+    FOLDED = "folded"
+    NOT_BETTING = "not_betting"  # no betting decision is due now
+    NOT_SHOWDOWN = "not_showdown"
+    BRING_IN_DUE = "bring_in_due"  # the bring-in player must bring in or complete
+    FACING_BET = "facing_bet"  # a check facing a bet
+    NOTHING_TO_CALL = "nothing_to_call"
+    WRONG_WAGER = "wrong_wager"  # the round calls for another wager (bet, raise, complete)
+    RAISE_CLOSED = "raise_closed"  # no raise now: capped, not reopened, no chips to call it
+    NOT_LEGAL = "not_legal"  # any other decision not among the legal choices
+    AMOUNT_NEEDED = "amount_needed"  # more than one size is legal: say which
+    WRONG_AMOUNT = "wrong_amount"  # an amount that is not a legal size
+
+
 class IllegalInput(LuckTableError, ValueError):
-    """An input that is not legal in the current state; the state is unchanged."""
+    """An input that is not legal in the current state; the state is unchanged.
+    ``code``: why, as data (the words are the exception's)."""
+
+    def __init__(self, message: str, code: Illegal = Illegal.MALFORMED) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 class Deal(NamedTuple):

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, fields
 from enum import StrEnum
 from typing import Any
 
-from controller.errors import LuckTableError
+from luck_errors import LuckTableError
 
 
 class Variant(StrEnum):
@@ -63,8 +63,18 @@ class RakeTiming(StrEnum):
     STREET = "street"  # as the pot grows: at the end of each betting round, the rest at the end
 
 
+_UNSAID = object()  # a RulesError's words show no value
+
+
 class RulesError(LuckTableError, ValueError):
-    """A rules setting that does not exist or has a value it cannot take."""
+    """A rules setting that does not exist or has a value it cannot take: ``field``, the
+    setting at fault (None: an unknown one, named in the words), and ``reason``, what is
+    wrong with it (``value``: the value it cannot take, if the words show it)."""
+
+    def __init__(self, field: str | None, reason: str, value: object = _UNSAID) -> None:
+        said = reason if value is _UNSAID else f"{value!r} {reason}"
+        super().__init__(f"rules: {said}" if field is None else f"rules.{field}: {said}")
+        self.field, self.reason = field, reason
 
 
 _POSITIVE_CHIPS = ("ante", "bring_in", "small_bet", "big_bet")
@@ -104,47 +114,42 @@ class Rules:
                     object.__setattr__(self, spec.name, kind(value))
                 except ValueError:
                     choices = ", ".join(member.value for member in kind)
-                    raise RulesError(
-                        f"rules.{spec.name}: {value!r} is not one of {choices}"
-                    ) from None
+                    raise RulesError(spec.name, f"is not one of {choices}", value) from None
             elif kind is bool:
                 if not isinstance(value, bool):
-                    raise RulesError(f"rules.{spec.name}: {value!r} is not true or false")
+                    raise RulesError(spec.name, "is not true or false", value)
             elif not isinstance(value, int) or isinstance(value, bool):
-                raise RulesError(f"rules.{spec.name}: {value!r} is not a whole number of chips")
+                raise RulesError(spec.name, "is not a whole number of chips", value)
         for name in _POSITIVE_CHIPS:
             if getattr(self, name) <= 0:
-                raise RulesError(f"rules.{name}: must be a positive number of chips")
+                raise RulesError(name, "must be a positive number of chips")
         if self.bonus_price < 0:
-            raise RulesError("rules.bonus_price: must be 0 (free) or a positive number of chips")
+            raise RulesError("bonus_price", "must be 0 (free) or a positive number of chips")
         if self.max_raises < 0:
-            raise RulesError("rules.max_raises: must be 0 or more")
+            raise RulesError("max_raises", "must be 0 or more")
         if self.bring_in > self.small_bet:
-            raise RulesError("rules.bring_in: must not exceed the small bet")
+            raise RulesError("bring_in", "must not exceed the small bet")
         if self.small_bet > self.big_bet:
-            raise RulesError("rules.small_bet: must not exceed the big bet")
+            raise RulesError("small_bet", "must not exceed the big bet")
         self._check_house_take()
 
     def _check_house_take(self) -> None:
         if not 0 <= self.rake_percent <= 100:
-            raise RulesError("rules.rake_percent: must be 0 (no rake) to 100")
+            raise RulesError("rake_percent", "must be 0 (no rake) to 100")
         for name in ("rake_cap", "rake_step", "jackpot_drop", "jackpot_drop_at"):
             if getattr(self, name) < 0:
-                raise RulesError(f"rules.{name}: must not be negative")
+                raise RulesError(name, "must not be negative")
         if self.rake_percent:
             for name in ("rake_cap", "rake_step"):
                 if getattr(self, name) == 0:
-                    raise RulesError(
-                        f"rules.{name}: must be a positive number of chips with a rake set"
-                    )
+                    raise RulesError(name, "must be a positive number of chips with a rake set")
             if self.rake_cap % self.rake_step:
                 raise RulesError(
-                    f"rules.rake_cap: must be a whole number of steps of {self.rake_step} "
-                    "(rake_step)"
+                    "rake_cap", f"must be a whole number of steps of {self.rake_step} (rake_step)"
                 )
         if self.jackpot_drop and not self.jackpot_drop_at:
             raise RulesError(
-                "rules.jackpot_drop_at: must be a positive pot size with a jackpot drop set"
+                "jackpot_drop_at", "must be a positive pot size with a jackpot drop set"
             )
 
     @property
@@ -163,7 +168,7 @@ class Rules:
         known = {spec.name for spec in fields(cls)}
         unknown = sorted(set(overrides) - known)
         if unknown:
-            raise RulesError(f"rules: unknown setting {unknown[0]!r}")
+            raise RulesError(None, f"unknown setting {unknown[0]!r}")
         return cls(**overrides)
 
     def to_json(self) -> dict[str, Any]:

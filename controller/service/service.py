@@ -33,12 +33,11 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
 from controller.config import Config
-from controller.errors import LuckTableError
 from controller.history.index import build_index
 from controller.history.recent import Recent, Update, access_records, entries_since, replayed
 from controller.history.records import ACCESS, record_of, table_inputs
 from controller.history.recovery import Recovered, recover
-from controller.intake import Absent, Arrival, Intake
+from controller.intake import Absent, Arrival, Driver, Intake
 from controller.journal import Device as JournalDevice
 from controller.journal import Entry, Input, Journal, JournalError, JournalUnwritable
 from controller.journal.device_events import device_of, to_input
@@ -63,8 +62,8 @@ from controller.table import DeviceRestarted as TableDeviceRestarted
 from controller.table.effects import HandOver
 from controller.table.streams import WAIT_MS
 from drivers import events as ev
-from drivers.device import DeviceDriver
 from drivers.errors import DriverError
+from luck_errors import LuckTableError
 
 if TYPE_CHECKING:
     from controller.floor.shipper_process import ShipperProcess
@@ -214,7 +213,7 @@ class TableService:
         (``[floor]``)."""
         return self._shipper
 
-    def driver(self, device: Device) -> DeviceDriver | None:
+    def driver(self, device: Device) -> Driver | None:
         """The open driver of ``device``, if it is connected now."""
         intake = self._intakes.get(device)
         return None if intake is None else intake.driver

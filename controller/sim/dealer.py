@@ -35,7 +35,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.errors import LuckTableError
 from controller.rules import Card, Choice, Dest, Do, Effect, Waiting
 from controller.rules.effects import BonusDecided, HouseReturned, HouseTook, Scramble
 from controller.rules.hand import CardOut
@@ -64,6 +63,7 @@ from controller.table import effects as told
 from controller.table.alerts import DeckRejected, ForeignCard, Tamper
 from controller.table.state import SEATS
 from firmware_sim.shoe import Cheat
+from luck_errors import LuckTableError
 
 SUPERVISOR = "SIM"
 WHY = "the simulated table's automatic supervisor"
@@ -269,7 +269,7 @@ class Dealer:
         """One move; False once the last hand is over."""
         table = self.floor.table
         self.to_seat -= {seat.seat for seat in table.seats}
-        sensed = _sensed(table)
+        sensed = _sensed(table) if self.floor.senses_seats else None
         empty = min(self.to_seat, default=None)
         if sensed is not None:
             seat, occupied = sensed

@@ -17,7 +17,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Protocol
 
-from controller.errors import LuckTableError
 from controller.rules import Effect
 from controller.sim.core_journal import CoreJournal
 from controller.sim.core_records import core_serial
@@ -44,6 +43,7 @@ from controller.table.streams import WAIT_MS
 from drivers.protocol import tag_order
 from firmware_sim.device import DeviceError
 from firmware_sim.shoe import FOREIGN_DECK, Cheat, Tagged, tag_uid, tagged_deck, tamper
+from luck_errors import LuckTableError
 
 #: The id of the deck a core floor's shoe registers (its tags: ``firmware_sim.shoe``).
 DECK_ID = 1
@@ -60,6 +60,10 @@ class PhysicalActError(LuckTableError, RuntimeError):
 class Floor(Protocol):
     @property
     def table(self) -> Table: ...
+
+    #: Whether the seat board senses who sits (PC/SC seat readers see cards only: the
+    #: console seats the players).
+    senses_seats: bool
 
     def now(self) -> int:
         """The time of an input, in ms since the Unix epoch."""
@@ -168,6 +172,7 @@ class CoreFloor:
         journal: CoreJournal | None = None,
         registers: bool = True,
     ) -> None:
+        self.senses_seats = True
         self._observe = observe
         self._registers = registers
         self._deck_id = DECK_ID

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import secrets
 from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
@@ -70,11 +71,24 @@ def sim_config(
     sign_ins: SignIns,
     table_id: str = "SIM",
     floor: FloorSettings | None = None,
+    base: Config | None = None,
 ) -> Config:
     """The configuration of the simulated table on these device ports, with ``sign_ins``
-    (shipping its journal to ``floor`` when given)."""
+    (shipping its journal to ``floor`` when given): a table's own configuration ``base``
+    (``sim --config``) on the simulators, with this journal and these sign-ins, when given."""
     from dealer_ui.auth import hash_pin  # noqa: PLC0415 (FastAPI only when served)
 
+    if base is not None:
+        return replace(
+            base,
+            settings=settings,
+            shoe=DevicePort(shoe, BAUD, LINK),
+            seat_board=DevicePort(seats, BAUD, LINK) if settings.seat_board else None,
+            journal=journal,
+            supervisors=(Credential(sign_ins.supervisor, hash_pin(sign_ins.supervisor_pin)),),
+            dealers=(Credential(sign_ins.dealer, hash_pin(sign_ins.dealer_pin)),),
+            floor=floor,
+        )
     return Config(
         table_id=table_id,
         table_name=f"Simulated table {table_id}",
@@ -132,6 +146,7 @@ class ServiceFloor:
         if seats is not None:
             self.devices[Device.SEAT_BOARD] = seats
         self._observe = observe
+        self.senses_seats = True  # the simulated seat board's sensors
         self.console_url: str | None = None
         self.sign_ins: SignIns | None = None  # who signs in at the console, when served
         self._changed = asyncio.Event()
@@ -325,11 +340,13 @@ async def service_floor(
     console: tuple[str, int] | None = None,
     table_id: str = "SIM",
     floor: FloorSettings | None = None,
+    base: Config | None = None,
 ) -> AsyncIterator[ServiceFloor]:
     """Simulator processes for the shoe and the seat board, a fresh journal at ``journal``,
     and the table service on them (with its dealer console at ``console``, host and port,
     when given; shipping its journal to the casino floor ``floor`` as table ``table_id``,
-    when given): the dealer's floor, until the block ends."""
+    when given; on a table's own configuration ``base`` when given): the dealer's floor,
+    until the block ends."""
     common = ("--pty", "--baud", str(BAUD), "--heartbeat-ms", str(HEARTBEAT_MS))
     processes: list[SimulatorProcess] = []
     try:
@@ -351,6 +368,7 @@ async def service_floor(
             sign_ins=sign_ins,
             table_id=table_id,
             floor=floor,
+            base=base,
         )
         async with TableService(config, new_floor_journal=True) as service:
             deck_id = (seed + 1) & 0xFFFF_FFFF  # a deck of its own, by the seed

@@ -13,7 +13,7 @@ from controller.rules import Dealt, Effect, Told
 from controller.rules.cards import counted
 from controller.rules.state import STREET_NAMES
 from controller.sim.dealer import Tally
-from controller.table import Table
+from controller.table import Mode, Table
 from controller.table.told import TableTold
 
 HOME, CLEAR_LINE, CLEAR_BELOW = "\x1b[H", "\x1b[K", "\x1b[J"
@@ -80,7 +80,7 @@ class View:
         else:
             lines.append("No hand yet")
         lamp = f"{GREEN}{BOLD}BONUS LAMP ON{RESET}" if signals.lamps.bonus else "bonus lamp off"
-        colour = RED if signals.display.startswith("PAUSED") else BOLD
+        colour = RED if signals.mode is Mode.PAUSED else BOLD
         lines += [f"Dealer display: {colour}{signals.display}{RESET}   {lamp}", ""]
         lines += _seat_rows(table)
         if hand is not None and hand.community is not None:

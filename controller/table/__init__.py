@@ -7,6 +7,7 @@ the journal's inputs gives the same table, byte for byte in ``to_json``. Driving
     step = apply(table, SitDown(at=t, seat=1, player="Ann", buy_in=200))
     step.table, step.effects         # the new table and what to tell people, in order
     step.refused                     # the reason when the input was not taken, else None
+    step.refusal.code                # ... and why, as data (``Refuse``, the engine's ``Illegal``)
     step = step.then(DeckLoaded(at=t, count=52))   # the next input, from the last step
     step = step.then(NewHand(at=t))
     step = step.then(CardFromShoe(at=t, code=card))  # the shoe's events
@@ -34,6 +35,7 @@ from controller.table.alerts import (
     Severity,
 )
 from controller.table.core import Step, apply, paused_refusal
+from controller.table.effects import Refusal, Refuse, Why
 from controller.table.inputs import (
     INPUT_TYPES,
     AcknowledgeAlert,
@@ -83,6 +85,7 @@ from controller.table.inputs import (
 from controller.table.settings import Protection, Serials, SettingsError, TableSettings
 from controller.table.state import (
     Lamps,
+    Mode,
     Placement,
     Seat,
     Signals,
@@ -123,11 +126,14 @@ __all__ = [
     "Leave",
     "LinkDown",
     "LinkUp",
+    "Mode",
     "NewHand",
     "Placement",
     "Protection",
     "Raised",
     "Rebuy",
+    "Refusal",
+    "Refuse",
     "Remedy",
     "ResolveAlert",
     "Seat",
@@ -151,6 +157,7 @@ __all__ = [
     "Tick",
     "UndoDecision",
     "VoidHand",
+    "Why",
     "WrongFace",
     "apply",
     "input_from_json",

@@ -26,6 +26,7 @@ from typing import Any, ClassVar, NamedTuple
 from controller.rules import Card, Dest, Effect, Form, Wait, Waiting, parse_card, say_waiting
 from controller.table import legacy
 from controller.table.inputs import Device, Fault, Remedy
+from controller.table.told import TableTold
 
 #: How the words name a card: ``str`` ("Kd"), or a viewer's (a hidden card: "a card").
 Name = Callable[[Card], str]
@@ -281,7 +282,7 @@ class CardOutOfTurn(AlertFacts):
     def todo(self, name: Name = str) -> str:
         return (
             "keep the card face down aside; the supervisor holds it (it is dealt as the next "
-            "card due) or takes it out of play (dead)"
+            "card due) or takes it out of play"
         )
 
 
@@ -314,7 +315,7 @@ class CardInPlay(AlertFacts):
             )
         return (
             "take the card away and check the deck; the supervisor takes it out of play "
-            "(dead) or voids the hand"
+            "or voids the hand"
         )
 
 
@@ -329,7 +330,7 @@ class CardNotInDeck(AlertFacts):
         return f"the shoe read card code {self.code}, which is not in a deck of 52"
 
     def todo(self, name: Name = str) -> str:
-        return "take the card away; the supervisor takes it out of play (dead) or voids the hand"
+        return "take the card away; the supervisor takes it out of play or voids the hand"
 
 
 @dataclass(frozen=True, slots=True)
@@ -358,7 +359,7 @@ class DeckDuringHand(AlertFacts):
         return f"a deck of {self.count} cards was loaded during hand {self.hand}"
 
     def todo(self, name: Name = str) -> str:
-        return "take the new deck out of the shoe; the supervisor resolves (done) or voids the hand"
+        return "take the new deck out of the shoe; the supervisor resolves it or voids the hand"
 
 
 @dataclass(frozen=True, slots=True)
@@ -388,15 +389,14 @@ class UnreadCard(AlertFacts):
     def todo(self, name: Name = str) -> str:
         if self.why is not None:
             return (
-                "keep the card face down aside; the supervisor enters it, or takes it out of "
-                "play (dead)"
+                "keep the card face down aside; the supervisor enters it, or takes it out of play"
             )
         if self.seat_board:
             return (
                 f"deal it to seat {self.belongs}: the seat's reader identifies it, or the "
                 "supervisor enters it"
             )
-        return "the supervisor enters it (or takes it out of play: dead)"
+        return "the supervisor enters it (or takes it out of play)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -411,7 +411,7 @@ class _Stray(AlertFacts):
     def todo(self, name: Name = str) -> str:
         if self.belongs is not None:
             return f"move it to seat {self.belongs}: the seat board confirms it there"
-        return "move it where it belongs; the supervisor resolves (done) once it is there"
+        return "move it where it belongs; the supervisor resolves it once it is there"
 
 
 @dataclass(frozen=True, slots=True)
@@ -447,7 +447,7 @@ class CardNotDealt(AlertFacts):
         return f"a card the shoe did not deal this hand is at seat {self.seat}"
 
     def todo(self, name: Name = str) -> str:
-        return "take the card away from the seat; the supervisor resolves (done) or voids the hand"
+        return "take the card away from the seat; the supervisor resolves it or voids the hand"
 
 
 @dataclass(frozen=True, slots=True)
@@ -475,7 +475,7 @@ class CardMismatch(AlertFacts):
         return (
             f"check the card at seat {self.seat} and leave it there: if it is the {card}, the "
             f"supervisor corrects {read} to {card}; if it is the {read}, the supervisor "
-            "resolves (done)"
+            "resolves it"
         )
 
 
@@ -493,7 +493,7 @@ class DeadCard(AlertFacts):
     def todo(self, name: Name = str) -> str:
         return (
             f"take the face-down bonus card away from seat {self.seat} unseen, with the "
-            "discards; the supervisor resolves (done)"
+            "discards; the supervisor resolves it"
         )
 
 
@@ -531,8 +531,7 @@ class LinkDown(AlertFacts):
     reason: str = ""
 
     def say(self, name: Name = str) -> str:
-        because = f" ({self.reason})" if self.reason else ""
-        return f"the {self.device.words} is not connected{because}"
+        return f"the {self.device.words} is not connected"
 
     def todo(self, name: Name = str) -> str:
         return "check its cable and power; the table goes on when the link is back"
@@ -553,8 +552,8 @@ class EventsLost(AlertFacts):
 
     def todo(self, name: Name = str) -> str:
         return (
-            "check every card on the table against the console; the supervisor resolves "
-            "(done) or voids the hand"
+            "check every card on the table against the console; the supervisor resolves it "
+            "or voids the hand"
         )
 
 
@@ -596,7 +595,7 @@ class SignInAttack(AlertFacts):
     def todo(self, name: Name = str) -> str:
         return (
             "those addresses are refused for a while and the id's sign-ins slowed down (the "
-            f"{self.role} still signs in); find who is trying, then resolve it (done)"
+            f"{self.role} still signs in); find who is trying, then resolve it"
         )
 
 
@@ -616,7 +615,7 @@ class SignInLocked(SignInAttack):
     def todo(self, name: Name = str) -> str:
         return (
             f"someone is guessing the {self.role}'s PIN: the id signs in only at a registered "
-            "kiosk; find who is trying, then a supervisor unlocks it (done)"
+            "kiosk; find who is trying, then a supervisor unlocks it"
         )
 
 
@@ -652,7 +651,7 @@ class DeckRejected(AlertFacts):
             _listed(len(self.missing), "card", "missing", map(name, self.missing)),
             _listed(len(self.twice), "card", "more than once", map(name, self.twice)),
             _listed(len(self.extra), "code", "of no card", map(str, self.extra)),
-            _listed(len(self.cloned), "tag", "on more than one card", self.cloned),
+            _listed(len(self.cloned), "tag", "on more than one card", ()),
             _listed(len(self.untagged), "card", "without a tag", map(name, self.untagged)),
         ]
         if self.count != self.reads:
@@ -668,16 +667,18 @@ class DeckRejected(AlertFacts):
 
 
 def _listed(count: int, noun: str, what: str, names: Iterable[str]) -> str:
-    """``"2 cards missing (Kd, a card)"``, or "" for none."""
+    """``"2 cards missing (Kd, a card)"`` (no names: ``"2 tags on more than one card"``),
+    or "" for none."""
     if not count:
         return ""
-    return f"{count} {noun}{_s(count)} {what} ({', '.join(names)})"
+    listed = ", ".join(names)
+    return f"{count} {noun}{_s(count)} {what}" + (f" ({listed})" if listed else "")
 
 
 _TAMPER_WORDS = {
-    Tamper.FOREIGN: "which is not a tag of this table's deck",
-    Tamper.RETAGGED: "which this table's deck has on another card: a re-tagged card",
-    Tamper.CLONED: "which was already dealt from this deck: a cloned tag",
+    Tamper.FOREIGN: "with a tag that is not of this table's deck",
+    Tamper.RETAGGED: "with a tag this table's deck has on another card: a re-tagged card",
+    Tamper.CLONED: "with a tag already dealt from this deck: a cloned tag",
 }
 
 
@@ -696,23 +697,23 @@ class ForeignCard(AlertFacts):
     registered: Card | None = None
 
     def say(self, name: Name = str) -> str:
-        card, uid, seat = name(self.card), self.uid, self.seat
+        card, seat = name(self.card), self.seat
         match self.tamper:
             case Tamper.UNTAGGED:
-                return f"the shoe read {card} without a tag UID: this table checks every card's tag"
+                return f"the shoe read {card} without a tag: this table checks every card's tag"
             case Tamper.SWITCHED:
                 return (
-                    f"the card at seat {seat} ({card}, tag {uid}) is not the card the shoe dealt "
-                    "there: a switched card"
+                    f"the card at seat {seat} ({card}) is not the card the shoe dealt there: a "
+                    "switched card"
                 )
             case Tamper.NOT_DEALT:
-                return f"a card the shoe never dealt is at seat {seat} ({card}, tag {uid})"
+                return f"a card the shoe never dealt is at seat {seat} ({card})"
         reader = "the shoe" if seat is None else f"seat {seat}'s reader"
-        return f"{reader} read {card} with tag {uid}, {_TAMPER_WORDS[self.tamper]}"
+        return f"{reader} read {card} {_TAMPER_WORDS[self.tamper]}"
 
     def todo(self, name: Name = str) -> str:
         remedies = (
-            "the supervisor inspects it, then takes it out of play (dead), voids the hand, "
+            "the supervisor inspects it, then takes it out of play, voids the hand, "
             "or replaces the deck"
         )
         if self.seat is None:
@@ -747,7 +748,7 @@ class DeckDue(AlertFacts):
     def todo(self, name: Name = str) -> str:
         return (
             "load a new deck before the next hand: the alert clears when the shoe registers "
-            "it (a table without tag checks: the supervisor resolves (done) once it is in)"
+            "it (a table without tag checks: the supervisor resolves it once it is in)"
         )
 
 
@@ -766,9 +767,7 @@ class ClockStepped(AlertFacts):
         )
 
     def todo(self, name: Name = str) -> str:
-        return (
-            "the table deals on; have the clock's time source (NTP) checked, then resolve it (done)"
-        )
+        return "the table deals on; have the clock's time source (NTP) checked, then resolve it"
 
 
 def _duration(ms: int) -> str:
@@ -804,7 +803,7 @@ class DeckNotShuffled(AlertFacts):
     def todo(self, name: Name = str) -> str:
         return (
             "the hand goes on; surveillance reviews the last shuffle and load on video, and the "
-            "next deck is shuffled where the camera sees it; the supervisor resolves (done)"
+            "next deck is shuffled where the camera sees it; the supervisor resolves it"
         )
 
 
@@ -857,7 +856,7 @@ class UnverifiedRead(AlertFacts):
     def todo(self, name: Name = str) -> str:
         return (
             f"surveillance reviews seat {self.seat} (a card with a shielded or dead tag may "
-            "have been switched in); the supervisor resolves (done)"
+            "have been switched in); the supervisor resolves it"
         )
 
 
@@ -916,7 +915,7 @@ class DeviceReplaced(AlertFacts):
 
     def todo(self, name: Name = str) -> str:
         return (
-            f"a supervisor checks the {self.device.words} and accepts it (done): the table "
+            f"a supervisor checks the {self.device.words} and accepts it: the table "
             f"then takes {self.serial} until the configuration names its serial"
         )
 
@@ -1064,7 +1063,7 @@ class Raised(Effect):
 
     alert: Alert
 
-    kind = "alert"
+    kind = TableTold.ALERT
 
     @property
     def data(self) -> dict[str, Any]:
@@ -1108,7 +1107,7 @@ class Cleared(Effect):
     device: Device | None = None
     who: str | None = None
 
-    kind = "alert_cleared"
+    kind = TableTold.ALERT_CLEARED
 
     @property
     def how(self) -> str:

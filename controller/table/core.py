@@ -18,7 +18,6 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, NamedTuple
 
-from controller.errors import LuckTableError
 from controller.rules import (
     Action,
     Card,
@@ -53,6 +52,7 @@ from controller.table.inputs import Device, Disposition, Remedy, TableInput
 from controller.table.protection import Deck, DeckRegistered, Registration
 from controller.table.state import SEATS, Placement, Seat, Signals, Table
 from controller.table.streams import Stream, Streams, over
+from luck_errors import LuckTableError
 
 _PLAYER_DECISIONS = BETTING_DECISIONS | {Do.BONUS, Do.SHOW, Do.MUCK}
 
@@ -76,14 +76,25 @@ class Step(NamedTuple):
 
     @property
     def refused(self) -> str | None:
-        """The reason the input was refused, or None when it was taken."""
+        """The reason the input was refused, in words, or None when it was taken."""
+        refusal = self.refusal
+        return None if refusal is None else refusal.message
+
+    @property
+    def refusal(self) -> told.Refusal | None:
+        """The refusal (its ``code`` and words), or None when the input was taken."""
         if len(self.effects) == 1 and isinstance(self.effects[0], told.Refusal):
-            return self.effects[0].message
+            return self.effects[0]
         return None
 
 
 class Refused(LuckTableError):
-    """Raised inside a transition: the input is not taken, and nothing changes."""
+    """Raised inside a transition: the input is not taken (``code``: why, as data), and
+    nothing changes."""
+
+    def __init__(self, code: told.Why, message: str) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 _Handler = Callable[[Table, Any, list[Effect]], Table]
@@ -101,11 +112,12 @@ def _apply(table: Table, before: Signals, item: TableInput) -> Step:
     fx: list[Effect] = []
     try:
         if handler is None:
-            raise Refused(f"not a table input: {item!r}")
+            raise Refused(told.Refuse.NOT_AN_INPUT, f"not a table input: {item!r}")
         new = _feed_held(handler(_track(table, item), item, fx), item.at, fx)
         new = _reconcile(new, item, fx)
     except Refused as refusal:
-        refused = told.Refusal(told.Words.of(str(refusal)), getattr(item, "tag", None))
+        words = told.Words.of(str(refusal))
+        refused = told.Refusal(words, getattr(item, "tag", None), refusal.code)
         return Step(table, (refused,), before)
     after = new.signals
     if after.display != before.display:
@@ -173,7 +185,7 @@ def _engine(table: Table, item: EngineInput, at: int, fx: list[Effect]) -> Table
     try:
         step = hand.apply(item)
     except IllegalInput as error:
-        raise Refused(str(error)) from None
+        raise Refused(error.code, str(error)) from None
     fx.extend(step.effects)
     table = table._replace(hand=step.hand, hand_log=(*table.hand_log, item))
     if any(isinstance(effect, Scramble) for effect in step.effects):
@@ -767,7 +779,7 @@ def _link_down(table: Table, item: ti.LinkDown, fx: list[Effect]) -> Table:
 def _device_restarted(table: Table, item: ti.DeviceRestarted, fx: list[Effect]) -> Table:
     lost = item.lost
     if lost is not None and lost < 0:
-        raise Refused(f"device_restarted: lost {lost} is not 0 or more")
+        raise Refused(told.Refuse.MALFORMED, f"device_restarted: lost {lost} is not 0 or more")
     if lost == 0:
         fx.append(told.Restarted(item.device))
         return table
@@ -797,34 +809,45 @@ def paused_refusal(table: Table, item: TableInput) -> str | None:
 
 def _decide(table: Table, item: ti.Decide, fx: list[Effect]) -> Table:
     if not table.in_hand:
-        raise Refused("no hand in progress")
+        raise Refused(told.Refuse.NO_HAND, "no hand in progress")
     paused = paused_refusal(table, item)
     if paused is not None:
-        raise Refused(paused)
+        raise Refused(told.Refuse.PAUSED, paused)
     if item.do not in _PLAYER_DECISIONS:
-        raise Refused(f"'{item.do}' is not a player's decision")
+        raise Refused(told.Refuse.NOT_A_DECISION, f"'{item.do}' is not a player's decision")
     if item.by is ti.By.PLAYER and not table.settings.player_decisions:
-        raise Refused("players do not enter their own decisions at this table: the dealer does")
+        raise Refused(
+            told.Refuse.DEALER_DECIDES,
+            "players do not enter their own decisions at this table: the dealer does",
+        )
     action = Action(item.do, item.seat, item.to, item.accept)
     return _engine(table, action, item.at, fx)
 
 
 def _new_hand(table: Table, item: ti.NewHand, fx: list[Effect]) -> Table:
     if table.in_hand:
-        raise Refused(f"hand {table.hand_number} is in progress")
+        raise Refused(told.Refuse.HAND_IN_PROGRESS, f"hand {table.hand_number} is in progress")
     blocking = [alert for alert in table.alerts if table.blocks(alert)]
     if blocking:
-        raise Refused(f"resolve the open alerts first: {blocking[0].message}")
+        raise Refused(
+            told.Refuse.ALERTS_OPEN, f"resolve the open alerts first: {blocking[0].message}"
+        )
     if not table.deck_ready:
-        raise Refused("load a full deck of 52 first")
+        raise Refused(told.Refuse.NO_DECK, "load a full deck of 52 first")
     if table.settings.seat_board and _open(table, AlertKind.LINK_DOWN, device=Device.SEAT_BOARD):
-        raise Refused("the seat board is not connected: the next hand waits for it")
+        raise Refused(
+            told.Refuse.SEAT_BOARD_DOWN,
+            "the seat board is not connected: the next hand waits for it",
+        )
     if table.streams.waiting:
-        raise Refused("a card at a seat waits for the shoe's report")
+        raise Refused(told.Refuse.REPORT_WAITS, "a card at a seat waits for the shoe's report")
     table = _collect_time(table, item.at, fx)
     players = table.eligible
     if len(players) < 2:
-        raise Refused(f"a hand needs 2 players with chips sitting in (there are {len(players)})")
+        raise Refused(
+            told.Refuse.TOO_FEW_PLAYERS,
+            f"a hand needs 2 players with chips sitting in (there are {len(players)})",
+        )
     number = table.hand_number + 1
     stacks = {seat.seat: seat.stack for seat in players}
     step = start_hand(table.settings.rules, stacks)
@@ -848,9 +871,11 @@ def _dealer_in(table: Table, item: ti.DealerIn, fx: list[Effect]) -> Table:
     """A dealer push: ``who`` deals from the next hand on; the hand in progress keeps the
     dealer it began with (its record names one dealer)."""
     if not item.who.strip():
-        raise Refused("dealer_in: the dealer's id is needed")
+        raise Refused(told.Refuse.WHO_NEEDED, "dealer_in: the dealer's id is needed")
     if item.who == table.dealer:
-        raise Refused(f"dealer {item.who} is already the table's dealer")
+        raise Refused(
+            told.Refuse.ALREADY_DEALER, f"dealer {item.who} is already the table's dealer"
+        )
     fx.append(told.DealerIn(told.Words.of(item.who), table.dealer, table.in_hand))
     return table._replace(dealer=item.who)
 
@@ -860,20 +885,23 @@ def _dealer_in(table: Table, item: ti.DealerIn, fx: list[Effect]) -> Table:
 
 def _seat_number(seat: int) -> int:
     if seat not in SEATS:
-        raise Refused(f"seat {seat}: unknown seat (seats are 1 to 8)")
+        raise Refused(told.Refuse.UNKNOWN_SEAT, f"seat {seat}: unknown seat (seats are 1 to 8)")
     return seat
 
 
 def _seated(table: Table, number: int) -> Seat:
     seat = table.seat(_seat_number(number))
     if seat is None:
-        raise Refused(f"seat {number}: no player is seated")
+        raise Refused(told.Refuse.SEAT_EMPTY, f"seat {number}: no player is seated")
     return seat
 
 
 def _not_in_hand(table: Table, seat: int, what: str) -> None:
     if table.in_play(seat):
-        raise Refused(f"seat {seat} is in hand {table.hand_number}: {what} after the hand")
+        raise Refused(
+            told.Refuse.SEAT_IN_HAND,
+            f"seat {seat} is in hand {table.hand_number}: {what} after the hand",
+        )
 
 
 def _with_seat(table: Table, seat: Seat) -> Table:
@@ -910,12 +938,15 @@ def _collect_time(table: Table, at: int, fx: list[Effect]) -> Table:
 def _sit_down(table: Table, item: ti.SitDown, fx: list[Effect]) -> Table:
     seat = _seat_number(item.seat)
     if table.seat(seat) is not None:
-        raise Refused(f"seat {seat} is taken")
+        raise Refused(told.Refuse.SEAT_TAKEN, f"seat {seat} is taken")
     if not item.player.strip():
-        raise Refused("sit down: the player needs a name")
+        raise Refused(told.Refuse.WHO_NEEDED, "sit down: the player needs a name")
     low, high = table.settings.min_buy_in, table.settings.max_buy_in
     if not low <= item.buy_in <= high:
-        raise Refused(f"seat {seat}: a buy-in of {item.buy_in} is not within {low} to {high}")
+        raise Refused(
+            told.Refuse.BUY_IN_LIMIT,
+            f"seat {seat}: a buy-in of {item.buy_in} is not within {low} to {high}",
+        )
     fx.append(told.SatDown(seat, told.Words.of(item.player), item.buy_in))
     sitting = table.sittings + 1
     table = table._replace(bought_in=table.bought_in + item.buy_in, sittings=sitting)
@@ -959,9 +990,11 @@ def _change_seat(table: Table, item: ti.ChangeSeat, fx: list[Effect]) -> Table:
     to = _seat_number(item.to)
     _not_in_hand(table, seat.seat, "change seats")
     if to == seat.seat:
-        raise Refused(f"seat {seat.seat}: the player is at seat {to} already")
+        raise Refused(
+            told.Refuse.SAME_SEAT, f"seat {seat.seat}: the player is at seat {to} already"
+        )
     if table.seat(to) is not None:
-        raise Refused(f"seat {to} is taken")
+        raise Refused(told.Refuse.SEAT_TAKEN, f"seat {to} is taken")
     fx.append(told.ChangedSeat(seat.seat, told.Words.of(seat.player), seat.stack, to))
     others = tuple(s for s in table.seats if s.seat != seat.seat)
     return _with_seat(table._replace(seats=others), seat._replace(seat=to))
@@ -972,11 +1005,15 @@ def _rebuy(table: Table, item: ti.Rebuy, fx: list[Effect]) -> Table:
     _not_in_hand(table, seat.seat, "rebuy")
     high = table.settings.max_buy_in
     if item.chips <= 0:
-        raise Refused(f"seat {seat.seat}: a rebuy of {item.chips} is not a positive number")
+        raise Refused(
+            told.Refuse.BAD_AMOUNT,
+            f"seat {seat.seat}: a rebuy of {item.chips} is not a positive number",
+        )
     if seat.stack + item.chips > high:
         raise Refused(
+            told.Refuse.BUY_IN_LIMIT,
             f"seat {seat.seat}: a rebuy of {item.chips} would make the stack "
-            f"{seat.stack + item.chips}, over the maximum buy-in of {high}"
+            f"{seat.stack + item.chips}, over the maximum buy-in of {high}",
         )
     fx.append(told.Rebought(seat.seat, item.chips))
     table = table._replace(bought_in=table.bought_in + item.chips)
@@ -986,11 +1023,14 @@ def _rebuy(table: Table, item: ti.Rebuy, fx: list[Effect]) -> Table:
 def _acknowledge_alert(table: Table, item: ti.AcknowledgeAlert, fx: list[Effect]) -> Table:
     alert = table.alert(item.alert)
     if alert is None:
-        raise Refused(f"no open alert {item.alert}")
+        raise Refused(told.Refuse.NO_ALERT, f"no open alert {item.alert}")
     if not item.who.strip():
-        raise Refused("acknowledge_alert: who acknowledges is needed")
+        raise Refused(told.Refuse.WHO_NEEDED, "acknowledge_alert: who acknowledges is needed")
     if alert.acknowledged_by is not None:
-        raise Refused(f"alert {alert.id} is already acknowledged by {alert.acknowledged_by}")
+        raise Refused(
+            told.Refuse.ALREADY_ACKNOWLEDGED,
+            f"alert {alert.id} is already acknowledged by {alert.acknowledged_by}",
+        )
     fx.append(told.Acknowledged(alert.id, told.Words.of(item.who), table.blocks(alert)))
     seen = alert._replace(acknowledged_by=item.who, acknowledged_at=item.at)
     return table._replace(alerts=tuple(seen if a.id == alert.id else a for a in table.alerts))
@@ -999,9 +1039,11 @@ def _acknowledge_alert(table: Table, item: ti.AcknowledgeAlert, fx: list[Effect]
 def _sign_in_attack(table: Table, item: ti.SignInAttack, fx: list[Effect]) -> Table:
     """A sign-in attack, or an id locked (``SignInLocked``, blocking)."""
     if not item.who.strip() or not item.role.strip() or not item.clients.strip():
-        raise Refused(f"{item.tag}: the role, the id and the addresses are needed")
+        raise Refused(
+            told.Refuse.MALFORMED, f"{item.tag}: the role, the id and the addresses are needed"
+        )
     if item.failures < 1 or item.window < 1:
-        raise Refused(f"{item.tag}: failures and window are 1 or more")
+        raise Refused(told.Refuse.MALFORMED, f"{item.tag}: failures and window are 1 or more")
     facts = alerts.SignInLocked if isinstance(item, ti.SignInLocked) else alerts.SignInAttack
     attack = facts(item.failures, item.role, item.who, item.window, item.clients)
     return _raise(table, attack, fx, at=item.at)
@@ -1011,7 +1053,7 @@ def _clock_stepped(table: Table, item: ti.ClockStepped, fx: list[Effect]) -> Tab
     """The journal's times jump by ``item.step`` from here: what the table times by them
     (the deck's life, the seat reports' wait) moves with them, so that no age jumps."""
     if item.step == 0:
-        raise Refused("clock_stepped: a step of 0 ms")
+        raise Refused(told.Refuse.MALFORMED, "clock_stepped: a step of 0 ms")
     deck, streams = table.deck, table.streams
     if deck is not None:
         table = table._replace(deck=deck._replace(since=deck.since + item.step))
@@ -1022,7 +1064,10 @@ def _clock_stepped(table: Table, item: ti.ClockStepped, fx: list[Effect]) -> Tab
 
 def _configure(table: Table, item: ti.Configure, fx: list[Effect]) -> Table:
     if table.in_hand:
-        raise Refused(f"hand {table.hand_number} is in progress: configure between hands")
+        raise Refused(
+            told.Refuse.HAND_IN_PROGRESS,
+            f"hand {table.hand_number} is in progress: configure between hands",
+        )
     fx.append(told.Configured(item.settings))
     was, now = table.settings.serials, item.settings.serials
     kept = tuple(  # a serial accepted holds until the configuration names another
@@ -1044,12 +1089,12 @@ def _signed(item: ti.SupervisorInput, fx: list[Effect], **known: Any) -> None:
 def _sign(item: ti.SupervisorInput) -> None:
     """A supervisor's action says who and why, or it is refused."""
     if not item.who.strip() or not item.why.strip():
-        raise Refused(f"{item.tag}: a supervisor action needs who and why")
+        raise Refused(told.Refuse.WHO_NEEDED, f"{item.tag}: a supervisor action needs who and why")
 
 
 def _void_hand(table: Table, item: ti.VoidHand, fx: list[Effect]) -> Table:
     if not table.in_hand:
-        raise Refused("no hand in progress to void")
+        raise Refused(told.Refuse.NO_HAND, "no hand in progress to void")
     _signed(item, fx, hand=table.hand_number)
     return _void(table, item.at, fx)
 
@@ -1080,7 +1125,7 @@ def _named(table: Table, card: Card, was: Card | None = None) -> Named | None:
 def _enter_card(table: Table, item: ti.EnterCard, fx: list[Effect]) -> Table:
     unread = _open(table, AlertKind.UNREAD_CARD)
     if not unread:
-        raise Refused("no unread card to enter")
+        raise Refused(told.Refuse.NO_UNREAD_CARD, "no unread card to enter")
     alert = unread[0]
     _sign(item)
     named = _named(table, item.card)
@@ -1095,15 +1140,17 @@ def _enter_card(table: Table, item: ti.EnterCard, fx: list[Effect]) -> Table:
 
 def _correct_card(table: Table, item: ti.CorrectCard, fx: list[Effect]) -> Table:
     if not table.in_hand:
-        raise Refused("no hand in progress")
+        raise Refused(told.Refuse.NO_HAND, "no hand in progress")
     log = table.hand_log
     dealt = corrections.dealt_at(log, item.wrong)
     if dealt is None:
-        raise Refused(f"{item.wrong} was not dealt in this hand")
+        raise Refused(told.Refuse.NOT_DEALT, f"{item.wrong} was not dealt in this hand")
     if corrections.decided_after(log, dealt):
-        raise Refused(f"{item.wrong} has been acted on: void the hand instead")
+        raise Refused(
+            told.Refuse.ACTED_ON, f"{item.wrong} has been acted on: void the hand instead"
+        )
     if item.right == item.wrong:
-        raise Refused(f"{item.right} is the card read: nothing to correct")
+        raise Refused(told.Refuse.SAME_CARD, f"{item.right} is the card read: nothing to correct")
     _sign(item)
     named = _named(table, item.right, item.wrong)
     if named is not None:  # not applied: every card stays as the table has it
@@ -1133,15 +1180,15 @@ def _correct_card(table: Table, item: ti.CorrectCard, fx: list[Effect]) -> Table
 
 def _wrong_face(table: Table, item: ti.WrongFace, fx: list[Effect]) -> Table:
     if not table.in_hand:
-        raise Refused("no hand in progress")
+        raise Refused(told.Refuse.NO_HAND, "no hand in progress")
     seat = _seat_number(item.seat)
     if not table.in_play(seat):
-        raise Refused(f"seat {seat} is not in hand {table.hand_number}")
+        raise Refused(told.Refuse.NOT_IN_HAND, f"seat {seat} is not in hand {table.hand_number}")
     hand = table.hand
     assert hand is not None
     dealt = hand.dealt(item.card)
     if dealt is None or hand.holder(item.card) != seat:
-        raise Refused(f"{item.card} is not a card of seat {seat}")
+        raise Refused(told.Refuse.NOT_SEATS_CARD, f"{item.card} is not a card of seat {seat}")
     face_down = dealt.up and not dealt.exposed
     do = Do.DEALT_DOWN if face_down else Do.EXPOSE
     _signed(item, fx, face_down=face_down)
@@ -1169,18 +1216,26 @@ def _corrected(table: Table, action: Action, at: int, fx: list[Effect]) -> Table
 def _resolve_alert(table: Table, item: ti.ResolveAlert, fx: list[Effect]) -> Table:
     alert = table.alert(item.alert)
     if alert is None:
-        raise Refused(f"no open alert {item.alert}")
+        raise Refused(told.Refuse.NO_ALERT, f"no open alert {item.alert}")
     remedies = ALERT_RULES[alert.kind].remedies
     if item.remedy not in remedies:
         if not remedies:
-            raise Refused(f"alert {alert.id} clears only when the device reports it")
+            raise Refused(
+                told.Refuse.DEVICE_CLEARS,
+                f"alert {alert.id} clears only when the device reports it",
+            )
         allowed = ", ".join(remedy.value for remedy in remedies)
-        raise Refused(f"alert {alert.id} ({alert.kind.value}) takes: {allowed}")
+        raise Refused(
+            told.Refuse.WRONG_REMEDY, f"alert {alert.id} ({alert.kind.value}) takes: {allowed}"
+        )
     if item.remedy is Remedy.HOLD and alert.kind is AlertKind.CARD_MOVED:
         pass  # every card stays where the table has it: surveillance reviews
     elif item.remedy is Remedy.HOLD:
         if not table.in_hand:
-            raise Refused("no hand in progress to hold the card for: take it out of play (dead)")
+            raise Refused(
+                told.Refuse.NO_HAND,
+                "no hand in progress to hold the card for: take it out of play",
+            )
         assert alert.card is not None
         table = table._replace(held=(*table.held, alert.card))
     elif item.remedy is Remedy.DONE and alert.kind is AlertKind.DECK_DUE:
@@ -1190,7 +1245,7 @@ def _resolve_alert(table: Table, item: ti.ResolveAlert, fx: list[Effect]) -> Tab
     elif item.remedy is Remedy.DONE:
         table = _seen_in_place(table, alert)
     elif item.remedy is Remedy.VOID and not table.in_hand:
-        raise Refused("no hand in progress to void")
+        raise Refused(told.Refuse.NO_HAND, "no hand in progress to void")
     _signed(item, fx)
     if item.remedy is Remedy.DEAD and table.in_hand and _left_shoe(alert):
         dead = Action(Do.DEAD, dealt=corrections.cards_dealt(table.hand_log))
@@ -1250,8 +1305,9 @@ def _new_life(table: Table, alert: Alert, at: int) -> Table:
     deck = table.deck
     if deck is not None and deck.checked:
         raise Refused(
+            told.Refuse.DECK_TAGGED,
             f"alert {alert.id} clears when the shoe registers a new deck: this table knows "
-            "its decks by their tags"
+            "its decks by their tags",
         )
     if deck is None:
         return table
@@ -1262,7 +1318,9 @@ def _correct_stack(table: Table, item: ti.CorrectStack, fx: list[Effect]) -> Tab
     seat = _seated(table, item.seat)
     _not_in_hand(table, seat.seat, "correct the stack")
     if item.stack < 0:
-        raise Refused(f"seat {seat.seat}: a stack of {item.stack} is not 0 or more")
+        raise Refused(
+            told.Refuse.BAD_AMOUNT, f"seat {seat.seat}: a stack of {item.stack} is not 0 or more"
+        )
     _signed(item, fx, was=seat.stack)
     table = table._replace(corrected=table.corrected + item.stack - seat.stack)
     return _with_seat(table, seat._replace(stack=item.stack))
@@ -1273,22 +1331,34 @@ def _undo_decision(table: Table, item: ti.UndoDecision, fx: list[Effect]) -> Tab
     without it (docs/rules.md, "Undoing a decision")."""
     hand = table.hand
     if hand is None or not table.in_hand:
-        raise Refused("no hand in progress: a decision that ended the hand stands")
+        raise Refused(
+            told.Refuse.NO_HAND, "no hand in progress: a decision that ended the hand stands"
+        )
     log = table.hand_log
     if not any(isinstance(entry, Action) and entry.do in corrections.DECISIONS for entry in log):
-        raise Refused("no decision of this hand to undo")
+        raise Refused(told.Refuse.NOTHING_TO_UNDO, "no decision of this hand to undo")
     last = log[-1]
     if isinstance(last, Deal):
-        raise Refused("a card has been dealt since the last decision: the decision stands")
+        raise Refused(
+            told.Refuse.DECISION_STANDS,
+            "a card has been dealt since the last decision: the decision stands",
+        )
     if last.do not in corrections.DECISIONS:
-        raise Refused(f"the hand's last input is a {last.do.value}, not a decision: it stands")
+        raise Refused(
+            told.Refuse.DECISION_STANDS,
+            f"the hand's last input is a {last.do.value}, not a decision: it stands",
+        )
     if (last.seat, last.do) != (item.seat, item.do):
         raise Refused(
+            told.Refuse.NOT_LAST_DECISION,
             f"the last decision is seat {last.seat}'s {last.do.value}, not seat "
-            f"{item.seat}'s {item.do.value}"
+            f"{item.seat}'s {item.do.value}",
         )
     if table.held or table.scramble_due:
-        raise Refused("cards wait to be dealt or reloaded since the decision: it stands")
+        raise Refused(
+            told.Refuse.DECISION_STANDS,
+            "cards wait to be dealt or reloaded since the decision: it stands",
+        )
     _signed(item, fx)
     before = replay(hand.rules, hand.starting_stacks(), log[:-1]).hand
     return table._replace(hand=before, hand_log=log[:-1])

@@ -12,9 +12,19 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
-from controller.rules import Card, CardName, Effect, Form, Waiting, parse_card, say_waiting
+from controller.rules import (
+    Card,
+    CardName,
+    Effect,
+    Form,
+    Illegal,
+    Waiting,
+    parse_card,
+    say_waiting,
+)
 from controller.rules.effects import AtSeat, SeatChips, named
 from controller.table import inputs as ti
 from controller.table.inputs import Device
@@ -46,12 +56,59 @@ def _s(count: int) -> str:
     return "" if count == 1 else "s"
 
 
+class Refuse(StrEnum):
+    """Why the table core refuses an input, as data (the API's ``code``: docs/api.md); the
+    engine's own reasons for a decision or a card are ``controller.rules.Illegal``."""
+
+    NOT_AN_INPUT = "not_an_input"
+    MALFORMED = "malformed"  # a field out of its range: a count, a step, a name left blank
+    WHO_NEEDED = "who_needed"  # a supervisor's action without who and why, an id left blank
+    NO_HAND = "no_hand"  # no hand in progress
+    PAUSED = "paused"  # a decision while a blocking alert pauses the table
+    NOT_A_DECISION = "not_a_decision"  # not a player's decision
+    DEALER_DECIDES = "dealer_decides"  # players do not enter their own decisions here
+    HAND_IN_PROGRESS = "hand_in_progress"  # between hands only
+    ALERTS_OPEN = "alerts_open"  # a blocking alert is open: resolve it first
+    NO_DECK = "no_deck"  # no full deck loaded since the last hand
+    SEAT_BOARD_DOWN = "seat_board_down"
+    REPORT_WAITS = "report_waits"  # a card at a seat waits for the shoe's report
+    TOO_FEW_PLAYERS = "too_few_players"
+    ALREADY_DEALER = "already_dealer"
+    UNKNOWN_SEAT = "unknown_seat"
+    SEAT_EMPTY = "seat_empty"  # no player is seated there
+    SEAT_TAKEN = "seat_taken"
+    SAME_SEAT = "same_seat"  # a seat change to the seat the player is at
+    SEAT_IN_HAND = "seat_in_hand"  # the seat plays the hand in progress: after the hand
+    NOT_IN_HAND = "not_in_hand"  # the seat does not play the hand in progress
+    BUY_IN_LIMIT = "buy_in_limit"  # a buy-in or rebuy outside the table's limits
+    BAD_AMOUNT = "bad_amount"  # chips that are not a positive (a stack: 0 or more) number
+    NO_ALERT = "no_alert"  # no open alert of that number
+    ALREADY_ACKNOWLEDGED = "already_acknowledged"
+    DEVICE_CLEARS = "device_clears"  # only the device clears the alert
+    WRONG_REMEDY = "wrong_remedy"  # not one of the alert's remedies
+    DECK_TAGGED = "deck_tagged"  # the shoe's registration of a new deck clears it
+    NO_UNREAD_CARD = "no_unread_card"
+    NOT_DEALT = "not_dealt"  # the card was not dealt in this hand
+    ACTED_ON = "acted_on"  # the card was acted on: void the hand instead
+    SAME_CARD = "same_card"  # the card named is the card read
+    NOT_SEATS_CARD = "not_seats_card"  # not a card of that seat
+    NOTHING_TO_UNDO = "nothing_to_undo"
+    DECISION_STANDS = "decision_stands"  # a card or a correction came since: it stands
+    NOT_LAST_DECISION = "not_last_decision"
+
+
+#: Why an input was refused: the table core's reason or the engine's.
+Why = Refuse | Illegal
+
+
 @dataclass(frozen=True, slots=True)
 class Refusal(Effect):
-    """The input (``input``: its tag) was not taken, for ``reason``; nothing changed."""
+    """The input (``input``: its tag) was not taken, ``code`` why, said in ``reason``;
+    nothing changed."""
 
     reason: Words
     input: str | None
+    code: Why
 
     kind = TableTold.REFUSED
 
@@ -60,7 +117,7 @@ class Refusal(Effect):
 
     @property
     def data(self) -> dict[str, Any]:
-        return {"input": self.input}
+        return {"input": self.input, "code": self.code.value}
 
     @property
     def cards(self) -> tuple[Card, ...]:

@@ -30,10 +30,10 @@ from enum import StrEnum
 from typing import Any, ClassVar
 
 from controller.codec import Codec, CodecError, Scalar
-from controller.errors import LuckTableError
 from controller.rules import Card, Do, parse_card
 from controller.table.settings import TableSettings
 from controller.text import Id, Name, Reason
+from luck_errors import LuckTableError
 
 
 class TableInputError(LuckTableError, ValueError):

@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.errors import LuckTableError
 from controller.rules import Rules, RulesError
+from luck_errors import LuckTableError
 
 
 class SettingsError(LuckTableError, ValueError):

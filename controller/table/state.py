@@ -8,9 +8,20 @@ Every type here is immutable and round-trips through ``to_json``/``from_json``.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from enum import StrEnum
 from typing import Any, NamedTuple
 
-from controller.rules import Card, Form, Hand, Wait, input_from_json, parse_card, say_waiting
+from controller.rules import (
+    Card,
+    Dest,
+    Form,
+    Hand,
+    Wait,
+    Waiting,
+    input_from_json,
+    parse_card,
+    say_waiting,
+)
 from controller.rules.effects import CardName, HouseTook
 from controller.rules.inputs import Input as EngineInput
 from controller.table.alerts import Alert, AlertKind
@@ -98,11 +109,49 @@ class Lamps(NamedTuple):
         return {"bonus": self.bonus, "seats": list(self.seats)}
 
 
+class Mode(StrEnum):
+    """What the display line is about, as data: the consoles switch on it, never on the
+    line's words (the ``display`` beside it)."""
+
+    PAUSED = "paused"  # a blocking alert: "PAUSED: <its words>"
+    SCRAMBLE = "scramble"  # the burn cards go back with the stub into the shoe
+    LOAD_DECK = "load_deck"
+    WAITING_FOR_PLAYERS = "waiting_for_players"
+    READY = "ready"  # a new hand may begin
+    BETWEEN_HANDS = "between_hands"  # the broadcast line between hands ("Hand 12 over")
+    DEAL = "deal"  # a card to a seat
+    BURN = "burn"
+    COMMUNITY = "community"
+    BONUS_CARD = "bonus_card"  # the bonus card to a seat
+    BONUS_OFFER = "bonus_offer"  # a seat accepts or declines a priced bonus card
+    BETTING = "betting"
+    SHOWDOWN = "showdown"
+
+
+_CARD_MODES = {
+    Dest.SEAT: Mode.DEAL,
+    Dest.BURN: Mode.BURN,
+    Dest.COMMUNITY: Mode.COMMUNITY,
+    Dest.BONUS: Mode.BONUS_CARD,
+}
+_WAIT_MODES = {Wait.ACTION: Mode.BETTING, Wait.BONUS: Mode.BONUS_OFFER, Wait.SHOW: Mode.SHOWDOWN}
+
+
+def waiting_mode(waiting: Waiting) -> Mode:
+    """The display's mode while the hand waits for ``waiting``."""
+    if waiting.kind == Wait.CARD:
+        assert waiting.destination is not None
+        return _CARD_MODES[waiting.destination]
+    return _WAIT_MODES[waiting.kind]
+
+
 class Signals(NamedTuple):
-    """What the lamps and the dealer's display show."""
+    """What the lamps and the dealer's display show: its line (``display``) and what the
+    line is about (``mode``; not in the JSON, which a snapshot keeps as it always was)."""
 
     display: str
     lamps: Lamps
+    mode: Mode
 
     def to_json(self) -> dict[str, Any]:
         return {"display": self.display, "lamps": self.lamps.to_json()}
@@ -327,7 +376,7 @@ def signals(table: Table, name: CardName = str) -> Signals:
     blocking = next((alert for alert in table.alerts if table.blocks(alert)), None)
     if blocking is not None:
         paused = f"PAUSED: {blocking.facts.say(name)}"
-        return Signals(paused, Lamps(bool(bonus_seats), bonus_seats))
+        return Signals(paused, Lamps(bool(bonus_seats), bonus_seats), Mode.PAUSED)
     if table.scramble_due and table.in_hand:
         assert hand is not None
         burns = len(hand.burns)
@@ -335,15 +384,15 @@ def signals(table: Table, name: CardName = str) -> Signals:
             f"SCRAMBLE: the {burns} burn card{'' if burns == 1 else 's'} with the stub, "
             "then load them in the shoe"
         )
-        return Signals(display, Lamps(bool(bonus_seats), bonus_seats))
+        return Signals(display, Lamps(bool(bonus_seats), bonus_seats), Mode.SCRAMBLE)
     if not table.in_hand:
         if not table.deck_ready:
-            display = "LOAD A DECK"
+            display, mode = "LOAD A DECK", Mode.LOAD_DECK
         elif len(table.eligible) < 2:
-            display = "WAITING FOR PLAYERS"
+            display, mode = "WAITING FOR PLAYERS", Mode.WAITING_FOR_PLAYERS
         else:
-            display = "READY: NEW HAND"
-        return Signals(_with_take(hand, display), Lamps())
+            display, mode = "READY: NEW HAND", Mode.READY
+        return Signals(_with_take(hand, display), Lamps(), mode)
     assert hand is not None
     waiting = hand.waiting_for
     assert waiting is not None
@@ -351,7 +400,8 @@ def signals(table: Table, name: CardName = str) -> Signals:
     if waiting.kind == Wait.CARD and waiting.seat is not None:
         lit.add(waiting.seat)
     display = _with_take(hand, say_waiting(waiting, Form.DISPLAY))
-    return Signals(display, Lamps(bool(bonus_seats), tuple(sorted(lit))))
+    lamps = Lamps(bool(bonus_seats), tuple(sorted(lit)))
+    return Signals(display, lamps, waiting_mode(waiting))
 
 
 def _with_take(hand: Hand | None, display: str) -> str:

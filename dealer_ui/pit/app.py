@@ -44,6 +44,7 @@ from dealer_ui.pit.live import (
     pool,
     unreachable,
 )
+from dealer_ui.pit.tables import TableLinks
 from dealer_ui.web import (
     ApiError,
     SignIn,
@@ -61,7 +62,7 @@ CHIP_MOVEMENTS = 50
 RECENT_DECKS = 10
 
 #: The statuses the floor service's operations answer with ``{"error", "reason"}``.
-ERRORS = (401, 403, 404, 422, 423, 429, 503)
+ERRORS = (401, 403, 404, 409, 422, 423, 429, 503)
 
 
 def no_nul(value: str) -> str:
@@ -537,6 +538,77 @@ async def feed_socket(
         await send_until_closed(socket, messages(), "the floor service stopped")
 
 
+# The dealers' requests, approved from the pit (dealer_ui.pit.tables) ---------------------
+
+requests_router = APIRouter(prefix="/api", tags=["requests"])
+
+
+def links_of(connection: HTTPConnection) -> TableLinks:
+    """The pit sessions' sessions at the tables' consoles (a dependency)."""
+    links: TableLinks = connection.app.state.links
+    return links
+
+
+TheLinks = Annotated[TableLinks, Depends(links_of)]
+
+
+class PinIn(BaseModel):
+    pin: str = Field(min_length=1, max_length=64, description="the supervisor's PIN")
+
+
+class TableRequests(BaseModel):
+    table_id: str
+    console: str = Field(description="the table's console")
+    connected: bool = Field(description="this pit session holds a session at the table")
+    requests: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="the requests waiting there, as the table's `GET /api/requests` gives them",
+    )
+    problem: str | None = Field(default=None, description="why they could not be read")
+
+
+@requests_router.get("/requests", response_model=list[TableRequests])
+async def table_requests(links: TheLinks, session: Signed) -> list[TableRequests]:
+    """The dealers' requests waiting at each table with a console, for the tables this pit
+    session is connected to."""
+    out = []
+    held = links.connected(session.token)
+    for table_id, console in sorted(links.consoles.items()):
+        entry = TableRequests(table_id=table_id, console=console, connected=table_id in held)
+        if entry.connected:
+            try:
+                entry.requests = await links.requests(session.token, table_id)
+            except ApiError as error:
+                entry.problem = error.reason
+                entry.connected = table_id in links.connected(session.token)
+        out.append(entry)
+    return out
+
+
+@table_router.post("/connect", status_code=204)
+async def connect(table_id: TableId, body: PinIn, links: TheLinks, session: Signed) -> None:
+    """Connect this pit session to the table's console with the supervisor's PIN (a
+    surveillance session there, checked by the table)."""
+    await links.connect(session.token, session.who, table_id, body.pin)
+
+
+@table_router.post("/requests/{number}/approve")
+async def approve(
+    table_id: TableId, number: int, body: PinIn, links: TheLinks, session: Signed
+) -> dict[str, Any]:
+    """Approve a dealer's request at the table with the supervisor's PIN (checked and
+    journaled there): the table's answer."""
+    return await links.approve(session.token, session.who, table_id, number, body.pin)
+
+
+@table_router.post("/requests/{number}/cancel")
+async def refuse(
+    table_id: TableId, number: int, links: TheLinks, session: Signed
+) -> dict[str, Any]:
+    """Refuse a dealer's request (or answer a call): cancelled at the table."""
+    return await links.cancel(session.token, table_id, number)
+
+
 pages = APIRouter(include_in_schema=False)
 
 
@@ -546,7 +618,7 @@ async def pit() -> FileResponse:
     return FileResponse(STATIC / "pit.html")
 
 
-ROUTERS = (sign_in, floor_router, table_router, pit_router, feed_router, pages)
+ROUTERS = (sign_in, floor_router, table_router, requests_router, pit_router, feed_router, pages)
 
 
 def create_app(config: FloorConfig, auth: Auth | None = None) -> FastAPI:
@@ -575,7 +647,16 @@ def create_app(config: FloorConfig, auth: Auth | None = None) -> FastAPI:
         errors=ERRORS,
     )
     app.state.floor = FloorApp(config, readers)
+    app.state.links = TableLinks(config.consoles, alive=lambda token: _alive(app, token))
     for router in ROUTERS:
         app.include_router(router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
+
+
+def _alive(app: FastAPI, token: str) -> bool:
+    """The pit session of ``token`` still holds."""
+    try:
+        return app.state.auth.session(token) is not None
+    except AuthError:
+        return False

@@ -19,6 +19,8 @@ if (ROLE === "player" && location.hash.startsWith("#token=")) {
 const WHO_KEY = `who:${ROLE}`;
 const EVENTS_KEPT = 8;
 const SIGNALS = ["display", "lamps"];  // what the screen and the lamps show: not events
+// The display's modes (the view's `mode`, docs/api.md) of the bonus card's moment.
+const BONUS_MODES = ["bonus_card", "bonus_offer"];
 
 // A decision button takes a tap only once it has been on the screen this long, and only for
 // the moment (hand, step, seat) it was drawn for: a double tap, or a bouncing panel, whose
@@ -48,6 +50,12 @@ const REASONS = {
   undo: ["Wrong button"],
 };
 const OFFLINE = "the table service does not answer: nothing was sent";
+// A dealer's error at a seat, asked of the supervisor with one tap on the card (the seat's
+// sheet): the request's reason, and the word on the card's button.
+const DEALER_ERRORS = {
+  exposed: { why: "Exposed card", tap: "Exposed" },
+  down: { why: "Up card dealt face down", tap: "Dealt down" },
+};
 
 const STREETS = { 3: "third street", 4: "fourth street", 5: "fifth street", 6: "sixth street", 7: "seventh street" };
 const SUITS = { c: "♣", d: "♦", h: "♥", s: "♠" };
@@ -61,7 +69,7 @@ const state = {
   socket: null,
   retry: null,
   said: null,
-  display: "",
+  mode: "",
   who: sessionStorage.getItem(WHO_KEY),
   idleLock: null,   // seconds of quiet before the dealer's screen locks (the table's setting)
   touched: performance.now(),  // the monotonic clock: a step of the kiosk's clock moves no lock
@@ -581,11 +589,11 @@ function arm(box, drawn) {
   }
 }
 
-// New hand is the action to take only when the table says so (READY: NEW HAND, last: after
-// the house's take, "RAKE 3: drop 3, then READY: NEW HAND"); until then it waits, disabled
+// New hand is the action to take only when the table says so (its mode "ready": the line
+// READY: NEW HAND, or after the house's take "RAKE 3: drop 3, then READY: NEW HAND"); until then it waits, disabled
 // and not green, with the reason beside it (a pause above all).
 function renderNewHand(view) {
-  const ready = view.display.endsWith("READY: NEW HAND");
+  const ready = view.mode === "ready";
   const button = $("new-hand");
   button.disabled = !ready;
   button.classList.toggle("primary", ready);
@@ -689,7 +697,7 @@ function sound(name) {
 // The bonus card's chime: once where it is only seen; on the dealer's page again every
 // BONUS_REPEAT_MS until the offer is decided and the card dealt (the line leaves BONUS).
 function bonusChime(bonus) {
-  if (bonus && !state.display.startsWith("BONUS")) sound("bonus");
+  if (bonus && !BONUS_MODES.includes(state.mode)) sound("bonus");
   if (bonus && ROLE === "dealer" && !state.bonusChime) {
     state.bonusChime = setInterval(() => sound("bonus"), BONUS_REPEAT_MS);
   } else if (!bonus && state.bonusChime) {
@@ -778,12 +786,14 @@ function render(view) {
 
   const next = $("next");
   next.textContent = view.display;
-  const bonus = view.display.startsWith("BONUS");
-  const kind = bonus ? " bonus" : view.display.startsWith("BETTING") ? " betting"
-    : view.display.startsWith("PAUSED") ? pauseColour : "";
+  // the dealer's line is coloured by its mode; the broadcast line is plain, as it always was
+  const mode = VIEWERS.includes(ROLE) ? "" : view.mode;
+  const bonus = BONUS_MODES.includes(mode);
+  const kind = bonus ? " bonus" : mode === "betting" ? " betting"
+    : mode === "paused" ? pauseColour : "";
   next.className = "next-line" + kind + (view.display.length > 32 ? " long" : "");
   bonusChime(bonus);
-  state.display = view.display;
+  state.mode = mode;
 
   const bySeat = new Map(view.seats.map((seat) => [seat.seat, seat]));
   if (ROLE === "dealer") for (const seat of view.seats) if (!recent("players").includes(seat.player)) remember("players", seat.player, 12);
@@ -807,6 +817,7 @@ function render(view) {
     renderChoices(view);
     renderUndo(view);
     $("between").hidden = view.in_hand;
+    $("misdeal").hidden = !view.in_hand;
     renderNewHand(view);
     if ($("seat-sheet").open) showSeat();
   }
@@ -898,11 +909,21 @@ function describe(request) {
   const facts = [];
   if (body.card) facts.push(body.wrong ? `${body.wrong} is ${body.card}` : body.card);
   if (body.seat) facts.push(`seat ${body.seat}${body.do ? ` ${body.do.replace("_", " ")}` : ""}`);
+  if (body.place) facts.push(placed(body));
   if (body.remedy) facts.push(REMEDY_WORDS[body.remedy] ?? body.remedy);
   if (body.stack !== undefined) facts.push(`stack ${body.stack}`);
   if (body.hand) facts.push(`hand ${body.hand}`);
   const what = ACTION_WORDS[request.action] ?? request.action;
   return `${what}${facts.length ? ` (${facts.join(", ")})` : ""}${body.why ? `: ${body.why}` : ""}`;
+}
+
+// A card asked for by its place among a seat's cards: named where this page sees it
+// (surveillance), else by its place.
+function placed(body) {
+  const seat = state.view && state.view.hand_number === body.hand
+    ? state.view.seats.find((held) => held.seat === body.seat) : null;
+  const card = seat && seat.cards[body.place - 1];
+  return card && card.card ? `card ${body.place}, ${card.card}` : `card ${body.place}`;
 }
 
 function renderRequests(requests) {
@@ -1118,7 +1139,7 @@ const SEAT_MODES = { sit: "Sit down", rebuy: "Rebuy", move: "Change seat" };
 
 function openSeat(number) {
   if (!state.view || document.body.classList.contains("offline")) return;
-  Object.assign(sheet, { seat: number, mode: null, to: null });
+  Object.assign(sheet, { seat: number, mode: null, to: null, opened: performance.now() });
   const form = $("seat-form");
   form.reset();
   form.querySelector(".error").textContent = "";
@@ -1163,6 +1184,9 @@ function showSeat() {
     act("rebuy", "Rebuy", () => seatMode("rebuy")),
     act("move", "Change seat", () => seatMode("move")),
   ] : []));
+  const errors = seatErrors(view, number, seat);
+  $("seat-errors-box").hidden = !errors.length;
+  $("seat-errors").replaceChildren(...errors);
   $("seat-entry").hidden = !sheet.mode;
   for (const part of form.querySelectorAll("[data-for]")) part.hidden = !part.dataset.for.split(" ").includes(sheet.mode);
   const seated = new Set(view.seats.map((held) => held.player));
@@ -1185,6 +1209,33 @@ function showSeat() {
   apply.disabled = sheet.mode === "move" ? !sheet.to
     : sheet.mode === "sit" ? !form.player.value.trim() || !(Number(form.chips.value) > 0)
     : !(Number(form.chips.value) > 0);
+}
+
+// During a hand, each card of a player still in it that may lie with the wrong face, as a
+// button: a hole card (a back here: the dealer does not see it) that lies face up, an up card
+// that was dealt face down. One tap asks the supervisor (wrong-face, the card by its place);
+// the table applies the stud rules once approved (docs/rules.md, "Corrections").
+function seatErrors(view, number, seat) {
+  if (!view.in_hand || !seat || !seat.in_hand || seat.folded) return [];
+  return seat.cards.flatMap((card, index) => {
+    const error = card.exposed ? null : card.face === "up" ? "down" : card.card ? null : "exposed";
+    if (!error) return [];
+    const place = index + 1;
+    const words = DEALER_ERRORS[error];
+    return [el("button", { type: "button", class: "small dealer-error", "data-place": place, "data-error": error,
+      "aria-label": `${words.tap}: ${words.why.toLowerCase()}, seat ${number}'s card ${place}${card.card ? ` (${card.card})` : ""}`,
+      onclick: () => askError(number, place, words.why) }, cardNode(card), el("span", { text: words.tap }))];
+  });
+}
+
+// A tap on a card of the sheet counts once the sheet has been on the screen ARM_MS (the
+// second touch of a double tap on the seat does not ask anything).
+async function askError(number, place, why) {
+  if (performance.now() - sheet.opened < ARM_MS) return;
+  const body = { seat: number, place, hand: state.view.hand_number, why };
+  const result = await askSupervisor("wrong-face", body);
+  if (result.ok) $("seat-sheet").close();
+  else $("seat-form").querySelector(".error").textContent = result.reason;
 }
 
 async function seatSend(path, body, done) {
@@ -1331,6 +1382,12 @@ function wireDealer() {
     else form.querySelector(".error").textContent = result.reason;
   });
   $("call-supervisor").addEventListener("click", () => askSupervisor("call", {}));
+  // a misdeal, asked of the supervisor (a void of this hand), once confirmed
+  $("misdeal").addEventListener("click", () => {
+    const hand = state.view.hand_number;
+    confirmThen(`Misdeal: ask the supervisor to void hand ${hand}?`,
+      () => askSupervisor("void", { hand, why: REASONS.void[0] }), { hand });
+  });
   $("undo").addEventListener("click", async () => {
     const undo = state.undo;
     if (!undo) return;

@@ -18,6 +18,11 @@ function el(tag, attrs, text) {
 
 function byId(id) { return document.getElementById(id); }
 
+// The security delay in words: whole minutes, or seconds under a minute (a test table's).
+function behind(seconds) {
+  return seconds < 60 ? `${Math.round(seconds)} s` : `${Math.round(seconds / 60)} min`;
+}
+
 function showIf(node, on) {  // only a change touches the page (an observer sees changes)
   if (node.hidden === on) node.hidden = !on;
 }
@@ -86,7 +91,7 @@ function render(message) {
   if (!started) {
     showIf(byId("bonus"), false);
     if (message.delay !== undefined && !status.dataset.refused) {
-      status.textContent = `Starting: ${Math.round(message.delay / 60)} min behind the table`;
+      status.textContent = `Starting: ${behind(message.delay)} behind the table`;
     }
     return;
   }
@@ -102,7 +107,7 @@ function render(message) {
   byId("limits").textContent = limits ? `${limits.small_bet}/${limits.big_bet} · ante ${limits.ante} · bring-in ${limits.bring_in}` : "";
   byId("method").textContent = table.method === "exact" ? "exact odds"
     : table.method ? `odds ± ${(100 * table.standard_error).toFixed(2)} pts` : "";
-  byId("delay").textContent = `${Math.round(message.delay / 60)} min delay`;
+  byId("delay").textContent = `${behind(message.delay)} delay`;
 
   const bonus = bonusOnAir(table);
   const banner = byId("bonus");

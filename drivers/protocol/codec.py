@@ -12,7 +12,6 @@ import struct
 from dataclasses import dataclass
 from enum import StrEnum
 
-from controller.errors import LuckTableError
 from drivers.protocol.messages import (
     BY_TYPE,
     PROTOCOL_VERSION,
@@ -21,6 +20,7 @@ from drivers.protocol.messages import (
     Message,
     MessageError,
 )
+from luck_errors import LuckTableError
 
 HEADER = struct.Struct(">BBH")
 CRC = struct.Struct(">H")

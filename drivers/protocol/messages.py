@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any, ClassVar, Self, cast
 
-from controller.errors import LuckTableError
+from luck_errors import LuckTableError
 
 PROTOCOL_VERSION = 2  # the newest version, which a device of this code speaks
 #: The versions this codec reads and writes (docs/protocol.md section 3).

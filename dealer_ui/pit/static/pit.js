@@ -110,6 +110,116 @@ function start() {
   showRoute();
   loadStatistics();
   loadHouse();
+  loadRequests();
+}
+
+// The dealers' requests waiting at the tables with a console (the floor service asks each
+// table's console: docs/floor.md, "Requests from the tables"): a table is connected with the
+// supervisor's PIN (checked by the table), and each approval carries the PIN again, checked
+// and journaled at the table. Read again every REQUESTS_EVERY ms; drawn again only when they
+// change (a PIN being typed stays).
+const REQUESTS_EVERY = 2000;
+// The supervisor's actions as the dealer's console words them (dealer_ui/static/console.js).
+const ACTION_WORDS = { call: "Come to the table", undo: "Undo a decision", "enter-card": "Enter the unread card",
+  "correct-card": "Correct a misread card", "wrong-face": "A card dealt with the wrong face", resolve: "Resolve an alert",
+  "correct-stack": "Correct a stack", void: "Void the hand" };
+
+async function loadRequests() {
+  clearTimeout(state.requestsTimer);
+  if (!state.token) return;
+  try {
+    const tables = await api("/api/requests");
+    const seen = JSON.stringify(tables);
+    if (seen !== state.requestsSeen) renderRequests(tables);
+    state.requestsSeen = seen;
+  } catch (error) {
+    $("requests").replaceChildren(el("li", error.message, "error"));
+    state.requestsSeen = "";
+  }
+  state.requestsTimer = setTimeout(loadRequests, REQUESTS_EVERY);
+}
+
+function describeRequest(request) {
+  const body = request.body || {};
+  const facts = [];
+  if (body.card) facts.push(body.wrong ? `${body.wrong} is ${body.card}` : body.card);
+  if (body.seat) facts.push(`seat ${body.seat}${body.do ? ` ${words(body.do).toLowerCase()}` : ""}`);
+  if (body.place) facts.push(`card ${body.place}`);
+  if (body.stack !== undefined) facts.push(`stack ${body.stack}`);
+  if (body.hand) facts.push(`hand ${body.hand}`);
+  const what = ACTION_WORDS[request.action] ?? words(request.action);
+  return `${what}${facts.length ? ` (${facts.join(", ")})` : ""}${body.why ? `: ${body.why}` : ""}`;
+}
+
+// A PIN and a button: ``send(pin)`` answers an error's reason, or nothing when done.
+function pinForm(label, button, send) {
+  const form = el("form", null, "pin-form");
+  const input = el("input");
+  Object.assign(input, { type: "password", name: "pin", inputMode: "numeric", autocomplete: "off", required: true });
+  const field = el("label", `${label} `);
+  field.append(input);
+  const error = el("p", null, "error");
+  error.setAttribute("role", "alert");
+  form.append(field, el("button", button), error);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const reason = await send(input.value);
+    input.value = "";
+    error.textContent = reason || "";
+    if (!reason) loadRequests();
+  });
+  return form;
+}
+
+async function tablePost(table, path, body) {
+  try {
+    await api(`/api/tables/${encodeURIComponent(table)}${path}`, { method: "POST",
+      headers: { "Content-Type": "application/json" }, body: JSON.stringify(body ?? {}) });
+    return null;
+  } catch (error) {
+    return error.message;
+  }
+}
+
+function renderRequests(tables) {
+  $("requests-section").hidden = !tables.length;
+  const items = [];
+  for (const table of tables) {
+    const id = table.table_id;
+    if (!table.connected) {
+      const item = el("li", null, "request");
+      item.dataset.requestsOf = id;
+      item.append(el("p", `Table ${id}: connect to see its requests`),
+        pinForm(`PIN for table ${id}`, "Connect", (pin) => tablePost(id, "/connect", { pin })));
+      if (table.problem) item.append(el("p", table.problem, "error"));
+      items.push(item);
+      continue;
+    }
+    if (!table.requests.length) {
+      const none = el("li", `Table ${id}: no request waiting`, "request none");
+      none.dataset.requestsOf = id;
+      items.push(none);
+    }
+    for (const request of table.requests) {
+      const item = el("li", null, "request action");
+      item.dataset.requestsOf = id;
+      item.dataset.request = request.id;
+      item.append(el("p", `Table ${id}: ${describeRequest(request)} · asked by ${request.asked_by}, ${since(new Date(request.asked_at * 1000).toISOString(), new Date().toISOString())}`, "what"));
+      if (request.action !== "call") {
+        item.append(pinForm("Your PIN", "Approve", (pin) => tablePost(id, `/requests/${request.id}/approve`, { pin })));
+      }
+      const refuse = el("button", request.action === "call" ? "Answered" : "Refuse", "secondary");
+      refuse.type = "button";
+      refuse.addEventListener("click", async () => {
+        const reason = await tablePost(id, `/requests/${request.id}/cancel`);
+        if (reason) item.append(el("p", reason, "error"));
+        else loadRequests();
+      });
+      item.append(refuse);
+      items.push(item);
+    }
+  }
+  $("requests").replaceChildren(...items);
 }
 
 // The gaming day's rake, dealers and cash flags: read now and every HOUSE_EVERY ms.

@@ -1,9 +1,10 @@
-"""A floor store of its own on a PostgreSQL server, for trials, benchmarks and tests:
+"""A floor store of its own on a PostgreSQL server, for the tests and the benchmarks:
 a database with a unique name, made empty and dropped when the block ends, so that many run
 side by side on one server.
 
 ``ADMIN`` is the connection string of a role that may create databases (``LUCK_FLOOR_PG``,
-default ``postgresql://postgres@127.0.0.1:5432/postgres``).
+default ``postgresql://postgres@127.0.0.1:5432/postgres``). It needs only psycopg, so
+the benchmarks (without pytest) use it too.
 """
 
 from __future__ import annotations

@@ -7,8 +7,9 @@ message saying what was wrong and where, from a fault in the code. An error that
 a bad value or a failed operation in Python's terms stays one too (``ConfigError`` is a
 ``ValueError``, ``TableStopped`` a ``RuntimeError``).
 
-This module imports nothing, so that every package may import it (the design card's one
-exception: the engine and the drivers know nothing else of the controller).
+A package of its own below every layer, importing nothing: the engine, the drivers, the
+simulated firmware and the consoles each derive their errors from it without importing
+anything of one another (docs/architecture.md, "The error root").
 """
 
 

@@ -1,0 +1,199 @@
+"""Long run: thousands of hands at full speed through the table service with its console
+served and public viewers on its feed, the service's memory followed hand by hand.
+
+``luck-table sim --speed max --console 127.0.0.1:0`` (the firmware simulator processes, the
+table service with its journal and its console, the automatic dealer, supervisor and
+players, in the sim's process) deals HANDS hands; VIEWERS public viewers (a process of
+their own) follow the console's feed ``/ws`` the whole time, each reading every message.
+The sim's resident memory (RSS, from /proc) is read at the end of every hand. Printed: the
+hands and their pace, the memory at hand WARM (1,000 by default: the journal's caches, the
+evaluator's tables and the feeds' backlogs have grown to their size by then), its highest
+after, and at the end, the messages the viewers read, and the chips check of the sim's
+summary. Goal (docs/performance.md): the memory after hand WARM grows by at most 10%.
+Checks: the sim ends with status 0, every viewer still connected at the end, the chips
+conserved (``--json FILE``: bench/figures_kit.py's JSON, the figures under ``figures``).
+
+Usage: .venv/bin/python bench/long_run.py [--hands 10000] [--viewers 50] [--warm 1000]
+       [--seats 6] [--seed 1] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import websockets
+from figures_kit import Report, add_json_option
+
+LUCK_TABLE = str(Path(sys.executable).with_name("luck-table"))
+GROWTH_GOAL = 0.10  # the memory after the warm-up grows by at most this share
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def rss_bytes(pid: int) -> int:
+    """The resident memory of process ``pid`` (bytes)."""
+    with open(f"/proc/{pid}/statm", encoding="ascii") as statm:
+        return int(statm.read().split()[1]) * PAGE
+
+
+async def follow(url: str, counts: list[int], index: int) -> None:
+    """One public viewer: read every message of the feed until cancelled."""
+    async with websockets.connect(url, max_size=None) as feed:
+        async for _ in feed:
+            counts[index] += 1
+
+
+async def viewers(url: str, many: int) -> None:
+    """``many`` viewers on ``url`` until a line comes on stdin; then print what each read
+    (JSON: ``{"messages": [...], "closed": N}``, closed: viewers whose feed ended early)."""
+    counts = [0] * many
+    tasks = [asyncio.create_task(follow(url, counts, i)) for i in range(many)]
+    print("ready", flush=True)
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+    closed = sum(task.done() for task in tasks)
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    print(json.dumps({"messages": counts, "closed": closed}), flush=True)
+
+
+def stop(watchers: subprocess.Popen[str]) -> dict[str, Any]:
+    """Stop the viewers' process: what each viewer read, and how many feeds had ended."""
+    assert watchers.stdin is not None and watchers.stdout is not None
+    watchers.stdin.write("stop\n")
+    watchers.stdin.flush()
+    report: dict[str, Any] = json.loads(watchers.stdout.readline())
+    watchers.wait(timeout=60)
+    return report
+
+
+def run(hands: int, many: int, warm: int, seats: int, seed: int) -> dict[str, Any]:
+    """Deal the run and follow its memory; the figures."""
+    folder = Path(tempfile.mkdtemp(prefix="long-run-"))
+    sim = subprocess.Popen(
+        [
+            *(LUCK_TABLE, "sim", "--hands", str(hands), "--speed", "max", "--seats", str(seats)),
+            *("--seed", str(seed), "--console", "127.0.0.1:0", "--journal", str(folder / "j.db")),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=folder,
+    )
+    assert sim.stdout is not None
+    watchers = None
+    report: dict[str, Any] = {"messages": [], "closed": many}
+    memory: dict[int, int] = {}
+    lines: list[str] = []
+    started = time.monotonic()
+    try:
+        for line in sim.stdout:
+            lines.append(line)
+            console = re.match(r"console (http://\S+) ", line)
+            if console and watchers is None:
+                url = console.group(1).replace("http", "ws", 1) + "/ws"
+                watchers = subprocess.Popen(
+                    [sys.executable, __file__, "--viewers-of", url, str(many)],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    text=True,
+                )
+                assert watchers.stdout is not None
+                assert watchers.stdout.readline().strip() == "ready"
+            over = re.match(r"hand (\d+) is over", line)
+            if over:
+                memory[int(over.group(1))] = rss_bytes(sim.pid)
+                if len(memory) % 500 == 0:
+                    print(f"  hand {over.group(1)}: {memory[int(over.group(1))] >> 20} MiB")
+                if int(over.group(1)) == hands - 1 and watchers is not None:
+                    report = stop(watchers)  # with a hand to go: the console still serves
+        status = sim.wait(timeout=120)
+    finally:
+        if sim.poll() is None:
+            sim.kill()
+        if watchers is not None and watchers.poll() is None:
+            watchers.kill()
+    wall = time.monotonic() - started
+    chips = next((line for line in lines if line.startswith("chips: ")), "chips: (none)")
+    at_warm = memory.get(warm) or (memory[max(memory)] if memory else 0)
+    after = [rss for hand, rss in memory.items() if hand > warm] or [at_warm]
+    growth = (max(after) - at_warm) / at_warm if at_warm else 0.0
+    return {
+        "hands": len(memory),
+        "status": status,
+        "seconds": round(wall, 1),
+        "hands_per_second": round(len(memory) / wall, 2) if wall else 0.0,
+        "viewers": many,
+        "viewers_closed_early": report["closed"],
+        "messages_per_viewer_min": min(report["messages"], default=0),
+        "rss_first_mib": round(memory[min(memory)] / 2**20, 1) if memory else 0.0,
+        "rss_at_warm_mib": round(at_warm / 2**20, 1),
+        "rss_highest_after_warm_mib": round(max(after) / 2**20, 1),
+        "rss_last_mib": round(memory[max(memory)] / 2**20, 1) if memory else 0.0,
+        "growth_after_warm": round(growth, 4),
+        "chips_conserved": chips.rstrip().endswith(": conserved"),
+        "met": status == 0
+        and growth <= GROWTH_GOAL
+        and report["closed"] == 0
+        and chips.rstrip().endswith(": conserved"),
+    }
+
+
+def main() -> int:
+    if len(sys.argv) > 1 and sys.argv[1] == "--viewers-of":
+        asyncio.run(viewers(sys.argv[2], int(sys.argv[3])))
+        return 0
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--hands", type=int, default=10_000)
+    parser.add_argument("--viewers", type=int, default=50)
+    parser.add_argument("--warm", type=int, default=1000, help="the hand memory is judged from")
+    parser.add_argument("--seats", type=int, default=6)
+    parser.add_argument("--seed", type=int, default=1)
+    add_json_option(parser)
+    args = parser.parse_args()
+    report = Report.start(__file__, args)
+    warm = min(args.warm, max(args.hands // 2, 1))
+    figures = run(args.hands, args.viewers, warm, args.seats, args.seed)
+    print(
+        f"{figures['hands']} hands in {figures['seconds']} s "
+        f"({figures['hands_per_second']} hands/s) with the console and {args.viewers} viewers"
+    )
+    print(
+        f"memory (RSS): {figures['rss_first_mib']} MiB after hand 1, "
+        f"{figures['rss_at_warm_mib']} MiB after hand {warm}, highest after "
+        f"{figures['rss_highest_after_warm_mib']} MiB, last {figures['rss_last_mib']} MiB: "
+        f"{figures['growth_after_warm']:+.1%} (goal <= +{GROWTH_GOAL:.0%})"
+    )
+    print(
+        f"viewers: {figures['viewers_closed_early']} closed early, each read at least "
+        f"{figures['messages_per_viewer_min']} messages; chips conserved: "
+        f"{figures['chips_conserved']}"
+    )
+    print("met" if figures["met"] else "NOT met")
+    growth = figures["growth_after_warm"]
+    report.row(
+        f"memory growth after hand {warm}",
+        100 * growth,
+        "%",
+        f"<= {GROWTH_GOAL:.0%}",
+        growth <= GROWTH_GOAL,
+    )
+    report.row("memory after hand 1", figures["rss_first_mib"], "MiB")
+    report.row("pace with the console and viewers", figures["hands_per_second"], "hands/s")
+    report.check("the sim ended with status 0", figures["status"] == 0)
+    report.check("every viewer kept its feed", figures["viewers_closed_early"] == 0)
+    report.check("the chips conserved", figures["chips_conserved"])
+    report.figures = figures | {"warm": warm}
+    return report.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
