@@ -9,7 +9,7 @@ INSTALL = $(BIN)/python -m pip install --quiet --constraint $(CONSTRAINTS)
 # What identifies the Python that makes the venv: its version and its real path.
 PYTHON_ID = import os, sys; print(sys.version.split()[0], os.path.realpath(sys.executable))
 
-.PHONY: run test lint bench figures constraints clean pcsc FORCE
+.PHONY: run test test-fast lint bench figures constraints clean FORCE
 
 # The venv itself. It remembers the Python that made it (python-id); a venv made by
 # another Python (`make run PYTHON=python3.10` once), or whose Python no longer runs, is
@@ -55,6 +55,12 @@ TEST_WORKERS ?= 2
 
 test: lint
 	$(BIN)/pytest -n $(TEST_WORKERS)
+
+# The inner loop, under a minute: the tests not marked slow (no processes, browsers,
+# servers or PostgreSQL; pyproject.toml says what slow means), the property tests at the
+# `fast` hypothesis profile (tests/hypothesis_profiles.py). No lint: `make lint` for that.
+test-fast: $(VENV)/test-installed
+	$(BIN)/pytest -n $(TEST_WORKERS) -m "not slow" --hypothesis-profile=fast
 
 lint: $(VENV)/test-installed
 	$(BIN)/ruff check .

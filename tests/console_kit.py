@@ -10,7 +10,6 @@ out of the shoe simulator, the decisions through the REST API).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import re
 import time
@@ -29,6 +28,7 @@ from dealer_ui.auth import Auth
 from dealer_ui.server import Served
 from firmware_sim.process import AsyncControl as Control
 from tests.service_kit import DEALER, SUPERVISOR, config
+from tests.waiting import async_wait_until
 
 CARD = re.compile(r"\b[2-9TJQKA][cdhs]\b")
 PLAYERS = 3
@@ -165,12 +165,7 @@ class LiveTable:
                 await each()
 
     async def until(self, check: Callable[[], bool], what: str) -> None:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + TIMEOUT
-        while not check():
-            if loop.time() > deadline:
-                raise TimeoutError(f"waited for: {what}")
-            await asyncio.sleep(0.01)
+        await async_wait_until(check, what, TIMEOUT, poll=0.01)
 
 
 @contextlib.asynccontextmanager

@@ -16,7 +16,6 @@ import contextlib
 import dataclasses
 import os
 import random
-import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
@@ -45,17 +44,14 @@ from controller.table import (
 )
 from controller.table.settings import Protection
 from tests.floor_scratch import ADMIN, admin, scratch_database
+from tests.waiting import wait_until
 
 TIMEOUT = 300.0
 
 
 def wait_for(condition: Callable[[], bool], what: str, timeout: float = TIMEOUT) -> None:
     """Wait until ``condition()`` holds (polling), or fail saying ``what`` did not happen."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not within {timeout:.0f} s: {what}")
-        time.sleep(0.02)
+    wait_until(condition, what, timeout)
 
 
 @contextlib.contextmanager

@@ -16,7 +16,6 @@ import contextlib
 import re
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from controller.recovery import initial_table
 from dealer_ui.auth import hash_pin
 from tests.floor_kit import floor_database
 from tests.tcp_proxy import CutProxy
+from tests.waiting import wait_until
 
 SUPERVISOR = {"id": "pit", "pin": "999999"}
 TIMEOUT = 60.0
@@ -170,13 +170,17 @@ def start_floor(config: Path, dsn: str, poll: float | None = None) -> FloorServi
             stderr=subprocess.STDOUT,
             text=True,
         )
-    deadline = time.monotonic() + TIMEOUT
-    while time.monotonic() < deadline:
-        found = _URL.search(log.read_text(encoding="utf-8"))
-        if found:
-            return FloorService(process, found.group(1), log)
+
+    def started() -> re.Match[str] | None:
         if process.poll() is not None:
             raise AssertionError(f"luck-table floor stopped: {log.read_text(encoding='utf-8')}")
-        time.sleep(0.05)
-    process.kill()
-    raise AssertionError(f"luck-table floor did not start: {log.read_text(encoding='utf-8')}")
+        return _URL.search(log.read_text(encoding="utf-8"))
+
+    try:
+        found = wait_until(
+            started, "luck-table floor starts", TIMEOUT, poll=0.05, detail=log.read_text
+        )
+    except AssertionError:
+        process.kill()
+        raise
+    return FloorService(process, found.group(1), log)

@@ -7,9 +7,11 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from types import TracebackType
+
+# top-level, not tests.waiting: bench/feeds.py imports this kit with tests/ on its path
+from waiting import wait_until
 
 LUCK_TABLE = Path(sys.executable).with_name("luck-table")
 TIMEOUT = 30.0
@@ -30,17 +32,22 @@ class RelayProcess:
     def __enter__(self) -> RelayProcess:
         with self.log.open("wb") as out:
             self.process = subprocess.Popen(self._argv, stdout=out, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + TIMEOUT
-        while time.monotonic() < deadline:
-            found = _URL.search(self.output())
-            if found:
-                self.url = found.group(1)
-                return self
-            if self.process.poll() is not None:
-                break
-            time.sleep(0.05)
-        self.stop()
-        raise AssertionError(f"luck-table relay did not start:\n{self.output()}")
+        process = self.process
+
+        def started() -> re.Match[str] | None:
+            if process.poll() is not None:
+                raise AssertionError(f"luck-table relay stopped:\n{self.output()}")
+            return _URL.search(self.output())
+
+        try:
+            found = wait_until(
+                started, "luck-table relay starts", TIMEOUT, poll=0.05, detail=self.output
+            )
+        except AssertionError:
+            self.stop()
+            raise
+        self.url = found.group(1)
+        return self
 
     def __exit__(
         self,

@@ -12,12 +12,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from controller.cli.backup_command import backup, copies
 from controller.journal import Journal
 from controller.journal.snapshots import Snapshots
 from controller.service import recover
 from controller.table import SitDown
 from tests.floor_kit import JournalWriter, write_journal
+
+pytestmark = pytest.mark.slow  # PostgreSQL
 
 LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
 

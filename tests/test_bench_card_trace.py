@@ -10,6 +10,8 @@ import pytest
 from tests.bench_kit import run_short
 from tests.floor_kit import floor_database
 
+pytestmark = pytest.mark.slow  # a benchmark's process
+
 STAGES = ["card", "to the service", "its commit", "the table", "published"]
 
 

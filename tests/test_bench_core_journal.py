@@ -12,6 +12,8 @@ import pytest
 
 from tests.bench_kit import figures_of, rows
 
+pytestmark = pytest.mark.slow  # processes
+
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench" / "core_journal.py"
 

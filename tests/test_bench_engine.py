@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.bench_kit import rows, run_short
+
+pytestmark = pytest.mark.slow  # a benchmark's process
 
 
 def test_the_engine_benchmark_plays_the_hands_on_both(tmp_path: Path) -> None:

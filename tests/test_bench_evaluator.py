@@ -9,6 +9,8 @@ import pytest
 
 from tests.bench_kit import rows, run_short
 
+pytestmark = pytest.mark.slow  # a benchmark's process
+
 
 def test_the_evaluator_benchmark_runs_and_agrees_with_the_reference(tmp_path: Path) -> None:
     pytest.importorskip("eval7", reason="eval7 is the bench extra's (make bench)")

@@ -6,7 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.bench_kit import run_short
+
+pytestmark = pytest.mark.slow  # a benchmark's processes
 
 
 def test_the_feed_benchmark_runs_and_loses_no_update(tmp_path: Path) -> None:

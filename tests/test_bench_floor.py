@@ -7,8 +7,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from tests.bench_kit import figures_of, run_bench
 from tests.floor_kit import floor_database
+
+pytestmark = pytest.mark.slow  # PostgreSQL
 
 
 def test_the_floor_benchmark_runs_a_small_casino_and_a_small_month(tmp_path: Path) -> None:

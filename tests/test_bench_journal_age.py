@@ -6,7 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.bench_kit import run_short
+
+pytestmark = pytest.mark.slow  # a benchmark's process
 
 
 def test_the_journal_age_benchmark_reads_a_young_and_an_old_journal(tmp_path: Path) -> None:

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.bench_kit import rows, run_short
+
+pytestmark = pytest.mark.slow  # a benchmark's process
 
 
 def test_the_link_benchmark_delivers_every_card(tmp_path: Path) -> None:

@@ -7,7 +7,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.bench_kit import rows, run_short
+
+pytestmark = pytest.mark.slow  # a benchmark's process
 
 
 def test_the_long_run_follows_the_memory_and_keeps_every_viewer(tmp_path: Path) -> None:

@@ -6,7 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.bench_kit import rows, run_short
+
+pytestmark = pytest.mark.slow  # a benchmark's process
 
 
 def test_the_odds_benchmark_computes_exact_odds_equal_to_the_baseline(tmp_path: Path) -> None:

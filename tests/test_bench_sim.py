@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.bench_kit import run_short
+
+pytestmark = pytest.mark.slow  # a benchmark's process
 
 
 def test_the_simulated_table_deals_the_same_hands_as_the_core(tmp_path: Path) -> None:

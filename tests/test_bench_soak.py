@@ -10,6 +10,8 @@ import pytest
 
 from tests.bench_kit import run_short
 
+pytestmark = pytest.mark.slow  # a benchmark's process
+
 
 @pytest.mark.slow
 def test_the_soak_loses_no_card_in_any_phase(tmp_path: Path) -> None:

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.bench_kit import rows, run_short
+
+pytestmark = pytest.mark.slow  # a benchmark's process
 
 
 def test_the_start_up_benchmark_times_each_command(tmp_path: Path) -> None:

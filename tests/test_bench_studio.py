@@ -9,6 +9,8 @@ import pytest
 
 from tests.bench_kit import rows, run_short
 
+pytestmark = pytest.mark.slow  # a benchmark's process
+
 
 @pytest.mark.slow
 def test_the_studio_knows_the_odds_of_every_card(tmp_path: Path) -> None:

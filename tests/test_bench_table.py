@@ -13,6 +13,8 @@ import pytest
 from tests.bench_kit import rows, run_short
 from tests.floor_kit import floor_database
 
+pytestmark = pytest.mark.slow  # a benchmark's process
+
 
 @pytest.mark.slow
 def test_the_table_benchmark_runs_each_part(tmp_path: Path) -> None:

@@ -8,7 +8,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.bench_kit import run_bench
+
+pytestmark = pytest.mark.slow  # a benchmark's processes
 
 SKIP_THE_REST = ("--cards", "0", "--hands", "0", "--kills", "0", "--history", "0")
 

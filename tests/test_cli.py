@@ -18,6 +18,8 @@ from controller.cli.common import MESSAGE_LIMIT
 from controller.journal import Journal
 from dealer_ui.auth import verify_pin
 
+pytestmark = pytest.mark.slow  # the command's processes
+
 LUCK_TABLE = str(Path(sys.executable).with_name("luck-table"))
 HANDS = Path(__file__).parent / "hands"
 WORKED_EXAMPLE = HANDS / "article4_worked_example.json"

@@ -141,6 +141,7 @@ def test_a_missing_batch_file_is_a_usage_error(capsys, tmp_path):
     assert "nope.txt" in err
 
 
+@pytest.mark.slow
 def test_the_installed_command():
     result = subprocess.run(
         [LUCK_TABLE, "eval", "--json", *WORKED_EXAMPLE],

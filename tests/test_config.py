@@ -27,6 +27,7 @@ def example() -> dict:
         return tomllib.load(file)
 
 
+@pytest.mark.slow
 def test_example_loads_cleanly():
     config = load_config(EXAMPLE, example_pins=True)  # its published PINs: refused otherwise
     assert config.table_id == "T-01"
@@ -290,6 +291,7 @@ def test_unreadable_and_malformed_files(tmp_path):
         load_config(bad)
 
 
+@pytest.mark.slow
 def test_hash_pin_round_trip_and_refusals():
     stored = hash_pin("246802")
     assert stored.startswith("$argon2id$") and "246802" not in stored
@@ -299,6 +301,7 @@ def test_hash_pin_round_trip_and_refusals():
         hash_pin("12345")
 
 
+@pytest.mark.slow
 def test_hash_pin_command_prints_a_hash_that_verifies():
     done = subprocess.run(
         [sys.executable, "-m", "controller.config", "hash-pin"],
@@ -391,6 +394,7 @@ def test_bad_floor_settings_are_refused(tmp_path, floor, shown, allowed):
     assert allowed in message, message
 
 
+@pytest.mark.slow
 def test_serve_refuses_a_bad_floor_with_status_2(tmp_path):
     config = tmp_path / "table.toml"
     config.write_text(EXAMPLE.read_text() + '\n[floor]\ndsn = "floor.casino"\n')

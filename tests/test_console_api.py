@@ -10,6 +10,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from controller.config import Console
 from controller.service import TableService
 from controller.table.effects import DisplayChanged
@@ -17,6 +19,10 @@ from dealer_ui.views import broadcast_line, effects_view, view
 from tests.console_kit import SUPERVISOR, LiveTable, Script, live_table
 from tests.service_kit import simulator
 from tests.test_console_browser import played
+
+pytestmark = (
+    pytest.mark.slow
+)  # a live table: the simulator's process, the service, the console served
 
 
 def run(scenario: Any) -> None:

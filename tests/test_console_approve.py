@@ -15,12 +15,18 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from controller.table import Refuse
 from dealer_ui.approvals import Requests
 from tests.console_kit import DEALER, SUPERVISOR, Script
 from tests.test_console_browser import console, on_the_shoe, opened, settled_page
 from tests.test_console_taps import checks
 from tests.test_console_touch import SMALL, journaled, keys, reachable
+
+pytestmark = (
+    pytest.mark.slow
+)  # a live table: the simulator's process, the service, the console served
 
 
 async def surveillance_signed_in(browser: Any, url: str) -> Any:

@@ -12,11 +12,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from axe_playwright_python.async_playwright import Axe
 
 from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script
 from tests.test_console_browser import TIMEOUT_MS, console, on_the_shoe, settled_page
 from tests.test_console_touch import SMALL
+
+pytestmark = (
+    pytest.mark.slow
+)  # a live table: the simulator's process, the service, the console served
 
 #: The impacts that fail the test.
 SERIOUS = ("serious", "critical")

@@ -19,6 +19,8 @@ from tests.console_kit import DEALER, Script
 from tests.test_console_browser import console, on_the_shoe, settled_page
 from tests.test_console_touch import SMALL, reachable
 
+pytestmark = pytest.mark.slow  # a live table
+
 #: The prompt's box and type, the largest type of any text on the page, and an ordinary
 #: deal prompt's type (drawn as the page draws one).
 PROMPT = """() => {

@@ -42,10 +42,13 @@ from tests.service_kit import simulator
 from tests.test_dealer_ui_leaks import forbidden
 
 CHROMIUM = Path("/usr/bin/chromium")
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason="Debian's Chromium is not installed (apt-get install -y chromium)",
-)
+pytestmark = [
+    pytest.mark.slow,  # Chromium
+    pytest.mark.skipif(
+        not CHROMIUM.exists(),
+        reason="Debian's Chromium is not installed (apt-get install -y chromium)",
+    ),
+]
 TIMEOUT_MS = 20_000
 SIZES = ({"width": 1280, "height": 800}, {"width": 1920, "height": 1080})
 RING_MARKS = """() => Object.fromEntries(['next-card', 'bonus-due'].map((mark) => [mark,

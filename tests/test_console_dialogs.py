@@ -21,6 +21,7 @@ from controller.config import Console
 from controller.service import TableService
 from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script, live_table
 from tests.test_console_browser import CHROMIUM, TIMEOUT_MS, on_the_shoe, pytestmark, settled_page
+from tests.waiting import async_wait_until
 
 __all__ = ["pytestmark"]
 
@@ -197,12 +198,13 @@ def test_the_idle_console_locks_and_only_the_same_dealers_pin_opens_it(tmp_path:
             assert DEALER["id"] in (await lock.locator("#lock-who").text_content() or "")
             assert await page.locator("#connection").text_content() == "locked"
             assert not await page.locator("main").is_visible()
+
             # the session ended on the server: the old token opens nothing
-            for _ in range(100):
+            async def ended() -> Any:
                 old = await live.http.get("/api/view", headers={"Authorization": f"Bearer {token}"})
-                if old.status_code == 401:
-                    break
-                await asyncio.sleep(0.05)
+                return old if old.status_code == 401 else None
+
+            old = await async_wait_until(ended, "the session ended on the server", 5, poll=0.05)
             assert old.status_code == 401, old.text
             await lock.get_by_label("Your PIN").fill("0000")
             await lock.get_by_role("button", name="Unlock").click()
@@ -228,10 +230,12 @@ def test_the_idle_surveillance_page_locks_as_the_dealers_does(tmp_path: Path) ->
             who = await lock.locator("#lock-who").text_content() or ""
             assert SUPERVISOR["supervisor"] in who
             assert not await page.locator("main").is_visible()
-            deadline = asyncio.get_running_loop().time() + 5
-            while (old := await live.http.get("/api/view", headers=bearer(token))).is_success:
-                assert asyncio.get_running_loop().time() < deadline, "the session still holds"
-                await asyncio.sleep(0.05)
+
+            async def ended() -> Any:
+                old = await live.http.get("/api/view", headers=bearer(token))
+                return None if old.is_success else old
+
+            old = await async_wait_until(ended, "the session ended", 5, poll=0.05)
             assert old.status_code == 401, old.text  # signed out on the server
             await lock.get_by_role("button", name="Another supervisor").wait_for()
             await lock.get_by_label("Your PIN").fill(SUPERVISOR["pin"])

@@ -16,11 +16,15 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from controller.rules import Phase
 from controller.table import Table
 from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script
 from tests.test_console_browser import console, on_the_shoe, settled_page
 from tests.test_console_touch import SMALL, journaled, keys, reachable
+
+pytestmark = pytest.mark.slow  # a live table
 
 #: No four of clubs face up (no bonus card), nobody folds or bets: only the errors matter.
 PLAIN = Script(fold_seat=None, bet_seat=None, up_cards=())

@@ -16,6 +16,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from controller.table import Mode
 from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script, card_names
 from tests.test_console_browser import (
@@ -28,6 +30,10 @@ from tests.test_console_browser import (
     touch_targets,
 )
 from tests.test_dealer_ui_leaks import forbidden
+
+pytestmark = (
+    pytest.mark.slow
+)  # a live table: the simulator's process, the service, the console served
 
 SCREENS = ((1024, 768), (1280, 800), (1920, 1080))
 PLAYER_SEAT = 2

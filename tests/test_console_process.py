@@ -14,7 +14,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,12 +30,16 @@ from tests.console_kit import DEALER, SUPERVISOR, Script, card_names
 from tests.service_kit import simulator
 from tests.test_console_browser import sit_down
 from tests.test_serve_console import free_port, with_api
+from tests.waiting import async_wait_until
 
 CHROMIUM = Path("/usr/bin/chromium")
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason="Debian's Chromium is not installed (apt-get install -y chromium)",
-)
+pytestmark = [
+    pytest.mark.slow,  # Chromium
+    pytest.mark.skipif(
+        not CHROMIUM.exists(),
+        reason="Debian's Chromium is not installed (apt-get install -y chromium)",
+    ),
+]
 LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
 TIMEOUT = 60.0
 TIMEOUT_MS = 30_000
@@ -68,16 +71,15 @@ class Service:
         self.dealer: dict[str, str] = {}
 
     async def answering(self, process: subprocess.Popen[bytes]) -> None:
-        deadline = time.monotonic() + TIMEOUT
-        while True:
-            try:
-                if (await self.http.get("/api/view")).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
+
+        async def answers() -> bool:
             assert process.poll() is None, "the service process stopped"
-            assert time.monotonic() < deadline, "the console never answered"
-            await asyncio.sleep(0.1)
+            try:
+                return (await self.http.get("/api/view")).status_code == 200
+            except httpx.TransportError:
+                return False
+
+        await async_wait_until(answers, "the console answers", TIMEOUT, poll=0.1)
         watcher = {"role": "surveillance", "id": SUPERVISOR["supervisor"], "pin": SUPERVISOR["pin"]}
         token = (await self.http.post("/api/sessions", json=watcher)).json()["token"]
         self.watch = {"Authorization": f"Bearer {token}"}
@@ -91,10 +93,14 @@ class Service:
 
     async def until(self, check: Any, what: str) -> dict[str, Any]:
         """Wait until ``check(surveillance's view)`` holds; that view."""
-        deadline = time.monotonic() + TIMEOUT
-        while not check(seen := await self.view(self.watch)):
-            assert time.monotonic() < deadline, f"waited for: {what}"
-            await asyncio.sleep(0.05)
+        seen: dict[str, Any] = {}
+
+        async def holds() -> bool:
+            nonlocal seen
+            seen = await self.view(self.watch)
+            return bool(check(seen))
+
+        await async_wait_until(holds, what, TIMEOUT, poll=0.05)
         return seen
 
 

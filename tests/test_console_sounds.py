@@ -14,11 +14,17 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from controller.config import Console
 from controller.table import Mode
 from tests.console_kit import DEALER, Script
 from tests.test_console_browser import console, on_the_shoe, settled_page
 from tests.test_console_touch import SMALL, reachable
+
+pytestmark = (
+    pytest.mark.slow
+)  # a live table: the simulator's process, the service, the console served
 
 #: The house's escalation time in the test: the least the configuration takes.
 ESCALATE_AFTER = 10

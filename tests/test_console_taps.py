@@ -15,11 +15,17 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from controller.journal import Journal
 from controller.rules import Do
 from controller.table import Decide, Table, apply
 from tests.console_kit import DEALER, Script
 from tests.test_console_browser import console, on_the_shoe, settled_page
+
+pytestmark = (
+    pytest.mark.slow
+)  # a live table: the simulator's process, the service, the console served
 
 #: The console's arming time (``ARM_MS`` in console.js), in seconds.
 ARM = 0.35

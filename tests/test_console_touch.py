@@ -18,10 +18,16 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from controller.journal import Journal
 from controller.table import Decide
 from tests.console_kit import DEALER, PLAYERS, SUPERVISOR, LiveTable, Script
 from tests.test_console_browser import console, on_the_shoe, settled_page
+
+pytestmark = (
+    pytest.mark.slow
+)  # a live table: the simulator's process, the service, the console served
 
 SMALL = {"width": 1024, "height": 600}
 MID = {"width": 1280, "height": 800}

@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from controller.config_file import Credential
 from controller.floor import facts as f
 from controller.floor.derive import Point, derive
@@ -26,6 +28,10 @@ from dealer_ui.auth import Auth, hash_pin
 from dealer_ui.kept_sessions import EPOCH  # each run's: not an attempt
 from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script, live_table
 from tests.service_kit import simulator
+
+pytestmark = (
+    pytest.mark.slow
+)  # a live table: the simulator's process, the service, the console served
 
 INCOMING = {"id": "D300", "pin": "246810"}
 LUCK_TABLE = str(Path(sys.executable).with_name("luck-table"))

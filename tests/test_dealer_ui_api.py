@@ -28,6 +28,10 @@ from dealer_ui.auth import Auth
 from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script, live_table
 from tests.service_kit import simulator
 
+pytestmark = (
+    pytest.mark.slow
+)  # a live table: the simulator's process, the service, the console served
+
 
 class Clock:
     def __init__(self) -> None:
@@ -152,7 +156,7 @@ def test_the_live_table_keeps_its_shoe_through_a_stalled_simulator(tmp_path: Pat
             position = live.service.position
             os.kill(shoe.process.pid, signal.SIGSTOP)  # not scheduled, as under heavy load
             try:
-                await asyncio.sleep(2.0)
+                await asyncio.sleep(2.0)  # the scenario: a stall of two seconds
             finally:
                 os.kill(shoe.process.pid, signal.SIGCONT)
             await live.shoe.settled()

@@ -8,9 +8,15 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from controller.rules import Card, Do
 from tests.console_kit import SUPERVISOR, LiveTable, live_table
 from tests.service_kit import simulator
+
+pytestmark = (
+    pytest.mark.slow
+)  # a live table: the simulator's process, the service, the console served
 
 SHOWN = "SCRAMBLE: the 3 burn cards with the stub, then load them in the shoe"
 

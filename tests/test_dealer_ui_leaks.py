@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import websockets
 
 from controller.history.hands import recorded_hands as hands_of
@@ -23,6 +24,10 @@ from dealer_ui import view
 from tests.console_kit import SUPERVISOR, LiveTable, Script, card_names, live_table
 from tests.service_kit import simulator
 from tests.test_studio import issue, studio_messages
+
+pytestmark = (
+    pytest.mark.slow
+)  # a live table: the simulator's process, the service, the console served
 
 ROLES: list[tuple[str, int | None]] = [
     ("public", None),

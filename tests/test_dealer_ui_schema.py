@@ -31,7 +31,12 @@ from schemathesis.specs.openapi.checks import (
 from controller.service import TableService
 from dealer_ui import serve
 from tests.console_kit import DEALER
+from tests.hypothesis_profiles import examples
 from tests.service_kit import config, simulator
+
+pytestmark = (
+    pytest.mark.slow
+)  # a live table: the simulator's process, the service, the console served
 
 CHECKS = [
     not_a_server_error,
@@ -109,7 +114,7 @@ def test_every_answer_conforms_to_the_document(live: dict[str, Any], who: str) -
 
         @given(case=operation.as_strategy())
         @settings(
-            max_examples=25,
+            max_examples=examples(25),
             deadline=DEADLINE,
             suppress_health_check=list(HealthCheck),
             database=None,
@@ -140,7 +145,7 @@ def test_the_stateful_run_finds_nothing(live: dict[str, Any], who: str) -> None:
 
     Fuzzer.run(
         settings=settings(
-            max_examples=60,
+            max_examples=examples(60),
             stateful_step_count=8,
             deadline=DEADLINE,
             suppress_health_check=list(HealthCheck),

@@ -21,6 +21,10 @@ from dealer_ui.views import Role
 from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script, card_names, live_table
 from tests.service_kit import simulator
 
+pytestmark = (
+    pytest.mark.slow
+)  # a live table: the simulator's process, the service, the console served
+
 WAIT = 30.0
 
 

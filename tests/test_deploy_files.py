@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from controller.cli.relay_command import follow_the_table
 from controller.config_file import Api
 
@@ -22,6 +24,7 @@ def luck_table(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_deploy_files_writes_every_file_of_the_deploy_folder(tmp_path: Path) -> None:
     deploy = sorted(path.name for path in (ROOT / "deploy").iterdir() if path.is_file())
     listed = luck_table("deploy-files", "--list")

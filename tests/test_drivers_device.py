@@ -31,6 +31,7 @@ from drivers.protocol import (
 from drivers.protocol.codec import CRC, HEADER, cobs_encode, crc16
 from drivers.session import LinkConfig
 from drivers.transport import SerialTransport, TcpTransport, transport_for_url
+from tests.waiting import async_wait_until
 
 FAST = LinkConfig(handshake_timeout=0.5, heartbeat_interval=0.1, silence_timeout=0.5)
 
@@ -279,15 +280,14 @@ def test_cancelled_consumers_lose_no_event_and_close_the_port(pty):
         waiting = asyncio.ensure_future(driver.next_event())
         assert isinstance(await waiting, ev.LinkUp)
         waiting = asyncio.ensure_future(driver.next_event())
-        await asyncio.sleep(0.02)
+        await asyncio.sleep(0.02)  # the scenario: the consumer is waiting
         waiting.cancel()  # a consumer cancelled while it waits ...
         with contextlib.suppress(asyncio.CancelledError):
             await waiting
         pty.write(encode_frame(0, CardMessage(51, 0)))
         seen = []
         consumer = asyncio.ensure_future(consume(driver, seen))
-        while not seen:
-            await asyncio.sleep(0.005)
+        await async_wait_until(lambda: seen, "the card read", 2, poll=0.005)
         consumer.cancel()  # ... and one cancelled inside ``async with``
         with contextlib.suppress(asyncio.CancelledError):
             await consumer

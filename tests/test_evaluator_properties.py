@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from reference_eval import CATEGORIES, classify, reference_value
 
 from controller.rules import Card, HandValue, Rules, Variant, evaluate, evaluate_many
+from tests.hypothesis_profiles import examples
 
 RULE_SETS = [
     (Rules(variant=Variant.SEVEN_CARD_STUD), False, False),
@@ -73,7 +74,7 @@ def check_played(hand: HandValue, codes: list[int], wild: bool, double_ace: bool
     assert isinstance(hand.description, str)
 
 
-@settings(max_examples=2500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(2500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(hands())
 def test_evaluate_agrees_with_the_brute_force_reference(codes):
     for rules, wild, double_ace in RULE_SETS:
@@ -82,7 +83,7 @@ def test_evaluate_agrees_with_the_brute_force_reference(codes):
         check_played(hand, codes, wild, double_ace)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(hands(), hands(), st.sampled_from(RULE_SETS))
 def test_keys_order_and_tie_exactly_as_the_reference(first, second, rule_set):
     rules, wild, double_ace = rule_set
@@ -93,7 +94,7 @@ def test_keys_order_and_tie_exactly_as_the_reference(first, second, rule_set):
     assert (ours[0].key > ours[1].key) == (theirs[0] > theirs[1])
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.lists(hands(), min_size=1, max_size=40),
     st.integers(8, 10),

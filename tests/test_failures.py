@@ -18,7 +18,6 @@ import socket
 import sqlite3
 import subprocess
 import sys
-import time
 import tomllib
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -37,6 +36,9 @@ from dealer_ui.auth import hash_pin, verify_pin
 from dealer_ui.pit.config import load_floor_config
 from tests.console_kit import Script, live_table
 from tests.service_kit import config, simulator, write_config
+from tests.waiting import async_wait_until, wait_until
+
+pytestmark = pytest.mark.slow  # processes
 
 LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
 DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
@@ -214,11 +216,12 @@ def serving(config: Path, log: Path) -> Iterator[tuple[subprocess.Popen[str], st
             [LUCK_TABLE, "serve", "--config", str(config)], stderr=out, text=True
         )
     try:
-        deadline = time.monotonic() + TIMEOUT
-        while not (found := _URL.search(log.read_text())):
+
+        def started() -> re.Match[str] | None:
             assert process.poll() is None, log.read_text()
-            assert time.monotonic() < deadline, log.read_text()
-            time.sleep(0.05)
+            return _URL.search(log.read_text())
+
+        found = wait_until(started, "the console's URL", TIMEOUT, poll=0.05, detail=log.read_text)
         yield process, found.group(1)
     finally:
         if process.poll() is None:
@@ -242,11 +245,7 @@ def _answer(request: object) -> int | None:
 
 def _until(check: Callable[[], object], what: str) -> Any:
     """Wait for ``check()`` to be true (its value), up to TIMEOUT."""
-    deadline = time.monotonic() + TIMEOUT
-    while not (value := check()):
-        assert time.monotonic() < deadline, f"waited for: {what}"
-        time.sleep(0.05)
-    return value
+    return wait_until(check, what, TIMEOUT, poll=0.05)
 
 
 FULL = "database or disk is full: the table stopped dealing until its journal can be written"
@@ -379,10 +378,9 @@ def test_a_journal_that_cannot_be_written_stops_the_dealing_until_it_can(tmp_pat
                 assert seated.status_code == 503, seated.text
                 assert service.journal_fault is not None and FULL in service.journal_fault
                 monkeypatch.setattr(Journal, "append", append)
-                deadline = time.monotonic() + TIMEOUT
-                while service.journal_fault is not None:
-                    assert time.monotonic() < deadline
-                    await asyncio.sleep(0.05)
+                await async_wait_until(
+                    lambda: service.journal_fault is None, "the journal fault cleared", TIMEOUT
+                )
                 seated = await client.post("/api/seats", json=body, headers=headers)
                 assert seated.status_code == 200, seated.text
                 assert service.stopped_because is None

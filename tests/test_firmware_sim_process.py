@@ -12,7 +12,6 @@ import json
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator, Callable
 
 import pytest
@@ -34,6 +33,9 @@ from drivers.protocol import (
 )
 from firmware_sim import SimulatedSeatBoard, SimulatedShoe
 from firmware_sim.runner import WRITE_LIMIT, PtyRunner, TcpRunner
+from tests.waiting import async_wait_until
+
+pytestmark = pytest.mark.slow  # processes
 
 WAIT = 10.0  # generous bound for a loaded CI machine; tests finish as soon as ready
 
@@ -46,7 +48,6 @@ class SerialHost:
         self.port = serial.serial_for_url(url, baudrate=115200, timeout=0.02)
         self.port.write(encode_frame(0, Reset(), 1))  # before a HELLO: version 1
         self.host = SimHost()
-        self.changed = asyncio.Event()
         self.closed = False
         self._reader = asyncio.get_running_loop().create_task(self._read())
 
@@ -56,12 +57,10 @@ class SerialHost:
                 data = await asyncio.to_thread(self.port.read, 4096)
             except serial.SerialException:  # the other end closed (TCP)
                 self.closed = True
-                self.changed.set()
                 return
             if data:
                 self.host.feed(data)
                 self.flush()
-                self.changed.set()
 
     def flush(self) -> None:
         out = self.host.take()
@@ -72,15 +71,8 @@ class SerialHost:
         self.host.send(message)
         self.flush()
 
-    async def until(self, condition: Callable[[], bool], what: str) -> None:
-        deadline = time.monotonic() + WAIT
-        while not condition():
-            self.changed.clear()
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise AssertionError(f"timed out waiting for {what}")
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.changed.wait(), left)
+    async def until(self, condition: Callable[[], object], what: str) -> None:
+        await async_wait_until(condition, what, WAIT, poll=0.01)
 
     async def close(self) -> None:
         self._reader.cancel()
@@ -224,15 +216,17 @@ def test_seat_board_process_over_tcp():
             await link.until(lambda: link.closed, "the connection closing")
             await link.close()
             await control("leave 3")
-            deadline = time.monotonic() + WAIT
-            while True:  # the host reconnects with backoff until the cable is back
+
+            async def reconnected() -> SerialHost | None:
+                """The host's link once the cable is back (the host retries until then)."""
                 with contextlib.suppress(serial.SerialException):
                     link = await connected(f"socket://{where['tcp']}")
                     if link.host.hellos:
-                        break
+                        return link
                     await link.close()
-                assert time.monotonic() < deadline, "no reconnection"
-                await asyncio.sleep(0.05)
+                return None
+
+            link = await async_wait_until(reconnected, "a reconnection", WAIT, poll=0.05)
             await link.until(lambda: link.host.events, "the event from while unplugged")
             assert link.host.messages() == [SeatOccupied(3, False)]
             assert (await control("status"))["occupied"] == []
@@ -373,13 +367,13 @@ def test_tcp_runner_never_queues_more_than_its_limit_for_a_host_that_does_not_re
             host.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
             host.setblocking(False)
             await asyncio.get_running_loop().sock_connect(host, runner.address)
-            deadline = time.monotonic() + WAIT
-            while runner._writer is None:
-                assert time.monotonic() < deadline, "the runner never took the connection"
-                await asyncio.sleep(0.01)
+            await async_wait_until(
+                lambda: runner._writer is not None, "the runner takes the connection", WAIT
+            )
             device_end = runner._writer.transport.get_extra_info("socket")
             device_end.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)  # kernel: small
-            await asyncio.sleep(0.5)  # and never reads
+            # the host never reads: the runner queues up to its limit, then drops
+            await async_wait_until(lambda: runner.bytes_lost > 0, "output dropped", WAIT)
             queued = runner._writer.transport.get_write_buffer_size()
             host.close()
             return queued, runner.bytes_lost

@@ -24,6 +24,8 @@ from tests.cluster_kit import Cluster, private_cluster
 from tests.floor_kit import floor_database, wait_for, write_journal
 from tests.test_floor_store import batches, shipped
 
+pytestmark = pytest.mark.slow  # PostgreSQL
+
 #: The cluster: logical replication, and workers enough for two subscriptions' first copies
 #: at once; a worker that failed is started again within 0.1 s, not 5.
 LOGICAL = {

@@ -29,6 +29,8 @@ from tests.pit_kit import SUPERVISOR, TIMEOUT, floor_config, pit_database, start
 from tests.pit_kit import ship as ship_to
 from tests.test_floor_store import assert_hourly_totals_are_the_hands, batches
 
+pytestmark = pytest.mark.slow  # PostgreSQL
+
 HOUSE = Rules(rake_percent=10, rake_cap=4, jackpot_drop=1, jackpot_drop_at=40)
 BREAK = timedelta(minutes=int(DEALER_BREAK.split("'")[1].split()[0]))
 ZONE = "America/New_York"

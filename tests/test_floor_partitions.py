@@ -26,6 +26,8 @@ from controller.journal import Journal
 from tests.floor_kit import floor_database, write_journal
 from tests.test_floor_store import assert_hourly_totals_are_the_hands, batches, counts
 
+pytestmark = pytest.mark.slow  # PostgreSQL
+
 LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
 
 

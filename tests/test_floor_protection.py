@@ -38,6 +38,9 @@ from tests.floor_kit import TIMEOUT, JournalWriter, floor_database
 from tests.pit_kit import SUPERVISOR, floor_config, pit_database, start_floor
 from tests.pit_kit import ship as pit_ship
 from tests.test_floor_store import batches
+from tests.waiting import async_wait_until
+
+pytestmark = pytest.mark.slow  # PostgreSQL
 
 CLOCK = 1_800_000_000_000
 
@@ -203,15 +206,14 @@ def test_an_older_shoe_s_decks_reach_the_floor_as_sets_in_tag_order(floor, tmp_p
             intake = Intake(Device.SHOE, DevicePort(runner.path, link=link))
             stopping = asyncio.Event()
             task = asyncio.create_task(intake.run(write, never_absent, stopping))
-            async with asyncio.timeout(20):
-                while intake.driver is None or not intake.driver.link_up:
-                    await asyncio.sleep(0.005)
-                for seed in range(4):
-                    runner.act(lambda s, seed=seed: s.load(decks=1, shuffle_seed=seed, deck_id=5))
-                    draws = [runner.act(lambda s: s.draw()) for _ in range(12)]
-                    dealt.append([draw.message.uid.hex() for draw in draws])
-                    while shoe.pending:
-                        await asyncio.sleep(0.005)
+            await async_wait_until(
+                lambda: intake.driver is not None and intake.driver.link_up, "the link up", 20
+            )
+            for seed in range(4):
+                runner.act(lambda s, seed=seed: s.load(decks=1, shuffle_seed=seed, deck_id=5))
+                draws = [runner.act(lambda s: s.draw()) for _ in range(12)]
+                dealt.append([draw.message.uid.hex() for draw in draws])
+                await async_wait_until(lambda: not shoe.pending, "nothing pending", 20)
             stopping.set()
             await intake.driver.close()
             await asyncio.wait_for(task, 10)

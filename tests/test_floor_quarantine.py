@@ -25,6 +25,8 @@ from dealer_ui import archive
 from tests.floor_kit import JournalWriter, floor_database, wait_for
 from tests.test_floor_shipper import last_position, settings
 
+pytestmark = pytest.mark.slow  # PostgreSQL
+
 #: A name no console takes now: NUL (PostgreSQL's text cannot hold it) and a bidi override.
 EVIL = "EVIL\x00\u202eLIVE"
 

@@ -40,6 +40,8 @@ from controller.table import SitDown, Table
 from tests.floor_kit import JournalWriter, floor_database, wait_for, write_journal
 from tests.tcp_proxy import CutProxy
 
+pytestmark = pytest.mark.slow  # PostgreSQL
+
 
 def settings(dsn: str) -> FloorSettings:
     return FloorSettings(dsn, batch=20, retry_initial=0.05, retry_max=0.3, heartbeat=0.2)
@@ -241,7 +243,7 @@ def test_a_journal_behind_the_floors_copy_stops_the_shipper_with_the_tables_aler
         shipper = Shipper(settings(floor_dsn), identity)
         shipper.start()
         wait_for(lambda: shipper.refused is not None, "the shipper stops", timeout=60)
-        time.sleep(1.0)  # retries would come within 0.3 s
+        time.sleep(1.0)  # the scenario: a silence; retries would come within 0.3 s
         shipper.stop()
     errors = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
     assert len(errors) == 1, errors  # stopped, not retried

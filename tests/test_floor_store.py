@@ -45,6 +45,8 @@ from tests.floor_kit import JournalWriter, floor_database, write_journal
 from tests.service_kit import write_config
 from tests.test_journal_writer import EARLIER_SCHEMA
 
+pytestmark = pytest.mark.slow  # PostgreSQL
+
 LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
 
 TABLES = (

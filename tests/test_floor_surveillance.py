@@ -32,6 +32,7 @@ FLAGGED_WITHIN = 1_000
 FEEDER = Feeder("dealer-x", "t1", 3, 0.09)  # about three times the 4c's rate at seat 3
 
 
+@pytest.mark.slow
 def test_honest_hands_flag_nothing_over_10000_hands() -> None:
     dealt = list(hands(seed=7, count=10_000))
     found = charts(dealt)

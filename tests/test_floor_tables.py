@@ -25,7 +25,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -39,6 +38,8 @@ from controller.journal import Journal
 from tests.floor_kit import floor_database, wait_for
 from tests.service_kit import simulator, write_config
 from tests.tcp_proxy import CutProxy
+
+pytestmark = pytest.mark.slow  # PostgreSQL
 
 TABLES = 4
 HANDS = 5
@@ -172,14 +173,16 @@ def test_four_tables_into_one_floor_through_outages_and_a_kill(tmp_path):
             for table in tables:
                 table.start()
             wait_for(lambda: all(confirmed(dsn, t.id) > 0 for t in tables), "every table ships")
-            with cut(proxy, dsn, terminate=False):
-                time.sleep(2.0)  # the tables deal on
+            with cut(proxy, dsn, terminate=False):  # the tables deal on, shippers knock
+                knocked = proxy.refused
+                wait_for(lambda: proxy.refused > knocked, "a shipper refused in the outage")
             killed = tables[KILLED - 1]
             wait_for(lambda: hand_number(killed) >= 2, f"{killed.id} deals its second hand")
             killed.kill()
             killed.start()  # recovered from its journal
             with cut(proxy, dsn, terminate=True):
-                time.sleep(2.0)
+                knocked = proxy.refused
+                wait_for(lambda: proxy.refused > knocked, "a shipper refused in the outage")
             running = [t.id for t in tables if t.process is not None and t.process.poll() is None]
             assert running, "every table finished before the second outage: deal more hands"
             for table in tables:

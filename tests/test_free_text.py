@@ -23,6 +23,7 @@ from controller.table import SitDown, TableInputError, VoidHand, input_from_json
 from controller.text import NAME, REASON, REFUSED, FreeText, TextError
 from tests.console_kit import SUPERVISOR, live_table
 from tests.floor_kit import floor_database
+from tests.hypothesis_profiles import examples
 from tests.service_kit import simulator
 
 #: The characters that spoof a screen or break a store, by kind (issue 33, finding 5 and 9).
@@ -59,7 +60,7 @@ def printable(text: str) -> bool:
 
 
 @given(st.text(max_size=80))
-@settings(max_examples=400)
+@settings(max_examples=examples(400))
 def test_what_the_rule_keeps_is_nfc_printable_stripped_and_within_its_limit(text: str) -> None:
     rule = FreeText(40)
     try:
@@ -77,7 +78,7 @@ def test_what_the_rule_keeps_is_nfc_printable_stripped_and_within_its_limit(text
     st.one_of(st.sampled_from(BAD), st.characters(categories=list(REFUSED))),
     st.text(max_size=30),
 )
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 def test_any_bad_character_is_refused_naming_it_and_its_place(
     before: str, bad: str, after: str
 ) -> None:
@@ -112,7 +113,9 @@ def floor() -> Iterator[psycopg.Connection]:
 
 @given(st.text(max_size=64))
 @settings(
-    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(200),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 def test_postgresql_stores_whatever_the_rule_keeps(floor: psycopg.Connection, text: str) -> None:
     try:
@@ -151,6 +154,7 @@ def test_the_configuration_refuses_a_table_name_that_is_not_free_text(tmp_path: 
         parse_config(data, tmp_path)
 
 
+@pytest.mark.slow
 def test_the_console_refuses_bad_free_text_with_422_naming_the_field(tmp_path: Path) -> None:
     async def scenario(shoe: Any) -> None:
         async with live_table(tmp_path, shoe) as live:

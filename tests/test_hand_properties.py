@@ -16,6 +16,7 @@ its starting stacks and its inputs.
 import json
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -38,6 +39,7 @@ from controller.rules import (
 )
 from controller.rules.inputs import WAGERS, Input
 from controller.rules.state import FOUR_OF_CLUBS, Dealt, Reveal
+from tests.hypothesis_profiles import examples
 from tests.test_rake import contested, reference
 
 SHORT_DECK = {"short_deck", "scramble", "community"}  # effects of seventh street's short deck
@@ -250,12 +252,13 @@ def play(seed: int, seen: set[str] | None = None, folds: bool = True) -> Hand:
     return hand
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.integers(min_value=0, max_value=2**32))
 def test_random_hands_keep_every_chip_and_end(seed):
     play(seed)
 
 
+@pytest.mark.slow
 def test_random_hands_reach_the_rare_cases():
     seen: set[str] = set()
     finals = [play(seed, seen) for seed in range(400)]
@@ -267,6 +270,7 @@ def test_random_hands_reach_the_rare_cases():
     assert any(sum(1 for pot in h.pots if pot.taken) > 1 for h in finals)  # past the main pot
 
 
+@pytest.mark.slow
 def test_random_hands_without_folds_reach_every_short_deck_procedure():
     seen: set[str] = set()
     finals = [play(seed, seen, folds=False) for seed in range(150)]

@@ -20,6 +20,8 @@ from controller.hil.runner import PIN, table_config
 from controller.hil.service import ServiceProcess
 from tests.service_kit import simulator
 
+pytestmark = pytest.mark.slow  # luck-table hil against a served table
+
 SCENARIOS = sorted((Path(__file__).parent / "scenarios").glob("*.toml"))
 
 

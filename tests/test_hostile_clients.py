@@ -26,6 +26,10 @@ from tests.console_kit import LiveTable, Script, live_table
 from tests.service_kit import simulator
 from tests.ws_kit import BINARY, CLOSE, CONT, PING, PONG, TEXT, RawFeed, frame
 
+pytestmark = (
+    pytest.mark.slow
+)  # a live table: the simulator's process, the service, the console served
+
 DEADLINE = 240  # a whole test
 
 

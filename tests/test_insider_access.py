@@ -76,6 +76,7 @@ async def feed_closed(live: LiveTable, token: str) -> int:
     return closed.value.rcvd.code
 
 
+@pytest.mark.slow
 def test_one_player_token_per_sitting_journaled_and_ended_with_the_sitting(
     tmp_path: Path,
 ) -> None:
@@ -136,6 +137,7 @@ def test_one_player_token_per_sitting_journaled_and_ended_with_the_sitting(
         assert not any(token.encode() in data for token in given), path
 
 
+@pytest.mark.slow
 def test_an_id_guessed_from_many_addresses_is_locked_but_at_the_kiosk(tmp_path: Path) -> None:
     clock = Clock()
     api = {
@@ -212,6 +214,7 @@ def test_an_id_guessed_from_many_addresses_is_locked_but_at_the_kiosk(tmp_path: 
     assert len([e for e in entries if e.type == "sign_in_locked"]) == 1
 
 
+@pytest.mark.slow
 def test_made_up_ids_raise_one_alert_that_shows_none_of_their_text(tmp_path: Path) -> None:
     made_up = [f"EVIL{n} " + "x" * 40 for n in range(20)]
     spoofing = [f"\u202eEVIL{n}\u200b" for n in range(5)]
@@ -257,6 +260,7 @@ def test_a_configuration_with_a_short_pins_hash_is_refused_naming_the_field(
     assert "at least 6 digits" in str(refused.value) and "hash-pin" in str(refused.value)
 
 
+@pytest.mark.slow
 def test_the_floor_services_sign_in_locks_an_id_for_the_hour_and_ends_idle_sessions() -> None:
     clock = Clock()
     pit = Credential(PIT["id"], hash_pin(PIT["pin"]))

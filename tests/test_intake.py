@@ -14,14 +14,9 @@ from drivers.errors import DriverError, PortNotFoundError
 from drivers.session import LinkConfig
 from firmware_sim.runner import PtyRunner
 from firmware_sim.shoe import SimulatedShoe, tag_uid
+from tests.waiting import async_wait_until, retransmitted_twice
 
 LINK = LinkConfig(resend_holdoff=0.01, reset_interval=0.1, handshake_timeout=5.0)
-
-
-async def until(condition, timeout=10.0):
-    async with asyncio.timeout(timeout):
-        while not condition():
-            await asyncio.sleep(0.005)
 
 
 def shoe_with(cards: int, seed: int) -> tuple[SimulatedShoe, PtyRunner]:
@@ -50,13 +45,15 @@ def test_nothing_is_acknowledged_before_its_batch_is_journaled_and_batches_take_
             intake = Intake(Device.SHOE, DevicePort(runner.path, link=LINK))
             stopping = asyncio.Event()
             task = asyncio.create_task(intake.run(journal, never_absent, stopping))
-            await until(lambda: intake.driver is not None and intake.driver.link_up)
+            await async_wait_until(
+                lambda: intake.driver is not None and intake.driver.link_up, "the link up", 10
+            )
             for _ in range(5):
                 runner.act(lambda s: s.draw())
-            await asyncio.sleep(0.5)  # retransmissions come and go: none is acknowledged
+            await retransmitted_twice(shoe)  # none is acknowledged
             assert shoe.pending == 52 + 1 + 5  # the deck's registration, the deck, five cards
             journaled.set()
-            await until(lambda: shoe.pending == 0)
+            await async_wait_until(lambda: shoe.pending == 0, "nothing pending", 10)
             stopping.set()
             await intake.driver.close()
             await asyncio.wait_for(task, 10)
@@ -86,12 +83,20 @@ def test_a_device_that_restarted_while_its_batch_was_journaled_is_not_acknowledg
                 if any(isinstance(a.event, ev.CardRead) for a in batch):
                     old = batch[-1].source.boot_id
                     runner.act(lambda s: s.restart(runner.clock(), 0.2))
-                    await until(lambda: intake.driver.device.boot_id != old)
+                    await async_wait_until(
+                        lambda: intake.driver.device.boot_id != old, "the new boot", 10
+                    )
 
             task = asyncio.create_task(intake.run(journal, never_absent, stopping))
-            await until(lambda: intake.driver is not None and intake.driver.link_up)
+            await async_wait_until(
+                lambda: intake.driver is not None and intake.driver.link_up, "the link up", 10
+            )
             runner.act(lambda s: s.draw())
-            await until(lambda: sum(isinstance(a.event, ev.LinkUp) for a in arrivals) == 2)
+            await async_wait_until(
+                lambda: sum(isinstance(a.event, ev.LinkUp) for a in arrivals) == 2,
+                "the second LinkUp",
+                10,
+            )
             assert not task.done()  # no DriverError from acknowledging the old boot
             stopping.set()
             await intake.driver.close()
@@ -145,12 +150,14 @@ def test_an_older_shoe_s_registration_is_journaled_as_the_deck_s_set_never_its_d
             intake = Intake(Device.SHOE, DevicePort(runner.path, link=LINK))
             stopping = asyncio.Event()
             task = asyncio.create_task(intake.run(journal, never_absent, stopping))
-            await until(lambda: intake.driver is not None and intake.driver.link_up)
+            await async_wait_until(
+                lambda: intake.driver is not None and intake.driver.link_up, "the link up", 10
+            )
             for deck in range(12):
                 runner.act(lambda s, deck=deck: s.load(decks=1, shuffle_seed=deck, deck_id=9))
                 draws = [runner.act(lambda s: s.draw()) for _ in range(12)]
                 dealt.append([draw.message.uid for draw in draws])
-                await until(lambda: shoe.pending == 0)
+                await async_wait_until(lambda: shoe.pending == 0, "nothing pending", 10)
             stopping.set()
             await intake.driver.close()
             await asyncio.wait_for(task, 10)

@@ -39,6 +39,8 @@ from dealer_ui.archive import hand_record
 from tests.console_kit import Script, live_table
 from tests.service_kit import config, simulator
 
+pytestmark = pytest.mark.slow  # a served console
+
 
 def dealt(
     path: Path, *, hands: int, seed: int, human: bool = False, **options: Any

@@ -49,6 +49,8 @@ from tests.floor_kit import floor_database
 from tests.service_kit import simulator
 from tests.test_dealer_ui_api import past_hands, watching
 
+pytestmark = pytest.mark.slow  # processes
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

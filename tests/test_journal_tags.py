@@ -10,6 +10,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from controller.history.hands import recorded_hands
 from controller.journal import DeviceId, Input, Journal
 from controller.journal.device_events import event_of, to_input
@@ -21,6 +23,8 @@ from controller.sim.dealer import Dealer, Tally
 from controller.sim.floor import DECK_ID, CoreFloor
 from controller.table import CardAtSeat, CardFromShoe, DeckCard, DeckLoaded, Table, TableSettings
 from drivers import events as ev
+
+pytestmark = pytest.mark.slow  # a core run and a service's journal
 
 SHOE = DeviceId("shoe", "SHOE-1", 7)
 BOARD = DeviceId("seat_board", "SEATS-1", 8)

@@ -23,7 +23,9 @@ from hypothesis import strategies as st
 from controller.journal import DeviceId, Entry, Input, Journal, JournalError, JournalLocked
 from controller.journal.chain import ORIGIN, link, linked, stored
 from controller.journal.store import chain_of, check_no_writer
+from tests.hypothesis_profiles import examples
 from tests.service_kit import simulator, write_config
+from tests.waiting import wait_until
 
 LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
 DEADLINE = 60.0
@@ -193,7 +195,7 @@ def settled_entries(path: Path, quiet: float = 0.5) -> list[Entry]:
     deadline = time.monotonic() + DEADLINE
     entries = journal_entries(path)
     while time.monotonic() < deadline:
-        time.sleep(quiet)
+        time.sleep(quiet)  # the silence that must last
         again = journal_entries(path)
         if again == entries:
             return entries
@@ -201,6 +203,7 @@ def settled_entries(path: Path, quiet: float = 0.5) -> list[Entry]:
     raise AssertionError(f"the journal kept growing for {DEADLINE} s: {len(entries)} entries")
 
 
+@pytest.mark.slow
 def test_the_monitor_refuses_a_journal_another_process_writes(tmp_path):
     path = tmp_path / "table.sqlite"
     with Journal.open(path) as journal:
@@ -233,11 +236,11 @@ class Collected:
             self.text += line
 
     def wait_for(self, words: str, process: subprocess.Popen[str]) -> None:
-        deadline = time.monotonic() + DEADLINE
-        while words not in self.text:
+        def said() -> bool:
             assert process.poll() is None, self.text
-            assert time.monotonic() < deadline, f"not within {DEADLINE} s: {words!r}"
-            time.sleep(0.05)
+            return words in self.text
+
+        wait_until(said, repr(words), DEADLINE, poll=0.05)
 
 
 def free_port() -> int:
@@ -246,6 +249,7 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+@pytest.mark.slow
 def test_a_second_serve_with_the_same_configuration_exits_1_and_writes_nothing(tmp_path):
     with simulator("shoe") as shoe:
         # a link that a loaded machine does not drop: the first service writes nothing more
@@ -312,7 +316,7 @@ _SCALARS = (
 )
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(
     head=st.lists(_SCALARS, min_size=4, max_size=4),
     fields=st.dictionaries(st.text(), _SCALARS, max_size=3),

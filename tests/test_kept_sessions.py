@@ -21,6 +21,8 @@ from dealer_ui.kept_sessions import sessions_path
 from tests.console_kit import DEALER, live_table
 from tests.service_kit import simulator
 
+pytestmark = pytest.mark.slow  # a live table
+
 
 class Clocks:
     def __init__(self) -> None:

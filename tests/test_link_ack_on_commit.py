@@ -13,14 +13,9 @@ from drivers.errors import DriverError
 from drivers.session import LinkConfig
 from firmware_sim.runner import PtyRunner
 from firmware_sim.shoe import SimulatedShoe
+from tests.waiting import async_wait_until, retransmitted_twice
 
 LINK = LinkConfig(resend_holdoff=0.01, reset_interval=0.1, handshake_timeout=5.0, ack_on="commit")
-
-
-async def until(condition, timeout=10.0):
-    async with asyncio.timeout(timeout):
-        while not condition():
-            await asyncio.sleep(0.005)
 
 
 def test_the_device_keeps_what_is_not_acknowledged_and_a_new_host_gets_it_again():
@@ -35,10 +30,10 @@ def test_the_device_keeps_what_is_not_acknowledged_and_a_new_host_gets_it_again(
             for _ in dealt:
                 runner.act(lambda s: s.draw())
             events = [await driver.next_event() for _ in range(1 + len(dealt))]
-            await asyncio.sleep(0.3)  # retransmissions come: none is acknowledged
+            await retransmitted_twice(shoe)  # none is acknowledged
             assert shoe.pending == 1 + len(dealt)
             driver.acknowledge(events[3])  # deck and the first three cards are durable
-            await until(lambda: shoe.pending == len(dealt) - 3)
+            await async_wait_until(lambda: shoe.pending == len(dealt) - 3, "3 left pending", 10)
             return up, events
 
     async def second_host():
@@ -46,7 +41,7 @@ def test_the_device_keeps_what_is_not_acknowledged_and_a_new_host_gets_it_again(
             up = await driver.next_event()
             again = [await driver.next_event() for _ in range(len(dealt) - 3)]
             driver.acknowledge(again[-1])
-            await until(lambda: shoe.pending == 0)
+            await async_wait_until(lambda: shoe.pending == 0, "nothing pending", 10)
             return up, again
 
     async def scenario():
@@ -73,7 +68,7 @@ def test_acknowledging_through_the_driver_checks_the_event():
             with pytest.raises(DriverError, match="did not deliver it"):
                 driver.acknowledge(replace(deck, origin=None))
             driver.acknowledge(deck)
-            await until(lambda: shoe.pending == 0)
+            await async_wait_until(lambda: shoe.pending == 0, "nothing pending", 10)
 
     asyncio.run(asyncio.wait_for(scenario(), 20))
 
@@ -91,8 +86,8 @@ def test_back_pressure_holds_in_commit_mode():
             for _ in dealt:
                 runner.act(lambda s: s.draw())
             taken = [await driver.next_event() for _ in range(4)]
-            await until(lambda: driver.stats.held > 0)
-            await asyncio.sleep(0.3)
+            await async_wait_until(lambda: driver.stats.held > 0, "an event held back", 10)
+            await retransmitted_twice(shoe)
             assert driver.waiting == 4  # taken, not acknowledged: still waiting
             assert shoe.pending == 1 + len(dealt)
             cards = [e for e in taken if isinstance(e, ev.CardRead)]
@@ -101,7 +96,7 @@ def test_back_pressure_holds_in_commit_mode():
                 event = await driver.next_event()
                 driver.acknowledge(event)
                 cards.append(event)
-            await until(lambda: shoe.pending == 0)
+            await async_wait_until(lambda: shoe.pending == 0, "nothing pending", 10)
             return cards
 
     cards = asyncio.run(asyncio.wait_for(scenario(), 30))

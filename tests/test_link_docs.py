@@ -7,7 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from firmware_sim.process import SimulatorProcess
+
+pytestmark = pytest.mark.slow  # processes
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -25,6 +25,9 @@ from firmware_sim.runner import PtyRunner, TcpRunner
 from firmware_sim.seats import SimulatedSeatBoard
 from firmware_sim.shoe import SimulatedShoe
 from firmware_sim.usb_backend import VirtualUsbBackend
+from tests.waiting import async_wait_until, retransmitted_twice
+
+pytestmark = pytest.mark.slow  # thousands of cards through real links
 
 CARDS = 10_000
 DISCONNECTS = 5
@@ -72,12 +75,13 @@ class Consumer:
 
 async def deal(act, cards, disconnect_at, disconnect):
     """The dealer: draw ``cards`` cards, pacing on the device's unacknowledged events."""
-    loop = asyncio.get_running_loop()
     for i in range(cards):
-        deadline = loop.time() + WAIT
-        while act(lambda shoe: shoe.pending) >= WINDOW:
-            assert loop.time() < deadline, f"card {i}: the shoe's events were not taken"
-            await asyncio.sleep(0.0005)
+        await async_wait_until(
+            lambda: act(lambda shoe: shoe.pending) < WINDOW,
+            f"card {i}: the shoe's events taken, room to draw",
+            WAIT,
+            poll=0.0005,
+        )
         act(lambda shoe: shoe.draw())
         if i in disconnect_at:
             disconnect()
@@ -201,7 +205,8 @@ def test_reconnect_backs_off_exponentially_up_to_the_limit():
             assert isinstance(await driver.next_event(), ev.LinkUp)
             port.unplug()
             down = await driver.next_event()
-            await asyncio.sleep(1.2)
+            # unplugged while the driver retries, backing off to its limit and retrying there
+            await async_wait_until(lambda: len(transport.attempts) >= 7, "6 retries", 10)
             port.replug()
             return down, await driver.next_event()
 
@@ -278,8 +283,7 @@ def test_close_while_reconnecting_ends_cleanly():
         await driver.open()
         await runner.stop()  # the device goes away for good: reconnect attempts are refused
         events = [await driver.next_event(), await driver.next_event()]
-        while driver.last_error is None:
-            await asyncio.sleep(0.01)
+        await async_wait_until(lambda: driver.last_error is not None, "an error", 10)
         await driver.close()  # the link is down already: no second LinkDown
         with pytest.raises(StopAsyncIteration):
             await driver.next_event()
@@ -307,8 +311,11 @@ def test_shoe_faults_unreadable_cards_and_lamps_over_a_pty():
             runner.act(lambda s: s.clear_jam())
             events += [await driver.next_event() for _ in range(4)]
             driver.set_indicator(bonus_lamp=True, seat_lamps={2, 7})
-            while driver.status is None or not driver.status.bonus_lamp:
-                await asyncio.sleep(0.01)
+            await async_wait_until(
+                lambda: driver.status is not None and driver.status.bonus_lamp,
+                "a status with the bonus lamp on",
+                10,
+            )
             return events
 
     up, deck, read, unread, fault, cleared = asyncio.run(asyncio.wait_for(scenario(), 10))
@@ -333,9 +340,9 @@ def test_a_slow_consumer_leaves_events_with_the_shoe_and_loses_none():
         async with runner, driver:
             for _ in dealt:
                 runner.act(lambda s: s.draw())
-            while driver.stats.held == 0:  # nobody consumes yet
-                await asyncio.sleep(0.01)
-            await asyncio.sleep(0.3)  # retransmissions come and are held back again
+            # nobody consumes yet
+            await async_wait_until(lambda: driver.stats.held > 0, "an event held back", 10)
+            await retransmitted_twice(shoe)  # and held back again
             held_back = shoe.pending
             consumer = Consumer(driver, len(dealt))
             await consumer.run()
@@ -360,8 +367,7 @@ def test_a_device_restart_over_tcp_says_which_events_were_lost():
         async with driver:
             for _ in range(5):
                 first.act(lambda s: s.draw())
-            while driver.stats.held < 4:
-                await asyncio.sleep(0.01)
+            await async_wait_until(lambda: driver.stats.held >= 4, "4 events held back", 10)
             await first.stop()  # the shoe loses power ...
             new = SimulatedShoe(
                 protocol_version=1, seed=31, heartbeat_ms=100

@@ -13,6 +13,8 @@ import pytest
 from bench import soak
 from bench.soak import Dealer, Plan, figures, run_phase
 
+pytestmark = pytest.mark.slow  # thousands of cards through real links
+
 
 @pytest.mark.slow
 @pytest.mark.parametrize("link", ["pty", "tcp"])

@@ -15,6 +15,7 @@ from drivers import events as ev
 from drivers.protocol import DeviceKind
 from drivers.session import HostSession, LinkConfig
 from firmware_sim.shoe import SimulatedShoe
+from tests.hypothesis_profiles import examples
 
 CARDS = 150
 STEP = 0.001
@@ -31,7 +32,7 @@ def corrupt(data, rate, rng):
     return bytes(out)
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
     corrupt_rate=st.sampled_from([0.0, 0.005, 0.02]),

@@ -15,6 +15,8 @@ from drivers.errors import ProtocolVersionError
 from drivers.session import LinkConfig
 from firmware_sim.process import SimulatorProcess
 
+pytestmark = pytest.mark.slow  # the simulator's processes
+
 LINK = LinkConfig(handshake_timeout=5.0, reset_interval=0.1, backoff_initial=0.05)
 
 

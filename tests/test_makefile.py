@@ -15,7 +15,10 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON_ID = "import os, sys; print(sys.version.split()[0], os.path.realpath(sys.executable))"
 
-pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+pytestmark = [
+    pytest.mark.slow,  # make, venvs
+    pytest.mark.skipif(shutil.which("make") is None, reason="needs make"),
+]
 
 
 def make_venv(folder: Path, python: str = sys.executable) -> subprocess.CompletedProcess:

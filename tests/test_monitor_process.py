@@ -27,6 +27,9 @@ from controller.table import SitDown
 from drivers import events as ev
 from drivers.protocol import DeviceKind, Disposition
 from drivers.session import LinkConfig
+from tests.waiting import async_wait_until
+
+pytestmark = pytest.mark.slow  # processes
 
 LUCK_TABLE = str(Path(sys.executable).with_name("luck-table"))
 
@@ -454,7 +457,7 @@ def test_killed_at_random_moments_the_journal_holds_every_card_once_in_order(tmp
                 drawn.append(json.loads(reply[3:])["card"])
             else:  # refused while the device's buffer is full of unacknowledged events
                 assert "buffer full" in reply, reply
-                await asyncio.sleep(0.05)
+                await asyncio.sleep(0.05)  # the scenario: the dealer tries again
 
     async def scenario() -> None:
         args = ("shoe", "--pty", "--seed", "11", "--serial", "SHOE-K", "--decks", "39", *V1)
@@ -480,20 +483,22 @@ def test_killed_at_random_moments_the_journal_holds_every_card_once_in_order(tmp
 
                     while not at_work():
                         assert asyncio.get_running_loop().time() < deadline, (kill, len(drawn))
-                        await asyncio.sleep(rng.uniform(0, 0.005))
+                        await asyncio.sleep(rng.uniform(0, 0.005))  # a random moment
                     await running.kill()
                     restarted_at = journal_length(path)
                     running = await Monitor.start(*monitor_args, output=subprocess.DEVNULL)
                 await asyncio.wait_for(dealing, 60)
-                deadline = asyncio.get_running_loop().time() + 60
-                while CARDS not in [seq for seq, _ in journal_cards(path).get(key, [])]:
-                    assert asyncio.get_running_loop().time() < deadline, "the last card is missing"
-                    await asyncio.sleep(0.2)
+                await async_wait_until(
+                    lambda: CARDS in [seq for seq, _ in journal_cards(path).get(key, [])],
+                    "the last card journaled",
+                    60,
+                    poll=0.2,
+                )
                 # the last monitor at work (its link journaled), not still starting: the
                 # cards may all be in from the one killed before it
-                while journal_length(path) == restarted_at:
-                    assert asyncio.get_running_loop().time() < deadline, "the monitor is not up"
-                    await asyncio.sleep(0.05)
+                await async_wait_until(
+                    lambda: journal_length(path) != restarted_at, "the monitor up", 60
+                )
                 assert (await running.stop(signal.SIGTERM))[0] == 0
             finally:
                 dealing.cancel()

@@ -21,6 +21,7 @@ from controller.rules.effects import BonusEarned
 from controller.rules.hand import Hand, start_hand
 from controller.rules.inputs import Action, Deal, Do, IllegalInput
 from controller.rules.state import Dest
+from tests.hypothesis_profiles import examples
 
 FIFTH_STREET_FOLDS = frozenset((5, seat) for seat in range(3, 9))
 
@@ -38,6 +39,7 @@ def assert_exact(hand: Hand) -> None:
     assert sum(result.fractions.equity) == 1
 
 
+@pytest.mark.slow
 def test_eight_players_after_sixth_street_community_card_from_the_scrambled_burns():
     hand = play_to(8, at_cards(51), seed=3)
     model = deal_model(hand)
@@ -61,6 +63,7 @@ def test_heads_up_after_sixth_street_without_burns():
     assert_exact(play_to(2, at_cards(12), seed=5, rules=Rules(burn=False)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "rules",
     [
@@ -176,7 +179,7 @@ def test_the_odds_are_exact_when_sixth_street_is_dealt_or_its_bonus_card_to_come
         assert exact.fractions is not None and sum(exact.fractions.equity) == 1
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seats=st.permutations(range(1, 9)),
     staying=st.integers(2, 4),
@@ -215,7 +218,7 @@ def test_exact_equals_the_brute_force_on_small_stubs(
     assert_exact(hand)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     st.integers(1, 4).flatmap(
         lambda seats: st.integers(seats, 6).flatmap(
@@ -347,7 +350,7 @@ def engine_deal(hand: Hand, rng: random.Random) -> tuple[Hand, list, list]:
     return hand, before, after
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     players=st.integers(2, 8),
     burn=st.booleans(),

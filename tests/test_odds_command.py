@@ -130,6 +130,7 @@ def test_bad_command_lines_exit_2(capsys, argv):
     capsys.readouterr()
 
 
+@pytest.mark.slow
 def test_par_writes_the_sheet(capsys, tmp_path):
     output = tmp_path / "par.md"
     argv = ["par", "--players", "7..8", "--hands", "2000", "--seed", "3", "--output", str(output)]

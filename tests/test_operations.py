@@ -13,12 +13,18 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from controller.service import TableService
 from dealer_ui import serve
 from tests.console_kit import live_table
 from tests.service_kit import config, simulator
+from tests.waiting import async_wait_until
+
+pytestmark = (
+    pytest.mark.slow
+)  # a live table: the simulator's process, the service, the console served
 
 #: The monitoring system's address the configuration names (/metrics, /health's details).
 LOOPBACK = ("127.0.0.1",)
@@ -43,10 +49,9 @@ def test_a_table_without_its_shoe_and_its_floor_is_alive_and_not_ready(tmp_path:
             served = await serve(service)
             try:
                 async with httpx.AsyncClient(base_url=served.url, timeout=30) as http:
-                    deadline = asyncio.get_running_loop().time() + 30
-                    while not service.table.alerts:  # the shoe's absence journaled
-                        assert asyncio.get_running_loop().time() < deadline
-                        await asyncio.sleep(0.05)
+                    await async_wait_until(
+                        lambda: service.table.alerts, "the shoe's absence journaled", 30
+                    )
                     health = await http.get("/health")
                     assert health.status_code == 200
                     assert health.json()["alive"] and health.json()["table"] == "T-TEST"

@@ -25,6 +25,7 @@ from controller.rules.hand_tables import CATEGORY_SHIFT, STRAIGHT
 CATEGORIES = tuple(Category)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", list(Variant))
 def test_every_category_matches_the_exact_tables(variant):
     """Each seat's seven regular cards against the exact seven-card table, and with the
@@ -53,6 +54,7 @@ def test_the_family_wise_threshold():
     assert threshold(266, alpha=0.05) < threshold(266)
 
 
+@pytest.mark.slow
 def test_an_honest_run_beyond_three_standard_errors_passes():
     """Seed 1 from 2 players (the stream of ``--seed 1 --players 2..8``): one of its checks
     is beyond |z| = 3 with nothing wrong, which the old rule would have failed; the

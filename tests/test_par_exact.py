@@ -68,6 +68,7 @@ def test_luck_of_the_irish_tables_add_up_and_give_the_known_five_of_a_kind():
         assert exact[name].counts[CATEGORIES.index(Category.TWO_PAIR)] == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("naturals", "wilds"), [(5, 2), (4, 3), (3, 4)])
 def test_the_count_matches_the_evaluator_over_every_hand_of_a_slice(naturals, wilds):
     """Every hand of ``naturals`` of the 48 natural cards with ``wilds`` given fours, through

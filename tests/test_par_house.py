@@ -27,6 +27,7 @@ def _time(text: str) -> float:
     return datetime.fromisoformat(text).timestamp()
 
 
+@pytest.mark.slow
 def test_the_house_take_of_a_journal(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A raked run's journal: per hand, the rake and drop its history records carry; per
     hour, over the time from the first hand's start to the last one's end."""

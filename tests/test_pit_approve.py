@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
 from playwright.async_api import async_playwright
 
 from controller.rules import Phase
@@ -20,6 +21,8 @@ from tests.pit_kit import floor_config, pit_database, start_floor
 from tests.test_console_browser import CHROMIUM, on_the_shoe, opened
 from tests.test_console_errors import PLAIN, cards_of
 from tests.test_console_touch import journaled
+
+pytestmark = pytest.mark.slow  # a live table and Chromium
 
 #: The pit's supervisor: one the table knows too (the table checks the PIN).
 PIT = {"id": SUPERVISOR["supervisor"], "pin": SUPERVISOR["pin"]}

@@ -24,6 +24,8 @@ from controller.rules.pots import build_pots  # noqa: E402
 from tests.pokerkit_table import POKERKIT_RULES as RULES  # noqa: E402
 from tests.pokerkit_table import pokerkit_state  # noqa: E402
 
+pytestmark = pytest.mark.slow  # a thousand hands against pokerkit
+
 HANDS = 1000
 
 

@@ -47,6 +47,7 @@ from drivers.protocol import (
     to_dict,
 )
 from drivers.protocol.codec import CRC, HEADER, encode_body
+from tests.hypothesis_profiles import examples
 from tests.protocol_vectors import FILES, VECTORS, VECTORS_V2
 
 
@@ -298,7 +299,7 @@ def test_any_single_corrupted_byte_drops_the_frame_never_misreads_it(frame, posi
     assert all(isinstance(item, DecodeError) for item in got[:-1])
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(st.lists(st.binary(max_size=200), max_size=10))
 def test_decoder_fuzz_yields_only_frames_and_decode_errors(chunks):
     decoder = FrameDecoder()
@@ -324,7 +325,7 @@ def crc_valid_bodies(draw: st.DrawFn) -> bytes:
     return HEADER.pack(version, msg_type, seq) + payload
 
 
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 @given(crc_valid_bodies())
 def test_decoder_fuzz_past_the_crc_never_misreads(body):
     wire = cobs_encode(body + CRC.pack(crc16(body))) + b"\x00"

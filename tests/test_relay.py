@@ -54,6 +54,9 @@ from tests.test_studio import (
     released_in_time,
     studio_messages,
 )
+from tests.waiting import async_wait_until
+
+pytestmark = pytest.mark.slow  # processes
 
 CHROMIUM = Path("/usr/bin/chromium")
 LUCK_TABLE = str(Path(sys.executable).with_name("luck-table"))
@@ -181,10 +184,7 @@ def seq_of(text: str) -> int:
 
 
 async def until(check: Any, what: str) -> None:
-    deadline = asyncio.get_running_loop().time() + TIMEOUT
-    while not check():
-        assert asyncio.get_running_loop().time() < deadline, f"waited for: {what}"
-        await asyncio.sleep(0.01)
+    await async_wait_until(check, what, TIMEOUT, poll=0.01)
 
 
 @asynccontextmanager
@@ -328,7 +328,7 @@ def test_a_viewer_that_does_not_read_is_cut_off_and_the_others_get_everything() 
         for seq in range(1, 301):
             update = json.loads(message("update", "e1", seq)) | {"view": {"hand": big}}
             await connection.send(json.dumps(update))
-            await asyncio.sleep(0.002)
+            await asyncio.sleep(0.002)  # the scenario: the feed's pace
         await connection.wait_closed()
 
     async def scenario() -> None:
@@ -429,10 +429,10 @@ def test_the_public_page_through_the_relay_process(tmp_path: Path) -> None:
 
 
 async def until_following(http: httpx.AsyncClient) -> None:
-    deadline = asyncio.get_running_loop().time() + TIMEOUT
-    while (await http.get("/health")).status_code != 200:
-        assert asyncio.get_running_loop().time() < deadline, "the relay never followed"
-        await asyncio.sleep(0.05)
+    async def following() -> bool:
+        return (await http.get("/health")).status_code == 200
+
+    await async_wait_until(following, "the relay follows", TIMEOUT, poll=0.05)
 
 
 def test_the_relays_answers_say_the_connection_closes_so_clients_never_send_on_it_again() -> None:

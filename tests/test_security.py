@@ -34,6 +34,7 @@ from dealer_ui.pit.config import FloorConfig
 from dealer_ui.relay import Relay, server_url
 from tests.console_kit import DEALER, PLAYERS, LiveTable, Script, live_table
 from tests.service_kit import simulator
+from tests.waiting import async_wait_until
 
 #: A PIN check: (pin_hash, pin).
 Verify = Callable[[str, str], bool]
@@ -68,6 +69,7 @@ def counted(who: str, pin: str) -> tuple[Credential, dict[str, int], Verify]:
     return Credential(who, hash_pin(pin)), tally, verify
 
 
+@pytest.mark.slow
 def test_a_burst_of_guesses_checks_at_most_the_allowed_number_off_the_event_loop() -> None:
     dealer, tally, verify = counted("D200", "567890")
     auth = Auth([dealer], [dealer], verify=verify)
@@ -93,6 +95,7 @@ def test_a_burst_of_guesses_checks_at_most_the_allowed_number_off_the_event_loop
     assert tally["on_loop"] == 0  # every check in a thread of its own, off the event loop
 
 
+@pytest.mark.slow
 def test_an_id_under_attack_is_slowed_down_and_told_once() -> None:
     dealer = Credential("D200", hash_pin("567890"))
     told: list[Attack] = []
@@ -122,6 +125,7 @@ def slow_verify(pin_hash: str, pin: str) -> bool:
     return pin == "567890"
 
 
+@pytest.mark.slow
 def test_the_dealer_is_not_queued_behind_a_flood_of_guesses_from_many_addresses() -> None:
     dealer = Credential("D200", "")
     # the id's hourly bound (40 wrong PINs lock it) is not what this test is about
@@ -144,7 +148,7 @@ def test_the_dealer_is_not_queued_behind_a_flood_of_guesses_from_many_addresses(
             await guess(address)
         started = time.monotonic()
         flood = asyncio.gather(*(guess(address) for address in addresses for _ in range(3)))
-        await asyncio.sleep(0.1)  # the flood is queued
+        await async_wait_until(lambda: len(auth._waiting) >= 20, "the flood queued", DEADLINE)
         await auth.sign_in("dealer", "D200", "567890", "10.0.1.1")
         signed_in = time.monotonic() - started
         await flood
@@ -165,6 +169,7 @@ async def attempt(auth: Auth, pin: str, client: str) -> tuple[int, float]:
     return 200, time.monotonic() - started
 
 
+@pytest.mark.slow
 def test_the_dealer_at_the_kiosk_signs_in_within_a_bound_while_many_addresses_guess() -> None:
     dealer, tally, verify = counted("D200", "567890")
     checks: list[float] = []
@@ -229,6 +234,7 @@ def test_pins_beyond_the_waiting_bound_or_its_deadline_are_refused_unchecked() -
     assert [auth._count(f"client:10.0.0.{n}", auth.clock()) for n in range(6)] == [1, 1, 0, 0, 0, 0]
 
 
+@pytest.mark.slow
 def test_wrong_pins_from_one_address_do_not_lock_the_dealer_out_at_another(
     tmp_path: Path,
 ) -> None:
@@ -285,6 +291,7 @@ def bearer(response: httpx.Response) -> dict[str, str]:
     return {"Authorization": f"Bearer {response.json()['token']}"}
 
 
+@pytest.mark.slow
 def test_forwarded_addresses_are_believed_only_from_trusted_proxies(tmp_path: Path) -> None:
     forged = {"X-Forwarded-For": "10.9.9.9"}
     wrong = {"role": "dealer", "id": DEALER["id"], "pin": "0000"}
@@ -359,6 +366,7 @@ async def card_latencies(live: LiveTable) -> list[float]:
     return taken
 
 
+@pytest.mark.slow
 def test_a_20_mib_body_is_refused_before_it_is_read_and_cards_keep_coming(
     tmp_path: Path,
 ) -> None:
@@ -401,6 +409,7 @@ def test_a_20_mib_body_is_refused_before_it_is_read_and_cards_keep_coming(
     run(scenario)
 
 
+@pytest.mark.slow
 def test_half_sent_requests_and_idle_connections_are_closed_by_the_deadline(
     tmp_path: Path,
 ) -> None:
@@ -429,6 +438,7 @@ def test_half_sent_requests_and_idle_connections_are_closed_by_the_deadline(
     run(scenario)
 
 
+@pytest.mark.slow
 def test_foreign_origins_and_hosts_are_refused_and_pages_carry_security_headers(
     tmp_path: Path,
 ) -> None:
@@ -468,6 +478,7 @@ def test_foreign_origins_and_hosts_are_refused_and_pages_carry_security_headers(
     run(scenario)
 
 
+@pytest.mark.slow
 def test_allowed_origins_and_the_limits_of_feeds_and_connections_per_address(
     tmp_path: Path,
 ) -> None:

@@ -12,7 +12,6 @@ import socket
 import ssl
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,6 +23,9 @@ import websockets
 
 from tests.relay_kit import RelayProcess
 from tests.service_kit import simulator, write_config
+from tests.waiting import wait_until
+
+pytestmark = pytest.mark.slow  # processes
 
 LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
 
@@ -56,14 +58,15 @@ def serving(config: Path) -> Iterator[subprocess.Popen[str]]:
 
 def answer(process: subprocess.Popen[str], get: Callable[[], httpx.Response]) -> httpx.Response:
     """``get()``'s answer once the console answers at all."""
-    deadline = time.monotonic() + 60
-    while True:
+
+    def answered() -> httpx.Response | None:
         try:
             return get()
         except httpx.TransportError:
             assert process.poll() is None, process.stderr and process.stderr.read()
-            assert time.monotonic() < deadline, "the console never answered"
-            time.sleep(0.1)
+            return None
+
+    return wait_until(answered, "the console answers", 60, poll=0.1)
 
 
 def stopped(process: subprocess.Popen[str]) -> str:
@@ -141,10 +144,12 @@ def test_serve_serves_the_console_over_tls_with_the_configured_certificate(
             tls = ("--tls-cert", str(cert), "--tls-key", str(key))
             with RelayProcess(url, "--source-ca", str(cert), *tls) as relay:
                 assert relay.url.startswith("wss://127.0.0.1:")
-                deadline = time.monotonic() + 30
-                while (health := httpx.get(relay.http + "/health", verify=trusted)).is_error:
-                    assert time.monotonic() < deadline, health.text  # 503 until it follows
-                    time.sleep(0.05)
+
+                def following() -> httpx.Response | None:
+                    health = httpx.get(relay.http + "/health", verify=trusted)
+                    return None if health.is_error else health  # 503 until it follows
+
+                health = wait_until(following, "the relay follows", 30, poll=0.05)
                 assert health.json()["source"] == f"wss://127.0.0.1:{port}/ws"
 
                 async def relayed() -> dict[str, Any]:

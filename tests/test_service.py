@@ -7,7 +7,6 @@ import json
 import logging
 import subprocess
 import sys
-import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -25,17 +24,15 @@ from firmware_sim.process import AsyncControl as Control
 from firmware_sim.shoe import SimulatedShoe
 from firmware_sim.usb_backend import VirtualUsbBackend
 from tests.service_kit import BAUD, config, simulator, write_config
+from tests.waiting import async_wait_until, wait_until
+
+pytestmark = pytest.mark.slow  # processes
 
 LUCK_TABLE = [str(Path(sys.executable).parent / "luck-table")]
 
 
 async def until(check: Callable[[], bool], what: str, timeout: float = 20.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not check():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.01)
+    await async_wait_until(check, what, timeout, poll=0.01)
 
 
 def run(scenario: Callable[[], Awaitable[None]], timeout: float = 90) -> None:
@@ -139,11 +136,10 @@ def test_the_bonus_card_lights_the_shoe_lamps_and_a_refused_decision_changes_not
                     status = await control.command("status")
                     return status["bonus_lamp"], status["seat_lamps"]
 
-                loop = asyncio.get_running_loop()
-                deadline = loop.time() + 5
-                while await lamps() != (True, [1]):
-                    assert loop.time() < deadline, await lamps()
-                    await asyncio.sleep(0.02)
+                async def lit() -> bool:
+                    return await lamps() == (True, [1])
+
+                await async_wait_until(lit, "the bonus lamp and seat 1's lamp lit", 5)
                 before, position = service.table, service.position
                 step = await service.submit(Decide(at=0, seat=2, do=Do.CALL))
                 assert step.refused is not None and "seat 2" in step.refused
@@ -258,10 +254,7 @@ def test_an_event_journaled_but_not_acknowledged_comes_again_and_is_dropped(
             [sys.executable, "-c", CRASH_AFTER_DECK, str(path)], stdout=subprocess.PIPE, text=True
         )
         assert crashing.stdout is not None and crashing.stdout.readline() == "ready\n"
-        deadline = time.monotonic() + 30
-        while not shoe.command("status")["connected"]:
-            assert time.monotonic() < deadline, "the crashing service never connected"
-            time.sleep(0.01)
+        wait_until(lambda: shoe.command("status")["connected"], "the crashing service connects", 30)
         shoe.command("load")
         assert crashing.wait(timeout=30) == 3
         crashing.stdout.close()

@@ -9,7 +9,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -35,6 +34,9 @@ from controller.table import inputs as ti
 from drivers import events as ev
 from drivers.protocol import DeviceKind, Disposition, FaultCode
 from tests.service_kit import config, write_config
+from tests.waiting import async_wait_until, wait_until
+
+pytestmark = pytest.mark.slow  # the service and serve's processes
 
 LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
 SHOE = ev.DeviceInfo("/dev/pts/9", DeviceKind.SHOE, "SHOE-1", (1, 0, 0), 1, 7)
@@ -122,11 +124,12 @@ def play_without_devices(tmp_path: Path, seats: int) -> str:
             for seat in range(1, seats + 1):
                 step = await service.submit(SitDown(at=0, seat=seat, player=f"P{seat}", buy_in=150))
                 assert step.refused is None
-            loop = asyncio.get_running_loop()
-            deadline = loop.time() + 10
-            while [alert.kind for alert in service.table.alerts] != [AlertKind.LINK_DOWN]:
-                assert loop.time() < deadline, service.table.alerts
-                await asyncio.sleep(0.01)
+            await async_wait_until(
+                lambda: [alert.kind for alert in service.table.alerts] == [AlertKind.LINK_DOWN],
+                "the one alert: the link down",
+                10,
+                detail=lambda: service.table.alerts,
+            )
             return json.dumps(service.table.to_json())
 
     return asyncio.run(asyncio.wait_for(scenario(), 30))
@@ -182,20 +185,19 @@ def test_serve_runs_without_its_devices_and_stops_on_sigterm(tmp_path: Path) -> 
         [LUCK_TABLE, "serve", "--config", str(path)], stderr=subprocess.PIPE, text=True
     )
     journal = tmp_path / "table.sqlite"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if journal.exists():
-            with sqlite3.connect(journal) as db:
-                tables = {row[0] for row in db.execute("SELECT name FROM sqlite_schema")}
-                if (
-                    "inputs" in tables
-                    and db.execute(
-                        "SELECT count(*) FROM inputs WHERE type = 'link_down'"
-                    ).fetchone()[0]
-                    == 2  # the shoe and the seat board
-                ):
-                    break
-        time.sleep(0.1)
+
+    def both_absences_journaled() -> bool:
+        if not journal.exists():
+            return False
+        with sqlite3.connect(journal) as db:
+            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_schema")}
+            return (
+                "inputs" in tables
+                and db.execute("SELECT count(*) FROM inputs WHERE type = 'link_down'").fetchone()[0]
+                == 2  # the shoe and the seat board
+            )
+
+    wait_until(both_absences_journaled, "the shoe's and the seat board's link_down journaled")
     process.send_signal(signal.SIGTERM)
     _, errors = process.communicate(timeout=30)
     assert process.returncode == 0, errors

@@ -27,6 +27,8 @@ from controller.journal.device_events import DEVICE
 from controller.service import steps
 from tests.service_kit import simulator, write_config
 
+pytestmark = pytest.mark.slow  # processes
+
 KILLS = int(os.environ.get("LUCK_KILLS", "10"))
 LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
 
@@ -68,7 +70,7 @@ def kill_and_restart(tmp_path: Path, kills: int, seed: int) -> None:
             process = start_play(config, *controls, hands=10_000, seed=kill)
             line = recovered_line(process)
             restarts.append((int(line["recovered"]), str(line["state"])))  # type: ignore[call-overload]
-            time.sleep(rng.uniform(0.2, 1.5))
+            time.sleep(rng.uniform(0.2, 1.5))  # the scenario: a kill at a random moment
             process.send_signal(signal.SIGKILL)
             process.wait()
             assert process.stdout is not None

@@ -15,6 +15,8 @@ from typing import IO
 
 import pytest
 
+pytestmark = pytest.mark.slow  # processes
+
 LUCK_TABLE = Path(sys.executable).with_name("luck-table")
 SIM = [str(LUCK_TABLE), "sim"]
 

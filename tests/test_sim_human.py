@@ -192,6 +192,7 @@ def field(output: str, name: str) -> str:
     return match.group(1)
 
 
+@pytest.mark.slow
 def test_the_human_dealer_on_the_simulators_and_the_service(tmp_path: Path) -> None:
     """Cable pulls and line faults, the dealer never waiting: only the links' own alerts,
     and the hands of ``--core-only``."""
@@ -217,6 +218,7 @@ def test_the_human_dealer_on_the_simulators_and_the_service(tmp_path: Path) -> N
     assert field(core.stdout, "hands fingerprint") == field(faulty.stdout, "hands fingerprint")
 
 
+@pytest.mark.slow
 def test_mistakes_need_a_human_dealer(tmp_path: Path) -> None:
     result = subprocess.run(
         [str(LUCK_TABLE), "sim", "--mistakes", "0.1", "--core-only"],

@@ -6,10 +6,14 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from controller.journal import Journal
 from controller.sim.dealer import Tally
 from controller.sim.service_floor import service_floor
 from controller.table import Device, NewHand, SitDown, TableSettings
+
+pytestmark = pytest.mark.slow  # the service and the floor store, hands dealt
 
 
 async def pull_both_cables_then_draw(journal: Path, tally: Tally) -> None:

@@ -47,6 +47,9 @@ from tests.console_kit import DEALER, PLAYERS, SUPERVISOR, LiveTable, Script, ca
 from tests.floor_kit import JournalWriter
 from tests.service_kit import config, simulator, write_config
 from tests.test_serve_console import free_port, with_api
+from tests.waiting import async_wait_until
+
+pytestmark = pytest.mark.slow  # processes
 
 #: A table in test mode with a studio delay of 3 seconds.
 DELAY = 3.0
@@ -431,10 +434,12 @@ async def refused(url: str, path: str) -> tuple[int | None, str]:
 async def released(messages: list[tuple[float, dict[str, Any]]], position: int) -> None:
     """Wait until the studio has been sent the moment at ``position`` (its odds are computed
     one after the other in one worker: on a busy machine, many seconds after the hand)."""
-    deadline = time.monotonic() + 180
-    while not (messages and (messages[-1][1]["position"] or 0) >= position):
-        assert time.monotonic() < deadline, f"the studio's moment {position}"
-        await asyncio.sleep(0.05)
+    await async_wait_until(
+        lambda: messages and (messages[-1][1]["position"] or 0) >= position,
+        f"the studio's moment {position}",
+        180,
+        poll=0.05,
+    )
 
 
 def released_in_time(messages: list[tuple[float, dict[str, Any]]], delay: float) -> None:
@@ -835,14 +840,14 @@ class Served:
         self.watch: dict[str, str] = {}
 
     async def answering(self, process: subprocess.Popen[bytes]) -> None:
-        deadline = time.monotonic() + 60
-        while True:
-            with contextlib.suppress(httpx.TransportError):
-                if (await self.http.get("/api/view")).status_code == 200:
-                    break
+
+        async def answers() -> bool:
             assert process.poll() is None, "the service process stopped"
-            assert time.monotonic() < deadline, "the console never answered"
-            await asyncio.sleep(0.1)
+            with contextlib.suppress(httpx.TransportError):
+                return (await self.http.get("/api/view")).status_code == 200
+            return False
+
+        await async_wait_until(answers, "the console answers", 60, poll=0.1)
         signed = await self.http.post("/api/sessions", json={"role": "dealer", **DEALER})
         self.dealer = bearer(signed.json()["token"])
         watcher = {"role": "surveillance", "id": SUPERVISOR["supervisor"], "pin": SUPERVISOR["pin"]}
@@ -854,10 +859,10 @@ class Served:
         return dict(response.json())
 
     async def until(self, check: Callable[[dict[str, Any]], bool], what: str) -> None:
-        deadline = time.monotonic() + 60
-        while not check(await self.view()):
-            assert time.monotonic() < deadline, f"waited for: {what}"
-            await asyncio.sleep(0.05)
+        async def holds() -> bool:
+            return check(await self.view())
+
+        await async_wait_until(holds, what, 60, poll=0.05)
 
     async def draw(self, shoe: Control) -> None:
         before = await self.view()

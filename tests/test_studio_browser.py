@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import time
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -29,11 +28,15 @@ from tests.service_kit import simulator
 from tests.test_console_browser import CHROMIUM, console, fits_both_screens
 from tests.test_console_dialogs import to_first_decision
 from tests.test_studio import issue, journaled, played
+from tests.waiting import async_wait_until
 
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason="Debian's Chromium is not installed (apt-get install -y chromium)",
-)
+pytestmark = [
+    pytest.mark.slow,  # Chromium
+    pytest.mark.skipif(
+        not CHROMIUM.exists(),
+        reason="Debian's Chromium is not installed (apt-get install -y chromium)",
+    ),
+]
 TIMEOUT_MS = 20_000
 DELAY = 1.0
 NAMES = ("Aoife", "Brendan", "Ciara", "Declan", "Eimear", "Fionn")
@@ -94,10 +97,9 @@ async def shown_as_released(page: Any, live: LiveTable) -> dict[str, Any]:
     it; that message."""
     studio = live.served.app.state.table.studio
     position = live.service.position
-    deadline = time.monotonic() + 180  # the odds of 8 players, one after the other
-    while studio.position < position:
-        assert time.monotonic() < deadline, "the studio's release"
-        await asyncio.sleep(0.05)
+    await async_wait_until(  # the odds of 8 players, one after the other: up to minutes
+        lambda: studio.position >= position, "the studio's release", 180, poll=0.05
+    )
     await page.wait_for_function(
         "seq => +document.body.dataset.seq >= seq", arg=studio.seq, timeout=TIMEOUT_MS
     )

@@ -14,8 +14,12 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from controller.service.systemd import Notifier
 from tests.service_kit import write_config
+
+pytestmark = pytest.mark.slow  # processes
 
 LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
 

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import controller.table as tc
 from controller.rules import Card, Do, parse_card
+from tests.hypothesis_profiles import examples
 from tests.table_driver import TableDriver
 
 SIGN = {"who": "S1", "why": "property test"}
@@ -154,7 +155,7 @@ def _check(table: tc.Table) -> None:
 
 
 @settings(
-    max_examples=60,
+    max_examples=examples(60),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

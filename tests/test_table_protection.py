@@ -56,6 +56,7 @@ from controller.table.inputs import Device, Remedy
 from controller.table.protection import Deck, DeckRegistered
 from controller.table.settings import Protection, SettingsError
 from dealer_ui.views import Role, effects_view, view
+from tests.hypothesis_profiles import examples
 from tests.table_driver import TableDriver, code
 
 CHECKS = Protection(tag_checks=True)
@@ -374,7 +375,7 @@ def _cheated(data: st.DataObject, shoe: list[tuple[int, str]]) -> int:
     return len(places)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_cheats_taken_out_of_play_leave_the_short_deck_counted_right(data: st.DataObject) -> None:
     """Eight players to seventh street, so the stub runs short and the burns go back into
@@ -930,7 +931,7 @@ def _settle_alert(data: st.DataObject, driver: TableDriver) -> bool:
     return True
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_any_sequence_catches_every_cheat_and_nothing_else(data: st.DataObject) -> None:
     """Hands dealt from registered decks with cheats mixed in (a foreign, a re-tagged or a

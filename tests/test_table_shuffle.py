@@ -13,6 +13,8 @@ from math import comb, factorial
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from controller.sim.dealer import Dealer, Tally
 from controller.sim.floor import CoreFloor
 from controller.table import AlertKind, Table, TableSettings
@@ -81,6 +83,7 @@ def test_a_slug_kept_through_a_false_shuffle_is_flagged() -> None:
         assert len(found) == 1 and found[0].pairs >= PAIRS and found[0].decks_ago == 1
 
 
+@pytest.mark.slow
 def test_two_thousand_shuffled_decks_dealt_whole_are_never_flagged() -> None:
     rng = random.Random(20261207)
     shuffles, most = Shuffles(), 0
@@ -173,6 +176,7 @@ def test_an_unshuffled_deck_is_flagged_for_surveillance_and_the_hands_go_on() ->
     assert off.hands == 6 and not any(a.kind is AlertKind.DECK_NOT_SHUFFLED for a in raised)
 
 
+@pytest.mark.slow
 def test_shuffled_decks_over_many_hands_raise_nothing() -> None:
     tally, table, raised = play(Protection(shuffle_check=True), 300, 8)
     assert tally.hands == 300 and tally.decks >= 300

@@ -38,6 +38,7 @@ from controller.table import (
 from controller.table.streams import WAIT_MS, Stream, seq_after
 from drivers import events as ev
 from drivers.protocol import DeviceKind
+from tests.hypothesis_profiles import examples
 from tests.table_driver import code
 
 # Third street for seats 2 and 5: down, down, up to each.
@@ -354,7 +355,7 @@ def _delivered(devices: Devices, device: Device, base: int) -> int:
 IDEAL = _deal([(device, i) for i in range(len(THIRD)) for device in ("shoe", "board")])
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(deliveries())
 def test_every_interleaving_the_links_allow_gives_the_same_table(order):
     devices = _deal(order)

@@ -35,6 +35,7 @@ def test_only_test_tools() -> None:
     assert "httpx" not in only  # bench/table.py asks the console over HTTP
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bench", sorted(p.name for p in (ROOT / "bench").glob("*.py")))
 def test_a_benchmark_needs_no_test_tool(bench: str) -> None:
     """Each benchmark loads (its imports, its helpers' imports) with every package that only
