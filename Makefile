@@ -9,7 +9,7 @@ INSTALL = $(BIN)/python -m pip install --quiet --constraint $(CONSTRAINTS)
 # What identifies the Python that makes the venv: its version and its real path.
 PYTHON_ID = import os, sys; print(sys.version.split()[0], os.path.realpath(sys.executable))
 
-.PHONY: run test test-fast lint bench figures constraints clean FORCE
+.PHONY: run test test-fast lint bench figures constraints clean pcsc FORCE
 
 # The venv itself. It remembers the Python that made it (python-id); a venv made by
 # another Python (`make run PYTHON=python3.10` once), or whose Python no longer runs, is
