@@ -40,6 +40,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from firmware_sim.vtag import VirtualTag
+from luck_errors import LuckTableError
 
 VPCD_LIBRARY = Path("/usr/lib/pcsc/drivers/serial/libifdvpcd.so")
 #: The reader entries (a vpcd library each, two readers each) and their readers' roles.
@@ -53,7 +54,7 @@ ENTRIES: dict[str, tuple[str, str]] = {
 SOCKET_VARIABLE = "PCSCLITE_CSOCK_NAME"
 
 
-class RigUnavailable(RuntimeError):
+class RigUnavailable(LuckTableError):
     """What this machine lacks to run the rig (the reason a test is skipped)."""
 
 

@@ -64,7 +64,9 @@ def test_a_wild_up_card_is_marked_and_the_bonus_card_stays_face_down() -> None:
     cards = [card for seat in dealer["seats"] for card in seat["cards"]]
     assert [card["card"] for card in cards if card["wild"]] == ["4c"]
     bonus = [card for card in cards if card["bonus"]]
-    assert bonus == [{"card": None, "face": "down", "street": 3, "bonus": True, "wild": False}]
+    assert bonus == [
+        {"card": None, "face": "down", "street": 3, "bonus": True, "exposed": False, "wild": False}
+    ]
     assert "Qh" not in names(dealer) and "Qh" in names(view(driver.table, Role.SURVEILLANCE))
 
 

@@ -28,17 +28,17 @@ from typing import Any
 from controller.cli.common import fail
 from controller.config import Config, FloorSettings, parse_config
 from controller.config_file import ID_PATTERN, ConfigError, check_dsn, read_toml
-from controller.journal import JournalError
 from controller.journal.rotation import Rotation
 from controller.rules import Effect, Rules, RulesError, Variant
 from controller.rules.evaluator import prepare
 from controller.sim.core_journal import CoreJournal
-from controller.sim.dealer import Dealer, DealerError, FaultRates, Pace, Tally
-from controller.sim.floor import CoreFloor, Floor, Observer, PhysicalActError
+from controller.sim.dealer import Dealer, FaultRates, Pace, Tally
+from controller.sim.floor import CoreFloor, Floor, Observer
 from controller.sim.human import HumanDealer
 from controller.sim.service_floor import service_floor
 from controller.sim.view import View, stopped, summary
 from controller.table import Protection, Serials, Table, TableSettings
+from luck_errors import LuckTableError
 
 DEFAULT_JOURNAL = Path("data/table.sqlite3")
 HIDE_CURSOR, SHOW_CURSOR = "\x1b[?25l", "\x1b[?25h"
@@ -383,8 +383,8 @@ def run(args: argparse.Namespace) -> int:
         stopped_by.append("Ctrl-C")
     except asyncio.CancelledError:  # by a signal (_deal)
         pass
-    except (DealerError, PhysicalActError, JournalError, OSError, RuntimeError) as error:
-        if not stopped_by:  # the simulators, the service
+    except (LuckTableError, OSError, RuntimeError) as error:
+        if not stopped_by:  # the simulators, the service, the readers' rig
             status = fail("sim", str(error), status=1)
         else:  # something stopping as asked: the summary is of the table as it is
             logging.getLogger(__name__).warning("while stopping: %s", error)
