@@ -1034,23 +1034,57 @@ def _configure(table: Table, item: ti.Configure, fx: list[Effect]) -> Table:
 # Supervisor actions ---------------------------------------------------------------------
 
 
-def _signed(item: ti.SupervisorInput, fx: list[Effect], **known: Any) -> None:
+def _signed(table: Table, item: ti.SupervisorInput, fx: list[Effect], **known: Any) -> None:
     """The supervisor's action, said with who and why (``known``: what the table knew of
     it, ``effects.Supervised``)."""
-    _sign(item)
+    _sign(table, item)
     fx.append(told.Supervised.of(item, **known))
 
 
-def _sign(item: ti.SupervisorInput) -> None:
-    """A supervisor's action says who and why, or it is refused."""
+def _sign(table: Table, item: ti.SupervisorInput) -> None:
+    """A supervisor's action says who and why, and, where the house's two-person control
+    covers it, the second supervisor who approved it (another than ``who``), or it is
+    refused."""
     if not item.who.strip() or not item.why.strip():
         raise Refused(f"{item.tag}: a supervisor action needs who and why")
+    covered = second_needed(table, item)
+    if covered is None:
+        return
+    if item.second is None or not item.second.strip():
+        raise Refused(f"{covered} needs a second supervisor's approval (two-person control)")
+    if item.second == item.who:
+        raise Refused(
+            f"{covered} needs a second supervisor other than {item.who} (two-person control)"
+        )
+
+
+def second_needed(table: Table, item: ti.SupervisorInput) -> str | None:
+    """What of ``item`` the house's two-person control (``[protection] two_person``)
+    covers, in words ("a void"); None: one supervisor is enough. It covers a void (the
+    hand's, or an alert's remedy that voids the hand in progress), a card corrected to or
+    from a wild card or a wild card entered (a four, where fours are wild: the four of
+    clubs earns a bonus card) and a stack correction."""
+    if not table.settings.protection.two_person:
+        return None
+    wild = table.settings.rules.wild
+    match item:
+        case ti.VoidHand():
+            return "a void"
+        case ti.ResolveAlert(remedy=Remedy.VOID | Remedy.REPLACE_DECK) if table.in_hand:
+            return "a void"
+        case ti.CorrectCard(wrong=wrong, right=right) if wild and 4 in (wrong.rank, right.rank):
+            return "a correction to or from a wild card"
+        case ti.EnterCard(card=card) if wild and card.rank == 4:
+            return "a wild card entered"
+        case ti.CorrectStack():
+            return "a stack correction"
+    return None
 
 
 def _void_hand(table: Table, item: ti.VoidHand, fx: list[Effect]) -> Table:
     if not table.in_hand:
         raise Refused("no hand in progress to void")
-    _signed(item, fx, hand=table.hand_number)
+    _signed(table, item, fx, hand=table.hand_number)
     return _void(table, item.at, fx)
 
 
@@ -1082,11 +1116,11 @@ def _enter_card(table: Table, item: ti.EnterCard, fx: list[Effect]) -> Table:
     if not unread:
         raise Refused("no unread card to enter")
     alert = unread[0]
-    _sign(item)
+    _sign(table, item)
     named = _named(table, item.card)
     if named is not None:  # not applied: the unread card's alert stays open
         return _raise(table, alerts.WrongCardNamed(item.card, named, item.who), fx, at=item.at)
-    _signed(item, fx, alert=alert.id)
+    _signed(table, item, fx, alert=alert.id)
     table = _clear(table, [alert], Clearance.ENTERED, fx)
     if alert.due:
         return _give(table, item.card, item.at, fx, confirmed=False)
@@ -1104,12 +1138,12 @@ def _correct_card(table: Table, item: ti.CorrectCard, fx: list[Effect]) -> Table
         raise Refused(f"{item.wrong} has been acted on: void the hand instead")
     if item.right == item.wrong:
         raise Refused(f"{item.right} is the card read: nothing to correct")
-    _sign(item)
+    _sign(table, item)
     named = _named(table, item.right, item.wrong)
     if named is not None:  # not applied: every card stays as the table has it
         facts = alerts.WrongCardNamed(item.right, named, item.who, item.wrong)
         return _raise(table, facts, fx, at=item.at)
-    _signed(item, fx)
+    _signed(table, item, fx)
     action = corrections.correction(Do.CORRECT, log, item.right, was=item.wrong)
     unconfirmed = tuple(
         Placement(p.seat, item.right) if p.card == item.wrong else p for p in table.unconfirmed
@@ -1144,7 +1178,7 @@ def _wrong_face(table: Table, item: ti.WrongFace, fx: list[Effect]) -> Table:
         raise Refused(f"{item.card} is not a card of seat {seat}")
     face_down = dealt.up and not dealt.exposed
     do = Do.DEALT_DOWN if face_down else Do.EXPOSE
-    _signed(item, fx, face_down=face_down)
+    _signed(table, item, fx, face_down=face_down)
     action = corrections.correction(do, table.hand_log, item.card, seat=seat)
     return _corrected(table, action, item.at, fx)
 
@@ -1191,7 +1225,7 @@ def _resolve_alert(table: Table, item: ti.ResolveAlert, fx: list[Effect]) -> Tab
         table = _seen_in_place(table, alert)
     elif item.remedy is Remedy.VOID and not table.in_hand:
         raise Refused("no hand in progress to void")
-    _signed(item, fx)
+    _signed(table, item, fx)
     if item.remedy is Remedy.DEAD and table.in_hand and _left_shoe(alert):
         dead = Action(Do.DEAD, dealt=corrections.cards_dealt(table.hand_log))
         table = _engine(table, dead, item.at, fx)
@@ -1263,7 +1297,7 @@ def _correct_stack(table: Table, item: ti.CorrectStack, fx: list[Effect]) -> Tab
     _not_in_hand(table, seat.seat, "correct the stack")
     if item.stack < 0:
         raise Refused(f"seat {seat.seat}: a stack of {item.stack} is not 0 or more")
-    _signed(item, fx, was=seat.stack)
+    _signed(table, item, fx, was=seat.stack)
     table = table._replace(corrected=table.corrected + item.stack - seat.stack)
     return _with_seat(table, seat._replace(stack=item.stack))
 
@@ -1289,7 +1323,7 @@ def _undo_decision(table: Table, item: ti.UndoDecision, fx: list[Effect]) -> Tab
         )
     if table.held or table.scramble_due:
         raise Refused("cards wait to be dealt or reloaded since the decision: it stands")
-    _signed(item, fx)
+    _signed(table, item, fx)
     before = replay(hand.rules, hand.starting_stacks(), log[:-1]).hand
     return table._replace(hand=before, hand_log=log[:-1])
 

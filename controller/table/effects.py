@@ -507,7 +507,8 @@ class Supervised(Effect):
 
     @classmethod
     def of(cls, item: ti.SupervisorInput, **known: Any) -> Supervised:
-        return cls(item, Words.of(f"{item.who}: {item.why}"), **known)
+        who = item.who if item.second is None else f"{item.who} and {item.second}"
+        return cls(item, Words.of(f"{who}: {item.why}"), **known)
 
     def say(self, name: CardName = str) -> str:
         return f"{self._act(name)} (supervisor {self.said.say(name)})"
