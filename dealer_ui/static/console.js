@@ -902,7 +902,9 @@ function describe(request) {
   if (body.stack !== undefined) facts.push(`stack ${body.stack}`);
   if (body.hand) facts.push(`hand ${body.hand}`);
   const what = ACTION_WORDS[request.action] ?? request.action;
-  return `${what}${facts.length ? ` (${facts.join(", ")})` : ""}${body.why ? `: ${body.why}` : ""}`;
+  // two-person control: approved once, it waits for another supervisor's approval
+  const once = request.approved_by ? `. Approved by ${request.approved_by}: a second supervisor must approve` : "";
+  return `${what}${facts.length ? ` (${facts.join(", ")})` : ""}${body.why ? `: ${body.why}` : ""}${once}`;
 }
 
 function renderRequests(requests) {
@@ -970,7 +972,7 @@ function wireRequests() {
     }
     $("approve-dialog").close();
     if (ROLE === "dealer") localStorage.setItem("last-supervisor", body.supervisor);
-    say("Approved", true);
+    say(result.data.approved_by ? "Approved once: a second supervisor must approve" : "Approved", true);
   });
 }
 
