@@ -1,21 +1,35 @@
 """The cheat soak's short version: ``bench/cheat_soak.py`` with a few hands through the
-simulators and the service: every cheat caught, the same as on the core; and how it reads
-the summary's count of each kind."""
+simulators and the service, 8-handed, cheats at random places: every cheat caught at its
+card, the same as on the core; and how it reads the summary."""
 
 from __future__ import annotations
 
 import pytest
 
-from bench.cheat_soak import caught
+from bench.cheat_soak import at_the_card, caught
 from tests.bench_kit import run_bench
 
 
 @pytest.mark.slow
 def test_the_cheat_soak_catches_every_cheat_through_the_service_as_the_core_does() -> None:
-    args = ("--hands", "6", "--cheats", "0.8", "--seed", "3")
+    """8-handed, a cheat at every deck, at random places: the seed's include the bonus card
+    and a sixth-street card, each caught at its card, through the service as on the core."""
+    args = ("--hands", "12", "--cheats", "1.0", "--seed", "16")
     out = run_bench("cheat_soak.py", *args)
     assert out.rstrip().endswith("PASS")
+    assert "12 hands at 8 seats" in out
     assert ", 0 missed;" in out and "the same as the core's: True" in out
+    assert "each caught at its card: True" in out
+    places = next(line for line in out.splitlines() if "cheats dealt at:" in line)
+    assert "bonus card 1" in places and "street 6" in places, places
+    assert "cards dealt after a cheat before its alert: 0 for 12; most 0" in out
+
+
+def test_a_cheat_caught_after_its_card_fails_the_soak() -> None:
+    assert at_the_card("cards dealt after a cheat before its alert: 0 for 12; most 0\n")
+    late = "cards dealt after a cheat before its alert: 0 for 11, 3 for 1; most 3\n"
+    assert not at_the_card(late)
+    assert not at_the_card("cheats: none\n")
 
 
 def test_the_summary_is_read_kind_by_kind() -> None:

@@ -468,10 +468,16 @@ class Dealer:
         """The stub ran short: the burn cards are scrambled with it into the shoe (which
         reports the cards loaded: the stub and the burns, as the table expects)."""
         cards = [*self.shoe, *(int(card) for card in burns)]
-        self.decks.shuffle(cards)
-        if self.planted is not None:  # the simulators reload the stub by the cards' faces
-            self.tally.unreached[self.planted[0]] += 1
-            self.planted = None
+        order = list(range(len(cards)))
+        self.decks.shuffle(order)  # the cards' shuffle, followed card by card
+        planted, self.planted = self.planted, None
+        if planted is not None and planted[0] == Cheat.CLONED.value:
+            # a copy of a card dealt (its face and its tag) goes back in as it is
+            self.planted = (planted[0], order.index(planted[1] - self.from_load))
+        elif planted is not None:  # the simulators reload the stub by the cards' faces
+            self.tally.unreached[planted[0]] += 1
+        cards = [cards[index] for index in order]
+        self.from_load = 0
         self.shoe = deque(cards)
         self.scrambled = hand_number
         await self.floor.load(cards)
