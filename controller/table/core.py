@@ -425,8 +425,10 @@ def _card_at_seat(
         if card is None:
             fx.append(told.SeatUnread(seat))
             return table
-        if _known(table, card):
-            return _card_out(table, card, at, fx)  # already in play: that alert
+        if _known(table, card):  # already in play: that alert is the unread card's now
+            # (one card: taken out of play, it leaves the shoe's count once, not twice)
+            table = _clear(table, [unread], Clearance.READER_IDENTIFIED, fx, seat=seat)
+            return _card_out(table, card, at, fx)
         deck = _checked(table)
         if deck is not None and item.uid:  # the seat's reader has the tag the shoe missed
             tamper = deck.check(card, item.uid)
