@@ -103,7 +103,7 @@ def _apply(table: Table, before: Signals, item: TableInput) -> Step:
         if handler is None:
             raise Refused(f"not a table input: {item!r}")
         new = _feed_held(handler(_track(table, item), item, fx), item.at, fx)
-        new = _reconcile(new, item, fx)
+        new = _shoe_empty(_reconcile(new, item, fx), item.at, fx)
     except Refused as refusal:
         refused = told.Refusal(told.Words.of(str(refusal)), getattr(item, "tag", None))
         return Step(table, (refused,), before)
@@ -179,6 +179,21 @@ def _engine(table: Table, item: EngineInput, at: int, fx: list[Effect]) -> Table
     if any(isinstance(effect, Scramble) for effect in step.effects):
         table = table._replace(scramble_due=True)  # until the shoe reports them loaded
     return _settle(table, at, fx) if step.hand.over else table
+
+
+def _shoe_empty(table: Table, at: int, fx: list[Effect]) -> Table:
+    """The hand waits for a card the shoe cannot hold (its count is 0: cards taken out of
+    play undealt, the burns back in it already, or none burned): a blocking alert, for the
+    supervisor to void the hand, rather than a wait for a card that will not come."""
+    hand = table.hand
+    if hand is None or not table.in_hand or table.scramble_due or table.held or hand.stub > 0:
+        return table
+    waiting = hand.waiting_for
+    if waiting is None or waiting.kind != Wait.CARD or _open(table, AlertKind.SHOE_EMPTY):
+        return table
+    assert waiting.destination is not None
+    facts = alerts.ShoeEmpty(waiting.destination, waiting.street, waiting.seat, hand.gone)
+    return _raise(table, facts, fx, at=at)
 
 
 def _deal(table: Table, card: Card, at: int, fx: list[Effect], confirmed: bool = False) -> Table:
