@@ -229,15 +229,7 @@ def _protection(protection: Mapping[str, Any]) -> Protection:
     """Game protection: tag checks on unless the table says its reader gives no tag UIDs;
     the shuffle check on unless the table turns it off; an unverified read pauses nothing
     and one supervisor's PIN is enough for every override unless the table says so."""
-    known = {
-        "tag_checks",
-        "deck_hands",
-        "deck_hours",
-        "shuffle_check",
-        "unverified_blocks",
-        "two_person",
-    }
-    no_unknown(protection, known, "protection.")
+    no_unknown(protection, {spec.name for spec in fields(Protection)}, "protection.")
     checks = protection.get("tag_checks", True)
     if not isinstance(checks, bool):
         raise ConfigError(

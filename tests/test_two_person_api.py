@@ -6,6 +6,8 @@ tests/test_table_two_person.py."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -30,14 +32,21 @@ async def approve(live: LiveTable, number: int, who: dict[str, str]) -> Any:
     return await live.post(f"/api/requests/{number}/approve", who)
 
 
+@contextlib.asynccontextmanager
+async def seated(folder: Path, shoe: Any) -> AsyncIterator[LiveTable]:
+    """A live table with two-person control and two supervisors, its players seated."""
+    async with live_table(
+        folder, shoe, protection=TWO_PERSON, auth=with_a_second_supervisor
+    ) as live:
+        await live.seat_players()
+        yield live
+
+
 def test_a_stack_correction_needs_two_supervisors_and_is_journaled_with_both(
     tmp_path: Path,
 ) -> None:
     async def scenario(shoe: Any) -> None:
-        async with live_table(
-            tmp_path, shoe, protection=TWO_PERSON, auth=with_a_second_supervisor
-        ) as live:
-            await live.seat_players()
+        async with seated(tmp_path, shoe) as live:
             fix = {"seat": 1, "stack": 90, "why": "Chips miscounted"}
             direct = await live.post("/api/supervisor/correct-stack", {**SUPERVISOR, **fix})
             assert direct.status_code == 409, direct.text
@@ -77,10 +86,7 @@ def test_a_void_asked_at_the_table_is_void_once_a_second_supervisor_approves(
     tmp_path: Path,
 ) -> None:
     async def scenario(shoe: Any) -> None:
-        async with live_table(
-            tmp_path, shoe, protection=TWO_PERSON, auth=with_a_second_supervisor
-        ) as live:
-            await live.seat_players()
+        async with seated(tmp_path, shoe) as live:
             await live.play_hand(Script(), stop=lambda table: table.in_hand)
             assert live.service.table.in_hand
             body = {"why": "Misdeal", "hand": live.service.table.hand_number}
