@@ -1,21 +1,25 @@
 """Cheat soak: ``luck-table sim --cheats RATE`` through the simulator processes and the
 table service, every cheat injected caught, compared with the same seed on the pure core.
 
-The automatic dealer loads a shuffled deck before each hand; at ``--cheats`` per deck it
-carries one cheat, each kind as likely (docs/sim.md): a foreign, re-tagged or cloned card
-among the first cards dealt, a card missing or one of another deck extra, a card switched
-at a seat. The shoe's simulator registers each deck card by card and reads every tag, the
-seat board reads the tag of every card placed, and the table checks them (docs/game-
-protection.md); the supervisor's remedies follow. Cards misplaced and cables pulled run
-alongside (a card dealt unread shows no tag: not mixed in).
+The automatic dealer loads a shuffled deck before each hand, at 8 seats (``--seats``) so
+that hands reach the short deck; at ``--cheats`` per deck it carries one cheat, each kind
+as likely (docs/sim.md): a foreign, re-tagged or cloned card at any place of the deck (a
+late street, a burn, the bonus card), a card missing or one of another deck extra, a card
+switched at any seat on any street. A cheat counts once it is dealt (one placed where its
+hand never got to is counted apart). The shoe's simulator registers each deck card by
+card and reads every tag, the seat board reads the tag of every card placed, and the table
+checks them (docs/game-protection.md); the supervisor's remedies follow. Cards misplaced
+and cables pulled run alongside (a card dealt unread shows no tag: not mixed in).
 
-Printed: hands, time, each kind of cheat injected and caught, the alerts, and the same for
-the core run of the same seed (no simulators, no service: the same hands). It passes (exit
-status 0) with 0 cheats missed, no genuine card taken for one, the chips conserved in both
-runs, and the service's cheats and hands fingerprint equal to the core's.
+Printed: hands, time, each kind of cheat injected and caught, where the cheats were dealt,
+the cards dealt after each before its alert, the alerts, and the same for the core run of
+the same seed (no simulators, no service: the same hands). It passes (exit status 0) with 0
+cheats missed, each caught at its card (0 cards dealt after it before its alert: every
+cheat here is one the tags catch at the card), no genuine card taken for one, the chips
+conserved in both runs, and the service's cheats and hands fingerprint equal to the core's.
 
-Usage: .venv/bin/python bench/cheat_soak.py [--hands 1000] [--cheats 0.3] [--seed 1]
-       [--misplaced 0.02] [--unplugs 0.005] [--json FILE]
+Usage: .venv/bin/python bench/cheat_soak.py [--hands 1000] [--seats 8] [--cheats 0.3]
+       [--seed 1] [--misplaced 0.02] [--unplugs 0.005] [--json FILE]
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ KINDS = ("foreign", "retagged", "cloned", "missing", "extra", "switched")
 def run(args: argparse.Namespace, folder: Path, *, core: bool) -> tuple[int, str, float]:
     """One ``luck-table sim`` run: its status, its output and its seconds."""
     command = [LUCK_TABLE, "sim", "--hands", str(args.hands), "--speed", "max"]
+    command += ["--seats", str(args.seats)]
     command += ["--seed", str(args.seed), "--cheats", str(args.cheats)]
     command += ["--misplaced", str(args.misplaced), "--unplugs", str(args.unplugs)]
     command += ["--core-only"] if core else ["--journal", str(folder / "soak.sqlite3")]
@@ -66,10 +71,22 @@ def caught(output: str) -> dict[str, tuple[int, int]]:
     }
 
 
+def late(output: str) -> str:
+    """The summary's cards dealt after a cheat before its alert ("0 for 12; most 0")."""
+    return line(output, "cards dealt after a cheat before its alert")
+
+
+def at_the_card(output: str) -> bool:
+    """Every cheat caught was caught at its card: none dealt after it before its alert."""
+    return late(output).endswith("; most 0")
+
+
 def report(name: str, status: int, output: str, seconds: float) -> None:
     hands = line(output, "hands").split(" in ")[0]
     print(f"{name}: status {status}, hands {hands}, {seconds:.1f} s")
     print(f"  cheats: {line(output, 'cheats')}")
+    print(f"  cheats dealt at: {line(output, 'cheats dealt at')}")
+    print(f"  cards dealt after a cheat before its alert: {late(output)}")
     alerts = re.findall(r"^  (\w+): (\d+) raised", output, re.MULTILINE)
     print("  alerts raised: " + ", ".join(f"{kind} {count}" for kind, count in alerts))
     print(f"  chips: {line(output, 'chips')}")
@@ -79,6 +96,7 @@ def report(name: str, status: int, output: str, seconds: float) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--hands", type=int, default=1000)
+    parser.add_argument("--seats", type=int, default=8)
     parser.add_argument("--cheats", type=float, default=0.3)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--misplaced", type=float, default=0.02)
@@ -87,9 +105,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     figures = Report.start(__file__, args)
     print(
-        f"cheat soak: {args.hands} hands, cheats {args.cheats} per deck, misplaced "
-        f"{args.misplaced}, unplugs {args.unplugs}, seed {args.seed}; {os.cpu_count()} CPUs, "
-        f"load average {os.getloadavg()[0]:.2f} at the start"
+        f"cheat soak: {args.hands} hands at {args.seats} seats, cheats {args.cheats} per deck, "
+        f"misplaced {args.misplaced}, unplugs {args.unplugs}, seed {args.seed}; "
+        f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the start"
     )
     with tempfile.TemporaryDirectory(prefix="cheat-soak-") as folder:
         served = run(args, Path(folder), core=False)
@@ -98,15 +116,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     report("core (same seed)", *core)
     kinds = caught(served[1])
     missed = sum(injected - got for got, injected in kinds.values())
-    equal = line(served[1], "cheats") == line(core[1], "cheats") and line(
-        served[1], "hands fingerprint"
-    ) == line(core[1], "hands fingerprint")
+    equal = all(
+        line(served[1], name) == line(core[1], name)
+        for name in ("cheats", "cheats dealt at", "hands fingerprint")
+    )
     injected = sum(count for _, count in kinds.values())
     print(
         f"result: {injected} cheats injected, {missed} missed; every kind injected: "
-        f"{len(kinds) == len(KINDS)}; the same as the core's: {equal}"
+        f"{len(kinds) == len(KINDS)}; each caught at its card: {at_the_card(served[1])}; "
+        f"the same as the core's: {equal}"
     )
     ok = served[0] == core[0] == 0 and missed == 0 and injected > 0 and equal
+    ok = ok and at_the_card(served[1]) and at_the_card(core[1])
     print("PASS" if ok else "FAIL")
     figures.row("cheats injected", injected)
     figures.row("cheats missed", missed, "", "0", missed == 0)
@@ -115,8 +136,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     figures.check("both runs ended with status 0", served[0] == core[0] == 0)
     figures.check("every cheat injected caught, at least one injected", missed == 0 < injected)
     figures.check("the cheats and the hands the same as the core's", equal)
+    figures.check(
+        "each cheat caught at its card (no card dealt after it before its alert)",
+        at_the_card(served[1]) and at_the_card(core[1]),
+    )
     figures.figures = {
         "hands": args.hands,
+        "seats": args.seats,
         "cheats_per_deck": args.cheats,
         "seed": args.seed,
         "kinds": {kind: {"caught": got, "injected": count} for kind, (got, count) in kinds.items()},

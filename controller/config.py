@@ -242,9 +242,8 @@ def _rules(game: Mapping[str, Any]) -> Rules:
 def _protection(protection: Mapping[str, Any]) -> Protection:
     """Game protection: tag checks on unless the table says its reader gives no tag UIDs;
     the shuffle check on unless the table turns it off; an unverified read pauses nothing
-    unless the table says so."""
-    known = {"tag_checks", "deck_hands", "deck_hours", "shuffle_check", "unverified_blocks"}
-    no_unknown(protection, known, "protection.")
+    and one supervisor's PIN is enough for every override unless the table says so."""
+    no_unknown(protection, {spec.name for spec in fields(Protection)}, "protection.")
     checks = protection.get("tag_checks", True)
     if not isinstance(checks, bool):
         raise ConfigError(
@@ -265,7 +264,13 @@ def _protection(protection: Mapping[str, Any]) -> Protection:
         raise ConfigError(
             "protection.unverified_blocks", blocks, "true or false (true: the dealing pauses)"
         )
-    return Protection(checks, hands, None if hours is None else float(hours), shuffle, blocks)
+    two = protection.get("two_person", False)
+    if not isinstance(two, bool):
+        raise ConfigError(
+            "protection.two_person", two, "true or false (true: some overrides need two PINs)"
+        )
+    life = None if hours is None else float(hours)
+    return Protection(checks, hands, life, shuffle, blocks, two)
 
 
 def _devices(

@@ -38,9 +38,12 @@ from controller.table import (
     Refuse,
     SignInAttack,
     SignInLocked,
+    SupervisorInput,
     Table,
+    TableInput,
     TableInputError,
     input_from_json,
+    second_needed,
 )
 from dealer_ui.approvals import CALL, Requests
 from dealer_ui.approvals import Request as RequestRecord
@@ -98,6 +101,14 @@ class Supervisor(BaseModel):
     def resolved(self, table: Table) -> Self:
         """The action with what the table names filled in (a card by its place)."""
         return self
+
+
+def _input(record: dict[str, Any]) -> TableInput:
+    """The table input ``record`` (422 naming what is wrong)."""
+    try:
+        return input_from_json({"at": 0, **record})
+    except TableInputError as error:
+        raise ApiError(422, "invalid", str(error)) from None
 
 
 def at_moment(hand: int | None, step: int | None, what: str, then: str) -> Guard | None:
@@ -409,10 +420,7 @@ class TableApp:
     ) -> StepOut:
         """Submit the input ``record`` (409 refused or stale, 422 malformed): the step as
         ``session`` may see it."""
-        try:
-            item = input_from_json({"at": 0, **record})
-        except TableInputError as error:
-            raise ApiError(422, "invalid", str(error)) from None
+        item = _input(record)
         try:
             step = await self.service.submit(item, guard)
         except Stale as error:
@@ -488,13 +496,21 @@ class TableApp:
         return await self.submit_supervised(body, record, session)
 
     async def submit_supervised(
-        self, body: Supervisor, record: dict[str, Any], session: Session
+        self, body: Supervisor, record: dict[str, Any], session: Session, first: str | None = None
     ) -> StepOut:
-        """Submit ``record`` with the supervisor's id and reason, its PIN checked."""
-        guard = body.guard()
-        return await self.submit(
-            {**record, "who": body.supervisor, "why": body.why}, session, guard
-        )
+        """Submit ``record`` with the supervisor's id and reason, its PIN checked (``first``:
+        the supervisor who approved it first, under two-person control: ``body``'s is then
+        the second)."""
+        signed = {"who": body.supervisor} if first is None else {"who": first}
+        signed |= {} if first is None else {"second": body.supervisor}
+        return await self.submit({**record, **signed, "why": body.why}, session, body.guard())
+
+    def second_needed(self, body: Supervisor, record: dict[str, Any]) -> str | None:
+        """What of the supervisor's action ``record`` the house's two-person control covers
+        at the table now (``controller.table.second_needed``); None: one PIN is enough."""
+        item = _input({**record, "who": body.supervisor, "why": body.why})
+        assert isinstance(item, SupervisorInput), item
+        return second_needed(self.service.table, item)
 
     def open_alert(self, kind: AlertKind, role: str, who: str) -> int | None:
         """The number of the open ``kind`` alert (a sign-in's) of ``role`` ``who``, if any."""
@@ -895,6 +911,11 @@ class RequestOut(BaseModel):
     asked_by: str = Field(description="the dealer who asked")
     asked_at: float = Field(description="when (the service's time, seconds since the epoch)")
     expires: float = Field(description="when it expires unless approved or cancelled")
+    approved_by: str | None = Field(
+        default=None,
+        description="the first supervisor who approved it, where two-person control needs a "
+        "second (null: none yet)",
+    )
 
 
 class ApproveIn(BaseModel):
@@ -919,10 +940,15 @@ def _action_body(action: str, body: dict[str, Any], supervisor: str, pin: str) -
 
 
 async def _journal_request(
-    table: TableApp, event: str, asked: RequestRecord, session: Session
+    table: TableApp,
+    event: str,
+    asked: RequestRecord,
+    session: Session,
+    supervisor: str | None = None,
 ) -> None:
     fields = {"event": event, "request": asked.id, "action": asked.action}
     fields |= {"asked_by": asked.asked_by, "by": session.who, "role": session.role}
+    fields |= {} if supervisor is None else {"supervisor": supervisor}
     await table.service.record_access(REQUEST, fields)
 
 
@@ -949,19 +975,27 @@ async def ask(
     return asked.out()
 
 
-@requests_router.post("/{number}/approve", **STEP)
+@requests_router.post(
+    "/{number}/approve",
+    response_model=StepOut | RequestOut,
+    response_model_exclude_unset=True,
+    responses={202: {"model": RequestOut, "description": "approved once: a second to come"}},
+)
 async def approve(
     number: int,
     body: ApproveIn,
     *,
     request: Request,
+    response: Response,
     table: TheTable,
     requests: TheRequests,
     session: Staff,
-) -> StepOut:
+) -> StepOut | dict[str, Any]:
     """A supervisor approves request ``number`` with their id and PIN (on the surveillance
     page: the supervisor signed in): the action is submitted as at the table, journaled
-    with the supervisor's id and the reason."""
+    with the supervisor's id and the reason. Where the house's two-person control covers
+    the action, the first approval is kept on the request (202, the request) and a second,
+    other supervisor's submits it, journaled with both ids."""
     if session.role == "surveillance" and body.supervisor != session.who:
         raise ApiError(403, "forbidden", f"signed in as {session.who}: approve with your own PIN")
     asked = requests.get(number)
@@ -976,10 +1010,25 @@ async def approve(
     action = action.resolved(table.service.table)
     record = ACTIONS[asked.action][1](action)
     await table.check_supervisor(action, record["type"], request, session)
+    first = asked.approved_by
+    if first == body.supervisor:
+        raise ApiError(
+            409,
+            "refused",
+            f"{first} has approved request {number} already: two-person control needs "
+            "another supervisor's approval",
+        )
+    if first is None and table.second_needed(action, record) is not None:
+        kept = requests.approved_once(number, body.supervisor, {**asked.body, **reason})
+        if kept is None:  # approved by another supervisor meanwhile
+            raise ApiError(404, "not_found", f"request {number} is not waiting any more")
+        await _journal_request(table, "approved_once", kept, session, body.supervisor)
+        response.status_code = 202
+        return kept.out()
     if requests.take(number) is None:  # approved by another supervisor meanwhile
         raise ApiError(404, "not_found", f"request {number} is not waiting any more")
-    step = await table.submit_supervised(action, record, session)
-    await _journal_request(table, "approved", asked, session)
+    step = await table.submit_supervised(action, record, session, first)
+    await _journal_request(table, "approved", asked, session, body.supervisor)
     return step
 
 

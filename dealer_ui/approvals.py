@@ -4,13 +4,16 @@ supervisor is (the surveillance page, or the dealer's console).
 A request is what the dealer asked for (a supervisor action's name and its fields, never a
 PIN), who asked and when. It waits here, in the console's memory, until a supervisor
 approves it (their id and PIN: the action is then submitted exactly as at the table),
-someone cancels it, or it expires (``TTL``). Every change is told to the dealer's and
-surveillance's feeds (:meth:`Requests.listed`, numbered by ``version``).
+someone cancels it, or it expires (``TTL``). Where the house's two-person control covers
+the action (``controller.table.second_needed``) the first supervisor's approval is kept on
+the request (``approved_by``) and it waits on for a second, other supervisor's. Every
+change is told to the dealer's and surveillance's feeds (:meth:`Requests.listed`, numbered
+by ``version``).
 """
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 #: How long a request waits for a supervisor, in seconds.
@@ -27,6 +30,7 @@ class Request:
     asked_by: str
     asked_at: float  # the service's time, in seconds
     expires: float
+    approved_by: str | None = None  # the first supervisor, under two-person control
 
     def out(self) -> dict[str, Any]:
         return {
@@ -36,6 +40,7 @@ class Request:
             "asked_by": self.asked_by,
             "asked_at": self.asked_at,
             "expires": self.expires,
+            "approved_by": self.approved_by,
         }
 
 
@@ -81,6 +86,17 @@ class Requests:
         if request is not None:
             del self._waiting[number]
             self._bump()
+        return request
+
+    def approved_once(self, number: int, who: str, body: dict[str, Any]) -> Request | None:
+        """Request ``number`` approved by a first supervisor ``who`` (``body``: its fields,
+        the reason as approved): it waits on for a second. None if it is not waiting."""
+        request = self.get(number)
+        if request is None:
+            return None
+        request = replace(request, approved_by=who, body=body)
+        self._waiting[number] = request
+        self._bump()
         return request
 
     def listed(self) -> tuple[int, list[dict[str, Any]]]:

@@ -181,11 +181,12 @@ async def live_table(
     journal_lines: str = "",
     clock: Callable[[], float] = time.time,
     shoe_lines: str = "",
+    protection: str = "tag_checks = false",
 ) -> AsyncIterator[LiveTable]:
     """The service on ``shoe`` (a simulator process), settled, with the console served
     (``auth``: the app's sign-in, made from the service; the configuration's by default;
     ``api``: settings of ``[api]`` other than the defaults; ``clock``: the service's wall
-    clock)."""
+    clock; ``protection``: the lines of ``[protection]``)."""
     settings = config(
         folder,
         shoe.port,
@@ -194,6 +195,7 @@ async def live_table(
         link=LINK,
         journal_lines=journal_lines,
         shoe_lines=shoe_lines,
+        protection=protection,
     )
     settings = replace(settings, api=replace(settings.api, port=0, **(api or {})))
     async with TableService(settings, clock=clock) as service:

@@ -99,6 +99,7 @@ def test_protection_settings_reach_the_table(tmp_path):
         "deck_hours": 6,
         "shuffle_check": False,
         "unverified_blocks": True,
+        "two_person": True,
     }
     protection = parse_config(data, tmp_path).settings.protection
     assert protection == Protection(
@@ -107,6 +108,7 @@ def test_protection_settings_reach_the_table(tmp_path):
         deck_hours=6.0,
         shuffle_check=False,
         unverified_blocks=True,
+        two_person=True,
     )
 
 
@@ -207,6 +209,7 @@ BAD = [
     ("protection.deck_life", 2, "protection.deck_life:", "unknown setting"),
     ("protection.shuffle_check", 1, "protection.shuffle_check = 1", "true or false"),
     ("protection.unverified_blocks", 1, "protection.unverified_blocks = 1", "true or false"),
+    ("protection.two_person", "yes", "protection.two_person = 'yes'", "true or false (true:"),
     ("api.trusted_proxies", "10.0.0.5", "api.trusted_proxies = '10.0.0.5'", "a list of IP"),
     ("api.trusted_proxies", ["proxy"], "api.trusted_proxies = 'proxy'", "IP addresses or net"),
     ("api.allowed_hosts", ["not a host!"], "api.allowed_hosts = 'not a host!'", "host names"),

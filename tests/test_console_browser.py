@@ -22,6 +22,7 @@ from playwright.async_api import async_playwright
 
 from controller.journal import Journal, JournalError
 from controller.rules import Dest, Do, Rules
+from controller.service import TableService
 from controller.table import (
     CardFromShoe,
     CardUnreadable,
@@ -36,6 +37,7 @@ from controller.table import (
     apply,
 )
 from controller.table.settings import Protection
+from dealer_ui.auth import Auth
 from dealer_ui.views import view
 from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script, card_names, live_table
 from tests.service_kit import simulator
@@ -76,13 +78,15 @@ async def console(
     game: str = 'showdown = "manual"',
     size: dict[str, int] = SIZES[0],
     touch: bool = False,
+    auth: Callable[[TableService], Auth] | None = None,
 ) -> AsyncIterator[tuple[Any, ...]]:
     """The live table on ``shoe`` (``api``: settings of ``[api]`` other than the
-    defaults; ``table``, ``game``: lines of the table's configuration), a Chromium, and a
-    page (1280x800 unless ``size`` says otherwise; ``touch``: a touchscreen's) on the
-    console's ``path``: (live table, browser, page)."""
+    defaults; ``table``, ``game``: lines of the table's configuration; ``auth``: the
+    console's sign-in, made from the service), a Chromium, and a page (1280x800 unless
+    ``size`` says otherwise; ``touch``: a touchscreen's) on the console's ``path``: (live
+    table, browser, page)."""
     async with (
-        live_table(tmp_path, shoe, api=api, table=table, game=game) as live,
+        live_table(tmp_path, shoe, api=api, table=table, game=game, auth=auth) as live,
         async_playwright() as playwright,
     ):
         browser = await playwright.chromium.launch(

@@ -197,3 +197,21 @@ def test_cheats_at_a_full_table_reach_the_short_deck_and_every_hand_ends(seed: i
     assert tally.cheats.total() > 10 and not tally.missed and not tally.mistaken
     assert "deck_during_hand" not in tally.raised and not table.alerts
     assert sum(seat.stack for seat in table.seats) == table.chips == tally.bought_in
+
+
+@pytest.mark.parametrize("seed", [2, 4])
+def test_cheats_anywhere_in_a_full_game_are_caught_at_their_card(seed: int) -> None:
+    """Cheats at any place of the deck (late streets, burns, the bonus card, a clone dealt
+    after the short deck's scramble) and switches at any seat on any street, 8-handed: each
+    caught at its card (no card dealt after it before its alert); a cheat placed where its
+    hand never got to is counted apart, not as injected."""
+    table, tally = deal(seed, hands=60, seats=8, faults=FaultRates(cheats=1.0), settings=CHECKED)
+    assert tally.cheats.total() > 40 and not tally.missed and not tally.mistaken
+    assert tally.after == {0: tally.cheats.total()}
+    assert tally.places.total() == tally.cheats.total()
+    assert {"street 5", "street 6", "street 7"} <= set(tally.places) or seed == 4
+    assert "burn" in tally.places and tally.places["deck load"] > 0
+    hard = {2: "street 7 after the scramble", 4: "bonus card"}[seed]
+    assert tally.places[hard] >= 1, tally.places
+    assert tally.unreached.total() > 0  # the random places include ones a hand never reached
+    assert sum(seat.stack for seat in table.seats) == table.chips == tally.bought_in

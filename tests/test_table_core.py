@@ -505,11 +505,19 @@ def test_earlier_cards_at_the_seat_are_confirmed_before_the_unread_one():
 
 
 def test_unread_card_named_by_the_seat_board_as_a_card_in_play():
+    """The seat's reader names the unread card as a card in play: one card, one alert
+    (card_in_play); taken out of play, it leaves the shoe's count once (issue 34: the
+    unread card's alert and the card_in_play both taken dead counted it twice)."""
     driver = two_seats()
     driver.read("As", confirm=True)
     driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)
     driver.ok(CardAtSeat, seat=5, code=code("As"))
-    assert {a.kind for a in driver.table.alerts} == {AlertKind.UNREAD_CARD, AlertKind.CARD_IN_PLAY}
+    assert [a.kind for a in driver.table.alerts] == [AlertKind.CARD_IN_PLAY]
+    assert driver.table.hand.stub == 51  # type: ignore[union-attr]
+    driver.resolve(AlertKind.CARD_IN_PLAY, Remedy.DEAD)
+    assert driver.table.alerts == () and driver.table.hand.stub == 50  # type: ignore[union-attr]
+    driver.read("Kd", confirm=True)  # the card due to seat 5 comes next
+    assert str(driver.table.hand.player(5).cards[0].card) == "Kd"  # type: ignore[union-attr]
 
 
 # The seat board ------------------------------------------------------------------------

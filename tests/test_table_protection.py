@@ -359,10 +359,10 @@ def test_the_burn_cards_scrambled_back_are_not_clones_when_dealt_again() -> None
     replays(driver)
 
 
-def _cheated(data: st.DataObject, shoe: list[tuple[int, str]]) -> int:
-    """Put 1 or 2 cheats at random places of the load (a foreign card, a re-tagged card, a
-    copy of an earlier card's tag), each in place of the card there; how many."""
-    places = data.draw(st.sets(st.integers(1, 51), min_size=1, max_size=2), label="places")
+def _cheated(data: st.DataObject, shoe: list[tuple[int, str]], most: int) -> int:
+    """Put 1 to ``most`` cheats at random places of the load (a foreign card, a re-tagged
+    card, a copy of an earlier card's tag), each in place of the card there; how many."""
+    places = data.draw(st.sets(st.integers(1, 51), min_size=1, max_size=most), label="places")
     for place in places:
         card, uid = shoe[place]
         match data.draw(st.sampled_from(["foreign", "retagged", "cloned"]), label="cheat"):
@@ -375,19 +375,17 @@ def _cheated(data: st.DataObject, shoe: list[tuple[int, str]]) -> int:
     return len(places)
 
 
-@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.data())
-def test_cheats_taken_out_of_play_leave_the_short_deck_counted_right(data: st.DataObject) -> None:
-    """Eight players to seventh street, so the stub runs short and the burns go back into
-    the shoe, with cheats at random places of the load, each taken out of play (dead) as
-    it is caught: the hand counts the cards in the shoe exactly (the short deck is decided
-    on the shoe's real stub), the scramble's reload is accepted, no genuine card is taken
-    for a clone beyond the pair a clone makes, and the hand ends complete."""
+def _eight_to_the_end(data: st.DataObject, most: int) -> tuple[TableDriver, int]:
+    """Eight players checking and calling to the end, so the stub runs short and the burns
+    go back into the shoe, with 1 to ``most`` cheats at random places of the load, each
+    taken out of play (dead) as it is caught; a shoe left with no card for the hand
+    (``shoe_empty``) voided. The hand counts the cards in the shoe exactly at every card.
+    The table and how many cheats were put in."""
     driver = TableDriver.make(False, CHECKS).seat({seat: 500 for seat in range(1, 9)})
     register(driver, tags())
     driver.ok(NewHand)
     shoe = list(data.draw(st.permutations(tags()), label="shuffle"))
-    cheats = _cheated(data, shoe)
+    cheats = _cheated(data, shoe, most)
     burns: dict[int, tuple[int, str]] = {}  # the physical burn cards, by the code read
     while driver.table.in_hand:
         table = driver.table
@@ -395,6 +393,10 @@ def test_cheats_taken_out_of_play_leave_the_short_deck_counted_right(data: st.Da
         assert hand is not None
         if table.alerts:
             (alert,) = table.alerts
+            if alert.kind is AlertKind.SHOE_EMPTY:
+                assert not shoe and hand.stub == 0 and hand.gone > 0, alert.message
+                driver.ok(ResolveAlert, alert=alert.id, remedy=Remedy.VOID, **SIGNED)
+                continue
             assert alert.kind is AlertKind.FOREIGN_CARD, alert.message
             driver.ok(ResolveAlert, alert=alert.id, remedy=Remedy.DEAD, **SIGNED)
             continue
@@ -419,6 +421,16 @@ def test_cheats_taken_out_of_play_leave_the_short_deck_counted_right(data: st.Da
             driver.ok(Decide, seat=waiting.seat, do=Do.BONUS, accept=True)
         else:
             driver.ok(Decide, seat=waiting.seat, do=Do.SHOW)
+    return driver, cheats
+
+
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_cheats_taken_out_of_play_leave_the_short_deck_counted_right(data: st.DataObject) -> None:
+    """Up to two cheats (issue 34): the short deck is decided on the shoe's real stub, the
+    scramble's reload is accepted, no genuine card is taken for a clone beyond the pair a
+    clone makes, and the hand ends complete."""
+    driver, cheats = _eight_to_the_end(data, 2)
     hand = driver.table.hand
     assert hand is not None and hand.phase.value == "complete"
     assert hand.scrambled  # eight players always reach the short deck
@@ -431,6 +443,25 @@ def test_cheats_taken_out_of_play_leave_the_short_deck_counted_right(data: st.Da
     cards = tuple(item.card for item in log if isinstance(item, Deal))
     actions = tuple(item for item in log if isinstance(item, Action))
     assert play(Script(hand.rules, hand.starting_stacks(), cards, actions)).hand == hand
+
+
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_more_cards_out_of_play_than_burns_end_in_a_void_not_a_wait(data: st.DataObject) -> None:
+    """Up to eight cheats taken out of play in an 8-handed hand that goes to the end: the
+    hand counts the shoe exactly at every card (``_eight_to_the_end``); where the cards
+    left, the burns scrambled back included, cannot finish the deal, the table says so
+    (``shoe_empty``, blocking: void) instead of waiting on an empty shoe; else it ends
+    complete."""
+    driver, cheats = _eight_to_the_end(data, 8)
+    hand = driver.table.hand
+    assert hand is not None and not driver.table.in_hand and driver.table.alerts == ()
+    empty = [e for e in driver.effects if getattr(e, "kind", "") == "alert"]
+    empty = [e for e in empty if e.data["kind"] == "shoe_empty"]  # type: ignore[attr-defined]
+    assert hand.phase.value == ("void" if empty else "complete")
+    assert len(empty) <= 1 and (not empty or hand.gone >= 3) and hand.gone <= cheats
+    event(f"cards out of play: {hand.gone}; {'void' if empty else 'complete'}")
+    replays(driver)
 
 
 # Corrections and entries checked against the deck ------------------------------------------

@@ -78,9 +78,23 @@ class DealerError(LuckTableError, RuntimeError):
 #: The cheats a soak injects: those done to a deck as it is loaded (``firmware_sim.shoe``)
 #: and a card switched at a seat.
 CHEATS = (*(cheat.value for cheat in Cheat), "switched")
-#: A cheat on a card out of the shoe is put among the first cards of the load, which every
-#: hand deals (two players get three cards each on third street).
-FIRST_CARDS = 6
+#: Where a cheat on a card out of the shoe goes: any place of the load (a clone copies a
+#: card before it). A switch: any card placed at a seat in the hand, up to this many a seat
+#: (seven cards and a bonus card).
+SEAT_CARDS = 8
+#: Where a cheat done to the deck as it is loaded is: at the load, before any card is dealt.
+AT_LOAD = "deck load"
+
+
+@dataclass(frozen=True)
+class InPlay:
+    """A cheat that came into play: its kind, where (``AT_LOAD``, a street's card, a burn,
+    the bonus card, the community card; "after the scramble" on a short deck) and how many
+    cards had been drawn then, its own included."""
+
+    kind: str
+    where: str
+    drawn: int
 
 
 @dataclass(frozen=True)
@@ -139,6 +153,10 @@ class Tally:
     line_faults: float = 0.0
     injected: Counter[str] = field(default_factory=Counter)
     cheats: Counter[str] = field(default_factory=Counter)  # injected, by kind (CHEATS)
+    # cheats placed but never dealt (the hand ended first; a scramble reloaded the stub)
+    unreached: Counter[str] = field(default_factory=Counter)
+    places: Counter[str] = field(default_factory=Counter)  # where each cheat came into play
+    after: Counter[int] = field(default_factory=Counter)  # cards drawn after it, to its alert
     caught: Counter[str] = field(default_factory=Counter)  # the table's alerts, by cheat
     raised: Counter[str] = field(default_factory=Counter)
     resolved: defaultdict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
@@ -256,7 +274,10 @@ class Dealer:
         self.scrambled = 0  # the last hand whose burn cards went back into the shoe
         self.shoe: deque[int] = deque()  # the cards in the shoe, next first
         self.cheating = random.Random(seed * 100 + 17)
-        self.switching = False  # a player will switch the next card placed at a seat
+        self.from_load = self.placed = 0  # cards drawn from the load; placed in the hand
+        self.planted: tuple[str, int] | None = None  # a cheat at a place of the load
+        self.switch_at: int | None = None  # a player switches the hand's card placed so
+        self.in_play: InPlay | None = None  # a cheat dealt, until its alert
 
     async def run(self) -> None:
         """Deal until ``hands`` hands are over (for ever with 0). Each move gives the event
@@ -264,6 +285,7 @@ class Dealer:
         floor where nothing waits (``CoreFloor``)."""
         while await self.move():
             await asyncio.sleep(0)
+        self._unreached()
 
     async def move(self) -> bool:
         """One move; False once the last hand is over."""
@@ -345,9 +367,28 @@ class Dealer:
         """Load a shuffled deck; with ``cheats``, at the rate asked, one of the cheats."""
         deck = list(range(52))
         self.decks.shuffle(deck)
+        self._unreached()
+        self.from_load = self.placed = 0
         cheat, at = self._cheat() if cheats else (None, None)
         self.shoe = deque(await self.floor.load(deck, cheat, at))
         self.tally.decks += 1
+        if cheat in (Cheat.MISSING, Cheat.EXTRA):  # the registration shows it at once
+            self._in_play(cheat.value, AT_LOAD)
+
+    def _unreached(self) -> None:
+        """A cheat placed that was never dealt (its hand ended, or a scramble reloaded the
+        stub it was in): not injected, counted apart."""
+        for kind in ([self.planted[0]] if self.planted else []) + (
+            ["switched"] if self.switch_at is not None else []
+        ):
+            self.tally.unreached[kind] += 1
+        self.planted = self.switch_at = None
+
+    def _in_play(self, kind: str, where: str) -> None:
+        """Cheat ``kind`` is on the table now, at ``where``: injected."""
+        self.tally.cheats[kind] += 1
+        self.tally.places[where] += 1
+        self.in_play = InPlay(kind, where, self.tally.drawn)
 
     def _cheat(self) -> tuple[Cheat | None, int | None]:
         """A cheat for the deck about to be loaded (none at the rate's odds): the cheat and
@@ -356,16 +397,17 @@ class Dealer:
             return None, None
         seat_board = self.floor.table.settings.seat_board  # no switch seen without one
         kind = self.cheating.choice(CHEATS if seat_board else CHEATS[:-1])
-        self.tally.cheats[kind] += 1
         if kind == "switched":
-            self.switching = True
+            self.switch_at = self.cheating.randrange(SEAT_CARDS * len(self.seats))
             return None, None
         cheat = Cheat(kind)
         if cheat is Cheat.MISSING:
             return cheat, self.cheating.randrange(52)
         if cheat is Cheat.EXTRA:
             return cheat, self.cheating.randrange(53)
-        return cheat, self.cheating.randrange(int(cheat is Cheat.CLONED), FIRST_CARDS)
+        at = self.cheating.randrange(int(cheat is Cheat.CLONED), 52)
+        self.planted = (kind, at)
+        return cheat, at
 
     async def _deal(self, waiting: Waiting) -> None:
         if not await self._pause(self.pace.card):
@@ -382,7 +424,11 @@ class Dealer:
             if card != expected:
                 raise DealerError(f"the shoe gave card {card}; the dealer loaded {expected} next")
         self.tally.drawn += 1
+        self.from_load += 1
         table = self.floor.table
+        if self.planted is not None and self.planted[1] == self.from_load - 1:
+            self._in_play(self.planted[0], self._where(waiting, table))
+            self.planted = None
         if any(_aside(alert, Card(card)) for alert in table.alerts):
             return  # the table did not deal it: kept aside until the supervisor says
         seat = waiting.seat
@@ -399,15 +445,39 @@ class Dealer:
             lands_at = self.chance.choice([s for s in (seat - 1, seat + 1) if 1 <= s <= 8])
             self.tally.injected["misplaced card"] += 1
         await self.floor.place(seat, card, lands_at)
-        if self.switching and lands_at == seat:
-            self.switching = False  # a player switches it for a card brought in
+        self.placed += 1
+        if self.switch_at is not None and self.placed > self.switch_at and lands_at == seat:
+            self.switch_at = None  # a player switches it for a card brought in
+            self._in_play("switched", self._where(waiting, table))
             await self.floor.switch(seat, card)
+
+    def _where(self, waiting: Waiting, table: Table) -> str:
+        """Where the card drawn for ``waiting`` was to go, as the soak's summary says it."""
+        match waiting.destination:
+            case Dest.BONUS:
+                where = "bonus card"
+            case Dest.BURN:
+                where = "burn"
+            case Dest.COMMUNITY:
+                where = "community card"
+            case _:
+                where = f"street {waiting.street}"
+        return where + (" after the scramble" if self.scrambled == table.hand_number else "")
 
     async def _scramble(self, burns: list[Card], hand_number: int) -> None:
         """The stub ran short: the burn cards are scrambled with it into the shoe (which
         reports the cards loaded: the stub and the burns, as the table expects)."""
         cards = [*self.shoe, *(int(card) for card in burns)]
-        self.decks.shuffle(cards)
+        order = list(range(len(cards)))
+        self.decks.shuffle(order)  # the cards' shuffle, followed card by card
+        planted, self.planted = self.planted, None
+        if planted is not None and planted[0] == Cheat.CLONED.value:
+            # a copy of a card dealt (its face and its tag) goes back in as it is
+            self.planted = (planted[0], order.index(planted[1] - self.from_load))
+        elif planted is not None:  # the simulators reload the stub by the cards' faces
+            self.tally.unreached[planted[0]] += 1
+        cards = [cards[index] for index in order]
+        self.from_load = 0
         self.shoe = deque(cards)
         self.scrambled = hand_number
         await self.floor.load(cards)
@@ -431,6 +501,10 @@ class Dealer:
         if not await self._pause(self.pace.hand):  # a supervisor takes a moment to come over
             return
         kind = alert.kind
+        caught, held = _cheat_caught(alert), self.in_play
+        if caught is not None and held is not None and held.kind == caught:
+            self.tally.after[self.tally.drawn - held.drawn] += 1  # dealt after it, to its alert
+            self.in_play = None
         if kind is AlertKind.UNREAD_CARD:
             card = Card(self.unread.pop(alert.id))
             self.tally.remedied[alert.id] = "the supervisor entered the card"

@@ -172,8 +172,8 @@ def summary(tally: Tally, table: Table, seconds: float) -> list[str]:
     if tally.line_faults:
         injected.append(f"frames dropped or corrupted on the lines at {tally.line_faults:g}")
     lines.append(f"faults injected: {', '.join(injected) or 'none'}")
-    if tally.cheats or tally.caught:
-        lines.append(_cheats(tally))
+    if tally.cheats or tally.caught or tally.unreached:
+        lines.extend(_cheats(tally))
     if tally.raised:
         lines.append("alerts:")
         for kind, count in sorted(tally.raised.items()):
@@ -187,8 +187,9 @@ def summary(tally: Tally, table: Table, seconds: float) -> list[str]:
     return lines
 
 
-def _cheats(tally: Tally) -> str:
-    """``cheats: 12 injected, 12 caught (cloned 2/2, ...); 0 missed``."""
+def _cheats(tally: Tally) -> list[str]:
+    """``cheats: 12 injected, 12 caught (cloned 2/2, ...); 0 missed``; where they were dealt
+    (and those placed but never dealt); the cards dealt after each before its alert."""
     kinds = sorted(set(tally.cheats) | set(tally.caught))
     each = ", ".join(f"{kind} {tally.caught[kind]}/{tally.cheats[kind]}" for kind in kinds)
     line = (
@@ -197,7 +198,15 @@ def _cheats(tally: Tally) -> str:
     )
     if tally.mistaken:
         line += f"; {tally.mistaken.total()} genuine card(s) taken for a cheat"
-    return line
+    places = ", ".join(f"{where} {count}" for where, count in sorted(tally.places.items()))
+    never = tally.unreached.total()
+    where = f"cheats dealt at: {places or 'none'}; placed but never dealt: {never}"
+    if never:
+        where += " (" + ", ".join(f"{k} {n}" for k, n in sorted(tally.unreached.items())) + ")"
+    after = ", ".join(f"{cards} for {count}" for cards, count in sorted(tally.after.items()))
+    most = max(tally.after, default=0)
+    delay = f"cards dealt after a cheat before its alert: {after or 'none caught'}; most {most}"
+    return [line, where, delay]
 
 
 def _moved(tally: Tally, table: Table) -> str:

@@ -34,7 +34,7 @@ from controller.table.alerts import (
     Raised,
     Severity,
 )
-from controller.table.core import Step, apply, paused_refusal
+from controller.table.core import Step, apply, paused_refusal, second_needed
 from controller.table.effects import Refusal, Refuse, Why
 from controller.table.inputs import (
     INPUT_TYPES,
@@ -162,4 +162,5 @@ __all__ = [
     "apply",
     "input_from_json",
     "paused_refusal",
+    "second_needed",
 ]

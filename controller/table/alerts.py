@@ -24,6 +24,7 @@ from enum import StrEnum
 from typing import Any, ClassVar, NamedTuple
 
 from controller.rules import Card, Dest, Effect, Form, Wait, Waiting, parse_card, say_waiting
+from controller.rules.state import STREET_NAMES
 from controller.table import legacy
 from controller.table.inputs import Device, Fault, Remedy
 from controller.table.told import TableTold
@@ -67,6 +68,7 @@ class AlertKind(StrEnum):
     UNVERIFIED_READ = "unverified_read"
     CARD_MOVED = "card_moved"
     DEVICE_REPLACED = "device_replaced"
+    SHOE_EMPTY = "shoe_empty"
 
 
 class AlertRule(NamedTuple):
@@ -110,6 +112,7 @@ ALERT_RULES: dict[AlertKind, AlertRule] = {
     AlertKind.UNVERIFIED_READ: AlertRule(Severity.ABNORMAL, False, (_DONE,), False),
     AlertKind.CARD_MOVED: AlertRule(Severity.ABNORMAL, True, (_HOLD, _VOID), True),
     AlertKind.DEVICE_REPLACED: AlertRule(Severity.ABNORMAL, True, (_DONE,), False),
+    AlertKind.SHOE_EMPTY: AlertRule(Severity.ABNORMAL, True, (_VOID,), True),
 }
 
 
@@ -495,6 +498,30 @@ class DeadCard(AlertFacts):
             f"take the face-down bonus card away from seat {self.seat} unseen, with the "
             "discards; the supervisor resolves it"
         )
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeEmpty(AlertFacts):
+    """The hand waits for a card (``to`` seat ``seat`` on ``street``, or the community card)
+    and the shoe holds none: ``gone`` cards of the hand were taken out of play undealt, and
+    its burn cards are back in the shoe already (or it burned none)."""
+
+    kind = AlertKind.SHOE_EMPTY
+    to: Dest
+    street: int
+    seat: int | None = None
+    gone: int = 0
+
+    def say(self, name: Name = str) -> str:
+        where = "the community card" if self.seat is None else f"seat {self.seat}'s card"
+        street = STREET_NAMES.get(self.street, str(self.street))
+        return (
+            f"the shoe holds no card for {where} on {street} street: {self.gone} "
+            f"card{_s(self.gone)} of this hand taken out of play, the burn cards dealt again"
+        )
+
+    def todo(self, name: Name = str) -> str:
+        return "the hand cannot be dealt to its end: the supervisor voids it (void)"
 
 
 _FAULT_WORDS = {
@@ -953,6 +980,7 @@ FACTS: dict[AlertKind, type[AlertFacts]] = {
         UnverifiedRead,
         CardMoved,
         DeviceReplaced,
+        ShoeEmpty,
     )
 }
 

@@ -114,7 +114,7 @@ def _apply(table: Table, before: Signals, item: TableInput) -> Step:
         if handler is None:
             raise Refused(told.Refuse.NOT_AN_INPUT, f"not a table input: {item!r}")
         new = _feed_held(handler(_track(table, item), item, fx), item.at, fx)
-        new = _reconcile(new, item, fx)
+        new = _shoe_empty(_reconcile(new, item, fx), item.at, fx)
     except Refused as refusal:
         words = told.Words.of(str(refusal))
         refused = told.Refusal(words, getattr(item, "tag", None), refusal.code)
@@ -191,6 +191,21 @@ def _engine(table: Table, item: EngineInput, at: int, fx: list[Effect]) -> Table
     if any(isinstance(effect, Scramble) for effect in step.effects):
         table = table._replace(scramble_due=True)  # until the shoe reports them loaded
     return _settle(table, at, fx) if step.hand.over else table
+
+
+def _shoe_empty(table: Table, at: int, fx: list[Effect]) -> Table:
+    """The hand waits for a card the shoe cannot hold (its count is 0: cards taken out of
+    play undealt, the burns back in it already, or none burned): a blocking alert, for the
+    supervisor to void the hand, rather than a wait for a card that will not come."""
+    hand = table.hand
+    if hand is None or not table.in_hand or table.scramble_due or table.held or hand.stub > 0:
+        return table
+    waiting = hand.waiting_for
+    if waiting is None or waiting.kind != Wait.CARD or _open(table, AlertKind.SHOE_EMPTY):
+        return table
+    assert waiting.destination is not None
+    facts = alerts.ShoeEmpty(waiting.destination, waiting.street, waiting.seat, hand.gone)
+    return _raise(table, facts, fx, at=at)
 
 
 def _deal(table: Table, card: Card, at: int, fx: list[Effect], confirmed: bool = False) -> Table:
@@ -437,8 +452,10 @@ def _card_at_seat(
         if card is None:
             fx.append(told.SeatUnread(seat))
             return table
-        if _known(table, card):
-            return _card_out(table, card, at, fx)  # already in play: that alert
+        if _known(table, card):  # already in play: that alert is the unread card's now
+            # (one card: taken out of play, it leaves the shoe's count once, not twice)
+            table = _clear(table, [unread], Clearance.READER_IDENTIFIED, fx, seat=seat)
+            return _card_out(table, card, at, fx)
         deck = _checked(table)
         if deck is not None and item.uid:  # the seat's reader has the tag the shoe missed
             tamper = deck.check(card, item.uid)
@@ -1079,23 +1096,61 @@ def _configure(table: Table, item: ti.Configure, fx: list[Effect]) -> Table:
 # Supervisor actions ---------------------------------------------------------------------
 
 
-def _signed(item: ti.SupervisorInput, fx: list[Effect], **known: Any) -> None:
+def _signed(table: Table, item: ti.SupervisorInput, fx: list[Effect], **known: Any) -> None:
     """The supervisor's action, said with who and why (``known``: what the table knew of
     it, ``effects.Supervised``)."""
-    _sign(item)
+    _sign(table, item)
     fx.append(told.Supervised.of(item, **known))
 
 
-def _sign(item: ti.SupervisorInput) -> None:
-    """A supervisor's action says who and why, or it is refused."""
+def _sign(table: Table, item: ti.SupervisorInput) -> None:
+    """A supervisor's action says who and why, and, where the house's two-person control
+    covers it, the second supervisor who approved it (another than ``who``), or it is
+    refused."""
     if not item.who.strip() or not item.why.strip():
         raise Refused(told.Refuse.WHO_NEEDED, f"{item.tag}: a supervisor action needs who and why")
+    covered = second_needed(table, item)
+    if covered is None:
+        return
+    if item.second is None or not item.second.strip():
+        raise Refused(
+            told.Refuse.SECOND_NEEDED,
+            f"{covered} needs a second supervisor's approval (two-person control)",
+        )
+    if item.second == item.who:
+        raise Refused(
+            told.Refuse.SECOND_SAME,
+            f"{covered} needs a second supervisor other than {item.who} (two-person control)",
+        )
+
+
+def second_needed(table: Table, item: ti.SupervisorInput) -> str | None:
+    """What of ``item`` the house's two-person control (``[protection] two_person``)
+    covers, in words ("a void"); None: one supervisor is enough. It covers a void (the
+    hand's, or an alert's remedy that voids the hand in progress), a card corrected to or
+    from a wild card or a wild card entered (a four, where fours are wild: the four of
+    clubs earns a bonus card) and a stack correction."""
+    if not table.settings.protection.two_person:
+        return None
+    wild = table.settings.rules.wild
+    match item:
+        case ti.VoidHand():
+            return "a void"
+        case ti.ResolveAlert(remedy=Remedy.VOID | Remedy.REPLACE_DECK) if table.in_hand:
+            return "a void"
+        case ti.CorrectCard(wrong=wrong, right=right) if wild and 4 in (wrong.rank, right.rank):
+            return "a correction to or from a wild card"
+        case ti.EnterCard(card=card) if wild and card.rank == 4:
+            return "a wild card entered"
+        case ti.CorrectStack():
+            return "a stack correction"
+    return None
 
 
 def _void_hand(table: Table, item: ti.VoidHand, fx: list[Effect]) -> Table:
     if not table.in_hand:
         raise Refused(told.Refuse.NO_HAND, "no hand in progress to void")
-    _signed(item, fx, hand=table.hand_number)
+    _signed(table, item, fx, hand=table.hand_number)
     return _void(table, item.at, fx)
 
 
@@ -1127,11 +1182,11 @@ def _enter_card(table: Table, item: ti.EnterCard, fx: list[Effect]) -> Table:
     if not unread:
         raise Refused(told.Refuse.NO_UNREAD_CARD, "no unread card to enter")
     alert = unread[0]
-    _sign(item)
+    _sign(table, item)
     named = _named(table, item.card)
     if named is not None:  # not applied: the unread card's alert stays open
         return _raise(table, alerts.WrongCardNamed(item.card, named, item.who), fx, at=item.at)
-    _signed(item, fx, alert=alert.id)
+    _signed(table, item, fx, alert=alert.id)
     table = _clear(table, [alert], Clearance.ENTERED, fx)
     if alert.due:
         return _give(table, item.card, item.at, fx, confirmed=False)
@@ -1151,12 +1206,12 @@ def _correct_card(table: Table, item: ti.CorrectCard, fx: list[Effect]) -> Table
         )
     if item.right == item.wrong:
         raise Refused(told.Refuse.SAME_CARD, f"{item.right} is the card read: nothing to correct")
-    _sign(item)
+    _sign(table, item)
     named = _named(table, item.right, item.wrong)
     if named is not None:  # not applied: every card stays as the table has it
         facts = alerts.WrongCardNamed(item.right, named, item.who, item.wrong)
         return _raise(table, facts, fx, at=item.at)
-    _signed(item, fx)
+    _signed(table, item, fx)
     action = corrections.correction(Do.CORRECT, log, item.right, was=item.wrong)
     unconfirmed = tuple(
         Placement(p.seat, item.right) if p.card == item.wrong else p for p in table.unconfirmed
@@ -1191,7 +1246,7 @@ def _wrong_face(table: Table, item: ti.WrongFace, fx: list[Effect]) -> Table:
         raise Refused(told.Refuse.NOT_SEATS_CARD, f"{item.card} is not a card of seat {seat}")
     face_down = dealt.up and not dealt.exposed
     do = Do.DEALT_DOWN if face_down else Do.EXPOSE
-    _signed(item, fx, face_down=face_down)
+    _signed(table, item, fx, face_down=face_down)
     action = corrections.correction(do, table.hand_log, item.card, seat=seat)
     return _corrected(table, action, item.at, fx)
 
@@ -1246,7 +1301,7 @@ def _resolve_alert(table: Table, item: ti.ResolveAlert, fx: list[Effect]) -> Tab
         table = _seen_in_place(table, alert)
     elif item.remedy is Remedy.VOID and not table.in_hand:
         raise Refused(told.Refuse.NO_HAND, "no hand in progress to void")
-    _signed(item, fx)
+    _signed(table, item, fx)
     if item.remedy is Remedy.DEAD and table.in_hand and _left_shoe(alert):
         dead = Action(Do.DEAD, dealt=corrections.cards_dealt(table.hand_log))
         table = _engine(table, dead, item.at, fx)
@@ -1321,7 +1376,7 @@ def _correct_stack(table: Table, item: ti.CorrectStack, fx: list[Effect]) -> Tab
         raise Refused(
             told.Refuse.BAD_AMOUNT, f"seat {seat.seat}: a stack of {item.stack} is not 0 or more"
         )
-    _signed(item, fx, was=seat.stack)
+    _signed(table, item, fx, was=seat.stack)
     table = table._replace(corrected=table.corrected + item.stack - seat.stack)
     return _with_seat(table, seat._replace(stack=item.stack))
 
@@ -1359,7 +1414,7 @@ def _undo_decision(table: Table, item: ti.UndoDecision, fx: list[Effect]) -> Tab
             told.Refuse.DECISION_STANDS,
             "cards wait to be dealt or reloaded since the decision: it stands",
         )
-    _signed(item, fx)
+    _signed(table, item, fx)
     before = replay(hand.rules, hand.starting_stacks(), log[:-1]).hand
     return table._replace(hand=before, hand_log=log[:-1])
 

@@ -63,6 +63,8 @@ class Refuse(StrEnum):
     NOT_AN_INPUT = "not_an_input"
     MALFORMED = "malformed"  # a field out of its range: a count, a step, a name left blank
     WHO_NEEDED = "who_needed"  # a supervisor's action without who and why, an id left blank
+    SECOND_NEEDED = "second_needed"  # two-person control: a second supervisor must approve
+    SECOND_SAME = "second_same"  # two-person control: the second is the first supervisor
     NO_HAND = "no_hand"  # no hand in progress
     PAUSED = "paused"  # a decision while a blocking alert pauses the table
     NOT_A_DECISION = "not_a_decision"  # not a player's decision
@@ -564,7 +566,8 @@ class Supervised(Effect):
 
     @classmethod
     def of(cls, item: ti.SupervisorInput, **known: Any) -> Supervised:
-        return cls(item, Words.of(f"{item.who}: {item.why}"), **known)
+        who = item.who if item.second is None else f"{item.who} and {item.second}"
+        return cls(item, Words.of(f"{who}: {item.why}"), **known)
 
     def say(self, name: CardName = str) -> str:
         return f"{self._act(name)} (supervisor {self.said.say(name)})"

@@ -19,7 +19,8 @@ People: ``Decide`` (a player's decision, said by the dealer or made by the playe
 ``NewHand``, ``DealerIn`` (the dealer who deals from the next hand on), ``SitDown``,
 ``SitOut``, ``SitIn``, ``Leave``, ``ChangeSeat``, ``Rebuy``, ``Configure``; the supervisor's
 ``VoidHand``, ``EnterCard``, ``CorrectCard``, ``WrongFace``, ``ResolveAlert`` and
-``CorrectStack``, each with ``who`` and ``why``.
+``CorrectStack``, each with ``who`` and ``why`` (and ``second``, a second supervisor, where
+the house's two-person control covers it).
 """
 
 from __future__ import annotations
@@ -386,8 +387,16 @@ class Configure(TableInput):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SupervisorInput(TableInput):
+    """``who`` acts, saying ``why``; ``second``: the second supervisor who approved it, where
+    the house's two-person control covers the action (``core.second_needed``), None (and
+    omitted from the journal) otherwise."""
+
     who: Id
     why: Reason
+    second: Id | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return _without_none(TableInput.to_json(self), "second")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -15,7 +15,14 @@ class SettingsError(LuckTableError, ValueError):
     """A table setting that does not exist or has a value it cannot take."""
 
 
-_PROTECTION = ("tag_checks", "deck_hands", "deck_hours", "shuffle_check", "unverified_blocks")
+_PROTECTION = (
+    "tag_checks",
+    "deck_hands",
+    "deck_hours",
+    "shuffle_check",
+    "unverified_blocks",
+    "two_person",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +37,8 @@ class Protection:
     surveillance (the dealing goes on).
     ``unverified_blocks``: a seat's read of a dealt card without a readable tag (an
     ``unverified_read`` alert for surveillance) pauses the dealing; by default it does not.
+    ``two_person``: a void, a correction to or from a wild card and a stack correction need
+    a second supervisor's approval (``core.second_needed``); by default one is enough.
 
     ``Protection()`` is a table without tag checks: the settings of a journal written
     before game protection. A configuration file turns tag checks on unless it says
@@ -40,9 +49,10 @@ class Protection:
     deck_hours: float | None = None
     shuffle_check: bool = False
     unverified_blocks: bool = False
+    two_person: bool = False
 
     def __post_init__(self) -> None:
-        for name in ("tag_checks", "shuffle_check", "unverified_blocks"):
+        for name in ("tag_checks", "shuffle_check", "unverified_blocks", "two_person"):
             value = getattr(self, name)
             if not isinstance(value, bool):
                 raise SettingsError(f"protection.{name}: {value!r} is not true or false")

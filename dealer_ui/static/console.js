@@ -103,7 +103,7 @@ function el(tag, attrs = {}, ...children) {
 // --- the API -------------------------------------------------------------------------
 
 // Where a 401 is a PIN refused (said in the dialog), not the session ended.
-const PIN_CHECKED = ["/api/sessions", "/api/supervisor/", "/api/studio-tokens", "/api/requests/"];
+const PIN_CHECKED = ["/api/sessions", "/api/supervisor/", "/api/studio-tokens", "/api/requests/", "/api/dealer-push"];
 
 async function api(path, body) {
   const headers = { "Content-Type": "application/json" };
@@ -243,6 +243,7 @@ function remember(key, value, keep = 8) {
 // Sign out is offered only to someone signed in (never behind the sign-in dialog).
 function showSignOut() {
   $("sign-out").hidden = !state.token || ROLE === "player";
+  if ($("push")) $("push").hidden = !state.token;  // the dealer's page only (data-dealer)
   $("signed-in").textContent = state.token && state.who && ROLE !== "player" ? `Signed in: ${state.who}` : "";
 }
 
@@ -316,6 +317,41 @@ $("sign-out").addEventListener("click", () => {
   if (ROLE === "dealer") confirmThen(`Sign out ${state.who}?`, out);
   else out();
 });
+
+// A dealer push: the incoming dealer signs in with their id and PIN at the outgoing
+// dealer's console (POST /api/dealer-push); the table names them the dealer from the next
+// hand on, the outgoing dealer's session ends, and the console goes on as the incoming's.
+function wirePush() {
+  const dialog = $("push-dialog");
+  if (!dialog) return;  // not the dealer's page
+  const form = $("push-form");
+  $("push").addEventListener("click", () => {
+    form.reset();
+    form.querySelector(".error").textContent = "";
+    $("push-who").textContent = `${state.who} hands the table over: the incoming dealer signs in and deals from the next hand on.`;
+    dialog.showModal();
+    form.elements.dealer.focus();
+  });
+  $("push-cancel").addEventListener("click", () => dialog.close());
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const body = { id: form.elements.dealer.value, pin: form.pin.value };
+    const result = await checking(form, () => api("/api/dealer-push", body));
+    form.pin.value = "";
+    if (!result.ok) {
+      form.querySelector(".error").textContent = result.reason;
+      return;
+    }
+    const outgoing = state.socket;
+    state.socket = null;  // the outgoing dealer's feed ends on purpose: not a link lost
+    if (outgoing) outgoing.close();
+    signedIn(result.data);
+    dialog.close();
+    connect();
+    say(`Dealer push: ${result.data.who} deals from the next hand`, true);
+  });
+}
+wirePush();
 
 // --- the feed ------------------------------------------------------------------------
 
@@ -914,7 +950,9 @@ function describe(request) {
   if (body.stack !== undefined) facts.push(`stack ${body.stack}`);
   if (body.hand) facts.push(`hand ${body.hand}`);
   const what = ACTION_WORDS[request.action] ?? request.action;
-  return `${what}${facts.length ? ` (${facts.join(", ")})` : ""}${body.why ? `: ${body.why}` : ""}`;
+  // two-person control: approved once, it waits for another supervisor's approval
+  const once = request.approved_by ? `. Approved by ${request.approved_by}: a second supervisor must approve` : "";
+  return `${what}${facts.length ? ` (${facts.join(", ")})` : ""}${body.why ? `: ${body.why}` : ""}${once}`;
 }
 
 // A card asked for by its place among a seat's cards: named where this page sees it
@@ -991,7 +1029,7 @@ function wireRequests() {
     }
     $("approve-dialog").close();
     if (ROLE === "dealer") localStorage.setItem("last-supervisor", body.supervisor);
-    say("Approved", true);
+    say(result.data.approved_by ? "Approved once: a second supervisor must approve" : "Approved", true);
   });
 }
 
