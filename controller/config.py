@@ -158,6 +158,9 @@ class Config:
     studio: Studio = Studio()
     test_mode: bool = False  # a test or demonstration table: see [table] test_mode
     rotation: Rotation = field(default_factory=Rotation)
+    #: The console's badge reader (``[devices.console]``): its reader-name pattern (PC/SC);
+    #: None: the console has no badge reader.
+    badge_reader: str | None = None
 
 
 def load_config(path: str | Path, *, example_pins: bool | None = None) -> Config:
@@ -226,7 +229,21 @@ def parse_config(data: Mapping[str, Any], base: Path) -> Config:
         studio=_studio(section(data, "studio", optional=True), test_mode),
         test_mode=test_mode,
         rotation=rotation,
+        badge_reader=_badge_reader(section(data, "devices")),
     )
+
+
+def _badge_reader(devices: Mapping[str, Any]) -> str | None:
+    """The console's badge reader, ``[devices.console]``: ``transport = "pcsc"`` and its
+    ``reader`` (a reader-name pattern); None without the section."""
+    if "console" not in devices:
+        return None
+    console = section(devices, "devices.console")
+    no_unknown(console, {"transport", "reader"}, "devices.console.")
+    transport = console.get("transport", MISSING)
+    if transport != "pcsc":
+        raise ConfigError("devices.console.transport", transport, "pcsc")
+    return _pattern(console, "devices.console.reader")
 
 
 def _rules(game: Mapping[str, Any]) -> Rules:
@@ -277,7 +294,7 @@ def _devices(
     """The shoe's port and the seat board's (None: no seat board), and the serials their
     HELLOs must report (``serial``, optional: any serial when absent). ``base`` resolves a
     deck file's relative path."""
-    no_unknown(devices, {"shoe", "seat_board"}, "devices.")
+    no_unknown(devices, {"shoe", "seat_board", "console"}, "devices.")
     shoe_section = section(devices, "devices.shoe")
     shoe_serial = _serial(shoe_section, "devices.shoe")
     shoe = _port(_without_serial(shoe_section), "devices.shoe", base)
