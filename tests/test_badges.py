@@ -20,8 +20,8 @@ from dealer_ui.auth import Auth, BadgeError, badge_holder, hash_badge, hash_pin
 from firmware_sim import pcsc_rig
 from firmware_sim.pcsc_rig import PcscRig
 from firmware_sim.vtag import VirtualTag
-from tests.console_kit import DEALER, SUPERVISOR, LiveTable, live_table
-from tests.service_kit import simulator, write_config
+from tests.console_kit import LiveTable, live_table
+from tests.service_kit import DEALER, SUPERVISOR, simulator, write_config
 
 LUCK_TABLE = str(Path(sys.executable).with_name("luck-table"))
 DEALER_BADGE = bytes.fromhex("04a1b2c3d4e5f6")
@@ -200,7 +200,8 @@ def test_badges_at_the_console_sign_in_push_and_approve_with_the_pin(tmp_path: P
             assert tap["kind"] == "supervisor"
             approved = await live.post(approve, {"badge": tap["tap"], "pin": SUPERVISOR["pin"]})
             assert approved.status_code == 200, approved.text
-            assert live.service.table.seat(1).stack == 150
+            seat = live.service.table.seat(1)
+            assert seat is not None and seat.stack == 150
             both = await live.post(approve, {"badge": tap["tap"], **SUPERVISOR})
             assert both.status_code == 422  # an id or a badge, not both
 
