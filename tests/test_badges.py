@@ -207,3 +207,46 @@ def test_badges_at_the_console_sign_in_push_and_approve_with_the_pin(tmp_path: P
 
     with PcscRig(tmp_path / "rig") as rig, simulator("shoe") as shoe:
         asyncio.run(asyncio.wait_for(scenario(shoe, rig), 300))
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+@NEEDS_PCSCD
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's Chromium is not installed")
+def test_the_console_page_takes_a_badge_for_the_id_and_signs_in_with_the_pin(
+    tmp_path: Path,
+) -> None:
+    from playwright.async_api import async_playwright  # noqa: PLC0415 (the browser tests' own)
+
+    async def scenario(shoe: Any, rig: PcscRig) -> None:
+        pattern = rig.pattern("console")
+        reader = f"[devices.console]\ntransport = \"pcsc\"\nreader = '{pattern}'\n"
+        async with (
+            live_table(tmp_path, shoe, auth=staff, shoe_lines=reader) as live,
+            async_playwright() as playwright,
+        ):
+            browser = await playwright.chromium.launch(executable_path=str(CHROMIUM))
+            try:
+                page = await browser.new_page(viewport={"width": 1280, "height": 800})
+                page.set_default_timeout(20_000)
+                await page.goto(f"{live.served.url}/")
+                sign_in = page.locator("#sign-in")
+                await sign_in.wait_for()
+                nobody = await shown(live, rig, NOBODY_BADGE)
+                assert nobody["kind"] is None
+                await sign_in.get_by_text("This badge is not registered").wait_for()
+                await shown(live, rig, DEALER_BADGE)
+                await sign_in.get_by_text("Badge read: enter the PIN").wait_for()
+                dealer_id = sign_in.locator("input[name=dealer]")
+                assert await dealer_id.input_value() == ""  # the id never reaches the page
+                await sign_in.get_by_label("PIN", exact=True).fill(DEALER["pin"])
+                await sign_in.get_by_role("button", name="Sign in").click()
+                await sign_in.wait_for(state="hidden")
+                stored = await page.evaluate("() => Object.values(sessionStorage)")
+                assert DEALER["id"] in stored
+            finally:
+                await browser.close()
+
+    with PcscRig(tmp_path / "rig") as rig, simulator("shoe") as shoe:
+        asyncio.run(asyncio.wait_for(scenario(shoe, rig), 300))

@@ -271,6 +271,7 @@ function signedOut(reason) {
   offline(false);
   $("connection").textContent = "signed out";
   const dialog = $("sign-in");
+  forgetBadge($("sign-in-form"));
   dialog.querySelector(".error").textContent = reason || "";
   showRecentIds();
   if (!dialog.open) dialog.showModal();
@@ -280,13 +281,16 @@ function signedOut(reason) {
 $("sign-in-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   const form = event.target;
-  const body = { role: ROLE, id: form.elements.dealer.value, pin: form.pin.value };
-  const result = await checking(form, () => api("/api/sessions", body));
+  const badge = form.dataset.badge;
+  const body = badge ? { badge: Number(badge), pin: form.pin.value }
+    : { role: ROLE, id: form.elements.dealer.value, pin: form.pin.value };
+  const result = await checking(form, () => api(badge ? "/api/sessions/badge" : "/api/sessions", body));
   form.pin.value = "";
   if (!result.ok) {
     form.querySelector(".error").textContent = result.reason;
     return;
   }
+  forgetBadge(form);
   signedIn(result.data);
   $("sign-in").close();
   connect();
@@ -950,6 +954,7 @@ function renderRequests(requests) {
 function openApprove(request) {
   const form = $("approve-form");
   form.reset();
+  forgetBadge(form);
   form.dataset.request = request.id;
   form.querySelector(".error").textContent = "";
   $("approve-what").textContent = `${describe(request)}. Asked by ${request.asked_by}.`;
@@ -978,17 +983,72 @@ function wireRequests() {
   $("approve-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     const form = event.target;
-    const body = { supervisor: form.supervisor.value, pin: form.pin.value };
+    const badge = form.dataset.badge;
+    const body = badge ? { badge: Number(badge), pin: form.pin.value }
+      : { supervisor: form.supervisor.value, pin: form.pin.value };
     const result = await checking(form, () => api(`/api/requests/${form.dataset.request}/approve`, body));
     form.pin.value = "";
     if (!result.ok) {
       form.querySelector(".error").textContent = result.reason;
       return;
     }
+    forgetBadge(form);
     $("approve-dialog").close();
-    if (ROLE === "dealer") localStorage.setItem("last-supervisor", body.supervisor);
+    if (ROLE === "dealer" && !badge) localStorage.setItem("last-supervisor", body.supervisor);
     say("Approved", true);
   });
+}
+
+// --- badges at the console's reader ----------------------------------------------------
+// A badge shown to the console's reader (GET /api/badge: its tap's number and kind, never
+// whose it is) stands for the id in the dialog open for its kind: a dealer's at the sign-in,
+// a supervisor's at an approval. The PIN is still typed on the keys: a badge alone signs no
+// one in (docs/console.md, "Badges").
+const BADGE_FORMS = [
+  { kind: "dealer", dialog: "sign-in", form: "sign-in-form", field: "dealer" },
+  { kind: "supervisor", dialog: "approve-dialog", form: "approve-form", field: "supervisor" },
+];
+const BADGE_POLL = 1000;  // ms between two looks at the reader's latest tap
+
+async function watchBadges() {
+  const first = await fetch("/api/badge").catch(() => null);
+  if (!first || first.status === 404) return;  // no badge reader at this console
+  let seen = (await first.json().catch(() => null))?.tap ?? 0;  // one shown before: stale
+  setInterval(async () => {
+    const result = await get("/api/badge");
+    if (!result.ok || !result.data || result.data.tap === seen) return;
+    seen = result.data.tap;
+    badgeShown(result.data);
+  }, BADGE_POLL);
+}
+
+function badgeShown(tap) {
+  const open = BADGE_FORMS.find((entry) => $(entry.dialog).open);
+  if (!open) return;
+  const form = $(open.form);
+  if (tap.kind !== open.kind) {
+    form.querySelector(".error").textContent =
+      tap.kind === null ? "This badge is not registered" : `Not a ${open.kind}'s badge`;
+    return;
+  }
+  const field = form.elements[open.field];
+  form.dataset.badge = String(tap.tap);
+  field.value = "";
+  field.required = false;
+  field.readOnly = true;
+  field.placeholder = "badge";
+  form.querySelector(".error").textContent = "Badge read: enter the PIN";
+  form.pin.focus();
+}
+
+function forgetBadge(form) {
+  if (!form.dataset.badge) return;
+  delete form.dataset.badge;
+  const entry = BADGE_FORMS.find((candidate) => candidate.form === form.id);
+  const field = form.elements[entry.field];
+  field.required = true;
+  field.readOnly = entry.kind === "supervisor" && ROLE === "surveillance";
+  field.placeholder = "";
 }
 
 // --- surveillance: the studio's tokens --------------------------------------------------
@@ -1438,6 +1498,7 @@ if (ROLE === "dealer") {
   $("ring").setAttribute("role", "group");  // its seats are buttons here, not list items
   wireDealer();
   wireRequests();
+  watchBadges();
 }
 else {
   asViewer();
