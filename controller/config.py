@@ -13,6 +13,7 @@ import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -96,6 +97,34 @@ class DevicePort:
     def serial(self) -> bool:
         """A serial line (a path or a pyserial URL), not a USB device nor PC/SC readers."""
         return self.pcsc is None and not self.url.lower().startswith("usb://")
+
+
+class Lacking(StrEnum):
+    """A protection that does not hold with the table's hardware (docs/hardware.md, "Which
+    protections hold with which hardware"); what each device adds is in "What a
+    purpose-built shoe adds"."""
+
+    READ_COUNTER = "read_counter"  # a card the shoe missed: a wire shoe counts every card out
+    DECK_LOADED = "deck_loaded"  # the shoe's own "deck loaded" (a reader has the cut card)
+    RETAG_CHECK = "retag_check"  # a re-tagged card: a wire shoe's optics against the tag
+    REJECT_TRAY = "reject_tray"  # an unreadable card diverted: a reader's is dealt unread
+    BACKLOG = "backlog"  # a card crossing a field while its link is down is unseen
+    SEAT_CHECKS = "seat_checks"  # a card switched at, appearing at or at the wrong seat
+    PLAYER_AWAY = "player_away"  # the seat sensors: readers see cards, not people
+
+
+def lacking(shoe: DevicePort, seats: DevicePort | None) -> tuple[Lacking, ...]:
+    """The protections that do not hold with a shoe on ``shoe`` and seats on ``seats``
+    (None: no seat board, no seat readers), in :class:`Lacking`'s order."""
+    missing: set[Lacking] = set()
+    if shoe.pcsc is not None:
+        missing |= {Lacking.READ_COUNTER, Lacking.DECK_LOADED, Lacking.RETAG_CHECK}
+        missing |= {Lacking.REJECT_TRAY, Lacking.BACKLOG}
+    if seats is None:
+        missing |= {Lacking.SEAT_CHECKS, Lacking.PLAYER_AWAY}
+    elif seats.pcsc is not None:
+        missing |= {Lacking.PLAYER_AWAY, Lacking.BACKLOG}
+    return tuple(code for code in Lacking if code in missing)
 
 
 @dataclass(frozen=True)

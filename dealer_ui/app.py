@@ -31,7 +31,7 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
-from controller.config import MAX_STUDIO_TOKEN_HOURS, MIN_STUDIO_DELAY
+from controller.config import MAX_STUDIO_TOKEN_HOURS, MIN_STUDIO_DELAY, Lacking, lacking
 from controller.service import Guard, Paused, Stale, TableService, TableStopped
 from controller.table import (
     AlertKind,
@@ -171,6 +171,10 @@ class ConsoleOut(BaseModel):
     )
     escalate_after: float = Field(
         description="seconds an alert stays open before the consoles show it escalated"
+    )
+    lacking: list[Lacking] = Field(
+        description="the protections that do not hold with the table's hardware (its shoe "
+        "and seats: docs/hardware.md)"
     )
 
 
@@ -767,8 +771,11 @@ table_router = APIRouter(prefix="/api", tags=["table"])
 @table_router.get("/console", response_model=ConsoleOut)
 async def console_settings(table: TheTable) -> ConsoleOut:
     """The console's settings (the table configuration's ``[console]``)."""
-    console = table.service.config.console
-    return ConsoleOut(idle_lock=console.idle_lock, escalate_after=console.escalate_after)
+    config = table.service.config
+    console, missing = config.console, lacking(config.shoe, config.seat_board)
+    return ConsoleOut(
+        idle_lock=console.idle_lock, escalate_after=console.escalate_after, lacking=list(missing)
+    )
 
 
 @table_router.get("/view", **VIEW)

@@ -151,6 +151,9 @@ def test_badges_at_the_console_sign_in_push_and_approve_with_the_pin(tmp_path: P
         async with live_table(tmp_path, shoe, auth=staff, shoe_lines=reader) as live:
             http = live.http
             assert (await http.get("/api/badge")).json() is None  # nothing shown yet
+            # a wire shoe without a seat board: the seats' protections do not hold
+            console = (await http.get("/api/console")).json()
+            assert console["lacking"] == ["seat_checks", "player_away"]
 
             # a dealer's badge, then the PIN: a wrong one is refused, the tap waits
             tap = await shown(live, rig, DEALER_BADGE)
@@ -233,6 +236,10 @@ def test_the_console_page_takes_a_badge_for_the_id_and_signs_in_with_the_pin(
                 await page.goto(f"{live.served.url}/")
                 sign_in = page.locator("#sign-in")
                 await sign_in.wait_for()
+                lacking = page.locator("#lacking")  # the hardware's limits, in the bar
+                await lacking.get_by_text("2 CHECKS NOT MADE").wait_for(state="attached")
+                title = await lacking.get_attribute("title")
+                assert title is not None and "no seat sensors" in title and "seat checks" in title
                 nobody = await shown(live, rig, NOBODY_BADGE)
                 assert nobody["kind"] is None
                 await sign_in.get_by_text("This badge is not registered").wait_for()

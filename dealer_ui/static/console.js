@@ -1377,9 +1377,31 @@ function unlocked() {
   $("lock").close();
 }
 
+// The protections that do not hold with the table's hardware (GET /api/console's
+// `lacking`, docs/hardware.md): how many in the bar, each named in its title.
+const LACKING_WORDS = {
+  read_counter: "no read counter: a card the shoe missed is not counted",
+  deck_loaded: "no deck-loaded signal from the shoe: the cut card stands in",
+  retag_check: "no optics: a re-tagged card is not caught",
+  reject_tray: "no reject tray: an unreadable card is dealt unread",
+  backlog: "no backlog: a card crossing a reader while its link is down is unseen",
+  seat_checks: "no seat checks: a card switched at a seat or at the wrong seat is not caught",
+  player_away: "no seat sensors: a player away is not seen",
+};
+
+function showLacking(codes) {
+  const node = $("lacking");
+  node.hidden = !codes.length;
+  node.textContent = `${codes.length} CHECK${codes.length === 1 ? "" : "S"} NOT MADE`;
+  const words = codes.map((code) => LACKING_WORDS[code] ?? code).join("; ");
+  node.title = `With this hardware: ${words}`;
+  node.setAttribute("aria-label", node.title);
+}
+
 async function watchIdle() {
   const settings = await get("/api/console");
   if (!settings.ok) return;
+  showLacking(settings.data.lacking);
   state.idleLock = settings.data.idle_lock;
   state.escalateAfter = settings.data.escalate_after;
   for (const kind of ["pointerdown", "keydown", "wheel"]) {
