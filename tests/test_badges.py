@@ -257,3 +257,24 @@ def test_the_console_page_takes_a_badge_for_the_id_and_signs_in_with_the_pin(
 
     with PcscRig(tmp_path / "rig") as rig, simulator("shoe") as shoe:
         asyncio.run(asyncio.wait_for(scenario(shoe, rig), 300))
+
+
+@NEEDS_PCSCD
+def test_hash_badge_reads_the_badge_shown_to_a_reader(tmp_path: Path) -> None:
+    with PcscRig(tmp_path / "rig") as rig:
+        command = [LUCK_TABLE, "hash-badge", "--reader", rig.pattern("console")]
+        with subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        ) as process:
+            assert process.stderr is not None and process.stdout is not None
+            said = process.stderr.readline()  # pcscd has the reader: the badge may come
+            assert "show the badge" in said, said
+            tag = VirtualTag(SUPERVISOR_BADGE)
+            rig.enter("console", tag)
+            try:
+                assert process.wait(timeout=30) == 0, process.stderr.read()
+            finally:
+                tag.leave()
+            made = process.stdout.read().strip()
+    assert SUPERVISOR_BADGE.hex() not in made
+    assert badge_holder([Credential("S100", "x", made)], SUPERVISOR_BADGE) is not None
