@@ -136,6 +136,13 @@ BENCHES = (
         "--tables 2 --hands 2 --seconds 2 --casino-tables 4 --casino-seconds 3 --connections 2"
         " --month-tables 3 --month-days 2 --samples 5",
     ),
+    Bench(
+        "pcsc",
+        "PC/SC readers: a card out of the shoe to the table's effect",
+        "pcsc.py",
+        "",
+        "--hands 1",
+    ),
 )
 
 TITLES = {bench.name: bench.title for bench in BENCHES}

@@ -13,6 +13,7 @@ import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -98,6 +99,34 @@ class DevicePort:
         return self.pcsc is None and not self.url.lower().startswith("usb://")
 
 
+class Lacking(StrEnum):
+    """A protection that does not hold with the table's hardware (docs/hardware.md, "Which
+    protections hold with which hardware"); what each device adds is in "What a
+    purpose-built shoe adds"."""
+
+    READ_COUNTER = "read_counter"  # a card the shoe missed: a wire shoe counts every card out
+    DECK_LOADED = "deck_loaded"  # the shoe's own "deck loaded" (a reader has the cut card)
+    RETAG_CHECK = "retag_check"  # a re-tagged card: a wire shoe's optics against the tag
+    REJECT_TRAY = "reject_tray"  # an unreadable card diverted: a reader's is dealt unread
+    BACKLOG = "backlog"  # a card crossing a field while its link is down is unseen
+    SEAT_CHECKS = "seat_checks"  # a card switched at, appearing at or at the wrong seat
+    PLAYER_AWAY = "player_away"  # the seat sensors: readers see cards, not people
+
+
+def lacking(shoe: DevicePort, seats: DevicePort | None) -> tuple[Lacking, ...]:
+    """The protections that do not hold with a shoe on ``shoe`` and seats on ``seats``
+    (None: no seat board, no seat readers), in :class:`Lacking`'s order."""
+    missing: set[Lacking] = set()
+    if shoe.pcsc is not None:
+        missing |= {Lacking.READ_COUNTER, Lacking.DECK_LOADED, Lacking.RETAG_CHECK}
+        missing |= {Lacking.REJECT_TRAY, Lacking.BACKLOG}
+    if seats is None:
+        missing |= {Lacking.SEAT_CHECKS, Lacking.PLAYER_AWAY}
+    elif seats.pcsc is not None:
+        missing |= {Lacking.PLAYER_AWAY, Lacking.BACKLOG}
+    return tuple(code for code in Lacking if code in missing)
+
+
 @dataclass(frozen=True)
 class Console:
     """The dealer's console: ``idle_lock``, the seconds of quiet (no touch, no key) after
@@ -158,6 +187,9 @@ class Config:
     studio: Studio = Studio()
     test_mode: bool = False  # a test or demonstration table: see [table] test_mode
     rotation: Rotation = field(default_factory=Rotation)
+    #: The console's badge reader (``[devices.console]``): its reader-name pattern (PC/SC);
+    #: None: the console has no badge reader.
+    badge_reader: str | None = None
 
 
 def load_config(path: str | Path, *, example_pins: bool | None = None) -> Config:
@@ -226,7 +258,21 @@ def parse_config(data: Mapping[str, Any], base: Path) -> Config:
         studio=_studio(section(data, "studio", optional=True), test_mode),
         test_mode=test_mode,
         rotation=rotation,
+        badge_reader=_badge_reader(section(data, "devices")),
     )
+
+
+def _badge_reader(devices: Mapping[str, Any]) -> str | None:
+    """The console's badge reader, ``[devices.console]``: ``transport = "pcsc"`` and its
+    ``reader`` (a reader-name pattern); None without the section."""
+    if "console" not in devices:
+        return None
+    console = section(devices, "devices.console")
+    no_unknown(console, {"transport", "reader"}, "devices.console.")
+    transport = console.get("transport", MISSING)
+    if transport != "pcsc":
+        raise ConfigError("devices.console.transport", transport, "pcsc")
+    return _pattern(console, "devices.console.reader")
 
 
 def _rules(game: Mapping[str, Any]) -> Rules:
@@ -279,7 +325,7 @@ def _devices(
     """The shoe's port and the seat board's (None: no seat board), and the serials their
     HELLOs must report (``serial``, optional: any serial when absent). ``base`` resolves a
     deck file's relative path."""
-    no_unknown(devices, {"shoe", "seat_board"}, "devices.")
+    no_unknown(devices, {"shoe", "seat_board", "console"}, "devices.")
     shoe_section = section(devices, "devices.shoe")
     shoe_serial = _serial(shoe_section, "devices.shoe")
     shoe = _port(_without_serial(shoe_section), "devices.shoe", base)

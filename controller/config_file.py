@@ -47,6 +47,9 @@ MIN_PIN = 6
 #: configuration cannot read a PIN's length from its hash, so it takes only the hashes that
 #: hash-pin made, which refuses a PIN of fewer than :data:`MIN_PIN` characters.
 PIN_SALT_MARK = b"luck-pin>=6:"
+#: How a badge's hash made by ``luck-table hash-badge`` begins its salt: a badge's hash is
+#: never taken for a PIN's, nor a PIN's for a badge's.
+BADGE_SALT_MARK = b"luck-badge:"
 
 #: The PIN hashes published in deploy/table.example.toml and deploy/floor.example.toml, each
 #: with its PIN: anyone may know them, so a configuration that holds one is refused.
@@ -143,10 +146,12 @@ class Api:
 
 @dataclass(frozen=True)
 class Credential:
-    """A person allowed to sign in: ``id`` and the Argon2 hash of their PIN."""
+    """A person allowed to sign in: ``id``, the Argon2 hash of their PIN and, where they have
+    one, the Argon2 hash of their badge's UID (``luck-table hash-badge``)."""
 
     id: str
     pin_hash: str
+    badge: str | None = None
 
 
 def refuse_example_pins(
@@ -417,7 +422,7 @@ def parse_credentials(credentials: Mapping[str, Any], role: str) -> tuple[Creden
             raise ConfigError(
                 f"{where}.pin", "(hidden)", "plain PINs are refused: store pin_hash instead"
             )
-        no_unknown(entry, {"id", "pin_hash"}, f"{where}.")
+        no_unknown(entry, {"id", "pin_hash", "badge"}, f"{where}.")
         person = text(entry, f"{where}.id", pattern=ID_PATTERN, allowed="letters, digits, '_.-'")
         if any(c.id == person for c in out):
             raise ConfigError(f"{where}.id", person, "each id once")
@@ -436,15 +441,36 @@ def parse_credentials(credentials: Mapping[str, Any], role: str) -> tuple[Creden
                 "luck-table hash-pin (a 4-digit PIN's, or one made elsewhere, cannot be "
                 "told apart): make it again with luck-table hash-pin",
             )
-        out.append(Credential(person, pin_hash))
+        badge = _badge(entry, f"{where}.badge") if "badge" in entry else None
+        out.append(Credential(person, pin_hash, badge))
     return tuple(out)
+
+
+def _badge(entry: Mapping[str, Any], key: str) -> str:
+    """A badge's hash: an Argon2id hash made by ``luck-table hash-badge`` (its salt marked
+    :data:`BADGE_SALT_MARK`); a UID in the clear, or any other hash, is refused."""
+    badge = text(entry, key)
+    if not badge.startswith("$argon2id$"):
+        raise ConfigError(key, "(hidden)", "a badge's hash made by luck-table hash-badge")
+    try:
+        extract_parameters(badge)
+    except InvalidHashError:
+        raise ConfigError(key, "(hidden)", "a well-formed Argon2 hash") from None
+    if not _salt_marked(badge, BADGE_SALT_MARK):
+        raise ConfigError(key, "(hidden)", "a badge's hash made by luck-table hash-badge")
+    return badge
 
 
 def checked_pin(pin_hash: str) -> bool:
     """Whether ``pin_hash`` (a well-formed Argon2 hash) was made by ``luck-table hash-pin``,
     which refuses a PIN shorter than :data:`MIN_PIN`: its salt begins with
     :data:`PIN_SALT_MARK`."""
-    parts = pin_hash.split("$")
+    return _salt_marked(pin_hash, PIN_SALT_MARK)
+
+
+def _salt_marked(made: str, mark: bytes) -> bool:
+    """Whether the Argon2 hash ``made``'s salt begins with ``mark``."""
+    parts = made.split("$")
     if len(parts) < 3:
         return False
     salt = parts[-2]
@@ -452,7 +478,7 @@ def checked_pin(pin_hash: str) -> bool:
         raw = base64.b64decode(salt + "=" * (-len(salt) % 4), validate=True)
     except (binascii.Error, ValueError):
         return False
-    return raw.startswith(PIN_SALT_MARK)
+    return raw.startswith(mark)
 
 
 #: What stands for a password in a connection string shown in a message.

@@ -23,7 +23,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal, Self
+from typing import Annotated, Any, Literal, Self, cast
 
 from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request, WebSocket
 from fastapi.requests import HTTPConnection
@@ -31,7 +31,7 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
-from controller.config import MAX_STUDIO_TOKEN_HOURS, MIN_STUDIO_DELAY
+from controller.config import MAX_STUDIO_TOKEN_HOURS, MIN_STUDIO_DELAY, Lacking, lacking
 from controller.service import Guard, Paused, Stale, TableService, TableStopped
 from controller.table import (
     AlertKind,
@@ -49,6 +49,7 @@ from dealer_ui.approvals import CALL, Requests
 from dealer_ui.approvals import Request as RequestRecord
 from dealer_ui.archive import PAGE, Archive
 from dealer_ui.auth import HOUR, Attack, Auth, AuthError, Lock, Session, listed
+from dealer_ui.badges import BadgeRefused, Badges
 from dealer_ui.feeds import Feed
 from dealer_ui.guard import peer_of
 from dealer_ui.kept_sessions import KeptSessions, sessions_path
@@ -182,6 +183,10 @@ class ConsoleOut(BaseModel):
     )
     escalate_after: float = Field(
         description="seconds an alert stays open before the consoles show it escalated"
+    )
+    lacking: list[Lacking] = Field(
+        description="the protections that do not hold with the table's hardware (its shoe "
+        "and seats: docs/hardware.md)"
     )
 
 
@@ -405,6 +410,27 @@ class TableApp:
     studio_tokens: StudioTokens
     refusals: Refusals
     player_tokens: dict[int, int]  # the tokens issued for each sitting (by its number)
+    badges: Badges | None = None  # the console's badge reader ([devices.console])
+
+    def holder(self, given: str | None, badge: int | None, kind: str) -> str:
+        """The id ``given``, or the one the console's badge tap ``badge`` stands for (a
+        ``kind``'s): one of the two (422); a tap that stands for none: 401."""
+        if (given is None) == (badge is None):
+            raise ApiError(422, "invalid", "an id or a badge tap (`badge`), one of them")
+        if given is not None:
+            return given
+        assert badge is not None
+        if self.badges is None:
+            raise ApiError(404, "not_found", "this console has no badge reader")
+        try:
+            return self.badges.holder(badge, kind)
+        except BadgeRefused as error:
+            raise ApiError(401, "unauthorized", str(error)) from None
+
+    def badge_used(self, badge: int | None) -> None:
+        """The tap ``badge`` (if any) signed someone in: it serves no more."""
+        if badge is not None and self.badges is not None:
+            self.badges.used(badge)
 
     def live_session(self, token: str | None) -> Session | None:
         """The session of ``token`` if it still holds (not expired; a player's token: its
@@ -681,8 +707,50 @@ async def player_token(
 
 
 class DealerPushIn(BaseModel):
-    id: Id = Field(description="the incoming dealer's id")
+    id: Id | None = Field(default=None, description="the incoming dealer's id")
+    badge: int | None = Field(
+        default=None, description="instead of the id: the incoming dealer's badge tap"
+    )
     pin: str = Field(min_length=1, max_length=64, description="the incoming dealer's PIN")
+
+
+class BadgeOut(BaseModel):
+    tap: int = Field(description="the tap's number: sent back with the PIN as `badge`")
+    kind: Literal["dealer", "supervisor"] | None = Field(
+        description="whose kind of badge it is (null: nobody's)"
+    )
+    age: float = Field(description="seconds since the tap")
+
+
+class BadgeSignIn(BaseModel):
+    badge: int = Field(description="the dealer's badge tap (`GET /api/badge`)")
+    pin: str = Field(min_length=1, max_length=64)
+
+
+@tokens.get("/api/badge", response_model=BadgeOut | None)
+async def badge(table: TheTable) -> BadgeOut | None:
+    """The latest badge shown at the console's badge reader while it waits for its PIN
+    (null: none): its number and kind, never whose it is (404: no badge reader)."""
+    if table.badges is None:
+        raise ApiError(404, "not_found", "this console has no badge reader")
+    tap = table.badges.latest()
+    if tap is None:
+        return None
+    kind = cast(Literal["dealer", "supervisor"] | None, tap.kind)
+    return BadgeOut(tap=tap.number, kind=kind, age=table.badges.clock() - tap.at)
+
+
+@tokens.post("/api/sessions/badge", response_model=SessionOut)
+async def badge_sign_in(body: BadgeSignIn, request: Request, table: TheTable) -> SessionOut:
+    """A dealer signs in by badge and PIN: the badge tap stands for the id, the PIN is
+    checked (and limited, a wrong one journaled) as a sign-in's; the tap serves once."""
+    who = table.holder(None, body.badge, "dealer")
+    try:
+        session = await table.auth.sign_in("dealer", who, body.pin, client_of(request))
+    except AuthError as error:
+        raise await table.refused_pin(error, "dealer", who, "sign_in", request) from None
+    table.badge_used(body.badge)
+    return session_out(session, table.auth)
 
 
 @tokens.post("/api/dealer-push", response_model=SessionOut)
@@ -694,13 +762,16 @@ async def dealer_push(
     journals ``dealer_in`` (the incoming dealer deals from the next hand on; a hand in
     progress keeps its dealer), then every other dealer's session ends (the outgoing
     dealer's gets 401). The incoming dealer's new session is the answer. A dealer pushing
-    their own id names them as the table's dealer (the first dealer of a shift)."""
+    their own id names them as the table's dealer (the first dealer of a shift). The
+    incoming dealer's badge tap at the console (``badge``) may stand for the id."""
+    who = table.holder(body.id, body.badge, "dealer")
     try:
-        incoming = await table.auth.sign_in("dealer", body.id, body.pin, client_of(request))
+        incoming = await table.auth.sign_in("dealer", who, body.pin, client_of(request))
     except AuthError as error:
         raise await table.refused_pin(
-            error, "dealer", body.id, "dealer_push", request, by=session.who
+            error, "dealer", who, "dealer_push", request, by=session.who
         ) from None
+    table.badge_used(body.badge)
     try:
         if table.service.table.dealer != incoming.who:
             await table.submit({"type": "dealer_in", "who": incoming.who}, session)
@@ -720,8 +791,11 @@ table_router = APIRouter(prefix="/api", tags=["table"])
 @table_router.get("/console", response_model=ConsoleOut)
 async def console_settings(table: TheTable) -> ConsoleOut:
     """The console's settings (the table configuration's ``[console]``)."""
-    console = table.service.config.console
-    return ConsoleOut(idle_lock=console.idle_lock, escalate_after=console.escalate_after)
+    config = table.service.config
+    console, missing = config.console, lacking(config.shoe, config.seat_board)
+    return ConsoleOut(
+        idle_lock=console.idle_lock, escalate_after=console.escalate_after, lacking=list(missing)
+    )
 
 
 @table_router.get("/view", **VIEW)
@@ -919,7 +993,12 @@ class RequestOut(BaseModel):
 
 
 class ApproveIn(BaseModel):
-    supervisor: Id = Field(description="the supervisor's id (surveillance: the one signed in)")
+    supervisor: Id | None = Field(
+        default=None, description="the supervisor's id (surveillance: the one signed in)"
+    )
+    badge: int | None = Field(
+        default=None, description="instead of the id: the supervisor's badge tap at the console"
+    )
     pin: str = Field(min_length=1, max_length=64)
     why: Reason | None = Field(default=None, description="a reason replacing the request's")
 
@@ -993,10 +1072,12 @@ async def approve(
 ) -> StepOut | dict[str, Any]:
     """A supervisor approves request ``number`` with their id and PIN (on the surveillance
     page: the supervisor signed in): the action is submitted as at the table, journaled
-    with the supervisor's id and the reason. Where the house's two-person control covers
-    the action, the first approval is kept on the request (202, the request) and a second,
+    with the supervisor's id and the reason; at the console the supervisor's badge tap
+    (``badge``) may stand for the id. Where the house's two-person control covers the
+    action, the first approval is kept on the request (202, the request) and a second,
     other supervisor's submits it, journaled with both ids."""
-    if session.role == "surveillance" and body.supervisor != session.who:
+    supervisor = table.holder(body.supervisor, body.badge, "supervisor")
+    if session.role == "surveillance" and supervisor != session.who:
         raise ApiError(403, "forbidden", f"signed in as {session.who}: approve with your own PIN")
     asked = requests.get(number)
     if asked is None:
@@ -1006,12 +1087,13 @@ async def approve(
     if asked.action == CALL:
         raise ApiError(409, "refused", "a call asks for no action: answer it at the table")
     reason = {} if body.why is None else {"why": body.why}
-    action = _action_body(asked.action, {**asked.body, **reason}, body.supervisor, body.pin)
+    action = _action_body(asked.action, {**asked.body, **reason}, supervisor, body.pin)
     action = action.resolved(table.service.table)
     record = ACTIONS[asked.action][1](action)
     await table.check_supervisor(action, record["type"], request, session)
+    table.badge_used(body.badge)
     first = asked.approved_by
-    if first == body.supervisor:
+    if first == supervisor:
         raise ApiError(
             409,
             "refused",
@@ -1019,16 +1101,16 @@ async def approve(
             "another supervisor's approval",
         )
     if first is None and table.second_needed(action, record) is not None:
-        kept = requests.approved_once(number, body.supervisor, {**asked.body, **reason})
+        kept = requests.approved_once(number, supervisor, {**asked.body, **reason})
         if kept is None:  # approved by another supervisor meanwhile
             raise ApiError(404, "not_found", f"request {number} is not waiting any more")
-        await _journal_request(table, "approved_once", kept, session, body.supervisor)
+        await _journal_request(table, "approved_once", kept, session, supervisor)
         response.status_code = 202
         return kept.out()
     if requests.take(number) is None:  # approved by another supervisor meanwhile
         raise ApiError(404, "not_found", f"request {number} is not waiting any more")
     step = await table.submit_supervised(action, record, session, first)
-    await _journal_request(table, "approved", asked, session, body.supervisor)
+    await _journal_request(table, "approved", asked, session, supervisor)
     return step
 
 
@@ -1273,12 +1355,16 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
     if auth.on_lock is None:
         auth.on_lock = table.lock_alert
     auth.locked_at = table.locked_at_table
+    if config.badge_reader is not None:
+        table.badges = Badges(config.badge_reader, auth.dealers, auth.supervisors)
 
     kept = KeptSessions(sessions_path(config.journal), config.table_id, auth)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         table.feed.start()
+        if table.badges is not None:
+            table.badges.start()
         since = service.now() - MAX_STUDIO_TOKEN_HOURS * 3600
         try:
             if taken := await kept.start(service):  # a restart is not a sign-out
@@ -1294,6 +1380,8 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
             log.error("the studio's tokens could not be read back: %s", error)
         yield
         await kept.stop()
+        if table.badges is not None:
+            await table.badges.stop()
         await refusals.close()
         await studio.stop()
         await table.feed.stop()

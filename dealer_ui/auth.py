@@ -82,7 +82,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 from argon2.low_level import Type, hash_secret
 
-from controller.config_file import MIN_PIN, PIN_SALT_MARK, Api, Credential
+from controller.config_file import BADGE_SALT_MARK, MIN_PIN, PIN_SALT_MARK, Api, Credential
 from luck_errors import LuckTableError
 
 log = logging.getLogger(__name__)
@@ -126,6 +126,38 @@ def hash_pin(pin: str) -> str:
         type=Type.ID,
     )
     return made.decode("ascii")
+
+
+#: A badge's Argon2id cost (OWASP's least for Argon2id: 19 MiB, 2 passes, 1 lane): a tap is
+#: checked against every badge configured (each its own salt), tens of ms each; a guess at a
+#: 7-byte UID from a leaked configuration costs as much, 2**48 UIDs for each badge.
+BADGE_COST = {"time_cost": 2, "memory_cost": 19456, "parallelism": 1, "hash_len": 32}
+#: The longest badge UID taken (ISO 14443 UIDs are 4, 7 or 10 bytes).
+MAX_UID = 10
+
+
+class BadgeError(LuckTableError, ValueError):
+    """A badge UID that cannot be hashed (empty or too long): nothing was hashed."""
+
+
+def hash_badge(uid: bytes) -> str:
+    """The Argon2id hash of a badge's UID (of its hex, lower case; salted, the salt marked
+    :data:`BADGE_SALT_MARK`), to store in a configuration's ``badge``: the UID itself is
+    never stored."""
+    if not 1 <= len(uid) <= MAX_UID:
+        raise BadgeError(f"a badge's UID has 1 to {MAX_UID} bytes (this one has {len(uid)})")
+    salt = BADGE_SALT_MARK + secrets.token_bytes(16)
+    return hash_secret(uid.hex().encode(), salt, type=Type.ID, **BADGE_COST).decode("ascii")
+
+
+def badge_holder(credentials: Sequence[Credential], uid: bytes) -> Credential | None:
+    """The one of ``credentials`` whose badge ``uid`` is (None: no one's); each configured
+    badge is checked, so the time tells nothing of which matched."""
+    found = None
+    for credential in credentials:
+        if credential.badge is not None and verify_pin(credential.badge, uid.hex()):
+            found = found or credential
+    return found
 
 
 def quoted(text: str, limit: int = SHOWN) -> str:

@@ -106,7 +106,11 @@ def test_the_console_reads_its_idle_lock_and_surveillance_the_players_names(
     async def scenario(shoe: Any) -> None:
         async with live_table(tmp_path, shoe, before_serve=short_lock) as live:
             settings = await live.http.get("/api/console")
-            assert settings.json() == {"idle_lock": 42, "escalate_after": 30}
+            assert settings.json() == {
+                "idle_lock": 42,
+                "escalate_after": 30,
+                "lacking": ["seat_checks", "player_away"],  # a wire shoe, no seat board
+            }
             await live.seat_players()
             await live.play_hand(Script())
             watcher = {"role": "surveillance", "id": SUPERVISOR["supervisor"]}

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.config import DevicePort, PcscReaders, parse_config
+from controller.config import DevicePort, Lacking, PcscReaders, lacking, parse_config
 from controller.config_file import ConfigError
 from controller.intake import Intake
 from controller.table import Device
@@ -144,3 +144,25 @@ def test_sim_on_pcsc_readers_refuses_what_a_reader_cannot_do() -> None:
     )
     assert refused.returncode == 2
     assert "--cheats: not with --hardware pcsc" in refused.stderr
+
+
+def test_the_protections_lacking_with_each_kind_of_hardware(tmp_path: Path) -> None:
+    """docs/hardware.md's table, "Which protections hold with which hardware", as data."""
+    data = example()
+    data["devices"]["seat_board"] = {"transport": "serial", "port": "/dev/ttyUSB1"}
+    wire = parse_config(data, tmp_path)
+    assert lacking(wire.shoe, wire.seat_board) == ()  # a wire shoe and seat board: every one
+    assert lacking(wire.shoe, None) == (Lacking.SEAT_CHECKS, Lacking.PLAYER_AWAY)
+    data["devices"]["shoe"] = {"transport": "pcsc", "reader": "shoe", "deck": "deck.csv"}
+    data["devices"]["seat_board"] = {"transport": "pcsc", "readers": {"1": "seat-1"}}
+    readers = parse_config(data, tmp_path)
+    shoe_only = (
+        Lacking.READ_COUNTER,
+        Lacking.DECK_LOADED,
+        Lacking.RETAG_CHECK,
+        Lacking.REJECT_TRAY,
+        Lacking.BACKLOG,
+    )
+    assert lacking(readers.shoe, readers.seat_board) == (*shoe_only, Lacking.PLAYER_AWAY)
+    assert lacking(readers.shoe, None) == (*shoe_only, Lacking.SEAT_CHECKS, Lacking.PLAYER_AWAY)
+    assert lacking(wire.shoe, readers.seat_board) == (Lacking.BACKLOG, Lacking.PLAYER_AWAY)

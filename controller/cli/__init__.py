@@ -80,6 +80,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "hash_pin_command",
         "print the Argon2 hash of a PIN, for a configuration's pin_hash",
     ),
+    "hash-badge": (
+        "hash_badge_command",
+        "print the Argon2 hash of a staff badge's UID, for a configuration's badge",
+    ),
 }
 INTERRUPTED = 128 + signal.SIGINT
 OUTPUT_CLOSED = 128 + signal.SIGPIPE

@@ -274,6 +274,7 @@ function signedOut(reason) {
   offline(false);
   $("connection").textContent = "signed out";
   const dialog = $("sign-in");
+  forgetBadge($("sign-in-form"));
   dialog.querySelector(".error").textContent = reason || "";
   showRecentIds();
   if (!dialog.open) dialog.showModal();
@@ -283,13 +284,16 @@ function signedOut(reason) {
 $("sign-in-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   const form = event.target;
-  const body = { role: ROLE, id: form.elements.dealer.value, pin: form.pin.value };
-  const result = await checking(form, () => api("/api/sessions", body));
+  const badge = form.dataset.badge;
+  const body = badge ? { badge: Number(badge), pin: form.pin.value }
+    : { role: ROLE, id: form.elements.dealer.value, pin: form.pin.value };
+  const result = await checking(form, () => api(badge ? "/api/sessions/badge" : "/api/sessions", body));
   form.pin.value = "";
   if (!result.ok) {
     form.querySelector(".error").textContent = result.reason;
     return;
   }
+  forgetBadge(form);
   signedIn(result.data);
   $("sign-in").close();
   connect();
@@ -326,6 +330,7 @@ function wirePush() {
   if (!dialog) return;  // not the dealer's page
   const form = $("push-form");
   $("push").addEventListener("click", () => {
+    forgetBadge(form);
     form.reset();
     form.querySelector(".error").textContent = "";
     $("push-who").textContent = `${state.who} hands the table over: the incoming dealer signs in and deals from the next hand on.`;
@@ -335,13 +340,16 @@ function wirePush() {
   $("push-cancel").addEventListener("click", () => dialog.close());
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
-    const body = { id: form.elements.dealer.value, pin: form.pin.value };
+    const badge = form.dataset.badge;  // the incoming dealer's badge tap stands for the id
+    const body = badge ? { badge: Number(badge), pin: form.pin.value }
+      : { id: form.elements.dealer.value, pin: form.pin.value };
     const result = await checking(form, () => api("/api/dealer-push", body));
     form.pin.value = "";
     if (!result.ok) {
       form.querySelector(".error").textContent = result.reason;
       return;
     }
+    forgetBadge(form);
     const outgoing = state.socket;
     state.socket = null;  // the outgoing dealer's feed ends on purpose: not a link lost
     if (outgoing) outgoing.close();
@@ -992,6 +1000,7 @@ function renderRequests(requests) {
 function openApprove(request) {
   const form = $("approve-form");
   form.reset();
+  forgetBadge(form);
   form.dataset.request = request.id;
   form.querySelector(".error").textContent = "";
   $("approve-what").textContent = `${describe(request)}. Asked by ${request.asked_by}.`;
@@ -1020,17 +1029,73 @@ function wireRequests() {
   $("approve-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     const form = event.target;
-    const body = { supervisor: form.supervisor.value, pin: form.pin.value };
+    const badge = form.dataset.badge;
+    const body = badge ? { badge: Number(badge), pin: form.pin.value }
+      : { supervisor: form.supervisor.value, pin: form.pin.value };
     const result = await checking(form, () => api(`/api/requests/${form.dataset.request}/approve`, body));
     form.pin.value = "";
     if (!result.ok) {
       form.querySelector(".error").textContent = result.reason;
       return;
     }
+    forgetBadge(form);
     $("approve-dialog").close();
-    if (ROLE === "dealer") localStorage.setItem("last-supervisor", body.supervisor);
+    if (ROLE === "dealer" && !badge) localStorage.setItem("last-supervisor", body.supervisor);
     say(result.data.approved_by ? "Approved once: a second supervisor must approve" : "Approved", true);
   });
+}
+
+// --- badges at the console's reader ----------------------------------------------------
+// A badge shown to the console's reader (GET /api/badge: its tap's number and kind, never
+// whose it is) stands for the id in the dialog open for its kind: a dealer's at the sign-in,
+// a supervisor's at an approval. The PIN is still typed on the keys: a badge alone signs no
+// one in (docs/console.md, "Badges").
+const BADGE_FORMS = [
+  { kind: "dealer", dialog: "sign-in", form: "sign-in-form", field: "dealer" },
+  { kind: "supervisor", dialog: "approve-dialog", form: "approve-form", field: "supervisor" },
+  { kind: "dealer", dialog: "push-dialog", form: "push-form", field: "dealer" },
+];
+const BADGE_POLL = 1000;  // ms between two looks at the reader's latest tap
+
+async function watchBadges() {
+  const first = await fetch("/api/badge").catch(() => null);
+  if (!first || first.status === 404) return;  // no badge reader at this console
+  let seen = (await first.json().catch(() => null))?.tap ?? 0;  // one shown before: stale
+  setInterval(async () => {
+    const result = await get("/api/badge");
+    if (!result.ok || !result.data || result.data.tap === seen) return;
+    seen = result.data.tap;
+    badgeShown(result.data);
+  }, BADGE_POLL);
+}
+
+function badgeShown(tap) {
+  const open = BADGE_FORMS.find((entry) => $(entry.dialog).open);
+  if (!open) return;
+  const form = $(open.form);
+  if (tap.kind !== open.kind) {
+    form.querySelector(".error").textContent =
+      tap.kind === null ? "This badge is not registered" : `Not a ${open.kind}'s badge`;
+    return;
+  }
+  const field = form.elements[open.field];
+  form.dataset.badge = String(tap.tap);
+  field.value = "";
+  field.required = false;
+  field.readOnly = true;
+  field.placeholder = "badge";
+  form.querySelector(".error").textContent = "Badge read: enter the PIN";
+  form.pin.focus();
+}
+
+function forgetBadge(form) {
+  if (!form.dataset.badge) return;
+  delete form.dataset.badge;
+  const entry = BADGE_FORMS.find((candidate) => candidate.form === form.id);
+  const field = form.elements[entry.field];
+  field.required = true;
+  field.readOnly = entry.kind === "supervisor" && ROLE === "surveillance";
+  field.placeholder = "";
 }
 
 // --- surveillance: the studio's tokens --------------------------------------------------
@@ -1359,9 +1424,31 @@ function unlocked() {
   $("lock").close();
 }
 
+// The protections that do not hold with the table's hardware (GET /api/console's
+// `lacking`, docs/hardware.md): how many in the bar, each named in its title.
+const LACKING_WORDS = {
+  read_counter: "no read counter: a card the shoe missed is not counted",
+  deck_loaded: "no deck-loaded signal from the shoe: the cut card stands in",
+  retag_check: "no optics: a re-tagged card is not caught",
+  reject_tray: "no reject tray: an unreadable card is dealt unread",
+  backlog: "no backlog: a card crossing a reader while its link is down is unseen",
+  seat_checks: "no seat checks: a card switched at a seat or at the wrong seat is not caught",
+  player_away: "no seat sensors: a player away is not seen",
+};
+
+function showLacking(codes) {
+  const node = $("lacking");
+  node.hidden = !codes.length;
+  node.textContent = `${codes.length} CHECK${codes.length === 1 ? "" : "S"} NOT MADE`;
+  const words = codes.map((code) => LACKING_WORDS[code] ?? code).join("; ");
+  node.title = `With this hardware: ${words}`;
+  node.setAttribute("aria-label", node.title);
+}
+
 async function watchIdle() {
   const settings = await get("/api/console");
   if (!settings.ok) return;
+  showLacking(settings.data.lacking);
   state.idleLock = settings.data.idle_lock;
   state.escalateAfter = settings.data.escalate_after;
   for (const kind of ["pointerdown", "keydown", "wheel"]) {
@@ -1480,6 +1567,7 @@ if (ROLE === "dealer") {
   $("ring").setAttribute("role", "group");  // its seats are buttons here, not list items
   wireDealer();
   wireRequests();
+  watchBadges();
 }
 else {
   asViewer();
