@@ -110,7 +110,7 @@ BENCHES = (
         "The long run: the service's memory",
         "long_run.py",
         "",
-        "--hands 6 --viewers 4 --warm 3 --seats 3",
+        "--hands 6 --viewers 10 --warm 3 --seats 3",
     ),
     Bench("studio", "The studio's odds", "studio.py", "", "--hands 1 --pace 0.2"),
     Bench("cheat_soak", "Cheats caught", "cheat_soak.py", "", "--hands 12 --cheats 1.0 --seed 16"),

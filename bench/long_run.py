@@ -45,9 +45,16 @@ def rss_bytes(pid: int) -> int:
         return int(statm.read().split()[1]) * PAGE
 
 
+#: Viewers a loopback address at most: the console takes a few feeds an address
+#: (``[api] max_websockets``, 8), so the viewers come from addresses of 127.0.0.0/8 as
+#: viewers on a casino's network come from their own.
+PER_ADDRESS = 7
+
+
 async def follow(url: str, counts: list[int], index: int) -> None:
     """One public viewer: read every message of the feed until cancelled."""
-    async with websockets.connect(url, max_size=None) as feed:
+    address = f"127.0.0.{10 + index // PER_ADDRESS}"
+    async with websockets.connect(url, max_size=None, local_addr=(address, 0)) as feed:
         async for _ in feed:
             counts[index] += 1
 

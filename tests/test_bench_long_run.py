@@ -15,7 +15,7 @@ pytestmark = pytest.mark.slow  # a benchmark's process
 
 
 def test_the_long_run_follows_the_memory_and_keeps_every_viewer(tmp_path: Path) -> None:
-    _, figures = run_short("long_run", tmp_path)  # 6 hands, 4 viewers, warm at hand 3
+    _, figures = run_short("long_run", tmp_path)  # 6 hands, 10 viewers (2 addresses)
     assert figures["checks"] == {
         "the sim ended with status 0": True,
         "every viewer kept its feed": True,
