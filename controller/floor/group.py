@@ -147,31 +147,58 @@ def unsubscribe(
         (name,),
     ).fetchone()
     copies = "" if found is None else f"pg_{found[0]}_sync_"
+    deadline = time.monotonic() + timeout
     if found is not None:
         subscription = sql.Identifier(name)
         central.execute(sql.SQL("ALTER SUBSCRIPTION {} DISABLE").format(subscription))
         central.execute(
             sql.SQL("ALTER SUBSCRIPTION {} SET (slot_name = NONE)").format(subscription)
         )
+        # the subscription's workers and the floor's senders gone before the drop: a first
+        # copy's slot still being made waits for every transaction of the floor's server,
+        # and the drop, which asks the floor to drop that slot, is one when both databases
+        # share a server (each would wait for the other)
+        while _workers(central, found[0]) or _slots(floor, name, copies, active=True):
+            _before(deadline, "the subscription's workers and the floor's senders still run")
         central.execute(sql.SQL("DROP SUBSCRIPTION {}").format(subscription))
-    deadline = time.monotonic() + timeout
     while True:  # the floor's senders of the slots end once the subscription is disabled
-        slots = floor.execute(
-            "SELECT slot_name, active FROM pg_replication_slots"
-            " WHERE slot_name = %s OR (%s <> '' AND starts_with(slot_name, %s))",
-            (name, copies, copies),
-        ).fetchall()
-        if not slots:
-            return
+        slots = _slots(floor, name, copies)
         for slot, active in slots:
             if not active:
                 floor.execute("SELECT pg_drop_replication_slot(%s)", (slot,))
         in_use = [slot for slot, active in slots if active]
         if not in_use:
             return
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"the floor's replication slots still in use: {', '.join(in_use)}")
-        time.sleep(0.1)
+        _before(deadline, f"the floor's replication slots still in use: {', '.join(in_use)}")
+
+
+def _workers(central: psycopg.Connection, subscription: int) -> bool:
+    """Whether a worker of the central's subscription (its oid) still runs."""
+    running = central.execute(
+        "SELECT count(*) FROM pg_stat_subscription WHERE subid = %s AND pid IS NOT NULL",
+        (subscription,),
+    ).fetchone()
+    return bool(running and running[0])
+
+
+def _slots(
+    floor: psycopg.Connection, name: str, copies: str, *, active: bool | None = None
+) -> list[tuple[str, bool]]:
+    """The floor's slots of a subscription: its own (``name``) and its first copies'
+    (named from ``copies``), those in use only when ``active``."""
+    rows = floor.execute(
+        "SELECT slot_name, active FROM pg_replication_slots"
+        " WHERE slot_name = %s OR (%s <> '' AND starts_with(slot_name, %s))",
+        (name, copies, copies),
+    ).fetchall()
+    return [(slot, used) for slot, used in rows if active is None or used == active]
+
+
+def _before(deadline: float, what: str) -> None:
+    """Wait a moment to look again, or TimeoutError saying ``what`` past the deadline."""
+    if time.monotonic() > deadline:
+        raise TimeoutError(what)
+    time.sleep(0.1)
 
 
 @dataclass(frozen=True, slots=True)
