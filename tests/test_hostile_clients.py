@@ -204,6 +204,7 @@ def test_a_players_decision_where_the_dealer_decides_is_refused_and_folded(
             assert refused.json() == {
                 "error": "forbidden",
                 "reason": "players do not enter their own decisions at this table: the dealer does",
+                "code": "dealer_decides",
             }
             assert journal_length(live) == before  # not journaled (not yet: the burst)
             for _ in range(49):  # the phone floods

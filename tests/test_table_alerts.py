@@ -328,6 +328,7 @@ RECORDS_ONLY = {
     AlertKind.WRONG_CARD_NAMED,
     AlertKind.UNVERIFIED_READ,
     AlertKind.CARD_MOVED,
+    AlertKind.SHOE_EMPTY,
 }
 
 

@@ -133,6 +133,9 @@ class Unshuffled(random.Random):
         self.first: list[Any] | None = None
 
     def shuffle(self, x: list[Any]) -> None:  # type: ignore[override]
+        if self.first is not None and len(x) != len(self.first):
+            super().shuffle(x)  # not a deck: a scramble of the stub with the burns
+            return
         if self.first is None:
             super().shuffle(x)
             self.first = list(x)

@@ -43,8 +43,9 @@ def test_a_benchmark_needs_no_test_tool(bench: str) -> None:
     extras = PROJECT["optional-dependencies"]
     only = _names(extras["test"]) - _names(extras["bench"]) - _names(PROJECT["dependencies"])
     hidden = sorted({name.replace("-", "_") for name in only} | {"_pytest"})
-    program = (
+    program = (  # run as `python bench/NAME.py` runs it: its folder first on the path
         "import runpy, sys\n"
+        f"sys.path.insert(0, {str(ROOT / 'bench')!r})\n"
         f"for name in {hidden!r}: sys.modules[name] = None\n"
         f"runpy.run_path({str(ROOT / 'bench' / bench)!r}, run_name='bench')\n"
     )
