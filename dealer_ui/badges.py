@@ -25,6 +25,7 @@ from controller.config_file import Credential
 from dealer_ui.auth import badge_holder
 from drivers.errors import DriverError
 from drivers.pcsc.scard import Arrived, Readers, Seen, Watcher
+from luck_errors import LuckTableError
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +33,7 @@ log = logging.getLogger(__name__)
 HOLD = 30.0
 
 
-class BadgeRefused(Exception):
+class BadgeRefused(LuckTableError):
     """A tap that cannot stand for an id: none, too old, used, or not of the kind asked."""
 
 

@@ -238,7 +238,7 @@ def test_the_console_page_takes_a_badge_for_the_id_and_signs_in_with_the_pin(
                 sign_in = page.locator("#sign-in")
                 await sign_in.wait_for()
                 lacking = page.locator("#lacking")  # the hardware's limits, in the bar
-                await lacking.get_by_text("2 CHECKS NOT MADE").wait_for(state="attached")
+                await lacking.get_by_text("2 CHECKS OFF").wait_for(state="attached")
                 title = await lacking.get_attribute("title")
                 assert title is not None and "no seat sensors" in title and "seat checks" in title
                 nobody = await shown(live, rig, NOBODY_BADGE)

@@ -1439,7 +1439,7 @@ const LACKING_WORDS = {
 function showLacking(codes) {
   const node = $("lacking");
   node.hidden = !codes.length;
-  node.textContent = `${codes.length} CHECK${codes.length === 1 ? "" : "S"} NOT MADE`;
+  node.textContent = `${codes.length} CHECK${codes.length === 1 ? "" : "S"} OFF`;
   const words = codes.map((code) => LACKING_WORDS[code] ?? code).join("; ");
   node.title = `With this hardware: ${words}`;
   node.setAttribute("aria-label", node.title);
