@@ -77,9 +77,18 @@ BENCHES = (
         "table",
         "Table service: card latency, recovery, journal size",
         "table.py",
-        "",
+        "--attacks 0",
         "--cards 30 --viewers 2 --hands 50 --kills 0 --history 20 --attacks 0 --resume 5"
         " --rotations 5 --sessions 1",
+    ),
+    Bench(
+        "table_attacks",
+        "(f) Card latency while the console is under attack",
+        "table.py",
+        "--cards 0 --hands 0 --kills 0 --history 0 --resume 0 --rotations 0 --viewers 0"
+        " --attacks 100 --attack-cards 500",
+        "--cards 0 --hands 0 --kills 0 --history 0 --resume 0 --rotations 0 --viewers 0"
+        " --attacks 2 --attack-cards 10 --attack-seconds 0.5",
     ),
     Bench(
         "card_trace",
