@@ -7,6 +7,7 @@ pyscard or the rights for a private mount namespace are missing."""
 from __future__ import annotations
 
 import asyncio
+import re
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable, Iterator
@@ -223,6 +224,9 @@ def test_the_bonus_card_and_a_foreign_tag_through_pcscd(tmp_path: Path) -> None:
             (alert,) = floor.table.alerts
             assert alert.kind is AlertKind.CARD_NOT_IN_DECK and floor.table.paused
             assert Device.SHOE in floor.table.links
+            # words for the dealer: what happened and what to do, with no code in them
+            words = f"{alert.message}; {alert.remedy}"
+            assert not re.search(r"\d|code", words) and "surveillance" in alert.remedy, words
 
     run(scenario)
 
