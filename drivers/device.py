@@ -3,7 +3,7 @@
 :class:`DeviceDriver` opens the transport, runs the session's timers on the event loop,
 hands bytes between the transport threads (:class:`~drivers.link.LinkIO`) and the session,
 reconnects with exponential backoff when the transport is lost, and delivers the session's
-events to one consumer in order through an async iterator.
+events to one consumer in order through an async iterator (:class:`~drivers.feed.EventFeed`).
 """
 
 from __future__ import annotations
@@ -11,30 +11,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Iterable
-from types import TracebackType
 from typing import Any, ClassVar, Self
 
 from drivers.errors import ConnectionLost, DriverError, HandshakeTimeout, TransportError
 from drivers.events import DeviceEvent, DeviceInfo, Event, LinkDown, LinkUp
+from drivers.feed import EventFeed
 from drivers.link import LinkIO
 from drivers.protocol import DeviceKind, Status
 from drivers.session import HostSession, LinkConfig, LinkStats
 from drivers.transport import Transport, transport_for_url
 
 
-class _Closed:
-    """Queue marker: the driver closed or failed; the iterator ends after it."""
-
-
-_CLOSED = _Closed()
-
-
-class DeviceDriver:
+class DeviceDriver(EventFeed):
     """One device on one transport. Use as ``async with``, iterate for events."""
 
     KIND: ClassVar[DeviceKind]
 
     def __init__(self, transport: Transport, config: LinkConfig | None = None) -> None:
+        super().__init__()
         self.transport = transport
         self.config = config or LinkConfig()
         self._session = HostSession(
@@ -44,13 +38,10 @@ class DeviceDriver:
             queue_limit=self.config.queue_limit,
             baudrate=transport.baudrate,
         )
-        self._queue: asyncio.Queue[Event | _Closed] = asyncio.Queue()
-        self._loop: asyncio.AbstractEventLoop | None = None
         self._io: LinkIO | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._reconnect_task: asyncio.Task[None] | None = None
         self._handshake: asyncio.Future[None] | None = None
-        self._failure: DriverError | None = None
         self._fail_close: asyncio.Future[None] | None = None
         self._closing = asyncio.Event()
         self._closed = False
@@ -149,7 +140,7 @@ class DeviceDriver:
         await asyncio.to_thread(self.transport.close)
         self._session.close(None if self._failure is None else f"stopped: {self._failure}")
         self._flush()
-        self._queue.put_nowait(_CLOSED)
+        self._end()
 
     def set_indicator(self, bonus_lamp: bool = False, seat_lamps: Iterable[int] = ()) -> None:
         """Light the bonus-card lamp and the given seats' lamps (all others off).
@@ -168,55 +159,13 @@ class DeviceDriver:
         self._session.acknowledge(event, self._now())
         self._flush()
 
-    async def next_event(self) -> Event:
-        """The next event; raises the fatal error that stopped the driver, or
-        ``StopAsyncIteration`` once the driver is closed and every event was taken."""
-        item = await self._queue.get()
-        if isinstance(item, _Closed):
-            self._queue.put_nowait(item)  # later calls end too
-            if self._failure is not None:
-                raise self._failure
-            raise StopAsyncIteration
-        return self._taken(item)
-
-    def ready_events(self) -> list[Event]:
-        """The events delivered and not yet taken, without waiting (an empty list when
-        there are none; the end of the driver is left for :meth:`next_event` to say)."""
-        ready: list[Event] = []
-        while not self._queue.empty():
-            item = self._queue.get_nowait()
-            if isinstance(item, _Closed):
-                self._queue.put_nowait(item)
-                break
-            ready.append(self._taken(item))
-        return ready
+    # --- inside ---------------------------------------------------------------------------
 
     def _taken(self, event: Event) -> Event:
         if not isinstance(event, LinkUp | LinkDown):
             self._session.taken(self._now())  # room again: held-back events may follow
             self._flush()
         return event
-
-    def __aiter__(self) -> Self:
-        return self
-
-    async def __anext__(self) -> Event:
-        return await self.next_event()
-
-    async def __aenter__(self) -> Self:
-        if self._loop is None:
-            await self.open()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await self.close()
-
-    # --- inside ---------------------------------------------------------------------------
 
     def _closed_while_opening(self) -> DriverError:
         return DriverError(f"{self.transport.name} was closed while opening")
@@ -262,7 +211,7 @@ class DeviceDriver:
         if output and self._io is not None:
             self._io.write(output)
         for event in self._session.take_events():
-            self._queue.put_nowait(event)
+            self._deliver(event)
             if isinstance(event, LinkUp) and self._handshake and not self._handshake.done():
                 self._handshake.set_result(None)
         if self._timer is not None:

@@ -7,6 +7,7 @@ pyscard or the rights for a private mount namespace are missing."""
 from __future__ import annotations
 
 import asyncio
+import re
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable, Iterator
@@ -18,6 +19,7 @@ from controller.journal import Journal
 from controller.sim.dealer import Dealer, Tally
 from controller.sim.pcsc_floor import pcsc_floor, random_deck
 from controller.table import AlertKind, Device, NewHand, SitDown, TableSettings
+from controller.table.alerts import ForeignCard, Tamper
 from controller.table.settings import Protection
 from drivers import events as ev
 from drivers.errors import PortNotFoundError
@@ -196,7 +198,7 @@ def test_a_hand_dealt_through_pcscd_to_the_pot_journaled_with_the_tags(tmp_path:
     assert len(dealt) == len(seen) + 4
 
 
-def test_the_bonus_card_and_a_foreign_tag_through_pcscd(tmp_path: Path) -> None:
+def test_the_bonus_card_a_reused_tag_and_a_foreign_tag_through_pcscd(tmp_path: Path) -> None:
     journal = tmp_path / "table.sqlite"
 
     async def scenario() -> None:
@@ -218,11 +220,20 @@ def test_the_bonus_card_and_a_foreign_tag_through_pcscd(tmp_path: Path) -> None:
             signals = floor.table.signals
             assert signals.display == "BONUS CARD: seat 1, face down"
             readers = floor.readers
+            # a tag dealt in this hand shown again: a cloned or reused tag, as from a wire shoe
+            await asyncio.to_thread(readers.show, "shoe", readers.tags[45])
+            await until(lambda: bool(floor.table.alerts), "the reused tag's alert")
+            (cloned,) = floor.table.alerts
+            assert isinstance(cloned.facts, ForeignCard) and cloned.facts.tamper is Tamper.CLONED
+            assert floor.table.paused
             await asyncio.to_thread(readers.show, "shoe", FOREIGN)
-            await until(lambda: bool(floor.table.alerts), "the foreign tag's alert")
-            (alert,) = floor.table.alerts
-            assert alert.kind is AlertKind.CARD_NOT_IN_DECK and floor.table.paused
+            await until(lambda: len(floor.table.alerts) == 2, "the foreign tag's alert")
+            alert = floor.table.alerts[1]
+            assert alert.kind is AlertKind.CARD_NOT_IN_DECK
             assert Device.SHOE in floor.table.links
+            # words for the dealer: what happened and what to do, with no code in them
+            words = f"{alert.message}; {alert.remedy}"
+            assert not re.search(r"\d|code", words) and "surveillance" in alert.remedy, words
 
     run(scenario)
 

@@ -353,6 +353,15 @@ def test_an_alert_saved_before_the_records_reads_back_with_its_facts(
     }
 
 
+def test_a_card_no_deck_has_is_said_in_the_games_words_its_code_kept_in_the_facts() -> None:
+    """Earlier releases said "card code 255" to the dealer (the legacy words still read
+    back, above); the words now say what happened and what to do, the code stays a fact."""
+    facts = CardNotInDeck(255)
+    words = f"{facts.say()}; {facts.todo()}"
+    assert not re.search(r"\d|code", words) and "surveillance" in words, words
+    assert Alert.from_json(Alert(7, facts, 0).to_json()).facts == facts
+
+
 def test_words_no_release_wrote_are_refused_and_recovery_replays_instead(tmp_path: Path) -> None:
     saved, _ = OLD_ALERTS[0]
     with pytest.raises(ValueError, match="no release wrote"):

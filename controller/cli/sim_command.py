@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import re
@@ -35,7 +36,7 @@ from controller.sim.core_journal import CoreJournal
 from controller.sim.dealer import Dealer, FaultRates, Pace, Tally
 from controller.sim.floor import CoreFloor, Floor, Observer
 from controller.sim.human import HumanDealer
-from controller.sim.service_floor import service_floor
+from controller.sim.service_floor import ServiceFloor, service_floor
 from controller.sim.view import View, stopped, summary
 from controller.table import Protection, Serials, Table, TableSettings
 from luck_errors import LuckTableError
@@ -457,31 +458,20 @@ async def _deal(
             if journal is not None:
                 journal.close()
         return
-    if chosen.pcsc:
+    floor_on: Callable[..., contextlib.AbstractAsyncContextManager[ServiceFloor]]
+    if chosen.pcsc:  # no --floor, --config, --line-faults (refused with --hardware pcsc)
         from controller.sim.pcsc_floor import pcsc_floor  # noqa: PLC0415 (with --hardware pcsc)
 
-        async with pcsc_floor(
-            chosen.settings,
-            chosen.journal,
-            observe,
-            seed=chosen.seed,
-            console=chosen.console,
-            table_id=chosen.table_id,
-        ) as readers:
-            view.subtitle = readers.describe()
-            if not view.live:
-                print(view.subtitle, flush=True)
-            await _dealer(chosen, tally, readers).run()
-        return
-    async with service_floor(
+        floor_on = pcsc_floor
+    else:
+        floor_on = partial(service_floor, floor=chosen.floor, base=chosen.config)
+    async with floor_on(
         chosen.settings,
         chosen.journal,
         observe,
         seed=chosen.seed,
         console=chosen.console,
         table_id=chosen.table_id,
-        floor=chosen.floor,
-        base=chosen.config,
     ) as devices:
         view.subtitle = devices.describe()
         if not view.live:  # the live view shows it at the top

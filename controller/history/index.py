@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Container
+from collections.abc import Container, Iterator
 from dataclasses import dataclass
 
 from controller.history.hands import HandRecorder, RecordedHand
@@ -140,26 +140,45 @@ def recorded_page(
         recovered = from_snapshot(snapshots, after) if after else Recovered(initial_table())
     finally:
         snapshots.close()
-    stop = None if current else spans[-1].last
+    replay = _Replay(journal, recovered, None if current else spans[-1].last)
     wanted = {span.number for span in missing}
     newest = 0 if last is None else last.number  # a hand ended since the index's last is new
-    table, position, replayed = recovered.table, recovered.position, 0
-    recorder = HandRecorder()
-    hands: list[RecordedHand] = []
-    for entry, step in steps(journal, recovered.position, table):
-        if stop is not None and entry.position > stop:
-            break
-        replayed += entry.position != position  # an entry may give two steps
-        table, position = step.table, entry.position
-        for hand in recorder.observe(step):
-            if hand.number in wanted or (current and hand.number > newest):
-                hands.append(hand)
+    hands = [
+        hand
+        for hand in replay.hands()
+        if hand.number in wanted or (current and hand.number > newest)
+    ]
     numbers = [span.number for span in spans]
     numbers += [hand.number for hand in hands if hand.number > newest]
-    in_progress = recorder.in_progress(table) if current else None
+    in_progress = replay.in_progress() if current else None
     if in_progress is not None:
         hands.append(in_progress)
-    return PageReading(hands, recovered.position, position, replayed, numbers)
+    return PageReading(hands, replay.after, replay.position, replay.replayed, numbers)
+
+
+class _Replay:
+    """The journal replayed from ``recovered`` through position ``stop`` (None: its end),
+    hand by hand: the table and the position it reached, and the inputs it replayed."""
+
+    def __init__(self, journal: Journal, recovered: Recovered, stop: int | None) -> None:
+        self.journal = journal
+        self.stop = stop
+        self.after = recovered.position
+        self.table, self.position, self.replayed = recovered.table, recovered.position, 0
+        self.recorder = HandRecorder()
+
+    def hands(self) -> Iterator[RecordedHand]:
+        """The hands that end, in order, each as the replay reaches its end."""
+        for entry, step in steps(self.journal, self.after, self.table):
+            if self.stop is not None and entry.position > self.stop:
+                return
+            self.replayed += entry.position != self.position  # an entry may give two steps
+            self.table, self.position = step.table, entry.position
+            yield from self.recorder.observe(step)
+
+    def in_progress(self) -> RecordedHand | None:
+        """The hand in progress where the replay is, if any."""
+        return self.recorder.in_progress(self.table)
 
 
 def _where(snapshots: Snapshots, number: int) -> tuple[int, int | None]:
@@ -178,17 +197,9 @@ def _where(snapshots: Snapshots, number: int) -> tuple[int, int | None]:
 
 def _replayed(journal: Journal, recovered: Recovered, number: int, stop: int | None) -> HandReading:
     """Hand ``number``, replaying the journal from ``recovered`` through ``stop``."""
-    table, position, replayed = recovered.table, recovered.position, 0
-    recorder = HandRecorder()
-    for entry, step in steps(journal, recovered.position, table):
-        if stop is not None and entry.position > stop:
-            break
-        replayed += entry.position != position  # an entry may give two steps
-        table, position = step.table, entry.position
-        for hand in recorder.observe(step):
-            if hand.number >= number:
-                found = hand if hand.number == number else None
-                return HandReading(found, recovered.position, position, replayed)
-    current = recorder.in_progress(table)
-    found = current if current is not None and current.number == number else None
-    return HandReading(found, recovered.position, position, replayed)
+    replay = _Replay(journal, recovered, stop)
+    found = next((hand for hand in replay.hands() if hand.number >= number), None)
+    if found is None:
+        found = replay.in_progress()
+    found = found if found is not None and found.number == number else None
+    return HandReading(found, replay.after, replay.position, replay.replayed)

@@ -30,7 +30,14 @@ from typing import Any
 from controller.config import DevicePort, PcscReaders
 from controller.service import TableService
 from controller.sim.floor import Observer
-from controller.sim.service_floor import LINK, ServiceFloor, SignIns, fresh_journal, sim_config
+from controller.sim.service_floor import (
+    LINK,
+    ServiceFloor,
+    SignIns,
+    fresh_journal,
+    on_duty,
+    sim_config,
+)
 from controller.table import Device, TableSettings
 from drivers.pcsc.deck import TagDeck, write_deck
 from firmware_sim.pcsc_rig import PcscRig
@@ -221,21 +228,9 @@ async def pcsc_floor(
         )
         async with TableService(config, new_floor_journal=True) as service:
             readers = Readers(rig, service, deck)
-            running = PcscFloor(service, readers, observe, seats=settings.seat_board)
-            served = None
-            try:
-                if console is not None:
-                    from dealer_ui import serve  # noqa: PLC0415 (FastAPI only when served)
-
-                    served = await serve(service, host=console[0], port=console[1])
-                    running.console_url = served.url
-                    running.sign_ins = sign_ins
-                await running.ready()
+            dealer_floor = PcscFloor(service, readers, observe, seats=settings.seat_board)
+            async with on_duty(dealer_floor, console, sign_ins) as running:
                 yield running
-            finally:
-                await running.close()
-                if served is not None:
-                    await served.stop()
     finally:
         rig.stop()
         shutil.rmtree(folder, ignore_errors=True)

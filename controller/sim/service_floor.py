@@ -18,7 +18,7 @@ import secrets
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 from controller.config import Config, DevicePort, FloorSettings
 from controller.config_file import MIN_PIN, Api, Credential
@@ -372,21 +372,9 @@ async def service_floor(
         )
         async with TableService(config, new_floor_journal=True) as service:
             deck_id = (seed + 1) & 0xFFFF_FFFF  # a deck of its own, by the seed
-            running = ServiceFloor(service, shoe, seats, observe, deck_id=deck_id)
-            served = None
-            try:
-                if console is not None:
-                    from dealer_ui import serve  # noqa: PLC0415 (FastAPI only when served)
-
-                    served = await serve(service, host=console[0], port=console[1])
-                    running.console_url = served.url
-                    running.sign_ins = sign_ins
-                await running.ready()
+            dealer_floor = ServiceFloor(service, shoe, seats, observe, deck_id=deck_id)
+            async with on_duty(dealer_floor, console, sign_ins) as running:
                 yield running
-            finally:
-                await running.close()
-                if served is not None:
-                    await served.stop()
     finally:  # every simulator is stopped, also when stopping another fails
         stopped = await asyncio.gather(
             *(asyncio.to_thread(_stop, process) for process in processes), return_exceptions=True
@@ -394,6 +382,34 @@ async def service_floor(
         failed = [error for error in stopped if isinstance(error, BaseException)]
         if failed:
             raise failed[0]
+
+
+#: A floor on a running table service: the simulators', or the PC/SC readers'.
+AnyFloor = TypeVar("AnyFloor", bound=ServiceFloor)
+
+
+@contextlib.asynccontextmanager
+async def on_duty(
+    running: AnyFloor, console: tuple[str, int] | None, sign_ins: SignIns
+) -> AsyncIterator[AnyFloor]:
+    """``running`` (a floor on its running table service) ready for the dealer's acts, with
+    the dealer console served at ``console`` (host and port; ``sign_ins`` sign in there) when
+    given, until the block ends; then the floor is closed and its console stopped. The
+    simulators' floor and the PC/SC readers' floor each end with this."""
+    served = None
+    try:
+        if console is not None:
+            from dealer_ui import serve  # noqa: PLC0415 (FastAPI only when served)
+
+            served = await serve(running.service, host=console[0], port=console[1])
+            running.console_url = served.url
+            running.sign_ins = sign_ins
+        await running.ready()
+        yield running
+    finally:
+        await running.close()
+        if served is not None:
+            await served.stop()
 
 
 def _stop(process: SimulatorProcess) -> None:

@@ -324,16 +324,21 @@ class CardInPlay(AlertFacts):
 
 @dataclass(frozen=True, slots=True)
 class CardNotInDeck(AlertFacts):
-    """The shoe read a card code that no card of a deck has."""
+    """The shoe read a card code (``code``, kept for the journal, never said) that no card
+    of a deck has. The words say it as the dealer sees it, with no code; earlier releases
+    said the code (``controller.table.legacy`` reads those words)."""
 
     kind = AlertKind.CARD_NOT_IN_DECK
     code: int
 
     def say(self, name: Name = str) -> str:
-        return f"the shoe read card code {self.code}, which is not in a deck of 52"
+        return "the shoe read a card that is not one of the deck's cards"
 
     def todo(self, name: Name = str) -> str:
-        return "take the card away; the supervisor takes it out of play or voids the hand"
+        return (
+            "keep the card face down aside and call surveillance; the supervisor takes it out "
+            "of play or voids the hand"
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,8 +3,9 @@
 A :class:`PcscShoe` watches one reader at the shoe's mouth; a :class:`PcscSeats` one reader
 under each seat's card spot (any seats, 1..8). Both have the public face of
 ``drivers.device.DeviceDriver`` that the table's intake uses (``open``, ``close``,
-``next_event``, ``ready_events``, ``acknowledge``, ``device``, ``set_indicator``) and yield
-the same typed events (``drivers.pcsc.mapping`` makes them): ``LinkUp`` once every reader
+``next_event``, ``ready_events``, ``acknowledge``, ``device``, ``set_indicator``; the feed
+of events and ``async with`` are the same base, ``drivers.feed.EventFeed``) and yield the
+same typed events (``drivers.pcsc.mapping`` makes them): ``LinkUp`` once every reader
 is there, ``LinkDown(connection_lost)`` when one goes or pcscd stops, ``LinkUp`` again
 when they are back (the same boot: nothing was lost on the driver's side). No card is made
 of a tag in a field when the driver first looks, nor of the tag that was in a reader's field
@@ -23,11 +24,11 @@ import abc
 import asyncio
 import random
 from collections.abc import Iterable, Mapping
-from types import TracebackType
-from typing import ClassVar, Self
+from typing import ClassVar
 
 from drivers import events as ev
 from drivers.errors import DriverError, PortNotFoundError
+from drivers.feed import EventFeed
 from drivers.pcsc import mapping
 from drivers.pcsc.deck import TagDeck
 from drivers.pcsc.scard import Arrived, Left, Present, Readers, Seen, Watcher
@@ -41,14 +42,7 @@ PROTOCOL_VERSION = 2
 NO_FIRMWARE = (0, 0, 0)
 
 
-class _Closed:
-    """Queue marker: the driver closed; the iterator ends after it."""
-
-
-_CLOSED = _Closed()
-
-
-class PcscDevice(abc.ABC):
+class PcscDevice(EventFeed):
     """Readers by key (``patterns``: key -> a regular expression searched in the reader
     names pcscd gives) making one device's events. Use as ``async with``, iterate."""
 
@@ -57,6 +51,7 @@ class PcscDevice(abc.ABC):
     def __init__(
         self, patterns: Mapping[str, str], deck: TagDeck, config: LinkConfig | None = None
     ) -> None:
+        super().__init__()
         if not patterns:
             raise DriverError(f"a PC/SC {self.KIND.name.lower()} needs at least one reader")
         self.patterns = dict(patterns)
@@ -65,8 +60,6 @@ class PcscDevice(abc.ABC):
         self.port = "pcsc:" + ",".join(f"{key}={pattern}" for key, pattern in self.patterns.items())
         self._boot_id = random.getrandbits(32)
         self._seq = 0
-        self._queue: asyncio.Queue[ev.Event | _Closed] = asyncio.Queue()
-        self._loop: asyncio.AbstractEventLoop | None = None
         self._watcher: Watcher | None = None
         self._found: Mapping[str, str] = {}
         self._detail = "not opened"
@@ -139,8 +132,8 @@ class PcscDevice(abc.ABC):
             await asyncio.to_thread(self._watcher.stop)
         if self._up:
             self._up = False
-            self._queue.put_nowait(ev.LinkDown(ev.LinkDownReason.CLOSED, "closed by the host"))
-        self._queue.put_nowait(_CLOSED)
+            self._deliver(ev.LinkDown(ev.LinkDownReason.CLOSED, "closed by the host"))
+        self._end()
 
     def acknowledge(self, event: ev.DeviceEvent) -> None:
         """``event`` is durable. The readers hold nothing to forget: this checks only that
@@ -156,42 +149,6 @@ class PcscDevice(abc.ABC):
         """A reader has no lamps: the console shows the bonus card and the seats. Kept, for
         the device status."""
         self.lamps = (bonus_lamp, frozenset(seat_lamps))
-
-    async def next_event(self) -> ev.Event:
-        item = await self._queue.get()
-        if isinstance(item, _Closed):
-            self._queue.put_nowait(item)
-            raise StopAsyncIteration
-        return item
-
-    def ready_events(self) -> list[ev.Event]:
-        ready: list[ev.Event] = []
-        while not self._queue.empty():
-            item = self._queue.get_nowait()
-            if isinstance(item, _Closed):
-                self._queue.put_nowait(item)
-                break
-            ready.append(item)
-        return ready
-
-    def __aiter__(self) -> Self:
-        return self
-
-    async def __anext__(self) -> ev.Event:
-        return await self.next_event()
-
-    async def __aenter__(self) -> Self:
-        if self._loop is None:
-            await self.open()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await self.close()
 
     # --- inside ---------------------------------------------------------------------------
 
@@ -217,7 +174,7 @@ class PcscDevice(abc.ABC):
                     return  # it lay in the field while the reader was away
                 if self._up and self._origin is not None:
                     for event in self._tag(key, uid, self._origin):
-                        self._queue.put_nowait(event)
+                        self._deliver(event)
 
     def _readers(self, seen: Readers) -> None:
         everyone = seen.service and len(seen.found) == len(self.patterns)
@@ -227,7 +184,7 @@ class PcscDevice(abc.ABC):
         if self._up:  # one went, or another reader now matches: down, then up as it is
             self._up = False
             why = self._detail or "the readers changed"
-            self._queue.put_nowait(ev.LinkDown(ev.LinkDownReason.CONNECTION_LOST, why))
+            self._deliver(ev.LinkDown(ev.LinkDownReason.CONNECTION_LOST, why))
         self._found = dict(seen.found)
         if not everyone:
             self._lay.update({key: uid for key, uid in self._holding.items() if uid})
@@ -245,7 +202,7 @@ class PcscDevice(abc.ABC):
         self._origin = ev.Origin(self, self._info.serial, self._boot_id)
         self._up = True
         reason = "readers found" if first else "readers back"
-        self._queue.put_nowait(
+        self._deliver(
             ev.LinkUp(self._info, f"{reason}: {self._info.serial}", next_seq=self._seq, pending=0)
         )
         self._opened.set()
