@@ -48,7 +48,7 @@ from controller.table import (
 from dealer_ui.approvals import CALL, Requests
 from dealer_ui.approvals import Request as RequestRecord
 from dealer_ui.archive import PAGE, Archive
-from dealer_ui.auth import HOUR, Attack, Auth, AuthError, Lock, Session, listed
+from dealer_ui.auth import HOUR, Attack, Auth, AuthError, Denied, Lock, Session, listed
 from dealer_ui.badges import BadgeRefused, Badges
 from dealer_ui.feeds import Feed
 from dealer_ui.guard import peer_of
@@ -263,7 +263,8 @@ class WrongFaceIn(Supervisor):
         hand = table.hand
         cards = hand.player(self.seat).cards if table.in_play(self.seat) and hand else ()
         if self.place > len(cards):
-            raise ApiError(409, "refused", f"seat {self.seat} has no card {self.place} in play")
+            reason = f"seat {self.seat} has no card {self.place} in play"
+            raise ApiError(409, "refused", reason, Refuse.NOT_SEATS_CARD)
         return self.model_copy(update={"card": str(cards[self.place - 1].card)})
 
     def guard(self) -> Guard | None:
@@ -628,20 +629,21 @@ Caller = Annotated[Session | None, Depends(caller)]
 def staff(session: Caller) -> Session:
     if session is None or session.role not in ("dealer", "surveillance"):
         reason = "a dealer's or surveillance session is needed: sign in"
-        raise ApiError(403, "forbidden", reason)
+        raise ApiError(403, "forbidden", reason, Denied.SESSION_NEEDED)
     return session
 
 
 def dealer(session: Caller) -> Session:
     if session is None or session.role != "dealer":
-        raise ApiError(403, "forbidden", "a dealer's session is needed: sign in")
+        reason = "a dealer's session is needed: sign in"
+        raise ApiError(403, "forbidden", reason, Denied.SESSION_NEEDED)
     return session
 
 
 def surveillance(session: Caller) -> Session:
     if session is None or session.role != "surveillance":
         reason = "a surveillance session is needed: sign in with a supervisor's id and PIN"
-        raise ApiError(403, "forbidden", reason)
+        raise ApiError(403, "forbidden", reason, Denied.SESSION_NEEDED)
     return session
 
 
@@ -687,7 +689,7 @@ async def player_token(
                 f"seat {body.seat}: a token was issued for this sitting already; another "
                 "needs a supervisor's id and PIN, and ends the first"
             )
-            raise ApiError(403, "forbidden", reason)
+            raise ApiError(403, "forbidden", reason, Denied.SUPERVISOR_NEEDED)
         await table.check_supervisor(supervisor, PLAYER_TOKEN, request, session)
         ended = table.auth.end_sitting(sitting)
         record |= {"supervisor": supervisor.supervisor, "why": supervisor.why}
@@ -846,9 +848,11 @@ async def decide(body: DecisionIn, request: Request, table: TheTable, session: C
     (at a table that allows it; elsewhere 403, journaled once per burst:
     :mod:`dealer_ui.refusals`)."""
     if session is None or session.role not in ("dealer", "player"):
-        raise ApiError(403, "forbidden", "a dealer's session or the player's token is needed")
+        reason = "a dealer's session or the player's token is needed"
+        raise ApiError(403, "forbidden", reason, Denied.SESSION_NEEDED)
     if session.role == "player" and session.seat != body.seat:
-        raise ApiError(403, "forbidden", f"this token is for seat {session.seat}")
+        reason = f"this token is for seat {session.seat}"
+        raise ApiError(403, "forbidden", reason, Denied.OTHER_SEAT)
     if session.role == "player" and not table.service.table.settings.player_decisions:
         raise table.never_here(
             session, "decide", Refuse.DEALER_DECIDES, PLAYERS_DO_NOT_DECIDE, request
@@ -1078,14 +1082,16 @@ async def approve(
     other supervisor's submits it, journaled with both ids."""
     supervisor = table.holder(body.supervisor, body.badge, "supervisor")
     if session.role == "surveillance" and supervisor != session.who:
-        raise ApiError(403, "forbidden", f"signed in as {session.who}: approve with your own PIN")
+        own = f"signed in as {session.who}: approve with your own PIN"
+        raise ApiError(403, "forbidden", own, Denied.NOT_OWN_PIN)
     asked = requests.get(number)
     if asked is None:
         raise ApiError(
             404, "not_found", f"request {number} is not waiting (approved, cancelled or expired)"
         )
     if asked.action == CALL:
-        raise ApiError(409, "refused", "a call asks for no action: answer it at the table")
+        answered = "a call asks for no action: answer it at the table"
+        raise ApiError(409, "refused", answered, Refuse.NOT_AN_INPUT)
     reason = {} if body.why is None else {"why": body.why}
     action = _action_body(asked.action, {**asked.body, **reason}, supervisor, body.pin)
     action = action.resolved(table.service.table)
@@ -1099,6 +1105,7 @@ async def approve(
             "refused",
             f"{first} has approved request {number} already: two-person control needs "
             "another supervisor's approval",
+            Refuse.SECOND_SAME,
         )
     if first is None and table.second_needed(action, record) is not None:
         kept = requests.approved_once(number, supervisor, {**asked.body, **reason})
@@ -1217,7 +1224,8 @@ def _studio_token(authorization: str | None) -> str | None:
         return None
     scheme, _, token = authorization.partition(" ")
     if scheme.lower() != "bearer" or not token:
-        raise ApiError(401, "unauthorized", "Authorization: expected 'Bearer TOKEN'")
+        reason = "Authorization: expected 'Bearer TOKEN'"
+        raise ApiError(401, "unauthorized", reason, Denied.NOT_BEARER)
     return token
 
 
