@@ -45,7 +45,19 @@ from controller.table import (
     input_from_json,
     second_needed,
 )
-from dealer_ui.approvals import CALL, Requests
+from dealer_ui.access import (
+    At,
+    FailedAttempt,
+    PlayerToken,
+    Refused,
+    Replaced,
+    StudioIssued,
+    StudioRevoked,
+    SupervisorRequest,
+    Unlocked,
+    Via,
+)
+from dealer_ui.approvals import CALL, RequestJson, Requests
 from dealer_ui.approvals import Request as RequestRecord
 from dealer_ui.archive import PAGE, Archive
 from dealer_ui.auth import HOUR, Attack, Auth, AuthError, Denied, Lock, Session, listed
@@ -57,7 +69,7 @@ from dealer_ui.models import EventOut, StepOut, ViewOut
 from dealer_ui.operations import router as operations_router
 from dealer_ui.refusals import Refusals
 from dealer_ui.studio import ISSUED, REVOKED, StudioFeed, StudioPass, StudioTokens, digest
-from dealer_ui.views import Role, effects_view, view
+from dealer_ui.views import Role, ViewJson, effects_view, view
 from dealer_ui.web import (
     ApiError,
     Id,
@@ -463,7 +475,7 @@ class TableApp:
             events=[
                 EventOut(**event) for event in effects_view(step.effects, step.table, role, seat)
             ],
-            view=ViewOut(**view(step.table, role, seat)),
+            view=ViewOut.model_validate(view(step.table, role, seat)),
         )
 
     def never_here(
@@ -472,9 +484,15 @@ class TableApp:
         """An input ``session``'s role may never make at this table: not a table input (not
         journaled as one, the table never sees it), counted in the session's burst of
         refusals (journaled once per burst, :mod:`dealer_ui.refusals`); the 403 to answer."""
-        fields: dict[str, Any] = {"input": what, "role": session.role, "who": session.who}
-        fields |= {"seat": session.seat, "sitting": session.sitting}
-        fields |= {"client": client_of(request), "reason": reason}
+        fields: Refused = {
+            "input": what,
+            "role": session.role,
+            "who": session.who,
+            "seat": session.seat,
+            "sitting": session.sitting,
+            "client": client_of(request),
+            "reason": reason,
+        }
         self.refusals.refuse(session.token, fields)
         return ApiError(403, "forbidden", reason, code)
 
@@ -492,16 +510,19 @@ class TableApp:
         time is the journal's), then the error to answer."""
         if error.journal:
             client, peer = client_of(request), peer_of(request.scope)
-            attempt: dict[str, str | int] = {
+            via: Via = {} if peer == client else {"peer": peer}  # the proxy it came through
+            at: At = {} if by is None else {"by": by}
+            attempt: FailedAttempt = {
                 "role": role,
                 "who": who,
                 "action": action,
                 "client": client,
+                **via,
+                "status": error.status,
+                "reason": error.reason,
+                **at,
             }
-            attempt |= {} if peer == client else {"peer": peer}  # the proxy it came through
-            attempt |= {"status": error.status, "reason": error.reason}
-            record = attempt if by is None else {**attempt, "by": by}
-            await self.service.record_failed_attempt(record)
+            await self.service.record_failed_attempt(attempt)
         return refusal(error)
 
     async def check_supervisor(
@@ -681,7 +702,7 @@ async def player_token(
     if place is None:
         raise ApiError(409, "refused", f"seat {body.seat}: no player is seated", Refuse.SEAT_EMPTY)
     sitting, earlier = place.sitting, table.player_tokens.get(place.sitting, 0)
-    record: dict[str, Any] = {"seat": body.seat, "sitting": sitting, "by": session.who}
+    replaced: Replaced = {}
     if earlier:
         supervisor = body.supervisor
         if supervisor is None:
@@ -692,11 +713,18 @@ async def player_token(
             raise ApiError(403, "forbidden", reason, Denied.SUPERVISOR_NEEDED)
         await table.check_supervisor(supervisor, PLAYER_TOKEN, request, session)
         ended = table.auth.end_sitting(sitting)
-        record |= {"supervisor": supervisor.supervisor, "why": supervisor.why}
-        record |= {"replaces": earlier, "ended": ended}
+        replaced = {"supervisor": supervisor.supervisor, "why": supervisor.why}
+        replaced |= {"replaces": earlier, "ended": ended}
     made = table.auth.player_session(body.seat, sitting)
+    record: PlayerToken = {
+        "seat": body.seat,
+        "sitting": sitting,
+        "by": session.who,
+        **replaced,
+        "digest": digest(made.token),
+    }
     try:
-        await table.service.record_access(PLAYER_TOKEN, {**record, "digest": digest(made.token)})
+        await table.service.record_access(PLAYER_TOKEN, record)
     except BaseException:  # not journaled: not given
         table.auth.sign_out(made.token)
         raise
@@ -801,7 +829,7 @@ async def console_settings(table: TheTable) -> ConsoleOut:
 
 
 @table_router.get("/view", **VIEW)
-async def get_view(table: TheTable, session: Caller) -> dict[str, Any]:
+async def get_view(table: TheTable, session: Caller) -> ViewJson:
     """The table now, as the caller may see it (no token: the public view)."""
     role, seat = role_of(session)
     return view(table.service.table, role, seat)
@@ -942,8 +970,14 @@ async def unlock(body: UnlockIn, request: Request, table: TheTable, session: Sta
         raise ApiError(404, "not_found", f"{body.role} id {body.id[:64]!r} is not locked")
     alert = table.open_alert(AlertKind.SIGN_IN_LOCKED, body.role, body.id)
     if alert is None:
-        record = {"role": body.role, "id": body.id, "supervisor": body.supervisor}
-        await table.service.record_access(UNLOCKED, {**record, "by": session.who, "why": body.why})
+        unlocked: Unlocked = {
+            "role": body.role,
+            "id": body.id,
+            "supervisor": body.supervisor,
+            "by": session.who,
+            "why": body.why,
+        }
+        await table.service.record_access(UNLOCKED, unlocked)
     else:
         resolve = {"type": "resolve_alert", "alert": alert, "remedy": "done"}
         await table.submit({**resolve, "who": body.supervisor, "why": body.why}, session)
@@ -1029,14 +1063,21 @@ async def _journal_request(
     session: Session,
     supervisor: str | None = None,
 ) -> None:
-    fields = {"event": event, "request": asked.id, "action": asked.action}
-    fields |= {"asked_by": asked.asked_by, "by": session.who, "role": session.role}
-    fields |= {} if supervisor is None else {"supervisor": supervisor}
+    fields: SupervisorRequest = {
+        "event": event,
+        "request": asked.id,
+        "action": asked.action,
+        "asked_by": asked.asked_by,
+        "by": session.who,
+        "role": session.role,
+    }
+    if supervisor is not None:
+        fields["supervisor"] = supervisor
     await table.service.record_access(REQUEST, fields)
 
 
 @requests_router.get("", response_model=list[RequestOut])
-async def waiting(requests: TheRequests, _: Staff) -> list[dict[str, Any]]:
+async def waiting(requests: TheRequests, _: Staff) -> list[RequestJson]:
     """The requests waiting for a supervisor, oldest first."""
     return [request.out() for request in requests.pending()]
 
@@ -1044,7 +1085,7 @@ async def waiting(requests: TheRequests, _: Staff) -> list[dict[str, Any]]:
 @requests_router.post("", response_model=RequestOut)
 async def ask(
     body: RequestIn, table: TheTable, requests: TheRequests, session: Dealer
-) -> dict[str, Any]:
+) -> RequestJson:
     """Ask a supervisor for an action (or to come: ``call``) from the table: it waits for a
     supervisor's approval on the surveillance page or at the table (``TTL``)."""
     if body.action != CALL:
@@ -1073,7 +1114,7 @@ async def approve(
     table: TheTable,
     requests: TheRequests,
     session: Staff,
-) -> StepOut | dict[str, Any]:
+) -> StepOut | RequestJson:
     """A supervisor approves request ``number`` with their id and PIN (on the surveillance
     page: the supervisor signed in): the action is submitted as at the table, journaled
     with the supervisor's id and the reason; at the console the supervisor's badge tap
@@ -1124,7 +1165,7 @@ async def approve(
 @requests_router.post("/{number}/cancel", response_model=RequestOut)
 async def cancel(
     number: int, table: TheTable, requests: TheRequests, session: Staff
-) -> dict[str, Any]:
+) -> RequestJson:
     """Cancel request ``number`` (the dealer who no longer needs it, a supervisor who
     refuses it or has answered a call)."""
     asked = requests.take(number)
@@ -1184,7 +1225,8 @@ async def studio_token(
     tokens = table.studio_tokens
     hours = table.service.config.studio.token_hours
     token, made = tokens.new(body.label, body.supervisor, session.who, hours)
-    await table.service.record_access(ISSUED, {**made.to_json(), "why": body.why})
+    issued: StudioIssued = {**made.to_json(), "why": body.why}
+    await table.service.record_access(ISSUED, issued)
     tokens.add(made)
     await table.studio.start()
     log.info("studio token %s (%s) issued by %s", made.id, made.label, made.supervisor)
@@ -1206,8 +1248,13 @@ async def revoke_studio_token(
     held = {made.id: made for made in table.studio_tokens.held()}
     if token_id not in held:
         raise ApiError(404, "not_found", f"studio token {token_id[:20]!r}: none holds")
-    record = {"id": token_id, "supervisor": body.supervisor, "by": session.who, "why": body.why}
-    await table.service.record_access(REVOKED, record)
+    revoked: StudioRevoked = {
+        "id": token_id,
+        "supervisor": body.supervisor,
+        "by": session.who,
+        "why": body.why,
+    }
+    await table.service.record_access(REVOKED, revoked)
     table.studio_tokens.revoke(token_id)
     log.info("studio token %s revoked by %s", token_id, body.supervisor)
     return _studio_pass(held[token_id])
