@@ -45,10 +45,22 @@ from controller.table import (
     input_from_json,
     second_needed,
 )
-from dealer_ui.approvals import CALL, Requests
+from dealer_ui.access import (
+    At,
+    FailedAttempt,
+    PlayerToken,
+    Refused,
+    Replaced,
+    StudioIssued,
+    StudioRevoked,
+    SupervisorRequest,
+    Unlocked,
+    Via,
+)
+from dealer_ui.approvals import CALL, RequestJson, Requests
 from dealer_ui.approvals import Request as RequestRecord
 from dealer_ui.archive import PAGE, Archive
-from dealer_ui.auth import HOUR, Attack, Auth, AuthError, Lock, Session, listed
+from dealer_ui.auth import HOUR, Attack, Auth, AuthError, Denied, Lock, Session, listed
 from dealer_ui.badges import BadgeRefused, Badges
 from dealer_ui.feeds import Feed
 from dealer_ui.guard import peer_of
@@ -57,7 +69,7 @@ from dealer_ui.models import EventOut, StepOut, ViewOut
 from dealer_ui.operations import router as operations_router
 from dealer_ui.refusals import Refusals
 from dealer_ui.studio import ISSUED, REVOKED, StudioFeed, StudioPass, StudioTokens, digest
-from dealer_ui.views import Role, effects_view, view
+from dealer_ui.views import Role, ViewJson, effects_view, view
 from dealer_ui.web import (
     ApiError,
     Id,
@@ -263,7 +275,8 @@ class WrongFaceIn(Supervisor):
         hand = table.hand
         cards = hand.player(self.seat).cards if table.in_play(self.seat) and hand else ()
         if self.place > len(cards):
-            raise ApiError(409, "refused", f"seat {self.seat} has no card {self.place} in play")
+            reason = f"seat {self.seat} has no card {self.place} in play"
+            raise ApiError(409, "refused", reason, Refuse.NOT_SEATS_CARD)
         return self.model_copy(update={"card": str(cards[self.place - 1].card)})
 
     def guard(self) -> Guard | None:
@@ -462,7 +475,7 @@ class TableApp:
             events=[
                 EventOut(**event) for event in effects_view(step.effects, step.table, role, seat)
             ],
-            view=ViewOut(**view(step.table, role, seat)),
+            view=ViewOut.model_validate(view(step.table, role, seat)),
         )
 
     def never_here(
@@ -471,9 +484,15 @@ class TableApp:
         """An input ``session``'s role may never make at this table: not a table input (not
         journaled as one, the table never sees it), counted in the session's burst of
         refusals (journaled once per burst, :mod:`dealer_ui.refusals`); the 403 to answer."""
-        fields: dict[str, Any] = {"input": what, "role": session.role, "who": session.who}
-        fields |= {"seat": session.seat, "sitting": session.sitting}
-        fields |= {"client": client_of(request), "reason": reason}
+        fields: Refused = {
+            "input": what,
+            "role": session.role,
+            "who": session.who,
+            "seat": session.seat,
+            "sitting": session.sitting,
+            "client": client_of(request),
+            "reason": reason,
+        }
         self.refusals.refuse(session.token, fields)
         return ApiError(403, "forbidden", reason, code)
 
@@ -491,16 +510,19 @@ class TableApp:
         time is the journal's), then the error to answer."""
         if error.journal:
             client, peer = client_of(request), peer_of(request.scope)
-            attempt: dict[str, str | int] = {
+            via: Via = {} if peer == client else {"peer": peer}  # the proxy it came through
+            at: At = {} if by is None else {"by": by}
+            attempt: FailedAttempt = {
                 "role": role,
                 "who": who,
                 "action": action,
                 "client": client,
+                **via,
+                "status": error.status,
+                "reason": error.reason,
+                **at,
             }
-            attempt |= {} if peer == client else {"peer": peer}  # the proxy it came through
-            attempt |= {"status": error.status, "reason": error.reason}
-            record = attempt if by is None else {**attempt, "by": by}
-            await self.service.record_failed_attempt(record)
+            await self.service.record_failed_attempt(attempt)
         return refusal(error)
 
     async def check_supervisor(
@@ -628,20 +650,21 @@ Caller = Annotated[Session | None, Depends(caller)]
 def staff(session: Caller) -> Session:
     if session is None or session.role not in ("dealer", "surveillance"):
         reason = "a dealer's or surveillance session is needed: sign in"
-        raise ApiError(403, "forbidden", reason)
+        raise ApiError(403, "forbidden", reason, Denied.SESSION_NEEDED)
     return session
 
 
 def dealer(session: Caller) -> Session:
     if session is None or session.role != "dealer":
-        raise ApiError(403, "forbidden", "a dealer's session is needed: sign in")
+        reason = "a dealer's session is needed: sign in"
+        raise ApiError(403, "forbidden", reason, Denied.SESSION_NEEDED)
     return session
 
 
 def surveillance(session: Caller) -> Session:
     if session is None or session.role != "surveillance":
         reason = "a surveillance session is needed: sign in with a supervisor's id and PIN"
-        raise ApiError(403, "forbidden", reason)
+        raise ApiError(403, "forbidden", reason, Denied.SESSION_NEEDED)
     return session
 
 
@@ -679,7 +702,7 @@ async def player_token(
     if place is None:
         raise ApiError(409, "refused", f"seat {body.seat}: no player is seated", Refuse.SEAT_EMPTY)
     sitting, earlier = place.sitting, table.player_tokens.get(place.sitting, 0)
-    record: dict[str, Any] = {"seat": body.seat, "sitting": sitting, "by": session.who}
+    replaced: Replaced = {}
     if earlier:
         supervisor = body.supervisor
         if supervisor is None:
@@ -687,14 +710,21 @@ async def player_token(
                 f"seat {body.seat}: a token was issued for this sitting already; another "
                 "needs a supervisor's id and PIN, and ends the first"
             )
-            raise ApiError(403, "forbidden", reason)
+            raise ApiError(403, "forbidden", reason, Denied.SUPERVISOR_NEEDED)
         await table.check_supervisor(supervisor, PLAYER_TOKEN, request, session)
         ended = table.auth.end_sitting(sitting)
-        record |= {"supervisor": supervisor.supervisor, "why": supervisor.why}
-        record |= {"replaces": earlier, "ended": ended}
+        replaced = {"supervisor": supervisor.supervisor, "why": supervisor.why}
+        replaced |= {"replaces": earlier, "ended": ended}
     made = table.auth.player_session(body.seat, sitting)
+    record: PlayerToken = {
+        "seat": body.seat,
+        "sitting": sitting,
+        "by": session.who,
+        **replaced,
+        "digest": digest(made.token),
+    }
     try:
-        await table.service.record_access(PLAYER_TOKEN, {**record, "digest": digest(made.token)})
+        await table.service.record_access(PLAYER_TOKEN, record)
     except BaseException:  # not journaled: not given
         table.auth.sign_out(made.token)
         raise
@@ -799,7 +829,7 @@ async def console_settings(table: TheTable) -> ConsoleOut:
 
 
 @table_router.get("/view", **VIEW)
-async def get_view(table: TheTable, session: Caller) -> dict[str, Any]:
+async def get_view(table: TheTable, session: Caller) -> ViewJson:
     """The table now, as the caller may see it (no token: the public view)."""
     role, seat = role_of(session)
     return view(table.service.table, role, seat)
@@ -846,9 +876,11 @@ async def decide(body: DecisionIn, request: Request, table: TheTable, session: C
     (at a table that allows it; elsewhere 403, journaled once per burst:
     :mod:`dealer_ui.refusals`)."""
     if session is None or session.role not in ("dealer", "player"):
-        raise ApiError(403, "forbidden", "a dealer's session or the player's token is needed")
+        reason = "a dealer's session or the player's token is needed"
+        raise ApiError(403, "forbidden", reason, Denied.SESSION_NEEDED)
     if session.role == "player" and session.seat != body.seat:
-        raise ApiError(403, "forbidden", f"this token is for seat {session.seat}")
+        reason = f"this token is for seat {session.seat}"
+        raise ApiError(403, "forbidden", reason, Denied.OTHER_SEAT)
     if session.role == "player" and not table.service.table.settings.player_decisions:
         raise table.never_here(
             session, "decide", Refuse.DEALER_DECIDES, PLAYERS_DO_NOT_DECIDE, request
@@ -938,8 +970,14 @@ async def unlock(body: UnlockIn, request: Request, table: TheTable, session: Sta
         raise ApiError(404, "not_found", f"{body.role} id {body.id[:64]!r} is not locked")
     alert = table.open_alert(AlertKind.SIGN_IN_LOCKED, body.role, body.id)
     if alert is None:
-        record = {"role": body.role, "id": body.id, "supervisor": body.supervisor}
-        await table.service.record_access(UNLOCKED, {**record, "by": session.who, "why": body.why})
+        unlocked: Unlocked = {
+            "role": body.role,
+            "id": body.id,
+            "supervisor": body.supervisor,
+            "by": session.who,
+            "why": body.why,
+        }
+        await table.service.record_access(UNLOCKED, unlocked)
     else:
         resolve = {"type": "resolve_alert", "alert": alert, "remedy": "done"}
         await table.submit({**resolve, "who": body.supervisor, "why": body.why}, session)
@@ -1025,14 +1063,21 @@ async def _journal_request(
     session: Session,
     supervisor: str | None = None,
 ) -> None:
-    fields = {"event": event, "request": asked.id, "action": asked.action}
-    fields |= {"asked_by": asked.asked_by, "by": session.who, "role": session.role}
-    fields |= {} if supervisor is None else {"supervisor": supervisor}
+    fields: SupervisorRequest = {
+        "event": event,
+        "request": asked.id,
+        "action": asked.action,
+        "asked_by": asked.asked_by,
+        "by": session.who,
+        "role": session.role,
+    }
+    if supervisor is not None:
+        fields["supervisor"] = supervisor
     await table.service.record_access(REQUEST, fields)
 
 
 @requests_router.get("", response_model=list[RequestOut])
-async def waiting(requests: TheRequests, _: Staff) -> list[dict[str, Any]]:
+async def waiting(requests: TheRequests, _: Staff) -> list[RequestJson]:
     """The requests waiting for a supervisor, oldest first."""
     return [request.out() for request in requests.pending()]
 
@@ -1040,7 +1085,7 @@ async def waiting(requests: TheRequests, _: Staff) -> list[dict[str, Any]]:
 @requests_router.post("", response_model=RequestOut)
 async def ask(
     body: RequestIn, table: TheTable, requests: TheRequests, session: Dealer
-) -> dict[str, Any]:
+) -> RequestJson:
     """Ask a supervisor for an action (or to come: ``call``) from the table: it waits for a
     supervisor's approval on the surveillance page or at the table (``TTL``)."""
     if body.action != CALL:
@@ -1069,7 +1114,7 @@ async def approve(
     table: TheTable,
     requests: TheRequests,
     session: Staff,
-) -> StepOut | dict[str, Any]:
+) -> StepOut | RequestJson:
     """A supervisor approves request ``number`` with their id and PIN (on the surveillance
     page: the supervisor signed in): the action is submitted as at the table, journaled
     with the supervisor's id and the reason; at the console the supervisor's badge tap
@@ -1078,14 +1123,16 @@ async def approve(
     other supervisor's submits it, journaled with both ids."""
     supervisor = table.holder(body.supervisor, body.badge, "supervisor")
     if session.role == "surveillance" and supervisor != session.who:
-        raise ApiError(403, "forbidden", f"signed in as {session.who}: approve with your own PIN")
+        own = f"signed in as {session.who}: approve with your own PIN"
+        raise ApiError(403, "forbidden", own, Denied.NOT_OWN_PIN)
     asked = requests.get(number)
     if asked is None:
         raise ApiError(
             404, "not_found", f"request {number} is not waiting (approved, cancelled or expired)"
         )
     if asked.action == CALL:
-        raise ApiError(409, "refused", "a call asks for no action: answer it at the table")
+        answered = "a call asks for no action: answer it at the table"
+        raise ApiError(409, "refused", answered, Refuse.NOT_AN_INPUT)
     reason = {} if body.why is None else {"why": body.why}
     action = _action_body(asked.action, {**asked.body, **reason}, supervisor, body.pin)
     action = action.resolved(table.service.table)
@@ -1099,6 +1146,7 @@ async def approve(
             "refused",
             f"{first} has approved request {number} already: two-person control needs "
             "another supervisor's approval",
+            Refuse.SECOND_SAME,
         )
     if first is None and table.second_needed(action, record) is not None:
         kept = requests.approved_once(number, supervisor, {**asked.body, **reason})
@@ -1117,7 +1165,7 @@ async def approve(
 @requests_router.post("/{number}/cancel", response_model=RequestOut)
 async def cancel(
     number: int, table: TheTable, requests: TheRequests, session: Staff
-) -> dict[str, Any]:
+) -> RequestJson:
     """Cancel request ``number`` (the dealer who no longer needs it, a supervisor who
     refuses it or has answered a call)."""
     asked = requests.take(number)
@@ -1177,7 +1225,8 @@ async def studio_token(
     tokens = table.studio_tokens
     hours = table.service.config.studio.token_hours
     token, made = tokens.new(body.label, body.supervisor, session.who, hours)
-    await table.service.record_access(ISSUED, {**made.to_json(), "why": body.why})
+    issued: StudioIssued = {**made.to_json(), "why": body.why}
+    await table.service.record_access(ISSUED, issued)
     tokens.add(made)
     await table.studio.start()
     log.info("studio token %s (%s) issued by %s", made.id, made.label, made.supervisor)
@@ -1199,8 +1248,13 @@ async def revoke_studio_token(
     held = {made.id: made for made in table.studio_tokens.held()}
     if token_id not in held:
         raise ApiError(404, "not_found", f"studio token {token_id[:20]!r}: none holds")
-    record = {"id": token_id, "supervisor": body.supervisor, "by": session.who, "why": body.why}
-    await table.service.record_access(REVOKED, record)
+    revoked: StudioRevoked = {
+        "id": token_id,
+        "supervisor": body.supervisor,
+        "by": session.who,
+        "why": body.why,
+    }
+    await table.service.record_access(REVOKED, revoked)
     table.studio_tokens.revoke(token_id)
     log.info("studio token %s revoked by %s", token_id, body.supervisor)
     return _studio_pass(held[token_id])
@@ -1217,7 +1271,8 @@ def _studio_token(authorization: str | None) -> str | None:
         return None
     scheme, _, token = authorization.partition(" ")
     if scheme.lower() != "bearer" or not token:
-        raise ApiError(401, "unauthorized", "Authorization: expected 'Bearer TOKEN'")
+        reason = "Authorization: expected 'Bearer TOKEN'"
+        raise ApiError(401, "unauthorized", reason, Denied.NOT_BEARER)
     return token
 
 

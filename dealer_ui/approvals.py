@@ -14,12 +14,24 @@ by ``version``).
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypedDict
 
 #: How long a request waits for a supervisor, in seconds.
 TTL = 300.0
 #: A request for the supervisor to come to the table: no action to approve.
 CALL = "call"
+
+
+class RequestJson(TypedDict):
+    """A request as the API and the feeds send it (``dealer_ui.app.RequestOut``)."""
+
+    id: int
+    action: str
+    body: dict[str, Any]  # the supervisor action's own fields (its model's)
+    asked_by: str
+    asked_at: float
+    expires: float
+    approved_by: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +44,7 @@ class Request:
     expires: float
     approved_by: str | None = None  # the first supervisor, under two-person control
 
-    def out(self) -> dict[str, Any]:
+    def out(self) -> RequestJson:
         return {
             "id": self.id,
             "action": self.action,
@@ -99,7 +111,7 @@ class Requests:
         self._bump()
         return request
 
-    def listed(self) -> tuple[int, list[dict[str, Any]]]:
+    def listed(self) -> tuple[int, list[RequestJson]]:
         """The version and the requests waiting, as the feeds send them."""
         pending = self.pending()
         return self.version, [request.out() for request in pending]

@@ -76,6 +76,7 @@ from collections import Counter, deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from typing import Any
 
 from argon2 import PasswordHasher
@@ -201,17 +202,40 @@ def verify_pin(pin_hash: str, pin: str) -> bool:
         return False
 
 
+class Denied(StrEnum):
+    """Why a credential or a caller is refused, as data (the API's ``code`` beside the
+    ``error``: docs/api.md); the words say it for people."""
+
+    WRONG_PIN = "wrong_pin"  # a wrong id or PIN (a dealer's, a supervisor's)
+    UNKNOWN_SESSION = "unknown_session"  # a token unknown or signed out
+    SESSION_EXPIRED = "session_expired"
+    SESSION_IDLE = "session_idle"  # unused for the idle time: ended
+    PLAYER_LEFT = "player_left"  # a player's token: the player left the seat
+    ID_LOCKED = "id_locked"  # locked after too many wrong PINs (423)
+    TOO_MANY_ATTEMPTS = "too_many_attempts"  # the address is locked out (429)
+    PINS_WAITING = "pins_waiting"  # too many PINs wait to be checked (503)
+    NOT_BEARER = "not_bearer"  # an Authorization header that is not "Bearer TOKEN"
+    SESSION_NEEDED = "session_needed"  # the caller's role may not do this: sign in (403)
+    OTHER_SEAT = "other_seat"  # a player's token for another seat (403)
+    SUPERVISOR_NEEDED = "supervisor_needed"  # a sitting's second player token (403)
+    NOT_OWN_PIN = "not_own_pin"  # a surveillance session approves with another's id (403)
+    NO_STUDIO_TOKEN = "no_studio_token"
+    UNKNOWN_STUDIO_TOKEN = "unknown_studio_token"  # forged or revoked
+    STUDIO_TOKEN_EXPIRED = "studio_token_expired"
+
+
 class AuthError(LuckTableError):
     """A credential refused: ``status`` 401 (wrong or expired), 423 (the id is locked: the
     PIN not checked), 429 (too many attempts) or 503 (too many attempts waiting for their
-    check: the PIN not checked);
+    check: the PIN not checked); ``code`` why, as data;
     ``journal``: a failed attempt to journal (every wrong PIN, the first refusal of a
     lockout; never an expired or unknown session)."""
 
-    def __init__(self, status: int, reason: str, journal: bool = False) -> None:
+    def __init__(self, status: int, reason: str, code: Denied, journal: bool = False) -> None:
         super().__init__(reason)
         self.status = status
         self.reason = reason
+        self.code = code
         self.journal = journal
 
 
@@ -365,7 +389,8 @@ class Auth:
         nobody) is not the one it was issued for: AuthError 401."""
         if session.role == "player" and sitting != session.sitting:
             self.sign_out(session.token)
-            raise AuthError(401, f"the player at seat {session.seat} has left: this token ended")
+            reason = f"the player at seat {session.seat} has left: this token ended"
+            raise AuthError(401, reason, Denied.PLAYER_LEFT)
 
     def session(self, token: str | None) -> Session | None:
         """The live session of ``token``; None for no token; AuthError if expired or unknown."""
@@ -373,15 +398,16 @@ class Auth:
             return None
         session = self._sessions.get(token) or self._taken_up(token)
         if session is None:
-            raise AuthError(401, "unknown or signed-out session: sign in again")
+            unknown = "unknown or signed-out session: sign in again"
+            raise AuthError(401, unknown, Denied.UNKNOWN_SESSION)
         now = self.clock()
         if now >= session.expires:
             self.sign_out(token)
-            raise AuthError(401, "the session has expired: sign in again")
+            raise AuthError(401, "the session has expired: sign in again", Denied.SESSION_EXPIRED)
         if now - self._touched.get(token, now) >= self.idle_seconds:
             self.sign_out(token)
             idle = f"the session was unused for {self.idle_seconds:g} s and has ended"
-            raise AuthError(401, f"{idle}: sign in again")
+            raise AuthError(401, f"{idle}: sign in again", Denied.SESSION_IDLE)
         self._touched[token] = now  # each request and feed message: the session is in use
         if session.role in KEPT_ROLES and now - self._told >= KEEP_EVERY:
             self._changed()  # its last use kept, a minute late at most
@@ -481,7 +507,7 @@ class Auth:
             first = address not in self._reported
             self._reported.add(address)
             reason = f"too many failed attempts from {client}: wait {self.window_seconds:g} s"
-            raise AuthError(429, reason, journal=first)
+            raise AuthError(429, reason, Denied.TOO_MANY_ATTEMPTS, journal=first)
         self._reported.discard(address)
         lock = f"lock:{kind}:{who}"  # counted before the check, as the address is
         full = self._count(lock, now, HOUR) + self._reserved[lock] >= self.guesses_per_hour
@@ -491,7 +517,7 @@ class Auth:
                 "this id is locked after too many wrong PINs: a supervisor unlocks it "
                 "(a registered kiosk still signs in)"
             )
-            raise AuthError(423, reason)
+            raise AuthError(423, reason, Denied.ID_LOCKED)
         rank = self._rank(client, address, now)
         self._reserved.update(
             (address, lock)
@@ -526,7 +552,7 @@ class Auth:
         failures = self._count(lock, now, HOUR)
         if known and self.on_lock is not None and failures >= self.guesses_per_hour:
             await self._lock(Lock(kind, who, failures, self._clients(lock)), lock)
-        raise AuthError(401, f"wrong {role} id or PIN", journal=True)
+        raise AuthError(401, f"wrong {role} id or PIN", Denied.WRONG_PIN, journal=True)
 
     async def _lock(self, lock: Lock, key: str) -> None:
         """Lock a configured id (its failures forgotten: the lock stands for them) and tell
@@ -603,10 +629,10 @@ class Auth:
             last = max(self._waiting)
             if entry > last:
                 log.warning("sign-in from %s refused: %s", client, busy)
-                raise AuthError(503, busy)
+                raise AuthError(503, busy, Denied.PINS_WAITING)
             self._leave(last)
             log.warning("sign-in from %s refused: %s", last[3], busy)
-            last[2].set_exception(AuthError(503, busy))
+            last[2].set_exception(AuthError(503, busy, Denied.PINS_WAITING))
         heapq.heappush(self._waiting, entry)
         turn = entry[2]
         try:
@@ -616,7 +642,7 @@ class Auth:
                 return
             self._leave(entry)
             log.warning("sign-in from %s refused: its PIN waited %g s", client, self.check_wait)
-            raise AuthError(503, busy) from None
+            raise AuthError(503, busy, Denied.PINS_WAITING) from None
         except BaseException:  # cancelled (the client left): its turn goes to the next
             if turn.done() and turn.exception() is None:
                 self._next()

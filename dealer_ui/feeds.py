@@ -29,7 +29,8 @@ from typing import Any, Generic, Literal, NotRequired, TypedDict, TypeVar
 from controller.rules import Effect
 from controller.service import TableService
 from controller.table import Table
-from dealer_ui.views import Role, effects_view, view
+from dealer_ui.approvals import RequestJson
+from dealer_ui.views import Role, ViewJson, effects_view, view
 
 KEPT = 1024
 Item = TypeVar("Item")
@@ -46,7 +47,7 @@ class TableMessage(TypedDict):
     type: Literal["snapshot", "update"]
     epoch: str
     seq: int
-    view: dict[str, Any]
+    view: ViewJson
     events: NotRequired[list[dict[str, Any]]]
 
 
@@ -62,7 +63,7 @@ class RequestsMessage(TypedDict):
     """The requests waiting for a supervisor (``dealer_ui.approvals``)."""
 
     type: Literal["requests"]
-    requests: list[dict[str, Any]]
+    requests: list[RequestJson]
 
 
 class Kept(Generic[Item]):
@@ -186,7 +187,7 @@ class Feed:
         service.fault_listeners.append(self._changes.changed)
         #: The requests waiting for a supervisor (their version and list), sent to the
         #: dealer's and surveillance's clients as ``{"type": "requests"}`` when they change.
-        self.requests: Callable[[], tuple[int, list[dict[str, Any]]]] | None = None
+        self.requests: Callable[[], tuple[int, list[RequestJson]]] | None = None
 
     def nudge(self) -> None:
         """Something sent beside the table's updates changed (the requests waiting)."""

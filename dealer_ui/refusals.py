@@ -19,9 +19,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+
+from dealer_ui.access import Refused, RefusedInput
 
 log = logging.getLogger(__name__)
 
@@ -29,12 +30,12 @@ log = logging.getLogger(__name__)
 REFUSED_INPUT = "refused_input"
 
 #: Journals an access record (its kind and fields): ``TableService.record_access``.
-Record = Callable[[str, dict[str, Any]], Awaitable[int]]
+Record = Callable[[str, Mapping[str, object]], Awaitable[int]]
 
 
 @dataclass(slots=True)
 class _Burst:
-    fields: dict[str, Any]
+    fields: Refused
     first: float
     last: float
     count: int = 1
@@ -52,7 +53,7 @@ class Refusals:
         self._open: dict[str, _Burst] = {}
         self._writing: set[asyncio.Task[None]] = set()
 
-    def refuse(self, key: str, fields: dict[str, Any]) -> None:
+    def refuse(self, key: str, fields: Refused) -> None:
         """Count a refused input of the session ``key``: ``fields`` say what, who, from
         where and why (the first refusal's are journaled, with the count)."""
         now = self._clock()
@@ -71,8 +72,8 @@ class Refusals:
         writing.add_done_callback(self._writing.discard)
 
     async def _write(self, burst: _Burst) -> None:
-        fields = {**burst.fields, "count": burst.count}
-        fields["seconds"] = round(burst.last - burst.first, 3)
+        seconds = round(burst.last - burst.first, 3)
+        fields: RefusedInput = {**burst.fields, "count": burst.count, "seconds": seconds}
         try:
             await self._record(REFUSED_INPUT, fields)
         except (RuntimeError, OSError) as error:  # the table stopped, or its journal failed

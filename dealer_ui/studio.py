@@ -65,7 +65,7 @@ from controller.table import (
     TableSettings,
     apply,
 )
-from dealer_ui.auth import AuthError
+from dealer_ui.auth import AuthError, Denied
 from dealer_ui.feeds import Changes
 
 log = logging.getLogger(__name__)
@@ -313,12 +313,15 @@ class StudioTokens:
         """The pass of ``token``; AuthError 401 for none, an unknown (forged or revoked)
         one or an expired one."""
         if not token:
-            raise AuthError(401, "the studio feed needs a studio token (?token=TOKEN)")
+            reason = "the studio feed needs a studio token (?token=TOKEN)"
+            raise AuthError(401, reason, Denied.NO_STUDIO_TOKEN)
         made = self._passes.get(digest(token))
         if made is None:
-            raise AuthError(401, "not a studio token, or one revoked: ask a supervisor")
+            reason = "not a studio token, or one revoked: ask a supervisor"
+            raise AuthError(401, reason, Denied.UNKNOWN_STUDIO_TOKEN)
         if self.monotonic() >= self._ends[made.digest]:
-            raise AuthError(401, "the studio token has expired: ask a supervisor for another")
+            reason = "the studio token has expired: ask a supervisor for another"
+            raise AuthError(401, reason, Denied.STUDIO_TOKEN_EXPIRED)
         return made
 
 

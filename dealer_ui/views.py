@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from enum import StrEnum
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from controller.rules import (
     Card,
@@ -21,12 +21,98 @@ from controller.rules import (
     say_waiting,
 )
 from controller.rules.effects import CardName
+from controller.rules.evaluator import PlayedJson
 from controller.rules.showdown import hand_value
 from controller.table import Alert, Table
 from controller.table.effects import DisplayChanged
 from controller.table.state import Mode, signals, waiting_mode
 
 HIDDEN = "a card"
+
+
+# The view's JSON (docs/api.md, "Who may see what"; dealer_ui.models: its OpenAPI), key by
+# key in the order it is sent. The engine's own records in it (``next``, ``pots``,
+# ``choices``, ``lamps``, ``unconfirmed``) are their ``to_json``'s.
+
+
+class CardJson(TypedDict):
+    """A card at a seat: ``card`` None when the role may not see it."""
+
+    card: str | None
+    face: str  # up or down
+    street: int
+    bonus: bool
+    exposed: bool
+    wild: bool
+
+
+class ShownJson(TypedDict):
+    """A hand tabled at the showdown: its value in words and its best five."""
+
+    description: str
+    best: list[PlayedJson]
+
+
+class SeatJson(TypedDict):
+    seat: int
+    player: str
+    stack: int
+    sitting_out: bool
+    in_hand: bool
+    bet: int
+    folded: bool
+    all_in: bool
+    to_act: bool
+    cards: list[CardJson]
+    shown: ShownJson | None
+    mucked: NotRequired[bool]  # a seat dealt in the hand
+
+
+class AlertJson(TypedDict):
+    id: int
+    kind: str
+    severity: str
+    blocking: bool
+    message: str
+    remedy: str
+    remedies: list[str]
+    seat: int | None
+    device: str | None
+    raised_at: int
+    acknowledged_by: str | None
+    card: NotRequired[str | None]  # only when the role may see it
+
+
+class ViewJson(TypedDict):
+    """The table as a role may see it."""
+
+    role: str
+    seat: int | None
+    hand_number: int
+    step: int
+    in_hand: bool
+    paused: bool
+    deck_ready: bool
+    tag_checks: bool
+    display: str
+    mode: str
+    lamps: dict[str, Any]
+    links: list[str]
+    next: dict[str, Any] | None
+    waiting: str | None
+    street: int | None
+    phase: str | None
+    community: str | None
+    pot: int
+    pots: list[dict[str, Any]]
+    choices: list[dict[str, Any]]
+    seats: list[SeatJson]
+    alerts: list[AlertJson]
+    rake: NotRequired[int]  # a hand at a table where the house takes: after ``alerts``
+    jackpot_drop: NotRequired[int]
+    burns: NotRequired[list[str]]  # surveillance only
+    held: NotRequired[list[str]]
+    unconfirmed: NotRequired[list[dict[str, Any]]]
 
 
 class Role(StrEnum):
@@ -121,13 +207,18 @@ def broadcast_mode(table: Table) -> Mode:
     return Mode.DEAL if mode is Mode.BURN else mode
 
 
-def view(table: Table, role: Role | str, seat: int | None = None) -> dict[str, Any]:
+def view(table: Table, role: Role | str, seat: int | None = None) -> ViewJson:
     """The table as ``role`` may see it (a player: the one at ``seat``), as JSON."""
     role = Role(role)
     everything = role is Role.SURVEILLANCE
     visible = None if everything else visible_cards(table, role, seat)
     hand = table.hand
-    out: dict[str, Any] = {
+    if role in (Role.PUBLIC, Role.PLAYER):
+        display, mode = broadcast_line(table), broadcast_mode(table)
+    else:
+        line = signals(table, namer(visible))
+        display, mode = line.display, line.mode
+    out: ViewJson = {
         "role": role.value,
         "seat": seat,
         "hand_number": table.hand_number,
@@ -136,13 +227,8 @@ def view(table: Table, role: Role | str, seat: int | None = None) -> dict[str, A
         "paused": table.paused,
         "deck_ready": table.deck_ready,
         "tag_checks": table.settings.protection.tag_checks,
-    }
-    if role in (Role.PUBLIC, Role.PLAYER):
-        out |= {"display": broadcast_line(table), "mode": broadcast_mode(table).value}
-    else:
-        line = signals(table, namer(visible))
-        out |= {"display": line.display, "mode": line.mode.value}
-    out |= {
+        "display": display,
+        "mode": mode.value,
         "lamps": table.signals.lamps.to_json(),
         "links": [device.value for device in table.links],
         "next": None,
@@ -161,7 +247,7 @@ def view(table: Table, role: Role | str, seat: int | None = None) -> dict[str, A
         ),
     }
     if hand is not None:
-        out |= _hand(hand, role, seat, paused=table.paused)
+        _hand(out, hand, role, seat, paused=table.paused)
     if everything:
         out["burns"] = [] if hand is None else [str(card) for card in hand.burns]
         out["held"] = [str(card) for card in table.held]
@@ -189,16 +275,16 @@ def effects_view(
     return out
 
 
-def _seats(table: Table, role: Role, seat: int | None) -> list[dict[str, Any]]:
+def _seats(table: Table, role: Role, seat: int | None) -> list[SeatJson]:
     """Each seat; the hand's cards at a seat only for the sitting the hand dealt in."""
     hand = table.hand
     players = {} if hand is None else {number: hand.player(number) for number in hand.seats}
     actor = _actor(hand)
     own = hand_seat(table, role, seat)
-    out = []
+    out: list[SeatJson] = []
     for place in table.seats:
         player = players.get(place.seat) if table.dealt_in(place.seat) else None
-        entry: dict[str, Any] = {
+        entry: SeatJson = {
             "seat": place.seat,
             "player": place.player,
             "stack": place.stack,
@@ -212,16 +298,17 @@ def _seats(table: Table, role: Role, seat: int | None) -> list[dict[str, Any]]:
             "shown": None,
         }
         if player is not None and hand is not None:
-            entry |= _player(hand, player, role, own)
+            _player(entry, hand, player, role, own)
             if not table.in_hand:  # the last hand's cards; the stack as it is now (a rebuy)
                 entry["stack"] = place.stack
         out.append(entry)
     return out
 
 
-def _player(hand: Hand, player: Player, role: Role, seat: int | None) -> dict[str, Any]:
+def _player(entry: SeatJson, hand: Hand, player: Player, role: Role, seat: int | None) -> None:
+    """The seat's ``entry`` with what its player holds in ``hand``, as ``role`` may see it."""
     wild = hand.rules.wild
-    cards = []
+    cards: list[CardJson] = []
     for dealt in player.cards:
         seen = may_see(role, seat, player, dealt)
         cards.append(
@@ -234,21 +321,18 @@ def _player(hand: Hand, player: Player, role: Role, seat: int | None) -> dict[st
                 "wild": seen and wild and dealt.card.rank == 4,
             }
         )
-    result: dict[str, Any] = {
-        "stack": player.stack,
-        "bet": player.bet,
-        "folded": player.folded,
-        "all_in": player.stack == 0 and not player.folded and hand.phase is not Phase.VOID,
-        "cards": cards,
-        "mucked": player.reveal is Reveal.MUCK,
-    }
+    entry["stack"] = player.stack
+    entry["bet"] = player.bet
+    entry["folded"] = player.folded
+    entry["all_in"] = player.stack == 0 and not player.folded and hand.phase is not Phase.VOID
+    entry["cards"] = cards
+    entry["mucked"] = player.reveal is Reveal.MUCK
     if shown(player) and hand.phase is Phase.COMPLETE:
         value = hand_value(hand, player)
-        result["shown"] = {
+        entry["shown"] = {
             "description": value.description,
             "best": [played.to_json() for played in value.played],
         }
-    return result
 
 
 def _actor(hand: Hand | None) -> int | None:
@@ -260,31 +344,31 @@ def _actor(hand: Hand | None) -> int | None:
     return waiting.seat
 
 
-def _hand(hand: Hand, role: Role, seat: int | None, *, paused: bool) -> dict[str, Any]:
-    """The hand's part of the view; ``choices`` only for whom may decide, and none while
-    the table is paused (a pause stops the action: the table refuses every decision)."""
+def _hand(out: ViewJson, hand: Hand, role: Role, seat: int | None, *, paused: bool) -> None:
+    """The view ``out`` with the hand's part; ``choices`` only for whom may decide, and none
+    while the table is paused (a pause stops the action: the table refuses every decision).
+    The house's take (``rake``, ``jackpot_drop``) comes after the view's other keys."""
     waiting = None if hand.over else hand.waiting_for
-    pots = hand.current_pots()
-    out: dict[str, Any] = {
-        "street": hand.street,
-        "phase": hand.phase.value,
-        "community": None if hand.community is None else str(hand.community),
-        "pot": hand.pot,
-        "pots": [pot.to_json() for pot in pots],
-        "next": None if waiting is None else waiting.to_json(),
-        "waiting": None if waiting is None else waiting.describe(),
-    } | hand.house_json()
+    out["street"] = hand.street
+    out["phase"] = hand.phase.value
+    out["community"] = None if hand.community is None else str(hand.community)
+    out["pot"] = hand.pot
+    out["pots"] = [pot.to_json() for pot in hand.current_pots()]
+    out["next"] = None if waiting is None else waiting.to_json()
+    out["waiting"] = None if waiting is None else waiting.describe()
+    house = hand.house_json()  # a table without a house's take has neither
+    if house:
+        out["rake"], out["jackpot_drop"] = house["rake"], house["jackpot_drop"]
     may_decide = role in (Role.DEALER, Role.SURVEILLANCE) or (
         role is Role.PLAYER and waiting is not None and waiting.seat == seat
     )
     if waiting is not None and waiting.kind != "card" and may_decide and not paused:
         out["choices"] = waiting.to_json()["legal"]
-    return out
 
 
-def _alert(alert: Alert, visible: frozenset[str] | None) -> dict[str, Any]:
+def _alert(alert: Alert, visible: frozenset[str] | None) -> AlertJson:
     rule, facts, name = alert.rule, alert.facts, namer(visible)
-    out: dict[str, Any] = {
+    out: AlertJson = {
         "id": alert.id,
         "kind": alert.kind.value,
         "severity": rule.severity.value,

@@ -19,7 +19,6 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
-from enum import StrEnum
 from typing import Annotated, Any, Literal, cast
 
 from fastapi import APIRouter, FastAPI, Header, Request, WebSocket, WebSocketDisconnect
@@ -31,7 +30,7 @@ from starlette.exceptions import HTTPException
 
 from controller import text
 from controller.config_file import Api
-from dealer_ui.auth import Auth, AuthError, Session
+from dealer_ui.auth import Auth, AuthError, Denied, Session
 from dealer_ui.guard import protect
 from luck_errors import LuckTableError
 
@@ -40,16 +39,17 @@ log = logging.getLogger(__name__)
 
 class ApiError(LuckTableError):
     """An answer other than 2xx: ``status``, the ``error`` code and the ``reason``; ``code``:
-    why, as data, where the table (or the API in its place) says it (docs/api.md)."""
+    why, as data, where the table (or the API in its place) says it (docs/api.md): one of
+    the reason enums (a ``StrEnum``), or the code a table's console answered (the pit)."""
 
-    def __init__(self, status: int, error: str, reason: str, code: StrEnum | None = None) -> None:
+    def __init__(self, status: int, error: str, reason: str, code: str | None = None) -> None:
         super().__init__(reason)
         self.status, self.error, self.reason, self.code = status, error, reason, code
 
     def body(self) -> dict[str, str]:
         """The answer's JSON: ``error`` and ``reason``, and ``code`` when there is one."""
         body = {"error": self.error, "reason": self.reason}
-        return body if self.code is None else {**body, "code": self.code.value}
+        return body if self.code is None else {**body, "code": str(self.code)}
 
 
 class ErrorOut(BaseModel):
@@ -60,8 +60,9 @@ class ErrorOut(BaseModel):
     reason: str = Field(description="what was wrong (the engine's words for a refused input)")
     code: str | None = Field(
         default=None,
-        description="why the table refused the input, as data (a refusal's reason code: "
-        "docs/api.md); absent from the answers that have none",
+        description="why, as data: the table's refusal of an input, or a refused "
+        "credential or caller (docs/api.md's reason codes); absent from the answers that "
+        "have none",
     )
 
 
@@ -193,7 +194,7 @@ def refusal(error: AuthError) -> ApiError:
     is locked out, or 503 while too many PINs wait to be checked."""
     codes = {423: "locked", 429: "rate_limited", 503: "unavailable"}
     code = codes.get(error.status, "unauthorized")
-    return ApiError(error.status, code, error.reason)
+    return ApiError(error.status, code, error.reason, error.code)
 
 
 async def refused_logged(error: AuthError, body: SignIn, request: Request) -> ApiError:
@@ -251,11 +252,12 @@ def bearer_session(
     if authorization is not None:
         scheme, _, token = authorization.partition(" ")
         if scheme.lower() != "bearer" or not token:
-            raise ApiError(401, "unauthorized", "Authorization: expected 'Bearer TOKEN'")
+            reason = "Authorization: expected 'Bearer TOKEN'"
+            raise ApiError(401, "unauthorized", reason, Denied.NOT_BEARER)
     try:
         return session_of(token)
     except AuthError as error:
-        raise ApiError(error.status, "unauthorized", error.reason) from None
+        raise ApiError(error.status, "unauthorized", error.reason, error.code) from None
 
 
 async def socket_session(

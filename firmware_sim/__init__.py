@@ -29,18 +29,19 @@ In-process API::
     seats.sit(3); seats.leave(3); seats.place(3, card=51, lands_at=4, uid=b"...")
     seats.switch(3, 51)                     # a player switches the card at seat 3
 
-Control actions that the device cannot perform raise ``DeviceError`` and change
-nothing. Everything random comes from ``seed``. ``firmware_sim.runner`` runs a
-device on a pty or TCP under the real clock (``PtyRunner``, ``TcpRunner``,
-``ControlServer``); ``firmware_sim.control`` is the text control channel.
+Control actions that the device cannot perform raise ``DeviceError`` (``code``: why, a
+``Cannot``) and change nothing. Everything random comes from ``seed``.
+``firmware_sim.runner`` runs a device on a pty or TCP under the real clock (``PtyRunner``,
+``TcpRunner``, ``ControlServer``); ``firmware_sim.control`` is the text control channel.
 """
 
-from firmware_sim.device import DeviceError, DeviceStats, SimulatedDevice
+from firmware_sim.device import Cannot, DeviceError, DeviceStats, SimulatedDevice
 from firmware_sim.faults import FaultInjector, FaultSettingError
 from firmware_sim.seats import SimulatedSeatBoard
 from firmware_sim.shoe import Draw, SimulatedShoe
 
 __all__ = [
+    "Cannot",
     "DeviceError",
     "DeviceStats",
     "Draw",

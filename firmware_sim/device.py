@@ -53,8 +53,30 @@ HOST_SILENCE_HEARTBEATS = 3  # lamps go off after this many silent heartbeat int
 TX_BUFFER = 64  # bytes the transmitter holds ahead of the line (with a baud rate)
 
 
+class Cannot(StrEnum):
+    """Why the simulated device refuses a control action, as data (``DeviceError.code``);
+    the words say it for the person at the control channel."""
+
+    BAD_VALUE = "bad_value"  # a setting or an argument out of its range, or not of its kind
+    UNKNOWN_NAME = "unknown_name"  # not one of the names known (a fault, a cheat, ...)
+    BUFFER_FULL = "buffer_full"  # no room for the action's events until the host acks
+    NO_SUCH_FAULT = "no_such_fault"  # this kind of device has no such fault
+    ALREADY_ACTIVE = "already_active"  # the fault is active already
+    NOT_ACTIVE = "not_active"  # the fault is not active
+    ALREADY_OCCUPIED = "already_occupied"  # a seat
+    ALREADY_VACANT = "already_vacant"
+    EMPTY = "empty"  # the shoe holds no card
+    JAMMED = "jammed"  # the shoe is jammed
+    LID_OPEN = "lid_open"  # the shoe's lid is open
+
+
 class DeviceError(LuckTableError, ValueError):
-    """A control action the device cannot perform now; nothing was changed."""
+    """A control action the device cannot perform now (``code``: why); nothing was
+    changed."""
+
+    def __init__(self, message: str, code: Cannot = Cannot.BAD_VALUE) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 @dataclass
@@ -383,7 +405,8 @@ class SimulatedDevice:
             raise DeviceError(
                 f"event buffer full ({len(self._pending)} unacknowledged events, "
                 f"{events} more needed): the device holds the action until the host "
-                "acknowledges"
+                "acknowledges",
+                Cannot.BUFFER_FULL,
             )
 
     def _emit(self, message: Message) -> int:
@@ -401,10 +424,15 @@ class SimulatedDevice:
         if fault not in self.FAULT_CODES:
             allowed = ", ".join(sorted(c.name.lower() for c in self.FAULT_CODES))
             kind = self.KIND.name.lower()
-            raise DeviceError(f"a {kind} has no {fault.name.lower()} fault (it has: {allowed})")
+            said = f"a {kind} has no {fault.name.lower()} fault (it has: {allowed})"
+            raise DeviceError(said, Cannot.NO_SUCH_FAULT)
         if (fault in self.active_faults) == active:
-            state = "already active" if active else "not active"
-            raise DeviceError(f"fault {fault.name.lower()} is {state}")
+            state, why = (
+                ("already active", Cannot.ALREADY_ACTIVE)
+                if active
+                else ("not active", Cannot.NOT_ACTIVE)
+            )
+            raise DeviceError(f"fault {fault.name.lower()} is {state}", why)
         self._require_room()
         message: Message
         if active:
@@ -426,7 +454,8 @@ def parse_enum_text(kind: type[S], value: S | str, what: str) -> S:
         return kind(value.lower())
     except ValueError:
         known = ", ".join(member.value for member in kind)
-        raise DeviceError(f"unknown {what} {value!r}; known: {known}") from None
+        said = f"unknown {what} {value!r}; known: {known}"
+        raise DeviceError(said, Cannot.UNKNOWN_NAME) from None
 
 
 def parse_enum(kind: type[E], value: E | int | str, what: str) -> E:
@@ -435,4 +464,5 @@ def parse_enum(kind: type[E], value: E | int | str, what: str) -> E:
         return kind[value.upper()] if isinstance(value, str) else kind(value)
     except (KeyError, ValueError):
         known = ", ".join(member.name.lower() for member in kind)
-        raise DeviceError(f"unknown {what} {value!r}; known: {known}") from None
+        said = f"unknown {what} {value!r}; known: {known}"
+        raise DeviceError(said, Cannot.UNKNOWN_NAME) from None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from drivers.protocol import UID_MAX, DeviceKind, FaultCode, SeatCard, SeatOccupied
-from firmware_sim.device import DeviceError, SimulatedDevice
+from firmware_sim.device import Cannot, DeviceError, SimulatedDevice
 from firmware_sim.shoe import FOREIGN_DECK, tag_uid
 
 MAX_SEATS = 8
@@ -55,7 +55,8 @@ class SimulatedSeatBoard(SimulatedDevice):
     def _occupancy(self, seat: int, occupied: bool) -> SeatOccupied:
         seat = self._seat(seat)
         if (seat in self.occupied) == occupied:
-            raise DeviceError(f"seat {seat} is already {'occupied' if occupied else 'vacant'}")
+            why = Cannot.ALREADY_OCCUPIED if occupied else Cannot.ALREADY_VACANT
+            raise DeviceError(f"seat {seat} is already {'occupied' if occupied else 'vacant'}", why)
         self._require_room()
         if occupied:
             self.occupied.add(seat)

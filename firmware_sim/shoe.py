@@ -29,7 +29,13 @@ from drivers.protocol import (
     Unreadable,
     tag_order,
 )
-from firmware_sim.device import DeviceError, SimulatedDevice, parse_enum, parse_enum_text
+from firmware_sim.device import (
+    Cannot,
+    DeviceError,
+    SimulatedDevice,
+    parse_enum,
+    parse_enum_text,
+)
 
 DECK_SIZE = 52
 MAX_CARDS = 0xFFFF
@@ -254,11 +260,11 @@ class SimulatedShoe(SimulatedDevice):
         ``disposition`` says whether it went to the reject tray or out unread.
         """
         if not self._cards:
-            raise DeviceError("the shoe is empty: load a deck")
+            raise DeviceError("the shoe is empty: load a deck", Cannot.EMPTY)
         if FaultCode.JAM in self.active_faults:
-            raise DeviceError("the shoe is jammed: clear the jam first")
+            raise DeviceError("the shoe is jammed: clear the jam first", Cannot.JAMMED)
         if FaultCode.LID_OPEN in self.active_faults:
-            raise DeviceError("the shoe's lid is open: close it first")
+            raise DeviceError("the shoe's lid is open: close it first", Cannot.LID_OPEN)
         where = parse_enum(Disposition, disposition, "disposition")
         self._require_room()
         card = self._cards.popleft()

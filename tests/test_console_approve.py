@@ -19,6 +19,7 @@ import pytest
 
 from controller.table import Refuse
 from dealer_ui.approvals import Requests
+from dealer_ui.auth import Denied
 from tests.console_kit import DEALER, SUPERVISOR, Script
 from tests.test_console_browser import console, on_the_shoe, opened, settled_page
 from tests.test_console_taps import checks
@@ -167,11 +168,12 @@ def test_the_requests_api_refuses_what_it_must(tmp_path: Path) -> None:
             approve = f"/api/requests/{call['id']}/approve"
             response = await http.post(approve, json=SUPERVISOR, headers=watch)
             assert response.status_code == 409  # a call is answered, not approved
+            assert response.json()["code"] == Refuse.NOT_AN_INPUT
             other = {**SUPERVISOR, "supervisor": "S999"}
             response = await http.post(
                 f"/api/requests/{void['id']}/approve", json=other, headers=watch
             )
-            assert response.status_code == 403 and "S100" in response.json()["reason"]
+            assert response.status_code == 403 and response.json()["code"] == Denied.NOT_OWN_PIN
             response = await live.post(f"/api/requests/{void['id']}/cancel")
             assert response.status_code == 200
             response = await http.post(

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from controller.rules import Phase
-from controller.table import Table
+from controller.table import Refuse, Table
 from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script
 from tests.test_console_browser import console, on_the_shoe, settled_page
 from tests.test_console_touch import SMALL, journaled, keys, reachable
@@ -193,7 +193,7 @@ def test_a_card_named_by_its_place_is_refused_where_it_must_be(tmp_path: Path) -
             assert response.status_code == 422, response.text  # both
             response = await live.post(path, {**signed, "seat": 1, "place": 2})
             assert response.status_code == 409, response.text
-            assert response.json()["reason"] == "seat 1 has no card 2 in play"
+            assert response.json()["code"] == Refuse.NOT_SEATS_CARD
             response = await live.post(path, {**signed, "seat": 1, "place": 1, "hand": 7})
             assert response.status_code == 409 and response.json()["error"] == "stale"
             # a request by place is well formed when asked, and waits

@@ -24,7 +24,7 @@ from controller.rules import Illegal
 from controller.service import TableService
 from controller.table import Mode, Refuse, Table
 from dealer_ui.archive import Archive, Reading
-from dealer_ui.auth import Auth
+from dealer_ui.auth import Auth, Denied
 from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script, live_table
 from tests.service_kit import simulator
 
@@ -62,8 +62,9 @@ def test_sign_in_sessions_expire_and_failed_attempts_are_journaled_and_limited(
             no_session = await http.post("/api/hands")
             assert no_session.status_code == 403
             assert no_session.json()["error"] == "forbidden"
+            assert no_session.json()["code"] == Denied.SESSION_NEEDED
             bad = await http.post("/api/hands", headers={"Authorization": "Bearer nonsense"})
-            assert bad.status_code == 401 and "sign in again" in bad.json()["reason"]
+            assert bad.status_code == 401 and bad.json()["code"] == Denied.UNKNOWN_SESSION
 
             wrong = {"role": "dealer", "id": DEALER["id"], "pin": "0000"}
             for _ in range(5):
@@ -72,9 +73,11 @@ def test_sign_in_sessions_expire_and_failed_attempts_are_journaled_and_limited(
                 assert response.json() == {
                     "error": "unauthorized",
                     "reason": "wrong dealer id or PIN",
+                    "code": "wrong_pin",
                 }
             limited = await http.post("/api/sessions", json={"role": "dealer", **DEALER})
             assert limited.status_code == 429 and limited.json()["error"] == "rate_limited"
+            assert limited.json()["code"] == Denied.TOO_MANY_ATTEMPTS
             clock.now += 61  # the window has passed
             fresh = await http.post("/api/sessions", json={"role": "dealer", **DEALER})
             assert fresh.status_code == 200 and fresh.json()["expires_in"] == 60
@@ -88,7 +91,7 @@ def test_sign_in_sessions_expire_and_failed_attempts_are_journaled_and_limited(
                 "/api/seats", json={"seat": 2, "player": "Bo", "buy_in": 100}, headers=token
             )
             assert expired.status_code == 401
-            assert expired.json()["reason"] == "the session has expired: sign in again"
+            assert expired.json()["code"] == Denied.SESSION_EXPIRED
             assert live.service.table.seat(2) is None
 
             await live.sign_in()  # the kit's clock-free dealer session is gone: a new one
@@ -96,7 +99,7 @@ def test_sign_in_sessions_expire_and_failed_attempts_are_journaled_and_limited(
             void = await live.post(
                 "/api/supervisor/void", {"supervisor": "S100", "pin": "9999", "why": "test"}
             )
-            assert void.status_code == 401 and "supervisor" in void.json()["reason"]
+            assert void.status_code == 401 and void.json()["code"] == Denied.WRONG_PIN
             assert live.service.position == position  # no table input: nothing changed
             assert live.service.table is table
             player = await live.post("/api/player-tokens", {"seat": 1})
@@ -105,7 +108,7 @@ def test_sign_in_sessions_expire_and_failed_attempts_are_journaled_and_limited(
                 json={"seat": 2, "do": "fold"},
                 headers={"Authorization": f"Bearer {player.json()['token']}"},
             )
-            assert other_seat.status_code == 403 and "seat 1" in other_seat.json()["reason"]
+            assert other_seat.status_code == 403 and other_seat.json()["code"] == Denied.OTHER_SEAT
             final.append(live.service.table)
 
     with caplog.at_level(logging.WARNING, logger="dealer_ui.auth"):
@@ -185,7 +188,7 @@ async def own_decision(live: LiveTable) -> int:
         response = await live.post("/api/player-tokens", {"seat": number})
         tokens[number] = {"Authorization": f"Bearer {response.json()['token']}"}
     other = await live.http.post("/api/decisions", json=body, headers=tokens[seat % 3 + 1])
-    assert other.status_code == 403 and f"seat {seat % 3 + 1}" in other.json()["reason"]
+    assert other.status_code == 403 and other.json()["code"] == Denied.OTHER_SEAT
     own = await live.http.post("/api/decisions", json=body, headers=tokens[seat])
     if own.status_code == 403:  # refused at the API: never reaches the table
         assert own.json()["code"] == Refuse.DEALER_DECIDES, own.text
@@ -424,7 +427,7 @@ def test_a_player_token_ends_when_its_player_leaves_the_seat(tmp_path: Path) -> 
             body = {"seat": 3, "player": "Newcomer", "buy_in": 100}
             (await live.post("/api/seats", body)).raise_for_status()
             after = await live.http.get("/api/view", headers=player)
-            assert after.status_code == 401 and "sign in again" in after.json()["reason"]
+            assert after.status_code == 401 and after.json()["code"] == Denied.UNKNOWN_SESSION
 
     run(scenario)
 

@@ -16,6 +16,7 @@ import websockets
 
 from controller.service import Subscription, Update
 from controller.table import Leave, SitDown, Table, TableInput, TableSettings, apply
+from dealer_ui.auth import Denied
 from dealer_ui.feeds import Feed
 from dealer_ui.views import Role
 from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script, card_names, live_table
@@ -142,7 +143,7 @@ def test_a_player_token_ends_with_its_sitting_also_when_the_same_name_sits_down_
             old = {"Authorization": f"Bearer {first['token']}"}
             refused = await live.http.get("/api/view", headers=old)
             assert refused.status_code == 401, refused.text
-            assert "has left" in refused.json()["reason"]
+            assert refused.json()["code"] == Denied.PLAYER_LEFT
             again = await live.http.get("/api/view", headers=old)  # and it stays ended
             assert again.status_code == 401
             decision = await live.http.post(

@@ -97,7 +97,8 @@ def test_corrections_round_trip_through_json(data):
 def test_bad_corrections_are_refused_with_the_reason(data, message):
     with pytest.raises(IllegalInput) as caught:
         action_from_json(data)
-    assert message in str(caught.value)
+    assert caught.value.code is Illegal.MALFORMED
+    assert message in str(caught.value)  # the words name the field, for the script's author
 
 
 def test_a_card_taken_out_of_play_undealt_leaves_the_stub_one_card_short():

@@ -206,7 +206,8 @@ def test_inputs_round_trip_through_json(data):
 def test_bad_inputs_are_named(data, message):
     with pytest.raises(IllegalInput) as info:
         input_from_json(data)
-    assert message in str(info.value)
+    assert info.value.code is Illegal.MALFORMED
+    assert message in str(info.value)  # the words name the field, for the script's author
 
 
 def test_an_exposed_bonus_card_turns_up_without_a_misdeal():

@@ -24,7 +24,7 @@ from controller.config_file import Api, ConfigError, Credential
 from controller.journal import Journal
 from controller.records import ACCESS
 from controller.table import AlertKind
-from dealer_ui.auth import NOT_CONFIGURED, Auth, AuthError, hash_pin
+from dealer_ui.auth import NOT_CONFIGURED, Auth, AuthError, Denied, hash_pin
 from dealer_ui.pit import create_app as create_pit
 from dealer_ui.pit.config import FloorConfig
 from tests.console_kit import DEALER, SUPERVISOR, LiveTable, live_table
@@ -94,7 +94,7 @@ def test_one_player_token_per_sitting_journaled_and_ended_with_the_sitting(
             # a second token for the same sitting: not on the dealer's word alone
             again = await live.post("/api/player-tokens", {"seat": 1})
             assert again.status_code == 403, again.text
-            assert "supervisor" in again.json()["reason"]
+            assert again.json()["code"] == Denied.SUPERVISOR_NEEDED
             wrong = {"seat": 1, "supervisor": {**SUPERVISOR, "pin": "000000", "why": "lost"}}
             assert (await live.post("/api/player-tokens", wrong)).status_code == 401
             still = await live.http.get("/api/view", headers=bearer(given[0]))
@@ -193,7 +193,7 @@ def test_an_id_guessed_from_many_addresses_is_locked_but_at_the_kiosk(tmp_path: 
                 assert (await kiosk.get("/api/view", headers=at_kiosk)).status_code == 200
                 clock.now += 600
                 idle = await kiosk.get("/api/view", headers=at_kiosk)
-                assert idle.status_code == 401 and "unused for 600 s" in idle.json()["reason"]
+                assert idle.status_code == 401 and idle.json()["code"] == Denied.SESSION_IDLE
 
             # /metrics and /health's details: only to whom the configuration names
             async with client_at(app, "10.0.4.1") as stranger:
@@ -281,7 +281,7 @@ def test_the_floor_services_sign_in_locks_an_id_for_the_hour_and_ends_idle_sessi
             assert client.get("/api/tables", headers=headers).status_code == 200
             clock.now += config.api.session_idle
             idle = client.get("/api/tables", headers=headers)
-            assert idle.status_code == 401 and "unused" in idle.json()["reason"]
+            assert idle.status_code == 401 and idle.json()["code"] == Denied.SESSION_IDLE
 
 
 def test_made_up_ids_cost_no_memory_once_their_hour_is_over() -> None:

@@ -94,7 +94,11 @@ def test_the_pit_needs_a_supervisor(floor):
     assert answer.json()["error"] == "unauthorized"
     wrong = httpx.post(f"{url}/api/sessions", json={**SUPERVISOR, "pin": "0000"}, timeout=TIMEOUT)
     assert wrong.status_code == 401
-    assert wrong.json() == {"error": "unauthorized", "reason": "wrong surveillance id or PIN"}
+    assert wrong.json() == {
+        "error": "unauthorized",
+        "reason": "wrong surveillance id or PIN",
+        "code": "wrong_pin",
+    }
     forged = httpx.get(
         f"{url}/api/tables", headers={"Authorization": "Bearer nope"}, timeout=TIMEOUT
     )

@@ -23,7 +23,7 @@ import pytest
 
 from controller.sim.dealer import Dealer, DealerError, Tally
 from controller.sim.floor import CoreFloor
-from controller.table import Leave, NewHand, SitDown, TableInput, TableSettings
+from controller.table import Leave, NewHand, Refuse, SitDown, TableInput, TableSettings
 from tests.test_sim_command import SIM, field
 from tests.waiting import wait_until
 
@@ -109,7 +109,7 @@ def test_seats_changed_at_the_console_mid_run_keep_the_simulation_going_and_cons
                 leave = http.post("/api/seats/2/leave")
                 if leave.status_code != 409:
                     return leave
-                assert "after the hand" in leave.json()["reason"], leave.text
+                assert leave.json()["code"] == Refuse.SEAT_IN_HAND, leave.text
                 return None
 
             leave = wait_until(left, "the hand in progress ends", DEADLINE, poll=0.05)

@@ -13,6 +13,7 @@ from typing import Any
 
 from controller.config_file import Credential
 from controller.service import TableService
+from controller.table import Refuse
 from dealer_ui.auth import Auth, hash_pin
 from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script, live_table
 from tests.test_console_browser import on_the_shoe
@@ -50,9 +51,7 @@ def test_a_stack_correction_needs_two_supervisors_and_is_journaled_with_both(
             fix = {"seat": 1, "stack": 90, "why": "Chips miscounted"}
             direct = await live.post("/api/supervisor/correct-stack", {**SUPERVISOR, **fix})
             assert direct.status_code == 409, direct.text
-            assert direct.json()["reason"] == (
-                "a stack correction needs a second supervisor's approval (two-person control)"
-            )
+            assert direct.json()["code"] == Refuse.SECOND_NEEDED
             asked = await live.post("/api/requests", {"action": "correct-stack", "body": fix})
             number = asked.json()["id"]
             start = live.service.position
@@ -64,8 +63,7 @@ def test_a_stack_correction_needs_two_supervisors_and_is_journaled_with_both(
             assert [(r["id"], r["approved_by"]) for r in listed] == [(number, "S100")]
             again = await approve(live, number, SUPERVISOR)  # the same supervisor twice
             assert again.status_code == 409
-            assert "S100 has approved request" in again.json()["reason"]
-            assert "another supervisor" in again.json()["reason"]
+            assert again.json()["code"] == Refuse.SECOND_SAME
             dealer = {"supervisor": DEALER["id"], "pin": DEALER["pin"]}  # not a supervisor
             assert (await approve(live, number, dealer)).status_code == 401
             assert live.service.table.seat(1).stack == 100  # type: ignore[union-attr]

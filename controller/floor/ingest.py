@@ -39,6 +39,7 @@ import weakref
 from collections import Counter
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
+from enum import StrEnum
 from typing import Any
 
 import psycopg
@@ -75,14 +76,30 @@ class FloorOrderError(FloorError):
     """A batch that does not follow the floor's confirmed position (a gap or out of order)."""
 
 
+class FloorRefusal(StrEnum):
+    """Why the floor refuses a journal, as data: the kind of the table's alert that says so
+    (``FloorRefusedError.kind``)."""
+
+    JOURNAL_REFUSED = "journal_refused"  # the floor holds it under another table id
+    SECOND_JOURNAL = "second_journal"  # the table id has another journal
+    JOURNAL_DIVERGED = "journal_diverged"  # not the floor's copy (restored from a backup)
+
+
 class FloorRefusedError(FloorError):
-    """The floor refuses the journal: it holds it under another table id, or the table id
-    has another journal. An alert of the table says so too."""
+    """The floor refuses the journal (``kind``: why): it holds it under another table id,
+    or the table id has another journal. An alert of the table says so too."""
+
+    def __init__(self, message: str, kind: FloorRefusal = FloorRefusal.JOURNAL_REFUSED) -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 class FloorDivergedError(FloorRefusedError):
     """The journal is not the floor's copy any more (a journal restored from a backup): its
     chain does not follow the entries the floor holds. An alert of the table says so too."""
+
+    def __init__(self, message: str, kind: FloorRefusal = FloorRefusal.JOURNAL_DIVERGED) -> None:
+        super().__init__(message, kind)
 
 
 def shipped(journal: Journal, table_id: str, table_name: str) -> f.Journal:
@@ -123,7 +140,7 @@ class _Refusal:
     table_id: str
     session: int
     position: int
-    kind: str
+    kind: str  # the alert's: a FloorRefusal, or QUARANTINED (an alert, raised as no error)
     message: str
     remedy: str
     error: type[FloorRefusedError] = FloorRefusedError
@@ -143,7 +160,7 @@ def register(connection: psycopg.Connection, journal: f.Journal, shipper: str = 
         else:
             _alert(connection, journal, found)
     if isinstance(found, _Refusal):
-        raise found.error(f"{found.message}; {found.remedy}")
+        raise found.error(f"{found.message}; {found.remedy}", FloorRefusal(found.kind))
     return found
 
 
@@ -154,7 +171,7 @@ def diverged(connection: psycopg.Connection, journal: f.Journal, at: Session, wh
         at.table_id,
         at.session,
         at.confirmed_position,
-        "journal_diverged",
+        FloorRefusal.JOURNAL_DIVERGED,
         why,
         _DIVERGED_REMEDY,
         FloorDivergedError,
@@ -197,7 +214,7 @@ def _session(
             held[0],
             held[1],
             held[2],
-            "journal_refused",
+            FloorRefusal.JOURNAL_REFUSED,
             f"{who} is table {held[0]}'s, but it is shipped as table {journal.table_id}: "
             f"refused (the floor keeps it as table {held[0]})",
             f"if the table was renamed {journal.table_id}: luck-table floor-bind --config FILE "
@@ -227,7 +244,7 @@ def _session(
             journal.table_id,
             current[0],
             0,
-            "second_journal",
+            FloorRefusal.SECOND_JOURNAL,
             f"{who} is a second journal for table {journal.table_id}: the floor has journal "
             f"{other[0]} ({other[1]}, {other[2] or 'shipper unknown'}) as the table's: refused",
             "two tables configured with one id: give each its own [table] id; a new journal "
@@ -267,7 +284,7 @@ def _alert(connection: psycopg.Connection, journal: f.Journal, refusal: _Refusal
         (
             refusal.table_id,
             refusal.session,
-            refusal.kind,
+            str(refusal.kind),
             refusal.message,
             refusal.remedy,
             refusal.table_id,
@@ -276,7 +293,7 @@ def _alert(connection: psycopg.Connection, journal: f.Journal, refusal: _Refusal
             refusal.table_id,
             refusal.session,
             journal.journal_id,
-            refusal.kind,
+            str(refusal.kind),
         ),
     )
 
@@ -418,7 +435,7 @@ def ingest(connection: psycopg.Connection, batch: f.Batch) -> int:
         elif new:
             last = _ingest(connection, batch, found, new)
     if isinstance(found, _Refusal):
-        raise found.error(f"{found.message}; {found.remedy}")
+        raise found.error(f"{found.message}; {found.remedy}", FloorRefusal(found.kind))
     if not new:
         return found.confirmed_position
     _notify(connection, found, last, batch.status.state)
@@ -484,7 +501,7 @@ def quarantine(
         else:
             _alert(connection, journal, found)
     if isinstance(found, _Refusal):
-        raise found.error(f"{found.message}; {found.remedy}")
+        raise found.error(f"{found.message}; {found.remedy}", FloorRefusal(found.kind))
     _notify(connection, found, entry.position, batch.status.state)
     return entry.position
 
@@ -708,7 +725,7 @@ def _chained(
                 session.table_id,
                 session.session,
                 session.confirmed_position,
-                "journal_diverged",
+                FloorRefusal.JOURNAL_DIVERGED,
                 f"journal {journal.journal_id} ({journal.path}, {shipper}) is not the floor's "
                 f"copy: its entry {entry.position} does not follow the floor's "
                 f"{entry.position - 1} (a journal restored from a backup?); refused, the floor "

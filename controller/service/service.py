@@ -27,7 +27,7 @@ import contextlib
 import gc
 import logging
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
@@ -343,19 +343,19 @@ class TableService:
         no input of the table's."""
         return await self._record_own(item, _unpaused(item, guard))
 
-    async def record_failed_attempt(self, fields: dict[str, Any]) -> int:
+    async def record_failed_attempt(self, fields: Mapping[str, object]) -> int:
         """Journal a refused credential (``fields``: who tried, for what, from where, why):
         see :meth:`record_access`."""
         return await self.record_access("failed_attempt", fields)
 
-    async def record_access(self, kind: str, fields: dict[str, Any]) -> int:
+    async def record_access(self, kind: str, fields: Mapping[str, object]) -> int:
         """Journal an access record of type ``kind`` (a refused credential, a studio token
         issued or revoked) with the service's time: not a table input, the table does not
         change and nothing is published. Returns its journal position."""
         async with self._lock:
             journal = self._running()
             await self._check_clock(journal)
-            record = Input(self._now() / 1000, ACCESS, kind, fields)
+            record = Input(self._now() / 1000, ACCESS, kind, dict(fields))
             positions = await self._append(journal, [record])
         position = positions[0]
         assert position is not None

@@ -34,7 +34,7 @@ from pydantic import AfterValidator, BaseModel, Field, create_model
 
 from controller.floor import store, surveillance
 from controller.floor.migrate import schema_problem
-from dealer_ui.auth import Auth, AuthError, Session
+from dealer_ui.auth import Auth, AuthError, Denied, Session
 from dealer_ui.pit.config import FloorConfig
 from dealer_ui.pit.live import (
     UNAVAILABLE,
@@ -223,7 +223,8 @@ def supervisor(
     """A supervisor's session: 401 without one."""
     session = bearer_session(authorization, auth.session)
     if session is None:
-        raise ApiError(401, "unauthorized", "a supervisor's session is needed: sign in")
+        reason = "a supervisor's session is needed: sign in"
+        raise ApiError(401, "unauthorized", reason, Denied.SESSION_NEEDED)
     return session
 
 
@@ -523,7 +524,8 @@ async def feed_socket(
     def signed() -> Session:
         session = auth.session(token)
         if session is None:
-            raise AuthError(401, "a supervisor's session is needed: sign in")
+            reason = "a supervisor's session is needed: sign in"
+            raise AuthError(401, reason, Denied.SESSION_NEEDED)
         return session
 
     signed_in, _ = await socket_session(socket, signed)

@@ -114,16 +114,17 @@ class TableLinks:
             if token is not None and refused.status == 401 and not pin:
                 self._held = {k: v for k, v in self._held.items() if v != token}
             status = _STATUS.get(refused.status, refused.status)
-            raise ApiError(status, refused.error, f"table {table_id}: {refused.reason}") from None
+            reason = f"table {table_id}: {refused.reason}"
+            raise ApiError(status, refused.error, reason, refused.code) from None
         except (OSError, ValueError) as error:  # not reached, timed out, not JSON
             reason = f"table {table_id}'s console does not answer ({type(error).__name__})"
             raise ApiError(503, "unavailable", reason) from None
 
 
 class _Refused(Exception):
-    def __init__(self, status: int, error: str, reason: str) -> None:
+    def __init__(self, status: int, error: str, reason: str, code: str | None) -> None:
         super().__init__(reason)
-        self.status, self.error, self.reason = status, error, reason
+        self.status, self.error, self.reason, self.code = status, error, reason, code
 
 
 def _http(method: str, url: str, body: Any, token: str | None) -> Any:
@@ -144,4 +145,6 @@ def _http(method: str, url: str, body: Any, token: str | None) -> Any:
         if not isinstance(said, dict):
             said = {}
         reason = str(said.get("reason", error.reason))[:300]
-        raise _Refused(error.code, str(said.get("error", "refused"))[:40], reason) from None
+        code = said.get("code")  # the table's reason code, passed on as it is
+        code = code[:40] if isinstance(code, str) else None
+        raise _Refused(error.code, str(said.get("error", "refused"))[:40], reason, code) from None
