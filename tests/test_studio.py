@@ -24,10 +24,10 @@ import websockets
 
 from controller.config import MIN_STUDIO_DELAY, load_config
 from controller.config_file import ConfigError
-from controller.history.recent import first_after, recent
 from controller.journal import Entry, Journal
 from controller.journal.snapshots import Snapshots
 from controller.recovery import Recovered, Update
+from controller.recovery.lagging import first_after, recent
 from controller.rules import Phase, Rules, parse_card
 from controller.rules.showdown import hand_value
 from controller.table import CardFromShoe, DeckLoaded, NewHand, SitDown, Table, TableSettings, apply
