@@ -8,9 +8,10 @@ the journal's inputs gives the same table, byte for byte in ``to_json``. Driving
     step.table, step.effects         # the new table and what to tell people, in order
     step.refused                     # the reason when the input was not taken, else None
     step.refusal.code                # ... and why, as data (``Refuse``, the engine's ``Illegal``)
-    step = step.then(LinkUp(at=t, device=Device.SHOE))  # the next input, from the last step
-    step = step.then(NewHand(at=t))
-    read = CardRead(seq, card, read_counter, uid)  # a device's event (``drivers.events``)
+    loaded = DeckLoaded(seq, deck_id, 52, 52)   # a device's event (``drivers.events``)
+    step = step.then(FromDevice(at=t, device=Device.SHOE, seq=seq, event=loaded))  # the next
+    step = step.then(NewHand(at=t))                # input, from the last step
+    read = CardRead(seq, card, read_counter, uid)  # the shoe's events, as its driver has them
     step = step.then(FromDevice(at=t, device=Device.SHOE, seq=seq, event=read))
     step = step.then(Decide(at=t, seat=4, do=Do.CALL))   # a player's decision
     step.signals                     # Signals(display="DEAL: seat 3, face up", lamps=Lamps(...))

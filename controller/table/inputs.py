@@ -123,7 +123,7 @@ class FromDevice(TableInput):
     (:data:`DEVICE_FORMS`): a tag and the fields the table acts on, in the table's names.
     """
 
-    tag = "device_event"
+    tag = "device_event"  # its records are tagged by its form (``form.tag``: ``card_read``)
     device: Device
     event: ev.DeviceEvent
     seq: int | None = None
