@@ -35,6 +35,7 @@ from controller.table import (
 )
 from controller.table.streams import WAIT_MS
 from drivers import events as ev
+from drivers import protocol
 from drivers.protocol import tag_order
 from firmware_sim.device import DeviceError
 from firmware_sim.shoe import FOREIGN_DECK, Cheat, Tagged, tag_uid, tagged_deck, tamper
@@ -286,7 +287,8 @@ class CoreFloor:
         if unread is None:
             self._event(Device.SHOE, ev.CardRead(seq, card.code, self._reads, card.uid))
         else:
-            self._event(Device.SHOE, ev.CardUnreadable(seq, self._reads, unread))
+            disposition = protocol.Disposition[unread.name]
+            self._event(Device.SHOE, ev.CardUnreadable(seq, self._reads, disposition))
         return card.card
 
     async def place(self, seat: int, card: int, lands_at: int) -> None:

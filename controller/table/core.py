@@ -431,7 +431,7 @@ def _replace_deck(table: Table, at: int, fx: list[Effect]) -> Table:
 
 
 def _card_unreadable(table: Table, event: ev.CardUnreadable, at: int, fx: list[Effect]) -> Table:
-    if event.disposition is Disposition.REJECT_TRAY:
+    if Disposition[event.disposition.name] is Disposition.REJECT_TRAY:
         fx.append(told.Rejected())
         return table
     why = _not_due(table)

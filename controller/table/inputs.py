@@ -38,7 +38,6 @@ from controller.rules import Card, Do, parse_card
 from controller.table.settings import TableSettings
 from controller.text import Id, Name, Reason
 from drivers import events as ev
-from drivers import protocol
 from luck_errors import LuckTableError
 
 
@@ -56,10 +55,6 @@ class Device(StrEnum):
         return self.value.replace("_", " ")
 
 
-#: Where an unreadable card went: the protocol's, as the shoe's event carries it.
-Disposition = protocol.Disposition
-
-
 class Fault(StrEnum):
     """Device faults, as the wire protocol names them."""
 
@@ -68,6 +63,14 @@ class Fault(StrEnum):
     READER = "reader"  # the shoe's reader or a seat-board card reader failed
     TAMPER = "tamper"  # enclosure opened or seal broken
     SENSOR = "sensor"  # seat board: a seat sensor failed
+
+
+class Disposition(StrEnum):
+    """Where an unreadable card went, in the table's words (the shoe's event carries the
+    protocol's, ``drivers.protocol.Disposition``, of the same names)."""
+
+    REJECT_TRAY = "reject_tray"  # diverted to the reject tray: not in play
+    DEALT_UNREAD = "dealt_unread"  # it left the shoe unread: it is on the table
 
 
 class By(StrEnum):
