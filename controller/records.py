@@ -5,9 +5,9 @@ The journal keeps each device event as the driver reported it (source ``device``
 input as the table core's own record (source ``table``: ``item.to_json()``). A device's
 event is the table core's input as it is (``FromDevice``: the event with its time, its
 device's kind and its ``seq``), so that nothing is copied field by field: a new device
-message needs nothing here. A refused credential (a failed
-sign-in or supervisor PIN) is kept too, as an audit record of source ``access``: it is not
-a table input and stands for none. :func:`table_inputs` turns any record into the table
+message needs nothing here. A refused credential (a failed sign-in or supervisor PIN) is
+kept too, as an audit record of source ``access``: it is not a table input and stands
+for none. :func:`table_inputs` turns any record into the table
 inputs it stands for, the same way live and in recovery, so replaying the journal gives the
 same table. The time of a record is the input's ``at``: the service
 journals ``at / 1000`` as ``recorded_at`` and reads it back with :func:`at_of`.
