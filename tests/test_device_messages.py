@@ -11,6 +11,7 @@ stored fields byte for byte.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import get_args
 
@@ -21,6 +22,7 @@ from controller.journal.chain import stored
 from controller.journal.device_events import EVENT_TYPES
 from controller.records import table_inputs
 from controller.table import Device, FromDevice, input_from_json
+from controller.table.inputs import CODEC, form_of
 from drivers import events as ev
 from drivers.protocol import decode_frame, from_dict
 from drivers.session import device_event
@@ -93,3 +95,23 @@ def test_a_device_message_goes_from_the_wire_to_the_table_and_back_byte_for_byte
     # service) the input is in its table form, which reads back to the same form.
     form = item.to_json()
     assert input_from_json(form).to_json() == form
+
+
+@dataclass(frozen=True)
+class ChipTrayCounted(ev.SequencedEvent):
+    """A device message the protocol does not have: what a new one looks like."""
+
+    chips: int
+    tray: bytes
+
+
+def test_a_new_message_needs_no_table_form_of_its_own():
+    """A message declared with no table form is written as the codec writes its event,
+    under its class's name, with its device, and reads back as the same input."""
+    form = form_of(ChipTrayCounted)  # not a member of DeviceEvent
+    assert (form.tag, form.names) == ("chip_tray_counted", (("chips", "chips"), ("tray", "tray")))
+    event = ChipTrayCounted(9, 250, b"\x01\x02")
+    item = FromDevice(at=5, device=Device.SHOE, seq=9, event=event)
+    data = {"type": "chip_tray_counted", "at": 5, "device": "shoe", "chips": 250, "tray": "0102"}
+    assert item.to_json() == {**data, "seq": 9}
+    assert form.read({k: v for k, v in item.to_json().items() if k != "type"}, CODEC) == item
