@@ -57,8 +57,8 @@ from controller.rules.hand_tables import MIN_CARDS
 from controller.rules.showdown import hand_value
 from controller.service import Subscription, TableService, Update
 from controller.table import (
-    CardFromShoe,
-    DeckLoaded,
+    Device,
+    FromDevice,
     NewHand,
     SitDown,
     Table,
@@ -67,6 +67,7 @@ from controller.table import (
 )
 from dealer_ui.auth import AuthError, Denied
 from dealer_ui.feeds import Changes
+from drivers import events as ev
 
 log = logging.getLogger(__name__)
 
@@ -612,7 +613,8 @@ def hand_started(seats: Iterable[int]) -> Table:
     table = Table(TableSettings(seat_board=False))
     for seat in seats:
         table = apply(table, SitDown(at=0, seat=seat, player=f"P{seat}", buy_in=100)).table
-    table = apply(table, DeckLoaded(at=0, count=52)).table
+    loaded = ev.DeckLoaded(0, 0, 52, 52)  # a shoe that registers no deck
+    table = apply(table, FromDevice(at=0, device=Device.SHOE, event=loaded)).table
     return apply(table, NewHand(at=0)).table
 
 
@@ -624,7 +626,8 @@ def worker_ready(nice: int = WORKER_NICE) -> None:
         os.nice(nice)
     table = hand_started(range(1, 9))
     for code in range(16):  # two hole cards to each of 8 seats
-        table = apply(table, CardFromShoe(at=0, code=code)).table
+        read = ev.CardRead(0, code, 0, b"")
+        table = apply(table, FromDevice(at=0, device=Device.SHOE, event=read)).table
     assert table.hand is not None
     hand_odds(table.hand, seed=0)
 

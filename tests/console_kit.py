@@ -22,11 +22,12 @@ import httpx
 
 from controller.rules import DECK, Card, Do, parse_card
 from controller.service import TableService
-from controller.table import CardFromShoe, Decide, DeckLoaded, NewHand, Table, apply
+from controller.table import Decide, NewHand, Table, apply
 from dealer_ui import serve
 from dealer_ui.auth import Auth
 from dealer_ui.server import Served
 from firmware_sim.process import AsyncControl as Control
+from tests.device_inputs import card_read, deck_loaded
 from tests.service_kit import DEALER, SUPERVISOR, config
 from tests.waiting import async_wait_until
 
@@ -87,7 +88,7 @@ class Script:
         wanted = {(seat, street): parse_card(name) for seat, street, name in self.up_cards}
         pool = [card for card in DECK if card not in wanted.values()]
         order: list[Card] = []
-        table = apply(table, DeckLoaded(at=0, count=52)).table
+        table = apply(table, deck_loaded(at=0, count=52)).table
         step = apply(table, NewHand(at=0))
         assert not step.refused, step.refused
         table = step.table
@@ -98,7 +99,7 @@ class Script:
                 card = wanted.pop((waiting.seat, waiting.street), None) if waiting.up else None
                 card = pool.pop(0) if card is None else card
                 order.append(card)
-                table = apply(table, CardFromShoe(at=0, code=int(card))).table
+                table = apply(table, card_read(at=0, code=int(card))).table
             else:
                 assert isinstance(move, Decide)
                 table = apply(table, move).table

@@ -27,11 +27,9 @@ from controller.records import record_of
 from controller.recovery import initial_table
 from controller.rules import Do
 from controller.table import (
-    CardFromShoe,
     Configure,
     Decide,
-    DeckCard,
-    DeckLoaded,
+    FromDevice,
     Leave,
     NewHand,
     Rebuy,
@@ -43,6 +41,7 @@ from controller.table import (
     apply,
 )
 from controller.table.settings import Protection
+from tests.device_inputs import card_read, deck_card, deck_loaded
 from tests.floor_scratch import ADMIN, admin, scratch_database
 from tests.waiting import wait_until
 
@@ -91,8 +90,8 @@ class JournalWriter:
     def register(self, deck: int, tags: Sequence[str]) -> None:
         """The shoe registers deck ``deck`` (``tags``: each card's tag UID, by code)."""
         for code, uid in enumerate(tags):
-            self.ok(DeckCard(at=0, deck=deck, code=code, uid=uid))
-        self.ok(DeckLoaded(at=0, count=52, deck=deck))
+            self.ok(deck_card(at=0, deck=deck, code=code, uid=uid))
+        self.ok(deck_loaded(at=0, count=52, deck=deck))
 
     def tag_checks(self, deck: int, tags: Sequence[str]) -> None:
         """Tag checks from now on: each hand's deck is ``deck``, registered with ``tags``,
@@ -107,7 +106,7 @@ class JournalWriter:
         with ``out_of_turn`` a card drawn early is held. The cards left in the deck."""
         deck = rng.sample(range(52), 52)
         if self.deck is None:
-            self.ok(DeckLoaded(at=0, count=52))
+            self.ok(deck_loaded(at=0, count=52))
         else:
             self.register(*self.deck)
         self.ok(NewHand(at=0))
@@ -150,9 +149,9 @@ class JournalWriter:
             else:
                 self.ok(Decide(at=0, seat=waiting.seat, do=Do.SHOW))
 
-    def read(self, code: int) -> CardFromShoe:
+    def read(self, code: int) -> FromDevice:
         """The shoe reads card ``code`` (with its tag, with tag checks)."""
-        return CardFromShoe(at=0, code=code, uid="" if self.deck is None else self.deck[1][code])
+        return card_read(at=0, code=code, uid="" if self.deck is None else self.deck[1][code])
 
     def journal_last(self) -> int:
         return max((entry.position for entry in self.journal.entries()), default=0)

@@ -4,16 +4,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from controller.rules import Do, Effect, Rules, parse_card
 from controller.table import (
     AlertKind,
-    CardAtSeat,
-    CardFromShoe,
     Decide,
-    DeckLoaded,
     NewHand,
     Refusal,
     ResolveAlert,
@@ -27,6 +25,7 @@ from controller.table import (
 )
 from controller.table.inputs import Remedy
 from controller.table.settings import Protection
+from tests.device_inputs import card_at_seat, card_read, deck_loaded
 
 
 def code(card: str) -> int:
@@ -53,7 +52,7 @@ class TableDriver:
             settings = replace(settings, protection=protection)
         return cls(Table(settings))
 
-    def feed(self, make: type[TableInput], **fields: Any) -> Step:
+    def feed(self, make: Callable[..., TableInput], **fields: Any) -> Step:
         """Apply ``make(at=now, **fields)``; returns the step (refused or not)."""
         self.clock += 250
         item = make(at=self.clock, **fields)
@@ -63,12 +62,12 @@ class TableDriver:
         self.effects.extend(step.effects)
         return step
 
-    def ok(self, make: type[TableInput], **fields: Any) -> Step:
+    def ok(self, make: Callable[..., TableInput], **fields: Any) -> Step:
         step = self.feed(make, **fields)
         assert step.refused is None, step.refused
         return step
 
-    def refusal(self, make: type[TableInput], **fields: Any) -> Refusal:
+    def refusal(self, make: Callable[..., TableInput], **fields: Any) -> Refusal:
         """Apply ``make(at=now, **fields)``, which must be refused: the refusal (its code
         and words); the table unchanged."""
         before = self.dump()
@@ -77,7 +76,7 @@ class TableDriver:
         assert self.dump() == before
         return step.refusal
 
-    def refused(self, make: type[TableInput], **fields: Any) -> Why:
+    def refused(self, make: Callable[..., TableInput], **fields: Any) -> Why:
         """Why ``make(at=now, **fields)`` is refused (see :meth:`refusal`): its code."""
         return self.refusal(make, **fields).code
 
@@ -90,7 +89,7 @@ class TableDriver:
         """Seat the players (if given), load a deck and start a hand."""
         if stacks:
             self.seat(stacks)
-        self.ok(DeckLoaded, count=52)
+        self.ok(deck_loaded, count=52)
         self.ok(NewHand)
         return self
 
@@ -98,9 +97,9 @@ class TableDriver:
         """Draw each card; with ``confirm`` the seat board reports it at its seat."""
         for token in cards.split():
             waiting = self.table.hand.waiting_for if self.table.in_hand else None
-            self.ok(CardFromShoe, code=code(token))
+            self.ok(card_read, code=code(token))
             if confirm and waiting is not None and waiting.seat is not None:
-                self.ok(CardAtSeat, seat=waiting.seat, code=code(token))
+                self.ok(card_at_seat, seat=waiting.seat, code=code(token))
         return self
 
     def act(self, seat: int, do: str, to: int | None = None) -> Step:

@@ -101,7 +101,9 @@ def test_table_inputs_keep_their_stored_form():
         "why": "misread",
     }
     assert input_from_json(data) == item
-    assert set(INPUT_TYPES) >= {"correct_card", "device_fault", "configure"}
+    assert set(INPUT_TYPES) >= {"correct_card", "configure"}
+    fault = {"type": "device_fault", "at": 5, "device": "shoe", "fault": "jam", "seq": 2}
+    assert input_from_json(fault).to_json() == fault  # a device's event, in the table's form
     assert Fault("jam").value == "jam"
 
 

@@ -24,10 +24,7 @@ from controller.journal import Journal, JournalError
 from controller.rules import Dest, Do, Rules
 from controller.service import TableService
 from controller.table import (
-    CardFromShoe,
-    CardUnreadable,
     Decide,
-    DeckLoaded,
     Disposition,
     Mode,
     NewHand,
@@ -40,6 +37,7 @@ from controller.table.settings import Protection
 from dealer_ui.auth import Auth
 from dealer_ui.views import view
 from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script, card_names, live_table
+from tests.device_inputs import card_read, card_unreadable, deck_loaded
 from tests.service_kit import simulator
 from tests.test_dealer_ui_leaks import forbidden
 
@@ -381,17 +379,17 @@ def played(**rules: Any) -> list[Table]:
         table = apply(table, SitDown(at=0, seat=seat, player=f"P{seat}", buy_in=100)).table
     script = Script()
     order = iter(script.deck(table))
-    table = apply(apply(table, DeckLoaded(at=0, count=52)).table, NewHand(at=0)).table
+    table = apply(apply(table, deck_loaded(at=0, count=52)).table, NewHand(at=0)).table
     tables = [table]
     paused = False
     while (move := script.move(table)) is not None:
         if move == "deal":
             if not paused and table.signals.mode is Mode.BONUS_CARD:
                 tables.append(
-                    apply(table, CardUnreadable(at=0, disposition=Disposition.DEALT_UNREAD)).table
+                    apply(table, card_unreadable(at=0, disposition=Disposition.DEALT_UNREAD)).table
                 )
                 paused = True
-            step = apply(table, CardFromShoe(at=0, code=int(next(order))))
+            step = apply(table, card_read(at=0, code=int(next(order))))
         else:
             assert isinstance(move, Decide)
             step = apply(table, move)

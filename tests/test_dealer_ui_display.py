@@ -4,9 +4,10 @@ every field of every role's view, exactly."""
 from __future__ import annotations
 
 from controller.rules import parse_card
-from controller.table import CardFromShoe, DeckLoaded, Mode, NewHand
+from controller.table import Mode, NewHand
 from dealer_ui.models import ViewOut
 from dealer_ui.views import Role, view
+from tests.device_inputs import card_read, deck_loaded
 from tests.table_driver import TableDriver
 from tests.test_dealer_ui_views import fourth_street_burned, third_street
 
@@ -25,7 +26,7 @@ def test_the_public_and_the_players_read_the_table_not_the_dealers_instructions(
     driver = fourth_street_burned()
     assert driver.table.signals.mode is Mode.DEAL  # the burn is out
     assert view(driver.table, Role.PUBLIC)["display"] == "Fourth street: dealing"
-    driver.ok(CardFromShoe, code=int(parse_card("Kd")))  # a card already in play: the pause
+    driver.ok(card_read, code=int(parse_card("Kd")))  # a card already in play: the pause
     assert driver.table.signals.mode is Mode.PAUSED
     assert driver.table.signals.display.startswith("PAUSED: ")
     for role, seat in ((Role.PUBLIC, None), (Role.PLAYER, 1)):  # the pause, not the alert
@@ -41,7 +42,7 @@ def test_the_display_s_mode_follows_the_hand_and_hides_the_burn_from_the_broadca
     driver = TableDriver.make(seat_board=False)
     assert driver.table.signals.mode is Mode.LOAD_DECK
     assert view(driver.table, Role.PUBLIC)["mode"] == Mode.BETWEEN_HANDS
-    driver.ok(DeckLoaded, count=52)
+    driver.ok(deck_loaded, count=52)
     assert driver.table.signals.mode is Mode.WAITING_FOR_PLAYERS
     driver.seat({1: 200, 2: 200})
     assert driver.table.signals.mode is Mode.READY
@@ -58,7 +59,7 @@ def test_the_display_s_mode_follows_the_hand_and_hides_the_burn_from_the_broadca
 
 def test_the_openapi_view_model_holds_every_field_of_every_role_s_view() -> None:
     driver = fourth_street_burned()
-    driver.ok(CardFromShoe, code=int(parse_card("Kd")))  # an alert with its card
+    driver.ok(card_read, code=int(parse_card("Kd")))  # an alert with its card
     for table in (TableDriver.make().table, third_street().table, driver.table):
         for role in Role:
             seen = view(table, role, 1 if role is Role.PLAYER else None)

@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 
 from controller.rules import Reveal, parse_card
-from controller.table import AlertKind, CardFromShoe, Mode, Rebuy, VoidHand
+from controller.table import AlertKind, Mode, Rebuy, VoidHand
 from controller.table.effects import Supervised, Words
 from dealer_ui.models import ViewOut
 from dealer_ui.views import Role, effects_view, view, visible_cards
+from tests.device_inputs import card_read
 from tests.table_driver import TableDriver
 
 # seat 1: Kd 2c down, 4c up (its bonus card is due at once); seat 2: Ah Ad down
@@ -81,7 +82,7 @@ def test_the_choices_go_to_the_dealer_and_to_the_player_to_act_only() -> None:
     assert view(driver.table, Role.PLAYER, actor)["choices"] == legal
     assert view(driver.table, Role.PLAYER, other)["choices"] == []
     assert view(driver.table, Role.PUBLIC)["choices"] == []
-    driver.feed(CardFromShoe, code=51)  # drawn while a player is to act: the table pauses
+    driver.feed(card_read, code=51)  # drawn while a player is to act: the table pauses
     assert driver.table.paused and hand.waiting_for == driver.table.hand.waiting_for
     for role, seat in ((Role.DEALER, None), (Role.SURVEILLANCE, None), (Role.PLAYER, actor)):
         paused = view(driver.table, role, seat)
@@ -90,7 +91,7 @@ def test_the_choices_go_to_the_dealer_and_to_the_player_to_act_only() -> None:
 
 def test_card_names_in_alerts_and_effects_are_hidden_from_whom_may_not_see_them() -> None:
     driver = third_street().read("Qh 9s")
-    step = driver.feed(CardFromShoe, code=51)  # drawn while seat 1 is to act
+    step = driver.feed(card_read, code=51)  # drawn while seat 1 is to act
     alert = driver.table.alerts[-1]
     assert alert.kind is AlertKind.CARD_OUT_OF_TURN and str(alert.card) == "As"
     dealer_alert = view(driver.table, Role.DEALER)["alerts"][-1]

@@ -4,21 +4,25 @@ back to the journal, byte for byte.
 A vector's frame is decoded (``drivers.protocol``) and made the driver's event
 (``drivers.session.device_event``), journaled as the service journals it (a real SQLite
 journal), read back as the table core's input (``controller.records.table_inputs``, what
-the service applies and recovery replays), and that input made the journal's record again
-(``DeviceMessage.event_fields``, given the fields the table does not act on): the record
-must be the one journaled, its stored fields byte for byte.
+the service applies and recovery replays: ``FromDevice``, the driver's event itself), and
+that input made the journal's record again: the record must be the one journaled, its
+stored fields byte for byte.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import get_args
 
 import pytest
 
-from controller.journal import DeviceId, Input, Journal, to_input
+from controller.journal import DeviceId, Journal, to_input
 from controller.journal.chain import stored
-from controller.journal.device_events import EVENT_TYPES, build_event
-from controller.records import DEVICE_MESSAGES, MESSAGE_OF_INPUT, table_inputs
+from controller.journal.device_events import EVENT_TYPES
+from controller.records import table_inputs
+from controller.table import Device, FromDevice, input_from_json
+from controller.table.inputs import CODEC, form_of
 from drivers import events as ev
 from drivers.protocol import decode_frame, from_dict
 from drivers.session import device_event
@@ -41,11 +45,12 @@ def _device(event: ev.Event) -> DeviceId:
 
 
 def test_the_vectors_hold_every_device_message():
-    """The round trip below covers each device event the drivers report."""
+    """The round trip below covers each device event the drivers report, and each is a
+    device's input of the table core."""
     reported = {type(_event(version, vector)) for version, vector in (p.values for p in MESSAGES)}
     sequenced = {cls for cls in EVENT_TYPES.values() if issubclass(cls, ev.SequencedEvent)}
     assert reported == sequenced
-    assert {message.event for message in DEVICE_MESSAGES.values()} == sequenced
+    assert set(get_args(ev.DeviceEvent)) == sequenced
 
 
 def _event(version: int, vector: dict) -> ev.DeviceEvent:
@@ -69,21 +74,14 @@ def test_a_device_message_goes_from_the_wire_to_the_table_and_back_byte_for_byte
     items = table_inputs(entry, "the vector's record")
     assert len(items) == 1
     (item,) = items
-    message = MESSAGE_OF_INPUT[type(item)]
-    assert message is DEVICE_MESSAGES[entry.type]
+    assert isinstance(item, FromDevice)
+    assert item.event == event  # the driver's own event, no field copied by hand
     assert item.at == 1_765_000_000_125
-    seq = item.seq  # every device message's input has one
-    assert seq == vector["seq"]
+    assert item.seq == item.event.seq == vector["seq"]
+    assert item.device is Device(device.kind)
 
-    # Back: the table's input and what the device said beside it give the record again.
-    beside = {name: entry.fields[name] for name in message.device_only}
-    if message.taken is not None:  # a field the table did not take (an unregistered deck's id)
-        taken = message.taken(entry.fields)
-        beside |= {name: value for name, value in entry.fields.items() if name not in taken}
-    fields = message.event_fields(item, beside)
-    again = build_event(message.event, fields, seq, entry.type)
-    assert again == event
-    rewritten = to_input(again, device, entry.recorded_at)
+    # Back: the table's input is the record again.
+    rewritten = to_input(item.event, device, entry.recorded_at)
     assert (rewritten.source, rewritten.type, rewritten.seq, rewritten.device) == (
         entry.source,
         entry.type,
@@ -93,24 +91,27 @@ def test_a_device_message_goes_from_the_wire_to_the_table_and_back_byte_for_byte
     assert stored(rewritten.fields) == stored(entry.fields)
     assert stored(rewritten.fields) == stored(written.fields)
 
+    # Among the table's own records (a snapshot's waiting report, an input given to the
+    # service) the input is in its table form, which reads back to the same form.
+    form = item.to_json()
+    assert input_from_json(form).to_json() == form
 
-def test_the_table_does_not_take_a_device_field_it_is_not_given():
-    """Going back needs every field the table does not carry: none is invented."""
-    item = table_inputs(
-        Input(
-            1.0,
-            "device",
-            "CardRead",
-            {"card": 5, "read_counter": 9, "uid": "04"},
-            DeviceId("shoe", "S", 1),
-            3,
-        ),
-    )[0]
-    message = MESSAGE_OF_INPUT[type(item)]
-    with pytest.raises(ValueError, match="read_counter"):
-        message.event_fields(item, {})
-    assert message.event_fields(item, {"read_counter": 9}) == {
-        "card": 5,
-        "read_counter": 9,
-        "uid": "04",
-    }
+
+@dataclass(frozen=True)
+class ChipTrayCounted(ev.SequencedEvent):
+    """A device message the protocol does not have: what a new one looks like."""
+
+    chips: int
+    tray: bytes
+
+
+def test_a_new_message_needs_no_table_form_of_its_own():
+    """A message declared with no table form is written as the codec writes its event,
+    under its class's name, with its device, and reads back as the same input."""
+    form = form_of(ChipTrayCounted)  # not a member of DeviceEvent
+    assert (form.tag, form.names) == ("chip_tray_counted", (("chips", "chips"), ("tray", "tray")))
+    event = ChipTrayCounted(9, 250, b"\x01\x02")
+    item = FromDevice(at=5, device=Device.SHOE, seq=9, event=event)
+    data = {"type": "chip_tray_counted", "at": 5, "device": "shoe", "chips": 250, "tray": "0102"}
+    assert item.to_json() == {**data, "seq": 9}
+    assert form.read({k: v for k, v in item.to_json().items() if k != "type"}, CODEC) == item

@@ -23,7 +23,8 @@ from controller.floor.retention import partitions, retire
 from controller.history.hands import RecordedHand, recorded_hands
 from controller.journal import Journal
 from controller.rules import Rules
-from controller.table import Configure, DeckLoaded, Leave, NewHand, Rebuy, SitDown
+from controller.table import Configure, Leave, NewHand, Rebuy, SitDown
+from tests.device_inputs import deck_loaded
 from tests.floor_kit import JournalWriter, floor_database
 from tests.pit_kit import SUPERVISOR, TIMEOUT, floor_config, pit_database, start_floor
 from tests.pit_kit import ship as ship_to
@@ -60,7 +61,7 @@ def write_house_journal(path: Path, start: int = START) -> dict[int, str | None]
         if number == 3:
             writer.clock += int((BREAK + timedelta(minutes=1)).total_seconds() * 1000)
         deck = rng.sample(range(52), 52)
-        writer.ok(DeckLoaded(at=0, count=52))
+        writer.ok(deck_loaded(at=0, count=52))
         writer.ok(NewHand(at=0, dealer=dealer))
         writer.play_on(rng, deck)
         dealers[number] = dealer
@@ -323,7 +324,7 @@ def test_time_charges_are_the_hands_and_the_days(floor, tmp_path):
     for number in range(1, 5):
         if number == 3:
             writer.clock += 31 * 60 * 1000  # past the next half hour's boundary
-        writer.ok(DeckLoaded(at=0, count=52))
+        writer.ok(deck_loaded(at=0, count=52))
         before = writer.table.time_collected
         writer.ok(NewHand(at=0, dealer="D1"))
         charged[number] = writer.table.time_collected - before

@@ -19,21 +19,13 @@ from controller.intake import Intake
 from controller.journal import Journal
 from controller.journal.device_events import to_input
 from controller.records import record_of
-from controller.table import (
-    CardFromShoe,
-    Configure,
-    DeckLoaded,
-    NewHand,
-    Remedy,
-    ResolveAlert,
-    SitDown,
-    TableSettings,
-)
+from controller.table import Configure, NewHand, Remedy, ResolveAlert, SitDown, TableSettings
 from controller.table.inputs import Device
 from controller.table.settings import Protection
 from drivers.session import LinkConfig
 from firmware_sim.runner import PtyRunner
 from firmware_sim.shoe import SimulatedShoe, tag_uid
+from tests.device_inputs import card_read, deck_loaded
 from tests.floor_kit import TIMEOUT, JournalWriter, floor_database
 from tests.pit_kit import SUPERVISOR, floor_config, pit_database, start_floor
 from tests.pit_kit import ship as pit_ship
@@ -67,7 +59,7 @@ def table_journal(path: Path, tags: list[str], deck: int, hands: int) -> Journal
     writer.register(deck, tags)
     for _ in range(hands):
         writer.ok(NewHand(at=0))
-        writer.ok(CardFromShoe(at=0, code=7, uid="04deadbeef"))  # a foreign card: paused
+        writer.ok(card_read(at=0, code=7, uid="04deadbeef"))  # a foreign card: paused
         if writer.table.hand_number < hands:
             alert = writer.table.alerts[-1].id
             writer.ok(replace_deck(alert))
@@ -131,7 +123,7 @@ def test_a_table_without_registered_decks_shows_no_tag_checks_and_its_deck_age(f
     writer = JournalWriter(tmp_path / "t.db", CLOCK)
     for seat in (1, 2):
         writer.ok(SitDown(at=0, seat=seat, player=f"P{seat}", buy_in=500))
-    writer.ok(DeckLoaded(at=0, count=52))  # an old shoe, no tag checks (the default)
+    writer.ok(deck_loaded(at=0, count=52))  # an old shoe, no tag checks (the default)
     writer.ok(NewHand(at=0))
     ship(floor, writer.journal, "T-09")
     (table,) = store.tables(floor)

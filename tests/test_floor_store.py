@@ -32,15 +32,8 @@ from controller.journal import Journal
 from controller.journal.snapshots import Snapshots
 from controller.records import record_of
 from controller.recovery import initial_table
-from controller.table import (
-    CardFromShoe,
-    ChangeSeat,
-    DeckLoaded,
-    Leave,
-    NewHand,
-    SitDown,
-    VoidHand,
-)
+from controller.table import ChangeSeat, Leave, NewHand, SitDown, VoidHand
+from tests.device_inputs import card_read, deck_loaded
 from tests.floor_kit import JournalWriter, floor_database, write_journal
 from tests.service_kit import write_config
 from tests.test_journal_writer import EARLIER_SCHEMA
@@ -263,7 +256,7 @@ def test_the_views_answer_on_known_data(floor, tmp_path):
     path = write_journal(tmp_path / "t.sqlite")
     writer = JournalWriter(path, clock=1_900_000_000_000)
     writer.table = point_at(writer.journal, Snapshots(path), writer.journal_last()).table
-    writer.ok(CardFromShoe(at=0, code=5))  # a card with no hand in progress: an open alert
+    writer.ok(card_read(at=0, code=5))  # a card with no hand in progress: an open alert
     writer.close()
     with Journal.open(path, create=False) as journal:
         for batch in batches(journal, 50):
@@ -485,12 +478,12 @@ def test_a_void_hand_and_the_alert_it_clears_name_the_supervisor(floor, tmp_path
     writer = JournalWriter(path)
     for seat in (1, 2):
         writer.ok(SitDown(at=0, seat=seat, player=f"P{seat}", buy_in=200))
-    writer.ok(DeckLoaded(at=0, count=52))
+    writer.ok(deck_loaded(at=0, count=52))
     writer.ok(NewHand(at=0))
     deck = iter(range(52))
     while writer.table.hand is not None and writer.table.hand.waiting_for.kind == "card":
-        writer.ok(CardFromShoe(at=0, code=next(deck)))
-    writer.ok(CardFromShoe(at=0, code=next(deck)))  # drawn while a decision is due: an alert
+        writer.ok(card_read(at=0, code=next(deck)))
+    writer.ok(card_read(at=0, code=next(deck)))  # drawn while a decision is due: an alert
     writer.ok(VoidHand(at=0, who="S200", why="misdeal"))
     writer.close()
     with Journal.open(path, create=False) as journal:

@@ -21,8 +21,9 @@ from controller.recovery import recover
 from controller.sim.core_journal import CoreJournal
 from controller.sim.dealer import Dealer, Tally
 from controller.sim.floor import DECK_ID, CoreFloor
-from controller.table import CardAtSeat, CardFromShoe, DeckCard, DeckLoaded, Table, TableSettings
+from controller.table import Device, FromDevice, Table, TableSettings
 from drivers import events as ev
+from tests.device_inputs import card_at_seat, card_read, deck_card, deck_loaded
 
 pytestmark = pytest.mark.slow  # a core run and a service's journal
 
@@ -48,13 +49,16 @@ def test_device_events_with_tags_are_journaled_as_reported_and_give_the_tables_i
         ev.CardAtSeat(8, 3, None),
     )
     assert made[0].fields == {"deck_id": 0xC0FFEE, "index": 0, "card": 51, "uid": uid.hex()}
-    assert [table_inputs(record) for record in made] == [
-        (DeckCard(at=1500, deck=0xC0FFEE, code=51, uid=uid.hex(), seq=3),),
-        (DeckLoaded(at=1500, count=52, deck=0xC0FFEE, seq=4),),
-        (DeckLoaded(at=1500, count=52, seq=5),),  # not registered: a shoe of version 1
-        (CardFromShoe(at=1500, code=51, uid=uid.hex(), seq=6),),
-        (CardAtSeat(at=1500, seat=2, code=51, uid=uid.hex(), seq=7),),
-        (CardAtSeat(at=1500, seat=3, code=None, seq=8),),
+    assert [item.to_json() for record in made for item in table_inputs(record)] == [
+        item.to_json()
+        for item in (
+            deck_card(at=1500, deck=0xC0FFEE, code=51, uid=uid.hex(), seq=3),
+            deck_loaded(at=1500, count=52, deck=0xC0FFEE, seq=4),
+            deck_loaded(at=1500, count=52, seq=5),  # not registered: a shoe of version 1
+            card_read(at=1500, code=51, uid=uid.hex(), seq=6),
+            card_at_seat(at=1500, seat=2, code=51, uid=uid.hex(), seq=7),
+            card_at_seat(at=1500, seat=3, code=None, seq=8),
+        )
     ]
 
 
@@ -72,8 +76,11 @@ def test_records_of_an_earlier_release_read_with_the_defaults(tmp_path: Path):
         loaded, seat = list(journal.entries())
     assert event_of(loaded) == ev.DeckLoaded(1, 4, 52, 52, registered=False)
     assert event_of(seat) == ev.CardAtSeat(1, 2, 12, b"")
-    assert table_inputs(loaded) == (DeckLoaded(at=1000, count=52, seq=1),)
-    assert table_inputs(seat) == (CardAtSeat(at=2000, seat=2, code=12, seq=1),)
+    assert table_inputs(loaded) == (
+        FromDevice(at=1000, device=Device.SHOE, seq=1, event=event_of(loaded)),
+    )
+    assert table_inputs(loaded)[0].to_json() == deck_loaded(at=1000, count=52, seq=1).to_json()
+    assert table_inputs(seat) == (card_at_seat(at=2000, seat=2, code=12, seq=1),)
 
 
 def run(path: Path, *, registers: bool, hands: int = 3) -> tuple[Table, list[dict[str, Any]]]:

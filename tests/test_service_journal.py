@@ -33,6 +33,17 @@ from controller.table import (
 from controller.table import inputs as ti
 from drivers import events as ev
 from drivers.protocol import DeviceKind, Disposition, FaultCode
+from tests.device_inputs import (
+    card_at_seat,
+    card_read,
+    card_unreadable,
+    deck_card,
+    deck_loaded,
+    device_fault,
+    device_fault_cleared,
+    seat_occupied,
+    seat_vacated,
+)
 from tests.service_kit import config, write_config
 from tests.waiting import async_wait_until, wait_until
 
@@ -52,35 +63,52 @@ AT = 1_700_000_000_250
 
 
 def test_every_driver_event_becomes_the_table_input_with_the_service_time() -> None:
-    """Each with the device's seq of it; a LinkUp with the device's boot id and its HELLO's
-    numbers (docs/table.md, "Two devices, one table")."""
-    assert mapped(ev.CardRead(4, 51, 3, b"\x04\xa1")) == (
-        ti.CardFromShoe(at=AT, code=51, uid="04a1", seq=4),
-    )
-    assert mapped(ev.DeckCard(5, 9, 0, 51, b"\x04\xa1")) == (
-        ti.DeckCard(at=AT, deck=9, code=51, uid="04a1", seq=5),
-    )
-    assert mapped(ev.CardUnreadable(5, 4, Disposition.DEALT_UNREAD)) == (
-        ti.CardUnreadable(at=AT, disposition=ti.Disposition.DEALT_UNREAD, seq=5),
-    )
-    assert mapped(ev.DeckLoaded(6, 9, 52, 52)) == (ti.DeckLoaded(at=AT, count=52, seq=6),)
-    assert mapped(ev.DeckLoaded(6, 9, 52, 52, registered=True)) == (
-        ti.DeckLoaded(at=AT, count=52, deck=9, seq=6),
-    )
-    assert mapped(ev.DeviceFault(7, FaultCode.LID_OPEN)) == (
-        ti.DeviceFault(at=AT, device=Device.SHOE, fault=ti.Fault.LID_OPEN, seq=7),
-    )
-    assert mapped(ev.DeviceFaultCleared(8, FaultCode.SENSOR), BOARD) == (
-        ti.DeviceFaultCleared(at=AT, device=Device.SEAT_BOARD, fault=ti.Fault.SENSOR, seq=8),
-    )
-    assert mapped(ev.SeatOccupied(1, 3), BOARD) == (ti.SeatOccupied(at=AT, seat=3, seq=1),)
-    assert mapped(ev.SeatVacated(2, 3), BOARD) == (ti.SeatVacated(at=AT, seat=3, seq=2),)
-    assert mapped(ev.CardAtSeat(3, 5, None), BOARD) == (
-        ti.CardAtSeat(at=AT, seat=5, code=None, seq=3),
-    )
-    assert mapped(ev.CardAtSeat(3, 5, 51, b"\x04\xa1"), BOARD) == (
-        ti.CardAtSeat(at=AT, seat=5, code=51, uid="04a1", seq=3),
-    )
+    """Each device's event is the table's input as the driver reported it, with the
+    service's time, the device's kind and its seq of it; its table form (a table record's,
+    a snapshot's) holds what the table acts on, in the table's names. A LinkUp with the
+    device's boot id and its HELLO's numbers (docs/table.md, "Two devices, one table")."""
+    forms = [
+        (ev.CardRead(4, 51, 3, b"\x04\xa1"), SHOE, card_read(at=AT, code=51, uid="04a1", seq=4)),
+        (
+            ev.DeckCard(5, 9, 0, 51, b"\x04\xa1"),
+            SHOE,
+            deck_card(at=AT, deck=9, code=51, uid="04a1", seq=5),
+        ),
+        (
+            ev.CardUnreadable(5, 4, Disposition.DEALT_UNREAD),
+            SHOE,
+            card_unreadable(at=AT, disposition=ti.Disposition.DEALT_UNREAD, seq=5),
+        ),
+        (ev.DeckLoaded(6, 9, 52, 52), SHOE, deck_loaded(at=AT, count=52, seq=6)),
+        (
+            ev.DeckLoaded(6, 9, 52, 52, registered=True),
+            SHOE,
+            deck_loaded(at=AT, count=52, deck=9, seq=6),
+        ),
+        (
+            ev.DeviceFault(7, FaultCode.LID_OPEN),
+            SHOE,
+            device_fault(at=AT, device=Device.SHOE, fault=ti.Fault.LID_OPEN, seq=7),
+        ),
+        (
+            ev.DeviceFaultCleared(8, FaultCode.SENSOR),
+            BOARD,
+            device_fault_cleared(at=AT, device=Device.SEAT_BOARD, fault=ti.Fault.SENSOR, seq=8),
+        ),
+        (ev.SeatOccupied(1, 3), BOARD, seat_occupied(at=AT, seat=3, seq=1)),
+        (ev.SeatVacated(2, 3), BOARD, seat_vacated(at=AT, seat=3, seq=2)),
+        (ev.CardAtSeat(3, 5, None), BOARD, card_at_seat(at=AT, seat=5, code=None, seq=3)),
+        (
+            ev.CardAtSeat(3, 5, 51, b"\x04\xa1"),
+            BOARD,
+            card_at_seat(at=AT, seat=5, code=51, uid="04a1", seq=3),
+        ),
+    ]
+    for event, info, form in forms:
+        device = Device(info.kind.name.lower())
+        (item,) = mapped(event, info)
+        assert item == ti.FromDevice(at=AT, device=device, seq=event.seq, event=event)
+        assert item.to_json() == form.to_json()
     assert mapped(ev.LinkDown(ev.LinkDownReason.SILENCE, "nothing for 3 s")) == (
         ti.LinkDown(at=AT, device=Device.SHOE, reason="nothing for 3 s"),
     )

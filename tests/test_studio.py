@@ -24,13 +24,13 @@ import websockets
 
 from controller.config import MIN_STUDIO_DELAY, load_config
 from controller.config_file import ConfigError
-from controller.history.recent import first_after, recent
 from controller.journal import Entry, Journal
 from controller.journal.snapshots import Snapshots
 from controller.recovery import Recovered, Update
+from controller.recovery.lagging import first_after, recent
 from controller.rules import Phase, Rules, parse_card
 from controller.rules.showdown import hand_value
-from controller.table import CardFromShoe, DeckLoaded, NewHand, SitDown, Table, TableSettings, apply
+from controller.table import NewHand, SitDown, Table, TableSettings, apply
 from dealer_ui.auth import AuthError, Denied
 from dealer_ui.studio import (
     ISSUED,
@@ -45,6 +45,7 @@ from dealer_ui.studio import (
 )
 from firmware_sim.process import AsyncControl as Control
 from tests.console_kit import DEALER, PLAYERS, SUPERVISOR, LiveTable, Script, card_names, live_table
+from tests.device_inputs import card_read, deck_loaded
 from tests.floor_kit import JournalWriter
 from tests.service_kit import config, simulator, write_config
 from tests.test_serve_console import free_port, with_api
@@ -172,7 +173,7 @@ def test_the_studio_view_shows_every_card_the_odds_and_the_bonus_moment() -> Non
     codes = ["Ah", "Kd", "2s", "Ad", "Kh", "3s", "9c", "4c", "7d"]
     effects: tuple[Any, ...] = ()
     for name in codes:
-        step = apply(table, CardFromShoe(at=0, code=_code(name)))
+        step = apply(table, card_read(at=0, code=_code(name)))
         assert not step.refused, step.refused
         table, effects = step.table, step.effects
         if name == "4c":
@@ -206,11 +207,11 @@ def played(players: tuple[int, ...] = (1, 2, 3), rules: Rules | None = None) -> 
     for seat in players:
         table = apply(table, SitDown(at=0, seat=seat, player=f"P{seat}", buy_in=100)).table
     cards = iter(script.deck(table))
-    table = apply(table, DeckLoaded(at=0, count=52)).table
+    table = apply(table, deck_loaded(at=0, count=52)).table
     table = apply(table, NewHand(at=0)).table
     moments = [Update(0, table, (), 1000.0)]
     while (move := script.move(table)) is not None:
-        item = CardFromShoe(at=0, code=int(next(cards))) if move == "deal" else move
+        item = card_read(at=0, code=int(next(cards))) if move == "deal" else move
         assert not isinstance(item, str)
         step = apply(table, item)
         assert not step.refused, step.refused
@@ -364,7 +365,7 @@ def test_the_bonus_moment_stays_on_air_for_its_hold_whatever_the_table_does() ->
 def test_the_odds_wait_until_each_streets_cards_are_all_out() -> None:
     table = hand_started((1, 2))
     for name in ("Ah", "Kd", "2s", "3s"):  # third street, two down to each: no card up yet
-        table = apply(table, CardFromShoe(at=0, code=_code(name))).table
+        table = apply(table, card_read(at=0, code=_code(name))).table
     assert table.hand is not None and table.hand.phase is Phase.DEAL
     chances = hand_odds(table.hand, seed=1)
     assert chances is not None
@@ -374,7 +375,7 @@ def test_the_odds_wait_until_each_streets_cards_are_all_out() -> None:
     shown = studio_view(table, chances, odds_while_dealing=True)
     assert shown["odds_held"] is False and all(p["odds"] for p in shown["players"])
     for name in ("9c", "7d"):  # the up cards: the street's cards all out, a decision due
-        table = apply(table, CardFromShoe(at=0, code=_code(name))).table
+        table = apply(table, card_read(at=0, code=_code(name))).table
     assert table.hand is not None and table.hand.phase is Phase.BETTING
     out = studio_view(table, hand_odds(table.hand, seed=1))
     assert out["odds_held"] is False
@@ -719,12 +720,12 @@ def test_the_journal_read_back_from_a_time_keeps_every_input_after_it(tmp_path: 
     writer = JournalWriter(path, clock=1_800_000_000_000)
     for seat in range(1, 9):  # positions 1..8, one second apart
         writer.ok(SitDown(at=0, seat=seat, player=f"P{seat}", buy_in=100))
-    writer.ok(DeckLoaded(at=0, count=52))  # position 9
+    writer.ok(deck_loaded(at=0, count=52))  # position 9
     at_nine = Recovered(writer.table, 9).state()
     writer.clock -= 5000  # the clock set back five seconds
     writer.ok(NewHand(at=0))  # position 10, journaled at 1 s after position 4's time
     writer.clock += 10_000
-    writer.ok(CardFromShoe(at=0, code=0))  # position 11, at 16 s
+    writer.ok(card_read(at=0, code=0))  # position 11, at 16 s
     writer.journal.close()
     base = 1_800_000_000.0
     snapshots = Snapshots(path)

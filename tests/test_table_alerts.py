@@ -22,14 +22,11 @@ from controller.table import (
     Alert,
     AlertFacts,
     AlertKind,
-    CardAtSeat,
-    CardFromShoe,
     Clearance,
     Cleared,
     CorrectCard,
     Device,
     Fault,
-    SeatVacated,
     Table,
     VoidHand,
     WrongFace,
@@ -56,6 +53,7 @@ from controller.table.alerts import (
     UnreadCard,
 )
 from dealer_ui.views import Role, effects_view, view
+from tests.device_inputs import card_at_seat, card_read, seat_vacated
 from tests.table_driver import TableDriver, code
 
 CARD_NAME = re.compile(r"\b[2-9TJQKA][cdhs]\b")  # the oracle: any card's name in a text
@@ -382,9 +380,9 @@ def _with_alerts() -> TableDriver:
     card the shoe read one way and the seat's reader another."""
     driver = TableDriver.make().start({1: 500, 2: 500, 3: 500})
     driver.read("Qh 9s")  # seat 1 down, seat 2 down
-    driver.ok(CardAtSeat, seat=1, code=code("Qh"))
-    driver.ok(CardAtSeat, seat=2, code=code("9d"))  # seat 2's reader: 9d, the shoe read 9s
-    driver.ok(SeatVacated, seat=3)
+    driver.ok(card_at_seat, seat=1, code=code("Qh"))
+    driver.ok(card_at_seat, seat=2, code=code("9d"))  # seat 2's reader: 9d, the shoe read 9s
+    driver.ok(seat_vacated, seat=3)
     return driver
 
 
@@ -432,7 +430,7 @@ def test_no_wording_can_name_a_card_its_reader_may_not_see(
     assert "9s" not in dealer["display"] and "9d" not in dealer["display"]
     watcher = view(driver.table, Role.SURVEILLANCE)
     assert "MISMATCH 9s/9d at 2" in [a["message"] for a in watcher["alerts"]]
-    step = driver.ok(CardFromShoe, code=code("As"))  # out of turn: the pause
+    step = driver.ok(card_read, code=code("As"))  # out of turn: the pause
     for role in (Role.DEALER, Role.PUBLIC):
         said = str(effects_view(step.effects, driver.table, role))
         assert not {"As", "9s", "9d"} & set(CARD_NAME.findall(said)), (role, said)
@@ -467,8 +465,8 @@ def test_a_reworded_clearance_does_not_change_what_the_floor_and_simulator_recor
     tally = Tally()
     driver = TableDriver.make().start({1: 500, 2: 500})
     driver.read("Qh")
-    driver.ok(CardAtSeat, seat=2, code=code("Qh"))  # at seat 2: it belongs to seat 1
-    step = driver.ok(CardAtSeat, seat=1, code=code("Qh"))  # moved: the seat board sees it
+    driver.ok(card_at_seat, seat=2, code=code("Qh"))  # at seat 2: it belongs to seat 1
+    step = driver.ok(card_at_seat, seat=1, code=code("Qh"))  # moved: the seat board sees it
     tally.observe(driver.table, [*driver.effects])
     (how,) = [effect for effect in step.effects if isinstance(effect, Cleared)]
     assert how.by is Clearance.CONFIRMED_AT_SEAT

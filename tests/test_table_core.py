@@ -4,6 +4,7 @@ with its remedy, the supervisor's actions, lamps and display, JSON and replay.""
 from __future__ import annotations
 
 import json
+from typing import get_args
 
 import pytest
 
@@ -13,9 +14,6 @@ from controller.table import (
     AcknowledgeAlert,
     AlertKind,
     By,
-    CardAtSeat,
-    CardFromShoe,
-    CardUnreadable,
     ChangeSeat,
     ClockStepped,
     Configure,
@@ -23,15 +21,12 @@ from controller.table import (
     CorrectStack,
     DealerIn,
     Decide,
-    DeckCard,
-    DeckLoaded,
     Device,
-    DeviceFault,
-    DeviceFaultCleared,
     DeviceRestarted,
     Disposition,
     EnterCard,
     Fault,
+    FromDevice,
     Leave,
     LinkDown,
     LinkUp,
@@ -40,8 +35,6 @@ from controller.table import (
     Rebuy,
     Remedy,
     ResolveAlert,
-    SeatOccupied,
-    SeatVacated,
     Serials,
     SignInAttack,
     SignInLocked,
@@ -62,6 +55,18 @@ from controller.table import (
     paused_refusal,
 )
 from controller.table.effects import HandStarted, Refuse
+from drivers import events as ev
+from tests.device_inputs import (
+    card_at_seat,
+    card_read,
+    card_unreadable,
+    deck_card,
+    deck_loaded,
+    device_fault,
+    device_fault_cleared,
+    seat_occupied,
+    seat_vacated,
+)
 from tests.table_driver import TableDriver, code
 
 # Third street for seats 2 and 5: seat 2 gets As Ad down and 2c up (it brings in),
@@ -113,7 +118,7 @@ def test_sit_down_within_the_buy_in_limits():
 def test_sit_out_and_in_decide_who_is_dealt_in():
     driver = TableDriver.make().seat({1: 200, 2: 200, 3: 200})
     driver.ok(SitOut, seat=2)
-    driver.ok(DeckLoaded, count=52)
+    driver.ok(deck_loaded, count=52)
     driver.ok(NewHand)
     assert [p.seat for p in driver.table.hand.players] == [1, 3]
     driver.ok(SitIn, seat=2)
@@ -176,14 +181,14 @@ def test_new_hand_needs_a_deck_two_players_and_no_blocking_alert():
     driver = TableDriver.make().seat({1: 200})
     assert driver.table.signals.display == "LOAD A DECK"
     assert driver.refused(NewHand) is Refuse.NO_DECK
-    driver.ok(DeckLoaded, count=52)
+    driver.ok(deck_loaded, count=52)
     assert driver.table.signals.display == "WAITING FOR PLAYERS"
     assert driver.refused(NewHand) is Refuse.TOO_FEW_PLAYERS
     driver.seat({4: 200})
     assert driver.table.signals.display == "READY: NEW HAND"
-    driver.ok(DeviceFault, device=Device.SHOE, fault=Fault.LID_OPEN)
+    driver.ok(device_fault, device=Device.SHOE, fault=Fault.LID_OPEN)
     assert driver.refused(NewHand) is Refuse.ALERTS_OPEN
-    driver.ok(DeviceFaultCleared, device=Device.SHOE, fault=Fault.LID_OPEN)
+    driver.ok(device_fault_cleared, device=Device.SHOE, fault=Fault.LID_OPEN)
     step = driver.ok(NewHand)
     kinds = [effect.kind for effect in step.effects]
     assert kinds[:3] == ["hand_started", "ante", "ante"]
@@ -200,7 +205,7 @@ def test_stacks_carry_from_hand_to_hand():
     assert not driver.table.in_hand
     assert driver.table.seat(2).stack == 201 and driver.table.seat(5).stack == 199
     assert "hand_over" in driver.kinds()
-    driver.ok(DeckLoaded, count=52)
+    driver.ok(deck_loaded, count=52)
     driver.ok(NewHand)
     assert {p.seat: p.start for p in driver.table.hand.players} == {2: 201, 5: 199}
     assert driver.table.hand_number == 2
@@ -252,7 +257,7 @@ def test_configure_only_between_hands():
 
 def test_card_drawn_during_betting_pauses_and_the_supervisor_holds_it():
     driver = betting()
-    driver.ok(CardFromShoe, code=code("Qc"))
+    driver.ok(card_read, code=code("Qc"))
     alert = driver.table.alerts[0]
     assert alert.kind is AlertKind.CARD_OUT_OF_TURN and alert.card == parse_card("Qc")
     assert alert.facts == alerts.CardOutOfTurn(parse_card("Qc"), alerts.NotDue(alerts.Busy.ACT, 2))
@@ -272,11 +277,11 @@ def test_a_pause_stops_every_decision_and_not_the_remedies():
     """Robert's Rules: the action waits while the irregularity is put right (docs/rules.md,
     "A pause stops the action")."""
     driver = betting()
-    driver.ok(SeatOccupied, seat=5)
-    driver.ok(SeatVacated, seat=5)  # a non-blocking alert: the action goes on
+    driver.ok(seat_occupied, seat=5)
+    driver.ok(seat_vacated, seat=5)  # a non-blocking alert: the action goes on
     assert driver.table.alerts and not driver.table.paused
     assert paused_refusal(driver.table, Decide(at=0, seat=2, do=Do.BRING_IN)) is None
-    driver.ok(CardFromShoe, code=code("Qc"))  # out of turn: the table pauses
+    driver.ok(card_read, code=code("Qc"))  # out of turn: the table pauses
     alert = driver.alert(AlertKind.CARD_OUT_OF_TURN)
     assert driver.table.paused
     for seat, do, by in [
@@ -299,14 +304,14 @@ def test_a_pause_stops_every_decision_and_not_the_remedies():
     driver.ok(ResolveAlert, alert=alert, remedy=Remedy.DEAD, **SUPERVISOR)
     assert not driver.table.paused
     driver.ok(Decide, seat=2, do=Do.BRING_IN)  # resolved: the action goes on
-    driver.ok(CardFromShoe, code=code("Jc"))  # paused again; a void still ends the hand
+    driver.ok(card_read, code=code("Jc"))  # paused again; a void still ends the hand
     driver.ok(VoidHand, **SUPERVISOR)
     assert not driver.table.in_hand and not driver.table.paused
 
 
 def test_held_card_is_set_aside_when_the_hand_ends_first():
     driver = betting()
-    driver.ok(CardFromShoe, code=code("Qc"))
+    driver.ok(card_read, code=code("Qc"))
     driver.resolve(AlertKind.CARD_OUT_OF_TURN, Remedy.HOLD)
     driver.act(2, "bring_in")
     step = driver.act(5, "fold")
@@ -316,17 +321,17 @@ def test_held_card_is_set_aside_when_the_hand_ends_first():
 
 def test_card_out_of_turn_taken_out_of_play_is_never_dealt():
     driver = betting()
-    driver.ok(CardFromShoe, code=code("Qc"))
+    driver.ok(card_read, code=code("Qc"))
     driver.resolve(AlertKind.CARD_OUT_OF_TURN, Remedy.DEAD)
     assert not driver.table.paused
-    driver.ok(CardFromShoe, code=code("Qc"))  # the same card again: it cannot be
+    driver.ok(card_read, code=code("Qc"))  # the same card again: it cannot be
     assert driver.table.alerts[0].kind is AlertKind.CARD_IN_PLAY
 
 
 def test_card_read_with_no_hand_in_progress():
     driver = TableDriver.make().seat({1: 200, 2: 200})
-    driver.ok(DeckLoaded, count=52)
-    driver.ok(CardFromShoe, code=code("Qc"))
+    driver.ok(deck_loaded, count=52)
+    driver.ok(card_read, code=code("Qc"))
     assert driver.table.alerts[0].facts == alerts.CardOutOfTurn(
         parse_card("Qc"), alerts.NotDue(alerts.Busy.NO_HAND)
     )
@@ -336,14 +341,14 @@ def test_card_read_with_no_hand_in_progress():
     assert refused is Refuse.NO_HAND
     driver.resolve(AlertKind.CARD_OUT_OF_TURN, Remedy.DEAD)
     driver.ok(NewHand)
-    driver.ok(CardFromShoe, code=code("Qc"))  # that card left this deck before the hand
+    driver.ok(card_read, code=code("Qc"))  # that card left this deck before the hand
     assert driver.table.alerts[-1].kind is AlertKind.CARD_IN_PLAY
 
 
 def test_card_already_in_play():
     driver = two_seats()
     driver.read("As")
-    step = driver.ok(CardFromShoe, code=code("As"))
+    step = driver.ok(card_read, code=code("As"))
     assert step.effects[0].kind == "alert"
     assert driver.table.alerts[0].kind is AlertKind.CARD_IN_PLAY
     assert driver.table.hand.waiting_for.seat == 5  # nothing was dealt
@@ -360,7 +365,7 @@ def test_card_already_in_play():
 
 def test_card_not_in_the_deck():
     driver = two_seats()
-    driver.ok(CardFromShoe, code=60)
+    driver.ok(card_read, code=60)
     alert = driver.table.alerts[0]
     assert alert.facts == alerts.CardNotInDeck(60)
     driver.resolve(AlertKind.CARD_NOT_IN_DECK, Remedy.DEAD)
@@ -372,20 +377,20 @@ def test_card_not_in_the_deck():
 
 def test_deck_whose_count_is_not_52():
     driver = TableDriver.make().seat({1: 200, 2: 200})
-    driver.ok(DeckLoaded, count=51)
+    driver.ok(deck_loaded, count=51)
     alert = driver.table.alerts[0]
     assert alert.facts == alerts.BadDeck(51)
     assert driver.refused(NewHand) is Refuse.ALERTS_OPEN
-    driver.ok(DeckLoaded, count=52)  # the remedy: a full deck clears it
+    driver.ok(deck_loaded, count=52)  # the remedy: a full deck clears it
     assert driver.table.alerts == () and driver.table.deck_ready
-    driver.ok(DeckLoaded, count=104)
+    driver.ok(deck_loaded, count=104)
     driver.resolve(AlertKind.BAD_DECK, Remedy.DONE)  # removed, by the supervisor's word
     assert not driver.table.deck_ready
 
 
 def test_deck_loaded_during_a_hand():
     driver = two_seats()
-    driver.ok(DeckLoaded, count=52)
+    driver.ok(deck_loaded, count=52)
     assert driver.table.alerts[0].kind is AlertKind.DECK_DURING_HAND
     driver.resolve(AlertKind.DECK_DURING_HAND, Remedy.DONE)
     driver.read("As")
@@ -398,20 +403,20 @@ def test_deck_loaded_during_a_hand():
 def test_unreadable_card_rejected_to_the_tray_changes_nothing():
     driver = two_seats()
     before = driver.dump()
-    step = driver.ok(CardUnreadable, disposition=Disposition.REJECT_TRAY)
+    step = driver.ok(card_unreadable, disposition=Disposition.REJECT_TRAY)
     assert [effect.kind for effect in step.effects] == ["rejected"]
     assert driver.dump() == before
 
 
 def test_unread_card_identified_by_the_seat_board():
     driver = two_seats()
-    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)
+    driver.ok(card_unreadable, disposition=Disposition.DEALT_UNREAD)
     alert = driver.table.alerts[0]
     assert alert.kind is AlertKind.UNREAD_CARD and alert.belongs == 2 and alert.due
     assert alert.facts == alerts.UnreadCard(None, Dest.SEAT, 2, False, seat_board=True)
-    driver.ok(CardAtSeat, seat=2, code=None)  # its reader could not read it either
+    driver.ok(card_at_seat, seat=2, code=None)  # its reader could not read it either
     assert driver.table.alerts == (alert,)
-    driver.ok(CardAtSeat, seat=2, code=code("As"))
+    driver.ok(card_at_seat, seat=2, code=code("As"))
     assert driver.table.alerts == () and driver.table.unconfirmed == ()
     assert driver.table.hand.player(2).cards[0].card == parse_card("As")
     assert driver.table.signals.display == "DEAL: seat 5, face down"
@@ -420,7 +425,7 @@ def test_unread_card_identified_by_the_seat_board():
 def test_unread_card_entered_by_the_supervisor_without_a_seat_board():
     driver = TableDriver.make(seat_board=False).start({2: 200, 5: 200})
     driver.read("As Ks Ad Kd")
-    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)
+    driver.ok(card_unreadable, disposition=Disposition.DEALT_UNREAD)
     assert driver.table.alerts[0].remedy.startswith("the supervisor enters it")
     driver.ok(EnterCard, card=parse_card("As"), **SUPERVISOR)  # not applied: an alert says so
     (unread, wrong) = driver.table.alerts
@@ -439,7 +444,7 @@ def test_unread_card_entered_by_the_supervisor_without_a_seat_board():
 def test_an_acknowledged_alert_stays_open_and_the_table_paused_until_resolved():
     driver = TableDriver.make(seat_board=False).start({2: 200, 5: 200})
     driver.read("As Ks Ad Kd")
-    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)
+    driver.ok(card_unreadable, disposition=Disposition.DEALT_UNREAD)
     alert = driver.table.alerts[0]
     paused = driver.table.signals
     assert driver.refused(AcknowledgeAlert, alert=9, who="D200") is Refuse.NO_ALERT
@@ -465,7 +470,7 @@ def test_an_acknowledged_alert_stays_open_and_the_table_paused_until_resolved():
 def test_an_alert_from_before_acknowledgements_reads_back_unacknowledged():
     driver = TableDriver.make(seat_board=False).start({2: 200, 5: 200})
     driver.read("As Ks Ad Kd")
-    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)
+    driver.ok(card_unreadable, disposition=Disposition.DEALT_UNREAD)
     data = driver.table.to_json()
     for alert in data["alerts"]:
         del alert["acknowledged_by"], alert["acknowledged_at"]
@@ -474,18 +479,18 @@ def test_an_alert_from_before_acknowledgements_reads_back_unacknowledged():
 
 def test_unread_burn_card_and_unread_card_out_of_turn():
     driver = fourth()
-    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)
+    driver.ok(card_unreadable, disposition=Disposition.DEALT_UNREAD)
     assert driver.table.alerts[0].facts == alerts.UnreadCard(None, Dest.BURN)
     driver.ok(EnterCard, card=parse_card("Qc"), **SUPERVISOR)
     assert driver.table.hand.burns == (parse_card("Qc"),)
     driver = betting()
-    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)
+    driver.ok(card_unreadable, disposition=Disposition.DEALT_UNREAD)
     assert not driver.table.alerts[0].due
     driver.ok(EnterCard, card=parse_card("Qd"), **SUPERVISOR)  # known now, still early
     assert driver.table.alerts[0].kind is AlertKind.CARD_OUT_OF_TURN
     driver.resolve(AlertKind.CARD_OUT_OF_TURN, Remedy.DEAD)
     driver = two_seats()
-    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)
+    driver.ok(card_unreadable, disposition=Disposition.DEALT_UNREAD)
     driver.resolve(AlertKind.UNREAD_CARD, Remedy.DEAD)  # taken away: seat 2 gets another
     assert driver.table.signals.display == "DEAL: seat 2, face down"
 
@@ -493,12 +498,12 @@ def test_unread_burn_card_and_unread_card_out_of_turn():
 def test_earlier_cards_at_the_seat_are_confirmed_before_the_unread_one():
     driver = two_seats()
     driver.read("As Ks")
-    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)  # seat 2's second card
-    driver.ok(CardAtSeat, seat=2, code=code("As"))  # the first card's report, late
-    driver.ok(CardAtSeat, seat=5, code=None)
+    driver.ok(card_unreadable, disposition=Disposition.DEALT_UNREAD)  # seat 2's second card
+    driver.ok(card_at_seat, seat=2, code=code("As"))  # the first card's report, late
+    driver.ok(card_at_seat, seat=5, code=None)
     assert driver.table.unconfirmed == ()
     assert [a.kind for a in driver.table.alerts] == [AlertKind.UNREAD_CARD]
-    driver.ok(CardAtSeat, seat=2, code=code("Ad"))
+    driver.ok(card_at_seat, seat=2, code=code("Ad"))
     assert driver.table.alerts == () and driver.table.hand.player(2).cards[1].card == parse_card(
         "Ad"
     )
@@ -510,8 +515,8 @@ def test_unread_card_named_by_the_seat_board_as_a_card_in_play():
     unread card's alert and the card_in_play both taken dead counted it twice)."""
     driver = two_seats()
     driver.read("As", confirm=True)
-    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)
-    driver.ok(CardAtSeat, seat=5, code=code("As"))
+    driver.ok(card_unreadable, disposition=Disposition.DEALT_UNREAD)
+    driver.ok(card_at_seat, seat=5, code=code("As"))
     assert [a.kind for a in driver.table.alerts] == [AlertKind.CARD_IN_PLAY]
     assert driver.table.hand.stub == 51  # type: ignore[union-attr]
     driver.resolve(AlertKind.CARD_IN_PLAY, Remedy.DEAD)
@@ -527,24 +532,24 @@ def test_cards_await_the_seat_boards_confirmation():
     driver = two_seats()
     driver.read("As Ks")
     assert [(p.seat, str(p.card)) for p in driver.table.unconfirmed] == [(2, "As"), (5, "Ks")]
-    driver.ok(CardAtSeat, seat=5, code=None)  # its reader missed it: the seat's oldest card
-    driver.ok(CardAtSeat, seat=2, code=code("As"))
+    driver.ok(card_at_seat, seat=5, code=None)  # its reader missed it: the seat's oldest card
+    driver.ok(card_at_seat, seat=2, code=code("As"))
     assert driver.table.unconfirmed == ()
-    driver.ok(CardAtSeat, seat=2, code=code("As"))  # seen again where it is: nothing
+    driver.ok(card_at_seat, seat=2, code=code("As"))  # seen again where it is: nothing
     assert driver.table.alerts == ()
 
 
 def test_card_at_another_seat_is_moved_and_confirmed():
     driver = two_seats()
     driver.read("As")
-    driver.ok(CardAtSeat, seat=5, code=code("As"))
+    driver.ok(card_at_seat, seat=5, code=code("As"))
     alert = driver.table.alerts[0]
     assert alert.kind is AlertKind.MISPLACED_CARD and (alert.seat, alert.belongs) == (5, 2)
-    driver.ok(CardAtSeat, seat=5, code=code("As"))  # reported again: one alert
+    driver.ok(card_at_seat, seat=5, code=code("As"))  # reported again: one alert
     assert len(driver.table.alerts) == 1
-    driver.ok(CardFromShoe, code=code("Ks"))  # dealing is paused
+    driver.ok(card_read, code=code("Ks"))  # dealing is paused
     assert driver.table.alerts[-1].kind is AlertKind.CARD_OUT_OF_TURN
-    driver.ok(CardAtSeat, seat=2, code=code("As"))  # moved: confirmed where it belongs
+    driver.ok(card_at_seat, seat=2, code=code("As"))  # moved: confirmed where it belongs
     assert [a.kind for a in driver.table.alerts] == [AlertKind.CARD_OUT_OF_TURN]
     driver.resolve(AlertKind.CARD_OUT_OF_TURN, Remedy.HOLD)  # it goes to seat 5 now
     assert driver.table.hand.player(5).cards[0].card == parse_card("Ks")
@@ -553,22 +558,22 @@ def test_card_at_another_seat_is_moved_and_confirmed():
 def test_card_at_a_seat_with_no_player():
     driver = two_seats()
     driver.read("As")
-    driver.ok(CardAtSeat, seat=7, code=code("As"))
+    driver.ok(card_at_seat, seat=7, code=code("As"))
     alert = driver.table.alerts[0]
     assert alert.kind is AlertKind.CARD_AT_EMPTY_SEAT and alert.belongs == 2
-    driver.ok(CardAtSeat, seat=2, code=code("As"))
+    driver.ok(card_at_seat, seat=2, code=code("As"))
     assert driver.table.alerts == ()
-    driver.ok(CardAtSeat, seat=7, code=None)  # an unknown card at an empty seat
+    driver.ok(card_at_seat, seat=7, code=None)  # an unknown card at an empty seat
     assert driver.table.alerts[0].kind is AlertKind.CARD_AT_EMPTY_SEAT
     driver.resolve(AlertKind.CARD_AT_EMPTY_SEAT, Remedy.DONE)
 
 
 def test_unknown_and_undealt_cards_at_seats():
     driver = two_seats()
-    driver.ok(CardAtSeat, seat=2, code=None)  # no card is due at seat 2 yet
+    driver.ok(card_at_seat, seat=2, code=None)  # no card is due at seat 2 yet
     assert driver.table.alerts[0].kind is AlertKind.MISPLACED_CARD
     driver.resolve(AlertKind.MISPLACED_CARD, Remedy.DONE)
-    driver.ok(CardAtSeat, seat=2, code=code("7h"))
+    driver.ok(card_at_seat, seat=2, code=code("7h"))
     alert = driver.table.alerts[0]
     assert alert.kind is AlertKind.CARD_NOT_DEALT and alert.card == parse_card("7h")
     driver.resolve(AlertKind.CARD_NOT_DEALT, Remedy.DONE)
@@ -577,7 +582,7 @@ def test_unknown_and_undealt_cards_at_seats():
 def test_misplaced_card_resolved_by_the_supervisor_is_no_longer_awaited():
     driver = two_seats()
     driver.read("As")
-    driver.ok(CardAtSeat, seat=5, code=code("As"))
+    driver.ok(card_at_seat, seat=5, code=code("As"))
     driver.resolve(AlertKind.MISPLACED_CARD, Remedy.DONE)
     assert driver.table.unconfirmed == ()
 
@@ -586,7 +591,7 @@ def test_without_a_seat_board_card_reports_are_ignored():
     driver = TableDriver.make(seat_board=False).start({2: 200, 5: 200})
     driver.read("As")
     assert driver.table.unconfirmed == ()
-    step = driver.ok(CardAtSeat, seat=5, code=code("As"))
+    step = driver.ok(card_at_seat, seat=5, code=code("As"))
     assert [effect.kind for effect in step.effects] == ["ignored"]
 
 
@@ -595,22 +600,22 @@ def test_without_a_seat_board_card_reports_are_ignored():
 
 def test_device_fault_pauses_until_the_device_clears_it():
     driver = two_seats()
-    driver.ok(DeviceFault, device=Device.SHOE, fault=Fault.JAM)
-    driver.ok(DeviceFault, device=Device.SHOE, fault=Fault.JAM)  # reported twice: one alert
+    driver.ok(device_fault, device=Device.SHOE, fault=Fault.JAM)
+    driver.ok(device_fault, device=Device.SHOE, fault=Fault.JAM)  # reported twice: one alert
     alert = driver.table.alerts[0]
     assert len(driver.table.alerts) == 1
     assert alert.message == "shoe: a card is jammed in the shoe's exit"
     assert alert.to_json()["severity"] == "fault"
     refused = driver.refused(ResolveAlert, alert=alert.id, remedy=Remedy.DONE, **SUPERVISOR)
     assert refused is Refuse.DEVICE_CLEARS
-    driver.ok(DeviceFaultCleared, device=Device.SHOE, fault=Fault.JAM)
+    driver.ok(device_fault_cleared, device=Device.SHOE, fault=Fault.JAM)
     assert driver.table.alerts == () and driver.table.signals.mode is Mode.DEAL
 
 
 @pytest.mark.parametrize("fault", list(Fault))
 def test_every_fault_has_words_and_a_remedy(fault):
     driver = TableDriver.make()
-    driver.ok(DeviceFault, device=Device.SEAT_BOARD, fault=fault)
+    driver.ok(device_fault, device=Device.SEAT_BOARD, fault=fault)
     alert = driver.table.alerts[0]
     assert alert.message.startswith("seat board: ") and alert.remedy
 
@@ -646,15 +651,15 @@ def test_device_restart_that_lost_events():
 
 def test_player_leaving_the_seat_during_the_hand():
     driver = two_seats()
-    driver.ok(SeatOccupied, seat=2)
-    driver.ok(SeatVacated, seat=2)
+    driver.ok(seat_occupied, seat=2)
+    driver.ok(seat_vacated, seat=2)
     alert = driver.table.alerts[0]
     assert alert.kind is AlertKind.PLAYER_AWAY and not driver.table.paused
-    driver.ok(SeatOccupied, seat=2)
+    driver.ok(seat_occupied, seat=2)
     assert driver.table.alerts == ()
-    driver.ok(SeatVacated, seat=6)  # nobody plays there
+    driver.ok(seat_vacated, seat=6)  # nobody plays there
     assert driver.table.alerts == () and driver.table.occupied == (2,)
-    step = driver.ok(SeatOccupied, seat=6)
+    step = driver.ok(seat_occupied, seat=6)
     assert "sit the player down" in step.effects[0].message
 
 
@@ -680,7 +685,7 @@ def test_priced_bonus_card_waits_for_accept_or_decline():
     driver.read("Qc 3d 4c")
     assert driver.table.signals.display == "BONUS CARD: seat 5, accept or decline for 5"
     assert driver.table.signals.lamps.bonus
-    driver.ok(CardFromShoe, code=code("8d"))  # drawn before the player decided
+    driver.ok(card_read, code=code("8d"))  # drawn before the player decided
     why = alerts.NotDue(alerts.Busy.BONUS, 5)
     assert driver.table.alerts[0].facts == alerts.CardOutOfTurn(parse_card("8d"), why)
     driver.resolve(AlertKind.CARD_OUT_OF_TURN, Remedy.HOLD)
@@ -703,8 +708,8 @@ def test_bonus_card_declined():
 def test_void_puts_every_chip_back_and_clears_the_hands_alerts():
     driver = betting()
     driver.act(2, "complete")
-    driver.ok(CardFromShoe, code=code("Qc"))
-    driver.ok(DeviceFault, device=Device.SHOE, fault=Fault.LID_OPEN)
+    driver.ok(card_read, code=code("Qc"))
+    driver.ok(device_fault, device=Device.SHOE, fault=Fault.LID_OPEN)
     assert driver.refused(VoidHand, who="", why="misdeal") is Refuse.WHO_NEEDED
     step = driver.ok(VoidHand, **SUPERVISOR)
     assert driver.table.hand.phase is Phase.VOID and not driver.table.in_hand
@@ -752,23 +757,23 @@ def test_resolve_an_unknown_alert():
 # JSON and replay -----------------------------------------------------------------------
 
 EXAMPLES = [
-    CardFromShoe(at=1, code=12),
-    CardUnreadable(at=2, disposition=Disposition.DEALT_UNREAD),
-    CardAtSeat(at=3, seat=4, code=None),
-    CardAtSeat(at=3, seat=4, code=51),
-    SeatOccupied(at=4, seat=1),
-    SeatVacated(at=5, seat=1),
-    DeckCard(at=6, deck=9, code=12, uid="04a1b2c3d4e5f6"),
-    DeckLoaded(at=6, count=52),
-    DeckLoaded(at=6, count=52, deck=9),
-    CardFromShoe(at=6, code=12, uid="04a1b2c3d4e5f6"),
-    CardAtSeat(at=6, seat=2, code=12, uid="04a1b2c3d4e5f6"),
-    DeviceFault(at=7, device=Device.SHOE, fault=Fault.TAMPER),
-    DeviceFaultCleared(at=8, device=Device.SEAT_BOARD, fault=Fault.SENSOR),
+    card_read(at=1, code=12),
+    card_unreadable(at=2, disposition=Disposition.DEALT_UNREAD),
+    card_at_seat(at=3, seat=4, code=None),
+    card_at_seat(at=3, seat=4, code=51),
+    seat_occupied(at=4, seat=1),
+    seat_vacated(at=5, seat=1),
+    deck_card(at=6, deck=9, code=12, uid="04a1b2c3d4e5f6"),
+    deck_loaded(at=6, count=52),
+    deck_loaded(at=6, count=52, deck=9),
+    card_read(at=6, code=12, uid="04a1b2c3d4e5f6"),
+    card_at_seat(at=6, seat=2, code=12, uid="04a1b2c3d4e5f6"),
+    device_fault(at=7, device=Device.SHOE, fault=Fault.TAMPER),
+    device_fault_cleared(at=8, device=Device.SEAT_BOARD, fault=Fault.SENSOR),
     LinkUp(at=9, device=Device.SHOE),
     LinkUp(at=9, device=Device.SHOE, boot=7, next_seq=12, pending=3),
     LinkUp(at=9, device=Device.SEAT_BOARD, boot=7, serial="SEATS-0042"),
-    CardFromShoe(at=9, code=12, seq=11),
+    card_read(at=9, code=12, seq=11),
     Tick(at=9),
     LinkDown(at=10, device=Device.SHOE, reason="unplugged"),
     DeviceRestarted(at=11, device=Device.SHOE, lost=2),
@@ -802,10 +807,13 @@ EXAMPLES = [
 
 
 def test_every_input_type_has_an_example():
-    assert {type(item) for item in EXAMPLES} == set(INPUT_TYPES.values())
+    """Every input of the table's own, and a device's input of every device message."""
+    assert {type(item) for item in EXAMPLES} == {*INPUT_TYPES.values(), FromDevice}
+    messages = {type(item.event) for item in EXAMPLES if isinstance(item, FromDevice)}
+    assert messages == set(get_args(ev.DeviceEvent))
 
 
-@pytest.mark.parametrize("item", EXAMPLES, ids=lambda item: item.tag)
+@pytest.mark.parametrize("item", EXAMPLES, ids=lambda item: item.to_json()["type"])
 def test_inputs_round_trip_through_json(item):
     text = json.dumps(item.to_json())
     assert input_from_json(json.loads(text)) == item
@@ -828,7 +836,7 @@ def test_the_dealer_and_the_player_card_are_journaled_only_when_given():
     assert ann.player_id == "PC-1001" and ann.to_json()["player_id"] == "PC-1001"
     assert bob.player_id is None and "player_id" not in bob.to_json()
     assert Table.from_json(json.loads(json.dumps(driver.table.to_json()))) == driver.table
-    driver.ok(DeckLoaded, count=52)
+    driver.ok(deck_loaded, count=52)
     started = driver.ok(NewHand, dealer="D7").effects  # no dealer pushed: the one who starts
     (hand,) = [effect for effect in started if isinstance(effect, HandStarted)]
     assert hand.dealer == "D7" and hand.data["dealer"] == "D7"
@@ -862,9 +870,9 @@ def test_bad_input_records_are_refused_with_the_reason(data, words):
 def test_state_round_trips_and_replays_byte_for_byte():
     driver = fourth(bonus_price=5)
     driver.read("Qc 3d 4c")
-    driver.ok(CardFromShoe, code=code("8d"))
-    driver.ok(DeviceFault, device=Device.SHOE, fault=Fault.JAM)
-    driver.ok(SeatVacated, seat=2)
+    driver.ok(card_read, code=code("8d"))
+    driver.ok(device_fault, device=Device.SHOE, fault=Fault.JAM)
+    driver.ok(seat_vacated, seat=2)
     text = driver.dump()
     assert json.dumps(Table.from_json(json.loads(text)).to_json()) == text
     assert Table.from_json(json.loads(text)) == driver.table
@@ -925,7 +933,7 @@ def test_the_house_s_take_leaves_the_stacks_for_the_drop_box_and_the_ledger_coun
     text = driver.dump()
     assert json.loads(text)["raked"] == 2 and json.loads(text)["jackpot_dropped"] == 1
     assert Table.from_json(json.loads(text)) == table and driver.replayed() == text
-    driver.ok(DeckLoaded, count=52)
+    driver.ok(deck_loaded, count=52)
     driver.ok(NewHand)
     assert not driver.table.signals.display.startswith("RAKE")  # until the next hand begins
     assert driver.table.chips == 397 and driver.table.raked == 2

@@ -11,13 +11,10 @@ from controller.history.hands import HandRecorder
 from controller.rules import Card, Do, Phase, parse_card
 from controller.table import (
     AlertKind,
-    CardAtSeat,
-    CardFromShoe,
     Clearance,
     Cleared,
     CorrectCard,
     Decide,
-    DeckLoaded,
     Lamps,
     Mode,
     Refuse,
@@ -28,6 +25,7 @@ from controller.table import (
     input_from_json,
 )
 from dealer_ui.views import Role, view
+from tests.device_inputs import card_at_seat, card_read, deck_loaded
 from tests.table_driver import TableDriver, code
 
 SUPERVISOR = {"who": "S100", "why": "checked at the table"}
@@ -66,8 +64,8 @@ def third_street_down(driver: TableDriver) -> TableDriver:
 
 def test_a_four_of_clubs_misread_as_4d_earns_its_bonus_card_late_and_no_card_moves():
     driver = third_street_down(TableDriver.make().start({1: 200, 2: 200}))
-    driver.ok(CardFromShoe, code=code("4d"))  # seat 1's up card: it is the 4c
-    driver.ok(CardAtSeat, seat=1, code=None)  # the seat's reader did not know it
+    driver.ok(card_read, code=code("4d"))  # seat 1's up card: it is the 4c
+    driver.ok(card_at_seat, seat=1, code=None)  # the seat's reader did not know it
     driver.read("5d", confirm=True)  # face up to seat 2, confirmed there
     assert driver.table.signals.display == "BETTING: seat 2 to act"
     step = driver.ok(CorrectCard, wrong=card("4d"), right=card("4c"), **SUPERVISOR)
@@ -99,7 +97,7 @@ def test_an_up_card_misread_as_the_four_of_clubs_makes_the_dealt_bonus_card_dead
     assert any(effect.kind == "dead_card" for effect in step.effects)
     driver.resolve(AlertKind.DEAD_CARD, Remedy.DONE)
     assert driver.table.signals.display == "BETTING: seat 2 to act"
-    driver.ok(CardFromShoe, code=code("9h"))  # the dead card can never come out again
+    driver.ok(card_read, code=code("9h"))  # the dead card can never come out again
     assert driver.table.alerts[-1].kind is AlertKind.CARD_IN_PLAY
     journal_replays(driver)
 
@@ -119,14 +117,14 @@ def test_an_up_card_misread_as_the_four_of_clubs_before_its_bonus_card_is_dealt(
 
 def test_a_misread_caught_by_the_seat_reader_is_a_mismatch_cleared_by_the_correction():
     driver = third_street_down(TableDriver.make().start({1: 200, 2: 200}))
-    driver.ok(CardFromShoe, code=code("4d"))  # seat 1's up card
-    driver.ok(CardAtSeat, seat=1, code=code("4c"))  # the seat's reader: the 4c
+    driver.ok(card_read, code=code("4d"))  # seat 1's up card
+    driver.ok(card_at_seat, seat=1, code=code("4c"))  # the seat's reader: the 4c
     alert = driver.table.alerts[0]
     assert alert.kind is AlertKind.CARD_MISMATCH and alert.rule.blocking
     assert (alert.seat, alert.card) == (1, card("4c"))
     assert "supervisor corrects 4d to 4c" in alert.remedy
     assert "take the card away" not in alert.remedy
-    driver.ok(CardAtSeat, seat=1, code=code("4c"))  # reported again: one alert
+    driver.ok(card_at_seat, seat=1, code=code("4c"))  # reported again: one alert
     assert len(driver.table.alerts) == 1
     step = driver.ok(CorrectCard, wrong=card("4d"), right=card("4c"), **SUPERVISOR)
     assert "alert_cleared" in [effect.kind for effect in step.effects]
@@ -140,9 +138,9 @@ def test_the_real_card_in_play_after_a_misread_is_dealt_once_the_misread_is_corr
     Correcting 4d to 4c clears that alert, and the 4d is the card due (seat 1's late bonus
     card, face down), placed where the table says."""
     driver = third_street_down(TableDriver.make().start({1: 200, 2: 200}))
-    driver.ok(CardFromShoe, code=code("4d"))  # seat 1's up card: it is the 4c
-    driver.ok(CardAtSeat, seat=1, code=None)  # the seat's reader did not know it
-    driver.ok(CardFromShoe, code=code("4d"))  # the real 4d, for seat 2
+    driver.ok(card_read, code=code("4d"))  # seat 1's up card: it is the 4c
+    driver.ok(card_at_seat, seat=1, code=None)  # the seat's reader did not know it
+    driver.ok(card_read, code=code("4d"))  # the real 4d, for seat 2
     assert [alert.kind for alert in driver.table.alerts] == [AlertKind.CARD_IN_PLAY]
     step = driver.ok(CorrectCard, wrong=card("4d"), right=card("4c"), **SUPERVISOR)
     cleared = [effect for effect in step.effects if isinstance(effect, Cleared)]
@@ -154,7 +152,7 @@ def test_the_real_card_in_play_after_a_misread_is_dealt_once_the_misread_is_corr
         ("4c", "up", False),
         ("4d", "down", True),
     ]
-    driver.ok(CardAtSeat, seat=1, code=code("4d"))  # placed where the table said
+    driver.ok(card_at_seat, seat=1, code=code("4d"))  # placed where the table said
     assert driver.table.unconfirmed == () and driver.table.alerts == ()
     driver.read("5d", confirm=True)  # seat 2's up card
     assert holding(driver, 2)[-1] == ("5d", "up", False)
@@ -164,17 +162,17 @@ def test_the_real_card_in_play_after_a_misread_is_dealt_once_the_misread_is_corr
 
 def test_a_second_copy_stays_in_play_when_another_card_is_corrected():
     driver = third_street_down(TableDriver.make().start({1: 200, 2: 200}))
-    driver.ok(CardFromShoe, code=code("5h"))  # seat 1's up card: it is the 5c
-    driver.ok(CardAtSeat, seat=1, code=None)
-    driver.ok(CardFromShoe, code=code("As"))  # a second As: the deck is wrong
+    driver.ok(card_read, code=code("5h"))  # seat 1's up card: it is the 5c
+    driver.ok(card_at_seat, seat=1, code=None)
+    driver.ok(card_read, code=code("As"))  # a second As: the deck is wrong
     driver.ok(CorrectCard, wrong=card("5h"), right=card("5c"), **SUPERVISOR)
     assert [alert.kind for alert in driver.table.alerts] == [AlertKind.CARD_IN_PLAY]
 
 
 def test_a_mismatch_where_the_shoe_was_right_is_resolved_done():
     driver = third_street_down(TableDriver.make().start({1: 200, 2: 200}))
-    driver.ok(CardFromShoe, code=code("4d"))
-    driver.ok(CardAtSeat, seat=1, code=code("4c"))
+    driver.ok(card_read, code=code("4d"))
+    driver.ok(card_at_seat, seat=1, code=code("4c"))
     driver.resolve(AlertKind.CARD_MISMATCH, Remedy.DONE)
     assert driver.table.alerts == ()
     assert driver.table.signals.display == "DEAL: seat 2, face up"
@@ -259,11 +257,11 @@ def test_a_card_pitched_to_a_folded_seat_is_a_card_at_an_empty_seat():
     driver.act(2, "fold")
     driver.act(3, "call")
     driver.read("3c 7d")  # the burn, then seat 1's fourth-street card
-    driver.ok(CardAtSeat, seat=2, code=code("7d"))  # it lands at the folded seat 2
+    driver.ok(card_at_seat, seat=2, code=code("7d"))  # it lands at the folded seat 2
     alert = driver.table.alerts[0]
     assert alert.kind is AlertKind.CARD_AT_EMPTY_SEAT and (alert.seat, alert.belongs) == (2, 1)
     assert alert.remedy == "move it to seat 1: the seat board confirms it there"
-    driver.ok(CardAtSeat, seat=1, code=code("7d"))
+    driver.ok(card_at_seat, seat=1, code=code("7d"))
     assert driver.table.alerts == ()
 
 
@@ -278,7 +276,7 @@ def play_to_the_scramble() -> TableDriver:
     while not any(effect.kind == "scramble" for effect in driver.effects):
         waiting = driver.table.hand.waiting_for
         if waiting.kind == "card":
-            driver.ok(CardFromShoe, code=next(deck))
+            driver.ok(card_read, code=next(deck))
         else:
             legal = {choice.do for choice in waiting.legal}
             do = next(do for do in (Do.CHECK, Do.CALL, Do.BRING_IN) if do in legal)
@@ -295,7 +293,7 @@ def test_the_scramble_is_shown_until_the_shoe_reports_the_reload():
     assert view(driver.table, Role.DEALER)["display"] == shown
     text = driver.dump()
     assert json.dumps(Table.from_json(json.loads(text)).to_json()) == text
-    step = driver.ok(DeckLoaded, count=driver.table.hand.stub)  # the stub and the burns
+    step = driver.ok(deck_loaded, count=driver.table.hand.stub)  # the stub and the burns
     assert driver.table.signals.display == "COMMUNITY CARD"
     assert [effect.kind for effect in step.effects] == ["deck", "display"]
     journal_replays(driver)
@@ -308,7 +306,7 @@ def test_three_third_street_cards_face_up_are_a_misdeal_the_history_replays():
     driver.read("Ad Kd", confirm=True)
     driver.ok(WrongFace, seat=1, card=card("Ad"), **SUPERVISOR)
     driver.read("2c", confirm=True)  # seat 1's third card, dealt down as due: it came up
-    driver.ok(CardAtSeat, seat=2, code=code("Kd"))
+    driver.ok(card_at_seat, seat=2, code=code("Kd"))
     step = driver.ok(WrongFace, seat=1, card=card("2c"), **SUPERVISOR)
     assert driver.table.hand.phase is Phase.VOID and not driver.table.in_hand
     assert {seat.seat: seat.stack for seat in driver.table.seats} == {1: 200, 2: 200}

@@ -18,18 +18,10 @@ from controller.rules import Effect, Told
 from controller.rules import effects as engine_effects
 from controller.sim.dealer import Dealer, FaultRates, Tally
 from controller.sim.floor import CoreFloor
-from controller.table import (
-    CorrectStack,
-    DeckLoaded,
-    NewHand,
-    Rebuy,
-    SitDown,
-    Table,
-    TableSettings,
-    VoidHand,
-)
+from controller.table import CorrectStack, NewHand, Rebuy, SitDown, Table, TableSettings, VoidHand
 from controller.table import effects as table_effects
 from controller.table.told import TableTold
+from tests.device_inputs import deck_loaded
 from tests.table_driver import TableDriver
 
 RECORDS = [
@@ -99,7 +91,7 @@ def _floor_facts() -> list[f.Fact]:
             (SitDown, {"seat": 1, "player": "Ann", "buy_in": 500}),
             (SitDown, {"seat": 2, "player": "Bob", "buy_in": 500}),
             (Rebuy, {"seat": 2, "chips": 100}),
-            (DeckLoaded, {"count": 52}),
+            (deck_loaded, {"count": 52}),
             (NewHand, {}),
             (VoidHand, {"who": "S100", "why": "a misdeal"}),
             (CorrectStack, {"seat": 1, "stack": 480, "who": "S100", "why": "a chip fell"}),
@@ -108,7 +100,8 @@ def _floor_facts() -> list[f.Fact]:
     ):
         before = driver.table
         step = driver.ok(make, **fields)
-        entry = Entry(number, 1_700_000_000.0 + number, "console", make.tag, {}, None, None, None)
+        kind = driver.inputs[-1].to_json()["type"]
+        entry = Entry(number, 1_700_000_000.0 + number, "console", kind, {}, None, None, None)
         facts += facts_of(entry, before, step, recorder)
     return facts
 

@@ -12,6 +12,16 @@ from hypothesis import strategies as st
 
 import controller.table as tc
 from controller.rules import Card, Do, parse_card
+from tests.device_inputs import (
+    card_at_seat,
+    card_read,
+    card_unreadable,
+    deck_loaded,
+    device_fault,
+    device_fault_cleared,
+    seat_occupied,
+    seat_vacated,
+)
 from tests.hypothesis_profiles import examples
 from tests.table_driver import TableDriver
 
@@ -38,10 +48,10 @@ def _legal(data: st.DataObject, table: tc.Table, shoe: Shoe) -> tuple[type[tc.Ta
         alert = blocking[0]
         if alert.device is not None and not alert.rule.remedies:
             if alert.fault is not None:
-                return tc.DeviceFaultCleared, {"device": alert.device, "fault": alert.fault}
+                return device_fault_cleared, {"device": alert.device, "fault": alert.fault}
             return tc.LinkUp, {"device": alert.device}
         if alert.belongs is not None and alert.card is not None:
-            return tc.CardAtSeat, {"seat": alert.belongs, "code": int(alert.card)}
+            return card_at_seat, {"seat": alert.belongs, "code": int(alert.card)}
         remedy = data.draw(st.sampled_from(tc.ALERT_RULES[alert.kind].remedies))
         if remedy is tc.Remedy.HOLD and not table.in_hand:
             remedy = tc.Remedy.DEAD
@@ -51,18 +61,18 @@ def _legal(data: st.DataObject, table: tc.Table, shoe: Shoe) -> tuple[type[tc.Ta
             seat = data.draw(st.integers(1, 8))
             return tc.SitDown, {"seat": seat, "player": f"P{seat}", "buy_in": 100}
         if not table.deck_ready:
-            return tc.DeckLoaded, {"count": 52}
+            return deck_loaded, {"count": 52}
         return tc.NewHand, {}
     waiting = table.hand.waiting_for
     if waiting.kind == "card":
         if table.unconfirmed and data.draw(st.booleans()):
             placement = table.unconfirmed[0]
             lands = data.draw(st.sampled_from([placement.seat] * 5 + [1, 2, 4, 6]))
-            return tc.CardAtSeat, {"seat": lands, "code": int(placement.card)}
+            return card_at_seat, {"seat": lands, "code": int(placement.card)}
         card = shoe.draw()
         if card is None:
             return tc.VoidHand, SIGN
-        return tc.CardFromShoe, {"code": card}
+        return card_read, {"code": card}
     if waiting.kind == "action":
         choice = data.draw(st.sampled_from(waiting.legal))
         return tc.Decide, {"seat": waiting.seat, "do": choice.do, "to": choice.to}
@@ -89,23 +99,23 @@ def _hostile(data: st.DataObject, table: tc.Table, shoe: Shoe) -> tuple[type[tc.
     kind = data.draw(st.integers(-2, 20))
     if kind == 0:
         drawn = shoe.draw()
-        return tc.CardFromShoe, {"code": drawn if drawn is not None else data.draw(code)}
+        return card_read, {"code": drawn if drawn is not None else data.draw(code)}
     # A second copy of a card already out of the shoe: out of play, or in the hand.
     out = table.spent if kind == -2 else table.hand.out if table.in_hand else 0
     if out:
-        return tc.CardFromShoe, {"code": data.draw(st.sampled_from(_codes(out)))}
+        return card_read, {"code": data.draw(st.sampled_from(_codes(out)))}
     options: list[tuple[type[tc.TableInput], dict[str, Any]]] = [
-        (tc.CardFromShoe, {"code": data.draw(code)}),
-        (tc.CardUnreadable, {"disposition": data.draw(st.sampled_from(list(tc.Disposition)))}),
-        (tc.CardAtSeat, {"seat": data.draw(seat), "code": data.draw(st.none() | code)}),
-        (tc.SeatOccupied, {"seat": data.draw(seat)}),
-        (tc.SeatVacated, {"seat": data.draw(seat)}),
-        (tc.DeckLoaded, {"count": data.draw(st.sampled_from([52, 51, 53, 0]))}),
+        (card_read, {"code": data.draw(code)}),
+        (card_unreadable, {"disposition": data.draw(st.sampled_from(list(tc.Disposition)))}),
+        (card_at_seat, {"seat": data.draw(seat), "code": data.draw(st.none() | code)}),
+        (seat_occupied, {"seat": data.draw(seat)}),
+        (seat_vacated, {"seat": data.draw(seat)}),
+        (deck_loaded, {"count": data.draw(st.sampled_from([52, 51, 53, 0]))}),
         (
-            tc.DeviceFault,
+            device_fault,
             {"device": data.draw(device), "fault": data.draw(st.sampled_from(tc.Fault))},
         ),
-        (tc.DeviceFaultCleared, {"device": data.draw(device), "fault": tc.Fault.JAM}),
+        (device_fault_cleared, {"device": data.draw(device), "fault": tc.Fault.JAM}),
         (tc.LinkDown, {"device": data.draw(device), "reason": "unplugged"}),
         (
             tc.DeviceRestarted,

@@ -16,17 +16,12 @@ from controller.history.script import Script, play
 from controller.rules import Action, Deal, Dest, Do, parse_card
 from controller.table import (
     AlertKind,
-    CardAtSeat,
-    CardFromShoe,
-    CardUnreadable,
     Clearance,
     Cleared,
     ClockStepped,
     Configure,
     CorrectCard,
     Decide,
-    DeckCard,
-    DeckLoaded,
     Disposition,
     EnterCard,
     LinkUp,
@@ -56,6 +51,7 @@ from controller.table.inputs import Device, Remedy
 from controller.table.protection import Deck, DeckRegistered
 from controller.table.settings import Protection, SettingsError
 from dealer_ui.views import Role, effects_view, view
+from tests.device_inputs import card_at_seat, card_read, card_unreadable, deck_card, deck_loaded
 from tests.hypothesis_profiles import examples
 from tests.table_driver import TableDriver, code
 
@@ -77,8 +73,8 @@ def register(
 ) -> None:
     """The shoe registers ``cards`` (code, UID) of deck ``deck``, then reports it loaded."""
     for card, uid in cards:
-        driver.ok(DeckCard, deck=deck, code=card, uid=uid)
-    driver.ok(DeckLoaded, count=len(cards) if count is None else count, deck=deck)
+        driver.ok(deck_card, deck=deck, code=card, uid=uid)
+    driver.ok(deck_loaded, count=len(cards) if count is None else count, deck=deck)
 
 
 def protected(protection: Protection = CHECKS, seat_board: bool = True) -> TableDriver:
@@ -93,9 +89,9 @@ def draw(driver: TableDriver, cards: str, deck: int = 1, confirm: bool = True) -
     """The shoe reads each card with its own tag; the seat board confirms it at its seat."""
     for name in cards.split():
         waiting = driver.table.hand.waiting_for  # type: ignore[union-attr]
-        driver.ok(CardFromShoe, code=code(name), uid=tag(code(name), deck))
+        driver.ok(card_read, code=code(name), uid=tag(code(name), deck))
         if confirm and waiting is not None and waiting.seat is not None:
-            driver.ok(CardAtSeat, seat=waiting.seat, code=code(name), uid=tag(code(name), deck))
+            driver.ok(card_at_seat, seat=waiting.seat, code=code(name), uid=tag(code(name), deck))
 
 
 def only(driver: TableDriver, kind: AlertKind) -> Any:
@@ -183,10 +179,10 @@ def test_a_card_without_a_tag_and_a_count_that_differs_are_rejected() -> None:
 def test_the_cards_of_another_deck_id_do_not_count_for_this_one() -> None:
     driver = TableDriver.make(protection=CHECKS).seat({1: 500, 2: 500})
     for card, uid in tags()[:30]:
-        driver.ok(DeckCard, deck=1, code=card, uid=uid)
+        driver.ok(deck_card, deck=1, code=card, uid=uid)
     for card, uid in tags(2):
-        driver.ok(DeckCard, deck=2, code=card, uid=uid)  # a new deck: the first one dropped
-    driver.ok(DeckLoaded, count=52, deck=1)  # ...but the shoe closes deck 1
+        driver.ok(deck_card, deck=2, code=card, uid=uid)  # a new deck: the first one dropped
+    driver.ok(deck_loaded, count=52, deck=1)  # ...but the shoe closes deck 1
     assert only(driver, AlertKind.DECK_REJECTED).reads == 0
 
 
@@ -194,17 +190,17 @@ def test_a_flood_of_registered_cards_is_bounded_and_rejected() -> None:
     driver = TableDriver.make(protection=CHECKS).seat({1: 500, 2: 500})
     for round_ in range(5):
         for card, uid in tags(round_ + 1):
-            driver.ok(DeckCard, deck=1, code=card, uid=uid)
+            driver.ok(deck_card, deck=1, code=card, uid=uid)
     registering = driver.table.registering
     assert registering is not None and len(registering.cards) == 104
-    driver.ok(DeckLoaded, count=260, deck=1)
+    driver.ok(deck_loaded, count=260, deck=1)
     facts = only(driver, AlertKind.DECK_REJECTED)
     assert facts.reads == 104 and len(facts.twice) == 52
 
 
 def test_an_unregistered_deck_at_a_table_with_tag_checks_is_rejected() -> None:
     driver = TableDriver.make(protection=CHECKS).seat({1: 500, 2: 500})
-    driver.ok(DeckLoaded, count=52)
+    driver.ok(deck_loaded, count=52)
     facts = only(driver, AlertKind.DECK_REJECTED)
     assert facts.deck is None and "without its registration" in facts.say()
     assert not driver.table.deck_ready
@@ -214,13 +210,13 @@ def test_an_unregistered_deck_at_a_table_with_tag_checks_is_rejected() -> None:
 def test_without_tag_checks_an_unregistered_deck_is_counted_as_before() -> None:
     driver = TableDriver.make().seat({1: 500, 2: 500})  # a journal from before: no checks
     assert driver.table.settings.protection == Protection()
-    driver.ok(DeckLoaded, count=52)
+    driver.ok(deck_loaded, count=52)
     assert driver.table.deck_ready and driver.table.deck == Deck(None, (), driver.clock)
     driver.ok(NewHand)
     driver.read("Qh 9s", confirm=True)
     assert driver.table.alerts == ()
     driver.ok(VoidHand, who="S100", why="end")
-    driver.ok(DeckLoaded, count=51)
+    driver.ok(deck_loaded, count=51)
     assert only(driver, AlertKind.BAD_DECK).count == 51  # today's alert, as before
 
 
@@ -230,7 +226,7 @@ def test_without_tag_checks_a_registration_checks_the_codes_only() -> None:
     assert driver.table.deck_ready and driver.table.alerts == ()
     assert not any(isinstance(e, DeckRegistered) for e in driver.effects)
     driver.ok(NewHand)
-    driver.ok(CardFromShoe, code=code("Qh"))  # no UID: not checked
+    driver.ok(card_read, code=code("Qh"))  # no UID: not checked
     assert driver.table.alerts == ()
     driver.ok(VoidHand, who="S100", why="end")
     register(driver, [(card, "") for card in range(51)], deck=2)
@@ -253,7 +249,7 @@ def test_a_card_not_of_the_deck_pauses_the_table_and_is_taken_out_of_play(
 ) -> None:
     driver = protected()
     draw(driver, "Qh")
-    driver.ok(CardFromShoe, code=code("As"), uid=uid)  # for seat 2, face down
+    driver.ok(card_read, code=code("As"), uid=uid)  # for seat 2, face down
     facts = only(driver, AlertKind.FOREIGN_CARD)
     assert facts == ForeignCard(
         tamper, parse_card("As"), uid, None, None if registered is None else parse_card(registered)
@@ -276,7 +272,7 @@ def test_a_card_not_of_the_deck_pauses_the_table_and_is_taken_out_of_play(
 def test_a_cloned_tag_dealt_twice_is_caught_and_the_deck_replaced() -> None:
     driver = protected()
     draw(driver, "Qh 9s")
-    driver.ok(CardFromShoe, code=code("Qh"), uid=tag(code("Qh")))  # its clone
+    driver.ok(card_read, code=code("Qh"), uid=tag(code("Qh")))  # its clone
     facts = only(driver, AlertKind.FOREIGN_CARD)
     assert facts.tamper is Tamper.CLONED and facts.registered == parse_card("Qh")
     assert facts.say(lambda _: "a card") == (
@@ -298,7 +294,7 @@ def test_a_cloned_tag_dealt_twice_is_caught_and_the_deck_replaced() -> None:
 
 def test_a_void_clears_a_foreign_card_and_the_next_deck_starts_clean() -> None:
     driver = protected()
-    driver.ok(CardFromShoe, code=code("Qh"), uid="04ffee9999")
+    driver.ok(card_read, code=code("Qh"), uid="04ffee9999")
     assert driver.table.paused
     driver.ok(VoidHand, **SIGNED)
     assert driver.table.alerts == () and not driver.table.in_hand
@@ -312,7 +308,7 @@ def test_a_void_clears_a_foreign_card_and_the_next_deck_starts_clean() -> None:
 def test_a_card_drawn_between_hands_is_checked_too() -> None:
     driver = TableDriver.make(protection=CHECKS).seat({1: 500, 2: 500})
     register(driver, tags())
-    driver.ok(CardFromShoe, code=code("Qh"), uid="04ffee9999")
+    driver.ok(card_read, code=code("Qh"), uid="04ffee9999")
     assert only(driver, AlertKind.FOREIGN_CARD).tamper is Tamper.FOREIGN
     assert "voids the hand" in driver.table.alerts[0].remedy
     driver.resolve(AlertKind.FOREIGN_CARD, Remedy.DEAD)
@@ -325,7 +321,7 @@ def test_a_table_whose_settings_turn_checks_off_checks_no_card() -> None:
     off = TableSettings(min_buy_in=100, max_buy_in=1000)
     driver.ok(Configure, settings=off)
     driver.ok(NewHand)
-    driver.ok(CardFromShoe, code=code("Qh"), uid="04ffee9999")
+    driver.ok(card_read, code=code("Qh"), uid="04ffee9999")
     assert driver.table.alerts == ()
 
 
@@ -336,7 +332,7 @@ def _scramble(driver: TableDriver, order: list[int]) -> None:
         assert waiting is not None
         if waiting.kind == "card":
             card = order.pop()
-            driver.ok(CardFromShoe, code=card, uid=tag(card))
+            driver.ok(card_read, code=card, uid=tag(card))
             continue
         legal = {choice.do for choice in waiting.legal}
         do = next(d for d in (Do.CHECK, Do.CALL, Do.BRING_IN) if d in legal)
@@ -352,9 +348,9 @@ def test_the_burn_cards_scrambled_back_are_not_clones_when_dealt_again() -> None
     hand = driver.table.hand
     assert hand is not None
     count = next(n for n in range(53) if hand.expects_reload(n))
-    driver.ok(DeckLoaded, count=count)
+    driver.ok(deck_loaded, count=count)
     burn = hand.burns[0]
-    driver.ok(CardFromShoe, code=int(burn), uid=tag(int(burn)))  # a burn card, out again
+    driver.ok(card_read, code=int(burn), uid=tag(int(burn)))  # a burn card, out again
     assert not [a for a in driver.table.alerts if a.kind is AlertKind.FOREIGN_CARD]
     replays(driver)
 
@@ -403,14 +399,14 @@ def _eight_to_the_end(data: st.DataObject, most: int) -> tuple[TableDriver, int]
         if table.scramble_due:  # the dealer puts the burns back with the stub, shuffled
             shoe += [burns[int(card)] for card in hand.scrambled_burns]
             shoe = list(data.draw(st.permutations(shoe), label="scramble"))
-            driver.ok(DeckLoaded, count=len(shoe))
+            driver.ok(deck_loaded, count=len(shoe))
             continue
         waiting = hand.waiting_for
         assert waiting is not None
         if waiting.kind == "card":
             assert len(shoe) == hand.stub  # the hand knows the shoe's count
             card, uid = shoe.pop(0)
-            driver.ok(CardFromShoe, code=card, uid=uid)
+            driver.ok(card_read, code=card, uid=uid)
             if waiting.destination is Dest.BURN and not driver.table.alerts:
                 burns[card] = (card, uid)
         elif waiting.kind == "action":
@@ -507,7 +503,7 @@ def test_a_wrong_card_named_may_void_the_hand() -> None:
 def test_an_unread_card_entered_as_a_card_in_play_is_not_entered() -> None:
     driver = protected(seat_board=False)
     draw(driver, "7h 8h", confirm=False)
-    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)
+    driver.ok(card_unreadable, disposition=Disposition.DEALT_UNREAD)
     driver.ok(EnterCard, card=parse_card("8h"), **SIGNED)
     facts = only(driver, AlertKind.WRONG_CARD_NAMED)
     assert facts == WrongCardNamed(parse_card("8h"), Named.IN_PLAY, "S100")
@@ -525,10 +521,10 @@ def test_a_wrong_entry_is_found_when_the_cards_own_tag_comes_out() -> None:
     is not checked against the tags) and the 4c goes where it is due."""
     driver = protected(seat_board=False)
     draw(driver, "7h", confirm=False)
-    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)  # seat 2's: the 9s
+    driver.ok(card_unreadable, disposition=Disposition.DEALT_UNREAD)  # seat 2's: the 9s
     driver.ok(EnterCard, card=parse_card("4c"), **SIGNED)  # the supervisor's mistake
     assert driver.table.alerts == ()
-    driver.ok(CardFromShoe, code=code("4c"), uid=tag(code("4c")))  # the deck's own 4c
+    driver.ok(card_read, code=code("4c"), uid=tag(code("4c")))  # the deck's own 4c
     facts = only(driver, AlertKind.CARD_IN_PLAY)
     assert facts.own_tag and "named without its tag and is another card" in facts.say()
     assert "corrects it to the card it is" in facts.todo()
@@ -547,8 +543,8 @@ def test_a_wrong_entry_is_found_when_the_cards_own_tag_comes_out() -> None:
 def test_a_hole_card_switched_for_its_twin_is_caught_at_the_seat() -> None:
     driver = protected()
     draw(driver, "Qh")
-    driver.ok(CardFromShoe, code=code("9s"), uid=tag(code("9s")))  # seat 2, face down
-    driver.ok(CardAtSeat, seat=2, code=code("9s"), uid="04beef0001")  # another 9s there
+    driver.ok(card_read, code=code("9s"), uid=tag(code("9s")))  # seat 2, face down
+    driver.ok(card_at_seat, seat=2, code=code("9s"), uid="04beef0001")  # another 9s there
     facts = only(driver, AlertKind.FOREIGN_CARD)
     assert facts == ForeignCard(Tamper.SWITCHED, parse_card("9s"), "04beef0001", 2, None)
     assert driver.table.paused and driver.table.unconfirmed == ()
@@ -560,7 +556,7 @@ def test_a_hole_card_switched_for_its_twin_is_caught_at_the_seat() -> None:
     for role in (Role.DEALER, Role.PUBLIC):
         assert "9s" not in str(effects_view(driver.effects, driver.table, role))
     assert view(driver.table, Role.PUBLIC)["alerts"] == []
-    driver.ok(CardAtSeat, seat=2, code=code("9s"), uid="04beef0001")  # reported again: once
+    driver.ok(card_at_seat, seat=2, code=code("9s"), uid="04beef0001")  # reported again: once
     assert len(driver.table.alerts) == 1
     driver.ok(VoidHand, **SIGNED)
     assert driver.table.alerts == ()
@@ -570,8 +566,8 @@ def test_a_hole_card_switched_for_its_twin_is_caught_at_the_seat() -> None:
 def test_a_hole_card_switched_for_another_face_is_caught_not_taken_for_a_misread() -> None:
     driver = protected()
     draw(driver, "Qh")
-    driver.ok(CardFromShoe, code=code("9s"), uid=tag(code("9s")))
-    driver.ok(CardAtSeat, seat=2, code=code("Ac"), uid="04beef0002")  # an ace from a sleeve
+    driver.ok(card_read, code=code("9s"), uid=tag(code("9s")))
+    driver.ok(card_at_seat, seat=2, code=code("Ac"), uid="04beef0002")  # an ace from a sleeve
     facts = only(driver, AlertKind.FOREIGN_CARD)
     assert (facts.tamper, facts.seat, facts.card) == (Tamper.SWITCHED, 2, parse_card("Ac"))
     assert not [a for a in driver.table.alerts if a.kind is AlertKind.CARD_MISMATCH]
@@ -580,7 +576,7 @@ def test_a_hole_card_switched_for_another_face_is_caught_not_taken_for_a_misread
 def test_a_card_the_shoe_never_dealt_at_a_seat() -> None:
     driver = protected()
     draw(driver, "Qh 9s")
-    driver.ok(CardAtSeat, seat=1, code=code("Kd"), uid=tag(code("Kd")))  # this deck's Kd
+    driver.ok(card_at_seat, seat=1, code=code("Kd"), uid=tag(code("Kd")))  # this deck's Kd
     facts = only(driver, AlertKind.FOREIGN_CARD)
     assert (facts.tamper, facts.seat, facts.registered) == (
         Tamper.NOT_DEALT,
@@ -597,12 +593,12 @@ def test_a_seat_report_before_the_shoes_is_checked_once_the_shoe_reports() -> No
     driver.ok(LinkUp, device=Device.SHOE, boot=1, next_seq=1, pending=0)
     register(driver, tags())
     driver.ok(NewHand)
-    driver.ok(CardAtSeat, seat=1, code=code("Qh"), uid=tag(code("Qh")))  # the seat board first
+    driver.ok(card_at_seat, seat=1, code=code("Qh"), uid=tag(code("Qh")))  # the seat board first
     assert driver.table.streams.waiting and driver.table.alerts == ()
-    driver.ok(CardFromShoe, code=code("Qh"), uid=tag(code("Qh")), seq=1)
+    driver.ok(card_read, code=code("Qh"), uid=tag(code("Qh")), seq=1)
     assert driver.table.alerts == () and driver.table.unconfirmed == ()
-    driver.ok(CardAtSeat, seat=2, code=code("9s"), uid="04beef0003")  # waits for the shoe
-    driver.ok(CardFromShoe, code=code("9s"), uid=tag(code("9s")), seq=2)
+    driver.ok(card_at_seat, seat=2, code=code("9s"), uid="04beef0003")  # waits for the shoe
+    driver.ok(card_read, code=code("9s"), uid=tag(code("9s")), seq=2)
     assert only(driver, AlertKind.FOREIGN_CARD).tamper is Tamper.SWITCHED
     driver.ok(Tick)
     replays(driver)
@@ -614,8 +610,8 @@ def test_a_seat_read_without_a_tag_is_not_a_confirmation(reads: str | None) -> N
     a card with a shielded or dead tag may be there instead. Surveillance is told, the
     seat's count goes up; the dealing goes on (the house's default)."""
     driver = protected()
-    driver.ok(CardFromShoe, code=code("Qh"), uid=tag(code("Qh")))
-    step = driver.ok(CardAtSeat, seat=1, code=None if reads is None else code(reads))
+    driver.ok(card_read, code=code("Qh"), uid=tag(code("Qh")))
+    step = driver.ok(card_at_seat, seat=1, code=None if reads is None else code(reads))
     facts = only(driver, AlertKind.UNVERIFIED_READ)
     assert facts == UnverifiedRead(1, parse_card("Qh"), 1)
     assert "without a readable tag (1 at this seat): not confirmed" in facts.say()
@@ -625,8 +621,8 @@ def test_a_seat_read_without_a_tag_is_not_a_confirmation(reads: str | None) -> N
     assert driver.table.unverified == (1, 0, 0, 0, 0, 0, 0, 0)
     assert "Qh" not in json.dumps(view(driver.table, Role.DEALER))  # a hole card
     draw(driver, "9s")  # the dealing goes on
-    driver.ok(CardFromShoe, code=code("8d"), uid=tag(code("8d")))
-    driver.ok(CardAtSeat, seat=1, code=code("8d"))
+    driver.ok(card_read, code=code("8d"), uid=tag(code("8d")))
+    driver.ok(card_at_seat, seat=1, code=code("8d"))
     assert driver.table.unverified[0] == 2
     for alert in driver.table.alerts:
         driver.ok(ResolveAlert, alert=alert.id, remedy=Remedy.DONE, **SIGNED)
@@ -636,8 +632,8 @@ def test_a_seat_read_without_a_tag_is_not_a_confirmation(reads: str | None) -> N
 
 def test_the_house_may_make_a_read_without_a_tag_pause_the_dealing() -> None:
     driver = protected(Protection(tag_checks=True, unverified_blocks=True))
-    driver.ok(CardFromShoe, code=code("Qh"), uid=tag(code("Qh")))
-    driver.ok(CardAtSeat, seat=1, code=code("Qh"))
+    driver.ok(card_read, code=code("Qh"), uid=tag(code("Qh")))
+    driver.ok(card_at_seat, seat=1, code=code("Qh"))
     assert driver.table.paused
     assert driver.table.signals.mode is Mode.PAUSED
     driver.resolve(AlertKind.UNVERIFIED_READ, Remedy.DONE)
@@ -646,8 +642,8 @@ def test_the_house_may_make_a_read_without_a_tag_pause_the_dealing() -> None:
 
 def test_an_unread_card_named_at_its_seat_without_a_tag_is_unverified() -> None:
     driver = protected()
-    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)
-    driver.ok(CardAtSeat, seat=1, code=code("Qh"))  # its face, no tag
+    driver.ok(card_unreadable, disposition=Disposition.DEALT_UNREAD)
+    driver.ok(card_at_seat, seat=1, code=code("Qh"))  # its face, no tag
     assert [str(d.card) for d in driver.table.hand.player(1).cards] == ["Qh"]  # type: ignore[union-attr]
     assert only(driver, AlertKind.UNVERIFIED_READ) == UnverifiedRead(1, parse_card("Qh"), 1)
     replays(driver)
@@ -655,8 +651,8 @@ def test_an_unread_card_named_at_its_seat_without_a_tag_is_unverified() -> None:
 
 def test_without_tag_checks_a_read_without_a_tag_confirms_as_before() -> None:
     driver = TableDriver.make().start({1: 500, 2: 500})
-    driver.ok(CardFromShoe, code=code("Qh"))
-    driver.ok(CardAtSeat, seat=1, code=code("Qh"))
+    driver.ok(card_read, code=code("Qh"))
+    driver.ok(card_at_seat, seat=1, code=code("Qh"))
     assert driver.table.alerts == () and driver.table.unconfirmed == ()
 
 
@@ -673,7 +669,7 @@ def third_street(stacks: dict[int, int], cards: str) -> TableDriver:
 
 def test_a_confirmed_hole_card_read_at_another_seat_is_a_card_moved() -> None:
     driver = third_street({1: 500, 2: 500}, "As Ks Ad Kd 2c 3c")
-    driver.ok(CardAtSeat, seat=2, code=code("As"))  # seat 1's hole card, passed to seat 2
+    driver.ok(card_at_seat, seat=2, code=code("As"))  # seat 1's hole card, passed to seat 2
     facts = only(driver, AlertKind.CARD_MOVED)
     assert facts == CardMoved(2, parse_card("As"), Lay.SEAT, 1)
     assert facts.say() == "a card moved: seat 2's reader sees As, seat 1's card, confirmed there"
@@ -683,7 +679,7 @@ def test_a_confirmed_hole_card_read_at_another_seat_is_a_card_moved() -> None:
     dealer = view(driver.table, Role.DEALER)
     assert dealer["alerts"][0]["remedies"] == ["hold", "void"]
     assert "As" not in json.dumps(dealer)  # a hole card stays unnamed
-    driver.ok(CardAtSeat, seat=2, code=code("As"))  # reported again: no second alert
+    driver.ok(card_at_seat, seat=2, code=code("As"))  # reported again: no second alert
     before = driver.table.hand
     driver.resolve(AlertKind.CARD_MOVED, Remedy.HOLD)  # the hand goes on as the table has it
     assert driver.table.alerts == () and driver.table.hand == before and not driver.table.paused
@@ -695,7 +691,7 @@ def test_a_folded_hands_card_at_a_live_seat_is_a_card_moved_and_may_void() -> No
     driver = third_street({1: 500, 2: 500, 3: 500}, "As Ks Qs Ad Kd Qd 2c 3c 4d")
     assert driver.act(1, "bring_in").refused is None
     assert driver.act(2, "fold").refused is None
-    driver.ok(CardAtSeat, seat=3, code=code("Ks"))  # seat 2's mucked hole card
+    driver.ok(card_at_seat, seat=3, code=code("Ks"))  # seat 2's mucked hole card
     assert only(driver, AlertKind.CARD_MOVED) == CardMoved(3, parse_card("Ks"), Lay.FOLDED, 2)
     assert "a card of seat 2, which folded" in driver.table.alerts[0].message
     driver.resolve(AlertKind.CARD_MOVED, Remedy.VOID)
@@ -708,15 +704,15 @@ def test_a_burn_card_at_a_seat_is_a_card_moved() -> None:
     assert driver.act(1, "bring_in").refused is None
     assert driver.act(2, "call").refused is None
     driver.read("5h")  # the burn before fourth street
-    driver.ok(CardAtSeat, seat=1, code=code("5h"))
+    driver.ok(card_at_seat, seat=1, code=code("5h"))
     assert only(driver, AlertKind.CARD_MOVED) == CardMoved(1, parse_card("5h"), Lay.BURN)
     assert "a burn card" in driver.table.alerts[0].message
 
 
 def test_a_card_landing_at_the_wrong_seat_as_it_is_dealt_is_still_misplaced() -> None:
     driver = TableDriver.make().start({1: 500, 2: 500})
-    driver.ok(CardFromShoe, code=code("As"))  # for seat 1
-    driver.ok(CardAtSeat, seat=2, code=code("As"))
+    driver.ok(card_read, code=code("As"))  # for seat 1
+    driver.ok(card_at_seat, seat=2, code=code("As"))
     assert only(driver, AlertKind.MISPLACED_CARD).belongs == 1
     assert not [a for a in driver.table.alerts if a.kind is AlertKind.CARD_MOVED]
 
@@ -800,7 +796,7 @@ def test_a_step_of_the_wall_clock_moves_no_deck_age_and_no_seat_reports_wait() -
     waits.ok(LinkUp, device=Device.SHOE, boot=1, next_seq=1, pending=0)
     register(waits, tags())
     waits.ok(NewHand)
-    waits.ok(CardAtSeat, seat=1, code=code("Qh"), uid=tag(code("Qh")))  # waits for the shoe
+    waits.ok(card_at_seat, seat=1, code=code("Qh"), uid=tag(code("Qh")))  # waits for the shoe
     reported = waits.table.streams.waiting[0].at
     waits.clock -= 3_600_000
     waits.ok(ClockStepped, step=-3_600_000)
@@ -810,11 +806,11 @@ def test_a_step_of_the_wall_clock_moves_no_deck_age_and_no_seat_reports_wait() -
 
 def test_without_tag_checks_the_supervisor_says_when_a_new_deck_is_in() -> None:
     driver = TableDriver.make(protection=Protection(deck_hands=1)).seat({1: 500, 2: 500})
-    driver.ok(DeckLoaded, count=52)
+    driver.ok(deck_loaded, count=52)
     driver.ok(NewHand)
     driver.ok(VoidHand, who="S100", why="next")
     assert only(driver, AlertKind.DECK_DUE).hands == 1
-    driver.ok(DeckLoaded, count=52)  # the table cannot tell: the same deck's life goes on
+    driver.ok(deck_loaded, count=52)  # the table cannot tell: the same deck's life goes on
     assert len(driver.table.alerts) == 1
     driver.resolve(AlertKind.DECK_DUE, Remedy.DONE)
     deck = driver.table.deck
@@ -884,8 +880,8 @@ def test_a_dealt_tag_on_another_face_at_a_seat_is_taken_for_a_misread() -> None:
     other face is one of the two readers' misread, and the supervisor looks."""
     driver = protected()
     draw(driver, "Qh")
-    driver.ok(CardFromShoe, code=code("9s"), uid=tag(code("9s")))
-    driver.ok(CardAtSeat, seat=2, code=code("9d"), uid=tag(code("9s")))
+    driver.ok(card_read, code=code("9s"), uid=tag(code("9s")))
+    driver.ok(card_at_seat, seat=2, code=code("9d"), uid=tag(code("9s")))
     assert [a.kind for a in driver.table.alerts] == [AlertKind.CARD_MISMATCH]
 
 
@@ -893,7 +889,7 @@ def test_a_deck_replaced_mid_hand_is_not_due_at_the_void() -> None:
     driver = TableDriver.make(protection=Protection(True, deck_hands=1)).seat({1: 500, 2: 500})
     register(driver, tags())
     driver.ok(NewHand)
-    driver.ok(CardFromShoe, code=code("Qh"), uid="04ffee9999")
+    driver.ok(card_read, code=code("Qh"), uid="04ffee9999")
     driver.resolve(AlertKind.FOREIGN_CARD, Remedy.REPLACE_DECK)
     assert driver.table.alerts == () and driver.table.deck is None
     register(driver, tags(2), deck=2)
@@ -903,12 +899,12 @@ def test_a_deck_replaced_mid_hand_is_not_due_at_the_void() -> None:
 
 def test_a_card_that_left_the_shoe_unread_is_checked_by_the_seats_reader() -> None:
     driver = protected()
-    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)  # seat 1's, unread
-    driver.ok(CardAtSeat, seat=1, code=code("Qh"), uid=tag(code("Qh")))  # its own tag
+    driver.ok(card_unreadable, disposition=Disposition.DEALT_UNREAD)  # seat 1's, unread
+    driver.ok(card_at_seat, seat=1, code=code("Qh"), uid=tag(code("Qh")))  # its own tag
     assert driver.table.alerts == () and driver.table.unconfirmed == ()
     assert tag(code("Qh")) in driver.table.deck.dealt  # type: ignore[union-attr]
-    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)  # seat 2's, unread
-    driver.ok(CardAtSeat, seat=2, code=code("9s"), uid="04beef0004")  # a foreign tag
+    driver.ok(card_unreadable, disposition=Disposition.DEALT_UNREAD)  # seat 2's, unread
+    driver.ok(card_at_seat, seat=2, code=code("9s"), uid="04beef0004")  # a foreign tag
     facts = only(driver, AlertKind.FOREIGN_CARD)
     assert (facts.tamper, facts.seat) == (Tamper.FOREIGN, 2)
     assert facts.say(lambda _: "a card") == (
@@ -920,14 +916,14 @@ def test_a_card_that_left_the_shoe_unread_is_checked_by_the_seats_reader() -> No
 
 def test_a_card_the_supervisor_entered_is_confirmed_at_its_seat_by_its_own_tag() -> None:
     driver = protected()
-    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)
+    driver.ok(card_unreadable, disposition=Disposition.DEALT_UNREAD)
     driver.ok(EnterCard, card=parse_card("Qh"), **SIGNED)  # the seat's reader was down
     assert driver.table.unconfirmed != ()
-    driver.ok(CardAtSeat, seat=1, code=code("Qh"), uid=tag(code("Qh")))
+    driver.ok(card_at_seat, seat=1, code=code("Qh"), uid=tag(code("Qh")))
     assert driver.table.alerts == () and driver.table.unconfirmed == ()
-    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)
+    driver.ok(card_unreadable, disposition=Disposition.DEALT_UNREAD)
     driver.ok(EnterCard, card=parse_card("9s"), **SIGNED)
-    driver.ok(CardAtSeat, seat=2, code=code("9s"), uid="04beef0005")  # not the deck's 9s
+    driver.ok(card_at_seat, seat=2, code=code("9s"), uid="04beef0005")  # not the deck's 9s
     assert only(driver, AlertKind.FOREIGN_CARD).tamper is Tamper.SWITCHED
 
 
@@ -936,8 +932,8 @@ def test_between_hands_the_last_hands_cards_at_the_seats_are_not_checked() -> No
     draw(driver, "Qh 9s", confirm=False)
     driver.ok(VoidHand, **SIGNED)
     register(driver, tags())  # the next load: no tag dealt yet
-    driver.ok(CardAtSeat, seat=1, code=code("Qh"), uid=tag(code("Qh")))  # reported late
-    driver.ok(CardAtSeat, seat=2, code=code("Qh"), uid=tag(code("Qh")))  # swept past seat 2
+    driver.ok(card_at_seat, seat=1, code=code("Qh"), uid=tag(code("Qh")))  # reported late
+    driver.ok(card_at_seat, seat=2, code=code("Qh"), uid=tag(code("Qh")))  # swept past seat 2
     assert not [a for a in driver.table.alerts if a.kind is AlertKind.FOREIGN_CARD]
 
 
@@ -1000,7 +996,7 @@ def test_any_sequence_catches_every_cheat_and_nothing_else(data: st.DataObject) 
             if cheat == 0 or (cheat == 1 and deck.dealt):
                 code_ = data.draw(st.integers(0, 51), label="code")
                 uid = "04ffee" if cheat == 0 else data.draw(st.sampled_from(deck.dealt))
-                step = driver.ok(CardFromShoe, code=code_, uid=uid)
+                step = driver.ok(card_read, code=code_, uid=uid)
                 cheats += 1
                 raised = [e for e in step.effects if getattr(e, "kind", "") == "alert"]
                 kinds = {e.data["kind"] for e in raised}  # type: ignore[attr-defined]
@@ -1011,7 +1007,7 @@ def test_any_sequence_catches_every_cheat_and_nothing_else(data: st.DataObject) 
                 driver.ok(VoidHand, **SIGNED)
                 continue
             card = order.pop()
-            step = driver.ok(CardFromShoe, code=card, uid=tag(card))
+            step = driver.ok(card_read, code=card, uid=tag(card))
             assert not [a for a in driver.table.alerts if a.kind is AlertKind.FOREIGN_CARD]
         elif waiting.kind == "action":
             choice = data.draw(st.sampled_from(waiting.legal), label="choice")
@@ -1028,7 +1024,7 @@ def test_any_sequence_catches_every_cheat_and_nothing_else(data: st.DataObject) 
 def test_an_alert_recorded_before_a_field_was_added_reads_back_with_its_default() -> None:
     driver = TableDriver.make().start({1: 500, 2: 500})
     driver.read("As")
-    driver.ok(CardFromShoe, code=code("As"))  # read again: card_in_play, no tag to tell
+    driver.ok(card_read, code=code("As"))  # read again: card_in_play, no tag to tell
     saved = driver.table.alerts[0].to_json()
     del saved["facts"]["own_tag"]  # as written before it was kept
     assert Alert.from_json(saved) == driver.table.alerts[0]

@@ -20,9 +20,6 @@ from controller.records import table_inputs
 from controller.rules import parse_card
 from controller.table import (
     AlertKind,
-    CardAtSeat,
-    CardFromShoe,
-    DeckLoaded,
     Device,
     LinkDown,
     LinkUp,
@@ -38,6 +35,7 @@ from controller.table import (
 from controller.table.streams import WAIT_MS, Stream, seq_after
 from drivers import events as ev
 from drivers.protocol import DeviceKind
+from tests.device_inputs import card_at_seat, card_read, deck_loaded
 from tests.hypothesis_profiles import examples
 from tests.table_driver import code
 
@@ -84,12 +82,12 @@ class Devices:
 
     def read(self, card: str, seq: int | None = None) -> None:
         seq = self.numbered(Device.SHOE) if seq is None else seq
-        self.feed(CardFromShoe(at=self.later(), code=code(card), seq=seq))
+        self.feed(card_read(at=self.later(), code=code(card), seq=seq))
 
     def lands(self, seat: int, card: str | None, seq: int | None = None) -> None:
         seq = self.numbered(Device.SEAT_BOARD) if seq is None else seq
         self.feed(
-            CardAtSeat(
+            card_at_seat(
                 at=self.later(), seat=seat, code=None if card is None else code(card), seq=seq
             )
         )
@@ -111,7 +109,7 @@ def dealing() -> Devices:
     devices.up(Device.SEAT_BOARD)
     for seat in (2, 5):
         devices.feed(SitDown(at=devices.later(), seat=seat, player=f"P{seat}", buy_in=200))
-    devices.feed(DeckLoaded(at=devices.later(), count=52, seq=devices.numbered(Device.SHOE)))
+    devices.feed(deck_loaded(at=devices.later(), count=52, seq=devices.numbered(Device.SHOE)))
     devices.feed(NewHand(at=devices.later()))
     return devices
 
@@ -168,7 +166,7 @@ def test_the_next_hand_waits_for_the_seat_board():
     assert [a for a in table.alerts if a.kind is AlertKind.LINK_DOWN]
     # between hands (the hand voided: the refusal is what counts)
     devices.feed(VoidHand(at=devices.later(), who="S1", why="test"))
-    devices.feed(DeckLoaded(at=devices.later(), count=52, seq=devices.numbered(Device.SHOE)))
+    devices.feed(deck_loaded(at=devices.later(), count=52, seq=devices.numbered(Device.SHOE)))
     step = apply(devices.table, NewHand(at=devices.later()))
     assert step.refused == "the seat board is not connected: the next hand waits for it"
 
@@ -264,7 +262,7 @@ def test_an_unknown_card_reported_first_is_the_seats_oldest_card():
 def test_a_new_hand_waits_for_a_waiting_report():
     devices = dealing()
     devices.feed(VoidHand(at=devices.later(), who="S1", why="test"))
-    devices.feed(DeckLoaded(at=devices.later(), count=52, seq=devices.numbered(Device.SHOE)))
+    devices.feed(deck_loaded(at=devices.later(), count=52, seq=devices.numbered(Device.SHOE)))
     devices.lands(2, "7h")
     step = apply(devices.table, NewHand(at=devices.later()))
     assert step.refused == "a card at a seat waits for the shoe's report"
@@ -336,10 +334,12 @@ def _deal(order: list[tuple[str, int]]) -> Devices:
             pending = next_seq - done
             devices.feed(LinkUp(at=at, device=device, boot=7, next_seq=next_seq, pending=pending))
         elif device is Device.SHOE:
-            devices.feed(CardFromShoe(at=at, code=code(THIRD[index]), seq=base[device] + index))
+            devices.feed(card_read(at=at, code=code(THIRD[index]), seq=base[device] + index))
         else:
             card = code(THIRD[index])
-            devices.feed(CardAtSeat(at=at, seat=SEATS[index], code=card, seq=base[device] + index))
+            devices.feed(
+                card_at_seat(at=at, seat=SEATS[index], code=card, seq=base[device] + index)
+            )
     devices.feed(Tick(at=devices.later(10 * WAIT_MS)))
     return devices
 
@@ -389,9 +389,9 @@ def test_a_journal_without_the_hellos_numbers_replays_as_it_was_recorded():
         LinkUp(at=2, device=Device.SEAT_BOARD),
         SitDown(at=3, seat=2, player="A", buy_in=200),
         SitDown(at=3, seat=5, player="B", buy_in=200),
-        DeckLoaded(at=4, count=52),
+        deck_loaded(at=4, count=52),
         NewHand(at=5),
-        CardAtSeat(at=6, seat=2, code=code("7h"), seq=3),
+        card_at_seat(at=6, seat=2, code=code("7h"), seq=3),
     ):
         table = apply(table, item).table
     assert [alert.kind for alert in table.alerts] == [AlertKind.CARD_NOT_DEALT]

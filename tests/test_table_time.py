@@ -13,7 +13,6 @@ from controller.rules import Rules
 from controller.sim.dealer import Tally
 from controller.table import (
     Configure,
-    DeckLoaded,
     NewHand,
     Refuse,
     SitDown,
@@ -25,6 +24,7 @@ from controller.table import (
 )
 from controller.table.effects import SatOut, TimeCharged, TimeUnpaid
 from controller.table.settings import SettingsError
+from tests.device_inputs import deck_loaded
 from tests.table_driver import TableDriver
 
 PERIOD = 30 * 60_000  # ms
@@ -41,7 +41,7 @@ def timed(charge: int = 5, period: int = 30) -> TableDriver:
 
 def new_hand(driver: TableDriver, at: int) -> list[object]:
     """A deck loaded and a new hand at ``at`` (ms): the new hand's effects."""
-    driver.ok(DeckLoaded, count=52)
+    driver.ok(deck_loaded, count=52)
     driver.clock = at - 250  # feed() moves the clock on by 250 ms
     return list(driver.ok(NewHand).effects)
 
@@ -123,7 +123,7 @@ def test_a_hand_that_the_charge_leaves_without_two_players_is_refused_whole():
         seats=tuple(s._replace(stack=40) if s.seat == 2 else s for s in table.seats),
         corrected=-60,
     )
-    driver.ok(DeckLoaded, count=52)
+    driver.ok(deck_loaded, count=52)
     before = driver.table
     assert driver.refused(NewHand) is Refuse.TOO_FEW_PLAYERS
     assert driver.table == before  # nobody charged, nobody sat out
@@ -143,7 +143,7 @@ def test_the_table_with_time_collection_round_trips_and_one_without_reads_as_bef
     plain = TableDriver.make()
     plain.ok(SitDown, seat=1, player="P1", buy_in=100)
     plain.ok(SitDown, seat=2, player="P2", buy_in=100)
-    plain.ok(DeckLoaded, count=52)
+    plain.ok(deck_loaded, count=52)
     effects = plain.ok(NewHand).effects
     assert not [e for e in effects if isinstance(e, TimeCharged | TimeUnpaid)]
     data = plain.table.to_json()

@@ -11,7 +11,6 @@ from typing import Any
 from controller.rules import parse_card
 from controller.table import (
     AlertKind,
-    CardUnreadable,
     CorrectCard,
     CorrectStack,
     Disposition,
@@ -27,6 +26,7 @@ from controller.table import (
 )
 from controller.table.inputs import Remedy
 from controller.table.settings import Protection
+from tests.device_inputs import card_unreadable
 from tests.table_driver import TableDriver
 
 TWO = Protection(two_person=True)
@@ -84,10 +84,10 @@ def test_a_correction_to_or_from_a_wild_card_needs_two_and_another_one() -> None
 
 def test_a_card_entered_as_a_wild_card_needs_two() -> None:
     driver = TableDriver.make(False, TWO).start({1: 500, 2: 500})
-    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)
+    driver.ok(card_unreadable, disposition=Disposition.DEALT_UNREAD)
     assert "a wild card entered" in covered(driver, EnterCard, card=parse_card("4c"), **FIRST)
     driver.ok(EnterCard, card=parse_card("4c"), **BOTH)
-    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)
+    driver.ok(card_unreadable, disposition=Disposition.DEALT_UNREAD)
     driver.ok(EnterCard, card=parse_card("Qh"), **FIRST)  # not wild: one is enough
     assert driver.table.alerts == ()
     replays(driver)
@@ -96,7 +96,7 @@ def test_a_card_entered_as_a_wild_card_needs_two() -> None:
 def test_a_remedy_that_voids_the_hand_needs_two_others_do_not() -> None:
     driver = TableDriver.make(False, TWO).start({1: 500, 2: 500})
     driver.read("7h")
-    driver.ok(CardUnreadable, disposition=Disposition.DEALT_UNREAD)
+    driver.ok(card_unreadable, disposition=Disposition.DEALT_UNREAD)
     driver.ok(EnterCard, card=parse_card("7h"), **FIRST)  # a card in play: wrong_card_named
     alert = driver.alert(AlertKind.WRONG_CARD_NAMED)
     reason = covered(driver, ResolveAlert, alert=alert, remedy=Remedy.VOID, **FIRST)

@@ -3,10 +3,10 @@ through the engine (docs/replay.md).
 
 :mod:`.hands` takes each hand of a journal as the table recorded it, with its script
 (``luck-table history``, the console's archive, the floor's ``hand_over`` facts),
-:mod:`.index` the index of hands, :mod:`.recent` the journal from a moment on (the studio's
-lagging feed), and :mod:`.script` reads a hand script, plays it through the rules engine
-and gives the outcome (``luck-table replay``). The live path (a journal record to the table
-core's inputs, recovery) is not here: it is :mod:`controller.records` and
-:mod:`controller.recovery`. The package imports none of its modules: ``luck-table replay``
-loads only the engine.
+:mod:`.index` the index of hands, and :mod:`.script` reads a hand script, plays it through
+the rules engine and gives the outcome (``luck-table replay``). The live path (a journal
+record to the table core's inputs, recovery, the studio's lagging read of the journal) is
+not here: it is :mod:`controller.records`, :mod:`controller.recovery` and
+:mod:`controller.recovery.lagging`. The package imports none of its modules:
+``luck-table replay`` loads only the engine.
 """

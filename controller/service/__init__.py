@@ -5,8 +5,8 @@ table core, drives the shoe's lamps and publishes an :class:`Update` per applied
 :func:`recover` rebuilds the table from a journal (:mod:`controller.recovery`).
 """
 
-from controller.history.recent import Recent
 from controller.recovery import Recovered, Update, recover, steps
+from controller.recovery.lagging import Recent
 from controller.service.service import (
     Guard,
     Paused,

@@ -34,7 +34,6 @@ from typing import TYPE_CHECKING, Any, Self
 
 from controller.config import Config
 from controller.history.index import build_index
-from controller.history.recent import Recent, access_records, entries_since, replayed
 from controller.intake import Absent, Arrival, Driver, Intake
 from controller.journal import DeviceId, Entry, Input, Journal, JournalError, JournalUnwritable
 from controller.journal.device_events import device_of, to_input
@@ -42,6 +41,7 @@ from controller.journal.rotation import due, finish, rotate
 from controller.journal.snapshots import Snapshots
 from controller.records import ACCESS, record_of, table_inputs
 from controller.recovery import Recovered, Update, recover
+from controller.recovery.lagging import Recent, access_records, entries_since, replayed
 from controller.service.clock import CHECK_SECONDS, ServiceClock
 from controller.service.timings import CARD_SECONDS, COMMIT_SECONDS
 from controller.table import (

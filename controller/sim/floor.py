@@ -21,18 +21,12 @@ from controller.rules import Effect
 from controller.sim.core_journal import CoreJournal
 from controller.sim.core_records import core_serial
 from controller.table import (
-    CardAtSeat,
-    CardFromShoe,
-    CardUnreadable,
     Configure,
-    DeckCard,
-    DeckLoaded,
     Device,
     Disposition,
+    FromDevice,
     LinkDown,
     LinkUp,
-    SeatOccupied,
-    SeatVacated,
     Step,
     Table,
     TableInput,
@@ -40,6 +34,8 @@ from controller.table import (
     Tick,
 )
 from controller.table.streams import WAIT_MS
+from drivers import events as ev
+from drivers import protocol
 from drivers.protocol import tag_order
 from firmware_sim.device import DeviceError
 from firmware_sim.shoe import FOREIGN_DECK, Cheat, Tagged, tag_uid, tagged_deck, tamper
@@ -180,6 +176,8 @@ class CoreFloor:
         self._shoe: deque[Tagged] = deque()
         self._out: dict[int, Tagged] = {}  # each card dealt, with its tag, by the card it is
         self._seqs = dict.fromkeys(Device, 0)
+        self._reads = 0  # the shoe's read counter (32-bit, wrapping)
+        self._unregistered = 0  # the decks loaded without a registration (the last's id)
         self._held: dict[Device, list[TableInput]] = {}  # a pulled cable's events
         self._journal = journal
         if journal is None:
@@ -230,9 +228,10 @@ class CoreFloor:
         self._seqs[device] += 1
         return seq
 
-    def _event(self, device: Device, item: TableInput) -> None:
+    def _event(self, device: Device, event: ev.DeviceEvent) -> None:
         """A device's event (numbered by :meth:`_seq`); held in the device while its cable
         is out."""
+        item = FromDevice(at=self.now(), device=device, seq=event.seq, event=event)
         if device in self._held:
             self._held[device].append(item)
         else:
@@ -248,9 +247,10 @@ class CoreFloor:
             if cheat is not None:
                 raise PhysicalActError("a shoe that registers no deck shows no cheat")
             self._shoe = deque(Tagged(card, card, b"") for card in cards)
-            self._event(
-                Device.SHOE, DeckLoaded(at=self.now(), seq=self._seq(Device.SHOE), count=len(cards))
-            )
+            self._unregistered += 1  # a shoe that registers no deck: one id a load
+            count = len(cards)
+            loaded = ev.DeckLoaded(self._seq(Device.SHOE), self._unregistered, count, count)
+            self._event(Device.SHOE, loaded)
             return list(cards)
         deck = tagged_deck(self._deck_id, cards)
         try:  # ``at`` given: nothing random
@@ -258,29 +258,18 @@ class CoreFloor:
         except DeviceError as error:
             raise PhysicalActError(f"the shoe cannot be loaded so: {error}") from None
         self._shoe = deque(in_shoe)
-        for card in sorted(registered, key=lambda card: tag_order(card.uid, card.code)):
-            read = DeckCard(
-                at=self.now(),
-                seq=self._seq(Device.SHOE),
-                deck=self._deck_id,
-                code=card.code,
-                uid=card.uid.hex(),
-            )
-            self._event(Device.SHOE, read)
-        loaded = DeckLoaded(
-            at=self.now(), seq=self._seq(Device.SHOE), count=len(in_shoe), deck=self._deck_id
-        )
+        order = sorted(registered, key=lambda card: tag_order(card.uid, card.code))
+        for index, card in enumerate(order):
+            seq = self._seq(Device.SHOE)
+            self._event(Device.SHOE, ev.DeckCard(seq, self._deck_id, index, card.code, card.uid))
+        count, seq = len(in_shoe), self._seq(Device.SHOE)
+        loaded = ev.DeckLoaded(seq, self._deck_id, count, count, registered=True)
         self._event(Device.SHOE, loaded)
         return [card.card for card in in_shoe]
 
     async def switch(self, seat: int, card: int) -> None:
-        uid = tag_uid(FOREIGN_DECK, card).hex() if self._registers else ""
-        self._event(
-            Device.SEAT_BOARD,
-            CardAtSeat(
-                at=self.now(), seq=self._seq(Device.SEAT_BOARD), seat=seat, code=card, uid=uid
-            ),
-        )
+        uid = tag_uid(FOREIGN_DECK, card) if self._registers else b""
+        self._event(Device.SEAT_BOARD, ev.CardAtSeat(self._seq(Device.SEAT_BOARD), seat, card, uid))
 
     def new_deck(self) -> None:
         self._deck_id += 1
@@ -293,16 +282,13 @@ class CoreFloor:
             raise PhysicalActError("the shoe is empty: load a deck")
         card = self._shoe.popleft()
         self._out[card.card] = card
+        self._reads = (self._reads + 1) & 0xFFFF_FFFF  # it read, or failed to read, a card
+        seq = self._seq(Device.SHOE)
         if unread is None:
-            read = CardFromShoe(
-                at=self.now(), seq=self._seq(Device.SHOE), code=card.code, uid=card.uid.hex()
-            )
-            self._event(Device.SHOE, read)
+            self._event(Device.SHOE, ev.CardRead(seq, card.code, self._reads, card.uid))
         else:
-            self._event(
-                Device.SHOE,
-                CardUnreadable(at=self.now(), seq=self._seq(Device.SHOE), disposition=unread),
-            )
+            disposition = protocol.Disposition[unread.name]
+            self._event(Device.SHOE, ev.CardUnreadable(seq, self._reads, disposition))
         return card.card
 
     async def place(self, seat: int, card: int, lands_at: int) -> None:
@@ -312,26 +298,14 @@ class CoreFloor:
         """The seat's reader reads the card's tag: its code (or ``reads``) and UID."""
         tagged = self._out.get(card, Tagged(card, card, b""))
         code = tagged.code if reads is None else reads
-        seen = CardAtSeat(
-            at=self.now(),
-            seq=self._seq(Device.SEAT_BOARD),
-            seat=lands_at,
-            code=code,
-            uid=tagged.uid.hex(),
-        )
+        seen = ev.CardAtSeat(self._seq(Device.SEAT_BOARD), lands_at, code, tagged.uid)
         self._event(Device.SEAT_BOARD, seen)
 
     async def sit(self, seat: int) -> None:
-        self._event(
-            Device.SEAT_BOARD,
-            SeatOccupied(at=self.now(), seq=self._seq(Device.SEAT_BOARD), seat=seat),
-        )
+        self._event(Device.SEAT_BOARD, ev.SeatOccupied(self._seq(Device.SEAT_BOARD), seat))
 
     async def leave(self, seat: int) -> None:
-        self._event(
-            Device.SEAT_BOARD,
-            SeatVacated(at=self.now(), seq=self._seq(Device.SEAT_BOARD), seat=seat),
-        )
+        self._event(Device.SEAT_BOARD, ev.SeatVacated(self._seq(Device.SEAT_BOARD), seat))
 
     async def unplug(self, device: Device, seconds: float) -> None:
         self._apply(LinkDown(at=self.now(), device=device, reason="unplugged"))

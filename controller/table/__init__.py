@@ -8,9 +8,11 @@ the journal's inputs gives the same table, byte for byte in ``to_json``. Driving
     step.table, step.effects         # the new table and what to tell people, in order
     step.refused                     # the reason when the input was not taken, else None
     step.refusal.code                # ... and why, as data (``Refuse``, the engine's ``Illegal``)
-    step = step.then(DeckLoaded(at=t, count=52))   # the next input, from the last step
-    step = step.then(NewHand(at=t))
-    step = step.then(CardFromShoe(at=t, code=card))  # the shoe's events
+    loaded = DeckLoaded(seq, deck_id, 52, 52)   # a device's event (``drivers.events``)
+    step = step.then(FromDevice(at=t, device=Device.SHOE, seq=seq, event=loaded))  # the next
+    step = step.then(NewHand(at=t))                # input, from the last step
+    read = CardRead(seq, card, read_counter, uid)  # the shoe's events, as its driver has them
+    step = step.then(FromDevice(at=t, device=Device.SHOE, seq=seq, event=read))
     step = step.then(Decide(at=t, seat=4, do=Do.CALL))   # a player's decision
     step.signals                     # Signals(display="DEAL: seat 3, face up", lamps=Lamps(...))
     step.table.alerts                # open alerts, each with its message and remedy
@@ -40,9 +42,6 @@ from controller.table.inputs import (
     INPUT_TYPES,
     AcknowledgeAlert,
     By,
-    CardAtSeat,
-    CardFromShoe,
-    CardUnreadable,
     ChangeSeat,
     ClockStepped,
     Configure,
@@ -50,15 +49,12 @@ from controller.table.inputs import (
     CorrectStack,
     DealerIn,
     Decide,
-    DeckCard,
-    DeckLoaded,
     Device,
-    DeviceFault,
-    DeviceFaultCleared,
     DeviceRestarted,
     Disposition,
     EnterCard,
     Fault,
+    FromDevice,
     Leave,
     LinkDown,
     LinkUp,
@@ -66,8 +62,6 @@ from controller.table.inputs import (
     Rebuy,
     Remedy,
     ResolveAlert,
-    SeatOccupied,
-    SeatVacated,
     SignInAttack,
     SignInLocked,
     SitDown,
@@ -101,9 +95,6 @@ __all__ = [
     "AlertKind",
     "AlertRule",
     "By",
-    "CardAtSeat",
-    "CardFromShoe",
-    "CardUnreadable",
     "ChangeSeat",
     "Clearance",
     "Cleared",
@@ -113,15 +104,12 @@ __all__ = [
     "CorrectStack",
     "DealerIn",
     "Decide",
-    "DeckCard",
-    "DeckLoaded",
     "Device",
-    "DeviceFault",
-    "DeviceFaultCleared",
     "DeviceRestarted",
     "Disposition",
     "EnterCard",
     "Fault",
+    "FromDevice",
     "Lamps",
     "Leave",
     "LinkDown",
@@ -137,8 +125,6 @@ __all__ = [
     "Remedy",
     "ResolveAlert",
     "Seat",
-    "SeatOccupied",
-    "SeatVacated",
     "Serials",
     "SettingsError",
     "Severity",

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, assert_never
 
 from controller.rules import (
     Action,
@@ -48,10 +48,11 @@ from controller.table.alerts import (
     NotDue,
     Tamper,
 )
-from controller.table.inputs import Device, Disposition, Remedy, TableInput
+from controller.table.inputs import Device, Disposition, Fault, Remedy, TableInput
 from controller.table.protection import Deck, DeckRegistered, Registration
 from controller.table.state import SEATS, Placement, Seat, Signals, Table
-from controller.table.streams import Stream, Streams, over
+from controller.table.streams import Stream, Streams, card_at_seat, over
+from drivers import events as ev
 from luck_errors import LuckTableError
 
 _PLAYER_DECISIONS = BETTING_DECISIONS | {Do.BONUS, Do.SHOW, Do.MUCK}
@@ -283,38 +284,63 @@ def _out_of_turn(table: Table, card: Card, why: NotDue, at: int, fx: list[Effect
 # Device events --------------------------------------------------------------------------
 
 
-def _card_read(table: Table, item: ti.CardFromShoe, fx: list[Effect]) -> Table:
-    if not 0 <= item.code < 52:
-        return _raise(table, alerts.CardNotInDeck(item.code), fx, at=item.at)
-    card, deck = Card(item.code), _checked(table)
+def _from_device(table: Table, item: ti.FromDevice, fx: list[Effect]) -> Table:
+    """A device's event, handled by its type (the drivers' own, one type per message)."""
+    at, event = item.at, item.event
+    match event:
+        case ev.CardRead():
+            return _read_in_order(table, event, at, fx)
+        case ev.CardUnreadable():
+            return _card_unreadable(table, event, at, fx)
+        case ev.CardAtSeat():
+            return _card_at_seat(table, item, fx)
+        case ev.SeatOccupied():
+            return _seat_occupied(table, event, fx)
+        case ev.SeatVacated():
+            return _seat_vacated(table, event, at, fx)
+        case ev.DeckCard():
+            return _deck_card(table, event, fx)
+        case ev.DeckLoaded():
+            return _deck_in(table, event, at, fx)
+        case ev.DeviceFault():
+            return _device_fault(table, item.device, Fault[event.code.name], at, fx)
+        case ev.DeviceFaultCleared():
+            return _device_fault_cleared(table, item.device, Fault[event.code.name], fx)
+    assert_never(event)
+
+
+def _card_read(table: Table, event: ev.CardRead, at: int, fx: list[Effect]) -> Table:
+    if not 0 <= event.card < 52:
+        return _raise(table, alerts.CardNotInDeck(event.card), fx, at=at)
+    card, deck, uid = Card(event.card), _checked(table), event.uid.hex()
     if deck is not None:
-        tamper = deck.check(card, item.uid)
+        tamper = deck.check(card, uid)
         if tamper is not None:
-            facts = alerts.ForeignCard(tamper, card, item.uid, None, deck.registered(item.uid))
-            return _raise(table, facts, fx, at=item.at)
-        table = table._replace(deck=deck._replace(dealt=(*deck.dealt, item.uid)))
-    return _card_out(table, card, item.at, fx, own_tag=deck is not None)
+            facts = alerts.ForeignCard(tamper, card, uid, None, deck.registered(uid))
+            return _raise(table, facts, fx, at=at)
+        table = table._replace(deck=deck._replace(dealt=(*deck.dealt, uid)))
+    return _card_out(table, card, at, fx, own_tag=deck is not None)
 
 
-def _read_in_order(table: Table, item: ti.CardFromShoe, fx: list[Effect]) -> Table:
+def _read_in_order(table: Table, event: ev.CardRead, at: int, fx: list[Effect]) -> Table:
     """A card read out of the shoe, then its place in the order the deck is dealt in: an
     order too close to an earlier deck's is a deck not shuffled (controller/table/shuffle.py)."""
-    table = _card_read(table, item, fx)
-    if not table.settings.protection.shuffle_check or not 0 <= item.code < 52:
+    table = _card_read(table, event, at, fx)
+    if not table.settings.protection.shuffle_check or not 0 <= event.card < 52:
         return table
-    shuffles, repeated = table.shuffles.dealt(item.code)
+    shuffles, repeated = table.shuffles.dealt(event.card)
     table = table._replace(shuffles=shuffles)
     if repeated is None:
         return table
-    return _raise(table, alerts.DeckNotShuffled(*repeated), fx, at=item.at)
+    return _raise(table, alerts.DeckNotShuffled(*repeated), fx, at=at)
 
 
-def _deck_in(table: Table, item: ti.DeckLoaded, fx: list[Effect]) -> Table:
+def _deck_in(table: Table, event: ev.DeckLoaded, at: int, fx: list[Effect]) -> Table:
     """A deck loaded between hands begins a new order (a reload during a hand, of the stub
     and the burns, goes on with it)."""
     if not table.in_hand:
         table = table._replace(shuffles=table.shuffles.loaded())
-    return _deck_loaded(table, item, fx)
+    return _deck_loaded(table, event, at, fx)
 
 
 # Game protection (controller/table/protection.py) -------------------------------------
@@ -330,7 +356,7 @@ def _checked(table: Table) -> Deck | None:
 
 
 def _tampered(
-    table: Table, report: ti.CardAtSeat, card: Card, *, there: bool
+    table: Table, report: ev.CardAtSeat, card: Card, *, there: bool
 ) -> alerts.ForeignCard | None:
     """The card a seat's reader reports during a hand (``card``, its tag ``report.uid``)
     when its tag never came out of the shoe: switched for a card the shoe dealt to that
@@ -339,14 +365,14 @@ def _tampered(
     no read of it to compare); or no tag is checked (no tag read, no deck checked, or
     between hands, when the last hand's cards may be reported after the next deck's
     registration)."""
-    deck = _checked(table)
-    if deck is None or not table.in_hand or not report.uid or report.uid in deck.dealt:
+    deck, uid = _checked(table), report.uid.hex()
+    if deck is None or not table.in_hand or not uid or uid in deck.dealt:
         return None
     own = deck.tags[card]
-    if there and report.uid == own and own not in deck.dealt:
+    if there and uid == own and own not in deck.dealt:
         return None
     tamper = Tamper.SWITCHED if there else Tamper.NOT_DEALT
-    return alerts.ForeignCard(tamper, card, report.uid, report.seat, deck.registered(report.uid))
+    return alerts.ForeignCard(tamper, card, uid, report.seat, deck.registered(uid))
 
 
 def _tamper_at_seat(table: Table, facts: alerts.ForeignCard, fx: list[Effect], *, at: int) -> Table:
@@ -356,14 +382,14 @@ def _tamper_at_seat(table: Table, facts: alerts.ForeignCard, fx: list[Effect], *
     return _raise(table, facts, fx, at=at)
 
 
-def _deck_card(table: Table, item: ti.DeckCard, fx: list[Effect]) -> Table:
+def _deck_card(table: Table, event: ev.DeckCard, fx: list[Effect]) -> Table:
     """One card of the deck the shoe registers (a card of another deck starts again)."""
     registering = table.registering
-    if registering is None or registering.deck != item.deck:
-        registering = Registration(item.deck)
+    if registering is None or registering.deck != event.deck_id:
+        registering = Registration(event.deck_id)
     if len(registering.cards) >= _MOST_REGISTERED:
         return table  # a flood: the deck's count tells it is not a deck
-    cards = (*registering.cards, (item.code, item.uid))
+    cards = (*registering.cards, (event.card, event.uid.hex()))
     return table._replace(registering=registering._replace(cards=cards))
 
 
@@ -404,30 +430,32 @@ def _replace_deck(table: Table, at: int, fx: list[Effect]) -> Table:
     return table._replace(held=())
 
 
-def _card_unreadable(table: Table, item: ti.CardUnreadable, fx: list[Effect]) -> Table:
-    if item.disposition is Disposition.REJECT_TRAY:
+def _card_unreadable(table: Table, event: ev.CardUnreadable, at: int, fx: list[Effect]) -> Table:
+    if Disposition[event.disposition.name] is Disposition.REJECT_TRAY:
         fx.append(told.Rejected())
         return table
     why = _not_due(table)
     if why is not None:
-        return _raise(table, alerts.UnreadCard(why), fx, at=item.at)
+        return _raise(table, alerts.UnreadCard(why), fx, at=at)
     waiting = table.hand.waiting_for  # type: ignore[union-attr]  # checked in a hand just before
     assert waiting is not None
     seat_reader = table.settings.seat_board and waiting.seat is not None
     unread = alerts.UnreadCard(None, waiting.destination, waiting.seat, waiting.up, seat_reader)
-    return _raise(table, unread, fx, at=item.at)
+    return _raise(table, unread, fx, at=at)
 
 
 def _card_at_seat(
-    table: Table, item: ti.CardAtSeat, fx: list[Effect], *, final: bool = False
+    table: Table, item: ti.FromDevice, fx: list[Effect], *, final: bool = False
 ) -> Table:
-    """The seat board's report of a card at a seat. One the table cannot match yet (a card
-    the shoe has not reported) waits for the shoe's report unless ``final``."""
-    seat, at = _seat_number(item.seat), item.at
+    """The seat board's report of a card at a seat (``item``, of an ``ev.CardAtSeat``). One
+    the table cannot match yet (a card the shoe has not reported) waits for the shoe's
+    report unless ``final``."""
+    report = card_at_seat(item)
+    seat, at = _seat_number(report.seat), item.at
     if not table.settings.seat_board:
         fx.append(told.SeatBoardUnused(seat))
         return table
-    code = item.code
+    code = report.card
     card = Card(code) if code is not None and 0 <= code < 52 else None  # else: as if unread
     pending = table.unconfirmed
     if card is None:  # cards at one seat land in deal order: the seat's oldest card
@@ -435,11 +463,11 @@ def _card_at_seat(
     else:
         mine = next((p for p in pending if p.card == card), None)
     if mine is not None:
-        tampered = _tampered(table, item, mine.card, there=mine.seat == seat)
+        tampered = _tampered(table, report, mine.card, there=mine.seat == seat)
         if tampered is not None:  # the card the shoe dealt there is not the card there
             kept = tuple(p for p in pending if p != mine or mine.seat != seat)
             return _tamper_at_seat(table._replace(unconfirmed=kept), tampered, fx, at=at)
-        if mine.seat == seat and _unverified(table, item):
+        if mine.seat == seat and _unverified(table, report):
             table = _confirm(table, mine, fx, verified=False)
             return _unverified_read(table, mine, fx, at=at)
         if mine.seat == seat:
@@ -456,16 +484,16 @@ def _card_at_seat(
             # (one card: taken out of play, it leaves the shoe's count once, not twice)
             table = _clear(table, [unread], Clearance.READER_IDENTIFIED, fx, seat=seat)
             return _card_out(table, card, at, fx)
-        deck = _checked(table)
-        if deck is not None and item.uid:  # the seat's reader has the tag the shoe missed
-            tamper = deck.check(card, item.uid)
+        deck, uid = _checked(table), report.uid.hex()
+        if deck is not None and uid:  # the seat's reader has the tag the shoe missed
+            tamper = deck.check(card, uid)
             if tamper is not None:
-                facts = alerts.ForeignCard(tamper, card, item.uid, seat, deck.registered(item.uid))
+                facts = alerts.ForeignCard(tamper, card, uid, seat, deck.registered(uid))
                 return _tamper_at_seat(table, facts, fx, at=at)
-            table = table._replace(deck=deck._replace(dealt=(*deck.dealt, item.uid)))
+            table = table._replace(deck=deck._replace(dealt=(*deck.dealt, uid)))
         table = _clear(table, [unread], Clearance.READER_IDENTIFIED, fx, seat=seat)
         table = _give(table, card, at, fx, confirmed=True)
-        if _unverified(table, item):  # named by its face alone: no tag says it is that card
+        if _unverified(table, report):  # named by its face alone: no tag says it is that card
             return _unverified_read(table, Placement(seat, card), fx, at=at)
         return table
     if not final and _awaits_shoe(table, seat, card):
@@ -474,7 +502,7 @@ def _card_at_seat(
         return _stray(table, seat, None, None, fx, at=at)
     holder = _holder(table, card)
     misread = None if holder is not None else corrections.misread(table, seat, card)
-    tampered = _tampered(table, item, card, there=holder == seat or misread is not None)
+    tampered = _tampered(table, report, card, there=holder == seat or misread is not None)
     if tampered is not None:  # the card the shoe dealt there, if awaited, is gone
         kept = tuple(p for p in table.unconfirmed if p != misread)
         return _tamper_at_seat(table._replace(unconfirmed=kept), tampered, fx, at=at)
@@ -521,8 +549,8 @@ def _mismatch(table: Table, read: Placement, card: Card, fx: list[Effect], *, at
 
 # The two devices' streams (controller/table/streams.py) ------------------------------
 
-_SHOE_EVENTS = (ti.CardFromShoe, ti.CardUnreadable, ti.DeckCard, ti.DeckLoaded)
-_SEAT_BOARD_EVENTS = (ti.CardAtSeat, ti.SeatOccupied, ti.SeatVacated)
+#: The shoe's events that tell where its cards stand (a fault tells nothing of them).
+_SHOE_EVENTS = (ev.CardRead, ev.CardUnreadable, ev.DeckCard, ev.DeckLoaded)
 
 
 def _track(table: Table, item: TableInput) -> Table:
@@ -532,16 +560,11 @@ def _track(table: Table, item: TableInput) -> Table:
     if isinstance(item, ti.LinkUp):
         device = item.device
         stream = _stream(streams, device).linked(item.boot, item.next_seq, item.pending)
-    else:
-        if isinstance(item, _SHOE_EVENTS):
-            device = Device.SHOE
-        elif isinstance(item, _SEAT_BOARD_EVENTS):
-            device = Device.SEAT_BOARD
-        elif isinstance(item, ti.FaultInput):
-            device = item.device
-        else:
-            return table
+    elif isinstance(item, ti.FromDevice):
+        device = item.device
         stream = _stream(streams, device).saw(item.seq)
+    else:
+        return table
     if device is Device.SHOE:
         return table._replace(streams=streams._replace(shoe=stream))
     return table._replace(streams=streams._replace(seat_board=stream))
@@ -569,22 +592,23 @@ def _awaits_shoe(table: Table, seat: int, card: Card | None) -> bool:
     return not _known(table, card)
 
 
-def _wait(table: Table, report: ti.CardAtSeat, fx: list[Effect]) -> Table:
+def _wait(table: Table, report: ti.FromDevice, fx: list[Effect]) -> Table:
     fx.append(told.ReportWaits(report))
     streams = table.streams
     return table._replace(streams=streams._replace(waiting=(*streams.waiting, report)))
 
 
-def _matches(table: Table, report: ti.CardAtSeat) -> bool:
-    """The shoe has now reported the card of ``report`` (or, for a card its reader did not
-    know, a card is awaited at its seat)."""
-    if report.code is None:
+def _matches(table: Table, item: ti.FromDevice) -> bool:
+    """The shoe has now reported the card of the seat report ``item`` (or, for a card its
+    reader did not know, a card is awaited at its seat)."""
+    report = card_at_seat(item)
+    if report.card is None:
         return any(p.seat == report.seat for p in table.unconfirmed) or any(
             a.belongs == report.seat for a in _open(table, AlertKind.UNREAD_CARD, due=True)
         )
-    if not 0 <= report.code < 52:
+    if not 0 <= report.card < 52:
         return False
-    card = Card(report.code)
+    card = Card(report.card)
     return _known(table, card) or any(
         a.belongs == report.seat for a in _open(table, AlertKind.UNREAD_CARD, due=True)
     )
@@ -599,13 +623,15 @@ def _reconcile(table: Table, item: TableInput, fx: list[Effect]) -> Table:
     waiting = table.streams.waiting
     if not waiting:
         return table
-    told = isinstance(item, (ti.Tick, *_SHOE_EVENTS)) or (
-        isinstance(item, ti.LinkUp) and item.device is Device.SHOE
+    told = (
+        isinstance(item, ti.Tick)
+        or (isinstance(item, ti.FromDevice) and isinstance(item.event, _SHOE_EVENTS))
+        or (isinstance(item, ti.LinkUp) and item.device is Device.SHOE)
     )
     owes = not told or _shoe_owes(table)
     at = item.at
-    kept: list[ti.CardAtSeat] = []
-    due: list[ti.CardAtSeat] = []
+    kept: list[ti.FromDevice] = []
+    due: list[ti.FromDevice] = []
     for report in waiting:
         if _matches(table, report) or (not owes and over(report, at)):
             due.append(report)
@@ -648,7 +674,7 @@ def _confirm(
     return _clear(table, strays, Clearance.CONFIRMED_AT_SEAT, fx, seat=placement.seat)
 
 
-def _unverified(table: Table, report: ti.CardAtSeat) -> bool:
+def _unverified(table: Table, report: ev.CardAtSeat) -> bool:
     """The seat's report of a card dealt there has no readable tag, at a table that checks
     every card's tag during a hand: it does not confirm the card (a shielded or dead tag
     hides a switch)."""
@@ -677,8 +703,8 @@ def _stray(
     return _raise(table, stray, fx, at=at)
 
 
-def _seat_occupied(table: Table, item: ti.SeatOccupied, fx: list[Effect]) -> Table:
-    seat = _seat_number(item.seat)
+def _seat_occupied(table: Table, event: ev.SeatOccupied, fx: list[Effect]) -> Table:
+    seat = _seat_number(event.seat)
     table = table._replace(occupied=tuple(sorted({*table.occupied, seat})))
     if table.seat(seat) is None:
         fx.append(told.SomeoneSat(seat))
@@ -686,43 +712,45 @@ def _seat_occupied(table: Table, item: ti.SeatOccupied, fx: list[Effect]) -> Tab
     return _clear(table, away, Clearance.PLAYER_BACK, fx, seat=seat)
 
 
-def _seat_vacated(table: Table, item: ti.SeatVacated, fx: list[Effect]) -> Table:
-    seat = _seat_number(item.seat)
+def _seat_vacated(table: Table, event: ev.SeatVacated, at: int, fx: list[Effect]) -> Table:
+    seat = _seat_number(event.seat)
     table = table._replace(occupied=tuple(s for s in table.occupied if s != seat))
     if not table.in_play(seat) or table.hand.player(seat).folded:  # type: ignore[union-attr]  # checked in a hand just before
         return table
-    return _raise(table, alerts.PlayerAway(seat, table.hand_number), fx, at=item.at)
+    return _raise(table, alerts.PlayerAway(seat, table.hand_number), fx, at=at)
 
 
-def _deck_loaded(table: Table, item: ti.DeckLoaded, fx: list[Effect]) -> Table:
+def _deck_loaded(table: Table, event: ev.DeckLoaded, at: int, fx: list[Effect]) -> Table:
     """A deck loaded: between hands, a new deck, accepted by its registration (or by the
-    shoe's count, at a table without tag checks whose shoe registers none); during a hand,
-    the stub and the burn cards the engine scrambled, or a deck that has no place there."""
+    shoe's count, at a table without tag checks whose shoe registers none: its deck's id
+    is not the table's); during a hand, the stub and the burn cards the engine scrambled,
+    or a deck that has no place there."""
+    deck_id, count = (event.deck_id if event.registered else None), event.cards_loaded
     registration, table = table.registering, table._replace(registering=None)
     hand = table.hand
-    if table.in_hand and hand is not None and _burns_reloaded(table, hand, item.count):
-        fx.append(told.DeckIn(item.count, reloaded=True))
+    if table.in_hand and hand is not None and _burns_reloaded(table, hand, count):
+        fx.append(told.DeckIn(count, reloaded=True))
         return table._replace(scramble_due=False, deck=_burns_back(table.deck, hand))
     if table.in_hand:
-        during = alerts.DeckDuringHand(item.count, table.hand_number)
-        return _raise(table, during, fx, at=item.at)
+        during = alerts.DeckDuringHand(count, table.hand_number)
+        return _raise(table, during, fx, at=at)
     checks = table.settings.protection.tag_checks
     tags: tuple[str, ...] = ()
-    if item.deck is not None:
-        examined = protection.examine(registration, item.deck, item.count, checks)
+    if deck_id is not None:
+        examined = protection.examine(registration, deck_id, count, checks)
         if isinstance(examined, alerts.DeckRejected):
-            return _raise(table._replace(deck_ready=False), examined, fx, at=item.at)
+            return _raise(table._replace(deck_ready=False), examined, fx, at=at)
         tags = examined
     elif checks:
-        rejected = alerts.DeckRejected(None, item.count)
-        return _raise(table._replace(deck_ready=False), rejected, fx, at=item.at)
-    elif item.count != 52:
+        rejected = alerts.DeckRejected(None, count)
+        return _raise(table._replace(deck_ready=False), rejected, fx, at=at)
+    elif count != 52:
         table = table._replace(deck_ready=False)
-        return _raise(table, alerts.BadDeck(item.count), fx, at=item.at)
+        return _raise(table, alerts.BadDeck(count), fx, at=at)
     fx.append(told.DeckIn(52))
-    old, deck = table.deck, _next_deck(table, item.deck, tags, item.at)
-    if item.deck is not None and tags:
-        fx.append(DeckRegistered(item.deck, tags, item.at))
+    old, deck = table.deck, _next_deck(table, deck_id, tags, at)
+    if deck_id is not None and tags:
+        fx.append(DeckRegistered(deck_id, tags, at))
     table = table._replace(deck_ready=True, spent=0, deck=deck)
     bad = _open(table, AlertKind.BAD_DECK) + _open(table, AlertKind.DECK_REJECTED)
     table = _clear(table, bad, Clearance.FULL_DECK, fx)
@@ -746,15 +774,15 @@ def _burns_reloaded(table: Table, hand: Hand, count: int) -> bool:
     return not table.held and hand.expects_reload(count)
 
 
-def _device_fault(table: Table, item: ti.DeviceFault, fx: list[Effect]) -> Table:
-    if _open(table, AlertKind.DEVICE_FAULT, device=item.device, fault=item.fault):
+def _device_fault(table: Table, device: Device, fault: Fault, at: int, fx: list[Effect]) -> Table:
+    if _open(table, AlertKind.DEVICE_FAULT, device=device, fault=fault):
         return table
-    return _raise(table, alerts.DeviceFault(item.device, item.fault), fx, at=item.at)
+    return _raise(table, alerts.DeviceFault(device, fault), fx, at=at)
 
 
-def _device_fault_cleared(table: Table, item: ti.DeviceFaultCleared, fx: list[Effect]) -> Table:
-    gone = _open(table, AlertKind.DEVICE_FAULT, device=item.device, fault=item.fault)
-    return _clear(table, gone, Clearance.FAULT_CLEARED, fx, device=item.device)
+def _device_fault_cleared(table: Table, device: Device, fault: Fault, fx: list[Effect]) -> Table:
+    gone = _open(table, AlertKind.DEVICE_FAULT, device=device, fault=fault)
+    return _clear(table, gone, Clearance.FAULT_CLEARED, fx, device=device)
 
 
 def _link_up(table: Table, item: ti.LinkUp, fx: list[Effect]) -> Table:
@@ -1424,15 +1452,7 @@ def _tick(table: Table, item: ti.Tick, fx: list[Effect]) -> Table:
 
 
 _HANDLERS: dict[type[TableInput], _Handler] = {
-    ti.CardFromShoe: _read_in_order,
-    ti.CardUnreadable: _card_unreadable,
-    ti.CardAtSeat: _card_at_seat,
-    ti.SeatOccupied: _seat_occupied,
-    ti.SeatVacated: _seat_vacated,
-    ti.DeckCard: _deck_card,
-    ti.DeckLoaded: _deck_in,
-    ti.DeviceFault: _device_fault,
-    ti.DeviceFaultCleared: _device_fault_cleared,
+    ti.FromDevice: _from_device,
     ti.LinkUp: _link_up,
     ti.LinkDown: _link_down,
     ti.DeviceRestarted: _device_restarted,

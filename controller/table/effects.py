@@ -30,6 +30,7 @@ from controller.table import inputs as ti
 from controller.table.inputs import Device
 from controller.table.settings import TableSettings
 from controller.table.state import Lamps, Table, signals
+from controller.table.streams import card_at_seat
 from controller.table.told import TableTold
 
 _CARD_NAME = re.compile(r"\b[2-9TJQKA][cdhs]\b")
@@ -304,15 +305,17 @@ class SeatUnread(AtSeat):
 
 @dataclass(frozen=True, slots=True)
 class ReportWaits(Effect):
-    """The seat board's ``report`` waits for the shoe's report of its card."""
+    """The seat board's ``report`` (of an ``ev.CardAtSeat``) waits for the shoe's report of
+    its card."""
 
-    report: ti.CardAtSeat
+    report: ti.FromDevice
 
     kind = TableTold.WAITING
 
     def say(self, name: CardName = str) -> str:
-        what = "a card" if self.report.code is None else "the card"
-        return f"{what} at seat {self.report.seat}: waiting for the shoe's report"
+        event = card_at_seat(self.report)
+        what = "a card" if event.card is None else "the card"
+        return f"{what} at seat {event.seat}: waiting for the shoe's report"
 
     @property
     def data(self) -> dict[str, Any]:

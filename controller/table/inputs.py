@@ -9,11 +9,12 @@ the journal stores inputs this way and recovery replays them. The free text peop
 the rule gives it (NFC, stripped), but for an input read back from the journal, which is
 replayed as it was written.
 
-Device events (from the shoe and the seat board, as the drivers report them):
-``CardFromShoe``, ``CardUnreadable``, ``CardAtSeat``, ``SeatOccupied``, ``SeatVacated``,
-``DeckLoaded``, ``DeviceFault``, ``DeviceFaultCleared``, ``LinkUp``, ``LinkDown``,
-``DeviceRestarted``; each sequenced event may carry ``seq``, the device's own sequence
-number of it (None: not known). ``Tick``: time passed, for what waits on the clock.
+Devices: ``FromDevice``, one device's event as its driver reported it (the drivers' own
+type of each message, ``drivers.events``: ``CardRead``, ``CardUnreadable``, ``CardAtSeat``,
+``SeatOccupied``, ``SeatVacated``, ``DeckCard``, ``DeckLoaded``, ``DeviceFault``,
+``DeviceFaultCleared``), with the device's own sequence number of it (``seq``, None: not
+known); the links: ``LinkUp``, ``LinkDown``, ``DeviceRestarted``. ``Tick``: time passed,
+for what waits on the clock.
 
 People: ``Decide`` (a player's decision, said by the dealer or made by the player),
 ``NewHand``, ``DealerIn`` (the dealer who deals from the next hand on), ``SitDown``,
@@ -25,15 +26,18 @@ the house's two-person control covers it).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import Field, dataclass, field
+from dataclasses import fields as dataclass_fields
 from enum import StrEnum
-from typing import Any, ClassVar
+from typing import Any, ClassVar, get_args
 
 from controller.codec import Codec, CodecError, Scalar
 from controller.rules import Card, Do, parse_card
 from controller.table.settings import TableSettings
 from controller.text import Id, Name, Reason
+from drivers import events as ev
 from luck_errors import LuckTableError
 
 
@@ -62,7 +66,8 @@ class Fault(StrEnum):
 
 
 class Disposition(StrEnum):
-    """Where an unreadable card went."""
+    """Where an unreadable card went, in the table's words (the shoe's event carries the
+    protocol's, ``drivers.protocol.Disposition``, of the same names)."""
 
     REJECT_TRAY = "reject_tray"  # diverted to the reject tray: not in play
     DEALT_UNREAD = "dealt_unread"  # it left the shoe unread: it is on the table
@@ -103,94 +108,187 @@ class SeatInput(TableInput):
     seat: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class FaultInput(TableInput):
-    """The base of a fault's start and end."""
-
-    device: Device
-    fault: Fault
-    seq: int | None = None
-
-
 # Device events ------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class CardFromShoe(TableInput):
-    """The shoe identified a card as it left: ``code`` 0..51, ``(rank - 2) * 4 + suit``.
-    Any other code is a card that is not in the deck. ``uid``: its tag's UID in lowercase
-    hex, ``""`` when the reader gives none (an optical reader, or a journal from before
-    tags were kept)."""
+class FromDevice(TableInput):
+    """A device's event as its driver reported it: ``event`` is the drivers' own record of
+    the message (``drivers.events``, one type per device message: ``CardRead``,
+    ``CardAtSeat``, ``DeckLoaded``, ...), the same the journal keeps. The input adds what
+    the table knows beside it: when (``at``), which device (``device``, its kind) and the
+    device's sequence number of it as journaled (``seq``; None: not known, as in an input
+    the table took with no number, when the event's own ``seq`` is 0). The table core
+    handles each type of event (``controller.table.core``).
 
-    tag = "card_read"
-    code: int
-    uid: str = ""
+    Among the table's own records (a record of source ``table``, a seat report waiting in a
+    snapshot, a ``ReportWaits`` effect's data) the input is written in its table form
+    (:data:`DEVICE_FORMS`): a tag and the fields the table acts on, in the table's names.
+    """
+
+    tag = "device_event"  # its records are tagged by its form (``form.tag``: ``card_read``)
+    device: Device
+    event: ev.DeviceEvent
     seq: int | None = None
 
+    def __post_init__(self) -> None:
+        if self.seq is not None and self.seq != self.event.seq:
+            raise TableInputError(f"{self.form.tag}: seq {self.seq} is not its event's")
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CardUnreadable(TableInput):
-    tag = "card_unreadable"
-    disposition: Disposition
-    seq: int | None = None
+    @property
+    def form(self) -> DeviceForm:
+        return form_of(type(self.event))
 
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CardAtSeat(TableInput):
-    """The seat board saw a card land at ``seat``; ``code`` None: its reader did not know it;
-    ``uid``: the tag UID it read, as in ``CardFromShoe``."""
-
-    tag = "card_at_seat"
-    seat: int
-    code: int | None = None
-    uid: str = ""
-    seq: int | None = None
+    def to_json(self) -> dict[str, Any]:
+        return self.form.write(self)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SeatOccupied(SeatInput):
-    tag = "seat_occupied"
-    seq: int | None = None
+@dataclass(frozen=True, slots=True)
+class DeviceForm:
+    """How the table writes a device's event among its own records, and reads it back.
+
+    ``tag`` names it, ``names`` lists its fields in the order written, each as (the table's
+    name, the event's name); ``device``: its device is written (else it is ``sender``, the
+    device that sends that message); ``absent``: the JSON value of each event's field a
+    record may not hold: one the table does not act on and does not write (a read
+    counter, a deck card's index), or one written only since it was added (a tag's UID).
+    The form of a message declared here (:data:`DEVICE_FORMS`) is the one the table has
+    always written; a message with none is written as the codec writes its event, under
+    its class's name in snake case, with its device."""
+
+    event: type[ev.DeviceEvent]
+    tag: str
+    names: tuple[tuple[str, str], ...]
+    device: bool = True
+    sender: Device | None = None
+    absent: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def plain(cls, event: type[ev.DeviceEvent]) -> DeviceForm:
+        """The form of a message declared with none: the event's fields as they are."""
+        tag = re.sub(r"(?<!^)(?=[A-Z])", "_", event.__name__).lower()
+        names = tuple((spec.name, spec.name) for spec in _event_fields(event))
+        return cls(event, tag, names)
+
+    def write(self, item: FromDevice) -> dict[str, Any]:
+        values = CODEC.fields(item.event)
+        data: dict[str, Any] = {"type": self.tag, "at": item.at}
+        if self.device:
+            data["device"] = item.device.value
+        data.update((name, values[key]) for name, key in self.names)
+        if self.event is ev.DeckLoaded and not values["registered"]:
+            data["deck"] = None  # a shoe that registers no deck: the table counts its cards
+        data["seq"] = item.seq
+        return data
+
+    def read(self, data: Mapping[str, Any], codec: Codec) -> FromDevice:
+        """The input of the table form ``data`` (its ``type`` taken out); raises
+        ``CodecError`` naming the table's field."""
+        known = {"at", "seq", *(name for name, _ in self.names)}
+        if self.device:
+            known.add("device")
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise CodecError(self.tag, f"unknown field {unknown[0]!r}")
+        if "at" not in data:
+            raise CodecError(self.tag, "missing field 'at'")
+        at = codec.decode(int, data["at"], f"{self.tag}.at")
+        seq = codec.decode(int | None, data.get("seq"), f"{self.tag}.seq")
+        if self.device:
+            if "device" not in data:
+                raise CodecError(self.tag, "missing field 'device'")
+            device = codec.decode(Device, data["device"], f"{self.tag}.device")
+        else:
+            assert self.sender is not None
+            device = self.sender
+        values = {key: data[name] for name, key in self.names if name in data}
+        for key, value in self.absent.items():
+            values.setdefault(key, value)
+        values["seq"] = 0 if seq is None else seq
+        if self.event is ev.DeckLoaded:  # a deck with an id was registered card by card
+            values["registered"] = values["deck_id"] is not None
+            if values["deck_id"] is None:
+                values["deck_id"] = 0
+            values["cards_remaining"] = values.get("cards_loaded")
+        back = {key: name for name, key in self.names}
+        try:
+            event = codec.build(self.event, values, self.tag)
+        except CodecError as error:  # in the table's names
+            where = re.sub(r"\.(\w+)", lambda m: "." + back.get(m[1], m[1]), error.where, count=1)
+            what = re.sub(r"'(\w+)'", lambda m: repr(back.get(m[1], m[1])), error.what, count=1)
+            raise CodecError(where, what) from None
+        return FromDevice(at=at, device=device, seq=seq, event=event)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SeatVacated(SeatInput):
-    tag = "seat_vacated"
-    seq: int | None = None
+def _event_fields(event: type[ev.DeviceEvent]) -> list[Field[Any]]:
+    """An event's fields the codec writes, but ``seq`` (the input's, written last)."""
+    return [spec for spec in dataclass_fields(event) if spec.compare and spec.name != "seq"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class DeckCard(TableInput):
-    """Deck registration: the shoe read one card of the deck ``deck`` being loaded (its
-    code and tag UID, as in ``CardFromShoe``); a ``DeckLoaded`` of the same ``deck`` closes
-    the registration."""
+#: The table form of each device message the table has written so far: its tag and its
+#: fields in the table's names (the shoe's ``card`` is the table's ``code``), as journals
+#: and snapshots hold them. A new message needs no line here (:meth:`DeviceForm.plain`).
+DEVICE_FORMS: dict[type[ev.DeviceEvent], DeviceForm] = {
+    form.event: form
+    for form in (
+        DeviceForm(
+            ev.CardRead,
+            "card_read",
+            (("code", "card"), ("uid", "uid")),
+            False,
+            Device.SHOE,
+            {"read_counter": 0, "uid": ""},
+        ),
+        DeviceForm(
+            ev.CardUnreadable,
+            "card_unreadable",
+            (("disposition", "disposition"),),
+            False,
+            Device.SHOE,
+            {"read_counter": 0},
+        ),
+        DeviceForm(
+            ev.CardAtSeat,
+            "card_at_seat",
+            (("seat", "seat"), ("code", "card"), ("uid", "uid")),
+            False,
+            Device.SEAT_BOARD,
+            {"card": None},
+        ),
+        DeviceForm(ev.SeatOccupied, "seat_occupied", (("seat", "seat"),), False, Device.SEAT_BOARD),
+        DeviceForm(ev.SeatVacated, "seat_vacated", (("seat", "seat"),), False, Device.SEAT_BOARD),
+        DeviceForm(
+            ev.DeckCard,
+            "deck_card",
+            (("deck", "deck_id"), ("code", "card"), ("uid", "uid")),
+            False,
+            Device.SHOE,
+            {"index": 0, "uid": ""},
+        ),
+        DeviceForm(
+            ev.DeckLoaded,
+            "deck_loaded",
+            (("count", "cards_loaded"), ("deck", "deck_id")),
+            False,
+            Device.SHOE,
+            {"deck_id": None},
+        ),
+        DeviceForm(ev.DeviceFault, "device_fault", (("fault", "code"),)),
+        DeviceForm(ev.DeviceFaultCleared, "device_fault_cleared", (("fault", "code"),)),
+    )
+}
 
-    tag = "deck_card"
-    deck: int
-    code: int
-    uid: str = ""
-    seq: int | None = None
+
+def form_of(event: type[ev.DeviceEvent]) -> DeviceForm:
+    """The table form of a device message (its declared one, else the plain one)."""
+    form = DEVICE_FORMS.get(event)
+    return DeviceForm.plain(event) if form is None else form
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class DeckLoaded(TableInput):
-    """A deck was loaded: ``count`` cards; ``deck``: its id (None in journals from before
-    decks were registered)."""
-
-    tag = "deck_loaded"
-    count: int
-    deck: int | None = None
-    seq: int | None = None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class DeviceFault(FaultInput):
-    tag = "device_fault"
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class DeviceFaultCleared(FaultInput):
-    tag = "device_fault_cleared"
+#: Every device message's table form by its tag (the declared ones first).
+_FORMS_BY_TAG: dict[str, DeviceForm] = {
+    form.tag: form for form in (*DEVICE_FORMS.values(), *map(form_of, get_args(ev.DeviceEvent)))
+}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -459,15 +557,6 @@ class UndoDecision(SupervisorInput):
 INPUT_TYPES: dict[str, type[TableInput]] = {
     kind.tag: kind
     for kind in (
-        CardFromShoe,
-        CardUnreadable,
-        CardAtSeat,
-        SeatOccupied,
-        SeatVacated,
-        DeckCard,
-        DeckLoaded,
-        DeviceFault,
-        DeviceFaultCleared,
         LinkUp,
         LinkDown,
         DeviceRestarted,
@@ -526,12 +615,15 @@ def input_from_json(data: Mapping[str, Any], *, journaled: bool = False) -> Tabl
     if not isinstance(data, Mapping):
         raise TableInputError(f"an input must be an object, not {data!r}")
     tag = data.get("type")
-    if not isinstance(tag, str) or tag not in INPUT_TYPES:
-        raise TableInputError(f"'type': {tag!r} is not one of {', '.join(INPUT_TYPES)}")
-    kind = INPUT_TYPES[tag]
+    if not isinstance(tag, str) or (tag not in INPUT_TYPES and tag not in _FORMS_BY_TAG):
+        tags = ", ".join([*_FORMS_BY_TAG, *INPUT_TYPES])
+        raise TableInputError(f"'type': {tag!r} is not one of {tags}")
+    codec = _JOURNALED if journaled else CODEC
+    fields = {k: v for k, v in data.items() if k != "type"}
     try:
-        codec = _JOURNALED if journaled else CODEC
-        item: TableInput = codec.build(kind, {k: v for k, v in data.items() if k != "type"}, tag)
+        if tag in _FORMS_BY_TAG:
+            return _FORMS_BY_TAG[tag].read(fields, codec)
+        item: TableInput = codec.build(INPUT_TYPES[tag], fields, tag)
     except CodecError as error:
         raise TableInputError(str(error)) from None
     return item

@@ -21,7 +21,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from controller.table.inputs import CardAtSeat, input_from_json
+from controller.table.inputs import FromDevice, input_from_json
+from drivers import events as ev
 
 #: How long (ms, by the inputs' times) a seat report of a card the shoe has not reported
 #: waits with the shoe up and owing nothing: a shoe's frame spoilt on the line is sent
@@ -85,7 +86,7 @@ class Streams(NamedTuple):
 
     shoe: Stream = Stream()
     seat_board: Stream = Stream()
-    waiting: tuple[CardAtSeat, ...] = ()
+    waiting: tuple[FromDevice, ...] = ()  # each of an ``ev.CardAtSeat``
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -106,13 +107,20 @@ class Streams(NamedTuple):
         )
 
 
-def _report(data: Mapping[str, Any]) -> CardAtSeat:
+def _report(data: Mapping[str, Any]) -> FromDevice:
     report = input_from_json(data)
-    if not isinstance(report, CardAtSeat):
-        raise ValueError(f"streams.waiting: {report.tag} is not a seat board's card report")
+    if not isinstance(report, FromDevice) or not isinstance(report.event, ev.CardAtSeat):
+        raise ValueError(f"streams.waiting: {data.get('type')} is not a seat board's card report")
     return report
 
 
-def over(report: CardAtSeat, now: int) -> bool:
+def card_at_seat(report: FromDevice) -> ev.CardAtSeat:
+    """The seat board's report of a card that ``report`` (one of ``waiting``) holds."""
+    event = report.event
+    assert isinstance(event, ev.CardAtSeat)
+    return event
+
+
+def over(report: FromDevice, now: int) -> bool:
     """``report`` has waited ``WAIT_MS`` by ``now``."""
     return now - report.at >= WAIT_MS

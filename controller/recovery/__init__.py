@@ -4,7 +4,8 @@ A journal starts from ``Table(TableSettings())``; the service journals the confi
 settings as its first input (``Configure``), so replaying never depends on the
 configuration file of the day. :func:`recover` starts from the latest snapshot (taken at a
 hand boundary) and replays the inputs after it; :func:`replay` replays from the start,
-step by step (``luck-table history``).
+step by step (``luck-table history``). :mod:`.lagging` reads the journal from a moment on,
+for a feed that lags the table (the studio's).
 """
 
 from __future__ import annotations
