@@ -228,8 +228,9 @@ def test_the_bonus_card_a_reused_tag_and_a_foreign_tag_through_pcscd(tmp_path: P
             assert floor.table.paused
             await asyncio.to_thread(readers.show, "shoe", FOREIGN)
             await until(lambda: len(floor.table.alerts) == 2, "the foreign tag's alert")
-            alert = floor.table.alerts[1]
-            assert alert.kind is AlertKind.CARD_NOT_IN_DECK
+            alert = floor.table.alerts[1]  # the wire shoe's alert of another deck's card
+            assert alert.kind is AlertKind.FOREIGN_CARD
+            assert alert.facts == ForeignCard(Tamper.FOREIGN, None, FOREIGN.hex())
             assert Device.SHOE in floor.table.links
             # words for the dealer: what happened and what to do, with no code in them
             words = f"{alert.message}; {alert.remedy}"

@@ -37,6 +37,7 @@ from controller.table import (
 from controller.table.alerts import (
     Alert,
     CardMoved,
+    CardNotInDeck,
     DeckDue,
     DeckRejected,
     ForeignCard,
@@ -267,6 +268,26 @@ def test_a_card_not_of_the_deck_pauses_the_table_and_is_taken_out_of_play(
     draw(driver, "As")  # the deck's own As: dealt to seat 2, as it was due
     assert [str(d.card) for d in driver.table.hand.player(2).cards] == ["As"]  # type: ignore[union-attr]
     replays(driver)
+
+
+def test_a_tag_of_no_card_of_the_deck_read_as_no_card_is_a_foreign_card_too() -> None:
+    """A reader that knows a card only by its tag (PC/SC) reads another deck's card as no
+    card (code 255): the same ``foreign_card`` as a wire shoe's read of that card, with no
+    card named, taken out of play as it is. Without tag checks: a card no deck has."""
+    driver = protected()
+    draw(driver, "Qh")
+    driver.ok(card_read, code=255, uid="04ffee9999")  # for seat 2, face down
+    facts = only(driver, AlertKind.FOREIGN_CARD)
+    assert facts == ForeignCard(Tamper.FOREIGN, None, "04ffee9999")
+    assert facts.say() == "the shoe read a card with a tag that is not of this table's deck"
+    assert driver.table.paused and driver.table.hand.player(2).cards == ()  # type: ignore[union-attr]
+    driver.resolve(AlertKind.FOREIGN_CARD, Remedy.DEAD)
+    draw(driver, "As")  # the card due, dealt to seat 2
+    assert [str(d.card) for d in driver.table.hand.player(2).cards] == ["As"]  # type: ignore[union-attr]
+    replays(driver)
+    unchecked = protected(Protection())
+    unchecked.ok(card_read, code=255, uid="04ffee9999")
+    assert only(unchecked, AlertKind.CARD_NOT_IN_DECK) == CardNotInDeck(255)
 
 
 def test_a_cloned_tag_dealt_twice_is_caught_and_the_deck_replaced() -> None:

@@ -717,19 +717,20 @@ _TAMPER_WORDS = {
 @dataclass(frozen=True, slots=True)
 class ForeignCard(AlertFacts):
     """A card that is not the table's deck's (``tamper``: how the table knows): read by the
-    shoe (``seat`` None), or by the reader at ``seat``. ``card``: the card it reads as; ``uid``:
-    its tag UID ("": none read); ``registered``: the card the deck has that tag on (a
-    re-tagged card, or a card of this deck at a seat it was never dealt to)."""
+    shoe (``seat`` None), or by the reader at ``seat``. ``card``: the card it reads as (None:
+    it reads as no card, a tag of another deck at a reader that knows a card only by its
+    tag); ``uid``: its tag UID ("": none read); ``registered``: the card the deck has that
+    tag on (a re-tagged card, or a card of this deck at a seat it was never dealt to)."""
 
     kind = AlertKind.FOREIGN_CARD
     tamper: Tamper
-    card: Card
+    card: Card | None
     uid: str = ""
     seat: int | None = None
     registered: Card | None = None
 
     def say(self, name: Name = str) -> str:
-        card, seat = name(self.card), self.seat
+        card, seat = "a card" if self.card is None else name(self.card), self.seat
         match self.tamper:
             case Tamper.UNTAGGED:
                 return f"the shoe read {card} without a tag: this table checks every card's tag"

@@ -311,7 +311,7 @@ def _from_device(table: Table, item: ti.FromDevice, fx: list[Effect]) -> Table:
 
 def _card_read(table: Table, event: ev.CardRead, at: int, fx: list[Effect]) -> Table:
     if not 0 <= event.card < 52:
-        return _raise(table, alerts.CardNotInDeck(event.card), fx, at=at)
+        return _raise(table, _no_card(table, event), fx, at=at)
     card, deck, uid = Card(event.card), _checked(table), event.uid.hex()
     if deck is not None:
         tamper = deck.check(card, uid)
@@ -320,6 +320,17 @@ def _card_read(table: Table, event: ev.CardRead, at: int, fx: list[Effect]) -> T
             return _raise(table, facts, fx, at=at)
         table = table._replace(deck=deck._replace(dealt=(*deck.dealt, uid)))
     return _card_out(table, card, at, fx, own_tag=deck is not None)
+
+
+def _no_card(table: Table, event: ev.CardRead) -> alerts.AlertFacts:
+    """A read as no card of a deck. With its tag not of the deck checked, a foreign card, as
+    a wire shoe's read of another deck's card is (a reader that knows a card only by its tag
+    reads another deck's card as no card: the table tells the two shoes apart no more);
+    else a card code no deck has."""
+    deck = _checked(table)
+    if deck is not None and event.uid and deck.registered(event.uid.hex()) is None:
+        return alerts.ForeignCard(Tamper.FOREIGN, None, event.uid.hex())
+    return alerts.CardNotInDeck(event.card)
 
 
 def _read_in_order(table: Table, event: ev.CardRead, at: int, fx: list[Effect]) -> Table:

@@ -5,8 +5,8 @@ sends, so that the table, the journal and game protection cannot tell them apart
 - a tag of the deck comes into the field: at the shoe ``CardRead`` (its card, its UID),
   at a seat ``CardAtSeat`` (its card, its UID);
 - a tag of no card of the deck: at the shoe ``CardRead`` with :data:`UNREGISTERED` as the
-  card and its UID (the table's "card not in the deck"), at a seat ``CardAtSeat`` with no
-  card and its UID;
+  card and its UID (the table's ``foreign_card``, as for a wire shoe's card of another
+  deck, with no card named), at a seat ``CardAtSeat`` with no card and its UID;
 - a tag that did not answer its UID: at the shoe ``CardUnreadable``, dealt unread; at a
   seat ``CardAtSeat`` with no card and no UID;
 - the cut card's tag at the shoe: the deck's registration, ``DeckCard`` for each card, then
@@ -24,7 +24,7 @@ from drivers.pcsc.deck import TagDeck
 from drivers.protocol import Disposition, seq_add
 
 #: The card of a ``CardRead`` whose tag is no card of the registered deck: no card's code
-#: (0..51), so the table pauses with "not in the deck"; the UID goes with it to the journal.
+#: (0..51); with the UID (journaled with it) the table pauses with ``foreign_card``.
 UNREGISTERED = 255
 
 
