@@ -246,7 +246,7 @@ def parse_config(data: Mapping[str, Any], base: Path, problems: Problems = FIRST
         "?",
     )
     name = take(partial(text, table, "table.name", rule=TITLE), "?")
-    no_devices = (DevicePort("?"), None, Serials())
+    no_devices: tuple[DevicePort, DevicePort | None, Serials] = (DevicePort("?"), None, Serials())
     devices = take(partial(section, data, "devices"), _NONE)
     shoe, seat_board, serials = take(partial(_devices, devices, base), no_devices)
     stakes = take(partial(section, data, "stakes"), _NONE)

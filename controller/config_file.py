@@ -375,8 +375,8 @@ def parse_api(api: Mapping[str, Any], base: Path, problems: Problems = FIRST) ->
         for name, (low, high) in _API_TIMES.items()
     }
     docs = take(partial(flag, api, "api.docs", False), False)
-    lists = {
-        name: take(partial(_strings, api, f"api.{name}", check, allowed), ())
+    lists: dict[str, Any] = {
+        name: take(partial(_strings, api, f"api.{name}", check, allowed), _NO_STRINGS)
         for name, check, allowed in (
             ("trusted_proxies", _network, "IP addresses or networks"),
             ("allowed_hosts", _host, "host names or IP addresses"),
@@ -401,6 +401,10 @@ def parse_api(api: Mapping[str, Any], base: Path, problems: Problems = FIRST) ->
         **rates,
         **times,
     )
+
+
+#: A list of strings' stand-in: none.
+_NO_STRINGS: tuple[str, ...] = ()
 
 
 def _raise(error: ConfigError) -> Any:
