@@ -546,19 +546,14 @@ def test_serve_check_checks_a_configuration_without_touching_the_journal_or_the_
     tmp_path,
 ):
     """``luck-table serve --check``: 0 and ``ok`` for a good file; 1 naming each problem
-    (a bad value, a journal folder that does not exist, an address not of this machine);
-    no journal made, nothing started."""
+    (every wrong value, each on its line; a journal folder that does not exist, an address
+    not of this machine); no journal made, nothing started."""
     good = table_config(tmp_path)
     result = run("serve", "--check", "--config", str(good))
     assert (result.returncode, result.stdout) == (0, f"{good}: ok\n"), result.stderr
     assert not (tmp_path / "table.sqlite").exists()
 
     text = good.read_text()
-    bad = tmp_path / "bad.toml"
-    bad.write_text(text.replace("max_buy_in = ", "max_buy_in = -"))
-    result = run("serve", "--check", "--config", str(bad))
-    assert result.returncode == 1 and "stakes.max_buy_in" in one_line(result, "serve")
-
     several = tmp_path / "several.toml"  # every wrong value, each on its line
     wrong = text.replace("max_buy_in = ", "max_buy_in = -").replace('name = "', 'nom = "', 1)
     several.write_text(wrong + '\ndocs = "yes"\n[console]\nidle_lock = 5\n')
@@ -577,6 +572,7 @@ def test_serve_check_checks_a_configuration_without_touching_the_journal_or_the_
         strict=True,
     ):
         assert line.startswith(f"luck-table serve: error: {several}: {said}"), line
+    assert not (tmp_path / "table.sqlite").exists()
 
     elsewhere = tmp_path / "elsewhere.toml"
     journal = re.search(r'path = "([^"]*)"', text)
