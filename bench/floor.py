@@ -316,7 +316,7 @@ def casino(
         from controller.floor import ingest  # noqa: PLC0415
 
         sent_whole = ingest._ship_on
-        ingest._ship_on = lambda connection, batch, session: None  # the long way
+        ingest._ship_on = lambda connection, batch, session, clock: None  # the long way
     with ConnectionPool(
         dsn, min_size=pool_size, max_size=pool_size, kwargs={"autocommit": True}, open=True
     ) as pool:

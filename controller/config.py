@@ -14,17 +14,21 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from controller.config_file import (
+    FIRST,
     ID_PATTERN,
     MISSING,
     Api,
     ConfigError,
     Credential,
+    Problems,
     check_dsn,
+    flag,
     no_unknown,
     parse_api,
     parse_credentials,
@@ -194,7 +198,8 @@ class Config:
 
 def load_config(path: str | Path, *, example_pins: bool | None = None) -> Config:
     """Read and check the configuration file at ``path``. ``example_pins`` accepts the
-    example configurations' published PINs (default: ``LUCK_TABLE_EXAMPLE_PINS`` says)."""
+    example configurations' published PINs (default: ``LUCK_TABLE_EXAMPLE_PINS`` says).
+    Raises ConfigError at the first wrong value."""
     path = Path(path)
     config = parse_config(read_toml(path), path.parent)
     refuse_example_pins(
@@ -203,62 +208,104 @@ def load_config(path: str | Path, *, example_pins: bool | None = None) -> Config
     return config
 
 
-def parse_config(data: Mapping[str, Any], base: Path) -> Config:
-    """Check a configuration already read as a mapping; ``base`` resolves relative paths."""
-    no_unknown(data, _SECTIONS, "")
-    table = section(data, "table")
+def config_problems(
+    path: str | Path, *, example_pins: bool | None = None
+) -> tuple[Config | None, list[ConfigError]]:
+    """Every wrong value of the configuration file at ``path`` that its checks can find
+    (none: it is good), and the configuration read with a stand-in for each (None: the file
+    cannot be read or is not TOML, its one problem). Each check goes on past a wrong value
+    with its stand-in, so a value that depends on a wrong one (``max_buy_in`` on
+    ``min_buy_in``) is checked against the stand-in."""
+    path = Path(path)
+    try:
+        data = read_toml(path)
+    except ConfigError as error:
+        return None, [error]
+    problems = Problems(gather=True)
+    config = parse_config(data, path.parent, problems)
+    roles = {"supervisors": config.supervisors, "dealers": config.dealers}
+    refuse_example_pins(roles, example_pins, problems)
+    return config, problems.found
+
+
+#: What a section that is not a table of settings is checked as: empty.
+_NONE: Mapping[str, Any] = {}
+
+
+def parse_config(data: Mapping[str, Any], base: Path, problems: Problems = FIRST) -> Config:
+    """Check a configuration already read as a mapping; ``base`` resolves relative paths.
+    Raises ConfigError at the first wrong value, or, with ``problems`` gathering, keeps
+    each and returns a configuration with stand-ins for them (to be thrown away)."""
+    take = problems.check
+    problems.unknown(data, _SECTIONS, "")
+    table = take(partial(section, data, "table"), _NONE)
     known = {"id", "name", "player_decisions", "test_mode", "time_charge", "time_period"}
-    no_unknown(table, known, "table.")
-    table_id = text(table, "table.id", pattern=ID_PATTERN, allowed="letters, digits, '_.-'")
-    name = text(table, "table.name", rule=TITLE)
-    shoe, seat_board, serials = _devices(section(data, "devices"), base)
-    stakes = section(data, "stakes")
-    no_unknown(stakes, {"min_buy_in", "max_buy_in"}, "stakes.")
-    low = whole(stakes, "stakes.min_buy_in", 1)
-    high = whole(stakes, "stakes.max_buy_in", low, f"a whole number, at least min_buy_in ({low})")
-    own = table.get("player_decisions", False)
-    if not isinstance(own, bool):
-        raise ConfigError("table.player_decisions", own, "true or false")
-    test_mode = table.get("test_mode", False)
-    if not isinstance(test_mode, bool):
-        raise ConfigError("table.test_mode", test_mode, "true or false")
-    rules = _rules(section(data, "game", optional=True))
-    protection = _protection(section(data, "protection", optional=True))
-    charge = whole(table, "table.time_charge", 0, default=0)
-    period = whole(table, "table.time_period", 1, high=1440, default=30)
+    problems.unknown(table, known, "table.")
+    table_id = take(
+        partial(text, table, "table.id", pattern=ID_PATTERN, allowed="letters, digits, '_.-'"),
+        "?",
+    )
+    name = take(partial(text, table, "table.name", rule=TITLE), "?")
+    no_devices: tuple[DevicePort, DevicePort | None, Serials] = (DevicePort("?"), None, Serials())
+    devices = take(partial(section, data, "devices"), _NONE)
+    shoe, seat_board, serials = take(partial(_devices, devices, base), no_devices)
+    stakes = take(partial(section, data, "stakes"), _NONE)
+    problems.unknown(stakes, {"min_buy_in", "max_buy_in"}, "stakes.")
+    low = take(partial(whole, stakes, "stakes.min_buy_in", 1), 1)
+    at_least = f"a whole number, at least min_buy_in ({low})"
+    high = take(partial(whole, stakes, "stakes.max_buy_in", low, at_least), low)
+    own = take(partial(flag, table, "table.player_decisions", False), False)
+    test_mode = take(partial(flag, table, "table.test_mode", False), False)
+    game = take(partial(section, data, "game", optional=True), _NONE)
+    rules = take(partial(_rules, game), Rules())
+    protected = take(partial(section, data, "protection", optional=True), _NONE)
+    protection = _protection(protected, problems)
+    charge = take(partial(whole, table, "table.time_charge", 0, default=0), 0)
+    period = take(partial(whole, table, "table.time_period", 1, high=1440, default=30), 30)
     if charge and rules.house_takes:
-        raise ConfigError(
+        error = ConfigError(
             "table.time_charge",
             charge,
             "0 with a rake or a jackpot drop set in [game] (time collection is instead of a rake)",
         )
+        charge = problems.refuse(error, 0)
     settings = TableSettings(
         rules, low, high, seat_board is not None, own, protection, serials, charge, period
     )
-    journal = section(data, "journal")
-    no_unknown(journal, {"path", "segment_hands", "segment_megabytes"}, "journal.")
+    journal = take(partial(section, data, "journal"), _NONE)
+    problems.unknown(journal, {"path", "segment_hands", "segment_megabytes"}, "journal.")
+    hands, megabytes = Rotation().hands, Rotation().megabytes
     rotation = Rotation(
-        whole(journal, "journal.segment_hands", 0, default=Rotation().hands),
-        whole(journal, "journal.segment_megabytes", 0, default=Rotation().megabytes),
+        take(partial(whole, journal, "journal.segment_hands", 0, default=hands), hands),
+        take(partial(whole, journal, "journal.segment_megabytes", 0, default=megabytes), megabytes),
     )
-    credentials = section(data, "credentials")
-    no_unknown(credentials, {"supervisors", "dealers"}, "credentials.")
+    credentials = take(partial(section, data, "credentials"), _NONE)
+    problems.unknown(credentials, {"supervisors", "dealers"}, "credentials.")
+    journal_path = base / take(partial(text, journal, "journal.path"), "?")
+    api = parse_api(take(partial(section, data, "api", optional=True), _NONE), base, problems)
+    supervisors = parse_credentials(credentials, "supervisors", problems)
+    dealers = parse_credentials(credentials, "dealers", problems)
+    floor = _floor(data["floor"], problems) if "floor" in data else None
+    console = _console(take(partial(section, data, "console", optional=True), _NONE), problems)
+    studied = take(partial(section, data, "studio", optional=True), _NONE)
+    studio = _studio(studied, test_mode, problems)
+    badge_reader = take(partial(_badge_reader, devices), None)
     return Config(
         table_id=table_id,
         table_name=name,
         settings=settings,
         shoe=shoe,
         seat_board=seat_board,
-        journal=base / text(journal, "journal.path"),
-        api=parse_api(section(data, "api", optional=True), base),
-        supervisors=parse_credentials(credentials, "supervisors"),
-        dealers=parse_credentials(credentials, "dealers"),
-        floor=_floor(data["floor"]) if "floor" in data else None,
-        console=_console(section(data, "console", optional=True)),
-        studio=_studio(section(data, "studio", optional=True), test_mode),
+        journal=journal_path,
+        api=api,
+        supervisors=supervisors,
+        dealers=dealers,
+        floor=floor,
+        console=console,
+        studio=studio,
         test_mode=test_mode,
         rotation=rotation,
-        badge_reader=_badge_reader(section(data, "devices")),
+        badge_reader=badge_reader,
     )
 
 
@@ -285,36 +332,52 @@ def _rules(game: Mapping[str, Any]) -> Rules:
         raise ConfigError(f"game.{name}", game.get(name, MISSING), error.reason) from None
 
 
-def _protection(protection: Mapping[str, Any]) -> Protection:
+def _protection(protection: Mapping[str, Any], problems: Problems = FIRST) -> Protection:
     """Game protection: tag checks on unless the table says its reader gives no tag UIDs;
     the shuffle check on unless the table turns it off; an unverified read pauses nothing
     and one supervisor's PIN is enough for every override unless the table says so."""
-    no_unknown(protection, {spec.name for spec in fields(Protection)}, "protection.")
-    checks = protection.get("tag_checks", True)
-    if not isinstance(checks, bool):
-        raise ConfigError(
-            "protection.tag_checks", checks, "true or false (false: a reader without tag UIDs)"
-        )
-    shuffle = protection.get("shuffle_check", True)
-    if not isinstance(shuffle, bool):
-        raise ConfigError("protection.shuffle_check", shuffle, "true or false")
+    take = problems.check
+    problems.unknown(protection, {spec.name for spec in fields(Protection)}, "protection.")
+    checks = take(
+        partial(
+            flag,
+            protection,
+            "protection.tag_checks",
+            True,
+            "true or false (false: a reader without tag UIDs)",
+        ),
+        True,
+    )
+    shuffle = take(partial(flag, protection, "protection.shuffle_check", True), True)
     hands = None
     if "deck_hands" in protection:
-        hands = whole(protection, "protection.deck_hands", 1, "a whole number of hands, 1 or more")
+        allowed = "a whole number of hands, 1 or more"
+        hands = take(partial(whole, protection, "protection.deck_hands", 1, allowed), None)
     hours = protection.get("deck_hours")
     number = isinstance(hours, int | float) and not isinstance(hours, bool)
     if hours is not None and (not number or not 0 < hours <= 168):
-        raise ConfigError("protection.deck_hours", hours, "a number of hours over 0, at most 168")
-    blocks = protection.get("unverified_blocks", False)
-    if not isinstance(blocks, bool):
-        raise ConfigError(
-            "protection.unverified_blocks", blocks, "true or false (true: the dealing pauses)"
-        )
-    two = protection.get("two_person", False)
-    if not isinstance(two, bool):
-        raise ConfigError(
-            "protection.two_person", two, "true or false (true: some overrides need two PINs)"
-        )
+        allowed = "a number of hours over 0, at most 168"
+        hours = problems.refuse(ConfigError("protection.deck_hours", hours, allowed), None)
+    blocks = take(
+        partial(
+            flag,
+            protection,
+            "protection.unverified_blocks",
+            False,
+            "true or false (true: the dealing pauses)",
+        ),
+        False,
+    )
+    two = take(
+        partial(
+            flag,
+            protection,
+            "protection.two_person",
+            False,
+            "true or false (true: some overrides need two PINs)",
+        ),
+        False,
+    )
     life = None if hours is None else float(hours)
     return Protection(checks, hands, life, shuffle, blocks, two)
 
@@ -416,16 +479,40 @@ def _link(data: object, key: str) -> LinkConfig:
         raise ConfigError(key, dict(data), str(error)) from None
 
 
-def _console(console: Mapping[str, Any]) -> Console:
-    no_unknown(console, {"idle_lock", "escalate_after"}, "console.")
+def _console(console: Mapping[str, Any], problems: Problems = FIRST) -> Console:
+    problems.unknown(console, {"idle_lock", "escalate_after"}, "console.")
     return Console(
-        seconds(console, "console.idle_lock", 10, 3600, Console.idle_lock),
-        seconds(console, "console.escalate_after", 10, 3600, Console.escalate_after),
+        *(
+            problems.check(partial(seconds, console, f"console.{name}", 10, 3600, default), default)
+            for name, default in (
+                ("idle_lock", Console.idle_lock),
+                ("escalate_after", Console.escalate_after),
+            )
+        )
     )
 
 
-def _studio(studio: Mapping[str, Any], test_mode: bool) -> Studio:
-    no_unknown(studio, {"delay", "token_hours", "bonus_hold", "odds_while_dealing"}, "studio.")
+def _studio(studio: Mapping[str, Any], test_mode: bool, problems: Problems = FIRST) -> Studio:
+    known = {"delay", "token_hours", "bonus_hold", "odds_while_dealing"}
+    problems.unknown(studio, known, "studio.")
+    delay = problems.check(partial(_delay, studio, test_mode), MIN_STUDIO_DELAY)
+    hours = studio.get("token_hours", Studio.token_hours)
+    number = isinstance(hours, int | float) and not isinstance(hours, bool)
+    if not number or not 0.01 <= hours <= MAX_STUDIO_TOKEN_HOURS:
+        allowed = f"a number of hours, 0.01 to {MAX_STUDIO_TOKEN_HOURS:g}"
+        hours = problems.refuse(ConfigError("studio.token_hours", hours, allowed), 1.0)
+    hold = problems.check(
+        partial(seconds, studio, "studio.bonus_hold", 0, MAX_BONUS_HOLD, Studio.bonus_hold),
+        Studio.bonus_hold,
+    )
+    while_dealing = problems.check(
+        partial(flag, studio, "studio.odds_while_dealing", Studio.odds_while_dealing), False
+    )
+    return Studio(float(delay), float(hours), hold, while_dealing)
+
+
+def _delay(studio: Mapping[str, Any], test_mode: bool) -> float:
+    """The studio's delay in minutes."""
     delay = studio.get("delay", MIN_STUDIO_DELAY)
     number = isinstance(delay, int | float) and not isinstance(delay, bool)
     if not number or not 0 <= delay <= MAX_STUDIO_DELAY:
@@ -438,28 +525,20 @@ def _studio(studio: Mapping[str, Any], test_mode: bool) -> Studio:
             f"at least {MIN_STUDIO_DELAY:g} minutes: the studio sees every hole card, so it "
             "lags the table at least this long (less only with [table] test_mode = true)",
         )
-    hours = studio.get("token_hours", Studio.token_hours)
-    number = isinstance(hours, int | float) and not isinstance(hours, bool)
-    if not number or not 0.01 <= hours <= MAX_STUDIO_TOKEN_HOURS:
-        raise ConfigError(
-            "studio.token_hours", hours, f"a number of hours, 0.01 to {MAX_STUDIO_TOKEN_HOURS:g}"
-        )
-    hold = seconds(studio, "studio.bonus_hold", 0, MAX_BONUS_HOLD, Studio.bonus_hold)
-    while_dealing = studio.get("odds_while_dealing", Studio.odds_while_dealing)
-    if not isinstance(while_dealing, bool):
-        raise ConfigError("studio.odds_while_dealing", while_dealing, "true or false")
-    return Studio(float(delay), float(hours), hold, while_dealing)
+    return float(delay)
 
 
-def _floor(floor: object) -> FloorSettings:
+def _floor(floor: object, problems: Problems = FIRST) -> FloorSettings | None:
+    """The ``[floor]`` section (None, while gathering, when it is not a table at all)."""
     if not isinstance(floor, Mapping):
-        raise ConfigError("floor", floor, "a table of settings ([floor])")
-    no_unknown(floor, {"dsn", "batch", "retry_initial", "retry_max", "heartbeat"}, "floor.")
-    dsn = check_dsn(floor.get("dsn", MISSING))
-    batch = whole(floor, "floor.batch", 1, high=10_000, default=500)
-    initial = seconds(floor, "floor.retry_initial", 0.01, 60, 0.5)
-    most = seconds(floor, "floor.retry_max", initial, 3600, 30.0)
-    heartbeat = seconds(floor, "floor.heartbeat", 0.1, 600, 5.0)
+        return problems.refuse(ConfigError("floor", floor, "a table of settings ([floor])"), None)
+    take = problems.check
+    problems.unknown(floor, {"dsn", "batch", "retry_initial", "retry_max", "heartbeat"}, "floor.")
+    dsn = take(partial(check_dsn, floor.get("dsn", MISSING)), "")
+    batch = take(partial(whole, floor, "floor.batch", 1, high=10_000, default=500), 500)
+    initial = take(partial(seconds, floor, "floor.retry_initial", 0.01, 60, 0.5), 0.5)
+    most = take(partial(seconds, floor, "floor.retry_max", initial, 3600, 30.0), 30.0)
+    heartbeat = take(partial(seconds, floor, "floor.heartbeat", 0.1, 600, 5.0), 5.0)
     return FloorSettings(dsn, batch, initial, most, heartbeat)
 
 

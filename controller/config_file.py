@@ -22,8 +22,9 @@ import re
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from argon2 import extract_parameters
@@ -35,6 +36,8 @@ from controller.text import FreeText, TextError
 from luck_errors import LuckTableError
 
 log = logging.getLogger("controller.config")
+
+T = TypeVar("T")
 
 ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
@@ -82,6 +85,41 @@ class ConfigError(LuckTableError, ValueError):
             shown = "(missing)" if value is MISSING else repr(value)
             super().__init__(f"{key} = {shown}: {allowed}")
         self.key, self.value, self.allowed = key, value, allowed
+
+
+class Problems:
+    """How a configuration's checks meet a wrong value: the first raises its
+    :class:`ConfigError` (``gather`` false: starting a service), or each is kept in
+    ``found`` and the checks go on with a stand-in value (``gather``: ``luck-table serve
+    --check``, which names every wrong value it can find)."""
+
+    def __init__(self, gather: bool = False) -> None:
+        self.gather = gather
+        self.found: list[ConfigError] = []
+
+    def check(self, checking: Callable[[], T], stand_in: T) -> T:
+        """``checking()``'s value; when it raises ConfigError while gathering, the error is
+        kept and ``stand_in`` is the value the checks go on with."""
+        if not self.gather:
+            return checking()
+        try:
+            return checking()
+        except ConfigError as error:
+            self.found.append(error)
+            return stand_in
+
+    def refuse(self, error: ConfigError, stand_in: T) -> T:
+        """A wrong value found by a check of its own: raised, or kept while gathering."""
+        return self.check(partial(_raise, error), stand_in)
+
+    def unknown(self, data: Mapping[str, Any], known: set[str], prefix: str) -> None:
+        """Every key of ``data`` not in ``known`` (the first only, unless gathering)."""
+        for key in sorted(set(data) - known):
+            self.check(partial(no_unknown, {key: None}, known, prefix), None)
+
+
+#: The checks that stop at the first wrong value.
+FIRST = Problems()
 
 
 @dataclass(frozen=True)
@@ -155,11 +193,13 @@ class Credential:
 
 
 def refuse_example_pins(
-    roles: Mapping[str, Sequence[Credential]], accept: bool | None = None
+    roles: Mapping[str, Sequence[Credential]],
+    accept: bool | None = None,
+    problems: Problems = FIRST,
 ) -> None:
     """ConfigError naming the first credential whose hash is one the example
-    configurations publish, unless ``accept`` (default: :data:`EXAMPLE_PINS_ENV` is
-    ``accept``), which only warns."""
+    configurations publish (each, to ``problems`` gathering), unless ``accept`` (default:
+    :data:`EXAMPLE_PINS_ENV` is ``accept``), which only warns."""
     if accept is None:
         accept = os.environ.get(EXAMPLE_PINS_ENV) == "accept"
     for role, credentials in roles.items():
@@ -173,12 +213,13 @@ def refuse_example_pins(
                     "%s: the example's PIN %s, accepted (%s=accept)", key, pin, EXAMPLE_PINS_ENV
                 )
                 continue
-            raise ConfigError(
+            error = ConfigError(
                 key,
                 "(the example's)",
                 f"the example configuration's published hash (PIN {pin}): anyone may know "
                 "it; make your own with luck-table hash-pin",
             )
+            problems.refuse(error, None)
 
 
 def read_toml(path: Path) -> dict[str, Any]:
@@ -288,9 +329,89 @@ _API_LISTS = (
 _DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
-def parse_api(api: Mapping[str, Any], base: Path) -> Api:
+def parse_api(api: Mapping[str, Any], base: Path, problems: Problems = FIRST) -> Api:
     known = {"bind", "port", "tls_cert", "tls_key", "docs", *_API_RATES, *_API_TIMES}
-    no_unknown(api, known | set(_API_LIMITS) | set(_API_LISTS), "api.")
+    problems.unknown(api, known | set(_API_LIMITS) | set(_API_LISTS), "api.")
+    take = problems.check
+    bind = take(lambda: _bind(api), Api.bind)
+    port = take(
+        lambda: whole(
+            api,
+            "api.port",
+            0,
+            "a port, 1 to 65535 (0: any free port, logged at start)",
+            high=65535,
+            default=8080,
+        ),
+        Api.port,
+    )
+    files = {}
+    for name in ("tls_cert", "tls_key"):
+        if name in api:
+            path = take(partial(_tls_file, api, name, base), None)
+            if path is not None:
+                files[name] = path
+    if len(files) == 1:
+        missing = "tls_key" if "tls_cert" in files else "tls_cert"
+        error = ConfigError(f"api.{missing}", MISSING, "tls_cert and tls_key go together")
+        problems.refuse(error, None)
+        files = {}
+    limits = {
+        name: take(
+            partial(whole, api, f"api.{name}", low, high=high, default=getattr(Api, name)),
+            getattr(Api, name),
+        )
+        for name, (low, high) in _API_LIMITS.items()
+    }
+    rates: dict[str, Any] = {
+        name: take(partial(_rate, api, f"api.{name}", getattr(Api, name)), getattr(Api, name))
+        for name in _API_RATES
+    }
+    times: dict[str, Any] = {
+        name: take(
+            partial(seconds, api, f"api.{name}", low, high, getattr(Api, name)),
+            getattr(Api, name),
+        )
+        for name, (low, high) in _API_TIMES.items()
+    }
+    docs = take(partial(flag, api, "api.docs", False), False)
+    lists: dict[str, Any] = {
+        name: take(partial(_strings, api, f"api.{name}", check, allowed), _NO_STRINGS)
+        for name, check, allowed in (
+            ("trusted_proxies", _network, "IP addresses or networks"),
+            ("allowed_hosts", _host, "host names or IP addresses"),
+            ("allowed_origins", _origin, "origins (https://host:port)"),
+            ("kiosks", _network, "IP addresses or networks"),
+            ("operations_from", _network, "IP addresses or networks"),
+            (
+                "operations_tokens",
+                _DIGEST.fullmatch,
+                "SHA-256 digests of tokens (64 lowercase hex digits: sha256sum)",
+            ),
+        )
+    }
+    return Api(
+        bind,
+        port,
+        files.get("tls_cert"),
+        files.get("tls_key"),
+        docs=docs,
+        **lists,
+        **limits,
+        **rates,
+        **times,
+    )
+
+
+#: A list of strings' stand-in: none.
+_NO_STRINGS: tuple[str, ...] = ()
+
+
+def _raise(error: ConfigError) -> Any:
+    raise error
+
+
+def _bind(api: Mapping[str, Any]) -> str:
     bind = text({"bind": "127.0.0.1", **api}, "api.bind")
     try:
         ipaddress.ip_address(bind)
@@ -299,61 +420,22 @@ def parse_api(api: Mapping[str, Any], base: Path) -> Api:
             raise ConfigError("api.bind", bind, "an IP address or a host name") from None
         if _NUMERIC.fullmatch(bind):  # digits and dots are an address, never a host name
             raise ConfigError("api.bind", bind, f"an IP address or a host name ({error})") from None
-    port = whole(
-        api,
-        "api.port",
-        0,
-        "a port, 1 to 65535 (0: any free port, logged at start)",
-        high=65535,
-        default=8080,
-    )
-    files = {}
-    for name in ("tls_cert", "tls_key"):
-        if name in api:
-            path = base / text(api, f"api.{name}")
-            if not path.is_file():
-                raise ConfigError(f"api.{name}", api[name], f"no such file ({path})")
-            files[name] = path
-    if len(files) == 1:
-        missing = "tls_key" if "tls_cert" in files else "tls_cert"
-        raise ConfigError(f"api.{missing}", MISSING, "tls_cert and tls_key go together")
-    limits = {
-        name: whole(api, f"api.{name}", low, high=high, default=getattr(Api, name))
-        for name, (low, high) in _API_LIMITS.items()
-    }
-    rates: dict[str, Any] = {
-        name: _rate(api, f"api.{name}", getattr(Api, name)) for name in _API_RATES
-    }
-    times: dict[str, Any] = {
-        name: seconds(api, f"api.{name}", low, high, getattr(Api, name))
-        for name, (low, high) in _API_TIMES.items()
-    }
-    docs = api.get("docs", False)
-    if not isinstance(docs, bool):
-        raise ConfigError("api.docs", docs, "true or false")
-    return Api(
-        bind,
-        port,
-        files.get("tls_cert"),
-        files.get("tls_key"),
-        trusted_proxies=_strings(api, "api.trusted_proxies", _network, "IP addresses or networks"),
-        allowed_hosts=_strings(api, "api.allowed_hosts", _host, "host names or IP addresses"),
-        allowed_origins=_strings(
-            api, "api.allowed_origins", _origin, "origins (https://host:port)"
-        ),
-        docs=docs,
-        kiosks=_strings(api, "api.kiosks", _network, "IP addresses or networks"),
-        operations_from=_strings(api, "api.operations_from", _network, "IP addresses or networks"),
-        operations_tokens=_strings(
-            api,
-            "api.operations_tokens",
-            _DIGEST.fullmatch,
-            "SHA-256 digests of tokens (64 lowercase hex digits: sha256sum)",
-        ),
-        **limits,
-        **rates,
-        **times,
-    )
+    return bind
+
+
+def _tls_file(api: Mapping[str, Any], name: str, base: Path) -> Path:
+    path = base / text(api, f"api.{name}")
+    if not path.is_file():
+        raise ConfigError(f"api.{name}", api[name], f"no such file ({path})")
+    return path
+
+
+def flag(data: Mapping[str, Any], key: str, default: bool, allowed: str = "true or false") -> bool:
+    """A true or false at ``key`` (``default`` when absent)."""
+    value = data.get(last_part(key), default)
+    if not isinstance(value, bool):
+        raise ConfigError(key, value, allowed)
+    return value
 
 
 def _rate(data: Mapping[str, Any], key: str, default: float) -> float:
@@ -408,42 +490,53 @@ def seconds(data: Mapping[str, Any], key: str, low: float, high: float, default:
     return float(value)
 
 
-def parse_credentials(credentials: Mapping[str, Any], role: str) -> tuple[Credential, ...]:
+def parse_credentials(
+    credentials: Mapping[str, Any], role: str, problems: Problems = FIRST
+) -> tuple[Credential, ...]:
+    """The people of ``role`` who may sign in (each one's first wrong value a problem)."""
     key = f"credentials.{role}"
     entries = credentials.get(role, MISSING)
     if not isinstance(entries, list) or not entries:
-        raise ConfigError(key, entries, f"at least one [[{key}]] with id and pin_hash")
+        error = ConfigError(key, entries, f"at least one [[{key}]] with id and pin_hash")
+        problems.refuse(error, None)
+        return ()
     out: list[Credential] = []
     for number, entry in enumerate(entries):
-        where = f"{key}[{number}]"
-        if not isinstance(entry, Mapping):
-            raise ConfigError(where, entry, "a table with id and pin_hash")
-        if "pin" in entry:
-            raise ConfigError(
-                f"{where}.pin", "(hidden)", "plain PINs are refused: store pin_hash instead"
-            )
-        no_unknown(entry, {"id", "pin_hash", "badge"}, f"{where}.")
-        person = text(entry, f"{where}.id", pattern=ID_PATTERN, allowed="letters, digits, '_.-'")
-        if any(c.id == person for c in out):
-            raise ConfigError(f"{where}.id", person, "each id once")
-        pin_hash = text(entry, f"{where}.pin_hash")
-        if not pin_hash.startswith("$argon2"):
-            raise ConfigError(f"{where}.pin_hash", pin_hash, "an Argon2 hash ($argon2id$...)")
-        try:
-            extract_parameters(pin_hash)
-        except InvalidHashError:
-            raise ConfigError(f"{where}.pin_hash", pin_hash, "a well-formed Argon2 hash") from None
-        if not checked_pin(pin_hash):
-            raise ConfigError(
-                f"{where}.pin_hash",
-                "(a hash not made by luck-table hash-pin)",
-                f"PINs need at least {MIN_PIN} digits: this hash was not made by "
-                "luck-table hash-pin (a 4-digit PIN's, or one made elsewhere, cannot be "
-                "told apart): make it again with luck-table hash-pin",
-            )
-        badge = _badge(entry, f"{where}.badge") if "badge" in entry else None
-        out.append(Credential(person, pin_hash, badge))
+        person = problems.check(partial(_credential, entry, f"{key}[{number}]", out), None)
+        if person is not None:
+            out.append(person)
     return tuple(out)
+
+
+def _credential(entry: object, where: str, out: Sequence[Credential]) -> Credential:
+    """One person of ``[[credentials.ROLE]]`` (``out``: those before)."""
+    if not isinstance(entry, Mapping):
+        raise ConfigError(where, entry, "a table with id and pin_hash")
+    if "pin" in entry:
+        raise ConfigError(
+            f"{where}.pin", "(hidden)", "plain PINs are refused: store pin_hash instead"
+        )
+    no_unknown(entry, {"id", "pin_hash", "badge"}, f"{where}.")
+    person = text(entry, f"{where}.id", pattern=ID_PATTERN, allowed="letters, digits, '_.-'")
+    if any(c.id == person for c in out):
+        raise ConfigError(f"{where}.id", person, "each id once")
+    pin_hash = text(entry, f"{where}.pin_hash")
+    if not pin_hash.startswith("$argon2"):
+        raise ConfigError(f"{where}.pin_hash", pin_hash, "an Argon2 hash ($argon2id$...)")
+    try:
+        extract_parameters(pin_hash)
+    except InvalidHashError:
+        raise ConfigError(f"{where}.pin_hash", pin_hash, "a well-formed Argon2 hash") from None
+    if not checked_pin(pin_hash):
+        raise ConfigError(
+            f"{where}.pin_hash",
+            "(a hash not made by luck-table hash-pin)",
+            f"PINs need at least {MIN_PIN} digits: this hash was not made by "
+            "luck-table hash-pin (a 4-digit PIN's, or one made elsewhere, cannot be "
+            "told apart): make it again with luck-table hash-pin",
+        )
+    badge = _badge(entry, f"{where}.badge") if "badge" in entry else None
+    return Credential(person, pin_hash, badge)
 
 
 def _badge(entry: Mapping[str, Any], key: str) -> str:

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.config import load_config, parse_config
-from controller.config_file import MASK, Api, ConfigError, check_dsn, masked_dsn
+from controller.config import config_problems, load_config, parse_config
+from controller.config_file import MASK, Api, ConfigError, Problems, check_dsn, masked_dsn
 from controller.journal.rotation import Rotation
 from controller.rules import BonusTiming, Rules, Variant
 from controller.table.settings import Protection, Serials
@@ -271,6 +271,63 @@ def test_bad_value_is_refused_with_key_value_and_allowed(tmp_path, path, value, 
     assert message.startswith(shown), message
     assert allowed in message, message
     assert caught.value.key == shown.split(" = ")[0].rstrip(":")
+    gathering = Problems(gather=True)  # serve --check: the same problem first, then on
+    parse_config(data, tmp_path, gathering)
+    assert gathering.found and str(gathering.found[0]) == message
+
+
+#: Wrong values of every part of a file, none depending on another: each is found.
+SEVERAL = {
+    "table.id": "T 1",
+    "table.seats": 9,
+    "stakes.max_buy_in": 50,
+    "game.ante": 0,
+    "devices.shoe.baud": 0,
+    "journal.segment_hands": -1,
+    "api.port": 70000,
+    "api.docs": "yes",
+    "api.allowed_origins": ["pit.lan"],
+    "console.idle_lock": 5,
+    "protection.deck_hours": 0,
+    "protection.two_person": "yes",
+    "credentials.dealers.0.pin_hash": "1234",
+    "studio.delay": 1,
+    "floor.dsn": "floor.casino",
+    "floor.batch": 0,
+    "ledger": {},
+}
+
+
+def test_every_wrong_value_of_a_file_is_found_at_once(tmp_path):
+    data = example()
+    data["floor"] = {}
+    for path, value in SEVERAL.items():
+        _set(path, value)(data)
+    gathering = Problems(gather=True)
+    config = parse_config(data, tmp_path, gathering)
+    assert config.table_id == "?"  # a stand-in: the configuration is thrown away
+    found = {error.key.replace("[0]", ".0"): str(error) for error in gathering.found}
+    assert set(found) == set(SEVERAL), gathering.found
+    assert "at least min_buy_in (100)" in found["stakes.max_buy_in"]
+    assert "at least 15 minutes" in found["studio.delay"]
+    assert found["table.seats"].startswith("table.seats: unknown setting")
+    with pytest.raises(ConfigError) as caught:  # serve: the first alone
+        parse_config(data, tmp_path)
+    assert str(caught.value) == str(gathering.found[0])
+
+
+def test_a_file_s_problems_include_its_example_pins_and_an_unreadable_file(tmp_path):
+    config, found = config_problems(EXAMPLE, example_pins=False)
+    assert config is not None and config.table_id == "T-01"
+    assert [error.key for error in found] == [
+        "credentials.supervisors[0].pin_hash",
+        "credentials.dealers[0].pin_hash",
+    ]
+    assert config_problems(EXAMPLE, example_pins=True)[1] == []
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[table\nid = 1\n")
+    config, found = config_problems(bad)
+    assert config is None and len(found) == 1 and "is not valid TOML" in str(found[0])
 
 
 def test_duplicate_ids_and_lone_tls_key(tmp_path):

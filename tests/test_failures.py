@@ -546,18 +546,33 @@ def test_serve_check_checks_a_configuration_without_touching_the_journal_or_the_
     tmp_path,
 ):
     """``luck-table serve --check``: 0 and ``ok`` for a good file; 1 naming each problem
-    (a bad value, a journal folder that does not exist, an address not of this machine);
-    no journal made, nothing started."""
+    (every wrong value, each on its line; a journal folder that does not exist, an address
+    not of this machine); no journal made, nothing started."""
     good = table_config(tmp_path)
     result = run("serve", "--check", "--config", str(good))
     assert (result.returncode, result.stdout) == (0, f"{good}: ok\n"), result.stderr
     assert not (tmp_path / "table.sqlite").exists()
 
     text = good.read_text()
-    bad = tmp_path / "bad.toml"
-    bad.write_text(text.replace("max_buy_in = ", "max_buy_in = -"))
-    result = run("serve", "--check", "--config", str(bad))
-    assert result.returncode == 1 and "stakes.max_buy_in" in one_line(result, "serve")
+    several = tmp_path / "several.toml"  # every wrong value, each on its line
+    wrong = text.replace("max_buy_in = ", "max_buy_in = -").replace('name = "', 'nom = "', 1)
+    several.write_text(wrong + '\ndocs = "yes"\n[console]\nidle_lock = 5\n')
+    result = run("serve", "--check", "--config", str(several))
+    lines = result.stderr.splitlines()
+    assert result.returncode == 1 and len(lines) == 5, result.stderr
+    for line, said in zip(
+        lines,
+        (
+            "table.nom: unknown setting",
+            "table.name = (missing): a non-empty string",
+            "stakes.max_buy_in = -1000: a whole number, at least min_buy_in (100)",
+            "api.docs = 'yes': true or false",
+            "console.idle_lock = 5: a number of seconds, 10 to 3600",
+        ),
+        strict=True,
+    ):
+        assert line.startswith(f"luck-table serve: error: {several}: {said}"), line
+    assert not (tmp_path / "table.sqlite").exists()
 
     elsewhere = tmp_path / "elsewhere.toml"
     journal = re.search(r'path = "([^"]*)"', text)

@@ -74,12 +74,12 @@ def test_a_populated_floor_of_version_3_migrates_in_place_and_ships_on(tmp_path,
         half = len(cut) // 2
         assert migrate(old, version_3) == [1, 2, 3]
         with monkeypatch.context() as patch:  # the release of version 3 made no partitions
-            patch.setattr(ingest, "_make_partitions", lambda connection, batch: None)
+            patch.setattr(ingest, "_make_partitions", lambda connection, batch, clock: None)
             # and sent every batch the long way
-            patch.setattr(ingest, "_ship_on", lambda connection, batch, session: None)
+            patch.setattr(ingest, "_ship_on", lambda connection, batch, session, clock: None)
             # its status had none of the later versions' columns: the status compared below
             # is the one the batches after the upgrade write
-            patch.setattr(ingest, "_status", lambda connection, key, status, last: None)
+            patch.setattr(ingest, "_status", lambda connection, key, status, last, clock: None)
             # nor the house's columns (version 10)
             patch.setattr(ingest, "_house", lambda connection, key, fact, ordinal=0: None)
             for batch in cut[:half]:

@@ -12,10 +12,11 @@ deals (docs/operations.md).
 
 ``luck-table serve --check --config FILE`` checks the configuration and stops: it touches
 neither the journal nor the devices, nor starts anything. Each problem is a line on
-standard error naming the setting and what is wrong (the file's own checks stop at the
-first problem of its values; then the journal's folder and the console's address are
-checked, each on its own: an address in use is not a problem, the table's own service may
-hold it); exit 0 with ``FILE: ok`` on standard output, or 1.
+standard error naming the setting and what is wrong: every wrong value of the file its
+checks can find (each check goes on past a wrong value), then the journal's folder and
+the console's address, each unless its own value is wrong (an address in use is not a
+problem, the table's own service may hold it); exit 0 with ``FILE: ok`` on standard
+output, or 1.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from controller.cli.common import add_log_options, fail, log_to_stderr
-from controller.config import Config, load_config
+from controller.config import Config, config_problems, load_config
 from controller.config_file import ConfigError
 from controller.console_address import console_url
 from controller.journal import JournalError
@@ -113,24 +114,26 @@ def _tell_the_kiosk(url: str) -> None:
 
 def check(path: Path) -> list[str]:
     """The problems of the configuration file at ``path``, in words (none: it is good),
-    the journal and the devices untouched."""
-    try:
-        config = load_config(path)
-    except ConfigError as error:
-        return [str(error)]
-    problems = []
+    the journal and the devices untouched: every wrong value the file's checks find, then
+    the journal's folder and the console's address, each unless its own value is wrong."""
+    config, found = config_problems(path)
+    problems = [str(error) for error in found]
+    if config is None:
+        return problems
+    wrong = {error.key for error in found}
     folder = config.journal.parent
-    if not folder.is_dir():
+    if not wrong & {"journal", "journal.path"} and not folder.is_dir():
         what = "is not a folder" if folder.exists() else "does not exist"
         problems.append(
             f"journal.path = '{config.journal}': its folder {what} (the service makes no "
             "folders: make it, or let systemd's StateDirectory= make it)"
         )
-    try:
-        listening_socket(config.api).close()
-    except OSError as error:
-        if error.errno != errno.EADDRINUSE:  # in use: by this table's service, running, maybe
-            problems.append(str(error))
+    if not any(key == "api" or key.startswith("api.") for key in wrong):
+        try:
+            listening_socket(config.api).close()
+        except OSError as error:
+            if error.errno != errno.EADDRINUSE:  # in use: by this table's service, maybe
+                problems.append(str(error))
     return problems
 
 

@@ -180,11 +180,23 @@ class Journal:
 
 @dataclass(frozen=True, slots=True)
 class Batch:
+    """Entries of a journal with their facts and the table's status after them.
+
+    ``sent_at`` (ms since the Unix epoch) is the table's wall clock as the shipper sent the
+    batch, and ``steps_after`` (ms) how far that clock has stepped since the batch's last
+    entry was journaled (the ``clock_stepped`` entries journaled after it, and a step the
+    shipper saw that the journal does not hold yet): with the ``clock_stepped`` entries of
+    the batch itself, they tell the floor on which clock each entry was stamped, so that
+    it puts the facts' times on its own clock (``controller.floor.ingest``). None: the
+    times are stored as the table stamped them (a batch made by hand, a test's)."""
+
     journal: Journal
     entries: tuple[Entry, ...]
     facts: tuple[Fact, ...]
     status: Status
     shipper: str = ""  # who ships it: host and process
+    sent_at: int | None = None
+    steps_after: int = 0
 
     @property
     def first(self) -> int:

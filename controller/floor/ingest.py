@@ -46,6 +46,8 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from controller.floor import facts as f
+from controller.floor.clock import FloorTime
+from controller.floor.clock import of as floor_time
 from controller.journal import Entry, Journal, JournalError
 from controller.journal.chain import link
 from luck_errors import LuckTableError
@@ -113,10 +115,6 @@ def shipped(journal: Journal, table_id: str, table_name: str) -> f.Journal:
 def connect(dsn: str, **options: Any) -> psycopg.Connection:
     """A connection to the floor at ``dsn`` with :data:`CONNECT_OPTIONS` (overridable)."""
     return psycopg.connect(dsn, **{**CONNECT_OPTIONS, **options})
-
-
-def _time(ms: int | None) -> datetime | None:
-    return None if ms is None else datetime.fromtimestamp(ms / 1000, UTC)
 
 
 # --- writing -------------------------------------------------------------------------------
@@ -417,11 +415,12 @@ def ingest(connection: psycopg.Connection, batch: f.Batch) -> int:
         raise FloorError("a batch holds at least one journal entry")
     batch = _storable_facts(batch)
     journal = batch.journal
-    _make_partitions(connection, batch)
+    clock = floor_time(connection, batch)
+    _make_partitions(connection, batch, clock)
     shipping = _SHIPPING.setdefault(connection, {})
     known = shipping.pop(journal.journal_id, None)
     if known is not None and known.follows(batch):
-        shipped_on = _ship_on(connection, batch, known.session)
+        shipped_on = _ship_on(connection, batch, known.session, clock)
         if shipped_on is not None:
             shipping[journal.journal_id] = _Shipping(journal, shipped_on)
             return shipped_on.confirmed_position
@@ -433,7 +432,7 @@ def ingest(connection: psycopg.Connection, batch: f.Batch) -> int:
         if isinstance(found, _Refusal):
             _alert(connection, journal, found)
         elif new:
-            last = _ingest(connection, batch, found, new)
+            last = _ingest(connection, batch, found, new, clock)
     if isinstance(found, _Refusal):
         raise found.error(f"{found.message}; {found.remedy}", FloorRefusal(found.kind))
     if not new:
@@ -470,6 +469,7 @@ def quarantine(
     (entry,) = batch.entries
     journal, shipper = batch.journal, batch.shipper
     batch = _storable_facts(batch)
+    clock = floor_time(connection, batch)
     _SHIPPING.get(connection, {}).pop(journal.journal_id, None)
     with connection.transaction():
         found = _session(connection, journal, shipper)
@@ -497,7 +497,8 @@ def quarantine(
                 (message, journal.journal_id, QUARANTINED),
             )
             applied = batch if facts else replace(batch, facts=())
-            _ingest(connection, applied, found if facts else replace(found, current=False), [])
+            held_as = found if facts else replace(found, current=False)
+            _ingest(connection, applied, held_as, [], clock)
         else:
             _alert(connection, journal, found)
     if isinstance(found, _Refusal):
@@ -609,7 +610,9 @@ _SHIPPING: weakref.WeakKeyDictionary[psycopg.Connection, dict[str, _Shipping]] =
 )
 
 
-def _ship_on(connection: psycopg.Connection, batch: f.Batch, session: Session) -> Session | None:
+def _ship_on(
+    connection: psycopg.Connection, batch: f.Batch, session: Session, clock: FloorTime
+) -> Session | None:
     """A batch that follows the connection's last one of its journal, sent whole (one
     pipeline); the session after it, or None, applying nothing, when it must go the long
     way: the session moved meanwhile (floor_ship_on() says so), or the batch does not
@@ -630,7 +633,7 @@ def _ship_on(connection: psycopg.Connection, batch: f.Batch, session: Session) -
                     session.current,
                 ),
             )
-            last = _ingest(connection, batch, session, new)
+            last = _ingest(connection, batch, session, new, clock)
     except psycopg.DatabaseError as error:
         if error.sqlstate != _MOVED:
             raise
@@ -664,11 +667,12 @@ _MADE: weakref.WeakKeyDictionary[psycopg.Connection, set[tuple[str, date]]] = (
 )
 
 
-def _make_partitions(connection: psycopg.Connection, batch: f.Batch) -> None:
+def _make_partitions(connection: psycopg.Connection, batch: f.Batch, clock: FloorTime) -> None:
     """The partitions the batch's rows go to, made when there are none yet: the entries'
     of this day (the floor's clock; the next day's too, so that a host clock behind the
     floor's by less than a day finds it made) and the hands' of each month a hand of the
-    batch started in (the table's clock). Looked at once per connection and day or month.
+    batch started in (on the floor's clock: :mod:`.clock`). Looked at once per connection
+    and day or month.
     In a transaction of its own, before the batch's: a partition made holds its tables'
     locks until it commits, which must not wait on (or keep waiting) a batch's row locks."""
     made = _MADE.setdefault(connection, set())
@@ -676,7 +680,8 @@ def _make_partitions(connection: psycopg.Connection, batch: f.Batch) -> None:
     months = {
         ("month", started.date().replace(day=1)): started
         for fact in batch.facts
-        if isinstance(fact, f.HandStarted) and (started := _time(fact.at)) is not None
+        if isinstance(fact, f.HandStarted)
+        and (started := clock.at(fact.at, fact.position)) is not None
     }
     wanted = {key: at for key, at in months.items() if key not in made}
     if today in made and not wanted:
@@ -738,11 +743,16 @@ def _chained(
 
 
 def _ingest(
-    connection: psycopg.Connection, batch: f.Batch, session: Session, new: list[Entry]
+    connection: psycopg.Connection,
+    batch: f.Batch,
+    session: Session,
+    new: list[Entry],
+    clock: FloorTime,
 ) -> int:
     """Within the transaction of :func:`ingest`: apply the batch's ``new`` entries and
-    their facts to ``session`` (its status too, when it is the table's current one); the
-    confirmed position after the batch. (:func:`quarantine`: no entries, the one kept aside.)"""
+    their facts to ``session`` (its status too, when it is the table's current one), their
+    times on the floor's clock (``clock``); the confirmed position after the batch.
+    (:func:`quarantine`: no entries, the one kept aside.)"""
     confirmed = session.confirmed_position
     key = (session.table_id, session.session)
     where = f"table {key[0]} (journal {batch.journal.path}, session {key[1]})"
@@ -756,7 +766,7 @@ def _ingest(
             if fact.position > confirmed:
                 ordinal = ordinals[fact.position]
                 ordinals[fact.position] += 1
-                done = _apply(connection, key, fact, ordinal)
+                done = _apply(connection, key, fact, ordinal, clock)
                 if isinstance(fact, f.HandEnded) and done is not None:
                     ended.append((fact, done))
         connection.execute(
@@ -765,7 +775,7 @@ def _ingest(
             (last, batch.shipper, batch.entries[-1].chain, *key),
         )
         if session.current:
-            _status(connection, key, batch.status, last)
+            _status(connection, key, batch.status, last, clock)
     for fact, done in ended:
         if done.rowcount != 1:
             raise FloorError(
@@ -793,16 +803,21 @@ def _entry_row(entry: Entry) -> tuple[Any, ...]:
 
 
 def _apply(
-    connection: psycopg.Connection, key: tuple[str, int], fact: f.Fact, ordinal: int
+    connection: psycopg.Connection,
+    key: tuple[str, int],
+    fact: f.Fact,
+    ordinal: int,
+    clock: FloorTime,
 ) -> psycopg.Cursor[Any] | None:
     """Send the statement of ``fact``; the cursor of the hand's end (whose row count tells
     whether the floor had the hand), None for the others."""
+    at = clock.at(_stamped(fact), fact.position)
     match fact:
         case f.HandStarted():
             connection.execute(
                 "INSERT INTO floor_hands (table_id, session, number, started_at, seats, "
                 "start_position) VALUES (%s, %s, %s, %s, %s, %s)",
-                (*key, fact.number, _time(fact.at), list(fact.seats), fact.position),
+                (*key, fact.number, at, list(fact.seats), fact.position),
             )
             _house(connection, key, fact)
         case f.HandEnded():
@@ -811,7 +826,7 @@ def _apply(
                 "bonus_cards = %s, recorded = %s, script = %s, outcome = %s "
                 "WHERE table_id = %s AND session = %s AND number = %s",
                 (
-                    _time(fact.at),
+                    at,
                     fact.position,
                     fact.void,
                     fact.pot,
@@ -849,7 +864,7 @@ def _apply(
                     alert["card"],
                     alert["device"],
                     fact.hand_number,
-                    _time(alert["raised_at"]),
+                    at,
                     fact.position,
                 ),
             )
@@ -859,7 +874,7 @@ def _apply(
                 "resolution = %s, resolved_by = %s, resolved_why = %s, resolved_remedy = %s "
                 "WHERE table_id = %s AND session = %s AND alert_id = %s",
                 (
-                    _time(fact.at),
+                    at,
                     fact.position,
                     fact.how,
                     fact.who,
@@ -870,7 +885,7 @@ def _apply(
                 ),
             )
         case f.DeckRegistered():
-            _deck(connection, key, fact)
+            _deck(connection, key, fact, at)
         case f.ChipMovement():
             connection.execute(
                 "INSERT INTO floor_chip_movements (table_id, session, position, ordinal, kind, "
@@ -883,10 +898,10 @@ def _apply(
                     fact.seat,
                     fact.player,
                     fact.chips,
-                    _time(fact.at),
+                    at,
                 ),
             )
-            _seat_session(connection, key, fact)
+            _seat_session(connection, key, fact, at)
             _house(connection, key, fact, ordinal)
         case f.SeatChanged():
             connection.execute(
@@ -909,10 +924,16 @@ def _apply(
                     fact.message,
                     fact.hand_number,
                     Jsonb(fact.details),
-                    _time(fact.at),
+                    at,
                 ),
             )
     return None
+
+
+def _stamped(fact: f.Fact) -> int | None:
+    """The table's time (ms) a fact carries, if any."""
+    at = fact.alert["raised_at"] if isinstance(fact, f.AlertRaised) else getattr(fact, "at", None)
+    return at if isinstance(at, int) else None
 
 
 #: The longest pause between two hands of one dealer that is still the dealer's time.
@@ -967,13 +988,18 @@ def _house(
                 )
 
 
-def _deck(connection: psycopg.Connection, key: tuple[str, int], fact: f.DeckRegistered) -> None:
+def _deck(
+    connection: psycopg.Connection,
+    key: tuple[str, int],
+    fact: f.DeckRegistered,
+    at: datetime | None,
+) -> None:
     """A deck registered: kept, and the table's live deck from now on (its tags replace
     the tags of the table's deck before)."""
     connection.execute(
         "INSERT INTO floor_decks (table_id, session, position, deck, registered_at, tags) "
         "VALUES (%s, %s, %s, %s, %s, %s)",
-        (*key, fact.position, fact.deck, _time(fact.at), Jsonb(fact.tags)),
+        (*key, fact.position, fact.deck, at, Jsonb(fact.tags)),
     )
     connection.execute("DELETE FROM floor_live_tags WHERE table_id = %s", (key[0],))
     connection.execute(
@@ -984,13 +1010,16 @@ def _deck(connection: psycopg.Connection, key: tuple[str, int], fact: f.DeckRegi
 
 
 def _seat_session(
-    connection: psycopg.Connection, key: tuple[str, int], fact: f.ChipMovement
+    connection: psycopg.Connection,
+    key: tuple[str, int],
+    fact: f.ChipMovement,
+    at: datetime | None,
 ) -> None:
     if fact.kind is f.Movement.BUY_IN:
         connection.execute(
             "INSERT INTO floor_seat_sessions (table_id, session, start_position, seat, player, "
             "sat_down_at, buy_in) VALUES (%s, %s, %s, %s, %s, %s, %s)",
-            (*key, fact.position, fact.seat, fact.player, _time(fact.at), fact.chips),
+            (*key, fact.position, fact.seat, fact.player, at, fact.chips),
         )
         return
     if fact.kind is f.Movement.REBUY:
@@ -998,7 +1027,7 @@ def _seat_session(
         values: tuple[Any, ...] = (fact.chips,)
     else:
         change = "cashed_out = %s, left_at = %s, end_position = %s"
-        values = (fact.chips, _time(fact.at), fact.position)
+        values = (fact.chips, at, fact.position)
     connection.execute(
         f"UPDATE floor_seat_sessions SET {change} "
         "WHERE table_id = %s AND session = %s AND seat = %s AND end_position IS NULL",
@@ -1007,7 +1036,11 @@ def _seat_session(
 
 
 def _status(
-    connection: psycopg.Connection, key: tuple[str, int], status: f.Status, last: int
+    connection: psycopg.Connection,
+    key: tuple[str, int],
+    status: f.Status,
+    last: int,
+    clock: FloorTime,
 ) -> None:
     connection.execute(
         "INSERT INTO floor_table_status (table_id, session, state, hand_number, display, "
@@ -1033,10 +1066,10 @@ def _status(
             status.open_alerts,
             Jsonb(list(status.seats)),
             last,
-            _time(status.last_entry_at),
+            clock.at(status.last_entry_at, last),
             None if status.hand is None else Jsonb(status.hand),
             status.tag_checks,
             status.deck_hands,
-            _time(status.deck_since),
+            clock.at(status.deck_since, last),
         ),
     )

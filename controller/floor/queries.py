@@ -59,7 +59,7 @@ class TableOverview:
     hand: dict[str, Any] | None  # the hand in progress (engine JSON, every card), if any
     tag_checks: bool | None  # every card's tag checked (None: shipped by an earlier release)
     deck_hands: int | None  # the deck in play: hands begun with it (None: no deck yet)
-    deck_since: datetime | None  # when the deck's life began (the table's clock)
+    deck_since: datetime | None  # when the deck's life began (on the floor's clock)
     shared_tags: int  # tags of its live deck that another table's live deck has too
     silent: bool  # not heard from (no batch, no heartbeat) for SILENT_AFTER s, by the floor's clock
 

@@ -1,10 +1,11 @@
 """The floor's partitions: made ahead of time, and old ones taken off the floor whole.
 
 The journal entries are kept in one partition a day (the floor's clock), the hands in one a
-month (the table's clock) (``migrations/0004_partitions.sql``; each partition is a row of
-``floor_partitions``). :func:`make_ahead` makes the coming days' and months' partitions, so
-that the ingest finds them made; :func:`expired` tells which partitions hold only rows older
-than what is kept, and :func:`retire` takes one off the floor: detached without stopping
+month (of their start, on the floor's clock) (``migrations/0004_partitions.sql``; each
+partition is a row of ``floor_partitions``). :func:`make_ahead` makes the coming days' and
+months' partitions, so that the ingest finds them made; :func:`expired` tells which
+partitions hold only rows older than what is kept, and :func:`retire` takes one off the
+floor: detached without stopping
 the floor (``DETACH PARTITION ... CONCURRENTLY``), archived when asked (its rows as a
 gzipped CSV file with a header, written and synced before anything is dropped), dropped.
 A retirement cut short (a crash, a lost connection) is finished by the next one: the

@@ -42,6 +42,7 @@ from tenacity import (
 from controller.config import FloorSettings
 from controller.floor import facts as f
 from controller.floor import store
+from controller.floor.clock import TableClock
 from controller.floor.derive import (
     Derived,
     Point,
@@ -111,6 +112,7 @@ class Shipper:
         self._down_since: float | None = None  # when shipping last stopped working
         self._outage_logged = False  # the outage's first failure was logged as a warning
         self._progressed = False  # the session shipped a batch or a heartbeat
+        self._clock: TableClock | None = None  # the table's wall clock, from the thread's start
         self._thread = threading.Thread(
             target=self._run, name=f"floor shipper {journal.table_id}", daemon=True
         )
@@ -145,6 +147,7 @@ class Shipper:
         try:
             journal = Journal.open(self.journal.path, create=False)
             snapshots = Snapshots(self.journal.path)
+            self._clock = TableClock(journal)
             while True:
                 try:
                     for attempt in self._retrying():
@@ -326,11 +329,20 @@ class Shipper:
 
     def _ship_batch(self, connection: psycopg.Connection, derived: Derived) -> Point:
         """Ship the derived entries and facts; the point after them."""
-        batch = f.Batch(self.journal, derived.entries, derived.facts, derived.status, self.name)
+        batch = self._batch(derived.entries, derived.facts, derived.status)
         self._pending = derived.point
         self.confirmed = store.ingest(connection, batch)
         self._point = derived.point
         return derived.point
+
+    def _batch(
+        self, entries: tuple[Entry, ...], facts: tuple[f.Fact, ...], status: f.Status
+    ) -> f.Batch:
+        """A batch of ``entries`` sent now: stamped with the table's wall clock and its steps
+        since the last of them, for the floor to put their times on its own clock."""
+        assert self._clock is not None
+        sent_at, steps_after = self._clock.stamp(entries)
+        return f.Batch(self.journal, entries, facts, status, self.name, sent_at, steps_after)
 
     def _one_by_one(
         self, connection: psycopg.Connection, journal: Journal, point: Point, count: int
@@ -370,10 +382,10 @@ class Shipper:
         if derived is None:
             after = over(before, entry)
             status = status_of(before.table, at_of(entry.recorded_at))
-            batch = f.Batch(self.journal, (entry,), (), status, self.name)
+            batch = self._batch((entry,), (), status)
         else:
             after = derived.point
-            batch = f.Batch(self.journal, (entry,), derived.facts, derived.status, self.name)
+            batch = self._batch((entry,), derived.facts, derived.status)
         self._pending = after
         try:
             self.confirmed = store.quarantine(connection, batch, why)
