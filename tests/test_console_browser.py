@@ -36,7 +36,15 @@ from controller.table import (
 from controller.table.settings import Protection
 from dealer_ui.auth import Auth
 from dealer_ui.views import view
-from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script, card_names, live_table
+from tests.console_kit import (
+    DEALER,
+    SUPERVISOR,
+    LiveTable,
+    Script,
+    card_names,
+    dealer_signed_in,
+    live_table,
+)
 from tests.device_inputs import card_read, card_unreadable, deck_loaded
 from tests.service_kit import simulator
 from tests.test_dealer_ui_leaks import forbidden
@@ -447,10 +455,7 @@ def test_new_hand_waits_until_the_table_is_ready(tmp_path: Path) -> None:
     async def scenario(shoe: Any) -> None:
         async with console(tmp_path, shoe) as (live, _browser, page):
             sign_out = page.get_by_role("button", name="Sign out")
-            await page.get_by_label("Dealer id").fill(DEALER["id"])
-            await page.get_by_label("PIN", exact=True).fill(DEALER["pin"])
-            await page.get_by_role("button", name="Sign in").click()
-            await page.get_by_text("live", exact=True).wait_for()
+            await dealer_signed_in(page)
             new_hand = page.locator("#new-hand")
             why = page.locator("#new-hand-why")
 
@@ -504,10 +509,7 @@ def test_the_display_says_the_house_s_take_and_new_hand_stays_the_action(tmp_pat
 
     async def scenario(shoe: Any) -> None:
         async with console(tmp_path, shoe, game=game) as (live, _browser, page):
-            await page.get_by_label("Dealer id").fill(DEALER["id"])
-            await page.get_by_label("PIN", exact=True).fill(DEALER["pin"])
-            await page.get_by_role("button", name="Sign in").click()
-            await page.get_by_text("live", exact=True).wait_for()
+            await dealer_signed_in(page)
             await live.seat_players()
             await live.play_hand(Script())
             hand = live.service.table.hand
@@ -576,10 +578,7 @@ def test_a_journal_that_cannot_be_written_blocks_the_dealer_s_screen_until_it_ca
 
     async def scenario(shoe: Any) -> None:
         async with console(tmp_path, shoe) as (live, _browser, page):
-            await page.get_by_label("Dealer id").fill(DEALER["id"])
-            await page.get_by_label("PIN", exact=True).fill(DEALER["pin"])
-            await page.get_by_role("button", name="Sign in").click()
-            await page.get_by_text("live", exact=True).wait_for()
+            await dealer_signed_in(page)
             blocking = page.locator("#journal-fault")
             assert not await blocking.is_visible()
             monkeypatch.setattr(Journal, "append", full)
