@@ -203,13 +203,14 @@ async def no_hole_card(page: Any, live: LiveTable, role: str = "dealer") -> None
 
 
 async def settled_page(page: Any, live: LiveTable) -> None:
-    """Wait until the page shows the table's last update."""
+    """Wait until the page shows the table's last update (of this run of the service: after
+    a restart, the feed numbers its updates again)."""
     feed = live.served.app.state.feed
     await live.until(lambda: feed.current.table is live.service.table, "the feed's update")
-    seq = feed.current.seq
     await page.wait_for_function(
-        "seq => document.body.dataset.live === 'true' && window.consoleSeq() >= seq",
-        arg=seq,
+        """([epoch, seq]) => document.body.dataset.live === 'true'
+            && window.consoleEpoch() === epoch && window.consoleSeq() >= seq""",
+        arg=[feed.epoch, feed.current.seq],
         timeout=TIMEOUT_MS,
     )
 
