@@ -261,8 +261,6 @@ def test_a_hand_dealt_with_the_console_buttons(tmp_path: Path) -> None:
                         await banner.wait_for()
                         bonus_seat = page.locator("#ring .seat.next-card.bonus-due .mark")
                         assert await bonus_seat.text_content() == "NEXT: BONUS CARD"
-                        if not bonus_seen:
-                            await page.screenshot(path=str(shots / "console-bonus-1280x800.png"))
                         bonus_seen = True
                     await live.draw()
                     continue
@@ -336,8 +334,6 @@ def test_a_hand_dealt_with_the_console_buttons(tmp_path: Path) -> None:
             assert live.service.table.paused
             await ring_as_the_table(page, live.service.table)
             await fits_both_screens(page)
-            await page.set_viewport_size({"width": 1920, "height": 1080})
-            await page.screenshot(path=str(shots / "console-alert-1920x1080.png"))
             await alert.get_by_role("button", name="Take the card out").click()
             dialog = page.locator("#supervisor-dialog")
             await dialog.get_by_label("Why").fill("card taken away")

@@ -294,7 +294,6 @@ def test_a_hand_run_by_touch_from_the_seats_the_keys_and_the_card_grid(tmp_path:
                 f"Pot {main_pot.amount} to {names}"
             )
             await both_sizes(page)
-            await page.screenshot(path=str(shots / "console-showdown-1024x600.png"))
 
             # the service stops: the whole page offline within a second, nothing tappable
             overlay = page.locator("#offline")
