@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import re
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -106,13 +106,30 @@ class Script:
         return order + [card for card in pool if card not in order]
 
 
-class LiveTable:
-    """The service, its console and the shoe's control channel, with a dealer signed in."""
+#: A service and its console started on a port (0: any free one).
+Starter = Callable[[int], Awaitable[tuple[TableService, Served]]]
 
-    def __init__(self, service: TableService, served: Served, shoe: Control) -> None:
+
+class LiveTable:
+    """The service, its console and the shoe's control channel, with a dealer signed in
+    (``start``: how the service and its console are started again, at a restart)."""
+
+    def __init__(
+        self, service: TableService, served: Served, shoe: Control, start: Starter
+    ) -> None:
         self.service, self.served, self.shoe = service, served, shoe
         self.http = httpx.AsyncClient(base_url=served.url, timeout=TIMEOUT)
         self.dealer: dict[str, str] = {}
+        self._start = start
+
+    async def restart(self) -> None:
+        """Stop the console and the service, then start them again on the same journal and
+        address, as a restart of ``luck-table serve`` does (the table recovered from the
+        journal, the sessions kept), in this process."""
+        port = int(self.served.url.rsplit(":", 1)[1])
+        await self.served.stop()
+        await self.service.stop()
+        self.service, self.served = await self._start(port)
 
     async def sign_in(self) -> None:
         response = await self.http.post("/api/sessions", json={"role": "dealer", **DEALER})
@@ -147,6 +164,16 @@ class LiveTable:
         holds for the table, if given: the move it waits for is left to the caller)."""
         await self.load(script.deck(self.service.table))
         (await self.post("/api/hands")).raise_for_status()
+        await self.play_on(script, each, stop)
+
+    async def play_on(
+        self,
+        script: Script,
+        each: Callable[[], Any] | None = None,
+        stop: Callable[[Table], bool] | None = None,
+    ) -> None:
+        """Play the hand in progress on as ``script`` says (``each``, ``stop``: as
+        ``play_hand``'s)."""
         while (move := script.move(self.service.table)) is not None:
             if stop is not None and stop(self.service.table):
                 return
@@ -199,20 +226,47 @@ async def live_table(
         protection=protection,
     )
     settings = replace(settings, api=replace(settings.api, port=0, **(api or {})))
+
+    async def served_on(service: TableService, port: int) -> Served:
+        if before_serve is not None:
+            before_serve(service)
+        return await serve(service, port=port, auth=None if auth is None else auth(service))
+
+    async def start(port: int) -> tuple[TableService, Served]:
+        service = TableService(settings, clock=clock)
+        await service.start()
+        try:
+            return service, await served_on(service, port)
+        except BaseException:
+            await service.stop()
+            raise
+
     async with TableService(settings, clock=clock) as service:
         control = await Control.connect(shoe.announced["control"])
         await control.settled()
-        if before_serve is not None:
-            before_serve(service)
-        served = await serve(service, auth=None if auth is None else auth(service))
-        live = LiveTable(service, served, control)
+        served = await served_on(service, 0)
+        live = LiveTable(service, served, control, start)
         try:
             await live.sign_in()
             yield live
         finally:
             await live.http.aclose()
-            await served.stop()
+            await live.served.stop()
             await control.close()
+            await live.service.stop()  # restarted: not the one this block stops
+
+
+async def dealer_signed_in(page: Any) -> None:
+    """The dealer signs in at the console's ``page``: the id and PIN filled in, Sign in
+    tapped (clicked, on a page without a touchscreen); until the page is live."""
+    await page.get_by_label("Dealer id").fill(DEALER["id"])
+    await page.get_by_label("PIN", exact=True).fill(DEALER["pin"])
+    sign_in = page.get_by_role("button", name="Sign in")
+    if await page.evaluate("navigator.maxTouchPoints > 0"):
+        await sign_in.tap()
+    else:
+        await sign_in.click()
+    await page.get_by_text("live", exact=True).wait_for()
 
 
 def card_names(payload: Any) -> set[str]:

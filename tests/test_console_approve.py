@@ -20,7 +20,7 @@ import pytest
 from controller.table import Refuse
 from dealer_ui.approvals import Requests
 from dealer_ui.auth import Denied
-from tests.console_kit import DEALER, SUPERVISOR, Script
+from tests.console_kit import DEALER, SUPERVISOR, Script, dealer_signed_in
 from tests.test_console_browser import console, on_the_shoe, opened, settled_page
 from tests.test_console_taps import checks
 from tests.test_console_touch import SMALL, journaled, keys, reachable
@@ -49,10 +49,7 @@ def test_a_card_asked_for_at_the_table_is_approved_from_surveillance(tmp_path: P
 
     async def scenario(shoe: Any) -> None:
         async with console(tmp_path, shoe, size=SMALL, touch=True) as (live, browser, page):
-            await page.get_by_label("Dealer id").fill(DEALER["id"])
-            await page.get_by_label("PIN", exact=True).fill(DEALER["pin"])
-            await page.get_by_role("button", name="Sign in").tap()
-            await page.get_by_text("live", exact=True).wait_for()
+            await dealer_signed_in(page)
             watch = await surveillance_signed_in(browser, live.served.url)
 
             await live.seat_players()
@@ -216,10 +213,7 @@ def test_a_decision_undone_with_the_supervisor_s_approval_at_the_table(tmp_path:
 
     async def scenario(shoe: Any) -> None:
         async with console(tmp_path, shoe, size=SMALL, touch=True) as (live, _browser, page):
-            await page.get_by_label("Dealer id").fill(DEALER["id"])
-            await page.get_by_label("PIN", exact=True).fill(DEALER["pin"])
-            await page.get_by_role("button", name="Sign in").tap()
-            await page.get_by_text("live", exact=True).wait_for()
+            await dealer_signed_in(page)
             await live.seat_players()
             script = Script(fold_seat=None, bet_seat=None)
             await live.play_hand(script, stop=lambda table: checks(table) is not None)

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.console_kit import DEALER, Script
+from tests.console_kit import Script, dealer_signed_in
 from tests.test_console_browser import console, on_the_shoe, settled_page
 from tests.test_console_touch import SMALL, reachable
 
@@ -57,10 +57,7 @@ def test_the_bonus_prompt_fits_a_7_inch_panel(tmp_path: Path, price: int) -> Non
             _browser,
             page,
         ):
-            await page.get_by_label("Dealer id").fill(DEALER["id"])
-            await page.get_by_label("PIN", exact=True).fill(DEALER["pin"])
-            await page.get_by_role("button", name="Sign in").tap()
-            await page.get_by_text("live", exact=True).wait_for()
+            await dealer_signed_in(page)
             await live.seat_players()
             bonus = lambda table: table.signals.display.startswith("BONUS")  # noqa: E731
             await live.play_hand(Script(), stop=bonus)

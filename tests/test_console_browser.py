@@ -36,7 +36,15 @@ from controller.table import (
 from controller.table.settings import Protection
 from dealer_ui.auth import Auth
 from dealer_ui.views import view
-from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script, card_names, live_table
+from tests.console_kit import (
+    DEALER,
+    SUPERVISOR,
+    LiveTable,
+    Script,
+    card_names,
+    dealer_signed_in,
+    live_table,
+)
 from tests.device_inputs import card_read, card_unreadable, deck_loaded
 from tests.service_kit import simulator
 from tests.test_dealer_ui_leaks import forbidden
@@ -195,13 +203,14 @@ async def no_hole_card(page: Any, live: LiveTable, role: str = "dealer") -> None
 
 
 async def settled_page(page: Any, live: LiveTable) -> None:
-    """Wait until the page shows the table's last update."""
+    """Wait until the page shows the table's last update (of this run of the service: after
+    a restart, the feed numbers its updates again)."""
     feed = live.served.app.state.feed
     await live.until(lambda: feed.current.table is live.service.table, "the feed's update")
-    seq = feed.current.seq
     await page.wait_for_function(
-        "seq => document.body.dataset.live === 'true' && window.consoleSeq() >= seq",
-        arg=seq,
+        """([epoch, seq]) => document.body.dataset.live === 'true'
+            && window.consoleEpoch() === epoch && window.consoleSeq() >= seq""",
+        arg=[feed.epoch, feed.current.seq],
         timeout=TIMEOUT_MS,
     )
 
@@ -252,8 +261,6 @@ def test_a_hand_dealt_with_the_console_buttons(tmp_path: Path) -> None:
                         await banner.wait_for()
                         bonus_seat = page.locator("#ring .seat.next-card.bonus-due .mark")
                         assert await bonus_seat.text_content() == "NEXT: BONUS CARD"
-                        if not bonus_seen:
-                            await page.screenshot(path=str(shots / "console-bonus-1280x800.png"))
                         bonus_seen = True
                     await live.draw()
                     continue
@@ -327,8 +334,6 @@ def test_a_hand_dealt_with_the_console_buttons(tmp_path: Path) -> None:
             assert live.service.table.paused
             await ring_as_the_table(page, live.service.table)
             await fits_both_screens(page)
-            await page.set_viewport_size({"width": 1920, "height": 1080})
-            await page.screenshot(path=str(shots / "console-alert-1920x1080.png"))
             await alert.get_by_role("button", name="Take the card out").click()
             dialog = page.locator("#supervisor-dialog")
             await dialog.get_by_label("Why").fill("card taken away")
@@ -447,10 +452,7 @@ def test_new_hand_waits_until_the_table_is_ready(tmp_path: Path) -> None:
     async def scenario(shoe: Any) -> None:
         async with console(tmp_path, shoe) as (live, _browser, page):
             sign_out = page.get_by_role("button", name="Sign out")
-            await page.get_by_label("Dealer id").fill(DEALER["id"])
-            await page.get_by_label("PIN", exact=True).fill(DEALER["pin"])
-            await page.get_by_role("button", name="Sign in").click()
-            await page.get_by_text("live", exact=True).wait_for()
+            await dealer_signed_in(page)
             new_hand = page.locator("#new-hand")
             why = page.locator("#new-hand-why")
 
@@ -504,10 +506,7 @@ def test_the_display_says_the_house_s_take_and_new_hand_stays_the_action(tmp_pat
 
     async def scenario(shoe: Any) -> None:
         async with console(tmp_path, shoe, game=game) as (live, _browser, page):
-            await page.get_by_label("Dealer id").fill(DEALER["id"])
-            await page.get_by_label("PIN", exact=True).fill(DEALER["pin"])
-            await page.get_by_role("button", name="Sign in").click()
-            await page.get_by_text("live", exact=True).wait_for()
+            await dealer_signed_in(page)
             await live.seat_players()
             await live.play_hand(Script())
             hand = live.service.table.hand
@@ -576,10 +575,7 @@ def test_a_journal_that_cannot_be_written_blocks_the_dealer_s_screen_until_it_ca
 
     async def scenario(shoe: Any) -> None:
         async with console(tmp_path, shoe) as (live, _browser, page):
-            await page.get_by_label("Dealer id").fill(DEALER["id"])
-            await page.get_by_label("PIN", exact=True).fill(DEALER["pin"])
-            await page.get_by_role("button", name="Sign in").click()
-            await page.get_by_text("live", exact=True).wait_for()
+            await dealer_signed_in(page)
             blocking = page.locator("#journal-fault")
             assert not await blocking.is_visible()
             monkeypatch.setattr(Journal, "append", full)

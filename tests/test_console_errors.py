@@ -20,7 +20,7 @@ import pytest
 
 from controller.rules import Phase
 from controller.table import Refuse, Table
-from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script
+from tests.console_kit import SUPERVISOR, LiveTable, Script, dealer_signed_in
 from tests.test_console_browser import console, on_the_shoe, settled_page
 from tests.test_console_touch import SMALL, journaled, keys, reachable
 
@@ -68,10 +68,7 @@ def test_an_exposed_card_an_up_card_dealt_down_and_a_misdeal_each_in_one_tap(
 
     async def scenario(shoe: Any) -> None:
         async with console(tmp_path, shoe, size=SMALL, touch=True) as (live, _browser, page):
-            await page.get_by_label("Dealer id").fill(DEALER["id"])
-            await page.get_by_label("PIN", exact=True).fill(DEALER["pin"])
-            await page.get_by_role("button", name="Sign in").tap()
-            await page.get_by_text("live", exact=True).wait_for()
+            await dealer_signed_in(page)
             await live.seat_players()
             await live.play_hand(PLAIN, stop=lambda table: cards_of(table, 1) == 1)
             position = live.service.position

@@ -18,7 +18,7 @@ import pytest
 
 from controller.config import Console
 from controller.table import Mode
-from tests.console_kit import DEALER, Script
+from tests.console_kit import Script, dealer_signed_in
 from tests.test_console_browser import console, on_the_shoe, settled_page
 from tests.test_console_touch import SMALL, reachable
 
@@ -42,10 +42,7 @@ def test_the_bonus_chime_repeats_until_dealt_and_an_alert_sounds_and_escalates(
                 live.service.config, console=Console(escalate_after=ESCALATE_AFTER)
             )
             await page.reload()
-            await page.get_by_label("Dealer id").fill(DEALER["id"])
-            await page.get_by_label("PIN", exact=True).fill(DEALER["pin"])
-            await page.get_by_role("button", name="Sign in").tap()
-            await page.get_by_text("live", exact=True).wait_for()
+            await dealer_signed_in(page)
             await live.seat_players()
             bonus = lambda table: table.signals.mode in (Mode.BONUS_CARD, Mode.BONUS_OFFER)  # noqa: E731
             await live.play_hand(Script(), stop=bonus)

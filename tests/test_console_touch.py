@@ -21,7 +21,6 @@ from typing import Any
 import pytest
 
 from controller.journal import Journal
-from controller.table import Decide
 from tests.console_kit import DEALER, PLAYERS, SUPERVISOR, LiveTable, Script
 from tests.test_console_browser import console, on_the_shoe, settled_page
 
@@ -286,15 +285,7 @@ def test_a_hand_run_by_touch_from_the_seats_the_keys_and_the_card_grid(tmp_path:
             await both_sizes(page)
 
             # the hand played to its showdown: the shown hands and the pots on the screen
-            while (move := script.move(live.service.table)) is not None:
-                if move == "deal":
-                    await live.draw()
-                else:
-                    assert isinstance(move, Decide)
-                    body = {"seat": move.seat, "do": move.do.value}
-                    body |= {"to": move.to} if move.to is not None else {}
-                    body |= {"accept": move.accept} if move.accept is not None else {}
-                    (await live.post("/api/decisions", body)).raise_for_status()
+            await live.play_on(script)
             await settled_page(page, live)
             await page.locator(".seat .shown").first.wait_for()
             main_pot = live.service.table.hand.current_pots()[0]
@@ -303,7 +294,6 @@ def test_a_hand_run_by_touch_from_the_seats_the_keys_and_the_card_grid(tmp_path:
                 f"Pot {main_pot.amount} to {names}"
             )
             await both_sizes(page)
-            await page.screenshot(path=str(shots / "console-showdown-1024x600.png"))
 
             # the service stops: the whole page offline within a second, nothing tappable
             overlay = page.locator("#offline")

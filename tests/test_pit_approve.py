@@ -8,7 +8,9 @@ waits), the right one applies it at the table, journaled there with the supervis
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +19,7 @@ from playwright.async_api import async_playwright
 
 from controller.rules import Phase
 from tests.console_kit import SUPERVISOR, live_table
-from tests.pit_kit import floor_config, pit_database, start_floor
+from tests.pit_kit import FloorService, floor_config, pit_database, start_floor
 from tests.test_console_browser import CHROMIUM, on_the_shoe, opened
 from tests.test_console_errors import PLAIN, cards_of
 from tests.test_console_touch import journaled
@@ -28,35 +30,60 @@ pytestmark = pytest.mark.slow  # a live table and Chromium
 PIT = {"id": SUPERVISOR["supervisor"], "pin": SUPERVISOR["pin"]}
 
 
-def test_a_request_asked_at_the_table_is_approved_from_the_pit_page(tmp_path: Path) -> None:
-    shots = Path(os.environ.get("LUCK_SCREENSHOTS", tmp_path))
-    shots.mkdir(parents=True, exist_ok=True)
-
-    async def scenario(shoe: Any) -> None:
-        async with live_table(tmp_path, shoe) as live, async_playwright() as playwright:
-            with pit_database() as dsn:
-                config = floor_config(tmp_path, {"T1": live.served.url}, supervisor=PIT)
-                floor = await asyncio.to_thread(start_floor, config, dsn)
-                browser = await playwright.chromium.launch(
-                    executable_path=str(CHROMIUM), args=["--no-sandbox"]
-                )
-                try:
-                    page = await opened(browser, floor.url)
-                    await approved_from_the_pit(live, page, shots)
-                finally:
-                    await browser.close()
-                    assert await asyncio.to_thread(floor.stop) == 0
-
-    on_the_shoe(scenario)
+@contextlib.asynccontextmanager
+async def pit_floor(folder: Path, console_url: str) -> AsyncIterator[FloorService]:
+    """``luck-table floor`` on a database of its own, with the table T1 whose console is at
+    ``console_url`` and the pit supervisor ``PIT``; status 0 when stopped at the end."""
+    with pit_database() as dsn:
+        config = floor_config(folder, {"T1": console_url}, supervisor=PIT)
+        floor = await asyncio.to_thread(start_floor, config, dsn)
+        try:
+            yield floor
+        finally:
+            assert await asyncio.to_thread(floor.stop) == 0
 
 
-async def approved_from_the_pit(live: Any, page: Any, shots: Path) -> None:
+async def pit_signed_in(page: Any) -> Any:
+    """The pit supervisor signs in at the pit ``page``; table T1's entry in the requests
+    (until connected: the PIN to connect with)."""
     await page.locator("#who").fill(PIT["id"])
     await page.locator("#pin").fill(PIT["pin"])
     await page.get_by_role("button", name="Sign in").click()
     table = page.locator('#requests li[data-requests-of="T1"]')
     await table.get_by_role("button", name="Connect").wait_for()
+    return table
 
+
+async def pit_with_pin(entry: Any, field: str, button: str, pin: str) -> None:
+    """``pin`` in ``entry``'s PIN ``field``, then ``button`` (Connect, Approve)."""
+    await entry.get_by_label(field).fill(pin)
+    await entry.get_by_role("button", name=button).click()
+
+
+def test_a_request_asked_at_the_table_is_approved_from_the_pit_page(tmp_path: Path) -> None:
+    shots = Path(os.environ.get("LUCK_SCREENSHOTS", tmp_path))
+    shots.mkdir(parents=True, exist_ok=True)
+
+    async def scenario(shoe: Any) -> None:
+        async with (
+            live_table(tmp_path, shoe) as live,
+            async_playwright() as playwright,
+            pit_floor(tmp_path, live.served.url) as floor,
+        ):
+            browser = await playwright.chromium.launch(
+                executable_path=str(CHROMIUM), args=["--no-sandbox"]
+            )
+            try:
+                page = await opened(browser, floor.url)
+                await approved_from_the_pit(live, page, shots)
+            finally:
+                await browser.close()
+
+    on_the_shoe(scenario)
+
+
+async def approved_from_the_pit(live: Any, page: Any, shots: Path) -> None:
+    table = await pit_signed_in(page)
     await live.seat_players()
     await live.play_hand(PLAIN, stop=lambda table: cards_of(table, 1) == 1)
     position = live.service.position
@@ -65,11 +92,9 @@ async def approved_from_the_pit(live: Any, page: Any, shots: Path) -> None:
     assert response.status_code == 200, response.text
 
     # connected with the PIN the table checks: a wrong one first
-    await table.get_by_label("PIN for table T1").fill("000000")
-    await table.get_by_role("button", name="Connect").click()
+    await pit_with_pin(table, "PIN for table T1", "Connect", "000000")
     await table.locator(".error").get_by_text("PIN").wait_for()
-    await table.get_by_label("PIN for table T1").fill(PIT["pin"])
-    await table.get_by_role("button", name="Connect").click()
+    await pit_with_pin(table, "PIN for table T1", "Connect", PIT["pin"])
     request = page.locator('#requests li[data-requests-of="T1"][data-request]')
     await request.wait_for()
     text = await request.text_content()
@@ -77,13 +102,11 @@ async def approved_from_the_pit(live: Any, page: Any, shots: Path) -> None:
     await page.screenshot(path=str(shots / "pit-approve.png"))
 
     # a wrong PIN at the approval: refused, the request still waits
-    await request.get_by_label("Your PIN").fill("000000")
-    await request.get_by_role("button", name="Approve").click()
+    await pit_with_pin(request, "Your PIN", "Approve", "000000")
     await request.locator(".error").get_by_text("PIN").wait_for()
     assert live.served.app.state.requests.pending()
     assert live.service.table.hand.phase is not Phase.VOID
-    await request.get_by_label("Your PIN").fill(PIT["pin"])
-    await request.get_by_role("button", name="Approve").click()
+    await pit_with_pin(request, "Your PIN", "Approve", PIT["pin"])
     await live.until(lambda: live.service.table.hand.phase is Phase.VOID, "the void")
     await page.locator('#requests li[data-requests-of="T1"].none').wait_for()
     assert not live.served.app.state.requests.pending()

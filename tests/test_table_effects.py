@@ -18,7 +18,17 @@ from controller.rules import Effect, Told
 from controller.rules import effects as engine_effects
 from controller.sim.dealer import Dealer, FaultRates, Tally
 from controller.sim.floor import CoreFloor
-from controller.table import CorrectStack, NewHand, Rebuy, SitDown, Table, TableSettings, VoidHand
+from controller.table import (
+    CorrectStack,
+    NewHand,
+    Rebuy,
+    Remedy,
+    ResolveAlert,
+    SitDown,
+    Table,
+    TableSettings,
+    VoidHand,
+)
 from controller.table import effects as table_effects
 from controller.table.told import TableTold
 from tests.device_inputs import deck_loaded
@@ -132,3 +142,21 @@ def _unworded(fact: f.Fact) -> f.Fact:
         events = [{**event, "message": ""} for event in fact.outcome["events"]]
         return dataclasses.replace(fact, outcome={**fact.outcome, "events": events})
     return fact
+
+
+def test_a_supervisor_s_remedy_is_said_in_words_not_its_code() -> None:
+    """The remedy as the console says it ("take the card out"), never its code
+    (``replace_deck``): no underscore reaches a page (docs/console.md, "Plain words")."""
+    said = {
+        remedy: table_effects.Supervised.of(
+            ResolveAlert(at=0, alert=3, remedy=remedy, who="S100", why="checked")
+        ).say()
+        for remedy in Remedy
+    }
+    assert said[Remedy.REPLACE_DECK] == (
+        "alert 3 resolved: replace the deck (supervisor S100: checked)"
+    )
+    assert said[Remedy.DEAD] == "alert 3 resolved: take the card out (supervisor S100: checked)"
+    for remedy, words in said.items():
+        assert "_" not in words and remedy.words in words, words
+    assert len({remedy.words for remedy in Remedy}) == len(Remedy)

@@ -586,7 +586,7 @@ class Supervised(Effect):
             case ti.WrongFace(seat=seat, card=card):
                 return f"seat {seat}'s {name(card)} lies face {'down' if self.face_down else 'up'}"
             case ti.ResolveAlert(alert=alert, remedy=remedy):
-                return f"alert {alert} resolved: {remedy.value}"
+                return f"alert {alert} resolved: {remedy.words}"
             case ti.CorrectStack(seat=seat, stack=stack):
                 return f"seat {seat}'s stack corrected from {self.was} to {stack}"
             case ti.UndoDecision(seat=seat, do=do):

@@ -89,6 +89,20 @@ class Remedy(StrEnum):
     REPLACE_DECK = "replace_deck"  # the deck is taken out of play: the hand is void, a new deck due
     VOID = "void"  # the hand is void (a misdeal): every chip goes back
 
+    @property
+    def words(self) -> str:
+        """The remedy as what to do, in the console's words ("take the card out")."""
+        return _REMEDY_WORDS[self]
+
+
+_REMEDY_WORDS = {
+    Remedy.HOLD: "hold the hand",
+    Remedy.DEAD: "take the card out",
+    Remedy.DONE: "done, carry on",
+    Remedy.REPLACE_DECK: "replace the deck",
+    Remedy.VOID: "void the hand",
+}
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TableInput:

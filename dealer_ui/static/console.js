@@ -1539,8 +1539,10 @@ function wireDealer() {
   wireSeats();
 }
 
-// For diagnostics and the browser tests: the last update shown; drop the connection.
+// For diagnostics and the browser tests: the last update shown (its number, and the run of
+// the service it is of); drop the connection.
 window.consoleSeq = () => state.last ?? -1;
+window.consoleEpoch = () => state.epoch;
 window.consoleSounds = () => [...state.sounds];
 window.consoleBonusChiming = () => state.bonusChime !== null;
 window.consoleDrop = () => state.socket && state.socket.close();
