@@ -44,22 +44,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # imported as bench.ch
 
 from figures_kit import Report, add_json_option
 
+from controller.sim.dealer import CHEATS, LATE
+
 LUCK_TABLE = str(Path(sys.executable).with_name("luck-table"))
-KINDS = (
-    "foreign",
-    "retagged",
-    "cloned",
-    "missing",
-    "extra",
-    "cloned_undealt",
-    "cloned_4c",
-    "switched",
-    "passed",
-    "mucked",
-    "holdout",
-)
-#: The kinds caught when a card after theirs comes out: a clone dealt before its original.
-LATE_KINDS = frozenset({"cloned_undealt", "cloned_4c"})
+KINDS = tuple(kind.value for kind in CHEATS)
 
 
 def run(args: argparse.Namespace, folder: Path, *, core: bool) -> tuple[int, str, float]:
@@ -112,7 +100,7 @@ def at_the_card(output: str) -> bool:
     but a clone dealt before its original, caught when the original comes out."""
     if line(output, "caught after their card") == "(none)":  # a summary without the line
         return late(output).endswith("; most 0")
-    return late_kinds(output) <= LATE_KINDS
+    return late_kinds(output) <= LATE
 
 
 def report(name: str, status: int, output: str, seconds: float) -> None:

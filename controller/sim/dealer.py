@@ -104,6 +104,9 @@ SHOE_CHEATS: dict[SoakCheat, Cheat] = {
     SoakCheat.CLONED_UNDEALT: Cheat.CLONED,
     SoakCheat.CLONED_4C: Cheat.CLONED,
 }
+#: The cheats the table may catch only cards after their own: a clone dealt before its
+#: original, told when the original comes out (or never, when it stays in the shoe).
+LATE = frozenset({SoakCheat.CLONED_UNDEALT, SoakCheat.CLONED_4C})
 #: The cheats done at a seat (a table with a seat board only), each as likely.
 SEAT_CHEATS = (SoakCheat.SWITCHED, SoakCheat.PASSED, SoakCheat.MUCKED, SoakCheat.HOLDOUT)
 #: Every cheat a soak injects, each as likely.
