@@ -644,12 +644,12 @@ class Dealer:
         elif planted is not None and SHOE_CHEATS[planted[0]] is not Cheat.CLONED:
             self.tally.unreached[planted[0]] += 1  # the simulators reload it by its face
             planted = None
-        place = None if planted is None else order.index(planted[1] - self.from_load)
         cards = [cards[index] for index in order]
         twice = next((at for at, card in enumerate(cards) if card in cards[:at]), None)
         of = None if twice is None else cards.index(cards[twice])
         if planted is not None:
-            self.planted = (planted[0], place if twice is None else twice)
+            place = order.index(planted[1] - self.from_load) if twice is None else twice
+            self.planted = (planted[0], place)
         self.from_load = 0
         self.shoe = deque(cards)
         self.scrambled = hand_number
