@@ -166,7 +166,11 @@ class ApiFloor:
             await asyncio.sleep(0.005)
 
     async def load(
-        self, cards: list[int], cheat: Cheat | None = None, at: int | None = None
+        self,
+        cards: list[int],
+        cheat: Cheat | None = None,
+        at: int | None = None,
+        of: int | None = None,
     ) -> list[int]:
         if cheat is not None:
             raise PhysicalActError("the dealer soak loads no cheat (bench/cheat_soak.py does)")
@@ -175,6 +179,9 @@ class ApiFloor:
 
     async def switch(self, seat: int, card: int) -> None:
         raise PhysicalActError("the dealer soak switches no card (bench/cheat_soak.py does)")
+
+    async def shielded(self, seat: int) -> None:
+        raise PhysicalActError("the dealer soak shields no tag (bench/cheat_soak.py does)")
 
     def new_deck(self) -> None:
         raise PhysicalActError("the dealer soak keeps its deck (bench/cheat_soak.py does not)")

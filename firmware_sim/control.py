@@ -110,8 +110,9 @@ class Controller:
                 "load": (
                     self._load,
                     "load [decks=N] [seed=S] [deck_id=ID] | load cards=As,4c,... "
-                    "[cheat=foreign|retagged|cloned|missing|extra [at=N]]: load the shoe "
-                    "(a cheat tampers with the card at place N of the load)",
+                    "[cheat=foreign|retagged|cloned|missing|extra [at=N] [of=M]]: load the "
+                    "shoe (a cheat tampers with the card at place N of the load; a clone "
+                    "copies the card at place M)",
                 ),
                 "draw": (
                     self._draw,
@@ -239,7 +240,7 @@ class Controller:
         return run
 
     def _load(self, args: _Args, now: float) -> Any:
-        args.done(0, ("decks", "seed", "deck_id", "cards", "cheat", "at"))
+        args.done(0, ("decks", "seed", "deck_id", "cards", "cheat", "at", "of"))
         options = args.options
         cards = None
         if "cards" in options:
@@ -257,6 +258,7 @@ class Controller:
                 else None,
                 cheat=options.get("cheat"),
                 at=args.option_number("at"),
+                of=args.option_number("of"),
             )
         )
         if shoe.cheat is None:

@@ -99,27 +99,40 @@ class Tampered(NamedTuple):
 
 
 def tamper(
-    cards: list[Tagged], cheat: Cheat | str | None, at: int | None, rng: random.Random
+    cards: list[Tagged],
+    cheat: Cheat | str | None,
+    at: int | None,
+    rng: random.Random,
+    of: int | None = None,
 ) -> Tampered:
     """The load ``cards`` after ``cheat`` at place ``at`` (drawn from ``rng`` when None).
     Before the registration, a card is taken out (``missing``) or one of another deck put in
     (``extra``): the shoe registers what it holds. After it, the card at ``at`` is swapped
-    for one of another deck (``foreign``), for a card with a copy of an earlier card's tag
-    (``cloned``), or has its tag rewritten to say another card (``retagged``). DeviceError
-    for a cheat or place that cannot be."""
+    for one of another deck (``foreign``), for a card with a copy of another card's tag
+    (``cloned``: of the card at place ``of``, or of an earlier card drawn from ``rng``; a
+    copy of a later card comes out before its original), or has its tag rewritten to say
+    another card (``retagged``). DeviceError for a cheat or place that cannot be."""
     if cheat is None:
-        if at is not None:
-            raise DeviceError("at= places a cheat: give cheat= too")
+        if at is not None or of is not None:
+            raise DeviceError("at= and of= place a cheat: give cheat= too")
         return Tampered(cards, cards, None)
     kind = parse_enum_text(Cheat, cheat, "cheat")
-    least = 2 if kind is Cheat.CLONED else 1  # a clone copies a card before it
+    if of is not None and kind is not Cheat.CLONED:
+        raise DeviceError(f"of= names the card a clone copies: not for a {kind} cheat")
+    least = 2 if kind is Cheat.CLONED else 1  # a clone copies another card
     if len(cards) < least:
         raise DeviceError(f"a {kind} cheat needs at least {least} cards in the load")
-    low = 1 if kind is Cheat.CLONED else 0
+    if of is not None and (
+        isinstance(of, bool) or not isinstance(of, int) or not 0 <= of < len(cards)
+    ):
+        raise DeviceError(f"of must be 0..{len(cards) - 1} for this load, not {of!r}")
+    low = 1 if kind is Cheat.CLONED and of is None else 0
     high = len(cards) if kind is Cheat.EXTRA else len(cards) - 1  # an extra card may go last
     place = rng.randint(low, high) if at is None else at
     if isinstance(place, bool) or not isinstance(place, int) or not low <= place <= high:
         raise DeviceError(f"at must be {low}..{high} for this load, not {at!r}")
+    if place == of:
+        raise DeviceError(f"a clone copies another card than its own: at and of are both {of}")
     done = (kind, place)
     victim = cards[min(place, len(cards) - 1)]
     stranger = Tagged(victim.card, victim.card, tag_uid(FOREIGN_DECK, victim.card))
@@ -134,7 +147,7 @@ def tamper(
             other = (victim.card + 1 + rng.randrange(DECK_SIZE - 1)) % DECK_SIZE
             swapped = Tagged(victim.card, other, victim.uid)
         case Cheat.CLONED:
-            swapped = cards[rng.randrange(place)]
+            swapped = cards[rng.randrange(place) if of is None else of]
     return Tampered(cards, [*cards[:place], swapped, *cards[place + 1 :]], done)
 
 
@@ -199,6 +212,7 @@ class SimulatedShoe(SimulatedDevice):
         deck_id: int | None = None,
         cheat: Cheat | str | None = None,
         at: int | None = None,
+        of: int | None = None,
     ) -> Deck:
         """Load the shoe, replacing what is in it: register the deck card by card (a shoe
         of version 2: DECK_CARD for every card, in tag order) and report DECK.
@@ -207,8 +221,8 @@ class SimulatedShoe(SimulatedDevice):
         otherwise ``decks`` full decks are shuffled together from
         ``shuffle_seed`` (drawn from the device's seed when not given). The
         deck id is ``deck_id``, or the shuffle seed. ``cheat`` tampers with the load at
-        place ``at`` (from 0; drawn from the device's seed when not given): see
-        :func:`tamper`.
+        place ``at`` (from 0; drawn from the device's seed when not given; a clone copies the
+        card at place ``of`` when given): see :func:`tamper`.
         """
         if cards is not None:
             order = list(cards)
@@ -227,7 +241,7 @@ class SimulatedShoe(SimulatedDevice):
         ident = seed if deck_id is None else deck_id
         if isinstance(ident, bool) or not isinstance(ident, int) or not 0 <= ident <= 0xFFFF_FFFF:
             raise DeviceError(f"deck_id must be 0..4294967295, not {ident!r}")
-        registered, in_shoe, done = tamper(tagged_deck(ident, order), cheat, at, self.rng)
+        registered, in_shoe, done = tamper(tagged_deck(ident, order), cheat, at, self.rng, of)
         self._require_room(len(registered) + 1 if self.registers else 1)
         self._cards = deque(in_shoe)
         self.deck_id = ident

@@ -57,7 +57,9 @@ def luck_table(tree: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
         "FAKETIME_DONT_FAKE_MONOTONIC": "1",
     }
     command = ["faketime", "-f", FROZEN, sys.executable, "-c", _MAIN, *args]
-    return subprocess.run(command, capture_output=True, env=env, timeout=600, check=False)
+    # in the tree's own folder: ``-c`` puts the working folder first on the path, before
+    # PYTHONPATH (from another folder both runs would import the tree the command ran in)
+    return subprocess.run(command, capture_output=True, env=env, cwd=tree, timeout=600, check=False)
 
 
 def dump(path: Path) -> list[str]:

@@ -523,6 +523,19 @@ def test_foreign_retagged_and_cloned_cards_are_registered_genuine_then_dealt():
             assert card.uid in [m.uid for m in dealt[:at]]  # a tag already dealt
 
 
+def test_a_clone_of_a_card_still_in_the_shoe_comes_out_before_its_original():
+    """``of``: the clone copies the card at that place, here one after it: the clone comes
+    out first with the genuine tag, and the original later with the same tag."""
+    shoe, host = registered_shoe(seed=4)
+    shoe.load(range(52), deck_id=12, cheat="cloned", at=3, of=40)
+    cards, _ = registration(shoe, host)
+    assert [(c.card, c.uid) for c in cards] == [(code, tag_uid(12, code)) for code in range(52)]
+    dealt = draw_all(shoe)
+    assert [(m.card, m.uid) for m in dealt if m.card == 40] == [(40, tag_uid(12, 40))] * 2
+    assert [i for i, m in enumerate(dealt) if m.card == 40] == [3, 40]
+    assert 3 not in [m.card for m in dealt]  # the card the clone took the place of
+
+
 def test_missing_and_extra_cards_show_in_the_registration():
     shoe, host = registered_shoe(seed=2)
     shoe.load(range(52), deck_id=3, cheat="missing", at=10)
@@ -543,6 +556,10 @@ def test_missing_and_extra_cards_show_in_the_registration():
         ({"at": 3}, "give cheat= too"),
         ({"cheat": "cloned", "at": 0}, "at must be 1..51"),
         ({"cheat": "foreign", "at": 52}, "at must be 0..51"),
+        ({"of": 3}, "give cheat= too"),
+        ({"cheat": "foreign", "at": 3, "of": 5}, "of= names the card a clone copies"),
+        ({"cheat": "cloned", "at": 0, "of": 52}, "of must be 0..51"),
+        ({"cheat": "cloned", "at": 7, "of": 7}, "a clone copies another card"),
     ],
 )
 def test_a_bad_cheat_changes_nothing(kw, error):
@@ -562,6 +579,8 @@ def test_control_loads_cheats_and_tells_where_and_draw_tells_the_tag():
     )
     assert deck["cheat"] == {"kind": "retagged", "at": 4, "card": 4} and deck["cards_loaded"] == 52
     assert reply(control, "load cards=As,Kd,2c cheat=missing at=1")["cheat"]["card"] is None
+    ahead = reply(control, "load cards=As,Kd,2c cheat=cloned at=0 of=2")["cheat"]
+    assert ahead == {"kind": "cloned", "at": 0, "card": 0}  # the 2c's copy, first
     reply(control, "load deck_id=9")
     drawn = reply(control, "draw")
     assert drawn["tag"] == {"code": drawn["event"]["card"], "uid": drawn["event"]["uid"]}

@@ -33,11 +33,13 @@ import random
 from collections import Counter, defaultdict, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from controller.rules import Card, Choice, Dest, Do, Effect, Waiting
 from controller.rules.effects import BonusDecided, HouseReturned, HouseTook, Scramble
 from controller.rules.hand import CardOut
+from controller.rules.state import FOUR_OF_CLUBS
 from controller.sim.floor import Floor
 from controller.sim.players import NAMES, Strategy
 from controller.table import (
@@ -60,7 +62,7 @@ from controller.table import (
     TableInput,
 )
 from controller.table import effects as told
-from controller.table.alerts import DeckRejected, ForeignCard, Tamper
+from controller.table.alerts import CardMoved, DeckRejected, ForeignCard, Tamper, UnverifiedRead
 from controller.table.state import SEATS
 from firmware_sim.shoe import Cheat
 from luck_errors import LuckTableError
@@ -75,12 +77,54 @@ class DealerError(LuckTableError, RuntimeError):
     """The table refused what the dealer did: a fault of the simulation, not of the table."""
 
 
-#: The cheats a soak injects: those done to a deck as it is loaded (``firmware_sim.shoe``)
-#: and a card switched at a seat.
-CHEATS = (*(cheat.value for cheat in Cheat), "switched")
+class SoakCheat(StrEnum):
+    """A cheat a soak injects (``--cheats``): one done to a deck as it is loaded
+    (``firmware_sim.shoe.Cheat``), or one done at a seat as a card lands there."""
+
+    FOREIGN = "foreign"  # a card of another deck
+    RETAGGED = "retagged"  # a card whose tag says another card
+    CLONED = "cloned"  # a copy of a card dealt before it (its face and tag)
+    MISSING = "missing"  # a card taken out before the load
+    EXTRA = "extra"  # a card of another deck put in before the load
+    CLONED_UNDEALT = "cloned_undealt"  # a copy of a card still in the shoe: dealt first
+    CLONED_4C = "cloned_4c"  # a copy of the 4c, put in ahead of it (where it is not first)
+    SWITCHED = "switched"  # a card at a seat switched for one of another deck
+    PASSED = "passed"  # a live player's card, confirmed at its seat, read at another
+    MUCKED = "mucked"  # a folded hand's card or a burn card, read at a live seat
+    HOLDOUT = "holdout"  # a card with a shielded tag switched in as a card lands
+
+
+#: The cheats done to the deck as it is loaded, and what the shoe's simulator does for each.
+SHOE_CHEATS: dict[SoakCheat, Cheat] = {
+    SoakCheat.FOREIGN: Cheat.FOREIGN,
+    SoakCheat.RETAGGED: Cheat.RETAGGED,
+    SoakCheat.CLONED: Cheat.CLONED,
+    SoakCheat.MISSING: Cheat.MISSING,
+    SoakCheat.EXTRA: Cheat.EXTRA,
+    SoakCheat.CLONED_UNDEALT: Cheat.CLONED,
+    SoakCheat.CLONED_4C: Cheat.CLONED,
+}
+#: The cheats the table may catch only cards after their own: a clone dealt before its
+#: original, told when the original comes out (or never, when it stays in the shoe).
+LATE = frozenset({SoakCheat.CLONED_UNDEALT, SoakCheat.CLONED_4C})
+#: The cheats done at a seat (a table with a seat board only), each as likely.
+SEAT_CHEATS = (SoakCheat.SWITCHED, SoakCheat.PASSED, SoakCheat.MUCKED, SoakCheat.HOLDOUT)
+#: Every cheat a soak injects, each as likely.
+CHEATS = (*SHOE_CHEATS, *SEAT_CHEATS)
+#: The alerts that catch each cheat (``_signal``): a foreign card by how the table knew; a
+#: deck rejected for a card missing or extra; a card that moved after it was dealt; a
+#: seat's read without a readable tag.
+CAUGHT_BY: dict[SoakCheat, frozenset[str]] = {
+    **{kind: frozenset({cheat.value}) for kind, cheat in SHOE_CHEATS.items()},
+    SoakCheat.SWITCHED: frozenset({Tamper.SWITCHED.value, Tamper.NOT_DEALT.value}),
+    SoakCheat.PASSED: frozenset({AlertKind.CARD_MOVED.value}),
+    SoakCheat.MUCKED: frozenset({AlertKind.CARD_MOVED.value}),
+    SoakCheat.HOLDOUT: frozenset({AlertKind.UNVERIFIED_READ.value}),
+}
 #: Where a cheat on a card out of the shoe goes: any place of the load (a clone copies a
-#: card before it). A switch: any card placed at a seat in the hand, up to this many a seat
-#: (seven cards and a bonus card).
+#: card before it; a clone of a card still in the shoe, a card after it). A cheat at a
+#: seat: any card placed at a seat in the hand, up to this many a seat (seven cards and a
+#: bonus card); a card passed or mucked, the first placed from there that has such a card.
 SEAT_CARDS = 8
 #: Where a cheat done to the deck as it is loaded is: at the load, before any card is dealt.
 AT_LOAD = "deck load"
@@ -90,11 +134,13 @@ AT_LOAD = "deck load"
 class InPlay:
     """A cheat that came into play: its kind, where (``AT_LOAD``, a street's card, a burn,
     the bonus card, the community card; "after the scramble" on a short deck) and how many
-    cards had been drawn then, its own included."""
+    cards had been drawn then, its own included; ``ahead``: a clone dealt before its
+    original, which the table can tell only when the original comes out."""
 
-    kind: str
+    kind: SoakCheat
     where: str
     drawn: int
+    ahead: bool = False
 
 
 @dataclass(frozen=True)
@@ -102,7 +148,7 @@ class FaultRates:
     """How often each fault happens: ``unreadable`` and ``misplaced`` per card drawn,
     ``unplug`` per card drawn (one device's cable pulled for a moment), ``line`` per
     frame on the wire (corrupted or dropped frames the link must recover), ``cheats`` per
-    deck loaded (one of ``CHEATS``, each as likely)."""
+    deck loaded (one of ``CHEATS``, each as likely; those at a seat only with a seat board)."""
 
     unreadable: float = 0.0
     misplaced: float = 0.0
@@ -156,8 +202,14 @@ class Tally:
     # cheats placed but never dealt (the hand ended first; a scramble reloaded the stub)
     unreached: Counter[str] = field(default_factory=Counter)
     places: Counter[str] = field(default_factory=Counter)  # where each cheat came into play
-    after: Counter[int] = field(default_factory=Counter)  # cards drawn after it, to its alert
-    caught: Counter[str] = field(default_factory=Counter)  # the table's alerts, by cheat
+    # by kind: the cards dealt after each cheat caught, to its alert (its own not counted)
+    late: defaultdict[str, Counter[int]] = field(default_factory=lambda: defaultdict(Counter))
+    caught: Counter[str] = field(default_factory=Counter)  # by kind: caught by its alert
+    # by kind: in play, not caught, and no alert could come: a clone dealt before its
+    # original, which stayed in the shoe (docs/game-protection.md, "cannot detect")
+    hidden: Counter[str] = field(default_factory=Counter)
+    signals: Counter[str] = field(default_factory=Counter)  # alerts of a cheat, by ``_signal``
+    attributed: Counter[str] = field(default_factory=Counter)  # of those, a cheat's in play
     raised: Counter[str] = field(default_factory=Counter)
     resolved: defaultdict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     open: dict[int, str] = field(default_factory=dict)
@@ -191,9 +243,9 @@ class Tally:
                 case Raised(alert=alert):
                     self.raised[alert.kind.value] += 1
                     self.open[alert.id] = alert.kind.value
-                    cheat = _cheat_caught(alert)
-                    if cheat is not None:
-                        self.caught[cheat] += 1
+                    signal = _signal(alert)
+                    if signal is not None:
+                        self.signals[signal] += 1
                 case Cleared():
                     alert_kind = self.open.pop(effect.alert, "unknown")
                     how = self.remedied.pop(effect.alert, _cleared_by(effect))
@@ -222,13 +274,19 @@ class Tally:
 
     @property
     def missed(self) -> Counter[str]:
-        """The cheats injected that the table did not catch, by kind."""
-        return self.cheats - self.caught
+        """The cheats injected that the table did not catch and could have, by kind."""
+        return self.cheats - self.caught - self.hidden
 
     @property
     def mistaken(self) -> Counter[str]:
-        """The alerts of a cheat beyond those injected (a genuine card taken for one)."""
-        return self.caught - self.cheats
+        """The alerts of a cheat that no cheat in play accounts for (a genuine card taken
+        for one), by ``_signal``."""
+        return self.signals - self.attributed
+
+    @property
+    def after(self) -> Counter[int]:
+        """The cards dealt after each cheat caught, to its alert, every kind together."""
+        return sum(self.late.values(), Counter[int]())
 
     @property
     def hand_digest(self) -> str:
@@ -239,7 +297,9 @@ class Tally:
 class Dealer:
     """Deals ``hands`` hands (0: until stopped) at ``seats`` seats on ``floor``; with
     ``dealer_push`` N, the table's dealer is one of ``DEALERS`` in turn, pushed every N
-    hands (``dealer_in`` before the hand; 0: the table names no dealer)."""
+    hands (``dealer_in`` before the hand; 0: the table names no dealer). The cheats
+    injected (``faults.cheats``) are of ``kinds``, each as likely (those at a seat only at a
+    table with a seat board)."""
 
     def __init__(
         self,
@@ -252,12 +312,16 @@ class Dealer:
         faults: FaultRates = FaultRates(),
         pace: Pace = Pace(),
         dealer_push: int = 0,
+        kinds: Sequence[SoakCheat] = CHEATS,
     ) -> None:
         if not 2 <= seats <= 8:
             raise ValueError(f"seats must be 2..8, not {seats}")
         if dealer_push < 0:
             raise ValueError(f"dealer_push must be 0 or more hands, not {dealer_push}")
         self.dealer_push = dealer_push
+        if not kinds:
+            raise ValueError("kinds must name at least one cheat")
+        self.kinds = tuple(kinds)
         self.floor = floor
         self.tally = tally
         self.seats = tuple(range(1, seats + 1))
@@ -275,8 +339,11 @@ class Dealer:
         self.shoe: deque[int] = deque()  # the cards in the shoe, next first
         self.cheating = random.Random(seed * 100 + 17)
         self.from_load = self.placed = 0  # cards drawn from the load; placed in the hand
-        self.planted: tuple[str, int] | None = None  # a cheat at a place of the load
-        self.switch_at: int | None = None  # a player switches the hand's card placed so
+        self.planted: tuple[SoakCheat, int] | None = None  # a cheat at a place of the load
+        # a clone planted ahead of its original: the card it took the place of, the original
+        self.ahead: tuple[int, int] | None = None
+        self.twin: int | None = None  # the original, still in the shoe, of a clone dealt
+        self.at_seat: tuple[SoakCheat, int] | None = None  # a cheat at the hand's Nth card placed
         self.in_play: InPlay | None = None  # a cheat dealt, until its alert
 
     async def run(self) -> None:
@@ -286,6 +353,7 @@ class Dealer:
         while await self.move():
             await asyncio.sleep(0)
         self._unreached()
+        self._uncaught()
 
     async def move(self) -> bool:
         """One move; False once the last hand is over."""
@@ -368,46 +436,81 @@ class Dealer:
         deck = list(range(52))
         self.decks.shuffle(deck)
         self._unreached()
+        self._uncaught()
         self.from_load = self.placed = 0
-        cheat, at = self._cheat() if cheats else (None, None)
-        self.shoe = deque(await self.floor.load(deck, cheat, at))
+        kind, at, of = self._cheat(deck) if cheats else (None, None, None)
+        cheat = None if kind is None else SHOE_CHEATS[kind]
+        self.shoe = deque(await self.floor.load(deck, cheat, at, of))
         self.tally.decks += 1
-        if cheat in (Cheat.MISSING, Cheat.EXTRA):  # the registration shows it at once
-            self._in_play(cheat.value, AT_LOAD)
+        if kind in (SoakCheat.MISSING, SoakCheat.EXTRA):  # the registration shows it at once
+            self._in_play(kind, AT_LOAD)
 
     def _unreached(self) -> None:
         """A cheat placed that was never dealt (its hand ended, or a scramble reloaded the
         stub it was in): not injected, counted apart."""
-        for kind in ([self.planted[0]] if self.planted else []) + (
-            ["switched"] if self.switch_at is not None else []
-        ):
+        for kind in [cheat[0] for cheat in (self.planted, self.at_seat) if cheat is not None]:
             self.tally.unreached[kind] += 1
-        self.planted = self.switch_at = None
+        self.planted = self.at_seat = self.ahead = None
 
-    def _in_play(self, kind: str, where: str) -> None:
+    def _uncaught(self) -> None:
+        """The cheat in play when its deck is done with: not caught (a miss, unless it is a
+        clone dealt before its original and the original stayed in the shoe: no alert could
+        come, counted apart)."""
+        if self.in_play is not None and self.in_play.ahead and self.twin is not None:
+            self.tally.hidden[self.in_play.kind] += 1
+        self.in_play = self.twin = None
+
+    def _in_play(self, kind: SoakCheat, where: str, *, ahead: bool = False) -> None:
         """Cheat ``kind`` is on the table now, at ``where``: injected."""
         self.tally.cheats[kind] += 1
         self.tally.places[where] += 1
-        self.in_play = InPlay(kind, where, self.tally.drawn)
+        self.in_play = InPlay(kind, where, self.tally.drawn, ahead)
 
-    def _cheat(self) -> tuple[Cheat | None, int | None]:
-        """A cheat for the deck about to be loaded (none at the rate's odds): the cheat and
-        its place in the load, or (None, None) with a card to switch at a seat armed."""
+    def _caught(self, signal: str) -> None:
+        """An alert of a cheat (``_signal``): the cheat in play's, if it is an alert that
+        catches it (else Tally.mistaken counts it), with the cards dealt after the cheat
+        before it (a clone's original, which raised it and was not dealt, not counted)."""
+        held = self.in_play
+        if held is None or signal not in CAUGHT_BY[held.kind]:
+            return
+        self.tally.attributed[signal] += 1
+        self.tally.caught[held.kind] += 1
+        self.tally.late[held.kind][self.tally.drawn - held.drawn - held.ahead] += 1
+        self.in_play = self.twin = None
+
+    def _cheat(self, deck: list[int]) -> tuple[SoakCheat | None, int | None, int | None]:
+        """A cheat for ``deck``, about to be loaded (none at the rate's odds): the cheat,
+        its place in the load and, for a clone, the place of the card it copies; or
+        (None, None, None) with a cheat at the Nth card placed at a seat armed."""
         if self.cheating.random() >= self.faults.cheats:
-            return None, None
-        seat_board = self.floor.table.settings.seat_board  # no switch seen without one
-        kind = self.cheating.choice(CHEATS if seat_board else CHEATS[:-1])
-        if kind == "switched":
-            self.switch_at = self.cheating.randrange(SEAT_CARDS * len(self.seats))
-            return None, None
-        cheat = Cheat(kind)
-        if cheat is Cheat.MISSING:
-            return cheat, self.cheating.randrange(52)
-        if cheat is Cheat.EXTRA:
-            return cheat, self.cheating.randrange(53)
-        at = self.cheating.randrange(int(cheat is Cheat.CLONED), 52)
+            return None, None, None
+        seat_board = self.floor.table.settings.seat_board  # nothing at a seat seen without one
+        kinds = [kind for kind in self.kinds if seat_board or kind in SHOE_CHEATS]
+        if not kinds:
+            return None, None, None
+        kind = self.cheating.choice(kinds)
+        if kind in SEAT_CHEATS:
+            self.at_seat = (kind, self.cheating.randrange(SEAT_CARDS * len(self.seats)))
+            return None, None, None
+        last = len(deck) - 1
+        of = None
+        match kind:
+            case SoakCheat.MISSING:
+                return kind, self.cheating.randrange(len(deck)), None
+            case SoakCheat.EXTRA:
+                return kind, self.cheating.randrange(len(deck) + 1), None
+            case SoakCheat.CLONED_UNDEALT:  # any place with a card after it, a card after it
+                at = self.cheating.randrange(last)
+                of = self.cheating.randrange(at + 1, len(deck))
+            case SoakCheat.CLONED_4C:  # ahead of the 4c, unless it is the first card
+                of = deck.index(FOUR_OF_CLUBS)
+                at = self.cheating.randrange(of) if of else self.cheating.randrange(1, len(deck))
+            case _:
+                at = self.cheating.randrange(int(kind is SoakCheat.CLONED), len(deck))
+        if of is not None and at < of:
+            self.ahead = (deck[at], deck[of])
         self.planted = (kind, at)
-        return cheat, at
+        return kind, at, of
 
     async def _deal(self, waiting: Waiting) -> None:
         if not await self._pause(self.pace.card):
@@ -418,6 +521,7 @@ class Dealer:
             await self.floor.unplug(device, 1.0 + self.chance.random())
             return  # the table will say whether to go on
         unread = self.chance.random() < self.faults.unreadable
+        before = {alert.id for alert in self.floor.table.alerts}
         card = await self.floor.draw(Disposition.DEALT_UNREAD if unread else None)
         if self.shoe:  # else a deck the dealer did not load (it took over the table)
             expected = self.shoe.popleft()
@@ -426,10 +530,14 @@ class Dealer:
         self.tally.drawn += 1
         self.from_load += 1
         table = self.floor.table
+        if card == self.twin and card not in self.shoe:  # out of the shoe: a clone's original
+            self.twin = None  # (or the first of the two, scrambled back with it)
         if self.planted is not None and self.planted[1] == self.from_load - 1:
-            self._in_play(self.planted[0], self._where(waiting, table))
+            ahead, self.ahead = self.ahead, None
+            self._in_play(self.planted[0], self._where(waiting, table), ahead=ahead is not None)
+            self.twin = None if ahead is None else ahead[1]
             self.planted = None
-        if any(_aside(alert, Card(card)) for alert in table.alerts):
+        if any(_aside(alert, Card(card), alert.id not in before) for alert in table.alerts):
             return  # the table did not deal it: kept aside until the supervisor says
         seat = waiting.seat
         placed = seat is not None and table.settings.seat_board
@@ -444,12 +552,64 @@ class Dealer:
         if not unread and self.chance.random() < self.faults.misplaced:
             lands_at = self.chance.choice([s for s in (seat - 1, seat + 1) if 1 <= s <= 8])
             self.tally.injected["misplaced card"] += 1
-        await self.floor.place(seat, card, lands_at)
+        due = self._at_seat_due(lands_at == seat)
+        where = self._where(waiting, table)
+        if due is SoakCheat.HOLDOUT:  # the player keeps the card; a shielded one lands
+            self.at_seat = None
+            self._in_play(due, where)
+            await self.floor.shielded(seat)
+        else:
+            await self.floor.place(seat, card, lands_at)
         self.placed += 1
-        if self.switch_at is not None and self.placed > self.switch_at and lands_at == seat:
-            self.switch_at = None  # a player switches it for a card brought in
-            self._in_play("switched", self._where(waiting, table))
+        if due in (SoakCheat.SWITCHED, SoakCheat.PASSED, SoakCheat.MUCKED):
+            await self._at_seat(due, seat, card, where)
+
+    def _at_seat_due(self, lands_right: bool) -> SoakCheat | None:
+        """The cheat armed at a seat, when the card about to be placed is the one it waits
+        for (the Nth of the hand or a later one) and lands where it belongs."""
+        if self.at_seat is None or not lands_right or self.placed < self.at_seat[1]:
+            return None
+        return self.at_seat[0]
+
+    async def _at_seat(self, kind: SoakCheat, seat: int, card: int, where: str) -> None:
+        """A cheat at a seat once ``card`` was placed at ``seat``: a player switches it for
+        a card brought in, or a card already out is read at a live seat (one passed from
+        another live player, or a folded hand's or a burn card from the muck). A card to
+        pass or take from the muck chosen at random; none yet: the cheat waits for the
+        next card placed."""
+        moved = None if kind is SoakCheat.SWITCHED else self._to_move(kind)
+        if kind is not SoakCheat.SWITCHED and moved is None:
+            return
+        self.at_seat = None
+        self._in_play(kind, where)
+        if moved is None:
             await self.floor.switch(seat, card)
+        else:
+            await self.floor.place(moved[1], moved[0], moved[1])
+
+    def _to_move(self, kind: SoakCheat) -> tuple[int, int] | None:
+        """A card out of the shoe that the table has settled (``PASSED``: a live player's;
+        ``MUCKED``: a folded player's, or a burn card not scrambled back) and another live
+        seat to bring it to, at random; None: no such card."""
+        table = self.floor.table
+        hand = table.hand
+        assert hand is not None
+        awaited = {placement.card for placement in table.unconfirmed}
+        cards: list[tuple[int, int | None]] = [  # each card and the seat holding it
+            (int(dealt.card), player.seat)
+            for player in hand.players
+            if player.folded == (kind is SoakCheat.MUCKED)
+            for dealt in player.cards
+            if dealt.card not in awaited
+        ]
+        if kind is SoakCheat.MUCKED:
+            cards += [(int(burn), None) for burn in hand.burns if hand.is_out(burn)]
+        live = [player.seat for player in hand.players if not player.folded]
+        if not cards:
+            return None
+        card, holder = self.cheating.choice(cards)
+        seats = [seat for seat in live if seat != holder]
+        return (card, self.cheating.choice(seats)) if seats else None
 
     def _where(self, waiting: Waiting, table: Table) -> str:
         """Where the card drawn for ``waiting`` was to go, as the soak's summary says it."""
@@ -466,21 +626,34 @@ class Dealer:
 
     async def _scramble(self, burns: list[Card], hand_number: int) -> None:
         """The stub ran short: the burn cards are scrambled with it into the shoe (which
-        reports the cards loaded: the stub and the burns, as the table expects)."""
+        reports the cards loaded: the stub and the burns, as the table expects). A clone
+        goes back in as it is (its face and its tag): with its original among those cards
+        too (a burn, or still in the stub), the later of the two is the one the table
+        takes for a clone."""
         cards = [*self.shoe, *(int(card) for card in burns)]
         order = list(range(len(cards)))
         self.decks.shuffle(order)  # the cards' shuffle, followed card by card
         planted, self.planted = self.planted, None
-        if planted is not None and planted[0] == Cheat.CLONED.value:
-            # a copy of a card dealt (its face and its tag) goes back in as it is
-            self.planted = (planted[0], order.index(planted[1] - self.from_load))
-        elif planted is not None:  # the simulators reload the stub by the cards' faces
+        ahead, self.ahead = self.ahead, None
+        if planted is not None and ahead is not None:
+            # a copy of a card still in the stub, not dealt yet: the cheater takes it back
+            # out and puts the card it replaced in again
+            cards[planted[1] - self.from_load] = ahead[0]
             self.tally.unreached[planted[0]] += 1
+            planted = None
+        elif planted is not None and SHOE_CHEATS[planted[0]] is not Cheat.CLONED:
+            self.tally.unreached[planted[0]] += 1  # the simulators reload it by its face
+            planted = None
         cards = [cards[index] for index in order]
+        twice = next((at for at, card in enumerate(cards) if card in cards[:at]), None)
+        of = None if twice is None else cards.index(cards[twice])
+        if planted is not None:
+            place = order.index(planted[1] - self.from_load) if twice is None else twice
+            self.planted = (planted[0], place)
         self.from_load = 0
         self.shoe = deque(cards)
         self.scrambled = hand_number
-        await self.floor.load(cards)
+        await self.floor.load(cards, None if twice is None else Cheat.CLONED, twice, of)
 
     async def _decide(self, waiting: Waiting) -> None:
         if not await self._pause(self.pace.decision):
@@ -501,10 +674,9 @@ class Dealer:
         if not await self._pause(self.pace.hand):  # a supervisor takes a moment to come over
             return
         kind = alert.kind
-        caught, held = _cheat_caught(alert), self.in_play
-        if caught is not None and held is not None and held.kind == caught:
-            self.tally.after[self.tally.drawn - held.drawn] += 1  # dealt after it, to its alert
-            self.in_play = None
+        signal = _signal(alert)
+        if signal is not None:
+            self._caught(signal)
         if kind is AlertKind.UNREAD_CARD:
             card = Card(self.unread.pop(alert.id))
             self.tally.remedied[alert.id] = "the supervisor entered the card"
@@ -560,25 +732,27 @@ def _sensed(table: Table) -> tuple[int, bool] | None:
     return None
 
 
-def _aside(alert: Alert, card: Card) -> bool:
-    """Whether ``card``, just drawn, is kept aside for ``alert``: the alert is about it, or
-    about a card out of the shoe that is not the deck's (its tag may say another card)."""
+def _aside(alert: Alert, card: Card, new: bool) -> bool:
+    """Whether ``card``, just drawn, is kept aside for ``alert`` (``new``: raised as it was
+    drawn): the alert is about it, or about a card out of the shoe that is not the deck's,
+    or one already in play (its tag may say another card: a re-tagged card at a table
+    without tag checks)."""
     foreign = alert.kind is AlertKind.FOREIGN_CARD and alert.seat is None
-    return alert.card == card or foreign
+    in_play = new and alert.kind is AlertKind.CARD_IN_PLAY
+    return alert.card == card or foreign or in_play
 
 
-#: The cheat each kind of game-protection alert catches (the facts' ``tamper``).
-_CAUGHT = {"switched": "switched", "not_dealt": "switched"}
-
-
-def _cheat_caught(alert: Alert) -> str | None:
-    """The cheat an alert caught: a foreign card by how the table knew, a deck rejected
-    for a card missing or one too many; None for another alert."""
+def _signal(alert: Alert) -> str | None:
+    """What an alert of a cheat says (``CAUGHT_BY``): a foreign card, by how the table
+    knew (its ``tamper``); a deck rejected, for a card missing or one too many; a card
+    moved; a seat's read without a tag. None for another alert."""
     facts = alert.facts
     if isinstance(facts, ForeignCard):
-        return _CAUGHT.get(facts.tamper.value, facts.tamper.value)
+        return facts.tamper.value
     if isinstance(facts, DeckRejected):
         return Cheat.MISSING.value if facts.missing else Cheat.EXTRA.value
+    if isinstance(facts, CardMoved | UnverifiedRead):
+        return alert.kind.value
     return None
 
 

@@ -71,16 +71,27 @@ class Floor(Protocol):
         ...
 
     async def load(
-        self, cards: list[int], cheat: Cheat | None = None, at: int | None = None
+        self,
+        cards: list[int],
+        cheat: Cheat | None = None,
+        at: int | None = None,
+        of: int | None = None,
     ) -> list[int]:
         """The shoe is loaded with ``cards`` in this order (it registers them and reports a
         deck of that many), once the table knows of it; with a ``cheat`` at place ``at`` of
-        the load (``firmware_sim.shoe.tamper``). The cards then in the shoe, next first."""
+        the load (a clone: of the card at place ``of``; ``firmware_sim.shoe.tamper``). The
+        cards then in the shoe, next first."""
         ...
 
     async def switch(self, seat: int, card: int) -> None:
         """A player switches the card at ``seat`` for ``card`` of another deck: the seat's
         reader reports it, once the table knows of it."""
+        ...
+
+    async def shielded(self, seat: int) -> None:
+        """A card whose tag is shielded lands at ``seat`` (a player's holdout, switched in
+        for the card dealt there as it lands): the seat's reader reports a card and no tag,
+        once the table knows of it."""
         ...
 
     def new_deck(self) -> None:
@@ -238,7 +249,11 @@ class CoreFloor:
             self._apply(item)
 
     async def load(
-        self, cards: list[int], cheat: Cheat | None = None, at: int | None = None
+        self,
+        cards: list[int],
+        cheat: Cheat | None = None,
+        at: int | None = None,
+        of: int | None = None,
     ) -> list[int]:
         """The shoe registers the deck card by card in tag order (the tags of its deck:
         ``DECK_ID``, then the next id at each ``new_deck``), then reports it loaded; a shoe
@@ -254,7 +269,7 @@ class CoreFloor:
             return list(cards)
         deck = tagged_deck(self._deck_id, cards)
         try:  # ``at`` given: nothing random
-            registered, in_shoe, _ = tamper(deck, cheat, at, random.Random(self._deck_id))
+            registered, in_shoe, _ = tamper(deck, cheat, at, random.Random(self._deck_id), of)
         except DeviceError as error:
             raise PhysicalActError(f"the shoe cannot be loaded so: {error}") from None
         self._shoe = deque(in_shoe)
@@ -270,6 +285,12 @@ class CoreFloor:
     async def switch(self, seat: int, card: int) -> None:
         uid = tag_uid(FOREIGN_DECK, card) if self._registers else b""
         self._event(Device.SEAT_BOARD, ev.CardAtSeat(self._seq(Device.SEAT_BOARD), seat, card, uid))
+
+    async def shielded(self, seat: int) -> None:
+        self._event(
+            Device.SEAT_BOARD,
+            CardAtSeat(at=self.now(), seq=self._seq(Device.SEAT_BOARD), seat=seat, uid=""),
+        )
 
     def new_deck(self) -> None:
         self._deck_id += 1

@@ -220,12 +220,17 @@ class ServiceFloor:
         )
 
     async def load(
-        self, cards: list[int], cheat: Cheat | None = None, at: int | None = None
+        self,
+        cards: list[int],
+        cheat: Cheat | None = None,
+        at: int | None = None,
+        of: int | None = None,
     ) -> list[int]:
         order = ",".join(str(card) for card in cards)
         line = f"load cards={order} deck_id={self.deck_id}"
         if cheat is not None:
             line += f" cheat={cheat.value}" + ("" if at is None else f" at={at}")
+            line += "" if of is None else f" of={of}"
         reply = await self._act(Device.SHOE, line)
         shoe = list(cards)
         if cheat is not None:  # the card the cheat put at its place (none: one taken out)
@@ -241,6 +246,10 @@ class ServiceFloor:
     async def switch(self, seat: int, card: int) -> None:
         if Device.SEAT_BOARD in self.devices:
             await self._act(Device.SEAT_BOARD, f"switch {seat} {card}")
+
+    async def shielded(self, seat: int) -> None:
+        if Device.SEAT_BOARD in self.devices:  # a card named by no tag: no card, no UID
+            await self._act(Device.SEAT_BOARD, f"place {seat}")
 
     def new_deck(self) -> None:
         self.deck_id = (self.deck_id + 1) & 0xFFFF_FFFF

@@ -172,7 +172,7 @@ def summary(tally: Tally, table: Table, seconds: float) -> list[str]:
     if tally.line_faults:
         injected.append(f"frames dropped or corrupted on the lines at {tally.line_faults:g}")
     lines.append(f"faults injected: {', '.join(injected) or 'none'}")
-    if tally.cheats or tally.caught or tally.unreached:
+    if tally.cheats or tally.signals or tally.unreached:
         lines.extend(_cheats(tally))
     if tally.raised:
         lines.append("alerts:")
@@ -188,14 +188,19 @@ def summary(tally: Tally, table: Table, seconds: float) -> list[str]:
 
 
 def _cheats(tally: Tally) -> list[str]:
-    """``cheats: 12 injected, 12 caught (cloned 2/2, ...); 0 missed``; where they were dealt
-    (and those placed but never dealt); the cards dealt after each before its alert."""
+    """``cheats: 12 injected, 11 caught (cloned 2/2, ...); 1 the table cannot catch (...);
+    0 missed``; where they were dealt (and those placed but never dealt); the cards dealt
+    after each before its alert, and the kinds caught after their card."""
     kinds = sorted(set(tally.cheats) | set(tally.caught))
     each = ", ".join(f"{kind} {tally.caught[kind]}/{tally.cheats[kind]}" for kind in kinds)
-    line = (
-        f"cheats: {tally.cheats.total()} injected, {tally.caught.total()} caught ({each}); "
-        f"{tally.missed.total()} missed"
-    )
+    line = f"cheats: {tally.cheats.total()} injected, {tally.caught.total()} caught ({each}); "
+    if tally.hidden:
+        hidden = ", ".join(f"{kind} {count}" for kind, count in sorted(tally.hidden.items()))
+        line += (
+            f"{tally.hidden.total()} the table cannot catch (a clone dealt before its "
+            f"original, which stayed in the shoe: {hidden}); "
+        )
+    line += f"{tally.missed.total()} missed"
     if tally.mistaken:
         line += f"; {tally.mistaken.total()} genuine card(s) taken for a cheat"
     places = ", ".join(f"{where} {count}" for where, count in sorted(tally.places.items()))
@@ -203,10 +208,16 @@ def _cheats(tally: Tally) -> list[str]:
     where = f"cheats dealt at: {places or 'none'}; placed but never dealt: {never}"
     if never:
         where += " (" + ", ".join(f"{k} {n}" for k, n in sorted(tally.unreached.items())) + ")"
-    after = ", ".join(f"{cards} for {count}" for cards, count in sorted(tally.after.items()))
-    most = max(tally.after, default=0)
+    every = tally.after
+    after = ", ".join(f"{cards} for {count}" for cards, count in sorted(every.items()))
+    most = max(every, default=0)
     delay = f"cards dealt after a cheat before its alert: {after or 'none caught'}; most {most}"
-    return [line, where, delay]
+    late = ", ".join(
+        f"{kind} {sum(count for cards, count in counts.items() if cards)} (most {max(counts)})"
+        for kind, counts in sorted(tally.late.items())
+        if max(counts, default=0)
+    )
+    return [line, where, delay, f"caught after their card: {late or 'none'}"]
 
 
 def _moved(tally: Tally, table: Table) -> str:
