@@ -287,10 +287,7 @@ class CoreFloor:
         self._event(Device.SEAT_BOARD, ev.CardAtSeat(self._seq(Device.SEAT_BOARD), seat, card, uid))
 
     async def shielded(self, seat: int) -> None:
-        self._event(
-            Device.SEAT_BOARD,
-            CardAtSeat(at=self.now(), seq=self._seq(Device.SEAT_BOARD), seat=seat, uid=""),
-        )
+        self._event(Device.SEAT_BOARD, ev.CardAtSeat(self._seq(Device.SEAT_BOARD), seat, None))
 
     def new_deck(self) -> None:
         self._deck_id += 1
