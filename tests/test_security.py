@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import threading
 import time
@@ -31,6 +32,7 @@ from dealer_ui.guard import CSP
 from dealer_ui.kept_sessions import EPOCH  # each run's: not an attempt
 from dealer_ui.pit.app import create_app as create_pit
 from dealer_ui.pit.config import FloorConfig
+from dealer_ui.refusals import LogFold
 from dealer_ui.relay import Relay, server_url
 from tests.console_kit import DEALER, PLAYERS, LiveTable, Script, live_table
 from tests.service_kit import simulator
@@ -563,3 +565,32 @@ def test_the_floor_service_gets_the_same_checks_and_headers() -> None:
             assert foreign.status_code == 403
 
     asyncio.run(asyncio.wait_for(scenario(), 60))
+
+
+def test_a_burst_of_refusals_is_logged_in_two_lines() -> None:
+    """:class:`LogFold`: a key's first refusal at once, the rest counted, then one line."""
+    lines: list[str] = []
+
+    class Lines(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            lines.append(record.getMessage())
+
+    logger = logging.getLogger("tests.fold")
+    logger.addHandler(handler := Lines())
+    try:
+
+        async def scenario() -> None:
+            fold = LogFold(logger, 0.2)
+            for n in range(50):
+                fold.warning("10.0.0.1", "refused %s (%d)", "10.0.0.1", n)
+            fold.warning("10.0.0.2", "refused %s (%d)", "10.0.0.2", 0)
+            assert lines == ["refused 10.0.0.1 (0)", "refused 10.0.0.2 (0)"]
+            await async_wait_until(lambda: len(lines) == 3, "the burst's line", 10)
+            await asyncio.sleep(0.3)  # the second key's burst ends with no more line
+            fold.warning("10.0.0.1", "refused %s (%d)", "10.0.0.1", 99)  # a new burst
+
+        asyncio.run(asyncio.wait_for(scenario(), 30))
+    finally:
+        logger.removeHandler(handler)
+    assert lines[2].startswith("refused 10.0.0.1 (0) (and 49 more like it within ")
+    assert lines[3:] == ["refused 10.0.0.1 (99)"]
