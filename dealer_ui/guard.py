@@ -21,7 +21,9 @@
   one from its session's bucket (``writes_per_second`` after a first ``write_burst``; the
   session is its ``Authorization`` header) and one from its client address's
   (``address_writes_per_second``, ``address_write_burst``): with none left, 429
-  ``rate_limited`` with ``Retry-After`` (whole seconds) before the app sees it;
+  ``rate_limited`` with ``Retry-After`` (whole seconds) before the app sees it, the
+  connection kept (every other refusal closes it);
+- the refusals are logged once per burst of each client's (:class:`LogFold`);
 - every answer carries the security headers (:data:`SECURITY_HEADERS`; the API's also
   ``Cache-Control: no-store``, and over HTTPS ``Strict-Transport-Security``).
 
@@ -408,13 +410,16 @@ async def _answer(
     send: Send, status: int, error: str, reason: str, scope: Scope, *, retry: float = 0.0
 ) -> None:
     """A refusal as the API's ``{"error", "reason"}`` (``retry``: seconds for
-    ``Retry-After``); the connection is closed after it, so that a body not read is never
-    read."""
+    ``Retry-After``). A 429 (``retry``) keeps its connection: its body (within ``max_body``
+    by its length) is read and dropped by the server as it arrives, under the request
+    deadline, and the next request on the connection is served, so that a flood of 429s
+    costs the loop no connection each; after any other refusal the connection is closed,
+    so that a body not read is never read."""
     body = json.dumps({"error": error, "reason": reason}).encode()
     headers = [
         (b"content-type", b"application/json"),
         (b"content-length", str(len(body)).encode()),
-        (b"connection", b"close"),
+        *([] if retry else [(b"connection", b"close")]),
         *_security_headers(scope, docs=False),
     ]
     if retry:
