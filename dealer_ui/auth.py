@@ -36,7 +36,11 @@ Guessing is limited by the address it comes from, and by the id over an hour
   ``window_seconds`` old. An attempt is counted (reserved) before its PIN is checked, so a
   burst of attempts sent at once checks at most ``max_failures`` of them. Of the refusals
   only the first of each lockout is to be journaled (so that nobody can fill the journal by
-  trying on): ``AuthError.journal`` says which.
+  trying on): ``AuthError.journal`` says which. The app's gate asks
+  :meth:`Auth.refused_early` before it reads a request that carries a PIN, and refuses
+  there what needs no check and no journal entry (``dealer_ui.web.PinGate``); the attempts
+  refused unchecked (429, 423, 503) are logged once per burst of each address or id
+  (:class:`dealer_ui.refusals.LogFold`, ``refusal_fold`` seconds), not a line each.
 - An id with ``max_failures`` failed attempts within ``window_seconds`` (from any address)
   is under attack: every attempt for it waits ``attack_delay`` seconds before its PIN is
   checked, from every address, but none is refused for it; and ``on_attack`` is called
