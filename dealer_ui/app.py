@@ -20,7 +20,7 @@ feed, pages) whose dependencies find the table in ``app.state.table`` (a
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, Self, cast
@@ -30,6 +30,7 @@ from fastapi.requests import HTTPConnection
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field, ValidationError, model_validator
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from controller.config import MAX_STUDIO_TOKEN_HOURS, MIN_STUDIO_DELAY, Lacking, lacking
 from controller.service import Guard, Paused, Stale, TableService, TableStopped
@@ -628,7 +629,7 @@ def role_of(session: Session | None) -> tuple[Role, int | None]:
 # Dependencies ----------------------------------------------------------------------------
 
 
-def table_of(connection: HTTPConnection) -> TableApp:
+async def table_of(connection: HTTPConnection) -> TableApp:
     """The app's table (a dependency)."""
     table: TableApp = connection.app.state.table
     return table
@@ -637,7 +638,7 @@ def table_of(connection: HTTPConnection) -> TableApp:
 TheTable = Annotated[TableApp, Depends(table_of)]
 
 
-def caller(
+async def caller(
     table: TheTable, authorization: Annotated[str | None, Header()] = None
 ) -> Session | None:
     """The caller's session (None: the public); 401 for one that no longer holds."""
@@ -647,21 +648,21 @@ def caller(
 Caller = Annotated[Session | None, Depends(caller)]
 
 
-def staff(session: Caller) -> Session:
+async def staff(session: Caller) -> Session:
     if session is None or session.role not in ("dealer", "surveillance"):
         reason = "a dealer's or surveillance session is needed: sign in"
         raise ApiError(403, "forbidden", reason, Denied.SESSION_NEEDED)
     return session
 
 
-def dealer(session: Caller) -> Session:
+async def dealer(session: Caller) -> Session:
     if session is None or session.role != "dealer":
         reason = "a dealer's session is needed: sign in"
         raise ApiError(403, "forbidden", reason, Denied.SESSION_NEEDED)
     return session
 
 
-def surveillance(session: Caller) -> Session:
+async def surveillance(session: Caller) -> Session:
     if session is None or session.role != "surveillance":
         reason = "a surveillance session is needed: sign in with a supervisor's id and PIN"
         raise ApiError(403, "forbidden", reason, Denied.SESSION_NEEDED)
@@ -678,7 +679,9 @@ Surveillance = Annotated[Session, Depends(surveillance)]
 
 async def refused_sign_in(error: AuthError, body: SignIn, request: Request) -> ApiError:
     """A refused sign-in, journaled."""
-    return await table_of(request).refused_pin(error, body.role, body.id, "sign_in", request)
+    return await (await table_of(request)).refused_pin(
+        error, body.role, body.id, "sign_in", request
+    )
 
 
 sign_in = sessions_router(
@@ -995,7 +998,7 @@ ACTIONS = {path: (model, record) for path, model, record, _ in SUPERVISOR_ACTION
 REQUEST = "supervisor_request"
 
 
-def requests_of(connection: HTTPConnection) -> Requests:
+async def requests_of(connection: HTTPConnection) -> Requests:
     """The requests waiting for a supervisor (a dependency)."""
     requests: Requests = connection.app.state.requests
     return requests
@@ -1377,6 +1380,25 @@ ROUTERS = (
 )
 
 
+class WhileTheTableRuns:
+    """While the table takes no input (``service.stopped_because``), every ``/api/``
+    request answers 503 with the reason; a plain ASGI middleware (Starlette's
+    ``BaseHTTPMiddleware`` runs each request in a task group of its own: the largest cost
+    of a refused request on the table's loop, docs/performance.md (f))."""
+
+    def __init__(self, app: ASGIApp, service: TableService) -> None:
+        self.app, self.service = app, service
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"].startswith("/api/"):
+            reason = self.service.stopped_because
+            if reason is not None:
+                answer = JSONResponse({"error": "unavailable", "reason": reason}, 503)
+                await answer(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 async def _stopped(_: Request, error: Exception) -> JSONResponse:
     return JSONResponse({"error": "unavailable", "reason": str(error)}, 503)
 
@@ -1457,14 +1479,7 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
     app.include_router(operations_router(service))
     app.add_exception_handler(TableStopped, _stopped)
 
-    @app.middleware("http")
-    async def while_the_table_runs(
-        request: Request, call_next: Callable[[Request], Awaitable[Response]]
-    ) -> Response:
-        reason = service.stopped_because
-        if reason is not None and request.url.path.startswith("/api/"):
-            return JSONResponse({"error": "unavailable", "reason": reason}, 503)
-        return await call_next(request)
+    app.add_middleware(WhileTheTableRuns, service=service)
 
     for router in ROUTERS:
         app.include_router(router)

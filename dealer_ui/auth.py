@@ -36,7 +36,11 @@ Guessing is limited by the address it comes from, and by the id over an hour
   ``window_seconds`` old. An attempt is counted (reserved) before its PIN is checked, so a
   burst of attempts sent at once checks at most ``max_failures`` of them. Of the refusals
   only the first of each lockout is to be journaled (so that nobody can fill the journal by
-  trying on): ``AuthError.journal`` says which.
+  trying on): ``AuthError.journal`` says which. The app's gate asks
+  :meth:`Auth.refused_early` before it reads a request that carries a PIN, and refuses
+  there what needs no check and no journal entry (``dealer_ui.web.PinGate``); the attempts
+  refused unchecked (429, 423, 503) are logged once per burst of each address or id
+  (:class:`dealer_ui.refusals.LogFold`, ``refusal_fold`` seconds), not a line each.
 - An id with ``max_failures`` failed attempts within ``window_seconds`` (from any address)
   is under attack: every attempt for it waits ``attack_delay`` seconds before its PIN is
   checked, from every address, but none is refused for it; and ``on_attack`` is called
@@ -84,6 +88,7 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 from argon2.low_level import Type, hash_secret
 
 from controller.config_file import BADGE_SALT_MARK, MIN_PIN, PIN_SALT_MARK, Api, Credential
+from dealer_ui.refusals import LogFold
 from luck_errors import LuckTableError
 
 log = logging.getLogger(__name__)
@@ -284,6 +289,17 @@ OnLock = Callable[[Lock], Awaitable[bool]]
 LockedAt = Callable[[str, str], bool]
 #: The id that stands for every id that is not configured, in an attack's report.
 NOT_CONFIGURED = "(ids not configured)"
+#: Why an attempt for a locked id is refused (423).
+LOCKED = (
+    "this id is locked after too many wrong PINs: a supervisor unlocks it "
+    "(a registered kiosk still signs in)"
+)
+
+
+def kind_of(role: str) -> str:
+    """Whose PIN an attempt as ``role`` guesses: a dealer's, or a supervisor's (surveillance
+    and the supervisor's actions)."""
+    return "dealer" if role == "dealer" else "supervisor"
 
 
 @dataclass(slots=True)
@@ -309,6 +325,7 @@ class Auth:
     locked_at: LockedAt = lambda kind, who: False  # the table holds the lock (its alert)
     wall: Callable[[], float] = time.time  # the wall clock: what a kept session's times are
     on_change: Callable[[], None] | None = None  # a kept role's sessions changed (keep them)
+    refusal_fold: float = 10.0  # the refusals made unchecked are logged once per burst this long
     _sessions: dict[str, Session] = field(default_factory=dict)
     _touched: dict[str, float] = field(default_factory=dict)  # token: last used
     # sessions restored after a restart, not used since: digest -> (session, last used)
@@ -328,6 +345,10 @@ class Auth:
     # the attempts waiting for the checker: (rank, turn, its turn given, address)
     _waiting: list[_Waiting] = field(default_factory=list)
     _turns: itertools.count[int] = field(default_factory=itertools.count)
+    _logged: LogFold = field(init=False)  # the refusals' log lines, folded per burst
+
+    def __post_init__(self) -> None:
+        self._logged = LogFold(log, self.refusal_fold)
 
     @classmethod
     def configured(
@@ -341,6 +362,7 @@ class Auth:
             guesses_per_hour=api.guesses_per_hour,
             kiosks=api.kiosks,
             idle_seconds=api.session_idle,
+            refusal_fold=api.refusal_fold,
         )
 
     async def sign_in(self, role: str, who: str, pin: str, client: str) -> Session:
@@ -493,31 +515,72 @@ class Auth:
         """Whether ``role`` ``who`` has had ``max_failures`` failures within the window."""
         return self._count(f"id:{role}:{who}", self.clock()) >= self.max_failures
 
+    def _unchecked(self, role: str, who: str, client: str, now: float) -> AuthError | None:
+        """Why an attempt at ``role`` ``who``'s PIN from ``client`` is refused without its
+        check (None: it is not): 429 while the address is locked out (``journal``: the
+        first refusal of its lockout), 423 while the id is locked (but from a kiosk).
+        Nothing is counted, marked or logged here."""
+        address = f"client:{client}"
+        if self._count(address, now) + self._reserved[address] >= self.max_failures:
+            reason = f"too many failed attempts from {client}: wait {self.window_seconds:g} s"
+            return AuthError(
+                429, reason, Denied.TOO_MANY_ATTEMPTS, journal=address not in self._reported
+            )
+        kind = kind_of(role)
+        lock = f"lock:{kind}:{who}"  # counted before the check, as the address is
+        full = self._count(lock, now, HOUR) + self._reserved[lock] >= self.guesses_per_hour
+        if (full or self.locked(kind, who)) and not in_networks(client, self.kiosks):
+            return AuthError(423, LOCKED, Denied.ID_LOCKED)
+        return None
+
+    def _refused(self, error: AuthError, role: str, who: str, client: str) -> None:
+        """Log an attempt refused unchecked, folded per burst (an address's lockout, an id's
+        lock): a sweep of guesses logs a line per burst, not one per guess."""
+        if error.status == 429:
+            self._reported.add(f"client:{client}")
+            self._logged.warning(
+                f"429 {client}",
+                "%s sign-in for %r from %s refused: too many attempts",
+                role,
+                who,
+                client,
+            )
+        else:
+            self._logged.warning(
+                f"423 {kind_of(role)} {who}",
+                "%s sign-in for %r from %s refused: the id is locked",
+                role,
+                who,
+                client,
+            )
+
+    def refused_early(self, role: str, who: str, client: str) -> AuthError | None:
+        """The refusal of an attempt at ``role`` ``who``'s PIN from ``client`` that needs
+        neither its PIN checked nor a journal entry (logged, folded per burst): an id locked,
+        an address locked out but for the first refusal of its lockout (journaled, by
+        :meth:`check_pin`). None: the attempt goes on to :meth:`check_pin`, which is the
+        rule (the app's gate asks this before it reads the request: ``dealer_ui.web``)."""
+        error = self._unchecked(role, who, client, self.clock())
+        if error is None or error.journal:
+            return None
+        self._refused(error, role, who, client)
+        return error
+
     async def check_pin(
         self, credentials: Sequence[Credential], role: str, who: str, pin: str, client: str
     ) -> None:
         address, person = f"client:{client}", f"id:{role}:{who}"
-        kind = "dealer" if role == "dealer" else "supervisor"  # whose PIN it guesses
+        kind = kind_of(role)  # whose PIN it guesses
         known = any(c.id == who for c in credentials)
         # the ids not configured are told of as one: nobody raises an alert per made-up id
         told = person if known else f"id:{role}:{NOT_CONFIGURED}"
         now = self.clock()
-        if self._count(address, now) + self._reserved[address] >= self.max_failures:
-            log.warning("%s sign-in for %r from %s refused: too many attempts", role, who, client)
-            first = address not in self._reported
-            self._reported.add(address)
-            reason = f"too many failed attempts from {client}: wait {self.window_seconds:g} s"
-            raise AuthError(429, reason, Denied.TOO_MANY_ATTEMPTS, journal=first)
+        refused = self._unchecked(role, who, client, now)
+        if refused is not None:
+            self._refused(refused, role, who, client)
+            raise refused
         self._reported.discard(address)
-        lock = f"lock:{kind}:{who}"  # counted before the check, as the address is
-        full = self._count(lock, now, HOUR) + self._reserved[lock] >= self.guesses_per_hour
-        if (full or self.locked(kind, who)) and not in_networks(client, self.kiosks):
-            log.warning("%s sign-in for %r from %s refused: the id is locked", role, who, client)
-            reason = (
-                "this id is locked after too many wrong PINs: a supervisor unlocks it "
-                "(a registered kiosk still signs in)"
-            )
-            raise AuthError(423, reason, Denied.ID_LOCKED)
+        lock = f"lock:{kind}:{who}"
         rank = self._rank(client, address, now)
         self._reserved.update(
             (address, lock)
@@ -526,7 +589,13 @@ class Auth:
             if self._count(told, now) < self.max_failures:
                 self._attacked.discard(told)  # an attack told before is over
             if self._count(person, now) >= self.max_failures:
-                log.warning("%s %r is under attack: the attempt from %s waits", role, who, client)
+                self._logged.warning(
+                    f"waits {person}",
+                    "%s %r is under attack: the attempt from %s waits",
+                    role,
+                    who,
+                    client,
+                )
                 await asyncio.sleep(self.attack_delay)
             ok = await self._verify(credentials, who, pin, rank, client)
         finally:
@@ -628,10 +697,10 @@ class Auth:
         if len(self._waiting) >= self.max_waiting:
             last = max(self._waiting)
             if entry > last:
-                log.warning("sign-in from %s refused: %s", client, busy)
+                self._logged.warning(f"503 {client}", "sign-in from %s refused: %s", client, busy)
                 raise AuthError(503, busy, Denied.PINS_WAITING)
             self._leave(last)
-            log.warning("sign-in from %s refused: %s", last[3], busy)
+            self._logged.warning(f"503 {last[3]}", "sign-in from %s refused: %s", last[3], busy)
             last[2].set_exception(AuthError(503, busy, Denied.PINS_WAITING))
         heapq.heappush(self._waiting, entry)
         turn = entry[2]
@@ -641,7 +710,12 @@ class Auth:
             if turn.done() and turn.exception() is None:  # its turn came as the time ran out
                 return
             self._leave(entry)
-            log.warning("sign-in from %s refused: its PIN waited %g s", client, self.check_wait)
+            self._logged.warning(
+                f"503 {client}",
+                "sign-in from %s refused: its PIN waited %g s",
+                client,
+                self.check_wait,
+            )
             raise AuthError(503, busy, Denied.PINS_WAITING) from None
         except BaseException:  # cancelled (the client left): its turn goes to the next
             if turn.done() and turn.exception() is None:

@@ -21,7 +21,9 @@
   one from its session's bucket (``writes_per_second`` after a first ``write_burst``; the
   session is its ``Authorization`` header) and one from its client address's
   (``address_writes_per_second``, ``address_write_burst``): with none left, 429
-  ``rate_limited`` with ``Retry-After`` (whole seconds) before the app sees it;
+  ``rate_limited`` with ``Retry-After`` (whole seconds) before the app sees it, the
+  connection kept (every other refusal closes it);
+- the refusals are logged once per burst of each client's (:class:`LogFold`);
 - every answer carries the security headers (:data:`SECURITY_HEADERS`; the API's also
   ``Cache-Control: no-store``, and over HTTPS ``Strict-Transport-Security``).
 
@@ -55,6 +57,7 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from websockets.frames import Frame, Opcode
 
 from controller.config_file import Api
+from dealer_ui.refusals import LogFold
 
 log = logging.getLogger(__name__)
 
@@ -88,11 +91,10 @@ PRUNE_AT = 4096
 class Bucket:
     """A token bucket: ``burst`` at once, then ``rate`` a second (monotonic seconds)."""
 
-    __slots__ = ("at", "burst", "rate", "refusing", "tokens")
+    __slots__ = ("at", "burst", "rate", "tokens")
 
     def __init__(self, rate: float, burst: int, now: float) -> None:
         self.rate, self.burst, self.tokens, self.at = rate, burst, float(burst), now
-        self.refusing = False  # the last take found none: a run of refusals is logged once
 
     def take(self, now: float) -> float:
         """Take one: 0.0, or (none left) the seconds until there is one again."""
@@ -100,7 +102,6 @@ class Bucket:
         self.at = now
         if self.tokens >= 1:
             self.tokens -= 1
-            self.refusing = False
             return 0.0
         return (1 - self.tokens) / self.rate
 
@@ -117,19 +118,15 @@ class Buckets:
         self.held: dict[str, Bucket] = {}
         self._prune_at = PRUNE_AT
 
-    def take(self, key: str, now: float) -> tuple[float, bool]:
-        """Take one of ``key``'s: (0.0, False), or the seconds to wait and whether this
-        refusal is the first of a run."""
+    def take(self, key: str, now: float) -> float:
+        """Take one of ``key``'s: 0.0, or (none left) the seconds until there is one."""
         bucket = self.held.get(key)
         if bucket is None:
             if len(self.held) >= self._prune_at:
                 self.held = {k: held for k, held in self.held.items() if not held.full(now)}
                 self._prune_at = max(PRUNE_AT, 2 * len(self.held))
             bucket = self.held[key] = Bucket(self.rate, self.burst, now)
-        wait = bucket.take(now)
-        first = wait > 0 and not bucket.refusing
-        bucket.refusing = wait > 0
-        return wait, first
+        return bucket.take(now)
 
 
 class FeedInput:
@@ -219,6 +216,7 @@ class Guard:
         self.feeds = FeedCount(api)
         self.sessions = Buckets(api.writes_per_second, api.write_burst)
         self.addresses = Buckets(api.address_writes_per_second, api.address_write_burst)
+        self.refused = LogFold(log, api.refusal_fold)  # a line per burst of each client's
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -238,8 +236,14 @@ class Guard:
                 return
         if refusal is not None:
             status, error, reason = refusal
-            log.warning(
-                "refused %s %s from %s: %s", scope["method"], scope["path"], _who(scope), reason
+            client = _who(scope)
+            self.refused.warning(
+                f"{status} {client}",
+                "refused %s %s from %s: %s",
+                scope["method"],
+                scope["path"],
+                client,
+                reason,
             )
             await _answer(send, status, error, reason, scope)
             return
@@ -251,14 +255,19 @@ class Guard:
         if not scope["path"].startswith("/api/"):
             return 0.0
         now, client = time.monotonic(), _who(scope)
-        wait, first = self.addresses.take(client, now)
-        if first:
-            log.warning("state-changing requests from %s: over the rate (429)", client)
+        wait = self.addresses.take(client, now)
+        if wait:
+            self.refused.warning(
+                f"address {client}", "state-changing requests from %s: over the rate (429)", client
+            )
         session = headers.get("authorization")
         if session is not None:
-            waited, first = self.sessions.take(session.decode("latin-1"), now)
-            if first:
-                log.warning("state-changing requests of a session from %s: 429", client)
+            token = session.decode("latin-1")
+            waited = self.sessions.take(token, now)
+            if waited:
+                self.refused.warning(
+                    f"session {token}", "state-changing requests of a session from %s: 429", client
+                )
             wait = max(wait, waited)
         return wait
 
@@ -312,7 +321,7 @@ class Guard:
             counted = self.feeds.refusal(client)
             refusal = None if counted is None else (403, "forbidden", counted)
         if refusal is not None:
-            log.warning("refused a feed from %s: %s", client, refusal[2])
+            self.refused.warning(f"feed {client}", "refused a feed from %s: %s", client, refusal[2])
             await receive()  # websocket.connect
             await send({"type": "websocket.close", "code": 1008, "reason": refusal[2][:120]})
             return
@@ -401,13 +410,16 @@ async def _answer(
     send: Send, status: int, error: str, reason: str, scope: Scope, *, retry: float = 0.0
 ) -> None:
     """A refusal as the API's ``{"error", "reason"}`` (``retry``: seconds for
-    ``Retry-After``); the connection is closed after it, so that a body not read is never
-    read."""
+    ``Retry-After``). A 429 (``retry``) keeps its connection: its body (within ``max_body``
+    by its length) is read and dropped by the server as it arrives, under the request
+    deadline, and the next request on the connection is served, so that a flood of 429s
+    costs the loop no connection each; after any other refusal the connection is closed,
+    so that a body not read is never read."""
     body = json.dumps({"error": error, "reason": reason}).encode()
     headers = [
         (b"content-type", b"application/json"),
         (b"content-length", str(len(body)).encode()),
-        (b"connection", b"close"),
+        *([] if retry else [(b"connection", b"close")]),
         *_security_headers(scope, docs=False),
     ]
     if retry:
@@ -419,6 +431,7 @@ async def _answer(
 def protocol(api: Api) -> type[H11Protocol]:
     """uvicorn's h11 protocol with ``api``'s request deadline and connections per address."""
     proxies = [ipaddress.ip_network(proxy, strict=False) for proxy in api.trusted_proxies]
+    refused = LogFold(log, api.refusal_fold)  # a line per burst of each address's
 
     def trusted(address: str) -> bool:
         try:
@@ -443,7 +456,8 @@ def protocol(api: Api) -> type[H11Protocol]:
                     and other.client[0] == address
                 )
                 if open_here > api.max_connections:
-                    log.warning(
+                    refused.warning(
+                        f"connections {address}",
                         "closed a connection from %s: %d open ([api] max_connections)",
                         address,
                         api.max_connections,
@@ -490,7 +504,8 @@ def protocol(api: Api) -> type[H11Protocol]:
                 and not self.transport.is_closing()
             ):
                 address = self.client[0] if self.client else "unknown"
-                log.warning(
+                refused.warning(
+                    f"slow {address}",
                     "closed a connection from %s: no whole request within %g s "
                     "([api] request_timeout)",
                     address,
@@ -509,7 +524,8 @@ def socket_protocol(api: Api) -> type[WebSocketsSansIOProtocol]:
     """uvicorn's WebSocket protocol judging each frame a client sends (:class:`FeedInput`)
     before it is queued for the app, parsing what it reads READ_SLICE bytes at a time; a
     refused one closes the feed with its code and reason, logged in one line, and nothing
-    more the client sent is parsed."""
+    more the client sent is parsed (folded per address, as the guard's: :class:`LogFold`)."""
+    closings = LogFold(log, api.refusal_fold)
 
     class GuardedSocket(WebSocketsSansIOProtocol):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -566,7 +582,9 @@ def socket_protocol(api: Api) -> type[WebSocketsSansIOProtocol]:
 
         def _refuse(self, code: int, reason: str) -> None:
             address = self.client[0] if self.client else "unknown"
-            log.warning("closed a feed from %s (%d): %s", address, code, reason)
+            closings.warning(
+                f"{code} {address}", "closed a feed from %s (%d): %s", address, code, reason
+            )
             self.refused = True
             self.frames = []
             self.conn.fail(code, reason)

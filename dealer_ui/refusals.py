@@ -12,6 +12,11 @@ monotonic clock) after the first the burst is journaled as one access record,
 ``refused_input``: what was refused, who (role, id, seat, sitting), from where, why,
 ``count`` and ``seconds`` (from the first to the last). A longer flood gives one record per
 window. Bursts still open when the console stops are journaled then (:meth:`close`).
+
+The log is folded the same way (:class:`LogFold`): a refusal made before the app reads the
+request (a rate limit, an id locked, an address locked out) is logged once per burst of its
+key, its first at once and the rest in one line with their count when the burst's window
+ends: a flood of refused requests neither floods the log nor pays a log line each.
 """
 
 from __future__ import annotations
@@ -87,3 +92,52 @@ class Refusals:
             self._due(key)
         if self._writing:
             await asyncio.gather(*self._writing)
+
+
+class LogFold:
+    """Log lines of refusals, folded per key (an address, an id) over ``window`` seconds:
+    the first of a key is logged at once; the later ones within the window are only
+    counted, then logged in one line (the first's words, how many more, over how long)
+    when the window ends. Without a running event loop each is logged (nothing would end
+    the window)."""
+
+    def __init__(
+        self, logger: logging.Logger, window: float, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self._log, self.window, self._clock = logger, window, clock
+        self._open: dict[str, _Folded] = {}
+
+    def warning(self, key: str, message: str, *args: object) -> None:
+        """Log ``message % args`` as the refusal of ``key`` (counted, if its burst is open)."""
+        folded = self._open.get(key)
+        if folded is not None:
+            folded.count += 1
+            folded.last = self._clock()
+            return
+        self._log.warning(message, *args)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        now = self._clock()
+        self._open[key] = _Folded(message, args, now, now)
+        loop.call_later(self.window, self._due, key)
+
+    def _due(self, key: str) -> None:
+        folded = self._open.pop(key)
+        if folded.count:
+            self._log.warning(
+                folded.message + " (and %d more like it within %.1f s)",
+                *folded.args,
+                folded.count,
+                folded.last - folded.first,
+            )
+
+
+@dataclass(slots=True)
+class _Folded:
+    message: str
+    args: tuple[object, ...]
+    first: float
+    last: float
+    count: int = 0

@@ -2,9 +2,10 @@
 floor service's (:mod:`dealer_ui.pit.app`).
 
 - :func:`new_app`: a FastAPI app guarded by :mod:`dealer_ui.guard` (Host and Origin
-  allow-lists, limits, headers), its errors answered as ``{"error", "reason"}``
-  (:class:`ApiError`; a malformed request 422 naming each field), ``/docs`` only when the
-  configuration says so;
+  allow-lists, limits, headers) and by :class:`PinGate` (an attempt at a PIN refused
+  before the app reads it, when it need not be checked nor journaled), its errors answered
+  as ``{"error", "reason"}`` (:class:`ApiError`; a malformed request 422 naming each
+  field), ``/docs`` only when the configuration says so;
 - :func:`sessions_router`: ``POST /api/sessions`` (sign in with an id and PIN) and
   ``DELETE /api/sessions`` (sign out), checked by the app's :class:`dealer_ui.auth.Auth`;
 - :func:`bearer_session`: the session of an ``Authorization: Bearer TOKEN`` header;
@@ -17,9 +18,11 @@ its routers' dependencies read it from there.
 
 import asyncio
 import contextlib
+import json
 import logging
+from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Annotated, Any, Literal, cast
+from typing import Annotated, Any, Literal, cast, get_args
 
 from fastapi import APIRouter, FastAPI, Header, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
@@ -27,11 +30,12 @@ from fastapi.requests import HTTPConnection
 from fastapi.responses import JSONResponse
 from pydantic import AfterValidator, BaseModel, Field
 from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from controller import text
 from controller.config_file import Api
 from dealer_ui.auth import Auth, AuthError, Denied, Session
-from dealer_ui.guard import protect
+from dealer_ui.guard import SAFE_METHODS, protect
 from luck_errors import LuckTableError
 
 log = logging.getLogger(__name__)
@@ -80,10 +84,14 @@ Label = Annotated[str, AfterValidator(text.LABEL), _limits(text.LABEL)]
 Reason = Annotated[str, AfterValidator(text.REASON), _limits(text.REASON)]
 
 
+#: The longest PIN taken (the API's models' ``pin``).
+MAX_PIN = 64
+
+
 class SignIn(BaseModel):
     role: Literal["dealer", "surveillance"] = "dealer"
     id: Id
-    pin: str = Field(min_length=1, max_length=64)
+    pin: str = Field(min_length=1, max_length=MAX_PIN)
 
 
 class SessionOut(BaseModel):
@@ -111,10 +119,14 @@ def new_app(
     title: str,
     description: str,
     errors: tuple[int, ...],
+    sign_in: type[SignIn] = SignIn,
+    supervised: bool = True,
 ) -> FastAPI:
     """A guarded app for ``api`` (docs/security.md): ``auth`` and ``feed`` (stopped first
     when the server stops) in its state, ``errors`` the statuses its operations document
-    with :class:`ErrorOut`."""
+    with :class:`ErrorOut`; ``sign_in``: its sign-in's model (the roles it takes);
+    ``supervised``: it takes supervisors' actions (a body naming a ``supervisor`` and
+    carrying a PIN)."""
     app = FastAPI(
         title=title,
         description=description,
@@ -125,9 +137,88 @@ def new_app(
     )
     app.state.feed = feed
     app.state.auth = auth
+    # inside the guard (added before it): after its checks
+    app.add_middleware(PinGate, auth=auth, sign_in=sign_in, supervised=supervised)
     protect(app, api)
     add_error_handlers(app)
     return app
+
+
+class PinGate:
+    """Refuses an attempt at a PIN before the app reads it, when it needs neither its PIN
+    checked nor a journal entry (:meth:`Auth.refused_early`: the id is locked, 423; its
+    address is locked out, 429, but for the first refusal of the lockout, which the app
+    journals): no routing, no model, no session looked up, and one log line per burst
+    (a sweep of guesses from many addresses costs the table's loop little per guess).
+
+    An attempt is a state-changing ``/api/`` request whose JSON body carries a ``pin``
+    (text of 1 to 64 characters) and names whose: ``supervisor`` (a supervisor's action,
+    where the app takes them), or ``id`` with the sign-in's ``role`` (one of the app's
+    sign-in roles; absent, its default: a dealer push's incoming dealer at the console).
+    Anything else, and every attempt not refused here, goes on to the app unchanged (its
+    body given again), where :meth:`Auth.check_pin` is the rule; an id is read as the app
+    reads it (``controller.text.ID``). The lock is judged here before the body's other fields: an
+    attempt for a locked id is refused 423 even if the app would have found it malformed."""
+
+    def __init__(self, app: ASGIApp, auth: Auth, sign_in: type[SignIn], supervised: bool) -> None:
+        self.app, self.auth, self.supervised = app, auth, supervised
+        role = sign_in.model_fields["role"]
+        self.role: str = role.default
+        self.roles = frozenset(get_args(role.annotation))
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] != "http"
+            or scope["method"] in SAFE_METHODS
+            or not scope["path"].startswith("/api/")
+        ):
+            await self.app(scope, receive, send)
+            return
+        read: deque[Message] = deque()
+        while True:  # at most [api] max_body bytes: the guard has seen its length
+            message = await receive()
+            read.append(message)
+            if message["type"] != "http.request" or not message.get("more_body", False):
+                break
+        attempt = self.attempt(b"".join(m.get("body", b"") for m in read))
+        if attempt is not None:
+            client = scope.get("client")
+            error = self.auth.refused_early(*attempt, client[0] if client else "unknown")
+            if error is not None:
+                await JSONResponse(refusal(error).body(), error.status)(scope, receive, send)
+                return
+
+        async def again() -> Message:
+            return read.popleft() if read else await receive()
+
+        await self.app(scope, again, send)
+
+    def attempt(self, body: bytes) -> tuple[str, str] | None:
+        """The role and id whose PIN ``body`` carries (None: it is no attempt, or not one
+        the app would read)."""
+        if b'"pin"' not in body:
+            return None
+        try:
+            data = json.loads(body)
+        except (ValueError, RecursionError):
+            return None
+        if not isinstance(data, dict):
+            return None
+        pin = data.get("pin")
+        if not isinstance(pin, str) or not 1 <= len(pin) <= MAX_PIN:
+            return None
+        if self.supervised and "supervisor" in data:
+            role, who = "supervisor", data["supervisor"]
+        else:
+            role, who = data.get("role", self.role), data.get("id")
+            if role not in self.roles:
+                return None
+        if not isinstance(who, str):
+            return None
+        try:
+            return role, text.ID(who)
+        except text.TextError:
+            return None
 
 
 def docs_pages(api: Api) -> dict[str, Any]:
@@ -178,7 +269,7 @@ def unreadable_body(cause: BaseException) -> str:
     return f"body: not readable as JSON ({type(cause).__name__})"
 
 
-def auth_of(connection: HTTPConnection) -> Auth:
+async def auth_of(connection: HTTPConnection) -> Auth:
     """The app's sessions and PIN checks (a dependency)."""
     auth: Auth = connection.app.state.auth
     return auth
@@ -211,7 +302,7 @@ def sessions_router(model: type[SignIn], doc: str, refused: Refused = refused_lo
     router = APIRouter(prefix="/api/sessions", tags=["sign-in"])
 
     async def sign_in(body: model, request: Request) -> SessionOut:  # type: ignore[valid-type]  # a model made at run time (create_model)
-        auth, signing = auth_of(request), cast(SignIn, body)  # model: a kind of SignIn
+        auth, signing = await auth_of(request), cast(SignIn, body)  # model: a kind of SignIn
         try:
             session = await auth.sign_in(signing.role, signing.id, signing.pin, client_of(request))
         except AuthError as error:
@@ -227,7 +318,7 @@ def sessions_router(model: type[SignIn], doc: str, refused: Refused = refused_lo
     ) -> None:
         """End the caller's session."""
         if authorization is not None:
-            auth_of(request).sign_out(authorization.partition(" ")[2])
+            (await auth_of(request)).sign_out(authorization.partition(" ")[2])
 
     return router
 

@@ -166,6 +166,7 @@ def test_state_changing_requests_are_limited_per_session_and_per_address(tmp_pat
             assert limited.json()["error"] == "rate_limited"
             assert "writes_per_second" in limited.json()["reason"]
             assert int(limited.headers["retry-after"]) >= 1
+            assert limited.headers.get("connection") != "close"  # kept: no connection a 429
             assert (await live.http.get("/api/view", headers=live.dealer)).status_code == 200
 
             # the address: 1 sign-in and 7 of the dealer's so far; 12 more, then none

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import threading
 import time
@@ -26,11 +27,12 @@ from controller.journal import Journal
 from controller.journal.snapshots import Snapshots
 from controller.records import ACCESS
 from controller.table import AlertKind
-from dealer_ui.auth import Attack, Auth, AuthError, Denied, hash_pin, verify_pin
+from dealer_ui.auth import LOCKED, Attack, Auth, AuthError, Denied, hash_pin, verify_pin
 from dealer_ui.guard import CSP
 from dealer_ui.kept_sessions import EPOCH  # each run's: not an attempt
 from dealer_ui.pit.app import create_app as create_pit
 from dealer_ui.pit.config import FloorConfig
+from dealer_ui.refusals import LogFold
 from dealer_ui.relay import Relay, server_url
 from tests.console_kit import DEALER, PLAYERS, LiveTable, Script, live_table
 from tests.service_kit import simulator
@@ -564,3 +566,80 @@ def test_the_floor_service_gets_the_same_checks_and_headers() -> None:
             assert foreign.status_code == 403
 
     asyncio.run(asyncio.wait_for(scenario(), 60))
+
+
+def test_attempts_refused_unchecked_are_refused_before_the_app_reads_them_and_logged_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """An id locked and an address locked out: each later attempt is answered as before
+    (423 locked, 429 rate_limited) by the app's gate, no PIN check begun, no sign-in run
+    (the first 429 of the lockout still is: it is journaled), one log line per burst."""
+    asked: list[str] = []
+
+    class Counted(Auth):
+        """Counts the attempts the app runs."""
+
+        async def check_pin(self, *args: Any) -> None:
+            asked.append(args[2])  # the id
+            await super().check_pin(*args)
+
+    pit = Credential("S1", "")
+    api = Api(guesses_per_hour=3)
+    auth = Counted.configured(api, (), [pit])
+    auth.verify, auth.attack_delay, auth.max_failures = (lambda _hash, _pin: False), 0.0, 2
+    app = create_pit(FloorConfig(dsn="", api=api, supervisors=(pit,)), auth)
+
+    async def scenario() -> None:
+        wrong = {"id": "S1", "pin": "000000"}
+        for n in range(3):
+            async with client_at(app, f"10.0.1.{n}") as guesser:
+                assert (await guesser.post("/api/sessions", json=wrong)).status_code == 401
+        for n in range(40):  # a sweep from 40 addresses: the id is locked
+            async with client_at(app, f"10.0.2.{n}") as guesser:
+                locked = await guesser.post("/api/sessions", json=wrong)
+                assert locked.status_code == 423
+                assert locked.json() == {"error": "locked", "reason": LOCKED}
+        other = {"id": "S2", "pin": "000000"}  # an id not locked, from one address
+        async with client_at(app, "10.0.3.1") as guesser:
+            for _ in range(2):
+                assert (await guesser.post("/api/sessions", json=other)).status_code == 401
+            answers = [await guesser.post("/api/sessions", json=other) for _ in range(20)]
+        assert {answer.status_code for answer in answers} == {429}
+        assert {answer.json()["error"] for answer in answers} == {"rate_limited"}
+        assert "10.0.3.1" in answers[-1].json()["reason"]
+
+    with caplog.at_level(logging.WARNING, logger="dealer_ui.auth"):
+        asyncio.run(asyncio.wait_for(scenario(), 60))
+    assert asked == ["S1"] * 3 + ["S2"] * 3  # checked; the lockout's first refusal too
+    lines = [record.getMessage() for record in caplog.records]
+    assert len([line for line in lines if "the id is locked" in line]) == 1
+    assert len([line for line in lines if "too many attempts" in line]) == 1
+
+
+def test_a_burst_of_refusals_is_logged_in_two_lines() -> None:
+    """:class:`LogFold`: a key's first refusal at once, the rest counted, then one line."""
+    lines: list[str] = []
+
+    class Lines(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            lines.append(record.getMessage())
+
+    logger = logging.getLogger("tests.fold")
+    logger.addHandler(handler := Lines())
+    try:
+
+        async def scenario() -> None:
+            fold = LogFold(logger, 0.2)
+            for n in range(50):
+                fold.warning("10.0.0.1", "refused %s (%d)", "10.0.0.1", n)
+            fold.warning("10.0.0.2", "refused %s (%d)", "10.0.0.2", 0)
+            assert lines == ["refused 10.0.0.1 (0)", "refused 10.0.0.2 (0)"]
+            await async_wait_until(lambda: len(lines) == 3, "the burst's line", 10)
+            await asyncio.sleep(0.3)  # the second key's burst ends with no more line
+            fold.warning("10.0.0.1", "refused %s (%d)", "10.0.0.1", 99)  # a new burst
+
+        asyncio.run(asyncio.wait_for(scenario(), 30))
+    finally:
+        logger.removeHandler(handler)
+    assert lines[2].startswith("refused 10.0.0.1 (0) (and 49 more like it within ")
+    assert lines[3:] == ["refused 10.0.0.1 (99)"]

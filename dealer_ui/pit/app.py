@@ -208,7 +208,7 @@ class FloorApp:
 # Dependencies ----------------------------------------------------------------------------
 
 
-def floor_of(connection: HTTPConnection) -> FloorApp:
+async def floor_of(connection: HTTPConnection) -> FloorApp:
     """The app's floor (a dependency)."""
     floor: FloorApp = connection.app.state.floor
     return floor
@@ -217,7 +217,7 @@ def floor_of(connection: HTTPConnection) -> FloorApp:
 TheFloor = Annotated[FloorApp, Depends(floor_of)]
 
 
-def supervisor(
+async def supervisor(
     auth: Annotated[Auth, Depends(auth_of)], authorization: Annotated[str | None, Header()] = None
 ) -> Session:
     """A supervisor's session: 401 without one."""
@@ -545,7 +545,7 @@ async def feed_socket(
 requests_router = APIRouter(prefix="/api", tags=["requests"])
 
 
-def links_of(connection: HTTPConnection) -> TableLinks:
+async def links_of(connection: HTTPConnection) -> TableLinks:
     """The pit sessions' sessions at the tables' consoles (a dependency)."""
     links: TableLinks = connection.app.state.links
     return links
@@ -647,6 +647,8 @@ def create_app(config: FloorConfig, auth: Auth | None = None) -> FastAPI:
         description="The pit view's API: every table's live status, alerts, hands and "
         "players' sessions from the floor store (docs/floor.md).",
         errors=ERRORS,
+        sign_in=SupervisorSignIn,
+        supervised=False,
     )
     app.state.floor = FloorApp(config, readers)
     app.state.links = TableLinks(config.consoles, alive=lambda token: _alive(app, token))
