@@ -26,8 +26,10 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from dealer_ui.access import Refused, RefusedInput
+if TYPE_CHECKING:  # the records' module imports the studio's, which imports the sign-ins'
+    from dealer_ui.access import Refused, RefusedInput
 
 log = logging.getLogger(__name__)
 
