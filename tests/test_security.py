@@ -598,14 +598,14 @@ def test_attempts_refused_unchecked_are_refused_before_the_app_reads_them_and_lo
             async with client_at(app, f"10.0.2.{n}") as guesser:
                 locked = await guesser.post("/api/sessions", json=wrong)
                 assert locked.status_code == 423
-                assert locked.json() == {"error": "locked", "reason": LOCKED}
+                assert locked.json() == {"error": "locked", "reason": LOCKED, "code": "id_locked"}
         other = {"id": "S2", "pin": "000000"}  # an id not locked, from one address
         async with client_at(app, "10.0.3.1") as guesser:
             for _ in range(2):
                 assert (await guesser.post("/api/sessions", json=other)).status_code == 401
             answers = [await guesser.post("/api/sessions", json=other) for _ in range(20)]
         assert {answer.status_code for answer in answers} == {429}
-        assert {answer.json()["error"] for answer in answers} == {"rate_limited"}
+        assert {answer.json()["code"] for answer in answers} == {Denied.TOO_MANY_ATTEMPTS}
         assert "10.0.3.1" in answers[-1].json()["reason"]
 
     with caplog.at_level(logging.WARNING, logger="dealer_ui.auth"):
