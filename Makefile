@@ -54,7 +54,7 @@ run: $(VENV)/runtime-installed
 TEST_WORKERS ?= 2
 
 test: lint
-	$(BIN)/pytest -n $(TEST_WORKERS)
+	$(BIN)/pytest -n $(TEST_WORKERS) --durations=25
 
 # The inner loop, under a minute: the tests not marked slow (no processes, browsers,
 # servers or PostgreSQL; pyproject.toml says what slow means), the property tests at the

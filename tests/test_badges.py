@@ -86,6 +86,7 @@ def test_the_configuration_takes_a_badge_s_hash_and_refuses_a_uid_or_a_pin_s_has
         assert what in str(refused.value)
 
 
+@pytest.mark.slow  # processes, a browser or a pcscd
 def test_hash_badge_hashes_a_uid_in_hex_on_standard_input() -> None:
     done = subprocess.run(
         [LUCK_TABLE, "hash-badge"],
@@ -144,6 +145,7 @@ async def shown(live: LiveTable, rig: PcscRig, uid: bytes) -> dict[str, Any]:
         tag.leave()
 
 
+@pytest.mark.slow  # processes, a browser or a pcscd
 @NEEDS_PCSCD
 def test_badges_at_the_console_sign_in_push_and_approve_with_the_pin(tmp_path: Path) -> None:
     async def scenario(shoe: Any, rig: PcscRig) -> None:
@@ -216,6 +218,7 @@ def test_badges_at_the_console_sign_in_push_and_approve_with_the_pin(tmp_path: P
 CHROMIUM = Path("/usr/bin/chromium")
 
 
+@pytest.mark.slow  # processes, a browser or a pcscd
 @NEEDS_PCSCD
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's Chromium is not installed")
 def test_the_console_page_takes_a_badge_for_the_id_and_signs_in_with_the_pin(
@@ -275,6 +278,7 @@ def test_the_console_page_takes_a_badge_for_the_id_and_signs_in_with_the_pin(
         asyncio.run(asyncio.wait_for(scenario(shoe, rig), 300))
 
 
+@pytest.mark.slow  # processes, a browser or a pcscd
 @NEEDS_PCSCD
 def test_hash_badge_reads_the_badge_shown_to_a_reader(tmp_path: Path) -> None:
     with PcscRig(tmp_path / "rig") as rig:

@@ -12,7 +12,10 @@ import pytest
 from firmware_sim import pcsc_rig
 from tests.bench_kit import rows, run_short
 
-pytestmark = pytest.mark.skipif(pcsc_rig.missing() is not None, reason=str(pcsc_rig.missing()))
+pytestmark = [  # a pcscd of its own
+    pytest.mark.skipif(pcsc_rig.missing() is not None, reason=str(pcsc_rig.missing())),
+    pytest.mark.slow,
+]
 
 
 def test_pcsc_and_serial_deal_the_same_hand_and_each_card_is_timed(tmp_path: Path) -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from controller.config_file import Credential
 from controller.service import TableService
 from dealer_ui.auth import Auth, hash_pin
@@ -17,6 +19,8 @@ from tests.test_console_browser import console, on_the_shoe
 from tests.test_console_touch import SMALL, both_sizes, journaled, keys
 
 INCOMING = {"id": "D300", "pin": "135792"}
+
+pytestmark = pytest.mark.slow  # a browser
 
 
 def with_a_second_dealer(service: TableService) -> Auth:

@@ -74,6 +74,7 @@ def _no_wheel(codes, rules, **kwargs):
     return np.where(wheel, keys & ((1 << CATEGORY_SHIFT) - 1), keys)
 
 
+@pytest.mark.slow  # seconds of work
 @pytest.mark.parametrize("variant", list(Variant))
 def test_a_wrong_evaluator_fails(monkeypatch, variant):
     monkeypatch.setattr(controller.odds.compute, "evaluate_many", _no_wheel)

@@ -33,7 +33,10 @@ from firmware_sim.pcsc_rig import PcscRig
 from firmware_sim.vtag import VirtualTag
 from tests.service_kit import write_config
 
-pytestmark = pytest.mark.skipif(pcsc_rig.missing() is not None, reason=str(pcsc_rig.missing()))
+pytestmark = [  # a pcscd of its own
+    pytest.mark.skipif(pcsc_rig.missing() is not None, reason=str(pcsc_rig.missing())),
+    pytest.mark.slow,
+]
 
 DECK = random_deck(40)
 TAGS = {code: uid for uid, code in DECK.cards.items()}

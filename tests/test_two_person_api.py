@@ -11,6 +11,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from controller.config_file import Credential
 from controller.service import TableService
 from controller.table import Refuse
@@ -18,6 +20,8 @@ from dealer_ui.auth import Auth, hash_pin
 from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script, live_table
 from tests.test_console_browser import on_the_shoe
 from tests.test_console_touch import journaled
+
+pytestmark = pytest.mark.slow  # the simulators' processes
 
 SECOND = {"supervisor": "S300", "pin": "246813"}
 TWO_PERSON = "tag_checks = false\ntwo_person = true"
