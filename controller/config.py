@@ -407,10 +407,19 @@ def _devices(
     return shoe, _port(settings, "devices.seat_board", base), serials
 
 
+#: The serial of PC/SC readers: their names as pcscd gives them (a seat board's joined by
+#: ", " in the order of its seats), spaces and brackets included; no control characters.
+READER_NAMES = re.compile(r"[^\x00-\x1f\x7f]{1,1000}")
+
+
 def _serial(device: Mapping[str, Any], key: str) -> str | None:
-    """The serial a device's HELLO must report (``serial``), None when the table names none."""
+    """The serial a device's HELLO must report (``serial``), None when the table names none;
+    for PC/SC readers, the readers' names (``luck-table devices`` lists them)."""
     if "serial" not in device:
         return None
+    if device.get("transport") == "pcsc":
+        allowed = "the reader names as pcscd gives them (luck-table devices), joined by ', '"
+        return text(device, f"{key}.serial", pattern=READER_NAMES, allowed=allowed)
     return text(device, f"{key}.serial", pattern=ID_PATTERN, allowed="letters, digits, '_.-'")
 
 

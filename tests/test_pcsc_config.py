@@ -14,7 +14,7 @@ import pytest
 from controller.config import DevicePort, Lacking, PcscReaders, lacking, parse_config
 from controller.config_file import ConfigError
 from controller.intake import Intake
-from controller.table import Device
+from controller.table import Device, Serials
 from drivers.errors import DriverError
 from drivers.pcsc.deck import (
     DeckFileError,
@@ -55,6 +55,27 @@ def test_pcsc_shoe_and_seat_readers_with_the_shoes_deck_file(tmp_path: Path) -> 
     assert config.seat_board.pcsc.readers == {"1": "seat-1", "8": "seat-8"}
     assert config.seat_board.pcsc.deck == tmp_path / "deck.csv"  # the shoe's deck
     assert config.seat_board.url == "pcsc:1=seat-1,8=seat-8"
+
+
+def test_a_pcsc_devices_serial_is_its_readers_names_as_pcscd_gives_them(tmp_path: Path) -> None:
+    name = "ACS ACR1252 Dual Reader [ACR1252 Dual Reader PICC] (1.23.456) 00 00"
+    data = example()
+    shoe = {"transport": "pcsc", "reader": "ACR", "deck": "d.csv", "serial": name}
+    data["devices"]["shoe"] = shoe
+    data["devices"]["seat_board"] = {
+        "transport": "pcsc",
+        "readers": {"1": "seat-1", "2": "seat-2"},
+        "serial": "Seat 1 Reader 00 00, Seat 2 Reader 00 00",  # the driver's LinkUp serial
+        "deck": "deck.csv",
+    }
+    serials = parse_config(data, tmp_path).settings.serials
+    assert serials == Serials(name, "Seat 1 Reader 00 00, Seat 2 Reader 00 00")
+    data["devices"]["shoe"]["serial"] = "Reader\n00 00"
+    with pytest.raises(ConfigError, match=r"devices\.shoe\.serial"):
+        parse_config(data, tmp_path)
+    data["devices"]["shoe"] = {"transport": "serial", "port": "/dev/ttyS0", "serial": name}
+    with pytest.raises(ConfigError, match="letters, digits"):  # a wire device's is an id
+        parse_config(data, tmp_path)
 
 
 @pytest.mark.parametrize(

@@ -185,10 +185,10 @@ class PcscDevice(EventFeed):
             self._up = False
             why = self._detail or "the readers changed"
             self._deliver(ev.LinkDown(ev.LinkDownReason.CONNECTION_LOST, why))
+            self._lay_down()  # a reader replaced at once too: its tags lay there
         self._found = dict(seen.found)
         if not everyone:
-            self._lay.update({key: uid for key, uid in self._holding.items() if uid})
-            self._holding.clear()
+            self._lay_down()
             return
         first = self._info is None
         self._info = ev.DeviceInfo(
@@ -206,6 +206,12 @@ class PcscDevice(EventFeed):
             ev.LinkUp(self._info, f"{reason}: {self._info.serial}", next_seq=self._seq, pending=0)
         )
         self._opened.set()
+
+    def _lay_down(self) -> None:
+        """The link is down: the tags in the fields now lay there (the same tag in the
+        same key's field when the link is back, whichever reader that is, is no new card)."""
+        self._lay.update({key: uid for key, uid in self._holding.items() if uid})
+        self._holding.clear()
 
     @abc.abstractmethod
     def _tag(self, key: str, uid: bytes | None, origin: ev.Origin) -> list[ev.DeviceEvent]:
