@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -207,12 +208,44 @@ def test_a_request_expires_and_the_feeds_are_told() -> None:
     asyncio.run(scenario())
 
 
+class HeldFeed:
+    """The console's feed through the browser's route: the server's messages held while
+    ``holding``, then sent on in order by :meth:`release`."""
+
+    def __init__(self) -> None:
+        self.holding = False
+        self.held: list[str | bytes] = []
+        self.page_side: Any = None
+
+    def route(self, ws: Any) -> None:
+        server = ws.connect_to_server()
+        self.page_side = ws
+
+        def from_server(message: str | bytes) -> None:
+            if self.holding:
+                self.held.append(message)
+            else:
+                ws.send(message)
+
+        server.on_message(from_server)
+
+    def release(self) -> None:
+        assert self.held, "the feed's update of the decision was not held"
+        self.holding = False
+        for message in self.held:
+            self.page_side.send(message)
+        self.held.clear()
+
+
 def test_a_decision_undone_with_the_supervisor_s_approval_at_the_table(tmp_path: Path) -> None:
     shots = Path(os.environ.get("LUCK_SCREENSHOTS", tmp_path))
     shots.mkdir(parents=True, exist_ok=True)
 
     async def scenario(shoe: Any) -> None:
         async with console(tmp_path, shoe, size=SMALL, touch=True) as (live, _browser, page):
+            feed = HeldFeed()
+            await page.route_web_socket(re.compile(r"/ws\?"), feed.route)
+            await page.reload()  # the feed through the route
             await dealer_signed_in(page)
             await live.seat_players()
             script = Script(fold_seat=None, bet_seat=None)
@@ -223,7 +256,13 @@ def test_a_decision_undone_with_the_supervisor_s_approval_at_the_table(tmp_path:
             check = page.locator(f'#choice-buttons button[data-do="check"][data-seat="{seat}"]')
             await check.locator(":scope:enabled").wait_for()
             position = live.service.position
+            # the decision's answer before the feed's update of it (a race a busy table or
+            # network runs): the undo is offered once the update comes
+            feed.holding = True
             await check.tap()
+            await page.locator("#message", has_text=f"seat {seat}: Check").wait_for()
+            await page.evaluate("() => new Promise((done) => setTimeout(done, 0))")
+            feed.release()
             undo = page.locator("#undo")
             await undo.wait_for()
             assert await undo.text_content() == f"Undo seat {seat}: Check"

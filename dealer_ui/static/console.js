@@ -601,12 +601,15 @@ function renderChoices(view) {
 }
 
 // The last decision sent here can be undone, with the supervisor's approval, for UNDO_MS
-// and only while the table is still just after it (no card, no other decision since).
+// and only while the table is still just after it (no card, no other decision since). The
+// decision's answer may come before the feed's update of it: a view still before the
+// decision keeps the undo for the update to show.
 function renderUndo(view) {
   const undo = state.undo;
   const button = $("undo");
   const live = undo && view && view.hand_number === undo.hand && view.step === undo.step && performance.now() < undo.until;
-  if (!live) state.undo = null;
+  const before = undo && view && (view.hand_number < undo.hand || (view.hand_number === undo.hand && view.step < undo.step));
+  if (!live && !before) state.undo = null;
   button.hidden = !live;
   if (live) button.textContent = `Undo seat ${undo.seat}: ${undo.text}`;
 }
