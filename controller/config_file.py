@@ -148,7 +148,9 @@ class Api:
 
     Sign-in and sessions: ``guesses_per_hour`` wrong PINs for one id within an hour, from
     all addresses together, lock that id (for every address but the ``kiosks``: addresses or
-    networks) until a supervisor unlocks it; a session of any role ends after
+    networks) until a supervisor unlocks it; a guess refused without its check (its id
+    locked, its address locked out) is answered ``refusal_delay`` seconds later, so that a
+    sweep's guesses cost the table a wait each, not work; a session of any role ends after
     ``session_idle`` seconds without a request or a feed message. ``/metrics`` and
     ``/health``'s details answer only ``operations_from`` (addresses or networks) and the
     bearer tokens whose SHA-256 digests (hex) are ``operations_tokens``."""
@@ -176,6 +178,7 @@ class Api:
     address_write_burst: int = 200
     refusal_fold: float = 10.0
     guesses_per_hour: int = 20
+    refusal_delay: float = 1.0
     kiosks: tuple[str, ...] = ()
     session_idle: float = 1800.0
     operations_from: tuple[str, ...] = ()
@@ -316,6 +319,7 @@ _API_TIMES = {  # key: (least, most) seconds
     "request_timeout": (0.1, 600.0),
     "feed_penalty": (0.0, 3600.0),
     "refusal_fold": (0.1, 3600.0),
+    "refusal_delay": (0.0, 10.0),
     "session_idle": (60.0, 8 * 3600.0),
 }
 _API_LISTS = (

@@ -326,6 +326,7 @@ class Auth:
     wall: Callable[[], float] = time.time  # the wall clock: what a kept session's times are
     on_change: Callable[[], None] | None = None  # a kept role's sessions changed (keep them)
     refusal_fold: float = 10.0  # the refusals made unchecked are logged once per burst this long
+    refusal_delay: float = 0.0  # a guess refused unchecked is answered this much later
     _sessions: dict[str, Session] = field(default_factory=dict)
     _touched: dict[str, float] = field(default_factory=dict)  # token: last used
     # sessions restored after a restart, not used since: digest -> (session, last used)
@@ -363,6 +364,7 @@ class Auth:
             kiosks=api.kiosks,
             idle_seconds=api.session_idle,
             refusal_fold=api.refusal_fold,
+            refusal_delay=api.refusal_delay,
         )
 
     async def sign_in(self, role: str, who: str, pin: str, client: str) -> Session:
@@ -578,6 +580,7 @@ class Auth:
         refused = self._unchecked(role, who, client, now)
         if refused is not None:
             self._refused(refused, role, who, client)
+            await asyncio.sleep(self.refusal_delay)
             raise refused
         self._reported.discard(address)
         lock = f"lock:{kind}:{who}"

@@ -149,7 +149,9 @@ class PinGate:
     checked nor a journal entry (:meth:`Auth.refused_early`: the id is locked, 423; its
     address is locked out, 429, but for the first refusal of the lockout, which the app
     journals): no routing, no model, no session looked up, and one log line per burst
-    (a sweep of guesses from many addresses costs the table's loop little per guess).
+    (a sweep of guesses from many addresses costs the table's loop little per guess); its
+    answer waits ``Auth.refusal_delay`` (``[api] refusal_delay``) on a timer, so that a
+    sweeper waits rather than sends.
 
     An attempt is a state-changing ``/api/`` request whose JSON body carries a ``pin``
     (text of 1 to 64 characters) and names whose: ``supervisor`` (a supervisor's action,
@@ -185,6 +187,7 @@ class PinGate:
             client = scope.get("client")
             error = self.auth.refused_early(*attempt, client[0] if client else "unknown")
             if error is not None:
+                await asyncio.sleep(self.auth.refusal_delay)  # a sweep's guess waits, not works
                 await JSONResponse(refusal(error).body(), error.status)(scope, receive, send)
                 return
 

@@ -584,7 +584,7 @@ def test_attempts_refused_unchecked_are_refused_before_the_app_reads_them_and_lo
             await super().check_pin(*args)
 
     pit = Credential("S1", "")
-    api = Api(guesses_per_hour=3)
+    api = Api(guesses_per_hour=3, refusal_delay=0.0)  # answered late: the next test
     auth = Counted.configured(api, (), [pit])
     auth.verify, auth.attack_delay, auth.max_failures = (lambda _hash, _pin: False), 0.0, 2
     app = create_pit(FloorConfig(dsn="", api=api, supervisors=(pit,)), auth)
@@ -614,6 +614,43 @@ def test_attempts_refused_unchecked_are_refused_before_the_app_reads_them_and_lo
     lines = [record.getMessage() for record in caplog.records]
     assert len([line for line in lines if "the id is locked" in line]) == 1
     assert len([line for line in lines if "too many attempts" in line]) == 1
+
+
+def test_a_guess_refused_unchecked_is_answered_late_and_the_loop_serves_meanwhile() -> None:
+    """``[api] refusal_delay``: a guess for a locked id (by the gate) and one from an address
+    locked out (the lockout's first, by the app) are each answered no sooner than the delay,
+    20 at once from 20 addresses in one delay, not 20; the app answers others meanwhile."""
+    pit = Credential("S1", "")
+    api = Api(guesses_per_hour=2, refusal_delay=0.6)
+    auth = Auth.configured(api, (), [pit])
+    auth.verify, auth.attack_delay, auth.max_failures = (lambda _hash, _pin: False), 0.0, 2
+    app = create_pit(FloorConfig(dsn="", api=api, supervisors=(pit,)), auth)
+    wrong = {"id": "S1", "pin": "000000"}
+
+    async def guess(address: str, body: dict[str, str]) -> tuple[int, float]:
+        async with client_at(app, address) as guesser:
+            started = time.perf_counter()
+            answer = await guesser.post("/api/sessions", json=body)
+            return answer.status_code, time.perf_counter() - started
+
+    async def scenario() -> None:
+        for n in range(2):  # checked, wrong: the id is locked
+            assert (await guess(f"10.0.1.{n}", wrong))[0] == 401
+        started = time.perf_counter()
+        sweep = [asyncio.create_task(guess(f"10.0.2.{n}", wrong)) for n in range(20)]
+        async with client_at(app, "10.0.3.1") as other:
+            page = await other.get("/")
+            assert page.status_code == 200 and not any(task.done() for task in sweep)
+        answers = await asyncio.gather(*sweep)
+        assert {status for status, _ in answers} == {423}
+        assert min(took for _, took in answers) >= 0.6
+        assert time.perf_counter() - started < 0.6 * 5  # waited together, not one by one
+        other_id = {"id": "S2", "pin": "000000"}  # an address locked out: through the app
+        assert [(await guess("10.0.4.1", other_id))[0] for _ in range(2)] == [401, 401]
+        status, took = await guess("10.0.4.1", other_id)
+        assert status == 429 and took >= 0.6
+
+    asyncio.run(asyncio.wait_for(scenario(), 60))
 
 
 def test_a_burst_of_refusals_is_logged_in_two_lines() -> None:
