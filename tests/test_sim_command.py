@@ -81,8 +81,10 @@ def test_faults_are_counted_and_resolved(tmp_path: Path) -> None:
     assert "alerts still open" not in faulty.stdout
     assert "frames dropped or corrupted" in injected
     unplugs = sum(int(n) for n in re.findall(r"unplugged (\d+)", injected))
-    if unplugs:
-        assert re.search(rf"^  link_down: {unplugs} raised", faulty.stdout, re.M), faulty.stdout
+    downs = re.search(r"^  link_down: (\d+) raised", faulty.stdout, re.M)
+    # every pull is noticed; a machine loaded past the links' silence (three heartbeats of
+    # 250 ms) takes a link down too, as it would at a table: more may be raised, none fewer
+    assert (int(downs.group(1)) if downs else 0) >= unplugs, faulty.stdout
     fingerprint = "hands fingerprint"
     assert field(faulty.stdout, fingerprint) == field(clean.stdout, fingerprint)
 
