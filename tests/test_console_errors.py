@@ -22,6 +22,7 @@ from controller.rules import Phase
 from controller.table import Refuse, Table
 from tests.console_kit import SUPERVISOR, LiveTable, Script, dealer_signed_in
 from tests.test_console_browser import console, on_the_shoe, settled_page
+from tests.test_console_taps import ARM_MS, PAUSE_AHEAD_MS
 from tests.test_console_touch import SMALL, journaled, keys, reachable
 
 pytestmark = pytest.mark.slow  # a live table
@@ -68,6 +69,7 @@ def test_an_exposed_card_an_up_card_dealt_down_and_a_misdeal_each_in_one_tap(
 
     async def scenario(shoe: Any) -> None:
         async with console(tmp_path, shoe, size=SMALL, touch=True) as (live, _browser, page):
+            await page.clock.install()  # its time runs as the machine's, until paused
             await dealer_signed_in(page)
             await live.seat_players()
             await live.play_hand(PLAIN, stop=lambda table: cards_of(table, 1) == 1)
@@ -77,7 +79,11 @@ def test_an_exposed_card_an_up_card_dealt_down_and_a_misdeal_each_in_one_tap(
             misdeal = page.locator("#misdeal")
             assert await misdeal.is_visible()  # during a hand only
 
-            # seat 1's first hole card lies face up: one tap on it in the seat's sheet
+            # seat 1's first hole card lies face up: one tap on it in the seat's sheet; the
+            # page's time stands still from the sheet's opening to its tap however slow the
+            # machine, so that the tap comes before the sheet is armed
+            now = await page.evaluate("Date.now()")  # ms; pause_at takes seconds
+            await page.clock.pause_at((now + PAUSE_AHEAD_MS) / 1000)
             await page.locator('li[data-seat="1"]').tap()
             sheet = page.locator("#seat-sheet")
             exposed = sheet.locator('button.dealer-error[data-place="1"]')
@@ -86,7 +92,8 @@ def test_an_exposed_card_an_up_card_dealt_down_and_a_misdeal_each_in_one_tap(
             assert await exposed.text_content() == "Exposed"
             await reachable(page)
             await page.screenshot(path=str(shots / "console-exposed-card-1024x600.png"))
-            await page.wait_for_timeout(400)
+            await page.clock.run_for(ARM_MS)  # armed now
+            await page.clock.resume()
             await exposed.tap()
             await sheet.wait_for(state="hidden")
             asked = page.locator("#requests li.request")
