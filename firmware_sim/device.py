@@ -19,7 +19,7 @@ from __future__ import annotations
 import random
 from collections import deque
 from dataclasses import dataclass
-from enum import IntEnum, StrEnum
+from enum import StrEnum
 from itertools import islice
 from typing import ClassVar, TypeVar
 
@@ -41,6 +41,7 @@ from drivers.protocol import (
     Reset,
     Status,
     StatusRequest,
+    WireEnum,
     encode_frame,
     seq_add,
     seq_distance,
@@ -48,7 +49,7 @@ from drivers.protocol import (
 from firmware_sim.faults import FaultInjector
 from luck_errors import LuckTableError
 
-E = TypeVar("E", bound=IntEnum)
+W = TypeVar("W", bound=WireEnum)
 HOST_SILENCE_HEARTBEATS = 3  # lamps go off after this many silent heartbeat intervals
 TX_BUFFER = 64  # bytes the transmitter holds ahead of the line (with a baud rate)
 
@@ -458,11 +459,12 @@ def parse_enum_text(kind: type[S], value: S | str, what: str) -> S:
         raise DeviceError(said, Cannot.UNKNOWN_NAME) from None
 
 
-def parse_enum(kind: type[E], value: E | int | str, what: str) -> E:
-    """An enum member from itself, its number or its (case-insensitive) name."""
+def parse_enum(kind: type[W], value: W | int | str, what: str) -> W:
+    """A protocol enumeration's member from itself, its number on the wire or its
+    (case-insensitive) name."""
     try:
-        return kind[value.upper()] if isinstance(value, str) else kind(value)
-    except (KeyError, ValueError):
-        known = ", ".join(member.name.lower() for member in kind)
+        return kind.of(value)
+    except ValueError:
+        known = ", ".join(member.value for member in kind)
         said = f"unknown {what} {value!r}; known: {known}"
         raise DeviceError(said, Cannot.UNKNOWN_NAME) from None

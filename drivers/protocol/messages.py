@@ -17,7 +17,7 @@ import dataclasses
 import struct
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from enum import IntEnum
+from enum import StrEnum
 from typing import Any, ClassVar, Self, cast
 
 from luck_errors import LuckTableError
@@ -47,26 +47,67 @@ class MessageError(LuckTableError, ValueError):
         self.reason = reason
 
 
-class DeviceKind(IntEnum):
-    SHOE = 1
-    SEAT_BOARD = 2
+class WireEnum(StrEnum):
+    """An enumeration of the protocol: a member is its name in lower case (``"jam"``, the
+    spelling of the journal, the table and the simulator's control channel), and the wire
+    carries its number (``wire``, :data:`WIRE_CODES`)."""
+
+    @property
+    def wire(self) -> int:
+        """The member's number on the wire."""
+        return WIRE_CODES[type(self)][self]
+
+    @classmethod
+    def of(cls, value: object) -> Self:
+        """The member ``value`` stands for: itself, its name in any case (``"jam"``,
+        ``"JAM"``) or its number on the wire (1); ``ValueError`` for another value."""
+        if isinstance(value, cls):
+            return value
+        if isinstance(value, str) and value.upper() in cls.__members__:
+            return cls[value.upper()]
+        if isinstance(value, int) and not isinstance(value, bool):
+            for member in cls:
+                if member.wire == value:
+                    return member
+        raise ValueError(f"{value!r} is no {cls.__name__}")
 
 
-class FaultCode(IntEnum):
+class DeviceKind(WireEnum):
+    """A kind of device (HELLO's ``device_kind``)."""
+
+    SHOE = "shoe"
+    SEAT_BOARD = "seat_board"
+
+
+class FaultCode(WireEnum):
     """Device faults. Each is raised by FAULT and cleared by FAULT_CLEARED."""
 
-    JAM = 1  # shoe: a card is stuck in the exit
-    LID_OPEN = 2  # shoe: lid or door open
-    READER = 3  # shoe reader or seat-board card reader failed
-    TAMPER = 4  # enclosure opened or seal broken
-    SENSOR = 5  # seat board: a seat sensor failed
+    JAM = "jam"  # shoe: a card is stuck in the exit
+    LID_OPEN = "lid_open"  # shoe: lid or door open
+    READER = "reader"  # shoe reader or seat-board card reader failed
+    TAMPER = "tamper"  # enclosure opened or seal broken
+    SENSOR = "sensor"  # seat board: a seat sensor failed
 
 
-class Disposition(IntEnum):
+class Disposition(WireEnum):
     """Where an unreadable card went."""
 
-    REJECT_TRAY = 1  # diverted to the reject tray: it is not in play
-    DEALT_UNREAD = 2  # it left the shoe unread: it is on the table
+    REJECT_TRAY = "reject_tray"  # diverted to the reject tray: it is not in play
+    DEALT_UNREAD = "dealt_unread"  # it left the shoe unread: it is on the table
+
+
+#: The number on the wire of every member of the protocol's enumerations (docs/protocol.md).
+WIRE_CODES: Mapping[type[WireEnum], Mapping[WireEnum, int]] = {
+    DeviceKind: {DeviceKind.SHOE: 1, DeviceKind.SEAT_BOARD: 2},
+    FaultCode: {
+        FaultCode.JAM: 1,
+        FaultCode.LID_OPEN: 2,
+        FaultCode.READER: 3,
+        FaultCode.TAMPER: 4,
+        FaultCode.SENSOR: 5,
+    },
+    Disposition: {Disposition.REJECT_TRAY: 1, Disposition.DEALT_UNREAD: 2},
+}
 
 
 def seq_add(seq: int, n: int = 1) -> int:
@@ -120,17 +161,12 @@ class _Fields:
             raise self.error(field, f"{value} is outside {low}..{high}")
         self.set(field, int(value))
 
-    def enum(self, field: str, kind: type[IntEnum]) -> None:
+    def enum(self, field: str, kind: type[WireEnum]) -> None:
         value = getattr(self.message, field)
         try:
-            if isinstance(value, str):
-                member = kind[value.upper()]
-            elif isinstance(value, bool):
-                raise ValueError(value)
-            else:
-                member = kind(value)
-        except (KeyError, ValueError):
-            names = ", ".join(f"{m.name.lower()} ({m.value})" for m in kind)
+            member = kind.of(value)
+        except ValueError:
+            names = ", ".join(f"{m.value} ({m.wire})" for m in kind)
             raise self.error(field, f"unknown value {value!r}; known: {names}") from None
         self.set(field, member)
 
@@ -164,6 +200,10 @@ class _Fields:
         self.set(field, seats)
 
 
+def _on_wire(value: Any) -> Any:
+    return value.wire if isinstance(value, WireEnum) else value
+
+
 @dataclass(frozen=True)
 class Message:
     """Base of all messages; see the module docstring."""
@@ -182,8 +222,9 @@ class Message:
         """Check and normalise every field (overridden where there are fields)."""
 
     def _wire_values(self) -> tuple[Any, ...]:
-        """The values packed into ``LAYOUT`` (default: the fields in order)."""
-        return tuple(getattr(self, f.name) for f in dataclasses.fields(self))
+        """The values packed into ``LAYOUT`` (default: the fields in order, an enumeration's
+        member as its number)."""
+        return tuple(_on_wire(getattr(self, f.name)) for f in dataclasses.fields(self))
 
     @classmethod
     def _from_wire(cls, values: tuple[Any, ...]) -> Self:
@@ -284,7 +325,7 @@ class Hello(_Report):
     def _wire_values(self) -> tuple[Any, ...]:
         return (
             self.protocol_version,
-            self.device_kind,
+            self.device_kind.wire,
             *self.firmware,
             self.boot_id,
             self.next_seq,
@@ -340,8 +381,8 @@ class Status(_Report):
         faults = []
         for code in self.faults:
             try:
-                faults.append(FaultCode[code.upper()] if isinstance(code, str) else FaultCode(code))
-            except (KeyError, ValueError):
+                faults.append(FaultCode.of(code))
+            except ValueError:
                 raise fields.error("faults", f"unknown fault {code!r}") from None
         fields.set("faults", frozenset(faults))
         fields.flag("bonus_lamp")
@@ -353,7 +394,7 @@ class Status(_Report):
         return (
             self.next_seq,
             self.pending,
-            sum(1 << (f - 1) for f in self.faults),
+            sum(1 << (f.wire - 1) for f in self.faults),
             self.bonus_lamp,
             seat_mask(self.seat_lamps),
             seat_mask(self.occupied),
@@ -657,10 +698,10 @@ def to_dict(message: Message) -> dict[str, Any]:
     data: dict[str, Any] = {"type": message.NAME}
     for f in dataclasses.fields(message):
         value = getattr(message, f.name)
-        if isinstance(value, IntEnum):
-            value = value.name.lower()
+        if isinstance(value, WireEnum):
+            value = value.value
         elif isinstance(value, frozenset):
-            value = sorted(v.name.lower() if isinstance(v, IntEnum) else v for v in value)
+            value = sorted(v.value if isinstance(v, WireEnum) else v for v in value)
         elif isinstance(value, bytes):
             value = value.hex()
         elif isinstance(value, tuple):
