@@ -54,7 +54,6 @@ from controller.table import (
     CorrectCard,
     Decide,
     Device,
-    Disposition,
     EnterCard,
     NewHand,
     Rebuy,
@@ -67,6 +66,7 @@ from controller.table import (
     apply,
 )
 from dealer_ui.auth import hash_pin
+from drivers.protocol import Disposition
 from firmware_sim.process import SimulatorProcess
 from firmware_sim.shoe import Cheat
 

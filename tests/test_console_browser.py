@@ -23,19 +23,11 @@ from playwright.async_api import async_playwright
 from controller.journal import Journal, JournalError
 from controller.rules import Dest, Do, Rules
 from controller.service import TableService
-from controller.table import (
-    Decide,
-    Disposition,
-    Mode,
-    NewHand,
-    SitDown,
-    Table,
-    TableSettings,
-    apply,
-)
+from controller.table import Decide, Mode, NewHand, SitDown, Table, TableSettings, apply
 from controller.table.settings import Protection
 from dealer_ui.auth import Auth
 from dealer_ui.views import view
+from drivers.protocol import Disposition
 from tests.console_kit import (
     DEALER,
     SUPERVISOR,

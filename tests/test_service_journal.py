@@ -77,7 +77,7 @@ def test_every_driver_event_becomes_the_table_input_with_the_service_time() -> N
         (
             ev.CardUnreadable(5, 4, Disposition.DEALT_UNREAD),
             SHOE,
-            card_unreadable(at=AT, disposition=ti.Disposition.DEALT_UNREAD, seq=5),
+            card_unreadable(at=AT, disposition=Disposition.DEALT_UNREAD, seq=5),
         ),
         (ev.DeckLoaded(6, 9, 52, 52), SHOE, deck_loaded(at=AT, count=52, seq=6)),
         (
@@ -88,12 +88,12 @@ def test_every_driver_event_becomes_the_table_input_with_the_service_time() -> N
         (
             ev.DeviceFault(7, FaultCode.LID_OPEN),
             SHOE,
-            device_fault(at=AT, device=Device.SHOE, fault=ti.Fault.LID_OPEN, seq=7),
+            device_fault(at=AT, device=Device.SHOE, fault=FaultCode.LID_OPEN, seq=7),
         ),
         (
             ev.DeviceFaultCleared(8, FaultCode.SENSOR),
             BOARD,
-            device_fault_cleared(at=AT, device=Device.SEAT_BOARD, fault=ti.Fault.SENSOR, seq=8),
+            device_fault_cleared(at=AT, device=Device.SEAT_BOARD, fault=FaultCode.SENSOR, seq=8),
         ),
         (ev.SeatOccupied(1, 3), BOARD, seat_occupied(at=AT, seat=3, seq=1)),
         (ev.SeatVacated(2, 3), BOARD, seat_vacated(at=AT, seat=3, seq=2)),

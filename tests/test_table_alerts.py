@@ -26,7 +26,6 @@ from controller.table import (
     Cleared,
     CorrectCard,
     Device,
-    Fault,
     Table,
     VoidHand,
     WrongFace,
@@ -53,6 +52,7 @@ from controller.table.alerts import (
     UnreadCard,
 )
 from dealer_ui.views import Role, effects_view, view
+from drivers.protocol import FaultCode
 from tests.device_inputs import card_at_seat, card_read, seat_vacated
 from tests.table_driver import TableDriver, code
 
@@ -251,7 +251,7 @@ OLD_ALERTS: list[tuple[dict[str, Any], AlertFacts]] = [
             device="shoe",
             fault="jam",
         ),
-        DeviceFault(Device.SHOE, Fault.JAM),
+        DeviceFault(Device.SHOE, FaultCode.JAM),
     ),
     (
         old(

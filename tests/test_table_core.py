@@ -23,9 +23,7 @@ from controller.table import (
     Decide,
     Device,
     DeviceRestarted,
-    Disposition,
     EnterCard,
-    Fault,
     FromDevice,
     Leave,
     LinkDown,
@@ -56,6 +54,7 @@ from controller.table import (
 )
 from controller.table.effects import HandStarted, Refuse
 from drivers import events as ev
+from drivers.protocol import Disposition, FaultCode
 from tests.device_inputs import (
     card_at_seat,
     card_read,
@@ -186,9 +185,9 @@ def test_new_hand_needs_a_deck_two_players_and_no_blocking_alert():
     assert driver.refused(NewHand) is Refuse.TOO_FEW_PLAYERS
     driver.seat({4: 200})
     assert driver.table.signals.display == "READY: NEW HAND"
-    driver.ok(device_fault, device=Device.SHOE, fault=Fault.LID_OPEN)
+    driver.ok(device_fault, device=Device.SHOE, fault=FaultCode.LID_OPEN)
     assert driver.refused(NewHand) is Refuse.ALERTS_OPEN
-    driver.ok(device_fault_cleared, device=Device.SHOE, fault=Fault.LID_OPEN)
+    driver.ok(device_fault_cleared, device=Device.SHOE, fault=FaultCode.LID_OPEN)
     step = driver.ok(NewHand)
     kinds = [effect.kind for effect in step.effects]
     assert kinds[:3] == ["hand_started", "ante", "ante"]
@@ -600,19 +599,19 @@ def test_without_a_seat_board_card_reports_are_ignored():
 
 def test_device_fault_pauses_until_the_device_clears_it():
     driver = two_seats()
-    driver.ok(device_fault, device=Device.SHOE, fault=Fault.JAM)
-    driver.ok(device_fault, device=Device.SHOE, fault=Fault.JAM)  # reported twice: one alert
+    driver.ok(device_fault, device=Device.SHOE, fault=FaultCode.JAM)
+    driver.ok(device_fault, device=Device.SHOE, fault=FaultCode.JAM)  # reported twice: one alert
     alert = driver.table.alerts[0]
     assert len(driver.table.alerts) == 1
     assert alert.message == "shoe: a card is jammed in the shoe's exit"
     assert alert.to_json()["severity"] == "fault"
     refused = driver.refused(ResolveAlert, alert=alert.id, remedy=Remedy.DONE, **SUPERVISOR)
     assert refused is Refuse.DEVICE_CLEARS
-    driver.ok(device_fault_cleared, device=Device.SHOE, fault=Fault.JAM)
+    driver.ok(device_fault_cleared, device=Device.SHOE, fault=FaultCode.JAM)
     assert driver.table.alerts == () and driver.table.signals.mode is Mode.DEAL
 
 
-@pytest.mark.parametrize("fault", list(Fault))
+@pytest.mark.parametrize("fault", list(FaultCode))
 def test_every_fault_has_words_and_a_remedy(fault):
     driver = TableDriver.make()
     driver.ok(device_fault, device=Device.SEAT_BOARD, fault=fault)
@@ -709,7 +708,7 @@ def test_void_puts_every_chip_back_and_clears_the_hands_alerts():
     driver = betting()
     driver.act(2, "complete")
     driver.ok(card_read, code=code("Qc"))
-    driver.ok(device_fault, device=Device.SHOE, fault=Fault.LID_OPEN)
+    driver.ok(device_fault, device=Device.SHOE, fault=FaultCode.LID_OPEN)
     assert driver.refused(VoidHand, who="", why="misdeal") is Refuse.WHO_NEEDED
     step = driver.ok(VoidHand, **SUPERVISOR)
     assert driver.table.hand.phase is Phase.VOID and not driver.table.in_hand
@@ -768,8 +767,8 @@ EXAMPLES = [
     deck_loaded(at=6, count=52, deck=9),
     card_read(at=6, code=12, uid="04a1b2c3d4e5f6"),
     card_at_seat(at=6, seat=2, code=12, uid="04a1b2c3d4e5f6"),
-    device_fault(at=7, device=Device.SHOE, fault=Fault.TAMPER),
-    device_fault_cleared(at=8, device=Device.SEAT_BOARD, fault=Fault.SENSOR),
+    device_fault(at=7, device=Device.SHOE, fault=FaultCode.TAMPER),
+    device_fault_cleared(at=8, device=Device.SEAT_BOARD, fault=FaultCode.SENSOR),
     LinkUp(at=9, device=Device.SHOE),
     LinkUp(at=9, device=Device.SHOE, boot=7, next_seq=12, pending=3),
     LinkUp(at=9, device=Device.SEAT_BOARD, boot=7, serial="SEATS-0042"),
@@ -871,7 +870,7 @@ def test_state_round_trips_and_replays_byte_for_byte():
     driver = fourth(bonus_price=5)
     driver.read("Qc 3d 4c")
     driver.ok(card_read, code=code("8d"))
-    driver.ok(device_fault, device=Device.SHOE, fault=Fault.JAM)
+    driver.ok(device_fault, device=Device.SHOE, fault=FaultCode.JAM)
     driver.ok(seat_vacated, seat=2)
     text = driver.dump()
     assert json.dumps(Table.from_json(json.loads(text)).to_json()) == text

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import controller.table as tc
 from controller.rules import Card, Do, parse_card
+from drivers.protocol import Disposition, FaultCode
 from tests.device_inputs import (
     card_at_seat,
     card_read,
@@ -106,16 +107,16 @@ def _hostile(data: st.DataObject, table: tc.Table, shoe: Shoe) -> tuple[type[tc.
         return card_read, {"code": data.draw(st.sampled_from(_codes(out)))}
     options: list[tuple[type[tc.TableInput], dict[str, Any]]] = [
         (card_read, {"code": data.draw(code)}),
-        (card_unreadable, {"disposition": data.draw(st.sampled_from(list(tc.Disposition)))}),
+        (card_unreadable, {"disposition": data.draw(st.sampled_from(list(Disposition)))}),
         (card_at_seat, {"seat": data.draw(seat), "code": data.draw(st.none() | code)}),
         (seat_occupied, {"seat": data.draw(seat)}),
         (seat_vacated, {"seat": data.draw(seat)}),
         (deck_loaded, {"count": data.draw(st.sampled_from([52, 51, 53, 0]))}),
         (
             device_fault,
-            {"device": data.draw(device), "fault": data.draw(st.sampled_from(tc.Fault))},
+            {"device": data.draw(device), "fault": data.draw(st.sampled_from(FaultCode))},
         ),
-        (device_fault_cleared, {"device": data.draw(device), "fault": tc.Fault.JAM}),
+        (device_fault_cleared, {"device": data.draw(device), "fault": FaultCode.JAM}),
         (tc.LinkDown, {"device": data.draw(device), "reason": "unplugged"}),
         (
             tc.DeviceRestarted,

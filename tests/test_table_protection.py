@@ -22,7 +22,6 @@ from controller.table import (
     Configure,
     CorrectCard,
     Decide,
-    Disposition,
     EnterCard,
     LinkUp,
     Mode,
@@ -52,6 +51,7 @@ from controller.table.inputs import Device, Remedy
 from controller.table.protection import Deck, DeckRegistered
 from controller.table.settings import Protection, SettingsError
 from dealer_ui.views import Role, effects_view, view
+from drivers.protocol import Disposition
 from tests.device_inputs import card_at_seat, card_read, card_unreadable, deck_card, deck_loaded
 from tests.hypothesis_profiles import examples
 from tests.table_driver import TableDriver, code

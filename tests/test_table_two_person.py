@@ -13,7 +13,6 @@ from controller.table import (
     AlertKind,
     CorrectCard,
     CorrectStack,
-    Disposition,
     EnterCard,
     Refuse,
     ResolveAlert,
@@ -26,6 +25,7 @@ from controller.table import (
 )
 from controller.table.inputs import Remedy
 from controller.table.settings import Protection
+from drivers.protocol import Disposition
 from tests.device_inputs import card_unreadable
 from tests.table_driver import TableDriver
 

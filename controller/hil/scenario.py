@@ -17,7 +17,8 @@ from typing import Any, TypeVar
 
 from controller.codec import Codec, CodecError
 from controller.rules import DECK, Card, CardError, Do, parse_card
-from controller.table import AlertKind, Device, Disposition, Fault, Mode, Remedy
+from controller.table import AlertKind, Device, Mode, Remedy
+from drivers.protocol import Disposition, FaultCode
 from firmware_sim.shoe import Cheat
 from luck_errors import LuckTableError
 
@@ -96,8 +97,8 @@ _EXPECT = (
     "refused",
 )
 _FAULTS = {
-    Device.SHOE: (Fault.JAM, Fault.LID_OPEN, Fault.READER, Fault.TAMPER),
-    Device.SEAT_BOARD: (Fault.READER, Fault.TAMPER, Fault.SENSOR),
+    Device.SHOE: (FaultCode.JAM, FaultCode.LID_OPEN, FaultCode.READER, FaultCode.TAMPER),
+    Device.SEAT_BOARD: (FaultCode.READER, FaultCode.TAMPER, FaultCode.SENSOR),
 }
 
 
@@ -337,7 +338,7 @@ def _value(action: str, value: object) -> Any:
     if action in ("unplug", "restart"):
         return _member(Device, value, action)
     if action in ("fault", "clear"):
-        return _member(Fault, value, action)
+        return _member(FaultCode, value, action)
     if action == "decide":
         items = value if isinstance(value, list) else [value]
         return tuple(_decision(item) for item in items)

@@ -12,7 +12,8 @@ from controller.hil.invariants import Felt
 from controller.hil.scenario import ScenarioStep
 from controller.hil.service import Console, next_update
 from controller.rules import DECK, Card
-from controller.table import Device, Disposition
+from controller.table import Device
+from drivers.protocol import Disposition
 from firmware_sim.process import SimulatorProcess
 from firmware_sim.shoe import Cheat
 

@@ -50,7 +50,6 @@ from controller.table import (
     DealerIn,
     Decide,
     Device,
-    Disposition,
     EnterCard,
     NewHand,
     Raised,
@@ -64,6 +63,7 @@ from controller.table import (
 from controller.table import effects as told
 from controller.table.alerts import CardMoved, DeckRejected, ForeignCard, Tamper, UnverifiedRead
 from controller.table.state import SEATS
+from drivers.protocol import Disposition
 from firmware_sim.shoe import Cheat
 from luck_errors import LuckTableError
 

@@ -23,7 +23,6 @@ from controller.sim.core_records import core_serial
 from controller.table import (
     Configure,
     Device,
-    Disposition,
     FromDevice,
     LinkDown,
     LinkUp,
@@ -35,8 +34,7 @@ from controller.table import (
 )
 from controller.table.streams import WAIT_MS
 from drivers import events as ev
-from drivers import protocol
-from drivers.protocol import tag_order
+from drivers.protocol import Disposition, tag_order
 from firmware_sim.device import DeviceError
 from firmware_sim.shoe import FOREIGN_DECK, Cheat, Tagged, tag_uid, tagged_deck, tamper
 from luck_errors import LuckTableError
@@ -305,8 +303,7 @@ class CoreFloor:
         if unread is None:
             self._event(Device.SHOE, ev.CardRead(seq, card.code, self._reads, card.uid))
         else:
-            disposition = protocol.Disposition[unread.name]
-            self._event(Device.SHOE, ev.CardUnreadable(seq, self._reads, disposition))
+            self._event(Device.SHOE, ev.CardUnreadable(seq, self._reads, unread))
         return card.card
 
     async def place(self, seat: int, card: int, lands_at: int) -> None:

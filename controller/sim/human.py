@@ -39,12 +39,12 @@ from controller.table import (
     AlertKind,
     CorrectCard,
     Device,
-    Disposition,
     Remedy,
     ResolveAlert,
     Table,
     WrongFace,
 )
+from drivers.protocol import Disposition
 
 #: The mistakes a person makes, and whether this dealer makes them yet (docs/sim.md).
 MISTAKES = {

@@ -25,7 +25,8 @@ from controller.config_file import MIN_PIN, Api, Credential
 from controller.journal.store import writer_lock
 from controller.service import Paused, TableService
 from controller.sim.floor import Observer, PhysicalActError
-from controller.table import AlertKind, Device, Disposition, Table, TableInput, TableSettings
+from controller.table import AlertKind, Device, Table, TableInput, TableSettings
+from drivers.protocol import Disposition
 from drivers.session import LinkConfig
 from firmware_sim.process import ControlReplyError, SimulatorProcess
 from firmware_sim.shoe import Cheat

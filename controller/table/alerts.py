@@ -26,8 +26,9 @@ from typing import Any, ClassVar, NamedTuple
 from controller.rules import Card, Dest, Effect, Form, Wait, Waiting, parse_card, say_waiting
 from controller.rules.state import STREET_NAMES
 from controller.table import legacy
-from controller.table.inputs import Device, Fault, Remedy
+from controller.table.inputs import Device, Remedy
 from controller.table.told import TableTold
+from drivers.protocol import FaultCode
 
 #: How the words name a card: ``str`` ("Kd"), or a viewer's (a hidden card: "a card").
 Name = Callable[[Card], str]
@@ -262,7 +263,7 @@ _DECODE: dict[str, Callable[[Any], Any]] = {
     "why": NotDue.from_json,
     "to": Dest,
     "device": Device,
-    "fault": Fault,
+    "fault": FaultCode,
 }
 
 
@@ -530,11 +531,11 @@ class ShoeEmpty(AlertFacts):
 
 
 _FAULT_WORDS = {
-    Fault.JAM: ("a card is jammed in the shoe's exit", "clear the jam"),
-    Fault.LID_OPEN: ("the shoe's lid is open", "close the lid"),
-    Fault.READER: ("a card reader failed", "call a technician"),
-    Fault.TAMPER: ("the enclosure was opened", "call the supervisor and surveillance"),
-    Fault.SENSOR: ("a seat sensor failed", "call a technician"),
+    FaultCode.JAM: ("a card is jammed in the shoe's exit", "clear the jam"),
+    FaultCode.LID_OPEN: ("the shoe's lid is open", "close the lid"),
+    FaultCode.READER: ("a card reader failed", "call a technician"),
+    FaultCode.TAMPER: ("the enclosure was opened", "call the supervisor and surveillance"),
+    FaultCode.SENSOR: ("a seat sensor failed", "call a technician"),
 }
 
 
@@ -544,7 +545,7 @@ class DeviceFault(AlertFacts):
 
     kind = AlertKind.DEVICE_FAULT
     device: Device
-    fault: Fault
+    fault: FaultCode
 
     def say(self, name: Name = str) -> str:
         return f"{self.device.words}: {_FAULT_WORDS[self.fault][0]}"
@@ -1044,7 +1045,7 @@ class Alert(NamedTuple):
         return getattr(self.facts, "device", None)
 
     @property
-    def fault(self) -> Fault | None:
+    def fault(self) -> FaultCode | None:
         return getattr(self.facts, "fault", None)
 
     @property

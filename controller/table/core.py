@@ -48,11 +48,12 @@ from controller.table.alerts import (
     NotDue,
     Tamper,
 )
-from controller.table.inputs import Device, Disposition, Fault, Remedy, TableInput
+from controller.table.inputs import Device, Remedy, TableInput
 from controller.table.protection import Deck, DeckRegistered, Registration
 from controller.table.state import SEATS, Placement, Seat, Signals, Table
 from controller.table.streams import Stream, Streams, card_at_seat, over
 from drivers import events as ev
+from drivers.protocol import Disposition, FaultCode
 from luck_errors import LuckTableError
 
 _PLAYER_DECISIONS = BETTING_DECISIONS | {Do.BONUS, Do.SHOW, Do.MUCK}
@@ -303,9 +304,9 @@ def _from_device(table: Table, item: ti.FromDevice, fx: list[Effect]) -> Table:
         case ev.DeckLoaded():
             return _deck_in(table, event, at, fx)
         case ev.DeviceFault():
-            return _device_fault(table, item.device, Fault[event.code.name], at, fx)
+            return _device_fault(table, item.device, event.code, at, fx)
         case ev.DeviceFaultCleared():
-            return _device_fault_cleared(table, item.device, Fault[event.code.name], fx)
+            return _device_fault_cleared(table, item.device, event.code, fx)
     assert_never(event)
 
 
@@ -442,7 +443,7 @@ def _replace_deck(table: Table, at: int, fx: list[Effect]) -> Table:
 
 
 def _card_unreadable(table: Table, event: ev.CardUnreadable, at: int, fx: list[Effect]) -> Table:
-    if Disposition[event.disposition.name] is Disposition.REJECT_TRAY:
+    if event.disposition is Disposition.REJECT_TRAY:
         fx.append(told.Rejected())
         return table
     why = _not_due(table)
@@ -785,13 +786,17 @@ def _burns_reloaded(table: Table, hand: Hand, count: int) -> bool:
     return not table.held and hand.expects_reload(count)
 
 
-def _device_fault(table: Table, device: Device, fault: Fault, at: int, fx: list[Effect]) -> Table:
+def _device_fault(
+    table: Table, device: Device, fault: FaultCode, at: int, fx: list[Effect]
+) -> Table:
     if _open(table, AlertKind.DEVICE_FAULT, device=device, fault=fault):
         return table
     return _raise(table, alerts.DeviceFault(device, fault), fx, at=at)
 
 
-def _device_fault_cleared(table: Table, device: Device, fault: Fault, fx: list[Effect]) -> Table:
+def _device_fault_cleared(
+    table: Table, device: Device, fault: FaultCode, fx: list[Effect]
+) -> Table:
     gone = _open(table, AlertKind.DEVICE_FAULT, device=device, fault=fault)
     return _clear(table, gone, Clearance.FAULT_CLEARED, fx, device=device)
 

@@ -55,24 +55,6 @@ class Device(StrEnum):
         return self.value.replace("_", " ")
 
 
-class Fault(StrEnum):
-    """Device faults, as the wire protocol names them."""
-
-    JAM = "jam"  # shoe: a card is stuck in the exit
-    LID_OPEN = "lid_open"  # shoe: lid or door open
-    READER = "reader"  # the shoe's reader or a seat-board card reader failed
-    TAMPER = "tamper"  # enclosure opened or seal broken
-    SENSOR = "sensor"  # seat board: a seat sensor failed
-
-
-class Disposition(StrEnum):
-    """Where an unreadable card went, in the table's words (the shoe's event carries the
-    protocol's, ``drivers.protocol.Disposition``, of the same names)."""
-
-    REJECT_TRAY = "reject_tray"  # diverted to the reject tray: not in play
-    DEALT_UNREAD = "dealt_unread"  # it left the shoe unread: it is on the table
-
-
 class By(StrEnum):
     """Who entered a player's decision."""
 
