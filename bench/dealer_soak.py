@@ -53,7 +53,6 @@ from controller.sim.human import HumanDealer
 from controller.table import (
     CorrectCard,
     Decide,
-    Device,
     EnterCard,
     NewHand,
     Rebuy,
@@ -66,7 +65,7 @@ from controller.table import (
     apply,
 )
 from dealer_ui.auth import hash_pin
-from drivers.protocol import Disposition
+from drivers.protocol import DeviceKind, Disposition
 from firmware_sim.process import SimulatorProcess
 from firmware_sim.shoe import Cheat
 
@@ -81,7 +80,7 @@ class ApiFloor:
 
     def __init__(self, shoe: SimulatorProcess, seats: SimulatorProcess, journal: Path) -> None:
         self.senses_seats = True  # the simulated seat board's sensors
-        self.devices = {Device.SHOE: shoe, Device.SEAT_BOARD: seats}
+        self.devices = {DeviceKind.SHOE: shoe, DeviceKind.SEAT_BOARD: seats}
         self.path = journal
         self.tally = Tally()
         self._table = Table(TableSettings())
@@ -151,10 +150,10 @@ class ApiFloor:
 
     # the devices ------------------------------------------------------------------------
 
-    async def _command(self, device: Device, line: str) -> Any:
+    async def _command(self, device: DeviceKind, line: str) -> Any:
         return await asyncio.to_thread(self.devices[device].command, line)
 
-    async def _act(self, device: Device, line: str) -> Any:
+    async def _act(self, device: DeviceKind, line: str) -> Any:
         reply = await self._command(device, line)
         deadline = time.monotonic() + ACT_TIMEOUT
         while True:
@@ -174,7 +173,7 @@ class ApiFloor:
     ) -> list[int]:
         if cheat is not None:
             raise PhysicalActError("the dealer soak loads no cheat (bench/cheat_soak.py does)")
-        await self._act(Device.SHOE, "load cards=" + ",".join(map(str, cards)))
+        await self._act(DeviceKind.SHOE, "load cards=" + ",".join(map(str, cards)))
         return cards
 
     async def switch(self, seat: int, card: int) -> None:
@@ -190,18 +189,18 @@ class ApiFloor:
         raise PhysicalActError("the human dealer pitches: draw is the automatic dealer's")
 
     async def place(self, seat: int, card: int, lands_at: int) -> None:
-        await self._act(Device.SEAT_BOARD, f"place {seat} {card} lands_at={lands_at}")
+        await self._act(DeviceKind.SEAT_BOARD, f"place {seat} {card} lands_at={lands_at}")
 
     async def sit(self, seat: int) -> None:
-        await self._act(Device.SEAT_BOARD, f"sit {seat}")
+        await self._act(DeviceKind.SEAT_BOARD, f"sit {seat}")
 
     async def leave(self, seat: int) -> None:
-        await self._act(Device.SEAT_BOARD, f"leave {seat}")
+        await self._act(DeviceKind.SEAT_BOARD, f"leave {seat}")
 
     async def people(self) -> None:
         raise PhysicalActError("no one works the soak's table at a console")
 
-    async def unplug(self, device: Device, seconds: float) -> None:
+    async def unplug(self, device: DeviceKind, seconds: float) -> None:
         raise PhysicalActError("the human dealer pulls a cable and deals on")
 
     async def settle(self) -> None:
@@ -209,14 +208,14 @@ class ApiFloor:
 
     async def pitch(self, unread: Disposition | None) -> int:
         line = "draw" if unread is None else f"draw unreadable disposition={unread.value}"
-        card: int = (await self._command(Device.SHOE, line))["card"]
+        card: int = (await self._command(DeviceKind.SHOE, line))["card"]
         return card
 
     async def land(self, card: int, lands_at: int, reads: int | None = None) -> None:
         seen = card if reads is None else reads  # the simulator reports the card it is told
-        await self._command(Device.SEAT_BOARD, f"place {lands_at} {seen}")
+        await self._command(DeviceKind.SEAT_BOARD, f"place {lands_at} {seen}")
 
-    async def pull(self, device: Device, seconds: float) -> None:
+    async def pull(self, device: DeviceKind, seconds: float) -> None:
         await self._command(device, f"unplug {seconds:.2f}")
 
     async def wait(self) -> None:

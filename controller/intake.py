@@ -27,17 +27,16 @@ from typing import Any
 from controller.config import DevicePort
 from controller.journal import DeviceId
 from controller.journal.device_events import device_of
-from controller.table import Device
 from drivers import events as ev
 from drivers.device import DeviceDriver, SeatBoardDriver, ShoeDriver
 from drivers.errors import DriverError
 from drivers.pcsc.deck import read_deck
 from drivers.pcsc.device import PcscDevice, PcscSeats, PcscShoe
-from drivers.protocol import tag_order
+from drivers.protocol import DeviceKind, tag_order
 
-DRIVERS: dict[Device, type[DeviceDriver]] = {
-    Device.SHOE: ShoeDriver,
-    Device.SEAT_BOARD: SeatBoardDriver,
+DRIVERS: dict[DeviceKind, type[DeviceDriver]] = {
+    DeviceKind.SHOE: ShoeDriver,
+    DeviceKind.SEAT_BOARD: SeatBoardDriver,
 }
 #: A device's driver: on the wire protocol, or PC/SC readers (drivers/pcsc).
 Driver = DeviceDriver | PcscDevice
@@ -49,7 +48,7 @@ class Arrival:
     boot of the last LinkUp before it (None before the first), which the journal records."""
 
     event: ev.Event
-    device: Device
+    device: DeviceKind
     source: DeviceId | None
     received_at: float
 
@@ -71,7 +70,7 @@ class Intake:
     ``usb_backend``: a pyusb backend for ``usb://`` ports (tests' virtual bus).
     """
 
-    def __init__(self, device: Device, port: DevicePort, *, usb_backend: Any = None) -> None:
+    def __init__(self, device: DeviceKind, port: DevicePort, *, usb_backend: Any = None) -> None:
         self.device = device
         self.port = port
         self.usb_backend = usb_backend
@@ -112,7 +111,7 @@ class Intake:
         pcsc = self.port.pcsc
         if pcsc is not None:  # the deck file read at each open: a new deck, a new file
             deck = read_deck(pcsc.deck)
-            if self.device is Device.SHOE:
+            if self.device is DeviceKind.SHOE:
                 return PcscShoe(pcsc.readers["shoe"], deck, link)
             return PcscSeats({int(seat): name for seat, name in pcsc.readers.items()}, deck, link)
         options: dict[str, Any] = {}

@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from controller.config import DevicePort
 from controller.intake import Arrival, Intake
 from controller.journal import DeviceId, Journal, to_input
-from controller.table import Device
+from controller.table import device_words
 from drivers import events as ev
 from drivers.errors import DriverError, HandshakeTimeout, PortNotFoundError
+from drivers.protocol import DeviceKind
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +52,7 @@ class Monitor:
 
     def __init__(
         self,
-        devices: Sequence[tuple[Device, DevicePort]],
+        devices: Sequence[tuple[DeviceKind, DevicePort]],
         report: Callable[[Observed], None],
         notice: Callable[[str], None],
         journal: Journal | None = None,
@@ -91,7 +92,7 @@ class Monitor:
             if retry is None or not isinstance(error, PortNotFoundError | HandshakeTimeout):
                 raise error
             self._notice(
-                f"waiting for the {intake.device.words} on {intake.port.url}: {error}; "
+                f"waiting for the {device_words(intake.device)} on {intake.port.url}: {error}; "
                 f"retry in {retry:g} s"
             )
 

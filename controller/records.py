@@ -24,6 +24,7 @@ from controller.journal.device_events import DEVICE, EVENT_TYPES, LINK, build_ev
 from controller.table import inputs as ti
 from controller.table.inputs import TableInput, input_from_json
 from drivers import events as ev
+from drivers.protocol import DeviceKind
 
 TABLE = "table"
 #: A refused credential: who tried, for what, from where (an audit record, no table input).
@@ -60,7 +61,7 @@ def record_of(item: TableInput) -> Input:
 
 
 def _device_event(
-    at: int, seq: int | None, device: ti.Device, fields: Mapping[str, Any], kind: str
+    at: int, seq: int | None, device: DeviceKind, fields: Mapping[str, Any], kind: str
 ) -> tuple[TableInput]:
     """A device's event: the driver's own, read by the codec, is the table's input."""
     event = build_event(EVENT_TYPES[kind], fields, seq, kind)
@@ -73,7 +74,7 @@ def _lost(fields: Mapping[str, Any]) -> int:
 
 
 def _link_up(
-    at: int, seq: int | None, device: ti.Device, fields: Mapping[str, Any]
+    at: int, seq: int | None, device: DeviceKind, fields: Mapping[str, Any]
 ) -> tuple[TableInput, ...]:
     """A restarted device lost every event it had not had acknowledged, including any the
     host never heard of: the link's count is then only what it knows, and none known means
@@ -95,13 +96,13 @@ def _link_up(
 
 
 def _link_down(
-    at: int, seq: int | None, device: ti.Device, fields: Mapping[str, Any]
+    at: int, seq: int | None, device: DeviceKind, fields: Mapping[str, Any]
 ) -> tuple[TableInput]:
     """The table keeps why the link went down in the driver's words (its ``detail``)."""
     return (ti.LinkDown(at=at, device=device, reason=fields["detail"]),)
 
 
-_Reader = Callable[[int, int | None, ti.Device, Mapping[str, Any]], tuple[TableInput, ...]]
+_Reader = Callable[[int, int | None, DeviceKind, Mapping[str, Any]], tuple[TableInput, ...]]
 
 #: The link events, whose table inputs say more (or less) than their fields: the table
 #: takes a device's kind and boot of a HELLO, and a restart of it.
@@ -135,7 +136,7 @@ def table_inputs(record: Record, where: str = "a record") -> tuple[TableInput, .
     if record.source not in (DEVICE, LINK) or read is None or record.device is None:
         raise JournalError(f"{where}: {record.source} {record.type} is not a table input")
     try:
-        device = ti.Device(record.device.kind)
+        device = DeviceKind(record.device.kind)
         return read(at_of(record.recorded_at), record.seq, device, record.fields)
     except (ti.TableInputError, JournalError) as error:
         raise JournalError(f"{where}: {record.type} {record.fields}: {error}") from None

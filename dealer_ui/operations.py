@@ -24,20 +24,21 @@ from prometheus_client.core import GaugeMetricFamily, InfoMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from controller.service import TableService
-from controller.table import AlertKind, Device
+from controller.table import AlertKind, device_words
 from controller.version import commit, version
 from dealer_ui.auth import in_networks
 from dealer_ui.studio import digest
 from dealer_ui.web import client_of
+from drivers.protocol import DeviceKind
 
 #: Below this much free space on the journal's disk the table is not ready (bytes).
 LOW_DISK = 100 * 1024 * 1024
 
 
-def _devices(service: TableService) -> list[Device]:
+def _devices(service: TableService) -> list[DeviceKind]:
     """The devices the table's configuration has."""
     config = service.config
-    return [Device.SHOE] + ([Device.SEAT_BOARD] if config.seat_board is not None else [])
+    return [DeviceKind.SHOE] + ([DeviceKind.SEAT_BOARD] if config.seat_board is not None else [])
 
 
 def _free_disk(service: TableService) -> int:
@@ -55,7 +56,9 @@ def not_ready(service: TableService) -> list[str]:
             where = service.config.journal.parent
             reasons.append(f"the journal's disk is nearly full: {free // 2**20} MB free at {where}")
     links = set(service.table.links)
-    reasons += [f"the {d.words} is not connected" for d in _devices(service) if d not in links]
+    reasons += [
+        f"the {device_words(d)} is not connected" for d in _devices(service) if d not in links
+    ]
     shipper = service.shipper
     if service.config.floor is not None and (shipper is None or not shipper.connected):
         reasons.append("the journal is not shipping to the floor (the floor is not reachable)")

@@ -56,18 +56,11 @@ from controller.rules.hand import Decision
 from controller.rules.hand_tables import MIN_CARDS
 from controller.rules.showdown import hand_value
 from controller.service import Subscription, TableService, Update
-from controller.table import (
-    Device,
-    FromDevice,
-    NewHand,
-    SitDown,
-    Table,
-    TableSettings,
-    apply,
-)
+from controller.table import FromDevice, NewHand, SitDown, Table, TableSettings, apply
 from dealer_ui.auth import AuthError, Denied
 from dealer_ui.feeds import Changes
 from drivers import events as ev
+from drivers.protocol import DeviceKind
 
 log = logging.getLogger(__name__)
 
@@ -614,7 +607,7 @@ def hand_started(seats: Iterable[int]) -> Table:
     for seat in seats:
         table = apply(table, SitDown(at=0, seat=seat, player=f"P{seat}", buy_in=100)).table
     loaded = ev.DeckLoaded(0, 0, 52, 52)  # a shoe that registers no deck
-    table = apply(table, FromDevice(at=0, device=Device.SHOE, event=loaded)).table
+    table = apply(table, FromDevice(at=0, device=DeviceKind.SHOE, event=loaded)).table
     return apply(table, NewHand(at=0)).table
 
 
@@ -627,7 +620,7 @@ def worker_ready(nice: int = WORKER_NICE) -> None:
     table = hand_started(range(1, 9))
     for code in range(16):  # two hole cards to each of 8 seats
         read = ev.CardRead(0, code, 0, b"")
-        table = apply(table, FromDevice(at=0, device=Device.SHOE, event=read)).table
+        table = apply(table, FromDevice(at=0, device=DeviceKind.SHOE, event=read)).table
     assert table.hand is not None
     hand_odds(table.hand, seed=0)
 

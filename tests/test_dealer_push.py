@@ -22,10 +22,11 @@ from controller.records import ACCESS, TABLE
 from controller.recovery import initial_table
 from controller.rules import DECK
 from controller.service import TableService
-from controller.table import Device, Refuse
+from controller.table import Refuse
 from controller.table.alerts import DeviceReplaced
 from dealer_ui.auth import Auth, hash_pin
 from dealer_ui.kept_sessions import EPOCH  # each run's: not an attempt
+from drivers.protocol import DeviceKind
 from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script, live_table
 from tests.service_kit import simulator
 
@@ -135,7 +136,7 @@ def test_a_shoe_with_another_serial_pauses_the_table_until_a_supervisor_accepts_
             assert table.settings.serials.shoe == "SHOE-0042"
             alerts = [alert for alert in table.alerts if alert.kind.value == "device_replaced"]
             assert [alert.facts for alert in alerts] == [
-                DeviceReplaced(Device.SHOE, "SIM-OTHER-7", "SHOE-0042")
+                DeviceReplaced(DeviceKind.SHOE, "SIM-OTHER-7", "SHOE-0042")
             ]
             await live.seat_players()
             await live.load(list(DECK))
@@ -144,7 +145,7 @@ def test_a_shoe_with_another_serial_pauses_the_table_until_a_supervisor_accepts_
             body = {**SUPERVISOR, "why": "checked the shoe", "alert": alerts[0].id}
             accepted = await live.post("/api/supervisor/resolve", {**body, "remedy": "done"})
             assert accepted.status_code == 200, accepted.text
-            assert live.service.table.expected_serial(Device.SHOE) == "SIM-OTHER-7"
+            assert live.service.table.expected_serial(DeviceKind.SHOE) == "SIM-OTHER-7"
             started = await live.post("/api/hands")
             assert started.status_code == 200, started.text
 

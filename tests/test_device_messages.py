@@ -21,10 +21,10 @@ from controller.journal import DeviceId, Journal, to_input
 from controller.journal.chain import stored
 from controller.journal.device_events import EVENT_TYPES
 from controller.records import table_inputs
-from controller.table import Device, FromDevice, input_from_json
+from controller.table import FromDevice, input_from_json
 from controller.table.inputs import CODEC, form_of
 from drivers import events as ev
-from drivers.protocol import decode_frame, from_dict
+from drivers.protocol import DeviceKind, decode_frame, from_dict
 from drivers.session import device_event
 from tests.protocol_vectors import FILES
 
@@ -78,7 +78,7 @@ def test_a_device_message_goes_from_the_wire_to_the_table_and_back_byte_for_byte
     assert item.event == event  # the driver's own event, no field copied by hand
     assert item.at == 1_765_000_000_125
     assert item.seq == item.event.seq == vector["seq"]
-    assert item.device is Device(device.kind)
+    assert item.device is DeviceKind(device.kind)
 
     # Back: the table's input is the record again.
     rewritten = to_input(item.event, device, entry.recorded_at)
@@ -111,7 +111,7 @@ def test_a_new_message_needs_no_table_form_of_its_own():
     form = form_of(ChipTrayCounted)  # not a member of DeviceEvent
     assert (form.tag, form.names) == ("chip_tray_counted", (("chips", "chips"), ("tray", "tray")))
     event = ChipTrayCounted(9, 250, b"\x01\x02")
-    item = FromDevice(at=5, device=Device.SHOE, seq=9, event=event)
+    item = FromDevice(at=5, device=DeviceKind.SHOE, seq=9, event=event)
     data = {"type": "chip_tray_counted", "at": 5, "device": "shoe", "chips": 250, "tray": "0102"}
     assert item.to_json() == {**data, "seq": 9}
     assert form.read({k: v for k, v in item.to_json().items() if k != "type"}, CODEC) == item

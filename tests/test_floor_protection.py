@@ -20,8 +20,8 @@ from controller.journal import Journal
 from controller.journal.device_events import to_input
 from controller.records import record_of
 from controller.table import Configure, NewHand, Remedy, ResolveAlert, SitDown, TableSettings
-from controller.table.inputs import Device
 from controller.table.settings import Protection
+from drivers.protocol import DeviceKind
 from drivers.session import LinkConfig
 from firmware_sim.runner import PtyRunner
 from firmware_sim.shoe import SimulatedShoe, tag_uid
@@ -195,7 +195,7 @@ def test_an_older_shoe_s_decks_reach_the_floor_as_sets_in_tag_order(floor, tmp_p
 
     async def scenario():
         async with runner:
-            intake = Intake(Device.SHOE, DevicePort(runner.path, link=link))
+            intake = Intake(DeviceKind.SHOE, DevicePort(runner.path, link=link))
             stopping = asyncio.Event()
             task = asyncio.create_task(intake.run(write, never_absent, stopping))
             await async_wait_until(

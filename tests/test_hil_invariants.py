@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from controller.hil.invariants import Felt, problems
 from controller.rules import parse_card
-from controller.table import Alert, AlertFacts, Device, Table, TableSettings
+from controller.table import Alert, AlertFacts, Table, TableSettings
 from controller.table.alerts import (
     Busy,
     CardNotDealt,
@@ -13,6 +13,7 @@ from controller.table.alerts import (
     MisplacedCard,
     NotDue,
 )
+from drivers.protocol import DeviceKind
 
 KD = parse_card("Kd")
 
@@ -51,7 +52,9 @@ def test_a_remedy_true_when_raised_is_no_contradiction():
 
 
 def test_an_alert_left_open_and_chips_not_conserved_are_found():
-    table = Table(TableSettings())._replace(alerts=(alert(LinkDown(Device.SHOE), 1),), bought_in=5)
+    table = Table(TableSettings())._replace(
+        alerts=(alert(LinkDown(DeviceKind.SHOE), 1),), bought_in=5
+    )
     found = problems(table, [], Felt())
     assert any("alerts left open at the end: link_down" in line for line in found)
     assert any("chips not conserved" in line for line in found)

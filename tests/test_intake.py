@@ -8,9 +8,9 @@ import asyncio
 from controller.config import DevicePort
 from controller.intake import Arrival, Intake, Registrations
 from controller.journal import DeviceId
-from controller.table import Device
 from drivers import events as ev
 from drivers.errors import DriverError, PortNotFoundError
+from drivers.protocol import DeviceKind
 from drivers.session import LinkConfig
 from firmware_sim.runner import PtyRunner
 from firmware_sim.shoe import SimulatedShoe, tag_uid
@@ -42,7 +42,7 @@ def test_nothing_is_acknowledged_before_its_batch_is_journaled_and_batches_take_
 
     async def scenario():
         async with runner:
-            intake = Intake(Device.SHOE, DevicePort(runner.path, link=LINK))
+            intake = Intake(DeviceKind.SHOE, DevicePort(runner.path, link=LINK))
             stopping = asyncio.Event()
             task = asyncio.create_task(intake.run(journal, never_absent, stopping))
             await async_wait_until(
@@ -75,7 +75,7 @@ def test_a_device_that_restarted_while_its_batch_was_journaled_is_not_acknowledg
 
     async def scenario():
         async with runner:
-            intake = Intake(Device.SHOE, DevicePort(runner.path, link=LINK))
+            intake = Intake(DeviceKind.SHOE, DevicePort(runner.path, link=LINK))
             stopping = asyncio.Event()
 
             async def journal(batch):
@@ -121,7 +121,7 @@ def test_an_absent_device_is_reported_with_the_backoff_and_waited_for():
 
     stopping = asyncio.Event()
     link = LinkConfig(backoff_initial=0.01, backoff_max=0.02)
-    intake = Intake(Device.SHOE, DevicePort("/dev/no-such-shoe", link=link))
+    intake = Intake(DeviceKind.SHOE, DevicePort("/dev/no-such-shoe", link=link))
     asyncio.run(asyncio.wait_for(intake.run(journal, absent, stopping), 10))
     assert [retry for _, retry in told] == [0.01, 0.02, 0.02]
     assert "/dev/no-such-shoe" in told[0][0]
@@ -147,7 +147,7 @@ def test_an_older_shoe_s_registration_is_journaled_as_the_deck_s_set_never_its_d
 
     async def scenario():
         async with runner:
-            intake = Intake(Device.SHOE, DevicePort(runner.path, link=LINK))
+            intake = Intake(DeviceKind.SHOE, DevicePort(runner.path, link=LINK))
             stopping = asyncio.Event()
             task = asyncio.create_task(intake.run(journal, never_absent, stopping))
             await async_wait_until(
@@ -187,9 +187,11 @@ def test_a_registration_held_is_handed_on_in_tag_order_when_another_deck_or_boot
     up = ev.LinkUp(ev.DeviceInfo("pty", ev.DeviceKind.SHOE, "S", (1, 0, 0), 2, 2), "reset", 1)
 
     def card(seq, deck, code):
-        return Arrival(ev.DeckCard(seq, deck, seq, code, bytes([4, code])), Device.SHOE, boot, 0)
+        return Arrival(
+            ev.DeckCard(seq, deck, seq, code, bytes([4, code])), DeviceKind.SHOE, boot, 0
+        )
 
-    fault = Arrival(ev.DeviceFault(3, ev.FaultCode.LID_OPEN), Device.SHOE, boot, 0)
+    fault = Arrival(ev.DeviceFault(3, ev.FaultCode.LID_OPEN), DeviceKind.SHOE, boot, 0)
     hold = Registrations()
     ready, last = hold.take([card(0, 1, 30), card(1, 1, 7), card(2, 1, 12), fault])
     assert (ready, last) == ([fault], None)
@@ -200,10 +202,10 @@ def test_a_registration_held_is_handed_on_in_tag_order_when_another_deck_or_boot
         (2, 2, 30),
     ]
     assert last is None  # deck 2's card is held
-    ready, last = hold.take([Arrival(up, Device.SHOE, other, 0)])  # the shoe restarted
+    ready, last = hold.take([Arrival(up, DeviceKind.SHOE, other, 0)])  # the shoe restarted
     assert [a.event for a in ready] == [ev.DeckCard(4, 2, 0, 5, b"\x04\x05"), up]
     assert last is None
-    loaded = Arrival(ev.DeckLoaded(0, 3, 52, 52, registered=True), Device.SHOE, other, 0)
+    loaded = Arrival(ev.DeckLoaded(0, 3, 52, 52, registered=True), DeviceKind.SHOE, other, 0)
     assert hold.take([loaded]) == ([loaded], loaded)
 
 
@@ -214,7 +216,7 @@ def test_no_more_of_a_registration_is_held_than_a_deck_or_the_link_s_queue_allow
     boot = DeviceId("shoe", "S", 1)
     hold = Registrations(3)
     cards = [
-        Arrival(ev.DeckCard(seq, 1, seq, code, bytes([4, code])), Device.SHOE, boot, 0)
+        Arrival(ev.DeckCard(seq, 1, seq, code, bytes([4, code])), DeviceKind.SHOE, boot, 0)
         for seq, code in enumerate([9, 4, 7, 1, 0])
     ]
     assert hold.take(cards[:3]) == ([], None)

@@ -34,8 +34,9 @@ from controller.sim.dealer import Dealer, FaultRates, Tally
 from controller.sim.floor import CoreFloor
 from controller.sim.human import HumanDealer
 from controller.table import Table, TableSettings
-from controller.table.inputs import Device, input_from_json
+from controller.table.inputs import input_from_json
 from dealer_ui.archive import hand_record
+from drivers.protocol import DeviceKind
 from tests.console_kit import Script, live_table
 from tests.service_kit import config, simulator
 
@@ -116,7 +117,7 @@ def as_the_service_writes(core: Path, path: Path, folder: Path) -> None:
                     await service.submit(input_from_json(entry.fields))
                     continue
                 assert entry.device is not None
-                device = Device(entry.device.kind)
+                device = DeviceKind(entry.device.kind)
                 arrival = Arrival(event_of(entry), device, entry.device, entry.recorded_at)
                 await service._arrived([arrival])
 

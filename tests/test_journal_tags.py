@@ -21,8 +21,9 @@ from controller.recovery import recover
 from controller.sim.core_journal import CoreJournal
 from controller.sim.dealer import Dealer, Tally
 from controller.sim.floor import DECK_ID, CoreFloor
-from controller.table import Device, FromDevice, Table, TableSettings
+from controller.table import FromDevice, Table, TableSettings
 from drivers import events as ev
+from drivers.protocol import DeviceKind
 from tests.device_inputs import card_at_seat, card_read, deck_card, deck_loaded
 
 pytestmark = pytest.mark.slow  # a core run and a service's journal
@@ -77,7 +78,7 @@ def test_records_of_an_earlier_release_read_with_the_defaults(tmp_path: Path):
     assert event_of(loaded) == ev.DeckLoaded(1, 4, 52, 52, registered=False)
     assert event_of(seat) == ev.CardAtSeat(1, 2, 12, b"")
     assert table_inputs(loaded) == (
-        FromDevice(at=1000, device=Device.SHOE, seq=1, event=event_of(loaded)),
+        FromDevice(at=1000, device=DeviceKind.SHOE, seq=1, event=event_of(loaded)),
     )
     assert table_inputs(loaded)[0].to_json() == deck_loaded(at=1000, count=52, seq=1).to_json()
     assert table_inputs(seat) == (card_at_seat(at=2000, seat=2, code=12, seq=1),)

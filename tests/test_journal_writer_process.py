@@ -17,6 +17,7 @@ from controller.sim import journal_writer
 from controller.sim.journal_writer import AHEAD, Hand, JournalWriter
 from controller.table import TableInput
 from controller.table import inputs as ti
+from drivers.protocol import DeviceKind
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow  # the journal writer's processes
@@ -60,7 +61,7 @@ def test_a_hand_that_cannot_be_written_stops_the_run_with_the_reason(tmp_path: P
 
 def test_an_input_its_record_does_not_stand_for_stops_the_run(tmp_path: Path) -> None:
     writer = JournalWriter(tmp_path / "j.sqlite3", Rotation(0, 0))
-    second_boot = ti.LinkUp(at=1_700_000_000_000, device=ti.Device.SHOE, boot=2, next_seq=0)
+    second_boot = ti.LinkUp(at=1_700_000_000_000, device=DeviceKind.SHOE, boot=2, next_seq=0)
     writer.write(Hand([*inputs(2), second_boot], 3))  # the modelled shoe boots once only
     with pytest.raises(JournalError, match=r"j\.sqlite3, input 3: its record stands for"):
         writer.close()

@@ -18,7 +18,7 @@ import pytest
 from controller.journal import Journal
 from controller.sim.dealer import Dealer, Tally
 from controller.sim.pcsc_floor import pcsc_floor, random_deck
-from controller.table import AlertKind, Device, NewHand, SitDown, TableSettings
+from controller.table import AlertKind, NewHand, SitDown, TableSettings
 from controller.table.alerts import ForeignCard, Tamper
 from controller.table.settings import Protection
 from drivers import events as ev
@@ -26,7 +26,7 @@ from drivers.errors import PortNotFoundError
 from drivers.pcsc.deck import read_deck
 from drivers.pcsc.device import PcscSeats, PcscShoe
 from drivers.pcsc.mapping import UNREGISTERED
-from drivers.protocol import Disposition
+from drivers.protocol import DeviceKind, Disposition
 from drivers.session import LinkConfig
 from firmware_sim import pcsc_rig
 from firmware_sim.pcsc_rig import PcscRig
@@ -234,7 +234,7 @@ def test_the_bonus_card_a_reused_tag_and_a_foreign_tag_through_pcscd(tmp_path: P
             alert = floor.table.alerts[1]  # the wire shoe's alert of another deck's card
             assert alert.kind is AlertKind.FOREIGN_CARD
             assert alert.facts == ForeignCard(Tamper.FOREIGN, None, FOREIGN.hex())
-            assert Device.SHOE in floor.table.links
+            assert DeviceKind.SHOE in floor.table.links
             # words for the dealer: what happened and what to do, with no code in them
             words = f"{alert.message}; {alert.remedy}"
             assert not re.search(r"\d|code", words) and "surveillance" in alert.remedy, words

@@ -14,7 +14,7 @@ import pytest
 from controller.config import DevicePort, Lacking, PcscReaders, lacking, parse_config
 from controller.config_file import ConfigError
 from controller.intake import Intake
-from controller.table import Device, Serials
+from controller.table import Serials
 from drivers.errors import DriverError
 from drivers.pcsc.deck import (
     DeckFileError,
@@ -25,6 +25,7 @@ from drivers.pcsc.deck import (
     read_deck,
     write_deck,
 )
+from drivers.protocol import DeviceKind
 from drivers.session import LinkConfig
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -148,7 +149,7 @@ def test_a_pcsc_shoe_whose_deck_file_is_missing_is_absent_with_the_reason_and_wa
     port = DevicePort(
         readers.url, link=LinkConfig(backoff_initial=0.01, backoff_max=0.02), pcsc=readers
     )
-    intake = Intake(Device.SHOE, port)
+    intake = Intake(DeviceKind.SHOE, port)
     asyncio.run(asyncio.wait_for(intake.run(journal, absent, stopping), 10))
     assert [retry for _, retry in told] == [0.01, 0.02]
     assert f"deck file {deck}" in told[0][0]

@@ -19,12 +19,13 @@ from controller.journal import DeviceId, to_input
 from controller.journal.device_events import device_of
 from controller.records import table_inputs
 from controller.sim.pcsc_floor import random_deck
-from controller.table import AlertKind, Device, NewHand, Refuse, Serials, Table, alerts
+from controller.table import AlertKind, NewHand, Refuse, Serials, Table, alerts
 from controller.table.inputs import Remedy
 from drivers import events as ev
 from drivers.pcsc import device as pcsc_device
 from drivers.pcsc.device import PcscShoe
 from drivers.pcsc.scard import Arrived, Readers, Seen, match_readers
+from drivers.protocol import DeviceKind
 from drivers.session import LinkConfig
 from tests.table_driver import TableDriver
 
@@ -129,7 +130,7 @@ def test_a_shoe_reader_replaced_by_another_that_matches_raises_device_replaced(
             assert isinstance(up, ev.LinkUp) and up.device.serial == OTHER
             assert up.next_seq == seq and not up.restarted  # nothing lost on the driver's side
             (alert,) = driver.table.alerts  # the link is back: only the reader's identity
-            assert alert.facts == alerts.DeviceReplaced(Device.SHOE, OTHER, FIRST)
+            assert alert.facts == alerts.DeviceReplaced(DeviceKind.SHOE, OTHER, FIRST)
             assert driver.table.blocks(alert) and driver.table.paused
             assert (driver.table.hand, driver.table.deck) == (hand, deck)  # no card invented
             # the same reader pulled and plugged back: the same alert, not a second one
@@ -138,7 +139,7 @@ def test_a_shoe_reader_replaced_by_another_that_matches_raises_device_replaced(
             assert kinds(await table.take(shoe)) == ["LinkDown", "LinkUp"]
             assert [a.id for a in driver.table.alerts] == [alert.id]
             driver.resolve(AlertKind.DEVICE_REPLACED, Remedy.DONE)  # a supervisor accepts it
-            assert driver.table.expected_serial(Device.SHOE) == OTHER
+            assert driver.table.expected_serial(DeviceKind.SHOE) == OTHER
             assert not driver.table.alerts and not driver.table.paused
             pcscd.tell(Arrived(PcscShoe.KEY, TAGS[31]))  # the next card out: dealt next
             (read,) = await table.take(shoe)

@@ -19,7 +19,8 @@ from controller.rules import DECK, Do
 from controller.service import TableService, Update, recover, steps
 from controller.sim.dealer import Dealer, Tally
 from controller.sim.service_floor import ServiceFloor
-from controller.table import AlertKind, Decide, Device, Mode, NewHand, SitDown, Table
+from controller.table import AlertKind, Decide, Mode, NewHand, SitDown, Table
+from drivers.protocol import DeviceKind
 from firmware_sim.process import AsyncControl as Control
 from firmware_sim.shoe import SimulatedShoe
 from firmware_sim.usb_backend import VirtualUsbBackend
@@ -113,7 +114,7 @@ def test_the_bonus_card_lights_the_shoe_lamps_and_a_refused_decision_changes_not
         async def scenario() -> None:
             async with TableService(settings) as service:
                 control = await Control.connect(shoe.announced["control"])
-                await until(lambda: Device.SHOE in service.table.links, "the shoe's link")
+                await until(lambda: DeviceKind.SHOE in service.table.links, "the shoe's link")
                 for seat in (1, 2):
                     step = await service.submit(
                         SitDown(at=0, seat=seat, player=f"P{seat}", buy_in=200)
@@ -157,15 +158,15 @@ def test_an_absent_shoe_shows_not_connected_until_it_is_plugged(tmp_path: Path) 
     async def scenario() -> None:
         async with TableService(settings) as service:
 
-            def link_alerts() -> list[Device | None]:
+            def link_alerts() -> list[DeviceKind | None]:
                 return [a.device for a in service.table.alerts if a.kind is AlertKind.LINK_DOWN]
 
             await until(lambda: bool(link_alerts()), "the link alert")
-            assert link_alerts()[0] is Device.SHOE
+            assert link_alerts()[0] is DeviceKind.SHOE
             assert service.table.signals.mode is Mode.PAUSED
             with simulator("shoe") as shoe:
                 plug.symlink_to(shoe.port)
-                await until(lambda: Device.SHOE in service.table.links, "the shoe's link")
+                await until(lambda: DeviceKind.SHOE in service.table.links, "the shoe's link")
                 assert link_alerts() == []
                 await asyncio.to_thread(shoe.command, "load")
                 await until(lambda: service.table.deck_ready, "the deck")
@@ -199,7 +200,7 @@ def test_a_shoe_restarted_with_events_unsent_raises_events_lost(tmp_path: Path) 
 
         async def scenario() -> None:
             async with TableService(settings) as service:
-                await until(lambda: Device.SHOE in service.table.links, "the shoe's link")
+                await until(lambda: DeviceKind.SHOE in service.table.links, "the shoe's link")
                 control = await Control.connect(shoe.announced["control"])
                 await control.command("set drop_rate=1")  # the line loses everything now
                 await control.command("load")
@@ -212,7 +213,7 @@ def test_a_shoe_restarted_with_events_unsent_raises_events_lost(tmp_path: Path) 
                     return [a.message for a in service.table.alerts if a.kind in kinds]
 
                 await until(lambda: bool(lost()), "the events-lost alert")
-                await until(lambda: Device.SHOE in service.table.links, "the link again")
+                await until(lambda: DeviceKind.SHOE in service.table.links, "the link again")
                 assert not service.table.deck_ready  # the deck never reached the table
                 final = dumps(service.table)
             assert dumps(replayed(settings.journal)) == final
@@ -290,14 +291,14 @@ def test_a_usb_shoe_through_the_virtual_backend_unplugged_and_plugged_again(
 
     async def scenario() -> None:
         async with TableService(settings, usb_backend=backend) as service:
-            await until(lambda: Device.SHOE in service.table.links, "the shoe's link")
+            await until(lambda: DeviceKind.SHOE in service.table.links, "the shoe's link")
             port.act(lambda device: device.load())
             await until(lambda: service.table.deck_ready, "the deck")
             port.unplug()
-            await until(lambda: Device.SHOE not in service.table.links, "the unplug")
+            await until(lambda: DeviceKind.SHOE not in service.table.links, "the unplug")
             assert service.table.paused
             port.replug()
-            await until(lambda: Device.SHOE in service.table.links, "the shoe again")
+            await until(lambda: DeviceKind.SHOE in service.table.links, "the shoe again")
             assert not service.table.paused
 
     run(scenario)

@@ -20,16 +20,7 @@ from controller.journal.snapshots import Snapshots
 from controller.records import record_of, table_inputs
 from controller.rules import DECK, Do, Phase
 from controller.service import TableService, recover, steps
-from controller.table import (
-    AlertKind,
-    Configure,
-    Decide,
-    Device,
-    NewHand,
-    SitDown,
-    TableSettings,
-    VoidHand,
-)
+from controller.table import AlertKind, Configure, Decide, NewHand, SitDown, TableSettings, VoidHand
 from controller.table import inputs as ti
 from drivers import events as ev
 from drivers.protocol import DeviceKind, Disposition, FaultCode
@@ -88,12 +79,14 @@ def test_every_driver_event_becomes_the_table_input_with_the_service_time() -> N
         (
             ev.DeviceFault(7, FaultCode.LID_OPEN),
             SHOE,
-            device_fault(at=AT, device=Device.SHOE, fault=FaultCode.LID_OPEN, seq=7),
+            device_fault(at=AT, device=DeviceKind.SHOE, fault=FaultCode.LID_OPEN, seq=7),
         ),
         (
             ev.DeviceFaultCleared(8, FaultCode.SENSOR),
             BOARD,
-            device_fault_cleared(at=AT, device=Device.SEAT_BOARD, fault=FaultCode.SENSOR, seq=8),
+            device_fault_cleared(
+                at=AT, device=DeviceKind.SEAT_BOARD, fault=FaultCode.SENSOR, seq=8
+            ),
         ),
         (ev.SeatOccupied(1, 3), BOARD, seat_occupied(at=AT, seat=3, seq=1)),
         (ev.SeatVacated(2, 3), BOARD, seat_vacated(at=AT, seat=3, seq=2)),
@@ -105,31 +98,31 @@ def test_every_driver_event_becomes_the_table_input_with_the_service_time() -> N
         ),
     ]
     for event, info, form in forms:
-        device = Device(info.kind.name.lower())
+        device = DeviceKind(info.kind.name.lower())
         (item,) = mapped(event, info)
         assert item == ti.FromDevice(at=AT, device=device, seq=event.seq, event=event)
         assert item.to_json() == form.to_json()
     assert mapped(ev.LinkDown(ev.LinkDownReason.SILENCE, "nothing for 3 s")) == (
-        ti.LinkDown(at=AT, device=Device.SHOE, reason="nothing for 3 s"),
+        ti.LinkDown(at=AT, device=DeviceKind.SHOE, reason="nothing for 3 s"),
     )
     # a HELLO's numbers not kept: None; its serial, checked against the configured one
-    up = ti.LinkUp(at=AT, device=Device.SHOE, boot=7, serial=SHOE.serial)
+    up = ti.LinkUp(at=AT, device=DeviceKind.SHOE, boot=7, serial=SHOE.serial)
     assert mapped(ev.LinkUp(SHOE, "HELLO")) == (up,)
     assert mapped(ev.LinkUp(SHOE, "HELLO", next_seq=9, pending=2)) == (
-        ti.LinkUp(at=AT, device=Device.SHOE, boot=7, next_seq=9, pending=2, serial=SHOE.serial),
+        ti.LinkUp(at=AT, device=DeviceKind.SHOE, boot=7, next_seq=9, pending=2, serial=SHOE.serial),
     )
     lost = (ev.LostEvents(6, 2, 3), ev.LostEvents(7, 0, 1))
     assert mapped(ev.LinkUp(SHOE, "restarted", previous_boot_id=6, lost=lost)) == (
         up,
-        ti.DeviceRestarted(at=AT, device=Device.SHOE, lost=4),
+        ti.DeviceRestarted(at=AT, device=DeviceKind.SHOE, lost=4),
     )
     assert mapped(ev.LinkUp(SHOE, "restarted", previous_boot_id=6)) == (
         up,
-        ti.DeviceRestarted(at=AT, device=Device.SHOE, lost=None),  # what it held is unknown
+        ti.DeviceRestarted(at=AT, device=DeviceKind.SHOE, lost=None),  # what it held is unknown
     )
     assert mapped(ev.LinkUp(SHOE, "acknowledged elsewhere", lost=lost[1:])) == (
         up,
-        ti.DeviceRestarted(at=AT, device=Device.SHOE, lost=1),
+        ti.DeviceRestarted(at=AT, device=DeviceKind.SHOE, lost=1),
     )
 
 

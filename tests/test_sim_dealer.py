@@ -11,8 +11,8 @@ import pytest
 from controller.rules import Rules, ShowdownMode, Variant
 from controller.sim.dealer import CHEATS, LATE, SEAT_CHEATS, Dealer, FaultRates, SoakCheat, Tally
 from controller.sim.floor import CoreFloor
-from controller.table import AlertKind, Device, Protection, Table, TableSettings
-from drivers.protocol import FaultCode
+from controller.table import AlertKind, Protection, Table, TableSettings
+from drivers.protocol import DeviceKind, FaultCode
 from tests.device_inputs import device_fault
 
 FAULTS = FaultRates(unreadable=0.05, misplaced=0.05, unplug=0.02)
@@ -127,7 +127,7 @@ def test_a_card_the_table_did_not_deal_is_kept_aside_not_pitched_to_a_seat() -> 
             await dealer.move()
         waiting = floor.table.hand.waiting_for
         assert waiting.kind == "card" and waiting.seat is not None
-        floor._apply(device_fault(at=floor.now(), device=Device.SHOE, fault=FaultCode.JAM))
+        floor._apply(device_fault(at=floor.now(), device=DeviceKind.SHOE, fault=FaultCode.JAM))
         await dealer._deal(waiting)
 
     asyncio.run(draw_while_paused())

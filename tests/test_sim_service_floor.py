@@ -11,7 +11,8 @@ import pytest
 from controller.journal import Journal
 from controller.sim.dealer import Tally
 from controller.sim.service_floor import service_floor
-from controller.table import Device, NewHand, SitDown, TableSettings
+from controller.table import NewHand, SitDown, TableSettings
+from drivers.protocol import DeviceKind
 
 pytestmark = pytest.mark.slow  # the service and the floor store, hands dealt
 
@@ -27,9 +28,9 @@ async def pull_both_cables_then_draw(journal: Path, tally: Tally) -> None:
         assert await floor.submit(NewHand(at=0)) is None
         # the shoe's cable, then at once the seat board's (out longer): the table is told of
         # neither before the dealer's next act
-        await floor.unplug(Device.SHOE, 1.0)
-        await floor.unplug(Device.SEAT_BOARD, 2.0)
-        assert {Device.SHOE, Device.SEAT_BOARD} <= set(floor.table.links)
+        await floor.unplug(DeviceKind.SHOE, 1.0)
+        await floor.unplug(DeviceKind.SEAT_BOARD, 2.0)
+        assert {DeviceKind.SHOE, DeviceKind.SEAT_BOARD} <= set(floor.table.links)
         card = await floor.draw(None)
         table = floor.table
         assert not table.alerts, [alert.message for alert in table.alerts]

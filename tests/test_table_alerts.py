@@ -25,7 +25,6 @@ from controller.table import (
     Clearance,
     Cleared,
     CorrectCard,
-    Device,
     Table,
     VoidHand,
     WrongFace,
@@ -52,7 +51,7 @@ from controller.table.alerts import (
     UnreadCard,
 )
 from dealer_ui.views import Role, effects_view, view
-from drivers.protocol import FaultCode
+from drivers.protocol import DeviceKind, FaultCode
 from tests.device_inputs import card_at_seat, card_read, seat_vacated
 from tests.table_driver import TableDriver, code
 
@@ -251,7 +250,7 @@ OLD_ALERTS: list[tuple[dict[str, Any], AlertFacts]] = [
             device="shoe",
             fault="jam",
         ),
-        DeviceFault(Device.SHOE, FaultCode.JAM),
+        DeviceFault(DeviceKind.SHOE, FaultCode.JAM),
     ),
     (
         old(
@@ -260,7 +259,7 @@ OLD_ALERTS: list[tuple[dict[str, Any], AlertFacts]] = [
             "check its cable and power; the table goes on when the link is back",
             device="seat_board",
         ),
-        LinkDown(Device.SEAT_BOARD, "connection reset (peer): closed"),
+        LinkDown(DeviceKind.SEAT_BOARD, "connection reset (peer): closed"),
     ),
     (
         old(
@@ -269,7 +268,7 @@ OLD_ALERTS: list[tuple[dict[str, Any], AlertFacts]] = [
             "check its cable and power; the table goes on when the link is back",
             device="shoe",
         ),
-        LinkDown(Device.SHOE),
+        LinkDown(DeviceKind.SHOE),
     ),
     (
         old(
@@ -279,7 +278,7 @@ OLD_ALERTS: list[tuple[dict[str, Any], AlertFacts]] = [
             "(done) or voids the hand",
             device="shoe",
         ),
-        EventsLost(Device.SHOE, 1),
+        EventsLost(DeviceKind.SHOE, 1),
     ),
     (
         old(
@@ -290,7 +289,7 @@ OLD_ALERTS: list[tuple[dict[str, Any], AlertFacts]] = [
             "(done) or voids the hand",
             device="seat_board",
         ),
-        EventsLost(Device.SEAT_BOARD, None),
+        EventsLost(DeviceKind.SEAT_BOARD, None),
     ),
     (
         old(

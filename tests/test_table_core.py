@@ -21,7 +21,6 @@ from controller.table import (
     CorrectStack,
     DealerIn,
     Decide,
-    Device,
     DeviceRestarted,
     EnterCard,
     FromDevice,
@@ -54,7 +53,7 @@ from controller.table import (
 )
 from controller.table.effects import HandStarted, Refuse
 from drivers import events as ev
-from drivers.protocol import Disposition, FaultCode
+from drivers.protocol import DeviceKind, Disposition, FaultCode
 from tests.device_inputs import (
     card_at_seat,
     card_read,
@@ -185,9 +184,9 @@ def test_new_hand_needs_a_deck_two_players_and_no_blocking_alert():
     assert driver.refused(NewHand) is Refuse.TOO_FEW_PLAYERS
     driver.seat({4: 200})
     assert driver.table.signals.display == "READY: NEW HAND"
-    driver.ok(device_fault, device=Device.SHOE, fault=FaultCode.LID_OPEN)
+    driver.ok(device_fault, device=DeviceKind.SHOE, fault=FaultCode.LID_OPEN)
     assert driver.refused(NewHand) is Refuse.ALERTS_OPEN
-    driver.ok(device_fault_cleared, device=Device.SHOE, fault=FaultCode.LID_OPEN)
+    driver.ok(device_fault_cleared, device=DeviceKind.SHOE, fault=FaultCode.LID_OPEN)
     step = driver.ok(NewHand)
     kinds = [effect.kind for effect in step.effects]
     assert kinds[:3] == ["hand_started", "ante", "ante"]
@@ -599,53 +598,55 @@ def test_without_a_seat_board_card_reports_are_ignored():
 
 def test_device_fault_pauses_until_the_device_clears_it():
     driver = two_seats()
-    driver.ok(device_fault, device=Device.SHOE, fault=FaultCode.JAM)
-    driver.ok(device_fault, device=Device.SHOE, fault=FaultCode.JAM)  # reported twice: one alert
+    driver.ok(device_fault, device=DeviceKind.SHOE, fault=FaultCode.JAM)
+    driver.ok(
+        device_fault, device=DeviceKind.SHOE, fault=FaultCode.JAM
+    )  # reported twice: one alert
     alert = driver.table.alerts[0]
     assert len(driver.table.alerts) == 1
     assert alert.message == "shoe: a card is jammed in the shoe's exit"
     assert alert.to_json()["severity"] == "fault"
     refused = driver.refused(ResolveAlert, alert=alert.id, remedy=Remedy.DONE, **SUPERVISOR)
     assert refused is Refuse.DEVICE_CLEARS
-    driver.ok(device_fault_cleared, device=Device.SHOE, fault=FaultCode.JAM)
+    driver.ok(device_fault_cleared, device=DeviceKind.SHOE, fault=FaultCode.JAM)
     assert driver.table.alerts == () and driver.table.signals.mode is Mode.DEAL
 
 
 @pytest.mark.parametrize("fault", list(FaultCode))
 def test_every_fault_has_words_and_a_remedy(fault):
     driver = TableDriver.make()
-    driver.ok(device_fault, device=Device.SEAT_BOARD, fault=fault)
+    driver.ok(device_fault, device=DeviceKind.SEAT_BOARD, fault=fault)
     alert = driver.table.alerts[0]
     assert alert.message.startswith("seat board: ") and alert.remedy
 
 
 def test_link_down_and_up():
     driver = two_seats()
-    driver.ok(LinkUp, device=Device.SHOE)
-    driver.ok(LinkDown, device=Device.SHOE, reason="silence")
+    driver.ok(LinkUp, device=DeviceKind.SHOE)
+    driver.ok(LinkDown, device=DeviceKind.SHOE, reason="silence")
     alert = driver.table.alerts[0]
     assert alert.kind is AlertKind.LINK_DOWN and alert.facts == alerts.LinkDown(
-        Device.SHOE, "silence"
+        DeviceKind.SHOE, "silence"
     )
     assert driver.table.links == ()
-    driver.ok(LinkUp, device=Device.SHOE)
-    assert driver.table.alerts == () and driver.table.links == (Device.SHOE,)
+    driver.ok(LinkUp, device=DeviceKind.SHOE)
+    assert driver.table.alerts == () and driver.table.links == (DeviceKind.SHOE,)
     quiet = TableDriver.make(seat_board=False)
-    quiet.ok(LinkDown, device=Device.SEAT_BOARD)
+    quiet.ok(LinkDown, device=DeviceKind.SEAT_BOARD)
     assert quiet.table.alerts == ()
 
 
 def test_device_restart_that_lost_events():
     driver = two_seats()
-    step = driver.ok(DeviceRestarted, device=Device.SEAT_BOARD, lost=0)
+    step = driver.ok(DeviceRestarted, device=DeviceKind.SEAT_BOARD, lost=0)
     assert [effect.kind for effect in step.effects] == ["restart"]
-    driver.ok(DeviceRestarted, device=Device.SHOE, lost=3)
-    assert driver.table.alerts[0].facts == alerts.EventsLost(Device.SHOE, 3)
+    driver.ok(DeviceRestarted, device=DeviceKind.SHOE, lost=3)
+    assert driver.table.alerts[0].facts == alerts.EventsLost(DeviceKind.SHOE, 3)
     driver.resolve(AlertKind.EVENTS_LOST, Remedy.DONE)
-    driver.ok(DeviceRestarted, device=Device.SHOE)  # how many is not known
-    assert driver.table.alerts[0].facts == alerts.EventsLost(Device.SHOE, None)
+    driver.ok(DeviceRestarted, device=DeviceKind.SHOE)  # how many is not known
+    assert driver.table.alerts[0].facts == alerts.EventsLost(DeviceKind.SHOE, None)
     driver.resolve(AlertKind.EVENTS_LOST, Remedy.DONE)
-    assert driver.refused(DeviceRestarted, device=Device.SHOE, lost=-1) is Refuse.MALFORMED
+    assert driver.refused(DeviceRestarted, device=DeviceKind.SHOE, lost=-1) is Refuse.MALFORMED
 
 
 def test_player_leaving_the_seat_during_the_hand():
@@ -708,7 +709,7 @@ def test_void_puts_every_chip_back_and_clears_the_hands_alerts():
     driver = betting()
     driver.act(2, "complete")
     driver.ok(card_read, code=code("Qc"))
-    driver.ok(device_fault, device=Device.SHOE, fault=FaultCode.LID_OPEN)
+    driver.ok(device_fault, device=DeviceKind.SHOE, fault=FaultCode.LID_OPEN)
     assert driver.refused(VoidHand, who="", why="misdeal") is Refuse.WHO_NEEDED
     step = driver.ok(VoidHand, **SUPERVISOR)
     assert driver.table.hand.phase is Phase.VOID and not driver.table.in_hand
@@ -767,16 +768,16 @@ EXAMPLES = [
     deck_loaded(at=6, count=52, deck=9),
     card_read(at=6, code=12, uid="04a1b2c3d4e5f6"),
     card_at_seat(at=6, seat=2, code=12, uid="04a1b2c3d4e5f6"),
-    device_fault(at=7, device=Device.SHOE, fault=FaultCode.TAMPER),
-    device_fault_cleared(at=8, device=Device.SEAT_BOARD, fault=FaultCode.SENSOR),
-    LinkUp(at=9, device=Device.SHOE),
-    LinkUp(at=9, device=Device.SHOE, boot=7, next_seq=12, pending=3),
-    LinkUp(at=9, device=Device.SEAT_BOARD, boot=7, serial="SEATS-0042"),
+    device_fault(at=7, device=DeviceKind.SHOE, fault=FaultCode.TAMPER),
+    device_fault_cleared(at=8, device=DeviceKind.SEAT_BOARD, fault=FaultCode.SENSOR),
+    LinkUp(at=9, device=DeviceKind.SHOE),
+    LinkUp(at=9, device=DeviceKind.SHOE, boot=7, next_seq=12, pending=3),
+    LinkUp(at=9, device=DeviceKind.SEAT_BOARD, boot=7, serial="SEATS-0042"),
     card_read(at=9, code=12, seq=11),
     Tick(at=9),
-    LinkDown(at=10, device=Device.SHOE, reason="unplugged"),
-    DeviceRestarted(at=11, device=Device.SHOE, lost=2),
-    DeviceRestarted(at=11, device=Device.SHOE),
+    LinkDown(at=10, device=DeviceKind.SHOE, reason="unplugged"),
+    DeviceRestarted(at=11, device=DeviceKind.SHOE, lost=2),
+    DeviceRestarted(at=11, device=DeviceKind.SHOE),
     Decide(at=12, seat=3, do=Do.RAISE, to=15),
     Decide(at=12, seat=3, do=Do.BONUS, accept=False),
     NewHand(at=13),
@@ -870,7 +871,7 @@ def test_state_round_trips_and_replays_byte_for_byte():
     driver = fourth(bonus_price=5)
     driver.read("Qc 3d 4c")
     driver.ok(card_read, code=code("8d"))
-    driver.ok(device_fault, device=Device.SHOE, fault=FaultCode.JAM)
+    driver.ok(device_fault, device=DeviceKind.SHOE, fault=FaultCode.JAM)
     driver.ok(seat_vacated, seat=2)
     text = driver.dump()
     assert json.dumps(Table.from_json(json.loads(text)).to_json()) == text

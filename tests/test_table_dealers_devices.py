@@ -12,7 +12,6 @@ from controller.table import (
     Cleared,
     Configure,
     DealerIn,
-    Device,
     LinkUp,
     Mode,
     NewHand,
@@ -24,6 +23,7 @@ from controller.table import (
 from controller.table.effects import DealerIn as DealerInEffect
 from controller.table.effects import HandStarted
 from controller.table.inputs import Remedy
+from drivers.protocol import DeviceKind
 from tests.table_driver import TableDriver
 
 
@@ -86,21 +86,21 @@ def expecting(shoe: str) -> TableDriver:
 def test_a_shoe_with_another_serial_blocks_until_a_supervisor_accepts_it() -> None:
     driver = expecting("SHOE-1")
     driver.seat({1: 200, 2: 200})
-    step = driver.ok(LinkUp, device=Device.SHOE, boot=3, serial="SHOE-9")
+    step = driver.ok(LinkUp, device=DeviceKind.SHOE, boot=3, serial="SHOE-9")
     alert = driver.table.alert(driver.alert(AlertKind.DEVICE_REPLACED))
     assert alert is not None and driver.table.blocks(alert)
-    assert alert.facts == alerts.DeviceReplaced(Device.SHOE, "SHOE-9", "SHOE-1")
+    assert alert.facts == alerts.DeviceReplaced(DeviceKind.SHOE, "SHOE-9", "SHOE-1")
     assert alert.rule.remedies == (Remedy.DONE,)
     assert alert.to_json()["device"] == "shoe"
     assert step.signals.mode is Mode.PAUSED
     assert driver.refused(NewHand) is Refuse.ALERTS_OPEN
     # the same device saying HELLO again raises no second alert
-    driver.ok(LinkUp, device=Device.SHOE, boot=4, serial="SHOE-9")
+    driver.ok(LinkUp, device=DeviceKind.SHOE, boot=4, serial="SHOE-9")
     assert driver.alert(AlertKind.DEVICE_REPLACED) == alert.id
     driver.resolve(AlertKind.DEVICE_REPLACED, Remedy.DONE)
-    assert driver.table.expected_serial(Device.SHOE) == "SHOE-9"
+    assert driver.table.expected_serial(DeviceKind.SHOE) == "SHOE-9"
     assert driver.table.to_json()["accepted"] == {"shoe": "SHOE-9"}
-    driver.ok(LinkUp, device=Device.SHOE, boot=5, serial="SHOE-9")  # accepted: no alert
+    driver.ok(LinkUp, device=DeviceKind.SHOE, boot=5, serial="SHOE-9")  # accepted: no alert
     assert not driver.table.alerts
     driver.start()
     assert driver.table.in_hand
@@ -110,9 +110,9 @@ def test_a_shoe_with_another_serial_blocks_until_a_supervisor_accepts_it() -> No
 
 def test_the_expected_device_back_clears_the_alert() -> None:
     driver = expecting("SHOE-1")
-    driver.ok(LinkUp, device=Device.SHOE, serial="SHOE-9")
+    driver.ok(LinkUp, device=DeviceKind.SHOE, serial="SHOE-9")
     driver.alert(AlertKind.DEVICE_REPLACED)
-    step = driver.ok(LinkUp, device=Device.SHOE, serial="SHOE-1")
+    step = driver.ok(LinkUp, device=DeviceKind.SHOE, serial="SHOE-1")
     assert not driver.table.alerts
     cleared = [effect for effect in step.effects if isinstance(effect, Cleared)]
     assert [(c.by, c.message) for c in cleared] == [
@@ -122,18 +122,18 @@ def test_the_expected_device_back_clears_the_alert() -> None:
 
 def test_no_serial_known_or_none_configured_checks_nothing() -> None:
     driver = expecting("SHOE-1")
-    driver.ok(LinkUp, device=Device.SHOE)  # a journal from before serials were kept
-    driver.ok(LinkUp, device=Device.SEAT_BOARD, serial="ANY-BOARD")  # none configured
+    driver.ok(LinkUp, device=DeviceKind.SHOE)  # a journal from before serials were kept
+    driver.ok(LinkUp, device=DeviceKind.SEAT_BOARD, serial="ANY-BOARD")  # none configured
     assert not driver.table.alerts
 
 
 def test_a_configured_serial_replaces_the_one_accepted() -> None:
     driver = expecting("SHOE-1")
-    driver.ok(LinkUp, device=Device.SHOE, serial="SHOE-9")
+    driver.ok(LinkUp, device=DeviceKind.SHOE, serial="SHOE-9")
     driver.resolve(AlertKind.DEVICE_REPLACED, Remedy.DONE)
     same = driver.table.settings
     driver.ok(Configure, settings=replace(same, min_buy_in=50))  # the serials unchanged
-    assert driver.table.expected_serial(Device.SHOE) == "SHOE-9"
+    assert driver.table.expected_serial(DeviceKind.SHOE) == "SHOE-9"
     driver.ok(Configure, settings=replace(same, serials=Serials(shoe="SHOE-5")))
     assert driver.table.accepted == ()
-    assert driver.table.expected_serial(Device.SHOE) == "SHOE-5"
+    assert driver.table.expected_serial(DeviceKind.SHOE) == "SHOE-5"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from controller.table import (
     AlertKind,
-    Device,
     LinkUp,
     NewHand,
     SitDown,
@@ -13,6 +12,7 @@ from controller.table import (
     TableSettings,
     apply,
 )
+from drivers.protocol import DeviceKind
 from tests.device_inputs import card_at_seat, card_read, deck_loaded
 
 
@@ -26,7 +26,7 @@ def play_all_in_hand() -> tuple[Table, int, int]:
     """Two players all in on their antes: the hand ends as the last card is read, before
     the seat board reports it. The table after that report, the last card and its seat."""
     table = Table(TableSettings(min_buy_in=1))
-    for device in Device:
+    for device in DeviceKind:
         table = take(table, LinkUp(at=1, device=device))
     for seat in (2, 5):
         table = take(table, SitDown(at=2, seat=seat, player=f"P{seat}", buy_in=1))

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import controller.table as tc
 from controller.rules import Card, Do, parse_card
-from drivers.protocol import Disposition, FaultCode
+from drivers.protocol import DeviceKind, Disposition, FaultCode
 from tests.device_inputs import (
     card_at_seat,
     card_read,
@@ -96,7 +96,7 @@ def _hostile(data: st.DataObject, table: tc.Table, shoe: Shoe) -> tuple[type[tc.
     seat = st.integers(0, 9)
     code = st.integers(0, 63)
     card = st.builds(Card, st.integers(0, 51))
-    device = st.sampled_from(list(tc.Device))
+    device = st.sampled_from(list(DeviceKind))
     kind = data.draw(st.integers(-2, 20))
     if kind == 0:
         drawn = shoe.draw()

@@ -47,11 +47,11 @@ from controller.table.alerts import (
     WrongCardNamed,
 )
 from controller.table.alerts import ClockStepped as Stepped
-from controller.table.inputs import Device, Remedy
+from controller.table.inputs import Remedy
 from controller.table.protection import Deck, DeckRegistered
 from controller.table.settings import Protection, SettingsError
 from dealer_ui.views import Role, effects_view, view
-from drivers.protocol import Disposition
+from drivers.protocol import DeviceKind, Disposition
 from tests.device_inputs import card_at_seat, card_read, card_unreadable, deck_card, deck_loaded
 from tests.hypothesis_profiles import examples
 from tests.table_driver import TableDriver, code
@@ -611,7 +611,7 @@ def test_a_card_the_shoe_never_dealt_at_a_seat() -> None:
 
 def test_a_seat_report_before_the_shoes_is_checked_once_the_shoe_reports() -> None:
     driver = TableDriver.make(protection=CHECKS).seat({1: 500, 2: 500})
-    driver.ok(LinkUp, device=Device.SHOE, boot=1, next_seq=1, pending=0)
+    driver.ok(LinkUp, device=DeviceKind.SHOE, boot=1, next_seq=1, pending=0)
     register(driver, tags())
     driver.ok(NewHand)
     driver.ok(card_at_seat, seat=1, code=code("Qh"), uid=tag(code("Qh")))  # the seat board first
@@ -814,7 +814,7 @@ def test_a_step_of_the_wall_clock_moves_no_deck_age_and_no_seat_reports_wait() -
     replays(driver)
 
     waits = TableDriver.make(protection=CHECKS).seat({1: 500, 2: 500})
-    waits.ok(LinkUp, device=Device.SHOE, boot=1, next_seq=1, pending=0)
+    waits.ok(LinkUp, device=DeviceKind.SHOE, boot=1, next_seq=1, pending=0)
     register(waits, tags())
     waits.ok(NewHand)
     waits.ok(card_at_seat, seat=1, code=code("Qh"), uid=tag(code("Qh")))  # waits for the shoe

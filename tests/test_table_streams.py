@@ -20,7 +20,6 @@ from controller.records import table_inputs
 from controller.rules import parse_card
 from controller.table import (
     AlertKind,
-    Device,
     LinkDown,
     LinkUp,
     NewHand,
@@ -51,7 +50,7 @@ class Devices:
 
     table: Table
     clock: int = 1_700_000_000_000
-    seqs: dict[Device, int] = field(default_factory=lambda: {d: 0 for d in Device})
+    seqs: dict[DeviceKind, int] = field(default_factory=lambda: {d: 0 for d in DeviceKind})
     inputs: list[TableInput] = field(default_factory=list)
     effects: list[str] = field(default_factory=list)
 
@@ -66,26 +65,26 @@ class Devices:
         self.clock += ms
         return self.clock
 
-    def numbered(self, device: Device) -> int:
+    def numbered(self, device: DeviceKind) -> int:
         seq = self.seqs[device]
         self.seqs[device] += 1
         return seq
 
-    def up(self, device: Device, pending: int = 0) -> None:
+    def up(self, device: DeviceKind, pending: int = 0) -> None:
         next_seq = self.seqs[device]
         self.feed(
             LinkUp(at=self.later(), device=device, boot=7, next_seq=next_seq, pending=pending)
         )
 
-    def down(self, device: Device) -> None:
+    def down(self, device: DeviceKind) -> None:
         self.feed(LinkDown(at=self.later(), device=device, reason="unplugged"))
 
     def read(self, card: str, seq: int | None = None) -> None:
-        seq = self.numbered(Device.SHOE) if seq is None else seq
+        seq = self.numbered(DeviceKind.SHOE) if seq is None else seq
         self.feed(card_read(at=self.later(), code=code(card), seq=seq))
 
     def lands(self, seat: int, card: str | None, seq: int | None = None) -> None:
-        seq = self.numbered(Device.SEAT_BOARD) if seq is None else seq
+        seq = self.numbered(DeviceKind.SEAT_BOARD) if seq is None else seq
         self.feed(
             card_at_seat(
                 at=self.later(), seat=seat, code=None if card is None else code(card), seq=seq
@@ -105,11 +104,11 @@ class Devices:
 def dealing() -> Devices:
     """Both devices linked (nothing pending), seats 2 and 5 seated, a hand started."""
     devices = Devices(Table(TableSettings()))
-    devices.up(Device.SHOE)
-    devices.up(Device.SEAT_BOARD)
+    devices.up(DeviceKind.SHOE)
+    devices.up(DeviceKind.SEAT_BOARD)
     for seat in (2, 5):
         devices.feed(SitDown(at=devices.later(), seat=seat, player=f"P{seat}", buy_in=200))
-    devices.feed(deck_loaded(at=devices.later(), count=52, seq=devices.numbered(Device.SHOE)))
+    devices.feed(deck_loaded(at=devices.later(), count=52, seq=devices.numbered(DeviceKind.SHOE)))
     devices.feed(NewHand(at=devices.later()))
     return devices
 
@@ -125,14 +124,14 @@ def dealt_and_confirmed(devices: Devices, cards: list[str], seats: list[int]) ->
 
 def test_the_shoes_cable_out_for_3_s_while_the_dealer_deals_two_cards():
     devices = dealing()
-    devices.down(Device.SHOE)
-    shoe_seqs = [devices.numbered(Device.SHOE) for _ in range(2)]  # the shoe keeps them
+    devices.down(DeviceKind.SHOE)
+    shoe_seqs = [devices.numbered(DeviceKind.SHOE) for _ in range(2)]  # the shoe keeps them
     devices.lands(2, "As")
     devices.lands(5, "Ks")
     assert devices.kinds() == [AlertKind.LINK_DOWN]  # nothing else: the reports wait
     assert devices.effects.count("waiting") == 2
     devices.clock += 3000
-    devices.up(Device.SHOE, pending=2)
+    devices.up(DeviceKind.SHOE, pending=2)
     assert len(devices.table.streams.waiting) == 2  # the backlog is not in yet
     for card, seq in zip(["As", "Ks"], shoe_seqs, strict=True):
         devices.read(card, seq)
@@ -144,14 +143,14 @@ def test_the_shoes_cable_out_for_3_s_while_the_dealer_deals_two_cards():
 
 def test_the_seat_boards_cable_out_while_a_card_is_drawn_in_order():
     devices = dealing()
-    devices.down(Device.SEAT_BOARD)
+    devices.down(DeviceKind.SEAT_BOARD)
     devices.read("As")  # in order: dealt, not out of turn
     assert devices.kinds() == [AlertKind.LINK_DOWN]
     assert not devices.table.paused
     assert devices.table.signals.display == "DEAL: seat 5, face down"
-    seq = devices.numbered(Device.SEAT_BOARD)
-    devices.seqs[Device.SEAT_BOARD] = seq + 1
-    devices.up(Device.SEAT_BOARD, pending=1)
+    seq = devices.numbered(DeviceKind.SEAT_BOARD)
+    devices.seqs[DeviceKind.SEAT_BOARD] = seq + 1
+    devices.up(DeviceKind.SEAT_BOARD, pending=1)
     devices.lands(2, "As", seq)  # its backlog: the card confirmed where it was dealt
     assert devices.kinds() == []
     dealt_and_confirmed(devices, ["As"], [2])
@@ -159,14 +158,14 @@ def test_the_seat_boards_cable_out_while_a_card_is_drawn_in_order():
 
 def test_the_next_hand_waits_for_the_seat_board():
     devices = dealing()
-    devices.down(Device.SEAT_BOARD)
+    devices.down(DeviceKind.SEAT_BOARD)
     step = apply(devices.table, NewHand(at=devices.later()))
     assert step.refused == "hand 1 is in progress"
     table = devices.table
     assert [a for a in table.alerts if a.kind is AlertKind.LINK_DOWN]
     # between hands (the hand voided: the refusal is what counts)
     devices.feed(VoidHand(at=devices.later(), who="S1", why="test"))
-    devices.feed(deck_loaded(at=devices.later(), count=52, seq=devices.numbered(Device.SHOE)))
+    devices.feed(deck_loaded(at=devices.later(), count=52, seq=devices.numbered(DeviceKind.SHOE)))
     step = apply(devices.table, NewHand(at=devices.later()))
     assert step.refused == "the seat board is not connected: the next hand waits for it"
 
@@ -174,15 +173,15 @@ def test_the_next_hand_waits_for_the_seat_board():
 def test_the_controller_restarts_while_the_dealer_deals_two_cards():
     devices = dealing()
     # the service is down: both links journaled as down at its start
-    for device in Device:
+    for device in DeviceKind:
         devices.feed(LinkDown(at=devices.later(), device=device, reason="the service restarted"))
-    shoe_seqs = [devices.numbered(Device.SHOE) for _ in range(2)]
-    board_seqs = [devices.numbered(Device.SEAT_BOARD) for _ in range(2)]
-    devices.up(Device.SEAT_BOARD, pending=2)  # the seat board connects first
+    shoe_seqs = [devices.numbered(DeviceKind.SHOE) for _ in range(2)]
+    board_seqs = [devices.numbered(DeviceKind.SEAT_BOARD) for _ in range(2)]
+    devices.up(DeviceKind.SEAT_BOARD, pending=2)  # the seat board connects first
     devices.lands(2, "As", board_seqs[0])
     devices.lands(5, "Ks", board_seqs[1])
     assert devices.kinds() == [AlertKind.LINK_DOWN]  # the shoe's, only
-    devices.up(Device.SHOE, pending=2)
+    devices.up(DeviceKind.SHOE, pending=2)
     devices.read("As", shoe_seqs[0])
     devices.read("Ks", shoe_seqs[1])
     assert devices.kinds() == []
@@ -194,15 +193,15 @@ def test_a_restart_with_reports_waiting_decides_nothing_before_the_shoe_is_back(
     back 8 s later and journals the links it lost, the seat board's first: that says
     nothing of the shoe (the soak found the reports decided there as cards not dealt)."""
     devices = dealing()
-    shoe_seqs = [devices.numbered(Device.SHOE) for _ in range(2)]
+    shoe_seqs = [devices.numbered(DeviceKind.SHOE) for _ in range(2)]
     devices.lands(2, "As")
     devices.lands(5, "Ks")
     devices.clock += 8000
-    for device in (Device.SEAT_BOARD, Device.SHOE):
+    for device in (DeviceKind.SEAT_BOARD, DeviceKind.SHOE):
         devices.feed(LinkDown(at=devices.later(), device=device, reason="the service restarted"))
     assert devices.kinds() == [AlertKind.LINK_DOWN] * 2
-    devices.up(Device.SEAT_BOARD)
-    devices.up(Device.SHOE, pending=2)
+    devices.up(DeviceKind.SEAT_BOARD)
+    devices.up(DeviceKind.SHOE, pending=2)
     for card, seq in zip(["As", "Ks"], shoe_seqs, strict=True):
         devices.read(card, seq)
     assert devices.kinds() == []
@@ -231,11 +230,11 @@ def test_a_card_the_shoe_did_not_deal_once_the_shoe_owes_nothing():
 
 def test_a_card_the_shoe_did_not_deal_waits_while_the_shoes_backlog_is_out():
     devices = dealing()
-    devices.down(Device.SHOE)
+    devices.down(DeviceKind.SHOE)
     devices.lands(2, "7h")
     devices.feed(Tick(at=devices.later(10 * WAIT_MS)))
     assert devices.kinds() == [AlertKind.LINK_DOWN]  # the shoe may still have it
-    devices.up(Device.SHOE)  # nothing pending: it did not deal it
+    devices.up(DeviceKind.SHOE)  # nothing pending: it did not deal it
     assert devices.kinds() == [AlertKind.CARD_NOT_DEALT]
 
 
@@ -262,7 +261,7 @@ def test_an_unknown_card_reported_first_is_the_seats_oldest_card():
 def test_a_new_hand_waits_for_a_waiting_report():
     devices = dealing()
     devices.feed(VoidHand(at=devices.later(), who="S1", why="test"))
-    devices.feed(deck_loaded(at=devices.later(), count=52, seq=devices.numbered(Device.SHOE)))
+    devices.feed(deck_loaded(at=devices.later(), count=52, seq=devices.numbered(DeviceKind.SHOE)))
     devices.lands(2, "7h")
     step = apply(devices.table, NewHand(at=devices.later()))
     assert step.refused == "a card at a seat waits for the shoe's report"
@@ -270,7 +269,7 @@ def test_a_new_hand_waits_for_a_waiting_report():
 
 def test_streams_round_trip_and_a_table_saved_before_them_reads_back():
     devices = dealing()
-    devices.down(Device.SHOE)
+    devices.down(DeviceKind.SHOE)
     devices.lands(2, "As")
     text = json.dumps(devices.table.to_json())
     assert json.dumps(Table.from_json(json.loads(text)).to_json()) == text
@@ -320,8 +319,8 @@ def deliveries(draw: st.DrawFn) -> list[tuple[str, int]]:
 
 def _deal(order: list[tuple[str, int]]) -> Devices:
     devices = dealing()
-    base = {device: devices.seqs[device] for device in Device}
-    names = {"shoe": Device.SHOE, "board": Device.SEAT_BOARD}
+    base = {device: devices.seqs[device] for device in DeviceKind}
+    names = {"shoe": DeviceKind.SHOE, "board": DeviceKind.SEAT_BOARD}
     for what, index in order:
         name, _, link = what.partition("-")
         device = names[name]
@@ -333,7 +332,7 @@ def _deal(order: list[tuple[str, int]]) -> Devices:
             done = _delivered(devices, device, base[device])
             pending = next_seq - done
             devices.feed(LinkUp(at=at, device=device, boot=7, next_seq=next_seq, pending=pending))
-        elif device is Device.SHOE:
+        elif device is DeviceKind.SHOE:
             devices.feed(card_read(at=at, code=code(THIRD[index]), seq=base[device] + index))
         else:
             card = code(THIRD[index])
@@ -344,10 +343,12 @@ def _deal(order: list[tuple[str, int]]) -> Devices:
     return devices
 
 
-def _delivered(devices: Devices, device: Device, base: int) -> int:
+def _delivered(devices: Devices, device: DeviceKind, base: int) -> int:
     """The next sequence number after the device's last event the table has."""
     stream = (
-        devices.table.streams.shoe if device is Device.SHOE else devices.table.streams.seat_board
+        devices.table.streams.shoe
+        if device is DeviceKind.SHOE
+        else devices.table.streams.seat_board
     )
     return base if stream.seq is None or stream.seq < base else stream.seq + 1
 
@@ -386,7 +387,7 @@ def test_a_journal_without_the_hellos_numbers_replays_as_it_was_recorded():
     table = Table(TableSettings())
     for item in (
         up,
-        LinkUp(at=2, device=Device.SEAT_BOARD),
+        LinkUp(at=2, device=DeviceKind.SEAT_BOARD),
         SitDown(at=3, seat=2, player="A", buy_in=200),
         SitDown(at=3, seat=5, player="B", buy_in=200),
         deck_loaded(at=4, count=52),
@@ -395,5 +396,5 @@ def test_a_journal_without_the_hellos_numbers_replays_as_it_was_recorded():
     ):
         table = apply(table, item).table
     assert [alert.kind for alert in table.alerts] == [AlertKind.CARD_NOT_DEALT]
-    table = apply(table, LinkDown(at=7, device=Device.SEAT_BOARD)).table
+    table = apply(table, LinkDown(at=7, device=DeviceKind.SEAT_BOARD)).table
     assert table.paused and table.blocks(table.alerts[-1])  # the seat board's: as recorded

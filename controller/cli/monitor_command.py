@@ -24,8 +24,8 @@ from controller.journal import Input, Journal, JournalError, JournalLocked, to_i
 from controller.monitor import Monitor, Observed
 from controller.records import ACCESS, TABLE
 from controller.rules.cards import Card, counted, shown
-from controller.table import Device
 from drivers.errors import DriverError
+from drivers.protocol import DeviceKind
 
 UNREADABLE = {
     "reject_tray": "rejected to the tray",
@@ -77,7 +77,7 @@ def _dump(args: argparse.Namespace) -> int:
 def _monitor(args: argparse.Namespace) -> int:
     devices = [
         (device, DevicePort(url))
-        for device, url in ((Device.SHOE, args.shoe), (Device.SEAT_BOARD, args.seats))
+        for device, url in ((DeviceKind.SHOE, args.shoe), (DeviceKind.SEAT_BOARD, args.seats))
         if url is not None
     ]
     if not devices:
@@ -92,7 +92,7 @@ def _monitor(args: argparse.Namespace) -> int:
 
 
 async def _watch(
-    devices: list[tuple[Device, DevicePort]], journal: Journal | None, as_json: bool
+    devices: list[tuple[DeviceKind, DevicePort]], journal: Journal | None, as_json: bool
 ) -> None:
     def report(seen: Observed) -> None:
         item = to_input(seen.event, seen.device, seen.received_at)

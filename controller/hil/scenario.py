@@ -17,8 +17,8 @@ from typing import Any, TypeVar
 
 from controller.codec import Codec, CodecError
 from controller.rules import DECK, Card, CardError, Do, parse_card
-from controller.table import AlertKind, Device, Mode, Remedy
-from drivers.protocol import Disposition, FaultCode
+from controller.table import AlertKind, Mode, Remedy
+from drivers.protocol import DeviceKind, Disposition, FaultCode
 from firmware_sim.shoe import Cheat
 from luck_errors import LuckTableError
 
@@ -97,8 +97,8 @@ _EXPECT = (
     "refused",
 )
 _FAULTS = {
-    Device.SHOE: (FaultCode.JAM, FaultCode.LID_OPEN, FaultCode.READER, FaultCode.TAMPER),
-    Device.SEAT_BOARD: (FaultCode.READER, FaultCode.TAMPER, FaultCode.SENSOR),
+    DeviceKind.SHOE: (FaultCode.JAM, FaultCode.LID_OPEN, FaultCode.READER, FaultCode.TAMPER),
+    DeviceKind.SEAT_BOARD: (FaultCode.READER, FaultCode.TAMPER, FaultCode.SENSOR),
 }
 
 
@@ -249,7 +249,7 @@ def _uses_seat_board(step: ScenarioStep) -> bool:
     if step.action in ("place", "pitch", "sit", "leave", "switch"):
         return True
     device = step.value if step.action in ("unplug", "restart") else step.options.get("device")
-    return device is Device.SEAT_BOARD
+    return device is DeviceKind.SEAT_BOARD
 
 
 class _Bad(ValueError):
@@ -336,7 +336,7 @@ def _value(action: str, value: object) -> Any:
     if action in _SEAT_ACTIONS:
         return _seat(value, action)
     if action in ("unplug", "restart"):
-        return _member(Device, value, action)
+        return _member(DeviceKind, value, action)
     if action in ("fault", "clear"):
         return _member(FaultCode, value, action)
     if action == "decide":
@@ -381,7 +381,7 @@ def _option(key: str, value: object) -> Any:
     if key in ("seconds", "pace"):
         return _seconds(value, key)
     if key == "device":
-        return _member(Device, value, "device")
+        return _member(DeviceKind, value, "device")
     if key == "remedy":
         return _member(Remedy, value, "remedy")
     raise AssertionError(key)
@@ -395,7 +395,7 @@ def _check_options(action: str, value: Any, options: dict[str, Any]) -> None:
         if key not in options:
             raise _Bad(f"{action}: missing {key!r}")
     if action in ("fault", "clear"):
-        device = options.setdefault("device", Device.SHOE)
+        device = options.setdefault("device", DeviceKind.SHOE)
         if value not in _FAULTS[device]:
             names = ", ".join(item.value for item in _FAULTS[device])
             raise _Bad(f"the {device.value} has no {value.value} fault ({names})")

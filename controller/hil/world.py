@@ -12,8 +12,8 @@ from controller.hil.invariants import Felt
 from controller.hil.scenario import ScenarioStep
 from controller.hil.service import Console, next_update
 from controller.rules import DECK, Card
-from controller.table import Device
-from drivers.protocol import Disposition
+from controller.table import device_words
+from drivers.protocol import DeviceKind, Disposition
 from firmware_sim.process import SimulatorProcess
 from firmware_sim.shoe import Cheat
 
@@ -31,10 +31,6 @@ CHEAT_WORDS = {
     Cheat.MISSING: "take card {at} out before the shoe reads the deck",
     Cheat.EXTRA: "put a card of another deck in at place {at} before the shoe reads the deck",
 }
-
-
-def _name(device: Device) -> str:
-    return "seat board" if device is Device.SEAT_BOARD else "shoe"
 
 
 def deck_of(step: ScenarioStep) -> list[Card]:
@@ -80,10 +76,10 @@ def instructions(step: ScenarioStep) -> list[str]:
     if action == "leave":
         return [f"the player at seat {value} gets up"]
     if action == "unplug":
-        return [f"unplug the {_name(value)}'s cable for {options.get('seconds', 2.0):g} s"]
+        return [f"unplug the {device_words(value)}'s cable for {options.get('seconds', 2.0):g} s"]
     if action == "restart":
-        return [f"switch the {_name(value)} off and on again"]
-    device = _name(options["device"])
+        return [f"switch the {device_words(value)} off and on again"]
+    device = device_words(options["device"])
     if action == "fault":
         return [f"make a {value.value} fault on the {device}"]
     return [f"clear the {value.value} fault on the {device}"]
@@ -118,17 +114,17 @@ class SimulatedWorld:
         code, uid = self.tags.get(card, (int(card), ""))
         return f"{Card(code)} uid={uid}" if uid else str(Card(code))
 
-    def device(self, device: Device) -> SimulatorProcess:
-        if device is Device.SHOE:
+    def device(self, device: DeviceKind) -> SimulatorProcess:
+        if device is DeviceKind.SHOE:
             return self.shoe
         if self.seats is None:
             raise RuntimeError("this scenario's table has no seat board")
         return self.seats
 
-    async def command(self, device: Device, line: str) -> Any:
+    async def command(self, device: DeviceKind, line: str) -> Any:
         return await asyncio.to_thread(self.device(device).command, line)
 
-    async def settle(self, device: Device) -> None:
+    async def settle(self, device: DeviceKind) -> None:
         """Wait until the device's events are all acknowledged (at once if it is unplugged:
         they wait on the device for the link; not at all when no service runs)."""
         if not self.live:
@@ -140,11 +136,11 @@ class SimulatedWorld:
             if not status["connected"] or status["pending"] == 0:
                 return
             if loop.time() > deadline:
-                raise TimeoutError(f"the {_name(device)} did not settle: {status}")
+                raise TimeoutError(f"the {device_words(device)} did not settle: {status}")
             await asyncio.sleep(0.005)
 
     async def shoe_lamps(self) -> tuple[bool, tuple[int, ...]]:
-        status = await self.command(Device.SHOE, "status")
+        status = await self.command(DeviceKind.SHOE, "status")
         return status["bonus_lamp"], tuple(status["seat_lamps"])
 
     async def perform(self, step: ScenarioStep, console: Console | None) -> None:
@@ -156,19 +152,19 @@ class SimulatedWorld:
             if "cheat" in options:
                 line += f" cheat={options['cheat'].value}"
                 line += f" at={options['at']}" if "at" in options else ""
-            await self.command(Device.SHOE, line)
+            await self.command(DeviceKind.SHOE, line)
         elif action == "draw":
             disposition = options.get("unreadable")
             line = "draw" if disposition is None else f"draw unreadable disposition={disposition}"
             for _ in range(value):
-                self._drawn(await self.command(Device.SHOE, line))
-                await self.settle(Device.SHOE)
+                self._drawn(await self.command(DeviceKind.SHOE, line))
+                await self.settle(DeviceKind.SHOE)
             return
         elif action == "pitch":  # a person's dealing: nothing waited for, the pace kept
             for seat in value:
-                card = self._drawn(await self.command(Device.SHOE, "draw"))
+                card = self._drawn(await self.command(DeviceKind.SHOE, "draw"))
                 self.felt.place(time.time(), card, seat)
-                await self.command(Device.SEAT_BOARD, f"place {seat} {self._seen(card)}")
+                await self.command(DeviceKind.SEAT_BOARD, f"place {seat} {self._seen(card)}")
                 await asyncio.sleep(options.get("pace", PACE))
             return  # the expectations wait for the table to have them
         elif action == "place":
@@ -176,11 +172,11 @@ class SimulatedWorld:
             lands = f" lands_at={options['lands_at']}" if "lands_at" in options else ""
             if "card" in options:
                 self.felt.place(time.time(), options["card"], options.get("lands_at", value))
-            await self.command(Device.SEAT_BOARD, f"place {value}{named}{lands}")
+            await self.command(DeviceKind.SEAT_BOARD, f"place {value}{named}{lands}")
         elif action == "switch":  # the card brought in is no card the felt knows
-            await self.command(Device.SEAT_BOARD, f"switch {value} {options['card']}")
+            await self.command(DeviceKind.SEAT_BOARD, f"switch {value} {options['card']}")
         elif action in ("sit", "leave"):
-            await self.command(Device.SEAT_BOARD, f"{action} {value}")
+            await self.command(DeviceKind.SEAT_BOARD, f"{action} {value}")
         elif action in ("unplug", "restart"):
             await self.command(value, f"{action} {options.get('seconds', 2.0)}")
             return  # the events come when the link is back: the expectations wait for them
@@ -188,11 +184,11 @@ class SimulatedWorld:
             command = "raise" if action == "fault" else "clear"
             await self.command(options["device"], f"{command} {value.value}")
         seat_board = action in ("place", "switch", "sit", "leave")
-        await self.settle(Device.SEAT_BOARD if seat_board else _of(step))
+        await self.settle(DeviceKind.SEAT_BOARD if seat_board else _of(step))
 
 
-def _of(step: ScenarioStep) -> Device:
-    device: Device = step.options.get("device", Device.SHOE)
+def _of(step: ScenarioStep) -> DeviceKind:
+    device: DeviceKind = step.options.get("device", DeviceKind.SHOE)
     return device
 
 

@@ -48,13 +48,13 @@ from controller.table import (
     AlertKind,
     ClockStepped,
     Configure,
-    Device,
     Lamps,
     LinkDown,
     Step,
     Table,
     TableInput,
     Tick,
+    device_words,
     paused_refusal,
 )
 from controller.table import DeviceRestarted as TableDeviceRestarted
@@ -62,6 +62,7 @@ from controller.table.effects import HandOver
 from controller.table.streams import WAIT_MS
 from drivers import events as ev
 from drivers.errors import DriverError
+from drivers.protocol import DeviceKind
 from luck_errors import LuckTableError
 
 if TYPE_CHECKING:
@@ -167,8 +168,8 @@ class TableService:
         self._last: Step | None = None
         self._position = 0
         self._devices: dict[str, DeviceId] = {}
-        self._intakes: dict[Device, Intake] = {}
-        self._down: set[Device] = set()  # devices whose absence is journaled
+        self._intakes: dict[DeviceKind, Intake] = {}
+        self._down: set[DeviceKind] = set()  # devices whose absence is journaled
         self._lamps: Lamps | None = None  # the lamps last sent to the shoe
         self._configure_due = False  # the configured settings wait for the hand to end
         self._lock = asyncio.Lock()
@@ -212,7 +213,7 @@ class TableService:
         (``[floor]``)."""
         return self._shipper
 
-    def driver(self, device: Device) -> Driver | None:
+    def driver(self, device: DeviceKind) -> Driver | None:
         """The open driver of ``device``, if it is connected now."""
         intake = self._intakes.get(device)
         return None if intake is None else intake.driver
@@ -291,7 +292,7 @@ class TableService:
                 delay = min(delay * 2, RETRY_MAX_SECONDS)
 
     def _start_devices(self) -> None:
-        ports = {Device.SHOE: self.config.shoe, Device.SEAT_BOARD: self.config.seat_board}
+        ports = {DeviceKind.SHOE: self.config.shoe, DeviceKind.SEAT_BOARD: self.config.seat_board}
         for device, port in ports.items():
             if port is not None:
                 intake = Intake(device, port, usb_backend=self._usb_backend)
@@ -621,7 +622,7 @@ class TableService:
         While the shoe owes events, its own events (or its link) come first."""
         table = self.table
         waiting = table.streams.waiting
-        owes = Device.SHOE not in table.links or not table.streams.shoe.complete
+        owes = DeviceKind.SHOE not in table.links or not table.streams.shoe.complete
         if not waiting or owes or self._tick is not None or self._stopping.is_set():
             return
         delay = (min(report.at for report in waiting) + WAIT_MS - self._now()) / 1000
@@ -694,7 +695,7 @@ class TableService:
 
     def _show_lamps(self) -> None:
         lamps = self._last_step().signals.lamps
-        shoe = self.driver(Device.SHOE)
+        shoe = self.driver(DeviceKind.SHOE)
         if shoe is not None and lamps != self._lamps:
             shoe.set_indicator(lamps.bonus, lamps.seats)
             self._lamps = lamps
@@ -710,15 +711,15 @@ class TableService:
                 if not await self._until_writable():
                     return
             except Exception as error:
-                log.exception("the %s task failed", intake.device.words)
+                log.exception("the %s task failed", device_words(intake.device))
                 self._failure = error
                 self._tasks.append(asyncio.create_task(self.stop()))
                 return
 
-    def _absent(self, device: Device) -> Absent:
+    def _absent(self, device: DeviceKind) -> Absent:
         async def absent(error: DriverError, retry: float | None) -> None:
             if device not in self._down:
-                log.warning("the %s is not connected: %s", device.words, error)
+                log.warning("the %s is not connected: %s", device_words(device), error)
                 await self._record_own(LinkDown(at=0, device=device, reason=str(error)))
                 self._down.add(device)
 
@@ -761,20 +762,22 @@ class TableService:
         event, device = arrival.event, arrival.device
         if not isinstance(event, ev.LinkUp):
             if isinstance(event, ev.LinkDown):
-                log.warning("the %s link is down: %s", device.words, event.detail)
+                log.warning("the %s link is down: %s", device_words(device), event.detail)
             return [to_input(event, arrival.source, recorded_at)]
         info = device_of(event.device)
         known = self._devices.get(info.kind)
         records = [to_input(event, None, recorded_at)]
         if not event.restarted and known is not None and known != info:
             # a new boot (or another device) since the journal's last: what it held is gone
-            log.warning("the %s restarted while the service was down: %s", device.words, info)
+            log.warning(
+                "the %s restarted while the service was down: %s", device_words(device), info
+            )
             restarted = TableDeviceRestarted(at=self._now(), device=device, lost=None)
             records.append(record_of(restarted))
         before.setdefault(info.kind, known)
         self._devices[info.kind] = info
         self._down.discard(device)
-        if device is Device.SHOE:
+        if device is DeviceKind.SHOE:
             self._lamps = None  # a shoe that (re)connects shows the table's lamps again
-        log.info("the %s is connected: %s (%s)", device.words, event.device, event.reason)
+        log.info("the %s is connected: %s (%s)", device_words(device), event.device, event.reason)
         return records

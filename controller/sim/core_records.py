@@ -23,9 +23,9 @@ from drivers.protocol import DeviceKind
 BOOT = 1
 
 
-def core_serial(device: ti.Device) -> str:
+def core_serial(device: DeviceKind) -> str:
     """The serial number a modelled device reports: ``CORE-SHOE``, ``CORE-SEAT_BOARD``."""
-    return f"CORE-{DeviceKind[device.name].name}"
+    return f"CORE-{device.name}"
 
 
 class CoreRecords:
@@ -63,7 +63,6 @@ class CoreRecords:
         return record_of(item)
 
     def _link_up(self, item: ti.LinkUp) -> ev.LinkUp:
-        kind = DeviceKind[item.device.name]
         serial = core_serial(item.device) if item.serial is None else item.serial
-        info = ev.DeviceInfo("core", kind, serial, (1, 0, 0), 1, BOOT)
+        info = ev.DeviceInfo("core", item.device, serial, (1, 0, 0), 1, BOOT)
         return ev.LinkUp(info, "hello", next_seq=item.next_seq, pending=item.pending)

@@ -49,7 +49,6 @@ from controller.table import (
     Cleared,
     DealerIn,
     Decide,
-    Device,
     EnterCard,
     NewHand,
     Raised,
@@ -59,11 +58,12 @@ from controller.table import (
     SitDown,
     Table,
     TableInput,
+    device_words,
 )
 from controller.table import effects as told
 from controller.table.alerts import CardMoved, DeckRejected, ForeignCard, Tamper, UnverifiedRead
 from controller.table.state import SEATS
-from drivers.protocol import Disposition
+from drivers.protocol import DeviceKind, Disposition
 from firmware_sim.shoe import Cheat
 from luck_errors import LuckTableError
 
@@ -516,8 +516,8 @@ class Dealer:
         if not await self._pause(self.pace.card):
             return
         if self.chance.random() < self.faults.unplug:
-            device = self.chance.choice((Device.SHOE, Device.SEAT_BOARD))
-            self.tally.injected[f"{device.value.replace('_', ' ')} unplugged"] += 1
+            device = self.chance.choice((DeviceKind.SHOE, DeviceKind.SEAT_BOARD))
+            self.tally.injected[f"{device_words(device)} unplugged"] += 1
             await self.floor.unplug(device, 1.0 + self.chance.random())
             return  # the table will say whether to go on
         unread = self.chance.random() < self.faults.unreadable

@@ -22,7 +22,6 @@ from controller.sim.core_journal import CoreJournal
 from controller.sim.core_records import core_serial
 from controller.table import (
     Configure,
-    Device,
     FromDevice,
     LinkDown,
     LinkUp,
@@ -34,7 +33,7 @@ from controller.table import (
 )
 from controller.table.streams import WAIT_MS
 from drivers import events as ev
-from drivers.protocol import Disposition, tag_order
+from drivers.protocol import DeviceKind, Disposition, tag_order
 from firmware_sim.device import DeviceError
 from firmware_sim.shoe import FOREIGN_DECK, Cheat, Tagged, tag_uid, tagged_deck, tamper
 from luck_errors import LuckTableError
@@ -113,7 +112,7 @@ class Floor(Protocol):
         """The player at ``seat`` stands up and goes: its sensor reports it."""
         ...
 
-    async def unplug(self, device: Device, seconds: float) -> None:
+    async def unplug(self, device: DeviceKind, seconds: float) -> None:
         """The device's cable is pulled for ``seconds``; returns once the table has seen
         the device go and has it back (the dealer waits out the pause, doing nothing)."""
         ...
@@ -139,7 +138,7 @@ class Floor(Protocol):
         ``reads`` where the seat's reader misreads it)."""
         ...
 
-    async def pull(self, device: Device, seconds: float) -> None:
+    async def pull(self, device: DeviceKind, seconds: float) -> None:
         """The device's cable is out for ``seconds`` (it goes back by itself); at once."""
         ...
 
@@ -184,10 +183,10 @@ class CoreFloor:
         self._clock = start
         self._shoe: deque[Tagged] = deque()
         self._out: dict[int, Tagged] = {}  # each card dealt, with its tag, by the card it is
-        self._seqs = dict.fromkeys(Device, 0)
+        self._seqs = dict.fromkeys(DeviceKind, 0)
         self._reads = 0  # the shoe's read counter (32-bit, wrapping)
         self._unregistered = 0  # the decks loaded without a registration (the last's id)
-        self._held: dict[Device, list[TableInput]] = {}  # a pulled cable's events
+        self._held: dict[DeviceKind, list[TableInput]] = {}  # a pulled cable's events
         self._journal = journal
         if journal is None:
             self._last = Step.of(Table(settings))
@@ -195,7 +194,7 @@ class CoreFloor:
             self._last = Step.of(Table(TableSettings()))
             if settings != self.table.settings:
                 self._apply(Configure(at=self.now(), settings=settings))
-        for device in (Device.SHOE, Device.SEAT_BOARD):
+        for device in (DeviceKind.SHOE, DeviceKind.SEAT_BOARD):
             self._hello(device, 0)
 
     @property
@@ -223,7 +222,7 @@ class CoreFloor:
     async def submit(self, item: TableInput) -> str | None:
         return self._apply(item)
 
-    def _hello(self, device: Device, pending: int) -> None:
+    def _hello(self, device: DeviceKind, pending: int) -> None:
         next_seq = self._seqs[device]
         serial = core_serial(device)
         up = LinkUp(
@@ -231,13 +230,13 @@ class CoreFloor:
         )
         self._apply(up)
 
-    def _seq(self, device: Device) -> int:
+    def _seq(self, device: DeviceKind) -> int:
         """The sequence number of ``device``'s next event (it numbers each event it sends)."""
         seq = self._seqs[device] % 65536
         self._seqs[device] += 1
         return seq
 
-    def _event(self, device: Device, event: ev.DeviceEvent) -> None:
+    def _event(self, device: DeviceKind, event: ev.DeviceEvent) -> None:
         """A device's event (numbered by :meth:`_seq`); held in the device while its cable
         is out."""
         item = FromDevice(at=self.now(), device=device, seq=event.seq, event=event)
@@ -262,8 +261,8 @@ class CoreFloor:
             self._shoe = deque(Tagged(card, card, b"") for card in cards)
             self._unregistered += 1  # a shoe that registers no deck: one id a load
             count = len(cards)
-            loaded = ev.DeckLoaded(self._seq(Device.SHOE), self._unregistered, count, count)
-            self._event(Device.SHOE, loaded)
+            loaded = ev.DeckLoaded(self._seq(DeviceKind.SHOE), self._unregistered, count, count)
+            self._event(DeviceKind.SHOE, loaded)
             return list(cards)
         deck = tagged_deck(self._deck_id, cards)
         try:  # ``at`` given: nothing random
@@ -273,19 +272,25 @@ class CoreFloor:
         self._shoe = deque(in_shoe)
         order = sorted(registered, key=lambda card: tag_order(card.uid, card.code))
         for index, card in enumerate(order):
-            seq = self._seq(Device.SHOE)
-            self._event(Device.SHOE, ev.DeckCard(seq, self._deck_id, index, card.code, card.uid))
-        count, seq = len(in_shoe), self._seq(Device.SHOE)
+            seq = self._seq(DeviceKind.SHOE)
+            self._event(
+                DeviceKind.SHOE, ev.DeckCard(seq, self._deck_id, index, card.code, card.uid)
+            )
+        count, seq = len(in_shoe), self._seq(DeviceKind.SHOE)
         loaded = ev.DeckLoaded(seq, self._deck_id, count, count, registered=True)
-        self._event(Device.SHOE, loaded)
+        self._event(DeviceKind.SHOE, loaded)
         return [card.card for card in in_shoe]
 
     async def switch(self, seat: int, card: int) -> None:
         uid = tag_uid(FOREIGN_DECK, card) if self._registers else b""
-        self._event(Device.SEAT_BOARD, ev.CardAtSeat(self._seq(Device.SEAT_BOARD), seat, card, uid))
+        self._event(
+            DeviceKind.SEAT_BOARD, ev.CardAtSeat(self._seq(DeviceKind.SEAT_BOARD), seat, card, uid)
+        )
 
     async def shielded(self, seat: int) -> None:
-        self._event(Device.SEAT_BOARD, ev.CardAtSeat(self._seq(Device.SEAT_BOARD), seat, None))
+        self._event(
+            DeviceKind.SEAT_BOARD, ev.CardAtSeat(self._seq(DeviceKind.SEAT_BOARD), seat, None)
+        )
 
     def new_deck(self) -> None:
         self._deck_id += 1
@@ -299,11 +304,11 @@ class CoreFloor:
         card = self._shoe.popleft()
         self._out[card.card] = card
         self._reads = (self._reads + 1) & 0xFFFF_FFFF  # it read, or failed to read, a card
-        seq = self._seq(Device.SHOE)
+        seq = self._seq(DeviceKind.SHOE)
         if unread is None:
-            self._event(Device.SHOE, ev.CardRead(seq, card.code, self._reads, card.uid))
+            self._event(DeviceKind.SHOE, ev.CardRead(seq, card.code, self._reads, card.uid))
         else:
-            self._event(Device.SHOE, ev.CardUnreadable(seq, self._reads, unread))
+            self._event(DeviceKind.SHOE, ev.CardUnreadable(seq, self._reads, unread))
         return card.card
 
     async def place(self, seat: int, card: int, lands_at: int) -> None:
@@ -313,20 +318,20 @@ class CoreFloor:
         """The seat's reader reads the card's tag: its code (or ``reads``) and UID."""
         tagged = self._out.get(card, Tagged(card, card, b""))
         code = tagged.code if reads is None else reads
-        seen = ev.CardAtSeat(self._seq(Device.SEAT_BOARD), lands_at, code, tagged.uid)
-        self._event(Device.SEAT_BOARD, seen)
+        seen = ev.CardAtSeat(self._seq(DeviceKind.SEAT_BOARD), lands_at, code, tagged.uid)
+        self._event(DeviceKind.SEAT_BOARD, seen)
 
     async def sit(self, seat: int) -> None:
-        self._event(Device.SEAT_BOARD, ev.SeatOccupied(self._seq(Device.SEAT_BOARD), seat))
+        self._event(DeviceKind.SEAT_BOARD, ev.SeatOccupied(self._seq(DeviceKind.SEAT_BOARD), seat))
 
     async def leave(self, seat: int) -> None:
-        self._event(Device.SEAT_BOARD, ev.SeatVacated(self._seq(Device.SEAT_BOARD), seat))
+        self._event(DeviceKind.SEAT_BOARD, ev.SeatVacated(self._seq(DeviceKind.SEAT_BOARD), seat))
 
-    async def unplug(self, device: Device, seconds: float) -> None:
+    async def unplug(self, device: DeviceKind, seconds: float) -> None:
         self._apply(LinkDown(at=self.now(), device=device, reason="unplugged"))
         self._hello(device, 0)
 
-    async def pull(self, device: Device, seconds: float) -> None:
+    async def pull(self, device: DeviceKind, seconds: float) -> None:
         if device not in self._held:
             self._apply(LinkDown(at=self.now(), device=device, reason="unplugged"))
             self._held[device] = []

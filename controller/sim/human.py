@@ -38,13 +38,13 @@ from controller.table import (
     Alert,
     AlertKind,
     CorrectCard,
-    Device,
     Remedy,
     ResolveAlert,
     Table,
     WrongFace,
+    device_words,
 )
-from drivers.protocol import Disposition
+from drivers.protocol import DeviceKind, Disposition
 
 #: The mistakes a person makes, and whether this dealer makes them yet (docs/sim.md).
 MISTAKES = {
@@ -338,8 +338,8 @@ class HumanDealer(Dealer):
         seat = waiting.seat
         await self._pause(self._card_time())
         if self.chance.random() < self.faults.unplug:
-            device = self.chance.choice((Device.SHOE, Device.SEAT_BOARD))
-            self.tally.injected[f"{device.value.replace('_', ' ')} unplugged"] += 1
+            device = self.chance.choice((DeviceKind.SHOE, DeviceKind.SEAT_BOARD))
+            self.tally.injected[f"{device_words(device)} unplugged"] += 1
             await self.floor.pull(device, 1.0 + self.chance.random())
         unread = self.chance.random() < self.faults.unreadable
         card = await self.floor.pitch(Disposition.DEALT_UNREAD if unread else None)

@@ -38,8 +38,9 @@ from controller.sim.service_floor import (
     on_duty,
     sim_config,
 )
-from controller.table import Device, TableSettings
+from controller.table import TableSettings, device_words
 from drivers.pcsc.deck import TagDeck, write_deck
+from drivers.protocol import DeviceKind
 from firmware_sim.pcsc_rig import PcscRig
 from firmware_sim.process import ControlReplyError
 from firmware_sim.vtag import VirtualTag
@@ -76,8 +77,8 @@ class Readers:
         #: taken it (journaled and applied).
         self.timings: list[tuple[str, float, float]] = []
 
-    def device(self, role: str) -> Device:
-        return Device.SHOE if role == "shoe" else Device.SEAT_BOARD
+    def device(self, role: str) -> DeviceKind:
+        return DeviceKind.SHOE if role == "shoe" else DeviceKind.SEAT_BOARD
 
     def show(self, role: str, uid: bytes, events: int = 1, *, mute: bool = False) -> None:
         """A tag comes into ``role``'s field and goes, once its driver made ``events``."""
@@ -99,10 +100,10 @@ class Readers:
             finally:
                 tag.leave()
 
-    def _driver(self, device: Device) -> Any:
+    def _driver(self, device: DeviceKind) -> Any:
         driver = self.service.driver(device)
         if driver is None:
-            raise ControlReplyError(f"the {device.words} is not connected")
+            raise ControlReplyError(f"the {device_words(device)} is not connected")
         return driver
 
     @staticmethod
@@ -113,7 +114,7 @@ class Readers:
                 raise ControlReplyError(f"timed out waiting for {what}")
             time.sleep(0.005)
 
-    def status(self, device: Device) -> dict[str, Any]:
+    def status(self, device: DeviceKind) -> dict[str, Any]:
         driver = self.service.driver(device)
         up = driver is not None and driver.link_up
         return {"connected": up, "pending": getattr(driver, "pending", 0) if up else 0}
@@ -128,7 +129,7 @@ class Readers:
 class _Control:
     """One device's control channel over :class:`Readers` (the simulators' command lines)."""
 
-    def __init__(self, readers: Readers, device: Device) -> None:
+    def __init__(self, readers: Readers, device: DeviceKind) -> None:
         self.readers = readers
         self.device_kind = device
 
@@ -141,7 +142,7 @@ class _Control:
             case "status":
                 return readers.status(self.device_kind)
             case "unplug":
-                role = "shoe" if self.device_kind is Device.SHOE else "seat 1"
+                role = "shoe" if self.device_kind is DeviceKind.SHOE else "seat 1"
                 return readers.unplug(role, float(positional[0]))
             case "load" if "cheat" not in options:
                 readers.shoe = deque(int(card) for card in options["cards"].split(","))
@@ -173,8 +174,8 @@ class PcscFloor(ServiceFloor):
     ) -> None:
         super().__init__(
             service,
-            _Control(readers, Device.SHOE),
-            _Control(readers, Device.SEAT_BOARD) if seats else None,
+            _Control(readers, DeviceKind.SHOE),
+            _Control(readers, DeviceKind.SEAT_BOARD) if seats else None,
             observe,
             deck_id=readers.deck.deck_id,
         )
@@ -183,7 +184,7 @@ class PcscFloor(ServiceFloor):
 
     def describe(self) -> str:
         """The readers (as pcscd names them), the journal, and the console when served."""
-        seats = range(1, 9) if Device.SEAT_BOARD in self.devices else range(0)
+        seats = range(1, 9) if DeviceKind.SEAT_BOARD in self.devices else range(0)
         roles = ["shoe", *(f"seat {seat}" for seat in seats)]
         names = ", ".join(f"{role} {self.readers.rig.reader(role)!r}" for role in roles)
         where = f"pcscd's virtual readers: {names}; journal {self.service.config.journal}"

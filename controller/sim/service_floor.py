@@ -25,8 +25,8 @@ from controller.config_file import MIN_PIN, Api, Credential
 from controller.journal.store import writer_lock
 from controller.service import Paused, TableService
 from controller.sim.floor import Observer, PhysicalActError
-from controller.table import AlertKind, Device, Table, TableInput, TableSettings
-from drivers.protocol import Disposition
+from controller.table import AlertKind, Table, TableInput, TableSettings, device_words
+from drivers.protocol import DeviceKind, Disposition
 from drivers.session import LinkConfig
 from firmware_sim.process import ControlReplyError, SimulatorProcess
 from firmware_sim.shoe import Cheat
@@ -104,7 +104,7 @@ def sim_config(
     )
 
 
-def _link_down(table: Table, device: Device) -> bool:
+def _link_down(table: Table, device: DeviceKind) -> bool:
     return any(a.kind is AlertKind.LINK_DOWN and a.device is device for a in table.alerts)
 
 
@@ -143,9 +143,9 @@ class ServiceFloor:
         self.service = service
         self.deck_id = deck_id  # the shoe's deck, loaded again each hand: the same tags
         self._tags: dict[int, tuple[int, str]] = {}  # each card drawn: its tag's code and UID
-        self.devices = {Device.SHOE: shoe}
+        self.devices = {DeviceKind.SHOE: shoe}
         if seats is not None:
-            self.devices[Device.SEAT_BOARD] = seats
+            self.devices[DeviceKind.SEAT_BOARD] = seats
         self._observe = observe
         self.senses_seats = True  # the simulated seat board's sensors
         self.console_url: str | None = None
@@ -168,8 +168,11 @@ class ServiceFloor:
         """Where the table runs: the simulators' ports and the journal."""
         config = self.service.config
         ports = ", ".join(
-            f"{device.value.replace('_', ' ')} {port.url}"
-            for device, port in ((Device.SHOE, config.shoe), (Device.SEAT_BOARD, config.seat_board))
+            f"{device_words(device)} {port.url}"
+            for device, port in (
+                (DeviceKind.SHOE, config.shoe),
+                (DeviceKind.SEAT_BOARD, config.seat_board),
+            )
             if port is not None and device in self.devices
         )
         where = f"simulated {ports}; journal {self.service.config.journal}"
@@ -190,13 +193,13 @@ class ServiceFloor:
         except Paused as paused:  # the table paused meanwhile: the decision is not journaled
             return str(paused)
 
-    async def _command(self, device: Device, line: str) -> Any:
+    async def _command(self, device: DeviceKind, line: str) -> Any:
         try:
             return await asyncio.to_thread(self.devices[device].command, line)
         except (ControlReplyError, OSError) as error:
             raise PhysicalActError(f"the simulated {device.value}: {error}") from None
 
-    async def _act(self, device: Device, line: str) -> Any:
+    async def _act(self, device: DeviceKind, line: str) -> Any:
         """A physical act, once the table has its events."""
         reply = await self._command(device, line)
         loop = asyncio.get_running_loop()
@@ -232,7 +235,7 @@ class ServiceFloor:
         if cheat is not None:
             line += f" cheat={cheat.value}" + ("" if at is None else f" at={at}")
             line += "" if of is None else f" of={of}"
-        reply = await self._act(Device.SHOE, line)
+        reply = await self._act(DeviceKind.SHOE, line)
         shoe = list(cards)
         if cheat is not None:  # the card the cheat put at its place (none: one taken out)
             done = reply["cheat"]
@@ -245,19 +248,19 @@ class ServiceFloor:
         return shoe
 
     async def switch(self, seat: int, card: int) -> None:
-        if Device.SEAT_BOARD in self.devices:
-            await self._act(Device.SEAT_BOARD, f"switch {seat} {card}")
+        if DeviceKind.SEAT_BOARD in self.devices:
+            await self._act(DeviceKind.SEAT_BOARD, f"switch {seat} {card}")
 
     async def shielded(self, seat: int) -> None:
-        if Device.SEAT_BOARD in self.devices:  # a card named by no tag: no card, no UID
-            await self._act(Device.SEAT_BOARD, f"place {seat}")
+        if DeviceKind.SEAT_BOARD in self.devices:  # a card named by no tag: no card, no UID
+            await self._act(DeviceKind.SEAT_BOARD, f"place {seat}")
 
     def new_deck(self) -> None:
         self.deck_id = (self.deck_id + 1) & 0xFFFF_FFFF
 
     async def draw(self, unread: Disposition | None) -> int:
         line = "draw" if unread is None else f"draw unreadable disposition={unread.value}"
-        return self._drawn(await self._act(Device.SHOE, line))
+        return self._drawn(await self._act(DeviceKind.SHOE, line))
 
     def _drawn(self, reply: Any) -> int:
         """The card a draw's reply says came out; its tag kept for the seat's reader."""
@@ -272,17 +275,19 @@ class ServiceFloor:
         return f"{code if reads is None else reads} uid={uid}"
 
     async def place(self, seat: int, card: int, lands_at: int) -> None:
-        await self._act(Device.SEAT_BOARD, f"place {seat} {self._seen(card)} lands_at={lands_at}")
+        await self._act(
+            DeviceKind.SEAT_BOARD, f"place {seat} {self._seen(card)} lands_at={lands_at}"
+        )
 
     async def sit(self, seat: int) -> None:
-        if Device.SEAT_BOARD in self.devices:
-            await self._act(Device.SEAT_BOARD, f"sit {seat}")
+        if DeviceKind.SEAT_BOARD in self.devices:
+            await self._act(DeviceKind.SEAT_BOARD, f"sit {seat}")
 
     async def leave(self, seat: int) -> None:
-        if Device.SEAT_BOARD in self.devices:
-            await self._act(Device.SEAT_BOARD, f"leave {seat}")
+        if DeviceKind.SEAT_BOARD in self.devices:
+            await self._act(DeviceKind.SEAT_BOARD, f"leave {seat}")
 
-    async def unplug(self, device: Device, seconds: float) -> None:
+    async def unplug(self, device: DeviceKind, seconds: float) -> None:
         """The cable is out for ``seconds``; back once the table has the device again and
         has cleared its lost link (the dealer waits out the pause, as the table asks)."""
         if device not in self.devices:
@@ -297,13 +302,15 @@ class ServiceFloor:
 
     async def pitch(self, unread: Disposition | None) -> int:
         line = "draw" if unread is None else f"draw unreadable disposition={unread.value}"
-        return self._drawn(await self._command(Device.SHOE, line))
+        return self._drawn(await self._command(DeviceKind.SHOE, line))
 
     async def land(self, card: int, lands_at: int, reads: int | None = None) -> None:
-        if Device.SEAT_BOARD in self.devices:  # the simulator reports the card it is told
-            await self._command(Device.SEAT_BOARD, f"place {lands_at} {self._seen(card, reads)}")
+        if DeviceKind.SEAT_BOARD in self.devices:  # the simulator reports the card it is told
+            await self._command(
+                DeviceKind.SEAT_BOARD, f"place {lands_at} {self._seen(card, reads)}"
+            )
 
-    async def pull(self, device: Device, seconds: float) -> None:
+    async def pull(self, device: DeviceKind, seconds: float) -> None:
         if device in self.devices:
             await self._command(device, f"unplug {seconds:.2f}")
 

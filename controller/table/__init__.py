@@ -9,10 +9,10 @@ the journal's inputs gives the same table, byte for byte in ``to_json``. Driving
     step.refused                     # the reason when the input was not taken, else None
     step.refusal.code                # ... and why, as data (``Refuse``, the engine's ``Illegal``)
     loaded = DeckLoaded(seq, deck_id, 52, 52)   # a device's event (``drivers.events``)
-    step = step.then(FromDevice(at=t, device=Device.SHOE, seq=seq, event=loaded))  # the next
+    step = step.then(FromDevice(at=t, device=DeviceKind.SHOE, seq=seq, event=loaded))  # the next
     step = step.then(NewHand(at=t))                # input, from the last step
     read = CardRead(seq, card, read_counter, uid)  # the shoe's events, as its driver has them
-    step = step.then(FromDevice(at=t, device=Device.SHOE, seq=seq, event=read))
+    step = step.then(FromDevice(at=t, device=DeviceKind.SHOE, seq=seq, event=read))
     step = step.then(Decide(at=t, seat=4, do=Do.CALL))   # a player's decision
     step.signals                     # Signals(display="DEAL: seat 3, face up", lamps=Lamps(...))
     step.table.alerts                # open alerts, each with its message and remedy
@@ -49,7 +49,6 @@ from controller.table.inputs import (
     CorrectStack,
     DealerIn,
     Decide,
-    Device,
     DeviceRestarted,
     EnterCard,
     FromDevice,
@@ -83,6 +82,7 @@ from controller.table.state import (
     Signals,
     Table,
 )
+from controller.table.told import device_words
 
 __all__ = [
     "ALERT_RULES",
@@ -102,7 +102,6 @@ __all__ = [
     "CorrectStack",
     "DealerIn",
     "Decide",
-    "Device",
     "DeviceRestarted",
     "EnterCard",
     "FromDevice",
@@ -142,6 +141,7 @@ __all__ = [
     "Why",
     "WrongFace",
     "apply",
+    "device_words",
     "input_from_json",
     "paused_refusal",
     "second_needed",

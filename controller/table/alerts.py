@@ -26,9 +26,9 @@ from typing import Any, ClassVar, NamedTuple
 from controller.rules import Card, Dest, Effect, Form, Wait, Waiting, parse_card, say_waiting
 from controller.rules.state import STREET_NAMES
 from controller.table import legacy
-from controller.table.inputs import Device, Remedy
-from controller.table.told import TableTold
-from drivers.protocol import FaultCode
+from controller.table.inputs import Remedy
+from controller.table.told import TableTold, device_words
+from drivers.protocol import DeviceKind, FaultCode
 
 #: How the words name a card: ``str`` ("Kd"), or a viewer's (a hidden card: "a card").
 Name = Callable[[Card], str]
@@ -262,7 +262,7 @@ _DECODE: dict[str, Callable[[Any], Any]] = {
     "lay": Lay,
     "why": NotDue.from_json,
     "to": Dest,
-    "device": Device,
+    "device": DeviceKind,
     "fault": FaultCode,
 }
 
@@ -544,11 +544,11 @@ class DeviceFault(AlertFacts):
     """The device reports ``fault``, until it reports it cleared."""
 
     kind = AlertKind.DEVICE_FAULT
-    device: Device
+    device: DeviceKind
     fault: FaultCode
 
     def say(self, name: Name = str) -> str:
-        return f"{self.device.words}: {_FAULT_WORDS[self.fault][0]}"
+        return f"{device_words(self.device)}: {_FAULT_WORDS[self.fault][0]}"
 
     def todo(self, name: Name = str) -> str:
         todo = _FAULT_WORDS[self.fault][1]
@@ -560,11 +560,11 @@ class LinkDown(AlertFacts):
     """The device's link is down (``reason``: the driver's words, "" if none)."""
 
     kind = AlertKind.LINK_DOWN
-    device: Device
+    device: DeviceKind
     reason: str = ""
 
     def say(self, name: Name = str) -> str:
-        return f"the {self.device.words} is not connected"
+        return f"the {device_words(self.device)} is not connected"
 
     def todo(self, name: Name = str) -> str:
         return "check its cable and power; the table goes on when the link is back"
@@ -575,13 +575,14 @@ class EventsLost(AlertFacts):
     """The device restarted and lost ``lost`` events (None: perhaps some)."""
 
     kind = AlertKind.EVENTS_LOST
-    device: Device
+    device: DeviceKind
     lost: int | None
 
     def say(self, name: Name = str) -> str:
         lost = self.lost
         what = "may have lost events" if lost is None else f"lost {lost} event{_s(lost)}"
-        return f"the {self.device.words} restarted and {what}: cards or seat reports may be missing"
+        device = device_words(self.device)
+        return f"the {device} restarted and {what}: cards or seat reports may be missing"
 
     def todo(self, name: Name = str) -> str:
         return (
@@ -937,19 +938,19 @@ class DeviceReplaced(AlertFacts):
     table's configuration, or the serial a supervisor accepted before): another device."""
 
     kind = AlertKind.DEVICE_REPLACED
-    device: Device
+    device: DeviceKind
     serial: str
     expected: str
 
     def say(self, name: Name = str) -> str:
         return (
-            f"the {self.device.words}'s serial is {self.serial}, the table expects "
-            f"{self.expected}: another {self.device.words} is connected"
+            f"the {device_words(self.device)}'s serial is {self.serial}, the table expects "
+            f"{self.expected}: another {device_words(self.device)} is connected"
         )
 
     def todo(self, name: Name = str) -> str:
         return (
-            f"a supervisor checks the {self.device.words} and accepts it: the table "
+            f"a supervisor checks the {device_words(self.device)} and accepts it: the table "
             f"then takes {self.serial} until the configuration names its serial"
         )
 
@@ -1041,7 +1042,7 @@ class Alert(NamedTuple):
         return getattr(self.facts, "card", None)
 
     @property
-    def device(self) -> Device | None:
+    def device(self) -> DeviceKind | None:
         return getattr(self.facts, "device", None)
 
     @property
@@ -1139,7 +1140,7 @@ class Cleared(Effect):
     alert: int
     by: Clearance
     seat: int | None = None
-    device: Device | None = None
+    device: DeviceKind | None = None
     who: str | None = None
 
     kind = TableTold.ALERT_CLEARED
@@ -1147,7 +1148,8 @@ class Cleared(Effect):
     @property
     def how(self) -> str:
         """How it closed, in words."""
-        seat, device = self.seat, self.device
+        seat = self.seat
+        device = "device" if self.device is None else device_words(self.device)
         match self.by:
             case Clearance.HAND_OVER:
                 return "the hand is over"
@@ -1166,9 +1168,9 @@ class Cleared(Effect):
             case Clearance.NEW_DECK:
                 return "a new deck is loaded"
             case Clearance.FAULT_CLEARED:
-                return f"the {device.words if device else 'device'} reports it cleared"
+                return f"the {device} reports it cleared"
             case Clearance.LINK_BACK:
-                return f"the {device.words if device else 'device'} is connected again"
+                return f"the {device} is connected again"
             case Clearance.ENTERED:
                 return "the supervisor entered the card"
             case Clearance.CORRECTED:
@@ -1176,7 +1178,7 @@ class Cleared(Effect):
             case Clearance.NO_LONGER_IN_PLAY:
                 return "the card is no longer in play: the card read is it"
             case Clearance.SERIAL_EXPECTED:
-                return f"the {device.words if device else 'device'} reports the serial expected"
+                return f"the {device} reports the serial expected"
         return f"resolved by supervisor {self.who}"
 
     def say(self, name: Name = str) -> str:

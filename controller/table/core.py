@@ -48,12 +48,12 @@ from controller.table.alerts import (
     NotDue,
     Tamper,
 )
-from controller.table.inputs import Device, Remedy, TableInput
+from controller.table.inputs import Remedy, TableInput
 from controller.table.protection import Deck, DeckRegistered, Registration
 from controller.table.state import SEATS, Placement, Seat, Signals, Table
 from controller.table.streams import Stream, Streams, card_at_seat, over
 from drivers import events as ev
-from drivers.protocol import Disposition, FaultCode
+from drivers.protocol import DeviceKind, Disposition, FaultCode
 from luck_errors import LuckTableError
 
 _PLAYER_DECISIONS = BETTING_DECISIONS | {Do.BONUS, Do.SHOW, Do.MUCK}
@@ -577,19 +577,19 @@ def _track(table: Table, item: TableInput) -> Table:
         stream = _stream(streams, device).saw(item.seq)
     else:
         return table
-    if device is Device.SHOE:
+    if device is DeviceKind.SHOE:
         return table._replace(streams=streams._replace(shoe=stream))
     return table._replace(streams=streams._replace(seat_board=stream))
 
 
-def _stream(streams: Streams, device: Device) -> Stream:
-    return streams.shoe if device is Device.SHOE else streams.seat_board
+def _stream(streams: Streams, device: DeviceKind) -> Stream:
+    return streams.shoe if device is DeviceKind.SHOE else streams.seat_board
 
 
 def _shoe_owes(table: Table) -> bool:
     """The shoe may still report cards the table has not had: its link is down, or the
     backlog it announced is not all in."""
-    return Device.SHOE not in table.links or not table.streams.shoe.complete
+    return DeviceKind.SHOE not in table.links or not table.streams.shoe.complete
 
 
 def _awaits_shoe(table: Table, seat: int, card: Card | None) -> bool:
@@ -638,7 +638,7 @@ def _reconcile(table: Table, item: TableInput, fx: list[Effect]) -> Table:
     told = (
         isinstance(item, ti.Tick)
         or (isinstance(item, ti.FromDevice) and isinstance(item.event, _SHOE_EVENTS))
-        or (isinstance(item, ti.LinkUp) and item.device is Device.SHOE)
+        or (isinstance(item, ti.LinkUp) and item.device is DeviceKind.SHOE)
     )
     owes = not told or _shoe_owes(table)
     at = item.at
@@ -787,7 +787,7 @@ def _burns_reloaded(table: Table, hand: Hand, count: int) -> bool:
 
 
 def _device_fault(
-    table: Table, device: Device, fault: FaultCode, at: int, fx: list[Effect]
+    table: Table, device: DeviceKind, fault: FaultCode, at: int, fx: list[Effect]
 ) -> Table:
     if _open(table, AlertKind.DEVICE_FAULT, device=device, fault=fault):
         return table
@@ -795,7 +795,7 @@ def _device_fault(
 
 
 def _device_fault_cleared(
-    table: Table, device: Device, fault: FaultCode, fx: list[Effect]
+    table: Table, device: DeviceKind, fault: FaultCode, fx: list[Effect]
 ) -> Table:
     gone = _open(table, AlertKind.DEVICE_FAULT, device=device, fault=fault)
     return _clear(table, gone, Clearance.FAULT_CLEARED, fx, device=device)
@@ -829,7 +829,7 @@ def _identify(table: Table, item: ti.LinkUp, fx: list[Effect]) -> Table:
 
 def _link_down(table: Table, item: ti.LinkDown, fx: list[Effect]) -> Table:
     table = table._replace(links=tuple(d for d in table.links if d is not item.device))
-    if item.device is Device.SEAT_BOARD and not table.settings.seat_board:
+    if item.device is DeviceKind.SEAT_BOARD and not table.settings.seat_board:
         fx.append(told.Link(item.device, up=False))
         return table
     if _open(table, AlertKind.LINK_DOWN, device=item.device):
@@ -895,7 +895,9 @@ def _new_hand(table: Table, item: ti.NewHand, fx: list[Effect]) -> Table:
         )
     if not table.deck_ready:
         raise Refused(told.Refuse.NO_DECK, "load a full deck of 52 first")
-    if table.settings.seat_board and _open(table, AlertKind.LINK_DOWN, device=Device.SEAT_BOARD):
+    if table.settings.seat_board and _open(
+        table, AlertKind.LINK_DOWN, device=DeviceKind.SEAT_BOARD
+    ):
         raise Refused(
             told.Refuse.SEAT_BOARD_DOWN,
             "the seat board is not connected: the next hand waits for it",

@@ -27,11 +27,11 @@ from controller.rules import (
 )
 from controller.rules.effects import AtSeat, SeatChips, named
 from controller.table import inputs as ti
-from controller.table.inputs import Device
 from controller.table.settings import TableSettings
 from controller.table.state import Lamps, Table, signals
 from controller.table.streams import card_at_seat
-from controller.table.told import TableTold
+from controller.table.told import TableTold, device_words
+from drivers.protocol import DeviceKind
 
 _CARD_NAME = re.compile(r"\b[2-9TJQKA][cdhs]\b")
 
@@ -366,15 +366,15 @@ class DeckOut(Effect):
 class Link(Effect):
     """``device``'s link is up, or (not ``up``) down on a table that does not use it."""
 
-    device: Device
+    device: DeviceKind
     up: bool
 
     kind = TableTold.LINK
 
     def say(self, name: CardName = str) -> str:
         if self.up:
-            return f"the {self.device.words} is connected"
-        return f"the {self.device.words} is not connected (not in use)"
+            return f"the {device_words(self.device)} is connected"
+        return f"the {device_words(self.device)} is not connected (not in use)"
 
     @property
     def data(self) -> dict[str, Any]:
@@ -385,12 +385,12 @@ class Link(Effect):
 class Restarted(Effect):
     """``device`` restarted and knows of no lost event."""
 
-    device: Device
+    device: DeviceKind
 
     kind = TableTold.RESTART
 
     def say(self, name: CardName = str) -> str:
-        return f"the {self.device.words} restarted; no lost event is known"
+        return f"the {device_words(self.device)} restarted; no lost event is known"
 
 
 # Seats and the table -----------------------------------------------------------------------

@@ -38,21 +38,12 @@ from controller.rules import Card, Do, parse_card
 from controller.table.settings import TableSettings
 from controller.text import Id, Name, Reason
 from drivers import events as ev
+from drivers.protocol import DeviceKind
 from luck_errors import LuckTableError
 
 
 class TableInputError(LuckTableError, ValueError):
     """An input record that cannot be read (a bad journal line or API request)."""
-
-
-class Device(StrEnum):
-    SHOE = "shoe"
-    SEAT_BOARD = "seat_board"
-
-    @property
-    def words(self) -> str:
-        """The device as people say it: "shoe", "seat board"."""
-        return self.value.replace("_", " ")
 
 
 class By(StrEnum):
@@ -123,7 +114,7 @@ class FromDevice(TableInput):
     """
 
     tag = "device_event"  # its records are tagged by its form (``form.tag``: ``card_read``)
-    device: Device
+    device: DeviceKind
     event: ev.DeviceEvent
     seq: int | None = None
 
@@ -156,7 +147,7 @@ class DeviceForm:
     tag: str
     names: tuple[tuple[str, str], ...]
     device: bool = True
-    sender: Device | None = None
+    sender: DeviceKind | None = None
     absent: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -193,7 +184,7 @@ class DeviceForm:
         if self.device:
             if "device" not in data:
                 raise CodecError(self.tag, "missing field 'device'")
-            device = codec.decode(Device, data["device"], f"{self.tag}.device")
+            device = codec.decode(DeviceKind, data["device"], f"{self.tag}.device")
         else:
             assert self.sender is not None
             device = self.sender
@@ -232,7 +223,7 @@ DEVICE_FORMS: dict[type[ev.DeviceEvent], DeviceForm] = {
             "card_read",
             (("code", "card"), ("uid", "uid")),
             False,
-            Device.SHOE,
+            DeviceKind.SHOE,
             {"read_counter": 0, "uid": ""},
         ),
         DeviceForm(
@@ -240,7 +231,7 @@ DEVICE_FORMS: dict[type[ev.DeviceEvent], DeviceForm] = {
             "card_unreadable",
             (("disposition", "disposition"),),
             False,
-            Device.SHOE,
+            DeviceKind.SHOE,
             {"read_counter": 0},
         ),
         DeviceForm(
@@ -248,17 +239,21 @@ DEVICE_FORMS: dict[type[ev.DeviceEvent], DeviceForm] = {
             "card_at_seat",
             (("seat", "seat"), ("code", "card"), ("uid", "uid")),
             False,
-            Device.SEAT_BOARD,
+            DeviceKind.SEAT_BOARD,
             {"card": None},
         ),
-        DeviceForm(ev.SeatOccupied, "seat_occupied", (("seat", "seat"),), False, Device.SEAT_BOARD),
-        DeviceForm(ev.SeatVacated, "seat_vacated", (("seat", "seat"),), False, Device.SEAT_BOARD),
+        DeviceForm(
+            ev.SeatOccupied, "seat_occupied", (("seat", "seat"),), False, DeviceKind.SEAT_BOARD
+        ),
+        DeviceForm(
+            ev.SeatVacated, "seat_vacated", (("seat", "seat"),), False, DeviceKind.SEAT_BOARD
+        ),
         DeviceForm(
             ev.DeckCard,
             "deck_card",
             (("deck", "deck_id"), ("code", "card"), ("uid", "uid")),
             False,
-            Device.SHOE,
+            DeviceKind.SHOE,
             {"index": 0, "uid": ""},
         ),
         DeviceForm(
@@ -266,7 +261,7 @@ DEVICE_FORMS: dict[type[ev.DeviceEvent], DeviceForm] = {
             "deck_loaded",
             (("count", "cards_loaded"), ("deck", "deck_id")),
             False,
-            Device.SHOE,
+            DeviceKind.SHOE,
             {"deck_id": None},
         ),
         DeviceForm(ev.DeviceFault, "device_fault", (("fault", "code"),)),
@@ -296,7 +291,7 @@ class LinkUp(TableInput):
     table then takes the device as having nothing pending, and checks no serial."""
 
     tag = "link_up"
-    device: Device
+    device: DeviceKind
     boot: int | None = None
     next_seq: int | None = None
     pending: int | None = None
@@ -306,7 +301,7 @@ class LinkUp(TableInput):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LinkDown(TableInput):
     tag = "link_down"
-    device: Device
+    device: DeviceKind
     reason: str = ""
 
 
@@ -316,7 +311,7 @@ class DeviceRestarted(TableInput):
     many events it could not resend, None when that is not known (a restart)."""
 
     tag = "device_restarted"
-    device: Device
+    device: DeviceKind
     lost: int | None = None
 
 

@@ -25,11 +25,11 @@ from controller.rules import (
 from controller.rules.effects import CardName, HouseTook
 from controller.rules.inputs import Input as EngineInput
 from controller.table.alerts import Alert, AlertKind
-from controller.table.inputs import Device
 from controller.table.protection import Deck, Registration
 from controller.table.settings import TableSettings
 from controller.table.shuffle import Shuffles
 from controller.table.streams import Streams
+from drivers.protocol import DeviceKind
 
 SEATS = range(1, 9)
 
@@ -186,7 +186,7 @@ class Table(NamedTuple):
     settings: TableSettings
     seats: tuple[Seat, ...] = ()
     occupied: tuple[int, ...] = ()
-    links: tuple[Device, ...] = ()
+    links: tuple[DeviceKind, ...] = ()
     hand_number: int = 0
     hand: Hand | None = None
     hand_log: tuple[EngineInput, ...] = ()
@@ -211,9 +211,9 @@ class Table(NamedTuple):
     unverified: tuple[int, ...] = (0,) * len(SEATS)
     dealer: str | None = None
     hand_dealer: str | None = None
-    accepted: tuple[tuple[Device, str], ...] = ()
+    accepted: tuple[tuple[DeviceKind, str], ...] = ()
 
-    def expected_serial(self, device: Device) -> str | None:
+    def expected_serial(self, device: DeviceKind) -> str | None:
         """The serial ``device`` must report: the one accepted, else the configured one
         (None: any)."""
         accepted = dict(self.accepted).get(device)
@@ -238,7 +238,7 @@ class Table(NamedTuple):
             return self.settings.protection.unverified_blocks
         if (
             alert.kind is AlertKind.LINK_DOWN
-            and alert.device is Device.SEAT_BOARD
+            and alert.device is DeviceKind.SEAT_BOARD
             and self.streams.seat_board.announced is not None
         ):
             return False
@@ -336,7 +336,7 @@ class Table(NamedTuple):
             settings=TableSettings.from_json(data["settings"]),
             seats=tuple(Seat.from_json(item) for item in data["seats"]),
             occupied=tuple(data["occupied"]),
-            links=tuple(Device(item) for item in data["links"]),
+            links=tuple(DeviceKind(item) for item in data["links"]),
             hand_number=data["hand_number"],
             hand=None if hand is None else Hand.from_json(hand),
             hand_log=tuple(input_from_json(item) for item in data["hand_log"]),
@@ -361,7 +361,7 @@ class Table(NamedTuple):
             unverified=tuple(data.get("unverified", (0,) * len(SEATS))),  # absent: older
             dealer=data.get("dealer"),  # absent before dealers were named
             hand_dealer=data.get("hand_dealer"),
-            accepted=tuple((Device(k), v) for k, v in data.get("accepted", {}).items()),
+            accepted=tuple((DeviceKind(k), v) for k, v in data.get("accepted", {}).items()),
         )
 
 

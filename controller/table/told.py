@@ -1,9 +1,17 @@
 """The kinds of the table core's effects: its own (``controller.table.effects``) and the
-alerts' (``Raised``, ``Cleared`` in ``controller.table.alerts``)."""
+alerts' (``Raised``, ``Cleared`` in ``controller.table.alerts``); and a device as people
+say it (:func:`device_words`)."""
 
 from __future__ import annotations
 
 from enum import StrEnum
+
+from drivers.protocol import DeviceKind
+
+
+def device_words(device: DeviceKind) -> str:
+    """The device as people say it: "shoe", "seat board"."""
+    return device.value.replace("_", " ")
 
 
 class TableTold(StrEnum):
