@@ -99,7 +99,7 @@ sys.path.insert(0, str(ROOT))
 
 from figures_kit import Report, add_json_option  # noqa: E402
 
-from controller.journal import DeviceId, Input, Journal, rotation  # noqa: E402
+from controller.journal import Input, Journal, rotation  # noqa: E402
 from controller.journal.device_events import to_input  # noqa: E402
 from controller.journal.segments import Segment  # noqa: E402
 from controller.journal.snapshots import Snapshots  # noqa: E402
@@ -121,7 +121,12 @@ from controller.table import (  # noqa: E402
 )
 from dealer_ui import serve  # noqa: E402
 from drivers.device import ShoeDriver  # noqa: E402
-from drivers.events import CardRead, DeviceInfo, LinkUp  # noqa: E402
+from drivers.events import (  # noqa: E402
+    CardRead,
+    DeviceId,
+    DeviceInfo,
+    LinkUp,
+)
 from drivers.protocol import (  # noqa: E402
     CardMessage,
     DeviceKind,
@@ -412,7 +417,7 @@ def write_journal(path: Path, hands: int, seed: int, in_progress: bool = True) -
     rng = random.Random(seed)
     journal = Journal.open(path)
     snapshots = Snapshots(path)
-    shoe = DeviceId("shoe", "BENCH-SHOE", 1)
+    shoe = DeviceId(DeviceKind.SHOE, "BENCH-SHOE", 1)
     settings = TableSettings()
     table = Table(settings)
     clock = 1_700_000_000_000
@@ -440,7 +445,7 @@ def write_journal(path: Path, hands: int, seed: int, in_progress: bool = True) -
         seq += 1
         return record
 
-    info = DeviceInfo("bench", DeviceKind.SHOE, shoe.serial, (1, 0, 0), 1, shoe.boot_id)
+    info = DeviceInfo(DeviceKind.SHOE, shoe.serial, shoe.boot_id, "bench", (1, 0, 0), 1)
     link = to_input(LinkUp(info, "bench"), None, clock / 1000)
     feed([link, record_of(Configure(at=clock, settings=settings))])
     feed([record_of(SitDown(at=clock, seat=s, player=f"P{s}", buy_in=500)) for s in range(1, 7)])

@@ -25,8 +25,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from controller.config import DevicePort
-from controller.journal import DeviceId
-from controller.journal.device_events import device_of
 from drivers import events as ev
 from drivers.device import DeviceDriver, SeatBoardDriver, ShoeDriver
 from drivers.errors import DriverError
@@ -49,7 +47,7 @@ class Arrival:
 
     event: ev.Event
     device: DeviceKind
-    source: DeviceId | None
+    source: ev.DeviceId | None
     received_at: float
 
 
@@ -76,7 +74,7 @@ class Intake:
         self.usb_backend = usb_backend
         #: The driver while the device is connected.
         self.driver: Driver | None = None
-        self._source: DeviceId | None = None
+        self._source: ev.DeviceId | None = None
 
     async def run(self, journal: Journal, absent: Absent, stopping: asyncio.Event) -> None:
         """Open, take, journal, acknowledge; on a failure say so to ``absent`` and open
@@ -138,14 +136,14 @@ class Intake:
 
     def _arrival(self, event: ev.Event) -> Arrival:
         if isinstance(event, ev.LinkUp):
-            self._source = device_of(event.device)
+            self._source = event.device.id
         return Arrival(event, self.device, self._source, time.time())
 
     @staticmethod
     def _acknowledge(driver: Driver, last: Arrival) -> None:
         """The device event ``last`` (and every one before it), if the device is still the
         boot that sent it."""
-        if driver.device is None or device_of(driver.device) != last.source:
+        if driver.device is None or driver.device.id != last.source:
             return
         assert isinstance(last.event, ev.SequencedEvent)
         driver.acknowledge(last.event)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from controller.config import DevicePort
 from controller.intake import Arrival, Intake
-from controller.journal import DeviceId, Journal, to_input
+from controller.journal import Journal, to_input
 from controller.table import device_words
 from drivers import events as ev
 from drivers.errors import DriverError, HandshakeTimeout, PortNotFoundError
@@ -35,7 +35,7 @@ class Observed:
 
     event: ev.Event
     kind: str
-    device: DeviceId | None
+    device: ev.DeviceId | None
     received_at: float
     position: int | None = None
     duplicate: bool = False

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any, Protocol, get_args
 
-from controller.journal import DeviceId, Input, JournalError
+from controller.journal import Input, JournalError
 from controller.journal.device_events import DEVICE, EVENT_TYPES, LINK, build_event
 from controller.table import inputs as ti
 from controller.table.inputs import TableInput, input_from_json
@@ -43,7 +43,7 @@ class Record(Protocol):
     @property
     def fields(self) -> dict[str, Any]: ...
     @property
-    def device(self) -> DeviceId | None: ...
+    def device(self) -> ev.DeviceId | None: ...
     @property
     def seq(self) -> int | None: ...
 
@@ -136,8 +136,7 @@ def table_inputs(record: Record, where: str = "a record") -> tuple[TableInput, .
     if record.source not in (DEVICE, LINK) or read is None or record.device is None:
         raise JournalError(f"{where}: {record.source} {record.type} is not a table input")
     try:
-        device = DeviceKind(record.device.kind)
-        return read(at_of(record.recorded_at), record.seq, device, record.fields)
+        return read(at_of(record.recorded_at), record.seq, record.device.kind, record.fields)
     except (ti.TableInputError, JournalError) as error:
         raise JournalError(f"{where}: {record.type} {record.fields}: {error}") from None
     except (KeyError, ValueError, TypeError) as error:

@@ -14,20 +14,35 @@ from enum import StrEnum
 from drivers.protocol import DeviceKind, Disposition, FaultCode, seq_add
 
 
-@dataclass(frozen=True)
-class DeviceInfo:
-    """Who answered on a port: from the device's HELLO."""
+@dataclass(frozen=True, slots=True)
+class DeviceId:
+    """A device's identity, from its HELLO: its kind, serial number and boot id (a new one
+    each time it starts). The one record of it from the drivers to the table: the journal
+    keeps each device event once by it and its ``seq``; the intake, the service and
+    recovery know each device by it."""
 
-    port: str
     kind: DeviceKind
     serial: str
+    boot_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceInfo(DeviceId):
+    """Who answered on a port: the device's identity and, from its HELLO, where it is and
+    what it runs. ``id`` is the identity alone (a ``DeviceInfo`` never equals a
+    ``DeviceId``)."""
+
+    port: str
     firmware: tuple[int, int, int]
     protocol_version: int
-    boot_id: int
+
+    @property
+    def id(self) -> DeviceId:
+        return DeviceId(self.kind, self.serial, self.boot_id)
 
     def __str__(self) -> str:
         firmware = ".".join(map(str, self.firmware))
-        return f"{self.kind.name.lower()} {self.serial} (firmware {firmware}) on {self.port}"
+        return f"{self.kind.value} {self.serial} (firmware {firmware}) on {self.port}"
 
 
 class LinkDownReason(StrEnum):

@@ -514,12 +514,12 @@ class HostSession:
             )
         self._version = hello.protocol_version  # what it reads, and how its frames are laid
         device = ev.DeviceInfo(
-            self.port,
-            hello.device_kind,
-            hello.serial,
-            hello.firmware,
-            hello.protocol_version,
-            hello.boot_id,
+            kind=hello.device_kind,
+            serial=hello.serial,
+            boot_id=hello.boot_id,
+            port=self.port,
+            firmware=hello.firmware,
+            protocol_version=hello.protocol_version,
         )
         if hello.boot_id == self._boot_id:
             self._resume(hello, device, now)

@@ -11,12 +11,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from controller.codec import Codec, CodecError
-from controller.journal import DeviceId, event_of, to_input
+from controller.journal import event_of, to_input
 from controller.journal.store import Entry
 from controller.rules import parse_card
 from controller.table import CorrectCard, input_from_json
 from controller.table.inputs import INPUT_TYPES
 from drivers import events as ev
+from drivers.events import DeviceId
 from drivers.protocol import DeviceKind, Disposition, FaultCode
 
 
@@ -114,7 +115,7 @@ def test_table_inputs_keep_their_stored_form():
     uid=st.binary(max_size=10),
 )
 def test_device_events_keep_their_stored_form_and_read_back(seq, card, boot, uid):
-    device = DeviceId("shoe", "SHOE-1", boot)
+    device = DeviceId(DeviceKind.SHOE, "SHOE-1", boot)
     read = ev.CardRead(seq=seq, card=card, read_counter=seq, uid=uid)
     unread = ev.CardUnreadable(seq=seq, disposition=Disposition.REJECT_TRAY, read_counter=1)
     fault = ev.DeviceFault(seq=seq, code=FaultCode.JAM)
@@ -131,7 +132,7 @@ def test_a_stored_device_event_that_does_not_fit_names_its_position():
     entry = Entry(9, 1.0, "device", "CardRead", fields, None, 3, None)
     with pytest.raises(Exception, match=r"position 9: CardRead\.card: 'As' is not a whole number"):
         event_of(entry)
-    info = ev.DeviceInfo("/dev/pts/3", DeviceKind.SHOE, "S", (1, 2, 3), 1, 77)
+    info = ev.DeviceInfo(DeviceKind.SHOE, "S", 77, "/dev/pts/3", (1, 2, 3), 1)
     up = ev.LinkUp(device=info, reason="first", lost=(ev.LostEvents(5, 2, 4),), next_seq=9)
     fields = to_input(up, None, 1.0).fields
     assert event_of(Entry(1, 1.0, "link", "LinkUp", fields, None, None, None)) == up

@@ -17,13 +17,14 @@ from typing import get_args
 
 import pytest
 
-from controller.journal import DeviceId, Journal, to_input
+from controller.journal import Journal, to_input
 from controller.journal.chain import stored
 from controller.journal.device_events import EVENT_TYPES
 from controller.records import table_inputs
 from controller.table import FromDevice, input_from_json
 from controller.table.inputs import CODEC, form_of
 from drivers import events as ev
+from drivers.events import DeviceId
 from drivers.protocol import DeviceKind, decode_frame, from_dict
 from drivers.session import device_event
 from tests.protocol_vectors import FILES
@@ -35,13 +36,13 @@ MESSAGES = [
     for vector in vectors["frames"]
     if from_dict(vector["message"]).SEQUENCED
 ]
-KIND = {"shoe": ("shoe", "SHOE-7"), "seat_board": ("seat_board", "SEATS-7")}
+SERIAL = {DeviceKind.SHOE: "SHOE-7", DeviceKind.SEAT_BOARD: "SEATS-7"}
 
 
 def _device(event: ev.Event) -> DeviceId:
     board = isinstance(event, ev.SeatOccupied | ev.SeatVacated | ev.CardAtSeat)
-    kind, serial = KIND["seat_board" if board else "shoe"]
-    return DeviceId(kind, serial, 4242)
+    kind = DeviceKind.SEAT_BOARD if board else DeviceKind.SHOE
+    return DeviceId(kind, SERIAL[kind], 4242)
 
 
 def test_the_vectors_hold_every_device_message():

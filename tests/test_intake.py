@@ -7,9 +7,9 @@ import asyncio
 
 from controller.config import DevicePort
 from controller.intake import Arrival, Intake, Registrations
-from controller.journal import DeviceId
 from drivers import events as ev
 from drivers.errors import DriverError, PortNotFoundError
+from drivers.events import DeviceId
 from drivers.protocol import DeviceKind
 from drivers.session import LinkConfig
 from firmware_sim.runner import PtyRunner
@@ -183,8 +183,8 @@ def test_a_registration_held_is_handed_on_in_tag_order_when_another_deck_or_boot
     """Held until its deck; a card of another deck or a new boot of the shoe (which cannot
     send it again) hands it on as it is, in tag order; an event after a held card is
     journaled but not acknowledged (acknowledging it would acknowledge the held cards)."""
-    boot, other = DeviceId("shoe", "S", 1), DeviceId("shoe", "S", 2)
-    up = ev.LinkUp(ev.DeviceInfo("pty", ev.DeviceKind.SHOE, "S", (1, 0, 0), 2, 2), "reset", 1)
+    boot, other = DeviceId(DeviceKind.SHOE, "S", 1), DeviceId(DeviceKind.SHOE, "S", 2)
+    up = ev.LinkUp(ev.DeviceInfo(ev.DeviceKind.SHOE, "S", 2, "pty", (1, 0, 0), 2), "reset", 1)
 
     def card(seq, deck, code):
         return Arrival(
@@ -213,7 +213,7 @@ def test_no_more_of_a_registration_is_held_than_a_deck_or_the_link_s_queue_allow
     """A flood of registered cards (or a link whose queue limit is smaller than a deck) is
     handed on in tag order in parts: the intake never holds the device's whole queue
     unacknowledged and waits for ever."""
-    boot = DeviceId("shoe", "S", 1)
+    boot = DeviceId(DeviceKind.SHOE, "S", 1)
     hold = Registrations(3)
     cards = [
         Arrival(ev.DeckCard(seq, 1, seq, code, bytes([4, code])), DeviceKind.SHOE, boot, 0)

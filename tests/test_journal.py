@@ -4,21 +4,22 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from controller.journal import DeviceId, Journal, JournalError, event_of, to_input
-from controller.journal.device_events import device_of
+from controller.journal import Journal, JournalError, event_of, to_input
 from drivers import events as ev
+from drivers.events import DeviceId
 from drivers.protocol import DeviceKind, Disposition, FaultCode
 
-SHOE = ev.DeviceInfo("/dev/pts/3", DeviceKind.SHOE, "SHOE-1", (1, 2, 3), 1, 0xC0FFEE)
-SEATS = ev.DeviceInfo("socket://127.0.0.1:5555", DeviceKind.SEAT_BOARD, "SEATS-7", (2, 0, 0), 1, 9)
+SHOE = ev.DeviceInfo(DeviceKind.SHOE, "SHOE-1", 0xC0FFEE, "/dev/pts/3", (1, 2, 3), 1)
+SEATS = ev.DeviceInfo(DeviceKind.SEAT_BOARD, "SEATS-7", 9, "socket://127.0.0.1:5555", (2, 0, 0), 1)
 
 
 def inputs(events, info=SHOE, at=1_800_000_000.0):
-    device = device_of(info)
+    device = info.id
     return [to_input(event, device, at + n) for n, event in enumerate(events)]
 
 
@@ -62,7 +63,7 @@ def test_every_kind_of_event_reads_back_in_order_and_equal(journal):
     card = entries[2]
     assert (card.source, card.type, card.seq, card.event_number) == ("device", "CardRead", 1, 1)
     assert card.fields == {"card": 51, "read_counter": 0, "uid": "04000000070000"}
-    assert card.device == DeviceId("shoe", "SHOE-1", 0xC0FFEE)
+    assert card.device == DeviceId(DeviceKind.SHOE, "SHOE-1", 0xC0FFEE)
     assert entries[0].source == "link" and entries[0].seq is None
     assert [entry.position for entry in journal.entries(after=10)] == [11, 12]
 
@@ -80,8 +81,8 @@ def test_a_redelivered_event_is_dropped_and_reported(journal):
 
 
 def test_the_same_seq_of_another_boot_or_device_is_another_event(journal):
-    rebooted = ev.DeviceInfo(**{**SHOE.__dict__, "boot_id": SHOE.boot_id + 1})
-    other = ev.DeviceInfo(**{**SHOE.__dict__, "serial": "SHOE-2"})
+    rebooted = replace(SHOE, boot_id=SHOE.boot_id + 1)
+    other = replace(SHOE, serial="SHOE-2")
     for info in (SHOE, rebooted, other):
         assert journal.append(inputs(cards(0, [5]), info)) != [None]
     assert len(list(journal.entries())) == 3

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from controller.history.hands import recorded_hands
-from controller.journal import DeviceId, Input, Journal
+from controller.journal import Input, Journal
 from controller.journal.device_events import event_of, to_input
 from controller.journal.snapshots import Snapshots
 from controller.records import table_inputs
@@ -23,13 +23,14 @@ from controller.sim.dealer import Dealer, Tally
 from controller.sim.floor import DECK_ID, CoreFloor
 from controller.table import FromDevice, Table, TableSettings
 from drivers import events as ev
+from drivers.events import DeviceId
 from drivers.protocol import DeviceKind
 from tests.device_inputs import card_at_seat, card_read, deck_card, deck_loaded
 
 pytestmark = pytest.mark.slow  # a core run and a service's journal
 
-SHOE = DeviceId("shoe", "SHOE-1", 7)
-BOARD = DeviceId("seat_board", "SEATS-1", 8)
+SHOE = DeviceId(DeviceKind.SHOE, "SHOE-1", 7)
+BOARD = DeviceId(DeviceKind.SEAT_BOARD, "SEATS-1", 8)
 
 
 def records(*events: ev.SequencedEvent) -> list[Input]:

@@ -20,9 +20,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.journal import DeviceId, Entry, Input, Journal, JournalError, JournalLocked
+from controller.journal import Entry, Input, Journal, JournalError, JournalLocked
 from controller.journal.chain import ORIGIN, link, linked, stored
 from controller.journal.store import chain_of, check_no_writer
+from drivers.events import DeviceId
+from drivers.protocol import DeviceKind
 from tests.hypothesis_profiles import examples
 from tests.service_kit import simulator, write_config
 from tests.waiting import wait_until
@@ -104,7 +106,7 @@ def test_the_chain_hashes_each_entry_in_its_canonical_form_and_a_change_breaks_i
     position, time, source, type, fields, device kind, serial, boot id, seq and event
     number), made here from that definition alone; a segment's check follows it over the
     inputs as stored, and finds a field changed (even to the same value written otherwise)."""
-    device = DeviceId("shoe", "SN-é1", 7)
+    device = DeviceId(DeviceKind.SHOE, "SN-é1", 7)
     inputs = [
         Input(1.5, "table", "note", {"z": [1, 2.25], "a": {"y": None, "b": 'ü "q"'}}),
         Input(2.0, "device", "CardRead", {"card": 12, "uid": "ab"}, device, 65535),

@@ -21,7 +21,6 @@ import pytest
 from test_firmware_sim_process import WAIT, Control, simulator
 
 from controller.journal import Input, Journal, event_of, to_input
-from controller.journal.device_events import device_of
 from controller.records import ACCESS, record_of
 from controller.table import SitDown
 from drivers import events as ev
@@ -271,7 +270,7 @@ def test_bad_arguments_exit_2_with_a_message(tmp_path, args, message):
 
 def test_dump_prints_what_a_journal_holds(tmp_path):
     path = tmp_path / "table.journal"
-    info = ev.DeviceInfo("/dev/pts/9", DeviceKind.SHOE, "SHOE-D", (1, 0, 0), 1, 42)
+    info = ev.DeviceInfo(DeviceKind.SHOE, "SHOE-D", 42, "/dev/pts/9", (1, 0, 0), 1)
     events = [
         ev.LinkUp(info, "HELLO from shoe SHOE-D"),
         ev.CardRead(0, 51, 0, b"\x04\x00"),
@@ -279,7 +278,7 @@ def test_dump_prints_what_a_journal_holds(tmp_path):
         ev.LinkDown(ev.LinkDownReason.CONNECTION_LOST, "cable pulled"),
     ]
     with Journal.open(path) as journal:
-        journal.append([to_input(e, device_of(info), 1_800_000_000.5) for e in events])
+        journal.append([to_input(e, info.id, 1_800_000_000.5) for e in events])
     status, out, err = asyncio.run(run_monitor("--journal", str(path), "--dump"))
     assert (status, err) == (0, "")
     assert out.splitlines() == [
@@ -305,7 +304,7 @@ def test_dump_prints_table_inputs_and_refused_sign_ins_by_their_source(tmp_path)
     """A table service's journal holds more than device events: the table's own inputs and,
     from the console, every refused sign-in or supervisor PIN (source ``access``)."""
     path = tmp_path / "table.sqlite"
-    info = ev.DeviceInfo("/dev/pts/9", DeviceKind.SHOE, "SHOE-D", (1, 0, 0), 1, 42)
+    info = ev.DeviceInfo(DeviceKind.SHOE, "SHOE-D", 42, "/dev/pts/9", (1, 0, 0), 1)
     attempt = {"role": "dealer", "who": "D200", "action": "sign_in", "client": "10.0.0.7"}
     attempt |= {"status": 401, "reason": "wrong dealer id or PIN"}
     pin = {**attempt, "role": "supervisor", "who": "S100", "action": "void_hand", "by": "D200"}
@@ -315,7 +314,7 @@ def test_dump_prints_table_inputs_and_refused_sign_ins_by_their_source(tmp_path)
             [
                 record_of(SitDown(at=round(at * 1000), seat=2, player="Ann", buy_in=200)),
                 to_input(ev.LinkUp(info, "HELLO from shoe SHOE-D"), None, at),
-                to_input(ev.DeckLoaded(0, 7, 1, 1), device_of(info), at),
+                to_input(ev.DeckLoaded(0, 7, 1, 1), info.id, at),
                 Input(at, ACCESS, "failed_attempt", attempt),
                 Input(at, ACCESS, "failed_attempt", {**pin, "status": 429, "reason": "locked"}),
             ]
@@ -411,7 +410,12 @@ def test_events_the_journal_already_holds_are_reported_as_such_and_acknowledged(
             card = (await dealer("draw"))["event"]
             await dealer("draw")
             info = ev.DeviceInfo(
-                shoe["pty"], DeviceKind.SHOE, "SHOE-C", (1, 0, 0), 1, status["boot_id"]
+                DeviceKind.SHOE,
+                "SHOE-C",
+                status["boot_id"],
+                shoe["pty"],
+                (1, 0, 0),
+                1,
             )
             held = [
                 ev.LinkUp(info, "HELLO"),
@@ -419,7 +423,7 @@ def test_events_the_journal_already_holds_are_reported_as_such_and_acknowledged(
                 ev.CardRead(1, card["card"], card["read_counter"], bytes.fromhex(card["uid"])),
             ]
             with Journal.open(path) as journal:
-                journal.append([to_input(e, device_of(info), 1_800_000_000.0) for e in held])
+                journal.append([to_input(e, info.id, 1_800_000_000.0) for e in held])
             async with monitor("--shoe", shoe["pty"], "--journal", str(path)) as running:
                 await running.until(lambda line: " seq 2 " in line, "the second card")
                 assert [line.split(": ")[0].split(" boot ")[1] for line in running.lines[1:]] == [

@@ -15,13 +15,13 @@ from functools import partial
 
 import pytest
 
-from controller.journal import DeviceId, to_input
-from controller.journal.device_events import device_of
+from controller.journal import to_input
 from controller.records import table_inputs
 from controller.sim.pcsc_floor import random_deck
 from controller.table import AlertKind, NewHand, Refuse, Serials, Table, alerts
 from controller.table.inputs import Remedy
 from drivers import events as ev
+from drivers.events import DeviceId
 from drivers.pcsc import device as pcsc_device
 from drivers.pcsc.device import PcscShoe
 from drivers.pcsc.scard import Arrived, Readers, Seen, match_readers
@@ -84,7 +84,7 @@ class ShoeTable:
         events = shoe.ready_events()
         for event in events:
             if isinstance(event, ev.LinkUp):
-                self.source = device_of(event.device)
+                self.source = event.device.id
             for item in table_inputs(to_input(event, self.source, 0.0)):
                 self.driver.ok(partial(replace, item))
         self.taken += events

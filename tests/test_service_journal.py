@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from controller.history.hands import recorded_hands
-from controller.journal import DeviceId, Input, Journal, JournalError
+from controller.journal import Input, Journal, JournalError
 from controller.journal.device_events import to_input
 from controller.journal.snapshots import Snapshots
 from controller.records import record_of, table_inputs
@@ -23,6 +23,7 @@ from controller.service import TableService, recover, steps
 from controller.table import AlertKind, Configure, Decide, NewHand, SitDown, TableSettings, VoidHand
 from controller.table import inputs as ti
 from drivers import events as ev
+from drivers.events import DeviceId
 from drivers.protocol import DeviceKind, Disposition, FaultCode
 from tests.device_inputs import (
     card_at_seat,
@@ -41,8 +42,8 @@ from tests.waiting import async_wait_until, wait_until
 pytestmark = pytest.mark.slow  # the service and serve's processes
 
 LUCK_TABLE = str(Path(sys.executable).parent / "luck-table")
-SHOE = ev.DeviceInfo("/dev/pts/9", DeviceKind.SHOE, "SHOE-1", (1, 0, 0), 1, 7)
-BOARD = ev.DeviceInfo("/dev/pts/8", DeviceKind.SEAT_BOARD, "SEATS-1", (1, 0, 0), 1, 3)
+SHOE = ev.DeviceInfo(DeviceKind.SHOE, "SHOE-1", 7, "/dev/pts/9", (1, 0, 0), 1)
+BOARD = ev.DeviceInfo(DeviceKind.SEAT_BOARD, "SEATS-1", 3, "/dev/pts/8", (1, 0, 0), 1)
 
 
 def mapped(event: ev.Event, info: ev.DeviceInfo = SHOE) -> tuple[ti.TableInput, ...]:

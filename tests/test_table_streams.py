@@ -373,7 +373,7 @@ def test_every_interleaving_the_links_allow_gives_the_same_table(order):
 
 
 def test_a_journal_without_the_hellos_numbers_replays_as_it_was_recorded():
-    shoe = ev.DeviceInfo("/dev/x", DeviceKind.SHOE, "SHOE-1", (1, 0, 0), 1, 7)
+    shoe = ev.DeviceInfo(DeviceKind.SHOE, "SHOE-1", 7, "/dev/x", (1, 0, 0), 1)
     written = to_input(ev.LinkUp(shoe, "HELLO"), None, 1.0)
     old_fields = {k: v for k, v in written.fields.items() if k not in ("next_seq", "pending")}
     old = Input(written.recorded_at, written.source, written.type, old_fields, written.device)

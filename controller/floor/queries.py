@@ -31,7 +31,9 @@ from controller.floor.surveillance import (
     Bookmark,
     SeatHand,
 )
-from controller.journal import DeviceId, Entry
+from controller.journal import Entry
+from drivers.events import DeviceId
+from drivers.protocol import DeviceKind
 
 
 @dataclass(frozen=True, slots=True)
@@ -705,7 +707,7 @@ def entries(
             source,
             kind,
             fields,
-            None if serial is None else DeviceId(device_kind, serial, boot_id),
+            None if serial is None else DeviceId(DeviceKind(device_kind), serial, boot_id),
             seq,
             number,
             chain,

@@ -17,12 +17,14 @@ from collections.abc import Container, Iterator
 from dataclasses import dataclass
 
 from controller.history.hands import HandRecorder, RecordedHand
-from controller.journal import DeviceId, Journal, JournalError
+from controller.journal import Journal, JournalError
 from controller.journal.segments import Segment, moved
 from controller.journal.snapshots import EVERY, Snapshots
 from controller.records import TABLE
 from controller.recovery import Recovered, from_snapshot, initial_table, steps
 from controller.table.effects import HandOver
+from drivers.events import DeviceId
+from drivers.protocol import DeviceKind
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +35,7 @@ def build_index(journal: Journal, snapshots: Snapshots) -> int:
     started = time.perf_counter()
     hands: list[tuple[int, int]] = []
     checkpoints: list[tuple[int, int, str]] = []
-    devices: dict[str, DeviceId] = {}
+    devices: dict[DeviceKind, DeviceId] = {}
     for entry, step in steps(journal):
         if entry.source != TABLE and entry.device is not None:
             devices[entry.device.kind] = entry.device

@@ -2,10 +2,9 @@
 
 from controller.journal.base import JournalError, JournalLocked, JournalUnwritable
 from controller.journal.device_events import event_of, to_input
-from controller.journal.store import DeviceId, Entry, Input, Journal
+from controller.journal.store import Entry, Input, Journal
 
 __all__ = [
-    "DeviceId",
     "Entry",
     "Input",
     "Journal",

@@ -1,7 +1,7 @@
 """The drivers' events as journal inputs, and back.
 
 A sequenced device event (``CardRead``, ``SeatOccupied``, ...) becomes a ``device`` input
-keyed by its device (kind, serial, boot id: the last ``LinkUp`` before it) and its ``seq``;
+keyed by its device (``drivers.events.DeviceId``: the last ``LinkUp``'s) and its ``seq``;
 ``LinkUp`` and ``LinkDown`` become ``link`` inputs. The fields are the event's own, as JSON:
 enumerations by their lower-case name (``jam``, ``reject_tray``), bytes as hex
 (``controller.codec``). A field an event gained later (a seat's tag ``uid``, a deck's
@@ -15,7 +15,7 @@ from typing import Any, get_args
 
 from controller.codec import Codec, CodecError
 from controller.journal.base import JournalError
-from controller.journal.store import DeviceId, Entry, Input
+from controller.journal.store import Entry, Input
 from drivers import events as ev
 
 DEVICE = "device"
@@ -27,14 +27,10 @@ CODEC = Codec()
 EVENT_TYPES: dict[str, type[ev.Event]] = {cls.__name__: cls for cls in get_args(ev.Event)}
 
 
-def device_of(info: ev.DeviceInfo) -> DeviceId:
-    return DeviceId(info.kind.name.lower(), info.serial, info.boot_id)
-
-
-def to_input(event: ev.Event, device: DeviceId | None, recorded_at: float) -> Input:
+def to_input(event: ev.Event, device: ev.DeviceId | None, recorded_at: float) -> Input:
     """The journal input for ``event``; ``device``: the device of the last LinkUp before it."""
     if isinstance(event, ev.LinkUp):
-        return Input(recorded_at, LINK, "LinkUp", _fields(event), device_of(event.device))
+        return Input(recorded_at, LINK, "LinkUp", _fields(event), event.device.id)
     if isinstance(event, ev.LinkDown):
         return Input(recorded_at, LINK, "LinkDown", _fields(event), device)
     if device is None:

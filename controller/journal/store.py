@@ -52,7 +52,8 @@ from controller.journal.base import (
 from controller.journal.chain import link, linked, stored
 from controller.journal.lock import LockHeld, WriterLock, holder
 from controller.journal.segments import Segment, Segments, install, last_sealed, sealed
-from drivers.protocol import SEQ_MODULUS, seq_distance
+from drivers.events import DeviceId
+from drivers.protocol import SEQ_MODULUS, DeviceKind, seq_distance
 
 FORMAT = "luck-table journal"
 VERSION = 1
@@ -104,18 +105,6 @@ CREATE TABLE journal_identity (
 _COLUMNS = (
     "position, recorded_at, source, type, fields, device_kind, serial, boot_id, seq, event_number"
 )
-
-
-@dataclass(frozen=True, slots=True)
-class DeviceId:
-    """A device's identity, the one the journal, the intake, the service and recovery share:
-    its kind (the table's ``Device``: ``shoe``, ``seat_board``), serial number and boot id,
-    from its HELLO (``drivers.events.DeviceInfo``, which adds where and what it runs). The
-    journal keeps each device event once by it and its ``seq``."""
-
-    kind: str
-    serial: str
-    boot_id: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -598,7 +587,7 @@ def _entry(row: tuple[Any, ...]) -> Entry:
     position, recorded_at, source, kind, fields, device_kind, serial, boot_id, seq, number = row[
         :10
     ]
-    device = None if serial is None else DeviceId(device_kind, serial, boot_id)
+    device = None if serial is None else DeviceId(DeviceKind(device_kind), serial, boot_id)
     chain = None if len(row) == 10 or row[10] is None else bytes(row[10])
     fields = json.loads(fields)
     return Entry(position, recorded_at, source, kind, fields, device, seq, number, chain)

@@ -16,11 +16,13 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.journal import DeviceId, Entry, Journal
+from controller.journal import Entry, Journal
 from controller.journal.snapshots import Snapshots
 from controller.records import TABLE, table_inputs
 from controller.rules import Effect
 from controller.table import Step, Table, TableSettings
+from drivers.events import DeviceId
+from drivers.protocol import DeviceKind
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +50,7 @@ class Recovered:
 
     table: Table
     position: int = 0
-    devices: dict[str, DeviceId] = field(default_factory=dict)
+    devices: dict[DeviceKind, DeviceId] = field(default_factory=dict)
     snapshot: int = 0  # the snapshot's position (0: replayed from the start)
     replayed: int = 0  # inputs replayed after the snapshot
     seconds: float = 0.0
@@ -58,7 +60,9 @@ class Recovered:
         return snapshot_state(self.table.to_json(), self.devices)
 
 
-def snapshot_state(table: dict[str, Any], devices: Mapping[str, DeviceId]) -> dict[str, object]:
+def snapshot_state(
+    table: dict[str, Any], devices: Mapping[DeviceKind, DeviceId]
+) -> dict[str, object]:
     """The snapshot form of a table (as :meth:`Table.to_json` writes it) and the last device
     boot of each kind."""
     boots = {kind: [device.serial, device.boot_id] for kind, device in sorted(devices.items())}
@@ -101,7 +105,8 @@ def from_snapshot(snapshots: Snapshots, at_most: int) -> Recovered:
     try:
         recovered.table = Table.from_json(state["table"])
         recovered.devices = {
-            kind: DeviceId(kind, serial, boot) for kind, (serial, boot) in state["devices"].items()
+            DeviceKind(kind): DeviceId(DeviceKind(kind), serial, boot)
+            for kind, (serial, boot) in state["devices"].items()
         }
         recovered.position = recovered.snapshot = position
     except (KeyError, TypeError, ValueError) as error:

@@ -35,8 +35,7 @@ from typing import TYPE_CHECKING, Any, Self
 from controller.config import Config
 from controller.history.index import build_index
 from controller.intake import Absent, Arrival, Driver, Intake
-from controller.journal import DeviceId, Entry, Input, Journal, JournalError, JournalUnwritable
-from controller.journal.device_events import device_of, to_input
+from controller.journal import Entry, Input, Journal, JournalError, JournalUnwritable, to_input
 from controller.journal.rotation import due, finish, rotate
 from controller.journal.snapshots import Snapshots
 from controller.records import ACCESS, record_of, table_inputs
@@ -167,7 +166,7 @@ class TableService:
         #: The last input's step: the table after it, and what the table shows.
         self._last: Step | None = None
         self._position = 0
-        self._devices: dict[str, DeviceId] = {}
+        self._devices: dict[DeviceKind, ev.DeviceId] = {}
         self._intakes: dict[DeviceKind, Intake] = {}
         self._down: set[DeviceKind] = set()  # devices whose absence is journaled
         self._lamps: Lamps | None = None  # the lamps last sent to the shoe
@@ -728,7 +727,7 @@ class TableService:
     async def _arrived(self, batch: Sequence[Arrival]) -> None:
         """Journal and apply a batch of one device's events; while the journal cannot be
         written, the batch waits (unacknowledged) and is journaled once it can."""
-        before: dict[str, DeviceId | None] = {}  # what the batch's LinkUps replace
+        before: dict[DeviceKind, ev.DeviceId | None] = {}  # what the batch's LinkUps replace
 
         def records(now: int) -> list[Input]:
             before.clear()
@@ -754,7 +753,7 @@ class TableService:
                 CARD_SECONDS.observe(done - item.received_at)
 
     def _records_of(
-        self, arrival: Arrival, recorded_at: float, before: dict[str, DeviceId | None]
+        self, arrival: Arrival, recorded_at: float, before: dict[DeviceKind, ev.DeviceId | None]
     ) -> list[Input]:
         """The records of ``arrival``; a LinkUp's device becomes the known one of its kind
         (``before`` gets the one it replaces, to put back if the records are not
@@ -764,7 +763,7 @@ class TableService:
             if isinstance(event, ev.LinkDown):
                 log.warning("the %s link is down: %s", device_words(device), event.detail)
             return [to_input(event, arrival.source, recorded_at)]
-        info = device_of(event.device)
+        info = event.device.id
         known = self._devices.get(info.kind)
         records = [to_input(event, None, recorded_at)]
         if not event.restarted and known is not None and known != info:

@@ -12,7 +12,7 @@ service applies and recovery replays).
 
 from __future__ import annotations
 
-from controller.journal import DeviceId, Input, JournalError, to_input
+from controller.journal import Input, JournalError, to_input
 from controller.records import TABLE, record_of, table_inputs
 from controller.table import TableInput
 from controller.table import inputs as ti
@@ -32,10 +32,10 @@ class CoreRecords:
     """The record of each input of a core run, in the run's order."""
 
     def __init__(self) -> None:
-        self._devices: dict[str, DeviceId] = {}
+        self._devices: dict[DeviceKind, ev.DeviceId] = {}
 
     @property
-    def devices(self) -> dict[str, DeviceId]:
+    def devices(self) -> dict[DeviceKind, ev.DeviceId]:
         """The device of each kind's last ``LinkUp`` so far."""
         return dict(self._devices)
 
@@ -57,12 +57,12 @@ class CoreRecords:
                 return to_input(self._link_up(item), None, at)
             case ti.LinkDown(device=device, reason=reason):
                 down = ev.LinkDown(ev.LinkDownReason.CONNECTION_LOST, reason)
-                return to_input(down, self._devices[device.value], at)
+                return to_input(down, self._devices[device], at)
             case ti.FromDevice(device=device, seq=seq, event=event) if seq is not None:
-                return to_input(event, self._devices[device.value], at)
+                return to_input(event, self._devices[device], at)
         return record_of(item)
 
     def _link_up(self, item: ti.LinkUp) -> ev.LinkUp:
         serial = core_serial(item.device) if item.serial is None else item.serial
-        info = ev.DeviceInfo("core", item.device, serial, (1, 0, 0), 1, BOOT)
+        info = ev.DeviceInfo(item.device, serial, BOOT, "core", (1, 0, 0), 1)
         return ev.LinkUp(info, "hello", next_seq=item.next_seq, pending=item.pending)

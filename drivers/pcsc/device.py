@@ -192,12 +192,12 @@ class PcscDevice(EventFeed):
             return
         first = self._info is None
         self._info = ev.DeviceInfo(
-            port=self.port,
             kind=self.KIND,
             serial=", ".join(self._found[key] for key in self.patterns),
+            boot_id=self._boot_id,
+            port=self.port,
             firmware=NO_FIRMWARE,
             protocol_version=PROTOCOL_VERSION,
-            boot_id=self._boot_id,
         )
         self._origin = ev.Origin(self, self._info.serial, self._boot_id)
         self._up = True
