@@ -29,12 +29,13 @@ from drivers.protocol import DeviceKind
 class Observed:
     """An event as the monitor took it: from which device, when, and where it was journaled.
 
-    ``device`` is the device of the last LinkUp before the event (None before the first);
-    ``position`` its journal position; ``duplicate``: the journal already held it.
+    ``kind``: the device's kind; ``device`` its identity as of the last LinkUp before the
+    event (None before the first); ``position`` its journal position; ``duplicate``: the
+    journal already held it.
     """
 
     event: ev.Event
-    kind: str
+    kind: DeviceKind
     device: ev.DeviceId | None
     received_at: float
     position: int | None = None
@@ -107,7 +108,8 @@ class Monitor:
                 positions = await asyncio.to_thread(self._journal.append, inputs)
             for item, position in zip(batch, positions, strict=True):
                 duplicate = self._journal is not None and position is None
-                kind = item.device.value
                 self._report(
-                    Observed(item.event, kind, item.source, item.received_at, position, duplicate)
+                    Observed(
+                        item.event, item.device, item.source, item.received_at, position, duplicate
+                    )
                 )

@@ -99,9 +99,8 @@ def test_every_driver_event_becomes_the_table_input_with_the_service_time() -> N
         ),
     ]
     for event, info, form in forms:
-        device = DeviceKind(info.kind.name.lower())
         (item,) = mapped(event, info)
-        assert item == ti.FromDevice(at=AT, device=device, seq=event.seq, event=event)
+        assert item == ti.FromDevice(at=AT, device=info.kind, seq=event.seq, event=event)
         assert item.to_json() == form.to_json()
     assert mapped(ev.LinkDown(ev.LinkDownReason.SILENCE, "nothing for 3 s")) == (
         ti.LinkDown(at=AT, device=DeviceKind.SHOE, reason="nothing for 3 s"),
