@@ -105,19 +105,19 @@ class LinkDown:
 
 
 class Origin:
-    """Which driver and which device boot delivered an event. Set by the driver on every
-    device event it delivers and compared by identity, so that ``acknowledge`` can tell an
-    event of the current boot from one of a previous boot or of another driver."""
+    """Which driver (``owner``) and which device boot (``device``) delivered an event. Set
+    by the driver on every device event it delivers and compared by identity, so that
+    ``acknowledge`` can tell an event of the current boot from one of a previous boot or of
+    another driver."""
 
-    __slots__ = ("boot_id", "owner", "serial")
+    __slots__ = ("device", "owner")
 
-    def __init__(self, owner: object, serial: str, boot_id: int) -> None:
+    def __init__(self, owner: object, device: DeviceId) -> None:
         self.owner = owner
-        self.serial = serial
-        self.boot_id = boot_id
+        self.device = device
 
     def __repr__(self) -> str:
-        return f"<Origin {self.serial} boot {self.boot_id}>"
+        return f"<Origin {self.device.serial} boot {self.device.boot_id}>"
 
 
 @dataclass(frozen=True)

@@ -357,9 +357,9 @@ class HostSession:
             )
         if origin is not self._origin:
             raise DriverError(
-                f"{self.port}: cannot acknowledge event {event.seq} of boot {origin.boot_id} of "
-                f"{origin.serial}: the device restarted since (now boot {self._boot_id}) and "
-                "no longer holds it"
+                f"{self.port}: cannot acknowledge event {event.seq} of boot "
+                f"{origin.device.boot_id} of {origin.device.serial}: the device restarted since "
+                f"(now boot {self._boot_id}) and no longer holds it"
             )
         assert self._acked is not None
         if seq_distance(self._acked, event.seq) <= 0:
@@ -548,7 +548,7 @@ class HostSession:
             )
         self._link_down(ev.LinkDownReason.DEVICE_RESTARTED, reason)
         self._boot_id = hello.boot_id
-        self._origin = ev.Origin(self, hello.serial, hello.boot_id)
+        self._origin = ev.Origin(self, device.id)
         self._device_next = hello.next_seq
         self._start_at(first)
         self._link_up(ev.LinkUp(device, reason, previous, tuple(lost)), hello, now)

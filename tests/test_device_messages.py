@@ -58,7 +58,8 @@ def _event(version: int, vector: dict) -> ev.DeviceEvent:
     frame = decode_frame(bytes.fromhex(vector["wire"]))
     assert frame.version == version
     assert frame.seq == vector["seq"]
-    return device_event(frame.seq, frame.message, ev.Origin(None, "vector", 4242), frame.version)
+    origin = ev.Origin(None, ev.DeviceId(DeviceKind.SHOE, "vector", 4242))
+    return device_event(frame.seq, frame.message, origin, frame.version)
 
 
 @pytest.mark.parametrize(("version", "vector"), MESSAGES)

@@ -523,7 +523,7 @@ def test_a_restart_whose_hello_was_lost_shows_in_a_status_numbering_behind():
     assert up.restarted and up.previous_boot_id == 7 and up.lost == ()
     session.receive(card(0, code=9), 0.4)
     [read] = session.take_events()
-    assert (read.seq, read.card, read.origin.boot_id) == (0, 9, 9)
+    assert (read.seq, read.card, read.origin.device.boot_id) == (0, 9, 9)
 
 
 def test_duplicates_of_acknowledged_events_for_a_silence_timeout_ask_for_hello():

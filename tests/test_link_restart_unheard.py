@@ -83,4 +83,4 @@ def test_a_restart_whose_hello_is_lost_is_found_and_its_cards_delivered(before, 
     assert [r.card for r in reads] == drawn
     [restart] = [e for e in events if isinstance(e, ev.LinkUp) and e.restarted]
     assert restart.lost == ()
-    assert [r.origin.boot_id for r in reads[before:]] == [shoe.boot_id] * after
+    assert [r.origin.device.boot_id for r in reads[before:]] == [shoe.boot_id] * after

@@ -199,7 +199,7 @@ class PcscDevice(EventFeed):
             firmware=NO_FIRMWARE,
             protocol_version=PROTOCOL_VERSION,
         )
-        self._origin = ev.Origin(self, self._info.serial, self._boot_id)
+        self._origin = ev.Origin(self, self._info.id)
         self._up = True
         reason = "readers found" if first else "readers back"
         self._deliver(
