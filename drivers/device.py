@@ -113,7 +113,7 @@ class DeviceDriver(EventFeed):
             self._handshake.cancel()  # nobody waits for it any more
             await self.close()
             raise HandshakeTimeout(
-                f"{self.transport.name}: no HELLO from a {self.KIND.name.lower()} within "
+                f"{self.transport.name}: no HELLO from a {self.KIND.value} within "
                 f"{self.config.handshake_timeout} s (is the device connected and powered?)"
             ) from None
         except DriverError:

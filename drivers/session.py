@@ -509,8 +509,8 @@ class HostSession:
         self._stale_since = None
         if hello.device_kind != self.kind:
             raise WrongDeviceError(
-                f"{self.port}: expected a {self.kind.name.lower()}, but a "
-                f"{hello.device_kind.name.lower()} (serial {hello.serial}) answered"
+                f"{self.port}: expected a {self.kind.value}, but a "
+                f"{hello.device_kind.value} (serial {hello.serial}) answered"
             )
         self._version = hello.protocol_version  # what it reads, and how its frames are laid
         device = ev.DeviceInfo(

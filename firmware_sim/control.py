@@ -174,7 +174,7 @@ class Controller:
         args.done()
         device = self.device
         state: dict[str, Any] = {
-            "kind": device.KIND.name.lower(),
+            "kind": device.KIND.value,
             "connected": device.connected,
             "boot_id": device.boot_id,
             "stats": asdict(device.stats),
@@ -191,7 +191,7 @@ class Controller:
         shoe = isinstance(self.device, SimulatedShoe)
         foreign = "misplace_rate" if shoe else "unreadable_rate"
         if foreign in args.options:
-            kind = self.device.KIND.name.lower()
+            kind = self.device.KIND.value
             raise ControlError(f"set: {foreign} does not apply to a {kind}")
         values = {
             key: args.number(text, key, int if key == "seed" else float)

@@ -423,9 +423,9 @@ class SimulatedDevice:
         """Raise (``active``) or clear a fault; returns the FAULT or FAULT_CLEARED sent."""
         fault = parse_enum(FaultCode, code, "fault")
         if fault not in self.FAULT_CODES:
-            allowed = ", ".join(sorted(c.name.lower() for c in self.FAULT_CODES))
-            kind = self.KIND.name.lower()
-            said = f"a {kind} has no {fault.name.lower()} fault (it has: {allowed})"
+            allowed = ", ".join(sorted(c.value for c in self.FAULT_CODES))
+            kind = self.KIND.value
+            said = f"a {kind} has no {fault.value} fault (it has: {allowed})"
             raise DeviceError(said, Cannot.NO_SUCH_FAULT)
         if (fault in self.active_faults) == active:
             state, why = (
@@ -433,7 +433,7 @@ class SimulatedDevice:
                 if active
                 else ("not active", Cannot.NOT_ACTIVE)
             )
-            raise DeviceError(f"fault {fault.name.lower()} is {state}", why)
+            raise DeviceError(f"fault {fault.value} is {state}", why)
         self._require_room()
         message: Message
         if active:

@@ -53,7 +53,7 @@ class PcscDevice(EventFeed):
     ) -> None:
         super().__init__()
         if not patterns:
-            raise DriverError(f"a PC/SC {self.KIND.name.lower()} needs at least one reader")
+            raise DriverError(f"a PC/SC {self.KIND.value} needs at least one reader")
         self.patterns = dict(patterns)
         self.deck = deck
         self.config = config or LinkConfig()
