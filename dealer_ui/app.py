@@ -493,6 +493,7 @@ class TableApp:
             "sitting": session.sitting,
             "client": client_of(request),
             "reason": reason,
+            "code": code,
         }
         self.refusals.refuse(session.token, fields)
         return ApiError(403, "forbidden", reason, code)
