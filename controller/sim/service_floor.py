@@ -25,7 +25,17 @@ from controller.config_file import MIN_PIN, Api, Credential
 from controller.journal.store import writer_lock
 from controller.service import Paused, TableService
 from controller.sim.floor import Observer, PhysicalActError
-from controller.table import AlertKind, Device, Disposition, Table, TableInput, TableSettings
+from controller.table import (
+    AlertKind,
+    Device,
+    Disposition,
+    Refusal,
+    Refuse,
+    Table,
+    TableInput,
+    TableSettings,
+)
+from controller.table.effects import Words
 from drivers.session import LinkConfig
 from firmware_sim.process import ControlReplyError, SimulatorProcess
 from firmware_sim.shoe import Cheat
@@ -183,11 +193,11 @@ class ServiceFloor:
     def now(self) -> int:
         return 0  # the service stamps people's inputs with its own clock
 
-    async def submit(self, item: TableInput) -> str | None:
+    async def submit(self, item: TableInput) -> Refusal | None:
         try:
-            return (await self.service.submit(item)).refused
+            return (await self.service.submit(item)).refusal
         except Paused as paused:  # the table paused meanwhile: the decision is not journaled
-            return str(paused)
+            return Refusal(Words(str(paused)), item.tag, Refuse.PAUSED)
 
     async def _command(self, device: Device, line: str) -> Any:
         try:
