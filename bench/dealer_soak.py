@@ -44,18 +44,22 @@ import tomli_w
 from figures_kit import Report, add_json_option
 
 from controller.hil.service import Console, Credentials, ServiceProcess
+from controller.hil.service import Refusal as Answered
 from controller.journal import Journal
 from controller.records import table_inputs
-from controller.rules import Effect
-from controller.sim.dealer import FaultRates, Pace, Tally
+from controller.rules import Effect, Illegal
+from controller.sim.dealer import FaultRates, Injected, Pace, Tally
 from controller.sim.floor import CoreFloor, PhysicalActError
 from controller.sim.human import HumanDealer
 from controller.table import (
+    AlertKind,
     CorrectCard,
     Decide,
     EnterCard,
     NewHand,
     Rebuy,
+    Refusal,
+    Refuse,
     ResolveAlert,
     SitDown,
     Table,
@@ -64,6 +68,7 @@ from controller.table import (
     WrongFace,
     apply,
 )
+from controller.table.effects import Words
 from dealer_ui.auth import hash_pin
 from drivers.protocol import DeviceKind, Disposition
 from firmware_sim.process import SimulatorProcess
@@ -129,7 +134,7 @@ class ApiFloor:
         self.down_since = time.monotonic()
         await self.process.kill()
 
-    async def submit(self, item: TableInput) -> str | None:
+    async def submit(self, item: TableInput) -> Refusal | None:
         """A people's input through the API, once the service is up; the service answers
         once it is journaled. A new hand refused because a device is not back yet after a
         restart is asked again (the dealer saw the table before the kill). No kill lands
@@ -143,10 +148,19 @@ class ApiFloor:
                     refused = (
                         None if self.console is None else await self.console.submit(path, body)
                     )
-                if not (isinstance(item, NewHand) and refused and _not_back(refused)):
-                    return refused
+                refusal = None if refused is None else _refusal(item, refused)
+                if not (isinstance(item, NewHand) and refusal and self._not_back(refusal)):
+                    return refusal
             await asyncio.sleep(0.05)
         raise PhysicalActError(f"{item.tag}: the service did not take it in {ACT_TIMEOUT} s")
+
+    def _not_back(self, refusal: Refusal) -> bool:
+        """A new hand refused because a device is not back yet (after a restart): the seat
+        board is down, a seat's report waits for the shoe's, or a link is down."""
+        if refusal.code in (Refuse.SEAT_BOARD_DOWN, Refuse.REPORT_WAITS):
+            return True
+        down = any(alert.kind is AlertKind.LINK_DOWN for alert in self.table.alerts)
+        return refusal.code is Refuse.ALERTS_OPEN and down
 
     # the devices ------------------------------------------------------------------------
 
@@ -226,8 +240,15 @@ class ApiFloor:
             await self._act(device, "status")
 
 
-def _not_back(refused: str) -> bool:
-    return "not connected" in refused or "waits for the shoe" in refused
+#: The table core's reason codes (the rest are the engine's).
+REFUSE_CODES = frozenset(code.value for code in Refuse)
+
+
+def _refusal(item: TableInput, refused: Answered) -> Refusal:
+    """The table's refusal of ``item`` as the API answered it: its code and words."""
+    code = refused.code
+    why = Refuse(code) if code in REFUSE_CODES else Illegal(code)
+    return Refusal(Words(refused.reason), item.tag, why)
 
 
 def _request(item: TableInput) -> tuple[str, dict[str, Any]]:
@@ -340,7 +361,7 @@ async def soak(args: argparse.Namespace) -> int:
         await floor.start(config_path, log)
         faults = FaultRates(unplug=args.unplugs, line=args.line_faults)
         dealer = HumanDealer(
-            floor,  # type: ignore[arg-type]
+            floor,
             floor.tally,
             seats=args.seats,
             hands=args.hands,
@@ -392,7 +413,7 @@ async def soak(args: argparse.Namespace) -> int:
         f"{dealer.tally.drawn} pitched, in {seconds:.0f} s "
         f"(the service down {floor.downtime:.1f} s)"
     )
-    injected = ", ".join(f"{what} {count}" for what, count in sorted(tally.injected.items()))
+    injected = ", ".join(sorted(f"{what.words} {count}" for what, count in tally.injected.items()))
     print(f"  faults injected: {injected or 'none'}")
     raised = ", ".join(f"{kind} {count}" for kind, count in sorted(tally.raised.items()))
     print(f"  alerts raised: {raised or 'none'}; beyond the links' own: {sum(others.values())}")
@@ -418,7 +439,7 @@ async def soak(args: argparse.Namespace) -> int:
     report.row("hands dealt", tally.hands)
     report.row("cards", tally.cards)
     report.row("SIGKILLs of the service", kills)
-    pulls = sum(count for what, count in tally.injected.items() if what.endswith(" unplugged"))
+    pulls = tally.injected[Injected.SHOE_UNPLUGGED] + tally.injected[Injected.SEAT_BOARD_UNPLUGGED]
     report.row("cable pulls", pulls)
     beyond = sum(others.values())
     report.row("alerts beyond the links' own", beyond, "", "the core's run's", others == mistakes)
@@ -441,7 +462,7 @@ async def soak(args: argparse.Namespace) -> int:
         "void_hands": tally.void_hands,
         "pitched": dealer.tally.drawn,
         "service_down_s": round(floor.downtime, 2),
-        "faults_injected": dict(sorted(tally.injected.items())),
+        "faults_injected": {what.value: count for what, count in sorted(tally.injected.items())},
         "alerts_raised": dict(sorted(tally.raised.items())),
         "hands_fingerprint": tally.hand_digest,
     }

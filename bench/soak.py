@@ -67,6 +67,7 @@ from controller.journal import Journal, event_of
 from drivers import events as ev
 from drivers.device import ShoeDriver
 from drivers.session import LinkConfig, max_event_frame
+from firmware_sim.device import Cannot
 from firmware_sim.process import Control, ControlReplyError, SimulatorProcess
 
 BITS_PER_BYTE = 10  # 8N1
@@ -172,7 +173,7 @@ class Dealer:
             try:
                 reply = self.sim.command("draw")
             except ControlReplyError as error:
-                if "buffer full" not in str(error):
+                if error.code is not Cannot.BUFFER_FULL:
                     raise
                 self.run.note("dealer", "draw: buffer full")
                 time.sleep(0.005)  # the shoe holds the card until the host acknowledges

@@ -99,7 +99,8 @@ class StudioRevoked(TypedDict):
 
 
 class Refused(TypedDict):
-    """An input refused at the API (``dealer_ui.refusals``): what, who, from where, why."""
+    """An input refused at the API (``dealer_ui.refusals``): what, who, from where, why (in
+    words, ``reason``, and as data, ``code``: the API's)."""
 
     input: str
     role: str
@@ -108,6 +109,7 @@ class Refused(TypedDict):
     sitting: int | None
     client: str
     reason: str
+    code: str
 
 
 class RefusedInput(Refused):

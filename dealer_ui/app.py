@@ -36,6 +36,7 @@ from controller.config import MAX_STUDIO_TOKEN_HOURS, MIN_STUDIO_DELAY, Lacking,
 from controller.service import Guard, Paused, Stale, TableService, TableStopped
 from controller.table import (
     AlertKind,
+    Covered,
     Refuse,
     SignInAttack,
     SignInLocked,
@@ -493,6 +494,7 @@ class TableApp:
             "sitting": session.sitting,
             "client": client_of(request),
             "reason": reason,
+            "code": code,
         }
         self.refusals.refuse(session.token, fields)
         return ApiError(403, "forbidden", reason, code)
@@ -554,7 +556,7 @@ class TableApp:
         signed |= {} if first is None else {"second": body.supervisor}
         return await self.submit({**record, **signed, "why": body.why}, session, body.guard())
 
-    def second_needed(self, body: Supervisor, record: dict[str, Any]) -> str | None:
+    def second_needed(self, body: Supervisor, record: dict[str, Any]) -> Covered | None:
         """What of the supervisor's action ``record`` the house's two-person control covers
         at the table now (``controller.table.second_needed``); None: one PIN is enough."""
         item = _input({**record, "who": body.supervisor, "why": body.why})

@@ -9,9 +9,10 @@ decisions as fast as it can must not write the journal (and the floor's copy) as
 :class:`Refusals` folds them: the first refusal of a session opens a burst, later ones of
 the same session only count, and ``window`` seconds (``[api] refusal_fold``, on the
 monotonic clock) after the first the burst is journaled as one access record,
-``refused_input``: what was refused, who (role, id, seat, sitting), from where, why,
-``count`` and ``seconds`` (from the first to the last). A longer flood gives one record per
-window. Bursts still open when the console stops are journaled then (:meth:`close`).
+``refused_input``: what was refused, who (role, id, seat, sitting), from where, why (its
+words and its code), ``count`` and ``seconds`` (from the first to the last). A longer
+flood gives one record per window. Bursts still open when the console stops are journaled
+then (:meth:`close`).
 
 The log is folded the same way (:class:`LogFold`): a refusal made before the app reads the
 request (a rate limit, an id locked, an address locked out) is logged once per burst of its

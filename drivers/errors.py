@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from drivers.protocol import DeviceKind
 from luck_errors import LuckTableError
 
 
@@ -40,4 +41,12 @@ class HandshakeTimeout(DriverError):
 
 
 class WrongDeviceError(DriverError):
-    """Another kind of device answered (a seat board on the shoe's port, say)."""
+    """Another kind of device answered (a seat board on the shoe's port, say): the kind
+    ``expected`` and the kind that ``answered``."""
+
+    def __init__(self, port: str, expected: DeviceKind, answered: DeviceKind, serial: str) -> None:
+        super().__init__(
+            f"{port}: expected a {expected.value}, but a {answered.value} "
+            f"(serial {serial}) answered"
+        )
+        self.expected, self.answered = expected, answered

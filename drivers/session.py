@@ -508,10 +508,7 @@ class HostSession:
     def _hello(self, hello: Hello, now: float) -> None:
         self._stale_since = None
         if hello.device_kind != self.kind:
-            raise WrongDeviceError(
-                f"{self.port}: expected a {self.kind.value}, but a "
-                f"{hello.device_kind.value} (serial {hello.serial}) answered"
-            )
+            raise WrongDeviceError(self.port, self.kind, hello.device_kind, hello.serial)
         self._version = hello.protocol_version  # what it reads, and how its frames are laid
         device = ev.DeviceInfo(
             kind=hello.device_kind,

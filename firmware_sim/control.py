@@ -1,6 +1,7 @@
 """The control channel of a simulator running as its own process.
 
-One command per line; one reply per line: ``ok <json>`` or ``error <reason>``.
+One command per line; one reply per line: ``ok <json>`` or ``error <code> <reason>``, the
+code why as data (a :class:`~firmware_sim.device.Cannot`), the reason in words.
 Arguments are words, some of them ``key=value``. Cards are codes (0..51) or
 names such as ``As``, ``4c``, ``Td``. A command that fails changes nothing.
 The commands are listed in ``COMMON``, ``SHOE`` and ``SEATS`` below and in
@@ -16,7 +17,7 @@ from dataclasses import asdict
 from typing import Any
 
 from drivers.protocol import to_dict
-from firmware_sim.device import DeviceError, SimulatedDevice
+from firmware_sim.device import Cannot, DeviceError, SimulatedDevice
 from firmware_sim.faults import FaultSettingError
 from firmware_sim.seats import SimulatedSeatBoard
 from firmware_sim.shoe import Cheat, SimulatedShoe
@@ -32,6 +33,11 @@ class ControlError(LuckTableError, ValueError):
 
 class QuitRequested(Exception):
     """The ``quit`` command: the runner stops the simulator."""
+
+
+def refused(code: Cannot, reason: str) -> str:
+    """The reply line of a command refused: ``error <code> <reason>``."""
+    return f"error {code} {reason}"
 
 
 def card_code(text: str) -> int:
@@ -151,17 +157,21 @@ class Controller:
         try:
             words = shlex.split(line)
         except ValueError as exc:
-            return f"error {exc}"
+            return refused(Cannot.BAD_COMMAND, str(exc))
         if not words:
-            return "error empty command; try help"
+            return refused(Cannot.BAD_COMMAND, "empty command; try help")
         entry = self.commands.get(words[0].lower())
         if entry is None:
-            return f"error unknown command {words[0]!r}; try help"
+            return refused(Cannot.BAD_COMMAND, f"unknown command {words[0]!r}; try help")
         handler, _ = entry
         try:
             result = handler(_Args(words[0].lower(), words[1:]), now)
-        except (ControlError, DeviceError, FaultSettingError) as exc:
-            return f"error {exc}"
+        except ControlError as exc:
+            return refused(Cannot.BAD_COMMAND, str(exc))
+        except FaultSettingError as exc:
+            return refused(Cannot.BAD_VALUE, str(exc))
+        except DeviceError as exc:
+            return refused(exc.code, str(exc))
         return "ok " + json.dumps(result, sort_keys=True)
 
     # --- common -----------------------------------------------------------------------

@@ -55,8 +55,9 @@ TX_BUFFER = 64  # bytes the transmitter holds ahead of the line (with a baud rat
 
 
 class Cannot(StrEnum):
-    """Why the simulated device refuses a control action, as data (``DeviceError.code``);
-    the words say it for the person at the control channel."""
+    """Why the simulated device refuses a control action, as data (``DeviceError.code``, the
+    code of the control channel's ``error`` reply: docs/simulator.md); the words say it for
+    the person at the control channel."""
 
     BAD_VALUE = "bad_value"  # a setting or an argument out of its range, or not of its kind
     UNKNOWN_NAME = "unknown_name"  # not one of the names known (a fault, a cheat, ...)
@@ -69,6 +70,9 @@ class Cannot(StrEnum):
     EMPTY = "empty"  # the shoe holds no card
     JAMMED = "jammed"  # the shoe is jammed
     LID_OPEN = "lid_open"  # the shoe's lid is open
+    # the control channel: a line it cannot read (no such command, an argument missing or
+    # unexpected, a word not of its form)
+    BAD_COMMAND = "bad_command"
 
 
 class DeviceError(LuckTableError, ValueError):

@@ -17,6 +17,7 @@ import sys
 import threading
 from typing import Any
 
+from firmware_sim.device import Cannot
 from luck_errors import LuckTableError
 
 #: Seconds ``AsyncControl.settled`` waits for a device by default.
@@ -24,7 +25,23 @@ SETTLE_TIMEOUT = 20.0
 
 
 class ControlReplyError(LuckTableError, RuntimeError):
-    """The simulator answered ``error ...`` to a control command."""
+    """The simulator answered ``error <code> <reason>`` to a control command: ``code``, why
+    (None: no answer a simulator gave, such as none at all)."""
+
+    def __init__(self, message: str, code: Cannot | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _answer(line: str, reply: str) -> Any:
+    """A control reply's JSON, or ControlReplyError: the words, and the code as data."""
+    status, _, payload = reply.partition(" ")
+    if status == "ok":
+        return json.loads(payload)
+    if status == "error":
+        code, _, reason = payload.partition(" ")
+        raise ControlReplyError(f"{line}: {reason}", Cannot(code))
+    raise ControlReplyError(f"{line}: {reply or 'no reply'}")
 
 
 class Control:
@@ -43,10 +60,7 @@ class Control:
         with self._lock:
             self._socket.sendall(line.encode() + b"\n")
             reply = self._replies.readline().strip()
-        status, _, payload = reply.partition(" ")
-        if status != "ok":
-            raise ControlReplyError(f"{line}: {reply or 'no reply'}")
-        return json.loads(payload)
+        return _answer(line, reply)
 
     def close(self) -> None:
         self._socket.close()
@@ -71,10 +85,7 @@ class AsyncControl:
             self._writer.write(line.encode() + b"\n")
             await self._writer.drain()
             reply = (await self._reader.readline()).decode().strip()
-        status, _, payload = reply.partition(" ")
-        if status != "ok":
-            raise ControlReplyError(f"{line}: {reply or 'no reply'}")
-        return json.loads(payload)
+        return _answer(line, reply)
 
     async def settled(self, timeout: float = SETTLE_TIMEOUT) -> None:
         """Wait until the device is connected and every event it sent is acknowledged."""

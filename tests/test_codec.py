@@ -62,21 +62,22 @@ def test_a_nested_value_round_trips_in_the_documented_form():
 
 
 @pytest.mark.parametrize(
-    ("data", "message"),
+    ("data", "where"),
     [
-        ({"colour": "red"}, "outer.colour: 'red' is not one of green"),
-        ({"inner": {"size": "huge", "blob": ""}}, "outer.inner.size: 'huge' is not one of small"),
-        ({"inner": {"size": "small", "blob": "xyz"}}, "outer.inner.blob: 'xyz' is not hex"),
-        ({"pair": [1]}, "outer.pair: .1. does not hold 2 values"),
-        ({"pair": ["1", "x"]}, r"outer.pair\[0\]: '1' is not a whole number"),
-        ({"pair": [True, "x"]}, r"outer.pair\[0\]: True is not a whole number"),
-        ({"extra": 1}, "outer: unknown field 'extra'"),
+        ({"colour": "red"}, "outer.colour"),
+        ({"inner": {"size": "huge", "blob": ""}}, "outer.inner.size"),
+        ({"inner": {"size": "small", "blob": "xyz"}}, "outer.inner.blob"),
+        ({"pair": [1]}, "outer.pair"),
+        ({"pair": ["1", "x"]}, "outer.pair[0]"),
+        ({"pair": [True, "x"]}, "outer.pair[0]"),
+        ({"extra": 1}, "outer"),  # an unknown field: the words name it
     ],
 )
-def test_a_value_that_does_not_fit_is_named_where_it_is(data, message):
+def test_a_value_that_does_not_fit_is_named_where_it_is(data, where):
     good = {"colour": "green", "inner": {"size": "small", "blob": ""}, "pair": [1, "x"]}
-    with pytest.raises(CodecError, match=message):
+    with pytest.raises(CodecError) as refused:
         CODEC.build(Outer, {**good, **data}, "outer")
+    assert refused.value.where == where and str(refused.value).startswith(f"{where}: ")
 
 
 def test_a_missing_field_without_a_default_is_refused_and_one_with_a_default_is_not():

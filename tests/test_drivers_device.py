@@ -140,8 +140,9 @@ def test_other_protocol_version_is_refused_at_open(pty):
     async def scenario():
         driver = ShoeDriver.from_url(pty.path, FAST)
         opening = await open_answering(driver, pty, version_3_frame())
-        with pytest.raises(ProtocolVersionError, match="speaks protocol version 3"):
+        with pytest.raises(ProtocolVersionError) as caught:
             await opening
+        assert caught.value.device_version == 3
         assert not driver.transport.is_open
 
     run(scenario())
@@ -151,8 +152,12 @@ def test_a_seat_board_on_the_shoe_port_is_refused(pty):
     async def scenario():
         driver = ShoeDriver.from_url(pty.path, FAST)
         opening = await open_answering(driver, pty, hello(DeviceKind.SEAT_BOARD))
-        with pytest.raises(WrongDeviceError, match="expected a shoe, but a seat_board"):
+        with pytest.raises(WrongDeviceError) as caught:
             await opening
+        assert (caught.value.expected, caught.value.answered) == (
+            DeviceKind.SHOE,
+            DeviceKind.SEAT_BOARD,
+        )
 
     run(scenario())
 
@@ -189,7 +194,7 @@ def test_silence_then_hello_gives_link_down_and_up_with_reasons(pty):
             await pty.messages(Reset)  # the host asks for HELLO while down
             pty.write(hello(DeviceKind.SEAT_BOARD))
             up = await driver.next_event()
-            assert "resuming at event 0" in up.reason
+            assert isinstance(up, ev.LinkUp) and not up.restarted and up.lost == ()
 
     run(scenario())
 
@@ -258,8 +263,9 @@ def test_other_protocol_version_once_up_stops_the_driver_with_the_error(pty):
         assert isinstance(await driver.next_event(), ev.LinkUp)
         pty.write(version_3_frame())  # another firmware, plugged in behind our back
         down = await driver.next_event()
-        with pytest.raises(ProtocolVersionError, match="speaks protocol version 3"):
+        with pytest.raises(ProtocolVersionError) as caught:
             await driver.next_event()
+        assert caught.value.device_version == 3
         return driver, down
 
     driver, down = run(scenario())

@@ -151,12 +151,12 @@ def test_the_example_configurations_published_pins_are_refused(tmp_path, monkeyp
     monkeypatch.delenv(EXAMPLE_PINS_ENV, raising=False)
     with pytest.raises(ConfigError) as table:
         load_config(DEPLOY / "table.example.toml")
-    assert str(table.value).startswith("credentials.supervisors[0].pin_hash = ")
+    assert table.value.key == "credentials.supervisors[0].pin_hash"
     assert "the example configuration's published hash (PIN 123456)" in str(table.value)
     assert "luck-table hash-pin" in str(table.value)
     with pytest.raises(ConfigError) as floor:
         load_floor_config(DEPLOY / "floor.example.toml")
-    assert str(floor.value).startswith("credentials.supervisors[0].pin_hash = ")
+    assert floor.value.key == "credentials.supervisors[0].pin_hash"
     path = table_config(tmp_path)
     example = (DEPLOY / "table.example.toml").read_text()
     dealers = example[example.index("[[credentials.dealers]]") :]

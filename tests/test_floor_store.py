@@ -239,13 +239,11 @@ def test_a_gap_or_a_batch_out_of_order_is_refused(floor, tmp_path):
         before = counts(floor)
         with pytest.raises(store.FloorOrderError) as caught:
             store.ingest(floor, cut[2])
-        assert "start at position 21, but the floor holds the journal up to position 10" in str(
-            caught.value
-        )
-        assert "expected 11" in str(caught.value)
+        assert (caught.value.expected, caught.value.found) == (11, 21)  # the floor holds 10
         holey = f.Batch(cut[1].journal, cut[1].entries[:3] + cut[1].entries[4:], (), cut[1].status)
-        with pytest.raises(store.FloorOrderError, match="jumps from position 13 to 15"):
+        with pytest.raises(store.FloorOrderError) as caught:
             store.ingest(floor, holey)
+        assert (caught.value.expected, caught.value.found) == (14, 15)  # a gap
         assert counts(floor) == before
         assert store.confirmed_position(floor, "T-01") == 10
         with pytest.raises(store.FloorError, match="at least one journal entry"):

@@ -203,7 +203,7 @@ def play(seed: int, seen: set[str] | None = None, folds: bool = True) -> Hand:
             ):  # binding: the action stays
                 seen.add("fold out of turn")
                 step = take(hand, Action(Do.FOLD, rng.choice(others)))
-                assert step.effects[0].message.endswith("folds out of turn")
+                assert step.effects[0].data.get("out_of_turn") is True
                 assert step.hand.over or step.hand.actor == hand.actor
             else:
                 step = take(hand, Action(choice.do, waiting.seat, choice.to))

@@ -4,6 +4,7 @@ import pytest
 from engine_driver import Driver, street, third_street
 
 from controller.rules import Illegal, parse_card
+from controller.rules.effects import Void
 from controller.rules.inputs import (
     Action,
     Deal,
@@ -158,7 +159,7 @@ def test_all_three_exposed_is_a_misdeal():
     table.deal("2s", "9s")
     table.feed(action_from_json({"seat": 1, "do": "expose", "card": "2s"}))
     assert table.hand.phase == "void"
-    assert "all three of seat 1's third-street cards are exposed" in table.messages("void")[0]
+    assert Void(exposed=1) in table.effects  # all three of seat 1's third-street cards
     assert table.stacks() == {1: 100, 2: 100}
 
 

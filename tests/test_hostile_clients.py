@@ -20,6 +20,7 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 
 from controller.journal import Journal
 from controller.records import ACCESS
+from controller.table.effects import Refuse
 from dealer_ui.refusals import REFUSED_INPUT
 from dealer_ui.relay import Relay, server_url
 from tests.console_kit import LiveTable, Script, live_table
@@ -225,7 +226,7 @@ def test_a_players_decision_where_the_dealer_decides_is_refused_and_folded(
             assert record.fields["input"] == "decide"
             assert (record.fields["role"], record.fields["seat"]) == ("player", 1)
             assert record.fields["client"] == "127.0.0.1"
-            assert "the dealer does" in record.fields["reason"]
+            assert record.fields["code"] == Refuse.DEALER_DECIDES and record.fields["reason"]
 
     run(scenario)
 

@@ -17,7 +17,7 @@ import pytest
 
 from drivers import events as ev
 from drivers.device import SeatBoardDriver, ShoeDriver
-from drivers.errors import DriverError
+from drivers.errors import DriverError, PortNotFoundError
 from drivers.protocol import Disposition, FaultCode
 from drivers.session import LinkConfig
 from drivers.transport import UsbTransport
@@ -292,7 +292,7 @@ def test_close_while_reconnecting_ends_cleanly():
     driver, (up, lost) = asyncio.run(asyncio.wait_for(scenario(), 10))
     assert isinstance(up, ev.LinkUp)
     assert lost.reason is ev.LinkDownReason.CONNECTION_LOST
-    assert "nothing listens at" in str(driver.last_error)
+    assert isinstance(driver.last_error, PortNotFoundError)  # nothing listens there
     assert not driver.transport.is_open
 
 
@@ -319,7 +319,7 @@ def test_shoe_faults_unreadable_cards_and_lamps_over_a_pty():
             return events
 
     up, deck, read, unread, fault, cleared = asyncio.run(asyncio.wait_for(scenario(), 10))
-    assert up.device.serial == "SIM-SHOE-0001" and "1 event(s) pending" in up.reason
+    assert up.device.serial == "SIM-SHOE-0001" and up.pending == 1
     assert deck == ev.DeckLoaded(0, 77, 3, 3)
     assert (read.card, read.read_counter) == (51, 0)
     assert unread == ev.CardUnreadable(2, 1, Disposition.DEALT_UNREAD)
@@ -384,5 +384,4 @@ def test_a_device_restart_over_tcp_says_which_events_were_lost():
     assert isinstance(deck, ev.DeckLoaded) and isinstance(card, ev.CardRead)
     assert down.reason is ev.LinkDownReason.CONNECTION_LOST
     assert up.restarted and up.previous_boot_id == old_boot and up.device.boot_id == new_boot
-    assert up.lost == (ev.LostEvents(old_boot, 2, 4),)
-    assert f"4 event(s) of boot {old_boot} lost (seq 2..5)" in up.reason
+    assert up.lost == (ev.LostEvents(old_boot, 2, 4),)  # seq 2..5

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from controller.cli import main
+from controller.rules import Illegal
 
 HANDS = Path(__file__).parent / "hands"
 
@@ -54,18 +55,25 @@ def test_invalid_scripts_are_errors_naming_the_problem_with_exit_status_2(capsys
     assert message in result["error"]["message"]
 
 
+def given_twice(outcome: dict) -> int:
+    """The index of the card an outcome refuses as given twice (its words say why too)."""
+    error = outcome["error"]
+    assert error["code"] == Illegal.CARD_IN_PLAY and error["message"], error
+    return error["card"]
+
+
 def test_a_card_given_twice_is_named_by_its_index(capsys):
     status, out, _ = run(capsys, {"seats": TWO, "cards": ["Kd", "7c", "Kd"]}, "--json")
     assert status == 2
     result = json.loads(out)
-    assert result["error"] == {"card": 2, "message": "Kd: card already in play (card given twice)"}
+    assert given_twice(result) == 2
 
 
 def test_a_card_given_twice_beyond_what_the_engine_asked_for_is_still_refused(capsys):
     cards = ["Kd", "7c", "As", "Qh", "8d", "9s", "2c", "Kd"]
     status, out, _ = run(capsys, {"seats": TWO, "cards": cards}, "--json")
     assert status == 2
-    assert json.loads(out)["error"] == {"card": 7, "message": "Kd: card given twice"}
+    assert given_twice(json.loads(out)) == 7
 
 
 def eight_players_through_a_scramble(actions: int) -> dict:
@@ -96,7 +104,7 @@ def test_beyond_the_engine_a_card_in_play_is_still_refused_with_eight_players(ca
     script["cards"][51] = "As"  # dealt to seat 2 on third street: never comes out again
     status, out, _ = run(capsys, script, "--json")
     assert status == 2
-    assert json.loads(out)["error"] == {"card": 51, "message": "As: card given twice"}
+    assert given_twice(json.loads(out)) == 51
 
 
 def test_beyond_the_engine_no_card_comes_out_three_times(capsys):
@@ -104,7 +112,7 @@ def test_beyond_the_engine_no_card_comes_out_three_times(capsys):
     script["cards"][50] = "9c"  # burned, scrambled back and dealt: a third time is too many
     status, out, _ = run(capsys, script, "--json")
     assert status == 2
-    assert json.loads(out)["error"] == {"card": 51, "message": "9c: card given twice"}
+    assert given_twice(json.loads(out)) == 51
 
 
 def test_beyond_the_engine_a_burn_cannot_come_again_when_no_scramble_can_happen(capsys):
@@ -114,12 +122,12 @@ def test_beyond_the_engine_a_burn_cannot_come_again_when_no_scramble_can_happen(
     cards = [*cards[:18], "2c", *cards[19:26], "2c"]  # 2c burned before fourth, then again
     status, out, _ = run(capsys, {"seats": six, "cards": cards}, "--json")
     assert status == 2
-    assert json.loads(out)["error"] == {"card": 26, "message": "2c: card given twice"}
+    assert given_twice(json.loads(out)) == 26
     script = eight_players_through_a_scramble(3)
     script["rules"] = {"burn": False}
     status, out, _ = run(capsys, script, "--json")
     assert status == 2
-    assert json.loads(out)["error"]["message"] == "9c: card given twice"
+    assert given_twice(json.loads(out)) == 51
 
 
 def test_a_decision_before_the_engine_wants_it_is_an_error(capsys):
@@ -127,8 +135,7 @@ def test_a_decision_before_the_engine_wants_it_is_an_error(capsys):
     status, out, _ = run(capsys, script, "--json")
     assert status == 1
     result = json.loads(out)
-    assert result["error"]["action"] == 0
-    assert "waiting for a card face down to seat 1" in result["error"]["message"]
+    assert (result["error"]["action"], result["error"]["code"]) == (0, Illegal.NOT_BETTING)
     assert "waiting_for" not in result
 
 

@@ -23,7 +23,8 @@ import pytest
 
 from controller.sim.dealer import Dealer, DealerError, Tally
 from controller.sim.floor import CoreFloor
-from controller.table import Leave, NewHand, Refuse, SitDown, TableInput, TableSettings
+from controller.table import Leave, NewHand, Refusal, Refuse, SitDown, TableInput, TableSettings
+from controller.table.effects import Words
 from tests.test_sim_command import SIM, field
 from tests.waiting import wait_until
 
@@ -172,6 +173,10 @@ def test_the_dealer_deals_on_with_the_seats_people_changed_and_counts_every_chip
     assert tally.cashed_out > 0 and tally.conserved(table)
 
 
+#: The refusal a table in a test gives the dealer's input.
+REFUSED_FOR_THE_TEST = Refusal(Words("refused for the test"), "new_hand", Refuse.HAND_IN_PROGRESS)
+
+
 class FirstAtTheTable(CoreFloor):
     """The table core, where a person's input (``first``) reaches the table just before
     the dealer's next one; or where the table refuses the dealer's ``refuse`` inputs."""
@@ -181,11 +186,11 @@ class FirstAtTheTable(CoreFloor):
         self.first: list[TableInput] = []
         self.refuse: type[TableInput] | None = None
 
-    async def submit(self, item: TableInput) -> str | None:
+    async def submit(self, item: TableInput) -> Refusal | None:
         if self.first:
             assert self._apply(self.first.pop(0)) is None
         if isinstance(item, self.refuse or ()):
-            return "refused for the test"
+            return REFUSED_FOR_THE_TEST
         return self._apply(item)
 
 
@@ -221,5 +226,6 @@ def test_the_dealer_looks_again_when_someone_else_was_first_and_stops_when_refus
     async def refused() -> None:
         await to_the_next_hand(dealer, floor)
 
-    with pytest.raises(DealerError, match="the table refused new_hand: refused for the test"):
+    with pytest.raises(DealerError) as caught:
         asyncio.run(refused())
+    assert caught.value.refusal is REFUSED_FOR_THE_TEST

@@ -9,7 +9,16 @@ from collections.abc import Sequence
 import pytest
 
 from controller.rules import Rules, ShowdownMode, Variant
-from controller.sim.dealer import CHEATS, LATE, SEAT_CHEATS, Dealer, FaultRates, SoakCheat, Tally
+from controller.sim.dealer import (
+    CHEATS,
+    LATE,
+    SEAT_CHEATS,
+    Dealer,
+    FaultRates,
+    Injected,
+    SoakCheat,
+    Tally,
+)
 from controller.sim.floor import CoreFloor
 from controller.table import AlertKind, Protection, Table, TableSettings
 from drivers.protocol import DeviceKind, FaultCode
@@ -64,10 +73,10 @@ def test_a_seed_deals_the_same_hands_and_another_seed_others() -> None:
 def test_faults_are_raised_resolved_and_change_no_hand(seed: int) -> None:
     table, tally = deal(seed, hands=20, faults=FAULTS)
     assert_sound(table, tally, 20)
-    assert tally.injected["unreadable card"] > 0 and tally.injected["misplaced card"] > 0
-    assert tally.raised["unread_card"] == tally.injected["unreadable card"]
+    assert tally.injected[Injected.UNREADABLE] > 0 and tally.injected[Injected.MISPLACED] > 0
+    assert tally.raised["unread_card"] == tally.injected[Injected.UNREADABLE]
     assert tally.raised["link_down"] == sum(
-        count for what, count in tally.injected.items() if what.endswith("unplugged")
+        tally.injected[what] for what in (Injected.SHOE_UNPLUGGED, Injected.SEAT_BOARD_UNPLUGGED)
     )
     resolved = sum(sum(hows.values()) for hows in tally.resolved.values())
     assert resolved == sum(tally.raised.values())
@@ -80,7 +89,7 @@ def test_without_a_seat_board_the_supervisor_enters_every_unread_card() -> None:
     table, tally = deal(3, hands=15, faults=FaultRates(unreadable=0.1), settings=settings)
     assert_sound(table, tally, 15)
     assert tally.resolved["unread_card"] == {
-        "the supervisor entered the card": tally.injected["unreadable card"]
+        "the supervisor entered the card": tally.injected[Injected.UNREADABLE]
     }
 
 
@@ -140,7 +149,9 @@ def test_a_card_the_table_did_not_deal_is_kept_aside_not_pitched_to_a_seat() -> 
 
 def test_the_unplug_rate_is_per_card_drawn() -> None:
     table, tally = deal(7, hands=30, faults=FaultRates(unplug=0.05))
-    pulls = sum(count for what, count in tally.injected.items() if what.endswith("unplugged"))
+    pulls = sum(
+        tally.injected[what] for what in (Injected.SHOE_UNPLUGGED, Injected.SEAT_BOARD_UNPLUGGED)
+    )
     chances = tally.drawn + pulls  # a card's chance is drawn again after a pull
     assert 0.035 < pulls / chances < 0.065, (pulls, tally.drawn)
     assert tally.raised["link_down"] == pulls

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from controller.rules import Card
-from controller.sim.dealer import Dealer, FaultRates, Pace, Tally
+from controller.sim.dealer import Dealer, FaultRates, Injected, Pace, Tally
 from controller.sim.floor import CoreFloor
 from controller.sim.human import MISTAKES, HumanDealer
 from controller.table import Protection, Table, TableSettings
@@ -46,14 +46,11 @@ def test_cable_pulls_while_dealing_raise_only_the_links_alerts(seed: int) -> Non
 def test_a_card_to_the_wrong_seat_is_moved_where_the_table_says():
     automatic = deal(2, human=False)[1]
     table, tally = deal(2, human=True, mistakes=0.1)
-    assert tally.injected["mistake: a card to the wrong seat"] > 0
+    assert tally.injected[Injected.WRONG_SEAT] > 0
     strays = ("misplaced_card", "card_at_empty_seat")  # the latter: a folded player's seat
     others = {"card_out_of_turn", "card_mismatch", "deck_during_hand", "dead_card"}
     assert set(tally.raised) <= {*strays, *others}, tally.raised  # the other mistakes
-    assert (
-        sum(tally.raised[kind] for kind in strays)
-        == tally.injected["mistake: a card to the wrong seat"]
-    )
+    assert sum(tally.raised[kind] for kind in strays) == tally.injected[Injected.WRONG_SEAT]
     for kind in strays:
         assert set(tally.resolved[kind]) <= {"the dealer moved the card"}
     assert tally.conserved(table) and not table.alerts
@@ -72,7 +69,7 @@ def mistaken(seed: int, hands: int, kind: type[HumanDealer] = HumanDealer) -> Hu
 def test_a_card_drawn_before_the_betting_is_done_is_held_and_dealt_in_its_turn():
     dealer = mistaken(1, 20)
     tally = dealer.tally
-    early = tally.injected["mistake: a card out of order"]
+    early = tally.injected[Injected.EARLY]
     assert early > 0 and tally.raised["card_out_of_turn"] == early
     assert tally.resolved["card_out_of_turn"] == {"the supervisor held the card drawn early": early}
     assert dealer.cards_checked > 20 * 8 * 3 and dealer.astray == []  # every card where it lies
@@ -84,8 +81,8 @@ def test_a_wrong_correction_after_a_seats_misread_is_corrected_back():
     corrects it back: every card where it lies."""
     dealer = mistaken(1, 20)
     tally = dealer.tally
-    wrong = tally.injected["mistake: a wrong correction"]
-    assert wrong > 0 and tally.injected["mistake: a wrong correction, corrected back"] == wrong
+    wrong = tally.injected[Injected.WRONG_CORRECTION]
+    assert wrong > 0 and tally.injected[Injected.CORRECTED_BACK] == wrong
     assert tally.resolved["card_mismatch"] == {"the supervisor corrected the card": wrong}
     assert dealer.astray == []
 
@@ -122,12 +119,10 @@ def test_the_world_knows_a_card_the_table_has_elsewhere():
 
 def test_a_card_with_the_wrong_face_is_recorded_where_it_lies():
     table, tally = deal(3, human=True, mistakes=0.1, hands=12)
-    faced = (
-        tally.injected["mistake: an exposed card"]
-        + tally.injected["mistake: an up card dealt face down"]
-    )
+    faced = tally.injected[Injected.EXPOSED] + tally.injected[Injected.DEALT_DOWN]
     assert faced > 0
-    assert not [what for what in tally.injected if "not taken" in what], tally.injected
+    not_taken = (Injected.WRONG_FACE_NOT_TAKEN, Injected.WRONG_CORRECTION_NOT_TAKEN)
+    assert not any(tally.injected[what] for what in not_taken), tally.injected
     assert tally.conserved(table) and not table.alerts
 
 
@@ -238,8 +233,8 @@ def test_a_wrong_correction_at_a_table_that_checks_tags_is_stopped_by_the_tags()
     floor = CoreFloor(TableSettings(protection=Protection(tag_checks=True)), tally.observe)
     dealer = HumanDealer(floor, tally, seats=8, hands=20, seed=1, mistakes=0.05)
     asyncio.run(asyncio.wait_for(dealer.run(), timeout=60))
-    stopped = tally.injected["mistake: a wrong correction, stopped by the deck's tags"]
+    stopped = tally.injected[Injected.WRONG_CORRECTION_STOPPED]
     assert stopped > 0 and tally.raised["wrong_card_named"] == stopped
-    assert not tally.injected["mistake: a wrong correction"]  # none made
+    assert not tally.injected[Injected.WRONG_CORRECTION]  # none made
     assert tally.void_hands == 0 and tally.conserved(floor.table) and not floor.table.alerts
     assert dealer.astray == []  # every card where it lies

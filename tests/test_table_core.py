@@ -9,6 +9,7 @@ from typing import get_args
 import pytest
 
 from controller.rules import Dest, Do, Illegal, Phase, Rules, parse_card
+from controller.rules.effects import Void
 from controller.table import (
     INPUT_TYPES,
     AcknowledgeAlert,
@@ -51,7 +52,7 @@ from controller.table import (
     input_from_json,
     paused_refusal,
 )
-from controller.table.effects import HandStarted, Refuse
+from controller.table.effects import HandStarted, HeldSetAside, Refuse, SomeoneSat
 from drivers import events as ev
 from drivers.protocol import DeviceKind, Disposition, FaultCode
 from tests.device_inputs import (
@@ -169,7 +170,7 @@ def test_correct_stack_is_signed_and_kept_in_the_ledger():
     driver.ok(CorrectStack, seat=1, stack=150, **SUPERVISOR)
     assert driver.table.seat(1).stack == 150 and driver.table.corrected == -50
     assert driver.table.chips == 150
-    assert "S100" in driver.effects[-1].message
+    assert driver.effects[-1].data["who"] == "S100"
 
 
 # Hands ---------------------------------------------------------------------------------
@@ -313,7 +314,7 @@ def test_held_card_is_set_aside_when_the_hand_ends_first():
     driver.resolve(AlertKind.CARD_OUT_OF_TURN, Remedy.HOLD)
     driver.act(2, "bring_in")
     step = driver.act(5, "fold")
-    assert "1 held card set aside: out of play" in [effect.message for effect in step.effects]
+    assert HeldSetAside((parse_card("Qc"),)) in step.effects
     assert driver.table.held == () and driver.table.spent >> code("Qc") & 1
 
 
@@ -451,7 +452,7 @@ def test_an_acknowledged_alert_stays_open_and_the_table_paused_until_resolved():
     assert [(e.kind, e.data) for e in step.effects] == [
         ("alert_acknowledged", {"id": alert.id, "who": "D200"})
     ]
-    assert step.effects[0].message.endswith("the table stays paused until it is resolved")
+    assert driver.table.paused  # acknowledged, not resolved
     seen = driver.table.alerts[0]
     assert seen == alert._replace(acknowledged_by="D200", acknowledged_at=seen.acknowledged_at)
     assert seen.acknowledged_at is not None
@@ -660,7 +661,7 @@ def test_player_leaving_the_seat_during_the_hand():
     driver.ok(seat_vacated, seat=6)  # nobody plays there
     assert driver.table.alerts == () and driver.table.occupied == (2,)
     step = driver.ok(seat_occupied, seat=6)
-    assert "sit the player down" in step.effects[0].message
+    assert step.effects[0] == SomeoneSat(6)  # the dealer is told to sit the player down
 
 
 # The bonus card ------------------------------------------------------------------------
@@ -715,7 +716,7 @@ def test_void_puts_every_chip_back_and_clears_the_hands_alerts():
     assert driver.table.hand.phase is Phase.VOID and not driver.table.in_hand
     assert {s.seat: s.stack for s in driver.table.seats} == {2: 200, 5: 200}
     assert [a.kind for a in driver.table.alerts] == [AlertKind.DEVICE_FAULT]
-    assert "hand 1 is void" in step.effects[0].message
+    assert Void() in step.effects  # the supervisor's: no hand exposed
     assert driver.refused(VoidHand, **SUPERVISOR) is Refuse.NO_HAND
 
 

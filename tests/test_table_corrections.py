@@ -9,6 +9,7 @@ import json
 
 from controller.history.hands import HandRecorder
 from controller.rules import Card, Do, Phase, parse_card
+from controller.rules.effects import BonusEarned, DealtDown
 from controller.table import (
     AlertKind,
     Clearance,
@@ -74,7 +75,7 @@ def test_a_four_of_clubs_misread_as_4d_earns_its_bonus_card_late_and_no_card_mov
     assert holding(driver, 1)[-1] == ("4c", "up", False)
     assert driver.table.signals.display == "BONUS CARD: seat 1, face down"
     assert driver.table.signals.lamps == Lamps(True, (1,))
-    assert "bonus card due" in " ".join(effect.message for effect in step.effects)
+    assert BonusEarned(seat=1, price=0, stack=199) in step.effects  # due, late
     driver.read("9h", confirm=True)  # the late bonus card: the next card, to seat 1
     assert holding(driver, 1)[-1] == ("9h", "down", True)
     assert driver.table.unconfirmed == () and driver.table.alerts == ()
@@ -216,7 +217,7 @@ def test_a_four_of_clubs_dealt_face_down_where_up_was_due_earns_no_bonus_card():
     driver.read("4c", confirm=True)  # due face up; the dealer pitched it face down
     assert driver.table.signals.display == "BONUS CARD: seat 1, face down"
     step = driver.ok(WrongFace, seat=1, card=card("4c"), **SUPERVISOR)
-    assert "turn it face up" in " ".join(effect.message for effect in step.effects)
+    assert DealtDown(1, card("4c")) in step.effects  # the dealer turns it face up
     assert driver.table.signals.display == "DEAL: seat 2, face up"
     assert holding(driver, 1)[-1] == ("4c", "up", False)
     journal_replays(driver)

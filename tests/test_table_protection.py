@@ -809,7 +809,7 @@ def test_a_step_of_the_wall_clock_moves_no_deck_age_and_no_seat_reports_wait() -
     driver.clock += 30 * 60_000
     _hand(driver)  # 30 minutes of the deck's life have passed, whatever the clock said
     assert (only(driver, AlertKind.DECK_DUE).minutes, len(driver.table.alerts)) == (30, 3)
-    assert "jumped back 2 h 0 min" in driver.table.alerts[1].message
+    assert driver.table.alerts[1].facts == Stepped(-7_200_000)  # back two hours
     assert driver.refused(ClockStepped, step=0) is Refuse.MALFORMED
     replays(driver)
 
@@ -843,19 +843,22 @@ def test_without_tag_checks_the_supervisor_says_when_a_new_deck_is_in() -> None:
 
 
 @pytest.mark.parametrize(
-    ("data", "words"),
+    ("data", "field"),
     [
-        ({"tag_checks": "yes"}, "protection.tag_checks: 'yes' is not true or false"),
-        ({"deck_hands": 0}, "protection.deck_hands: 0 is not a whole number of hands, 1 or more"),
-        ({"deck_hands": True}, "protection.deck_hands: True is not a whole number"),
-        ({"deck_hours": 0}, "protection.deck_hours: 0 is not a number of hours over 0"),
-        ({"deck_hours": 200}, "at most 168"),
-        ({"deck_life": 3}, "unknown setting protection.deck_life"),
+        ({"tag_checks": "yes"}, "protection.tag_checks"),
+        ({"deck_hands": 0}, "protection.deck_hands"),
+        ({"deck_hands": True}, "protection.deck_hands"),
+        ({"deck_hours": 0}, "protection.deck_hours"),
+        ({"deck_hours": 200}, "protection.deck_hours"),
+        ({"deck_life": 3}, None),  # unknown: the words name it
     ],
 )
-def test_bad_protection_settings_are_refused_naming_them(data: dict[str, Any], words: str) -> None:
-    with pytest.raises(SettingsError, match=words.replace("(", r"\(").replace(")", r"\)")):
+def test_bad_protection_settings_are_refused_naming_them(
+    data: dict[str, Any], field: str | None
+) -> None:
+    with pytest.raises(SettingsError) as refused:
         TableSettings.from_json({"protection": data})
+    assert refused.value.field == field
 
 
 def test_settings_without_protection_read_back_as_a_table_without_checks() -> None:

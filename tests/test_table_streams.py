@@ -23,6 +23,7 @@ from controller.table import (
     LinkDown,
     LinkUp,
     NewHand,
+    Refuse,
     SitDown,
     Table,
     TableInput,
@@ -160,14 +161,14 @@ def test_the_next_hand_waits_for_the_seat_board():
     devices = dealing()
     devices.down(DeviceKind.SEAT_BOARD)
     step = apply(devices.table, NewHand(at=devices.later()))
-    assert step.refused == "hand 1 is in progress"
+    assert step.refusal is not None and step.refusal.code is Refuse.HAND_IN_PROGRESS
     table = devices.table
     assert [a for a in table.alerts if a.kind is AlertKind.LINK_DOWN]
     # between hands (the hand voided: the refusal is what counts)
     devices.feed(VoidHand(at=devices.later(), who="S1", why="test"))
     devices.feed(deck_loaded(at=devices.later(), count=52, seq=devices.numbered(DeviceKind.SHOE)))
     step = apply(devices.table, NewHand(at=devices.later()))
-    assert step.refused == "the seat board is not connected: the next hand waits for it"
+    assert step.refusal is not None and step.refusal.code is Refuse.SEAT_BOARD_DOWN
 
 
 def test_the_controller_restarts_while_the_dealer_deals_two_cards():
@@ -264,7 +265,7 @@ def test_a_new_hand_waits_for_a_waiting_report():
     devices.feed(deck_loaded(at=devices.later(), count=52, seq=devices.numbered(DeviceKind.SHOE)))
     devices.lands(2, "7h")
     step = apply(devices.table, NewHand(at=devices.later()))
-    assert step.refused == "a card at a seat waits for the shoe's report"
+    assert step.refusal is not None and step.refusal.code is Refuse.REPORT_WAITS
 
 
 def test_streams_round_trip_and_a_table_saved_before_them_reads_back():

@@ -153,21 +153,19 @@ def test_the_table_with_time_collection_round_trips_and_one_without_reads_as_bef
 
 
 @pytest.mark.parametrize(
-    ("changes", "words"),
+    ("changes", "field"),
     [
-        ({"time_charge": -1}, "time_charge: -1 is not a whole number of chips"),
-        ({"time_charge": True}, "time_charge: True"),
-        ({"time_charge": 5, "time_period": 0}, "time_period: 0 is not a number of minutes"),
-        ({"time_charge": 5, "time_period": 1441}, "time_period: 1441"),
-        (
-            {"time_charge": 5, "rules": Rules(rake_percent=10, rake_cap=3)},
-            "time_charge: 5 with a rake or a jackpot drop",
-        ),
+        ({"time_charge": -1}, "time_charge"),
+        ({"time_charge": True}, "time_charge"),
+        ({"time_charge": 5, "time_period": 0}, "time_period"),
+        ({"time_charge": 5, "time_period": 1441}, "time_period"),
+        ({"time_charge": 5, "rules": Rules(rake_percent=10, rake_cap=3)}, "time_charge"),
     ],
 )
-def test_bad_time_settings_are_refused_naming_the_field(changes, words):
-    with pytest.raises(SettingsError, match=words):
+def test_bad_time_settings_are_refused_naming_the_field(changes, field):
+    with pytest.raises(SettingsError) as refused:
         TableSettings(**changes)
+    assert refused.value.field == field
     good = TableSettings(time_charge=5, time_period=60)
     assert TableSettings.from_json(json.loads(json.dumps(good.to_json()))) == good
 

@@ -16,7 +16,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import re
 import signal
 import sys
 import time
@@ -204,12 +203,9 @@ def options(args: argparse.Namespace) -> Options:
         if not speed > 0:
             raise ValueError(f"--speed {args.speed}: 'max' or a number above 0, such as 1 or 4")
         pace = Pace.real(speed)
-    try:
-        faults = FaultRates(
-            args.unreadable, args.misplaced, args.line_faults, args.unplugs, args.cheats
-        )
-    except ValueError as error:
-        raise ValueError(str(error).replace("_", "-")) from None
+    faults = FaultRates(
+        args.unreadable, args.misplaced, args.line_faults, args.unplugs, args.cheats
+    )
     config = _config(args)
     rules = _rules(args) if config is None else config.settings.rules
     journal = DEFAULT_JOURNAL if args.journal is None else args.journal
@@ -331,8 +327,7 @@ def _rules(args: argparse.Namespace) -> Rules:
     try:
         return Rules.from_mapping(overrides)
     except RulesError as error:
-        named = re.match(r"rules\.(\w+): ", str(error))
-        option = options.get(named.group(1), "--rules") if named else "--rules"
+        option = options.get(error.field or "", "--rules")
         raise ValueError(f"{option}: {error}") from None
 
 

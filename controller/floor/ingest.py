@@ -75,7 +75,12 @@ class FloorError(LuckTableError):
 
 
 class FloorOrderError(FloorError):
-    """A batch that does not follow the floor's confirmed position (a gap or out of order)."""
+    """A batch that does not follow the floor's confirmed position (a gap or out of order):
+    the entry at position ``found`` where the one at ``expected`` was due."""
+
+    def __init__(self, message: str, expected: int, found: int) -> None:
+        super().__init__(message)
+        self.expected, self.found = expected, found
 
 
 class FloorRefusal(StrEnum):
@@ -706,13 +711,17 @@ def _new_entries(batch: f.Batch, session: Session) -> list[Entry]:
     if new and new[0].position != confirmed + 1:
         raise FloorOrderError(
             f"{where}: the batch's entries start at position {new[0].position}, but the "
-            f"floor holds the journal up to position {confirmed}: expected {confirmed + 1}"
+            f"floor holds the journal up to position {confirmed}: expected {confirmed + 1}",
+            confirmed + 1,
+            new[0].position,
         )
     for before, entry in itertools.pairwise(new):
         if entry.position != before.position + 1:
             raise FloorOrderError(
                 f"{where}: the batch jumps from position {before.position} to "
-                f"{entry.position}: journal entries are shipped without a gap"
+                f"{entry.position}: journal entries are shipped without a gap",
+                before.position + 1,
+                entry.position,
             )
     return new
 

@@ -41,6 +41,7 @@ from controller.rules.inputs import (
     Action,
     Deal,
     Do,
+    Illegal,
     IllegalInput,
     action_from_json,
 )
@@ -77,10 +78,11 @@ class Script:
 class Refused(TypedDict):
     """Where the script does not replay, and why: the action the engine refused (its index
     among the actions), or the card it refused or did not use (among the cards); one of
-    the two."""
+    the two. ``code`` why as data (the engine's ``Illegal``), ``message`` in words."""
 
     action: NotRequired[int]
     card: NotRequired[int]
+    code: str
     message: str
 
 
@@ -199,10 +201,12 @@ def play(script: Script) -> Replay:
         waiting = hand.waiting_for
         action = actions[next_action] if next_action < len(actions) else None
         if waiting is None:
+            over = Illegal.HAND_OVER
             if action is not None:
-                replay.error = {"action": next_action, "message": "the hand is over"}
+                replay.error = {"action": next_action, "code": over, "message": "the hand is over"}
             elif next_card < len(cards):
-                replay.error = {"card": next_card, "message": "the hand is over: card not used"}
+                said = "the hand is over: card not used"
+                replay.error = {"card": next_card, "code": over, "message": said}
             return replay
         if action is not None and _correction_due(hand, action, next_card):
             wanted: Deal | Action | None = action
@@ -217,9 +221,10 @@ def play(script: Script) -> Replay:
             step = hand.apply(wanted)
         except IllegalInput as error:
             if isinstance(wanted, Deal):
-                replay.error = {"card": next_card, "message": f"{error} (card given twice)"}
+                said = f"{error} (card given twice)"
+                replay.error = {"card": next_card, "code": error.code, "message": said}
             else:
-                replay.error = {"action": next_action, "message": str(error)}
+                replay.error = {"action": next_action, "code": error.code, "message": str(error)}
             return replay
         if isinstance(wanted, Deal):
             next_card += 1
@@ -248,7 +253,8 @@ def _check_unused_cards(replay: Replay, cards: tuple[Card, ...], first: int) -> 
         card = cards[number]
         bit = 1 << card
         if in_play & bit or twice & bit or (once & bit and not may_return):
-            replay.error = {"card": number, "message": f"{card}: card given twice"}
+            said = f"{card}: card given twice"
+            replay.error = {"card": number, "code": Illegal.CARD_IN_PLAY, "message": said}
             return
         if once & bit:
             twice |= bit

@@ -574,15 +574,13 @@ class Void(Effect):
 
     kind = Told.VOID
 
-    @property
-    def reason(self) -> str:
-        if self.exposed is None:
-            return "the supervisor voids the hand"
-        return f"all three of seat {self.exposed}'s third-street cards are exposed"
-
     def say(self, name: CardName = str) -> str:
-        return f"{self.reason}: misdeal, every chip goes back"
+        if self.exposed is None:
+            why = "the supervisor voids the hand"
+        else:
+            why = f"all three of seat {self.exposed}'s third-street cards are exposed"
+        return f"{why}: misdeal, every chip goes back"
 
     @property
     def data(self) -> dict[str, Any]:
-        return {"reason": self.reason}
+        return {"exposed": self.exposed}

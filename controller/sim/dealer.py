@@ -58,7 +58,6 @@ from controller.table import (
     SitDown,
     Table,
     TableInput,
-    device_words,
 )
 from controller.table import effects as told
 from controller.table.alerts import CardMoved, DeckRejected, ForeignCard, Tamper, UnverifiedRead
@@ -74,7 +73,60 @@ DEALERS = ("SIM-D1", "SIM-D2")
 
 
 class DealerError(LuckTableError, RuntimeError):
-    """The table refused what the dealer did: a fault of the simulation, not of the table."""
+    """The table refused what the dealer did (``refusal``: the table's, its code and words;
+    None: the world did not do what the dealer did): a fault of the simulation, not of the
+    table."""
+
+    def __init__(self, message: str, refusal: told.Refusal | None = None) -> None:
+        super().__init__(message)
+        self.refusal = refusal
+
+
+class Injected(StrEnum):
+    """A fault or a mistake the simulation injected, as data (``Tally.injected``'s keys);
+    ``words``, as the summary says it."""
+
+    SHOE_UNPLUGGED = "shoe_unplugged"
+    SEAT_BOARD_UNPLUGGED = "seat_board_unplugged"
+    UNREADABLE = "unreadable_card"
+    MISPLACED = "misplaced_card"
+    # the human dealer's mistakes (controller.sim.human), and what became of them
+    EARLY = "card_out_of_order"
+    WRONG_SEAT = "card_to_the_wrong_seat"
+    EXPOSED = "exposed_card"
+    DEALT_DOWN = "up_card_dealt_face_down"
+    WRONG_FACE_NOT_TAKEN = "wrong_face_not_taken"  # the supervisor's record of it refused
+    WRONG_CORRECTION = "wrong_correction"
+    WRONG_CORRECTION_NOT_TAKEN = "wrong_correction_not_taken"
+    WRONG_CORRECTION_STOPPED = "wrong_correction_stopped"  # by the deck's tags
+    CORRECTED_BACK = "corrected_back"
+    NOT_CORRECTED_BACK = "not_corrected_back"
+
+    @classmethod
+    def unplugged(cls, device: DeviceKind) -> Injected:
+        return cls.SHOE_UNPLUGGED if device is DeviceKind.SHOE else cls.SEAT_BOARD_UNPLUGGED
+
+    @property
+    def words(self) -> str:
+        return _INJECTED_WORDS[self]
+
+
+_INJECTED_WORDS = {
+    Injected.SHOE_UNPLUGGED: "shoe unplugged",
+    Injected.SEAT_BOARD_UNPLUGGED: "seat board unplugged",
+    Injected.UNREADABLE: "unreadable card",
+    Injected.MISPLACED: "misplaced card",
+    Injected.EARLY: "mistake: a card out of order",
+    Injected.WRONG_SEAT: "mistake: a card to the wrong seat",
+    Injected.EXPOSED: "mistake: an exposed card",
+    Injected.DEALT_DOWN: "mistake: an up card dealt face down",
+    Injected.WRONG_FACE_NOT_TAKEN: "mistake: a wrong face, not taken",
+    Injected.WRONG_CORRECTION: "mistake: a wrong correction",
+    Injected.WRONG_CORRECTION_NOT_TAKEN: "mistake: a wrong correction, not taken",
+    Injected.WRONG_CORRECTION_STOPPED: "mistake: a wrong correction, stopped by the deck's tags",
+    Injected.CORRECTED_BACK: "mistake: a wrong correction, corrected back",
+    Injected.NOT_CORRECTED_BACK: "mistake: a wrong correction, not corrected back",
+}
 
 
 class SoakCheat(StrEnum):
@@ -197,7 +249,7 @@ class Tally:
     decisions: int = 0
     scrambles: int = 0  # hands whose burn cards went back into the shoe
     line_faults: float = 0.0
-    injected: Counter[str] = field(default_factory=Counter)
+    injected: Counter[Injected] = field(default_factory=Counter)
     cheats: Counter[str] = field(default_factory=Counter)  # injected, by kind (CHEATS)
     # cheats placed but never dealt (the hand ended first; a scramble reloaded the stub)
     unreached: Counter[str] = field(default_factory=Counter)
@@ -388,9 +440,9 @@ class Dealer:
         """Submit ``item``; refused on the table the dealer acted on: DealerError (a table
         that someone else changed meanwhile: the next move looks again)."""
         before = self.floor.table
-        refused = await self.floor.submit(item)
-        if refused is not None and self.floor.table is before:
-            raise DealerError(f"the table refused {item.tag}: {refused}")
+        refusal = await self.floor.submit(item)
+        if refusal is not None and self.floor.table is before:
+            raise DealerError(f"the table refused {item.tag}: {refusal.message}", refusal)
 
     async def _pause(self, seconds: float) -> bool:
         """Take ``seconds``; whether the table stayed as it was meanwhile (else the dealer
@@ -517,7 +569,7 @@ class Dealer:
             return
         if self.chance.random() < self.faults.unplug:
             device = self.chance.choice((DeviceKind.SHOE, DeviceKind.SEAT_BOARD))
-            self.tally.injected[f"{device_words(device)} unplugged"] += 1
+            self.tally.injected[Injected.unplugged(device)] += 1
             await self.floor.unplug(device, 1.0 + self.chance.random())
             return  # the table will say whether to go on
         unread = self.chance.random() < self.faults.unreadable
@@ -542,7 +594,7 @@ class Dealer:
         seat = waiting.seat
         placed = seat is not None and table.settings.seat_board
         if unread:
-            self.tally.injected["unreadable card"] += 1
+            self.tally.injected[Injected.UNREADABLE] += 1
             for alert in table.alerts:  # the supervisor will enter it: the card of its alert
                 if alert.kind is AlertKind.UNREAD_CARD and alert.id not in self.unread:
                     self.unread[alert.id] = card
@@ -551,7 +603,7 @@ class Dealer:
         lands_at = seat
         if not unread and self.chance.random() < self.faults.misplaced:
             lands_at = self.chance.choice([s for s in (seat - 1, seat + 1) if 1 <= s <= 8])
-            self.tally.injected["misplaced card"] += 1
+            self.tally.injected[Injected.MISPLACED] += 1
         due = self._at_seat_due(lands_at == seat)
         where = self._where(waiting, table)
         if due is SoakCheat.HOLDOUT:  # the player keeps the card; a shielded one lands

@@ -25,6 +25,7 @@ from controller.table import (
     FromDevice,
     LinkDown,
     LinkUp,
+    Refusal,
     Step,
     Table,
     TableInput,
@@ -62,9 +63,9 @@ class Floor(Protocol):
         """The time of an input, in ms since the Unix epoch."""
         ...
 
-    async def submit(self, item: TableInput) -> str | None:
-        """A person's input (a decision, a seat, a supervisor's action); the reason the
-        table refused it, or None."""
+    async def submit(self, item: TableInput) -> Refusal | None:
+        """A person's input (a decision, a seat, a supervisor's action); the table's
+        refusal of it (its code and words), or None."""
         ...
 
     async def load(
@@ -205,21 +206,21 @@ class CoreFloor:
         self._clock += 10
         return self._clock
 
-    def _apply(self, item: TableInput) -> str | None:
+    def _apply(self, item: TableInput) -> Refusal | None:
         """Apply ``item`` (given to the journal first, when there is one: the table takes
-        the inputs it returns, those the item's record stands for); the reason the table
-        refused it, or None."""
+        the inputs it returns, those the item's record stands for); the table's refusal of
+        it, or None."""
         items = (item,) if self._journal is None else self._journal.record(item)
-        refused = None
+        refusal = None
         for each in items:
             step = self._last = self._last.then(each)
             if self._journal is not None:
                 self._journal.applied(step)
             self._observe(step.table, step.effects)
-            refused = refused or step.refused
-        return refused
+            refusal = refusal or step.refusal
+        return refusal
 
-    async def submit(self, item: TableInput) -> str | None:
+    async def submit(self, item: TableInput) -> Refusal | None:
         return self._apply(item)
 
     def _hello(self, device: DeviceKind, pending: int) -> None:

@@ -32,7 +32,7 @@ from collections import deque
 
 from controller.rules import Card, Deal, Hand, IllegalInput, Waiting
 from controller.rules.state import FOUR_OF_CLUBS
-from controller.sim.dealer import Dealer, FaultRates, Pace, Tally
+from controller.sim.dealer import Dealer, FaultRates, Injected, Pace, Tally
 from controller.sim.floor import Floor
 from controller.table import (
     Alert,
@@ -42,7 +42,6 @@ from controller.table import (
     ResolveAlert,
     Table,
     WrongFace,
-    device_words,
 )
 from drivers.protocol import DeviceKind, Disposition
 
@@ -96,7 +95,7 @@ class HumanDealer(Dealer):
         self.slips = random.Random(seed * 100 + 19)  # the mistakes
         self.pitched: list[int] = []  # cards pitched that the table's hand does not hold yet
         self.unseen: deque[int] = deque()  # cards dealt unread to no seat: for the supervisor
-        self.faced: list[tuple[int, int, str]] = []  # (seat, card, what): the wrong face
+        self.faced: list[tuple[int, int, Injected]] = []  # (seat, card, what): the wrong face
         self.slipped: int | None = None  # a card pitched to the wrong seat: the dealer saw it
         self.haste = random.Random(seed * 100 + 23)  # a card drawn before the betting is done
         self.early: int | None = None  # that card, face down aside until the table deals it
@@ -212,7 +211,7 @@ class HumanDealer(Dealer):
         if self.shoe and self.shoe.popleft() != card:
             raise RuntimeError(f"the shoe gave card {card} out of the order the dealer loaded")
         self.tally.drawn += 1
-        self.tally.injected["mistake: a card out of order"] += 1
+        self.tally.injected[Injected.EARLY] += 1
         self.pitched.append(card)
         self.early = card
 
@@ -253,15 +252,14 @@ class HumanDealer(Dealer):
             self.misread = (seat, card, reads)  # someone changed the table: look again
             return True
         correct = CorrectCard(wrong=Card(card), right=Card(reads), **self._signed())
-        refused = await self.floor.submit(correct)
-        if refused is not None:
-            self.tally.injected[f"mistake: a wrong correction, not taken ({refused})"] += 1
+        if await self.floor.submit(correct) is not None:
+            self.tally.injected[Injected.WRONG_CORRECTION_NOT_TAKEN] += 1
             return False
         if any(a.kind is AlertKind.WRONG_CARD_NAMED for a in self.floor.table.alerts):
             # a table that checks tags: the card named is still in the shoe, not applied
-            self.tally.injected["mistake: a wrong correction, stopped by the deck's tags"] += 1
+            self.tally.injected[Injected.WRONG_CORRECTION_STOPPED] += 1
             return True
-        self.tally.injected["mistake: a wrong correction"] += 1
+        self.tally.injected[Injected.WRONG_CORRECTION] += 1
         self.recorrect = (card, reads)
         return True
 
@@ -273,8 +271,8 @@ class HumanDealer(Dealer):
         self.recorrect = None
         back = CorrectCard(wrong=Card(wrong), right=Card(card), **self._signed())
         refused = await self.floor.submit(back)
-        what = "corrected back" if refused is None else f"not corrected back ({refused})"
-        self.tally.injected[f"mistake: a wrong correction, {what}"] += 1
+        back_or_not = Injected.CORRECTED_BACK if refused is None else Injected.NOT_CORRECTED_BACK
+        self.tally.injected[back_or_not] += 1
 
     async def _resolve(self, alert: Alert) -> None:
         """The card the dealer drew early: the supervisor holds it (the remedy that keeps
@@ -330,16 +328,16 @@ class HumanDealer(Dealer):
             return
         self.faced.pop(0)
         refused = await self.floor.submit(WrongFace(seat=seat, card=Card(card), **self._signed()))
-        self.tally.injected[f"mistake: {what}"] += 1
+        self.tally.injected[what] += 1
         if refused is not None:
-            self.tally.injected[f"mistake: {what}, not taken ({refused})"] += 1
+            self.tally.injected[Injected.WRONG_FACE_NOT_TAKEN] += 1
 
     async def _pitch(self, waiting: Waiting) -> None:
         seat = waiting.seat
         await self._pause(self._card_time())
         if self.chance.random() < self.faults.unplug:
             device = self.chance.choice((DeviceKind.SHOE, DeviceKind.SEAT_BOARD))
-            self.tally.injected[f"{device_words(device)} unplugged"] += 1
+            self.tally.injected[Injected.unplugged(device)] += 1
             await self.floor.pull(device, 1.0 + self.chance.random())
         unread = self.chance.random() < self.faults.unreadable
         card = await self.floor.pitch(Disposition.DEALT_UNREAD if unread else None)
@@ -351,23 +349,23 @@ class HumanDealer(Dealer):
         self.pitched.append(card)
         placed = seat is not None and self.floor.table.settings.seat_board
         if unread:
-            self.tally.injected["unreadable card"] += 1
+            self.tally.injected[Injected.UNREADABLE] += 1
             if not placed:
                 self.unseen.append(card)
         if seat is None or not placed:
             return
         lands_at = seat
         mistake = self.slips.random() < self.mistakes and not unread
-        face = "an exposed card" if not waiting.up else "an up card dealt face down"
+        face = Injected.EXPOSED if not waiting.up else Injected.DEALT_DOWN
         if mistake and self.slips.random() < 0.5:
             self.faced.append((seat, card, face))  # it lands where it belongs, face wrong
         elif mistake:
             lands_at = self.slips.choice([s for s in (seat - 1, seat + 1) if 1 <= s <= 8])
-            self.tally.injected["mistake: a card to the wrong seat"] += 1
+            self.tally.injected[Injected.WRONG_SEAT] += 1
             self.slipped = card
         elif not unread and self.chance.random() < self.faults.misplaced:
             lands_at = self.chance.choice([s for s in (seat - 1, seat + 1) if 1 <= s <= 8])
-            self.tally.injected["misplaced card"] += 1
+            self.tally.injected[Injected.MISPLACED] += 1
         reads = None
         if lands_at == seat and not mistake and not unread and card != FOUR_OF_CLUBS:
             reads = self._misread(seat, card)

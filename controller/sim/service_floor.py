@@ -25,7 +25,16 @@ from controller.config_file import MIN_PIN, Api, Credential
 from controller.journal.store import writer_lock
 from controller.service import Paused, TableService
 from controller.sim.floor import Observer, PhysicalActError
-from controller.table import AlertKind, Table, TableInput, TableSettings, device_words
+from controller.table import (
+    AlertKind,
+    Refusal,
+    Refuse,
+    Table,
+    TableInput,
+    TableSettings,
+    device_words,
+)
+from controller.table.effects import Words
 from drivers.protocol import DeviceKind, Disposition
 from drivers.session import LinkConfig
 from firmware_sim.process import ControlReplyError, SimulatorProcess
@@ -187,11 +196,11 @@ class ServiceFloor:
     def now(self) -> int:
         return 0  # the service stamps people's inputs with its own clock
 
-    async def submit(self, item: TableInput) -> str | None:
+    async def submit(self, item: TableInput) -> Refusal | None:
         try:
-            return (await self.service.submit(item)).refused
+            return (await self.service.submit(item)).refusal
         except Paused as paused:  # the table paused meanwhile: the decision is not journaled
-            return str(paused)
+            return Refusal(Words(str(paused)), item.tag, Refuse.PAUSED)
 
     async def _command(self, device: DeviceKind, line: str) -> Any:
         try:

@@ -168,7 +168,7 @@ def summary(tally: Tally, table: Table, seconds: float) -> list[str]:
         f"ledger {table.chips}: " + ("conserved" if tally.conserved(table) else "NOT CONSERVED"),
         "stacks: " + ", ".join(f"{seat.player} {seat.stack}" for seat in table.seats),
     ]
-    injected = [f"{what} {count}" for what, count in sorted(tally.injected.items())]
+    injected = sorted(f"{what.words} {count}" for what, count in tally.injected.items())
     if tally.line_faults:
         injected.append(f"frames dropped or corrupted on the lines at {tally.line_faults:g}")
     lines.append(f"faults injected: {', '.join(injected) or 'none'}")

@@ -1161,35 +1161,35 @@ def _sign(table: Table, item: ti.SupervisorInput) -> None:
     if item.second is None or not item.second.strip():
         raise Refused(
             told.Refuse.SECOND_NEEDED,
-            f"{covered} needs a second supervisor's approval (two-person control)",
+            f"{covered.words} needs a second supervisor's approval (two-person control)",
         )
     if item.second == item.who:
         raise Refused(
             told.Refuse.SECOND_SAME,
-            f"{covered} needs a second supervisor other than {item.who} (two-person control)",
+            f"{covered.words} needs a second supervisor other than {item.who} (two-person control)",
         )
 
 
-def second_needed(table: Table, item: ti.SupervisorInput) -> str | None:
+def second_needed(table: Table, item: ti.SupervisorInput) -> ti.Covered | None:
     """What of ``item`` the house's two-person control (``[protection] two_person``)
-    covers, in words ("a void"); None: one supervisor is enough. It covers a void (the
-    hand's, or an alert's remedy that voids the hand in progress), a card corrected to or
-    from a wild card or a wild card entered (a four, where fours are wild: the four of
-    clubs earns a bonus card) and a stack correction."""
+    covers; None: one supervisor is enough. It covers a void (the hand's, or an alert's
+    remedy that voids the hand in progress), a card corrected to or from a wild card or a
+    wild card entered (a four, where fours are wild: the four of clubs earns a bonus card)
+    and a stack correction."""
     if not table.settings.protection.two_person:
         return None
     wild = table.settings.rules.wild
     match item:
         case ti.VoidHand():
-            return "a void"
+            return ti.Covered.VOID
         case ti.ResolveAlert(remedy=Remedy.VOID | Remedy.REPLACE_DECK) if table.in_hand:
-            return "a void"
+            return ti.Covered.VOID
         case ti.CorrectCard(wrong=wrong, right=right) if wild and 4 in (wrong.rank, right.rank):
-            return "a correction to or from a wild card"
+            return ti.Covered.WILD_CORRECTION
         case ti.EnterCard(card=card) if wild and card.rank == 4:
-            return "a wild card entered"
+            return ti.Covered.WILD_ENTERED
         case ti.CorrectStack():
-            return "a stack correction"
+            return ti.Covered.STACK_CORRECTION
     return None
 
 

@@ -77,6 +77,28 @@ _REMEDY_WORDS = {
 }
 
 
+class Covered(StrEnum):
+    """What of a supervisor's action the house's two-person control covers
+    (``core.second_needed``), as data; ``words``, as its refusal says it."""
+
+    VOID = "void"  # the hand's void, or an alert's remedy that voids the hand in progress
+    WILD_CORRECTION = "wild_correction"  # a card corrected to or from a wild card
+    WILD_ENTERED = "wild_entered"  # a wild card entered for an unread card
+    STACK_CORRECTION = "stack_correction"
+
+    @property
+    def words(self) -> str:
+        return _COVERED_WORDS[self]
+
+
+_COVERED_WORDS = {
+    Covered.VOID: "a void",
+    Covered.WILD_CORRECTION: "a correction to or from a wild card",
+    Covered.WILD_ENTERED: "a wild card entered",
+    Covered.STACK_CORRECTION: "a stack correction",
+}
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TableInput:
     """The base of every input: ``at`` is when it happened (ms since the Unix epoch)."""

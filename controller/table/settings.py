@@ -12,7 +12,13 @@ from luck_errors import LuckTableError
 
 
 class SettingsError(LuckTableError, ValueError):
-    """A table setting that does not exist or has a value it cannot take."""
+    """A table setting that does not exist or has a value it cannot take: ``field``, the
+    setting at fault (``time_charge``, ``protection.deck_hands``, ``rules.ante``; None: an
+    unknown one, named in the words)."""
+
+    def __init__(self, field: str | None, message: str) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 _PROTECTION = (
@@ -55,19 +61,23 @@ class Protection:
         for name in ("tag_checks", "shuffle_check", "unverified_blocks", "two_person"):
             value = getattr(self, name)
             if not isinstance(value, bool):
-                raise SettingsError(f"protection.{name}: {value!r} is not true or false")
+                raise SettingsError(
+                    f"protection.{name}", f"protection.{name}: {value!r} is not true or false"
+                )
         hands = self.deck_hands
         whole = isinstance(hands, int) and not isinstance(hands, bool)
         if hands is not None and (not whole or hands < 1):
             raise SettingsError(
-                f"protection.deck_hands: {hands!r} is not a whole number of hands, 1 or more"
+                "protection.deck_hands",
+                f"protection.deck_hands: {hands!r} is not a whole number of hands, 1 or more",
             )
         hours = self.deck_hours
         if hours is not None and (
             not isinstance(hours, int | float) or isinstance(hours, bool) or not 0 < hours <= 168
         ):
             raise SettingsError(
-                f"protection.deck_hours: {hours!r} is not a number of hours over 0, at most 168"
+                "protection.deck_hours",
+                f"protection.deck_hours: {hours!r} is not a number of hours over 0, at most 168",
             )
 
     @property
@@ -81,10 +91,10 @@ class Protection:
     @classmethod
     def from_json(cls, data: object) -> Protection:
         if not isinstance(data, Mapping):
-            raise SettingsError(f"protection: {data!r} is not an object")
+            raise SettingsError("protection", f"protection: {data!r} is not an object")
         unknown = sorted(set(data) - set(_PROTECTION))
         if unknown:
-            raise SettingsError(f"unknown setting protection.{unknown[0]}")
+            raise SettingsError(None, f"unknown setting protection.{unknown[0]}")
         return cls(**data)
 
 
@@ -101,7 +111,9 @@ class Serials:
         for name in ("shoe", "seat_board"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, str) or not value.strip()):
-                raise SettingsError(f"serials.{name}: {value!r} is not a device's serial")
+                raise SettingsError(
+                    f"serials.{name}", f"serials.{name}: {value!r} is not a device's serial"
+                )
 
     def of(self, device: str) -> str | None:
         """The serial ``device`` (``"shoe"`` or ``"seat_board"``) must report (None: any)."""
@@ -114,10 +126,10 @@ class Serials:
     @classmethod
     def from_json(cls, data: object) -> Serials:
         if not isinstance(data, Mapping):
-            raise SettingsError(f"serials: {data!r} is not an object")
+            raise SettingsError("serials", f"serials: {data!r} is not an object")
         unknown = sorted(set(data) - {"shoe", "seat_board"})
         if unknown:
-            raise SettingsError(f"unknown setting serials.{unknown[0]}")
+            raise SettingsError(None, f"unknown setting serials.{unknown[0]}")
         return cls(**data)
 
 
@@ -149,26 +161,32 @@ class TableSettings:
         for name in ("min_buy_in", "max_buy_in"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-                raise SettingsError(f"{name}: {value!r} is not a positive whole number of chips")
+                raise SettingsError(
+                    name, f"{name}: {value!r} is not a positive whole number of chips"
+                )
         if self.max_buy_in < self.min_buy_in:
             raise SettingsError(
-                f"max_buy_in: {self.max_buy_in} is less than min_buy_in ({self.min_buy_in})"
+                "max_buy_in",
+                f"max_buy_in: {self.max_buy_in} is less than min_buy_in ({self.min_buy_in})",
             )
         for name in ("seat_board", "player_decisions"):
             value = getattr(self, name)
             if not isinstance(value, bool):
-                raise SettingsError(f"{name}: {value!r} is not true or false")
+                raise SettingsError(name, f"{name}: {value!r} is not true or false")
         charge, period = self.time_charge, self.time_period
         if not isinstance(charge, int) or isinstance(charge, bool) or charge < 0:
             raise SettingsError(
-                f"time_charge: {charge!r} is not a whole number of chips, 0 or more"
+                "time_charge", f"time_charge: {charge!r} is not a whole number of chips, 0 or more"
             )
         if not isinstance(period, int) or isinstance(period, bool) or not 1 <= period <= 1440:
-            raise SettingsError(f"time_period: {period!r} is not a number of minutes, 1 to 1440")
+            raise SettingsError(
+                "time_period", f"time_period: {period!r} is not a number of minutes, 1 to 1440"
+            )
         if charge and self.rules.house_takes:
             raise SettingsError(
+                "time_charge",
                 f"time_charge: {charge} with a rake or a jackpot drop: time collection is "
-                "instead of a rake (set time_charge to 0, or rake_percent and jackpot_drop to 0)"
+                "instead of a rake (set time_charge to 0, or rake_percent and jackpot_drop to 0)",
             )
 
     def to_json(self) -> dict[str, Any]:
@@ -194,14 +212,17 @@ class TableSettings:
         known |= {"protection", "serials", "time_charge", "time_period"}
         unknown = sorted(set(data) - known)
         if unknown:
-            raise SettingsError(f"unknown setting {unknown[0]!r}")
+            raise SettingsError(None, f"unknown setting {unknown[0]!r}")
         rules = data.get("rules", {})
         if not isinstance(rules, Mapping):
-            raise SettingsError(f"rules: {rules!r} is not an object")
+            raise SettingsError("rules", f"rules: {rules!r} is not an object")
         try:
             parsed = Rules.from_mapping(rules)
-        except (RulesError, TypeError) as error:
-            raise SettingsError(str(error)) from None
+        except RulesError as error:
+            field = None if error.field is None else f"rules.{error.field}"
+            raise SettingsError(field, str(error)) from None
+        except TypeError as error:
+            raise SettingsError("rules", str(error)) from None
         protection = Protection.from_json(data.get("protection", {}))
         serials = Serials.from_json(data.get("serials", {}))
         nested = {"rules", "protection", "serials"}

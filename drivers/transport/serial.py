@@ -17,6 +17,7 @@ from drivers.errors import ConnectionLost, PortNotFoundError, TransportError
 from drivers.transport.base import Transport, checked_baudrate
 
 _MISSING = (errno.ENOENT, errno.ENODEV, errno.ENXIO)
+_LOCKED = (errno.EWOULDBLOCK, errno.EAGAIN)  # flock's answer: another process holds the port
 READ_LIMIT = 4096  # bytes handed over per read at most
 
 
@@ -56,11 +57,11 @@ class SerialTransport(Transport):
         except serial.SerialException as exc:
             if exc.errno in _MISSING:
                 raise PortNotFoundError(f"serial port {self.url} does not exist") from exc
-            if "exclusively lock" in str(exc):
+            if exc.errno in _LOCKED:
                 raise TransportError(
                     f"serial port {self.url} is in use by another process"
                 ) from exc
-            if "refused" in str(exc).lower():
+            if isinstance(exc.__context__, ConnectionRefusedError):  # pyserial wraps the socket's
                 raise PortNotFoundError(f"nothing listens at {self.url}: {exc}") from exc
             raise TransportError(f"cannot open serial port {self.url}: {exc}") from exc
         self._port = port
