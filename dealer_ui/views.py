@@ -20,12 +20,15 @@ from controller.rules import (
     Reveal,
     say_waiting,
 )
+from controller.rules.betting import ChoiceJson
 from controller.rules.effects import CardName
 from controller.rules.evaluator import PlayedJson
 from controller.rules.showdown import hand_value
+from controller.rules.state import PotJson
+from controller.rules.waiting import WaitingJson
 from controller.table import Alert, Table
 from controller.table.effects import DisplayChanged
-from controller.table.state import Mode, signals, waiting_mode
+from controller.table.state import LampsJson, Mode, PlacementJson, signals, waiting_mode
 
 HIDDEN = "a card"
 
@@ -96,23 +99,23 @@ class ViewJson(TypedDict):
     tag_checks: bool
     display: str
     mode: str
-    lamps: dict[str, Any]
+    lamps: LampsJson
     links: list[str]
-    next: dict[str, Any] | None
+    next: WaitingJson | None
     waiting: str | None
     street: int | None
     phase: str | None
     community: str | None
     pot: int
-    pots: list[dict[str, Any]]
-    choices: list[dict[str, Any]]
+    pots: list[PotJson]
+    choices: list[ChoiceJson]
     seats: list[SeatJson]
     alerts: list[AlertJson]
     rake: NotRequired[int]  # a hand at a table where the house takes: after ``alerts``
     jackpot_drop: NotRequired[int]
     burns: NotRequired[list[str]]  # surveillance only
     held: NotRequired[list[str]]
-    unconfirmed: NotRequired[list[dict[str, Any]]]
+    unconfirmed: NotRequired[list[PlacementJson]]
 
 
 class Role(StrEnum):

@@ -15,6 +15,8 @@ from enum import StrEnum
 from typing import Any
 
 from controller.journal import Entry
+from controller.rules.hand import HandJson
+from controller.table.alerts import AlertRecordJson
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +62,7 @@ class HandInProgress:
 class AlertRaised:
     position: int
     hand_number: int
-    alert: dict[str, Any]  # the alert's JSON (controller.table.Alert.to_json)
+    alert: AlertRecordJson
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +161,7 @@ class Status:
     open_alerts: int
     seats: tuple[dict[str, Any], ...]
     last_entry_at: int | None  # ms since the Unix epoch (the table's clock)
-    hand: dict[str, Any] | None = None  # the hand in progress (the engine's JSON), if any
+    hand: HandJson | None = None  # the hand in progress, if any
     tag_checks: bool = False  # every card's tag is checked (docs/game-protection.md)
     deck_hands: int | None = None  # the deck in play: hands begun with it (None: no deck)
     deck_since: int | None = None  # ms since the Unix epoch: when its life began

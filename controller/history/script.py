@@ -47,7 +47,7 @@ from controller.rules.inputs import (
 from controller.rules.pots import build_pots
 from controller.rules.settings import Rules, RulesError
 from controller.rules.showdown import hand_value
-from controller.rules.state import Dest, Phase, Reveal
+from controller.rules.state import Dest, Phase, PotJson, Reveal
 from luck_errors import LuckTableError
 
 T = TypeVar("T")
@@ -313,7 +313,7 @@ def to_json(replay: Replay) -> dict[str, Any]:
     out["community"] = [] if hand.community is None else [str(hand.community)]
     out["burns"] = [str(card) for card in hand.burns]
     if hand.phase is Phase.VOID:
-        pots: list[dict[str, Any]] = []
+        pots: list[PotJson] = []
     elif hand.pots:
         pots = [pot.to_json() for pot in hand.pots]
     else:

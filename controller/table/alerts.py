@@ -19,9 +19,9 @@ a snapshot taken before the facts were kept (their words read by ``controller.ta
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import Field, dataclass, fields
 from enum import StrEnum
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple, TypedDict
 
 from controller.rules import Card, Dest, Effect, Form, Wait, Waiting, parse_card, say_waiting
 from controller.rules.state import STREET_NAMES
@@ -158,6 +158,13 @@ class Busy(StrEnum):
     UNREAD = "unread"  # the supervisor entered a card that left the shoe unread, not due
 
 
+class NotDueJson(TypedDict):
+    """Why a card was not due, as an alert's facts write it (:class:`NotDue`)."""
+
+    busy: str
+    seat: int | None
+
+
 @dataclass(frozen=True, slots=True)
 class NotDue:
     """Why a card out of the shoe is not the card the hand waits for."""
@@ -182,7 +189,7 @@ class NotDue:
         waits = next(kind for kind, busy in _BUSY.items() if busy is self.busy)
         return say_waiting(Waiting(waits, self.seat), Form.WHILE)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> NotDueJson:
         return {"busy": self.busy.value, "seat": self.seat}
 
     @classmethod
@@ -201,7 +208,7 @@ class AlertFacts:
     ``say`` and ``todo`` word them, naming each card with ``name``."""
 
     __slots__ = ()
-    __dataclass_fields__: ClassVar[dict[str, Any]]  # each kind is a dataclass
+    __dataclass_fields__: ClassVar[dict[str, Field[Any]]]  # each kind is a dataclass
     kind: ClassVar[AlertKind]
 
     def say(self, name: Name = str) -> str:
@@ -219,7 +226,7 @@ class AlertFacts:
             value for spec in fields(self) if isinstance(value := getattr(self, spec.name), Card)
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:  # each kind's fields by name: its dataclass's own
         return {spec.name: _encode(getattr(self, spec.name)) for spec in fields(self)}
 
     @staticmethod
@@ -994,6 +1001,31 @@ FACTS: dict[AlertKind, type[AlertFacts]] = {
 # The open alert -------------------------------------------------------------------------
 
 
+class AlertRecordJson(TypedDict):
+    """An open alert as the table keeps it (snapshots, a ``Raised`` effect's data, the
+    floor): its number, kind, rule, words, when it was raised, the flat facts the consoles
+    and the floor read, who acknowledged it and when, and its ``facts`` (its kind's own,
+    :meth:`AlertFacts.to_json`)."""
+
+    id: int
+    kind: str
+    severity: str
+    blocking: bool
+    message: str
+    remedy: str
+    remedies: list[str]
+    raised_at: int
+    seat: int | None
+    belongs: int | None
+    card: str | None
+    device: str | None
+    fault: str | None
+    due: bool
+    acknowledged_by: str | None
+    acknowledged_at: int | None
+    facts: dict[str, Any]
+
+
 class Alert(NamedTuple):
     """An open alert: number ``id``, raised at ``raised_at`` (ms), its ``facts``.
 
@@ -1051,7 +1083,7 @@ class Alert(NamedTuple):
     def due(self) -> bool:
         return getattr(self.facts, "due", False)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> AlertRecordJson:
         rule, card, device, fault = self.rule, self.card, self.device, self.fault
         return {
             "id": self.id,
@@ -1100,7 +1132,7 @@ class Raised(Effect):
     kind = TableTold.ALERT
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> AlertRecordJson:
         return self.alert.to_json()
 
     @property
@@ -1109,6 +1141,12 @@ class Raised(Effect):
 
     def say(self, name: Name = str) -> str:
         return self.alert.facts.say(name)
+
+
+class ClearedData(TypedDict):
+    """The data of an alert closed: its number."""
+
+    id: int
 
 
 class Clearance(StrEnum):
@@ -1182,5 +1220,5 @@ class Cleared(Effect):
         return f"alert {self.alert} cleared: {self.how}"
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> ClearedData:
         return {"id": self.alert}
