@@ -33,6 +33,7 @@ from pydantic import BaseModel, Field, ValidationError, model_validator
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from controller.config import MAX_STUDIO_TOKEN_HOURS, MIN_STUDIO_DELAY, Lacking, lacking
+from controller.history.hands import HandSummaryJson
 from controller.service import Guard, Paused, Stale, TableService, TableStopped
 from controller.table import (
     AlertKind,
@@ -60,7 +61,7 @@ from dealer_ui.access import (
 )
 from dealer_ui.approvals import CALL, RequestJson, Requests
 from dealer_ui.approvals import Request as RequestRecord
-from dealer_ui.archive import PAGE, Archive
+from dealer_ui.archive import PAGE, Archive, ArchivedHandJson
 from dealer_ui.auth import HOUR, Attack, Auth, AuthError, Denied, Lock, Session, listed
 from dealer_ui.badges import BadgeRefused, Badges
 from dealer_ui.feeds import Feed
@@ -853,14 +854,14 @@ async def past_hands(
         int | None, Query(ge=1, description="only hands numbered below this one")
     ] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE, description="hands in the page")] = PAGE,
-) -> list[dict[str, Any]]:
+) -> list[HandSummaryJson]:
     """A page of the table's hands, in order: the last ``limit`` hands (the one in progress
     last), or with ``before`` the last ``limit`` hands that ended below hand ``before``."""
     return await table.archive.summaries(before, limit)
 
 
 @surveillance_router.get("/{number}", response_model=HandOut)
-async def past_hand(number: int, table: TheTable, _: Surveillance) -> dict[str, Any]:
+async def past_hand(number: int, table: TheTable, _: Surveillance) -> ArchivedHandJson:
     """One hand of the journal with its whole history, every card shown."""
     hand = await table.archive.hand(number)
     if hand is None:

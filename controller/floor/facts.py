@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from controller.history.script import OutcomeJson, ScriptJson
 from controller.journal import Entry
 from controller.rules.hand import HandJson
 from controller.table.alerts import AlertRecordJson
@@ -41,8 +42,8 @@ class HandEnded:
     pot: int
     bonus_cards: int
     recorded: bool
-    script: dict[str, Any]
-    outcome: dict[str, Any]
+    script: ScriptJson
+    outcome: OutcomeJson
     dealer: str | None = None  # the dealer who dealt it (None: the table named none)
     rake: int | None = None
     jackpot_drop: int | None = None
@@ -55,7 +56,7 @@ class HandInProgress:
 
     position: int
     number: int
-    script: dict[str, Any]
+    script: ScriptJson
 
 
 @dataclass(frozen=True, slots=True)
