@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from enum import StrEnum
-from typing import Any, NotRequired, TypedDict
+from typing import NotRequired, TypedDict
 
 from controller.rules import (
     Card,
@@ -21,7 +21,7 @@ from controller.rules import (
     say_waiting,
 )
 from controller.rules.betting import ChoiceJson
-from controller.rules.effects import CardName
+from controller.rules.effects import CardName, EffectJson
 from controller.rules.evaluator import PlayedJson
 from controller.rules.showdown import hand_value
 from controller.rules.state import PotJson
@@ -57,6 +57,8 @@ class ShownJson(TypedDict):
 
 
 class SeatJson(TypedDict):
+    """A seat as a role may see it: its player and stack, and in a hand what they hold."""
+
     seat: int
     player: str
     stack: int
@@ -72,6 +74,8 @@ class SeatJson(TypedDict):
 
 
 class AlertJson(TypedDict):
+    """An open alert as the dealer and surveillance see it, its words as they may read them."""
+
     id: int
     kind: str
     severity: str
@@ -260,7 +264,7 @@ def view(table: Table, role: Role | str, seat: int | None = None) -> ViewJson:
 
 def effects_view(
     effects: Iterable[Effect], table: Table, role: Role | str, seat: int | None = None
-) -> list[dict[str, Any]]:
+) -> list[EffectJson]:
     """The effects of an update (``table``: after it) as ``role`` may see them: kind and
     message (each card named as the role may see it); the surveillance role also gets
     their data. The display's instruction is the role's display line, as in their view."""

@@ -18,6 +18,7 @@ from controller.history.script import OutcomeJson, ScriptJson
 from controller.journal import Entry
 from controller.rules.hand import HandJson
 from controller.table.alerts import AlertRecordJson
+from controller.table.state import SeatedJson
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +132,7 @@ class SupervisorAction:
     why: str
     message: str
     hand_number: int
-    details: dict[str, Any]
+    details: dict[str, Any]  # the action's record (``TableInput.to_json``: its type's fields)
     at: int
 
 
@@ -148,6 +149,13 @@ Fact = (
 )
 
 
+class LiveSeatJson(SeatedJson):
+    """A seat in the table's live status: the seated player as the table keeps it, with
+    the stack it has now (in a hand: the hand's) and whether it is dealt in."""
+
+    in_hand: bool
+
+
 @dataclass(frozen=True, slots=True)
 class Status:
     """The table as of the batch's last entry: ``state`` is dealing, paused (with the first
@@ -160,7 +168,7 @@ class Status:
     alert_kind: str | None
     alert_message: str | None
     open_alerts: int
-    seats: tuple[dict[str, Any], ...]
+    seats: tuple[LiveSeatJson, ...]
     last_entry_at: int | None  # ms since the Unix epoch (the table's clock)
     hand: HandJson | None = None  # the hand in progress, if any
     tag_checks: bool = False  # every card's tag is checked (docs/game-protection.md)
