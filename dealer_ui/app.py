@@ -47,6 +47,7 @@ from controller.table import (
     input_from_json,
     second_needed,
 )
+from controller.table.inputs import InputJson
 from dealer_ui.access import (
     At,
     FailedAttempt,
@@ -59,7 +60,7 @@ from dealer_ui.access import (
     Unlocked,
     Via,
 )
-from dealer_ui.approvals import CALL, RequestJson, Requests
+from dealer_ui.approvals import CALL, ActionBody, RequestJson, Requests
 from dealer_ui.approvals import Request as RequestRecord
 from dealer_ui.archive import PAGE, Archive, ArchivedHandJson
 from dealer_ui.auth import HOUR, Attack, Auth, AuthError, Denied, Lock, Session, listed
@@ -118,7 +119,7 @@ class Supervisor(BaseModel):
         return self
 
 
-def _input(record: dict[str, Any]) -> TableInput:
+def _input(record: InputJson) -> TableInput:
     """The table input ``record`` (422 naming what is wrong)."""
     try:
         return input_from_json({"at": 0, **record})
@@ -355,7 +356,7 @@ class HandOut(BaseModel):
     )
 
 
-SUPERVISOR_ACTIONS: list[tuple[str, type[Supervisor], Callable[[Any], dict[str, Any]], str]] = [
+SUPERVISOR_ACTIONS: list[tuple[str, type[Supervisor], Callable[[Any], InputJson], str]] = [
     (
         "void",
         VoidIn,
@@ -457,7 +458,7 @@ class TableApp:
         return session
 
     async def submit(
-        self, record: dict[str, Any], session: Session | None, guard: Guard | None = None
+        self, record: InputJson, session: Session | None, guard: Guard | None = None
     ) -> StepOut:
         """Submit the input ``record`` (409 refused or stale, 422 malformed): the step as
         ``session`` may see it."""
@@ -539,14 +540,14 @@ class TableApp:
             ) from None
 
     async def supervised(
-        self, body: Supervisor, record: dict[str, Any], request: Request, session: Session
+        self, body: Supervisor, record: InputJson, request: Request, session: Session
     ) -> StepOut:
         """Check the supervisor's PIN, then submit ``record`` (a void: for the hand named)."""
         await self.check_supervisor(body, record["type"], request, session)
         return await self.submit_supervised(body, record, session)
 
     async def submit_supervised(
-        self, body: Supervisor, record: dict[str, Any], session: Session, first: str | None = None
+        self, body: Supervisor, record: InputJson, session: Session, first: str | None = None
     ) -> StepOut:
         """Submit ``record`` with the supervisor's id and reason, its PIN checked (``first``:
         the supervisor who approved it first, under two-person control: ``body``'s is then
@@ -555,7 +556,7 @@ class TableApp:
         signed |= {} if first is None else {"second": body.supervisor}
         return await self.submit({**record, **signed, "why": body.why}, session, body.guard())
 
-    def second_needed(self, body: Supervisor, record: dict[str, Any]) -> str | None:
+    def second_needed(self, body: Supervisor, record: InputJson) -> str | None:
         """What of the supervisor's action ``record`` the house's two-person control covers
         at the table now (``controller.table.second_needed``); None: one PIN is enough."""
         item = _input({**record, "who": body.supervisor, "why": body.why})
@@ -944,7 +945,7 @@ supervisor_router = APIRouter(prefix="/api/supervisor", tags=["supervisor"])
 
 
 def _supervisor_action(
-    path: str, model: type[Supervisor], record: Callable[[Any], dict[str, Any]], doc: str
+    path: str, model: type[Supervisor], record: Callable[[Any], InputJson], doc: str
 ) -> None:
     async def action(
         body: model,  # type: ignore[valid-type]  # a model made at run time (create_model)
@@ -1013,7 +1014,7 @@ class RequestIn(BaseModel):
         description="a supervisor action's path (void, enter-card, correct-card, wrong-face, "
         "resolve, correct-stack), or 'call' for the supervisor to come to the table"
     )
-    body: dict[str, Any] = Field(
+    body: ActionBody = Field(
         default_factory=dict,
         description="the action's fields and `why`, as its `/api/supervisor/` route takes "
         "them, without the supervisor's id and PIN",
@@ -1023,7 +1024,7 @@ class RequestIn(BaseModel):
 class RequestOut(BaseModel):
     id: int
     action: str
-    body: dict[str, Any]
+    body: ActionBody
     asked_by: str = Field(description="the dealer who asked")
     asked_at: float = Field(description="when (the service's time, seconds since the epoch)")
     expires: float = Field(description="when it expires unless approved or cancelled")
@@ -1045,7 +1046,7 @@ class ApproveIn(BaseModel):
     why: Reason | None = Field(default=None, description="a reason replacing the request's")
 
 
-def _action_body(action: str, body: dict[str, Any], supervisor: str, pin: str) -> Supervisor:
+def _action_body(action: str, body: ActionBody, supervisor: str, pin: str) -> Supervisor:
     """The action's body with the supervisor's id and PIN (422 naming what is wrong)."""
     if action not in ACTIONS:
         known = ", ".join([*ACTIONS, CALL])

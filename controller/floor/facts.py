@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
 from controller.history.script import OutcomeJson, ScriptJson
 from controller.journal import Entry
 from controller.rules.hand import HandJson
 from controller.table.alerts import AlertRecordJson
+from controller.table.inputs import InputJson
 from controller.table.state import SeatedJson
 
 
@@ -132,7 +132,7 @@ class SupervisorAction:
     why: str
     message: str
     hand_number: int
-    details: dict[str, Any]  # the action's record (``TableInput.to_json``: its type's fields)
+    details: InputJson  # the action's record
     at: int
 
 

@@ -202,6 +202,11 @@ _BUSY = {Wait.BONUS: Busy.BONUS, Wait.SHOW: Busy.SHOW, Wait.ACTION: Busy.ACT}
 
 # The facts of each kind of alert ------------------------------------------------------
 
+#: An alert's facts as JSON (``AlertFacts.to_json``): its kind's fields by name, as
+#: ``_encode`` writes them. Each kind's fields are declared once, by its dataclass: a
+#: ``TypedDict`` of each would declare them a second time.
+FactsJson = dict[str, Any]
+
 
 class AlertFacts:
     """What an alert of one kind knows. Each kind is a frozen dataclass of its facts;
@@ -226,7 +231,7 @@ class AlertFacts:
             value for spec in fields(self) if isinstance(value := getattr(self, spec.name), Card)
         )
 
-    def to_json(self) -> dict[str, Any]:  # each kind's fields by name: its dataclass's own
+    def to_json(self) -> FactsJson:
         return {spec.name: _encode(getattr(self, spec.name)) for spec in fields(self)}
 
     @staticmethod
@@ -1023,7 +1028,7 @@ class AlertRecordJson(TypedDict):
     due: bool
     acknowledged_by: str | None
     acknowledged_at: int | None
-    facts: dict[str, Any]
+    facts: FactsJson
 
 
 class Alert(NamedTuple):

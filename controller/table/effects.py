@@ -399,7 +399,7 @@ class ReportWaits(Effect):
         return f"{what} at seat {event.seat}: waiting for the shoe's report"
 
     @property
-    def data(self) -> dict[str, Any]:  # the report's table form (``ti.DeviceForm``)
+    def data(self) -> ti.InputJson:  # the report in its table form (``ti.DeviceForm``)
         return self.report.to_json()
 
 
@@ -675,7 +675,7 @@ class Supervised(Effect):
         raise TypeError(f"not a supervisor's action: {self.item!r}")
 
     @property
-    def data(self) -> dict[str, Any]:  # the action's record (``ti.TableInput.to_json``)
+    def data(self) -> ti.InputJson:
         return self.item.to_json()
 
     @property

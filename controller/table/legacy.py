@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the module reads alerts for controller.table.alerts, which imports it
-    from controller.table.alerts import NotDueJson
+    from controller.table.alerts import FactsJson, NotDueJson
 
 _WHY = {  # why a card was not due, and its ``Busy`` value
     r"with no hand in progress": "no_hand",
@@ -44,7 +44,7 @@ _ATTACK = re.compile(
 )
 
 
-def facts_json(kind: str, data: Mapping[str, Any]) -> dict[str, Any]:
+def facts_json(kind: str, data: Mapping[str, Any]) -> FactsJson:
     """The facts of an alert of ``kind`` as an earlier release wrote it (``data``): its
     kind's own fields, as ``AlertFacts.to_json`` writes them."""
     message: str = data["message"]
@@ -106,7 +106,7 @@ def _not_due(message: str, opening: str) -> NotDueJson:
     raise _unknown(message)
 
 
-def _unread_due(message: str, belongs: int | None, remedy: str) -> dict[str, Any]:
+def _unread_due(message: str, belongs: int | None, remedy: str) -> FactsJson:
     """The facts of an unread card that was due (``UnreadCard``'s fields)."""
     found = _WHERE.fullmatch(message.removeprefix(_UNREAD_DUE))
     if not message.startswith(_UNREAD_DUE) or found is None:

@@ -26,6 +26,11 @@ _PROTECTION = (
 )
 
 
+#: Game protection as JSON (``Protection.to_json``): every setting by name, its value. The
+#: settings are declared once, by the dataclass (``_PROTECTION`` names them in order).
+ProtectionJson = dict[str, Any]
+
+
 @dataclass(frozen=True, slots=True)
 class Protection:
     """Game protection (docs/game-protection.md). ``tag_checks``: every deck is registered
@@ -76,7 +81,7 @@ class Protection:
         """``deck_hours`` in ms (None: no limit)."""
         return None if self.deck_hours is None else round(self.deck_hours * 3_600_000)
 
-    def to_json(self) -> dict[str, Any]:  # every setting by name (``_PROTECTION``)
+    def to_json(self) -> ProtectionJson:
         return {name: getattr(self, name) for name in _PROTECTION}
 
     @classmethod
@@ -144,7 +149,7 @@ class TableSettingsJson(TypedDict):
     max_buy_in: int
     seat_board: bool
     player_decisions: bool
-    protection: dict[str, Any]  # every setting of Protection by name
+    protection: ProtectionJson
     serials: NotRequired[SerialsJson]
     time_charge: NotRequired[int]
     time_period: NotRequired[int]

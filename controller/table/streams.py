@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple, TypedDict
 
-from controller.table.inputs import FromDevice, input_from_json
+from controller.table.inputs import FromDevice, InputJson, input_from_json
 from drivers import events as ev
 
 #: How long (ms, by the inputs' times) a seat report of a card the shoe has not reported
@@ -95,7 +95,7 @@ class StreamsJson(TypedDict):
 
     shoe: StreamJson
     seat_board: StreamJson
-    waiting: list[dict[str, Any]]
+    waiting: list[InputJson]
 
 
 class Streams(NamedTuple):
