@@ -1012,7 +1012,7 @@ TheRequests = Annotated[Requests, Depends(requests_of)]
 class RequestIn(BaseModel):
     action: str = Field(
         description="a supervisor action's path (void, enter-card, correct-card, wrong-face, "
-        "resolve, correct-stack), or 'call' for the supervisor to come to the table"
+        "resolve, correct-stack, undo), or 'call' for the supervisor to come to the table"
     )
     body: ActionBody = Field(
         default_factory=dict,
