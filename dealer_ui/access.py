@@ -98,6 +98,13 @@ class StudioRevoked(TypedDict):
     why: str
 
 
+class SessionsEpoch(TypedDict):
+    """``sessions_epoch``: the random name of one run of the service, as it begins: the
+    sessions kept by that run are taken back only by the next (``dealer_ui.kept_sessions``)."""
+
+    epoch: str
+
+
 class Refused(TypedDict):
     """An input refused at the API (``dealer_ui.refusals``): what, who, from where, why (in
     words, ``reason``, and as data, ``code``: the API's)."""

@@ -33,6 +33,7 @@ from pydantic import BaseModel, Field, ValidationError, model_validator
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from controller.config import MAX_STUDIO_TOKEN_HOURS, MIN_STUDIO_DELAY, Lacking, lacking
+from controller.history.hands import HandSummaryJson
 from controller.service import Guard, Paused, Stale, TableService, TableStopped
 from controller.table import (
     AlertKind,
@@ -47,6 +48,7 @@ from controller.table import (
     input_from_json,
     second_needed,
 )
+from controller.table.inputs import InputJson
 from dealer_ui.access import (
     At,
     FailedAttempt,
@@ -59,9 +61,9 @@ from dealer_ui.access import (
     Unlocked,
     Via,
 )
-from dealer_ui.approvals import CALL, RequestJson, Requests
+from dealer_ui.approvals import CALL, ActionBody, RequestJson, Requests
 from dealer_ui.approvals import Request as RequestRecord
-from dealer_ui.archive import PAGE, Archive
+from dealer_ui.archive import PAGE, Archive, ArchivedHandJson
 from dealer_ui.auth import HOUR, Attack, Auth, AuthError, Denied, Lock, Session, listed
 from dealer_ui.badges import BadgeRefused, Badges
 from dealer_ui.feeds import Feed
@@ -118,7 +120,7 @@ class Supervisor(BaseModel):
         return self
 
 
-def _input(record: dict[str, Any]) -> TableInput:
+def _input(record: InputJson) -> TableInput:
     """The table input ``record`` (422 naming what is wrong)."""
     try:
         return input_from_json({"at": 0, **record})
@@ -355,7 +357,7 @@ class HandOut(BaseModel):
     )
 
 
-SUPERVISOR_ACTIONS: list[tuple[str, type[Supervisor], Callable[[Any], dict[str, Any]], str]] = [
+SUPERVISOR_ACTIONS: list[tuple[str, type[Supervisor], Callable[[Any], InputJson], str]] = [
     (
         "void",
         VoidIn,
@@ -457,7 +459,7 @@ class TableApp:
         return session
 
     async def submit(
-        self, record: dict[str, Any], session: Session | None, guard: Guard | None = None
+        self, record: InputJson, session: Session | None, guard: Guard | None = None
     ) -> StepOut:
         """Submit the input ``record`` (409 refused or stale, 422 malformed): the step as
         ``session`` may see it."""
@@ -540,14 +542,14 @@ class TableApp:
             ) from None
 
     async def supervised(
-        self, body: Supervisor, record: dict[str, Any], request: Request, session: Session
+        self, body: Supervisor, record: InputJson, request: Request, session: Session
     ) -> StepOut:
         """Check the supervisor's PIN, then submit ``record`` (a void: for the hand named)."""
         await self.check_supervisor(body, record["type"], request, session)
         return await self.submit_supervised(body, record, session)
 
     async def submit_supervised(
-        self, body: Supervisor, record: dict[str, Any], session: Session, first: str | None = None
+        self, body: Supervisor, record: InputJson, session: Session, first: str | None = None
     ) -> StepOut:
         """Submit ``record`` with the supervisor's id and reason, its PIN checked (``first``:
         the supervisor who approved it first, under two-person control: ``body``'s is then
@@ -556,7 +558,7 @@ class TableApp:
         signed |= {} if first is None else {"second": body.supervisor}
         return await self.submit({**record, **signed, "why": body.why}, session, body.guard())
 
-    def second_needed(self, body: Supervisor, record: dict[str, Any]) -> Covered | None:
+    def second_needed(self, body: Supervisor, record: InputJson) -> Covered | None:
         """What of the supervisor's action ``record`` the house's two-person control covers
         at the table now (``controller.table.second_needed``); None: one PIN is enough."""
         item = _input({**record, "who": body.supervisor, "why": body.why})
@@ -855,14 +857,14 @@ async def past_hands(
         int | None, Query(ge=1, description="only hands numbered below this one")
     ] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE, description="hands in the page")] = PAGE,
-) -> list[dict[str, Any]]:
+) -> list[HandSummaryJson]:
     """A page of the table's hands, in order: the last ``limit`` hands (the one in progress
     last), or with ``before`` the last ``limit`` hands that ended below hand ``before``."""
     return await table.archive.summaries(before, limit)
 
 
 @surveillance_router.get("/{number}", response_model=HandOut)
-async def past_hand(number: int, table: TheTable, _: Surveillance) -> dict[str, Any]:
+async def past_hand(number: int, table: TheTable, _: Surveillance) -> ArchivedHandJson:
     """One hand of the journal with its whole history, every card shown."""
     hand = await table.archive.hand(number)
     if hand is None:
@@ -945,7 +947,7 @@ supervisor_router = APIRouter(prefix="/api/supervisor", tags=["supervisor"])
 
 
 def _supervisor_action(
-    path: str, model: type[Supervisor], record: Callable[[Any], dict[str, Any]], doc: str
+    path: str, model: type[Supervisor], record: Callable[[Any], InputJson], doc: str
 ) -> None:
     async def action(
         body: model,  # type: ignore[valid-type]  # a model made at run time (create_model)
@@ -1012,9 +1014,9 @@ TheRequests = Annotated[Requests, Depends(requests_of)]
 class RequestIn(BaseModel):
     action: str = Field(
         description="a supervisor action's path (void, enter-card, correct-card, wrong-face, "
-        "resolve, correct-stack), or 'call' for the supervisor to come to the table"
+        "resolve, correct-stack, undo), or 'call' for the supervisor to come to the table"
     )
-    body: dict[str, Any] = Field(
+    body: ActionBody = Field(
         default_factory=dict,
         description="the action's fields and `why`, as its `/api/supervisor/` route takes "
         "them, without the supervisor's id and PIN",
@@ -1024,7 +1026,7 @@ class RequestIn(BaseModel):
 class RequestOut(BaseModel):
     id: int
     action: str
-    body: dict[str, Any]
+    body: ActionBody
     asked_by: str = Field(description="the dealer who asked")
     asked_at: float = Field(description="when (the service's time, seconds since the epoch)")
     expires: float = Field(description="when it expires unless approved or cancelled")
@@ -1046,7 +1048,7 @@ class ApproveIn(BaseModel):
     why: Reason | None = Field(default=None, description="a reason replacing the request's")
 
 
-def _action_body(action: str, body: dict[str, Any], supervisor: str, pin: str) -> Supervisor:
+def _action_body(action: str, body: ActionBody, supervisor: str, pin: str) -> Supervisor:
     """The action's body with the supervisor's id and PIN (422 naming what is wrong)."""
     if action not in ACTIONS:
         known = ", ".join([*ACTIONS, CALL])

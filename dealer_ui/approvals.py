@@ -22,12 +22,18 @@ TTL = 300.0
 CALL = "call"
 
 
+#: A supervisor action's fields and reason as its ``/api/supervisor/`` route takes them,
+#: without the supervisor's id and PIN: each action's own, declared once by its model
+#: (``dealer_ui.app.ACTIONS``), which checks them as the request is asked and approved.
+ActionBody = dict[str, Any]
+
+
 class RequestJson(TypedDict):
     """A request as the API and the feeds send it (``dealer_ui.app.RequestOut``)."""
 
     id: int
     action: str
-    body: dict[str, Any]  # the supervisor action's own fields (its model's)
+    body: ActionBody
     asked_by: str
     asked_at: float
     expires: float
@@ -38,7 +44,7 @@ class RequestJson(TypedDict):
 class Request:
     id: int
     action: str  # a supervisor action's path ("void", "resolve", ...) or CALL
-    body: dict[str, Any]  # the action's fields and reason: never a supervisor id or PIN
+    body: ActionBody  # never a supervisor id or PIN
     asked_by: str
     asked_at: float  # the service's time, in seconds
     expires: float
@@ -68,7 +74,7 @@ class Requests:
     _waiting: dict[int, Request] = field(default_factory=dict)
     _next: int = 1
 
-    def ask(self, action: str, body: dict[str, Any], who: str) -> Request:
+    def ask(self, action: str, body: ActionBody, who: str) -> Request:
         at = self.now()
         request = Request(self._next, action, body, who, at, at + self.ttl)
         self._next += 1
@@ -100,7 +106,7 @@ class Requests:
             self._bump()
         return request
 
-    def approved_once(self, number: int, who: str, body: dict[str, Any]) -> Request | None:
+    def approved_once(self, number: int, who: str, body: ActionBody) -> Request | None:
         """Request ``number`` approved by a first supervisor ``who`` (``body``: its fields,
         the reason as approved): it waits on for a second. None if it is not waiting."""
         request = self.get(number)

@@ -34,11 +34,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller.history.hands import HandRecorder, RecordedHand
+from controller.history.hands import HandRecorder, HandSummaryJson, HistoryJson, RecordedHand
 from controller.history.index import recorded_hand, recorded_page
 from controller.history.script import history
 from controller.journal import Journal
 from controller.recovery import initial_table, steps
+from controller.rules.hand import HandJson
 from controller.table import Table
 
 log = logging.getLogger(__name__)
@@ -47,6 +48,15 @@ log = logging.getLogger(__name__)
 WORKER_NICE = 10
 #: Hands in a page of summaries, unless asked otherwise.
 PAGE = 50
+
+
+class ArchivedHandJson(HistoryJson):
+    """A past hand as ``GET /api/history/{number}`` gives it (``dealer_ui.app.HandOut``):
+    ``luck-table history --json``'s record, its history text and the hand as the table
+    recorded it."""
+
+    history: str
+    recorded_hand: HandJson
 
 
 @dataclass(frozen=True)
@@ -68,7 +78,7 @@ class _Replay:
     table: Table = field(default_factory=initial_table)
     started: int = 0
     ended: tuple[RecordedHand, ...] = ()
-    summaries: tuple[dict[str, Any], ...] = ()
+    summaries: tuple[HandSummaryJson, ...] = ()
 
     def current(self) -> RecordedHand | None:
         return HandRecorder(self.started).in_progress(self.table)
@@ -83,7 +93,7 @@ class _Replay:
 # a module function: that is what makes the readings incremental.
 _replays: dict[Path, _Replay] = {}
 #: The summaries of the ended hands the worker has read, by journal and hand number.
-_summaries: dict[Path, dict[int, dict[str, Any]]] = {}
+_summaries: dict[Path, dict[int, HandSummaryJson]] = {}
 
 
 def _read_on(journal_path: Path) -> tuple[_Replay, Reading]:
@@ -111,7 +121,7 @@ def _read_on(journal_path: Path) -> tuple[_Replay, Reading]:
 
 def summaries(
     journal_path: Path, before: int | None = None, count: int = PAGE
-) -> tuple[Reading, list[dict[str, Any]]]:
+) -> tuple[Reading, list[HandSummaryJson]]:
     """In the worker: the summaries of the last ``count`` hands below hand ``before``
     (None: the last ``count`` hands, the one in progress last), in order."""
     known = _summaries.setdefault(journal_path, {})
@@ -133,7 +143,7 @@ def summaries(
     return Reading(page.after, page.through, page.replayed), listed[-count:]
 
 
-def hand_record(journal_path: Path, number: int) -> tuple[Reading, dict[str, Any] | None]:
+def hand_record(journal_path: Path, number: int) -> tuple[Reading, ArchivedHandJson | None]:
     """In the worker: hand ``number`` as ``GET /api/history/{number}`` gives it (None: not
     in the journal), read from the latest snapshot before it through its end (the
     journal's index of hands), not from the worker's replay of every hand."""
@@ -170,15 +180,17 @@ class Archive:
         self.journal = journal
         self._pool: ProcessPoolExecutor | None = None
 
-    async def summaries(self, before: int | None = None, count: int = PAGE) -> list[dict[str, Any]]:
+    async def summaries(
+        self, before: int | None = None, count: int = PAGE
+    ) -> list[HandSummaryJson]:
         """The summaries of the last ``count`` hands below hand ``before`` (None: the last
         ones, the one in progress last), in order."""
-        result: list[dict[str, Any]] = await self._ask(summaries, before, count)
+        result: list[HandSummaryJson] = await self._ask(summaries, before, count)
         return result
 
-    async def hand(self, number: int) -> dict[str, Any] | None:
+    async def hand(self, number: int) -> ArchivedHandJson | None:
         """Hand ``number``'s record, or None when it is not in the journal."""
-        result: dict[str, Any] | None = await self._ask(hand_record, number)
+        result: ArchivedHandJson | None = await self._ask(hand_record, number)
         return result
 
     def close(self) -> None:

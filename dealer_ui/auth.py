@@ -81,7 +81,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypedDict
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
@@ -253,6 +253,19 @@ class Session:
     seat: int | None = None
     sitting: int | None = None  # a player's token: the sitting it was issued for
     since: int = 0  # the table's journal position when the session began
+
+
+class KeptSessionJson(TypedDict):
+    """A session as kept across a restart (:meth:`Auth.kept`): its token's SHA-256
+    digest (never the token), role, who, the journal position it began at, and its expiry
+    and last use by the wall clock (seconds since the epoch)."""
+
+    digest: str
+    role: str
+    who: str
+    since: int
+    expires: float
+    used: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -446,7 +459,7 @@ class Auth:
         if ended is not None and ended.role in KEPT_ROLES:
             self._changed()
 
-    def kept(self) -> list[dict[str, Any]]:
+    def kept(self) -> list[KeptSessionJson]:
         """The dealers' and surveillance's live sessions, as kept across a restart: each
         token's digest, role, who, ``since``, and its expiry and last use by the wall
         clock (seconds since the epoch)."""

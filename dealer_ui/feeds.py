@@ -24,9 +24,10 @@ import secrets
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, NotRequired, TypedDict, TypeVar
+from typing import Generic, Literal, NotRequired, TypedDict, TypeVar
 
 from controller.rules import Effect
+from controller.rules.effects import EffectJson
 from controller.service import TableService
 from controller.table import Table
 from dealer_ui.approvals import RequestJson
@@ -48,7 +49,7 @@ class TableMessage(TypedDict):
     epoch: str
     seq: int
     view: ViewJson
-    events: NotRequired[list[dict[str, Any]]]
+    events: NotRequired[list[EffectJson]]
 
 
 class JournalMessage(TypedDict):

@@ -25,15 +25,24 @@ import logging
 import os
 import secrets
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from controller.service import TableService
-from dealer_ui.auth import Auth
+from dealer_ui.access import SessionsEpoch
+from dealer_ui.auth import Auth, KeptSessionJson
 
 log = logging.getLogger(__name__)
 
 #: The access record naming each run's epoch.
 EPOCH = "sessions_epoch"
+
+
+class KeptSessionsJson(TypedDict):
+    """The file of the sessions kept: the table's id, the run's epoch, the sessions."""
+
+    table: str
+    epoch: str
+    sessions: list[KeptSessionJson]
 
 
 def sessions_path(journal: Path) -> Path:
@@ -65,7 +74,8 @@ class KeptSessions:
                 log.warning("the kept sessions in %s are not read: %r", self.path, error)
         elif kept:
             log.info("the sessions in %s are not this journal's last run's: none kept", self.path)
-        await service.record_access(EPOCH, {"epoch": self.epoch})
+        epoch: SessionsEpoch = {"epoch": self.epoch}
+        await service.record_access(EPOCH, epoch)
         self.auth.on_change = self._dirty.set
         await self._write()
         self._task = asyncio.create_task(self._keep())
@@ -89,14 +99,18 @@ class KeptSessions:
             await self._write()
 
     async def _write(self) -> None:
-        data = {"table": self.table_id, "epoch": self.epoch, "sessions": self.auth.kept()}
+        data: KeptSessionsJson = {
+            "table": self.table_id,
+            "epoch": self.epoch,
+            "sessions": self.auth.kept(),
+        }
         try:
             await asyncio.to_thread(_write, self.path, data)
         except OSError as error:  # the sessions are not kept: a restart signs them out
             log.error("cannot keep the sessions in %s: %s", self.path, error)
 
 
-def _read(path: Path) -> dict[str, Any]:
+def _read(path: Path) -> dict[str, Any]:  # as the file holds it: checked as it is read
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -107,7 +121,7 @@ def _read(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _write(path: Path, data: dict[str, Any]) -> None:
+def _write(path: Path, data: KeptSessionsJson) -> None:
     temporary = path.with_name(path.name + ".tmp")
     descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(descriptor, "w", encoding="utf-8") as out:

@@ -51,8 +51,8 @@ from controller.journal import Entry
 from controller.odds import Odds, OddsError, OddsJson, SeatOddsJson, odds
 from controller.rules import Category, Do, Hand, IllegalInput, Phase, Player, Reveal, Wait, replay
 from controller.rules.betting import describe_showing, showing_key
-from controller.rules.effects import BonusEarned, Street
-from controller.rules.hand import Decision
+from controller.rules.effects import BonusEarned, Street, TakeData
+from controller.rules.hand import Decision, DecisionData
 from controller.rules.hand_tables import MIN_CARDS
 from controller.rules.showdown import hand_value
 from controller.service import Subscription, TableService, Update
@@ -107,6 +107,20 @@ class StudioCardJson(TypedDict):
     wild: bool
 
 
+class DecidedJson(DecisionData):
+    """A player's last decision on air (:meth:`Decided.to_json`): the engine's data of it,
+    its street and the table's words ("bets 10")."""
+
+    street: int
+    words: str
+
+
+class BringInJson(DecidedJson):
+    """The opening decision of the hand (a bring-in or a completion) and its player."""
+
+    player: str | None
+
+
 class StudioPlayerJson(TypedDict):
     seat: int
     player: str
@@ -116,7 +130,7 @@ class StudioPlayerJson(TypedDict):
     mucked: bool
     all_in: bool
     to_act: bool
-    action: dict[str, Any] | None  # the engine's decision (its data), street and words
+    action: DecidedJson | None
     made: MadeJson | None
     winner: bool
     won: int
@@ -133,17 +147,12 @@ class LimitsJson(TypedDict):
     max_raises: int
 
 
-class TakenJson(TypedDict):
-    rake: int
-    jackpot_drop: int
-
-
 class HouseJson(TypedDict):
     rake_percent: float
     rake_cap: int
     jackpot_drop: int
     jackpot_drop_at: int
-    taken: TakenJson
+    taken: TakeData
 
 
 class OnAirJson(TypedDict):
@@ -171,7 +180,7 @@ class StudioViewJson(TypedDict):
     odds_held: bool
     limits: LimitsJson | None
     house: HouseJson | None
-    bring_in: dict[str, Any] | None  # the opening decision (as ``action``) and its player
+    bring_in: BringInJson | None
     first: int | None
     bonus: OnAirJson | None
     players: list[StudioPlayerJson]
@@ -421,7 +430,7 @@ class Decided:
     def seat(self) -> int:
         return self.decision.player.seat
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> DecidedJson:
         """The data of the decision and the table's words ("bets 10", "folds")."""
         words = self.decision.say().removeprefix(f"seat {self.seat} ")
         return {**self.decision.data, "street": self.street, "words": words}

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from enum import StrEnum
-from typing import Any, NotRequired, TypedDict
+from typing import NotRequired, TypedDict
 
 from controller.rules import (
     Card,
@@ -20,12 +20,15 @@ from controller.rules import (
     Reveal,
     say_waiting,
 )
-from controller.rules.effects import CardName
+from controller.rules.betting import ChoiceJson
+from controller.rules.effects import CardName, EffectJson
 from controller.rules.evaluator import PlayedJson
 from controller.rules.showdown import hand_value
+from controller.rules.state import PotJson
+from controller.rules.waiting import WaitingJson
 from controller.table import Alert, Table
 from controller.table.effects import DisplayChanged
-from controller.table.state import Mode, signals, waiting_mode
+from controller.table.state import LampsJson, Mode, PlacementJson, signals, waiting_mode
 
 HIDDEN = "a card"
 
@@ -54,6 +57,8 @@ class ShownJson(TypedDict):
 
 
 class SeatJson(TypedDict):
+    """A seat as a role may see it: its player and stack, and in a hand what they hold."""
+
     seat: int
     player: str
     stack: int
@@ -69,6 +74,8 @@ class SeatJson(TypedDict):
 
 
 class AlertJson(TypedDict):
+    """An open alert as the dealer and surveillance see it, its words as they may read them."""
+
     id: int
     kind: str
     severity: str
@@ -96,23 +103,23 @@ class ViewJson(TypedDict):
     tag_checks: bool
     display: str
     mode: str
-    lamps: dict[str, Any]
+    lamps: LampsJson
     links: list[str]
-    next: dict[str, Any] | None
+    next: WaitingJson | None
     waiting: str | None
     street: int | None
     phase: str | None
     community: str | None
     pot: int
-    pots: list[dict[str, Any]]
-    choices: list[dict[str, Any]]
+    pots: list[PotJson]
+    choices: list[ChoiceJson]
     seats: list[SeatJson]
     alerts: list[AlertJson]
     rake: NotRequired[int]  # a hand at a table where the house takes: after ``alerts``
     jackpot_drop: NotRequired[int]
     burns: NotRequired[list[str]]  # surveillance only
     held: NotRequired[list[str]]
-    unconfirmed: NotRequired[list[dict[str, Any]]]
+    unconfirmed: NotRequired[list[PlacementJson]]
 
 
 class Role(StrEnum):
@@ -257,7 +264,7 @@ def view(table: Table, role: Role | str, seat: int | None = None) -> ViewJson:
 
 def effects_view(
     effects: Iterable[Effect], table: Table, role: Role | str, seat: int | None = None
-) -> list[dict[str, Any]]:
+) -> list[EffectJson]:
     """The effects of an update (``table``: after it) as ``role`` may see them: kind and
     message (each card named as the role may see it); the surveillance role also gets
     their data. The display's instruction is the role's display line, as in their view."""

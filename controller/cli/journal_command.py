@@ -35,7 +35,7 @@ from controller.config_file import ConfigError
 from controller.journal import Journal, JournalError
 from controller.journal.lock import LockHeld, WriterLock
 from controller.journal.retire import archive, check, prune
-from controller.journal.segments import Segment, SegmentPruned, folder_of, location, moved
+from controller.journal.segments import Segment, SegmentPruned, folder_of, location, pruned
 
 COMMAND = "journal"
 
@@ -126,7 +126,7 @@ def _verify(journal: Journal, chosen: list[Segment], live: bool) -> int:
     if not chosen:
         print(f"{journal.path}: no closed segments to verify")
     for segment in chosen:
-        if (moved(journal.path, segment) or {}).get("pruned"):
+        if pruned(journal.path, segment):
             print(f"{segment.name}: pruned")
             continue
         check(journal, segment)
@@ -149,7 +149,7 @@ def _retire(args: argparse.Namespace, journal: Journal, chosen: list[Segment], d
             status=1,
         )
     try:
-        pending = [s for s in chosen if not (moved(journal.path, s) or {}).get("pruned")]
+        pending = [s for s in chosen if not pruned(journal.path, s)]
         floor = _floor(journal, pending, dsn)
         confirmed: list[Segment] = []
         kept: list[tuple[Segment, str]] = []

@@ -216,7 +216,7 @@ def status_of(table: Table, last_entry_at: int | None) -> f.Status:
     blocking = [alert for alert in table.alerts if table.blocks(alert)]
     state = "paused" if blocking else "dealing" if table.in_hand else "idle"
     live = {} if table.hand is None or not table.in_hand else table.hand.stacks()
-    seats = tuple(
+    seats: tuple[f.LiveSeatJson, ...] = tuple(
         {**seat.to_json(), "stack": live.get(seat.seat, seat.stack), "in_hand": seat.seat in live}
         for seat in table.seats
     )

@@ -12,9 +12,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
+from controller.history.script import OutcomeJson, ScriptJson
 from controller.journal import Entry
+from controller.rules.hand import HandJson
+from controller.table.alerts import AlertRecordJson
+from controller.table.inputs import InputJson
+from controller.table.state import SeatedJson
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,8 +43,8 @@ class HandEnded:
     pot: int
     bonus_cards: int
     recorded: bool
-    script: dict[str, Any]
-    outcome: dict[str, Any]
+    script: ScriptJson
+    outcome: OutcomeJson
     dealer: str | None = None  # the dealer who dealt it (None: the table named none)
     rake: int | None = None
     jackpot_drop: int | None = None
@@ -53,14 +57,14 @@ class HandInProgress:
 
     position: int
     number: int
-    script: dict[str, Any]
+    script: ScriptJson
 
 
 @dataclass(frozen=True, slots=True)
 class AlertRaised:
     position: int
     hand_number: int
-    alert: dict[str, Any]  # the alert's JSON (controller.table.Alert.to_json)
+    alert: AlertRecordJson
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +132,7 @@ class SupervisorAction:
     why: str
     message: str
     hand_number: int
-    details: dict[str, Any]
+    details: InputJson  # the action's record
     at: int
 
 
@@ -145,6 +149,13 @@ Fact = (
 )
 
 
+class LiveSeatJson(SeatedJson):
+    """A seat in the table's live status: the seated player as the table keeps it, with
+    the stack it has now (in a hand: the hand's) and whether it is dealt in."""
+
+    in_hand: bool
+
+
 @dataclass(frozen=True, slots=True)
 class Status:
     """The table as of the batch's last entry: ``state`` is dealing, paused (with the first
@@ -157,9 +168,9 @@ class Status:
     alert_kind: str | None
     alert_message: str | None
     open_alerts: int
-    seats: tuple[dict[str, Any], ...]
+    seats: tuple[LiveSeatJson, ...]
     last_entry_at: int | None  # ms since the Unix epoch (the table's clock)
-    hand: dict[str, Any] | None = None  # the hand in progress (the engine's JSON), if any
+    hand: HandJson | None = None  # the hand in progress, if any
     tag_checks: bool = False  # every card's tag is checked (docs/game-protection.md)
     deck_hands: int | None = None  # the deck in play: hands begun with it (None: no deck)
     deck_since: int | None = None  # ms since the Unix epoch: when its life began

@@ -13,6 +13,12 @@ players' cash buy-ins over a threshold in a gaming day), a gaming day as the hou
 (:class:`GamingDay`). Every query
 names its columns: a newer schema (migrations only add) leaves this release's answers as
 they were. Every function takes an open ``psycopg.Connection``.
+
+The JSON columns (a table's seats and hand, a hand's script and outcome, a supervisor
+action's details) are read back as stored, in the shapes of ``controller.floor.facts`` of
+the release that shipped them (``LiveSeatJson``, ``HandJson``, ``ScriptJson``,
+``OutcomeJson``, ``InputJson``), and the pit's API sends them on as any object: a store
+holds what earlier releases shipped too.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import tempfile
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import tomli_w
 
@@ -30,6 +30,9 @@ from controller.hil.scenario import (
 from controller.hil.service import Console, Credentials, Refusal, ServiceError, ServiceProcess
 from controller.hil.world import DeviceWorld, SimulatedWorld, World, deck_of, instructions
 from firmware_sim.process import SimulatorProcess
+
+if TYPE_CHECKING:  # the console's types, not its app (loaded only when served)
+    from dealer_ui.views import ViewJson
 
 BAUD = 115200
 #: How long a physical step waits for the device's event with real devices (seconds).
@@ -144,12 +147,13 @@ def table_config(
     return data
 
 
-#: A request to the service's API: the path and the JSON body.
+#: A request to the service's API: the path and the JSON body (the route's fields, as its
+#: model takes them: each route's own).
 Request = tuple[str, dict[str, Any]]
 
 
 def people_requests(
-    step: ScenarioStep, view: dict[str, Any], supervisor: tuple[str, str] | None = None
+    step: ScenarioStep, view: ViewJson, supervisor: tuple[str, str] | None = None
 ) -> list[Request] | str:
     """The API requests of a people's step (docs/api.md), or what is wrong (an alert to
     resolve is not open). A supervisor's action is signed by the step's ``who`` with the
@@ -205,7 +209,7 @@ def decision_body(decision: Decision) -> dict[str, Any]:
 
 
 def mismatches(
-    view: dict[str, Any], expect: Expect, shoe_lamps: tuple[bool, tuple[int, ...]] | None
+    view: ViewJson, expect: Expect, shoe_lamps: tuple[bool, tuple[int, ...]] | None
 ) -> list[str]:
     """What the table shows (its surveillance view, docs/api.md) that the expectations do
     not (empty: they hold)."""
@@ -272,7 +276,7 @@ class Run:
         self.credentials, self.process, self.url = credentials, process, url
         self.devices, self.link_timeout = devices, link_timeout
         self.console: Console | None = None
-        self.last: dict[str, Any] | None = None  # the table when the service last stopped
+        self.last: ViewJson | None = None  # the table when the service last stopped
 
     async def start(self, timeout: float) -> None:
         """Start the service (or reach the one attached to), sign in, and wait for the
@@ -300,7 +304,7 @@ class Run:
             await self.process.kill()
             self.console = None
 
-    async def now(self) -> dict[str, Any]:
+    async def now(self) -> ViewJson:
         """The table now (while the service is down: as it was when it stopped)."""
         if self.console is not None:
             return await self.console.view()

@@ -18,11 +18,14 @@ import urllib.request
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from websockets.asyncio.client import ClientConnection, connect
 
 from luck_errors import LuckTableError
+
+if TYPE_CHECKING:  # the console's types, not its app: the runner loads no FastAPI
+    from dealer_ui.views import ViewJson
 
 #: What ``luck-table serve`` logs once its console listens (docs/operations.md).
 _LISTENING = re.compile(r"the console is at (\S+)\s*$")
@@ -126,12 +129,13 @@ class Console:
         token: str = body["token"]
         return token
 
-    async def view(self) -> dict[str, Any]:
+    async def view(self) -> ViewJson:
         """The table as the surveillance role sees it: everything."""
         status, body = await self._request("GET", "/api/view", self._surveillance)
         if status != 200:
             raise ServiceError(f"GET /api/view: {status} {body.get('reason')}")
-        return body
+        view: ViewJson = body  # the API's ViewOut checked it
+        return view
 
     async def submit(self, path: str, body: dict[str, Any]) -> Refusal | None:
         """A people's input with the dealer's session: None when taken, else the table's
@@ -145,12 +149,14 @@ class Console:
 
     async def _request(
         self, method: str, path: str, token: str, body: dict[str, Any] | None = None
-    ) -> tuple[int, dict[str, Any]]:
+    ) -> tuple[int, Any]:
+        """The status and the JSON of the answer to ``body`` (a route's fields, as its
+        model takes them), each route's own."""
         return await asyncio.to_thread(self._send, method, path, token, body)
 
     def _send(
         self, method: str, path: str, token: str, body: dict[str, Any] | None
-    ) -> tuple[int, dict[str, Any]]:
+    ) -> tuple[int, Any]:
         headers = {"Content-Type": "application/json"}
         if token:
             headers["Authorization"] = f"Bearer {token}"

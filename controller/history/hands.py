@@ -15,12 +15,21 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TypedDict
 
-from controller.history.script import IN_PROGRESS, Replay, Script, play, to_json
+from controller.history.script import (
+    IN_PROGRESS,
+    OutcomeJson,
+    Replay,
+    Script,
+    ScriptJson,
+    play,
+    to_json,
+)
 from controller.journal import Journal
 from controller.recovery import steps
 from controller.rules import Action, Deal, Do, Hand, Phase
+from controller.rules.hand import HouseTakeJson
 from controller.table import Step, Table
 from controller.table.effects import HandOver, HandStarted
 
@@ -30,6 +39,37 @@ def iso_time(ms: int | None) -> str:
     if ms is None:
         return IN_PROGRESS
     return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="milliseconds")
+
+
+class HandSummaryJson(HouseTakeJson):
+    """A hand in a list of hands (:meth:`RecordedHand.summary`): its number, when it
+    started and ended (ISO 8601, UTC; ``ended``: "in progress"), its dealer, its phase,
+    the seats dealt in and their players by the seat's name, the chips awarded, the
+    winners; the rake and jackpot drop where the rules set a take."""
+
+    hand: int
+    started: str
+    ended: str
+    dealer: str | None
+    phase: str
+    seats: list[int]
+    players: dict[str, str]
+    pot: int
+    winners: list[int]
+
+
+class HistoryJson(TypedDict):
+    """A hand as ``luck-table history --json`` gives it (:meth:`RecordedHand.history_json`):
+    its number and times, its dealer, its script, the replay's outcome and whether that
+    is the outcome the table recorded."""
+
+    hand: int
+    started: str
+    ended: str
+    dealer: str | None
+    script: ScriptJson
+    outcome: OutcomeJson
+    recorded: bool
 
 
 @dataclass(frozen=True)
@@ -47,7 +87,7 @@ class RecordedHand:
     players: tuple[tuple[int, str], ...] = ()
     dealer: str | None = None
 
-    def script_json(self) -> dict[str, Any]:
+    def script_json(self) -> ScriptJson:
         script = self.script
         return {
             "rules": script.rules.to_json(),
@@ -56,7 +96,7 @@ class RecordedHand:
             "actions": [action.to_json() for action in script.actions],
         }
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> HandSummaryJson:
         """What a list of hands shows: number, times, its dealer, how it ended, seats and
         their players, pots (as awarded: net of the house's take), winners, and the rake and
         jackpot drop where the rules set them."""
@@ -71,7 +111,8 @@ class RecordedHand:
             "players": {str(seat): name for seat, name in self.players},
             "pot": sum(pot.amount for pot in hand.pots),
             "winners": sorted({seat for pot in hand.pots for seat in pot.winners}),
-        } | hand.house_json()
+            **hand.house_json(),
+        }
 
     def replay(self) -> Replay:
         """The script played through the engine (what ``luck-table replay`` does)."""
@@ -84,7 +125,7 @@ class RecordedHand:
             return replay.hand.phase is Phase.VOID and stacks == self.hand.stacks()
         return replay.error is None and replay.hand.to_json() == self.hand.to_json()
 
-    def history_json(self, replay: Replay | None = None) -> dict[str, Any]:
+    def history_json(self, replay: Replay | None = None) -> HistoryJson:
         """The hand as ``luck-table history --json`` gives it: number, times, its dealer
         (null: not named), script, the replay's outcome, and whether that outcome is the one
         recorded (``replay``: the script's, when the caller has it already)."""

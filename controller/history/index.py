@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from controller.history.hands import HandRecorder, RecordedHand
 from controller.journal import Journal, JournalError
-from controller.journal.segments import Segment, moved
+from controller.journal.segments import Segment, pruned
 from controller.journal.snapshots import EVERY, Snapshots
 from controller.records import TABLE
 from controller.recovery import Recovered, from_snapshot, initial_table, steps
@@ -60,7 +60,7 @@ def build_index(journal: Journal, snapshots: Snapshots) -> int:
 def readable_from(journal: Journal) -> tuple[Recovered, Segment | None]:
     """Where the journal can be read from: its start, or, when segments of it were pruned,
     the snapshot where the last pruned one ends (and that segment)."""
-    gone = [s for s in journal.sealed() if (moved(journal.path, s) or {}).get("pruned")]
+    gone = [s for s in journal.sealed() if pruned(journal.path, s)]
     if not gone:
         return Recovered(initial_table()), None
     snapshots = Snapshots(journal.path, read_only=True)

@@ -34,11 +34,13 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, NotRequired, TypedDict, TypeVar
 
 from controller.rules.cards import DECK, Card, CardError, parse_card
-from controller.rules.effects import Effect, Street
-from controller.rules.hand import MAX_SEAT, CardOut, Hand, start_hand
+from controller.rules.effects import Effect, EffectJson, Street
+from controller.rules.evaluator import ValueJson
+from controller.rules.hand import MAX_SEAT, CardOut, Hand, HouseTakeJson, start_hand
 from controller.rules.inputs import (
     CARD_CORRECTIONS,
     Action,
+    ActionJson,
     Deal,
     Do,
     Illegal,
@@ -46,9 +48,10 @@ from controller.rules.inputs import (
     action_from_json,
 )
 from controller.rules.pots import build_pots
-from controller.rules.settings import Rules, RulesError
+from controller.rules.settings import Rules, RulesError, RulesJson
 from controller.rules.showdown import hand_value
-from controller.rules.state import Dest, Phase, Reveal
+from controller.rules.state import DealtJson, Dest, Phase, PotJson, Reveal
+from controller.rules.waiting import WaitingJson
 from luck_errors import LuckTableError
 
 T = TypeVar("T")
@@ -75,6 +78,16 @@ class Script:
     actions: tuple[Action, ...]
 
 
+class ScriptJson(TypedDict):
+    """A hand script as JSON (docs/replay.md): the rules, each seat's stack by its name,
+    the cards in shoe order and the actions."""
+
+    rules: RulesJson
+    seats: dict[str, int]
+    cards: list[str]
+    actions: list[ActionJson]
+
+
 class Refused(TypedDict):
     """Where the script does not replay, and why: the action the engine refused (its index
     among the actions), or the card it refused or did not use (among the cards); one of
@@ -84,6 +97,38 @@ class Refused(TypedDict):
     card: NotRequired[int]
     code: str
     message: str
+
+
+class StoppedJson(TypedDict, total=False):
+    """Where a replay stopped before the hand's end: the refusal (``error``), or, with
+    none, what the hand waits for next (``waiting_for``)."""
+
+    error: Refused
+    waiting_for: WaitingJson
+
+
+class OutcomeSeatJson(TypedDict):
+    """A seat in a replay's outcome: its cards, stack and fold; at a showdown its best
+    hand (``best``: the seats that did not fold) and whether it mucked."""
+
+    cards: list[DealtJson]
+    folded: bool
+    stack: int
+    best: NotRequired[ValueJson]
+    mucked: NotRequired[bool]
+
+
+class OutcomeJson(StoppedJson, HouseTakeJson):
+    """A replay's outcome (:func:`to_json`; docs/replay.md): its status, where it stopped,
+    each seat by its name, the community card and burns, the pots, the house's take where
+    the rules set one, and the effects."""
+
+    status: str
+    seats: dict[str, OutcomeSeatJson]
+    community: list[str]
+    burns: list[str]
+    pots: list[PotJson]
+    events: list[EffectJson]
 
 
 @dataclass(slots=True)
@@ -293,18 +338,18 @@ def _correction_due(hand: Hand, action: Action, fed: int) -> bool:
     return hand.is_out(card)
 
 
-def to_json(replay: Replay) -> dict[str, Any]:
+def to_json(replay: Replay) -> OutcomeJson:
     hand = replay.hand
-    out: dict[str, Any] = {"status": replay.status}
+    stopped: StoppedJson = {}
     if replay.error is not None:
-        out["error"] = replay.error
+        stopped["error"] = replay.error
     waiting = hand.waiting_for
     if replay.error is None and waiting is not None:
-        out["waiting_for"] = waiting.to_json()
+        stopped["waiting_for"] = waiting.to_json()
     showdown = hand.phase is Phase.COMPLETE and any(p.reveal is not None for p in hand.players)
-    seats: dict[str, Any] = {}
+    seats: dict[str, OutcomeSeatJson] = {}
     for player in hand.players:
-        entry: dict[str, Any] = {
+        entry: OutcomeSeatJson = {
             "cards": [dealt.to_json() for dealt in player.cards],
             "folded": player.folded,
             "stack": player.stack,
@@ -315,19 +360,22 @@ def to_json(replay: Replay) -> dict[str, Any]:
             if player.reveal is Reveal.MUCK:
                 entry["mucked"] = True
         seats[str(player.seat)] = entry
-    out["seats"] = seats
-    out["community"] = [] if hand.community is None else [str(hand.community)]
-    out["burns"] = [str(card) for card in hand.burns]
     if hand.phase is Phase.VOID:
-        pots: list[dict[str, Any]] = []
+        pots: list[PotJson] = []
     elif hand.pots:
         pots = [pot.to_json() for pot in hand.pots]
     else:
         pots = [pot.to_json() for pot in build_pots(hand.players)]
-    out["pots"] = pots
-    out |= hand.house_json()  # the rake and the jackpot drop, where the rules set them
-    out["events"] = [effect.to_json() for effect in replay.events]
-    return out
+    return {
+        "status": replay.status,
+        **stopped,
+        "seats": seats,
+        "community": [] if hand.community is None else [str(hand.community)],
+        "burns": [str(card) for card in hand.burns],
+        "pots": pots,
+        **hand.house_json(),  # the rake and the jackpot drop, where the rules set them
+        "events": [effect.to_json() for effect in replay.events],
+    }
 
 
 def history(replay: Replay) -> str:

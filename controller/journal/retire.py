@@ -16,11 +16,12 @@ import json
 import os
 import shutil
 from pathlib import Path
-from typing import Any
 
 from controller.journal.base import JournalError
 from controller.journal.segments import (
     PARTIAL,
+    Moved,
+    MovedNote,
     Segment,
     SegmentDamaged,
     folder_of,
@@ -50,19 +51,17 @@ def check(journal: Journal, segment: Segment) -> Path:
     return path
 
 
-def _note(journal: Journal, segment: Segment, fields: dict[str, Any]) -> None:
+def _note(journal: Journal, segment: Segment, fields: Moved) -> None:
     now = datetime.datetime.now(datetime.UTC)
     note = moved_note(journal.path, segment)
-    text = json.dumps(
-        {
-            **fields,
-            "segment": segment.name,
-            "sha256": segment.sha256,
-            "at": now.timestamp(),
-            "at_iso": now.isoformat(timespec="seconds"),
-        },
-        indent=2,
-    )
+    written: MovedNote = {
+        **fields,
+        "segment": segment.name,
+        "sha256": segment.sha256,
+        "at": now.timestamp(),
+        "at_iso": now.isoformat(timespec="seconds"),
+    }
+    text = json.dumps(written, indent=2)
     partial = note.with_name(note.name + PARTIAL)
     partial.write_text(text + "\n")
     sync_file(partial)

@@ -34,7 +34,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from controller.journal.base import JournalError, probe
 
@@ -222,11 +222,30 @@ def _segment(row: tuple[Any, ...]) -> Segment:
     )
 
 
+class Moved(TypedDict):
+    """Where a segment went: archived to a folder (``archived_to``) or ``pruned``, once the
+    floor held the journal up to position ``confirmed``."""
+
+    archived_to: NotRequired[str]
+    pruned: NotRequired[bool]
+    confirmed: int
+
+
+class MovedNote(Moved):
+    """A moved segment's note (``NAME.moved`` in the segment folder): where it went, which
+    segment (its name and SHA-256), and when (seconds since the epoch, and ISO 8601)."""
+
+    segment: str
+    sha256: str
+    at: float
+    at_iso: str
+
+
 def moved_note(journal: str | Path, segment: Segment) -> Path:
     return folder_of(journal) / f"{segment.name}{MOVED}"
 
 
-def moved(journal: str | Path, segment: Segment) -> dict[str, Any] | None:
+def moved(journal: str | Path, segment: Segment) -> MovedNote | None:
     """Where the segment went (archived or pruned), as its note says; None: not moved."""
     note = moved_note(journal, segment)
     try:
@@ -236,10 +255,16 @@ def moved(journal: str | Path, segment: Segment) -> dict[str, Any] | None:
     except OSError as error:
         raise JournalError(f"cannot read {note}: {error.strerror}") from None
     try:
-        found: dict[str, Any] = json.loads(text)
+        found: MovedNote = json.loads(text)
     except ValueError:
         raise JournalError(f"{note} is not a segment's note (not JSON)") from None
     return found
+
+
+def pruned(journal: str | Path, segment: Segment) -> bool:
+    """The segment was pruned, as its note says."""
+    note = moved(journal, segment)
+    return note is not None and bool(note.get("pruned"))
 
 
 def location(journal: str | Path, segment: Segment) -> Path:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -200,7 +200,7 @@ class Snapshots:
     def close(self) -> None:
         self._db.close()
 
-    def save(self, position: int, hand_number: int, state: dict[str, Any]) -> None:
+    def save(self, position: int, hand_number: int, state: Mapping[str, object]) -> None:
         """Keep ``state``, the state after the input at ``position`` that ended hand
         ``hand_number``, and index the hand; drop older snapshots but the checkpoints."""
         text = json.dumps(state, separators=(",", ":"), sort_keys=True)
@@ -236,7 +236,8 @@ class Snapshots:
     def latest(self, at_most: int) -> tuple[int, dict[str, Any]] | None:
         """The latest snapshot at or before position ``at_most``: (position, state), in
         the journal's file or, for a position a segment holds, in that segment (each
-        holds the snapshot before its first input)."""
+        holds the snapshot before its first input). The state as stored, of whichever
+        release wrote it: its reader checks it (``controller.recovery.from_snapshot``)."""
         try:
             row = self._db.execute(
                 "SELECT position, state FROM table_snapshots WHERE position <= ? "

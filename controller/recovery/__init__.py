@@ -14,13 +14,14 @@ import logging
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 from controller.journal import Entry, Journal
 from controller.journal.snapshots import Snapshots
 from controller.records import TABLE, table_inputs
 from controller.rules import Effect
 from controller.table import Step, Table, TableSettings
+from controller.table.state import TableJson
 from drivers.events import DeviceId
 from drivers.protocol import DeviceKind
 
@@ -43,6 +44,14 @@ class Update:
     at: float = 0.0
 
 
+class SnapshotJson(TypedDict):
+    """A snapshot as the journal keeps it: the table, and the last boot of each kind of
+    device (its serial and boot id) by the kind."""
+
+    table: TableJson
+    devices: dict[str, list[str | int]]
+
+
 @dataclass
 class Recovered:
     """The state after the journal's last input (``position``), the last device boot the
@@ -55,17 +64,17 @@ class Recovered:
     replayed: int = 0  # inputs replayed after the snapshot
     seconds: float = 0.0
 
-    def state(self) -> dict[str, object]:
+    def state(self) -> SnapshotJson:
         """The snapshot form of this state."""
         return snapshot_state(self.table.to_json(), self.devices)
 
 
-def snapshot_state(
-    table: dict[str, Any], devices: Mapping[DeviceKind, DeviceId]
-) -> dict[str, object]:
+def snapshot_state(table: TableJson, devices: Mapping[DeviceKind, DeviceId]) -> SnapshotJson:
     """The snapshot form of a table (as :meth:`Table.to_json` writes it) and the last device
     boot of each kind."""
-    boots = {kind: [device.serial, device.boot_id] for kind, device in sorted(devices.items())}
+    boots: dict[str, list[str | int]] = {
+        kind: [device.serial, device.boot_id] for kind, device in sorted(devices.items())
+    }
     return {"table": table, "devices": boots}
 
 

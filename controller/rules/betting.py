@@ -6,7 +6,7 @@ the cap and the half-bet rule. The rules, with their sources: docs/rules.md ("Br
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple, NotRequired, TypedDict, TypeVar
 
 from controller.rules.cards import RANK_NAMES, RANK_PLURALS, Card
 from controller.rules.inputs import Do, Illegal, IllegalInput
@@ -26,13 +26,22 @@ _SHOWING_NAMES = (
 )
 
 
+class ChoiceJson(TypedDict):
+    """A legal decision as the views and the hand's records send it: ``do`` and the street
+    total ``to`` it puts in (chips going in), or, for the bonus card, ``accept``."""
+
+    do: str
+    to: NotRequired[int]
+    accept: NotRequired[bool]
+
+
 class Choice(NamedTuple):
     """One legal decision: ``do`` and, for chips going in, the street total ``to``."""
 
     do: Do
     to: int | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ChoiceJson:
         return {"do": self.do.value} if self.to is None else {"do": self.do.value, "to": self.to}
 
 

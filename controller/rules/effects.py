@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from controller.rules.betting import describe_showing
 from controller.rules.cards import Card
@@ -83,8 +83,15 @@ class Effect:
     def cards(self) -> tuple[Card, ...]:
         return ()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> EffectJson:
         return {"kind": str(self.kind), "message": self.message, **self.data}
+
+
+#: An effect as JSON: its ``kind`` and ``message`` beside the facts of its kind (its
+#: ``data``, a ``TypedDict`` of each kind's own: ``SeatData``, ``AwardData``, ...). One
+#: object whose keys depend on the kind, which a ``TypedDict`` cannot spell (no extra keys
+#: beside declared ones before PEP 728): a map to whoever reads it.
+EffectJson = dict[str, Any]
 
 
 def named(text: str, cards: Iterable[Card], name: CardName) -> str:
@@ -98,6 +105,120 @@ def _s(count: int) -> str:
     return "" if count == 1 else "s"
 
 
+# The facts of each kind as JSON (``data``), one ``TypedDict`` per shape ----------------------
+
+
+class SeatData(TypedDict):
+    """The data of an effect at a seat."""
+
+    seat: int
+
+
+class SeatCardData(SeatData):
+    """The data of an effect of a seat's card."""
+
+    card: str
+
+
+class SeatChipsData(SeatData):
+    """The data of an effect of a seat's chips."""
+
+    chips: int
+
+
+class StreetData(TypedDict):
+    """The data of an effect on a street (3 to 7)."""
+
+    street: int
+
+
+class StubData(TypedDict):
+    """The data of seventh street's short deck: the stub's cards and the players."""
+
+    stub: int
+    players: int
+
+
+class BurnsData(TypedDict):
+    """The data of a scramble: the burn cards back in the stub."""
+
+    burns: list[str]
+
+
+class BonusEarnedData(SeatData):
+    """The data of a bonus card earned: its price and whether it is offered."""
+
+    price: int
+    offered: bool
+
+
+class BonusDecidedData(SeatData):
+    """The data of a bonus card bought or declined."""
+
+    accept: bool
+    price: int
+
+
+class BringInData(SeatData):
+    """The data of a bring-in passed on from the low card's seat, ``low``, all-in."""
+
+    low: int
+
+
+class ToActData(SeatData):
+    """The data of the seat to act first on ``street``; ``high``: the high hand's seat,
+    after third street."""
+
+    high: NotRequired[int]
+    street: int
+
+
+class OpenPairData(TypedDict):
+    """The data of an open pair on fourth street: the bets it allows."""
+
+    small: int
+    big: int
+
+
+class AwardData(TypedDict):
+    """The data of a pot awarded: its chips (net of the house's ``taken``, present only
+    when it took something) to ``winners``, each seat's share by its name."""
+
+    amount: int
+    winners: list[int]
+    shares: dict[str, int]
+    taken: NotRequired[int]
+
+
+class TakeData(TypedDict):
+    """The house's rake and jackpot drop (taken now, or from a hand so far)."""
+
+    rake: int
+    jackpot_drop: int
+
+
+class ReturnedData(TakeData):
+    """The data of the house's take given back (a void hand)."""
+
+    returned: bool
+
+
+class CorrectedData(TypedDict):
+    """The data of a card corrected: the card it is, the card read, and its seat (absent
+    for the burn and the community card)."""
+
+    seat: NotRequired[int]
+    card: str
+    was: str
+
+
+class VoidData(TypedDict):
+    """The data of a void hand: the seat whose three third-street cards lie face up (None:
+    the supervisor voided it)."""
+
+    exposed: int | None
+
+
 # The facts several kinds share, with their data and cards ----------------------------------
 
 
@@ -108,7 +229,7 @@ class AtSeat(Effect):
     seat: int
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> SeatData:
         return {"seat": self.seat}
 
 
@@ -121,7 +242,7 @@ class CardOfSeat(Effect):
     card: Card
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> SeatCardData:
         return {"seat": self.seat, "card": str(self.card)}
 
     @property
@@ -137,7 +258,7 @@ class SeatChips(Effect):
     chips: int
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> SeatChipsData:
         return {"seat": self.seat, "chips": self.chips}
 
 
@@ -148,7 +269,7 @@ class OnStreet(Effect):
     street: int
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> StreetData:
         return {"street": self.street}
 
 
@@ -160,7 +281,7 @@ class ShortStub(Effect):
     players: int
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> StubData:
         return {"stub": self.stub, "players": self.players}
 
 
@@ -235,7 +356,7 @@ class Scramble(Effect):
         )
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> BurnsData:
         return {"burns": [str(card) for card in self.burns]}
 
 
@@ -269,7 +390,7 @@ class BonusEarned(Effect):
         )
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> BonusEarnedData:
         return {"seat": self.seat, "price": self.price, "offered": self.offered}
 
 
@@ -289,7 +410,7 @@ class BonusDecided(Effect):
         return f"seat {self.seat} declines the bonus card and stays in"
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> BonusDecidedData:
         return {"seat": self.seat, "accept": self.accept, "price": self.price}
 
 
@@ -342,7 +463,7 @@ class BringInPasses(Effect):
         return f"seat {self.low} is all-in: the bring-in passes to seat {self.seat}"
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> BringInData:
         return {"seat": self.seat, "low": self.low}
 
 
@@ -371,7 +492,7 @@ class ToAct(Effect):
         return f"{STREET_NAMES[self.street]} street: seat {high} ({shown} showing) is high{first}"
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> ToActData:
         if self.street == 3:
             return {"seat": self.seat, "street": 3}
         return {"seat": self.seat, "high": self.high, "street": self.street}
@@ -390,7 +511,7 @@ class OpenPair(Effect):
         return f"open pair: the bet may be {self.small} or {self.big}"
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> OpenPairData:
         return {"small": self.small, "big": self.big}
 
 
@@ -410,9 +531,9 @@ class AllFolded(Effect):
         return f"pot of {self.amount}{house} to seat {self.seat}: all others folded"
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> AwardData:
         seat, amount = self.seat, self.amount
-        data: dict[str, Any] = {"amount": amount, "winners": [seat], "shares": {str(seat): amount}}
+        data: AwardData = {"amount": amount, "winners": [seat], "shares": {str(seat): amount}}
         if self.taken:
             data["taken"] = self.taken
         return data
@@ -434,7 +555,7 @@ class HouseTook(Effect):
         return f"{_house_take(self.rake, self.jackpot_drop)}: drop {self.rake + self.jackpot_drop}"
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> TakeData:
         return {"rake": self.rake, "jackpot_drop": self.jackpot_drop}
 
 
@@ -454,7 +575,7 @@ class HouseReturned(Effect):
         return f"RETURN {took}: {chips} from the drop box, with the hand's chips"
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> ReturnedData:
         return {"rake": self.rake, "jackpot_drop": self.jackpot_drop, "returned": True}
 
 
@@ -493,12 +614,13 @@ class Mucks(AtSeat):
 
 
 @dataclass(frozen=True, slots=True)
-class Exposed(CardOfSeat):
+class Exposed(AtSeat):
     """Seat ``seat``'s hole card ``card`` lies face up. On third street before the betting
     (``replaces_up``) it counts as the up card (``turned``: the seat's up card still to
     come is dealt down instead); else it stays face up and plays as a hole card. Its data:
-    the seat only."""
+    the seat only (``AtSeat``'s); its words may name the card."""
 
+    card: Card
     replaces_up: bool = False
     turned: bool = False
 
@@ -514,8 +636,8 @@ class Exposed(CardOfSeat):
         return said
 
     @property
-    def data(self) -> dict[str, Any]:
-        return {"seat": self.seat}
+    def cards(self) -> tuple[Card, ...]:
+        return (self.card,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -556,8 +678,8 @@ class Corrected(Effect):
         )
 
     @property
-    def data(self) -> dict[str, Any]:
-        words = {"card": str(self.card), "was": str(self.was)}
+    def data(self) -> CorrectedData:
+        words: CorrectedData = {"card": str(self.card), "was": str(self.was)}
         return words if self.seat is None else {"seat": self.seat, **words}
 
     @property
@@ -582,5 +704,5 @@ class Void(Effect):
         return f"{why}: misdeal, every chip goes back"
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> VoidData:
         return {"exposed": self.exposed}

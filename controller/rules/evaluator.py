@@ -79,11 +79,16 @@ _CATEGORIES = tuple(Category)
 PlayedJson = TypedDict("PlayedJson", {"card": str, "as": str})
 
 
-class HandValueJson(TypedDict):
-    """A hand's value as JSON (``luck-table eval --json``, the showdown's records)."""
+class ValueJson(TypedDict):
+    """A hand's value by its category and ranks (a replay's ``best``: docs/replay.md)."""
 
     category: str
     ranks: list[int]
+
+
+class HandValueJson(ValueJson):
+    """A hand's value as JSON (``luck-table eval --json``, the showdown's records)."""
+
     played: list[PlayedJson]
     description: str
 

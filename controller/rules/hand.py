@@ -47,7 +47,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, NotRequired, TypedDict
 
 from controller.rules import betting
 from controller.rules.betting import (
@@ -76,6 +76,7 @@ from controller.rules.effects import (
     NoBonus,
     OpenPair,
     Scramble,
+    SeatData,
     ShortDeck,
     Street,
     ToAct,
@@ -92,7 +93,7 @@ from controller.rules.inputs import (
     Input,
 )
 from controller.rules.pots import build_pots, house_take, take_from
-from controller.rules.settings import BonusTiming, RakeTiming, Rules
+from controller.rules.settings import BonusTiming, RakeTiming, Rules, RulesJson
 from controller.rules.showdown import begin_showdown, reveal, take_house, take_owed
 from controller.rules.state import (
     FOUR_OF_CLUBS,
@@ -100,16 +101,39 @@ from controller.rules.state import (
     Dest,
     Phase,
     Player,
+    PlayerJson,
     Pot,
+    PotJson,
     Reveal,
 )
-from controller.rules.waiting import Form, Wait, Waiting, say_waiting
+from controller.rules.waiting import Form, Wait, Waiting, WaitingJson, say_waiting
 
 MAX_SEAT = 8
 NOTHING_TAKEN = (0, 0)  # Hand.took: no rake and no drop taken just now
 
 
 # Effects: what people must be told -------------------------------------------------------
+
+
+class CardOutData(TypedDict):
+    """The data of a card out of the shoe: the card and, but for a burn, where it went
+    (``to``); a seat's card: the seat, its face and whether it is the bonus card."""
+
+    card: str
+    to: NotRequired[str]  # seat or community
+    seat: NotRequired[int | None]
+    face: NotRequired[str]  # up or down
+    bonus: NotRequired[bool]
+
+
+class DecisionData(SeatData):
+    """The data of a betting decision: what the seat did, the pot after it, the street
+    total ``to`` of chips going in, ``out_of_turn`` for a binding fold out of turn."""
+
+    do: str
+    pot: int
+    to: NotRequired[int]
+    out_of_turn: NotRequired[bool]
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +159,7 @@ class CardOut(Effect):
         return say_waiting(self.where, Form.DEALT, name(self.card))
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> CardOutData:
         where, card = self.where, str(self.card)
         if where.destination is Dest.BURN:
             return {"card": card}
@@ -177,9 +201,9 @@ class Decision(Effect):
         return f"seat {seat} {_WAGER_WORDS[choice.do]} {choice.to}{all_in}"
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> DecisionData:
         choice = self.choice
-        data: dict[str, Any] = {"seat": self.player.seat, "do": choice.do.value, "pot": self.pot}
+        data: DecisionData = {"seat": self.player.seat, "do": choice.do.value, "pot": self.pot}
         if choice.to is not None:
             data["to"] = choice.to
         if self.out_of_turn:
@@ -188,6 +212,46 @@ class Decision(Effect):
 
 
 # The state -------------------------------------------------------------------------------
+
+
+class HouseTakeJson(TypedDict, total=False):
+    """A hand's take as its records write it (:meth:`Hand.house_json`): the rake and the
+    jackpot drop where its rules set a take, neither where they set none."""
+
+    rake: int
+    jackpot_drop: int
+
+
+class HandJson(TypedDict):
+    """A hand as the table's snapshots and the floor keep it (:meth:`Hand.to_json`, read
+    back by :meth:`Hand.from_json`), :class:`Hand`'s fields by name: ``rules`` every
+    setting (``Rules.to_json``); ``rake`` and ``jackpot_drop`` only where the rules set a
+    take, ``took`` only while the house took something just now."""
+
+    rules: RulesJson
+    players: list[PlayerJson]
+    phase: str
+    street: int
+    queue: list[WaitingJson]
+    out: list[str]
+    burns: list[str]
+    scrambled: bool
+    gone: int
+    community: str | None
+    actor: int | None
+    level: int
+    full_level: int
+    size: int
+    wagers: int
+    capped: bool
+    bring_in_due: bool
+    heads_up_start: bool
+    first: int | None
+    aggressor: int | None
+    pots: list[PotJson]
+    rake: NotRequired[int]
+    jackpot_drop: NotRequired[int]
+    took: NotRequired[list[int]]
 
 
 class HandStep(NamedTuple):
@@ -392,8 +456,8 @@ class Hand(NamedTuple):
             return False
         return True
 
-    def to_json(self) -> dict[str, Any]:
-        return {
+    def to_json(self) -> HandJson:
+        out: HandJson = {
             "rules": self.rules.to_json(),
             "players": [p.to_json() for p in self.players],
             "phase": self.phase.value,
@@ -415,11 +479,15 @@ class Hand(NamedTuple):
             "first": self.first,
             "aggressor": self.aggressor,
             "pots": [pot.to_json() for pot in self.pots],
-            **self.house_json(),  # these two only with a rake: as before it existed
-            **({"took": list(self.took)} if any(self.took) else {}),
         }
+        house = self.house_json()  # these two only with a rake: as before it existed
+        if house:
+            out["rake"], out["jackpot_drop"] = house["rake"], house["jackpot_drop"]
+        if any(self.took):
+            out["took"] = list(self.took)
+        return out
 
-    def house_json(self) -> dict[str, int]:
+    def house_json(self) -> HouseTakeJson:
         """The house's take from this hand (``rake``, ``jackpot_drop``) where the rules
         set one, else nothing: a table without a rake records its hands as before."""
         if not self.rules.house_takes:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, NotRequired, TypedDict
 
 from controller.rules.cards import Card, CardError, parse_card
 from luck_errors import LuckTableError
@@ -84,12 +84,31 @@ class IllegalInput(LuckTableError, ValueError):
         self.code = code
 
 
+class DealJson(TypedDict):
+    """A card out of the shoe as an input's record (a table's hand log) writes it."""
+
+    deal: str
+
+
+class ActionJson(TypedDict):
+    """An action as a hand script and an input's record write it (docs/replay.md): ``do``
+    and the fields it takes, each only when given."""
+
+    do: str
+    seat: NotRequired[int]
+    to: NotRequired[int]
+    accept: NotRequired[bool]
+    card: NotRequired[str]
+    was: NotRequired[str]
+    dealt: NotRequired[int]
+
+
 class Deal(NamedTuple):
     """The next card out of the shoe."""
 
     card: Card
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> DealJson:
         return {"deal": str(self.card)}
 
 
@@ -104,8 +123,8 @@ class Action(NamedTuple):
     was: Card | None = None
     dealt: int | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"do": self.do.value}
+    def to_json(self) -> ActionJson:
+        out: ActionJson = {"do": self.do.value}
         if self.seat is not None:
             out["seat"] = self.seat
         if self.to is not None:

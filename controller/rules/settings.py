@@ -171,7 +171,7 @@ class Rules:
             raise RulesError(None, f"unknown setting {unknown[0]!r}")
         return cls(**overrides)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> RulesJson:
         """Every setting; those of the house's take left out at their defaults when the
         house takes nothing, so that the rules of a table without a rake read (and are
         journaled) as before the rake existed."""
@@ -196,8 +196,13 @@ _FIELD_TYPES: dict[str, type] = {
     "double_ace_flush": bool,
 }
 
+#: Rules as JSON (``Rules.to_json``): every setting by its field's name, its value's JSON.
+#: Its keys are the dataclass's fields, written from them: a ``TypedDict`` would declare
+#: them a second time.
+RulesJson = dict[str, Any]
+
 #: The settings of the house's take and their defaults (``Rules.to_json``).
-_HOUSE_TAKE: dict[str, Any] = {
+_HOUSE_TAKE: dict[str, object] = {
     spec.name: spec.default
     for spec in fields(Rules)
     if spec.name.startswith(("rake_", "jackpot_drop"))

@@ -5,11 +5,20 @@ the odd chips. The rules, with their sources: docs/rules.md ("Showdown and the p
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from controller.rules.betting import next_seat_from, with_player
 from controller.rules.cards import Card
-from controller.rules.effects import CardName, Effect, HouseTook, ManualShowdown, Mucks, Told
+from controller.rules.effects import (
+    AwardData,
+    CardName,
+    Effect,
+    HouseTook,
+    ManualShowdown,
+    Mucks,
+    SeatData,
+    Told,
+)
 from controller.rules.evaluator import HandValue, evaluate
 from controller.rules.pots import HouseTake, build_pots, house_take, split, take_from
 from controller.rules.settings import OddChip, ShowdownMode
@@ -153,8 +162,8 @@ class Awarded(Effect):
         return f"{pot} split: {parts}: {reason}"
 
     @property
-    def data(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
+    def data(self) -> AwardData:
+        data: AwardData = {
             "amount": self.amount,
             "winners": [seat for seat, _ in self.shares],
             "shares": {str(seat): chips for seat, chips in self.shares},
@@ -162,6 +171,12 @@ class Awarded(Effect):
         if self.taken:
             data["taken"] = self.taken
         return data
+
+
+class ShownData(SeatData):
+    """The data of a hand tabled: the seat's own cards."""
+
+    cards: list[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,6 +206,6 @@ class Shows(Effect):
         return f"seat {player.seat} shows {cards}: {value.description}{note}"
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> ShownData:
         player = self.player
         return {"seat": player.seat, "cards": [str(card) for card in player.own_cards]}

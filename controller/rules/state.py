@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any, NamedTuple, Protocol, Self
+from typing import Any, NamedTuple, NotRequired, Protocol, Self, TypedDict
 
 from controller.rules.cards import Card, parse_card
 from controller.rules.settings import Rules
@@ -46,6 +46,44 @@ class Reveal(StrEnum):
     MUCK = "muck"
 
 
+class DealtJson(TypedDict):
+    """A card in a player's hand as the hand's records write it: ``bonus`` and ``exposed``
+    only when true."""
+
+    card: str
+    face: str  # up or down
+    street: int
+    bonus: NotRequired[bool]
+    exposed: NotRequired[bool]
+
+
+class PlayerJson(TypedDict):
+    """A player as the hand's records write it (:class:`Player`'s fields): ``reveal`` only
+    at the showdown, ``bonus_paid`` only when a bonus card was bought."""
+
+    seat: int
+    start: int
+    stack: int
+    cards: list[DealtJson]
+    folded: bool
+    total: int
+    bet: int
+    acted: bool
+    reveal: NotRequired[str]
+    bonus_paid: NotRequired[int]
+
+
+class PotJson(TypedDict):
+    """A pot as the views and the hand's records send it: ``shares`` by seat (its name),
+    ``taken`` only where the house took something from it."""
+
+    amount: int
+    eligible: list[int]
+    winners: list[int]
+    shares: dict[str, int]
+    taken: NotRequired[int]
+
+
 class Dealt(NamedTuple):
     """A card in a player's hand: face up or down, the street it came on, how it came."""
 
@@ -55,8 +93,8 @@ class Dealt(NamedTuple):
     bonus: bool = False
     exposed: bool = False
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def to_json(self) -> DealtJson:
+        out: DealtJson = {
             "card": str(self.card),
             "face": "up" if self.up else "down",
             "street": self.street,
@@ -136,8 +174,8 @@ class Player(NamedTuple):
     def own_cards(self) -> tuple[Card, ...]:
         return tuple(dealt.card for dealt in self.cards)
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def to_json(self) -> PlayerJson:
+        out: PlayerJson = {
             "seat": self.seat,
             "start": self.start,
             "stack": self.stack,
@@ -181,8 +219,8 @@ class Pot(NamedTuple):
     shares: tuple[tuple[int, int], ...] = ()
     taken: int = 0
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def to_json(self) -> PotJson:
+        out: PotJson = {
             "amount": self.amount,
             "eligible": list(self.eligible),
             "winners": list(self.winners),

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, NotRequired, TypedDict
 
-from controller.rules.betting import Choice
+from controller.rules.betting import Choice, ChoiceJson
 from controller.rules.state import STREET_NAMES, Dest
 
 
@@ -18,6 +18,20 @@ class Wait(StrEnum):
     ACTION = "action"  # a betting decision
     BONUS = "bonus"  # accept or decline a priced bonus card
     SHOW = "show"  # show or muck at a manual showdown
+
+
+class WaitingJson(TypedDict):
+    """What the hand waits for as the views and the hand's records send it (the API's
+    ``next``): a card (``destination``, its ``seat`` if any, ``face`` but for a burn, and
+    ``street``), or a seat's decision (``seat``, ``legal``; the bonus card's ``price``)."""
+
+    kind: str
+    destination: NotRequired[str]
+    seat: NotRequired[int | None]
+    face: NotRequired[str]  # up or down
+    street: NotRequired[int]
+    price: NotRequired[int]
+    legal: NotRequired[list[ChoiceJson]]
 
 
 class Waiting(NamedTuple):
@@ -53,8 +67,8 @@ class Waiting(NamedTuple):
         destination = Dest(data["destination"])
         return cls.card(destination, data["street"], data.get("seat"), data.get("face") == "up")
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": Wait(self.kind).value}
+    def to_json(self) -> WaitingJson:
+        out: WaitingJson = {"kind": Wait(self.kind).value}
         if self.kind == Wait.CARD:
             assert self.destination is not None
             out["destination"] = self.destination.value

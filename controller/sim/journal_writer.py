@@ -28,7 +28,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
 
 import controller
 from controller.journal import Journal, JournalError
@@ -37,6 +36,7 @@ from controller.journal.snapshots import Snapshots
 from controller.recovery import snapshot_state
 from controller.sim.core_records import CoreRecords
 from controller.table import TableInput
+from controller.table.state import TableJson
 
 #: Hands sent to the writer and not yet written, at most: enough that the run deals on while
 #: the writer seals a segment (a rotation, about as long as 30 hands), and what waits in
@@ -56,7 +56,7 @@ class Hand:
 
     inputs: list[TableInput]
     last: int
-    table: dict[str, Any] | None = None
+    table: TableJson | None = None
 
 
 class JournalWriter:

@@ -19,9 +19,9 @@ a snapshot taken before the facts were kept (their words read by ``controller.ta
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import Field, dataclass, fields
 from enum import StrEnum
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple, TypedDict
 
 from controller.rules import Card, Dest, Effect, Form, Wait, Waiting, parse_card, say_waiting
 from controller.rules.state import STREET_NAMES
@@ -159,6 +159,13 @@ class Busy(StrEnum):
     UNREAD = "unread"  # the supervisor entered a card that left the shoe unread, not due
 
 
+class NotDueJson(TypedDict):
+    """Why a card was not due, as an alert's facts write it (:class:`NotDue`)."""
+
+    busy: str
+    seat: int | None
+
+
 @dataclass(frozen=True, slots=True)
 class NotDue:
     """Why a card out of the shoe is not the card the hand waits for."""
@@ -183,7 +190,7 @@ class NotDue:
         waits = next(kind for kind, busy in _BUSY.items() if busy is self.busy)
         return say_waiting(Waiting(waits, self.seat), Form.WHILE)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> NotDueJson:
         return {"busy": self.busy.value, "seat": self.seat}
 
     @classmethod
@@ -196,13 +203,18 @@ _BUSY = {Wait.BONUS: Busy.BONUS, Wait.SHOW: Busy.SHOW, Wait.ACTION: Busy.ACT}
 
 # The facts of each kind of alert ------------------------------------------------------
 
+#: An alert's facts as JSON (``AlertFacts.to_json``): its kind's fields by name, as
+#: ``_encode`` writes them. Each kind's fields are declared once, by its dataclass: a
+#: ``TypedDict`` of each would declare them a second time.
+FactsJson = dict[str, Any]
+
 
 class AlertFacts:
     """What an alert of one kind knows. Each kind is a frozen dataclass of its facts;
     ``say`` and ``todo`` word them, naming each card with ``name``."""
 
     __slots__ = ()
-    __dataclass_fields__: ClassVar[dict[str, Any]]  # each kind is a dataclass
+    __dataclass_fields__: ClassVar[dict[str, Field[Any]]]  # each kind is a dataclass
     kind: ClassVar[AlertKind]
 
     def say(self, name: Name = str) -> str:
@@ -220,7 +232,7 @@ class AlertFacts:
             value for spec in fields(self) if isinstance(value := getattr(self, spec.name), Card)
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> FactsJson:
         return {spec.name: _encode(getattr(self, spec.name)) for spec in fields(self)}
 
     @staticmethod
@@ -996,6 +1008,31 @@ FACTS: dict[AlertKind, type[AlertFacts]] = {
 # The open alert -------------------------------------------------------------------------
 
 
+class AlertRecordJson(TypedDict):
+    """An open alert as the table keeps it (snapshots, a ``Raised`` effect's data, the
+    floor): its number, kind, rule, words, when it was raised, the flat facts the consoles
+    and the floor read, who acknowledged it and when, and its ``facts`` (its kind's own,
+    :meth:`AlertFacts.to_json`)."""
+
+    id: int
+    kind: str
+    severity: str
+    blocking: bool
+    message: str
+    remedy: str
+    remedies: list[str]
+    raised_at: int
+    seat: int | None
+    belongs: int | None
+    card: str | None
+    device: str | None
+    fault: str | None
+    due: bool
+    acknowledged_by: str | None
+    acknowledged_at: int | None
+    facts: FactsJson
+
+
 class Alert(NamedTuple):
     """An open alert: number ``id``, raised at ``raised_at`` (ms), its ``facts``.
 
@@ -1053,7 +1090,7 @@ class Alert(NamedTuple):
     def due(self) -> bool:
         return getattr(self.facts, "due", False)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> AlertRecordJson:
         rule, card, device, fault = self.rule, self.card, self.device, self.fault
         return {
             "id": self.id,
@@ -1102,7 +1139,7 @@ class Raised(Effect):
     kind = TableTold.ALERT
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> AlertRecordJson:
         return self.alert.to_json()
 
     @property
@@ -1111,6 +1148,12 @@ class Raised(Effect):
 
     def say(self, name: Name = str) -> str:
         return self.alert.facts.say(name)
+
+
+class ClearedData(TypedDict):
+    """The data of an alert closed: its number."""
+
+    id: int
 
 
 class Clearance(StrEnum):
@@ -1185,5 +1228,5 @@ class Cleared(Effect):
         return f"alert {self.alert} cleared: {self.how}"
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> ClearedData:
         return {"id": self.alert}

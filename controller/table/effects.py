@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from controller.rules import (
     Card,
@@ -25,10 +25,10 @@ from controller.rules import (
     parse_card,
     say_waiting,
 )
-from controller.rules.effects import AtSeat, SeatChips, named
+from controller.rules.effects import AtSeat, SeatChips, SeatChipsData, named
 from controller.table import inputs as ti
-from controller.table.settings import TableSettings
-from controller.table.state import Lamps, Table, signals
+from controller.table.settings import TableSettings, TableSettingsJson
+from controller.table.state import Lamps, LampsJson, Table, signals
 from controller.table.streams import card_at_seat
 from controller.table.told import TableTold, device_words
 from drivers.protocol import DeviceKind
@@ -104,6 +104,85 @@ class Refuse(StrEnum):
 Why = Refuse | Illegal
 
 
+# The facts of each kind as JSON (``data``), one ``TypedDict`` per shape ----------------------
+
+
+class RefusalData(TypedDict):
+    """The data of an input refused: its tag (None: not an input) and why, as data."""
+
+    input: str | None
+    code: str
+
+
+class HandStartedData(TypedDict):
+    """The data of a hand begun: its number, when (ms), its seats and, when the table
+    names one, its dealer."""
+
+    hand: int
+    at: int
+    seats: list[int]
+    dealer: NotRequired[str]
+
+
+class DealerInData(TypedDict):
+    """The data of a dealer push: who deals, after whom, and whether a hand is on."""
+
+    who: str
+    was: str | None
+    in_hand: bool
+
+
+class HandOverData(TypedDict):
+    """The data of a hand ended: its number, when (ms), each seat's stack by its name."""
+
+    hand: int
+    at: int
+    stacks: dict[str, int]
+
+
+class CardData(TypedDict):
+    """The data of an effect of one card (a held card dealt)."""
+
+    card: str
+
+
+class CardsData(TypedDict):
+    """The data of an effect of cards (the held cards set aside)."""
+
+    cards: list[str]
+
+
+class CountData(TypedDict):
+    """The data of a deck loaded: its cards."""
+
+    count: int
+
+
+class LinkData(TypedDict, total=False):
+    """The data of a link: the device, when it is up."""
+
+    device: str
+
+
+class SeatMoveData(SeatChipsData):
+    """The data of a seat change: the seat left, the seat taken (``to``), the stack."""
+
+    to: int
+
+
+class UnpaidData(SeatChipsData):
+    """The data of a time charge the seat cannot pay."""
+
+    unpaid: bool
+
+
+class AcknowledgedData(TypedDict):
+    """The data of an alert acknowledged: its number and the dealer's id."""
+
+    id: int
+    who: str
+
+
 @dataclass(frozen=True, slots=True)
 class Refusal(Effect):
     """The input (``input``: its tag) was not taken, ``code`` why, said in ``reason``;
@@ -119,7 +198,7 @@ class Refusal(Effect):
         return self.reason.say(name)
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> RefusalData:
         return {"input": self.input, "code": self.code.value}
 
     @property
@@ -160,7 +239,7 @@ class LampsChanged(Effect):
         return f"bonus lamp {'on' if lamps.bonus else 'off'}; seat lamps: {seats}"
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> LampsJson:
         return self.lamps.to_json()
 
 
@@ -183,9 +262,11 @@ class HandStarted(Effect):
         return f"hand {self.hand}"
 
     @property
-    def data(self) -> dict[str, Any]:
-        named = {} if self.dealer is None else {"dealer": self.dealer}
-        return {"hand": self.hand, "at": self.at, "seats": list(self.seats), **named}
+    def data(self) -> HandStartedData:
+        out: HandStartedData = {"hand": self.hand, "at": self.at, "seats": list(self.seats)}
+        if self.dealer is not None:
+            out["dealer"] = self.dealer
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,7 +286,7 @@ class DealerIn(Effect):
         return f"dealer {self.who.say(name)} deals{after}{was}"
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> DealerInData:
         return {"who": self.who.text, "was": self.was, "in_hand": self.in_hand}
 
     @property
@@ -228,7 +309,7 @@ class HandOver(Effect):
         return f"hand {self.hand} is {'void' if self.void else 'over'}"
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> HandOverData:
         stacks = {str(seat): chips for seat, chips in self.stacks}
         return {"hand": self.hand, "at": self.at, "stacks": stacks}
 
@@ -247,7 +328,7 @@ class HeldDealt(Effect):
         return f"the held card is {say_waiting(self.where, Form.WHERE)}"
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> CardData:
         return {"card": str(self.card)}
 
 
@@ -264,7 +345,7 @@ class HeldSetAside(Effect):
         return f"{count} held card{_s(count)} set aside: out of play"
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> CardsData:
         return {"cards": [str(card) for card in self.held]}
 
 
@@ -318,7 +399,7 @@ class ReportWaits(Effect):
         return f"{what} at seat {event.seat}: waiting for the shoe's report"
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> ti.InputJson:  # the report in its table form (``ti.DeviceForm``)
         return self.report.to_json()
 
 
@@ -348,7 +429,7 @@ class DeckIn(Effect):
         return "a full deck of 52 is loaded"
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> CountData:
         return {"count": self.count}
 
 
@@ -377,7 +458,7 @@ class Link(Effect):
         return f"the {device_words(self.device)} is not connected (not in use)"
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> LinkData:
         return {"device": self.device.value} if self.up else {}
 
 
@@ -406,7 +487,7 @@ class Sitting(Effect):
     chips: int
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> SeatChipsData:
         return {"seat": self.seat, "chips": self.chips}
 
     @property
@@ -471,7 +552,7 @@ class ChangedSeat(Sitting):
         return f"{who} moves from seat {self.seat} to seat {self.to} with {self.chips}"
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> SeatMoveData:
         return {"seat": self.seat, "to": self.to, "chips": self.chips}
 
 
@@ -495,7 +576,7 @@ class TimeUnpaid(SeatChips):
         return f"seat {self.seat} cannot pay the time charge of {self.chips}: sits out"
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> UnpaidData:
         return {"seat": self.seat, "chips": self.chips, "unpaid": True}
 
 
@@ -524,7 +605,7 @@ class Acknowledged(Effect):
         return f"alert {self.alert} acknowledged by {self.who.say(name)}{still}"
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> AcknowledgedData:
         return {"id": self.alert, "who": self.who.text}
 
     @property
@@ -544,7 +625,7 @@ class Configured(Effect):
         return "new table settings"
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> TableSettingsJson:
         return self.settings.to_json()
 
 
@@ -594,7 +675,7 @@ class Supervised(Effect):
         raise TypeError(f"not a supervisor's action: {self.item!r}")
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> ti.InputJson:
         return self.item.to_json()
 
     @property

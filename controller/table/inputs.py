@@ -99,6 +99,13 @@ _COVERED_WORDS = {
 }
 
 
+#: A table input as JSON (``TableInput.to_json``, read back by :func:`input_from_json`): its
+#: ``type`` and its fields as the codec writes them, or a device's event in its table form
+#: (:class:`DeviceForm`). Each type has its own fields, declared once, by its dataclass: a
+#: ``TypedDict`` of each would declare them a second time.
+InputJson = dict[str, Any]
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TableInput:
     """The base of every input: ``at`` is when it happened (ms since the Unix epoch)."""
@@ -106,7 +113,7 @@ class TableInput:
     tag: ClassVar[str]
     at: int
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> InputJson:
         return {"type": self.tag, **CODEC.fields(self)}
 
 
@@ -148,7 +155,7 @@ class FromDevice(TableInput):
     def form(self) -> DeviceForm:
         return form_of(type(self.event))
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> InputJson:
         return self.form.write(self)
 
 
@@ -179,9 +186,9 @@ class DeviceForm:
         names = tuple((spec.name, spec.name) for spec in _event_fields(event))
         return cls(event, tag, names)
 
-    def write(self, item: FromDevice) -> dict[str, Any]:
+    def write(self, item: FromDevice) -> InputJson:
         values = CODEC.fields(item.event)
-        data: dict[str, Any] = {"type": self.tag, "at": item.at}
+        data: InputJson = {"type": self.tag, "at": item.at}
         if self.device:
             data["device"] = item.device.value
         data.update((name, values[key]) for name, key in self.names)
@@ -370,7 +377,7 @@ class NewHand(TableInput):
     tag = "new_hand"
     dealer: Id | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> InputJson:
         return _without_none(TableInput.to_json(self), "dealer")
 
 
@@ -394,11 +401,11 @@ class SitDown(TableInput):
     buy_in: int
     player_id: Id | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> InputJson:
         return _without_none(TableInput.to_json(self), "player_id")
 
 
-def _without_none(data: dict[str, Any], key: str) -> dict[str, Any]:
+def _without_none(data: InputJson, key: str) -> InputJson:
     """``data`` without ``key`` when it is None: an optional field added to an input is
     journaled only when given, so that journals that never use it read as before."""
     if data.get(key, 0) is None:
@@ -506,7 +513,7 @@ class SupervisorInput(TableInput):
     why: Reason
     second: Id | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> InputJson:
         return _without_none(TableInput.to_json(self), "second")
 
 

@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the module reads alerts for controller.table.alerts, which imports it
+    from controller.table.alerts import FactsJson, NotDueJson
 
 _WHY = {  # why a card was not due, and its ``Busy`` value
     r"with no hand in progress": "no_hand",
@@ -41,8 +44,9 @@ _ATTACK = re.compile(
 )
 
 
-def facts_json(kind: str, data: Mapping[str, Any]) -> dict[str, Any]:
-    """The facts of an alert of ``kind`` as an earlier release wrote it (``data``)."""
+def facts_json(kind: str, data: Mapping[str, Any]) -> FactsJson:
+    """The facts of an alert of ``kind`` as an earlier release wrote it (``data``): its
+    kind's own fields, as ``AlertFacts.to_json`` writes them."""
     message: str = data["message"]
     card, seat, device = data["card"], data["seat"], data["device"]
     match kind:
@@ -92,7 +96,7 @@ def facts_json(kind: str, data: Mapping[str, Any]) -> dict[str, Any]:
     raise ValueError(f"an alert of kind {kind!r} that no release wrote")
 
 
-def _not_due(message: str, opening: str) -> dict[str, Any]:
+def _not_due(message: str, opening: str) -> NotDueJson:
     if message.startswith(opening):
         words = message.removeprefix(opening)
         for pattern, busy in _WHY.items():
@@ -102,7 +106,8 @@ def _not_due(message: str, opening: str) -> dict[str, Any]:
     raise _unknown(message)
 
 
-def _unread_due(message: str, belongs: int | None, remedy: str) -> dict[str, Any]:
+def _unread_due(message: str, belongs: int | None, remedy: str) -> FactsJson:
+    """The facts of an unread card that was due (``UnreadCard``'s fields)."""
     found = _WHERE.fullmatch(message.removeprefix(_UNREAD_DUE))
     if not message.startswith(_UNREAD_DUE) or found is None:
         raise _unknown(message)

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypedDict
 
 from controller.rules import Card, CardName, Effect
 from controller.table.alerts import DeckRejected, Tamper
@@ -30,18 +30,36 @@ from controller.table.told import TableTold
 DECK_SIZE = 52
 
 
+class RegistrationJson(TypedDict):
+    """A deck's registration so far as a snapshot keeps it: (code, tag UID) of each card."""
+
+    deck: int
+    cards: list[list[int | str]]
+
+
 class Registration(NamedTuple):
     """The cards the shoe has registered so far of deck ``deck``: (code, tag UID) each."""
 
     deck: int
     cards: tuple[tuple[int, str], ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> RegistrationJson:
         return {"deck": self.deck, "cards": [[code, uid] for code, uid in self.cards]}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Registration:
         return cls(data["deck"], tuple((code, uid) for code, uid in data["cards"]))
+
+
+class DeckJson(TypedDict):
+    """The deck in play as a snapshot keeps it (:class:`Deck`'s fields)."""
+
+    deck: int | None
+    tags: list[str]
+    since: int
+    hands: int
+    dealt: list[str]
+    due: bool
 
 
 class Deck(NamedTuple):
@@ -83,7 +101,7 @@ class Deck(NamedTuple):
         """The deck's age at ``now`` in whole minutes."""
         return max(0, now - self.since) // 60_000
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> DeckJson:
         return {
             "deck": self.deck,
             "tags": list(self.tags),
@@ -132,6 +150,15 @@ def examine(
     return tuple(by_code[code] for code in range(DECK_SIZE))
 
 
+class DeckRegisteredData(TypedDict):
+    """The data of a deck registered: the shoe's id of it, each card's tag UID by the
+    card's name, and when (ms)."""
+
+    deck: int
+    tags: dict[str, str]
+    at: int
+
+
 @dataclass(frozen=True, slots=True)
 class DeckRegistered(Effect):
     """The shoe registered deck ``deck`` and the table accepted it: ``tags``, the tag UID
@@ -147,6 +174,6 @@ class DeckRegistered(Effect):
         return f"deck {self.deck} is registered: every card's tag is checked as it is dealt"
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> DeckRegisteredData:
         tags = {str(Card(code)): uid for code, uid in enumerate(self.tags)}
         return {"deck": self.deck, "tags": tags, "at": self.at}

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from controller.rules import Rules, RulesError
+from controller.rules.settings import RulesJson
 from luck_errors import LuckTableError
 
 
@@ -29,6 +30,11 @@ _PROTECTION = (
     "unverified_blocks",
     "two_person",
 )
+
+
+#: Game protection as JSON (``Protection.to_json``): every setting by name, its value. The
+#: settings are declared once, by the dataclass (``_PROTECTION`` names them in order).
+ProtectionJson = dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +91,7 @@ class Protection:
         """``deck_hours`` in ms (None: no limit)."""
         return None if self.deck_hours is None else round(self.deck_hours * 3_600_000)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ProtectionJson:
         return {name: getattr(self, name) for name in _PROTECTION}
 
     @classmethod
@@ -96,6 +102,13 @@ class Protection:
         if unknown:
             raise SettingsError(None, f"unknown setting protection.{unknown[0]}")
         return cls(**data)
+
+
+class SerialsJson(TypedDict, total=False):
+    """The serials the devices must report, each only where one is named."""
+
+    shoe: str
+    seat_board: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,8 +133,13 @@ class Serials:
         serial: str | None = getattr(self, device)
         return serial
 
-    def to_json(self) -> dict[str, Any]:
-        return {name: value for name in ("shoe", "seat_board") if (value := getattr(self, name))}
+    def to_json(self) -> SerialsJson:
+        out: SerialsJson = {}
+        if self.shoe:
+            out["shoe"] = self.shoe
+        if self.seat_board:
+            out["seat_board"] = self.seat_board
+        return out
 
     @classmethod
     def from_json(cls, data: object) -> Serials:
@@ -131,6 +149,22 @@ class Serials:
         if unknown:
             raise SettingsError(None, f"unknown setting serials.{unknown[0]}")
         return cls(**data)
+
+
+class TableSettingsJson(TypedDict):
+    """The table's settings as its records keep them (a ``configure`` input, snapshots):
+    ``serials`` only where one is named, ``time_charge`` and ``time_period`` only where
+    the house collects time (:class:`TableSettings`)."""
+
+    rules: RulesJson
+    min_buy_in: int
+    max_buy_in: int
+    seat_board: bool
+    player_decisions: bool
+    protection: ProtectionJson
+    serials: NotRequired[SerialsJson]
+    time_charge: NotRequired[int]
+    time_period: NotRequired[int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,22 +223,21 @@ class TableSettings:
                 "instead of a rake (set time_charge to 0, or rake_percent and jackpot_drop to 0)",
             )
 
-    def to_json(self) -> dict[str, Any]:
-        return {
+    def to_json(self) -> TableSettingsJson:
+        out: TableSettingsJson = {
             "rules": self.rules.to_json(),
             "min_buy_in": self.min_buy_in,
             "max_buy_in": self.max_buy_in,
             "seat_board": self.seat_board,
             "player_decisions": self.player_decisions,
             "protection": self.protection.to_json(),
-            **({"serials": serials} if (serials := self.serials.to_json()) else {}),
-            # only where the house collects time: settings as before it existed
-            **(
-                {"time_charge": self.time_charge, "time_period": self.time_period}
-                if self.time_charge
-                else {}
-            ),
         }
+        serials = self.serials.to_json()
+        if serials:
+            out["serials"] = serials
+        if self.time_charge:  # only where the house collects time: settings as before it existed
+            out["time_charge"], out["time_period"] = self.time_charge, self.time_period
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> TableSettings:

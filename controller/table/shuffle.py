@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from itertools import pairwise
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypedDict
 
 #: How many of the last decks each deck is compared with.
 DECKS = 8
@@ -37,6 +37,15 @@ class Repeated(NamedTuple):
     pairs: int
     dealt: int
     decks_ago: int
+
+
+class ShufflesJson(TypedDict):
+    """The shuffle check's orders as a snapshot keeps them (:class:`Shuffles`'s fields)."""
+
+    order: list[int]
+    recent: list[list[int]]
+    repeats: list[int]
+    flagged: bool
 
 
 class Shuffles(NamedTuple):
@@ -75,7 +84,7 @@ class Shuffles(NamedTuple):
         recent = self.recent if len(self.order) < 2 else (self.order, *self.recent)[:DECKS]
         return Shuffles(recent=recent, repeats=(0,) * len(recent))
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ShufflesJson:
         return {
             "order": list(self.order),
             "recent": [list(order) for order in self.recent],

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, NotRequired, TypedDict
 
 from controller.rules import (
     Card,
@@ -23,15 +23,31 @@ from controller.rules import (
     say_waiting,
 )
 from controller.rules.effects import CardName, HouseTook
+from controller.rules.hand import HandJson
+from controller.rules.inputs import ActionJson, DealJson
 from controller.rules.inputs import Input as EngineInput
-from controller.table.alerts import Alert, AlertKind
-from controller.table.protection import Deck, Registration
-from controller.table.settings import TableSettings
-from controller.table.shuffle import Shuffles
-from controller.table.streams import Streams
+from controller.table.alerts import Alert, AlertKind, AlertRecordJson
+from controller.table.protection import Deck, DeckJson, Registration, RegistrationJson
+from controller.table.settings import TableSettings, TableSettingsJson
+from controller.table.shuffle import Shuffles, ShufflesJson
+from controller.table.streams import Streams, StreamsJson
 from drivers.protocol import DeviceKind
 
 SEATS = range(1, 9)
+
+
+class SeatedJson(TypedDict):
+    """A seated player as the table keeps it (:class:`Seat`'s fields): ``player_id`` and
+    ``paid_period`` only when known."""
+
+    seat: int
+    player: str
+    stack: int
+    sitting_out: bool
+    sitting: int
+    since_hand: int
+    player_id: NotRequired[str]
+    paid_period: NotRequired[int]
 
 
 class Seat(NamedTuple):
@@ -55,8 +71,8 @@ class Seat(NamedTuple):
     player_id: str | None = None
     paid_period: int | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def to_json(self) -> SeatedJson:
+        out: SeatedJson = {
             "seat": self.seat,
             "player": self.player,
             "stack": self.stack,
@@ -84,18 +100,32 @@ class Seat(NamedTuple):
         )
 
 
+class PlacementJson(TypedDict):
+    """A card dealt to a seat, not yet confirmed by the seat board."""
+
+    seat: int
+    card: str
+
+
 class Placement(NamedTuple):
     """A card dealt to a seat that the seat board has not yet confirmed."""
 
     seat: int
     card: Card
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> PlacementJson:
         return {"seat": self.seat, "card": str(self.card)}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Placement:
         return cls(data["seat"], parse_card(data["card"]))
+
+
+class LampsJson(TypedDict):
+    """The lamps as the views and the table's records send them."""
+
+    bonus: bool
+    seats: list[int]
 
 
 class Lamps(NamedTuple):
@@ -105,7 +135,7 @@ class Lamps(NamedTuple):
     bonus: bool = False
     seats: tuple[int, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> LampsJson:
         return {"bonus": self.bonus, "seats": list(self.seats)}
 
 
@@ -145,6 +175,13 @@ def waiting_mode(waiting: Waiting) -> Mode:
     return _WAIT_MODES[waiting.kind]
 
 
+class SignalsJson(TypedDict):
+    """The display line and the lamps as a snapshot keeps them (not the mode)."""
+
+    display: str
+    lamps: LampsJson
+
+
 class Signals(NamedTuple):
     """What the lamps and the dealer's display show: its line (``display``) and what the
     line is about (``mode``; not in the JSON, which a snapshot keeps as it always was)."""
@@ -153,8 +190,58 @@ class Signals(NamedTuple):
     lamps: Lamps
     mode: Mode
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> SignalsJson:
         return {"display": self.display, "lamps": self.lamps.to_json()}
+
+
+class TakenJson(TypedDict, total=False):
+    """The chips the house took into the drop box, in a table's record only once it took
+    any (a record as before the house took anything): ``raked`` and ``jackpot_dropped``
+    once it took either, ``time_collected`` once it collected time."""
+
+    raked: int
+    jackpot_dropped: int
+    time_collected: int
+
+
+class KnownJson(TypedDict, total=False):
+    """Who deals and the serials accepted, in a table's record only once known (a record
+    as before they were kept)."""
+
+    dealer: str
+    hand_dealer: str
+    accepted: dict[str, str]  # a device's serial by its kind
+
+
+class TableJson(TakenJson, KnownJson):
+    """The whole table as its snapshots keep it (:meth:`Table.to_json`, read back by
+    :meth:`Table.from_json`), :class:`Table`'s fields by name, with the display and the
+    lamps (``signals``); ``spent``, the cards spent, by name."""
+
+    settings: TableSettingsJson
+    seats: list[SeatedJson]
+    occupied: list[int]
+    links: list[str]
+    hand_number: int
+    hand: HandJson | None
+    hand_log: list[DealJson | ActionJson]
+    deck_ready: bool
+    spent: list[str]
+    held: list[str]
+    unconfirmed: list[PlacementJson]
+    scramble_due: bool
+    streams: StreamsJson
+    alerts: list[AlertRecordJson]
+    next_alert: int
+    bought_in: int
+    cashed_out: int
+    corrected: int
+    sittings: int
+    deck: DeckJson | None
+    registering: RegistrationJson | None
+    shuffles: ShufflesJson
+    unverified: list[int]
+    signals: SignalsJson
 
 
 class Table(NamedTuple):
@@ -284,8 +371,7 @@ class Table(NamedTuple):
         loop over inputs has each table's from its step (``controller.table.Step``)."""
         return signals(self)
 
-    def to_json(self) -> dict[str, Any]:
-        house = {"raked": self.raked, "jackpot_dropped": self.jackpot_dropped}
+    def to_json(self) -> TableJson:
         return {
             "settings": self.settings.to_json(),
             "seats": [seat.to_json() for seat in self.seats],
@@ -305,8 +391,7 @@ class Table(NamedTuple):
             "bought_in": self.bought_in,
             "cashed_out": self.cashed_out,
             "corrected": self.corrected,
-            **(house if self.raked or self.jackpot_dropped else {}),  # as before any rake
-            **({"time_collected": self.time_collected} if self.time_collected else {}),
+            **self._taken(),  # absent until the house took any, as before any rake
             "sittings": self.sittings,
             "deck": None if self.deck is None else self.deck.to_json(),
             "registering": None if self.registering is None else self.registering.to_json(),
@@ -316,8 +401,16 @@ class Table(NamedTuple):
             "signals": self.signals.to_json(),
         }
 
-    def _people_and_devices(self) -> dict[str, Any]:
-        known: dict[str, Any] = {}
+    def _taken(self) -> TakenJson:
+        taken: TakenJson = {}
+        if self.raked or self.jackpot_dropped:
+            taken["raked"], taken["jackpot_dropped"] = self.raked, self.jackpot_dropped
+        if self.time_collected:
+            taken["time_collected"] = self.time_collected
+        return taken
+
+    def _people_and_devices(self) -> KnownJson:
+        known: KnownJson = {}
         if self.dealer is not None:
             known["dealer"] = self.dealer
         if self.hand_dealer is not None:

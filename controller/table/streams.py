@@ -19,9 +19,9 @@ is pure: it is part of the table's state and changes only through its inputs.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypedDict
 
-from controller.table.inputs import FromDevice, input_from_json
+from controller.table.inputs import FromDevice, InputJson, input_from_json
 from drivers import events as ev
 
 #: How long (ms, by the inputs' times) a seat report of a card the shoe has not reported
@@ -36,6 +36,14 @@ def seq_after(seq: int, last: int) -> bool:
     """``seq`` comes after ``last`` (16-bit sequence numbers, compared by signed distance)."""
     distance = (seq - last) % _SEQS
     return 0 < distance < _SEQS // 2
+
+
+class StreamJson(TypedDict):
+    """One device's stream as a snapshot keeps it (:class:`Stream`'s fields)."""
+
+    boot: int | None
+    seq: int | None
+    announced: int | None
 
 
 class Stream(NamedTuple):
@@ -73,12 +81,21 @@ class Stream(NamedTuple):
             return self
         return self._replace(seq=seq)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> StreamJson:
         return {"boot": self.boot, "seq": self.seq, "announced": self.announced}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Stream:
         return cls(data["boot"], data["seq"], data["announced"])
+
+
+class StreamsJson(TypedDict):
+    """Both streams and the seat reports waiting, as a snapshot keeps them: each report
+    in its table form, as journaled (``FromDevice.to_json``)."""
+
+    shoe: StreamJson
+    seat_board: StreamJson
+    waiting: list[InputJson]
 
 
 class Streams(NamedTuple):
@@ -88,7 +105,7 @@ class Streams(NamedTuple):
     seat_board: Stream = Stream()
     waiting: tuple[FromDevice, ...] = ()  # each of an ``ev.CardAtSeat``
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> StreamsJson:
         return {
             "shoe": self.shoe.to_json(),
             "seat_board": self.seat_board.to_json(),

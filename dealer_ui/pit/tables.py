@@ -61,6 +61,9 @@ class TableLinks:
         return {table for (token, table) in self._held if token == pit}
 
     async def requests(self, pit: str, table_id: str) -> list[dict[str, Any]]:
+        """The requests waiting at the table, as its ``GET /api/requests`` gives them
+        (``dealer_ui.approvals.RequestJson`` of the table's release), passed on as they
+        came: the pit sends them on as any object, whatever release each table runs."""
         answer = await self._call(
             table_id, "GET", "/api/requests", None, self._token(pit, table_id)
         )
@@ -70,7 +73,8 @@ class TableLinks:
         self, pit: str, who: str, table_id: str, number: int, pin: str
     ) -> dict[str, Any]:
         """Approve request ``number`` at the table with ``who``'s ``pin``: the table's answer
-        (its view after the action)."""
+        (its step after the action, or the request approved once under two-person control),
+        passed on as it came."""
         body = {"supervisor": who, "pin": pin}
         path = f"/api/requests/{number}/approve"
         token = self._token(pit, table_id)
@@ -78,6 +82,8 @@ class TableLinks:
         return answer
 
     async def cancel(self, pit: str, table_id: str, number: int) -> dict[str, Any]:
+        """Cancel request ``number`` at the table: the table's answer (the request), passed
+        on as it came."""
         path = f"/api/requests/{number}/cancel"
         answer: dict[str, Any] = await self._call(
             table_id, "POST", path, {}, self._token(pit, table_id)
