@@ -42,6 +42,7 @@ from controller.records import ACCESS, record_of, table_inputs
 from controller.recovery import Recovered, Update, recover
 from controller.recovery.lagging import Recent, access_records, entries_since, replayed
 from controller.service.clock import CHECK_SECONDS, ServiceClock
+from controller.service.heap import bound_arenas, give_back
 from controller.service.timings import CARD_SECONDS, COMMIT_SECONDS
 from controller.table import (
     AlertKind,
@@ -219,6 +220,7 @@ class TableService:
 
     async def start(self) -> None:
         """Open the journal, recover the table, start the devices' tasks."""
+        bound_arenas()  # before its threads start: each would grow a C heap of its own
         path = self.config.journal
         if not path.parent.is_dir():  # a state folder is the installer's (StateDirectory=)
             problem = "is not a folder" if path.parent.exists() else "does not exist"
@@ -681,6 +683,7 @@ class TableService:
         path = self.config.journal
         if due(path, hand_number, self.config.rotation):
             rotate(path, through)
+            give_back()  # the copy's pages, freed: the process keeps none of them
 
     async def _rotation(self, work: Callable[..., object], *args: object) -> None:
         """``work(*args)`` in a thread; a rotation that fails only waits for a later hand
