@@ -7,16 +7,16 @@ open-pair option, burns before 4th-7th street, ante 1, bring-in 2, bets 5/10.
 
 import pokerkit
 
-from controller.rules import Rules
+from controller.rules import HeadsUpUncapped, Rules, Variant
 
 POKERKIT_RULES = Rules(
-    variant="seven-card-stud",
+    variant=Variant.SEVEN_CARD_STUD,
     ante=1,
     bring_in=2,
     small_bet=5,
     big_bet=10,
     max_raises=3,
-    heads_up_uncapped="never",
+    heads_up_uncapped=HeadsUpUncapped.NEVER,
     open_pair_big_bet=False,
     burn=True,
 )

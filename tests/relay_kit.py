@@ -34,19 +34,20 @@ class RelayProcess:
             self.process = subprocess.Popen(self._argv, stdout=out, stderr=subprocess.STDOUT)
         process = self.process
 
-        def started() -> re.Match[str] | None:
+        def started() -> str:
+            """The relay's address once it has printed it, else ""."""
             if process.poll() is not None:
                 raise AssertionError(f"luck-table relay stopped:\n{self.output()}")
-            return _URL.search(self.output())
+            found = _URL.search(self.output())
+            return found.group(1) if found else ""
 
         try:
-            found = wait_until(
+            self.url = wait_until(
                 started, "luck-table relay starts", TIMEOUT, poll=0.05, detail=self.output
             )
         except AssertionError:
             self.stop()
             raise
-        self.url = found.group(1)
         return self
 
     def __exit__(
