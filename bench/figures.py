@@ -28,7 +28,16 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the suite imports this file as bench.figures, without bench/ on sys.path
+    from figures_kit import Document, Row
+
+    class Recorded(Document):
+        """A benchmark's JSON as ``write`` reads it, with the script that wrote it."""
+
+        script: str
+
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
@@ -182,7 +191,7 @@ def run(benches: list[Bench], short: bool, results: Path) -> int:
 # --- write -----------------------------------------------------------------------------------
 
 
-def value_text(row: dict[str, Any]) -> str:
+def value_text(row: Row) -> str:
     value = row["value"]
     if value is None:
         return "none"
@@ -201,7 +210,7 @@ def met_text(met: bool | None) -> str:
     return "" if met is None else "met" if met else "**not met**"
 
 
-def when(document: dict[str, Any]) -> str:
+def when(document: Recorded) -> str:
     load = document["load_average"]
     started = document["started"].replace("T", " ")[:16]
     return (
@@ -211,11 +220,11 @@ def when(document: dict[str, Any]) -> str:
     )
 
 
-def command_text(document: dict[str, Any]) -> str:
+def command_text(document: Recorded) -> str:
     return " ".join([f".venv/bin/python bench/{document['script']}", *document["command"]])
 
 
-def section(document: dict[str, Any]) -> list[str]:
+def section(document: Recorded) -> list[str]:
     """A benchmark's generated part: when, the command, its rows, its checks."""
     lines = [
         f"Measured {when(document)}: `{command_text(document)}`.",
@@ -234,7 +243,7 @@ def section(document: dict[str, Any]) -> list[str]:
     return lines
 
 
-def goals(documents: dict[str, dict[str, Any]]) -> list[str]:
+def goals(documents: dict[str, Recorded]) -> list[str]:
     """Every figure that has a goal, of every benchmark: the summary table."""
     lines = ["| benchmark | figure | value | goal | |", "| --- | --- | --- | --- | --- |"]
     for name, document in documents.items():
@@ -253,13 +262,20 @@ def anchor(title: str) -> str:
     return re.sub(r"[^\w\- ]", "", title.lower()).replace(" ", "-")
 
 
-def machines(documents: dict[str, dict[str, Any]]) -> list[str]:
+def machines(documents: dict[str, Recorded]) -> list[str]:
     """The machines the figures were measured on (one row each), and when."""
     seen: dict[tuple[str, ...], list[str]] = {}
     for name, document in documents.items():
         machine = document["machine"]
         key = tuple(
-            str(machine[field]) for field in ("cpu", "cpus", "memory_gib", "kernel", "python")
+            str(value)
+            for value in (
+                machine["cpu"],
+                machine["cpus"],
+                machine["memory_gib"],
+                machine["kernel"],
+                machine["python"],
+            )
         )
         seen.setdefault(key, []).append(name)
     lines = ["| CPU | CPUs | memory (GiB) | kernel | Python | benchmarks |"]
@@ -270,18 +286,18 @@ def machines(documents: dict[str, dict[str, Any]]) -> list[str]:
     return lines
 
 
-def documents_in(results: Path) -> dict[str, dict[str, Any]]:
+def documents_in(results: Path) -> dict[str, Recorded]:
     """The JSON of every benchmark of BENCHES found in ``results``, in BENCHES' order."""
-    found = {}
+    found: dict[str, Recorded] = {}
     for bench in BENCHES:
         path = results / f"{bench.name}.json"
         if path.exists():
-            document = json.loads(path.read_text(encoding="utf-8"))
-            found[bench.name] = document | {"script": bench.script}
+            document: Document = json.loads(path.read_text(encoding="utf-8"))
+            found[bench.name] = {**document, "script": bench.script}
     return found
 
 
-def rewritten(text: str, documents: dict[str, dict[str, Any]]) -> str:
+def rewritten(text: str, documents: dict[str, Recorded]) -> str:
     """``text`` with each marked part made anew from ``documents``."""
     parts = {"goals": goals(documents), "machine": machines(documents)}
     for name, document in documents.items():

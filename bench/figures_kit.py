@@ -31,7 +31,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -84,7 +84,48 @@ def _commit() -> str | None:
     return head.stdout.strip() + ("+" if dirty.stdout.strip() else "")
 
 
-def machine() -> dict[str, Any]:
+class Machine(TypedDict):
+    """The machine a benchmark ran on (``machine`` of its JSON)."""
+
+    cpu: str
+    cpus: int | None
+    memory_gib: float | None
+    kernel: str
+    python: str
+    commit: str | None
+
+
+class LoadAverage(TypedDict):
+    before: list[float]
+    after: list[float]
+
+
+class Row(TypedDict):
+    """A headline figure (``value`` None: not a finite number, as JSON has none)."""
+
+    what: str
+    value: float | str | None
+    unit: str
+    goal: str | None
+    met: bool | None
+
+
+class Document(TypedDict):
+    """A benchmark's JSON, as this module's docstring tells it."""
+
+    bench: str
+    command: list[str]
+    started: str
+    seconds: float
+    machine: Machine
+    load_average: LoadAverage
+    rows: list[Row]
+    checks: dict[str, bool]
+    passed: bool
+    figures: dict[str, object]
+
+
+def machine() -> Machine:
     """The machine the figures were measured on."""
     return {
         "cpu": _cpu_model(),
@@ -113,7 +154,7 @@ def load_average() -> list[float]:
     return [round(value, 2) for value in os.getloadavg()]
 
 
-def _finite(value: Any) -> Any:
+def _finite(value: object) -> object:
     """``value`` with every NaN or infinity (a run with no samples) as None: JSON has none."""
     if isinstance(value, float) and not math.isfinite(value):
         return None
@@ -133,9 +174,9 @@ class Report:
     started: datetime.datetime = field(default_factory=lambda: datetime.datetime.now(datetime.UTC))
     clock: float = field(default_factory=time.perf_counter)
     load_before: list[float] = field(default_factory=load_average)
-    rows: list[dict[str, Any]] = field(default_factory=list)
+    rows: list[Row] = field(default_factory=list)
     checks: dict[str, bool] = field(default_factory=dict)
-    figures: dict[str, Any] = field(default_factory=dict)
+    figures: dict[str, object] = field(default_factory=dict)
 
     @classmethod
     def start(cls, script: str, args: argparse.Namespace) -> Report:
@@ -165,7 +206,7 @@ class Report:
     def passed(self) -> bool:
         return all(self.checks.values())
 
-    def document(self) -> dict[str, Any]:
+    def document(self) -> Document:
         return {
             "bench": self.bench,
             "command": _without_json(sys.argv[1:]),
