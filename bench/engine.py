@@ -21,12 +21,13 @@ import argparse
 import random
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pokerkit
 from figures_kit import Report, add_json_option
 
-from controller.rules import DECK, Action, Choice, Deal, Do, Rules, start_hand
+from controller.rules import DECK, Action, Card, Choice, Deal, Do, Rules, start_hand
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
@@ -38,8 +39,13 @@ WAGERS = (Do.COMPLETE, Do.BET, Do.RAISE)
 CHECK = Choice(Do.CHECK)
 PK_CARDS = {card: next(iter(pokerkit.Card.parse(str(card)))) for card in DECK}
 
+#: A hand to play: the stacks, a shuffled deck and a seed for the decisions.
+Dealt = tuple[list[int], list[Card], int]
+#: A contender playing one hand.
+Play = Callable[[list[int], list[Card], int], None]
 
-def deals(hands: int, seed: int, most: int) -> list[tuple[list[int], list, int]]:
+
+def deals(hands: int, seed: int, most: int) -> list[Dealt]:
     """Per hand: stacks, a shuffled deck and a seed for the decisions."""
     rng = random.Random(seed)
     out = []
@@ -56,7 +62,7 @@ def weight(kind: str) -> int:
     return {"fold": 2, "wager": 3}.get(kind, 8)
 
 
-def engine_hand(rules: Rules, stacks: list[int], deck: list, seed: int) -> None:
+def engine_hand(rules: Rules, stacks: list[int], deck: list[Card], seed: int) -> None:
     rng = random.Random(seed)
     hand = start_hand(rules, dict(enumerate(stacks, start=1))).hand
     cards = iter(deck)
@@ -81,15 +87,15 @@ def engine_hand(rules: Rules, stacks: list[int], deck: list, seed: int) -> None:
             hand = hand.apply(Action(choice.do, waiting.seat, choice.to)).hand
 
 
-def stud_hand(stacks: list[int], deck: list, seed: int) -> None:
+def stud_hand(stacks: list[int], deck: list[Card], seed: int) -> None:
     engine_hand(POKERKIT_RULES, stacks, deck, seed)
 
 
-def luck_hand(stacks: list[int], deck: list, seed: int) -> None:
+def luck_hand(stacks: list[int], deck: list[Card], seed: int) -> None:
     engine_hand(LUCK, stacks, deck, seed)
 
 
-def pokerkit_hand(stacks: list[int], deck: list, seed: int) -> None:
+def pokerkit_hand(stacks: list[int], deck: list[Card], seed: int) -> None:
     rng = random.Random(seed)
     state = pokerkit_state(stacks)
     cards = iter(deck)
@@ -99,7 +105,8 @@ def pokerkit_hand(stacks: list[int], deck: list, seed: int) -> None:
         elif state.can_deal_hole():
             state.deal_hole(PK_CARDS[next(cards)])
         else:
-            options = []
+            # each: its kind (for the weights), the act and its arguments
+            options: list[tuple[str, Callable[..., object], tuple[int | None, ...]]] = []
             if state.can_post_bring_in():
                 options.append(("call", state.post_bring_in, ()))
             if state.can_check_or_call():
@@ -113,7 +120,7 @@ def pokerkit_hand(stacks: list[int], deck: list, seed: int) -> None:
             act(*args)
 
 
-def rate(play, hands: list, repeat: int) -> float:
+def rate(play: Play, hands: list[Dealt], repeat: int) -> float:
     best = float("inf")
     for _ in range(repeat):
         start = time.process_time()

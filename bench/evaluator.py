@@ -25,6 +25,8 @@ import platform
 import random
 import sys
 import time
+from collections.abc import Callable, Sequence
+from functools import partial
 from importlib import metadata
 from pathlib import Path
 
@@ -36,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from figures_kit import Report, add_json_option
 from reference_eval import CATEGORIES, reference_value
 
-from controller.rules import DECK, Rules, Variant, evaluate, evaluate_many
+from controller.rules import DECK, Card, Rules, Variant, evaluate, evaluate_many
 
 FOURS = [card for card in DECK if card.rank == 4]
 OTHERS = [card for card in DECK if card.rank != 4]
@@ -46,11 +48,11 @@ GOAL_ONE = 0.15  # evaluate's rate at least this share of eval7's
 GOAL_MANY = 2.0  # evaluate_many's at least this multiple
 
 
-def natural_hands(rng: random.Random, count: int, size: int) -> list[tuple]:
+def natural_hands(rng: random.Random, count: int, size: int) -> list[tuple[Card, ...]]:
     return [tuple(rng.sample(DECK, size)) for _ in range(count)]
 
 
-def wild_heavy_hands(rng: random.Random, count: int, size: int) -> list[tuple]:
+def wild_heavy_hands(rng: random.Random, count: int, size: int) -> list[tuple[Card, ...]]:
     hands = []
     for _ in range(count):
         wilds = rng.randint(0, 4)
@@ -60,18 +62,18 @@ def wild_heavy_hands(rng: random.Random, count: int, size: int) -> list[tuple]:
     return hands
 
 
-def evaluate_all(hands, rules) -> None:
+def evaluate_all(hands: Sequence[tuple[Card, ...]], rules: Rules) -> None:
     for hand in hands:
         evaluate(hand, rules)
 
 
-def eval7_all(hands) -> None:
+def eval7_all(hands: list[list[eval7.Card]]) -> None:
     evaluate_plain = eval7.evaluate
     for hand in hands:
         evaluate_plain(hand)
 
 
-def best_rate(count: int, run, repeats: int) -> float:
+def best_rate(count: int, run: Callable[[], object], repeats: int) -> float:
     """Hands per second of the fastest of ``repeats`` runs."""
     best = float("inf")
     for _ in range(repeats):
@@ -127,10 +129,8 @@ def main() -> int:
     rates: dict[str, dict[str, float]] = {}
     for name, hands in sets.items():
         codes = np.array(hands, dtype=np.int8)
-        loop_rate = best_rate(
-            len(hands), lambda hands=hands: evaluate_all(hands, rules), args.repeats
-        )
-        many_rate = best_rate(len(hands), lambda codes=codes: evaluate_many(codes, rules), 3)
+        loop_rate = best_rate(len(hands), partial(evaluate_all, hands, rules), args.repeats)
+        many_rate = best_rate(len(hands), partial(evaluate_many, codes, rules), 3)
         keys = [evaluate(hand, rules).key for hand in hands]
         mismatched = int((evaluate_many(codes, rules) != np.array(keys)).sum())
 

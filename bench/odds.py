@@ -36,8 +36,11 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from fractions import Fraction
+from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
@@ -49,12 +52,14 @@ from odds_kit import FOUR, at_cards, last_up, play_to
 from controller.odds import AUTO_EXACT_WORK, Method, deal_model, odds
 from controller.odds.compute import TIE_UNIT, exact_deals, exact_work
 from controller.odds.plan import DealModel, Plan
-from controller.rules import Deal, Rules, evaluate
+from controller.rules import BonusTiming, Card, Deal, Rules, evaluate
 from controller.rules.hand import Hand
 from controller.rules.state import FOUR_OF_CLUBS
 
+T = TypeVar("T")
 
-def cpu(run) -> tuple[float, object]:
+
+def cpu(run: Callable[[], T]) -> tuple[float, T]:
     start = time.process_time()
     result = run()
     return time.process_time() - start, result
@@ -63,7 +68,7 @@ def cpu(run) -> tuple[float, object]:
 # The baseline: one deal at a time ------------------------------------------------------
 
 
-def baseline_value(model: DealModel, plan: Plan, draws: tuple[int, ...]) -> list[int]:
+def baseline_value(model: DealModel, plan: Plan, draws: tuple[Card, ...]) -> list[int]:
     slots = (*plan.before, *plan.after)
     rules = model.hand.rules
     values = []
@@ -88,7 +93,8 @@ def tally(values: list[int], totals: list[list[int]], weight: int) -> None:
 
 def baseline_exact(model: DealModel, limit: int) -> tuple[int, list[Fraction] | None]:
     """Deals enumerated (at most ``limit``) and the exact equities if it got through."""
-    forks = {plan.four_at for plan in model.plans[1:]}
+    # (every plan but the first has a four_at)
+    forks = {plan.four_at for plan in model.plans[1:] if plan.four_at is not None}
     equity = [Fraction(0)] * len(model.seats)
     done = 0
     for plan in model.plans:
@@ -143,8 +149,9 @@ def third_street(states: int, baseline_states: int, report: Report) -> None:
     errors = []
     for seed in range(states):
         hand = play_to(8, at_cards(24), seed=seed)
-        plans_time, _ = cpu(lambda hand=hand: deal_model(hand))
-        odds_time, result = cpu(lambda hand=hand: odds(hand))
+        plans_time, _ = cpu(partial(deal_model, hand))
+        odds_time, result = cpu(partial(odds, hand))
+        assert result.standard_error is not None  # Monte Carlo's, as on third street
         times.append(odds_time)
         errors.append(100 * result.standard_error)
         line = (
@@ -153,9 +160,7 @@ def third_street(states: int, baseline_states: int, report: Report) -> None:
         )
         if seed < baseline_states:
             model = deal_model(hand)
-            base_time, _ = cpu(
-                lambda m=model, d=result.deals, s=seed: baseline_monte_carlo(m, d, s)
-            )
+            base_time, _ = cpu(partial(baseline_monte_carlo, model, result.deals, seed))
             line += f"{1000 * base_time:>13,.0f}{base_time / odds_time:>6.0f}x"
         print(line)
     print(
@@ -197,7 +202,7 @@ def sixth_street(repeats: int, baseline_deals: int, report: Report) -> None:
     rows: list[dict[str, object]] = []
     for players in range(2, 9):
         before_last = play_to(players, last_up, seed=players, last=(FOUR,))
-        at_end = Rules(bonus_timing="end_of_street")
+        at_end = Rules(bonus_timing=BonusTiming.END_OF_STREET)
         end_of_street = play_to(players, last_up, seed=players, last=(FOUR,), rules=at_end)
         points = {
             "sixth street dealt": play_to(players, seventh, seed=players),
@@ -207,7 +212,7 @@ def sixth_street(repeats: int, baseline_deals: int, report: Report) -> None:
         }
         for name, hand in points.items():
             if exact_work(deal_model(hand)) > AUTO_EXACT_WORK:
-                spent, result = cpu(lambda hand=hand: odds(hand))
+                spent, result = cpu(partial(odds, hand))
                 print(
                     f"{players:>8}  {name:<22}{'':>6}{exact_deals(deal_model(hand)):>12,}"
                     f"{'':>10}  too many: Monte Carlo, {result.deals:,} deals in "
@@ -216,14 +221,15 @@ def sixth_street(repeats: int, baseline_deals: int, report: Report) -> None:
                 continue
             best = math.inf
             for _ in range(repeats):
-                spent, result = cpu(lambda hand=hand: odds(hand, Method.EXACT))
+                spent, result = cpu(partial(odds, hand, Method.EXACT))
                 best = min(best, spent)
             worst = max(worst, best)
             model = deal_model(hand)
-            base_time, (done, equity) = cpu(lambda m=model: baseline_exact(m, baseline_deals))
+            base_time, (done, equity) = cpu(partial(baseline_exact, model, baseline_deals))
             scaled = equity is None
             if scaled:
                 base_time *= result.deals / done
+            assert result.fractions is not None  # exact's
             same = "scaled" if scaled else str(equity == list(result.fractions.equity))
             if not scaled:
                 report.check("exact odds equal the baseline's fractions", same == "True")
