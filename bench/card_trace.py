@@ -34,8 +34,9 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -45,25 +46,33 @@ import table as bench  # noqa: E402  # bench/table.py
 from figures_kit import Report, add_json_option  # noqa: E402
 
 from controller.floor import shipper as shipping  # noqa: E402
+from controller.floor import store as floor_store  # noqa: E402
+from controller.intake import Arrival  # noqa: E402
 from controller.journal import store as journal_store  # noqa: E402
 from controller.service import service as table_service  # noqa: E402
+from controller.table import Step  # noqa: E402
 from tests.floor_scratch import scratch_database  # noqa: E402
+from tests.service_kit import simulator  # noqa: E402
 
 #: Hands of the journal the floor does not hold in the way "resume" (as bench/table.py's (g)).
 RESUME = 300
 now = time.perf_counter  # CLOCK_MONOTONIC: one clock for the service's and the shipper's process
 #: The shipper's process writes its times here (it inherits the variable).
 CHILD_LOG = "LUCK_CARD_TRACE_CHILD"
-events: list[tuple[float, float, str, Any]] = []  # start, end, kind, detail
+#: start, end, kind, detail: what the probe of that kind noted (of its own type: a size, a
+#: generation, a name, or the values before and after)
+events: list[tuple[float, float, str, Any]] = []
 sending: list[float] = [0.0]  # the loop's seconds in the feed's viewers' tasks
 
 
-def traced(owner: Any, name: str, kind: str, detail: Any = None) -> None:
+def traced(
+    owner: object, name: str, kind: str, detail: Callable[..., object] | None = None
+) -> None:
     """Time ``owner.name`` (a function or coroutine function) into ``events``."""
     original = getattr(owner, name)
     if asyncio.iscoroutinefunction(original):
 
-        async def timed_async(*args: Any, **kwargs: Any) -> Any:
+        async def timed_async(*args: object, **kwargs: object) -> object:
             started = now()
             events.append((started, started, kind, detail and detail(*args)))
             return await original(*args, **kwargs)
@@ -71,7 +80,7 @@ def traced(owner: Any, name: str, kind: str, detail: Any = None) -> None:
         setattr(owner, name, timed_async)
         return
 
-    def timed(*args: Any, **kwargs: Any) -> Any:
+    def timed(*args: object, **kwargs: object) -> object:
         before = detail(*args) if detail else None
         started = now()
         result = original(*args, **kwargs)
@@ -81,19 +90,19 @@ def traced(owner: Any, name: str, kind: str, detail: Any = None) -> None:
     setattr(owner, name, timed)
 
 
-def main_file(journal: Any) -> int:
+def main_file(journal: journal_store.Journal) -> int:
     return os.stat(journal.path).st_mtime_ns
 
 
-def cards_in(service: Any, batch: Any) -> bool:
+def cards_in(service: table_service.TableService, batch: Sequence[Arrival]) -> bool:
     return any(type(arrival.event).__name__ == "CardRead" for arrival in batch)
 
 
-def applied_card(service: Any, position: int, step: Any, at: float) -> bool:
+def applied_card(service: table_service.TableService, position: int, step: Step, at: float) -> bool:
     return any(effect.kind in ("card", "burn") for effect in step.effects)
 
 
-def wal_size(journal: Any) -> int:
+def wal_size(journal: journal_store.Journal) -> int:
     with contextlib.suppress(OSError):
         return os.stat(f"{journal.path}-wal").st_size
     return 0
@@ -115,7 +124,7 @@ def trace_the_service() -> None:
         started = now()
         run(handle)
         took = now() - started
-        callback = handle._callback  # type: ignore[attr-defined]
+        callback = handle._callback  # type: ignore[attr-defined]  # private: typeshed has none
         task = getattr(callback, "__self__", None)
         coroutine = task.get_coro() if isinstance(task, asyncio.Task) else None
         name = getattr(coroutine or callback, "__qualname__", type(callback).__name__)
@@ -124,13 +133,14 @@ def trace_the_service() -> None:
         if took > 0.001:
             events.append((started, started + took, "slow", name))
 
-    asyncio.events.Handle._run = timed_run  # type: ignore[method-assign]
+    setattr(asyncio.events.Handle, "_run", timed_run)  # noqa: B010  # patched as traced patches
+    collecting = [0.0]  # when the collection under way started
 
     def collected(phase: str, info: dict[str, int]) -> None:
         if phase == "start":
-            collected.started = now()  # type: ignore[attr-defined]
+            collecting[0] = now()
         else:
-            events.append((collected.started, now(), "gc", info["generation"]))  # type: ignore[attr-defined]
+            events.append((collecting[0], now(), "gc", info["generation"]))
 
     gc.callbacks.append(collected)
 
@@ -140,10 +150,15 @@ def trace_the_shipper(path: str) -> None:
     log = open(path, "a", buffering=1)  # noqa: SIM115  # open for the process's life
 
     for name in ("derive", "ingest"):
-        owner = shipping if name == "derive" else shipping.store
+        owner = shipping if name == "derive" else floor_store  # the store module the shipper calls
         original = getattr(owner, name)
 
-        def timed(*args: Any, _original: Any = original, _name: str = name, **kwargs: Any) -> Any:
+        def timed(
+            *args: object,
+            _original: Callable[..., object] = original,
+            _name: str = name,
+            **kwargs: object,
+        ) -> object:
             started = now()
             result = _original(*args, **kwargs)
             log.write(f"{_name} {started:.6f} {now():.6f}\n")
@@ -187,9 +202,16 @@ def in_figures(samples: list[float]) -> dict[str, float | None]:
     }
 
 
-def report(
-    cards: list[tuple[float, float]], child: list[tuple[str, float, float]]
-) -> dict[str, Any]:
+class Traced(TypedDict):
+    """The stages' figures of a way's cards (``report``)."""
+
+    stages: dict[str, dict[str, float | None]]  # each stage's ``in_figures``
+    commits: int
+    wal_max_bytes: int
+    full_collections_ms: list[float]
+
+
+def report(cards: list[tuple[float, float]], child: list[tuple[str, float, float]]) -> Traced:
     """The stages of each card, and what ran beside them; the stages' figures."""
     first, last = cards[0][0], cards[-1][0] + cards[-1][1] / 1000
     during = [e for e in events if first <= e[0] <= last]
@@ -206,14 +228,14 @@ def report(
     starts = [c[0] for c in commits]
     for sent, ms in cards:
         got = arrived[bisect.bisect_left(arrived, sent) :][:1]
-        commit = commits[bisect.bisect_left(starts, got[0]) :][:1] if got else []
-        table = applied[bisect.bisect_left(applied, commit[0][1]) :][:1] if commit else []
+        committed = commits[bisect.bisect_left(starts, got[0]) :][:1] if got else []
+        table = applied[bisect.bisect_left(applied, committed[0][1]) :][:1] if committed else []
         if not table:
             continue
         stages["card"].append(ms)
         stages["to the service"].append((got[0] - sent) * 1000)
-        stages["its commit"].append((commit[0][1] - commit[0][0]) * 1000)
-        stages["the table"].append((table[0] - commit[0][1]) * 1000)
+        stages["its commit"].append((committed[0][1] - committed[0][0]) * 1000)
+        stages["the table"].append((table[0] - committed[0][1]) * 1000)
         stages["published"].append((sent + ms / 1000 - table[0]) * 1000)
     for name, samples in stages.items():
         print(f"      {name:16s} {quantiles(samples)}")
@@ -235,9 +257,9 @@ def report(
         if commit[3][0] != commit[3][1]:
             changed.append(f"{ms:.1f}{'' if kinds else ' (its own checkpoint)'}")
     for kind in ("checkpoint", "rotation"):
-        spans = [(e[1] - e[0]) * 1000 for e in during if e[2] == kind]
+        lengths = [(e[1] - e[0]) * 1000 for e in during if e[2] == kind]
         print(
-            f"      {kind}s: {len(spans)}, {quantiles(spans)}; the commits beside one: "
+            f"      {kind}s: {len(lengths)}, {quantiles(lengths)}; the commits beside one: "
             f"{len(beside[kind])}, {quantiles(beside[kind])}"
         )
     print(f"      commits that changed the journal's file: [{', '.join(changed)}] ms")
@@ -285,14 +307,16 @@ def run(
     cpu = [0.0, 0.0]  # PostgreSQL's CPU seconds, and the dealing's, while the cards were dealt
 
     @contextlib.asynccontextmanager
-    async def kept(service: Any, control_address: str) -> Any:
+    async def kept(
+        service: table_service.TableService, control_address: str
+    ) -> AsyncIterator[bench.Dealing]:
         used, started = postgres_cpu(), now()
         async with dealing(service, control_address) as cards_dealt:
             yield cards_dealt
         cpu[:] = [postgres_cpu() - used, now() - started]  # its backends still there
         dealt.extend(cards_dealt.cards)
 
-    bench.dealing = kept  # type: ignore[assignment]
+    bench.dealing = kept
     events.clear()
     sending[0] = 0.0
     catching_up = 0  # the cards drawn while the floor caught up (way "resume")
@@ -313,7 +337,7 @@ def run(
                     folder / way, port, control, cards, dsn, viewers if way == "viewed" else 0
                 )
             )
-    bench.dealing = dealing  # type: ignore[assignment]
+    bench.dealing = dealing
     lines = child.read_text().split() if child.exists() else []
     spans = [(lines[i], float(lines[i + 1]), float(lines[i + 2])) for i in range(0, len(lines), 3)]
     print(
@@ -324,7 +348,7 @@ def run(
     figures = report(traced, spans)
     out.check("every way dealt its cards", len(dealt) >= cards > 0 or way == "resume")
     out.check("every way's cards traced at every stage", len(figures["stages"]) > 0)
-    out.figures[way] = {"cards": len(traced), "postgres_cpu_s": round(cpu[0], 3)} | figures
+    out.figures[way] = {"cards": len(traced), "postgres_cpu_s": round(cpu[0], 3), **figures}
     out.row(f"{way}: a card, p99", figures["stages"]["card"]["p99_ms"] or 0.0, "ms")
 
 
@@ -336,10 +360,10 @@ def main() -> int:
     add_json_option(parser)
     args = parser.parse_args()
     out = Report.start(__file__, args)
-    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]  # a TextIOWrapper
     print("load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     trace_the_service()
-    with tempfile.TemporaryDirectory() as folder, bench.simulator("shoe", seed=3) as shoe:
+    with tempfile.TemporaryDirectory() as folder, simulator("shoe", seed=3) as shoe:
         control = shoe.announced["control"]
         alone = asyncio.run(bench.driver_alone(shoe.port, control, args.cards))
         print(f"    driver alone: {quantiles(alone)}")

@@ -89,7 +89,7 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypedDict
 
 import httpx
 import psycopg
@@ -97,7 +97,7 @@ import psycopg
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from figures_kit import Report, add_json_option  # noqa: E402
+from figures_kit import LoadAverage, Report, add_json_option  # noqa: E402
 
 from controller.journal import Input, Journal, rotation  # noqa: E402
 from controller.journal.device_events import to_input  # noqa: E402
@@ -157,7 +157,16 @@ def wire_ms() -> float:
     return len(encode_frame(0, CardMessage(51, 1, bytes(7)))) * BITS_PER_BYTE / BAUD * 1000
 
 
-def in_figures(samples: list[float]) -> dict[str, float | int | None]:
+class Cards(TypedDict):
+    """A run's cards, p50 and p99 (ms; None without cards), as JSON."""
+
+    cards: int
+    p50_ms: float | None
+    p99_ms: float | None
+    own_share_ms: NotRequired[float]  # (a)'s: its p99 less the driver's alone
+
+
+def in_figures(samples: list[float]) -> Cards:
     """A run's cards, p50 and p99 (ms), as JSON."""
     if not samples:
         return {"cards": 0, "p50_ms": None, "p99_ms": None}
@@ -392,15 +401,15 @@ def latency(cards: int, viewers: int, out: Report) -> None:
             share = f"   service's own share {own:6.3f} ms: {verdict}"
         print(f"    {name:22s} p50 {p50:7.3f} ms   p99 {p99:7.3f} ms{share}")
     print(f"    wire time of a {frame}-byte CARD frame: {wire:.3f} ms")
-    latencies: dict[str, Any] = {"wire_ms": round(wire, 3)}
+    latencies: dict[str, float | Cards] = {"wire_ms": round(wire, 3)}
     for name, samples in runs.items():
-        latencies[name] = in_figures(samples)
+        latencies[name] = run = in_figures(samples)
         if name in ("driver alone", "one commit"):
             continue
         out.check(f"(a) {name}: every card dealt", len(samples) == cards)
         goal_row(out, f"(a) {name}", samples)
         own = percentiles(samples)[1] - driver_p99
-        latencies[name]["own_share_ms"] = round(own, 3)
+        run["own_share_ms"] = round(own, 3)
         goal = f"<= one commit's p99 + 1 ms = {commit_p99 + 1:.2f} ms"
         out.row(f"(a) {name}: the service's own share", own, "ms", goal, own <= commit_p99 + 1)
     out.figures["latency"] = latencies
@@ -435,7 +444,7 @@ def write_journal(path: Path, hands: int, seed: int, in_progress: bool = True) -
             written += len(batch)
             assert journal.append(batch)[-1] == written
             batch.clear()
-            state = Recovered(table, written, {"shoe": shoe}).state()
+            state = Recovered(table, written, {DeviceKind.SHOE: shoe}).state()
             snapshots.save(written, table.hand_number, state)
 
     def device(kind: str, **fields: object) -> Input:
@@ -462,22 +471,24 @@ def write_journal(path: Path, hands: int, seed: int, in_progress: bool = True) -
         records.append(record_of(NewHand(at=clock)))
         feed(records)
         while table.in_hand:
-            waiting = table.hand.waiting_for  # type: ignore[union-attr]
+            assert table.hand is not None  # in a hand
+            waiting = table.hand.waiting_for
             assert waiting is not None
             if number == hands and len(table.hand_log) >= 30:
                 break
             if waiting.kind == "card":
                 feed([device("CardRead", card=deck.pop(), read_counter=seq, uid="")])
                 continue
+            assert waiting.seat is not None  # a decision's wait names its seat
             clock += 300
             if waiting.kind == "action":
                 legal = [c for c in waiting.legal if c.do is not Do.FOLD] or list(waiting.legal)
                 choice = rng.choice(legal)
-                item = Decide(at=clock, seat=waiting.seat, do=choice.do, to=choice.to)  # type: ignore[arg-type]
+                item = Decide(at=clock, seat=waiting.seat, do=choice.do, to=choice.to)
             elif waiting.kind == "bonus":
-                item = Decide(at=clock, seat=waiting.seat, do=Do.BONUS, accept=True)  # type: ignore[arg-type]
+                item = Decide(at=clock, seat=waiting.seat, do=Do.BONUS, accept=True)
             else:
-                item = Decide(at=clock, seat=waiting.seat, do=Do.SHOW)  # type: ignore[arg-type]
+                item = Decide(at=clock, seat=waiting.seat, do=Do.SHOW)
             feed([record_of(item)])
     journal.append(batch)
     snapshots.close()
@@ -634,6 +645,8 @@ def resume(hands: int, cards: int, out: Report) -> None:
 
     print(f"(g) card latency while the floor catches up a journal of {hands:,} hands")
     print("    load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
+    resumed: dict[str, object] = {}  # each way's
+    out.figures["resume"] = resumed
     with (
         tempfile.TemporaryDirectory() as folder,
         simulator("shoe", seed=3) as shoe,
@@ -659,7 +672,7 @@ def resume(hands: int, cards: int, out: Report) -> None:
             print(f"    {how}: the floor caught up in {took:.1f} s")
             if how == "process":  # as the service ships now
                 goal_row(out, f"(g) cards while the floor catches up {hands} hands", during)
-            out.figures.setdefault("resume", {})[how] = {
+            resumed[how] = {
                 "hands": hands,
                 "caught_up_s": round(took, 2),
                 "catching_up": in_figures(during),
@@ -684,10 +697,10 @@ class Rotations:
         rotate = rotation.rotate  # the service's (its module imported this one)
         steps = {name: getattr(rotation, name) for name in self.STEPS}
 
-        def timed_rotate(*args: object, **options: bool) -> Segment | None:
+        def timed_rotate(path: str | Path, through: int, **options: bool) -> Segment | None:
             self._steps = dict.fromkeys(self.STEPS, 0.0)
             started = time.perf_counter()
-            segment = rotate(*args, **options)  # type: ignore[arg-type]
+            segment = rotate(path, through, **options)
             self.done.append((started, time.perf_counter(), self._steps, segment))
             return segment
 
@@ -757,6 +770,8 @@ def rotating(every: int, cards: int, out: Report, services: int = SESSIONS) -> N
                     )
                 finally:
                     rotation.CHAIN_STEP = original
+    rotated_by: dict[str, object] = {}  # each way's
+    out.figures["rotations"] = rotated_by
     for how, each in sessions.items():
         print(f"    {how}:")
         runs = rotated(each)
@@ -766,7 +781,7 @@ def rotating(every: int, cards: int, out: Report, services: int = SESSIONS) -> N
         rotations = [
             ended - started for rotations, _ in each for started, ended, *_ in rotations.done
         ]
-        out.figures.setdefault("rotations", {})[how] = {
+        rotated_by[how] = {
             "segment_hands": every,
             "rotation_s": [round(took, 3) for took in rotations],
             **{name: in_figures(run) for name, run in runs.items()},
@@ -807,9 +822,32 @@ def resident() -> int:
         return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
+class Attacked(TypedDict):
+    """One attack's figures (``summary``), and the quiet baseline's."""
+
+    cards: int
+    p50_ms: float
+    p99_ms: float
+    rss_before_mib: int
+    rss_after_mib: int
+    answers: dict[str, int]  # how many of each answer (an HTTP status or what befell it)
+    seconds: NotRequired[float]  # an attack's (the baseline has none of these three)
+    service_cpu_s: NotRequired[float]
+    attacker_cpu_s: NotRequired[float]
+
+
+class UnderAttack(TypedDict):
+    """(f)'s figures."""
+
+    quiet_cards: int
+    attacks: dict[str, Attacked]
+    rss_growth_mib: float
+    load_average: NotRequired[LoadAverage]  # the machine's, before and after
+
+
 async def under_attack(
     folder: Path, port: str, control_address: str, cards: int, attempts: int, seconds: float
-) -> dict[str, Any]:
+) -> UnderAttack:
     """Deal with the console served; sign-in bursts, big bodies, feed floods, decision
     floods and a PIN sweep meanwhile, sent by a process of their own (as an attacker's
     machine would: not on the table's loop), one after the other. Each attack's figures
@@ -820,7 +858,7 @@ async def under_attack(
     settings = config(folder, port)
     settings = replace(settings, api=replace(settings.api, port=0))
     loop = asyncio.get_running_loop()
-    figures: dict[str, dict[str, Any]] = {}
+    figures: dict[str, Attacked] = {}
     async with TableService(settings) as service:
         served = await serve(service)
         with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as attacker:
@@ -894,7 +932,7 @@ def cpu_seconds() -> float:
     return times.user + times.system
 
 
-def summary(run: list[float], before: int, after: int, answers: object) -> dict[str, Any]:
+def summary(run: list[float], before: int, after: int, answers: dict[str, int]) -> Attacked:
     """One attack's figures: its cards, their p50 and p99, memory before and after (MiB)."""
     p50, p99 = percentiles(run) if run else (float("nan"), float("nan"))
     return {
@@ -1122,7 +1160,7 @@ def main() -> int:
     parser.add_argument("--sessions", type=int, default=SESSIONS, help="(h)'s services a way")
     args = parser.parse_args()
     out = Report.start(__file__, args)
-    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]  # a TextIOWrapper
     print(
         f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
         f"Python {platform.python_version()}"
