@@ -43,7 +43,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypedDict
 from urllib.parse import urlsplit
 
 from figures_kit import Report, add_json_option
@@ -104,6 +104,8 @@ class Viewer:
         self.buffer += data
         for level, kind, stamp in ancillary:
             if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS:
+                seconds: int
+                nanoseconds: int
                 seconds, nanoseconds = struct.unpack("qq", stamp[:16])
                 return seconds * 1_000_000_000 + nanoseconds
         return time.time_ns()
@@ -190,7 +192,13 @@ max_connections = 100000
     return path
 
 
-async def settled(shoe: SimulatorProcess) -> None:
+class Shoe(Protocol):
+    """What dealing asks of the shoe: its control commands (SimulatorProcess's)."""
+
+    def command(self, line: str, /) -> Any: ...  # its reply's JSON, as SimulatorProcess's
+
+
+async def settled(shoe: Shoe) -> None:
     while True:
         status = await asyncio.to_thread(shoe.command, "status")
         if status["connected"] and status["pending"] == 0:
@@ -214,9 +222,7 @@ class Stamps:
             self.read[seq], self.drawn = self.drawn, None
 
 
-async def play_hand(
-    service: TableService, shoe: SimulatorProcess, seed: int, stamps: Stamps
-) -> None:
+async def play_hand(service: TableService, shoe: Shoe, seed: int, stamps: Stamps) -> None:
     await asyncio.to_thread(shoe.command, f"load seed={seed}")
     await settled(shoe)
     step = await service.submit(NewHand(at=0))
@@ -230,12 +236,13 @@ async def play_hand(
             await asyncio.to_thread(shoe.command, "draw")
             await settled(shoe)
             continue
+        assert waiting.seat is not None  # a decision's wait names its seat
         legal = {choice.do: choice for choice in waiting.legal}
         if waiting.kind == "bonus":
             decision = Decide(at=0, seat=waiting.seat, do=Do.BONUS, accept=True)
         elif waiting.kind == "show":
             decision = Decide(at=0, seat=waiting.seat, do=Do.SHOW)
-        elif waiting.seat is not None and waiting.seat > STAY and Do.FOLD in legal:
+        elif waiting.seat > STAY and Do.FOLD in legal:
             decision = Decide(at=0, seat=waiting.seat, do=Do.FOLD)
         else:
             do = next(d for d in (Do.CHECK, Do.CALL, Do.BRING_IN, Do.COMPLETE) if d in legal)
@@ -250,10 +257,39 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def percentiles(latencies: list[float]) -> tuple[float, float, float]:
+#: p50, p99 and max, in ms.
+Latencies = tuple[float, float, float]
+
+
+def percentiles(latencies: list[int]) -> Latencies:
     """p50, p99 and max, in ms, of ``latencies`` in ns."""
     p99 = statistics.quantiles(latencies, n=100, method="inclusive")[98]
     return statistics.median(latencies) / 1e6, p99 / 1e6, max(latencies) / 1e6
+
+
+class Viewed(TypedDict):
+    """What the viewers' process reports (``viewers``): each viewer's messages (number,
+    received and read, in ns) and its own CPU seconds."""
+
+    got: list[list[list[int]]]
+    cpu: float
+
+
+class Way(TypedDict):
+    """A way's run (``measure``): its latencies (p50, p99 and max in ms) from a card read to
+    the table, to every viewer and to the viewers' process; its losses; its CPU (% of a
+    core: the service's, the relay's, the viewers')."""
+
+    viewers: int
+    how: str
+    cards: int
+    complete: int
+    table: Latencies
+    viewer: Latencies
+    process: Latencies
+    dropped: int
+    out_of_order: int
+    cpu: tuple[float, float, float]
 
 
 async def measure(
@@ -263,7 +299,7 @@ async def measure(
     hands: int,
     stamps: Stamps,
     relay: RelayProcess | None = None,
-) -> dict[str, Any]:
+) -> Way:
     """Deal ``hands`` hands with a viewer on each of ``urls`` (in a process of their own)."""
     client = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -286,7 +322,7 @@ async def measure(
     await asyncio.sleep(1.0)  # the last updates on their way
     client.stdin.write(b"stop\n")
     await client.stdin.drain()
-    report = json.loads(await asyncio.wait_for(client.stdout.readline(), 300))
+    report: Viewed = json.loads(await asyncio.wait_for(client.stdout.readline(), 300))
     wall, cpu = time.monotonic() - started, time.process_time() - cpu
     relay_cpu = 0.0 if relay_pid is None else cpu_seconds(relay_pid) - relay_cpu
     await client.wait()
@@ -327,7 +363,7 @@ def sitting(service: TableService, seat: int) -> int:
     return place.sitting
 
 
-async def bench(public_viewers: int, hands: int) -> list[dict[str, Any]]:
+async def bench(public_viewers: int, hands: int) -> list[Way]:
     with (
         tempfile.TemporaryDirectory() as folder,
         SimulatorProcess("shoe", "--pty", "--baud", "115200", "--heartbeat-ms", "200") as shoe,
@@ -347,7 +383,7 @@ async def bench(public_viewers: int, hands: int) -> list[dict[str, Any]]:
                     stamps.put(update)
                 put(update)
 
-            updates.put = stamped  # type: ignore[method-assign]
+            updates.put = stamped  # type: ignore[method-assign]  # the same call, stamped
             served = await serve(service, port=0)  # its feed starts numbering here
             public = served.url.replace("http", "ws", 1) + "/ws"
             auth = served.app.state.auth
@@ -366,7 +402,7 @@ async def bench(public_viewers: int, hands: int) -> list[dict[str, Any]]:
     return rows
 
 
-def show(rows: list[dict[str, Any]], public_viewers: int) -> None:
+def show(rows: list[Way], public_viewers: int) -> None:
     print(f"feeds: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs,")
     print(f"load average {os.getloadavg()[0]:.1f}; latencies from a card read, in ms")
     print()
@@ -399,7 +435,7 @@ def show(rows: list[dict[str, Any]], public_viewers: int) -> None:
     )
 
 
-def figures(rows: list[dict[str, Any]], public_viewers: int, report: Report) -> None:
+def figures(rows: list[Way], public_viewers: int, report: Report) -> None:
     """The rows as JSON: each way's latencies (p50, p99, max) and losses; the goal."""
     for row in rows:
         way = f"{row['viewers']} viewers, {row['how']}"
@@ -413,14 +449,26 @@ def figures(rows: list[dict[str, Any]], public_viewers: int, report: Report) -> 
         )
     ways = []
     for row in rows:
-        way = {key: row[key] for key in ("viewers", "how", "cards", "complete")}
-        for key in ("table", "viewer", "process"):
-            p50, p99, most = row[key]
-            way[key] = {"p50_ms": round(p50, 2), "p99_ms": round(p99, 2), "max_ms": round(most, 2)}
-        way |= {"dropped": row["dropped"], "out_of_order": row["out_of_order"]}
+        entry: dict[str, object] = {
+            "viewers": row["viewers"],
+            "how": row["how"],
+            "cards": row["cards"],
+            "complete": row["complete"],
+        }
+        for key, (p50, p99, most) in (
+            ("table", row["table"]),
+            ("viewer", row["viewer"]),
+            ("process", row["process"]),
+        ):
+            entry[key] = {
+                "p50_ms": round(p50, 2),
+                "p99_ms": round(p99, 2),
+                "max_ms": round(most, 2),
+            }
+        entry |= {"dropped": row["dropped"], "out_of_order": row["out_of_order"]}
         service, relay, viewers = row["cpu"]
-        way["cpu_percent"] = {"service": service, "relay": relay, "viewers": viewers}
-        ways.append(way)
+        entry["cpu_percent"] = {"service": service, "relay": relay, "viewers": viewers}
+        ways.append(entry)
     report.figures = {"public_viewers": public_viewers, "player_feeds": SEATS, "ways": ways}
 
 

@@ -35,18 +35,19 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from figures_kit import Report, add_json_option
 
 from controller.config import load_config
+from controller.rules import Hand
 from controller.service import TableService, Update
 from controller.table import SitDown
 from dealer_ui.studio import WORKER_NICE, StudioFeed, hand_odds, worker_ready
 from firmware_sim.process import SimulatorProcess
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from feeds import SEATS, Stamps, percentiles, play_hand, settled, write_config
+from feeds import SEATS, Latencies, Stamps, percentiles, play_hand, settled, write_config
 
 GOAL_MS = 250.0
 
@@ -74,7 +75,7 @@ class Paced:
     def __init__(self, shoe: SimulatorProcess, pace: float, cards: Cards) -> None:
         self.shoe, self.pace, self.cards = shoe, pace, cards
 
-    def command(self, text: str) -> Any:
+    def command(self, text: str) -> Any:  # the shoe's reply's JSON
         if text == "draw" and self.pace:
             time.sleep(self.pace)
             self.cards.drawn = time.time_ns()
@@ -85,7 +86,7 @@ async def deal(
     service: TableService, shoe: SimulatorProcess, hands: int, pace: float = 0.0
 ) -> Cards:
     cards = Cards()
-    paced: Any = Paced(shoe, pace, cards)
+    paced = Paced(shoe, pace, cards)
     updates = service.updates()
     put = updates.put
 
@@ -101,12 +102,12 @@ async def deal(
     return cards
 
 
-def replayed(service: TableService, positions: dict[int, int]) -> dict[int, Any]:
+def replayed(service: TableService, positions: dict[int, int]) -> dict[int, Hand]:
     """The hand after each card's position (read back from the journal)."""
     from controller.journal import Journal  # noqa: PLC0415
     from controller.recovery import steps  # noqa: PLC0415
 
-    out: dict[int, Any] = {}
+    out: dict[int, Hand] = {}
     with Journal.open_read_only(service.config.journal) as journal:
         for entry, step in steps(journal):
             if entry.position in positions and step.table.hand is not None:
@@ -119,11 +120,18 @@ def streets(service: TableService, positions: dict[int, int]) -> dict[int, int]:
     return {position: hand.street for position, hand in replayed(service, positions).items()}
 
 
-def cpu_of_odds(service: TableService, positions: dict[int, int]) -> dict[str, Any]:
+class OddsCpu(TypedDict):
+    """The odds' CPU time (``cpu_of_odds``): of all and by street."""
+
+    all: Latencies
+    by_street: dict[int, Latencies]
+
+
+def cpu_of_odds(service: TableService, positions: dict[int, int]) -> OddsCpu:
     """The CPU time of the odds of each card's moment, computed again in this process, one
     at a time (what one idle core takes), by street: p50, p99, max in ms."""
-    by_street: dict[int, list[float]] = {}
-    every: list[float] = []
+    by_street: dict[int, list[int]] = {}
+    every: list[int] = []
     for position, hand in replayed(service, positions).items():
         started = time.process_time_ns()
         hand_odds(hand, position)
@@ -136,7 +144,20 @@ def cpu_of_odds(service: TableService, positions: dict[int, int]) -> dict[str, A
     }
 
 
-def odds_after(cards: Cards, done: dict[int, float], street_of: dict[int, int]) -> dict[str, Any]:
+class Run(TypedDict):
+    """A run with the studio on (``odds_after``): its cards, those without odds, the
+    latencies from a card read to the table and to the studio's odds (of all and by street),
+    and the console's process's CPU (% of a core)."""
+
+    cards: int
+    missing: int
+    table: Latencies
+    odds: Latencies
+    by_street: dict[int, Latencies]
+    cpu: NotRequired[float]
+
+
+def odds_after(cards: Cards, done: dict[int, float], street_of: dict[int, int]) -> Run:
     """The studio's odds latencies of ``cards`` (``done``: when each position's were known)."""
     by_street: dict[int, list[int]] = {}
     to_odds = []
@@ -154,7 +175,18 @@ def odds_after(cards: Cards, done: dict[int, float], street_of: dict[int, int]) 
     }
 
 
-async def bench(hands: int, pace: float) -> dict[str, Any]:
+class Studio(TypedDict):
+    """The benchmark's figures (``bench``): the table's card latency with the studio off, at
+    full speed and paced, and the runs with it on; the odds' CPU time."""
+
+    without: Latencies
+    without_paced: Latencies
+    pace: float
+    runs: dict[str, Run]
+    cpu_of: OddsCpu
+
+
+async def bench(hands: int, pace: float) -> Studio:
     with (
         tempfile.TemporaryDirectory() as folder,
         SimulatorProcess("shoe", "--pty", "--baud", "115200", "--heartbeat-ms", "200") as shoe,
@@ -166,7 +198,7 @@ async def bench(hands: int, pace: float) -> dict[str, Any]:
                 await service.submit(SitDown(at=0, seat=seat, player=f"P{seat}", buy_in=50000))
             without = await deal(service, shoe, hands)
             without_paced = await deal(service, shoe, hands, pace)
-            runs = {}
+            runs: dict[str, Run] = {}
             studio = StudioFeed(service, 0.0)
             for name, speed, nice in (
                 ("full speed", 0.0, WORKER_NICE),
@@ -203,7 +235,7 @@ async def bench(hands: int, pace: float) -> dict[str, Any]:
     }
 
 
-def report(figures: dict[str, Any], hands: int) -> None:
+def report(figures: Studio, hands: int) -> None:
     print(f"studio: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs,")
     print(f"load average {os.getloadavg()[0]:.1f}; {hands} hands of {SEATS} players a run;")
     print("latencies from a card read, in ms: p50, p99, max")
@@ -236,7 +268,7 @@ def report(figures: dict[str, Any], hands: int) -> None:
     print(f"goal: the studio's odds p99 <= {GOAL_MS:.0f} ms after the card read, paced: {verdict}")
 
 
-def to_report(figures: dict[str, Any], hands: int, report: Report) -> None:
+def to_report(figures: Studio, hands: int, report: Report) -> None:
     """The figures as JSON: the studio's odds p99 at a dealer's pace against the goal, the
     table's card latency with the studio on and off; every card's odds known."""
     paced = f"a card every {figures['pace']:g} s"
@@ -255,7 +287,7 @@ def to_report(figures: dict[str, Any], hands: int, report: Report) -> None:
     )
     for name, each in figures["runs"].items():
         report.check(f"{name}: every card's odds known", each["missing"] == 0 < each["cards"])
-    report.figures = figures | {"hands": hands, "seats": SEATS}
+    report.figures = {**figures, "hands": hands, "seats": SEATS}
 
 
 def main() -> int:
