@@ -65,9 +65,10 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TypedDict
 
 import psycopg
 from figures_kit import Report, add_json_option
@@ -81,7 +82,7 @@ from controller.floor.derive import Point, derive
 from controller.floor.migrate import migrate
 from controller.floor.shipper import Shipper
 from controller.floor.store import shipped
-from controller.journal import Journal
+from controller.journal import Entry, Journal
 from controller.recovery import initial_table
 from controller.sim.dealer import Pace
 from dealer_ui.auth import hash_pin
@@ -109,10 +110,15 @@ def deal(folder: Path, hands: int, seed: int = 5) -> Path:
     return path
 
 
-def batches(path: Path, size: int) -> list[tuple[tuple, tuple, facts.Status]]:
+#: A batch to ship: its entries, their facts and the table's status after them.
+Batched = tuple[tuple[Entry, ...], tuple[facts.Fact, ...], facts.Status]
+
+
+def batches(path: Path, size: int) -> list[Batched]:
     """The journal's entries, facts and status in batches of ``size``, derived once."""
     journal = Journal.open(path, create=False)
-    point, out = Point(0, initial_table()), []
+    point = Point(0, initial_table())
+    out: list[Batched] = []
     while True:
         derived = derive(journal, point, size)
         if not derived.entries:
@@ -145,7 +151,7 @@ def database() -> Iterator[str]:
 def ship_table(
     dsn: str,
     table_id: str,
-    prepared: list,
+    prepared: list[Batched],
     path: Path,
     due: list[float] | None = None,
     done: list[float] | None = None,
@@ -164,7 +170,7 @@ def ship_table(
                 done.append(time.monotonic())
 
 
-def capacity(dsn: str, prepared: list, path: Path, tables: int, prefix: str) -> float:
+def capacity(dsn: str, prepared: list[Batched], path: Path, tables: int, prefix: str) -> float:
     """Seconds for ``tables`` tables to ship ``prepared`` each, all at once."""
     threads = [
         threading.Thread(target=ship_table, args=(dsn, f"{prefix}-{n}", prepared, path))
@@ -204,7 +210,7 @@ class PitWatcher(threading.Thread):
                     self.seen.setdefault((table["table_id"], table["last_position"]), now)
 
 
-def start_floor(folder: Path, dsn: str, listen: bool) -> tuple[subprocess.Popen, str, str]:
+def start_floor(folder: Path, dsn: str, listen: bool) -> tuple[subprocess.Popen[bytes], str, str]:
     config = folder / "floor.toml"
     config.write_text(
         f"[floor]\nlisten = {str(listen).lower()}\n"
@@ -229,9 +235,20 @@ def start_floor(folder: Path, dsn: str, listen: bool) -> tuple[subprocess.Popen,
     return process, url, token
 
 
+class Lag(TypedDict):
+    """A live run's entries and their lags (s), table to floor and table to pit view."""
+
+    tables: int
+    entries: int
+    floor_p50: float
+    floor_p99: float
+    pit_p50: float
+    pit_p99: float
+
+
 def live(
     dsn: str, folder: Path, path: Path, tables: int, seconds: float, rate: float, listen: bool
-) -> dict:
+) -> Lag:
     """``tables`` tables committing one entry every 1/rate s for ``seconds``: lag figures."""
     single = batches(path, 1)
     count = min(len(single), int(seconds * rate))
@@ -241,7 +258,7 @@ def live(
     time.sleep(1.5)
     start = time.monotonic() + 0.5
     offsets = [number / rate for number in range(count)]
-    runs = []
+    runs: list[tuple[str, list[float], list[float]]] = []  # each table's: due, done
     for n in range(tables):
         shift = (n / tables) / rate  # the tables' commits spread over each interval
         due = [start + shift + offset for offset in offsets]
@@ -296,9 +313,20 @@ def catch_up(dsn: str, path: Path) -> float:
     return took
 
 
+class Casino(TypedDict):
+    """A casino run's entries, their lags (s) and the sizes of its tables (bytes) after it."""
+
+    tables: int
+    entries: int
+    p50: float
+    p99: float
+    max: float
+    sizes: dict[str, int]
+
+
 def casino(
     dsn: str, path: Path, tables: int, seconds: float, rate: float, pool_size: int, how: str
-) -> dict:
+) -> Casino:
     """``tables`` tables each committing one entry every 1/rate s for ``seconds``, shipped
     over ``pool_size`` connections: lag figures, and the size of the rows updated at each
     batch at the end. ``how``: ``pool`` (each batch on any free connection), ``own`` (each
@@ -363,7 +391,7 @@ def casino(
             for connection, _ in own:
                 pool.putconn(connection)
         with pool.connection() as connection:
-            sizes = dict(
+            sizes: dict[str, int] = dict(
                 connection.execute(
                     "SELECT relname, pg_total_relation_size(oid) FROM pg_class WHERE relname IN "
                     "('floor_table_status', 'floor_table_sessions', 'floor_tables')"
@@ -468,7 +496,18 @@ FROM floor_hands WHERE ended_at IS NOT NULL GROUP BY 1, 2, 3
 """
 
 
-def month(dsn: str, path: Path, tables: int, days: int, samples: int) -> dict:
+class Month(TypedDict):
+    """The month generated (its hands, the seconds it took, its size in bytes) and each
+    question's p50 and p99 (s)."""
+
+    hands: int
+    generated: float
+    counted_in: float
+    size: int
+    timings: dict[str, tuple[float, float]]
+
+
+def month(dsn: str, path: Path, tables: int, days: int, samples: int) -> Month:
     """A month of ``tables`` tables generated into the floor at ``dsn``; the pit's queries
     timed on it, with the previous release's way of asking beside each."""
     with psycopg.connect(dsn, autocommit=True) as connection:
@@ -515,8 +554,10 @@ def month(dsn: str, path: Path, tables: int, days: int, samples: int) -> dict:
         connection.execute("ALTER TABLE floor_hands ENABLE ALWAYS TRIGGER floor_hands_hourly")
         generated = time.monotonic() - began
         connection.execute("VACUUM ANALYZE")
-        size = connection.execute("SELECT pg_database_size(current_database())").fetchone()[0]
-        counted = connection.execute("SELECT count(*) FROM floor_hands").fetchone()[0]
+        size_row = connection.execute("SELECT pg_database_size(current_database())").fetchone()
+        counted_row = connection.execute("SELECT count(*) FROM floor_hands").fetchone()
+        assert size_row is not None and counted_row is not None  # an aggregate's one row
+        size, counted = size_row[0], counted_row[0]
     rng = random.Random(7)
     names = [f"M{rng.randint(1, tables):03d}" for _ in range(samples)]
     since = datetime.now(UTC) - timedelta(hours=8)
@@ -548,7 +589,7 @@ def month(dsn: str, path: Path, tables: int, days: int, samples: int) -> dict:
         store.dealers(connection, gaming)
         store.cash_log(connection, gaming, 3000)
 
-    questions = {
+    questions: dict[str, Callable[[psycopg.Connection, str], object]] = {
         "floor view": lambda c, t: floor_now(c),
         "  as before: with every hand in progress": lambda c, t: store.tables(c),
         "a table's drill-down": lambda c, t: drill_down(c, t, 50),
@@ -650,7 +691,8 @@ def run_shipping(parts: set[str], counts: list[int], args: argparse.Namespace, o
 def run_capacity(
     dsn: str, path: Path, counts: list[int], entries: int, hands: int, rate: float, out: Report
 ) -> None:
-    capacities = out.figures.setdefault("capacity", [])
+    capacities: list[dict[str, int]] = []
+    out.figures["capacity"] = capacities
     for size in (1, 500):
         prepared = batches(path, size)
         print(f"\ningest capacity, {size} entr{'y' if size == 1 else 'ies'} per batch:")
@@ -679,6 +721,8 @@ def run_live(
 ) -> None:
     print(f"\nlive lag, each table at a live pace ({rate:.2f} entries/s), {seconds:g} s:")
     runs = [(tables, True) for tables in [1, *counts]] + [(max(counts), False)]
+    lags: list[dict[str, object]] = []
+    out.figures["live"] = lags
     for tables, listen in runs:
         figures = live(dsn, folder, path, tables, seconds, rate, listen)
         how = "NOTIFY + poll" if listen else "poll alone   "
@@ -690,7 +734,7 @@ def run_live(
             f"({figures['entries']} entries)"
         )
         how = "NOTIFY" if listen else "poll"
-        out.figures.setdefault("live", []).append({"tables": tables, "how": how, **figures})
+        lags.append({"tables": tables, "how": how, **figures})
         if listen and tables == max(counts):
             out.row(
                 f"live lag, {tables} tables, table to floor, p99", 1000 * figures["floor_p99"], "ms"
@@ -730,6 +774,8 @@ def run_casino(
         "long": "as before: the same, every batch the long way",
         "pool": "each batch on any free connection of a pool",
     }
+    runs: list[dict[str, object]] = []
+    out.figures["casino"] = runs
     for how in args.casino_how.split(","):
         print(f"  {words[how]}:")
         for tables in (1, args.casino_tables):
@@ -743,9 +789,7 @@ def run_casino(
                 f"p99 {figures['p99'] * 1000:6.1f} ms max {figures['max'] * 1000:6.0f} ms "
                 f"({figures['entries']} entries, {seconds:g} s); after it: {sizes}"
             )
-            out.figures.setdefault("casino", []).append(
-                {"how": how, "tables": tables, "seconds": seconds, **figures}
-            )
+            runs.append({"how": how, "tables": tables, "seconds": seconds, **figures})
             out.check("the casino's tables shipped their entries", figures["entries"] > 0)
             if how == "own" and tables == args.casino_tables:
                 p99 = figures["p99"]
