@@ -33,11 +33,11 @@ import time
 from contextlib import closing
 from io import BytesIO
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from figures_kit import Report, add_json_option
 
-from controller.journal import Journal
+from controller.journal import Entry, Journal
 from controller.journal.rotation import Rotation
 from controller.rules import Rules, evaluator
 from controller.sim.core_journal import CoreJournal
@@ -49,7 +49,18 @@ ROOT = Path(__file__).resolve().parent.parent
 GOAL = 100  # hands a second of wall time, the writer of this tree (docs/performance.md)
 
 
-def deal(hands: int, seed: int, journal: Path | None) -> dict[str, Any]:
+class Dealt(TypedDict):
+    """A run of ``deal``: its hands, the seconds and CPU seconds they took (all, and the
+    journal's writer's), their fingerprint."""
+
+    hands: int
+    wall: float
+    cpu: float
+    writer_cpu: float
+    digest: str
+
+
+def deal(hands: int, seed: int, journal: Path | None) -> Dealt:
     """``hands`` hands on the core (journaled at ``journal``, rotating as the service's
     does); the seconds and CPU seconds they took and their fingerprint."""
     writer = None if journal is None else CoreJournal(journal, Rotation())
@@ -88,7 +99,7 @@ def _children_cpu() -> float:
     return used.ru_utime + used.ru_stime
 
 
-def in_process(tree: Path, args: argparse.Namespace, journal: Path | None) -> dict[str, Any]:
+def in_process(tree: Path, args: argparse.Namespace, journal: Path | None) -> Dealt:
     """:func:`deal` in a new process, with the ``controller`` of ``tree``."""
     command = [sys.executable, str(Path(__file__).resolve()), "--child"]
     command += ["--hands", str(args.hands), "--seed", str(args.seed)]
@@ -96,7 +107,8 @@ def in_process(tree: Path, args: argparse.Namespace, journal: Path | None) -> di
         command += ["--journal", str(journal)]
     environment = {**os.environ, "PYTHONPATH": str(tree)}
     done = subprocess.run(command, env=environment, capture_output=True, text=True, check=True)
-    return dict(json.loads(done.stdout))
+    dealt: Dealt = json.loads(done.stdout)  # the child's ``deal``
+    return dealt
 
 
 def tree_of(revision: str, folder: Path) -> Path:
@@ -109,7 +121,7 @@ def tree_of(revision: str, folder: Path) -> Path:
     return folder
 
 
-def contents(path: Path) -> tuple[list[Any], list[Any], list[Any]]:
+def contents(path: Path) -> tuple[list[Entry], list[tuple[object, ...]], list[tuple[object, ...]]]:
     """What two journals of the same hands must hold alike: every entry (through the
     segments), the snapshots and the index of hands of the journal's file."""
     with Journal.open_read_only(path) as journal:
@@ -126,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
         trees = {"this tree": ROOT}
         if args.against:
             trees[args.against] = tree_of(args.against, Path(folder) / "against")
-        runs: dict[str, list[dict[str, Any]]] = {"core, no journal": []}
+        runs: dict[str, list[Dealt]] = {"core, no journal": []}
         runs.update({f"writer ({name})": [] for name in trees})
         for number in range(args.rounds):
             runs["core, no journal"].append(in_process(ROOT, args, None))

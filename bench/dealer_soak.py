@@ -281,7 +281,7 @@ def _request(item: TableInput) -> tuple[str, dict[str, Any]]:
     raise PhysicalActError(f"the soak's dealer does not enter {item.tag}")
 
 
-def config(shoe: str, seats: str, journal: Path) -> dict[str, Any]:
+def config(shoe: str, seats: str, journal: Path) -> dict[str, object]:
     pin_hash = hash_pin(PIN)
     link = {"backoff_initial": 0.05, "backoff_max": 0.2}
     return {
@@ -415,8 +415,8 @@ async def soak(args: argparse.Namespace) -> int:
     )
     injected = ", ".join(sorted(f"{what.words} {count}" for what, count in tally.injected.items()))
     print(f"  faults injected: {injected or 'none'}")
-    raised = ", ".join(f"{kind} {count}" for kind, count in sorted(tally.raised.items()))
-    print(f"  alerts raised: {raised or 'none'}; beyond the links' own: {sum(others.values())}")
+    alerts = ", ".join(f"{kind} {count}" for kind, count in sorted(tally.raised.items()))
+    print(f"  alerts raised: {alerts or 'none'}; beyond the links' own: {sum(others.values())}")
     if args.mistakes:
         same_alerts = "the same" if others == mistakes else "NOT the same"
         print(f"  the core's run (the mistakes' own): {sum(mistakes.values())}, {same_alerts}")

@@ -183,21 +183,29 @@ def described(path: Path, seconds: float | None) -> dict[str, float | None]:
     }
 
 
+def known(figures: dict[str, float | None], name: str) -> float:
+    """``figures[name]``, a figure every journal has (None only for a copied journal's rate
+    of making: it was not made here)."""
+    value = figures[name]
+    assert value is not None, name
+    return value
+
+
 def measure(journals: dict[Path, dict[str, float | None]], rounds: int, whole: bool) -> None:
     """Each reading of each journal, in turns (young, old, young, ...: the machine's load
     falls on both alike), the best of ``rounds``."""
     for _ in range(rounds):
         for path, figures in journals.items():
-            hands = int(figures["hands"])
+            hands = int(known(figures, "hands"))
             for name, reading in READINGS.items():
                 took = timed(reading, path, hands)
                 figures[name] = min(figures.get(name) or float("inf"), took)
     for path, figures in journals.items():
         if whole:
-            figures["whole replay (s)"] = timed(whole_replay, path, int(figures["hands"]))
+            figures["whole replay (s)"] = timed(whole_replay, path, int(known(figures, "hands")))
         with Journal.open_read_only(path) as journal:
             segments = len(journal.sealed())
-        print(f"{int(figures['hands'])} hands ({segments} segments):")
+        print(f"{int(known(figures, 'hands'))} hands ({segments} segments):")
         figures["segments"] = segments
         for name, value in figures.items():
             if name not in {"hands", "segments"} and value is not None:
@@ -224,7 +232,7 @@ def run(args: argparse.Namespace) -> int:
     print("the oldest over the youngest:")
     for name in young:
         if "(s)" in name:
-            ratio = old[name] / young[name]
+            ratio = known(old, name) / known(young, name)
             print(f"  {name:32} {ratio:12.2f}x")
             goal = f"<= {GOAL:g}x" if name != "whole replay (s)" else None
             met = ratio <= GOAL if goal else None
@@ -235,7 +243,8 @@ def run(args: argparse.Namespace) -> int:
                 goal,
                 met,
             )
-    report.row(f"disk a hand, {old['hands']:,} hands", old["disk (bytes/hand)"], "bytes")
+    disk_a_hand = known(old, "disk (bytes/hand)")
+    report.row(f"disk a hand, {old['hands']:,} hands", disk_a_hand, "bytes")
     report.figures = {
         "segment_hands": args.segment_hands,
         "rounds": args.rounds,

@@ -29,6 +29,7 @@ import sys
 import threading
 import time
 import tty
+from collections.abc import Callable
 from multiprocessing.connection import Connection
 
 from figures_kit import Report, add_json_option
@@ -54,7 +55,7 @@ def card_stream(frames: int) -> bytes:
     )
 
 
-def timed(function, repeat: int = 3) -> float:
+def timed(function: Callable[[], object], repeat: int = 3) -> float:
     best = float("inf")
     for _ in range(repeat):
         start = time.perf_counter()
@@ -238,6 +239,8 @@ def latency(cards: int, report: Report) -> None:
 def socket_reads(frames: int, report: Report) -> None:
     stream = card_stream(frames)
     print(f"(c) reading socket:// ({len(stream):,} bytes of CARD frames from a local server)")
+    read_by: dict[str, dict[str, float]] = {}
+    report.figures["socket"] = read_by
     for label, make in (
         ("TcpTransport (drivers)", TcpTransport),
         ("pyserial socket:// handler", SerialTransport),
@@ -260,7 +263,7 @@ def socket_reads(frames: int, report: Report) -> None:
             transport.close()
         print(f"    {label:28} {got / elapsed / 1e6:9.3f} MB/s ({reads} reads)")
         report.row(f"socket:// read by {label}", got / elapsed / 1e6, "MB/s")
-        report.figures.setdefault("socket", {})[label] = {
+        read_by[label] = {
             "mb_per_s": round(got / elapsed / 1e6, 3),
             "reads": reads,
         }

@@ -29,7 +29,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 import websockets
 from figures_kit import Report, add_json_option
@@ -73,17 +73,44 @@ async def viewers(url: str, many: int) -> None:
     print(json.dumps({"messages": counts, "closed": closed}), flush=True)
 
 
-def stop(watchers: subprocess.Popen[str]) -> dict[str, Any]:
+class Read(TypedDict):
+    """What the viewers read (``viewers``' JSON): each one's messages, and how many of their
+    feeds ended early."""
+
+    messages: list[int]
+    closed: int
+
+
+class LongRun(TypedDict):
+    """The run's figures (``run``)."""
+
+    hands: int
+    status: int
+    seconds: float
+    hands_per_second: float
+    viewers: int
+    viewers_closed_early: int
+    messages_per_viewer_min: int
+    rss_first_mib: float
+    rss_at_warm_mib: float
+    rss_highest_after_warm_mib: float
+    rss_last_mib: float
+    growth_after_warm: float
+    chips_conserved: bool
+    met: bool
+
+
+def stop(watchers: subprocess.Popen[str]) -> Read:
     """Stop the viewers' process: what each viewer read, and how many feeds had ended."""
     assert watchers.stdin is not None and watchers.stdout is not None
     watchers.stdin.write("stop\n")
     watchers.stdin.flush()
-    report: dict[str, Any] = json.loads(watchers.stdout.readline())
+    report: Read = json.loads(watchers.stdout.readline())
     watchers.wait(timeout=60)
     return report
 
 
-def run(hands: int, many: int, warm: int, seats: int, seed: int) -> dict[str, Any]:
+def run(hands: int, many: int, warm: int, seats: int, seed: int) -> LongRun:
     """Deal the run and follow its memory; the figures."""
     folder = Path(tempfile.mkdtemp(prefix="long-run-"))
     sim = subprocess.Popen(
@@ -97,7 +124,7 @@ def run(hands: int, many: int, warm: int, seats: int, seed: int) -> dict[str, An
     )
     assert sim.stdout is not None
     watchers = None
-    report: dict[str, Any] = {"messages": [], "closed": many}
+    report: Read = {"messages": [], "closed": many}
     memory: dict[int, int] = {}
     lines: list[str] = []
     started = time.monotonic()
@@ -198,7 +225,7 @@ def main() -> int:
     report.check("the sim ended with status 0", figures["status"] == 0)
     report.check("every viewer kept its feed", figures["viewers_closed_early"] == 0)
     report.check("the chips conserved", figures["chips_conserved"])
-    report.figures = figures | {"warm": warm}
+    report.figures = {**figures, "warm": warm}
     return report.finish()
 
 
