@@ -48,7 +48,7 @@ from controller.hil.service import Refusal as Answered
 from controller.journal import Journal
 from controller.records import table_inputs
 from controller.rules import Effect, Illegal
-from controller.sim.dealer import FaultRates, Injected, Pace, Tally
+from controller.sim.dealer import FaultRates, Injected, Pace, Tally, how_words
 from controller.sim.floor import CoreFloor, PhysicalActError
 from controller.sim.human import HumanDealer
 from controller.table import (
@@ -422,7 +422,8 @@ async def soak(args: argparse.Namespace) -> int:
         print(f"  the core's run (the mistakes' own): {sum(mistakes.values())}, {same_alerts}")
         for kind, remedies in sorted(tally.resolved.items()):
             if kind != "link_down":
-                print(f"    {kind}: " + ", ".join(f"{how} {n}" for how, n in remedies.items()))
+                hows = ", ".join(f"{how_words(how)} {n}" for how, n in remedies.items())
+                print(f"    {kind}: {hows}")
     astray = [*dealer.astray, *core.astray]
     print(f"  cards checked where they lie: {dealer.cards_checked}, elsewhere: {len(astray)}")
     for line in astray[:10]:

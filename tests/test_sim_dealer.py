@@ -8,19 +8,22 @@ from collections.abc import Sequence
 
 import pytest
 
-from controller.rules import Rules, ShowdownMode, Variant
+from controller.rules import Dest, Rules, ShowdownMode, Variant
 from controller.sim.dealer import (
+    AT_LOAD,
     CHEATS,
     LATE,
     SEAT_CHEATS,
     Dealer,
     FaultRates,
     Injected,
+    Place,
+    Resolution,
     SoakCheat,
     Tally,
 )
 from controller.sim.floor import CoreFloor
-from controller.table import AlertKind, Protection, Table, TableSettings
+from controller.table import AlertKind, Clearance, Protection, Remedy, Table, TableSettings
 from drivers.protocol import DeviceKind, FaultCode
 from tests.device_inputs import device_fault
 
@@ -80,8 +83,16 @@ def test_faults_are_raised_resolved_and_change_no_hand(seed: int) -> None:
     )
     resolved = sum(sum(hows.values()) for hows in tally.resolved.values())
     assert resolved == sum(tally.raised.values())
-    assert "the dealer moved the card" in tally.resolved["misplaced_card"]
+    assert Resolution.MOVED_CARD in tally.resolved["misplaced_card"]
     assert deal(seed, hands=20)[1].hand_digest == tally.hand_digest
+
+
+def test_how_an_alert_was_resolved_is_one_value_of_three_kinds_apart() -> None:
+    """``Tally.resolved``'s keys, written as their values (``luck-table sim --json``): the
+    simulation's act, the supervisor's remedy or the table's clearance, none taken for
+    another."""
+    values = [how.value for kind in (Resolution, Remedy, Clearance) for how in kind]
+    assert len(values) == len(set(values))
 
 
 def test_without_a_seat_board_the_supervisor_enters_every_unread_card() -> None:
@@ -89,7 +100,7 @@ def test_without_a_seat_board_the_supervisor_enters_every_unread_card() -> None:
     table, tally = deal(3, hands=15, faults=FaultRates(unreadable=0.1), settings=settings)
     assert_sound(table, tally, 15)
     assert tally.resolved["unread_card"] == {
-        "the supervisor entered the card": tally.injected[Injected.UNREADABLE]
+        Resolution.ENTERED_CARD: tally.injected[Injected.UNREADABLE]
     }
 
 
@@ -173,9 +184,11 @@ def test_every_cheat_is_caught_remedied_and_the_chips_conserved(seed: int) -> No
     assert sum(tally.raised[kind] for kind in alerts) == tally.caught.total() == caught
     assert not table.alerts and not tally.open
     assert sum(seat.stack for seat in table.seats) == table.chips == tally.bought_in
-    assert tally.void_hands == tally.resolved["foreign_card"].get(
-        "the supervisor resolved it (replace_deck)", 0
-    ) + tally.resolved["card_moved"].get("the supervisor resolved it (void)", 0)
+    assert (
+        tally.void_hands
+        == tally.resolved["foreign_card"][Remedy.REPLACE_DECK]
+        + (tally.resolved["card_moved"][Remedy.VOID])
+    )
 
 
 def test_cheats_at_a_table_without_tag_checks_are_missed_and_counted_so() -> None:
@@ -207,7 +220,7 @@ def test_cheats_at_a_full_table_reach_the_short_deck_and_every_hand_ends(seed: i
     scrambled burn card for a clone)."""
     table, tally = deal(seed, hands=40, seats=8, faults=FaultRates(cheats=0.7), settings=CHECKED)
     assert tally.hands == 40 and tally.scrambles > 0
-    assert tally.resolved["foreign_card"]["the supervisor resolved it (dead)"] > 0
+    assert tally.resolved["foreign_card"][Remedy.DEAD] > 0
     assert tally.cheats.total() > 10 and not tally.missed and not tally.mistaken
     assert "deck_during_hand" not in tally.raised and not table.alerts
     assert sum(seat.stack for seat in table.seats) == table.chips == tally.bought_in
@@ -227,9 +240,9 @@ def test_cheats_anywhere_in_a_full_game_are_caught_at_their_card(seed: int) -> N
     )
     assert all(set(tally.late[kind]) == {0} for kind in set(tally.late) - LATE), tally.late
     assert tally.places.total() == tally.cheats.total()
-    assert {"street 5", "street 6", "street 7"} <= set(tally.places)
-    assert "burn" in tally.places and tally.places["deck load"] > 0
-    hard = {5: "street 7 after the scramble", 3: "bonus card"}[seed]
+    assert {Place(Dest.SEAT, street) for street in (5, 6, 7)} <= set(tally.places)
+    assert Place(Dest.BURN) in tally.places and tally.places[AT_LOAD] > 0
+    hard = {5: Place(Dest.SEAT, 7, scrambled=True), 3: Place(Dest.BONUS)}[seed]
     assert tally.places[hard] >= 1, tally.places
     assert tally.unreached.total() > 0  # the random places include ones a hand never reached
     assert sum(seat.stack for seat in table.seats) == table.chips == tally.bought_in
@@ -260,7 +273,7 @@ def test_the_hard_cheats_at_random_places_at_eight_seats_are_caught_or_cannot_be
         assert tally.caught[kind] + tally.hidden[kind] == tally.cheats[kind], kind
     for kind in SEAT_CHEATS:
         assert tally.caught[kind] > 0 and set(tally.late[kind]) == {0}, (kind, tally.late)
-    streets = {place for place in tally.places if place.startswith("street")}
+    streets = {place for place in tally.places if place.dest is Dest.SEAT}
     assert len(streets) >= 4, tally.places  # any street, not only the first cards
     assert (
         tally.raised["card_moved"]

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from controller.rules import Card
-from controller.sim.dealer import Dealer, FaultRates, Injected, Pace, Tally
+from controller.sim.dealer import Dealer, FaultRates, Injected, Pace, Resolution, Tally
 from controller.sim.floor import CoreFloor
 from controller.sim.human import MISTAKES, HumanDealer
-from controller.table import Protection, Table, TableSettings
+from controller.table import Clearance, Protection, Remedy, Table, TableSettings
 
 LUCK_TABLE = Path(sys.executable).with_name("luck-table")
 
@@ -52,7 +52,7 @@ def test_a_card_to_the_wrong_seat_is_moved_where_the_table_says():
     assert set(tally.raised) <= {*strays, *others}, tally.raised  # the other mistakes
     assert sum(tally.raised[kind] for kind in strays) == tally.injected[Injected.WRONG_SEAT]
     for kind in strays:
-        assert set(tally.resolved[kind]) <= {"the dealer moved the card"}
+        assert set(tally.resolved[kind]) <= {Resolution.MOVED_CARD}
     assert tally.conserved(table) and not table.alerts
     assert tally.hands == automatic.hands  # the wrong faces change hands, not their number
 
@@ -71,7 +71,7 @@ def test_a_card_drawn_before_the_betting_is_done_is_held_and_dealt_in_its_turn()
     tally = dealer.tally
     early = tally.injected[Injected.EARLY]
     assert early > 0 and tally.raised["card_out_of_turn"] == early
-    assert tally.resolved["card_out_of_turn"] == {"the supervisor held the card drawn early": early}
+    assert tally.resolved["card_out_of_turn"] == {Remedy.HOLD: early}
     assert dealer.cards_checked > 20 * 8 * 3 and dealer.astray == []  # every card where it lies
 
 
@@ -83,7 +83,7 @@ def test_a_wrong_correction_after_a_seats_misread_is_corrected_back():
     tally = dealer.tally
     wrong = tally.injected[Injected.WRONG_CORRECTION]
     assert wrong > 0 and tally.injected[Injected.CORRECTED_BACK] == wrong
-    assert tally.resolved["card_mismatch"] == {"the supervisor corrected the card": wrong}
+    assert tally.resolved["card_mismatch"] == {Clearance.CORRECTED: wrong}
     assert dealer.astray == []
 
 
@@ -112,7 +112,7 @@ def test_the_world_knows_a_card_the_table_has_elsewhere():
             await Dealer._move_card(self, card, seat)
 
     dealer = mistaken(1, 5, Forgetful)
-    moved = dealer.tally.resolved["misplaced_card"]["the dealer moved the card"]
+    moved = dealer.tally.resolved["misplaced_card"][Resolution.MOVED_CARD]
     assert moved > 0 and len(dealer.astray) >= moved  # (with the cards at an empty seat)
     assert "lies at seat" in dealer.astray[0]
 

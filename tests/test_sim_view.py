@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import re
 from collections.abc import Callable, Sequence
 
 from controller.rules import Effect
-from controller.sim.dealer import Dealer, FaultRates, Tally
+from controller.sim.dealer import Dealer, FaultRates, Resolution, Tally
 from controller.sim.floor import CoreFloor
-from controller.sim.view import View, stopped, summary
-from controller.table import Table, TableSettings
+from controller.sim.summary import summarize
+from controller.sim.view import Event, Progress, View, stopped, summary
+from controller.table import Protection, Table, TableSettings
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
@@ -92,7 +94,7 @@ def test_off_a_terminal_each_hand_and_alert_is_one_plain_line() -> None:
     assert sum(line.startswith("a card left the shoe unread") for line in lines) == sum(
         tally.raised.values()
     )
-    text = "\n".join(summary(tally, floor.table, 2.0))
+    text = "\n".join(summary(summarize(tally, floor.table, 2.0)))
     assert "hands: 3 (0 void)" in text and "conserved" in text
     assert "unread_card: " in text
 
@@ -111,9 +113,43 @@ def test_the_stop_line_says_which_hand_was_in_progress() -> None:
 
 def test_the_summary_counts_in_the_singular_and_the_plural() -> None:
     table = Table(TableSettings())
-    one = "\n".join(summary(Tally(hands=1, cards=1, decks=1), table, 1.0))
+    one = "\n".join(summary(summarize(Tally(hands=1, cards=1, decks=1), table, 1.0)))
     assert "cards: 1 dealt from 1 deck;" in one
-    two = "\n".join(summary(Tally(hands=2, cards=60, decks=2), table, 1.0))
+    two = "\n".join(summary(summarize(Tally(hands=2, cards=60, decks=2), table, 1.0)))
     assert "cards: 60 dealt from 2 decks;" in two
     view = View(io.StringIO(), live=False, title="Simulated table", hands=1)
     assert "0/1 hand " in plain(view.render(table)[0])
+
+
+def test_for_a_program_each_hand_s_end_is_one_json_line() -> None:
+    tally = Tally()
+    out = io.StringIO()
+    progress = Progress(out)
+
+    def observe(table: Table, effects: Sequence[Effect]) -> None:
+        tally.observe(table, effects)
+        progress.observe(table, effects)
+
+    floor = CoreFloor(TableSettings(), observe)
+    asyncio.run(Dealer(floor, tally, seats=3, hands=3, seed=4).run())
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert lines == [{"event": Event.HAND_OVER, "hand": n, "void": False} for n in (1, 2, 3)]
+
+
+def test_the_summary_s_data_is_json_and_its_words_are_made_from_it() -> None:
+    tally = Tally()
+    settings = TableSettings(protection=Protection(tag_checks=True))
+    floor = CoreFloor(settings, tally.observe)
+    faults = FaultRates(misplaced=0.05, cheats=1.0)
+    asyncio.run(Dealer(floor, tally, seats=8, hands=12, seed=5, faults=faults).run())
+    made = summarize(tally, floor.table, 3.0)
+    data = json.loads(json.dumps(made))
+    cheats = data["cheats"]
+    assert data["hands"] == 12 and data["chips"]["conserved"] and not cheats["missed"]
+    assert sum(cheats["injected"].values()) == tally.cheats.total() > 0
+    assert sum(at["cheats"] for at in cheats["dealt_at"]) == tally.cheats.total()
+    resolved = data["alerts"]["misplaced_card"]["resolved"]
+    assert resolved == {Resolution.MOVED_CARD.value: tally.raised["misplaced_card"]}
+    text = "\n".join(summary(made))
+    assert f"cheats: {tally.cheats.total()} injected, {tally.caught.total()} caught (" in text
+    assert f"hands fingerprint: {data['hands_fingerprint']}" in text

@@ -469,7 +469,7 @@ def test_a_reworded_clearance_does_not_change_what_the_floor_and_simulator_recor
     tally.observe(driver.table, [*driver.effects])
     (how,) = [effect for effect in step.effects if isinstance(effect, Cleared)]
     assert how.by is Clearance.CONFIRMED_AT_SEAT
-    assert tally.resolved == {"misplaced_card": {"the seat board saw the card where it belongs": 1}}
+    assert tally.resolved == {"misplaced_card": {Clearance.CONFIRMED_AT_SEAT: 1}}
 
 
 def test_every_card_an_effect_names_is_one_it_lists() -> None:

@@ -7,6 +7,10 @@ Exit status: 0 when the hands were dealt (or it was stopped), every
 chip is accounted for and every cheat injected was caught; 1 when the simulation went wrong
 (the table refused the dealer, chips not conserved, a device failed, a cheat missed or a
 genuine card taken for one); 2 for a bad option.
+
+``--json FILE`` writes the summary as data too (``controller.sim.summary``), from which the
+words printed are made; ``--progress`` gives stdout to a program: JSON lines as the run goes
+(``controller.sim.view.Progress``), no words.
 """
 
 from __future__ import annotations
@@ -35,8 +39,9 @@ from controller.sim.core_journal import CoreJournal
 from controller.sim.dealer import Dealer, FaultRates, Pace, Tally
 from controller.sim.floor import CoreFloor, Floor, Observer
 from controller.sim.human import HumanDealer
-from controller.sim.service_floor import ServiceFloor, service_floor
-from controller.sim.view import View, stopped, summary
+from controller.sim.service_floor import ServiceFloor, SignIns, service_floor
+from controller.sim.summary import Stopped, summarize
+from controller.sim.view import ConsoleServed, Event, Progress, View, stopped, summary
 from controller.table import Protection, Serials, Table, TableSettings
 from luck_errors import LuckTableError
 
@@ -158,6 +163,18 @@ def add_parser(
         "pcscd, vsmartcard-vpcd and pyscard: docs/hardware.md)",
     )
     parser.add_argument(
+        "--json",
+        type=Path,
+        metavar="FILE",
+        help="write the summary there too, as one JSON object, at the end (docs/sim.md)",
+    )
+    parser.add_argument(
+        "--progress",
+        action="store_true",
+        help="for a program: stdout carries one JSON object a line (the console once "
+        "served, each hand as it ends) and no words; the summary with --json",
+    )
+    parser.add_argument(
         "--core-only",
         action="store_true",
         help="the table core in this process: no simulator processes or service, and no "
@@ -185,6 +202,8 @@ class Options:
     dealer_push: int = 20  # the simulated dealers push each other every N hands (0: never)
     config: Config | None = None  # --config FILE: the table's configuration, as read
     pcsc: bool = False  # --hardware pcsc
+    summary_json: Path | None = None  # --json FILE
+    progress: bool = False  # --progress: JSON lines on stdout, no words
 
 
 def options(args: argparse.Namespace) -> Options:
@@ -253,6 +272,8 @@ def options(args: argparse.Namespace) -> Options:
                 raise ValueError(f"{name}: not with --hardware pcsc (readers of tags only)")
     if args.dealer_push < 0:
         raise ValueError(f"--dealer-push {args.dealer_push}: a number of hands, or 0 for none")
+    if args.json is not None and not args.json.parent.is_dir():
+        raise ValueError(f"--json {args.json}: no folder {args.json.parent} to write it in")
     if not ID_PATTERN.fullmatch(args.table_id):
         raise ValueError(f"--table-id {args.table_id!r}: letters, digits, '_.-' (64 at most)")
     # the simulated shoe registers every deck and the devices read every tag: checked; the
@@ -279,6 +300,8 @@ def options(args: argparse.Namespace) -> Options:
         args.dealer_push,
         config,
         pcsc,
+        args.json,
+        args.progress,
     )
 
 
@@ -350,33 +373,38 @@ def run(args: argparse.Namespace) -> int:
         chosen = options(args)
     except ValueError as error:
         return fail("sim", str(error))
-    if not chosen.core_only:
+    log = None if chosen.core_only else chosen.journal.with_suffix(".log")
+    if log is not None:
         try:
-            _log_to(chosen.journal.with_suffix(".log"))
+            _log_to(log)
         except OSError as error:
             return fail("sim", f"--journal {chosen.journal}: {error}")
     tally = Tally()
-    live = sys.stdout.isatty()
+    live = sys.stdout.isatty() and not chosen.progress
     variant = VARIANT_NAMES[chosen.settings.rules.variant]
     title = f"Simulated table: {variant}, {chosen.seats} seats, seed {chosen.seed}"
     view = View(sys.stdout, live=live, title=title, hands=chosen.hands)
     view.tally = tally
+    progress = Progress(sys.stdout) if chosen.progress else None
     started = time.monotonic()
     final: list[Table] = []
 
     def observe(table: Table, effects: Sequence[Effect]) -> None:
         tally.observe(table, effects)
-        view.observe(table, effects)
+        if progress is None:
+            view.observe(table, effects)
+        else:
+            progress.observe(table, effects)
         final[:] = [table]
 
     status = 0
-    stopped_by: list[str] = []  # what stopped the run before its hands were dealt
+    stopped_by: list[signal.Signals] = []  # what stopped the run before its hands were dealt
     if live:
         sys.stdout.write(HIDE_CURSOR)
     try:
-        asyncio.run(_deal(chosen, tally, observe, view, stopped_by))
+        asyncio.run(_deal(chosen, tally, observe, view, stopped_by, progress=progress))
     except KeyboardInterrupt:  # Ctrl-C before the run's own handler (_deal) was in place
-        stopped_by.append("Ctrl-C")
+        stopped_by.append(signal.SIGINT)
     except asyncio.CancelledError:  # by a signal (_deal)
         pass
     except (LuckTableError, OSError, RuntimeError) as error:
@@ -392,21 +420,32 @@ def run(args: argparse.Namespace) -> int:
     if not final:
         return status or 1
     table = final[0]
-    print()
-    if stopped_by:  # after the live view's last drawing, which would cover it
-        print(stopped(table, stopped_by[0]))
-    print("\n".join(summary(tally, table, time.monotonic() - started)))
-    if chosen.core_journal is not None:
-        print(
-            f"journal: {chosen.core_journal} (luck-table history --journal {chosen.core_journal})"
-        )
-    elif not chosen.core_only:
-        log = chosen.journal.with_suffix(".log")
-        print(
-            f"journal: {chosen.journal} (luck-table history --journal {chosen.journal}); log: {log}"
-        )
+    journal = chosen.core_journal if chosen.core_only else chosen.journal
+    made = summarize(
+        tally,
+        table,
+        time.monotonic() - started,
+        stopped=None if not stopped_by else _stopped(table, stopped_by[0]),
+        journal=None if journal is None else str(journal),
+        log=None if log is None else str(log),
+    )
+    if chosen.summary_json is not None:
+        try:
+            chosen.summary_json.write_text(json.dumps(made, indent=2) + "\n", encoding="utf-8")
+        except OSError as error:
+            status = fail("sim", f"--json {chosen.summary_json}: {error}", status=1)
+    if progress is None:
+        print()
+        if stopped_by:  # after the live view's last drawing, which would cover it
+            print(stopped(table, stopped_by[0]))
+        print("\n".join(summary(made)))
     caught = not tally.missed and not tally.mistaken
     return status if tally.conserved(table) and caught else 1
+
+
+def _stopped(table: Table, by: signal.Signals) -> Stopped:
+    """What stopped the run, and the hand then in progress (None: between hands)."""
+    return Stopped(by=by.name, hand=table.hand_number if table.in_hand else None)
 
 
 def _log_to(path: Path) -> None:
@@ -421,24 +460,26 @@ def _log_to(path: Path) -> None:
 
 
 async def _deal(
-    chosen: Options, tally: Tally, observe: Observer, view: View, stopped_by: list[str]
+    chosen: Options,
+    tally: Tally,
+    observe: Observer,
+    view: View,
+    stopped_by: list[signal.Signals],
+    *,
+    progress: Progress | None,
 ) -> None:
     dealing = asyncio.current_task()
     assert dealing is not None
 
-    def stop(by: str) -> None:
+    def stop(by: signal.Signals) -> None:
         stopped_by.append(by)
         dealing.cancel()
 
     # Ctrl-C, SIGTERM (kill, systemd) and SIGHUP (the terminal closed) stop the run alike:
     # the simulators and the service are stopped on the way out, not left running without
     # their parent, and the summary is printed from the table's own state
-    for signum, by in (
-        (signal.SIGINT, "Ctrl-C"),
-        (signal.SIGTERM, "SIGTERM"),
-        (signal.SIGHUP, "SIGHUP"),
-    ):
-        asyncio.get_running_loop().add_signal_handler(signum, stop, by)
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        asyncio.get_running_loop().add_signal_handler(signum, stop, signum)
     if chosen.core_only:
         view.subtitle = "the table core in this process (--core-only)"
         if not chosen.hands or chosen.hands >= PREPARED_FROM:
@@ -469,12 +510,26 @@ async def _deal(
         table_id=chosen.table_id,
     ) as devices:
         view.subtitle = devices.describe()
-        if not view.live:  # the live view shows it at the top
+        if progress is not None:
+            if devices.console_url is not None and devices.sign_ins is not None:
+                progress.tell(_served(devices.console_url, devices.sign_ins))
+        elif not view.live:  # the live view shows it at the top
             print(view.subtitle, flush=True)
         if chosen.faults.line:
             await devices.set_line_faults(chosen.faults.line)
             tally.line_faults = chosen.faults.line
         await _dealer(chosen, tally, devices).run()
+
+
+def _served(url: str, sign_ins: SignIns) -> ConsoleServed:
+    return ConsoleServed(
+        event=Event.CONSOLE,
+        url=url,
+        dealer=sign_ins.dealer,
+        dealer_pin=sign_ins.dealer_pin,
+        supervisor=sign_ins.supervisor,
+        supervisor_pin=sign_ins.supervisor_pin,
+    )
 
 
 def _dealer(chosen: Options, tally: Tally, floor: Floor) -> Dealer:

@@ -34,7 +34,7 @@ from collections import Counter, defaultdict, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from controller.rules import Card, Choice, Dest, Do, Effect, Waiting
 from controller.rules.effects import BonusDecided, HouseReturned, HouseTook, Scramble
@@ -129,6 +129,40 @@ _INJECTED_WORDS = {
 }
 
 
+class Resolution(StrEnum):
+    """How the simulation's dealer or supervisor resolved an alert other than by one of its
+    remedies, as data; ``words``, as the summary says it."""
+
+    ENTERED_CARD = "entered_card"  # the supervisor entered the unread card
+    ANOTHER_DECK = "another_deck"  # the dealer loaded another deck (a deck rejected)
+    MOVED_CARD = "moved_card"  # the dealer moved the card where the table says it belongs
+
+    @property
+    def words(self) -> str:
+        return _RESOLUTION_WORDS[self]
+
+
+_RESOLUTION_WORDS = {
+    Resolution.ENTERED_CARD: "the supervisor entered the card",
+    Resolution.ANOTHER_DECK: "the dealer loaded another deck",
+    Resolution.MOVED_CARD: "the dealer moved the card",
+}
+
+#: How an alert was resolved (``Tally.resolved``'s keys): the simulation's act, the
+#: supervisor's remedy, or how the table cleared it (a device, a seat, the hand's end, a
+#: person at the console).
+How = Resolution | Remedy | Clearance
+
+
+def how_words(how: How) -> str:
+    """How an alert was resolved, as the summary says it."""
+    if isinstance(how, Resolution):
+        return how.words
+    if isinstance(how, Remedy):
+        return f"the supervisor resolved it ({how.value})"
+    return f"the table cleared it ({how.value})"
+
+
 class SoakCheat(StrEnum):
     """A cheat a soak injects (``--cheats``): one done to a deck as it is loaded
     (``firmware_sim.shoe.Cheat``), or one done at a seat as a card lands there."""
@@ -178,19 +212,47 @@ CAUGHT_BY: dict[SoakCheat, frozenset[str]] = {
 #: seat: any card placed at a seat in the hand, up to this many a seat (seven cards and a
 #: bonus card); a card passed or mucked, the first placed from there that has such a card.
 SEAT_CARDS = 8
+
+
+class Place(NamedTuple):
+    """Where a cheat came into play (``Tally.places``' keys): at the deck's load (``dest``
+    None: a card missing or extra), or as the card drawn for ``dest`` (a seat's, of
+    ``street``; a burn, the bonus card, the community card), ``scrambled``: after the
+    hand's burn cards were scrambled into a short deck's stub."""
+
+    dest: Dest | None
+    street: int | None = None
+    scrambled: bool = False
+
+    @property
+    def words(self) -> str:
+        """As the summary says it: "deck load", "street 3", "burn after the scramble"."""
+        match self.dest:
+            case None:
+                where = "deck load"
+            case Dest.BONUS:
+                where = "bonus card"
+            case Dest.BURN:
+                where = "burn"
+            case Dest.COMMUNITY:
+                where = "community card"
+            case _:
+                where = f"street {self.street}"
+        return where + (" after the scramble" if self.scrambled else "")
+
+
 #: Where a cheat done to the deck as it is loaded is: at the load, before any card is dealt.
-AT_LOAD = "deck load"
+AT_LOAD = Place(None)
 
 
 @dataclass(frozen=True)
 class InPlay:
-    """A cheat that came into play: its kind, where (``AT_LOAD``, a street's card, a burn,
-    the bonus card, the community card; "after the scramble" on a short deck) and how many
-    cards had been drawn then, its own included; ``ahead``: a clone dealt before its
+    """A cheat that came into play: its kind, where (``Place``) and how many cards had been
+    drawn then, its own included; ``ahead``: a clone dealt before its
     original, which the table can tell only when the original comes out."""
 
     kind: SoakCheat
-    where: str
+    where: Place
     drawn: int
     ahead: bool = False
 
@@ -250,22 +312,22 @@ class Tally:
     scrambles: int = 0  # hands whose burn cards went back into the shoe
     line_faults: float = 0.0
     injected: Counter[Injected] = field(default_factory=Counter)
-    cheats: Counter[str] = field(default_factory=Counter)  # injected, by kind (CHEATS)
+    cheats: Counter[SoakCheat] = field(default_factory=Counter)  # injected, by kind (CHEATS)
     # cheats placed but never dealt (the hand ended first; a scramble reloaded the stub)
-    unreached: Counter[str] = field(default_factory=Counter)
-    places: Counter[str] = field(default_factory=Counter)  # where each cheat came into play
+    unreached: Counter[SoakCheat] = field(default_factory=Counter)
+    places: Counter[Place] = field(default_factory=Counter)  # where each cheat came into play
     # by kind: the cards dealt after each cheat caught, to its alert (its own not counted)
-    late: defaultdict[str, Counter[int]] = field(default_factory=lambda: defaultdict(Counter))
-    caught: Counter[str] = field(default_factory=Counter)  # by kind: caught by its alert
+    late: defaultdict[SoakCheat, Counter[int]] = field(default_factory=lambda: defaultdict(Counter))
+    caught: Counter[SoakCheat] = field(default_factory=Counter)  # by kind: caught by its alert
     # by kind: in play, not caught, and no alert could come: a clone dealt before its
     # original, which stayed in the shoe (docs/game-protection.md, "cannot detect")
-    hidden: Counter[str] = field(default_factory=Counter)
+    hidden: Counter[SoakCheat] = field(default_factory=Counter)
     signals: Counter[str] = field(default_factory=Counter)  # alerts of a cheat, by ``_signal``
     attributed: Counter[str] = field(default_factory=Counter)  # of those, a cheat's in play
     raised: Counter[str] = field(default_factory=Counter)
-    resolved: defaultdict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+    resolved: defaultdict[str, Counter[How]] = field(default_factory=lambda: defaultdict(Counter))
     open: dict[int, str] = field(default_factory=dict)
-    remedied: dict[int, str] = field(default_factory=dict)
+    remedied: dict[int, How] = field(default_factory=dict)
     recent: deque[str] = field(default_factory=lambda: deque(maxlen=6))
     digest: hashlib._Hash = field(default_factory=hashlib.sha256)
 
@@ -300,7 +362,7 @@ class Tally:
                         self.signals[signal] += 1
                 case Cleared():
                     alert_kind = self.open.pop(effect.alert, "unknown")
-                    how = self.remedied.pop(effect.alert, _cleared_by(effect))
+                    how = self.remedied.pop(effect.alert, effect.by)
                     self.resolved[alert_kind][how] += 1
                 case told.HandOver(hand=number, void=void):
                     self.hands += 1
@@ -325,7 +387,7 @@ class Tally:
         return sum(seat.stack for seat in table.seats) == table.chips == counted and in_box
 
     @property
-    def missed(self) -> Counter[str]:
+    def missed(self) -> Counter[SoakCheat]:
         """The cheats injected that the table did not catch and could have, by kind."""
         return self.cheats - self.caught - self.hidden
 
@@ -512,7 +574,7 @@ class Dealer:
             self.tally.hidden[self.in_play.kind] += 1
         self.in_play = self.twin = None
 
-    def _in_play(self, kind: SoakCheat, where: str, *, ahead: bool = False) -> None:
+    def _in_play(self, kind: SoakCheat, where: Place, *, ahead: bool = False) -> None:
         """Cheat ``kind`` is on the table now, at ``where``: injected."""
         self.tally.cheats[kind] += 1
         self.tally.places[where] += 1
@@ -623,7 +685,7 @@ class Dealer:
             return None
         return self.at_seat[0]
 
-    async def _at_seat(self, kind: SoakCheat, seat: int, card: int, where: str) -> None:
+    async def _at_seat(self, kind: SoakCheat, seat: int, card: int, where: Place) -> None:
         """A cheat at a seat once ``card`` was placed at ``seat``: a player switches it for
         a card brought in, or a card already out is read at a live seat (one passed from
         another live player, or a folded hand's or a burn card from the muck). A card to
@@ -663,18 +725,10 @@ class Dealer:
         seats = [seat for seat in live if seat != holder]
         return (card, self.cheating.choice(seats)) if seats else None
 
-    def _where(self, waiting: Waiting, table: Table) -> str:
-        """Where the card drawn for ``waiting`` was to go, as the soak's summary says it."""
-        match waiting.destination:
-            case Dest.BONUS:
-                where = "bonus card"
-            case Dest.BURN:
-                where = "burn"
-            case Dest.COMMUNITY:
-                where = "community card"
-            case _:
-                where = f"street {waiting.street}"
-        return where + (" after the scramble" if self.scrambled == table.hand_number else "")
+    def _where(self, waiting: Waiting, table: Table) -> Place:
+        """Where the card drawn for ``waiting`` was to go."""
+        street = waiting.street if waiting.destination is Dest.SEAT else None
+        return Place(waiting.destination, street, self.scrambled == table.hand_number)
 
     async def _scramble(self, burns: list[Card], hand_number: int) -> None:
         """The stub ran short: the burn cards are scrambled with it into the shoe (which
@@ -731,24 +785,24 @@ class Dealer:
             self._caught(signal)
         if kind is AlertKind.UNREAD_CARD:
             card = Card(self.unread.pop(alert.id))
-            self.tally.remedied[alert.id] = "the supervisor entered the card"
+            self.tally.remedied[alert.id] = Resolution.ENTERED_CARD
             await self._submit(EnterCard(card=card, **self._signed()))
         elif kind is AlertKind.DECK_REJECTED:
-            self.tally.remedied[alert.id] = "the dealer loaded another deck"
+            self.tally.remedied[alert.id] = Resolution.ANOTHER_DECK
             self.floor.new_deck()
             await self._load(cheats=False)
         elif kind is AlertKind.FOREIGN_CARD:
             await self._tampered(alert)
         elif kind is AlertKind.WRONG_CARD_NAMED:  # the correction was not made: as it was
-            self.tally.remedied[alert.id] = "the supervisor checked the card again"
+            self.tally.remedied[alert.id] = Remedy.DONE
             await self._submit(ResolveAlert(alert=alert.id, remedy=Remedy.DONE, **self._signed()))
         elif kind in (AlertKind.MISPLACED_CARD, AlertKind.CARD_AT_EMPTY_SEAT) and alert.belongs:
             assert alert.card is not None
-            self.tally.remedied[alert.id] = "the dealer moved the card"
+            self.tally.remedied[alert.id] = Resolution.MOVED_CARD
             await self._move_card(int(alert.card), alert.belongs)
         elif alert.rule.remedies:
             remedy = alert.rule.remedies[-1]
-            self.tally.remedied[alert.id] = f"the supervisor resolved it ({remedy.value})"
+            self.tally.remedied[alert.id] = remedy
             await self._submit(ResolveAlert(alert=alert.id, remedy=remedy, **self._signed()))
         else:
             await self.floor.settle()
@@ -759,7 +813,7 @@ class Dealer:
         (any doubt about the deck): the hand is void, another deck comes."""
         tamper = getattr(alert.facts, "tamper", None)
         remedy = Remedy.DEAD if tamper in (Tamper.FOREIGN, Tamper.RETAGGED) else Remedy.REPLACE_DECK
-        self.tally.remedied[alert.id] = f"the supervisor resolved it ({remedy.value})"
+        self.tally.remedied[alert.id] = remedy
         await self._submit(ResolveAlert(alert=alert.id, remedy=remedy, **self._signed()))
         if remedy is Remedy.REPLACE_DECK:
             self.floor.new_deck()
@@ -806,12 +860,3 @@ def _signal(alert: Alert) -> str | None:
     if isinstance(facts, CardMoved | UnverifiedRead):
         return alert.kind.value
     return None
-
-
-def _cleared_by(cleared: Cleared) -> str:
-    """Who cleared an alert the dealer did not act on."""
-    if cleared.by is Clearance.READER_IDENTIFIED:
-        return "the seat board's reader named the card"
-    if cleared.by in (Clearance.SEEN_AT_SEAT, Clearance.CONFIRMED_AT_SEAT):
-        return "the seat board saw the card where it belongs"
-    return cleared.how

@@ -291,7 +291,7 @@ class HumanDealer(Dealer):
             return
         if not await self._pause(self.pace.hand):  # a supervisor takes a moment to come over
             return
-        self.tally.remedied[alert.id] = "the supervisor held the card drawn early"
+        self.tally.remedied[alert.id] = Remedy.HOLD
         await self._submit(ResolveAlert(alert=alert.id, remedy=Remedy.HOLD, **self._signed()))
 
     async def _move_card(self, card: int, seat: int) -> None:

@@ -1,19 +1,26 @@
 """The simulated table in the terminal: a live view redrawn with plain ANSI codes (a
 terminal), or one line per hand and per alert (anything else: a pipe, a file, a log); and
-the summary at the end."""
+the summary at the end. For a program instead (``--progress``), one JSON object a line:
+the console once served, each hand as it ends."""
 
 from __future__ import annotations
 
+import json
 import shutil
+import signal
 import time
-from collections.abc import Sequence
-from typing import TextIO
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from enum import StrEnum
+from typing import Literal, TextIO, TypedDict
 
 from controller.rules import Dealt, Effect, Told
 from controller.rules.cards import counted
 from controller.rules.state import STREET_NAMES
-from controller.sim.dealer import Tally
+from controller.sim.dealer import Place, SoakCheat, Tally, how_words
+from controller.sim.summary import Cheats, Chips, Summary
 from controller.table import Mode, Table
+from controller.table import effects as told
 from controller.table.told import TableTold
 
 HOME, CLEAR_LINE, CLEAR_BELOW = "\x1b[H", "\x1b[K", "\x1b[J"
@@ -107,6 +114,45 @@ class View:
         return f"[{bar}] {done}/{counted(self.hands, 'hand')}   {seconds:.0f} s"
 
 
+class Event(StrEnum):
+    """What a line of ``--progress`` tells: its ``event``."""
+
+    CONSOLE = "console"  # the console is served: its address and who signs in there
+    HAND_OVER = "hand_over"  # a hand ended
+
+
+class ConsoleServed(TypedDict):
+    event: Literal[Event.CONSOLE]
+    url: str
+    dealer: str
+    dealer_pin: str
+    supervisor: str
+    supervisor_pin: str
+
+
+class HandOver(TypedDict):
+    event: Literal[Event.HAND_OVER]
+    hand: int
+    void: bool  # a misdeal
+
+
+class Progress:
+    """The run for a program (``--progress``): one JSON object a line on ``out`` (an
+    ``Event``), and nothing else there."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def observe(self, table: Table, effects: Sequence[Effect]) -> None:
+        for effect in effects:
+            if isinstance(effect, told.HandOver):
+                self.tell(HandOver(event=Event.HAND_OVER, hand=effect.hand, void=effect.void))
+
+    def tell(self, event: ConsoleServed | HandOver) -> None:
+        self.out.write(json.dumps(event) + "\n")
+        self.out.flush()
+
+
 def _seat_rows(table: Table) -> list[str]:
     """The seats: lamp, number, player, stack, bet and cards; the player to act marked."""
     hand = table.hand
@@ -140,93 +186,115 @@ def _card(dealt: Dealt, wild: bool) -> str:
     return text if dealt.up else f"{DIM}[{RESET}{text}{DIM}]{RESET}"
 
 
-def stopped(table: Table, by: str = "Ctrl-C") -> str:
-    """The line printed when the run is stopped (``by`` Ctrl-C or SIGTERM): where the table
-    was. A hand in progress stays so in the journal; the summary's stacks are as that hand
-    started."""
+def stopped(table: Table, by: signal.Signals = signal.SIGINT) -> str:
+    """The line printed when the run is stopped (``by`` Ctrl-C, SIGTERM or SIGHUP): where
+    the table was. A hand in progress stays so in the journal; the summary's stacks are as
+    that hand started."""
+    said = "Ctrl-C" if by is signal.SIGINT else by.name
     hand = table.hand
     if not table.in_hand or hand is None:
-        return f"stopped ({by}) between hands"
+        return f"stopped ({said}) between hands"
     street = STREET_NAMES.get(hand.street, str(hand.street))
     return (
-        f"stopped ({by}) during hand {table.hand_number}, {street} street "
+        f"stopped ({said}) during hand {table.hand_number}, {street} street "
         "(in progress in the journal; the stacks below are as it started)"
     )
 
 
-def summary(tally: Tally, table: Table, seconds: float) -> list[str]:
-    """The lines of the summary printed at the end of a run."""
-    stacks = sum(seat.stack for seat in table.seats)
+def summary(made: Summary) -> list[str]:
+    """The lines of the summary printed at the end of a run, from its data."""
+    hands, seconds, chips = made["hands"], made["seconds"], made["chips"]
     lines = [
-        f"hands: {tally.hands} ({tally.void_hands} void) in {seconds:.1f} s"
-        + (f", {seconds / tally.hands:.2f} s a hand" if tally.hands else ""),
-        f"cards: {tally.cards} dealt from {counted(tally.decks, 'deck')}; "
-        f"bonus cards: {tally.bonus_cards}"
-        + (f" ({tally.bonus_declined} declined)" if tally.bonus_declined else ""),
-        f"decisions: {tally.decisions}",
-        f"chips: {tally.bought_in} bought in, {_moved(tally, table)}{stacks} in the stacks, "
-        f"ledger {table.chips}: " + ("conserved" if tally.conserved(table) else "NOT CONSERVED"),
-        "stacks: " + ", ".join(f"{seat.player} {seat.stack}" for seat in table.seats),
+        f"hands: {hands} ({made['void_hands']} void) in {seconds:.1f} s"
+        + (f", {seconds / hands:.2f} s a hand" if hands else ""),
+        f"cards: {made['cards']} dealt from {counted(made['decks'], 'deck')}; "
+        f"bonus cards: {made['bonus_cards']}"
+        + (f" ({made['bonus_declined']} declined)" if made["bonus_declined"] else ""),
+        f"decisions: {made['decisions']}",
+        f"chips: {chips['bought_in']} bought in, {_moved(chips)}{chips['in_stacks']} in the "
+        f"stacks, ledger {chips['ledger']}: "
+        + ("conserved" if chips["conserved"] else "NOT CONSERVED"),
+        "stacks: " + ", ".join(f"{seat['player']} {seat['stack']}" for seat in made["stacks"]),
     ]
-    injected = sorted(f"{what.words} {count}" for what, count in tally.injected.items())
-    if tally.line_faults:
-        injected.append(f"frames dropped or corrupted on the lines at {tally.line_faults:g}")
+    faults = made["faults"]
+    injected = sorted(f"{what.words} {count}" for what, count in faults["injected"].items())
+    if faults["line_faults"]:
+        injected.append(f"frames dropped or corrupted on the lines at {faults['line_faults']:g}")
     lines.append(f"faults injected: {', '.join(injected) or 'none'}")
-    if tally.cheats or tally.signals or tally.unreached:
-        lines.extend(_cheats(tally))
-    if tally.raised:
+    cheats = made["cheats"]
+    if cheats["injected"] or cheats["mistaken"] or cheats["never_dealt"]:
+        lines.extend(_cheats(cheats))
+    if made["alerts"]:
         lines.append("alerts:")
-        for kind, count in sorted(tally.raised.items()):
-            hows = "; ".join(f"{how}: {n}" for how, n in sorted(tally.resolved[kind].items()))
-            lines.append(f"  {kind}: {count} raised; resolved: {hows or 'none'}")
+        for kind, alerts in made["alerts"].items():
+            hows = "; ".join(
+                f"{how_words(how)}: {n}"
+                for how, n in sorted(alerts["resolved"].items(), key=lambda i: how_words(i[0]))
+            )
+            lines.append(f"  {kind}: {alerts['raised']} raised; resolved: {hows or 'none'}")
     else:
         lines.append("alerts: none")
-    if tally.open:
-        lines.append(f"alerts still open: {', '.join(sorted(tally.open.values()))}")
-    lines.append(f"hands fingerprint: {tally.hand_digest}")
+    if made["open_alerts"]:
+        lines.append(f"alerts still open: {', '.join(made['open_alerts'])}")
+    lines.append(f"hands fingerprint: {made['hands_fingerprint']}")
+    if (journal := made["journal"]) is not None:
+        line = f"journal: {journal} (luck-table history --journal {journal})"
+        lines.append(line + (f"; log: {made['log']}" if made["log"] is not None else ""))
     return lines
 
 
-def _cheats(tally: Tally) -> list[str]:
+def _counts(counts: Mapping[SoakCheat, int]) -> str:
+    return ", ".join(f"{key} {count}" for key, count in counts.items())
+
+
+def _cheats(cheats: Cheats) -> list[str]:
     """``cheats: 12 injected, 11 caught (cloned 2/2, ...); 1 the table cannot catch (...);
     0 missed``; where they were dealt (and those placed but never dealt); the cards dealt
     after each before its alert, and the kinds caught after their card."""
-    kinds = sorted(set(tally.cheats) | set(tally.caught))
-    each = ", ".join(f"{kind} {tally.caught[kind]}/{tally.cheats[kind]}" for kind in kinds)
-    line = f"cheats: {tally.cheats.total()} injected, {tally.caught.total()} caught ({each}); "
-    if tally.hidden:
-        hidden = ", ".join(f"{kind} {count}" for kind, count in sorted(tally.hidden.items()))
-        line += (
-            f"{tally.hidden.total()} the table cannot catch (a clone dealt before its "
-            f"original, which stayed in the shoe: {hidden}); "
-        )
-    line += f"{tally.missed.total()} missed"
-    if tally.mistaken:
-        line += f"; {tally.mistaken.total()} genuine card(s) taken for a cheat"
-    places = ", ".join(f"{where} {count}" for where, count in sorted(tally.places.items()))
-    never = tally.unreached.total()
-    where = f"cheats dealt at: {places or 'none'}; placed but never dealt: {never}"
-    if never:
-        where += " (" + ", ".join(f"{k} {n}" for k, n in sorted(tally.unreached.items())) + ")"
-    every = tally.after
-    after = ", ".join(f"{cards} for {count}" for cards, count in sorted(every.items()))
-    most = max(every, default=0)
-    delay = f"cards dealt after a cheat before its alert: {after or 'none caught'}; most {most}"
-    late = ", ".join(
-        f"{kind} {sum(count for cards, count in counts.items() if cards)} (most {max(counts)})"
-        for kind, counts in sorted(tally.late.items())
-        if max(counts, default=0)
+    injected, caught = cheats["injected"], cheats["caught"]
+    each = ", ".join(
+        f"{kind} {caught.get(kind, 0)}/{injected.get(kind, 0)}"
+        for kind in sorted(set(injected) | set(caught))
     )
-    return [line, where, delay, f"caught after their card: {late or 'none'}"]
+    line = f"cheats: {sum(injected.values())} injected, {sum(caught.values())} caught ({each}); "
+    if hidden := cheats["cannot_catch"]:
+        line += (
+            f"{sum(hidden.values())} the table cannot catch (a clone dealt before its "
+            f"original, which stayed in the shoe: {_counts(hidden)}); "
+        )
+    line += f"{sum(cheats['missed'].values())} missed"
+    if mistaken := cheats["mistaken"]:
+        line += f"; {sum(mistaken.values())} genuine card(s) taken for a cheat"
+    places = ", ".join(
+        f"{Place(at['dest'], at['street'], at['scrambled']).words} {at['cheats']}"
+        for at in cheats["dealt_at"]
+    )
+    never = cheats["never_dealt"]
+    where = f"cheats dealt at: {places or 'none'}; placed but never dealt: {sum(never.values())}"
+    if never:
+        where += f" ({_counts(never)})"
+    every: Counter[int] = Counter()
+    late: dict[str, list[int]] = {}  # by kind: the cheats caught after their card, the most
+    for caught_after in cheats["caught_after"]:
+        cards, count = caught_after["cards"], caught_after["cheats"]
+        every[cards] += count
+        if cards:
+            kind = late.setdefault(caught_after["kind"], [0, 0])
+            kind[:] = [kind[0] + count, max(kind[1], cards)]
+    after = ", ".join(f"{cards} for {count}" for cards, count in sorted(every.items()))
+    delay = f"cards dealt after a cheat before its alert: {after or 'none caught'}; "
+    delay += f"most {max(every, default=0)}"
+    kinds = ", ".join(f"{kind} {count} (most {most})" for kind, (count, most) in late.items())
+    return [line, where, delay, f"caught after their card: {kinds or 'none'}"]
 
 
-def _moved(tally: Tally, table: Table) -> str:
+def _moved(chips: Chips) -> str:
     """The chips that left the table (cashed out, or to the house's drop box: the rake, the
     jackpot drops and the time charges) and the supervisor's stack corrections, when there
     were any."""
-    out = f"{tally.cashed_out} cashed out, " if tally.cashed_out else ""
-    if table.settings.rules.house_takes or tally.raked or tally.jackpot_dropped:
-        out += f"{tally.raked} raked, {tally.jackpot_dropped} to the jackpot, "
-    if table.settings.time_charge or tally.time_collected:
-        out += f"{tally.time_collected} time collected, "
-    return out + (f"{table.corrected:+} corrected, " if table.corrected else "")
+    out = f"{chips['cashed_out']} cashed out, " if chips["cashed_out"] else ""
+    if chips["house_takes"] or chips["raked"] or chips["jackpot_dropped"]:
+        out += f"{chips['raked']} raked, {chips['jackpot_dropped']} to the jackpot, "
+    if chips["time_charge"] or chips["time_collected"]:
+        out += f"{chips['time_collected']} time collected, "
+    return out + (f"{chips['corrected']:+} corrected, " if chips["corrected"] else "")
