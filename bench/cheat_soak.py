@@ -14,15 +14,16 @@ tag of every card placed, and the table checks them (docs/game-protection.md); t
 supervisor's remedies follow. Cards misplaced and cables pulled run alongside (a card
 dealt unread shows no tag: not mixed in).
 
-Printed: hands, time, each kind of cheat injected and caught, those the table cannot catch
-(a clone dealt before its original, which stayed in the shoe: docs/game-protection.md,
-"What the table cannot detect"), where the cheats were dealt, the cards dealt after each
-before its alert, the alerts, and the same for the core run of the same seed (no
-simulators, no service: the same hands). It passes (exit status 0) with 0 cheats missed,
-each caught at its card (0 cards dealt after it before its alert) but a clone dealt before
-its original (caught when the original comes out), no genuine card taken for one, the
-chips conserved in both runs, and the service's cheats and hands fingerprint equal to the
-core's.
+Both runs write their summary as data (``luck-table sim --json FILE``, docs/sim.md), which
+this reads. Printed: hands, time, each kind of cheat injected and caught, those the table
+cannot catch (a clone dealt before its original, which stayed in the shoe:
+docs/game-protection.md, "What the table cannot detect"), where the cheats were dealt, the
+cards dealt after each before its alert, the alerts, and the same for the core run of the
+same seed (no simulators, no service: the same hands). It passes (exit status 0) with 0
+cheats missed, each caught at its card (0 cards dealt after it before its alert) but a
+clone dealt before its original (caught when the original comes out), no genuine card
+taken for one, the chips conserved in both runs, and the service's cheats and hands
+fingerprint equal to the core's.
 
 Usage: .venv/bin/python bench/cheat_soak.py [--hands 1000] [--seats 8] [--cheats 0.3]
        [--seed 1] [--misplaced 0.02] [--unplugs 0.005] [--json FILE]
@@ -31,29 +32,36 @@ Usage: .venv/bin/python bench/cheat_soak.py [--hands 1000] [--seats 8] [--cheats
 from __future__ import annotations
 
 import argparse
+import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # imported as bench.cheat_soak too
 
 from figures_kit import Report, add_json_option
 
-from controller.sim.dealer import CHEATS, LATE
+from controller.rules import Dest
+from controller.sim.dealer import CHEATS, LATE, Place
 
 LUCK_TABLE = str(Path(sys.executable).with_name("luck-table"))
 KINDS = tuple(kind.value for kind in CHEATS)
+#: The summary's cheats compared between the two runs: all but how late each was caught,
+#: which each run is judged on alone (``at_the_card``).
+COMPARED = ("injected", "caught", "cannot_catch", "missed", "mistaken", "never_dealt", "dealt_at")
 
 
-def run(args: argparse.Namespace, folder: Path, *, core: bool) -> tuple[int, str, float]:
-    """One ``luck-table sim`` run: its status, its output and its seconds."""
+def run(args: argparse.Namespace, folder: Path, *, core: bool) -> tuple[int, dict[str, Any], float]:
+    """One ``luck-table sim`` run: its status, its summary (its ``--json``) and its seconds."""
+    summary = folder / ("core.json" if core else "served.json")
     command = [LUCK_TABLE, "sim", "--hands", str(args.hands), "--speed", "max"]
-    command += ["--seats", str(args.seats)]
+    command += ["--seats", str(args.seats), "--json", str(summary)]
     command += ["--seed", str(args.seed), "--cheats", str(args.cheats)]
     command += ["--misplaced", str(args.misplaced), "--unplugs", str(args.unplugs)]
     command += ["--core-only"] if core else ["--journal", str(folder / "soak.sqlite3")]
@@ -61,59 +69,59 @@ def run(args: argparse.Namespace, folder: Path, *, core: bool) -> tuple[int, str
     done = subprocess.run(
         command, cwd=folder, capture_output=True, text=True, timeout=4 * 3600, check=False
     )
-    return done.returncode, done.stdout + done.stderr, time.monotonic() - started
+    if not summary.exists():
+        sys.exit(f"luck-table sim wrote no summary (status {done.returncode}):\n{done.stderr}")
+    return done.returncode, json.loads(summary.read_text()), time.monotonic() - started
 
 
-def line(output: str, name: str) -> str:
-    found = re.search(rf"^{name}: (.*)$", output, re.MULTILINE)
-    return found.group(1) if found else "(none)"
-
-
-def caught(output: str) -> dict[str, tuple[int, int]]:
-    """Each kind's (caught, injected) from the summary's cheats line."""
-    cheats = line(output, "cheats")
+def caught(cheats: dict[str, Any]) -> dict[str, tuple[int, int]]:
+    """Each kind's (caught, injected), from the summary's cheats."""
     return {
-        kind: (int(found.group(1)), int(found.group(2)))
-        for kind in KINDS
-        if (found := re.search(rf"{kind} (\d+)/(\d+)", cheats))
+        kind: (cheats["caught"].get(kind, 0), count) for kind, count in cheats["injected"].items()
     }
 
 
-def counted(output: str, what: str) -> int:
-    """A count of the summary's cheats line: ``missed``, ``the table cannot catch``."""
-    found = re.search(rf"(\d+) {what}\b", line(output, "cheats"))
-    return int(found.group(1)) if found else 0
+def total(counts: dict[str, int]) -> int:
+    return sum(counts.values())
 
 
-def late(output: str) -> str:
-    """The summary's cards dealt after a cheat before its alert ("0 for 12; most 0")."""
-    return line(output, "cards dealt after a cheat before its alert")
-
-
-def late_kinds(output: str) -> set[str]:
-    """The kinds the summary says were caught after their card."""
-    return set(re.findall(r"(\w+) \d+ \(most \d+\)", line(output, "caught after their card")))
-
-
-def at_the_card(output: str) -> bool:
+def at_the_card(cheats: dict[str, Any]) -> bool:
     """Every cheat caught was caught at its card (none dealt after it before its alert),
     but a clone dealt before its original, caught when the original comes out."""
-    if line(output, "caught after their card") == "(none)":  # a summary without the line
-        return late(output).endswith("; most 0")
-    return late_kinds(output) <= LATE
+    return all(after["kind"] in LATE for after in cheats["caught_after"] if after["cards"])
 
 
-def report(name: str, status: int, output: str, seconds: float) -> None:
-    hands = line(output, "hands").split(" in ")[0]
-    print(f"{name}: status {status}, hands {hands}, {seconds:.1f} s")
-    print(f"  cheats: {line(output, 'cheats')}")
-    print(f"  cheats dealt at: {line(output, 'cheats dealt at')}")
-    print(f"  cards dealt after a cheat before its alert: {late(output)}")
-    print(f"  caught after their card: {line(output, 'caught after their card')}")
-    alerts = re.findall(r"^  (\w+): (\d+) raised", output, re.MULTILINE)
-    print("  alerts raised: " + ", ".join(f"{kind} {count}" for kind, count in alerts))
-    print(f"  chips: {line(output, 'chips')}")
-    print(f"  hands fingerprint: {line(output, 'hands fingerprint')}")
+def place(at: dict[str, Any]) -> str:
+    """Where cheats were dealt, as the sim's summary says it."""
+    dest = None if at["dest"] is None else Dest(at["dest"])
+    return Place(dest, at["street"], at["scrambled"]).words
+
+
+def late(cheats: dict[str, Any]) -> str:
+    """The cards dealt after a cheat before its alert ("0 for 12, 3 for 1; most 3")."""
+    every: Counter[int] = Counter()
+    for after in cheats["caught_after"]:
+        every[after["cards"]] += after["cheats"]
+    counts = ", ".join(f"{cards} for {count}" for cards, count in sorted(every.items()))
+    return f"{counts or 'none caught'}; most {max(every, default=0)}"
+
+
+def report(name: str, status: int, summary: dict[str, Any], seconds: float) -> None:
+    cheats = summary["cheats"]
+    kinds = ", ".join(f"{kind} {got}/{count}" for kind, (got, count) in caught(cheats).items())
+    places = ", ".join(f"{place(at)} {at['cheats']}" for at in cheats["dealt_at"])
+    print(f"{name}: status {status}, hands {summary['hands']}, {seconds:.1f} s")
+    print(
+        f"  cheats: {total(cheats['injected'])} injected ({kinds}); "
+        f"{total(cheats['cannot_catch'])} the table cannot catch; "
+        f"{total(cheats['missed'])} missed; {total(cheats['mistaken'])} genuine cards taken"
+    )
+    print(f"  cheats dealt at: {places or 'none'}; never dealt: {total(cheats['never_dealt'])}")
+    print(f"  cards dealt after a cheat before its alert: {late(cheats)}")
+    alerts = summary["alerts"]
+    print("  alerts raised: " + ", ".join(f"{kind} {a['raised']}" for kind, a in alerts.items()))
+    print(f"  chips conserved: {summary['chips']['conserved']}")
+    print(f"  hands fingerprint: {summary['hands_fingerprint']}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -137,24 +145,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         core = run(args, Path(folder), core=True)
     report("simulators and service", *served)
     report("core (same seed)", *core)
-    kinds = caught(served[1])
-    missed = counted(served[1], "missed")
-    hidden = counted(served[1], "the table cannot catch")
+    cheats, core_cheats = served[1]["cheats"], core[1]["cheats"]
+    kinds = caught(cheats)
+    missed, hidden = total(cheats["missed"]), total(cheats["cannot_catch"])
     accounted = all(got <= count for got, count in kinds.values())
     accounted = accounted and sum(count - got for got, count in kinds.values()) == missed + hidden
-    equal = all(
-        line(served[1], name) == line(core[1], name)
-        for name in ("cheats", "cheats dealt at", "hands fingerprint")
-    )
-    injected = sum(count for _, count in kinds.values())
+    equal = all(cheats[name] == core_cheats[name] for name in COMPARED)
+    equal = equal and served[1]["hands_fingerprint"] == core[1]["hands_fingerprint"]
+    injected = total(cheats["injected"])
     print(
         f"result: {injected} cheats injected, {missed} missed, {hidden} the table cannot "
         f"catch; every kind injected: {len(kinds) == len(KINDS)}; each caught at its card "
         f"(a clone dealt before its original: when the original comes out): "
-        f"{at_the_card(served[1])}; the same as the core's: {equal}"
+        f"{at_the_card(cheats)}; the same as the core's: {equal}"
     )
+    conserved = served[1]["chips"]["conserved"] and core[1]["chips"]["conserved"]
     ok = served[0] == core[0] == 0 and missed == 0 < injected and accounted and equal
-    ok = ok and at_the_card(served[1]) and at_the_card(core[1])
+    ok = ok and at_the_card(cheats) and at_the_card(core_cheats)
     print("PASS" if ok else "FAIL")
     figures.row("cheats injected", injected)
     figures.row("cheats missed", missed, "", "0", missed == 0)
@@ -170,7 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     figures.check(
         "each cheat caught at its card (no card dealt after it before its alert), "
         "a clone dealt before its original when the original comes out",
-        at_the_card(served[1]) and at_the_card(core[1]),
+        at_the_card(cheats) and at_the_card(core_cheats),
     )
     figures.figures = {
         "hands": args.hands,
@@ -179,10 +186,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "seed": args.seed,
         "kinds": {kind: {"caught": got, "injected": count} for kind, (got, count) in kinds.items()},
         "cannot_catch": hidden,
-        "cards_after": late(served[1]),
-        "caught_after_their_card": line(served[1], "caught after their card"),
-        "chips": line(served[1], "chips"),
-        "hands_fingerprint": line(served[1], "hands fingerprint"),
+        "dealt_at": {place(at): at["cheats"] for at in cheats["dealt_at"]},
+        "cards_after": late(cheats),
+        "caught_after": cheats["caught_after"],
+        "chips_conserved": conserved,
+        "hands_fingerprint": served[1]["hands_fingerprint"],
     }
     return figures.finish()
 

@@ -1,17 +1,19 @@
 """Long run: thousands of hands at full speed through the table service with its console
 served and public viewers on its feed, the service's memory followed hand by hand.
 
-``luck-table sim --speed max --console 127.0.0.1:0`` (the firmware simulator processes, the
-table service with its journal and its console, the automatic dealer, supervisor and
-players, in the sim's process) deals HANDS hands; VIEWERS public viewers (a process of
-their own) follow the console's feed ``/ws`` the whole time, each reading every message.
-The sim's resident memory (RSS, from /proc) is read at the end of every hand. Printed: the
-hands and their pace, the memory at hand WARM (1,000 by default: the journal's caches, the
-evaluator's tables and the feeds' backlogs have grown to their size by then), its highest
-after, and at the end, the messages the viewers read, and the chips check of the sim's
-summary. Goal (docs/performance.md): the memory after hand WARM grows by at most 10%.
-Checks: the sim ends with status 0, every viewer still connected at the end, the chips
-conserved (``--json FILE``: bench/figures_kit.py's JSON, the figures under ``figures``).
+``luck-table sim --speed max --console 127.0.0.1:0 --progress --json FILE`` (the firmware
+simulator processes, the table service with its journal and its console, the automatic
+dealer, supervisor and players, in the sim's process) deals HANDS hands, telling the
+console's address and each hand's end as JSON lines (``--progress``); VIEWERS public
+viewers (a process of their own) follow the console's feed ``/ws`` the whole time, each
+reading every message. The sim's resident memory (RSS, from /proc) is read at the end of
+every hand. Printed: the hands and their pace, the memory at hand WARM (1,000 by default:
+the journal's caches, the evaluator's tables and the feeds' backlogs have grown to their
+size by then), its highest after, and at the end, the messages the viewers read, and the
+chips check of the sim's summary (its ``--json``). Goal (docs/performance.md): the memory
+after hand WARM grows by at most 10%. Checks: the sim ends with status 0, every viewer
+still connected at the end, the chips conserved (``--json FILE``: bench/figures_kit.py's
+JSON, the figures under ``figures``).
 
 Usage: .venv/bin/python bench/long_run.py [--hands 10000] [--viewers 50] [--warm 1000]
        [--seats 6] [--seed 1] [--json FILE]
@@ -23,7 +25,6 @@ import argparse
 import asyncio
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -33,6 +34,8 @@ from typing import TypedDict
 
 import websockets
 from figures_kit import Report, add_json_option
+
+from controller.sim.view import Event
 
 LUCK_TABLE = str(Path(sys.executable).with_name("luck-table"))
 GROWTH_GOAL = 0.10  # the memory after the warm-up grows by at most this share
@@ -113,10 +116,12 @@ def stop(watchers: subprocess.Popen[str]) -> Read:
 def run(hands: int, many: int, warm: int, seats: int, seed: int) -> LongRun:
     """Deal the run and follow its memory; the figures."""
     folder = Path(tempfile.mkdtemp(prefix="long-run-"))
+    summary = folder / "summary.json"
     sim = subprocess.Popen(
         [
             *(LUCK_TABLE, "sim", "--hands", str(hands), "--speed", "max", "--seats", str(seats)),
             *("--seed", str(seed), "--console", "127.0.0.1:0", "--journal", str(folder / "j.db")),
+            *("--progress", "--json", str(summary)),
         ],
         stdout=subprocess.PIPE,
         text=True,
@@ -126,14 +131,12 @@ def run(hands: int, many: int, warm: int, seats: int, seed: int) -> LongRun:
     watchers = None
     report: Read = {"messages": [], "closed": many}
     memory: dict[int, int] = {}
-    lines: list[str] = []
     started = time.monotonic()
     try:
-        for line in sim.stdout:
-            lines.append(line)
-            console = re.match(r"console (http://\S+) ", line)
-            if console and watchers is None:
-                url = console.group(1).replace("http", "ws", 1) + "/ws"
+        for line in sim.stdout:  # --progress: one JSON object a line (docs/sim.md)
+            event = json.loads(line)
+            if event["event"] == Event.CONSOLE and watchers is None:
+                url = event["url"].replace("http", "ws", 1) + "/ws"
                 watchers = subprocess.Popen(
                     [sys.executable, __file__, "--viewers-of", url, str(many)],
                     stdin=subprocess.PIPE,
@@ -142,12 +145,12 @@ def run(hands: int, many: int, warm: int, seats: int, seed: int) -> LongRun:
                 )
                 assert watchers.stdout is not None
                 assert watchers.stdout.readline().strip() == "ready"
-            over = re.match(r"hand (\d+) is over", line)
-            if over:
-                memory[int(over.group(1))] = rss_bytes(sim.pid)
+            elif event["event"] == Event.HAND_OVER:
+                hand = event["hand"]
+                memory[hand] = rss_bytes(sim.pid)
                 if len(memory) % 500 == 0:
-                    print(f"  hand {over.group(1)}: {memory[int(over.group(1))] >> 20} MiB")
-                if int(over.group(1)) == hands - 1 and watchers is not None:
+                    print(f"  hand {hand}: {memory[hand] >> 20} MiB")
+                if hand == hands - 1 and watchers is not None:
                     report = stop(watchers)  # with a hand to go: the console still serves
         status = sim.wait(timeout=120)
     finally:
@@ -156,7 +159,7 @@ def run(hands: int, many: int, warm: int, seats: int, seed: int) -> LongRun:
         if watchers is not None and watchers.poll() is None:
             watchers.kill()
     wall = time.monotonic() - started
-    chips = next((line for line in lines if line.startswith("chips: ")), "chips: (none)")
+    conserved = summary.exists() and json.loads(summary.read_text())["chips"]["conserved"]
     at_warm = memory.get(warm) or (memory[max(memory)] if memory else 0)
     after = [rss for hand, rss in memory.items() if hand > warm] or [at_warm]
     growth = (max(after) - at_warm) / at_warm if at_warm else 0.0
@@ -173,11 +176,8 @@ def run(hands: int, many: int, warm: int, seats: int, seed: int) -> LongRun:
         "rss_highest_after_warm_mib": round(max(after) / 2**20, 1),
         "rss_last_mib": round(memory[max(memory)] / 2**20, 1) if memory else 0.0,
         "growth_after_warm": round(growth, 4),
-        "chips_conserved": chips.rstrip().endswith(": conserved"),
-        "met": status == 0
-        and growth <= GROWTH_GOAL
-        and report["closed"] == 0
-        and chips.rstrip().endswith(": conserved"),
+        "chips_conserved": conserved,
+        "met": status == 0 and growth <= GROWTH_GOAL and report["closed"] == 0 and conserved,
     }
 
 
