@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -11,14 +12,18 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import pytest
+
+from controller.sim.dealer import Injected
+from controller.sim.view import Event
 
 pytestmark = pytest.mark.slow  # processes
 
 LUCK_TABLE = Path(sys.executable).with_name("luck-table")
 SIM = [str(LUCK_TABLE), "sim"]
+_SUMMARIES = itertools.count(1)
 
 
 def sim(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -27,21 +32,24 @@ def sim(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def field(output: str, name: str) -> str:
-    match = re.search(rf"^{name}: (.*)$", output, re.MULTILINE)
-    assert match, f"no {name!r} line in:\n{output}"
-    return match.group(1)
+def summarized(*args: str, cwd: Path) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+    """A run and its summary as data (``--json FILE``, docs/sim.md)."""
+    path = cwd / f"summary-{next(_SUMMARIES)}.json"
+    done = sim(*args, "--json", str(path), cwd=cwd)
+    assert path.exists(), done.stdout + done.stderr
+    return done, json.loads(path.read_text(encoding="utf-8"))
 
 
 def test_three_hands_at_full_speed_are_dealt_the_same_twice(tmp_path: Path) -> None:
     """Simulator processes, the table service and its journal in ./data: run twice."""
-    first = sim("--hands", "3", "--speed", "max", "--seed", "1", cwd=tmp_path)
+    first, summary = summarized("--hands", "3", "--speed", "max", "--seed", "1", cwd=tmp_path)
     assert first.returncode == 0, first.stderr
-    assert field(first.stdout, "hands").startswith("3 (0 void)")
-    assert field(first.stdout, "chips").endswith("conserved")
-    assert "NOT" not in field(first.stdout, "chips")
-    assert field(first.stdout, "alerts") == "none"
-    assert first.stdout.count("is over") == 3  # one line per hand when not a terminal
+    assert (summary["hands"], summary["void_hands"]) == (3, 0)
+    assert summary["chips"]["conserved"] and summary["alerts"] == {}
+    assert summary["journal"] == "data/table.sqlite3" and summary["log"] == "data/table.log"
+    # the words for people: one line per hand when not a terminal, the summary from the data
+    assert first.stdout.count("is over") == 3
+    assert f"hands fingerprint: {summary['hands_fingerprint']}\n" in first.stdout
     assert "\x1b[" not in first.stdout  # no terminal codes into a pipe
     journal = tmp_path / "data" / "table.sqlite3"
     assert journal.exists() and (tmp_path / "data" / "table.log").exists()
@@ -53,40 +61,42 @@ def test_three_hands_at_full_speed_are_dealt_the_same_twice(tmp_path: Path) -> N
         check=True,
     )
     assert history.stdout.count("=== hand ") == 3
-    second = sim("--hands", "3", "--speed", "max", "--seed", "1", cwd=tmp_path)
+    second, again = summarized("--hands", "3", "--speed", "max", "--seed", "1", cwd=tmp_path)
     assert second.returncode == 0, second.stderr
-    for name in ("cards", "decisions", "stacks", "hands fingerprint"):
-        assert field(first.stdout, name) == field(second.stdout, name)
-    core = sim("--hands", "3", "--speed", "max", "--seed", "1", "--core-only", cwd=tmp_path)
-    assert field(core.stdout, "hands fingerprint") == field(first.stdout, "hands fingerprint")
-    other = sim("--hands", "3", "--speed", "max", "--seed", "2", "--core-only", cwd=tmp_path)
-    assert field(other.stdout, "hands fingerprint") != field(first.stdout, "hands fingerprint")
+    for name in ("cards", "decisions", "stacks", "hands_fingerprint"):
+        assert summary[name] == again[name]
+    args = ("--hands", "3", "--speed", "max", "--core-only")
+    _, core = summarized(*args, "--seed", "1", cwd=tmp_path)
+    assert core["hands_fingerprint"] == summary["hands_fingerprint"]
+    assert core["journal"] is None and core["log"] is None
+    _, other = summarized(*args, "--seed", "2", cwd=tmp_path)
+    assert other["hands_fingerprint"] != summary["hands_fingerprint"]
 
 
 def test_faults_are_counted_and_resolved(tmp_path: Path) -> None:
-    clean = sim("--hands", "4", "--speed", "max", "--seed", "3", "--core-only", cwd=tmp_path)
-    faulty = sim(
+    _, clean = summarized(
+        "--hands", "4", "--speed", "max", "--seed", "3", "--core-only", cwd=tmp_path
+    )
+    faulty, summary = summarized(
         *("--hands", "4", "--speed", "max", "--seed", "3"),
         *("--unreadable", "0.1", "--misplaced", "0.1", "--unplugs", "0.02"),
         *("--line-faults", "0.01"),
         cwd=tmp_path,
     )
     assert faulty.returncode == 0, faulty.stderr
-    injected = field(faulty.stdout, "faults injected")
-    assert "unreadable card" in injected and "misplaced card" in injected
-    unread = re.search(r"^  unread_card: (\d+) raised; resolved: (.*)$", faulty.stdout, re.M)
-    assert unread, faulty.stdout
-    counts = [int(n) for n in re.findall(r": (\d+)", unread.group(2))]
-    assert sum(counts) == int(unread.group(1)) > 0
-    assert "alerts still open" not in faulty.stdout
-    assert "frames dropped or corrupted" in injected
-    unplugs = sum(int(n) for n in re.findall(r"unplugged (\d+)", injected))
-    downs = re.search(r"^  link_down: (\d+) raised", faulty.stdout, re.M)
+    injected = summary["faults"]["injected"]
+    assert injected[Injected.UNREADABLE] > 0 and injected[Injected.MISPLACED] > 0
+    unread = summary["alerts"]["unread_card"]
+    assert sum(unread["resolved"].values()) == unread["raised"] > 0
+    assert summary["open_alerts"] == []
+    assert summary["faults"]["line_faults"] == 0.01
+    pulled = (Injected.SHOE_UNPLUGGED, Injected.SEAT_BOARD_UNPLUGGED)
+    unplugs = sum(injected.get(what, 0) for what in pulled)
+    downs = summary["alerts"].get("link_down", {"raised": 0})["raised"]
     # every pull is noticed; a machine loaded past the links' silence (three heartbeats of
     # 250 ms) takes a link down too, as it would at a table: more may be raised, none fewer
-    assert (int(downs.group(1)) if downs else 0) >= unplugs, faulty.stdout
-    fingerprint = "hands fingerprint"
-    assert field(faulty.stdout, fingerprint) == field(clean.stdout, fingerprint)
+    assert downs >= unplugs, summary
+    assert summary["hands_fingerprint"] == clean["hands_fingerprint"]
 
 
 def test_every_cheat_injected_is_caught_through_the_simulators_and_in_the_core(
@@ -95,41 +105,35 @@ def test_every_cheat_injected_is_caught_through_the_simulators_and_in_the_core(
     """The short soak: cheats at every other deck, through simulator processes and the
     service, then in the core; the same hands with cheats in both (the seed)."""
     args = ("--hands", "12", "--speed", "max", "--seed", "4", "--cheats", "0.5")
-    served = sim(*args, "--misplaced", "0.05", cwd=tmp_path)
+    served, summary = summarized(*args, "--misplaced", "0.05", cwd=tmp_path)
     assert served.returncode == 0, served.stdout + served.stderr
-    cheats = field(served.stdout, "cheats")
-    injected, caught = (int(n) for n in re.findall(r"(\d+) (?:injected|caught)", cheats))
-    hidden = re.search(r"(\d+) the table cannot catch", cheats)  # a clone's original unseen
-    assert injected == caught + (int(hidden.group(1)) if hidden else 0) > 0, cheats
-    assert cheats.endswith("; 0 missed"), cheats
-    assert "alerts still open" not in served.stdout
-    core = sim(*args, "--misplaced", "0.05", "--core-only", cwd=tmp_path)
-    assert core.returncode == 0, core.stdout
-    assert field(core.stdout, "cheats") == cheats
-    assert field(core.stdout, "hands fingerprint") == field(served.stdout, "hands fingerprint")
-    many = sim(
-        "--hands",
-        "120",
-        "--speed",
-        "max",
-        "--seed",
-        "6",
-        "--cheats",
-        "0.6",
-        "--core-only",
+    cheats = summary["cheats"]
+    injected, caught = sum(cheats["injected"].values()), sum(cheats["caught"].values())
+    hidden = sum(cheats["cannot_catch"].values())  # a clone's original unseen
+    assert injected == caught + hidden > 0, cheats
+    assert cheats["missed"] == {} == cheats["mistaken"], cheats
+    assert summary["open_alerts"] == []
+    core_run, core = summarized(*args, "--misplaced", "0.05", "--core-only", cwd=tmp_path)
+    assert core_run.returncode == 0, core_run.stdout
+    compared = ("injected", "caught", "cannot_catch", "missed", "never_dealt", "dealt_at")
+    assert {name: core["cheats"][name] for name in compared} == {
+        name: cheats[name] for name in compared
+    }
+    assert core["hands_fingerprint"] == summary["hands_fingerprint"]
+    many_run, many = summarized(
+        *("--hands", "120", "--speed", "max", "--seed", "6", "--cheats", "0.6", "--core-only"),
         cwd=tmp_path,
     )
-    assert many.returncode == 0, many.stdout
-    every = field(many.stdout, "cheats")
+    assert many_run.returncode == 0, many_run.stdout
+    every = many["cheats"]
     for kind in ("foreign", "retagged", "cloned", "missing", "extra", "switched"):
-        found = re.search(rf"{kind} (\d+)/(\d+)", every)
-        assert found and found.group(1) == found.group(2) != "0", (kind, every)
+        assert every["caught"].get(kind) == every["injected"].get(kind, 0) > 0, (kind, every)
 
 
 @pytest.mark.parametrize(
     ("stop", "by"),
     [
-        (lambda pid: os.killpg(pid, signal.SIGINT), "Ctrl-C"),  # a terminal's, to the group
+        (lambda pid: os.killpg(pid, signal.SIGINT), "SIGINT"),  # Ctrl-C: to the group
         (lambda pid: os.kill(pid, signal.SIGTERM), "SIGTERM"),  # kill, systemd: to it alone
     ],
     ids=["ctrl-c", "sigterm"],
@@ -138,8 +142,9 @@ def test_ctrl_c_or_sigterm_stops_the_table_and_the_simulators_and_prints_the_sum
     tmp_path: Path, stop: Callable[[int], None], by: str
 ) -> None:
     errors = (tmp_path / "stderr").open("w+")  # a file, not a pipe nobody reads while it deals
+    summary = tmp_path / "summary.json"
     process = subprocess.Popen(
-        [*SIM, "--hands", "0", "--speed", "max"],
+        [*SIM, "--hands", "0", "--speed", "max", "--progress", "--json", str(summary)],
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=errors,
@@ -149,7 +154,7 @@ def test_ctrl_c_or_sigterm_stops_the_table_and_the_simulators_and_prints_the_sum
     assert process.stdout is not None
     output = Output(process.stdout)
     try:
-        output.wait_for("hand 2 is over\n", timeout=120)
+        output.wait_for({"event": Event.HAND_OVER, "hand": 2, "void": False}, timeout=120)
     except BaseException:
         os.killpg(process.pid, signal.SIGKILL)
         raise
@@ -158,11 +163,13 @@ def test_ctrl_c_or_sigterm_stops_the_table_and_the_simulators_and_prints_the_sum
     assert len(simulators) == 2  # the shoe and the seat board
     stop(process.pid)
     process.wait(timeout=60)
-    out = output.text(timeout=10)
+    output.join(timeout=10)
     errors.close()
     err = (tmp_path / "stderr").read_text()
     assert process.returncode == 0, err
-    assert f"stopped ({by})" in out and "conserved" in field(out, "chips")
+    stopped = json.loads(summary.read_text(encoding="utf-8"))
+    assert stopped["stopped"]["by"] == by and stopped["chips"]["conserved"]
+    assert stopped["hands"] >= 2
     assert "Traceback" not in err and "error" not in err
     assert "while stopping" not in (tmp_path / "data" / "table.log").read_text()
     for pid in simulators:  # stopped by the run, not by the signal: no simulator left behind
@@ -170,42 +177,44 @@ def test_ctrl_c_or_sigterm_stops_the_table_and_the_simulators_and_prints_the_sum
 
 
 class Output:
-    """A process's output read in the background, so that a test can wait for a line with
-    a deadline and still get the whole output once the process has ended."""
+    """A ``--progress`` run's events read in the background, so that a test can wait for
+    one with a deadline."""
 
     def __init__(self, stream: IO[str]) -> None:
-        self._lines: list[str] = []
+        self._events: list[dict[str, Any]] = []
         self._arrived = threading.Condition()
         self._reader = threading.Thread(target=self._read, args=(stream,), daemon=True)
         self._reader.start()
 
     def _read(self, stream: IO[str]) -> None:
-        for line in stream:
+        for line in stream:  # one JSON object a line, nothing else
             with self._arrived:
-                self._lines.append(line)
+                self._events.append(json.loads(line))
                 self._arrived.notify_all()
 
-    def wait_for(self, wanted: str, timeout: float) -> None:
+    def wait_for(self, wanted: dict[str, Any], timeout: float) -> None:
         with self._arrived:
-            if not self._arrived.wait_for(lambda: wanted in self._lines, timeout):
-                pytest.fail(f"no {wanted!r} in {timeout} s: {''.join(self._lines[-20:])}")
+            if not self._arrived.wait_for(lambda: wanted in self._events, timeout):
+                pytest.fail(f"no {wanted!r} in {timeout} s: {self._events[-20:]}")
 
-    def text(self, timeout: float) -> str:
+    def join(self, timeout: float) -> None:
+        """Until the output ends (every event read)."""
         self._reader.join(timeout)
         assert not self._reader.is_alive(), "the output did not end"
-        return "".join(self._lines)
 
 
 def test_the_console_is_served_while_the_table_deals(tmp_path: Path) -> None:
-    result = sim("--hands", "1", "--speed", "max", "--console", "127.0.0.1:0", cwd=tmp_path)
+    result, summary = summarized(
+        "--hands", "1", "--speed", "max", "--console", "127.0.0.1:0", cwd=tmp_path
+    )
     assert result.returncode == 0, result.stderr
-    console = re.search(
+    console = re.search(  # the words for people: where the console is, who signs in
         r"^console (http://127\.0\.0\.1:\d+) \(dealer DEALER/\d{6}, supervisor PIT/\d{6}\)",
         result.stdout,
         re.M,
     )
     assert console, result.stdout
-    assert field(result.stdout, "hands").startswith("1 (0 void)")
+    assert (summary["hands"], summary["void_hands"]) == (1, 0)
 
 
 @pytest.mark.parametrize("timing", ["end", "street"])
@@ -215,19 +224,17 @@ def test_the_house_s_rake_and_drop_are_counted_in_the_chips_check(
     house = '{"variant": "seven-card-stud", "rake_percent": 10, "rake_cap": 3, '
     house += f'"jackpot_drop": 1, "jackpot_drop_at": 10, "rake_timing": "{timing}"}}'
     journal = tmp_path / "raked.sqlite3"
-    result = sim(
+    result, summary = summarized(
         *("--hands", "6", "--speed", "max", "--core-only", "--journal", str(journal)),
         *("--rules", house),
         cwd=tmp_path,
     )
     assert result.returncode == 0, result.stderr
     assert "(4 to the house)" in result.stdout  # the awards say what the house took
-    chips = field(result.stdout, "chips")
-    raked = re.search(r"(\d+) raked, (\d+) to the jackpot, (\d+) in the stacks", chips)
-    assert raked and int(raked.group(1)) > 0 and int(raked.group(2)) > 0, chips
-    bought = int(chips.split(" bought in")[0])
-    assert bought == sum(int(n) for n in raked.groups()), chips
-    assert chips.endswith(": conserved"), chips
+    chips = summary["chips"]
+    assert chips["raked"] > 0 and chips["jackpot_dropped"] > 0 and chips["house_takes"], chips
+    assert chips["bought_in"] == chips["raked"] + chips["jackpot_dropped"] + chips["in_stacks"]
+    assert chips["conserved"] and summary["journal"] == str(journal), summary
     # the journal records each hand's take, and the record replays to it
     record = subprocess.run(
         [str(LUCK_TABLE), "history", "--journal", str(journal), "--hand", "2", "--json"],
@@ -296,17 +303,15 @@ def test_a_whole_table_configuration_is_dealt_on_the_simulators(tmp_path: Path) 
     serial (the simulators' are not the file's)."""
     config = table_configuration(tmp_path)
     journal = tmp_path / "configured.sqlite3"
-    result = sim(
+    result, summary = summarized(
         *("--config", str(config), "--hands", "3", "--speed", "max", "--seed", "2"),
         *("--journal", str(journal), "--console", "127.0.0.1:0"),
         cwd=tmp_path,
     )
     assert result.returncode == 0, result.stderr
     assert re.search(r"^console http://127\.0\.0\.1:\d+ \(dealer DEALER/\d{6}", result.stdout, re.M)
-    chips = field(result.stdout, "chips")
-    raked = re.search(r"(\d+) raked, (\d+) to the jackpot", chips)
-    assert raked and int(raked.group(1)) > 0, chips
-    assert chips.endswith(": conserved") and field(result.stdout, "alerts") == "none", chips
+    chips = summary["chips"]
+    assert chips["raked"] > 0 and chips["conserved"] and summary["alerts"] == {}, summary
     history = subprocess.run(
         [str(LUCK_TABLE), "history", "--journal", str(journal), "--json"],
         capture_output=True,
@@ -322,11 +327,11 @@ def test_a_whole_table_configuration_is_dealt_on_the_simulators(tmp_path: Path) 
     timed.write_text(
         timed.read_text().replace("# time_charge = 0 ", "time_charge = 5 "), encoding="utf-8"
     )
-    result = sim(
+    result, summary = summarized(
         "--config", str(timed), "--hands", "2", "--speed", "max", "--core-only", cwd=tmp_path
     )
     assert result.returncode == 0, result.stderr
-    assert re.search(r"\b[1-9]\d* time collected", field(result.stdout, "chips")), result.stdout
+    assert summary["chips"]["time_collected"] > 0 and summary["chips"]["time_charge"], summary
 
 
 def test_bad_options_are_refused_with_status_2(tmp_path: Path) -> None:
@@ -362,6 +367,7 @@ def test_bad_options_are_refused_with_status_2(tmp_path: Path) -> None:
         (("--config", str(bad)), "table.test_mode = 'yes': true or false"),
         (("--config", str(good), "--rules", "{}"), "--rules with --config: the configuration"),
         (("--config", str(good), "--table-id", "T-9"), "--table-id with --config"),
+        (("--json", "nowhere/summary.json"), "--json nowhere/summary.json: no folder nowhere"),
     ):
         result = sim(*args, cwd=tmp_path)
         assert result.returncode == 2

@@ -8,13 +8,14 @@ summary counts every chip that came and went: conserved."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import queue
-import re
 import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +24,10 @@ import pytest
 
 from controller.sim.dealer import Dealer, DealerError, Tally
 from controller.sim.floor import CoreFloor
+from controller.sim.view import Event
 from controller.table import Leave, NewHand, Refusal, Refuse, SitDown, TableInput, TableSettings
 from controller.table.effects import Words
-from tests.test_sim_command import SIM, field
+from tests.test_sim_command import SIM
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow  # processes
@@ -34,18 +36,20 @@ DEADLINE = 120.0
 
 
 class Run:
-    """A ``luck-table sim`` process, its output lines read as they come."""
+    """A ``luck-table sim --progress`` process, its events read as they come; its summary
+    (``--json``) once stopped."""
 
     def __init__(self, cwd: Path, *args: str) -> None:
+        self.summary = cwd / "summary.json"
         self.process = subprocess.Popen(
-            [*SIM, *args],
+            [*SIM, *args, "--progress", "--json", str(self.summary)],
             cwd=cwd,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
         )
         self.lines: queue.Queue[str] = queue.Queue()
-        self.out: list[str] = []
+        self.out: list[dict[str, Any]] = []
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
 
@@ -54,31 +58,35 @@ class Run:
         for line in self.process.stdout:
             self.lines.put(line)
 
-    def until(self, pattern: str) -> re.Match[str]:
-        """The next output line matching ``pattern`` (within the deadline)."""
+    def until(self, wanted: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        """The next event ``wanted`` (within the deadline)."""
         deadline = time.monotonic() + DEADLINE
         while True:
             left = deadline - time.monotonic()
-            assert left > 0 and self.process.poll() is None, "".join(self.out)
+            assert left > 0 and self.process.poll() is None, self.out
             try:
                 line = self.lines.get(timeout=min(left, 1.0))
             except queue.Empty:
                 continue
-            self.out.append(line)
-            match = re.search(pattern, line)
-            if match:
-                return match
+            event = json.loads(line)
+            self.out.append(event)
+            if wanted(event):
+                return event
 
-    def stop(self) -> tuple[str, str]:
-        """Stop it (SIGTERM): everything it printed, and its stderr."""
+    def stop(self) -> tuple[dict[str, Any], str]:
+        """Stop it (SIGTERM): its summary, and its stderr."""
         self.process.send_signal(signal.SIGTERM)
         self.process.wait(60)
-        self.reader.join(10)  # the rest of the output: the summary
+        self.reader.join(10)
         assert self.process.stderr is not None
         err = self.process.stderr.read()
-        while not self.lines.empty():
-            self.out.append(self.lines.get())
-        return "".join(self.out), err
+        summary = json.loads(self.summary.read_text(encoding="utf-8"))
+        return summary, err
+
+
+def hand_over(number: int) -> Callable[[dict[str, Any]], bool]:
+    """Whether an event is hand ``number``'s end."""
+    return lambda event: event == {"event": Event.HAND_OVER, "hand": number, "void": False}
 
 
 def post(http: httpx.Client, path: str, body: dict[str, Any] | None = None) -> httpx.Response:
@@ -94,11 +102,11 @@ def test_seats_changed_at_the_console_mid_run_keep_the_simulation_going_and_cons
         tmp_path, "--hands", "0", "--speed", "max", "--seats", "2", "--console", "127.0.0.1:0"
     )
     try:
-        found = run.until(
-            r"^console (http://127\.0\.0\.1:\d+) \(dealer DEALER/(\d{6}), supervisor PIT/(\d{6})\)"
+        served = run.until(lambda event: event["event"] == Event.CONSOLE)
+        url, dealer_pin, supervisor_pin = (
+            served[name] for name in ("url", "dealer_pin", "supervisor_pin")
         )
-        url, dealer_pin, supervisor_pin = found.groups()
-        run.until(r"^hand 1 is over")
+        run.until(hand_over(1))
         with httpx.Client(base_url=url, timeout=30) as http:
             token = post(
                 http, "/api/sessions", {"role": "dealer", "id": "DEALER", "pin": dealer_pin}
@@ -132,17 +140,16 @@ def test_seats_changed_at_the_console_mid_run_keep_the_simulation_going_and_cons
                 (2, "Guest"),
                 (7, "Visitor"),
             ]
-            run.until(rf"^hand {before + 2} is over")  # hands dealt to the console's players
+            run.until(hand_over(before + 2))  # hands dealt to the console's players
             post(http, "/api/seats/7/sit_out")
     finally:
-        out, err = run.stop()
-    assert run.process.returncode == 0, err + out
+        summary, err = run.stop()
+    assert run.process.returncode == 0, err
     assert "Traceback" not in err and "error" not in err, err
-    chips = field(out, "chips")
-    assert chips.endswith(": conserved") and "NOT" not in chips, out
-    assert " cashed out, " in chips and "+50 corrected" in chips, chips
-    stacks = field(out, "stacks")
-    assert stacks.startswith("Guest ") and "Visitor" in stacks, stacks
+    chips = summary["chips"]
+    assert chips["conserved"] and chips["cashed_out"] > 0 and chips["corrected"] == 50, chips
+    players = [seat["player"] for seat in summary["stacks"]]
+    assert players[0] == "Guest" and "Visitor" in players, players
     assert os.path.exists(tmp_path / "data" / "table.sqlite3")
 
 

@@ -5,7 +5,6 @@ chips conserved, the hands those of the automatic dealer on the core."""
 from __future__ import annotations
 
 import asyncio
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +16,7 @@ from controller.sim.dealer import Dealer, FaultRates, Injected, Pace, Resolution
 from controller.sim.floor import CoreFloor
 from controller.sim.human import MISTAKES, HumanDealer
 from controller.table import Clearance, Protection, Remedy, Table, TableSettings
+from tests.test_sim_command import summarized
 
 LUCK_TABLE = Path(sys.executable).with_name("luck-table")
 
@@ -181,36 +181,20 @@ def test_the_pace_is_a_persons():
     assert all(MISTAKES.values()), MISTAKES
 
 
-def field(output: str, name: str) -> str:
-    match = re.search(rf"^{name}: (.*)$", output, re.MULTILINE)
-    assert match, f"no {name!r} line in:\n{output}"
-    return match.group(1)
-
-
 @pytest.mark.slow
 def test_the_human_dealer_on_the_simulators_and_the_service(tmp_path: Path) -> None:
     """Cable pulls and line faults, the dealer never waiting: only the links' own alerts,
     and the hands of ``--core-only``."""
 
-    def sim(*args: str) -> subprocess.CompletedProcess[str]:
-        command = [str(LUCK_TABLE), "sim", "--dealer", "human", "--hands", "3", "--seats", "6"]
-        return subprocess.run(
-            [*command, "--speed", "max", "--seed", "4", *args],
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
-
-    faulty = sim("--unplugs", "0.05", "--line-faults", "0.01")
+    args = ("--dealer", "human", "--hands", "3", "--seats", "6", "--speed", "max", "--seed", "4")
+    faulty, summary = summarized(*args, "--unplugs", "0.05", "--line-faults", "0.01", cwd=tmp_path)
     assert faulty.returncode == 0, faulty.stderr + faulty.stdout
-    assert "unplugged" in field(faulty.stdout, "faults injected")
-    kinds = re.findall(r"^  (\w+): \d+ raised", faulty.stdout, re.M)
-    assert set(kinds) <= {"link_down"}, faulty.stdout
-    assert field(faulty.stdout, "chips").endswith("conserved")
-    core = sim("--core-only")
-    assert field(core.stdout, "hands fingerprint") == field(faulty.stdout, "hands fingerprint")
+    injected = summary["faults"]["injected"]
+    assert injected.get(Injected.SHOE_UNPLUGGED, 0) + injected.get(Injected.SEAT_BOARD_UNPLUGGED, 0)
+    assert set(summary["alerts"]) <= {"link_down"}, summary["alerts"]
+    assert summary["chips"]["conserved"]
+    _, core = summarized(*args, "--core-only", cwd=tmp_path)
+    assert core["hands_fingerprint"] == summary["hands_fingerprint"]
 
 
 @pytest.mark.slow
