@@ -66,6 +66,7 @@ from dealer_ui.approvals import Request as RequestRecord
 from dealer_ui.archive import PAGE, Archive, ArchivedHandJson
 from dealer_ui.auth import HOUR, Attack, Auth, AuthError, Denied, Lock, Session, listed
 from dealer_ui.badges import BadgeRefused, Badges
+from dealer_ui.codes import Declined
 from dealer_ui.feeds import Feed
 from dealer_ui.guard import peer_of
 from dealer_ui.kept_sessions import KeptSessions, sessions_path
@@ -84,6 +85,7 @@ from dealer_ui.web import (
     SignIn,
     bearer_session,
     client_of,
+    error_body,
     new_app,
     refusal,
     send_until_closed,
@@ -93,6 +95,7 @@ from dealer_ui.web import (
 )
 
 STATIC = Path(__file__).parent / "static"
+NO_BADGE_READER = "this console has no badge reader"
 #: Why a player's own decision is refused where the dealer enters them (the table core's
 #: words, had it reached the table).
 PLAYERS_DO_NOT_DECIDE = "players do not enter their own decisions at this table: the dealer does"
@@ -125,7 +128,7 @@ def _input(record: InputJson) -> TableInput:
     try:
         return input_from_json({"at": 0, **record})
     except TableInputError as error:
-        raise ApiError(422, "invalid", str(error)) from None
+        raise ApiError(422, "invalid", str(error), Declined.INVALID_INPUT) from None
 
 
 def at_moment(hand: int | None, step: int | None, what: str, then: str) -> Guard | None:
@@ -433,16 +436,17 @@ class TableApp:
         """The id ``given``, or the one the console's badge tap ``badge`` stands for (a
         ``kind``'s): one of the two (422); a tap that stands for none: 401."""
         if (given is None) == (badge is None):
-            raise ApiError(422, "invalid", "an id or a badge tap (`badge`), one of them")
+            one = "an id or a badge tap (`badge`), one of them"
+            raise ApiError(422, "invalid", one, Declined.ID_OR_BADGE)
         if given is not None:
             return given
         assert badge is not None
         if self.badges is None:
-            raise ApiError(404, "not_found", "this console has no badge reader")
+            raise ApiError(404, "not_found", NO_BADGE_READER, Declined.NO_BADGE_READER)
         try:
             return self.badges.holder(badge, kind)
         except BadgeRefused as error:
-            raise ApiError(401, "unauthorized", str(error)) from None
+            raise ApiError(401, "unauthorized", str(error), error.code) from None
 
     def badge_used(self, badge: int | None) -> None:
         """The tap ``badge`` (if any) signed someone in: it serves no more."""
@@ -467,7 +471,7 @@ class TableApp:
         try:
             step = await self.service.submit(item, guard)
         except Stale as error:
-            raise ApiError(409, "stale", str(error)) from None
+            raise ApiError(409, "stale", str(error), Declined.STALE) from None
         except Paused as error:
             raise ApiError(409, "paused", str(error), Refuse.PAUSED) from None
         refusal = step.refusal
@@ -769,7 +773,7 @@ async def badge(table: TheTable) -> BadgeOut | None:
     """The latest badge shown at the console's badge reader while it waits for its PIN
     (null: none): its number and kind, never whose it is (404: no badge reader)."""
     if table.badges is None:
-        raise ApiError(404, "not_found", "this console has no badge reader")
+        raise ApiError(404, "not_found", NO_BADGE_READER, Declined.NO_BADGE_READER)
     tap = table.badges.latest()
     if tap is None:
         return None
@@ -868,7 +872,9 @@ async def past_hand(number: int, table: TheTable, _: Surveillance) -> ArchivedHa
     """One hand of the journal with its whole history, every card shown."""
     hand = await table.archive.hand(number)
     if hand is None:
-        raise ApiError(404, "not_found", f"hand {number} is not in the journal")
+        raise ApiError(
+            404, "not_found", f"hand {number} is not in the journal", Declined.UNKNOWN_HAND
+        )
     return hand
 
 
@@ -974,7 +980,8 @@ async def unlock(body: UnlockIn, request: Request, table: TheTable, session: Sta
     journaled with who and why), or, if the table had none, an access record is journaled."""
     await table.check_supervisor(body, UNLOCKED, request, session)
     if not table.auth.locked(body.role, body.id):
-        raise ApiError(404, "not_found", f"{body.role} id {body.id[:64]!r} is not locked")
+        reason = f"{body.role} id {body.id[:64]!r} is not locked"
+        raise ApiError(404, "not_found", reason, Declined.NOT_LOCKED)
     alert = table.open_alert(AlertKind.SIGN_IN_LOCKED, body.role, body.id)
     if alert is None:
         unlocked: Unlocked = {
@@ -1048,19 +1055,30 @@ class ApproveIn(BaseModel):
     why: Reason | None = Field(default=None, description="a reason replacing the request's")
 
 
+def _not_waiting(number: int) -> str:
+    return f"request {number} is not waiting (approved, cancelled or expired)"
+
+
+def _gone(number: int) -> str:
+    return f"request {number} is not waiting any more"  # approved by another meanwhile
+
+
 def _action_body(action: str, body: ActionBody, supervisor: str, pin: str) -> Supervisor:
     """The action's body with the supervisor's id and PIN (422 naming what is wrong)."""
     if action not in ACTIONS:
         known = ", ".join([*ACTIONS, CALL])
-        raise ApiError(422, "invalid", f"action {action[:40]!r} is not one of {known}")
+        reason = f"action {action[:40]!r} is not one of {known}"
+        raise ApiError(422, "invalid", reason, Declined.UNKNOWN_ACTION)
     if {"supervisor", "pin"} & body.keys():
-        raise ApiError(422, "invalid", "a request carries no supervisor id or PIN")
+        reason = "a request carries no supervisor id or PIN"
+        raise ApiError(422, "invalid", reason, Declined.PIN_IN_REQUEST)
     try:
         return ACTIONS[action][0].model_validate({**body, "supervisor": supervisor, "pin": pin})
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
-        raise ApiError(422, "invalid", f"body.{where}: {first['msg']}") from None
+        reason = f"body.{where}: {first['msg']}"
+        raise ApiError(422, "invalid", reason, Declined.INVALID_FIELD) from None
 
 
 async def _journal_request(
@@ -1134,9 +1152,7 @@ async def approve(
         raise ApiError(403, "forbidden", own, Denied.NOT_OWN_PIN)
     asked = requests.get(number)
     if asked is None:
-        raise ApiError(
-            404, "not_found", f"request {number} is not waiting (approved, cancelled or expired)"
-        )
+        raise ApiError(404, "not_found", _not_waiting(number), Declined.REQUEST_GONE)
     if asked.action == CALL:
         answered = "a call asks for no action: answer it at the table"
         raise ApiError(409, "refused", answered, Refuse.NOT_AN_INPUT)
@@ -1158,12 +1174,12 @@ async def approve(
     if first is None and table.second_needed(action, record) is not None:
         kept = requests.approved_once(number, supervisor, {**asked.body, **reason})
         if kept is None:  # approved by another supervisor meanwhile
-            raise ApiError(404, "not_found", f"request {number} is not waiting any more")
+            raise ApiError(404, "not_found", _gone(number), Declined.REQUEST_GONE)
         await _journal_request(table, "approved_once", kept, session, supervisor)
         response.status_code = 202
         return kept.out()
     if requests.take(number) is None:  # approved by another supervisor meanwhile
-        raise ApiError(404, "not_found", f"request {number} is not waiting any more")
+        raise ApiError(404, "not_found", _gone(number), Declined.REQUEST_GONE)
     step = await table.submit_supervised(action, record, session, first)
     await _journal_request(table, "approved", asked, session, supervisor)
     return step
@@ -1177,9 +1193,7 @@ async def cancel(
     refuses it or has answered a call)."""
     asked = requests.take(number)
     if asked is None:
-        raise ApiError(
-            404, "not_found", f"request {number} is not waiting (approved, cancelled or expired)"
-        )
+        raise ApiError(404, "not_found", _not_waiting(number), Declined.REQUEST_GONE)
     await _journal_request(table, "cancelled", asked, session)
     return asked.out()
 
@@ -1254,7 +1268,8 @@ async def revoke_studio_token(
     await table.check_supervisor(body, REVOKED, request, session)
     held = {made.id: made for made in table.studio_tokens.held()}
     if token_id not in held:
-        raise ApiError(404, "not_found", f"studio token {token_id[:20]!r}: none holds")
+        reason = f"studio token {token_id[:20]!r}: none holds"
+        raise ApiError(404, "not_found", reason, Declined.TOKEN_NOT_HELD)
     revoked: StudioRevoked = {
         "id": token_id,
         "supervisor": body.supervisor,
@@ -1385,8 +1400,8 @@ ROUTERS = (
 
 
 class WhileTheTableRuns:
-    """While the table takes no input (``service.stopped_because``), every ``/api/``
-    request answers 503 with the reason; a plain ASGI middleware (Starlette's
+    """While the table takes no input (``service.halted``), every ``/api/`` request
+    answers 503 with the reason and its code; a plain ASGI middleware (Starlette's
     ``BaseHTTPMiddleware`` runs each request in a task group of its own: the largest cost
     of a refused request on the table's loop, docs/performance.md (f))."""
 
@@ -1395,16 +1410,21 @@ class WhileTheTableRuns:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["path"].startswith("/api/"):
-            reason = self.service.stopped_because
-            if reason is not None:
-                answer = JSONResponse({"error": "unavailable", "reason": reason}, 503)
-                await answer(scope, receive, send)
+            halted = self.service.halted
+            if halted is not None:
+                await _stopped(halted)(scope, receive, send)
                 return
         await self.app(scope, receive, send)
 
 
-async def _stopped(_: Request, error: Exception) -> JSONResponse:
-    return JSONResponse({"error": "unavailable", "reason": str(error)}, 503)
+def _stopped(error: TableStopped) -> JSONResponse:
+    """The answer while the table takes no input: 503 with why, its code the service's."""
+    return JSONResponse(error_body("unavailable", str(error), error.code), 503)
+
+
+async def _stopped_answer(_: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, TableStopped)  # the handler of TableStopped only
+    return _stopped(error)
 
 
 def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
@@ -1481,7 +1501,7 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
     app.state.requests = Requests(service.now, table.feed.nudge)
     table.feed.requests = app.state.requests.listed
     app.include_router(operations_router(service))
-    app.add_exception_handler(TableStopped, _stopped)
+    app.add_exception_handler(TableStopped, _stopped_answer)
 
     app.add_middleware(WhileTheTableRuns, service=service)
 

@@ -227,6 +227,9 @@ class Denied(StrEnum):
     NO_STUDIO_TOKEN = "no_studio_token"
     UNKNOWN_STUDIO_TOKEN = "unknown_studio_token"  # forged or revoked
     STUDIO_TOKEN_EXPIRED = "studio_token_expired"
+    NO_BADGE = "no_badge"  # no badge tap of that number waits for its PIN (401)
+    WRONG_BADGE = "wrong_badge"  # the badge is not one of the kind asked, or nobody's (401)
+    NOT_OPERATIONS = "not_operations"  # /metrics: not an address or token named (403)
 
 
 class AuthError(LuckTableError):

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from controller.config_file import Credential
-from dealer_ui.auth import badge_holder
+from dealer_ui.auth import Denied, badge_holder
 from drivers.errors import DriverError
 from drivers.pcsc.scard import Arrived, Readers, Seen, Watcher
 from luck_errors import LuckTableError
@@ -34,7 +34,12 @@ HOLD = 30.0
 
 
 class BadgeRefused(LuckTableError):
-    """A tap that cannot stand for an id: none, too old, used, or not of the kind asked."""
+    """A tap that cannot stand for an id: none, too old, used, or not of the kind asked
+    (``code``: which, as data)."""
+
+    def __init__(self, reason: str, code: Denied) -> None:
+        super().__init__(reason)
+        self.code = code
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,9 +131,9 @@ class Badges:
         """The id the tap ``number`` stands for, a ``kind``'s (BadgeRefused if none)."""
         tap = self.latest()
         if tap is None or tap.number != number:
-            raise BadgeRefused(f"no badge {number} waiting: show the badge again")
+            raise BadgeRefused(f"no badge {number} waiting: show the badge again", Denied.NO_BADGE)
         if tap.kind != kind or tap.who is None:
-            raise BadgeRefused(f"not a {kind}'s badge")
+            raise BadgeRefused(f"not a {kind}'s badge", Denied.WRONG_BADGE)
         return tap.who
 
     def used(self, number: int) -> None:

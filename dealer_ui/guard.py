@@ -57,6 +57,7 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from websockets.frames import Frame, Opcode
 
 from controller.config_file import Api
+from dealer_ui.codes import Declined
 from dealer_ui.refusals import LogFold
 
 log = logging.getLogger(__name__)
@@ -80,6 +81,8 @@ DOCS_PATHS = ("/docs", "/docs/oauth2-redirect", "/redoc")
 HSTS = ("strict-transport-security", "max-age=31536000")
 NO_STORE = ("cache-control", "no-store")
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+#: A request refused before the API reads it: its status, ``error``, reason and ``code``.
+Refusal = tuple[int, str, str, Declined]
 #: The close codes of a feed closed for what its client sent: a binary frame, text not
 #: UTF-8, too fast, too big (RFC 6455, 7.4.1).
 UNSUPPORTED, NOT_TEXT, POLICY, TOO_BIG = 1003, 1007, 1008, 1009
@@ -232,10 +235,10 @@ class Guard:
         if refusal is None and scope["method"] not in SAFE_METHODS:
             wait = self._writes(scope, headers)
             if wait:
-                await _answer(send, *self._limited(wait), scope, retry=wait)
+                await _answer(send, *self._limited(wait), scope=scope, retry=wait)
                 return
         if refusal is not None:
-            status, error, reason = refusal
+            status, error, reason, code = refusal
             client = _who(scope)
             self.refused.warning(
                 f"{status} {client}",
@@ -245,7 +248,7 @@ class Guard:
                 client,
                 reason,
             )
-            await _answer(send, status, error, reason, scope)
+            await _answer(send, status, error, reason, code, scope=scope)
             return
         await self.app(scope, receive, _with_headers(send, scope, self.api.docs))
 
@@ -271,29 +274,27 @@ class Guard:
             wait = max(wait, waited)
         return wait
 
-    def _limited(self, wait: float) -> tuple[int, str, str]:
+    def _limited(self, wait: float) -> Refusal:
         api = self.api
         reason = (
             f"too many requests: at most {api.writes_per_second:g} a second per session "
             f"([api] writes_per_second) and {api.address_writes_per_second:g} per address "
             f"([api] address_writes_per_second); try again in {wait:.1f} s"
         )
-        return 429, "rate_limited", reason
+        return 429, "rate_limited", reason, Declined.TOO_MANY_WRITES
 
-    def _host(self, scope: Scope, host: str) -> tuple[int, str, str] | None:
+    def _host(self, scope: Scope, host: str) -> Refusal | None:
         server = scope.get("server")
         reason = host_refusal(host, server[0] if server else None, self.hosts)
-        return None if reason is None else (400, "invalid", reason)
+        return None if reason is None else (400, "invalid", reason, Declined.WRONG_HOST)
 
-    def _origin(
-        self, scope: Scope, headers: dict[str, bytes], host: str
-    ) -> tuple[int, str, str] | None:
+    def _origin(self, scope: Scope, headers: dict[str, bytes], host: str) -> Refusal | None:
         origin = headers.get("origin")
         if origin is None or (scope["type"] == "http" and scope["method"] in SAFE_METHODS):
             return None
         secure = scope.get("scheme") in ("https", "wss")
         reason = origin_refusal(origin.decode("latin-1"), host, secure, self.origins)
-        return None if reason is None else (403, "forbidden", reason)
+        return None if reason is None else (403, "forbidden", reason, Declined.WRONG_ORIGIN)
 
     @staticmethod
     def _length(headers: dict[str, bytes]) -> int | None:
@@ -302,28 +303,27 @@ class Guard:
         except ValueError:
             return None
 
-    def _body(self, headers: dict[str, bytes]) -> tuple[int, str, str] | None:
+    def _body(self, headers: dict[str, bytes]) -> Refusal | None:
         if "transfer-encoding" in headers:
-            return 411, "invalid", "a request body needs a Content-Length (no chunked bodies)"
+            chunked = "a request body needs a Content-Length (no chunked bodies)"
+            return 411, "invalid", chunked, Declined.CHUNKED_BODY
         length = self._length(headers)
         if length is None:
-            return 400, "invalid", "Content-Length is not a number"
+            return 400, "invalid", "Content-Length is not a number", Declined.BAD_LENGTH
         if length > self.api.max_body:
             reason = f"the body of {length} bytes is over {self.api.max_body} ([api] max_body)"
-            return 413, "too_large", reason
+            return 413, "too_large", reason, Declined.BODY_TOO_LARGE
         return None
 
     async def _feed(
-        self, scope: Scope, receive: Receive, send: Send, refusal: tuple[int, str, str] | None
+        self, scope: Scope, receive: Receive, send: Send, refusal: Refusal | None
     ) -> None:
-        client = _who(scope)
-        if refusal is None:
-            counted = self.feeds.refusal(client)
-            refusal = None if counted is None else (403, "forbidden", counted)
-        if refusal is not None:
-            self.refused.warning(f"feed {client}", "refused a feed from %s: %s", client, refusal[2])
+        client = _who(scope)  # refused: closed with 1008 and the reason (no JSON answer)
+        reason = self.feeds.refusal(client) if refusal is None else refusal[2]
+        if reason is not None:
+            self.refused.warning(f"feed {client}", "refused a feed from %s: %s", client, reason)
             await receive()  # websocket.connect
-            await send({"type": "websocket.close", "code": 1008, "reason": refusal[2][:120]})
+            await send({"type": "websocket.close", "code": 1008, "reason": reason[:120]})
             return
         code: int | None = None
 
@@ -407,15 +407,22 @@ def _with_headers(send: Send, scope: Scope, docs: bool) -> Send:
 
 
 async def _answer(
-    send: Send, status: int, error: str, reason: str, scope: Scope, *, retry: float = 0.0
+    send: Send,
+    status: int,
+    error: str,
+    reason: str,
+    code: Declined,
+    *,
+    scope: Scope,
+    retry: float = 0.0,
 ) -> None:
-    """A refusal as the API's ``{"error", "reason"}`` (``retry``: seconds for
+    """A refusal as the API's ``{"error", "reason", "code"}`` (``retry``: seconds for
     ``Retry-After``). A 429 (``retry``) keeps its connection: its body (within ``max_body``
     by its length) is read and dropped by the server as it arrives, under the request
     deadline, and the next request on the connection is served, so that a flood of 429s
     costs the loop no connection each; after any other refusal the connection is closed,
     so that a body not read is never read."""
-    body = json.dumps({"error": error, "reason": reason}).encode()
+    body = json.dumps({"error": error, "reason": reason, "code": code}).encode()
     headers = [
         (b"content-type", b"application/json"),
         (b"content-length", str(len(body)).encode()),

@@ -26,9 +26,9 @@ from prometheus_client.registry import Collector
 from controller.service import TableService
 from controller.table import AlertKind, device_words
 from controller.version import commit, version
-from dealer_ui.auth import in_networks
+from dealer_ui.auth import Denied, in_networks
 from dealer_ui.studio import digest
-from dealer_ui.web import client_of
+from dealer_ui.web import client_of, error_body
 from drivers.protocol import DeviceKind
 
 #: Below this much free space on the journal's disk the table is not ready (bytes).
@@ -176,7 +176,7 @@ def router(service: TableService) -> APIRouter:
         to those ``[api] operations_from`` and ``operations_tokens`` name)."""
         if not named(request):
             reason = "/metrics: not an address or token the configuration names (operations_from)"
-            return JSONResponse({"error": "forbidden", "reason": reason}, 403)
+            return JSONResponse(error_body("forbidden", reason, Denied.NOT_OPERATIONS), 403)
         text = generate_latest(registry) + generate_latest(REGISTRY)
         return Response(text, media_type=CONTENT_TYPE_LATEST)
 

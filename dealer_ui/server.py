@@ -21,7 +21,9 @@ from controller.config_file import Api
 from controller.service import TableService
 from dealer_ui.app import create_app
 from dealer_ui.auth import Auth
+from dealer_ui.codes import Declined
 from dealer_ui.guard import uvicorn_options
+from dealer_ui.web import error_body
 
 
 class _Server(uvicorn.Server):
@@ -102,12 +104,13 @@ async def serve(
 
 def waiting_app(reason: Callable[[], str]) -> FastAPI:
     """The console while the table waits for its journal at its start (its disk full):
-    every request answers 503 ``{"error": "unavailable", "reason": reason()}``."""
+    every request answers 503 ``{"error": "unavailable", "reason": reason(), "code":
+    "journal_waits"}``."""
     app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
 
     @app.api_route("/{path:path}", methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"])
     async def unavailable(path: str) -> JSONResponse:
-        body = {"error": "unavailable", "reason": reason()}
+        body = error_body("unavailable", reason(), Declined.JOURNAL_WAITS)
         return JSONResponse(body, 503, headers={"Retry-After": "5"})
 
     return app

@@ -4,8 +4,8 @@ floor service's (:mod:`dealer_ui.pit.app`).
 - :func:`new_app`: a FastAPI app guarded by :mod:`dealer_ui.guard` (Host and Origin
   allow-lists, limits, headers) and by :class:`PinGate` (an attempt at a PIN refused
   before the app reads it, when it need not be checked nor journaled), its errors answered
-  as ``{"error", "reason"}`` (:class:`ApiError`; a malformed request 422 naming each
-  field), ``/docs`` only when the configuration says so;
+  as ``{"error", "reason", "code"}`` (:class:`ApiError`; a malformed request 422 naming
+  each field), ``/docs`` only when the configuration says so;
 - :func:`sessions_router`: ``POST /api/sessions`` (sign in with an id and PIN) and
   ``DELETE /api/sessions`` (sign out), checked by the app's :class:`dealer_ui.auth.Auth`;
 - :func:`bearer_session`: the session of an ``Authorization: Bearer TOKEN`` header;
@@ -35,6 +35,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from controller import text
 from controller.config_file import Api
 from dealer_ui.auth import Auth, AuthError, Denied, Session
+from dealer_ui.codes import Declined
 from dealer_ui.guard import SAFE_METHODS, protect
 from luck_errors import LuckTableError
 
@@ -42,18 +43,23 @@ log = logging.getLogger(__name__)
 
 
 class ApiError(LuckTableError):
-    """An answer other than 2xx: ``status``, the ``error`` code and the ``reason``; ``code``:
-    why, as data, where the table (or the API in its place) says it (docs/api.md): one of
-    the reason enums (a ``StrEnum``), or the code a table's console answered (the pit)."""
+    """An answer other than 2xx: ``status``, the ``error`` code, the ``reason`` and
+    ``code``, why as data (docs/api.md): one of the reason enums (a ``StrEnum``: the
+    table's, a credential's, the service's, the API's own ``Declined``), or the code a
+    table's console answered (the pit)."""
 
-    def __init__(self, status: int, error: str, reason: str, code: str | None = None) -> None:
+    def __init__(self, status: int, error: str, reason: str, code: str) -> None:
         super().__init__(reason)
         self.status, self.error, self.reason, self.code = status, error, reason, code
 
     def body(self) -> dict[str, str]:
-        """The answer's JSON: ``error`` and ``reason``, and ``code`` when there is one."""
-        body = {"error": self.error, "reason": self.reason}
-        return body if self.code is None else {**body, "code": str(self.code)}
+        """The answer's JSON: ``error``, ``reason`` and ``code``."""
+        return error_body(self.error, self.reason, self.code)
+
+
+def error_body(error: str, reason: str, code: str) -> dict[str, str]:
+    """An error answer's JSON (:class:`ErrorOut`)."""
+    return {"error": error, "reason": reason, "code": str(code)}
 
 
 class ErrorOut(BaseModel):
@@ -61,12 +67,14 @@ class ErrorOut(BaseModel):
         description="unauthorized, forbidden, not_found, not_allowed, refused, stale, invalid, "
         "locked, rate_limited, unavailable"
     )
-    reason: str = Field(description="what was wrong (the engine's words for a refused input)")
-    code: str | None = Field(
-        default=None,
-        description="why, as data: the table's refusal of an input, or a refused "
-        "credential or caller (docs/api.md's reason codes); absent from the answers that "
-        "have none",
+    reason: str = Field(
+        description="what was wrong, for people (the engine's words for a "
+        "refused input): never decided on"
+    )
+    code: str = Field(
+        description="why, as data: the table's refusal of an input, a refused credential "
+        "or caller, a table that takes no input, or the API's own reason (docs/api.md's "
+        "codes)",
     )
 
 
@@ -230,13 +238,17 @@ def docs_pages(api: Api) -> dict[str, Any]:
     return {} if api.docs else {"docs_url": None, "redoc_url": None}
 
 
-#: The ``error`` code of the answers the framework itself gives (an unknown path, a method
-#: the path does not take), by status.
-HTTP_ERRORS = {404: "not_found", 405: "not_allowed"}
+#: The ``error`` and ``code`` of the answers the framework itself gives (an unknown path, a
+#: method the path does not take), by status; any other: ``INVALID``.
+HTTP_ERRORS = {
+    404: ("not_found", Declined.NO_PATH),
+    405: ("not_allowed", Declined.METHOD_NOT_ALLOWED),
+}
+INVALID = ("invalid", Declined.INVALID_REQUEST)
 
 
 def add_error_handlers(app: FastAPI) -> None:
-    """Errors as ``{"error", "reason"}``: an :class:`ApiError` with its status, a malformed
+    """Errors as ``{"error", "reason", "code"}``: an :class:`ApiError` with its status, a malformed
     request 422 naming each field (a body that is not JSON text at all, too: bytes that are
     not UTF-8, or nested too deep to read), the framework's own (an unknown path, 404; a
     method the path does not take, 405) with theirs."""
@@ -251,15 +263,15 @@ def add_error_handlers(app: FastAPI) -> None:
         for item in error.errors():
             where = ".".join(str(part) for part in item.get("loc", ()) if part != "body")
             parts.append(f"{where}: {item.get('msg', 'invalid')}")
-        return JSONResponse({"error": "invalid", "reason": "; ".join(parts)}, 422)
+        return JSONResponse(error_body("invalid", "; ".join(parts), Declined.INVALID_FIELD), 422)
 
     @app.exception_handler(HTTPException)
     async def framework_error(_: Request, error: HTTPException) -> JSONResponse:
         if error.status_code == 400 and error.__cause__ is not None:  # the body unreadable
             reason = unreadable_body(error.__cause__)
-            return JSONResponse({"error": "invalid", "reason": reason}, 422)
-        code = HTTP_ERRORS.get(error.status_code, "invalid")
-        body = {"error": code, "reason": str(error.detail)}
+            return JSONResponse(error_body("invalid", reason, Declined.UNREADABLE_BODY), 422)
+        kind, code = HTTP_ERRORS.get(error.status_code, INVALID)
+        body = error_body(kind, str(error.detail), code)
         return JSONResponse(body, error.status_code, headers=error.headers)
 
 

@@ -16,7 +16,8 @@ import pytest
 
 from controller.config import load_config
 from controller.config_file import ConfigError, Credential
-from dealer_ui.auth import Auth, BadgeError, badge_holder, hash_badge, hash_pin
+from dealer_ui.auth import Auth, BadgeError, Denied, badge_holder, hash_badge, hash_pin
+from dealer_ui.codes import Declined
 from firmware_sim import pcsc_rig
 from firmware_sim.pcsc_rig import PcscRig
 from firmware_sim.vtag import VirtualTag
@@ -171,6 +172,7 @@ def test_badges_at_the_console_sign_in_push_and_approve_with_the_pin(tmp_path: P
             assert signed.json()["who"] == DEALER["id"]
             again = await http.post("/api/sessions/badge", json=right)
             assert again.status_code == 401  # a tap serves once
+            assert again.json()["code"] == Denied.NO_BADGE
             assert (await http.get("/api/badge")).json() is None
             dealer = {"Authorization": f"Bearer {signed.json()['token']}"}
 
@@ -180,7 +182,7 @@ def test_badges_at_the_console_sign_in_push_and_approve_with_the_pin(tmp_path: P
             refused = await http.post(
                 "/api/sessions/badge", json={"badge": nobody["tap"], "pin": DEALER["pin"]}
             )
-            assert refused.status_code == 401
+            assert refused.status_code == 401 and refused.json()["code"] == Denied.WRONG_BADGE
 
             # a dealer push: the incoming dealer's badge and PIN relieve the dealer
             tap = await shown(live, rig, INCOMING_BADGE)
@@ -202,6 +204,7 @@ def test_badges_at_the_console_sign_in_push_and_approve_with_the_pin(tmp_path: P
             tap = await shown(live, rig, DEALER_BADGE)
             not_a_supervisor = await live.post(approve, {"badge": tap["tap"], "pin": DEALER["pin"]})
             assert not_a_supervisor.status_code == 401
+            assert not_a_supervisor.json()["code"] == Denied.WRONG_BADGE
             tap = await shown(live, rig, SUPERVISOR_BADGE)
             assert tap["kind"] == "supervisor"
             approved = await live.post(approve, {"badge": tap["tap"], "pin": SUPERVISOR["pin"]})
@@ -210,6 +213,7 @@ def test_badges_at_the_console_sign_in_push_and_approve_with_the_pin(tmp_path: P
             assert seat is not None and seat.stack == 150
             both = await live.post(approve, {"badge": tap["tap"], **SUPERVISOR})
             assert both.status_code == 422  # an id or a badge, not both
+            assert both.json()["code"] == Declined.ID_OR_BADGE
 
     with PcscRig(tmp_path / "rig") as rig, simulator("shoe") as shoe:
         asyncio.run(asyncio.wait_for(scenario(shoe, rig), 300))

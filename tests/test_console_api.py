@@ -15,6 +15,7 @@ import pytest
 from controller.config import Console
 from controller.service import TableService
 from controller.table.effects import DisplayChanged
+from dealer_ui.codes import Declined
 from dealer_ui.views import broadcast_line, effects_view, view
 from tests.console_kit import SUPERVISOR, LiveTable, Script, live_table
 from tests.service_kit import simulator
@@ -67,7 +68,7 @@ def test_a_decision_asked_before_the_table_moved_on_is_refused(tmp_path: Path) -
             # a fold confirmed for the moment already past: refused, nothing journaled
             stale = await live.post("/api/decisions", {"seat": seat, "do": "fold", **binding})
             assert stale.status_code == 409, stale.text
-            assert stale.json()["error"] == "stale"
+            assert stale.json()["error"] == "stale" and stale.json()["code"] == Declined.STALE
             reason = stale.json()["reason"]
             assert f"hand 1, step {asked['step']}" in reason, reason
             assert f"hand 1, step {now['step']}" in reason, reason
@@ -77,6 +78,7 @@ def test_a_decision_asked_before_the_table_moved_on_is_refused(tmp_path: Path) -
             wrong_hand = {"hand": 7, "step": now["step"]}
             refused = await live.post("/api/decisions", {"seat": other, "do": "fold", **wrong_hand})
             assert refused.status_code == 409 and refused.json()["error"] == "stale"
+            assert refused.json()["code"] == Declined.STALE
             assert (live.service.position, live.service.table) == before
 
             fresh = {"hand": now["hand_number"], "step": now["step"]}
@@ -91,6 +93,7 @@ def test_a_decision_asked_before_the_table_moved_on_is_refused(tmp_path: Path) -
             position = live.service.position
             void = await live.post("/api/supervisor/void", {**SUPERVISOR, "why": "x", "hand": 7})
             assert void.status_code == 409 and void.json()["error"] == "stale", void.text
+            assert void.json()["code"] == Declined.STALE
             assert "hand 7" in void.json()["reason"]
             assert live.service.position == position and live.service.table.in_hand
 

@@ -21,6 +21,7 @@ import pytest
 from controller.table import Refuse
 from dealer_ui.approvals import Requests
 from dealer_ui.auth import Denied
+from dealer_ui.codes import Declined
 from tests.console_kit import DEALER, SUPERVISOR, Script, dealer_signed_in
 from tests.test_console_browser import console, on_the_shoe, opened, settled_page
 from tests.test_console_taps import checks
@@ -148,11 +149,13 @@ def test_the_requests_api_refuses_what_it_must(tmp_path: Path) -> None:
             bad = {"action": "void", "body": {"why": "misdeal", **SUPERVISOR}}
             response = await live.post("/api/requests", bad)
             assert response.status_code == 422, response.text
-            assert "no supervisor id or PIN" in response.json()["reason"]
+            assert response.json()["code"] == Declined.PIN_IN_REQUEST
             response = await live.post("/api/requests", {"action": "shuffle", "body": {}})
             assert response.status_code == 422 and "'shuffle'" in response.json()["reason"]
+            assert response.json()["code"] == Declined.UNKNOWN_ACTION
             response = await live.post("/api/requests", {"action": "void", "body": {}})
             assert response.status_code == 422 and "body.why" in response.json()["reason"]
+            assert response.json()["code"] == Declined.INVALID_FIELD
             # surveillance asks nothing: the dealer at the table does
             response = await http.post("/api/requests", json={"action": "call"}, headers=watch)
             assert response.status_code == 403
@@ -177,7 +180,7 @@ def test_the_requests_api_refuses_what_it_must(tmp_path: Path) -> None:
             response = await http.post(
                 f"/api/requests/{void['id']}/approve", json=SUPERVISOR, headers=watch
             )
-            assert response.status_code == 404
+            assert response.status_code == 404 and response.json()["code"] == Declined.REQUEST_GONE
             # a surveillance session may act as the supervisor at the table does
             response = await http.post(
                 "/api/supervisor/correct-stack",

@@ -22,7 +22,7 @@ from playwright.async_api import async_playwright
 
 from controller.journal import Journal, JournalError
 from controller.rules import Dest, Do, Rules
-from controller.service import TableService
+from controller.service import Halted, TableService
 from controller.table import Decide, Mode, NewHand, SitDown, Table, TableSettings, apply
 from controller.table.settings import Protection
 from dealer_ui.auth import Auth
@@ -572,7 +572,7 @@ def test_a_journal_that_cannot_be_written_blocks_the_dealer_s_screen_until_it_ca
             assert not await blocking.is_visible()
             monkeypatch.setattr(Journal, "append", full)
             answer = await live.post("/api/seats", {"seat": 1, "player": "P1", "buy_in": 100})
-            assert answer.status_code == 503
+            assert answer.status_code == 503 and answer.json()["code"] == Halted.JOURNAL_FAULT
             await blocking.wait_for(state="visible")
             assert "TABLE STOPPED: DO NOT DEAL" in await blocking.inner_text()
             assert (

@@ -20,6 +20,7 @@ import pytest
 
 from controller.rules import Phase
 from controller.table import Refuse, Table
+from dealer_ui.codes import Declined
 from tests.console_kit import SUPERVISOR, LiveTable, Script, dealer_signed_in
 from tests.test_console_browser import console, on_the_shoe, settled_page
 from tests.test_console_taps import ARM_MS, PAUSE_AHEAD_MS
@@ -193,13 +194,16 @@ def test_a_card_named_by_its_place_is_refused_where_it_must_be(tmp_path: Path) -
             signed = {**SUPERVISOR, "why": "Exposed card"}
             response = await live.post(path, {**signed, "seat": 1})
             assert response.status_code == 422, response.text  # neither card nor place
+            assert response.json()["code"] == Declined.INVALID_FIELD
             response = await live.post(path, {**signed, "seat": 1, "place": 1, "card": "As"})
             assert response.status_code == 422, response.text  # both
+            assert response.json()["code"] == Declined.INVALID_FIELD
             response = await live.post(path, {**signed, "seat": 1, "place": 2})
             assert response.status_code == 409, response.text
             assert response.json()["code"] == Refuse.NOT_SEATS_CARD
             response = await live.post(path, {**signed, "seat": 1, "place": 1, "hand": 7})
             assert response.status_code == 409 and response.json()["error"] == "stale"
+            assert response.json()["code"] == Declined.STALE
             # a request by place is well formed when asked, and waits
             body = {"seat": 1, "place": 1, "hand": 1, "why": "Exposed card"}
             response = await live.post("/api/requests", {"action": "wrong-face", "body": body})

@@ -25,6 +25,7 @@ from controller.service import TableService
 from controller.table import Mode, Refuse, Table
 from dealer_ui.archive import Archive, Reading
 from dealer_ui.auth import Auth, Denied
+from dealer_ui.codes import Declined
 from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script, live_table
 from tests.service_kit import simulator
 
@@ -224,7 +225,7 @@ def test_the_hand_names_the_signed_in_dealer_and_a_player_card_is_kept(tmp_path:
                 body = {"seat": seat, "player": f"P{seat}", "buy_in": 100}
                 (await live.post("/api/seats", body)).raise_for_status()
             bad = await live.post("/api/seats", {**carded, "seat": 4, "player_id": "x" * 65})
-            assert bad.status_code == 422
+            assert bad.status_code == 422 and bad.json()["code"] == Declined.INVALID_FIELD
             await live.load(Script().deck(live.service.table))
             (await live.post("/api/hands")).raise_for_status()
             assert live.service.table.seat(1).player_id == "PC-1001"

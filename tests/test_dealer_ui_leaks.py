@@ -21,6 +21,7 @@ from controller.rules import DECK, Hand, Phase, Reveal
 from controller.service import Subscription, TableService
 from controller.table import Table
 from dealer_ui import view
+from dealer_ui.codes import Declined
 from tests.console_kit import SUPERVISOR, LiveTable, Script, card_names, live_table
 from tests.service_kit import simulator
 from tests.test_studio import issue, studio_messages
@@ -168,6 +169,7 @@ def test_no_role_sees_a_card_it_may_not_in_any_view_or_message(tmp_path: Path) -
                     assert holes <= card_names(one.json()["history"])
             missing = await live.http.get("/api/history/9", headers=watcher)
             assert missing.status_code == 404 and missing.json()["error"] == "not_found"
+            assert missing.json()["code"] == Declined.UNKNOWN_HAND
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)

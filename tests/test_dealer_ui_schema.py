@@ -30,6 +30,7 @@ from schemathesis.specs.openapi.checks import (
 
 from controller.service import TableService
 from dealer_ui import serve
+from dealer_ui.codes import Declined
 from tests.console_kit import DEALER
 from tests.hypothesis_profiles import examples
 from tests.service_kit import config, simulator
@@ -168,14 +169,15 @@ def test_a_body_that_is_not_json_text_is_refused_with_422_naming_the_body(
     ):
         refused = httpx.post(url + "/api/seats", content=body, headers=dealer)
         assert refused.status_code == 422, refused.text  # was 400 {"detail": ...}
-        assert refused.json() == {"error": "invalid", "reason": reason}
+        assert refused.json() == {"error": "invalid", "reason": reason, "code": "unreadable_body"}
     assert httpx.get(url + "/api/view", headers=live["dealer"]).json() == before
     nowhere = httpx.get(url + "/api/nowhere")
     assert nowhere.status_code == 404
-    assert nowhere.json() == {"error": "not_found", "reason": "Not Found"}
+    assert nowhere.json() == {"error": "not_found", "reason": "Not Found", "code": "no_path"}
     wrong_method = httpx.put(url + "/api/seats", headers=dealer)
     assert wrong_method.status_code == 405 and wrong_method.headers["allow"] == "POST"
     assert wrong_method.json()["error"] == "not_allowed"
+    assert wrong_method.json()["code"] == Declined.METHOD_NOT_ALLOWED
 
 
 def test_the_metrics_document_their_text_format(live: dict[str, Any]) -> None:

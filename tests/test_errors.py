@@ -9,6 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from controller.rules import Illegal
+from controller.service import Halted
+from controller.table import Refuse
+from dealer_ui.auth import Denied
+from dealer_ui.codes import Declined
 from luck_errors import LuckTableError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,3 +68,13 @@ def test_a_configuration_error_is_still_a_value_error():
 
     error = ConfigError("table.id", "", "a non-empty string")
     assert isinstance(error, LuckTableError) and isinstance(error, ValueError)
+
+
+def test_the_api_s_codes_are_each_one_meaning() -> None:
+    """An error answer's ``code`` (docs/api.md, "Errors") is the table's (the table core's
+    and the engine's, which share the codes of the refusals they share), a credential's, a
+    halted table's or the API's own: none of the last three is another's value."""
+    table = {code.value for code in (*Refuse, *Illegal)}
+    others = [{code.value for code in kind} for kind in (Denied, Halted, Declined)]
+    assert sum(map(len, others)) == len(set().union(*others))
+    assert not table & set().union(*others)

@@ -30,9 +30,10 @@ import websockets.sync.client
 from controller.config import load_config
 from controller.config_file import EXAMPLE_PIN_HASHES, EXAMPLE_PINS_ENV, ConfigError
 from controller.journal import Journal, JournalError
-from controller.service import TableService
+from controller.service import Halted, TableService
 from dealer_ui import create_app
 from dealer_ui.auth import hash_pin, verify_pin
+from dealer_ui.codes import Declined
 from dealer_ui.pit.config import load_floor_config
 from tests.console_kit import Script, live_table
 from tests.service_kit import config, simulator, write_config
@@ -279,13 +280,15 @@ def test_a_full_disk_stops_the_dealing_keeps_the_console_and_deals_on_once_freed
                     )
                 assert answer.status_code == 503, answer.text
                 assert answer.json()["error"] == "unavailable"
+                assert answer.json()["code"] == Halted.JOURNAL_FAULT
                 assert FULL in answer.json()["reason"]
                 told = json.loads(feed.recv(TIMEOUT))  # the screens' blocking alert
                 assert told["type"] == "journal" and FULL in told["reason"]
                 right = httpx.post(f"{url}/api/sessions", json=DEALER, timeout=TIMEOUT)
                 assert right.status_code == 503  # nobody signs in: no attempt is journaled
+                assert right.json()["code"] == Halted.JOURNAL_FAULT
                 view = httpx.get(f"{url}/api/view", headers=headers, timeout=TIMEOUT)
-                assert view.status_code == 503 and FULL in view.json()["reason"]
+                assert view.status_code == 503 and view.json()["code"] == Halted.JOURNAL_FAULT
                 assert process.poll() is None  # it waits for space
                 (folder / "filler").unlink()
                 cleared = json.loads(feed.recv(TIMEOUT))
@@ -339,7 +342,8 @@ def test_a_start_on_a_full_disk_waits_for_space_then_opens(tmp_path):
             answer = _until(lambda: _answer(lambda: httpx.get(f"{url}/api/view")), "503")
             assert answer == 503
             said = httpx.post(f"{url}/api/sessions", json=DEALER, timeout=TIMEOUT)
-            assert said.status_code == 503 and "cannot open journal" in said.json()["reason"]
+            assert said.status_code == 503 and said.json()["code"] == Declined.JOURNAL_WAITS
+            assert "cannot open journal" in said.json()["reason"]
             assert "the table waits for its journal" in said.json()["reason"]
             (folder / "filler").unlink()
             found = _until(lambda: _URL.search(log.read_text()), "the console, once freed")
@@ -376,6 +380,8 @@ def test_a_journal_that_cannot_be_written_stops_the_dealing_until_it_can(tmp_pat
                 body = {"seat": 1, "player": "Aoife", "buy_in": 200}
                 seated = await client.post("/api/seats", json=body, headers=headers)
                 assert seated.status_code == 503, seated.text
+                for answer in (wrong, right, seated):
+                    assert answer.json()["code"] == Halted.JOURNAL_FAULT
                 assert service.journal_fault is not None and FULL in service.journal_fault
                 monkeypatch.setattr(Journal, "append", append)
                 await async_wait_until(
@@ -383,7 +389,7 @@ def test_a_journal_that_cannot_be_written_stops_the_dealing_until_it_can(tmp_pat
                 )
                 seated = await client.post("/api/seats", json=body, headers=headers)
                 assert seated.status_code == 200, seated.text
-                assert service.stopped_because is None
+                assert service.halted is None
 
     asyncio.run(scenario())
 
@@ -530,6 +536,7 @@ def test_a_card_read_while_the_journal_cannot_be_written_is_dealt_once_it_can(
             assert live.service.position == before
             answer = await live.post("/api/decisions", {"seat": 1, "do": "fold"})
             assert answer.status_code == 503 and FULL in answer.json()["reason"]
+            assert answer.json()["code"] == Halted.JOURNAL_FAULT
             monkeypatch.setattr(Journal, "append", append)
             await live.until(lambda: live.service.position > before, "the card, journaled")
             assert live.service.journal_fault is None

@@ -21,6 +21,7 @@ from controller.config import ConfigError, parse_config
 from controller.records import record_of, table_inputs
 from controller.table import SitDown, TableInputError, VoidHand, input_from_json
 from controller.text import NAME, REASON, REFUSED, FreeText, TextError
+from dealer_ui.codes import Declined
 from tests.console_kit import SUPERVISOR, live_table
 from tests.floor_kit import floor_database
 from tests.hypothesis_profiles import examples
@@ -168,6 +169,7 @@ def test_the_console_refuses_bad_free_text_with_422_naming_the_field(tmp_path: P
                 refused = await live.post("/api/seats", {"seat": 1, "player": name, "buy_in": 9})
                 assert refused.status_code == 422, refused.text
                 assert refused.json()["error"] == "invalid"
+                assert refused.json()["code"] == Declined.INVALID_FIELD
                 assert refused.json()["reason"].startswith(reason), refused.json()
             void = await live.post("/api/supervisor/void", {**SUPERVISOR, "why": "ok\u2066"})
             assert void.status_code == 422 and void.json()["reason"].startswith("why: ")
@@ -178,6 +180,8 @@ def test_the_console_refuses_bad_free_text_with_422_naming_the_field(tmp_path: P
             sign_in = {"role": "dealer", "id": "D100\x00", "pin": "1234"}
             signed = await live.http.post("/api/sessions", json=sign_in)
             assert signed.status_code == 422 and signed.json()["reason"].startswith("id: ")
+            for answer in (void, studio, signed):
+                assert answer.json()["code"] == Declined.INVALID_FIELD
             assert live.service.table.seat(1) is None  # nothing taken
             sat = await live.post("/api/seats", {"seat": 1, "player": "Zoe\u0308 ", "buy_in": 100})
             assert sat.status_code == 200, sat.text

@@ -21,6 +21,7 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from controller.journal import Journal
 from controller.records import ACCESS
 from controller.table.effects import Refuse
+from dealer_ui.codes import Declined
 from dealer_ui.refusals import REFUSED_INPUT
 from dealer_ui.relay import Relay, server_url
 from tests.console_kit import LiveTable, Script, live_table
@@ -165,6 +166,7 @@ def test_state_changing_requests_are_limited_per_session_and_per_address(tmp_pat
             limited = await live.post("/api/hands")  # the dealer's session: none left
             assert limited.status_code == 429, limited.text
             assert limited.json()["error"] == "rate_limited"
+            assert limited.json()["code"] == Declined.TOO_MANY_WRITES
             assert "writes_per_second" in limited.json()["reason"]
             assert int(limited.headers["retry-after"]) >= 1
             assert limited.headers.get("connection") != "close"  # kept: no connection a 429

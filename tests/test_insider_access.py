@@ -25,6 +25,7 @@ from controller.journal import Journal
 from controller.records import ACCESS
 from controller.table import AlertKind
 from dealer_ui.auth import NOT_CONFIGURED, Auth, AuthError, Denied, hash_pin
+from dealer_ui.codes import Declined
 from dealer_ui.pit import create_app as create_pit
 from dealer_ui.pit.config import FloorConfig
 from tests.console_kit import DEALER, SUPERVISOR, LiveTable, live_table
@@ -178,6 +179,7 @@ def test_an_id_guessed_from_many_addresses_is_locked_but_at_the_kiosk(tmp_path: 
                 unlock = {**SUPERVISOR, "why": "the dealer's id", "role": "dealer", "id": "x"}
                 nothing = await kiosk.post("/api/supervisor/unlock", json=unlock, headers=at_kiosk)
                 assert nothing.status_code == 404, nothing.text
+                assert nothing.json()["code"] == Declined.NOT_LOCKED
                 unlock["id"] = DEALER["id"]
                 done = await kiosk.post("/api/supervisor/unlock", json=unlock, headers=at_kiosk)
                 assert done.status_code == 200 and done.json()["alert"] == alert.id, done.text
@@ -197,7 +199,9 @@ def test_an_id_guessed_from_many_addresses_is_locked_but_at_the_kiosk(tmp_path: 
 
             # /metrics and /health's details: only to whom the configuration names
             async with client_at(app, "10.0.4.1") as stranger:
-                assert (await stranger.get("/metrics")).status_code == 403
+                refused = await stranger.get("/metrics")
+                assert refused.status_code == 403
+                assert refused.json()["code"] == Denied.NOT_OPERATIONS
                 assert (await stranger.get("/health")).json() == {"alive": True}
                 scraped = await stranger.get("/metrics", headers=bearer(SCRAPER))
                 assert scraped.status_code == 200 and "luck_table_open_alerts" in scraped.text

@@ -17,6 +17,7 @@ import httpx
 import pytest
 from websockets.sync.client import connect as ws_connect
 
+from dealer_ui.codes import Declined
 from dealer_ui.pit.live import FloorFeed
 from tests.floor_kit import wait_for
 from tests.pit_kit import (
@@ -197,8 +198,9 @@ def test_the_drill_down_s_chip_movements_page_back_to_the_first(floor):
     assert len(latest) > 4
     assert [m["position"] for m in latest] == sorted(m["position"] for m in latest)
     answer = floor.get("/api/tables/T1/chip-movements", before=0)
-    assert answer.status_code == 422
-    assert floor.get("/api/tables/T9/chip-movements").status_code == 404
+    assert answer.status_code == 422 and answer.json()["code"] == Declined.INVALID_FIELD
+    unknown = floor.get("/api/tables/T9/chip-movements")
+    assert unknown.status_code == 404 and unknown.json()["code"] == Declined.UNKNOWN_TABLE
 
 
 def test_the_pit_bosses_questions(floor):
@@ -222,26 +224,26 @@ def test_the_pit_bosses_questions(floor):
 
 
 @pytest.mark.parametrize(
-    ("path", "params", "status"),
+    ("path", "params", "status", "code"),
     [
-        ("/api/tables/T9", {}, 404),
-        ("/api/tables/T9/hands", {}, 404),
-        ("/api/tables/T1/hands/999", {}, 404),
-        ("/api/tables/T1/hands/0", {}, 422),
-        ("/api/tables/T1/hands", {"limit": 0}, 422),
-        ("/api/tables/T1/hands", {"after": "x"}, 422),
-        ("/api/tables/T1/hands", {"session": -1}, 422),
-        ("/api/hands-per-hour", {"since": "yesterday"}, 422),
-        ("/api/tables/" + "x" * 65, {}, 422),
-        ("/api/no-such-thing", {}, 404),
+        ("/api/tables/T9", {}, 404, Declined.UNKNOWN_TABLE),
+        ("/api/tables/T9/hands", {}, 404, Declined.UNKNOWN_TABLE),
+        ("/api/tables/T1/hands/999", {}, 404, Declined.UNKNOWN_HAND),
+        ("/api/tables/T1/hands/0", {}, 422, Declined.INVALID_FIELD),
+        ("/api/tables/T1/hands", {"limit": 0}, 422, Declined.INVALID_FIELD),
+        ("/api/tables/T1/hands", {"after": "x"}, 422, Declined.INVALID_FIELD),
+        ("/api/tables/T1/hands", {"session": -1}, 422, Declined.INVALID_FIELD),
+        ("/api/hands-per-hour", {"since": "yesterday"}, 422, Declined.INVALID_FIELD),
+        ("/api/tables/" + "x" * 65, {}, 422, Declined.INVALID_FIELD),
+        ("/api/no-such-thing", {}, 404, Declined.NO_PATH),
     ],
 )
-def test_bad_input_is_a_4xx_with_the_reason(floor, path, params, status):
+def test_bad_input_is_a_4xx_with_the_reason(floor, path, params, status, code):
     answer = floor.get(path, **params)
     assert answer.status_code == status, answer.text
     body = answer.json()
-    assert set(body) == {"error", "reason"}
-    assert body["reason"]
+    assert set(body) == {"error", "reason", "code"}
+    assert body["reason"] and body["code"] == code
 
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -383,12 +385,13 @@ def test_unreachable_database_is_503_and_recovers(floor):
         answer = floor.get("/api/tables", cut)
         assert answer.status_code == 503
         body = answer.json()
-        assert body["error"] == "unavailable"
-        assert body["reason"].startswith("floor database unreachable")
-        assert floor.get("/api/health", cut).status_code == 503
-        assert floor.get("/api/tables/T1", cut).status_code == 503
+        assert body["error"] == "unavailable" and body["code"] == Declined.FLOOR_UNREACHABLE
+        assert body["reason"].startswith("floor database unreachable")  # for people
+        for path in ("/api/health", "/api/tables/T1"):
+            down = floor.get(path, cut)
+            assert down.status_code == 503 and down.json()["code"] == Declined.FLOOR_UNREACHABLE
         down = feed_message(floor.services[cut].url, floor.tokens[cut], lambda m: not m["ok"])
-        assert down["reason"].startswith("floor database unreachable")
+        assert down["code"] == Declined.FLOOR_UNREACHABLE
         assert floor.get("/api/tables", 0).status_code == 200  # the other service is fine
     finally:
         floor.proxy.restore()

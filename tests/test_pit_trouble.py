@@ -25,6 +25,7 @@ from controller.config_file import Api, Credential
 from controller.floor import store
 from controller.floor.migrate import FOLDER, migrate
 from dealer_ui.auth import hash_pin
+from dealer_ui.codes import Declined
 from dealer_ui.pit import create_app
 from dealer_ui.pit.config import FloorConfig
 from dealer_ui.pit.live import FloorFeed
@@ -189,7 +190,7 @@ def test_an_older_schema_stops_the_service_at_start_and_fails_its_health(tmp_pat
         assert "the floor schema is at version 1, this release needs version" in lines[0]
         assert "0002_live" in lines[0]
         health = pit_of(dsn).client.get("/api/health")
-        assert health.status_code == 503
+        assert health.status_code == 503 and health.json()["code"] == Declined.FLOOR_SCHEMA
         assert "the floor schema is at version 1" in health.json()["reason"]
 
 
@@ -222,12 +223,13 @@ def test_a_lock_on_the_store_answers_unavailable_within_the_statement_timeout(de
         took = time.monotonic() - began
         assert answer.status_code == 503, answer.text
         assert took < 10, took
+        assert answer.json()["code"] == Declined.FLOOR_BUSY
         reason = answer.json()["reason"]
         assert reason.startswith("floor store unavailable: no answer within the statement timeout")
-        assert pit.get("/api/tables/T1").status_code == 503
+        drill = pit.get("/api/tables/T1")
+        assert drill.status_code == 503 and drill.json()["code"] == Declined.FLOOR_BUSY
         message = _floor(dsn, 0.5)
-        assert message["ok"] is False
-        assert message["reason"].startswith("floor store unavailable")
+        assert message["ok"] is False and message["code"] == Declined.FLOOR_BUSY
     finally:
         release.cancel()
         locker.rollback()
@@ -279,7 +281,8 @@ def test_the_drill_down_shows_one_session_ten_hands_and_the_paused_table_first(d
     assert pit.get("/api/supervisor-actions", table_id="T1").json() == []
     old = pit.get("/api/supervisor-actions", table_id="T1", session=1, limit=1000).json()
     assert len(old) == len(first)
-    assert pit.get("/api/supervisor-actions", session=1).status_code == 422
+    alone = pit.get("/api/supervisor-actions", session=1)
+    assert alone.status_code == 422 and alone.json()["code"] == Declined.TABLE_ID_NEEDED
     dealing = pit.get("/api/tables/T2").json()
     assert dealing["current_hand"]["number"] == HANDS
     assert [hand["number"] for hand in dealing["recent_hands"]] == list(range(HANDS - 1, 1, -1))
@@ -311,7 +314,7 @@ def test_a_nul_byte_in_a_parameter_is_refused_by_name(empty_floor, path, params,
     answer = empty_floor.get(path, **params)
     assert answer.status_code == 422, answer.text
     body = answer.json()
-    assert body["error"] == "invalid"
+    assert body["error"] == "invalid" and body["code"] == Declined.INVALID_FIELD
     assert name in body["reason"] and "NUL" in body["reason"]
 
 

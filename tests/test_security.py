@@ -28,6 +28,7 @@ from controller.journal.snapshots import Snapshots
 from controller.records import ACCESS
 from controller.table import AlertKind
 from dealer_ui.auth import LOCKED, Attack, Auth, AuthError, Denied, hash_pin, verify_pin
+from dealer_ui.codes import Declined
 from dealer_ui.guard import CSP
 from dealer_ui.kept_sessions import EPOCH  # each run's: not an attempt
 from dealer_ui.pit.app import create_app as create_pit
@@ -408,6 +409,7 @@ def test_a_20_mib_body_is_refused_before_it_is_read_and_cards_keep_coming(
                 "/api/sessions", content=pieces(), headers={"Content-Type": "application/json"}
             )
             assert chunked.status_code == 411 and chunked.json()["error"] == "invalid"
+            assert chunked.json()["code"] == Declined.CHUNKED_BODY
 
     run(scenario)
 
@@ -459,6 +461,7 @@ def test_foreign_origins_and_hosts_are_refused_and_pages_carry_security_headers(
             # the DNS-rebinding page: the table's address under the attacker's name
             rebound = await http.get("/api/view", headers={"Host": "evil.example"})
             assert rebound.status_code == 400 and rebound.json()["error"] == "invalid"
+            assert rebound.json()["code"] == Declined.WRONG_HOST
             assert "evil.example" in rebound.json()["reason"]  # the words name the host
             for name in ("localhost", f"localhost:{urlsplit(url).port}"):
                 assert (await http.get("/api/view", headers={"Host": name})).status_code == 200
@@ -561,10 +564,11 @@ def test_the_floor_service_gets_the_same_checks_and_headers() -> None:
             assert (await http.get("/docs")).status_code == 404
             big = await http.post("/api/sessions", content=b"0" * (Api.max_body + 1))
             assert big.status_code == 413 and big.json()["error"] == "too_large"
+            assert big.json()["code"] == Declined.BODY_TOO_LARGE
             foreign = await http.post(
                 "/api/sessions", json={}, headers={"Origin": "http://evil.example"}
             )
-            assert foreign.status_code == 403
+            assert foreign.status_code == 403 and foreign.json()["code"] == Declined.WRONG_ORIGIN
 
     asyncio.run(asyncio.wait_for(scenario(), 60))
 

@@ -32,6 +32,7 @@ from controller.rules import Phase, Rules, parse_card
 from controller.rules.showdown import hand_value
 from controller.table import NewHand, SitDown, Table, TableSettings, apply
 from dealer_ui.auth import AuthError, Denied
+from dealer_ui.codes import Declined
 from dealer_ui.studio import (
     ISSUED,
     REVOKED,
@@ -538,7 +539,7 @@ def test_the_studio_gets_every_card_and_the_odds_only_after_the_delay(tmp_path: 
             assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401
             assert (await refused(url, f"/studio/ws?token={token}"))[0] == 4401
             again = await live.post(f"/api/studio-tokens/{issued['id']}/revoke", revoke)
-            assert again.status_code == 404
+            assert again.status_code == 404 and again.json()["code"] == Declined.TOKEN_NOT_HELD
             assert [r.fields["id"] for r in journaled(live, REVOKED)] == [issued["id"]]
 
     with simulator("shoe") as shoe:

@@ -17,6 +17,7 @@ from controller.config_file import Credential
 from controller.service import TableService
 from controller.table import Refuse
 from dealer_ui.auth import Auth, hash_pin
+from dealer_ui.codes import Declined
 from tests.console_kit import DEALER, SUPERVISOR, LiveTable, Script, live_table
 from tests.test_console_browser import on_the_shoe
 from tests.test_console_touch import journaled
@@ -79,7 +80,8 @@ def test_a_stack_correction_needs_two_supervisors_and_is_journaled_with_both(
             assert live.service.table.seat(1).stack == 90  # type: ignore[union-attr]
             inputs = [fields for kind, fields in journaled(live, start) if kind == "correct_stack"]
             assert inputs == [{"who": "S100", "second": "S300", "why": "Chips miscounted"} | fix]
-            assert (await approve(live, number, SECOND)).status_code == 404  # gone
+            gone = await approve(live, number, SECOND)
+            assert gone.status_code == 404 and gone.json()["code"] == Declined.REQUEST_GONE
 
     on_the_shoe(scenario)
 

@@ -9,6 +9,7 @@ from controller.recovery import Recovered, Update, recover, steps
 from controller.recovery.lagging import Recent
 from controller.service.service import (
     Guard,
+    Halted,
     Paused,
     Stale,
     Subscription,
@@ -18,6 +19,7 @@ from controller.service.service import (
 
 __all__ = [
     "Guard",
+    "Halted",
     "Paused",
     "Recent",
     "Recovered",

@@ -29,6 +29,7 @@ import logging
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
+from enum import StrEnum
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
@@ -77,9 +78,22 @@ RETRY_SECONDS, RETRY_MAX_SECONDS = 0.5, 10.0
 JOURNAL_FAULT = "journal_fault"
 
 
+class Halted(StrEnum):
+    """Why the table takes no input, as data (``TableStopped.code``, the console's 503
+    ``code``: docs/api.md); the message says it for people."""
+
+    FAILED = "service_failed"  # a task of the service failed: it stops
+    JOURNAL_FAULT = "journal_fault"  # its journal cannot be written now: it waits for it
+    NOT_RUNNING = "not_running"  # the service is stopped or stopping
+
+
 class TableStopped(LuckTableError, RuntimeError):
     """The table takes no input: its service is stopped or stopping, or its journal cannot
-    be written now (the message says why)."""
+    be written now (the message says why, ``code`` as data)."""
+
+    def __init__(self, reason: str, code: Halted) -> None:
+        super().__init__(reason)
+        self.code = code
 
 
 #: Whether an input still fits the table (None) or why not: see TableService.submit.
@@ -404,15 +418,15 @@ class TableService:
         return self._fault
 
     @property
-    def stopped_because(self) -> str | None:
+    def halted(self) -> TableStopped | None:
         """Why the table takes no input (stopped, or its journal cannot be written); None
         while it runs."""
         if self._failure is not None:
-            return str(self._failure)
+            return TableStopped(str(self._failure), Halted.FAILED)
         if self._fault is not None:
-            return self._fault
+            return TableStopped(self._fault, Halted.JOURNAL_FAULT)
         if self._journal is None or self._stopping.is_set():
-            return "the table service is not running"
+            return TableStopped("the table service is not running", Halted.NOT_RUNNING)
         return None
 
     def updates(self) -> Subscription:
@@ -559,11 +573,12 @@ class TableService:
     def _running(self, *, reading: bool = False) -> Journal:
         """The journal, while the table takes inputs (``reading``: while it runs, its
         journal read even when it cannot be written); :class:`TableStopped` if not."""
-        reason = self.stopped_because
-        if reading and reason is not None and reason == self._fault:
-            reason = None
-        if reason is not None or self._journal is None:
-            raise TableStopped(reason or "the table service is not running")
+        halted = self.halted
+        if reading and halted is not None and halted.code is Halted.JOURNAL_FAULT:
+            halted = None
+        if halted is not None:
+            raise halted
+        assert self._journal is not None  # else halted
         return self._journal
 
     async def _append(self, journal: Journal, records: Sequence[Input]) -> list[int | None]:
@@ -582,7 +597,7 @@ class TableService:
                 self._writable.clear()
                 self._told()
                 self._tasks.append(asyncio.create_task(self._retry_journal(str(error))))
-            raise TableStopped(self._fault) from None
+            raise TableStopped(self._fault, Halted.JOURNAL_FAULT) from None
 
     def _told(self) -> None:
         for listener in self.fault_listeners:
@@ -632,7 +647,7 @@ class TableService:
 
     def _tick_due(self) -> None:
         self._tick = None
-        running = not self._stopping.is_set() and self.stopped_because is None
+        running = not self._stopping.is_set() and self.halted is None
         if running and self.table.streams.waiting:
             self._tasks.append(asyncio.create_task(self._own_tick()))
 

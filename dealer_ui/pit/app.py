@@ -7,10 +7,10 @@ by the console's ``dealer_ui.auth.Auth``. Each request reads the store on a conn
 taken from the service's pool (``def`` endpoints, in the thread pool; ``floor.pool_size``
 at once), each checked as it is taken, so that a PostgreSQL restart costs only the
 requests made while it was down: those answer 503 ``{"error": "unavailable", "reason":
-"floor database unreachable: ..."}``.
+"floor database unreachable: ...", "code": "floor_unreachable"}``.
 Every query has a statement timeout (``floor.statement_timeout``): a lock held on the store
-answers 503 "floor store unavailable" within seconds rather than a request that hangs.
-Bad input answers 4xx with ``{"error", "reason"}``: 401/403/429 for sign-in and sessions,
+answers 503 ``floor_busy`` within seconds rather than a request that hangs.
+Bad input answers 4xx with ``{"error", "reason", "code"}``: 401/403/429 for sign-in and sessions,
 404 for a table or hand the floor does not hold, 422 naming the bad parameter (a NUL byte,
 which PostgreSQL cannot hold, included).
 """
@@ -35,6 +35,7 @@ from pydantic import AfterValidator, BaseModel, Field, create_model
 from controller.floor import store, surveillance
 from controller.floor.migrate import schema_problem
 from dealer_ui.auth import Auth, AuthError, Denied, Session
+from dealer_ui.codes import Declined
 from dealer_ui.pit.config import FloorConfig
 from dealer_ui.pit.live import (
     UNAVAILABLE,
@@ -185,7 +186,8 @@ class FloorApp:
             with self.readers.connection() as connection:
                 yield connection
         except psycopg.Error as error:
-            raise ApiError(503, "unavailable", unreachable(error)) from None
+            code, reason = unreachable(error)
+            raise ApiError(503, "unavailable", reason, code) from None
 
     def read(self, query: Callable[[psycopg.Connection], _T]) -> _T:
         with self.database() as connection:
@@ -201,7 +203,8 @@ class FloorApp:
         """The table ``table_id`` as the floor knows it; 404 if it does not."""
         found = store.tables(connection, table_id, self.config.silent_after)
         if not found:
-            raise ApiError(404, "not_found", f"no table {table_id!r} on the floor")
+            reason = f"no table {table_id!r} on the floor"
+            raise ApiError(404, "not_found", reason, Declined.UNKNOWN_TABLE)
         return found[0]
 
 
@@ -245,7 +248,7 @@ def health(floor: TheFloor) -> Health:
     the reason when not."""
     problem = floor.read(schema_problem)
     if problem is not None:
-        raise ApiError(503, "unavailable", f"{UNAVAILABLE}: {problem}")
+        raise ApiError(503, "unavailable", f"{UNAVAILABLE}: {problem}", Declined.FLOOR_SCHEMA)
     return Health(database="ok")
 
 
@@ -352,7 +355,8 @@ def table_hand(
         table_id, lambda connection: store.hand(connection, table_id, number, session)
     )
     if found is None:
-        raise ApiError(404, "not_found", f"table {table_id!r} has no hand {number}")
+        reason = f"table {table_id!r} has no hand {number}"
+        raise ApiError(404, "not_found", reason, Declined.UNKNOWN_HAND)
     return found
 
 
@@ -437,7 +441,8 @@ def supervisor_actions(
     """The latest supervisor actions, newest first: across the floor, or at one table
     (its current session's, or ``session``'s)."""
     if session is not None and table_id is None:
-        raise ApiError(422, "invalid", "session: a table's session: give table_id too")
+        reason = "session: a table's session: give table_id too"
+        raise ApiError(422, "invalid", reason, Declined.TABLE_ID_NEEDED)
     return floor.read(
         lambda connection: store.supervisor_actions(connection, table_id, limit, session)
     )

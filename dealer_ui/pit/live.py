@@ -29,6 +29,7 @@ from psycopg_pool import ConnectionPool
 from pydantic import TypeAdapter
 
 from controller.floor import store
+from dealer_ui.codes import Declined
 
 log = logging.getLogger(__name__)
 
@@ -91,20 +92,20 @@ def _give_up_after(connection: psycopg.Connection, statement_timeout: float) -> 
     )
 
 
-def unreachable(error: psycopg.Error) -> str:
-    """What the pit is told when the store does not answer: the reason in one line (a
-    query given up at the statement timeout, the connection lost or refused, or what else
-    PostgreSQL said)."""
+def unreachable(error: psycopg.Error) -> tuple[Declined, str]:
+    """What the pit is told when the store does not answer: why as data, and the reason in
+    one line (a query given up at the statement timeout, the connection lost or refused,
+    or what else PostgreSQL said)."""
     detail = str(error).strip().splitlines()
     said = detail[0] if detail else type(error).__name__
     if isinstance(error, psycopg.errors.QueryCanceled):
-        return (
+        return Declined.FLOOR_BUSY, (
             f"{UNAVAILABLE}: no answer within the statement timeout (floor.statement_timeout; "
             f"a lock held on the store, or the database overloaded): {said}"
         )
     if isinstance(error, psycopg.OperationalError | psycopg.InterfaceError):
-        return f"{UNREACHABLE}: {said}"
-    return f"{UNAVAILABLE}: {said}"
+        return Declined.FLOOR_UNREACHABLE, f"{UNREACHABLE}: {said}"
+    return Declined.FLOOR_ERROR, f"{UNAVAILABLE}: {said}"
 
 
 def floor_now(
@@ -184,10 +185,10 @@ class FloorFeed:
                 message = floor_message(now, content)
             except psycopg.Error as error:
                 await asyncio.to_thread(self._close)
-                reason = unreachable(error)
+                code, reason = unreachable(error)
                 log.warning("%s", reason)
                 content = reason.encode()
-                message = json.dumps({"type": "floor", "ok": False, "reason": reason})
+                message = json.dumps({"type": "floor", "ok": False, "reason": reason, "code": code})
             self.looks += 1
             if content != self._content:
                 self._content = content

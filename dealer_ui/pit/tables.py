@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from dealer_ui.codes import Declined
 from dealer_ui.web import ApiError
 
 #: Seconds a call to a table's console may take (a PIN check there takes about half).
@@ -46,7 +47,8 @@ class TableLinks:
     def console(self, table_id: str) -> str:
         url = self.consoles.get(table_id)
         if url is None:
-            raise ApiError(404, "not_found", f"no console configured for table {table_id!r}")
+            reason = f"no console configured for table {table_id!r}"
+            raise ApiError(404, "not_found", reason, Declined.NO_CONSOLE)
         return url
 
     async def connect(self, pit: str, who: str, table_id: str, pin: str) -> None:
@@ -94,7 +96,8 @@ class TableLinks:
         self.console(table_id)
         token = self._held.get((pit, table_id))
         if token is None:
-            raise ApiError(409, "not_connected", f"connect to table {table_id} with your PIN")
+            reason = f"connect to table {table_id} with your PIN"
+            raise ApiError(409, "not_connected", reason, Declined.NOT_CONNECTED)
         return token
 
     def _forget_ended(self) -> None:
@@ -124,11 +127,11 @@ class TableLinks:
             raise ApiError(status, refused.error, reason, refused.code) from None
         except (OSError, ValueError) as error:  # not reached, timed out, not JSON
             reason = f"table {table_id}'s console does not answer ({type(error).__name__})"
-            raise ApiError(503, "unavailable", reason) from None
+            raise ApiError(503, "unavailable", reason, Declined.TABLE_UNREACHABLE) from None
 
 
 class _Refused(Exception):
-    def __init__(self, status: int, error: str, reason: str, code: str | None) -> None:
+    def __init__(self, status: int, error: str, reason: str, code: str) -> None:
         super().__init__(reason)
         self.status, self.error, self.reason, self.code = status, error, reason, code
 
@@ -152,5 +155,5 @@ def _http(method: str, url: str, body: Any, token: str | None) -> Any:
             said = {}
         reason = str(said.get("reason", error.reason))[:300]
         code = said.get("code")  # the table's reason code, passed on as it is
-        code = code[:40] if isinstance(code, str) else None
+        code = code[:40] if isinstance(code, str) else Declined.TABLE_ANSWERED
         raise _Refused(error.code, str(said.get("error", "refused"))[:40], reason, code) from None
