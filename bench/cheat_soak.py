@@ -41,23 +41,20 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # imported as bench.cheat_soak too
 
 from figures_kit import Report, add_json_option
 
 from controller.rules import Dest
-from controller.sim.dealer import CHEATS, LATE, Place
+from controller.sim.dealer import CHEATS, LATE, Place, SoakCheat
+from controller.sim.summary import Cheats, CheatsAt, Summary
 
 LUCK_TABLE = str(Path(sys.executable).with_name("luck-table"))
 KINDS = tuple(kind.value for kind in CHEATS)
-#: The summary's cheats compared between the two runs: all but how late each was caught,
-#: which each run is judged on alone (``at_the_card``).
-COMPARED = ("injected", "caught", "cannot_catch", "missed", "mistaken", "never_dealt", "dealt_at")
 
 
-def run(args: argparse.Namespace, folder: Path, *, core: bool) -> tuple[int, dict[str, Any], float]:
+def run(args: argparse.Namespace, folder: Path, *, core: bool) -> tuple[int, Summary, float]:
     """One ``luck-table sim`` run: its status, its summary (its ``--json``) and its seconds."""
     summary = folder / ("core.json" if core else "served.json")
     command = [LUCK_TABLE, "sim", "--hands", str(args.hands), "--speed", "max"]
@@ -71,33 +68,36 @@ def run(args: argparse.Namespace, folder: Path, *, core: bool) -> tuple[int, dic
     )
     if not summary.exists():
         sys.exit(f"luck-table sim wrote no summary (status {done.returncode}):\n{done.stderr}")
-    return done.returncode, json.loads(summary.read_text()), time.monotonic() - started
+    made: Summary = json.loads(summary.read_text())  # each enum as its value
+    return done.returncode, made, time.monotonic() - started
 
 
-def caught(cheats: dict[str, Any]) -> dict[str, tuple[int, int]]:
+def caught(cheats: Cheats) -> dict[SoakCheat, tuple[int, int]]:
     """Each kind's (caught, injected), from the summary's cheats."""
     return {
         kind: (cheats["caught"].get(kind, 0), count) for kind, count in cheats["injected"].items()
     }
 
 
-def total(counts: dict[str, int]) -> int:
-    return sum(counts.values())
+def compared(cheats: Cheats) -> dict[str, object]:
+    """The summary's cheats compared between the two runs: all but how late each was
+    caught, which each run is judged on alone (``at_the_card``)."""
+    return {name: value for name, value in cheats.items() if name != "caught_after"}
 
 
-def at_the_card(cheats: dict[str, Any]) -> bool:
+def at_the_card(cheats: Cheats) -> bool:
     """Every cheat caught was caught at its card (none dealt after it before its alert),
     but a clone dealt before its original, caught when the original comes out."""
     return all(after["kind"] in LATE for after in cheats["caught_after"] if after["cards"])
 
 
-def place(at: dict[str, Any]) -> str:
+def place(at: CheatsAt) -> str:
     """Where cheats were dealt, as the sim's summary says it."""
-    dest = None if at["dest"] is None else Dest(at["dest"])
+    dest = None if at["dest"] is None else Dest(at["dest"])  # read as its value
     return Place(dest, at["street"], at["scrambled"]).words
 
 
-def late(cheats: dict[str, Any]) -> str:
+def late(cheats: Cheats) -> str:
     """The cards dealt after a cheat before its alert ("0 for 12, 3 for 1; most 3")."""
     every: Counter[int] = Counter()
     for after in cheats["caught_after"]:
@@ -106,17 +106,19 @@ def late(cheats: dict[str, Any]) -> str:
     return f"{counts or 'none caught'}; most {max(every, default=0)}"
 
 
-def report(name: str, status: int, summary: dict[str, Any], seconds: float) -> None:
+def report(name: str, status: int, summary: Summary, seconds: float) -> None:
     cheats = summary["cheats"]
     kinds = ", ".join(f"{kind} {got}/{count}" for kind, (got, count) in caught(cheats).items())
     places = ", ".join(f"{place(at)} {at['cheats']}" for at in cheats["dealt_at"])
     print(f"{name}: status {status}, hands {summary['hands']}, {seconds:.1f} s")
+    injected, hidden = sum(cheats["injected"].values()), sum(cheats["cannot_catch"].values())
+    missed, mistaken = sum(cheats["missed"].values()), sum(cheats["mistaken"].values())
     print(
-        f"  cheats: {total(cheats['injected'])} injected ({kinds}); "
-        f"{total(cheats['cannot_catch'])} the table cannot catch; "
-        f"{total(cheats['missed'])} missed; {total(cheats['mistaken'])} genuine cards taken"
+        f"  cheats: {injected} injected ({kinds}); {hidden} the table cannot catch; "
+        f"{missed} missed; {mistaken} genuine cards taken"
     )
-    print(f"  cheats dealt at: {places or 'none'}; never dealt: {total(cheats['never_dealt'])}")
+    never = sum(cheats["never_dealt"].values())
+    print(f"  cheats dealt at: {places or 'none'}; never dealt: {never}")
     print(f"  cards dealt after a cheat before its alert: {late(cheats)}")
     alerts = summary["alerts"]
     print("  alerts raised: " + ", ".join(f"{kind} {a['raised']}" for kind, a in alerts.items()))
@@ -147,12 +149,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     report("core (same seed)", *core)
     cheats, core_cheats = served[1]["cheats"], core[1]["cheats"]
     kinds = caught(cheats)
-    missed, hidden = total(cheats["missed"]), total(cheats["cannot_catch"])
+    missed, hidden = sum(cheats["missed"].values()), sum(cheats["cannot_catch"].values())
     accounted = all(got <= count for got, count in kinds.values())
     accounted = accounted and sum(count - got for got, count in kinds.values()) == missed + hidden
-    equal = all(cheats[name] == core_cheats[name] for name in COMPARED)
+    equal = compared(cheats) == compared(core_cheats)
     equal = equal and served[1]["hands_fingerprint"] == core[1]["hands_fingerprint"]
-    injected = total(cheats["injected"])
+    injected = sum(cheats["injected"].values())
     print(
         f"result: {injected} cheats injected, {missed} missed, {hidden} the table cannot "
         f"catch; every kind injected: {len(kinds) == len(KINDS)}; each caught at its card "

@@ -35,7 +35,8 @@ from typing import TypedDict
 import websockets
 from figures_kit import Report, add_json_option
 
-from controller.sim.view import Event
+from controller.sim.summary import Summary
+from controller.sim.view import ConsoleServed, Event, HandOver
 
 LUCK_TABLE = str(Path(sys.executable).with_name("luck-table"))
 GROWTH_GOAL = 0.10  # the memory after the warm-up grows by at most this share
@@ -134,7 +135,7 @@ def run(hands: int, many: int, warm: int, seats: int, seed: int) -> LongRun:
     started = time.monotonic()
     try:
         for line in sim.stdout:  # --progress: one JSON object a line (docs/sim.md)
-            event = json.loads(line)
+            event: ConsoleServed | HandOver = json.loads(line)
             if event["event"] == Event.CONSOLE and watchers is None:
                 url = event["url"].replace("http", "ws", 1) + "/ws"
                 watchers = subprocess.Popen(
@@ -159,7 +160,8 @@ def run(hands: int, many: int, warm: int, seats: int, seed: int) -> LongRun:
         if watchers is not None and watchers.poll() is None:
             watchers.kill()
     wall = time.monotonic() - started
-    conserved = summary.exists() and json.loads(summary.read_text())["chips"]["conserved"]
+    made: Summary | None = json.loads(summary.read_text()) if summary.exists() else None
+    conserved = made is not None and made["chips"]["conserved"]
     at_warm = memory.get(warm) or (memory[max(memory)] if memory else 0)
     after = [rss for hand, rss in memory.items() if hand > warm] or [at_warm]
     growth = (max(after) - at_warm) / at_warm if at_warm else 0.0
