@@ -51,6 +51,8 @@ UNLIMITED = {
     "writes_per_second": 10_000.0,
     "address_write_burst": 100_000,
     "address_writes_per_second": 10_000.0,
+    # the run's wrong PINs lock its ids and its address: their refusals answered at once
+    "refusal_delay": 0.0,
 }
 #: Each example's deadline (a supervisor's PIN is checked with Argon2, on a loaded machine).
 DEADLINE = timedelta(seconds=10)
