@@ -187,10 +187,10 @@ class TimedControl(SyncControl):
 
     draws: list[float]
 
-    def command(self, line: str) -> object:
+    def command(self, line: str, waits: float = 0.0) -> object:
         if line == "draw":
             self.draws.append(time.perf_counter())
-        return super().command(line)
+        return super().command(line, waits)
 
 
 async def driver_alone(port: str, control_address: str, cards: int) -> list[float]:

@@ -100,6 +100,11 @@ class Controller:
         self.commands: dict[str, tuple[Handler, str]] = {
             "help": (self._help, "help: list the commands"),
             "status": (self._status, "status: the device's state, counters and fault settings"),
+            "settled": (
+                self._settled,
+                "settled [within=SECONDS]: the status once the device is connected and every "
+                "event it sent is acknowledged (waiting up to SECONDS, 0 by default)",
+            ),
             "set": (self._set, "set KEY=VALUE...: fault settings, e.g. set drop_rate=0.01"),
             "raise": (self._raise, "raise FAULT: a device fault begins (jam, lid_open, ...)"),
             "clear": (self._clear, "clear FAULT: a device fault ends"),
@@ -194,6 +199,34 @@ class Controller:
         if isinstance(device, SimulatedShoe):
             state |= {"deck_id": device.deck_id, "read_counter": device.read_counter}
         return state
+
+    def is_settled(self) -> bool:
+        """Whether the device is connected and has no event unacknowledged."""
+        return self.device.connected and self.device.pending == 0
+
+    def settle_within(self, line: str) -> float:
+        """The seconds a ``settled`` line may wait for the device (0 for any other line, or
+        one the command refuses)."""
+        words = line.split()
+        if not words or words[0].lower() != "settled":
+            return 0.0
+        within = _Args("settled", words[1:]).options.get("within", "0")
+        try:
+            return max(0.0, float(within))
+        except ValueError:
+            return 0.0
+
+    def _settled(self, args: _Args, now: float) -> Any:
+        args.done(options=("within",))
+        within = args.number(args.options.get("within", "0"), "within", float)
+        if not self.is_settled():
+            pending, connected = self.device.pending, self.device.connected
+            raise DeviceError(
+                f"not settled within {within} s: {pending} events unacknowledged, "
+                + ("connected" if connected else "not connected"),
+                Cannot.NOT_SETTLED,
+            )
+        return self._status(_Args("status", []), now)
 
     def _set(self, args: _Args, now: float) -> Any:
         if args.positional or not args.options:

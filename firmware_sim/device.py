@@ -70,6 +70,7 @@ class Cannot(StrEnum):
     EMPTY = "empty"  # the shoe holds no card
     JAMMED = "jammed"  # the shoe is jammed
     LID_OPEN = "lid_open"  # the shoe's lid is open
+    NOT_SETTLED = "not_settled"  # events not yet acknowledged, or the cable out (``settled``)
     # the control channel: a line it cannot read (no such command, an argument missing or
     # unexpected, a word not of its form)
     BAD_COMMAND = "bad_command"

@@ -54,13 +54,24 @@ class Control:
         self._socket = socket.create_connection((host, int(port)), timeout=timeout)
         self._replies = self._socket.makefile("r")
         self._lock = threading.Lock()
+        self._timeout = timeout
 
-    def command(self, line: str) -> Any:
-        """Run one control command; its reply's JSON, or ControlReplyError."""
+    def command(self, line: str, waits: float = 0.0) -> Any:
+        """Run one control command; its reply's JSON, or ControlReplyError. ``waits``: the
+        seconds the simulator may take beyond the channel's timeout (``settled``)."""
         with self._lock:
-            self._socket.sendall(line.encode() + b"\n")
-            reply = self._replies.readline().strip()
+            self._socket.settimeout(self._timeout + waits)
+            try:
+                self._socket.sendall(line.encode() + b"\n")
+                reply = self._replies.readline().strip()
+            finally:
+                self._socket.settimeout(self._timeout)
         return _answer(line, reply)
+
+    def settled(self, within: float = SETTLE_TIMEOUT) -> Any:
+        """The device's status once it is connected and every event it sent is acknowledged;
+        ControlReplyError (code ``not_settled``) if that takes over ``within`` seconds."""
+        return self.command(f"settled within={within:g}", waits=within)
 
     def close(self) -> None:
         self._socket.close()
@@ -88,16 +99,14 @@ class AsyncControl:
         return _answer(line, reply)
 
     async def settled(self, timeout: float = SETTLE_TIMEOUT) -> None:
-        """Wait until the device is connected and every event it sent is acknowledged."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while True:
-            status = await self.command("status")
-            if status["connected"] and status["pending"] == 0:
-                return
-            if loop.time() > deadline:
-                raise TimeoutError(f"the device did not settle: {status}")
-            await asyncio.sleep(0.002)
+        """Wait until the device is connected and every event it sent is acknowledged
+        (TimeoutError after ``timeout`` seconds)."""
+        try:
+            await self.command(f"settled within={timeout:g}")
+        except ControlReplyError as error:
+            if error.code is Cannot.NOT_SETTLED:
+                raise TimeoutError(f"the device did not settle: {error}") from None
+            raise
 
     async def close(self) -> None:
         self._writer.close()
@@ -139,6 +148,10 @@ class SimulatorProcess:
     def command(self, line: str) -> Any:
         """Run one control command; its reply's JSON, or ControlReplyError."""
         return self.control.command(line)
+
+    def settled(self, within: float = SETTLE_TIMEOUT) -> Any:
+        """:meth:`Control.settled` on the simulator's channel."""
+        return self.control.settled(within)
 
     def stop(self, timeout: float = 10.0) -> None:
         """``quit`` and wait for the process to end."""

@@ -39,6 +39,7 @@ class DeviceRunner:
         self.clock = clock
         self.bytes_lost = 0  # output the transport could not take (nobody reading)
         self._wake = asyncio.Event()
+        self._progress = asyncio.Event()  # set whenever the device may have changed
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
 
@@ -55,7 +56,17 @@ class DeviceRunner:
 
     def received(self, data: bytes) -> None:
         self.device.receive(data, self.clock())
+        self._progress.set()
         self.wake()
+
+    async def until(self, holds: Callable[[], bool], seconds: float) -> None:
+        """Return once ``holds()`` (checked whenever the device may have changed: input
+        received, a transmit turn), or after ``seconds``."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(seconds):
+                while not holds():
+                    self._progress.clear()
+                    await self._progress.wait()
 
     async def start(self) -> None:
         self._stopping = False
@@ -82,6 +93,7 @@ class DeviceRunner:
             if data:
                 self._write(data)
             self._link_changed()
+            self._progress.set()
             deadline = self.device.next_deadline()
             timeout = None if deadline is None else max(0.0, deadline - self.clock())
             with contextlib.suppress(TimeoutError):
@@ -233,10 +245,12 @@ class ControlServer:
         self._sessions[task] = writer
         try:
             while line := await reader.readline():
+                text = line.decode("utf-8", "replace")
+                within = self.controller.settle_within(text)
+                if within:
+                    await self.runner.until(self.controller.is_settled, within)
                 try:
-                    reply = self.controller.execute(
-                        line.decode("utf-8", "replace"), self.runner.clock()
-                    )
+                    reply = self.controller.execute(text, self.runner.clock())
                 except QuitRequested:
                     reply = "ok {}"
                     self.quit_requested.set()

@@ -205,6 +205,35 @@ def test_shoe_process_on_a_pty():
     asyncio.run(scenario())
 
 
+def test_settled_answers_once_the_host_has_acknowledged_every_event():
+    """``settled within=S`` waits for the host's ACK (no polling): refused with its code
+    while an event is unacknowledged after S seconds, answered as soon as the ACK is in."""
+
+    async def scenario() -> None:
+        args = ("shoe", "--pty", "--seed", "3", "--heartbeat-ms", "200", "--baud", "115200")
+        async with simulator(*args) as (where, _):
+            control = await Control.connect(where["control"])
+            await control("load cards=As,4c")
+            await control("draw")  # no host reads the line: nothing is acknowledged
+            loop = asyncio.get_running_loop()
+            began = loop.time()
+            assert await control.refused("settled within=0.3") is Cannot.NOT_SETTLED
+            assert loop.time() - began >= 0.3
+            assert await control.refused("settled within=soon") is Cannot.BAD_COMMAND
+
+            waiting = asyncio.ensure_future(control("settled within=10"))
+            await asyncio.sleep(0.1)
+            assert not waiting.done()  # still waiting for an ACK
+            link = SerialHost(where["pty"])  # a host: it acknowledges what it is sent
+            status = await asyncio.wait_for(waiting, WAIT)
+            assert (status["connected"], status["pending"]) == (True, 0)
+            assert link.host.messages()[-1] == CardMessage(51, 0, link.host.messages()[-1].uid)
+            assert (await control("settled"))["pending"] == 0  # within=0: answered at once
+            await link.close()
+
+    asyncio.run(scenario())
+
+
 def test_seat_board_process_over_tcp():
     async def scenario() -> None:
         async with simulator("seats", "--tcp", "127.0.0.1:0", "--seed", "5") as (where, _):

@@ -41,6 +41,7 @@ from controller.sim.service_floor import (
 from controller.table import TableSettings, device_words
 from drivers.pcsc.deck import TagDeck, write_deck
 from drivers.protocol import DeviceKind
+from firmware_sim.device import Cannot
 from firmware_sim.pcsc_rig import PcscRig
 from firmware_sim.process import ControlReplyError
 from firmware_sim.vtag import VirtualTag
@@ -132,6 +133,20 @@ class _Control:
     def __init__(self, readers: Readers, device: DeviceKind) -> None:
         self.readers = readers
         self.device_kind = device
+
+    def settled(self, within: float) -> Any:
+        """The status once the device's link is up and holds nothing unacknowledged (polled:
+        a PC/SC reader's driver has no channel to wait on); ControlReplyError (code
+        ``not_settled``) after ``within`` seconds."""
+        deadline = time.monotonic() + within
+        while (
+            not (status := self.readers.status(self.device_kind))["connected"]
+            or (status["pending"])
+        ):
+            if time.monotonic() > deadline:
+                raise ControlReplyError(f"settled: not within {within:g} s", Cannot.NOT_SETTLED)
+            time.sleep(0.002)
+        return status
 
     def command(self, line: str) -> Any:
         word, *args = line.split()

@@ -37,6 +37,7 @@ from controller.table import (
 from controller.table.effects import Words
 from drivers.protocol import DeviceKind, Disposition
 from drivers.session import LinkConfig
+from firmware_sim.device import Cannot
 from firmware_sim.process import ControlReplyError, SimulatorProcess
 from firmware_sim.shoe import Cheat
 
@@ -135,6 +136,8 @@ class Controlled(Protocol):
 
     def command(self, line: str) -> Any: ...
 
+    def settled(self, within: float) -> Any: ...
+
 
 class ServiceFloor:
     """The dealer's floor on simulators (their control channels) and a running
@@ -203,26 +206,32 @@ class ServiceFloor:
             return Refusal(Words(str(paused)), item.tag, Refuse.PAUSED)
 
     async def _command(self, device: DeviceKind, line: str) -> Any:
+        return await self._control(device, lambda simulator: simulator.command(line))
+
+    async def _control(self, device: DeviceKind, call: Callable[[Controlled], Any]) -> Any:
+        """``call`` on ``device``'s simulator, in a thread; its errors as a PhysicalActError."""
         try:
-            return await asyncio.to_thread(self.devices[device].command, line)
-        except (ControlReplyError, OSError) as error:
+            return await asyncio.to_thread(call, self.devices[device])
+        except ControlReplyError as error:
+            if error.code is Cannot.NOT_SETTLED:
+                raise PhysicalActError(
+                    f"the {device.value}'s events did not reach the table in "
+                    f"{SETTLE_TIMEOUT:.0f} s ({error})"
+                ) from None
+            raise PhysicalActError(f"the simulated {device.value}: {error}") from None
+        except OSError as error:
             raise PhysicalActError(f"the simulated {device.value}: {error}") from None
 
     async def _act(self, device: DeviceKind, line: str) -> Any:
-        """A physical act, once the table has its events."""
-        reply = await self._command(device, line)
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + SETTLE_TIMEOUT
-        while True:
-            status = await self._command(device, "status")
-            if status["connected"] and status["pending"] == 0:
-                return reply
-            if loop.time() > deadline:
-                raise PhysicalActError(
-                    f"the {device.value}'s events for {line!r} did not reach the table in "
-                    f"{SETTLE_TIMEOUT:.0f} s ({status['pending']} not acknowledged)"
-                )
-            await asyncio.sleep(0.002)
+        """A physical act, once the table has its events (the device has them all
+        acknowledged)."""
+
+        def act(simulator: Controlled) -> Any:
+            reply = simulator.command(line)
+            simulator.settled(SETTLE_TIMEOUT)
+            return reply
+
+        return await self._control(device, act)
 
     async def ready(self) -> None:
         """Wait until every device is connected and the table knows it."""
