@@ -18,6 +18,7 @@ feed, pages) whose dependencies find the table in ``app.state.table`` (a
 (:func:`dealer`), surveillance's (:func:`surveillance`).
 """
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable
@@ -1487,6 +1488,7 @@ def create_app(service: TableService, auth: Auth | None = None) -> FastAPI:
         await studio.stop()
         await table.feed.stop()
         table.archive.close()  # its worker process ends
+        await asyncio.to_thread(auth.close)  # so does the PIN checker's
 
     app = new_app(
         config.api,

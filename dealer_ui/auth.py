@@ -72,13 +72,13 @@ import heapq
 import ipaddress
 import itertools
 import logging
+import multiprocessing
 import os
 import secrets
-import threading
 import time
 from collections import Counter, deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, TypedDict
@@ -205,6 +205,31 @@ def verify_pin(pin_hash: str, pin: str) -> bool:
         return _HASHER.verify(pin_hash, pin)
     except (VerifyMismatchError, VerificationError, InvalidHashError):
         return False
+
+
+def pin_checker() -> Executor:
+    """The PIN checker: a process of its own (spawned: the service has threads a fork could
+    copy a held lock of), at the lowest CPU priority and, where the machine has two CPUs or
+    more, on one of them only, so that a burst of checks leaves the table a CPU.
+
+    Not a thread of the service's: a thread at a low priority holds the event loop up
+    whenever it waits to take the interpreter's lock back, for as long as the scheduler
+    keeps it waiting (over 150 ms a card on a busy machine: docs/performance.md); and each
+    Argon2 check's 64 MiB would be the service's memory."""
+    return ProcessPoolExecutor(
+        max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_one_core_last
+    )
+
+
+def _one_core_last() -> None:
+    """Give this process (the PIN checker's) the lowest CPU priority and, when it may run
+    on two CPUs or more, one of them only (Argon2's lanes, its threads, inherit both)."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.setpriority(os.PRIO_PROCESS, 0, 19)
+    with contextlib.suppress(OSError, AttributeError):
+        cpus = os.sched_getaffinity(0)
+        if len(cpus) > 1:
+            os.sched_setaffinity(0, {max(cpus)})
 
 
 class Denied(StrEnum):
@@ -334,6 +359,7 @@ class Auth:
     max_waiting: int = 8
     check_wait: float = 20.0
     verify: Callable[[str, str], bool] = verify_pin  # (pin_hash, pin): the PIN check
+    checker: Callable[[], Executor] = pin_checker  # runs ``verify``, one check at a time
     guesses_per_hour: int = 20  # wrong PINs for one id within an hour: it is locked
     kiosks: Sequence[str] = ()  # addresses or networks a locked id still signs in from
     idle_seconds: float = 1800.0  # a session unused this long ends
@@ -357,7 +383,7 @@ class Auth:
     _reported: set[str] = field(default_factory=set)  # locked addresses whose lockout is journaled
     _attacked: set[str] = field(default_factory=set)  # ids whose attack is told
     _known: dict[str, float] = field(default_factory=dict)  # address: when a PIN was right
-    _checker: ThreadPoolExecutor | None = None  # the one thread that checks PINs
+    _checker: Executor | None = None  # the checker (``checker``), made at the first check
     _checking: bool = False  # a check is under way (or its turn given)
     # the attempts waiting for the checker: (rank, turn, its turn given, address)
     _waiting: list[_Waiting] = field(default_factory=list)
@@ -698,13 +724,33 @@ class Auth:
             return False
         await self._turn(rank, client)
         try:
-            if self._checker is None:
-                self._checker = ThreadPoolExecutor(1, "pin-check", initializer=_one_core_last)
-            loop = asyncio.get_running_loop()
-            verified = await loop.run_in_executor(self._checker, self.verify, checked.pin_hash, pin)
+            verified = await self._check(checked.pin_hash, pin)
         finally:
             self._next()
         return verified and match is not None
+
+    async def _check(self, pin_hash: str, pin: str) -> bool:
+        """``verify`` run by the checker; a checker that died (its process killed) is
+        replaced once."""
+        loop = asyncio.get_running_loop()
+        for last in (False, True):
+            if self._checker is None:
+                self._checker = self.checker()
+            try:
+                return await loop.run_in_executor(self._checker, self.verify, pin_hash, pin)
+            except BrokenExecutor:
+                log.warning("the PIN checker ended: another is started")
+                self.close(wait=False)
+                if last:
+                    raise
+        raise AssertionError("unreachable")
+
+    def close(self, wait: bool = True) -> None:
+        """End the PIN checker (the next check starts another); ``wait``: until its process
+        has ended."""
+        checker, self._checker = self._checker, None
+        if checker is not None:
+            checker.shutdown(wait=wait, cancel_futures=True)
 
     async def _turn(self, rank: int, client: str) -> None:
         """Wait for the checker (AuthError 503 if too many wait or the wait is too long)."""
@@ -801,16 +847,3 @@ class Auth:
     def _ended(self, token: str, session: Session, now: float) -> bool:
         idle = now - self._touched.get(token, now) >= self.idle_seconds
         return idle or now >= session.expires
-
-
-def _one_core_last() -> None:
-    """Give this thread (the PIN checker's) the lowest CPU priority and, when the process
-    may run on two CPUs or more, one of them only: on Linux both are each thread's own, and
-    the threads it starts (Argon2's lanes) inherit them."""
-    tid = threading.get_native_id()
-    with contextlib.suppress(OSError, AttributeError):
-        os.setpriority(os.PRIO_PROCESS, tid, 19)
-    with contextlib.suppress(OSError, AttributeError):
-        cpus = os.sched_getaffinity(0)
-        if len(cpus) > 1:
-            os.sched_setaffinity(tid, {max(cpus)})

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -291,7 +292,14 @@ def test_the_floor_services_sign_in_locks_an_id_for_the_hour_and_ends_idle_sessi
 def test_made_up_ids_cost_no_memory_once_their_hour_is_over() -> None:
     clock = Clock()
     dealer = Credential(DEALER["id"], "")
-    auth = Auth([dealer], [dealer], clock=clock, attack_delay=0.0, verify=lambda _h, _p: False)
+    auth = Auth(
+        [dealer],
+        [dealer],
+        clock=clock,
+        attack_delay=0.0,
+        verify=lambda _h, _p: False,
+        checker=lambda: ThreadPoolExecutor(1),
+    )
 
     async def guess(who: str, client: str) -> None:
         with pytest.raises(AuthError):

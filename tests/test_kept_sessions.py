@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,7 @@ def auth(clocks: Clocks) -> Auth:
         clock=lambda: clocks.mono,
         wall=lambda: clocks.wall,
         verify=lambda _hash, pin: pin == DEALER["pin"],
+        checker=lambda: ThreadPoolExecutor(1),
         idle_seconds=1800,
     )
 

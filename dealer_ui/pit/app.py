@@ -634,6 +634,7 @@ def create_app(config: FloorConfig, auth: Auth | None = None) -> FastAPI:
         config.dsn, config.poll, config.listen, config.statement_timeout, config.silent_after
     )
     readers = pool(config.dsn, config.pool_size, statement_timeout=config.statement_timeout)
+    auth = auth or Auth.configured(config.api, (), config.supervisors)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -642,10 +643,11 @@ def create_app(config: FloorConfig, auth: Auth | None = None) -> FastAPI:
         yield
         await feed.stop()
         await asyncio.to_thread(readers.close)
+        await asyncio.to_thread(auth.close)  # the PIN checker's process ends
 
     app = new_app(
         config.api,
-        auth or Auth.configured(config.api, (), config.supervisors),
+        auth,
         feed,
         lifespan,
         title="Luck of the Irish floor",
