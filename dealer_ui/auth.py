@@ -212,10 +212,9 @@ def pin_checker() -> Executor:
     copy a held lock of), at the lowest CPU priority and, where the machine has two CPUs or
     more, on one of them only, so that a burst of checks leaves the table a CPU.
 
-    Not a thread of the service's: a thread at a low priority holds the event loop up
-    whenever it waits to take the interpreter's lock back, for as long as the scheduler
-    keeps it waiting (over 150 ms a card on a busy machine: docs/performance.md); and each
-    Argon2 check's 64 MiB would be the service's memory."""
+    Not a thread of the service's: each Argon2 check's 64 MiB would stay the service's
+    memory, and a thread at a low priority that waits to take the interpreter's lock back
+    can hold the event loop up for as long as the scheduler keeps it waiting."""
     return ProcessPoolExecutor(
         max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_one_core_last
     )

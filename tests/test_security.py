@@ -699,9 +699,9 @@ def test_a_burst_of_refusals_is_logged_in_two_lines() -> None:
 
 @pytest.mark.slow
 def test_pins_are_checked_in_a_process_of_their_own_at_the_lowest_priority() -> None:
-    """A thread of the service's at a low priority would hold the event loop up each time
-    it waited to take the interpreter's lock back (cards 170 ms late under a PIN sweep):
-    the checker is a process, niced, on one CPU; a killed one is replaced; close ends it."""
+    """Not a thread of the service's (a check's 64 MiB would stay its memory; a niced
+    thread waiting for the interpreter's lock can hold the event loop up): the checker is a
+    process, niced, on one CPU; a killed one is replaced; close ends it."""
     dealer = Credential("D200", hash_pin("271828"))
     auth = Auth([dealer], [dealer], attack_delay=0.0)
 
