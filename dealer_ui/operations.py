@@ -15,7 +15,8 @@ import shutil
 import time
 from collections import Counter
 from collections.abc import Iterable
-from typing import Any
+from enum import StrEnum
+from typing import Any, NotRequired, TypedDict
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse, PlainTextResponse
@@ -45,23 +46,49 @@ def _free_disk(service: TableService) -> int:
     return shutil.disk_usage(service.config.journal.parent).free
 
 
-def not_ready(service: TableService) -> list[str]:
-    """What keeps the table from being ready, in words (none: ready)."""
-    reasons = []
+class NotReady(StrEnum):
+    """Why the table is not ready, as data (``GET /ready``'s ``reasons``: docs/api.md)."""
+
+    JOURNAL_CLOSED = "journal_closed"  # the journal is not open yet (recovery under way)
+    DISK_LOW = "disk_low"  # the journal's disk has less than LOW_DISK free
+    DEVICE_MISSING = "device_missing"  # a configured device is not connected
+    NOT_SHIPPING = "not_shipping"  # a floor is configured and the journal is not shipping
+
+
+class ReadyReason(TypedDict):
+    """One thing that keeps the table from being ready: its code, the device it names (for
+    ``device_missing``), and the words for people."""
+
+    code: NotReady
+    device: NotRequired[DeviceKind]
+    words: str
+
+
+def not_ready(service: TableService) -> list[ReadyReason]:
+    """What keeps the table from being ready (none: ready)."""
+    reasons: list[ReadyReason] = []
     if service.recovered is None:
-        reasons.append("the journal is not open yet")
+        reasons.append({"code": NotReady.JOURNAL_CLOSED, "words": "the journal is not open yet"})
     else:
         free = _free_disk(service)
         if free < LOW_DISK:
             where = service.config.journal.parent
-            reasons.append(f"the journal's disk is nearly full: {free // 2**20} MB free at {where}")
+            words = f"the journal's disk is nearly full: {free // 2**20} MB free at {where}"
+            reasons.append({"code": NotReady.DISK_LOW, "words": words})
     links = set(service.table.links)
     reasons += [
-        f"the {device_words(d)} is not connected" for d in _devices(service) if d not in links
+        {
+            "code": NotReady.DEVICE_MISSING,
+            "device": device,
+            "words": f"the {device_words(device)} is not connected",
+        }
+        for device in _devices(service)
+        if device not in links
     ]
     shipper = service.shipper
     if service.config.floor is not None and (shipper is None or not shipper.connected):
-        reasons.append("the journal is not shipping to the floor (the floor is not reachable)")
+        words = "the journal is not shipping to the floor (the floor is not reachable)"
+        reasons.append({"code": NotReady.NOT_SHIPPING, "words": words})
     return reasons
 
 
@@ -163,7 +190,12 @@ def router(service: TableService) -> APIRouter:
         """The devices connected, the journal open with room on its disk, and the floor
         shipping (when configured): 200, else 503 with what is not."""
         reasons = not_ready(service)
-        body = {"ready": not reasons, "table": service.config.table_id, "not_ready": reasons}
+        body = {
+            "ready": not reasons,
+            "table": service.config.table_id,
+            "not_ready": [reason["words"] for reason in reasons],
+            "reasons": reasons,
+        }
         return JSONResponse(body, status_code=503 if reasons else 200)
 
     @routes.get(

@@ -57,8 +57,15 @@ def test_a_table_without_its_shoe_and_its_floor_is_alive_and_not_ready(tmp_path:
                     assert health.json()["alive"] and health.json()["table"] == "T-TEST"
                     ready = await http.get("/ready")
                     assert ready.status_code == 503 and not ready.json()["ready"]
-                    assert "the shoe is not connected" in ready.json()["not_ready"]
-                    assert any("floor" in reason for reason in ready.json()["not_ready"])
+                    reasons = ready.json()["reasons"]
+                    assert {"code": "device_missing", "device": "shoe"}.items() <= reasons[
+                        0
+                    ].items()
+                    assert [reason["code"] for reason in reasons] == [
+                        "device_missing",
+                        "not_shipping",
+                    ]
+                    assert ready.json()["not_ready"] == [reason["words"] for reason in reasons]
                     metrics = await http.get("/metrics")
                     assert metrics.status_code == 200
                     assert metrics.headers["content-type"].startswith("text/plain")
@@ -86,7 +93,12 @@ def test_a_table_with_its_shoe_is_ready_and_counts_its_cards(tmp_path: Path) -> 
         async with live_table(tmp_path, shoe, api={"operations_from": LOOPBACK}) as live:
             ready = await live.http.get("/ready")
             assert ready.status_code == 200, ready.text
-            assert ready.json() == {"ready": True, "table": "T-TEST", "not_ready": []}
+            assert ready.json() == {
+                "ready": True,
+                "table": "T-TEST",
+                "not_ready": [],
+                "reasons": [],
+            }
             key = ("luck_table_card_seconds_count", ())
             before = samples((await live.http.get("/metrics")).text).get(key, 0)
             await live.seat_players()
