@@ -51,3 +51,5 @@ class Declined(StrEnum):
     FLOOR_ERROR = "floor_error"  # the floor's database answered another error
     FLOOR_SCHEMA = "floor_schema"  # the floor's schema is not one this release reads
     TABLE_UNREACHABLE = "table_unreachable"  # the pit: a table's console does not answer
+    NOT_FOLLOWING = "not_following"  # the relay does not follow the table's feed now
+    STUDIO_SLOTS_TAKEN = "studio_slots_taken"  # the relay: as many studio viewers as it takes

@@ -67,6 +67,8 @@ from websockets.http11 import Request, Response
 
 from controller.config_file import Api
 from dealer_ui.app import STATIC
+from dealer_ui.auth import Denied
+from dealer_ui.codes import Declined
 from dealer_ui.feeds import KEPT, Kept
 from dealer_ui.guard import (
     POLICY,
@@ -417,22 +419,26 @@ class Relay:
         sockname = connection.transport.get_extra_info("sockname")
         refused = host_refusal(host, sockname[0] if sockname else None, self._hosts)
         if refused is not None:
-            return _refusal(HTTPStatus.BAD_REQUEST, refused)
+            return _refusal(HTTPStatus.BAD_REQUEST, Declined.WRONG_HOST, refused)
         if parts.path in ("/ws", "/studio/ws"):
             origin = request.headers.get("Origin")
             refused = None
             if origin is not None:
                 refused = origin_refusal(origin, host, self._secure, self._origins)
             if refused is not None:
-                return _refusal(HTTPStatus.FORBIDDEN, refused)
+                return _refusal(HTTPStatus.FORBIDDEN, Declined.WRONG_ORIGIN, refused)
             if parts.path == "/studio/ws":
                 return self._studio_request(parts.query)
             if not self.following:
-                return _refusal(HTTPStatus.SERVICE_UNAVAILABLE, "the table's feed is not followed")
+                return _refusal(
+                    HTTPStatus.SERVICE_UNAVAILABLE,
+                    Declined.NOT_FOLLOWING,
+                    "the table's feed is not followed",
+                )
             try:
                 Resume.of(parts.query)
             except ValueError as error:
-                return _refusal(HTTPStatus.BAD_REQUEST, str(error))
+                return _refusal(HTTPStatus.BAD_REQUEST, Declined.INVALID_FIELD, str(error))
             return None
         if parts.path == "/health":
             status = HTTPStatus.OK if self.following else HTTPStatus.SERVICE_UNAVAILABLE
@@ -447,6 +453,7 @@ class Relay:
             return _response(HTTPStatus.OK, STATIC_FILES[name], body)
         return _refusal(
             HTTPStatus.NOT_FOUND,
+            Declined.NO_PATH,
             f"{parts.path[:80]}: not here (/ws, /public, /studio/ws, /studio, /health)",
         )
 
@@ -456,7 +463,7 @@ class Relay:
         try:
             studio_token(query)
         except ValueError as error:
-            return _refusal(HTTPStatus.UNAUTHORIZED, str(error))
+            return _refusal(HTTPStatus.UNAUTHORIZED, Denied.NO_STUDIO_TOKEN, str(error))
         reason = None
         if len(self.studio_viewers) >= self._studio_most:
             reason = f"{self._studio_most} studio viewers already: the relay takes no more"
@@ -464,7 +471,7 @@ class Relay:
             reason = f"{self._studio_most} studio tokens wait for the table's answer already"
         if reason is not None:
             log.warning("refused a studio viewer: %s", reason)
-            return _refusal(HTTPStatus.SERVICE_UNAVAILABLE, reason)
+            return _refusal(HTTPStatus.SERVICE_UNAVAILABLE, Declined.STUDIO_SLOTS_TAKEN, reason)
         return None
 
     def health(self) -> RelayHealth:
@@ -561,8 +568,9 @@ def _response(status: HTTPStatus, kind: str, body: bytes) -> Response:
     return Response(status.value, status.phrase, headers, body)
 
 
-def _refusal(status: HTTPStatus, text: str) -> Response:
-    return _json(status, {"error": status.phrase.lower(), "reason": text})
+def _refusal(status: HTTPStatus, code: Declined | Denied, text: str) -> Response:
+    """An error answer as the console's: its ``code`` (docs/api.md) beside the words."""
+    return _json(status, {"error": status.phrase.lower(), "code": code, "reason": text})
 
 
 def _json(status: HTTPStatus, document: Mapping[str, object]) -> Response:

@@ -279,6 +279,7 @@ def test_a_cut_feed_closes_the_viewers_who_then_resume_exactly(tmp_path: Path) -
                 async with websockets.connect(url + "/ws"):
                     pass
             assert refused.value.response.status_code == 503
+            assert json.loads(refused.value.response.body)["code"] == "not_following"
             epoch, last = json.loads(seen[-1])["epoch"], seq_of(seen[-1])
             await live.load(Script().deck(live.service.table))
             (await live.post("/api/hands")).raise_for_status()  # the table moves on
@@ -398,6 +399,7 @@ def test_the_public_page_through_the_relay_process(tmp_path: Path) -> None:
                     assert (home.status_code, home.headers["location"]) == (302, "/public")
                     missing = await http.get("/api/view")
                     assert missing.status_code == 404 and missing.json()["reason"]
+                    assert missing.json()["code"] == "no_path"
                 browser = await playwright.chromium.launch(
                     executable_path=str(CHROMIUM), args=["--no-sandbox"]
                 )
@@ -556,6 +558,7 @@ def test_the_relay_serves_the_studio_feed_only_with_a_studio_token(tmp_path: Pat
                 async with websockets.connect(url + "/studio/ws"):
                     pass
             assert status.value.response.status_code == 401
+            assert json.loads(status.value.response.body)["code"] == "no_studio_token"
             async with httpx.AsyncClient(base_url=url.replace("ws", "http", 1)) as http:
                 page = await http.get("/studio")
                 assert page.status_code == 200 and "/static/studio.js" in page.text
@@ -577,6 +580,7 @@ def test_the_relay_serves_the_studio_feed_only_with_a_studio_token(tmp_path: Pat
                 async with websockets.connect(url + f"/studio/ws?token={token}"):
                     pass
             assert status.value.response.status_code == 503
+            assert json.loads(status.value.response.body)["code"] == "studio_slots_taken"
             assert relay.health()["studio_viewers"] == 2
             await live.play_hand(Script())
             last = live.service.position
