@@ -341,6 +341,12 @@ class HandSummaryOut(BaseModel):
     )
     pot: int = Field(description="the chips awarded (0 for a void hand or one in progress)")
     winners: list[int] = Field(description="the seats that won a pot")
+    rake: int | None = Field(
+        default=None, description="the house's rake of the hand (only where the rules set one)"
+    )
+    jackpot_drop: int | None = Field(
+        default=None, description="the jackpot drop of the hand (only where the rules set one)"
+    )
 
 
 class HandOut(BaseModel):
@@ -854,7 +860,7 @@ surveillance_router = APIRouter(prefix="/api/history", tags=["surveillance"])
 MAX_PAGE = 1000
 
 
-@surveillance_router.get("", response_model=list[HandSummaryOut])
+@surveillance_router.get("", response_model=list[HandSummaryOut], response_model_exclude_unset=True)
 async def past_hands(
     table: TheTable,
     _: Surveillance,

@@ -490,6 +490,18 @@ def inputs_upto(live: LiveTable, position: int) -> int:
     return len([e for e in upto if e.source != ACCESS])
 
 
+def test_past_hands_say_what_the_house_took_where_the_rules_set_a_take(tmp_path: Path) -> None:
+    async def scenario(shoe: Any) -> None:
+        game = 'showdown = "manual"\nrake_percent = 10\nrake_cap = 5\n'
+        async with live_table(tmp_path, shoe, game=game) as live:
+            watcher = await one_hand_played(live)
+            shown = await past_hands(live, watcher)
+            assert shown == journaled(live)  # the rake and the drop as the journal has them
+            assert {"rake", "jackpot_drop"} <= set(shown[-1])
+
+    run(scenario)
+
+
 def test_past_hands_are_read_on_from_where_the_last_reading_stopped(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
