@@ -27,6 +27,7 @@ from controller.rules.showdown import hand_value
 from controller.rules.state import PotJson
 from controller.rules.waiting import WaitingJson
 from controller.table import Alert, Table
+from controller.table.alerts import AlertShownJson
 from controller.table.effects import DisplayChanged
 from controller.table.state import LampsJson, Mode, PlacementJson, signals, waiting_mode
 
@@ -73,20 +74,9 @@ class SeatJson(TypedDict):
     mucked: NotRequired[bool]  # a seat dealt in the hand
 
 
-class AlertJson(TypedDict):
+class AlertJson(AlertShownJson):
     """An open alert as the dealer and surveillance see it, its words as they may read them."""
 
-    id: int
-    kind: str
-    severity: str
-    blocking: bool
-    message: str
-    remedy: str
-    remedies: list[str]
-    seat: int | None
-    device: str | None
-    raised_at: int
-    acknowledged_by: str | None
     card: NotRequired[str | None]  # only when the role may see it
 
 

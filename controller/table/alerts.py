@@ -1008,11 +1008,10 @@ FACTS: dict[AlertKind, type[AlertFacts]] = {
 # The open alert -------------------------------------------------------------------------
 
 
-class AlertRecordJson(TypedDict):
-    """An open alert as the table keeps it (snapshots, a ``Raised`` effect's data, the
-    floor): its number, kind, rule, words, when it was raised, the flat facts the consoles
-    and the floor read, who acknowledged it and when, and its ``facts`` (its kind's own,
-    :meth:`AlertFacts.to_json`)."""
+class AlertShownJson(TypedDict):
+    """What every form of an open alert has: its number, kind, rule, words, when it was
+    raised, the seat and the device it names, and who acknowledged it (the consoles' view
+    of it, ``dealer_ui.views.AlertJson``, adds the card where the role may see it)."""
 
     id: int
     kind: str
@@ -1023,12 +1022,19 @@ class AlertRecordJson(TypedDict):
     remedies: list[str]
     raised_at: int
     seat: int | None
+    device: str | None
+    acknowledged_by: str | None
+
+
+class AlertRecordJson(AlertShownJson):
+    """An open alert as the table keeps it (snapshots, a ``Raised`` effect's data, the
+    floor): what every form has, the flat facts the consoles and the floor read, when it
+    was acknowledged, and its ``facts`` (its kind's own, :meth:`AlertFacts.to_json`)."""
+
     belongs: int | None
     card: str | None
-    device: str | None
     fault: str | None
     due: bool
-    acknowledged_by: str | None
     acknowledged_at: int | None
     facts: FactsJson
 
