@@ -208,16 +208,19 @@ def verify_pin(pin_hash: str, pin: str) -> bool:
 
 
 def pin_checker() -> Executor:
-    """The PIN checker: a process of its own (spawned: the service has threads a fork could
-    copy a held lock of), at the lowest CPU priority and, where the machine has two CPUs or
-    more, on one of them only, so that a burst of checks leaves the table a CPU.
+    """The PIN checker: a process of its own, at the lowest CPU priority and, where the
+    machine has two CPUs or more, on one of them only, so that a burst of checks leaves the
+    table a CPU. It is forked from multiprocessing's fork server (a clean process, started
+    once, with this module imported: never a fork of the service's, whose threads a fork
+    could copy a held lock of), so that a new checker costs milliseconds, not the seconds a
+    fresh interpreter takes to start and import.
 
     Not a thread of the service's: each Argon2 check's 64 MiB would stay the service's
     memory, and a thread at a low priority that waits to take the interpreter's lock back
     can hold the event loop up for as long as the scheduler keeps it waiting."""
-    return ProcessPoolExecutor(
-        max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_one_core_last
-    )
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__])  # before the server starts; later: no change
+    return ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=_one_core_last)
 
 
 def _one_core_last() -> None:
